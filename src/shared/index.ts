@@ -1,0 +1,3 @@
+export * from './tools';
+export * from './errors';
+export * from './events';
