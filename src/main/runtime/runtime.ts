@@ -1,0 +1,719 @@
+/**
+ * The runtime: conversations, runs and the agent loop. The AI SDK streams and surfaces tool calls; the runtime decides
+ * and executes every call through one path (lookup → parse → risk → policy → approval → execute → redact → envelope →
+ * persist). A run that needs an answer nobody can give parks, and resumes from the store in any process.
+ */
+import { randomUUID } from 'node:crypto';
+import { NoSuchToolError, jsonSchema, streamText, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import type { RunEvent, RunStatus, Usage } from '../../shared/events';
+import type { Policy, RiskTier } from '../../shared/tools';
+import { DeskhandError, ToolError, errorMessage } from '../../shared/errors';
+import type { ApprovalRow, ConversationRow, RunRow, Store, ToolCallRow } from '../services/store/store';
+import { createModel, describeProviderError, type ProviderConfig } from '../services/providers/providers';
+import { ToolRegistry } from './registry';
+import { canonicalJson, decide, sha256, type PolicyDecision } from './approval-engine';
+import { PersistentConversationState } from './conversation-state';
+import { EnvRedactor, type Redactor } from './redaction';
+import { UNTRUSTED_GUIDANCE, wrapUntrusted } from './untrusted';
+import type { ToolContext, ToolDefinition } from './tool';
+
+export interface RuntimeOptions {
+  store: Store;
+  dataDir: string;
+  tools: readonly ToolDefinition[];
+  redactor?: Redactor;
+  modelFactory?: (cfg: ProviderConfig) => LanguageModel;
+  /** A model stream silent for this long is abandoned and retried (default 120 s). */
+  idleTimeoutMs?: number;
+  /** Retries of one model step after retryable failures (default 3). */
+  maxRetries?: number;
+  retryBaseMs?: number;
+  maxSteps?: number;
+  contextWindow?: number;
+}
+
+export interface RunOptions {
+  provider: ProviderConfig;
+  /** Can a person answer approvals while this run waits? If not, the run parks. */
+  interactive: boolean;
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+}
+
+export interface RunOutcome {
+  runId: string;
+  conversationId: string;
+  status: RunStatus;
+  error?: string;
+  approvalIds: string[];
+}
+
+export interface ApprovalAnswer {
+  approved: boolean;
+  always?: boolean;
+  reason?: string;
+}
+
+const MAX_PARALLEL_TOOLS = 10;
+const DEFAULT_TOOL_TIMEOUT_MS = 3 * 60_000;
+/** What the model receives of one tool result; tools page larger outputs themselves. */
+const MAX_RESULT_CHARS = 200_000;
+
+type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } };
+
+export class Runtime {
+  readonly registry: ToolRegistry;
+  readonly store: Store;
+  private readonly redactor: Redactor;
+  private readonly listeners = new Set<(e: RunEvent) => void>();
+  /** Runs of this process waiting for a person: runId → wake-up. */
+  private readonly waiters = new Map<string, () => void>();
+
+  constructor(private readonly opts: RuntimeOptions) {
+    this.store = opts.store;
+    this.registry = new ToolRegistry(opts.tools);
+    this.redactor = opts.redactor ?? new EnvRedactor();
+  }
+
+  /** Every event of every run in this process (UI hosts forward these). */
+  onEvent(listener: (e: RunEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  createConversation(input: { folder: string; policy: Policy; title?: string }): ConversationRow {
+    return this.store.createConversation({
+      id: `conv_${randomUUID()}`,
+      title: input.title ?? 'New conversation',
+      folder: input.folder,
+      policy: input.policy,
+    });
+  }
+
+  /** Starts a run with a new user message. A parked run of the conversation is closed first (its approvals expire). */
+  async sendMessage(conversationId: string, prompt: string, options: RunOptions & { policy?: Policy }): Promise<RunOutcome> {
+    const conv = this.store.getConversation(conversationId);
+    if (!conv) throw new DeskhandError('not_found', `No conversation ${conversationId}. List them with \`deskhand runs list\`.`);
+    if (!prompt.trim()) throw new DeskhandError('usage', 'The message is empty.');
+    let active = this.store.activeRunForConversation(conversationId);
+    if (active?.status === 'running') {
+      if (isAlive(active.owner_pid)) {
+        throw new DeskhandError('conflict', `Conversation ${conversationId} already has a run in progress (${active.id}). Wait for it or stop it first.`);
+      }
+      this.recoverInterrupted();
+      active = this.store.activeRunForConversation(conversationId);
+    }
+    if (active) this.supersede(active);
+    const policy = options.policy ?? conv.policy;
+    if (options.policy && options.policy !== conv.policy) this.store.updateConversation(conv.id, { policy: options.policy });
+    if (conv.title === 'New conversation') this.store.updateConversation(conv.id, { title: titleFrom(prompt) });
+    const run = this.store.transaction(() => {
+      const r = this.store.createRun({
+        id: `run_${randomUUID()}`,
+        conversation_id: conversationId,
+        policy,
+        provider: options.provider.provider,
+        model: options.provider.model,
+        base_url: options.provider.baseURL ?? null,
+      });
+      this.store.addMessage(conversationId, r.id, 'user', this.redactor.redact(prompt));
+      return r;
+    });
+    this.emit(options, { type: 'run.started', conversationId, runId: run.id, resumed: false });
+    return this.drive(run.id, options);
+  }
+
+  /**
+   * Decides one approval (from the CLI, the UI, or a notification). Approval ids are single use and bound to the
+   * arguments' hash. When the run is parked and this was its last open approval, the run resumes here.
+   */
+  async decideApproval(approvalId: string, answer: ApprovalAnswer, resume?: RunOptions): Promise<RunOutcome | null> {
+    const approval = this.store.getApproval(approvalId);
+    if (!approval) throw new DeskhandError('not_found', `No approval ${approvalId}. Pending approvals: \`deskhand runs list\`.`);
+    if (approval.status !== 'pending') throw new DeskhandError('conflict', `Approval ${approvalId} was already ${approval.status}; each approval can be answered once.`);
+    const call = this.store.getToolCall(approval.tool_call_id);
+    if (!call || sha256(call.args) !== approval.args_sha256) {
+      this.store.decideApproval(approvalId, 'denied', false, 'arguments changed after the approval was requested');
+      throw new DeskhandError('conflict', `Approval ${approvalId} no longer matches its tool call; it was refused.`);
+    }
+    const reason = answer.reason?.trim() ? answer.reason.trim().slice(0, 2000) : null;
+    const ok = this.store.transaction(() => {
+      if (!this.store.decideApproval(approvalId, answer.approved ? 'approved' : 'denied', !!answer.always && answer.approved, reason)) return false;
+      if (answer.approved && answer.always && approval.always_pattern) this.store.addRule(approval.tool, approval.always_pattern, `rule_${randomUUID()}`);
+      this.store.updateToolCall(call.id, { status: answer.approved ? 'approved' : 'denied' });
+      return true;
+    });
+    if (!ok) throw new DeskhandError('conflict', `Approval ${approvalId} was answered by someone else just now.`);
+    const event: RunEvent = {
+      type: 'approval.decided',
+      runId: approval.run_id,
+      approvalId,
+      decision: answer.approved ? 'approved' : 'denied',
+      always: !!answer.always && answer.approved,
+      ...(reason ? { reason } : {}),
+    };
+    this.emit(resume, event);
+
+    const waiter = this.waiters.get(approval.run_id);
+    if (waiter) {
+      waiter();
+      return null;
+    }
+    const run = this.store.getRun(approval.run_id)!;
+    if (run.status !== 'parked' || this.store.pendingApprovals(run.id).length > 0 || !resume) {
+      return { runId: run.id, conversationId: run.conversation_id, status: run.status, approvalIds: this.store.pendingApprovals(run.id).map((a) => a.id) };
+    }
+    return this.resume(run.id, resume);
+  }
+
+  /** Resumes a parked (or recovered) run whose approvals are all answered. */
+  async resume(runId: string, options: RunOptions): Promise<RunOutcome> {
+    const run = this.store.getRun(runId);
+    if (!run) throw new DeskhandError('not_found', `No run ${runId}.`);
+    if (!this.store.claimRun(runId, ['parked'])) {
+      throw new DeskhandError('conflict', `Run ${runId} is ${run.status}; only a parked run can be resumed.`);
+    }
+    this.emit(options, { type: 'run.started', conversationId: run.conversation_id, runId, resumed: true });
+    return this.drive(runId, options);
+  }
+
+  /** Decision for a call without running anything (`deskhand policy explain`). */
+  async explain(toolName: string, args: unknown, policy: Policy, cwd: string): Promise<{ tool: string; risk: RiskTier; decision: string; reasons: string[] }> {
+    const tool = this.registry.resolve(toolName);
+    const parsed = this.registry.parseArgs(tool, args);
+    const d = await decide({
+      tool,
+      args: parsed,
+      policy,
+      tainted: false,
+      ctx: { cwd, workspaceRoots: [cwd], dataDir: this.opts.dataDir },
+      hasRule: (t, p) => this.store.hasRule(t, p),
+    });
+    return { tool: tool.name, risk: d.risk, decision: d.decision, reasons: d.reasons };
+  }
+
+  /**
+   * After a crash (SIGKILL, power loss): runs owned by dead processes are closed so every conversation is consistent
+   * again. Calls that were running get an "interrupted" result; runs with open approvals stay resumable (parked).
+   */
+  recoverInterrupted(): string[] {
+    const recovered: string[] = [];
+    for (const run of this.store.runsWithStatus('running')) {
+      if (run.owner_pid === process.pid || isAlive(run.owner_pid)) continue;
+      this.store.transaction(() => {
+        const calls = this.store.toolCallsForStep(run.id, run.step);
+        for (const call of calls) {
+          if (call.status === 'pending' || call.status === 'running' || call.status === 'approved') {
+            this.store.updateToolCall(call.id, {
+              status: 'interrupted',
+              output: 'This call was interrupted when Deskhand stopped; it may or may not have completed. Check before retrying.',
+              is_error: 1,
+              finished_at: Date.now(),
+            });
+          }
+        }
+        const parked = this.store.pendingApprovals(run.id).length > 0;
+        if (!parked) this.closeStepIfSettled(run);
+        this.store.updateRun(run.id, {
+          status: parked ? 'parked' : 'interrupted',
+          error: parked ? null : 'Deskhand stopped while this run was in progress.',
+          owner_pid: null,
+        });
+      });
+      recovered.push(run.id);
+    }
+    return recovered;
+  }
+
+  // The loop
+
+  private async drive(runId: string, options: RunOptions): Promise<RunOutcome> {
+    const conv = () => this.store.getConversation(this.store.getRun(runId)!.conversation_id)!;
+    const maxSteps = this.opts.maxSteps ?? 50;
+    try {
+      for (;;) {
+        const run = this.store.getRun(runId)!;
+        if (options.signal?.aborted) return this.finish(run, 'aborted', options, 'Stopped by the person.');
+
+        // 1. Settle the current step's tool calls (approved ones run now, denied ones get the reason).
+        const open = this.store.toolCallsForStep(runId, run.step).filter((c) => c.status !== 'done' && c.status !== 'error' && c.status !== 'interrupted');
+        if (open.length > 0) {
+          const pending = await this.settleStep(run, conv(), open, options);
+          if (pending.length > 0) {
+            if (options.interactive && !options.signal?.aborted) {
+              await this.waitForAnswers(run.id, options.signal);
+              continue;
+            }
+            if (options.signal?.aborted) continue;
+            this.store.updateRun(run.id, { status: 'parked', owner_pid: null });
+            this.emit(options, { type: 'run.parked', runId, conversationId: run.conversation_id, approvalIds: pending });
+            return { runId, conversationId: run.conversation_id, status: 'parked', approvalIds: pending };
+          }
+          continue;
+        }
+        this.closeStepIfSettled(run);
+
+        // 2. Ask the model for the next step.
+        if (run.step >= maxSteps) return this.finish(run, 'failed', options, `Stopped after ${maxSteps} steps (the step limit). Send a message to continue.`);
+        const step = await this.modelStep(run, conv(), options);
+        if (step === 'aborted') return this.finish(this.store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
+        if (step === 'done') return this.finish(this.store.getRun(runId)!, 'finished', options);
+      }
+    } catch (err) {
+      const run = this.store.getRun(runId)!;
+      const message = this.redactor.redact(DeskhandError.isInstance(err) ? err.message : `Internal error: ${errorMessage(err)}`);
+      if (options.signal?.aborted) return this.finish(run, 'aborted', options, 'Stopped by the person.');
+      return this.finish(run, 'failed', options, message);
+    }
+  }
+
+  /** One model call: stream text and tool calls, persist the assistant message and the calls in one transaction. */
+  private async modelStep(run: RunRow, conv: ConversationRow, options: RunOptions): Promise<'tools' | 'done' | 'aborted'> {
+    const messages = this.history(conv.id);
+    const maxRetries = this.opts.maxRetries ?? 3;
+    for (let attempt = 0; ; attempt++) {
+      const stepController = new AbortController();
+      const onAbort = () => stepController.abort();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      let timedOut = false;
+      let idle: NodeJS.Timeout | undefined;
+      const idleMs = this.opts.idleTimeoutMs ?? 120_000;
+      const arm = () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => {
+          timedOut = true;
+          stepController.abort();
+        }, idleMs);
+      };
+      let text = '';
+      const calls: { toolCallId: string; toolName: string; input: unknown; invalidError?: string }[] = [];
+      let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+      try {
+        arm();
+        const model = (this.opts.modelFactory ?? createModel)(options.provider);
+        const result = streamText({
+          model,
+          system: this.systemPrompt(conv),
+          messages,
+          tools: this.sdkTools(),
+          maxRetries: 0,
+          abortSignal: stepController.signal,
+          onError: () => {},
+        });
+        for await (const part of result.fullStream) {
+          arm();
+          switch (part.type) {
+            case 'text-delta':
+              text += part.text;
+              this.emit(options, { type: 'text', runId: run.id, delta: this.redactor.redact(part.text) });
+              break;
+            case 'tool-call': {
+              // Unknown names go through the registry like any other call (one error path); only unparsable input is special.
+              const unparsable = part.dynamic && part.invalid && !NoSuchToolError.isInstance(part.error);
+              calls.push({
+                toolCallId: part.toolCallId,
+                toolName: part.toolName,
+                input: this.redactValue(part.input),
+                ...(unparsable ? { invalidError: errorMessage(part.error) } : {}),
+              });
+              break;
+            }
+            case 'finish-step':
+              usage = { inputTokens: part.usage.inputTokens ?? 0, outputTokens: part.usage.outputTokens ?? 0 };
+              break;
+            case 'error':
+              throw part.error;
+            case 'abort':
+              throw new DeskhandError('aborted', 'aborted');
+            default:
+              break;
+          }
+        }
+        if (stepController.signal.aborted) throw new DeskhandError('aborted', 'aborted');
+      } catch (err) {
+        clearTimeout(idle);
+        options.signal?.removeEventListener('abort', onAbort);
+        if (options.signal?.aborted) return 'aborted';
+        const failure = timedOut
+          ? { error: new DeskhandError('provider_timeout', `The model API sent nothing for ${Math.round(idleMs / 1000)} s.`), retryable: true, retryAfterMs: null }
+          : describeProviderError(err, options.provider);
+        if (!failure.retryable || attempt >= maxRetries) throw failure.error;
+        const delay = Math.min(failure.retryAfterMs ?? (this.opts.retryBaseMs ?? 1000) * 2 ** attempt, 60_000);
+        this.emit(options, { type: 'run.retry', runId: run.id, attempt: attempt + 1, delayMs: delay, reason: failure.error.message });
+        await sleep(delay, options.signal);
+        if (options.signal?.aborted) return 'aborted';
+        continue;
+      }
+      clearTimeout(idle);
+      options.signal?.removeEventListener('abort', onAbort);
+
+      const step = run.step + 1;
+      const assistantParts: unknown[] = [];
+      if (text) assistantParts.push({ type: 'text', text: this.redactor.redact(text) });
+      const rows: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error'>[] = calls.map((c, position) => {
+        const input = c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? c.input : {};
+        assistantParts.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input });
+        const args = c.invalidError !== undefined ? JSON.stringify({ __invalid: c.invalidError, raw: c.input }) : canonicalJson(input);
+        return {
+          id: `tc_${randomUUID()}`,
+          run_id: run.id,
+          step,
+          position,
+          call_id: c.toolCallId,
+          tool: c.toolName,
+          args,
+          args_sha256: sha256(args),
+          risk: null,
+          decision: null,
+          reasons: '[]',
+          status: 'pending',
+        };
+      });
+      this.store.transaction(() => {
+        if (assistantParts.length) this.store.addMessage(conv.id, run.id, 'assistant', assistantParts);
+        for (const row of rows) this.store.insertToolCall(row);
+        this.store.updateRun(run.id, {
+          step,
+          input_tokens: run.input_tokens + usage.inputTokens,
+          output_tokens: run.output_tokens + usage.outputTokens,
+        });
+      });
+      this.emit(options, { type: 'usage', runId: run.id, step, usage });
+      return rows.length ? 'tools' : 'done';
+    }
+  }
+
+  /**
+   * Decides and runs the open calls of a step. Returns the ids of approvals still waiting for a person.
+   * Calls run in parallel (at most 10 at once); each is persisted as it finishes.
+   */
+  private async settleStep(run: RunRow, conv: ConversationRow, open: ToolCallRow[], options: RunOptions): Promise<string[]> {
+    const state = new PersistentConversationState(conv.folder, conv.state);
+    const toRun: { row: ToolCallRow; tool: ToolDefinition; args: unknown }[] = [];
+    const waiting: string[] = [];
+    let tainted = run.tainted === 1;
+
+    for (const row of open) {
+      if (row.status === 'denied') {
+        const approval = this.approvalFor(row);
+        const reason = approval?.reason ? ` Their reason: ${approval.reason}` : '';
+        this.complete(run, row, `The person denied this call.${reason} Do not retry it unchanged; adjust the plan or ask them.`, 'denied', options);
+        continue;
+      }
+      if (row.status === 'awaiting_approval') {
+        const approval = this.approvalFor(row);
+        if (approval?.status === 'pending') waiting.push(approval.id);
+        continue;
+      }
+      let tool: ToolDefinition;
+      let args: unknown;
+      try {
+        const raw = JSON.parse(row.args) as Record<string, unknown>;
+        if (Object.prototype.hasOwnProperty.call(raw, '__invalid')) {
+          throw new ToolError(`The arguments of ${row.tool} were not valid JSON (${String(raw.__invalid)}). Send the call again with a JSON object.`);
+        }
+        tool = this.registry.resolve(row.tool);
+        args = this.registry.parseArgs(tool, raw);
+      } catch (err) {
+        this.complete(run, row, errorMessage(err), 'error', options);
+        continue;
+      }
+      if (row.status === 'approved') {
+        toRun.push({ row, tool, args });
+        continue;
+      }
+      this.emit(options, { type: 'tool.call', runId: run.id, callId: row.call_id, tool: row.tool, args });
+
+      let decision: PolicyDecision;
+      decision = await decide({
+        tool,
+        args,
+        policy: run.policy,
+        tainted,
+        ctx: { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.opts.dataDir },
+        hasRule: (t, p) => this.store.hasRule(t, p),
+      });
+      this.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
+
+      let proposal = { description: `${tool.name} ${summarizeArgs(args)}`, preview: null as string | null };
+      if (tool.pair) {
+        try {
+          proposal = await tool.pair.propose(args, this.toolContext(run, row, state, options, new AbortController().signal));
+        } catch (err) {
+          this.store.updateToolCall(row.id, { risk: decision.risk, decision: decision.decision, reasons: JSON.stringify(decision.reasons) });
+          this.complete(run, row, errorMessage(err), 'error', options);
+          continue;
+        }
+      }
+      this.store.updateToolCall(row.id, { risk: decision.risk, decision: decision.decision, reasons: JSON.stringify(decision.reasons) });
+
+      if (decision.decision === 'deny') {
+        this.complete(run, row, `Denied by policy: ${decision.reasons.join('; ')}`, 'denied', options);
+      } else if (decision.decision === 'allow') {
+        toRun.push({ row, tool, args });
+      } else {
+        const approval = this.store.transaction(() => {
+          this.store.updateToolCall(row.id, { status: 'awaiting_approval' });
+          return this.store.insertApproval({
+            id: `apr_${randomUUID()}`,
+            run_id: run.id,
+            tool_call_id: row.id,
+            tool: tool.name,
+            args_sha256: row.args_sha256,
+            risk: decision.risk,
+            reasons: JSON.stringify(decision.reasons),
+            description: this.redactor.redact(proposal.description),
+            preview: proposal.preview === null ? null : this.redactor.redact(proposal.preview),
+            always_pattern: decision.rulePattern,
+          });
+        });
+        waiting.push(approval.id);
+        this.emit(options, {
+          type: 'approval.requested',
+          runId: run.id,
+          conversationId: run.conversation_id,
+          approvalId: approval.id,
+          callId: row.call_id,
+          tool: tool.name,
+          args,
+          risk: decision.risk,
+          reasons: decision.reasons,
+          description: approval.description,
+          preview: approval.preview,
+          alwaysPattern: approval.always_pattern,
+        });
+      }
+    }
+
+    // Run what may run, at most 10 at a time; each result is persisted as soon as it exists.
+    let next = 0;
+    const worker = async () => {
+      while (next < toRun.length) {
+        const item = toRun[next++]!;
+        const became = await this.execute(run, item.row, item.tool, item.args, state, options, tainted);
+        if (became) tainted = true;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_TOOLS, toRun.length) }, worker));
+    this.store.updateConversation(conv.id, { state: state.serialize() });
+    return waiting;
+  }
+
+  /** Runs one call's acting half. Returns true when its output tainted the run. */
+  private async execute(
+    run: RunRow,
+    row: ToolCallRow,
+    tool: ToolDefinition,
+    args: unknown,
+    state: PersistentConversationState,
+    options: RunOptions,
+    tainted: boolean,
+  ): Promise<boolean> {
+    const started = Date.now();
+    this.store.updateToolCall(row.id, { status: 'running' });
+    const controller = new AbortController();
+    const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const timer = setTimeout(() => controller.abort(new DeskhandError('aborted', `timed out after ${timeoutMs} ms`)), timeoutMs);
+    const onAbort = () => controller.abort(new DeskhandError('aborted', 'stopped by the person'));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const result = await tool.execute(args, this.toolContext(run, row, state, options, controller.signal));
+      let output = this.redactor.redact(result.output);
+      if (output.length > MAX_RESULT_CHARS) {
+        output = `${output.slice(0, MAX_RESULT_CHARS)}\n[… ${output.length - MAX_RESULT_CHARS} more characters cut; narrow the request to see them]`;
+      }
+      if (result.untrustedSource) output = wrapUntrusted(result.untrustedSource, output);
+      const becameTainted = !!result.untrustedSource && !tainted;
+      if (result.untrustedSource && run.tainted === 0) this.store.updateRun(run.id, { tainted: 1 });
+      this.complete(run, row, output, 'done', options, Date.now() - started);
+      return becameTainted;
+    } catch (err) {
+      const message = controller.signal.aborted
+        ? `${tool.name} was stopped: ${errorMessage(controller.signal.reason)}.`
+        : this.redactor.redact(errorMessage(err));
+      this.complete(run, row, message, controller.signal.aborted ? 'interrupted' : 'error', options, Date.now() - started);
+      return false;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private complete(run: RunRow, row: ToolCallRow, output: string, status: 'done' | 'error' | 'denied' | 'interrupted', options: RunOptions | undefined, durationMs = 0): void {
+    const stored = status === 'denied' ? 'done' : status;
+    this.store.updateToolCall(row.id, { status: stored, output, is_error: status === 'done' ? 0 : 1, finished_at: Date.now() });
+    this.emit(options, { type: 'tool.result', runId: run.id, callId: row.call_id, tool: row.tool, status: status === 'done' ? 'ok' : status, output, durationMs });
+  }
+
+  /** Writes the tool-results message once every call of the run's current step has a result. */
+  private closeStepIfSettled(run: RunRow): void {
+    const calls = this.store.toolCallsForStep(run.id, run.step);
+    if (calls.length === 0 || calls.some((c) => c.status !== 'done' && c.status !== 'error' && c.status !== 'interrupted')) return;
+    const messages = this.store.listMessages(run.conversation_id);
+    const last = messages[messages.length - 1];
+    if (!last || last.role !== 'assistant' || last.run_id !== run.id) return;
+    const parts: ToolResultPart[] = calls.map((c) => ({
+      type: 'tool-result',
+      toolCallId: c.call_id,
+      toolName: c.tool,
+      output: { type: c.is_error ? 'error-text' : 'text', value: c.output ?? '' },
+    }));
+    this.store.addMessage(run.conversation_id, run.id, 'tool', parts);
+  }
+
+  private supersede(run: RunRow): void {
+    this.store.transaction(() => {
+      for (const approval of this.store.pendingApprovals(run.id)) {
+        this.store.decideApproval(approval.id, 'denied', false, 'The person sent a new message instead of answering.');
+        this.store.updateToolCall(approval.tool_call_id, {
+          status: 'done',
+          output: 'Not run: the person sent a new message instead of answering this approval.',
+          is_error: 1,
+          finished_at: Date.now(),
+        });
+      }
+      for (const call of this.store.toolCallsForStep(run.id, run.step)) {
+        if (call.status !== 'done' && call.status !== 'error' && call.status !== 'interrupted') {
+          this.store.updateToolCall(call.id, { status: 'interrupted', output: 'Not run: the conversation moved on.', is_error: 1, finished_at: Date.now() });
+        }
+      }
+      this.closeStepIfSettled(run);
+      this.store.updateRun(run.id, { status: 'aborted', error: 'Superseded by a new message.', owner_pid: null });
+    });
+  }
+
+  private finish(run: RunRow, status: RunStatus, options: RunOptions, error?: string): RunOutcome {
+    if (status === 'aborted') {
+      this.store.transaction(() => {
+        for (const call of this.store.toolCallsForStep(run.id, run.step)) {
+          if (call.status === 'awaiting_approval') {
+            const approval = this.approvalFor(call);
+            if (approval?.status === 'pending') this.store.decideApproval(approval.id, 'denied', false, 'The run was stopped.');
+          }
+          if (call.status !== 'done' && call.status !== 'error' && call.status !== 'interrupted') {
+            this.store.updateToolCall(call.id, { status: 'interrupted', output: 'Not run: the person stopped the run.', is_error: 1, finished_at: Date.now() });
+          }
+        }
+        this.closeStepIfSettled(run);
+      });
+    }
+    this.store.updateRun(run.id, { status, error: error ?? null, owner_pid: null });
+    const final = this.store.getRun(run.id)!;
+    this.emit(options, {
+      type: 'run.finished',
+      runId: run.id,
+      conversationId: run.conversation_id,
+      status,
+      ...(error ? { error } : {}),
+      usage: { inputTokens: final.input_tokens, outputTokens: final.output_tokens },
+      steps: final.step,
+    });
+    return { runId: run.id, conversationId: run.conversation_id, status, ...(error ? { error } : {}), approvalIds: [] };
+  }
+
+  private waitForAnswers(runId: string, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.waiters.delete(runId);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiters.set(runId, done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private approvalFor(row: ToolCallRow): ApprovalRow | undefined {
+    return this.store.db.prepare('SELECT * FROM approvals WHERE tool_call_id = ? ORDER BY created_at DESC LIMIT 1').get(row.id) as ApprovalRow | undefined;
+  }
+
+  private toolContext(run: RunRow, row: ToolCallRow, state: PersistentConversationState, options: RunOptions, signal: AbortSignal): ToolContext {
+    return {
+      runId: run.id,
+      conversationId: run.conversation_id,
+      callId: row.call_id,
+      signal,
+      state,
+      dataDir: this.opts.dataDir,
+      emitOutput: (stream, chunk) => this.emit(options, { type: 'tool.output', runId: run.id, callId: row.call_id, stream, chunk: this.redactor.redact(chunk) }),
+      usage: {
+        inputTokens: run.input_tokens,
+        outputTokens: run.output_tokens,
+        contextWindow: this.opts.contextWindow ?? 200_000,
+        messages: this.store.countMessages(run.conversation_id),
+      },
+    };
+  }
+
+  /** Redacts inside a JSON value; placeholders contain no JSON metacharacters, so the result stays valid. */
+  private redactValue(value: unknown): unknown {
+    if (value === undefined) return value;
+    const json = JSON.stringify(value);
+    const redacted = this.redactor.redact(json);
+    return redacted === json ? value : (JSON.parse(redacted) as unknown);
+  }
+
+  private history(conversationId: string): ModelMessage[] {
+    return this.store.listMessages(conversationId).map((m) => ({ role: m.role, content: JSON.parse(m.content) }) as ModelMessage);
+  }
+
+  private toolSet: ToolSet | undefined;
+  private sdkTools(): ToolSet {
+    if (!this.toolSet) {
+      const set: ToolSet = {};
+      for (const spec of this.registry.modelTools()) {
+        set[spec.name] = sdkTool({ description: spec.description, inputSchema: jsonSchema(spec.inputSchema as Parameters<typeof jsonSchema>[0]) });
+      }
+      this.toolSet = set;
+    }
+    return this.toolSet;
+  }
+
+  private systemPrompt(conv: ConversationRow): string {
+    const state = new PersistentConversationState(conv.folder, conv.state);
+    return [
+      'You are Deskhand, an AI agent working on the person\'s computer through tools.',
+      `Working folder: ${conv.folder}. Current directory: ${state.cwd}. Platform: ${process.platform}. Today: ${new Date().toISOString().slice(0, 10)}.`,
+      'Every tool call passes an approval engine; a call may be denied with a reason you should respect. Prefer the dedicated file tools over shell commands.',
+      'Read a file with read_file before writing or editing it.',
+      UNTRUSTED_GUIDANCE,
+    ].join('\n');
+  }
+
+  private emit(options: RunOptions | undefined, event: RunEvent): void {
+    options?.onEvent?.(event);
+    for (const l of this.listeners) l(event);
+  }
+}
+
+function isAlive(pid: number | null): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function titleFrom(prompt: string): string {
+  const line = prompt.trim().split('\n')[0] ?? '';
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New conversation';
+}
+
+function summarizeArgs(args: unknown): string {
+  const text = JSON.stringify(args);
+  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+}

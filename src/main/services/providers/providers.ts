@@ -1,0 +1,134 @@
+/**
+ * Model providers on the AI SDK. The runtime owns the loop; this module only builds language models and turns
+ * provider failures into errors a person can act on.
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { APICallError, RetryError, type LanguageModel } from 'ai';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+
+export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+export interface ProviderConfig {
+  provider: ProviderName;
+  model: string;
+  baseURL?: string | null;
+  apiKey?: string | null;
+}
+
+export const DEFAULT_MODELS: Record<ProviderName, string> = {
+  anthropic: 'claude-sonnet-4-5',
+  openai: 'gpt-5',
+  'openai-compatible': 'llama3.1',
+};
+
+export const KEY_ENV: Record<ProviderName, string | null> = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  'openai-compatible': null,
+};
+
+export function isProviderName(value: unknown): value is ProviderName {
+  return typeof value === 'string' && (PROVIDERS as readonly string[]).includes(value);
+}
+
+export function createModel(cfg: ProviderConfig): LanguageModel {
+  const baseURL = cfg.baseURL ?? undefined;
+  switch (cfg.provider) {
+    case 'anthropic':
+      return createAnthropic({ apiKey: cfg.apiKey ?? '', baseURL })(cfg.model);
+    case 'openai':
+      // Chat Completions: the wire protocol every OpenAI-compatible server also speaks.
+      return createOpenAI({ apiKey: cfg.apiKey ?? '', baseURL }).chat(cfg.model);
+    case 'openai-compatible':
+      if (!baseURL) throw new DeskhandError('usage', 'The openai-compatible provider needs a base URL (--base-url http://127.0.0.1:11434/v1).');
+      return createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey: cfg.apiKey ?? undefined, includeUsage: true })(cfg.model);
+  }
+}
+
+export interface ProviderFailure {
+  error: DeskhandError;
+  retryable: boolean;
+  retryAfterMs: number | null;
+}
+
+/** Turns whatever the SDK threw into a message for a person and a retry verdict. */
+export function describeProviderError(err: unknown, cfg: Pick<ProviderConfig, 'provider'>): ProviderFailure {
+  const inner = RetryError.isInstance(err) ? err.lastError : err;
+  const where = KEY_ENV[cfg.provider] ? `${KEY_ENV[cfg.provider]} (or Settings → Providers)` : 'Settings → Providers';
+  if (APICallError.isInstance(inner)) {
+    const status = inner.statusCode ?? 0;
+    const retryAfterMs = parseRetryAfter(inner.responseHeaders);
+    const detail = providerMessage(inner.responseBody) ?? inner.message;
+    if (status >= 200 && status < 300) {
+      // The response started fine and broke while streaming.
+      return {
+        error: new DeskhandError('provider_stream', `The connection to the model API broke mid-stream: ${errorMessage(inner.cause ?? inner)}.`),
+        retryable: true,
+        retryAfterMs: null,
+      };
+    }
+    if (status === 401 || status === 403) {
+      return {
+        error: new DeskhandError('provider_auth', `The model API refused the key (${status}): ${detail}. Check ${where}.`, { status }),
+        retryable: false,
+        retryAfterMs: null,
+      };
+    }
+    if (status === 429) {
+      const wait = retryAfterMs !== null ? ` It asked to wait ${Math.ceil(retryAfterMs / 1000)} s.` : '';
+      return {
+        error: new DeskhandError('provider_rate_limit', `The model API is rate limiting requests (429): ${detail}.${wait} Try again later or lower the request rate.`, { status }),
+        retryable: true,
+        retryAfterMs,
+      };
+    }
+    if (status >= 500 || status === 408 || status === 0) {
+      return {
+        error: new DeskhandError('provider_unavailable', `The model API failed (${status || 'no response'}): ${detail}.`, { status }),
+        retryable: true,
+        retryAfterMs,
+      };
+    }
+    return {
+      error: new DeskhandError('provider_unavailable', `The model API rejected the request (${status}): ${detail}.`, { status }),
+      retryable: false,
+      retryAfterMs: null,
+    };
+  }
+  if (DeskhandError.isInstance(inner)) return { error: inner, retryable: inner.code === 'provider_timeout' || inner.code === 'provider_stream', retryAfterMs: null };
+  const message = errorMessage(inner);
+  const network = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|socket|terminated|fetch failed|network/i.test(message + String((inner as { cause?: unknown })?.cause ?? ''));
+  if (network) {
+    return {
+      error: new DeskhandError('provider_stream', `The connection to the model API broke: ${message}.`),
+      retryable: true,
+      retryAfterMs: null,
+    };
+  }
+  return { error: new DeskhandError('provider_unavailable', `The model call failed: ${message}`), retryable: false, retryAfterMs: null };
+}
+
+function parseRetryAfter(headers: Record<string, string> | undefined): number | null {
+  if (!headers) return null;
+  const ms = headers['retry-after-ms'];
+  if (ms && Number.isFinite(Number(ms))) return Number(ms);
+  const s = headers['retry-after'];
+  if (!s) return null;
+  if (Number.isFinite(Number(s))) return Number(s) * 1000;
+  const date = Date.parse(s);
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+}
+
+function providerMessage(body: string | undefined): string | undefined {
+  if (!body) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: string } | string; message?: string };
+    if (typeof parsed.error === 'string') return parsed.error;
+    return parsed.error?.message ?? parsed.message;
+  } catch {
+    return body.slice(0, 200);
+  }
+}

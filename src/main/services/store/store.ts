@@ -1,0 +1,316 @@
+/**
+ * The one SQLite store. WAL + synchronous=FULL: a write acknowledged here survives a crash or power loss, so a run
+ * killed with SIGKILL at any point leaves rows the runtime can recover from (see recoverInterrupted).
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Policy, RiskTier } from '../../../shared/tools';
+import type { RunStatus } from '../../../shared/events';
+import { DeskhandError } from '../../../shared/errors';
+import { MIGRATIONS } from './migrations';
+
+export interface ConversationRow {
+  id: string;
+  title: string;
+  folder: string;
+  policy: Policy;
+  state: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MessageRow {
+  id: number;
+  conversation_id: string;
+  run_id: string | null;
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  created_at: number;
+}
+
+export interface RunRow {
+  id: string;
+  conversation_id: string;
+  status: RunStatus;
+  policy: Policy;
+  provider: string;
+  model: string;
+  base_url: string | null;
+  step: number;
+  input_tokens: number;
+  output_tokens: number;
+  tainted: number;
+  error: string | null;
+  owner_pid: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type ToolCallStatus = 'pending' | 'awaiting_approval' | 'approved' | 'running' | 'done' | 'error' | 'denied' | 'interrupted';
+
+export interface ToolCallRow {
+  id: string;
+  run_id: string;
+  step: number;
+  position: number;
+  call_id: string;
+  tool: string;
+  args: string;
+  args_sha256: string;
+  risk: RiskTier | null;
+  decision: string | null;
+  reasons: string;
+  status: ToolCallStatus;
+  output: string | null;
+  is_error: number;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface ApprovalRow {
+  id: string;
+  run_id: string;
+  tool_call_id: string;
+  tool: string;
+  args_sha256: string;
+  risk: RiskTier;
+  reasons: string;
+  description: string;
+  preview: string | null;
+  always_pattern: string | null;
+  status: 'pending' | 'approved' | 'denied' | 'expired';
+  always: number;
+  reason: string | null;
+  created_at: number;
+  decided_at: number | null;
+}
+
+export interface RuleRow {
+  id: string;
+  tool: string;
+  pattern: string;
+  created_at: number;
+}
+
+export class Store {
+  readonly db: Database.Database;
+
+  constructor(readonly dataDir: string) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    this.db = new Database(join(dataDir, 'deskhand.db'));
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.migrate();
+  }
+
+  private migrate(): void {
+    const current = this.db.pragma('user_version', { simple: true }) as number;
+    if (current > MIGRATIONS.length) {
+      throw new DeskhandError(
+        'conflict',
+        `This data folder was written by a newer Deskhand (schema ${current}, this build knows ${MIGRATIONS.length}). Update Deskhand or use another --data-dir.`,
+      );
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v]!);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  // Conversations
+
+  createConversation(row: Omit<ConversationRow, 'created_at' | 'updated_at' | 'state'> & { state?: string }): ConversationRow {
+    const now = Date.now();
+    const full: ConversationRow = { state: '{}', ...row, created_at: now, updated_at: now };
+    this.db
+      .prepare('INSERT INTO conversations (id,title,folder,policy,state,created_at,updated_at) VALUES (@id,@title,@folder,@policy,@state,@created_at,@updated_at)')
+      .run(full);
+    return full;
+  }
+
+  getConversation(id: string): ConversationRow | undefined {
+    return this.db.prepare('SELECT * FROM conversations WHERE id = ?').get(id) as ConversationRow | undefined;
+  }
+
+  listConversations(): ConversationRow[] {
+    return this.db.prepare('SELECT * FROM conversations ORDER BY updated_at DESC').all() as ConversationRow[];
+  }
+
+  updateConversation(id: string, patch: Partial<Pick<ConversationRow, 'title' | 'policy' | 'state' | 'folder'>>): void {
+    const fields = Object.keys(patch) as (keyof typeof patch)[];
+    if (fields.length === 0) return;
+    const sets = fields.map((f) => `${f} = @${f}`).join(', ');
+    this.db.prepare(`UPDATE conversations SET ${sets}, updated_at = @now WHERE id = @id`).run({ ...patch, id, now: Date.now() });
+  }
+
+  deleteConversation(id: string): void {
+    this.db.prepare('DELETE FROM conversations WHERE id = ?').run(id);
+  }
+
+  // Messages
+
+  addMessage(conversationId: string, runId: string | null, role: MessageRow['role'], content: unknown): number {
+    const now = Date.now();
+    const info = this.db
+      .prepare('INSERT INTO messages (conversation_id, run_id, role, content, created_at) VALUES (?,?,?,?,?)')
+      .run(conversationId, runId, role, JSON.stringify(content), now);
+    this.db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?').run(now, conversationId);
+    return Number(info.lastInsertRowid);
+  }
+
+  listMessages(conversationId: string): MessageRow[] {
+    return this.db.prepare('SELECT * FROM messages WHERE conversation_id = ? ORDER BY id').all(conversationId) as MessageRow[];
+  }
+
+  countMessages(conversationId: string): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM messages WHERE conversation_id = ?').get(conversationId) as { n: number }).n;
+  }
+
+  // Runs
+
+  createRun(row: Pick<RunRow, 'id' | 'conversation_id' | 'policy' | 'provider' | 'model' | 'base_url'>): RunRow {
+    const now = Date.now();
+    const full: RunRow = {
+      ...row,
+      status: 'running',
+      step: 0,
+      input_tokens: 0,
+      output_tokens: 0,
+      tainted: 0,
+      error: null,
+      owner_pid: process.pid,
+      created_at: now,
+      updated_at: now,
+    };
+    this.db
+      .prepare(
+        `INSERT INTO runs (id,conversation_id,status,policy,provider,model,base_url,step,input_tokens,output_tokens,tainted,error,owner_pid,created_at,updated_at)
+         VALUES (@id,@conversation_id,@status,@policy,@provider,@model,@base_url,@step,@input_tokens,@output_tokens,@tainted,@error,@owner_pid,@created_at,@updated_at)`,
+      )
+      .run(full);
+    return full;
+  }
+
+  getRun(id: string): RunRow | undefined {
+    return this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
+  }
+
+  listRuns(limit = 50): RunRow[] {
+    return this.db.prepare('SELECT * FROM runs ORDER BY created_at DESC LIMIT ?').all(limit) as RunRow[];
+  }
+
+  runsWithStatus(status: RunStatus): RunRow[] {
+    return this.db.prepare('SELECT * FROM runs WHERE status = ? ORDER BY created_at').all(status) as RunRow[];
+  }
+
+  activeRunForConversation(conversationId: string): RunRow | undefined {
+    return this.db
+      .prepare("SELECT * FROM runs WHERE conversation_id = ? AND status IN ('running','parked') ORDER BY created_at DESC LIMIT 1")
+      .get(conversationId) as RunRow | undefined;
+  }
+
+  updateRun(id: string, patch: Partial<Omit<RunRow, 'id' | 'conversation_id' | 'created_at'>>): void {
+    const fields = Object.keys(patch);
+    if (fields.length === 0) return;
+    const sets = fields.map((f) => `${f} = @${f}`).join(', ');
+    this.db.prepare(`UPDATE runs SET ${sets}, updated_at = @now WHERE id = @id`).run({ ...patch, id, now: Date.now() });
+  }
+
+  /** Atomically claims a run for this process; false when another live process already owns it. */
+  claimRun(id: string, fromStatuses: RunStatus[]): boolean {
+    const placeholders = fromStatuses.map(() => '?').join(',');
+    const info = this.db
+      .prepare(`UPDATE runs SET status = 'running', owner_pid = ?, updated_at = ? WHERE id = ? AND status IN (${placeholders})`)
+      .run(process.pid, Date.now(), id, ...fromStatuses);
+    return info.changes === 1;
+  }
+
+  // Tool calls
+
+  insertToolCall(row: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error'>): void {
+    this.db
+      .prepare(
+        `INSERT INTO tool_calls (id,run_id,step,position,call_id,tool,args,args_sha256,risk,decision,reasons,status,created_at)
+         VALUES (@id,@run_id,@step,@position,@call_id,@tool,@args,@args_sha256,@risk,@decision,@reasons,@status,@now)`,
+      )
+      .run({ ...row, now: Date.now() });
+  }
+
+  updateToolCall(id: string, patch: Partial<Pick<ToolCallRow, 'risk' | 'decision' | 'reasons' | 'status' | 'output' | 'is_error' | 'finished_at'>>): void {
+    const fields = Object.keys(patch);
+    if (fields.length === 0) return;
+    const sets = fields.map((f) => `${f} = @${f}`).join(', ');
+    this.db.prepare(`UPDATE tool_calls SET ${sets} WHERE id = @id`).run({ ...patch, id });
+  }
+
+  getToolCall(id: string): ToolCallRow | undefined {
+    return this.db.prepare('SELECT * FROM tool_calls WHERE id = ?').get(id) as ToolCallRow | undefined;
+  }
+
+  toolCallsForStep(runId: string, step: number): ToolCallRow[] {
+    return this.db.prepare('SELECT * FROM tool_calls WHERE run_id = ? AND step = ? ORDER BY position').all(runId, step) as ToolCallRow[];
+  }
+
+  toolCallsForRun(runId: string): ToolCallRow[] {
+    return this.db.prepare('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY step, position').all(runId) as ToolCallRow[];
+  }
+
+  // Approvals
+
+  insertApproval(row: Omit<ApprovalRow, 'status' | 'always' | 'reason' | 'created_at' | 'decided_at'>): ApprovalRow {
+    const full: ApprovalRow = { ...row, status: 'pending', always: 0, reason: null, created_at: Date.now(), decided_at: null };
+    this.db
+      .prepare(
+        `INSERT INTO approvals (id,run_id,tool_call_id,tool,args_sha256,risk,reasons,description,preview,always_pattern,status,always,reason,created_at,decided_at)
+         VALUES (@id,@run_id,@tool_call_id,@tool,@args_sha256,@risk,@reasons,@description,@preview,@always_pattern,@status,@always,@reason,@created_at,@decided_at)`,
+      )
+      .run(full);
+    return full;
+  }
+
+  getApproval(id: string): ApprovalRow | undefined {
+    return this.db.prepare('SELECT * FROM approvals WHERE id = ?').get(id) as ApprovalRow | undefined;
+  }
+
+  pendingApprovals(runId?: string): ApprovalRow[] {
+    if (runId) {
+      return this.db.prepare("SELECT * FROM approvals WHERE status = 'pending' AND run_id = ? ORDER BY created_at").all(runId) as ApprovalRow[];
+    }
+    return this.db.prepare("SELECT * FROM approvals WHERE status = 'pending' ORDER BY created_at").all() as ApprovalRow[];
+  }
+
+  /** Single use: only a pending approval can be decided, and only once (the UPDATE is the check). */
+  decideApproval(id: string, status: 'approved' | 'denied', always: boolean, reason: string | null): boolean {
+    const info = this.db
+      .prepare("UPDATE approvals SET status = ?, always = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'")
+      .run(status, always ? 1 : 0, reason, Date.now(), id);
+    return info.changes === 1;
+  }
+
+  // Rules
+
+  addRule(tool: string, pattern: string, id: string): void {
+    this.db.prepare('INSERT OR IGNORE INTO rules (id, tool, pattern, created_at) VALUES (?,?,?,?)').run(id, tool, pattern, Date.now());
+  }
+
+  hasRule(tool: string, pattern: string): boolean {
+    return this.db.prepare('SELECT 1 FROM rules WHERE tool = ? AND pattern = ?').get(tool, pattern) !== undefined;
+  }
+
+  listRules(): RuleRow[] {
+    return this.db.prepare('SELECT * FROM rules ORDER BY created_at').all() as RuleRow[];
+  }
+}

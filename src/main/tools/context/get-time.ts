@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { defineTool } from '../../runtime/tool';
+
+export const getTime = defineTool({
+  name: 'get_time',
+  description:
+    'Get the current date and time (ISO 8601 with the local time zone and its UTC offset). Use it for timestamps, scheduling and relative dates such as "yesterday" or "next Monday".',
+  params: z.object({}).strict(),
+  risk: 'read-only',
+  disclosure: 'internal',
+  egress: false,
+  async execute() {
+    const now = new Date();
+    const offsetMin = -now.getTimezoneOffset();
+    const sign = offsetMin >= 0 ? '+' : '-';
+    const abs = Math.abs(offsetMin);
+    const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+    const local = new Date(now.getTime() + offsetMin * 60_000).toISOString().slice(0, 19) + offset;
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const weekday = now.toLocaleDateString('en-US', { weekday: 'long' });
+    return { output: JSON.stringify({ local, utc: now.toISOString(), timeZone: zone, weekday, unixMs: now.getTime() }) };
+  },
+});

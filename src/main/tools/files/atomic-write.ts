@@ -1,0 +1,158 @@
+/**
+ * Atomic file replacement: write a temp file in the same folder, fsync it, rename it over the target, fsync the
+ * folder. A stopped or crashed write leaves the old version or the new one, never half a file. Also the guards every
+ * writing tool shares: no writing through symlinks, no splitting hard links, and the read-before-write snapshot rule.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { copyFile, lstat, open, readlink, realpath, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { ToolError } from '../../../shared/errors';
+import type { ConversationState, FileSnapshot } from '../../runtime/tool';
+import { errno, fsError } from './fs-errors';
+
+export interface AtomicWriteOptions {
+  /** Permission bits for the result (the existing file's, to keep them); default 0o666 minus the umask. */
+  mode?: number;
+  /** Owner to keep when replacing someone else's file (best effort; only root may change it). */
+  uid?: number;
+  gid?: number;
+}
+
+function tempPathFor(target: string): string {
+  const base = basename(target).slice(0, 180);
+  return join(dirname(target), `.${base}.${randomBytes(6).toString('hex')}.deskhand-tmp`);
+}
+
+/** fsync a folder so the rename itself is durable. Some platforms (Windows) cannot open folders: ignore that. */
+async function syncDir(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch (err) {
+    const code = errno(err);
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EACCES' && code !== 'EINVAL' && code !== 'EBADF') throw err;
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Replaces `target` atomically. `fill` writes the content into the open temp file (or, when `seed` is given, the temp
+ * file starts as a copy of `seed` and `fill` appends to it). Returns the lstat of the written file.
+ */
+async function atomicReplace(
+  target: string,
+  fill: (fh: Awaited<ReturnType<typeof open>>) => Promise<void>,
+  opts: AtomicWriteOptions & { seed?: string },
+): Promise<Stats> {
+  const tmp = tempPathFor(target);
+  let fh: Awaited<ReturnType<typeof open>> | undefined;
+  let renamed = false;
+  try {
+    if (opts.seed) {
+      // Reflink when the file system can (instant on btrfs/xfs/apfs), a plain copy otherwise.
+      await copyFile(opts.seed, tmp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      fh = await open(tmp, 'a');
+    } else {
+      fh = await open(tmp, 'wx', 0o666);
+    }
+    if (opts.mode !== undefined) await fh.chmod(opts.mode & 0o7777);
+    if (opts.uid !== undefined && opts.gid !== undefined && typeof process.getuid === 'function') {
+      if (opts.uid !== process.getuid() || opts.gid !== process.getgid?.()) await fh.chown(opts.uid, opts.gid).catch(() => undefined);
+    }
+    await fill(fh);
+    await fh.sync();
+    await fh.close();
+    fh = undefined;
+    await rename(tmp, target);
+    renamed = true;
+    await syncDir(dirname(target));
+    return await lstat(target);
+  } finally {
+    await fh?.close().catch(() => undefined);
+    if (!renamed) await unlink(tmp).catch(() => undefined);
+  }
+}
+
+export async function atomicWriteFile(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<Stats> {
+  return atomicReplace(target, async (fh) => void (await fh.writeFile(data)), opts);
+}
+
+/** Appends atomically: the temp file starts as a copy of the current file (reflinked where possible). */
+export async function atomicAppendFile(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<Stats> {
+  return atomicReplace(target, async (fh) => void (await fh.appendFile(data)), { ...opts, seed: target });
+}
+
+export function snapshotOf(path: string, st: Stats): FileSnapshot {
+  return { path, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino };
+}
+
+/** What a writing tool found at its target: nothing yet, or a regular file it may replace. */
+export type WriteTarget = { exists: false } | { exists: true; stat: Stats };
+
+/**
+ * Refuses targets a write must not replace: symlinks (the link would be replaced, not the file it points to),
+ * files with other hard links (they would silently keep the old content), folders and special files.
+ */
+export async function inspectWriteTarget(abs: string, shown: string): Promise<WriteTarget> {
+  let st: Stats;
+  try {
+    st = await lstat(abs);
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return { exists: false };
+    throw fsError(err, shown, 'file');
+  }
+  if (st.isSymbolicLink()) {
+    let target = '';
+    try {
+      target = await realpath(abs).catch(async () => readlink(abs));
+    } catch {
+      // a link we cannot read: still refuse
+    }
+    throw new ToolError(
+      `${shown} is a symbolic link${target ? ` to ${target}` : ''}. Deskhand does not write through links; ` +
+        `read and write the link's target path${target ? ` (${target})` : ''} instead.`,
+    );
+  }
+  if (st.isDirectory()) throw new ToolError(`${shown} is a folder, not a file. Pass a file path (use ls to see what is inside).`);
+  if (!st.isFile()) throw new ToolError(`${shown} is not a regular file (a device, socket or pipe); the file tools only write regular files.`);
+  if (st.nlink > 1) {
+    throw new ToolError(
+      `${shown} has ${st.nlink} hard links. Replacing it would leave the other links with the old content, so Deskhand ` +
+        'refuses to write it. Ask the person how to proceed (for example, edit it with a command they approve).',
+    );
+  }
+  return { exists: true, stat: st };
+}
+
+/**
+ * The read-before-write rule: an existing file may only be replaced after read_file read it in this conversation,
+ * and only if it has not changed on disk since (mtime, size and inode must match the recorded snapshot).
+ */
+export function assertFresh(state: ConversationState, abs: string, shown: string, st: Stats): void {
+  const snap = state.getFileSnapshot(abs);
+  if (!snap) {
+    throw new ToolError(
+      `${shown} already exists and has not been read in this conversation. Read it with read_file first, then retry ` +
+        '(this protects changes you have not seen).',
+      'stale_file',
+      { path: abs, reason: 'not_read' },
+    );
+  }
+  if (snap.ino !== st.ino || snap.size !== st.size || snap.mtimeMs !== st.mtimeMs) {
+    const what =
+      snap.ino !== st.ino
+        ? 'it was replaced by another file'
+        : snap.size !== st.size
+          ? `its size went from ${snap.size} to ${st.size} bytes`
+          : `it was modified at ${new Date(st.mtimeMs).toISOString()}`;
+    throw new ToolError(
+      `${shown} changed on disk since you last read it (${what}). Nothing was written. Read it again with read_file, ` +
+        'then redo the change against the current content.',
+      'stale_file',
+      { path: abs, reason: 'changed' },
+    );
+  }
+}

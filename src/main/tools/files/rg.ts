@@ -1,0 +1,116 @@
+/**
+ * Ripgrep for find and grep: the bundled binary from @vscode/ripgrep (unpacked from the asar archive in a packaged
+ * app), falling back to `rg` on PATH. Output is streamed line by line and the process is killed as soon as the caller
+ * has enough, or when the call is aborted.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { ToolError } from '../../../shared/errors';
+
+let located: Promise<string> | undefined;
+
+async function locate(): Promise<string> {
+  try {
+    const mod = (await import('@vscode/ripgrep')) as { rgPath: string };
+    const path = mod.rgPath.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
+    if (existsSync(path)) return path;
+  } catch {
+    // The platform package is missing (unsupported platform or a trimmed install): use rg from PATH.
+  }
+  return process.platform === 'win32' ? 'rg.exe' : 'rg';
+}
+
+/** The ripgrep executable to run (resolved once). */
+export function ripgrepPath(): Promise<string> {
+  located ??= locate();
+  return located;
+}
+
+/** Flags every Deskhand rg call starts with: no user config, no colour, no surprises from the environment. */
+export const RG_BASE_ARGS: readonly string[] = ['--no-config', '--color=never', '--no-messages'];
+
+export interface RgResult {
+  code: number | null;
+  stderr: string;
+  /** True when the caller stopped early (the process was killed on purpose). */
+  stopped: boolean;
+}
+
+/**
+ * Runs rg, handing complete stdout lines to `onLines` chunk by chunk. Return `false` from `onLines` to stop: rg is
+ * killed and no more lines are delivered. Throws a ToolError when rg cannot be started or the call is aborted.
+ */
+export async function runRg(
+  args: readonly string[],
+  opts: { cwd: string; signal: AbortSignal; onLines: (lines: string[]) => boolean | void },
+): Promise<RgResult> {
+  const bin = await ripgrepPath();
+  if (opts.signal.aborted) throw new ToolError('Stopped before finishing (the call was cancelled or timed out).', 'aborted');
+  return new Promise<RgResult>((resolve, reject) => {
+    const child = spawn(bin, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    let rest = '';
+    let stopped = false;
+    let stderr = '';
+    let settled = false;
+
+    const stop = (): void => {
+      if (stopped) return;
+      stopped = true;
+      child.stdout.removeAllListeners('data');
+      child.stdout.destroy();
+      child.kill('SIGKILL');
+    };
+    const onAbort = (): void => stop();
+    opts.signal.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      const text = rest + chunk;
+      const last = text.lastIndexOf('\n');
+      if (last === -1) {
+        rest = text;
+        return;
+      }
+      rest = text.slice(last + 1);
+      const lines = text.slice(0, last).split('\n');
+      if (opts.onLines(lines) === false) stop();
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < 16_384) stderr += chunk;
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      if (settled) return;
+      settled = true;
+      opts.signal.removeEventListener('abort', onAbort);
+      reject(
+        err.code === 'ENOENT'
+          ? new ToolError('ripgrep (rg) is not available on this machine, so find and grep cannot run. Use ls to look around instead.', 'internal')
+          : new ToolError(`Could not start ripgrep: ${err.message}`, 'internal'),
+      );
+    });
+    child.on('close', (code) => {
+      if (settled) return;
+      settled = true;
+      opts.signal.removeEventListener('abort', onAbort);
+      if (!stopped && rest !== '') {
+        if (opts.onLines([rest]) === false) stopped = true;
+      }
+      if (opts.signal.aborted) {
+        reject(new ToolError('Stopped before finishing (the call was cancelled or timed out).', 'aborted'));
+        return;
+      }
+      resolve({ code, stderr, stopped });
+    });
+  });
+}
+
+/** The first meaningful line of rg's stderr, for error messages. */
+export function rgErrorLine(stderr: string): string {
+  return (
+    stderr
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? ''
+  );
+}

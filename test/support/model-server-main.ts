@@ -1,0 +1,28 @@
+/**
+ * The scripted model server as its own process, for end-to-end tests of the real `deskhand` CLI:
+ *   node --import tsx test/support/model-server-main.ts --script script.json [--requests requests.jsonl] [--api-key KEY]
+ * Prints `{"url": "..."}` on one stdout line once listening; appends each recorded request as a JSON line to --requests.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { scriptedReplySchema, startModelServer } from './model-server';
+
+const { values } = parseArgs({
+  options: { script: { type: 'string' }, requests: { type: 'string' }, 'api-key': { type: 'string' } },
+});
+if (!values.script) throw new Error('model-server-main: --script FILE is required');
+const requestsFile = values.requests;
+
+const script = z.array(scriptedReplySchema).parse(JSON.parse(readFileSync(values.script, 'utf8')));
+const server = await startModelServer({
+  apiKey: values['api-key'],
+  // Appended synchronously, so the file is complete by the time the client has its answer.
+  onRequest: requestsFile ? (request) => appendFileSync(requestsFile, `${JSON.stringify(request)}\n`) : undefined,
+});
+server.enqueue(...script);
+process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void server.close().then(() => process.exit(0)));
+}

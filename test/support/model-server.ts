@@ -1,0 +1,507 @@
+/**
+ * Scripted model server for tests: speaks the real OpenAI chat-completions and Anthropic Messages
+ * wire protocols on 127.0.0.1, so the runtime's real AI SDK provider code is exercised end to end.
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+
+// One representation for both the reply() builder and JSON scripts (model-server-main.ts).
+export const scriptedReplySchema = z.strictObject({
+  /** Text deltas, streamed one event each, before any tool call. */
+  text: z.array(z.string()).optional(),
+  /** Tool calls of this step; `argsRaw` is sent verbatim (may be malformed JSON), else `args` is JSON-encoded. */
+  tools: z
+    .array(z.strictObject({ name: z.string(), args: z.unknown().optional(), argsRaw: z.string().optional(), id: z.string().optional() }))
+    .optional(),
+  /** Answer with this HTTP error status and the protocol's error JSON instead of a completion. */
+  status: z.number().int().min(400).max(599).optional(),
+  retryAfterSeconds: z.number().nonnegative().optional(),
+  /** Overrides the error message of `status`. */
+  message: z.string().optional(),
+  /** Send the partial response, then destroy the socket before the finish events. */
+  streamError: z.boolean().optional(),
+  /** Accept the request and never answer (until the client aborts or the server closes). */
+  hang: z.boolean().optional(),
+  /** Token usage to report; estimated from the request and output sizes when absent. */
+  usage: z.strictObject({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() }).optional(),
+  /** Pause before each event. */
+  delayMs: z.number().nonnegative().optional(),
+});
+export type ScriptedReply = z.infer<typeof scriptedReplySchema>;
+
+/** Immutable fluent builder over a ScriptedReply: `reply().text('Hi').tool('ls', {})`. */
+export class ReplyBuilder {
+  constructor(readonly spec: ScriptedReply = {}) {}
+
+  text(delta: string): ReplyBuilder {
+    return this.with({ text: [...(this.spec.text ?? []), delta] });
+  }
+
+  tool(name: string, args: unknown = {}, opts: { id?: string } = {}): ReplyBuilder {
+    return this.with({ tools: [...(this.spec.tools ?? []), { name, args, ...opts }] });
+  }
+
+  toolRaw(name: string, argsRaw: string, opts: { id?: string } = {}): ReplyBuilder {
+    return this.with({ tools: [...(this.spec.tools ?? []), { name, argsRaw, ...opts }] });
+  }
+
+  status(status: number, opts: { retryAfterSeconds?: number; message?: string } = {}): ReplyBuilder {
+    return this.with({ status, ...opts });
+  }
+
+  streamError(): ReplyBuilder {
+    return this.with({ streamError: true });
+  }
+
+  hang(): ReplyBuilder {
+    return this.with({ hang: true });
+  }
+
+  usage(usage: { input: number; output: number }): ReplyBuilder {
+    return this.with({ usage });
+  }
+
+  delay(ms: number): ReplyBuilder {
+    return this.with({ delayMs: ms });
+  }
+
+  private with(patch: Partial<ScriptedReply>): ReplyBuilder {
+    return new ReplyBuilder({ ...this.spec, ...patch });
+  }
+}
+
+export function reply(): ReplyBuilder {
+  return new ReplyBuilder();
+}
+
+export type ReplyInput = ReplyBuilder | ScriptedReply;
+
+export interface OpenAIChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+  content?: string | { type: string; text?: string; [key: string]: unknown }[] | null;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+  [key: string]: unknown;
+}
+
+export interface OpenAIChatRequest {
+  model: string;
+  messages: OpenAIChatMessage[];
+  tools?: { type: 'function'; function: { name: string; description?: string; parameters: Record<string, unknown> } }[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  [key: string]: unknown;
+}
+
+export interface AnthropicContentBlock {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  content?: string | AnthropicContentBlock[];
+  is_error?: boolean;
+  [key: string]: unknown;
+}
+
+export interface AnthropicMessagesRequest {
+  model: string;
+  max_tokens: number;
+  system?: string | AnthropicContentBlock[];
+  messages: { role: 'user' | 'assistant'; content: string | AnthropicContentBlock[] }[];
+  tools?: { name: string; description?: string; input_schema: Record<string, unknown> }[];
+  stream?: boolean;
+  [key: string]: unknown;
+}
+
+interface RecordedBase {
+  path: string;
+  headers: IncomingHttpHeaders;
+}
+
+export type RecordedRequest =
+  | (RecordedBase & { protocol: 'openai'; body: OpenAIChatRequest })
+  | (RecordedBase & { protocol: 'anthropic'; body: AnthropicMessagesRequest });
+
+export type Protocol = RecordedRequest['protocol'];
+
+export interface ModelServerOptions {
+  /** When set, requests must carry this key (`Authorization: Bearer` / `x-api-key`), else 401. */
+  apiKey?: string | undefined;
+  /** Called for every recorded request, before it is answered. */
+  onRequest?: ((request: RecordedRequest) => void) | undefined;
+}
+
+export interface ModelServer {
+  /** `http://127.0.0.1:PORT` */
+  readonly url: string;
+  /** `url + '/v1'`, the baseURL for createOpenAI / createOpenAICompatible / createAnthropic. */
+  readonly baseURL: string;
+  readonly requests: RecordedRequest[];
+  /** Number of scripted replies not consumed yet. */
+  readonly pending: number;
+  enqueue(...replies: ReplyInput[]): void;
+  /** Answers every request that finds the queue empty; `undefined` restores the loud 500. */
+  setFallback(fallback: ((request: RecordedRequest) => ReplyInput) | undefined): void;
+  /** Stops listening and ends every open connection, hung ones included; idempotent. */
+  close(): Promise<void>;
+}
+
+const ROUTES: Record<string, Protocol> = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic' };
+
+interface ErrorShape {
+  openai: { type: string; code: string | null; message: string };
+  anthropic: { type: string; message: string };
+}
+
+// Error bodies as the real APIs send them (type/code per status).
+const ERRORS: Record<number, ErrorShape> = {
+  400: {
+    openai: { type: 'invalid_request_error', code: null, message: 'Invalid request.' },
+    anthropic: { type: 'invalid_request_error', message: 'Invalid request.' },
+  },
+  401: {
+    openai: { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided.' },
+    anthropic: { type: 'authentication_error', message: 'invalid x-api-key' },
+  },
+  403: {
+    openai: { type: 'invalid_request_error', code: null, message: 'You are not allowed to sample from this model.' },
+    anthropic: { type: 'permission_error', message: 'Your API key does not have permission to use the specified resource.' },
+  },
+  404: {
+    openai: { type: 'invalid_request_error', code: 'model_not_found', message: 'The model does not exist or you do not have access to it.' },
+    anthropic: { type: 'not_found_error', message: 'model: not found' },
+  },
+  413: {
+    openai: { type: 'invalid_request_error', code: null, message: 'Request too large.' },
+    anthropic: { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes.' },
+  },
+  429: {
+    openai: { type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit reached for requests. Please try again later.' },
+    anthropic: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit.' },
+  },
+  500: {
+    openai: { type: 'server_error', code: null, message: 'The server had an error while processing your request. Sorry about that!' },
+    anthropic: { type: 'api_error', message: 'Internal server error' },
+  },
+  503: {
+    openai: { type: 'server_error', code: null, message: 'The engine is currently overloaded, please try again later.' },
+    anthropic: { type: 'api_error', message: 'Service unavailable' },
+  },
+  529: {
+    openai: { type: 'server_error', code: null, message: 'Overloaded' },
+    anthropic: { type: 'overloaded_error', message: 'Overloaded' },
+  },
+};
+
+function errorShape(status: number): ErrorShape {
+  const message = `HTTP ${status}`;
+  return (
+    ERRORS[status] ??
+    (status < 500
+      ? { openai: { type: 'invalid_request_error', code: null, message }, anthropic: { type: 'invalid_request_error', message } }
+      : { openai: { type: 'server_error', code: null, message }, anthropic: { type: 'api_error', message } })
+  );
+}
+
+function sendError(res: ServerResponse, protocol: Protocol, status: number, opts: { message?: string | undefined; retryAfterSeconds?: number | undefined }): void {
+  const shape = errorShape(status);
+  const message = opts.message ?? shape[protocol].message;
+  const body =
+    protocol === 'openai'
+      ? { error: { message, type: shape.openai.type, param: null, code: shape.openai.code } }
+      : { type: 'error', error: { type: shape.anthropic.type, message } };
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    ...(opts.retryAfterSeconds !== undefined ? { 'retry-after': String(opts.retryAfterSeconds) } : {}),
+  });
+  res.end(JSON.stringify(body));
+}
+
+function presentedKey(protocol: Protocol, headers: IncomingHttpHeaders): string | undefined {
+  if (protocol === 'anthropic') return typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : undefined;
+  return headers.authorization?.replace(/^Bearer /, '');
+}
+
+interface ResolvedTool {
+  id: string;
+  name: string;
+  args: string;
+}
+
+interface Step {
+  id: string;
+  model: string;
+  text: string[];
+  tools: ResolvedTool[];
+  usage: { input: number; output: number };
+}
+
+/** The HTTP payload in two parts: `tail` holds the finishing events, dropped when the stream breaks. */
+interface Payload {
+  contentType: string;
+  frames: string[];
+  tail: string[];
+}
+
+const ARG_PIECES = 3;
+
+// Tool arguments go out in several fragments, as from a real model, so clients must concatenate them.
+function pieces(s: string): string[] {
+  const size = Math.max(1, Math.ceil(s.length / ARG_PIECES));
+  const out: string[] = [];
+  for (let i = 0; i < s.length; i += size) out.push(s.slice(i, i + size));
+  return out;
+}
+
+function splitJson(body: unknown): Payload {
+  const json = JSON.stringify(body);
+  const half = json.length >> 1;
+  return { contentType: 'application/json', frames: [json.slice(0, half)], tail: [json.slice(half)] };
+}
+
+const SSE = 'text/event-stream; charset=utf-8';
+
+function openaiPayload(step: Step, stream: boolean, includeUsage: boolean): Payload {
+  const created = Math.floor(Date.now() / 1000);
+  const finishReason = step.tools.length > 0 ? 'tool_calls' : 'stop';
+  const usage = {
+    prompt_tokens: step.usage.input,
+    completion_tokens: step.usage.output,
+    total_tokens: step.usage.input + step.usage.output,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+  if (!stream) {
+    const message = {
+      role: 'assistant',
+      content: step.text.length > 0 ? step.text.join('') : null,
+      refusal: null,
+      ...(step.tools.length > 0
+        ? { tool_calls: step.tools.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.args } })) }
+        : {}),
+    };
+    return splitJson({
+      id: step.id,
+      object: 'chat.completion',
+      created,
+      model: step.model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+      usage,
+      system_fingerprint: null,
+    });
+  }
+  const base = { id: step.id, object: 'chat.completion.chunk', created, model: step.model, system_fingerprint: null };
+  // With include_usage, every chunk carries `usage: null` until the final usage-only chunk.
+  const chunk = (delta: object, finish: string | null = null): string =>
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) })}\n\n`;
+  // Like OpenAI: the role chunk has content "" when text follows, null for a tool-only reply.
+  const frames = [chunk({ role: 'assistant', content: step.text.length > 0 ? '' : null, refusal: null })];
+  for (const content of step.text) frames.push(chunk({ content }));
+  step.tools.forEach((t, index) => {
+    frames.push(chunk({ tool_calls: [{ index, id: t.id, type: 'function', function: { name: t.name, arguments: '' } }] }));
+    for (const piece of pieces(t.args)) frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  const tail = [chunk({}, finishReason)];
+  if (includeUsage) tail.push(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
+  tail.push('data: [DONE]\n\n');
+  return { contentType: SSE, frames, tail };
+}
+
+function anthropicPayload(step: Step, stream: boolean): Payload {
+  const stopReason = step.tools.length > 0 ? 'tool_use' : 'end_turn';
+  if (!stream) {
+    const content: object[] = step.text.length > 0 ? [{ type: 'text', text: step.text.join('') }] : [];
+    for (const t of step.tools) content.push({ type: 'tool_use', id: t.id, name: t.name, input: parseOrRaw(t.args) });
+    return splitJson({
+      id: step.id,
+      type: 'message',
+      role: 'assistant',
+      model: step.model,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage: { input_tokens: step.usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: step.usage.output },
+    });
+  }
+  const event = (type: string, data: object = {}): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const frames = [
+    event('message_start', {
+      message: {
+        id: step.id,
+        type: 'message',
+        role: 'assistant',
+        model: step.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: step.usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+      },
+    }),
+    event('ping'),
+  ];
+  let index = 0;
+  if (step.text.length > 0) {
+    frames.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+    for (const text of step.text) frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text } }));
+    frames.push(event('content_block_stop', { index }));
+    index++;
+  }
+  for (const t of step.tools) {
+    frames.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: t.id, name: t.name, input: {} } }));
+    for (const partial_json of pieces(t.args)) {
+      frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } }));
+    }
+    frames.push(event('content_block_stop', { index }));
+    index++;
+  }
+  const tail = [
+    event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: step.usage.output } }),
+    event('message_stop'),
+  ];
+  return { contentType: SSE, frames, tail };
+}
+
+// A non-streamed Anthropic tool_use carries an object; malformed raw arguments can only be passed on as a string.
+function parseOrRaw(args: string): unknown {
+  try {
+    return JSON.parse(args);
+  } catch {
+    return args;
+  }
+}
+
+async function send(res: ServerResponse, payload: Payload, spec: ScriptedReply): Promise<void> {
+  res.writeHead(200, { 'content-type': payload.contentType, 'cache-control': 'no-cache' });
+  const body = spec.streamError ? payload.frames : [...payload.frames, ...payload.tail];
+  const delayMs = spec.delayMs ?? 0;
+  if (delayMs > 0) res.flushHeaders();
+  // Without delay, one write: keeps benchmarks at zero latency and low syscall count.
+  const writes = delayMs > 0 ? body : [body.join('')];
+  for (const [i, chunk] of writes.entries()) {
+    if (delayMs > 0) await sleep(delayMs);
+    if (res.destroyed) return; // client aborted or server closed meanwhile
+    if (i < writes.length - 1) res.write(chunk);
+    // Destroy only once the partial data reached the socket, so the client sees it before the break.
+    else if (spec.streamError) res.write(chunk, () => res.destroy());
+    else res.end(chunk);
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
+  const queue: ScriptedReply[] = [];
+  const requests: RecordedRequest[] = [];
+  let fallback: ((request: RecordedRequest) => ReplyInput) | undefined;
+  let sequence = 0;
+
+  const toSpec = (input: ReplyInput): ScriptedReply => (input instanceof ReplyBuilder ? input.spec : input);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const protocol = req.method === 'POST' ? ROUTES[path] : undefined;
+    if (!protocol) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `model server: no route for ${req.method} ${path}` } }));
+      return;
+    }
+    const raw = await readBody(req);
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      sendError(res, protocol, 400, { message: 'model server: request body is not JSON' });
+      return;
+    }
+    const request = { protocol, path, headers: req.headers, body } as RecordedRequest;
+    requests.push(request);
+    options.onRequest?.(request);
+
+    if (options.apiKey !== undefined && presentedKey(protocol, req.headers) !== options.apiKey) {
+      sendError(res, protocol, 401, {});
+      return;
+    }
+    const next = queue.shift() ?? (fallback ? toSpec(fallback(request)) : undefined);
+    if (!next) {
+      sendError(res, protocol, 500, { message: 'model server: no scripted reply left' });
+      return;
+    }
+    if (next.status !== undefined) {
+      sendError(res, protocol, next.status, next);
+      return;
+    }
+    if (next.hang) return; // answered by nobody; close() or the client's abort ends the connection
+
+    const n = ++sequence;
+    const tools = (next.tools ?? []).map((t, i) => ({
+      id: t.id ?? (protocol === 'openai' ? `call_${n}_${i}` : `toolu_${n}_${i}`),
+      name: t.name,
+      args: t.argsRaw ?? JSON.stringify(t.args ?? {}),
+    }));
+    const text = next.text ?? [];
+    const outputChars = text.reduce((sum, t) => sum + t.length, 0) + tools.reduce((sum, t) => sum + t.name.length + t.args.length, 0);
+    const step: Step = {
+      id: protocol === 'openai' ? `chatcmpl-${n}` : `msg_${n}`,
+      model: request.body.model,
+      text,
+      tools,
+      // Rough 4-characters-per-token estimate, so context accounting sees plausible growth.
+      usage: next.usage ?? { input: Math.ceil(raw.length / 4), output: Math.max(1, Math.ceil(outputChars / 4)) },
+    };
+    const stream = request.body.stream === true;
+    const payload =
+      request.protocol === 'openai'
+        ? openaiPayload(step, stream, request.body.stream_options?.include_usage === true)
+        : anthropicPayload(step, stream);
+    await send(res, payload, next);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.writeHead(500, { 'content-type': 'application/json' });
+      const message = `model server: ${error instanceof Error ? error.message : String(error)}`;
+      // Parses as an error body under both protocols.
+      res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message } }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    requests,
+    get pending() {
+      return queue.length;
+    },
+    enqueue(...replies) {
+      queue.push(...replies.map(toSpec));
+    },
+    setFallback(next) {
+      fallback = next;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
