@@ -101,34 +101,43 @@ async function readForward(
     return 'ok';
   };
 
+  // `partial`: bytes follow the last newline consumed (a line without its newline yet).
+  let partial = false;
   for (;;) {
     throwIfAborted(signal);
     const n = pos < size ? await pread(fh, buf, buf.length, pos) : 0;
     if (n === 0) break;
+    const view = buf.subarray(0, n);
     const chunkEnd = pos + n;
     let i = 0;
     while (i < n) {
-      const nl = buf.indexOf(10, i);
+      const nl = view.indexOf(10, i);
       if (skipped < skip) {
-        if (nl === -1 || nl >= n) break;
+        if (nl === -1) {
+          partial = true;
+          break;
+        }
         skipped++;
         no++;
         i = nl + 1;
+        partial = false;
         continue;
       }
-      const segEnd = nl === -1 || nl >= n ? n : nl;
+      const segEnd = nl === -1 ? n : nl;
       if (!curOverflow && segEnd > i) {
         const take = Math.min(segEnd - i, maxLineBytes - curLen);
         if (take > 0) {
-          cur.push(Buffer.from(buf.subarray(i, i + take)));
+          cur.push(Buffer.from(view.subarray(i, i + take)));
           curLen += take;
         }
         if (take < segEnd - i) curOverflow = true;
       }
-      if (segEnd === n && (nl === -1 || nl >= n)) break;
-      if (finishLine() === 'bytes') {
-        return { lines, more: true, stoppedBy: 'bytes', cut, linesAtEof: null };
+      if (nl === -1) {
+        partial = true;
+        break;
       }
+      partial = false;
+      if (finishLine() === 'bytes') return { lines, more: true, stoppedBy: 'bytes', cut, linesAtEof: null };
       no++;
       i = nl + 1;
       if (lines.length >= want) {
@@ -139,8 +148,10 @@ async function readForward(
     if (buf.length < LATER_CHUNK && pos < size) buf = Buffer.allocUnsafe(LATER_CHUNK);
   }
   // End of file: a last line without a trailing newline still counts.
-  if (skipped >= skip && (curLen > 0 || curOverflow)) {
-    if (finishLine() === 'bytes') return { lines, more: true, stoppedBy: 'bytes', cut, linesAtEof: null };
+  if (partial) {
+    if (skipped >= skip) {
+      if (finishLine() === 'bytes') return { lines, more: true, stoppedBy: 'bytes', cut, linesAtEof: null };
+    }
     no++;
   }
   return { lines, more: false, stoppedBy: null, cut, linesAtEof: no - 1 };

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The whole test suite: provisions what the tests need (Debian packages, X server, D-Bus + gnome-keyring), builds,
+# type-checks, lints, then runs the unit/integration suite (vitest) and the browser e2e suite (Playwright).
+# Used as-is by `npm test` and by CI (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/provision-debian.sh
+
+if [ -z "${DESKHAND_TEST_INNER:-}" ]; then
+  # Re-enter inside a private D-Bus session with an unlocked gnome-keyring (the vault tests use the real keyring).
+  export DESKHAND_TEST_INNER=1
+  exec dbus-run-session -- bash "$0" "$@"
+fi
+
+export XDG_DATA_HOME=$(mktemp -d) XDG_RUNTIME_DIR=$(mktemp -d)
+chmod 700 "$XDG_RUNTIME_DIR"
+eval "$(printf ci-pass | gnome-keyring-daemon --unlock --components=secrets)"
+export GNOME_KEYRING_CONTROL
+
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+if [ -z "${DISPLAY:-}" ]; then
+  display=99
+  while [ -e "/tmp/.X11-unix/X$display" ] || [ -e "/tmp/.X$display-lock" ]; do display=$((display + 1)); done
+  Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+  pids+=($!)
+  export DISPLAY=":$display"
+  for _ in $(seq 1 50); do [ -e "/tmp/.X11-unix/X$display" ] && break; sleep 0.1; done
+  openbox >/dev/null 2>&1 &
+  pids+=($!)
+fi
+
+export CHROMIUM_PATH=${CHROMIUM_PATH:-/usr/bin/chromium}
+mkdir -p test-results
+
+npm run build
+npm run typecheck
+npm run lint
+
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || status=$?
+if [ -f playwright.config.ts ]; then
+  PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json || status=$?
+fi
+node scripts/test-summary.mjs || true
+exit $status

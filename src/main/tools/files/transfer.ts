@@ -1,0 +1,174 @@
+/**
+ * Shared planning and copying for cp and mv: where the source lands (inside an existing folder, or at the path),
+ * whether something is replaced (only with force), and replacing in one step (temp copy + rename).
+ */
+import { randomBytes } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { cp, copyFile, lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { ToolError } from '../../../shared/errors';
+import type { Classification, ClassifyContext } from '../../runtime/tool';
+import { errno, fsError } from './fs-errors';
+import { displayPath, isWithin, resolvePath } from './paths';
+
+export const transferParams = z.object({
+  source: z.string().describe('The file or folder to take: absolute, relative to the working directory, or starting with ~.'),
+  destination: z
+    .string()
+    .describe('Where it goes. If this is an existing folder, the source is placed inside it under its own name; otherwise this is the new path (missing parent folders are created).'),
+  force: z
+    .boolean()
+    .optional()
+    .describe('Replace the destination if it already exists (default false: refuse instead). A file only replaces a file and a folder only a folder.'),
+});
+export type TransferArgs = z.infer<typeof transferParams>;
+
+export interface TransferPlan {
+  src: string;
+  srcShown: string;
+  srcStat: Stats;
+  target: string;
+  targetShown: string;
+  /** lstat of what is already at the target, or null. */
+  existing: Stats | null;
+}
+
+async function lstatOrNull(p: string): Promise<Stats | null> {
+  try {
+    return await lstat(p);
+  } catch (err) {
+    const code = errno(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
+function kind(st: Stats): string {
+  return st.isDirectory() ? 'folder' : st.isSymbolicLink() ? 'symbolic link' : 'file';
+}
+
+export async function planTransfer(args: TransferArgs, cwd: string, verb: 'copy' | 'move'): Promise<TransferPlan> {
+  const src = resolvePath(args.source, cwd);
+  const srcShown = displayPath(src, cwd);
+  let srcStat: Stats;
+  try {
+    srcStat = await lstat(src);
+  } catch (err) {
+    throw fsError(err, srcShown);
+  }
+  let target = resolvePath(args.destination, cwd);
+  // An existing folder (or a link to one) as destination means "into it", like cp/mv do.
+  const destStat = await stat(target).catch(() => null);
+  if (destStat?.isDirectory() && target !== src) target = join(target, basename(src));
+  else if (!destStat && /[\\/]$/.test(args.destination)) target = join(target, basename(src));
+  const targetShown = displayPath(target, cwd);
+  if (target === src) throw new ToolError(`The source and destination are the same path (${srcShown}); nothing to ${verb}.`);
+  if (srcStat.isDirectory() && isWithin(target, src)) {
+    throw new ToolError(`Cannot ${verb} the folder ${srcShown} into itself (${targetShown}). Pick a destination outside it.`);
+  }
+  let existing: Stats | null;
+  try {
+    existing = await lstatOrNull(target);
+  } catch (err) {
+    throw fsError(err, targetShown);
+  }
+  return { src, srcShown, srcStat, target, targetShown, existing };
+}
+
+/** Refuses replacing without force, and replacing across kinds (a folder with a file or the reverse). */
+export function assertReplaceable(p: TransferPlan, force: boolean | undefined): void {
+  if (!p.existing) return;
+  if (!force) {
+    throw new ToolError(
+      `${p.targetShown} already exists (${kind(p.existing)}). Set force: true to replace it, or choose another destination.`,
+      'conflict',
+    );
+  }
+  const srcIsDir = p.srcStat.isDirectory();
+  if (srcIsDir !== p.existing.isDirectory()) {
+    throw new ToolError(
+      `Cannot replace the ${kind(p.existing)} ${p.targetShown} with a ${kind(p.srcStat)}. Remove it first with rm if that is really intended.`,
+      'conflict',
+    );
+  }
+}
+
+/** The classifier both tools share: low-risk unless force would replace something that exists. */
+export async function classifyTransfer(args: TransferArgs, cctx: ClassifyContext, verb: 'copy' | 'move'): Promise<Classification> {
+  try {
+    const p = await planTransfer(args, cctx.cwd, verb);
+    if (p.existing && args.force) {
+      return {
+        risk: 'high-risk',
+        reasons: [`force replaces the existing ${kind(p.existing)} ${p.target}; its current content is lost`],
+        rulePattern: null,
+      };
+    }
+    if (p.existing) return { risk: 'low-risk', reasons: [`${p.target} exists and force is not set, so the call will refuse; nothing is replaced`] };
+    return { risk: 'low-risk', reasons: [`${verb === 'copy' ? 'copies' : 'moves'} ${p.src} to the new path ${p.target}; nothing existing is replaced`] };
+  } catch (err) {
+    return { risk: 'low-risk', reasons: [`the call will fail before changing anything: ${err instanceof Error ? err.message : String(err)}`] };
+  }
+}
+
+export function siblingTemp(target: string): string {
+  return join(dirname(target), `.${basename(target).slice(0, 180)}.${randomBytes(6).toString('hex')}.deskhand-tmp`);
+}
+
+/** Copies src (file, link or folder tree) to a fresh path `to`, which must not exist. Links inside folders stay links. */
+export async function copyTree(src: string, srcStat: Stats, to: string, signal: AbortSignal): Promise<number> {
+  let files = 0;
+  if (srcStat.isDirectory()) {
+    await cp(src, to, {
+      recursive: true,
+      errorOnExist: true,
+      force: false,
+      verbatimSymlinks: true,
+      preserveTimestamps: true,
+      filter: (from) => {
+        if (signal.aborted) throw new ToolError('Stopped before finishing (the call was cancelled or timed out).', 'aborted');
+        if (from !== src) files++;
+        return true;
+      },
+    });
+    return files;
+  }
+  // A file (or a top-level link, which is followed like cp does): copy, then fsync so the rename that follows is durable.
+  await copyFile(src, to, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+  const fh = await open(to, 'r+');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return 1;
+}
+
+/**
+ * Puts `staged` (a complete copy next to the target) in place of `target`. A file replaces a file in one rename; a
+ * folder replacing a folder is swapped in two renames with the old one restored if the second fails.
+ */
+export async function installStaged(staged: string, target: string, replacingDir: boolean): Promise<void> {
+  if (!replacingDir) {
+    await rename(staged, target);
+    return;
+  }
+  const trash = siblingTemp(target);
+  await rename(target, trash);
+  try {
+    await rename(staged, target);
+  } catch (err) {
+    await rename(trash, target).catch(() => undefined);
+    throw err;
+  }
+  await rm(trash, { recursive: true, force: true });
+}
+
+export async function ensureParent(target: string, shown: string): Promise<void> {
+  try {
+    await mkdir(dirname(target), { recursive: true });
+  } catch (err) {
+    throw fsError(err, shown, 'folder');
+  }
+}

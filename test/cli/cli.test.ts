@@ -1,0 +1,219 @@
+/**
+ * The real `deskhand` binary (built by `npm run build`) against the scripted model server, on both wire protocols.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { reply, startModelServer, type ModelServer } from '../support/model-server';
+import { tempDir } from '../support/tool-context';
+
+const BIN = resolve(__dirname, '../../bin/deskhand.js');
+const CLI = resolve(__dirname, '../../out/main/cli.js');
+
+let server: ModelServer;
+let dataDir: string;
+let work: string;
+
+beforeAll(async () => {
+  if (!existsSync(CLI)) throw new Error('out/main/cli.js is missing: run `npm run build` before these tests (npm test does).');
+  server = await startModelServer();
+});
+afterAll(async () => server.close());
+beforeEach(() => {
+  dataDir = tempDir('deskhand-cli-data-');
+  work = tempDir('deskhand-cli-work-');
+});
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  events: { type: string; [k: string]: unknown }[];
+}
+
+function env(): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: 'sk-test-openai', ANTHROPIC_API_KEY: 'sk-test-anthropic', DESKHAND_RETRY_BASE_MS: '10' };
+  delete e.DESKHAND_HOME;
+  return e;
+}
+
+function cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Result> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...env(), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => {
+      const events = stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Result['events'][number]);
+      resolvePromise({ code, stdout, stderr, events });
+    });
+  });
+}
+
+const runArgs = (protocol: 'openai' | 'anthropic', policy: string, prompt: string, extra: string[] = []) => [
+  'run',
+  '--provider',
+  protocol,
+  '--base-url',
+  server.baseURL,
+  '--model',
+  'test-model',
+  '--policy',
+  policy,
+  '--cwd',
+  work,
+  '--data-dir',
+  dataDir,
+  '--json',
+  ...extra,
+  prompt,
+];
+
+describe.each(['openai', 'anthropic'] as const)('deskhand run over %s', (protocol) => {
+  it('reads, parks on a write the policy does not clear, and resumes with `runs approve`', async () => {
+    writeFileSync(join(work, 'notes.txt'), 'first line\n');
+    server.enqueue(reply().text('Reading.').tool('read_file', { path: 'notes.txt' }));
+    server.enqueue(reply().tool('write_file', { path: 'notes.txt', content: 'first line\nsecond line\n' }));
+    const parked = await cli(runArgs(protocol, 'read-only', 'add a line to notes.txt'));
+    expect(parked.code, parked.stderr).toBe(3);
+    const types = parked.events.map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['run.started', 'text', 'tool.call', 'tool.result', 'approval.requested', 'run.parked']));
+    const started = parked.events.find((e) => e.type === 'run.started')!;
+    expect(started.conversationId).toMatch(/^conv_/);
+    const read = parked.events.find((e) => e.type === 'tool.result')!;
+    expect(read.output).toContain('first line');
+    const ask = parked.events.find((e) => e.type === 'approval.requested')!;
+    expect(ask).toMatchObject({ tool: 'write_file', risk: 'high-risk', args: { path: 'notes.txt' } });
+    expect(ask.preview).toContain('+second line');
+    expect(readFileSync(join(work, 'notes.txt'), 'utf8')).toBe('first line\n');
+
+    const list = await cli(['runs', 'list', '--data-dir', dataDir, '--json']);
+    expect(JSON.parse(list.stdout).approvals).toEqual([expect.objectContaining({ id: ask.approvalId, status: 'pending' })]);
+
+    server.enqueue(reply().text('Added the line.'));
+    const resumed = await cli(['runs', 'approve', String(ask.approvalId), '--data-dir', dataDir, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'finished' });
+    expect(readFileSync(join(work, 'notes.txt'), 'utf8')).toBe('first line\nsecond line\n');
+    // The model was told the write happened.
+    expect(JSON.stringify(server.requests.at(-1)!.body)).toMatch(/notes\.txt/);
+
+    const again = await cli(['runs', 'approve', String(ask.approvalId), '--data-dir', dataDir]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already approved/);
+  });
+
+  it('denies with a reason the model receives', async () => {
+    server.enqueue(reply().tool('execute_command', { command: 'rm -rf build' }));
+    const parked = await cli(runArgs(protocol, 'low-risk', 'clean up'));
+    expect(parked.code, parked.stderr).toBe(3);
+    const ask = parked.events.find((e) => e.type === 'approval.requested')!;
+    expect(ask.risk).toBe('high-risk');
+    server.enqueue(reply().text('OK, I will not.'));
+    const denied = await cli(['runs', 'deny', String(ask.approvalId), '--reason', 'keep the build folder', '--data-dir', dataDir, '--json']);
+    expect(denied.code, denied.stderr).toBe(0);
+    expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('keep the build folder');
+  });
+});
+
+describe('deskhand CLI', () => {
+  it('continues a conversation with --conversation', async () => {
+    server.enqueue(reply().text('one'));
+    const first = await cli(runArgs('openai', 'read-only', 'hello'));
+    expect(first.code).toBe(0);
+    const conversationId = String(first.events[0]!.conversationId);
+    server.enqueue(reply().text('two'));
+    const second = await cli(runArgs('openai', 'read-only', 'again', ['--conversation', conversationId]));
+    expect(second.code).toBe(0);
+    const body = JSON.stringify(server.requests.at(-1)!.body);
+    expect(body).toContain('hello');
+    expect(body).toContain('one');
+  });
+
+  it('exits 2 on usage errors with a message a person can act on', async () => {
+    const noPrompt = await cli(['run', '--data-dir', dataDir]);
+    expect(noPrompt.code).toBe(2);
+    expect(noPrompt.stderr).toMatch(/run needs a PROMPT/);
+    const badPolicy = await cli(runArgs('openai', 'yolo', 'x'));
+    expect(badPolicy.code).toBe(2);
+    expect(badPolicy.stderr).toMatch(/--policy must be one of none, read-only, low-risk, high-risk/);
+    const unknownFlag = await cli(['run', '--frobnicate', 'x']);
+    expect(unknownFlag.code).toBe(2);
+    const noKey = await cli(['run', '--provider', 'anthropic', '--data-dir', dataDir, 'x'], { ANTHROPIC_API_KEY: '' });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/ANTHROPIC_API_KEY is not set/);
+    const unknownCommand = await cli(['frob']);
+    expect(unknownCommand.code).toBe(2);
+  });
+
+  it('exits 1 with a clear message when the provider refuses the key', async () => {
+    server.enqueue(reply().status(401));
+    const r = await cli(runArgs('anthropic', 'read-only', 'hi'));
+    expect(r.code).toBe(1);
+    expect(r.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'failed' });
+    expect(String(r.events.at(-1)!.error)).toMatch(/refused the key \(401\)/);
+  });
+
+  it('explains a decision without running anything', async () => {
+    const r = await cli(['policy', 'explain', '--tool', 'write_file', '--args', JSON.stringify({ path: 'a.txt', content: 'x' }), '--policy', 'low-risk', '--cwd', work, '--data-dir', dataDir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      tool: 'write_file',
+      risk: 'high-risk',
+      decision: 'ask',
+      reasons: expect.arrayContaining(['policy "low-risk" does not clear high-risk']),
+    });
+    expect(existsSync(join(work, 'a.txt'))).toBe(false);
+    const read = await cli(['policy', 'explain', '--tool', 'read_file', '--args', '{"path":"a.txt"}', '--data-dir', dataDir]);
+    expect(JSON.parse(read.stdout)).toMatchObject({ risk: 'read-only', decision: 'allow' });
+    const bad = await cli(['policy', 'explain', '--tool', 'nope', '--args', '{}', '--data-dir', dataDir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/Unknown tool "nope"/);
+  });
+
+  it('survives SIGKILL at any point: the store stays consistent and the conversation continues', async () => {
+    writeFileSync(join(work, 'f.txt'), 'x\n');
+    for (let round = 0; round < 6; round++) {
+      const roundData = tempDir('deskhand-kill-');
+      let steps = 0;
+      server.setFallback(() => (++steps % 7 === 0 ? reply().text('done') : reply().tool('stat', { path: 'f.txt' }).tool('read_file', { path: 'f.txt' }).tool('get_time', {})));
+      const args = runArgs('openai', 'read-only', 'loop').map((a) => (a === dataDir ? roundData : a));
+      const child = spawn(process.execPath, [BIN, ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      // Kill at a different point each round: before the first event, mid-stream, between tool calls.
+      await new Promise((r) => setTimeout(r, 120 + round * 70));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('close', r));
+
+      const db = new Database(join(roundData, 'deskhand.db'));
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      db.close();
+      const started = out.split('\n').find((l) => l.includes('"run.started"'));
+      if (!started) continue; // killed before the run existed: nothing to continue
+      const conversationId = (JSON.parse(started) as { conversationId: string }).conversationId;
+      server.setFallback(undefined);
+      server.enqueue(reply().text('continued'));
+      const next = await cli(runArgs('openai', 'read-only', 'go on', ['--conversation', conversationId]).map((a) => (a === dataDir ? roundData : a)));
+      expect(next.code, next.stderr).toBe(0);
+      // Every tool call the model made has a result in what it was sent next.
+      const body = server.requests.at(-1)!.body as { messages: { role: string; tool_calls?: { id: string }[]; tool_call_id?: string }[] };
+      const callIds = body.messages.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
+      const resultIds = body.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
+      expect(resultIds.sort()).toEqual(callIds.sort());
+    }
+    server.setFallback(undefined);
+  }, 120_000);
+
+  it('prints the help text', () => {
+    const r = spawnSync(process.execPath, [BIN, 'help'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('deskhand run');
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { decide, canonicalJson, sha256 } from '../../src/main/runtime/approval-engine';
+import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
+import type { Policy, RiskTier } from '../../src/shared/tools';
+
+const ctx = { cwd: '/work/proj', workspaceRoots: ['/work/proj'], dataDir: '/data/deskhand' };
+const tool = (risk: RiskTier | 'unknown', extra: Partial<ToolDefinition> = {}): ToolDefinition =>
+  defineTool({ name: `t_${risk}`, description: 'x', params: z.object({ path: z.string().optional() }), risk, disclosure: 'public', egress: false, execute: async () => ({ output: '' }), ...extra }) as ToolDefinition;
+const noRules = () => false;
+
+describe('approval engine', () => {
+  const table: [Policy, RiskTier, 'allow' | 'ask'][] = [
+    ['none', 'read-only', 'ask'], ['none', 'low-risk', 'ask'], ['none', 'high-risk', 'ask'],
+    ['read-only', 'read-only', 'allow'], ['read-only', 'low-risk', 'ask'], ['read-only', 'high-risk', 'ask'],
+    ['low-risk', 'read-only', 'allow'], ['low-risk', 'low-risk', 'allow'], ['low-risk', 'high-risk', 'ask'],
+    ['high-risk', 'read-only', 'allow'], ['high-risk', 'low-risk', 'allow'], ['high-risk', 'high-risk', 'allow'],
+  ];
+  it.each(table)('policy %s + %s → %s', async (policy, risk, expected) => {
+    const d = await decide({ tool: tool(risk), args: {}, policy, tainted: false, ctx, hasRule: noRules });
+    expect(d.decision).toBe(expected);
+    expect(d.risk).toBe(risk);
+    expect(d.reasons.length).toBeGreaterThan(0);
+  });
+
+  it('treats a failing classifier as high-risk, never a downgrade', async () => {
+    const t = tool('unknown', { classify: () => { throw new Error('parse error'); } });
+    const d = await decide({ tool: t, args: {}, policy: 'low-risk', tainted: false, ctx, hasRule: noRules });
+    expect(d).toMatchObject({ risk: 'high-risk', decision: 'ask', rulePattern: null });
+    expect(d.reasons[0]).toMatch(/classifier failed/);
+  });
+
+  it('an always-allow rule clears only its exact pattern', async () => {
+    const t = tool('high-risk');
+    const rules = new Set(['t_high-risk\u0000/work/proj/a.txt']);
+    const hasRule = (name: string, p: string) => rules.has(`${name}\u0000${p}`);
+    const a = await decide({ tool: t, args: { path: 'a.txt' }, policy: 'read-only', tainted: false, ctx, hasRule });
+    const b = await decide({ tool: t, args: { path: 'b.txt' }, policy: 'read-only', tainted: false, ctx, hasRule });
+    expect([a.decision, b.decision]).toEqual(['allow', 'ask']);
+  });
+
+  it("always asks for writes into Deskhand's own data, even under high-risk", async () => {
+    const d = await decide({ tool: tool('high-risk'), args: { path: '/data/deskhand/deskhand.db' }, policy: 'high-risk', tainted: false, ctx, hasRule: () => true });
+    expect(d.decision).toBe('ask');
+    expect(d.rulePattern).toBeNull();
+  });
+
+  it('stops auto-approving egress below high-risk once the run is tainted', async () => {
+    const egress = tool('read-only', { egress: true });
+    expect((await decide({ tool: egress, args: {}, policy: 'high-risk', tainted: false, ctx, hasRule: noRules })).decision).toBe('allow');
+    expect((await decide({ tool: egress, args: {}, policy: 'high-risk', tainted: true, ctx, hasRule: noRules })).decision).toBe('ask');
+    expect((await decide({ tool: tool('read-only'), args: {}, policy: 'read-only', tainted: true, ctx, hasRule: noRules })).decision).toBe('allow');
+  });
+
+  it('hashes arguments canonically', () => {
+    expect(canonicalJson({ b: 1, a: { d: 2, c: 3 } })).toBe('{"a":{"c":3,"d":2},"b":1}');
+    expect(sha256(canonicalJson({ x: 1, y: 2 }))).toBe(sha256(canonicalJson({ y: 2, x: 1 })));
+  });
+});
