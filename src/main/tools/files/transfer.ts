@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { cp, copyFile, lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { cp, copyFile, lstat, mkdir, open, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
@@ -53,7 +53,8 @@ export async function planTransfer(args: TransferArgs, cwd: string, verb: 'copy'
   const srcShown = displayPath(src, cwd);
   let srcStat: Stats;
   try {
-    srcStat = await lstat(src);
+    // cp follows a top-level link (copies what it points to); mv moves the link itself.
+    srcStat = verb === 'copy' ? await stat(src) : await lstat(src);
   } catch (err) {
     throw fsError(err, srcShown);
   }
@@ -117,8 +118,12 @@ export function siblingTemp(target: string): string {
 }
 
 /** Copies src (file, link or folder tree) to a fresh path `to`, which must not exist. Links inside folders stay links. */
-export async function copyTree(src: string, srcStat: Stats, to: string, signal: AbortSignal): Promise<number> {
+export async function copyTree(src: string, srcStat: Stats, to: string, signal: AbortSignal, opts: { keepLink?: boolean } = {}): Promise<number> {
   let files = 0;
+  if (srcStat.isSymbolicLink() && opts.keepLink) {
+    await symlink(await readlink(src), to);
+    return 1;
+  }
   if (srcStat.isDirectory()) {
     await cp(src, to, {
       recursive: true,
