@@ -1,7 +1,11 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
 
 // Main is ESM (package "type": "module"); dependencies stay external and load from node_modules at run time.
+// The preload runs sandboxed, where `import` is impossible: it must be ONE CommonJS file (electron is its only require).
+// The renderer uses relative asset URLs, so the same build loads from app://deskhand/ and from the web host's
+// /TOKEN/ path.
 export default defineConfig({
   main: {
     build: {
@@ -9,8 +13,30 @@ export default defineConfig({
       rollupOptions: {
         input: {
           cli: resolve(__dirname, 'src/main/host/cli-main.ts'),
+          index: resolve(__dirname, 'src/main/electron/main.ts'),
         },
       },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'src/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs', inlineDynamicImports: true },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'src/renderer'),
+    base: './',
+    plugins: [react()],
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      emptyOutDir: true,
+      target: 'chrome120',
+      modulePreload: { polyfill: false },
+      rollupOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
     },
   },
 });

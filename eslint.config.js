@@ -1,10 +1,11 @@
 // Lint with the layer rules of ARCHITECTURE.md: each folder may import only what its layer allows.
 import tseslint from 'typescript-eslint';
 
-const NODE_BUILTINS = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'url', 'util', 'stream', 'events', 'worker_threads'];
+// Bare Node builtins are matched by exact name (a gitignore-style pattern "events" would also match ./events).
+const NODE_BUILTINS = ['fs', 'fs/promises', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'url', 'util', 'stream', 'events', 'worker_threads'];
 
-const restrict = (patterns, message) => ({
-  'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }],
+const restrict = (patterns, message, paths = []) => ({
+  'no-restricted-imports': ['error', { paths: paths.map((name) => ({ name, message })), patterns: [{ group: patterns, message }] }],
 });
 
 export default tseslint.config(
@@ -18,7 +19,7 @@ export default tseslint.config(
   },
   {
     files: ['src/shared/**'],
-    rules: restrict([...NODE_BUILTINS, 'electron', 'react', 'react-dom', '**/main/**', '**/renderer/**', '**/preload/**'], 'src/shared is pure TypeScript: no Node, Electron, DOM or other layers.'),
+    rules: restrict(['node:*', 'electron', 'react', 'react-dom', '**/main/**', '**/renderer/**', '**/preload/**'], 'src/shared is pure TypeScript: no Node, Electron, DOM or other layers.', NODE_BUILTINS),
   },
   {
     files: ['src/main/runtime/**', 'src/main/tools/**', 'src/main/services/**', 'src/main/host/**'],
@@ -30,10 +31,10 @@ export default tseslint.config(
   },
   {
     files: ['src/renderer/**'],
-    rules: restrict([...NODE_BUILTINS, 'electron', '**/main/**', '**/preload/**'], 'The renderer imports src/shared and itself only.'),
+    rules: restrict(['node:*', 'electron', '**/main/**', '**/preload/**'], 'The renderer imports src/shared and itself only.', NODE_BUILTINS),
   },
   {
     files: ['src/preload/**'],
-    rules: restrict([...NODE_BUILTINS, '**/main/**', '**/renderer/**'], 'The preload imports electron and src/shared only.'),
+    rules: restrict(['node:*', '**/main/**', '**/renderer/**'], 'The preload imports electron and src/shared only.', NODE_BUILTINS),
   },
 );

@@ -12,6 +12,7 @@ import { isPolicy, type Policy } from '../../shared/tools';
 import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig, type ProviderName } from '../services/providers/providers';
 import type { RunOutcome, RunOptions, Runtime } from '../runtime/runtime';
 import { openRuntime, resolveDataDir } from './open-runtime';
+import { webCommand } from './web-command';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -48,6 +49,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runsCommand(rest);
       case 'policy':
         return await policyCommand(rest);
+      case 'web':
+        return await webCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -424,8 +424,7 @@ export class Runtime {
       }
       this.emit(options, { type: 'tool.call', runId: run.id, callId: row.call_id, tool: row.tool, args });
 
-      let decision: PolicyDecision;
-      decision = await decide({
+      const decision: PolicyDecision = await decide({
         tool,
         args,
         policy: run.policy,

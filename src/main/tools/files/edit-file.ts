@@ -136,6 +136,7 @@ async function plan(args: Args, ctx: ToolContext): Promise<EditPlan> {
 /** A few numbered lines of the new content around the first edit, so the model sees the result. */
 function snippet(after: string, firstLine: number, newString: string): string {
   const lines = after.split('\n');
+  if (after.endsWith('\n')) lines.pop();
   const span = Math.min(newString.split('\n').length, 12);
   const from = Math.max(1, firstLine - 2);
   const to = Math.min(lines.length, firstLine + span + 1);

@@ -192,9 +192,7 @@ function isBinary(sniff: Buffer, n: number): boolean {
 }
 
 function numbered(lines: { no: number; text: string }[]): string {
-  let out = '';
-  for (const l of lines) out += `${String(l.no).padStart(6)}\t${l.text}\n`;
-  return out;
+  return lines.map((l) => `${String(l.no).padStart(6)}\t${l.text}`).join('\n');
 }
 
 const params = z.object({

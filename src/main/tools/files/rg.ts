@@ -42,7 +42,14 @@ export interface RgResult {
  */
 export async function runRg(
   args: readonly string[],
-  opts: { cwd: string; signal: AbortSignal; onLines: (lines: string[]) => boolean | void },
+  opts: {
+    cwd: string;
+    signal: AbortSignal;
+    /** Complete lines, chunk by chunk. */
+    onLines?: (lines: string[]) => boolean | void;
+    /** Raw stdout bytes as they arrive (no decoding or line splitting; cheapest). Used instead of onLines when given. */
+    onChunk?: (chunk: Buffer) => boolean | void;
+  },
 ): Promise<RgResult> {
   const bin = await ripgrepPath();
   if (opts.signal.aborted) throw new ToolError('Stopped before finishing (the call was cancelled or timed out).', 'aborted');
@@ -63,18 +70,24 @@ export async function runRg(
     const onAbort = (): void => stop();
     opts.signal.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      const text = rest + chunk;
-      const last = text.lastIndexOf('\n');
-      if (last === -1) {
-        rest = text;
-        return;
-      }
-      rest = text.slice(last + 1);
-      const lines = text.slice(0, last).split('\n');
-      if (opts.onLines(lines) === false) stop();
-    });
+    const { onChunk, onLines } = opts;
+    if (onChunk) {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (onChunk(chunk) === false) stop();
+      });
+    } else {
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        const text = rest + chunk;
+        const last = text.lastIndexOf('\n');
+        if (last === -1) {
+          rest = text;
+          return;
+        }
+        rest = text.slice(last + 1);
+        if (onLines?.(text.slice(0, last).split('\n')) === false) stop();
+      });
+    }
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       if (stderr.length < 16_384) stderr += chunk;
@@ -94,7 +107,7 @@ export async function runRg(
       settled = true;
       opts.signal.removeEventListener('abort', onAbort);
       if (!stopped && rest !== '') {
-        if (opts.onLines([rest]) === false) stopped = true;
+        if (onLines?.([rest]) === false) stopped = true;
       }
       if (opts.signal.aborted) {
         reject(new ToolError('Stopped before finishing (the call was cancelled or timed out).', 'aborted'));

@@ -1,0 +1,56 @@
+/**
+ * The contract over Electron IPC. One invoke channel carries `{method, params}`; before anything else the sender is
+ * checked (the main window's own top frame, on the app origin), then the shared dispatch parses method, size and
+ * params. Events go out in batches on one channel.
+ */
+import type { BrowserWindow, IpcMainInvokeEvent } from 'electron';
+import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, type ContractEvent, type Reply } from '../../shared/contract';
+import type { AppService, Logger } from '../host/app-service';
+import { createDispatch } from '../host/dispatch';
+import { EventBatcher } from '../host/event-batcher';
+import { APP_ORIGIN } from './app-protocol';
+
+export function isTrustedSender(event: IpcMainInvokeEvent, win: BrowserWindow): boolean {
+  if (win.isDestroyed() || event.sender !== win.webContents) return false;
+  const frame = event.senderFrame;
+  if (!frame || frame !== win.webContents.mainFrame || frame.parent !== null) return false;
+  try {
+    return new URL(frame.url).origin === APP_ORIGIN;
+  } catch {
+    return false;
+  }
+}
+
+/** Wires the window to the service; returns a function that unwires it (window closed). */
+export function connectWindow(win: BrowserWindow, service: AppService, log: Logger): () => void {
+  const dispatch = createDispatch(service, log);
+  const wc = win.webContents;
+  wc.ipc.handle(IPC_CALL_CHANNEL, async (event: IpcMainInvokeEvent, message: unknown): Promise<Reply> => {
+    if (!isTrustedSender(event, win)) {
+      log.warn('ipc: refused a call from an untrusted frame', { url: event.senderFrame?.url ?? null });
+      return { ok: false, error: { code: 'unknown_method', message: 'Refused: not the Deskhand window.' } };
+    }
+    const m = message && typeof message === 'object' ? (message as { method?: unknown; params?: unknown }) : {};
+    let bytes: number;
+    try {
+      bytes = Buffer.byteLength(JSON.stringify(message) ?? '');
+    } catch {
+      bytes = Number.POSITIVE_INFINITY;
+    }
+    return dispatch(m.method, m.params, { source: 'ipc', bytes });
+  });
+  const batcher = new EventBatcher((events: ContractEvent[]) => {
+    if (!wc.isDestroyed()) wc.send(IPC_EVENT_CHANNEL, events);
+  });
+  const unsubscribe = service.onEvent((e) => batcher.push(e));
+  return () => {
+    unsubscribe();
+    batcher.close();
+    if (!wc.isDestroyed()) wc.ipc.removeHandler(IPC_CALL_CHANNEL);
+  };
+}
+
+/** Sends one event to the window now (tray and notification clicks). */
+export function sendEvent(win: BrowserWindow, event: ContractEvent): void {
+  if (!win.isDestroyed()) win.webContents.send(IPC_EVENT_CHANNEL, [event]);
+}

@@ -1,0 +1,50 @@
+/** The tray icon and its menu: Open, New conversation, N approvals waiting (opens the first), Quit. */
+import { Menu, Tray, nativeImage } from 'electron';
+import type { PendingApproval } from '../../shared/contract';
+
+// A 32×32 monochrome mark (a rounded square with a check), so the tray needs no file on disk.
+const ICON =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAYAAABzenr0AAAAb0lEQVR42u2WUQ7AIAhD3/0vvd1gG9hQsrSJf6Y8FQGIFusSrwBYgpZhfgeAC+DNdxyASQCcN4AToOJZBkAYvAzQPZGkDtDMaGkhetqLE+AkkXVJ0/xFLQNlJ5W/3Wg3tAN8LU4ZSNbNhxnLo526Af5hEgtfOZdMAAAAAElFTkSuQmCC';
+
+export interface TrayActions {
+  open(): void;
+  newConversation(): void;
+  openApproval(approval: PendingApproval): void;
+  quit(): void;
+}
+
+export class AppTray {
+  private readonly tray: Tray;
+
+  constructor(private readonly actions: TrayActions) {
+    const image = nativeImage.createFromDataURL(ICON);
+    image.setTemplateImage(true);
+    this.tray = new Tray(image);
+    this.tray.setToolTip('Deskhand');
+    this.tray.on('click', () => actions.open());
+    this.update([]);
+  }
+
+  update(approvals: PendingApproval[]): void {
+    const n = approvals.length;
+    const first = approvals[0];
+    const menu = Menu.buildFromTemplate([
+      { label: 'Open Deskhand', click: () => this.actions.open() },
+      { label: 'New conversation', accelerator: 'CommandOrControl+N', click: () => this.actions.newConversation() },
+      { type: 'separator' },
+      {
+        label: n === 0 ? 'No approvals waiting' : `${n} approval${n === 1 ? '' : 's'} waiting`,
+        enabled: !!first,
+        click: () => first && this.actions.openApproval(first),
+      },
+      { type: 'separator' },
+      { label: 'Quit Deskhand', role: 'quit', click: () => this.actions.quit() },
+    ]);
+    this.tray.setContextMenu(menu);
+    this.tray.setToolTip(n ? `Deskhand — ${n} waiting for you` : 'Deskhand');
+  }
+
+  destroy(): void {
+    this.tray.destroy();
+  }
+}

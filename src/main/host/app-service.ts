@@ -1,0 +1,465 @@
+/**
+ * The contract implemented once, over the Runtime and the Store, for every transport (Electron IPC, WebSocket).
+ * Runs started here are interactive: they wait in this process while the UI answers their approvals. Runs parked by
+ * another process (or recovered after this host restarted) are listed too, and approving the last open approval of a
+ * parked run resumes it here.
+ */
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import {
+  PROVIDER_NAMES,
+  type ContractEvent,
+  type ContractHandlers,
+  type ConversationSummary,
+  type MethodResult,
+  type ParsedParams,
+  type ProviderName,
+  type SettingsView,
+} from '../../shared/contract';
+import { DeskhandError, errorMessage } from '../../shared/errors';
+import type { RunEvent } from '../../shared/events';
+import type { Runtime, RunOptions } from '../runtime/runtime';
+import { KEY_ENV, PROVIDERS, type ProviderConfig } from '../services/providers/providers';
+import type { SecretStore } from '../services/vault/secret-store';
+import { projectApprovals, projectMessages, summarize } from './projections';
+import { SettingsFile } from './settings-file';
+
+// The contract's provider list and the providers module must name the same providers.
+const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
+void _sameProviders;
+
+export interface Logger {
+  warn(message: string, details?: Record<string, unknown>): void;
+}
+
+export const stderrLogger: Logger = {
+  warn(message, details) {
+    process.stderr.write(`deskhand: ${message}${details ? ` ${JSON.stringify(details)}` : ''}\n`);
+  },
+};
+
+export interface AppServiceOptions {
+  runtime: Runtime;
+  secrets: SecretStore;
+  dataDir: string;
+  kind: 'electron' | 'web';
+  /** Provider flags the host was started with (`deskhand web --provider … --base-url …`); they win over settings. */
+  providerOverride?: ProviderConfig | null;
+  /** Native folder picker (Electron only). */
+  pickFolder?: () => Promise<string | null>;
+  defaultFolder?: string;
+  version?: string;
+  env?: NodeJS.ProcessEnv;
+  log?: Logger;
+}
+
+interface ActiveRun {
+  runId: string | null;
+  controller: AbortController;
+  done: Promise<unknown>;
+}
+
+export const apiKeyName = (provider: ProviderName): string => `apiKey.${provider}`;
+
+const PROVIDER_LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'the OpenAI-compatible server' };
+
+export class AppService implements ContractHandlers {
+  private readonly runtime: Runtime;
+  private readonly settings: SettingsFile;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly log: Logger;
+  private readonly listeners = new Set<(event: ContractEvent) => void>();
+  /** Runs this host drives, by conversation. */
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly unsubscribe: () => void;
+  private changed = { conversations: false, approvals: false, scheduled: false };
+  private keyringWarned = false;
+
+  constructor(private readonly opts: AppServiceOptions) {
+    this.runtime = opts.runtime;
+    this.env = opts.env ?? process.env;
+    this.settings = new SettingsFile(opts.dataDir, this.env);
+    this.log = opts.log ?? stderrLogger;
+    this.unsubscribe = this.runtime.onEvent((e) => this.onRunEvent(e));
+  }
+
+  /** Every contract event for the UI: run events as they happen, list changes coalesced per tick. */
+  onEvent(listener: (event: ContractEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops runs that are streaming; runs waiting for a person are left to be recovered as parked on the next start. */
+  async shutdown(timeoutMs = 3000): Promise<void> {
+    this.unsubscribe();
+    const waits: Promise<unknown>[] = [];
+    for (const run of this.active.values()) {
+      const waiting = run.runId !== null && this.runtime.store.pendingApprovals(run.runId).length > 0;
+      if (waiting) continue;
+      run.controller.abort();
+      waits.push(run.done);
+    }
+    await Promise.race([Promise.allSettled(waits), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  }
+
+  // ── Host ──────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+  async getHostInfo(): Promise<MethodResult<'getHostInfo'>> {
+    return {
+      kind: this.opts.kind,
+      canPickFolder: !!this.opts.pickFolder,
+      defaultFolder: this.opts.defaultFolder ?? homedir(),
+      version: this.opts.version ?? 'dev',
+    };
+  }
+
+  async pickFolder(): Promise<MethodResult<'pickFolder'>> {
+    if (!this.opts.pickFolder) throw new DeskhandError('usage', 'The folder picker exists only in the desktop app; type the folder path instead.');
+    return { folder: await this.opts.pickFolder() };
+  }
+
+  // ── Conversations ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+  async listConversations(): Promise<MethodResult<'listConversations'>> {
+    return { conversations: this.summaries() };
+  }
+
+  async createConversation(p: ParsedParams<'createConversation'>): Promise<ConversationSummary> {
+    const folder = this.checkFolder(p.folder);
+    const title = p.title?.trim();
+    const row = this.runtime.createConversation({ folder, policy: p.policy, ...(title ? { title } : {}) });
+    this.markChanged('conversations');
+    return this.summary(row.id);
+  }
+
+  async renameConversation(p: ParsedParams<'renameConversation'>): Promise<ConversationSummary> {
+    this.conversation(p.conversationId);
+    this.runtime.store.updateConversation(p.conversationId, { title: p.title });
+    this.markChanged('conversations');
+    return this.summary(p.conversationId);
+  }
+
+  async deleteConversation(p: ParsedParams<'deleteConversation'>): Promise<MethodResult<'deleteConversation'>> {
+    this.conversation(p.conversationId);
+    const run = this.active.get(p.conversationId);
+    if (run) {
+      run.controller.abort();
+      await Promise.race([run.done.catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())]);
+    }
+    this.runtime.store.deleteConversation(p.conversationId);
+    this.markChanged('conversations');
+    this.markChanged('approvals');
+    return { ok: true };
+  }
+
+  async setPolicy(p: ParsedParams<'setPolicy'>): Promise<ConversationSummary> {
+    this.conversation(p.conversationId);
+    this.runtime.store.updateConversation(p.conversationId, { policy: p.policy });
+    this.markChanged('conversations');
+    return this.summary(p.conversationId);
+  }
+
+  async getMessages(p: ParsedParams<'getMessages'>): Promise<MethodResult<'getMessages'>> {
+    this.conversation(p.conversationId);
+    const active = this.runtime.store.activeRunForConversation(p.conversationId);
+    return {
+      conversation: this.summary(p.conversationId),
+      items: projectMessages(this.runtime.store, p.conversationId),
+      activeRun: active && (active.status === 'running' || active.status === 'parked') ? { runId: active.id, status: active.status } : null,
+    };
+  }
+
+  async getToolOutput(p: ParsedParams<'getToolOutput'>): Promise<MethodResult<'getToolOutput'>> {
+    const row = this.runtime.store.db
+      .prepare('SELECT tc.output AS output FROM tool_calls tc JOIN runs r ON r.id = tc.run_id WHERE r.conversation_id = ? AND tc.run_id = ? AND tc.call_id = ?')
+      .get(p.conversationId, p.runId, p.callId) as { output: string | null } | undefined;
+    if (!row) throw new DeskhandError('not_found', `No tool call ${p.callId} in this conversation.`);
+    const full = row.output ?? '';
+    const end = Math.min(full.length, p.offset + p.limit);
+    return { text: full.slice(p.offset, end), offset: p.offset, total: full.length, nextOffset: end < full.length ? end : null };
+  }
+
+  // ── Runs ──────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+  async sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>> {
+    this.conversation(p.conversationId);
+    if (this.active.has(p.conversationId)) {
+      throw new DeskhandError('conflict', 'A run is already working in this conversation. Wait for it or press Stop.');
+    }
+    const provider = await this.providerForNewRun();
+    const controller = new AbortController();
+    let started!: (runId: string) => void;
+    let failed!: (err: unknown) => void;
+    const runId = new Promise<string>((res, rej) => {
+      started = res;
+      failed = rej;
+    });
+    const entry: ActiveRun = { runId: null, controller, done: Promise.resolve() };
+    this.active.set(p.conversationId, entry);
+    const options: RunOptions = {
+      provider,
+      interactive: true,
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'run.started' && entry.runId === null) {
+          entry.runId = e.runId;
+          started(e.runId);
+        }
+      },
+    };
+    entry.done = this.runtime
+      .sendMessage(p.conversationId, p.text, options)
+      .catch((err: unknown) => {
+        failed(err);
+        if (entry.runId !== null) this.log.warn(`run ${entry.runId} ended with an error`, { error: errorMessage(err) });
+      })
+      .finally(() => {
+        if (this.active.get(p.conversationId) === entry) this.active.delete(p.conversationId);
+        this.markChanged('conversations');
+        this.markChanged('approvals');
+      });
+    return { runId: await runId };
+  }
+
+  async stopRun(p: ParsedParams<'stopRun'>): Promise<MethodResult<'stopRun'>> {
+    const run = this.active.get(p.conversationId);
+    if (!run) return { stopped: false };
+    run.controller.abort();
+    return { stopped: true };
+  }
+
+  // ── Approvals ─────────────────────────────────────────────────────────────────────────────────────────────────────
+
+  async listPendingApprovals(): Promise<MethodResult<'listPendingApprovals'>> {
+    return { approvals: projectApprovals(this.runtime.store) };
+  }
+
+  async decideApproval(p: ParsedParams<'decideApproval'>): Promise<MethodResult<'decideApproval'>> {
+    const store = this.runtime.store;
+    const approval = store.getApproval(p.approvalId);
+    if (!approval) {
+      this.log.warn('rejected decideApproval: no such approval (forged or deleted id)', { approvalId: p.approvalId });
+      throw new DeskhandError('not_found', 'That approval does not exist. The list of approvals waiting has been refreshed.');
+    }
+    if (approval.status !== 'pending') {
+      this.log.warn('rejected decideApproval: approval already answered (stale id)', { approvalId: p.approvalId, status: approval.status });
+      this.markChanged('approvals');
+      throw new DeskhandError('conflict', `That approval was already ${approval.status}; each approval can be answered once.`);
+    }
+    const answer = { approved: p.decision !== 'deny', always: p.decision === 'always', ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}) };
+    if (p.decision === 'always' && !approval.always_pattern) {
+      throw new DeskhandError('usage', 'No "always allow" rule can be saved for this call; approve it once instead.');
+    }
+    const run = store.getRun(approval.run_id);
+    if (!run) throw new DeskhandError('not_found', 'The run of this approval no longer exists.');
+    const decision = answer.approved ? 'approved' : 'denied';
+
+    // The run waits in this process: answering wakes it.
+    const waitingHere = [...this.active.values()].some((a) => a.runId === run.id);
+    if (waitingHere || run.status !== 'parked') {
+      await this.runtime.decideApproval(p.approvalId, answer);
+      return { decision, resumed: false };
+    }
+
+    // Parked: the last answer resumes the run here; earlier ones are only recorded.
+    const resumes = store.pendingApprovals(run.id).length === 1 && !this.active.has(run.conversation_id);
+    if (!resumes) {
+      await this.runtime.decideApproval(p.approvalId, answer);
+      return { decision, resumed: false };
+    }
+    const provider = await this.providerForRun(run);
+    const controller = new AbortController();
+    const entry: ActiveRun = { runId: run.id, controller, done: Promise.resolve() };
+    this.active.set(run.conversation_id, entry);
+    let decided!: () => void;
+    const recorded = new Promise<void>((res) => (decided = res));
+    const options: RunOptions = {
+      provider,
+      interactive: true,
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'approval.decided' && e.approvalId === p.approvalId) decided();
+      },
+    };
+    const outcome = this.runtime.decideApproval(p.approvalId, answer, options);
+    entry.done = outcome
+      .catch((err: unknown) => this.log.warn(`resuming run ${run.id} failed`, { error: errorMessage(err) }))
+      .finally(() => {
+        if (this.active.get(run.conversation_id) === entry) this.active.delete(run.conversation_id);
+        this.markChanged('conversations');
+        this.markChanged('approvals');
+      });
+    await Promise.race([recorded, outcome]);
+    return { decision, resumed: true };
+  }
+
+  // ── Settings and keys ─────────────────────────────────────────────────────────────────────────────────────────────
+
+  async getSettings(): Promise<SettingsView> {
+    return this.settingsView();
+  }
+
+  async saveSettings(p: ParsedParams<'saveSettings'>): Promise<SettingsView> {
+    if (p.activeProvider === 'openai-compatible' && !p.providers['openai-compatible'].baseURL) {
+      throw new DeskhandError('usage', 'The OpenAI-compatible provider needs a base URL (for Ollama: http://127.0.0.1:11434/v1).');
+    }
+    this.settings.write(p);
+    return this.settingsView();
+  }
+
+  async setApiKey(p: ParsedParams<'setApiKey'>): Promise<SettingsView> {
+    await this.opts.secrets.set(apiKeyName(p.provider), p.key);
+    return this.settingsView();
+  }
+
+  async clearApiKey(p: ParsedParams<'clearApiKey'>): Promise<SettingsView> {
+    await this.opts.secrets.delete(apiKeyName(p.provider));
+    return this.settingsView();
+  }
+
+  // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────────────────
+
+  private async settingsView(): Promise<SettingsView> {
+    let stored: string[] = [];
+    let keyring: SettingsView['keyring'] = { available: true, message: null };
+    try {
+      stored = await this.opts.secrets.list();
+    } catch (err) {
+      keyring = { available: false, message: errorMessage(err) };
+    }
+    const keys = {} as SettingsView['keys'];
+    for (const provider of PROVIDER_NAMES) {
+      const inKeyring = stored.includes(apiKeyName(provider));
+      const envName = KEY_ENV[provider];
+      const inEnv = !!envName && !!this.env[envName];
+      keys[provider] = { set: inKeyring || inEnv, source: inKeyring ? 'keyring' : inEnv ? 'env' : null };
+    }
+    const o = this.opts.providerOverride;
+    return {
+      settings: this.settings.read(),
+      keys,
+      keyring,
+      override: o ? { provider: o.provider, model: o.model, baseURL: o.baseURL ?? null } : null,
+    };
+  }
+
+  private async keyFor(provider: ProviderName): Promise<string | null> {
+    try {
+      const key = await this.opts.secrets.get(apiKeyName(provider));
+      if (key) return key;
+    } catch (err) {
+      if (!this.keyringWarned) this.log.warn('the OS keyring is not available; using keys from the environment only', { error: errorMessage(err) });
+      this.keyringWarned = true;
+    }
+    const envName = KEY_ENV[provider];
+    return envName ? (this.env[envName] ?? null) : null;
+  }
+
+  private async complete(cfg: { provider: ProviderName; model: string; baseURL: string | null }, key?: string | null): Promise<ProviderConfig> {
+    const apiKey = key ?? (await this.keyFor(cfg.provider));
+    if (KEY_ENV[cfg.provider] && !apiKey) {
+      throw new DeskhandError('usage', `No API key for ${PROVIDER_LABEL[cfg.provider]}. Open Settings → Providers to add one.`);
+    }
+    if (cfg.provider === 'openai-compatible' && !cfg.baseURL) {
+      throw new DeskhandError('usage', 'The OpenAI-compatible provider has no base URL. Open Settings → Providers.');
+    }
+    return { provider: cfg.provider, model: cfg.model, baseURL: cfg.baseURL, apiKey: apiKey ?? null };
+  }
+
+  private async providerForNewRun(): Promise<ProviderConfig> {
+    const o = this.opts.providerOverride;
+    if (o) return this.complete({ provider: o.provider, model: o.model, baseURL: o.baseURL ?? null }, o.apiKey);
+    const s = this.settings.read();
+    const cfg = s.providers[s.activeProvider];
+    return this.complete({ provider: s.activeProvider, model: cfg.model, baseURL: cfg.baseURL });
+  }
+
+  /** A parked run resumes on the provider and model it started with. */
+  private async providerForRun(run: { provider: string; model: string; base_url: string | null }): Promise<ProviderConfig> {
+    const provider = (PROVIDER_NAMES as readonly string[]).includes(run.provider) ? (run.provider as ProviderName) : null;
+    if (!provider) throw new DeskhandError('usage', `This run used the provider "${run.provider}", which this build does not know.`);
+    const o = this.opts.providerOverride;
+    const key = o && o.provider === provider && (o.baseURL ?? null) === run.base_url ? o.apiKey : undefined;
+    return this.complete({ provider, model: run.model, baseURL: run.base_url }, key);
+  }
+
+  private checkFolder(input: string): string {
+    const expanded = input.trim().startsWith('~') ? join(homedir(), input.trim().slice(1)) : input.trim();
+    if (!isAbsolute(expanded)) throw new DeskhandError('usage', `Give the working folder as a full path (got "${input}").`);
+    if (!existsSync(expanded) || !statSync(expanded).isDirectory()) throw new DeskhandError('usage', `${expanded} is not an existing folder.`);
+    const real = realpathSync(resolve(expanded));
+    const data = existsSync(this.opts.dataDir) ? realpathSync(this.opts.dataDir) : resolve(this.opts.dataDir);
+    const rel = relative(data, real);
+    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(`..${sep}`))) {
+      throw new DeskhandError('usage', 'The working folder cannot be inside Deskhand\'s own data folder.');
+    }
+    return real;
+  }
+
+  private conversation(id: string) {
+    const row = this.runtime.store.getConversation(id);
+    if (!row) throw new DeskhandError('not_found', 'That conversation does not exist (it may have been deleted).');
+    return row;
+  }
+
+  private runningConversations(): Set<string> {
+    return new Set([...this.active.keys()]);
+  }
+
+  private summaries(): ConversationSummary[] {
+    return summarize(this.runtime.store, this.runtime.store.listConversations(), this.runningConversations());
+  }
+
+  private summary(id: string): ConversationSummary {
+    return summarize(this.runtime.store, [this.conversation(id)], this.runningConversations())[0]!;
+  }
+
+  private onRunEvent(event: RunEvent): void {
+    this.emit({ event: 'run', payload: event });
+    switch (event.type) {
+      case 'run.started':
+      case 'run.finished':
+      case 'run.parked':
+        this.markChanged('conversations');
+        this.markChanged('approvals');
+        break;
+      case 'approval.requested':
+      case 'approval.decided':
+        this.markChanged('approvals');
+        this.markChanged('conversations');
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** List changes are coalesced: many changes in one tick make one event each. */
+  private markChanged(what: 'conversations' | 'approvals'): void {
+    this.changed[what] = true;
+    if (this.changed.scheduled) return;
+    this.changed.scheduled = true;
+    setImmediate(() => {
+      const { conversations, approvals } = this.changed;
+      this.changed = { conversations: false, approvals: false, scheduled: false };
+      try {
+        if (approvals) this.emit({ event: 'approvalsChanged', payload: { approvals: projectApprovals(this.runtime.store) } });
+        if (conversations) this.emit({ event: 'conversationsChanged', payload: { conversations: this.summaries() } });
+      } catch (err) {
+        // The store may be closed during shutdown.
+        this.log.warn('could not publish list changes', { error: errorMessage(err) });
+      }
+    });
+  }
+
+  private emit(event: ContractEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch (err) {
+        this.log.warn('an event listener failed', { error: errorMessage(err) });
+      }
+    }
+  }
+}
+

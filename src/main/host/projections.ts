@@ -1,0 +1,190 @@
+/**
+ * Read-side projections of the store for the UI: what a person sees (user text, assistant text, tool calls with their
+ * arguments, results and status, errors), never raw rows. Few queries per call, so a 10,000-message conversation
+ * projects in milliseconds.
+ */
+import { toolTitle, OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type ToolItemStatus } from '../../shared/contract';
+import type { RiskTier } from '../../shared/tools';
+import type { ApprovalRow, ConversationRow, MessageRow, RunRow, Store, ToolCallRow } from '../services/store/store';
+
+export function summarize(store: Store, rows: ConversationRow[], running: ReadonlySet<string>): ConversationSummary[] {
+  const pending = new Map<string, number>();
+  const counts = store.db
+    .prepare("SELECT r.conversation_id AS id, count(*) AS n FROM approvals a JOIN runs r ON r.id = a.run_id WHERE a.status = 'pending' GROUP BY r.conversation_id")
+    .all() as { id: string; n: number }[];
+  for (const c of counts) pending.set(c.id, c.n);
+  return rows.map((row) => {
+    const n = pending.get(row.id) ?? 0;
+    return {
+      id: row.id,
+      title: row.title,
+      folder: row.folder,
+      policy: row.policy,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      activity: n > 0 ? 'waiting' : running.has(row.id) ? 'running' : 'idle',
+      pendingApprovals: n,
+    };
+  });
+}
+
+type Part = { type: string; text?: string; toolCallId?: string; toolName?: string; input?: unknown };
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function toolStatus(call: ToolCallRow, approval: ApprovalRow | undefined): ToolItemStatus {
+  switch (call.status) {
+    case 'done':
+      if (approval?.status === 'denied' || call.decision === 'deny') return 'denied';
+      return call.is_error ? 'error' : 'ok';
+    case 'error':
+      return 'error';
+    case 'interrupted':
+      return 'interrupted';
+    case 'denied':
+      return 'denied';
+    default:
+      return call.status;
+  }
+}
+
+export function projectMessages(store: Store, conversationId: string): MessageItem[] {
+  const messages = store.listMessages(conversationId);
+  const calls = store.db
+    .prepare('SELECT tc.* FROM tool_calls tc JOIN runs r ON r.id = tc.run_id WHERE r.conversation_id = ?')
+    .all(conversationId) as ToolCallRow[];
+  const approvals = store.db
+    .prepare('SELECT a.* FROM approvals a JOIN runs r ON r.id = a.run_id WHERE r.conversation_id = ? ORDER BY a.created_at')
+    .all(conversationId) as ApprovalRow[];
+  const runs = store.db.prepare('SELECT * FROM runs WHERE conversation_id = ? ORDER BY created_at').all(conversationId) as RunRow[];
+
+  const callByKey = new Map<string, ToolCallRow>();
+  for (const c of calls) callByKey.set(`${c.run_id}\u0000${c.call_id}`, c);
+  const approvalByCall = new Map<string, ApprovalRow>();
+  for (const a of approvals) approvalByCall.set(a.tool_call_id, a); // latest wins (ordered by created_at)
+
+  const items: MessageItem[] = [];
+  const lastIndexOfRun = new Map<string, number>();
+  const push = (item: MessageItem, runId: string | null) => {
+    items.push(item);
+    if (runId) lastIndexOfRun.set(runId, items.length - 1);
+  };
+
+  for (const m of messages) pushMessage(m);
+
+  function pushMessage(m: MessageRow): void {
+    const content = parseJson(m.content);
+    if (m.role === 'user') {
+      push({ kind: 'user', id: `m${m.id}`, runId: m.run_id, text: partsText(content), at: m.created_at }, m.run_id);
+      return;
+    }
+    if (m.role !== 'assistant') return; // tool results are shown on their tool call; system messages are not shown
+    const parts: Part[] = Array.isArray(content) ? (content as Part[]) : [{ type: 'text', text: String(content) }];
+    let textIndex = 0;
+    for (const part of parts) {
+      if (part.type === 'text' && part.text) {
+        push({ kind: 'assistant', id: `m${m.id}${textIndex++ ? `.${textIndex}` : ''}`, runId: m.run_id, text: part.text, at: m.created_at }, m.run_id);
+      } else if (part.type === 'tool-call' && part.toolCallId && m.run_id) {
+        const call = callByKey.get(`${m.run_id}\u0000${part.toolCallId}`);
+        push(toolItem(m.run_id, part, call, call ? approvalByCall.get(call.id) : undefined, m.created_at), m.run_id);
+      }
+    }
+  }
+
+  // Run outcomes a person must see, placed after the run's last item.
+  const inserts: { after: number; item: MessageItem }[] = [];
+  for (const run of runs) {
+    let item: MessageItem | null = null;
+    if (run.status === 'failed') {
+      item = { kind: 'error', id: `err:${run.id}`, runId: run.id, text: run.error ?? 'The run failed.', severity: 'error', at: run.updated_at };
+    } else if (run.status === 'aborted' && run.error !== 'Superseded by a new message.') {
+      item = { kind: 'error', id: `err:${run.id}`, runId: run.id, text: run.error ?? 'Stopped.', severity: 'notice', at: run.updated_at };
+    } else if (run.status === 'interrupted') {
+      item = { kind: 'error', id: `err:${run.id}`, runId: run.id, text: run.error ?? 'Interrupted when Deskhand stopped.', severity: 'notice', at: run.updated_at };
+    }
+    if (item) inserts.push({ after: lastIndexOfRun.get(run.id) ?? items.length - 1, item });
+  }
+  if (inserts.length === 0) return items;
+  inserts.sort((a, b) => a.after - b.after);
+  const out: MessageItem[] = [];
+  let k = 0;
+  for (let i = -1; i < items.length; i++) {
+    if (i >= 0) out.push(items[i]!);
+    while (k < inserts.length && inserts[k]!.after === i) out.push(inserts[k++]!.item);
+  }
+  return out;
+}
+
+function partsText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return (content as Part[]).map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
+  return JSON.stringify(content);
+}
+
+function toolItem(runId: string, part: Part, call: ToolCallRow | undefined, approval: ApprovalRow | undefined, at: number): MessageItem {
+  const output = call?.output ?? null;
+  return {
+    kind: 'tool',
+    id: `tc:${runId}:${part.toolCallId}`,
+    runId,
+    callId: part.toolCallId!,
+    tool: call?.tool ?? part.toolName ?? 'unknown',
+    args: call ? parseJson(call.args) : (part.input ?? {}),
+    status: call ? toolStatus(call, approval) : 'pending',
+    risk: (call?.risk ?? null) as RiskTier | null,
+    reasons: call ? (parseJson(call.reasons) as string[]) : [],
+    output: output === null ? null : output.slice(0, OUTPUT_PREVIEW_CHARS),
+    outputChars: output?.length ?? 0,
+    durationMs: call?.finished_at ? call.finished_at - call.created_at : null,
+    approvalId: approval?.status === 'pending' ? approval.id : null,
+    at,
+  };
+}
+
+export function projectApprovals(store: Store): PendingApproval[] {
+  const rows = store.db
+    .prepare(
+      `SELECT a.*, r.conversation_id AS conv_id, r.status AS run_status, c.title AS conv_title, c.folder AS conv_folder,
+              tc.call_id AS call_id, tc.args AS call_args
+         FROM approvals a
+         JOIN runs r ON r.id = a.run_id
+         JOIN conversations c ON c.id = r.conversation_id
+         JOIN tool_calls tc ON tc.id = a.tool_call_id
+        WHERE a.status = 'pending'
+        ORDER BY a.created_at`,
+    )
+    .all() as (ApprovalRow & { conv_id: string; run_status: string; conv_title: string; conv_folder: string; call_id: string; call_args: string })[];
+  return rows.map((r) => ({
+    approvalId: r.id,
+    runId: r.run_id,
+    conversationId: r.conv_id,
+    conversationTitle: r.conv_title,
+    folder: r.conv_folder,
+    callId: r.call_id,
+    tool: r.tool,
+    args: parseJson(r.call_args),
+    risk: r.risk,
+    reasons: parseJson(r.reasons) as string[],
+    description: r.description,
+    preview: r.preview,
+    alwaysPattern: r.always_pattern,
+    runStatus: r.run_status === 'running' || r.run_status === 'parked' ? r.run_status : 'other',
+    createdAt: r.created_at,
+  }));
+}
+
+/** One line for a notification: what needs the person, never file contents, secrets or command output. */
+export function approvalHeadline(a: PendingApproval): string {
+  return `Approval needed: ${toolTitle(a.tool)} in ${shortFolder(a.folder)}`;
+}
+
+function shortFolder(folder: string): string {
+  const parts = folder.split(/[\\/]/).filter(Boolean);
+  return parts.length <= 2 ? folder : `…/${parts.slice(-2).join('/')}`;
+}

@@ -1,0 +1,378 @@
+/**
+ * The one contract between the UI and main: every method's params and result, every event, as zod schemas.
+ * From it come the renderer's API type (`DeskhandApi`, implemented by the preload bridge and by the WebSocket client),
+ * the main-side handler types (`ContractHandlers`) and the request parsing both transports run (`parseRequest`).
+ * Pure TypeScript + zod: no Node, no Electron, no DOM.
+ */
+import { z } from 'zod';
+import { POLICIES, RISK_TIERS } from './tools';
+import type { RunEvent } from './events';
+import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES } from './contract-names';
+
+export { EVENT_NAMES, IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, MAX_PAYLOAD_BYTES, METHOD_NAMES } from './contract-names';
+
+// ── Ids and small values ────────────────────────────────────────────────────────────────────────────────────────────
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** Approval ids are minted by main as `apr_<uuid v4>`; anything else is forged and never looked up. */
+export const approvalIdSchema = z.string().regex(new RegExp(`^apr_${UUID}$`), 'not an approval id');
+export const conversationIdSchema = z.string().regex(/^conv_[A-Za-z0-9_-]{1,80}$/, 'not a conversation id');
+export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{1,80}$/, 'not a run id');
+export const policySchema = z.enum(POLICIES);
+export const riskSchema = z.enum(RISK_TIERS);
+export const PROVIDER_NAMES = ['anthropic', 'openai', 'openai-compatible'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+export const providerNameSchema = z.enum(PROVIDER_NAMES);
+
+const text = (max: number) => z.string().max(max);
+
+// ── Projections the renderer renders (never raw store rows) ─────────────────────────────────────────────────────────
+
+export const conversationSummarySchema = z.strictObject({
+  id: conversationIdSchema,
+  title: z.string(),
+  folder: z.string(),
+  policy: policySchema,
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  /** running: a run of this host is working; waiting: approvals wait for the person; idle otherwise. */
+  activity: z.enum(['idle', 'running', 'waiting']),
+  pendingApprovals: z.number().int().nonnegative(),
+});
+export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
+
+export const TOOL_ITEM_STATUSES = ['pending', 'awaiting_approval', 'approved', 'running', 'ok', 'error', 'denied', 'interrupted'] as const;
+export type ToolItemStatus = (typeof TOOL_ITEM_STATUSES)[number];
+
+export const messageItemSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('user'), id: z.string(), runId: z.string().nullable(), text: z.string(), at: z.number() }),
+  z.strictObject({ kind: z.literal('assistant'), id: z.string(), runId: z.string().nullable(), text: z.string(), at: z.number() }),
+  z.strictObject({
+    kind: z.literal('tool'),
+    id: z.string(),
+    runId: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    args: z.unknown(),
+    status: z.enum(TOOL_ITEM_STATUSES),
+    risk: riskSchema.nullable(),
+    reasons: z.array(z.string()),
+    /** The result text, cut to the first OUTPUT_PREVIEW_CHARS; `outputChars` is the full length (page with getToolOutput). */
+    output: z.string().nullable(),
+    outputChars: z.number().int().nonnegative(),
+    durationMs: z.number().nullable(),
+    approvalId: z.string().nullable(),
+    at: z.number(),
+  }),
+  z.strictObject({ kind: z.literal('error'), id: z.string(), runId: z.string().nullable(), text: z.string(), severity: z.enum(['error', 'notice']), at: z.number() }),
+]);
+export type MessageItem = z.infer<typeof messageItemSchema>;
+export type ToolItem = Extract<MessageItem, { kind: 'tool' }>;
+export const OUTPUT_PREVIEW_CHARS = 4000;
+
+export const pendingApprovalSchema = z.strictObject({
+  approvalId: approvalIdSchema,
+  runId: z.string(),
+  conversationId: conversationIdSchema,
+  conversationTitle: z.string(),
+  folder: z.string(),
+  callId: z.string(),
+  tool: z.string(),
+  /** The exact arguments the approval is bound to (their sha256 is checked again when it is answered). */
+  args: z.unknown(),
+  risk: riskSchema,
+  reasons: z.array(z.string()),
+  description: z.string(),
+  preview: z.string().nullable(),
+  /** What "Always allow" would save a rule for, or null when no rule may be saved for this call. */
+  alwaysPattern: z.string().nullable(),
+  /** running: the run waits in this host; parked: nobody was there to answer, approving resumes it. */
+  runStatus: z.enum(['running', 'parked', 'other']),
+  createdAt: z.number(),
+});
+export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
+
+const baseURLSchema = z
+  .string()
+  .max(2000)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL');
+
+export const providerSettingsSchema = z.strictObject({
+  model: z.string().trim().min(1).max(200),
+  baseURL: baseURLSchema.nullable(),
+});
+
+export const settingsSchema = z.strictObject({
+  activeProvider: providerNameSchema,
+  providers: z.strictObject({
+    anthropic: providerSettingsSchema,
+    openai: providerSettingsSchema,
+    'openai-compatible': providerSettingsSchema,
+  }),
+  defaultPolicy: policySchema,
+});
+export type Settings = z.infer<typeof settingsSchema>;
+
+const keyStatusSchema = z.strictObject({
+  /** Only whether a key is there: the key itself never leaves main. */
+  set: z.boolean(),
+  source: z.enum(['keyring', 'env']).nullable(),
+});
+
+export const settingsViewSchema = z.strictObject({
+  settings: settingsSchema,
+  keys: z.strictObject({ anthropic: keyStatusSchema, openai: keyStatusSchema, 'openai-compatible': keyStatusSchema }),
+  keyring: z.strictObject({ available: z.boolean(), message: z.string().nullable() }),
+  /** Provider flags the host was started with; they win over the saved settings until it restarts without them. */
+  override: z.strictObject({ provider: providerNameSchema, model: z.string(), baseURL: z.string().nullable() }).nullable(),
+});
+export type SettingsView = z.infer<typeof settingsViewSchema>;
+
+// ── Events (main → UI) ──────────────────────────────────────────────────────────────────────────────────────────────
+
+const usageSchema = z.strictObject({ inputTokens: z.number(), outputTokens: z.number() });
+const runStatusSchema = z.enum(['running', 'parked', 'finished', 'failed', 'aborted', 'interrupted']);
+
+export const runEventSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('run.started'), conversationId: z.string(), runId: z.string(), resumed: z.boolean() }),
+  z.strictObject({ type: z.literal('text'), runId: z.string(), delta: z.string() }),
+  z.strictObject({ type: z.literal('tool.call'), runId: z.string(), callId: z.string(), tool: z.string(), args: z.unknown() }),
+  z.strictObject({
+    type: z.literal('tool.decision'),
+    runId: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    risk: riskSchema.nullable(),
+    decision: z.enum(['allow', 'ask', 'deny']),
+    reasons: z.array(z.string()),
+  }),
+  z.strictObject({
+    type: z.literal('approval.requested'),
+    runId: z.string(),
+    conversationId: z.string(),
+    approvalId: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    args: z.unknown(),
+    risk: riskSchema,
+    reasons: z.array(z.string()),
+    description: z.string(),
+    preview: z.string().nullable(),
+    alwaysPattern: z.string().nullable(),
+  }),
+  z.strictObject({
+    type: z.literal('approval.decided'),
+    runId: z.string(),
+    approvalId: z.string(),
+    decision: z.enum(['approved', 'denied']),
+    always: z.boolean(),
+    reason: z.string().optional(),
+  }),
+  z.strictObject({ type: z.literal('tool.output'), runId: z.string(), callId: z.string(), stream: z.enum(['stdout', 'stderr']), chunk: z.string() }),
+  z.strictObject({
+    type: z.literal('tool.result'),
+    runId: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    status: z.enum(['ok', 'error', 'denied', 'interrupted']),
+    output: z.string(),
+    durationMs: z.number(),
+  }),
+  z.strictObject({ type: z.literal('usage'), runId: z.string(), step: z.number(), usage: usageSchema }),
+  z.strictObject({ type: z.literal('run.retry'), runId: z.string(), attempt: z.number(), delayMs: z.number(), reason: z.string() }),
+  z.strictObject({ type: z.literal('run.parked'), runId: z.string(), conversationId: z.string(), approvalIds: z.array(z.string()) }),
+  z.strictObject({
+    type: z.literal('run.finished'),
+    runId: z.string(),
+    conversationId: z.string(),
+    status: runStatusSchema,
+    error: z.string().optional(),
+    usage: usageSchema,
+    steps: z.number(),
+  }),
+]);
+
+// The schema and the runtime's RunEvent type must describe the same events.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _runEventsMatch: Same<z.infer<typeof runEventSchema>, RunEvent> = true;
+void _runEventsMatch;
+
+// ── The contract ────────────────────────────────────────────────────────────────────────────────────────────────────
+
+const none = z.strictObject({});
+const ok = z.strictObject({ ok: z.literal(true) });
+
+export const contract = {
+  methods: {
+    getHostInfo: {
+      params: none,
+      result: z.strictObject({
+        kind: z.enum(['electron', 'web']),
+        /** Electron offers a native folder picker (pickFolder); web mode takes a typed path. */
+        canPickFolder: z.boolean(),
+        defaultFolder: z.string(),
+        version: z.string(),
+      }),
+    },
+    listConversations: { params: none, result: z.strictObject({ conversations: z.array(conversationSummarySchema) }) },
+    createConversation: {
+      params: z.strictObject({ folder: text(4096).min(1), policy: policySchema, title: text(200).optional() }),
+      result: conversationSummarySchema,
+    },
+    renameConversation: {
+      params: z.strictObject({ conversationId: conversationIdSchema, title: z.string().trim().min(1).max(200) }),
+      result: conversationSummarySchema,
+    },
+    deleteConversation: { params: z.strictObject({ conversationId: conversationIdSchema }), result: ok },
+    setPolicy: { params: z.strictObject({ conversationId: conversationIdSchema, policy: policySchema }), result: conversationSummarySchema },
+    getMessages: {
+      params: z.strictObject({ conversationId: conversationIdSchema }),
+      result: z.strictObject({
+        conversation: conversationSummarySchema,
+        items: z.array(messageItemSchema),
+        activeRun: z.strictObject({ runId: z.string(), status: z.enum(['running', 'parked']) }).nullable(),
+      }),
+    },
+    getToolOutput: {
+      params: z.strictObject({
+        conversationId: conversationIdSchema,
+        runId: runIdSchema,
+        callId: z.string().min(1).max(200),
+        offset: z.number().int().nonnegative().default(0),
+        limit: z.number().int().min(1).max(200_000).default(50_000),
+      }),
+      result: z.strictObject({ text: z.string(), offset: z.number(), total: z.number(), nextOffset: z.number().nullable() }),
+    },
+    sendMessage: {
+      params: z.strictObject({ conversationId: conversationIdSchema, text: z.string().trim().min(1, 'The message is empty.').max(200_000) }),
+      result: z.strictObject({ runId: z.string() }),
+    },
+    stopRun: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ stopped: z.boolean() }) },
+    listPendingApprovals: { params: none, result: z.strictObject({ approvals: z.array(pendingApprovalSchema) }) },
+    decideApproval: {
+      params: z.strictObject({
+        approvalId: approvalIdSchema,
+        decision: z.enum(['approve', 'always', 'deny']),
+        reason: text(2000).optional(),
+      }),
+      result: z.strictObject({ decision: z.enum(['approved', 'denied']), resumed: z.boolean() }),
+    },
+    getSettings: { params: none, result: settingsViewSchema },
+    saveSettings: { params: settingsSchema, result: settingsViewSchema },
+    setApiKey: { params: z.strictObject({ provider: providerNameSchema, key: z.string().trim().min(1).max(4096) }), result: settingsViewSchema },
+    clearApiKey: { params: z.strictObject({ provider: providerNameSchema }), result: settingsViewSchema },
+    pickFolder: { params: none, result: z.strictObject({ folder: z.string().nullable() }) },
+  },
+  events: {
+    run: runEventSchema,
+    conversationsChanged: z.strictObject({ conversations: z.array(conversationSummarySchema) }),
+    approvalsChanged: z.strictObject({ approvals: z.array(pendingApprovalSchema) }),
+    /** Main asks the UI to show one approval (a notification or the tray was clicked). */
+    openApproval: z.strictObject({ approvalId: approvalIdSchema, conversationId: conversationIdSchema }),
+    /** Main asks the UI to start a new conversation (tray, Ctrl/Cmd+N from the menu). */
+    newConversation: none,
+  },
+} as const;
+
+type Methods = typeof contract.methods;
+type Events = typeof contract.events;
+export type MethodName = keyof Methods;
+export type EventName = keyof Events;
+/** What a caller passes (defaults may be left out). */
+export type MethodParams<M extends MethodName> = z.input<Methods[M]['params']>;
+/** What a handler receives: parsed, defaults filled in. */
+export type ParsedParams<M extends MethodName> = z.output<Methods[M]['params']>;
+export type MethodResult<M extends MethodName> = z.output<Methods[M]['result']>;
+export type EventPayload<E extends EventName> = z.output<Events[E]>;
+export type ContractEvent = { [E in EventName]: { event: E; payload: EventPayload<E> } }[EventName];
+
+// The name lists (used by the preload, which must not bundle zod) and the schemas must agree exactly.
+const _methodsMatch: Same<MethodName, (typeof METHOD_NAMES)[number]> = true;
+const _eventsMatch: Same<EventName, (typeof EVENT_NAMES)[number]> = true;
+void _methodsMatch;
+void _eventsMatch;
+
+/** The API the renderer calls: `window.deskhand` in Electron, the WebSocket client in web mode. Named methods only. */
+export type DeskhandApi = { [M in MethodName]: (params: MethodParams<M>) => Promise<MethodResult<M>> } & {
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+};
+
+/** What main implements, once, for every transport. */
+export type ContractHandlers = { [M in MethodName]: (params: ParsedParams<M>) => Promise<MethodResult<M>> };
+
+// ── Request parsing, shared by both transports ──────────────────────────────────────────────────────────────────────
+
+export type ContractErrorCode = 'unknown_method' | 'too_large' | 'invalid_params' | 'not_found' | 'conflict' | 'usage' | 'unsupported' | 'internal';
+
+export interface ContractError {
+  code: ContractErrorCode;
+  message: string;
+}
+
+export type Reply<T = unknown> = { ok: true; result: T } | { ok: false; error: ContractError };
+
+export type ParsedRequest = { ok: true; method: MethodName; params: unknown } | { ok: false; error: ContractError };
+
+export function isMethodName(value: unknown): value is MethodName {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(contract.methods, value);
+}
+
+export function isEventName(value: unknown): value is EventName {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(contract.events, value);
+}
+
+/**
+ * Checks one request: known method (own property only), size within MAX_PAYLOAD_BYTES, params valid for the method's
+ * schema. `bytes` is the request's serialized size as received (the transport measures it).
+ */
+export function parseRequest(method: unknown, params: unknown, bytes: number): ParsedRequest {
+  if (bytes > MAX_PAYLOAD_BYTES) {
+    return { ok: false, error: { code: 'too_large', message: `The request is ${bytes} bytes; the limit is ${MAX_PAYLOAD_BYTES}.` } };
+  }
+  if (!isMethodName(method)) {
+    const shown = typeof method === 'string' ? JSON.stringify(method.slice(0, 80)) : typeof method;
+    return { ok: false, error: { code: 'unknown_method', message: `Unknown method ${shown}.` } };
+  }
+  const parsed = contract.methods[method].params.safeParse(params ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.length ? i.path.join('.') : 'params'}: ${i.message}`)
+      .join('; ');
+    return { ok: false, error: { code: 'invalid_params', message: `Invalid params for ${method}: ${issues}.` } };
+  }
+  return { ok: true, method, params: parsed.data };
+}
+
+/** Plain words for a tool, for approval cards and notifications ("Write a file"). */
+const TOOL_TITLES: Record<string, string> = {
+  read_file: 'Read a file',
+  write_file: 'Write a file',
+  edit_file: 'Edit a file',
+  multi_edit: 'Edit a file',
+  apply_patch: 'Apply a patch',
+  delete_file: 'Delete a file',
+  move_file: 'Move a file',
+  copy_file: 'Copy a file',
+  list_directory: 'List a folder',
+  glob: 'Find files',
+  grep: 'Search file contents',
+  execute_command: 'Run a command',
+  run_command: 'Run a command',
+  bash: 'Run a command',
+  web_fetch: 'Fetch a web page',
+  web_search: 'Search the web',
+};
+
+export function toolTitle(tool: string): string {
+  if (Object.prototype.hasOwnProperty.call(TOOL_TITLES, tool)) return TOOL_TITLES[tool]!;
+  const words = tool.replace(/[_-]+/g, ' ').trim();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : tool;
+}
