@@ -57,3 +57,12 @@ describe('approval engine', () => {
     expect(sha256(canonicalJson({ x: 1, y: 2 }))).toBe(sha256(canonicalJson({ y: 2, x: 1 })));
   });
 });
+
+describe('approval engine with the command classifier', () => {
+  it("asks for a command writing Deskhand's own data under every policy", async () => {
+    const { executeCommand } = await import('../../src/main/tools/shell/execute-command');
+    const d = await decide({ tool: executeCommand as ToolDefinition, args: { command: 'echo x > /data/deskhand/config.json' }, policy: 'high-risk', tainted: false, ctx, hasRule: () => true });
+    expect(d.decision).toBe('ask');
+    expect(d.reasons.join(' ')).toMatch(/own data folder: always asks/);
+  });
+});

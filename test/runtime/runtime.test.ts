@@ -238,7 +238,7 @@ describe('agent loop', () => {
       interactive: true,
       onEvent: (e) => {
         if (e.type === 'approval.requested') {
-          asked.push(e.args && (e.args as { path: string }).path);
+          asked.push((e.args as { path: string }).path);
           // The first answer saves a rule; the third (b.txt) is denied.
           const always = asked.length === 1;
           setTimeout(() => void rt.decideApproval(e.approvalId, asked.length === 1 ? { approved: true, always } : { approved: false }), 5);

@@ -111,6 +111,8 @@ const families: Record<string, Case[]> = {
     ['git clean -fdx', H],
     ['git grep -O foo', H],
     ['git lg', H],
+    ['git log --help', H],
+    ['git help log', H],
     ['git log $(rm x)', H],
     ['git log $REV', H],
     ['git push', H],
@@ -337,6 +339,8 @@ const families: Record<string, Case[]> = {
     ['\uff52\uff4d x', H], // fullwidth ｒｍ
     ['l\u0455', H], // Cyrillic dze looks like s
     ['ls\u200b', H], // zero-width space
+    ['ls\u00a0-la', H], // no-break space joins the name and the flag
+    ['echo a\u{E0041}', H], // tag character
     ['echo \u202etxt.exe', H], // right-to-left override
     ['ls\rrm -rf x', H],
     ['echo \x1b[2Jhi', H],
@@ -488,6 +492,20 @@ describe('classifyCommand details', () => {
     expect(r.reasons.join('\n')).toMatch(/rm/);
   });
 
+  it('marks commands that touch Deskhand\'s data folder, except workspaces kept inside it', () => {
+    expect(classifyCommand(`echo x > ${dataDir}/config.json`, ctx).touchesOwnData).toBe(true);
+    expect(classifyCommand(`rm -rf ${dataDir}`, ctx).touchesOwnData).toBe(true);
+    expect(classifyCommand('rm -rf .deskhand-data/deskhand.db', ctx).touchesOwnData).toBe(true);
+    expect(classifyCommand(`cat ${dataDir}/config.json`, ctx).touchesOwnData).toBe(false);
+    expect(classifyCommand('rm -rf x', ctx).touchesOwnData).toBe(false);
+    const inner = join(dataDir, 'workspaces', 'w1');
+    mkdirSync(inner, { recursive: true });
+    const nested = { cwd: inner, workspaceRoots: [inner], dataDir };
+    expect(classifyCommand('echo x > notes.txt', nested).risk).toBe('low-risk');
+    expect(classifyCommand('echo x > ../../settings.json', nested).risk).toBe('high-risk');
+    expect(classifyCommand('echo x > ../../settings.json', nested).touchesOwnData).toBe(true);
+  });
+
   it('explains why a command is high-risk', () => {
     expect(classifyCommand("'r'm x", ctx).reasons.join()).toMatch(/obfuscated command name/);
     expect(classifyCommand('curl x', ctx).reasons.join()).toMatch(/network/);
@@ -502,5 +520,9 @@ describe('classifyCommand details', () => {
       expect(() => classifyCommand(junk, ctx)).not.toThrow();
       expect(classifyCommand(junk, ctx).risk).toBe('high-risk');
     }
+    // Input deep enough to overflow the parser's stack is high-risk, and the parser keeps working afterwards.
+    expect(classifyCommand(`echo ${'$('.repeat(3000)}ls${')'.repeat(3000)}`, ctx).risk).toBe('high-risk');
+    expect(classifyCommand('ls -la', ctx).risk).toBe('read-only');
+    expect(classifyCommand('ls && rm x', ctx).risk).toBe('high-risk');
   });
 });

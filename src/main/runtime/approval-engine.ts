@@ -34,6 +34,7 @@ export async function decide(input: DecisionInput): Promise<PolicyDecision> {
   const reasons: string[] = [];
   let risk: RiskTier;
   let rulePattern: string | null | undefined;
+  let alwaysAsk: string | null | undefined;
 
   if (tool.classify) {
     try {
@@ -41,6 +42,7 @@ export async function decide(input: DecisionInput): Promise<PolicyDecision> {
       risk = c.risk;
       reasons.push(...c.reasons);
       rulePattern = c.rulePattern;
+      alwaysAsk = c.alwaysAsk;
     } catch (err) {
       // A classifier that fails must never downgrade: treat the call as high-risk.
       risk = 'high-risk';
@@ -58,6 +60,10 @@ export async function decide(input: DecisionInput): Promise<PolicyDecision> {
   const paths = argPaths(args, ctx.cwd);
   if (rulePattern === undefined) rulePattern = risk === 'read-only' ? null : paths.length ? paths.join(' -> ') : null;
 
+  if (alwaysAsk) {
+    reasons.push(`${alwaysAsk}: always asks`);
+    return { risk, decision: 'ask', reasons, rulePattern: null };
+  }
   const ownData = paths.find((p) => isInside(p, ctx.dataDir));
   if (ownData && risk !== 'read-only') {
     reasons.push(`${ownData} is inside Deskhand's own data folder: always asks`);

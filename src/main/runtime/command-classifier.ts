@@ -9,6 +9,7 @@
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { maxRisk, type RiskTier } from '../../shared/tools';
 import type { Classification, ClassifyContext } from './tool';
@@ -56,6 +57,12 @@ export interface CommandClassification extends Classification {
    * taints egress should treat every command that is not read-only as possibly networked; this flag adds certainty.
    */
   network: boolean;
+  /**
+   * A write target, or a path argument of a command that is not read-only, lies inside Deskhand's data folder. Such
+   * calls should ask under every policy; `Classification` has no field for that yet, so the flag is offered here.
+   * Best effort: paths built from variables cannot be seen.
+   */
+  touchesOwnData: boolean;
   segments: CommandSegment[];
 }
 
@@ -69,11 +76,29 @@ export const COMMAND_LIMITS = {
 } as const;
 
 export function classifyCommand(command: string, ctx: ClassifyContext): CommandClassification {
+  try {
+    return classify(command, ctx);
+  } catch (err) {
+    // Fail closed: a classifier bug must never let a command through as anything but high-risk.
+    const reason = `could not analyse the command (${String(err instanceof Error ? err.message : err).slice(0, 200)})`;
+    return {
+      risk: 'high-risk',
+      reasons: [reason],
+      rulePattern: null,
+      network: false,
+      touchesOwnData: false,
+      segments: [{ text: String(command), program: null, risk: 'high-risk', reasons: [reason], network: false }],
+    };
+  }
+}
+
+function classify(command: string, ctx: ClassifyContext): CommandClassification {
   const high = (reason: string): CommandClassification => ({
     risk: 'high-risk',
     reasons: [reason],
     rulePattern: null,
     network: false,
+    touchesOwnData: false,
     segments: [{ text: command, program: null, risk: 'high-risk', reasons: [reason], network: false }],
   });
   if (typeof command !== 'string' || command.trim() === '') return high('empty command');
@@ -102,6 +127,8 @@ export function classifyCommand(command: string, ctx: ClassifyContext): CommandC
     reasons,
     rulePattern: single ? root.normalized : null,
     network: segments.some((s) => s.network),
+    touchesOwnData: analysis.touchesOwnData,
+    alwaysAsk: analysis.touchesOwnData ? "the command touches Deskhand's own data folder" : null,
     segments,
   };
 }
@@ -585,6 +612,7 @@ class Analysis {
   compound = false;
   /** The command changes directory somewhere, so relative write targets cannot be placed. */
   cwdChanges = false;
+  touchesOwnData = false;
   private readonly roots: string[];
   private readonly dataDir: string | null;
   private readonly cwd: string;
@@ -620,6 +648,32 @@ class Analysis {
     this.segments.push(s);
   }
 
+  /**
+   * Inside Deskhand's data folder, and not inside a workspace root that itself lives there (authored content such as
+   * a workspace under the data folder follows the ordinary policy).
+   */
+  isOwnData(resolved: string): boolean {
+    const data = this.dataDir;
+    if (!data || !isInside(resolved, data)) return false;
+    return !this.roots.some((r) => r !== data && isInside(r, data) && isInside(resolved, r));
+  }
+
+  /** Marks the classification when a literal path argument of a non-read-only command lies in the data folder. */
+  noteOwnDataArgs(args: readonly WordInfo[]): void {
+    if (!this.dataDir || this.touchesOwnData) return;
+    for (const w of args) {
+      let p = w.value;
+      if (p === null && /^~(\/[\w.@%+=:,/-]*)?$/.test(w.text)) p = homedir() + w.text.slice(1);
+      if (p === null || p === '' || p.startsWith('-')) continue;
+      if (!isAbsolute(p) && this.cwdChanges) continue;
+      const resolved = resolveReal(this.cwd, p);
+      if (resolved !== null && this.isOwnData(resolved)) {
+        this.touchesOwnData = true;
+        return;
+      }
+    }
+  }
+
   /** Where a write to `target` lands: inside the workspace (low-risk) or anywhere else (high-risk). */
   writeTarget(program: string, target: string | null, what = 'writes'): Verdict {
     if (target === null) return highRisk(program, `${what} to a path that is not a plain literal (expansions, globs or ~ cannot be checked)`);
@@ -630,7 +684,10 @@ class Analysis {
     }
     const resolved = resolveReal(this.cwd, target);
     if (resolved === null) return highRisk(program, `${what} through a dangling symlink (${target})`);
-    if (this.dataDir && isInside(resolved, this.dataDir)) return highRisk(program, `${what} inside Deskhand's data folder (${resolved})`);
+    if (this.isOwnData(resolved)) {
+      this.touchesOwnData = true;
+      return highRisk(program, `${what} inside Deskhand's data folder (${resolved})`);
+    }
     if (resolved.split(sep).includes('.git')) {
       return highRisk(program, `${what} inside git metadata (${resolved}); hooks and config there can run programs`);
     }
@@ -885,6 +942,7 @@ class Walker {
       if (v.reasons.length === 0) v.reasons.push('assigns a shell variable');
     } else {
       v = merge(v, this.classifyArgv(args));
+      if (v.risk !== 'read-only') this.a.noteOwnDataArgs(args.slice(1));
     }
     this.flag(node, v);
   }
@@ -895,7 +953,6 @@ class Walker {
     if (!nameWord) return highRisk(null, 'no command to run');
     const raw = nameWord.raw;
     if (raw === null || !/^(\[|[A-Za-z0-9_./][A-Za-z0-9_.+/:@%-]*)$/.test(raw)) {
-      // eslint-disable-next-line no-control-regex
       const why = /[^\x00-\x7f]/.test(nameWord.text) ? 'contains non-ASCII characters' : 'is not a plain word';
       return highRisk(null, `obfuscated command name ${JSON.stringify(nameWord.text)} (${why})`);
     }
@@ -944,6 +1001,8 @@ class Walker {
         ? highRisk(name, `network: ${sub ? `${name} ${sub}` : name} can download or upload packages and run their scripts`, true)
         : highRisk(name, 'runs project scripts or changes installed packages');
     }
+
+    if (POSIX_SHELLS.has(name)) return this.shell(name, argv);
 
     switch (name) {
       // ---- wrappers: classify the command they run
@@ -1032,12 +1091,6 @@ class Walker {
         const inner = this.classifyArgv(argv.slice(argv.length - scan.operands.length), true);
         return { ...inner, reasons: inner.reasons.map((r) => `xargs → ${r}`) };
       }
-      case 'sh':
-      case 'bash':
-      case 'dash':
-      case 'rbash':
-        return this.shell(name, argv);
-
       // ---- read-only with checks
       case 'cd':
       case 'pushd':
@@ -1228,6 +1281,7 @@ class Walker {
     const sub = args[i];
     const rest = args.slice(i + 1);
     if (sub === undefined) return readOnly('git', 'prints usage');
+    if (rest.includes('--help')) return highRisk('git', '--help opens the manual through man, a pager or a browser');
     const network = ['fetch', 'pull', 'push', 'clone', 'ls-remote', 'submodule', 'remote', 'send-email', 'request-pull', 'archive', 'svn', 'p4', 'lfs'];
     if (network.includes(sub)) return highRisk('git', `network: git ${sub} talks to remotes`, true);
     switch (sub) {
@@ -1417,7 +1471,15 @@ function invisibleCharacter(s: string): string | null {
     if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c === 0x200e || c === 0x200f || c === 0x061c) {
       return `a bidirectional override (U+${c.toString(16).toUpperCase()})`;
     }
-    if ((c >= 0x200b && c <= 0x200d) || c === 0x2060 || c === 0xfeff || c === 0x00ad) return `an invisible character (U+${c.toString(16).toUpperCase()})`;
+    if (
+      (c >= 0x200b && c <= 0x200d) ||
+      (c >= 0x2060 && c <= 0x2064) ||
+      (c >= 0xfe00 && c <= 0xfe0f) ||
+      (c >= 0xe0000 && c <= 0xe007f) ||
+      [0xfeff, 0x00ad, 0x180e, 0x115f, 0x1160, 0x3164, 0xffa0, 0x034f].includes(c)
+    ) {
+      return `an invisible character (U+${c.toString(16).toUpperCase()})`;
+    }
   }
   return null;
 }

@@ -15,6 +15,8 @@ export interface Classification {
    * rule may be saved (compound commands, anything high-risk the classifier could not prove).
    */
   rulePattern?: string | null;
+  /** Set when the call must ask under every policy (e.g. it writes Deskhand's own data); the reason is shown. */
+  alwaysAsk?: string | null;
 }
 
 /** The proposing half of an approval pair: what will happen, shown to the person before anything acts. */

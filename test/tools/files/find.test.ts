@@ -63,6 +63,11 @@ describe('find', () => {
     expect(body((await findTool.execute({ pattern: '**/*.ts', path: 'comp' }, sub)).output)).toEqual(['comp/deep/model.ts']);
   });
 
+  it('accepts absolute patterns by splitting off their folder part', async () => {
+    expect(body(await find({ pattern: join(dir, 'src/comp/**/*.ts') }))).toEqual(['src/comp/deep/model.ts']);
+    expect(body(await find({ pattern: join(dir, 'README.md') }))).toEqual(['README.md']);
+  });
+
   it('caps at 100 entries and says how many matched', async () => {
     const out = await find({ pattern: 'bulk/*.txt' });
     const lines = body(out);

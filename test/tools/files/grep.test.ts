@@ -99,6 +99,11 @@ describe('grep', () => {
     expect(body(await grep({ pattern: 'before\\nalpha', multiline: true }))).toEqual(['docs/notes.md']);
   });
 
+  it('falls back to PCRE2 for look-around and backreferences', async () => {
+    expect(body(await grep({ pattern: '(?<=const )alpha', output_mode: 'content' }))).toEqual(['lib/c.js:1:const alpha = 1;']);
+    expect(body(await grep({ pattern: '(e)\\1', path: 'src', output_mode: 'content' }))).toEqual(['src/a.ts:4:alpha three']);
+  });
+
   it('paginates with offset and head_limit, and the pages add up to the whole', async () => {
     const all = body(await grep({ pattern: 'match', path: 'many', output_mode: 'content', head_limit: 0 }));
     expect(all).toHaveLength(30);

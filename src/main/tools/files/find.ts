@@ -4,13 +4,13 @@
  * matched here, because rg's own --glob would override ignore rules and re-include ignored files.
  */
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import { fsError, plural, throwIfAborted } from './fs-errors';
 import { makePathMatcher } from './glob';
-import { displayPath, resolveToolPath } from './paths';
+import { displayPath, expandHome, resolveToolPath } from './paths';
 import { RG_BASE_ARGS, rgErrorLine, runRg } from './rg';
 import { sensitiveFilterFor } from './sensitive';
 
@@ -43,6 +43,13 @@ function literalPrefix(pattern: string): string {
   return out.join('/');
 }
 
+function splitAbsolutePattern(p: string): { base: string; glob: string } {
+  const segs = p.split('/');
+  const i = segs.findIndex((seg) => /[*?[\]{}]/.test(seg));
+  if (i === -1) return { base: segs.slice(0, -1).join('/') || '/', glob: segs.at(-1) ?? '*' };
+  return { base: segs.slice(0, i).join('/') || '/', glob: segs.slice(i).join('/') };
+}
+
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
@@ -70,9 +77,16 @@ export const findTool = defineTool({
   disclosure: 'internal',
   egress: false,
   async execute(args, ctx) {
-    const pattern = args.pattern.trim();
+    let pattern = args.pattern.trim();
     if (pattern === '') throw new ToolError('pattern is empty. Pass a glob such as "**/*.ts".');
-    const root = resolveToolPath(args.path ?? '.', ctx);
+    let root = resolveToolPath(args.path ?? '.', ctx);
+    const expanded = expandHome(pattern);
+    if (isAbsolute(expanded)) {
+      // An absolute pattern: its literal folder part becomes the search folder, the rest the glob.
+      const split = splitAbsolutePattern(expanded.replace(/\\/g, '/'));
+      root = resolveToolPath(split.base, ctx);
+      pattern = split.glob;
+    }
     const shownRoot = displayPath(root, ctx.state.cwd);
     try {
       const st = await stat(root);

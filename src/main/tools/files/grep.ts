@@ -10,7 +10,7 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
-import { defineTool } from '../../runtime/tool';
+import { defineTool, type ToolContext } from '../../runtime/tool';
 import { fsError, plural } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
 import { RG_BASE_ARGS, rgErrorLine, runRg } from './rg';
@@ -28,7 +28,7 @@ const MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
 export const grepTuning = { passAMaxLines: 20_000, passAMaxBytes: 8 * 1024 * 1024 };
 
 const params = z.object({
-  pattern: z.string().describe('Regular expression to search for (Rust regex syntax, like PCRE without look-around). Escape literal ( [ { . * + ? | with a backslash.'),
+  pattern: z.string().describe('Regular expression to search for (ripgrep/Rust syntax; look-around and backreferences switch to PCRE2 automatically). Escape literal ( [ { . * + ? | with a backslash.'),
   path: z.string().optional().describe('File or folder to search (default: the working directory).'),
   glob: z
     .string()
@@ -59,14 +59,14 @@ const params = z.object({
 });
 type Args = z.infer<typeof params>;
 
-/** Path order shared by the JS sort and `rg --sort=path`: compare component by component, byte-wise. */
-function pathKey(p: string): string {
-  return p.replaceAll('/', '\u0000');
-}
-function byPath(a: string, b: string): number {
-  const ka = pathKey(a);
-  const kb = pathKey(b);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
+/**
+ * Sorts in the order `rg --sort=path` walks: component by component, byte-wise (a "/" sorts before any character).
+ * Keys are computed once per item, not per comparison.
+ */
+function sortByPath<T>(items: T[], pathOf: (item: T) => string): T[] {
+  const keyed = items.map((item) => ({ key: pathOf(item).replaceAll('/', '\u0000'), item }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map((k) => k.item);
 }
 
 /** `path\0 12:text` → `path:12:text`; context lines `path\0 13-text` → `path-13-text` (rg's usual format). */
@@ -80,12 +80,13 @@ function fromNull(line: string, numbered: boolean): string {
   return line.slice(0, p) + sep + line.slice(p + 1);
 }
 
-function buildArgs(args: Args, searchArg: string | null, mode: NonNullable<Args['output_mode']>): string[] {
+function buildArgs(args: Args, searchArg: string | null, mode: NonNullable<Args['output_mode']>, pcre2: boolean): string[] {
   const a = [...RG_BASE_ARGS, '--hidden', '--no-require-git', '--glob=!.git/', `--max-columns=${GREP_MAX_COLUMNS}`, '--max-columns-preview'];
   if (args.include_ignored) a.push('--no-ignore');
   if (args['-i']) a.push('--ignore-case');
   else a.push('--case-sensitive');
   if (args.multiline) a.push('--multiline', '--multiline-dotall');
+  if (pcre2) a.push('--pcre2');
   if (args.type) a.push(`--type=${args.type}`);
   if (args.glob) {
     const g = args.glob.trim();
@@ -107,8 +108,14 @@ function buildArgs(args: Args, searchArg: string | null, mode: NonNullable<Args[
   return a;
 }
 
-function rgFailure(stderr: string, args: Args): ToolError {
+function rgFailure(stderr: string, args: Args, pcre2: boolean): ToolError {
   const line = rgErrorLine(stderr);
+  if (!pcre2 && /look-around|backreferences/i.test(stderr)) {
+    return new ToolError('look-around needs PCRE2', 'invalid_args', { retryWithPcre2: true });
+  }
+  if (pcre2 && /PCRE2 is not available|not compiled with PCRE2/i.test(stderr)) {
+    return new ToolError('The pattern uses look-around or backreferences, which this ripgrep build cannot run. Rewrite it without them.');
+  }
   if (/regex parse error|error parsing regex|unclosed|repetition operator/i.test(stderr)) {
     const detail = stderr.trim().split('\n').slice(0, 6).join('\n');
     return new ToolError(
@@ -120,9 +127,6 @@ function rgFailure(stderr: string, args: Args): ToolError {
   }
   if (/literal "\\n" is not allowed/.test(stderr)) {
     return new ToolError('The pattern matches a line break (\\n); set multiline: true to search across lines.');
-  }
-  if (/look-around|backreferences/i.test(stderr)) {
-    return new ToolError(`The pattern uses look-around or backreferences, which ripgrep's regex engine does not support. Rewrite it without them.\n${line}`);
   }
   return new ToolError(`grep failed: ${line || 'ripgrep exited with an error'}`, 'internal');
 }
@@ -151,196 +155,203 @@ export const grepTool = defineTool({
   disclosure: 'private',
   egress: false,
   async execute(args, ctx) {
-    if (args.pattern === '') throw new ToolError('pattern is empty. Pass a regular expression to search for.');
-    const mode = args.output_mode ?? 'files_with_matches';
-    const cwd = ctx.state.cwd;
-    const target = resolveToolPath(args.path ?? '.', ctx);
-    const shownTarget = displayPath(target, cwd);
     try {
-      const st = await stat(target);
-      if (st.isFile() && isSensitivePath(target)) {
-        throw new ToolError(`${shownTarget} is a secret-bearing file (keys, credentials, .env); grep does not search it.`);
-      }
+      return { output: await search(args, ctx, false) };
     } catch (err) {
-      throw fsError(err, shownTarget);
+      // Look-around and backreferences need ripgrep's PCRE2 engine: retry with it once.
+      if (err instanceof ToolError && err.details?.retryWithPcre2) return { output: await search(args, ctx, true) };
+      throw err;
     }
-    // Relative paths in the output: search "." implicitly when the target is the cwd.
-    const searchArg = target === cwd ? null : shownTarget;
-    const offset = args.offset ?? 0;
-    const limit = args.head_limit === 0 ? Number.POSITIVE_INFINITY : (args.head_limit ?? GREP_DEFAULT_HEAD_LIMIT);
-    const baseArgs = buildArgs(args, searchArg, mode);
-    const numbered = args['-n'] !== false;
-    let sawOutput = false;
-    const run = async (
-      extra: string[],
-      handlers: { onLines?: (l: string[]) => boolean | void; onChunk?: (c: Buffer) => boolean | void },
-    ): Promise<{ stopped: boolean }> => {
-      const argv = extra.length ? [...baseArgs.slice(0, RG_BASE_ARGS.length), ...extra, ...baseArgs.slice(RG_BASE_ARGS.length)] : baseArgs;
-      const res = await runRg(argv, { cwd, signal: ctx.signal, ...handlers });
-      if (res.code === 2 && !res.stopped && rgErrorLine(res.stderr) !== '' && !sawOutput) throw rgFailure(res.stderr, args);
-      return { stopped: res.stopped };
-    };
-
-    let page: Page;
-    if (mode === 'content' && offset === 0 && limit === Number.POSITIVE_INFINITY) {
-      // Everything, unsorted: pass rg's bytes straight through.
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      let overflow = false;
-      await run([], {
-        onChunk: (c) => {
-          sawOutput = true;
-          chunks.push(c);
-          bytes += c.length;
-          if (bytes > MAX_OUTPUT_BYTES) {
-            overflow = true;
-            return false;
-          }
-          return true;
-        },
-      });
-      let text = Buffer.concat(chunks, bytes).toString('utf8');
-      if (overflow) text = text.slice(0, text.lastIndexOf('\n', MAX_OUTPUT_BYTES));
-      if (text.endsWith('\n')) text = text.slice(0, -1);
-      page = { lines: text === '' ? [] : [text], total: null, more: false, overflow };
-    } else if (mode === 'content') {
-      page = await pagedContent();
-    } else {
-      // files / counts: small outputs; collect everything, sort, slice.
-      const all: string[] = [];
-      let overflow = false;
-      await run([], {
-        onLines: (lines) => {
-          sawOutput = true;
-          for (const l of lines) if (l !== '') all.push(l);
-          if (all.length > 5_000_000) {
-            overflow = true;
-            return false;
-          }
-          return true;
-        },
-      });
-      if (mode === 'count_matches') {
-        const key = (l: string): string => l.slice(0, l.lastIndexOf(':'));
-        all.sort((a, b) => byPath(key(a), key(b)));
-      } else all.sort(byPath);
-      const end = Math.min(all.length, offset + limit);
-      page = { lines: all.slice(offset, end), total: all.length, more: end < all.length, overflow };
-      if (mode === 'count_matches') {
-        let sum = 0;
-        for (const l of all) sum += Number(l.slice(l.lastIndexOf(':') + 1)) || 0;
-        page.sum = sum;
-      }
-    }
-
-    async function pagedContent(): Promise<Page> {
-      const contextOn = Boolean(args['-A'] || args['-B'] || args['-C']);
-      // Pass A: parallel rg, group lines by file, stop if the result set is too large to sort here.
-      const blocks = new Map<string, string[]>();
-      let current: string[] | null = null;
-      let currentPath = '';
-      let pendingSep = false;
-      let lineCount = 0;
-      let byteCount = 0;
-      let tooBig = false;
-      await run(['--null'], {
-        onLines: (lines) => {
-          sawOutput = true;
-          for (const line of lines) {
-            const p = line.indexOf('\u0000');
-            if (p === -1) {
-              if (line === '--') pendingSep = true;
-              continue;
-            }
-            const path = line.slice(0, p);
-            if (path !== currentPath || current === null) {
-              currentPath = path;
-              current = blocks.get(path) ?? null;
-              if (!current) {
-                current = [];
-                blocks.set(path, current);
-              }
-            } else if (pendingSep) current.push('--');
-            pendingSep = false;
-            current.push(line);
-            lineCount++;
-            byteCount += line.length;
-          }
-          if (lineCount > grepTuning.passAMaxLines || byteCount > grepTuning.passAMaxBytes) {
-            tooBig = true;
-            return false;
-          }
-          return true;
-        },
-      });
-      if (!tooBig) {
-        const paths = [...blocks.keys()].sort(byPath);
-        const out: string[] = [];
-        let total = 0;
-        const end = offset + limit;
-        for (let i = 0; i < paths.length; i++) {
-          const block = blocks.get(paths[i] as string) as string[];
-          const withSep = contextOn && i > 0 ? 1 : 0;
-          const blockLen = block.length + withSep;
-          if (total + blockLen > offset && total < end) {
-            const lines = withSep ? ['--', ...block] : block;
-            for (let j = 0; j < lines.length; j++) {
-              const idx = total + j;
-              if (idx >= offset && idx < end) out.push(fromNull(lines[j] as string, numbered));
-            }
-          }
-          total += blockLen;
-        }
-        return { lines: out, total, more: total > end, overflow: false };
-      }
-      // Pass B: rg in path order, streamed, killed once the page (plus one line, to know if more follow) is read.
-      const out: string[] = [];
-      let seen = 0;
-      let outBytes = 0;
-      let overflow = false;
-      const end = offset + limit;
-      const res = await run(['--null', '--sort=path'], {
-        onLines: (lines) => {
-          for (const line of lines) {
-            if (seen >= offset && seen < end) {
-              const l = fromNull(line, numbered);
-              out.push(l);
-              outBytes += l.length + 1;
-              if (outBytes > MAX_OUTPUT_BYTES) {
-                overflow = true;
-                return false;
-              }
-            }
-            seen++;
-            if (seen > end) return false;
-          }
-          return true;
-        },
-      });
-      return { lines: out, total: res.stopped ? null : seen, more: seen > end, overflow };
-    }
-
-    const count = page.lines.length;
-    if (count === 0 && !page.more) {
-      if (offset > 0 && (page.total ?? 0) > 0) return { output: `No results at offset ${offset}; there are only ${page.total} entries.` };
-      const ign = args.include_ignored ? '' : ' (ignored files were skipped; include_ignored: true searches them)';
-      return { output: `No matches for ${JSON.stringify(args.pattern)} in ${shownTarget}${ign}.` };
-    }
-    const notes: string[] = [];
-    const unit = mode === 'content' ? 'line' : 'file';
-    if (page.more) {
-      const totalText = page.total !== null ? ` of ${page.total}` : '';
-      notes.push(
-        `Showing ${unit}s ${offset + 1}-${offset + count}${totalText}. More results: call again with offset=${offset + count}` +
-          (mode === 'content' ? ', or narrow the search with path, glob or a more specific pattern.' : '.'),
-      );
-    } else if (offset > 0) notes.push(`Showing ${unit}s ${offset + 1}-${offset + count}${page.total !== null ? ` of ${page.total}` : ''}.`);
-    if (page.overflow) notes.push('Output stopped at 32 MB; narrow the search or use head_limit.');
-    if (mode === 'count_matches') {
-      const sum = page.sum ?? 0;
-      notes.unshift(`${plural(sum, 'match', 'matches')} in ${plural(page.total ?? count, 'file')}.`);
-    }
-    const body = page.lines.join('\n');
-    return { output: notes.length ? `${body}\n[${notes.join(' ')}]` : body };
   },
 });
+
+async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<string> {
+  if (args.pattern === '') throw new ToolError('pattern is empty. Pass a regular expression to search for.');
+  const mode = args.output_mode ?? 'files_with_matches';
+  const cwd = ctx.state.cwd;
+  const target = resolveToolPath(args.path ?? '.', ctx);
+  const shownTarget = displayPath(target, cwd);
+  try {
+    const st = await stat(target);
+    if (st.isFile() && isSensitivePath(target)) {
+      throw new ToolError(`${shownTarget} is a secret-bearing file (keys, credentials, .env); grep does not search it.`);
+    }
+  } catch (err) {
+    throw fsError(err, shownTarget);
+  }
+  // Relative paths in the output: search "." implicitly when the target is the cwd.
+  const searchArg = target === cwd ? null : shownTarget;
+  const offset = args.offset ?? 0;
+  const limit = args.head_limit === 0 ? Number.POSITIVE_INFINITY : (args.head_limit ?? GREP_DEFAULT_HEAD_LIMIT);
+  const baseArgs = buildArgs(args, searchArg, mode, pcre2);
+  const numbered = args['-n'] !== false;
+  let sawOutput = false;
+  const run = async (
+    extra: string[],
+    handlers: { onLines?: (l: string[]) => boolean | void; onChunk?: (c: Buffer) => boolean | void },
+  ): Promise<{ stopped: boolean }> => {
+    const argv = extra.length ? [...baseArgs.slice(0, RG_BASE_ARGS.length), ...extra, ...baseArgs.slice(RG_BASE_ARGS.length)] : baseArgs;
+    const res = await runRg(argv, { cwd, signal: ctx.signal, ...handlers });
+    if (res.code === 2 && !res.stopped && rgErrorLine(res.stderr) !== '' && !sawOutput) throw rgFailure(res.stderr, args, pcre2);
+    return { stopped: res.stopped };
+  };
+
+  let page: Page;
+  if (mode === 'content' && offset === 0 && limit === Number.POSITIVE_INFINITY) {
+    // Everything, unsorted: pass rg's bytes straight through.
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let overflow = false;
+    await run([], {
+      onChunk: (c) => {
+        sawOutput = true;
+        chunks.push(c);
+        bytes += c.length;
+        if (bytes > MAX_OUTPUT_BYTES) {
+          overflow = true;
+          return false;
+        }
+        return true;
+      },
+    });
+    let text = Buffer.concat(chunks, bytes).toString('utf8');
+    if (overflow) text = text.slice(0, text.lastIndexOf('\n', MAX_OUTPUT_BYTES));
+    if (text.endsWith('\n')) text = text.slice(0, -1);
+    page = { lines: text === '' ? [] : [text], total: null, more: false, overflow };
+  } else if (mode === 'content') {
+    page = await pagedContent();
+  } else {
+    // files / counts: small outputs; collect everything, sort, slice.
+    const all: string[] = [];
+    let overflow = false;
+    await run([], {
+      onLines: (lines) => {
+        sawOutput = true;
+        for (const l of lines) if (l !== '') all.push(l);
+        if (all.length > 5_000_000) {
+          overflow = true;
+          return false;
+        }
+        return true;
+      },
+    });
+    const sorted = mode === 'count_matches' ? sortByPath(all, (l) => l.slice(0, l.lastIndexOf(':'))) : sortByPath(all, (l) => l);
+    const end = Math.min(sorted.length, offset + limit);
+    page = { lines: sorted.slice(offset, end), total: sorted.length, more: end < sorted.length, overflow };
+    if (mode === 'count_matches') {
+      let sum = 0;
+      for (const l of sorted) sum += Number(l.slice(l.lastIndexOf(':') + 1)) || 0;
+      page.sum = sum;
+    }
+  }
+
+  async function pagedContent(): Promise<Page> {
+    const contextOn = Boolean(args['-A'] || args['-B'] || args['-C']);
+    // Pass A: parallel rg, group lines by file, stop if the result set is too large to sort here.
+    const blocks = new Map<string, string[]>();
+    let current: string[] | null = null;
+    let currentPath = '';
+    let pendingSep = false;
+    let lineCount = 0;
+    let byteCount = 0;
+    let tooBig = false;
+    await run(['--null'], {
+      onLines: (lines) => {
+        sawOutput = true;
+        for (const line of lines) {
+          const p = line.indexOf('\u0000');
+          if (p === -1) {
+            if (line === '--') pendingSep = true;
+            continue;
+          }
+          const path = line.slice(0, p);
+          if (path !== currentPath || current === null) {
+            currentPath = path;
+            current = blocks.get(path) ?? null;
+            if (!current) {
+              current = [];
+              blocks.set(path, current);
+            }
+          } else if (pendingSep) current.push('--');
+          pendingSep = false;
+          current.push(line);
+          lineCount++;
+          byteCount += line.length;
+        }
+        if (lineCount > grepTuning.passAMaxLines || byteCount > grepTuning.passAMaxBytes) {
+          tooBig = true;
+          return false;
+        }
+        return true;
+      },
+    });
+    if (!tooBig) {
+      const paths = sortByPath([...blocks.keys()], (p) => p);
+      const out: string[] = [];
+      let total = 0;
+      const end = offset + limit;
+      for (let i = 0; i < paths.length; i++) {
+        const block = blocks.get(paths[i] as string) as string[];
+        const withSep = contextOn && i > 0 ? 1 : 0;
+        const blockLen = block.length + withSep;
+        if (total + blockLen > offset && total < end) {
+          const lines = withSep ? ['--', ...block] : block;
+          for (let j = 0; j < lines.length; j++) {
+            const idx = total + j;
+            if (idx >= offset && idx < end) out.push(fromNull(lines[j] as string, numbered));
+          }
+        }
+        total += blockLen;
+      }
+      return { lines: out, total, more: total > end, overflow: false };
+    }
+    // Pass B: rg in path order, streamed, killed once the page (plus one line, to know if more follow) is read.
+    const out: string[] = [];
+    let seen = 0;
+    let outBytes = 0;
+    let overflow = false;
+    const end = offset + limit;
+    const res = await run(['--null', '--sort=path'], {
+      onLines: (lines) => {
+        for (const line of lines) {
+          if (seen >= offset && seen < end) {
+            const l = fromNull(line, numbered);
+            out.push(l);
+            outBytes += l.length + 1;
+            if (outBytes > MAX_OUTPUT_BYTES) {
+              overflow = true;
+              return false;
+            }
+          }
+          seen++;
+          if (seen > end) return false;
+        }
+        return true;
+      },
+    });
+    return { lines: out, total: res.stopped ? null : seen, more: seen > end, overflow };
+  }
+
+  const count = page.lines.length;
+  if (count === 0 && !page.more) {
+    if (offset > 0 && (page.total ?? 0) > 0) return `No results at offset ${offset}; there are only ${page.total} entries.`;
+    const ign = args.include_ignored ? '' : ' (ignored files were skipped; include_ignored: true searches them)';
+    return `No matches for ${JSON.stringify(args.pattern)} in ${shownTarget}${ign}.`;
+  }
+  const notes: string[] = [];
+  const unit = mode === 'content' ? 'line' : 'file';
+  if (page.more) {
+    const totalText = page.total !== null ? ` of ${page.total}` : '';
+    notes.push(
+      `Showing ${unit}s ${offset + 1}-${offset + count}${totalText}. More results: call again with offset=${offset + count}` +
+        (mode === 'content' ? ', or narrow the search with path, glob or a more specific pattern.' : '.'),
+    );
+  } else if (offset > 0) notes.push(`Showing ${unit}s ${offset + 1}-${offset + count}${page.total !== null ? ` of ${page.total}` : ''}.`);
+  if (page.overflow) notes.push('The output was cut short because it is too large (over 32 MB or 5 million entries); narrow the search with path, glob or a more specific pattern.');
+  if (mode === 'count_matches') {
+    const sum = page.sum ?? 0;
+    notes.unshift(`${plural(sum, 'match', 'matches')} in ${plural(page.total ?? count, 'file')}.`);
+  }
+  const body = page.lines.join('\n');
+  return notes.length ? `${body}\n[${notes.join(' ')}]` : body;
+}

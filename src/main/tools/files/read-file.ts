@@ -21,7 +21,8 @@ export const READ_MAX_LINE_CHARS = 2000;
 const EXACT_COUNT_LIMIT = 1024 * 1024;
 const FIRST_CHUNK = 64 * 1024;
 const LATER_CHUNK = 1024 * 1024;
-const BACK_CHUNK = 64 * 1024;
+const BACK_CHUNK_FIRST = 16 * 1024;
+const BACK_CHUNK_MAX = 1024 * 1024;
 const SNIFF_BYTES = 8192;
 
 const MEDIA_EXTS = new Set([
@@ -78,7 +79,7 @@ async function readForward(
   let curOverflow = false;
   const maxLineBytes = READ_MAX_LINE_CHARS * 4 + 4;
   let pos = startPos;
-  let buf = Buffer.allocUnsafe(FIRST_CHUNK);
+  let buf = Buffer.allocUnsafe(Math.max(1, Math.min(FIRST_CHUNK, size - startPos)));
 
   const finishLine = (): 'ok' | 'bytes' => {
     let text = curLen === 0 ? '' : (cur.length === 1 ? (cur[0] as Buffer) : Buffer.concat(cur, curLen)).toString('utf8');
@@ -162,19 +163,20 @@ async function readForward(
  * the scan reached the start of the file (fewer than k+1 lines), the total line count.
  */
 async function locateTail(fh: Handle, size: number, k: number, signal: AbortSignal): Promise<{ start: number; total: number | null }> {
-  const buf = Buffer.allocUnsafe(BACK_CHUNK);
-  // A trailing newline ends the last line; it does not start another one.
-  let end = size;
-  const last = Buffer.allocUnsafe(1);
-  if (size > 0 && (await pread(fh, last, 1, size - 1)) === 1 && last[0] === 10) end = size - 1;
+  let buf = Buffer.allocUnsafe(Math.min(BACK_CHUNK_FIRST, size));
   let seen = 0;
-  let pos = end;
+  let pos = size;
+  let first = true;
   while (pos > 0) {
     throwIfAborted(signal);
-    const len = Math.min(BACK_CHUNK, pos);
+    if (!first && buf.length < BACK_CHUNK_MAX) buf = Buffer.allocUnsafe(Math.min(BACK_CHUNK_MAX, buf.length * 4));
+    const len = Math.min(buf.length, pos);
     const from = pos - len;
     const n = await pread(fh, buf, len, from);
     let j = n - 1;
+    // A trailing newline ends the last line; it does not start another one.
+    if (first && n > 0 && buf[n - 1] === 10) j = n - 2;
+    first = false;
     while (j >= 0) {
       const nl = buf.lastIndexOf(10, j);
       if (nl === -1) break;
@@ -252,11 +254,12 @@ export const readFileTool = defineTool({
       const size = fst.size;
       const sniff = Buffer.allocUnsafe(Math.min(SNIFF_BYTES, Math.max(size, 1)));
       const sniffed = size > 0 ? await pread(fh, sniff, sniff.length, 0) : 0;
+      // Recorded for binary files too: the conversation has seen what is there, so write_file may replace it whole.
+      ctx.state.recordFileSnapshot(snapshotOf(abs, fst));
       if (isBinary(sniff, sniffed)) {
         const hint = ext === '.pdf' ? ' Use read_pdf for PDFs.' : ' It cannot be shown as text; use stat for its metadata.';
         throw new ToolError(`${shown} is a binary file (${formatBytes(size)}; it contains NUL bytes).${hint}`);
       }
-      ctx.state.recordFileSnapshot(snapshotOf(abs, fst));
       if (size === 0) return { output: `(${shown} is empty: 0 lines.)` };
 
       const offset = args.line_offset ?? 1;

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import type { Classification, ClassifyContext } from '../../runtime/tool';
 import { errno, fsError } from './fs-errors';
-import { displayPath, isWithin, resolvePath } from './paths';
+import { displayPath, isWithin, resolveToolPath } from './paths';
 
 export const transferParams = z.object({
   source: z.string().describe('The file or folder to take: absolute, relative to the working directory, or starting with ~.'),
@@ -49,7 +49,8 @@ function kind(st: Stats): string {
 }
 
 export async function planTransfer(args: TransferArgs, cwd: string, verb: 'copy' | 'move'): Promise<TransferPlan> {
-  const src = resolvePath(args.source, cwd);
+  const at = { state: { cwd } };
+  const src = resolveToolPath(args.source, at);
   const srcShown = displayPath(src, cwd);
   let srcStat: Stats;
   try {
@@ -58,7 +59,7 @@ export async function planTransfer(args: TransferArgs, cwd: string, verb: 'copy'
   } catch (err) {
     throw fsError(err, srcShown);
   }
-  let target = resolvePath(args.destination, cwd);
+  let target = resolveToolPath(args.destination, at);
   // An existing folder (or a link to one) as destination means "into it", like cp/mv do.
   const destStat = await stat(target).catch(() => null);
   if (destStat?.isDirectory() && target !== src) target = join(target, basename(src));

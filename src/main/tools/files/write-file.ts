@@ -76,7 +76,9 @@ export const writeFileTool = defineTool({
       const old = await readExisting(p.abs, p.shown, p.target.stat.size);
       if (p.mode === 'append') {
         const description = `Append ${plural(addLines, 'line')} (${formatBytes(Buffer.byteLength(args.content))}) to ${p.shown}`;
-        if (old === null) return { description, preview: `--- a/${p.shown}\n+++ b/${p.shown}\n(appending to a ${formatBytes(p.target.stat.size)} file)\n${args.content}` };
+        if (old === null) {
+          return { description, preview: `--- a/${p.shown}\n+++ b/${p.shown}\n(the ${formatBytes(p.target.stat.size)} file is too large to diff; the content is added at its end)\n` };
+        }
         return { description, preview: unifiedDiff(p.shown, old, old + args.content) };
       }
       const description = `Overwrite ${p.shown} with ${plural(addLines, 'line')} (${formatBytes(Buffer.byteLength(args.content))}; was ${formatBytes(p.target.stat.size)})`;

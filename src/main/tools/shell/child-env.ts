@@ -17,12 +17,23 @@ export function isDroppedEnvName(name: string): boolean {
   return CREDENTIAL_NAME.test(name) || PROVIDER_PREFIX.test(name) || SHELL_HIJACK.test(name);
 }
 
-/** A copy of `source` without credential-named, provider and shell-hijacking variables. */
+/**
+ * PATH without empty, `.` or relative entries: with those, a file named `ls` in the folder a command runs in would be
+ * run instead of the real `ls` the classifier judged read-only.
+ */
+export function absolutePath(path: string): string {
+  return path
+    .split(':')
+    .filter((dir) => dir.startsWith('/'))
+    .join(':');
+}
+
+/** A copy of `source` without credential-named, provider and shell-hijacking variables, and with an absolute PATH. */
 export function childEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = Object.create(null) as Record<string, string>;
+  const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
-    if (value === undefined || isDroppedEnvName(name)) continue;
-    env[name] = value;
+    if (value === undefined || isDroppedEnvName(name) || name === '__proto__') continue;
+    env[name] = name === 'PATH' ? absolutePath(value) : value;
   }
   return env;
 }

@@ -262,8 +262,11 @@ async function run(command: string, cwd: string, timeoutMs: number, ctx: ToolCon
   void Promise.resolve(child).catch(() => undefined);
 
   let collecting = true;
-  const attach = (stream: Readable | null, sink: HeadTailBuffer, live: LiveStream): void => {
+  const ended = { stdout: child.stdout === null, stderr: child.stderr === null };
+  let onEnded: (() => void) | null = null;
+  const attach = (name: 'stdout' | 'stderr', stream: Readable | null, sink: HeadTailBuffer): void => {
     if (!stream) return;
+    const live = new LiveStream(ctx, name);
     stream.on('error', () => undefined);
     // Always consume: a full pipe would block the writer (`yes`), so after the cap we keep reading and count.
     stream.on('data', (data: Buffer | string) => {
@@ -272,9 +275,13 @@ async function run(command: string, cwd: string, timeoutMs: number, ctx: ToolCon
       sink.push(chunk);
       live.write(chunk);
     });
+    stream.once('close', () => {
+      ended[name] = true;
+      onEnded?.();
+    });
   };
-  attach(child.stdout, stdout, new LiveStream(ctx, 'stdout'));
-  attach(child.stderr, stderr, new LiveStream(ctx, 'stderr'));
+  attach('stdout', child.stdout, stdout);
+  attach('stderr', child.stderr, stderr);
 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: Error }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -294,12 +301,23 @@ async function run(command: string, cwd: string, timeoutMs: number, ctx: ToolCon
 
   try {
     const result = await exited;
+    // The shell is gone: from here on nothing may stop the jobs it left in the background.
+    clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', onAbort);
     if ('error' in result) {
       throw new ToolError(`Could not start ${SHELL}: ${result.error.message}`, 'internal');
     }
-    // The shell is gone; give its last output a moment to arrive, and wait for a running stop to finish the group.
+    // A running stop finishes with the whole group; then the last output gets a moment to arrive. The pipes close
+    // at once unless a background job inherited them, so the wait is short either way.
     const how = stopping ? await stopping : null;
-    await sleep(EXIT_DRAIN_MS);
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        if (ended.stdout && ended.stderr) resolve();
+      };
+      onEnded = done;
+      setTimeout(resolve, EXIT_DRAIN_MS);
+      done();
+    });
     return {
       code: result.code,
       signal: result.signal,

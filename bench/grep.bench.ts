@@ -1,0 +1,129 @@
+/**
+ * grep_vs_rg_ratio: the grep tool against raw ripgrep on the same generated tree (~20,000 files, ~200 MB of text,
+ * cached under the OS temp folder between runs), same pattern, same output (content lines, head_limit 0 = all).
+ * Tool and raw rg run alternately several times in one process; the figures are medians. Raw rg is spawned from
+ * Node the same way and its whole stdout collected, so both sides pay for process start and pipe reading.
+ * grep_files_vs_rg_ratio is the same comparison for files_with_matches (`rg -l`).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { grepTool } from '../src/main/tools/files/grep';
+import { ripgrepPath } from '../src/main/tools/files/rg';
+import { makeContext } from '../test/support/tool-context';
+
+const DIRS = 200;
+const FILES_PER_DIR = 100;
+const TARGET_FILE_BYTES = 10_000;
+const NEEDLE = 'deskhandneedle';
+const ROUNDS = 7;
+const TREE = join(tmpdir(), `deskhand-bench-grep-v1-${DIRS * FILES_PER_DIR}`);
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function ensureTree(): void {
+  if (existsSync(join(TREE, '.complete'))) return;
+  rmSync(TREE, { recursive: true, force: true });
+  const rand = rng(42);
+  const words = ['const', 'let', 'value', 'return', 'function', 'import', 'export', 'server', 'client', 'request', 'response', 'error', 'result', 'config', 'handler', 'await', 'async', 'string', 'number', 'object', 'update', 'render', 'state', 'props', 'index', 'length', 'buffer', 'stream', 'option', 'default'];
+  // A pool of lines; about 0.5% carry the needle (≈ 15–20k matching lines over the tree).
+  const pool: string[] = [];
+  for (let i = 0; i < 20_000; i++) {
+    const n = 4 + Math.floor(rand() * 10);
+    const parts: string[] = [];
+    for (let w = 0; w < n; w++) parts.push(words[Math.floor(rand() * words.length)] as string);
+    if (rand() < 0.005) parts.splice(Math.floor(rand() * parts.length), 0, NEEDLE);
+    pool.push(`${'  '.repeat(Math.floor(rand() * 4))}${parts.join(' ')};`);
+  }
+  for (let d = 0; d < DIRS; d++) {
+    const dir = join(TREE, `pkg${String(d).padStart(3, '0')}`, 'src');
+    mkdirSync(dir, { recursive: true });
+    for (let f = 0; f < FILES_PER_DIR; f++) {
+      let text = '';
+      while (text.length < TARGET_FILE_BYTES) text += `${pool[Math.floor(rand() * pool.length)]}\n`;
+      writeFileSync(join(dir, `module${String(f).padStart(3, '0')}.ts`), text);
+    }
+  }
+  writeFileSync(join(TREE, '.complete'), '');
+}
+
+async function rawRg(args: string[]): Promise<{ ms: number; bytes: number }> {
+  const bin = await ripgrepPath();
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { cwd: TREE, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    child.stdout.on('data', (c: Buffer) => {
+      chunks.push(c);
+      bytes += c.length;
+    });
+    child.on('error', reject);
+    child.on('close', () => {
+      Buffer.concat(chunks, bytes).toString('utf8');
+      resolve({ ms: performance.now() - t0, bytes });
+    });
+  });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+async function compare(
+  toolArgs: Parameters<typeof grepTool.execute>[0],
+  rgArgs: string[],
+): Promise<{ tool: number; rg: number; toolOut: string; rgBytes: number }> {
+  const ctx = makeContext(TREE);
+  const tool: number[] = [];
+  const rg: number[] = [];
+  let toolOut = '';
+  let rgBytes = 0;
+  // One warm-up each (page cache, binary lookup), then alternate.
+  await grepTool.execute(toolArgs, ctx);
+  await rawRg(rgArgs);
+  for (let i = 0; i < ROUNDS; i++) {
+    const t0 = performance.now();
+    toolOut = (await grepTool.execute(toolArgs, ctx)).output;
+    tool.push(performance.now() - t0);
+    const r = await rawRg(rgArgs);
+    rg.push(r.ms);
+    rgBytes = r.bytes;
+  }
+  return { tool: median(tool), rg: median(rg), toolOut, rgBytes };
+}
+
+export default async function grepBench(): Promise<Record<string, number>> {
+  ensureTree();
+  const content = await compare({ pattern: NEEDLE, output_mode: 'content', head_limit: 0 }, ['--no-config', '-n', NEEDLE]);
+  // Sanity: both sides found the same lines.
+  const toolLines = content.toolOut.split('\n').length;
+  if (toolLines < 1000 || Math.abs(content.toolOut.length + 1 - content.rgBytes) > content.rgBytes * 0.01) {
+    throw new Error(`grep bench: outputs differ (tool ${content.toolOut.length} chars / ${toolLines} lines, rg ${content.rgBytes} bytes)`);
+  }
+  const files = await compare({ pattern: NEEDLE, output_mode: 'files_with_matches', head_limit: 0 }, ['--no-config', '-l', NEEDLE]);
+  return {
+    grep_vs_rg_ratio: content.tool / content.rg,
+    grep_tool_ms: content.tool,
+    rg_raw_ms: content.rg,
+    grep_files_vs_rg_ratio: files.tool / files.rg,
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(await grepBench());
+}

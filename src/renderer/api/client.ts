@@ -1,0 +1,44 @@
+/**
+ * Picks the transport at startup: Electron's preload bridge when it is there, else the web host's WebSocket. The rest
+ * of the app only sees `DeskhandApi`.
+ */
+import type { DeskhandApi } from '../../shared/contract';
+import { createWsClient, socketUrl, type ConnectionState } from './ws-client';
+
+declare global {
+  interface Window {
+    deskhand?: DeskhandApi;
+  }
+}
+
+let current: DeskhandApi | null = null;
+let connection: ((listener: (s: ConnectionState) => void) => () => void) | null = null;
+
+export function initApi(): DeskhandApi {
+  if (current) return current;
+  if (window.deskhand) {
+    current = window.deskhand;
+    connection = (l) => {
+      l('open');
+      return () => undefined;
+    };
+  } else {
+    const client = createWsClient(socketUrl(window.location));
+    current = client.api;
+    connection = client.onConnection;
+  }
+  return current;
+}
+
+export function api(): DeskhandApi {
+  return current ?? initApi();
+}
+
+export function onConnection(listener: (s: ConnectionState) => void): () => void {
+  initApi();
+  return connection!(listener);
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,137 @@
+/** The center: header (title, folder, policy, model), the messages, the approvals of this conversation, the composer. */
+import { useEffect } from 'react';
+import { POLICIES, type Policy } from '../../shared/tools';
+import { api, errorText } from '../api/client';
+import { useApprovals } from '../state/approvals';
+import { useConversations } from '../state/conversations';
+import { useMessages } from '../state/messages';
+import { activeModelLabel, providerProblem, useSettings } from '../state/settings';
+import { useUi } from '../state/ui';
+import { ApprovalCard } from './ApprovalCard';
+import { Composer } from './Composer';
+import { MessageList } from './MessageList';
+
+const POLICY_LABEL: Record<Policy, string> = {
+  none: 'Ask for everything',
+  'read-only': 'Allow read-only',
+  'low-risk': 'Allow low-risk',
+  'high-risk': 'Allow high-risk',
+};
+
+export function ConversationView() {
+  const selectedId = useConversations((s) => s.selectedId);
+  const conversation = useConversations((s) => s.list.find((c) => c.id === s.selectedId));
+  const loading = useMessages((s) => s.loading);
+  const error = useMessages((s) => s.error);
+  const activeRun = useMessages((s) => s.activeRun);
+  const approvals = useApprovals((s) => s.list);
+  const settings = useSettings((s) => s.view);
+  const mine = approvals.filter((a) => a.conversationId === selectedId);
+
+  useEffect(() => {
+    if (selectedId !== useMessages.getState().conversationId) void useMessages.getState().open(selectedId);
+  }, [selectedId]);
+
+  if (!selectedId || !conversation) return <EmptyState />;
+
+  async function setPolicy(policy: Policy) {
+    try {
+      await api().setPolicy({ conversationId: selectedId!, policy });
+    } catch (err) {
+      useUi.getState().notify(errorText(err));
+    }
+  }
+
+  const problem = providerProblem(settings);
+  return (
+    <main className="conversation" aria-label={`Conversation ${conversation.title}`}>
+      <header className="conv-header">
+        <div className="conv-title">
+          <h1>{conversation.title}</h1>
+          <span className="conv-folder" title={conversation.folder}>
+            {conversation.folder}
+          </span>
+        </div>
+        <div className="conv-meta">
+          <label className="policy">
+            <span>Policy</span>
+            <select value={conversation.policy} onChange={(e) => void setPolicy(e.target.value as Policy)} aria-describedby="policy-help">
+              {POLICIES.map((p) => (
+                <option key={p} value={p}>
+                  {POLICY_LABEL[p]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span id="policy-help" className="sr-only">
+            Which tool calls run without asking. Applies from the next message.
+          </span>
+          <span className="model" title="Provider and model for new messages">
+            {activeModelLabel(settings)}
+          </span>
+          <RunStatus />
+        </div>
+      </header>
+      {problem && (
+        <div className="banner" role="status">
+          {problem}{' '}
+          <button type="button" className="link-button" onClick={() => useUi.getState().setView('settings')}>
+            Open Settings → Providers
+          </button>
+        </div>
+      )}
+      <div className="messages-area">
+        {loading ? (
+          <p className="center-note" role="status">
+            Loading the conversation…
+          </p>
+        ) : error ? (
+          <p className="center-note error-text" role="alert">
+            {error}
+          </p>
+        ) : (
+          <MessageList />
+        )}
+      </div>
+      {mine.length > 0 && (
+        <section className="approval-dock" aria-label={`Approvals waiting in this conversation: ${mine.length}`}>
+          {mine.map((a) => (
+            <ApprovalCard key={a.approvalId} approval={a} />
+          ))}
+        </section>
+      )}
+      {activeRun?.status === 'running' && mine.length === 0 && (
+        <div className="working" role="status">
+          <span className="pulse" aria-hidden="true" /> Working…
+        </div>
+      )}
+      <Composer />
+    </main>
+  );
+}
+
+function RunStatus() {
+  const activeRun = useMessages((s) => s.activeRun);
+  if (!activeRun) return null;
+  return <span className={`run-chip run-${activeRun.status}`}>{activeRun.status === 'running' ? 'running' : 'paused for approval'}</span>;
+}
+
+function EmptyState() {
+  const loaded = useConversations((s) => s.loaded);
+  const count = useConversations((s) => s.list.length);
+  return (
+    <main className="conversation empty" aria-label="No conversation open">
+      <div className="empty-state">
+        <h1>{count ? 'Pick a conversation' : 'Welcome to Deskhand'}</h1>
+        <p>
+          {loaded && !count
+            ? 'Each conversation works in one folder on this computer. Deskhand shows you every change before it happens.'
+            : 'Choose one on the left, or start a new one.'}
+        </p>
+        <button type="button" className="btn primary" onClick={() => useUi.getState().openDialog({ kind: 'new' })}>
+          New conversation
+        </button>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,186 @@
+/**
+ * Settings: the provider new runs use, each provider's model and base URL, API keys (sent once to main, which puts them
+ * in the OS keyring; the page only ever learns whether a key is set), and the default policy for new conversations.
+ */
+import { useEffect, useState } from 'react';
+import { PROVIDER_NAMES, type ProviderName, type Settings } from '../../shared/contract';
+import { POLICIES, type Policy } from '../../shared/tools';
+import { api, errorText } from '../api/client';
+import { useSettings } from '../state/settings';
+import { useUi } from '../state/ui';
+
+const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
+
+export function SettingsPage() {
+  const view = useSettings((s) => s.view);
+  const [draft, setDraft] = useState<Settings | null>(view?.settings ?? null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!view) void api().getSettings({}).then((v) => useSettings.getState().set(v));
+  }, [view]);
+  useEffect(() => {
+    if (view && !draft) setDraft(view.settings);
+  }, [view, draft]);
+
+  if (!view || !draft) return <main className="settings" aria-label="Settings"><p className="center-note">Loading settings…</p></main>;
+
+  const setProvider = (p: ProviderName, patch: Partial<Settings['providers'][ProviderName]>) =>
+    setDraft({ ...draft, providers: { ...draft.providers, [p]: { ...draft.providers[p], ...patch } } });
+
+  async function save() {
+    setError(null);
+    setStatus(null);
+    try {
+      const next = await api().saveSettings(draft!);
+      useSettings.getState().set(next);
+      setDraft(next.settings);
+      setStatus('Settings saved.');
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  return (
+    <main className="settings" aria-label="Settings">
+      <header className="settings-head">
+        <h1>Settings</h1>
+        <button type="button" className="btn" onClick={() => useUi.getState().setView('chat')}>
+          Back to conversations
+        </button>
+      </header>
+      {view.override && (
+        <p className="banner" role="status">
+          This Deskhand was started with provider flags ({view.override.provider} · {view.override.model}
+          {view.override.baseURL ? ` at ${view.override.baseURL}` : ''}); they win over these settings until it starts without them.
+        </p>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <fieldset className="card">
+          <legend>Provider for new messages</legend>
+          {PROVIDER_NAMES.map((p) => (
+            <label key={p} className="radio">
+              <input type="radio" name="provider" value={p} checked={draft.activeProvider === p} onChange={() => setDraft({ ...draft, activeProvider: p })} />
+              {LABEL[p]}
+            </label>
+          ))}
+        </fieldset>
+        {PROVIDER_NAMES.map((p) => (
+          <fieldset key={p} className="card">
+            <legend>{LABEL[p]}</legend>
+            <label className="field">
+              <span>Model</span>
+              <input aria-label={`Model for ${LABEL[p]}`} value={draft.providers[p].model} onChange={(e) => setProvider(p, { model: e.target.value })} spellCheck={false} />
+            </label>
+            <label className="field">
+              <span>Base URL {p === 'openai-compatible' ? '(required)' : '(optional)'}</span>
+              <input
+                aria-label={`Base URL for ${LABEL[p]}`}
+                value={draft.providers[p].baseURL ?? ''}
+                placeholder={p === 'openai-compatible' ? 'http://127.0.0.1:11434/v1' : 'default'}
+                onChange={(e) => setProvider(p, { baseURL: e.target.value.trim() ? e.target.value.trim() : null })}
+                spellCheck={false}
+              />
+            </label>
+            <KeyField provider={p} />
+          </fieldset>
+        ))}
+        <fieldset className="card">
+          <legend>New conversations</legend>
+          <label className="field">
+            <span>Default policy</span>
+            <select value={draft.defaultPolicy} onChange={(e) => setDraft({ ...draft, defaultPolicy: e.target.value as Policy })}>
+              {POLICIES.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          </label>
+        </fieldset>
+        {error && (
+          <p role="alert" className="error-text">
+            {error}
+          </p>
+        )}
+        {status && (
+          <p role="status" className="ok-text">
+            {status}
+          </p>
+        )}
+        <div className="actions">
+          <button type="submit" className="btn primary">
+            Save settings
+          </button>
+        </div>
+      </form>
+    </main>
+  );
+}
+
+function KeyField({ provider }: { provider: ProviderName }) {
+  const view = useSettings((s) => s.view)!;
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const status = view.keys[provider];
+  const label = LABEL[provider].split(' ')[0];
+
+  async function saveKey() {
+    setError(null);
+    try {
+      const next = await api().setApiKey({ provider, key: value });
+      setValue('');
+      useSettings.getState().set(next);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  async function clearKey() {
+    setError(null);
+    try {
+      useSettings.getState().set(await api().clearApiKey({ provider }));
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  return (
+    <div className="field">
+      <span>API key</span>
+      <p className="key-status" role="status" aria-label={`API key for ${label}`}>
+        {status.set ? (status.source === 'env' ? 'Set from the environment' : 'Set (in the OS keyring)') : 'Not set'}
+      </p>
+      <span className="field-row">
+        <input
+          type="password"
+          autoComplete="off"
+          aria-label={`New API key for ${label}`}
+          placeholder={status.set ? 'Replace the key' : 'Paste a key'}
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+        />
+        <button type="button" className="btn" disabled={!value.trim() || !view.keyring.available} onClick={() => void saveKey()}>
+          Save key
+        </button>
+        {status.source === 'keyring' && (
+          <button type="button" className="btn" onClick={() => void clearKey()}>
+            Remove key
+          </button>
+        )}
+      </span>
+      {!view.keyring.available && <p className="muted small">The OS keyring is not available here: {view.keyring.message}</p>}
+      {error && (
+        <p role="alert" className="error-text">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+/** A tool call as a compact card: icon, one-line summary, status, duration; expands to arguments and output. */
+import { memo, useState } from 'react';
+import type { ToolItem } from '../../shared/contract';
+import { api, errorText } from '../api/client';
+import { useMessages } from '../state/messages';
+import { ArgsView } from './ArgsView';
+import { STATUS_LABEL, formatDuration, toolIcon, toolSummary } from './tool-summary';
+
+export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
+  const [open, setOpen] = useState(false);
+  const [full, setFull] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const conversationId = useMessages((s) => s.conversationId);
+  const summary = toolSummary(item.tool, item.args);
+  const output = full ?? item.output;
+  const cut = full === null && item.output !== null && item.outputChars > item.output.length;
+
+  async function showAll() {
+    if (!conversationId) return;
+    setLoading(true);
+    setError(null);
+    try {
+      let text = '';
+      let offset: number | null = 0;
+      // Pages of 50,000 characters; a person asked for all of it.
+      while (offset !== null) {
+        const page = await api().getToolOutput({ conversationId, runId: item.runId, callId: item.callId, offset, limit: 50_000 });
+        text += page.text;
+        offset = page.nextOffset;
+        setFull(text);
+      }
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setLoading(false);
+    }
+  }
+
+  return (
+    <article className={`tool-card status-${item.status}`} aria-label={`Tool call ${item.tool}: ${STATUS_LABEL[item.status]}`}>
+      <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span className="tool-icon" aria-hidden="true">
+          {toolIcon(item.tool)}
+        </span>
+        <span className="tool-name">{item.tool}</span>
+        <span className="tool-summary">{summary}</span>
+        <span className={`tool-status st-${item.status}`}>{STATUS_LABEL[item.status]}</span>
+        {item.durationMs !== null && <span className="tool-duration">{formatDuration(item.durationMs)}</span>}
+        <span className="chev" aria-hidden="true">
+          {open ? '▾' : '▸'}
+        </span>
+      </button>
+      {open && (
+        <div className="tool-body">
+          <h4 className="section-label">Arguments</h4>
+          <ArgsView args={item.args} label={`Arguments of ${item.tool}`} />
+          {item.reasons.length > 0 && (
+            <p className="muted small">
+              Decision: {item.risk ?? 'unknown risk'} — {item.reasons.join('; ')}
+            </p>
+          )}
+          <h4 className="section-label">Output</h4>
+          {output === null ? (
+            <p className="muted">{item.status === 'awaiting_approval' ? 'Not run yet: waiting for your approval.' : 'No output yet.'}</p>
+          ) : (
+            <pre className={`tool-output ${item.status === 'error' || item.status === 'denied' ? 'is-error' : ''}`} aria-label={`Output of ${item.tool}`}>
+              {output}
+            </pre>
+          )}
+          {cut && (
+            <button type="button" className="link-button" onClick={() => void showAll()} disabled={loading}>
+              {loading ? 'Loading…' : `Show all (${item.outputChars.toLocaleString()} characters)`}
+            </button>
+          )}
+          {error && <p role="alert" className="error-text">{error}</p>}
+        </div>
+      )}
+    </article>
+  );
+});

@@ -1,0 +1,235 @@
+/**
+ * The open conversation: the projection main sent (getMessages) plus live run events applied on top, so streamed text,
+ * tool calls, approvals and results appear as they happen. Events arrive in batches; one batch is one state update.
+ */
+import { create } from 'zustand';
+import { OUTPUT_PREVIEW_CHARS, type MessageItem, type ToolItem } from '../../shared/contract';
+import type { RunEvent } from '../../shared/events';
+import { api, errorText } from '../api/client';
+
+export interface ActiveRun {
+  runId: string;
+  status: 'running' | 'parked';
+}
+
+interface MessagesState {
+  conversationId: string | null;
+  items: MessageItem[];
+  activeRun: ActiveRun | null;
+  loading: boolean;
+  error: string | null;
+  /** Bumped when the list is replaced wholesale (open, reload), so the view can jump to the end. */
+  generation: number;
+  /** The live assistant text item receiving deltas, per run. */
+  openText: Record<string, string>;
+  open(conversationId: string | null): Promise<void>;
+  reload(): Promise<void>;
+  addLocalUser(text: string): string;
+  removeItem(id: string): void;
+  setActiveRun(run: ActiveRun | null): void;
+  apply(events: RunEvent[]): void;
+}
+
+/** runId → conversationId, learnt from run.started and from getMessages. */
+const runConversation = new Map<string, string>();
+let localId = 0;
+let loadSeq = 0;
+
+export function conversationOfRun(runId: string): string | undefined {
+  return runConversation.get(runId);
+}
+
+export const useMessages = create<MessagesState>((set, get) => ({
+  conversationId: null,
+  items: [],
+  activeRun: null,
+  loading: false,
+  error: null,
+  generation: 0,
+  openText: {},
+
+  async open(conversationId) {
+    const seq = ++loadSeq;
+    set((s) => ({ conversationId, items: conversationId === s.conversationId ? s.items : [], activeRun: null, loading: !!conversationId, error: null, openText: {} }));
+    if (!conversationId) return;
+    try {
+      const result = await api().getMessages({ conversationId });
+      if (seq !== loadSeq) return;
+      if (result.activeRun) runConversation.set(result.activeRun.runId, conversationId);
+      set((s) => ({ items: result.items, activeRun: result.activeRun, loading: false, generation: s.generation + 1 }));
+    } catch (err) {
+      if (seq !== loadSeq) return;
+      set({ loading: false, error: errorText(err) });
+    }
+  },
+
+  async reload() {
+    const id = get().conversationId;
+    if (!id) return;
+    const seq = ++loadSeq;
+    try {
+      const result = await api().getMessages({ conversationId: id });
+      if (seq !== loadSeq || get().conversationId !== id) return;
+      if (result.activeRun) runConversation.set(result.activeRun.runId, id);
+      set({ items: result.items, activeRun: result.activeRun, openText: {} });
+    } catch (err) {
+      if (seq === loadSeq) set({ error: errorText(err) });
+    }
+  },
+
+  addLocalUser(text) {
+    const id = `local:${++localId}`;
+    set((s) => ({ items: [...s.items, { kind: 'user', id, runId: null, text, at: Date.now() }] }));
+    return id;
+  },
+
+  removeItem(id) {
+    set((s) => ({ items: s.items.filter((i) => i.id !== id) }));
+  },
+
+  setActiveRun(run) {
+    if (run) {
+      const conv = get().conversationId;
+      if (conv) runConversation.set(run.runId, conv);
+    }
+    set({ activeRun: run });
+  },
+
+  apply(events) {
+    let needsReload = false;
+    set((state) => {
+      let items = state.items;
+      let copied = false;
+      let activeRun = state.activeRun;
+      let openText = state.openText;
+      const mutable = () => {
+        if (!copied) {
+          items = items.slice();
+          copied = true;
+        }
+        return items;
+      };
+      const find = (id: string): number => {
+        for (let i = items.length - 1; i >= 0; i--) if (items[i]!.id === id) return i;
+        return -1;
+      };
+      const patchTool = (runId: string, callId: string, patch: (t: ToolItem) => ToolItem) => {
+        const i = find(`tc:${runId}:${callId}`);
+        if (i === -1) return;
+        const item = items[i]!;
+        if (item.kind !== 'tool') return;
+        mutable()[i] = patch(item);
+      };
+      const closeText = (runId: string) => {
+        if (openText[runId]) {
+          openText = { ...openText };
+          delete openText[runId];
+        }
+      };
+
+      for (const e of events) {
+        if (e.type === 'run.started') runConversation.set(e.runId, e.conversationId);
+        const conv = 'conversationId' in e ? e.conversationId : runConversation.get(e.runId);
+        if (!conv || conv !== state.conversationId) continue;
+        switch (e.type) {
+          case 'run.started': {
+            activeRun = { runId: e.runId, status: 'running' };
+            if (!e.resumed) {
+              // Our own message is the last local item without a run; someone else's (another window) needs a reload.
+              const local = find(items.findLast((i) => i.kind === 'user' && i.runId === null && i.id.startsWith('local:'))?.id ?? '');
+              if (local === -1) needsReload = true;
+              else mutable()[local] = { ...(items[local] as Extract<MessageItem, { kind: 'user' }>), runId: e.runId };
+            }
+            break;
+          }
+          case 'text': {
+            const openId = openText[e.runId];
+            const i = openId ? find(openId) : -1;
+            const item = i === -1 ? undefined : items[i];
+            if (item && item.kind === 'assistant') {
+              mutable()[i] = { ...item, text: item.text + e.delta };
+            } else {
+              const id = `live:${e.runId}:${++localId}`;
+              mutable().push({ kind: 'assistant', id, runId: e.runId, text: e.delta, at: Date.now() });
+              openText = { ...openText, [e.runId]: id };
+            }
+            break;
+          }
+          case 'usage':
+            closeText(e.runId);
+            break;
+          case 'tool.call': {
+            closeText(e.runId);
+            const id = `tc:${e.runId}:${e.callId}`;
+            if (find(id) !== -1) break;
+            mutable().push({
+              kind: 'tool',
+              id,
+              runId: e.runId,
+              callId: e.callId,
+              tool: e.tool,
+              args: e.args,
+              status: 'pending',
+              risk: null,
+              reasons: [],
+              output: null,
+              outputChars: 0,
+              durationMs: null,
+              approvalId: null,
+              at: Date.now(),
+            });
+            break;
+          }
+          case 'tool.decision':
+            patchTool(e.runId, e.callId, (t) => ({
+              ...t,
+              risk: e.risk,
+              reasons: e.reasons,
+              status: e.decision === 'allow' ? 'running' : e.decision === 'deny' ? 'denied' : 'awaiting_approval',
+            }));
+            break;
+          case 'approval.requested':
+            patchTool(e.runId, e.callId, (t) => ({ ...t, status: 'awaiting_approval', approvalId: e.approvalId, risk: e.risk, reasons: e.reasons }));
+            break;
+          case 'approval.decided': {
+            const i = items.findLastIndex((it) => it.kind === 'tool' && it.approvalId === e.approvalId);
+            if (i !== -1) {
+              const t = items[i] as ToolItem;
+              mutable()[i] = { ...t, approvalId: null, status: e.decision === 'approved' ? 'running' : 'denied' };
+            }
+            break;
+          }
+          case 'tool.output':
+            patchTool(e.runId, e.callId, (t) => {
+              const output = (t.output ?? '') + e.chunk;
+              return { ...t, status: 'running', output: output.slice(0, OUTPUT_PREVIEW_CHARS), outputChars: t.outputChars + e.chunk.length };
+            });
+            break;
+          case 'tool.result':
+            patchTool(e.runId, e.callId, (t) => ({
+              ...t,
+              status: e.status,
+              output: e.output.slice(0, OUTPUT_PREVIEW_CHARS),
+              outputChars: e.output.length,
+              durationMs: e.durationMs,
+            }));
+            break;
+          case 'run.parked':
+            activeRun = { runId: e.runId, status: 'parked' };
+            closeText(e.runId);
+            break;
+          case 'run.finished':
+            closeText(e.runId);
+            if (activeRun?.runId === e.runId) activeRun = null;
+            // Stops and failures change rows the events do not describe one by one (denied approvals, error text).
+            if (e.status !== 'finished') needsReload = true;
+            break;
+          default:
+            break;
+        }
+      }
+      return copied || activeRun !== state.activeRun || openText !== state.openText ? { items, activeRun, openText } : {};
+    });
+    if (needsReload) void get().reload();
+  },
+}));
