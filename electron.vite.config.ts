@@ -23,7 +23,7 @@ export default defineConfig({
       outDir: 'out/preload',
       rollupOptions: {
         input: { index: resolve(__dirname, 'src/preload/index.ts') },
-        output: { format: 'cjs', entryFileNames: '[name].cjs', inlineDynamicImports: true },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },
     },
   },
@@ -35,6 +35,7 @@ export default defineConfig({
       outDir: resolve(__dirname, 'out/renderer'),
       emptyOutDir: true,
       target: 'chrome120',
+      minify: true,
       modulePreload: { polyfill: false },
       rollupOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
     },

@@ -14,7 +14,7 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='invoke'][arguments.0.type!='Literal']", message: 'No generic IPC passthroughs: name each method in the contract.' }],
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='invoke']:not([arguments.0.type='Literal']):not([arguments.0.name=/^[A-Z][A-Z0-9_]*$/])", message: 'No generic IPC passthroughs: invoke only a constant channel and name each method in the contract.' }],
     },
   },
   {

@@ -18,7 +18,7 @@ const DIRS = 200;
 const FILES_PER_DIR = 100;
 const TARGET_FILE_BYTES = 10_000;
 const NEEDLE = 'deskhandneedle';
-const ROUNDS = 7;
+const ROUNDS = 11;
 const TREE = join(tmpdir(), `deskhand-bench-grep-v1-${DIRS * FILES_PER_DIR}`);
 
 /** Deterministic pseudo-random numbers (mulberry32). */

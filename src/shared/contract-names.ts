@@ -1,6 +1,6 @@
 /**
- * The names of the contract's methods and events, without zod, so the sandboxed preload bundle stays small.
- * contract.ts asserts at compile time that these lists and its schemas name exactly the same things.
+ * The contract's names and constants without zod, so the sandboxed preload and the renderer bundle stay small (they
+ * import schemas as types only). contract.ts asserts at compile time that these lists and its schemas agree.
  */
 export const METHOD_NAMES = [
   'getHostInfo',
@@ -30,3 +30,12 @@ export const IPC_EVENT_CHANNEL = 'deskhand:event';
 
 /** Requests larger than this are refused before parsing (a UI never needs more; a flood is not a request). */
 export const MAX_PAYLOAD_BYTES = 1_000_000;
+
+export const PROVIDER_NAMES = ['anthropic', 'openai', 'openai-compatible'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+export const TOOL_ITEM_STATUSES = ['pending', 'awaiting_approval', 'approved', 'running', 'ok', 'error', 'denied', 'interrupted'] as const;
+export type ToolItemStatus = (typeof TOOL_ITEM_STATUSES)[number];
+
+/** Tool results in getMessages are cut to this many characters; the rest pages in with getToolOutput. */
+export const OUTPUT_PREVIEW_CHARS = 4000;

@@ -7,9 +7,21 @@
 import { z } from 'zod';
 import { POLICIES, RISK_TIERS } from './tools';
 import type { RunEvent } from './events';
-import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES } from './contract-names';
+import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
-export { EVENT_NAMES, IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, MAX_PAYLOAD_BYTES, METHOD_NAMES } from './contract-names';
+export {
+  EVENT_NAMES,
+  IPC_CALL_CHANNEL,
+  IPC_EVENT_CHANNEL,
+  MAX_PAYLOAD_BYTES,
+  METHOD_NAMES,
+  OUTPUT_PREVIEW_CHARS,
+  PROVIDER_NAMES,
+  TOOL_ITEM_STATUSES,
+  type ProviderName,
+  type ToolItemStatus,
+} from './contract-names';
+export { toolTitle } from './tool-titles';
 
 // ── Ids and small values ────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -20,8 +32,6 @@ export const conversationIdSchema = z.string().regex(/^conv_[A-Za-z0-9_-]{1,80}$
 export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{1,80}$/, 'not a run id');
 export const policySchema = z.enum(POLICIES);
 export const riskSchema = z.enum(RISK_TIERS);
-export const PROVIDER_NAMES = ['anthropic', 'openai', 'openai-compatible'] as const;
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
 export const providerNameSchema = z.enum(PROVIDER_NAMES);
 
 const text = (max: number) => z.string().max(max);
@@ -41,8 +51,6 @@ export const conversationSummarySchema = z.strictObject({
 });
 export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 
-export const TOOL_ITEM_STATUSES = ['pending', 'awaiting_approval', 'approved', 'running', 'ok', 'error', 'denied', 'interrupted'] as const;
-export type ToolItemStatus = (typeof TOOL_ITEM_STATUSES)[number];
 
 export const messageItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('user'), id: z.string(), runId: z.string().nullable(), text: z.string(), at: z.number() }),
@@ -68,7 +76,6 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
 ]);
 export type MessageItem = z.infer<typeof messageItemSchema>;
 export type ToolItem = Extract<MessageItem, { kind: 'tool' }>;
-export const OUTPUT_PREVIEW_CHARS = 4000;
 
 export const pendingApprovalSchema = z.strictObject({
   approvalId: approvalIdSchema,
@@ -349,30 +356,4 @@ export function parseRequest(method: unknown, params: unknown, bytes: number): P
     return { ok: false, error: { code: 'invalid_params', message: `Invalid params for ${method}: ${issues}.` } };
   }
   return { ok: true, method, params: parsed.data };
-}
-
-/** Plain words for a tool, for approval cards and notifications ("Write a file"). */
-const TOOL_TITLES: Record<string, string> = {
-  read_file: 'Read a file',
-  write_file: 'Write a file',
-  edit_file: 'Edit a file',
-  multi_edit: 'Edit a file',
-  apply_patch: 'Apply a patch',
-  delete_file: 'Delete a file',
-  move_file: 'Move a file',
-  copy_file: 'Copy a file',
-  list_directory: 'List a folder',
-  glob: 'Find files',
-  grep: 'Search file contents',
-  execute_command: 'Run a command',
-  run_command: 'Run a command',
-  bash: 'Run a command',
-  web_fetch: 'Fetch a web page',
-  web_search: 'Search the web',
-};
-
-export function toolTitle(tool: string): string {
-  if (Object.prototype.hasOwnProperty.call(TOOL_TITLES, tool)) return TOOL_TITLES[tool]!;
-  const words = tool.replace(/[_-]+/g, ' ').trim();
-  return words ? words[0]!.toUpperCase() + words.slice(1) : tool;
 }

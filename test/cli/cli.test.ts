@@ -179,16 +179,21 @@ describe('deskhand CLI', () => {
 
   it('survives SIGKILL at any point: the store stays consistent and the conversation continues', async () => {
     writeFileSync(join(work, 'f.txt'), 'x\n');
+    let interrupted = 0;
     for (let round = 0; round < 6; round++) {
       const roundData = tempDir('deskhand-kill-');
       let steps = 0;
-      server.setFallback(() => (++steps % 7 === 0 ? reply().text('done') : reply().tool('stat', { path: 'f.txt' }).tool('read_file', { path: 'f.txt' }).tool('get_time', {})));
-      const args = runArgs('openai', 'read-only', 'loop').map((a) => (a === dataDir ? roundData : a));
+      server.setFallback(() => (++steps % 150 === 0 ? reply().text('done') : reply().tool('stat', { path: 'f.txt' }).tool('read_file', { path: 'f.txt' }).tool('get_time', {})));
+      const args = runArgs('openai', 'read-only', 'loop', ['--max-steps', '200']).map((a) => (a === dataDir ? roundData : a));
       const child = spawn(process.execPath, [BIN, ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      // Kill at a different point each round: before the first event, mid-stream, between tool calls.
-      await new Promise((r) => setTimeout(r, 120 + round * 70));
+      // Kill at a different point each round: right as the run starts, then later mid-stream and between tool calls.
+      await new Promise<void>((r) => {
+        const check = () => (out.includes('"run.started"') ? r() : setTimeout(check, 5));
+        check();
+      });
+      await new Promise((r) => setTimeout(r, round * 60));
       child.kill('SIGKILL');
       await new Promise((r) => child.on('close', r));
 
@@ -202,6 +207,8 @@ describe('deskhand CLI', () => {
       server.enqueue(reply().text('continued'));
       const next = await cli(runArgs('openai', 'read-only', 'go on', ['--conversation', conversationId]).map((a) => (a === dataDir ? roundData : a)));
       expect(next.code, next.stderr).toBe(0);
+      const runs = JSON.parse((await cli(['runs', 'list', '--json', '--data-dir', roundData])).stdout) as { runs: { status: string }[] };
+      if (runs.runs.some((r) => r.status === 'interrupted')) interrupted++;
       // Every tool call the model made has a result in what it was sent next.
       const body = server.requests.at(-1)!.body as { messages: { role: string; tool_calls?: { id: string }[]; tool_call_id?: string }[] };
       const callIds = body.messages.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
@@ -209,6 +216,8 @@ describe('deskhand CLI', () => {
       expect(resultIds.sort()).toEqual(callIds.sort());
     }
     server.setFallback(undefined);
+    // The kills must have landed mid-run, not only before or after it.
+    expect(interrupted).toBeGreaterThanOrEqual(5);
   }, 120_000);
 
   it('prints the help text', () => {

@@ -206,6 +206,7 @@ export class AppService implements ContractHandlers {
           entry.runId = e.runId;
           started(e.runId);
         }
+        if (e.type === 'run.finished' && this.active.get(p.conversationId) === entry) this.active.delete(p.conversationId);
       },
     };
     entry.done = this.runtime
@@ -280,6 +281,7 @@ export class AppService implements ContractHandlers {
       signal: controller.signal,
       onEvent: (e) => {
         if (e.type === 'approval.decided' && e.approvalId === p.approvalId) decided();
+        if (e.type === 'run.finished' && this.active.get(run.conversation_id) === entry) this.active.delete(run.conversation_id);
       },
     };
     const outcome = this.runtime.decideApproval(p.approvalId, answer, options);
@@ -357,7 +359,7 @@ export class AppService implements ContractHandlers {
   }
 
   private async complete(cfg: { provider: ProviderName; model: string; baseURL: string | null }, key?: string | null): Promise<ProviderConfig> {
-    const apiKey = key ?? (await this.keyFor(cfg.provider));
+    const apiKey = key === undefined ? await this.keyFor(cfg.provider) : key || null;
     if (KEY_ENV[cfg.provider] && !apiKey) {
       throw new DeskhandError('usage', `No API key for ${PROVIDER_LABEL[cfg.provider]}. Open Settings → Providers to add one.`);
     }
@@ -369,7 +371,8 @@ export class AppService implements ContractHandlers {
 
   private async providerForNewRun(): Promise<ProviderConfig> {
     const o = this.opts.providerOverride;
-    if (o) return this.complete({ provider: o.provider, model: o.model, baseURL: o.baseURL ?? null }, o.apiKey);
+    // Provider flags bring their key from the environment, as `deskhand run` does.
+    if (o) return this.complete({ provider: o.provider, model: o.model, baseURL: o.baseURL ?? null }, o.apiKey ?? '');
     const s = this.settings.read();
     const cfg = s.providers[s.activeProvider];
     return this.complete({ provider: s.activeProvider, model: cfg.model, baseURL: cfg.baseURL });
@@ -380,7 +383,7 @@ export class AppService implements ContractHandlers {
     const provider = (PROVIDER_NAMES as readonly string[]).includes(run.provider) ? (run.provider as ProviderName) : null;
     if (!provider) throw new DeskhandError('usage', `This run used the provider "${run.provider}", which this build does not know.`);
     const o = this.opts.providerOverride;
-    const key = o && o.provider === provider && (o.baseURL ?? null) === run.base_url ? o.apiKey : undefined;
+    const key = o && o.provider === provider && (o.baseURL ?? null) === run.base_url ? (o.apiKey ?? '') : undefined;
     return this.complete({ provider, model: run.model, baseURL: run.base_url }, key);
   }
 

@@ -2,7 +2,8 @@
  * The contract over a WebSocket, for `deskhand web`: the same `DeskhandApi` the preload gives Electron. Requests are
  * `{id, method, params}`; the host answers `{t:'reply', id, ok, …}` and pushes `{t:'events', events}` batches.
  */
-import { EVENT_NAMES, METHOD_NAMES, type ContractEvent, type DeskhandApi, type EventName } from '../../shared/contract';
+import type { ContractEvent, DeskhandApi, EventName } from '../../shared/contract';
+import { EVENT_NAMES, METHOD_NAMES } from '../../shared/contract-names';
 
 export type ConnectionState = 'connecting' | 'open' | 'closed';
 

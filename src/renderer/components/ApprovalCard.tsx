@@ -4,7 +4,8 @@
  * the card itself has focus, and the card never takes focus unless the person asked for it.
  */
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
-import { toolTitle, type PendingApproval } from '../../shared/contract';
+import type { PendingApproval } from '../../shared/contract';
+import { toolTitle } from '../../shared/tool-titles';
 import { api, errorText } from '../api/client';
 import { useApprovals } from '../state/approvals';
 import { ArgsView } from './ArgsView';

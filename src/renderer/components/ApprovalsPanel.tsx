@@ -1,5 +1,5 @@
 /** The right panel: approvals waiting in every conversation, oldest first. */
-import { toolTitle } from '../../shared/contract';
+import { toolTitle } from '../../shared/tool-titles';
 import { useApprovals } from '../state/approvals';
 import { useConversations } from '../state/conversations';
 import { openApproval } from '../state/sync';

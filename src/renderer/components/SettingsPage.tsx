@@ -3,7 +3,8 @@
  * in the OS keyring; the page only ever learns whether a key is set), and the default policy for new conversations.
  */
 import { useEffect, useState } from 'react';
-import { PROVIDER_NAMES, type ProviderName, type Settings } from '../../shared/contract';
+import type { Settings } from '../../shared/contract';
+import { PROVIDER_NAMES, type ProviderName } from '../../shared/contract-names';
 import { POLICIES, type Policy } from '../../shared/tools';
 import { api, errorText } from '../api/client';
 import { useSettings } from '../state/settings';

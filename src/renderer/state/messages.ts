@@ -3,7 +3,8 @@
  * tool calls, approvals and results appear as they happen. Events arrive in batches; one batch is one state update.
  */
 import { create } from 'zustand';
-import { OUTPUT_PREVIEW_CHARS, type MessageItem, type ToolItem } from '../../shared/contract';
+import type { MessageItem, ToolItem } from '../../shared/contract';
+import { OUTPUT_PREVIEW_CHARS } from '../../shared/contract-names';
 import type { RunEvent } from '../../shared/events';
 import { api, errorText } from '../api/client';
 
