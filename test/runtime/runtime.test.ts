@@ -155,7 +155,8 @@ describe.each(['openai', 'anthropic'] as const)('agent loop over %s', (protocol)
         .tool('ech', { text: 'x' })
         .tool('execute_touch', { path: 'a', content: 'b' })
         .tool('echo', { text: 42 })
-        .toolRaw('echo', '{"text": "unterminated'),
+        .toolRaw('echo', '{"text": "unterminated')
+        .toolRaw('echo', '["not", "an", "object"]'),
     );
     server.enqueue(reply().text('ok'));
     const rt = runtime();
@@ -164,13 +165,14 @@ describe.each(['openai', 'anthropic'] as const)('agent loop over %s', (protocol)
     const outcome = await rt.sendMessage(conv.id, 'go', { provider: provider(protocol), interactive: false, onEvent: (e) => events.push(e) });
     expect(outcome.status).toBe('finished');
     const results = events.filter((e): e is Extract<RunEvent, { type: 'tool.result' }> => e.type === 'tool.result');
-    expect(results).toHaveLength(4);
+    expect(results).toHaveLength(5);
     expect(results.every((r) => r.status === 'error')).toBe(true);
     const byTool = results.map((r) => r.output);
     expect(byTool[0]).toMatch(/Unknown tool "ech"\. Did you mean "echo"\?/);
     expect(byTool[1]).toMatch(/Unknown tool "execute_touch"/);
     expect(byTool[2]).toMatch(/Invalid arguments for echo:\n- text:/);
     expect(byTool[3]).toMatch(/not valid JSON/);
+    expect(byTool[4]).toMatch(/must be a JSON object/);
     expect(existsSync(join(work, 'a'))).toBe(false);
     // The model received all four errors as tool results.
     const sent = JSON.stringify(server.requests[1]!.body);

@@ -203,7 +203,9 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
           // answered below as an invalid request
         }
       }
-      const id = typeof message.id === 'number' && Number.isSafeInteger(message.id) ? message.id : -1;
+      // An oversized request is not parsed; its id is read from its first bytes so the caller still gets its answer.
+      const leading = raw !== null && bytes > MAX_PAYLOAD_BYTES ? /^\s*\{\s*"id"\s*:\s*(\d{1,15})\s*,/.exec(raw.slice(0, 64)) : null;
+      const id = typeof message.id === 'number' && Number.isSafeInteger(message.id) ? message.id : leading ? Number(leading[1]) : -1;
       const method = raw === null ? undefined : message.method;
       void dispatch(method, message.params, { source: 'ws', bytes }).then((reply) => send({ t: 'reply', id, ...reply }));
     });

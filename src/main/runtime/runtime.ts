@@ -4,7 +4,7 @@
  * persist). A run that needs an answer nobody can give parks, and resumes from the store in any process.
  */
 import { randomUUID } from 'node:crypto';
-import { NoSuchToolError, jsonSchema, streamText, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import type { LanguageModel } from 'ai';
 import type { RunEvent, RunStatus, Usage } from '../../shared/events';
 import type { Policy, RiskTier } from '../../shared/tools';
 import { DeskhandError, ToolError, errorMessage } from '../../shared/errors';
@@ -15,6 +15,7 @@ import { canonicalJson, decide, sha256, type PolicyDecision } from './approval-e
 import { PersistentConversationState } from './conversation-state';
 import { EnvRedactor, type Redactor } from './redaction';
 import { UNTRUSTED_GUIDANCE, wrapUntrusted } from './untrusted';
+import { streamModelStep, type StoredMessage } from './model-call';
 import type { ToolContext, ToolDefinition } from './tool';
 
 export interface RuntimeOptions {
@@ -58,6 +59,8 @@ const MAX_PARALLEL_TOOLS = 10;
 const DEFAULT_TOOL_TIMEOUT_MS = 3 * 60_000;
 /** What the model receives of one tool result; tools page larger outputs themselves. */
 const MAX_RESULT_CHARS = 200_000;
+
+type DecisionFields = Pick<ToolCallRow, 'risk' | 'decision' | 'reasons'>;
 
 type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } };
 
@@ -290,43 +293,22 @@ export class Runtime {
       let usage: Usage = { inputTokens: 0, outputTokens: 0 };
       try {
         arm();
-        const model = (this.opts.modelFactory ?? createModel)(options.provider);
-        const result = streamText({
-          model,
+        const stream = streamModelStep({
+          model: (this.opts.modelFactory ?? createModel)(options.provider),
           system: this.systemPrompt(conv),
           messages,
-          tools: this.sdkTools(),
-          maxRetries: 0,
-          abortSignal: stepController.signal,
-          onError: () => {},
+          tools: this.registry.modelTools(),
+          signal: stepController.signal,
         });
-        for await (const part of result.fullStream) {
+        for await (const part of stream) {
           arm();
-          switch (part.type) {
-            case 'text-delta':
-              text += part.text;
-              this.emit(options, { type: 'text', runId: run.id, delta: this.redactor.redact(part.text) });
-              break;
-            case 'tool-call': {
-              // Unknown names go through the registry like any other call (one error path); only unparsable input is special.
-              const unparsable = part.dynamic && part.invalid && !NoSuchToolError.isInstance(part.error);
-              calls.push({
-                toolCallId: part.toolCallId,
-                toolName: part.toolName,
-                input: this.redactValue(part.input),
-                ...(unparsable ? { invalidError: errorMessage(part.error) } : {}),
-              });
-              break;
-            }
-            case 'finish-step':
-              usage = { inputTokens: part.usage.inputTokens ?? 0, outputTokens: part.usage.outputTokens ?? 0 };
-              break;
-            case 'error':
-              throw part.error;
-            case 'abort':
-              throw new DeskhandError('aborted', 'aborted');
-            default:
-              break;
+          if (part.type === 'text') {
+            text += part.delta;
+            this.emit(options, { type: 'text', runId: run.id, delta: this.redactor.redact(part.delta) });
+          } else if (part.type === 'tool-call') {
+            calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, ...this.parseToolInput(part.input) });
+          } else {
+            usage = { inputTokens: part.inputTokens, outputTokens: part.outputTokens };
           }
         }
         if (stepController.signal.aborted) throw new DeskhandError('aborted', 'aborted');
@@ -389,7 +371,7 @@ export class Runtime {
    */
   private async settleStep(run: RunRow, conv: ConversationRow, open: ToolCallRow[], options: RunOptions): Promise<string[]> {
     const state = new PersistentConversationState(conv.folder, conv.state);
-    const toRun: { row: ToolCallRow; tool: ToolDefinition; args: unknown }[] = [];
+    const toRun: { row: ToolCallRow; tool: ToolDefinition; args: unknown; decided?: DecisionFields }[] = [];
     const waiting: string[] = [];
     let tainted = run.tainted === 1;
 
@@ -434,25 +416,25 @@ export class Runtime {
       });
       this.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 
+      // Written together with the call's next state change: one commit per call on the hot path.
+      const decided: DecisionFields = { risk: decision.risk, decision: decision.decision, reasons: JSON.stringify(decision.reasons) };
       let proposal = { description: `${tool.name} ${summarizeArgs(args)}`, preview: null as string | null };
       if (tool.pair) {
         try {
           proposal = await tool.pair.propose(args, this.toolContext(run, row, state, options, new AbortController().signal));
         } catch (err) {
-          this.store.updateToolCall(row.id, { risk: decision.risk, decision: decision.decision, reasons: JSON.stringify(decision.reasons) });
-          this.complete(run, row, errorMessage(err), 'error', options);
+          this.complete(run, row, errorMessage(err), 'error', options, 0, decided);
           continue;
         }
       }
-      this.store.updateToolCall(row.id, { risk: decision.risk, decision: decision.decision, reasons: JSON.stringify(decision.reasons) });
 
       if (decision.decision === 'deny') {
-        this.complete(run, row, `Denied by policy: ${decision.reasons.join('; ')}`, 'denied', options);
+        this.complete(run, row, `Denied by policy: ${decision.reasons.join('; ')}`, 'denied', options, 0, decided);
       } else if (decision.decision === 'allow') {
-        toRun.push({ row, tool, args });
+        toRun.push({ row, tool, args, decided });
       } else {
         const approval = this.store.transaction(() => {
-          this.store.updateToolCall(row.id, { status: 'awaiting_approval' });
+          this.store.updateToolCall(row.id, { ...decided, status: 'awaiting_approval' });
           return this.store.insertApproval({
             id: `apr_${randomUUID()}`,
             run_id: run.id,
@@ -489,7 +471,7 @@ export class Runtime {
     const worker = async () => {
       while (next < toRun.length) {
         const item = toRun[next++]!;
-        const became = await this.execute(run, item.row, item.tool, item.args, state, options, tainted);
+        const became = await this.execute(run, item.row, item.tool, item.args, state, options, tainted, item.decided);
         if (became) tainted = true;
       }
     };
@@ -507,9 +489,10 @@ export class Runtime {
     state: PersistentConversationState,
     options: RunOptions,
     tainted: boolean,
+    decided?: DecisionFields,
   ): Promise<boolean> {
+    // No "running" write: recovery treats a call without a result as interrupted either way.
     const started = Date.now();
-    this.store.updateToolCall(row.id, { status: 'running' });
     const controller = new AbortController();
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const timer = setTimeout(() => controller.abort(new DeskhandError('aborted', `timed out after ${timeoutMs} ms`)), timeoutMs);
@@ -524,13 +507,13 @@ export class Runtime {
       if (result.untrustedSource) output = wrapUntrusted(result.untrustedSource, output);
       const becameTainted = !!result.untrustedSource && !tainted;
       if (result.untrustedSource && run.tainted === 0) this.store.updateRun(run.id, { tainted: 1 });
-      this.complete(run, row, output, 'done', options, Date.now() - started);
+      this.complete(run, row, output, 'done', options, Date.now() - started, decided);
       return becameTainted;
     } catch (err) {
       const message = controller.signal.aborted
         ? `${tool.name} was stopped: ${errorMessage(controller.signal.reason)}.`
         : this.redactor.redact(errorMessage(err));
-      this.complete(run, row, message, controller.signal.aborted ? 'interrupted' : 'error', options, Date.now() - started);
+      this.complete(run, row, message, controller.signal.aborted ? 'interrupted' : 'error', options, Date.now() - started, decided);
       return false;
     } finally {
       clearTimeout(timer);
@@ -538,9 +521,17 @@ export class Runtime {
     }
   }
 
-  private complete(run: RunRow, row: ToolCallRow, output: string, status: 'done' | 'error' | 'denied' | 'interrupted', options: RunOptions | undefined, durationMs = 0): void {
+  private complete(
+    run: RunRow,
+    row: ToolCallRow,
+    output: string,
+    status: 'done' | 'error' | 'denied' | 'interrupted',
+    options: RunOptions | undefined,
+    durationMs = 0,
+    decided?: DecisionFields,
+  ): void {
     const stored = status === 'denied' ? 'done' : status;
-    this.store.updateToolCall(row.id, { status: stored, output, is_error: status === 'done' ? 0 : 1, finished_at: Date.now() });
+    this.store.updateToolCall(row.id, { ...decided, status: stored, output, is_error: status === 'done' ? 0 : 1, finished_at: Date.now() });
     this.emit(options, { type: 'tool.result', runId: run.id, callId: row.call_id, tool: row.tool, status: status === 'done' ? 'ok' : status, output, durationMs });
   }
 
@@ -627,6 +618,7 @@ export class Runtime {
   }
 
   private toolContext(run: RunRow, row: ToolCallRow, state: PersistentConversationState, options: RunOptions, signal: AbortSignal): ToolContext {
+    const store = this.store;
     return {
       runId: run.id,
       conversationId: run.conversation_id,
@@ -639,33 +631,33 @@ export class Runtime {
         inputTokens: run.input_tokens,
         outputTokens: run.output_tokens,
         contextWindow: this.opts.contextWindow ?? 200_000,
-        messages: this.store.countMessages(run.conversation_id),
+        get messages() {
+          return store.countMessages(run.conversation_id);
+        },
       },
     };
   }
 
-  /** Redacts inside a JSON value; placeholders contain no JSON metacharacters, so the result stays valid. */
-  private redactValue(value: unknown): unknown {
-    if (value === undefined) return value;
-    const json = JSON.stringify(value);
-    const redacted = this.redactor.redact(json);
-    return redacted === json ? value : (JSON.parse(redacted) as unknown);
-  }
-
-  private history(conversationId: string): ModelMessage[] {
-    return this.store.listMessages(conversationId).map((m) => ({ role: m.role, content: JSON.parse(m.content) }) as ModelMessage);
-  }
-
-  private toolSet: ToolSet | undefined;
-  private sdkTools(): ToolSet {
-    if (!this.toolSet) {
-      const set: ToolSet = {};
-      for (const spec of this.registry.modelTools()) {
-        set[spec.name] = sdkTool({ description: spec.description, inputSchema: jsonSchema(spec.inputSchema as Parameters<typeof jsonSchema>[0]) });
-      }
-      this.toolSet = set;
+  /**
+   * Tool input arrives as the model's JSON text. Redaction runs on the text (placeholders contain no JSON
+   * metacharacters, so valid JSON stays valid); input that is not a JSON object is kept raw for an error result.
+   */
+  private parseToolInput(text: string): { input: unknown; invalidError?: string } {
+    const redacted = this.redactor.redact(text.trim() === '' ? '{}' : text);
+    let value: unknown;
+    try {
+      value = JSON.parse(redacted);
+    } catch (err) {
+      return { input: redacted, invalidError: errorMessage(err) };
     }
-    return this.toolSet;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return { input: redacted, invalidError: 'the arguments must be a JSON object' };
+    }
+    return { input: value };
+  }
+
+  private history(conversationId: string): StoredMessage[] {
+    return this.store.listMessages(conversationId).map((m) => ({ role: m.role, content: JSON.parse(m.content) as unknown }));
   }
 
   private systemPrompt(conv: ConversationRow): string {

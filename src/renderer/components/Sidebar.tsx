@@ -86,8 +86,9 @@ function ConversationEntry({ conversation: c }: { conversation: ConversationSumm
   return (
     <li className={`conv-entry ${selected ? 'selected' : ''}`}>
       <button type="button" className="conv-button" aria-current={selected ? 'page' : undefined} onClick={() => selectConversation(c.id)} title={`${c.title}\n${c.folder}`}>
-        {dot && <span className={`dot dot-${c.activity}`} role="img" aria-label={dot} />}
+        {dot && <span className={`dot dot-${c.activity}`} aria-hidden="true" />}
         <span className="conv-name">{c.title}</span>
+        {dot && <span className="sr-only">, {dot}</span>}
       </button>
       <span className="conv-actions">
         <button

@@ -368,7 +368,21 @@ function parseLinkAt(src: string, open: number): { label: string; href: string; 
     } else if (c === '\n' && src[j + 1] === '\n') return null;
   }
   if (j >= src.length || src[j + 1] !== '(') return null;
-  const close = src.indexOf(')', j + 2);
+  // The destination may hold balanced parentheses: https://en.wikipedia.org/wiki/Foo_(bar)
+  let close = -1;
+  let parens = 0;
+  for (let k = j + 2; k < src.length; k++) {
+    const c = src[k];
+    if (c === '\n') return null;
+    if (c === '(') parens++;
+    else if (c === ')') {
+      if (parens === 0) {
+        close = k;
+        break;
+      }
+      parens--;
+    }
+  }
   if (close === -1) return null;
   const target = src.slice(j + 2, close).trim();
   const href = target.split(/\s+/)[0]?.replace(/^<|>$/g, '') ?? '';

@@ -1,0 +1,215 @@
+/**
+ * Starts what an e2e test drives: the scripted model server as its own process, and Deskhand — `deskhand web` (built)
+ * opened in Debian's Chromium, or the Electron app through Playwright's `_electron` where an Electron binary exists.
+ * Everything gets a fresh temp data dir and working folder; every process started here is ended by its pid.
+ */
+import { test as base, _electron, type Page, type ElectronApplication, type Locator } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { ScriptedReply } from '../test/support/model-server';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
+
+/** Where an Electron binary is, or null (with the reason) where none can be had. */
+export function electronBinary(): { path: string | null; reason: string } {
+  const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
+  const pathFile = join(ROOT, 'node_modules', 'electron', 'path.txt');
+  const rel = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;
+  const candidates = [override && join(override, rel ?? 'electron'), rel && join(ROOT, 'node_modules', 'electron', 'dist', rel)].filter(Boolean) as string[];
+  const found = candidates.find((c) => existsSync(c));
+  return found ? { path: found, reason: '' } : { path: null, reason: 'no Electron binary on this machine (npm electron downloads it at first launch; no network here)' };
+}
+
+async function firstJsonLine(child: ChildProcess, what: string, timeoutMs = 30_000): Promise<{ url: string }> {
+  const lines = createInterface({ input: child.stdout! });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`${what} did not start in time.\n${stderr}`)), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      rej(new Error(`${what} exited with ${code}.\n${stderr}`));
+    });
+    lines.on('line', (line) => {
+      try {
+        const parsed = JSON.parse(line) as { url?: string };
+        if (parsed.url) {
+          clearTimeout(timer);
+          res({ url: parsed.url });
+        }
+      } catch {
+        // not the line we wait for
+      }
+    });
+  });
+}
+
+function stop(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((res) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 8000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      res();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export interface RecordedRequestLine {
+  protocol: string;
+  body: { messages?: { role: string; content?: unknown }[] };
+}
+
+export class Deskhand {
+  readonly dataDir: string;
+  readonly work: string;
+  private readonly root: string;
+  private model: ChildProcess | null = null;
+  private web: ChildProcess | null = null;
+  private electronApp: ElectronApplication | null = null;
+  modelUrl = '';
+  url = '';
+  page!: Page;
+
+  constructor(
+    readonly kind: 'web' | 'electron',
+    private readonly browserPage: Page | null,
+  ) {
+    this.root = realpathSync(mkdtempSync(join(tmpdir(), 'deskhand-ui-e2e-')));
+    this.dataDir = join(this.root, 'data');
+    this.work = join(this.root, 'work');
+    mkdirSync(this.work);
+  }
+
+  get requestsFile(): string {
+    return join(this.root, 'requests.jsonl');
+  }
+
+  /** Requests the model received, in order. */
+  requests(): RecordedRequestLine[] {
+    if (!existsSync(this.requestsFile)) return [];
+    return readFileSync(this.requestsFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as RecordedRequestLine);
+  }
+
+  async startModel(script: ScriptedReply[]): Promise<void> {
+    const file = join(this.root, 'script.json');
+    writeFileSync(file, JSON.stringify(script));
+    this.model = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/model-server-main.ts'), '--script', file, '--requests', this.requestsFile], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.modelUrl = (await firstJsonLine(this.model, 'the model server')).url;
+  }
+
+  /** Starts (or starts again) Deskhand over the same data dir and opens its window. */
+  async start(): Promise<Page> {
+    if (this.kind === 'web') {
+      this.web = spawn(
+        process.execPath,
+        [join(ROOT, 'bin/deskhand.js'), 'web', '--json', '--data-dir', this.dataDir, '--provider', 'openai-compatible', '--base-url', `${this.modelUrl}/v1`, '--model', 'scripted'],
+        { cwd: this.work, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DESKHAND_RETRY_BASE_MS: '50' } },
+      );
+      this.url = (await firstJsonLine(this.web, 'deskhand web')).url;
+      this.page = this.browserPage!;
+      await this.page.goto(this.url);
+    } else {
+      // The desktop app takes its provider from settings, as a person would set it.
+      mkdirSync(this.dataDir, { recursive: true });
+      writeFileSync(
+        join(this.dataDir, 'settings.json'),
+        JSON.stringify({
+          activeProvider: 'openai-compatible',
+          providers: {
+            anthropic: { model: 'claude-sonnet-4-5', baseURL: null },
+            openai: { model: 'gpt-5', baseURL: null },
+            'openai-compatible': { model: 'scripted', baseURL: `${this.modelUrl}/v1` },
+          },
+          defaultPolicy: 'read-only',
+        }),
+      );
+      this.electronApp = await _electron.launch({
+        executablePath: electronBinary().path!,
+        args: [join(ROOT, 'out/main/index.js')],
+        cwd: this.work,
+        env: { ...process.env, DESKHAND_HOME: this.dataDir } as Record<string, string>,
+      });
+      this.page = await this.electronApp.firstWindow();
+    }
+    await this.page.getByRole('button', { name: 'New conversation' }).first().waitFor();
+    return this.page;
+  }
+
+  async stopApp(): Promise<void> {
+    if (this.electronApp) {
+      await this.electronApp.close();
+      this.electronApp = null;
+    }
+    await stop(this.web);
+    this.web = null;
+  }
+
+  async restart(): Promise<Page> {
+    await this.stopApp();
+    return this.start();
+  }
+
+  async dispose(): Promise<void> {
+    await this.stopApp();
+    await stop(this.model);
+    rmSync(this.root, { recursive: true, force: true });
+  }
+
+  // ── Steps a person takes ──
+
+  async newConversation(title?: string): Promise<void> {
+    const page = this.page;
+    await page.getByRole('button', { name: 'New conversation' }).first().click();
+    const dialog = page.getByRole('dialog', { name: 'New conversation' });
+    await dialog.getByLabel('Working folder').fill(this.work);
+    if (title) await dialog.getByLabel('Title (optional)').fill(title);
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.waitFor({ state: 'detached' });
+  }
+
+  async send(text: string): Promise<void> {
+    const box = this.page.getByRole('textbox', { name: 'Message' });
+    await box.fill(text);
+    await box.press('Enter');
+  }
+
+  approvalCard(): Locator {
+    return this.page.getByRole('region', { name: 'Write a file' });
+  }
+}
+
+export const test = base.extend<{ deskhand: Deskhand }>({
+  deskhand: async ({ page }, use, testInfo) => {
+    const kind = testInfo.project.name === 'electron' ? 'electron' : 'web';
+    if (kind === 'electron') {
+      const bin = electronBinary();
+      testInfo.skip(!bin.path, `Electron e2e skipped: ${bin.reason}.`);
+    }
+    const d = new Deskhand(kind, kind === 'web' ? page : null);
+    try {
+      await use(d);
+    } finally {
+      await d.dispose();
+    }
+  },
+});
+
+export { expect } from '@playwright/test';
+
+export function artifact(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}

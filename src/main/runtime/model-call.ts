@@ -1,0 +1,73 @@
+/**
+ * One model call on the provider's language-model interface (the AI SDK's `doStream`). The runtime owns the loop, so
+ * it talks to the provider directly: the history it stores is already well-formed, and re-validating the whole
+ * conversation on every step (what `streamText` does) costs more than the rest of the loop together on long runs.
+ */
+import type { LanguageModel } from 'ai';
+import { DeskhandError } from '../../shared/errors';
+import type { ModelToolSpec } from './registry';
+
+type V3Model = Extract<LanguageModel, { specificationVersion: 'v3' }>;
+type CallOptions = Parameters<V3Model['doStream']>[0];
+type Prompt = CallOptions['prompt'];
+type StreamPart = Awaited<ReturnType<V3Model['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
+
+/** A stored message: the AI SDK's ModelMessage shape, as the store keeps it. */
+export interface StoredMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: unknown;
+}
+
+export type StepPart =
+  | { type: 'text'; delta: string }
+  | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
+  | { type: 'finish'; inputTokens: number; outputTokens: number };
+
+export async function* streamModelStep(args: {
+  model: LanguageModel;
+  system: string;
+  messages: StoredMessage[];
+  tools: ModelToolSpec[];
+  signal: AbortSignal;
+}): AsyncGenerator<StepPart> {
+  const model = args.model;
+  if (typeof model === 'string' || model.specificationVersion !== 'v3') {
+    throw new DeskhandError('internal', 'This model provider does not implement the v3 language-model interface.');
+  }
+  const { stream } = await model.doStream({
+    prompt: toPrompt(args.system, args.messages),
+    tools: args.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    toolChoice: { type: 'auto' },
+    abortSignal: args.signal,
+  });
+  for await (const part of stream as unknown as AsyncIterable<StreamPart>) {
+    switch (part.type) {
+      case 'text-delta':
+        if (part.delta) yield { type: 'text', delta: part.delta };
+        break;
+      case 'tool-call':
+        yield { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input };
+        break;
+      case 'finish':
+        yield { type: 'finish', inputTokens: part.usage.inputTokens.total ?? 0, outputTokens: part.usage.outputTokens.total ?? 0 };
+        break;
+      case 'error':
+        throw part.error;
+      default:
+        break;
+    }
+  }
+}
+
+/** Stored ModelMessages → the provider prompt (user text becomes a text part; the rest maps one to one). */
+function toPrompt(system: string, messages: StoredMessage[]): Prompt {
+  const prompt: Prompt = [{ role: 'system', content: system }];
+  for (const m of messages) {
+    if (m.role === 'user') {
+      prompt.push({ role: 'user', content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as never) });
+    } else if (m.role === 'assistant' || m.role === 'tool') {
+      prompt.push({ role: m.role, content: m.content as never });
+    }
+  }
+  return prompt;
+}
