@@ -226,3 +226,35 @@ describe('deskhand CLI', () => {
     expect(r.stdout).toContain('deskhand run');
   });
 });
+
+describe('deskhand run in a terminal', () => {
+  // util-linux `script` gives the CLI a real pseudo-terminal, so approvals are asked inline instead of parking.
+  function inTerminal(args: string[], answers: string[]): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolvePromise) => {
+      const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
+      let output = '';
+      let next = 0;
+      child.stdout.on('data', (d: Buffer) => {
+        output += d.toString();
+        // Answer each prompt once it has been printed.
+        const prompts = output.split(/Approve \w+\?|Reason for the model/).length - 1;
+        while (next < prompts && next < answers.length) child.stdin.write(`${answers[next++]}\n`);
+      });
+      child.on('close', (code) => resolvePromise({ code, output }));
+    });
+  }
+
+  it('asks inline, runs what is approved, and tells the model what was denied', async () => {
+    server.enqueue(reply().tool('write_file', { path: 'yes.txt', content: 'approved\n' }));
+    server.enqueue(reply().tool('write_file', { path: 'no.txt', content: 'denied\n' }));
+    server.enqueue(reply().text('All done.'));
+    const args = runArgs('openai', 'read-only', 'write two files').filter((a) => a !== '--json');
+    const r = await inTerminal(args, ['y', 'n', 'not this one']);
+    expect(r.code, r.output).toBe(0);
+    expect(r.output).toContain('All done.');
+    expect(readFileSync(join(work, 'yes.txt'), 'utf8')).toBe('approved\n');
+    expect(existsSync(join(work, 'no.txt'))).toBe(false);
+    expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('not this one');
+  }, 30_000);
+});

@@ -1,0 +1,160 @@
+/**
+ * What the process table says about a process: its start time (so a recycled pid is never mistaken for ours), its
+ * group, and whether it carries a Deskhand tag in its environment (so descendants that left the group with `setsid`
+ * can still be found). Linux reads /proc; macOS asks `ps`.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** A process named by pid and start time: the pair stays unique across pid reuse (and, with the boot id, reboots). */
+export interface ProcIdentity {
+  pid: number;
+  start: string;
+}
+
+/** The environment variable every command and its descendants carry, naming the task that started them. */
+export const TAG_ENV = 'DESKHAND_TASK_TAG';
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  state: string;
+  startTicks: string;
+}
+
+let bootIdCache: string | undefined;
+function bootId(): string {
+  if (bootIdCache === undefined) {
+    try {
+      bootIdCache = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim().slice(0, 8);
+    } catch {
+      bootIdCache = 'boot';
+    }
+  }
+  return bootIdCache;
+}
+
+function readStat(pid: number): ProcStat | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ppid pgrp session … starttime is field 22; comm may hold spaces and ')', so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), state: fields[0] ?? '?', startTicks: fields[19] ?? '' };
+  } catch {
+    return null;
+  }
+}
+
+const isDead = (state: string): boolean => state === 'Z' || state === 'X';
+
+/** The start time of a live process, or null when it is gone (zombies count as gone). */
+export function processStartTime(pid: number): string | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  if (process.platform === 'linux') {
+    const stat = readStat(pid);
+    return stat && !isDead(stat.state) ? `${bootId()}:${stat.startTicks}` : null;
+  }
+  try {
+    const out = execFileSync('ps', ['-o', 'stat=,lstart=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    if (!out || out.startsWith('Z')) return null;
+    return out.replace(/^\S+\s+/, '');
+  } catch {
+    return null;
+  }
+}
+
+let self: ProcIdentity | undefined;
+export function selfIdentity(): ProcIdentity {
+  if (!self || self.pid !== process.pid) self = { pid: process.pid, start: processStartTime(process.pid) ?? `pid:${process.pid}` };
+  return self;
+}
+
+/** True when `pid` is still the very process that had `start` (not a later process that got the same pid). */
+export function isSameProcess(pid: number | null | undefined, start: string | null | undefined): boolean {
+  if (!pid || !start) return false;
+  return processStartTime(pid) === start;
+}
+
+/** Every live process (Linux), or null where /proc cannot be read. */
+function liveProcesses(): ProcStat[] | null {
+  if (process.platform !== 'linux') return null;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const out: ProcStat[] = [];
+  for (const entry of entries) {
+    const c = entry.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    const stat = readStat(Number(entry));
+    if (stat && !isDead(stat.state)) out.push(stat);
+  }
+  return out;
+}
+
+/** Live (non-zombie) members of process group `pgid`. */
+export function groupMembers(pgid: number): number[] {
+  const all = liveProcesses();
+  if (all) return all.filter((p) => p.pgid === pgid).map((p) => p.pid);
+  try {
+    const out = execFileSync('ps', ['-A', '-o', 'pid=,pgid=,stat='], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return out
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter((f) => Number(f[1]) === pgid && !(f[2] ?? '').startsWith('Z'))
+      .map((f) => Number(f[0]));
+  } catch {
+    return [];
+  }
+}
+
+export function processGroupAlive(pgid: number): boolean {
+  if (process.platform === 'linux') return groupMembers(pgid).length > 0;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Live processes whose environment carries `TAG_ENV=tag`: a command's descendants, including those that called
+ * `setsid` or double-forked to leave its process group. Best effort: a process that clears its environment, or one
+ * of another user we may not read, is not found (the OS sandbox's pid namespace covers those). Linux only.
+ */
+export function taggedProcesses(tag: string): number[] {
+  const all = liveProcesses();
+  if (!all) return [];
+  const needle = Buffer.from(`${TAG_ENV}=${tag}\0`);
+  const found: number[] = [];
+  for (const p of all) {
+    if (p.pid === process.pid) continue;
+    try {
+      const env = readFileSync(`/proc/${p.pid}/environ`);
+      if (env.indexOf(needle) === 0 || env.indexOf(Buffer.concat([Buffer.from([0]), needle])) >= 0) found.push(p.pid);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+export function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // ESRCH: already gone.
+  }
+}
