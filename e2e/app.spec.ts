@@ -105,8 +105,22 @@ test('after a restart the conversation, the pending approval and the parked run 
   await expect(entry).toBeVisible();
 
   // Open it from the approvals panel, as a person coming back would.
+  await page.evaluate(() => {
+    const orig = HTMLElement.prototype.focus;
+    const log: string[] = [];
+    (window as unknown as { __log: string[] }).__log = log;
+    document.addEventListener('focusin', (e) => log.push('focusin ' + (e.target as HTMLElement).tagName));
+    HTMLElement.prototype.focus = function (this: HTMLElement, ...a: [FocusOptions?]) {
+      log.push('focus() ' + this.tagName + ' active-before=' + document.activeElement?.tagName);
+      const r = orig.apply(this, a);
+      log.push('  active-after=' + document.activeElement?.tagName);
+      return r;
+    };
+  });
   await page.getByRole('complementary', { name: 'Approvals waiting' }).getByRole('button', { name: /Review: Write a file in Quarterly report/ }).click();
   const card = deskhand.approvalCard();
+  await page.waitForTimeout(500);
+  console.log('LOG', await page.evaluate(() => (window as unknown as { __log: string[] }).__log.join('\n')));
   await expect(card).toBeFocused();
   await expect(card).toContainText('paused run — approving resumes it');
   await expect(page.getByText('paused for approval')).toBeVisible();

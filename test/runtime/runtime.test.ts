@@ -107,7 +107,8 @@ function runtime(extra: Partial<ConstructorParameters<typeof Runtime>[0]> = {}):
   return new Runtime({ store, dataDir, tools: TOOLS, retryBaseMs: 10, idleTimeoutMs: 2000, ...extra });
 }
 
-function provider(protocol: 'openai' | 'anthropic'): ProviderConfig {
+function provider(protocol: 'openai' | 'anthropic' | 'openai-compatible'): ProviderConfig {
+  if (protocol === 'openai-compatible') return { provider: 'openai-compatible', model: 'llama-test', baseURL: server.baseURL, apiKey: null };
   return protocol === 'openai'
     ? { provider: 'openai', model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test' }
     : { provider: 'anthropic', model: 'claude-test', baseURL: server.baseURL, apiKey: 'sk-ant-test' };
@@ -126,7 +127,7 @@ afterEach(async () => {
   await server.close();
 });
 
-describe.each(['openai', 'anthropic'] as const)('agent loop over %s', (protocol) => {
+describe.each(['openai', 'anthropic', 'openai-compatible'] as const)('agent loop over %s', (protocol) => {
   it('streams text, runs a tool, feeds the result back, and accounts usage', async () => {
     server.enqueue(reply().text('Let me ').text('check.').tool('echo', { text: 'hi' }).usage({ input: 100, output: 10 }));
     server.enqueue(reply().text('Done.').usage({ input: 150, output: 5 }));
@@ -385,5 +386,24 @@ describe('agent loop', () => {
     expect(store.getApproval(parked.approvalIds[0]!)!.status).toBe('denied');
     expect(JSON.stringify(server.requests[1]!.body)).toContain('Not run: the person sent a new message');
     await expect(rt.decideApproval(parked.approvalIds[0]!, { approved: true })).rejects.toThrow(/already denied/);
+  });
+});
+
+describe('approvals across processes', () => {
+  it('a run waiting in one process continues when another process answers through the store', async () => {
+    server.enqueue(reply().tool('touch', { path: 'c.txt', content: 'c' }), reply().text('ok'));
+    const host = runtime();
+    const conv = host.createConversation({ folder: work, policy: 'read-only' });
+    const other = new Runtime({ store: new Store(dataDir), dataDir, tools: TOOLS });
+    const outcome = await host.sendMessage(conv.id, 'go', {
+      provider: provider('openai'),
+      interactive: true,
+      onEvent: (e) => {
+        if (e.type === 'approval.requested') setTimeout(() => void other.decideApproval(e.approvalId, { approved: true }), 20);
+      },
+    });
+    expect(outcome.status).toBe('finished');
+    expect(readFileSync(join(work, 'c.txt'), 'utf8')).toBe('c');
+    other.store.close();
   });
 });

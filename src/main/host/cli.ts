@@ -172,6 +172,10 @@ async function runsCommand(args: string[]): Promise<number> {
           ),
         );
         if (!outcome) return EXIT.finished;
+        if (outcome.status === 'running') {
+          process.stderr.write(`Recorded. Run ${outcome.runId} is live in another Deskhand process and continues there.\n`);
+          return EXIT.finished;
+        }
         if (outcome.status === 'parked' && outcome.approvalIds.length && !values.json) {
           process.stderr.write(`Still waiting for: ${outcome.approvalIds.join(', ')}\n`);
         }

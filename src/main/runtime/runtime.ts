@@ -56,6 +56,7 @@ export interface ApprovalAnswer {
 }
 
 const MAX_PARALLEL_TOOLS = 10;
+const APPROVAL_POLL_MS = 500;
 const DEFAULT_TOOL_TIMEOUT_MS = 3 * 60_000;
 /** What the model receives of one tool result; tools page larger outputs themselves. */
 const MAX_RESULT_CHARS = 200_000;
@@ -244,7 +245,7 @@ export class Runtime {
           const pending = await this.settleStep(run, conv(), open, options);
           if (pending.length > 0) {
             if (options.interactive && !options.signal?.aborted) {
-              await this.waitForAnswers(run.id, options.signal);
+              await this.waitForAnswers(run.id, pending, options.signal);
               continue;
             }
             if (options.signal?.aborted) continue;
@@ -601,9 +602,17 @@ export class Runtime {
     return { runId: run.id, conversationId: run.conversation_id, status, ...(error ? { error } : {}), approvalIds: [] };
   }
 
-  private waitForAnswers(runId: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits until one of the run's open approvals is answered: by this process (the waiter), or by another process on
+   * the same store (`deskhand runs approve` while the app waits), which polling notices.
+   */
+  private waitForAnswers(runId: string, approvalIds: string[], signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
+      const poll = setInterval(() => {
+        if (approvalIds.some((id) => this.store.getApproval(id)?.status !== 'pending')) done();
+      }, APPROVAL_POLL_MS);
       const done = () => {
+        clearInterval(poll);
         this.waiters.delete(runId);
         signal?.removeEventListener('abort', done);
         resolve();

@@ -29,11 +29,15 @@ export function ApprovalCard({ approval, showConversation = false }: { approval:
   const descId = useId();
   const title = toolTitle(approval.tool);
 
+  // Focus moves here only when the person asked for this approval; after the frame, so nothing opening with it wins.
   useEffect(() => {
     if (focusId !== approval.approvalId) return;
-    card.current?.scrollIntoView({ block: 'nearest' });
-    card.current?.focus();
-    useApprovals.getState().focus(null);
+    const frame = requestAnimationFrame(() => {
+      card.current?.scrollIntoView({ block: 'nearest' });
+      card.current?.focus();
+      useApprovals.getState().focus(null);
+    });
+    return () => cancelAnimationFrame(frame);
   }, [focusId, approval.approvalId]);
 
   async function decide(decision: 'approve' | 'always' | 'deny') {

@@ -13,8 +13,9 @@ export function Composer() {
   const box = useRef<HTMLTextAreaElement>(null);
   const running = activeRun?.status === 'running';
 
+  // Opening a conversation puts the cursor here, unless the person asked to see an approval (its card has focus).
   useEffect(() => {
-    box.current?.focus();
+    if (!document.activeElement?.closest('.approval-card')) box.current?.focus();
   }, [conversationId]);
 
   // Grow with the text up to a limit, then scroll.

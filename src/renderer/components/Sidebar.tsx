@@ -85,10 +85,12 @@ function ConversationEntry({ conversation: c }: { conversation: ConversationSumm
   const dot = c.activity === 'waiting' ? 'waiting for approval' : c.activity === 'running' ? 'running' : null;
   return (
     <li className={`conv-entry ${selected ? 'selected' : ''}`}>
-      <button type="button" className="conv-button" aria-current={selected ? 'page' : undefined} onClick={() => selectConversation(c.id)} title={`${c.title}\n${c.folder}`}>
+      <button type="button" className="conv-button" aria-current={selected ? 'page' : undefined} onClick={() => selectConversation(c.id)}
+        title={`${c.title}\n${c.folder}`}
+        aria-label={dot ? `${c.title}, ${dot}` : c.title}
+      >
         {dot && <span className={`dot dot-${c.activity}`} aria-hidden="true" />}
         <span className="conv-name">{c.title}</span>
-        {dot && <span className="sr-only">, {dot}</span>}
       </button>
       <span className="conv-actions">
         <button

@@ -88,4 +88,62 @@ export const MIGRATIONS: readonly string[] = [
     UNIQUE (tool, pattern)
   );
   `,
+  // 2: background tasks (commands, job batches and their jobs, wait_for), the process groups Deskhand must end, and
+  // each conversation's sandbox mode
+  `
+  ALTER TABLE conversations ADD COLUMN sandbox TEXT NOT NULL DEFAULT 'workspace-write';
+  CREATE TABLE background_tasks (
+    id TEXT PRIMARY KEY,
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    run_id TEXT,
+    call_id TEXT,
+    kind TEXT NOT NULL,
+    title TEXT NOT NULL,
+    spec TEXT NOT NULL DEFAULT '{}',
+    progress TEXT NOT NULL DEFAULT '{}',
+    status TEXT NOT NULL CHECK (status IN ('running','finished','failed','cancelled','timed_out','interrupted')),
+    background INTEGER NOT NULL DEFAULT 1,
+    exit_code INTEGER,
+    summary TEXT,
+    output_path TEXT,
+    owner_pid INTEGER,
+    owner_start TEXT,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    notify INTEGER NOT NULL DEFAULT 1,
+    notified_at INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    finished_at INTEGER
+  );
+  CREATE INDEX background_tasks_conversation ON background_tasks(conversation_id, created_at);
+  CREATE INDEX background_tasks_status ON background_tasks(status, notified_at);
+  CREATE TABLE background_jobs (
+    task_id TEXT NOT NULL REFERENCES background_tasks(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    command TEXT NOT NULL,
+    cwd TEXT NOT NULL,
+    retries INTEGER NOT NULL DEFAULT 0,
+    timeout_ms INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending','running','succeeded','failed','cancelled','interrupted')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    exit_code INTEGER,
+    note TEXT,
+    next_attempt_at INTEGER,
+    output_path TEXT,
+    tail TEXT,
+    started_at INTEGER,
+    finished_at INTEGER,
+    PRIMARY KEY (task_id, idx)
+  );
+  CREATE TABLE process_groups (
+    pgid INTEGER NOT NULL,
+    start_time TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    task_id TEXT,
+    owner_pid INTEGER NOT NULL,
+    owner_start TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (pgid, start_time)
+  );
+  `,
 ];

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Policy, RiskTier } from '../../../shared/tools';
+import type { SandboxMode } from '../../../shared/sandbox';
 import type { RunStatus } from '../../../shared/events';
 import { DeskhandError } from '../../../shared/errors';
 import { MIGRATIONS } from './migrations';
@@ -16,6 +17,8 @@ export interface ConversationRow {
   folder: string;
   policy: Policy;
   state: string;
+  /** How this conversation's commands run (see src/shared/sandbox.ts). */
+  sandbox: SandboxMode;
   created_at: number;
   updated_at: number;
 }
@@ -132,11 +135,11 @@ export class Store {
 
   // Conversations
 
-  createConversation(row: Omit<ConversationRow, 'created_at' | 'updated_at' | 'state'> & { state?: string }): ConversationRow {
+  createConversation(row: Omit<ConversationRow, 'created_at' | 'updated_at' | 'state' | 'sandbox'> & { state?: string; sandbox?: SandboxMode }): ConversationRow {
     const now = Date.now();
-    const full: ConversationRow = { state: '{}', ...row, created_at: now, updated_at: now };
+    const full: ConversationRow = { state: '{}', ...row, sandbox: row.sandbox ?? 'workspace-write', created_at: now, updated_at: now };
     this.db
-      .prepare('INSERT INTO conversations (id,title,folder,policy,state,created_at,updated_at) VALUES (@id,@title,@folder,@policy,@state,@created_at,@updated_at)')
+      .prepare('INSERT INTO conversations (id,title,folder,policy,state,sandbox,created_at,updated_at) VALUES (@id,@title,@folder,@policy,@state,@sandbox,@created_at,@updated_at)')
       .run(full);
     return full;
   }
@@ -149,7 +152,7 @@ export class Store {
     return this.db.prepare('SELECT * FROM conversations ORDER BY updated_at DESC').all() as ConversationRow[];
   }
 
-  updateConversation(id: string, patch: Partial<Pick<ConversationRow, 'title' | 'policy' | 'state' | 'folder'>>): void {
+  updateConversation(id: string, patch: Partial<Pick<ConversationRow, 'title' | 'policy' | 'state' | 'folder' | 'sandbox'>>): void {
     const fields = Object.keys(patch) as (keyof typeof patch)[];
     if (fields.length === 0) return;
     const sets = fields.map((f) => `${f} = @${f}`).join(', ');

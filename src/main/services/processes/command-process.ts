@@ -1,0 +1,199 @@
+/**
+ * One shell command as a process Deskhand owns: bash (inside the sandbox when there is one) leading its own process
+ * group, stdin closed, a credential-free environment carrying a tag its descendants inherit, output read as fast as
+ * it comes (head + tail kept in memory, everything on disk), and a stop that ends the group and every tagged
+ * descendant: SIGTERM, then SIGKILL after a grace period so a command can finish writing and clean up.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { childEnv } from './child-env';
+import { HeadTailBuffer } from './output-buffer';
+import { TAG_ENV, groupMembers, isSameProcess, processGroupAlive, signalGroup, signalProcess, taggedProcesses } from './proc-info';
+import type { TaskLog } from './task-log';
+import type { SandboxPlan } from '../sandbox/sandbox';
+
+export const SHELL = '/bin/bash';
+/** Per stream. Half is kept from the start and half from the end: errors usually sit at the end of long output. */
+export const OUTPUT_CAP_BYTES = 256 * 1024;
+/** Between SIGTERM and SIGKILL: long enough for a command to flush and clean up, short enough to feel responsive. */
+export const KILL_GRACE_MS = 3_000;
+/** After the shell exits, output still in the pipes arrives within this window; a leftover job may hold them forever. */
+const EXIT_DRAIN_MS = 150;
+
+export interface CommandSpec {
+  command: string;
+  cwd: string;
+  sandbox: SandboxPlan;
+  /** Full output goes here (optional). */
+  log?: TaskLog | null;
+  /** Every chunk as it arrives (live output). Must not throw; errors are swallowed. */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /** Extra environment (after the credential filter). */
+  env?: Record<string, string>;
+  outputCap?: number;
+}
+
+export interface CommandExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the shell could not be started at all. */
+  error?: string;
+  durationMs: number;
+}
+
+export type StopReason = 'timeout' | 'interrupted' | 'cancelled' | 'shutdown';
+export type StopHow = 'terminated' | 'killed';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Ends a process group (when `pgid` is given) and every process carrying `tag`: SIGTERM to all, then SIGKILL to
+ * whatever is left after `graceMs`. Resolves once nothing is left (or after a bounded wait for the kernel to reap).
+ */
+export async function stopProcessTree(pgid: number | null, tag: string | null, graceMs: number = KILL_GRACE_MS): Promise<StopHow> {
+  const tagged = (): number[] => (tag ? taggedProcesses(tag) : []);
+  const signalAll = (signal: NodeJS.Signals): void => {
+    if (pgid !== null) signalGroup(pgid, signal);
+    for (const pid of tagged()) signalProcess(pid, signal);
+  };
+  const alive = (): boolean => (pgid !== null && processGroupAlive(pgid)) || tagged().length > 0;
+  signalAll('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    await sleep(50);
+    if (!alive()) return 'terminated';
+  }
+  // Repeat: a process may fork between one kill and the next (a fork bomb does nothing else).
+  for (let i = 0; i < 40 && alive(); i++) {
+    signalAll('SIGKILL');
+    await sleep(25);
+  }
+  return 'killed';
+}
+
+export class CommandProcess {
+  readonly tag = randomBytes(8).toString('hex');
+  readonly stdout: HeadTailBuffer;
+  readonly stderr: HeadTailBuffer;
+  readonly exited: Promise<CommandExit>;
+  /** The process group id (the shell's, or the sandbox's, pid); undefined when spawning failed. */
+  readonly pgid: number | undefined;
+  readonly startedAt = Date.now();
+  stopReason: StopReason | null = null;
+  private stopping: Promise<StopHow> | null = null;
+  private readonly child: ChildProcess;
+  private exitInfo: CommandExit | null = null;
+
+  constructor(readonly spec: CommandSpec) {
+    const cap = spec.outputCap ?? OUTPUT_CAP_BYTES;
+    this.stdout = new HeadTailBuffer(cap);
+    this.stderr = new HeadTailBuffer(cap);
+    const started = performance.now();
+    const { file, args } = spec.sandbox.argv(SHELL, spec.command);
+    this.child = spawn(file, args, {
+      cwd: spec.cwd,
+      env: { ...childEnv(), PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...spec.env, [TAG_ENV]: this.tag },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // setsid(): the command leads its own process group, so the whole group can be signalled
+      windowsHide: true,
+    });
+    this.pgid = this.child.pid;
+
+    let collecting = true;
+    const ended = { stdout: false, stderr: false };
+    let onEnded: (() => void) | null = null;
+    const attach = (name: 'stdout' | 'stderr', stream: Readable | null, sink: HeadTailBuffer): void => {
+      if (!stream) {
+        ended[name] = true;
+        return;
+      }
+      stream.on('error', () => undefined);
+      // Always consume: a full pipe would block the writer (`yes`), so past the caps we keep reading and count.
+      stream.on('data', (chunk: Buffer) => {
+        if (!collecting) return;
+        sink.push(chunk);
+        spec.log?.write(chunk);
+        if (spec.onOutput) {
+          try {
+            spec.onOutput(name, chunk);
+          } catch {
+            // A watcher that fails must not stop the command or its output collection.
+          }
+        }
+      });
+      stream.once('close', () => {
+        ended[name] = true;
+        onEnded?.();
+      });
+    };
+    attach('stdout', this.child.stdout, this.stdout);
+    attach('stderr', this.child.stderr, this.stderr);
+
+    const shellExit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: string }>((resolve) => {
+      this.child.once('exit', (code, signal) => resolve({ code, signal }));
+      this.child.once('error', (error) => resolve({ code: null, signal: null, error: error.message }));
+    });
+    this.exited = shellExit.then(async (result) => {
+      // A running stop finishes with the whole group; then the last output gets a moment to arrive. The pipes close
+      // at once unless a leftover job inherited them, so the wait is short either way.
+      if (this.stopping) await this.stopping;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          if (ended.stdout && ended.stderr) resolve();
+        };
+        onEnded = done;
+        setTimeout(resolve, EXIT_DRAIN_MS).unref();
+        done();
+      });
+      collecting = false;
+      // Leftover jobs may still hold the pipes: keep draining (so they never block on a full pipe) without keeping
+      // Deskhand's event loop alive for them.
+      for (const stream of [this.child.stdout, this.child.stderr]) (stream as (Readable & { unref?: () => void }) | null)?.unref?.();
+      this.exitInfo = { ...result, durationMs: performance.now() - started };
+      return this.exitInfo;
+    });
+  }
+
+  get done(): boolean {
+    return this.exitInfo !== null;
+  }
+
+  /** Stops the command and everything it started. Idempotent; resolves when they are gone. */
+  stop(reason: StopReason, graceMs: number = KILL_GRACE_MS): Promise<StopHow> {
+    if (this.stopping) return this.stopping;
+    if (this.pgid === undefined) return Promise.resolve('terminated');
+    this.stopReason = reason;
+    this.stopping = stopProcessTree(this.pgid, this.tag, graceMs);
+    return this.stopping;
+  }
+
+  /** How the last stop ended, once it has. */
+  get stopped(): Promise<StopHow> | null {
+    return this.stopping;
+  }
+
+  /** After the shell exited: processes it left running (`cmd &`, daemons that called setsid). */
+  leftovers(): boolean {
+    if (this.pgid === undefined) return false;
+    return processGroupAlive(this.pgid) || taggedProcesses(this.tag).length > 0;
+  }
+}
+
+/**
+ * Ends a process group recorded earlier (possibly by a process that has died since): the group is signalled only
+ * when it is provably still ours (its leader is the same process, or a member carries our tag), never a stranger
+ * that got a recycled pid; tagged descendants are ended either way.
+ */
+export function stopRecordedGroup(group: { pgid: number; start_time: string; tag: string }, graceMs: number = KILL_GRACE_MS): Promise<StopHow> {
+  const tagged = taggedProcesses(group.tag);
+  const ours = isSameProcess(group.pgid, group.start_time) || groupMembers(group.pgid).some((pid) => tagged.includes(pid));
+  if (!ours && tagged.length === 0) return Promise.resolve('terminated');
+  return stopProcessTree(ours ? group.pgid : null, group.tag, graceMs);
+}
+
+/** Synchronous last resort (process 'exit'): SIGKILL to a group and its tagged descendants, no waiting. */
+export function killNow(pgid: number | undefined, tag: string): void {
+  if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+  for (const pid of taggedProcesses(tag)) signalProcess(pid, 'SIGKILL');
+}

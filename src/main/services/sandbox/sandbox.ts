@@ -1,0 +1,274 @@
+/**
+ * The OS sandbox for commands. A command classifier is not a boundary; this is. On Linux, bubblewrap: the file system
+ * read-only except the workspace roots (and a private /tmp), secrets' files hidden, the network off unless the call
+ * was approved for it, every capability dropped, and a pid namespace, so when the command's shell ends (or is
+ * stopped) the kernel ends everything it started, daemons that called `setsid` included. On macOS, a sandbox-exec
+ * profile with the same file and network rules. Elsewhere there is no sandbox, and the classification says so.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, isAbsolute, join, relative } from 'node:path';
+import type { SandboxMode } from '../../../shared/sandbox';
+
+export type SandboxKind = 'bubblewrap' | 'sandbox-exec';
+
+export interface SandboxSupport {
+  kind: SandboxKind | null;
+  available: boolean;
+  /** One line for `policy explain` and the UI: what is used, or why there is none. */
+  detail: string;
+  binary: string | null;
+}
+
+/** What one command asks of the sandbox. */
+export interface SandboxRequest {
+  mode: SandboxMode;
+  /** The call was approved for network access (`network: true`). */
+  network: boolean;
+  /** The call was approved to run outside the sandbox (`outside_sandbox: true`). */
+  outside: boolean;
+  roots: readonly string[];
+  cwd: string;
+  dataDir: string;
+  home?: string;
+}
+
+/** How a command will actually run. */
+export interface SandboxPlan {
+  kind: SandboxKind | null;
+  mode: SandboxMode;
+  network: boolean;
+  /** One line: how the command runs (shown in results and `policy explain`). */
+  summary: string;
+  argv(shell: string, command: string): { file: string; args: string[] };
+}
+
+/** Files and folders under the home folder that hold credentials: hidden (empty) inside the sandbox. */
+export const HOME_SECRETS = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.netrc',
+  '.config/gcloud',
+  '.azure',
+  '.kube',
+  '.docker/config.json',
+  '.git-credentials',
+  '.config/gh',
+  '.npmrc',
+  '.pypirc',
+  '.password-store',
+  '.local/share/keyrings',
+];
+
+let support: SandboxSupport | undefined;
+
+/**
+ * Which sandbox this machine has, probed once per process (bubblewrap can be installed but unusable, e.g. without
+ * user namespaces). `DESKHAND_SANDBOX=none` treats the sandbox as unavailable (said so everywhere it matters).
+ */
+export function sandboxSupport(): SandboxSupport {
+  if (support) return support;
+  support = probe();
+  return support;
+}
+
+/** For tests: forget the probe result (e.g. after changing DESKHAND_SANDBOX). */
+export function resetSandboxSupport(): void {
+  support = undefined;
+}
+
+function probe(): SandboxSupport {
+  if (process.env.DESKHAND_SANDBOX === 'none') {
+    return { kind: null, available: false, detail: 'the OS sandbox is turned off on this machine (DESKHAND_SANDBOX=none)', binary: null };
+  }
+  if (process.platform === 'linux') {
+    const bwrap = findBinary('bwrap', ['/usr/bin/bwrap']);
+    if (!bwrap) return { kind: null, available: false, detail: 'no OS sandbox: bubblewrap (bwrap) is not installed (Debian/Ubuntu package "bubblewrap")', binary: null };
+    try {
+      execFileSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--die-with-parent', '--', '/bin/true'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        timeout: 10_000,
+      });
+      return { kind: 'bubblewrap', available: true, detail: `bubblewrap (${bwrap})`, binary: bwrap };
+    } catch (err) {
+      const stderr = String((err as { stderr?: Buffer }).stderr ?? '').trim().split('\n')[0] ?? '';
+      return { kind: null, available: false, detail: `no OS sandbox: bubblewrap is installed but cannot run here (${stderr || 'it failed'})`, binary: null };
+    }
+  }
+  if (process.platform === 'darwin') {
+    return existsSync('/usr/bin/sandbox-exec')
+      ? { kind: 'sandbox-exec', available: true, detail: 'sandbox-exec (macOS Seatbelt)', binary: '/usr/bin/sandbox-exec' }
+      : { kind: null, available: false, detail: 'no OS sandbox: /usr/bin/sandbox-exec is missing', binary: null };
+  }
+  return { kind: null, available: false, detail: `no OS sandbox on ${process.platform} yet`, binary: null };
+}
+
+function findBinary(name: string, preferred: string[]): string | null {
+  for (const p of preferred) if (existsSync(p)) return p;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir || !isAbsolute(dir)) continue;
+    const candidate = join(dir, name);
+    if (existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+const within = (child: string, parent: string): boolean => {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+function real(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function kindOf(path: string): 'dir' | 'file' | null {
+  try {
+    return statSync(path).isDirectory() ? 'dir' : 'file';
+  } catch {
+    return null;
+  }
+}
+
+/** What to hide: credential files under home, Deskhand's data folder, and `.env*` files at the top of the roots and cwd. */
+export function hiddenPaths(req: Pick<SandboxRequest, 'roots' | 'cwd' | 'dataDir' | 'home'>): { path: string; kind: 'dir' | 'file' }[] {
+  const home = req.home ?? homedir();
+  const out = new Map<string, 'dir' | 'file'>();
+  const add = (p: string | null) => {
+    if (!p) return;
+    const k = kindOf(p);
+    if (k) out.set(p, k);
+  };
+  for (const rel of HOME_SECRETS) add(real(join(home, rel)));
+  add(real(req.dataDir));
+  // Only the top level: walking a large workspace on every command would cost more than it protects.
+  for (const dir of new Set([...req.roots, req.cwd])) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) if (name === '.env' || name.startsWith('.env.')) add(real(join(dir, name)));
+  }
+  // A hidden folder covers what lies inside it.
+  const dirs = [...out.entries()].filter(([, k]) => k === 'dir').map(([p]) => p);
+  return [...out.entries()]
+    .filter(([p]) => !dirs.some((d) => d !== p && within(p, d)))
+    .map(([path, kind]) => ({ path, kind }));
+}
+
+/** bubblewrap arguments for a request (without the command). */
+export function bwrapArgs(req: SandboxRequest): string[] {
+  const args = ['--die-with-parent', '--unshare-pid', '--cap-drop', 'ALL'];
+  if (!req.network) args.push('--unshare-net');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  const roots = [...new Set(req.roots.map((r) => real(r)).filter((r): r is string => r !== null))];
+  for (const root of roots) args.push(req.mode === 'workspace-write' ? '--bind' : '--ro-bind', root, root);
+  const cwd = real(req.cwd) ?? req.cwd;
+  // A cwd outside the roots stays visible (read-only) even when it lies under the private /tmp.
+  if (!roots.some((r) => within(cwd, r))) args.push('--ro-bind', cwd, cwd);
+  for (const h of hiddenPaths(req)) {
+    if (h.kind === 'dir') args.push('--tmpfs', h.path);
+    else args.push('--ro-bind', '/dev/null', h.path);
+  }
+  args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', cwd);
+  return args;
+}
+
+const sbString = (s: string): string => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/** The macOS sandbox-exec (Seatbelt) profile with the same rules as the bubblewrap arguments. */
+export function seatbeltProfile(req: SandboxRequest): string {
+  const roots = [...new Set(req.roots.map((r) => real(r) ?? r))];
+  const writable = [
+    ...(req.mode === 'workspace-write' ? roots.map((r) => `(subpath ${sbString(r)})`) : []),
+    '(subpath "/private/tmp")',
+    '(subpath "/private/var/folders")',
+    '(literal "/dev/null")',
+    '(literal "/dev/zero")',
+    '(literal "/dev/dtracehelper")',
+    '(regex #"^/dev/tty")',
+    '(regex #"^/dev/fd/")',
+  ];
+  const hidden = hiddenPaths(req).map((h) => (h.kind === 'dir' ? `(subpath ${sbString(h.path)})` : `(literal ${sbString(h.path)})`));
+  const lines = [
+    '(version 1)',
+    '(allow default)',
+    '; The file system is read-only except the workspace roots and temporary folders.',
+    '(deny file-write*)',
+    `(allow file-write*\n  ${writable.join('\n  ')})`,
+  ];
+  if (hidden.length) lines.push("; Secrets' files and Deskhand's own data are hidden.", `(deny file-read* file-write*\n  ${hidden.join('\n  ')})`);
+  if (!req.network) {
+    lines.push('; No network: IP sockets are refused (local Unix sockets still work).', '(deny network-outbound (remote ip))', '(deny network-inbound (local ip))', '(deny network-bind (local ip))');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Decides how one command runs: in the sandbox, or (mode off, approved outside, none available) without it. */
+export function planSandbox(req: SandboxRequest): SandboxPlan {
+  const direct = (summary: string): SandboxPlan => ({
+    kind: null,
+    mode: req.mode,
+    network: true,
+    summary,
+    argv: (shell, command) => ({ file: shell, args: ['-c', command] }),
+  });
+  if (req.mode === 'off') return direct('runs without the OS sandbox (sandbox mode "off" for this conversation)');
+  if (req.outside) return direct('runs outside the OS sandbox (approved for this call)');
+  const s = sandboxSupport();
+  if (!s.available || !s.kind || !s.binary) return direct(`runs without a sandbox: ${s.detail}`);
+  const what = `${req.mode === 'workspace-write' ? 'workspace writable' : 'workspace read-only'}, rest of the file system read-only, secrets hidden, network ${req.network ? 'on (approved)' : 'off'}`;
+  const binary = s.binary;
+  if (s.kind === 'bubblewrap') {
+    return {
+      kind: 'bubblewrap',
+      mode: req.mode,
+      network: req.network,
+      summary: `runs in the bubblewrap sandbox (${what})`,
+      argv: (shell, command) => ({ file: binary, args: [...bwrapArgs(req), '--', shell, '-c', command] }),
+    };
+  }
+  return {
+    kind: 'sandbox-exec',
+    mode: req.mode,
+    network: req.network,
+    summary: `runs in the macOS sandbox (${what})`,
+    argv: (shell, command) => ({ file: binary, args: ['-p', seatbeltProfile(req), shell, '-c', command] }),
+  };
+}
+
+const WRITE_BLOCKED = /Read-only file system|EROFS/;
+const NETWORK_BLOCKED =
+  /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|Name or service not known|No address associated with hostname|nodename nor servname|getaddrinfo|Connection refused|ECONNREFUSED|Failed to connect to/i;
+const MAYBE_BLOCKED = /Permission denied|EACCES|Operation not permitted|EPERM/;
+
+/**
+ * When a sandboxed command failed in a way the sandbox causes, a line that says so and how to get past it (which
+ * asks a person). Null when the failure does not look like the sandbox's doing.
+ */
+export function sandboxBlockHint(output: string, exitCode: number | null, plan: Pick<SandboxPlan, 'kind' | 'mode' | 'network'>): string | null {
+  if (!plan.kind || exitCode === 0) return null;
+  const causes: string[] = [];
+  if (WRITE_BLOCKED.test(output)) {
+    causes.push(plan.mode === 'read-only' ? "writes are blocked (this conversation's sandbox mode is read-only)" : 'writes outside the workspace are blocked (the rest of the file system is read-only)');
+  }
+  // Inside the sandbox without network only an empty loopback exists, so even a refused local connection is the sandbox.
+  if (!plan.network && NETWORK_BLOCKED.test(output)) causes.push('the network is off (no connections, not even to servers on this machine)');
+  if (causes.length === 0 && MAYBE_BLOCKED.test(output)) causes.push('possibly: permission denied inside the sandbox (capabilities are dropped, secrets are hidden)');
+  if (causes.length === 0) return null;
+  const how = [
+    !plan.network && causes.some((c) => c.includes('network')) ? 'network: true to allow the network' : null,
+    'outside_sandbox: true to run it without the sandbox',
+  ]
+    .filter(Boolean)
+    .join(', or ');
+  return `blocked by the sandbox: ${causes.join('; ')}. If the task needs it, call again with ${how}; that asks the person first.`;
+}
