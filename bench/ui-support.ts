@@ -2,7 +2,7 @@
  * What the UI benchmarks share: the web host in this process over a temp store (so the runtime's own timestamps are
  * at hand), the built renderer, and Debian's headless Chromium.
  */
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,6 @@ import { Runtime } from '../src/main/runtime/runtime';
 import type { ProviderConfig } from '../src/main/services/providers/providers';
 import { Store } from '../src/main/services/store/store';
 import { MemorySecretStoreForTests } from '../src/main/services/vault/secret-store';
-import { builtinTools } from '../src/main/tools';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RENDERER = join(ROOT, 'out', 'renderer');
@@ -37,11 +36,11 @@ export async function openUiHost(opts: { provider?: ProviderConfig; seed?: (stor
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'deskhand-ui-bench-')));
   const dataDir = join(root, 'data');
   const work = join(root, 'work');
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(work, { recursive: true });
   const store = new Store(dataDir);
   opts.seed?.(store, work);
-  const runtime = new Runtime({ store, dataDir, tools: builtinTools });
+  // No tools: these figures are about streaming and rendering, not about tool calls.
+  const runtime = new Runtime({ store, dataDir, tools: [] });
   // The secret store is in memory: a benchmark has no keyring and needs none (the provider comes with its key).
   const service = new AppService({ runtime, secrets: new MemorySecretStoreForTests(), dataDir, kind: 'web', providerOverride: opts.provider ?? null, env: {}, log: quiet });
   const host = await startWebHost({ service, rendererDir: RENDERER, log: quiet });

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { hasHiddenCharacters, visibleSegments } from '../../src/shared/visible-text';
 import { parseUnifiedDiff } from '../../src/shared/unified-diff';
-import { parseInline, parseMarkdown, splitChunks } from '../../src/renderer/markdown/parse';
-import { highlight } from '../../src/renderer/markdown/highlight';
+import { parseInline, parseMarkdown, splitChunks } from '../../src/shared/markdown/parse';
+import { highlight } from '../../src/shared/markdown/highlight';
 
 describe('visibleSegments', () => {
   it('marks control, bidi, zero-width and look-alike characters; keeps plain ASCII as is', () => {

@@ -24,6 +24,7 @@ import { KEY_ENV, PROVIDERS, type ProviderConfig } from '../services/providers/p
 import type { SecretStore } from '../services/vault/secret-store';
 import { projectApprovals, projectMessages, summarize } from './projections';
 import { SettingsFile } from './settings-file';
+import { TaskWakes } from './task-wakes';
 
 // The contract's provider list and the providers module must name the same providers.
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
@@ -73,6 +74,7 @@ export class AppService implements ContractHandlers {
   /** Runs this host drives, by conversation. */
   private readonly active = new Map<string, ActiveRun>();
   private readonly unsubscribe: () => void;
+  private readonly wakes: TaskWakes;
   private changed = { conversations: false, approvals: false, scheduled: false };
   private keyringWarned = false;
 
@@ -82,6 +84,12 @@ export class AppService implements ContractHandlers {
     this.settings = new SettingsFile(opts.dataDir, this.env);
     this.log = opts.log ?? stderrLogger;
     this.unsubscribe = this.runtime.onEvent((e) => this.onRunEvent(e));
+    // Background results continue their conversation when it is idle (unattended: approvals park and show here).
+    this.wakes = new TaskWakes({
+      runtime: this.runtime,
+      provider: (run) => this.providerForRun(run),
+      onError: (err, conversationId) => this.log.warn('could not continue a conversation with a background result', { conversationId, error: errorMessage(err) }),
+    }).start();
   }
 
   /** Every contract event for the UI: run events as they happen, list changes coalesced per tick. */
@@ -93,6 +101,7 @@ export class AppService implements ContractHandlers {
   /** Stops runs that are streaming; runs waiting for a person are left to be recovered as parked on the next start. */
   async shutdown(timeoutMs = 3000): Promise<void> {
     this.unsubscribe();
+    await this.wakes.stop();
     const waits: Promise<unknown>[] = [];
     for (const run of this.active.values()) {
       const waiting = run.runId !== null && this.runtime.store.pendingApprovals(run.runId).length > 0;
@@ -101,6 +110,8 @@ export class AppService implements ContractHandlers {
       waits.push(run.done);
     }
     await Promise.race([Promise.allSettled(waits), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    // Nothing a command started outlives Deskhand.
+    await this.runtime.tasks.shutdown();
   }
 
   // ── Host ──────────────────────────────────────────────────────────────────────────────────────────────────────────

@@ -9,24 +9,32 @@ import { resolve } from 'node:path';
 import type { RunEvent } from '../../shared/events';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import { isPolicy, type Policy } from '../../shared/tools';
+import { isSandboxMode, type SandboxMode } from '../../shared/sandbox';
 import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig, type ProviderName } from '../services/providers/providers';
 import type { RunOutcome, RunOptions, Runtime } from '../runtime/runtime';
 import { openRuntime, resolveDataDir } from './open-runtime';
+import { TaskWakes } from './task-wakes';
 import { webCommand } from './web-command';
+import { assertSecretName } from '../services/vault/vault';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
 const USAGE = `Usage:
   deskhand run [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
                [--policy none|read-only|low-risk|high-risk] [--cwd DIR] [--data-dir DIR]
-               [--conversation ID] [--max-steps N] [--json] PROMPT
+               [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--json] PROMPT
   deskhand runs list [--json]
   deskhand runs show RUN_ID [--json]
   deskhand runs approve APPROVAL_ID [--always] [--json]
   deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
-  deskhand policy explain --tool NAME --args JSON [--policy P] [--cwd DIR]
+  deskhand policy explain --tool NAME --args JSON [--policy P] [--cwd DIR] [--sandbox MODE] [--root DIR]... [--tainted]
+  deskhand secrets list [--json]
+  deskhand secrets set NAME [--description TEXT]   (reads the value without echo from the terminal, or from stdin)
+  deskhand secrets delete NAME
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
+Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
+for the background tasks its conversation started; each result continues the conversation. Ctrl-C stops them.
 Exit codes: 0 finished, 3 parked waiting for approval, 1 failed, 2 usage error.`;
 
 class UsageError extends Error {}
@@ -49,6 +57,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runsCommand(rest);
       case 'policy':
         return await policyCommand(rest);
+      case 'secrets':
+        return await secretsCommand(rest);
       case 'web':
         return await webCommand(rest);
       case undefined:
@@ -84,6 +94,7 @@ async function runCommand(args: string[]): Promise<number> {
       cwd: { type: 'string' },
       conversation: { type: 'string' },
       'max-steps': { type: 'string' },
+      sandbox: { type: 'string' },
     },
   });
   const prompt = positionals.join(' ').trim();
@@ -91,6 +102,7 @@ async function runCommand(args: string[]): Promise<number> {
   const policy = parsePolicy(values.policy);
   const cwd = resolve(values.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${cwd} is not a folder.`);
+  const sandbox = parseSandbox(values.sandbox);
   const maxSteps = values['max-steps'] === undefined ? undefined : Number(values['max-steps']);
   if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) throw new UsageError('--max-steps must be a positive integer.');
   const provider = providerFromFlags(values);
@@ -99,17 +111,84 @@ async function runCommand(args: string[]): Promise<number> {
     let conversationId = values.conversation;
     if (conversationId) {
       if (!runtime.store.getConversation(conversationId)) throw new UsageError(`No conversation ${conversationId}.`);
+      if (sandbox) runtime.store.updateConversation(conversationId, { sandbox });
     } else {
-      conversationId = runtime.createConversation({ folder: cwd, policy: policy ?? 'read-only' }).id;
+      conversationId = runtime.createConversation({ folder: cwd, policy: policy ?? 'read-only', ...(sandbox ? { sandbox } : {}) }).id;
     }
     const options = runOptions(runtime, provider, !!values.json);
-    const outcome = await withInterrupt(options, (opts) =>
-      runtime.sendMessage(conversationId!, prompt, { ...opts, ...(policy ? { policy } : {}) }),
-    );
+    const outcome = await withInterrupt(options, async (opts) => {
+      const first = await runtime.sendMessage(conversationId!, prompt, { ...opts, ...(policy ? { policy } : {}) });
+      return awaitBackground(runtime, conversationId!, values, opts, first);
+    });
     return exitFor(outcome);
+  } finally {
+    await closeRuntime(runtime);
+  }
+}
+
+/**
+ * Background tasks outlive the turn that started them, but not Deskhand: the CLI waits for its conversation's tasks,
+ * and each result continues the conversation in a new turn (keys from the environment, like the run). Ctrl-C stops
+ * them. Stops waiting when a turn does not finish (parked, failed, stopped): a result could not be delivered then.
+ */
+async function awaitBackground(
+  runtime: Runtime,
+  conversationId: string,
+  flags: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined; json?: boolean | undefined },
+  options: RunOptions,
+  first: RunOutcome,
+): Promise<RunOutcome> {
+  let last = first;
+  const running = () => runtime.tasks.rows.listTasks(conversationId, { activeOnly: true, limit: 100 });
+  if (last.status !== 'finished' || (running().length === 0 && runtime.tasks.rows.tasksToNotify().every((t) => t.conversation_id !== conversationId))) return last;
+  const wakes = new TaskWakes({
+    runtime,
+    accepts: (id) => id === conversationId,
+    provider: (run) => providerFromFlags(flags, run),
+    run: (conv, message, provider, signal) =>
+      runtime.wake(conv, message, { ...options, provider, signal: options.signal ? AbortSignal.any([options.signal, signal]) : signal, untrusted: true }),
+    onOutcome: (outcome) => {
+      last = outcome;
+    },
+    onError: (err) => process.stderr.write(`deskhand: ${errorMessage(err)}\n`),
+    pollMs: 500,
+  }).start();
+  let announced = '';
+  try {
+    while (!options.signal?.aborted && last.status === 'finished') {
+      const tasks = running();
+      if (tasks.length === 0 && !wakes.busy(conversationId)) break;
+      const ids = tasks.map((t) => t.id).join(', ');
+      if (tasks.length && ids !== announced && !flags.json) process.stderr.write(`Waiting for background task${tasks.length === 1 ? '' : 's'} ${ids} (Ctrl-C stops ${tasks.length === 1 ? 'it' : 'them'}).\n`);
+      announced = ids;
+      await new Promise<void>((resolveWait) => {
+        const t = setTimeout(resolveWait, 250);
+        options.signal?.addEventListener('abort', () => {
+          clearTimeout(t);
+          resolveWait();
+        }, { once: true });
+      });
+    }
+    await wakes.idle();
+  } finally {
+    await wakes.stop();
+  }
+  return last;
+}
+
+/** Ends what commands started (nothing outlives Deskhand), then closes the store. */
+async function closeRuntime(runtime: Runtime): Promise<void> {
+  try {
+    await runtime.tasks.shutdown();
   } finally {
     runtime.store.close();
   }
+}
+
+export function parseSandbox(value: string | undefined): SandboxMode | undefined {
+  if (value === undefined) return undefined;
+  if (!isSandboxMode(value)) throw new UsageError(`--sandbox must be one of workspace-write, read-only, off (got "${value}").`);
+  return value;
 }
 
 async function runsCommand(args: string[]): Promise<number> {
@@ -185,7 +264,7 @@ async function runsCommand(args: string[]): Promise<number> {
         throw new UsageError(`runs needs list, show, approve or deny.`);
     }
   } finally {
-    runtime.store.close();
+    await closeRuntime(runtime);
   }
 }
 
@@ -194,7 +273,16 @@ async function policyCommand(args: string[]): Promise<number> {
   if (sub !== 'explain') throw new UsageError('policy needs the subcommand explain.');
   const { values } = parseArgs({
     args: rest,
-    options: { tool: { type: 'string' }, args: { type: 'string' }, policy: { type: 'string' }, cwd: { type: 'string' }, 'data-dir': { type: 'string' } },
+    options: {
+      tool: { type: 'string' },
+      args: { type: 'string' },
+      policy: { type: 'string' },
+      cwd: { type: 'string' },
+      'data-dir': { type: 'string' },
+      sandbox: { type: 'string' },
+      root: { type: 'string', multiple: true },
+      tainted: { type: 'boolean' },
+    },
   });
   if (!values.tool) throw new UsageError('policy explain needs --tool NAME.');
   let parsed: unknown = {};
@@ -207,15 +295,119 @@ async function policyCommand(args: string[]): Promise<number> {
   }
   const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
   try {
-    const result = await runtime.explain(values.tool, parsed, parsePolicy(values.policy) ?? 'read-only', resolve(values.cwd ?? process.cwd()));
+    const result = await runtime.explain(values.tool, parsed, parsePolicy(values.policy) ?? 'read-only', resolve(values.cwd ?? process.cwd()), parseSandbox(values.sandbox), {
+      tainted: !!values.tainted,
+      roots: (values.root ?? []).map((r) => resolve(r)),
+    });
     print(result);
     return EXIT.finished;
   } catch (err) {
     if (DeskhandError.isInstance(err) && (err.code === 'unknown_tool' || err.code === 'invalid_args')) throw new UsageError(err.message);
     throw err;
   } finally {
-    runtime.store.close();
+    await closeRuntime(runtime);
   }
+}
+
+/**
+ * `deskhand secrets list|set|delete`: the vault in the OS keyring. `set` reads the value without echo from a terminal
+ * (or whole from stdin when piped), saves it, and answers every run waiting for that secret (`ask_user_secret` parked).
+ */
+async function secretsCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { ...PROVIDER_OPTIONS, description: { type: 'string' } },
+  });
+  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
+  try {
+    const vault = runtime.vault;
+    if (!vault) throw new DeskhandError('internal', 'This host has no vault.');
+    switch (sub) {
+      case 'list': {
+        const secrets = await vault.list();
+        const waiting = runtime.pendingSecretRequests();
+        if (values.json) {
+          print({ secrets, requests: waiting.map((w) => ({ id: w.approval.id, runId: w.approval.run_id, name: w.name, description: w.description })) });
+          return EXIT.finished;
+        }
+        if (secrets.length === 0) process.stdout.write('No saved secrets.\n');
+        for (const x of secrets) process.stdout.write(`${x.name}${x.description ? `  ${x.description}` : ''}\n`);
+        for (const w of waiting) process.stdout.write(`  waiting: run ${w.approval.run_id} asks for ${w.name} (deskhand secrets set ${w.name})\n`);
+        return EXIT.finished;
+      }
+      case 'set': {
+        const name = positionals[0];
+        if (!name) throw new UsageError('secrets set needs a NAME.');
+        assertSecretName(name);
+        const requests = runtime.pendingSecretRequests(name);
+        const value = await readSecretValue(`Value for ${name}${requests[0]?.description ? ` (${requests[0].description})` : ''}: `);
+        if (!value) throw new UsageError('The value is empty; nothing was saved.');
+        if (requests.length === 0) {
+          await vault.set(name, value, values.description);
+          process.stderr.write(`Saved ${name} in the OS keyring.\n`);
+          return EXIT.finished;
+        }
+        const run = runtime.store.getRun(requests[0]!.approval.run_id);
+        const options = runOptions(runtime, providerFromFlags(values, run), !!values.json);
+        const outcomes = await withInterrupt(options, (opts) => runtime.provideSecretByName(name, value, values.description, opts));
+        process.stderr.write(`Saved ${name} in the OS keyring; ${requests.length} waiting run${requests.length === 1 ? '' : 's'} continued.\n`);
+        const last = outcomes.at(-1);
+        return last ? exitFor(last) : EXIT.finished;
+      }
+      case 'delete': {
+        const name = positionals[0];
+        if (!name) throw new UsageError('secrets delete needs a NAME.');
+        const had = await vault.delete(name);
+        process.stderr.write(had ? `Deleted ${name}.\n` : `No saved secret ${name}.\n`);
+        return had ? EXIT.finished : EXIT.failed;
+      }
+      default:
+        throw new UsageError('secrets needs list, set NAME or delete NAME.');
+    }
+  } finally {
+    await closeRuntime(runtime);
+  }
+}
+
+/** A secret from the terminal without echo (Ctrl-C cancels), or everything on stdin when it is not a terminal. */
+async function readSecretValue(prompt: string): Promise<string> {
+  if (!process.stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+    return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  }
+  return readHidden(prompt);
+}
+
+/** Reads one line from the terminal in raw mode, echoing nothing. */
+export function readHidden(prompt: string, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    output.write(prompt);
+    const wasRaw = input.isRaw;
+    input.setRawMode?.(true);
+    input.resume();
+    let value = '';
+    const done = (err?: Error) => {
+      input.off('data', onData);
+      input.setRawMode?.(wasRaw);
+      input.pause();
+      output.write('\n');
+      if (err) reject(err);
+      else resolvePromise(value);
+    };
+    const onData = (data: Buffer | string) => {
+      for (const ch of typeof data === 'string' ? data : data.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') return done();
+        if (ch === '\u0003') return done(new UsageError('Cancelled.'));
+        if (ch === '\u0004') return value ? done() : done(new UsageError('Cancelled.'));
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    input.on('data', onData);
+  });
 }
 
 export function parsePolicy(value: string | undefined): Policy | undefined {
@@ -345,6 +537,20 @@ class PromptQueue {
   constructor(private readonly runtime: Runtime) {}
 
   ask(event: Extract<RunEvent, { type: 'approval.requested' }>): void {
+    if (this.runtime.store.getApproval(event.approvalId)?.kind === 'secret') {
+      // An input request: the person types the secret with nothing echoed; an empty answer declines.
+      this.chain = this.chain.then(async () => {
+        try {
+          const value = await readHidden(`${event.preview ?? event.description} (hidden; empty to decline): `);
+          if (value) await this.runtime.provideSecret(event.approvalId, value);
+          else await this.runtime.decideApproval(event.approvalId, { approved: false, reason: 'The person did not provide the secret.' });
+        } catch (err) {
+          process.stderr.write(`deskhand: ${errorMessage(err)}\n`);
+          await this.runtime.decideApproval(event.approvalId, { approved: false, reason: 'The person cancelled.' }).catch(() => undefined);
+        }
+      });
+      return;
+    }
     this.chain = this.chain.then(async () => {
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       try {

@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { Store } from '../services/store/store';
 import { Runtime, type RuntimeOptions } from '../runtime/runtime';
 import { builtinTools } from '../tools';
+import { KEYRING_SERVICE, KeytarSecretStore } from '../services/vault/secret-store';
+import { Vault } from '../services/vault/vault';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -18,6 +20,8 @@ export function resolveDataDir(flag?: string): string {
 export function openRuntime(opts: { dataDir: string } & Partial<Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools'>>): Runtime {
   const store = new Store(opts.dataDir);
   const runtime = new Runtime({
+    // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
+    vault: new Vault(new KeytarSecretStore(process.env.DESKHAND_KEYRING_SERVICE || KEYRING_SERVICE), store),
     ...opts,
     store,
     tools: builtinTools,
@@ -25,6 +29,8 @@ export function openRuntime(opts: { dataDir: string } & Partial<Omit<RuntimeOpti
     retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
   });
   runtime.recoverInterrupted();
+  // What a crashed Deskhand left running is ended now; its job batches get a new worker.
+  void runtime.tasks.recover().catch(() => undefined);
   return runtime;
 }
 

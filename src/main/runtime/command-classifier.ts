@@ -7,11 +7,11 @@
  * only for mkdir/touch/tee/redirections that provably land inside the workspace, and `high-risk` for everything else,
  * including anything the parser rejects, syntax this file does not know, and commands over the complexity limits.
  */
-import { lstatSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, sep } from 'node:path';
 import { maxRisk, type RiskTier } from '../../shared/tools';
+import { PathGuard, SENSITIVE_LABEL, type PathCheck } from './path-guard';
 import type { Classification, ClassifyContext } from './tool';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -63,6 +63,10 @@ export interface CommandClassification extends Classification {
    * Best effort: paths built from variables cannot be seen.
    */
   touchesOwnData: boolean;
+  /** Why the command must ask under every policy (sensitive paths, writes through links or hard links). */
+  alwaysAskReasons: string[];
+  /** Every path the classifier checked with the path guard (redirection targets, path arguments). */
+  paths: PathCheck[];
   segments: CommandSegment[];
 }
 
@@ -87,6 +91,8 @@ export function classifyCommand(command: string, ctx: ClassifyContext): CommandC
       rulePattern: null,
       network: false,
       touchesOwnData: false,
+      alwaysAskReasons: [],
+      paths: [],
       segments: [{ text: String(command), program: null, risk: 'high-risk', reasons: [reason], network: false }],
     };
   }
@@ -99,6 +105,8 @@ function classify(command: string, ctx: ClassifyContext): CommandClassification 
     rulePattern: null,
     network: false,
     touchesOwnData: false,
+    alwaysAskReasons: [],
+    paths: [],
     segments: [{ text: command, program: null, risk: 'high-risk', reasons: [reason], network: false }],
   });
   if (typeof command !== 'string' || command.trim() === '') return high('empty command');
@@ -128,7 +136,9 @@ function classify(command: string, ctx: ClassifyContext): CommandClassification 
     rulePattern: single ? root.normalized : null,
     network: segments.some((s) => s.network),
     touchesOwnData: analysis.touchesOwnData,
-    alwaysAsk: analysis.touchesOwnData ? "the command touches Deskhand's own data folder" : null,
+    alwaysAsk: analysis.alwaysAsk.length ? analysis.alwaysAsk.join('; ') : null,
+    alwaysAskReasons: analysis.alwaysAsk,
+    paths: analysis.paths,
     segments,
   };
 }
@@ -613,14 +623,17 @@ class Analysis {
   /** The command changes directory somewhere, so relative write targets cannot be placed. */
   cwdChanges = false;
   touchesOwnData = false;
-  private readonly roots: string[];
-  private readonly dataDir: string | null;
-  private readonly cwd: string;
+  /** Reasons to ask under every policy, in the order found. */
+  readonly alwaysAsk: string[] = [];
+  readonly paths: PathCheck[] = [];
+  private readonly guard: PathGuard;
 
   constructor(ctx: ClassifyContext) {
-    this.cwd = realOrSelf(ctx.cwd);
-    this.roots = ctx.workspaceRoots.map(realOrSelf);
-    this.dataDir = ctx.dataDir ? realOrSelf(ctx.dataDir) : null;
+    this.guard = new PathGuard(ctx);
+  }
+
+  private ask(reason: string): void {
+    if (!this.alwaysAsk.includes(reason)) this.alwaysAsk.push(reason);
   }
 
   /** Parses and walks one source string (the command, or the string of a nested `sh -c`). */
@@ -648,33 +661,48 @@ class Analysis {
     this.segments.push(s);
   }
 
-  /**
-   * Inside Deskhand's data folder, and not inside a workspace root that itself lives there (authored content such as
-   * a workspace under the data folder follows the ordinary policy).
-   */
-  isOwnData(resolved: string): boolean {
-    const data = this.dataDir;
-    if (!data || !isInside(resolved, data)) return false;
-    return !this.roots.some((r) => r !== data && isInside(r, data) && isInside(resolved, r));
-  }
-
-  /** Marks the classification when a literal path argument of a non-read-only command lies in the data folder. */
-  noteOwnDataArgs(args: readonly WordInfo[]): void {
-    if (!this.dataDir || this.touchesOwnData) return;
-    for (const w of args) {
-      let p = w.value;
-      if (p === null && /^~(\/[\w.@%+=:,/-]*)?$/.test(w.text)) p = homedir() + w.text.slice(1);
-      if (p === null || p === '' || p.startsWith('-')) continue;
-      if (!isAbsolute(p) && this.cwdChanges) continue;
-      const resolved = resolveReal(this.cwd, p);
-      if (resolved !== null && this.isOwnData(resolved)) {
-        this.touchesOwnData = true;
-        return;
-      }
+  /** Records a sensitive path: the command asks under every policy. */
+  private noteSensitive(check: PathCheck, access: 'reads' | 'writes'): void {
+    if (!check.sensitive) return;
+    if (check.sensitive.kind === 'deskhand-data') {
+      if (access === 'writes') this.touchesOwnData = true;
+      this.ask("the command touches Deskhand's own data folder");
+    } else {
+      this.ask(`the command ${access} ${check.resolved}, ${check.sensitive.what} (${SENSITIVE_LABEL[check.sensitive.kind]})`);
     }
   }
 
-  /** Where a write to `target` lands: inside the workspace (low-risk) or anywhere else (high-risk). */
+  /**
+   * Checks the path arguments of a command with the path guard (best effort: a word that is not a plain literal is
+   * judged from its text with ~ and $HOME expanded). Sensitive paths make the command ask under every policy;
+   * Deskhand's own data counts as touched when the command is not read-only.
+   */
+  noteArgs(args: readonly WordInfo[], readOnly: boolean): void {
+    for (const w of args) {
+      let p = w.value;
+      if (p === null) {
+        const text = w.text.replace(/^(~|\$HOME|\$\{HOME\})(?=\/|$)/, homedir()).replace(/["']/g, '');
+        if (!/^[\w./@%+=:,~-]+$/.test(text) || !text.includes('/')) continue;
+        p = text;
+      }
+      if (p === '' || p.startsWith('-') || p.length > 4096 || p.includes('\n')) continue;
+      const check = this.guard.check(p, readOnly ? 'read' : 'write', { raw: true });
+      if (check.error || !check.sensitive) continue;
+      this.paths.push(check);
+      this.noteSensitive(check, readOnly ? 'reads' : 'writes');
+    }
+  }
+
+  /** A file read by an input redirection: only sensitivity matters (reads are not contained). */
+  readTarget(target: string): void {
+    if (target === '' || /^\/dev\//.test(target)) return;
+    const check = this.guard.check(target, 'read', { raw: true });
+    if (check.error) return;
+    this.paths.push(check);
+    this.noteSensitive(check, 'reads');
+  }
+
+  /** Where a write to `target` lands, judged by the path guard the file tools use: inside the workspace (low-risk) or not. */
   writeTarget(program: string, target: string | null, what = 'writes'): Verdict {
     if (target === null) return highRisk(program, `${what} to a path that is not a plain literal (expansions, globs or ~ cannot be checked)`);
     if (/^\/dev\/(tcp|udp)\//.test(target)) return highRisk(program, `opens a network connection (${target})`, true);
@@ -682,18 +710,27 @@ class Analysis {
     if (!isAbsolute(target) && this.cwdChanges) {
       return highRisk(program, `${what} to relative path ${target} after changing directory; the target cannot be checked`);
     }
-    const resolved = resolveReal(this.cwd, target);
-    if (resolved === null) return highRisk(program, `${what} through a dangling symlink (${target})`);
-    if (this.isOwnData(resolved)) {
-      this.touchesOwnData = true;
-      return highRisk(program, `${what} inside Deskhand's data folder (${resolved})`);
+    const check = this.guard.check(target, 'write', { raw: true });
+    this.paths.push(check);
+    if (check.error) return highRisk(program, `${what} to ${target}, which cannot be checked (${check.error})`);
+    const resolved = check.resolved;
+    this.noteSensitive(check, 'writes');
+    if (check.sensitive?.kind === 'deskhand-data') return highRisk(program, `${what} inside Deskhand's data folder (${resolved})`);
+    if (check.sensitive) return highRisk(program, `${what} to ${resolved}: ${check.sensitive.what}`);
+    if (check.finalLink) {
+      const dangling = !check.exists;
+      this.ask(`the command writes through the symbolic link ${check.path} (to ${resolved})`);
+      return highRisk(program, `${what} through a ${dangling ? 'dangling ' : ''}symlink (${target} → ${resolved})${check.root ? '' : ', outside the workspace'}`);
     }
     if (resolved.split(sep).includes('.git')) {
       return highRisk(program, `${what} inside git metadata (${resolved}); hooks and config there can run programs`);
     }
-    if (hardLinked(resolved)) return highRisk(program, `${what} to a hard-linked file (${resolved}), which may also live outside the workspace`);
-    if (this.roots.some((r) => isInside(resolved, r))) return lowRisk(program, `${what} inside the workspace (${resolved})`);
-    return highRisk(program, `${what} outside the workspace (${resolved})`);
+    if (check.hardLinks > 1) {
+      this.ask(`the command writes to ${resolved}, which has ${check.hardLinks} hard links`);
+      return highRisk(program, `${what} to a hard-linked file (${resolved}), which may also live outside the workspace`);
+    }
+    if (check.root) return lowRisk(program, `${what} inside the workspace (${resolved})`);
+    return highRisk(program, `${what} outside the workspace (${resolved}${check.links.length ? `, through a symlink` : ''})`);
   }
 }
 
@@ -858,6 +895,8 @@ class Walker {
         this.flag(r, highRisk(null, `opens a network connection (${target})`, true));
       } else if (target === null) {
         this.nonSimple();
+      } else {
+        this.a.readTarget(target);
       }
       return;
     }
@@ -942,7 +981,9 @@ class Walker {
       if (v.reasons.length === 0) v.reasons.push('assigns a shell variable');
     } else {
       v = merge(v, this.classifyArgv(args));
-      if (v.risk !== 'read-only') this.a.noteOwnDataArgs(args.slice(1));
+      // Text arguments of echo and printf are not paths; every other command's path arguments are checked.
+      const program = args[0]?.value;
+      if (program !== 'echo' && program !== 'printf') this.a.noteArgs(args.slice(1), v.risk === 'read-only');
     }
     this.flag(node, v);
   }
@@ -1404,62 +1445,6 @@ function parseErrorText(err: unknown): string {
     }
   }
   return err instanceof Error ? err.message.slice(0, 200) : 'syntax error';
-}
-
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
-/**
- * Resolves `target` against `cwd` the way the kernel would: component by component, following symlinks of every part
- * that exists (so `link/../x` is judged where it really lands). Null for a dangling symlink, whose write would create
- * a file wherever it points.
- */
-function resolveReal(cwd: string, target: string): string | null {
-  const parts = (isAbsolute(target) ? target : join(cwd, target).replace(/^(?!\/)/, '/')).split('/');
-  let current = '/';
-  let exists = true;
-  for (const part of parts) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      current = dirname(current);
-      continue;
-    }
-    const next = join(current, part);
-    if (exists) {
-      try {
-        current = realpathSync(next);
-        continue;
-      } catch {
-        try {
-          if (lstatSync(next).isSymbolicLink()) return null;
-        } catch {
-          // does not exist
-        }
-        exists = false;
-      }
-    }
-    current = next;
-  }
-  return current;
-}
-
-function hardLinked(path: string): boolean {
-  try {
-    const st = lstatSync(path);
-    return st.isFile() && st.nlink > 1;
-  } catch {
-    return false;
-  }
-}
-
-function isInside(child: string, parent: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /** Characters that hide what a command does: C0/C1 controls (except tab and newline), bidi overrides, zero-widths. */

@@ -1,33 +1,414 @@
 /**
- * Redaction applied on every sink (model, store, events). This first layer replaces exact values of credential-named
- * environment variables; the security core extends it with vault secrets, encodings and credential shapes.
+ * Redaction, applied by the runtime on every sink (what the model is sent, the store, events, error messages):
+ *
+ * - exact values of secrets the runtime knows (vault secrets, provider keys, credential-named environment variables)
+ *   and their base64 (any alignment, standard and URL-safe), hex, URL-encoded and JSON-escaped forms, each replaced
+ *   by `[redacted:NAME]`;
+ * - common credential shapes (cloud, VCS, model-provider, payment and chat tokens, JWTs, private keys, URLs with
+ *   passwords, secret-named assignments in .env/YAML/JSON/code), replaced by `[redacted:<kind or variable name>]`.
+ *
+ * `StreamRedactor` does the same for text that arrives in pieces (command output, model text): it holds back just
+ * enough that a secret split across chunks, or across stdout and stderr, is redacted whole.
  */
+
 export interface Redactor {
   redact(text: string): string;
 }
 
-const CREDENTIAL_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION/i;
-/** Short values would redact ordinary words; real credentials are longer than this. */
-const MIN_SECRET_LENGTH = 8;
+/** A range of text to replace. */
+export interface RedactionMatch {
+  start: number;
+  end: number;
+  name: string;
+}
 
-export class EnvRedactor implements Redactor {
-  private readonly secrets: { name: string; value: string }[];
+export const CREDENTIAL_ENV_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION/i;
+/** Short environment values would redact ordinary words; real credentials are longer than this. */
+const MIN_ENV_SECRET_LENGTH = 8;
+/** A vault secret is what the person typed: redact it even when short, but never single letters or digits. */
+const MIN_SECRET_LENGTH = 4;
+/** Encoded forms of very short secrets would match ordinary text: encode only from this length. */
+const MIN_ENCODED_LENGTH = 6;
+/**
+ * A line that mentions one of these may be an assignment or header whose secret is still arriving: streamed text holds
+ * back the whole line (until its newline) instead of only its last word.
+ */
+const SECRET_HINT = /key|token|secret|pass|pwd|auth|cookie|session|credential|bearer|private|dsn|BEGIN|:\/\/[^\s/]*:/i;
 
-  constructor(env: NodeJS.ProcessEnv = process.env, extra: Record<string, string> = {}) {
-    const found = new Map<string, string>();
-    for (const [name, value] of Object.entries(env)) {
-      if (value && value.length >= MIN_SECRET_LENGTH && CREDENTIAL_NAME.test(name)) found.set(value, name);
+export const PLACEHOLDER = (name: string): string => `[redacted:${name}]`;
+
+interface Shape {
+  name: string | ((m: RegExpExecArray) => string);
+  re: RegExp;
+  /** Which capture group is the secret (default: the whole match). */
+  group?: number;
+  /** Extra check on the secret part (e.g. skip `${VAR}` references). */
+  accept?: (secret: string, m: RegExpExecArray) => boolean;
+}
+
+/** Variable names whose values are secrets: they end in a secret word (MAX_TOKENS, auth: true and `key:` do not). */
+const SECRET_NAME = /(?:^|[_.\-\s])(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|credentials?|session[_-]?(?:id|key|token|secret)|cookie|signing[_-]?key|encryption[_-]?key|master[_-]?key|dsn|webhook[_-]?url|bearer)$|^(?:pass(?:word|wd)?|pwd|secret|token|apikey|api_key|cookie|credentials?|pgpassword|mysql_pwd)$/i;
+
+export function isSecretName(name: string): boolean {
+  // camelCase counts as separated words: apiKey, accessToken, clientSecret.
+  const words = name.trim().replace(/([a-z0-9])([A-Z])/g, '$1_$2');
+  return SECRET_NAME.test(words);
+}
+
+/** Values that are references or examples, not secrets. */
+function isRealValue(value: string): boolean {
+  const v = value.trim();
+  if (v.length < MIN_SECRET_LENGTH) return false;
+  if (/^\[redacted:[^\]]*\]$/.test(v)) return false;
+  if (/^(true|false|null|none|nil|undefined|yes|no|on|off|required|optional|string|secret|password|changeme|example|xxx+|\*+|\.+)$/i.test(v)) return false;
+  if (/^(\$\{?[A-Za-z_][\w]*\}?|%[A-Za-z_]\w*%|<[^>]*>|\{\{.*\}\}|\$\(.*\))$/.test(v)) return false;
+  return true;
+}
+
+const unquote = (v: string): string => (/^(["'`]).*\1$/s.test(v) ? v.slice(1, -1) : v);
+
+const SHAPES: Shape[] = [
+  { name: 'private-key', re: /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|$)/g },
+  { name: 'aws-access-key', re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[A-Z0-9]{16}\b/g },
+  { name: 'aws-secret-key', re: /\baws_?(?:secret_?(?:access_?)?key|secret)\b["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi, group: 1 },
+  { name: 'github-token', re: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g },
+  { name: 'github-token', re: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
+  { name: 'gitlab-token', re: /\bgl(?:pat|dt|ptt|rt|cbt|soat|ffct)-[A-Za-z0-9_-]{20,}/g },
+  { name: 'anthropic-key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
+  { name: 'openai-key', re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g },
+  { name: 'stripe-key', re: /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g },
+  { name: 'stripe-webhook-secret', re: /\bwhsec_[A-Za-z0-9]{24,}\b/g },
+  { name: 'slack-token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { name: 'slack-webhook', re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]{20,}/g },
+  { name: 'google-api-key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
+  { name: 'npm-token', re: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { name: 'pypi-token', re: /\bpypi-AgE[A-Za-z0-9_-]{50,}/g },
+  { name: 'huggingface-token', re: /\bhf_[A-Za-z0-9]{30,}\b/g },
+  { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/g },
+  // scheme://user:password@host → the password.
+  { name: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>]+:([^\s@/?#"'<>]+)@/gi, group: 1, accept: (s) => !/^\[redacted:/.test(s) && !/^\$\{?\w+\}?$/.test(s) },
+  // Authorization headers.
+  { name: 'authorization', re: /\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{8,})/gi, group: 1 },
+  // ?access_token=…&
+  { name: 'url-token', re: /[?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|password|sig|signature|client_secret|auth)=([^&\s#"'<>]{8,})/gi, group: 1, accept: (s) => isRealValue(s) },
+  // .env and shell: NAME=value (export optional); the value is unquoted or quoted.
+  {
+    name: (m) => m[1]!,
+    re: /^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]*)=("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s#'"]+)/gm,
+    group: 2,
+    accept: (s, m) => isSecretName(m[1]!) && isRealValue(unquote(s)),
+  },
+  // YAML / INI / TOML: name: value, name = value (line start; quoted or a plain token that is not a reference).
+  {
+    name: (m) => m[1]!,
+    re: /^[ \t]*(?:- )?["']?([A-Za-z_][\w.-]*)["']?[ \t]*[:=][ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s#'"{[(&*!|>][^\s#]*)[ \t]*(?:#.*)?$/gm,
+    group: 2,
+    accept: (s, m) => isSecretName(m[1]!) && isRealValue(unquote(s)) && !/[()]/.test(s),
+  },
+  // JSON: "name": "value".
+  {
+    name: (m) => m[1]!,
+    re: /"([^"\\\n]{1,64})"\s*:\s*"((?:[^"\\\n]|\\.)*)"/g,
+    group: 2,
+    accept: (s, m) => isSecretName(m[1]!) && isRealValue(s),
+  },
+  // Code and config anywhere on a line: name = "literal", name: 'literal', --password=literal.
+  {
+    name: (m) => m[1]!,
+    re: /(?:\b|--)([A-Za-z_][\w-]*)\s*[:=]\s*(["'`])((?:(?!\2)[^\\\n]|\\.)+)\2/g,
+    group: 3,
+    accept: (s, m) => isSecretName(m[1]!) && isRealValue(s),
+  },
+];
+
+function nameOf(shape: Shape, m: RegExpExecArray): string {
+  const raw = typeof shape.name === 'string' ? shape.name : shape.name(m);
+  return raw.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 64) || 'secret';
+}
+
+/** The forms a secret may take in output: itself, base64 at every alignment, hex, URL-encoded, JSON-escaped. */
+export function secretVariants(value: string): string[] {
+  const out = new Set<string>([value]);
+  if (value.length >= MIN_ENCODED_LENGTH) {
+    const bytes = Buffer.from(value, 'utf8');
+    for (let k = 0; k < 3; k++) {
+      // base64 of (k unknown bytes + value): keep only the characters that depend on the value's bytes alone.
+      const b64 = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
+      const first = Math.ceil((8 * k) / 6);
+      const last = Math.floor((8 * (k + bytes.length)) / 6);
+      const core = b64.slice(first, last);
+      if (core.length >= MIN_ENCODED_LENGTH) {
+        out.add(core);
+        out.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+      }
     }
-    for (const [name, value] of Object.entries(extra)) if (value.length >= MIN_SECRET_LENGTH) found.set(value, name);
+    out.add(bytes.toString('hex'));
+    out.add(bytes.toString('hex').toUpperCase());
+  }
+  const url = encodeURIComponent(value);
+  out.add(url);
+  out.add(url.replace(/%20/g, '+'));
+  out.add(url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()));
+  const json = JSON.stringify(value).slice(1, -1);
+  out.add(json);
+  out.add(JSON.stringify(json).slice(1, -1));
+  out.add(value.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return [...out].filter((v) => v.length >= Math.min(MIN_SECRET_LENGTH, value.length));
+}
+
+interface Needle {
+  text: string;
+  name: string;
+}
+
+export interface SecretRedactorOptions {
+  /** Credential-named variables of this environment are redacted (default: process.env). Pass {} for none. */
+  env?: NodeJS.ProcessEnv;
+  /** Secrets known up front, by name. */
+  secrets?: Record<string, string>;
+  /** Redact credential shapes (default true). */
+  shapes?: boolean;
+}
+
+/** The one redactor: exact secrets (with their encodings) and credential shapes. Secrets can be added while it runs. */
+export class SecretRedactor implements Redactor {
+  private needles: Needle[] = [];
+  private readonly values = new Map<string, string>();
+  private readonly shapes: boolean;
+
+  constructor(opts: SecretRedactorOptions = {}) {
+    this.shapes = opts.shapes ?? true;
+    for (const [name, value] of Object.entries(opts.env ?? process.env)) {
+      if (value && value.length >= MIN_ENV_SECRET_LENGTH && CREDENTIAL_ENV_NAME.test(name)) this.addSecret(name, value);
+    }
+    for (const [name, value] of Object.entries(opts.secrets ?? {})) this.addSecret(name, value);
+  }
+
+  /** Adds a secret value (and its encoded forms) under `name`. Values shorter than 4 characters are ignored. */
+  addSecret(name: string, value: string | null | undefined): void {
+    if (!value || value.length < MIN_SECRET_LENGTH || this.values.get(value) === name) return;
+    this.values.set(value, name);
+    const byText = new Map(this.needles.map((n) => [n.text, n]));
+    for (const text of secretVariants(value)) if (!byText.has(text)) byText.set(text, { text, name });
     // Longest first, so a secret that contains another is replaced whole.
-    this.secrets = [...found.entries()].map(([value, name]) => ({ name, value })).sort((a, b) => b.value.length - a.value.length);
+    this.needles = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
+  }
+
+  get secretCount(): number {
+    return this.values.size;
+  }
+
+  /** Longest exact needle. */
+  get longestNeedle(): number {
+    return this.needles[0]?.text.length ?? 0;
+  }
+
+  /** Every range to replace, sorted and non-overlapping (overlapping findings are merged, so nothing leaks at an edge). */
+  matches(text: string): RedactionMatch[] {
+    const found: RedactionMatch[] = [];
+    for (const n of this.needles) {
+      let i = text.indexOf(n.text);
+      while (i !== -1) {
+        found.push({ start: i, end: i + n.text.length, name: n.name });
+        i = text.indexOf(n.text, i + n.text.length);
+      }
+    }
+    if (this.shapes) {
+      for (const shape of SHAPES) {
+        shape.re.lastIndex = 0;
+        let m: RegExpExecArray | null;
+        while ((m = shape.re.exec(text)) !== null) {
+          if (m[0].length === 0) {
+            shape.re.lastIndex++;
+            continue;
+          }
+          const secret = shape.group ? m[shape.group] : m[0];
+          if (secret === undefined || secret === '') continue;
+          if (shape.accept && !shape.accept(secret, m)) continue;
+          const start = shape.group ? m.index + m[0].lastIndexOf(secret) : m.index;
+          found.push({ start, end: start + secret.length, name: nameOf(shape, m) });
+        }
+      }
+    }
+    if (found.length <= 1) return found;
+    found.sort((a, b) => a.start - b.start || b.end - a.end);
+    const merged: RedactionMatch[] = [];
+    for (const m of found) {
+      const last = merged[merged.length - 1];
+      if (last && m.start < last.end) {
+        if (m.end > last.end) last.end = m.end;
+      } else merged.push({ ...m });
+    }
+    return merged;
   }
 
   redact(text: string): string {
-    let out = text;
-    for (const { name, value } of this.secrets) {
-      if (out.includes(value)) out = out.split(value).join(`[redacted:${name}]`);
+    if (!text) return text;
+    const ms = this.matches(text);
+    if (ms.length === 0) return text;
+    let out = '';
+    let at = 0;
+    for (const m of ms) {
+      out += text.slice(at, m.start) + PLACEHOLDER(m.name);
+      at = m.end;
     }
-    return out;
+    return out + text.slice(at);
+  }
+
+  /**
+   * The length of the longest suffix of `text` that is a proper prefix of a secret form: text that may become a
+   * secret when the next chunk arrives.
+   */
+  pendingPrefix(text: string): number {
+    let best = 0;
+    for (const n of this.needles) {
+      const max = Math.min(n.text.length - 1, text.length);
+      if (max <= best) continue;
+      const first = n.text[0]!;
+      for (let i = text.length - max; i < text.length - best; i++) {
+        if (text[i] === first && n.text.startsWith(text.slice(i))) {
+          best = text.length - i;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
+  stream(emit: (key: string, text: string) => void, opts: { cap?: number } = {}): StreamRedactor {
+    return new StreamRedactor(this, emit, opts);
+  }
+}
+
+/**
+ * How much of the end of `text` may still grow into a credential shape: the last word (tokens contain no whitespace),
+ * or the whole last line when it mentions a secret-like name (assignments, headers, key blocks, URLs with passwords).
+ */
+export function shapeHold(text: string): number {
+  const lineStart = text.lastIndexOf('\n') + 1;
+  if (SECRET_HINT.test(text.slice(lineStart))) return text.length - lineStart;
+  let i = text.length;
+  while (i > lineStart && !/\s/.test(text[i - 1]!)) i--;
+  return text.length - i;
+}
+
+/**
+ * Redacts text that arrives in pieces from one or more streams (stdout and stderr of one command, or the text deltas
+ * of one model reply), as if they were one interleaved text: a secret split across chunks or across streams is
+ * replaced whole. Text is released as soon as it can no longer be part of a secret: held back are a tail that could
+ * still become a known secret (or one of its encodings), the last word or secret-looking line (a credential shape may
+ * still be arriving), and any finding that reaches the end. `flush()` releases the rest.
+ */
+export class StreamRedactor {
+  private segs: { key: string; text: string }[] = [];
+  private length = 0;
+  private readonly cap: number;
+  /** After a forced release inside an unterminated private key: drop text until its END line. */
+  private swallowingKey = false;
+
+  constructor(
+    private readonly redactor: SecretRedactor,
+    private readonly emit: (key: string, text: string) => void,
+    opts: { cap?: number } = {},
+  ) {
+    this.cap = opts.cap ?? 256 * 1024;
+  }
+
+  push(key: string, text: string): void {
+    if (!text) return;
+    if (this.swallowingKey) {
+      const end = /-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----/.exec(text);
+      if (!end) return;
+      this.swallowingKey = false;
+      text = text.slice(end.index + end[0].length);
+      if (!text) return;
+    }
+    const last = this.segs[this.segs.length - 1];
+    if (last && last.key === key) last.text += text;
+    else this.segs.push({ key, text });
+    this.length += text.length;
+    this.release(false);
+  }
+
+  flush(): void {
+    this.release(true);
+  }
+
+  private release(final: boolean): void {
+    if (this.length === 0) return;
+    const combined = this.segs.length === 1 ? this.segs[0]!.text : this.segs.map((s) => s.text).join('');
+    const matches = this.redactor.matches(combined);
+    let cut = final ? combined.length : combined.length - Math.max(shapeHold(combined), this.redactor.pendingPrefix(combined));
+    if (!final) {
+      // Never cut inside a finding, and hold back findings that reach the end (a token may still be growing).
+      for (let changed = true; changed; ) {
+        changed = false;
+        for (const m of matches) {
+          if ((m.start < cut && m.end > cut) || (m.end >= combined.length && m.start < cut)) {
+            cut = m.start;
+            changed = true;
+          }
+        }
+      }
+      if (cut <= 0) {
+        if (this.length <= this.cap) return;
+        // Something (an unterminated private key) has been growing past the cap: release everything, redacted.
+        cut = combined.length;
+        const open = matches.find((m) => m.end >= combined.length && m.name === 'private-key');
+        if (open) this.swallowingKey = true;
+      }
+    }
+    this.emitRange(combined, cut, matches);
+  }
+
+  /** Emits combined[0, cut) stream by stream, each finding as a placeholder in the stream where it starts. */
+  private emitRange(combined: string, cut: number, matches: RedactionMatch[]): void {
+    const inRange = matches.filter((m) => m.start < cut);
+    let offset = 0;
+    let mi = 0;
+    const kept: { key: string; text: string }[] = [];
+    for (const seg of this.segs) {
+      const segStart = offset;
+      const segEnd = offset + seg.text.length;
+      offset = segEnd;
+      if (segStart >= cut) {
+        kept.push(seg);
+        continue;
+      }
+      const to = Math.min(segEnd, cut);
+      let out = '';
+      let pos = segStart;
+      while (pos < to) {
+        const m = inRange[mi];
+        if (m && m.end <= pos) {
+          mi++;
+          continue;
+        }
+        if (m && m.start <= pos) {
+          // Inside a finding: its placeholder went out where it started; skip its characters here.
+          if (m.start === pos) out += PLACEHOLDER(m.name);
+          pos = Math.min(m.end, to);
+          if (m.end <= to) mi++;
+          continue;
+        }
+        const next = m ? Math.min(m.start, to) : to;
+        out += combined.slice(pos, next);
+        pos = next;
+      }
+      if (out) this.emit(seg.key, out);
+      if (segEnd > cut) kept.push({ key: seg.key, text: combined.slice(cut, segEnd) });
+    }
+    this.segs = kept;
+    this.length = kept.reduce((n, s) => n + s.text.length, 0);
+  }
+}
+
+/**
+ * Compatibility constructor used by hosts and tests: credential-named variables of `env` plus `extra` secrets, with
+ * credential shapes.
+ */
+export class EnvRedactor extends SecretRedactor {
+  constructor(env: NodeJS.ProcessEnv = process.env, extra: Record<string, string> = {}) {
+    super({ env, secrets: extra });
   }
 }

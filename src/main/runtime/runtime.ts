@@ -10,10 +10,16 @@ import type { Policy, RiskTier } from '../../shared/tools';
 import { DeskhandError, ToolError, errorMessage } from '../../shared/errors';
 import type { ApprovalRow, ConversationRow, RunRow, Store, ToolCallRow } from '../services/store/store';
 import { createModel, describeProviderError, type ProviderConfig } from '../services/providers/providers';
+import { BackgroundTasks } from '../services/tasks/background-tasks';
+import type { SandboxMode } from '../../shared/sandbox';
 import { ToolRegistry } from './registry';
 import { canonicalJson, decide, sha256, type PolicyDecision } from './approval-engine';
 import { PersistentConversationState } from './conversation-state';
-import { EnvRedactor, type Redactor } from './redaction';
+import { SecretRedactor, type StreamRedactor } from './redaction';
+import { heldSecretNames, parsePathChecks, sanitizeEvent, sanitizeOutput, sanitizeText, untrustedReadSource } from './call-security';
+import { recheckPaths, type PathCheck } from './path-guard';
+import { checkPlaceholders, substituteSecrets } from './secret-args';
+import type { Vault } from '../services/vault/vault';
 import { UNTRUSTED_GUIDANCE, wrapUntrusted } from './untrusted';
 import { streamModelStep, type StoredMessage } from './model-call';
 import type { ToolContext, ToolDefinition } from './tool';
@@ -22,7 +28,10 @@ export interface RuntimeOptions {
   store: Store;
   dataDir: string;
   tools: readonly ToolDefinition[];
-  redactor?: Redactor;
+  /** The one redactor of every sink; by default credential-named environment variables and credential shapes. */
+  redactor?: SecretRedactor;
+  /** Saved secrets (ask_user_secret, use_saved_secret, `[redacted:NAME]` in secret arguments). */
+  vault?: Vault;
   modelFactory?: (cfg: ProviderConfig) => LanguageModel;
   /** A model stream silent for this long is abandoned and retried (default 120 s). */
   idleTimeoutMs?: number;
@@ -31,6 +40,8 @@ export interface RuntimeOptions {
   retryBaseMs?: number;
   maxSteps?: number;
   contextWindow?: number;
+  /** Background tasks (commands, job batches, wait_for) of this process; created when not given. */
+  tasks?: BackgroundTasks;
 }
 
 export interface RunOptions {
@@ -49,6 +60,27 @@ export interface RunOutcome {
   approvalIds: string[];
 }
 
+export interface ExplainResult {
+  tool: string;
+  risk: RiskTier;
+  decision: string;
+  reasons: string[];
+  containment: {
+    access: 'read' | 'write';
+    path: string;
+    resolved: string;
+    links: { link: string; target: string }[];
+    insideWorkspace: boolean;
+    workspaceRoot: string | null;
+    sensitive: string | null;
+    alwaysAsk: string | null;
+    untrusted: boolean;
+    summary: string;
+  }[];
+  taint: { tainted: boolean; egress: boolean; network: boolean; rule: string; taintsRun?: string };
+  secrets?: string[];
+}
+
 export interface ApprovalAnswer {
   approved: boolean;
   always?: boolean;
@@ -61,14 +93,18 @@ const DEFAULT_TOOL_TIMEOUT_MS = 3 * 60_000;
 /** What the model receives of one tool result; tools page larger outputs themselves. */
 const MAX_RESULT_CHARS = 200_000;
 
-type DecisionFields = Pick<ToolCallRow, 'risk' | 'decision' | 'reasons'>;
+type DecisionFields = Pick<ToolCallRow, 'risk' | 'decision' | 'reasons' | 'paths'>;
 
 type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } };
 
 export class Runtime {
   readonly registry: ToolRegistry;
   readonly store: Store;
-  private readonly redactor: Redactor;
+  readonly tasks: BackgroundTasks;
+  private readonly redactor: SecretRedactor;
+  readonly vault: Vault | null;
+  /** Approvals of input requests being answered with a value right now (only those may be approved). */
+  private readonly providing = new Set<string>();
   private readonly listeners = new Set<(e: RunEvent) => void>();
   /** Runs of this process waiting for a person: runId → wake-up. */
   private readonly waiters = new Map<string, () => void>();
@@ -76,7 +112,13 @@ export class Runtime {
   constructor(private readonly opts: RuntimeOptions) {
     this.store = opts.store;
     this.registry = new ToolRegistry(opts.tools);
-    this.redactor = opts.redactor ?? new EnvRedactor();
+    this.redactor = opts.redactor ?? new SecretRedactor();
+    this.vault = opts.vault ?? null;
+    this.tasks = opts.tasks ?? new BackgroundTasks({ store: opts.store, dataDir: opts.dataDir });
+    // Stopping a run stops what it started in the background too.
+    this.onEvent((e) => {
+      if (e.type === 'run.finished' && e.status === 'aborted') void this.tasks.cancelForRun(e.runId).catch(() => undefined);
+    });
   }
 
   /** Every event of every run in this process (UI hosts forward these). */
@@ -85,17 +127,34 @@ export class Runtime {
     return () => this.listeners.delete(listener);
   }
 
-  createConversation(input: { folder: string; policy: Policy; title?: string }): ConversationRow {
+  createConversation(input: { folder: string; policy: Policy; title?: string; sandbox?: SandboxMode }): ConversationRow {
     return this.store.createConversation({
       id: `conv_${randomUUID()}`,
       title: input.title ?? 'New conversation',
       folder: input.folder,
       policy: input.policy,
+      ...(input.sandbox ? { sandbox: input.sandbox } : {}),
     });
   }
 
+  /**
+   * Starts a turn nobody typed: a background task ended, a wait finished. The message is stored as a user-role
+   * message (its text says it comes from Deskhand) and the turn runs like any other, parking on an approval nobody can
+   * give. Refuses (conflict) while the conversation has a running or parked run, so the caller delivers it later.
+   * `untrusted`: the message carries outside content (command output), so the run starts as having read it.
+   */
+  async wake(conversationId: string, message: string, options: RunOptions & { untrusted?: boolean }): Promise<RunOutcome> {
+    let active = this.store.activeRunForConversation(conversationId);
+    if (active?.status === 'running' && active.owner_pid !== process.pid && !isAlive(active.owner_pid)) {
+      this.recoverInterrupted();
+      active = this.store.activeRunForConversation(conversationId);
+    }
+    if (active) throw new DeskhandError('conflict', `Conversation ${conversationId} is busy (run ${active.id} is ${active.status}); the message waits.`);
+    return this.sendMessage(conversationId, message, options);
+  }
+
   /** Starts a run with a new user message. A parked run of the conversation is closed first (its approvals expire). */
-  async sendMessage(conversationId: string, prompt: string, options: RunOptions & { policy?: Policy }): Promise<RunOutcome> {
+  async sendMessage(conversationId: string, prompt: string, options: RunOptions & { policy?: Policy; untrusted?: boolean }): Promise<RunOutcome> {
     const conv = this.store.getConversation(conversationId);
     if (!conv) throw new DeskhandError('not_found', `No conversation ${conversationId}. List them with \`deskhand runs list\`.`);
     if (!prompt.trim()) throw new DeskhandError('usage', 'The message is empty.');
@@ -121,6 +180,9 @@ export class Runtime {
         base_url: options.provider.baseURL ?? null,
       });
       this.store.addMessage(conversationId, r.id, 'user', this.redactor.redact(prompt));
+      // Taint outlives the run: a conversation that read untrusted content starts every later run tainted.
+      if (options.untrusted || conv.tainted === 1) this.store.updateRun(r.id, { tainted: 1 });
+      if (options.untrusted) this.store.updateConversation(conv.id, { tainted: 1 });
       return r;
     });
     this.emit(options, { type: 'run.started', conversationId, runId: run.id, resumed: false });
@@ -135,6 +197,12 @@ export class Runtime {
     const approval = this.store.getApproval(approvalId);
     if (!approval) throw new DeskhandError('not_found', `No approval ${approvalId}. Pending approvals: \`deskhand runs list\`.`);
     if (approval.status !== 'pending') throw new DeskhandError('conflict', `Approval ${approvalId} was already ${approval.status}; each approval can be answered once.`);
+    if (approval.kind === 'secret' && answer.approved && !this.providing.has(approvalId)) {
+      throw new DeskhandError(
+        'usage',
+        `Approval ${approvalId} asks the person to type a secret; it is answered by providing the value (in the app, at the terminal prompt, or with \`deskhand secrets set NAME\`), or denied.`,
+      );
+    }
     const call = this.store.getToolCall(approval.tool_call_id);
     if (!call || sha256(call.args) !== approval.args_sha256) {
       this.store.decideApproval(approvalId, 'denied', false, 'arguments changed after the approval was requested');
@@ -181,19 +249,114 @@ export class Runtime {
     return this.drive(runId, options);
   }
 
-  /** Decision for a call without running anything (`deskhand policy explain`). */
-  async explain(toolName: string, args: unknown, policy: Policy, cwd: string): Promise<{ tool: string; risk: RiskTier; decision: string; reasons: string[] }> {
+  /** Open input requests (ask_user_secret) for a secret name, or all of them. */
+  pendingSecretRequests(name?: string): { approval: ApprovalRow; name: string; description: string }[] {
+    const out: { approval: ApprovalRow; name: string; description: string }[] = [];
+    for (const approval of this.store.pendingApprovals()) {
+      if (approval.kind !== 'secret') continue;
+      const call = this.store.getToolCall(approval.tool_call_id);
+      let args: { name?: unknown; description?: unknown } = {};
+      try {
+        args = call ? (JSON.parse(call.args) as typeof args) : {};
+      } catch {
+        // a call whose arguments do not parse cannot be answered with a secret
+      }
+      if (typeof args.name !== 'string' || (name !== undefined && args.name !== name)) continue;
+      out.push({ approval, name: args.name, description: typeof args.description === 'string' ? args.description : '' });
+    }
+    return out;
+  }
+
+  /**
+   * Answers an input request with the secret the person typed: saved in the vault under the requested name, held by
+   * the redactor from now on, and the request approved (the run continues, or resumes when it was parked).
+   */
+  async provideSecret(approvalId: string, value: string, resume?: RunOptions): Promise<RunOutcome | null> {
+    const request = this.pendingSecretRequests().find((r) => r.approval.id === approvalId);
+    if (!request) {
+      const approval = this.store.getApproval(approvalId);
+      if (!approval) throw new DeskhandError('not_found', `No request ${approvalId}. Pending requests: \`deskhand runs list\`.`);
+      if (approval.kind !== 'secret') throw new DeskhandError('usage', `${approvalId} is an approval, not a request for a secret; answer it with \`deskhand runs approve\` or deny.`);
+      throw new DeskhandError('conflict', `Request ${approvalId} was already ${approval.status}.`);
+    }
+    if (!this.vault) throw new DeskhandError('internal', 'This host has no vault (OS keyring), so a secret cannot be saved here.');
+    await this.vault.set(request.name, value, request.description);
+    this.redactor.addSecret(request.name, value);
+    this.providing.add(approvalId);
+    try {
+      return await this.decideApproval(approvalId, { approved: true }, resume);
+    } finally {
+      this.providing.delete(approvalId);
+    }
+  }
+
+  /** `deskhand secrets set NAME`: saves the secret and answers every open request for it. */
+  async provideSecretByName(name: string, value: string, description: string | undefined, resume?: RunOptions): Promise<RunOutcome[]> {
+    if (!this.vault) throw new DeskhandError('internal', 'This host has no vault (OS keyring).');
+    const requests = this.pendingSecretRequests(name);
+    await this.vault.set(name, value, description ?? requests[0]?.description);
+    this.redactor.addSecret(name, value);
+    const outcomes: RunOutcome[] = [];
+    for (const r of requests) {
+      const outcome = await this.provideSecret(r.approval.id, value, resume);
+      if (outcome) outcomes.push(outcome);
+    }
+    return outcomes;
+  }
+
+  /**
+   * Decision for a call without running anything (`deskhand policy explain`): the verdict with its reasons, the
+   * containment of every path (where it really lands, links followed, sensitive or not), and the taint rule.
+   */
+  async explain(
+    toolName: string,
+    args: unknown,
+    policy: Policy,
+    cwd: string,
+    sandbox?: SandboxMode,
+    opts: { tainted?: boolean; roots?: readonly string[] } = {},
+  ): Promise<ExplainResult> {
     const tool = this.registry.resolve(toolName);
     const parsed = this.registry.parseArgs(tool, args);
+    const tainted = !!opts.tainted;
     const d = await decide({
       tool,
       args: parsed,
       policy,
-      tainted: false,
-      ctx: { cwd, workspaceRoots: [cwd], dataDir: this.opts.dataDir },
+      tainted,
+      ctx: { cwd, workspaceRoots: [cwd, ...(opts.roots ?? [])], dataDir: this.opts.dataDir, ...(sandbox ? { sandbox } : {}) },
       hasRule: (t, p) => this.store.hasRule(t, p),
     });
-    return { tool: tool.name, risk: d.risk, decision: d.decision, reasons: d.reasons };
+    return {
+      tool: tool.name,
+      risk: d.risk,
+      decision: d.decision,
+      reasons: d.reasons,
+      containment: d.paths.map((p) => ({
+        access: p.access,
+        path: p.path,
+        resolved: p.resolved,
+        links: p.links,
+        insideWorkspace: p.root !== null,
+        workspaceRoot: p.root,
+        sensitive: p.sensitive ? p.sensitive.what : null,
+        alwaysAsk: p.alwaysAsk,
+        untrusted: p.untrusted,
+        summary: p.summary,
+      })),
+      taint: {
+        tainted,
+        egress: tool.egress,
+        network: d.network,
+        rule: tainted
+          ? d.network || tool.egress
+            ? 'the run is tainted: this call sends data out or contacts other machines, so it asks'
+            : 'the run is tainted, but this call neither sends data out nor contacts other machines'
+          : 'the run has not read untrusted content',
+        ...(d.untrustedRead ? { taintsRun: 'the call reads outside the workspace; its output is untrusted and taints the run' } : {}),
+      },
+      ...(d.secrets.length ? { secrets: d.secrets } : {}),
+    };
   }
 
   /**
@@ -234,6 +397,7 @@ export class Runtime {
   private async drive(runId: string, options: RunOptions): Promise<RunOutcome> {
     const conv = () => this.store.getConversation(this.store.getRun(runId)!.conversation_id)!;
     const maxSteps = this.opts.maxSteps ?? 50;
+    await this.loadSecrets(options);
     try {
       for (;;) {
         const run = this.store.getRun(runId)!;
@@ -271,6 +435,23 @@ export class Runtime {
     }
   }
 
+  /**
+   * Teaches the redactor every value it must hide in this run: the provider key, and the vault's saved secrets (read
+   * only when the catalog lists some, so a host without saved secrets never touches the keyring). A keyring that is
+   * not reachable holds nothing this run can use either, so the run goes on.
+   */
+  private async loadSecrets(options: RunOptions): Promise<void> {
+    if (options.provider.apiKey) this.redactor.addSecret(`${options.provider.provider}-api-key`, options.provider.apiKey);
+    if (!this.vault) return;
+    for (const name of this.vault.catalogNames()) {
+      try {
+        this.redactor.addSecret(name, await this.vault.get(name));
+      } catch {
+        return;
+      }
+    }
+  }
+
   /** One model call: stream text and tool calls, persist the assistant message and the calls in one transaction. */
   private async modelStep(run: RunRow, conv: ConversationRow, options: RunOptions): Promise<'tools' | 'done' | 'aborted'> {
     const messages = this.history(conv.id);
@@ -292,6 +473,8 @@ export class Runtime {
       let text = '';
       const calls: { toolCallId: string; toolName: string; input: unknown; invalidError?: string }[] = [];
       let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+      // Deltas are held back just enough that a secret split across deltas is redacted whole.
+      const deltas = this.redactor.stream((_key, delta) => this.emit(options, { type: 'text', runId: run.id, delta }));
       try {
         arm();
         const stream = streamModelStep({
@@ -305,7 +488,7 @@ export class Runtime {
           arm();
           if (part.type === 'text') {
             text += part.delta;
-            this.emit(options, { type: 'text', runId: run.id, delta: this.redactor.redact(part.delta) });
+            deltas.push('text', sanitizeText(part.delta, NO_REDACTION));
           } else if (part.type === 'tool-call') {
             calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, ...this.parseToolInput(part.input) });
           } else {
@@ -313,7 +496,9 @@ export class Runtime {
           }
         }
         if (stepController.signal.aborted) throw new DeskhandError('aborted', 'aborted');
+        deltas.flush();
       } catch (err) {
+        deltas.flush();
         clearTimeout(idle);
         options.signal?.removeEventListener('abort', onAbort);
         if (options.signal?.aborted) return 'aborted';
@@ -332,8 +517,8 @@ export class Runtime {
 
       const step = run.step + 1;
       const assistantParts: unknown[] = [];
-      if (text) assistantParts.push({ type: 'text', text: this.redactor.redact(text) });
-      const rows: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error'>[] = calls.map((c, position) => {
+      if (text) assistantParts.push({ type: 'text', text: sanitizeText(text, this.redactor) });
+      const rows: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error' | 'paths'>[] = calls.map((c, position) => {
         const input = c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? c.input : {};
         assistantParts.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input });
         const args = c.invalidError !== undefined ? JSON.stringify({ __invalid: c.invalidError, raw: c.input }) : canonicalJson(input);
@@ -374,7 +559,8 @@ export class Runtime {
     const state = new PersistentConversationState(conv.folder, conv.state);
     const toRun: { row: ToolCallRow; tool: ToolDefinition; args: unknown; decided?: DecisionFields }[] = [];
     const waiting: string[] = [];
-    let tainted = run.tainted === 1;
+    let tainted = run.tainted === 1 || conv.tainted === 1;
+    const held = heldSecretNames(this.store.toolCallsForRun(run.id), (name) => this.toolNamed(name));
 
     for (const row of open) {
       if (row.status === 'denied') {
@@ -412,14 +598,23 @@ export class Runtime {
         args,
         policy: run.policy,
         tainted,
-        ctx: { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.opts.dataDir },
+        ctx: { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.opts.dataDir, sandbox: conv.sandbox },
         hasRule: (t, p) => this.store.hasRule(t, p),
+        heldSecrets: held,
       });
       this.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 
       // Written together with the call's next state change: one commit per call on the hot path.
-      const decided: DecisionFields = { risk: decision.risk, decision: decision.decision, reasons: JSON.stringify(decision.reasons) };
+      const decided: DecisionFields = {
+        risk: decision.risk,
+        decision: decision.decision,
+        reasons: JSON.stringify(decision.reasons),
+        paths: decision.paths.length ? JSON.stringify(decision.paths) : null,
+      };
       let proposal = { description: `${tool.name} ${summarizeArgs(args)}`, preview: null as string | null };
+      // A tool that needs a person to type something opens an input request, answered like an approval.
+      const input = tool.inputRequest?.(args);
+      if (input) proposal = { description: `Type the secret ${input.name}${input.description ? ` (${input.description})` : ''}; it is saved in the OS keyring and the agent only sees [redacted:${input.name}]`, preview: input.prompt };
       if (tool.pair) {
         try {
           proposal = await tool.pair.propose(args, this.toolContext(run, row, state, options, new AbortController().signal));
@@ -431,7 +626,7 @@ export class Runtime {
 
       if (decision.decision === 'deny') {
         this.complete(run, row, `Denied by policy: ${decision.reasons.join('; ')}`, 'denied', options, 0, decided);
-      } else if (decision.decision === 'allow') {
+      } else if (decision.decision === 'allow' && !input) {
         toRun.push({ row, tool, args, decided });
       } else {
         const approval = this.store.transaction(() => {
@@ -446,7 +641,8 @@ export class Runtime {
             reasons: JSON.stringify(decision.reasons),
             description: this.redactor.redact(proposal.description),
             preview: proposal.preview === null ? null : this.redactor.redact(proposal.preview),
-            always_pattern: decision.rulePattern,
+            always_pattern: input ? null : decision.rulePattern,
+            ...(input ? { kind: 'secret' as const } : {}),
           });
         });
         waiting.push(approval.id);
@@ -499,26 +695,84 @@ export class Runtime {
     const timer = setTimeout(() => controller.abort(new DeskhandError('aborted', `timed out after ${timeoutMs} ms`)), timeoutMs);
     const onAbort = () => controller.abort(new DeskhandError('aborted', 'stopped by the person'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    const checks = parsePathChecks(decided ? decided.paths : row.paths);
+    // Live output is held back just enough that a secret split across chunks, or across stdout and stderr, is
+    // redacted whole; what is held is released when the call ends.
+    const live = this.redactor.stream((stream, chunk) =>
+      this.emit(options, { type: 'tool.output', runId: run.id, callId: row.call_id, stream: stream === 'stderr' ? 'stderr' : 'stdout', chunk: sanitizeOutput(chunk, NO_REDACTION) }),
+    );
     try {
-      const result = await tool.execute(args, this.toolContext(run, row, state, options, controller.signal));
-      let output = this.redactor.redact(result.output);
+      // The paths it was decided on must still lead where they led (no swapping a link in between).
+      const moved = recheckPaths(checks, { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.opts.dataDir });
+      if (moved) throw new ToolError(moved, 'conflict');
+      const runArgs = await this.withSecrets(run, tool, args);
+      const result = await tool.execute(runArgs, this.toolContext(run, row, state, options, controller.signal, live, checks));
+      live.flush();
+      let output = sanitizeOutput(result.output, this.redactor);
       if (output.length > MAX_RESULT_CHARS) {
         output = `${output.slice(0, MAX_RESULT_CHARS)}\n[… ${output.length - MAX_RESULT_CHARS} more characters cut; narrow the request to see them]`;
       }
-      if (result.untrustedSource) output = wrapUntrusted(result.untrustedSource, output);
-      const becameTainted = !!result.untrustedSource && !tainted;
-      if (result.untrustedSource && run.tainted === 0) this.store.updateRun(run.id, { tainted: 1 });
+      const untrusted = result.untrustedSource ?? untrustedReadSource(checks);
+      if (untrusted) output = wrapUntrusted(untrusted, output);
+      const becameTainted = !!untrusted && !tainted;
+      if (untrusted) this.taint(run);
+      await this.holdSecret(tool, args);
       this.complete(run, row, output, 'done', options, Date.now() - started, decided);
       return becameTainted;
     } catch (err) {
+      live.flush();
       const message = controller.signal.aborted
         ? `${tool.name} was stopped: ${errorMessage(controller.signal.reason)}.`
-        : this.redactor.redact(errorMessage(err));
+        : sanitizeOutput(errorMessage(err), this.redactor);
       this.complete(run, row, message, controller.signal.aborted ? 'interrupted' : 'error', options, Date.now() - started, decided);
       return false;
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Marks the run and its conversation as having read untrusted content (taint survives into later runs). */
+  private taint(run: RunRow): void {
+    const current = this.store.getRun(run.id);
+    if (current?.tainted !== 1) this.store.updateRun(run.id, { tainted: 1 });
+    if (this.store.getConversation(run.conversation_id)?.tainted !== 1) this.store.updateConversation(run.conversation_id, { tainted: 1 });
+  }
+
+  /** The arguments a tool runs with: its declared secret arguments with placeholders replaced by the values. */
+  private async withSecrets(run: RunRow, tool: ToolDefinition, args: unknown): Promise<unknown> {
+    if (!tool.secretArgs?.length) return args;
+    const verdict = checkPlaceholders(tool, args);
+    if (verdict.refused) throw new ToolError(verdict.refused);
+    if (verdict.used.length === 0) return args;
+    const held = heldSecretNames(this.store.toolCallsForRun(run.id), (name) => this.toolNamed(name));
+    const values = new Map<string, string>();
+    for (const name of verdict.used) {
+      if (!held.has(name)) throw new ToolError(`[redacted:${name}] is not a secret this run holds; load it with use_saved_secret first.`);
+      const value = this.vault ? await this.vault.get(name) : null;
+      if (value === null) throw new ToolError(`The saved secret ${name} is no longer in the keyring (or the keyring is locked). Ask the person to save it again.`);
+      this.redactor.addSecret(name, value);
+      values.set(name, value);
+    }
+    return substituteSecrets(args, tool, values);
+  }
+
+  /** After ask_user_secret / use_saved_secret: the redactor holds the value even when another process saved it. */
+  private async holdSecret(tool: ToolDefinition, args: unknown): Promise<void> {
+    const name = tool.holdsSecret?.(args as never);
+    if (!name || !this.vault) return;
+    try {
+      this.redactor.addSecret(name, await this.vault.get(name));
+    } catch {
+      // the tool itself reported whether the secret is there
+    }
+  }
+
+  private toolNamed(name: string): ToolDefinition | undefined {
+    try {
+      return this.registry.resolve(name);
+    } catch {
+      return undefined;
     }
   }
 
@@ -626,8 +880,17 @@ export class Runtime {
     return this.store.db.prepare('SELECT * FROM approvals WHERE tool_call_id = ? ORDER BY created_at DESC LIMIT 1').get(row.id) as ApprovalRow | undefined;
   }
 
-  private toolContext(run: RunRow, row: ToolCallRow, state: PersistentConversationState, options: RunOptions, signal: AbortSignal): ToolContext {
+  private toolContext(
+    run: RunRow,
+    row: ToolCallRow,
+    state: PersistentConversationState,
+    options: RunOptions,
+    signal: AbortSignal,
+    live?: StreamRedactor,
+    checks: readonly PathCheck[] = [],
+  ): ToolContext {
     const store = this.store;
+    const redactor = this.redactor;
     return {
       runId: run.id,
       conversationId: run.conversation_id,
@@ -635,7 +898,17 @@ export class Runtime {
       signal,
       state,
       dataDir: this.opts.dataDir,
-      emitOutput: (stream, chunk) => this.emit(options, { type: 'tool.output', runId: run.id, callId: row.call_id, stream, chunk: this.redactor.redact(chunk) }),
+      emitOutput: live
+        ? (stream, chunk) => live.push(stream, chunk)
+        : (stream, chunk) => this.emit(options, { type: 'tool.output', runId: run.id, callId: row.call_id, stream, chunk: sanitizeOutput(chunk, redactor) }),
+      checkedPaths: new Map(checks.filter((c) => !c.raw && !c.error).map((c) => [c.path, c])),
+      // Names and descriptions only: values never reach a tool except through its declared secret arguments.
+      ...(this.vault ? { vault: { list: () => this.vault!.list(), has: (name: string) => this.vault!.has(name) } } : {}),
+      redact: (text) => redactor.redact(text),
+      tasks: this.tasks,
+      get sandbox() {
+        return store.getConversation(run.conversation_id)?.sandbox;
+      },
       usage: {
         inputTokens: run.input_tokens,
         outputTokens: run.output_tokens,
@@ -680,11 +953,16 @@ export class Runtime {
     ].join('\n');
   }
 
-  private emit(options: RunOptions | undefined, event: RunEvent): void {
+  /** Every event leaves through here, redacted (streamed text and output went through their stream redactors). */
+  private emit(options: RunOptions | undefined, raw: RunEvent): void {
+    const event = sanitizeEvent(raw, this.redactor);
     options?.onEvent?.(event);
     for (const l of this.listeners) l(event);
   }
 }
+
+/** For text whose redaction happens later (in a stream redactor). */
+const NO_REDACTION = { redact: (text: string) => text };
 
 function isAlive(pid: number | null): boolean {
   if (!pid) return false;

@@ -5,6 +5,10 @@
  */
 import type { z } from 'zod';
 import type { DeclaredRisk, Disclosure, RiskTier } from '../../shared/tools';
+import type { SandboxMode } from '../../shared/sandbox';
+import type { BackgroundTasks } from '../services/tasks/background-tasks';
+import type { VaultView } from '../services/vault/vault';
+import type { PathCheck, PathSpec } from './path-guard';
 
 /** What a per-call classifier says about one call. `reasons` are printed by `deskhand policy explain`. */
 export interface Classification {
@@ -17,6 +21,10 @@ export interface Classification {
   rulePattern?: string | null;
   /** Set when the call must ask under every policy (e.g. it writes Deskhand's own data); the reason is shown. */
   alwaysAsk?: string | null;
+  /** The call contacts other machines (a shell network client): asks under every policy once the run is tainted. */
+  network?: boolean;
+  /** Paths the classifier checked with the path guard (redirection targets, path arguments), for explain. */
+  paths?: PathCheck[];
 }
 
 /** The proposing half of an approval pair: what will happen, shown to the person before anything acts. */
@@ -67,6 +75,19 @@ export interface ToolContext {
   emitOutput(stream: 'stdout' | 'stderr', chunk: string): void;
   /** Context-window figures for `context_info`. */
   readonly usage: { inputTokens: number; outputTokens: number; contextWindow: number; messages: number };
+  /**
+   * The path checks the approval engine decided this call on, by the absolute path the tool resolves. A tool that
+   * opens a path verifies it still leads there (path-guard.ts `openVerified`). Absent outside the runtime.
+   */
+  readonly checkedPaths?: ReadonlyMap<string, PathCheck>;
+  /** Names and descriptions of saved secrets (never values). Absent where a host has no vault. */
+  readonly vault?: VaultView;
+  /** The runtime's redactor: tools that persist or log text themselves (task specs, output files) pass it through. */
+  redact?(text: string): string;
+  /** Background tasks of this process (commands, job batches, wait_for). Absent where a host offers none. */
+  readonly tasks?: BackgroundTasks;
+  /** The conversation's sandbox mode for commands (default `workspace-write`). */
+  readonly sandbox?: SandboxMode;
 }
 
 export interface ToolResult {
@@ -90,6 +111,27 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   /** True when the request itself sends material off the machine. */
   egress: boolean;
   /**
+   * The paths a call reads and writes (for write, also what it removes or replaces). The approval engine checks each
+   * with the path guard: workspace containment, symlinks, hard links, sensitive paths. Every tool that takes a path
+   * declares it; a tool without `paths` that has `path`/`source`/`destination` arguments gets them checked anyway.
+   */
+  paths?(args: z.infer<P>): PathSpec;
+  /**
+   * Top-level string arguments that may carry `[redacted:NAME]` placeholders; the runtime puts the values in just before
+   * `execute`. A placeholder in any other argument is refused, and a call carrying one always asks a person.
+   */
+  secretArgs?: readonly string[];
+  /** How values are put into secretArgs: `shell` quotes each for where it sits in a shell command. Default plain text. */
+  secretQuoting?: 'shell' | 'none';
+  /**
+   * For tools that need a person to type something (ask_user_secret): the runtime opens an input request (answered
+   * in the UI, the terminal, or `deskhand secrets set NAME`; the run parks when nobody can answer) and runs `execute`
+   * only once it is answered.
+   */
+  inputRequest?(args: z.infer<P>): { kind: 'secret'; name: string; description: string; prompt: string };
+  /** The secret a finished call of this tool loads into the run (ask_user_secret, use_saved_secret), by name. */
+  holdsSecret?(args: z.infer<P>): string | null;
+  /**
    * For tools with an approval pair: the hidden half's name (`execute_write_file`). The model calls `name`; the
    * runtime calls `propose`, decides, and only then runs `execute` under the hidden name.
    */
@@ -104,6 +146,8 @@ export interface ClassifyContext {
   cwd: string;
   workspaceRoots: readonly string[];
   dataDir: string;
+  /** The conversation's sandbox mode (default `workspace-write`). */
+  sandbox?: SandboxMode;
 }
 
 /** Helper that keeps the generic parameter so `execute` gets typed args. */

@@ -112,8 +112,10 @@ export function ConversationView() {
 
 function RunStatus() {
   const activeRun = useMessages((s) => s.activeRun);
+  const waiting = useApprovals((s) => (activeRun ? s.list.some((a) => a.runId === activeRun.runId) : false));
   if (!activeRun) return null;
-  return <span className={`run-chip run-${activeRun.status}`}>{activeRun.status === 'running' ? 'running' : 'paused for approval'}</span>;
+  const label = activeRun.status === 'parked' ? 'paused for approval' : waiting ? 'waiting for you' : 'running';
+  return <span className={`run-chip run-${activeRun.status}`}>{label}</span>;
 }
 
 function EmptyState() {

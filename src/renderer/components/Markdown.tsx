@@ -3,8 +3,8 @@
  * parsed and rendered once, so while a message streams only its last chunk does work. Images are never fetched.
  */
 import { memo, useMemo, useState, type ReactNode } from 'react';
-import { parseMarkdown, splitChunks, type Block, type Inline } from '../markdown/parse';
-import { highlight } from '../markdown/highlight';
+import { parseMarkdown, splitChunks, type Block, type Inline } from '../../shared/markdown/parse';
+import { highlight } from '../../shared/markdown/highlight';
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   const chunks = useMemo(() => splitChunks(text), [text]);

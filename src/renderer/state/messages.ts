@@ -207,6 +207,9 @@ export const useMessages = create<MessagesState>((set, get) => ({
             });
             break;
           case 'tool.result':
+            // Calls refused before they were announced (unknown tool, invalid arguments) have no card yet: the
+            // stored projection has them, with their arguments.
+            if (find(`tc:${e.runId}:${e.callId}`) === -1) needsReload = true;
             patchTool(e.runId, e.callId, (t) => ({
               ...t,
               status: e.status,

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isDroppedEnvName, childEnv } from '../../../src/main/tools/shell/child-env';
+import { isDroppedEnvName, childEnv } from '../../../src/main/services/processes/child-env';
 import {
   executeCommand,
   HeadTailBuffer,
@@ -13,6 +13,7 @@ import {
 } from '../../../src/main/tools/shell/execute-command';
 import { shellTools } from '../../../src/main/tools/shell';
 import { makeContext, tempDir, type TestContext } from '../../support/tool-context';
+import { processesWith, until } from '../../support/tasks';
 
 let ws: string;
 let ctx: TestContext;
@@ -33,7 +34,12 @@ afterEach(() => {
   }
 });
 
-async function run(command: string, extra: { timeout?: number; cwd?: string } = {}, context: TestContext = ctx) {
+/** A context whose commands run outside the OS sandbox (there, `$$` is the real pid and so the process group id). */
+function unsandboxed(): TestContext {
+  return { ...makeContext(ws), sandbox: 'off' } as TestContext;
+}
+
+async function run(command: string, extra: { timeout?: number; cwd?: string; kill_on_timeout?: boolean } = {}, context: TestContext = ctx) {
   const args = executeCommand.params.parse({ command, ...extra });
   return executeCommand.execute(args, context);
 }
@@ -58,7 +64,7 @@ function pgidFrom(output: string): number {
 
 describe('execute_command', () => {
   it('is registered with the shell family and wired to the classifier', async () => {
-    expect(shellTools.map((t) => t.name)).toEqual(['execute_command']);
+    expect(shellTools.map((t) => t.name)).toEqual(['execute_command', 'wait_for', 'cancel_wait_for']);
     expect(executeCommand.risk).toBe('unknown');
     expect(executeCommand.disclosure).toBe('private');
     expect(executeCommand.egress).toBe(false);
@@ -115,7 +121,7 @@ describe('execute_command', () => {
   });
 
   it('on timeout stops the whole process group, grandchildren included', async () => {
-    const result = await run('echo pgid=$$; sleep 100 & sleep 100; wait', { timeout: 500 });
+    const result = await run('echo pgid=$$; sleep 100 & sleep 100; wait', { timeout: 500, kill_on_timeout: true }, unsandboxed());
     const pgid = pgidFrom(result.output);
     expect(result.output).toContain('timed out after 500 ms');
     expect(processGroupAlive(pgid)).toBe(false);
@@ -124,8 +130,9 @@ describe('execute_command', () => {
 
   it('stops the group when the run is aborted', async () => {
     const started = Date.now();
-    setTimeout(() => ctx.abort(), 400);
-    const result = await run('echo pgid=$$; sleep 100 & sleep 100');
+    const offCtx = unsandboxed();
+    setTimeout(() => offCtx.abort(), 400);
+    const result = await run('echo pgid=$$; sleep 100 & sleep 100', {}, offCtx);
     const pgid = pgidFrom(result.output);
     expect(result.output).toMatch(/^interrupted/m);
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -139,7 +146,7 @@ describe('execute_command', () => {
 
   it('sends SIGKILL 3 s after SIGTERM to a command that ignores SIGTERM', async () => {
     const started = Date.now();
-    const result = await run("echo pgid=$$; trap '' TERM; sleep 30 & sleep 30; wait", { timeout: 300 });
+    const result = await run("echo pgid=$$; trap '' TERM; sleep 30 & sleep 30; wait", { timeout: 300, kill_on_timeout: true }, unsandboxed());
     const elapsed = Date.now() - started;
     const pgid = pgidFrom(result.output);
     expect(result.output).toContain('timed out after 300 ms');
@@ -149,9 +156,9 @@ describe('execute_command', () => {
     expect(groupMembers(pgid)).toEqual([]);
   });
 
-  it('returns when the shell exits even if a background job holds the pipes', async () => {
+  it('outside the sandbox, returns when the shell exits even if a background job holds the pipes', async () => {
     const started = Date.now();
-    const result = await run('echo pgid=$$; sleep 20 & echo started');
+    const result = await run('echo pgid=$$; sleep 20 & echo started', {}, unsandboxed());
     const pgid = pgidFrom(result.output);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(result.output).toContain('started');
@@ -218,5 +225,23 @@ describe('HeadTailBuffer', () => {
     const buf = new HeadTailBuffer(8);
     buf.push(Buffer.from('aaaé'.repeat(4)));
     expect(buf.toString()).not.toContain('\ufffd');
+  });
+});
+
+describe('execute_command in the OS sandbox', () => {
+  it('ends processes a command leaves behind when its shell exits (pid namespace)', async () => {
+    const started = Date.now();
+    const result = await run('sleep 711.25 & echo started');
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result.output).toContain('started');
+    expect(result.output).toContain('sandbox: bubblewrap, workspace-write, network off');
+    await until(() => processesWith('sleep 711.25').length === 0, 'the leftover to end', 3_000);
+  });
+
+  it('says when a failure comes from the sandbox, and how to get past it', async () => {
+    const result = await run('touch /etc/deskhand-sandbox-probe');
+    expect(result.output).toMatch(/^exit code: 1$/m);
+    expect(result.output).toMatch(/note: blocked by the sandbox: writes outside the workspace are blocked.*outside_sandbox: true/);
+    expect(existsSync('/etc/deskhand-sandbox-probe')).toBe(false);
   });
 });

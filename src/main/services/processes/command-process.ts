@@ -58,7 +58,13 @@ export async function stopProcessTree(pgid: number | null, tag: string | null, g
     for (const pid of tagged()) signalProcess(pid, signal);
   };
   const alive = (): boolean => (pgid !== null && processGroupAlive(pgid)) || tagged().length > 0;
-  signalAll('SIGTERM');
+  if (pgid !== null && tag !== null && isSandboxTag(tag)) {
+    // The leader is bubblewrap: SIGTERM would end it at once, and with it (pid namespace) everything inside, with no
+    // time to clean up. So the command's processes get SIGTERM and bubblewrap only the SIGKILL, if it comes to that.
+    for (const pid of new Set([...groupMembers(pgid), ...tagged()])) if (pid !== pgid) signalProcess(pid, 'SIGTERM');
+  } else {
+    signalAll('SIGTERM');
+  }
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await sleep(50);
@@ -72,8 +78,11 @@ export async function stopProcessTree(pgid: number | null, tag: string | null, g
   return 'killed';
 }
 
+/** Tags say whether the group leader is bubblewrap (`bw…`) or the shell itself (`sh…`): stops differ (see above). */
+export const isSandboxTag = (tag: string): boolean => tag.startsWith('bw');
+
 export class CommandProcess {
-  readonly tag = randomBytes(8).toString('hex');
+  readonly tag: string;
   readonly stdout: HeadTailBuffer;
   readonly stderr: HeadTailBuffer;
   readonly exited: Promise<CommandExit>;
@@ -86,6 +95,7 @@ export class CommandProcess {
   private exitInfo: CommandExit | null = null;
 
   constructor(readonly spec: CommandSpec) {
+    this.tag = `${spec.sandbox.kind === 'bubblewrap' ? 'bw' : 'sh'}${randomBytes(8).toString('hex')}`;
     const cap = spec.outputCap ?? OUTPUT_CAP_BYTES;
     this.stdout = new HeadTailBuffer(cap);
     this.stderr = new HeadTailBuffer(cap);

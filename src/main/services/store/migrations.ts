@@ -146,4 +146,19 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (pgid, start_time)
   );
   `,
+  // 3: security core: taint kept per conversation (survives new runs, resumes, subagents and summaries), input
+  // requests beside approvals (ask_user_secret parks like an approval), the path checks a call was decided on (the
+  // tool is refused when a path resolves elsewhere by the time it runs), and names + descriptions of saved secrets
+  // (values stay in the OS keyring)
+  `
+  ALTER TABLE conversations ADD COLUMN tainted INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE approvals ADD COLUMN kind TEXT NOT NULL DEFAULT 'approval';
+  ALTER TABLE tool_calls ADD COLUMN paths TEXT;
+  CREATE TABLE secrets (
+    name TEXT PRIMARY KEY,
+    description TEXT NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
 ];

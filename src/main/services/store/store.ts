@@ -19,6 +19,8 @@ export interface ConversationRow {
   state: string;
   /** How this conversation's commands run (see src/shared/sandbox.ts). */
   sandbox: SandboxMode;
+  /** 1 once any run of the conversation read untrusted content: later runs, resumes and subagents start tainted. */
+  tainted: number;
   created_at: number;
   updated_at: number;
 }
@@ -67,6 +69,8 @@ export interface ToolCallRow {
   status: ToolCallStatus;
   output: string | null;
   is_error: number;
+  /** JSON of the path checks (runtime/path-guard.ts) the call was decided on, or null. */
+  paths: string | null;
   created_at: number;
   finished_at: number | null;
 }
@@ -83,6 +87,8 @@ export interface ApprovalRow {
   preview: string | null;
   always_pattern: string | null;
   status: 'pending' | 'approved' | 'denied' | 'expired';
+  /** 'approval', or 'secret': an input request (ask_user_secret) answered by providing the value. */
+  kind: 'approval' | 'secret';
   always: number;
   reason: string | null;
   created_at: number;
@@ -135,9 +141,9 @@ export class Store {
 
   // Conversations
 
-  createConversation(row: Omit<ConversationRow, 'created_at' | 'updated_at' | 'state' | 'sandbox'> & { state?: string; sandbox?: SandboxMode }): ConversationRow {
+  createConversation(row: Omit<ConversationRow, 'created_at' | 'updated_at' | 'state' | 'sandbox' | 'tainted'> & { state?: string; sandbox?: SandboxMode }): ConversationRow {
     const now = Date.now();
-    const full: ConversationRow = { state: '{}', ...row, sandbox: row.sandbox ?? 'workspace-write', created_at: now, updated_at: now };
+    const full: ConversationRow = { state: '{}', ...row, sandbox: row.sandbox ?? 'workspace-write', tainted: 0, created_at: now, updated_at: now };
     this.db
       .prepare('INSERT INTO conversations (id,title,folder,policy,state,sandbox,created_at,updated_at) VALUES (@id,@title,@folder,@policy,@state,@sandbox,@created_at,@updated_at)')
       .run(full);
@@ -152,7 +158,7 @@ export class Store {
     return this.db.prepare('SELECT * FROM conversations ORDER BY updated_at DESC').all() as ConversationRow[];
   }
 
-  updateConversation(id: string, patch: Partial<Pick<ConversationRow, 'title' | 'policy' | 'state' | 'folder' | 'sandbox'>>): void {
+  updateConversation(id: string, patch: Partial<Pick<ConversationRow, 'title' | 'policy' | 'state' | 'folder' | 'sandbox' | 'tainted'>>): void {
     const fields = Object.keys(patch) as (keyof typeof patch)[];
     if (fields.length === 0) return;
     const sets = fields.map((f) => `${f} = @${f}`).join(', ');
@@ -243,7 +249,7 @@ export class Store {
 
   // Tool calls
 
-  insertToolCall(row: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error'>): void {
+  insertToolCall(row: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error' | 'paths'>): void {
     this.db
       .prepare(
         `INSERT INTO tool_calls (id,run_id,step,position,call_id,tool,args,args_sha256,risk,decision,reasons,status,created_at)
@@ -252,7 +258,7 @@ export class Store {
       .run({ ...row, now: Date.now() });
   }
 
-  updateToolCall(id: string, patch: Partial<Pick<ToolCallRow, 'risk' | 'decision' | 'reasons' | 'status' | 'output' | 'is_error' | 'finished_at'>>): void {
+  updateToolCall(id: string, patch: Partial<Pick<ToolCallRow, 'risk' | 'decision' | 'reasons' | 'status' | 'output' | 'is_error' | 'finished_at' | 'paths'>>): void {
     const fields = Object.keys(patch);
     if (fields.length === 0) return;
     const sets = fields.map((f) => `${f} = @${f}`).join(', ');
@@ -273,12 +279,12 @@ export class Store {
 
   // Approvals
 
-  insertApproval(row: Omit<ApprovalRow, 'status' | 'always' | 'reason' | 'created_at' | 'decided_at'>): ApprovalRow {
-    const full: ApprovalRow = { ...row, status: 'pending', always: 0, reason: null, created_at: Date.now(), decided_at: null };
+  insertApproval(row: Omit<ApprovalRow, 'status' | 'always' | 'reason' | 'created_at' | 'decided_at' | 'kind'> & { kind?: ApprovalRow['kind'] }): ApprovalRow {
+    const full: ApprovalRow = { ...row, kind: row.kind ?? 'approval', status: 'pending', always: 0, reason: null, created_at: Date.now(), decided_at: null };
     this.db
       .prepare(
-        `INSERT INTO approvals (id,run_id,tool_call_id,tool,args_sha256,risk,reasons,description,preview,always_pattern,status,always,reason,created_at,decided_at)
-         VALUES (@id,@run_id,@tool_call_id,@tool,@args_sha256,@risk,@reasons,@description,@preview,@always_pattern,@status,@always,@reason,@created_at,@decided_at)`,
+        `INSERT INTO approvals (id,run_id,tool_call_id,tool,args_sha256,risk,reasons,description,preview,always_pattern,kind,status,always,reason,created_at,decided_at)
+         VALUES (@id,@run_id,@tool_call_id,@tool,@args_sha256,@risk,@reasons,@description,@preview,@always_pattern,@kind,@status,@always,@reason,@created_at,@decided_at)`,
       )
       .run(full);
     return full;
@@ -311,6 +317,23 @@ export class Store {
 
   hasRule(tool: string, pattern: string): boolean {
     return this.db.prepare('SELECT 1 FROM rules WHERE tool = ? AND pattern = ?').get(tool, pattern) !== undefined;
+  }
+
+  // Saved secrets: names and descriptions only (values live in the OS keyring; see services/vault/vault.ts)
+
+  describeSecret(name: string, description: string): void {
+    const now = Date.now();
+    this.db
+      .prepare('INSERT INTO secrets (name, description, created_at, updated_at) VALUES (?,?,?,?) ON CONFLICT(name) DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at')
+      .run(name, description, now, now);
+  }
+
+  secretDescriptions(): { name: string; description: string; updated_at: number }[] {
+    return this.db.prepare('SELECT name, description, updated_at FROM secrets ORDER BY name').all() as { name: string; description: string; updated_at: number }[];
+  }
+
+  forgetSecret(name: string): void {
+    this.db.prepare('DELETE FROM secrets WHERE name = ?').run(name);
   }
 
   listRules(): RuleRow[] {

@@ -170,6 +170,12 @@ export class TaskStore {
     });
   }
 
+  /** Gives claimed notifications back (the wake-up could not be delivered now). */
+  unclaimNotifications(ids: readonly string[]): void {
+    const stmt = this.db.prepare('UPDATE background_tasks SET notified_at = NULL WHERE id = ?');
+    this.transaction(() => ids.forEach((id) => stmt.run(id)));
+  }
+
   // Jobs of a batch
 
   insertJob(row: Pick<JobRow, 'task_id' | 'idx' | 'command' | 'cwd' | 'retries' | 'timeout_ms' | 'output_path'>): void {

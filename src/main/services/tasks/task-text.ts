@@ -61,7 +61,7 @@ export function describeResult(task: TaskRow, extra: { output?: string; outputBy
   const took = formatDuration((task.finished_at ?? Date.now()) - task.created_at);
   if (task.kind === 'command') {
     lines.push(`command: ${oneLine(spec.command ?? task.title, 500)}`);
-    lines.push(`status: ${task.status}${task.exit_code !== null ? `, exit code ${task.exit_code}` : ''} after ${took}${task.summary ? ` (${task.summary})` : ''}`);
+    lines.push(`status: ${task.status}, ${task.summary ?? `after ${took}`}`);
     if (extra.output !== undefined) {
       const size = extra.outputBytes ?? extra.output.length;
       lines.push(`--- output${size > extra.output.length ? ` (the last part of ${size} bytes; task_output {"id": "${task.id}", "offset": 0} reads it from the start)` : ''} ---`);

@@ -8,6 +8,7 @@ import { constants, type Stats } from 'node:fs';
 import { copyFile, lstat, open, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ToolError } from '../../../shared/errors';
+import { resolvedDir } from '../../runtime/path-guard';
 import type { ConversationState, FileSnapshot } from '../../runtime/tool';
 import { errno, fsError } from './fs-errors';
 
@@ -48,6 +49,8 @@ async function atomicReplace(
   opts: AtomicWriteOptions & { seed?: string },
 ): Promise<Stats> {
   const tmp = tempPathFor(target);
+  // Where the folder really is now; a folder swapped for a link while we write is detected before and after the rename.
+  const realDir = resolvedDir(dirname(target));
   let fh: Awaited<ReturnType<typeof open>> | undefined;
   let renamed = false;
   try {
@@ -64,10 +67,21 @@ async function atomicReplace(
     }
     await fill(fh);
     await fh.sync();
+    const written = await fh.stat();
     await fh.close();
     fh = undefined;
+    const movedAway = async (path: string): Promise<boolean> => {
+      const st = await lstat(join(realDir, basename(path))).catch(() => null);
+      return resolvedDir(dirname(target)) !== realDir || !st || st.ino !== written.ino || st.dev !== written.dev;
+    };
+    if (await movedAway(tmp)) {
+      throw new ToolError(`The folder of ${target} changed while it was being written (it now leads elsewhere). Nothing was replaced; check the path and try again.`, 'conflict');
+    }
     await rename(tmp, target);
     renamed = true;
+    if (await movedAway(target)) {
+      throw new ToolError(`The folder of ${target} changed during the write, so the new content may have landed elsewhere. Check ${target} and its folder before continuing.`, 'conflict');
+    }
     await syncDir(dirname(target));
     return await lstat(target);
   } finally {

@@ -19,6 +19,7 @@ export const cdTool = defineTool({
   risk: 'read-only',
   disclosure: 'internal',
   egress: false,
+  paths: (args) => ({ read: [args.path] }),
   async execute(args, ctx) {
     const abs = resolveToolPath(args.path, ctx);
     try {

@@ -15,6 +15,7 @@ export const cpTool = defineTool({
   classify: (args, cctx) => classifyTransfer(args, cctx, 'copy'),
   disclosure: 'public',
   egress: false,
+  paths: (args) => ({ read: [args.source], write: [args.destination] }),
   pair: {
     executeName: 'execute_cp',
     async propose(args, ctx) {

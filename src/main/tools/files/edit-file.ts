@@ -162,6 +162,7 @@ export const editFileTool = defineTool({
   risk: 'high-risk',
   disclosure: 'private',
   egress: false,
+  paths: (args) => ({ write: [args.path] }),
   pair: {
     executeName: 'execute_edit_file',
     async propose(args, ctx) {

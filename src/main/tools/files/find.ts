@@ -50,6 +50,12 @@ function splitAbsolutePattern(p: string): { base: string; glob: string } {
   return { base: segs.slice(0, i).join('/') || '/', glob: segs.slice(i).join('/') };
 }
 
+/** The folder a search reads: the literal folder part of an absolute pattern, else `path` (default the cwd). */
+function findRoot(pattern: string, path: string | undefined): string {
+  const expanded = expandHome(pattern.trim());
+  return isAbsolute(expanded) ? splitAbsolutePattern(expanded.replace(/\\/g, '/')).base : (path ?? '.');
+}
+
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
@@ -76,6 +82,7 @@ export const findTool = defineTool({
   risk: 'read-only',
   disclosure: 'internal',
   egress: false,
+  paths: (args) => ({ read: [findRoot(args.pattern, args.path)] }),
   async execute(args, ctx) {
     let pattern = args.pattern.trim();
     if (pattern === '') throw new ToolError('pattern is empty. Pass a glob such as "**/*.ts".');

@@ -154,6 +154,7 @@ export const grepTool = defineTool({
   risk: 'read-only',
   disclosure: 'private',
   egress: false,
+  paths: (args) => ({ read: [args.path ?? '.'] }),
   async execute(args, ctx) {
     try {
       return { output: await search(args, ctx, false) };

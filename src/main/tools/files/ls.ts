@@ -41,6 +41,7 @@ export const lsTool = defineTool({
   risk: 'read-only',
   disclosure: 'internal',
   egress: false,
+  paths: (args) => ({ read: [args.path ?? '.'] }),
   async execute(args, ctx) {
     const root = resolveToolPath(args.path ?? '.', ctx);
     const shown = displayPath(root, ctx.state.cwd);

@@ -50,6 +50,7 @@ export const mkdirTool = defineTool({
   risk: 'low-risk',
   disclosure: 'public',
   egress: false,
+  paths: (args) => ({ write: [args.path] }),
   pair: {
     executeName: 'execute_mkdir',
     async propose(args, ctx) {

@@ -39,6 +39,8 @@ export const mvTool = defineTool({
   classify: (args, cctx) => classifyTransfer(args, cctx, 'move'),
   disclosure: 'public',
   egress: false,
+  // Moving removes the source: both ends are writes.
+  paths: (args) => ({ write: [args.source, args.destination] }),
   pair: {
     executeName: 'execute_mv',
     async propose(args, ctx) {

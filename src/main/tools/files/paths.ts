@@ -1,29 +1,22 @@
 /**
- * Path resolution for the file tools, kept in one place so a later containment layer (workspace roots, sensitive
- * paths) can wrap or replace it without touching the tools. Everything a file tool touches goes through
- * `resolveToolPath`; everything it prints goes through `displayPath`.
+ * Path resolution for the file tools. Containment (workspace roots, links, hard links, sensitive paths) is checked by
+ * the approval engine with runtime/path-guard.ts, which resolves exactly the same way. Everything a file tool touches
+ * goes through `resolveToolPath`; everything it prints goes through `displayPath`.
  */
-import { homedir } from 'node:os';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { ToolError } from '../../../shared/errors';
+import { isAbsolute, relative } from 'node:path';
+import { expandHome, lexicalPath } from '../../runtime/path-guard';
 
-/** Expands a leading `~` or `~/…` to the home folder. `~user` forms are left alone (and then resolved literally). */
-export function expandHome(input: string, home: string = homedir()): string {
-  if (input === '~') return home;
-  if (input.startsWith('~/') || (sep === '\\' && input.startsWith('~\\'))) return resolve(home, input.slice(2));
-  return input;
-}
+export { expandHome };
 
-/** Resolves a path the model gave against the conversation's cwd: `~` expanded, normalised, always absolute. */
+/**
+ * Resolves a path the model gave against the conversation's cwd: `~` expanded, normalised, always absolute. The same
+ * function the approval engine's path guard checks with (runtime/path-guard.ts), so the two never disagree.
+ */
 export function resolvePath(input: string, cwd: string): string {
-  const trimmed = input.trim();
-  if (trimmed === '') throw new ToolError('The path is empty. Pass a file or folder path (relative to the working directory or absolute).');
-  if (trimmed.includes('\0')) throw new ToolError('The path contains a NUL byte, which no file system accepts.');
-  const expanded = expandHome(trimmed);
-  return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
+  return lexicalPath(input, cwd);
 }
 
-/** The single entry point tools use: resolves against `state.cwd`. A containment layer can replace this later. */
+/** The single entry point tools use: resolves against `state.cwd` (containment is checked by the approval engine). */
 export function resolveToolPath(input: string, ctx: { state: { cwd: string } }): string {
   return resolvePath(input, ctx.state.cwd);
 }

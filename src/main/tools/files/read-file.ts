@@ -9,6 +9,7 @@ import { extname } from 'node:path';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
+import { openVerified } from '../../runtime/path-guard';
 import { snapshotOf } from './atomic-write';
 import { formatBytes, fsError, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
@@ -227,6 +228,7 @@ export const readFileTool = defineTool({
   risk: 'read-only',
   disclosure: 'private',
   egress: false,
+  paths: (args) => ({ read: [args.path] }),
   async execute(args, ctx: ToolContext) {
     const abs = resolveToolPath(args.path, ctx);
     const shown = displayPath(abs, ctx.state.cwd);
@@ -245,7 +247,8 @@ export const readFileTool = defineTool({
 
     let fh: Handle;
     try {
-      fh = await open(abs, 'r');
+      // Open, then verify the opened file is the one the approval engine checked (no link swapped in between).
+      fh = (await openVerified(abs, ctx.checkedPaths?.get(abs)?.resolved)).fh;
     } catch (err) {
       throw fsError(err, shown, 'file');
     }

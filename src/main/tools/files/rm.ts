@@ -84,6 +84,7 @@ export const rmTool = defineTool({
   risk: 'high-risk',
   disclosure: 'public',
   egress: false,
+  paths: (args) => ({ write: [args.path] }),
   pair: {
     executeName: 'execute_rm',
     async propose(args, ctx) {

@@ -30,6 +30,17 @@ const RULES: SensitiveRule[] = [
   { glob: '.git-credentials', token: 'credentials' },
   { glob: 'credentials', token: 'credentials' },
   { glob: 'credentials.*', token: 'credentials' },
+  { glob: '.envrc', token: '.envrc' },
+  { glob: '*.jks', token: '.jks' },
+  { glob: '*.keystore', token: 'keystore' },
+  { glob: '*.kdbx', token: '.kdbx' },
+  { glob: '.htpasswd', token: 'htpasswd' },
+  { glob: '.pgpass', token: 'pgpass' },
+  { glob: '.dockercfg', token: 'dockercfg' },
+  { glob: 'secrets.*', token: 'secrets' },
+  { glob: '*.tfstate', token: '.tfstate' },
+  { glob: '*.tfstate.backup', token: '.tfstate' },
+  { glob: '*.tfvars', token: '.tfvars' },
 ];
 
 const COMPILED = RULES.map((r) => ({ ...r, re: globToRegExp(r.glob, { caseInsensitive: true }) }));

@@ -46,6 +46,7 @@ export const statTool = defineTool({
   risk: 'read-only',
   disclosure: 'internal',
   egress: false,
+  paths: (args) => ({ read: [args.path] }),
   async execute(args, ctx) {
     const abs = resolveToolPath(args.path, ctx);
     const shown = displayPath(abs, ctx.state.cwd);

@@ -62,6 +62,7 @@ export const writeFileTool = defineTool({
   risk: 'high-risk',
   disclosure: 'public',
   egress: false,
+  paths: (args) => ({ write: [args.path] }),
   pair: {
     executeName: 'execute_write_file',
     async propose(args, ctx) {

@@ -1,28 +1,31 @@
 /**
- * execute_command (approval pair `execute_execute_command`): run one bash command in its own process group, with
- * stdin closed, a credential-free environment, head+tail capped output streamed live, and a timeout that stops the
- * whole group (SIGTERM, then SIGKILL 3 s later so a command can finish writing and clean up).
+ * execute_command (approval pair `execute_execute_command`): run one bash command in the OS sandbox, in its own
+ * process group, with stdin closed, a credential-free environment, and head+tail capped output streamed live (the
+ * whole output is kept on disk for task_output). A command that reaches its foreground timeout keeps running as a
+ * background task unless the call asked to kill it; `run_in_background` starts one directly.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { Readable } from 'node:stream';
-import { execa } from 'execa';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { classifyCommand } from '../../runtime/command-classifier';
 import { defineTool, type ToolContext } from '../../runtime/tool';
+import { CommandProcess, KILL_GRACE_MS, OUTPUT_CAP_BYTES, type CommandExit } from '../../services/processes/command-process';
+import type { HeadTailBuffer } from '../../services/processes/output-buffer';
+import { sandboxBlockHint, type SandboxPlan } from '../../services/sandbox/sandbox';
+import type { CommandTask } from '../../services/tasks/background-tasks';
+import { formatDuration } from '../../services/tasks/task-text';
 import { resolvePath } from '../files/paths';
-import { childEnv } from './child-env';
+import { commandPlan, sandboxClassification, sandboxLine } from './sandbox-policy';
+
+export { OUTPUT_CAP_BYTES } from '../../services/processes/command-process';
+export { HeadTailBuffer } from '../../services/processes/output-buffer';
+export { processGroupAlive } from '../../services/processes/proc-info';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 900_000;
-/** Per stream. Half is kept from the start and half from the end: errors usually sit at the end of long output. */
-export const OUTPUT_CAP_BYTES = 256 * 1024;
-/** Between SIGTERM and SIGKILL: long enough for a command to flush and clean up, short enough to feel responsive. */
-export const KILL_GRACE_MS = 3_000;
-/** After the shell exits, output still in the pipes arrives within this window; a background job may hold them forever. */
-const EXIT_DRAIN_MS = 150;
-const SHELL = '/bin/bash';
+/** Output shown when a command moves to the background: enough to see where it is, not a second copy of the log. */
+const SO_FAR_BYTES = 4 * 1024;
 
 const params = z.object({
   command: z.string().min(1, { error: 'command is empty; pass the bash command to run' }).describe('The bash command to run (pipes, &&, redirections and heredocs work).'),
@@ -32,10 +35,17 @@ const params = z.object({
     .int({ error: 'timeout must be a whole number of milliseconds' })
     .positive({ error: 'timeout must be a positive number of milliseconds' })
     .max(MAX_TIMEOUT_MS, {
-      error: `timeout may be at most ${MAX_TIMEOUT_MS} ms (15 minutes); for longer work use a shorter command with wait_for or run_background_jobs`,
+      error: `timeout may be at most ${MAX_TIMEOUT_MS} ms (15 minutes); for longer work use run_in_background, wait_for or run_background_jobs`,
     })
     .optional()
-    .describe(`Timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). On timeout the command and every process it started are stopped.`),
+    .describe(
+      `Foreground timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). When it passes, the command keeps running as a background task (unless kill_on_timeout). With run_in_background it limits the whole task.`,
+    ),
+  run_in_background: z.boolean().optional().describe('Start the command as a background task and return its id at once (for servers, watchers, long builds). You get its result in a new message when it ends.'),
+  description: z.string().max(200).optional().describe('A few words naming a background task in lists (e.g. "dev server"). Use it with run_in_background.'),
+  kill_on_timeout: z.boolean().optional().describe('Stop the command and everything it started when the timeout passes, instead of letting it continue in the background.'),
+  network: z.boolean().optional().describe('Let the command use the network inside the sandbox (installs, downloads, git push, reaching a server another command started). Always asks the person.'),
+  outside_sandbox: z.boolean().optional().describe('Run without the OS sandbox (writes outside the workspace, hidden files). Always asks the person; use only after a command was blocked by the sandbox.'),
 });
 type Args = z.infer<typeof params>;
 
@@ -52,11 +62,11 @@ export function visibleCommand(command: string): string {
   return out;
 }
 
-function resolveCwd(args: Args, base: string): string {
-  return args.cwd === undefined || args.cwd.trim() === '' ? base : resolvePath(args.cwd, base);
+export function resolveCommandCwd(cwd: string | undefined, base: string): string {
+  return cwd === undefined || cwd.trim() === '' ? base : resolvePath(cwd, base);
 }
 
-function checkCwd(cwd: string): void {
+export function checkCwd(cwd: string): void {
   let isDir = false;
   try {
     isDir = statSync(cwd).isDirectory();
@@ -66,297 +76,121 @@ function checkCwd(cwd: string): void {
   if (!isDir) throw new ToolError(`${cwd} is not a folder. Pass a folder as cwd, or omit cwd.`, 'invalid_args');
 }
 
-/** Keeps the first and last `cap / 2` bytes of a stream and counts the rest; never blocks the writer. */
-export class HeadTailBuffer {
-  private readonly half: number;
-  private readonly head: Buffer[] = [];
-  private headBytes = 0;
-  private tail: Buffer[] = [];
-  private tailBytes = 0;
-  total = 0;
-
-  constructor(cap: number = OUTPUT_CAP_BYTES) {
-    this.half = Math.floor(cap / 2);
-  }
-
-  push(chunk: Buffer): void {
-    this.total += chunk.length;
-    let rest = chunk;
-    if (this.headBytes < this.half) {
-      const take = Math.min(this.half - this.headBytes, rest.length);
-      this.head.push(rest.subarray(0, take));
-      this.headBytes += take;
-      rest = rest.subarray(take);
-    }
-    if (rest.length === 0) return;
-    this.tail.push(rest);
-    this.tailBytes += rest.length;
-    while (this.tailBytes > this.half) {
-      const first = this.tail[0]!;
-      const excess = this.tailBytes - this.half;
-      if (first.length <= excess) {
-        this.tail.shift();
-        this.tailBytes -= first.length;
-      } else {
-        // Copy so the kept slice does not pin the whole original chunk.
-        this.tail[0] = Buffer.from(first.subarray(excess));
-        this.tailBytes -= excess;
-      }
-    }
-  }
-
-  get omitted(): number {
-    return this.total - this.headBytes - this.tailBytes;
-  }
-
-  toString(): string {
-    const head = Buffer.concat(this.head);
-    const tail = Buffer.concat(this.tail);
-    if (this.omitted === 0) return Buffer.concat([head, tail]).toString('utf8');
-    return `${head.subarray(0, utf8Boundary(head)).toString('utf8')}\n[… ${this.omitted} bytes omitted …]\n${tail.subarray(firstCharStart(tail)).toString('utf8')}`;
-  }
-}
-
-/** Length of `buf` without a trailing incomplete UTF-8 sequence. */
-function utf8Boundary(buf: Buffer): number {
-  let i = buf.length;
-  let back = 0;
-  while (i > 0 && back < 4 && (buf[i - 1]! & 0xc0) === 0x80) {
-    i--;
-    back++;
-  }
-  if (i === 0) return buf.length;
-  const lead = buf[i - 1]!;
-  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return need > back + 1 ? i - 1 : buf.length;
-}
-
-/** Index of the first byte that starts a UTF-8 character. */
-function firstCharStart(buf: Buffer): number {
-  let i = 0;
-  while (i < buf.length && i < 4 && (buf[i]! & 0xc0) === 0x80) i++;
-  return i;
-}
-
 /** Live output goes to whoever watches the run, up to the cap per stream; the result carries the tail. */
 class LiveStream {
-  private readonly decoder = new StringDecoder('utf8');
-  private sent = 0;
-  private paused = false;
+  private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+  private readonly sent = { stdout: 0, stderr: 0 };
+  private readonly paused = { stdout: false, stderr: false };
 
-  constructor(
-    private readonly ctx: ToolContext,
-    private readonly stream: 'stdout' | 'stderr',
-  ) {}
+  constructor(private readonly ctx: ToolContext) {}
 
-  write(chunk: Buffer): void {
-    if (this.paused) return;
-    const room = OUTPUT_CAP_BYTES - this.sent;
+  write(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    if (this.paused[stream]) return;
+    const room = OUTPUT_CAP_BYTES - this.sent[stream];
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    this.sent += part.length;
-    const text = this.decoder.write(part);
-    if (text) this.emit(text);
+    this.sent[stream] += part.length;
+    const text = this.decoders[stream].write(part);
+    if (text) this.emit(stream, text);
     if (chunk.length > room) {
-      this.paused = true;
-      this.emit(`\n[… live ${this.stream} paused after ${OUTPUT_CAP_BYTES} bytes; the end will be in the result …]\n`);
+      this.paused[stream] = true;
+      this.emit(stream, `\n[… live ${stream} paused after ${OUTPUT_CAP_BYTES} bytes; the end will be in the result …]\n`);
     }
   }
 
-  private emit(text: string): void {
+  private emit(stream: 'stdout' | 'stderr', text: string): void {
     try {
-      this.ctx.emitOutput(this.stream, text);
+      this.ctx.emitOutput(stream, text);
     } catch {
       // A watcher that fails must not stop the command or its output collection.
     }
   }
 }
 
-/** Processes still alive (zombies excluded) in process group `pgid`. Linux reads /proc; elsewhere kill(-pgid, 0). */
-export function processGroupAlive(pgid: number): boolean {
-  if (process.platform === 'linux') {
-    let entries: string[];
-    try {
-      entries = readdirSync('/proc');
-    } catch {
-      entries = [];
-    }
-    if (entries.length > 0) {
-      for (const entry of entries) {
-        if (!/^[0-9]+$/.test(entry)) continue;
-        try {
-          const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-          // pid (comm) state ppid pgrp …; comm may contain spaces and parentheses, so split after the last ')'.
-          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-          if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-        } catch {
-          // The process exited while we looked.
-        }
-      }
-      return false;
-    }
-  }
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** SIGTERM to the whole group, SIGKILL to whatever is left after the grace period. Resolves when the group is gone. */
-async function stopGroup(pgid: number, graceMs: number = KILL_GRACE_MS): Promise<'terminated' | 'killed'> {
-  signalGroup(pgid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    await sleep(50);
-    if (!processGroupAlive(pgid)) return 'terminated';
-  }
-  signalGroup(pgid, 'SIGKILL');
-  for (let i = 0; i < 40 && processGroupAlive(pgid); i++) await sleep(25);
-  return 'killed';
-}
-
-function formatDuration(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-interface RunOutcome {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stopped: { reason: 'timeout' | 'interrupted'; how: 'terminated' | 'killed' } | null;
-  stdout: HeadTailBuffer;
-  stderr: HeadTailBuffer;
-  durationMs: number;
-}
-
-async function run(command: string, cwd: string, timeoutMs: number, ctx: ToolContext): Promise<RunOutcome> {
-  const started = performance.now();
-  const stdout = new HeadTailBuffer();
-  const stderr = new HeadTailBuffer();
-  // execa spawns; the lifecycle is ours. Its promise settles only when every pipe closes, and a background job
-  // (`server &`) can hold them open forever, so we follow the shell's 'exit' event and leave the promise unawaited.
-  const child = execa(SHELL, ['-c', command], {
-    cwd,
-    env: { ...childEnv(), PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' },
-    extendEnv: false,
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-    detached: true, // setsid(): the command leads its own process group, so the whole group can be signalled
-    cleanup: false,
-    buffer: false,
-    reject: false,
-    encoding: 'buffer',
-    windowsHide: true,
-  });
-  void Promise.resolve(child).catch(() => undefined);
-
-  let collecting = true;
-  const ended = { stdout: child.stdout === null, stderr: child.stderr === null };
-  let onEnded: (() => void) | null = null;
-  const attach = (name: 'stdout' | 'stderr', stream: Readable | null, sink: HeadTailBuffer): void => {
-    if (!stream) return;
-    const live = new LiveStream(ctx, name);
-    stream.on('error', () => undefined);
-    // Always consume: a full pipe would block the writer (`yes`), so after the cap we keep reading and count.
-    stream.on('data', (data: Buffer | string) => {
-      if (!collecting) return;
-      const chunk = typeof data === 'string' ? Buffer.from(data) : data;
-      sink.push(chunk);
-      live.write(chunk);
-    });
-    stream.once('close', () => {
-      ended[name] = true;
-      onEnded?.();
-    });
-  };
-  attach('stdout', child.stdout, stdout);
-  attach('stderr', child.stderr, stderr);
-
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: Error }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-    child.once('error', (error) => resolve({ error }));
-  });
-
-  let stopping: Promise<'terminated' | 'killed'> | null = null;
-  let stopReason: 'timeout' | 'interrupted' | null = null;
-  const stop = (reason: 'timeout' | 'interrupted'): void => {
-    if (stopping || child.pid === undefined) return;
-    stopReason = reason;
-    stopping = stopGroup(child.pid);
-  };
-  const timer = setTimeout(() => stop('timeout'), timeoutMs);
-  const onAbort = (): void => stop('interrupted');
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-
-  try {
-    const result = await exited;
-    // The shell is gone: from here on nothing may stop the jobs it left in the background.
-    clearTimeout(timer);
-    ctx.signal.removeEventListener('abort', onAbort);
-    if ('error' in result) {
-      throw new ToolError(`Could not start ${SHELL}: ${result.error.message}`, 'internal');
-    }
-    // A running stop finishes with the whole group; then the last output gets a moment to arrive. The pipes close
-    // at once unless a background job inherited them, so the wait is short either way.
-    const how = stopping ? await stopping : null;
-    await new Promise<void>((resolve) => {
-      const done = (): void => {
-        if (ended.stdout && ended.stderr) resolve();
-      };
-      onEnded = done;
-      setTimeout(resolve, EXIT_DRAIN_MS);
-      done();
-    });
-    return {
-      code: result.code,
-      signal: result.signal,
-      stopped: stopReason && how ? { reason: stopReason, how } : null,
-      stdout,
-      stderr,
-      durationMs: performance.now() - started,
-    };
-  } finally {
-    clearTimeout(timer);
-    ctx.signal.removeEventListener('abort', onAbort);
-    collecting = false;
-    // Background jobs may still hold the pipes: keep draining (so they never block on a full pipe) without keeping
-    // Deskhand's event loop alive for them.
-    for (const stream of [child.stdout, child.stderr]) {
-      const socket = stream as (Readable & { unref?: () => void }) | null;
-      socket?.unref?.();
-    }
-  }
-}
-
-function format(o: RunOutcome, timeoutMs: number): string {
+function format(proc: CommandProcess, exit: CommandExit, how: 'terminated' | 'killed' | null, timeoutMs: number, plan: SandboxPlan, taskId: string | null): string {
   const lines: string[] = [];
-  if (o.stopped?.reason === 'timeout') {
-    lines.push(`timed out after ${timeoutMs} ms: the command and every process it started were stopped (${o.stopped.how === 'killed' ? 'SIGTERM, then SIGKILL' : 'SIGTERM'})`);
-  } else if (o.stopped?.reason === 'interrupted') {
-    lines.push(`interrupted: the run was stopped, so the command and every process it started were stopped (${o.stopped.how === 'killed' ? 'SIGTERM, then SIGKILL' : 'SIGTERM'})`);
-  }
-  lines.push(`exit code: ${o.code ?? `none (killed by ${o.signal ?? 'a signal'})`}`);
-  lines.push(`duration: ${formatDuration(o.durationMs)}`);
+  const method = how === 'killed' ? 'SIGTERM, then SIGKILL' : 'SIGTERM';
+  if (proc.stopReason === 'timeout') lines.push(`timed out after ${timeoutMs} ms: the command and every process it started were stopped (${method})`);
+  else if (proc.stopReason === 'interrupted') lines.push(`interrupted: the run was stopped, so the command and every process it started were stopped (${method})`);
+  if (exit.error) lines.push(`could not start the command: ${exit.error}`);
+  lines.push(`exit code: ${exit.code ?? `none (killed by ${exit.signal ?? 'a signal'})`}`);
+  lines.push(`duration: ${formatDuration(exit.durationMs)}`);
+  lines.push(sandboxLine(plan));
   const section = (name: string, buf: HeadTailBuffer): void => {
     const text = buf.toString();
     lines.push(`--- ${name} ---`);
     lines.push(text === '' ? '(empty)' : text.replace(/\n$/, ''));
-    if (buf.omitted > 0) lines.push(`(${name} was ${buf.total} bytes; the first and last ${OUTPUT_CAP_BYTES / 2} bytes are shown)`);
+    if (buf.omitted > 0) {
+      lines.push(
+        `(${name} was ${buf.total} bytes; the first and last ${OUTPUT_CAP_BYTES / 2} bytes are shown${taskId ? `; the whole output: task_output {"id": "${taskId}", "offset": 0}` : ''})`,
+      );
+    }
   };
-  section('stdout', o.stdout);
-  section('stderr', o.stderr);
+  section('stdout', proc.stdout);
+  section('stderr', proc.stderr);
+  const hint = proc.stopReason ? null : sandboxBlockHint(`${proc.stderr.toString()}\n${proc.stdout.lastBytes(4096)}`, exit.code, plan);
+  if (hint) lines.push(`note: ${hint}`);
   return lines.join('\n');
+}
+
+type Ending = 'exit' | 'timeout' | 'abort';
+
+/** Waits for the first of: the command ends, the timeout passes, the run is stopped. */
+function firstEnding(proc: CommandProcess, timeoutMs: number, signal: AbortSignal): Promise<Ending> {
+  return new Promise((resolve) => {
+    const done = (ending: Ending) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(ending);
+    };
+    const timer = setTimeout(() => done('timeout'), timeoutMs);
+    const onAbort = () => done('abort');
+    signal.addEventListener('abort', onAbort, { once: true });
+    void proc.exited.then(() => done('exit'));
+  });
+}
+
+async function runForeground(args: Args, ctx: ToolContext, cwd: string, plan: SandboxPlan): Promise<string> {
+  const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
+  const live = new LiveStream(ctx);
+  let task: CommandTask | null = null;
+  const onOutput = (stream: 'stdout' | 'stderr', chunk: Buffer) => {
+    if (!task?.background) live.write(stream, chunk);
+  };
+  let proc: CommandProcess;
+  if (ctx.tasks) {
+    task = ctx.tasks.startCommand({ conversationId: ctx.conversationId, runId: ctx.runId, callId: ctx.callId, command: args.command, cwd, plan, background: false, title: args.description?.trim() || args.command, onOutput });
+    proc = task.process;
+  } else {
+    // Without a task service (a bare tool context) the command still runs, but cannot continue in the background.
+    proc = new CommandProcess({ command: args.command, cwd, sandbox: plan, onOutput });
+  }
+
+  const ending = await firstEnding(proc, timeoutMs, ctx.signal);
+  if (ending === 'timeout' && !args.kill_on_timeout && task?.moveToBackground()) {
+    const soFar = `${proc.stdout.lastBytes(SO_FAR_BYTES)}${proc.stderr.total ? `\n--- stderr so far ---\n${proc.stderr.lastBytes(SO_FAR_BYTES)}` : ''}`;
+    return [
+      `still running after ${formatDuration(timeoutMs)}: it continues as background task ${task.id}.`,
+      `Its result comes in a new message when it ends. Meanwhile task_output {"id": "${task.id}"} shows its output, wait_tasks waits for it, and cancel_background_jobs {"ids": ["${task.id}"]} stops it.`,
+      sandboxLine(plan),
+      `--- output so far (${proc.stdout.total + proc.stderr.total} bytes; the last part) ---`,
+      soFar.trim() === '' ? '(none yet)' : soFar.replace(/\n$/, ''),
+    ].join('\n');
+  }
+  let how: 'terminated' | 'killed' | null = null;
+  if (ending === 'timeout') how = await proc.stop('timeout');
+  else if (ending === 'abort') how = await proc.stop('interrupted');
+  const exit = await proc.exited;
+  if (task) {
+    await task.finished;
+    if (proc.stdout.omitted === 0 && proc.stderr.omitted === 0) {
+      try {
+        ctx.tasks?.discardLog(task.id);
+      } catch {
+        // Keeping a log by mistake costs a little disk; never a failed command.
+      }
+    }
+  }
+  return format(proc, exit, how, timeoutMs, plan, task && (proc.stdout.omitted > 0 || proc.stderr.omitted > 0) ? task.id : null);
 }
 
 export const executeCommand = defineTool({
@@ -364,39 +198,68 @@ export const executeCommand = defineTool({
   description:
     'Run a bash command when no dedicated tool fits. Each call is classified (read-only, low-risk or high-risk) ' +
     'from its parsed command: every part of pipes, &&/||/;, $(…), redirections and sh -c strings counts, and ' +
-    'anything unrecognised is high-risk. Stdin is closed (interactive prompts get EOF). Credential-named environment ' +
+    'anything unrecognised is high-risk. Commands run in the OS sandbox: the workspace is writable, the rest of the ' +
+    "file system read-only, secrets' files hidden, and the network off (network: true asks for it). A command that " +
+    'fails because of the sandbox says so. Stdin is closed (interactive prompts get EOF). Credential-named environment ' +
     `variables are not passed. stdout and stderr are captured separately, each capped at ${OUTPUT_CAP_BYTES / 1024} KB ` +
-    '(start and end kept). A non-zero exit code is reported, not raised. The default timeout is 60 s, at most 15 min; ' +
-    'on timeout the command and all its child processes are stopped. A job left running in the background (`cmd &`) ' +
-    'keeps running after the shell exits. Prefer read_file/grep/find/ls for reading files.',
+    '(start and end kept; the whole output stays readable with task_output). A non-zero exit code is reported, not ' +
+    'raised. The timeout is 60 s by default, at most 15 min; a command still running then continues as a background ' +
+    'task (kill_on_timeout: true stops it instead). run_in_background: true starts a background task at once; its ' +
+    'result arrives in a new message when it ends. Processes a command leaves behind (`cmd &`) end with it inside the ' +
+    'sandbox: use run_in_background for servers. Prefer read_file/grep/find/ls for reading files.',
   params,
   risk: 'unknown',
   classify(args, ctx) {
     let cwd = ctx.cwd;
     try {
-      cwd = resolveCwd(args, ctx.cwd);
+      cwd = resolveCommandCwd(args.cwd, ctx.cwd);
     } catch {
       return { risk: 'high-risk', reasons: ['the cwd argument could not be resolved'], rulePattern: null };
     }
-    return classifyCommand(args.command, { ...ctx, cwd });
+    return sandboxClassification(classifyCommand(args.command, { ...ctx, cwd }), args, ctx);
   },
   disclosure: 'private',
   egress: false,
+  // [redacted:NAME] placeholders of held secrets become their values (shell-quoted) just before the command runs.
+  secretArgs: ['command'],
+  secretQuoting: 'shell',
   // The tool enforces its own timeout (up to 15 min) and then needs the kill grace period to stop the group.
   timeoutMs: MAX_TIMEOUT_MS + KILL_GRACE_MS + 5_000,
   pair: {
     executeName: 'execute_execute_command',
     async propose(args, ctx) {
-      const cwd = resolveCwd(args, ctx.state.cwd);
-      return { description: `Run a command in ${visibleCommand(cwd)}`, preview: visibleCommand(args.command) };
+      const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
+      const where = args.outside_sandbox || ctx.sandbox === 'off' ? ' outside the sandbox' : args.network ? ' with network access' : '';
+      const how = args.run_in_background ? 'Start a background command' : 'Run a command';
+      return { description: `${how} in ${visibleCommand(cwd)}${where}`, preview: visibleCommand(args.command) };
     },
   },
   async execute(args, ctx) {
-    const cwd = resolveCwd(args, ctx.state.cwd);
+    const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
     checkCwd(cwd);
     if (ctx.signal.aborted) throw new ToolError('The run was stopped before the command started; it did not run.', 'aborted');
-    const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
-    const outcome = await run(args.command, cwd, timeoutMs, ctx);
-    return { output: format(outcome, timeoutMs), untrustedSource: 'command output' };
+    const plan = commandPlan(args, ctx, cwd);
+    if (args.run_in_background) {
+      if (!ctx.tasks) throw new ToolError('Background commands are not available here; run the command without run_in_background.', 'usage');
+      const task = ctx.tasks.startCommand({
+        conversationId: ctx.conversationId,
+        runId: ctx.runId,
+        callId: ctx.callId,
+        command: args.command,
+        cwd,
+        plan,
+        background: true,
+        title: args.description?.trim() || args.command,
+        timeoutMs: args.timeout ?? null,
+      });
+      return {
+        output: [
+          `Started background task ${task.id}${args.timeout ? ` (stopped after ${formatDuration(args.timeout)} if still running)` : ''}.`,
+          `Its result comes in a new message when it ends. Meanwhile task_output {"id": "${task.id}"} shows its output, wait_tasks waits for it, and cancel_background_jobs {"ids": ["${task.id}"]} stops it.`,
+          sandboxLine(plan),
+        ].join('\n'),
+      };
+    }
+    return { output: await runForeground(args, ctx, cwd, plan), untrustedSource: 'command output' };
   },
 });

@@ -1,0 +1,446 @@
+/**
+ * Path containment: the one place that says where a path really lands and what that means for approval. Used by the
+ * approval engine for every file tool (through `ToolDefinition.paths`) and by the command classifier for redirection
+ * targets and path arguments, so the file tools and the shell cannot disagree.
+ *
+ * A path is resolved component by component the way the kernel would, following every symbolic link (dangling ones
+ * too: a write through a dangling link creates the file where it points), so a link inside the workspace that points
+ * outside is judged where it points. Writes through a link, into a file with other hard links, or to sensitive paths
+ * always ask. The tools then open and verify (`openVerified`), so a path swapped between the check and the use is
+ * refused rather than followed.
+ */
+import { constants, lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { open, realpath, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { maxRisk, type RiskTier } from '../../shared/tools';
+import { ToolError } from '../../shared/errors';
+
+export type PathAccess = 'read' | 'write';
+
+/** Where a call runs: the conversation's cwd, its workspace roots, Deskhand's data dir (and, for tests, the home). */
+export interface GuardContext {
+  cwd: string;
+  workspaceRoots: readonly string[];
+  dataDir: string;
+  home?: string;
+}
+
+export type SensitiveKind = 'credentials' | 'vcs' | 'startup' | 'deskhand-data';
+
+export interface SensitiveMatch {
+  kind: SensitiveKind;
+  /** Plain words: "SSH keys and config (~/.ssh)". */
+  what: string;
+}
+
+export const SENSITIVE_LABEL: Record<SensitiveKind, string> = {
+  credentials: 'SSH and cloud credentials',
+  vcs: 'version-control hooks and config (they can make git run programs)',
+  startup: 'shell and session start-up files (they run programs later)',
+  'deskhand-data': "Deskhand's own config and data",
+};
+
+/** What the guard found for one path of one call. Serializable: the runtime stores it with the call. */
+export interface PathCheck {
+  /** The path as the tool or command gave it. */
+  input: string;
+  access: PathAccess;
+  /** Absolute, lexically normalised (what a file tool opens). */
+  path: string;
+  /** Where it really lands: every symbolic link followed. */
+  resolved: string;
+  exists: boolean;
+  /** Links followed on the way, in order. */
+  links: { link: string; target: string }[];
+  /** The last component itself is a symbolic link. */
+  finalLink: boolean;
+  /** Link count of an existing regular file (1 for a normal file, 0 when there is none). */
+  hardLinks: number;
+  /** The workspace root the resolved path lies in, or null when it is outside the workspace. */
+  root: string | null;
+  sensitive: SensitiveMatch | null;
+  /** The lowest tier a call touching this path can have. */
+  risk: RiskTier;
+  /** Set when the call must ask under every policy. */
+  alwaysAsk: string | null;
+  /** A read from outside the workspace: the output is untrusted (envelope + taint). */
+  untrusted: boolean;
+  /** One line for `deskhand policy explain` and the approval. */
+  summary: string;
+  /** Set when the path itself is invalid (the tool will refuse it). */
+  error?: string;
+  /** Checked as a shell passes it (classifier), not as a file tool opens it. */
+  raw?: boolean;
+}
+
+export interface PathSpec {
+  read?: readonly (string | undefined | null)[];
+  write?: readonly (string | undefined | null)[];
+}
+
+const MAX_LINK_HOPS = 40;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Lexical resolution (what the file tools open)
+
+/** Expands a leading `~` or `~/…`. `~user` forms are left alone (and then resolved literally). */
+export function expandHome(input: string, home: string = homedir()): string {
+  if (input === '~') return home;
+  if (input.startsWith('~/') || (sep === '\\' && input.startsWith('~\\'))) return resolve(home, input.slice(2));
+  return input;
+}
+
+/** Resolves a path a tool was given against cwd: `~` expanded, normalised, always absolute. Throws for unusable paths. */
+export function lexicalPath(input: string, cwd: string, home?: string): string {
+  const trimmed = input.trim();
+  if (trimmed === '') throw new ToolError('The path is empty. Pass a file or folder path (relative to the working directory or absolute).');
+  if (trimmed.includes('\0')) throw new ToolError('The path contains a NUL byte, which no file system accepts.');
+  const expanded = expandHome(trimmed, home);
+  return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
+}
+
+/** True when `child` is `parent` or lies inside it (both absolute). */
+export function isInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Real resolution (where it lands)
+
+export interface Resolution {
+  resolved: string;
+  exists: boolean;
+  links: { link: string; target: string }[];
+  finalLink: boolean;
+  /** lstat of the resolved path when it exists. */
+  stat: Stats | null;
+}
+
+/**
+ * Resolves `raw` (absolute, not necessarily normalised) component by component: `..` after a link goes to the parent
+ * of the link's target, as in the kernel. Components that do not exist are appended literally.
+ */
+export function resolveReal(raw: string): Resolution {
+  const links: Resolution['links'] = [];
+  let pending = splitPath(raw);
+  let current = rootOf(raw);
+  let exists = true;
+  let finalLink = false;
+  let hops = 0;
+  while (pending.length > 0) {
+    const part = pending.shift()!;
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      current = parentOf(current);
+      continue;
+    }
+    const next = joinOne(current, part);
+    if (!exists) {
+      current = next;
+      continue;
+    }
+    let st: Stats;
+    try {
+      st = lstatSync(next);
+    } catch {
+      exists = false;
+      current = next;
+      continue;
+    }
+    if (st.isSymbolicLink()) {
+      if (++hops > MAX_LINK_HOPS) throw new ToolError(`${raw} goes through more than ${MAX_LINK_HOPS} symbolic links (a link loop?).`);
+      let target: string;
+      try {
+        target = readlinkSync(next);
+      } catch {
+        exists = false;
+        current = next;
+        continue;
+      }
+      links.push({ link: next, target });
+      if (pending.every((p) => p === '' || p === '.')) finalLink = true;
+      pending = [...splitPath(target), ...pending];
+      if (isAbsolute(target)) current = rootOf(target);
+      continue;
+    }
+    current = next;
+  }
+  let st: Stats | null = null;
+  if (exists) {
+    try {
+      st = lstatSync(current);
+    } catch {
+      exists = false;
+    }
+  }
+  return { resolved: current, exists, links, finalLink, stat: st };
+}
+
+function splitPath(p: string): string[] {
+  return p.split(sep === '\\' ? /[\\/]/ : '/');
+}
+function rootOf(p: string): string {
+  return isAbsolute(p) ? resolve(p).slice(0, resolve(p).indexOf(sep) + 1) || sep : sep;
+}
+function parentOf(p: string): string {
+  const i = p.lastIndexOf(sep);
+  if (i <= 0) return rootOf(p);
+  const parent = p.slice(0, i);
+  return parent.endsWith(':') ? `${parent}${sep}` : parent;
+}
+function joinOne(dir: string, part: string): string {
+  return dir.endsWith(sep) ? `${dir}${part}` : `${dir}${sep}${part}`;
+}
+
+/** realpath when it exists, else the path itself (roots, data dir and home are compared resolved). */
+function canonical(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolveReal(resolve(p)).resolved;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sensitive paths
+
+/** Relative to the home folder: credentials of SSH, clouds, registries and tools that hold tokens. */
+const HOME_CREDENTIALS = [
+  '.ssh', '.aws', '.config/gcloud', '.kube', '.docker/config.json', '.netrc', '_netrc', '.npmrc', '.pypirc', '.yarnrc.yml',
+  '.git-credentials', '.gnupg', '.config/gh', '.azure', '.password-store', '.local/share/keyrings', '.cargo/credentials',
+  '.cargo/credentials.toml', '.gem/credentials', '.terraform.d/credentials.tfrc.json', '.config/hub', '.pgpass',
+  '.my.cnf', '.vault-token', '.config/rclone', '.oci', '.config/doctl', '.fly', '.config/heroku', '.heroku',
+];
+/** Anywhere: files that are credentials whatever folder they are in. */
+const CREDENTIAL_NAMES = new Set(['.netrc', '_netrc', '.git-credentials', '.pgpass', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'id_ecdsa_sk', 'id_ed25519_sk']);
+/** Anywhere: shell and tool start-up files (they run code the next time a shell or tool starts). */
+const STARTUP_NAMES = new Set([
+  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin',
+  '.zlogout', '.cshrc', '.tcshrc', '.login', '.logout', '.kshrc', '.mkshrc', '.envrc', '.inputrc', '.xprofile',
+  '.xinitrc', '.xsessionrc', '.pam_environment',
+]);
+/** Relative to the home folder: start-up and autostart locations. */
+const HOME_STARTUP = ['.config/fish', '.config/autostart', '.config/systemd/user', '.config/environment.d', 'Library/LaunchAgents', '.oh-my-zsh/custom'];
+/** Absolute system start-up locations. */
+const SYSTEM_STARTUP = ['/etc/profile', '/etc/profile.d', '/etc/bash.bashrc', '/etc/bashrc', '/etc/zsh', '/etc/zshrc', '/etc/zshenv', '/etc/environment', '/etc/xdg/autostart'];
+/** Relative to the home folder: global VCS config. */
+const HOME_VCS = ['.gitconfig', '.config/git', '.hgrc', '.config/hg'];
+
+/** Why `p` (absolute) is sensitive, or null. `roots` exempt workspace roots that live inside the data dir. */
+export function sensitiveMatch(p: string, ctx: { dataDir: string; roots: readonly string[]; home: string }): SensitiveMatch | null {
+  const { home } = ctx;
+  const data = ctx.dataDir;
+  if (data && isInside(p, data) && !ctx.roots.some((r) => r !== data && isInside(r, data) && isInside(p, r))) {
+    return { kind: 'deskhand-data', what: `Deskhand's own config and data (${data})` };
+  }
+  const name = basename(p);
+  const parts = p.split(sep);
+  // VCS: hooks and config inside any .git folder (submodules keep theirs under .git/modules/<name>/).
+  const git = parts.lastIndexOf('.git');
+  if (git >= 0) {
+    const below = parts.slice(git + 1);
+    if (below.includes('hooks')) return { kind: 'vcs', what: 'git hooks (git runs them)' };
+    if (below.at(-1) === 'config' || below.at(-1) === 'commondir') return { kind: 'vcs', what: 'git config (it can name programs git runs)' };
+    if (below.length === 2 && below[0] === 'info' && below[1] === 'attributes') return { kind: 'vcs', what: 'git attributes (they can select filter programs)' };
+  }
+  const hg = parts.lastIndexOf('.hg');
+  if (hg >= 0 && parts[hg + 1] === 'hgrc') return { kind: 'vcs', what: 'Mercurial config (it can name hooks)' };
+  if (parts.includes('.husky') && !name.startsWith('.')) return { kind: 'vcs', what: 'husky git hooks (git runs them)' };
+  for (const rel of HOME_VCS) if (isInside(p, joinOne(home, rel))) return { kind: 'vcs', what: `global VCS config (~/${rel})` };
+
+  for (const rel of HOME_CREDENTIALS) if (isInside(p, joinOne(home, rel))) return { kind: 'credentials', what: `credentials (~/${rel})` };
+  if (CREDENTIAL_NAMES.has(name)) return { kind: 'credentials', what: `a credentials file (${name})` };
+
+  if (STARTUP_NAMES.has(name)) return { kind: 'startup', what: `a shell start-up file (${name})` };
+  for (const rel of HOME_STARTUP) if (isInside(p, joinOne(home, rel))) return { kind: 'startup', what: `start-up configuration (~/${rel})` };
+  for (const abs of SYSTEM_STARTUP) if (isInside(p, abs)) return { kind: 'startup', what: `system start-up configuration (${abs})` };
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The check
+
+/** Resolved roots, data dir and home, computed once per decision. */
+export class PathGuard {
+  readonly cwd: string;
+  readonly roots: string[];
+  readonly dataDir: string;
+  readonly home: string;
+  /** The same, unresolved (a lexical path is compared against both). */
+  private readonly lexicalRoots: string[];
+  private readonly lexicalData: string;
+  private readonly lexicalHome: string;
+
+  constructor(ctx: GuardContext) {
+    this.cwd = ctx.cwd;
+    this.lexicalRoots = ctx.workspaceRoots.map((r) => resolve(r));
+    this.roots = this.lexicalRoots.map(canonical);
+    this.lexicalData = ctx.dataDir ? resolve(ctx.dataDir) : '';
+    this.dataDir = this.lexicalData ? canonical(this.lexicalData) : '';
+    this.lexicalHome = resolve(ctx.home ?? homedir());
+    this.home = canonical(this.lexicalHome);
+  }
+
+  /**
+   * Checks a path a file tool was given (lexically normalised first, as the tool opens it). `raw: true` resolves it
+   * the way a shell passes it to the kernel instead (`link/..` is the link target's parent).
+   */
+  check(input: string, access: PathAccess, opts: { raw?: boolean; cwd?: string } = {}): PathCheck {
+    const cwd = opts.cwd ?? this.cwd;
+    let path: string;
+    try {
+      path = opts.raw ? rawAbsolute(input, cwd, this.lexicalHome) : lexicalPath(input, cwd, this.lexicalHome);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return {
+        input, access, path: input, resolved: input, exists: false, links: [], finalLink: false, hardLinks: 0, root: null,
+        sensitive: null, risk: 'read-only', alwaysAsk: null, untrusted: false, summary: `${access} ${input}: ${message} (the call will fail)`, error: message,
+      };
+    }
+    let r: Resolution;
+    try {
+      r = resolveReal(path);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return {
+        input, access, path, resolved: path, exists: false, links: [], finalLink: false, hardLinks: 0, root: null, sensitive: null,
+        risk: 'high-risk', alwaysAsk: message, untrusted: access === 'read', summary: `${access} ${path}: ${message}`, error: message,
+      };
+    }
+    const resolved = r.resolved;
+    const root = this.roots.find((x) => isInside(resolved, x)) ?? null;
+    const sensitive =
+      sensitiveMatch(resolved, { dataDir: this.dataDir, roots: this.roots, home: this.home }) ??
+      sensitiveMatch(opts.raw ? resolve(path) : path, { dataDir: this.lexicalData, roots: this.lexicalRoots, home: this.lexicalHome });
+    const hardLinks = r.stat?.isFile() ? r.stat.nlink : 0;
+    const gitInternal = resolved.split(sep).includes('.git');
+
+    let risk: RiskTier;
+    let alwaysAsk: string | null = null;
+    const notes: string[] = [];
+    if (access === 'read') risk = root ? 'read-only' : 'low-risk';
+    else risk = root && !gitInternal ? 'low-risk' : 'high-risk';
+    if (sensitive) alwaysAsk = `${resolved} is ${sensitive.what}`;
+    else if (access === 'write' && r.finalLink) alwaysAsk = `${path} is a symbolic link; the write would land in ${resolved}`;
+    else if (access === 'write' && hardLinks > 1) alwaysAsk = `${resolved} has ${hardLinks} hard links; a write changes every one of them`;
+    if (alwaysAsk) risk = maxRisk(risk, access === 'read' ? 'low-risk' : 'high-risk');
+    if (gitInternal && access === 'write' && !sensitive) notes.push('inside git metadata');
+
+    const via = r.links.length ? ` via ${r.links.map((l) => `${l.link} → ${l.target}`).join(', ')}` : '';
+    const where = root ? `inside the workspace (${root})` : 'outside the workspace';
+    const lands = resolved === path ? path : `${path} → ${resolved}`;
+    const parts = [`${access} ${lands}${via}: ${where}`];
+    if (!r.exists) parts.push('does not exist yet');
+    if (sensitive) parts.push(`sensitive: ${SENSITIVE_LABEL[sensitive.kind]}`);
+    if (access === 'write' && r.finalLink) parts.push('writes through a symbolic link');
+    if (access === 'write' && hardLinks > 1) parts.push(`${hardLinks} hard links`);
+    parts.push(...notes);
+    if (access === 'read' && !root) parts.push('its content is untrusted');
+    return {
+      ...(opts.raw ? { raw: true } : {}),
+      input,
+      access,
+      path,
+      resolved,
+      exists: r.exists,
+      links: r.links,
+      finalLink: r.finalLink,
+      hardLinks,
+      root,
+      sensitive,
+      risk,
+      alwaysAsk,
+      untrusted: access === 'read' && !root,
+      summary: parts.join('; '),
+    };
+  }
+
+  /** Every path of a spec, reads first. Empty and missing entries are skipped. */
+  checkAll(spec: PathSpec, opts: { raw?: boolean } = {}): PathCheck[] {
+    const out: PathCheck[] = [];
+    for (const p of spec.read ?? []) if (typeof p === 'string' && p !== '') out.push(this.check(p, 'read', opts));
+    for (const p of spec.write ?? []) if (typeof p === 'string' && p !== '') out.push(this.check(p, 'write', opts));
+    return out;
+  }
+}
+
+/** A shell path: `~/` expanded, relative to cwd, not normalised (the kernel walks `..` after links itself). */
+function rawAbsolute(input: string, cwd: string, home: string): string {
+  if (input === '') throw new ToolError('empty path');
+  if (input.includes('\0')) throw new ToolError('The path contains a NUL byte.');
+  const expanded = input === '~' ? home : input.startsWith('~/') ? `${home}/${input.slice(2)}` : input;
+  return isAbsolute(expanded) ? expanded : `${cwd}${sep}${expanded}`;
+}
+
+export function checkPaths(spec: PathSpec, ctx: GuardContext): PathCheck[] {
+  return new PathGuard(ctx).checkAll(spec);
+}
+
+/**
+ * Checks again, just before a call runs, the paths it was decided on. Returns why the call must not run (a path now
+ * lands somewhere else, or became a link, sensitive, hard-linked or left the workspace), or null.
+ */
+export function recheckPaths(decided: readonly PathCheck[], ctx: GuardContext): string | null {
+  const files = decided.filter((c) => !c.raw && !c.error);
+  if (files.length === 0) return null;
+  const guard = new PathGuard(ctx);
+  for (const before of files) {
+    const now = guard.check(before.path, before.access);
+    const changed =
+      now.resolved !== before.resolved
+        ? `it now leads to ${now.resolved}, not ${before.resolved}`
+        : now.root !== before.root
+          ? 'the workspace it lies in changed'
+          : !!now.sensitive !== !!before.sensitive
+            ? 'it became a sensitive path'
+            : before.access === 'write' && now.finalLink && !before.finalLink
+              ? 'it became a symbolic link'
+              : before.access === 'write' && now.hardLinks > 1 && before.hardLinks <= 1
+                ? 'it gained hard links'
+                : null;
+    if (changed) {
+      return `${before.path} changed between the approval check and the call (${changed}). Nothing was done; check the path and call again if it is still what you want.`;
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Use: open, then verify the opened file is the one that was checked
+
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+export type FileHandle = Awaited<ReturnType<typeof open>>;
+
+/**
+ * Opens `abs` for reading so the check cannot be raced: resolve, refuse when it no longer lands where the approval
+ * engine checked (`expected`), open the resolved path without following a final link, then confirm that the path
+ * still resolves to the same place and that the opened file (dev, ino) is the file there now. A path swapped at any
+ * point in between fails one of these.
+ */
+export async function openVerified(abs: string, expected?: string | null): Promise<{ fh: FileHandle; real: string; stat: Stats }> {
+  const real = await realpath(abs);
+  if (expected && real !== expected) {
+    throw new ToolError(`${abs} now leads to ${real}, not to ${expected} as when the call was checked; something changed it. Nothing was read.`, 'conflict');
+  }
+  const fh = await open(real, constants.O_RDONLY | O_NOFOLLOW);
+  try {
+    const st = await fh.stat();
+    const again = await realpath(abs);
+    const now = await stat(again);
+    if (again !== real || now.dev !== st.dev || now.ino !== st.ino) {
+      throw new ToolError(`${abs} changed while it was being opened (it now leads to ${again}). Nothing was read; try again.`, 'conflict');
+    }
+    return { fh, real, stat: st };
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Resolved folder of a write target, for verifying a write before and after (see atomic-write.ts). */
+export function resolvedDir(dir: string): string {
+  return canonical(dir);
+}

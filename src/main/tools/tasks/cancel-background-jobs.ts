@@ -1,0 +1,24 @@
+/** cancel_background_jobs: stop background tasks by id (a command, a whole batch or one of its jobs, a wait). */
+import { z } from 'zod';
+import { ToolError } from '../../../shared/errors';
+import { defineTool } from '../../runtime/tool';
+
+export const cancelBackgroundJobs = defineTool({
+  name: 'cancel_background_jobs',
+  description:
+    'Cancel background tasks by id: a command or a job that is running is stopped with everything it started ' +
+    '(SIGTERM, then SIGKILL 3 s later); a batch\'s pending jobs never start; a wait stops checking. Safe on tasks that ' +
+    'already ended. No wake-up message follows a cancelled task.',
+  params: z.object({
+    ids: z.array(z.string().min(1)).min(1).max(20).describe('Task ids (cmd_…, jobs_…, wait_…) or jobs of a batch ("jobs_1a2b3c4d.2").'),
+  }),
+  risk: 'low-risk',
+  disclosure: 'internal',
+  egress: false,
+  timeoutMs: 60_000,
+  async execute({ ids }, ctx) {
+    if (!ctx.tasks) throw new ToolError('Background tasks are not available here.', 'usage');
+    const results = await ctx.tasks.cancel(ids, ctx.conversationId, 'cancelled with cancel_background_jobs');
+    return { output: results.map((r) => `${r.id}: ${r.result}`).join('\n') };
+  },
+});

@@ -1,0 +1,37 @@
+/** list_background_jobs: the conversation's background tasks (commands, job batches with every job, waits). */
+import { z } from 'zod';
+import { ToolError } from '../../../shared/errors';
+import { defineTool } from '../../runtime/tool';
+import { jobLine, taskLine, tailText } from '../../services/tasks/task-text';
+
+export const listBackgroundJobs = defineTool({
+  name: 'list_background_jobs',
+  description:
+    'List this conversation\'s background tasks, newest first: background commands, job batches (every job\'s ' +
+    'status, exit code and last output line) and waits, with their ids for task_output, wait_tasks and ' +
+    'cancel_background_jobs.',
+  params: z.object({
+    active_only: z.boolean().optional().describe('Only tasks still running (default false).'),
+    limit: z.number().int().min(1).max(100).optional().describe('At most this many tasks (default 20).'),
+  }),
+  risk: 'read-only',
+  disclosure: 'internal',
+  egress: false,
+  async execute(args, ctx) {
+    if (!ctx.tasks) throw new ToolError('Background tasks are not available here.', 'usage');
+    const tasks = ctx.tasks.list(ctx.conversationId, { activeOnly: !!args.active_only, limit: args.limit ?? 20 });
+    if (tasks.length === 0) return { output: args.active_only ? 'No background task of this conversation is running.' : 'This conversation has no background tasks.' };
+    const lines: string[] = [];
+    for (const task of tasks) {
+      lines.push(taskLine(task));
+      if (task.kind === 'job_batch') {
+        for (const job of ctx.tasks.jobs(task.id)) {
+          lines.push(jobLine(task.id, job));
+          const last = job.tail?.trim().split('\n').at(-1);
+          if (last) lines.push(`      last output: ${tailText(last, 200)}`);
+        }
+      }
+    }
+    return { output: lines.join('\n'), untrustedSource: 'command output' };
+  },
+});

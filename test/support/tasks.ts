@@ -1,0 +1,94 @@
+/** Background-task fixtures: a real store and task service in temp folders, and process-table checks. */
+import { execFileSync } from 'node:child_process';
+import { Store } from '../../src/main/services/store/store';
+import { BackgroundTasks } from '../../src/main/services/tasks/background-tasks';
+import type { SandboxMode } from '../../src/shared/sandbox';
+import { makeContext, tempDir, type TestContext } from './tool-context';
+
+export interface TaskFixture {
+  dataDir: string;
+  ws: string;
+  store: Store;
+  tasks: BackgroundTasks;
+  conversationId: string;
+  ctx(opts?: { sandbox?: SandboxMode; runId?: string }): TestContext & { tasks: BackgroundTasks; sandbox: SandboxMode };
+  close(): Promise<void>;
+}
+
+let n = 0;
+
+export function taskFixture(opts: { logCapBytes?: number } = {}): TaskFixture {
+  const dataDir = tempDir('deskhand-data-');
+  const ws = tempDir('deskhand-ws-');
+  const store = new Store(dataDir);
+  const tasks = new BackgroundTasks({ store, dataDir, logCapBytes: opts.logCapBytes ?? 4 * 1024 * 1024 });
+  const conversationId = `conv_tasks_${++n}`;
+  const now = Date.now();
+  store.db.prepare("INSERT INTO conversations (id,title,folder,policy,created_at,updated_at) VALUES (?,?,?,'read-only',?,?)").run(conversationId, 'tasks', ws, now, now);
+  return {
+    dataDir,
+    ws,
+    store,
+    tasks,
+    conversationId,
+    ctx: (o = {}) => ({ ...makeContext(ws, { dataDir }), conversationId, runId: o.runId ?? 'run_test', tasks, sandbox: o.sandbox ?? 'workspace-write' }),
+    async close() {
+      await tasks.shutdown();
+      store.close();
+    },
+  };
+}
+
+/** Live (non-zombie) processes whose command line contains `marker`, from `ps`. */
+export function processesWith(marker: string): string[] {
+  const table = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
+  return table
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes(marker) && !/^\d+\s+Z/.test(l) && !l.includes('ps -eo'));
+}
+
+/** Polls until `fn` is truthy or the time is up (then throws with `what`). */
+export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Live processes that are exactly `sleep <m>` (not the shells or sandboxes whose command lines mention it). */
+export function sleeping(m: string): string[] {
+  return processesWith(`sleep ${m}`).filter((l) => l.replace(/^\d+\s+\S+\s+/, '') === `sleep ${m}`);
+}
+
+/** Kills leftovers by marker (test cleanup only, never relied on by assertions). */
+export function killByMarker(marker: string): void {
+  for (const line of processesWith(marker)) {
+    const pid = Number(line.split(/\s+/)[0]);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
+/** Largest gap between 10 ms ticks while `fn` runs: how responsive the event loop stayed. */
+export async function maxLoopGap<T>(fn: () => Promise<T>): Promise<{ value: T; gapMs: number }> {
+  let last = performance.now();
+  let gap = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+  }, 10);
+  try {
+    const value = await fn();
+    return { value, gapMs: gap };
+  } finally {
+    clearInterval(timer);
+  }
+}
