@@ -6,7 +6,8 @@
  * `deskhand web` (e.g. `npm start -- --port 8377`).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -50,22 +51,48 @@ function electronBinary() {
   return found ? { path: found, reason: '' } : { path: null, reason: 'no Electron binary could be downloaded on this machine' };
 }
 
-/** better-sqlite3 is not N-API: Electron needs a build for its own ABI (made with the network, once). */
-function nativeModulesReady(electron) {
-  const probe = spawnSync(electron, ['-e', "require('better-sqlite3')"], { cwd: root, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' });
-  if (probe.status === 0) return true;
-  process.stderr.write('Rebuilding native modules for Electron (needs the network; run `npm rebuild better-sqlite3` before `npm test` afterwards)…\n');
-  const r = spawnSync('npx', ['electron-builder', 'install-app-deps'], { cwd: root, stdio: 'inherit' });
-  return r.status === 0;
+/**
+ * better-sqlite3 12 is not N-API: Electron needs a build for its own ABI. It is made once (with the network) in a
+ * scratch copy and kept in out/native/electron-<abi>/, so the Node build in node_modules (CLI, tests) stays intact.
+ * npm's `nodedir=/usr` here would silently produce a Node-ABI binary, so the target is given explicitly and checked.
+ */
+function electronSqliteBinding(electron) {
+  const abi = spawnSync(electron, ['-p', 'process.versions.modules'], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' }).stdout.trim();
+  const version = spawnSync(electron, ['-p', 'process.versions.electron'], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' }).stdout.trim();
+  if (!abi || !version) return false;
+  const target = join(root, 'out', 'native', `electron-${abi}`, 'better_sqlite3.node');
+  const works = () =>
+    existsSync(target) &&
+    spawnSync(electron, ['-e', `new (require('better-sqlite3'))(':memory:', { nativeBinding: ${JSON.stringify(target)} })`], {
+      cwd: root,
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    }).status === 0;
+  if (works()) return true;
+  process.stderr.write(`Building better-sqlite3 for Electron ${version} (ABI ${abi}; needs the network, once)…\n`);
+  const scratch = mkdtempSync(join(tmpdir(), 'deskhand-native-'));
+  cpSync(join(root, 'node_modules', 'better-sqlite3'), scratch, { recursive: true });
+  rmSync(join(scratch, 'build'), { recursive: true, force: true });
+  const env = { ...process.env, npm_config_nodedir: '', npm_config_runtime: 'electron', npm_config_target: version, npm_config_disturl: 'https://electronjs.org/headers' };
+  const prebuilt = spawnSync(process.execPath, [join(root, 'node_modules', 'prebuild-install', 'bin.js'), '--runtime', 'electron', '--target', version], { cwd: scratch, env, stdio: 'inherit' });
+  if (prebuilt.status !== 0) {
+    spawnSync('npx', ['node-gyp', 'rebuild', '--release', `--target=${version}`, '--dist-url=https://electronjs.org/headers', '--runtime=electron'], { cwd: scratch, env, stdio: 'inherit' });
+  }
+  const built = join(scratch, 'build', 'Release', 'better_sqlite3.node');
+  if (existsSync(built)) {
+    mkdirSync(dirname(target), { recursive: true });
+    cpSync(built, target);
+  }
+  rmSync(scratch, { recursive: true, force: true });
+  return works();
 }
 
 buildIfNeeded();
 const electron = electronBinary();
 let child;
-if (electron.path && nativeModulesReady(electron.path)) {
+if (electron.path && electronSqliteBinding(electron.path)) {
   child = spawn(electron.path, [root], { cwd: root, stdio: 'inherit' });
 } else {
-  const why = electron.path ? 'native modules could not be rebuilt for Electron' : electron.reason;
+  const why = electron.path ? 'better-sqlite3 could not be built for Electron' : electron.reason;
   process.stdout.write(`Electron is not available (${why}); starting Deskhand in web mode instead.\n`);
   child = spawn(process.execPath, [join(root, 'bin', 'deskhand.js'), 'web', ...process.argv.slice(2)], { cwd: process.cwd(), stdio: 'inherit' });
 }

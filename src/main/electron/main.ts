@@ -3,6 +3,7 @@
  * approval notifications. Built to out/main/index.js (ESM); the preload is out/preload/index.cjs.
  */
 import { app, BrowserWindow, dialog } from 'electron';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PendingApproval } from '../../shared/contract';
@@ -60,7 +61,7 @@ async function start(): Promise<void> {
     lockDownSession();
     serveRenderer(RENDERER);
     const dataDir = resolveDataDir();
-    runtime = openRuntime({ dataDir });
+    runtime = openRuntime({ dataDir, sqliteBinding: electronSqliteBinding() });
     service = new AppService({
       runtime,
       secrets: new KeytarSecretStore(),
@@ -96,6 +97,15 @@ async function start(): Promise<void> {
   } catch (err) {
     fail(err);
   }
+}
+
+/**
+ * The better-sqlite3 build for Electron's ABI, made by `npm start` into out/native (next to, never over, the Node
+ * build the CLI and tests use); undefined falls back to node_modules, which works where the two ABIs agree.
+ */
+function electronSqliteBinding(): string | undefined {
+  const candidate = join(here, '../native', `electron-${process.versions.modules}`, 'better_sqlite3.node');
+  return existsSync(candidate) ? candidate : undefined;
 }
 
 function showWindow(): BrowserWindow {

@@ -31,6 +31,7 @@ const USAGE = `Usage:
   deskhand secrets list [--json]
   deskhand secrets set NAME [--description TEXT]   (reads the value without echo from the terminal, or from stdin)
   deskhand secrets delete NAME
+  deskhand web [--port N] [--data-dir DIR] [--json] [provider flags as in run]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits

@@ -17,12 +17,15 @@ export function resolveDataDir(flag?: string): string {
   return join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'Deskhand');
 }
 
-export function openRuntime(opts: { dataDir: string } & Partial<Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools'>>): Runtime {
-  const store = new Store(opts.dataDir);
+export function openRuntime(
+  opts: { dataDir: string; sqliteBinding?: string } & Partial<Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools'>>,
+): Runtime {
+  const { sqliteBinding, ...runtimeOpts } = opts;
+  const store = new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const runtime = new Runtime({
     // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
     vault: new Vault(new KeytarSecretStore(process.env.DESKHAND_KEYRING_SERVICE || KEYRING_SERVICE), store),
-    ...opts,
+    ...runtimeOpts,
     store,
     tools: builtinTools,
     idleTimeoutMs: opts.idleTimeoutMs ?? envNumber('DESKHAND_MODEL_IDLE_TIMEOUT_MS'),

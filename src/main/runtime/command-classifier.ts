@@ -717,9 +717,9 @@ class Analysis {
     this.noteSensitive(check, 'writes');
     if (check.sensitive?.kind === 'deskhand-data') return highRisk(program, `${what} inside Deskhand's data folder (${resolved})`);
     if (check.sensitive) return highRisk(program, `${what} to ${resolved}: ${check.sensitive.what}`);
-    if (check.finalLink) {
+    if (check.throughLink) {
       const dangling = !check.exists;
-      this.ask(`the command writes through the symbolic link ${check.path} (to ${resolved})`);
+      this.ask(`the command writes through the symbolic link ${check.throughLink.link} (to ${resolved})`);
       return highRisk(program, `${what} through a ${dangling ? 'dangling ' : ''}symlink (${target} → ${resolved})${check.root ? '' : ', outside the workspace'}`);
     }
     if (resolved.split(sep).includes('.git')) {

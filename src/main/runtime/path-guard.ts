@@ -55,6 +55,8 @@ export interface PathCheck {
   links: { link: string; target: string }[];
   /** The last component itself is a symbolic link. */
   finalLink: boolean;
+  /** For a write: the link it goes through (the last component, or a link inside a workspace root), if any. */
+  throughLink?: { link: string; target: string };
   /** Link count of an existing regular file (1 for a normal file, 0 when there is none). */
   hardLinks: number;
   /** The workspace root the resolved path lies in, or null when it is outside the workspace. */
@@ -322,8 +324,16 @@ export class PathGuard {
     const notes: string[] = [];
     if (access === 'read') risk = root ? 'read-only' : 'low-risk';
     else risk = root && !gitInternal ? 'low-risk' : 'high-risk';
+    // A link the write passes through: the last component, or any link inside a workspace root (system links above
+    // the roots, like macOS /tmp → /private/tmp, are not the workspace's business).
+    const throughLink =
+      access === 'write'
+        ? r.finalLink
+          ? r.links[r.links.length - 1]
+          : r.links.find((l) => this.lexicalRoots.some((x) => l.link !== x && isInside(l.link, x)) || this.roots.some((x) => l.link !== x && isInside(l.link, x)))
+        : undefined;
     if (sensitive) alwaysAsk = `${resolved} is ${sensitive.what}`;
-    else if (access === 'write' && r.finalLink) alwaysAsk = `${path} is a symbolic link; the write would land in ${resolved}`;
+    else if (throughLink) alwaysAsk = `the write goes through the symbolic link ${throughLink.link} (→ ${throughLink.target}) and lands in ${resolved}`;
     else if (access === 'write' && hardLinks > 1) alwaysAsk = `${resolved} has ${hardLinks} hard links; a write changes every one of them`;
     if (alwaysAsk) risk = maxRisk(risk, access === 'read' ? 'low-risk' : 'high-risk');
     if (gitInternal && access === 'write' && !sensitive) notes.push('inside git metadata');
@@ -334,7 +344,7 @@ export class PathGuard {
     const parts = [`${access} ${lands}${via}: ${where}`];
     if (!r.exists) parts.push('does not exist yet');
     if (sensitive) parts.push(`sensitive: ${SENSITIVE_LABEL[sensitive.kind]}`);
-    if (access === 'write' && r.finalLink) parts.push('writes through a symbolic link');
+    if (throughLink) parts.push(`writes through the symbolic link ${throughLink.link}`);
     if (access === 'write' && hardLinks > 1) parts.push(`${hardLinks} hard links`);
     parts.push(...notes);
     if (access === 'read' && !root) parts.push('its content is untrusted');
@@ -347,6 +357,7 @@ export class PathGuard {
       exists: r.exists,
       links: r.links,
       finalLink: r.finalLink,
+      ...(throughLink ? { throughLink } : {}),
       hardLinks,
       root,
       sensitive,

@@ -114,7 +114,7 @@ export class Runtime {
     this.registry = new ToolRegistry(opts.tools);
     this.redactor = opts.redactor ?? new SecretRedactor();
     this.vault = opts.vault ?? null;
-    this.tasks = opts.tasks ?? new BackgroundTasks({ store: opts.store, dataDir: opts.dataDir });
+    this.tasks = opts.tasks ?? new BackgroundTasks({ store: opts.store, dataDir: opts.dataDir, redactor: this.redactor });
     // Stopping a run stops what it started in the background too.
     this.onEvent((e) => {
       if (e.type === 'run.finished' && e.status === 'aborted') void this.tasks.cancelForRun(e.runId).catch(() => undefined);
@@ -584,6 +584,8 @@ export class Runtime {
         tool = this.registry.resolve(row.tool);
         args = this.registry.parseArgs(tool, raw);
       } catch (err) {
+        // Shown like any other call (a card with its error), so a person sees what the model tried.
+        if (row.status === 'pending') this.emit(options, { type: 'tool.call', runId: run.id, callId: row.call_id, tool: row.tool, args: safeJson(row.args) });
         this.complete(run, row, errorMessage(err), 'error', options);
         continue;
       }
@@ -984,6 +986,14 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 function titleFrom(prompt: string): string {

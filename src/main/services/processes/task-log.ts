@@ -5,6 +5,7 @@
  */
 import { closeSync, createWriteStream, mkdirSync, openSync, readSync, statSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { firstCharStart, utf8Boundary } from './output-buffer';
 
 /** Per task. Large enough for any build log; small enough that `cat /dev/urandom` cannot fill a disk. */
@@ -12,8 +13,19 @@ export const LOG_CAP_BYTES = 64 * 1024 * 1024;
 /** Queued but unwritten bytes above which chunks are skipped instead of buffered in memory. */
 const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The runtime's redactor (runtime/redaction.ts), seen structurally: a log given one keeps secrets a command prints off
+ * the disk, redacted whole even when split across chunks.
+ */
+export interface OutputRedactor {
+  redact(text: string): string;
+  stream(emit: (key: string, text: string) => void): { push(key: string, text: string): void; flush(): void };
+}
+
 export class TaskLog {
   private readonly stream: WriteStream;
+  private readonly redacting: { push(key: string, text: string): void; flush(): void } | null = null;
+  private readonly decoder = new StringDecoder('utf8');
   /** Bytes handed to the file (written or queued). */
   written = 0;
   /** Bytes the command produced. */
@@ -25,15 +37,23 @@ export class TaskLog {
   constructor(
     readonly path: string,
     private readonly cap: number = LOG_CAP_BYTES,
+    redactor?: OutputRedactor | null,
   ) {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     this.stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
     this.stream.on('error', () => undefined);
+    if (redactor) this.redacting = redactor.stream((_key, text) => this.keep(Buffer.from(text)));
   }
 
   write(chunk: Buffer | string): void {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     this.seen += buf.length;
+    if (this.closed) return;
+    if (this.redacting) this.redacting.push('output', this.decoder.write(buf));
+    else this.keep(buf);
+  }
+
+  private keep(buf: Buffer): void {
     if (this.closed || this.capped) return;
     if (this.written + buf.length > this.cap) {
       const room = Math.max(0, this.cap - this.written);
@@ -61,6 +81,10 @@ export class TaskLog {
   /** Flushes and closes; resolves when the bytes are on disk (or the file could not be written). */
   close(): Promise<void> {
     if (!this.closed) {
+      if (this.redacting) {
+        this.redacting.push('output', this.decoder.end());
+        this.redacting.flush();
+      }
       this.closed = new Promise((resolve) => {
         if (this.skipped > 0) this.put(Buffer.from(`\n[… ${this.skipped} bytes skipped: the output came faster than the disk could take it …]\n`));
         this.stream.end(() => resolve());

@@ -105,9 +105,16 @@ export interface RuleRow {
 export class Store {
   readonly db: Database.Database;
 
-  constructor(readonly dataDir: string) {
+  /**
+   * `nativeBinding` points better-sqlite3 at a build for another ABI: Electron loads one made for its own Node
+   * (better-sqlite3 12 is not N-API), while the CLI and the tests keep the Node build in node_modules.
+   */
+  constructor(
+    readonly dataDir: string,
+    opts: { nativeBinding?: string } = {},
+  ) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    this.db = new Database(join(dataDir, 'deskhand.db'));
+    this.db = new Database(join(dataDir, 'deskhand.db'), opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');

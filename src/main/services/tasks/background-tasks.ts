@@ -11,7 +11,7 @@ import { DeskhandError } from '../../../shared/errors';
 import type { Store } from '../store/store';
 import { CommandProcess, killNow, stopRecordedGroup, type CommandExit, type StopReason } from '../processes/command-process';
 import { isSameProcess, processStartTime, selfIdentity, type ProcIdentity } from '../processes/proc-info';
-import { LOG_CAP_BYTES, TaskLog, readLogPage, type LogPage } from '../processes/task-log';
+import { LOG_CAP_BYTES, TaskLog, readLogPage, type LogPage, type OutputRedactor } from '../processes/task-log';
 import type { SandboxPlan, SandboxRequest } from '../sandbox/sandbox';
 import { TERMINAL_STATUSES, TaskStore, type JobRow, type TaskKind, type TaskRow, type TaskStatus } from './task-store';
 import { describeResult, formatDuration, parseJson, type WaitProgress } from './task-text';
@@ -24,6 +24,8 @@ export interface BackgroundTasksOptions {
   launcher?: WorkerLauncher;
   /** Per-task cap of the output kept on disk. */
   logCapBytes?: number;
+  /** The runtime's redactor: command text, live output and the log on disk never hold a secret's value. */
+  redactor?: OutputRedactor;
 }
 
 export type TaskEvent =
@@ -141,6 +143,7 @@ export class BackgroundTasks {
   private readonly dataDir: string;
   private readonly launcher: WorkerLauncher;
   private readonly logCap: number;
+  private readonly redactor: OutputRedactor | null;
   private readonly commands = new Map<string, CommandTask>();
   private readonly waits = new Map<string, LiveWait>();
   private readonly checks = new Set<CommandProcess>();
@@ -157,6 +160,7 @@ export class BackgroundTasks {
     this.dataDir = opts.dataDir;
     this.launcher = opts.launcher ?? launchWorker;
     this.logCap = opts.logCapBytes ?? LOG_CAP_BYTES;
+    this.redactor = opts.redactor ?? null;
     this.identity = selfIdentity();
     this.ref = new WeakRef(this);
     OPEN.add(this.ref);
@@ -172,7 +176,7 @@ export class BackgroundTasks {
   startCommand(input: StartCommandInput): CommandTask {
     this.assertOpen();
     const id = newTaskId('cmd');
-    const log = new TaskLog(join(this.dataDir, 'tasks', `${id}.log`), this.logCap);
+    const log = new TaskLog(join(this.dataDir, 'tasks', `${id}.log`), this.logCap, this.redactor);
     let task: CommandTask | undefined;
     let live = 0;
     const proc = new CommandProcess({
@@ -184,11 +188,12 @@ export class BackgroundTasks {
         input.onOutput?.(stream, chunk);
         if (task?.background && live < LIVE_CAP_BYTES && this.listeners.size > 0) {
           live += chunk.length;
-          this.emit({ type: 'task.output', taskId: id, conversationId: input.conversationId, stream, chunk: chunk.toString('utf8') });
+          this.emit({ type: 'task.output', taskId: id, conversationId: input.conversationId, stream, chunk: this.redactor ? this.redactor.redact(chunk.toString('utf8')) : chunk.toString('utf8') });
         }
       },
     });
-    const spec = { command: input.command, cwd: input.cwd, sandbox: input.plan.summary, sandboxKind: input.plan.kind, network: input.plan.network };
+    // The command may carry a secret's value (put in for `[redacted:NAME]` just before it runs): store it redacted.
+    const spec = { command: this.redactor ? this.redactor.redact(input.command) : input.command, cwd: input.cwd, sandbox: input.plan.summary, sandboxKind: input.plan.kind, network: input.plan.network };
     this.rows.transaction(() => {
       this.rows.insertTask({
         id,

@@ -1,0 +1,151 @@
+/**
+ * Background results continue their conversation: the real runtime and tools against the scripted model server, a
+ * real store, real commands. A finished task wakes an idle conversation (the model sees the marked message), that
+ * turn parks when it needs an approval, a result already reported by wait_tasks wakes nobody, and stopping a run
+ * stops what it started.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TaskWakes, wakeMessage } from '../../src/main/host/task-wakes';
+import { Runtime } from '../../src/main/runtime/runtime';
+import type { ProviderConfig } from '../../src/main/services/providers/providers';
+import { Store } from '../../src/main/services/store/store';
+import { BackgroundTasks } from '../../src/main/services/tasks/background-tasks';
+import { builtinTools } from '../../src/main/tools';
+import type { RunOutcome } from '../../src/main/runtime/runtime';
+import { reply, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server';
+import { tempDir } from '../support/tool-context';
+import { until } from '../support/tasks';
+
+let server: ModelServer;
+let store: Store;
+let tasks: BackgroundTasks;
+let runtime: Runtime;
+let wakes: TaskWakes | null;
+let work: string;
+const outcomes: RunOutcome[] = [];
+
+const provider = (): ProviderConfig => ({ provider: 'openai', model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test' });
+
+/** The text of the last user message the model received in a request. */
+function lastUserText(req: RecordedRequest): string {
+  if (req.protocol !== 'openai') return '';
+  const users = req.body.messages.filter((m) => m.role === 'user');
+  const content = users.at(-1)?.content;
+  return typeof content === 'string' ? content : JSON.stringify(content);
+}
+
+beforeEach(async () => {
+  server = await startModelServer();
+  const dataDir = tempDir('deskhand-data-');
+  work = tempDir('deskhand-work-');
+  store = new Store(dataDir);
+  tasks = new BackgroundTasks({ store, dataDir });
+  runtime = new Runtime({ store, dataDir, tools: builtinTools, tasks, retryBaseMs: 10, idleTimeoutMs: 5_000 });
+  wakes = null;
+  outcomes.length = 0;
+});
+
+afterEach(async () => {
+  await wakes?.stop();
+  await tasks.shutdown();
+  store.close();
+  await server.close();
+});
+
+function startWakes(): TaskWakes {
+  wakes = new TaskWakes({ runtime, provider: () => provider(), onOutcome: (o) => outcomes.push(o), pollMs: 200 }).start();
+  return wakes;
+}
+
+describe('wake-ups', () => {
+  it('a task that ends while the conversation is idle starts a turn with its result', async () => {
+    server.enqueue(reply().tool('execute_command', { command: 'sleep 0.6; echo background-result', run_in_background: true, description: 'slow echo' }), reply().text('Started it.'));
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    const first = await runtime.sendMessage(conv.id, 'run it in the background', { provider: provider(), interactive: false });
+    expect(first.status).toBe('finished');
+    expect(server.requests).toHaveLength(2);
+
+    server.enqueue(reply().text('The background echo printed its result.'));
+    startWakes();
+    await until(() => server.requests.length === 3, 'the wake-up request', 10_000);
+    const text = lastUserText(server.requests[2]!);
+    expect(text).toMatch(/^\[background task cmd_[0-9a-f]{8} finished\] slow echo/);
+    expect(text).toContain('background-result');
+    expect(text).toContain('<untrusted source="background task output"');
+    expect(text).toContain('This message comes from Deskhand, not from the person');
+    await wakes!.idle();
+    expect(outcomes.map((o) => o.status)).toEqual(['finished']);
+    const runs = store.db.prepare('SELECT * FROM runs WHERE conversation_id = ? ORDER BY created_at').all(conv.id) as { provider: string; model: string; tainted: number }[];
+    expect(runs).toHaveLength(2);
+    // The last run's provider and model; the result is outside content, so the turn starts tainted.
+    expect(runs[1]).toMatchObject({ provider: 'openai', model: 'gpt-test', tainted: 1 });
+    // Delivered once.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('the woken turn parks when it needs an approval nobody can give', async () => {
+    server.enqueue(reply().tool('execute_command', { command: 'echo done', run_in_background: true }), reply().text('ok'));
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    await runtime.sendMessage(conv.id, 'go', { provider: provider(), interactive: false });
+    server.enqueue(reply().tool('write_file', { path: 'result.txt', content: 'done\n' }));
+    startWakes();
+    await until(() => outcomes.length === 1, 'the woken turn', 10_000);
+    expect(outcomes[0]!.status).toBe('parked');
+    expect(store.pendingApprovals(outcomes[0]!.runId)).toHaveLength(1);
+    expect(lastUserText(server.requests[2]!)).toMatch(/^\[background task cmd_\w+ finished\]/);
+  });
+
+  it('waits while the conversation has a run, then delivers', async () => {
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    // The run starts a background task, then keeps working past its end.
+    server.enqueue(reply().tool('execute_command', { command: 'echo quick', run_in_background: true }), reply().tool('execute_command', { command: 'sleep 1' }), reply().text('done'));
+    startWakes();
+    const first = await runtime.sendMessage(conv.id, 'go', { provider: provider(), interactive: false });
+    expect(first.status).toBe('finished');
+    server.enqueue(reply().text('Seen.'));
+    await until(() => server.requests.length === 4, 'the wake-up after the run', 10_000);
+    expect(lastUserText(server.requests[3]!)).toContain('quick');
+    // During the run the result was not injected.
+    expect(server.requests.slice(0, 3).every((r) => !lastUserText(r).includes('[background task'))).toBe(true);
+  });
+
+  it('a result reported by wait_tasks wakes nobody', async () => {
+    server.enqueue(
+      reply().tool('execute_command', { command: 'sleep 0.3; echo waited', run_in_background: true }),
+      reply().tool('wait_tasks', { timeout_seconds: 10 }),
+      reply().text('All done.'),
+    );
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    startWakes();
+    const outcome = await runtime.sendMessage(conv.id, 'go', { provider: provider(), interactive: false });
+    expect(outcome.status).toBe('finished');
+    expect(JSON.stringify(server.requests[2]!.body)).toContain('waited');
+    await new Promise((r) => setTimeout(r, 800));
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('stopping a run ends what it started in the background, and wakes nobody', async () => {
+    const controller = new AbortController();
+    server.enqueue(reply().tool('execute_command', { command: 'sleep 30', run_in_background: true }), reply().hang());
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    startWakes();
+    const running = runtime.sendMessage(conv.id, 'go', { provider: provider(), interactive: false, signal: controller.signal });
+    await until(() => tasks.list(conv.id).length === 1 && server.requests.length === 2, 'the background task and the hanging step');
+    controller.abort();
+    expect((await running).status).toBe('aborted');
+    const [task] = tasks.list(conv.id);
+    await until(() => tasks.rows.getTask(task!.id)!.status === 'cancelled', 'the task to be cancelled');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('a wait whose checks all answered the same says so in the wake-up', () => {
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    tasks.rows.insertTask({ id: 'wait_00000001', conversation_id: conv.id, run_id: null, call_id: null, kind: 'wait_for', title: 'port open', spec: JSON.stringify({ command: 'nc -z 127.0.0.1 1' }), background: 1, notify: 1, output_path: null, owner_pid: null, owner_start: null });
+    tasks.rows.finishTask('wait_00000001', 'timed_out', { exit_code: 1, summary: 'the check never exited 0', progress: JSON.stringify({ checks: 12, lastExit: 1, lastOutput: 'refused', identical: true, recent: [] }) });
+    const text = wakeMessage(runtime, [tasks.rows.getTask('wait_00000001')!]);
+    expect(text).toMatch(/^\[wait_for wait_00000001 timed out\] port open\nEvery check returned the same exit code and output: test the check command itself before waiting again\./);
+    expect(text).toContain('Every one of the 12 checks returned the same exit code (1)');
+  });
+});
