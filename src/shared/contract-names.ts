@@ -20,9 +20,12 @@ export const METHOD_NAMES = [
   'setApiKey',
   'clearApiKey',
   'pickFolder',
+  'setSandbox',
+  'listBackgroundTasks',
+  'cancelBackgroundTask',
 ] as const;
 
-export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation'] as const;
+export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged'] as const;
 
 /** The one IPC channel each way; the method or event name travels inside and is checked against the lists above. */
 export const IPC_CALL_CHANNEL = 'deskhand:call';

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { POLICIES, RISK_TIERS } from './tools';
+import { SANDBOX_MODES } from './sandbox';
 import type { RunEvent } from './events';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
@@ -33,6 +34,9 @@ export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{1,80}$/, 'not a 
 export const policySchema = z.enum(POLICIES);
 export const riskSchema = z.enum(RISK_TIERS);
 export const providerNameSchema = z.enum(PROVIDER_NAMES);
+export const sandboxModeSchema = z.enum(SANDBOX_MODES);
+/** Background task ids as minted by main (`cmd_…`, `jobs_…`, `wait_…`), or one job of a batch (`jobs_….2`). */
+export const taskIdSchema = z.string().regex(/^(cmd|jobs|wait)_[0-9a-f]{8}(\.\d{1,3})?$/, 'not a background task id');
 
 const text = (max: number) => z.string().max(max);
 
@@ -48,8 +52,35 @@ export const conversationSummarySchema = z.strictObject({
   /** running: a run of this host is working; waiting: approvals wait for the person; idle otherwise. */
   activity: z.enum(['idle', 'running', 'waiting']),
   pendingApprovals: z.number().int().nonnegative(),
+  /** How this conversation's commands run: in the OS sandbox (workspace writable or read-only) or without it. */
+  sandbox: sandboxModeSchema,
 });
 export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
+
+/** A background task as the panel shows it: what it is, how it stands, and the end of its output. */
+export const backgroundTaskSchema = z.strictObject({
+  id: z.string(),
+  kind: z.enum(['command', 'job_batch', 'wait_for']),
+  title: z.string(),
+  status: z.enum(['running', 'finished', 'failed', 'cancelled', 'timed_out', 'interrupted']),
+  summary: z.string().nullable(),
+  exitCode: z.number().nullable(),
+  createdAt: z.number(),
+  finishedAt: z.number().nullable(),
+  /** The last part of its output (a command's log, a wait's last check); the model pages the rest with task_output. */
+  tail: z.string(),
+  jobs: z.array(
+    z.strictObject({
+      idx: z.number(),
+      command: z.string(),
+      status: z.enum(['pending', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted']),
+      exitCode: z.number().nullable(),
+      attempts: z.number(),
+      note: z.string().nullable(),
+    }),
+  ),
+});
+export type BackgroundTaskView = z.infer<typeof backgroundTaskSchema>;
 
 
 export const messageItemSchema = z.discriminatedUnion('kind', [
@@ -226,6 +257,8 @@ export const contract = {
         canPickFolder: z.boolean(),
         defaultFolder: z.string(),
         version: z.string(),
+        /** Whether commands can run in an OS sandbox on this machine, and what it is (or why there is none). */
+        sandbox: z.strictObject({ available: z.boolean(), detail: z.string() }),
       }),
     },
     listConversations: { params: none, result: z.strictObject({ conversations: z.array(conversationSummarySchema) }) },
@@ -276,6 +309,12 @@ export const contract = {
     setApiKey: { params: z.strictObject({ provider: providerNameSchema, key: z.string().trim().min(1).max(4096) }), result: settingsViewSchema },
     clearApiKey: { params: z.strictObject({ provider: providerNameSchema }), result: settingsViewSchema },
     pickFolder: { params: none, result: z.strictObject({ folder: z.string().nullable() }) },
+    setSandbox: { params: z.strictObject({ conversationId: conversationIdSchema, sandbox: sandboxModeSchema }), result: conversationSummarySchema },
+    listBackgroundTasks: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ tasks: z.array(backgroundTaskSchema) }) },
+    cancelBackgroundTask: {
+      params: z.strictObject({ conversationId: conversationIdSchema, taskId: taskIdSchema }),
+      result: z.strictObject({ result: z.string() }),
+    },
   },
   events: {
     run: runEventSchema,
@@ -285,6 +324,8 @@ export const contract = {
     openApproval: z.strictObject({ approvalId: approvalIdSchema, conversationId: conversationIdSchema }),
     /** Main asks the UI to start a new conversation (tray, Ctrl/Cmd+N from the menu). */
     newConversation: none,
+    /** A background task of this conversation started, ended or printed (coalesced): list them again. */
+    backgroundTasksChanged: z.strictObject({ conversationId: conversationIdSchema }),
   },
 } as const;
 

@@ -25,6 +25,8 @@ import type { SecretStore } from '../services/vault/secret-store';
 import { projectApprovals, projectMessages, summarize } from './projections';
 import { SettingsFile } from './settings-file';
 import { TaskWakes } from './task-wakes';
+import { projectBackgroundTasks } from './task-projections';
+import { sandboxSupport } from '../services/sandbox/sandbox';
 
 // The contract's provider list and the providers module must name the same providers.
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
@@ -61,6 +63,9 @@ interface ActiveRun {
   done: Promise<unknown>;
 }
 
+/** How often the UI hears that background tasks changed: live enough for an output tail, cheap for `yes`. */
+const TASKS_EVENT_MS = 300;
+
 export const apiKeyName = (provider: ProviderName): string => `apiKey.${provider}`;
 
 const PROVIDER_LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'the OpenAI-compatible server' };
@@ -75,6 +80,10 @@ export class AppService implements ContractHandlers {
   private readonly active = new Map<string, ActiveRun>();
   private readonly unsubscribe: () => void;
   private readonly wakes: TaskWakes;
+  private readonly offTasks: () => void;
+  /** Conversations whose background tasks changed, published together at most every TASKS_EVENT_MS. */
+  private readonly tasksChanged = new Set<string>();
+  private tasksTimer: NodeJS.Timeout | null = null;
   private changed = { conversations: false, approvals: false, scheduled: false };
   private keyringWarned = false;
 
@@ -90,6 +99,7 @@ export class AppService implements ContractHandlers {
       provider: (run) => this.providerForRun(run),
       onError: (err, conversationId) => this.log.warn('could not continue a conversation with a background result', { conversationId, error: errorMessage(err) }),
     }).start();
+    this.offTasks = this.runtime.tasks.onEvent((e) => this.markTasksChanged(e.type === 'task.changed' ? e.task.conversation_id : e.conversationId));
   }
 
   /** Every contract event for the UI: run events as they happen, list changes coalesced per tick. */
@@ -101,6 +111,8 @@ export class AppService implements ContractHandlers {
   /** Stops runs that are streaming; runs waiting for a person are left to be recovered as parked on the next start. */
   async shutdown(timeoutMs = 3000): Promise<void> {
     this.unsubscribe();
+    this.offTasks();
+    if (this.tasksTimer) clearTimeout(this.tasksTimer);
     await this.wakes.stop();
     const waits: Promise<unknown>[] = [];
     for (const run of this.active.values()) {
@@ -122,6 +134,7 @@ export class AppService implements ContractHandlers {
       canPickFolder: !!this.opts.pickFolder,
       defaultFolder: this.opts.defaultFolder ?? homedir(),
       version: this.opts.version ?? 'dev',
+      sandbox: { available: sandboxSupport().available, detail: sandboxSupport().detail },
     };
   }
 
@@ -158,6 +171,7 @@ export class AppService implements ContractHandlers {
       run.controller.abort();
       await Promise.race([run.done.catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())]);
     }
+    await this.runtime.tasks.cancelForConversation(p.conversationId);
     this.runtime.store.deleteConversation(p.conversationId);
     this.markChanged('conversations');
     this.markChanged('approvals');
@@ -307,6 +321,27 @@ export class AppService implements ContractHandlers {
     return { decision, resumed: true };
   }
 
+  // ── Sandbox and background tasks ──────────────────────────────────────────────────────────────────────────────────
+
+  async setSandbox(p: ParsedParams<'setSandbox'>): Promise<ConversationSummary> {
+    this.conversation(p.conversationId);
+    this.runtime.store.updateConversation(p.conversationId, { sandbox: p.sandbox });
+    this.markChanged('conversations');
+    return this.summary(p.conversationId);
+  }
+
+  async listBackgroundTasks(p: ParsedParams<'listBackgroundTasks'>): Promise<MethodResult<'listBackgroundTasks'>> {
+    this.conversation(p.conversationId);
+    return { tasks: projectBackgroundTasks(this.runtime.tasks, p.conversationId) };
+  }
+
+  async cancelBackgroundTask(p: ParsedParams<'cancelBackgroundTask'>): Promise<MethodResult<'cancelBackgroundTask'>> {
+    this.conversation(p.conversationId);
+    const [outcome] = await this.runtime.tasks.cancel([p.taskId], p.conversationId, 'cancelled by the person');
+    this.markTasksChanged(p.conversationId);
+    return { result: outcome?.result ?? 'cancelled' };
+  }
+
   // ── Settings and keys ─────────────────────────────────────────────────────────────────────────────────────────────
 
   async getSettings(): Promise<SettingsView> {
@@ -446,6 +481,21 @@ export class AppService implements ContractHandlers {
       default:
         break;
     }
+  }
+
+  /** Task changes (output included) are coalesced per conversation: at most one event each per TASKS_EVENT_MS. */
+  private markTasksChanged(conversationId: string): void {
+    this.tasksChanged.add(conversationId);
+    if (this.tasksTimer) return;
+    this.tasksTimer = setTimeout(() => {
+      this.tasksTimer = null;
+      const ids = [...this.tasksChanged];
+      this.tasksChanged.clear();
+      for (const id of ids) {
+        if (/^conv_[A-Za-z0-9_-]{1,80}$/.test(id)) this.emit({ event: 'backgroundTasksChanged', payload: { conversationId: id } });
+      }
+    }, TASKS_EVENT_MS);
+    this.tasksTimer.unref();
   }
 
   /** List changes are coalesced: many changes in one tick make one event each. */

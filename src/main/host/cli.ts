@@ -244,13 +244,15 @@ async function runsCommand(args: string[]): Promise<number> {
         const run = store.getRun(approval.run_id)!;
         const provider = providerFromFlags(values, run);
         const options = runOptions(runtime, provider, !!values.json);
-        const outcome = await withInterrupt(options, (opts) =>
-          runtime.decideApproval(
+        const outcome = await withInterrupt(options, async (opts) => {
+          const decided = await runtime.decideApproval(
             id,
             sub === 'approve' ? { approved: true, always: !!values.always } : { approved: false, ...(values.reason ? { reason: values.reason } : {}) },
             opts,
-          ),
-        );
+          );
+          // A resumed run that finished here may have started background tasks: wait for them like `run` does.
+          return decided && decided.status === 'finished' ? awaitBackground(runtime, run.conversation_id, values, opts, decided) : decided;
+        });
         if (!outcome) return EXIT.finished;
         if (outcome.status === 'running') {
           process.stderr.write(`Recorded. Run ${outcome.runId} is live in another Deskhand process and continues there.\n`);

@@ -24,6 +24,7 @@ export function summarize(store: Store, rows: ConversationRow[], running: Readon
       updatedAt: row.updated_at,
       activity: n > 0 ? 'waiting' : running.has(row.id) ? 'running' : 'idle',
       pendingApprovals: n,
+      sandbox: row.sandbox,
     };
   });
 }

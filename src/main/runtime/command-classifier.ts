@@ -678,28 +678,16 @@ class Analysis {
    * Deskhand's own data counts as touched when the command is not read-only.
    */
   noteArgs(args: readonly WordInfo[], readOnly: boolean): void {
-    for (const w of args) {
-      let p = w.value;
-      if (p === null) {
-        const text = w.text.replace(/^(~|\$HOME|\$\{HOME\})(?=\/|$)/, homedir()).replace(/["']/g, '');
-        if (!/^[\w./@%+=:,~-]+$/.test(text) || !text.includes('/')) continue;
-        p = text;
-      }
-      if (p === '' || p.startsWith('-') || p.length > 4096 || p.includes('\n')) continue;
-      const check = this.guard.check(p, readOnly ? 'read' : 'write', { raw: true });
-      if (check.error || !check.sensitive) continue;
-      this.paths.push(check);
-      this.noteSensitive(check, readOnly ? 'reads' : 'writes');
-    }
+    for (const w of args) this.noteSensitivePath(guessPath(w), readOnly ? 'read' : 'write');
   }
 
-  /** A file read by an input redirection: only sensitivity matters (reads are not contained). */
-  readTarget(target: string): void {
-    if (target === '' || /^\/dev\//.test(target)) return;
-    const check = this.guard.check(target, 'read', { raw: true });
-    if (check.error) return;
+  /** Records `p` when the path guard calls it sensitive. */
+  noteSensitivePath(p: string | null, access: 'read' | 'write'): void {
+    if (p === null || p === '' || p.startsWith('-') || p.length > 4096 || p.includes('\n') || /^\/dev\//.test(p)) return;
+    const check = this.guard.check(p, access, { raw: true });
+    if (check.error || !check.sensitive) return;
     this.paths.push(check);
-    this.noteSensitive(check, 'reads');
+    this.noteSensitive(check, access === 'read' ? 'reads' : 'writes');
   }
 
   /** Where a write to `target` lands, judged by the path guard the file tools use: inside the workspace (low-risk) or not. */
@@ -893,10 +881,9 @@ class Walker {
       if (target !== null && /^\/dev\/(tcp|udp)\//.test(target)) {
         this.nonSimple();
         this.flag(r, highRisk(null, `opens a network connection (${target})`, true));
-      } else if (target === null) {
-        this.nonSimple();
       } else {
-        this.a.readTarget(target);
+        if (target === null) this.nonSimple();
+        this.a.noteSensitivePath(word ? guessPath(word) : null, 'read');
       }
       return;
     }
@@ -913,6 +900,7 @@ class Walker {
       return;
     }
     if (target !== null && /^\/dev\/(null|stdout|stderr|fd\/[12])$/.test(target)) return;
+    if (target === null && word) this.a.noteSensitivePath(guessPath(word), 'write');
     this.flag(r, this.a.writeTarget('redirection', target, 'writes output'));
   }
 
@@ -1323,8 +1311,19 @@ class Walker {
     const rest = args.slice(i + 1);
     if (sub === undefined) return readOnly('git', 'prints usage');
     if (rest.includes('--help')) return highRisk('git', '--help opens the manual through man, a pager or a browser');
+    // `git remote` alone, `-v` and `get-url` only print the configured remotes; the other forms talk to them.
+    if (sub === 'remote' && (rest.every((a) => a === '-v' || a === '--verbose') || (rest[0] === 'get-url' && rest.length <= 3))) {
+      return readOnly('git', 'git remote lists the configured remotes');
+    }
     const network = ['fetch', 'pull', 'push', 'clone', 'ls-remote', 'submodule', 'remote', 'send-email', 'request-pull', 'archive', 'svn', 'p4', 'lfs'];
     if (network.includes(sub)) return highRisk('git', `network: git ${sub} talks to remotes`, true);
+    // Read-only history and object queries: safe unless a flag writes a file or runs configured programs.
+    const inspect = (what: string): Verdict => {
+      const long = findLong(scanOptions(rest), ['output', 'ext-diff', 'textconv', 'filters', 'open-files-in-pager']);
+      if (long) return highRisk('git', `${long} writes a file or runs configured programs`);
+      if (rest.some((a) => a.startsWith('-O'))) return highRisk('git', '-O reads an order file; not allowed');
+      return readOnly('git', what);
+    };
     switch (sub) {
       case 'version':
         return readOnly('git', 'prints its version');
@@ -1346,6 +1345,35 @@ class Walker {
         const scan = scanOptions(rest, { short: 'efABCm', optionalShort: 'O', long: ['max-depth', 'threads'] });
         const bad = findShort(scan, 'O') ?? findLong(scan, ['open-files-in-pager', 'ext-grep']);
         return bad ? highRisk('git', `${bad} opens files in a pager, which can run commands`) : readOnly('git', 'git grep is read-only');
+      }
+      case 'cat-file':
+      case 'rev-list':
+      case 'ls-tree':
+      case 'merge-base':
+      case 'name-rev':
+      case 'for-each-ref':
+      case 'show-ref':
+      case 'check-ignore':
+      case 'count-objects':
+      case 'diff-tree':
+      case 'describe':
+      case 'shortlog':
+      case 'whatchanged':
+        return inspect(`git ${sub} is read-only`);
+      case 'reflog':
+        return rest[0] === undefined || rest[0] === 'show' || rest[0].startsWith('-') ? inspect('git reflog lists the reflog') : highRisk('git', `git reflog ${rest[0]} changes the reflog`);
+      case 'stash':
+        return rest[0] === 'list' || rest[0] === 'show' ? inspect(`git stash ${rest[0]} is read-only`) : highRisk('git', 'git stash changes the working tree and the stash');
+      case 'tag': {
+        const listing = rest.some((a) => a === '-l' || a === '--list') || rest.length === 0;
+        const ok = rest.every((a, j) => /^(-l|--list|-n\d*|--sort=.*|--format=.*|--column|--no-column|--color|--points-at|--contains|--no-contains|--merged|--no-merged)$/.test(a) || (listing && !a.startsWith('-')) || /^--(points-at|contains|no-contains|merged|no-merged)$/.test(rest[j - 1] ?? ''));
+        return listing && ok ? readOnly('git', 'git tag lists tags') : highRisk('git', 'git tag creates or deletes tags');
+      }
+      case 'config': {
+        const reads = ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l', 'get', 'list'];
+        const writes = ['--add', '--unset', '--unset-all', '--replace-all', '--edit', '-e', '--rename-section', '--remove-section', 'set', 'unset', 'edit', 'rename-section', 'remove-section'];
+        if (rest.some((a) => reads.includes(a)) && !rest.some((a) => writes.includes(a))) return readOnly('git', 'git config reads configuration');
+        return highRisk('git', 'git config can set any configuration, including programs git runs');
       }
       case 'branch': {
         const listing = ['-a', '-r', '-v', '-vv', '-l', '--list', '--all', '--remotes', '--verbose', '--show-current', '--no-color', '--color', '--merged', '--no-merged', '--contains', '--no-contains', '--points-at', '--no-column', '--column'];
@@ -1370,6 +1398,16 @@ class Walker {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers
+
+/**
+ * The path a word most likely names, for the sensitive-path check only (best effort): its value when it is a plain
+ * literal, else its text with quotes removed and a leading ~, $HOME or ${HOME} expanded, when that is a plain path.
+ */
+function guessPath(w: WordInfo): string | null {
+  if (w.value !== null) return w.value;
+  const text = w.text.replace(/["']/g, '').replace(/^(~|\$HOME|\$\{HOME\})(?=\/|$)/, homedir());
+  return /^[\w./@%+=:,~-]+$/.test(text) && text.includes('/') ? text : null;
+}
 
 function envName(name: string, bare: boolean): Verdict {
   if (SAFE_ENV.test(name)) return { risk: 'read-only', reasons: [], network: false, program: null };

@@ -62,6 +62,7 @@ function isRealValue(value: string): boolean {
   if (/^\[redacted:[^\]]*\]$/.test(v)) return false;
   if (/^(true|false|null|none|nil|undefined|yes|no|on|off|required|optional|string|secret|password|changeme|example|xxx+|\*+|\.+)$/i.test(v)) return false;
   if (/^(\$\{?[A-Za-z_][\w]*\}?|%[A-Za-z_]\w*%|<[^>]*>|\{\{.*\}\}|\$\(.*\))$/.test(v)) return false;
+  if (/^(<|\$\{|\$\(|\{\{|%[A-Za-z_])/.test(v)) return false;
   return true;
 }
 
@@ -86,7 +87,7 @@ const SHAPES: Shape[] = [
   { name: 'huggingface-token', re: /\bhf_[A-Za-z0-9]{30,}\b/g },
   { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/g },
   // scheme://user:password@host → the password.
-  { name: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>]+:([^\s@/?#"'<>]+)@/gi, group: 1, accept: (s) => !/^\[redacted:/.test(s) && !/^\$\{?\w+\}?$/.test(s) },
+  { name: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>]*:([^\s@/?#"'<>]+)@/gi, group: 1, accept: (s) => !/^\[redacted:/.test(s) && !/^\$\{?\w+\}?$/.test(s) },
   // Authorization headers.
   { name: 'authorization', re: /\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{8,})/gi, group: 1 },
   // ?access_token=…&
@@ -103,7 +104,8 @@ const SHAPES: Shape[] = [
     name: (m) => m[1]!,
     re: /^[ \t]*(?:- )?["']?([A-Za-z_][\w.-]*)["']?[ \t]*[:=][ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s#'"{[(&*!|>][^\s#]*)[ \t]*(?:#.*)?$/gm,
     group: 2,
-    accept: (s, m) => isSecretName(m[1]!) && isRealValue(unquote(s)) && !/[()]/.test(s),
+    // An unquoted value with brackets, parentheses or quotes is code (`request.form["password"]`), not a secret.
+    accept: (s, m) => isSecretName(m[1]!) && isRealValue(unquote(s)) && (/^["']/.test(s) || !/[()[\]{}"'<>]/.test(s)),
   },
   // JSON: "name": "value".
   {

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { useApprovals } from '../state/approvals';
 import { useUi } from '../state/ui';
 import { ApprovalsPanel } from './ApprovalsPanel';
+import { BackgroundTasksPanel } from './BackgroundTasksPanel';
 import { ConversationView } from './ConversationView';
 import { Dialogs } from './Dialogs';
 import { SettingsPage } from './SettingsPage';
@@ -28,7 +29,12 @@ export function App() {
       <TopBar />
       <Sidebar />
       {view === 'settings' ? <SettingsPage /> : <ConversationView />}
-      {panelOpen && <ApprovalsPanel />}
+      {panelOpen && (
+        <div className="panel-stack">
+          <ApprovalsPanel />
+          <BackgroundTasksPanel />
+        </div>
+      )}
       <Dialogs />
       <Notices />
     </div>

@@ -1,6 +1,7 @@
 /** The center: header (title, folder, policy, model), the messages, the approvals of this conversation, the composer. */
 import { useEffect } from 'react';
 import { POLICIES, type Policy } from '../../shared/tools';
+import { SANDBOX_MODES, type SandboxMode } from '../../shared/sandbox';
 import { api, errorText } from '../api/client';
 import { useApprovals } from '../state/approvals';
 import { useConversations } from '../state/conversations';
@@ -10,6 +11,12 @@ import { useUi } from '../state/ui';
 import { ApprovalCard } from './ApprovalCard';
 import { Composer } from './Composer';
 import { MessageList } from './MessageList';
+
+const SANDBOX_LABEL: Record<SandboxMode, string> = {
+  'workspace-write': 'Workspace',
+  'read-only': 'Read-only',
+  off: 'Off (asks)',
+};
 
 const POLICY_LABEL: Record<Policy, string> = {
   none: 'Ask for everything',
@@ -42,6 +49,14 @@ export function ConversationView() {
     }
   }
 
+  async function setSandbox(sandbox: SandboxMode) {
+    try {
+      await api().setSandbox({ conversationId: selectedId!, sandbox });
+    } catch (err) {
+      useUi.getState().notify(errorText(err));
+    }
+  }
+
   const problem = providerProblem(settings);
   return (
     <main className="conversation" aria-label={`Conversation ${conversation.title}`}>
@@ -66,6 +81,7 @@ export function ConversationView() {
           <span id="policy-help" className="sr-only">
             Which tool calls run without asking. Applies from the next message.
           </span>
+          <SandboxSelect value={conversation.sandbox} onChange={(v) => void setSandbox(v)} />
           <span className="model" title="Provider and model for new messages">
             {activeModelLabel(settings)}
           </span>
@@ -107,6 +123,34 @@ export function ConversationView() {
       )}
       <Composer />
     </main>
+  );
+}
+
+function SandboxSelect({ value, onChange }: { value: SandboxMode; onChange: (v: SandboxMode) => void }) {
+  const host = useUi((s) => s.host);
+  const missing = host && !host.sandbox.available;
+  return (
+    <>
+      <label className="policy">
+        <span>Sandbox</span>
+        <select value={value} onChange={(e) => onChange(e.target.value as SandboxMode)} aria-describedby="sandbox-help">
+          {SANDBOX_MODES.map((m) => (
+            <option key={m} value={m}>
+              {SANDBOX_LABEL[m]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span id="sandbox-help" className="sr-only">
+        Where commands run: in the OS sandbox (the workspace writable or read-only, the rest of the disk read-only, secrets hidden, no network) or
+        without it, asking before every command.
+      </span>
+      {missing && value !== 'off' && (
+        <span className="run-chip sandbox-missing" role="status" title={host.sandbox.detail}>
+          No OS sandbox here
+        </span>
+      )}
+    </>
   );
 }
 

@@ -8,6 +8,7 @@ import { useApprovals } from './approvals';
 import { useConversations } from './conversations';
 import { useMessages } from './messages';
 import { useSettings } from './settings';
+import { useTasks } from './tasks';
 import { useUi } from './ui';
 
 let queue: RunEvent[] = [];
@@ -37,7 +38,7 @@ export async function refreshAll(): Promise<void> {
     useApprovals.getState().set(approvals.approvals);
     useSettings.getState().set(settings);
     const selected = useConversations.getState().selectedId;
-    if (selected) await useMessages.getState().reload();
+    if (selected) await Promise.all([useMessages.getState().reload(), useTasks.getState().load(selected)]);
   } catch (err) {
     useUi.getState().notify(`Could not load from Deskhand: ${errorText(err)}`);
   }
@@ -54,6 +55,9 @@ export function startSync(): () => void {
     a.on('approvalsChanged', ({ approvals }) => useApprovals.getState().set(approvals)),
     a.on('openApproval', ({ approvalId, conversationId }) => openApproval(conversationId, approvalId)),
     a.on('newConversation', () => useUi.getState().openDialog({ kind: 'new' })),
+    a.on('backgroundTasksChanged', ({ conversationId }) => {
+      if (conversationId === useTasks.getState().conversationId) void useTasks.getState().load(conversationId);
+    }),
   ];
   let first = true;
   offs.push(

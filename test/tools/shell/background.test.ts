@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BackgroundTasks } from '../../../src/main/services/tasks/background-tasks';
@@ -201,6 +202,29 @@ describe('background commands', () => {
     expect(sleeping(m)).toHaveLength(1);
     expect(row(id).status).toBe('cancelled');
     expect(row(other).status).toBe('running');
+  });
+});
+
+describe('housekeeping', () => {
+  it('deleting a conversation first ends its tasks', async () => {
+    const m = marker();
+    await exec({ command: `sleep ${m}`, run_in_background: true });
+    await until(() => sleeping(m).length === 1, 'the sleep');
+    await f.tasks.cancelForConversation(f.conversationId);
+    expect(sleeping(m)).toEqual([]);
+  });
+
+  it('whole outputs are deleted a week after their task ended; the rows stay', async () => {
+    const ctx = f.ctx();
+    const id = idFrom((await exec({ command: 'echo kept', run_in_background: true }, ctx)).output);
+    await waitTasks.execute({ ids: [id], timeout_seconds: 10 }, ctx);
+    const path = f.tasks.rows.getTask(id)!.output_path!;
+    expect(existsSync(path)).toBe(true);
+    expect(f.tasks.pruneLogs()).toBe(0);
+    f.store.db.prepare('UPDATE background_tasks SET finished_at = ? WHERE id = ?').run(Date.now() - 8 * 24 * 3600_000, id);
+    expect(f.tasks.pruneLogs()).toBeGreaterThan(0);
+    expect(existsSync(path)).toBe(false);
+    expect(f.tasks.rows.getTask(id)).toMatchObject({ status: 'finished', output_path: null });
   });
 });
 

@@ -3,14 +3,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isDroppedEnvName, childEnv } from '../../../src/main/services/processes/child-env';
-import {
-  executeCommand,
-  HeadTailBuffer,
-  MAX_TIMEOUT_MS,
-  OUTPUT_CAP_BYTES,
-  processGroupAlive,
-  visibleCommand,
-} from '../../../src/main/tools/shell/execute-command';
+import { executeCommand, MAX_TIMEOUT_MS, visibleCommand } from '../../../src/main/tools/shell/execute-command';
+import { OUTPUT_CAP_BYTES } from '../../../src/main/services/processes/command-process';
+import { HeadTailBuffer } from '../../../src/main/services/processes/output-buffer';
+import { processGroupAlive } from '../../../src/main/services/processes/proc-info';
 import { shellTools } from '../../../src/main/tools/shell';
 import { makeContext, tempDir, type TestContext } from '../../support/tool-context';
 import { processesWith, until } from '../../support/tasks';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { childEnv } from './child-env';
 import { HeadTailBuffer } from './output-buffer';
-import { TAG_ENV, groupMembers, isSameProcess, processGroupAlive, signalGroup, signalProcess, taggedProcesses } from './proc-info';
+import { TAG_ENV, anyLeftover, groupMembers, isSameProcess, processGroupAlive, processStartTime, signalGroup, signalProcess, taggedProcesses } from './proc-info';
 import type { TaskLog } from './task-log';
 import type { SandboxPlan } from '../sandbox/sandbox';
 
@@ -89,6 +89,8 @@ export class CommandProcess {
   /** The process group id (the shell's, or the sandbox's, pid); undefined when spawning failed. */
   readonly pgid: number | undefined;
   readonly startedAt = Date.now();
+  /** The leader's start time (processStartTime), read right after the spawn; null when it was already gone. */
+  readonly startTime: string | null;
   stopReason: StopReason | null = null;
   private stopping: Promise<StopHow> | null = null;
   private readonly child: ChildProcess;
@@ -109,6 +111,7 @@ export class CommandProcess {
       windowsHide: true,
     });
     this.pgid = this.child.pid;
+    this.startTime = this.pgid === undefined ? null : processStartTime(this.pgid);
 
     let collecting = true;
     const ended = { stdout: false, stderr: false };
@@ -186,7 +189,7 @@ export class CommandProcess {
   /** After the shell exited: processes it left running (`cmd &`, daemons that called setsid). */
   leftovers(): boolean {
     if (this.pgid === undefined) return false;
-    return processGroupAlive(this.pgid) || taggedProcesses(this.tag).length > 0;
+    return anyLeftover(this.pgid, this.tag, this.startTime);
   }
 }
 

@@ -143,6 +143,30 @@ export function taggedProcesses(tag: string): number[] {
   return found;
 }
 
+/**
+ * After a command's shell exited: is anything it started still running? One pass over the process table: members
+ * of its group, and processes carrying its tag among those started since the command (their environments are the
+ * only ones read, so this stays cheap on a busy machine). `since` is the command's start time (processStartTime).
+ */
+export function anyLeftover(pgid: number, tag: string, since: string | null): boolean {
+  const all = liveProcesses();
+  if (!all) return processGroupAlive(pgid);
+  const sinceTicks = since ? Number(since.split(':')[1] ?? 0) : 0;
+  const needle = Buffer.from(`${TAG_ENV}=${tag}\0`);
+  for (const p of all) {
+    if (p.pid === process.pid) continue;
+    if (p.pgid === pgid) return true;
+    if (Number(p.startTicks) < sinceTicks) continue;
+    try {
+      const env = readFileSync(`/proc/${p.pid}/environ`);
+      if (env.indexOf(needle) === 0 || env.indexOf(Buffer.concat([Buffer.from([0]), needle])) >= 0) return true;
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return false;
+}
+
 export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);

@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeskhandError } from '../../../shared/errors';
 import type { Store } from '../store/store';
-import { CommandProcess, killNow, stopRecordedGroup, type CommandExit, type StopReason } from '../processes/command-process';
+import { CommandProcess, killNow, stopRecordedGroup, type CommandExit } from '../processes/command-process';
 import { isSameProcess, processStartTime, selfIdentity, type ProcIdentity } from '../processes/proc-info';
 import { LOG_CAP_BYTES, TaskLog, readLogPage, type LogPage, type OutputRedactor } from '../processes/task-log';
 import type { SandboxPlan, SandboxRequest } from '../sandbox/sandbox';
@@ -104,6 +104,8 @@ const CHECK_TIMEOUT_MS = 60_000;
 /** Live output of one background task forwarded to listeners (the UI tail); the rest is on disk. */
 const LIVE_CAP_BYTES = 256 * 1024;
 const TERMINAL = new Set<string>(TERMINAL_STATUSES);
+/** Whole outputs are kept this long after a task ends, then deleted (the task's row and summary stay). */
+const LOG_RETENTION_MS = 7 * 24 * 3600_000;
 
 /** Last resort if a host exits without shutdown(): nothing a command started may outlive Deskhand. */
 const OPEN = new Set<WeakRef<BackgroundTasks>>();
@@ -177,7 +179,8 @@ export class BackgroundTasks {
     this.assertOpen();
     const id = newTaskId('cmd');
     const log = new TaskLog(join(this.dataDir, 'tasks', `${id}.log`), this.logCap, this.redactor);
-    let task: CommandTask | undefined;
+    // The process starts before its CommandTask exists; the output handler finds the task through this.
+    const ref: { task?: CommandTask } = {};
     let live = 0;
     const proc = new CommandProcess({
       command: input.command,
@@ -186,7 +189,7 @@ export class BackgroundTasks {
       log,
       onOutput: (stream, chunk) => {
         input.onOutput?.(stream, chunk);
-        if (task?.background && live < LIVE_CAP_BYTES && this.listeners.size > 0) {
+        if (ref.task?.background && live < LIVE_CAP_BYTES && this.listeners.size > 0) {
           live += chunk.length;
           this.emit({ type: 'task.output', taskId: id, conversationId: input.conversationId, stream, chunk: this.redactor ? this.redactor.redact(chunk.toString('utf8')) : chunk.toString('utf8') });
         }
@@ -201,7 +204,7 @@ export class BackgroundTasks {
         run_id: input.runId,
         call_id: input.callId,
         kind: 'command',
-        title: input.title,
+        title: this.redactor ? this.redactor.redact(input.title) : input.title,
         spec: JSON.stringify(spec),
         background: input.background ? 1 : 0,
         notify: input.background ? 1 : 0,
@@ -218,13 +221,14 @@ export class BackgroundTasks {
       clearTimeout(timer);
       return this.settleCommand(id, proc, log, exit, input.plan);
     });
-    task = new CommandTask(id, proc, log, finished, input.background, () => {
+    const task = new CommandTask(id, proc, log, finished, input.background, () => {
       const row = this.rows.getTask(id);
       if (!row || row.status !== 'running' || proc.done) return false;
       this.rows.updateTask(id, { background: 1, notify: 1 });
       this.changed(id);
       return true;
     });
+    ref.task = task;
     this.commands.set(id, task);
     if (input.background) this.changed(id);
     return task;
@@ -234,7 +238,7 @@ export class BackgroundTasks {
     if (proc.pgid === undefined) return;
     this.rows.insertGroup({
       pgid: proc.pgid,
-      start_time: processStartTime(proc.pgid) ?? 'exited',
+      start_time: proc.startTime ?? 'exited',
       tag: proc.tag,
       task_id: taskId,
       owner_pid: owner.pid,
@@ -301,12 +305,9 @@ export class BackgroundTasks {
     this.lingering.set(tag, entry);
   }
 
-  /** Deletes the disk log of a command whose whole output was returned inline (nothing left to page). */
-  discardLog(id: string): void {
-    const row = this.rows.getTask(id);
-    if (!row?.output_path || row.background) return;
-    rmSync(row.output_path, { force: true });
-    this.rows.updateTask(id, { output_path: null });
+  /** Deletes the disk log of a foreground command whose whole output was returned inline (nothing left to page). */
+  discardLog(task: CommandTask): void {
+    if (!task.background) rmSync(task.log.path, { force: true });
   }
 
   // ── wait_for ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -598,6 +599,12 @@ export class BackgroundTasks {
     this.changed(task.id);
   }
 
+  /** Ends every background task of a conversation (before it is deleted). */
+  async cancelForConversation(conversationId: string, reason = 'its conversation was deleted'): Promise<void> {
+    const tasks = this.rows.listTasks(conversationId, { activeOnly: true, limit: 1000 });
+    await Promise.all(tasks.map((t) => this.cancelOne(t, null, reason).catch(() => undefined)));
+  }
+
   /** Ends every background task a run started (the person stopped the run). */
   async cancelForRun(runId: string, reason = 'stopped with its run'): Promise<void> {
     const tasks = this.rows.tasksForRun(runId);
@@ -622,7 +629,6 @@ export class BackgroundTasks {
     if (targets.length === 0 || snapshot().some((t) => TERMINAL.has(t.status))) return settle(false);
     const deadline = Date.now() + timeoutMs;
     await new Promise<void>((resolve) => {
-      let poll: NodeJS.Timeout | undefined;
       const finish = () => {
         clearTimeout(timer);
         clearInterval(poll);
@@ -638,8 +644,9 @@ export class BackgroundTasks {
       const off = this.onEvent((e) => {
         if (e.type === 'task.changed' && targets.includes(e.task.id) && TERMINAL.has(e.task.status)) finish();
       });
-      poll = setInterval(check, 500);
+      const poll = setInterval(check, 500);
       signal?.addEventListener('abort', finish, { once: true });
+      if (signal?.aborted) finish();
     });
     if (signal?.aborted) throw new DeskhandError('aborted', 'The wait was stopped.');
     return settle(Date.now() >= deadline);
@@ -680,11 +687,39 @@ export class BackgroundTasks {
       if (this.rows.finishTask(task.id, 'interrupted', { summary: 'Deskhand stopped while this was running', notified_at: Date.now() })) interrupted.push(task.id);
     }
     const revived = this.reviveBatches();
+    this.pruneLogs();
     // SIGTERM goes out before the first await; a group's row goes only once the group is gone, so a process that
     // exits before the SIGKILL leaves it for the next start.
     const orphans = this.rows.groups().filter((g) => !isSameProcess(g.owner_pid, g.owner_start));
     await Promise.all(orphans.map((g) => stopRecordedGroup(g).then(() => this.rows.deleteGroup(g.tag))));
     return { ended: orphans.length, interrupted, revived };
+  }
+
+  /** Output logs of tasks that ended more than `maxAgeMs` ago are deleted (the rows stay), so the data dir stays bounded. */
+  pruneLogs(maxAgeMs = LOG_RETENTION_MS): number {
+    const cutoff = Date.now() - maxAgeMs;
+    const old = this.rows.store.db
+      .prepare(
+        `SELECT id, output_path FROM background_tasks t WHERE finished_at IS NOT NULL AND finished_at < ?
+         AND (output_path IS NOT NULL OR EXISTS (SELECT 1 FROM background_jobs j WHERE j.task_id = t.id AND j.output_path IS NOT NULL))`,
+      )
+      .all(cutoff) as { id: string; output_path: string | null }[];
+    let removed = 0;
+    for (const t of old) {
+      const paths = [t.output_path, join(this.dataDir, 'tasks', `${t.id}.worker.log`), ...this.rows.jobs(t.id).map((j) => j.output_path)];
+      for (const p of paths) {
+        if (!p) continue;
+        try {
+          rmSync(p, { force: true });
+          removed++;
+        } catch {
+          // keep going
+        }
+      }
+      this.rows.updateTask(t.id, { output_path: null });
+      this.rows.store.db.prepare('UPDATE background_jobs SET output_path = NULL WHERE task_id = ?').run(t.id);
+    }
+    return removed;
   }
 
   /** On quit: ends every command and check this process runs (SIGTERM, SIGKILL after 3 s) and records it. */
@@ -732,13 +767,6 @@ export class BackgroundTasks {
     for (const task of this.commands.values()) killNow(task.process.pgid, task.process.tag);
     for (const check of this.checks) killNow(check.pgid, check.tag);
     for (const l of this.lingering.values()) killNow(l.pgid, l.tag);
-  }
-
-  /** Tasks of this process still running (for hosts that wait for them, e.g. the CLI). */
-  hasLive(conversationId?: string): boolean {
-    const mine = (t: TaskRow | undefined) => !!t && t.status === 'running' && t.background === 1 && (!conversationId || t.conversation_id === conversationId);
-    for (const id of [...this.commands.keys(), ...this.waits.keys()]) if (mine(this.rows.getTask(id))) return true;
-    return false;
   }
 
   private assertOpen(): void {

@@ -4,7 +4,7 @@
  * this one died) ends what this one left running and carries on from there.
  */
 import { CommandProcess, stopRecordedGroup } from '../processes/command-process';
-import { isSameProcess, processStartTime, selfIdentity } from '../processes/proc-info';
+import { isSameProcess, selfIdentity } from '../processes/proc-info';
 import { TaskLog, readLogPage } from '../processes/task-log';
 import { planSandbox } from '../sandbox/sandbox';
 import { Store } from '../store/store';
@@ -73,7 +73,7 @@ export async function runBatch(opts: WorkerOptions): Promise<string> {
     const plan = planSandbox({ ...spec.sandbox, cwd: job.cwd });
     const proc = new CommandProcess({ command: job.command, cwd: job.cwd, sandbox: plan, log });
     if (proc.pgid !== undefined) {
-      rows.insertGroup({ pgid: proc.pgid, start_time: processStartTime(proc.pgid) ?? 'exited', tag: proc.tag, task_id: `${opts.batchId}.${job.idx}`, owner_pid: me.pid, owner_start: me.start });
+      rows.insertGroup({ pgid: proc.pgid, start_time: proc.startTime ?? 'exited', tag: proc.tag, task_id: `${opts.batchId}.${job.idx}`, owner_pid: me.pid, owner_start: me.start });
     }
     const timer = setTimeout(() => void proc.stop('timeout'), job.timeout_ms);
     const done = proc.exited.then(async (exit) => {

@@ -9,18 +9,14 @@ import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { classifyCommand } from '../../runtime/command-classifier';
-import { defineTool, type ToolContext } from '../../runtime/tool';
+import { defineTool, type Classification, type ClassifyContext, type ToolContext } from '../../runtime/tool';
 import { CommandProcess, KILL_GRACE_MS, OUTPUT_CAP_BYTES, type CommandExit } from '../../services/processes/command-process';
 import type { HeadTailBuffer } from '../../services/processes/output-buffer';
 import { sandboxBlockHint, type SandboxPlan } from '../../services/sandbox/sandbox';
 import type { CommandTask } from '../../services/tasks/background-tasks';
 import { formatDuration } from '../../services/tasks/task-text';
 import { resolvePath } from '../files/paths';
-import { commandPlan, sandboxClassification, sandboxLine } from './sandbox-policy';
-
-export { OUTPUT_CAP_BYTES } from '../../services/processes/command-process';
-export { HeadTailBuffer } from '../../services/processes/output-buffer';
-export { processGroupAlive } from '../../services/processes/proc-info';
+import { commandPlan, sandboxClassification, sandboxLine, type SandboxAsk } from './sandbox-policy';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 900_000;
@@ -132,6 +128,17 @@ function format(proc: CommandProcess, exit: CommandExit, how: 'terminated' | 'ki
   return lines.join('\n');
 }
 
+/** The classification of one command call (execute_command, wait_for): the command where it runs, and the sandbox. */
+export function classifyCommandCall(args: { command: string; cwd?: string | undefined } & SandboxAsk, ctx: ClassifyContext): Classification {
+  let cwd = ctx.cwd;
+  try {
+    cwd = resolveCommandCwd(args.cwd, ctx.cwd);
+  } catch {
+    return { risk: 'high-risk', reasons: ['the cwd argument could not be resolved'], rulePattern: null };
+  }
+  return sandboxClassification(classifyCommand(args.command, { ...ctx, cwd }), args, ctx);
+}
+
 type Ending = 'exit' | 'timeout' | 'abort';
 
 /** Waits for the first of: the command ends, the timeout passes, the run is stopped. */
@@ -184,7 +191,7 @@ async function runForeground(args: Args, ctx: ToolContext, cwd: string, plan: Sa
     await task.finished;
     if (proc.stdout.omitted === 0 && proc.stderr.omitted === 0) {
       try {
-        ctx.tasks?.discardLog(task.id);
+        ctx.tasks?.discardLog(task);
       } catch {
         // Keeping a log by mistake costs a little disk; never a failed command.
       }
@@ -209,15 +216,7 @@ export const executeCommand = defineTool({
     'sandbox: use run_in_background for servers. Prefer read_file/grep/find/ls for reading files.',
   params,
   risk: 'unknown',
-  classify(args, ctx) {
-    let cwd = ctx.cwd;
-    try {
-      cwd = resolveCommandCwd(args.cwd, ctx.cwd);
-    } catch {
-      return { risk: 'high-risk', reasons: ['the cwd argument could not be resolved'], rulePattern: null };
-    }
-    return sandboxClassification(classifyCommand(args.command, { ...ctx, cwd }), args, ctx);
-  },
+  classify: classifyCommandCall,
   disclosure: 'private',
   egress: false,
   // [redacted:NAME] placeholders of held secrets become their values (shell-quoted) just before the command runs.

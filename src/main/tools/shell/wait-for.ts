@@ -5,11 +5,10 @@
  */
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
-import { classifyCommand } from '../../runtime/command-classifier';
 import { defineTool } from '../../runtime/tool';
 import { formatDuration } from '../../services/tasks/task-text';
-import { checkCwd, resolveCommandCwd, visibleCommand } from './execute-command';
-import { commandPlan, sandboxClassification, sandboxLine } from './sandbox-policy';
+import { checkCwd, classifyCommandCall, resolveCommandCwd, visibleCommand } from './execute-command';
+import { commandPlan, sandboxLine } from './sandbox-policy';
 
 export const MIN_INTERVAL_MS = 250;
 export const MAX_WAIT_MS = 900_000;
@@ -50,15 +49,7 @@ export const waitFor = defineTool({
     'the OS sandbox like execute_command (network off unless network: true). cancel_wait_for stops a wait.',
   params,
   risk: 'unknown',
-  classify(args, ctx) {
-    let cwd = ctx.cwd;
-    try {
-      cwd = resolveCommandCwd(args.cwd, ctx.cwd);
-    } catch {
-      return { risk: 'high-risk', reasons: ['the cwd argument could not be resolved'], rulePattern: null };
-    }
-    return sandboxClassification(classifyCommand(args.command, { ...ctx, cwd }), args, ctx);
-  },
+  classify: classifyCommandCall,
   disclosure: 'private',
   egress: false,
   timeoutMs: CHECK_TIMEOUT_MS + 10_000,
