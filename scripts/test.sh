@@ -34,16 +34,16 @@ if [ -z "${DISPLAY:-}" ]; then
 fi
 
 export CHROMIUM_PATH=${CHROMIUM_PATH:-/usr/bin/chromium}
-mkdir -p test-results
+mkdir -p .test-results
 
 npm run build
 npm run typecheck
 npm run lint
 
 status=0
-npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || status=$?
+npx vitest run --reporter=default --reporter=json --outputFile.json=.test-results/vitest.json || status=$?
 if [ -f playwright.config.ts ]; then
-  PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json || status=$?
+  PLAYWRIGHT_JSON_OUTPUT_NAME=.test-results/playwright.json npx playwright test --reporter=list,json || status=$?
 fi
 node scripts/test-summary.mjs || true
 exit $status
