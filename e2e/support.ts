@@ -66,10 +66,23 @@ export interface RecordedRequestLine {
   body: { messages?: { role: string; content?: unknown }[] };
 }
 
+export interface StartOptions {
+  /** Start `deskhand web` with provider flags pointing at the model server (default), or bare, as a new user would. */
+  providerFlags?: boolean;
+  /** Extra environment for the app (set or, with null, removed). */
+  env?: Record<string, string | null>;
+}
+
+/** Nothing listens here (port 9 is refused by fetch): local model server detection finds nothing unless a test says. */
+const NO_SERVER = 'http://127.0.0.1:9';
+
 export class Deskhand {
   readonly dataDir: string;
   readonly work: string;
+  /** The keyring service the app's vault uses in this test (saved secrets never touch a real "Deskhand" entry). */
+  readonly keyringService = `Deskhand-e2e-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   private readonly root: string;
+  private startOptions: StartOptions = {};
   private model: ChildProcess | null = null;
   private web: ChildProcess | null = null;
   private electronApp: ElectronApplication | null = null;
@@ -87,6 +100,11 @@ export class Deskhand {
     mkdirSync(this.work);
   }
 
+  /** The browser page before start() opens it (web only), to attach listeners that must see everything. */
+  pageForListeners(): Page | null {
+    return this.browserPage;
+  }
+
   get requestsFile(): string {
     return join(this.root, 'requests.jsonl');
   }
@@ -100,31 +118,50 @@ export class Deskhand {
       .map((l) => JSON.parse(l) as RecordedRequestLine);
   }
 
-  async startModel(script: ScriptedReply[]): Promise<void> {
+  /** `models`: the server also lists these at GET /v1/models, standing in for a local model server. */
+  async startModel(script: ScriptedReply[], opts: { models?: string[] } = {}): Promise<void> {
     const file = join(this.root, 'script.json');
     writeFileSync(file, JSON.stringify(script));
-    this.model = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/model-server-main.ts'), '--script', file, '--requests', this.requestsFile], {
+    const models = opts.models ? ['--models', opts.models.join(',')] : [];
+    this.model = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/model-server-main.ts'), '--script', file, '--requests', this.requestsFile, ...models], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.modelUrl = (await firstJsonLine(this.model, 'the model server')).url;
   }
 
-  /** Starts (or starts again) Deskhand over the same data dir and opens its window. */
-  async start(): Promise<Page> {
+  private appEnv(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DESKHAND_RETRY_BASE_MS: '50',
+      DESKHAND_KEYRING_SERVICE: this.keyringService,
+      DESKHAND_OLLAMA_URL: NO_SERVER,
+      DESKHAND_LMSTUDIO_URL: NO_SERVER,
+    };
+    for (const [k, v] of Object.entries(this.startOptions.env ?? {})) {
+      if (v === null) delete env[k];
+      else env[k] = v;
+    }
+    return env;
+  }
+
+  /** Starts (or starts again, with the same options) Deskhand over the same data dir and opens its window. */
+  async start(opts?: StartOptions): Promise<Page> {
+    if (opts) this.startOptions = opts;
     if (this.kind === 'web') {
-      this.web = spawn(
-        process.execPath,
-        [join(ROOT, 'bin/deskhand.js'), 'web', '--json', '--data-dir', this.dataDir, '--provider', 'openai-compatible', '--base-url', `${this.modelUrl}/v1`, '--model', 'scripted'],
-        { cwd: this.work, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DESKHAND_RETRY_BASE_MS: '50' } },
-      );
+      const flags = this.startOptions.providerFlags === false ? [] : ['--provider', 'openai-compatible', '--base-url', `${this.modelUrl}/v1`, '--model', 'scripted'];
+      this.web = spawn(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'web', '--json', '--data-dir', this.dataDir, ...flags], {
+        cwd: this.work,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: this.appEnv(),
+      });
       this.url = (await firstJsonLine(this.web, 'deskhand web')).url;
       this.page = this.browserPage!;
       await this.page.goto(this.url);
     } else {
-      // The desktop app takes its provider from settings, as a person would set it.
+      // The desktop app takes its provider from settings, as a person would set it (none on a first run).
       mkdirSync(this.dataDir, { recursive: true });
-      writeFileSync(
+      if (this.startOptions.providerFlags !== false) writeFileSync(
         join(this.dataDir, 'settings.json'),
         JSON.stringify({
           activeProvider: 'openai-compatible',
@@ -140,12 +177,17 @@ export class Deskhand {
         executablePath: electronBinary().path!,
         args: [join(ROOT, 'out/main/index.js')],
         cwd: this.work,
-        env: { ...process.env, DESKHAND_HOME: this.dataDir } as Record<string, string>,
+        env: { ...this.appEnv(), DESKHAND_HOME: this.dataDir } as Record<string, string>,
       });
       this.page = await this.electronApp.firstWindow();
     }
     await this.page.getByRole('button', { name: 'New conversation' }).first().waitFor();
     return this.page;
+  }
+
+  /** The conversation's entry in the sidebar (its accessible name says "running" or "waiting for approval"). */
+  sidebarEntry(name: string | RegExp): Locator {
+    return this.page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name, exact: typeof name === 'string' });
   }
 
   async stopApp(): Promise<void> {

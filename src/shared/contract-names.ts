@@ -13,19 +13,24 @@ export const METHOD_NAMES = [
   'getToolOutput',
   'sendMessage',
   'stopRun',
+  'stopParkedRun',
   'listPendingApprovals',
   'decideApproval',
+  'provideSecret',
+  'getTodos',
   'getSettings',
   'saveSettings',
   'setApiKey',
   'clearApiKey',
+  'detectLocalModels',
+  'testProvider',
   'pickFolder',
   'setSandbox',
   'listBackgroundTasks',
   'cancelBackgroundTask',
 ] as const;
 
-export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged'] as const;
+export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged'] as const;
 
 /** The one IPC channel each way; the method or event name travels inside and is checked against the lists above. */
 export const IPC_CALL_CHANNEL = 'deskhand:call';

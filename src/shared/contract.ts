@@ -104,6 +104,28 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     at: z.number(),
   }),
   z.strictObject({ kind: z.literal('error'), id: z.string(), runId: z.string().nullable(), text: z.string(), severity: z.enum(['error', 'notice']), at: z.number() }),
+  /**
+   * A turn nobody typed: Deskhand continued the conversation because background work it started ended (a command, a
+   * job batch, a wait_for). Stored as a user-role message for the model; shown as what it is, never as "You".
+   */
+  z.strictObject({
+    kind: z.literal('wake'),
+    id: z.string(),
+    runId: z.string().nullable(),
+    tasks: z.array(
+      z.strictObject({
+        id: z.string(),
+        kind: z.enum(['command', 'job_batch', 'wait_for']),
+        /** In plain words: "Background task finished", "Wait timed out"… */
+        headline: z.string(),
+        title: z.string(),
+        /** What the model was given about it (outside the untrusted-content markup). */
+        output: z.string(),
+        notice: z.string().nullable(),
+      }),
+    ),
+    at: z.number(),
+  }),
 ]);
 export type MessageItem = z.infer<typeof messageItemSchema>;
 export type ToolItem = Extract<MessageItem, { kind: 'tool' }>;
@@ -126,9 +148,32 @@ export const pendingApprovalSchema = z.strictObject({
   alwaysPattern: z.string().nullable(),
   /** running: the run waits in this host; parked: nobody was there to answer, approving resumes it. */
   runStatus: z.enum(['running', 'parked', 'other']),
+  /** 'secret': the person types a value (provideSecret) or denies; a plain approve is not an answer. */
+  kind: z.enum(['approval', 'secret']),
+  /** The saved secret this call asks for (ask_user_secret) or would use (use_saved_secret); never a value. */
+  secret: z.strictObject({ name: z.string(), description: z.string(), prompt: z.string().nullable() }).nullable(),
   createdAt: z.number(),
 });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
+
+/** One item of the conversation's todo list (manage_todos). */
+export const todoSchema = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  status: z.enum(['pending', 'in_progress', 'done']),
+  priority: z.enum(['low', 'medium', 'high']).nullable(),
+});
+export type TodoView = z.infer<typeof todoSchema>;
+
+/** A local model server main found running (Ollama, LM Studio), offered first on the first-run panel. */
+export const localModelServerSchema = z.strictObject({
+  kind: z.enum(['ollama', 'lmstudio']),
+  label: z.string(),
+  /** The OpenAI-compatible base URL to save (…/v1). */
+  baseURL: z.string(),
+  models: z.array(z.string()),
+});
+export type LocalModelServer = z.infer<typeof localModelServerSchema>;
 
 const baseURLSchema = z
   .string()
@@ -170,6 +215,8 @@ export const settingsViewSchema = z.strictObject({
   keyring: z.strictObject({ available: z.boolean(), message: z.string().nullable() }),
   /** Provider flags the host was started with; they win over the saved settings until it restarts without them. */
   override: z.strictObject({ provider: providerNameSchema, model: z.string(), baseURL: z.string().nullable() }).nullable(),
+  /** Nothing is set up yet (no saved settings, no key, no provider flags): the UI shows the first-run panel. */
+  firstRun: z.boolean(),
 });
 export type SettingsView = z.infer<typeof settingsViewSchema>;
 
@@ -295,6 +342,11 @@ export const contract = {
       result: z.strictObject({ runId: z.string() }),
     },
     stopRun: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ stopped: z.boolean() }) },
+    /** Stops a run that is parked (waiting for approvals nobody answered): its approvals expire, open calls are not run. */
+    stopParkedRun: {
+      params: z.strictObject({ conversationId: conversationIdSchema, runId: runIdSchema }),
+      result: z.strictObject({ stopped: z.boolean() }),
+    },
     listPendingApprovals: { params: none, result: z.strictObject({ approvals: z.array(pendingApprovalSchema) }) },
     decideApproval: {
       params: z.strictObject({
@@ -304,10 +356,34 @@ export const contract = {
       }),
       result: z.strictObject({ decision: z.enum(['approved', 'denied']), resumed: z.boolean() }),
     },
+    /**
+     * Answers a request for a secret (ask_user_secret) with the value the person typed. It goes to the OS keyring; it
+     * is never sent back to any UI, in any event or projection.
+     */
+    provideSecret: {
+      params: z.strictObject({ approvalId: approvalIdSchema, value: z.string().min(1, 'The secret is empty.').max(10_000) }),
+      result: z.strictObject({ resumed: z.boolean() }),
+    },
+    getTodos: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ todos: z.array(todoSchema) }) },
     getSettings: { params: none, result: settingsViewSchema },
     saveSettings: { params: settingsSchema, result: settingsViewSchema },
     setApiKey: { params: z.strictObject({ provider: providerNameSchema, key: z.string().trim().min(1).max(4096) }), result: settingsViewSchema },
     clearApiKey: { params: z.strictObject({ provider: providerNameSchema }), result: settingsViewSchema },
+    /** Local model servers running on this machine (Ollama on 11434, LM Studio on 1234), probed with a short timeout. */
+    detectLocalModels: { params: none, result: z.strictObject({ servers: z.array(localModelServerSchema) }) },
+    /**
+     * One tiny real model call with these settings. `key` is a key typed but not saved yet (it goes one way, like
+     * setApiKey); without it the saved key is used. Failures come back as `ok: false` with the reason in plain words.
+     */
+    testProvider: {
+      params: z.strictObject({
+        provider: providerNameSchema,
+        model: z.string().trim().min(1).max(200),
+        baseURL: baseURLSchema.nullable(),
+        key: z.string().trim().min(1).max(4096).optional(),
+      }),
+      result: z.strictObject({ ok: z.boolean(), message: z.string(), ms: z.number() }),
+    },
     pickFolder: { params: none, result: z.strictObject({ folder: z.string().nullable() }) },
     setSandbox: { params: z.strictObject({ conversationId: conversationIdSchema, sandbox: sandboxModeSchema }), result: conversationSummarySchema },
     listBackgroundTasks: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ tasks: z.array(backgroundTaskSchema) }) },
@@ -326,6 +402,8 @@ export const contract = {
     newConversation: none,
     /** A background task of this conversation started, ended or printed (coalesced): list them again. */
     backgroundTasksChanged: z.strictObject({ conversationId: conversationIdSchema }),
+    /** The conversation's todo list changed (manage_todos). */
+    todosChanged: z.strictObject({ conversationId: conversationIdSchema, todos: z.array(todoSchema) }),
   },
 } as const;
 

@@ -16,6 +16,9 @@ const TOOL_TITLES: Record<string, string> = {
   bash: 'Run a command',
   web_fetch: 'Fetch a web page',
   web_search: 'Search the web',
+  ask_user_secret: 'Enter a secret',
+  use_saved_secret: 'Use a saved secret',
+  manage_todos: 'Update the todo list',
 };
 
 export function toolTitle(tool: string): string {

@@ -88,9 +88,15 @@ describe('deskhand run with background tasks', () => {
     const m = `${900 + Math.floor(Math.random() * 90)}.${Math.floor(Math.random() * 1e6)}`;
     server.enqueue(reply().tool('execute_command', { command: `sleep ${m}`, run_in_background: true }), reply().text('Started.'));
     let child: ReturnType<typeof spawn> | undefined;
-    const done = cli(run('start it'), (c) => (child = c));
+    let stderr = '';
+    const done = cli(run('start it'), (c) => {
+      child = c;
+      c.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    });
     try {
       await until(() => sleeping(m).length === 1, 'the background sleep', 15_000);
+      // Interrupt only once the turn is over and the CLI waits on the task (not while the model step still runs).
+      await until(() => stderr.includes('Waiting for background task'), 'the CLI to wait for the task', 15_000);
       child!.kill('SIGINT');
       const result = await done;
       expect(result.stderr).toContain('Waiting for background task cmd_');

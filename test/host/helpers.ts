@@ -5,6 +5,7 @@ import { AppService, type Logger } from '../../src/main/host/app-service';
 import { Runtime } from '../../src/main/runtime/runtime';
 import { Store } from '../../src/main/services/store/store';
 import { MemorySecretStoreForTests } from '../../src/main/services/vault/secret-store';
+import { Vault } from '../../src/main/services/vault/vault';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { builtinTools } from '../../src/main/tools';
 
@@ -29,12 +30,26 @@ export interface Harness {
   close(): void;
 }
 
-export function openHarness(opts: { dataDir: string; override?: ProviderConfig | null; env?: NodeJS.ProcessEnv; secrets?: MemorySecretStoreForTests }): Harness {
+export function openHarness(opts: {
+  dataDir: string;
+  override?: ProviderConfig | null;
+  env?: NodeJS.ProcessEnv;
+  secrets?: MemorySecretStoreForTests;
+  /** Give the runtime a vault (saved secrets) over the same in-memory secret store. */
+  vault?: boolean;
+}): Harness {
   const store = new Store(opts.dataDir);
-  const runtime = new Runtime({ store, dataDir: opts.dataDir, tools: builtinTools, retryBaseMs: 10, idleTimeoutMs: 5000 });
+  const secrets = opts.secrets ?? new MemorySecretStoreForTests();
+  const runtime = new Runtime({
+    store,
+    dataDir: opts.dataDir,
+    tools: builtinTools,
+    retryBaseMs: 10,
+    idleTimeoutMs: 5000,
+    ...(opts.vault ? { vault: new Vault(secrets, store) } : {}),
+  });
   runtime.recoverInterrupted();
   const log = new RecordingLogger();
-  const secrets = opts.secrets ?? new MemorySecretStoreForTests();
   const service = new AppService({
     runtime,
     secrets,

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Runtime } from '../../src/main/runtime/runtime';
@@ -386,6 +387,95 @@ describe('agent loop', () => {
     expect(store.getApproval(parked.approvalIds[0]!)!.status).toBe('denied');
     expect(JSON.stringify(server.requests[1]!.body)).toContain('Not run: the person sent a new message');
     await expect(rt.decideApproval(parked.approvalIds[0]!, { approved: true })).rejects.toThrow(/already denied/);
+  });
+
+  it('stops a parked run: its approvals expire, open calls are not run, it ends aborted, and the next message goes on from there', async () => {
+    server.enqueue(reply().tool('echo', { text: 'first' }).tool('touch', { path: 'p.txt', content: 'p' }).tool('touch', { path: 'r.txt', content: 'r' }));
+    const rt = runtime();
+    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
+    const parked = await rt.sendMessage(conv.id, 'write two files', { provider: provider('openai'), interactive: false });
+    expect(parked.status).toBe('parked');
+    expect(parked.approvalIds).toHaveLength(2);
+
+    const events: RunEvent[] = [];
+    const outcome = rt.stopParked(parked.runId, { onEvent: (e) => events.push(e) });
+    expect(outcome).toMatchObject({ runId: parked.runId, status: 'aborted', error: 'Stopped by the person.' });
+    expect(store.getRun(parked.runId)).toMatchObject({ status: 'aborted', error: 'Stopped by the person.', owner_pid: null });
+    for (const id of parked.approvalIds) expect(store.getApproval(id)).toMatchObject({ status: 'expired', reason: 'The run was stopped.' });
+    expect(store.pendingApprovals()).toEqual([]);
+    const calls = store.toolCallsForRun(parked.runId);
+    expect(calls.map((c) => [c.tool, c.status])).toEqual([
+      ['echo', 'done'],
+      ['touch', 'interrupted'],
+      ['touch', 'interrupted'],
+    ]);
+    expect(calls.slice(1).map((c) => c.output)).toEqual(['Not run: the person stopped the run.', 'Not run: the person stopped the run.']);
+    expect(existsSync(join(work, 'p.txt')) || existsSync(join(work, 'r.txt'))).toBe(false);
+    expect(events.map((e) => e.type)).toEqual(['run.finished']);
+    expect(events[0]).toMatchObject({ status: 'aborted', conversationId: conv.id });
+    // The step is closed in the history (every call has its result), so the conversation can go on.
+    expect(store.listMessages(conv.id).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+
+    // Once only, parked runs only; its approvals cannot be answered any more.
+    expect(() => rt.stopParked(parked.runId)).toThrow(/is aborted; only a parked run/);
+    expect(() => rt.stopParked('run_missing')).toThrow(/No run run_missing/);
+    await expect(rt.decideApproval(parked.approvalIds[0]!, { approved: true })).rejects.toThrow(/already expired/);
+
+    server.enqueue(reply().text('Understood.'));
+    const next = await rt.sendMessage(conv.id, 'leave it', { provider: provider('openai'), interactive: false });
+    expect(next.status).toBe('finished');
+    const seen = JSON.stringify(server.requests[1]!.body);
+    expect(seen).toContain('echo: first');
+    expect(seen).toContain('Not run: the person stopped the run.');
+  });
+
+  it('refuses to stop a run that is not parked', async () => {
+    server.enqueue(reply().text('hi'));
+    const rt = runtime();
+    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
+    const done = await rt.sendMessage(conv.id, 'hello', { provider: provider('openai'), interactive: false });
+    expect(() => rt.stopParked(done.runId)).toThrow(/is finished; only a parked run/);
+    expect(store.getRun(done.runId)!.status).toBe('finished');
+  });
+});
+
+/** A port nothing listens on (it was free a moment ago). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe('connection test', () => {
+  it('makes one tiny real model call and reports success or the provider error in plain words', async () => {
+    const rt = runtime();
+    server.enqueue(reply().text('OK'));
+    const ok = await rt.testProvider(provider('openai'));
+    expect(ok).toMatchObject({ ok: true, message: expect.stringMatching(/^Connected: gpt-test answered “OK” in \d+ ms\.$/) });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.body).toMatchObject({ model: 'gpt-test' });
+    expect(JSON.stringify(server.requests[0]!.body)).not.toContain('"tools"');
+
+    server.enqueue(reply().status(401));
+    const refused = await rt.testProvider({ ...provider('anthropic'), apiKey: 'sk-ant-wrong-key-123' });
+    expect(refused).toMatchObject({ ok: false, message: 'The model API refused the key (401). Check the key.' });
+
+    server.enqueue(reply().status(404));
+    expect((await rt.testProvider(provider('openai-compatible'))).message).toBe('The model API does not know the model "llama-test" (404). Check the model name.');
+
+    const port = await closedPort();
+    const closed = await rt.testProvider({ provider: 'openai-compatible', model: 'm', baseURL: `http://127.0.0.1:${port}/v1`, apiKey: null });
+    expect(closed).toMatchObject({ ok: false, message: `Nothing answered at http://127.0.0.1:${port}/v1. Check the address and that the server is running.` });
+
+    server.enqueue(reply().hang());
+    const silent = await rt.testProvider(provider('openai'), 300);
+    expect(silent).toMatchObject({ ok: false, message: expect.stringMatching(/sent nothing for 0 s/) });
+    // Nothing was stored.
+    expect(store.listConversations()).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@
  * stops what it started.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TaskWakes, wakeMessage } from '../../src/main/host/task-wakes';
+import { TaskWakes, parseWakeMessage, wakeMessage } from '../../src/main/host/task-wakes';
 import { Runtime } from '../../src/main/runtime/runtime';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { Store } from '../../src/main/services/store/store';
@@ -147,5 +147,32 @@ describe('wake-ups', () => {
     const text = wakeMessage(runtime, [tasks.rows.getTask('wait_00000001')!]);
     expect(text).toMatch(/^\[wait_for wait_00000001 timed out\] port open\nEvery check returned the same exit code and output: test the check command itself before waiting again\./);
     expect(text).toContain('Every one of the 12 checks returned the same exit code (1)');
+  });
+
+  it('a wake-up message parses back into its tasks (what the UI shows); anything else is the person\'s text', () => {
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    const insert = (id: string, kind: 'command' | 'wait_for' | 'job_batch', title: string) =>
+      tasks.rows.insertTask({ id, conversation_id: conv.id, run_id: null, call_id: null, kind, title, spec: JSON.stringify({ command: 'true' }), background: 1, notify: 1, output_path: null, owner_pid: null, owner_start: null });
+    insert('wait_00000002', 'wait_for', 'port open');
+    tasks.rows.finishTask('wait_00000002', 'timed_out', { exit_code: 1, summary: 'never', progress: JSON.stringify({ checks: 3, lastExit: 1, lastOutput: 'refused', identical: true, recent: [] }) });
+    insert('wait_00000003', 'wait_for', 'server up');
+    tasks.rows.finishTask('wait_00000003', 'finished', { exit_code: 0, summary: 'ok', progress: JSON.stringify({ checks: 1, lastExit: 0, lastOutput: 'up', identical: false, recent: [] }) });
+    insert('jobs_00000004', 'job_batch', 'two jobs\nsecond line of the title');
+    tasks.rows.finishTask('jobs_00000004', 'failed', { exit_code: 1, summary: '1 of 2 failed' });
+    const ids = ['wait_00000002', 'wait_00000003', 'jobs_00000004'];
+    const text = wakeMessage(runtime, ids.map((id) => tasks.rows.getTask(id)!));
+    const parsed = parseWakeMessage(text);
+    expect(parsed?.map((t) => [t.id, t.kind, t.headline, t.title, t.notice])).toEqual([
+      ['wait_00000002', 'wait_for', 'Wait timed out', 'port open', 'Every check returned the same exit code and output: test the check command itself before waiting again.'],
+      ['wait_00000003', 'wait_for', 'Wait finished: the condition holds', 'server up', null],
+      ['jobs_00000004', 'job_batch', 'Job batch failed', 'two jobs\nsecond line of the title', null],
+    ]);
+    expect(parsed![1]!.output).toContain('up');
+    for (const t of parsed!) expect(t.output).not.toMatch(/<\/?untrusted/);
+
+    expect(parseWakeMessage('fix the [background task cmd_00000001 finished] thing')).toBeNull();
+    expect(parseWakeMessage(text.replace('This message comes from Deskhand', 'This message comes from me'))).toBeNull();
+    expect(parseWakeMessage(`please look:\n${text}`)).toBeNull();
+    expect(parseWakeMessage(text.replace(/nonce="([0-9a-f]{16})">\n/, 'nonce="$1">\nunclosed</untrusted>\n').replace(/<\/untrusted nonce="[0-9a-f]{16}">/, ''))).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The scripted model server as its own process, for end-to-end tests of the real `deskhand` CLI:
  *   node --import tsx test/support/model-server-main.ts --script script.json [--requests requests.jsonl] [--api-key KEY]
+ *     [--models a,b]   (GET /v1/models lists them: the server stands in for a local model server that is detected)
  * Prints `{"url": "..."}` on one stdout line once listening; appends each recorded request as a JSON line to --requests.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { z } from 'zod';
 import { scriptedReplySchema, startModelServer } from './model-server';
 
 const { values } = parseArgs({
-  options: { script: { type: 'string' }, requests: { type: 'string' }, 'api-key': { type: 'string' } },
+  options: { script: { type: 'string' }, requests: { type: 'string' }, 'api-key': { type: 'string' }, models: { type: 'string' } },
 });
 if (!values.script) throw new Error('model-server-main: --script FILE is required');
 const requestsFile = values.requests;
@@ -17,6 +18,7 @@ const requestsFile = values.requests;
 const script = z.array(scriptedReplySchema).parse(JSON.parse(readFileSync(values.script, 'utf8')));
 const server = await startModelServer({
   apiKey: values['api-key'],
+  models: values.models ? values.models.split(',').filter(Boolean) : undefined,
   // Appended synchronously, so the file is complete by the time the client has its answer.
   onRequest: requestsFile ? (request) => appendFileSync(requestsFile, `${JSON.stringify(request)}\n`) : undefined,
 });

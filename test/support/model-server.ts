@@ -133,6 +133,11 @@ export interface ModelServerOptions {
   apiKey?: string | undefined;
   /** Called for every recorded request, before it is answered. */
   onRequest?: ((request: RecordedRequest) => void) | undefined;
+  /**
+   * When set, `GET /v1/models` lists these models (as OpenAI, Ollama and LM Studio do), so the server can stand in for
+   * a local model server that is detected; otherwise that route is a 404 like any other. Not recorded as a request.
+   */
+  models?: string[] | undefined;
 }
 
 export interface ModelServer {
@@ -407,6 +412,11 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    if (options.models && req.method === 'GET' && path === '/v1/models') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: options.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) }));
+      return;
+    }
     const protocol = req.method === 'POST' ? ROUTES[path] : undefined;
     if (!protocol) {
       res.writeHead(404, { 'content-type': 'application/json' });

@@ -16,13 +16,16 @@ import {
   type ParsedParams,
   type ProviderName,
   type SettingsView,
+  type TodoView,
 } from '../../shared/contract';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
-import type { Runtime, RunOptions } from '../runtime/runtime';
+import type { Runtime, RunOptions, RunOutcome } from '../runtime/runtime';
 import { KEY_ENV, PROVIDERS, type ProviderConfig } from '../services/providers/providers';
+import { detectLocalServers, probesFromEnv } from '../services/providers/local-servers';
+import type { ApprovalRow } from '../services/store/store';
 import type { SecretStore } from '../services/vault/secret-store';
-import { projectApprovals, projectMessages, summarize } from './projections';
+import { projectApprovals, projectMessages, projectTodos, summarize } from './projections';
 import { SettingsFile } from './settings-file';
 import { TaskWakes } from './task-wakes';
 import { projectBackgroundTasks } from './task-projections';
@@ -86,6 +89,10 @@ export class AppService implements ContractHandlers {
   private tasksTimer: NodeJS.Timeout | null = null;
   private changed = { conversations: false, approvals: false, scheduled: false };
   private keyringWarned = false;
+  /** Runs that changed their todo list and conversations' last published list (see noticeTodos). */
+  private readonly todoRuns = new Set<string>();
+  private readonly todosSeen = new Map<string, string>();
+  private todosTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: AppServiceOptions) {
     this.runtime = opts.runtime;
@@ -97,6 +104,8 @@ export class AppService implements ContractHandlers {
     this.wakes = new TaskWakes({
       runtime: this.runtime,
       provider: (run) => this.providerForRun(run),
+      // Driven like the person's own runs: the conversation shows as running, Stop stops it, a new message waits.
+      run: (conversationId, message, provider, signal) => this.runWake(conversationId, message, provider, signal),
       onError: (err, conversationId) => this.log.warn('could not continue a conversation with a background result', { conversationId, error: errorMessage(err) }),
     }).start();
     this.offTasks = this.runtime.tasks.onEvent((e) => this.markTasksChanged(e.type === 'task.changed' ? e.task.conversation_id : e.conversationId));
@@ -113,6 +122,7 @@ export class AppService implements ContractHandlers {
     this.unsubscribe();
     this.offTasks();
     if (this.tasksTimer) clearTimeout(this.tasksTimer);
+    if (this.todosTimer) clearInterval(this.todosTimer);
     await this.wakes.stop();
     const waits: Promise<unknown>[] = [];
     for (const run of this.active.values()) {
@@ -255,6 +265,56 @@ export class AppService implements ContractHandlers {
     return { stopped: true };
   }
 
+  async stopParkedRun(p: ParsedParams<'stopParkedRun'>): Promise<MethodResult<'stopParkedRun'>> {
+    this.conversation(p.conversationId);
+    const run = this.runtime.store.getRun(p.runId);
+    if (!run || run.conversation_id !== p.conversationId) throw new DeskhandError('not_found', 'That run is not part of this conversation.');
+    // Resumed here a moment ago: it is running in this host now, so it stops like any running run.
+    const here = this.active.get(p.conversationId);
+    if (here && here.runId === run.id) {
+      here.controller.abort();
+      return { stopped: true };
+    }
+    if (run.status !== 'parked') return { stopped: false };
+    this.runtime.stopParked(run.id);
+    return { stopped: true };
+  }
+
+  /** A wake-up turn (TaskWakes) run as this host's own: listed as running, stopped by stopRun, blocking sendMessage. */
+  private runWake(conversationId: string, message: string, provider: ProviderConfig, signal: AbortSignal): Promise<RunOutcome> {
+    if (this.active.has(conversationId)) {
+      return Promise.reject(new DeskhandError('conflict', `Conversation ${conversationId} is busy; the background result waits.`));
+    }
+    const controller = new AbortController();
+    const forward = () => controller.abort();
+    signal.addEventListener('abort', forward, { once: true });
+    const entry: ActiveRun = { runId: null, controller, done: Promise.resolve() };
+    this.active.set(conversationId, entry);
+    this.markChanged('conversations');
+    const release = () => {
+      if (this.active.get(conversationId) === entry) this.active.delete(conversationId);
+    };
+    const outcome = this.runtime.wake(conversationId, message, {
+      provider,
+      interactive: false,
+      signal: controller.signal,
+      untrusted: true,
+      onEvent: (e) => {
+        if (e.type === 'run.started' && entry.runId === null) entry.runId = e.runId;
+        if (e.type === 'run.finished' || e.type === 'run.parked') release();
+      },
+    });
+    entry.done = outcome
+      .catch(() => undefined)
+      .finally(() => {
+        signal.removeEventListener('abort', forward);
+        release();
+        this.markChanged('conversations');
+        this.markChanged('approvals');
+      });
+    return outcome;
+  }
+
   // ── Approvals ─────────────────────────────────────────────────────────────────────────────────────────────────────
 
   async listPendingApprovals(): Promise<MethodResult<'listPendingApprovals'>> {
@@ -262,37 +322,68 @@ export class AppService implements ContractHandlers {
   }
 
   async decideApproval(p: ParsedParams<'decideApproval'>): Promise<MethodResult<'decideApproval'>> {
-    const store = this.runtime.store;
-    const approval = store.getApproval(p.approvalId);
-    if (!approval) {
-      this.log.warn('rejected decideApproval: no such approval (forged or deleted id)', { approvalId: p.approvalId });
-      throw new DeskhandError('not_found', 'That approval does not exist. The list of approvals waiting has been refreshed.');
-    }
-    if (approval.status !== 'pending') {
-      this.log.warn('rejected decideApproval: approval already answered (stale id)', { approvalId: p.approvalId, status: approval.status });
-      this.markChanged('approvals');
-      throw new DeskhandError('conflict', `That approval was already ${approval.status}; each approval can be answered once.`);
-    }
+    const approval = this.pendingApproval(p.approvalId, 'decideApproval');
     const answer = { approved: p.decision !== 'deny', always: p.decision === 'always', ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}) };
     if (p.decision === 'always' && !approval.always_pattern) {
       throw new DeskhandError('usage', 'No "always allow" rule can be saved for this call; approve it once instead.');
     }
+    if (approval.kind === 'secret' && answer.approved) {
+      throw new DeskhandError('usage', 'This request asks you to type a secret: type it in the hidden field and press "Save secret", or deny it.');
+    }
+    const resumed = await this.answer(approval, (resume) => this.runtime.decideApproval(p.approvalId, answer, resume));
+    return { decision: answer.approved ? 'approved' : 'denied', resumed };
+  }
+
+  async provideSecret(p: ParsedParams<'provideSecret'>): Promise<MethodResult<'provideSecret'>> {
+    const approval = this.pendingApproval(p.approvalId, 'provideSecret');
+    if (approval.kind !== 'secret') throw new DeskhandError('usage', 'That approval does not ask for a secret; answer it with Approve or Deny.');
+    if (!this.runtime.vault) throw new DeskhandError('usage', 'This Deskhand has no vault (OS keyring), so a secret cannot be saved here.');
+    try {
+      return { resumed: await this.answer(approval, (resume) => this.runtime.provideSecret(p.approvalId, p.value, resume)) };
+    } catch (err) {
+      // Whatever failed (the keyring, most likely) says so without the value, to the UI and to the log.
+      const scrub = (text: string) => text.split(p.value).join('[the secret]');
+      if (DeskhandError.isInstance(err)) throw new DeskhandError(err.code, scrub(err.message));
+      throw new DeskhandError('internal', scrub(errorMessage(err)));
+    }
+  }
+
+  /** A pending approval by id; forged and stale ids are logged and refused. */
+  private pendingApproval(approvalId: string, method: string): ApprovalRow {
+    const approval = this.runtime.store.getApproval(approvalId);
+    if (!approval) {
+      this.log.warn(`rejected ${method}: no such approval (forged or deleted id)`, { approvalId });
+      throw new DeskhandError('not_found', 'That approval does not exist. The list of approvals waiting has been refreshed.');
+    }
+    if (approval.status !== 'pending') {
+      this.log.warn(`rejected ${method}: approval already answered (stale id)`, { approvalId, status: approval.status });
+      this.markChanged('approvals');
+      throw new DeskhandError('conflict', `That approval was already ${approval.status}; each approval can be answered once.`);
+    }
+    return approval;
+  }
+
+  /**
+   * Answers one approval through `act` (the runtime call). The run waits in this process: answering wakes it. Parked:
+   * the last answer resumes the run here (true); earlier ones are only recorded.
+   */
+  private async answer(approval: ApprovalRow, act: (resume?: RunOptions) => Promise<unknown>): Promise<boolean> {
+    const store = this.runtime.store;
     const run = store.getRun(approval.run_id);
     if (!run) throw new DeskhandError('not_found', 'The run of this approval no longer exists.');
-    const decision = answer.approved ? 'approved' : 'denied';
 
     // The run waits in this process: answering wakes it.
     const waitingHere = [...this.active.values()].some((a) => a.runId === run.id);
     if (waitingHere || run.status !== 'parked') {
-      await this.runtime.decideApproval(p.approvalId, answer);
-      return { decision, resumed: false };
+      await act();
+      return false;
     }
 
     // Parked: the last answer resumes the run here; earlier ones are only recorded.
     const resumes = store.pendingApprovals(run.id).length === 1 && !this.active.has(run.conversation_id);
     if (!resumes) {
-      await this.runtime.decideApproval(p.approvalId, answer);
-      return { decision, resumed: false };
+      await act();
+      return false;
     }
     const provider = await this.providerForRun(run);
     const controller = new AbortController();
@@ -305,11 +396,11 @@ export class AppService implements ContractHandlers {
       interactive: true,
       signal: controller.signal,
       onEvent: (e) => {
-        if (e.type === 'approval.decided' && e.approvalId === p.approvalId) decided();
+        if (e.type === 'approval.decided' && e.approvalId === approval.id) decided();
         if (e.type === 'run.finished' && this.active.get(run.conversation_id) === entry) this.active.delete(run.conversation_id);
       },
     };
-    const outcome = this.runtime.decideApproval(p.approvalId, answer, options);
+    const outcome = act(options);
     entry.done = outcome
       .catch((err: unknown) => this.log.warn(`resuming run ${run.id} failed`, { error: errorMessage(err) }))
       .finally(() => {
@@ -318,7 +409,13 @@ export class AppService implements ContractHandlers {
         this.markChanged('approvals');
       });
     await Promise.race([recorded, outcome]);
-    return { decision, resumed: true };
+    return true;
+  }
+
+  // ── Todos ─────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+  async getTodos(p: ParsedParams<'getTodos'>): Promise<MethodResult<'getTodos'>> {
+    return { todos: projectTodos(this.conversation(p.conversationId)) };
   }
 
   // ── Sandbox and background tasks ──────────────────────────────────────────────────────────────────────────────────
@@ -366,6 +463,17 @@ export class AppService implements ContractHandlers {
     return this.settingsView();
   }
 
+  async detectLocalModels(): Promise<MethodResult<'detectLocalModels'>> {
+    return { servers: await detectLocalServers(probesFromEnv(this.env)) };
+  }
+
+  async testProvider(p: ParsedParams<'testProvider'>): Promise<MethodResult<'testProvider'>> {
+    const key = p.key ?? (await this.keyFor(p.provider));
+    if (KEY_ENV[p.provider] && !key) return { ok: false, message: `No API key for ${PROVIDER_LABEL[p.provider]} yet. Paste one first.`, ms: 0 };
+    if (p.provider === 'openai-compatible' && !p.baseURL) return { ok: false, message: 'The OpenAI-compatible provider needs a base URL (for Ollama: http://127.0.0.1:11434/v1).', ms: 0 };
+    return this.runtime.testProvider({ provider: p.provider, model: p.model, baseURL: p.baseURL, apiKey: key ?? null });
+  }
+
   // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────────────────
 
   private async settingsView(): Promise<SettingsView> {
@@ -389,6 +497,7 @@ export class AppService implements ContractHandlers {
       keys,
       keyring,
       override: o ? { provider: o.provider, model: o.model, baseURL: o.baseURL ?? null } : null,
+      firstRun: !o && !this.settings.exists() && !PROVIDER_NAMES.some((p) => keys[p].set),
     };
   }
 
@@ -466,6 +575,7 @@ export class AppService implements ContractHandlers {
 
   private onRunEvent(event: RunEvent): void {
     this.emit({ event: 'run', payload: event });
+    this.noticeTodos(event);
     switch (event.type) {
       case 'run.started':
       case 'run.finished':
@@ -481,6 +591,54 @@ export class AppService implements ContractHandlers {
       default:
         break;
     }
+  }
+
+  /**
+   * Publishes a conversation's todo list when manage_todos changed it. The runtime saves the conversation's state once
+   * every call of the step has ended, so the list is compared after the call's result (on the run's next events, and
+   * on a short timer for a step that then waits for an approval) until it differs or the run ends.
+   */
+  private noticeTodos(event: RunEvent): void {
+    if (event.type === 'tool.call' && event.tool === 'manage_todos') {
+      const conv = this.conversationOfRun(event.runId);
+      if (conv && !this.todosSeen.has(conv.id)) this.todosSeen.set(conv.id, JSON.stringify(projectTodos(conv)));
+      return;
+    }
+    if (event.type === 'tool.result' && event.tool === 'manage_todos' && event.status === 'ok') {
+      this.todoRuns.add(event.runId);
+      this.todosTimer ??= setInterval(() => {
+        for (const runId of [...this.todoRuns]) this.checkTodos(runId, false);
+      }, 250);
+      this.todosTimer.unref();
+      return;
+    }
+    if (this.todoRuns.has(event.runId)) this.checkTodos(event.runId, event.type === 'run.finished' || event.type === 'run.parked');
+  }
+
+  private checkTodos(runId: string, last: boolean): void {
+    let conv;
+    try {
+      conv = this.conversationOfRun(runId);
+    } catch {
+      conv = undefined; // the store is closing
+    }
+    const todos: TodoView[] | null = conv ? projectTodos(conv) : null;
+    const json = JSON.stringify(todos);
+    if (conv && todos && this.todosSeen.get(conv.id) !== json) {
+      this.todosSeen.set(conv.id, json);
+      this.emit({ event: 'todosChanged', payload: { conversationId: conv.id, todos } });
+      last = true;
+    }
+    if (last || !conv) this.todoRuns.delete(runId);
+    if (this.todoRuns.size === 0 && this.todosTimer) {
+      clearInterval(this.todosTimer);
+      this.todosTimer = null;
+    }
+  }
+
+  private conversationOfRun(runId: string) {
+    const run = this.runtime.store.getRun(runId);
+    return run ? this.runtime.store.getConversation(run.conversation_id) : undefined;
   }
 
   /** Task changes (output included) are coalesced per conversation: at most one event each per TASKS_EVENT_MS. */

@@ -3,9 +3,11 @@
  * arguments, results and status, errors), never raw rows. Few queries per call, so a 10,000-message conversation
  * projects in milliseconds.
  */
-import { toolTitle, OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type ToolItemStatus } from '../../shared/contract';
+import { toolTitle, OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../shared/contract';
 import type { RiskTier } from '../../shared/tools';
+import { PersistentConversationState } from '../runtime/conversation-state';
 import type { ApprovalRow, ConversationRow, MessageRow, RunRow, Store, ToolCallRow } from '../services/store/store';
+import { parseWakeMessage } from './task-wakes';
 
 export function summarize(store: Store, rows: ConversationRow[], running: ReadonlySet<string>): ConversationSummary[] {
   const pending = new Map<string, number>();
@@ -82,7 +84,11 @@ export function projectMessages(store: Store, conversationId: string): MessageIt
   function pushMessage(m: MessageRow): void {
     const content = parseJson(m.content);
     if (m.role === 'user') {
-      push({ kind: 'user', id: `m${m.id}`, runId: m.run_id, text: partsText(content), at: m.created_at }, m.run_id);
+      const text = partsText(content);
+      // A turn Deskhand started because background work ended is shown as that, never as the person's words.
+      const wake = parseWakeMessage(text);
+      if (wake) push({ kind: 'wake', id: `m${m.id}`, runId: m.run_id, tasks: wake, at: m.created_at }, m.run_id);
+      else push({ kind: 'user', id: `m${m.id}`, runId: m.run_id, text, at: m.created_at }, m.run_id);
       return;
     }
     if (m.role !== 'assistant') return; // tool results are shown on their tool call; system messages are not shown
@@ -161,6 +167,7 @@ export function projectApprovals(store: Store): PendingApproval[] {
         ORDER BY a.created_at`,
     )
     .all() as (ApprovalRow & { conv_id: string; run_status: string; conv_title: string; conv_folder: string; call_id: string; call_args: string })[];
+  const described = rows.some((r) => r.tool === 'use_saved_secret') ? new Map(store.secretDescriptions().map((d) => [d.name, d.description])) : new Map<string, string>();
   return rows.map((r) => ({
     approvalId: r.id,
     runId: r.run_id,
@@ -176,8 +183,33 @@ export function projectApprovals(store: Store): PendingApproval[] {
     preview: r.preview,
     alwaysPattern: r.always_pattern,
     runStatus: r.run_status === 'running' || r.run_status === 'parked' ? r.run_status : 'other',
+    kind: r.kind === 'secret' ? 'secret' : 'approval',
+    secret: secretOf(r, described),
     createdAt: r.created_at,
   }));
+}
+
+/** The saved secret an approval is about: the one the person is asked to type, or the one the run would load. */
+function secretOf(r: ApprovalRow & { call_args: string }, described: ReadonlyMap<string, string>): PendingApproval['secret'] {
+  if (r.kind !== 'secret' && r.tool !== 'use_saved_secret') return null;
+  const args = parseJson(r.call_args) as { name?: unknown; description?: unknown };
+  if (!args || typeof args !== 'object' || typeof args.name !== 'string') return null;
+  if (r.kind === 'secret') {
+    return { name: args.name, description: typeof args.description === 'string' ? args.description : '', prompt: r.preview };
+  }
+  return { name: args.name, description: described.get(args.name) ?? '', prompt: null };
+}
+
+/** The conversation's todo list (manage_todos keeps it in the conversation's state). */
+export function projectTodos(row: Pick<ConversationRow, 'folder' | 'state'>): TodoView[] {
+  return new PersistentConversationState(row.folder, row.state).todos
+    .filter((t) => t && typeof t.id === 'string' && typeof t.title === 'string')
+    .map((t) => ({
+      id: t.id,
+      title: t.title,
+      status: t.status === 'done' || t.status === 'in_progress' ? t.status : 'pending',
+      priority: t.priority === 'low' || t.priority === 'medium' || t.priority === 'high' ? t.priority : null,
+    }));
 }
 
 /** One line for a notification: what needs the person, never file contents, secrets or command output. */

@@ -2,7 +2,7 @@
  * Non-secret settings (active provider, models, base URLs, default policy) as `settings.json` in the data dir,
  * written atomically. Keys are never here: they live in the OS keyring (SecretStore).
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { settingsSchema, type Settings } from '../../shared/contract';
 import { DEFAULT_MODELS } from '../services/providers/providers';
@@ -30,6 +30,11 @@ export class SettingsFile {
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.path = join(dataDir, 'settings.json');
+  }
+
+  /** Whether settings were ever saved (else this is a first run, unless keys or provider flags say otherwise). */
+  exists(): boolean {
+    return existsSync(this.path);
   }
 
   /** The saved settings, or the defaults when there are none or the file does not parse (it is then rewritten on save). */

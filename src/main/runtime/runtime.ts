@@ -249,6 +249,56 @@ export class Runtime {
     return this.drive(runId, options);
   }
 
+  /**
+   * Stops a parked run (the person pressed Stop on it instead of answering): through the same path as stopping a
+   * running one, so its approvals expire, every open call gets a "not run: the person stopped the run" result, the
+   * run ends as aborted and what it started in the background is stopped. Only a parked run: a running one is
+   * stopped through its AbortSignal by the process that drives it.
+   */
+  stopParked(runId: string, options?: Pick<RunOptions, 'onEvent'>): RunOutcome {
+    const run = this.store.getRun(runId);
+    if (!run) throw new DeskhandError('not_found', `No run ${runId}.`);
+    // The claim is the check: a run another process resumed a moment ago is not stopped from here.
+    if (!this.store.claimRun(runId, ['parked'])) {
+      throw new DeskhandError('conflict', `Run ${runId} is ${this.store.getRun(runId)?.status ?? run.status}; only a parked run can be stopped this way.`);
+    }
+    return this.finish(this.store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
+  }
+
+  /**
+   * Test connection: one tiny real model call with these settings, through the same provider code and the same
+   * streaming path as a run. Nothing is stored. Failures come back in plain words (never with the key in them).
+   */
+  async testProvider(cfg: ProviderConfig, timeoutMs = 20_000): Promise<{ ok: boolean; message: string; ms: number }> {
+    const started = Date.now();
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const redact = (text: string) => (cfg.apiKey ? text.split(cfg.apiKey).join('[redacted]') : text);
+    let text = '';
+    try {
+      const stream = streamModelStep({
+        model: (this.opts.modelFactory ?? createModel)(cfg),
+        system: 'This is a connection test. Answer with one word.',
+        messages: [{ role: 'user', content: 'Reply with the single word OK.' }],
+        tools: [],
+        signal: controller.signal,
+      });
+      for await (const part of stream) {
+        if (part.type === 'text') text += part.delta;
+        if (text.length > 200) break;
+      }
+      const ms = Date.now() - started;
+      const said = text.trim().replace(/\s+/g, ' ').slice(0, 80);
+      return { ok: true, message: `Connected: ${cfg.model} answered${said ? ` “${redact(said)}”` : ''} in ${ms} ms.`, ms };
+    } catch (err) {
+      const ms = Date.now() - started;
+      if (controller.signal.aborted) return { ok: false, message: `The model API sent nothing for ${Math.round(timeoutMs / 1000)} s. Check the address and that the model is loaded.`, ms };
+      return { ok: false, message: redact(connectionProblem(err, cfg)), ms };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Open input requests (ask_user_secret) for a secret name, or all of them. */
   pendingSecretRequests(name?: string): { approval: ApprovalRow; name: string; description: string }[] {
     const out: { approval: ApprovalRow; name: string; description: string }[] = [];
@@ -829,13 +879,14 @@ export class Runtime {
     });
   }
 
-  private finish(run: RunRow, status: RunStatus, options: RunOptions, error?: string): RunOutcome {
+  private finish(run: RunRow, status: RunStatus, options: Pick<RunOptions, 'onEvent'> | undefined, error?: string): RunOutcome {
     if (status === 'aborted') {
       this.store.transaction(() => {
         for (const call of this.store.toolCallsForStep(run.id, run.step)) {
           if (call.status === 'awaiting_approval') {
+            // Nobody answered it: it expires (it was neither approved nor denied).
             const approval = this.approvalFor(call);
-            if (approval?.status === 'pending') this.store.decideApproval(approval.id, 'denied', false, 'The run was stopped.');
+            if (approval?.status === 'pending') this.store.expireApproval(approval.id, 'The run was stopped.');
           }
           if (call.status !== 'done' && call.status !== 'error' && call.status !== 'interrupted') {
             this.store.updateToolCall(call.id, { status: 'interrupted', output: 'Not run: the person stopped the run.', is_error: 1, finished_at: Date.now() });
@@ -956,11 +1007,24 @@ export class Runtime {
   }
 
   /** Every event leaves through here, redacted (streamed text and output went through their stream redactors). */
-  private emit(options: RunOptions | undefined, raw: RunEvent): void {
+  private emit(options: Pick<RunOptions, 'onEvent'> | undefined, raw: RunEvent): void {
     const event = sanitizeEvent(raw, this.redactor);
     options?.onEvent?.(event);
     for (const l of this.listeners) l(event);
   }
+}
+
+/** A failed connection test in plain words: what went wrong and what to check. */
+function connectionProblem(err: unknown, cfg: ProviderConfig): string {
+  const { error } = describeProviderError(err, cfg);
+  const status = typeof error.details?.status === 'number' ? error.details.status : null;
+  if (error.code === 'provider_auth') return `The model API refused the key (${status ?? 401}). Check the key.`;
+  if (status === 404) return `The model API does not know the model "${cfg.model}" (404). Check the model name.`;
+  const text = `${error.message} ${errorMessage(err)} ${String((err as { cause?: unknown })?.cause ?? '')}`;
+  if (/ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|fetch failed|Cannot connect to API/i.test(text)) {
+    return `Nothing answered at ${cfg.baseURL ?? 'the provider\'s address'}. Check the address and that the server is running.`;
+  }
+  return error.message;
 }
 
 /** For text whose redaction happens later (in a stream redactor). */

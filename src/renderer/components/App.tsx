@@ -1,17 +1,23 @@
 /** The window: top bar, sidebar, the conversation (or settings), the approvals panel, dialogs and notices. */
 import { useEffect } from 'react';
 import { useApprovals } from '../state/approvals';
+import { useSettings } from '../state/settings';
 import { useUi } from '../state/ui';
 import { ApprovalsPanel } from './ApprovalsPanel';
 import { BackgroundTasksPanel } from './BackgroundTasksPanel';
 import { ConversationView } from './ConversationView';
 import { Dialogs } from './Dialogs';
+import { FirstRunPanel } from './FirstRunPanel';
 import { SettingsPage } from './SettingsPage';
 import { Sidebar } from './Sidebar';
+import { TodosPanel } from './TodosPanel';
 
 export function App() {
   const view = useUi((s) => s.view);
   const panelOpen = useUi((s) => s.panelOpen);
+  const needsSetup = useSettings((s) => s.view?.firstRun ?? false);
+  const dismissed = useUi((s) => s.firstRunDismissed);
+  const firstRun = needsSetup && !dismissed;
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -28,11 +34,12 @@ export function App() {
     <div className={`app ${panelOpen ? 'with-panel' : ''}`}>
       <TopBar />
       <Sidebar />
-      {view === 'settings' ? <SettingsPage /> : <ConversationView />}
+      {view === 'settings' ? <SettingsPage /> : firstRun ? <FirstRunPanel /> : <ConversationView />}
       {panelOpen && (
         <div className="panel-stack">
           <ApprovalsPanel />
           <BackgroundTasksPanel />
+          <TodosPanel />
         </div>
       )}
       <Dialogs />

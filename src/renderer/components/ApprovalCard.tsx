@@ -3,7 +3,7 @@
  * visible), the preview (a unified diff for writes and edits), and Approve / Always allow / Deny. Keys act only when
  * the card itself has focus, and the card never takes focus unless the person asked for it.
  */
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import type { PendingApproval } from '../../shared/contract';
 import { toolTitle } from '../../shared/tool-titles';
 import { api, errorText } from '../api/client';
@@ -18,27 +18,36 @@ export function RiskBadge({ risk }: { risk: PendingApproval['risk'] }) {
 }
 
 export function ApprovalCard({ approval, showConversation = false }: { approval: PendingApproval; showConversation?: boolean }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [confirmAlways, setConfirmAlways] = useState(false);
-  const [reason, setReason] = useState('');
-  const card = useRef<HTMLElement>(null);
-  const reasonInput = useRef<HTMLInputElement>(null);
-  const focusId = useApprovals((s) => s.focusId);
-  const titleId = useId();
-  const descId = useId();
-  const title = toolTitle(approval.tool);
+  // A request to type a secret is answered with the value or denied; a plain Approve is not offered.
+  if (approval.kind === 'secret') return <SecretRequestCard approval={approval} showConversation={showConversation} />;
+  return <DecisionCard approval={approval} showConversation={showConversation} />;
+}
 
-  // Focus moves here only when the person asked for this approval; after the frame, so nothing opening with it wins.
+/** Focus moves to a card only when the person asked for this approval; after the frame, so nothing opening with it wins. */
+function useFocusWhenAsked(approvalId: string, card: RefObject<HTMLElement | null>): void {
+  const focusId = useApprovals((s) => s.focusId);
   useEffect(() => {
-    if (focusId !== approval.approvalId) return;
+    if (focusId !== approvalId) return;
     const frame = requestAnimationFrame(() => {
       card.current?.scrollIntoView({ block: 'nearest' });
       card.current?.focus();
       useApprovals.getState().focus(null);
     });
     return () => cancelAnimationFrame(frame);
-  }, [focusId, approval.approvalId]);
+  }, [focusId, approvalId, card]);
+}
+
+function DecisionCard({ approval, showConversation }: { approval: PendingApproval; showConversation: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [confirmAlways, setConfirmAlways] = useState(false);
+  const [reason, setReason] = useState('');
+  const card = useRef<HTMLElement>(null);
+  const reasonInput = useRef<HTMLInputElement>(null);
+  const titleId = useId();
+  const descId = useId();
+  const title = toolTitle(approval.tool);
+  useFocusWhenAsked(approval.approvalId, card);
 
   async function decide(decision: 'approve' | 'always' | 'deny') {
     setBusy(true);
@@ -84,6 +93,19 @@ export function ApprovalCard({ approval, showConversation = false }: { approval:
       <p id={descId} className="approval-desc">
         {approval.description}
       </p>
+      {approval.secret && (
+        <div className="approval-secret" role="note" aria-label="Saved secret">
+          <span className="section-label">Saved secret</span>
+          <p>
+            <code>{approval.secret.name}</code>
+            {approval.secret.description ? ` — ${approval.secret.description}` : ''}
+          </p>
+          <p className="muted small">
+            Approving lets this run use it as <code>[redacted:{approval.secret.name}]</code> in commands. The agent never sees the value, and each command that
+            uses it asks you first.
+          </p>
+        </div>
+      )}
       {approval.reasons.length > 0 && (
         <div className="approval-why">
           <span className="section-label">Why it asks</span>
@@ -164,6 +186,137 @@ export function ApprovalCard({ approval, showConversation = false }: { approval:
           </span>
         </div>
       )}
+      {error && (
+        <p role="alert" className="error-text">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/**
+ * A request to type a secret (ask_user_secret): what it is for, and a masked field. The value lives only in the field
+ * (uncontrolled, so it is never in React or store state), goes to main once with provideSecret, and the field is
+ * cleared as it is sent. Main keeps it in the OS keyring; nothing sent back to this window ever contains it.
+ */
+function SecretRequestCard({ approval, showConversation }: { approval: PendingApproval; showConversation: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [filled, setFilled] = useState(false);
+  const [reason, setReason] = useState('');
+  const card = useRef<HTMLElement>(null);
+  const field = useRef<HTMLInputElement>(null);
+  const titleId = useId();
+  const descId = useId();
+  const fieldId = useId();
+  const name = approval.secret?.name ?? 'the secret';
+  useFocusWhenAsked(approval.approvalId, card);
+
+  async function save() {
+    const input = field.current;
+    if (!input || !input.value || busy) return;
+    const value = input.value;
+    input.value = '';
+    setFilled(false);
+    setBusy(true);
+    setError(null);
+    try {
+      await api().provideSecret({ approvalId: approval.approvalId, value });
+    } catch (err) {
+      setError(`${errorText(err)} Type it again to retry.`);
+      setBusy(false);
+    }
+  }
+
+  async function deny() {
+    if (field.current) field.current.value = '';
+    setFilled(false);
+    setBusy(true);
+    setError(null);
+    try {
+      await api().decideApproval({ approvalId: approval.approvalId, decision: 'deny', ...(reason.trim() ? { reason: reason.trim() } : {}) });
+    } catch (err) {
+      setError(errorText(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section
+      ref={card}
+      className="approval-card secret-card"
+      aria-labelledby={titleId}
+      aria-describedby={descId}
+      tabIndex={-1}
+      data-approval-id={approval.approvalId}
+    >
+      <header className="approval-head">
+        <h3 id={titleId}>{toolTitle(approval.tool)}</h3>
+        <span className="chip">asks you to type a secret</span>
+        {approval.runStatus === 'parked' && <span className="chip">paused run — saving resumes it</span>}
+        {showConversation && <span className="approval-conv">in “{approval.conversationTitle}”</span>}
+      </header>
+      <p id={descId} className="secret-what">
+        <code className="secret-name">{name}</code>
+        {approval.secret?.description ? <span> — {approval.secret.description}</span> : null}
+      </p>
+      {approval.secret?.prompt && <p className="secret-prompt">{approval.secret.prompt}</p>}
+      <form
+        className="secret-form"
+        autoComplete="off"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <label htmlFor={fieldId} className="sr-only">
+          Secret value for {name}
+        </label>
+        <input
+          id={fieldId}
+          ref={field}
+          type="password"
+          className="secret-input"
+          name={`secret-${approval.approvalId}`}
+          autoComplete="off"
+          autoCorrect="off"
+          autoCapitalize="off"
+          spellCheck={false}
+          placeholder={`Type or paste ${name}`}
+          disabled={busy}
+          onChange={(e) => setFilled(e.currentTarget.value.length > 0)}
+        />
+        <button type="submit" className="btn primary" disabled={busy || !filled}>
+          Save secret
+        </button>
+      </form>
+      <p className="muted small">
+        It is saved in the OS keyring under this name. The agent only ever sees <code>[redacted:{name}]</code>; commands that use it ask you first.
+      </p>
+      <div className="actions approval-actions">
+        <span className="deny-group">
+          <input
+            type="text"
+            className="reason"
+            aria-label="Reason for denying (optional, the model sees it)"
+            placeholder="Reason for the model (optional)"
+            value={reason}
+            maxLength={2000}
+            disabled={busy}
+            onChange={(e) => setReason(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && !e.nativeEvent.isComposing) {
+                e.preventDefault();
+                void deny();
+              }
+            }}
+          />
+          <button type="button" className="btn danger" disabled={busy} onClick={() => void deny()}>
+            Deny
+          </button>
+        </span>
+      </div>
       {error && (
         <p role="alert" className="error-text">
           {error}

@@ -1,17 +1,24 @@
-/** The composer: multi-line; Enter sends, Shift+Enter adds a line; Stop (or Esc) while a run works. */
+/**
+ * The composer: multi-line; Enter sends, Shift+Enter adds a line; Stop (or Esc) while a run works. While Deskhand is
+ * working (a run the person started, or a turn it started itself when background work ended), Enter queues the
+ * message: it is shown as queued and sent when the conversation is idle again.
+ */
 import { useEffect, useRef, useState } from 'react';
 import { api, errorText } from '../api/client';
 import { useConversations } from '../state/conversations';
 import { useMessages } from '../state/messages';
+import { useQueue } from '../state/queue';
+import { drainQueue } from '../state/sync';
 import { useUi } from '../state/ui';
 
 export function Composer() {
   const conversationId = useConversations((s) => s.selectedId);
   const activeRun = useMessages((s) => s.activeRun);
+  const busyInMain = useConversations((s) => s.list.find((c) => c.id === s.selectedId)?.activity === 'running');
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
-  const running = activeRun?.status === 'running';
+  const running = activeRun?.status === 'running' || busyInMain;
 
   // Opening a conversation puts the cursor here, unless the person asked to see an approval (its card has focus).
   useEffect(() => {
@@ -28,7 +35,14 @@ export function Composer() {
 
   async function send() {
     const value = text.trim();
-    if (!conversationId || !value || running || sending) return;
+    if (!conversationId || !value || sending) return;
+    if (running) {
+      // Not lost, not a second run: it waits, shown as queued, and goes out when this turn ends.
+      useQueue.getState().add(conversationId, value);
+      setText('');
+      drainQueue();
+      return;
+    }
     setSending(true);
     setText('');
     const localId = useMessages.getState().addLocalUser(value);
@@ -65,7 +79,13 @@ export function Composer() {
       <textarea
         ref={box}
         aria-label="Message"
-        placeholder={running ? 'Deskhand is working… (Esc stops)' : activeRun?.status === 'parked' ? 'A new message closes the paused run' : 'Ask Deskhand to do something in this folder'}
+        placeholder={
+          running
+            ? 'Deskhand is working… Enter queues a message for when it is done; Esc stops'
+            : activeRun?.status === 'parked'
+              ? 'A new message closes the paused run'
+              : 'Ask Deskhand to do something in this folder'
+        }
         rows={1}
         value={text}
         disabled={!conversationId}
@@ -81,9 +101,16 @@ export function Composer() {
         }}
       />
       {running ? (
-        <button type="button" className="btn danger" onClick={() => void stop()} aria-keyshortcuts="Escape">
-          Stop
-        </button>
+        <>
+          {text.trim() && (
+            <button type="submit" className="btn" aria-label="Queue message" title="Sent when Deskhand finishes this turn">
+              Queue
+            </button>
+          )}
+          <button type="button" className="btn danger" onClick={() => void stop()} aria-keyshortcuts="Escape">
+            Stop
+          </button>
+        </>
       ) : (
         <button type="submit" className="btn primary" disabled={!conversationId || !text.trim() || sending}>
           Send

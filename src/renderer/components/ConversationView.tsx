@@ -6,7 +6,9 @@ import { api, errorText } from '../api/client';
 import { useApprovals } from '../state/approvals';
 import { useConversations } from '../state/conversations';
 import { useMessages } from '../state/messages';
+import { useQueue } from '../state/queue';
 import { activeModelLabel, providerProblem, useSettings } from '../state/settings';
+import { drainQueue } from '../state/sync';
 import { useUi } from '../state/ui';
 import { ApprovalCard } from './ApprovalCard';
 import { Composer } from './Composer';
@@ -116,13 +118,73 @@ export function ConversationView() {
           ))}
         </section>
       )}
-      {activeRun?.status === 'running' && mine.length === 0 && (
+      {(activeRun?.status === 'running' || conversation.activity === 'running') && mine.length === 0 && (
         <div className="working" role="status">
           <span className="pulse" aria-hidden="true" /> Working…
         </div>
       )}
+      {activeRun?.status === 'parked' && <ParkedBar conversationId={selectedId} runId={activeRun.runId} />}
+      <QueuedMessages conversationId={selectedId} activity={conversation.activity} />
       <Composer />
     </main>
+  );
+}
+
+/** A run that waits for approvals nobody answered yet: it can be stopped instead (its calls are then not run). */
+function ParkedBar({ conversationId, runId }: { conversationId: string; runId: string }) {
+  async function stop() {
+    try {
+      await api().stopParkedRun({ conversationId, runId });
+    } catch (err) {
+      useUi.getState().notify(errorText(err));
+    }
+  }
+  return (
+    <div className="parked-bar" role="group" aria-label="Paused run">
+      <span>This run is paused until you answer its approvals. Stopping it ends the run; the calls it asked for are not run.</span>
+      <button type="button" className="btn danger" onClick={() => void stop()}>
+        Stop run
+      </button>
+    </div>
+  );
+}
+
+/** Messages typed while Deskhand was working: they go out, in order, when the conversation is idle again. */
+function QueuedMessages({ conversationId, activity }: { conversationId: string; activity: 'idle' | 'running' | 'waiting' }) {
+  const all = useQueue((s) => s.items);
+  const sending = useQueue((s) => s.sending);
+  const items = all.filter((q) => q.conversationId === conversationId && q.id !== sending);
+  if (items.length === 0) return null;
+  const when = activity === 'waiting' ? 'when the run ends (it waits for your approval)' : 'when Deskhand finishes this turn';
+  return (
+    <section className="queued-list" aria-label={`Queued messages: ${items.length}`}>
+      {items.map((q) => (
+        <article key={q.id} className="queued" aria-label="Queued message">
+          <div className="queued-head">
+            <span className="chip">Queued</span>
+            <span className="muted small">{q.error ? 'Not sent:' : `Sends ${when}.`}</span>
+            {q.error && <span className="error-text small">{q.error}</span>}
+            <span className="spacer" />
+            {q.error && (
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => {
+                  useQueue.getState().fail(q.id, null);
+                  drainQueue();
+                }}
+              >
+                Retry
+              </button>
+            )}
+            <button type="button" className="link-button" aria-label="Remove queued message" onClick={() => useQueue.getState().remove(q.id)}>
+              Remove
+            </button>
+          </div>
+          <div className="queued-text">{q.text}</div>
+        </article>
+      ))}
+    </section>
   );
 }
 

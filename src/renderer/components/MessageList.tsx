@@ -1,5 +1,5 @@
 /** The conversation's messages in a virtualized list: user and assistant text, tool cards, errors. */
-import { memo, useCallback } from 'react';
+import { memo, useCallback, useState } from 'react';
 import type { MessageItem } from '../../shared/contract';
 import { useMessages } from '../state/messages';
 import { Markdown } from './Markdown';
@@ -18,7 +18,51 @@ function estimate(item: MessageItem): number {
       return 40;
     case 'error':
       return 48;
+    case 'wake':
+      return 30 + item.tasks.length * 34;
   }
+}
+
+type WakeItem = Extract<MessageItem, { kind: 'wake' }>;
+
+/** A turn Deskhand started because background work ended: what ended, its title, the output on request. */
+function WakeMessage({ item }: { item: WakeItem }) {
+  const label = item.tasks.length === 1 ? `${item.tasks[0]!.headline}: ${item.tasks[0]!.title}` : 'Background work ended';
+  return (
+    <article className="msg msg-wake" aria-label={label}>
+      <div className="msg-who" aria-hidden="true">
+        Deskhand · background work ended
+      </div>
+      {item.tasks.map((t) => (
+        <WakeTask key={t.id} task={t} />
+      ))}
+    </article>
+  );
+}
+
+function WakeTask({ task }: { task: WakeItem['tasks'][number] }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className={`wake-task wake-${task.kind}`}>
+      <button type="button" className="wake-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span className="wake-icon" aria-hidden="true">
+          {task.kind === 'wait_for' ? '◷' : task.kind === 'job_batch' ? '≡' : '⚙'}
+        </span>
+        <strong className="wake-headline">{task.headline}</strong>
+        <span className="wake-title">{task.title}</span>
+        <span className="wake-id">{task.id}</span>
+        <span className="chev" aria-hidden="true">
+          {open ? '▾' : '▸'}
+        </span>
+      </button>
+      {task.notice && <p className="wake-notice">{task.notice}</p>}
+      {open && (
+        <pre className="tool-output wake-output" aria-label={`Output of ${task.title}`}>
+          {task.output}
+        </pre>
+      )}
+    </div>
+  );
 }
 
 const Item = memo(function Item({ item }: { item: MessageItem }) {
@@ -51,6 +95,8 @@ const Item = memo(function Item({ item }: { item: MessageItem }) {
           {item.text}
         </div>
       );
+    case 'wake':
+      return <WakeMessage item={item} />;
   }
 });
 

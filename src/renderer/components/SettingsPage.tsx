@@ -3,7 +3,7 @@
  * in the OS keyring; the page only ever learns whether a key is set), and the default policy for new conversations.
  */
 import { useEffect, useState } from 'react';
-import type { Settings } from '../../shared/contract';
+import type { MethodResult, Settings } from '../../shared/contract';
 import { PROVIDER_NAMES, type ProviderName } from '../../shared/contract-names';
 import { POLICIES, type Policy } from '../../shared/tools';
 import { api, errorText } from '../api/client';
@@ -90,6 +90,7 @@ export function SettingsPage() {
               />
             </label>
             <KeyField provider={p} />
+            <TestConnection provider={p} model={draft.providers[p].model} baseURL={draft.providers[p].baseURL} />
           </fieldset>
         ))}
         <fieldset className="card">
@@ -182,6 +183,47 @@ function KeyField({ provider }: { provider: ProviderName }) {
           {error}
         </p>
       )}
+    </div>
+  );
+}
+
+/** One tiny real model call with what the form says now (the saved key), and its outcome in plain words. */
+function TestConnection({ provider, model, baseURL }: { provider: ProviderName; model: string; baseURL: string | null }) {
+  const [result, setResult] = useState<MethodResult<'testProvider'> | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const label = LABEL[provider].split(' ')[0];
+
+  async function test() {
+    setBusy(true);
+    setResult(null);
+    setError(null);
+    try {
+      setResult(await api().testProvider({ provider, model: model.trim(), baseURL }));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="field test-connection">
+      <span className="field-row">
+        <button type="button" className="btn" disabled={busy || !model.trim()} onClick={() => void test()} aria-label={`Test connection to ${label}`}>
+          {busy ? 'Testing…' : 'Test connection'}
+        </button>
+        {result && (
+          <span className={result.ok ? 'ok-text' : 'error-text'} role={result.ok ? 'status' : 'alert'}>
+            {result.message}
+          </span>
+        )}
+        {error && (
+          <span role="alert" className="error-text">
+            {error}
+          </span>
+        )}
+      </span>
     </div>
   );
 }

@@ -7,8 +7,10 @@ import { api, errorText, onConnection } from '../api/client';
 import { useApprovals } from './approvals';
 import { useConversations } from './conversations';
 import { useMessages } from './messages';
+import { useQueue, type QueuedMessage } from './queue';
 import { useSettings } from './settings';
 import { useTasks } from './tasks';
+import { useTodos } from './todos';
 import { useUi } from './ui';
 
 let queue: RunEvent[] = [];
@@ -38,7 +40,7 @@ export async function refreshAll(): Promise<void> {
     useApprovals.getState().set(approvals.approvals);
     useSettings.getState().set(settings);
     const selected = useConversations.getState().selectedId;
-    if (selected) await Promise.all([useMessages.getState().reload(), useTasks.getState().load(selected)]);
+    if (selected) await Promise.all([useMessages.getState().reload(), useTasks.getState().load(selected), useTodos.getState().load(selected)]);
   } catch (err) {
     useUi.getState().notify(`Could not load from Deskhand: ${errorText(err)}`);
   }
@@ -58,6 +60,12 @@ export function startSync(): () => void {
     a.on('backgroundTasksChanged', ({ conversationId }) => {
       if (conversationId === useTasks.getState().conversationId) void useTasks.getState().load(conversationId);
     }),
+    a.on('todosChanged', ({ conversationId, todos }) => useTodos.getState().set(conversationId, todos)),
+    // Queued messages go out when their conversation is idle again.
+    useConversations.subscribe(drainQueue),
+    useMessages.subscribe((s, prev) => {
+      if (s.activeRun !== prev.activeRun) drainQueue();
+    }),
   ];
   let first = true;
   offs.push(
@@ -72,6 +80,57 @@ export function startSync(): () => void {
   );
   void refreshAll();
   return () => offs.forEach((off) => off());
+}
+
+let retry: ReturnType<typeof setTimeout> | null = null;
+
+/**
+ * Sends the first queued message whose conversation is idle (no run working, nothing waiting for the person), one at
+ * a time. A conversation that turned busy again meanwhile (another wake-up) answers "conflict": tried again shortly.
+ */
+export function drainQueue(): void {
+  const queue = useQueue.getState();
+  if (queue.sending) return;
+  const conversations = useConversations.getState();
+  const messages = useMessages.getState();
+  for (const item of queue.items) {
+    if (item.error) continue;
+    const conv = conversations.list.find((c) => c.id === item.conversationId);
+    if (!conv) {
+      if (conversations.loaded) queue.remove(item.id); // the conversation was deleted
+      continue;
+    }
+    if (conv.activity !== 'idle' || (messages.conversationId === conv.id && messages.activeRun)) continue;
+    void sendQueued(item);
+    return;
+  }
+}
+
+async function sendQueued(item: QueuedMessage): Promise<void> {
+  useQueue.getState().setSending(item.id);
+  const open = () => useMessages.getState().conversationId === item.conversationId;
+  const localId = open() ? useMessages.getState().addLocalUser(item.text) : null;
+  try {
+    const { runId } = await api().sendMessage({ conversationId: item.conversationId, text: item.text });
+    useQueue.getState().remove(item.id);
+    if (open()) {
+      const current = useMessages.getState().activeRun;
+      if (!current || current.runId === runId) useMessages.getState().setActiveRun({ runId, status: 'running' });
+    }
+  } catch (err) {
+    if (localId) useMessages.getState().removeItem(localId);
+    if ((err as { code?: unknown }).code === 'conflict') {
+      if (retry) clearTimeout(retry);
+      retry = setTimeout(() => {
+        retry = null;
+        drainQueue();
+      }, 1000);
+    } else {
+      useQueue.getState().fail(item.id, errorText(err));
+    }
+  } finally {
+    useQueue.getState().setSending(null);
+  }
 }
 
 export function selectConversation(id: string | null): void {

@@ -17,7 +17,10 @@ interface UiState {
   notices: Notice[];
   connection: ConnectionState;
   host: MethodResult<'getHostInfo'> | null;
+  /** The person chose "Set up later" on the first-run panel (this window only). */
+  firstRunDismissed: boolean;
   setView(view: 'chat' | 'settings'): void;
+  dismissFirstRun(): void;
   togglePanel(open?: boolean): void;
   openDialog(dialog: Dialog): void;
   notify(text: string, kind?: Notice['kind']): void;
@@ -35,7 +38,9 @@ export const useUi = create<UiState>((set) => ({
   notices: [],
   connection: 'connecting',
   host: null,
+  firstRunDismissed: false,
   setView: (view) => set({ view }),
+  dismissFirstRun: () => set({ firstRunDismissed: true }),
   togglePanel: (open) => set((s) => ({ panelOpen: open ?? !s.panelOpen })),
   openDialog: (dialog) => set({ dialog }),
   notify: (text, kind = 'error') =>

@@ -316,6 +316,12 @@ export class Store {
     return info.changes === 1;
   }
 
+  /** A pending approval nobody answered before its run was stopped; like a decision, only once. */
+  expireApproval(id: string, reason: string): boolean {
+    const info = this.db.prepare("UPDATE approvals SET status = 'expired', reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'").run(reason, Date.now(), id);
+    return info.changes === 1;
+  }
+
   // Rules
 
   addRule(tool: string, pattern: string, id: string): void {

@@ -1,0 +1,73 @@
+/**
+ * First run: nothing set up, no provider flags. A local OpenAI-compatible model server that is running (here the
+ * scripted model server, standing in for Ollama) is found by main and offered first; "Test connection" makes one real
+ * model call and says what happened in plain words; saving it lets the person start working.
+ */
+import { artifact, expect, test } from './support';
+
+test('offers the local model server it found, tests the connection in plain words, and saves it', async ({ deskhand }) => {
+  await deskhand.startModel(
+    [
+      { status: 401 }, // the first connection test: refused
+      { text: ['OK'] }, // the second: fine
+      { text: ['Hello after setup.'] },
+    ],
+    { models: ['scripted', 'scripted-large'] },
+  );
+  const page = await deskhand.start({
+    providerFlags: false,
+    env: { DESKHAND_OLLAMA_URL: deskhand.modelUrl, ANTHROPIC_API_KEY: null, OPENAI_API_KEY: null },
+  });
+
+  const setup = page.getByRole('main', { name: 'Set up Deskhand' });
+  await expect(setup).toBeVisible();
+  const local = setup.getByRole('radio', { name: 'Ollama on this computer' });
+  await expect(local).toBeChecked();
+  // Found locally, so offered first; then the cloud providers and any OpenAI-compatible URL.
+  const radios = setup.getByRole('radio');
+  await expect(radios).toHaveCount(4);
+  for (const [i, value] of ['local:0', 'anthropic', 'openai', 'compatible'].entries()) await expect(radios.nth(i)).toHaveAttribute('value', value);
+  await expect(setup.getByText(`Running at ${deskhand.modelUrl}`)).toBeVisible();
+  await expect(setup.getByRole('combobox', { name: 'Model' })).toHaveValue('scripted');
+
+  await setup.getByRole('button', { name: 'Test connection' }).click();
+  await expect(setup.getByRole('alert')).toHaveText('The model API refused the key (401). Check the key.');
+  await setup.getByRole('button', { name: 'Test connection' }).click();
+  await expect(setup.getByRole('status').filter({ hasText: 'Connected' })).toHaveText(/^Connected: scripted answered “OK” in \d+ ms\.$/);
+  await page.screenshot({ path: artifact(`${deskhand.kind}-first-run.png`) });
+
+  // The cloud choices ask for what they need.
+  await setup.getByRole('radio', { name: 'Anthropic' }).check();
+  await expect(setup.getByRole('textbox', { name: /^API key/ })).toHaveAttribute('type', 'password');
+  await expect(setup.getByRole('button', { name: 'Test connection' })).toBeDisabled();
+  await setup.getByRole('radio', { name: 'Ollama on this computer' }).check();
+
+  await setup.getByRole('button', { name: 'Save and start' }).click();
+  await expect(setup).toBeHidden();
+  await expect(page.getByRole('heading', { name: 'Welcome to Deskhand' })).toBeVisible();
+  await deskhand.newConversation('After setup');
+  await expect(page.getByText('openai-compatible · scripted')).toBeVisible();
+  await deskhand.send('hi');
+  await expect(page.getByText('Hello after setup.')).toBeVisible();
+  const requests = deskhand.requests();
+  expect(requests).toHaveLength(3);
+  expect(requests[2]!.body).toMatchObject({ model: 'scripted' });
+
+  // Saved: the settings page shows it, and a restart does not ask again.
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(page.getByRole('radio', { name: /^OpenAI-compatible/ })).toBeChecked();
+  await expect(page.getByLabel('Base URL for OpenAI-compatible (Ollama, LM Studio, vLLM…)')).toHaveValue(`${deskhand.modelUrl}/v1`);
+  const again = await deskhand.restart();
+  await expect(again.getByRole('main', { name: 'Set up Deskhand' })).toBeHidden();
+  await expect(deskhand.sidebarEntry('After setup')).toBeVisible();
+});
+
+test('"Set up later" leaves the first-run panel for the app, which says where to set a provider up', async ({ deskhand }) => {
+  await deskhand.startModel([]);
+  const page = await deskhand.start({ providerFlags: false, env: { ANTHROPIC_API_KEY: null, OPENAI_API_KEY: null } });
+  const setup = page.getByRole('main', { name: 'Set up Deskhand' });
+  await expect(setup.getByText('No local model server is running')).toBeVisible();
+  await expect(setup.getByRole('radio', { name: 'Anthropic' })).toBeChecked();
+  await setup.getByRole('button', { name: 'Set up later' }).click();
+  await expect(page.getByRole('heading', { name: 'Welcome to Deskhand' })).toBeVisible();
+});
