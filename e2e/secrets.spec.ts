@@ -63,7 +63,8 @@ test('asks for a secret with a masked field, saves it to the keyring, and never 
   try {
     expect(await keytar.getPassword(deskhand.keyringService, `secret.${NAME}`)).toBe(VALUE);
     expect(await page.content()).not.toContain(VALUE);
-    expect(frames.length).toBeGreaterThan(0);
+    // Every WebSocket frame the page received (web; Electron's IPC carries the same events, checked in test/host).
+    if (deskhand.kind === 'web') expect(frames.length).toBeGreaterThan(0);
     expect(frames.join('\n')).not.toContain(VALUE);
     const requests = deskhand.requests();
     expect(requests).toHaveLength(3);
