@@ -3,24 +3,23 @@
  * started and continues the conversation with their results, Ctrl-C stops them, `--sandbox` sets the mode, and
  * `policy explain` prints it.
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { killByMarker, sleeping, until } from '../support/tasks';
+import { requireBuild, runCli, type CliResult } from '../support/cli';
 
-const BIN = resolve(__dirname, '../../bin/deskhand.js');
-const CLI = resolve(__dirname, '../../out/main/cli.js');
 
 let server: ModelServer;
 let dataDir: string;
 let work: string;
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error('out/main/cli.js is missing: run `npm run build` before these tests (npm test does).');
+  requireBuild();
   server = await startModelServer();
 });
 afterAll(async () => server.close());
@@ -29,31 +28,8 @@ beforeEach(() => {
   work = tempDir('deskhand-cli-work-');
 });
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  events: { type: string; [k: string]: unknown }[];
-}
-
-function cli(args: string[], onSpawn?: (child: ReturnType<typeof spawn>) => void): Promise<Result> {
-  return new Promise((done) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: 'sk-test-openai', DESKHAND_RETRY_BASE_MS: '10' };
-    delete env.DESKHAND_HOME;
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    onSpawn?.(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => {
-      const events = stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Result['events'][number]);
-      done({ code, stdout, stderr, events });
-    });
-  });
+function cli(args: string[], onSpawn?: (child: ChildProcess) => void): Promise<CliResult> {
+  return runCli(args, { ...(onSpawn ? { onSpawn } : {}) });
 }
 
 const run = (prompt: string, extra: string[] = []) => ['run', '--provider', 'openai', '--base-url', server.baseURL, '--model', 'm', '--cwd', work, '--data-dir', dataDir, ...extra, prompt];
@@ -87,7 +63,7 @@ describe('deskhand run with background tasks', () => {
   it('Ctrl-C stops the background tasks it waits for', async () => {
     const m = `${900 + Math.floor(Math.random() * 90)}.${Math.floor(Math.random() * 1e6)}`;
     server.enqueue(reply().tool('execute_command', { command: `sleep ${m}`, run_in_background: true }), reply().text('Started.'));
-    let child: ReturnType<typeof spawn> | undefined;
+    let child: ChildProcess | undefined;
     let stderr = '';
     const done = cli(run('start it'), (c) => {
       child = c;

@@ -4,20 +4,19 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
+import { BIN, cliEnv, requireBuild, runCli, type CliResult } from '../support/cli';
 
-const BIN = resolve(__dirname, '../../bin/deskhand.js');
-const CLI = resolve(__dirname, '../../out/main/cli.js');
 
 let server: ModelServer;
 let dataDir: string;
 let work: string;
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error('out/main/cli.js is missing: run `npm run build` before these tests (npm test does).');
+  requireBuild();
   server = await startModelServer();
 });
 afterAll(async () => server.close());
@@ -26,35 +25,9 @@ beforeEach(() => {
   work = tempDir('deskhand-cli-work-');
 });
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  events: { type: string; [k: string]: unknown }[];
-}
-
-function env(): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: 'sk-test-openai', ANTHROPIC_API_KEY: 'sk-test-anthropic', DESKHAND_RETRY_BASE_MS: '10' };
-  delete e.DESKHAND_HOME;
-  return e;
-}
-
-function cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Result> {
-  return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...env(), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => {
-      const events = stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Result['events'][number]);
-      resolvePromise({ code, stdout, stderr, events });
-    });
-  });
-}
+type Result = CliResult;
+const env = (): NodeJS.ProcessEnv => cliEnv();
+const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Result> => runCli(args, { env: extraEnv });
 
 const runArgs = (protocol: 'openai' | 'anthropic', policy: string, prompt: string, extra: string[] = []) => [
   'run',
