@@ -159,28 +159,7 @@ function DecisionCard({ approval, showConversation }: { approval: PendingApprova
           >
             Always allow
           </button>
-          <span className="deny-group">
-            <input
-              ref={reasonInput}
-              type="text"
-              className="reason"
-              aria-label="Reason for denying (optional, the model sees it)"
-              placeholder="Reason for the model (optional)"
-              value={reason}
-              maxLength={2000}
-              disabled={busy}
-              onChange={(e) => setReason(e.target.value)}
-              onKeyDown={(e) => {
-                if (e.key === 'Enter' && !e.nativeEvent.isComposing) {
-                  e.preventDefault();
-                  void decide('deny');
-                }
-              }}
-            />
-            <button type="button" className="btn danger" disabled={busy} onClick={() => void decide('deny')} aria-keyshortcuts="D">
-              Deny
-            </button>
-          </span>
+          <DenyGroup reason={reason} setReason={setReason} busy={busy} onDeny={() => void decide('deny')} inputRef={reasonInput} shortcut />
           <span className="key-hint" aria-hidden="true">
             With the card focused: ⏎ approve · A always · D deny
           </span>
@@ -295,27 +274,7 @@ function SecretRequestCard({ approval, showConversation }: { approval: PendingAp
         It is saved in the OS keyring under this name. The agent only ever sees <code>[redacted:{name}]</code>; commands that use it ask you first.
       </p>
       <div className="actions approval-actions">
-        <span className="deny-group">
-          <input
-            type="text"
-            className="reason"
-            aria-label="Reason for denying (optional, the model sees it)"
-            placeholder="Reason for the model (optional)"
-            value={reason}
-            maxLength={2000}
-            disabled={busy}
-            onChange={(e) => setReason(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && !e.nativeEvent.isComposing) {
-                e.preventDefault();
-                void deny();
-              }
-            }}
-          />
-          <button type="button" className="btn danger" disabled={busy} onClick={() => void deny()}>
-            Deny
-          </button>
-        </span>
+        <DenyGroup reason={reason} setReason={setReason} busy={busy} onDeny={() => void deny()} />
       </div>
       {error && (
         <p role="alert" className="error-text">
@@ -323,5 +282,40 @@ function SecretRequestCard({ approval, showConversation }: { approval: PendingAp
         </p>
       )}
     </section>
+  );
+}
+
+/** The optional reason the model receives, and the Deny button; Enter in the field denies. */
+function DenyGroup(props: {
+  reason: string;
+  setReason: (reason: string) => void;
+  busy: boolean;
+  onDeny: () => void;
+  inputRef?: RefObject<HTMLInputElement | null>;
+  shortcut?: boolean;
+}) {
+  return (
+    <span className="deny-group">
+      <input
+        ref={props.inputRef}
+        type="text"
+        className="reason"
+        aria-label="Reason for denying (optional, the model sees it)"
+        placeholder="Reason for the model (optional)"
+        value={props.reason}
+        maxLength={2000}
+        disabled={props.busy}
+        onChange={(e) => props.setReason(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            props.onDeny();
+          }
+        }}
+      />
+      <button type="button" className="btn danger" disabled={props.busy} onClick={props.onDeny} {...(props.shortcut ? { 'aria-keyshortcuts': 'D' } : {})}>
+        Deny
+      </button>
+    </span>
   );
 }
