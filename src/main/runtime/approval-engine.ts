@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Decision, Policy, RiskTier } from '../../shared/tools';
 import { maxRisk, policyClears } from '../../shared/tools';
 import { errorMessage } from '../../shared/errors';
-import { PathGuard, isInside as pathIsInside, type PathCheck, type PathSpec } from './path-guard';
+import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
 import type { ClassifyContext, ToolDefinition } from './tool';
 
@@ -145,10 +145,6 @@ export function pathSpec(tool: ToolDefinition, args: unknown): PathSpec {
     if (typeof value === 'string' && value.length > 0) found.push(value);
   }
   return tool.risk === 'read-only' ? { read: found } : { write: found };
-}
-
-export function isInside(path: string, root: string): boolean {
-  return pathIsInside(path, root);
 }
 
 /** Canonical JSON (sorted keys) so the same arguments always hash the same. */

@@ -404,13 +404,3 @@ export class StreamRedactor {
     this.length = kept.reduce((n, s) => n + s.text.length, 0);
   }
 }
-
-/**
- * Compatibility constructor used by hosts and tests: credential-named variables of `env` plus `extra` secrets, with
- * credential shapes.
- */
-export class EnvRedactor extends SecretRedactor {
-  constructor(env: NodeJS.ProcessEnv = process.env, extra: Record<string, string> = {}) {
-    super({ env, secrets: extra });
-  }
-}
