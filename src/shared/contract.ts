@@ -228,7 +228,7 @@ const runStatusSchema = z.enum(['running', 'parked', 'finished', 'failed', 'abor
 export const runEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('run.started'), conversationId: z.string(), runId: z.string(), resumed: z.boolean() }),
   z.strictObject({ type: z.literal('text'), runId: z.string(), delta: z.string() }),
-  z.strictObject({ type: z.literal('tool.call'), runId: z.string(), callId: z.string(), tool: z.string(), args: z.unknown() }),
+  z.strictObject({ type: z.literal('tool.call'), runId: z.string(), callId: z.string(), tool: z.string(), args: z.unknown(), summary: z.string().optional() }),
   z.strictObject({
     type: z.literal('tool.decision'),
     runId: z.string(),
@@ -251,6 +251,27 @@ export const runEventSchema = z.discriminatedUnion('type', [
     description: z.string(),
     preview: z.string().nullable(),
     alwaysPattern: z.string().nullable(),
+  }),
+  z.strictObject({
+    type: z.literal('input.requested'),
+    runId: z.string(),
+    conversationId: z.string(),
+    requestId: z.string(),
+    kind: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    description: z.string(),
+    prompt: z.string(),
+    data: z.unknown(),
+    schema: z.record(z.string(), z.unknown()),
+  }),
+  z.strictObject({
+    type: z.literal('state.changed'),
+    conversationId: z.string(),
+    slot: z.literal('todos'),
+    value: z.array(
+      z.strictObject({ id: z.string(), title: z.string(), status: z.enum(['pending', 'in_progress', 'done']), priority: z.enum(['low', 'medium', 'high']).optional() }),
+    ),
   }),
   z.strictObject({
     type: z.literal('approval.decided'),

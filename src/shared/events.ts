@@ -11,7 +11,8 @@ export interface Usage {
 export type RunEvent =
   | { type: 'run.started'; conversationId: string; runId: string; resumed: boolean }
   | { type: 'text'; runId: string; delta: string }
-  | { type: 'tool.call'; runId: string; callId: string; tool: string; args: unknown }
+  /** `summary`: the tool's own one-line summary of the call (its presentation), when it declares one. */
+  | { type: 'tool.call'; runId: string; callId: string; tool: string; args: unknown; summary?: string }
   | {
       type: 'tool.decision';
       runId: string;
@@ -36,6 +37,24 @@ export type RunEvent =
       /** What an "always allow" rule would cover, or null when none may be saved for this call. */
       alwaysPattern: string | null;
     }
+  /** Something other than an approval the run asks a person (a secret, a question, a file pick…). */
+  | {
+      type: 'input.requested';
+      runId: string;
+      conversationId: string;
+      requestId: string;
+      kind: string;
+      callId: string;
+      tool: string;
+      description: string;
+      prompt: string;
+      /** What the UI draws the request from (the questions and options, the secret's name). Never a secret. */
+      data: unknown;
+      /** JSON Schema of the answer `deskhand runs answer --value` takes. */
+      schema: Record<string, unknown>;
+    }
+  /** Family state a tool changed (the todo list), for every UI. */
+  | { type: 'state.changed'; conversationId: string; slot: 'todos'; value: { id: string; title: string; status: 'pending' | 'in_progress' | 'done'; priority?: 'low' | 'medium' | 'high' }[] }
   | { type: 'approval.decided'; runId: string; approvalId: string; decision: 'approved' | 'denied'; always: boolean; reason?: string }
   | { type: 'tool.output'; runId: string; callId: string; stream: 'stdout' | 'stderr'; chunk: string }
   | { type: 'tool.result'; runId: string; callId: string; tool: string; status: 'ok' | 'error' | 'denied' | 'interrupted'; output: string; durationMs: number }

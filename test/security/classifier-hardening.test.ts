@@ -4,7 +4,7 @@
  * approval engine (always-ask paths, network flag, no rule for compounds).
  */
 import { describe, expect, it } from 'vitest';
-import { classifyCommand } from '../../src/main/runtime/command-classifier';
+import { classifyCommand } from '../../src/main/tools/shell/command-classifier';
 import type { RiskTier } from '../../src/shared/tools';
 import { tempDir } from '../support/tool-context';
 

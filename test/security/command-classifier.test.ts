@@ -1,7 +1,7 @@
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { classifyCommand, COMMAND_LIMITS } from '../../src/main/runtime/command-classifier';
+import { classifyCommand, COMMAND_LIMITS } from '../../src/main/tools/shell/command-classifier';
 import type { ClassifyContext } from '../../src/main/runtime/tool';
 import type { RiskTier } from '../../src/shared/tools';
 import { tempDir } from '../support/tool-context';

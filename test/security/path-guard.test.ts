@@ -11,7 +11,7 @@ import { PathGuard, openVerified, recheckPaths, type GuardContext, type PathAcce
 import { decide } from '../../src/main/runtime/approval-engine';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { fileTools } from '../../src/main/tools/files';
-import { classifyCommand } from '../../src/main/runtime/command-classifier';
+import { classifyCommand } from '../../src/main/tools/shell/command-classifier';
 import { atomicWriteFile } from '../../src/main/tools/files/atomic-write';
 import type { Policy } from '../../src/shared/tools';
 import { makeContext, tempDir } from '../support/tool-context';

@@ -11,7 +11,7 @@ import { errorMessage } from '../../shared/errors';
 import { AppService, stderrLogger } from '../host/app-service';
 import { openRuntime, resolveDataDir } from '../host/open-runtime';
 import { KeytarSecretStore } from '../services/vault/secret-store';
-import type { Runtime } from '../runtime/runtime';
+import type { AppRuntime as Runtime } from '../host/open-runtime';
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { connectWindow, sendEvent } from './ipc';
 import { ApprovalNotifier } from './notifications';

@@ -20,7 +20,8 @@ import {
 } from '../../shared/contract';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
-import type { Runtime, RunOptions, RunOutcome } from '../runtime/runtime';
+import type { RunOptions, RunOutcome } from '../runtime/runtime';
+import type { AppRuntime as Runtime } from './open-runtime';
 import { KEY_ENV, PROVIDERS, type ProviderConfig } from '../services/providers/providers';
 import { detectLocalServers, probesFromEnv } from '../services/providers/local-servers';
 import type { ApprovalRow } from '../services/store/store';
@@ -89,10 +90,6 @@ export class AppService implements ContractHandlers {
   private tasksTimer: NodeJS.Timeout | null = null;
   private changed = { conversations: false, approvals: false, scheduled: false };
   private keyringWarned = false;
-  /** Runs that changed their todo list and conversations' last published list (see noticeTodos). */
-  private readonly todoRuns = new Set<string>();
-  private readonly todosSeen = new Map<string, string>();
-  private todosTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: AppServiceOptions) {
     this.runtime = opts.runtime;
@@ -122,7 +119,6 @@ export class AppService implements ContractHandlers {
     this.unsubscribe();
     this.offTasks();
     if (this.tasksTimer) clearTimeout(this.tasksTimer);
-    if (this.todosTimer) clearInterval(this.todosTimer);
     await this.wakes.stop();
     const waits: Promise<unknown>[] = [];
     for (const run of this.active.values()) {
@@ -575,8 +571,14 @@ export class AppService implements ContractHandlers {
 
   private onRunEvent(event: RunEvent): void {
     this.emit({ event: 'run', payload: event });
-    this.noticeTodos(event);
     switch (event.type) {
+      case 'state.changed':
+        // Family state a tool published (the todo list): straight to every UI, no polling.
+        if (event.slot === 'todos') {
+          this.emit({ event: 'todosChanged', payload: { conversationId: event.conversationId, todos: event.value.map((t) => ({ ...t, priority: t.priority ?? null })) } });
+        }
+        break;
+      case 'input.requested':
       case 'run.started':
       case 'run.finished':
       case 'run.parked':
@@ -593,53 +595,7 @@ export class AppService implements ContractHandlers {
     }
   }
 
-  /**
-   * Publishes a conversation's todo list when manage_todos changed it. The runtime saves the conversation's state once
-   * every call of the step has ended, so the list is compared after the call's result (on the run's next events, and
-   * on a short timer for a step that then waits for an approval) until it differs or the run ends.
-   */
-  private noticeTodos(event: RunEvent): void {
-    if (event.type === 'tool.call' && event.tool === 'manage_todos') {
-      const conv = this.conversationOfRun(event.runId);
-      if (conv && !this.todosSeen.has(conv.id)) this.todosSeen.set(conv.id, JSON.stringify(projectTodos(conv)));
-      return;
-    }
-    if (event.type === 'tool.result' && event.tool === 'manage_todos' && event.status === 'ok') {
-      this.todoRuns.add(event.runId);
-      this.todosTimer ??= setInterval(() => {
-        for (const runId of [...this.todoRuns]) this.checkTodos(runId, false);
-      }, 250);
-      this.todosTimer.unref();
-      return;
-    }
-    if (this.todoRuns.has(event.runId)) this.checkTodos(event.runId, event.type === 'run.finished' || event.type === 'run.parked');
-  }
 
-  private checkTodos(runId: string, last: boolean): void {
-    let conv;
-    try {
-      conv = this.conversationOfRun(runId);
-    } catch {
-      conv = undefined; // the store is closing
-    }
-    const todos: TodoView[] | null = conv ? projectTodos(conv) : null;
-    const json = JSON.stringify(todos);
-    if (conv && todos && this.todosSeen.get(conv.id) !== json) {
-      this.todosSeen.set(conv.id, json);
-      this.emit({ event: 'todosChanged', payload: { conversationId: conv.id, todos } });
-      last = true;
-    }
-    if (last || !conv) this.todoRuns.delete(runId);
-    if (this.todoRuns.size === 0 && this.todosTimer) {
-      clearInterval(this.todosTimer);
-      this.todosTimer = null;
-    }
-  }
-
-  private conversationOfRun(runId: string) {
-    const run = this.runtime.store.getRun(runId);
-    return run ? this.runtime.store.getConversation(run.conversation_id) : undefined;
-  }
 
   /** Task changes (output included) are coalesced per conversation: at most one event each per TASKS_EVENT_MS. */
   private markTasksChanged(conversationId: string): void {

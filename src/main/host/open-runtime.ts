@@ -1,11 +1,17 @@
-/** Composes the runtime for a headless host: data dir, store, every built-in tool, crash recovery. */
+/**
+ * Composes the runtime for a host: data dir, store, vault, background tasks, the sandbox, every tool family
+ * (assemble.ts), crash recovery. The runtime itself constructs no services: they are made here and injected.
+ */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Store } from '../services/store/store';
 import { Runtime, type RuntimeOptions } from '../runtime/runtime';
-import { builtinTools } from '../tools';
+import { SecretRedactor } from '../runtime/redaction';
+import { BackgroundTasks } from '../services/tasks/background-tasks';
+import { osSandbox } from '../services/sandbox';
 import { KEYRING_SERVICE, KeytarSecretStore } from '../services/vault/secret-store';
 import { Vault } from '../services/vault/vault';
+import { assembleTools } from './assemble';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -17,20 +23,50 @@ export function resolveDataDir(flag?: string): string {
   return join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'Deskhand');
 }
 
-export function openRuntime(
-  opts: { dataDir: string; sqliteBinding?: string } & Partial<Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools'>>,
-): Runtime {
-  const { sqliteBinding, ...runtimeOpts } = opts;
-  const store = new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
-  const runtime = new Runtime({
-    // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
-    vault: new Vault(new KeytarSecretStore(process.env.DESKHAND_KEYRING_SERVICE || KEYRING_SERVICE), store),
-    ...runtimeOpts,
-    store,
-    tools: builtinTools,
-    idleTimeoutMs: opts.idleTimeoutMs ?? envNumber('DESKHAND_MODEL_IDLE_TIMEOUT_MS'),
-    retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
-  });
+/** The runtime as a host holds it: with the background tasks it was assembled with (hosts list and stop them). */
+export class AppRuntime extends Runtime {
+  constructor(
+    opts: RuntimeOptions,
+    readonly tasks: BackgroundTasks,
+  ) {
+    super(opts);
+    // Stopping a run stops what it started in the background too.
+    this.onEvent((e) => {
+      if (e.type === 'run.finished' && e.status === 'aborted') void this.tasks.cancelForRun(e.runId).catch(() => undefined);
+    });
+  }
+}
+
+export type HostRuntimeOptions = { dataDir: string; store?: Store; sqliteBinding?: string; vault?: Vault | null } & Partial<
+  Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
+>;
+
+/** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
+export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
+  const { sqliteBinding, store: given, vault: givenVault, ...runtimeOpts } = opts;
+  const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
+  const redactor = opts.redactor ?? new SecretRedactor();
+  // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
+  const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(process.env.DESKHAND_KEYRING_SERVICE || KEYRING_SERVICE), store) : givenVault;
+  const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor });
+  const { registry, inputKinds } = assembleTools({ dataDir: opts.dataDir, tasks, sandbox: osSandbox, vault, redactor });
+  return new AppRuntime(
+    {
+      ...runtimeOpts,
+      ...(vault ? { vault } : {}),
+      redactor,
+      store,
+      registry,
+      inputKinds,
+      idleTimeoutMs: opts.idleTimeoutMs ?? envNumber('DESKHAND_MODEL_IDLE_TIMEOUT_MS'),
+      retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
+    },
+    tasks,
+  );
+}
+
+export function openRuntime(opts: HostRuntimeOptions): AppRuntime {
+  const runtime = createAppRuntime(opts);
   runtime.recoverInterrupted();
   // What a crashed Deskhand left running is ended now; its job batches get a new worker.
   void runtime.tasks.recover().catch(() => undefined);

@@ -6,7 +6,8 @@
  */
 import { DeskhandError } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
-import type { Runtime, RunOutcome } from '../runtime/runtime';
+import type { RunOutcome } from '../runtime/runtime';
+import type { AppRuntime as Runtime } from './open-runtime';
 import { wrapUntrusted } from '../runtime/untrusted';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { RunRow } from '../services/store/store';

@@ -1,6 +1,8 @@
 /**
- * The approval engine: one decision for every tool call, from data (tier or classification, policy, taint, stored
- * rules), with the reasons printed by `deskhand policy explain`. Tools never decide whether they may run.
+ * The approval engine: one decision for every tool call, folded over an ordered list of inspectors. Each inspector
+ * looks at what the call declared it would touch (`effects`) and returns a verdict with its reasons; the strictest
+ * explicit verdict wins (deny, then ask), and a call nothing cleared asks. `deskhand policy explain` prints every
+ * inspector's verdict. Tools never decide whether they may run.
  */
 import { createHash } from 'node:crypto';
 import type { Decision, Policy, RiskTier } from '../../shared/tools';
@@ -8,7 +10,55 @@ import { maxRisk, policyClears } from '../../shared/tools';
 import { errorMessage } from '../../shared/errors';
 import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
-import type { ClassifyContext, ToolDefinition } from './tool';
+import type { AppUse, Effects, EffectsContext, ToolDefinition } from './tool';
+
+/** The person's lasting grants of desktop apps (computer use); a host without one grants nothing. */
+export interface AppGrants {
+  isGranted(app: string, capability: AppUse['capability']): boolean;
+}
+
+export interface DecisionInput {
+  tool: ToolDefinition;
+  args: unknown;
+  /** The call's declared effects (computed once by `callEffects`). */
+  effects: Effects;
+  policy: Policy;
+  tainted: boolean;
+  ctx: EffectsContext & { readableRoots?: readonly string[] };
+  hasRule(tool: string, pattern: string): boolean;
+  /** Secrets the run holds (loaded by ask_user_secret / use_saved_secret); placeholders for others are refused. */
+  heldSecrets?: ReadonlySet<string>;
+  grants?: AppGrants;
+}
+
+export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';
+
+/** One inspector's finding: its verdict and reasons, and what it adds to the call's risk and checked paths. */
+export interface InspectorReport {
+  inspector: string;
+  verdict: Verdict;
+  reasons: string[];
+  risk?: RiskTier;
+  paths?: PathCheck[];
+  /** The classifier's rule pattern (null: no rule may be saved); undefined leaves it to the paths. */
+  rulePattern?: string | null;
+  /** The call contacts other machines (a shell network client). */
+  network?: boolean;
+}
+
+/** What the inspectors before one have established. */
+export interface Facts {
+  risk: RiskTier;
+  paths: PathCheck[];
+  rulePattern: string | null | undefined;
+  network: boolean;
+  egress: boolean;
+}
+
+export interface Inspector {
+  name: string;
+  inspect(input: DecisionInput, facts: Facts): InspectorReport;
+}
 
 export interface PolicyDecision {
   risk: RiskTier;
@@ -16,135 +66,195 @@ export interface PolicyDecision {
   reasons: string[];
   /** What an "always allow" rule for this call covers; null when no rule may be saved. */
   rulePattern: string | null;
-  /** The path checks the decision used (file tool paths, and paths the classifier checked). */
+  /** The path checks the decision used (declared paths, and paths the classifier checked). */
   paths: PathCheck[];
   /** A path is read from outside the workspace: the output is untrusted (envelope + taint). */
   untrustedRead: boolean;
-  /** The call contacts other machines (classifier) or is an egress tool. */
+  /** The call contacts other machines or sends data out. */
   network: boolean;
+  egress: boolean;
   /** Secret names whose placeholders the call carries in its declared secret arguments. */
   secrets: string[];
+  /** Every inspector's report, in order. */
+  inspectors: InspectorReport[];
 }
 
-export interface DecisionInput {
-  tool: ToolDefinition;
-  args: unknown;
-  policy: Policy;
-  tainted: boolean;
-  ctx: ClassifyContext;
-  hasRule(tool: string, pattern: string): boolean;
-  /** Secrets the run holds (loaded by ask_user_secret / use_saved_secret); placeholders for others are refused. */
-  heldSecrets?: ReadonlySet<string>;
-}
+const report = (inspector: string, verdict: Verdict, reasons: string[], extra: Partial<InspectorReport> = {}): InspectorReport => ({
+  inspector,
+  verdict,
+  reasons,
+  ...extra,
+});
 
-/** Argument names checked for tools that do not declare `paths` (new tools fail safe until they do). */
-const PATH_ARGS = ['path', 'source', 'destination'] as const;
-
-export async function decide(input: DecisionInput): Promise<PolicyDecision> {
-  const { tool, args, policy, ctx } = input;
-  const reasons: string[] = [];
-  let risk: RiskTier;
-  let rulePattern: string | null | undefined;
-  const alwaysAsk: string[] = [];
-  let network = false;
-  const paths: PathCheck[] = [];
-
-  if (tool.classify) {
-    try {
-      const c = await tool.classify(args, ctx);
-      risk = c.risk;
-      reasons.push(...c.reasons);
-      rulePattern = c.rulePattern;
-      if (c.alwaysAsk) alwaysAsk.push(c.alwaysAsk);
-      network = !!c.network;
-      if (c.paths) paths.push(...c.paths);
-    } catch (err) {
-      // A classifier that fails must never downgrade: treat the call as high-risk.
-      risk = 'high-risk';
-      reasons.push(`classifier failed (${errorMessage(err)}); treated as high-risk`);
-      rulePattern = null;
+/** The tool's tier, or the family's own per-call judgement (the shell family's command classifier). */
+const classifier: Inspector = {
+  name: 'classifier',
+  inspect({ tool, effects }) {
+    const a = effects.assessment;
+    if (a) {
+      const reasons = [...a.reasons];
+      if (a.alwaysAsk) reasons.push(`${a.alwaysAsk}: always asks`);
+      return report('classifier', a.alwaysAsk ? 'ask' : 'pass', reasons, {
+        risk: a.risk,
+        rulePattern: a.rulePattern,
+        paths: a.paths ?? [],
+        network: !!a.network,
+      });
     }
-  } else if (tool.risk === 'unknown') {
-    risk = 'high-risk';
-    reasons.push('no classifier for a per-call tool; treated as high-risk');
-  } else {
-    risk = tool.risk;
-    reasons.push(`${tool.name} is ${risk}`);
-  }
-  const result = (decision: Decision, pattern: string | null): PolicyDecision => ({
-    risk,
-    decision,
-    reasons,
-    rulePattern: pattern,
-    paths,
-    untrustedRead: paths.some((p) => p.untrusted),
-    network: network || tool.egress,
-    secrets,
-  });
+    if (tool.risk === 'unknown') return report('classifier', 'pass', ['no classification for a per-call tool; treated as high-risk'], { risk: 'high-risk' });
+    return report('classifier', 'pass', [`${tool.name} is ${tool.risk}`], { risk: tool.risk });
+  },
+};
 
-  // Secret placeholders: refused outside declared arguments (and for secrets the run does not hold); asked otherwise.
-  const placeholders = checkPlaceholders(tool, args, input.heldSecrets);
-  const secrets = placeholders.used;
-  if (placeholders.refused) {
-    reasons.push(placeholders.refused);
-    return result('deny', null);
-  }
-  if (secrets.length) alwaysAsk.push(`the call uses saved secret${secrets.length > 1 ? 's' : ''} ${secrets.map((n) => `[redacted:${n}]`).join(', ')}; every use of a secret is approved by a person`);
+/** Every declared path: workspace containment, links, hard links, sensitive paths. Picked files are readable. */
+const containment: Inspector = {
+  name: 'containment',
+  inspect({ effects, ctx }) {
+    const spec: PathSpec = effects.paths ?? {};
+    if (!spec.read?.length && !spec.write?.length) return report('containment', 'pass', []);
+    let checks: PathCheck[];
+    try {
+      const writeGuard = new PathGuard(ctx);
+      const readGuard = ctx.readableRoots?.length ? new PathGuard({ ...ctx, workspaceRoots: [...ctx.workspaceRoots, ...ctx.readableRoots] }) : writeGuard;
+      checks = [...readGuard.checkAll({ read: spec.read ?? [] }), ...writeGuard.checkAll({ write: spec.write ?? [] })];
+    } catch (err) {
+      return report('containment', 'ask', [`its paths could not be checked (${errorMessage(err)}): always asks`], { risk: 'high-risk' });
+    }
+    let risk: RiskTier = 'read-only';
+    const reasons: string[] = [];
+    const asks: string[] = [];
+    for (const p of checks) {
+      reasons.push(p.summary);
+      risk = maxRisk(risk, p.risk);
+      if (p.alwaysAsk) asks.push(`${p.alwaysAsk}: always asks`);
+    }
+    return report('containment', asks.length ? 'ask' : 'pass', [...reasons, ...asks], { risk, paths: checks });
+  },
+};
 
-  // Containment: every path the tool reads or writes.
-  let fileChecks: PathCheck[] = [];
-  try {
-    fileChecks = new PathGuard(ctx).checkAll(pathSpec(tool, args));
-  } catch (err) {
-    risk = 'high-risk';
-    alwaysAsk.push(`its paths could not be checked (${errorMessage(err)})`);
-  }
-  paths.push(...fileChecks);
-  for (const p of fileChecks) {
-    reasons.push(p.summary);
-    risk = maxRisk(risk, p.risk);
-    if (p.alwaysAsk) alwaysAsk.push(p.alwaysAsk);
-  }
+/** `[redacted:NAME]` placeholders: refused outside declared arguments or for secrets the run does not hold. */
+const secrets: Inspector = {
+  name: 'secrets',
+  inspect({ tool, args, effects, heldSecrets }) {
+    const verdict = checkPlaceholders({ name: tool.name, secretArgs: effects.secretArgs }, args, heldSecrets);
+    if (verdict.refused) return report('secrets', 'deny', [verdict.refused]);
+    if (!verdict.used.length) return report('secrets', 'pass', []);
+    const names = verdict.used.map((n) => `[redacted:${n}]`).join(', ');
+    return report('secrets', 'ask', [`the call uses saved secret${verdict.used.length > 1 ? 's' : ''} ${names}; every use of a secret is approved by a person: always asks`]);
+  },
+};
 
-  const resolvedPaths = fileChecks.filter((p) => !p.error).map((p) => p.resolved);
-  if (rulePattern === undefined) rulePattern = risk === 'read-only' ? null : resolvedPaths.length ? resolvedPaths.join(' -> ') : null;
+/** Once a run has read untrusted content, nothing that contacts other machines or sends data out runs unasked. */
+const taint: Inspector = {
+  name: 'taint',
+  inspect({ tainted }, facts) {
+    if (!tainted) return report('taint', 'pass', []);
+    if (facts.network) {
+      return report('taint', 'ask', ['this run has read untrusted content, so commands that contact other machines always ask, whatever the policy']);
+    }
+    if (facts.egress && facts.risk !== 'high-risk') {
+      return report('taint', 'ask', ['this run has read untrusted content, so tools that send data out no longer run without asking']);
+    }
+    return report('taint', 'pass', ['the run is tainted, but this call neither sends data out nor contacts other machines']);
+  },
+};
 
-  if (alwaysAsk.length) {
-    for (const why of alwaysAsk) reasons.push(`${why}: always asks`);
-    return result('ask', null);
-  }
+/** Computer use touches only apps the person granted, for the capabilities they granted. */
+const appGrants: Inspector = {
+  name: 'app-grants',
+  inspect({ effects, grants }) {
+    const apps = effects.apps ?? [];
+    const screens = effects.screens ?? [];
+    if (!apps.length && !screens.length) return report('app-grants', 'pass', []);
+    const missing = apps.filter((a) => !grants?.isGranted(a.app, a.capability));
+    if (missing.length) {
+      const what = missing.map((a) => `${a.capability} on "${a.app}"`).join(', ');
+      return report('app-grants', 'ask', [`the person has not granted ${what}: always asks`]);
+    }
+    return report('app-grants', 'pass', apps.map((a) => `"${a.app}" is granted ${a.capability}`));
+  },
+};
 
-  if (input.tainted && network) {
-    reasons.push('this run has read untrusted content, so commands that contact other machines always ask, whatever the policy');
-    return result('ask', null);
-  }
-  if (input.tainted && tool.egress && risk !== 'high-risk') {
-    reasons.push('this run has read untrusted content, so tools that send data out no longer run without asking');
-    return result('ask', null);
-  }
+const policy: Inspector = {
+  name: 'policy',
+  inspect({ policy: p }, facts) {
+    if (policyClears(p, facts.risk)) return report('policy', 'allow', [`policy "${p}" clears ${facts.risk}`]);
+    return report('policy', 'pass', [p === 'none' ? 'policy "none" clears nothing' : `policy "${p}" does not clear ${facts.risk}`]);
+  },
+};
 
-  if (policyClears(policy, risk)) {
-    reasons.push(`policy "${policy}" clears ${risk}`);
-    return result('allow', rulePattern);
-  }
-  if (rulePattern && input.hasRule(tool.name, rulePattern)) {
-    reasons.push(`matches an always-allow rule for ${tool.name}: ${rulePattern}`);
-    return result('allow', rulePattern);
-  }
-  reasons.push(policy === 'none' ? 'policy "none" clears nothing' : `policy "${policy}" does not clear ${risk}`);
-  return result('ask', rulePattern);
+const savedRules: Inspector = {
+  name: 'saved-rules',
+  inspect({ tool, hasRule }, facts) {
+    const pattern = rulePatternOf(facts);
+    if (pattern && hasRule(tool.name, pattern)) return report('saved-rules', 'allow', [`matches an always-allow rule for ${tool.name}: ${pattern}`]);
+    return report('saved-rules', 'pass', []);
+  },
+};
+
+/** The inspectors, in the order they run and are printed. */
+export const INSPECTORS: readonly Inspector[] = [classifier, containment, secrets, taint, appGrants, policy, savedRules];
+
+function rulePatternOf(facts: Facts): string | null {
+  if (facts.rulePattern !== undefined) return facts.rulePattern;
+  if (facts.risk === 'read-only') return null;
+  const resolved = facts.paths.filter((p) => !p.error).map((p) => p.resolved);
+  return resolved.length ? resolved.join(' -> ') : null;
 }
 
-/** The paths a call touches: what the tool declares, else its path-like arguments (read for read-only tools). */
-export function pathSpec(tool: ToolDefinition, args: unknown): PathSpec {
-  if (tool.paths) return tool.paths(args);
-  if (typeof args !== 'object' || args === null) return {};
-  const found: string[] = [];
-  for (const key of PATH_ARGS) {
-    const value = Object.prototype.hasOwnProperty.call(args, key) ? (args as Record<string, unknown>)[key] : undefined;
-    if (typeof value === 'string' && value.length > 0) found.push(value);
+/** The decision for one call: every inspector in order, folded; the strictest explicit verdict wins. */
+export function decide(input: DecisionInput, inspectors: readonly Inspector[] = INSPECTORS): PolicyDecision {
+  const e = input.effects;
+  const facts: Facts = {
+    risk: 'read-only',
+    paths: [],
+    rulePattern: undefined,
+    network: !!(e.network || e.urls?.length || e.hosts?.length),
+    egress: !!e.egress,
+  };
+  const reports: InspectorReport[] = [];
+  for (const inspector of inspectors) {
+    const r = inspector.inspect(input, facts);
+    reports.push(r);
+    if (r.risk) facts.risk = reports.length === 1 ? r.risk : maxRisk(facts.risk, r.risk);
+    if (r.paths) facts.paths.push(...r.paths);
+    if (r.rulePattern !== undefined) facts.rulePattern = r.rulePattern;
+    if (r.network) facts.network = true;
+    if (r.verdict === 'deny') break;
   }
-  return tool.risk === 'read-only' ? { read: found } : { write: found };
+  const verdicts = reports.map((r) => r.verdict);
+  const decision: Decision = verdicts.includes('deny') ? 'deny' : verdicts.includes('ask') ? 'ask' : verdicts.includes('allow') ? 'allow' : 'ask';
+  // Only a call that merely was not cleared may be covered by a rule; an explicit ask or deny never is.
+  const hard = verdicts.includes('deny') || verdicts.includes('ask');
+  const placeholders = checkPlaceholders({ name: input.tool.name, secretArgs: e.secretArgs }, input.args, input.heldSecrets);
+  return {
+    risk: facts.risk,
+    decision,
+    reasons: reports.flatMap((r) => r.reasons),
+    rulePattern: hard ? null : rulePatternOf(facts),
+    paths: facts.paths,
+    untrustedRead: facts.paths.some((p) => p.untrusted),
+    network: facts.network || facts.egress,
+    egress: facts.egress,
+    secrets: placeholders.used,
+    inspectors: reports,
+  };
+}
+
+/** A call's effects as its tool declares them; a tool whose declaration fails is treated as touching everything. */
+export async function callEffects(tool: ToolDefinition, args: unknown, ctx: EffectsContext): Promise<Effects> {
+  if (!tool.effects) return {};
+  try {
+    return await tool.effects(args as never, ctx);
+  } catch (err) {
+    return {
+      assessment: {
+        risk: 'high-risk',
+        reasons: [`classifier failed (${errorMessage(err)}); treated as high-risk`],
+        rulePattern: null,
+      },
+    };
+  }
 }
 
 /** Canonical JSON (sorted keys) so the same arguments always hash the same. */

@@ -4,6 +4,8 @@ import type { ConversationState, FileSnapshot, TodoItem } from './tool';
 interface Serialized {
   cwd?: string;
   roots?: string[];
+  readable?: string[];
+  revealed?: string[];
   snapshots?: Record<string, FileSnapshot>;
   todos?: TodoItem[];
   workState?: Record<string, unknown>;
@@ -14,6 +16,8 @@ export class PersistentConversationState implements ConversationState {
   workspaceRoots: string[];
   todos: TodoItem[];
   workState: Record<string, unknown>;
+  readableRoots: string[];
+  revealedTools: string[];
   private readonly snapshots: Map<string, FileSnapshot>;
 
   constructor(folder: string, json: string) {
@@ -28,6 +32,16 @@ export class PersistentConversationState implements ConversationState {
     this.snapshots = new Map(Object.entries(data.snapshots ?? {}));
     this.todos = Array.isArray(data.todos) ? data.todos : [];
     this.workState = data.workState && typeof data.workState === 'object' ? data.workState : {};
+    this.readableRoots = strings(data.readable);
+    this.revealedTools = strings(data.revealed);
+  }
+
+  addReadableRoots(paths: readonly string[]): void {
+    for (const p of paths) if (!this.readableRoots.includes(p)) this.readableRoots.push(p);
+  }
+
+  revealTools(names: readonly string[]): void {
+    for (const n of names) if (!this.revealedTools.includes(n)) this.revealedTools.push(n);
   }
 
   getFileSnapshot(path: string): FileSnapshot | undefined {
@@ -45,7 +59,13 @@ export class PersistentConversationState implements ConversationState {
       snapshots: Object.fromEntries(this.snapshots),
       todos: this.todos,
       workState: this.workState,
+      ...(this.readableRoots.length ? { readable: this.readableRoots } : {}),
+      ...(this.revealedTools.length ? { revealed: this.revealedTools } : {}),
     };
     return JSON.stringify(data);
   }
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }

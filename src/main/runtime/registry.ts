@@ -1,9 +1,13 @@
 /**
- * The tool registry: what the model sees (names, descriptions, JSON Schemas) and the one lookup path every call goes
- * through. Hidden `execute_*` halves are registered but never offered to the model and never callable by it.
+ * The live tool registry: what the model may see and call, and the one lookup path every call goes through.
+ * Tools are added and removed at run time (MCP servers come and go), named by kind (`mcp__<server>__<tool>`), given as
+ * zod or JSON Schema, and narrowed per turn: filters (plan mode, a subagent's ceiling) and deferred tools that only
+ * `search_tools` reveals. Hidden `execute_*` halves are registered but never offered to the model and never callable.
  */
 import { z } from 'zod';
 import { ToolError } from '../../shared/errors';
+import type { Policy } from '../../shared/tools';
+import { fallbackTitle, type ToolPresentationView } from '../../shared/tool-presentation';
 import type { ToolDefinition } from './tool';
 
 export interface ModelToolSpec {
@@ -12,45 +16,166 @@ export interface ModelToolSpec {
   inputSchema: Record<string, unknown>;
 }
 
+/** What a turn's tool set is computed from. */
+export interface TurnContext {
+  conversationId: string;
+  policy: Policy;
+  /** Deferred tools revealed in this conversation (search_tools). */
+  revealed: readonly string[];
+  /** At most these tools (a subagent's ceiling: its parent's set); absent means no ceiling. */
+  ceiling?: ReadonlySet<string>;
+}
+
+/** Narrows a turn's tools: returns a reason to hide `tool` in this turn, or null to keep it. */
+export type ToolFilter = (tool: ToolDefinition, turn: TurnContext) => string | null;
+
+/** The tools of one turn: the model-facing list and the lookup for calls made in that turn. */
+export interface TurnToolSet {
+  specs: ModelToolSpec[];
+  resolve(name: string): ToolDefinition;
+}
+
+const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,127}$/;
+
+interface Entry {
+  tool: ToolDefinition;
+  schema: Record<string, unknown>;
+  parser: z.ZodType;
+}
+
 export class ToolRegistry {
-  /** Model-callable names (canonical and aliases) → definition. A null-prototype map: no `__proto__` surprises. */
-  private readonly callable = new Map<string, ToolDefinition>();
-  private readonly hidden = new Map<string, ToolDefinition>();
-  private readonly schemas = new Map<ToolDefinition, Record<string, unknown>>();
+  /** Model-callable names (canonical and aliases) → entry, in registration order. */
+  private readonly callable = new Map<string, Entry>();
+  private readonly hidden = new Map<string, Entry>();
+  private readonly filters = new Map<string, ToolFilter>();
+  private readonly listeners = new Set<() => void>();
 
-  constructor(tools: readonly ToolDefinition[]) {
-    for (const tool of tools) this.register(tool);
+  constructor(tools: readonly ToolDefinition[] = []) {
+    this.add(tools);
   }
 
-  private register(tool: ToolDefinition): void {
-    if (tool.risk === 'unknown' && !tool.classify) throw new Error(`tool ${tool.name}: risk 'unknown' needs classify()`);
-    for (const name of [tool.name, ...(tool.aliases ?? [])]) {
-      if (this.callable.has(name) || this.hidden.has(name)) throw new Error(`tool name registered twice: ${name}`);
-      this.callable.set(name, tool);
+  /** Adds tools (all or none); returns a function that removes them again. */
+  add(tools: readonly ToolDefinition[]): () => void {
+    const names = new Set<string>();
+    for (const tool of tools) {
+      for (const name of [tool.name, ...(tool.aliases ?? []), ...(tool.pair ? [tool.pair.executeName] : [])]) {
+        if (!NAME_RE.test(name)) throw new Error(`tool name ${JSON.stringify(name)} is not a valid tool name`);
+        if (this.callable.has(name) || this.hidden.has(name) || names.has(name)) throw new Error(`tool name registered twice: ${name}`);
+        names.add(name);
+      }
+      checkKind(tool);
     }
-    if (tool.pair) {
-      if (this.callable.has(tool.pair.executeName)) throw new Error(`hidden name clashes: ${tool.pair.executeName}`);
-      this.hidden.set(tool.pair.executeName, tool);
+    for (const tool of tools) {
+      const entry: Entry = { tool, ...schemaOf(tool) };
+      for (const name of [tool.name, ...(tool.aliases ?? [])]) this.callable.set(name, entry);
+      if (tool.pair) this.hidden.set(tool.pair.executeName, entry);
     }
-    this.schemas.set(tool, z.toJSONSchema(tool.params, { target: 'draft-7', io: 'input' }) as Record<string, unknown>);
+    if (tools.length) this.changed();
+    return () => this.remove(tools.map((t) => t.name));
   }
 
-  /** The model-facing tool list, in registration order (aliases included, hidden halves excluded). */
+  /** Removes tools by canonical name (with their aliases and hidden halves). Unknown names are ignored. */
+  remove(names: readonly string[]): void {
+    let removed = false;
+    for (const name of names) {
+      const entry = this.callable.get(name);
+      if (!entry || entry.tool.name !== name) continue;
+      for (const n of [entry.tool.name, ...(entry.tool.aliases ?? [])]) this.callable.delete(n);
+      if (entry.tool.pair) this.hidden.delete(entry.tool.pair.executeName);
+      removed = true;
+    }
+    if (removed) this.changed();
+  }
+
+  /** Registers a per-turn filter under a name (re-registering replaces it); returns its remover. */
+  addFilter(name: string, filter: ToolFilter): () => void {
+    this.filters.set(name, filter);
+    return () => {
+      if (this.filters.get(name) === filter) this.filters.delete(name);
+    };
+  }
+
+  onDidChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Every registered tool once (canonical definitions, registration order). */
+  all(): ToolDefinition[] {
+    return [...new Set([...this.callable.values()].map((e) => e.tool))];
+  }
+
+  /** The tools of one turn: deferred ones only once revealed, then the ceiling and every filter. */
+  toolSet(turn: TurnContext): TurnToolSet {
+    const revealed = new Set(turn.revealed);
+    const hiddenWhy = new Map<string, string>();
+    const specs: ModelToolSpec[] = [];
+    for (const [name, entry] of this.callable) {
+      const why = this.hideReason(entry.tool, turn, revealed);
+      if (why) hiddenWhy.set(name, why);
+      else specs.push({ name, description: entry.tool.description, inputSchema: entry.schema });
+    }
+    return {
+      specs,
+      resolve: (name) => {
+        const tool = this.resolve(name);
+        const why = hiddenWhy.get(name);
+        if (why) throw new ToolError(`${name} is not available in this turn: ${why}.`, 'unknown_tool');
+        return tool;
+      },
+    };
+  }
+
+  private hideReason(tool: ToolDefinition, turn: TurnContext, revealed: ReadonlySet<string>): string | null {
+    if (turn.ceiling && !turn.ceiling.has(tool.name)) return 'it is outside this agent\'s tool set';
+    if (tool.deferred && !revealed.has(tool.name)) return `its schema is deferred; call search_tools with its name first`;
+    for (const filter of this.filters.values()) {
+      const why = filter(tool, turn);
+      if (why) return why;
+    }
+    return null;
+  }
+
+  /** Every model-callable tool with its schema, deferred ones included (the schema snapshot, `search_tools`). */
   modelTools(): ModelToolSpec[] {
-    return [...this.callable.entries()].map(([name, tool]) => ({
-      name,
-      description: tool.description,
-      inputSchema: this.schemas.get(tool)!,
-    }));
+    return [...this.callable.entries()].map(([name, e]) => ({ name, description: e.tool.description, inputSchema: e.schema }));
   }
 
   names(): string[] {
     return [...this.callable.keys()];
   }
 
+  /** Titles, icons and result hints of every registered tool, for the UI. */
+  presentations(): ToolPresentationView[] {
+    return this.all().map((tool) => ({
+      name: tool.name,
+      title: tool.presentation?.title ?? fallbackTitle(tool.name),
+      icon: tool.presentation?.icon ?? 'tool',
+      result: tool.presentation?.result ?? 'text',
+      kind: tool.kind ?? 'builtin',
+    }));
+  }
+
+  /** The one-line summary a tool gives of a call, or null (unknown tool, no summary, a summary that throws). */
+  summarize(name: string, args: unknown): string | null {
+    const tool = this.lookup(name);
+    if (!tool?.presentation?.summary) return null;
+    try {
+      const text = tool.presentation.summary(args as never);
+      return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A model-callable tool by name, or undefined. */
+  lookup(name: string): ToolDefinition | undefined {
+    return typeof name === 'string' ? this.callable.get(name)?.tool : undefined;
+  }
+
   /** Looks up a name the model sent. Hidden halves and unknown names get the same model-readable error. */
   resolve(name: string): ToolDefinition {
-    const tool = typeof name === 'string' ? this.callable.get(name) : undefined;
+    const tool = this.lookup(name);
     if (!tool) {
       const suggestion = this.closest(String(name));
       throw new ToolError(
@@ -61,15 +186,34 @@ export class ToolRegistry {
     return tool;
   }
 
-  /** Parses arguments with the tool's zod schema; failures become a message the model can correct from. */
+  /** Parses arguments with the tool's schema; failures become a message the model can correct from. */
   parseArgs(tool: ToolDefinition, args: unknown): unknown {
-    const result = tool.params.safeParse(args ?? {});
+    const parser = this.callable.get(tool.name)?.parser ?? tool.params;
+    const result = parser.safeParse(args ?? {});
     if (result.success) return result.data;
     const problems = result.error.issues
       .slice(0, 10)
       .map((issue) => `- ${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
       .join('\n');
     throw new ToolError(`Invalid arguments for ${tool.name}:\n${problems}\nFix the arguments and call ${tool.name} again.`, 'invalid_args');
+  }
+
+  /** Tools whose name, title or description matches every word of the query (search_tools), best first. */
+  search(query: string, limit = 10): ToolDefinition[] {
+    const words = query.toLowerCase().split(/[\s,]+/).filter(Boolean);
+    const scored: { tool: ToolDefinition; score: number }[] = [];
+    for (const tool of this.all()) {
+      const name = tool.name.toLowerCase();
+      const text = `${name} ${tool.presentation?.title ?? ''} ${tool.description}`.toLowerCase();
+      if (words.length === 0 || !words.every((w) => text.includes(w))) continue;
+      const score = words.reduce((s, w) => s + (name === w ? 10 : name.includes(w) ? 3 : 1), 0);
+      scored.push({ tool, score });
+    }
+    return scored.sort((a, b) => b.score - a.score).slice(0, limit).map((s) => s.tool);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
   }
 
   private closest(name: string): string | undefined {
@@ -81,6 +225,20 @@ export class ToolRegistry {
     }
     return bestScore <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
   }
+}
+
+/** MCP tools are namespaced by their server; built-in names never carry the prefix. */
+function checkKind(tool: ToolDefinition): void {
+  const kind = tool.kind ?? 'builtin';
+  const namespaced = /^mcp__[A-Za-z0-9-]+__[A-Za-z0-9_-]+$/.test(tool.name);
+  if (kind === 'mcp' && !namespaced) throw new Error(`tool ${tool.name}: MCP tools are named mcp__<server>__<tool>`);
+  if (kind !== 'mcp' && tool.name.startsWith('mcp__')) throw new Error(`tool ${tool.name}: only MCP tools may use the mcp__ prefix`);
+  if (tool.risk === 'unknown' && !tool.effects) throw new Error(`tool ${tool.name}: risk 'unknown' needs effects() with an assessment`);
+}
+
+function schemaOf(tool: ToolDefinition): { schema: Record<string, unknown>; parser: z.ZodType } {
+  if (tool.inputSchema) return { schema: tool.inputSchema, parser: z.fromJSONSchema(tool.inputSchema as never) };
+  return { schema: z.toJSONSchema(tool.params, { target: 'draft-7', io: 'input' }) as Record<string, unknown>, parser: tool.params };
 }
 
 function distance(a: string, b: string): number {

@@ -1,16 +1,21 @@
 /**
- * The tool contract. A tool is one module exporting a `ToolDefinition`: its name, the description the model reads,
- * zod params, a risk tier (or a per-call classifier), disclosure, egress, and for gated tools with an approval pair a
- * proposing half. Validation, policy, approval, redaction, truncation and persistence happen once, in the runtime.
+ * The tool contract. A tool is one module returning a `ToolDefinition`: its name, the description the model reads,
+ * its input (zod, or JSON Schema for tools that arrive at run time), a risk tier, one `effects(args)` declaration of
+ * what a call would touch, how it is presented, and — for tools that need a person — an input request. Validation,
+ * inspection, approval, redaction, truncation and persistence happen once, in the runtime's call pipeline.
+ *
+ * Tools get services from their family's factory (injected interfaces), never from this context: `ToolContext` carries
+ * per-call data only.
  */
 import type { z } from 'zod';
 import type { DeclaredRisk, Disclosure, RiskTier } from '../../shared/tools';
 import type { SandboxMode } from '../../shared/sandbox';
-import type { BackgroundTasks } from '../services/tasks/background-tasks';
-import type { VaultView } from '../services/vault/vault';
+import type { ToolPresentationView, ResultHint, ToolIcon } from '../../shared/tool-presentation';
 import type { PathCheck, PathSpec } from './path-guard';
 
-/** What a per-call classifier says about one call. `reasons` are printed by `deskhand policy explain`. */
+export type { PathSpec };
+
+/** A family's own judgement of one call (the shell family's command classifier). Printed by `policy explain`. */
 export interface Classification {
   risk: RiskTier;
   reasons: string[];
@@ -27,12 +32,74 @@ export interface Classification {
   paths?: PathCheck[];
 }
 
+/** What an app-using call needs of an app (computer use); checked against the person's grants. */
+export interface AppUse {
+  app: string;
+  capability: 'observe' | 'pointer' | 'input' | 'foreground';
+}
+
+/**
+ * Everything one call would touch, declared by the tool and judged by the runtime's inspectors. A tool declares only
+ * what applies; absent fields touch nothing. Computed once per call, before the decision, and again just before
+ * acting (paths must still lead where they led).
+ */
+export interface Effects {
+  /** Paths read and written (for write, also what is removed or replaced), checked with the path guard. */
+  paths?: PathSpec;
+  /** URLs the call requests (method + URL when known); their hosts count as network. */
+  urls?: readonly string[];
+  /** Hosts contacted without a URL (a socket, a remote command). */
+  hosts?: readonly string[];
+  /** Desktop apps operated, with the capability each needs. */
+  apps?: readonly AppUse[];
+  /** Screens observed (`all`, or display ids). */
+  screens?: readonly string[];
+  /** Top-level string arguments that may carry `[redacted:NAME]` placeholders, substituted just before `execute`. */
+  secretArgs?: readonly string[];
+  /** How values are put into secretArgs: `shell` quotes each for where it sits in a shell command. Default plain. */
+  secretQuoting?: 'shell' | 'none';
+  /** The request itself sends material off the machine (Spec I "What leaves the machine"). */
+  egress?: boolean;
+  /** The call contacts other machines. */
+  network?: boolean;
+  /** The call starts processes. */
+  processes?: boolean;
+  /** The family's own judgement of the call (required for tools whose tier is `unknown`). */
+  assessment?: Classification;
+}
+
+/** Where a call would run: what `effects` may look at. */
+export interface EffectsContext {
+  cwd: string;
+  workspaceRoots: readonly string[];
+  dataDir: string;
+  /** The conversation's sandbox mode (default `workspace-write`). */
+  sandbox?: SandboxMode;
+}
+/** @deprecated name kept for the classifier's signature; same as EffectsContext. */
+export type ClassifyContext = EffectsContext;
+
 /** The proposing half of an approval pair: what will happen, shown to the person before anything acts. */
 export interface Proposal {
   /** One line in plain words: "Write 12 lines to src/app.ts". */
   description: string;
   /** A unified diff for writes and edits; the exact command for commands; null when there is nothing to preview. */
   preview: string | null;
+}
+
+/**
+ * Something the agent asks a person (a question, a file pick, a secret…): one input request of a registered kind.
+ * The run waits for it (or parks), and `execute` runs with the validated answer in `ctx.answer`.
+ */
+export interface InputSpec {
+  /** A kind registered with the runtime's input kinds (`question`, `file_pick`, `secret`…). */
+  kind: string;
+  /** One line in plain words, shown as the request's title. */
+  description: string;
+  /** The full prompt shown to the person. */
+  prompt: string;
+  /** What the UI needs to draw the request (the questions and options, the secret's name…). Never a secret value. */
+  data: unknown;
 }
 
 /** A file read recorded so writes can refuse when the file changed on disk since the conversation read it. */
@@ -43,16 +110,22 @@ export interface FileSnapshot {
   ino: number;
 }
 
-/** Per-conversation state that tools may read and change (persisted by the runtime after each call). */
+/** Per-conversation state that tools may read and change (persisted by the runtime after each step). */
 export interface ConversationState {
   /** The current working directory (`cd` changes it). Always absolute. */
   cwd: string;
   /** The workspace roots: the conversation's working folder plus folders the person added. */
   readonly workspaceRoots: readonly string[];
+  /** Folders and files the person picked (ask_file_picker): readable without asking, never writable because of it. */
+  readonly readableRoots: readonly string[];
+  addReadableRoots(paths: readonly string[]): void;
   getFileSnapshot(path: string): FileSnapshot | undefined;
   recordFileSnapshot(snapshot: FileSnapshot): void;
   todos: TodoItem[];
   workState: Record<string, unknown>;
+  /** Deferred tools `search_tools` revealed in this conversation (offered to the model from then on). */
+  readonly revealedTools: readonly string[];
+  revealTools(names: readonly string[]): void;
 }
 
 export interface TodoItem {
@@ -62,6 +135,9 @@ export interface TodoItem {
   priority?: 'low' | 'medium' | 'high';
 }
 
+/** Family state a tool changed, published to the UI as a typed event (never polled). */
+export type StateUpdate = { slot: 'todos'; value: TodoItem[] };
+
 export interface ToolContext {
   readonly runId: string;
   readonly conversationId: string;
@@ -69,10 +145,12 @@ export interface ToolContext {
   /** Aborted when the run is stopped or the tool's timeout passes. Long work must honour it. */
   readonly signal: AbortSignal;
   readonly state: ConversationState;
-  /** Deskhand's data dir (sensitive: the store and config live there). */
-  readonly dataDir: string;
+  /** The conversation's sandbox mode for commands (default `workspace-write`). */
+  readonly sandbox?: SandboxMode;
   /** Streams partial output (command stdout/stderr) to whoever watches the run. */
-  emitOutput(stream: 'stdout' | 'stderr', chunk: string): void;
+  progress(stream: 'stdout' | 'stderr', chunk: string): void;
+  /** Publishes family state the call changed (the todo list…) to every UI, as a typed event. */
+  publish(update: StateUpdate): void;
   /** Context-window figures for `context_info`. */
   readonly usage: { inputTokens: number; outputTokens: number; contextWindow: number; messages: number };
   /**
@@ -80,14 +158,8 @@ export interface ToolContext {
    * opens a path verifies it still leads there (path-guard.ts `openVerified`). Absent outside the runtime.
    */
   readonly checkedPaths?: ReadonlyMap<string, PathCheck>;
-  /** Names and descriptions of saved secrets (never values). Absent where a host has no vault. */
-  readonly vault?: VaultView;
-  /** The runtime's redactor: tools that persist or log text themselves (task specs, output files) pass it through. */
-  redact?(text: string): string;
-  /** Background tasks of this process (commands, job batches, wait_for). Absent where a host offers none. */
-  readonly tasks?: BackgroundTasks;
-  /** The conversation's sandbox mode for commands (default `workspace-write`). */
-  readonly sandbox?: SandboxMode;
+  /** For tools with an input request: the person's answer, validated by its kind. */
+  readonly answer?: unknown;
 }
 
 export interface ToolResult {
@@ -97,38 +169,35 @@ export interface ToolResult {
   untrustedSource?: string;
 }
 
+/** How a tool is shown: plain-words title, family icon, one-line call summary, how to render its result. */
+export interface Presentation<A = unknown> {
+  title: string;
+  icon: ToolIcon;
+  /** One line for the tool card, e.g. `src/app.ts (1–200)`. */
+  summary?(args: A): string;
+  result?: ResultHint;
+}
+
+export type ToolKind = 'builtin' | 'mcp' | 'custom';
+
 export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   name: string;
+  /** `builtin` (default), `mcp` (named `mcp__<server>__<tool>`) or `custom` (from agent configuration). */
+  kind?: ToolKind;
   /** Also offered to the model under these names (e.g. `find` as `glob`). */
   aliases?: string[];
   description: string;
+  /** zod input. Tools that arrive at run time may give `inputSchema` (JSON Schema) instead; the registry derives one. */
   params: P;
-  /** Static tier, or `unknown` with `classify`. */
+  /** The JSON Schema the model sees, when the tool was defined by one (MCP, custom tools). */
+  inputSchema?: Record<string, unknown>;
+  /** Static tier, or `unknown`: then `effects` must return an `assessment` for every call. */
   risk: DeclaredRisk;
-  /** Per-call classification (required when risk is `unknown`; optional refinement for others, e.g. cp --force). */
-  classify?(args: z.infer<P>, ctx: ClassifyContext): Classification | Promise<Classification>;
   disclosure: Disclosure;
-  /** True when the request itself sends material off the machine. */
-  egress: boolean;
-  /**
-   * The paths a call reads and writes (for write, also what it removes or replaces). The approval engine checks each
-   * with the path guard: workspace containment, symlinks, hard links, sensitive paths. Every tool that takes a path
-   * declares it; a tool without `paths` that has `path`/`source`/`destination` arguments gets them checked anyway.
-   */
-  paths?(args: z.infer<P>): PathSpec;
-  /**
-   * Top-level string arguments that may carry `[redacted:NAME]` placeholders; the runtime puts the values in just before
-   * `execute`. A placeholder in any other argument is refused, and a call carrying one always asks a person.
-   */
-  secretArgs?: readonly string[];
-  /** How values are put into secretArgs: `shell` quotes each for where it sits in a shell command. Default plain text. */
-  secretQuoting?: 'shell' | 'none';
-  /**
-   * For tools that need a person to type something (ask_user_secret): the runtime opens an input request (answered
-   * in the UI, the terminal, or `deskhand secrets set NAME`; the run parks when nobody can answer) and runs `execute`
-   * only once it is answered.
-   */
-  inputRequest?(args: z.infer<P>): { kind: 'secret'; name: string; description: string; prompt: string };
+  /** What a call would touch. Omitted: the call touches nothing but the conversation's own state. */
+  effects?(args: z.infer<P>, ctx: EffectsContext): Effects | Promise<Effects>;
+  /** A person answers before `execute` runs (the answer is the approval). */
+  input?(args: z.infer<P>): InputSpec;
   /** The secret a finished call of this tool loads into the run (ask_user_secret, use_saved_secret), by name. */
   holdsSecret?(args: z.infer<P>): string | null;
   /**
@@ -136,21 +205,17 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
    * runtime calls `propose`, decides, and only then runs `execute` under the hidden name.
    */
   pair?: { executeName: string; propose(args: z.infer<P>, ctx: ToolContext): Promise<Proposal> };
+  /** Offered to the model only after `search_tools` reveals it (large or rarely used tool sets). */
+  deferred?: boolean;
+  presentation?: Presentation<z.infer<P>>;
   /** Default 3 minutes; tools that take their own timeout (shell) handle it themselves. */
   timeoutMs?: number;
   execute(args: z.infer<P>, ctx: ToolContext): Promise<ToolResult>;
-}
-
-/** What a classifier may look at: where the call would run. */
-export interface ClassifyContext {
-  cwd: string;
-  workspaceRoots: readonly string[];
-  dataDir: string;
-  /** The conversation's sandbox mode (default `workspace-write`). */
-  sandbox?: SandboxMode;
 }
 
 /** Helper that keeps the generic parameter so `execute` gets typed args. */
 export function defineTool<P extends z.ZodType>(def: ToolDefinition<P>): ToolDefinition<P> {
   return def;
 }
+
+export type { ToolPresentationView };

@@ -161,4 +161,9 @@ export const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   `,
+  // 4: input requests of every kind: what the person is shown (request) and their answer (redacted JSON)
+  `
+  ALTER TABLE approvals ADD COLUMN request TEXT;
+  ALTER TABLE approvals ADD COLUMN answer TEXT;
+  `,
 ];

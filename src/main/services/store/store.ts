@@ -3,7 +3,7 @@
  * killed with SIGKILL at any point leaves rows the runtime can recover from (see recoverInterrupted).
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { Policy, RiskTier } from '../../../shared/tools';
 import type { SandboxMode } from '../../../shared/sandbox';
@@ -87,8 +87,12 @@ export interface ApprovalRow {
   preview: string | null;
   always_pattern: string | null;
   status: 'pending' | 'approved' | 'denied' | 'expired';
-  /** 'approval', or 'secret': an input request (ask_user_secret) answered by providing the value. */
-  kind: 'approval' | 'secret';
+  /** 'approval', or the kind of an input request (secret, question, file_pick…) answered with a value. */
+  kind: string;
+  /** JSON: what the person is shown for an input request (its kind's data). */
+  request: string | null;
+  /** JSON: the answer, redacted (a secret's value is never stored). */
+  answer: string | null;
   always: number;
   reason: string | null;
   created_at: number;
@@ -139,7 +143,50 @@ export class Store {
   }
 
   close(): void {
+    this.stopWatching();
     this.db.close();
+  }
+
+  private readonly externalListeners = new Set<() => void>();
+  private watcher: FSWatcher | null = null;
+  private safety: NodeJS.Timeout | null = null;
+  private lastVersion = 0;
+
+  /**
+   * Calls `listener` when another connection (another process) commits to this database: a watch on the data folder
+   * wakes the check, SQLite's data_version confirms it (it changes only for other connections' commits). A slow
+   * re-check covers file systems whose watches miss events.
+   */
+  onExternalChange(listener: () => void): () => void {
+    this.externalListeners.add(listener);
+    if (!this.watcher) {
+      this.lastVersion = this.db.pragma('data_version', { simple: true }) as number;
+      this.watcher = watch(this.dataDir, (_event, name) => {
+        if (!name || String(name).startsWith('deskhand.db')) this.checkExternal();
+      });
+      this.watcher.on('error', () => undefined);
+      this.safety = setInterval(() => this.checkExternal(), 5000);
+      this.safety.unref();
+    }
+    return () => {
+      this.externalListeners.delete(listener);
+      if (this.externalListeners.size === 0) this.stopWatching();
+    };
+  }
+
+  private checkExternal(): void {
+    if (!this.db.open) return;
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (version === this.lastVersion) return;
+    this.lastVersion = version;
+    for (const l of [...this.externalListeners]) l();
+  }
+
+  private stopWatching(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    if (this.safety) clearInterval(this.safety);
+    this.safety = null;
   }
 
   transaction<T>(fn: () => T): T {
@@ -286,12 +333,24 @@ export class Store {
 
   // Approvals
 
-  insertApproval(row: Omit<ApprovalRow, 'status' | 'always' | 'reason' | 'created_at' | 'decided_at' | 'kind'> & { kind?: ApprovalRow['kind'] }): ApprovalRow {
-    const full: ApprovalRow = { ...row, kind: row.kind ?? 'approval', status: 'pending', always: 0, reason: null, created_at: Date.now(), decided_at: null };
+  insertApproval(
+    row: Omit<ApprovalRow, 'status' | 'always' | 'reason' | 'created_at' | 'decided_at' | 'kind' | 'request' | 'answer'> & { kind?: string; request?: string | null },
+  ): ApprovalRow {
+    const full: ApprovalRow = {
+      ...row,
+      kind: row.kind ?? 'approval',
+      request: row.request ?? null,
+      answer: null,
+      status: 'pending',
+      always: 0,
+      reason: null,
+      created_at: Date.now(),
+      decided_at: null,
+    };
     this.db
       .prepare(
-        `INSERT INTO approvals (id,run_id,tool_call_id,tool,args_sha256,risk,reasons,description,preview,always_pattern,kind,status,always,reason,created_at,decided_at)
-         VALUES (@id,@run_id,@tool_call_id,@tool,@args_sha256,@risk,@reasons,@description,@preview,@always_pattern,@kind,@status,@always,@reason,@created_at,@decided_at)`,
+        `INSERT INTO approvals (id,run_id,tool_call_id,tool,args_sha256,risk,reasons,description,preview,always_pattern,kind,request,answer,status,always,reason,created_at,decided_at)
+         VALUES (@id,@run_id,@tool_call_id,@tool,@args_sha256,@risk,@reasons,@description,@preview,@always_pattern,@kind,@request,@answer,@status,@always,@reason,@created_at,@decided_at)`,
       )
       .run(full);
     return full;
@@ -314,6 +373,19 @@ export class Store {
       .prepare("UPDATE approvals SET status = ?, always = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'")
       .run(status, always ? 1 : 0, reason, Date.now(), id);
     return info.changes === 1;
+  }
+
+  /** Answers an input request: like decideApproval, single use; `answer` is the redacted JSON of the value. */
+  answerApproval(id: string, status: 'approved' | 'denied', answer: string | null, reason: string | null): boolean {
+    const info = this.db
+      .prepare("UPDATE approvals SET status = ?, answer = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'")
+      .run(status, answer, reason, Date.now(), id);
+    return info.changes === 1;
+  }
+
+  /** The newest approval or input request of a tool call. */
+  latestApprovalForCall(toolCallId: string): ApprovalRow | undefined {
+    return this.db.prepare('SELECT * FROM approvals WHERE tool_call_id = ? ORDER BY created_at DESC LIMIT 1').get(toolCallId) as ApprovalRow | undefined;
   }
 
   /** A pending approval nobody answered before its run was stopped; like a decision, only once. */

@@ -8,7 +8,7 @@ export const contextInfo = defineTool({
   params: z.object({}).strict(),
   risk: 'read-only',
   disclosure: 'internal',
-  egress: false,
+  presentation: { title: 'Check the context window', icon: 'info' },
   async execute(_args, ctx) {
     const { inputTokens, outputTokens, contextWindow, messages } = ctx.usage;
     const used = contextWindow > 0 ? Math.round((inputTokens / contextWindow) * 1000) / 10 : 0;

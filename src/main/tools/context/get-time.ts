@@ -8,7 +8,7 @@ export const getTime = defineTool({
   params: z.object({}).strict(),
   risk: 'read-only',
   disclosure: 'internal',
-  egress: false,
+  presentation: { title: 'Check the time', icon: 'clock' },
   async execute() {
     const now = new Date();
     const offsetMin = -now.getTimezoneOffset();

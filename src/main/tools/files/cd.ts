@@ -18,8 +18,8 @@ export const cdTool = defineTool({
   params,
   risk: 'read-only',
   disclosure: 'internal',
-  egress: false,
-  paths: (args) => ({ read: [args.path] }),
+  presentation: { title: 'Change folder', icon: 'folder', summary: (args) => args.path },
+  effects: (args) => ({ paths: { read: [args.path] } }),
   async execute(args, ctx) {
     const abs = resolveToolPath(args.path, ctx);
     try {

@@ -12,10 +12,9 @@ export const cpTool = defineTool({
     'file replaces a file, a folder a folder), and the replacement happens in one step. Missing parent folders are created.',
   params: transferParams,
   risk: 'high-risk',
-  classify: (args, cctx) => classifyTransfer(args, cctx, 'copy'),
   disclosure: 'public',
-  egress: false,
-  paths: (args) => ({ read: [args.source], write: [args.destination] }),
+  presentation: { title: 'Copy', icon: 'edit', summary: (args) => `${args.source} → ${args.destination}` },
+  effects: async (args, ectx) => ({ paths: { read: [args.source], write: [args.destination] }, assessment: await classifyTransfer(args, ectx, 'copy') }),
   pair: {
     executeName: 'execute_cp',
     async propose(args, ctx) {

@@ -161,8 +161,8 @@ export const editFileTool = defineTool({
   params,
   risk: 'high-risk',
   disclosure: 'private',
-  egress: false,
-  paths: (args) => ({ write: [args.path] }),
+  presentation: { title: 'Edit a file', icon: 'edit', result: 'diff', summary: (args) => args.path },
+  effects: (args) => ({ paths: { write: [args.path] } }),
   pair: {
     executeName: 'execute_edit_file',
     async propose(args, ctx) {

@@ -81,8 +81,8 @@ export const findTool = defineTool({
   params,
   risk: 'read-only',
   disclosure: 'internal',
-  egress: false,
-  paths: (args) => ({ read: [findRoot(args.pattern, args.path)] }),
+  presentation: { title: 'Find files', icon: 'search', result: 'list', summary: (args) => (args.path ? `${args.pattern} in ${args.path}` : args.pattern) },
+  effects: (args) => ({ paths: { read: [findRoot(args.pattern, args.path)] } }),
   async execute(args, ctx) {
     let pattern = args.pattern.trim();
     if (pattern === '') throw new ToolError('pattern is empty. Pass a glob such as "**/*.ts".');

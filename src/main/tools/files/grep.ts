@@ -153,8 +153,8 @@ export const grepTool = defineTool({
   params,
   risk: 'read-only',
   disclosure: 'private',
-  egress: false,
-  paths: (args) => ({ read: [args.path ?? '.'] }),
+  presentation: { title: 'Search file contents', icon: 'search', summary: (args) => (args.path ? `${args.pattern} in ${args.path}` : args.pattern) },
+  effects: (args) => ({ paths: { read: [args.path ?? '.'] } }),
   async execute(args, ctx) {
     try {
       return { output: await search(args, ctx, false) };

@@ -1,4 +1,4 @@
-/** The file tools, in the order they are offered to the model. */
+/** The file family, in the order its tools are offered to the model. Only rm and mv need anything injected. */
 import type { ToolDefinition } from '../../runtime/tool';
 import { cdTool } from './cd';
 import { cpTool } from './cp';
@@ -7,41 +7,36 @@ import { findTool } from './find';
 import { grepTool } from './grep';
 import { lsTool } from './ls';
 import { mkdirTool } from './mkdir';
-import { mvTool } from './mv';
+import { createMvTool } from './mv';
 import { pwdTool } from './pwd';
 import { readFileTool } from './read-file';
-import { rmTool } from './rm';
+import { createRmTool } from './rm';
 import { statTool } from './stat';
 import { writeFileTool } from './write-file';
 
-export const fileTools: ToolDefinition[] = [
-  readFileTool,
-  writeFileTool,
-  editFileTool,
-  lsTool,
-  statTool,
-  findTool,
-  grepTool,
-  mkdirTool,
-  cpTool,
-  mvTool,
-  rmTool,
-  pwdTool,
-  cdTool,
-];
+export interface FileDeps {
+  /** Deskhand's own data dir: never removed or moved by the agent. */
+  dataDir: string;
+}
 
-export {
-  cdTool,
-  cpTool,
-  editFileTool,
-  findTool,
-  grepTool,
-  lsTool,
-  mkdirTool,
-  mvTool,
-  pwdTool,
-  readFileTool,
-  rmTool,
-  statTool,
-  writeFileTool,
-};
+export function createFileFamily(deps: FileDeps): { tools: ToolDefinition[] } {
+  return {
+    tools: [
+      readFileTool,
+      writeFileTool,
+      editFileTool,
+      lsTool,
+      statTool,
+      findTool,
+      grepTool,
+      mkdirTool,
+      cpTool,
+      createMvTool(deps.dataDir),
+      createRmTool(deps.dataDir),
+      pwdTool,
+      cdTool,
+    ] as ToolDefinition[],
+  };
+}
+
+export { cdTool, cpTool, editFileTool, findTool, grepTool, lsTool, mkdirTool, createMvTool, pwdTool, readFileTool, createRmTool, statTool, writeFileTool };

@@ -40,8 +40,8 @@ export const lsTool = defineTool({
   params,
   risk: 'read-only',
   disclosure: 'internal',
-  egress: false,
-  paths: (args) => ({ read: [args.path ?? '.'] }),
+  presentation: { title: 'List a folder', icon: 'folder', result: 'list', summary: (args) => args.path ?? '.' },
+  effects: (args) => ({ paths: { read: [args.path ?? '.'] } }),
   async execute(args, ctx) {
     const root = resolveToolPath(args.path ?? '.', ctx);
     const shown = displayPath(root, ctx.state.cwd);

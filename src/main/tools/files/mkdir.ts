@@ -49,8 +49,8 @@ export const mkdirTool = defineTool({
   params,
   risk: 'low-risk',
   disclosure: 'public',
-  egress: false,
-  paths: (args) => ({ write: [args.path] }),
+  presentation: { title: 'Create a folder', icon: 'folder', summary: (args) => args.path },
+  effects: (args) => ({ paths: { write: [args.path] } }),
   pair: {
     executeName: 'execute_mkdir',
     async propose(args, ctx) {

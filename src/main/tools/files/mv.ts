@@ -17,17 +17,18 @@ import {
   type TransferPlan,
 } from './transfer';
 
-async function plan(args: TransferArgs, ctx: ToolContext): Promise<TransferPlan> {
+async function plan(args: TransferArgs, ctx: ToolContext, dataDir: string): Promise<TransferPlan> {
   const p = await planTransfer(args, ctx.state.cwd, 'move');
   if (!p.srcStat.isSymbolicLink()) {
-    const reason = await protectedReason(p.src, { cwd: ctx.state.cwd, workspaceRoots: ctx.state.workspaceRoots, dataDir: ctx.dataDir });
+    const reason = await protectedReason(p.src, { cwd: ctx.state.cwd, workspaceRoots: ctx.state.workspaceRoots, dataDir });
     if (reason) throw new ToolError(`Refusing to move ${p.srcShown}: ${reason}. Move what is inside it instead, or ask the person to do it.`);
   }
   assertReplaceable(p, args.force);
   return p;
 }
 
-export const mvTool = defineTool({
+export const createMvTool = (dataDir: string) =>
+  defineTool({
   name: 'mv',
   description:
     'Move or rename a file or folder. If destination is an existing folder, the source moves inside it. An existing ' +
@@ -36,15 +37,14 @@ export const mvTool = defineTool({
     'workspace root or the working directory.',
   params: transferParams,
   risk: 'high-risk',
-  classify: (args, cctx) => classifyTransfer(args, cctx, 'move'),
   disclosure: 'public',
-  egress: false,
+  presentation: { title: 'Move or rename', icon: 'edit', summary: (args) => `${args.source} → ${args.destination}` },
   // Moving removes the source: both ends are writes.
-  paths: (args) => ({ write: [args.source, args.destination] }),
+  effects: async (args, ectx) => ({ paths: { write: [args.source, args.destination] }, assessment: await classifyTransfer(args, ectx, 'move') }),
   pair: {
     executeName: 'execute_mv',
     async propose(args, ctx) {
-      const p = await plan(args, ctx);
+      const p = await plan(args, ctx, dataDir);
       return {
         description: `Move ${p.srcShown} to ${p.targetShown}${p.existing ? ` (replacing the existing ${p.existing.isDirectory() ? 'folder' : 'file'})` : ''}`,
         preview: null,
@@ -52,7 +52,7 @@ export const mvTool = defineTool({
     },
   },
   async execute(args, ctx) {
-    const p = await plan(args, ctx);
+    const p = await plan(args, ctx, dataDir);
     throwIfAborted(ctx.signal);
     await ensureParent(p.target, p.targetShown);
     const replacingDir = Boolean(p.existing?.isDirectory());

@@ -4,17 +4,10 @@
  * goes through `resolveToolPath`; everything it prints goes through `displayPath`.
  */
 import { isAbsolute, relative } from 'node:path';
-import { expandHome, lexicalPath } from '../../runtime/path-guard';
+import { expandHome } from '../../runtime/path-guard';
+import { resolvePath } from '../../runtime/resolve-path';
 
-export { expandHome };
-
-/**
- * Resolves a path the model gave against the conversation's cwd: `~` expanded, normalised, always absolute. The same
- * function the approval engine's path guard checks with (runtime/path-guard.ts), so the two never disagree.
- */
-export function resolvePath(input: string, cwd: string): string {
-  return lexicalPath(input, cwd);
-}
+export { expandHome, resolvePath };
 
 /** The single entry point tools use: resolves against `state.cwd` (containment is checked by the approval engine). */
 export function resolveToolPath(input: string, ctx: { state: { cwd: string } }): string {

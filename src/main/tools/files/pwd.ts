@@ -8,7 +8,7 @@ export const pwdTool = defineTool({
   params: z.object({}),
   risk: 'read-only',
   disclosure: 'internal',
-  egress: false,
+  presentation: { title: 'Current folder', icon: 'folder' },
   async execute(_args, ctx) {
     return { output: ctx.state.cwd };
   },

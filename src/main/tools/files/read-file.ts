@@ -227,8 +227,8 @@ export const readFileTool = defineTool({
   params,
   risk: 'read-only',
   disclosure: 'private',
-  egress: false,
-  paths: (args) => ({ read: [args.path] }),
+  presentation: { title: 'Read a file', icon: 'file', summary: (args) => readSummary(args) },
+  effects: (args) => ({ paths: { read: [args.path] } }),
   async execute(args, ctx: ToolContext) {
     const abs = resolveToolPath(args.path, ctx);
     const shown = displayPath(abs, ctx.state.cwd);
@@ -339,3 +339,12 @@ export const readFileTool = defineTool({
     }
   },
 });
+
+/** The card line of a read: the path, and the lines asked for (`src/app.ts (1–200)`, `log.txt (last 50)`). */
+function readSummary(args: { path: string; line_offset?: number | undefined; n_lines?: number | undefined }): string {
+  const { path, line_offset: from, n_lines: n } = args;
+  if (from === undefined && n === undefined) return path;
+  if (from !== undefined && from < 0) return `${path} (last ${-from})`;
+  const start = from ?? 1;
+  return `${path} (${start}–${n !== undefined ? start + n - 1 : 'end'})`;
+}

@@ -21,7 +21,7 @@ interface RmPlan {
   st: Stats;
 }
 
-async function plan(args: Args, ctx: ToolContext): Promise<RmPlan> {
+async function plan(args: Args, ctx: ToolContext, dataDir: string): Promise<RmPlan> {
   const abs = resolveToolPath(args.path, ctx);
   const shown = displayPath(abs, ctx.state.cwd);
   let st: Stats;
@@ -32,7 +32,7 @@ async function plan(args: Args, ctx: ToolContext): Promise<RmPlan> {
   }
   // Removing a link only removes the link, wherever it points; everything else is checked against protected folders.
   if (!st.isSymbolicLink()) {
-    const reason = await protectedReason(abs, { cwd: ctx.state.cwd, workspaceRoots: ctx.state.workspaceRoots, dataDir: ctx.dataDir });
+    const reason = await protectedReason(abs, { cwd: ctx.state.cwd, workspaceRoots: ctx.state.workspaceRoots, dataDir });
     if (reason) throw new ToolError(`Refusing to remove ${shown}: ${reason}. Remove specific files or folders inside it instead.`);
   }
   if (st.isDirectory() && !args.recursive) {
@@ -74,7 +74,8 @@ async function survey(root: string, signal: AbortSignal): Promise<{ files: numbe
   return res;
 }
 
-export const rmTool = defineTool({
+export const createRmTool = (dataDir: string) =>
+  defineTool({
   name: 'rm',
   description:
     'Remove a file, a symbolic link (only the link; its target stays) or a folder. Folders need recursive: true and ' +
@@ -83,12 +84,12 @@ export const rmTool = defineTool({
   params,
   risk: 'high-risk',
   disclosure: 'public',
-  egress: false,
-  paths: (args) => ({ write: [args.path] }),
+  presentation: { title: 'Remove', icon: 'edit', summary: (args) => args.path },
+  effects: (args) => ({ paths: { write: [args.path] } }),
   pair: {
     executeName: 'execute_rm',
     async propose(args, ctx) {
-      const p = await plan(args, ctx);
+      const p = await plan(args, ctx, dataDir);
       if (p.st.isDirectory()) {
         const s = await survey(p.abs, ctx.signal);
         const more = s.partial ? 'at least ' : '';
@@ -102,7 +103,7 @@ export const rmTool = defineTool({
     },
   },
   async execute(args, ctx) {
-    const p = await plan(args, ctx);
+    const p = await plan(args, ctx, dataDir);
     throwIfAborted(ctx.signal);
     try {
       if (p.st.isDirectory()) await rm(p.abs, { recursive: true, force: false, maxRetries: 2 });

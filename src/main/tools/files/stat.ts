@@ -45,8 +45,8 @@ export const statTool = defineTool({
   params,
   risk: 'read-only',
   disclosure: 'internal',
-  egress: false,
-  paths: (args) => ({ read: [args.path] }),
+  presentation: { title: 'Look at a file', icon: 'file', summary: (args) => args.path },
+  effects: (args) => ({ paths: { read: [args.path] } }),
   async execute(args, ctx) {
     const abs = resolveToolPath(args.path, ctx);
     const shown = displayPath(abs, ctx.state.cwd);

@@ -61,8 +61,8 @@ export const writeFileTool = defineTool({
   params,
   risk: 'high-risk',
   disclosure: 'public',
-  egress: false,
-  paths: (args) => ({ write: [args.path] }),
+  presentation: { title: 'Write a file', icon: 'edit', result: 'diff', summary: (args) => args.path },
+  effects: (args) => ({ paths: { write: [args.path] } }),
   pair: {
     executeName: 'execute_write_file',
     async propose(args, ctx) {

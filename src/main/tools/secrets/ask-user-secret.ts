@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import { SECRET_NAME_RE } from '../../runtime/secret-args';
+import type { VaultView } from '../../services/vault';
 
 const params = z.object({
   name: z
@@ -17,7 +18,8 @@ const params = z.object({
   prompt: z.string().max(500).optional().describe('The question shown to the person (default: asks for the description).'),
 });
 
-export const askUserSecret = defineTool({
+export const createAskUserSecret = (vault: VaultView | null) =>
+  defineTool({
   name: 'ask_user_secret',
   description:
     'Ask the person to type a password, token or passphrase, hidden. You never see the value: the result gives you ' +
@@ -27,16 +29,16 @@ export const askUserSecret = defineTool({
   params,
   risk: 'read-only',
   disclosure: 'private',
-  egress: false,
-  inputRequest: (args) => ({
+  presentation: { title: 'Enter a secret', icon: 'secret', summary: (args) => args.name },
+  input: (args) => ({
     kind: 'secret',
-    name: args.name,
-    description: args.description,
+    description: `Type the secret ${args.name}${args.description ? ` (${args.description})` : ''}; it is saved in the OS keyring and the agent only sees [redacted:${args.name}]`,
     prompt: args.prompt?.trim() || `Enter ${args.name} (${args.description})`,
+    data: { name: args.name, description: args.description },
   }),
   holdsSecret: (args) => args.name,
-  async execute(args, ctx) {
-    if (ctx.vault && !(await ctx.vault.has(args.name))) {
+  async execute(args) {
+    if (vault && !(await vault.has(args.name))) {
       throw new ToolError(`No value was saved for ${args.name}; the person did not provide it. Ask them again or continue without it.`, 'not_found');
     }
     return {

@@ -2,8 +2,10 @@
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
+import type { VaultView } from '../../services/vault';
 
-export const listSavedSecrets = defineTool({
+export const createListSavedSecrets = (vault: VaultView | null) =>
+  defineTool({
   name: 'list_saved_secrets',
   description:
     'List the secrets saved in the OS keyring for Deskhand: names and descriptions, never values. Load one into this ' +
@@ -11,10 +13,10 @@ export const listSavedSecrets = defineTool({
   params: z.object({}),
   risk: 'read-only',
   disclosure: 'internal',
-  egress: false,
-  async execute(_args, ctx) {
-    if (!ctx.vault) throw new ToolError('This host has no vault (OS keyring), so there are no saved secrets.', 'not_found');
-    const secrets = await ctx.vault.list();
+  presentation: { title: 'List saved secrets', icon: 'secret' },
+  async execute() {
+    if (!vault) throw new ToolError('This host has no vault (OS keyring), so there are no saved secrets.', 'not_found');
+    const secrets = await vault.list();
     if (secrets.length === 0) return { output: 'No secrets are saved. Ask the person for one with ask_user_secret.' };
     return { output: secrets.map((s) => `${s.name}${s.description ? ` — ${s.description}` : ''}`).join('\n') };
   },

@@ -2,19 +2,20 @@
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
+import type { TaskService } from '../../services/tasks';
 
-export const cancelWaitFor = defineTool({
+export const createCancelWaitFor = (tasks: TaskService) =>
+  defineTool({
   name: 'cancel_wait_for',
   description: 'Cancel a pending wait_for by its id (wait_for returns it; list_background_jobs lists waits). No wake-up follows a cancelled wait.',
   params: z.object({ id: z.string().min(1).describe('The wait id, e.g. "wait_1a2b3c4d".') }),
   risk: 'low-risk',
   disclosure: 'internal',
-  egress: false,
+  presentation: { title: 'Cancel a wait', icon: 'task', summary: (args) => args.id },
   async execute({ id }, ctx) {
-    if (!ctx.tasks) throw new ToolError('wait_for is not available here (no background tasks in this host).', 'usage');
-    const { task } = ctx.tasks.resolve(id, ctx.conversationId);
+    const { task } = tasks.resolve(id, ctx.conversationId);
     if (task.kind !== 'wait_for') throw new ToolError(`${task.id} is not a wait_for (it is a ${task.kind}); stop it with cancel_background_jobs.`);
-    const [result] = await ctx.tasks.cancel([task.id], ctx.conversationId, 'cancelled with cancel_wait_for');
+    const [result] = await tasks.cancel([task.id], ctx.conversationId, 'cancelled with cancel_wait_for');
     return { output: `${task.id}: ${result?.result ?? 'cancelled'}.` };
   },
 });

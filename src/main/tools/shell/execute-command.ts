@@ -8,20 +8,26 @@ import { statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
-import { classifyCommand } from '../../runtime/command-classifier';
-import { defineTool, type Classification, type ClassifyContext, type ToolContext } from '../../runtime/tool';
-import { CommandProcess, KILL_GRACE_MS, OUTPUT_CAP_BYTES, type CommandExit } from '../../services/processes/command-process';
-import type { HeadTailBuffer } from '../../services/processes/output-buffer';
-import { sandboxBlockHint, type SandboxPlan } from '../../services/sandbox/sandbox';
-import type { CommandTask } from '../../services/tasks/background-tasks';
-import { formatDuration } from '../../services/tasks/task-text';
-import { resolvePath } from '../files/paths';
+import { classifyCommand } from './command-classifier';
+import { defineTool, type Classification, type EffectsContext, type ToolContext } from '../../runtime/tool';
+import { resolvePath } from '../../runtime/resolve-path';
+import { KILL_GRACE_MS, OUTPUT_CAP_BYTES, type CommandExit, type CommandProcess, type HeadTailBuffer } from '../../services/processes';
+import type { SandboxPlan, SandboxService } from '../../services/sandbox';
+import { formatDuration, type CommandTask, type TaskService } from '../../services/tasks';
 import { commandPlan, sandboxClassification, sandboxLine, type SandboxAsk } from './sandbox-policy';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 900_000;
 /** Output shown when a command moves to the background: enough to see where it is, not a second copy of the log. */
 const SO_FAR_BYTES = 4 * 1024;
+
+/** What the shell family's tools are built from (the host injects the implementations). */
+export interface ShellDeps {
+  tasks: TaskService;
+  sandbox: SandboxService;
+  /** Deskhand's data dir: hidden from commands, and never written without asking. */
+  dataDir: string;
+}
 
 const params = z.object({
   command: z.string().min(1, { error: 'command is empty; pass the bash command to run' }).describe('The bash command to run (pipes, &&, redirections and heredocs work).'),
@@ -95,14 +101,14 @@ class LiveStream {
 
   private emit(stream: 'stdout' | 'stderr', text: string): void {
     try {
-      this.ctx.emitOutput(stream, text);
+      this.ctx.progress(stream, text);
     } catch {
       // A watcher that fails must not stop the command or its output collection.
     }
   }
 }
 
-function format(proc: CommandProcess, exit: CommandExit, how: 'terminated' | 'killed' | null, timeoutMs: number, plan: SandboxPlan, taskId: string | null): string {
+function format(proc: CommandProcess, exit: CommandExit, how: 'terminated' | 'killed' | null, timeoutMs: number, plan: SandboxPlan, taskId: string | null, sandbox: SandboxService): string {
   const lines: string[] = [];
   const method = how === 'killed' ? 'SIGTERM, then SIGKILL' : 'SIGTERM';
   if (proc.stopReason === 'timeout') lines.push(`timed out after ${timeoutMs} ms: the command and every process it started were stopped (${method})`);
@@ -123,20 +129,26 @@ function format(proc: CommandProcess, exit: CommandExit, how: 'terminated' | 'ki
   };
   section('stdout', proc.stdout);
   section('stderr', proc.stderr);
-  const hint = proc.stopReason ? null : sandboxBlockHint(`${proc.stderr.toString()}\n${proc.stdout.lastBytes(4096)}`, exit.code, plan);
+  const hint = proc.stopReason ? null : sandbox.blockHint(`${proc.stderr.toString()}\n${proc.stdout.lastBytes(4096)}`, exit.code, plan);
   if (hint) lines.push(`note: ${hint}`);
   return lines.join('\n');
 }
 
 /** The classification of one command call (execute_command, wait_for): the command where it runs, and the sandbox. */
-export function classifyCommandCall(args: { command: string; cwd?: string | undefined } & SandboxAsk, ctx: ClassifyContext): Classification {
+export function classifyCommandCall(args: { command: string; cwd?: string | undefined } & SandboxAsk, ctx: EffectsContext, sandbox: SandboxService): Classification {
   let cwd = ctx.cwd;
   try {
     cwd = resolveCommandCwd(args.cwd, ctx.cwd);
   } catch {
     return { risk: 'high-risk', reasons: ['the cwd argument could not be resolved'], rulePattern: null };
   }
-  return sandboxClassification(classifyCommand(args.command, { ...ctx, cwd }), args, ctx);
+  return sandboxClassification(classifyCommand(args.command, { ...ctx, cwd }), args, ctx, sandbox);
+}
+
+/** What one command call touches: processes, the network when asked, and what the classifier found. */
+export function commandEffects(args: { command: string; cwd?: string | undefined } & SandboxAsk, ctx: EffectsContext, sandbox: SandboxService) {
+  const assessment = classifyCommandCall(args, ctx, sandbox);
+  return { assessment, processes: true, network: !!assessment.network, secretArgs: ['command'], secretQuoting: 'shell' as const };
 }
 
 type Ending = 'exit' | 'timeout' | 'abort';
@@ -156,21 +168,15 @@ function firstEnding(proc: CommandProcess, timeoutMs: number, signal: AbortSigna
   });
 }
 
-async function runForeground(args: Args, ctx: ToolContext, cwd: string, plan: SandboxPlan): Promise<string> {
+async function runForeground(args: Args, ctx: ToolContext, cwd: string, plan: SandboxPlan, deps: ShellDeps): Promise<string> {
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   const live = new LiveStream(ctx);
   let task: CommandTask | null = null;
   const onOutput = (stream: 'stdout' | 'stderr', chunk: Buffer) => {
     if (!task?.background) live.write(stream, chunk);
   };
-  let proc: CommandProcess;
-  if (ctx.tasks) {
-    task = ctx.tasks.startCommand({ conversationId: ctx.conversationId, runId: ctx.runId, callId: ctx.callId, command: args.command, cwd, plan, background: false, title: args.description?.trim() || args.command, onOutput });
-    proc = task.process;
-  } else {
-    // Without a task service (a bare tool context) the command still runs, but cannot continue in the background.
-    proc = new CommandProcess({ command: args.command, cwd, sandbox: plan, onOutput });
-  }
+  task = deps.tasks.startCommand({ conversationId: ctx.conversationId, runId: ctx.runId, callId: ctx.callId, command: args.command, cwd, plan, background: false, title: args.description?.trim() || args.command, onOutput });
+  const proc: CommandProcess = task.process;
 
   const ending = await firstEnding(proc, timeoutMs, ctx.signal);
   if (ending === 'timeout' && !args.kill_on_timeout && task?.moveToBackground()) {
@@ -187,20 +193,21 @@ async function runForeground(args: Args, ctx: ToolContext, cwd: string, plan: Sa
   if (ending === 'timeout') how = await proc.stop('timeout');
   else if (ending === 'abort') how = await proc.stop('interrupted');
   const exit = await proc.exited;
-  if (task) {
+  {
     await task.finished;
     if (proc.stdout.omitted === 0 && proc.stderr.omitted === 0) {
       try {
-        ctx.tasks?.discardLog(task);
+        deps.tasks.discardLog(task);
       } catch {
         // Keeping a log by mistake costs a little disk; never a failed command.
       }
     }
   }
-  return format(proc, exit, how, timeoutMs, plan, task && (proc.stdout.omitted > 0 || proc.stderr.omitted > 0) ? task.id : null);
+  return format(proc, exit, how, timeoutMs, plan, proc.stdout.omitted > 0 || proc.stderr.omitted > 0 ? task.id : null, deps.sandbox);
 }
 
-export const executeCommand = defineTool({
+export const createExecuteCommand = (deps: ShellDeps) =>
+  defineTool({
   name: 'execute_command',
   description:
     'Run a bash command when no dedicated tool fits. Each call is classified (read-only, low-risk or high-risk) ' +
@@ -216,12 +223,10 @@ export const executeCommand = defineTool({
     'sandbox: use run_in_background for servers. Prefer read_file/grep/find/ls for reading files.',
   params,
   risk: 'unknown',
-  classify: classifyCommandCall,
-  disclosure: 'private',
-  egress: false,
   // [redacted:NAME] placeholders of held secrets become their values (shell-quoted) just before the command runs.
-  secretArgs: ['command'],
-  secretQuoting: 'shell',
+  effects: (args, ectx) => commandEffects(args, ectx, deps.sandbox),
+  disclosure: 'private',
+  presentation: { title: 'Run a command', icon: 'terminal', result: 'terminal', summary: (args) => oneLine(args.command) },
   // The tool enforces its own timeout (up to 15 min) and then needs the kill grace period to stop the group.
   timeoutMs: MAX_TIMEOUT_MS + KILL_GRACE_MS + 5_000,
   pair: {
@@ -237,10 +242,9 @@ export const executeCommand = defineTool({
     const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
     checkCwd(cwd);
     if (ctx.signal.aborted) throw new ToolError('The run was stopped before the command started; it did not run.', 'aborted');
-    const plan = commandPlan(args, ctx, cwd);
+    const plan = commandPlan(args, ctx, cwd, deps);
     if (args.run_in_background) {
-      if (!ctx.tasks) throw new ToolError('Background commands are not available here; run the command without run_in_background.', 'usage');
-      const task = ctx.tasks.startCommand({
+      const task = deps.tasks.startCommand({
         conversationId: ctx.conversationId,
         runId: ctx.runId,
         callId: ctx.callId,
@@ -259,6 +263,11 @@ export const executeCommand = defineTool({
         ].join('\n'),
       };
     }
-    return { output: await runForeground(args, ctx, cwd, plan), untrustedSource: 'command output' };
+    return { output: await runForeground(args, ctx, cwd, plan, deps), untrustedSource: 'command output' };
   },
 });
+
+/** A command on one line for tool cards: newlines shown as ⏎, long ones cut. */
+export function oneLine(text: string): string {
+  return (text.length > 140 ? `${text.slice(0, 139)}…` : text).replace(/\s*\n\s*/g, ' ⏎ ');
+}

@@ -4,20 +4,20 @@
  * where no sandbox exists, the reasons say so (and `deskhand policy explain` prints them).
  */
 import { DEFAULT_SANDBOX_MODE, type SandboxMode } from '../../../shared/sandbox';
-import type { Classification, ClassifyContext } from '../../runtime/tool';
-import { planSandbox, sandboxSupport, type SandboxPlan } from '../../services/sandbox/sandbox';
+import type { Classification, EffectsContext } from '../../runtime/tool';
+import type { SandboxPlan, SandboxService } from '../../services/sandbox';
 
 export interface SandboxAsk {
   network?: boolean | undefined;
   outside_sandbox?: boolean | undefined;
 }
 
-export function sandboxClassification(base: Classification, ask: SandboxAsk, ctx: Pick<ClassifyContext, 'sandbox'>): Classification {
+export function sandboxClassification(base: Classification, ask: SandboxAsk, ctx: Pick<EffectsContext, 'sandbox'>, sandbox: SandboxService): Classification {
   const mode: SandboxMode = ctx.sandbox ?? DEFAULT_SANDBOX_MODE;
   const reasons = [...base.reasons];
   let risk = base.risk;
   let alwaysAsk = base.alwaysAsk ?? null;
-  const support = sandboxSupport();
+  const support = sandbox.support();
   if (mode === 'off') {
     reasons.push('sandbox mode "off": the command runs without the OS sandbox');
     alwaysAsk ??= 'commands run outside the OS sandbox in this conversation';
@@ -39,14 +39,19 @@ export function sandboxClassification(base: Classification, ask: SandboxAsk, ctx
 }
 
 /** The plan for running one command of a tool call. */
-export function commandPlan(ask: SandboxAsk, ctx: { sandbox?: SandboxMode | undefined; dataDir: string; state: { workspaceRoots: readonly string[] } }, cwd: string): SandboxPlan {
-  return planSandbox({
+export function commandPlan(
+  ask: SandboxAsk,
+  ctx: { sandbox?: SandboxMode | undefined; state: { workspaceRoots: readonly string[] } },
+  cwd: string,
+  deps: { sandbox: SandboxService; dataDir: string },
+): SandboxPlan {
+  return deps.sandbox.plan({
     mode: ctx.sandbox ?? DEFAULT_SANDBOX_MODE,
     network: !!ask.network,
     outside: !!ask.outside_sandbox,
     roots: ctx.state.workspaceRoots,
     cwd,
-    dataDir: ctx.dataDir,
+    dataDir: deps.dataDir,
   });
 }
 

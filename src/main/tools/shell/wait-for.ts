@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
-import { formatDuration } from '../../services/tasks/task-text';
-import { checkCwd, classifyCommandCall, resolveCommandCwd, visibleCommand } from './execute-command';
+import { formatDuration } from '../../services/tasks';
+import { checkCwd, commandEffects, oneLine, resolveCommandCwd, visibleCommand, type ShellDeps } from './execute-command';
 import { commandPlan, sandboxLine } from './sandbox-policy';
 
 export const MIN_INTERVAL_MS = 250;
@@ -39,7 +39,8 @@ const params = z.object({
   outside_sandbox: z.boolean().optional().describe('Run the check without the OS sandbox. Always asks the person.'),
 });
 
-export const waitFor = defineTool({
+export const createWaitFor = (deps: ShellDeps) =>
+  defineTool({
   name: 'wait_for',
   description:
     'Wait in the background until a check command exits 0, re-running it every interval_ms (at least 250 ms) for up ' +
@@ -49,9 +50,9 @@ export const waitFor = defineTool({
     'the OS sandbox like execute_command (network off unless network: true). cancel_wait_for stops a wait.',
   params,
   risk: 'unknown',
-  classify: classifyCommandCall,
+  effects: (args, ectx) => ({ ...commandEffects(args, ectx, deps.sandbox), secretArgs: [] }),
   disclosure: 'private',
-  egress: false,
+  presentation: { title: 'Wait for a condition', icon: 'task', result: 'terminal', summary: (args) => oneLine(args.command) },
   timeoutMs: CHECK_TIMEOUT_MS + 10_000,
   pair: {
     executeName: 'execute_wait_for',
@@ -63,13 +64,12 @@ export const waitFor = defineTool({
     },
   },
   async execute(args, ctx) {
-    if (!ctx.tasks) throw new ToolError('wait_for is not available here (no background tasks in this host).', 'usage');
     const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
     checkCwd(cwd);
     const intervalMs = args.interval_ms ?? DEFAULT_INTERVAL_MS;
     const timeoutMs = args.timeout_ms ?? DEFAULT_WAIT_MS;
-    const plan = commandPlan(args, ctx, cwd);
-    const first = await ctx.tasks.runCheck(args.command, cwd, plan, Math.min(CHECK_TIMEOUT_MS, timeoutMs), ctx.signal);
+    const plan = commandPlan(args, ctx, cwd, deps);
+    const first = await deps.tasks.runCheck(args.command, cwd, plan, Math.min(CHECK_TIMEOUT_MS, timeoutMs), ctx.signal);
     if (ctx.signal.aborted) throw new ToolError('The run was stopped during the first check; nothing was scheduled.', 'aborted');
     const output = first.output.trim() === '' ? '(no output)' : first.output.replace(/\n$/, '');
     if (first.exitCode === 0) {
@@ -78,7 +78,7 @@ export const waitFor = defineTool({
         untrustedSource: 'command output',
       };
     }
-    const task = ctx.tasks.startWaitFor({
+    const task = deps.tasks.startWaitFor({
       conversationId: ctx.conversationId,
       runId: ctx.runId,
       callId: ctx.callId,

@@ -2,8 +2,10 @@
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
+import type { TaskService } from '../../services/tasks';
 
-export const cancelBackgroundJobs = defineTool({
+export const createCancelBackgroundJobs = (tasks: TaskService) =>
+  defineTool({
   name: 'cancel_background_jobs',
   description:
     'Cancel background tasks by id: a command or a job that is running is stopped with everything it started ' +
@@ -14,11 +16,10 @@ export const cancelBackgroundJobs = defineTool({
   }),
   risk: 'low-risk',
   disclosure: 'internal',
-  egress: false,
+  presentation: { title: 'Stop background tasks', icon: 'task', summary: (args) => args.ids.join(', ') },
   timeoutMs: 60_000,
   async execute({ ids }, ctx) {
-    if (!ctx.tasks) throw new ToolError('Background tasks are not available here.', 'usage');
-    const results = await ctx.tasks.cancel(ids, ctx.conversationId, 'cancelled with cancel_background_jobs');
+    const results = await tasks.cancel(ids, ctx.conversationId, 'cancelled with cancel_background_jobs');
     return { output: results.map((r) => `${r.id}: ${r.result}`).join('\n') };
   },
 });

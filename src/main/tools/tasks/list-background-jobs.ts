@@ -2,9 +2,11 @@
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
-import { jobLine, taskLine, tailText } from '../../services/tasks/task-text';
+import type { TaskService } from '../../services/tasks';
+import { jobLine, taskLine, tailText } from '../../services/tasks';
 
-export const listBackgroundJobs = defineTool({
+export const createListBackgroundJobs = (service: TaskService) =>
+  defineTool({
   name: 'list_background_jobs',
   description:
     'List this conversation\'s background tasks, newest first: background commands, job batches (every job\'s ' +
@@ -16,16 +18,15 @@ export const listBackgroundJobs = defineTool({
   }),
   risk: 'read-only',
   disclosure: 'internal',
-  egress: false,
+  presentation: { title: 'List background tasks', icon: 'task' },
   async execute(args, ctx) {
-    if (!ctx.tasks) throw new ToolError('Background tasks are not available here.', 'usage');
-    const tasks = ctx.tasks.list(ctx.conversationId, { activeOnly: !!args.active_only, limit: args.limit ?? 20 });
+    const tasks = service.list(ctx.conversationId, { activeOnly: !!args.active_only, limit: args.limit ?? 20 });
     if (tasks.length === 0) return { output: args.active_only ? 'No background task of this conversation is running.' : 'This conversation has no background tasks.' };
     const lines: string[] = [];
     for (const task of tasks) {
       lines.push(taskLine(task));
       if (task.kind === 'job_batch') {
-        for (const job of ctx.tasks.jobs(task.id)) {
+        for (const job of service.jobs(task.id)) {
           lines.push(jobLine(task.id, job));
           const last = job.tail?.trim().split('\n').at(-1);
           if (last) lines.push(`      last output: ${tailText(last, 200)}`);

@@ -7,11 +7,9 @@ import { z } from 'zod';
 import { maxRisk } from '../../../shared/tools';
 import { ToolError } from '../../../shared/errors';
 import { DEFAULT_SANDBOX_MODE } from '../../../shared/sandbox';
-import { classifyCommand } from '../../runtime/command-classifier';
 import { defineTool, type Classification } from '../../runtime/tool';
-import { formatDuration } from '../../services/tasks/task-text';
-import { checkCwd, resolveCommandCwd, visibleCommand } from '../shell/execute-command';
-import { sandboxClassification } from '../shell/sandbox-policy';
+import { formatDuration, type TaskService } from '../../services/tasks';
+import type { CommandKnowledge } from './index';
 
 const DEFAULT_JOB_TIMEOUT_MS = 15 * 60_000;
 const MAX_JOB_TIMEOUT_MS = 60 * 60_000;
@@ -32,7 +30,8 @@ const params = z.object({
   outside_sandbox: z.boolean().optional().describe('Run the jobs without the OS sandbox. Always asks the person.'),
 });
 
-export const runBackgroundJobs = defineTool({
+export const createRunBackgroundJobs = (tasks: TaskService, commands: CommandKnowledge, dataDir: string) =>
+  defineTool({
   name: 'run_background_jobs',
   description:
     'Run several independent shell commands in the background, in a detached worker that survives Deskhand ' +
@@ -43,28 +42,29 @@ export const runBackgroundJobs = defineTool({
     'output, cancel_background_jobs stops the batch.',
   params,
   risk: 'unknown',
-  classify(args, ctx) {
+  effects(args, ctx) {
     let risk: Classification['risk'] = 'read-only';
     const reasons: string[] = [];
     let alwaysAsk: string | null = null;
     args.jobs.forEach((j, i) => {
       let cwd = ctx.cwd;
       try {
-        cwd = resolveCommandCwd(j.cwd, ctx.cwd);
+        cwd = commands.resolveCwd(j.cwd, ctx.cwd);
       } catch {
         risk = 'high-risk';
         reasons.push(`job ${i + 1}: the cwd could not be resolved`);
         return;
       }
-      const c = classifyCommand(j.command, { ...ctx, cwd });
+      const c = commands.classify(j.command, { ...ctx, cwd });
       risk = maxRisk(risk, c.risk);
       for (const r of c.reasons) reasons.push(`job ${i + 1} (${c.risk}): ${r}`);
       if (c.alwaysAsk) alwaysAsk ??= `job ${i + 1}: ${c.alwaysAsk}`;
     });
-    return sandboxClassification({ risk, reasons, rulePattern: null, alwaysAsk }, args, ctx);
+    const assessment = commands.withSandbox({ risk, reasons, rulePattern: null, alwaysAsk }, args, ctx);
+    return { assessment, processes: true, network: !!assessment.network };
   },
   disclosure: 'private',
-  egress: false,
+  presentation: { title: 'Run commands in the background', icon: 'task', result: 'terminal', summary: (args) => `${args.jobs.length} job${args.jobs.length === 1 ? '' : 's'}` },
   pair: {
     executeName: 'execute_run_background_jobs',
     async propose(args, ctx) {
@@ -74,23 +74,22 @@ export const runBackgroundJobs = defineTool({
       const description = `Run ${n} command${n === 1 ? '' : 's'} in the background (at most ${args.concurrency ?? 2} at once${retries ? `, failed ones retried up to ${retries} times` : ''}${where})`;
       const preview = args.jobs
         .map((j, i) => {
-          const cwd = resolveCommandCwd(j.cwd, ctx.state.cwd);
-          return `[${i + 1}]${cwd === ctx.state.cwd ? '' : ` (in ${visibleCommand(cwd)})`}${j.retries ? ` (retries ${j.retries})` : ''}\n${visibleCommand(j.command)}`;
+          const cwd = commands.resolveCwd(j.cwd, ctx.state.cwd);
+          return `[${i + 1}]${cwd === ctx.state.cwd ? '' : ` (in ${commands.visible(cwd)})`}${j.retries ? ` (retries ${j.retries})` : ''}\n${commands.visible(j.command)}`;
         })
         .join('\n');
       return { description, preview };
     },
   },
   async execute(args, ctx) {
-    if (!ctx.tasks) throw new ToolError('Background jobs are not available here (no background tasks in this host).', 'usage');
     const jobs = args.jobs.map((j) => {
-      const cwd = resolveCommandCwd(j.cwd, ctx.state.cwd);
-      checkCwd(cwd);
+      const cwd = commands.resolveCwd(j.cwd, ctx.state.cwd);
+      commands.checkCwd(cwd);
       return { command: j.command, cwd, retries: j.retries ?? 0, timeoutMs: j.timeout_ms ?? DEFAULT_JOB_TIMEOUT_MS };
     });
     if (ctx.signal.aborted) throw new ToolError('The run was stopped before the batch started; nothing runs.', 'aborted');
     const concurrency = args.concurrency ?? 2;
-    const batch = ctx.tasks.startBatch({
+    const batch = tasks.startBatch({
       conversationId: ctx.conversationId,
       runId: ctx.runId,
       callId: ctx.callId,
@@ -103,7 +102,7 @@ export const runBackgroundJobs = defineTool({
         network: !!args.network,
         outside: !!args.outside_sandbox,
         roots: ctx.state.workspaceRoots,
-        dataDir: ctx.dataDir,
+        dataDir,
       },
     });
     return {

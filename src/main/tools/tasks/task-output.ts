@@ -5,12 +5,14 @@
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
-import { describeResult, jobLine, parseJson, taskLine, type WaitProgress } from '../../services/tasks/task-text';
+import type { TaskService } from '../../services/tasks';
+import { describeResult, jobLine, parseJson, taskLine, type WaitProgress } from '../../services/tasks';
 
 /** A page of output: big enough to read a log in a few calls, small enough for the context. */
 export const PAGE_BYTES = 32 * 1024;
 
-export const taskOutput = defineTool({
+export const createTaskOutput = (tasks: TaskService) =>
+  defineTool({
   name: 'task_output',
   description:
     'Show a background task\'s status and output right now (it never waits; wait_tasks waits). For a command or one ' +
@@ -23,12 +25,11 @@ export const taskOutput = defineTool({
   }),
   risk: 'read-only',
   disclosure: 'private',
-  egress: false,
+  presentation: { title: "Show a background task's output", icon: 'task', summary: (args) => args.id },
   async execute({ id, offset }, ctx) {
-    if (!ctx.tasks) throw new ToolError('Background tasks are not available here.', 'usage');
-    const { task, job } = ctx.tasks.resolve(id, ctx.conversationId);
+    const { task, job } = tasks.resolve(id, ctx.conversationId);
     if (task.kind === 'command' || job) {
-      const page = ctx.tasks.readOutput(task, job, offset, PAGE_BYTES);
+      const page = tasks.readOutput(task, job, offset, PAGE_BYTES);
       const head = job ? [taskLine(task), jobLine(task.id, job)] : [taskLine(task)];
       const name = job ? `${task.id}.${job.idx}` : task.id;
       const where =
@@ -43,6 +44,6 @@ export const taskOutput = defineTool({
       const recent = p.recent.map((c) => `  ${new Date(c.at).toISOString().slice(11, 19)}  exit ${c.exit ?? 'none'}  ${c.ms} ms  ${c.output.trim().split('\n').at(-1)?.slice(0, 160) ?? ''}`);
       return { output: `${taskLine(task)}\n${describeResult(task, {})}\nrecent checks:\n${recent.join('\n') || '  (none)'}`, untrustedSource: 'command output' };
     }
-    return { output: `${taskLine(task)}\n${describeResult(task, { jobs: ctx.tasks.jobs(task.id) })}`, untrustedSource: 'command output' };
+    return { output: `${taskLine(task)}\n${describeResult(task, { jobs: tasks.jobs(task.id) })}`, untrustedSource: 'command output' };
   },
 });

@@ -5,11 +5,13 @@
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
-import { taskLine } from '../../services/tasks/task-text';
+import type { TaskService } from '../../services/tasks';
+import { taskLine } from '../../services/tasks';
 
 export const MAX_WAIT_SECONDS = 600;
 
-export const waitTasks = defineTool({
+export const createWaitTasks = (tasks: TaskService) =>
+  defineTool({
   name: 'wait_tasks',
   description:
     'Wait until a background task ends or the timeout passes, then report. With ids, waits for the first of those ' +
@@ -28,18 +30,17 @@ export const waitTasks = defineTool({
   }),
   risk: 'read-only',
   disclosure: 'private',
-  egress: false,
+  presentation: { title: 'Wait for background tasks', icon: 'task' },
   timeoutMs: (MAX_WAIT_SECONDS + 15) * 1000,
   async execute({ ids, timeout_seconds }, ctx) {
-    if (!ctx.tasks) throw new ToolError('Background tasks are not available here.', 'usage');
     const seconds = timeout_seconds ?? 60;
-    const { finished, running } = await ctx.tasks.waitAny(ctx.conversationId, ids ?? null, seconds * 1000, ctx.signal);
+    const { finished, running } = await tasks.waitAny(ctx.conversationId, ids ?? null, seconds * 1000, ctx.signal);
     if (finished.length === 0 && running.length === 0) return { output: 'No background task of this conversation is running; nothing to wait for.' };
     const lines: string[] = [];
     if (finished.length === 0) lines.push(`Waited ${seconds} s; nothing ended yet.`);
     for (const task of finished) {
       lines.push(`[${task.id} ended]`);
-      lines.push(ctx.tasks.describe(task));
+      lines.push(tasks.describe(task));
     }
     if (running.length) {
       lines.push('still running:');

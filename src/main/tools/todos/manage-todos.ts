@@ -29,7 +29,7 @@ export const manageTodos = defineTool({
     .strict(),
   risk: 'read-only',
   disclosure: 'private',
-  egress: false,
+  presentation: { title: 'Update the todo list', icon: 'todo', summary: (args) => `${args.todos.length} item${args.todos.length === 1 ? '' : 's'}` },
   async execute({ todos }, ctx) {
     const ids = new Set<string>();
     const next: TodoItem[] = todos.map((t, i) => {
@@ -39,6 +39,7 @@ export const manageTodos = defineTool({
       return { id, title: t.title, status: t.status, ...(t.priority ? { priority: t.priority } : {}) };
     });
     ctx.state.todos = next;
+    ctx.publish({ slot: 'todos', value: next });
     return { output: formatTodos(next) };
   },
 });

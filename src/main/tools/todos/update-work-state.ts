@@ -17,7 +17,7 @@ export const updateWorkState = defineTool({
     .strict(),
   risk: 'read-only',
   disclosure: 'private',
-  egress: false,
+  presentation: { title: 'Note the work state', icon: 'todo' },
   async execute({ patch }, ctx) {
     const next: Record<string, unknown> = { ...ctx.state.workState };
     for (const [key, value] of Object.entries(patch)) {

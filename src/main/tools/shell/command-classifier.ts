@@ -10,9 +10,9 @@
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, sep } from 'node:path';
-import { maxRisk, type RiskTier } from '../../shared/tools';
-import { PathGuard, SENSITIVE_LABEL, type PathCheck } from './path-guard';
-import type { Classification, ClassifyContext } from './tool';
+import { maxRisk, type RiskTier } from '../../../shared/tools';
+import { PathGuard, SENSITIVE_LABEL, type PathCheck } from '../../runtime/path-guard';
+import type { Classification, ClassifyContext } from '../../runtime/tool';
 
 // ---------------------------------------------------------------------------------------------------------------
 // mvdan-sh binding. It is a GopherJS build without typings: node fields are non-enumerable getters named as in the Go

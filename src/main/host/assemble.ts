@@ -1,0 +1,47 @@
+/**
+ * The one place every tool family is assembled: each family's factory gets the service implementations it needs
+ * (as interfaces), and its tools and input kinds go into the live registry. A new family is added here.
+ */
+import type { InputKind } from '../runtime/input-kinds';
+import { ToolRegistry } from '../runtime/registry';
+import type { SecretRedactor } from '../runtime/redaction';
+import type { SandboxService } from '../services/sandbox';
+import type { TaskService } from '../services/tasks';
+import type { SecretSaver } from '../services/vault';
+import { createContextFamily } from '../tools/context';
+import { createFileFamily } from '../tools/files';
+import { createInteractionFamily } from '../tools/interaction';
+import { createSecretFamily } from '../tools/secrets';
+import { createShellFamily } from '../tools/shell';
+import { createTaskFamily } from '../tools/tasks';
+import { createTodoFamily } from '../tools/todos';
+
+export interface HostServices {
+  dataDir: string;
+  tasks: TaskService;
+  sandbox: SandboxService;
+  vault: SecretSaver | null;
+  redactor: Pick<SecretRedactor, 'addSecret'>;
+}
+
+export interface Assembly {
+  registry: ToolRegistry;
+  inputKinds: InputKind[];
+}
+
+export function assembleTools(services: HostServices, registry = new ToolRegistry()): Assembly {
+  const shell = createShellFamily({ tasks: services.tasks, sandbox: services.sandbox, dataDir: services.dataDir });
+  const secrets = createSecretFamily({ vault: services.vault, learn: (name, value) => services.redactor.addSecret(name, value) });
+  const interaction = createInteractionFamily();
+  const families = [
+    createFileFamily({ dataDir: services.dataDir }),
+    shell,
+    createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }),
+    createContextFamily({ catalog: registry }),
+    createTodoFamily(),
+    interaction,
+    secrets,
+  ];
+  for (const family of families) registry.add(family.tools);
+  return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };
+}

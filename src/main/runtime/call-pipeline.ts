@@ -1,0 +1,393 @@
+/**
+ * The call pipeline: every tool call of a step goes lookup (in the turn's tool set) → parse once → effects →
+ * inspectors → allow | ask | deny → (ask: an approval or input request, bound to the arguments' hash) → re-check
+ * paths → execute with a signal and timeout → redact → cut → untrusted envelope → persist. Calls of a step run in
+ * parallel, at most 10 at once, each persisted as it finishes.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeskhandError, ToolError, errorMessage } from '../../shared/errors';
+import type { ConversationRow, RunRow, ToolCallRow } from '../services/store/store';
+import { callEffects, decide, type PolicyDecision } from './approval-engine';
+import { heldSecretNames, parsePathChecks, sanitizeOutput, untrustedReadSource } from './call-security';
+import { PersistentConversationState } from './conversation-state';
+import type { RunOptions, RuntimeCore } from './core';
+import { recheckPaths, type PathCheck } from './path-guard';
+import type { StreamRedactor } from './redaction';
+import type { TurnToolSet } from './registry';
+import { checkPlaceholders, substituteSecrets } from './secret-args';
+import type { Effects, ToolContext, ToolDefinition } from './tool';
+import { wrapUntrusted } from './untrusted';
+import { NO_REDACTION } from './model-step';
+
+const MAX_PARALLEL_TOOLS = 10;
+const DEFAULT_TOOL_TIMEOUT_MS = 3 * 60_000;
+/** What the model receives of one tool result; tools page larger outputs themselves. */
+const MAX_RESULT_CHARS = 200_000;
+
+type DecisionFields = Pick<ToolCallRow, 'risk' | 'decision' | 'reasons' | 'paths'>;
+
+/** A call parsed and inspected once; kept while its run lives in this process (approval waits included). */
+interface Prepared {
+  runId: string;
+  tool: ToolDefinition;
+  args: unknown;
+  effects: Effects;
+}
+
+interface Runnable extends Prepared {
+  row: ToolCallRow;
+  decided?: DecisionFields;
+}
+
+export class CallPipeline {
+  private readonly prepared = new Map<string, Prepared>();
+
+  constructor(private readonly core: RuntimeCore) {}
+
+  /** Forgets the prepared calls of a run that ended or parked here. */
+  release(runId: string): void {
+    for (const [id, p] of this.prepared) if (p.runId === runId) this.prepared.delete(id);
+  }
+
+  /** The turn's tool set for a conversation: deferred tools it revealed, the registry's filters. */
+  toolSet(run: RunRow, state: PersistentConversationState): TurnToolSet {
+    return this.core.registry.toolSet({ conversationId: run.conversation_id, policy: run.policy, revealed: state.revealedTools });
+  }
+
+  /** Decides and runs the open calls of a step. Returns the ids of requests still waiting for a person. */
+  async settleStep(run: RunRow, conv: ConversationRow, open: ToolCallRow[], options: RunOptions): Promise<string[]> {
+    const { store } = this.core;
+    const state = new PersistentConversationState(conv.folder, conv.state);
+    const tools = this.toolSet(run, state);
+    const toRun: Runnable[] = [];
+    const waiting: string[] = [];
+    let tainted = run.tainted === 1 || conv.tainted === 1;
+    const held = heldSecretNames(store.toolCallsForRun(run.id), (name) => this.core.registry.lookup(name));
+    const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox };
+
+    for (const row of open) {
+      if (row.status === 'denied') {
+        const request = store.latestApprovalForCall(row.id);
+        const reason = request?.reason ? ` Their reason: ${request.reason}` : '';
+        const what = request && request.kind !== 'approval' ? 'The person declined this request.' : 'The person denied this call.';
+        this.complete(run, row, `${what}${reason} Do not retry it unchanged; adjust the plan or ask them.`, 'denied', options);
+        continue;
+      }
+      if (row.status === 'awaiting_approval') {
+        const request = store.latestApprovalForCall(row.id);
+        if (request?.status === 'pending') waiting.push(request.id);
+        continue;
+      }
+      let prepared: Prepared;
+      try {
+        prepared = await this.prepare(row, tools, ectx, run.id);
+      } catch (err) {
+        // Shown like any other call (a card with its error), so a person sees what the model tried.
+        if (row.status === 'pending') this.emitCall(run, row, safeJson(row.args), options);
+        this.complete(run, row, errorMessage(err), 'error', options);
+        continue;
+      }
+      const { tool, args, effects } = prepared;
+      if (row.status === 'approved') {
+        toRun.push({ row, ...prepared });
+        continue;
+      }
+      this.emitCall(run, row, args, options);
+
+      const decision: PolicyDecision = decide({
+        tool,
+        args,
+        effects,
+        policy: run.policy,
+        tainted,
+        ctx: { ...ectx, readableRoots: state.readableRoots },
+        hasRule: (t, p) => store.hasRule(t, p),
+        heldSecrets: held,
+        grants: this.core.grants,
+      });
+      this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
+
+      // Written together with the call's next state change: one commit per call on the hot path.
+      const decided: DecisionFields = {
+        risk: decision.risk,
+        decision: decision.decision,
+        reasons: JSON.stringify(decision.reasons),
+        paths: decision.paths.length ? JSON.stringify(decision.paths) : null,
+      };
+      if (decision.decision === 'deny') {
+        this.complete(run, row, `Denied by policy: ${decision.reasons.join('; ')}`, 'denied', options, 0, decided);
+        continue;
+      }
+      const input = tool.input?.(args as never);
+      if (decision.decision === 'allow' && !input) {
+        toRun.push({ row, ...prepared, decided });
+        continue;
+      }
+      let proposal = { description: `${tool.name} ${summarizeArgs(args)}`, preview: null as string | null };
+      if (input) proposal = { description: input.description, preview: input.prompt };
+      else if (tool.pair) {
+        try {
+          proposal = await tool.pair.propose(args as never, this.toolContext(run, row, state, options, new AbortController().signal));
+        } catch (err) {
+          this.complete(run, row, errorMessage(err), 'error', options, 0, decided);
+          continue;
+        }
+      }
+      waiting.push(this.openRequest(run, row, tool, args, decision, proposal, input?.kind ?? 'approval', input?.data, decided, options));
+    }
+
+    // Run what may run, at most 10 at a time; each result is persisted as soon as it exists.
+    let next = 0;
+    const worker = async () => {
+      while (next < toRun.length) {
+        const item = toRun[next++]!;
+        const became = await this.execute(run, item, state, options, tainted, held);
+        if (became) tainted = true;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_TOOLS, toRun.length) }, worker));
+    store.updateConversation(conv.id, { state: state.serialize() });
+    return waiting;
+  }
+
+  /** Looks the call up in the turn's tool set, parses its arguments and asks the tool for its effects: once. */
+  private async prepare(row: ToolCallRow, tools: TurnToolSet, ectx: Parameters<typeof callEffects>[2], runId: string): Promise<Prepared> {
+    const cached = this.prepared.get(row.id);
+    if (cached) return cached;
+    const raw = JSON.parse(row.args) as Record<string, unknown>;
+    if (Object.prototype.hasOwnProperty.call(raw, '__invalid')) {
+      throw new ToolError(`The arguments of ${row.tool} were not valid JSON (${String(raw.__invalid)}). Send the call again with a JSON object.`);
+    }
+    const tool = tools.resolve(row.tool);
+    const args = this.core.registry.parseArgs(tool, raw);
+    const prepared: Prepared = { runId, tool, args, effects: await callEffects(tool, args, ectx) };
+    this.prepared.set(row.id, prepared);
+    return prepared;
+  }
+
+  private emitCall(run: RunRow, row: ToolCallRow, args: unknown, options: RunOptions): void {
+    const summary = this.core.registry.summarize(row.tool, args);
+    this.core.emit(options, { type: 'tool.call', runId: run.id, callId: row.call_id, tool: row.tool, args, ...(summary ? { summary } : {}) });
+  }
+
+  /** Opens an approval or an input request for the call; returns its id. */
+  private openRequest(
+    run: RunRow,
+    row: ToolCallRow,
+    tool: ToolDefinition,
+    args: unknown,
+    decision: PolicyDecision,
+    proposal: { description: string; preview: string | null },
+    kind: string,
+    data: unknown,
+    decided: DecisionFields,
+    options: RunOptions,
+  ): string {
+    const { store, redactor } = this.core;
+    const isApproval = kind === 'approval';
+    const request = store.transaction(() => {
+      store.updateToolCall(row.id, { ...decided, status: 'awaiting_approval' });
+      return store.insertApproval({
+        id: `apr_${randomUUID()}`,
+        run_id: run.id,
+        tool_call_id: row.id,
+        tool: tool.name,
+        args_sha256: row.args_sha256,
+        risk: decision.risk,
+        reasons: JSON.stringify(decision.reasons),
+        description: redactor.redact(proposal.description),
+        preview: proposal.preview === null ? null : redactor.redact(proposal.preview),
+        always_pattern: isApproval ? decision.rulePattern : null,
+        kind,
+        request: isApproval ? null : redactor.redact(JSON.stringify(data ?? null)),
+      });
+    });
+    if (isApproval) {
+      this.core.emit(options, {
+        type: 'approval.requested',
+        runId: run.id,
+        conversationId: run.conversation_id,
+        approvalId: request.id,
+        callId: row.call_id,
+        tool: tool.name,
+        args,
+        risk: decision.risk,
+        reasons: decision.reasons,
+        description: request.description,
+        preview: request.preview,
+        alwaysPattern: request.always_pattern,
+      });
+    } else {
+      this.core.emit(options, {
+        type: 'input.requested',
+        runId: run.id,
+        conversationId: run.conversation_id,
+        requestId: request.id,
+        kind,
+        callId: row.call_id,
+        tool: tool.name,
+        description: request.description,
+        prompt: request.preview ?? '',
+        data: JSON.parse(request.request ?? 'null') as unknown,
+        schema: this.core.inputKinds.schemaOf(kind),
+      });
+    }
+    return request.id;
+  }
+
+  /** Runs one call's acting half. Returns true when its output tainted the run. */
+  private async execute(run: RunRow, item: Runnable, state: PersistentConversationState, options: RunOptions, tainted: boolean, held: ReadonlySet<string>): Promise<boolean> {
+    const { row, tool, args, effects, decided } = item;
+    const { redactor } = this.core;
+    // No "running" write: recovery treats a call without a result as interrupted either way.
+    const started = Date.now();
+    const controller = new AbortController();
+    const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const timer = setTimeout(() => controller.abort(new DeskhandError('aborted', `timed out after ${timeoutMs} ms`)), timeoutMs);
+    const onAbort = () => controller.abort(new DeskhandError('aborted', 'stopped by the person'));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const checks = parsePathChecks(decided ? decided.paths : row.paths);
+    // Live output is held back just enough that a secret split across chunks, or across stdout and stderr, is
+    // redacted whole; what is held is released when the call ends.
+    const live = redactor.stream((stream, chunk) =>
+      this.core.emit(options, { type: 'tool.output', runId: run.id, callId: row.call_id, stream: stream === 'stderr' ? 'stderr' : 'stdout', chunk: sanitizeOutput(chunk, NO_REDACTION) }),
+    );
+    try {
+      // The paths it was decided on must still lead where they led (no swapping a link in between).
+      const moved = recheckPaths(checks, { cwd: state.cwd, workspaceRoots: [...state.workspaceRoots, ...state.readableRoots], dataDir: this.core.limits.dataDir });
+      if (moved) throw new ToolError(moved, 'conflict');
+      const runArgs = await this.withSecrets(tool, args, effects, held);
+      const answer = this.answerOf(row);
+      const result = await tool.execute(runArgs as never, this.toolContext(run, row, state, options, controller.signal, live, checks, answer));
+      live.flush();
+      let output = sanitizeOutput(result.output, redactor);
+      if (output.length > MAX_RESULT_CHARS) {
+        output = `${output.slice(0, MAX_RESULT_CHARS)}\n[… ${output.length - MAX_RESULT_CHARS} more characters cut; narrow the request to see them]`;
+      }
+      const untrusted = result.untrustedSource ?? untrustedReadSource(checks);
+      if (untrusted) output = wrapUntrusted(untrusted, output);
+      const becameTainted = !!untrusted && !tainted;
+      if (untrusted) this.taint(run);
+      await this.holdSecret(tool, args);
+      this.complete(run, row, output, 'done', options, Date.now() - started, decided);
+      return becameTainted;
+    } catch (err) {
+      live.flush();
+      const message = controller.signal.aborted ? `${tool.name} was stopped: ${errorMessage(controller.signal.reason)}.` : sanitizeOutput(errorMessage(err), redactor);
+      this.complete(run, row, message, controller.signal.aborted ? 'interrupted' : 'error', options, Date.now() - started, decided);
+      return false;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      this.prepared.delete(row.id);
+    }
+  }
+
+  /** The stored answer of the call's input request (what its kind accepted), if it had one. */
+  private answerOf(row: ToolCallRow): unknown {
+    if (row.status !== 'approved') return undefined;
+    const request = this.core.store.latestApprovalForCall(row.id);
+    if (!request || request.kind === 'approval' || request.answer === null) return undefined;
+    return JSON.parse(request.answer) as unknown;
+  }
+
+  /** Marks the run and its conversation as having read untrusted content (taint survives into later runs). */
+  private taint(run: RunRow): void {
+    const { store } = this.core;
+    if (store.getRun(run.id)?.tainted !== 1) store.updateRun(run.id, { tainted: 1 });
+    if (store.getConversation(run.conversation_id)?.tainted !== 1) store.updateConversation(run.conversation_id, { tainted: 1 });
+  }
+
+  /** The arguments a tool runs with: its declared secret arguments with placeholders replaced by the values. */
+  private async withSecrets(tool: ToolDefinition, args: unknown, effects: Effects, held: ReadonlySet<string>): Promise<unknown> {
+    if (!effects.secretArgs?.length) return args;
+    const declared = { name: tool.name, secretArgs: effects.secretArgs, secretQuoting: effects.secretQuoting };
+    const verdict = checkPlaceholders(declared, args);
+    if (verdict.refused) throw new ToolError(verdict.refused);
+    if (verdict.used.length === 0) return args;
+    const values = new Map<string, string>();
+    for (const name of verdict.used) {
+      if (!held.has(name)) throw new ToolError(`[redacted:${name}] is not a secret this run holds; load it with use_saved_secret first.`);
+      const value = this.core.vault ? await this.core.vault.get(name) : null;
+      if (value === null) throw new ToolError(`The saved secret ${name} is no longer in the keyring (or the keyring is locked). Ask the person to save it again.`);
+      this.core.redactor.addSecret(name, value);
+      values.set(name, value);
+    }
+    return substituteSecrets(args, declared, values);
+  }
+
+  /** After ask_user_secret / use_saved_secret: the redactor holds the value even when another process saved it. */
+  private async holdSecret(tool: ToolDefinition, args: unknown): Promise<void> {
+    const name = tool.holdsSecret?.(args as never);
+    if (!name || !this.core.vault) return;
+    try {
+      this.core.redactor.addSecret(name, await this.core.vault.get(name));
+    } catch {
+      // the tool itself reported whether the secret is there
+    }
+  }
+
+  complete(
+    run: RunRow,
+    row: ToolCallRow,
+    output: string,
+    status: 'done' | 'error' | 'denied' | 'interrupted',
+    options: Pick<RunOptions, 'onEvent'> | undefined,
+    durationMs = 0,
+    decided?: DecisionFields,
+  ): void {
+    const stored = status === 'denied' ? 'done' : status;
+    this.core.store.updateToolCall(row.id, { ...decided, status: stored, output, is_error: status === 'done' ? 0 : 1, finished_at: Date.now() });
+    this.core.emit(options, { type: 'tool.result', runId: run.id, callId: row.call_id, tool: row.tool, status: status === 'done' ? 'ok' : status, output, durationMs });
+  }
+
+  private toolContext(
+    run: RunRow,
+    row: ToolCallRow,
+    state: PersistentConversationState,
+    options: RunOptions,
+    signal: AbortSignal,
+    live?: StreamRedactor,
+    checks: readonly PathCheck[] = [],
+    answer?: unknown,
+  ): ToolContext {
+    const { store, redactor, limits } = this.core;
+    return {
+      runId: run.id,
+      conversationId: run.conversation_id,
+      callId: row.call_id,
+      signal,
+      state,
+      progress: live
+        ? (stream, chunk) => live.push(stream, chunk)
+        : (stream, chunk) => this.core.emit(options, { type: 'tool.output', runId: run.id, callId: row.call_id, stream, chunk: sanitizeOutput(chunk, redactor) }),
+      publish: (update) => this.core.emit(options, { type: 'state.changed', conversationId: run.conversation_id, ...update }),
+      checkedPaths: new Map(checks.filter((c) => !c.raw && !c.error).map((c) => [c.path, c])),
+      get sandbox() {
+        return store.getConversation(run.conversation_id)?.sandbox;
+      },
+      ...(answer !== undefined ? { answer } : {}),
+      usage: {
+        inputTokens: run.input_tokens,
+        outputTokens: run.output_tokens,
+        contextWindow: limits.contextWindow,
+        get messages() {
+          return store.countMessages(run.conversation_id);
+        },
+      },
+    };
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function summarizeArgs(args: unknown): string {
+  const text = JSON.stringify(args);
+  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+}

@@ -1,0 +1,68 @@
+/**
+ * What the runtime's parts share: the store, the live registry, the redactor every sink goes through, the input
+ * kinds, the vault, the waiters, and the one place events leave (redacted). Built once by `Runtime`.
+ */
+import type { LanguageModel } from 'ai';
+import type { RunEvent, RunStatus } from '../../shared/events';
+import type { Store } from '../services/store/store';
+import type { ProviderConfig } from '../services/providers/providers';
+import type { Vault } from '../services/vault/vault';
+import type { AppGrants } from './approval-engine';
+import type { AnswerWaiters } from './answer-waiters';
+import type { InputKinds } from './input-kinds';
+import type { ToolRegistry } from './registry';
+import type { SecretRedactor } from './redaction';
+import { sanitizeEvent } from './call-security';
+
+export interface RunOptions {
+  provider: ProviderConfig;
+  /** Can a person answer approvals while this run waits? If not, the run parks. */
+  interactive: boolean;
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+}
+
+export interface RunOutcome {
+  runId: string;
+  conversationId: string;
+  status: RunStatus;
+  error?: string;
+  approvalIds: string[];
+}
+
+export interface RuntimeLimits {
+  dataDir: string;
+  modelFactory: (cfg: ProviderConfig) => LanguageModel;
+  idleTimeoutMs: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  maxSteps: number;
+  contextWindow: number;
+}
+
+export class RuntimeCore {
+  private readonly listeners = new Set<(e: RunEvent) => void>();
+
+  constructor(
+    readonly store: Store,
+    readonly registry: ToolRegistry,
+    readonly redactor: SecretRedactor,
+    readonly vault: Vault | null,
+    readonly inputKinds: InputKinds,
+    readonly waiters: AnswerWaiters,
+    readonly limits: RuntimeLimits,
+    readonly grants: AppGrants | undefined,
+  ) {}
+
+  onEvent(listener: (e: RunEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Every event leaves through here, redacted (streamed text and output went through their stream redactors). */
+  emit(options: Pick<RunOptions, 'onEvent'> | undefined, raw: RunEvent): void {
+    const event = sanitizeEvent(raw, this.redactor);
+    options?.onEvent?.(event);
+    for (const l of this.listeners) l(event);
+  }
+}

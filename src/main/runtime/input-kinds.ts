@@ -1,0 +1,81 @@
+/**
+ * Input request kinds: everything the agent asks a person is one request `{requestId, kind, prompt, data}`, answered
+ * with a JSON value its kind validates. `approval` is built in; families register the rest (secret, question,
+ * file_pick, app grant…). A request waits in the UI or the terminal, or parks the run; any process answers it
+ * (`deskhand runs answer REQUEST_ID --value JSON`).
+ */
+import { z } from 'zod';
+import { DeskhandError } from '../../shared/errors';
+
+export interface InputKind<A = unknown> {
+  kind: string;
+  /** The answer's shape; a value that does not parse is refused with a message the person can act on. */
+  answer: z.ZodType<A>;
+  /**
+   * Checks the answer against what was asked (`data` is the request's data) and does what answering means (a secret
+   * is saved to the keyring). Returns what is stored and handed to the tool as `ctx.answer`: never a secret's value.
+   * Throws DeskhandError('usage') with an actionable message when the answer does not fit the request.
+   */
+  accept(value: A, data: unknown): Promise<unknown> | unknown;
+  /** A short line for a terminal or a list ("Answer 2 questions"). */
+  label(data: unknown): string;
+}
+
+export const approvalAnswerSchema = z.strictObject({
+  approved: z.boolean(),
+  always: z.boolean().optional(),
+  reason: z.string().max(2000).optional(),
+});
+export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
+
+/** The registered kinds. `approval` answers go through the approval path; the rest through their kind. */
+export class InputKinds {
+  private readonly kinds = new Map<string, InputKind>();
+
+  register(kind: InputKind): () => void {
+    if (kind.kind === 'approval' || this.kinds.has(kind.kind)) throw new Error(`input kind registered twice: ${kind.kind}`);
+    this.kinds.set(kind.kind, kind);
+    return () => this.kinds.delete(kind.kind);
+  }
+
+  get(kind: string): InputKind | undefined {
+    return this.kinds.get(kind);
+  }
+
+  names(): string[] {
+    return ['approval', ...this.kinds.keys()];
+  }
+
+  schemaOf(kind: string): Record<string, unknown> {
+    const schema = kind === 'approval' ? approvalAnswerSchema : this.kinds.get(kind)?.answer;
+    return schema ? (z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>) : {};
+  }
+
+  /** Parses an answer for `kind`; errors name what is wrong in words a person can act on. */
+  parse(kind: string, value: unknown): unknown {
+    const schema = kind === 'approval' ? approvalAnswerSchema : this.kinds.get(kind)?.answer;
+    if (!schema) throw new DeskhandError('usage', `This request is of kind "${kind}", which this build of Deskhand cannot answer.`);
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const problems = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.length ? i.path.join('.') : 'the value'}: ${i.message}`)
+      .join('; ');
+    throw new DeskhandError('usage', `That is not an answer to a ${kind} request (${problems}). Expected JSON like ${example(kind)}.`);
+  }
+}
+
+function example(kind: string): string {
+  switch (kind) {
+    case 'approval':
+      return '{"approved": true}';
+    case 'question':
+      return '{"answers": {"<question text>": "<option label or your own words>"}}';
+    case 'file_pick':
+      return '{"paths": ["/absolute/path"]}';
+    case 'secret':
+      return '{"value": "…"} (better: `deskhand secrets set NAME`, which reads it without echo)';
+    default:
+      return 'the request shows';
+  }
+}

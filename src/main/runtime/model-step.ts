@@ -1,0 +1,161 @@
+/**
+ * One model step of a run: stream text and tool calls from the provider, then persist the assistant message and the
+ * calls in one transaction. Retries retryable provider failures with backoff; a silent stream is abandoned.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Usage } from '../../shared/events';
+import { DeskhandError, errorMessage } from '../../shared/errors';
+import type { ConversationRow, RunRow, ToolCallRow } from '../services/store/store';
+import { describeProviderError } from '../services/providers/providers';
+import { canonicalJson, sha256 } from './approval-engine';
+import { sanitizeText } from './call-security';
+import { PersistentConversationState } from './conversation-state';
+import type { RunOptions, RuntimeCore } from './core';
+import { streamModelStep, type StoredMessage } from './model-call';
+import type { ModelToolSpec } from './registry';
+import { UNTRUSTED_GUIDANCE } from './untrusted';
+
+/** For text whose redaction happens later (in a stream redactor). */
+export const NO_REDACTION = { redact: (text: string) => text };
+
+export async function runModelStep(core: RuntimeCore, run: RunRow, conv: ConversationRow, tools: ModelToolSpec[], options: RunOptions): Promise<'tools' | 'done' | 'aborted'> {
+  const { store, redactor, limits } = core;
+  const messages = history(core, conv.id);
+  for (let attempt = 0; ; attempt++) {
+    const stepController = new AbortController();
+    const onAbort = () => stepController.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    let idle: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        timedOut = true;
+        stepController.abort();
+      }, limits.idleTimeoutMs);
+    };
+    let text = '';
+    const calls: { toolCallId: string; toolName: string; input: unknown; invalidError?: string }[] = [];
+    let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    // Deltas are held back just enough that a secret split across deltas is redacted whole.
+    const deltas = redactor.stream((_key, delta) => core.emit(options, { type: 'text', runId: run.id, delta }));
+    try {
+      arm();
+      const stream = streamModelStep({
+        model: limits.modelFactory(options.provider),
+        system: systemPrompt(conv),
+        messages,
+        tools,
+        signal: stepController.signal,
+      });
+      for await (const part of stream) {
+        arm();
+        if (part.type === 'text') {
+          text += part.delta;
+          deltas.push('text', sanitizeText(part.delta, NO_REDACTION));
+        } else if (part.type === 'tool-call') {
+          calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, ...parseToolInput(core, part.input) });
+        } else {
+          usage = { inputTokens: part.inputTokens, outputTokens: part.outputTokens };
+        }
+      }
+      if (stepController.signal.aborted) throw new DeskhandError('aborted', 'aborted');
+      deltas.flush();
+    } catch (err) {
+      deltas.flush();
+      clearTimeout(idle);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (options.signal?.aborted) return 'aborted';
+      const failure = timedOut
+        ? { error: new DeskhandError('provider_timeout', `The model API sent nothing for ${Math.round(limits.idleTimeoutMs / 1000)} s.`), retryable: true, retryAfterMs: null }
+        : describeProviderError(err, options.provider);
+      if (!failure.retryable || attempt >= limits.maxRetries) throw failure.error;
+      const delay = Math.min(failure.retryAfterMs ?? limits.retryBaseMs * 2 ** attempt, 60_000);
+      core.emit(options, { type: 'run.retry', runId: run.id, attempt: attempt + 1, delayMs: delay, reason: failure.error.message });
+      await sleep(delay, options.signal);
+      if (options.signal?.aborted) return 'aborted';
+      continue;
+    }
+    clearTimeout(idle);
+    options.signal?.removeEventListener('abort', onAbort);
+
+    const step = run.step + 1;
+    const assistantParts: unknown[] = [];
+    if (text) assistantParts.push({ type: 'text', text: sanitizeText(text, redactor) });
+    const rows: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error' | 'paths'>[] = calls.map((c, position) => {
+      const input = c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? c.input : {};
+      assistantParts.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input });
+      const args = c.invalidError !== undefined ? JSON.stringify({ __invalid: c.invalidError, raw: c.input }) : canonicalJson(input);
+      return {
+        id: `tc_${randomUUID()}`,
+        run_id: run.id,
+        step,
+        position,
+        call_id: c.toolCallId,
+        tool: c.toolName,
+        args,
+        args_sha256: sha256(args),
+        risk: null,
+        decision: null,
+        reasons: '[]',
+        status: 'pending',
+      };
+    });
+    store.transaction(() => {
+      if (assistantParts.length) store.addMessage(conv.id, run.id, 'assistant', assistantParts);
+      for (const row of rows) store.insertToolCall(row);
+      store.updateRun(run.id, {
+        step,
+        input_tokens: run.input_tokens + usage.inputTokens,
+        output_tokens: run.output_tokens + usage.outputTokens,
+      });
+    });
+    core.emit(options, { type: 'usage', runId: run.id, step, usage });
+    return rows.length ? 'tools' : 'done';
+  }
+}
+
+/**
+ * Tool input arrives as the model's JSON text. Redaction runs on the text (placeholders contain no JSON
+ * metacharacters, so valid JSON stays valid); input that is not a JSON object is kept raw for an error result.
+ */
+function parseToolInput(core: RuntimeCore, text: string): { input: unknown; invalidError?: string } {
+  const redacted = core.redactor.redact(text.trim() === '' ? '{}' : text);
+  let value: unknown;
+  try {
+    value = JSON.parse(redacted);
+  } catch (err) {
+    return { input: redacted, invalidError: errorMessage(err) };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { input: redacted, invalidError: 'the arguments must be a JSON object' };
+  }
+  return { input: value };
+}
+
+function history(core: RuntimeCore, conversationId: string): StoredMessage[] {
+  return core.store.listMessages(conversationId).map((m) => ({ role: m.role, content: JSON.parse(m.content) as unknown }));
+}
+
+function systemPrompt(conv: ConversationRow): string {
+  const state = new PersistentConversationState(conv.folder, conv.state);
+  return [
+    'You are Deskhand, an AI agent working on the person\'s computer through tools.',
+    `Working folder: ${conv.folder}. Current directory: ${state.cwd}. Platform: ${process.platform}. Today: ${new Date().toISOString().slice(0, 10)}.`,
+    'Every tool call passes an approval engine; a call may be denied with a reason you should respect. Prefer the dedicated file tools over shell commands.',
+    'Read a file with read_file before writing or editing it.',
+    UNTRUSTED_GUIDANCE,
+  ].join('\n');
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

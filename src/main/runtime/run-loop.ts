@@ -1,0 +1,203 @@
+/**
+ * The run loop: settle the step's calls, wait for (or park on) what a person must answer, ask the model for the next
+ * step, finish. Also what keeps the store consistent when runs end other ways: superseded by a new message, stopped,
+ * or left behind by a process that died.
+ */
+import type { RunStatus } from '../../shared/events';
+import { DeskhandError, errorMessage } from '../../shared/errors';
+import type { RunRow } from '../services/store/store';
+import type { CallPipeline } from './call-pipeline';
+import type { RunOptions, RunOutcome, RuntimeCore } from './core';
+import { PersistentConversationState } from './conversation-state';
+import { runModelStep } from './model-step';
+
+type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } };
+
+const settled = (status: string) => status === 'done' || status === 'error' || status === 'interrupted';
+
+export class RunLoop {
+  constructor(
+    private readonly core: RuntimeCore,
+    private readonly calls: CallPipeline,
+  ) {}
+
+  async drive(runId: string, options: RunOptions): Promise<RunOutcome> {
+    const { store } = this.core;
+    const conv = () => store.getConversation(store.getRun(runId)!.conversation_id)!;
+    await this.loadSecrets(options);
+    try {
+      for (;;) {
+        const run = store.getRun(runId)!;
+        if (options.signal?.aborted) return this.finish(run, 'aborted', options, 'Stopped by the person.');
+
+        // 1. Settle the current step's tool calls (approved ones run now, denied ones get the reason).
+        const open = store.toolCallsForStep(runId, run.step).filter((c) => !settled(c.status));
+        if (open.length > 0) {
+          const pending = await this.calls.settleStep(run, conv(), open, options);
+          if (pending.length > 0) {
+            if (options.interactive && !options.signal?.aborted) {
+              await this.core.waiters.wait(run.id, pending, options.signal);
+              continue;
+            }
+            if (options.signal?.aborted) continue;
+            store.updateRun(run.id, { status: 'parked', owner_pid: null });
+            this.calls.release(runId);
+            this.core.emit(options, { type: 'run.parked', runId, conversationId: run.conversation_id, approvalIds: pending });
+            return { runId, conversationId: run.conversation_id, status: 'parked', approvalIds: pending };
+          }
+          continue;
+        }
+        this.closeStepIfSettled(run);
+
+        // 2. Ask the model for the next step, with this turn's tool set.
+        if (run.step >= this.core.limits.maxSteps) {
+          return this.finish(run, 'failed', options, `Stopped after ${this.core.limits.maxSteps} steps (the step limit). Send a message to continue.`);
+        }
+        const c = conv();
+        const tools = this.calls.toolSet(run, new PersistentConversationState(c.folder, c.state)).specs;
+        const step = await runModelStep(this.core, run, c, tools, options);
+        if (step === 'aborted') return this.finish(store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
+        if (step === 'done') return this.finish(store.getRun(runId)!, 'finished', options);
+      }
+    } catch (err) {
+      const run = store.getRun(runId)!;
+      const message = this.core.redactor.redact(DeskhandError.isInstance(err) ? err.message : `Internal error: ${errorMessage(err)}`);
+      if (options.signal?.aborted) return this.finish(run, 'aborted', options, 'Stopped by the person.');
+      return this.finish(run, 'failed', options, message);
+    }
+  }
+
+  /**
+   * Teaches the redactor every value it must hide in this run: the provider key, and the vault's saved secrets (read
+   * only when the catalog lists some, so a host without saved secrets never touches the keyring). A keyring that is
+   * not reachable holds nothing this run can use either, so the run goes on.
+   */
+  private async loadSecrets(options: RunOptions): Promise<void> {
+    const { redactor, vault } = this.core;
+    if (options.provider.apiKey) redactor.addSecret(`${options.provider.provider}-api-key`, options.provider.apiKey);
+    if (!vault) return;
+    for (const name of vault.catalogNames()) {
+      try {
+        redactor.addSecret(name, await vault.get(name));
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** Writes the tool-results message once every call of the run's current step has a result. */
+  closeStepIfSettled(run: RunRow): void {
+    const { store } = this.core;
+    const calls = store.toolCallsForStep(run.id, run.step);
+    if (calls.length === 0 || calls.some((c) => !settled(c.status))) return;
+    const messages = store.listMessages(run.conversation_id);
+    const last = messages[messages.length - 1];
+    if (!last || last.role !== 'assistant' || last.run_id !== run.id) return;
+    const parts: ToolResultPart[] = calls.map((c) => ({
+      type: 'tool-result',
+      toolCallId: c.call_id,
+      toolName: c.tool,
+      output: { type: c.is_error ? 'error-text' : 'text', value: c.output ?? '' },
+    }));
+    store.addMessage(run.conversation_id, run.id, 'tool', parts);
+  }
+
+  /** A new message replaces a parked run: its requests are refused, its open calls end, the run is aborted. */
+  supersede(run: RunRow): void {
+    const { store } = this.core;
+    store.transaction(() => {
+      for (const approval of store.pendingApprovals(run.id)) {
+        store.decideApproval(approval.id, 'denied', false, 'The person sent a new message instead of answering.');
+        store.updateToolCall(approval.tool_call_id, {
+          status: 'done',
+          output: 'Not run: the person sent a new message instead of answering this approval.',
+          is_error: 1,
+          finished_at: Date.now(),
+        });
+      }
+      for (const call of store.toolCallsForStep(run.id, run.step)) {
+        if (!settled(call.status)) {
+          store.updateToolCall(call.id, { status: 'interrupted', output: 'Not run: the conversation moved on.', is_error: 1, finished_at: Date.now() });
+        }
+      }
+      this.closeStepIfSettled(run);
+      store.updateRun(run.id, { status: 'aborted', error: 'Superseded by a new message.', owner_pid: null });
+    });
+    this.calls.release(run.id);
+  }
+
+  finish(run: RunRow, status: RunStatus, options: Pick<RunOptions, 'onEvent'> | undefined, error?: string): RunOutcome {
+    const { store } = this.core;
+    if (status === 'aborted') {
+      store.transaction(() => {
+        for (const call of store.toolCallsForStep(run.id, run.step)) {
+          if (call.status === 'awaiting_approval') {
+            // Nobody answered it: it expires (it was neither approved nor denied).
+            const approval = store.latestApprovalForCall(call.id);
+            if (approval?.status === 'pending') store.expireApproval(approval.id, 'The run was stopped.');
+          }
+          if (!settled(call.status)) {
+            store.updateToolCall(call.id, { status: 'interrupted', output: 'Not run: the person stopped the run.', is_error: 1, finished_at: Date.now() });
+          }
+        }
+        this.closeStepIfSettled(run);
+      });
+    }
+    store.updateRun(run.id, { status, error: error ?? null, owner_pid: null });
+    this.calls.release(run.id);
+    const final = store.getRun(run.id)!;
+    this.core.emit(options, {
+      type: 'run.finished',
+      runId: run.id,
+      conversationId: run.conversation_id,
+      status,
+      ...(error ? { error } : {}),
+      usage: { inputTokens: final.input_tokens, outputTokens: final.output_tokens },
+      steps: final.step,
+    });
+    return { runId: run.id, conversationId: run.conversation_id, status, ...(error ? { error } : {}), approvalIds: [] };
+  }
+
+  /**
+   * After a crash (SIGKILL, power loss): runs owned by dead processes are closed so every conversation is consistent
+   * again. Calls that were running get an "interrupted" result; runs with open requests stay resumable (parked).
+   */
+  recoverInterrupted(): string[] {
+    const { store } = this.core;
+    const recovered: string[] = [];
+    for (const run of store.runsWithStatus('running')) {
+      if (run.owner_pid === process.pid || isAlive(run.owner_pid)) continue;
+      store.transaction(() => {
+        for (const call of store.toolCallsForStep(run.id, run.step)) {
+          if (call.status === 'pending' || call.status === 'running' || call.status === 'approved') {
+            store.updateToolCall(call.id, {
+              status: 'interrupted',
+              output: 'This call was interrupted when Deskhand stopped; it may or may not have completed. Check before retrying.',
+              is_error: 1,
+              finished_at: Date.now(),
+            });
+          }
+        }
+        const parked = store.pendingApprovals(run.id).length > 0;
+        if (!parked) this.closeStepIfSettled(run);
+        store.updateRun(run.id, {
+          status: parked ? 'parked' : 'interrupted',
+          error: parked ? null : 'Deskhand stopped while this run was in progress.',
+          owner_pid: null,
+        });
+      });
+      recovered.push(run.id);
+    }
+    return recovered;
+  }
+}
+
+export function isAlive(pid: number | null): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,13 @@
+/** The OS sandbox as tools see it: whether one exists, the plan for one command, and what a blocked command means. */
+import { planSandbox, sandboxBlockHint, sandboxSupport } from './sandbox';
+
+export type { SandboxPlan, SandboxRequest, SandboxSupport, SandboxKind } from './sandbox';
+
+export interface SandboxService {
+  support: typeof sandboxSupport;
+  plan: typeof planSandbox;
+  blockHint: typeof sandboxBlockHint;
+}
+
+/** The implementation on this OS (bubblewrap on Linux, sandbox-exec on macOS; none elsewhere). */
+export const osSandbox: SandboxService = { support: sandboxSupport, plan: planSandbox, blockHint: sandboxBlockHint };

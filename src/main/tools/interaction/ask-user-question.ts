@@ -1,0 +1,112 @@
+/**
+ * ask_user_question (Spec II AskUserQuestion): 1–4 multiple-choice questions, each with 2–4 options, optionally
+ * multi-select, with an automatic "Other" that takes the person's own words. The run waits for the answer (or parks;
+ * `deskhand runs answer ID --value '{"answers": {"<question>": "<label or own words>"}}'` answers it from anywhere),
+ * and the model receives each question with its answer.
+ */
+import { z } from 'zod';
+import { DeskhandError } from '../../../shared/errors';
+import { defineTool } from '../../runtime/tool';
+import type { InputKind } from '../../runtime/input-kinds';
+
+const option = z
+  .object({
+    label: z.string().trim().min(1).max(60).describe('The choice as the person sees it (a few words).'),
+    description: z.string().trim().max(300).describe('What choosing it means.'),
+  })
+  .strict();
+
+const question = z
+  .object({
+    question: z.string().trim().min(1).max(500).refine((q) => q.endsWith('?'), { error: 'each question must end with "?"' }).describe('The full question, ending with "?".'),
+    header: z.string().trim().max(12, { error: 'header may be at most 12 characters' }).optional().describe('A short label for the question (at most 12 characters), e.g. "Database".'),
+    options: z.array(option).min(2, { error: 'give at least 2 options' }).max(4, { error: 'give at most 4 options ("Other" is added automatically)' }).describe('2–4 choices; "Other" (the person\'s own words) is added automatically.'),
+    multi_select: z.boolean().optional().describe('Let the person choose several options (default false).'),
+  })
+  .strict();
+
+export const questionParams = z
+  .object({
+    questions: z
+      .array(question)
+      .min(1, { error: 'ask at least one question' })
+      .max(4, { error: 'ask at most 4 questions per call' })
+      .refine((qs) => new Set(qs.map((q) => q.question)).size === qs.length, { error: 'questions must differ' })
+      .describe('1–4 questions to ask together.'),
+  })
+  .strict();
+
+type QuestionArgs = z.infer<typeof questionParams>;
+export type QuestionData = { questions: { question: string; header: string | null; options: { label: string; description: string }[]; multiSelect: boolean }[] };
+type Answers = Record<string, string | string[]>;
+
+/** What a question request carries to the UI and the terminal. */
+export function questionData(args: QuestionArgs): QuestionData {
+  return {
+    questions: args.questions.map((q) => ({ question: q.question, header: q.header ?? null, options: q.options, multiSelect: !!q.multi_select })),
+  };
+}
+
+/** The `question` input kind: every question answered, with an option's label or the person's own words ("Other"). */
+export const questionKind: InputKind<{ answers: Answers }> = {
+  kind: 'question',
+  answer: z.strictObject({ answers: z.record(z.string(), z.union([z.string(), z.array(z.string())])) }),
+  accept({ answers }, data) {
+    const { questions } = data as QuestionData;
+    const out: { question: string; answers: { label: string; other: boolean }[] }[] = [];
+    for (const q of questions) {
+      const given = Object.prototype.hasOwnProperty.call(answers, q.question) ? answers[q.question] : undefined;
+      if (given === undefined) throw new DeskhandError('usage', `No answer for "${q.question}". Answer every question (use its exact text as the key).`);
+      const picked = (Array.isArray(given) ? given : [given]).map((a) => a.trim()).filter(Boolean);
+      if (picked.length === 0) throw new DeskhandError('usage', `The answer to "${q.question}" is empty: choose an option or write your own answer.`);
+      if (picked.length > 1 && !q.multiSelect) throw new DeskhandError('usage', `"${q.question}" takes one answer; ${picked.length} were given.`);
+      out.push({
+        question: q.question,
+        answers: picked.map((a) => {
+          const match = q.options.find((o) => o.label.toLowerCase() === a.toLowerCase());
+          return match ? { label: match.label, other: false } : { label: a.slice(0, 2000), other: true };
+        }),
+      });
+    }
+    const unknown = Object.keys(answers).filter((k) => !questions.some((q) => q.question === k));
+    if (unknown.length) throw new DeskhandError('usage', `"${unknown[0]!.slice(0, 100)}" is not one of the questions asked: ${questions.map((q) => `"${q.question}"`).join(', ')}.`);
+    return out;
+  },
+  label: (data) => {
+    const n = (data as QuestionData | undefined)?.questions?.length ?? 0;
+    return `a question${n > 1 ? ` (${n} questions)` : ''} for the person`;
+  },
+};
+
+export const askUserQuestion = defineTool({
+  name: 'ask_user_question',
+  description:
+    'Ask the person 1–4 multiple-choice questions when you need a decision only they can make (which approach, which ' +
+    'environment, what to name something). Each question ends with "?", has 2–4 options (label + what it means) and ' +
+    'an optional header of at most 12 characters; set multi_select to allow several choices. An "Other" choice with ' +
+    'free text is added automatically. You receive each question with the answer (an option label, or their own ' +
+    'words marked as such). Do not use it for yes/no permission to act: tool calls are approved separately.',
+  params: questionParams,
+  risk: 'read-only',
+  disclosure: 'private',
+  presentation: {
+    title: 'Ask you a question',
+    icon: 'question',
+    summary: (args) => (args.questions.length === 1 ? args.questions[0]!.question : `${args.questions.length} questions`),
+  },
+  input: (args) => ({
+    kind: 'question',
+    description: args.questions.length === 1 ? 'The agent asks you a question' : `The agent asks you ${args.questions.length} questions`,
+    prompt: args.questions.map((q) => q.question).join('\n'),
+    data: questionData(args),
+  }),
+  async execute(_args, ctx) {
+    const answered = ctx.answer as { question: string; answers: { label: string; other: boolean }[] }[] | undefined;
+    if (!Array.isArray(answered)) throw new DeskhandError('internal', 'The question was not answered.');
+    const lines = answered.map((a) => {
+      const text = a.answers.map((x) => (x.other ? `(their own words) ${x.label}` : x.label)).join('; ');
+      return `Q: ${a.question}\nA: ${text}`;
+    });
+    return { output: lines.join('\n\n') };
+  },
+});
