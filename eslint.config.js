@@ -4,9 +4,11 @@ import tseslint from 'typescript-eslint';
 // Bare Node builtins are matched by exact name (a gitignore-style pattern "events" would also match ./events).
 const NODE_BUILTINS = ['fs', 'fs/promises', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'url', 'util', 'stream', 'events', 'worker_threads'];
 
-const restrict = (patterns, message, paths = []) => ({
-  'no-restricted-imports': ['error', { paths: paths.map((name) => ({ name, message })), patterns: [{ group: patterns, message }] }],
+const restrict = (patterns, message, paths = [], more = []) => ({
+  'no-restricted-imports': ['error', { paths: paths.map((name) => ({ name, message })), patterns: [{ group: patterns, message }, ...more] }],
 });
+
+const MAIN_ONLY = ['electron', '**/electron/**', '**/renderer/**', '**/preload/**', 'react', 'react-dom'];
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'e2e/artifacts/**'] },
@@ -28,6 +30,19 @@ export default tseslint.config(
   {
     files: ['src/main/runtime/**'],
     rules: restrict(['electron', '**/electron/**', '**/renderer/**', '**/host/**', '**/tools/**/*', 'react'], 'The runtime knows tools only through the contract in runtime/tool.ts.'),
+  },
+  {
+    // A family gets services as interfaces from its factory (services/<name>/index.ts), never a concrete service, and
+    // never imports another family or a host: the host assembles families (host/assemble.ts).
+    files: ['src/main/tools/**'],
+    rules: restrict([...MAIN_ONLY, '**/host/**'], 'Tools never import a host or Electron.', [], [
+      { group: ['**/services/*/*', '!**/services/*/index'], message: 'A tool imports a service only through its interface module (services/<name>/index.ts), injected by its family factory.' },
+      { regex: '^\\.\\./(?!\\.\\.)[^/]+', message: 'A family never imports another family: the host passes what one family offers another (host/assemble.ts).' },
+    ]),
+  },
+  {
+    files: ['src/main/services/**'],
+    rules: restrict([...MAIN_ONLY, '**/runtime/**', '**/tools/**', '**/host/**'], 'Services are below the runtime: they import no runtime, tool or host module.'),
   },
   {
     files: ['src/renderer/**'],

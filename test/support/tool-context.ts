@@ -2,10 +2,13 @@
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConversationState, FileSnapshot, ToolContext, TodoItem } from '../../src/main/runtime/tool';
+import type { ConversationState, FileSnapshot, StateUpdate, ToolContext, TodoItem } from '../../src/main/runtime/tool';
 
 export interface TestContext extends ToolContext {
   outputs: { stream: 'stdout' | 'stderr'; chunk: string }[];
+  published: StateUpdate[];
+  /** The data dir a test built its tools with (rm and mv refuse to touch it). */
+  dataDir: string;
   abort(): void;
 }
 
@@ -15,9 +18,15 @@ export function tempDir(prefix = 'deskhand-test-'): string {
 
 export function makeState(cwd: string, roots: string[] = [cwd]): ConversationState {
   const snapshots = new Map<string, FileSnapshot>();
+  const readableRoots: string[] = [];
+  const revealedTools: string[] = [];
   return {
     cwd,
     workspaceRoots: roots,
+    readableRoots,
+    addReadableRoots: (paths) => void readableRoots.push(...paths),
+    revealedTools,
+    revealTools: (names) => void revealedTools.push(...names),
     getFileSnapshot: (path) => snapshots.get(path),
     recordFileSnapshot: (s) => void snapshots.set(s.path, s),
     todos: [] as TodoItem[],
@@ -28,6 +37,7 @@ export function makeState(cwd: string, roots: string[] = [cwd]): ConversationSta
 export function makeContext(cwd: string, opts: { dataDir?: string; state?: ConversationState } = {}): TestContext {
   const controller = new AbortController();
   const outputs: TestContext['outputs'] = [];
+  const published: StateUpdate[] = [];
   return {
     runId: 'run_test',
     conversationId: 'conv_test',
@@ -35,7 +45,9 @@ export function makeContext(cwd: string, opts: { dataDir?: string; state?: Conve
     signal: controller.signal,
     state: opts.state ?? makeState(cwd),
     dataDir: opts.dataDir ?? tempDir('deskhand-data-'),
-    emitOutput: (stream, chunk) => void outputs.push({ stream, chunk }),
+    progress: (stream, chunk) => void outputs.push({ stream, chunk }),
+    publish: (update) => void published.push(update),
+    published,
     usage: { inputTokens: 0, outputTokens: 0, contextWindow: 200_000, messages: 0 },
     outputs,
     abort: () => controller.abort(),

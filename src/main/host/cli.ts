@@ -17,6 +17,7 @@ import { openRuntime, resolveDataDir } from './open-runtime';
 import { TaskWakes } from './task-wakes';
 import { webCommand } from './web-command';
 import { assertSecretName } from '../services/vault/vault';
+import { PromptQueue, readHidden } from './cli-prompts';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -198,8 +199,17 @@ async function runsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { ...PROVIDER_OPTIONS, always: { type: 'boolean' }, reason: { type: 'string' } },
+    options: { ...PROVIDER_OPTIONS, always: { type: 'boolean' }, reason: { type: 'string' }, value: { type: 'string' } },
   });
+  let answerValue: unknown;
+  if (sub === 'answer') {
+    if (values.value === undefined) throw new UsageError('runs answer needs --value JSON, e.g. --value \'{"approved": true}\' or --value \'{"answers": {"<question>": "<choice>"}}\'.');
+    try {
+      answerValue = JSON.parse(values.value);
+    } catch (err) {
+      throw new UsageError(`--value is not valid JSON (${errorMessage(err)}). Quote it for your shell: --value '{"paths": ["/tmp/a.csv"]}'.`);
+    }
+  }
   const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
   try {
     const store = runtime.store;
@@ -215,7 +225,7 @@ async function runsCommand(args: string[]): Promise<number> {
             const conv = store.getConversation(r.conversation_id);
             process.stdout.write(`${r.id}  ${r.status.padEnd(11)} ${new Date(r.created_at).toISOString()}  ${conv?.title ?? ''}\n`);
           }
-          for (const a of pending) process.stdout.write(`  waiting: ${a.id}  ${a.tool}  (${a.risk})  run ${a.run_id}\n`);
+          for (const a of pending) process.stdout.write(`  waiting: ${a.id}  ${a.kind === 'approval' ? a.tool : `${a.kind} (${a.tool})`}  (${a.risk})  run ${a.run_id}\n`);
         }
         return EXIT.finished;
       }
@@ -237,20 +247,24 @@ async function runsCommand(args: string[]): Promise<number> {
         return EXIT.finished;
       }
       case 'approve':
-      case 'deny': {
+      case 'deny':
+      case 'answer': {
         const id = positionals[0];
-        if (!id) throw new UsageError(`runs ${sub} needs an APPROVAL_ID.`);
+        if (!id) throw new UsageError(`runs ${sub} needs a REQUEST_ID (see \`deskhand runs list\`).`);
         const approval = store.getApproval(id);
-        if (!approval) throw new DeskhandError('not_found', `No approval ${id}. See \`deskhand runs list\`.`);
+        if (!approval) throw new DeskhandError('not_found', `No request ${id}. See \`deskhand runs list\`.`);
         const run = store.getRun(approval.run_id)!;
         const provider = providerFromFlags(values, run);
         const options = runOptions(runtime, provider, !!values.json);
         const outcome = await withInterrupt(options, async (opts) => {
-          const decided = await runtime.decideApproval(
-            id,
-            sub === 'approve' ? { approved: true, always: !!values.always } : { approved: false, ...(values.reason ? { reason: values.reason } : {}) },
-            opts,
-          );
+          const decided =
+            sub === 'answer'
+              ? await runtime.answerRequest(id, answerValue, opts)
+              : await runtime.decideApproval(
+                  id,
+                  sub === 'approve' ? { approved: true, always: !!values.always } : { approved: false, ...(values.reason ? { reason: values.reason } : {}) },
+                  opts,
+                );
           // A resumed run that finished here may have started background tasks: wait for them like `run` does.
           return decided && decided.status === 'finished' ? awaitBackground(runtime, run.conversation_id, values, opts, decided) : decided;
         });
@@ -265,7 +279,7 @@ async function runsCommand(args: string[]): Promise<number> {
         return exitFor(outcome);
       }
       default:
-        throw new UsageError(`runs needs list, show, approve or deny.`);
+        throw new UsageError(`runs needs list, show, approve, deny or answer.`);
     }
   } finally {
     await closeRuntime(runtime);
@@ -385,35 +399,6 @@ async function readSecretValue(prompt: string): Promise<string> {
   return readHidden(prompt);
 }
 
-/** Reads one line from the terminal in raw mode, echoing nothing. */
-export function readHidden(prompt: string, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    output.write(prompt);
-    const wasRaw = input.isRaw;
-    input.setRawMode?.(true);
-    input.resume();
-    let value = '';
-    const done = (err?: Error) => {
-      input.off('data', onData);
-      input.setRawMode?.(wasRaw);
-      input.pause();
-      output.write('\n');
-      if (err) reject(err);
-      else resolvePromise(value);
-    };
-    const onData = (data: Buffer | string) => {
-      for (const ch of typeof data === 'string' ? data : data.toString('utf8')) {
-        if (ch === '\r' || ch === '\n') return done();
-        if (ch === '\u0003') return done(new UsageError('Cancelled.'));
-        if (ch === '\u0004') return value ? done() : done(new UsageError('Cancelled.'));
-        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
-        else if (ch >= ' ') value += ch;
-      }
-    };
-    input.on('data', onData);
-  });
-}
-
 export function parsePolicy(value: string | undefined): Policy | undefined {
   if (value === undefined) return undefined;
   if (!isPolicy(value)) throw new UsageError(`--policy must be one of none, read-only, low-risk, high-risk (got "${value}").`);
@@ -463,6 +448,7 @@ function runOptions(runtime: Runtime, provider: ProviderConfig, json: boolean): 
       if (json) print(event);
       else renderEvent(event);
       if (interactive && event.type === 'approval.requested') prompts.ask(event);
+      if (interactive && event.type === 'input.requested') prompts.input(event);
     },
   };
 }
@@ -522,8 +508,12 @@ function renderEvent(event: RunEvent): void {
     case 'run.retry':
       err(`… retrying in ${Math.round(event.delayMs / 100) / 10} s (attempt ${event.attempt}): ${event.reason}`);
       break;
+    case 'input.requested':
+      err(`? ${event.description} (${event.requestId}, ${event.kind})`);
+      if (event.prompt) err(event.prompt);
+      break;
     case 'run.parked':
-      err(`Run ${event.runId} is parked waiting for approval. Answer with: deskhand runs approve ${event.approvalIds[0]} (or deny).`);
+      err(`Run ${event.runId} is parked waiting for a person. Answer with: deskhand runs approve ${event.approvalIds[0]} (or deny), or deskhand runs answer ${event.approvalIds[0]} --value JSON for a question or file pick.`);
       break;
     case 'run.finished':
       if (midLine) process.stdout.write('\n');
@@ -535,42 +525,3 @@ function renderEvent(event: RunEvent): void {
   }
 }
 
-/** Asks approvals one at a time on the terminal. */
-class PromptQueue {
-  private chain: Promise<void> = Promise.resolve();
-  constructor(private readonly runtime: Runtime) {}
-
-  ask(event: Extract<RunEvent, { type: 'approval.requested' }>): void {
-    if (this.runtime.store.getApproval(event.approvalId)?.kind === 'secret') {
-      // An input request: the person types the secret with nothing echoed; an empty answer declines.
-      this.chain = this.chain.then(async () => {
-        try {
-          const value = await readHidden(`${event.preview ?? event.description} (hidden; empty to decline): `);
-          if (value) await this.runtime.provideSecret(event.approvalId, value);
-          else await this.runtime.decideApproval(event.approvalId, { approved: false, reason: 'The person did not provide the secret.' });
-        } catch (err) {
-          process.stderr.write(`deskhand: ${errorMessage(err)}\n`);
-          await this.runtime.decideApproval(event.approvalId, { approved: false, reason: 'The person cancelled.' }).catch(() => undefined);
-        }
-      });
-      return;
-    }
-    this.chain = this.chain.then(async () => {
-      const rl = createInterface({ input: process.stdin, output: process.stderr });
-      try {
-        const always = event.alwaysPattern ? `, [A]lways allow ${event.tool} for ${event.alwaysPattern}` : '';
-        const answer = (await rl.question(`Approve ${event.tool}? [y]es${always}, [n]o: `)).trim();
-        if (answer === 'A' && event.alwaysPattern) await this.runtime.decideApproval(event.approvalId, { approved: true, always: true });
-        else if (/^y(es)?$/i.test(answer)) await this.runtime.decideApproval(event.approvalId, { approved: true });
-        else {
-          const reason = (await rl.question('Reason for the model (optional): ')).trim();
-          await this.runtime.decideApproval(event.approvalId, { approved: false, ...(reason ? { reason } : {}) });
-        }
-      } catch (err) {
-        process.stderr.write(`deskhand: ${errorMessage(err)}\n`);
-      } finally {
-        rl.close();
-      }
-    });
-  }
-}

@@ -270,3 +270,8 @@ export function canonicalJson(value: unknown): string {
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
+
+/** Effects, then the decision: for callers that have only the tool and its arguments (explain, tests). */
+export async function decideCall(input: Omit<DecisionInput, 'effects'>): Promise<PolicyDecision> {
+  return decide({ ...input, effects: await callEffects(input.tool, input.args, input.ctx) });
+}

@@ -1,6 +1,5 @@
 /** cancel_background_jobs: stop background tasks by id (a command, a whole batch or one of its jobs, a wait). */
 import { z } from 'zod';
-import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import type { TaskService } from '../../services/tasks';
 

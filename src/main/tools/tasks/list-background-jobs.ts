@@ -1,6 +1,5 @@
 /** list_background_jobs: the conversation's background tasks (commands, job batches with every job, waits). */
 import { z } from 'zod';
-import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import type { TaskService } from '../../services/tasks';
 import { jobLine, taskLine, tailText } from '../../services/tasks';

@@ -3,7 +3,6 @@
  * disk), or, for a wait, its recent checks, or, for a batch, every job.
  */
 import { z } from 'zod';
-import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import type { TaskService } from '../../services/tasks';
 import { describeResult, jobLine, parseJson, taskLine, type WaitProgress } from '../../services/tasks';

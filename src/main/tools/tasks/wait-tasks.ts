@@ -3,7 +3,6 @@
  * passes. A task reported here sends no wake-up message later.
  */
 import { z } from 'zod';
-import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import type { TaskService } from '../../services/tasks';
 import { taskLine } from '../../services/tasks';

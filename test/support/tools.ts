@@ -1,0 +1,31 @@
+/** Every family assembled as a host assembles them, over real services, for tests that need the whole tool set. */
+import { assembleTools } from '../../src/main/host/assemble';
+import { SecretRedactor } from '../../src/main/runtime/redaction';
+import type { ToolDefinition } from '../../src/main/runtime/tool';
+import { osSandbox } from '../../src/main/services/sandbox';
+import type { TaskService } from '../../src/main/services/tasks';
+import type { SecretSaver } from '../../src/main/services/vault';
+
+export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault?: SecretSaver | null; redactor?: SecretRedactor }): ToolDefinition[] {
+  return assembleTools({
+    dataDir: deps.dataDir,
+    tasks: deps.tasks ?? noTasks,
+    sandbox: osSandbox,
+    vault: deps.vault ?? null,
+    redactor: deps.redactor ?? new SecretRedactor(),
+  }).registry.all();
+}
+
+/** One tool of the assembled set, by name. */
+export function builtinTool(name: string, deps: Parameters<typeof builtinTools>[0]): ToolDefinition {
+  const tool = builtinTools(deps).find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return tool;
+}
+
+/** For tests whose tools never reach background tasks: any use fails loudly. */
+const noTasks = new Proxy({} as TaskService, {
+  get(_t, prop) {
+    throw new Error(`this test built its tools without background tasks (used ${String(prop)})`);
+  },
+});
