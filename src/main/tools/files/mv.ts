@@ -29,50 +29,50 @@ async function plan(args: TransferArgs, ctx: ToolContext, dataDir: string): Prom
 
 export const createMvTool = (dataDir: string) =>
   defineTool({
-  name: 'mv',
-  description:
-    'Move or rename a file or folder. If destination is an existing folder, the source moves inside it. An existing ' +
-    'destination is only replaced with force: true (a file replaces a file, a folder a folder). Works across disks ' +
-    '(copies, then removes the original). Missing parent folders are created. Refuses to move the home folder, a ' +
-    'workspace root or the working directory.',
-  params: transferParams,
-  risk: 'high-risk',
-  disclosure: 'public',
-  presentation: { title: 'Move or rename', icon: 'edit', summary: (args) => `${args.source} → ${args.destination}` },
-  // Moving removes the source: both ends are writes.
-  effects: async (args, ectx) => ({ paths: { write: [args.source, args.destination] }, assessment: await classifyTransfer(args, ectx, 'move') }),
-  pair: {
-    executeName: 'execute_mv',
-    async propose(args, ctx) {
-      const p = await plan(args, ctx, dataDir);
-      return {
-        description: `Move ${p.srcShown} to ${p.targetShown}${p.existing ? ` (replacing the existing ${p.existing.isDirectory() ? 'folder' : 'file'})` : ''}`,
-        preview: null,
-      };
+    name: 'mv',
+    description:
+      'Move or rename a file or folder. If destination is an existing folder, the source moves inside it. An existing ' +
+      'destination is only replaced with force: true (a file replaces a file, a folder a folder). Works across disks ' +
+      '(copies, then removes the original). Missing parent folders are created. Refuses to move the home folder, a ' +
+      'workspace root or the working directory.',
+    params: transferParams,
+    risk: 'high-risk',
+    disclosure: 'public',
+    presentation: { title: 'Move or rename', icon: 'edit', summary: (args) => `${args.source} → ${args.destination}` },
+    // Moving removes the source: both ends are writes.
+    effects: async (args, ectx) => ({ paths: { write: [args.source, args.destination] }, assessment: await classifyTransfer(args, ectx, 'move') }),
+    pair: {
+      executeName: 'execute_mv',
+      async propose(args, ctx) {
+        const p = await plan(args, ctx, dataDir);
+        return {
+          description: `Move ${p.srcShown} to ${p.targetShown}${p.existing ? ` (replacing the existing ${p.existing.isDirectory() ? 'folder' : 'file'})` : ''}`,
+          preview: null,
+        };
+      },
     },
-  },
-  async execute(args, ctx) {
-    const p = await plan(args, ctx, dataDir);
-    throwIfAborted(ctx.signal);
-    await ensureParent(p.target, p.targetShown);
-    const replacingDir = Boolean(p.existing?.isDirectory());
-    try {
-      if (replacingDir) await installStaged(p.src, p.target, true);
-      else await rename(p.src, p.target);
-    } catch (err) {
-      if (errno(err) !== 'EXDEV') throw fsError(err, p.srcShown);
-      // Another device: copy next to the target, put it in place, then remove the original.
-      const staged = siblingTemp(p.target);
+    async execute(args, ctx) {
+      const p = await plan(args, ctx, dataDir);
+      throwIfAborted(ctx.signal);
+      await ensureParent(p.target, p.targetShown);
+      const replacingDir = Boolean(p.existing?.isDirectory());
       try {
-        await copyTree(p.src, p.srcStat, staged, ctx.signal, { keepLink: true });
-        await installStaged(staged, p.target, replacingDir);
-      } catch (copyErr) {
-        await rm(staged, { recursive: true, force: true }).catch(() => undefined);
-        throw fsError(copyErr, p.srcShown);
+        if (replacingDir) await installStaged(p.src, p.target, true);
+        else await rename(p.src, p.target);
+      } catch (err) {
+        if (errno(err) !== 'EXDEV') throw fsError(err, p.srcShown);
+        // Another device: copy next to the target, put it in place, then remove the original.
+        const staged = siblingTemp(p.target);
+        try {
+          await copyTree(p.src, p.srcStat, staged, ctx.signal, { keepLink: true });
+          await installStaged(staged, p.target, replacingDir);
+        } catch (copyErr) {
+          await rm(staged, { recursive: true, force: true }).catch(() => undefined);
+          throw fsError(copyErr, p.srcShown);
+        }
+        await rm(p.src, { recursive: true, force: true });
+        return { output: `Moved ${p.srcShown} to ${p.targetShown} (copied across devices, then removed the original).` };
       }
-      await rm(p.src, { recursive: true, force: true });
-      return { output: `Moved ${p.srcShown} to ${p.targetShown} (copied across devices, then removed the original).` };
-    }
-    return { output: `Moved ${p.srcShown} to ${p.targetShown}${p.existing ? ', replacing what was there' : ''}.` };
-  },
-});
+      return { output: `Moved ${p.srcShown} to ${p.targetShown}${p.existing ? ', replacing what was there' : ''}.` };
+    },
+  });

@@ -76,41 +76,41 @@ async function survey(root: string, signal: AbortSignal): Promise<{ files: numbe
 
 export const createRmTool = (dataDir: string) =>
   defineTool({
-  name: 'rm',
-  description:
-    'Remove a file, a symbolic link (only the link; its target stays) or a folder. Folders need recursive: true and ' +
-    'are removed with everything inside. This may be irreversible. Refuses the file-system root, the home folder, ' +
-    'workspace roots, the working directory, and folders containing any of them. The person approves first.',
-  params,
-  risk: 'high-risk',
-  disclosure: 'public',
-  presentation: { title: 'Remove', icon: 'edit', summary: (args) => args.path },
-  effects: (args) => ({ paths: { write: [args.path] } }),
-  pair: {
-    executeName: 'execute_rm',
-    async propose(args, ctx) {
-      const p = await plan(args, ctx, dataDir);
-      if (p.st.isDirectory()) {
-        const s = await survey(p.abs, ctx.signal);
-        const more = s.partial ? 'at least ' : '';
-        return {
-          description: `Remove folder ${p.shown} and everything inside (${more}${plural(s.files, 'file')}, ${plural(s.dirs, 'subfolder')}, ${formatBytes(s.bytes)})`,
-          preview: s.sample.length ? `${s.sample.join('\n')}${s.files + s.dirs > s.sample.length ? '\n…' : ''}` : '(empty folder)',
-        };
-      }
-      const what = p.st.isSymbolicLink() ? 'symbolic link' : 'file';
-      return { description: `Remove ${what} ${p.shown}${p.st.isFile() ? ` (${formatBytes(p.st.size)})` : ''}`, preview: null };
+    name: 'rm',
+    description:
+      'Remove a file, a symbolic link (only the link; its target stays) or a folder. Folders need recursive: true and ' +
+      'are removed with everything inside. This may be irreversible. Refuses the file-system root, the home folder, ' +
+      'workspace roots, the working directory, and folders containing any of them. The person approves first.',
+    params,
+    risk: 'high-risk',
+    disclosure: 'public',
+    presentation: { title: 'Remove', icon: 'edit', summary: (args) => args.path },
+    effects: (args) => ({ paths: { write: [args.path] } }),
+    pair: {
+      executeName: 'execute_rm',
+      async propose(args, ctx) {
+        const p = await plan(args, ctx, dataDir);
+        if (p.st.isDirectory()) {
+          const s = await survey(p.abs, ctx.signal);
+          const more = s.partial ? 'at least ' : '';
+          return {
+            description: `Remove folder ${p.shown} and everything inside (${more}${plural(s.files, 'file')}, ${plural(s.dirs, 'subfolder')}, ${formatBytes(s.bytes)})`,
+            preview: s.sample.length ? `${s.sample.join('\n')}${s.files + s.dirs > s.sample.length ? '\n…' : ''}` : '(empty folder)',
+          };
+        }
+        const what = p.st.isSymbolicLink() ? 'symbolic link' : 'file';
+        return { description: `Remove ${what} ${p.shown}${p.st.isFile() ? ` (${formatBytes(p.st.size)})` : ''}`, preview: null };
+      },
     },
-  },
-  async execute(args, ctx) {
-    const p = await plan(args, ctx, dataDir);
-    throwIfAborted(ctx.signal);
-    try {
-      if (p.st.isDirectory()) await rm(p.abs, { recursive: true, force: false, maxRetries: 2 });
-      else await unlink(p.abs);
-    } catch (err) {
-      throw fsError(err, p.shown);
-    }
-    return { output: `Removed ${p.st.isDirectory() ? 'folder' : p.st.isSymbolicLink() ? 'link' : 'file'} ${p.shown}.` };
-  },
-});
+    async execute(args, ctx) {
+      const p = await plan(args, ctx, dataDir);
+      throwIfAborted(ctx.signal);
+      try {
+        if (p.st.isDirectory()) await rm(p.abs, { recursive: true, force: false, maxRetries: 2 });
+        else await unlink(p.abs);
+      } catch (err) {
+        throw fsError(err, p.shown);
+      }
+      return { output: `Removed ${p.st.isDirectory() ? 'folder' : p.st.isSymbolicLink() ? 'link' : 'file'} ${p.shown}.` };
+    },
+  });

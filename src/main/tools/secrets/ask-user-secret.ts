@@ -20,32 +20,32 @@ const params = z.object({
 
 export const createAskUserSecret = (vault: VaultView | null) =>
   defineTool({
-  name: 'ask_user_secret',
-  description:
-    'Ask the person to type a password, token or passphrase, hidden. You never see the value: the result gives you ' +
-    'the placeholder [redacted:NAME], which execute_command puts back into its command just before running it (each ' +
-    'such command is approved by the person). The secret is saved in the OS keyring under NAME for later runs ' +
-    '(load it again with use_saved_secret). Use list_saved_secrets first: do not ask for a secret that is already saved.',
-  params,
-  risk: 'read-only',
-  disclosure: 'private',
-  presentation: { title: 'Enter a secret', icon: 'secret', summary: (args) => args.name },
-  input: (args) => ({
-    kind: 'secret',
-    description: `Type the secret ${args.name}${args.description ? ` (${args.description})` : ''}; it is saved in the OS keyring and the agent only sees [redacted:${args.name}]`,
-    prompt: args.prompt?.trim() || `Enter ${args.name} (${args.description})`,
-    data: { name: args.name, description: args.description },
-  }),
-  holdsSecret: (args) => args.name,
-  async execute(args) {
-    if (vault && !(await vault.has(args.name))) {
-      throw new ToolError(`No value was saved for ${args.name}; the person did not provide it. Ask them again or continue without it.`, 'not_found');
-    }
-    return {
-      output:
-        `The person provided ${args.name}; it is saved in the OS keyring. Refer to it as [redacted:${args.name}] in ` +
-        "execute_command's command: the value is put in just before the command runs, and the person approves each use. " +
-        'Never try to print or store the value.',
-    };
-  },
-});
+    name: 'ask_user_secret',
+    description:
+      'Ask the person to type a password, token or passphrase, hidden. You never see the value: the result gives you ' +
+      'the placeholder [redacted:NAME], which execute_command puts back into its command just before running it (each ' +
+      'such command is approved by the person). The secret is saved in the OS keyring under NAME for later runs ' +
+      '(load it again with use_saved_secret). Use list_saved_secrets first: do not ask for a secret that is already saved.',
+    params,
+    risk: 'read-only',
+    disclosure: 'private',
+    presentation: { title: 'Enter a secret', icon: 'secret', summary: (args) => args.name },
+    input: (args) => ({
+      kind: 'secret',
+      description: `Type the secret ${args.name}${args.description ? ` (${args.description})` : ''}; it is saved in the OS keyring and the agent only sees [redacted:${args.name}]`,
+      prompt: args.prompt?.trim() || `Enter ${args.name} (${args.description})`,
+      data: { name: args.name, description: args.description },
+    }),
+    holdsSecret: (args) => args.name,
+    async execute(args) {
+      if (vault && !(await vault.has(args.name))) {
+        throw new ToolError(`No value was saved for ${args.name}; the person did not provide it. Ask them again or continue without it.`, 'not_found');
+      }
+      return {
+        output:
+          `The person provided ${args.name}; it is saved in the OS keyring. Refer to it as [redacted:${args.name}] in ` +
+          "execute_command's command: the value is put in just before the command runs, and the person approves each use. " +
+          'Never try to print or store the value.',
+      };
+    },
+  });

@@ -14,40 +14,40 @@ const params = z.object({
 
 export const createUseSavedSecret = (vault: VaultView | null) =>
   defineTool({
-  name: 'use_saved_secret',
-  description:
-    'Load a saved secret (see list_saved_secrets) into this run. You get the placeholder [redacted:NAME], never the ' +
-    "value; execute_command puts the value into its command just before it runs. Always asks the person first.",
-  params,
-  risk: 'high-risk',
-  effects: (args) => ({
-    assessment: {
-      risk: 'high-risk',
-      reasons: [`loads the saved secret ${args.name} into this run`],
-      rulePattern: null,
-      alwaysAsk: 'use_saved_secret gives the run a saved secret',
+    name: 'use_saved_secret',
+    description:
+      'Load a saved secret (see list_saved_secrets) into this run. You get the placeholder [redacted:NAME], never the ' +
+      "value; execute_command puts the value into its command just before it runs. Always asks the person first.",
+    params,
+    risk: 'high-risk',
+    effects: (args) => ({
+      assessment: {
+        risk: 'high-risk',
+        reasons: [`loads the saved secret ${args.name} into this run`],
+        rulePattern: null,
+        alwaysAsk: 'use_saved_secret gives the run a saved secret',
+      },
+    }),
+    disclosure: 'private',
+    presentation: { title: 'Use a saved secret', icon: 'secret', summary: (args) => args.name },
+    holdsSecret: (args) => args.name,
+    pair: {
+      executeName: 'execute_use_saved_secret',
+      async propose(args) {
+        const info = (await vault?.list().catch(() => []))?.find((s) => s.name === args.name);
+        return {
+          description: `Let the agent use the saved secret ${args.name}${info?.description ? ` (${info.description})` : ''} in this run, as [redacted:${args.name}]`,
+          preview: null,
+        };
+      },
     },
-  }),
-  disclosure: 'private',
-  presentation: { title: 'Use a saved secret', icon: 'secret', summary: (args) => args.name },
-  holdsSecret: (args) => args.name,
-  pair: {
-    executeName: 'execute_use_saved_secret',
-    async propose(args) {
-      const info = (await vault?.list().catch(() => []))?.find((s) => s.name === args.name);
+    async execute(args) {
+      if (!vault) throw new ToolError('This host has no vault (OS keyring).', 'not_found');
+      if (!(await vault.has(args.name))) {
+        throw new ToolError(`No saved secret is named ${args.name}. See list_saved_secrets, or ask the person with ask_user_secret.`, 'not_found');
+      }
       return {
-        description: `Let the agent use the saved secret ${args.name}${info?.description ? ` (${info.description})` : ''} in this run, as [redacted:${args.name}]`,
-        preview: null,
+        output: `${args.name} is loaded. Use [redacted:${args.name}] in execute_command's command; the value is put in just before it runs and the person approves each use.`,
       };
     },
-  },
-  async execute(args) {
-    if (!vault) throw new ToolError('This host has no vault (OS keyring).', 'not_found');
-    if (!(await vault.has(args.name))) {
-      throw new ToolError(`No saved secret is named ${args.name}. See list_saved_secrets, or ask the person with ask_user_secret.`, 'not_found');
-    }
-    return {
-      output: `${args.name} is loaded. Use [redacted:${args.name}] in execute_command's command; the value is put in just before it runs and the person approves each use.`,
-    };
-  },
-});
+  });

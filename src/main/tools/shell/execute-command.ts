@@ -208,64 +208,64 @@ async function runForeground(args: Args, ctx: ToolContext, cwd: string, plan: Sa
 
 export const createExecuteCommand = (deps: ShellDeps) =>
   defineTool({
-  name: 'execute_command',
-  description:
-    'Run a bash command when no dedicated tool fits. Each call is classified (read-only, low-risk or high-risk) ' +
-    'from its parsed command: every part of pipes, &&/||/;, $(…), redirections and sh -c strings counts, and ' +
-    'anything unrecognised is high-risk. Commands run in the OS sandbox: the workspace is writable, the rest of the ' +
-    "file system read-only, secrets' files hidden, and the network off (network: true asks for it). A command that " +
-    'fails because of the sandbox says so. Stdin is closed (interactive prompts get EOF). Credential-named environment ' +
-    `variables are not passed. stdout and stderr are captured separately, each capped at ${OUTPUT_CAP_BYTES / 1024} KB ` +
-    '(start and end kept; the whole output stays readable with task_output). A non-zero exit code is reported, not ' +
-    'raised. The timeout is 60 s by default, at most 15 min; a command still running then continues as a background ' +
-    'task (kill_on_timeout: true stops it instead). run_in_background: true starts a background task at once; its ' +
-    'result arrives in a new message when it ends. Processes a command leaves behind (`cmd &`) end with it inside the ' +
-    'sandbox: use run_in_background for servers. Prefer read_file/grep/find/ls for reading files.',
-  params,
-  risk: 'unknown',
-  // [redacted:NAME] placeholders of held secrets become their values (shell-quoted) just before the command runs.
-  effects: (args, ectx) => commandEffects(args, ectx, deps.sandbox),
-  disclosure: 'private',
-  presentation: { title: 'Run a command', icon: 'terminal', result: 'terminal', summary: (args) => oneLine(args.command) },
-  // The tool enforces its own timeout (up to 15 min) and then needs the kill grace period to stop the group.
-  timeoutMs: MAX_TIMEOUT_MS + KILL_GRACE_MS + 5_000,
-  pair: {
-    executeName: 'execute_execute_command',
-    async propose(args, ctx) {
-      const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
-      const where = args.outside_sandbox || ctx.sandbox === 'off' ? ' outside the sandbox' : args.network ? ' with network access' : '';
-      const how = args.run_in_background ? 'Start a background command' : 'Run a command';
-      return { description: `${how} in ${visibleCommand(cwd)}${where}`, preview: visibleCommand(args.command) };
+    name: 'execute_command',
+    description:
+      'Run a bash command when no dedicated tool fits. Each call is classified (read-only, low-risk or high-risk) ' +
+      'from its parsed command: every part of pipes, &&/||/;, $(…), redirections and sh -c strings counts, and ' +
+      'anything unrecognised is high-risk. Commands run in the OS sandbox: the workspace is writable, the rest of the ' +
+      "file system read-only, secrets' files hidden, and the network off (network: true asks for it). A command that " +
+      'fails because of the sandbox says so. Stdin is closed (interactive prompts get EOF). Credential-named environment ' +
+      `variables are not passed. stdout and stderr are captured separately, each capped at ${OUTPUT_CAP_BYTES / 1024} KB ` +
+      '(start and end kept; the whole output stays readable with task_output). A non-zero exit code is reported, not ' +
+      'raised. The timeout is 60 s by default, at most 15 min; a command still running then continues as a background ' +
+      'task (kill_on_timeout: true stops it instead). run_in_background: true starts a background task at once; its ' +
+      'result arrives in a new message when it ends. Processes a command leaves behind (`cmd &`) end with it inside the ' +
+      'sandbox: use run_in_background for servers. Prefer read_file/grep/find/ls for reading files.',
+    params,
+    risk: 'unknown',
+    // [redacted:NAME] placeholders of held secrets become their values (shell-quoted) just before the command runs.
+    effects: (args, ectx) => commandEffects(args, ectx, deps.sandbox),
+    disclosure: 'private',
+    presentation: { title: 'Run a command', icon: 'terminal', result: 'terminal', summary: (args) => oneLine(args.command) },
+    // The tool enforces its own timeout (up to 15 min) and then needs the kill grace period to stop the group.
+    timeoutMs: MAX_TIMEOUT_MS + KILL_GRACE_MS + 5_000,
+    pair: {
+      executeName: 'execute_execute_command',
+      async propose(args, ctx) {
+        const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
+        const where = args.outside_sandbox || ctx.sandbox === 'off' ? ' outside the sandbox' : args.network ? ' with network access' : '';
+        const how = args.run_in_background ? 'Start a background command' : 'Run a command';
+        return { description: `${how} in ${visibleCommand(cwd)}${where}`, preview: visibleCommand(args.command) };
+      },
     },
-  },
-  async execute(args, ctx) {
-    const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
-    checkCwd(cwd);
-    if (ctx.signal.aborted) throw new ToolError('The run was stopped before the command started; it did not run.', 'aborted');
-    const plan = commandPlan(args, ctx, cwd, deps);
-    if (args.run_in_background) {
-      const task = deps.tasks.startCommand({
-        conversationId: ctx.conversationId,
-        runId: ctx.runId,
-        callId: ctx.callId,
-        command: args.command,
-        cwd,
-        plan,
-        background: true,
-        title: args.description?.trim() || args.command,
-        timeoutMs: args.timeout ?? null,
-      });
-      return {
-        output: [
-          `Started background task ${task.id}${args.timeout ? ` (stopped after ${formatDuration(args.timeout)} if still running)` : ''}.`,
-          `Its result comes in a new message when it ends. Meanwhile task_output {"id": "${task.id}"} shows its output, wait_tasks waits for it, and cancel_background_jobs {"ids": ["${task.id}"]} stops it.`,
-          sandboxLine(plan),
-        ].join('\n'),
-      };
-    }
-    return { output: await runForeground(args, ctx, cwd, plan, deps), untrustedSource: 'command output' };
-  },
-});
+    async execute(args, ctx) {
+      const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
+      checkCwd(cwd);
+      if (ctx.signal.aborted) throw new ToolError('The run was stopped before the command started; it did not run.', 'aborted');
+      const plan = commandPlan(args, ctx, cwd, deps);
+      if (args.run_in_background) {
+        const task = deps.tasks.startCommand({
+          conversationId: ctx.conversationId,
+          runId: ctx.runId,
+          callId: ctx.callId,
+          command: args.command,
+          cwd,
+          plan,
+          background: true,
+          title: args.description?.trim() || args.command,
+          timeoutMs: args.timeout ?? null,
+        });
+        return {
+          output: [
+            `Started background task ${task.id}${args.timeout ? ` (stopped after ${formatDuration(args.timeout)} if still running)` : ''}.`,
+            `Its result comes in a new message when it ends. Meanwhile task_output {"id": "${task.id}"} shows its output, wait_tasks waits for it, and cancel_background_jobs {"ids": ["${task.id}"]} stops it.`,
+            sandboxLine(plan),
+          ].join('\n'),
+        };
+      }
+      return { output: await runForeground(args, ctx, cwd, plan, deps), untrustedSource: 'command output' };
+    },
+  });
 
 /** A command on one line for tool cards: newlines shown as ⏎, long ones cut. */
 export function oneLine(text: string): string {

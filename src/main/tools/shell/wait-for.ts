@@ -41,64 +41,64 @@ const params = z.object({
 
 export const createWaitFor = (deps: ShellDeps) =>
   defineTool({
-  name: 'wait_for',
-  description:
-    'Wait in the background until a check command exits 0, re-running it every interval_ms (at least 250 ms) for up ' +
-    'to timeout_ms (at most 15 min). The check runs once right away: if it already exits 0 you get its output and ' +
-    'nothing is scheduled. Otherwise this returns at once with the first check\'s exit code and output and a wait id; ' +
-    'keep working, and you are woken with the last check\'s output when it holds or the time runs out. Checks run in ' +
-    'the OS sandbox like execute_command (network off unless network: true). cancel_wait_for stops a wait.',
-  params,
-  risk: 'unknown',
-  effects: (args, ectx) => ({ ...commandEffects(args, ectx, deps.sandbox), secretArgs: [] }),
-  disclosure: 'private',
-  presentation: { title: 'Wait for a condition', icon: 'task', result: 'terminal', summary: (args) => oneLine(args.command) },
-  timeoutMs: CHECK_TIMEOUT_MS + 10_000,
-  pair: {
-    executeName: 'execute_wait_for',
-    async propose(args, ctx) {
-      const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
-      const every = formatDuration(args.interval_ms ?? DEFAULT_INTERVAL_MS);
-      const upTo = formatDuration(args.timeout_ms ?? DEFAULT_WAIT_MS);
-      return { description: `Re-run a check every ${every} for up to ${upTo} in ${visibleCommand(cwd)} until it exits 0`, preview: visibleCommand(args.command) };
+    name: 'wait_for',
+    description:
+      'Wait in the background until a check command exits 0, re-running it every interval_ms (at least 250 ms) for up ' +
+      'to timeout_ms (at most 15 min). The check runs once right away: if it already exits 0 you get its output and ' +
+      'nothing is scheduled. Otherwise this returns at once with the first check\'s exit code and output and a wait id; ' +
+      'keep working, and you are woken with the last check\'s output when it holds or the time runs out. Checks run in ' +
+      'the OS sandbox like execute_command (network off unless network: true). cancel_wait_for stops a wait.',
+    params,
+    risk: 'unknown',
+    effects: (args, ectx) => ({ ...commandEffects(args, ectx, deps.sandbox), secretArgs: [] }),
+    disclosure: 'private',
+    presentation: { title: 'Wait for a condition', icon: 'task', result: 'terminal', summary: (args) => oneLine(args.command) },
+    timeoutMs: CHECK_TIMEOUT_MS + 10_000,
+    pair: {
+      executeName: 'execute_wait_for',
+      async propose(args, ctx) {
+        const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
+        const every = formatDuration(args.interval_ms ?? DEFAULT_INTERVAL_MS);
+        const upTo = formatDuration(args.timeout_ms ?? DEFAULT_WAIT_MS);
+        return { description: `Re-run a check every ${every} for up to ${upTo} in ${visibleCommand(cwd)} until it exits 0`, preview: visibleCommand(args.command) };
+      },
     },
-  },
-  async execute(args, ctx) {
-    const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
-    checkCwd(cwd);
-    const intervalMs = args.interval_ms ?? DEFAULT_INTERVAL_MS;
-    const timeoutMs = args.timeout_ms ?? DEFAULT_WAIT_MS;
-    const plan = commandPlan(args, ctx, cwd, deps);
-    const first = await deps.tasks.runCheck(args.command, cwd, plan, Math.min(CHECK_TIMEOUT_MS, timeoutMs), ctx.signal);
-    if (ctx.signal.aborted) throw new ToolError('The run was stopped during the first check; nothing was scheduled.', 'aborted');
-    const output = first.output.trim() === '' ? '(no output)' : first.output.replace(/\n$/, '');
-    if (first.exitCode === 0) {
+    async execute(args, ctx) {
+      const cwd = resolveCommandCwd(args.cwd, ctx.state.cwd);
+      checkCwd(cwd);
+      const intervalMs = args.interval_ms ?? DEFAULT_INTERVAL_MS;
+      const timeoutMs = args.timeout_ms ?? DEFAULT_WAIT_MS;
+      const plan = commandPlan(args, ctx, cwd, deps);
+      const first = await deps.tasks.runCheck(args.command, cwd, plan, Math.min(CHECK_TIMEOUT_MS, timeoutMs), ctx.signal);
+      if (ctx.signal.aborted) throw new ToolError('The run was stopped during the first check; nothing was scheduled.', 'aborted');
+      const output = first.output.trim() === '' ? '(no output)' : first.output.replace(/\n$/, '');
+      if (first.exitCode === 0) {
+        return {
+          output: `The condition already holds: the check exited 0 right away (${formatDuration(first.durationMs)}). Nothing was scheduled.\n${sandboxLine(plan)}\n--- check output ---\n${output}`,
+          untrustedSource: 'command output',
+        };
+      }
+      const task = deps.tasks.startWaitFor({
+        conversationId: ctx.conversationId,
+        runId: ctx.runId,
+        callId: ctx.callId,
+        command: args.command,
+        cwd,
+        plan,
+        intervalMs,
+        timeoutMs,
+        title: args.description?.trim() || args.command,
+        first,
+      });
       return {
-        output: `The condition already holds: the check exited 0 right away (${formatDuration(first.durationMs)}). Nothing was scheduled.\n${sandboxLine(plan)}\n--- check output ---\n${output}`,
+        output: [
+          `The condition does not hold yet: the first check ${first.timedOut ? 'timed out' : `exited ${first.exitCode ?? 'without a code'}`}.`,
+          `Checking again every ${formatDuration(intervalMs)} for up to ${formatDuration(timeoutMs)} as ${task.id}. Keep working: you are woken with the last check's output when it exits 0 or the time is up. cancel_wait_for {"id": "${task.id}"} stops it.`,
+          sandboxLine(plan),
+          '--- first check output ---',
+          output,
+        ].join('\n'),
         untrustedSource: 'command output',
       };
-    }
-    const task = deps.tasks.startWaitFor({
-      conversationId: ctx.conversationId,
-      runId: ctx.runId,
-      callId: ctx.callId,
-      command: args.command,
-      cwd,
-      plan,
-      intervalMs,
-      timeoutMs,
-      title: args.description?.trim() || args.command,
-      first,
-    });
-    return {
-      output: [
-        `The condition does not hold yet: the first check ${first.timedOut ? 'timed out' : `exited ${first.exitCode ?? 'without a code'}`}.`,
-        `Checking again every ${formatDuration(intervalMs)} for up to ${formatDuration(timeoutMs)} as ${task.id}. Keep working: you are woken with the last check's output when it exits 0 or the time is up. cancel_wait_for {"id": "${task.id}"} stops it.`,
-        sandboxLine(plan),
-        '--- first check output ---',
-        output,
-      ].join('\n'),
-      untrustedSource: 'command output',
-    };
-  },
-});
+    },
+  });

@@ -32,84 +32,84 @@ const params = z.object({
 
 export const createRunBackgroundJobs = (tasks: TaskService, commands: CommandKnowledge, dataDir: string) =>
   defineTool({
-  name: 'run_background_jobs',
-  description:
-    'Run several independent shell commands in the background, in a detached worker that survives Deskhand ' +
-    'restarting: at most `concurrency` at once, each failed job retried up to `retries` times with exponential ' +
-    'backoff. Returns a batch id at once. When every job has ended you get a new message with each job\'s status, ' +
-    'exit code and output. Each command is classified on its own (the riskiest decides) and runs in the OS sandbox ' +
-    'like execute_command. list_background_jobs shows progress, task_output {"id": "<batch>.<n>"} a job\'s whole ' +
-    'output, cancel_background_jobs stops the batch.',
-  params,
-  risk: 'unknown',
-  effects(args, ctx) {
-    let risk: Classification['risk'] = 'read-only';
-    const reasons: string[] = [];
-    let alwaysAsk: string | null = null;
-    args.jobs.forEach((j, i) => {
-      let cwd = ctx.cwd;
-      try {
-        cwd = commands.resolveCwd(j.cwd, ctx.cwd);
-      } catch {
-        risk = 'high-risk';
-        reasons.push(`job ${i + 1}: the cwd could not be resolved`);
-        return;
-      }
-      const c = commands.classify(j.command, { ...ctx, cwd });
-      risk = maxRisk(risk, c.risk);
-      for (const r of c.reasons) reasons.push(`job ${i + 1} (${c.risk}): ${r}`);
-      if (c.alwaysAsk) alwaysAsk ??= `job ${i + 1}: ${c.alwaysAsk}`;
-    });
-    const assessment = commands.withSandbox({ risk, reasons, rulePattern: null, alwaysAsk }, args, ctx);
-    return { assessment, processes: true, network: !!assessment.network };
-  },
-  disclosure: 'private',
-  presentation: { title: 'Run commands in the background', icon: 'task', result: 'terminal', summary: (args) => `${args.jobs.length} job${args.jobs.length === 1 ? '' : 's'}` },
-  pair: {
-    executeName: 'execute_run_background_jobs',
-    async propose(args, ctx) {
-      const n = args.jobs.length;
-      const retries = Math.max(...args.jobs.map((j) => j.retries ?? 0));
-      const where = args.outside_sandbox || ctx.sandbox === 'off' ? ', outside the sandbox' : args.network ? ', with network access' : '';
-      const description = `Run ${n} command${n === 1 ? '' : 's'} in the background (at most ${args.concurrency ?? 2} at once${retries ? `, failed ones retried up to ${retries} times` : ''}${where})`;
-      const preview = args.jobs
-        .map((j, i) => {
-          const cwd = commands.resolveCwd(j.cwd, ctx.state.cwd);
-          return `[${i + 1}]${cwd === ctx.state.cwd ? '' : ` (in ${commands.visible(cwd)})`}${j.retries ? ` (retries ${j.retries})` : ''}\n${commands.visible(j.command)}`;
-        })
-        .join('\n');
-      return { description, preview };
+    name: 'run_background_jobs',
+    description:
+      'Run several independent shell commands in the background, in a detached worker that survives Deskhand ' +
+      'restarting: at most `concurrency` at once, each failed job retried up to `retries` times with exponential ' +
+      'backoff. Returns a batch id at once. When every job has ended you get a new message with each job\'s status, ' +
+      'exit code and output. Each command is classified on its own (the riskiest decides) and runs in the OS sandbox ' +
+      'like execute_command. list_background_jobs shows progress, task_output {"id": "<batch>.<n>"} a job\'s whole ' +
+      'output, cancel_background_jobs stops the batch.',
+    params,
+    risk: 'unknown',
+    effects(args, ctx) {
+      let risk: Classification['risk'] = 'read-only';
+      const reasons: string[] = [];
+      let alwaysAsk: string | null = null;
+      args.jobs.forEach((j, i) => {
+        let cwd = ctx.cwd;
+        try {
+          cwd = commands.resolveCwd(j.cwd, ctx.cwd);
+        } catch {
+          risk = 'high-risk';
+          reasons.push(`job ${i + 1}: the cwd could not be resolved`);
+          return;
+        }
+        const c = commands.classify(j.command, { ...ctx, cwd });
+        risk = maxRisk(risk, c.risk);
+        for (const r of c.reasons) reasons.push(`job ${i + 1} (${c.risk}): ${r}`);
+        if (c.alwaysAsk) alwaysAsk ??= `job ${i + 1}: ${c.alwaysAsk}`;
+      });
+      const assessment = commands.withSandbox({ risk, reasons, rulePattern: null, alwaysAsk }, args, ctx);
+      return { assessment, processes: true, network: !!assessment.network };
     },
-  },
-  async execute(args, ctx) {
-    const jobs = args.jobs.map((j) => {
-      const cwd = commands.resolveCwd(j.cwd, ctx.state.cwd);
-      commands.checkCwd(cwd);
-      return { command: j.command, cwd, retries: j.retries ?? 0, timeoutMs: j.timeout_ms ?? DEFAULT_JOB_TIMEOUT_MS };
-    });
-    if (ctx.signal.aborted) throw new ToolError('The run was stopped before the batch started; nothing runs.', 'aborted');
-    const concurrency = args.concurrency ?? 2;
-    const batch = tasks.startBatch({
-      conversationId: ctx.conversationId,
-      runId: ctx.runId,
-      callId: ctx.callId,
-      title: args.description?.trim() || `${jobs.length} job${jobs.length === 1 ? '' : 's'}: ${jobs.map((j) => j.command).join('; ')}`.slice(0, 200),
-      jobs,
-      concurrency,
-      backoffMs: args.backoff_ms ?? 1_000,
-      sandbox: {
-        mode: ctx.sandbox ?? DEFAULT_SANDBOX_MODE,
-        network: !!args.network,
-        outside: !!args.outside_sandbox,
-        roots: ctx.state.workspaceRoots,
-        dataDir,
+    disclosure: 'private',
+    presentation: { title: 'Run commands in the background', icon: 'task', result: 'terminal', summary: (args) => `${args.jobs.length} job${args.jobs.length === 1 ? '' : 's'}` },
+    pair: {
+      executeName: 'execute_run_background_jobs',
+      async propose(args, ctx) {
+        const n = args.jobs.length;
+        const retries = Math.max(...args.jobs.map((j) => j.retries ?? 0));
+        const where = args.outside_sandbox || ctx.sandbox === 'off' ? ', outside the sandbox' : args.network ? ', with network access' : '';
+        const description = `Run ${n} command${n === 1 ? '' : 's'} in the background (at most ${args.concurrency ?? 2} at once${retries ? `, failed ones retried up to ${retries} times` : ''}${where})`;
+        const preview = args.jobs
+          .map((j, i) => {
+            const cwd = commands.resolveCwd(j.cwd, ctx.state.cwd);
+            return `[${i + 1}]${cwd === ctx.state.cwd ? '' : ` (in ${commands.visible(cwd)})`}${j.retries ? ` (retries ${j.retries})` : ''}\n${commands.visible(j.command)}`;
+          })
+          .join('\n');
+        return { description, preview };
       },
-    });
-    return {
-      output: [
-        `Started job batch ${batch.id}: ${jobs.length} job${jobs.length === 1 ? '' : 's'}, at most ${concurrency} at once${args.backoff_ms ? `, retries after ${formatDuration(args.backoff_ms)} and doubling` : ''}.`,
-        `When every job has ended you get a new message with each job's status, exit code and output. Meanwhile list_background_jobs shows progress, task_output {"id": "${batch.id}.1"} shows job 1's output, and cancel_background_jobs {"ids": ["${batch.id}"]} stops the batch.`,
-      ].join('\n'),
-    };
-  },
-});
+    },
+    async execute(args, ctx) {
+      const jobs = args.jobs.map((j) => {
+        const cwd = commands.resolveCwd(j.cwd, ctx.state.cwd);
+        commands.checkCwd(cwd);
+        return { command: j.command, cwd, retries: j.retries ?? 0, timeoutMs: j.timeout_ms ?? DEFAULT_JOB_TIMEOUT_MS };
+      });
+      if (ctx.signal.aborted) throw new ToolError('The run was stopped before the batch started; nothing runs.', 'aborted');
+      const concurrency = args.concurrency ?? 2;
+      const batch = tasks.startBatch({
+        conversationId: ctx.conversationId,
+        runId: ctx.runId,
+        callId: ctx.callId,
+        title: args.description?.trim() || `${jobs.length} job${jobs.length === 1 ? '' : 's'}: ${jobs.map((j) => j.command).join('; ')}`.slice(0, 200),
+        jobs,
+        concurrency,
+        backoffMs: args.backoff_ms ?? 1_000,
+        sandbox: {
+          mode: ctx.sandbox ?? DEFAULT_SANDBOX_MODE,
+          network: !!args.network,
+          outside: !!args.outside_sandbox,
+          roots: ctx.state.workspaceRoots,
+          dataDir,
+        },
+      });
+      return {
+        output: [
+          `Started job batch ${batch.id}: ${jobs.length} job${jobs.length === 1 ? '' : 's'}, at most ${concurrency} at once${args.backoff_ms ? `, retries after ${formatDuration(args.backoff_ms)} and doubling` : ''}.`,
+          `When every job has ended you get a new message with each job's status, exit code and output. Meanwhile list_background_jobs shows progress, task_output {"id": "${batch.id}.1"} shows job 1's output, and cancel_background_jobs {"ids": ["${batch.id}"]} stops the batch.`,
+        ].join('\n'),
+      };
+    },
+  });

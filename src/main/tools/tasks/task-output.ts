@@ -12,37 +12,37 @@ export const PAGE_BYTES = 32 * 1024;
 
 export const createTaskOutput = (tasks: TaskService) =>
   defineTool({
-  name: 'task_output',
-  description:
-    'Show a background task\'s status and output right now (it never waits; wait_tasks waits). For a command or one ' +
-    'job of a batch ("<batch>.<n>"), without offset you get the last 32 KB of its whole output; with offset, 32 KB ' +
-    'from that byte (offset 0 reads from the start; each page names the next offset). For a batch, every job\'s ' +
-    'status and last output; for a wait_for, its recent checks.',
-  params: z.object({
-    id: z.string().min(1).describe('Task id (cmd_…, jobs_…, wait_…) or a job of a batch ("jobs_1a2b3c4d.2").'),
-    offset: z.number().int().min(0).optional().describe('Byte offset to read from; omit for the end of the output.'),
-  }),
-  risk: 'read-only',
-  disclosure: 'private',
-  presentation: { title: "Show a background task's output", icon: 'task', summary: (args) => args.id },
-  async execute({ id, offset }, ctx) {
-    const { task, job } = tasks.resolve(id, ctx.conversationId);
-    if (task.kind === 'command' || job) {
-      const page = tasks.readOutput(task, job, offset, PAGE_BYTES);
-      const head = job ? [taskLine(task), jobLine(task.id, job)] : [taskLine(task)];
-      const name = job ? `${task.id}.${job.idx}` : task.id;
-      const where =
-        page.total === 0
-          ? 'no output yet'
-          : `bytes ${page.offset}–${page.end} of ${page.total}${page.end < page.total ? `; next page: task_output {"id": "${name}", "offset": ${page.end}}` : ''}${offset === undefined && page.offset > 0 ? `; from the start: task_output {"id": "${name}", "offset": 0}` : ''}`;
-      // The page is returned byte for byte (a trailing newline included), so consecutive pages join exactly.
-      return { output: `${head.join('\n')}\n--- output (${where}) ---\n${page.text === '' ? '(none)' : page.text}`, untrustedSource: 'command output' };
-    }
-    if (task.kind === 'wait_for') {
-      const p = parseJson<WaitProgress>(task.progress, { checks: 0, lastExit: null, lastOutput: '', identical: false, recent: [] });
-      const recent = p.recent.map((c) => `  ${new Date(c.at).toISOString().slice(11, 19)}  exit ${c.exit ?? 'none'}  ${c.ms} ms  ${c.output.trim().split('\n').at(-1)?.slice(0, 160) ?? ''}`);
-      return { output: `${taskLine(task)}\n${describeResult(task, {})}\nrecent checks:\n${recent.join('\n') || '  (none)'}`, untrustedSource: 'command output' };
-    }
-    return { output: `${taskLine(task)}\n${describeResult(task, { jobs: tasks.jobs(task.id) })}`, untrustedSource: 'command output' };
-  },
-});
+    name: 'task_output',
+    description:
+      'Show a background task\'s status and output right now (it never waits; wait_tasks waits). For a command or one ' +
+      'job of a batch ("<batch>.<n>"), without offset you get the last 32 KB of its whole output; with offset, 32 KB ' +
+      'from that byte (offset 0 reads from the start; each page names the next offset). For a batch, every job\'s ' +
+      'status and last output; for a wait_for, its recent checks.',
+    params: z.object({
+      id: z.string().min(1).describe('Task id (cmd_…, jobs_…, wait_…) or a job of a batch ("jobs_1a2b3c4d.2").'),
+      offset: z.number().int().min(0).optional().describe('Byte offset to read from; omit for the end of the output.'),
+    }),
+    risk: 'read-only',
+    disclosure: 'private',
+    presentation: { title: "Show a background task's output", icon: 'task', summary: (args) => args.id },
+    async execute({ id, offset }, ctx) {
+      const { task, job } = tasks.resolve(id, ctx.conversationId);
+      if (task.kind === 'command' || job) {
+        const page = tasks.readOutput(task, job, offset, PAGE_BYTES);
+        const head = job ? [taskLine(task), jobLine(task.id, job)] : [taskLine(task)];
+        const name = job ? `${task.id}.${job.idx}` : task.id;
+        const where =
+          page.total === 0
+            ? 'no output yet'
+            : `bytes ${page.offset}–${page.end} of ${page.total}${page.end < page.total ? `; next page: task_output {"id": "${name}", "offset": ${page.end}}` : ''}${offset === undefined && page.offset > 0 ? `; from the start: task_output {"id": "${name}", "offset": 0}` : ''}`;
+        // The page is returned byte for byte (a trailing newline included), so consecutive pages join exactly.
+        return { output: `${head.join('\n')}\n--- output (${where}) ---\n${page.text === '' ? '(none)' : page.text}`, untrustedSource: 'command output' };
+      }
+      if (task.kind === 'wait_for') {
+        const p = parseJson<WaitProgress>(task.progress, { checks: 0, lastExit: null, lastOutput: '', identical: false, recent: [] });
+        const recent = p.recent.map((c) => `  ${new Date(c.at).toISOString().slice(11, 19)}  exit ${c.exit ?? 'none'}  ${c.ms} ms  ${c.output.trim().split('\n').at(-1)?.slice(0, 160) ?? ''}`);
+        return { output: `${taskLine(task)}\n${describeResult(task, {})}\nrecent checks:\n${recent.join('\n') || '  (none)'}`, untrustedSource: 'command output' };
+      }
+      return { output: `${taskLine(task)}\n${describeResult(task, { jobs: tasks.jobs(task.id) })}`, untrustedSource: 'command output' };
+    },
+  });
