@@ -930,7 +930,7 @@ export class Runtime {
   }
 
   private approvalFor(row: ToolCallRow): ApprovalRow | undefined {
-    return this.store.db.prepare('SELECT * FROM approvals WHERE tool_call_id = ? ORDER BY created_at DESC LIMIT 1').get(row.id) as ApprovalRow | undefined;
+    return this.store.latestApprovalForCall(row.id);
   }
 
   private toolContext(
