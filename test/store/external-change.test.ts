@@ -7,7 +7,7 @@ import { tempDir } from '../support/tool-context';
 const WATCH_ONLY = { externalChangeSafetyMs: 3_600_000 };
 
 function nextChange(store: Store, seen: { n: number }): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise<void>((resolve) => {
     const off = store.onExternalChange(() => {
       off();
       resolve();
