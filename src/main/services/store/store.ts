@@ -307,8 +307,8 @@ export class Store {
 }
 
 /**
- * Switching a new database to WAL takes an exclusive lock, and SQLite reports a busy database here without waiting
- * on busy_timeout; several processes opening a new folder at once retry until one has switched it.
+ * Switching a new database to WAL needs the database to itself; when several processes open a new folder at once,
+ * the switch can come back SQLITE_BUSY, so it is retried (briefly, within the busy timeout) until one has made it.
  */
 function enableWal(db: Database.Database): void {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
