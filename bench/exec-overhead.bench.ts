@@ -33,8 +33,7 @@ export default async function execOverhead(): Promise<Record<string, number>> {
   const ws = tempDir('deskhand-bench-ws-');
   const store = new Store(dataDir);
   const tasks = new BackgroundTasks({ store, dataDir });
-  const now = Date.now();
-  store.db.prepare("INSERT INTO conversations (id,title,folder,policy,created_at,updated_at) VALUES ('conv_bench','bench',?,'read-only',?,?)").run(ws, now, now);
+  store.createConversation({ id: 'conv_bench', title: 'bench', folder: ws, policy: 'read-only' });
   const tool = executeCommand as unknown as ToolDefinition;
 
   const viaTool = async (sandbox: 'off' | 'workspace-write'): Promise<void> => {

@@ -15,6 +15,7 @@ import type { RunOutcome } from '../../src/main/runtime/runtime';
 import { reply, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { until } from '../support/tasks';
+import { rawAll } from '../support/raw-db';
 
 let server: ModelServer;
 let store: Store;
@@ -75,7 +76,7 @@ describe('wake-ups', () => {
     expect(text).toContain('This message comes from Deskhand, not from the person');
     await wakes!.idle();
     expect(outcomes.map((o) => o.status)).toEqual(['finished']);
-    const runs = store.db.prepare('SELECT * FROM runs WHERE conversation_id = ? ORDER BY created_at').all(conv.id) as { provider: string; model: string; tainted: number }[];
+    const runs = rawAll<{ provider: string; model: string; tainted: number }>(store.dataDir, 'SELECT * FROM runs WHERE conversation_id = ? ORDER BY created_at', conv.id);
     expect(runs).toHaveLength(2);
     // The last run's provider and model; the result is outside content, so the turn starts tainted.
     expect(runs[1]).toMatchObject({ provider: 'openai', model: 'gpt-test', tainted: 1 });

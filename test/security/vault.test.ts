@@ -14,6 +14,7 @@ import { builtinTools } from '../../src/main/tools';
 import type { RunEvent } from '../../src/shared/events';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
+import { rawAll } from '../support/raw-db';
 import { KEYRING_SERVICE_FOR_TESTS, NO_KEYRING_HELP, keyringStatus } from './keyring';
 
 const status = await keyringStatus();
@@ -55,7 +56,7 @@ describe.skipIf(!run)('vault on the real keyring', () => {
     ]);
     expect(JSON.stringify(list)).not.toContain('ghp_value_1');
     // The value lives in the keyring, never in the store.
-    expect(JSON.stringify(store.db.prepare('SELECT * FROM secrets').all())).not.toContain('ghp_value_1');
+    expect(JSON.stringify(rawAll(store.dataDir, 'SELECT * FROM secrets'))).not.toContain('ghp_value_1');
     expect(await keyring.get('secret.GITHUB_TOKEN')).toBe('ghp_value_1');
     await vault.set('GITHUB_TOKEN', 'ghp_value_2');
     expect((await vault.list()).find((s) => s.name === 'GITHUB_TOKEN')?.description).toBe('GitHub token for acme/app');

@@ -1,16 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { Store } from '../../src/main/services/store/store';
-import { MIGRATIONS } from '../../src/main/services/store/migrations';
+import { MODULES_USER_VERSION } from '../../src/main/services/store/migrate';
+import { STORE_MODULES } from '../../src/main/services/store/modules/index';
 import { tempDir } from '../support/tool-context';
+import { rawAll, withRawDb } from '../support/raw-db';
 
 describe('store', () => {
-  it('opens with WAL, synchronous=FULL and the latest schema version', () => {
-    const store = new Store(tempDir());
-    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.db.pragma('synchronous', { simple: true })).toBe(2);
-    expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+  it('opens with WAL, synchronous=FULL and every module at its latest migration', () => {
+    const dir = tempDir();
+    const store = new Store(dir);
+    withRawDb(dir, (db) => {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('user_version', { simple: true })).toBe(MODULES_USER_VERSION);
+    });
+    const books = rawAll<{ name: string; version: number }>(dir, 'SELECT name, version FROM schema_modules ORDER BY name');
+    expect(books).toEqual(STORE_MODULES.map((m) => ({ name: m.name, version: m.migrations.length })).sort((a, b) => a.name.localeCompare(b.name)));
     store.close();
   });
 
@@ -23,10 +27,12 @@ describe('store', () => {
     const again = new Store(dir);
     expect(again.listMessages('c1').map((m) => JSON.parse(m.content))).toEqual(['hello']);
     again.close();
-    const raw = new Database(join(dir, 'deskhand.db'));
-    raw.pragma(`user_version = ${MIGRATIONS.length + 5}`);
-    raw.close();
+    withRawDb(dir, (db) => db.prepare("UPDATE schema_modules SET version = version + 1 WHERE name = 'runs'").run());
     expect(() => new Store(dir)).toThrow(/newer Deskhand/);
+    // A database of the shared-counter era past its last version is from a build this one does not know either.
+    const other = tempDir();
+    withRawDb(other, (db) => db.pragma(`user_version = ${MODULES_USER_VERSION + 3}`));
+    expect(() => new Store(other)).toThrow(/newer Deskhand/);
   });
 
   it('decides an approval once only', () => {

@@ -15,8 +15,7 @@ if (!dataDir || !ws || !command || !isSandboxMode(mode)) {
 }
 const store = new Store(dataDir);
 const tasks = new BackgroundTasks({ store, dataDir });
-const now = Date.now();
-store.db.prepare("INSERT OR IGNORE INTO conversations (id,title,folder,policy,created_at,updated_at) VALUES ('conv_crash','crash',?,'read-only',?,?)").run(ws, now, now);
+if (!store.getConversation('conv_crash')) store.createConversation({ id: 'conv_crash', title: 'crash', folder: ws, policy: 'read-only' });
 const plan = planSandbox({ mode, network: false, outside: false, roots: [ws], cwd: ws, dataDir });
 const task = tasks.startCommand({ conversationId: 'conv_crash', runId: null, callId: null, command, cwd: ws, plan, background: true, title: command });
 process.stdout.write(`ready ${task.id}\n`);

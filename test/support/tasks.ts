@@ -23,8 +23,7 @@ export function taskFixture(opts: { logCapBytes?: number } = {}): TaskFixture {
   const store = new Store(dataDir);
   const tasks = new BackgroundTasks({ store, dataDir, logCapBytes: opts.logCapBytes ?? 4 * 1024 * 1024 });
   const conversationId = `conv_tasks_${++n}`;
-  const now = Date.now();
-  store.db.prepare("INSERT INTO conversations (id,title,folder,policy,created_at,updated_at) VALUES (?,?,?,'read-only',?,?)").run(conversationId, 'tasks', ws, now, now);
+  store.createConversation({ id: conversationId, title: 'tasks', folder: ws, policy: 'read-only' });
   return {
     dataDir,
     ws,

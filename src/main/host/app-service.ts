@@ -202,9 +202,7 @@ export class AppService implements ContractHandlers {
   }
 
   async getToolOutput(p: ParsedParams<'getToolOutput'>): Promise<MethodResult<'getToolOutput'>> {
-    const row = this.runtime.store.db
-      .prepare('SELECT tc.output AS output FROM tool_calls tc JOIN runs r ON r.id = tc.run_id WHERE r.conversation_id = ? AND tc.run_id = ? AND tc.call_id = ?')
-      .get(p.conversationId, p.runId, p.callId) as { output: string | null } | undefined;
+    const row = this.runtime.store.toolCallOutput(p.conversationId, p.runId, p.callId);
     if (!row) throw new DeskhandError('not_found', `No tool call ${p.callId} in this conversation.`);
     const full = row.output ?? '';
     const end = Math.min(full.length, p.offset + p.limit);

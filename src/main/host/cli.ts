@@ -235,14 +235,14 @@ async function runsCommand(args: string[]): Promise<number> {
         const run = store.getRun(id);
         if (!run) throw new DeskhandError('not_found', `No run ${id}. See \`deskhand runs list\`.`);
         const calls = store.toolCallsForRun(id).map((c) => ({ ...c, args: JSON.parse(c.args) as unknown, reasons: JSON.parse(c.reasons) as unknown }));
-        const approvals = store.db.prepare('SELECT * FROM approvals WHERE run_id = ? ORDER BY created_at').all(id);
+        const approvals = store.approvalsForRun(id);
         if (values.json) {
           print({ run, toolCalls: calls, approvals });
         } else {
           process.stdout.write(`${run.id}  ${run.status}  ${run.provider}/${run.model}  policy ${run.policy}  steps ${run.step}  tokens ${run.input_tokens}/${run.output_tokens}\n`);
           if (run.error) process.stdout.write(`error: ${run.error}\n`);
           for (const c of calls) process.stdout.write(`  [${c.step}.${c.position}] ${c.tool} ${c.status} ${c.risk ?? ''} ${c.decision ?? ''}\n`);
-          for (const a of approvals as { id: string; tool: string; status: string }[]) process.stdout.write(`  approval ${a.id} ${a.tool} ${a.status}\n`);
+          for (const a of approvals) process.stdout.write(`  approval ${a.id} ${a.tool} ${a.status}\n`);
         }
         return EXIT.finished;
       }

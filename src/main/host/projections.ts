@@ -6,15 +6,12 @@
 import { toolTitle, OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../shared/contract';
 import type { RiskTier } from '../../shared/tools';
 import { PersistentConversationState } from '../runtime/conversation-state';
-import type { ApprovalRow, ConversationRow, MessageRow, RunRow, Store, ToolCallRow } from '../services/store/store';
+import type { ApprovalRow, ConversationRow, MessageRow, Store, ToolCallRow } from '../services/store/store';
 import { parseWakeMessage } from './task-wakes';
 
 export function summarize(store: Store, rows: ConversationRow[], running: ReadonlySet<string>): ConversationSummary[] {
   const pending = new Map<string, number>();
-  const counts = store.db
-    .prepare("SELECT r.conversation_id AS id, count(*) AS n FROM approvals a JOIN runs r ON r.id = a.run_id WHERE a.status = 'pending' GROUP BY r.conversation_id")
-    .all() as { id: string; n: number }[];
-  for (const c of counts) pending.set(c.id, c.n);
+  for (const [id, n] of store.pendingApprovalCounts()) pending.set(id, n);
   return rows.map((row) => {
     const n = pending.get(row.id) ?? 0;
     return {
@@ -59,13 +56,9 @@ export function toolStatus(call: ToolCallRow, approval: ApprovalRow | undefined)
 
 export function projectMessages(store: Store, conversationId: string): MessageItem[] {
   const messages = store.listMessages(conversationId);
-  const calls = store.db
-    .prepare('SELECT tc.* FROM tool_calls tc JOIN runs r ON r.id = tc.run_id WHERE r.conversation_id = ?')
-    .all(conversationId) as ToolCallRow[];
-  const approvals = store.db
-    .prepare('SELECT a.* FROM approvals a JOIN runs r ON r.id = a.run_id WHERE r.conversation_id = ? ORDER BY a.created_at')
-    .all(conversationId) as ApprovalRow[];
-  const runs = store.db.prepare('SELECT * FROM runs WHERE conversation_id = ? ORDER BY created_at').all(conversationId) as RunRow[];
+  const calls = store.toolCallsForConversation(conversationId);
+  const approvals = store.approvalsForConversation(conversationId);
+  const runs = store.runsForConversation(conversationId);
 
   const callByKey = new Map<string, ToolCallRow>();
   for (const c of calls) callByKey.set(`${c.run_id}\u0000${c.call_id}`, c);
@@ -155,18 +148,7 @@ function toolItem(runId: string, part: Part, call: ToolCallRow | undefined, appr
 }
 
 export function projectApprovals(store: Store): PendingApproval[] {
-  const rows = store.db
-    .prepare(
-      `SELECT a.*, r.conversation_id AS conv_id, r.status AS run_status, c.title AS conv_title, c.folder AS conv_folder,
-              tc.call_id AS call_id, tc.args AS call_args
-         FROM approvals a
-         JOIN runs r ON r.id = a.run_id
-         JOIN conversations c ON c.id = r.conversation_id
-         JOIN tool_calls tc ON tc.id = a.tool_call_id
-        WHERE a.status = 'pending'
-        ORDER BY a.created_at`,
-    )
-    .all() as (ApprovalRow & { conv_id: string; run_status: string; conv_title: string; conv_folder: string; call_id: string; call_args: string })[];
+  const rows = store.pendingApprovalsWithContext();
   const described = rows.some((r) => r.tool === 'use_saved_secret') ? new Map(store.secretDescriptions().map((d) => [d.name, d.description])) : new Map<string, string>();
   return rows.map((r) => ({
     approvalId: r.id,

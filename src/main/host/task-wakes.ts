@@ -136,7 +136,7 @@ export class TaskWakes {
   /** Delivers what can be delivered now (also called on every change). */
   schedule(): void {
     if (this.stopped) return;
-    if (!this.runtime.store.db.open) {
+    if (!this.runtime.store.isOpen) {
       void this.stop();
       return;
     }
@@ -166,7 +166,7 @@ export class TaskWakes {
     for (const [conversationId, tasks] of byConversation) {
       if (this.stopped || this.inFlight.has(conversationId) || (this.backoff.get(conversationId) ?? 0) > Date.now()) continue;
       if (store.activeRunForConversation(conversationId)) continue; // busy: delivered when its run ends
-      const lastRun = store.db.prepare('SELECT * FROM runs WHERE conversation_id = ? ORDER BY created_at DESC LIMIT 1').get(conversationId) as RunRow | undefined;
+      const lastRun = store.latestRunForConversation(conversationId);
       const claimed = rows.claimNotifications(tasks.map((t) => t.id));
       if (claimed.length === 0 || !lastRun) continue;
       const mine = tasks.filter((t) => claimed.includes(t.id));

@@ -10,6 +10,7 @@ import type { CallPipeline } from './call-pipeline';
 import type { RunOptions, RunOutcome, RuntimeCore } from './core';
 import { PersistentConversationState } from './conversation-state';
 import { runModelStep } from './model-step';
+import { runOwnerAlive } from '../services/processes/proc-info';
 
 type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } };
 
@@ -166,7 +167,7 @@ export class RunLoop {
     const { store } = this.core;
     const recovered: string[] = [];
     for (const run of store.runsWithStatus('running')) {
-      if (run.owner_pid === process.pid || isAlive(run.owner_pid)) continue;
+      if (run.owner_pid === process.pid || runOwnerAlive(run)) continue;
       store.transaction(() => {
         for (const call of store.toolCallsForStep(run.id, run.step)) {
           if (call.status === 'pending' || call.status === 'running' || call.status === 'approved') {
@@ -189,15 +190,5 @@ export class RunLoop {
       recovered.push(run.id);
     }
     return recovered;
-  }
-}
-
-export function isAlive(pid: number | null): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -21,7 +21,8 @@ import { InputRequests } from './input-requests';
 import { streamModelStep } from './model-call';
 import { SecretRedactor } from './redaction';
 import { ToolRegistry } from './registry';
-import { RunLoop, isAlive } from './run-loop';
+import { RunLoop } from './run-loop';
+import { runOwnerAlive } from '../services/processes/proc-info';
 import type { ToolDefinition } from './tool';
 
 export type { RunOptions, RunOutcome, ApprovalAnswer };
@@ -139,7 +140,7 @@ export class Runtime {
    */
   async wake(conversationId: string, message: string, options: RunOptions & { untrusted?: boolean }): Promise<RunOutcome> {
     let active = this.store.activeRunForConversation(conversationId);
-    if (active?.status === 'running' && active.owner_pid !== process.pid && !isAlive(active.owner_pid)) {
+    if (active?.status === 'running' && active.owner_pid !== process.pid && !runOwnerAlive(active)) {
       this.recoverInterrupted();
       active = this.store.activeRunForConversation(conversationId);
     }
@@ -154,7 +155,7 @@ export class Runtime {
     if (!prompt.trim()) throw new DeskhandError('usage', 'The message is empty.');
     let active = this.store.activeRunForConversation(conversationId);
     if (active?.status === 'running') {
-      if (isAlive(active.owner_pid)) {
+      if (runOwnerAlive(active)) {
         throw new DeskhandError('conflict', `Conversation ${conversationId} already has a run in progress (${active.id}). Wait for it or stop it first.`);
       }
       this.recoverInterrupted();

@@ -15,6 +15,7 @@ import { listBackgroundJobs } from '../../../src/main/tools/tasks/list-backgroun
 import { taskOutput } from '../../../src/main/tools/tasks/task-output';
 import { waitTasks } from '../../../src/main/tools/tasks/wait-tasks';
 import type { ToolContext } from '../../../src/main/runtime/tool';
+import { rawGet, rawRun } from '../../support/raw-db';
 import { killByMarker, maxLoopGap, processesWith, sleeping, taskFixture, until, type TaskFixture } from '../../support/tasks';
 
 let f: TaskFixture;
@@ -58,7 +59,7 @@ function idFrom(output: string): string {
   return m[1]!;
 }
 
-const row = (id: string) => f.store.db.prepare('SELECT * FROM background_tasks WHERE id = ?').get(id) as { status: string; notify: number; notified_at: number | null; exit_code: number | null };
+const row = (id: string) => rawGet<{ status: string; notify: number; notified_at: number | null; exit_code: number | null }>(f.dataDir, 'SELECT * FROM background_tasks WHERE id = ?', id)!;
 
 describe('background commands', () => {
   it('a command reaching its foreground timeout keeps running as a background task, finishes, and its output can be read', async () => {
@@ -150,7 +151,7 @@ describe('background commands', () => {
     expect(await foreground).toMatchObject({ output: expect.stringContaining('exit code') });
     expect(row(bg).status).toBe('interrupted');
     expect(row(bg).notified_at).not.toBeNull();
-    expect(f.store.db.prepare('SELECT count(*) AS n FROM process_groups').get()).toEqual({ n: 0 });
+    expect(rawGet(f.dataDir, 'SELECT count(*) AS n FROM process_groups')).toEqual({ n: 0 });
     expect(() => f.tasks.startCommand({ conversationId: f.conversationId, runId: null, callId: null, command: 'true', cwd: f.ws, plan: null as never, background: true, title: 'x' })).toThrow(/quitting/);
   });
 
@@ -221,7 +222,7 @@ describe('housekeeping', () => {
     const path = f.tasks.rows.getTask(id)!.output_path!;
     expect(existsSync(path)).toBe(true);
     expect(f.tasks.pruneLogs()).toBe(0);
-    f.store.db.prepare('UPDATE background_tasks SET finished_at = ? WHERE id = ?').run(Date.now() - 8 * 24 * 3600_000, id);
+    rawRun(f.dataDir, 'UPDATE background_tasks SET finished_at = ? WHERE id = ?', Date.now() - 8 * 24 * 3600_000, id);
     expect(f.tasks.pruneLogs()).toBeGreaterThan(0);
     expect(existsSync(path)).toBe(false);
     expect(f.tasks.rows.getTask(id)).toMatchObject({ status: 'finished', output_path: null });

@@ -76,6 +76,17 @@ export function isSameProcess(pid: number | null | undefined, start: string | nu
   return processStartTime(pid) === start;
 }
 
+/**
+ * Is the process that owns a run (runs.owner_pid + owner_start) still running? By pid and start time, so a later
+ * process that got the same pid is not taken for the owner. Rows written before start times were recorded have
+ * none: for those only the pid can be checked.
+ */
+export function runOwnerAlive(run: { owner_pid: number | null; owner_start?: string | null }): boolean {
+  if (!run.owner_pid) return false;
+  if (run.owner_start) return isSameProcess(run.owner_pid, run.owner_start);
+  return processStartTime(run.owner_pid) !== null;
+}
+
 /** Every live process (Linux), or null where /proc cannot be read. */
 function liveProcesses(): ProcStat[] | null {
   if (process.platform !== 'linux') return null;

@@ -158,7 +158,7 @@ export class BackgroundTasks {
   private readonly ref: WeakRef<BackgroundTasks>;
 
   constructor(opts: BackgroundTasksOptions) {
-    this.rows = new TaskStore(opts.store);
+    this.rows = opts.store.tasks;
     this.dataDir = opts.dataDir;
     this.launcher = opts.launcher ?? launchWorker;
     this.logCap = opts.logCapBytes ?? LOG_CAP_BYTES;
@@ -469,9 +469,7 @@ export class BackgroundTasks {
     const worker = this.launcher(this.dataDir, batchId);
     if (!worker) throw new DeskhandError('internal', 'The job worker could not be started.');
     // The worker claims the batch itself; recording it here too closes the window in which it looks unowned.
-    this.rows.store.db
-      .prepare("UPDATE background_tasks SET owner_pid = ?, owner_start = ?, updated_at = ? WHERE id = ? AND status = 'running'")
-      .run(worker.pid, worker.start, Date.now(), batchId);
+    this.rows.setBatchOwner(batchId, worker.pid, worker.start);
   }
 
   /** Batches whose worker died (crash, SIGKILL, reboot) get a new worker, which picks them up where they stopped. */
@@ -698,12 +696,7 @@ export class BackgroundTasks {
   /** Output logs of tasks that ended more than `maxAgeMs` ago are deleted (the rows stay), so the data dir stays bounded. */
   pruneLogs(maxAgeMs = LOG_RETENTION_MS): number {
     const cutoff = Date.now() - maxAgeMs;
-    const old = this.rows.store.db
-      .prepare(
-        `SELECT id, output_path FROM background_tasks t WHERE finished_at IS NOT NULL AND finished_at < ?
-         AND (output_path IS NOT NULL OR EXISTS (SELECT 1 FROM background_jobs j WHERE j.task_id = t.id AND j.output_path IS NOT NULL))`,
-      )
-      .all(cutoff) as { id: string; output_path: string | null }[];
+    const old = this.rows.endedWithLogs(cutoff);
     let removed = 0;
     for (const t of old) {
       const paths = [t.output_path, join(this.dataDir, 'tasks', `${t.id}.worker.log`), ...this.rows.jobs(t.id).map((j) => j.output_path)];
@@ -716,8 +709,7 @@ export class BackgroundTasks {
           // keep going
         }
       }
-      this.rows.updateTask(t.id, { output_path: null });
-      this.rows.store.db.prepare('UPDATE background_jobs SET output_path = NULL WHERE task_id = ?').run(t.id);
+      this.rows.clearOutputPaths(t.id);
     }
     return removed;
   }

@@ -30,7 +30,7 @@ export interface WorkerOptions {
 /** Runs the batch to its end. Resolves with how it ended ('not mine' when another live worker owns it). */
 export async function runBatch(opts: WorkerOptions): Promise<string> {
   const store = new Store(opts.dataDir);
-  const rows = new TaskStore(store);
+  const rows = store.tasks;
   const me = selfIdentity();
   const pollMs = opts.pollMs ?? 200;
   const live = new Map<number, { proc: CommandProcess; log: TaskLog; timer: NodeJS.Timeout; done: Promise<void> }>();

@@ -1,0 +1,74 @@
+/**
+ * What a store module is: a family's tables, their ordered migrations and the queries over them. SQL lives only in
+ * these modules (and the runner in migrate.ts); the rest of the code reaches rows through the `Store` facade.
+ */
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  /** What it changes, for a person reading `schema_modules` history. */
+  readonly description: string;
+  readonly sql: string;
+  /**
+   * The `user_version` (the single shared counter used before store modules) whose migration already made this
+   * change. A database at that version or later has it; migrations without one are newer than the shared counter.
+   */
+  readonly legacyUserVersion?: number;
+}
+
+/** Prepared-statement helpers over one connection; statements are prepared once per distinct SQL text. */
+export class Sql {
+  readonly #db: Database.Database;
+  readonly #cache = new Map<string, Database.Statement>();
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+  }
+
+  statement(sql: string): Database.Statement {
+    let stmt = this.#cache.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(sql);
+      this.#cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  one<T>(sql: string, ...params: unknown[]): T | undefined {
+    return this.statement(sql).get(...params) as T | undefined;
+  }
+
+  all<T>(sql: string, ...params: unknown[]): T[] {
+    return this.statement(sql).all(...params) as T[];
+  }
+
+  /** Runs a write; returns how many rows it changed. */
+  run(sql: string, ...params: unknown[]): Database.RunResult {
+    return this.statement(sql).run(...params);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.#db.transaction(fn)();
+  }
+}
+
+export interface StoreModule<Q> {
+  /** Unique and stable: it is the key of this module's row in `schema_modules`. */
+  readonly name: string;
+  /** Applied in order; a migration only ever adds (rows are never lost). Never edit or reorder a shipped one. */
+  readonly migrations: readonly Migration[];
+  queries(sql: Sql): Q;
+}
+
+export function defineStoreModule<Q>(module: StoreModule<Q>): StoreModule<Q> {
+  return module;
+}
+
+/** `SET a = @a, b = @b` for a patch object; the keys come from typed patches, never from outside input. */
+export function setClause(patch: object): string {
+  return Object.keys(patch)
+    .map((f) => {
+      if (!/^[a-z_]+$/.test(f)) throw new Error(`Not a column name: ${f}`);
+      return `${f} = @${f}`;
+    })
+    .join(', ');
+}
