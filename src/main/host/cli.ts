@@ -3,7 +3,6 @@
  * approval, 1 failed, 2 usage error.
  */
 import { parseArgs } from 'node:util';
-import { createInterface } from 'node:readline/promises';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunEvent } from '../../shared/events';
