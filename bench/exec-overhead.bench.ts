@@ -4,12 +4,12 @@
  * (mode "off") and with it (bubblewrap where available).
  */
 import { spawn } from 'node:child_process';
-import { decide } from '../src/main/runtime/approval-engine';
+import { decideCall } from '../src/main/runtime/approval-engine';
 import type { ToolDefinition } from '../src/main/runtime/tool';
 import { Store } from '../src/main/services/store/store';
 import { BackgroundTasks } from '../src/main/services/tasks/background-tasks';
-import { executeCommand } from '../src/main/tools/shell/execute-command';
 import { makeContext, tempDir } from '../test/support/tool-context';
+import { commandTools } from '../test/support/tasks';
 
 const ROUNDS = 60;
 const WARMUP = 5;
@@ -34,12 +34,12 @@ export default async function execOverhead(): Promise<Record<string, number>> {
   const store = new Store(dataDir);
   const tasks = new BackgroundTasks({ store, dataDir });
   store.createConversation({ id: 'conv_bench', title: 'bench', folder: ws, policy: 'read-only' });
-  const tool = executeCommand as unknown as ToolDefinition;
+  const tool = commandTools({ tasks, dataDir }).executeCommand as unknown as ToolDefinition;
 
   const viaTool = async (sandbox: 'off' | 'workspace-write'): Promise<void> => {
-    const ctx = { ...makeContext(ws, { dataDir }), conversationId: 'conv_bench', tasks, sandbox };
+    const ctx = { ...makeContext(ws, { dataDir }), conversationId: 'conv_bench', sandbox };
     const args = tool.params.parse({ command: 'true' });
-    const d = await decide({ tool, args, policy: 'high-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir, sandbox }, hasRule: () => false });
+    const d = await decideCall({ tool, args, policy: 'high-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir, sandbox }, hasRule: () => false });
     if (d.decision === 'deny') throw new Error('bench command was denied');
     const result = await tool.execute(args, ctx);
     if (!result.output.includes('exit code: 0')) throw new Error(`bench command failed:\n${result.output}`);

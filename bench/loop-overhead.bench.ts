@@ -6,9 +6,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Runtime } from '../src/main/runtime/runtime';
+import { createAppRuntime } from '../src/main/host/open-runtime';
 import { Store } from '../src/main/services/store/store';
-import { builtinTools } from '../src/main/tools';
 import { reply, startModelServer } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
 
@@ -23,7 +22,7 @@ export default async function loopOverhead(): Promise<Record<string, number>> {
   try {
     const measure = async (withTools: boolean): Promise<number> => {
       const store = new Store(tempDir('deskhand-bench-data-'));
-      const runtime = new Runtime({ store, dataDir: store.dataDir, tools: builtinTools, maxSteps: CALLS / PER_STEP + 1 });
+      const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, maxSteps: CALLS / PER_STEP + 1 });
       let steps = 0;
       server.setFallback(() => {
         steps++;

@@ -9,9 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AppService, type Logger } from '../src/main/host/app-service';
 import { startWebHost, type WebHost } from '../src/main/host/web-host';
-import { Runtime } from '../src/main/runtime/runtime';
+import { AppRuntime } from '../src/main/host/open-runtime';
 import type { ProviderConfig } from '../src/main/services/providers/providers';
 import { Store } from '../src/main/services/store/store';
+import { BackgroundTasks } from '../src/main/services/tasks/background-tasks';
 import { MemorySecretStoreForTests } from '../src/main/services/vault/secret-store';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,7 +24,7 @@ export interface UiHost {
   dataDir: string;
   work: string;
   store: Store;
-  runtime: Runtime;
+  runtime: AppRuntime;
   service: AppService;
   host: WebHost;
   browser: Browser;
@@ -40,7 +41,7 @@ export async function openUiHost(opts: { provider?: ProviderConfig; seed?: (stor
   const store = new Store(dataDir);
   opts.seed?.(store, work);
   // No tools: these figures are about streaming and rendering, not about tool calls.
-  const runtime = new Runtime({ store, dataDir, tools: [] });
+  const runtime = new AppRuntime({ store, dataDir, tools: [] }, new BackgroundTasks({ store, dataDir }));
   // The secret store is in memory: a benchmark has no keyring and needs none (the provider comes with its key).
   const service = new AppService({ runtime, secrets: new MemorySecretStoreForTests(), dataDir, kind: 'web', providerOverride: opts.provider ?? null, env: {}, log: quiet });
   const host = await startWebHost({ service, rendererDir: RENDERER, log: quiet });

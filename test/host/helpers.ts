@@ -2,12 +2,11 @@
 import { spawnSync } from 'node:child_process';
 import type { ContractEvent } from '../../src/shared/contract';
 import { AppService, type Logger } from '../../src/main/host/app-service';
-import { Runtime } from '../../src/main/runtime/runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import { MemorySecretStoreForTests } from '../../src/main/services/vault/secret-store';
 import { Vault } from '../../src/main/services/vault/vault';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
-import { builtinTools } from '../../src/main/tools';
 
 export class RecordingLogger implements Logger {
   readonly lines: { message: string; details?: Record<string, unknown> }[] = [];
@@ -21,7 +20,7 @@ export class RecordingLogger implements Logger {
 
 export interface Harness {
   service: AppService;
-  runtime: Runtime;
+  runtime: AppRuntime;
   store: Store;
   log: RecordingLogger;
   secrets: MemorySecretStoreForTests;
@@ -40,13 +39,13 @@ export function openHarness(opts: {
 }): Harness {
   const store = new Store(opts.dataDir);
   const secrets = opts.secrets ?? new MemorySecretStoreForTests();
-  const runtime = new Runtime({
+  // Every family over real background tasks, as the hosts assemble them.
+  const runtime = createAppRuntime({
     store,
     dataDir: opts.dataDir,
-    tools: builtinTools,
     retryBaseMs: 10,
     idleTimeoutMs: 5000,
-    ...(opts.vault ? { vault: new Vault(secrets, store) } : {}),
+    vault: opts.vault ? new Vault(secrets, store) : null,
   });
   runtime.recoverInterrupted();
   const log = new RecordingLogger();

@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decide, canonicalJson, sha256 } from '../../src/main/runtime/approval-engine';
+import { decideCall, canonicalJson, sha256 } from '../../src/main/runtime/approval-engine';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import type { Policy, RiskTier } from '../../src/shared/tools';
+import { builtinTool } from '../support/tools';
 
 const ctx = { cwd: '/work/proj', workspaceRoots: ['/work/proj'], dataDir: '/data/deskhand' };
+/** A tool of one tier that declares its `path` argument (read for read-only tools, written otherwise). */
 const tool = (risk: RiskTier | 'unknown', extra: Partial<ToolDefinition> = {}): ToolDefinition =>
-  defineTool({ name: `t_${risk}`, description: 'x', params: z.object({ path: z.string().optional() }), risk, disclosure: 'public', egress: false, execute: async () => ({ output: '' }), ...extra }) as ToolDefinition;
+  defineTool({
+    name: `t_${risk}`,
+    description: 'x',
+    params: z.object({ path: z.string().optional() }),
+    risk,
+    disclosure: 'public',
+    effects: (a: { path?: string }) => ({ paths: a.path ? (risk === 'read-only' ? { read: [a.path] } : { write: [a.path] }) : {} }),
+    execute: async () => ({ output: '' }),
+    ...extra,
+  }) as ToolDefinition;
 const noRules = () => false;
 
 describe('approval engine', () => {
@@ -17,15 +28,15 @@ describe('approval engine', () => {
     ['high-risk', 'read-only', 'allow'], ['high-risk', 'low-risk', 'allow'], ['high-risk', 'high-risk', 'allow'],
   ];
   it.each(table)('policy %s + %s → %s', async (policy, risk, expected) => {
-    const d = await decide({ tool: tool(risk), args: {}, policy, tainted: false, ctx, hasRule: noRules });
+    const d = await decideCall({ tool: tool(risk), args: {}, policy, tainted: false, ctx, hasRule: noRules });
     expect(d.decision).toBe(expected);
     expect(d.risk).toBe(risk);
     expect(d.reasons.length).toBeGreaterThan(0);
   });
 
   it('treats a failing classifier as high-risk, never a downgrade', async () => {
-    const t = tool('unknown', { classify: () => { throw new Error('parse error'); } });
-    const d = await decide({ tool: t, args: {}, policy: 'low-risk', tainted: false, ctx, hasRule: noRules });
+    const t = tool('unknown', { effects: () => { throw new Error('parse error'); } });
+    const d = await decideCall({ tool: t, args: {}, policy: 'low-risk', tainted: false, ctx, hasRule: noRules });
     expect(d).toMatchObject({ risk: 'high-risk', decision: 'ask', rulePattern: null });
     expect(d.reasons[0]).toMatch(/classifier failed/);
   });
@@ -34,22 +45,22 @@ describe('approval engine', () => {
     const t = tool('high-risk');
     const rules = new Set(['t_high-risk\u0000/work/proj/a.txt']);
     const hasRule = (name: string, p: string) => rules.has(`${name}\u0000${p}`);
-    const a = await decide({ tool: t, args: { path: 'a.txt' }, policy: 'read-only', tainted: false, ctx, hasRule });
-    const b = await decide({ tool: t, args: { path: 'b.txt' }, policy: 'read-only', tainted: false, ctx, hasRule });
+    const a = await decideCall({ tool: t, args: { path: 'a.txt' }, policy: 'read-only', tainted: false, ctx, hasRule });
+    const b = await decideCall({ tool: t, args: { path: 'b.txt' }, policy: 'read-only', tainted: false, ctx, hasRule });
     expect([a.decision, b.decision]).toEqual(['allow', 'ask']);
   });
 
   it("always asks for writes into Deskhand's own data, even under high-risk", async () => {
-    const d = await decide({ tool: tool('high-risk'), args: { path: '/data/deskhand/deskhand.db' }, policy: 'high-risk', tainted: false, ctx, hasRule: () => true });
+    const d = await decideCall({ tool: tool('high-risk'), args: { path: '/data/deskhand/deskhand.db' }, policy: 'high-risk', tainted: false, ctx, hasRule: () => true });
     expect(d.decision).toBe('ask');
     expect(d.rulePattern).toBeNull();
   });
 
   it('stops auto-approving egress below high-risk once the run is tainted', async () => {
-    const egress = tool('read-only', { egress: true });
-    expect((await decide({ tool: egress, args: {}, policy: 'high-risk', tainted: false, ctx, hasRule: noRules })).decision).toBe('allow');
-    expect((await decide({ tool: egress, args: {}, policy: 'high-risk', tainted: true, ctx, hasRule: noRules })).decision).toBe('ask');
-    expect((await decide({ tool: tool('read-only'), args: {}, policy: 'read-only', tainted: true, ctx, hasRule: noRules })).decision).toBe('allow');
+    const egress = tool('read-only', { effects: () => ({ egress: true }) });
+    expect((await decideCall({ tool: egress, args: {}, policy: 'high-risk', tainted: false, ctx, hasRule: noRules })).decision).toBe('allow');
+    expect((await decideCall({ tool: egress, args: {}, policy: 'high-risk', tainted: true, ctx, hasRule: noRules })).decision).toBe('ask');
+    expect((await decideCall({ tool: tool('read-only'), args: {}, policy: 'read-only', tainted: true, ctx, hasRule: noRules })).decision).toBe('allow');
   });
 
   it('hashes arguments canonically', () => {
@@ -60,8 +71,8 @@ describe('approval engine', () => {
 
 describe('approval engine with the command classifier', () => {
   it("asks for a command writing Deskhand's own data under every policy", async () => {
-    const { executeCommand } = await import('../../src/main/tools/shell/execute-command');
-    const d = await decide({ tool: executeCommand as ToolDefinition, args: { command: 'echo x > /data/deskhand/config.json' }, policy: 'high-risk', tainted: false, ctx, hasRule: () => true });
+    const executeCommand = builtinTool('execute_command', { dataDir: ctx.dataDir });
+    const d = await decideCall({ tool: executeCommand, args: { command: 'echo x > /data/deskhand/config.json' }, policy: 'high-risk', tainted: false, ctx, hasRule: () => true });
     expect(d.decision).toBe('ask');
     expect(d.reasons.join(' ')).toMatch(/own data folder: always asks/);
   });

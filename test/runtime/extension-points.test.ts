@@ -279,3 +279,16 @@ describe('policy explain', () => {
     expect(allowed.decision).toBe('allow');
   });
 });
+
+describe('a tool that declares no effects', () => {
+  it('still has its path-like arguments contained (fail safe), as writes unless it is read-only', async () => {
+    const outside = tempDir('deskhand-outside-');
+    const undeclared: ToolDefinition = { ...ping, name: 'touch_it', risk: 'low-risk', params: z.object({ path: z.string() }) };
+    const rt = runtimeWith(new ToolRegistry([undeclared]));
+    const inside = await rt.explain('touch_it', { path: 'a.txt' }, 'low-risk', work);
+    expect(inside.containment).toMatchObject([{ access: 'write', insideWorkspace: true }]);
+    const out = await rt.explain('touch_it', { path: join(outside, 'a.txt') }, 'low-risk', work);
+    expect(out.containment).toMatchObject([{ access: 'write', insideWorkspace: false }]);
+    expect(out.decision).toBe('ask');
+  });
+});

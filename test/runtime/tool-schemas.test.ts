@@ -1,9 +1,11 @@
 /** Snapshot of what the model sees: every tool's name, description and JSON Schema. Drift fails here. */
 import { describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/main/runtime/registry';
-import { builtinTools } from '../../src/main/tools';
+import { builtinTools as assembled } from '../support/tools';
+import { tempDir } from '../support/tool-context';
 
 describe('model-facing tool list', () => {
+  const builtinTools = assembled({ dataDir: tempDir('deskhand-data-') });
   const registry = new ToolRegistry(builtinTools);
   const specs = registry.modelTools();
 

@@ -6,11 +6,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TaskWakes, parseWakeMessage, wakeMessage } from '../../src/main/host/task-wakes';
-import { Runtime } from '../../src/main/runtime/runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { Store } from '../../src/main/services/store/store';
 import { BackgroundTasks } from '../../src/main/services/tasks/background-tasks';
-import { builtinTools } from '../../src/main/tools';
 import type { RunOutcome } from '../../src/main/runtime/runtime';
 import { reply, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
@@ -20,7 +19,7 @@ import { rawAll } from '../support/raw-db';
 let server: ModelServer;
 let store: Store;
 let tasks: BackgroundTasks;
-let runtime: Runtime;
+let runtime: AppRuntime;
 let wakes: TaskWakes | null;
 let work: string;
 const outcomes: RunOutcome[] = [];
@@ -40,8 +39,9 @@ beforeEach(async () => {
   const dataDir = tempDir('deskhand-data-');
   work = tempDir('deskhand-work-');
   store = new Store(dataDir);
-  tasks = new BackgroundTasks({ store, dataDir });
-  runtime = new Runtime({ store, dataDir, tools: builtinTools, tasks, retryBaseMs: 10, idleTimeoutMs: 5_000 });
+  // Every family over real background tasks, as a host assembles them (no keyring: these tests use no secrets).
+  runtime = createAppRuntime({ store, dataDir, vault: null, retryBaseMs: 10, idleTimeoutMs: 5_000 });
+  tasks = runtime.tasks;
   wakes = null;
   outcomes.length = 0;
 });

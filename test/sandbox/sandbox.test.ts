@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/main/runtime/runtime';
 import { bwrapArgs, hiddenPaths, planSandbox, resetSandboxSupport, sandboxBlockHint, sandboxSupport, seatbeltProfile } from '../../src/main/services/sandbox/sandbox';
-import { builtinTools } from '../../src/main/tools';
-import { executeCommand } from '../../src/main/tools/shell/execute-command';
+import { osSandbox } from '../../src/main/services/sandbox';
 import { sandboxClassification } from '../../src/main/tools/shell/sandbox-policy';
 import { tempDir } from '../support/tool-context';
+import { builtinTools } from '../support/tools';
 import { taskFixture, type TaskFixture } from '../support/tasks';
 
 let f: TaskFixture;
@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 const exec = (args: Record<string, unknown>, sandbox: 'workspace-write' | 'read-only' | 'off' = 'workspace-write') =>
-  executeCommand.execute(executeCommand.params.parse(args), f.ctx({ sandbox }));
+  f.tools.executeCommand.execute(f.tools.executeCommand.params.parse(args), f.ctx({ sandbox }));
 
 const linux = process.platform === 'linux' && sandboxSupport().kind === 'bubblewrap';
 
@@ -138,23 +138,23 @@ describe('sandbox in the classification', () => {
   const base = { risk: 'read-only' as const, reasons: ['ls: read-only'], rulePattern: 'ls' };
 
   it('adds where the command runs; outside the sandbox and network always ask', () => {
-    const inside = sandboxClassification(base, {}, { sandbox: 'workspace-write' });
+    const inside = sandboxClassification(base, {}, { sandbox: 'workspace-write' }, osSandbox);
     expect(inside.risk).toBe('read-only');
     expect(inside.alwaysAsk).toBeNull();
     expect(inside.rulePattern).toBe('ls');
     if (linux) expect(inside.reasons.at(-1)).toBe('runs in the bubblewrap sandbox (workspace writable, network off)');
 
-    const off = sandboxClassification(base, {}, { sandbox: 'off' });
+    const off = sandboxClassification(base, {}, { sandbox: 'off' }, osSandbox);
     expect(off.alwaysAsk).toBe('commands run outside the OS sandbox in this conversation');
     expect(off.rulePattern).toBeNull();
 
-    const outside = sandboxClassification(base, { outside_sandbox: true }, {});
+    const outside = sandboxClassification(base, { outside_sandbox: true }, {}, osSandbox);
     expect(outside).toMatchObject({ risk: 'high-risk', alwaysAsk: 'the command asks to run outside the OS sandbox', rulePattern: null });
-    if (linux) expect(sandboxClassification(base, { network: true }, {})).toMatchObject({ risk: 'high-risk', alwaysAsk: 'the command asks for network access' });
+    if (linux) expect(sandboxClassification(base, { network: true }, {}, osSandbox)).toMatchObject({ risk: 'high-risk', alwaysAsk: 'the command asks for network access' });
   });
 
   it('policy explain prints the sandbox, and says so where there is none', async () => {
-    const runtime = new Runtime({ store: f.store, dataDir: f.dataDir, tools: builtinTools, tasks: f.tasks });
+    const runtime = new Runtime({ store: f.store, dataDir: f.dataDir, tools: builtinTools({ dataDir: f.dataDir, tasks: f.tasks }) });
     const explained = await runtime.explain('execute_command', { command: 'ls' }, 'high-risk', f.ws);
     expect(explained.decision).toBe('allow');
     if (linux) expect(explained.reasons).toContain('runs in the bubblewrap sandbox (workspace writable, network off)');

@@ -8,9 +8,9 @@ import { linkSync, mkdirSync, renameSync, symlinkSync, writeFileSync, rmSync, re
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PathGuard, openVerified, recheckPaths, type GuardContext, type PathAccess, type SensitiveKind } from '../../src/main/runtime/path-guard';
-import { decide } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/approval-engine';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
-import { fileTools } from '../../src/main/tools/files';
+import { createFileFamily } from '../../src/main/tools/files';
 import { classifyCommand } from '../../src/main/tools/shell/command-classifier';
 import { atomicWriteFile } from '../../src/main/tools/files/atomic-write';
 import type { Policy } from '../../src/shared/tools';
@@ -165,8 +165,11 @@ describe.each([
 // ---------------------------------------------------------------------------------------------------------------
 // The approval engine over the real file tools: every file tool declares its paths.
 
+/** The file family as the host builds it, over this suite's data dir (set in beforeAll). */
+const fileTools = (): ToolDefinition[] => createFileFamily({ dataDir: data }).tools;
+
 const tool = (name: string): ToolDefinition => {
-  const t = fileTools.find((x) => x.name === name);
+  const t = fileTools().find((x) => x.name === name);
   if (!t) throw new Error(name);
   return t;
 };
@@ -225,27 +228,31 @@ describe('approval engine: file tools are contained', () => {
     const args = JSON.parse(fill(JSON.stringify(rawArgs))) as Record<string, unknown>;
     const t = tool(name);
     const parsed = t.params.parse(args);
-    const d = await decide({ tool: t, args: parsed, policy, tainted: false, ctx: { cwd: ws, workspaceRoots: [ws, ws2], dataDir: data }, hasRule: () => false });
+    const d = await decideCall({ tool: t, args: parsed, policy, tainted: false, ctx: { cwd: ws, workspaceRoots: [ws, ws2], dataDir: data }, hasRule: () => false });
     expect(d.decision, d.reasons.join(' | ')).toBe(expected);
     expect(d.paths.length).toBeGreaterThan(0);
   });
 
-  it('declares paths for every file tool that takes one', () => {
-    for (const t of fileTools) {
+  it('declares paths for every file tool that takes one', async () => {
+    for (const t of fileTools()) {
       const shape = (t.params as unknown as { shape?: Record<string, unknown> }).shape ?? {};
-      if ('path' in shape || 'source' in shape) expect(t.paths, t.name).toBeTypeOf('function');
+      if (!('path' in shape || 'source' in shape)) continue;
+      expect(t.effects, t.name).toBeTypeOf('function');
+      const sample = Object.fromEntries(['path', 'source', 'destination', 'pattern'].filter((k) => k in shape).map((k) => [k, 'x']));
+      const declared = (await t.effects!(sample, { cwd: ws, workspaceRoots: [ws], dataDir: data })).paths ?? {};
+      expect([...(declared.read ?? []), ...(declared.write ?? [])].length, t.name).toBeGreaterThan(0);
     }
   });
 
   it('marks reads outside the workspace untrusted, so the output is enveloped and taints the run', async () => {
-    const d = await decide({ tool: tool('read_file'), args: { path: join(out, 'secret.txt') }, policy: 'low-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data }, hasRule: () => false });
+    const d = await decideCall({ tool: tool('read_file'), args: { path: join(out, 'secret.txt') }, policy: 'low-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data }, hasRule: () => false });
     expect(d.untrustedRead).toBe(true);
-    const inside = await decide({ tool: tool('read_file'), args: { path: 'file.txt' }, policy: 'low-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data }, hasRule: () => false });
+    const inside = await decideCall({ tool: tool('read_file'), args: { path: 'file.txt' }, policy: 'low-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data }, hasRule: () => false });
     expect(inside.untrustedRead).toBe(false);
   });
 
   it('offers no always-allow rule for a call that must always ask', async () => {
-    const d = await decide({ tool: tool('write_file'), args: { path: 'hard.txt', content: 'x' }, policy: 'none', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data }, hasRule: () => true });
+    const d = await decideCall({ tool: tool('write_file'), args: { path: 'hard.txt', content: 'x' }, policy: 'none', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data }, hasRule: () => true });
     expect(d).toMatchObject({ decision: 'ask', rulePattern: null });
   });
 });

@@ -6,12 +6,12 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decide } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/approval-engine';
 import { checkPlaceholders, substituteSecrets, substituteShell } from '../../src/main/runtime/secret-args';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
-import { executeCommand } from '../../src/main/tools/shell/execute-command';
 import { writeFileTool } from '../../src/main/tools/files/write-file';
 import type { Policy } from '../../src/shared/tools';
+import { builtinTool } from '../support/tools';
 
 const held = new Set(['TOKEN', 'DB_PASS']);
 const tool = (secretArgs?: string[]): { name: string; secretArgs?: string[] } => ({ name: 't', ...(secretArgs ? { secretArgs } : {}) });
@@ -45,28 +45,28 @@ const echoTool = defineTool({
   params: z.object({ text: z.string(), note: z.string().optional() }),
   risk: 'read-only',
   disclosure: 'public',
-  egress: false,
-  secretArgs: ['text'],
+  effects: () => ({ secretArgs: ['text'] }),
   execute: async () => ({ output: '' }),
 }) as ToolDefinition;
 
 type DecideRow = readonly [what: string, tool: ToolDefinition, args: Record<string, unknown>, policy: Policy, decision: 'allow' | 'ask' | 'deny'];
 const ctx = { cwd: '/tmp', workspaceRoots: ['/tmp'], dataDir: '/nonexistent/deskhand-data' };
+const executeCommand = builtinTool('execute_command', { dataDir: ctx.dataDir });
 const decisions: DecideRow[] = [
   ['read-only tool, no secret, read-only policy', echoTool, { text: 'hi' }, 'read-only', 'allow'],
   ['read-only tool with a held secret, high-risk policy', echoTool, { text: '[redacted:TOKEN]' }, 'high-risk', 'ask'],
   ['read-only tool with a held secret, read-only policy', echoTool, { text: '[redacted:TOKEN]' }, 'read-only', 'ask'],
   ['placeholder outside the secret argument', echoTool, { text: 'x', note: '[redacted:TOKEN]' }, 'high-risk', 'deny'],
   ['placeholder for an unheld secret', echoTool, { text: '[redacted:NOPE]' }, 'high-risk', 'deny'],
-  ['execute_command with a held secret, high-risk policy', executeCommand as ToolDefinition, { command: 'echo [redacted:TOKEN]' }, 'high-risk', 'ask'],
-  ['execute_command with an unheld secret', executeCommand as ToolDefinition, { command: 'echo [redacted:NOPE]' }, 'high-risk', 'deny'],
-  ['execute_command with a placeholder in cwd', executeCommand as ToolDefinition, { command: 'ls', cwd: '[redacted:TOKEN]' }, 'high-risk', 'deny'],
+  ['execute_command with a held secret, high-risk policy', executeCommand, { command: 'echo [redacted:TOKEN]' }, 'high-risk', 'ask'],
+  ['execute_command with an unheld secret', executeCommand, { command: 'echo [redacted:NOPE]' }, 'high-risk', 'deny'],
+  ['execute_command with a placeholder in cwd', executeCommand, { command: 'ls', cwd: '[redacted:TOKEN]' }, 'high-risk', 'deny'],
   ['write_file writing a placeholder into a file', writeFileTool as ToolDefinition, { path: '/tmp/x.env', content: 'KEY=[redacted:TOKEN]' }, 'high-risk', 'deny'],
 ];
 
 describe('placeholders: decisions', () => {
   it.each(decisions)('%s → %s', async (_what, t, args, policy, expected) => {
-    const d = await decide({ tool: t, args: t.params.parse(args), policy, tainted: false, ctx, hasRule: () => true, heldSecrets: held });
+    const d = await decideCall({ tool: t, args: t.params.parse(args), policy, tainted: false, ctx, hasRule: () => true, heldSecrets: held });
     expect(d.decision, d.reasons.join(' | ')).toBe(expected);
     if (expected === 'ask') {
       expect(d.rulePattern).toBeNull();

@@ -13,12 +13,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Runtime } from '../../src/main/runtime/runtime';
-import type { ToolDefinition } from '../../src/main/runtime/tool';
+import { createAppRuntime } from '../../src/main/host/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import { MemorySecretStoreForTests } from '../../src/main/services/vault/secret-store';
 import { Vault } from '../../src/main/services/vault/vault';
-import { builtinTools } from '../../src/main/tools';
 import type { RunEvent } from '../../src/shared/events';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
@@ -98,7 +96,8 @@ describe('a vault secret used in a command never leaks (in-process)', () => {
     const store = new Store(dataDir);
     const vault = new Vault(new MemorySecretStoreForTests(), store);
     await vault.set('E2E_TOKEN', VALUE, 'e2e token');
-    const rt = new Runtime({ store, dataDir, tools: builtinTools as ToolDefinition[], vault, retryBaseMs: 10 });
+    // Every family over real background tasks, as a host assembles them.
+    const rt = createAppRuntime({ store, dataDir, vault, retryBaseMs: 10 });
     const events: RunEvent[] = [];
     const options = { provider: { provider: 'openai' as const, model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test' }, interactive: false, onEvent: (e: RunEvent) => events.push(e) };
     const first = server.requests.length;

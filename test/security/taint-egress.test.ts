@@ -8,25 +8,26 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decide } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/approval-engine';
 import { Runtime } from '../../src/main/runtime/runtime';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { Store } from '../../src/main/services/store/store';
-import { executeCommand } from '../../src/main/tools/shell/execute-command';
 import { readFileTool } from '../../src/main/tools/files/read-file';
 import type { RunEvent } from '../../src/shared/events';
 import type { Policy, RiskTier } from '../../src/shared/tools';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
+import { builtinTool } from '../support/tools';
 
 const stub = (name: string, risk: RiskTier, egress: boolean): ToolDefinition =>
-  defineTool({ name, description: `${name} test tool`, params: z.object({}), risk, disclosure: 'public', egress, execute: async () => ({ output: 'ok' }) }) as ToolDefinition;
+  defineTool({ name, description: `${name} test tool`, params: z.object({}), risk, disclosure: 'public', effects: () => ({ egress }), execute: async () => ({ output: 'ok' }) }) as ToolDefinition;
 
 const sendRO = stub('send_ro', 'read-only', true);
 const sendLow = stub('send_low', 'low-risk', true);
 const sendHigh = stub('send_high', 'high-risk', true);
 const local = stub('local_ro', 'read-only', false);
-const cmd = executeCommand as ToolDefinition;
+// Never run here (every call is decided or parks), so its data dir is only a placeholder.
+const cmd = builtinTool('execute_command', { dataDir: tempDir('deskhand-taint-tooldata-') });
 
 type Row = readonly [what: string, tool: ToolDefinition, args: Record<string, unknown>, policy: Policy, tainted: boolean, decision: 'allow' | 'ask'];
 const rows: Row[] = [
@@ -54,7 +55,7 @@ const rows: Row[] = [
 describe('taint and egress decisions', () => {
   const ws = tempDir('deskhand-taint-ws-');
   it.each(rows)('%s', async (_what, tool, args, policy, tainted, expected) => {
-    const d = await decide({ tool, args: tool.params.parse(args), policy, tainted, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: join(ws, '..', 'no-data') }, hasRule: () => false });
+    const d = await decideCall({ tool, args: tool.params.parse(args), policy, tainted, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: join(ws, '..', 'no-data') }, hasRule: () => false });
     expect(d.decision, d.reasons.join(' | ')).toBe(expected);
     if (tainted && expected === 'ask' && policy === 'high-risk') expect(d.reasons.join(' ')).toMatch(/untrusted content/);
   });

@@ -5,12 +5,10 @@
  * always asks, and the model only ever holds the placeholder. Fails when no keyring answers (see keyring.ts).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Runtime } from '../../src/main/runtime/runtime';
-import type { ToolDefinition } from '../../src/main/runtime/tool';
+import { createAppRuntime } from '../../src/main/host/open-runtime';
 import { KeytarSecretStore } from '../../src/main/services/vault/secret-store';
 import { Vault } from '../../src/main/services/vault/vault';
 import { Store } from '../../src/main/services/store/store';
-import { builtinTools } from '../../src/main/tools';
 import type { RunEvent } from '../../src/shared/events';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
@@ -91,7 +89,7 @@ const provider = () => ({ provider: 'anthropic' as const, model: 'claude-test', 
 
 describe.skipIf(!run)('secret tools on the real keyring', () => {
   it('ask_user_secret parks when nobody can answer, resumes when the secret is provided, and the model gets only the placeholder', async () => {
-    const rt = new Runtime({ store, dataDir, tools: builtinTools as ToolDefinition[], vault, retryBaseMs: 10 });
+    const rt = createAppRuntime({ store, dataDir, vault, retryBaseMs: 10 });
     const work = tempDir('deskhand-vault-work-');
     server.enqueue(reply().tool('ask_user_secret', { name: 'NPM_TOKEN', description: 'npm publish token' }), reply().text('got it'));
     const conv = rt.createConversation({ folder: work, policy: 'high-risk' });
@@ -117,7 +115,7 @@ describe.skipIf(!run)('secret tools on the real keyring', () => {
 
   it('list_saved_secrets shows names and descriptions; use_saved_secret asks even under high-risk', async () => {
     await vault.set('DEPLOY_KEY', 'deploy-value-123', 'deploy key');
-    const rt = new Runtime({ store, dataDir, tools: builtinTools as ToolDefinition[], vault, retryBaseMs: 10 });
+    const rt = createAppRuntime({ store, dataDir, vault, retryBaseMs: 10 });
     const work = tempDir('deskhand-vault-work-');
     server.enqueue(reply().tool('list_saved_secrets', {}).tool('use_saved_secret', { name: 'DEPLOY_KEY' }));
     const conv = rt.createConversation({ folder: work, policy: 'high-risk' });

@@ -1,17 +1,71 @@
 /** Background-task fixtures: a real store and task service in temp folders, and process-table checks. */
 import { execFileSync } from 'node:child_process';
 import { Store } from '../../src/main/services/store/store';
+import type { ToolDefinition } from '../../src/main/runtime/tool';
+import { osSandbox, type SandboxService } from '../../src/main/services/sandbox';
+import type { TaskService } from '../../src/main/services/tasks';
 import { BackgroundTasks } from '../../src/main/services/tasks/background-tasks';
+import { createShellFamily } from '../../src/main/tools/shell';
+import type { createCancelWaitFor } from '../../src/main/tools/shell/cancel-wait-for';
+import type { createExecuteCommand } from '../../src/main/tools/shell/execute-command';
+import type { createWaitFor } from '../../src/main/tools/shell/wait-for';
+import { createTaskFamily } from '../../src/main/tools/tasks';
+import type { createCancelBackgroundJobs } from '../../src/main/tools/tasks/cancel-background-jobs';
+import type { createListBackgroundJobs } from '../../src/main/tools/tasks/list-background-jobs';
+import type { createRunBackgroundJobs } from '../../src/main/tools/tasks/run-background-jobs';
+import type { createTaskOutput } from '../../src/main/tools/tasks/task-output';
+import type { createWaitTasks } from '../../src/main/tools/tasks/wait-tasks';
 import type { SandboxMode } from '../../src/shared/sandbox';
 import { makeContext, tempDir, type TestContext } from './tool-context';
+
+/** The shell and task families as the host assembles them (assemble.ts), over one task service and the OS sandbox. */
+export interface CommandTools {
+  /** Every tool of both families, in registration order. */
+  all: ToolDefinition[];
+  /** The shell family's tools, in order. */
+  shell: ToolDefinition[];
+  executeCommand: ReturnType<typeof createExecuteCommand>;
+  waitFor: ReturnType<typeof createWaitFor>;
+  cancelWaitFor: ReturnType<typeof createCancelWaitFor>;
+  runBackgroundJobs: ReturnType<typeof createRunBackgroundJobs>;
+  listBackgroundJobs: ReturnType<typeof createListBackgroundJobs>;
+  taskOutput: ReturnType<typeof createTaskOutput>;
+  waitTasks: ReturnType<typeof createWaitTasks>;
+  cancelBackgroundJobs: ReturnType<typeof createCancelBackgroundJobs>;
+}
+
+export function commandTools(deps: { tasks: TaskService; dataDir: string; sandbox?: SandboxService }): CommandTools {
+  const shell = createShellFamily({ tasks: deps.tasks, sandbox: deps.sandbox ?? osSandbox, dataDir: deps.dataDir });
+  const taskFamily = createTaskFamily({ tasks: deps.tasks, commands: shell.commands, dataDir: deps.dataDir });
+  const all = [...shell.tools, ...taskFamily.tools];
+  const pick = <T>(name: string): T => {
+    const tool = all.find((t) => t.name === name);
+    if (!tool) throw new Error(`no tool ${name}`);
+    return tool as unknown as T;
+  };
+  return {
+    all,
+    shell: shell.tools,
+    executeCommand: pick('execute_command'),
+    waitFor: pick('wait_for'),
+    cancelWaitFor: pick('cancel_wait_for'),
+    runBackgroundJobs: pick('run_background_jobs'),
+    listBackgroundJobs: pick('list_background_jobs'),
+    taskOutput: pick('task_output'),
+    waitTasks: pick('wait_tasks'),
+    cancelBackgroundJobs: pick('cancel_background_jobs'),
+  };
+}
 
 export interface TaskFixture {
   dataDir: string;
   ws: string;
   store: Store;
   tasks: BackgroundTasks;
+  /** The shell and task families built over `tasks` (tools get services from their factories, not their context). */
+  tools: CommandTools;
   conversationId: string;
-  ctx(opts?: { sandbox?: SandboxMode; runId?: string }): TestContext & { tasks: BackgroundTasks; sandbox: SandboxMode };
+  ctx(opts?: { sandbox?: SandboxMode; runId?: string }): TestContext & { sandbox: SandboxMode };
   close(): Promise<void>;
 }
 
@@ -29,8 +83,9 @@ export function taskFixture(opts: { logCapBytes?: number } = {}): TaskFixture {
     ws,
     store,
     tasks,
+    tools: commandTools({ tasks, dataDir }),
     conversationId,
-    ctx: (o = {}) => ({ ...makeContext(ws, { dataDir }), conversationId, runId: o.runId ?? 'run_test', tasks, sandbox: o.sandbox ?? 'workspace-write' }),
+    ctx: (o = {}) => ({ ...makeContext(ws, { dataDir }), conversationId, runId: o.runId ?? 'run_test', sandbox: o.sandbox ?? 'workspace-write' }),
     async close() {
       await tasks.shutdown();
       store.close();

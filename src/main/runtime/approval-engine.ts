@@ -226,11 +226,15 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
   const decision: Decision = verdicts.includes('deny') ? 'deny' : verdicts.includes('ask') ? 'ask' : verdicts.includes('allow') ? 'allow' : 'ask';
   // Only a call that merely was not cleared may be covered by a rule; an explicit ask or deny never is.
   const hard = verdicts.includes('deny') || verdicts.includes('ask');
+  // A call that asks or is denied because an inspector said so ends its reasons with why (hosts show the last reason
+  // as the headline): what later inspectors would have cleared did not decide it. `inspectors` keeps every report.
+  let deciding = reports.length;
+  if (hard) while (deciding > 0 && reports[deciding - 1]!.verdict !== 'ask' && reports[deciding - 1]!.verdict !== 'deny') deciding--;
   const placeholders = checkPlaceholders({ name: input.tool.name, secretArgs: e.secretArgs }, input.args, input.heldSecrets);
   return {
     risk: facts.risk,
     decision,
-    reasons: reports.flatMap((r) => r.reasons),
+    reasons: reports.slice(0, deciding).flatMap((r) => r.reasons),
     rulePattern: hard ? null : rulePatternOf(facts),
     paths: facts.paths,
     untrustedRead: facts.paths.some((p) => p.untrusted),
@@ -241,9 +245,16 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
   };
 }
 
-/** A call's effects as its tool declares them; a tool whose declaration fails is treated as touching everything. */
+/** Argument names a tool that declares no effects is assumed to touch (fail safe: checked, not trusted). */
+const UNDECLARED_PATH_ARGS = ['path', 'paths', 'file', 'source', 'destination', 'dir', 'directory', 'cwd'] as const;
+
+/**
+ * A call's effects as its tool declares them. A tool whose declaration fails is treated as high-risk; a tool that
+ * declares nothing (one that arrived at run time without a declaration) has its path-like arguments checked as
+ * writes, unless it is read-only, so an undeclared tool can never reach a path unchecked.
+ */
 export async function callEffects(tool: ToolDefinition, args: unknown, ctx: EffectsContext): Promise<Effects> {
-  if (!tool.effects) return {};
+  if (!tool.effects) return undeclaredEffects(tool, args);
   try {
     return await tool.effects(args as never, ctx);
   } catch (err) {
@@ -255,6 +266,18 @@ export async function callEffects(tool: ToolDefinition, args: unknown, ctx: Effe
       },
     };
   }
+}
+
+function undeclaredEffects(tool: ToolDefinition, args: unknown): Effects {
+  if (typeof args !== 'object' || args === null) return {};
+  const found: string[] = [];
+  for (const key of UNDECLARED_PATH_ARGS) {
+    const value = Object.prototype.hasOwnProperty.call(args, key) ? (args as Record<string, unknown>)[key] : undefined;
+    if (typeof value === 'string' && value !== '') found.push(value);
+    else if (Array.isArray(value)) found.push(...value.filter((v): v is string => typeof v === 'string' && v !== ''));
+  }
+  if (found.length === 0) return {};
+  return { paths: tool.risk === 'read-only' ? { read: found } : { write: found } };
 }
 
 /** Canonical JSON (sorted keys) so the same arguments always hash the same. */

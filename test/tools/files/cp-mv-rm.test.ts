@@ -2,15 +2,28 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ClassifyContext } from '../../../src/main/runtime/tool';
+import type { z } from 'zod';
+import type { Classification, ClassifyContext, ToolDefinition } from '../../../src/main/runtime/tool';
 import { cpTool } from '../../../src/main/tools/files/cp';
-import { mvTool } from '../../../src/main/tools/files/mv';
-import { rmTool } from '../../../src/main/tools/files/rm';
+import { createMvTool } from '../../../src/main/tools/files/mv';
+import { createRmTool } from '../../../src/main/tools/files/rm';
 import { makeContext, makeState, tempDir } from '../../support/tool-context';
+
+/** Deskhand's data dir the tools are built with (rm and mv never touch it). */
+const dataDir = tempDir('deskhand-data-');
+const mvTool = createMvTool(dataDir);
+const rmTool = createRmTool(dataDir);
+
+/** A tool's own judgement of one call (its declared effects' assessment). */
+async function classify<P extends z.ZodType>(tool: ToolDefinition<P>, args: z.infer<P>, cctx: ClassifyContext): Promise<Classification> {
+  const effects = await tool.effects!(args, cctx);
+  if (!effects.assessment) throw new Error('no assessment in the declared effects');
+  return effects.assessment;
+}
 
 function setup() {
   const dir = tempDir();
-  const ctx = makeContext(dir);
+  const ctx = makeContext(dir, { dataDir });
   const cctx: ClassifyContext = { cwd: dir, workspaceRoots: [dir], dataDir: ctx.dataDir };
   writeFileSync(join(dir, 'a.txt'), 'A\n');
   writeFileSync(join(dir, 'b.txt'), 'B\n');
@@ -24,20 +37,20 @@ function setup() {
 describe('cp', () => {
   it('classifies low-risk unless force replaces an existing destination', async () => {
     const { cctx } = setup();
-    const fresh = await cpTool.classify!({ source: 'a.txt', destination: 'new.txt' }, cctx);
+    const fresh = await classify(cpTool, { source: 'a.txt', destination: 'new.txt' }, cctx);
     expect(fresh.risk).toBe('low-risk');
     expect(fresh.reasons.join(' ')).toMatch(/nothing existing is replaced/);
-    const noForce = await cpTool.classify!({ source: 'a.txt', destination: 'b.txt' }, cctx);
+    const noForce = await classify(cpTool, { source: 'a.txt', destination: 'b.txt' }, cctx);
     expect(noForce.risk).toBe('low-risk');
     expect(noForce.reasons.join(' ')).toMatch(/will refuse/);
-    const forced = await cpTool.classify!({ source: 'a.txt', destination: 'b.txt', force: true }, cctx);
+    const forced = await classify(cpTool, { source: 'a.txt', destination: 'b.txt', force: true }, cctx);
     expect(forced.risk).toBe('high-risk');
     expect(forced.reasons.join(' ')).toMatch(/force replaces the existing file/);
     expect(forced.rulePattern).toBeNull();
     // force with nothing to replace stays low-risk
-    expect((await cpTool.classify!({ source: 'a.txt', destination: 'c.txt', force: true }, cctx)).risk).toBe('low-risk');
+    expect((await classify(cpTool, { source: 'a.txt', destination: 'c.txt', force: true }, cctx)).risk).toBe('low-risk');
     // into an existing folder: the target is dest/a.txt
-    expect((await cpTool.classify!({ source: 'a.txt', destination: 'dest', force: true }, cctx)).risk).toBe('low-risk');
+    expect((await classify(cpTool, { source: 'a.txt', destination: 'dest', force: true }, cctx)).risk).toBe('low-risk');
   });
 
   it('copies files, refuses to replace without force, replaces with force', async () => {
@@ -93,10 +106,10 @@ describe('cp', () => {
 describe('mv', () => {
   it('classifies like cp', async () => {
     const { cctx } = setup();
-    expect((await mvTool.classify!({ source: 'a.txt', destination: 'z.txt' }, cctx)).risk).toBe('low-risk');
-    expect((await mvTool.classify!({ source: 'a.txt', destination: 'b.txt' }, cctx)).risk).toBe('low-risk');
-    expect((await mvTool.classify!({ source: 'a.txt', destination: 'b.txt', force: true }, cctx)).risk).toBe('high-risk');
-    expect((await mvTool.classify!({ source: 'missing', destination: 'b.txt', force: true }, cctx)).reasons[0]).toMatch(/will fail/);
+    expect((await classify(mvTool, { source: 'a.txt', destination: 'z.txt' }, cctx)).risk).toBe('low-risk');
+    expect((await classify(mvTool, { source: 'a.txt', destination: 'b.txt' }, cctx)).risk).toBe('low-risk');
+    expect((await classify(mvTool, { source: 'a.txt', destination: 'b.txt', force: true }, cctx)).risk).toBe('high-risk');
+    expect((await classify(mvTool, { source: 'missing', destination: 'b.txt', force: true }, cctx)).reasons[0]).toMatch(/will fail/);
   });
 
   it('renames, moves into folders, refuses to replace without force', async () => {

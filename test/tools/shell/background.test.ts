@@ -9,11 +9,6 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BackgroundTasks } from '../../../src/main/services/tasks/background-tasks';
-import { executeCommand } from '../../../src/main/tools/shell/execute-command';
-import { cancelBackgroundJobs } from '../../../src/main/tools/tasks/cancel-background-jobs';
-import { listBackgroundJobs } from '../../../src/main/tools/tasks/list-background-jobs';
-import { taskOutput } from '../../../src/main/tools/tasks/task-output';
-import { waitTasks } from '../../../src/main/tools/tasks/wait-tasks';
 import type { ToolContext } from '../../../src/main/runtime/tool';
 import { rawGet, rawRun } from '../../support/raw-db';
 import { killByMarker, maxLoopGap, processesWith, sleeping, taskFixture, until, type TaskFixture } from '../../support/tasks';
@@ -50,6 +45,7 @@ function marker(): string {
 }
 
 async function exec(args: Record<string, unknown>, ctx: ToolContext = f.ctx()) {
+  const { executeCommand } = f.tools;
   return executeCommand.execute(executeCommand.params.parse(args), ctx);
 }
 
@@ -70,17 +66,17 @@ describe('background commands', () => {
     const id = idFrom(result.output);
     expect(row(id)).toMatchObject({ status: 'running', notify: 1 });
 
-    const listed = await listBackgroundJobs.execute({}, ctx);
+    const listed = await f.tools.listBackgroundJobs.execute({}, ctx);
     expect(listed.output).toMatch(new RegExp(`${id}  command  running`));
 
-    const waited = await waitTasks.execute({ ids: [id], timeout_seconds: 20 }, ctx);
+    const waited = await f.tools.waitTasks.execute({ ids: [id], timeout_seconds: 20 }, ctx);
     expect(waited.output).toContain(`[${id} ended]`);
     expect(waited.output).toMatch(/status: finished, exit code 0 after/);
     expect(waited.output).toContain('line 3\ndone');
     // Reported by wait_tasks: no wake-up message will repeat it.
     expect(row(id).notified_at).not.toBeNull();
 
-    const full = await taskOutput.execute({ id, offset: 0 }, ctx);
+    const full = await f.tools.taskOutput.execute({ id, offset: 0 }, ctx);
     expect(full.output).toContain('line 1\nline 2\nline 3\ndone');
     expect(full.untrustedSource).toBe('command output');
   });
@@ -97,17 +93,17 @@ describe('background commands', () => {
     const started = await exec({ command: 'seq 1 200000', run_in_background: true, description: 'count' }, ctx);
     expect(started.output).toMatch(/^Started background task cmd_[0-9a-f]{8}\./);
     const id = idFrom(started.output);
-    await waitTasks.execute({ ids: [id], timeout_seconds: 20 }, ctx);
+    await f.tools.waitTasks.execute({ ids: [id], timeout_seconds: 20 }, ctx);
     const expected = Array.from({ length: 200000 }, (_, i) => `${i + 1}\n`).join('');
 
-    const tail = await taskOutput.execute({ id }, ctx);
+    const tail = await f.tools.taskOutput.execute({ id }, ctx);
     expect(tail.output).toMatch(new RegExp(`bytes ${expected.length - 32 * 1024}–${expected.length} of ${expected.length}; from the start: task_output`));
     expect(tail.output).toMatch(/199999\n200000\n$/);
 
     let offset = 0;
     let text = '';
     for (let page = 0; page < 4; page++) {
-      const out = (await taskOutput.execute({ id, offset }, ctx)).output;
+      const out = (await f.tools.taskOutput.execute({ id, offset }, ctx)).output;
       const next = /"offset": (\d+)\}\) ---/.exec(out);
       text += out.slice(out.indexOf('---\n') + 4);
       offset = Number(next![1]);
@@ -120,7 +116,7 @@ describe('background commands', () => {
     const result = await exec({ command: 'seq 1 100000' });
     const id = /task_output \{"id": "(cmd_[0-9a-f]{8})", "offset": 0\}/.exec(result.output)?.[1];
     expect(id).toBeTruthy();
-    const page = await taskOutput.execute({ id: id!, offset: 0 }, f.ctx());
+    const page = await f.tools.taskOutput.execute({ id: id!, offset: 0 }, f.ctx());
     expect(page.output).toContain('--- output (bytes 0–32768 of 588895;');
   });
 
@@ -130,7 +126,7 @@ describe('background commands', () => {
     const started = await exec({ command: `setsid sleep ${m} & (setsid bash -c "sleep ${m} & sleep ${m}") & sleep ${m}`, run_in_background: true }, ctx);
     const id = idFrom(started.output);
     await until(() => sleeping(m).length === 4, 'four sleeps');
-    const cancelled = await cancelBackgroundJobs.execute({ ids: [id, 'cmd_00000000'] }, ctx);
+    const cancelled = await f.tools.cancelBackgroundJobs.execute({ ids: [id, 'cmd_00000000'] }, ctx);
     expect(cancelled.output).toContain(`${id}: cancelled`);
     expect(cancelled.output).toMatch(/cmd_00000000: No background task/);
     expect(sleeping(m)).toEqual([]);
@@ -218,7 +214,7 @@ describe('housekeeping', () => {
   it('whole outputs are deleted a week after their task ended; the rows stay', async () => {
     const ctx = f.ctx();
     const id = idFrom((await exec({ command: 'echo kept', run_in_background: true }, ctx)).output);
-    await waitTasks.execute({ ids: [id], timeout_seconds: 10 }, ctx);
+    await f.tools.waitTasks.execute({ ids: [id], timeout_seconds: 10 }, ctx);
     const path = f.tasks.rows.getTask(id)!.output_path!;
     expect(existsSync(path)).toBe(true);
     expect(f.tasks.pruneLogs()).toBe(0);
@@ -244,12 +240,12 @@ describe('commands that misbehave end cleanly while Deskhand stays responsive', 
     const id = idFrom(result.output);
     const { gapMs } = await maxLoopGap(async () => {
       await new Promise((r) => setTimeout(r, 700));
-      await cancelBackgroundJobs.execute({ ids: [id] }, ctx);
+      await f.tools.cancelBackgroundJobs.execute({ ids: [id] }, ctx);
     });
     expect(gapMs).toBeLessThan(1_000); // a blocked event loop would stall for the whole 1.5 s command
     expect(processesWith('yes deskhand-bg-yes')).toEqual([]);
     // The log stopped at its cap.
-    const size = Number(/of (\d+)[;)]/.exec((await taskOutput.execute({ id }, ctx)).output)?.[1]);
+    const size = Number(/of (\d+)[;)]/.exec((await f.tools.taskOutput.execute({ id }, ctx)).output)?.[1]);
     expect(size).toBeLessThan(2 * 1024 * 1024 + 200);
   });
 

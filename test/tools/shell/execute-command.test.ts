@@ -3,24 +3,28 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isDroppedEnvName, childEnv } from '../../../src/main/services/processes/child-env';
-import { executeCommand, MAX_TIMEOUT_MS, visibleCommand } from '../../../src/main/tools/shell/execute-command';
+import { MAX_TIMEOUT_MS, visibleCommand } from '../../../src/main/tools/shell/execute-command';
 import { OUTPUT_CAP_BYTES } from '../../../src/main/services/processes/command-process';
 import { HeadTailBuffer } from '../../../src/main/services/processes/output-buffer';
 import { processGroupAlive } from '../../../src/main/services/processes/proc-info';
-import { shellTools } from '../../../src/main/tools/shell';
-import { makeContext, tempDir, type TestContext } from '../../support/tool-context';
-import { processesWith, until } from '../../support/tasks';
+import type { TestContext } from '../../support/tool-context';
+import { processesWith, taskFixture, until, type TaskFixture } from '../../support/tasks';
 
+let f: TaskFixture;
 let ws: string;
 let ctx: TestContext;
+let executeCommand: TaskFixture['tools']['executeCommand'];
 const leftovers: number[] = [];
 
 beforeEach(() => {
-  ws = tempDir('deskhand-shell-');
-  ctx = makeContext(ws);
+  f = taskFixture();
+  ws = f.ws;
+  ctx = f.ctx();
+  executeCommand = f.tools.executeCommand;
 });
 
-afterEach(() => {
+afterEach(async () => {
+  await f.close();
   for (const pgid of leftovers.splice(0)) {
     try {
       process.kill(-pgid, 'SIGKILL');
@@ -32,7 +36,7 @@ afterEach(() => {
 
 /** A context whose commands run outside the OS sandbox (there, `$$` is the real pid and so the process group id). */
 function unsandboxed(): TestContext {
-  return { ...makeContext(ws), sandbox: 'off' } as TestContext;
+  return f.ctx({ sandbox: 'off' });
 }
 
 async function run(command: string, extra: { timeout?: number; cwd?: string; kill_on_timeout?: boolean } = {}, context: TestContext = ctx) {
@@ -60,15 +64,16 @@ function pgidFrom(output: string): number {
 
 describe('execute_command', () => {
   it('is registered with the shell family and wired to the classifier', async () => {
-    expect(shellTools.map((t) => t.name)).toEqual(['execute_command', 'wait_for', 'cancel_wait_for']);
+    expect(f.tools.shell.map((t) => t.name)).toEqual(['execute_command', 'wait_for', 'cancel_wait_for']);
     expect(executeCommand.risk).toBe('unknown');
     expect(executeCommand.disclosure).toBe('private');
-    expect(executeCommand.egress).toBe(false);
-    expect(executeCommand.pair?.executeName).toBe('execute_execute_command');
     const cctx = { cwd: ws, workspaceRoots: [ws], dataDir: ctx.dataDir };
-    expect((await executeCommand.classify!({ command: 'ls -la' }, cctx)).risk).toBe('read-only');
-    expect((await executeCommand.classify!({ command: 'ls && rm -rf x' }, cctx)).risk).toBe('high-risk');
-    expect((await executeCommand.classify!({ command: 'echo x > out.txt', cwd: 'sub' }, cctx)).risk).toBe('low-risk');
+    expect((await executeCommand.effects!({ command: 'ls' }, cctx)).egress).toBeFalsy();
+    expect(executeCommand.pair?.executeName).toBe('execute_execute_command');
+    const risk = async (args: { command: string; cwd?: string }) => (await executeCommand.effects!(args, cctx)).assessment?.risk;
+    expect(await risk({ command: 'ls -la' })).toBe('read-only');
+    expect(await risk({ command: 'ls && rm -rf x' })).toBe('high-risk');
+    expect(await risk({ command: 'echo x > out.txt', cwd: 'sub' })).toBe('low-risk');
   });
 
   it('captures stdout, stderr, exit code and duration, and streams output live', async () => {

@@ -2,8 +2,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cancelWaitFor } from '../../../src/main/tools/shell/cancel-wait-for';
-import { waitFor } from '../../../src/main/tools/shell/wait-for';
 import { parseJson, type WaitProgress } from '../../../src/main/services/tasks/task-text';
 import { taskFixture, type TaskFixture } from '../../support/tasks';
 
@@ -15,7 +13,7 @@ afterEach(async () => {
   await f.close();
 });
 
-const run = (args: Record<string, unknown>) => waitFor.execute(waitFor.params.parse(args), f.ctx());
+const run = (args: Record<string, unknown>) => f.tools.waitFor.execute(f.tools.waitFor.params.parse(args), f.ctx());
 const idOf = (output: string) => /(wait_[0-9a-f]{8})/.exec(output)?.[1] ?? '';
 const task = (id: string) => f.tasks.rows.getTask(id)!;
 
@@ -63,23 +61,24 @@ describe('wait_for', () => {
     const result = await run({ command: 'exit 1', interval_ms: 250, timeout_ms: 60_000 });
     const id = idOf(result.output);
     await new Promise((r) => setTimeout(r, 600));
-    const cancelled = await cancelWaitFor.execute({ id }, f.ctx());
+    const cancelled = await f.tools.cancelWaitFor.execute({ id }, f.ctx());
     expect(cancelled.output).toBe(`${id}: cancelled.`);
     const checks = parseJson<WaitProgress>(task(id).progress, {} as WaitProgress).checks;
     await new Promise((r) => setTimeout(r, 700));
     expect(task(id)).toMatchObject({ status: 'cancelled' });
     expect(task(id).notified_at).not.toBeNull();
     expect(parseJson<WaitProgress>(task(id).progress, {} as WaitProgress).checks).toBe(checks);
-    await expect(cancelWaitFor.execute({ id: 'wait_00000000' }, f.ctx())).rejects.toThrow(/No background task/);
+    await expect(f.tools.cancelWaitFor.execute({ id: 'wait_00000000' }, f.ctx())).rejects.toThrow(/No background task/);
   });
 
   it('is classified like execute_command, the interval and timeout bounded', async () => {
     const cctx = { cwd: f.ws, workspaceRoots: [f.ws], dataDir: f.dataDir };
-    expect((await waitFor.classify!(waitFor.params.parse({ command: 'test -f x' }), cctx)).risk).toBe('read-only');
-    const net = await waitFor.classify!(waitFor.params.parse({ command: 'curl -sf http://127.0.0.1:3000', network: true }), cctx);
+    const { waitFor } = f.tools;
+    expect((await waitFor.effects!(waitFor.params.parse({ command: 'test -f x' }), cctx)).assessment!.risk).toBe('read-only');
+    const net = (await waitFor.effects!(waitFor.params.parse({ command: 'curl -sf http://127.0.0.1:3000', network: true }), cctx)).assessment!;
     expect(net.risk).toBe('high-risk');
     expect(net.alwaysAsk).toMatch(/network/);
-    expect(waitFor.params.safeParse({ command: 'true', interval_ms: 100 }).error?.issues[0]?.message).toMatch(/at least 250/);
-    expect(waitFor.params.safeParse({ command: 'true', timeout_ms: 900_001 }).error?.issues[0]?.message).toMatch(/at most 900000/);
+    expect(f.tools.waitFor.params.safeParse({ command: 'true', interval_ms: 100 }).error?.issues[0]?.message).toMatch(/at least 250/);
+    expect(f.tools.waitFor.params.safeParse({ command: 'true', timeout_ms: 900_001 }).error?.issues[0]?.message).toMatch(/at most 900000/);
   });
 });

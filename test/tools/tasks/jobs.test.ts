@@ -7,10 +7,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BackgroundTasks } from '../../../src/main/services/tasks/background-tasks';
 import { backoffDelay } from '../../../src/main/services/tasks/job-worker';
-import { runBackgroundJobs } from '../../../src/main/tools/tasks/run-background-jobs';
-import { cancelBackgroundJobs } from '../../../src/main/tools/tasks/cancel-background-jobs';
-import { listBackgroundJobs } from '../../../src/main/tools/tasks/list-background-jobs';
-import { taskOutput } from '../../../src/main/tools/tasks/task-output';
 import { killByMarker, sleeping, taskFixture, until, type TaskFixture } from '../../support/tasks';
 
 let f: TaskFixture;
@@ -35,6 +31,7 @@ afterEach(async () => {
 });
 
 async function start(args: Record<string, unknown>): Promise<string> {
+  const { runBackgroundJobs } = f.tools;
   const result = await runBackgroundJobs.execute(runBackgroundJobs.params.parse(args), f.ctx());
   const id = /(jobs_[0-9a-f]{8})/.exec(result.output)?.[1];
   if (!id) throw new Error(result.output);
@@ -49,16 +46,17 @@ async function finished(id: string, timeoutMs = 30_000) {
 
 describe('run_background_jobs', () => {
   it('asks once for the riskiest job and shows every job in the preview', async () => {
+    const { runBackgroundJobs } = f.tools;
     const cctx = { cwd: f.ws, workspaceRoots: [f.ws], dataDir: f.dataDir };
     const args = runBackgroundJobs.params.parse({ jobs: [{ command: 'ls' }, { command: 'rm -rf build', retries: 2 }, { command: 'echo hi > out.txt', cwd: 'sub' }] });
-    const c = await runBackgroundJobs.classify!(args, cctx);
+    const c = (await runBackgroundJobs.effects!(args, cctx)).assessment!;
     expect(c.risk).toBe('high-risk');
     expect(c.reasons.join('\n')).toMatch(/job 2 \(high-risk\): rm/);
     expect(c.rulePattern).toBeNull();
     const proposal = await runBackgroundJobs.pair!.propose(args, f.ctx());
     expect(proposal.description).toBe('Run 3 commands in the background (at most 2 at once, failed ones retried up to 2 times)');
     expect(proposal.preview).toBe(`[1]\nls\n[2] (retries 2)\nrm -rf build\n[3] (in ${join(f.ws, 'sub')})\necho hi > out.txt`);
-    expect((await runBackgroundJobs.classify!(runBackgroundJobs.params.parse({ jobs: [{ command: 'ls' }, { command: 'cat x' }] }), cctx)).risk).toBe('read-only');
+    expect((await runBackgroundJobs.effects!(runBackgroundJobs.params.parse({ jobs: [{ command: 'ls' }, { command: 'cat x' }] }), cctx)).assessment!.risk).toBe('read-only');
   });
 
   it('runs every job in a detached worker, at most `concurrency` at once, and reports each one', async () => {
@@ -85,9 +83,9 @@ describe('run_background_jobs', () => {
 
     const text = f.tasks.describe(batch);
     expect(text).toContain(`${id}.3  failed, exit code 7`);
-    const page = await taskOutput.execute({ id: `${id}.2` }, f.ctx());
+    const page = await f.tools.taskOutput.execute({ id: `${id}.2` }, f.ctx());
     expect(page.output).toContain('job 2 done');
-    const listed = await listBackgroundJobs.execute({}, f.ctx());
+    const listed = await f.tools.listBackgroundJobs.execute({}, f.ctx());
     expect(listed.output).toContain(`${id}  job batch  failed`);
     expect(listed.output).toContain(`${id}.5  succeeded, exit code 0`);
   });
@@ -103,7 +101,7 @@ describe('run_background_jobs', () => {
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(backoffDelay(200, 1) - 20);
     expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(backoffDelay(200, 2) - 20);
     expect([backoffDelay(200, 1), backoffDelay(200, 2), backoffDelay(200, 3), backoffDelay(1000, 10)]).toEqual([200, 400, 800, 60_000]);
-    const out = await taskOutput.execute({ id: `${id}.1`, offset: 0 }, f.ctx());
+    const out = await f.tools.taskOutput.execute({ id: `${id}.1`, offset: 0 }, f.ctx());
     expect(out.output).toMatch(/attempt 1\n\n=== attempt 2 \(.*\) ===\nattempt 2\n\n=== attempt 3/);
   });
 
@@ -145,7 +143,7 @@ describe('run_background_jobs', () => {
     markers.push(`sleep ${m}`);
     const id = await start({ concurrency: 1, jobs: [{ command: `sleep ${m}` }, { command: 'echo never' }] });
     await until(() => sleeping(m).length === 1, 'the first job to run', 20_000);
-    const result = await cancelBackgroundJobs.execute({ ids: [id] }, f.ctx());
+    const result = await f.tools.cancelBackgroundJobs.execute({ ids: [id] }, f.ctx());
     expect(result.output).toBe(`${id}: cancelled`);
     expect(sleeping(m)).toEqual([]);
     const batch = await until(() => {
