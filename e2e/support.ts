@@ -190,6 +190,14 @@ export class Deskhand {
     return this.page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name, exact: typeof name === 'string' });
   }
 
+  /** Electron only: native open dialogs answer with these paths (run in the app's main process, as a person would pick them). */
+  async stubOpenDialog(paths: string[]): Promise<void> {
+    if (!this.electronApp) throw new Error('stubOpenDialog drives the Electron app; web mode has no native dialog.');
+    await this.electronApp.evaluate(({ dialog }, picked) => {
+      dialog.showOpenDialog = (async () => ({ canceled: false, filePaths: picked })) as typeof dialog.showOpenDialog;
+    }, paths);
+  }
+
   async stopApp(): Promise<void> {
     if (this.electronApp) {
       await this.electronApp.close();

@@ -17,6 +17,10 @@ export const METHOD_NAMES = [
   'listPendingApprovals',
   'decideApproval',
   'provideSecret',
+  'answerRequest',
+  'browseForRequest',
+  'pickForRequest',
+  'listTools',
   'getTodos',
   'getSettings',
   'saveSettings',
@@ -30,7 +34,7 @@ export const METHOD_NAMES = [
   'cancelBackgroundTask',
 ] as const;
 
-export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged'] as const;
+export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged'] as const;
 
 /** The one IPC channel each way; the method or event name travels inside and is checked against the lists above. */
 export const IPC_CALL_CHANNEL = 'deskhand:call';

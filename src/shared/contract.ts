@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { POLICIES, RISK_TIERS } from './tools';
 import { SANDBOX_MODES } from './sandbox';
+import { RESULT_HINTS, TOOL_ICONS, type ToolPresentationView } from './tool-presentation';
 import type { RunEvent } from './events';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
@@ -22,7 +23,6 @@ export {
   type ProviderName,
   type ToolItemStatus,
 } from './contract-names';
-export { toolTitle } from './tool-titles';
 
 // ── Ids and small values ────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -101,6 +101,8 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     outputChars: z.number().int().nonnegative(),
     durationMs: z.number().nullable(),
     approvalId: z.string().nullable(),
+    /** The tool's own one-line summary of the call (its declared presentation), or null when it gives none. */
+    summary: z.string().nullable(),
     at: z.number(),
   }),
   z.strictObject({ kind: z.literal('error'), id: z.string(), runId: z.string().nullable(), text: z.string(), severity: z.enum(['error', 'notice']), at: z.number() }),
@@ -138,6 +140,8 @@ export const pendingApprovalSchema = z.strictObject({
   folder: z.string(),
   callId: z.string(),
   tool: z.string(),
+  /** The tool's title in plain words, as the tool declares it ("Run a command"); notifications use it too. */
+  title: z.string(),
   /** The exact arguments the approval is bound to (their sha256 is checked again when it is answered). */
   args: z.unknown(),
   risk: riskSchema,
@@ -148,8 +152,14 @@ export const pendingApprovalSchema = z.strictObject({
   alwaysPattern: z.string().nullable(),
   /** running: the run waits in this host; parked: nobody was there to answer, approving resumes it. */
   runStatus: z.enum(['running', 'parked', 'other']),
-  /** 'secret': the person types a value (provideSecret) or denies; a plain approve is not an answer. */
-  kind: z.enum(['approval', 'secret']),
+  /**
+   * The request's kind: 'approval' (approve, always, deny), or an input request answered with a value — 'secret'
+   * (provideSecret), 'question' and 'file_pick' (answerRequest), or any kind a family registers (the UI falls back to
+   * showing the `deskhand runs answer` command). Every kind can be denied.
+   */
+  kind: z.string().min(1).max(100),
+  /** What an input request shows the person (the questions and options; the picker's prompt, pick and multiple). Never a secret. */
+  data: z.unknown(),
   /** The saved secret this call asks for (ask_user_secret) or would use (use_saved_secret); never a value. */
   secret: z.strictObject({ name: z.string(), description: z.string(), prompt: z.string().nullable() }).nullable(),
   createdAt: z.number(),
@@ -157,6 +167,15 @@ export const pendingApprovalSchema = z.strictObject({
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 
 /** One item of the conversation's todo list (manage_todos). */
+/** How the UI shows a tool (declared by the tool; see shared/tool-presentation.ts). */
+export const toolPresentationSchema = z.strictObject({
+  name: z.string(),
+  title: z.string(),
+  icon: z.enum(TOOL_ICONS),
+  result: z.enum(RESULT_HINTS),
+  kind: z.enum(['builtin', 'mcp', 'custom']),
+});
+
 export const todoSchema = z.strictObject({
   id: z.string(),
   title: z.string(),
@@ -309,6 +328,8 @@ export const runEventSchema = z.discriminatedUnion('type', [
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _runEventsMatch: Same<z.infer<typeof runEventSchema>, RunEvent> = true;
 void _runEventsMatch;
+const _presentationsMatch: Same<z.infer<typeof toolPresentationSchema>, ToolPresentationView> = true;
+void _presentationsMatch;
 
 // ── The contract ────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -323,6 +344,8 @@ export const contract = {
         kind: z.enum(['electron', 'web']),
         /** Electron offers a native folder picker (pickFolder); web mode takes a typed path. */
         canPickFolder: z.boolean(),
+        /** Electron answers file_pick requests with a native dialog (pickForRequest); web mode browses (browseForRequest). */
+        canPickPaths: z.boolean(),
         defaultFolder: z.string(),
         version: z.string(),
         /** Whether commands can run in an OS sandbox on this machine, and what it is (or why there is none). */
@@ -385,6 +408,39 @@ export const contract = {
       params: z.strictObject({ approvalId: approvalIdSchema, value: z.string().min(1, 'The secret is empty.').max(10_000) }),
       result: z.strictObject({ resumed: z.boolean() }),
     },
+    /**
+     * Answers an input request (a question, a file pick, any registered kind) with the JSON value its kind validates;
+     * a value that does not fit comes back as a 'usage' error that says what to change. Approvals use decideApproval,
+     * secrets provideSecret.
+     */
+    answerRequest: {
+      params: z.strictObject({ requestId: approvalIdSchema, value: z.unknown() }),
+      result: z.strictObject({ resumed: z.boolean() }),
+    },
+    /**
+     * Lists one folder's entry names (never contents), only while that request is a pending file pick: the web folder
+     * browser. `path` defaults to the conversation's folder. Hidden entries (dot names) come after the others.
+     */
+    browseForRequest: {
+      params: z.strictObject({ requestId: approvalIdSchema, path: text(4096).min(1).optional() }),
+      result: z.strictObject({
+        path: z.string(),
+        parent: z.string().nullable(),
+        entries: z.array(z.strictObject({ name: z.string(), kind: z.enum(['file', 'folder']) })),
+        /** More entries exist than were listed (very large folders). */
+        truncated: z.boolean(),
+      }),
+    },
+    /**
+     * Answers a pending file pick with the host's native dialog (desktop only: web mode gets 'unsupported'). The paths
+     * come from the dialog in main, never from the renderer. `cancelled`: the person closed the dialog; nothing was answered.
+     */
+    pickForRequest: {
+      params: z.strictObject({ requestId: approvalIdSchema }),
+      result: z.strictObject({ resumed: z.boolean(), cancelled: z.boolean() }),
+    },
+    /** Every registered tool's presentation (title, icon, result hint), for tool and approval cards. */
+    listTools: { params: none, result: z.strictObject({ tools: z.array(toolPresentationSchema) }) },
     getTodos: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ todos: z.array(todoSchema) }) },
     getSettings: { params: none, result: settingsViewSchema },
     saveSettings: { params: settingsSchema, result: settingsViewSchema },
@@ -425,6 +481,8 @@ export const contract = {
     backgroundTasksChanged: z.strictObject({ conversationId: conversationIdSchema }),
     /** The conversation's todo list changed (manage_todos). */
     todosChanged: z.strictObject({ conversationId: conversationIdSchema, todos: z.array(todoSchema) }),
+    /** Tools were added or removed (an MCP server came or went): load listTools again. */
+    toolsChanged: none,
   },
 } as const;
 

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'provider_timeout'
   | 'aborted'
   | 'conflict'
+  /** The host cannot do this at all (a native dialog in web mode). */
+  | 'unsupported'
   | 'internal';
 
 export class DeskhandError extends Error {

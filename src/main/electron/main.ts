@@ -74,6 +74,13 @@ async function start(): Promise<void> {
         const result = win && !win.isDestroyed() ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
         return result.canceled ? null : (result.filePaths[0] ?? null);
       },
+      // file_pick requests: the paths come from this dialog, never from the renderer.
+      pickPaths: async ({ pick, multiple, prompt }) => {
+        const kinds = pick === 'folder' ? (['openDirectory'] as const) : pick === 'any' ? (['openFile', 'openDirectory'] as const) : (['openFile'] as const);
+        const options = { title: prompt, message: prompt, properties: [...kinds, ...(multiple ? (['multiSelections'] as const) : [])] };
+        const result = win && !win.isDestroyed() ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+        return result.canceled ? null : result.filePaths;
+      },
     });
     const notifier = new ApprovalNotifier(() => win, (a) => openApproval(a));
     tray = new AppTray({

@@ -8,7 +8,6 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
-  PROVIDER_NAMES,
   type ContractEvent,
   type ContractHandlers,
   type ConversationSummary,
@@ -16,18 +15,18 @@ import {
   type ParsedParams,
   type ProviderName,
   type SettingsView,
-  type TodoView,
 } from '../../shared/contract';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
 import type { RunOptions, RunOutcome } from '../runtime/runtime';
 import type { AppRuntime as Runtime } from './open-runtime';
-import { KEY_ENV, PROVIDERS, type ProviderConfig } from '../services/providers/providers';
+import { PROVIDERS, type ProviderConfig } from '../services/providers/providers';
 import { detectLocalServers, probesFromEnv } from '../services/providers/local-servers';
 import type { ApprovalRow } from '../services/store/store';
 import type { SecretStore } from '../services/vault/secret-store';
-import { projectApprovals, projectMessages, projectTodos, summarize } from './projections';
-import { SettingsFile } from './settings-file';
+import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
+import { filePickOptions, listFolder, type PickOptions } from './request-host';
+import { ProviderSettings, apiKeyName } from './provider-settings';
 import { TaskWakes } from './task-wakes';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';
@@ -55,6 +54,8 @@ export interface AppServiceOptions {
   providerOverride?: ProviderConfig | null;
   /** Native folder picker (Electron only). */
   pickFolder?: () => Promise<string | null>;
+  /** Native file dialog for file_pick requests (Electron only): the picked paths, or null when cancelled. */
+  pickPaths?: (opts: PickOptions) => Promise<string[] | null>;
   defaultFolder?: string;
   version?: string;
   env?: NodeJS.ProcessEnv;
@@ -70,13 +71,11 @@ interface ActiveRun {
 /** How often the UI hears that background tasks changed: live enough for an output tail, cheap for `yes`. */
 const TASKS_EVENT_MS = 300;
 
-export const apiKeyName = (provider: ProviderName): string => `apiKey.${provider}`;
-
-const PROVIDER_LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'the OpenAI-compatible server' };
+export { apiKeyName } from './provider-settings';
 
 export class AppService implements ContractHandlers {
   private readonly runtime: Runtime;
-  private readonly settings: SettingsFile;
+  private readonly providers: ProviderSettings;
   private readonly env: NodeJS.ProcessEnv;
   private readonly log: Logger;
   private readonly listeners = new Set<(event: ContractEvent) => void>();
@@ -85,27 +84,30 @@ export class AppService implements ContractHandlers {
   private readonly unsubscribe: () => void;
   private readonly wakes: TaskWakes;
   private readonly offTasks: () => void;
+  private readonly offTools: () => void;
+  private readonly presenter: ToolPresenter;
   /** Conversations whose background tasks changed, published together at most every TASKS_EVENT_MS. */
   private readonly tasksChanged = new Set<string>();
   private tasksTimer: NodeJS.Timeout | null = null;
   private changed = { conversations: false, approvals: false, scheduled: false };
-  private keyringWarned = false;
 
   constructor(private readonly opts: AppServiceOptions) {
     this.runtime = opts.runtime;
     this.env = opts.env ?? process.env;
-    this.settings = new SettingsFile(opts.dataDir, this.env);
     this.log = opts.log ?? stderrLogger;
+    this.providers = new ProviderSettings({ dataDir: opts.dataDir, secrets: opts.secrets, env: this.env, log: this.log, override: opts.providerOverride ?? null });
     this.unsubscribe = this.runtime.onEvent((e) => this.onRunEvent(e));
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({
       runtime: this.runtime,
-      provider: (run) => this.providerForRun(run),
+      provider: (run) => this.providers.forRun(run),
       // Driven like the person's own runs: the conversation shows as running, Stop stops it, a new message waits.
       run: (conversationId, message, provider, signal) => this.runWake(conversationId, message, provider, signal),
       onError: (err, conversationId) => this.log.warn('could not continue a conversation with a background result', { conversationId, error: errorMessage(err) }),
     }).start();
     this.offTasks = this.runtime.tasks.onEvent((e) => this.markTasksChanged(e.type === 'task.changed' ? e.task.conversation_id : e.conversationId));
+    this.presenter = toolPresenter(this.runtime.registry);
+    this.offTools = this.runtime.registry.onDidChange(() => this.emit({ event: 'toolsChanged', payload: {} }));
   }
 
   /** Every contract event for the UI: run events as they happen, list changes coalesced per tick. */
@@ -118,6 +120,7 @@ export class AppService implements ContractHandlers {
   async shutdown(timeoutMs = 3000): Promise<void> {
     this.unsubscribe();
     this.offTasks();
+    this.offTools();
     if (this.tasksTimer) clearTimeout(this.tasksTimer);
     await this.wakes.stop();
     const waits: Promise<unknown>[] = [];
@@ -138,6 +141,7 @@ export class AppService implements ContractHandlers {
     return {
       kind: this.opts.kind,
       canPickFolder: !!this.opts.pickFolder,
+      canPickPaths: !!this.opts.pickPaths,
       defaultFolder: this.opts.defaultFolder ?? homedir(),
       version: this.opts.version ?? 'dev',
       sandbox: { available: sandboxSupport().available, detail: sandboxSupport().detail },
@@ -196,7 +200,7 @@ export class AppService implements ContractHandlers {
     const active = this.runtime.store.activeRunForConversation(p.conversationId);
     return {
       conversation: this.summary(p.conversationId),
-      items: projectMessages(this.runtime.store, p.conversationId),
+      items: projectMessages(this.runtime.store, p.conversationId, this.presenter),
       activeRun: active && (active.status === 'running' || active.status === 'parked') ? { runId: active.id, status: active.status } : null,
     };
   }
@@ -216,7 +220,7 @@ export class AppService implements ContractHandlers {
     if (this.active.has(p.conversationId)) {
       throw new DeskhandError('conflict', 'A run is already working in this conversation. Wait for it or press Stop.');
     }
-    const provider = await this.providerForNewRun();
+    const provider = await this.providers.forNewRun();
     const controller = new AbortController();
     let started!: (runId: string) => void;
     let failed!: (err: unknown) => void;
@@ -312,7 +316,7 @@ export class AppService implements ContractHandlers {
   // ── Approvals ─────────────────────────────────────────────────────────────────────────────────────────────────────
 
   async listPendingApprovals(): Promise<MethodResult<'listPendingApprovals'>> {
-    return { approvals: projectApprovals(this.runtime.store) };
+    return { approvals: projectApprovals(this.runtime.store, this.presenter) };
   }
 
   async decideApproval(p: ParsedParams<'decideApproval'>): Promise<MethodResult<'decideApproval'>> {
@@ -340,6 +344,34 @@ export class AppService implements ContractHandlers {
       if (DeskhandError.isInstance(err)) throw new DeskhandError(err.code, scrub(err.message));
       throw new DeskhandError('internal', scrub(errorMessage(err)));
     }
+  }
+
+  // ── Input requests (questions, file picks, any registered kind) ──────────────────────────────────────────────────
+
+  async answerRequest(p: ParsedParams<'answerRequest'>): Promise<MethodResult<'answerRequest'>> {
+    const request = this.pendingApproval(p.requestId, 'answerRequest');
+    if (request.kind === 'approval') throw new DeskhandError('usage', 'That is an approval: answer it with Approve, Always allow or Deny.');
+    if (request.kind === 'secret') throw new DeskhandError('usage', 'That request asks for a secret: type it in the hidden field and press "Save secret", or deny it.');
+    return { resumed: await this.answer(request, (resume) => this.runtime.answerRequest(p.requestId, p.value, resume)) };
+  }
+
+  async browseForRequest(p: ParsedParams<'browseForRequest'>): Promise<MethodResult<'browseForRequest'>> {
+    const request = this.pendingApproval(p.requestId, 'browseForRequest');
+    filePickOptions(request);
+    return listFolder(p.path ?? this.conversation(this.runtime.store.getRun(request.run_id)?.conversation_id ?? '').folder);
+  }
+
+  async pickForRequest(p: ParsedParams<'pickForRequest'>): Promise<MethodResult<'pickForRequest'>> {
+    if (!this.opts.pickPaths) throw new DeskhandError('unsupported', 'A native file dialog exists only in the desktop app; browse for the file in the card instead.');
+    const paths = await this.opts.pickPaths(filePickOptions(this.pendingApproval(p.requestId, 'pickForRequest')));
+    if (!paths || paths.length === 0) return { resumed: false, cancelled: true };
+    // The dialog may have stayed open a while: the request is looked up again.
+    const request = this.pendingApproval(p.requestId, 'pickForRequest');
+    return { resumed: await this.answer(request, (resume) => this.runtime.answerRequest(p.requestId, { paths }, resume)), cancelled: false };
+  }
+
+  async listTools(): Promise<MethodResult<'listTools'>> {
+    return { tools: this.runtime.registry.presentations() };
   }
 
   /** A pending approval by id; forged and stale ids are logged and refused. */
@@ -379,7 +411,7 @@ export class AppService implements ContractHandlers {
       await act();
       return false;
     }
-    const provider = await this.providerForRun(run);
+    const provider = await this.providers.forRun(run);
     const controller = new AbortController();
     const entry: ActiveRun = { runId: run.id, controller, done: Promise.resolve() };
     this.active.set(run.conversation_id, entry);
@@ -435,106 +467,33 @@ export class AppService implements ContractHandlers {
 
   // ── Settings and keys ─────────────────────────────────────────────────────────────────────────────────────────────
 
-  async getSettings(): Promise<SettingsView> {
-    return this.settingsView();
+  getSettings(): Promise<SettingsView> {
+    return this.providers.view();
   }
 
-  async saveSettings(p: ParsedParams<'saveSettings'>): Promise<SettingsView> {
-    if (p.activeProvider === 'openai-compatible' && !p.providers['openai-compatible'].baseURL) {
-      throw new DeskhandError('usage', 'The OpenAI-compatible provider needs a base URL (for Ollama: http://127.0.0.1:11434/v1).');
-    }
-    this.settings.write(p);
-    return this.settingsView();
+  saveSettings(p: ParsedParams<'saveSettings'>): Promise<SettingsView> {
+    return this.providers.save(p);
   }
 
   async setApiKey(p: ParsedParams<'setApiKey'>): Promise<SettingsView> {
     await this.opts.secrets.set(apiKeyName(p.provider), p.key);
-    return this.settingsView();
+    return this.providers.view();
   }
 
   async clearApiKey(p: ParsedParams<'clearApiKey'>): Promise<SettingsView> {
     await this.opts.secrets.delete(apiKeyName(p.provider));
-    return this.settingsView();
+    return this.providers.view();
   }
 
   async detectLocalModels(): Promise<MethodResult<'detectLocalModels'>> {
     return { servers: await detectLocalServers(probesFromEnv(this.env)) };
   }
 
-  async testProvider(p: ParsedParams<'testProvider'>): Promise<MethodResult<'testProvider'>> {
-    const key = p.key ?? (await this.keyFor(p.provider));
-    if (KEY_ENV[p.provider] && !key) return { ok: false, message: `No API key for ${PROVIDER_LABEL[p.provider]} yet. Paste one first.`, ms: 0 };
-    if (p.provider === 'openai-compatible' && !p.baseURL) return { ok: false, message: 'The OpenAI-compatible provider needs a base URL (for Ollama: http://127.0.0.1:11434/v1).', ms: 0 };
-    return this.runtime.testProvider({ provider: p.provider, model: p.model, baseURL: p.baseURL, apiKey: key ?? null });
+  testProvider(p: ParsedParams<'testProvider'>): Promise<MethodResult<'testProvider'>> {
+    return this.providers.test(p, (cfg) => this.runtime.testProvider(cfg));
   }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────────────────
-
-  private async settingsView(): Promise<SettingsView> {
-    let stored: string[] = [];
-    let keyring: SettingsView['keyring'] = { available: true, message: null };
-    try {
-      stored = await this.opts.secrets.list();
-    } catch (err) {
-      keyring = { available: false, message: errorMessage(err) };
-    }
-    const keys = {} as SettingsView['keys'];
-    for (const provider of PROVIDER_NAMES) {
-      const inKeyring = stored.includes(apiKeyName(provider));
-      const envName = KEY_ENV[provider];
-      const inEnv = !!envName && !!this.env[envName];
-      keys[provider] = { set: inKeyring || inEnv, source: inKeyring ? 'keyring' : inEnv ? 'env' : null };
-    }
-    const o = this.opts.providerOverride;
-    return {
-      settings: this.settings.read(),
-      keys,
-      keyring,
-      override: o ? { provider: o.provider, model: o.model, baseURL: o.baseURL ?? null } : null,
-      firstRun: !o && !this.settings.exists() && !PROVIDER_NAMES.some((p) => keys[p].set),
-    };
-  }
-
-  private async keyFor(provider: ProviderName): Promise<string | null> {
-    try {
-      const key = await this.opts.secrets.get(apiKeyName(provider));
-      if (key) return key;
-    } catch (err) {
-      if (!this.keyringWarned) this.log.warn('the OS keyring is not available; using keys from the environment only', { error: errorMessage(err) });
-      this.keyringWarned = true;
-    }
-    const envName = KEY_ENV[provider];
-    return envName ? (this.env[envName] ?? null) : null;
-  }
-
-  private async complete(cfg: { provider: ProviderName; model: string; baseURL: string | null }, key?: string | null): Promise<ProviderConfig> {
-    const apiKey = key === undefined ? await this.keyFor(cfg.provider) : key || null;
-    if (KEY_ENV[cfg.provider] && !apiKey) {
-      throw new DeskhandError('usage', `No API key for ${PROVIDER_LABEL[cfg.provider]}. Open Settings → Providers to add one.`);
-    }
-    if (cfg.provider === 'openai-compatible' && !cfg.baseURL) {
-      throw new DeskhandError('usage', 'The OpenAI-compatible provider has no base URL. Open Settings → Providers.');
-    }
-    return { provider: cfg.provider, model: cfg.model, baseURL: cfg.baseURL, apiKey: apiKey ?? null };
-  }
-
-  private async providerForNewRun(): Promise<ProviderConfig> {
-    const o = this.opts.providerOverride;
-    // Provider flags bring their key from the environment, as `deskhand run` does.
-    if (o) return this.complete({ provider: o.provider, model: o.model, baseURL: o.baseURL ?? null }, o.apiKey ?? '');
-    const s = this.settings.read();
-    const cfg = s.providers[s.activeProvider];
-    return this.complete({ provider: s.activeProvider, model: cfg.model, baseURL: cfg.baseURL });
-  }
-
-  /** A parked run resumes on the provider and model it started with. */
-  private async providerForRun(run: { provider: string; model: string; base_url: string | null }): Promise<ProviderConfig> {
-    const provider = (PROVIDER_NAMES as readonly string[]).includes(run.provider) ? (run.provider as ProviderName) : null;
-    if (!provider) throw new DeskhandError('usage', `This run used the provider "${run.provider}", which this build does not know.`);
-    const o = this.opts.providerOverride;
-    const key = o && o.provider === provider && (o.baseURL ?? null) === run.base_url ? (o.apiKey ?? '') : undefined;
-    return this.complete({ provider, model: run.model, baseURL: run.base_url }, key);
-  }
 
   private checkFolder(input: string): string {
     const expanded = input.trim().startsWith('~') ? join(homedir(), input.trim().slice(1)) : input.trim();
@@ -593,8 +552,6 @@ export class AppService implements ContractHandlers {
     }
   }
 
-
-
   /** Task changes (output included) are coalesced per conversation: at most one event each per TASKS_EVENT_MS. */
   private markTasksChanged(conversationId: string): void {
     this.tasksChanged.add(conversationId);
@@ -619,7 +576,7 @@ export class AppService implements ContractHandlers {
       const { conversations, approvals } = this.changed;
       this.changed = { conversations: false, approvals: false, scheduled: false };
       try {
-        if (approvals) this.emit({ event: 'approvalsChanged', payload: { approvals: projectApprovals(this.runtime.store) } });
+        if (approvals) this.emit({ event: 'approvalsChanged', payload: { approvals: projectApprovals(this.runtime.store, this.presenter) } });
         if (conversations) this.emit({ event: 'conversationsChanged', payload: { conversations: this.summaries() } });
       } catch (err) {
         // The store may be closed during shutdown.

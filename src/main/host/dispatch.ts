@@ -21,6 +21,7 @@ const CODES: Partial<Record<string, ContractErrorCode>> = {
   usage: 'usage',
   invalid_args: 'usage',
   denied: 'conflict',
+  unsupported: 'unsupported',
 };
 
 export function createDispatch(handlers: ContractHandlers, log: Logger): Dispatch {

@@ -3,11 +3,26 @@
  * arguments, results and status, errors), never raw rows. Few queries per call, so a 10,000-message conversation
  * projects in milliseconds.
  */
-import { toolTitle, OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../shared/contract';
+import { OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../shared/contract';
 import type { RiskTier } from '../../shared/tools';
+import { fallbackTitle } from '../../shared/tool-presentation';
+import type { ToolRegistry } from '../runtime/registry';
 import { PersistentConversationState } from '../runtime/conversation-state';
 import type { ApprovalRow, ConversationRow, MessageRow, Store, ToolCallRow } from '../services/store/store';
 import { parseWakeMessage } from './task-wakes';
+
+/** What the projections need of the tool registry: each tool's declared title and its one-line summary of a call. */
+export interface ToolPresenter {
+  title(tool: string): string;
+  summarize(tool: string, args: unknown): string | null;
+}
+
+export function toolPresenter(registry: Pick<ToolRegistry, 'lookup' | 'summarize'>): ToolPresenter {
+  return {
+    title: (tool) => registry.lookup(tool)?.presentation?.title ?? fallbackTitle(tool),
+    summarize: (tool, args) => registry.summarize(tool, args),
+  };
+}
 
 export function summarize(store: Store, rows: ConversationRow[], running: ReadonlySet<string>): ConversationSummary[] {
   const pending = new Map<string, number>();
@@ -54,7 +69,7 @@ export function toolStatus(call: ToolCallRow, approval: ApprovalRow | undefined)
   }
 }
 
-export function projectMessages(store: Store, conversationId: string): MessageItem[] {
+export function projectMessages(store: Store, conversationId: string, presenter: ToolPresenter): MessageItem[] {
   const messages = store.listMessages(conversationId);
   const calls = store.toolCallsForConversation(conversationId);
   const approvals = store.approvalsForConversation(conversationId);
@@ -92,7 +107,7 @@ export function projectMessages(store: Store, conversationId: string): MessageIt
         push({ kind: 'assistant', id: `m${m.id}${textIndex++ ? `.${textIndex}` : ''}`, runId: m.run_id, text: part.text, at: m.created_at }, m.run_id);
       } else if (part.type === 'tool-call' && part.toolCallId && m.run_id) {
         const call = callByKey.get(`${m.run_id}\u0000${part.toolCallId}`);
-        push(toolItem(m.run_id, part, call, call ? approvalByCall.get(call.id) : undefined, m.created_at), m.run_id);
+        push(toolItem(m.run_id, part, call, call ? approvalByCall.get(call.id) : undefined, m.created_at, presenter), m.run_id);
       }
     }
   }
@@ -127,15 +142,17 @@ function partsText(content: unknown): string {
   return JSON.stringify(content);
 }
 
-function toolItem(runId: string, part: Part, call: ToolCallRow | undefined, approval: ApprovalRow | undefined, at: number): MessageItem {
+function toolItem(runId: string, part: Part, call: ToolCallRow | undefined, approval: ApprovalRow | undefined, at: number, presenter: ToolPresenter): MessageItem {
   const output = call?.output ?? null;
+  const tool = call?.tool ?? part.toolName ?? 'unknown';
+  const args = call ? parseJson(call.args) : (part.input ?? {});
   return {
     kind: 'tool',
     id: `tc:${runId}:${part.toolCallId}`,
     runId,
     callId: part.toolCallId!,
-    tool: call?.tool ?? part.toolName ?? 'unknown',
-    args: call ? parseJson(call.args) : (part.input ?? {}),
+    tool,
+    args,
     status: call ? toolStatus(call, approval) : 'pending',
     risk: (call?.risk ?? null) as RiskTier | null,
     reasons: call ? (parseJson(call.reasons) as string[]) : [],
@@ -143,11 +160,12 @@ function toolItem(runId: string, part: Part, call: ToolCallRow | undefined, appr
     outputChars: output?.length ?? 0,
     durationMs: call?.finished_at ? call.finished_at - call.created_at : null,
     approvalId: approval?.status === 'pending' ? approval.id : null,
+    summary: presenter.summarize(tool, args),
     at,
   };
 }
 
-export function projectApprovals(store: Store): PendingApproval[] {
+export function projectApprovals(store: Store, presenter: ToolPresenter): PendingApproval[] {
   const rows = store.pendingApprovalsWithContext();
   const described = rows.some((r) => r.tool === 'use_saved_secret') ? new Map(store.secretDescriptions().map((d) => [d.name, d.description])) : new Map<string, string>();
   return rows.map((r) => ({
@@ -158,6 +176,7 @@ export function projectApprovals(store: Store): PendingApproval[] {
     folder: r.conv_folder,
     callId: r.call_id,
     tool: r.tool,
+    title: presenter.title(r.tool),
     args: parseJson(r.call_args),
     risk: r.risk,
     reasons: parseJson(r.reasons) as string[],
@@ -165,7 +184,8 @@ export function projectApprovals(store: Store): PendingApproval[] {
     preview: r.preview,
     alwaysPattern: r.always_pattern,
     runStatus: r.run_status === 'running' || r.run_status === 'parked' ? r.run_status : 'other',
-    kind: r.kind === 'secret' ? 'secret' : 'approval',
+    kind: r.kind,
+    data: r.request === null ? null : parseJson(r.request),
     secret: secretOf(r, described),
     createdAt: r.created_at,
   }));
@@ -194,9 +214,9 @@ export function projectTodos(row: Pick<ConversationRow, 'folder' | 'state'>): To
     }));
 }
 
-/** One line for a notification: what needs the person, never file contents, secrets or command output. */
-export function approvalHeadline(a: PendingApproval): string {
-  return `Approval needed: ${toolTitle(a.tool)} in ${shortFolder(a.folder)}`;
+/** One line for a notification: what needs the person (the tool's declared title), never contents, secrets or output. */
+export function approvalHeadline(a: Pick<PendingApproval, 'kind' | 'title' | 'folder'>): string {
+  return `${a.kind === 'approval' ? 'Approval needed' : 'Waiting for your answer'}: ${a.title} in ${shortFolder(a.folder)}`;
 }
 
 function shortFolder(folder: string): string {

@@ -80,7 +80,7 @@ export class CallPipeline {
       }
       let prepared: Prepared;
       try {
-        prepared = await this.prepare(row, tools, ectx, run.id);
+        prepared = await this.prepareCall(row, tools, ectx, run.id);
       } catch (err) {
         // Shown like any other call (a card with its error), so a person sees what the model tried.
         if (row.status === 'pending') this.emitCall(run, row, safeJson(row.args), options);
@@ -151,7 +151,7 @@ export class CallPipeline {
   }
 
   /** Looks the call up in the turn's tool set, parses its arguments and asks the tool for its effects: once. */
-  private async prepare(row: ToolCallRow, tools: TurnToolSet, ectx: Parameters<typeof callEffects>[2], runId: string): Promise<Prepared> {
+  private async prepareCall(row: ToolCallRow, tools: TurnToolSet, ectx: Parameters<typeof callEffects>[2], runId: string): Promise<Prepared> {
     const cached = this.prepared.get(row.id);
     if (cached) return cached;
     const raw = JSON.parse(row.args) as Record<string, unknown>;

@@ -1,9 +1,8 @@
 /** The right panel: approvals waiting in every conversation, oldest first. */
-import { toolTitle } from '../../shared/tool-titles';
 import { useApprovals } from '../state/approvals';
 import { useConversations } from '../state/conversations';
 import { openApproval } from '../state/sync';
-import { RiskBadge } from './ApprovalCard';
+import { RiskBadge } from './requests';
 
 export function ApprovalsPanel() {
   const list = useApprovals((s) => s.list);
@@ -23,11 +22,11 @@ export function ApprovalsPanel() {
                 type="button"
                 className={`panel-item ${a.conversationId === selectedId ? 'here' : ''}`}
                 onClick={() => openApproval(a.conversationId, a.approvalId)}
-                aria-label={`Review: ${toolTitle(a.tool)} in ${a.conversationTitle}`}
+                aria-label={`Review: ${a.title} in ${a.conversationTitle}`}
               >
                 <span className="panel-item-top">
-                  <strong>{toolTitle(a.tool)}</strong>
-                  <RiskBadge risk={a.risk} />
+                  <strong>{a.title}</strong>
+                  {a.kind === 'approval' ? <RiskBadge risk={a.risk} /> : <span className="chip">needs your answer</span>}
                 </span>
                 <span className="panel-item-desc">{a.description}</span>
                 <span className="panel-item-conv">

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import type { BackgroundTaskView } from '../../shared/contract';
 import { useConversations } from '../state/conversations';
 import { useTasks } from '../state/tasks';
-import { formatDuration } from './tool-summary';
+import { formatDuration } from './tool-status';
 
 const KIND_LABEL: Record<BackgroundTaskView['kind'], string> = { command: 'Command', job_batch: 'Job batch', wait_for: 'Waiting for' };
 const STATUS_LABEL: Record<BackgroundTaskView['status'], string> = {

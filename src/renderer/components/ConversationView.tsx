@@ -10,7 +10,7 @@ import { useQueue } from '../state/queue';
 import { activeModelLabel, providerProblem, useSettings } from '../state/settings';
 import { drainQueue } from '../state/sync';
 import { useUi } from '../state/ui';
-import { ApprovalCard } from './ApprovalCard';
+import { RequestCard } from './requests';
 import { Composer } from './Composer';
 import { MessageList } from './MessageList';
 
@@ -114,7 +114,7 @@ export function ConversationView() {
       {mine.length > 0 && (
         <section className="approval-dock" aria-label={`Approvals waiting in this conversation: ${mine.length}`}>
           {mine.map((a) => (
-            <ApprovalCard key={a.approvalId} approval={a} />
+            <RequestCard key={a.approvalId} approval={a} />
           ))}
         </section>
       )}

@@ -1,10 +1,15 @@
-/** A tool call as a compact card: icon, one-line summary, status, duration; expands to arguments and output. */
+/**
+ * A tool call as a compact card: the tool's icon and title, its own one-line summary of the call, status, duration;
+ * expands to the exact arguments and the output.
+ */
 import { memo, useState } from 'react';
 import type { ToolItem } from '../../shared/contract';
 import { api, errorText } from '../api/client';
+import { useApprovals } from '../state/approvals';
 import { useMessages } from '../state/messages';
+import { useToolLook } from '../state/tools';
 import { ArgsView } from './ArgsView';
-import { STATUS_LABEL, formatDuration, toolIcon, toolSummary } from './tool-summary';
+import { STATUS_LABEL, formatDuration } from './tool-status';
 
 export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const [open, setOpen] = useState(false);
@@ -12,7 +17,10 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const conversationId = useMessages((s) => s.conversationId);
-  const summary = toolSummary(item.tool, item.args);
+  const look = useToolLook(item.tool);
+  // A call waiting on a question or a file pick waits for an answer, not an approval.
+  const asks = useApprovals((s) => (item.approvalId ? (s.list.find((a) => a.approvalId === item.approvalId)?.kind ?? null) : null));
+  const status = item.status === 'awaiting_approval' && asks && asks !== 'approval' ? 'waiting for your answer' : STATUS_LABEL[item.status];
   const output = full ?? item.output;
   const cut = full === null && item.output !== null && item.outputChars > item.output.length;
 
@@ -38,14 +46,16 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   }
 
   return (
-    <article className={`tool-card status-${item.status}`} aria-label={`Tool call ${item.tool}: ${STATUS_LABEL[item.status]}`}>
+    <article className={`tool-card status-${item.status}`} aria-label={`Tool call ${item.tool}: ${status}`}>
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className="tool-icon" aria-hidden="true">
-          {toolIcon(item.tool)}
+          {look.glyph}
         </span>
-        <span className="tool-name">{item.tool}</span>
-        <span className="tool-summary">{summary}</span>
-        <span className={`tool-status st-${item.status}`}>{STATUS_LABEL[item.status]}</span>
+        <span className="tool-name" title={item.tool}>
+          {look.title}
+        </span>
+        <span className="tool-summary">{item.summary ?? ''}</span>
+        <span className={`tool-status st-${item.status}`}>{status}</span>
         {item.durationMs !== null && <span className="tool-duration">{formatDuration(item.durationMs)}</span>}
         <span className="chev" aria-hidden="true">
           {open ? '▾' : '▸'}
@@ -53,7 +63,9 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
       </button>
       {open && (
         <div className="tool-body">
-          <h4 className="section-label">Arguments</h4>
+          <h4 className="section-label">
+            Arguments <code className="tool-raw-name">{item.tool}</code>
+          </h4>
           <ArgsView args={item.args} label={`Arguments of ${item.tool}`} />
           {item.reasons.length > 0 && (
             <p className="muted small">
@@ -62,7 +74,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
           )}
           <h4 className="section-label">Output</h4>
           {output === null ? (
-            <p className="muted">{item.status === 'awaiting_approval' ? 'Not run yet: waiting for your approval.' : 'No output yet.'}</p>
+            <p className="muted">{item.status === 'awaiting_approval' ? `Not run yet: ${status}.` : 'No output yet.'}</p>
           ) : (
             <pre className={`tool-output ${item.status === 'error' || item.status === 'denied' ? 'is-error' : ''}`} aria-label={`Output of ${item.tool}`}>
               {output}

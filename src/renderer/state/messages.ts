@@ -177,6 +177,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
               outputChars: 0,
               durationMs: null,
               approvalId: null,
+              summary: e.summary ?? null,
               at: Date.now(),
             });
             break;
@@ -191,6 +192,10 @@ export const useMessages = create<MessagesState>((set, get) => ({
             break;
           case 'approval.requested':
             patchTool(e.runId, e.callId, (t) => ({ ...t, status: 'awaiting_approval', approvalId: e.approvalId, risk: e.risk, reasons: e.reasons }));
+            break;
+          case 'input.requested':
+            // A question, a file pick…: the call waits for the person's answer like an approval.
+            patchTool(e.runId, e.callId, (t) => ({ ...t, status: 'awaiting_approval', approvalId: e.requestId }));
             break;
           case 'approval.decided': {
             const i = items.findLastIndex((it) => it.kind === 'tool' && it.approvalId === e.approvalId);

@@ -11,6 +11,7 @@ import { useQueue, type QueuedMessage } from './queue';
 import { useSettings } from './settings';
 import { useTasks } from './tasks';
 import { useTodos } from './todos';
+import { useTools } from './tools';
 import { useUi } from './ui';
 
 let queue: RunEvent[] = [];
@@ -34,7 +35,13 @@ function schedule(): void {
 export async function refreshAll(): Promise<void> {
   const a = api();
   try {
-    const [host, conversations, approvals, settings] = await Promise.all([a.getHostInfo({}), a.listConversations({}), a.listPendingApprovals({}), a.getSettings({})]);
+    const [host, conversations, approvals, settings] = await Promise.all([
+      a.getHostInfo({}),
+      a.listConversations({}),
+      a.listPendingApprovals({}),
+      a.getSettings({}),
+      useTools.getState().load(),
+    ]);
     useUi.getState().setHost(host);
     useConversations.getState().setList(conversations.conversations);
     useApprovals.getState().set(approvals.approvals);
@@ -61,6 +68,7 @@ export function startSync(): () => void {
       if (conversationId === useTasks.getState().conversationId) void useTasks.getState().load(conversationId);
     }),
     a.on('todosChanged', ({ conversationId, todos }) => useTodos.getState().set(conversationId, todos)),
+    a.on('toolsChanged', () => void useTools.getState().load().catch((err: unknown) => useUi.getState().notify(`Could not load the tool list: ${errorText(err)}`))),
     // Queued messages go out when their conversation is idle again.
     useConversations.subscribe(drainQueue),
     useMessages.subscribe((s, prev) => {

@@ -1,0 +1,123 @@
+/**
+ * An approval: the tool in plain words, its risk, why it asks, the exact arguments (hidden characters made visible),
+ * the preview (a unified diff for writes and edits), and Approve / Always allow / Deny. Keys act only when the card
+ * itself has focus, and the card never takes focus unless the person asked for it.
+ */
+import { useRef, useState, type KeyboardEvent } from 'react';
+import { api } from '../../api/client';
+import { ArgsView } from '../ArgsView';
+import { DiffView } from '../DiffView';
+import { DenyGroup, RequestFrame, RiskBadge, deny, useSubmit, type RequestCardProps } from './shared';
+
+export function DecisionCard({ approval, showConversation }: RequestCardProps) {
+  const { busy, error, run } = useSubmit();
+  const [confirmAlways, setConfirmAlways] = useState(false);
+  const [reason, setReason] = useState('');
+  const card = useRef<HTMLElement>(null);
+  const reasonInput = useRef<HTMLInputElement>(null);
+
+  function decide(decision: 'approve' | 'always' | 'deny') {
+    void run(() => (decision === 'deny' ? deny(approval.approvalId, reason) : api().decideApproval({ approvalId: approval.approvalId, decision })));
+  }
+
+  function onKeyDown(e: KeyboardEvent<HTMLElement>) {
+    if (busy || e.target !== card.current || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      decide('approve');
+    } else if (e.key === 'a' || e.key === 'A') {
+      e.preventDefault();
+      if (approval.alwaysPattern) setConfirmAlways(true);
+    } else if (e.key === 'd' || e.key === 'D') {
+      e.preventDefault();
+      reasonInput.current?.focus();
+    }
+  }
+
+  return (
+    <RequestFrame
+      approval={approval}
+      showConversation={showConversation}
+      className={`risk-border-${approval.risk}`}
+      chips={<RiskBadge risk={approval.risk} />}
+      parked="approving resumes it"
+      description={<p className="approval-desc">{approval.description}</p>}
+      error={error}
+      onKeyDown={onKeyDown}
+      cardRef={card}
+    >
+      {approval.secret && (
+        <div className="approval-secret" role="note" aria-label="Saved secret">
+          <span className="section-label">Saved secret</span>
+          <p>
+            <code>{approval.secret.name}</code>
+            {approval.secret.description ? ` — ${approval.secret.description}` : ''}
+          </p>
+          <p className="muted small">
+            Approving lets this run use it as <code>[redacted:{approval.secret.name}]</code> in commands. The agent never sees the value, and each command that
+            uses it asks you first.
+          </p>
+        </div>
+      )}
+      {approval.reasons.length > 0 && (
+        <div className="approval-why">
+          <span className="section-label">Why it asks</span>
+          <ul>
+            {approval.reasons.map((r, i) => (
+              <li key={i}>{r}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {approval.preview !== null && (
+        <div className="approval-preview">
+          <span className="section-label">What will change</span>
+          <DiffView text={approval.preview} label={`Preview of ${approval.tool}`} />
+        </div>
+      )}
+      <details className="approval-args" open={approval.preview === null}>
+        <summary>
+          Exact arguments <code>{approval.tool}</code>
+        </summary>
+        <ArgsView args={approval.args} label={`Arguments of ${approval.tool}`} />
+      </details>
+
+      {confirmAlways && approval.alwaysPattern ? (
+        <div className="always-confirm" role="group" aria-label="Always allow rule">
+          <p>
+            Save a rule: from now on <code>{approval.tool}</code> runs without asking, in every conversation, for calls matching{' '}
+            <code className="pattern">{approval.alwaysPattern}</code>.
+          </p>
+          <div className="actions">
+            <button type="button" className="btn primary" disabled={busy} onClick={() => decide('always')}>
+              Save rule and approve
+            </button>
+            <button type="button" className="btn" disabled={busy} onClick={() => setConfirmAlways(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="actions approval-actions">
+          <button type="button" className="btn primary" disabled={busy} onClick={() => decide('approve')} aria-keyshortcuts="Enter">
+            Approve
+          </button>
+          <button
+            type="button"
+            className="btn"
+            disabled={busy || !approval.alwaysPattern}
+            onClick={() => setConfirmAlways(true)}
+            aria-keyshortcuts="A"
+            title={approval.alwaysPattern ? `Covers ${approval.tool} for ${approval.alwaysPattern}` : 'No rule can be saved for this call'}
+          >
+            Always allow
+          </button>
+          <DenyGroup reason={reason} setReason={setReason} busy={busy} onDeny={() => decide('deny')} inputRef={reasonInput} shortcut />
+          <span className="key-hint" aria-hidden="true">
+            With the card focused: ⏎ approve · A always · D deny
+          </span>
+        </div>
+      )}
+    </RequestFrame>
+  );
+}
