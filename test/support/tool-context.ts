@@ -9,8 +9,8 @@ export interface TestContext extends ToolContext {
   abort(): void;
 }
 
-export function tempDir(prefix = 'deskhand-test-'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+export function tempDir(prefix = 'deskhand-test-', parent = tmpdir()): string {
+  return realpathSync(mkdtempSync(join(parent, prefix)));
 }
 
 export function makeState(cwd: string, roots: string[] = [cwd]): ConversationState {

@@ -663,7 +663,13 @@ class Analysis {
 
   /** Records a sensitive path: the command asks under every policy. */
   private noteSensitive(check: PathCheck, access: 'reads' | 'writes'): void {
+    if (check.holdsSensitive && !check.sensitive) {
+      this.ask(`the command ${access === 'reads' ? 'reaches' : 'changes'} ${check.resolved}, which holds sensitive locations (${check.holdsSensitive})`);
+      return;
+    }
     if (!check.sensitive) return;
+    // Code-running files (Makefile, CI configs…) are ordinary to read; creating or changing one asks.
+    if (check.sensitive.kind === 'code-runner' && access === 'reads') return;
     if (check.sensitive.kind === 'deskhand-data') {
       if (access === 'writes') this.touchesOwnData = true;
       this.ask("the command touches Deskhand's own data folder");
@@ -685,7 +691,8 @@ class Analysis {
   noteSensitivePath(p: string | null, access: 'read' | 'write'): void {
     if (p === null || p === '' || p.startsWith('-') || p.length > 4096 || p.includes('\n') || /^\/dev\//.test(p)) return;
     const check = this.guard.check(p, access, { raw: true });
-    if (check.error || !check.sensitive) return;
+    if (check.error || (!check.sensitive && !check.holdsSensitive)) return;
+    if (check.sensitive?.kind === 'code-runner' && access === 'read') return;
     this.paths.push(check);
     this.noteSensitive(check, access === 'read' ? 'reads' : 'writes');
   }
