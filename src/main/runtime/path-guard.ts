@@ -240,9 +240,9 @@ export function sensitiveMatch(p: string, ctx: { dataDir: string; roots: readonl
   for (const rel of HOME_CREDENTIALS) if (isInside(p, joinOne(home, rel))) return { kind: 'credentials', what: `credentials (~/${rel})` };
   const dir = parts.find((x) => CREDENTIAL_DIR_NAMES.includes(x));
   if (dir) return { kind: 'credentials', what: `a credentials folder (${dir})` };
+  if (STARTUP_NAMES.includes(name)) return { kind: 'startup', what: `a shell start-up file (${name})` };
   if (isSecretFileName(name)) return { kind: 'credentials', what: `a secret-bearing file (${name})` };
 
-  if (STARTUP_NAMES.includes(name)) return { kind: 'startup', what: `a shell start-up file (${name})` };
   for (const rel of HOME_STARTUP) if (isInside(p, joinOne(home, rel))) return { kind: 'startup', what: `start-up configuration (~/${rel})` };
   for (const abs of SYSTEM_STARTUP) if (isInside(p, abs)) return { kind: 'startup', what: `system start-up configuration (${abs})` };
 

@@ -9,6 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { classifyCommand } from '../../runtime/command-classifier';
+import { PathGuard, type PathCheck } from '../../runtime/path-guard';
 import { defineTool, type Classification, type ClassifyContext, type ToolContext } from '../../runtime/tool';
 import { CommandProcess, KILL_GRACE_MS, OUTPUT_CAP_BYTES, type CommandExit } from '../../services/processes/command-process';
 import type { HeadTailBuffer } from '../../services/processes/output-buffer';
@@ -128,15 +129,39 @@ function format(proc: CommandProcess, exit: CommandExit, how: 'terminated' | 'ki
   return lines.join('\n');
 }
 
+/**
+ * Where a command runs is a path like any other: a working folder outside the workspace roots (or a sensitive one,
+ * or one holding credentials) asks under every policy. Returns the check and the reason to ask, if any.
+ */
+export function cwdContainment(cwd: string, ctx: ClassifyContext): { check: PathCheck; ask: string | null } {
+  const check = new PathGuard(ctx).check(cwd, 'read');
+  const ask = check.error
+    ? `its working folder ${cwd} cannot be checked (${check.error})`
+    : check.alwaysAsk
+      ? `it runs in ${check.resolved}: ${check.alwaysAsk}`
+      : !check.root
+        ? `it runs in ${check.resolved}, outside the workspace roots`
+        : null;
+  return { check, ask };
+}
+
 /** The classification of one command call (execute_command, wait_for): the command where it runs, and the sandbox. */
 export function classifyCommandCall(args: { command: string; cwd?: string | undefined } & SandboxAsk, ctx: ClassifyContext): Classification {
   let cwd = ctx.cwd;
   try {
     cwd = resolveCommandCwd(args.cwd, ctx.cwd);
   } catch {
-    return { risk: 'high-risk', reasons: ['the cwd argument could not be resolved'], rulePattern: null };
+    return { risk: 'high-risk', reasons: ['the cwd argument could not be resolved'], rulePattern: null, alwaysAsk: 'its working folder cannot be resolved' };
   }
-  return sandboxClassification(classifyCommand(args.command, { ...ctx, cwd }), args, ctx);
+  const c = classifyCommand(args.command, { ...ctx, cwd });
+  const where = cwdContainment(cwd, ctx);
+  if (where.ask) {
+    c.reasons.push(`working folder: ${where.check.summary}`);
+    c.alwaysAsk = c.alwaysAsk ? `${c.alwaysAsk}; ${where.ask}` : where.ask;
+    c.rulePattern = null;
+    c.paths = [...(c.paths ?? []), { ...where.check, raw: true }];
+  }
+  return sandboxClassification(c, args, ctx);
 }
 
 type Ending = 'exit' | 'timeout' | 'abort';

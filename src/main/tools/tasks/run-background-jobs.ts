@@ -10,7 +10,7 @@ import { DEFAULT_SANDBOX_MODE } from '../../../shared/sandbox';
 import { classifyCommand } from '../../runtime/command-classifier';
 import { defineTool, type Classification } from '../../runtime/tool';
 import { formatDuration } from '../../services/tasks/task-text';
-import { checkCwd, resolveCommandCwd, visibleCommand } from '../shell/execute-command';
+import { checkCwd, cwdContainment, resolveCommandCwd, visibleCommand } from '../shell/execute-command';
 import { sandboxClassification } from '../shell/sandbox-policy';
 
 const DEFAULT_JOB_TIMEOUT_MS = 15 * 60_000;
@@ -54,12 +54,19 @@ export const runBackgroundJobs = defineTool({
       } catch {
         risk = 'high-risk';
         reasons.push(`job ${i + 1}: the cwd could not be resolved`);
+        alwaysAsk ??= `job ${i + 1}: its working folder cannot be resolved`;
         return;
       }
       const c = classifyCommand(j.command, { ...ctx, cwd });
       risk = maxRisk(risk, c.risk);
       for (const r of c.reasons) reasons.push(`job ${i + 1} (${c.risk}): ${r}`);
       if (c.alwaysAsk) alwaysAsk ??= `job ${i + 1}: ${c.alwaysAsk}`;
+      // A job's working folder is contained like any path: outside the workspace roots it asks.
+      const where = cwdContainment(cwd, ctx);
+      if (where.ask) {
+        reasons.push(`job ${i + 1}: working folder: ${where.check.summary}`);
+        alwaysAsk ??= `job ${i + 1}: ${where.ask}`;
+      }
     });
     return sandboxClassification({ risk, reasons, rulePattern: null, alwaysAsk }, args, ctx);
   },
