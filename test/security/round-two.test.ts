@@ -5,7 +5,7 @@
  * the shell no looser than the file tools (clobbering redirects, files that run code later), changes outside the
  * workspace roots asking under every policy, and the over-asking list made read-only.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decide } from '../../src/main/runtime/approval-engine';
@@ -13,7 +13,7 @@ import { classifyCommand } from '../../src/main/runtime/command-classifier';
 import type { ClassifyContext, ToolDefinition } from '../../src/main/runtime/tool';
 import { builtinTools } from '../../src/main/tools';
 import type { Policy, RiskTier } from '../../src/shared/tools';
-import { tempDir } from '../support/tool-context';
+import { makeContext, tempDir } from '../support/tool-context';
 
 let ws: string;
 let out: string;
@@ -32,11 +32,18 @@ beforeAll(() => {
   }
   writeFileSync(join(home, '.ssh', 'id_rsa'), 'key');
   writeFileSync(join(home, '.aws', 'credentials'), '[default]');
+  writeFileSync(join(home, '.bash_history'), 'export TOKEN=x\n');
+  mkdirSync(join(home, '.config', 'gcloud'), { recursive: true });
+  writeFileSync(join(home, '.config', 'gcloud', 'credentials.db'), 'x');
   writeFileSync(join(ws, '.git', 'HEAD'), 'ref: refs/heads/main\n');
   writeFileSync(join(ws, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote "origin"]\n\turl = https://example.com/x.git\n');
   writeFileSync(join(ws, 'existing.txt'), 'keep me\n');
   writeFileSync(join(ws, 'Makefile'), 'all:\n\techo hi\n');
   writeFileSync(join(ws, 'notes.txt.gz'), '');
+  writeFileSync(join(ws, '.env'), 'TOKEN=x\n');
+  mkdirSync(join(ws, 'config', 'prod'), { recursive: true });
+  writeFileSync(join(ws, 'config', 'prod', '.env.production'), 'TOKEN=y\n');
+  writeFileSync(join(ws, 'config', 'prod', 'app.json'), '{}\n');
 
   // Repositories whose config makes git run programs, in every shape git accepts.
   const evil = (dir: string, config: string) => {
@@ -338,5 +345,46 @@ describe('round two: the approval engine over the real tools', () => {
     const d = await decide({ tool: t, args, policy, tainted: false, ctx, hasRule: () => true });
     expect(d.decision, d.reasons.join(' | ')).toBe(expected);
     if (expected === 'ask' && policy === 'high-risk') expect(d.rulePattern, 'no always-allow rule covers it').toBeNull();
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Files keep their sensitivity: cp and mv refuse to land a credentials file where it would no longer be protected.
+
+describe('round two: copies keep sensitivity (cp and mv refuse otherwise)', () => {
+  const run = async (name: 'cp' | 'mv', args: Record<string, unknown>) => {
+    const t = tool(name);
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      return await t.execute(t.params.parse(fill(args)), makeContext(ws, { dataDir: data }));
+    } finally {
+      process.env.HOME = saved;
+    }
+  };
+  const refused: [string, 'cp' | 'mv', Record<string, unknown>, string][] = [
+    ['an SSH key renamed into the workspace', 'cp', { source: '{home}/.ssh/id_rsa', destination: 'notes.txt' }, 'notes.txt'],
+    ['the SSH folder copied under another name', 'cp', { source: '{home}/.ssh', destination: 'ssh-copy' }, 'ssh-copy'],
+    ['the whole home folder', 'cp', { source: '{home}', destination: 'home-copy' }, 'home-copy'],
+    ['cloud credentials moved in', 'mv', { source: '{home}/.aws/credentials', destination: 'aws.txt' }, 'aws.txt'],
+    ['a workspace .env renamed', 'cp', { source: '.env', destination: 'env.txt' }, 'env.txt'],
+    ['a folder holding cloud credentials', 'cp', { source: '{home}/.config', destination: 'config-copy-{n}' }, 'config-copy-{n}'],
+  ];
+  let n = 0;
+  it.each(refused)('refuses %s', async (_what, name, args, lands) => {
+    const i = ++n;
+    const a = JSON.parse(JSON.stringify(args).replaceAll('{n}', String(i))) as Record<string, unknown>;
+    await expect(run(name, a)).rejects.toThrow(/Refusing to (copy|move) .*no longer be protected/);
+    expect(existsSync(join(ws, lands.replaceAll('{n}', String(i))))).toBe(false);
+  });
+  it('copies a sensitive file to a path that stays sensitive (the copy still asks), and ordinary folders', async () => {
+    await run('cp', { source: '.env', destination: '.env.bak' });
+    expect(readFileSync(join(ws, '.env.bak'), 'utf8')).toBe('TOKEN=x\n');
+    await run('cp', { source: 'src', destination: 'src-copy' });
+    // A nested .env keeps its name in a folder copy, so it stays protected (and the sandbox hides it there too).
+    await run('cp', { source: 'config', destination: 'config-copy' });
+    expect(existsSync(join(ws, 'config-copy', 'prod', '.env.production'))).toBe(true);
+    expect(existsSync(join(ws, 'src-copy'))).toBe(true);
+    expect(existsSync(join(home, '.aws', 'credentials'))).toBe(true);
   });
 });

@@ -1278,7 +1278,7 @@ class Walker {
         return bad ? highRisk('tree', `${bad} writes files`) : readOnly('tree');
       }
       case 'git':
-        return this.git(literal, argv);
+        return this.git(literal);
       case 'xxd': {
         if (!literal) return needLiteral()!;
         const scan = scanOptions(literal, { short: 'cglnosC', long: ['cols', 'groupsize', 'len', 'name', 'seek', 'offset'] });
@@ -1354,7 +1354,7 @@ class Walker {
     return { ...v, program: name };
   }
 
-  private git(args: readonly string[] | null, argv: readonly WordInfo[]): Verdict {
+  private git(args: readonly string[] | null): Verdict {
     if (!args) return highRisk('git', 'has arguments that are not plain literals; the classifier checks git options and cannot see through them');
     let i = 0;
     // Where git will look for its repository: -C folders (relative to each other), --git-dir, --work-tree.
@@ -1492,7 +1492,6 @@ class Walker {
     const ops = scan.operands;
     const sub = ['get', 'list', 'set', 'unset', 'rename-section', 'remove-section', 'edit'].includes(ops[0] ?? '') ? ops[0]! : null;
     let reads = false;
-    let key: string | undefined;
     if (actions.length) reads = false;
     else if (sub === 'list') reads = ops.length === 1;
     else if (sub === 'get') reads = ops.length === 2;
@@ -1505,7 +1504,7 @@ class Walker {
       else if (getting.length === 0 && !listing) reads = ops.length === 1;
     }
     if (reads) return readOnly('git', 'git config reads configuration');
-    key = sub ? ops[1] : ops[0];
+    const key = sub ? ops[1] : ops[0];
     if (file?.value) this.a.noteSensitivePath(dir ? joinRelative(dir, file.value) : file.value, 'write');
     if (key && DANGEROUS_GIT_KEY.test(key)) this.a.ask(`git config writes ${key}, a setting that makes git run a program later`);
     else if (!key || actions.length) this.a.ask('git config changes configuration in a way the classifier cannot read (it may name programs git runs)');

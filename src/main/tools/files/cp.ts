@@ -2,7 +2,7 @@
 import { rm } from 'node:fs/promises';
 import { defineTool } from '../../runtime/tool';
 import { fsError, plural, throwIfAborted } from './fs-errors';
-import { assertReplaceable, classifyTransfer, copyTree, ensureParent, installStaged, planTransfer, siblingTemp, transferParams } from './transfer';
+import { assertReplaceable, assertSensitivityKept, classifyTransfer, copyTree, ensureParent, installStaged, planTransfer, siblingTemp, transferParams } from './transfer';
 
 export const cpTool = defineTool({
   name: 'cp',
@@ -31,6 +31,7 @@ export const cpTool = defineTool({
   async execute(args, ctx) {
     const p = await planTransfer(args, ctx.state.cwd, 'copy');
     assertReplaceable(p, args.force);
+    assertSensitivityKept(p, { dataDir: ctx.dataDir, workspaceRoots: ctx.state.workspaceRoots }, 'copy');
     throwIfAborted(ctx.signal);
     await ensureParent(p.target, p.targetShown);
     const staged = siblingTemp(p.target);
