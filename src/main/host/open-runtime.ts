@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { Store } from '../services/store/store';
 import { Runtime, type RuntimeOptions } from '../runtime/runtime';
 import { builtinTools } from '../tools';
-import { KEYRING_SERVICE, KeytarSecretStore } from '../services/vault/secret-store';
+import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
 import { Vault } from '../services/vault/vault';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
@@ -24,7 +24,7 @@ export function openRuntime(
   const store = new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const runtime = new Runtime({
     // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
-    vault: new Vault(new KeytarSecretStore(process.env.DESKHAND_KEYRING_SERVICE || KEYRING_SERVICE), store),
+    vault: new Vault(new KeytarSecretStore(keyringService()), store),
     ...runtimeOpts,
     store,
     tools: builtinTools,
