@@ -65,7 +65,7 @@ test('saves an API key to the OS keyring and shows only whether one is set', asy
   test.skip(unavailable, 'no OS keyring (Secret Service) in this session; scripts/test.sh starts gnome-keyring');
 
   const keytar = (await import('keytar')).default;
-  test.skip((await keytar.getPassword('Deskhand', 'apiKey.anthropic')) !== null, 'an Anthropic key is already in this keyring; the test will not overwrite it');
+  test.skip((await keytar.getPassword(deskhand.keyringService, 'apiKey.anthropic')) !== null, 'an Anthropic key is already in this keyring; the test will not overwrite it');
 
   await anthropic.getByLabel('New API key for Anthropic').fill(secret);
   await anthropic.getByRole('button', { name: 'Save key' }).click();
@@ -74,11 +74,11 @@ test('saves an API key to the OS keyring and shows only whether one is set', asy
   await page.screenshot({ path: artifact(`${deskhand.kind}-settings.png`) });
 
   // The keyring holds it; nothing the page received ever carried it.
-  expect(await keytar.getPassword('Deskhand', 'apiKey.anthropic')).toBe(secret);
+  expect(await keytar.getPassword(deskhand.keyringService, 'apiKey.anthropic')).toBe(secret);
   expect(await page.content()).not.toContain(secret);
   expect(frames.join('\n')).not.toContain(secret);
 
   await anthropic.getByRole('button', { name: 'Remove key' }).click();
   await expect(anthropic.getByRole('status', { name: 'API key for Anthropic' })).toHaveText(/Not set|Set from the environment/);
-  expect(await keytar.getPassword('Deskhand', 'apiKey.anthropic')).toBeNull();
+  expect(await keytar.getPassword(deskhand.keyringService, 'apiKey.anthropic')).toBeNull();
 });

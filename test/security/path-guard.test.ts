@@ -79,10 +79,10 @@ const containment: Row[] = [
   ['second workspace root', '{ws2}/other.txt', 'read', { inside: true, risk: 'read-only' }],
   ['second workspace root, write', '{ws2}/new.txt', 'write', { inside: true, risk: 'low-risk' }],
   ['.. leaves the workspace', '../out/secret.txt', 'read', { inside: false, risk: 'low-risk', untrusted: true }],
-  ['.. leaves the workspace, write', '../out/new.txt', 'write', { inside: false, risk: 'high-risk' }],
+  ['.. leaves the workspace, write (asks under every policy)', '../out/new.txt', 'write', { inside: false, risk: 'high-risk', ask: true }],
   ['absolute path outside', '{out}/secret.txt', 'read', { inside: false, risk: 'low-risk', untrusted: true }],
   ['/etc/passwd', '/etc/passwd', 'read', { inside: false, risk: 'low-risk', untrusted: true }],
-  ['/etc/passwd, write', '/etc/passwd', 'write', { inside: false, risk: 'high-risk' }],
+  ['/etc/passwd, write', '/etc/passwd', 'write', { inside: false, risk: 'high-risk', ask: true }],
   ['dot segments that stay inside', 'sub/../file.txt', 'read', { inside: true, risk: 'read-only' }],
   ['link to a folder inside', 'link-in/inner.txt', 'read', { inside: true, risk: 'read-only', resolvesTo: (d) => join(d.ws, 'sub', 'inner.txt') }],
   ['link to a folder inside, write through it', 'link-in/new.txt', 'write', { inside: true, risk: 'high-risk', ask: true }],
@@ -141,7 +141,7 @@ const sensitive: Row[] = [
   ['an ordinary dotfile is not sensitive', '.editorconfig', 'write', { inside: true, risk: 'low-risk' }],
   ['.gitignore is not sensitive', '.gitignore', 'write', { inside: true, risk: 'low-risk' }],
   ['a file named config outside .git is not sensitive', 'config', 'write', { inside: true, risk: 'low-risk' }],
-  ['.env is read normally (redaction hides its values)', '.env', 'read', { inside: true, risk: 'read-only' }],
+  ['.env asks (the sandbox hides it too)', '.env', 'read', { inside: true, risk: 'low-risk', ask: true, sensitive: 'credentials' }],
 ];
 
 const fill = (s: string) => s.replaceAll('{ws}', ws).replaceAll('{ws2}', ws2).replaceAll('{out}', out).replaceAll('{data}', data);

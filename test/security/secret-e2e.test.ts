@@ -9,6 +9,7 @@
  * `deskhand` binary against the real OS keyring (`deskhand secrets set` from stdin, `run`, `runs approve`).
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -29,7 +30,16 @@ const FORMS = [VALUE, Buffer.from(VALUE).toString('base64').replace(/=+$/, ''), 
 // Echo it back every way: plain, base64, hex, on stderr, and split across two writes to two streams.
 const COMMAND =
   'echo "token: [redacted:E2E_TOKEN]"; printf %s [redacted:E2E_TOKEN] | base64; printf %s [redacted:E2E_TOKEN] | od -An -tx1 | tr -d " \\n"; echo; ' +
-  'printf %s [redacted:E2E_TOKEN] >&2; v=[redacted:E2E_TOKEN]; printf %s "${v:0:7}"; printf %s "${v:7}" >&2';
+  'printf %s [redacted:E2E_TOKEN] >&2; v=[redacted:E2E_TOKEN]; printf %s "${v:0:7}"; printf %s "${v:7}" >&2; ' +
+  // The proof that the value (not the placeholder) reached the command: its hash, written where only the test looks.
+  'printf %s [redacted:E2E_TOKEN] | sha256sum | cut -c1-64 > secret.sha256';
+
+/** The command's effect: the file holds the sha256 of the real value (the placeholder would hash differently). */
+function expectSubstituted(work: string): void {
+  const written = readFileSync(join(work, 'secret.sha256'), 'utf8').trim();
+  expect(written).toBe(createHash('sha256').update(VALUE).digest('hex'));
+  expect(written).not.toBe(createHash('sha256').update('[redacted:E2E_TOKEN]').digest('hex'));
+}
 
 let server: ModelServer;
 beforeAll(async () => {
@@ -118,6 +128,7 @@ describe('a vault secret used in a command never leaks (in-process)', () => {
 
     const result = events.find((e): e is Extract<RunEvent, { type: 'tool.result' }> => e.type === 'tool.result' && e.tool === 'execute_command');
     expect(result?.output).toContain('token: [redacted:E2E_TOKEN]');
+    expectSubstituted(work);
     expect(events.some((e) => e.type === 'tool.output')).toBe(true);
     expectModelNeverSawIt(first);
     expectNowhere('events', JSON.stringify(events));
@@ -190,6 +201,7 @@ describe('a vault secret used in a command never leaks (deskhand binary, real ke
     const approve2 = keep(await cli(['runs', 'approve', parked2.approvalIds![0]!, '--json', '--data-dir', dataDir]));
     expect(approve2.code, approve2.stderr).toBe(0);
     expect(approve2.stdout).toContain('[redacted:E2E_TOKEN]');
+    expectSubstituted(work);
 
     expectModelNeverSawIt(first);
     expectNowhere('CLI output (events and logs)', transcript.join('\n'));

@@ -2,6 +2,7 @@
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SecretRedactor } from '../../src/main/runtime/redaction';
 import type { ConversationState, FileSnapshot, StateUpdate, ToolContext, TodoItem } from '../../src/main/runtime/tool';
 
 export interface TestContext extends ToolContext {
@@ -12,8 +13,8 @@ export interface TestContext extends ToolContext {
   abort(): void;
 }
 
-export function tempDir(prefix = 'deskhand-test-'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+export function tempDir(prefix = 'deskhand-test-', parent = tmpdir()): string {
+  return realpathSync(mkdtempSync(join(parent, prefix)));
 }
 
 export function makeState(cwd: string, roots: string[] = [cwd]): ConversationState {
@@ -38,6 +39,7 @@ export function makeContext(cwd: string, opts: { dataDir?: string; state?: Conve
   const controller = new AbortController();
   const outputs: TestContext['outputs'] = [];
   const published: StateUpdate[] = [];
+  const redactor = new SecretRedactor();
   return {
     runId: 'run_test',
     conversationId: 'conv_test',
@@ -47,6 +49,7 @@ export function makeContext(cwd: string, opts: { dataDir?: string; state?: Conve
     dataDir: opts.dataDir ?? tempDir('deskhand-data-'),
     progress: (stream, chunk) => void outputs.push({ stream, chunk }),
     publish: (update) => void published.push(update),
+    redact: (text) => redactor.redact(text),
     published,
     usage: { inputTokens: 0, outputTokens: 0, contextWindow: 200_000, messages: 0 },
     outputs,

@@ -9,7 +9,7 @@ import { Runtime, type RuntimeOptions } from '../runtime/runtime';
 import { SecretRedactor } from '../runtime/redaction';
 import { BackgroundTasks } from '../services/tasks/background-tasks';
 import { osSandbox } from '../services/sandbox';
-import { KEYRING_SERVICE, KeytarSecretStore } from '../services/vault/secret-store';
+import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
 import { Vault } from '../services/vault/vault';
 import { assembleTools } from './assemble';
 
@@ -47,7 +47,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
-  const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(process.env.DESKHAND_KEYRING_SERVICE || KEYRING_SERVICE), store) : givenVault;
+  const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
   const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor });
   const { registry, inputKinds } = assembleTools({ dataDir: opts.dataDir, tasks, sandbox: osSandbox, vault, redactor });
   return new AppRuntime(

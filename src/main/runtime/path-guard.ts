@@ -15,6 +15,10 @@ import { homedir } from 'node:os';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { maxRisk, type RiskTier } from '../../shared/tools';
 import { ToolError } from '../../shared/errors';
+import {
+  CREDENTIAL_DIR_NAMES, HOME_CREDENTIALS, HOME_STARTUP, HOME_VCS, STARTUP_NAMES, SYSTEM_STARTUP, codeRunnerMatch, isSecretFileName,
+  type SensitiveKind,
+} from '../../shared/sensitive-paths';
 
 export type PathAccess = 'read' | 'write';
 
@@ -26,7 +30,7 @@ export interface GuardContext {
   home?: string;
 }
 
-export type SensitiveKind = 'credentials' | 'vcs' | 'startup' | 'deskhand-data';
+export type { SensitiveKind };
 
 export interface SensitiveMatch {
   kind: SensitiveKind;
@@ -38,6 +42,7 @@ export const SENSITIVE_LABEL: Record<SensitiveKind, string> = {
   credentials: 'SSH and cloud credentials',
   vcs: 'version-control hooks and config (they can make git run programs)',
   startup: 'shell and session start-up files (they run programs later)',
+  'code-runner': 'files that make tools run code later (changing one always asks)',
   'deskhand-data': "Deskhand's own config and data",
 };
 
@@ -62,6 +67,8 @@ export interface PathCheck {
   /** The workspace root the resolved path lies in, or null when it is outside the workspace. */
   root: string | null;
   sensitive: SensitiveMatch | null;
+  /** For a folder: the sensitive locations it holds (a home folder holds ~/.ssh), when any. */
+  holdsSensitive?: string;
   /** The lowest tier a call touching this path can have. */
   risk: RiskTier;
   /** Set when the call must ask under every policy. */
@@ -208,28 +215,6 @@ function canonical(p: string): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Sensitive paths
 
-/** Relative to the home folder: credentials of SSH, clouds, registries and tools that hold tokens. */
-const HOME_CREDENTIALS = [
-  '.ssh', '.aws', '.config/gcloud', '.kube', '.docker/config.json', '.netrc', '_netrc', '.npmrc', '.pypirc', '.yarnrc.yml',
-  '.git-credentials', '.gnupg', '.config/gh', '.azure', '.password-store', '.local/share/keyrings', '.cargo/credentials',
-  '.cargo/credentials.toml', '.gem/credentials', '.terraform.d/credentials.tfrc.json', '.config/hub', '.pgpass',
-  '.my.cnf', '.vault-token', '.config/rclone', '.oci', '.config/doctl', '.fly', '.config/heroku', '.heroku',
-];
-/** Anywhere: files that are credentials whatever folder they are in. */
-const CREDENTIAL_NAMES = new Set(['.netrc', '_netrc', '.git-credentials', '.pgpass', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'id_ecdsa_sk', 'id_ed25519_sk']);
-/** Anywhere: shell and tool start-up files (they run code the next time a shell or tool starts). */
-const STARTUP_NAMES = new Set([
-  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin',
-  '.zlogout', '.cshrc', '.tcshrc', '.login', '.logout', '.kshrc', '.mkshrc', '.envrc', '.inputrc', '.xprofile',
-  '.xinitrc', '.xsessionrc', '.pam_environment',
-]);
-/** Relative to the home folder: start-up and autostart locations. */
-const HOME_STARTUP = ['.config/fish', '.config/autostart', '.config/systemd/user', '.config/environment.d', 'Library/LaunchAgents', '.oh-my-zsh/custom'];
-/** Absolute system start-up locations. */
-const SYSTEM_STARTUP = ['/etc/profile', '/etc/profile.d', '/etc/bash.bashrc', '/etc/bashrc', '/etc/zsh', '/etc/zshrc', '/etc/zshenv', '/etc/environment', '/etc/xdg/autostart'];
-/** Relative to the home folder: global VCS config. */
-const HOME_VCS = ['.gitconfig', '.config/git', '.hgrc', '.config/hg'];
-
 /** Why `p` (absolute) is sensitive, or null. `roots` exempt workspace roots that live inside the data dir. */
 export function sensitiveMatch(p: string, ctx: { dataDir: string; roots: readonly string[]; home: string }): SensitiveMatch | null {
   const { home } = ctx;
@@ -244,7 +229,7 @@ export function sensitiveMatch(p: string, ctx: { dataDir: string; roots: readonl
   if (git >= 0) {
     const below = parts.slice(git + 1);
     if (below.includes('hooks')) return { kind: 'vcs', what: 'git hooks (git runs them)' };
-    if (below.at(-1) === 'config' || below.at(-1) === 'commondir') return { kind: 'vcs', what: 'git config (it can name programs git runs)' };
+    if (below.at(-1) === 'config' || below.at(-1) === 'commondir' || below.at(-1) === 'config.worktree') return { kind: 'vcs', what: 'git config (it can name programs git runs)' };
     if (below.length === 2 && below[0] === 'info' && below[1] === 'attributes') return { kind: 'vcs', what: 'git attributes (they can select filter programs)' };
   }
   const hg = parts.lastIndexOf('.hg');
@@ -253,12 +238,42 @@ export function sensitiveMatch(p: string, ctx: { dataDir: string; roots: readonl
   for (const rel of HOME_VCS) if (isInside(p, joinOne(home, rel))) return { kind: 'vcs', what: `global VCS config (~/${rel})` };
 
   for (const rel of HOME_CREDENTIALS) if (isInside(p, joinOne(home, rel))) return { kind: 'credentials', what: `credentials (~/${rel})` };
-  if (CREDENTIAL_NAMES.has(name)) return { kind: 'credentials', what: `a credentials file (${name})` };
+  const dir = parts.find((x) => CREDENTIAL_DIR_NAMES.includes(x));
+  if (dir) return { kind: 'credentials', what: `a credentials folder (${dir})` };
+  if (STARTUP_NAMES.includes(name)) return { kind: 'startup', what: `a shell start-up file (${name})` };
+  if (isSecretFileName(name)) return { kind: 'credentials', what: `a secret-bearing file (${name})` };
 
-  if (STARTUP_NAMES.has(name)) return { kind: 'startup', what: `a shell start-up file (${name})` };
   for (const rel of HOME_STARTUP) if (isInside(p, joinOne(home, rel))) return { kind: 'startup', what: `start-up configuration (~/${rel})` };
   for (const abs of SYSTEM_STARTUP) if (isInside(p, abs)) return { kind: 'startup', what: `system start-up configuration (${abs})` };
+
+  if (name === '.gitattributes' || name === '.gitmodules') return { kind: 'code-runner', what: `${name} (it can select filter programs git runs, or fetch code)` };
+  const runner = codeRunnerMatch(parts);
+  if (runner) return { kind: 'code-runner', what: runner };
   return null;
+}
+
+/**
+ * When `dir` (absolute, resolved) is a folder that holds sensitive locations (a home folder holds ~/.ssh, a parent
+ * of the data dir holds Deskhand's data): what it holds, or null. Reaching the folder (copying, moving, archiving,
+ * searching or listing it) reaches them.
+ */
+export function sensitiveInside(dir: string, ctx: { dataDir: string; home: string }): string | null {
+  const found: string[] = [];
+  const locations = [
+    ...HOME_CREDENTIALS.map((rel) => ({ abs: joinOne(ctx.home, rel), label: `~/${rel}` })),
+    ...(ctx.dataDir ? [{ abs: ctx.dataDir, label: `Deskhand's data (${ctx.dataDir})` }] : []),
+  ];
+  for (const l of locations) {
+    if (l.abs === dir || !isInside(l.abs, dir)) continue;
+    try {
+      lstatSync(l.abs);
+    } catch {
+      continue;
+    }
+    found.push(l.label);
+    if (found.length >= 4) break;
+  }
+  return found.length ? found.join(', ') : null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -332,9 +347,15 @@ export class PathGuard {
           ? r.links[r.links.length - 1]
           : r.links.find((l) => this.lexicalRoots.some((x) => l.link !== x && isInside(l.link, x)) || this.roots.some((x) => l.link !== x && isInside(l.link, x)))
         : undefined;
-    if (sensitive) alwaysAsk = `${resolved} is ${sensitive.what}`;
+    // A folder that holds credentials or Deskhand's data: reaching it (copy, move, archive, search, list) reaches them.
+    const holds = !sensitive && r.stat?.isDirectory() ? sensitiveInside(resolved, { dataDir: this.dataDir, home: this.home }) : null;
+    const asksForKind = sensitive && (sensitive.kind !== 'code-runner' || access === 'write');
+    if (asksForKind) alwaysAsk = `${resolved} is ${sensitive.what}`;
+    else if (holds) alwaysAsk = `${resolved} holds sensitive locations (${holds}); a call that reaches the folder reaches them`;
     else if (throughLink) alwaysAsk = `the write goes through the symbolic link ${throughLink.link} (→ ${throughLink.target}) and lands in ${resolved}`;
     else if (access === 'write' && hardLinks > 1) alwaysAsk = `${resolved} has ${hardLinks} hard links; a write changes every one of them`;
+    // The boundary the sandbox gives commands: a file tool changing anything outside the workspace roots asks a person.
+    else if (access === 'write' && !root) alwaysAsk = `${resolved} is outside the workspace roots; changes there are approved by a person`;
     if (alwaysAsk) risk = maxRisk(risk, access === 'read' ? 'low-risk' : 'high-risk');
     if (gitInternal && access === 'write' && !sensitive) notes.push('inside git metadata');
 
@@ -344,6 +365,7 @@ export class PathGuard {
     const parts = [`${access} ${lands}${via}: ${where}`];
     if (!r.exists) parts.push('does not exist yet');
     if (sensitive) parts.push(`sensitive: ${SENSITIVE_LABEL[sensitive.kind]}`);
+    if (holds) parts.push(`holds sensitive locations: ${holds}`);
     if (throughLink) parts.push(`writes through the symbolic link ${throughLink.link}`);
     if (access === 'write' && hardLinks > 1) parts.push(`${hardLinks} hard links`);
     parts.push(...notes);
@@ -361,6 +383,7 @@ export class PathGuard {
       hardLinks,
       root,
       sensitive,
+      ...(holds ? { holdsSensitive: holds } : {}),
       risk,
       alwaysAsk,
       untrusted: access === 'read' && !root,

@@ -27,6 +27,24 @@ export const CREDENTIAL_ENV_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|
 const MIN_ENV_SECRET_LENGTH = 8;
 /** A vault secret is what the person typed: redact it even when short, but never single letters or digits. */
 const MIN_SECRET_LENGTH = 4;
+/** Secrets at least this long are also found in pieces (WINDOW characters or more) and folded over lines. */
+const MIN_WINDOWED_LENGTH = 16;
+const WINDOW = 12;
+/** Values learned from credential-named assignments in output, per redactor. */
+const MAX_LEARNED = 500;
+
+/** Shannon entropy in bits per character: random tokens score high, words and repeated characters low. */
+export function entropy(value: string): number {
+  const counts = new Map<string, number>();
+  for (const c of value) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) {
+    const p = n / value.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
 /** Encoded forms of very short secrets would match ordinary text: encode only from this length. */
 const MIN_ENCODED_LENGTH = 6;
 /**
@@ -49,7 +67,11 @@ interface Shape {
 /** Variable names whose values are secrets: they end in a secret word (MAX_TOKENS, auth: true and `key:` do not). */
 const SECRET_NAME = /(?:^|[_.\-\s])(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|credentials?|session[_-]?(?:id|key|token|secret)|cookie|signing[_-]?key|encryption[_-]?key|master[_-]?key|dsn|webhook[_-]?url|bearer)$|^(?:pass(?:word|wd)?|pwd|secret|token|apikey|api_key|cookie|credentials?|pgpassword|mysql_pwd)$/i;
 
+/** Ordinary variables whose names happen to look like credentials. */
+const ORDINARY_NAMES = /^(pwd|oldpwd)$/i;
+
 export function isSecretName(name: string): boolean {
+  if (ORDINARY_NAMES.test(name.trim())) return false;
   // camelCase counts as separated words: apiKey, accessToken, clientSecret.
   const words = name.trim().replace(/([a-z0-9])([A-Z])/g, '$1_$2');
   return SECRET_NAME.test(words);
@@ -86,23 +108,28 @@ const SHAPES: Shape[] = [
   { name: 'pypi-token', re: /\bpypi-AgE[A-Za-z0-9_-]{50,}/g },
   { name: 'huggingface-token', re: /\bhf_[A-Za-z0-9]{30,}\b/g },
   { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/g },
+  // A JWT folded over lines (fold, base64 -w, a wrapped log line).
+  { name: 'jwt', re: /\beyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}\.(?:\r?\n[ \t]*)?eyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}(?:\.(?:[A-Za-z0-9_-]|\r?\n[ \t]*(?=[A-Za-z0-9_-]{8}))*)?/g },
+  // The body of a PEM block whose BEGIN line is not in this text (a read that starts mid-key): 64-column base64 lines.
+  { name: 'private-key', re: /(?:^[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{64}[ \t]*\r?\n){2,}(?:[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{1,63}={0,2}[ \t]*(?:\r?\n|$))?/gm },
   // scheme://user:password@host → the password.
   { name: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>]*:([^\s@/?#"'<>]+)@/gi, group: 1, accept: (s) => !/^\[redacted:/.test(s) && !/^\$\{?\w+\}?$/.test(s) },
   // Authorization headers.
   { name: 'authorization', re: /\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{8,})/gi, group: 1 },
   // ?access_token=…&
   { name: 'url-token', re: /[?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|password|sig|signature|client_secret|auth)=([^&\s#"'<>]{8,})/gi, group: 1, accept: (s) => isRealValue(s) },
-  // .env and shell: NAME=value (export optional); the value is unquoted or quoted.
+  // .env, shell and connection strings: NAME=value wherever it stands on a line (after line numbers, `path:line:`
+  // prefixes, indentation, `export`, `;` of a connection string); the value is unquoted or quoted.
   {
     name: (m) => m[1]!,
-    re: /^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]*)=("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s#'"]+)/gm,
+    re: /(?:^|(?<=[\s:;|,(\[{]|--))(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]*)=("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s#'";]+)/gm,
     group: 2,
     accept: (s, m) => isSecretName(m[1]!) && isRealValue(unquote(s)),
   },
   // YAML / INI / TOML: name: value, name = value (line start; quoted or a plain token that is not a reference).
   {
     name: (m) => m[1]!,
-    re: /^[ \t]*(?:- )?["']?([A-Za-z_][\w.-]*)["']?[ \t]*[:=][ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s#'"{[(&*!|>][^\s#]*)[ \t]*(?:#.*)?$/gm,
+    re: /^(?:[^\s:]*?[:-]\d+[:-])?(?:[ \t]*\d+\t)?[ \t]*(?:- )?["']?([A-Za-z_][\w.-]*)["']?[ \t]*[:=][ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s#'"{[(&*!|>][^\s#]*)[ \t]*(?:#.*)?$/gm,
     group: 2,
     // An unquoted value with brackets, parentheses or quotes is code (`request.form["password"]`), not a secret.
     accept: (s, m) => isSecretName(m[1]!) && isRealValue(unquote(s)) && (/^["']/.test(s) || !/[()[\]{}"'<>]/.test(s)),
@@ -147,6 +174,8 @@ export function secretVariants(value: string): string[] {
     out.add(bytes.toString('hex'));
     out.add(bytes.toString('hex').toUpperCase());
   }
+  // Reshaped: reversed (rev).
+  if (value.length >= MIN_ENCODED_LENGTH) out.add([...value].reverse().join(''));
   const url = encodeURIComponent(value);
   out.add(url);
   out.add(url.replace(/%20/g, '+'));
@@ -175,6 +204,9 @@ export interface SecretRedactorOptions {
 /** The one redactor: exact secrets (with their encodings) and credential shapes. Secrets can be added while it runs. */
 export class SecretRedactor implements Redactor {
   private needles: Needle[] = [];
+  /** Long secrets (and their reversal) also searched with line breaks ignored (fold, wrapped output). */
+  private folded: Needle[] = [];
+  private learned = 0;
   private readonly values = new Map<string, string>();
   private readonly shapes: boolean;
 
@@ -192,6 +224,17 @@ export class SecretRedactor implements Redactor {
     this.values.set(value, name);
     const byText = new Map(this.needles.map((n) => [n.text, n]));
     for (const text of secretVariants(value)) if (!byText.has(text)) byText.set(text, { text, name });
+    // Reshaped (cut -c, substr): every window of a long secret, so any long enough piece of it is replaced whole.
+    if (value.length >= MIN_WINDOWED_LENGTH) {
+      const reversed = [...value].reverse().join('');
+      for (const v of [value, reversed]) {
+        for (let i = 0; i + WINDOW <= v.length; i++) {
+          const text = v.slice(i, i + WINDOW);
+          if (!byText.has(text)) byText.set(text, { text, name });
+        }
+      }
+      this.folded.push({ text: value, name }, { text: reversed, name });
+    }
     // Longest first, so a secret that contains another is replaced whole.
     this.needles = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
   }
@@ -215,6 +258,7 @@ export class SecretRedactor implements Redactor {
         i = text.indexOf(n.text, i + n.text.length);
       }
     }
+    if (this.folded.length && /[\r\n]/.test(text)) this.foldedMatches(text, found);
     if (this.shapes) {
       for (const shape of SHAPES) {
         shape.re.lastIndex = 0;
@@ -229,6 +273,9 @@ export class SecretRedactor implements Redactor {
           if (shape.accept && !shape.accept(secret, m)) continue;
           const start = shape.group ? m.index + m[0].lastIndexOf(secret) : m.index;
           found.push({ start, end: start + secret.length, name: nameOf(shape, m) });
+          // A high-entropy value named like a credential is remembered, so later output that reshapes it (rev,
+          // cut, fold, jq) is still recognised.
+          if (typeof shape.name === 'function') this.learn(nameOf(shape, m), unquote(secret));
         }
       }
     }
@@ -242,6 +289,36 @@ export class SecretRedactor implements Redactor {
       } else merged.push({ ...m });
     }
     return merged;
+  }
+
+  private learn(name: string, value: string): void {
+    if (this.learned >= MAX_LEARNED || value.length < MIN_WINDOWED_LENGTH || this.values.has(value) || entropy(value) < 3) return;
+    this.learned++;
+    this.addSecret(name, value);
+  }
+
+  /** Long secrets found with line breaks (and the indentation after them) ignored. */
+  private foldedMatches(text: string, found: RedactionMatch[]): void {
+    const map: number[] = [];
+    let flat = '';
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === '\n' || c === '\r') {
+        while (i + 1 < text.length && (text[i + 1] === ' ' || text[i + 1] === '\t')) i++;
+        continue;
+      }
+      map.push(i);
+      flat += c;
+    }
+    for (const n of this.folded) {
+      let i = flat.indexOf(n.text);
+      while (i !== -1) {
+        const start = map[i]!;
+        const end = map[i + n.text.length - 1]! + 1;
+        if (end - start > n.text.length) found.push({ start, end, name: n.name });
+        i = flat.indexOf(n.text, i + n.text.length);
+      }
+    }
   }
 
   redact(text: string): string {

@@ -149,6 +149,11 @@ export interface ToolContext {
   readonly sandbox?: SandboxMode;
   /** Streams partial output (command stdout/stderr) to whoever watches the run. */
   progress(stream: 'stdout' | 'stderr', chunk: string): void;
+  /**
+   * Redacts text as this call's result will be redacted (the run's secrets and credential shapes). Tools that cut text
+   * (read_file's long lines, grep's columns) redact first, so a cut credential is still recognised.
+   */
+  redact(text: string): string;
   /** Publishes family state the call changed (the todo list…) to every UI, as a typed event. */
   publish(update: StateUpdate): void;
   /** Context-window figures for `context_info`. */

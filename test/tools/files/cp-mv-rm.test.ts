@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { Classification, ClassifyContext, ToolDefinition } from '../../../src/main/runtime/tool';
-import { cpTool } from '../../../src/main/tools/files/cp';
+import { createCpTool } from '../../../src/main/tools/files/cp';
 import { createMvTool } from '../../../src/main/tools/files/mv';
 import { createRmTool } from '../../../src/main/tools/files/rm';
 import { makeContext, makeState, tempDir } from '../../support/tool-context';
@@ -12,6 +12,7 @@ import { makeContext, makeState, tempDir } from '../../support/tool-context';
 /** Deskhand's data dir the tools are built with (rm and mv never touch it). */
 const dataDir = tempDir('deskhand-data-');
 const mvTool = createMvTool(dataDir);
+const cpTool = createCpTool(dataDir);
 const rmTool = createRmTool(dataDir);
 
 /** A tool's own judgement of one call (its declared effects' assessment). */

@@ -9,9 +9,10 @@ export const CREDENTIAL_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH
 export const PROVIDER_PREFIX = /^(ANTHROPIC|OPENAI)_/i;
 /**
  * Variables that change what bash itself runs before the command: exported functions (BASH_FUNC_ls%%=() { … } would
- * replace `ls` and defeat the classifier) and startup files read by non-interactive shells.
+ * replace `ls` and defeat the classifier), startup files read by non-interactive shells, and less's input
+ * preprocessors (with them, `less -F file` would run a program on the file).
  */
-export const SHELL_HIJACK = /^(BASH_FUNC_.*|BASH_ENV|ENV)$/;
+export const SHELL_HIJACK = /^(BASH_FUNC_.*|BASH_ENV|ENV|LESSOPEN|LESSCLOSE)$/;
 
 export function isDroppedEnvName(name: string): boolean {
   return CREDENTIAL_NAME.test(name) || PROVIDER_PREFIX.test(name) || SHELL_HIJACK.test(name);

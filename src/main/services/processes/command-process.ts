@@ -18,6 +18,21 @@ export const SHELL = '/bin/bash';
 export const OUTPUT_CAP_BYTES = 256 * 1024;
 /** Between SIGTERM and SIGKILL: long enough for a command to flush and clean up, short enough to feel responsive. */
 export const KILL_GRACE_MS = 3_000;
+/**
+ * The largest file a command may write (RLIMIT_FSIZE, set as both soft and hard limit so the command cannot raise
+ * it): an unbounded write such as `yes > f` is stopped there (SIGXFSZ) instead of filling the disk.
+ * `DESKHAND_MAX_FILE_BYTES` overrides it (tests use a small one).
+ */
+export function maxFileBytes(): number {
+  const v = Number(process.env.DESKHAND_MAX_FILE_BYTES);
+  return Number.isInteger(v) && v > 0 ? v : 1024 * 1024 * 1024;
+}
+
+/** The command with the file size limit set first (bash counts `ulimit -f` in 1024-byte blocks). */
+export function withFileSizeLimit(command: string, bytes = maxFileBytes()): string {
+  return `ulimit -f ${Math.max(1, Math.floor(bytes / 1024))} || exit 125\n${command}`;
+}
+
 /** After the shell exits, output still in the pipes arrives within this window; a leftover job may hold them forever. */
 const EXIT_DRAIN_MS = 150;
 
@@ -102,7 +117,7 @@ export class CommandProcess {
     this.stdout = new HeadTailBuffer(cap);
     this.stderr = new HeadTailBuffer(cap);
     const started = performance.now();
-    const { file, args } = spec.sandbox.argv(SHELL, spec.command);
+    const { file, args } = spec.sandbox.argv(SHELL, withFileSizeLimit(spec.command));
     this.child = spawn(file, args, {
       cwd: spec.cwd,
       env: { ...childEnv(), PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...spec.env, [TAG_ENV]: this.tag },

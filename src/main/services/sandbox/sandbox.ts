@@ -6,10 +6,11 @@
  * profile with the same file and network rules. Elsewhere there is no sandbox, and the classification says so.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 import type { SandboxMode } from '../../../shared/sandbox';
+import { CREDENTIAL_DIR_NAMES, HOME_CREDENTIALS, HOST_SOCKET_DIRS, SOCKET_ENV, isSecretFileName } from '../../../shared/sensitive-paths';
 
 export type SandboxKind = 'bubblewrap' | 'sandbox-exec';
 
@@ -44,23 +45,13 @@ export interface SandboxPlan {
   argv(shell: string, command: string): { file: string; args: string[] };
 }
 
-/** Files and folders under the home folder that hold credentials: hidden (empty) inside the sandbox. */
-export const HOME_SECRETS = [
-  '.ssh',
-  '.aws',
-  '.gnupg',
-  '.netrc',
-  '.config/gcloud',
-  '.azure',
-  '.kube',
-  '.docker/config.json',
-  '.git-credentials',
-  '.config/gh',
-  '.npmrc',
-  '.pypirc',
-  '.password-store',
-  '.local/share/keyrings',
-];
+/** Files and folders under the home folder that hold credentials: hidden (empty) inside the sandbox. The same list the path guard asks for. */
+export const HOME_SECRETS = HOME_CREDENTIALS;
+
+/** Walk limits for finding secret-bearing files (`.env` at any depth) in the workspace before each command. */
+export const SECRET_WALK_LIMITS = { entries: 20_000, depth: 16 } as const;
+/** Folders the walk does not enter: installed dependencies and VCS metadata (documented in SECURITY.md). */
+const WALK_SKIP = new Set(['node_modules', '.git', '.hg', '.svn']);
 
 let support: SandboxSupport | undefined;
 
@@ -136,48 +127,137 @@ function kindOf(path: string): 'dir' | 'file' | null {
   }
 }
 
-/** What to hide: credential files under home, Deskhand's data folder, and `.env*` files at the top of the roots and cwd. */
-export function hiddenPaths(req: Pick<SandboxRequest, 'roots' | 'cwd' | 'dataDir' | 'home'>): { path: string; kind: 'dir' | 'file' }[] {
-  const home = req.home ?? homedir();
-  const out = new Map<string, 'dir' | 'file'>();
-  const add = (p: string | null) => {
-    if (!p) return;
-    const k = kindOf(p);
-    if (k) out.set(p, k);
-  };
-  for (const rel of HOME_SECRETS) add(real(join(home, rel)));
-  add(real(req.dataDir));
-  // Only the top level: walking a large workspace on every command would cost more than it protects.
-  for (const dir of new Set([...req.roots, req.cwd])) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) if (name === '.env' || name.startsWith('.env.')) add(real(join(dir, name)));
-  }
-  // A hidden folder covers what lies inside it.
-  const dirs = [...out.entries()].filter(([, k]) => k === 'dir').map(([p]) => p);
-  return [...out.entries()]
-    .filter(([p]) => !dirs.some((d) => d !== p && within(p, d)))
-    .map(([path, kind]) => ({ path, kind }));
+export interface HiddenPath {
+  path: string;
+  kind: 'dir' | 'file';
+  /** Why: credentials, Deskhand's data, a secret-bearing file of the workspace, a host socket. */
+  why: 'credentials' | 'deskhand-data' | 'workspace-secret' | 'host-socket';
 }
 
-/** bubblewrap arguments for a request (without the command). */
-export function bwrapArgs(req: SandboxRequest): string[] {
+/**
+ * What the sandbox hides: credential locations under home (the shared list the path guard uses), Deskhand's data
+ * folder, secret-bearing files (`.env*`, keys…) at any depth of the workspace roots and cwd, host Unix sockets and
+ * per-user runtime folders (D-Bus, keyring, ssh-agent, docker…).
+ */
+export function hiddenPaths(req: Pick<SandboxRequest, 'roots' | 'cwd' | 'dataDir' | 'home'>, env: NodeJS.ProcessEnv = process.env): HiddenPath[] {
+  const home = req.home ?? homedir();
+  const out = new Map<string, HiddenPath>();
+  const add = (p: string | null, why: HiddenPath['why']) => {
+    if (!p || out.has(p)) return;
+    const k = kindOf(p);
+    if (k) out.set(p, { path: p, kind: k, why });
+  };
+  for (const rel of HOME_CREDENTIALS) add(real(join(home, rel)), 'credentials');
+  add(real(req.dataDir), 'deskhand-data');
+  for (const p of HOST_SOCKET_DIRS) add(real(p), 'host-socket');
+  for (const p of socketsFromEnv(env)) add(real(p), 'host-socket');
+  for (const p of socketsUnder('/run', 4)) add(p, 'host-socket');
+  for (const p of walkSecrets([...new Set([...req.roots, req.cwd])])) add(p, 'workspace-secret');
+  // A hidden folder covers what lies inside it.
+  const dirs = [...out.values()].filter((h) => h.kind === 'dir').map((h) => h.path);
+  return [...out.values()].filter((h) => !dirs.some((d) => d !== h.path && within(h.path, d)));
+}
+
+/** Socket paths named by the environment (`unix:path=…` addresses, `SSH_AUTH_SOCK`, X authority…), outside /tmp. */
+function socketsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  for (const name of SOCKET_ENV) {
+    const value = env[name];
+    if (!value) continue;
+    for (const m of value.matchAll(/(?:^|[,;])(?:unix:)?(?:path=)?(\/[^,;]+)/g)) out.push(m[1]!);
+  }
+  return out.filter((p) => !within(p, '/tmp'));
+}
+
+/** Unix sockets under `dir` (bounded depth): the system bus, docker, systemd and the like. */
+function socketsUnder(dir: string, depth: number): string[] {
+  const out: string[] = [];
+  const walk = (d: string, left: number) => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const p = join(d, name);
+      let st;
+      try {
+        st = lstatSync(p);
+      } catch {
+        continue;
+      }
+      if (st.isSocket()) out.push(p);
+      else if (st.isDirectory() && left > 0) walk(p, left - 1);
+    }
+  };
+  walk(dir, depth);
+  return out;
+}
+
+/** Secret-bearing files and credential folders at any depth of `dirs`, within the walk limits. */
+function walkSecrets(dirs: readonly string[]): string[] {
+  const out: string[] = [];
+  let budget = SECRET_WALK_LIMITS.entries;
+  const seen = new Set<string>();
+  const walk = (d: string, depth: number) => {
+    if (budget <= 0 || depth > SECRET_WALK_LIMITS.depth || seen.has(d)) return;
+    seen.add(d);
+    let entries;
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (--budget <= 0) return;
+      const p = join(d, e.name);
+      if (e.isDirectory()) {
+        if (CREDENTIAL_DIR_NAMES.includes(e.name)) out.push(p);
+        else if (!WALK_SKIP.has(e.name)) walk(p, depth + 1);
+      } else if (isSecretFileName(e.name)) {
+        const r = real(p);
+        if (r) out.push(r);
+      }
+    }
+  };
+  for (const d of dirs) {
+    const r = real(d);
+    if (r) walk(r, 0);
+  }
+  return out;
+}
+
+/**
+ * bubblewrap arguments for a request (without the command). Mount order matters: the secrets and sockets outside
+ * the workspace are hidden first, then the cwd (read-only) and the roots are mounted, so neither a hidden folder nor
+ * a read-only cwd above a root can make the workspace hidden or read-only; then the secrets inside the roots are
+ * hidden again on top.
+ */
+export function bwrapArgs(req: SandboxRequest, env: NodeJS.ProcessEnv = process.env): string[] {
   const args = ['--die-with-parent', '--unshare-pid', '--cap-drop', 'ALL'];
   if (!req.network) args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  const roots = [...new Set(req.roots.map((r) => real(r)).filter((r): r is string => r !== null))];
-  for (const root of roots) args.push(req.mode === 'workspace-write' ? '--bind' : '--ro-bind', root, root);
-  const cwd = real(req.cwd) ?? req.cwd;
-  // A cwd outside the roots stays visible (read-only) even when it lies under the private /tmp.
-  if (!roots.some((r) => within(cwd, r))) args.push('--ro-bind', cwd, cwd);
-  for (const h of hiddenPaths(req)) {
+  // Outer roots first, so a root inside another is mounted on top of it, never under it.
+  const roots = [...new Set(req.roots.map((r) => real(r)).filter((r): r is string => r !== null))].sort((a, b) => a.length - b.length);
+  const hidden = hiddenPaths(req, env);
+  const hide = (h: HiddenPath) => {
     if (h.kind === 'dir') args.push('--tmpfs', h.path);
     else args.push('--ro-bind', '/dev/null', h.path);
+  };
+  const insideRoot = (p: string) => roots.some((r) => p !== r && within(p, r));
+  for (const h of hidden) if (!insideRoot(h.path)) hide(h);
+  const cwd = real(req.cwd) ?? req.cwd;
+  // A cwd outside the roots stays visible (read-only) even when it lies under the private /tmp, unless it is hidden.
+  const cwdHidden = hidden.some((h) => within(cwd, h.path) && !roots.some((r) => within(cwd, r)));
+  if (!roots.some((r) => within(cwd, r)) && !cwdHidden) {
+    args.push('--ro-bind', cwd, cwd);
+    // The cwd mount brought back what it holds: hide it again (a cwd of ~ must not show ~/.ssh).
+    for (const h of hidden) if (h.path !== cwd && within(h.path, cwd) && !insideRoot(h.path)) hide(h);
   }
+  for (const root of roots) args.push(req.mode === 'workspace-write' ? '--bind' : '--ro-bind', root, root);
+  for (const h of hidden) if (insideRoot(h.path)) hide(h);
+  for (const name of SOCKET_ENV) args.push('--unsetenv', name);
   args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', cwd);
   return args;
 }

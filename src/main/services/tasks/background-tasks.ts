@@ -144,6 +144,8 @@ export class BackgroundTasks {
   readonly identity: ProcIdentity;
   private readonly dataDir: string;
   private readonly launcher: WorkerLauncher;
+  /** Job workers this process started: they end with it (see shutdown()). */
+  private readonly workers = new Map<string, ProcIdentity>();
   private readonly logCap: number;
   private readonly redactor: OutputRedactor | null;
   private readonly commands = new Map<string, CommandTask>();
@@ -468,6 +470,7 @@ export class BackgroundTasks {
   private launch(batchId: string): void {
     const worker = this.launcher(this.dataDir, batchId);
     if (!worker) throw new DeskhandError('internal', 'The job worker could not be started.');
+    this.workers.set(batchId, worker);
     // The worker claims the batch itself; recording it here too closes the window in which it looks unowned.
     this.rows.setBatchOwner(batchId, worker.pid, worker.start);
   }
@@ -723,6 +726,17 @@ export class BackgroundTasks {
   private async close(): Promise<void> {
     if (this.watchTimer) clearInterval(this.watchTimer);
     const work: Promise<unknown>[] = [];
+    // Nothing keeps working after Deskhand stops: the job workers we started stop their jobs and leave the batch
+    // for the next start (they also notice on their own when this process is gone).
+    for (const [batchId, w] of this.workers) {
+      if (!isSameProcess(w.pid, w.start)) continue;
+      try {
+        process.kill(w.pid, 'SIGTERM');
+      } catch {
+        continue;
+      }
+      work.push(waitGone(w, 10_000).then(() => this.workers.delete(batchId)));
+    }
     for (const task of this.commands.values()) work.push(task.process.stop('shutdown').then(() => task.finished));
     for (const [id, wait] of this.waits) {
       wait.controller.abort();
@@ -788,3 +802,9 @@ export class BackgroundTasks {
 }
 
 export type { TaskKind, TaskRow, JobRow, TaskStatus };
+
+/** Resolves when the process is gone (or after `timeoutMs`). */
+async function waitGone(p: ProcIdentity, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (isSameProcess(p.pid, p.start) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}

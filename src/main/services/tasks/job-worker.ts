@@ -4,7 +4,7 @@
  * this one died) ends what this one left running and carries on from there.
  */
 import { CommandProcess, stopRecordedGroup } from '../processes/command-process';
-import { isSameProcess, selfIdentity } from '../processes/proc-info';
+import { isSameProcess, selfIdentity, type ProcIdentity } from '../processes/proc-info';
 import { TaskLog, readLogPage } from '../processes/task-log';
 import { planSandbox } from '../sandbox/sandbox';
 import { Store } from '../store/store';
@@ -25,6 +25,11 @@ export interface WorkerOptions {
   dataDir: string;
   batchId: string;
   pollMs?: number;
+  /**
+   * The Deskhand process this worker serves. Nothing keeps working after Deskhand stops: once it is gone (SIGTERM,
+   * Ctrl-C, a crash), the worker stops its jobs as on SIGTERM and leaves the batch for the next start to resume.
+   */
+  parent?: ProcIdentity;
 }
 
 /** Runs the batch to its end. Resolves with how it ended ('not mine' when another live worker owns it). */
@@ -126,6 +131,7 @@ export async function runBatch(opts: WorkerOptions): Promise<string> {
         outcome = batch ? 'taken over' : 'gone';
         break;
       }
+      if (!stopping && opts.parent && !isSameProcess(opts.parent.pid, opts.parent.start)) stopping = true;
       if (stopping) {
         await stopAll('shutdown');
         outcome = 'stopped';

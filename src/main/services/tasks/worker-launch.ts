@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childEnv } from '../processes/child-env';
-import { processStartTime, type ProcIdentity } from '../processes/proc-info';
+import { processStartTime, selfIdentity, type ProcIdentity } from '../processes/proc-info';
 
 export type WorkerLauncher = (dataDir: string, batchId: string) => ProcIdentity | null;
 
@@ -28,14 +28,19 @@ export function workerCommand(): { file: string; args: string[]; env: Record<str
   throw new Error('The job worker is not built: run `npm run build` (out/main/job-worker.js is missing).');
 }
 
-/** Spawns a worker for `batchId` that survives this process (own session, no pipes to us). */
+/**
+ * Spawns a worker for `batchId` in its own session (no pipes to us, so a terminal's Ctrl-C reaches only Deskhand). It
+ * lives no longer than this process: it is given our identity (`--parent pid:start`), stops its jobs (SIGTERM, then
+ * SIGKILL) when we are gone, and the batch resumes when Deskhand starts again.
+ */
 export const launchWorker: WorkerLauncher = (dataDir, batchId) => {
   const { file, args, env } = workerCommand();
+  const me = selfIdentity();
   const logDir = join(dataDir, 'tasks');
   mkdirSync(logDir, { recursive: true, mode: 0o700 });
   const fd = openSync(join(logDir, `${batchId}.worker.log`), 'a', 0o600);
   try {
-    const child = spawn(file, [...args, '--data-dir', dataDir, '--batch', batchId], {
+    const child = spawn(file, [...args, '--data-dir', dataDir, '--batch', batchId, '--parent', `${me.pid}:${me.start}`], {
       detached: true,
       stdio: ['ignore', fd, fd],
       env: { ...childEnv(), ...env },

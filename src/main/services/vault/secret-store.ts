@@ -16,6 +16,11 @@ export interface SecretStore {
 
 export const KEYRING_SERVICE = 'Deskhand';
 
+/** The keyring service every host uses: `DESKHAND_KEYRING_SERVICE` when set, else "Deskhand". */
+export function keyringService(env: NodeJS.ProcessEnv = process.env): string {
+  return env.DESKHAND_KEYRING_SERVICE || KEYRING_SERVICE;
+}
+
 interface Keytar {
   getPassword(service: string, account: string): Promise<string | null>;
   setPassword(service: string, account: string, password: string): Promise<void>;
@@ -26,7 +31,8 @@ interface Keytar {
 export class KeytarSecretStore implements SecretStore {
   private keytar: Promise<Keytar> | undefined;
 
-  constructor(private readonly service = KEYRING_SERVICE) {}
+  /** The service name: `DESKHAND_KEYRING_SERVICE` when set (tests use a throwaway one, so no host touches the real one). */
+  constructor(readonly service = keyringService()) {}
 
   async get(name: string): Promise<string | null> {
     return this.call('read', (k) => k.getPassword(this.service, name));

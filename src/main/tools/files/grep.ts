@@ -17,8 +17,13 @@ import { RG_BASE_ARGS, rgErrorLine, runRg } from './rg';
 import { isSensitivePath, SENSITIVE_RG_EXCLUDES } from './sensitive';
 
 export const GREP_DEFAULT_HEAD_LIMIT = 250;
-/** rg cuts longer lines itself (with a marker), so one minified file cannot flood the output. */
+/** Longer lines are cut (with a marker), so one minified file cannot flood the output. */
 export const GREP_MAX_COLUMNS = 500;
+/**
+ * rg itself cuts only far past that: lines are redacted whole and only then cut to GREP_MAX_COLUMNS, so a credential
+ * at the cut is never shown in part (a part would no longer look like one).
+ */
+const RG_MAX_COLUMNS = 16 * GREP_MAX_COLUMNS;
 /** Memory guard for unlimited output (head_limit 0). */
 const MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
 /**
@@ -69,6 +74,14 @@ function sortByPath<T>(items: T[], pathOf: (item: T) => string): T[] {
   return keyed.map((k) => k.item);
 }
 
+function cutLine(line: string): string {
+  if (line.length <= GREP_MAX_COLUMNS) return line;
+  let end = GREP_MAX_COLUMNS;
+  const code = line.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${line.slice(0, end)} [… omitted end of long line]`;
+}
+
 /** `path\0 12:text` → `path:12:text`; context lines `path\0 13-text` → `path-13-text` (rg's usual format). */
 function fromNull(line: string, numbered: boolean): string {
   const p = line.indexOf('\u0000');
@@ -81,7 +94,7 @@ function fromNull(line: string, numbered: boolean): string {
 }
 
 function buildArgs(args: Args, searchArg: string | null, mode: NonNullable<Args['output_mode']>, pcre2: boolean): string[] {
-  const a = [...RG_BASE_ARGS, '--hidden', '--no-require-git', '--glob=!.git/', `--max-columns=${GREP_MAX_COLUMNS}`, '--max-columns-preview'];
+  const a = [...RG_BASE_ARGS, '--hidden', '--no-require-git', '--glob=!.git/', `--max-columns=${RG_MAX_COLUMNS}`, '--max-columns-preview'];
   if (args.include_ignored) a.push('--no-ignore');
   if (args['-i']) a.push('--ignore-case');
   else a.push('--case-sensitive');
@@ -353,6 +366,11 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
     const sum = page.sum ?? 0;
     notes.unshift(`${plural(sum, 'match', 'matches')} in ${plural(page.total ?? count, 'file')}.`);
   }
-  const body = page.lines.join('\n');
+  // Redact before cutting (the runtime redacts the result again; by then a cut credential would not be recognised).
+  const body = page.lines
+    .join('\n')
+    .split('\n')
+    .map((line) => cutLine(ctx.redact(line)))
+    .join('\n');
   return notes.length ? `${body}\n[${notes.join(' ')}]` : body;
 }

@@ -1,7 +1,7 @@
 /** The file family, in the order its tools are offered to the model. Only rm and mv need anything injected. */
 import type { ToolDefinition } from '../../runtime/tool';
 import { cdTool } from './cd';
-import { cpTool } from './cp';
+import { createCpTool } from './cp';
 import { editFileTool } from './edit-file';
 import { findTool } from './find';
 import { grepTool } from './grep';
@@ -30,7 +30,7 @@ export function createFileFamily(deps: FileDeps): { tools: ToolDefinition[] } {
       findTool,
       grepTool,
       mkdirTool,
-      cpTool,
+      createCpTool(deps.dataDir),
       createMvTool(deps.dataDir),
       createRmTool(deps.dataDir),
       pwdTool,
@@ -39,4 +39,4 @@ export function createFileFamily(deps: FileDeps): { tools: ToolDefinition[] } {
   };
 }
 
-export { cdTool, cpTool, editFileTool, findTool, grepTool, lsTool, mkdirTool, createMvTool, pwdTool, readFileTool, createRmTool, statTool, writeFileTool };
+export { cdTool, createCpTool, editFileTool, findTool, grepTool, lsTool, mkdirTool, createMvTool, pwdTool, readFileTool, createRmTool, statTool, writeFileTool };

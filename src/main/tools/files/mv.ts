@@ -6,6 +6,7 @@ import { errno, fsError, throwIfAborted } from './fs-errors';
 import { protectedReason } from './protected-paths';
 import {
   assertReplaceable,
+  assertSensitivityKept,
   classifyTransfer,
   copyTree,
   ensureParent,
@@ -24,6 +25,7 @@ async function plan(args: TransferArgs, ctx: ToolContext, dataDir: string): Prom
     if (reason) throw new ToolError(`Refusing to move ${p.srcShown}: ${reason}. Move what is inside it instead, or ask the person to do it.`);
   }
   assertReplaceable(p, args.force);
+  assertSensitivityKept(p, { dataDir, workspaceRoots: ctx.state.workspaceRoots }, 'move');
   return p;
 }
 

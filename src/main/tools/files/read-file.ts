@@ -69,6 +69,7 @@ async function readForward(
   skip: number,
   want: number,
   signal: AbortSignal,
+  redact?: (text: string) => string,
 ): Promise<ForwardResult> {
   const lines: ForwardResult['lines'] = [];
   const cut: number[] = [];
@@ -86,6 +87,8 @@ async function readForward(
     let text = curLen === 0 ? '' : (cur.length === 1 ? (cur[0] as Buffer) : Buffer.concat(cur, curLen)).toString('utf8');
     if (text.endsWith('\r')) text = text.slice(0, -1);
     if (no === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    // Redact the whole line before cutting it: a credential cut in half would no longer be recognised.
+    if (redact && (curOverflow || text.length > READ_MAX_LINE_CHARS)) text = redact(text);
     if (curOverflow || text.length > READ_MAX_LINE_CHARS) {
       let end = READ_MAX_LINE_CHARS;
       const code = text.charCodeAt(end - 1);
@@ -194,6 +197,10 @@ function isBinary(sniff: Buffer, n: number): boolean {
   return sniff.subarray(0, n).includes(0);
 }
 
+function redactOf(ctx: ToolContext): ((text: string) => string) | undefined {
+  return (text) => ctx.redact(text);
+}
+
 function numbered(lines: { no: number; text: string }[]): string {
   return lines.map((l) => `${String(l.no).padStart(6)}\t${l.text}`).join('\n');
 }
@@ -275,7 +282,7 @@ export const readFileTool = defineTool({
       if (offset >= 0) {
         const startLine = Math.max(1, offset);
         const want = Math.min(requested, READ_MAX_LINES);
-        result = await readForward(fh, size, 0, 1, startLine - 1, want, ctx.signal);
+        result = await readForward(fh, size, 0, 1, startLine - 1, want, ctx.signal, redactOf(ctx));
         if (result.lines.length === 0) {
           const total = result.linesAtEof ?? 0;
           return {
@@ -297,16 +304,16 @@ export const readFileTool = defineTool({
           if (n > 0 && all[n - 1] !== 10) total++;
           const startLine = Math.max(1, total - k + 1);
           if (total - k + 1 < 1) notes.push(`The file has only ${total} lines; showing from line 1.`);
-          result = await readForward(fh, size, 0, 1, startLine - 1, Math.min(want, total - startLine + 1), ctx.signal);
+          result = await readForward(fh, size, 0, 1, startLine - 1, Math.min(want, total - startLine + 1), ctx.signal, redactOf(ctx));
         } else {
           const tail = await locateTail(fh, size, k, ctx.signal);
           if (tail.total !== null) {
             // Reached the start: the file has fewer than k lines, so absolute numbers are known.
             notes.push(`The file has only ${tail.total} lines; showing from line 1.`);
-            result = await readForward(fh, size, 0, 1, 0, Math.min(want, tail.total), ctx.signal);
+            result = await readForward(fh, size, 0, 1, 0, Math.min(want, tail.total), ctx.signal, redactOf(ctx));
           } else {
             fromEnd = true;
-            result = await readForward(fh, size, tail.start, -k, 0, want, ctx.signal);
+            result = await readForward(fh, size, tail.start, -k, 0, want, ctx.signal, redactOf(ctx));
           }
         }
       }

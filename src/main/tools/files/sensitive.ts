@@ -1,47 +1,13 @@
 /**
  * Secret-bearing files that searches skip: `find` hides them unless the pattern names them, `grep` never searches
- * them. (Reading one on purpose with read_file is allowed; redaction happens in the runtime.)
+ * them. (Reading one on purpose with read_file asks under every policy: the path guard judges it from the same list.)
  */
 import { basename } from 'node:path';
+import { SECRET_FILE_RULES } from '../../../shared/sensitive-paths';
 import { expandBraces, globToRegExp } from './glob';
 
-interface SensitiveRule {
-  /** A ripgrep/gitignore glob on the file name. */
-  glob: string;
-  /** The literal a search pattern must contain to ask for these files explicitly. */
-  token: string;
-}
-
-const RULES: SensitiveRule[] = [
-  { glob: '.env', token: '.env' },
-  { glob: '.env.*', token: '.env' },
-  { glob: '*.pem', token: '.pem' },
-  { glob: '*.key', token: '.key' },
-  { glob: '*.p12', token: '.p12' },
-  { glob: '*.pfx', token: '.pfx' },
-  { glob: 'id_rsa*', token: 'id_rsa' },
-  { glob: 'id_dsa*', token: 'id_dsa' },
-  { glob: 'id_ecdsa*', token: 'id_ecdsa' },
-  { glob: 'id_ed25519*', token: 'id_ed25519' },
-  { glob: '.npmrc', token: '.npmrc' },
-  { glob: '.pypirc', token: '.pypirc' },
-  { glob: '.netrc', token: '.netrc' },
-  { glob: '_netrc', token: 'netrc' },
-  { glob: '.git-credentials', token: 'credentials' },
-  { glob: 'credentials', token: 'credentials' },
-  { glob: 'credentials.*', token: 'credentials' },
-  { glob: '.envrc', token: '.envrc' },
-  { glob: '*.jks', token: '.jks' },
-  { glob: '*.keystore', token: 'keystore' },
-  { glob: '*.kdbx', token: '.kdbx' },
-  { glob: '.htpasswd', token: 'htpasswd' },
-  { glob: '.pgpass', token: 'pgpass' },
-  { glob: '.dockercfg', token: 'dockercfg' },
-  { glob: 'secrets.*', token: 'secrets' },
-  { glob: '*.tfstate', token: '.tfstate' },
-  { glob: '*.tfstate.backup', token: '.tfstate' },
-  { glob: '*.tfvars', token: '.tfvars' },
-];
+// The one shared list (src/shared/sensitive-paths.ts): the path guard asks for these, the sandbox hides them.
+const RULES = SECRET_FILE_RULES;
 
 const COMPILED = RULES.map((r) => ({ ...r, re: globToRegExp(r.glob, { caseInsensitive: true }) }));
 

@@ -5,7 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { cp, copyFile, lstat, mkdir, open, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, join, relative } from 'node:path';
+import { readdirSync, realpathSync } from 'node:fs';
+import { sensitiveMatch } from '../../runtime/path-guard';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import type { Classification, ClassifyContext } from '../../runtime/tool';
@@ -177,4 +180,70 @@ export async function ensureParent(target: string, shown: string): Promise<void>
   } catch (err) {
     throw fsError(err, shown, 'folder');
   }
+}
+
+/** Entries a copy or move checks for sensitive files before it starts; a larger source folder is refused. */
+export const SENSITIVE_WALK_LIMIT = 20_000;
+
+/**
+ * Files keep their sensitivity: a copy or move of a credentials file (or of a folder holding one, or Deskhand's
+ * data) is refused when the file would land on a path the path guard does not protect (`~/.ssh/config` copied to
+ * `notes/config` would be readable without asking). Landing on a path that is sensitive too (`.env` → `.env.bak`) is
+ * fine: the copy still asks.
+ */
+export function assertSensitivityKept(p: TransferPlan, ctx: { dataDir: string; workspaceRoots: readonly string[] }, verb: 'copy' | 'move'): void {
+  const home = (() => {
+    try {
+      return realpathSync(homedir());
+    } catch {
+      return homedir();
+    }
+  })();
+  const data = (() => {
+    try {
+      return realpathSync(ctx.dataDir);
+    } catch {
+      return ctx.dataDir;
+    }
+  })();
+  const guard = { dataDir: data, roots: ctx.workspaceRoots, home };
+  const keeps = (kind: string | undefined) => kind === 'credentials' || kind === 'deskhand-data';
+  let srcReal: string;
+  try {
+    srcReal = realpathSync(p.src);
+  } catch {
+    srcReal = p.src;
+  }
+  let seen = 0;
+  const check = (real: string, shown: string) => {
+    const m = sensitiveMatch(real, guard);
+    if (!m || !keeps(m.kind)) return;
+    const dest = join(p.target, relative(srcReal, real));
+    const after = sensitiveMatch(dest, guard);
+    if (after && keeps(after.kind)) return;
+    throw new ToolError(
+      `Refusing to ${verb} ${shown}: it is ${m.what}, and at ${dest} it would no longer be protected (reading it there would not ask). ` +
+        'Copy it yourself if you really mean to, or pick a destination that keeps its name.',
+      'denied',
+    );
+  };
+  check(srcReal, p.srcShown);
+  if (!p.srcStat.isDirectory()) return;
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (++seen > SENSITIVE_WALK_LIMIT) {
+        throw new ToolError(`Refusing to ${verb} ${p.srcShown}: it holds more than ${SENSITIVE_WALK_LIMIT} entries, too many to check for credentials. Copy a smaller folder.`, 'denied');
+      }
+      const full = join(dir, e.name);
+      check(full, full);
+      if (e.isDirectory()) walk(full);
+    }
+  };
+  walk(srcReal);
 }

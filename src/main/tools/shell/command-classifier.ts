@@ -7,6 +7,7 @@
  * only for mkdir/touch/tee/redirections that provably land inside the workspace, and `high-risk` for everything else,
  * including anything the parser rejects, syntax this file does not know, and commands over the complexity limits.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, sep } from 'node:path';
@@ -133,7 +134,7 @@ function classify(command: string, ctx: ClassifyContext): CommandClassification 
   return {
     risk,
     reasons,
-    rulePattern: single ? root.normalized : null,
+    rulePattern: single && analysis.alwaysAsk.length === 0 ? root.normalized : null,
     network: segments.some((s) => s.network),
     touchesOwnData: analysis.touchesOwnData,
     alwaysAsk: analysis.alwaysAsk.length ? analysis.alwaysAsk.join('; ') : null,
@@ -153,7 +154,8 @@ const PURE_READERS = new Set([
   'tac', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'strings', 'od',
   'hexdump', 'column', 'uname', 'whoami', 'id', 'groups', 'true', 'false', ':', 'sleep', 'seq', 'expr', 'paste',
   'join', 'comm', 'fold', 'fmt', 'rev', 'expand', 'unexpand', 'yes', 'nproc', 'arch', 'tty', 'uptime', 'locale',
-  'getconf', 'free', 'ps', 'exit', 'return', 'break', 'continue', 'shift',
+  'getconf', 'free', 'ps', 'exit', 'return', 'break', 'continue', 'shift', 'base64', 'base32', 'basenc', 'zcat',
+  'bzcat', 'xzcat', 'zstdcat', 'lsof',
 ]);
 
 /** Directories whose programs may be named by absolute path (`/usr/bin/ls` is `ls`). */
@@ -162,7 +164,7 @@ const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/us
 const ELEVATION = new Set(['sudo', 'doas', 'su', 'pkexec', 'runuser', 'run0']);
 const PAGERS = new Set(['less', 'more', 'most', 'pg', 'man', 'info']);
 const EDITORS = new Set(['vi', 'vim', 'nvim', 'view', 'nano', 'pico', 'emacs', 'ed', 'ex', 'code']);
-const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox']);
+const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk']);
 const OTHER_SHELLS = new Set(['zsh', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'ash', 'elvish', 'nu', 'xonsh']);
 const POSIX_SHELLS = new Set(['sh', 'bash', 'dash', 'rbash']);
 const NETWORK_CLIENTS = new Set([
@@ -225,7 +227,7 @@ const VERSION_ARGS: Record<string, readonly string[]> = {
 const WRITERS = new Set([
   'rm', 'rmdir', 'mv', 'cp', 'ln', 'chmod', 'chown', 'chgrp', 'dd', 'truncate', 'shred', 'install', 'tar', 'zip',
   'unzip', 'gzip', 'gunzip', 'bzip2', 'xz', 'unxz', 'zstd', '7z', 'patch', 'mkfifo', 'mknod', 'split', 'csplit',
-  'tee', 'xxd', 'sponge', 'rsync', 'unlink', 'link', 'mktemp',
+  'tee', 'sponge', 'rsync', 'unlink', 'link', 'mktemp',
 ]);
 const CODE_RUNNERS: Record<string, string> = {
   eval: 'eval runs a string as shell code',
@@ -632,7 +634,7 @@ class Analysis {
     this.guard = new PathGuard(ctx);
   }
 
-  private ask(reason: string): void {
+  ask(reason: string): void {
     if (!this.alwaysAsk.includes(reason)) this.alwaysAsk.push(reason);
   }
 
@@ -663,7 +665,13 @@ class Analysis {
 
   /** Records a sensitive path: the command asks under every policy. */
   private noteSensitive(check: PathCheck, access: 'reads' | 'writes'): void {
+    if (check.holdsSensitive && !check.sensitive) {
+      this.ask(`the command ${access === 'reads' ? 'reaches' : 'changes'} ${check.resolved}, which holds sensitive locations (${check.holdsSensitive})`);
+      return;
+    }
     if (!check.sensitive) return;
+    // Code-running files (Makefile, CI configs…) are ordinary to read; creating or changing one asks.
+    if (check.sensitive.kind === 'code-runner' && access === 'reads') return;
     if (check.sensitive.kind === 'deskhand-data') {
       if (access === 'writes') this.touchesOwnData = true;
       this.ask("the command touches Deskhand's own data folder");
@@ -685,13 +693,49 @@ class Analysis {
   noteSensitivePath(p: string | null, access: 'read' | 'write'): void {
     if (p === null || p === '' || p.startsWith('-') || p.length > 4096 || p.includes('\n') || /^\/dev\//.test(p)) return;
     const check = this.guard.check(p, access, { raw: true });
-    if (check.error || !check.sensitive) return;
+    if (check.error || (!check.sensitive && !check.holdsSensitive)) return;
+    if (check.sensitive?.kind === 'code-runner' && access === 'read') return;
     this.paths.push(check);
     this.noteSensitive(check, access === 'read' ? 'reads' : 'writes');
   }
 
+  /**
+   * The repository a git command would use (as git discovers it: --git-dir, else upwards from -C or the cwd, a `.git`
+   * folder, a `.git` file pointing elsewhere, or a folder that is itself a git dir) and the settings in its config
+   * files that make git run programs.
+   */
+  gitRepository(dir: string | null, gitDir: string | null): { configs: string[]; dangerous: string[] } {
+    const cwd = this.guard.cwd;
+    const abs = (p: string) => {
+      const e = p === '~' ? homedir() : p.startsWith('~/') ? `${homedir()}/${p.slice(2)}` : p;
+      return isAbsolute(e) ? e : `${cwd}${sep}${e}`;
+    };
+    const found = gitDir ? abs(gitDir) : findGitDir(dir ? abs(dir) : cwd);
+    if (!found) return { configs: [], dangerous: [] };
+    const files = [`${found}${sep}config`, `${found}${sep}config.worktree`];
+    try {
+      const common = readFileSync(`${found}${sep}commondir`, 'utf8').trim();
+      if (common) files.push(`${isAbsolute(common) ? common : `${found}${sep}${common}`}${sep}config`);
+    } catch {
+      // not a linked worktree
+    }
+    const configs: string[] = [];
+    const dangerous: string[] = [];
+    for (const f of files) {
+      let text: string;
+      try {
+        text = readFileSync(f, 'utf8');
+      } catch {
+        continue;
+      }
+      configs.push(f);
+      for (const key of gitConfigKeys(text)) if (DANGEROUS_GIT_KEY.test(key) && !dangerous.includes(key)) dangerous.push(key);
+    }
+    return { configs, dangerous };
+  }
+
   /** Where a write to `target` lands, judged by the path guard the file tools use: inside the workspace (low-risk) or not. */
-  writeTarget(program: string, target: string | null, what = 'writes'): Verdict {
+  writeTarget(program: string, target: string | null, what = 'writes', opts: { changesExisting?: boolean } = {}): Verdict {
     if (target === null) return highRisk(program, `${what} to a path that is not a plain literal (expansions, globs or ~ cannot be checked)`);
     if (/^\/dev\/(tcp|udp)\//.test(target)) return highRisk(program, `opens a network connection (${target})`, true);
     if (target === '') return highRisk(program, `${what} to an empty path`);
@@ -716,6 +760,10 @@ class Analysis {
     if (check.hardLinks > 1) {
       this.ask(`the command writes to ${resolved}, which has ${check.hardLinks} hard links`);
       return highRisk(program, `${what} to a hard-linked file (${resolved}), which may also live outside the workspace`);
+    }
+    // No looser than the file tools: truncating or appending to an existing file is what write_file overwriting is.
+    if (opts.changesExisting && check.exists && check.hardLinks > 0) {
+      return highRisk(program, `${what} to ${resolved}, an existing file it truncates or changes (as risky as write_file overwriting it)`);
     }
     if (check.root) return lowRisk(program, `${what} inside the workspace (${resolved})`);
     return highRisk(program, `${what} outside the workspace (${resolved}${check.links.length ? `, through a symlink` : ''})`);
@@ -901,7 +949,7 @@ class Walker {
     }
     if (target !== null && /^\/dev\/(null|stdout|stderr|fd\/[12])$/.test(target)) return;
     if (target === null && word) this.a.noteSensitivePath(guessPath(word), 'write');
-    this.flag(r, this.a.writeTarget('redirection', target, 'writes output'));
+    this.flag(r, this.a.writeTarget('redirection', target, 'writes output', { changesExisting: true }));
   }
 
   word(node: ShNode): WordInfo {
@@ -981,7 +1029,7 @@ class Walker {
     const nameWord = argv[0];
     if (!nameWord) return highRisk(null, 'no command to run');
     const raw = nameWord.raw;
-    if (raw === null || !/^(\[|[A-Za-z0-9_./][A-Za-z0-9_.+/:@%-]*)$/.test(raw)) {
+    if (raw === null || !/^(\[|:|[A-Za-z0-9_./][A-Za-z0-9_.+/:@%-]*)$/.test(raw)) {
       const why = /[^\x00-\x7f]/.test(nameWord.text) ? 'contains non-ASCII characters' : 'is not a plain word';
       return highRisk(null, `obfuscated command name ${JSON.stringify(nameWord.text)} (${why})`);
     }
@@ -1002,11 +1050,16 @@ class Walker {
 
     if (PURE_READERS.has(name)) return readOnly(name);
     if (ELEVATION.has(name)) return highRisk(name, 'runs a command with elevated privileges');
+    if (name === 'less' && literal && lessIsReadOnly(literal)) return readOnly('less', 'with -F and no terminal it prints the file (LESSOPEN is not passed to commands)');
+    if (name === 'man' && literal && manIsReadOnly(literal)) return readOnly('man', 'prints a manual page (no terminal, so no pager)');
     if (PAGERS.has(name)) return highRisk(name, 'pagers can run commands (!cmd, LESSOPEN); pipe to head instead');
     if (EDITORS.has(name)) return highRisk(name, 'interactive editors can write files and run commands');
     const versionArgs = Object.hasOwn(VERSION_ARGS, name) ? VERSION_ARGS[name] : undefined;
     if (versionArgs && literal?.length === 1 && versionArgs.includes(literal[0]!)) return readOnly(name, 'prints its version');
-    if (AWKS.has(name)) return highRisk(name, 'awk programs can run commands (system(), pipes) and write files');
+    if (AWKS.has(name)) {
+      const why = literal ? awkUnsafe(literal) : 'has arguments that are not plain literals, so the awk program cannot be checked';
+      return why ? highRisk(name, why) : readOnly(name, 'the awk program has no system(), pipes or output redirections');
+    }
     if (OTHER_SHELLS.has(name)) return highRisk(name, `runs ${name} code, whose expansion rules this classifier does not analyse`);
     if (name === 'read' && literal) {
       // `while IFS= read -r line` is common: allow plain lower-case names (no subscripts, no special variables).
@@ -1023,6 +1076,10 @@ class Walker {
       const inline = literal?.some((a) => /^-[A-Za-z]*[ceEr]$/.test(a) || a === '--eval' || a === '--print' || a === '-p');
       return highRisk(name, inline ? 'runs inline code' : 'runs code (scripts or modules)');
     }
+    if (name === 'npm' && literal && /^(ls|list|ll|la)$/.test(literal[0] ?? '') && literal.slice(1).every((a) => /^(--?[a-z][a-z-]*(=[\w.-]*)?|[@\w./-]+)$/.test(a) && !/^--?(prefix|userconfig|globalconfig|cache|script-shell|node-options|onload-script)/.test(a))) {
+      return readOnly('npm', 'npm ls lists installed packages');
+    }
+    if (name === 'tsc' && literal && literal.includes('--noEmit') && tscIsReadOnly(literal)) return readOnly('tsc', 'type-checks without writing output');
     if (Object.hasOwn(PACKAGE_MANAGERS, name)) {
       const sub = literal?.find((a) => !a.startsWith('-')) ?? literal?.[0];
       const networked = literal === null || (sub !== undefined && PACKAGE_MANAGERS[name]!.has(sub));
@@ -1222,6 +1279,12 @@ class Walker {
       }
       case 'git':
         return this.git(literal);
+      case 'xxd': {
+        if (!literal) return needLiteral()!;
+        const scan = scanOptions(literal, { short: 'cglnosC', long: ['cols', 'groupsize', 'len', 'name', 'seek', 'offset'] });
+        if (scan.options.some((o) => o.name === 'r' || o.name === 'revert')) return highRisk('xxd', '-r writes binary data (and can patch files)');
+        return scan.operands.length > 1 ? highRisk('xxd', `writes its output to ${scan.operands[1]}`) : readOnly('xxd');
+      }
 
       // ---- writers that can be low-risk inside the workspace
       case 'mkdir':
@@ -1294,19 +1357,43 @@ class Walker {
   private git(args: readonly string[] | null): Verdict {
     if (!args) return highRisk('git', 'has arguments that are not plain literals; the classifier checks git options and cannot see through them');
     let i = 0;
+    // Where git will look for its repository: -C folders (relative to each other), --git-dir, --work-tree.
+    let dir: string | null = null;
+    let gitDir: string | null = null;
+    const at = (p: string) => (dir ? joinRelative(dir, p) : p);
     for (; i < args.length; i++) {
       const a = args[i]!;
       if (!a.startsWith('-')) break;
-      if (['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects'].includes(a)) continue;
+      if (['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--bare', '--no-advice'].includes(a)) continue;
       if (a === '-C') {
-        i++;
+        const d = args[++i];
+        if (d === undefined) return highRisk('git', '-C needs a folder');
+        if (d !== '') dir = at(d);
+        continue;
+      }
+      const value = /^--(git-dir|work-tree|namespace)(?:=(.*))?$/.exec(a);
+      if (value) {
+        const v = value[2] ?? args[++i];
+        if (v === undefined) return highRisk('git', `${a} needs a value`);
+        if (value[1] === 'git-dir') gitDir = at(v);
+        if (value[1] === 'work-tree') this.a.noteSensitivePath(at(v), 'read');
         continue;
       }
       if ((a === '--version' || a === '-v') && args.length === 1) return readOnly('git', 'prints its version');
       if (a === '-c' || a.startsWith('--config-env') || a.startsWith('-c')) return highRisk('git', '-c/--config-env can set any configuration, including programs git runs');
       if (a === '-p' || a === '--paginate') return highRisk('git', 'starts a pager, which can run commands');
+      if (a.startsWith('--exec-path')) return highRisk('git', '--exec-path changes where git finds the programs it runs');
       return highRisk('git', `global option ${a} is not known to be safe`);
     }
+    if (this.a.cwdChanges && !gitDir && (dir === null || !isAbsolute(dir))) {
+      return highRisk('git', 'runs after changing directory, so the repository (and the programs its config names) cannot be checked');
+    }
+    // A repository whose config names programs makes even `git status` run them: such a repository always asks.
+    const repo = this.a.gitRepository(dir, gitDir);
+    if (repo.dangerous.length) {
+      this.a.ask(`git would run programs this repository's config names (${repo.dangerous.slice(0, 4).join(', ')} in ${repo.configs.join(', ')})`);
+    }
+    if (gitDir) this.a.noteSensitivePath(gitDir, 'read');
     const sub = args[i];
     const rest = args.slice(i + 1);
     if (sub === undefined) return readOnly('git', 'prints usage');
@@ -1369,12 +1456,8 @@ class Walker {
         const ok = rest.every((a, j) => /^(-l|--list|-n\d*|--sort=.*|--format=.*|--column|--no-column|--color|--points-at|--contains|--no-contains|--merged|--no-merged)$/.test(a) || (listing && !a.startsWith('-')) || /^--(points-at|contains|no-contains|merged|no-merged)$/.test(rest[j - 1] ?? ''));
         return listing && ok ? readOnly('git', 'git tag lists tags') : highRisk('git', 'git tag creates or deletes tags');
       }
-      case 'config': {
-        const reads = ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l', 'get', 'list'];
-        const writes = ['--add', '--unset', '--unset-all', '--replace-all', '--edit', '-e', '--rename-section', '--remove-section', 'set', 'unset', 'edit', 'rename-section', 'remove-section'];
-        if (rest.some((a) => reads.includes(a)) && !rest.some((a) => writes.includes(a))) return readOnly('git', 'git config reads configuration');
-        return highRisk('git', 'git config can set any configuration, including programs git runs');
-      }
+      case 'config':
+        return this.gitConfig(rest, dir);
       case 'branch': {
         const listing = ['-a', '-r', '-v', '-vv', '-l', '--list', '--all', '--remotes', '--verbose', '--show-current', '--no-color', '--color', '--merged', '--no-merged', '--contains', '--no-contains', '--points-at', '--no-column', '--column'];
         const hasList = rest.some((a) => a === '-l' || a === '--list');
@@ -1394,6 +1477,178 @@ class Walker {
         return highRisk('git', `git ${sub} is not a known read-only git command`);
     }
   }
+
+  /**
+   * `git config` by its real grammar: the subcommand forms (`get`, `list`, `set`…) and the legacy forms, where one
+   * name reads and a name with a value writes. Writes are high-risk; writing a setting that makes git run a program
+   * later, or writing outside this repository's own config, asks under every policy.
+   */
+  private gitConfig(rest: readonly string[], dir: string | null): Verdict {
+    const scan = scanOptions(rest, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value', 'url'] });
+    const file = scan.options.find((o) => o.name === 'f' || (o.long && o.name !== '' && 'file'.startsWith(o.name) && o.name.length > 1));
+    const scope = scan.options.find((o) => o.long && ['global', 'system', 'worktree', 'local'].includes(o.name));
+    const READ_ACTIONS = ['get', 'get-all', 'get-regexp', 'get-urlmatch', 'get-color', 'get-colorbool', 'list', 'l', 'show-origin', 'show-scope', 'name-only', 'null', 'z', 'includes', 'no-includes', 'type', 'bool', 'int', 'bool-or-int', 'path', 'expiry-date', 'default', 'file', 'f', 'blob', 'global', 'system', 'local', 'worktree', 'fixed-value', 'all', 'regexp', 'value', 'url', 'show-names', 'no-show-names', 'no-type'];
+    const actions = scan.options.filter((o) => !READ_ACTIONS.includes(o.name));
+    const ops = scan.operands;
+    const sub = ['get', 'list', 'set', 'unset', 'rename-section', 'remove-section', 'edit'].includes(ops[0] ?? '') ? ops[0]! : null;
+    let reads = false;
+    if (actions.length) reads = false;
+    else if (sub === 'list') reads = ops.length === 1;
+    else if (sub === 'get') reads = ops.length === 2;
+    else if (sub) reads = false;
+    else {
+      const listing = scan.options.some((o) => o.name === 'list' || o.name === 'l');
+      const getting = scan.options.filter((o) => ['get', 'get-all', 'get-regexp', 'get-urlmatch', 'get-color', 'get-colorbool'].includes(o.name));
+      if (listing && getting.length === 0) reads = ops.length === 0;
+      else if (getting.length === 1 && !listing) reads = ops.length >= 1 && ops.length <= 2 && (getting[0]!.name !== 'get-urlmatch' || ops.length === 2);
+      else if (getting.length === 0 && !listing) reads = ops.length === 1;
+    }
+    if (reads) return readOnly('git', 'git config reads configuration');
+    const key = sub ? ops[1] : ops[0];
+    if (file?.value) this.a.noteSensitivePath(dir ? joinRelative(dir, file.value) : file.value, 'write');
+    if (key && DANGEROUS_GIT_KEY.test(key)) this.a.ask(`git config writes ${key}, a setting that makes git run a program later`);
+    else if (!key || actions.length) this.a.ask('git config changes configuration in a way the classifier cannot read (it may name programs git runs)');
+    if (scope && scope.name !== 'local' && scope.name !== 'worktree') this.a.ask(`git config --${scope.name} changes configuration outside this repository`);
+    return highRisk('git', `git config ${key ? `writes ${key}` : 'changes configuration'}; configuration can name programs git runs`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// git repositories and their config
+
+/** Settings that make git run a program (now or later), or load other configuration that could. */
+export const DANGEROUS_GIT_KEY =
+  /^(core\.(fsmonitor|hookspath|sshcommand|pager|editor|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|pager\..+|alias\..+|include\.path|includeif\..+|diff\.external|diff\..+\.(textconv|command)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|mergetool\..+\.cmd|difftool\..+\.cmd|credential\.helper|credential\..+\.helper|gpg\.program|gpg\..+\.program|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|uploadpack\.packobjectshook|protocol\..+\.allow|protocol\.allow|submodule\..+\.update|man\..+\.cmd|browser\..+\.cmd|web\.browser|sendemail\..+|core\.attributesfile|ssh\.variant)$/i;
+
+/** `section.subsection.key` names set in a git config text (lower-case section and key; subsections kept). */
+export function gitConfigKeys(text: string): string[] {
+  const keys: string[] = [];
+  let section = '';
+  for (const raw of text.split('\n')) {
+    let line = raw.trim();
+    const head = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$/.exec(line);
+    if (head) {
+      section = head[2] !== undefined ? `${head[1]!.toLowerCase()}.${head[2]}` : head[1]!.toLowerCase();
+      line = head[3]!.trim();
+      if (!line) continue;
+    }
+    if (!line || line.startsWith('#') || line.startsWith(';')) continue;
+    const key = /^([A-Za-z][A-Za-z0-9-]*)\s*(=|$|\s)/.exec(line);
+    if (key && section) keys.push(`${section}.${key[1]!.toLowerCase()}`);
+  }
+  return keys;
+}
+
+/** A folder git would take as a git dir by itself: HEAD, objects/ and refs/ (a `config` with [core] counts too). */
+export function looksLikeGitDir(dir: string): boolean {
+  try {
+    if (!statSync(`${dir}${sep}HEAD`).isFile()) return false;
+    return statSync(`${dir}${sep}objects`).isDirectory() && statSync(`${dir}${sep}refs`).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The git dir git would use from `start`: upwards, `.git` (folder, or file with `gitdir:`), or a bare git dir. */
+export function findGitDir(start: string): string | null {
+  let d = start;
+  for (let hops = 0; hops < 64; hops++) {
+    const dotGit = `${d === sep ? '' : d}${sep}.git`;
+    try {
+      const st = statSync(dotGit);
+      if (st.isDirectory()) return dotGit;
+      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+      if (m) return isAbsolute(m[1]!.trim()) ? m[1]!.trim() : `${d}${sep}${m[1]!.trim()}`;
+    } catch {
+      // no .git here
+    }
+    if (looksLikeGitDir(d)) return d;
+    const parent = dirname(d);
+    if (parent === d) return null;
+    d = parent;
+  }
+  return null;
+}
+
+/** `p` relative to `dir` (as `git -C dir` and `-C a -C b` resolve), unless it is absolute or starts with ~. */
+function joinRelative(dir: string, p: string): string {
+  return isAbsolute(p) || p === '~' || p.startsWith('~/') ? p : `${dir}/${p}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Readers that are read-only only with the right arguments
+
+/**
+ * Why an awk invocation is not read-only, or null: its program (given inline) must have no system(), no pipes to or
+ * from commands, no output redirection in print/printf, no extension loading; options that run files or write
+ * (-f, -i, -l, -o, -p, -d, -E, -D) are refused.
+ */
+export function awkUnsafe(args: readonly string[]): string | null {
+  const programs: string[] = [];
+  let i = 0;
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      i++;
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') break;
+    if (a === '-F' || a === '-v') {
+      i++;
+      continue;
+    }
+    if (/^-[Fv]./.test(a) || /^--(field-separator|assign)=/.test(a)) continue;
+    if (a === '-e' || a === '--source') {
+      programs.push(args[++i] ?? '');
+      continue;
+    }
+    if (/^--source=/.test(a)) {
+      programs.push(a.slice(9));
+      continue;
+    }
+    if (/^-(b|c|P|M|S|s|n|r|t|N|g|h|V|U)$|^--(characters-as-bytes|traditional|posix|bignum|sandbox|no-optimize|re-interval|lint|version|help|copyright|use-lc-numeric|non-decimal-data)$/.test(a)) continue;
+    return `option ${a} can run a program file, load an extension or write a file`;
+  }
+  if (programs.length === 0) {
+    const program = args[i];
+    if (program === undefined) return 'no program given';
+    programs.push(program);
+  }
+  for (const program of programs) {
+    const why = awkProgramUnsafe(program);
+    if (why) return why;
+  }
+  return null;
+}
+
+function awkProgramUnsafe(program: string): string | null {
+  // Strings and regular expression literals cannot run anything: blank them before looking.
+  const code = program
+    .replace(/"(?:[^"\\\n]|\\.)*"/g, '""')
+    .replace(/(^|[~(,{;!&|\n]|\bin\b)(\s*)\/(?:[^/\\\n[]|\\.|\[(?:[^\]\\]|\\.)*\])*\//g, '$1$2//');
+  if (/\bsystem\s*\(/.test(code)) return 'the awk program calls system(), which runs commands';
+  if (/@\s*(load|include|namespace)/.test(code)) return 'the awk program loads other code (@load, @include)';
+  if (/\|&|(^|[^|])\|(?!\|)/.test(code.replace(/\|\|/g, ''))) return 'the awk program pipes to or from a command';
+  for (const m of code.matchAll(/\bprintf?\b([^;{}\n]*)/g)) {
+    if (/>/.test(m[1]!)) return 'the awk program redirects print output to a file';
+  }
+  if (/\b(PROCINFO|ENVIRON)\s*\[[^\]]*\]\s*=(?!=)/.test(code)) return 'the awk program changes its environment or interpreter settings';
+  return null;
+}
+
+/** `less` with display options only (no log file, no tags, no initial commands) and files: prints them. */
+export function lessIsReadOnly(args: readonly string[]): boolean {
+  return args.every((a) => (!a.startsWith('-') && !a.startsWith('+')) || /^-[FRrSXNniIMmsq~eEQKLfWwaBcCdgGJuUV]+$/.test(a) || /^--(quit-if-one-screen|RAW-CONTROL-CHARS|raw-control-chars|chop-long-lines|no-init|LINE-NUMBERS|line-numbers|ignore-case|IGNORE-CASE|LONG-PROMPT|squeeze-blank-lines|quit-at-eof|QUIT-AT-EOF|quiet|silent|no-lessopen|force|no-keypad|tilde)$/.test(a));
+}
+
+/** `man` showing pages (by name and section, or apropos/whatis): no pager option, no local files, no config. */
+export function manIsReadOnly(args: readonly string[]): boolean {
+  return args.length > 0 && args.every((a) => /^-[kfawW]+$/.test(a) || /^--(apropos|whatis|all|where|where-cat|path)$/.test(a) || /^[A-Za-z0-9_.:+@-]+$/.test(a) && !a.startsWith('-') && !a.includes('..'));
+}
+
+/** `tsc --noEmit`: type-checks; refused with options that build, watch, trace or write build info. */
+export function tscIsReadOnly(args: readonly string[]): boolean {
+  return !args.some((a) => /^--?(b|build|w|watch|generateTrace|generateCpuProfile|init|tsBuildInfoFile|incremental|composite|plugins?|locale)(=.*)?$/i.test(a));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1405,8 +1660,9 @@ class Walker {
  */
 function guessPath(w: WordInfo): string | null {
   if (w.value !== null) return w.value;
-  const text = w.text.replace(/["']/g, '').replace(/^(~|\$HOME|\$\{HOME\})(?=\/|$)/, homedir());
-  return /^[\w./@%+=:,~-]+$/.test(text) && text.includes('/') ? text : null;
+  // ~ is left for the path guard, which expands it with the home it was given.
+  const text = w.text.replace(/["']/g, '').replace(/^(~|\$HOME|\$\{HOME\})(?=\/|$)/, '~');
+  return /^[\w./@%+=:,~-]+$/.test(text) && (text.includes('/') || text === '~') ? text : null;
 }
 
 function envName(name: string, bare: boolean): Verdict {

@@ -14,6 +14,7 @@ import { resolvePath } from '../../runtime/resolve-path';
 import { KILL_GRACE_MS, OUTPUT_CAP_BYTES, type CommandExit, type CommandProcess, type HeadTailBuffer } from '../../services/processes';
 import type { SandboxPlan, SandboxService } from '../../services/sandbox';
 import { formatDuration, type CommandTask, type TaskService } from '../../services/tasks';
+import { PathGuard, type PathCheck } from '../../runtime/path-guard';
 import { commandPlan, sandboxClassification, sandboxLine, type SandboxAsk } from './sandbox-policy';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -134,15 +135,39 @@ function format(proc: CommandProcess, exit: CommandExit, how: 'terminated' | 'ki
   return lines.join('\n');
 }
 
+/**
+ * Where a command runs is a path like any other: a working folder outside the workspace roots (or a sensitive one,
+ * or one holding credentials) asks under every policy. Returns the check and the reason to ask, if any.
+ */
+export function cwdContainment(cwd: string, ctx: EffectsContext): { check: PathCheck; ask: string | null } {
+  const check = new PathGuard(ctx).check(cwd, 'read');
+  const ask = check.error
+    ? `its working folder ${cwd} cannot be checked (${check.error})`
+    : check.alwaysAsk
+      ? `it runs in ${check.resolved}: ${check.alwaysAsk}`
+      : !check.root
+        ? `it runs in ${check.resolved}, outside the workspace roots`
+        : null;
+  return { check, ask };
+}
+
 /** The classification of one command call (execute_command, wait_for): the command where it runs, and the sandbox. */
 export function classifyCommandCall(args: { command: string; cwd?: string | undefined } & SandboxAsk, ctx: EffectsContext, sandbox: SandboxService): Classification {
   let cwd = ctx.cwd;
   try {
     cwd = resolveCommandCwd(args.cwd, ctx.cwd);
   } catch {
-    return { risk: 'high-risk', reasons: ['the cwd argument could not be resolved'], rulePattern: null };
+    return { risk: 'high-risk', reasons: ['the cwd argument could not be resolved'], rulePattern: null, alwaysAsk: 'its working folder cannot be resolved' };
   }
-  return sandboxClassification(classifyCommand(args.command, { ...ctx, cwd }), args, ctx, sandbox);
+  const c = classifyCommand(args.command, { ...ctx, cwd });
+  const where = cwdContainment(cwd, ctx);
+  if (where.ask) {
+    c.reasons.push(`working folder: ${where.check.summary}`);
+    c.alwaysAsk = c.alwaysAsk ? `${c.alwaysAsk}; ${where.ask}` : where.ask;
+    c.rulePattern = null;
+    c.paths = [...(c.paths ?? []), { ...where.check, raw: true }];
+  }
+  return sandboxClassification(c, args, ctx, sandbox);
 }
 
 /** What one command call touches: processes, the network when asked, and what the classifier found. */

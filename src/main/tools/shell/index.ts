@@ -5,7 +5,7 @@
 import type { Classification, EffectsContext, ToolDefinition } from '../../runtime/tool';
 import { classifyCommand } from './command-classifier';
 import { createCancelWaitFor } from './cancel-wait-for';
-import { checkCwd, createExecuteCommand, resolveCommandCwd, visibleCommand, type ShellDeps } from './execute-command';
+import { checkCwd, createExecuteCommand, cwdContainment, resolveCommandCwd, visibleCommand, type ShellDeps } from './execute-command';
 import { sandboxClassification, type SandboxAsk } from './sandbox-policy';
 import { createWaitFor } from './wait-for';
 
@@ -16,6 +16,8 @@ export interface CommandKnowledge {
   classify(command: string, ctx: EffectsContext): Classification;
   withSandbox(base: Classification, ask: SandboxAsk, ctx: Pick<EffectsContext, 'sandbox'>): Classification;
   resolveCwd(cwd: string | undefined, base: string): string;
+  /** Where a command would run, contained like any path: why it must ask (outside the roots, sensitive), or null. */
+  containCwd(cwd: string, ctx: EffectsContext): { summary: string; ask: string | null };
   checkCwd(cwd: string): void;
   visible(command: string): string;
 }
@@ -27,6 +29,10 @@ export function createShellFamily(deps: ShellDeps): { tools: ToolDefinition[]; c
       classify: classifyCommand,
       withSandbox: (base, ask, ctx) => sandboxClassification(base, ask, ctx, deps.sandbox),
       resolveCwd: resolveCommandCwd,
+      containCwd: (cwd, ctx) => {
+        const where = cwdContainment(cwd, ctx);
+        return { summary: where.check.summary, ask: where.ask };
+      },
       checkCwd,
       visible: visibleCommand,
     },

@@ -53,12 +53,19 @@ export const createRunBackgroundJobs = (tasks: TaskService, commands: CommandKno
         } catch {
           risk = 'high-risk';
           reasons.push(`job ${i + 1}: the cwd could not be resolved`);
+          alwaysAsk ??= `job ${i + 1}: its working folder cannot be resolved`;
           return;
         }
         const c = commands.classify(j.command, { ...ctx, cwd });
         risk = maxRisk(risk, c.risk);
         for (const r of c.reasons) reasons.push(`job ${i + 1} (${c.risk}): ${r}`);
         if (c.alwaysAsk) alwaysAsk ??= `job ${i + 1}: ${c.alwaysAsk}`;
+        // A job's working folder is contained like any path: outside the workspace roots it asks.
+        const where = commands.containCwd(cwd, ctx);
+        if (where.ask) {
+          reasons.push(`job ${i + 1}: working folder: ${where.summary}`);
+          alwaysAsk ??= `job ${i + 1}: ${where.ask}`;
+        }
       });
       const assessment = commands.withSandbox({ risk, reasons, rulePattern: null, alwaysAsk }, args, ctx);
       return { assessment, processes: true, network: !!assessment.network };
