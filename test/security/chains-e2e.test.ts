@@ -264,7 +264,9 @@ describe('chain: nothing keeps working after Deskhand stops', () => {
         },
       });
       try {
-        await until(() => sleeping(m).length === 2 && /jobs_[0-9a-f]{8}/.test(stdout), 'both job processes', 20_000);
+        // The turn has ended (stopping a run that is still going would cancel its batch, by design): only the CLI's
+        // wait for its background work is interrupted.
+        await until(() => sleeping(m).length === 2 && /jobs_[0-9a-f]{8}/.test(stdout) && stdout.includes('"type":"run.finished"'), 'both job processes', 20_000);
         const batch = /jobs_[0-9a-f]{8}/.exec(stdout)![0];
         expect(workers(batch)).toHaveLength(1);
         child!.kill(signal);

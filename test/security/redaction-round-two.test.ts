@@ -115,8 +115,8 @@ describe('redaction before the tools cut long lines', () => {
     // Redacted whole first, then cut: the cut may fall inside the placeholder, never inside the token.
     expect(out).not.toMatch(/ghp_|A1b2C3/);
     expect(out).toMatch(/ \[red/);
-    // Without a redactor the cut shows part of the token, which the runtime's later redaction would not recognise.
-    const bare = (await readFileTool.execute(readFileTool.params.parse({ path: 'wide.txt' }), makeContext(dir))).output;
+    // Without redaction first the cut shows part of the token, which the runtime's later redaction would not recognise.
+    const bare = (await readFileTool.execute(readFileTool.params.parse({ path: 'wide.txt' }), { ...makeContext(dir), redact: (t: string) => t })).output;
     expect(bare).toMatch(/ghp_A1b2/);
     expect(new SecretRedactor({ env: {} }).redact(bare)).toMatch(/ghp_A1b2/);
   });
@@ -127,7 +127,7 @@ describe('redaction before the tools cut long lines', () => {
     const ctx = { ...makeContext(dir), redact: (t: string) => new SecretRedactor({ env: {} }).redact(t) };
     const out = (await grepTool.execute(grepTool.params.parse({ pattern: 'needle', output_mode: 'content' }), ctx)).output;
     expect(out).not.toMatch(/ghp_|A1b2C3/);
-    const bare = (await grepTool.execute(grepTool.params.parse({ pattern: 'needle', output_mode: 'content' }), makeContext(dir))).output;
+    const bare = (await grepTool.execute(grepTool.params.parse({ pattern: 'needle', output_mode: 'content' }), { ...makeContext(dir), redact: (t: string) => t })).output;
     expect(bare).toMatch(/ghp_A1/);
     expect(out).toContain('omitted end of long line');
   });
