@@ -202,7 +202,10 @@ describe('macOS sandbox-exec profile', () => {
     expect(profile).toContain('(deny file-write*)');
     expect(profile).toContain('(allow file-write*\n  (subpath "/Users/me/project")');
     expect(profile).toContain('(deny network-outbound (remote ip))');
-    expect(seatbeltProfile({ ...req, network: true })).not.toContain('network-outbound');
+    expect(seatbeltProfile({ ...req, network: true })).not.toContain('(remote ip)');
+    expect(profile).toContain('(deny network-outbound (remote unix-socket))');
+    expect(profile).not.toContain('mDNSResponder');
+    expect(seatbeltProfile({ ...req, network: true })).toContain('(deny network-outbound (remote unix-socket))\n(allow network-outbound (remote unix-socket (path-literal "/private/var/run/mDNSResponder")))');
     expect(seatbeltProfile({ ...req, mode: 'read-only' })).not.toContain('(subpath "/Users/me/project")');
     expect(seatbeltProfile({ ...req, roots: ['/tmp/a "quoted" dir'] })).toContain('(subpath "/tmp/a \\"quoted\\" dir")');
   });

@@ -62,16 +62,22 @@ describe('chain: plant a program-running git setting, then trigger it with a rea
     expect(existsSync(pwned)).toBe(false);
   });
 
-  it('a repository planted with an fsmonitor (nested, bare-like, via write_file) is never read unattended', async () => {
+  it('a git dir outside .git: planting its fsmonitor parks, and a repository arriving with one is never read unattended', async () => {
     const pwned = join(tempDir('deskhand-pwned-'), 'pwned');
-    // Planted the way an attacker would: write_file creates a bare-looking git dir (allowed: it is not .git/...).
+    // A folder git takes as a git dir by itself (HEAD, objects/, refs/): its config is git config.
     mkdirSync(join(work, 'evil', 'objects'), { recursive: true });
     mkdirSync(join(work, 'evil', 'refs'), { recursive: true });
     writeFileSync(join(work, 'evil', 'HEAD'), 'ref: refs/heads/main\n');
-    server.enqueue(
-      reply().tool('write_file', { path: 'evil/config', content: `[core]\n\trepositoryformatversion = 0\n\tbare = true\n\tfsmonitor = touch ${pwned}\n` }),
-      reply().tool('execute_command', { command: 'git --git-dir=evil log --oneline' }),
-    );
+    const config = `[core]\n\trepositoryformatversion = 0\n\tbare = true\n\tfsmonitor = touch ${pwned}\n`;
+    server.enqueue(reply().tool('write_file', { path: 'evil/config', content: config }));
+    const plant = await cli('set up the repository');
+    expect(plant.code, plant.stderr).toBe(3);
+    expect(JSON.stringify(approvals(plant)[0]!.reasons)).toMatch(/config of a git dir/);
+    expect(existsSync(join(work, 'evil', 'config'))).toBe(false);
+
+    // A repository that arrives with the setting (cloned, unpacked): reading it is what would run the program.
+    writeFileSync(join(work, 'evil', 'config'), config);
+    server.enqueue(reply().tool('execute_command', { command: 'git --git-dir=evil log --oneline' }));
     const r = await cli('look at the history');
     expect(r.code, r.stderr).toBe(3);
     const asked = approvals(r).at(-1)!;

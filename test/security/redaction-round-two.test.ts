@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { SecretRedactor } from '../../src/main/runtime/redaction';
 import { grepTool } from '../../src/main/tools/files/grep';
 import { readFileTool } from '../../src/main/tools/files/read-file';
+import { OUTPUT_CAP_BYTES } from '../../src/main/services/processes/command-process';
+import { executeCommand } from '../../src/main/tools/shell/execute-command';
+import { taskFixture } from '../support/tasks';
 import { makeContext, tempDir } from '../support/tool-context';
 
 const VALUE = 'Zq8vK2mP9xR4tW7nB3cY6hJ1';
@@ -130,5 +133,23 @@ describe('redaction before the tools cut long lines', () => {
     const bare = (await grepTool.execute(grepTool.params.parse({ pattern: 'needle', output_mode: 'content' }), { ...makeContext(dir), redact: (t: string) => t })).output;
     expect(bare).toMatch(/ghp_A1/);
     expect(out).toContain('omitted end of long line');
+  });
+});
+
+describe('redaction before command output is cut', () => {
+  it('a token straddling the head/tail seam of huge output is dropped, not shown in part', async () => {
+    const f = taskFixture();
+    try {
+      const token = `ghp_${'A1b2C3d4E5'.repeat(4)}`;
+      // The head keeps OUTPUT_CAP_BYTES / 2 bytes: the token starts 12 bytes before that, so the head ends inside it.
+      const before = OUTPUT_CAP_BYTES / 2 - 12;
+      const command = `head -c ${before} /dev/zero | tr '\\0' x; printf '${token}\\n'; yes | head -c 300000`;
+      const out = (await executeCommand.execute(executeCommand.params.parse({ command }), f.ctx())).output;
+      expect(out).toContain('bytes omitted');
+      expect(out).not.toContain('ghp_A1b2');
+      expect(new SecretRedactor({ env: {} }).redact(out)).not.toContain('ghp_');
+    } finally {
+      await f.close();
+    }
   });
 });

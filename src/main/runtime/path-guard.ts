@@ -9,7 +9,7 @@
  * always ask. The tools then open and verify (`openVerified`), so a path swapped between the check and the use is
  * refused rather than followed.
  */
-import { constants, lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { constants, lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
@@ -246,6 +246,12 @@ export function sensitiveMatch(p: string, ctx: { dataDir: string; roots: readonl
   for (const rel of HOME_STARTUP) if (isInside(p, joinOne(home, rel))) return { kind: 'startup', what: `start-up configuration (~/${rel})` };
   for (const abs of SYSTEM_STARTUP) if (isInside(p, abs)) return { kind: 'startup', what: `system start-up configuration (${abs})` };
 
+  // A folder git would take as a git dir by itself (HEAD, objects/, refs/): its config and hooks are git's too.
+  if (name === 'config' || name === 'config.worktree' || parts.includes('hooks')) {
+    const hooks = parts.lastIndexOf('hooks');
+    const dir = name === 'config' || name === 'config.worktree' ? parts.slice(0, -1).join(sep) : parts.slice(0, hooks).join(sep);
+    if (dir && looksLikeGitDir(dir)) return { kind: 'vcs', what: name.startsWith('config') ? `the config of a git dir (${dir}; it can name programs git runs)` : `hooks of a git dir (${dir}; git runs them)` };
+  }
   if (name === '.gitattributes' || name === '.gitmodules') return { kind: 'code-runner', what: `${name} (it can select filter programs git runs, or fetch code)` };
   const runner = codeRunnerMatch(parts);
   if (runner) return { kind: 'code-runner', what: runner };
@@ -274,6 +280,15 @@ export function sensitiveInside(dir: string, ctx: { dataDir: string; home: strin
     if (found.length >= 4) break;
   }
   return found.length ? found.join(', ') : null;
+}
+
+/** A folder git would take as a git dir by itself: HEAD, objects/ and refs/. */
+function looksLikeGitDir(dir: string): boolean {
+  try {
+    return statSync(joinOne(dir, 'HEAD')).isFile() && statSync(joinOne(dir, 'objects')).isDirectory() && statSync(joinOne(dir, 'refs')).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

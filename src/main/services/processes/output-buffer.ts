@@ -47,7 +47,9 @@ export class HeadTailBuffer {
     const head = Buffer.concat(this.head);
     const tail = Buffer.concat(this.tail);
     if (this.omitted === 0) return Buffer.concat([head, tail]).toString('utf8');
-    return `${head.subarray(0, utf8Boundary(head)).toString('utf8')}\n[… ${this.omitted} bytes omitted …]\n${tail.subarray(firstCharStart(tail)).toString('utf8')}`;
+    const headText = seamHead(head.subarray(0, utf8Boundary(head)).toString('utf8'));
+    const tailText = seamTail(tail.subarray(firstCharStart(tail)).toString('utf8'));
+    return `${headText}\n[… ${this.omitted} bytes omitted …]\n${tailText}`;
   }
 
   /** The last `max` bytes seen (or fewer), cut at a character boundary. */
@@ -77,4 +79,25 @@ export function firstCharStart(buf: Buffer): number {
   let i = 0;
   while (i < buf.length && i < 4 && (buf[i]! & 0xc0) === 0x80) i++;
   return i;
+}
+
+/**
+ * The seams of a cut: the part of a line cut in two is dropped (at a line end, else a space, else 1 KB), so a
+ * credential at the cut is never shown in part (a part would no longer look like one to redaction).
+ */
+const SEAM_MIN = 4096;
+function seamHead(t: string): string {
+  if (t.length < SEAM_MIN || t.endsWith('\n')) return t;
+  const nl = t.lastIndexOf('\n');
+  if (nl >= 0 && t.length - nl <= 8192) return t.slice(0, nl + 1);
+  const ws = Math.max(t.lastIndexOf(' '), t.lastIndexOf('\t'));
+  if (ws >= 0 && t.length - ws <= 1024) return t.slice(0, ws + 1);
+  return t.slice(0, t.length - 1024);
+}
+function seamTail(t: string): string {
+  if (t.length < SEAM_MIN) return t;
+  const nl = t.indexOf('\n');
+  if (nl >= 0 && nl < 8192) return t.slice(nl + 1);
+  const m = /[ \t]/.exec(t.slice(0, 1024));
+  return m ? t.slice(m.index + 1) : t.slice(1024);
 }

@@ -287,8 +287,12 @@ export function seatbeltProfile(req: SandboxRequest): string {
   ];
   if (hidden.length) lines.push("; Secrets' files and Deskhand's own data are hidden.", `(deny file-read* file-write*\n  ${hidden.join('\n  ')})`);
   if (!req.network) {
-    lines.push('; No network: IP sockets are refused (local Unix sockets still work).', '(deny network-outbound (remote ip))', '(deny network-inbound (local ip))', '(deny network-bind (local ip))');
+    lines.push('; No network: IP sockets are refused.', '(deny network-outbound (remote ip))', '(deny network-inbound (local ip))', '(deny network-bind (local ip))');
   }
+  // Host Unix sockets (launchd, the keychain agent, ssh-agent, docker…) are unreachable; with network on, only the
+  // resolver's socket is allowed so names still resolve.
+  lines.push('; Host Unix sockets are unreachable.', '(deny network-outbound (remote unix-socket))');
+  if (req.network) lines.push('(allow network-outbound (remote unix-socket (path-literal "/private/var/run/mDNSResponder")))');
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,7 +1,7 @@
 /**
- * The job worker: runs one batch of `run_background_jobs` in a detached process, so the batch survives the app
- * quitting or crashing. Everything it knows lives in the store: a worker started later for the same batch (after
- * this one died) ends what this one left running and carries on from there.
+ * The job worker: runs one batch of `run_background_jobs` in its own process, ending with the Deskhand process that
+ * started it (nothing keeps working after Deskhand stops). Everything it knows lives in the store: a worker started
+ * later for the same batch (when Deskhand starts again) ends what this one left running and carries on from there.
  */
 import { CommandProcess, stopRecordedGroup } from '../processes/command-process';
 import { isSameProcess, selfIdentity, type ProcIdentity } from '../processes/proc-info';

@@ -1,7 +1,8 @@
 /**
  * run_background_jobs (approval pair `execute_run_background_jobs`): several independent commands in a detached
  * worker, with a concurrency cap and per-job retries with exponential backoff. Each command is classified on its
- * own and the riskiest decides; the person sees every job before approving. The batch survives Deskhand restarting.
+ * own and the riskiest decides; the person sees every job before approving. The worker ends with Deskhand (its jobs
+ * are stopped); the batch is kept and resumes when Deskhand starts again.
  */
 import { z } from 'zod';
 import { maxRisk } from '../../../shared/tools';
@@ -34,8 +35,9 @@ export const createRunBackgroundJobs = (tasks: TaskService, commands: CommandKno
   defineTool({
     name: 'run_background_jobs',
     description:
-      'Run several independent shell commands in the background, in a detached worker that survives Deskhand ' +
-      'restarting: at most `concurrency` at once, each failed job retried up to `retries` times with exponential ' +
+      'Run several independent shell commands in the background, in a worker whose batch is kept when Deskhand ' +
+      'stops (its jobs are stopped then) and resumes when Deskhand starts again: at most `concurrency` at once, ' +
+      'each failed job retried up to `retries` times with exponential ' +
       'backoff. Returns a batch id at once. When every job has ended you get a new message with each job\'s status, ' +
       'exit code and output. Each command is classified on its own (the riskiest decides) and runs in the OS sandbox ' +
       'like execute_command. list_background_jobs shows progress, task_output {"id": "<batch>.<n>"} a job\'s whole ' +
