@@ -10,6 +10,7 @@ import type { SandboxMode } from '../../../shared/sandbox';
 import type { RunStatus } from '../../../shared/events';
 import { DeskhandError } from '../../../shared/errors';
 import { MIGRATIONS } from './migrations';
+import { sqliteBinding } from './native-binding';
 
 export interface ConversationRow {
   id: string;
@@ -107,14 +108,16 @@ export class Store {
 
   /**
    * `nativeBinding` points better-sqlite3 at a build for another ABI: Electron loads one made for its own Node
-   * (better-sqlite3 12 is not N-API), while the CLI and the tests keep the Node build in node_modules.
+   * (better-sqlite3 12 is not N-API), while the CLI and the tests keep the Node build in node_modules. Without it,
+   * the process-wide choice of native-binding.ts applies.
    */
   constructor(
     readonly dataDir: string,
     opts: { nativeBinding?: string } = {},
   ) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    this.db = new Database(join(dataDir, 'deskhand.db'), opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
+    const nativeBinding = opts.nativeBinding ?? sqliteBinding();
+    this.db = new Database(join(dataDir, 'deskhand.db'), nativeBinding ? { nativeBinding } : {});
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
