@@ -49,6 +49,16 @@ export function missingNativeBuildMessage(detail: string): string {
   return `Deskhand cannot open its database: better-sqlite3 has no working build for Electron ${electron} (ABI ${process.versions.modules}); run \`npm run rebuild:electron\` once (needs the network) — ${detail}`;
 }
 
+const closeAtExitRuntimes = new Set<Runtime>();
+function closeAtExit(runtime: Runtime): void {
+  if (closeAtExitRuntimes.size === 0) {
+    process.once('exit', () => {
+      for (const r of closeAtExitRuntimes) r.store.close();
+    });
+  }
+  closeAtExitRuntimes.add(runtime);
+}
+
 export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
   const log = opts.log ?? stderrLogger;
   let win: BrowserWindow | null = null;
@@ -81,7 +91,9 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     void s.shutdown().finally(() => {
       disconnect?.();
       disconnect = null;
-      runtime?.store.close();
+      // Not closed here: a run waiting for approval stays waiting (it resumes after a restart) and its poll still
+      // reads the store until the process is gone. The store closes as the process exits.
+      if (runtime) closeAtExit(runtime);
       runtime = null;
       tray?.destroy();
       tray = null;
@@ -152,7 +164,8 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     try {
       return openRuntime({ dataDir, sqliteBinding: binding });
     } catch (err) {
-      if (ABI_MISMATCH.test(errorMessage(err))) return nativeFailure(errorMessage(err).split('\n')[0]!);
+      const dlopen = (err as { code?: unknown } | null)?.code === 'ERR_DLOPEN_FAILED';
+      if (dlopen || ABI_MISMATCH.test(errorMessage(err))) return nativeFailure(errorMessage(err).split('\n')[0]!);
       throw err;
     }
   }
