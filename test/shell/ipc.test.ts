@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { IPC_CALL_CHANNEL } from '../../src/shared/contract-names';
 import { METHOD_NAMES } from '../../src/shared/contract-names';
 import type { Reply } from '../../src/shared/contract';
-import { CallError } from '../../src/renderer/api/ws-client';
+import { CallError } from '../../src/shared/bridge';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { until } from '../support/tasks';
 import { launch, quitApp, type Launched } from './harness';
