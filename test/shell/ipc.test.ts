@@ -11,7 +11,6 @@ import { CallError } from '../../src/shared/bridge';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { until } from '../support/tasks';
 import { launch, quitApp, type Launched } from './harness';
-import { settle } from './fake-electron';
 
 let server: ModelServer | null = null;
 
@@ -76,11 +75,12 @@ describe('the preload API', () => {
     await until(() => seen.length > 0, 'a conversationsChanged event');
     expect(JSON.stringify(seen)).toContain('Evented');
     off();
-    const before = seen.length;
+    // A second listener sees the next event; the first, unsubscribed, gets nothing of the same batch.
+    const later: unknown[] = [];
+    bridge.on('conversationsChanged', (p) => later.push(p));
     await api.createConversation({ folder: app.work, policy: 'read-only', title: 'Quiet' });
-    await new Promise((r) => setTimeout(r, 300));
-    await settle();
-    expect(seen.length).toBe(before);
+    await until(() => JSON.stringify(later).includes('Quiet'), 'the second listener to see the change');
+    expect(JSON.stringify(seen)).not.toContain('Quiet');
     expect(() => bridge.on('nope' as never, () => undefined)).toThrow(/Unknown event/);
   });
 });

@@ -153,7 +153,8 @@ describe('notifications', () => {
     const app = await launchWithModel();
     await app.window();
     await waitingApproval(app, 'a.txt');
-    await settle();
+    // The tray and the notifier hear the same event, the tray first: once it counts the approval, the notifier has run.
+    await until(() => fake.trays[0]?.item(/approval/).label === '1 approval waiting', 'the tray to count the approval');
     expect(fake.notifications).toEqual([]);
     await quitApp();
 
@@ -161,7 +162,6 @@ describe('notifications', () => {
     const win = await again.window();
     win.blur();
     await until(() => fake.trays[0]?.item(/approval/).label === '1 approval waiting', 'the tray to show the approval that survived');
-    await settle();
     expect(fake.notifications).toEqual([]);
   });
 });
