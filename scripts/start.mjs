@@ -2,7 +2,7 @@
 /**
  * `npm start`: builds when the build is missing or older than the sources, then launches the desktop app in Electron.
  * Where no Electron binary can be had (npm's electron downloads it at first launch; some machines have no network),
- * it says so in one line and starts `deskhand web` instead, which prints the URL to open. Extra arguments go to
+ * it says so in one line and starts `deskhand web` instead, and opens its URL in the browser. Extra arguments go to
  * `deskhand web` (e.g. `npm start -- --port 8377`).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -44,8 +44,27 @@ if (electron.path && native?.ok) {
   child = spawn(electron.path, [root], { cwd: root, stdio: 'inherit' });
 } else {
   const why = electron.path ? native.reason : electron.reason;
-  process.stdout.write(`Electron is not available (${why}); starting Deskhand in web mode instead.\n`);
-  child = spawn(process.execPath, [join(root, 'bin', 'deskhand.js'), 'web', ...process.argv.slice(2)], { cwd: process.cwd(), stdio: 'inherit' });
+  process.stdout.write(`No Electron window: ${why}; opening Deskhand in your browser instead (deskhand web).\n`);
+  child = spawn(process.execPath, [join(root, 'bin', 'deskhand.js'), 'web', ...process.argv.slice(2)], { cwd: process.cwd(), stdio: ['inherit', 'pipe', 'inherit'] });
+  let opened = false;
+  child.stdout.on('data', (chunk) => {
+    process.stdout.write(chunk);
+    const url = /Deskhand is running at (\S+)/.exec(chunk.toString())?.[1];
+    if (url && !opened) {
+      opened = true;
+      openBrowser(url);
+    }
+  });
+}
+
+/** Opens the web UI in the person's browser, where there is a desktop to open it on (DESKHAND_NO_BROWSER=1: never). */
+function openBrowser(url) {
+  if (process.env.DESKHAND_NO_BROWSER) return;
+  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return;
+  const opener = spawn(cmd, args, { stdio: 'ignore', detached: true });
+  opener.on('error', () => undefined);
+  opener.unref();
 }
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
