@@ -28,6 +28,8 @@ export interface FakeOptions {
   lockHeld?: boolean;
   version?: string;
   packaged?: boolean;
+  /** The OS is in dark mode. */
+  dark?: boolean;
 }
 
 interface FakeState {
@@ -85,7 +87,7 @@ export const fake = {
     ipcMain.removeAllListeners();
     ipcMainHandlers.clear();
     defaultSessionImpl.reset();
-    nativeTheme.shouldUseDarkColors = false;
+    nativeTheme.shouldUseDarkColors = !!options.dark;
   },
   /** The OS finished launching: `ready` fires and `whenReady()` resolves. */
   async ready(): Promise<void> {

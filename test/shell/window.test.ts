@@ -45,6 +45,13 @@ describe('the main window', () => {
     expect(Object.keys(bridge)).not.toContain('invoke');
   });
 
+  it('opens in the OS colour scheme, so no white flash in dark mode', async () => {
+    expect((await app.window()).options.backgroundColor).toBe('#fbfbfa');
+    await quitApp();
+    app = await launch({ dark: true });
+    expect((await app.window()).options.backgroundColor).toBe('#1b1d21');
+  });
+
   it('registers app:// as a standard, secure scheme before ready', () => {
     expect(fake.privilegedSchemes).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) }]);
   });
