@@ -20,6 +20,19 @@ afterEach(() => {
   }
 });
 
+/** Runs the e2e global setup and returns what it printed (its one line, kept out of this suite's output). */
+function runGlobalSetup(): string {
+  const printed: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => (printed.push(String(chunk)), true)) as typeof process.stdout.write;
+  try {
+    globalSetup();
+  } finally {
+    process.stdout.write = write;
+  }
+  return printed.join('');
+}
+
 /** A checkout-like root with the electron package's metadata and, optionally, a file at the native build's place. */
 function fakeRoot(native?: string | Buffer): string {
   const root = tempDir('deskhand-native-root-');
@@ -42,14 +55,16 @@ describe('the e2e harness', () => {
     chmodSync(join(dist, 'electron'), 0o755);
     process.env.ELECTRON_OVERRIDE_DIST_PATH = dist;
     process.env.DESKHAND_NO_NATIVE_BUILD = '1';
-    globalSetup();
+    const printed = runGlobalSetup();
     const { version, abi } = electronTarget();
-    expect(process.env[ELECTRON_SKIP_ENV]).toBe(`no better-sqlite3 build for Electron ${version} (ABI ${abi}) in out/native; run \`npm run rebuild:electron\` once (needs the network)`);
+    const reason = `no better-sqlite3 build for Electron ${version} (ABI ${abi}) in out/native; run \`npm run rebuild:electron\` once (needs the network)`;
+    expect(process.env[ELECTRON_SKIP_ENV]).toBe(reason);
+    expect(printed).toBe(`Electron e2e: skipped — ${reason}.\n`);
   });
 
   it('without an Electron binary, says so', () => {
     process.env.ELECTRON_OVERRIDE_DIST_PATH = tempDir('deskhand-empty-dist-');
-    globalSetup();
+    runGlobalSetup();
     expect(process.env[ELECTRON_SKIP_ENV]).toMatch(/^no Electron binary on this machine/);
   });
 });
