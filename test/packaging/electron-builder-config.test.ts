@@ -20,6 +20,7 @@ const config = JSON.parse(readFileSync(join(ROOT, 'electron-builder.json'), 'utf
   linux: { target: string[]; icon: string };
   mac: { target: string[]; icon: string; hardenedRuntime: boolean; entitlements: string; entitlementsInherit: string; extendInfo: Record<string, string> };
   win: { target: string[]; icon: string };
+  electronFuses?: { runAsNode?: boolean };
 };
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { main: string; scripts: Record<string, string>; dependencies: Record<string, string> };
 
@@ -76,6 +77,8 @@ describe('electron-builder.json', () => {
     }
     expect(pkg.main).toBe('out/main/index.js');
     expect(config.asar).toBe(true);
+    // The job worker is the app binary run as Node (ELECTRON_RUN_AS_NODE): that fuse must stay on.
+    expect(config.electronFuses?.runAsNode).not.toBe(false);
   });
 
   it('every asarUnpack pattern matches real files in node_modules', () => {

@@ -236,4 +236,21 @@ describe('the native build for Electron', () => {
     expect(fake.errorBoxes).toEqual([]);
     expect(stderr.join('').trim().split('\n')).toEqual([expect.stringMatching(/^Deskhand cannot open its database: .*npm run rebuild:electron.*(invalid ELF header|too short|NODE_MODULE_VERSION)/)]);
   });
+
+  it('the entry (main.ts) launches the app with paths beside its build: from the sources there is no build, so one line', async () => {
+    fake.reset();
+    const stderr: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (stderr.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      await import('../../src/main/electron/main');
+      await fake.ready();
+      expect(await fake.exited()).toBe(1);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(fake.privilegedSchemes.map((s) => s.scheme)).toEqual(['app']);
+    expect(fake.errorBoxes).toEqual([]);
+    expect(stderr.join('')).toMatch(/^Deskhand cannot open its database: .*src\/main\/native\/electron-\d+\/node_modules\/better-sqlite3\/build\/Release\/better_sqlite3\.node is missing\n$/);
+  });
 });
