@@ -10,7 +10,7 @@ import globalSetup, { ELECTRON_SKIP_ENV } from '../../e2e/global-setup';
 import { builtAbi, electronTarget, ensureElectronNative, sqliteBindingPath } from '../../scripts/electron-native.mjs';
 import { electronSqliteBindingPath } from '../../src/main/electron/desktop-app';
 import { tempDir } from '../support/tool-context';
-import { nodeSqliteBuild } from './harness';
+import { captured, nodeSqliteBuild } from './harness';
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -21,16 +21,8 @@ afterEach(() => {
 });
 
 /** Runs the e2e global setup and returns what it printed (its one line, kept out of this suite's output). */
-function runGlobalSetup(): string {
-  const printed: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string) => (printed.push(String(chunk)), true)) as typeof process.stdout.write;
-  try {
-    globalSetup();
-  } finally {
-    process.stdout.write = write;
-  }
-  return printed.join('');
+async function runGlobalSetup(): Promise<string> {
+  return (await captured(process.stdout, () => globalSetup())).text;
 }
 
 /** A checkout-like root with the electron package's metadata and, optionally, a file at the native build's place. */
@@ -49,22 +41,22 @@ function fakeRoot(native?: string | Buffer): string {
 }
 
 describe('the e2e harness', () => {
-  it('with an Electron binary but no native build for it, skips the Electron specs with one line instead of launching', () => {
+  it('with an Electron binary but no native build for it, skips the Electron specs with one line instead of launching', async () => {
     const dist = tempDir('deskhand-electron-dist-');
     writeFileSync(join(dist, 'electron'), '#!/bin/sh\nexit 1\n');
     chmodSync(join(dist, 'electron'), 0o755);
     process.env.ELECTRON_OVERRIDE_DIST_PATH = dist;
     process.env.DESKHAND_NO_NATIVE_BUILD = '1';
-    const printed = runGlobalSetup();
+    const printed = await runGlobalSetup();
     const { version, abi } = electronTarget();
     const reason = `no better-sqlite3 build for Electron ${version} (ABI ${abi}) in out/native; run \`npm run rebuild:electron\` once (needs the network)`;
     expect(process.env[ELECTRON_SKIP_ENV]).toBe(reason);
     expect(printed).toBe(`Electron e2e: skipped — ${reason}.\n`);
   });
 
-  it('without an Electron binary, says so', () => {
+  it('without an Electron binary, says so', async () => {
     process.env.ELECTRON_OVERRIDE_DIST_PATH = tempDir('deskhand-empty-dist-');
-    runGlobalSetup();
+    await runGlobalSetup();
     expect(process.env[ELECTRON_SKIP_ENV]).toMatch(/^no Electron binary on this machine/);
   });
 });

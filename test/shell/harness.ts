@@ -40,7 +40,8 @@ export interface Launched {
   work: string;
   nativeDir: string;
   log: RecordingLogger;
-  stderr: string[];
+  /** What the app wrote to stderr while starting. */
+  stderr: string;
   started: Promise<void>;
   /** The main window once its page has loaded. */
   window(): Promise<FakeBrowserWindow>;
@@ -76,18 +77,14 @@ export async function launch(opts: LaunchOptions = {}): Promise<Launched> {
   process.env.DESKHAND_HOME = dataDir;
   process.env.DESKHAND_RETRY_BASE_MS = '10';
   fake.reset({ home: work, ...opts });
-  const stderr: string[] = [];
-  const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    stderr.push(String(chunk));
-    return (write as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stderr.write;
   const log = new RecordingLogger();
   const { preload, renderer } = build();
-  const app = launchDesktopApp({ preloadPath: preload, rendererDir: renderer, nativeDir, secrets: new MemorySecretStoreForTests(), log });
-  const started = app.started.finally(() => (process.stderr.write = write));
-  await fake.ready();
-  await started;
+  let started!: Promise<void>;
+  const { text } = await captured(process.stderr, async () => {
+    started = launchDesktopApp({ preloadPath: preload, rendererDir: renderer, nativeDir, secrets: new MemorySecretStoreForTests(), log }).started;
+    await fake.ready();
+    await started;
+  });
   const window = () => until(() => fake.windows.find((w) => w.webContents.world && !w.webContents.isLoading()), 'the main window to load');
   const world = async () => (await window()).webContents.world!;
   const bridge = async () => {
@@ -95,7 +92,7 @@ export async function launch(opts: LaunchOptions = {}): Promise<Launched> {
     if (w.preloadError) throw w.preloadError;
     return w.mainWorld.deskhand as DeskhandBridge;
   };
-  return { dataDir, work, nativeDir, log, stderr, started, window, world, bridge, api: async () => apiFromBridge(await bridge()) };
+  return { dataDir, work, nativeDir, log, stderr: text, started, window, world, bridge, api: async () => apiFromBridge(await bridge()) };
 }
 
 /** Quits through the app (as Quit in the tray does) and resolves with the exit code. */
@@ -103,4 +100,17 @@ export async function quitApp(): Promise<number> {
   const { app } = await import('./fake-electron');
   app.quit();
   return fake.exited();
+}
+
+/** Runs `fn` while collecting what is written to `stream` (and not passing it on). */
+export async function captured<T>(stream: NodeJS.WriteStream, fn: () => T | Promise<T>): Promise<{ value: T; text: string }> {
+  const chunks: string[] = [];
+  const write = stream.write;
+  stream.write = ((chunk: string | Uint8Array) => (chunks.push(String(chunk)), true)) as typeof stream.write;
+  try {
+    const value = await fn();
+    return { value, text: chunks.join('') };
+  } finally {
+    stream.write = write;
+  }
 }

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ContractEvent, PendingApproval } from '../../src/shared/contract';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { processesWith, until } from '../support/tasks';
-import { launch, quitApp, type Launched } from './harness';
+import { build, captured, launch, quitApp, type Launched } from './harness';
 import { app as electronApp, fake, settle, type RendererWorld } from './fake-electron';
 
 let server: ModelServer | null = null;
@@ -203,7 +203,7 @@ describe('the native build for Electron', () => {
     expect(await fake.exited()).toBe(1);
     expect(fake.errorBoxes).toEqual([]);
     expect(fake.windows).toEqual([]);
-    const lines = app.stderr.join('').trim().split('\n');
+    const lines = app.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^Deskhand cannot open its database: better-sqlite3 has no working build for Electron .*npm run rebuild:electron/);
   });
@@ -220,37 +220,26 @@ describe('the native build for Electron', () => {
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, 'not an ELF file');
     const { launchDesktopApp } = await import('../../src/main/electron/desktop-app');
-    const { build } = await import('./harness');
     fake.reset({ home: root.work });
-    const stderr: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => (stderr.push(String(chunk)), true)) as typeof process.stderr.write;
-    try {
+    const { text } = await captured(process.stderr, async () => {
       const started = launchDesktopApp({ preloadPath: build().preload, rendererDir: build().renderer, nativeDir: root.nativeDir }).started;
       await fake.ready();
       await started;
-    } finally {
-      process.stderr.write = write;
-    }
+    });
     expect(await fake.exited()).toBe(1);
     expect(fake.errorBoxes).toEqual([]);
-    expect(stderr.join('').trim().split('\n')).toEqual([expect.stringMatching(/^Deskhand cannot open its database: .*npm run rebuild:electron.*(invalid ELF header|too short|NODE_MODULE_VERSION)/)]);
+    expect(text.trim().split('\n')).toEqual([expect.stringMatching(/^Deskhand cannot open its database: .*npm run rebuild:electron.*(invalid ELF header|too short|NODE_MODULE_VERSION)/)]);
   });
 
   it('the entry (main.ts) launches the app with paths beside its build: from the sources there is no build, so one line', async () => {
     fake.reset();
-    const stderr: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => (stderr.push(String(chunk)), true)) as typeof process.stderr.write;
-    try {
+    const { text } = await captured(process.stderr, async () => {
       await import('../../src/main/electron/main');
       await fake.ready();
       expect(await fake.exited()).toBe(1);
-    } finally {
-      process.stderr.write = write;
-    }
+    });
     expect(fake.privilegedSchemes.map((s) => s.scheme)).toEqual(['app']);
     expect(fake.errorBoxes).toEqual([]);
-    expect(stderr.join('')).toMatch(/^Deskhand cannot open its database: .*src\/main\/native\/electron-\d+\/node_modules\/better-sqlite3\/build\/Release\/better_sqlite3\.node is missing\n$/);
+    expect(text).toMatch(/^Deskhand cannot open its database: .*src\/main\/native\/electron-\d+\/node_modules\/better-sqlite3\/build\/Release\/better_sqlite3\.node is missing\n$/);
   });
 });
