@@ -160,9 +160,10 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
       binding = electronSqliteBindingPath(opts.nativeDir);
       if (!existsSync(binding)) return nativeFailure(`${binding} is missing`);
     }
+    // Every store of this process, and the job worker it launches, opens with this build.
     useSqliteBinding(binding);
     try {
-      return openRuntime({ dataDir, sqliteBinding: binding });
+      return openRuntime({ dataDir });
     } catch (err) {
       const dlopen = (err as { code?: unknown } | null)?.code === 'ERR_DLOPEN_FAILED';
       if (dlopen || ABI_MISMATCH.test(errorMessage(err))) return nativeFailure(errorMessage(err).split('\n')[0]!);
@@ -202,7 +203,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
   }
 
   function whenLoaded(w: BrowserWindow, send: () => void): void {
-    if (w.webContents.isLoading() || w.webContents.getURL() === '') w.webContents.once('did-finish-load', send);
+    if (w.webContents.isLoading()) w.webContents.once('did-finish-load', send);
     else send();
   }
 
