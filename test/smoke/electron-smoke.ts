@@ -83,11 +83,12 @@ async function main(): Promise<void> {
     await box.press('Enter');
     const card = page.getByRole('region', { name: 'Write a file' });
     await card.getByRole('button', { name: 'Approve' }).click({ timeout: 30_000 });
-    await page.getByText('Done.').waitFor({ timeout: 30_000 });
+    await page.getByText('Done.', { exact: true }).first().waitFor({ timeout: 30_000 });
     const written = readFileSync(join(work, 'smoke.txt'), 'utf8');
     if (written !== 'hello from the smoke test\n') throw new Error(`smoke.txt holds ${JSON.stringify(written)}`);
     pids = tree(mainPid);
-    await app.evaluate(({ app: electronApp }) => electronApp.quit());
+    // Quit as the tray's Quit does; the evaluation may lose its connection as the app goes.
+    await app.evaluate(({ app: electronApp }) => electronApp.quit()).catch(() => undefined);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('Electron did not exit within 20 s of Quit')), 20_000);
       if (app.process().exitCode !== null) return resolve();
