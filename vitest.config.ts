@@ -1,11 +1,24 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// Two projects: everything in plain Node, and the Electron shell (src/main/electron + the preload) on the fake
+// Electron of test/shell/fake-electron.ts, which 'electron' resolves to there (`npm run test:shell`).
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     setupFiles: ['test/support/setup-env.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/shell/**'] },
+      },
+      {
+        extends: true,
+        resolve: { alias: { electron: fileURLToPath(new URL('./test/shell/fake-electron.ts', import.meta.url)) } },
+        test: { name: 'shell', include: ['test/shell/**/*.test.ts'], globalSetup: ['test/shell/global-setup.ts'] },
+      },
+    ],
   },
 });

@@ -11,19 +11,14 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ScriptedReply } from '../test/support/model-server';
+import { electronBinary as findElectron } from '../scripts/electron-native.mjs';
+import { ELECTRON_SKIP_ENV } from './global-setup';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
 
 /** Where an Electron binary is, or null (with the reason) where none can be had. */
-export function electronBinary(): { path: string | null; reason: string } {
-  const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
-  const pathFile = join(ROOT, 'node_modules', 'electron', 'path.txt');
-  const rel = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;
-  const candidates = [override && join(override, rel ?? 'electron'), rel && join(ROOT, 'node_modules', 'electron', 'dist', rel)].filter(Boolean) as string[];
-  const found = candidates.find((c) => existsSync(c));
-  return found ? { path: found, reason: '' } : { path: null, reason: 'no Electron binary on this machine (npm electron downloads it at first launch; no network here)' };
-}
+export const electronBinary = (): { path: string | null; reason: string } => findElectron(ROOT);
 
 async function firstJsonLine(child: ChildProcess, what: string, timeoutMs = 30_000): Promise<{ url: string }> {
   const lines = createInterface({ input: child.stdout! });
@@ -245,8 +240,9 @@ export const test = base.extend<{ deskhand: Deskhand }>({
   deskhand: async ({ page }, use, testInfo) => {
     const kind = testInfo.project.name === 'electron' ? 'electron' : 'web';
     if (kind === 'electron') {
-      const bin = electronBinary();
-      testInfo.skip(!bin.path, `Electron e2e skipped: ${bin.reason}.`);
+      // Set by global-setup.ts: no binary, or no better-sqlite3 build for Electron's ABI (the app could not start).
+      const skip = process.env[ELECTRON_SKIP_ENV] ?? (electronBinary().path ? '' : electronBinary().reason);
+      testInfo.skip(!!skip, `Electron e2e skipped: ${skip}.`);
     }
     const d = new Deskhand(kind, kind === 'web' ? page : null);
     try {

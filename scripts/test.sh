@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: provisions what the tests need (Debian packages, X server, D-Bus + gnome-keyring), builds,
-# type-checks, lints, then runs the unit/integration suite (vitest) and the browser e2e suite (Playwright).
+# type-checks, lints, then runs the unit/integration suite and the Electron shell on its fake (vitest projects `unit`
+# and `shell`), the browser e2e suite (Playwright) and the Electron smoke test (skipped, in one line, without a binary).
 # Used as-is by `npm test` and by CI (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,5 +46,7 @@ npx vitest run --reporter=default --reporter=json --outputFile.json=.test-result
 if [ -f playwright.config.ts ]; then
   PLAYWRIGHT_JSON_OUTPUT_NAME=.test-results/playwright.json npx playwright test --reporter=list,json || status=$?
 fi
+# The real app in real Electron where a binary exists; elsewhere one line saying it was skipped.
+npm run --silent smoke:electron || status=$?
 node scripts/test-summary.mjs || true
 exit $status

@@ -9,7 +9,22 @@ import { extname, isAbsolute, relative, resolve } from 'node:path';
 
 export const APP_SCHEME = 'app';
 export const APP_ORIGIN = 'app://deskhand';
+export const APP_HOST = 'deskhand';
 export const APP_URL = `${APP_ORIGIN}/index.html`;
+
+/**
+ * Whether `url` is a page of the app. Compares scheme and host: Node's WHATWG URL gives the origin "null" for any
+ * non-special scheme such as app://, so an origin comparison would refuse the app itself. Chromium lower-cases the
+ * host of a standard scheme; so does this.
+ */
+export function isAppUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === `${APP_SCHEME}:` && u.host.toLowerCase() === APP_HOST && u.username === '' && u.password === '';
+  } catch {
+    return false;
+  }
+}
 
 export const CSP = [
   "default-src 'self'",
@@ -41,16 +56,18 @@ export function registerAppScheme(): void {
 
 export function serveRenderer(rendererDir: string): void {
   protocol.handle(APP_SCHEME, async (request) => {
-    const url = new URL(request.url);
-    if (url.host !== 'deskhand') return new Response('Not found', { status: 404 });
-    const path = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
-    const file = resolve(rendererDir, `.${path}`);
-    const rel = relative(rendererDir, file);
-    if (rel.startsWith('..') || isAbsolute(rel)) return new Response('Not found', { status: 404 });
     try {
+      if (!isAppUrl(request.url)) return notFound();
+      const url = new URL(request.url);
+      // Malformed escapes (`%E0%A4%A`) throw here: a 404, never a rejected handler.
+      const path = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
+      if (path.includes('\0')) return notFound();
+      const file = resolve(rendererDir, `.${path}`);
+      const rel = relative(rendererDir, file);
+      if (rel.startsWith('..') || isAbsolute(rel)) return notFound();
       const real = await realpath(file);
       const relReal = relative(await realpath(rendererDir), real);
-      if (relReal.startsWith('..') || isAbsolute(relReal)) return new Response('Not found', { status: 404 });
+      if (relReal.startsWith('..') || isAbsolute(relReal)) return notFound();
       const body = await readFile(real);
       return new Response(body, {
         headers: {
@@ -60,7 +77,11 @@ export function serveRenderer(rendererDir: string): void {
         },
       });
     } catch {
-      return new Response('Not found', { status: 404 });
+      return notFound();
     }
   });
+}
+
+function notFound(): Response {
+  return new Response('Not found', { status: 404, headers: { 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' } });
 }

@@ -8,17 +8,13 @@ import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, type ContractEvent, type Reply } f
 import type { AppService, Logger } from '../host/app-service';
 import { createDispatch } from '../host/dispatch';
 import { EventBatcher } from '../host/event-batcher';
-import { APP_ORIGIN } from './app-protocol';
+import { isAppUrl } from './app-protocol';
 
 export function isTrustedSender(event: IpcMainInvokeEvent, win: BrowserWindow): boolean {
   if (win.isDestroyed() || event.sender !== win.webContents) return false;
   const frame = event.senderFrame;
   if (!frame || frame !== win.webContents.mainFrame || frame.parent !== null) return false;
-  try {
-    return new URL(frame.url).origin === APP_ORIGIN;
-  } catch {
-    return false;
-  }
+  return isAppUrl(frame.url);
 }
 
 /** Wires the window to the service; returns a function that unwires it (window closed). */

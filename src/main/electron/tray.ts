@@ -38,7 +38,7 @@ export class AppTray {
         click: () => first && this.actions.openApproval(first),
       },
       { type: 'separator' },
-      { label: 'Quit Deskhand', role: 'quit', click: () => this.actions.quit() },
+      { label: 'Quit Deskhand', accelerator: 'CommandOrControl+Q', click: () => this.actions.quit() },
     ]);
     this.tray.setContextMenu(menu);
     this.tray.setToolTip(n ? `Deskhand — ${n} waiting for you` : 'Deskhand');

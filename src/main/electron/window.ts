@@ -1,6 +1,6 @@
 /** The main window: sandboxed, isolated, no Node, no navigation away from the app, no new windows. */
 import { BrowserWindow, nativeTheme, session, shell } from 'electron';
-import { APP_ORIGIN, APP_URL } from './app-protocol';
+import { APP_ORIGIN, APP_URL, isAppUrl } from './app-protocol';
 
 export function createMainWindow(preloadPath: string): BrowserWindow {
   const win = new BrowserWindow({
@@ -24,11 +24,12 @@ export function createMainWindow(preloadPath: string): BrowserWindow {
     },
   });
   const wc = win.webContents;
+  // The app is one page: the renderer never navigates its window anywhere but the app itself.
   wc.on('will-navigate', (event) => {
-    if (new URL(event.url).origin !== APP_ORIGIN) event.preventDefault();
+    if (!isAppUrl(event.url)) event.preventDefault();
   });
   wc.on('will-redirect', (event) => {
-    if (new URL(event.url).origin !== APP_ORIGIN) event.preventDefault();
+    if (!isAppUrl(event.url)) event.preventDefault();
   });
   wc.on('will-attach-webview', (event) => event.preventDefault());
   wc.setWindowOpenHandler(({ url }) => {

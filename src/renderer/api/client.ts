@@ -2,12 +2,13 @@
  * Picks the transport at startup: Electron's preload bridge when it is there, else the web host's WebSocket. The rest
  * of the app only sees `DeskhandApi`.
  */
+import { apiFromBridge, type DeskhandBridge } from '../../shared/bridge';
 import type { DeskhandApi } from '../../shared/contract';
 import { createWsClient, socketUrl, type ConnectionState } from './ws-client';
 
 declare global {
   interface Window {
-    deskhand?: DeskhandApi;
+    deskhand?: DeskhandBridge;
   }
 }
 
@@ -17,7 +18,7 @@ let connection: ((listener: (s: ConnectionState) => void) => () => void) | null 
 export function initApi(): DeskhandApi {
   if (current) return current;
   if (window.deskhand) {
-    current = window.deskhand;
+    current = apiFromBridge(window.deskhand);
     connection = (l) => {
       l('open');
       return () => undefined;

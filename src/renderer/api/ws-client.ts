@@ -4,18 +4,11 @@
  */
 import type { ContractEvent, DeskhandApi, EventName } from '../../shared/contract';
 import { EVENT_NAMES, METHOD_NAMES } from '../../shared/contract-names';
+import { CallError } from '../../shared/bridge';
 
 export type ConnectionState = 'connecting' | 'open' | 'closed';
 
-export class CallError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CallError';
-  }
-}
+export { CallError };
 
 export interface WsClient {
   api: DeskhandApi;

@@ -19,6 +19,7 @@ import { rulesModule, type RuleRow } from './modules/rules';
 import { runsModule, type MessageRow, type NewRun, type NewToolCall, type RunPatch, type RunRow, type ToolCallPatch, type ToolCallRow } from './modules/runs';
 import { secretsCatalogModule, type SecretDescription } from './modules/secrets-catalog';
 import { tasksModule, type TaskQueries } from './modules/tasks';
+import { sqliteBinding } from './native-binding';
 
 export type { ConversationRow } from './modules/conversations';
 export type { MessageRow, RunRow, ToolCallRow, ToolCallStatus } from './modules/runs';
@@ -61,7 +62,9 @@ export class Store {
     opts: StoreOptions = {},
   ) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    this.#db = new Database(join(dataDir, DB_FILE), { timeout: BUSY_TIMEOUT_MS, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) });
+    // Electron loads a better-sqlite3 built for its own ABI; without an explicit one, the process-wide choice applies.
+    const nativeBinding = opts.nativeBinding ?? sqliteBinding();
+    this.#db = new Database(join(dataDir, DB_FILE), { timeout: BUSY_TIMEOUT_MS, ...(nativeBinding ? { nativeBinding } : {}) });
     try {
       this.#db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       enableWal(this.#db);

@@ -1,6 +1,7 @@
 /**
  * Starting the detached job worker: `node out/main/job-worker.js` next to the built app, or the TypeScript entry
- * through tsx when running from source (tests, `npm start` in dev). In Electron the app binary runs as Node.
+ * through tsx when running from source (tests, `npm start` in dev). In Electron the app binary runs as Node and loads
+ * the same better-sqlite3 build as the app (native-binding.ts).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childEnv } from '../processes/child-env';
 import { processStartTime, selfIdentity, type ProcIdentity } from '../processes/proc-info';
+import { SQLITE_BINDING_ENV, sqliteBinding } from '../store/native-binding';
 
 export type WorkerLauncher = (dataDir: string, batchId: string) => ProcIdentity | null;
 
@@ -16,6 +18,9 @@ export type WorkerLauncher = (dataDir: string, batchId: string) => ProcIdentity 
 export function workerCommand(): { file: string; args: string[]; env: Record<string, string> } {
   const here = dirname(fileURLToPath(import.meta.url));
   const env: Record<string, string> = process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {};
+  // The worker opens the store with the same better-sqlite3 build as this process (Electron's, in the app).
+  const binding = sqliteBinding();
+  if (binding) env[SQLITE_BINDING_ENV] = binding;
   // Bundled: out/main/job-worker.js beside the entry (or one level up from a shared chunk).
   for (const candidate of [join(here, 'job-worker.js'), join(here, '..', 'job-worker.js')]) {
     if (existsSync(candidate)) return { file: process.execPath, args: [candidate], env };

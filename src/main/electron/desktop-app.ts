@@ -1,0 +1,229 @@
+/**
+ * The desktop app's lifecycle: one instance, one window, the runtime in main, the contract over IPC, a tray and
+ * approval notifications. main.ts calls `launchDesktopApp` with the built paths; the shell tests call it on the fake
+ * Electron with theirs.
+ */
+import { app, BrowserWindow, dialog } from 'electron';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PendingApproval } from '../../shared/contract';
+import { errorMessage } from '../../shared/errors';
+import { AppService, stderrLogger, type Logger } from '../host/app-service';
+import { openRuntime, resolveDataDir } from '../host/open-runtime';
+import type { AppRuntime as Runtime } from '../host/open-runtime';
+import { useSqliteBinding } from '../services/store/native-binding';
+import { KeytarSecretStore, type SecretStore } from '../services/vault/secret-store';
+import { registerAppScheme, serveRenderer } from './app-protocol';
+import { connectWindow, sendEvent } from './ipc';
+import { ApprovalNotifier } from './notifications';
+import { AppTray } from './tray';
+import { createMainWindow, lockDownSession } from './window';
+
+export interface DesktopAppOptions {
+  /** The built preload bundle (out/preload/index.cjs). */
+  preloadPath: string;
+  /** The built renderer (out/renderer), served as app://deskhand/. */
+  rendererDir: string;
+  /** Where `npm run rebuild:electron` puts better-sqlite3 builds for Electron (out/native). */
+  nativeDir: string;
+  /** The keyring by default; tests pass an in-memory store. */
+  secrets?: SecretStore;
+  log?: Logger;
+}
+
+export interface DesktopApp {
+  /** Settles once the app has started (or failed to). */
+  started: Promise<void>;
+}
+
+/** Where the better-sqlite3 build for this Electron's ABI lives under `nativeDir` (made by scripts/electron-native.mjs). */
+export function electronSqliteBindingPath(nativeDir: string, abi = process.versions.modules): string {
+  return join(nativeDir, `electron-${abi}`, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+}
+
+const ABI_MISMATCH = /NODE_MODULE_VERSION|compiled against a different Node\.js version|invalid ELF header|not a valid Win32 application|wrong ELF class/i;
+
+/** One line for a person at a terminal, when the native build for this Electron is missing or is the wrong one. */
+export function missingNativeBuildMessage(detail: string): string {
+  const electron = process.versions.electron ?? 'unknown';
+  return `Deskhand cannot open its database: better-sqlite3 has no working build for Electron ${electron} (ABI ${process.versions.modules}); run \`npm run rebuild:electron\` once (needs the network) — ${detail}`;
+}
+
+const closeAtExitRuntimes = new Set<Runtime>();
+function closeAtExit(runtime: Runtime): void {
+  if (closeAtExitRuntimes.size === 0) {
+    process.once('exit', () => {
+      for (const r of closeAtExitRuntimes) r.store.close();
+    });
+  }
+  closeAtExitRuntimes.add(runtime);
+}
+
+export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
+  const log = opts.log ?? stderrLogger;
+  let win: BrowserWindow | null = null;
+  let disconnect: (() => void) | null = null;
+  let runtime: Runtime | null = null;
+  let service: AppService | null = null;
+  let tray: AppTray | null = null;
+  let quitting = false;
+
+  if (!app.requestSingleInstanceLock()) {
+    // Another Deskhand runs: it got our launch as 'second-instance' and shows its window.
+    app.quit();
+    return { started: Promise.resolve() };
+  }
+  registerAppScheme();
+  app.on('second-instance', () => {
+    if (service) showWindow();
+  });
+  app.on('window-all-closed', () => {
+    // The tray keeps the app (and runs waiting for approval) alive; Quit from the tray ends it.
+  });
+  app.on('before-quit', () => {
+    quitting = true;
+  });
+  app.on('will-quit', (event) => {
+    if (!service) return;
+    event.preventDefault();
+    const s = service;
+    service = null;
+    void s.shutdown().finally(() => {
+      disconnect?.();
+      disconnect = null;
+      // Not closed here: a run waiting for approval stays waiting (it resumes after a restart) and its poll still
+      // reads the store until the process is gone. The store closes as the process exits.
+      if (runtime) closeAtExit(runtime);
+      runtime = null;
+      tray?.destroy();
+      tray = null;
+      app.quit();
+    });
+  });
+
+  const started = app.whenReady().then(start, (err: unknown) => fail(err));
+
+  async function start(): Promise<void> {
+    try {
+      lockDownSession();
+      serveRenderer(opts.rendererDir);
+      const dataDir = resolveDataDir();
+      const secrets = opts.secrets ?? new KeytarSecretStore();
+      const opened = openStore(dataDir);
+      if (!opened) return;
+      runtime = opened;
+      service = new AppService({
+        runtime,
+        secrets,
+        dataDir,
+        kind: 'electron',
+        defaultFolder: app.getPath('home'),
+        version: app.getVersion(),
+        log,
+        pickFolder: async () => {
+          const options = { title: 'Choose the working folder', properties: ['openDirectory' as const, 'createDirectory' as const] };
+          const result = win && !win.isDestroyed() ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+          return result.canceled ? null : (result.filePaths[0] ?? null);
+        },
+        // file_pick requests: the paths come from this dialog, never from the renderer.
+        pickPaths: async ({ pick, multiple, prompt }) => {
+          const kinds = pick === 'folder' ? (['openDirectory'] as const) : pick === 'any' ? (['openFile', 'openDirectory'] as const) : (['openFile'] as const);
+          const options = { title: prompt, message: prompt, properties: [...kinds, ...(multiple ? (['multiSelections'] as const) : [])] };
+          const result = win && !win.isDestroyed() ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+          return result.canceled ? null : result.filePaths;
+        },
+      });
+      const notifier = new ApprovalNotifier(() => win, (a) => openApproval(a));
+      tray = new AppTray({
+        open: () => showWindow(),
+        newConversation: () => {
+          const w = showWindow();
+          whenLoaded(w, () => sendEvent(w, { event: 'newConversation', payload: {} }));
+        },
+        openApproval: (a) => openApproval(a),
+        quit: () => app.quit(),
+      });
+      service.onEvent((e) => {
+        if (e.event !== 'approvalsChanged') return;
+        tray?.update(e.payload.approvals);
+        notifier.update(e.payload.approvals);
+      });
+      const { approvals } = await service.listPendingApprovals();
+      tray.update(approvals);
+      notifier.update(approvals);
+      showWindow();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  /**
+   * Opens the store with the better-sqlite3 build for this Electron. A packaged app has it in node_modules (electron-
+   * builder rebuilt it); from a checkout it is the one in out/native. Missing or wrong: one line and exit, no dialog.
+   */
+  function openStore(dataDir: string): Runtime | null {
+    let binding: string | undefined;
+    if (!app.isPackaged) {
+      binding = electronSqliteBindingPath(opts.nativeDir);
+      if (!existsSync(binding)) return nativeFailure(`${binding} is missing`);
+    }
+    // Every store of this process, and the job worker it launches, opens with this build.
+    useSqliteBinding(binding);
+    try {
+      return openRuntime({ dataDir });
+    } catch (err) {
+      const dlopen = (err as { code?: unknown } | null)?.code === 'ERR_DLOPEN_FAILED';
+      if (dlopen || ABI_MISMATCH.test(errorMessage(err))) return nativeFailure(errorMessage(err).split('\n')[0]!);
+      throw err;
+    }
+  }
+
+  function nativeFailure(detail: string): null {
+    process.stderr.write(`${missingNativeBuildMessage(detail)}\n`);
+    app.exit(1);
+    return null;
+  }
+
+  function showWindow(): BrowserWindow {
+    if (!win || win.isDestroyed()) {
+      if (!service) throw new Error('Deskhand is not started yet.');
+      const w = createMainWindow(opts.preloadPath);
+      win = w;
+      disconnect = connectWindow(w, service, log);
+      w.on('close', (event) => {
+        // Closing the window hides it; runs keep going and the tray stays.
+        if (!quitting) {
+          event.preventDefault();
+          w.hide();
+        }
+      });
+      w.on('closed', () => {
+        disconnect?.();
+        disconnect = null;
+        win = null;
+      });
+    }
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+    return win;
+  }
+
+  function whenLoaded(w: BrowserWindow, send: () => void): void {
+    if (w.webContents.isLoading()) w.webContents.once('did-finish-load', send);
+    else send();
+  }
+
+  function openApproval(a: PendingApproval): void {
+    const w = showWindow();
+    whenLoaded(w, () => sendEvent(w, { event: 'openApproval', payload: { approvalId: a.approvalId, conversationId: a.conversationId } }));
+  }
+
+  function fail(err: unknown): void {
+    process.stderr.write(`Deskhand could not start: ${errorMessage(err)}\n`);
+    dialog.showErrorBox('Deskhand could not start', errorMessage(err));
+    app.exit(1);
+  }
+
+  return { started };
+}
