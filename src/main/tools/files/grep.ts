@@ -57,7 +57,7 @@ const params = z.object({
     .int()
     .min(0)
     .optional()
-    .describe(`Maximum entries to return (default ${GREP_DEFAULT_HEAD_LIMIT}; 0 = no limit).`),
+    .describe(`Maximum results to return (default ${GREP_DEFAULT_HEAD_LIMIT}; 0 = no limit).`),
 });
 type Args = z.infer<typeof params>;
 
@@ -237,9 +237,11 @@ export const grepTool = defineTool({
     'Search file contents with ripgrep (regular expressions). output_mode: files_with_matches (default, paths only), ' +
     'content (path:line:text, with -A/-B/-C context, -n line numbers on by default), count_matches (matches per ' +
     `file). Filter with glob (e.g. "*.{ts,tsx}") or type (e.g. py). Results are ordered by path and paginated: at most ` +
-    `head_limit entries (default ${GREP_DEFAULT_HEAD_LIMIT}, 0 = all) after skipping offset; a notice gives the next ` +
-    'offset. Respects .gitignore/.ignore/.rgignore unless include_ignored; secret files (.env, keys, credentials) are ' +
-    `never searched. Lines longer than ${GREP_MAX_COLUMNS} characters are cut. To find files by name use find.`,
+    `head_limit results (default ${GREP_DEFAULT_HEAD_LIMIT}, 0 = all) after skipping offset; in content mode results ` +
+    'are matching lines, and context lines come with their match without counting. A notice gives the next offset. ' +
+    'Respects .gitignore/.ignore/.rgignore unless include_ignored; secret files (.env, keys, credentials) are never ' +
+    `searched. Lines longer than ${GREP_MAX_COLUMNS} characters are cut. Where ripgrep cannot run, the system grep ` +
+    'answers (ignore files are then not applied, and the answer says so). To find files by name use find.',
   params,
   risk: 'read-only',
   disclosure: 'private',
