@@ -412,8 +412,9 @@ export const readFileTool = defineTool({
 });
 
 /** The card line of a read: the path, and the lines asked for (`src/app.ts (1–200)`, `log.txt (last 50)`). */
-function readSummary(args: { path: string; line_offset?: number | undefined; n_lines?: number | undefined }): string {
+function readSummary(args: { path: string; line_offset?: number | undefined; n_lines?: number | undefined; since_byte?: number | undefined }): string {
   const { path, line_offset: from, n_lines: n } = args;
+  if (args.since_byte !== undefined && from === undefined && n === undefined) return `${path} (from byte ${args.since_byte})`;
   if (from === undefined && n === undefined) return path;
   if (from !== undefined && from < 0) return `${path} (last ${-from})`;
   const start = from ?? 1;
