@@ -4,6 +4,7 @@
  * JSON Schema tools, and input requests of new kinds (questions, file picks) that park, are answered from another
  * connection and resume — with what reached the model checked in the model server's recorded requests.
  */
+import { SecretRedactor } from '../../src/main/runtime/redaction';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -159,7 +160,7 @@ describe('input requests', () => {
     const registry = new ToolRegistry([]);
     const interaction = createInteractionFamily();
     registry.add(interaction.tools);
-    registry.add(createFileFamily({ dataDir }).tools);
+    registry.add(createFileFamily({ dataDir, secrets: new SecretRedactor() }).tools);
     return runtimeWith(registry, { inputKinds: interaction.inputKinds });
   }
 
@@ -267,7 +268,7 @@ describe('input requests', () => {
 
 describe('policy explain', () => {
   it('prints every inspector with its verdict and reasons', async () => {
-    const registry = new ToolRegistry(createFileFamily({ dataDir }).tools);
+    const registry = new ToolRegistry(createFileFamily({ dataDir, secrets: new SecretRedactor() }).tools);
     const rt = runtimeWith(registry);
     const result = await rt.explain('write_file', { path: 'a.txt', content: 'x' }, 'read-only', work);
     expect(result.inspectors.map((i) => i.inspector)).toEqual(['classifier', 'containment', 'secrets', 'taint', 'app-grants', 'policy', 'saved-rules']);

@@ -4,6 +4,7 @@
  * fake home. Then the approval engine over the real file tools, and the open-then-verify defences against a path
  * swapped between the check and the use.
  */
+import { SecretRedactor } from '../../src/main/runtime/redaction';
 import { linkSync, mkdirSync, renameSync, symlinkSync, writeFileSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -166,7 +167,7 @@ describe.each([
 // The approval engine over the real file tools: every file tool declares its paths.
 
 /** The file family as the host builds it, over this suite's data dir (set in beforeAll). */
-const fileTools = (): ToolDefinition[] => createFileFamily({ dataDir: data }).tools;
+const fileTools = (): ToolDefinition[] => createFileFamily({ dataDir: data, secrets: new SecretRedactor() }).tools;
 
 const tool = (name: string): ToolDefinition => {
   const t = fileTools().find((x) => x.name === name);

@@ -11,7 +11,6 @@ import { SecretRedactor } from '../../src/main/runtime/redaction';
 import { grepTool } from '../../src/main/tools/files/grep';
 import { readFileTool } from '../../src/main/tools/files/read-file';
 import { OUTPUT_CAP_BYTES } from '../../src/main/services/processes/command-process';
-import { executeCommand } from '../../src/main/tools/shell/execute-command';
 import { taskFixture } from '../support/tasks';
 import { makeContext, tempDir } from '../support/tool-context';
 
@@ -144,7 +143,7 @@ describe('redaction before command output is cut', () => {
       // The head keeps OUTPUT_CAP_BYTES / 2 bytes: the token starts 12 bytes before that, so the head ends inside it.
       const before = OUTPUT_CAP_BYTES / 2 - 12;
       const command = `head -c ${before} /dev/zero | tr '\\0' x; printf '${token}\\n'; yes | head -c 300000`;
-      const out = (await executeCommand.execute(executeCommand.params.parse({ command }), f.ctx())).output;
+      const out = (await f.tools.executeCommand.execute(f.tools.executeCommand.params.parse({ command }), f.ctx())).output;
       expect(out).toContain('bytes omitted');
       expect(out).not.toContain('ghp_A1b2');
       expect(new SecretRedactor({ env: {} }).redact(out)).not.toContain('ghp_');

@@ -21,7 +21,7 @@ export interface HostServices {
   tasks: TaskService;
   sandbox: SandboxService;
   vault: SecretSaver | null;
-  redactor: Pick<SecretRedactor, 'addSecret'>;
+  redactor: Pick<SecretRedactor, 'addSecret' | 'matches'>;
 }
 
 export interface Assembly {
@@ -34,7 +34,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   const secrets = createSecretFamily({ vault: services.vault, learn: (name, value) => services.redactor.addSecret(name, value) });
   const interaction = createInteractionFamily();
   const families = [
-    createFileFamily({ dataDir: services.dataDir }),
+    createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }),
     shell,
     createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }),
     createContextFamily({ catalog: registry }),

@@ -108,6 +108,8 @@ export interface FileSnapshot {
   mtimeMs: number;
   size: number;
   ino: number;
+  /** sha256 of the content, for files small enough to hash (a same-size rewrite within one mtime tick is caught). */
+  sha256?: string;
 }
 
 /** Per-conversation state that tools may read and change (persisted by the runtime after each step). */

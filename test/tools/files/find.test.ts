@@ -85,20 +85,39 @@ describe('find', () => {
     expect(body(await find({ pattern: '*.log', include_ignored: true }))).toEqual(['debug.log']);
   });
 
-  it('hides secret files unless the pattern names them', async () => {
+  it('never lists secret files, even when the pattern names them (Spec II)', async () => {
     const everything = body(await find({ pattern: '**/*', include_ignored: true }));
     expect(everything).toContain('.github/workflows/ci.yml'); // hidden files are included
     expect(everything).toContain('.gitignore');
     for (const s of ['.env', 'config/.env.production', 'certs/site.pem', '.ssh/id_ed25519']) expect(everything).not.toContain(s);
-    expect(body(await find({ pattern: '**/.env*' }))).toEqual(['config/.env.production', '.env']);
-    expect(body(await find({ pattern: '*.pem' }))).toEqual(['certs/site.pem']);
-    expect(body(await find({ pattern: '**/id_ed25519' }))).toEqual(['.ssh/id_ed25519']);
+    expect(await find({ pattern: '**/.env*' })).toMatch(/^No files match/);
+    expect(await find({ pattern: '*.pem', include_ignored: true })).toMatch(/^No files match/);
+    expect(await find({ pattern: '**/id_ed25519' })).toMatch(/^No files match/);
+    expect(await find({ pattern: '(^|/)\\.env', regex: true })).toMatch(/^No files match/);
   });
 
   it('finds directories with type directory', async () => {
     const out = await find({ pattern: 'comp*', type: 'directory' });
     expect(body(out)).toEqual(['src/comp/']);
     expect(body(await find({ pattern: 'src/**', type: 'directory' }))).toEqual(['src/comp/deep/', 'src/comp/']);
+  });
+
+  it('finds empty folders and folders holding only ignored files, but not ignored folders', async () => {
+    put('logs/only.log'); // *.log is ignored: the folder holds no listed file
+    expect(body(await find({ pattern: 'empty-*', type: 'directory' }))).toEqual(['empty-dir/']);
+    expect(body(await find({ pattern: 'logs', type: 'directory' }))).toEqual(['logs/']);
+    expect(await find({ pattern: 'dist', type: 'directory' })).toMatch(/^No folders match dist/);
+    expect(body(await find({ pattern: 'dist', type: 'directory', include_ignored: true }))).toEqual(['dist/']);
+    expect(await find({ pattern: '.git', type: 'directory', include_ignored: true })).toMatch(/^No folders match/);
+  });
+
+  it('matches a regular expression against the relative path with regex: true (Spec I)', async () => {
+    expect(body(await find({ pattern: '^src/.*\\.tsx?$', regex: true }))).toEqual(['src/newest.ts', 'src/comp/deep/model.ts', 'src/comp/view.tsx', 'src/old.ts']);
+    expect(body(await find({ pattern: 'deep/model', regex: true }))).toEqual(['src/comp/deep/model.ts']);
+    expect(body(await find({ pattern: '^src/comp(/deep)?$', regex: true, type: 'directory' }))).toEqual(['src/comp/deep/', 'src/comp/']);
+    // The same characters as a glob mean something else.
+    expect(await find({ pattern: '^src/.*\\.tsx?$' })).toMatch(/^No files match/);
+    await expect(find({ pattern: 'src/(', regex: true })).rejects.toThrow(/Invalid regular expression/);
   });
 
   it('explains errors', async () => {

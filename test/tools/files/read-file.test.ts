@@ -1,4 +1,5 @@
-import { closeSync, ftruncateSync, mkdirSync, openSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_MAX_LINE_CHARS, readCounters, readFileTool, resetReadCounters } from '../../../src/main/tools/files/read-file';
@@ -6,6 +7,11 @@ import { makeContext, tempDir } from '../../support/tool-context';
 
 function lines(n: number, make: (i: number) => string = (i) => `line ${i}`): string {
   return Array.from({ length: n }, (_, k) => make(k + 1)).join('\n') + '\n';
+}
+
+/** The output without its last line, the edit snapshot. */
+function withoutSnapshot(output: string): string {
+  return output.replace(/\n\[snapshot: [A-Za-z0-9_-]{16}\]$/, '');
 }
 
 /** The line numbers shown in read_file output (numbered lines only, notices skipped). */
@@ -24,12 +30,12 @@ describe('read_file', () => {
 
   it('prints numbered lines like cat -n', async () => {
     writeFileSync(join(dir, 'small.txt'), 'alpha\nbeta\n');
-    expect(await read({ path: 'small.txt' })).toBe('     1\talpha\n     2\tbeta');
+    expect(withoutSnapshot(await read({ path: 'small.txt' }))).toBe('     1\talpha\n     2\tbeta');
   });
 
   it('reads a last line without a trailing newline, strips CR and a BOM', async () => {
     writeFileSync(join(dir, 'crlf.txt'), '\uFEFFone\r\ntwo\r\nthree');
-    expect(await read({ path: 'crlf.txt' })).toBe('     1\tone\n     2\ttwo\n     3\tthree');
+    expect(withoutSnapshot(await read({ path: 'crlf.txt' }))).toBe('     1\tone\n     2\ttwo\n     3\tthree');
   });
 
   it('caps at 1000 lines and says which line_offset continues', async () => {
@@ -98,13 +104,13 @@ describe('read_file', () => {
     expect(out).toMatch(/longer than 2000 characters/);
   });
 
-  it('refuses binary files and points media to read_media_file', async () => {
+  it('refuses binary files, images and videos (read_file reads text only)', async () => {
     writeFileSync(join(dir, 'blob.bin'), Buffer.from([0x41, 0x00, 0x42, 0x0a]));
     await expect(read({ path: 'blob.bin' })).rejects.toThrow(/binary/);
     writeFileSync(join(dir, 'photo.png'), 'not really a png');
-    await expect(read({ path: 'photo.png' })).rejects.toThrow(/read_media_file/);
+    await expect(read({ path: 'photo.png' })).rejects.toThrow(/image or video file.*text only/);
     writeFileSync(join(dir, 'clip.mp4'), 'x');
-    await expect(read({ path: 'clip.mp4' })).rejects.toThrow(/read_media_file/);
+    await expect(read({ path: 'clip.mp4' })).rejects.toThrow(/image or video file/);
   });
 
   it('gives actionable errors for folders and missing files', async () => {
@@ -114,11 +120,12 @@ describe('read_file', () => {
     await expect(read({ path: 'nope.txt' })).rejects.toMatchObject({ code: 'not_found' });
   });
 
-  it('records a snapshot of the file it read (absolute path, mtime, size, inode)', async () => {
+  it('records a snapshot of the file it read (absolute path, mtime, size, inode, content hash)', async () => {
     await read({ path: 'small.txt', n_lines: 1 });
     const abs = join(dir, 'small.txt');
     const st = statSync(abs);
-    expect(ctx.state.getFileSnapshot(abs)).toEqual({ path: abs, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino });
+    const sha256 = createHash('sha256').update(readFileSync(abs)).digest('hex');
+    expect(ctx.state.getFileSnapshot(abs)).toEqual({ path: abs, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, sha256 });
   });
 
   it('resolves ~ and relative paths against the working directory', async () => {
@@ -157,27 +164,28 @@ describe('read_file on a 1 GB sparse file', () => {
   });
   afterAll(() => unlinkSync(path));
 
-  it('reads the last lines by scanning backwards, touching only a few KB', async () => {
+  it('numbers the last lines from the top, like every read, counting newlines in blocks', async () => {
     const ctx = makeContext(dir);
     resetReadCounters();
     const out = (await readFileTool.execute({ path: 'huge.log', line_offset: -20 }, ctx)).output;
-    expect(readCounters.bytesRead).toBeLessThan(256 * 1024);
-    expect(readCounters.reads).toBeLessThan(8);
-    expect(out).toMatch(/numbered from the end/);
-    expect(numbersOf(out)).toEqual(Array.from({ length: 20 }, (_, i) => -20 + i));
-    expect(out).toContain('    -1\ttail line 100');
-    expect(out).toContain('   -20\ttail line 81');
-    expect(out).not.toMatch(/line_offset=/);
+    // 300 head lines; the hole (no newlines) joins the first tail line: 400 lines in all.
+    expect(numbersOf(out)).toEqual(Array.from({ length: 20 }, (_, i) => 381 + i));
+    expect(out).toContain('   400\ttail line 100');
+    expect(out).toContain('   381\ttail line 81');
+    expect(out).not.toMatch(/line_offset=|numbered from the end/);
+    // Counted in blocks: never the whole file in one read.
+    expect(readCounters.reads).toBeGreaterThan(100);
   });
 
-  it('pages backwards with from-end numbers', async () => {
+  it('pages from the end with the same numbers a forward read gives', async () => {
     const ctx = makeContext(dir);
-    resetReadCounters();
     const out = (await readFileTool.execute({ path: 'huge.log', line_offset: -40, n_lines: 5 }, ctx)).output;
-    expect(numbersOf(out)).toEqual([-40, -39, -38, -37, -36]);
+    expect(numbersOf(out)).toEqual([361, 362, 363, 364, 365]);
     expect(out).toContain('tail line 61');
-    expect(out).toContain('line_offset=-35');
-    expect(readCounters.bytesRead).toBeLessThan(256 * 1024);
+    expect(out).toContain('line_offset=366');
+    const forward = (await readFileTool.execute({ path: 'huge.log', line_offset: 366, n_lines: 2 }, ctx)).output;
+    expect(numbersOf(forward)).toEqual([366, 367]);
+    expect(forward).toContain('   366\ttail line 66');
   });
 
   it('reads the head without touching the rest', async () => {

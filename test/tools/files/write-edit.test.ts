@@ -36,7 +36,7 @@ describe('write_file', () => {
     const abs = join(dir, 'a/b/new.txt');
     expect(readFileSync(abs, 'utf8')).toBe('hello\nworld\n');
     const st = statSync(abs);
-    expect(ctx.state.getFileSnapshot(abs)).toEqual({ path: abs, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino });
+    expect(ctx.state.getFileSnapshot(abs)).toMatchObject({ path: abs, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino });
     // The recorded snapshot lets the conversation overwrite its own file without reading again.
     await write({ path: 'a/b/new.txt', content: 'again\n' });
     expect(readFileSync(abs, 'utf8')).toBe('again\n');

@@ -69,7 +69,7 @@ describe('background commands', () => {
     const listed = await f.tools.listBackgroundJobs.execute({}, ctx);
     expect(listed.output).toMatch(new RegExp(`${id}  command  running`));
 
-    const waited = await f.tools.waitTasks.execute({ ids: [id], timeout_seconds: 20 }, ctx);
+    const waited = await f.tools.waitTasks.execute({ ids: [id], timeout: 20 }, ctx);
     expect(waited.output).toContain(`[${id} ended]`);
     expect(waited.output).toMatch(/status: finished, exit code 0 after/);
     expect(waited.output).toContain('line 3\ndone');
@@ -93,7 +93,7 @@ describe('background commands', () => {
     const started = await exec({ command: 'seq 1 200000', run_in_background: true, description: 'count' }, ctx);
     expect(started.output).toMatch(/^Started background task cmd_[0-9a-f]{8}\./);
     const id = idFrom(started.output);
-    await f.tools.waitTasks.execute({ ids: [id], timeout_seconds: 20 }, ctx);
+    await f.tools.waitTasks.execute({ ids: [id], timeout: 20 }, ctx);
     const expected = Array.from({ length: 200000 }, (_, i) => `${i + 1}\n`).join('');
 
     const tail = await f.tools.taskOutput.execute({ id }, ctx);
@@ -214,7 +214,7 @@ describe('housekeeping', () => {
   it('whole outputs are deleted a week after their task ended; the rows stay', async () => {
     const ctx = f.ctx();
     const id = idFrom((await exec({ command: 'echo kept', run_in_background: true }, ctx)).output);
-    await f.tools.waitTasks.execute({ ids: [id], timeout_seconds: 10 }, ctx);
+    await f.tools.waitTasks.execute({ ids: [id], timeout: 10 }, ctx);
     const path = f.tasks.rows.getTask(id)!.output_path!;
     expect(existsSync(path)).toBe(true);
     expect(f.tasks.pruneLogs()).toBe(0);

@@ -558,6 +558,9 @@ export class BackgroundTasks {
         this.rows.updateTask(task.id, { notify: 0 });
         await live.process.stop('cancelled');
         await live.finished;
+        // The reason the canceller gave stays with the task (its status line and result show it).
+        const summary = this.rows.getTask(task.id)?.summary;
+        this.rows.updateTask(task.id, { summary: summary ? `${summary}: ${reason}` : reason });
         return 'cancelled';
       }
       await this.endOrphan(task, reason);

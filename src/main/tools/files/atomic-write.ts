@@ -3,9 +3,9 @@
  * folder. A stopped or crashed write leaves the old version or the new one, never half a file. Also the guards every
  * writing tool shares: no writing through symlinks, no splitting hard links, and the read-before-write snapshot rule.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { copyFile, lstat, open, readlink, realpath, rename, unlink } from 'node:fs/promises';
+import { copyFile, lstat, open, readFile, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ToolError } from '../../../shared/errors';
 import { resolvedDir } from '../../runtime/path-guard';
@@ -99,8 +99,41 @@ export async function atomicAppendFile(target: string, data: string | Uint8Array
   return atomicReplace(target, async (fh) => void (await fh.appendFile(data)), { ...opts, seed: target });
 }
 
-export function snapshotOf(path: string, st: Stats): FileSnapshot {
-  return { path, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino };
+/**
+ * Files up to this size also get a content hash in their snapshot: a same-size rewrite within one mtime tick (coarse
+ * file-system clocks, or a tool that restores the mtime) changes nothing else a stat shows. Bigger files are compared
+ * by inode, size and mtime only, so a read never costs more than this to hash.
+ */
+export const SNAPSHOT_HASH_LIMIT = 4 * 1024 * 1024;
+
+export function contentHash(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** The hash of a file's content as it is now, or undefined when it is too big to hash (or cannot be read). */
+export async function hashFileIfSmall(abs: string, size: number): Promise<string | undefined> {
+  if (size > SNAPSHOT_HASH_LIMIT) return undefined;
+  try {
+    const data = await readFile(abs);
+    return data.length <= SNAPSHOT_HASH_LIMIT ? contentHash(data) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A snapshot of a file; `content` (what is on disk, when the caller knows it) adds the hash for small files. */
+export function snapshotOf(path: string, st: Stats, content?: string | Uint8Array): FileSnapshot {
+  const snap: FileSnapshot = { path, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino };
+  if (content !== undefined && st.size <= SNAPSHOT_HASH_LIMIT) snap.sha256 = contentHash(content);
+  return snap;
+}
+
+/**
+ * The snapshot token read_file shows the model (Spec I's edit snapshot): the whole file's identity, size, mtime and,
+ * for small files, content, in 16 characters. edit_file compares the token it is given with the file as it is now.
+ */
+export function snapshotToken(snap: FileSnapshot): string {
+  return createHash('sha256').update(`${snap.ino}\0${snap.size}\0${snap.mtimeMs}\0${snap.sha256 ?? ''}`).digest('base64url').slice(0, 16);
 }
 
 /** What a writing tool found at its target: nothing yet, or a regular file it may replace. */
@@ -143,9 +176,9 @@ export async function inspectWriteTarget(abs: string, shown: string): Promise<Wr
 
 /**
  * The read-before-write rule: an existing file may only be replaced after read_file read it in this conversation,
- * and only if it has not changed on disk since (mtime, size and inode must match the recorded snapshot).
+ * and only if it has not changed on disk since (inode, size, mtime and, for small files, the content hash must match).
  */
-export function assertFresh(state: ConversationState, abs: string, shown: string, st: Stats): void {
+export async function assertFresh(state: ConversationState, abs: string, shown: string, st: Stats): Promise<void> {
   const snap = state.getFileSnapshot(abs);
   if (!snap) {
     throw new ToolError(
@@ -155,13 +188,16 @@ export function assertFresh(state: ConversationState, abs: string, shown: string
       { path: abs, reason: 'not_read' },
     );
   }
-  if (snap.ino !== st.ino || snap.size !== st.size || snap.mtimeMs !== st.mtimeMs) {
+  const contentChanged = async (): Promise<boolean> => snap.sha256 !== undefined && (await hashFileIfSmall(abs, st.size)) !== snap.sha256;
+  if (snap.ino !== st.ino || snap.size !== st.size || snap.mtimeMs !== st.mtimeMs || (await contentChanged())) {
     const what =
       snap.ino !== st.ino
         ? 'it was replaced by another file'
         : snap.size !== st.size
           ? `its size went from ${snap.size} to ${st.size} bytes`
-          : `it was modified at ${new Date(st.mtimeMs).toISOString()}`;
+          : snap.mtimeMs !== st.mtimeMs
+            ? `it was modified at ${new Date(st.mtimeMs).toISOString()}`
+            : 'its content changed, though its size and modification time did not';
     throw new ToolError(
       `${shown} changed on disk since you last read it (${what}). Nothing was written. Read it again with read_file, ` +
         'then redo the change against the current content.',

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
-import { assertFresh, atomicWriteFile, inspectWriteTarget, snapshotOf } from './atomic-write';
+import { assertFresh, atomicWriteFile, inspectWriteTarget, snapshotOf, snapshotToken } from './atomic-write';
 import { unifiedDiff } from './diff-preview';
 import { fsError, plural, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
@@ -18,6 +18,10 @@ const params = z.object({
     .describe('The exact text to replace, including whitespace and indentation, without the line-number prefix read_file shows. It must occur exactly once unless replace_all is true.'),
   new_string: z.string().describe('The replacement text (must differ from old_string). Use an empty string to delete old_string.'),
   replace_all: z.boolean().optional().describe('Replace every occurrence of old_string instead of requiring exactly one (default false).'),
+  snapshot: z
+    .string()
+    .optional()
+    .describe('The snapshot read_file returned for this file, passed unchanged (even after reading only some lines). If the file changed since, the edit is refused before anything is asked or written.'),
 });
 type Args = z.infer<typeof params>;
 
@@ -81,13 +85,22 @@ async function plan(args: Args, ctx: ToolContext): Promise<EditPlan> {
   if (!target.exists) {
     throw new ToolError(`File not found: ${shown}. Use find or ls to locate it; to create a new file use write_file.`, 'not_found');
   }
-  assertFresh(ctx.state, abs, shown, target.stat);
-  let before: string;
+  await assertFresh(ctx.state, abs, shown, target.stat);
+  let raw: Buffer;
   try {
-    before = await readFile(abs, 'utf8');
+    raw = await readFile(abs);
   } catch (err) {
     throw fsError(err, shown, 'file');
   }
+  if (args.snapshot !== undefined && args.snapshot.trim() !== snapshotToken(snapshotOf(abs, target.stat, raw))) {
+    throw new ToolError(
+      `${shown} changed on disk since the read that returned snapshot ${args.snapshot.trim()} (or the snapshot belongs to another file). ` +
+        'Nothing was written. Read it again with read_file and retry with the new snapshot.',
+      'stale_file',
+      { path: abs, reason: 'snapshot' },
+    );
+  }
+  const before = raw.toString('utf8');
   if (before.slice(0, 8192).includes('\0')) throw new ToolError(`${shown} is a binary file; edit_file only edits text.`);
 
   let oldString = args.old_string;
@@ -155,7 +168,8 @@ export const editFileTool = defineTool({
     'Replace exact text in a file: old_string must match the file exactly (whitespace and indentation included, ' +
     'without read_file\'s line-number prefix) and occur once; set replace_all to change every occurrence. The file ' +
     'must have been read with read_file in this conversation, and the edit is refused if it changed on disk since ' +
-    '(read it again, then retry). Consecutive edits of the same file work without re-reading. When old_string is not ' +
+    '(read it again, then retry); pass the snapshot read_file returned to have that checked against the very read. ' +
+    'Consecutive edits of the same file work without re-reading. When old_string is not ' +
     'found or matches several places, the error says where to look. The write is atomic and keeps permissions; ' +
     'the person approves the change from a diff. To create a file use write_file.',
   params,
@@ -174,13 +188,16 @@ export const editFileTool = defineTool({
   async execute(args, ctx) {
     const p = await plan(args, ctx);
     throwIfAborted(ctx.signal);
+    let token: string;
     try {
       const st = await atomicWriteFile(p.abs, p.after, { mode: p.mode, uid: p.uid, gid: p.gid });
-      ctx.state.recordFileSnapshot(snapshotOf(p.abs, st));
+      const snap = snapshotOf(p.abs, st, p.after);
+      ctx.state.recordFileSnapshot(snap);
+      token = snapshotToken(snap);
     } catch (err) {
       throw fsError(err, p.shown, 'file');
     }
     const head = `Edited ${p.shown}: replaced ${plural(p.count, 'occurrence')}${p.count > 1 ? ` (first at line ${p.firstLine})` : ` at line ${p.firstLine}`}.`;
-    return { output: `${head}\n${snippet(p.after, p.firstLine, args.new_string)}` };
+    return { output: `${head}\n${snippet(p.after, p.firstLine, args.new_string)}\n[snapshot: ${token}]` };
   },
 });

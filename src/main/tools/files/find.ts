@@ -1,18 +1,20 @@
 /**
- * find (also offered as `glob`): files or folders whose path matches a glob, newest first, at most 100. The file list
- * comes from `rg --files` (which honours .gitignore/.ignore/.rgignore and sorts by mtime natively); the glob is
- * matched here, because rg's own --glob would override ignore rules and re-include ignored files.
+ * find (also offered as `glob`): files or folders whose path matches a glob or a regular expression, newest first, at
+ * most 100. The file list comes from `rg --files` (which honours .gitignore/.ignore/.rgignore and sorts by mtime
+ * natively); the pattern is matched here, because rg's own --glob would override ignore rules and re-include ignored
+ * files. Folders are walked themselves (folder-walk.ts), so empty ones count too. Secret-bearing files never show.
  */
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
-import { defineTool } from '../../runtime/tool';
+import { defineTool, type ToolContext } from '../../runtime/tool';
 import { fsError, plural, throwIfAborted } from './fs-errors';
+import { walkFolders } from './folder-walk';
 import { makePathMatcher } from './glob';
 import { displayPath, expandHome, resolveToolPath } from './paths';
 import { RG_BASE_ARGS, rgErrorLine, runRg } from './rg';
-import { sensitiveFilterFor } from './sensitive';
+import { isSensitivePath } from './sensitive';
 
 export const FIND_MAX_RESULTS = 100;
 /** Hard stop for enormous trees (the listing is kept in memory). */
@@ -22,8 +24,12 @@ const params = z.object({
   pattern: z
     .string()
     .describe(
-      'Glob to match, e.g. "**/*.{ts,tsx}", "src/**/test_*.py", "*.md". A pattern without "/" matches names at any depth; with "/" it matches the path relative to the search folder. Braces, *, **, ? and [abc] work.',
+      'Glob to match, e.g. "**/*.{ts,tsx}", "src/**/test_*.py", "*.md". A pattern without "/" matches names at any depth; with "/" it matches the path relative to the search folder. Braces, *, **, ? and [abc] work. With regex: true, a regular expression instead.',
     ),
+  regex: z
+    .boolean()
+    .optional()
+    .describe('Treat pattern as a regular expression (JavaScript syntax) searched in the path relative to the search folder, e.g. "(^|/)test_\\w+\\.py$" (default false: a glob).'),
   path: z.string().optional().describe('Folder to search in (default: the working directory).'),
   type: z.enum(['file', 'directory']).optional().describe('What to find: file (default) or directory.'),
   include_ignored: z
@@ -51,44 +57,33 @@ function splitAbsolutePattern(p: string): { base: string; glob: string } {
 }
 
 /** The folder a search reads: the literal folder part of an absolute pattern, else `path` (default the cwd). */
-function findRoot(pattern: string, path: string | undefined): string {
+function findRoot(pattern: string, path: string | undefined, regex: boolean | undefined): string {
+  if (regex) return path ?? '.';
   const expanded = expandHome(pattern.trim());
   return isAbsolute(expanded) ? splitAbsolutePattern(expanded.replace(/\\/g, '/')).base : (path ?? '.');
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 export const findTool = defineTool({
   name: 'find',
   aliases: ['glob'],
   description:
-    `Find files (or folders with type: "directory") whose path matches a glob such as "**/*.{ts,tsx}". Searches names ` +
-    `and paths, not contents (use grep for that). Returns at most ${FIND_MAX_RESULTS} paths, most recently modified ` +
-    'first, and says when more matched (then narrow the pattern or path). Respects .gitignore, .ignore and .rgignore ' +
-    'unless include_ignored is true. Secret-bearing files (.env, keys, credentials) are left out unless the pattern ' +
-    'names them (e.g. "**/.env*"). Hidden files are included; .git is not.',
+    `Find files (or folders with type: "directory", empty ones included) by name, by a glob such as "**/*.{ts,tsx}", ` +
+    'or by a regular expression (regex: true). Searches names and paths, not contents (use grep for that). Returns at ' +
+    `most ${FIND_MAX_RESULTS} paths, most recently modified first, and says when more matched (then narrow the ` +
+    'pattern or path). Respects .gitignore, .ignore and .rgignore unless include_ignored is true. Secret-bearing ' +
+    'files (.env, keys, credentials) are never listed, even when the pattern names them (read one you know with ' +
+    'read_file). Hidden files are included; .git is not.',
   params,
   risk: 'read-only',
   disclosure: 'internal',
   presentation: { title: 'Find files', icon: 'search', result: 'list', summary: (args) => (args.path ? `${args.pattern} in ${args.path}` : args.pattern) },
-  effects: (args) => ({ paths: { read: [findRoot(args.pattern, args.path)] } }),
+  effects: (args) => ({ paths: { read: [findRoot(args.pattern, args.path, args.regex)] } }),
   async execute(args, ctx) {
     let pattern = args.pattern.trim();
     if (pattern === '') throw new ToolError('pattern is empty. Pass a glob such as "**/*.ts".');
     let root = resolveToolPath(args.path ?? '.', ctx);
     const expanded = expandHome(pattern);
-    if (isAbsolute(expanded)) {
+    if (!args.regex && isAbsolute(expanded)) {
       // An absolute pattern: its literal folder part becomes the search folder, the rest the glob.
       const split = splitAbsolutePattern(expanded.replace(/\\/g, '/'));
       root = resolveToolPath(split.base, ctx);
@@ -102,16 +97,26 @@ export const findTool = defineTool({
       throw fsError(err, shownRoot, 'folder');
     }
     const wantDirs = args.type === 'directory';
-    const match = makePathMatcher(pattern);
-    const keepSensitive = sensitiveFilterFor(pattern);
-    const prefix = wantDirs ? '' : literalPrefix(pattern);
+    let match: (rel: string) => boolean;
+    if (args.regex) {
+      let re: RegExp;
+      try {
+        re = new RegExp(pattern);
+      } catch (err) {
+        throw new ToolError(`Invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}. Escape literal . ( ) [ ] { } * + ? | with a backslash.`, 'invalid_args');
+      }
+      match = (rel) => re.test(rel);
+    } else match = makePathMatcher(pattern);
+    // Spec II: secret-bearing files stay filtered whatever the pattern names.
+    const keep = (rel: string): boolean => match(rel) && !isSensitivePath(rel);
+    if (wantDirs) return { output: await findFolders(root, shownRoot, pattern, keep, args.include_ignored ?? false, ctx) };
+    const prefix = args.regex ? '' : literalPrefix(pattern);
 
     const rgArgs = [...RG_BASE_ARGS, '--files', '--hidden', '--no-require-git', '--glob=!.git/', '--sortr=modified'];
     if (args.include_ignored) rgArgs.push('--no-ignore');
     if (prefix) rgArgs.push('--', prefix);
 
     const matches: string[] = [];
-    const dirs = new Set<string>();
     let listed = 0;
     let capped = false;
     const res = await runRg(rgArgs, {
@@ -121,18 +126,7 @@ export const findTool = defineTool({
         for (const raw of lines) {
           if (raw === '') continue;
           const rel = raw.startsWith('./') ? raw.slice(2) : raw.replace(/\\/g, '/');
-          if (wantDirs) {
-            // Folders are known through the files they hold: add every ancestor of this file.
-            let i = rel.lastIndexOf('/');
-            while (i > 0) {
-              const d = rel.slice(0, i);
-              if (dirs.has(d)) break;
-              dirs.add(d);
-              i = rel.lastIndexOf('/', i - 1);
-            }
-          } else if (match(rel) && (!keepSensitive || keepSensitive(rel))) {
-            matches.push(rel);
-          }
+          if (keep(rel)) matches.push(rel);
           if (++listed >= MAX_LISTED) {
             capped = true;
             return false;
@@ -146,27 +140,43 @@ export const findTool = defineTool({
       if (msg) throw new ToolError(`find failed: ${msg}`, 'internal');
     }
 
-    let results = matches;
-    if (wantDirs) {
-      const found = [...dirs].filter((d) => match(d));
-      throwIfAborted(ctx.signal);
-      const withTimes = await mapLimit(found, 32, async (d) => ({ d, t: await stat(join(root, d)).then((s) => s.mtimeMs, () => 0) }));
-      withTimes.sort((a, b) => b.t - a.t || (a.d < b.d ? -1 : 1));
-      results = withTimes.map((x) => x.d);
-    }
-    const total = results.length;
-    const kind = wantDirs ? 'folder' : 'file';
-    if (total === 0) {
-      const hint = args.include_ignored ? '' : ' Ignored files were skipped; set include_ignored: true to include them.';
-      return { output: `No ${kind}s match ${pattern} in ${shownRoot === '.' ? 'the working directory' : shownRoot}.${hint}` };
-    }
-    const shown = results.slice(0, FIND_MAX_RESULTS).map((rel) => displayPath(join(root, rel), ctx.state.cwd) + (wantDirs ? '/' : ''));
-    const notes: string[] = [];
-    if (total > FIND_MAX_RESULTS) {
-      notes.push(`${plural(total, kind)} matched; showing the ${FIND_MAX_RESULTS} most recently modified. Narrow the pattern or path to see others.`);
-    }
-    if (capped) notes.push(`The folder is very large; only the first ${MAX_LISTED} files were considered.`);
-    if (wantDirs) notes.push('Folders are found through the files they contain; empty folders are not listed (use ls).');
-    return { output: `${shown.join('\n')}${notes.length ? `\n[${notes.join(' ')}]` : ''}` };
+    return { output: report(matches, 'file', capped, { root, shownRoot, pattern, includeIgnored: args.include_ignored ?? false, cwd: ctx.state.cwd }) };
   },
 });
+
+interface Where {
+  root: string;
+  shownRoot: string;
+  pattern: string;
+  includeIgnored: boolean;
+  cwd: string;
+}
+
+/** The answer: at most FIND_MAX_RESULTS paths (already newest first), with notes on what was left out. */
+function report(results: string[], kind: 'file' | 'folder', capped: boolean, w: Where): string {
+  const total = results.length;
+  if (total === 0) {
+    const hint = w.includeIgnored ? '' : ` Ignored ${kind}s were skipped; set include_ignored: true to include them.`;
+    return `No ${kind}s match ${w.pattern} in ${w.shownRoot === '.' ? 'the working directory' : w.shownRoot}.${hint}`;
+  }
+  const shown = results.slice(0, FIND_MAX_RESULTS).map((rel) => displayPath(join(w.root, rel), w.cwd) + (kind === 'folder' ? '/' : ''));
+  const notes: string[] = [];
+  if (total > FIND_MAX_RESULTS) {
+    notes.push(`${plural(total, kind)} matched; showing the ${FIND_MAX_RESULTS} most recently modified. Narrow the pattern or path to see others.`);
+  }
+  if (capped) notes.push(`The folder is very large; only the first ${MAX_LISTED} ${kind}s were considered.`);
+  return `${shown.join('\n')}${notes.length ? `\n[${notes.join(' ')}]` : ''}`;
+}
+
+async function findFolders(root: string, shownRoot: string, pattern: string, keep: (rel: string) => boolean, includeIgnored: boolean, ctx: ToolContext): Promise<string> {
+  const walk = await walkFolders(root, { includeIgnored, max: MAX_LISTED, signal: ctx.signal });
+  throwIfAborted(ctx.signal);
+  const found = walk.folders.filter((f) => keep(f.rel));
+  found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.rel < b.rel ? -1 : 1));
+  return report(
+    found.map((f) => f.rel),
+    'folder',
+    walk.capped,
+    { root, shownRoot, pattern, includeIgnored, cwd: ctx.state.cwd },
+  );
+}

@@ -1,11 +1,12 @@
 /**
- * grep: ripgrep over file contents with three output modes and offset/head_limit pagination.
+ * grep: ripgrep over file contents with three output modes and offset/head_limit pagination, and the system `grep`
+ * when no ripgrep is usable (Spec I).
  *
- * Speed: rg's stdout is streamed; unpaginated content output is passed through untouched (no per-line work), and
- * paginated content output stops rg as soon as the page is filled. Determinism: pages must not shift between calls,
- * so results are ordered by path. Small result sets are collected from a parallel rg run and sorted here; when a
- * content search produces more than PASS_A_MAX_LINES lines, rg is rerun with --sort=path and killed once the page is
- * full. Both orders are the same (path components compared byte-wise), so offsets stay valid either way.
+ * Pagination counts results: files, or in content mode matching lines; context lines and `--` separators come with
+ * the matches they surround and never count (Spec II). Determinism: every answer, paginated or not, is ordered by
+ * path, so pages do not shift between calls. Small result sets are collected from a parallel rg run and sorted here;
+ * when a content search produces more than PASS_A_MAX_LINES lines, rg is rerun with --sort=path and killed once the
+ * page is full. Both orders are the same (path components compared byte-wise), so offsets stay valid either way.
  */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
@@ -13,7 +14,8 @@ import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import { fsError, plural } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
-import { RG_BASE_ARGS, rgErrorLine, runRg } from './rg';
+import { RG_BASE_ARGS, rgErrorLine, runRg, type RgResult } from './rg';
+import { runSystemGrep } from './system-grep';
 import { isSensitivePath, SENSITIVE_RG_EXCLUDES } from './sensitive';
 
 export const GREP_DEFAULT_HEAD_LIMIT = 250;
@@ -54,13 +56,13 @@ const params = z.object({
     .boolean()
     .optional()
     .describe('Also search files ignored by .gitignore/.ignore/.rgignore (default false). Secret files (.env, keys, credentials) are never searched.'),
-  offset: z.number().int().min(0).optional().describe('Skip this many result entries (lines in content mode, files otherwise) before the page starts (default 0).'),
+  offset: z.number().int().min(0).optional().describe('Skip this many results (matching lines in content mode, files otherwise) before the page starts (default 0). Context lines do not count.'),
   head_limit: z
     .number()
     .int()
     .min(0)
     .optional()
-    .describe(`Maximum entries to return (default ${GREP_DEFAULT_HEAD_LIMIT}; 0 = no limit).`),
+    .describe(`Maximum results to return (default ${GREP_DEFAULT_HEAD_LIMIT}; 0 = no limit).`),
 });
 type Args = z.infer<typeof params>;
 
@@ -82,15 +84,100 @@ function cutLine(line: string): string {
   return `${line.slice(0, end)} [… omitted end of long line]`;
 }
 
-/** `path\0 12:text` → `path:12:text`; context lines `path\0 13-text` → `path-13-text` (rg's usual format). */
-function fromNull(line: string, numbered: boolean): string {
+/** One line of `--null --line-number` output: a match (`path\0 12:text`) or a context line (`path\0 13-text`). */
+interface Entry {
+  path: string;
+  no: number;
+  match: boolean;
+  /** The raw line, as rg printed it. */
+  raw: string;
+}
+
+function parseEntry(line: string): Entry | null {
   const p = line.indexOf('\u0000');
-  if (p === -1) return line;
-  if (!numbered) return `${line.slice(0, p)}:${line.slice(p + 1)}`;
+  if (p === -1) return null; // `--` separators: recomputed for the page
   let q = p + 1;
   while (q < line.length && line.charCodeAt(q) >= 48 && line.charCodeAt(q) <= 57) q++;
-  const sep = q > p + 1 && line[q] === '-' ? '-' : ':';
-  return line.slice(0, p) + sep + line.slice(p + 1);
+  if (q === p + 1) return null;
+  return { path: line.slice(0, p), no: Number(line.slice(p + 1, q)), match: line[q] === ':', raw: line };
+}
+
+/** `path\0 12:text` → `path:12:text`, context `path-13-text`; without line numbers `path:text` / `path-text`. */
+function formatEntry(e: Entry, numbered: boolean): string {
+  const p = e.raw.indexOf('\u0000');
+  const sep = e.match ? ':' : '-';
+  let q = p + 1;
+  while (q < e.raw.length && e.raw.charCodeAt(q) >= 48 && e.raw.charCodeAt(q) <= 57) q++;
+  return numbered ? `${e.path}${sep}${e.raw.slice(p + 1)}` : `${e.path}${sep}${e.raw.slice(q + 1)}`;
+}
+
+/**
+ * Builds one page of content output from entries in path order: the matches numbered offset..offset+limit-1, each
+ * with the context lines rg printed around it (at most `before`/`after` lines), and `--` between groups that are not
+ * adjacent, as rg shows them. Returns false from `feed` once the match after the page is seen.
+ */
+class ContentPager {
+  readonly lines: string[] = [];
+  matches = 0;
+  selected = 0;
+  more = false;
+  overflow = false;
+  private bytes = 0;
+  private path = '';
+  private pending: Entry[] = [];
+  private lastSelected: number | null = null;
+  private last: Entry | null = null;
+
+  constructor(
+    private readonly offset: number,
+    private readonly limit: number,
+    private readonly before: number,
+    private readonly after: number,
+    private readonly numbered: boolean,
+  ) {}
+
+  feed(e: Entry): boolean {
+    if (e.path !== this.path) {
+      this.path = e.path;
+      this.pending = [];
+      this.lastSelected = null;
+    }
+    if (e.match) {
+      const idx = this.matches++;
+      if (idx >= this.offset + this.limit) {
+        this.more = true;
+        return false;
+      }
+      if (idx < this.offset) {
+        this.pending = [];
+        this.lastSelected = null;
+        return true;
+      }
+      for (const c of this.pending) if (c.no >= e.no - this.before) this.emit(c);
+      this.pending = [];
+      this.selected++;
+      this.lastSelected = e.no;
+      return this.emit(e);
+    }
+    if (this.lastSelected !== null && e.no <= this.lastSelected + this.after) return this.emit(e);
+    this.pending.push(e);
+    if (this.pending.length > this.before) this.pending.shift();
+    return true;
+  }
+
+  private emit(e: Entry): boolean {
+    const contextOn = this.before > 0 || this.after > 0;
+    if (contextOn && this.last && (this.last.path !== e.path || this.last.no + 1 !== e.no)) this.lines.push('--');
+    const line = formatEntry(e, this.numbered);
+    this.lines.push(line);
+    this.last = e;
+    this.bytes += line.length + 1;
+    if (this.bytes > MAX_OUTPUT_BYTES) {
+      this.overflow = true;
+      return false;
+    }
+    return true;
+  }
 }
 
 function buildArgs(args: Args, searchArg: string | null, mode: NonNullable<Args['output_mode']>, pcre2: boolean): string[] {
@@ -111,7 +198,8 @@ function buildArgs(args: Args, searchArg: string | null, mode: NonNullable<Args[
   if (mode === 'files_with_matches') a.push('--files-with-matches');
   else if (mode === 'count_matches') a.push('--count-matches', '--with-filename');
   else {
-    a.push('--with-filename', args['-n'] === false ? '--no-line-number' : '--line-number');
+    // Line numbers always: they tell matches from context lines and place the context; -n false drops them later.
+    a.push('--with-filename', '--line-number');
     if (args['-C'] !== undefined) a.push(`--context=${args['-C']}`);
     if (args['-A'] !== undefined) a.push(`--after-context=${args['-A']}`);
     if (args['-B'] !== undefined) a.push(`--before-context=${args['-B']}`);
@@ -146,6 +234,8 @@ function rgFailure(stderr: string, args: Args, pcre2: boolean): ToolError {
 
 interface Page {
   lines: string[];
+  /** Results on this page (files, or matching lines in content mode). */
+  count: number;
   /** count_matches: the sum of all counts. */
   sum?: number;
   /** Total entries when known. */
@@ -160,9 +250,11 @@ export const grepTool = defineTool({
     'Search file contents with ripgrep (regular expressions). output_mode: files_with_matches (default, paths only), ' +
     'content (path:line:text, with -A/-B/-C context, -n line numbers on by default), count_matches (matches per ' +
     `file). Filter with glob (e.g. "*.{ts,tsx}") or type (e.g. py). Results are ordered by path and paginated: at most ` +
-    `head_limit entries (default ${GREP_DEFAULT_HEAD_LIMIT}, 0 = all) after skipping offset; a notice gives the next ` +
-    'offset. Respects .gitignore/.ignore/.rgignore unless include_ignored; secret files (.env, keys, credentials) are ' +
-    `never searched. Lines longer than ${GREP_MAX_COLUMNS} characters are cut. To find files by name use find.`,
+    `head_limit results (default ${GREP_DEFAULT_HEAD_LIMIT}, 0 = all) after skipping offset; in content mode results ` +
+    'are matching lines, and context lines come with their match without counting. A notice gives the next offset. ' +
+    'Respects .gitignore/.ignore/.rgignore unless include_ignored; secret files (.env, keys, credentials) are never ' +
+    `searched. Lines longer than ${GREP_MAX_COLUMNS} characters are cut. Where ripgrep cannot run, the system grep ` +
+    'answers (ignore files are then not applied, and the answer says so). To find files by name use find.',
   params,
   risk: 'read-only',
   disclosure: 'private',
@@ -200,58 +292,41 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   const baseArgs = buildArgs(args, searchArg, mode, pcre2);
   const numbered = args['-n'] !== false;
   let sawOutput = false;
-  const run = async (
-    extra: string[],
-    handlers: { onLines?: (l: string[]) => boolean | void; onChunk?: (c: Buffer) => boolean | void },
-  ): Promise<{ stopped: boolean }> => {
+  let fallback: string | null = null;
+  const run = async (extra: string[], onLines: (l: string[]) => boolean | void): Promise<{ stopped: boolean }> => {
     const argv = extra.length ? [...baseArgs.slice(0, RG_BASE_ARGS.length), ...extra, ...baseArgs.slice(RG_BASE_ARGS.length)] : baseArgs;
-    const res = await runRg(argv, { cwd, signal: ctx.signal, ...handlers });
-    if (res.code === 2 && !res.stopped && rgErrorLine(res.stderr) !== '' && !sawOutput) throw rgFailure(res.stderr, args, pcre2);
+    let res: RgResult;
+    try {
+      res = fallback === null ? await runRg(argv, { cwd, signal: ctx.signal, onLines }) : await runSystemGrep(args, searchArg, mode, { cwd, signal: ctx.signal, onLines });
+    } catch (err) {
+      if (!(err instanceof ToolError && err.details?.rgUnusable) || fallback !== null) throw err;
+      // No usable ripgrep (missing, not executable): the system grep answers instead (Spec I).
+      fallback = String(err.details.reason ?? 'ripgrep is not available');
+      res = await runSystemGrep(args, searchArg, mode, { cwd, signal: ctx.signal, onLines });
+    }
+    if (res.code === 2 && !res.stopped && rgErrorLine(res.stderr) !== '' && !sawOutput) throw fallback === null ? rgFailure(res.stderr, args, pcre2) : new ToolError(`grep failed: ${rgErrorLine(res.stderr)}`);
     return { stopped: res.stopped };
   };
 
   let page: Page;
-  if (mode === 'content' && offset === 0 && limit === Number.POSITIVE_INFINITY) {
-    // Everything, unsorted: pass rg's bytes straight through.
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let overflow = false;
-    await run([], {
-      onChunk: (c) => {
-        sawOutput = true;
-        chunks.push(c);
-        bytes += c.length;
-        if (bytes > MAX_OUTPUT_BYTES) {
-          overflow = true;
-          return false;
-        }
-        return true;
-      },
-    });
-    let text = Buffer.concat(chunks, bytes).toString('utf8');
-    if (overflow) text = text.slice(0, text.lastIndexOf('\n', MAX_OUTPUT_BYTES));
-    if (text.endsWith('\n')) text = text.slice(0, -1);
-    page = { lines: text === '' ? [] : [text], total: null, more: false, overflow };
-  } else if (mode === 'content') {
+  if (mode === 'content') {
     page = await pagedContent();
   } else {
     // files / counts: small outputs; collect everything, sort, slice.
     const all: string[] = [];
     let overflow = false;
-    await run([], {
-      onLines: (lines) => {
-        sawOutput = true;
-        for (const l of lines) if (l !== '') all.push(l);
-        if (all.length > 5_000_000) {
-          overflow = true;
-          return false;
-        }
-        return true;
-      },
+    await run([], (lines) => {
+      sawOutput = true;
+      for (const l of lines) if (l !== '') all.push(l);
+      if (all.length > 5_000_000) {
+        overflow = true;
+        return false;
+      }
+      return true;
     });
     const sorted = mode === 'count_matches' ? sortByPath(all, (l) => l.slice(0, l.lastIndexOf(':'))) : sortByPath(all, (l) => l);
     const end = Math.min(sorted.length, offset + limit);
-    page = { lines: sorted.slice(offset, end), total: sorted.length, more: end < sorted.length, overflow };
+    page = { lines: sorted.slice(offset, end), count: end - Math.min(offset, end), total: sorted.length, more: end < sorted.length, overflow };
     if (mode === 'count_matches') {
       let sum = 0;
       for (const l of sorted) sum += Number(l.slice(l.lastIndexOf(':') + 1)) || 0;
@@ -260,100 +335,67 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   }
 
   async function pagedContent(): Promise<Page> {
-    const contextOn = Boolean(args['-A'] || args['-B'] || args['-C']);
-    // Pass A: parallel rg, group lines by file, stop if the result set is too large to sort here.
-    const blocks = new Map<string, string[]>();
-    let current: string[] | null = null;
+    const after = args['-A'] ?? args['-C'] ?? 0;
+    const before = args['-B'] ?? args['-C'] ?? 0;
+    const pager = new ContentPager(offset, limit, before, after, numbered);
+    // Pass A: parallel rg, entries grouped by file, stop if the result set is too large to sort here.
+    const blocks = new Map<string, Entry[]>();
+    let current: Entry[] | null = null;
     let currentPath = '';
-    let pendingSep = false;
     let lineCount = 0;
     let byteCount = 0;
     let tooBig = false;
-    await run(['--null'], {
-      onLines: (lines) => {
-        sawOutput = true;
-        for (const line of lines) {
-          const p = line.indexOf('\u0000');
-          if (p === -1) {
-            if (line === '--') pendingSep = true;
-            continue;
+    await run(['--null'], (lines) => {
+      sawOutput = true;
+      for (const line of lines) {
+        const e = parseEntry(line);
+        if (!e) continue;
+        if (e.path !== currentPath || current === null) {
+          currentPath = e.path;
+          current = blocks.get(e.path) ?? null;
+          if (!current) {
+            current = [];
+            blocks.set(e.path, current);
           }
-          const path = line.slice(0, p);
-          if (path !== currentPath || current === null) {
-            currentPath = path;
-            current = blocks.get(path) ?? null;
-            if (!current) {
-              current = [];
-              blocks.set(path, current);
-            }
-          } else if (pendingSep) current.push('--');
-          pendingSep = false;
-          current.push(line);
-          lineCount++;
-          byteCount += line.length;
         }
-        if (lineCount > grepTuning.passAMaxLines || byteCount > grepTuning.passAMaxBytes) {
-          tooBig = true;
-          return false;
-        }
-        return true;
-      },
+        current.push(e);
+        lineCount++;
+        byteCount += line.length;
+      }
+      // The system grep fallback has no sorted mode: it is always sorted here.
+      if (fallback === null && (lineCount > grepTuning.passAMaxLines || byteCount > grepTuning.passAMaxBytes)) {
+        tooBig = true;
+        return false;
+      }
+      return true;
     });
     if (!tooBig) {
-      const paths = sortByPath([...blocks.keys()], (p) => p);
-      const out: string[] = [];
       let total = 0;
-      const end = offset + limit;
-      for (let i = 0; i < paths.length; i++) {
-        const block = blocks.get(paths[i] as string) as string[];
-        const withSep = contextOn && i > 0 ? 1 : 0;
-        const blockLen = block.length + withSep;
-        if (total + blockLen > offset && total < end) {
-          const lines = withSep ? ['--', ...block] : block;
-          for (let j = 0; j < lines.length; j++) {
-            const idx = total + j;
-            if (idx >= offset && idx < end) out.push(fromNull(lines[j] as string, numbered));
-          }
-        }
-        total += blockLen;
+      for (const block of blocks.values()) for (const e of block) if (e.match) total++;
+      outer: for (const path of sortByPath([...blocks.keys()], (p) => p)) {
+        for (const e of blocks.get(path) as Entry[]) if (!pager.feed(e)) break outer;
       }
-      return { lines: out, total, more: total > end, overflow: false };
+      return { lines: pager.lines, count: pager.selected, total: pager.overflow ? null : total, more: pager.more, overflow: pager.overflow };
     }
-    // Pass B: rg in path order, streamed, killed once the page (plus one line, to know if more follow) is read.
-    const out: string[] = [];
-    let seen = 0;
-    let outBytes = 0;
-    let overflow = false;
-    const end = offset + limit;
-    const res = await run(['--null', '--sort=path'], {
-      onLines: (lines) => {
-        for (const line of lines) {
-          if (seen >= offset && seen < end) {
-            const l = fromNull(line, numbered);
-            out.push(l);
-            outBytes += l.length + 1;
-            if (outBytes > MAX_OUTPUT_BYTES) {
-              overflow = true;
-              return false;
-            }
-          }
-          seen++;
-          if (seen > end) return false;
-        }
-        return true;
-      },
+    // Pass B: rg in path order, streamed, killed once the match after the page is seen.
+    const res = await run(['--null', '--sort=path'], (lines) => {
+      for (const line of lines) {
+        const e = parseEntry(line);
+        if (e && !pager.feed(e)) return false;
+      }
+      return true;
     });
-    return { lines: out, total: res.stopped ? null : seen, more: seen > end, overflow };
+    return { lines: pager.lines, count: pager.selected, total: res.stopped ? null : pager.matches, more: pager.more, overflow: pager.overflow };
   }
 
-  const count = page.lines.length;
+  const count = page.count;
   if (count === 0 && !page.more) {
     if (offset > 0 && (page.total ?? 0) > 0) return `No results at offset ${offset}; there are only ${page.total} entries.`;
     const ign = args.include_ignored ? '' : ' (ignored files were skipped; include_ignored: true searches them)';
     return `No matches for ${JSON.stringify(args.pattern)} in ${shownTarget}${ign}.`;
   }
   const notes: string[] = [];
-  const unit = mode === 'content' ? 'line' : 'file';
+  const unit = mode === 'content' ? 'matching line' : 'file';
   if (page.more) {
     const totalText = page.total !== null ? ` of ${page.total}` : '';
     notes.push(
@@ -361,6 +403,9 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
         (mode === 'content' ? ', or narrow the search with path, glob or a more specific pattern.' : '.'),
     );
   } else if (offset > 0) notes.push(`Showing ${unit}s ${offset + 1}-${offset + count}${page.total !== null ? ` of ${page.total}` : ''}.`);
+  if (fallback !== null) {
+    notes.push(`ripgrep is not usable here (${fallback}), so the system grep searched instead: .gitignore, .ignore and .rgignore were not applied.`);
+  }
   if (page.overflow) notes.push('The output was cut short because it is too large (over 32 MB or 5 million entries); narrow the search with path, glob or a more specific pattern.');
   if (mode === 'count_matches') {
     const sum = page.sum ?? 0;

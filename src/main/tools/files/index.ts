@@ -1,4 +1,4 @@
-/** The file family, in the order its tools are offered to the model. Only rm and mv need anything injected. */
+/** The file family, in the order its tools are offered to the model. rm, mv and write_file get what they need injected. */
 import type { ToolDefinition } from '../../runtime/tool';
 import { cdTool } from './cd';
 import { createCpTool } from './cp';
@@ -12,18 +12,20 @@ import { pwdTool } from './pwd';
 import { readFileTool } from './read-file';
 import { createRmTool } from './rm';
 import { statTool } from './stat';
-import { writeFileTool } from './write-file';
+import { createWriteFile, writeFileTool, type SecretFinder } from './write-file';
 
 export interface FileDeps {
   /** Deskhand's own data dir: never removed or moved by the agent. */
   dataDir: string;
+  /** The run's secrets (exact values and credential shapes): write_file refuses to drop a line holding one. */
+  secrets: SecretFinder;
 }
 
 export function createFileFamily(deps: FileDeps): { tools: ToolDefinition[] } {
   return {
     tools: [
       readFileTool,
-      writeFileTool,
+      createWriteFile(deps.secrets),
       editFileTool,
       lsTool,
       statTool,
@@ -39,4 +41,4 @@ export function createFileFamily(deps: FileDeps): { tools: ToolDefinition[] } {
   };
 }
 
-export { cdTool, createCpTool, editFileTool, findTool, grepTool, lsTool, mkdirTool, createMvTool, pwdTool, readFileTool, createRmTool, statTool, writeFileTool };
+export { createWriteFile, cdTool, createCpTool, editFileTool, findTool, grepTool, lsTool, mkdirTool, createMvTool, pwdTool, readFileTool, createRmTool, statTool, writeFileTool };

@@ -1,7 +1,8 @@
 /**
- * read_file: numbered lines of a UTF-8 text file, at most 1000 lines / 100 KB per call. Never reads a big file whole:
- * positive offsets read forward in chunks and stop at the cap; negative offsets scan backwards from the end in chunks
- * to find where the last N lines start, so the tail of a 1 GB log costs about as much as the head of a small file.
+ * read_file: numbered lines of a UTF-8 text file, at most 1000 lines / 100 KB per call, and the file's edit snapshot
+ * (Spec I). Never holds a big file whole: positive offsets read forward in chunks and stop at the cap; negative
+ * offsets scan backwards from the end to find where the last N lines start, then count the newlines before that point
+ * in blocks, so every read numbers lines from the top. `since_byte` follows a file that is still being written.
  */
 import type { Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import { openVerified } from '../../runtime/path-guard';
-import { snapshotOf } from './atomic-write';
+import { contentHash, SNAPSHOT_HASH_LIMIT, snapshotOf, snapshotToken } from './atomic-write';
 import { formatBytes, fsError, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
 
@@ -18,8 +19,8 @@ export const READ_MAX_LINES = 1000;
 export const READ_MAX_BYTES = 100 * 1024;
 /** Longer lines are cut (with a marker) so one minified line cannot eat the whole budget. */
 export const READ_MAX_LINE_CHARS = 2000;
-/** Files up to this size get exact line numbers for negative offsets (they are cheap to count). */
-const EXACT_COUNT_LIMIT = 1024 * 1024;
+/** Blocks newlines are counted in when a negative offset needs the number of the line it starts at. */
+const COUNT_BLOCK = 8 * 1024 * 1024;
 const FIRST_CHUNK = 64 * 1024;
 const LATER_CHUNK = 1024 * 1024;
 const BACK_CHUNK_FIRST = 16 * 1024;
@@ -193,6 +194,33 @@ async function locateTail(fh: Handle, size: number, k: number, signal: AbortSign
   return { start: 0, total: size === 0 ? 0 : seen + 1 };
 }
 
+/** Newlines in bytes [0, end), counted in blocks (memory stays at one block whatever the file size). */
+async function countNewlines(fh: Handle, end: number, signal: AbortSignal): Promise<number> {
+  const buf = Buffer.allocUnsafe(Math.max(1, Math.min(COUNT_BLOCK, end)));
+  let count = 0;
+  for (let pos = 0; pos < end; ) {
+    throwIfAborted(signal);
+    const n = await pread(fh, buf, Math.min(buf.length, end - pos), pos);
+    if (n === 0) break;
+    for (let i = buf.indexOf(10); i !== -1 && i < n; i = buf.indexOf(10, i + 1)) count++;
+    pos += n;
+  }
+  return count;
+}
+
+/** The whole content of a file small enough to hash, read through the handle that was verified. */
+async function wholeFile(fh: Handle, size: number): Promise<Buffer | undefined> {
+  if (size > SNAPSHOT_HASH_LIMIT) return undefined;
+  const buf = Buffer.allocUnsafe(size);
+  let got = 0;
+  while (got < size) {
+    const n = await pread(fh, buf, size - got, got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got === size ? buf : undefined;
+}
+
 function isBinary(sniff: Buffer, n: number): boolean {
   return sniff.subarray(0, n).includes(0);
 }
@@ -203,6 +231,45 @@ function redactOf(ctx: ToolContext): ((text: string) => string) | undefined {
 
 function numbered(lines: { no: number; text: string }[]): string {
   return lines.map((l) => `${String(l.no).padStart(6)}\t${l.text}`).join('\n');
+}
+
+/**
+ * A since_byte read: the bytes appended after `since` (at most READ_MAX_BYTES, ending at a line break when the cap
+ * cuts), with the offset and inode for the next read. A file shorter than `since` was truncated, and one with another
+ * inode than the caller's was rotated: both restart at byte 0.
+ */
+async function readSince(fh: Handle, st: Stats, since: number, inode: number | undefined, signal: AbortSignal): Promise<string> {
+  throwIfAborted(signal);
+  const notes: string[] = [];
+  let from = since;
+  if (inode !== undefined && inode !== st.ino) {
+    notes.push(`The file was replaced (rotated: inode ${inode} is now ${st.ino}); reading from byte 0.`);
+    from = 0;
+  } else if (since > st.size) {
+    notes.push(`The file was truncated (it is ${st.size} bytes, less than since_byte=${since}); reading from byte 0.`);
+    from = 0;
+  }
+  const length = Math.min(READ_MAX_BYTES, st.size - from);
+  const buf = Buffer.allocUnsafe(Math.max(length, 1));
+  let got = 0;
+  while (got < length) {
+    const n = await pread(fh, buf, length - got, from + got);
+    if (n === 0) break;
+    got += n;
+  }
+  let end = got;
+  if (from + got < st.size) {
+    // Cut by the cap: end at the last line break, or at a character boundary when there is none.
+    const nl = buf.lastIndexOf(10, got - 1);
+    if (nl !== -1) end = nl + 1;
+    else while (end > 0 && ((buf[end] as number) & 0xc0) === 0x80) end--;
+    notes.push(`More follows (the file is ${st.size} bytes); continue with since_byte=${from + end}.`);
+  }
+  const text = buf.subarray(0, end).toString('utf8');
+  const next = from + end;
+  const status = `[bytes ${from}–${next} of ${st.size}; next_byte: ${next}; inode: ${st.ino}${notes.length ? `. ${notes.join(' ')}` : ''}]`;
+  if (end === 0) return `(no new content after byte ${from})\n${status}`;
+  return `${text}${text.endsWith('\n') ? '' : '\n'}${status}`;
 }
 
 const params = z.object({
@@ -220,6 +287,15 @@ const params = z.object({
     .positive()
     .optional()
     .describe(`How many lines to read at most (default and maximum ${READ_MAX_LINES}).`),
+  since_byte: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'Follow a file that is still being written: return the text appended after this byte offset (the next_byte of the previous read; 0 = from the start), up to 100 KB, with next_byte and inode for the next read. If the file was truncated or replaced (rotated), the read restarts at byte 0 and says so. A nonzero since_byte cannot be combined with line_offset or n_lines.',
+    ),
+  inode: z.number().int().min(0).optional().describe('With since_byte: the inode the previous since_byte read reported, so a rotated file (a new file under the same name) is noticed.'),
 });
 
 export const readFileTool = defineTool({
@@ -228,9 +304,10 @@ export const readFileTool = defineTool({
     `Read a UTF-8 text file. Returns numbered lines like \`cat -n\` (number, tab, text). At most ${READ_MAX_LINES} lines or ` +
     `100 KB per call; when more follows, a notice gives the line_offset to continue from. Use line_offset/n_lines to read ` +
     'a range, and a negative line_offset to read the end of a file (-50 = last 50 lines; cheap even for huge logs). ' +
-    `Lines longer than ${READ_MAX_LINE_CHARS} characters are cut. Binary files are not shown (images and videos: use ` +
-    'read_media_file; PDFs: read_pdf). Reading a file is required before write_file or edit_file may change it. ' +
-    'For folders use ls; to search contents use grep.',
+    `Lines longer than ${READ_MAX_LINE_CHARS} characters are cut. Binary files (images, videos, PDFs) are not shown. ` +
+    'A line read ends with the file\'s edit snapshot: pass it unchanged to edit_file. Reading a file is required ' +
+    'before write_file or edit_file may change it. since_byte follows a growing file (a log) by bytes, returning ' +
+    'next_byte and inode for the next read. For folders use ls; to search contents use grep.',
   params,
   risk: 'read-only',
   disclosure: 'private',
@@ -249,7 +326,7 @@ export const readFileTool = defineTool({
     if (!st.isFile()) throw new ToolError(`${shown} is not a regular file (a device, socket or pipe), so read_file cannot read it.`);
     const ext = extname(abs).toLowerCase();
     if (MEDIA_EXTS.has(ext)) {
-      throw new ToolError(`${shown} is an image or video file (${formatBytes(st.size)}). Use read_media_file to look at it.`);
+      throw new ToolError(`${shown} is an image or video file (${formatBytes(st.size)}); read_file reads text only. Use stat for its metadata.`);
     }
 
     let fh: Handle;
@@ -264,13 +341,24 @@ export const readFileTool = defineTool({
       const size = fst.size;
       const sniff = Buffer.allocUnsafe(Math.min(SNIFF_BYTES, Math.max(size, 1)));
       const sniffed = size > 0 ? await pread(fh, sniff, sniff.length, 0) : 0;
-      // Recorded for binary files too: the conversation has seen what is there, so write_file may replace it whole.
-      ctx.state.recordFileSnapshot(snapshotOf(abs, fst));
-      if (isBinary(sniff, sniffed)) {
-        const hint = ext === '.pdf' ? ' Use read_pdf for PDFs.' : ' It cannot be shown as text; use stat for its metadata.';
-        throw new ToolError(`${shown} is a binary file (${formatBytes(size)}; it contains NUL bytes).${hint}`);
+      if (args.since_byte !== undefined && (args.since_byte > 0 || (args.line_offset === undefined && args.n_lines === undefined))) {
+        if (args.line_offset !== undefined || args.n_lines !== undefined) {
+          throw new ToolError('A nonzero since_byte cannot be combined with line_offset or n_lines: read by bytes (since_byte) or by lines, not both.', 'invalid_args');
+        }
+        if (isBinary(sniff, sniffed)) throw new ToolError(`${shown} is a binary file (${formatBytes(size)}; it contains NUL bytes). It cannot be shown as text; use stat for its metadata.`);
+        return { output: await readSince(fh, fst, args.since_byte, args.inode, ctx.signal) };
       }
-      if (size === 0) return { output: `(${shown} is empty: 0 lines.)` };
+      // Recorded for binary files too: the conversation has seen what is there, so write_file may replace it whole.
+      const snap = snapshotOf(abs, fst);
+      const whole = await wholeFile(fh, size);
+      if (whole) snap.sha256 = contentHash(whole);
+      ctx.state.recordFileSnapshot(snap);
+      const snapshotLine = `\n[snapshot: ${snapshotToken(snap)}]`;
+      if (isBinary(sniff, sniffed)) {
+        const what = ext === '.pdf' ? 'a PDF' : 'a binary file';
+        throw new ToolError(`${shown} is ${what} (${formatBytes(size)}; it contains NUL bytes). read_file reads text only; use stat for its metadata.`);
+      }
+      if (size === 0) return { output: `(${shown} is empty: 0 lines.)${snapshotLine}` };
 
       const offset = args.line_offset ?? 1;
       const requested = args.n_lines ?? READ_MAX_LINES;
@@ -278,7 +366,6 @@ export const readFileTool = defineTool({
       if (requested > READ_MAX_LINES) notes.push(`n_lines is capped at ${READ_MAX_LINES} per call.`);
 
       let result: ForwardResult;
-      let fromEnd = false;
       if (offset >= 0) {
         const startLine = Math.max(1, offset);
         const want = Math.min(requested, READ_MAX_LINES);
@@ -288,49 +375,33 @@ export const readFileTool = defineTool({
           return {
             output:
               `${shown} has ${total} line${total === 1 ? '' : 's'}; line_offset=${offset} is past the end. ` +
-              `Use line_offset=-${Math.min(20, Math.max(total, 1))} to read the last lines.`,
+              `Use line_offset=-${Math.min(20, Math.max(total, 1))} to read the last lines.${snapshotLine}`,
           };
         }
       } else {
         const k = -offset;
         const want = Math.min(requested, k, READ_MAX_LINES);
-        if (size <= EXACT_COUNT_LIMIT) {
-          // Small file: count lines exactly (one read) so numbers match a forward read.
-          const all = Buffer.allocUnsafe(size);
-          const n = await pread(fh, all, size, 0);
-          let total = 0;
-          let i = -1;
-          while ((i = all.indexOf(10, i + 1)) !== -1 && i < n) total++;
-          if (n > 0 && all[n - 1] !== 10) total++;
-          const startLine = Math.max(1, total - k + 1);
-          if (total - k + 1 < 1) notes.push(`The file has only ${total} lines; showing from line 1.`);
-          result = await readForward(fh, size, 0, 1, startLine - 1, Math.min(want, total - startLine + 1), ctx.signal, redactOf(ctx));
+        const tail = await locateTail(fh, size, k, ctx.signal);
+        if (tail.total !== null) {
+          // Reached the start: the file has at most k lines.
+          if (tail.total < k) notes.push(`The file has only ${tail.total} lines; showing from line 1.`);
+          result = await readForward(fh, size, 0, 1, 0, Math.min(want, tail.total), ctx.signal, redactOf(ctx));
         } else {
-          const tail = await locateTail(fh, size, k, ctx.signal);
-          if (tail.total !== null) {
-            // Reached the start: the file has fewer than k lines, so absolute numbers are known.
-            notes.push(`The file has only ${tail.total} lines; showing from line 1.`);
-            result = await readForward(fh, size, 0, 1, 0, Math.min(want, tail.total), ctx.signal, redactOf(ctx));
-          } else {
-            fromEnd = true;
-            result = await readForward(fh, size, tail.start, -k, 0, want, ctx.signal, redactOf(ctx));
-          }
+          // Line numbers from the top, as a forward read shows them: count the newlines before the tail.
+          const before = await countNewlines(fh, tail.start, ctx.signal);
+          result = await readForward(fh, size, tail.start, before + 1, 0, want, ctx.signal, redactOf(ctx));
         }
       }
 
       const shownLines = result.lines;
       const first = shownLines[0]?.no ?? 0;
       const lastNo = shownLines[shownLines.length - 1]?.no ?? 0;
-      const header = fromEnd
-        ? `[${shown} is ${formatBytes(size)}; lines are numbered from the end (-1 = last line) because counting all lines would mean reading the whole file.]\n`
-        : '';
       if (result.cut.length > 0) {
         const list = result.cut.slice(0, 10).join(', ') + (result.cut.length > 10 ? ', …' : '');
         notes.push(`Lines longer than ${READ_MAX_LINE_CHARS} characters were cut (line ${list}); use grep to search inside them.`);
       }
       const nextOffset = lastNo + 1;
-      const more = fromEnd ? lastNo < -1 || result.more : result.more;
-      if (more && nextOffset !== 0) {
+      if (result.more) {
         const why =
           result.stoppedBy === 'bytes'
             ? 'the 100 KB per-call limit was reached'
@@ -340,7 +411,7 @@ export const readFileTool = defineTool({
         notes.push(`Showing lines ${first} to ${lastNo}; ${why}. Continue with line_offset=${nextOffset}.`);
       }
       const footer = notes.length ? `\n[${notes.join(' ')}]` : '';
-      return { output: header + numbered(shownLines) + footer };
+      return { output: numbered(shownLines) + footer + snapshotLine };
     } finally {
       await fh.close().catch(() => undefined);
     }
@@ -348,8 +419,9 @@ export const readFileTool = defineTool({
 });
 
 /** The card line of a read: the path, and the lines asked for (`src/app.ts (1–200)`, `log.txt (last 50)`). */
-function readSummary(args: { path: string; line_offset?: number | undefined; n_lines?: number | undefined }): string {
+function readSummary(args: { path: string; line_offset?: number | undefined; n_lines?: number | undefined; since_byte?: number | undefined }): string {
   const { path, line_offset: from, n_lines: n } = args;
+  if (args.since_byte !== undefined && from === undefined && n === undefined) return `${path} (from byte ${args.since_byte})`;
   if (from === undefined && n === undefined) return path;
   if (from !== undefined && from < 0) return `${path} (last ${-from})`;
   const start = from ?? 1;

@@ -20,8 +20,12 @@ async function locate(): Promise<string> {
   return process.platform === 'win32' ? 'rg.exe' : 'rg';
 }
 
+/** Set by tests to run another ripgrep (a missing one, to exercise the system grep fallback). */
+export const ripgrepOverride: { path: string | null } = { path: null };
+
 /** The ripgrep executable to run (resolved once). */
 export function ripgrepPath(): Promise<string> {
+  if (ripgrepOverride.path !== null) return Promise.resolve(ripgrepOverride.path);
   located ??= locate();
   return located;
 }
@@ -96,10 +100,12 @@ export async function runRg(
       if (settled) return;
       settled = true;
       opts.signal.removeEventListener('abort', onAbort);
+      // Missing or not executable: grep falls back to the system grep on `rgUnusable`.
+      const unusable = err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOEXEC';
       reject(
         err.code === 'ENOENT'
-          ? new ToolError('ripgrep (rg) is not available on this machine, so find and grep cannot run. Use ls to look around instead.', 'internal')
-          : new ToolError(`Could not start ripgrep: ${err.message}`, 'internal'),
+          ? new ToolError('ripgrep (rg) is not available on this machine, so find cannot run. Use ls to look around instead.', 'internal', { rgUnusable: true, reason: 'it is not installed' })
+          : new ToolError(`Could not start ripgrep: ${err.message}`, 'internal', unusable ? { rgUnusable: true, reason: `it cannot be run: ${err.code}` } : undefined),
       );
     });
     child.on('close', (code) => {

@@ -1,10 +1,11 @@
 /**
- * Secret-bearing files that searches skip: `find` hides them unless the pattern names them, `grep` never searches
- * them. (Reading one on purpose with read_file asks under every policy: the path guard judges it from the same list.)
+ * Secret-bearing files that searches skip: `find` never lists them and `grep` never searches them, whatever the
+ * pattern names (Spec II). (Reading one on purpose with read_file asks under every policy: the path guard judges it
+ * from the same list.)
  */
 import { basename } from 'node:path';
 import { SECRET_FILE_RULES } from '../../../shared/sensitive-paths';
-import { expandBraces, globToRegExp } from './glob';
+import { globToRegExp } from './glob';
 
 // The one shared list (src/shared/sensitive-paths.ts): the path guard asks for these, the sandbox hides them.
 const RULES = SECRET_FILE_RULES;
@@ -25,18 +26,4 @@ export function isSensitiveName(name: string): boolean {
 
 export function isSensitivePath(path: string): boolean {
   return isSensitiveName(basename(path));
-}
-
-/**
- * A filter for `find` results: hides secret-bearing files unless the search pattern names them (e.g. `**\/.env*`,
- * `*.{pem,key}`). Returns null when nothing is hidden by the pattern (fast path: no check per result).
- */
-export function sensitiveFilterFor(pattern: string): ((path: string) => boolean) | null {
-  const expansions = expandBraces(pattern.toLowerCase()).map((p) => p.slice(p.lastIndexOf('/') + 1));
-  const named = new Set(COMPILED.filter((r) => expansions.some((p) => p.includes(r.token))).map((r) => r.glob));
-  if (named.size === COMPILED.length) return null;
-  return (path: string) => {
-    const rules = rulesFor(basename(path));
-    return rules.length === 0 || rules.some((r) => named.has(r.glob));
-  };
 }

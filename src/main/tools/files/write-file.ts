@@ -1,13 +1,15 @@
 /**
  * write_file (approval pair `execute_write_file`): create, overwrite or append to a file, atomically. Replacing an
- * existing file needs a read_file of it in this conversation and refuses when it changed on disk since.
+ * existing file needs a read_file of it in this conversation and refuses when it changed on disk since, and an
+ * overwrite may not drop a line that holds a secret (Spec I): the model only ever saw such lines as placeholders.
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
+import { SecretRedactor, type RedactionMatch } from '../../runtime/redaction';
 import { defineTool, type ToolContext } from '../../runtime/tool';
-import { assertFresh, atomicAppendFile, atomicWriteFile, inspectWriteTarget, snapshotOf, type WriteTarget } from './atomic-write';
+import { assertFresh, atomicAppendFile, atomicWriteFile, hashFileIfSmall, inspectWriteTarget, snapshotOf, type WriteTarget } from './atomic-write';
 import { unifiedDiff } from './diff-preview';
 import { countLines, formatBytes, fsError, plural, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
@@ -32,12 +34,64 @@ interface Plan {
   mode: 'overwrite' | 'append';
 }
 
-async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
+/** What finds secrets in text: the runtime's redactor (exact secrets it holds, and credential shapes). */
+export type SecretFinder = { matches(text: string): RedactionMatch[] };
+
+/** Existing files up to this size are checked for secret lines an overwrite would drop. */
+const SECRET_CHECK_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * The lines of `before` that hold a secret and are missing from `after`, as line numbers with the name of the secret.
+ * Compared line by line (not by position), so reordering or editing around such a line is fine; dropping it is not.
+ */
+export function droppedSecretLines(before: string, after: string, finder: SecretFinder): { line: number; name: string }[] {
+  const matches = finder.matches(before);
+  if (matches.length === 0) return [];
+  const starts = [0];
+  for (let i = before.indexOf('\n'); i !== -1; i = before.indexOf('\n', i + 1)) starts.push(i + 1);
+  const lineAt = (pos: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const text = (i: number): string => before.slice(starts[i], (starts[i + 1] ?? before.length + 1) - 1).replace(/\r$/, '');
+  const kept = new Set(after.split('\n').map((l) => l.replace(/\r$/, '')));
+  const out = new Map<number, string>();
+  for (const m of matches) {
+    for (let i = lineAt(m.start); i <= lineAt(Math.max(m.start, m.end - 1)); i++) {
+      if (!out.has(i + 1) && !kept.has(text(i))) out.set(i + 1, m.name);
+    }
+  }
+  return [...out].sort((a, b) => a[0] - b[0]).map(([line, name]) => ({ line, name }));
+}
+
+async function plan(args: Args, ctx: ToolContext, finder: SecretFinder): Promise<Plan> {
   const abs = resolveToolPath(args.path, ctx);
   const shown = displayPath(abs, ctx.state.cwd);
   const target = await inspectWriteTarget(abs, shown);
-  if (target.exists) assertFresh(ctx.state, abs, shown, target.stat);
-  return { abs, shown, target, mode: args.mode ?? 'overwrite' };
+  const mode = args.mode ?? 'overwrite';
+  if (target.exists) {
+    await assertFresh(ctx.state, abs, shown, target.stat);
+    if (mode === 'overwrite' && target.stat.size <= SECRET_CHECK_LIMIT) {
+      const old = await readExisting(abs, shown, target.stat.size);
+      const dropped = old === null ? [] : droppedSecretLines(old, args.content, finder);
+      if (dropped.length > 0) {
+        const list = dropped.slice(0, 10).map((d) => `line ${d.line} (${d.name})`).join(', ') + (dropped.length > 10 ? ', …' : '');
+        throw new ToolError(
+          `Overwriting ${shown} would drop ${plural(dropped.length, 'line')} holding a secret: ${list}. Nothing was written. ` +
+            'You only see those lines as [redacted:…] placeholders, so write_file cannot keep them; change the file with ' +
+            'edit_file around those lines instead.',
+          'invalid_args',
+        );
+      }
+    }
+  }
+  return { abs, shown, target, mode };
 }
 
 async function readExisting(abs: string, shown: string, size: number): Promise<string | null> {
@@ -49,63 +103,73 @@ async function readExisting(abs: string, shown: string, size: number): Promise<s
   }
 }
 
-export const writeFileTool = defineTool({
-  name: 'write_file',
-  description:
-    'Create a file, replace its whole content, or append to it (mode: append). Parent folders are created. To change ' +
-    'part of an existing file prefer edit_file. An existing file must have been read with read_file in this ' +
-    'conversation, and the write is refused if it changed on disk since that read (read it again, then retry); new ' +
-    'files need no read. The write is atomic (the old version or the new one, never half a file) and keeps the ' +
-    "file's permissions. Symbolic links and files with several hard links are refused: write the real target path. " +
-    'The person approves the change from a diff before it happens.',
-  params,
-  risk: 'high-risk',
-  disclosure: 'public',
-  presentation: { title: 'Write a file', icon: 'edit', result: 'diff', summary: (args) => args.path },
-  effects: (args) => ({ paths: { write: [args.path] } }),
-  pair: {
-    executeName: 'execute_write_file',
-    async propose(args, ctx) {
-      const p = await plan(args, ctx);
-      const addLines = countLines(args.content);
-      if (!p.target.exists) {
-        return {
-          description: `Create ${p.shown} (${plural(addLines, 'line')}, ${formatBytes(Buffer.byteLength(args.content))})`,
-          preview: unifiedDiff(p.shown, null, args.content),
-        };
-      }
-      const old = await readExisting(p.abs, p.shown, p.target.stat.size);
-      if (p.mode === 'append') {
-        const description = `Append ${plural(addLines, 'line')} (${formatBytes(Buffer.byteLength(args.content))}) to ${p.shown}`;
-        if (old === null) {
-          return { description, preview: `--- a/${p.shown}\n+++ b/${p.shown}\n(the ${formatBytes(p.target.stat.size)} file is too large to diff; the content is added at its end)\n` };
+export const createWriteFile = (secrets: SecretFinder) =>
+  defineTool({
+    name: 'write_file',
+    description:
+      'Create a file, replace its whole content, or append to it (mode: append). Parent folders are created. To change ' +
+      'part of an existing file prefer edit_file. An existing file must have been read with read_file in this ' +
+      'conversation, and the write is refused if it changed on disk since that read (read it again, then retry); new ' +
+      'files need no read. An overwrite that would drop a line holding a secret is refused (use edit_file around ' +
+      'such lines). The write is atomic (the old version or the new one, never half a file) and keeps the ' +
+      "file's permissions. Symbolic links and files with several hard links are refused: write the real target path. " +
+      'The person approves the change from a diff before it happens.',
+    params,
+    risk: 'high-risk',
+    disclosure: 'public',
+    presentation: { title: 'Write a file', icon: 'edit', result: 'diff', summary: (args) => args.path },
+    effects: (args) => ({ paths: { write: [args.path] } }),
+    pair: {
+      executeName: 'execute_write_file',
+      async propose(args, ctx) {
+        const p = await plan(args, ctx, secrets);
+        const addLines = countLines(args.content);
+        if (!p.target.exists) {
+          return {
+            description: `Create ${p.shown} (${plural(addLines, 'line')}, ${formatBytes(Buffer.byteLength(args.content))})`,
+            preview: unifiedDiff(p.shown, null, args.content),
+          };
         }
-        return { description, preview: unifiedDiff(p.shown, old, old + args.content) };
-      }
-      const description = `Overwrite ${p.shown} with ${plural(addLines, 'line')} (${formatBytes(Buffer.byteLength(args.content))}; was ${formatBytes(p.target.stat.size)})`;
-      if (old === null) return { description, preview: `--- a/${p.shown}\n+++ b/${p.shown}\n(the ${formatBytes(p.target.stat.size)} file is too large to diff; its whole content is replaced)\n` };
-      return { description, preview: unifiedDiff(p.shown, old, args.content) };
+        const old = await readExisting(p.abs, p.shown, p.target.stat.size);
+        if (p.mode === 'append') {
+          const description = `Append ${plural(addLines, 'line')} (${formatBytes(Buffer.byteLength(args.content))}) to ${p.shown}`;
+          if (old === null) {
+            return { description, preview: `--- a/${p.shown}\n+++ b/${p.shown}\n(the ${formatBytes(p.target.stat.size)} file is too large to diff; the content is added at its end)\n` };
+          }
+          return { description, preview: unifiedDiff(p.shown, old, old + args.content) };
+        }
+        const description = `Overwrite ${p.shown} with ${plural(addLines, 'line')} (${formatBytes(Buffer.byteLength(args.content))}; was ${formatBytes(p.target.stat.size)})`;
+        if (old === null) return { description, preview: `--- a/${p.shown}\n+++ b/${p.shown}\n(the ${formatBytes(p.target.stat.size)} file is too large to diff; its whole content is replaced)\n` };
+        return { description, preview: unifiedDiff(p.shown, old, args.content) };
+      },
     },
-  },
-  async execute(args, ctx) {
-    const p = await plan(args, ctx);
-    throwIfAborted(ctx.signal);
-    try {
-      let st;
-      if (!p.target.exists) {
-        await mkdir(dirname(p.abs), { recursive: true });
-        st = await atomicWriteFile(p.abs, args.content);
-      } else {
-        const keep = { mode: p.target.stat.mode, uid: p.target.stat.uid, gid: p.target.stat.gid };
-        st = p.mode === 'append' ? await atomicAppendFile(p.abs, args.content, keep) : await atomicWriteFile(p.abs, args.content, keep);
+    async execute(args, ctx) {
+      const p = await plan(args, ctx, secrets);
+      throwIfAborted(ctx.signal);
+      try {
+        let st;
+        if (!p.target.exists) {
+          await mkdir(dirname(p.abs), { recursive: true });
+          st = await atomicWriteFile(p.abs, args.content);
+        } else {
+          const keep = { mode: p.target.stat.mode, uid: p.target.stat.uid, gid: p.target.stat.gid };
+          st = p.mode === 'append' ? await atomicAppendFile(p.abs, args.content, keep) : await atomicWriteFile(p.abs, args.content, keep);
+        }
+        const snap = snapshotOf(p.abs, st, p.mode === 'overwrite' || !p.target.exists ? args.content : undefined);
+        if (p.mode === 'append' && p.target.exists) {
+          const sha256 = await hashFileIfSmall(p.abs, st.size);
+          if (sha256) snap.sha256 = sha256;
+        }
+        ctx.state.recordFileSnapshot(snap);
+        const bytes = formatBytes(Buffer.byteLength(args.content));
+        const verb = !p.target.exists ? 'Created' : p.mode === 'append' ? 'Appended to' : 'Overwrote';
+        return { output: `${verb} ${p.shown}: ${plural(countLines(args.content), 'line')} (${bytes}) written. File size is now ${formatBytes(st.size)}.` };
+      } catch (err) {
+        if (err instanceof ToolError) throw err;
+        throw fsError(err, p.shown, 'file');
       }
-      ctx.state.recordFileSnapshot(snapshotOf(p.abs, st));
-      const bytes = formatBytes(Buffer.byteLength(args.content));
-      const verb = !p.target.exists ? 'Created' : p.mode === 'append' ? 'Appended to' : 'Overwrote';
-      return { output: `${verb} ${p.shown}: ${plural(countLines(args.content), 'line')} (${bytes}) written. File size is now ${formatBytes(st.size)}.` };
-    } catch (err) {
-      if (err instanceof ToolError) throw err;
-      throw fsError(err, p.shown, 'file');
-    }
-  },
-});
+    },
+  });
+
+/** write_file with the credential shapes and this process's credential variables as the secrets it keeps. */
+export const writeFileTool = createWriteFile(new SecretRedactor());

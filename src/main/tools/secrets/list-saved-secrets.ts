@@ -12,7 +12,8 @@ export const createListSavedSecrets = (vault: VaultView | null) =>
       'run with use_saved_secret (the person approves), then use [redacted:NAME] in execute_command.',
     params: z.object({}),
     risk: 'read-only',
-    disclosure: 'internal',
+    // Spec I lists it as `private`: which secrets exist (and what they are for) is the person's own material.
+    disclosure: 'private',
     presentation: { title: 'List saved secrets', icon: 'secret' },
     async execute() {
       if (!vault) throw new ToolError('This host has no vault (OS keyring), so there are no saved secrets.', 'not_found');

@@ -19,6 +19,11 @@ import { commandPlan, sandboxClassification, sandboxLine, type SandboxAsk } from
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 900_000;
+/**
+ * Spec II: a background task (started so, or moved there by its foreground timeout) is stopped after 10 minutes
+ * unless the call sets disable_timeout. A field, not a constant, so tests can shorten it.
+ */
+export const backgroundLimits = { defaultTimeoutMs: 600_000 };
 /** Output shown when a command moves to the background: enough to see where it is, not a second copy of the log. */
 const SO_FAR_BYTES = 4 * 1024;
 
@@ -30,7 +35,7 @@ export interface ShellDeps {
   dataDir: string;
 }
 
-const params = z.object({
+const fields = z.object({
   command: z.string().min(1, { error: 'command is empty; pass the bash command to run' }).describe('The bash command to run (pipes, &&, redirections and heredocs work).'),
   cwd: z.string().optional().describe('Working directory for the command: absolute or relative to the current working directory. Default: the current working directory.'),
   timeout: z
@@ -42,13 +47,25 @@ const params = z.object({
     })
     .optional()
     .describe(
-      `Foreground timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). When it passes, the command keeps running as a background task (unless kill_on_timeout). With run_in_background it limits the whole task.`,
+      `Foreground timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). When it passes, the command keeps running as a background task (unless kill_on_timeout). With run_in_background it limits the whole task (default 600000).`,
     ),
-  run_in_background: z.boolean().optional().describe('Start the command as a background task and return its id at once (for servers, watchers, long builds). You get its result in a new message when it ends.'),
-  description: z.string().max(200).optional().describe('A few words naming a background task in lists (e.g. "dev server"). Use it with run_in_background.'),
+  run_in_background: z.boolean().optional().describe('Start the command as a background task and return its id at once (for servers, watchers, long builds). You get its result in a new message when it ends. Needs description.'),
+  description: z.string().max(200).optional().describe('A few words naming a background task in lists (e.g. "dev server"). Required with run_in_background.'),
+  disable_timeout: z
+    .boolean()
+    .optional()
+    .describe('Let a background task run without a time limit (by default it is stopped after 10 minutes, also when a foreground command moved to the background).'),
   kill_on_timeout: z.boolean().optional().describe('Stop the command and everything it started when the timeout passes, instead of letting it continue in the background.'),
   network: z.boolean().optional().describe('Let the command use the network inside the sandbox (installs, downloads, git push, reaching a server another command started). Always asks the person.'),
   outside_sandbox: z.boolean().optional().describe('Run without the OS sandbox (writes outside the workspace, hidden files). Always asks the person; use only after a command was blocked by the sandbox.'),
+});
+const params = fields.superRefine((args, ctx) => {
+  if (args.run_in_background && !args.description?.trim()) {
+    ctx.addIssue({ code: 'custom', path: ['description'], message: 'description is required with run_in_background: a few words naming the task (e.g. "dev server")' });
+  }
+  if (args.disable_timeout && args.timeout !== undefined && args.run_in_background) {
+    ctx.addIssue({ code: 'custom', path: ['disable_timeout'], message: 'disable_timeout and timeout contradict each other; pass one of them' });
+  }
 });
 type Args = z.infer<typeof params>;
 
@@ -205,9 +222,14 @@ async function runForeground(args: Args, ctx: ToolContext, cwd: string, plan: Sa
 
   const ending = await firstEnding(proc, timeoutMs, ctx.signal);
   if (ending === 'timeout' && !args.kill_on_timeout && task?.moveToBackground()) {
+    if (!args.disable_timeout) {
+      // Moved to the background, the command gets the background limit from now on (Spec II).
+      const limit = setTimeout(() => void proc.stop('timeout'), backgroundLimits.defaultTimeoutMs);
+      void proc.exited.then(() => clearTimeout(limit));
+    }
     const soFar = `${proc.stdout.lastBytes(SO_FAR_BYTES)}${proc.stderr.total ? `\n--- stderr so far ---\n${proc.stderr.lastBytes(SO_FAR_BYTES)}` : ''}`;
     return [
-      `still running after ${formatDuration(timeoutMs)}: it continues as background task ${task.id}.`,
+      `still running after ${formatDuration(timeoutMs)}: it continues as background task ${task.id}${args.disable_timeout ? ' without a time limit' : ` (stopped after ${formatDuration(backgroundLimits.defaultTimeoutMs)} more if still running)`}.`,
       `Its result comes in a new message when it ends. Meanwhile task_output {"id": "${task.id}"} shows its output, wait_tasks waits for it, and cancel_background_jobs {"ids": ["${task.id}"]} stops it.`,
       sandboxLine(plan),
       `--- output so far (${proc.stdout.total + proc.stderr.total} bytes; the last part) ---`,
@@ -243,8 +265,9 @@ export const createExecuteCommand = (deps: ShellDeps) =>
       `variables are not passed. stdout and stderr are captured separately, each capped at ${OUTPUT_CAP_BYTES / 1024} KB ` +
       '(start and end kept; the whole output stays readable with task_output). A non-zero exit code is reported, not ' +
       'raised. The timeout is 60 s by default, at most 15 min; a command still running then continues as a background ' +
-      'task (kill_on_timeout: true stops it instead). run_in_background: true starts a background task at once; its ' +
-      'result arrives in a new message when it ends. Processes a command leaves behind (`cmd &`) end with it inside the ' +
+      'task (kill_on_timeout: true stops it instead). run_in_background: true (with a description) starts a ' +
+      'background task at once; its result arrives in a new message when it ends. Background tasks are stopped after ' +
+      '10 minutes unless disable_timeout is true. Processes a command leaves behind (`cmd &`) end with it inside the ' +
       'sandbox: use run_in_background for servers. Prefer read_file/grep/find/ls for reading files.',
     params,
     risk: 'unknown',
@@ -278,11 +301,12 @@ export const createExecuteCommand = (deps: ShellDeps) =>
           plan,
           background: true,
           title: args.description?.trim() || args.command,
-          timeoutMs: args.timeout ?? null,
+          timeoutMs: args.disable_timeout ? null : (args.timeout ?? backgroundLimits.defaultTimeoutMs),
         });
+        const limit = args.disable_timeout ? ' without a time limit' : ` (stopped after ${formatDuration(args.timeout ?? backgroundLimits.defaultTimeoutMs)} if still running)`;
         return {
           output: [
-            `Started background task ${task.id}${args.timeout ? ` (stopped after ${formatDuration(args.timeout)} if still running)` : ''}.`,
+            `Started background task ${task.id}${limit}.`,
             `Its result comes in a new message when it ends. Meanwhile task_output {"id": "${task.id}"} shows its output, wait_tasks waits for it, and cancel_background_jobs {"ids": ["${task.id}"]} stops it.`,
             sandboxLine(plan),
           ].join('\n'),

@@ -10,17 +10,20 @@ export const createListBackgroundJobs = (service: TaskService) =>
     description:
       'List this conversation\'s background tasks, newest first: background commands, job batches (every job\'s ' +
       'status, exit code and last output line) and waits, with their ids for task_output, wait_tasks and ' +
-      'cancel_background_jobs.',
+      'cancel_background_jobs. Only running tasks unless active_only is false.',
     params: z.object({
-      active_only: z.boolean().optional().describe('Only tasks still running (default false).'),
+      active_only: z.boolean().optional().describe('Only tasks still running (default true); false lists ended ones too.'),
       limit: z.number().int().min(1).max(100).optional().describe('At most this many tasks (default 20).'),
     }),
     risk: 'read-only',
     disclosure: 'internal',
     presentation: { title: 'List background tasks', icon: 'task' },
     async execute(args, ctx) {
-      const tasks = service.list(ctx.conversationId, { activeOnly: !!args.active_only, limit: args.limit ?? 20 });
-      if (tasks.length === 0) return { output: args.active_only ? 'No background task of this conversation is running.' : 'This conversation has no background tasks.' };
+      const activeOnly = args.active_only ?? true;
+      const tasks = service.list(ctx.conversationId, { activeOnly, limit: args.limit ?? 20 });
+      if (tasks.length === 0) {
+        return { output: activeOnly ? 'No background task of this conversation is running (active_only: false lists ended ones).' : 'This conversation has no background tasks.' };
+      }
       const lines: string[] = [];
       for (const task of tasks) {
         lines.push(taskLine(task));

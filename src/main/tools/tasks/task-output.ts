@@ -17,7 +17,8 @@ export const createTaskOutput = (tasks: TaskService) =>
       'Show a background task\'s status and output right now (it never waits; wait_tasks waits). For a command or one ' +
       'job of a batch ("<batch>.<n>"), without offset you get the last 32 KB of its whole output; with offset, 32 KB ' +
       'from that byte (offset 0 reads from the start; each page names the next offset). For a batch, every job\'s ' +
-      'status and last output; for a wait_for, its recent checks.',
+      'status and last output; for a wait_for, its recent checks. output_path names the file the whole output is ' +
+      'saved in; it lies in Deskhand\'s data folder, where read_file asks the person first, so page with offset here.',
     params: z.object({
       id: z.string().min(1).describe('Task id (cmd_…, jobs_…, wait_…) or a job of a batch ("jobs_1a2b3c4d.2").'),
       offset: z.number().int().min(0).optional().describe('Byte offset to read from; omit for the end of the output.'),
@@ -30,6 +31,9 @@ export const createTaskOutput = (tasks: TaskService) =>
       if (task.kind === 'command' || job) {
         const page = tasks.readOutput(task, job, offset, PAGE_BYTES);
         const head = job ? [taskLine(task), jobLine(task.id, job)] : [taskLine(task)];
+        // Spec II's output_path: where the whole log is saved (in Deskhand's data folder, so page it with offset here).
+        const path = job ? job.output_path : task.output_path;
+        if (path) head.push(`output_path: ${path}`);
         const name = job ? `${task.id}.${job.idx}` : task.id;
         const where =
           page.total === 0
