@@ -283,7 +283,7 @@ export function sensitiveInside(dir: string, ctx: { dataDir: string; home: strin
 }
 
 /** A folder git would take as a git dir by itself: HEAD, objects/ and refs/. */
-function looksLikeGitDir(dir: string): boolean {
+export function looksLikeGitDir(dir: string): boolean {
   try {
     return statSync(joinOne(dir, 'HEAD')).isFile() && statSync(joinOne(dir, 'objects')).isDirectory() && statSync(joinOne(dir, 'refs')).isDirectory();
   } catch {

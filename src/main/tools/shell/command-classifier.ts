@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, sep } from 'node:path';
 import { maxRisk, type RiskTier } from '../../../shared/tools';
-import { PathGuard, SENSITIVE_LABEL, type PathCheck } from '../../runtime/path-guard';
+import { PathGuard, SENSITIVE_LABEL, looksLikeGitDir, type PathCheck } from '../../runtime/path-guard';
 import type { Classification, ClassifyContext } from '../../runtime/tool';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1537,16 +1537,6 @@ export function gitConfigKeys(text: string): string[] {
     if (key && section) keys.push(`${section}.${key[1]!.toLowerCase()}`);
   }
   return keys;
-}
-
-/** A folder git would take as a git dir by itself: HEAD, objects/ and refs/ (a `config` with [core] counts too). */
-export function looksLikeGitDir(dir: string): boolean {
-  try {
-    if (!statSync(`${dir}${sep}HEAD`).isFile()) return false;
-    return statSync(`${dir}${sep}objects`).isDirectory() && statSync(`${dir}${sep}refs`).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** The git dir git would use from `start`: upwards, `.git` (folder, or file with `gitdir:`), or a bare git dir. */
