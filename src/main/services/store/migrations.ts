@@ -1,3 +1,5 @@
+import { URL_GRANTS_MIGRATION } from './url-grants';
+
 /**
  * Schema migrations, applied in order by `user_version`. A migration only ever adds: rows are never lost.
  * Each runs in one transaction with the version bump, so a crash leaves either the old schema or the new one.
@@ -166,4 +168,6 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE approvals ADD COLUMN request TEXT;
   ALTER TABLE approvals ADD COLUMN answer TEXT;
   `,
+  // 5: URL grants (url-grants.ts)
+  URL_GRANTS_MIGRATION,
 ];

@@ -10,6 +10,7 @@ import type { SandboxMode } from '../../../shared/sandbox';
 import type { RunStatus } from '../../../shared/events';
 import { DeskhandError } from '../../../shared/errors';
 import { MIGRATIONS } from './migrations';
+import { UrlGrantTable } from './url-grants';
 
 export interface ConversationRow {
   id: string;
@@ -108,6 +109,8 @@ export interface RuleRow {
 
 export class Store {
   readonly db: Database.Database;
+  /** URL grants (url-grants.ts): patterns whose matching requests run unattended. */
+  readonly urlGrants: UrlGrantTable;
 
   /**
    * `nativeBinding` points better-sqlite3 at a build for another ABI: Electron loads one made for its own Node
@@ -124,6 +127,7 @@ export class Store {
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     this.migrate();
+    this.urlGrants = new UrlGrantTable(this.db);
   }
 
   private migrate(): void {
