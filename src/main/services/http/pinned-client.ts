@@ -139,7 +139,7 @@ export class PinnedHttpClient implements HttpService {
           for (const a of addresses) {
             const finding = classifyAddress(a.address);
             if (finding && !permits(allowed, a.address)) {
-              return callback(new DestinationRefused(dest.url.href, `${hostname} resolved to ${finding.detail}, which was not approved for this call; nothing was sent`));
+              return callback(new DestinationRefused(dest.url.href, `${hostname} resolved to ${a.address} (${finding.kind}: ${finding.detail}), which was not approved for this call; nothing was sent`));
             }
           }
           const first = addresses[0]!;
