@@ -445,7 +445,7 @@ export class AppService implements ContractHandlers {
     if (p.activeProvider === 'openai-compatible' && !p.providers['openai-compatible'].baseURL) {
       throw new DeskhandError('usage', 'The OpenAI-compatible provider needs a base URL (for Ollama: http://127.0.0.1:11434/v1).');
     }
-    this.settings.write(p);
+    this.settings.write(p.search === undefined ? { ...p, search: this.settings.read().search ?? null } : p); // a UI without the search section keeps it
     return this.settingsView();
   }
 
