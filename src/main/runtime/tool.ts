@@ -59,7 +59,7 @@ export interface Effects {
   apps?: readonly AppUse[];
   /** Screens observed (`all`, or display ids). */
   screens?: readonly string[];
-  /** Top-level string arguments that may carry `[redacted:NAME]` placeholders, substituted just before `execute`. */
+  /** Top-level arguments (strings, or flat string maps such as headers) that may carry `[redacted:NAME]` placeholders, substituted just before `execute`. */
   secretArgs?: readonly string[];
   /** How values are put into secretArgs: `shell` quotes each for where it sits in a shell command. Default plain. */
   secretQuoting?: 'shell' | 'none';
