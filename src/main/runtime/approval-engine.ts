@@ -156,7 +156,9 @@ const taint: Inspector = {
   inspect({ tainted }, facts) {
     if (!tainted) return report('taint', 'pass', []);
     if (facts.urlGranted) return report('taint', 'pass', ['the run is tainted, but every URL of this call is covered by a URL grant the person made']);
-    if (facts.network) {
+    // A declared egress tool (web_fetch, http_request) shows what it sends: the egress rule below decides. Contact the
+    // runtime cannot see (a shell network client) always asks.
+    if (facts.network && !facts.egress) {
       return report('taint', 'ask', ['this run has read untrusted content, so commands that contact other machines always ask, whatever the policy']);
     }
     if (facts.egress && facts.risk !== 'high-risk') {
