@@ -18,7 +18,8 @@ export const urlGuard: Inspector = {
     let ask = false;
     let allGranted = true;
     for (const raw of urls) {
-      const parsed = parseWebUrl(raw);
+      // `urls` may carry the method first ("POST https://…"); the destination is the URL.
+      const parsed = parseWebUrl(raw.replace(/^[A-Z]{3,10} (?=\S)/, ''));
       if (!parsed.ok) {
         refused.push(parsed.reason);
         continue;
