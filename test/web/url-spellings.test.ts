@@ -133,7 +133,7 @@ const PUBLIC: string[] = [
   'http://172.32.0.1/',
   'http://100.128.0.1/',
   'http://192.169.0.1/',
-  'http://[::ffff:0:0:1]/'.replace('[::ffff:0:0:1]', '8.8.4.4'),
+  'http://8.8.4.4/',
 ];
 
 const REFUSED = ['file:///etc/passwd', 'ftp://127.0.0.1/', 'gopher://127.0.0.1:70/_x', 'javascript:alert(1)', 'data:text/html,hi', 'ws://127.0.0.1/'];
