@@ -211,6 +211,18 @@ export const providerSettingsSchema = z.strictObject({
   baseURL: baseURLSchema.nullable(),
 });
 
+/** web_search's backend: SearXNG (self-hosted JSON API, no key), Brave Search API or Tavily; keys are vault secrets. */
+export const searchBackendSchema = z.enum(['searxng', 'brave', 'tavily']);
+export type SearchBackend = z.infer<typeof searchBackendSchema>;
+export const searchSettingsSchema = z.strictObject({
+  backend: searchBackendSchema,
+  /** The endpoint's base URL (required for SearXNG; Brave and Tavily default to their public APIs). */
+  url: z.string().url().nullable(),
+  /** The vault secret holding the API key (`deskhand secrets set NAME`); never the key itself. */
+  keySecret: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/).nullable(),
+});
+export type SearchSettings = z.infer<typeof searchSettingsSchema>;
+
 export const settingsSchema = z.strictObject({
   activeProvider: providerNameSchema,
   providers: z.strictObject({
@@ -219,6 +231,7 @@ export const settingsSchema = z.strictObject({
     'openai-compatible': providerSettingsSchema,
   }),
   defaultPolicy: policySchema,
+  search: searchSettingsSchema.nullable().optional(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 

@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { osSandbox } from '../../src/main/services/sandbox';
 import type { TaskService } from '../../src/main/services/tasks';
 import type { SecretSaver } from '../../src/main/services/vault';
+import { PinnedHttpClient } from '../../src/main/services/http/pinned-client';
 
 export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault?: SecretSaver | null; redactor?: SecretRedactor }): ToolDefinition[] {
   return assembleTools({
@@ -13,6 +14,10 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
     sandbox: osSandbox,
     vault: deps.vault ?? null,
     redactor: deps.redactor ?? new SecretRedactor(),
+    http: new PinnedHttpClient(),
+    urlGrants: () => [],
+    searchSettings: () => null,
+    secretValues: null,
   }).registry.all();
 }
 

@@ -6,6 +6,8 @@ import type { InputKind } from '../runtime/input-kinds';
 import { ToolRegistry } from '../runtime/registry';
 import type { SecretRedactor } from '../runtime/redaction';
 import type { SandboxService } from '../services/sandbox';
+import type { HttpService } from '../services/http/index';
+import type { SearchSettings } from '../../shared/contract';
 import type { TaskService } from '../services/tasks';
 import type { SecretSaver } from '../services/vault';
 import { createContextFamily } from '../tools/context';
@@ -15,6 +17,7 @@ import { createSecretFamily } from '../tools/secrets';
 import { createShellFamily } from '../tools/shell';
 import { createTaskFamily } from '../tools/tasks';
 import { createTodoFamily } from '../tools/todos';
+import { createWebFamily } from '../tools/web';
 
 export interface HostServices {
   dataDir: string;
@@ -22,6 +25,13 @@ export interface HostServices {
   sandbox: SandboxService;
   vault: SecretSaver | null;
   redactor: Pick<SecretRedactor, 'addSecret' | 'matches'>;
+  /** The pinned HTTP client of the web family. */
+  http: HttpService;
+  urlGrants: () => readonly string[];
+  searchSettings: () => SearchSettings | null;
+  /** Vault values for search API keys (null: no vault). */
+  secretValues: { get(name: string): Promise<string | null> } | null;
+  webFetchTimeoutMs?: number;
 }
 
 export interface Assembly {
@@ -41,6 +51,13 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     createTodoFamily(),
     interaction,
     secrets,
+    createWebFamily({
+      http: services.http,
+      urlGrants: services.urlGrants,
+      search: services.searchSettings,
+      keys: services.secretValues ? { get: (name) => services.secretValues!.get(name), learn: (name, value) => services.redactor.addSecret(name, value) } : null,
+      ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
+    }),
   ];
   for (const family of families) registry.add(family.tools);
   return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };

@@ -17,6 +17,7 @@ import { TaskWakes } from './task-wakes';
 import { webCommand } from './web-command';
 import { assertSecretName } from '../services/vault/vault';
 import { PromptQueue, readHidden } from './cli-prompts';
+import { grantsCommand, searchCommand } from './cli-web';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -32,6 +33,8 @@ const USAGE = `Usage:
   deskhand secrets list [--json]
   deskhand secrets set NAME [--description TEXT]   (reads the value without echo from the terminal, or from stdin)
   deskhand secrets delete NAME
+  deskhand grants add-url PATTERN | list | revoke ID|PATTERN   (URL grants, e.g. https://api.example.com/v1/*)
+  deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
   deskhand web [--port N] [--data-dir DIR] [--json] [provider flags as in run]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
@@ -63,6 +66,10 @@ export async function main(argv: string[]): Promise<number> {
         return await secretsCommand(rest);
       case 'web':
         return await webCommand(rest);
+      case 'grants':
+        return await grantsCommand(rest);
+      case 'search':
+        return await searchCommand(rest);
       case undefined:
       case 'help':
       case '--help':

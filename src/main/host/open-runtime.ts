@@ -12,6 +12,9 @@ import { osSandbox } from '../services/sandbox';
 import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
 import { Vault } from '../services/vault/vault';
 import { assembleTools } from './assemble';
+import { PinnedHttpClient } from '../services/http/pinned-client';
+import type { HttpService } from '../services/http/index';
+import { SettingsFile } from './settings-file';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -37,19 +40,31 @@ export class AppRuntime extends Runtime {
   }
 }
 
-export type HostRuntimeOptions = { dataDir: string; store?: Store; sqliteBinding?: string; vault?: Vault | null } & Partial<
+export type HostRuntimeOptions = { dataDir: string; store?: Store; sqliteBinding?: string; vault?: Vault | null; http?: HttpService; webFetchTimeoutMs?: number } & Partial<
   Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
 >;
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding, store: given, vault: givenVault, ...runtimeOpts } = opts;
+  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
   const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
   const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor });
-  const { registry, inputKinds } = assembleTools({ dataDir: opts.dataDir, tasks, sandbox: osSandbox, vault, redactor });
+  const settings = new SettingsFile(opts.dataDir);
+  const { registry, inputKinds } = assembleTools({
+    dataDir: opts.dataDir,
+    tasks,
+    sandbox: osSandbox,
+    vault,
+    redactor,
+    http: http ?? new PinnedHttpClient(),
+    urlGrants: () => store.urlGrants.patterns(),
+    searchSettings: () => settings.read().search ?? null,
+    secretValues: vault,
+    ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
+  });
   return new AppRuntime(
     {
       ...runtimeOpts,

@@ -34,7 +34,8 @@ export class ProviderSettings {
 
   async save(settings: Settings): Promise<SettingsView> {
     if (settings.activeProvider === 'openai-compatible' && !settings.providers['openai-compatible'].baseURL) throw new DeskhandError('usage', NO_BASE_URL);
-    this.file.write(settings);
+    // A UI without the search section keeps the saved search backend.
+    this.file.write(settings.search === undefined ? { ...settings, search: this.file.read().search ?? null } : settings);
     return this.view();
   }
 

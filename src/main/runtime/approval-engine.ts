@@ -10,6 +10,7 @@ import { maxRisk, policyClears } from '../../shared/tools';
 import { errorMessage } from '../../shared/errors';
 import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
+import { urlGuard } from './url-inspector';
 import type { AppUse, Effects, EffectsContext, ToolDefinition } from './tool';
 
 /** The person's lasting grants of desktop apps (computer use); a host without one grants nothing. */
@@ -29,6 +30,8 @@ export interface DecisionInput {
   /** Secrets the run holds (loaded by ask_user_secret / use_saved_secret); placeholders for others are refused. */
   heldSecrets?: ReadonlySet<string>;
   grants?: AppGrants;
+  /** The person's URL grant patterns (`deskhand grants add-url`): matching requests run unattended. */
+  urlGrants?: readonly string[];
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';
@@ -44,6 +47,8 @@ export interface InspectorReport {
   rulePattern?: string | null;
   /** The call contacts other machines (a shell network client). */
   network?: boolean;
+  /** Every URL of the call is covered by a URL grant (the person named these destinations in advance). */
+  urlGranted?: boolean;
 }
 
 /** What the inspectors before one have established. */
@@ -53,6 +58,7 @@ export interface Facts {
   rulePattern: string | null | undefined;
   network: boolean;
   egress: boolean;
+  urlGranted: boolean;
 }
 
 export interface Inspector {
@@ -149,7 +155,10 @@ const taint: Inspector = {
   name: 'taint',
   inspect({ tainted }, facts) {
     if (!tainted) return report('taint', 'pass', []);
-    if (facts.network) {
+    if (facts.urlGranted) return report('taint', 'pass', ['the run is tainted, but every URL of this call is covered by a URL grant the person made']);
+    // A declared egress tool (web_fetch, http_request) shows what it sends: the egress rule below decides. Contact the
+    // runtime cannot see (a shell network client) always asks.
+    if (facts.network && !facts.egress) {
       return report('taint', 'ask', ['this run has read untrusted content, so commands that contact other machines always ask, whatever the policy']);
     }
     if (facts.egress && facts.risk !== 'high-risk') {
@@ -193,7 +202,7 @@ const savedRules: Inspector = {
 };
 
 /** The inspectors, in the order they run and are printed. */
-export const INSPECTORS: readonly Inspector[] = [classifier, containment, secrets, taint, appGrants, policy, savedRules];
+export const INSPECTORS: readonly Inspector[] = [classifier, containment, secrets, urlGuard, taint, appGrants, policy, savedRules];
 
 function rulePatternOf(facts: Facts): string | null {
   if (facts.rulePattern !== undefined) return facts.rulePattern;
@@ -211,6 +220,7 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
     rulePattern: undefined,
     network: !!(e.network || e.urls?.length || e.hosts?.length),
     egress: !!e.egress,
+    urlGranted: false,
   };
   const reports: InspectorReport[] = [];
   for (const inspector of inspectors) {
@@ -220,6 +230,7 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
     if (r.paths) facts.paths.push(...r.paths);
     if (r.rulePattern !== undefined) facts.rulePattern = r.rulePattern;
     if (r.network) facts.network = true;
+    if (r.urlGranted) facts.urlGranted = true;
     if (r.verdict === 'deny') break;
   }
   const verdicts = reports.map((r) => r.verdict);

@@ -104,6 +104,7 @@ export class CallPipeline {
         hasRule: (t, p) => store.hasRule(t, p),
         heldSecrets: held,
         grants: this.core.grants,
+        urlGrants: store.urlGrants.patterns(),
       });
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 
@@ -258,7 +259,8 @@ export class CallPipeline {
       if (moved) throw new ToolError(moved, 'conflict');
       const runArgs = await this.withSecrets(tool, args, effects, held);
       const answer = this.answerOf(row);
-      const result = await tool.execute(runArgs as never, this.toolContext(run, row, state, options, controller.signal, live, checks, answer));
+      const decision = { byPerson: row.status === 'approved', reasons: parseReasons(decided ? decided.reasons : row.reasons) };
+      const result = await tool.execute(runArgs as never, this.toolContext(run, row, state, options, controller.signal, live, checks, answer, decision));
       live.flush();
       let output = sanitizeOutput(result.output, redactor);
       if (output.length > MAX_RESULT_CHARS) {
@@ -350,6 +352,7 @@ export class CallPipeline {
     live?: StreamRedactor,
     checks: readonly PathCheck[] = [],
     answer?: unknown,
+    decision?: { byPerson: boolean; reasons: string[] },
   ): ToolContext {
     const { store, redactor, limits } = this.core;
     return {
@@ -368,6 +371,7 @@ export class CallPipeline {
         return store.getConversation(run.conversation_id)?.sandbox;
       },
       ...(answer !== undefined ? { answer } : {}),
+      ...(decision ? { approvedByPerson: decision.byPerson, decisionReasons: decision.reasons } : {}),
       usage: {
         inputTokens: run.input_tokens,
         outputTokens: run.output_tokens,
@@ -377,6 +381,16 @@ export class CallPipeline {
         },
       },
     };
+  }
+}
+
+function parseReasons(text: string | null | undefined): string[] {
+  if (!text) return [];
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return Array.isArray(parsed) ? parsed.filter((r): r is string => typeof r === 'string') : [];
+  } catch {
+    return [];
   }
 }
 

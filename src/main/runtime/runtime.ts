@@ -299,7 +299,7 @@ export class Runtime {
     const tainted = !!opts.tainted;
     const ctx = { cwd, workspaceRoots: [cwd, ...(opts.roots ?? [])], dataDir: this.opts.dataDir, ...(sandbox ? { sandbox } : {}) };
     const effects = await callEffects(tool, parsed, ctx);
-    const d = decide({ tool, args: parsed, effects, policy, tainted, ctx, hasRule: (t, p) => this.store.hasRule(t, p), grants: this.opts.grants });
+    const d = decide({ tool, args: parsed, effects, policy, tainted, ctx, hasRule: (t, p) => this.store.hasRule(t, p), grants: this.opts.grants, urlGrants: this.store.urlGrants.patterns() });
     return {
       tool: tool.name,
       risk: d.risk,

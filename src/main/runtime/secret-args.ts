@@ -54,7 +54,9 @@ export function checkPlaceholders(
   const uses = findPlaceholders(args);
   if (uses.length === 0) return { refused: null, used: [] };
   const declared = new Set(tool.secretArgs ?? []);
-  const misplaced = uses.filter((u) => !declared.has(u.arg) || u.path !== u.arg);
+  // A declared argument is a string, or a flat string map (http_request's headers: the placeholder sits in a value).
+  const inDeclared = (u: PlaceholderUse) => u.path === u.arg || (u.path.startsWith(`${u.arg}.`) && isStringMap(ownValue(args, u.arg)));
+  const misplaced = uses.filter((u) => !declared.has(u.arg) || !inDeclared(u));
   if (misplaced.length > 0) {
     const where = misplaced.map((u) => `${u.path || '(arguments)'} (${u.names.map((n) => `[redacted:${n}]`).join(', ')})`).join('; ');
     const allowed = declared.size ? ` ${tool.name} accepts secret placeholders only in: ${[...declared].join(', ')}.` : ` ${tool.name} accepts no secret placeholders.`;
@@ -80,6 +82,14 @@ export function checkPlaceholders(
     }
   }
   return { refused: null, used };
+}
+
+function ownValue(args: unknown, key: string): unknown {
+  return args && typeof args === 'object' && Object.prototype.hasOwnProperty.call(args, key) ? (args as Record<string, unknown>)[key] : undefined;
+}
+
+function isStringMap(v: unknown): v is Record<string, string> {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
 }
 
 const PLACEHOLDER_AT = /\[redacted:([A-Za-z0-9_.:-]{1,64})\]/y;
@@ -154,6 +164,10 @@ export function substituteSecrets(
   const copy: Record<string, unknown> = { ...(args as Record<string, unknown>) };
   for (const key of tool.secretArgs) {
     const v = Object.prototype.hasOwnProperty.call(copy, key) ? copy[key] : undefined;
+    if (isStringMap(v)) {
+      copy[key] = Object.fromEntries(Object.entries(v).map(([k, text]) => [k, substituteText(text, values)]));
+      continue;
+    }
     if (typeof v !== 'string' || !v.includes('[redacted:')) continue;
     copy[key] = tool.secretQuoting === 'shell' ? substituteShell(v, values) : substituteText(v, values);
   }

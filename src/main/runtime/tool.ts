@@ -48,13 +48,18 @@ export interface Effects {
   paths?: PathSpec;
   /** URLs the call requests (method + URL when known); their hosts count as network. */
   urls?: readonly string[];
+  /**
+   * The addresses each URL host resolved to when the effects were computed (host → addresses), judged by the
+   * url-guard inspector; a host missing here is judged by its name alone (and again at connect time).
+   */
+  addresses?: Readonly<Record<string, readonly string[]>>;
   /** Hosts contacted without a URL (a socket, a remote command). */
   hosts?: readonly string[];
   /** Desktop apps operated, with the capability each needs. */
   apps?: readonly AppUse[];
   /** Screens observed (`all`, or display ids). */
   screens?: readonly string[];
-  /** Top-level string arguments that may carry `[redacted:NAME]` placeholders, substituted just before `execute`. */
+  /** Top-level arguments (strings, or flat string maps such as headers) that may carry `[redacted:NAME]` placeholders, substituted just before `execute`. */
   secretArgs?: readonly string[];
   /** How values are put into secretArgs: `shell` quotes each for where it sits in a shell command. Default plain. */
   secretQuoting?: 'shell' | 'none';
@@ -165,6 +170,10 @@ export interface ToolContext {
    * opens a path verifies it still leads there (path-guard.ts `openVerified`). Absent outside the runtime.
    */
   readonly checkedPaths?: ReadonlyMap<string, PathCheck>;
+  /** A person approved this call (not a policy, rule or grant): what they saw in the approval is cleared. */
+  readonly approvedByPerson?: boolean;
+  /** The reasons the call was decided on (what the person saw when they approved it). */
+  readonly decisionReasons?: readonly string[];
   /** For tools with an input request: the person's answer, validated by its kind. */
   readonly answer?: unknown;
 }

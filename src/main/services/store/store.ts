@@ -19,6 +19,7 @@ import { rulesModule, type RuleRow } from './modules/rules';
 import { runsModule, type MessageRow, type NewRun, type NewToolCall, type RunPatch, type RunRow, type ToolCallPatch, type ToolCallRow } from './modules/runs';
 import { secretsCatalogModule, type SecretDescription } from './modules/secrets-catalog';
 import { tasksModule, type TaskQueries } from './modules/tasks';
+import { urlGrantsModule } from './modules/url-grants';
 import { sqliteBinding } from './native-binding';
 
 export type { ConversationRow } from './modules/conversations';
@@ -56,6 +57,8 @@ export class Store {
   readonly #secrets: ReturnType<typeof secretsCatalogModule.queries>;
   /** Rows of background tasks, their jobs and process groups (services/tasks). */
   readonly tasks: TaskQueries;
+  /** URL patterns whose requests run unattended (the web family). */
+  readonly urlGrants: ReturnType<typeof urlGrantsModule.queries>;
 
   constructor(
     readonly dataDir: string,
@@ -84,6 +87,7 @@ export class Store {
     this.#rules = this.module(rulesModule);
     this.#secrets = this.module(secretsCatalogModule);
     this.tasks = this.module(tasksModule);
+    this.urlGrants = this.module(urlGrantsModule);
     this.#watcher = new ExternalChangeWatcher(dataDir, DB_FILE, () => this.#db.pragma('data_version', { simple: true }) as number, opts.externalChangeSafetyMs);
   }
 

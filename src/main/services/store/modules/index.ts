@@ -8,5 +8,6 @@ import { rulesModule } from './rules';
 import { runsModule } from './runs';
 import { secretsCatalogModule } from './secrets-catalog';
 import { tasksModule } from './tasks';
+import { urlGrantsModule } from './url-grants';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule] as const;

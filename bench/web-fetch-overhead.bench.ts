@@ -1,0 +1,103 @@
+/**
+ * web_fetch_overhead_ratio: a local 500 KB article through web_fetch to markdown (decided by the engine, pinned HTTP
+ * client, charset detection, caps, Readability on linkedom, turndown, the result text) against undici + Readability +
+ * turndown called directly, in the same run. Calls alternate; the ratio is taken per pair and printed as its median
+ * with p10–p90. Both sides get the same bytes from the same server; the target is ≤ 1.2.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import TurndownService from 'turndown';
+import { Agent, request } from 'undici';
+import { callEffects, decide } from '../src/main/runtime/approval-engine';
+import { PinnedHttpClient } from '../src/main/services/http/pinned-client';
+import { createWebFamily } from '../src/main/tools/web';
+import { makeContext, tempDir } from '../test/support/tool-context';
+
+const ROUNDS = 30;
+const WARMUP = 3;
+
+function article(): string {
+  const parts = ['<!doctype html><html><head><meta charset="utf-8"><title>A long article</title></head><body>'];
+  parts.push('<header><nav>' + Array.from({ length: 40 }, (_, i) => `<a href="/section/${i}">Section ${i}</a>`).join(' ') + '</nav></header><main><article><h1>A long article</h1>');
+  let i = 0;
+  while (parts.join('').length < 500 * 1024) {
+    parts.push(
+      `<h2>Part ${i}</h2><p>Paragraph ${i} talks about <a href="/ref/${i}">reference ${i}</a>, with <em>emphasis</em>, <strong>strong words</strong> and <code>inline code</code>. ` +
+        'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. '.repeat(3) +
+        `</p><ul><li>point ${i}.1</li><li>point ${i}.2</li></ul><pre><code>const x${i} = ${i};</code></pre>`,
+    );
+    i++;
+  }
+  parts.push('</article></main><aside>related links</aside><footer>footer text</footer><script>var tracking = 1;</script></body></html>');
+  return parts.join('');
+}
+
+const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))]!;
+};
+const fmt = (xs: number[]): string => `${quantile(xs, 0.5).toFixed(3)} (${quantile(xs, 0.1).toFixed(3)}–${quantile(xs, 0.9).toFixed(3)}, n=${xs.length})`;
+
+export default async function webFetchOverheadBench(): Promise<Record<string, string>> {
+  const html = Buffer.from(article());
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(html.length) }).end(html));
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/article`;
+  try {
+    const work = tempDir('deskhand-bench-');
+    const fetchTool = createWebFamily({ http: new PinnedHttpClient(), urlGrants: () => [], search: () => null, keys: null }).tools.find((t) => t.name === 'web_fetch')!;
+    const ectx = { cwd: work, workspaceRoots: [work], dataDir: work };
+    const args = fetchTool.params.parse({ url });
+    // The local server is a loopback destination: decided once, approved as a person would, like any private URL.
+    const decision = decide({ tool: fetchTool, args, effects: await callEffects(fetchTool, args, ectx), policy: 'read-only', tainted: false, ctx: ectx, hasRule: () => false });
+    const ctx = { ...makeContext(work), approvedByPerson: true, decisionReasons: decision.reasons };
+
+    const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+    const direct = async (): Promise<string> => {
+      // One connection per call, as web_fetch makes (its dispatcher pins the address judged for that call).
+      const dispatcher = new Agent();
+      const res = await request(url, { dispatcher });
+      const text = await res.body.text();
+      void dispatcher.close();
+      const { document } = parseHTML(text);
+      const parsed = new Readability(document as unknown as Document).parse();
+      return turndown.turndown(parsed?.content ?? '');
+    };
+    const viaTool = async (): Promise<string> => (await fetchTool.execute(args as never, ctx)).output;
+
+    const a = await viaTool();
+    const b = await direct();
+    if (!a.includes('Paragraph 10 talks about') || !b.includes('Paragraph 10 talks about')) throw new Error('web_fetch bench: the article was not extracted');
+
+    const tool: number[] = [];
+    const base: number[] = [];
+    const ratio: number[] = [];
+    for (let i = 0; i < WARMUP + ROUNDS; i++) {
+      const order = i % 2 === 0;
+      let t0 = performance.now();
+      if (order) await viaTool();
+      else await direct();
+      const first = performance.now() - t0;
+      t0 = performance.now();
+      if (order) await direct();
+      else await viaTool();
+      const second = performance.now() - t0;
+      if (i < WARMUP) continue;
+      const [t, d] = order ? [first, second] : [second, first];
+      tool.push(t);
+      base.push(d);
+      ratio.push(t / d);
+    }
+    return {
+      web_fetch_overhead_ratio: fmt(ratio),
+      web_fetch_500kb_ms: fmt(tool),
+      web_fetch_baseline_500kb_ms: fmt(base),
+    };
+  } finally {
+    server.close();
+  }
+}

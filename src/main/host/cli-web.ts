@@ -1,0 +1,108 @@
+/**
+ * `deskhand grants add-url PATTERN | list | revoke ID|PATTERN` (URL grants: matching requests run unattended; a
+ * private destination only when the pattern names its exact host and port) and `deskhand search show | set BACKEND
+ * [--url URL] [--key-secret NAME] | clear` (web_search's backend, kept in settings.json; keys stay in the vault).
+ */
+import { parseArgs } from 'node:util';
+import { searchBackendSchema, type SearchSettings } from '../../shared/contract';
+import { DeskhandError } from '../../shared/errors';
+import { classifyHost, parseUrlPattern } from '../../shared/url-guard';
+import { Store } from '../services/store/store';
+import { resolveDataDir } from './open-runtime';
+import { SettingsFile } from './settings-file';
+
+const usage = (message: string) => new DeskhandError('usage', message);
+
+export async function grantsCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } });
+  const store = new Store(resolveDataDir(values['data-dir']));
+  try {
+    switch (sub) {
+      case 'add-url': {
+        const raw = positionals[0];
+        if (!raw) throw usage('grants add-url needs a PATTERN, e.g. https://api.example.com/v1/*');
+        let pattern;
+        try {
+          pattern = parseUrlPattern(raw);
+        } catch (err) {
+          throw usage(err instanceof Error ? err.message : String(err));
+        }
+        const row = store.urlGrants.add(pattern.raw);
+        const local = classifyHost(pattern.host);
+        const note = local
+          ? `covers ${pattern.host}:${pattern.port} although it is private (${local.detail}): the pattern names that exact host and port`
+          : pattern.wildcardHost
+            ? `covers public hosts under ${pattern.host} only (a wildcard never covers a private destination)`
+            : `covers ${pattern.scheme}//${pattern.host}:${pattern.port}${pattern.path}`;
+        if (values.json) process.stdout.write(`${JSON.stringify({ ...row, note })}\n`);
+        else process.stdout.write(`${row.id}  ${row.pattern}\n  ${note}\n`);
+        return 0;
+      }
+      case 'list': {
+        const rows = store.urlGrants.list();
+        if (values.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
+        else if (!rows.length) process.stdout.write('No URL grants.\n');
+        else for (const r of rows) process.stdout.write(`${r.id}  ${r.pattern}\n`);
+        return 0;
+      }
+      case 'revoke': {
+        const what = positionals[0];
+        if (!what) throw usage('grants revoke needs an ID or the PATTERN.');
+        const had = store.urlGrants.revoke(what);
+        process.stderr.write(had ? `Revoked ${what}.\n` : `No URL grant ${what}.\n`);
+        return had ? 0 : 1;
+      }
+      default:
+        throw usage('grants needs add-url PATTERN, list or revoke ID.');
+    }
+  } finally {
+    store.close();
+  }
+}
+
+export async function searchCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { 'data-dir': { type: 'string' }, url: { type: 'string' }, 'key-secret': { type: 'string' }, json: { type: 'boolean' } },
+  });
+  const file = new SettingsFile(resolveDataDir(values['data-dir']));
+  const settings = file.read();
+  switch (sub) {
+    case 'show': {
+      const search = settings.search ?? null;
+      if (values.json) process.stdout.write(`${JSON.stringify(search)}\n`);
+      else if (!search) process.stdout.write('No web search backend configured (deskhand search set searxng --url URL | brave --key-secret NAME | tavily --key-secret NAME).\n');
+      else process.stdout.write(`${search.backend}${search.url ? ` at ${search.url}` : ''}${search.keySecret ? `, key from the vault secret ${search.keySecret}` : ''}\n`);
+      return 0;
+    }
+    case 'set': {
+      const backend = searchBackendSchema.safeParse(positionals[0]);
+      if (!backend.success) throw usage('search set needs a BACKEND: searxng, brave or tavily.');
+      const url = values.url ?? null;
+      if (url !== null) {
+        try {
+          const u = new URL(url);
+          if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
+        } catch {
+          throw usage(`--url must be an http(s) URL (got "${url}").`);
+        }
+      }
+      if (backend.data === 'searxng' && !url) throw usage('SearXNG needs --url, the address of your instance (e.g. http://127.0.0.1:8888).');
+      const keySecret = values['key-secret'] ?? null;
+      if (backend.data !== 'searxng' && !keySecret) throw usage(`${backend.data} needs --key-secret NAME: the vault secret holding its API key (save it with deskhand secrets set NAME).`);
+      const search: SearchSettings = { backend: backend.data, url, keySecret };
+      file.write({ ...settings, search });
+      process.stdout.write(`web_search now uses ${backend.data}${url ? ` at ${url}` : ''}.\n`);
+      return 0;
+    }
+    case 'clear':
+      file.write({ ...settings, search: null });
+      process.stdout.write('web_search has no backend now.\n');
+      return 0;
+    default:
+      throw usage('search needs show, set BACKEND or clear.');
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The web family: web_search, web_fetch and http_request. All three are egress; web_fetch and http_request declare
+ * their URLs (judged by the url-guard inspector, with the addresses each host resolves to) and reach the network only
+ * through the pinned HTTP service, which checks every connection and redirect again.
+ */
+import type { SearchSettings } from '../../../shared/contract';
+import type { ToolDefinition } from '../../runtime/tool';
+import type { HttpService } from '../../services/http/index';
+import { createHttpRequest } from './http-request';
+import { createWebFetch } from './web-fetch';
+import { createWebSearch, type SearchKeys } from './web-search';
+
+export interface WebDeps {
+  http: HttpService;
+  /** The person's URL grant patterns, read at each call. */
+  urlGrants: () => readonly string[];
+  /** The configured search backend (Settings / `deskhand search set`), read at each call. */
+  search: () => SearchSettings | null;
+  /** Search API keys from the vault. */
+  keys: SearchKeys | null;
+  /** web_fetch's time cap (tests shorten it). */
+  fetchTimeoutMs?: number;
+}
+
+export function createWebFamily(deps: WebDeps): { tools: ToolDefinition[] } {
+  return {
+    tools: [
+      createWebSearch(deps),
+      createWebFetch({ http: deps.http, urlGrants: deps.urlGrants, ...(deps.fetchTimeoutMs ? { timeoutMs: deps.fetchTimeoutMs } : {}) }),
+      createHttpRequest(deps),
+    ] as unknown as ToolDefinition[],
+  };
+}
