@@ -36,7 +36,7 @@ const run = (prompt: string, extra: string[] = []) => ['run', '--provider', 'ope
 
 describe('deskhand run with background tasks', () => {
   it('waits for a background task and continues the conversation with its result', async () => {
-    server.enqueue(reply().tool('execute_command', { command: 'sleep 0.5; echo from-the-background', run_in_background: true }), reply().text('Started.'));
+    server.enqueue(reply().tool('execute_command', { command: 'sleep 0.5; echo from-the-background', run_in_background: true, description: 'test task' }), reply().text('Started.'));
     server.enqueue(reply().text('The task printed from-the-background.'));
     const before = server.requests.length;
     const result = await cli(run('start it', ['--json']));
@@ -62,7 +62,7 @@ describe('deskhand run with background tasks', () => {
 
   it('Ctrl-C stops the background tasks it waits for', async () => {
     const m = `${900 + Math.floor(Math.random() * 90)}.${Math.floor(Math.random() * 1e6)}`;
-    server.enqueue(reply().tool('execute_command', { command: `sleep ${m}`, run_in_background: true }), reply().text('Started.'));
+    server.enqueue(reply().tool('execute_command', { command: `sleep ${m}`, run_in_background: true, description: 'test task' }), reply().text('Started.'));
     let child: ChildProcess | undefined;
     let stderr = '';
     const done = cli(run('start it'), (c) => {

@@ -86,7 +86,7 @@ describe('wake-ups', () => {
   });
 
   it('the woken turn parks when it needs an approval nobody can give', async () => {
-    server.enqueue(reply().tool('execute_command', { command: 'echo done', run_in_background: true }), reply().text('ok'));
+    server.enqueue(reply().tool('execute_command', { command: 'echo done', run_in_background: true, description: 'test task' }), reply().text('ok'));
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
     await runtime.sendMessage(conv.id, 'go', { provider: provider(), interactive: false });
     server.enqueue(reply().tool('write_file', { path: 'result.txt', content: 'done\n' }));
@@ -100,7 +100,7 @@ describe('wake-ups', () => {
   it('waits while the conversation has a run, then delivers', async () => {
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
     // The run starts a background task, then keeps working past its end.
-    server.enqueue(reply().tool('execute_command', { command: 'echo quick', run_in_background: true }), reply().tool('execute_command', { command: 'sleep 1' }), reply().text('done'));
+    server.enqueue(reply().tool('execute_command', { command: 'echo quick', run_in_background: true, description: 'test task' }), reply().tool('execute_command', { command: 'sleep 1' }), reply().text('done'));
     startWakes();
     const first = await runtime.sendMessage(conv.id, 'go', { provider: provider(), interactive: false });
     expect(first.status).toBe('finished');
@@ -113,8 +113,8 @@ describe('wake-ups', () => {
 
   it('a result reported by wait_tasks wakes nobody', async () => {
     server.enqueue(
-      reply().tool('execute_command', { command: 'sleep 0.3; echo waited', run_in_background: true }),
-      reply().tool('wait_tasks', { timeout_seconds: 10 }),
+      reply().tool('execute_command', { command: 'sleep 0.3; echo waited', run_in_background: true, description: 'test task' }),
+      reply().tool('wait_tasks', { timeout: 10 }),
       reply().text('All done.'),
     );
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
@@ -128,7 +128,7 @@ describe('wake-ups', () => {
 
   it('stopping a run ends what it started in the background, and wakes nobody', async () => {
     const controller = new AbortController();
-    server.enqueue(reply().tool('execute_command', { command: 'sleep 30', run_in_background: true }), reply().hang());
+    server.enqueue(reply().tool('execute_command', { command: 'sleep 30', run_in_background: true, description: 'test task' }), reply().hang());
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
     startWakes();
     const running = runtime.sendMessage(conv.id, 'go', { provider: provider(), interactive: false, signal: controller.signal });

@@ -46,7 +46,9 @@ function marker(): string {
 
 async function exec(args: Record<string, unknown>, ctx: ToolContext = f.ctx()) {
   const { executeCommand } = f.tools;
-  return executeCommand.execute(executeCommand.params.parse(args), ctx);
+  // Spec II: a background command names itself; these tests name it by its command.
+  const named = args.run_in_background && args.description === undefined ? { ...args, description: String(args.command) } : args;
+  return executeCommand.execute(executeCommand.params.parse(named), ctx);
 }
 
 function idFrom(output: string): string {
@@ -61,7 +63,7 @@ describe('background commands', () => {
   it('a command reaching its foreground timeout keeps running as a background task, finishes, and its output can be read', async () => {
     const ctx = f.ctx();
     const result = await exec({ command: 'for i in 1 2 3; do echo line $i; sleep 0.4; done; echo done', timeout: 300 }, ctx);
-    expect(result.output).toMatch(/^still running after 300 ms: it continues as background task cmd_[0-9a-f]{8}\./);
+    expect(result.output).toMatch(/^still running after 300 ms: it continues as background task cmd_[0-9a-f]{8}[ .]/);
     expect(result.output).toContain('line 1');
     const id = idFrom(result.output);
     expect(row(id)).toMatchObject({ status: 'running', notify: 1 });
@@ -91,7 +93,7 @@ describe('background commands', () => {
   it('keeps the whole output on disk and pages it with task_output', async () => {
     const ctx = f.ctx();
     const started = await exec({ command: 'seq 1 200000', run_in_background: true, description: 'count' }, ctx);
-    expect(started.output).toMatch(/^Started background task cmd_[0-9a-f]{8}\./);
+    expect(started.output).toMatch(/^Started background task cmd_[0-9a-f]{8}[ .]/);
     const id = idFrom(started.output);
     await f.tools.waitTasks.execute({ ids: [id], timeout: 20 }, ctx);
     const expected = Array.from({ length: 200000 }, (_, i) => `${i + 1}\n`).join('');

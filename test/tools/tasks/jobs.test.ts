@@ -85,7 +85,7 @@ describe('run_background_jobs', () => {
     expect(text).toContain(`${id}.3  failed, exit code 7`);
     const page = await f.tools.taskOutput.execute({ id: `${id}.2` }, f.ctx());
     expect(page.output).toContain('job 2 done');
-    const listed = await f.tools.listBackgroundJobs.execute({}, f.ctx());
+    const listed = await f.tools.listBackgroundJobs.execute({ active_only: false }, f.ctx());
     expect(listed.output).toContain(`${id}  job batch  failed`);
     expect(listed.output).toContain(`${id}.5  succeeded, exit code 0`);
   });

@@ -4,103 +4,22 @@
  * process group is recorded in the store (pgid + start time + a tag its descendants inherit) and ended on cancel, on
  * a stopped run, on quit (`shutdown()`), and after a crash at the next start (`recover()`).
  */
-import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeskhandError } from '../../../shared/errors';
-import type { Store } from '../store/store';
 import { CommandProcess, killNow, stopRecordedGroup, type CommandExit } from '../processes/command-process';
 import { isSameProcess, processStartTime, selfIdentity, type ProcIdentity } from '../processes/proc-info';
 import { LOG_CAP_BYTES, TaskLog, readLogPage, type LogPage, type OutputRedactor } from '../processes/task-log';
-import type { SandboxPlan, SandboxRequest } from '../sandbox/sandbox';
+import type { SandboxPlan } from '../sandbox/sandbox';
 import { TERMINAL_STATUSES, TaskStore, type JobRow, type TaskKind, type TaskRow, type TaskStatus } from './task-store';
-import { describeResult, formatDuration, parseJson, type WaitProgress } from './task-text';
+import { describeResult, formatDuration } from './task-text';
 import { launchWorker, type WorkerLauncher } from './worker-launch';
+import { CommandTask, newTaskId, waitGone, type BackgroundTasksOptions, type BatchSpec, type CheckResult, type StartBatchInput, type StartCommandInput, type TaskEvent } from './task-model';
+import { WaitChecks } from './wait-checks';
 
-export interface BackgroundTasksOptions {
-  store: Store;
-  dataDir: string;
-  /** How job workers are started (tests may substitute). */
-  launcher?: WorkerLauncher;
-  /** Per-task cap of the output kept on disk. */
-  logCapBytes?: number;
-  /** The runtime's redactor: command text, live output and the log on disk never hold a secret's value. */
-  redactor?: OutputRedactor;
-}
+export { CommandTask, newTaskId };
+export type { BackgroundTasksOptions, BatchSpec, CheckResult, StartBatchInput, StartCommandInput, TaskEvent };
 
-export type TaskEvent =
-  | { type: 'task.changed'; task: TaskRow }
-  | { type: 'task.output'; taskId: string; conversationId: string; stream: 'stdout' | 'stderr'; chunk: string };
-
-export interface StartCommandInput {
-  conversationId: string;
-  runId: string | null;
-  callId: string | null;
-  command: string;
-  cwd: string;
-  plan: SandboxPlan;
-  /** Start in the background (true) or in the foreground of the calling tool (false). */
-  background: boolean;
-  title: string;
-  /** Ends the task after this long (background tasks); null: no limit. */
-  timeoutMs?: number | null;
-  /** Live output (the calling tool streams it to its card while in the foreground). */
-  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
-}
-
-export interface CheckResult {
-  exitCode: number | null;
-  output: string;
-  durationMs: number;
-  timedOut: boolean;
-}
-
-export interface StartBatchInput {
-  conversationId: string;
-  runId: string | null;
-  callId: string | null;
-  title: string;
-  jobs: { command: string; cwd: string; retries: number; timeoutMs: number }[];
-  concurrency: number;
-  backoffMs: number;
-  sandbox: Omit<SandboxRequest, 'cwd'>;
-}
-
-export interface BatchSpec {
-  concurrency: number;
-  backoffMs: number;
-  sandbox: Omit<SandboxRequest, 'cwd'>;
-}
-
-/** A running command: its process, its row, and the way to let it continue in the background. */
-export class CommandTask {
-  private isBackground: boolean;
-  constructor(
-    readonly id: string,
-    readonly process: CommandProcess,
-    readonly log: TaskLog,
-    readonly finished: Promise<TaskRow | undefined>,
-    background: boolean,
-    private readonly onMove: () => boolean,
-  ) {
-    this.isBackground = background;
-  }
-
-  get background(): boolean {
-    return this.isBackground;
-  }
-
-  /** The command keeps running as a background task; false when it has already ended. */
-  moveToBackground(): boolean {
-    if (this.isBackground) return true;
-    if (!this.onMove()) return false;
-    this.isBackground = true;
-    return true;
-  }
-}
-
-const CHECK_OUTPUT_CHARS = 8 * 1024;
-const CHECK_TIMEOUT_MS = 60_000;
 /** Live output of one background task forwarded to listeners (the UI tail); the rest is on disk. */
 const LIVE_CAP_BYTES = 256 * 1024;
 const TERMINAL = new Set<string>(TERMINAL_STATUSES);
@@ -112,26 +31,6 @@ const OPEN = new Set<WeakRef<BackgroundTasks>>();
 process.on('exit', () => {
   for (const ref of OPEN) ref.deref()?.killEverythingNow();
 });
-
-export function newTaskId(prefix: string): string {
-  return `${prefix}_${randomBytes(4).toString('hex')}`;
-}
-
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-
-interface LiveWait {
-  controller: AbortController;
-  done: Promise<void>;
-}
 
 interface Lingering {
   pgid: number;
@@ -149,8 +48,7 @@ export class BackgroundTasks {
   private readonly logCap: number;
   private readonly redactor: OutputRedactor | null;
   private readonly commands = new Map<string, CommandTask>();
-  private readonly waits = new Map<string, LiveWait>();
-  private readonly checks = new Set<CommandProcess>();
+  private readonly waitChecks: WaitChecks;
   /** Processes an unsandboxed command left running after its shell exited (`cmd &`): ended on quit. */
   private readonly lingering = new Map<string, Lingering>();
   private readonly listeners = new Set<(e: TaskEvent) => void>();
@@ -168,6 +66,13 @@ export class BackgroundTasks {
     this.identity = selfIdentity();
     this.ref = new WeakRef(this);
     OPEN.add(this.ref);
+    this.waitChecks = new WaitChecks({
+      rows: this.rows,
+      identity: this.identity,
+      assertOpen: () => this.assertOpen(),
+      changed: (id) => this.changed(id),
+      recordGroup: (proc, taskId) => this.recordGroup(proc, taskId),
+    });
   }
 
   onEvent(listener: (e: TaskEvent) => void): () => void {
@@ -315,117 +220,13 @@ export class BackgroundTasks {
   // ── wait_for ──────────────────────────────────────────────────────────────────────────────────────────────────
 
   /** Runs one check command to its end (or `timeoutMs`), output combined and cut to its tail. */
-  async runCheck(command: string, cwd: string, plan: SandboxPlan, timeoutMs: number, signal?: AbortSignal, taskId?: string): Promise<CheckResult> {
-    const proc = new CommandProcess({ command, cwd, sandbox: plan, outputCap: CHECK_OUTPUT_CHARS * 2 });
-    this.checks.add(proc);
-    // Inside bubblewrap the kernel ends a check with Deskhand (die-with-parent + pid namespace): recording every
-    // 250 ms check would cost a synced write each. Outside it, the check is recorded like any command.
-    const recorded = plan.kind !== 'bubblewrap' && taskId !== undefined && proc.pgid !== undefined;
-    if (recorded) this.recordGroup(proc, taskId);
-    const timer = setTimeout(() => void proc.stop('timeout', 500), timeoutMs);
-    const onAbort = () => void proc.stop('interrupted', 500);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const exit = await proc.exited;
-      const out = proc.stdout.toString() + proc.stderr.toString();
-      const output = out.length > CHECK_OUTPUT_CHARS ? `[…]${out.slice(out.length - CHECK_OUTPUT_CHARS)}` : out;
-      return { exitCode: exit.code, output: exit.error ? `could not start: ${exit.error}` : output, durationMs: exit.durationMs, timedOut: proc.stopReason === 'timeout' };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      this.checks.delete(proc);
-      if (recorded) this.rows.deleteGroup(proc.tag);
-    }
+  runCheck(command: string, cwd: string, plan: SandboxPlan, timeoutMs: number, signal?: AbortSignal, taskId?: string): Promise<CheckResult> {
+    return this.waitChecks.run(command, cwd, plan, timeoutMs, signal, taskId);
   }
 
   /** Keeps checking in the background after a first check that did not hold. */
-  startWaitFor(input: {
-    conversationId: string;
-    runId: string | null;
-    callId: string | null;
-    command: string;
-    cwd: string;
-    plan: SandboxPlan;
-    intervalMs: number;
-    timeoutMs: number;
-    title: string;
-    first: CheckResult;
-  }): TaskRow {
-    this.assertOpen();
-    const id = newTaskId('wait');
-    const started = Date.now();
-    const deadline = started + input.timeoutMs;
-    const firstKey = `${input.first.exitCode}\0${input.first.output}`;
-    const progress: WaitProgress = {
-      checks: 1,
-      lastExit: input.first.exitCode,
-      lastOutput: input.first.output,
-      identical: true,
-      recent: [{ at: started, exit: input.first.exitCode, ms: Math.round(input.first.durationMs), output: input.first.output.slice(-300) }],
-    };
-    const row = this.rows.insertTask({
-      id,
-      conversation_id: input.conversationId,
-      run_id: input.runId,
-      call_id: input.callId,
-      kind: 'wait_for',
-      title: input.title,
-      spec: JSON.stringify({ command: input.command, cwd: input.cwd, intervalMs: input.intervalMs, timeoutMs: input.timeoutMs, sandbox: input.plan.summary }),
-      background: 1,
-      notify: 1,
-      output_path: null,
-      owner_pid: this.identity.pid,
-      owner_start: this.identity.start,
-    });
-    this.rows.updateTask(id, { progress: JSON.stringify(progress) });
-    const controller = new AbortController();
-    const entry: LiveWait = { controller, done: Promise.resolve() };
-    let lastSaved = Date.now();
-    const loop = async (): Promise<void> => {
-      while (!controller.signal.aborted) {
-        const left = deadline - Date.now();
-        if (left <= 0) break;
-        await sleep(Math.min(input.intervalMs, left), controller.signal);
-        if (controller.signal.aborted || Date.now() >= deadline) break;
-        const check = await this.runCheck(input.command, input.cwd, input.plan, Math.min(CHECK_TIMEOUT_MS, Math.max(250, deadline - Date.now())), controller.signal, id);
-        if (controller.signal.aborted) break;
-        progress.checks++;
-        progress.lastExit = check.exitCode;
-        progress.lastOutput = check.output;
-        if (`${check.exitCode}\0${check.output}` !== firstKey) progress.identical = false;
-        progress.recent = [...progress.recent, { at: Date.now(), exit: check.exitCode, ms: Math.round(check.durationMs), output: check.output.slice(-300) }].slice(-5);
-        if (check.exitCode === 0) {
-          this.finishWait(id, 'finished', progress, `the check exited 0 after ${progress.checks} checks`);
-          return;
-        }
-        // Progress is saved now and then (not on every 250 ms check) and always at the end.
-        if (Date.now() - lastSaved > 2_000) {
-          lastSaved = Date.now();
-          this.rows.updateTask(id, { progress: JSON.stringify(progress) });
-          this.changed(id);
-        }
-      }
-      if (!controller.signal.aborted) {
-        this.finishWait(id, 'timed_out', progress, `the check never exited 0 in ${formatDuration(input.timeoutMs)}`);
-      }
-    };
-    entry.done = loop()
-      .catch((err: unknown) => {
-        this.finishWait(id, 'failed', progress, `checking failed: ${err instanceof Error ? err.message : String(err)}`);
-      })
-      .finally(() => this.waits.delete(id));
-    this.waits.set(id, entry);
-    this.changed(id);
-    return row;
-  }
-
-  private finishWait(id: string, status: TaskStatus, progress: WaitProgress, summary: string, extra: Partial<Pick<TaskRow, 'notified_at'>> = {}): void {
-    try {
-      this.rows.finishTask(id, status, { exit_code: progress.lastExit, summary, progress: JSON.stringify(progress), ...extra });
-    } catch {
-      // store closed
-    }
-    this.changed(id);
+  startWaitFor(input: Parameters<WaitChecks['start']>[0]): TaskRow {
+    return this.waitChecks.start(input);
   }
 
   // ── Job batches ───────────────────────────────────────────────────────────────────────────────────────────────
@@ -567,13 +368,7 @@ export class BackgroundTasks {
       return 'cancelled';
     }
     if (task.kind === 'wait_for') {
-      const live = this.waits.get(task.id);
-      if (live) {
-        live.controller.abort();
-        await live.done;
-      }
-      const progress = parseJson<WaitProgress>(task.progress, { checks: 0, lastExit: null, lastOutput: '', identical: false, recent: [] });
-      this.finishWait(task.id, 'cancelled', progress, reason, { notified_at: Date.now() });
+      await this.waitChecks.cancel(task, reason);
       return 'cancelled';
     }
     // A batch (or one job of it): the jobs are marked first, so the worker (alive or not) cannot restart them.
@@ -670,7 +465,7 @@ export class BackgroundTasks {
         const since = this.watchedSince;
         this.watchedSince = Date.now();
         for (const task of this.rows.changedSince(since - 50)) {
-          if (!this.commands.has(task.id) && !this.waits.has(task.id)) this.emit({ type: 'task.changed', task });
+          if (!this.commands.has(task.id) && !this.waitChecks.has(task.id)) this.emit({ type: 'task.changed', task });
         }
         if (++ticks % 5 === 0) this.reviveBatches();
       } catch {
@@ -741,19 +536,7 @@ export class BackgroundTasks {
       work.push(waitGone(w, 10_000).then(() => this.workers.delete(batchId)));
     }
     for (const task of this.commands.values()) work.push(task.process.stop('shutdown').then(() => task.finished));
-    for (const [id, wait] of this.waits) {
-      wait.controller.abort();
-      work.push(
-        wait.done.then(() => {
-          try {
-            const row = this.rows.getTask(id);
-            if (row) this.finishWait(id, 'interrupted', parseJson<WaitProgress>(row.progress, { checks: 0, lastExit: null, lastOutput: '', identical: false, recent: [] }), 'ended because Deskhand quit', { notified_at: Date.now() });
-          } catch {
-            // store closed
-          }
-        }),
-      );
-    }
+    work.push(...this.waitChecks.stopAll());
     for (const l of this.lingering.values()) {
       clearInterval(l.timer);
       work.push(
@@ -774,7 +557,7 @@ export class BackgroundTasks {
   /** @internal Synchronous last resort from the process 'exit' handler. */
   killEverythingNow(): void {
     for (const task of this.commands.values()) killNow(task.process.pgid, task.process.tag);
-    for (const check of this.checks) killNow(check.pgid, check.tag);
+    for (const check of this.waitChecks.checks) killNow(check.pgid, check.tag);
     for (const l of this.lingering.values()) killNow(l.pgid, l.tag);
   }
 
@@ -805,9 +588,3 @@ export class BackgroundTasks {
 }
 
 export type { TaskKind, TaskRow, JobRow, TaskStatus };
-
-/** Resolves when the process is gone (or after `timeoutMs`). */
-async function waitGone(p: ProcIdentity, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (isSameProcess(p.pid, p.start) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-}
