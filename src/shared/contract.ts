@@ -223,6 +223,30 @@ export const searchSettingsSchema = z.strictObject({
 });
 export type SearchSettings = z.infer<typeof searchSettingsSchema>;
 
+/** What Settings → Web search shows: the backend, whether its key is in the vault (never the key), and what it means. */
+export const webSearchViewSchema = z.strictObject({
+  search: searchSettingsSchema.nullable(),
+  /** Whether the backend's key secret is saved in the vault; null when the backend needs no key. */
+  keySaved: z.boolean().nullable(),
+  /** Whether a typed key can be saved here (the OS keyring answers). */
+  vault: z.strictObject({ available: z.boolean(), message: z.string().nullable() }),
+  /** In plain words: what web_search does now, or how to configure it when it cannot. */
+  message: z.string(),
+});
+export type WebSearchView = z.infer<typeof webSearchViewSchema>;
+
+export const urlGrantIdSchema = z.string().regex(/^urlg_[0-9a-f]{8}$/, 'not a URL grant id');
+/** One URL grant as Settings lists it: the pattern and, in words, what it covers. */
+export const urlGrantViewSchema = z.strictObject({
+  id: urlGrantIdSchema,
+  pattern: z.string(),
+  createdAt: z.number(),
+  /** The pattern names a private destination (loopback, LAN…): covered only at that exact host and port. */
+  private: z.boolean(),
+  covers: z.string(),
+});
+export type UrlGrantView = z.infer<typeof urlGrantViewSchema>;
+
 export const settingsSchema = z.strictObject({
   activeProvider: providerNameSchema,
   providers: z.strictObject({
@@ -474,6 +498,29 @@ export const contract = {
       }),
       result: z.strictObject({ ok: z.boolean(), message: z.string(), ms: z.number() }),
     },
+    /** web_search's backend as Settings shows it (getWebSearch) and sets it (setWebSearch). */
+    getWebSearch: { params: none, result: webSearchViewSchema },
+    /**
+     * Sets web_search's backend, or none. `key` is an API key typed in Settings: it goes one way, into the vault (OS
+     * keyring) under `keySecret`, and is never sent back to any UI.
+     */
+    setWebSearch: {
+      params: z.strictObject({
+        backend: z.enum(['none', ...searchBackendSchema.options]),
+        url: baseURLSchema.nullable().default(null),
+        keySecret: searchSettingsSchema.shape.keySecret.default(null),
+        key: z.string().trim().min(1, 'The API key is empty.').max(4096).optional(),
+      }),
+      result: webSearchViewSchema,
+    },
+    /** URL grants (also `deskhand grants add-url | list | revoke`): matching requests run unattended. */
+    listUrlGrants: { params: none, result: z.strictObject({ grants: z.array(urlGrantViewSchema) }) },
+    /** Adds a grant; a pattern that does not parse comes back as a 'usage' error that says why. */
+    addUrlGrant: {
+      params: z.strictObject({ pattern: z.string().trim().min(1, 'The pattern is empty.').max(2000) }),
+      result: z.strictObject({ grant: urlGrantViewSchema, grants: z.array(urlGrantViewSchema) }),
+    },
+    revokeUrlGrant: { params: z.strictObject({ id: urlGrantIdSchema }), result: z.strictObject({ grants: z.array(urlGrantViewSchema) }) },
     pickFolder: { params: none, result: z.strictObject({ folder: z.string().nullable() }) },
     setSandbox: { params: z.strictObject({ conversationId: conversationIdSchema, sandbox: sandboxModeSchema }), result: conversationSummarySchema },
     listBackgroundTasks: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ tasks: z.array(backgroundTaskSchema) }) },

@@ -27,6 +27,7 @@ import type { SecretStore } from '../services/vault/secret-store';
 import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
 import { filePickOptions, listFolder, type PickOptions } from './request-host';
 import { ProviderSettings, apiKeyName } from './provider-settings';
+import { WebSettings } from './web-settings';
 import { TaskWakes } from './task-wakes';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';
@@ -76,6 +77,7 @@ export { apiKeyName } from './provider-settings';
 export class AppService implements ContractHandlers {
   private readonly runtime: Runtime;
   private readonly providers: ProviderSettings;
+  private readonly web: WebSettings;
   private readonly env: NodeJS.ProcessEnv;
   private readonly log: Logger;
   private readonly listeners = new Set<(event: ContractEvent) => void>();
@@ -96,6 +98,7 @@ export class AppService implements ContractHandlers {
     this.env = opts.env ?? process.env;
     this.log = opts.log ?? stderrLogger;
     this.providers = new ProviderSettings({ dataDir: opts.dataDir, secrets: opts.secrets, env: this.env, log: this.log, override: opts.providerOverride ?? null });
+    this.web = new WebSettings({ dataDir: opts.dataDir, store: this.runtime.store, vault: this.runtime.vault, env: this.env });
     this.unsubscribe = this.runtime.onEvent((e) => this.onRunEvent(e));
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({
@@ -492,6 +495,14 @@ export class AppService implements ContractHandlers {
   testProvider(p: ParsedParams<'testProvider'>): Promise<MethodResult<'testProvider'>> {
     return this.providers.test(p, (cfg) => this.runtime.testProvider(cfg));
   }
+
+  // ── Web search backend and URL grants (web-settings.ts) ──
+
+  getWebSearch(): Promise<MethodResult<'getWebSearch'>> { return this.web.searchView(); }
+  setWebSearch(p: ParsedParams<'setWebSearch'>): Promise<MethodResult<'setWebSearch'>> { return this.web.setSearch(p); }
+  async listUrlGrants(): Promise<MethodResult<'listUrlGrants'>> { return this.web.listGrants(); }
+  async addUrlGrant(p: ParsedParams<'addUrlGrant'>): Promise<MethodResult<'addUrlGrant'>> { return this.web.addGrant(p); }
+  async revokeUrlGrant(p: ParsedParams<'revokeUrlGrant'>): Promise<MethodResult<'revokeUrlGrant'>> { return this.web.revokeGrant(p); }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────────────────
 

@@ -1,6 +1,7 @@
 /**
  * Settings: the provider new runs use, each provider's model and base URL, API keys (sent once to main, which puts them
- * in the OS keyring; the page only ever learns whether a key is set), and the default policy for new conversations.
+ * in the OS keyring; the page only ever learns whether a key is set), the default policy for new conversations, and
+ * (WebSettings.tsx) web_search's backend and the URL grants.
  */
 import { useEffect, useState } from 'react';
 import type { MethodResult, Settings } from '../../shared/contract';
@@ -9,6 +10,7 @@ import { POLICIES, type Policy } from '../../shared/tools';
 import { api, errorText } from '../api/client';
 import { useSettings } from '../state/settings';
 import { useUi } from '../state/ui';
+import { UrlGrantsSettings, WebSearchSettings } from './WebSettings';
 
 const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
 
@@ -34,7 +36,10 @@ export function SettingsPage() {
     setError(null);
     setStatus(null);
     try {
-      const next = await api().saveSettings(draft!);
+      // The web search backend has its own form (WebSettings.tsx): leaving it out keeps what that form saved.
+      const { search: _search, ...rest } = draft!;
+      void _search;
+      const next = await api().saveSettings(rest);
       useSettings.getState().set(next);
       setDraft(next.settings);
       setStatus('Settings saved.');
@@ -122,6 +127,8 @@ export function SettingsPage() {
           </button>
         </div>
       </form>
+      <WebSearchSettings />
+      <UrlGrantsSettings />
     </main>
   );
 }
