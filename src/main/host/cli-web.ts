@@ -6,10 +6,11 @@
 import { parseArgs } from 'node:util';
 import { searchBackendSchema, type SearchSettings } from '../../shared/contract';
 import { DeskhandError } from '../../shared/errors';
-import { classifyHost, parseUrlPattern } from '../../shared/url-guard';
+import { parseUrlPattern } from '../../shared/url-guard';
 import { Store } from '../services/store/store';
 import { resolveDataDir } from './open-runtime';
 import { SettingsFile } from './settings-file';
+import { grantCoverage } from './web-settings';
 
 const usage = (message: string) => new DeskhandError('usage', message);
 
@@ -29,12 +30,8 @@ export async function grantsCommand(args: string[]): Promise<number> {
           throw usage(err instanceof Error ? err.message : String(err));
         }
         const row = store.urlGrants.add(pattern.raw);
-        const local = classifyHost(pattern.host);
-        const note = local
-          ? `covers ${pattern.host}:${pattern.port} although it is private (${local.detail}): the pattern names that exact host and port`
-          : pattern.wildcardHost
-            ? `covers public hosts under ${pattern.host} only (a wildcard never covers a private destination)`
-            : `covers ${pattern.scheme}//${pattern.host}:${pattern.port}${pattern.path}`;
+        // Said in the same words as Settings → URL grants.
+        const note = `covers ${grantCoverage(pattern).covers}`;
         if (values.json) process.stdout.write(`${JSON.stringify({ ...row, note })}\n`);
         else process.stdout.write(`${row.id}  ${row.pattern}\n  ${note}\n`);
         return 0;
