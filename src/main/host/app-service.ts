@@ -25,7 +25,7 @@ import { detectLocalServers, probesFromEnv } from '../services/providers/local-s
 import type { ApprovalRow } from '../services/store/store';
 import type { SecretStore } from '../services/vault/secret-store';
 import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
-import { filePickOptions, listFolder, type PickOptions } from './request-host';
+import { filePickOptions, listFolder, pendingRequest, type PickOptions } from './request-host';
 import { ProviderSettings, apiKeyName } from './provider-settings';
 import { WebSettings } from './web-settings';
 import { TaskWakes } from './task-wakes';
@@ -377,19 +377,9 @@ export class AppService implements ContractHandlers {
     return { tools: this.runtime.registry.presentations() };
   }
 
-  /** A pending approval by id; forged and stale ids are logged and refused. */
+  /** A pending request by id; forged and stale ids are logged and refused (request-host.ts). */
   private pendingApproval(approvalId: string, method: string): ApprovalRow {
-    const approval = this.runtime.store.getApproval(approvalId);
-    if (!approval) {
-      this.log.warn(`rejected ${method}: no such approval (forged or deleted id)`, { approvalId });
-      throw new DeskhandError('not_found', 'That approval does not exist. The list of approvals waiting has been refreshed.');
-    }
-    if (approval.status !== 'pending') {
-      this.log.warn(`rejected ${method}: approval already answered (stale id)`, { approvalId, status: approval.status });
-      this.markChanged('approvals');
-      throw new DeskhandError('conflict', `That approval was already ${approval.status}; each approval can be answered once.`);
-    }
-    return approval;
+    return pendingRequest(this.runtime.store, approvalId, method, this.log, () => this.markChanged('approvals'));
   }
 
   /**
@@ -401,14 +391,12 @@ export class AppService implements ContractHandlers {
     const run = store.getRun(approval.run_id);
     if (!run) throw new DeskhandError('not_found', 'The run of this approval no longer exists.');
 
-    // The run waits in this process: answering wakes it.
     const waitingHere = [...this.active.values()].some((a) => a.runId === run.id);
     if (waitingHere || run.status !== 'parked') {
       await act();
       return false;
     }
 
-    // Parked: the last answer resumes the run here; earlier ones are only recorded.
     const resumes = store.pendingApprovals(run.id).length === 1 && !this.active.has(run.conversation_id);
     if (!resumes) {
       await act();

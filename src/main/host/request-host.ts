@@ -7,7 +7,7 @@ import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { MethodResult } from '../../shared/contract';
 import { DeskhandError } from '../../shared/errors';
-import type { ApprovalRow } from '../services/store/store';
+import type { ApprovalRow, Store } from '../services/store/store';
 
 export interface PickOptions {
   pick: 'file' | 'folder' | 'any';
@@ -73,4 +73,25 @@ function entryKind(d: Dirent, folder: string): 'file' | 'folder' | null {
   } catch {
     return null;
   }
+}
+
+/** A pending request by id; forged and stale ids are logged and refused, and a stale one refreshes the list. */
+export function pendingRequest(
+  store: Pick<Store, 'getApproval'>,
+  approvalId: string,
+  method: string,
+  log: { warn(message: string, data?: Record<string, unknown>): void },
+  onStale: () => void,
+): ApprovalRow {
+  const approval = store.getApproval(approvalId);
+  if (!approval) {
+    log.warn(`rejected ${method}: no such approval (forged or deleted id)`, { approvalId });
+    throw new DeskhandError('not_found', 'That approval does not exist. The list of approvals waiting has been refreshed.');
+  }
+  if (approval.status !== 'pending') {
+    log.warn(`rejected ${method}: approval already answered (stale id)`, { approvalId, status: approval.status });
+    onStale();
+    throw new DeskhandError('conflict', `That approval was already ${approval.status}; each approval can be answered once.`);
+  }
+  return approval;
 }
