@@ -158,4 +158,29 @@ describe('input requests in the CLI', () => {
     expect(output.text).toContain('3. Other (type your own answer)');
     expect(lastToolResult()).toBe('Q: Which port?\nA: (their own words) 4000 please');
   }, 30_000);
+
+  it('in a terminal, a background question is asked at the prompt while the run goes on, and the answer wakes the conversation', async () => {
+    server.enqueue(reply().tool('ask_user_question', { ...QUESTION, background: true }), reply().text('Asked; carrying on.'), reply().text('Using 3000.'));
+    const before = server.requests.length;
+    const command = [process.execPath, BIN, ...runArgs('start it', false)].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const output = await new Promise<{ code: number | null; text: string }>((done) => {
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+      let text = '';
+      let sent = false;
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (!sent && text.includes('Choose a number')) {
+          child.stdin.write('1\n');
+          sent = true;
+        }
+      });
+      child.on('close', (code) => done({ code, text }));
+    });
+    expect(output.code, output.text).toBe(0);
+    expect(server.requests.length).toBe(before + 3);
+    const messages = (server.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] }).messages;
+    const woke = String(messages.filter((m) => m.role === 'user').at(-1)?.content);
+    expect(woke).toMatch(/^\[question ask_[0-9a-f]{8} answered\] Which port\?/);
+    expect(woke).toContain('Q: Which port?\nA: 3000');
+  }, 30_000);
 });
