@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { BIN, cliEnv, requireBuild, runCli } from '../support/cli';
+import { rawAll } from '../support/raw-db';
+import { until } from '../support/tasks';
 
 let server: ModelServer;
 let dataDir: string;
@@ -79,6 +81,45 @@ describe('input requests in the CLI', () => {
     expect(done.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'finished' });
   }, 30_000);
 
+  it('a background question: the run finishes at once, `runs answer` from another process finishes the task, and the conversation is woken with the answers', async () => {
+    server.enqueue(reply().tool('ask_user_question', { ...QUESTION, background: true }), reply().text('Asked; carrying on.'));
+    const before = server.requests.length;
+    const running = runCli(runArgs('start the dev server'));
+    type Row = { id: string; status: string; task_id: string | null; run_id: string };
+    const pending = () => {
+      try {
+        return rawAll<Row>(dataDir, "SELECT id, status, task_id, run_id FROM approvals WHERE kind = 'question'");
+      } catch {
+        return [];
+      }
+    };
+    await until(() => pending().length === 1 && server.requests.length === before + 2, 'the background question', 15_000);
+    const [request] = pending();
+    expect(request!.task_id).toMatch(/^ask_[0-9a-f]{8}$/);
+    // The run did not wait for the answer: it finished while its process waits for the background task.
+    await until(() => rawAll<{ status: string }>(dataDir, 'SELECT status FROM runs WHERE id = ?', request!.run_id)[0]?.status === 'finished', 'the run to finish', 10_000);
+    const callBefore = rawAll<{ status: string; output: string }>(dataDir, "SELECT status, output FROM tool_calls WHERE tool = 'ask_user_question'");
+    expect(callBefore[0]!.output).toContain(`Started background question task ${request!.task_id}`);
+
+    server.enqueue(reply().text('Using 8080.'));
+    const answered = await runCli(['runs', 'answer', request!.id, '--value', '{"answers": {"Which port?": "8080"}}', '--data-dir', dataDir, '--base-url', server.baseURL, '--json']);
+    expect(answered.code, answered.stderr).toBe(0);
+    const first = await running;
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.events.find((e) => e.type === 'input.requested')).toMatchObject({ requestId: request!.id, kind: 'question' });
+
+    // One wake-up turn (whichever process claimed it) carried the answers to the model.
+    expect(server.requests.length).toBe(before + 3);
+    const messages = (server.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] }).messages;
+    const woke = String(messages.filter((m) => m.role === 'user').at(-1)?.content);
+    expect(woke).toMatch(new RegExp(`^\\[question ${request!.task_id} answered\\] Which port\\?`));
+    expect(woke).toContain('Q: Which port?\nA: 8080');
+    const task = rawAll<{ status: string; summary: string }>(dataDir, 'SELECT status, summary FROM background_tasks WHERE id = ?', request!.task_id);
+    expect(task[0]).toMatchObject({ status: 'finished', summary: 'answered' });
+    // The original call was not touched by the answer.
+    expect(rawAll(dataDir, "SELECT status, output FROM tool_calls WHERE tool = 'ask_user_question'")).toEqual(callBefore);
+  }, 40_000);
+
   it('a file pick answered with `runs answer` makes the file readable for the rest of the conversation', async () => {
     const outside = tempDir('deskhand-cli-outside-');
     writeFileSync(join(outside, 'budget.csv'), 'rent,900\n');
@@ -116,5 +157,30 @@ describe('input requests in the CLI', () => {
     expect(output.code, output.text).toBe(0);
     expect(output.text).toContain('3. Other (type your own answer)');
     expect(lastToolResult()).toBe('Q: Which port?\nA: (their own words) 4000 please');
+  }, 30_000);
+
+  it('in a terminal, a background question is asked at the prompt while the run goes on, and the answer wakes the conversation', async () => {
+    server.enqueue(reply().tool('ask_user_question', { ...QUESTION, background: true }), reply().text('Asked; carrying on.'), reply().text('Using 3000.'));
+    const before = server.requests.length;
+    const command = [process.execPath, BIN, ...runArgs('start it', false)].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const output = await new Promise<{ code: number | null; text: string }>((done) => {
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+      let text = '';
+      let sent = false;
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (!sent && text.includes('Choose a number')) {
+          child.stdin.write('1\n');
+          sent = true;
+        }
+      });
+      child.on('close', (code) => done({ code, text }));
+    });
+    expect(output.code, output.text).toBe(0);
+    expect(server.requests.length).toBe(before + 3);
+    const messages = (server.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] }).messages;
+    const woke = String(messages.filter((m) => m.role === 'user').at(-1)?.content);
+    expect(woke).toMatch(/^\[question ask_[0-9a-f]{8} answered\] Which port\?/);
+    expect(woke).toContain('Q: Which port?\nA: 3000');
   }, 30_000);
 });

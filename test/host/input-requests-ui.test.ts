@@ -78,6 +78,26 @@ describe('question requests', () => {
   });
 });
 
+describe('background question requests', () => {
+  it('are listed while the run has finished, shown in the tasks panel, and the answer wakes the conversation', async () => {
+    server.enqueue(reply().tool('ask_user_question', { questions: [QUESTION], background: true }), reply().text('Asked; carrying on.'), reply().text('PostgreSQL it is.'));
+    const conversationId = await start('pick a database');
+    const request = await h.waitFor(requestOf('question'));
+    await h.waitFor(finished);
+    expect(request).toMatchObject({ tool: 'ask_user_question', data: { questions: [{ question: 'Which database?' }] } });
+    const { tasks } = await h.service.listBackgroundTasks({ conversationId });
+    expect(tasks).toMatchObject([{ kind: 'question', title: 'Which database?', status: 'running' }]);
+
+    await h.service.answerRequest({ requestId: request.approvalId, value: { answers: { 'Which database?': 'PostgreSQL' } } });
+    const deadline = Date.now() + 10_000;
+    while (server.requests.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('Q: Which database?\\nA: PostgreSQL');
+    const after = (await h.service.listBackgroundTasks({ conversationId })).tasks[0]!;
+    expect(after).toMatchObject({ kind: 'question', status: 'finished', summary: 'answered' });
+    expect(after.tail).toContain('Q: Which database?\nA: PostgreSQL');
+  });
+});
+
 describe('file pick requests', () => {
   it('browse one folder at a time (names only, hidden last) while the pick waits, and stop once it is answered', async () => {
     mkdirSync(join(work, 'reports'));

@@ -48,7 +48,7 @@ const SEED: Record<string, Row[]> = {
 const ADDED_DEFAULTS: Record<string, Row> = {
   conversations: { sandbox: 'workspace-write', tainted: 0 },
   tool_calls: { paths: null },
-  approvals: { kind: 'approval', request: null, answer: null },
+  approvals: { kind: 'approval', request: null, answer: null, task_id: null },
   runs: { owner_start: null },
 };
 

@@ -391,8 +391,9 @@ export class AppService implements ContractHandlers {
     const run = store.getRun(approval.run_id);
     if (!run) throw new DeskhandError('not_found', 'The run of this approval no longer exists.');
 
+    // A background task's request concerns no run at all.
     const waitingHere = [...this.active.values()].some((a) => a.runId === run.id);
-    if (waitingHere || run.status !== 'parked') {
+    if (waitingHere || run.status !== 'parked' || approval.task_id) {
       await act();
       return false;
     }

@@ -42,7 +42,7 @@ export interface Assembly {
 export function assembleTools(services: HostServices, registry = new ToolRegistry()): Assembly {
   const shell = createShellFamily({ tasks: services.tasks, sandbox: services.sandbox, dataDir: services.dataDir });
   const secrets = createSecretFamily({ vault: services.vault, learn: (name, value) => services.redactor.addSecret(name, value) });
-  const interaction = createInteractionFamily();
+  const interaction = createInteractionFamily({ tasks: services.tasks });
   const families = [
     createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }),
     shell,

@@ -12,6 +12,7 @@ import { osSandbox } from '../services/sandbox';
 import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
 import { Vault } from '../services/vault/vault';
 import { assembleTools } from './assemble';
+import { formatAnswers } from '../tools/interaction';
 import { PinnedHttpClient } from '../services/http/pinned-client';
 import type { HttpService } from '../services/http/index';
 import { SettingsFile } from './settings-file';
@@ -73,6 +74,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       store,
       registry,
       inputKinds,
+      // A background question's answer (from any process) finishes its task; the wake-up delivers it.
+      onBackgroundAnswer: (a) => tasks.settleQuestion(a.taskId, a.declined ? { declined: a.reason } : { output: formatAnswers(a.answer) }),
       idleTimeoutMs: opts.idleTimeoutMs ?? envNumber('DESKHAND_MODEL_IDLE_TIMEOUT_MS'),
       retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
     },

@@ -3,6 +3,7 @@ import type { BackgroundTaskView } from '../../shared/contract';
 import type { BackgroundTasks } from '../services/tasks/background-tasks';
 import { readLogPage } from '../services/processes/task-log';
 import { parseJson, type WaitProgress } from '../services/tasks/task-text';
+import { progressOf } from '../services/tasks/question-tasks';
 
 /** Enough to see where a task stands; the whole output stays on disk for the model's task_output. */
 const TAIL_BYTES = 2_000;
@@ -12,6 +13,7 @@ export function projectBackgroundTasks(tasks: BackgroundTasks, conversationId: s
     const jobs = t.kind === 'job_batch' ? tasks.jobs(t.id) : [];
     let tail = '';
     if (t.kind === 'command') tail = readLogPage(t.output_path, undefined, TAIL_BYTES).text;
+    else if (t.kind === 'question') tail = (progressOf(t).output ?? '').slice(-TAIL_BYTES);
     else if (t.kind === 'wait_for') tail = parseJson<WaitProgress>(t.progress, { checks: 0, lastExit: null, lastOutput: '', identical: false, recent: [] }).lastOutput.slice(-TAIL_BYTES);
     else tail = jobs.map((j) => `[${j.idx}] ${(j.tail ?? '').trim().split('\n').at(-1) ?? ''}`).join('\n').slice(-TAIL_BYTES);
     return {

@@ -44,7 +44,9 @@ export function wakeMessage(runtime: Runtime, tasks: readonly TaskRow[]): string
           : `[wait_for ${task.id} ${task.status === 'timed_out' ? 'timed out' : task.status}]`
         : task.kind === 'job_batch'
           ? `[job batch ${task.id} ${task.status}]`
-          : `[background task ${task.id} ${task.status}]`;
+          : task.kind === 'question'
+            ? `[question ${task.id} ${task.status === 'finished' ? 'answered' : task.status}]`
+            : `[background task ${task.id} ${task.status}]`;
     const identical = task.kind === 'wait_for' && task.status === 'timed_out' && parseJson<WaitProgress>(task.progress, { checks: 0, lastExit: null, lastOutput: '', identical: false, recent: [] }).identical;
     const notice = identical ? `\n${IDENTICAL_NOTICE}` : '';
     return `${header} ${task.title.slice(0, 200)}${notice}\n${wrapUntrusted(WAKE_SOURCE, runtime.tasks.describe(task))}`;
@@ -54,7 +56,7 @@ export function wakeMessage(runtime: Runtime, tasks: readonly TaskRow[]): string
 
 export interface ParsedWakeTask {
   id: string;
-  kind: 'command' | 'job_batch' | 'wait_for';
+  kind: 'command' | 'job_batch' | 'wait_for' | 'question';
   /** In plain words: "Background task finished", "Wait finished: the condition holds", "Job batch failed"… */
   headline: string;
   title: string;
@@ -63,7 +65,7 @@ export interface ParsedWakeTask {
 }
 
 const WAKE_PART = new RegExp(
-  String.raw`\[(background task|job batch|wait_for) ((?:cmd|jobs|wait)_[0-9a-f]{8})(: the condition holds| [a-z_ ]+)\] ((?:(?!<untrusted )[\s\S])*?)\n` +
+  String.raw`\[(background task|job batch|wait_for|question) ((?:cmd|jobs|wait|ask)_[0-9a-f]{8})(: the condition holds| [a-z_ ]+)\] ((?:(?!<untrusted )[\s\S])*?)\n` +
     String.raw`<untrusted source="${WAKE_SOURCE}" nonce="([0-9a-f]{16})">\n([\s\S]*?)\n</untrusted nonce="\5">(?:\n\n|$)`,
   'y',
 );
@@ -88,13 +90,15 @@ export function parseWakeMessage(text: string): ParsedWakeTask[] | null {
     const notice = head.endsWith(`\n${IDENTICAL_NOTICE}`) ? IDENTICAL_NOTICE : null;
     const title = notice ? head.slice(0, -(IDENTICAL_NOTICE.length + 1)) : head;
     const status = state.startsWith(':') ? state.slice(2) : state.trim();
-    const kind = family === 'wait_for' ? 'wait_for' : family === 'job batch' ? 'job_batch' : 'command';
+    const kind = family === 'wait_for' ? 'wait_for' : family === 'job batch' ? 'job_batch' : family === 'question' ? 'question' : 'command';
     const headline =
       kind === 'wait_for'
         ? state.startsWith(':')
           ? 'Wait finished: the condition holds'
           : `Wait ${status}`
-        : `${kind === 'job_batch' ? 'Job batch' : 'Background task'} ${status}`;
+        : kind === 'question'
+          ? `Question ${status}`
+          : `${kind === 'job_batch' ? 'Job batch' : 'Background task'} ${status}`;
     tasks.push({ id, kind, headline, title, output, notice });
     at = re.lastIndex;
   }

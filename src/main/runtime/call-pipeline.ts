@@ -15,7 +15,7 @@ import { recheckPaths, type PathCheck } from './path-guard';
 import type { StreamRedactor } from './redaction';
 import type { TurnToolSet } from './registry';
 import { checkPlaceholders, substituteSecrets } from './secret-args';
-import type { Effects, ToolContext, ToolDefinition } from './tool';
+import type { Effects, InputSpec, ToolContext, ToolDefinition } from './tool';
 import { wrapUntrusted } from './untrusted';
 import { NO_REDACTION } from './model-step';
 
@@ -236,6 +236,41 @@ export class CallPipeline {
     return request.id;
   }
 
+  /** A request that belongs to a background task: bound to the call (for the UI) but no call or run waits for it. */
+  private openBackgroundRequest(run: RunRow, row: ToolCallRow, spec: InputSpec & { taskId: string }, options: RunOptions): string {
+    const { store, redactor, inputKinds } = this.core;
+    if (!inputKinds.get(spec.kind)) throw new DeskhandError('internal', `No input kind "${spec.kind}".`);
+    const request = store.insertApproval({
+      id: `apr_${randomUUID()}`,
+      run_id: run.id,
+      tool_call_id: row.id,
+      tool: row.tool,
+      args_sha256: row.args_sha256,
+      risk: 'read-only',
+      reasons: JSON.stringify(['asked in the background']),
+      description: redactor.redact(spec.description),
+      preview: redactor.redact(spec.prompt),
+      always_pattern: null,
+      kind: spec.kind,
+      request: redactor.redact(JSON.stringify(spec.data ?? null)),
+      task_id: spec.taskId,
+    });
+    this.core.emit(options, {
+      type: 'input.requested',
+      runId: run.id,
+      conversationId: run.conversation_id,
+      requestId: request.id,
+      kind: spec.kind,
+      callId: row.call_id,
+      tool: row.tool,
+      description: request.description,
+      prompt: request.preview ?? '',
+      data: JSON.parse(request.request ?? 'null') as unknown,
+      schema: inputKinds.schemaOf(spec.kind),
+    });
+    return request.id;
+  }
+
   /** Runs one call's acting half. Returns true when its output tainted the run. */
   private async execute(run: RunRow, item: Runnable, state: PersistentConversationState, options: RunOptions, tainted: boolean, held: ReadonlySet<string>): Promise<boolean> {
     const { row, tool, args, effects, decided } = item;
@@ -372,6 +407,7 @@ export class CallPipeline {
       },
       ...(answer !== undefined ? { answer } : {}),
       ...(decision ? { approvedByPerson: decision.byPerson, decisionReasons: decision.reasons } : {}),
+      openBackgroundRequest: (spec) => this.openBackgroundRequest(run, row, spec, options),
       usage: {
         inputTokens: run.input_tokens,
         outputTokens: run.output_tokens,

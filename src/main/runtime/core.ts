@@ -9,7 +9,7 @@ import type { ProviderConfig } from '../services/providers/providers';
 import type { Vault } from '../services/vault/vault';
 import type { AppGrants } from './approval-engine';
 import type { AnswerWaiters } from './answer-waiters';
-import type { InputKinds } from './input-kinds';
+import type { BackgroundAnswer, InputKinds } from './input-kinds';
 import type { ToolRegistry } from './registry';
 import type { SecretRedactor } from './redaction';
 import { sanitizeEvent } from './call-security';
@@ -52,6 +52,8 @@ export class RuntimeCore {
     readonly waiters: AnswerWaiters,
     readonly limits: RuntimeLimits,
     readonly grants: AppGrants | undefined,
+    /** Where answers to background tasks' requests go (the host's task service). */
+    readonly onBackgroundAnswer?: (answer: BackgroundAnswer) => void | Promise<void>,
   ) {}
 
   onEvent(listener: (e: RunEvent) => void): () => void {

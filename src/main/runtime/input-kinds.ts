@@ -79,3 +79,11 @@ function example(kind: string): string {
       return 'the request shows';
   }
 }
+
+/**
+ * An answer (or a refusal) to a request that belongs to a background task (ask_user_question with `background`):
+ * handed to the host's task service, never to the tool call that opened it. `answer` is what the kind accepted.
+ */
+export type BackgroundAnswer =
+  | { taskId: string; requestId: string; kind: string; declined: false; answer: unknown }
+  | { taskId: string; requestId: string; kind: string; declined: true; reason: string | null };

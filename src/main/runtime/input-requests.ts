@@ -10,7 +10,7 @@ import type { RunEvent } from '../../shared/events';
 import type { ApprovalRow } from '../services/store/store';
 import { sha256 } from './approval-engine';
 import type { RunOptions, RunOutcome, RuntimeCore } from './core';
-import type { ApprovalAnswer } from './input-kinds';
+import type { ApprovalAnswer, BackgroundAnswer } from './input-kinds';
 
 export type { ApprovalAnswer };
 
@@ -29,6 +29,13 @@ export class InputRequests {
     const reason = answer.reason?.trim() ? answer.reason.trim().slice(0, 2000) : null;
     const { store } = this.core;
     const call = this.boundCall(approval);
+    if (approval.task_id) {
+      // A background task's request: its call finished long ago; the refusal ends the task instead.
+      const onAnswer = this.backgroundHandler(approval);
+      if (!store.answerApproval(approvalId, 'denied', null, reason)) throw new DeskhandError('conflict', `Request ${approvalId} was answered by someone else just now.`);
+      await onAnswer({ taskId: approval.task_id, requestId: approvalId, kind: approval.kind, declined: true, reason });
+      return this.answeredInBackground(approval, reason, resume);
+    }
     const ok = store.transaction(() => {
       if (!store.decideApproval(approvalId, answer.approved ? 'approved' : 'denied', !!answer.always && answer.approved, reason)) return false;
       if (answer.approved && answer.always && approval.always_pattern) store.addRule(approval.tool, approval.always_pattern, `rule_${randomUUID()}`);
@@ -51,8 +58,15 @@ export class InputRequests {
     if (!kind) throw new DeskhandError('usage', `Request ${requestId} is of kind "${request.kind}", which this build of Deskhand cannot answer.`);
     const parsed = inputKinds.parse(request.kind, value);
     const call = this.boundCall(request);
+    const onAnswer = request.task_id ? this.backgroundHandler(request) : null;
     const accepted = await kind.accept(parsed, request.request ? (JSON.parse(request.request) as unknown) : null);
     const stored = redactor.redact(JSON.stringify(accepted ?? null));
+    if (request.task_id && onAnswer) {
+      // A background task's request: the answer finishes the task; its call and run are left as they are.
+      if (!store.answerApproval(requestId, 'approved', stored, null)) throw new DeskhandError('conflict', `Request ${requestId} was answered by someone else just now.`);
+      await onAnswer({ taskId: request.task_id, requestId, kind: request.kind, declined: false, answer: JSON.parse(stored) as unknown });
+      return this.answeredInBackground(request, null, resume);
+    }
     const ok = store.transaction(() => {
       if (!store.answerApproval(requestId, 'approved', stored, null)) return false;
       store.updateToolCall(call.id, { status: 'approved' });
@@ -89,6 +103,20 @@ export class InputRequests {
       throw new DeskhandError('conflict', `Request ${request.id} no longer matches its tool call; it was refused.`);
     }
     return call;
+  }
+
+  private backgroundHandler(request: ApprovalRow): (answer: BackgroundAnswer) => void | Promise<void> {
+    const handler = this.core.onBackgroundAnswer;
+    if (!handler) throw new DeskhandError('unsupported', `Request ${request.id} belongs to background task ${request.task_id}, which this host cannot finish.`);
+    return handler;
+  }
+
+  /** After a background task's request was answered: the UI hears of it; no run is woken or resumed. */
+  private answeredInBackground(request: ApprovalRow, reason: string | null, resume?: RunOptions): RunOutcome {
+    const approved = this.core.store.getApproval(request.id)?.status === 'approved';
+    this.core.emit(resume, { type: 'approval.decided', runId: request.run_id, approvalId: request.id, decision: approved ? 'approved' : 'denied', always: false, ...(reason ? { reason } : {}) });
+    const run = this.core.store.getRun(request.run_id)!;
+    return { runId: run.id, conversationId: run.conversation_id, status: run.status, approvalIds: this.core.store.pendingApprovals(run.id).map((a) => a.id) };
   }
 
   private howToAnswer(request: ApprovalRow): string {

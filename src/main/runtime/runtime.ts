@@ -16,7 +16,7 @@ import { AnswerWaiters } from './answer-waiters';
 import { callEffects, decide, type AppGrants, type Verdict } from './approval-engine';
 import { CallPipeline } from './call-pipeline';
 import { RuntimeCore, type RunOptions, type RunOutcome } from './core';
-import { InputKinds, type ApprovalAnswer, type InputKind } from './input-kinds';
+import { InputKinds, type ApprovalAnswer, type BackgroundAnswer, type InputKind } from './input-kinds';
 import { InputRequests } from './input-requests';
 import { streamModelStep } from './model-call';
 import { SecretRedactor } from './redaction';
@@ -25,7 +25,7 @@ import { RunLoop } from './run-loop';
 import { runOwnerAlive } from '../services/processes/proc-info';
 import type { ToolDefinition } from './tool';
 
-export type { RunOptions, RunOutcome, ApprovalAnswer };
+export type { RunOptions, RunOutcome, ApprovalAnswer, BackgroundAnswer };
 
 export interface RuntimeOptions {
   store: Store;
@@ -49,6 +49,11 @@ export interface RuntimeOptions {
   retryBaseMs?: number;
   maxSteps?: number;
   contextWindow?: number;
+  /**
+   * Receives answers to requests that belong to background tasks (ask_user_question with `background`): the host
+   * finishes the task with them. Without it such requests cannot be answered.
+   */
+  onBackgroundAnswer?: (answer: BackgroundAnswer) => void | Promise<void>;
 }
 
 export interface ExplainResult {
@@ -107,6 +112,7 @@ export class Runtime {
         contextWindow: opts.contextWindow ?? 200_000,
       },
       opts.grants,
+      opts.onBackgroundAnswer,
     );
     this.loop = new RunLoop(this.core, new CallPipeline(this.core));
     this.requests = new InputRequests(this.core, (runId, options) => this.resume(runId, options));

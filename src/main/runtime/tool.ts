@@ -176,6 +176,11 @@ export interface ToolContext {
   readonly decisionReasons?: readonly string[];
   /** For tools with an input request: the person's answer, validated by its kind. */
   readonly answer?: unknown;
+  /**
+   * Opens an input request that belongs to a background task instead of this call: the call does not wait, and the
+   * answer goes to the task (RuntimeOptions `onBackgroundAnswer`), never to this call or its run. Returns its id.
+   */
+  openBackgroundRequest?(spec: InputSpec & { taskId: string }): string;
 }
 
 export interface ToolResult {
@@ -213,7 +218,7 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   /** What a call would touch. Omitted: the call touches nothing but the conversation's own state. */
   effects?(args: z.infer<P>, ctx: EffectsContext): Effects | Promise<Effects>;
   /** A person answers before `execute` runs (the answer is the approval). */
-  input?(args: z.infer<P>): InputSpec;
+  input?(args: z.infer<P>): InputSpec | null;
   /** The secret a finished call of this tool loads into the run (ask_user_secret, use_saved_secret), by name. */
   holdsSecret?(args: z.infer<P>): string | null;
   /**

@@ -5,7 +5,7 @@ import { useConversations } from '../state/conversations';
 import { useTasks } from '../state/tasks';
 import { formatDuration } from './tool-status';
 
-const KIND_LABEL: Record<BackgroundTaskView['kind'], string> = { command: 'Command', job_batch: 'Job batch', wait_for: 'Waiting for' };
+const KIND_LABEL: Record<BackgroundTaskView['kind'], string> = { command: 'Command', job_batch: 'Job batch', wait_for: 'Waiting for', question: 'Question' };
 const STATUS_LABEL: Record<BackgroundTaskView['status'], string> = {
   running: 'running',
   finished: 'done',
@@ -38,7 +38,7 @@ export function BackgroundTasksPanel() {
       {!selectedId ? (
         <p className="muted small">Open a conversation to see its background tasks.</p>
       ) : list.length === 0 ? (
-        <p className="muted small">Nothing runs in the background here. Long commands, job batches and waits the agent starts appear here, with their output.</p>
+        <p className="muted small">Nothing runs in the background here. Long commands, job batches, waits and questions the agent starts appear here, with their output.</p>
       ) : (
         <ul className="panel-list">
           {list.map((t) => (
@@ -88,7 +88,7 @@ function TaskItem({ task }: { task: BackgroundTaskView }) {
               {task.tail}
             </pre>
           ) : (
-            <p className="muted small">No output yet.</p>
+            <p className="muted small">{task.kind === 'question' ? (task.status === 'running' ? 'Waiting for your answer (in the requests list).' : 'No answer.') : 'No output yet.'}</p>
           )}
           {task.status === 'running' && (
             <button type="button" className="btn danger" disabled={cancelling} onClick={() => void useTasks.getState().cancel(task.id)} aria-label={`Cancel ${task.title}`}>

@@ -46,7 +46,7 @@ function WakeTask({ task }: { task: WakeItem['tasks'][number] }) {
     <div className={`wake-task wake-${task.kind}`}>
       <button type="button" className="wake-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className="wake-icon" aria-hidden="true">
-          {task.kind === 'wait_for' ? '◷' : task.kind === 'job_batch' ? '≡' : '⚙'}
+          {task.kind === 'wait_for' ? '◷' : task.kind === 'job_batch' ? '≡' : task.kind === 'question' ? '?' : '⚙'}
         </span>
         <strong className="wake-headline">{task.headline}</strong>
         <span className="wake-title">{task.title}</span>

@@ -247,6 +247,11 @@ export class Store {
     return this.#requests.pending(runId);
   }
 
+  /** The requests a background task opened (a background question's). */
+  approvalsForTask(taskId: string): ApprovalRow[] {
+    return this.#requests.forTask(taskId);
+  }
+
   approvalsForRun(runId: string): ApprovalRow[] {
     return this.#requests.forRun(runId);
   }

@@ -16,6 +16,7 @@ import { describeResult, formatDuration } from './task-text';
 import { launchWorker, type WorkerLauncher } from './worker-launch';
 import { CommandTask, newTaskId, waitGone, type BackgroundTasksOptions, type BatchSpec, type CheckResult, type StartBatchInput, type StartCommandInput, type TaskEvent } from './task-model';
 import { WaitChecks } from './wait-checks';
+import { QuestionTasks, progressOf, type StartQuestionInput } from './question-tasks';
 
 export { CommandTask, newTaskId };
 export type { BackgroundTasksOptions, BatchSpec, CheckResult, StartBatchInput, StartCommandInput, TaskEvent };
@@ -49,6 +50,7 @@ export class BackgroundTasks {
   private readonly redactor: OutputRedactor | null;
   private readonly commands = new Map<string, CommandTask>();
   private readonly waitChecks: WaitChecks;
+  private readonly questions: QuestionTasks;
   /** Processes an unsandboxed command left running after its shell exited (`cmd &`): ended on quit. */
   private readonly lingering = new Map<string, Lingering>();
   private readonly listeners = new Set<(e: TaskEvent) => void>();
@@ -66,13 +68,9 @@ export class BackgroundTasks {
     this.identity = selfIdentity();
     this.ref = new WeakRef(this);
     OPEN.add(this.ref);
-    this.waitChecks = new WaitChecks({
-      rows: this.rows,
-      identity: this.identity,
-      assertOpen: () => this.assertOpen(),
-      changed: (id) => this.changed(id),
-      recordGroup: (proc, taskId) => this.recordGroup(proc, taskId),
-    });
+    const host = { rows: this.rows, store: opts.store, identity: this.identity, assertOpen: () => this.assertOpen(), changed: (id: string) => this.changed(id) };
+    this.waitChecks = new WaitChecks({ ...host, recordGroup: (proc, taskId) => this.recordGroup(proc, taskId) });
+    this.questions = new QuestionTasks(host);
   }
 
   onEvent(listener: (e: TaskEvent) => void): () => void {
@@ -229,6 +227,13 @@ export class BackgroundTasks {
     return this.waitChecks.start(input);
   }
 
+  // ── Background questions (question-tasks.ts) ──────────────────────────────────────────────────────────────────
+
+  startQuestion = (input: StartQuestionInput): { task: TaskRow; requestId: string } => this.questions.start(input);
+
+  /** The person answered a background question (or declined it): from the runtime's `onBackgroundAnswer`. */
+  settleQuestion = (taskId: string, result: { output: string } | { declined: string | null }): void => this.questions.settle(taskId, result);
+
   // ── Job batches ───────────────────────────────────────────────────────────────────────────────────────────────
 
   startBatch(input: StartBatchInput): TaskRow {
@@ -324,7 +329,7 @@ export class BackgroundTasks {
       return describeResult(task, { output: page.text, outputBytes: page.total });
     }
     if (task.kind === 'job_batch') return describeResult(task, { jobs: this.rows.jobs(task.id) });
-    return describeResult(task, {});
+    return describeResult(task, task.kind === 'question' ? { output: progressOf(task).output ?? '' } : {});
   }
 
   /** A page of a command's or job's full output, as it is on disk now. */
@@ -367,8 +372,8 @@ export class BackgroundTasks {
       await this.endOrphan(task, reason);
       return 'cancelled';
     }
-    if (task.kind === 'wait_for') {
-      await this.waitChecks.cancel(task, reason);
+    if (task.kind === 'wait_for' || task.kind === 'question') {
+      await (task.kind === 'wait_for' ? this.waitChecks.cancel(task, reason) : this.questions.cancel(task, reason));
       return 'cancelled';
     }
     // A batch (or one job of it): the jobs are marked first, so the worker (alive or not) cannot restart them.
@@ -482,7 +487,8 @@ export class BackgroundTasks {
   async recover(): Promise<{ ended: number; interrupted: string[]; revived: string[] }> {
     const interrupted: string[] = [];
     for (const task of this.rows.runningTasks()) {
-      if (task.kind === 'job_batch' || isSameProcess(task.owner_pid, task.owner_start)) continue;
+      // A question waits for a person, not a process: it survives a restart (its request stays answerable).
+      if (task.kind === 'job_batch' || task.kind === 'question' || isSameProcess(task.owner_pid, task.owner_start)) continue;
       if (this.rows.finishTask(task.id, 'interrupted', { summary: 'Deskhand stopped while this was running', notified_at: Date.now() })) interrupted.push(task.id);
     }
     const revived = this.reviveBatches();

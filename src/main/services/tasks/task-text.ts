@@ -24,7 +24,7 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-export const KIND_LABEL: Record<string, string> = { command: 'command', job_batch: 'job batch', wait_for: 'wait_for' };
+export const KIND_LABEL: Record<string, string> = { command: 'command', job_batch: 'job batch', wait_for: 'wait_for', question: 'question' };
 
 /** One line: `cmd_1a2b3c4d  command  running 12.0 s  npm test`. */
 export function taskLine(task: TaskRow, now = Date.now()): string {
@@ -81,6 +81,10 @@ export function describeResult(task: TaskRow, extra: { output?: string; outputBy
           'Test the check command itself (run it once with execute_command) before waiting again.',
       );
     }
+  } else if (task.kind === 'question') {
+    lines.push(`question: ${oneLine(task.title, 500)}`);
+    lines.push(`status: ${task.status === 'running' ? 'waiting for the person to answer' : `${task.status} after ${took}${task.summary ? ` (${task.summary})` : ''}`}`);
+    if (extra.output) lines.push('--- answers ---', extra.output);
   } else if (task.kind === 'job_batch') {
     const jobs = extra.jobs ?? [];
     const count = (s: string) => jobs.filter((j) => j.status === s).length;

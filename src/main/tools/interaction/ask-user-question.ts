@@ -2,12 +2,15 @@
  * ask_user_question (Spec II AskUserQuestion): 1–4 multiple-choice questions, each with 2–4 options, optionally
  * multi-select, with an automatic "Other" that takes the person's own words. The run waits for the answer (or parks;
  * `deskhand runs answer ID --value '{"answers": {"<question>": "<label or own words>"}}'` answers it from anywhere),
- * and the model receives each question with its answer.
+ * and the model receives each question with its answer. With `background` (Spec II) the call returns at once with a
+ * `question` background task: the same request stays open, and the answer finishes the task (question-tasks.ts),
+ * which wakes the conversation like any ended background task.
  */
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import type { InputKind } from '../../runtime/input-kinds';
+import type { TaskService } from '../../services/tasks';
 
 const option = z
   .object({
@@ -33,12 +36,34 @@ export const questionParams = z
       .max(4, { error: 'ask at most 4 questions per call' })
       .refine((qs) => new Set(qs.map((q) => q.question)).size === qs.length, { error: 'questions must differ' })
       .describe('1–4 questions to ask together.'),
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        'Ask without waiting (default false): returns a background task id at once, and the answers are delivered to you when the person gives them (task_output, wait_tasks and cancel_background_jobs work on the task).',
+      ),
   })
   .strict();
 
 type QuestionArgs = z.infer<typeof questionParams>;
 export type QuestionData = { questions: { question: string; header: string | null; options: { label: string; description: string }[]; multiSelect: boolean }[] };
 type Answers = Record<string, string | string[]>;
+type Answered = { question: string; answers: { label: string; other: boolean }[] }[];
+
+/** What the model reads for answered questions: the same text in the foreground and from a background task. */
+export function formatAnswers(answered: unknown): string {
+  if (!Array.isArray(answered)) throw new DeskhandError('internal', 'The question was not answered.');
+  return (answered as Answered)
+    .map((a) => `Q: ${a.question}\nA: ${a.answers.map((x) => (x.other ? `(their own words) ${x.label}` : x.label)).join('; ')}`)
+    .join('\n\n');
+}
+
+const requestOf = (args: QuestionArgs) => ({
+  kind: 'question',
+  description: args.questions.length === 1 ? 'The agent asks you a question' : `The agent asks you ${args.questions.length} questions`,
+  prompt: args.questions.map((q) => q.question).join('\n'),
+  data: questionData(args),
+});
 
 /** What a question request carries to the UI and the terminal. */
 export function questionData(args: QuestionArgs): QuestionData {
@@ -78,35 +103,45 @@ export const questionKind: InputKind<{ answers: Answers }> = {
   },
 };
 
-export const askUserQuestion = defineTool({
-  name: 'ask_user_question',
-  description:
-    'Ask the person 1–4 multiple-choice questions when you need a decision only they can make (which approach, which ' +
-    'environment, what to name something). Each question ends with "?", has 2–4 options (label + what it means) and ' +
-    'an optional header of at most 12 characters; set multi_select to allow several choices. An "Other" choice with ' +
-    'free text is added automatically. You receive each question with the answer (an option label, or their own ' +
-    'words marked as such). Do not use it for yes/no permission to act: tool calls are approved separately.',
-  params: questionParams,
-  risk: 'read-only',
-  disclosure: 'private',
-  presentation: {
-    title: 'Ask you a question',
-    icon: 'question',
-    summary: (args) => (args.questions.length === 1 ? args.questions[0]!.question : `${args.questions.length} questions`),
-  },
-  input: (args) => ({
-    kind: 'question',
-    description: args.questions.length === 1 ? 'The agent asks you a question' : `The agent asks you ${args.questions.length} questions`,
-    prompt: args.questions.map((q) => q.question).join('\n'),
-    data: questionData(args),
-  }),
-  async execute(_args, ctx) {
-    const answered = ctx.answer as { question: string; answers: { label: string; other: boolean }[] }[] | undefined;
-    if (!Array.isArray(answered)) throw new DeskhandError('internal', 'The question was not answered.');
-    const lines = answered.map((a) => {
-      const text = a.answers.map((x) => (x.other ? `(their own words) ${x.label}` : x.label)).join('; ');
-      return `Q: ${a.question}\nA: ${text}`;
-    });
-    return { output: lines.join('\n\n') };
-  },
-});
+/** The tool; `tasks` starts background questions (without it, `background` is refused). */
+export const createAskUserQuestion = (tasks?: Pick<TaskService, 'startQuestion'>) =>
+  defineTool({
+    name: 'ask_user_question',
+    description:
+      'Ask the person 1–4 multiple-choice questions when you need a decision only they can make (which approach, which ' +
+      'environment, what to name something). Each question ends with "?", has 2–4 options (label + what it means) and ' +
+      'an optional header of at most 12 characters; set multi_select to allow several choices. An "Other" choice with ' +
+      'free text is added automatically. You receive each question with the answer (an option label, or their own ' +
+      'words marked as such). Do not use it for yes/no permission to act: tool calls are approved separately.',
+    params: questionParams,
+    risk: 'read-only',
+    disclosure: 'private',
+    presentation: {
+      title: 'Ask you a question',
+      icon: 'question',
+      summary: (args) => (args.questions.length === 1 ? args.questions[0]!.question : `${args.questions.length} questions`),
+    },
+    // In the background the call does not wait: it opens the request itself, bound to a task (execute below).
+    input: (args) => (args.background ? null : requestOf(args)),
+    async execute(args, ctx) {
+      if (!args.background) return { output: formatAnswers(ctx.answer) };
+      if (!tasks || !ctx.openBackgroundRequest) {
+        throw new DeskhandError('unsupported', 'This host cannot ask questions in the background; ask again without background.');
+      }
+      const open = ctx.openBackgroundRequest;
+      // The request's id reaches the person's surfaces (input.requested); the model needs only the task's.
+      const { task } = tasks.startQuestion({
+        conversationId: ctx.conversationId,
+        runId: ctx.runId,
+        callId: ctx.callId,
+        title: args.questions[0]!.question,
+        open: (taskId) => open({ ...requestOf(args), taskId }),
+      });
+      return {
+        output:
+          `Started background question task ${task.id}; the person has not answered yet. ` +
+          'Continue with other work: the answers are delivered to you when they are given. task_output shows them, ' +
+          `wait_tasks waits for them, cancel_background_jobs withdraws the question.`,
+      };
+    },
+  });

@@ -47,6 +47,8 @@ export const createTaskOutput = (tasks: TaskService) =>
         const recent = p.recent.map((c) => `  ${new Date(c.at).toISOString().slice(11, 19)}  exit ${c.exit ?? 'none'}  ${c.ms} ms  ${c.output.trim().split('\n').at(-1)?.slice(0, 160) ?? ''}`);
         return { output: `${taskLine(task)}\n${describeResult(task, {})}\nrecent checks:\n${recent.join('\n') || '  (none)'}`, untrustedSource: 'command output' };
       }
+      // A background question: the person's answers (once given), like the foreground tool's result.
+      if (task.kind === 'question') return { output: `${taskLine(task)}\n${tasks.describe(task)}` };
       return { output: `${taskLine(task)}\n${describeResult(task, { jobs: tasks.jobs(task.id) })}`, untrustedSource: 'command output' };
     },
   });

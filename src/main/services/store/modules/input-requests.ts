@@ -27,6 +27,8 @@ export interface ApprovalRow {
   reason: string | null;
   created_at: number;
   decided_at: number | null;
+  /** The background task (a `question` task) this request belongs to; null when its tool call waits for it. */
+  task_id: string | null;
 }
 
 /** A pending request with what the UI shows beside it (its run, conversation and tool call). */
@@ -39,9 +41,10 @@ export interface PendingApprovalContextRow extends ApprovalRow {
   call_args: string;
 }
 
-export type NewApproval = Omit<ApprovalRow, 'status' | 'always' | 'reason' | 'created_at' | 'decided_at' | 'kind' | 'request' | 'answer'> & {
+export type NewApproval = Omit<ApprovalRow, 'status' | 'always' | 'reason' | 'created_at' | 'decided_at' | 'kind' | 'request' | 'answer' | 'task_id'> & {
   kind?: string;
   request?: string | null;
+  task_id?: string | null;
 };
 
 export const inputRequestsModule = defineStoreModule({
@@ -83,6 +86,10 @@ export const inputRequestsModule = defineStoreModule({
       CREATE INDEX approvals_tool_call ON approvals(tool_call_id, created_at);
       CREATE INDEX approvals_run ON approvals(run_id, created_at);`,
     },
+    {
+      description: 'requests of background tasks (ask_user_question with background): answered without their call or run',
+      sql: `ALTER TABLE approvals ADD COLUMN task_id TEXT;`,
+    },
   ],
   queries: (sql: Sql) => ({
     insert(row: NewApproval): ApprovalRow {
@@ -105,18 +112,20 @@ export const inputRequestsModule = defineStoreModule({
         reason: null,
         created_at: Date.now(),
         decided_at: null,
+        task_id: row.task_id ?? null,
       };
       sql.run(
-        `INSERT INTO approvals (id,run_id,tool_call_id,tool,args_sha256,risk,reasons,description,preview,always_pattern,kind,request,answer,status,always,reason,created_at,decided_at)
-         VALUES (@id,@run_id,@tool_call_id,@tool,@args_sha256,@risk,@reasons,@description,@preview,@always_pattern,@kind,@request,@answer,@status,@always,@reason,@created_at,@decided_at)`,
+        `INSERT INTO approvals (id,run_id,tool_call_id,tool,args_sha256,risk,reasons,description,preview,always_pattern,kind,request,answer,status,always,reason,created_at,decided_at,task_id)
+         VALUES (@id,@run_id,@tool_call_id,@tool,@args_sha256,@risk,@reasons,@description,@preview,@always_pattern,@kind,@request,@answer,@status,@always,@reason,@created_at,@decided_at,@task_id)`,
         full,
       );
       return full;
     },
     get: (id: string) => sql.one<ApprovalRow>('SELECT * FROM approvals WHERE id = ?', id),
+    /** Pending requests: all of them, or what a run waits for (a background task's request keeps no run waiting). */
     pending: (runId?: string) =>
       runId
-        ? sql.all<ApprovalRow>("SELECT * FROM approvals WHERE status = 'pending' AND run_id = ? ORDER BY created_at", runId)
+        ? sql.all<ApprovalRow>("SELECT * FROM approvals WHERE status = 'pending' AND run_id = ? AND task_id IS NULL ORDER BY created_at", runId)
         : sql.all<ApprovalRow>("SELECT * FROM approvals WHERE status = 'pending' ORDER BY created_at"),
     forRun: (runId: string) => sql.all<ApprovalRow>('SELECT * FROM approvals WHERE run_id = ? ORDER BY created_at', runId),
     latestForCall: (toolCallId: string) => sql.one<ApprovalRow>('SELECT * FROM approvals WHERE tool_call_id = ? ORDER BY created_at DESC LIMIT 1', toolCallId),
@@ -143,6 +152,7 @@ export const inputRequestsModule = defineStoreModule({
     answer: (id: string, status: 'approved' | 'denied', answer: string | null, reason: string | null) =>
       sql.run("UPDATE approvals SET status = ?, answer = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'", status, answer, reason, Date.now(), id)
         .changes === 1,
+    forTask: (taskId: string) => sql.all<ApprovalRow>('SELECT * FROM approvals WHERE task_id = ? ORDER BY created_at', taskId),
     expire: (id: string, reason: string) =>
       sql.run("UPDATE approvals SET status = 'expired', reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'", reason, Date.now(), id).changes === 1,
   }),

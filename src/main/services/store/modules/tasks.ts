@@ -1,11 +1,11 @@
 /**
- * Background tasks: one table for every kind of task (commands, job batches, wait_for; later subagents and
- * questions), the jobs of a batch, and the process groups Deskhand has to end. Shared by the app and the detached
+ * Background tasks: one table for every kind of task (commands, job batches, wait_for, background questions; later
+ * subagents), the jobs of a batch, and the process groups Deskhand has to end. Shared by the app and the detached
  * job worker, each over its own connection to the same database.
  */
 import { defineStoreModule, type Sql } from '../module';
 
-export type TaskKind = 'command' | 'job_batch' | 'wait_for';
+export type TaskKind = 'command' | 'job_batch' | 'wait_for' | 'question';
 export type TaskStatus = 'running' | 'finished' | 'failed' | 'cancelled' | 'timed_out' | 'interrupted';
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['finished', 'failed', 'cancelled', 'timed_out', 'interrupted'];
 export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
