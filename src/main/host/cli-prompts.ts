@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import type { RunEvent } from '../../shared/events';
+import { describeAlways } from '../../shared/always-allow';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { AppRuntime as Runtime } from './open-runtime';
 
@@ -63,7 +64,7 @@ export class PromptQueue {
     this.chain = this.chain.then(async () => {
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       try {
-        const always = event.alwaysPattern ? `, [A]lways allow ${event.tool} for ${event.alwaysPattern}` : '';
+        const always = event.alwaysPattern ? `, [A]lways: ${describeAlways(event.tool, event.alwaysPattern)}` : '';
         const answer = (await rl.question(`Approve ${event.tool}? [y]es${always}, [n]o: `)).trim();
         if (answer === 'A' && event.alwaysPattern) await this.runtime.decideApproval(event.approvalId, { approved: true, always: true });
         else if (/^y(es)?$/i.test(answer)) await this.runtime.decideApproval(event.approvalId, { approved: true });

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunEvent } from '../../shared/events';
+import { describeAlways } from '../../shared/always-allow';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import { isPolicy, type Policy } from '../../shared/tools';
 import { isSandboxMode, type SandboxMode } from '../../shared/sandbox';
@@ -262,6 +263,11 @@ async function runsCommand(args: string[]): Promise<number> {
         const run = store.getRun(approval.run_id)!;
         const provider = providerFromFlags(values, run);
         const options = runOptions(runtime, provider, !!values.json);
+        if (sub === 'approve' && values.always) {
+          // Exactly what "always" saves, before it is saved (a rule, or a workspace root of this conversation).
+          if (approval.always_pattern) process.stderr.write(`Always: ${describeAlways(approval.tool, approval.always_pattern)}.\n`);
+          else throw new UsageError('No "always allow" can be saved for this call; approve it once instead (without --always).');
+        }
         const outcome = await withInterrupt(options, async (opts) => {
           const decided =
             sub === 'answer'

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Decision, Policy, RiskTier } from '../../shared/tools';
 import { maxRisk, policyClears } from '../../shared/tools';
 import { errorMessage } from '../../shared/errors';
+import { ROOT_OFFER_PREFIX } from '../../shared/always-allow';
 import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
 import { urlGuard } from './url-inspector';
@@ -49,6 +50,8 @@ export interface InspectorReport {
   network?: boolean;
   /** Every URL of the call is covered by a URL grant (the person named these destinations in advance). */
   urlGranted?: boolean;
+  /** Containment: the call asks only because its writes lie outside the roots, and this folder may become a root. */
+  rootOffer?: string | null;
 }
 
 /** What the inspectors before one have established. */
@@ -72,6 +75,11 @@ export interface PolicyDecision {
   reasons: string[];
   /** What an "always allow" rule for this call covers; null when no rule may be saved. */
   rulePattern: string | null;
+  /**
+   * The folder "always allow" adds as a workspace root of the conversation instead of saving a rule: set only when
+   * the call asks for no reason but file-tool writes outside the roots that all lie in this folder.
+   */
+  rootOffer: string | null;
   /** The path checks the decision used (declared paths, and paths the classifier checked). */
   paths: PathCheck[];
   /** A path is read from outside the workspace: the output is untrusted (envelope + taint). */
@@ -134,7 +142,11 @@ const containment: Inspector = {
       risk = maxRisk(risk, p.risk);
       if (p.alwaysAsk) asks.push(`${p.alwaysAsk}: always asks`);
     }
-    return report('containment', asks.length ? 'ask' : 'pass', [...reasons, ...asks], { risk, paths: checks });
+    // A root may be offered only when every path that asks does so for lying outside the roots, in one folder.
+    const asking = checks.filter((p) => p.alwaysAsk);
+    const offers = new Set(asking.map((p) => p.rootOffer ?? null));
+    const rootOffer = asking.length && offers.size === 1 && !offers.has(null) ? [...offers][0]! : null;
+    return report('containment', asks.length ? 'ask' : 'pass', [...reasons, ...asks], { risk, paths: checks, ...(rootOffer ? { rootOffer } : {}) });
   },
 };
 
@@ -205,6 +217,8 @@ const savedRules: Inspector = {
 export const INSPECTORS: readonly Inspector[] = [classifier, containment, secrets, urlGuard, taint, appGrants, policy, savedRules];
 
 function rulePatternOf(facts: Facts): string | null {
+  // The root-offer prefix is reserved: a rule pattern never reads as an offer to add a workspace root.
+  if (typeof facts.rulePattern === 'string' && facts.rulePattern.startsWith(ROOT_OFFER_PREFIX)) return null;
   if (facts.rulePattern !== undefined) return facts.rulePattern;
   if (facts.risk === 'read-only') return null;
   const resolved = facts.paths.filter((p) => !p.error).map((p) => p.resolved);
@@ -241,12 +255,16 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
   // as the headline): what later inspectors would have cleared did not decide it. `inspectors` keeps every report.
   let deciding = reports.length;
   if (hard) while (deciding > 0 && reports[deciding - 1]!.verdict !== 'ask' && reports[deciding - 1]!.verdict !== 'deny') deciding--;
+  // Only when the containment inspector is the only one asking (and nothing denies) may "always" add a root.
+  const askers = reports.filter((r) => r.verdict === 'ask' || r.verdict === 'deny');
+  const rootOffer = askers.length === 1 && askers[0]!.verdict === 'ask' && askers[0]!.rootOffer ? askers[0]!.rootOffer : null;
   const placeholders = checkPlaceholders({ name: input.tool.name, secretArgs: e.secretArgs }, input.args, input.heldSecrets);
   return {
     risk: facts.risk,
     decision,
     reasons: reports.slice(0, deciding).flatMap((r) => r.reasons),
     rulePattern: hard ? null : rulePatternOf(facts),
+    rootOffer,
     paths: facts.paths,
     untrustedRead: facts.paths.some((p) => p.untrusted),
     network: facts.network || facts.egress,

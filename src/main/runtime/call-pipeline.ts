@@ -5,6 +5,7 @@
  * parallel, at most 10 at once, each persisted as it finishes.
  */
 import { randomUUID } from 'node:crypto';
+import { rootOfferPattern } from '../../shared/always-allow';
 import { DeskhandError, ToolError, errorMessage } from '../../shared/errors';
 import type { ConversationRow, RunRow, ToolCallRow } from '../services/store/store';
 import { callEffects, decide, type PolicyDecision } from './approval-engine';
@@ -198,7 +199,8 @@ export class CallPipeline {
         reasons: JSON.stringify(decision.reasons),
         description: redactor.redact(proposal.description),
         preview: proposal.preview === null ? null : redactor.redact(proposal.preview),
-        always_pattern: isApproval ? decision.rulePattern : null,
+        // A rule pattern, or an offer to add a workspace root (`workspace-root:<folder>`): what "always" saves.
+        always_pattern: isApproval ? (decision.rulePattern ?? (decision.rootOffer ? rootOfferPattern(decision.rootOffer) : null)) : null,
         kind,
         request: isApproval ? null : redactor.redact(JSON.stringify(data ?? null)),
       });

@@ -36,6 +36,11 @@ export class PersistentConversationState implements ConversationState {
     this.revealedTools = strings(data.revealed);
   }
 
+  /** Adds a workspace root (the person's "always allow" for a change outside the roots). */
+  addWorkspaceRoot(path: string): void {
+    if (!this.workspaceRoots.includes(path)) this.workspaceRoots.push(path);
+  }
+
   addReadableRoots(paths: readonly string[]): void {
     for (const p of paths) if (!this.readableRoots.includes(p)) this.readableRoots.push(p);
   }

@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { DeskhandError } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
 import type { ApprovalRow } from '../services/store/store';
+import { offeredRoot } from '../../shared/always-allow';
 import { sha256 } from './approval-engine';
+import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RunOutcome, RuntimeCore } from './core';
 import type { ApprovalAnswer, BackgroundAnswer } from './input-kinds';
 
@@ -38,12 +40,25 @@ export class InputRequests {
     }
     const ok = store.transaction(() => {
       if (!store.decideApproval(approvalId, answer.approved ? 'approved' : 'denied', !!answer.always && answer.approved, reason)) return false;
-      if (answer.approved && answer.always && approval.always_pattern) store.addRule(approval.tool, approval.always_pattern, `rule_${randomUUID()}`);
+      if (answer.approved && answer.always && approval.always_pattern) {
+        const root = offeredRoot(approval.always_pattern);
+        if (root !== null) this.addRoot(approval.run_id, root);
+        else store.addRule(approval.tool, approval.always_pattern, `rule_${randomUUID()}`);
+      }
       store.updateToolCall(call.id, { status: answer.approved ? 'approved' : 'denied' });
       return true;
     });
     if (!ok) throw new DeskhandError('conflict', `Approval ${approvalId} was answered by someone else just now.`);
     return this.answered(approval, answer.approved, !!answer.always && answer.approved, reason, resume);
+  }
+
+  /** Adds a workspace root to the run's conversation, in its persisted state (inside the caller's transaction). */
+  private addRoot(runId: string, root: string): void {
+    const { store } = this.core;
+    const conv = store.getConversation(store.getRun(runId)!.conversation_id)!;
+    const state = new PersistentConversationState(conv.folder, conv.state);
+    state.addWorkspaceRoot(root);
+    store.updateConversation(conv.id, { state: state.serialize() });
   }
 
   /**

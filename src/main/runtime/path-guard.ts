@@ -12,7 +12,7 @@
 import { constants, lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { maxRisk, type RiskTier } from '../../shared/tools';
 import { ToolError } from '../../shared/errors';
 import {
@@ -73,6 +73,11 @@ export interface PathCheck {
   risk: RiskTier;
   /** Set when the call must ask under every policy. */
   alwaysAsk: string | null;
+  /**
+   * Set when the write asks only because it lies outside the workspace roots: the folder "always allow" may add as a
+   * root (the nearest existing folder above the path), or null when no folder may be offered.
+   */
+  rootOffer?: string | null;
   /** A read from outside the workspace: the output is untrusted (envelope + taint). */
   untrusted: boolean;
   /** One line for `deskhand policy explain` and the approval. */
@@ -110,6 +115,14 @@ export function lexicalPath(input: string, cwd: string, home?: string): string {
 }
 
 /** True when `child` is `parent` or lies inside it (both absolute). */
+function isFolder(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export function isInside(child: string, parent: string): boolean {
   const rel = relative(parent, child);
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
@@ -371,6 +384,7 @@ export class PathGuard {
     else if (access === 'write' && hardLinks > 1) alwaysAsk = `${resolved} has ${hardLinks} hard links; a write changes every one of them`;
     // The boundary the sandbox gives commands: a file tool changing anything outside the workspace roots asks a person.
     else if (access === 'write' && !root) alwaysAsk = `${resolved} is outside the workspace roots; changes there are approved by a person`;
+    const rootOffer = alwaysAsk && access === 'write' && !root && !asksForKind && !holds && !throughLink && hardLinks <= 1 ? this.rootOffer(resolved) : undefined;
     if (alwaysAsk) risk = maxRisk(risk, access === 'read' ? 'low-risk' : 'high-risk');
     if (gitInternal && access === 'write' && !sensitive) notes.push('inside git metadata');
 
@@ -401,9 +415,27 @@ export class PathGuard {
       ...(holds ? { holdsSensitive: holds } : {}),
       risk,
       alwaysAsk,
+      ...(rootOffer !== undefined ? { rootOffer } : {}),
       untrusted: access === 'read' && !root,
       summary: parts.join('; '),
     };
+  }
+
+  /**
+   * The folder "always allow" may add as a workspace root for a write to `resolved` outside the roots: the nearest
+   * existing folder above it. Never `/`, the home folder or a folder holding it, a sensitive folder or one holding
+   * sensitive locations, or Deskhand's data (or a folder inside or holding it).
+   */
+  rootOffer(resolved: string): string | null {
+    let dir = dirname(resolved);
+    while (dir !== dirname(dir) && !isFolder(dir)) dir = dirname(dir);
+    if (dir === dirname(dir)) return null;
+    const homes = [this.home, this.lexicalHome];
+    if (homes.some((h) => isInside(h, dir))) return null;
+    if (this.dataDir && [this.dataDir, this.lexicalData].some((d) => isInside(d, dir) || isInside(dir, d))) return null;
+    if (sensitiveMatch(dir, { dataDir: this.dataDir, roots: this.roots, home: this.home })) return null;
+    if (sensitiveInside(dir, { dataDir: this.dataDir, home: this.home })) return null;
+    return dir;
   }
 
   /** Every path of a spec, reads first. Empty and missing entries are skipped. */
@@ -440,7 +472,8 @@ export function recheckPaths(decided: readonly PathCheck[], ctx: GuardContext): 
     const changed =
       now.resolved !== before.resolved
         ? `it now leads to ${now.resolved}, not ${before.resolved}`
-        : now.root !== before.root
+        : // A path outside that is now inside a root (the person added one with "always allow") is no escape.
+          now.root !== before.root && before.root !== null
           ? 'the workspace it lies in changed'
           : !!now.sensitive !== !!before.sensitive
             ? 'it became a sensitive path'

@@ -4,6 +4,7 @@
  */
 import type { BackgroundTasks } from './background-tasks';
 
+export type { LogPage } from '../processes/task-log';
 export type { CommandTask, CheckResult, StartBatchInput, StartCommandInput, BatchSpec, TaskRow, JobRow, TaskStatus, TaskKind } from './background-tasks';
 export * from './task-text';
 export type { StartQuestionInput } from './question-tasks';

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../runtime/tool';
 import type { TaskService } from '../../services/tasks';
+import { readRedactedPage } from './redacted-page';
 import { describeResult, jobLine, parseJson, taskLine, type WaitProgress } from '../../services/tasks';
 
 /** A page of output: big enough to read a log in a few calls, small enough for the context. */
@@ -29,7 +30,8 @@ export const createTaskOutput = (tasks: TaskService) =>
     async execute({ id, offset }, ctx) {
       const { task, job } = tasks.resolve(id, ctx.conversationId);
       if (task.kind === 'command' || job) {
-        const page = tasks.readOutput(task, job, offset, PAGE_BYTES);
+        // Redacted around the page before it is cut, so an edge never shows part of a secret (the edges move instead).
+        const page = readRedactedPage((at, limit) => tasks.readOutput(task, job, at, limit), offset, PAGE_BYTES, (t) => ctx.redact(t));
         const head = job ? [taskLine(task), jobLine(task.id, job)] : [taskLine(task)];
         // Spec II's output_path: where the whole log is saved (in Deskhand's data folder, so page it with offset here).
         const path = job ? job.output_path : task.output_path;

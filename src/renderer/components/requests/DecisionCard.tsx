@@ -4,6 +4,7 @@
  * itself has focus, and the card never takes focus unless the person asked for it.
  */
 import { useRef, useState, type KeyboardEvent } from 'react';
+import { describeAlways, offeredRoot } from '../../../shared/always-allow';
 import { api } from '../../api/client';
 import { ArgsView } from '../ArgsView';
 import { DiffView } from '../DiffView';
@@ -84,13 +85,20 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
 
       {confirmAlways && approval.alwaysPattern ? (
         <div className="always-confirm" role="group" aria-label="Always allow rule">
-          <p>
-            Save a rule: from now on <code>{approval.tool}</code> runs without asking, in every conversation, for calls matching{' '}
-            <code className="pattern">{approval.alwaysPattern}</code>.
-          </p>
+          {offeredRoot(approval.alwaysPattern) !== null ? (
+            <p>
+              Add <code className="pattern">{offeredRoot(approval.alwaysPattern)}</code> as a workspace root of this conversation: from now on,
+              changes inside it no longer ask, and the sandbox can write there.
+            </p>
+          ) : (
+            <p>
+              Save a rule: from now on <code>{approval.tool}</code> runs without asking, in every conversation, for calls matching{' '}
+              <code className="pattern">{approval.alwaysPattern}</code>.
+            </p>
+          )}
           <div className="actions">
             <button type="button" className="btn primary" disabled={busy} onClick={() => decide('always')}>
-              Save rule and approve
+              {offeredRoot(approval.alwaysPattern) !== null ? 'Add root and approve' : 'Save rule and approve'}
             </button>
             <button type="button" className="btn" disabled={busy} onClick={() => setConfirmAlways(false)}>
               Cancel
@@ -108,7 +116,7 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
             disabled={busy || !approval.alwaysPattern}
             onClick={() => setConfirmAlways(true)}
             aria-keyshortcuts="A"
-            title={approval.alwaysPattern ? `Covers ${approval.tool} for ${approval.alwaysPattern}` : 'No rule can be saved for this call'}
+            title={approval.alwaysPattern ? describeAlways(approval.tool, approval.alwaysPattern) : 'No rule can be saved for this call'}
           >
             Always allow
           </button>
