@@ -19,6 +19,8 @@ export interface InputKind<A = unknown> {
   accept(value: A, data: unknown): Promise<unknown> | unknown;
   /** A short line for a terminal or a list ("Answer 2 questions"). */
   label(data: unknown): string;
+  /** An answer's JSON as a person would type it, for the error when one does not parse. */
+  example: string;
 }
 
 export const approvalAnswerSchema = z.strictObject({
@@ -61,22 +63,7 @@ export class InputKinds {
       .slice(0, 5)
       .map((i) => `${i.path.length ? i.path.join('.') : 'the value'}: ${i.message}`)
       .join('; ');
-    throw new DeskhandError('usage', `That is not an answer to a ${kind} request (${problems}). Expected JSON like ${example(kind)}.`);
-  }
-}
-
-function example(kind: string): string {
-  switch (kind) {
-    case 'approval':
-      return '{"approved": true}';
-    case 'question':
-      return '{"answers": {"<question text>": "<option label or your own words>"}}';
-    case 'file_pick':
-      return '{"paths": ["/absolute/path"]}';
-    case 'secret':
-      return '{"value": "…"} (better: `deskhand secrets set NAME`, which reads it without echo)';
-    default:
-      return 'the request shows';
+    throw new DeskhandError('usage', `That is not an answer to a ${kind} request (${problems}). Expected JSON like ${kind === 'approval' ? '{"approved": true}' : this.kinds.get(kind)!.example}.`);
   }
 }
 

@@ -28,7 +28,11 @@ const TYPES: Record<string, string[]> = {
   css: ['*.css', '*.scss'],
 };
 
-const MAX_COLUMNS = 500;
+/**
+ * A memory guard only, far past grep's 500-column cut (like rg's --max-columns in grep.ts): grep redacts each line
+ * whole and only then cuts it, so a credential near the cut is never shown in part.
+ */
+const LINE_CAP = 16 * 500;
 
 export interface SystemGrepArgs {
   pattern: string;
@@ -73,7 +77,7 @@ function pathFilter(args: SystemGrepArgs): (path: string) => boolean {
 
 /** Long lines cut like ripgrep's --max-columns-preview. */
 function cutLine(line: string): string {
-  return line.length > MAX_COLUMNS + 200 ? `${line.slice(0, MAX_COLUMNS + 200)} [... ${line.length - MAX_COLUMNS - 200} more characters omitted]` : line;
+  return line.length > LINE_CAP ? `${line.slice(0, LINE_CAP)} [... ${line.length - LINE_CAP} more characters omitted]` : line;
 }
 
 export async function runSystemGrep(

@@ -48,6 +48,7 @@ export const filePickKind: InputKind<{ paths: string[] }> = {
       }),
     };
   },
+  example: '{"paths": ["/absolute/path"]}',
   label: (data) => `a request to pick ${(data as FilePickData | undefined)?.pick === 'folder' ? 'a folder' : 'a file'}`,
 };
 

@@ -97,6 +97,7 @@ export const questionKind: InputKind<{ answers: Answers }> = {
     if (unknown.length) throw new DeskhandError('usage', `"${unknown[0]!.slice(0, 100)}" is not one of the questions asked: ${questions.map((q) => `"${q.question}"`).join(', ')}.`);
     return out;
   },
+  example: '{"answers": {"<question text>": "<option label or your own words>"}}',
   label: (data) => {
     const n = (data as QuestionData | undefined)?.questions?.length ?? 0;
     return `a question${n > 1 ? ` (${n} questions)` : ''} for the person`;

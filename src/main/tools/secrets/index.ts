@@ -31,6 +31,7 @@ export function createSecretFamily(deps: SecretDeps): { tools: ToolDefinition[];
       // What is stored as the answer: that it was saved, never the value.
       return { saved: name };
     },
+    example: '{"value": "…"} (better: `deskhand secrets set NAME`, which reads it without echo)',
     label: (data) => `a request for the secret ${String((data as { name?: unknown })?.name ?? '')}`,
   };
   return {
