@@ -1,29 +1,61 @@
 /**
- * Runs every bench/*.bench.ts (or those named on the command line) and prints `name: value` lines.
- * Each benchmark measures its ratios side by side in one run, since these machines are noisy.
+ * Runs every bench/*.bench.ts (or those named on the command line) and prints one line per figure:
+ * `name: median (p10–p90, n=…) [vs baseline; target …]`. Each benchmark measures its baselines side by side in the
+ * same run, since these machines are noisy. All figures are written to bench/results/latest.json;
+ * `--compare FILE` prints the change of each figure against an earlier results file.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { formatFigure, isFigure, type BenchResult, type Figure } from './lib';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+const argv = process.argv.slice(2);
+let compareWith: string | undefined;
+const only: string[] = [];
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === '--compare') {
+    compareWith = argv[++i];
+    if (!compareWith) throw new Error('--compare needs a results file, such as bench/results/latest.json');
+  } else only.push(argv[i]!);
+}
+const previous: Record<string, Figure | number | string> = compareWith && existsSync(compareWith)
+  ? (JSON.parse(readFileSync(compareWith, 'utf8')) as { figures: Record<string, Figure | number | string> }).figures
+  : {};
+if (compareWith && !existsSync(compareWith)) process.stderr.write(`--compare: ${compareWith} does not exist; printing without changes\n`);
+
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.startsWith(o)))
   .sort();
 
+const valueOf = (v: Figure | number | string | undefined): number | undefined =>
+  isFigure(v) ? v.median : typeof v === 'number' ? v : undefined;
+
+const all: Record<string, Figure | number | string> = {};
 let failed = false;
 for (const file of files) {
   try {
-    const mod = (await import(pathToFileURL(join(here, file)).href)) as { default: () => Promise<Record<string, number | string>> };
+    const mod = (await import(pathToFileURL(join(here, file)).href)) as { default: () => Promise<BenchResult> };
     const figures = await mod.default();
     for (const [name, value] of Object.entries(figures)) {
-      process.stdout.write(`${name}: ${typeof value === 'number' ? Number(value.toFixed(3)) : value}\n`);
+      all[name] = value;
+      let line = formatFigure(name, value);
+      const now = valueOf(value);
+      const before = valueOf(previous[name]);
+      if (compareWith && now !== undefined && before !== undefined && before !== 0) {
+        const pct = ((now - before) / Math.abs(before)) * 100;
+        line += `  Δ ${pct >= 0 ? '+' : ''}${pct.toFixed(1)}% (was ${Number(before.toPrecision(4))})`;
+      } else if (compareWith && now !== undefined) line += '  Δ new';
+      process.stdout.write(`${line}\n`);
     }
   } catch (err) {
     failed = true;
     process.stderr.write(`${file} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   }
 }
+mkdirSync(join(here, 'results'), { recursive: true });
+const out = join(here, 'results', only.length ? `partial-${Date.now()}.json` : 'latest.json');
+writeFileSync(out, `${JSON.stringify({ at: new Date().toISOString(), figures: all }, null, 2)}\n`);
+process.stdout.write(`figures written to ${out}\n`);
 process.exitCode = failed ? 1 : 0;

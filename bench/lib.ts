@@ -1,0 +1,89 @@
+/**
+ * Shared bench helpers. A figure is a set of samples reported as `median (p10–p90, n=…)`, with the name of the
+ * baseline it was measured against in the same run. Ratios are computed per round (paired samples), so the spread of
+ * a ratio is the spread of the paired rounds, not a ratio of two medians.
+ */
+export interface Figure {
+  median: number;
+  p10: number;
+  p90: number;
+  n: number;
+  /** Unit shown after the value, such as `ms`, `x` or `pages/s`. */
+  unit?: string;
+  /** What this figure was measured against in the same run (another figure's name or a short description). */
+  baseline?: string;
+  /** The target the issue sets, shown for reference (`≤ 1.5`). */
+  target?: string;
+}
+
+export type BenchResult = Record<string, Figure | number | string>;
+
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}
+
+/** Median and p10–p90 of the samples. */
+export function figure(samples: readonly number[], extra: Omit<Figure, 'median' | 'p10' | 'p90' | 'n'> = {}): Figure {
+  const s = [...samples].sort((a, b) => a - b);
+  return { median: quantile(s, 0.5), p10: quantile(s, 0.1), p90: quantile(s, 0.9), n: s.length, ...extra };
+}
+
+/** Per-round ratio of paired samples (`measured[i] / baseline[i]`). */
+export function ratio(measured: readonly number[], baseline: readonly number[], extra: Omit<Figure, 'median' | 'p10' | 'p90' | 'n'> = {}): Figure {
+  if (measured.length !== baseline.length) throw new Error('ratio: samples must be paired');
+  return figure(measured.map((m, i) => m / baseline[i]!), { unit: 'x', ...extra });
+}
+
+/**
+ * Runs `a` and `b` alternately for `rounds` (after `warmup`), swapping the order each round so neither side always
+ * runs warm; returns the paired durations in milliseconds.
+ */
+export async function paired(
+  rounds: number,
+  warmup: number,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<{ a: number[]; b: number[] }> {
+  const out = { a: [] as number[], b: [] as number[] };
+  for (let i = 0; i < warmup + rounds; i++) {
+    const first = i % 2 === 0;
+    const t0 = performance.now();
+    await (first ? a() : b());
+    const t1 = performance.now();
+    await (first ? b() : a());
+    const t2 = performance.now();
+    if (i < warmup) continue;
+    out.a.push(first ? t1 - t0 : t2 - t1);
+    out.b.push(first ? t2 - t1 : t1 - t0);
+  }
+  return out;
+}
+
+/** Times `fn` `rounds` times after `warmup` runs; milliseconds. */
+export async function timed(rounds: number, warmup: number, fn: () => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < warmup + rounds; i++) {
+    const t0 = performance.now();
+    await fn();
+    if (i >= warmup) out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+const num = (v: number): string => (Math.abs(v) >= 100 ? v.toFixed(1) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3));
+
+export function isFigure(v: unknown): v is Figure {
+  return typeof v === 'object' && v !== null && typeof (v as Figure).median === 'number' && typeof (v as Figure).n === 'number';
+}
+
+/** `name: median (p10–p90, n=…)`, with unit, baseline and target when known. */
+export function formatFigure(name: string, v: Figure | number | string): string {
+  if (!isFigure(v)) return `${name}: ${typeof v === 'number' ? num(v) : v}`;
+  const unit = v.unit ? ` ${v.unit}` : '';
+  const extras = [v.baseline ? `vs ${v.baseline}` : '', v.target ? `target ${v.target}` : ''].filter(Boolean).join('; ');
+  return `${name}: ${num(v.median)}${unit} (${num(v.p10)}–${num(v.p90)}, n=${v.n})${extras ? ` [${extras}]` : ''}`;
+}
