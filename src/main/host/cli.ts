@@ -36,7 +36,7 @@ const USAGE = `Usage:
   deskhand secrets delete NAME
   deskhand grants add-url PATTERN | list | revoke ID|PATTERN   (URL grants, e.g. https://api.example.com/v1/*)
   deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
-  deskhand web [--port N] [--data-dir DIR] [--json] [provider flags as in run]
+  deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [provider flags as in run]   (keeps its address; --help)
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits

@@ -1,7 +1,8 @@
 /**
- * `deskhand web [--port N] [--data-dir DIR] [--provider …] [--base-url URL] [--model NAME] [--json]`: the desktop UI
- * in a browser, served by the same runtime on 127.0.0.1. Prints the URL (with its per-launch token) as one line, or
- * `{"url": …}` with --json, and runs until SIGINT/SIGTERM.
+ * `deskhand web [--port N] [--new-address] [--data-dir DIR] [--provider …] [--base-url URL] [--model NAME] [--json]`:
+ * the desktop UI in a browser, served by the same runtime on 127.0.0.1. Prints the URL (with its token) as one line,
+ * or `{"url": …}` with --json, and runs until SIGINT/SIGTERM. The port and token are kept across restarts
+ * (web-address.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,7 +13,18 @@ import { KeytarSecretStore } from '../services/vault/secret-store';
 import { AppService } from './app-service';
 import { providerFromFlags } from './cli';
 import { openRuntime, resolveDataDir } from './open-runtime';
+import { plannedWebAddress, writeWebAddress } from './web-address';
 import { startWebHost } from './web-host';
+
+export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json]
+                    [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
+
+Serves the Deskhand UI on 127.0.0.1 and prints its address, which carries an access token. The port and token are
+kept in the data folder, so a restart prints the same address and open tabs reconnect.
+  --port N         listen on port N from now on (0: any free port)
+  --new-address    make a new token (and a new port unless --port is given); old addresses stop working
+  --json           print {"url": …} instead of a sentence
+Stop it with Ctrl-C.`;
 
 export async function webCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -25,16 +37,25 @@ export async function webCommand(args: string[]): Promise<number> {
       'data-dir': { type: 'string' },
       json: { type: 'boolean' },
       port: { type: 'string' },
+      'new-address': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) {
+    process.stdout.write(`${WEB_USAGE}\n`);
+    return 0;
+  }
   if (positionals.length) throw new DeskhandError('usage', `web takes no arguments (got "${positionals.join(' ')}").`);
-  const port = values.port === undefined ? 0 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new DeskhandError('usage', `--port must be a port number (got "${values.port}").`);
+  const explicitPort = values.port === undefined ? undefined : Number(values.port);
+  if (explicitPort !== undefined && (!Number.isInteger(explicitPort) || explicitPort < 0 || explicitPort > 65535)) {
+    throw new DeskhandError('usage', `--port must be a port number (got "${values.port}").`);
+  }
   const override = values.provider !== undefined || values['base-url'] !== undefined || values.model !== undefined ? providerFromFlags(values) : null;
   const rendererDir = findRendererDir();
   if (!rendererDir) throw new DeskhandError('usage', 'The renderer is not built: run `npm run build` first.');
 
   const dataDir = resolveDataDir(values['data-dir']);
+  const planned = plannedWebAddress(dataDir, { ...(explicitPort !== undefined ? { port: explicitPort } : {}), fresh: values['new-address'] === true });
   const runtime = openRuntime({ dataDir });
   const service = new AppService({
     runtime,
@@ -47,11 +68,18 @@ export async function webCommand(args: string[]): Promise<number> {
   });
   let host;
   try {
-    host = await startWebHost({ service, rendererDir, port });
+    host = await startWebHost({ service, rendererDir, port: planned.port, token: planned.token });
   } catch (err) {
-    runtime.store.close();
-    throw new DeskhandError('usage', `Could not listen on 127.0.0.1:${port}: ${(err as Error).message}`);
+    const busy = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    if (!busy || explicitPort !== undefined || planned.port === 0) {
+      runtime.store.close();
+      throw new DeskhandError('usage', `Could not listen on 127.0.0.1:${planned.port}: ${(err as Error).message}`);
+    }
+    // The saved port is taken (another program, or an older Deskhand web still running): any free port, same token.
+    process.stderr.write(`Port ${planned.port} is in use; Deskhand web moves to a free port (the token stays).\n`);
+    host = await startWebHost({ service, rendererDir, port: 0, token: planned.token });
   }
+  writeWebAddress(dataDir, { port: host.port, token: host.token });
   process.stdout.write(values.json ? `${JSON.stringify({ url: host.url })}\n` : `Deskhand is running at ${host.url}\n`);
 
   await new Promise<void>((resolve) => {

@@ -100,7 +100,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   function forbid(res: ServerResponse, why: string, req: IncomingMessage): void {
     log.warn(`web: 403 for ${req.method} (${why})`);
     res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-    res.end('Forbidden. Open Deskhand with the full URL it printed when it started (it carries a per-launch token).\n');
+    res.end('Forbidden. Open Deskhand with the full URL it printed when it started (it carries an access token; `deskhand web --new-address` makes a new one).\n');
   }
 
   const server = createServer((req, res) => {

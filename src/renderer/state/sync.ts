@@ -43,9 +43,16 @@ export async function refreshAll(): Promise<void> {
       useTools.getState().load(),
     ]);
     useUi.getState().setHost(host);
+    const firstLoad = !useConversations.getState().loaded;
     useConversations.getState().setList(conversations.conversations);
     useApprovals.getState().set(approvals.approvals);
     useSettings.getState().set(settings);
+    const fromAddress = firstLoad ? conversationFromAddress() : null;
+    if (fromAddress && !useConversations.getState().selectedId && conversations.conversations.some((c) => c.id === fromAddress)) {
+      selectConversation(fromAddress);
+      await Promise.all([useTasks.getState().load(fromAddress), useTodos.getState().load(fromAddress)]);
+      return;
+    }
     const selected = useConversations.getState().selectedId;
     if (selected) await Promise.all([useMessages.getState().reload(), useTasks.getState().load(selected), useTodos.getState().load(selected)]);
   } catch (err) {
@@ -141,8 +148,21 @@ async function sendQueued(item: QueuedMessage): Promise<void> {
   }
 }
 
+/** The open conversation as it appears in the page address (`#c=ID`), so a reload or a bookmark reopens it. */
+export function conversationFromAddress(hash: string = window.location.hash): string | null {
+  const m = /(?:^#|&)c=([A-Za-z0-9_-]+)/.exec(hash);
+  return m ? m[1]! : null;
+}
+
+function writeAddress(id: string | null): void {
+  const next = id ? `#c=${id}` : '';
+  if (window.location.hash === next || (!id && !window.location.hash)) return;
+  window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}${next}`);
+}
+
 export function selectConversation(id: string | null): void {
   useConversations.getState().select(id);
+  writeAddress(id);
   useUi.getState().setView('chat');
   void useMessages.getState().open(id);
 }
