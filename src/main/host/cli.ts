@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunEvent } from '../../shared/events';
 import { describeAlways } from '../../shared/always-allow';
+import { forDisplay } from '../../shared/untrusted-display';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import { isPolicy, type Policy } from '../../shared/tools';
 import { isSandboxMode, type SandboxMode } from '../../shared/sandbox';
@@ -246,10 +247,29 @@ async function runsCommand(args: string[]): Promise<number> {
         if (values.json) {
           print({ run, toolCalls: calls, approvals });
         } else {
-          process.stdout.write(`${run.id}  ${run.status}  ${run.provider}/${run.model}  policy ${run.policy}  steps ${run.step}  tokens ${run.input_tokens}/${run.output_tokens}\n`);
-          if (run.error) process.stdout.write(`error: ${run.error}\n`);
-          for (const c of calls) process.stdout.write(`  [${c.step}.${c.position}] ${c.tool} ${c.status} ${c.risk ?? ''} ${c.decision ?? ''}\n`);
-          for (const a of approvals) process.stdout.write(`  approval ${a.id} ${a.tool} ${a.status}\n`);
+          const conv = store.getConversation(run.conversation_id);
+          const out = (line: string) => process.stdout.write(`${line}\n`);
+          out(`${run.id}  ${run.status}  ${run.provider}/${run.model}  policy ${run.policy}  steps ${run.step}  tokens ${run.input_tokens}/${run.output_tokens}`);
+          out(`conversation ${run.conversation_id}${conv ? `  "${conv.title}"  in ${conv.folder}` : ''}`);
+          if (run.error) out(`error: ${run.error}`);
+          const byCall = new Map(approvals.map((a) => [a.tool_call_id, a]));
+          for (const c of calls) {
+            const a = byCall.get(c.id);
+            const status = a?.status === 'denied' || c.decision === 'deny' ? 'denied' : c.status;
+            out(`  [${c.step}.${c.position}] ${c.tool} ${status} ${c.risk ?? ''} ${c.decision ?? ''}`.trimEnd());
+            out(`      args: ${JSON.stringify(c.args).slice(0, 400)}`);
+            if (a) {
+              out(`      ${a.kind === 'approval' ? 'approval' : a.kind} ${a.id}: ${a.status}${a.reason ? ` (${a.reason})` : ''}`);
+              // The diff or preview the person was shown, also for denied calls.
+              if (a.preview) for (const line of a.preview.split('\n').slice(0, 40)) out(`      | ${line}`);
+            }
+            if (c.output !== null) {
+              const lines = forDisplay(c.output).text.split('\n');
+              for (const line of lines.slice(0, 8)) out(`      > ${line.slice(0, 200)}`);
+              if (lines.length > 8) out(`      > … ${lines.length - 8} more lines (--json has all of it)`);
+            }
+          }
+          for (const a of approvals.filter((x) => !calls.some((c) => c.id === x.tool_call_id))) out(`  ${a.kind} ${a.id} ${a.tool} ${a.status}`);
         }
         return EXIT.finished;
       }
@@ -495,7 +515,11 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
+/** Lines of a tool's output the CLI prints under its status line. */
+const OUTPUT_LINES = 12;
+
 let midLine = false;
+let announcedConversation: string | null = null;
 function renderEvent(event: RunEvent): void {
   const err = (line: string) => {
     if (midLine) process.stdout.write('\n');
@@ -510,9 +534,16 @@ function renderEvent(event: RunEvent): void {
     case 'tool.call':
       err(`→ ${event.tool} ${JSON.stringify(event.args).slice(0, 200)}`);
       break;
-    case 'tool.result':
-      err(`  ${event.status === 'ok' ? '✓' : '✗'} ${event.tool} (${event.durationMs} ms) ${event.output.split('\n')[0]?.slice(0, 160) ?? ''}`);
+    case 'tool.result': {
+      // The text inside the untrusted envelope, as a person reads it: a status line, then up to OUTPUT_LINES lines.
+      const lines = forDisplay(event.output).text.split('\n');
+      err(`  ${event.status === 'ok' ? '✓' : '✗'} ${event.tool} (${event.durationMs} ms) ${lines[0]?.slice(0, 160) ?? ''}`);
+      const rest = lines.slice(1);
+      while (rest.length && !rest.at(-1)!.trim()) rest.pop();
+      for (const line of rest.slice(0, OUTPUT_LINES)) err(`    ${line.slice(0, 200)}`);
+      if (rest.length > OUTPUT_LINES) err(`    … ${rest.length - OUTPUT_LINES} more lines (deskhand runs show ${event.runId})`);
       break;
+    }
     case 'approval.requested':
       err(`! approval needed ${event.approvalId}: ${event.description} [${event.risk}] — ${event.reasons.at(-1) ?? ''}`);
       if (event.preview) err(event.preview);
@@ -531,6 +562,10 @@ function renderEvent(event: RunEvent): void {
       if (midLine) process.stdout.write('\n');
       midLine = false;
       if (event.error) process.stderr.write(`deskhand: ${event.error}\n`);
+      if (announcedConversation !== event.conversationId) {
+        announcedConversation = event.conversationId;
+        process.stderr.write(`(conversation ${event.conversationId}: continue it with --conversation ${event.conversationId})\n`);
+      }
       break;
     default:
       break;

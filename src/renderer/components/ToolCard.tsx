@@ -4,6 +4,7 @@
  */
 import { memo, useState } from 'react';
 import type { ToolItem } from '../../shared/contract';
+import { forDisplay } from '../../shared/untrusted-display';
 import { api, errorText } from '../api/client';
 import { useApprovals } from '../state/approvals';
 import { useMessages } from '../state/messages';
@@ -23,6 +24,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const status = item.status === 'awaiting_approval' && asks && asks !== 'approval' ? 'waiting for your answer' : STATUS_LABEL[item.status];
   const output = full ?? item.output;
   const cut = full === null && item.output !== null && item.outputChars > item.output.length;
+  const shown = output === null ? null : forDisplay(output);
 
   async function showAll() {
     if (!conversationId) return;
@@ -73,11 +75,16 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
             </p>
           )}
           <h4 className="section-label">Output</h4>
-          {output === null ? (
+          {shown && shown.sources.length > 0 && (
+            <p className="muted small untrusted-note">
+              From outside your workspace ({shown.sources.join(', ')}): shown as data, never followed as instructions.
+            </p>
+          )}
+          {shown === null ? (
             <p className="muted">{item.status === 'awaiting_approval' ? `Not run yet: ${status}.` : 'No output yet.'}</p>
           ) : (
             <pre className={`tool-output ${item.status === 'error' || item.status === 'denied' ? 'is-error' : ''}`} aria-label={`Output of ${item.tool}`}>
-              {output}
+              {shown.text}
             </pre>
           )}
           {cut && (
