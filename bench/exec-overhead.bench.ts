@@ -39,7 +39,7 @@ export default async function execOverhead(): Promise<Record<string, number>> {
   const viaTool = async (sandbox: 'off' | 'workspace-write'): Promise<void> => {
     const ctx = { ...makeContext(ws, { dataDir }), conversationId: 'conv_bench', sandbox };
     const args = tool.params.parse({ command: 'true' });
-    const d = await decideCall({ tool, args, policy: 'high-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir, sandbox }, hasRule: () => false });
+    const d = await decideCall({ tool, args, policy: 'high-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir, sandbox } });
     if (d.decision === 'deny') throw new Error('bench command was denied');
     const result = await tool.execute(args, ctx);
     if (!result.output.includes('exit code: 0')) throw new Error(`bench command failed:\n${result.output}`);

@@ -53,7 +53,7 @@ export default async function webFetchOverheadBench(): Promise<Record<string, st
     const ectx = { cwd: work, workspaceRoots: [work], dataDir: work };
     const args = fetchTool.params.parse({ url });
     // The local server is a loopback destination: decided once, approved as a person would, like any private URL.
-    const decision = decide({ tool: fetchTool, args, effects: await callEffects(fetchTool, args, ectx), policy: 'read-only', tainted: false, ctx: ectx, hasRule: () => false });
+    const decision = decide({ tool: fetchTool, args, effects: await callEffects(fetchTool, args, ectx), policy: 'read-only', tainted: false, ctx: ectx });
     const ctx = { ...makeContext(work), approvedByPerson: true, decisionReasons: decision.reasons };
 
     const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });

@@ -5,6 +5,8 @@
  * offer in its `always_pattern` under `ROOT_OFFER_PREFIX`, which no rule pattern may start with (the approval engine
  * refuses such rule patterns).
  */
+import { describeScope, type RuleScope } from './rules';
+
 export const ROOT_OFFER_PREFIX = 'workspace-root:';
 
 export function rootOfferPattern(folder: string): string {
@@ -16,9 +18,16 @@ export function offeredRoot(pattern: string | null | undefined): string | null {
   return pattern && pattern.startsWith(ROOT_OFFER_PREFIX) ? pattern.slice(ROOT_OFFER_PREFIX.length) : null;
 }
 
-/** One sentence: exactly what answering "always" saves. */
-export function describeAlways(tool: string, pattern: string): string {
+/** What a rule pattern covers, in words: `npm test *` → "npm test, with any arguments". */
+export function describePattern(pattern: string): string {
+  if (pattern.endsWith('/*')) return `anything in ${pattern.slice(0, -2)}/`;
+  if (pattern.endsWith(' *')) return `\`${pattern.slice(0, -2)}\` with any further arguments`;
+  return pattern.startsWith('/') || /^[A-Za-z]:\\/.test(pattern) ? pattern : `exactly \`${pattern}\``;
+}
+
+/** One sentence: exactly what answering "always" saves, in the scope chosen (default: this conversation). */
+export function describeAlways(tool: string, pattern: string, scope: RuleScope = 'conversation', where: string | null = null): string {
   const root = offeredRoot(pattern);
   if (root !== null) return `add ${root} as a workspace root of this conversation (changes inside it no longer ask; the sandbox can write there)`;
-  return `save a rule: ${tool} runs without asking, in every conversation, for calls matching ${pattern}`;
+  return `save a rule: ${tool} runs without asking ${describeScope(scope, where)}, for ${describePattern(pattern)} (other parts of a command still need the policy to clear them)`;
 }

@@ -33,6 +33,8 @@ export const METHOD_NAMES = [
   'listUrlGrants',
   'addUrlGrant',
   'revokeUrlGrant',
+  'listRules',
+  'revokeRule',
   'pickFolder',
   'setSandbox',
   'listBackgroundTasks',

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { POLICIES, RISK_TIERS } from './tools';
 import { SANDBOX_MODES } from './sandbox';
+import { RULE_SCOPES } from './rules';
 import { RESULT_HINTS, TOOL_ICONS, type ToolPresentationView } from './tool-presentation';
 import type { RunEvent } from './events';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
@@ -247,6 +248,25 @@ export const urlGrantViewSchema = z.strictObject({
 });
 export type UrlGrantView = z.infer<typeof urlGrantViewSchema>;
 
+/** An always-allow rule as Settings → Rules and `deskhand rules list` show it. */
+export const ruleViewSchema = z.strictObject({
+  id: z.string(),
+  tool: z.string(),
+  pattern: z.string(),
+  /** The pattern in words ("`npm test` with any further arguments"). */
+  covers: z.string(),
+  scope: z.enum(RULE_SCOPES),
+  /** Where it applies, in words ("in every conversation in /home/me/proj"). */
+  where: z.string(),
+  /** The conversation of a conversation rule (its title), when it still exists. */
+  conversationTitle: z.string().nullable(),
+  source: z.string().nullable(),
+  matchCount: z.number(),
+  lastMatchedAt: z.number().nullable(),
+  createdAt: z.number(),
+});
+export type RuleView = z.infer<typeof ruleViewSchema>;
+
 export const settingsSchema = z.strictObject({
   activeProvider: providerNameSchema,
   providers: z.strictObject({
@@ -433,6 +453,8 @@ export const contract = {
       params: z.strictObject({
         approvalId: approvalIdSchema,
         decision: z.enum(['approve', 'always', 'deny']),
+        /** Where an "always" rule applies; default this conversation. */
+        scope: z.enum(RULE_SCOPES).optional(),
         reason: text(2000).optional(),
       }),
       result: z.strictObject({ decision: z.enum(['approved', 'denied']), resumed: z.boolean() }),
@@ -521,6 +543,9 @@ export const contract = {
       result: z.strictObject({ grant: urlGrantViewSchema, grants: z.array(urlGrantViewSchema) }),
     },
     revokeUrlGrant: { params: z.strictObject({ id: urlGrantIdSchema }), result: z.strictObject({ grants: z.array(urlGrantViewSchema) }) },
+    /** Always-allow rules (also `deskhand rules list | rm ID`), with where they apply and how often they matched. */
+    listRules: { params: none, result: z.strictObject({ rules: z.array(ruleViewSchema) }) },
+    revokeRule: { params: z.strictObject({ id: z.string().regex(/^rule_[\w-]{1,80}$/, 'Not a rule id.') }), result: z.strictObject({ rules: z.array(ruleViewSchema) }) },
     pickFolder: { params: none, result: z.strictObject({ folder: z.string().nullable() }) },
     setSandbox: { params: z.strictObject({ conversationId: conversationIdSchema, sandbox: sandboxModeSchema }), result: conversationSummarySchema },
     listBackgroundTasks: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ tasks: z.array(backgroundTaskSchema) }) },

@@ -48,7 +48,7 @@ describe('CLI display', () => {
     server.enqueue(reply().tool('write_file', { path: join(work, 'notes.txt'), content: 'alpha\nbeta\n' }));
     const parked = await runCli(runArgs(dataDir, work, 'read-only', 'write notes', true));
     expect(parked.code, parked.stderr).toBe(3);
-    const requested = parked.events.find((e) => e.type === 'approval.requested') as { approvalId: string; runId: string };
+    const requested = parked.events.find((e) => e.type === "approval.requested") as unknown as { approvalId: string; runId: string };
     server.enqueue(reply().text('Understood.'));
     const denied = await runCli(['runs', 'deny', requested.approvalId, '--reason', 'not now', '--data-dir', dataDir, '--base-url', server.baseURL, '--json']);
     expect(denied.code, denied.stderr).toBe(0);

@@ -3,7 +3,7 @@
  * Tools here are small real tools (they touch the temp folder), so the loop itself is what is under test.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -227,8 +227,9 @@ describe('agent loop', () => {
     expect(store.toolCallsForRun(outcome.runId).every((c) => c.status === 'done')).toBe(true);
   });
 
-  it('waits for an interactive answer, and "always allow" stores a rule scoped to the exact path', async () => {
-    server.enqueue(reply().tool('touch', { path: 'a.txt', content: '1' }), reply().tool('touch', { path: 'a.txt', content: '2' }));
+  it('waits for an interactive answer, and "always allow" stores a rule scoped to the folder written', async () => {
+    mkdirSync(join(work, 'sub'));
+    server.enqueue(reply().tool('touch', { path: 'sub/a.txt', content: '1' }), reply().tool('touch', { path: 'sub/a.txt', content: '2' }));
     server.enqueue(reply().tool('touch', { path: 'b.txt', content: '3' }));
     const rt = runtime();
     const conv = rt.createConversation({ folder: work, policy: 'read-only' });
@@ -248,10 +249,10 @@ describe('agent loop', () => {
       },
     });
     // Step 3's reply is missing on purpose: the run fails loudly on the model server's 500 after b.txt is denied.
-    expect(asked).toEqual(['a.txt', 'b.txt']);
+    expect(asked).toEqual(['sub/a.txt', 'b.txt']);
     expect(decisions).toEqual(['touch:ask', 'touch:allow', 'touch:ask']);
-    expect(readFileSync(join(work, 'a.txt'), 'utf8')).toBe('2');
-    expect(store.listRules()).toEqual([expect.objectContaining({ tool: 'touch', pattern: join(work, 'a.txt') })]);
+    expect(readFileSync(join(work, 'sub', 'a.txt'), 'utf8')).toBe('2');
+    expect(store.listRules()).toEqual([expect.objectContaining({ tool: 'touch', pattern: `${join(work, 'sub')}/*`, scope: 'conversation', scope_value: conv.id })]);
     expect(outcome.status).toBe('failed');
   });
 

@@ -73,7 +73,7 @@ describe('the decision', () => {
   const tools = createFileFamily({ dataDir: data, secrets: new SecretRedactor() }).tools;
   const tool = (name: string): ToolDefinition => tools.find((t) => t.name === name)!;
   const decideFor = (name: string, args: Record<string, unknown>, roots = [ws]) =>
-    decideCall({ tool: tool(name), args: tool(name).params.parse(args), policy: 'high-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: roots, dataDir: data }, hasRule: () => false });
+    decideCall({ tool: tool(name), args: tool(name).params.parse(args), policy: 'high-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: roots, dataDir: data } });
 
   it.each([
     ['write_file', { path: join(outside, 'a.txt'), content: 'x' }],

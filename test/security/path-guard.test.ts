@@ -4,6 +4,7 @@
  * fake home. Then the approval engine over the real file tools, and the open-then-verify defences against a path
  * swapped between the check and the use.
  */
+import { decideWithEveryRule } from '../support/rules';
 import { SecretRedactor } from '../../src/main/runtime/redaction';
 import { linkSync, mkdirSync, renameSync, symlinkSync, writeFileSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -229,7 +230,7 @@ describe('approval engine: file tools are contained', () => {
     const args = JSON.parse(fill(JSON.stringify(rawArgs))) as Record<string, unknown>;
     const t = tool(name);
     const parsed = t.params.parse(args);
-    const d = await decideCall({ tool: t, args: parsed, policy, tainted: false, ctx: { cwd: ws, workspaceRoots: [ws, ws2], dataDir: data }, hasRule: () => false });
+    const d = await decideCall({ tool: t, args: parsed, policy, tainted: false, ctx: { cwd: ws, workspaceRoots: [ws, ws2], dataDir: data } });
     expect(d.decision, d.reasons.join(' | ')).toBe(expected);
     expect(d.paths.length).toBeGreaterThan(0);
   });
@@ -246,14 +247,14 @@ describe('approval engine: file tools are contained', () => {
   });
 
   it('marks reads outside the workspace untrusted, so the output is enveloped and taints the run', async () => {
-    const d = await decideCall({ tool: tool('read_file'), args: { path: join(out, 'secret.txt') }, policy: 'low-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data }, hasRule: () => false });
+    const d = await decideCall({ tool: tool('read_file'), args: { path: join(out, 'secret.txt') }, policy: 'low-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data } });
     expect(d.untrustedRead).toBe(true);
-    const inside = await decideCall({ tool: tool('read_file'), args: { path: 'file.txt' }, policy: 'low-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data }, hasRule: () => false });
+    const inside = await decideCall({ tool: tool('read_file'), args: { path: 'file.txt' }, policy: 'low-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data } });
     expect(inside.untrustedRead).toBe(false);
   });
 
   it('offers no always-allow rule for a call that must always ask', async () => {
-    const d = await decideCall({ tool: tool('write_file'), args: { path: 'hard.txt', content: 'x' }, policy: 'none', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data }, hasRule: () => true });
+    const d = await decideWithEveryRule({ tool: tool('write_file'), args: { path: 'hard.txt', content: 'x' }, policy: 'none', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: data } });
     expect(d).toMatchObject({ decision: 'ask', rulePattern: null });
   });
 });

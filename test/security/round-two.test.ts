@@ -5,6 +5,7 @@
  * the shell no looser than the file tools (clobbering redirects, files that run code later), changes outside the
  * workspace roots asking under every policy, and the over-asking list made read-only.
  */
+import { decideWithEveryRule } from '../support/rules';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -348,7 +349,7 @@ describe('round two: the approval engine over the real tools', () => {
   it.each(decisionRows)('%s: %s %j under %s → %s', async (_family, name, rawArgs, policy, expected) => {
     const t = tool(name);
     const args = t.params.parse(fill(rawArgs));
-    const d = await decideCall({ tool: t, args, policy, tainted: false, ctx, hasRule: () => true });
+    const d = await decideWithEveryRule({ tool: t, args, policy, tainted: false, ctx });
     expect(d.decision, d.reasons.join(' | ')).toBe(expected);
     if (expected === 'ask' && policy === 'high-risk') expect(d.rulePattern, 'no always-allow rule covers it').toBeNull();
   });

@@ -3,6 +3,7 @@
  * only for secrets the run holds), that such a call always asks under every policy, and that the value is put into a
  * shell command quoted for where it sits, so no character of a secret changes what the command does.
  */
+import { decideWithEveryRule } from '../support/rules';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -66,7 +67,7 @@ const decisions: DecideRow[] = [
 
 describe('placeholders: decisions', () => {
   it.each(decisions)('%s → %s', async (_what, t, args, policy, expected) => {
-    const d = await decideCall({ tool: t, args: t.params.parse(args), policy, tainted: false, ctx, hasRule: () => true, heldSecrets: held });
+    const d = await decideWithEveryRule({ tool: t, args: t.params.parse(args), policy, tainted: false, ctx, heldSecrets: held });
     expect(d.decision, d.reasons.join(' | ')).toBe(expected);
     if (expected === 'ask') {
       expect(d.rulePattern).toBeNull();

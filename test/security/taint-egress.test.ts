@@ -55,7 +55,7 @@ const rows: Row[] = [
 describe('taint and egress decisions', () => {
   const ws = tempDir('deskhand-taint-ws-');
   it.each(rows)('%s', async (_what, tool, args, policy, tainted, expected) => {
-    const d = await decideCall({ tool, args: tool.params.parse(args), policy, tainted, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: join(ws, '..', 'no-data') }, hasRule: () => false });
+    const d = await decideCall({ tool, args: tool.params.parse(args), policy, tainted, ctx: { cwd: ws, workspaceRoots: [ws], dataDir: join(ws, '..', 'no-data') } });
     expect(d.decision, d.reasons.join(' | ')).toBe(expected);
     if (tainted && expected === 'ask' && policy === 'high-risk') expect(d.reasons.join(' ')).toMatch(/untrusted content/);
   });

@@ -50,6 +50,7 @@ const ADDED_DEFAULTS: Record<string, Row> = {
   tool_calls: { paths: null },
   approvals: { kind: 'approval', request: null, answer: null, task_id: null },
   runs: { owner_start: null },
+  rules: { scope: 'everywhere', scope_value: null, source: 'saved before rules had scopes', match_count: 0, last_matched_at: null },
 };
 
 function columns(db: Database.Database, table: string): string[] {

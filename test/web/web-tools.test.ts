@@ -38,7 +38,7 @@ async function run(tool: ToolDefinition, args: unknown, opts: { policy?: 'read-o
   const ectx = { cwd: work, workspaceRoots: [work], dataDir: work };
   const parsed = tool.params.parse(args);
   const effects = await callEffects(tool, parsed, ectx);
-  const decision = decide({ tool, args: parsed, effects, policy: opts.policy ?? 'read-only', tainted: false, ctx: ectx, hasRule: () => false, urlGrants: opts.grants ?? [] });
+  const decision = decide({ tool, args: parsed, effects, policy: opts.policy ?? 'read-only', tainted: false, ctx: ectx, urlGrants: opts.grants ?? [] });
   if (decision.decision === 'deny') return { decision, output: null, error: decision.reasons.join('; ') };
   if (decision.decision === 'ask' && opts.approve === false) return { decision, output: null, error: 'not approved' };
   const ctx = { ...makeContext(work), approvedByPerson: decision.decision === 'ask', decisionReasons: decision.reasons };
@@ -252,7 +252,7 @@ describe('http_request', () => {
     const ectx = { cwd: work, workspaceRoots: [work], dataDir: work };
     const decideFor = async (args: unknown) => {
       const parsed = request.params.parse(args);
-      return decide({ tool: request, args: parsed, effects: await callEffects(request, parsed, ectx), policy: 'high-risk', tainted: false, ctx: ectx, hasRule: () => false, heldSecrets: new Set(['GH_TOKEN']) });
+      return decide({ tool: request, args: parsed, effects: await callEffects(request, parsed, ectx), policy: 'high-risk', tainted: false, ctx: ectx, heldSecrets: new Set(['GH_TOKEN']) });
     };
     const inHeader = await decideFor({ method: 'GET', url: 'https://api.example.com/u', headers: { Authorization: 'Bearer [redacted:GH_TOKEN]' } });
     expect(inHeader.decision).toBe('ask');

@@ -4,6 +4,7 @@
  * another process (or recovered after this host restarted) are listed too, and approving the last open approval of a
  * parked run resumes it here.
  */
+import { revokeRule, ruleViews } from './rules-view';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -324,7 +325,12 @@ export class AppService implements ContractHandlers {
 
   async decideApproval(p: ParsedParams<'decideApproval'>): Promise<MethodResult<'decideApproval'>> {
     const approval = this.pendingApproval(p.approvalId, 'decideApproval');
-    const answer = { approved: p.decision !== 'deny', always: p.decision === 'always', ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}) };
+    const answer = {
+      approved: p.decision !== 'deny',
+      always: p.decision === 'always',
+      ...(p.decision === 'always' && p.scope ? { scope: p.scope } : {}),
+      ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}),
+    };
     if (p.decision === 'always' && !approval.always_pattern) {
       throw new DeskhandError('usage', 'No "always allow" rule can be saved for this call; approve it once instead.');
     }
@@ -492,6 +498,11 @@ export class AppService implements ContractHandlers {
   async listUrlGrants(): Promise<MethodResult<'listUrlGrants'>> { return this.web.listGrants(); }
   async addUrlGrant(p: ParsedParams<'addUrlGrant'>): Promise<MethodResult<'addUrlGrant'>> { return this.web.addGrant(p); }
   async revokeUrlGrant(p: ParsedParams<'revokeUrlGrant'>): Promise<MethodResult<'revokeUrlGrant'>> { return this.web.revokeGrant(p); }
+  async listRules(): Promise<MethodResult<'listRules'>> { return { rules: ruleViews(this.runtime.store) }; }
+  async revokeRule(p: ParsedParams<'revokeRule'>): Promise<MethodResult<'revokeRule'>> {
+    revokeRule(this.runtime.store, p.id);
+    return { rules: ruleViews(this.runtime.store) };
+  }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────────────────
 

@@ -11,6 +11,7 @@ import { Store } from '../services/store/store';
 import { resolveDataDir } from './open-runtime';
 import { SettingsFile } from './settings-file';
 import { grantCoverage } from './web-settings';
+import { revokeRule, ruleViews } from './rules-view';
 
 const usage = (message: string) => new DeskhandError('usage', message);
 
@@ -52,6 +53,41 @@ export async function grantsCommand(args: string[]): Promise<number> {
       }
       default:
         throw usage('grants needs add-url PATTERN, list or revoke ID.');
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** `deskhand rules list [--json] | rm RULE_ID`: the always-allow rules, where they apply and how often they matched. */
+export async function rulesCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } });
+  const store = new Store(resolveDataDir(values['data-dir']));
+  try {
+    switch (sub) {
+      case 'list': {
+        const rules = ruleViews(store);
+        if (values.json) process.stdout.write(`${JSON.stringify(rules)}\n`);
+        else if (!rules.length) process.stdout.write('No always-allow rules. They are saved by answering "Always allow" on an approval.\n');
+        else {
+          for (const r of rules) {
+            const last = r.lastMatchedAt ? `, last ${new Date(r.lastMatchedAt).toISOString()}` : '';
+            process.stdout.write(`${r.id}  ${r.tool}  ${r.pattern}\n  covers ${r.covers}, ${r.where}; matched ${r.matchCount} time${r.matchCount === 1 ? '' : 's'}${last}\n  from ${r.source ?? 'unknown'}\n`);
+          }
+        }
+        return 0;
+      }
+      case 'rm':
+      case 'revoke': {
+        const id = positionals[0];
+        if (!id) throw usage('rules rm needs a RULE_ID (see `deskhand rules list`).');
+        revokeRule(store, id);
+        process.stderr.write(`Removed ${id}; those calls ask again.\n`);
+        return 0;
+      }
+      default:
+        throw usage('rules needs list or rm RULE_ID.');
     }
   } finally {
     store.close();

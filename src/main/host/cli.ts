@@ -19,7 +19,8 @@ import { TaskWakes } from './task-wakes';
 import { webCommand } from './web-command';
 import { assertSecretName } from '../services/vault/vault';
 import { PromptQueue, readHidden } from './cli-prompts';
-import { grantsCommand, searchCommand } from './cli-web';
+import { grantsCommand, rulesCommand, searchCommand } from './cli-web';
+import { RULE_SCOPES, isRuleScope, type RuleScope } from '../../shared/rules';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -29,9 +30,11 @@ const USAGE = `Usage:
                [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--json] PROMPT
   deskhand runs list [--json]
   deskhand runs show RUN_ID [--json]
-  deskhand runs approve APPROVAL_ID [--always] [--json]
+  deskhand runs approve APPROVAL_ID [--always [--scope conversation|workspace|everywhere]] [--json]
   deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
   deskhand policy explain --tool NAME --args JSON [--policy P] [--cwd DIR] [--sandbox MODE] [--root DIR]... [--tainted]
+                         [--conversation ID]   (prints every inspector's verdict and the rule that matched)
+  deskhand rules list [--json] | rm RULE_ID        (always-allow rules: pattern, scope, source, matches)
   deskhand secrets list [--json]
   deskhand secrets set NAME [--description TEXT]   (reads the value without echo from the terminal, or from stdin)
   deskhand secrets delete NAME
@@ -64,6 +67,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runsCommand(rest);
       case 'policy':
         return await policyCommand(rest);
+      case 'rules':
+        return await rulesCommand(rest);
       case 'secrets':
         return await secretsCommand(rest);
       case 'web':
@@ -207,7 +212,7 @@ async function runsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { ...PROVIDER_OPTIONS, always: { type: 'boolean' }, reason: { type: 'string' }, value: { type: 'string' } },
+    options: { ...PROVIDER_OPTIONS, always: { type: 'boolean' }, scope: { type: 'string' }, reason: { type: 'string' }, value: { type: 'string' } },
   });
   let answerValue: unknown;
   if (sub === 'answer') {
@@ -283,9 +288,13 @@ async function runsCommand(args: string[]): Promise<number> {
         const run = store.getRun(approval.run_id)!;
         const provider = providerFromFlags(values, run);
         const options = runOptions(runtime, provider, !!values.json);
+        if (values.scope !== undefined && !(sub === 'approve' && values.always)) throw new UsageError('--scope goes with runs approve --always.');
+        if (values.scope !== undefined && !isRuleScope(values.scope)) throw new UsageError(`--scope must be one of ${RULE_SCOPES.join(', ')} (got "${values.scope}").`);
+        const scope: RuleScope = isRuleScope(values.scope) ? values.scope : 'conversation';
         if (sub === 'approve' && values.always) {
           // Exactly what "always" saves, before it is saved (a rule, or a workspace root of this conversation).
-          if (approval.always_pattern) process.stderr.write(`Always: ${describeAlways(approval.tool, approval.always_pattern)}.\n`);
+          const conv = store.getConversation(run.conversation_id);
+          if (approval.always_pattern) process.stderr.write(`Always: ${describeAlways(approval.tool, approval.always_pattern, scope, conv?.folder ?? null)}.\n`);
           else throw new UsageError('No "always allow" can be saved for this call; approve it once instead (without --always).');
         }
         const outcome = await withInterrupt(options, async (opts) => {
@@ -294,7 +303,7 @@ async function runsCommand(args: string[]): Promise<number> {
               ? await runtime.answerRequest(id, answerValue, opts)
               : await runtime.decideApproval(
                   id,
-                  sub === 'approve' ? { approved: true, always: !!values.always } : { approved: false, ...(values.reason ? { reason: values.reason } : {}) },
+                  sub === 'approve' ? { approved: true, always: !!values.always, ...(values.always ? { scope } : {}) } : { approved: false, ...(values.reason ? { reason: values.reason } : {}) },
                   opts,
                 );
           // A resumed run that finished here may have started background tasks: wait for them like `run` does.
@@ -332,6 +341,7 @@ async function policyCommand(args: string[]): Promise<number> {
       sandbox: { type: 'string' },
       root: { type: 'string', multiple: true },
       tainted: { type: 'boolean' },
+      conversation: { type: 'string' },
     },
   });
   if (!values.tool) throw new UsageError('policy explain needs --tool NAME.');
@@ -348,6 +358,7 @@ async function policyCommand(args: string[]): Promise<number> {
     const result = await runtime.explain(values.tool, parsed, parsePolicy(values.policy) ?? 'read-only', resolve(values.cwd ?? process.cwd()), parseSandbox(values.sandbox), {
       tainted: !!values.tainted,
       roots: (values.root ?? []).map((r) => resolve(r)),
+      ...(values.conversation ? { conversationId: values.conversation } : {}),
     });
     print(result);
     return EXIT.finished;

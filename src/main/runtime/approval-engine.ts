@@ -9,6 +9,7 @@ import type { Decision, Policy, RiskTier } from '../../shared/tools';
 import { maxRisk, policyClears } from '../../shared/tools';
 import { errorMessage } from '../../shared/errors';
 import { ROOT_OFFER_PREFIX } from '../../shared/always-allow';
+import { commandPatternMatches, offerCommandPattern, pathPatternMatches, type RulePart, type SavedRule } from '../../shared/rules';
 import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
 import { urlGuard } from './url-inspector';
@@ -27,7 +28,8 @@ export interface DecisionInput {
   policy: Policy;
   tainted: boolean;
   ctx: EffectsContext & { readableRoots?: readonly string[] };
-  hasRule(tool: string, pattern: string): boolean;
+  /** The always-allow rules that apply to the call's conversation (its own, its workspace's, everywhere). */
+  rules?: readonly SavedRule[];
   /** Secrets the run holds (loaded by ask_user_secret / use_saved_secret); placeholders for others are refused. */
   heldSecrets?: ReadonlySet<string>;
   grants?: AppGrants;
@@ -52,6 +54,10 @@ export interface InspectorReport {
   urlGranted?: boolean;
   /** Containment: the call asks only because its writes lie outside the roots, and this folder may become a root. */
   rootOffer?: string | null;
+  /** The classifier's command parts, for rules matched per part. */
+  ruleParts?: readonly RulePart[];
+  /** Saved rules: the rules that cleared the call. */
+  ruleIds?: string[];
 }
 
 /** What the inspectors before one have established. */
@@ -59,6 +65,7 @@ export interface Facts {
   risk: RiskTier;
   paths: PathCheck[];
   rulePattern: string | null | undefined;
+  ruleParts: readonly RulePart[] | undefined;
   network: boolean;
   egress: boolean;
   urlGranted: boolean;
@@ -91,6 +98,8 @@ export interface PolicyDecision {
   secrets: string[];
   /** Every inspector's report, in order. */
   inspectors: InspectorReport[];
+  /** The saved rules that cleared the call (empty unless a rule decided it). */
+  ruleIds: string[];
 }
 
 const report = (inspector: string, verdict: Verdict, reasons: string[], extra: Partial<InspectorReport> = {}): InspectorReport => ({
@@ -111,6 +120,7 @@ const classifier: Inspector = {
       return report('classifier', a.alwaysAsk ? 'ask' : 'pass', reasons, {
         risk: a.risk,
         rulePattern: a.rulePattern,
+        ...(a.ruleParts ? { ruleParts: a.ruleParts } : {}),
         paths: a.paths ?? [],
         network: !!a.network,
       });
@@ -206,9 +216,29 @@ const policy: Inspector = {
 
 const savedRules: Inspector = {
   name: 'saved-rules',
-  inspect({ tool, hasRule }, facts) {
-    const pattern = rulePatternOf(facts);
-    if (pattern && hasRule(tool.name, pattern)) return report('saved-rules', 'allow', [`matches an always-allow rule for ${tool.name}: ${pattern}`]);
+  inspect({ tool, rules = [], policy: p }, facts) {
+    const mine = rules.filter((r) => r.tool === tool.name);
+    if (!mine.length) return report('saved-rules', 'pass', []);
+    const hit = (matched: SavedRule[], what: string) =>
+      report('saved-rules', 'allow', [`${what} matches always-allow rule${matched.length === 1 ? '' : 's'} ${matched.map((r) => `${r.id} (${r.pattern})`).join(', ')}`], {
+        ruleIds: [...new Set(matched.map((r) => r.id))],
+      });
+    if (facts.ruleParts) {
+      // Per part: what the policy clears needs no rule; every other part must be one plain command a rule covers.
+      const uncleared = facts.ruleParts.filter((part) => !policyClears(p, part.risk));
+      if (!uncleared.length) return report('saved-rules', 'pass', []);
+      const matched: SavedRule[] = [];
+      for (const part of uncleared) {
+        const rule = part.words ? mine.find((r) => commandPatternMatches(r.pattern, part.words!)) : undefined;
+        if (!rule) return report('saved-rules', 'pass', []);
+        matched.push(rule);
+      }
+      return hit(matched, uncleared.length === 1 ? `\`${uncleared[0]!.text}\`` : 'every part the policy does not clear');
+    }
+    const pattern = rulePatternOf(facts, p);
+    const resolved = facts.paths.filter((x) => !x.error).map((x) => x.resolved);
+    const rule = mine.find((r) => (pattern !== null && r.pattern === pattern) || (facts.rulePattern === undefined && pathPatternMatches(r.pattern, resolved)));
+    if (rule) return hit([rule], 'the call');
     return report('saved-rules', 'pass', []);
   },
 };
@@ -216,13 +246,38 @@ const savedRules: Inspector = {
 /** The inspectors, in the order they run and are printed. */
 export const INSPECTORS: readonly Inspector[] = [classifier, containment, secrets, urlGuard, taint, appGrants, policy, savedRules];
 
-function rulePatternOf(facts: Facts): string | null {
+function rulePatternOf(facts: Facts, p: Policy): string | null {
   // The root-offer prefix is reserved: a rule pattern never reads as an offer to add a workspace root.
   if (typeof facts.rulePattern === 'string' && facts.rulePattern.startsWith(ROOT_OFFER_PREFIX)) return null;
+  if (facts.ruleParts) {
+    // A command: a rule for the one part the policy does not clear, when it is a plain command of literal words.
+    const uncleared = facts.ruleParts.filter((part) => !policyClears(p, part.risk));
+    return uncleared.length === 1 && uncleared[0]!.words ? offerCommandPattern(uncleared[0]!.words) : null;
+  }
   if (facts.rulePattern !== undefined) return facts.rulePattern;
   if (facts.risk === 'read-only') return null;
-  const resolved = facts.paths.filter((p) => !p.error).map((p) => p.resolved);
-  return resolved.length ? resolved.join(' -> ') : null;
+  const resolved = facts.paths.filter((x) => !x.error).map((x) => x.resolved);
+  if (!resolved.length) return null;
+  // A file tool: the folder holding what it touches (`/proj/src/*`), so the rule fits how people work.
+  const folder = commonFolder(resolved);
+  return folder ? `${folder}${folder.endsWith('/') || folder.endsWith('\\') ? '' : '/'}*` : resolved.join(' -> ');
+}
+
+/** The deepest folder holding every path, or null when that would be a filesystem root. */
+function commonFolder(paths: readonly string[]): string | null {
+  const sep = paths[0]!.includes('\\') && !paths[0]!.includes('/') ? '\\' : '/';
+  const parts = paths.map((x) => x.split(sep).slice(0, -1));
+  const first = parts[0]!;
+  let n = first.length;
+  for (const q of parts) {
+    let i = 0;
+    while (i < n && i < q.length && q[i] === first[i]) i++;
+    n = i;
+  }
+  const folder = first.slice(0, n).join(sep);
+  // '' is '/', and 'C:' is a drive root: never offer a rule for everything on a disk.
+  if (folder === '' || /^[A-Za-z]:$/.test(folder)) return null;
+  return folder;
 }
 
 /** The decision for one call: every inspector in order, folded; the strictest explicit verdict wins. */
@@ -232,6 +287,7 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
     risk: 'read-only',
     paths: [],
     rulePattern: undefined,
+    ruleParts: undefined,
     network: !!(e.network || e.urls?.length || e.hosts?.length),
     egress: !!e.egress,
     urlGranted: false,
@@ -243,6 +299,7 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
     if (r.risk) facts.risk = reports.length === 1 ? r.risk : maxRisk(facts.risk, r.risk);
     if (r.paths) facts.paths.push(...r.paths);
     if (r.rulePattern !== undefined) facts.rulePattern = r.rulePattern;
+    if (r.ruleParts) facts.ruleParts = r.ruleParts;
     if (r.network) facts.network = true;
     if (r.urlGranted) facts.urlGranted = true;
     if (r.verdict === 'deny') break;
@@ -263,7 +320,7 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
     risk: facts.risk,
     decision,
     reasons: reports.slice(0, deciding).flatMap((r) => r.reasons),
-    rulePattern: hard ? null : rulePatternOf(facts),
+    rulePattern: hard ? null : rulePatternOf(facts, input.policy),
     rootOffer,
     paths: facts.paths,
     untrustedRead: facts.paths.some((p) => p.untrusted),
@@ -271,6 +328,7 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
     egress: facts.egress,
     secrets: placeholders.used,
     inspectors: reports,
+    ruleIds: decision === 'allow' ? reports.flatMap((r) => r.ruleIds ?? []) : [],
   };
 }
 

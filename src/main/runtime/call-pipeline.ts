@@ -65,6 +65,8 @@ export class CallPipeline {
     let tainted = run.tainted === 1 || conv.tainted === 1;
     const held = heldSecretNames(store.toolCallsForRun(run.id), (name) => this.core.registry.lookup(name));
     const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox };
+    // The always-allow rules of this conversation, its workspace folder, and everywhere (read once per step).
+    const rules = store.rules.forConversation(conv.id, conv.folder);
 
     for (const row of open) {
       if (row.status === 'denied') {
@@ -102,7 +104,7 @@ export class CallPipeline {
         policy: run.policy,
         tainted,
         ctx: { ...ectx, readableRoots: state.readableRoots },
-        hasRule: (t, p) => store.hasRule(t, p),
+        rules,
         heldSecrets: held,
         grants: this.core.grants,
         urlGrants: store.urlGrants.patterns(),
@@ -120,6 +122,7 @@ export class CallPipeline {
         this.complete(run, row, `Denied by policy: ${decision.reasons.join('; ')}`, 'denied', options, 0, decided);
         continue;
       }
+      if (decision.ruleIds.length) store.rules.noteMatch(decision.ruleIds, Date.now());
       const input = tool.input?.(args as never);
       if (decision.decision === 'allow' && !input) {
         toRun.push({ row, ...prepared, decided });

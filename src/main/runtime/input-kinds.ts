@@ -5,6 +5,7 @@
  * (`deskhand runs answer REQUEST_ID --value JSON`).
  */
 import { z } from 'zod';
+import { RULE_SCOPES } from '../../shared/rules';
 import { DeskhandError } from '../../shared/errors';
 
 export interface InputKind<A = unknown> {
@@ -26,6 +27,8 @@ export interface InputKind<A = unknown> {
 export const approvalAnswerSchema = z.strictObject({
   approved: z.boolean(),
   always: z.boolean().optional(),
+  /** Where an "always" rule applies (default: this conversation). Ignored when "always" adds a workspace root. */
+  scope: z.enum(RULE_SCOPES).optional(),
   reason: z.string().max(2000).optional(),
 });
 export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;

@@ -9,6 +9,7 @@ import { DeskhandError } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
 import type { ApprovalRow } from '../services/store/store';
 import { offeredRoot } from '../../shared/always-allow';
+import type { RuleScope } from '../../shared/rules';
 import { sha256 } from './approval-engine';
 import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RunOutcome, RuntimeCore } from './core';
@@ -43,13 +44,27 @@ export class InputRequests {
       if (answer.approved && answer.always && approval.always_pattern) {
         const root = offeredRoot(approval.always_pattern);
         if (root !== null) this.addRoot(approval.run_id, root);
-        else store.addRule(approval.tool, approval.always_pattern, `rule_${randomUUID()}`);
+        else this.saveRule(approval, answer.scope ?? 'conversation');
       }
       store.updateToolCall(call.id, { status: answer.approved ? 'approved' : 'denied' });
       return true;
     });
     if (!ok) throw new DeskhandError('conflict', `Approval ${approvalId} was answered by someone else just now.`);
     return this.answered(approval, answer.approved, !!answer.always && answer.approved, reason, resume);
+  }
+
+  /** Saves the rule an "always" answer offered, in the scope the person chose (inside the caller's transaction). */
+  private saveRule(approval: ApprovalRow, scope: RuleScope): void {
+    const { store } = this.core;
+    const conv = store.getConversation(store.getRun(approval.run_id)!.conversation_id)!;
+    store.rules.add({
+      id: `rule_${randomUUID()}`,
+      tool: approval.tool,
+      pattern: approval.always_pattern!,
+      scope,
+      scope_value: scope === 'conversation' ? conv.id : scope === 'workspace' ? conv.folder : null,
+      source: `approval ${approval.id} in “${conv.title}”`,
+    });
   }
 
   /** Adds a workspace root to the run's conversation, in its persisted state (inside the caller's transaction). */

@@ -63,6 +63,8 @@ export interface ExplainResult {
   reasons: string[];
   /** Every inspector's verdict, in the order they ran. */
   inspectors: { inspector: string; verdict: Verdict; reasons: string[] }[];
+  /** The saved rules that cleared the call, and the pattern "always allow" would save (null: none may be saved). */
+  rules: { matched: { id: string; pattern: string; scope: string; scopeValue: string | null; source: string | null }[]; offered: string | null };
   containment: {
     access: 'read' | 'write';
     path: string;
@@ -298,20 +300,25 @@ export class Runtime {
     policy: Policy,
     cwd: string,
     sandbox?: SandboxMode,
-    opts: { tainted?: boolean; roots?: readonly string[] } = {},
+    opts: { tainted?: boolean; roots?: readonly string[]; conversationId?: string } = {},
   ): Promise<ExplainResult> {
     const tool = this.registry.resolve(toolName);
     const parsed = this.registry.parseArgs(tool, args);
     const tainted = !!opts.tainted;
     const ctx = { cwd, workspaceRoots: [cwd, ...(opts.roots ?? [])], dataDir: this.opts.dataDir, ...(sandbox ? { sandbox } : {}) };
     const effects = await callEffects(tool, parsed, ctx);
-    const d = decide({ tool, args: parsed, effects, policy, tainted, ctx, hasRule: (t, p) => this.store.hasRule(t, p), grants: this.opts.grants, urlGrants: this.store.urlGrants.patterns() });
+    const rules = this.store.rules.forConversation(opts.conversationId ?? '', cwd);
+    const d = decide({ tool, args: parsed, effects, policy, tainted, ctx, rules, grants: this.opts.grants, urlGrants: this.store.urlGrants.patterns() });
     return {
       tool: tool.name,
       risk: d.risk,
       decision: d.decision,
       reasons: d.reasons,
       inspectors: d.inspectors.map((r) => ({ inspector: r.inspector, verdict: r.verdict, reasons: r.reasons })),
+      rules: {
+        matched: rules.filter((r) => d.ruleIds.includes(r.id)).map((r) => ({ id: r.id, pattern: r.pattern, scope: r.scope, scopeValue: r.scope_value, source: r.source })),
+        offered: d.rulePattern,
+      },
       containment: d.paths.map((p) => ({
         access: p.access,
         path: p.path,

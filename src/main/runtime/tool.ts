@@ -10,6 +10,7 @@
 import type { z } from 'zod';
 import type { DeclaredRisk, Disclosure, RiskTier } from '../../shared/tools';
 import type { SandboxMode } from '../../shared/sandbox';
+import type { RulePart } from '../../shared/rules';
 import type { ToolPresentationView, ResultHint, ToolIcon } from '../../shared/tool-presentation';
 import type { PathCheck, PathSpec } from './path-guard';
 
@@ -24,6 +25,11 @@ export interface Classification {
    * rule may be saved (compound commands, anything high-risk the classifier could not prove).
    */
   rulePattern?: string | null;
+  /**
+   * The parts of a command an always-allow rule may cover (shared/rules.ts). When present, the engine offers and
+   * matches rules per part: parts the policy clears need none, every other part must be covered.
+   */
+  ruleParts?: readonly RulePart[];
   /** Set when the call must ask under every policy (e.g. it writes Deskhand's own data); the reason is shown. */
   alwaysAsk?: string | null;
   /** The call contacts other machines (a shell network client): asks under every policy once the run is tainted. */

@@ -53,7 +53,8 @@ export class Store {
   readonly #conversations: ReturnType<typeof conversationsModule.queries>;
   readonly #runs: ReturnType<typeof runsModule.queries>;
   readonly #requests: ReturnType<typeof inputRequestsModule.queries>;
-  readonly #rules: ReturnType<typeof rulesModule.queries>;
+  /** Always-allow rules (modules/rules.ts). */
+  readonly rules: ReturnType<typeof rulesModule.queries>;
   readonly #secrets: ReturnType<typeof secretsCatalogModule.queries>;
   /** Rows of background tasks, their jobs and process groups (services/tasks). */
   readonly tasks: TaskQueries;
@@ -84,7 +85,7 @@ export class Store {
     this.#conversations = this.module(conversationsModule);
     this.#runs = this.module(runsModule);
     this.#requests = this.module(inputRequestsModule);
-    this.#rules = this.module(rulesModule);
+    this.rules = this.module(rulesModule);
     this.#secrets = this.module(secretsCatalogModule);
     this.tasks = this.module(tasksModule);
     this.urlGrants = this.module(urlGrantsModule);
@@ -291,16 +292,12 @@ export class Store {
 
   // Rules
 
-  addRule(tool: string, pattern: string, id: string): void {
-    this.#rules.add(tool, pattern, id);
-  }
-
   hasRule(tool: string, pattern: string): boolean {
-    return this.#rules.has(tool, pattern);
+    return this.rules.has(tool, pattern);
   }
 
   listRules(): RuleRow[] {
-    return this.#rules.list();
+    return this.rules.list();
   }
 
   // Saved secrets: names and descriptions only (values live in the OS keyring; see services/vault/vault.ts)

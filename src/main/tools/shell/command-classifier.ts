@@ -49,6 +49,8 @@ export interface CommandSegment {
   reasons: string[];
   /** True when this segment is a known network client (curl, ssh, git push, npm install, /dev/tcp…). */
   network: boolean;
+  /** The literal words of a plain command (no assignments, expansions or globs); what an always-allow rule matches. */
+  words?: string[] | null;
 }
 
 export interface CommandClassification extends Classification {
@@ -135,6 +137,7 @@ function classify(command: string, ctx: ClassifyContext): CommandClassification 
     risk,
     reasons,
     rulePattern: single && analysis.alwaysAsk.length === 0 ? root.normalized : null,
+    ruleParts: segments.map((s) => ({ text: s.text, words: s.words ?? null, program: s.program, risk: s.risk })),
     network: segments.some((s) => s.network),
     touchesOwnData: analysis.touchesOwnData,
     alwaysAsk: analysis.alwaysAsk.length ? analysis.alwaysAsk.join('; ') : null,
@@ -795,8 +798,8 @@ class Walker {
     this.a.compound = true;
   }
 
-  private flag(node: ShNode, v: Verdict): void {
-    this.a.addSegment({ text: this.text(node), program: v.program, risk: v.risk, reasons: v.reasons, network: v.network });
+  private flag(node: ShNode, v: Verdict, words: string[] | null = null): void {
+    this.a.addSegment({ text: this.text(node), program: v.program, risk: v.risk, reasons: v.reasons, network: v.network, words });
   }
 
   visit(node: ShNode): void {
@@ -1021,7 +1024,8 @@ class Walker {
       const program = args[0]?.value;
       if (program !== 'echo' && program !== 'printf') this.a.noteArgs(args.slice(1), v.risk === 'read-only');
     }
-    this.flag(node, v);
+    const literal = assigns.length === 0 && args.length > 0 && args.every((a) => a.value !== null);
+    this.flag(node, v, literal ? args.map((a) => a.value as string) : null);
   }
 
   /** Classifies `argv` (a program and its arguments), looking through wrappers. */

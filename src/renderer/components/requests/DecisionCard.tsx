@@ -4,7 +4,8 @@
  * itself has focus, and the card never takes focus unless the person asked for it.
  */
 import { useRef, useState, type KeyboardEvent } from 'react';
-import { describeAlways, offeredRoot } from '../../../shared/always-allow';
+import { describeAlways, describePattern, offeredRoot } from '../../../shared/always-allow';
+import type { RuleScope } from '../../../shared/rules';
 import { api } from '../../api/client';
 import { ArgsView } from '../ArgsView';
 import { DiffView } from '../DiffView';
@@ -14,11 +15,16 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
   const { busy, error, run } = useSubmit();
   const [confirmAlways, setConfirmAlways] = useState(false);
   const [reason, setReason] = useState('');
+  const [scope, setScope] = useState<RuleScope>('conversation');
   const card = useRef<HTMLElement>(null);
   const reasonInput = useRef<HTMLInputElement>(null);
 
   function decide(decision: 'approve' | 'always' | 'deny') {
-    void run(() => (decision === 'deny' ? deny(approval.approvalId, reason) : api().decideApproval({ approvalId: approval.approvalId, decision })));
+    void run(() =>
+      decision === 'deny'
+        ? deny(approval.approvalId, reason)
+        : api().decideApproval({ approvalId: approval.approvalId, decision, ...(decision === 'always' ? { scope } : {}) }),
+    );
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLElement>) {
@@ -91,10 +97,26 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
               changes inside it no longer ask, and the sandbox can write there.
             </p>
           ) : (
-            <p>
-              Save a rule: from now on <code>{approval.tool}</code> runs without asking, in every conversation, for calls matching{' '}
-              <code className="pattern">{approval.alwaysPattern}</code>.
-            </p>
+            <>
+              <p>
+                Save a rule: from now on <code>{approval.tool}</code> runs without asking for <code className="pattern">{approval.alwaysPattern}</code> (
+                {describePattern(approval.alwaysPattern)}). Other parts of a command still need your policy to clear them.
+              </p>
+              <fieldset className="rule-scope">
+                <legend>Where the rule applies</legend>
+                {(
+                  [
+                    ['conversation', 'This conversation'],
+                    ['workspace', `Every conversation in ${approval.folder}`],
+                    ['everywhere', 'Everywhere'],
+                  ] as const
+                ).map(([value, label]) => (
+                  <label key={value}>
+                    <input type="radio" name={`scope-${approval.approvalId}`} value={value} checked={scope === value} onChange={() => setScope(value)} /> {label}
+                  </label>
+                ))}
+              </fieldset>
+            </>
           )}
           <div className="actions">
             <button type="button" className="btn primary" disabled={busy} onClick={() => decide('always')}>
@@ -124,6 +146,12 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
           <span className="key-hint" aria-hidden="true">
             With the card focused: ⏎ approve · A always · D deny
           </span>
+          {!approval.alwaysPattern && (
+            <p className="muted small no-always">
+              No “always allow” for this call: it asks for a reason no rule may cover (above), or more than one part of the command needs your approval.
+              Approve it once, or run the parts separately.
+            </p>
+          )}
         </div>
       )}
     </RequestFrame>
