@@ -34,6 +34,7 @@ export const METHOD_NAMES = [
   'addUrlGrant',
   'revokeUrlGrant',
   'listRules',
+  'searchMessages',
   'revokeRule',
   'pickFolder',
   'setSandbox',

@@ -543,6 +543,23 @@ export const contract = {
       result: z.strictObject({ grant: urlGrantViewSchema, grants: z.array(urlGrantViewSchema) }),
     },
     revokeUrlGrant: { params: z.strictObject({ id: urlGrantIdSchema }), result: z.strictObject({ grants: z.array(urlGrantViewSchema) }) },
+    /** Full-text search over message text, newest first; `snippet` marks matched words with \u0002 … \u0003. */
+    searchMessages: {
+      params: z.strictObject({ query: z.string().trim().min(1, 'Type something to search for.').max(200), limit: z.number().int().min(1).max(200).default(50) }),
+      result: z.strictObject({
+        matches: z.array(
+          z.strictObject({
+            conversationId: conversationIdSchema,
+            conversationTitle: z.string(),
+            /** The transcript item to jump to (the message's first item). */
+            itemId: z.string(),
+            role: z.enum(['user', 'assistant']),
+            snippet: z.string(),
+            at: z.number(),
+          }),
+        ),
+      }),
+    },
     /** Always-allow rules (also `deskhand rules list | rm ID`), with where they apply and how often they matched. */
     listRules: { params: none, result: z.strictObject({ rules: z.array(ruleViewSchema) }) },
     revokeRule: { params: z.strictObject({ id: z.string().regex(/^rule_[\w-]{1,80}$/, 'Not a rule id.') }), result: z.strictObject({ rules: z.array(ruleViewSchema) }) },

@@ -5,6 +5,7 @@
  * parked run resumes it here.
  */
 import { revokeRule, ruleViews } from './rules-view';
+import { searchMessages } from './message-search';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -498,6 +499,7 @@ export class AppService implements ContractHandlers {
   async listUrlGrants(): Promise<MethodResult<'listUrlGrants'>> { return this.web.listGrants(); }
   async addUrlGrant(p: ParsedParams<'addUrlGrant'>): Promise<MethodResult<'addUrlGrant'>> { return this.web.addGrant(p); }
   async revokeUrlGrant(p: ParsedParams<'revokeUrlGrant'>): Promise<MethodResult<'revokeUrlGrant'>> { return this.web.revokeGrant(p); }
+  async searchMessages(p: ParsedParams<'searchMessages'>): Promise<MethodResult<'searchMessages'>> { return searchMessages(this.runtime.store, p.query, p.limit); }
   async listRules(): Promise<MethodResult<'listRules'>> { return { rules: ruleViews(this.runtime.store) }; }
   async revokeRule(p: ParsedParams<'revokeRule'>): Promise<MethodResult<'revokeRule'>> {
     revokeRule(this.runtime.store, p.id);

@@ -5,6 +5,7 @@ import { useMessages } from '../state/messages';
 import { Markdown } from './Markdown';
 import { ToolCard } from './ToolCard';
 import { VirtualList } from './VirtualList';
+import { useSearch } from '../state/search';
 
 function estimate(item: MessageItem): number {
   switch (item.kind) {
@@ -104,5 +105,7 @@ export function MessageList() {
   const items = useMessages((s) => s.items);
   const generation = useMessages((s) => s.generation);
   const render = useCallback((item: MessageItem) => <Item item={item} />, []);
-  return <VirtualList items={items} estimate={estimate} render={render} generation={generation} label="Messages" />;
+  const conversationId = useMessages((s) => s.conversationId);
+  const focus = useSearch((s) => (s.focus && s.focus.conversationId === conversationId ? s.focus : null));
+  return <VirtualList items={items} estimate={estimate} render={render} generation={generation} label="Messages" focus={focus} />;
 }

@@ -5,6 +5,7 @@ import { api, errorText } from '../api/client';
 import { groupByFolder, useConversations } from '../state/conversations';
 import { selectConversation } from '../state/sync';
 import { useUi } from '../state/ui';
+import { useSearch } from '../state/search';
 
 export function Sidebar() {
   const list = useConversations((s) => s.list);
@@ -21,13 +22,17 @@ export function Sidebar() {
           type="search"
           className="search"
           aria-label="Search conversations"
-          placeholder="Search by title"
+          placeholder="Search titles and messages"
           value={search}
-          onChange={(e) => useConversations.getState().setSearch(e.target.value)}
+          onChange={(e) => {
+            useConversations.getState().setSearch(e.target.value);
+            useSearch.getState().run(e.target.value);
+          }}
         />
       </div>
       <div className="groups">
-        {groups.length === 0 && <p className="muted small pad">{list.length ? 'No conversation matches.' : 'No conversations yet.'}</p>}
+        {groups.length === 0 && <p className="muted small pad">{list.length ? 'No conversation title matches.' : 'No conversations yet.'}</p>}
+        <MessageMatches />
         {groups.map((g) => (
           <section key={g.folder} className="group" aria-label={`Folder ${g.name}`}>
             <h2 className="group-name" title={g.folder}>
@@ -118,3 +123,46 @@ function ConversationEntry({ conversation: c }: { conversation: ConversationSumm
     </li>
   );
 }
+
+/** Messages whose text matches the search, newest first; a click opens the conversation at the message. */
+function MessageMatches() {
+  const { query, matches, searching, error } = useSearch();
+  if (query.trim().length < 2) return null;
+  return (
+    <section className="group message-matches" aria-label="Messages matching the search">
+      <h2 className="group-name">Messages</h2>
+      {searching && matches.length === 0 && <p className="muted small pad">Searching…</p>}
+      {!searching && !error && matches.length === 0 && <p className="muted small pad">No message matches.</p>}
+      {error && (
+        <p role="alert" className="error-text small pad">
+          {error}
+        </p>
+      )}
+      <ul>
+        {matches.map((m) => (
+          <li key={m.itemId}>
+            <button type="button" className="match" onClick={() => useSearch.getState().jump(m)} aria-label={`${m.conversationTitle}: ${plain(m.snippet)}`}>
+              <span className="match-title">{m.conversationTitle}</span>
+              <span className="match-snippet">
+                <Snippet text={m.snippet} />
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+const plain = (snippet: string) => snippet.replace(/[\u0002\u0003]/g, '');
+
+/** The snippet with matched words marked (main marks them with \u0002 … \u0003; nothing is parsed as HTML). */
+function Snippet({ text }: { text: string }) {
+  const parts = text.split(/([\u0002][^\u0003]*[\u0003])/);
+  return (
+    <>
+      {parts.map((p, i) => (p.startsWith('\u0002') ? <mark key={i}>{p.slice(1, -1)}</mark> : <span key={i}>{p}</span>))}
+    </>
+  );
+}
+

@@ -13,6 +13,8 @@ interface Props<T extends { id: string }> {
   generation: number;
   label: string;
   overscanPx?: number;
+  /** Scroll to this item and mark it (a search match); a new token jumps again. Applied once the item exists. */
+  focus?: { id: string; token: number } | null;
 }
 
 interface Anchor {
@@ -20,7 +22,7 @@ interface Anchor {
   delta: number;
 }
 
-export function VirtualList<T extends { id: string }>({ items, estimate, render, generation, label, overscanPx = 800 }: Props<T>) {
+export function VirtualList<T extends { id: string }>({ items, estimate, render, generation, label, overscanPx = 800, focus = null }: Props<T>) {
   const scroller = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string, number>());
   const [version, setVersion] = useState(0);
@@ -82,6 +84,16 @@ export function VirtualList<T extends { id: string }>({ items, estimate, render,
     anchor.current = null;
   }, [generation]);
 
+  // A search match: leave the end and anchor the matched row near the top, once it is in the list.
+  const appliedFocus = useRef<number | null>(null);
+  const focusReady = focus !== null && layout.index.has(focus.id);
+  useLayoutEffect(() => {
+    if (!focus || !focusReady || appliedFocus.current === focus.token) return;
+    appliedFocus.current = focus.token;
+    stick.current = false;
+    anchor.current = { id: focus.id, delta: -24 };
+  }, [focus, focusReady, generation]);
+
   // After every re-layout: stay at the end, or keep the anchored row where it was.
   useLayoutEffect(() => {
     const el = scroller.current;
@@ -115,7 +127,7 @@ export function VirtualList<T extends { id: string }>({ items, estimate, render,
   const rows: ReactNode[] = [];
   for (let i = start; i < end; i++) {
     const item = items[i]!;
-    rows.push(<Row key={item.id} id={item.id} top={layout.offsets[i]!} observer={observer} item={item} render={render} />);
+    rows.push(<Row key={item.id} id={item.id} top={layout.offsets[i]!} observer={observer} item={item} render={render} focused={focus?.id === item.id} />);
   }
 
   return (
@@ -130,12 +142,13 @@ export function VirtualList<T extends { id: string }>({ items, estimate, render,
 interface RowProps<T> {
   id: string;
   top: number;
+  focused: boolean;
   item: T;
   observer: ResizeObserver;
   render(item: T): ReactNode;
 }
 
-const Row = memo(function Row<T>({ id, top, item, observer, render }: RowProps<T>) {
+const Row = memo(function Row<T>({ id, top, item, observer, render, focused }: RowProps<T>) {
   const ref = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
     const el = ref.current;
@@ -144,7 +157,7 @@ const Row = memo(function Row<T>({ id, top, item, observer, render }: RowProps<T
     return () => observer.unobserve(el);
   }, [observer]);
   return (
-    <div ref={ref} data-row-id={id} className="vlist-row" style={{ transform: `translateY(${top}px)` }}>
+    <div ref={ref} data-row-id={id} className={`vlist-row${focused ? ' focused' : ''}`} data-focused={focused || undefined} style={{ transform: `translateY(${top}px)` }}>
       {render(item)}
     </div>
   );

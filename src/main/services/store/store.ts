@@ -16,14 +16,14 @@ import { conversationsModule, type ConversationPatch, type ConversationRow, type
 import { inputRequestsModule, type ApprovalRow, type NewApproval, type PendingApprovalContextRow } from './modules/input-requests';
 import { STORE_MODULES } from './modules/index';
 import { rulesModule, type RuleRow } from './modules/rules';
-import { runsModule, type MessageRow, type NewRun, type NewToolCall, type RunPatch, type RunRow, type ToolCallPatch, type ToolCallRow } from './modules/runs';
+import { runsModule, type MessageMatchRow, type MessageRow, type NewRun, type NewToolCall, type RunPatch, type RunRow, type ToolCallPatch, type ToolCallRow } from './modules/runs';
 import { secretsCatalogModule, type SecretDescription } from './modules/secrets-catalog';
 import { tasksModule, type TaskQueries } from './modules/tasks';
 import { urlGrantsModule } from './modules/url-grants';
 import { sqliteBinding } from './native-binding';
 
 export type { ConversationRow } from './modules/conversations';
-export type { MessageRow, RunRow, ToolCallRow, ToolCallStatus } from './modules/runs';
+export type { MessageMatchRow, MessageRow, RunRow, ToolCallRow, ToolCallStatus } from './modules/runs';
 export type { ApprovalRow, PendingApprovalContextRow } from './modules/input-requests';
 export type { RuleRow } from './modules/rules';
 export type { SecretDescription } from './modules/secrets-catalog';
@@ -151,6 +151,11 @@ export class Store {
       this.#conversations.touch(conversationId, now);
       return id;
     });
+  }
+
+  /** Full-text matches in message text, newest first (`match`: an FTS5 query built from words). */
+  searchMessages(match: string, limit: number): MessageMatchRow[] {
+    return this.#runs.searchMessages(match, limit);
   }
 
   listMessages(conversationId: string): MessageRow[] {

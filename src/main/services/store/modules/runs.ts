@@ -61,6 +61,21 @@ export type RunPatch = Partial<Omit<RunRow, 'id' | 'conversation_id' | 'created_
 export type NewToolCall = Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error' | 'paths'>;
 export type ToolCallPatch = Partial<Pick<ToolCallRow, 'risk' | 'decision' | 'reasons' | 'status' | 'output' | 'is_error' | 'finished_at' | 'paths'>>;
 
+/** SQL for the readable text of a message row (`alias.content`): a JSON string, or the text parts of an array. */
+const MESSAGE_TEXT = (alias: string) => `CASE json_type(${alias}.content)
+  WHEN 'text' THEN json_extract(${alias}.content, '$')
+  WHEN 'array' THEN (SELECT group_concat(json_extract(value, '$.text'), ' ') FROM json_each(${alias}.content) WHERE json_extract(value, '$.type') = 'text')
+  ELSE '' END`;
+
+/** One full-text match: the message and a snippet with the matched words between \u0002 and \u0003. */
+export interface MessageMatchRow {
+  message_id: number;
+  conversation_id: string;
+  role: 'user' | 'assistant';
+  snippet: string;
+  created_at: number;
+}
+
 export const runsModule = defineStoreModule({
   name: 'runs',
   migrations: [
@@ -126,8 +141,33 @@ export const runsModule = defineStoreModule({
       description: "the owner's process start time, so run liveness survives pid reuse",
       sql: `ALTER TABLE runs ADD COLUMN owner_start TEXT;`,
     },
+    {
+      // Full-text search over what people read: user messages (a JSON string) and the text parts of assistant
+      // messages (a JSON array of parts). Kept by triggers, so every writer (any process) keeps it in step.
+      description: 'full-text search over message text (FTS5)',
+      sql: `
+      CREATE VIRTUAL TABLE messages_fts USING fts5(text, conversation_id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+      CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN NEW.role IN ('user', 'assistant') AND json_valid(NEW.content) BEGIN
+        INSERT INTO messages_fts (rowid, text, conversation_id) VALUES (NEW.id, ${MESSAGE_TEXT('NEW')}, NEW.conversation_id);
+      END;
+      CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+        DELETE FROM messages_fts WHERE rowid = OLD.id;
+      END;
+      INSERT INTO messages_fts (rowid, text, conversation_id)
+        SELECT id, ${MESSAGE_TEXT('messages')}, conversation_id FROM messages WHERE role IN ('user', 'assistant') AND json_valid(content);`,
+    },
   ],
   queries: (sql: Sql) => ({
+    /** `match` is an FTS5 query (built by the caller from words, never raw input); newest first. */
+    searchMessages(match: string, limit: number): MessageMatchRow[] {
+      return sql.all<MessageMatchRow>(
+        `SELECT m.id AS message_id, m.conversation_id, m.role, snippet(messages_fts, 0, char(2), char(3), '…', 12) AS snippet, m.created_at
+           FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+          WHERE messages_fts MATCH ? ORDER BY m.id DESC LIMIT ?`,
+        match,
+        limit,
+      );
+    },
     // Messages
     addMessage(conversationId: string, runId: string | null, role: MessageRow['role'], content: string, now: number): number {
       const info = sql.run('INSERT INTO messages (conversation_id, run_id, role, content, created_at) VALUES (?,?,?,?,?)', conversationId, runId, role, content, now);
