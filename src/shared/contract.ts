@@ -282,13 +282,15 @@ export type Settings = z.infer<typeof settingsSchema>;
 const keyStatusSchema = z.strictObject({
   /** Only whether a key is there: the key itself never leaves main. */
   set: z.boolean(),
-  source: z.enum(['keyring', 'env']).nullable(),
+  /** `session`: typed where no OS keyring runs; held in memory until this Deskhand stops, never written anywhere. */
+  source: z.enum(['keyring', 'env', 'session']).nullable(),
 });
 
 export const settingsViewSchema = z.strictObject({
   settings: settingsSchema,
   keys: z.strictObject({ anthropic: keyStatusSchema, openai: keyStatusSchema, 'openai-compatible': keyStatusSchema }),
-  keyring: z.strictObject({ available: z.boolean(), message: z.string().nullable() }),
+  /** `message`: why there is no keyring, in one sentence; `detail`: the error as the keyring library gave it. */
+  keyring: z.strictObject({ available: z.boolean(), message: z.string().nullable(), detail: z.string().nullable().optional() }),
   /** Provider flags the host was started with; they win over the saved settings until it restarts without them. */
   override: z.strictObject({ provider: providerNameSchema, model: z.string(), baseURL: z.string().nullable() }).nullable(),
   /** Nothing is set up yet (no saved settings, no key, no provider flags): the UI shows the first-run panel. */

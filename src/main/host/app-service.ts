@@ -28,7 +28,7 @@ import type { ApprovalRow } from '../services/store/store';
 import type { SecretStore } from '../services/vault/secret-store';
 import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
 import { filePickOptions, listFolder, pendingRequest, type PickOptions } from './request-host';
-import { ProviderSettings, apiKeyName } from './provider-settings';
+import { ProviderSettings } from './provider-settings';
 import { WebSettings } from './web-settings';
 import { TaskWakes } from './task-wakes';
 import { projectBackgroundTasks } from './task-projections';
@@ -474,14 +474,12 @@ export class AppService implements ContractHandlers {
     return this.providers.save(p);
   }
 
-  async setApiKey(p: ParsedParams<'setApiKey'>): Promise<SettingsView> {
-    await this.opts.secrets.set(apiKeyName(p.provider), p.key);
-    return this.providers.view();
+  setApiKey(p: ParsedParams<'setApiKey'>): Promise<SettingsView> {
+    return this.providers.setKey(p.provider, p.key);
   }
 
-  async clearApiKey(p: ParsedParams<'clearApiKey'>): Promise<SettingsView> {
-    await this.opts.secrets.delete(apiKeyName(p.provider));
-    return this.providers.view();
+  clearApiKey(p: ParsedParams<'clearApiKey'>): Promise<SettingsView> {
+    return this.providers.clearKey(p.provider);
   }
 
   async detectLocalModels(): Promise<MethodResult<'detectLocalModels'>> {

@@ -24,9 +24,22 @@ export interface ProviderSettingsOptions {
   override: ProviderConfig | null;
 }
 
+/** The OS keyring's error in one sentence a person can act on (the raw text stays available as detail). */
+export function keyringProblem(err: unknown): string {
+  const raw = errorMessage(err);
+  if (/org\.freedesktop\.secrets|Secret Service|ServiceUnknown|was not provided by any \.service/i.test(raw)) {
+    return 'no Secret Service (such as gnome-keyring or KWallet) is running in this session';
+  }
+  if (/DBUS_SESSION_BUS_ADDRESS|Cannot autolaunch D-Bus|X11 \$DISPLAY|dbus-launch/i.test(raw)) return 'this session has no D-Bus, which the OS keyring needs';
+  if (/locked|unlock|dismissed/i.test(raw)) return 'the OS keyring is locked; unlock it and try again';
+  return raw.split('\n')[0]!.replace(/^Could not \w+ the secret in the OS keyring: /, '').slice(0, 200);
+}
+
 export class ProviderSettings {
   private readonly file: SettingsFile;
   private keyringWarned = false;
+  /** Keys typed where no OS keyring runs: in this process's memory only, gone when it stops. */
+  private readonly sessionKeys = new Map<ProviderName, string>();
 
   constructor(private readonly opts: ProviderSettingsOptions) {
     this.file = new SettingsFile(opts.dataDir, opts.env);
@@ -54,14 +67,15 @@ export class ProviderSettings {
     try {
       stored = await this.opts.secrets.list();
     } catch (err) {
-      keyring = { available: false, message: errorMessage(err) };
+      keyring = { available: false, message: keyringProblem(err), detail: errorMessage(err) };
     }
     const keys = {} as SettingsView['keys'];
     for (const provider of PROVIDER_NAMES) {
       const inKeyring = stored.includes(apiKeyName(provider));
+      const inSession = this.sessionKeys.has(provider);
       const envName = KEY_ENV[provider];
       const inEnv = !!envName && !!this.opts.env[envName];
-      keys[provider] = { set: inKeyring || inEnv, source: inKeyring ? 'keyring' : inEnv ? 'env' : null };
+      keys[provider] = { set: inKeyring || inSession || inEnv, source: inKeyring ? 'keyring' : inSession ? 'session' : inEnv ? 'env' : null };
     }
     const o = this.opts.override;
     return {
@@ -73,7 +87,34 @@ export class ProviderSettings {
     };
   }
 
+  /**
+   * Saves a key to the OS keyring; where none runs, keeps it for this session (memory only) and says so in the view,
+   * so a person can still work without a keyring.
+   */
+  async setKey(provider: ProviderName, key: string): Promise<SettingsView> {
+    try {
+      await this.opts.secrets.set(apiKeyName(provider), key);
+      this.sessionKeys.delete(provider);
+    } catch (err) {
+      this.opts.log.warn('the OS keyring is not available; the API key is kept for this session only', { error: keyringProblem(err) });
+      this.sessionKeys.set(provider, key);
+    }
+    return this.view();
+  }
+
+  async clearKey(provider: ProviderName): Promise<SettingsView> {
+    const hadSession = this.sessionKeys.delete(provider);
+    try {
+      await this.opts.secrets.delete(apiKeyName(provider));
+    } catch (err) {
+      if (!hadSession) throw err;
+    }
+    return this.view();
+  }
+
   private async keyFor(provider: ProviderName): Promise<string | null> {
+    const session = this.sessionKeys.get(provider);
+    if (session) return session;
     try {
       const key = await this.opts.secrets.get(apiKeyName(provider));
       if (key) return key;

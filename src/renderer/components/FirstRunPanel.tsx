@@ -208,9 +208,9 @@ export function FirstRunPanel() {
             </label>
           )}
           {!view.keyring.available && !choice.server && (
-            <p className="muted small">
-              The OS keyring is not available here ({view.keyring.message}), so a key cannot be saved. Set {choice.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} in
-              the environment instead.
+            <p className="muted small" role="note">
+              The OS keyring is not available here ({view.keyring.message}): the key is used for this session only, not saved. To keep it, set{' '}
+              {choice.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} in the environment.
             </p>
           )}
           {result && (

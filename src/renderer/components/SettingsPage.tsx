@@ -4,7 +4,7 @@
  * (WebSettings.tsx) web_search's backend and the URL grants.
  */
 import { useEffect, useState } from 'react';
-import type { MethodResult, Settings } from '../../shared/contract';
+import type { MethodResult, Settings, SettingsView } from '../../shared/contract';
 import { PROVIDER_NAMES, type ProviderName } from '../../shared/contract-names';
 import { POLICIES, type Policy } from '../../shared/tools';
 import { api, errorText } from '../api/client';
@@ -63,6 +63,7 @@ export function SettingsPage() {
           {view.override.baseURL ? ` at ${view.override.baseURL}` : ''}); they win over these settings until it starts without them.
         </p>
       )}
+      {!view.keyring.available && <KeyringNotice keyring={view.keyring} />}
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -135,6 +136,30 @@ export function SettingsPage() {
   );
 }
 
+const KEY_SOURCE = {
+  keyring: 'Set (in the OS keyring)',
+  env: 'Set from the environment',
+  session: 'Set for this session only (no OS keyring: forgotten when Deskhand stops)',
+} as const;
+
+/** Said once for the page: why keys cannot be saved, and what still works. */
+function KeyringNotice({ keyring }: { keyring: SettingsView['keyring'] }) {
+  return (
+    <div className="banner" role="note" aria-label="No OS keyring">
+      <p>
+        The OS keyring is not available here: {keyring.message}. Keys you enter are used for this session only and are not saved; set them in the
+        environment (ANTHROPIC_API_KEY, OPENAI_API_KEY) to keep them, or start a keyring and reload.
+      </p>
+      {keyring.detail && (
+        <details>
+          <summary>Technical detail</summary>
+          <code className="small">{keyring.detail}</code>
+        </details>
+      )}
+    </div>
+  );
+}
+
 function KeyField({ provider }: { provider: ProviderName }) {
   const view = useSettings((s) => s.view)!;
   const [value, setValue] = useState('');
@@ -166,7 +191,7 @@ function KeyField({ provider }: { provider: ProviderName }) {
     <div className="field">
       <span>API key</span>
       <p className="key-status" role="status" aria-label={`API key for ${label}`}>
-        {status.set ? (status.source === 'env' ? 'Set from the environment' : 'Set (in the OS keyring)') : 'Not set'}
+        {status.set ? KEY_SOURCE[status.source ?? 'keyring'] : 'Not set'}
       </p>
       <span className="field-row">
         <input
@@ -177,16 +202,15 @@ function KeyField({ provider }: { provider: ProviderName }) {
           value={value}
           onChange={(e) => setValue(e.target.value)}
         />
-        <button type="button" className="btn" disabled={!value.trim() || !view.keyring.available} onClick={() => void saveKey()}>
-          Save key
+        <button type="button" className="btn" disabled={!value.trim()} onClick={() => void saveKey()}>
+          {view.keyring.available ? 'Save key' : 'Use for this session'}
         </button>
-        {status.source === 'keyring' && (
+        {(status.source === 'keyring' || status.source === 'session') && (
           <button type="button" className="btn" onClick={() => void clearKey()}>
             Remove key
           </button>
         )}
       </span>
-      {!view.keyring.available && <p className="muted small">The OS keyring is not available here: {view.keyring.message}</p>}
       {error && (
         <p role="alert" className="error-text">
           {error}
