@@ -28,6 +28,8 @@ export function VirtualList<T extends { id: string }>({ items, estimate, render,
   const [version, setVersion] = useState(0);
   const [viewport, setViewport] = useState({ top: 0, height: 0 });
   const stick = useRef(true);
+  /** The height the last resize left; a scroll event at another height comes from a resize, not from the reader. */
+  const knownHeight = useRef(-1);
   const anchor = useRef<Anchor | null>(null);
 
   const layout = useMemo(() => {
@@ -72,7 +74,12 @@ export function VirtualList<T extends { id: string }>({ items, estimate, render,
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
-    const ro = new ResizeObserver(() => setViewport((v) => (v.height === el.clientHeight ? v : { top: el.scrollTop, height: el.clientHeight })));
+    const ro = new ResizeObserver(() => {
+      // The list got shorter or taller (an approval card opened or closed below it): a reader at the end stays there.
+      knownHeight.current = el.clientHeight;
+      if (stick.current) el.scrollTop = Math.max(0, el.scrollHeight - el.clientHeight);
+      setViewport((v) => (v.height === el.clientHeight && v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight }));
+    });
     ro.observe(el);
     setViewport({ top: el.scrollTop, height: el.clientHeight });
     return () => ro.disconnect();
@@ -113,6 +120,11 @@ export function VirtualList<T extends { id: string }>({ items, estimate, render,
   const onScroll = useCallback(() => {
     const el = scroller.current;
     if (!el) return;
+    if (el.clientHeight !== knownHeight.current) {
+      // Resizing moved the scroll position (the reader did not): keep following the end if they were.
+      if (stick.current) el.scrollTop = Math.max(0, el.scrollHeight - el.clientHeight);
+      return;
+    }
     const top = el.scrollTop;
     stick.current = top + el.clientHeight >= el.scrollHeight - 8;
     const i = Math.max(0, upperBound(layout.offsets, top) - 1);
