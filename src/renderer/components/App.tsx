@@ -11,6 +11,52 @@ import { FirstRunPanel } from './FirstRunPanel';
 import { SettingsPage } from './SettingsPage';
 import { Sidebar } from './Sidebar';
 import { TodosPanel } from './TodosPanel';
+import { api, errorText } from '../api/client';
+import { groupByFolder, useConversations } from '../state/conversations';
+import { selectConversation } from '../state/sync';
+import { contextOf, shortcutFor, type ShortcutAction } from '../shortcuts';
+
+/** What each shortcut does (shortcuts.ts says which keys). */
+function runShortcut(action: ShortcutAction): void {
+  const ui = useUi.getState();
+  const conversations = useConversations.getState();
+  switch (action) {
+    case 'new':
+      ui.openDialog({ kind: 'new' });
+      return;
+    case 'search':
+      document.querySelector<HTMLInputElement>('input[aria-label="Search conversations"]')?.focus();
+      return;
+    case 'previous':
+    case 'next': {
+      const order = groupByFolder(conversations.list, conversations.search).flatMap((g) => g.conversations.map((c) => c.id));
+      if (!order.length) return;
+      const at = conversations.selectedId ? order.indexOf(conversations.selectedId) : -1;
+      const next = action === 'next' ? Math.min(order.length - 1, at + 1) : at === -1 ? order.length - 1 : Math.max(0, at - 1);
+      if (order[next] && order[next] !== conversations.selectedId) selectConversation(order[next]!);
+      return;
+    }
+    case 'approve':
+    case 'deny': {
+      const waiting = useApprovals.getState().list.find((a) => a.conversationId === conversations.selectedId);
+      if (!waiting) {
+        ui.notify('Nothing in this conversation is waiting for you.', 'info');
+        return;
+      }
+      if (action === 'approve' && waiting.kind === 'approval') {
+        api()
+          .decideApproval({ approvalId: waiting.approvalId, decision: 'approve' })
+          .catch((err: unknown) => ui.notify(errorText(err)));
+        return;
+      }
+      // A deny needs its reason field (on the card in view); a question, a file pick or a secret needs its card.
+      const reason = document.querySelector<HTMLInputElement>(`[data-approval-id="${CSS.escape(waiting.approvalId)}"] input[aria-label^="Reason for"]`);
+      if (action === 'deny' && reason) reason.focus();
+      else useApprovals.getState().focus(waiting.approvalId);
+      return;
+    }
+  }
+}
 
 export function App() {
   const view = useUi((s) => s.view);
@@ -21,10 +67,10 @@ export function App() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'n') {
-        e.preventDefault();
-        useUi.getState().openDialog({ kind: 'new' });
-      }
+      const action = shortcutFor(e, contextOf(e.target));
+      if (!action) return;
+      e.preventDefault();
+      runShortcut(action);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);

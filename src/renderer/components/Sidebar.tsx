@@ -15,13 +15,14 @@ export function Sidebar() {
   return (
     <nav className="sidebar" aria-label="Conversations">
       <div className="sidebar-top">
-        <button type="button" className="btn primary wide" onClick={() => useUi.getState().openDialog({ kind: 'new' })} aria-keyshortcuts="Control+N Meta+N">
+        <button type="button" className="btn primary wide" onClick={() => useUi.getState().openDialog({ kind: 'new' })} aria-keyshortcuts="Alt+N Control+N Meta+N" title="New conversation (Alt+N)">
           New conversation
         </button>
         <input
           type="search"
           className="search"
           aria-label="Search conversations"
+          aria-keyshortcuts="Control+K Meta+K /"
           placeholder="Search titles and messages"
           value={search}
           onChange={(e) => {

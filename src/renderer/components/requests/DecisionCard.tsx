@@ -144,7 +144,7 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
           </button>
           <DenyGroup reason={reason} setReason={setReason} busy={busy} onDeny={() => decide('deny')} inputRef={reasonInput} shortcut />
           <span className="key-hint" aria-hidden="true">
-            With the card focused: ⏎ approve · A always · D deny
+            Ctrl+⏎ approve · Ctrl+⌫ deny (from an empty message box) · on the card: ⏎ approve · A always · D deny
           </span>
           {!approval.alwaysPattern && (
             <p className="muted small no-always">
