@@ -50,7 +50,7 @@ export class StoreMemoryService implements MemoryService {
       const now = Date.now();
       const status = opts.status ?? 'active';
       const row: Omit<MemoryRow, 'seq'> = {
-        id: `mem_${randomUUID().slice(0, 12)}`,
+        id: `mem_${randomUUID().replace(/-/g, '').slice(0, 12)}`,
         kind: opts.kind ?? 'memory',
         scope: draft.scope,
         scope_key: key,
@@ -151,7 +151,7 @@ export class StoreMemoryService implements MemoryService {
   }
 
   private receipt(memoryId: string, action: MemoryReceiptRow['action'], actor: string, diff: string, conversationId?: string | null): MemoryReceiptRow {
-    const r: MemoryReceiptRow = { id: `rcpt_${randomUUID().slice(0, 12)}`, memory_id: memoryId, action, actor, diff, conversation_id: conversationId ?? null, created_at: Date.now() };
+    const r: MemoryReceiptRow = { id: `rcpt_${randomUUID().replace(/-/g, '').slice(0, 12)}`, memory_id: memoryId, action, actor, diff, conversation_id: conversationId ?? null, created_at: Date.now() };
     this.q.addReceipt(r);
     return r;
   }
