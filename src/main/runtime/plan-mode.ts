@@ -48,6 +48,8 @@ const report = (verdict: InspectorReport['verdict'], reasons: string[]): Inspect
 export const planModeInspector: Inspector = {
   name: 'plan-mode',
   inspect({ tool, effects, ctx, planMode }, facts: Facts) {
+    // Entering plan mode only narrows what may run, so it needs nobody's approval (Spec II: auto-allow).
+    if (tool.name === 'enter_plan_mode') return report('allow', ['entering plan mode only narrows what may run']);
     if (!planMode) return report('pass', []);
     if (PLAN_TOOLS.has(tool.name)) return report('pass', ['plan mode: a plan-mode tool']);
     const plan = planMode.planFile;
