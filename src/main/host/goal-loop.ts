@@ -47,6 +47,7 @@ export class GoalLoop {
   /** Conversations whose cycle turn is being started → the goal it belongs to (its run.started marks the cycle). */
   private readonly starting = new Map<string, string>();
   private stopped = false;
+  private readonly notified = new Set<string>();
 
   constructor(private readonly opts: GoalLoopOptions) {}
 
@@ -72,14 +73,16 @@ export class GoalLoop {
     const { runtime } = this.opts;
     const { store, goals } = runtime;
     if (!store.isOpen) return;
-    let goal = goals.active(conversationId);
-    if (!goal) return;
+    let goal = goals.current(conversationId);
+    if (!goal || (goal.status !== 'active' && this.notified.has(goal.id))) return;
     const last = store.latestRunForConversation(conversationId);
     if (last && goals.isCycleRun(goal.id, last.id) && ['finished', 'failed', 'aborted', 'interrupted'].includes(last.status)) {
       goal = goals.finishCycle(goal.id, last.id, last.input_tokens + last.output_tokens);
       if (goal.status === 'active' && last.status === 'aborted') goal = goals.end(goal.id, 'The person stopped a cycle.');
     }
     if (goal.status !== 'active') {
+      // A cycle that completed, blocked or ended the goal is counted above; the person hears once that it stopped.
+      this.notified.add(goal.id);
       this.opts.onGoalStopped?.(goal);
       return;
     }

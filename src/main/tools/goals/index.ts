@@ -123,7 +123,9 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
       value: z.number().positive().describe('The limit.'),
       unit: z.enum(['turns', 'tokens', 'milliseconds', 'seconds', 'minutes', 'hours', 'usd']).describe('The unit of the limit.'),
     }),
-    risk: 'low-risk',
+    // Deskhand's own bookkeeping of a goal the person accepted (it can only lower budgets or stop): read-only, so an
+    // unattended cycle never parks on it. Spec I lists it low-risk; docs/tools.md records the difference.
+    risk: 'read-only',
     disclosure: 'private',
     presentation: { title: 'Set the goal budget', icon: 'task', summary: (a) => `${a.value} ${a.unit}` },
     async execute({ value, unit }, ctx) {
@@ -157,7 +159,9 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
         .optional()
         .describe('Required for complete.'),
     }),
-    risk: 'low-risk',
+    // Deskhand's own bookkeeping of a goal the person accepted (it can only lower budgets or stop): read-only, so an
+    // unattended cycle never parks on it. Spec I lists it low-risk; docs/tools.md records the difference.
+    risk: 'read-only',
     disclosure: 'public',
     presentation: { title: 'Report a goal cycle', icon: 'task', summary: (a) => a.status },
     async execute(args, ctx) {
@@ -179,7 +183,9 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
     name: 'end_loop',
     description: 'End the goal loop this turn belongs to, with the reason shown to the person (the goal stops as ended). Only in goal cycles.',
     params: z.strictObject({ reason: z.string().min(1).max(1000) }),
-    risk: 'low-risk',
+    // Deskhand's own bookkeeping of a goal the person accepted (it can only lower budgets or stop): read-only, so an
+    // unattended cycle never parks on it. Spec I lists it low-risk; docs/tools.md records the difference.
+    risk: 'read-only',
     disclosure: 'public',
     presentation: { title: 'End the loop', icon: 'task', summary: (a) => a.reason },
     async execute({ reason }, ctx) {
