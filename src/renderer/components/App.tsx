@@ -11,6 +11,7 @@ import { FirstRunPanel } from './FirstRunPanel';
 import { SettingsPage } from './SettingsPage';
 import { Sidebar } from './Sidebar';
 import { TodosPanel } from './TodosPanel';
+import { GoalsPanel } from './GoalsPanel';
 
 export function App() {
   const view = useUi((s) => s.view);
@@ -39,6 +40,7 @@ export function App() {
         <div className="panel-stack">
           <ApprovalsPanel />
           <BackgroundTasksPanel />
+          <GoalsPanel />
           <TodosPanel />
         </div>
       )}
