@@ -39,7 +39,7 @@ export function MemorySettings() {
   const proposed = (records ?? []).filter((r) => r.kind === tab && r.status === 'proposed').length;
 
   return (
-    <section className="settings-section memory-settings" aria-label="Memory and lessons">
+    <section className="card memory-settings" aria-label="Memory and lessons">
       <h2>Memory and lessons</h2>
       <p className="muted small">
         What the agent remembers is recalled into later conversations as untrusted reference data: it never grants tools or changes approvals. Proposals

@@ -151,7 +151,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
       'the goal is blocked only after 3 consecutive blocked cycles). Evidence cites tool results of this conversation by their call id with a quote from each ' +
       'result\'s output; Deskhand checks every citation and rejects a claim with no matching result.',
     params: z.strictObject({
-      status: z.enum(['continue', 'complete', 'blocked']),
+      status: z.enum(['continue', 'complete', 'blocked']).describe('continue, complete (needs evidence) or blocked.'),
       summary: z.string().min(1).max(2000).describe('What this cycle did, what completes the goal, or what blocks it.'),
       evidence: z
         .array(z.strictObject({ call_id: z.string().min(1).max(200).describe('The tool call id of a result in this conversation.'), quote: z.string().min(3).max(1000).describe('Text copied from that result\'s output.') }))
@@ -182,7 +182,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
   const endLoop = defineTool({
     name: 'end_loop',
     description: 'End the goal loop this turn belongs to, with the reason shown to the person (the goal stops as ended). Only in goal cycles.',
-    params: z.strictObject({ reason: z.string().min(1).max(1000) }),
+    params: z.strictObject({ reason: z.string().min(1).max(1000).describe('Why the loop ends, shown to the person.') }),
     // Deskhand's own bookkeeping of a goal the person accepted (it can only lower budgets or stop): read-only, so an
     // unattended cycle never parks on it. Spec I lists it low-risk; docs/tools.md records the difference.
     risk: 'read-only',

@@ -95,11 +95,12 @@ export function createPlanFamily(): { tools: ToolDefinition[]; inputKinds: Input
     params: z.strictObject({
       plan_file: z.string().regex(/[/\\]\.deskhand[/\\]plans[/\\]plan-[^/\\]+\.md$/, 'must be the plan file enter_plan_mode returned').describe('The plan file enter_plan_mode returned.'),
       options: z
-        .array(z.strictObject({ label: z.string().min(1).max(80).refine((l) => !RESERVED.test(l.trim()), 'reserved label'), description: z.string().max(1000) }))
+        .array(z.strictObject({ label: z.string().min(1).max(80).refine((l) => !RESERVED.test(l.trim()), 'reserved label').describe('Short name of the approach.'), description: z.string().max(1000).describe('What this approach does differently.') }))
         .min(1)
         .max(3)
         .refine((o) => new Set(o.map((x) => x.label)).size === o.length, 'labels must be unique')
-        .optional(),
+        .optional()
+        .describe('1–3 alternative approaches for the person to choose from (each a label of at most 80 characters and a description).'),
     }),
     risk: 'read-only',
     disclosure: 'private',
