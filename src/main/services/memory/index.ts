@@ -58,7 +58,10 @@ export function recordDiff(before: { topic: string; body: string; scope: string 
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
   let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) (endA--, endB--);
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
   const out = [`--- ${before ? 'before' : '/dev/null'}`, `+++ ${after ? 'after' : '/dev/null'}`, `@@ -${start + 1},${endA - start} +${start + 1},${endB - start} @@`];
   for (const l of a.slice(0, start)) out.push(` ${l}`);
   for (const l of a.slice(start, endA)) out.push(`-${l}`);

@@ -111,8 +111,14 @@ export const memoryModule = defineStoreModule({
       list: (filter: { kind?: MemoryRow['kind']; status?: MemoryStatus; scopes?: readonly ScopeRef[] } = {}) => {
         const where: string[] = [];
         const params: unknown[] = [];
-        if (filter.kind) (where.push('m.kind = ?'), params.push(filter.kind));
-        if (filter.status) (where.push('m.status = ?'), params.push(filter.status));
+        if (filter.kind) {
+          where.push('m.kind = ?');
+          params.push(filter.kind);
+        }
+        if (filter.status) {
+          where.push('m.status = ?');
+          params.push(filter.status);
+        }
         if (filter.scopes) {
           const s = scopeWhere(filter.scopes);
           where.push(s.clause);
