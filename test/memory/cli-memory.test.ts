@@ -12,7 +12,7 @@ import { tempDir } from '../support/tool-context';
 beforeAll(() => requireBuild());
 
 describe('deskhand memory', () => {
-  it('lists, shows with receipts, accepts, removes and exports', async () => {
+  it('lists, shows with receipts, accepts, removes and exports', { timeout: 180_000 }, async () => {
     const dataDir = tempDir('deskhand-data-');
     const work = tempDir('deskhand-work-');
     const store = new Store(dataDir);
