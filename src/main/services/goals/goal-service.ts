@@ -79,7 +79,6 @@ export class StoreGoalService implements GoalService {
     const cycle = this.q.cycleForRun(goalId, runId);
     if (!cycle) throw new DeskhandError('usage', 'report_goal_cycle is only for goal cycles (turns the goal loop started); this turn is not one.');
     return this.q.transaction(() => {
-      this.q.update(goalId, {});
       // One report per cycle: a later report in the same cycle replaces the earlier one.
       this.rewriteCycle(cycle.id, report);
       if (report.status === 'complete') {
