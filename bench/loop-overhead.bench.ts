@@ -22,7 +22,7 @@ export default async function loopOverhead(): Promise<Record<string, number>> {
   try {
     const measure = async (withTools: boolean): Promise<number> => {
       const store = new Store(tempDir('deskhand-bench-data-'));
-      const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, maxSteps: CALLS / PER_STEP + 1 });
+      const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, maxSteps: CALLS / PER_STEP + 1, afterTurn: () => undefined }); // no memory-extraction side call in the measured turn
       let steps = 0;
       server.setFallback(() => {
         steps++;

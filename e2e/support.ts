@@ -132,6 +132,8 @@ export class Deskhand {
       DESKHAND_KEYRING_SERVICE: this.keyringService,
       DESKHAND_OLLAMA_URL: NO_SERVER,
       DESKHAND_LMSTUDIO_URL: NO_SERVER,
+      // Memory extraction is one more model call after each turn; the scripted model answers only what a spec scripts.
+      DESKHAND_MEMORY_EXTRACTION: 'off',
     };
     for (const [k, v] of Object.entries(this.startOptions.env ?? {})) {
       if (v === null) delete env[k];

@@ -40,6 +40,10 @@ export const METHOD_NAMES = [
   'setSandbox',
   'listBackgroundTasks',
   'cancelBackgroundTask',
+  'listMemory',
+  'changeMemory',
+  'setMemoryExtraction',
+  'listGoals',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged'] as const;

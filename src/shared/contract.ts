@@ -10,6 +10,7 @@ import { SANDBOX_MODES } from './sandbox';
 import { RULE_SCOPES } from './rules';
 import { RESULT_HINTS, TOOL_ICONS, type ToolPresentationView } from './tool-presentation';
 import type { RunEvent } from './events';
+import { memoryMethods } from './memory-contract';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
 export {
@@ -572,6 +573,8 @@ export const contract = {
       params: z.strictObject({ conversationId: conversationIdSchema, taskId: taskIdSchema }),
       result: z.strictObject({ result: z.string() }),
     },
+    // Memory, lessons and goals (memory-contract.ts).
+    ...memoryMethods,
   },
   events: {
     run: runEventSchema,

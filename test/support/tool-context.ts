@@ -32,6 +32,7 @@ export function makeState(cwd: string, roots: string[] = [cwd]): ConversationSta
     recordFileSnapshot: (s) => void snapshots.set(s.path, s),
     todos: [] as TodoItem[],
     workState: {},
+    slots: {},
   };
 }
 

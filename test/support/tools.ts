@@ -18,6 +18,8 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
     urlGrants: () => [],
     searchSettings: () => null,
     secretValues: null,
+    // Memory, plan mode and goals: listed with their schemas; any use of their services fails loudly here.
+    memory: { memory: noService('memory'), goals: noService('goals'), quotes: noService('quotes'), evidence: noService('evidence'), folderOf: () => deps.dataDir },
   }).registry.all();
 }
 
@@ -26,6 +28,14 @@ export function builtinTool(name: string, deps: Parameters<typeof builtinTools>[
   const tool = builtinTools(deps).find((t) => t.name === name);
   if (!tool) throw new Error(`no tool ${name}`);
   return tool;
+}
+
+function noService<T extends object>(name: string): T {
+  return new Proxy({} as T, {
+    get(_t, prop) {
+      throw new Error(`this test built its tools without the ${name} service (used ${String(prop)})`);
+    },
+  });
 }
 
 /** For tests whose tools never reach background tasks: any use fails loudly. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shortcutFor, type KeyLike } from '../../src/renderer/shortcuts';
+import { shortcutFor, type KeyLike } from '../../src/shared/shortcuts';
 
 const key = (k: string, mods: Partial<KeyLike> = {}): KeyLike => ({ key: k, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...mods });
 const outside = { inTextField: false, inEmptyMessageBox: false };

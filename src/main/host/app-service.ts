@@ -31,6 +31,7 @@ import { filePickOptions, listFolder, pendingRequest, type PickOptions } from '.
 import { ProviderSettings } from './provider-settings';
 import { WebSettings } from './web-settings';
 import { TaskWakes } from './task-wakes';
+import { attachMemoryAndGoals } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';
 
@@ -101,7 +102,8 @@ export class AppService implements ContractHandlers {
     this.log = opts.log ?? stderrLogger;
     this.providers = new ProviderSettings({ dataDir: opts.dataDir, secrets: opts.secrets, env: this.env, log: this.log, override: opts.providerOverride ?? null });
     this.web = new WebSettings({ dataDir: opts.dataDir, store: this.runtime.store, vault: this.runtime.vault, env: this.env });
-    this.unsubscribe = this.runtime.onEvent((e) => this.onRunEvent(e));
+    const offRun = this.runtime.onEvent((e) => this.onRunEvent(e)), goals = attachMemoryAndGoals(this, this.runtime, (run) => this.providers.forRun(run), (c, m, p, s) => this.runWake(c, m, p, s), this.log);
+    this.unsubscribe = () => (offRun(), void goals.stop());
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({
       runtime: this.runtime,

@@ -18,6 +18,12 @@ import { createShellFamily } from '../tools/shell';
 import { createTaskFamily } from '../tools/tasks';
 import { createTodoFamily } from '../tools/todos';
 import { createWebFamily } from '../tools/web';
+import type { ContextSource } from '../runtime/core';
+import type { MemoryService } from '../services/memory';
+import type { EvidenceSource, GoalService } from '../services/goals';
+import { createMemoryFamily, type QuoteCheck } from '../tools/memory';
+import { createPlanFamily } from '../tools/plan';
+import { createGoalFamily } from '../tools/goals';
 
 export interface HostServices {
   dataDir: string;
@@ -32,11 +38,15 @@ export interface HostServices {
   /** Vault values for search API keys (null: no vault). */
   secretValues: { get(name: string): Promise<string | null> } | null;
   webFetchTimeoutMs?: number;
+  /** Memory, plan mode and goals (absent: those families are not assembled). */
+  memory?: { memory: MemoryService; goals: GoalService; quotes: QuoteCheck; evidence: EvidenceSource; folderOf(conversationId: string): string };
 }
 
 export interface Assembly {
   registry: ToolRegistry;
   inputKinds: InputKind[];
+  /** Blocks families add to each turn's system prompt. */
+  contextSources: ContextSource[];
 }
 
 export function assembleTools(services: HostServices, registry = new ToolRegistry()): Assembly {
@@ -60,5 +70,19 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     }),
   ];
   for (const family of families) registry.add(family.tools);
-  return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };
+  const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds];
+  const contextSources: ContextSource[] = [];
+  // Memory, plan mode, goals and loops.
+  if (services.memory) {
+    const m = services.memory;
+    const memory = createMemoryFamily({ memory: m.memory, quotes: m.quotes, folderOf: m.folderOf });
+    const plan = createPlanFamily();
+    const goals = createGoalFamily({ goals: m.goals, evidence: m.evidence });
+    for (const f of [memory, plan, goals]) registry.add(f.tools);
+    registry.addFilter('plan-mode', plan.filter);
+    registry.addFilter('goals', goals.filter);
+    inputKinds.push(...plan.inputKinds, ...goals.inputKinds);
+    contextSources.push(...plan.contextSources, ...goals.contextSources, ...memory.contextSources);
+  }
+  return { registry, inputKinds, contextSources };
 }

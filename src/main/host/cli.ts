@@ -21,6 +21,7 @@ import { assertSecretName } from '../services/vault/vault';
 import { PromptQueue, readHidden } from './cli-prompts';
 import { grantsCommand, rulesCommand, searchCommand } from './cli-web';
 import { RULE_SCOPES, isRuleScope, type RuleScope } from '../../shared/rules';
+import { goalsCommand, memoryCommand } from './cli-memory';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -41,6 +42,8 @@ const USAGE = `Usage:
   deskhand grants add-url PATTERN | list | revoke ID|PATTERN   (URL grants, e.g. https://api.example.com/v1/*)
   deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
   deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [provider flags as in run]   (keeps its address; --help)
+  deskhand memory list [--status S] [--kind memory|lesson] | show ID | rm ID | accept ID | reject ID | export | extraction on|off
+  deskhand goals list | show ID | budget ID [--turns N] [--tokens N] [--minutes N]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
@@ -77,6 +80,10 @@ export async function main(argv: string[]): Promise<number> {
         return await grantsCommand(rest);
       case 'search':
         return await searchCommand(rest);
+      case 'memory':
+        return await memoryCommand(rest);
+      case 'goals':
+        return await goalsCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -16,6 +16,9 @@ import { formatAnswers } from '../tools/interaction';
 import { PinnedHttpClient } from '../services/http/pinned-client';
 import type { HttpService } from '../services/http/index';
 import { SettingsFile } from './settings-file';
+import { StoreMemoryService } from '../services/memory/memory-service';
+import { StoreGoalService } from '../services/goals/goal-service';
+import { evidenceSource, extractMemories, quoteCheck } from './memory-host';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -32,6 +35,8 @@ export class AppRuntime extends Runtime {
   constructor(
     opts: RuntimeOptions,
     readonly tasks: BackgroundTasks,
+    readonly memory: StoreMemoryService = new StoreMemoryService(opts.store),
+    readonly goals: StoreGoalService = new StoreGoalService(opts.store),
   ) {
     super(opts);
     // Stopping a run stops what it started in the background too.
@@ -54,7 +59,10 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
   const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor });
   const settings = new SettingsFile(opts.dataDir);
-  const { registry, inputKinds } = assembleTools({
+  const memory = new StoreMemoryService(store, { looksSecret: (text) => redactor.matches(text).length > 0 });
+  const goals = new StoreGoalService(store);
+  let runtime: AppRuntime | null = null;
+  const { registry, inputKinds, contextSources } = assembleTools({
     dataDir: opts.dataDir,
     tasks,
     sandbox: osSandbox,
@@ -65,8 +73,9 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     searchSettings: () => settings.read().search ?? null,
     secretValues: vault,
     ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
+    memory: { memory, goals, quotes: quoteCheck(store), evidence: evidenceSource(store), folderOf: (id) => store.getConversation(id)?.folder ?? opts.dataDir },
   });
-  return new AppRuntime(
+  runtime = new AppRuntime(
     {
       ...runtimeOpts,
       ...(vault ? { vault } : {}),
@@ -78,9 +87,15 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       onBackgroundAnswer: (a) => tasks.settleQuestion(a.taskId, a.declined ? { declined: a.reason } : { output: formatAnswers(a.answer) }),
       idleTimeoutMs: opts.idleTimeoutMs ?? envNumber('DESKHAND_MODEL_IDLE_TIMEOUT_MS'),
       retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
+      contextSources,
+      // Automatic memory extraction: a side call that only proposes records (off with DESKHAND_MEMORY_EXTRACTION=off).
+      afterTurn: opts.afterTurn ?? ((turn) => extractMemories({ store, memory, complete: (cfg, system, prompt) => runtime!.complete(cfg, system, prompt) }, turn).then(() => undefined)),
     },
     tasks,
+    memory,
+    goals,
   );
+  return runtime;
 }
 
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {

@@ -13,6 +13,7 @@ import { commandPatternMatches, offerCommandPattern, pathPatternMatches, type Ru
 import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
 import { urlGuard } from './url-inspector';
+import { planModeInspector } from './plan-mode';
 import type { AppUse, Effects, EffectsContext, ToolDefinition } from './tool';
 
 /** The person's lasting grants of desktop apps (computer use); a host without one grants nothing. */
@@ -35,6 +36,8 @@ export interface DecisionInput {
   grants?: AppGrants;
   /** The person's URL grant patterns (`deskhand grants add-url`): matching requests run unattended. */
   urlGrants?: readonly string[];
+  /** The conversation is in plan mode: writes only to this plan file, only read-only calls (plan-mode.ts). */
+  planMode?: { planFile: string } | null;
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';
@@ -244,7 +247,7 @@ const savedRules: Inspector = {
 };
 
 /** The inspectors, in the order they run and are printed. */
-export const INSPECTORS: readonly Inspector[] = [classifier, containment, secrets, urlGuard, taint, appGrants, policy, savedRules];
+export const INSPECTORS: readonly Inspector[] = [classifier, containment, planModeInspector, secrets, urlGuard, taint, appGrants, policy, savedRules];
 
 function rulePatternOf(facts: Facts, p: Policy): string | null {
   // The root-offer prefix is reserved: a rule pattern never reads as an offer to add a workspace root.

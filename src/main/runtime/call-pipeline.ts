@@ -19,6 +19,7 @@ import { checkPlaceholders, substituteSecrets } from './secret-args';
 import type { Effects, InputSpec, ToolContext, ToolDefinition } from './tool';
 import { wrapUntrusted } from './untrusted';
 import { NO_REDACTION } from './model-step';
+import { planModeOf } from './plan-mode';
 
 const MAX_PARALLEL_TOOLS = 10;
 const DEFAULT_TOOL_TIMEOUT_MS = 3 * 60_000;
@@ -52,7 +53,7 @@ export class CallPipeline {
 
   /** The turn's tool set for a conversation: deferred tools it revealed, the registry's filters. */
   toolSet(run: RunRow, state: PersistentConversationState): TurnToolSet {
-    return this.core.registry.toolSet({ conversationId: run.conversation_id, policy: run.policy, revealed: state.revealedTools });
+    return this.core.registry.toolSet({ conversationId: run.conversation_id, policy: run.policy, revealed: state.revealedTools, slots: state.slots });
   }
 
   /** Decides and runs the open calls of a step. Returns the ids of requests still waiting for a person. */
@@ -108,6 +109,7 @@ export class CallPipeline {
         heldSecrets: held,
         grants: this.core.grants,
         urlGrants: store.urlGrants.patterns(),
+        planMode: planModeOf(state.slots),
       });
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 

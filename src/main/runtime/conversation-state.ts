@@ -9,6 +9,7 @@ interface Serialized {
   snapshots?: Record<string, FileSnapshot>;
   todos?: TodoItem[];
   workState?: Record<string, unknown>;
+  slots?: Record<string, unknown>;
 }
 
 export class PersistentConversationState implements ConversationState {
@@ -18,6 +19,8 @@ export class PersistentConversationState implements ConversationState {
   workState: Record<string, unknown>;
   readableRoots: string[];
   revealedTools: string[];
+  /** Families' own per-conversation state (scratchpad, plan mode, the pinned plan): kept outside the messages. */
+  slots: Record<string, unknown>;
   private readonly snapshots: Map<string, FileSnapshot>;
 
   constructor(folder: string, json: string) {
@@ -34,6 +37,7 @@ export class PersistentConversationState implements ConversationState {
     this.workState = data.workState && typeof data.workState === 'object' ? data.workState : {};
     this.readableRoots = strings(data.readable);
     this.revealedTools = strings(data.revealed);
+    this.slots = data.slots && typeof data.slots === 'object' && !Array.isArray(data.slots) ? data.slots : {};
   }
 
   /** Adds a workspace root (the person's "always allow" for a change outside the roots). */
@@ -66,6 +70,7 @@ export class PersistentConversationState implements ConversationState {
       workState: this.workState,
       ...(this.readableRoots.length ? { readable: this.readableRoots } : {}),
       ...(this.revealedTools.length ? { revealed: this.revealedTools } : {}),
+      ...(Object.keys(this.slots).length ? { slots: this.slots } : {}),
     };
     return JSON.stringify(data);
   }

@@ -30,6 +30,12 @@ export interface RunOutcome {
   approvalIds: string[];
 }
 
+/**
+ * Adds a block to a turn's system prompt (recalled memory, the scratchpad, the pinned plan, the goal). Whatever it
+ * returns is context, never authority: tools, policy and approvals are decided elsewhere. Returns null for nothing.
+ */
+export type ContextSource = (turn: { conversationId: string; folder: string; slots: Readonly<Record<string, unknown>>; lastUserText: string }) => string | null;
+
 export interface RuntimeLimits {
   dataDir: string;
   modelFactory: (cfg: ProviderConfig) => LanguageModel;
@@ -54,6 +60,8 @@ export class RuntimeCore {
     readonly grants: AppGrants | undefined,
     /** Where answers to background tasks' requests go (the host's task service). */
     readonly onBackgroundAnswer?: (answer: BackgroundAnswer) => void | Promise<void>,
+    /** Blocks families add to each turn's system prompt. */
+    readonly contextSources: readonly ContextSource[] = [],
   ) {}
 
   onEvent(listener: (e: RunEvent) => void): () => void {

@@ -43,7 +43,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       arm();
       const stream = streamModelStep({
         model: limits.modelFactory(options.provider),
-        system: systemPrompt(conv),
+        system: systemPrompt(core, conv),
         messages,
         tools,
         signal: stepController.signal,
@@ -137,15 +137,46 @@ function history(core: RuntimeCore, conversationId: string): StoredMessage[] {
   return core.store.listMessages(conversationId).map((m) => ({ role: m.role, content: JSON.parse(m.content) as unknown }));
 }
 
-function systemPrompt(conv: ConversationRow): string {
+function systemPrompt(core: RuntimeCore, conv: ConversationRow): string {
   const state = new PersistentConversationState(conv.folder, conv.state);
+  return [
+    ...basePrompt(conv, state),
+    ...contextBlocks(core, conv, state),
+  ].join('\n');
+}
+
+/** What families add (recall, scratchpad, pinned plan, goal); a source that throws adds nothing. */
+function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: PersistentConversationState): string[] {
+  if (!core.contextSources.length) return [];
+  const users = core.store.listMessages(conv.id).filter((m) => m.role === 'user');
+  const last = users.at(-1);
+  const lastUserText = last ? textOf(JSON.parse(last.content) as unknown) : '';
+  const blocks: string[] = [];
+  for (const source of core.contextSources) {
+    try {
+      const block = source({ conversationId: conv.id, folder: conv.folder, slots: state.slots, lastUserText });
+      if (block) blocks.push(block);
+    } catch {
+      // context is optional; a failing source never stops a turn
+    }
+  }
+  return blocks;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join(' ');
+  return '';
+}
+
+function basePrompt(conv: ConversationRow, state: PersistentConversationState): string[] {
   return [
     'You are Deskhand, an AI agent working on the person\'s computer through tools.',
     `Working folder: ${conv.folder}. Current directory: ${state.cwd}. Platform: ${process.platform}. Today: ${new Date().toISOString().slice(0, 10)}.`,
     'Every tool call passes an approval engine; a call may be denied with a reason you should respect. Prefer the dedicated file tools over shell commands.',
     'Read a file with read_file before writing or editing it.',
     UNTRUSTED_GUIDANCE,
-  ].join('\n');
+  ];
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

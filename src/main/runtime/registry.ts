@@ -24,6 +24,8 @@ export interface TurnContext {
   revealed: readonly string[];
   /** At most these tools (a subagent's ceiling: its parent's set); absent means no ceiling. */
   ceiling?: ReadonlySet<string>;
+  /** The conversation's family state slots (plan mode…), for filters. */
+  slots?: Readonly<Record<string, unknown>>;
 }
 
 /** Narrows a turn's tools: returns a reason to hide `tool` in this turn, or null to keep it. */

@@ -15,7 +15,7 @@ import type { Vault } from '../services/vault/vault';
 import { AnswerWaiters } from './answer-waiters';
 import { callEffects, decide, type AppGrants, type Verdict } from './approval-engine';
 import { CallPipeline } from './call-pipeline';
-import { RuntimeCore, type RunOptions, type RunOutcome } from './core';
+import { RuntimeCore, type ContextSource, type RunOptions, type RunOutcome } from './core';
 import { InputKinds, type ApprovalAnswer, type BackgroundAnswer, type InputKind } from './input-kinds';
 import { InputRequests } from './input-requests';
 import { streamModelStep } from './model-call';
@@ -54,6 +54,13 @@ export interface RuntimeOptions {
    * finishes the task with them. Without it such requests cannot be answered.
    */
   onBackgroundAnswer?: (answer: BackgroundAnswer) => void | Promise<void>;
+  /** Blocks families add to every turn's system prompt (recall as untrusted data, scratchpad, pinned plan, goal). */
+  contextSources?: readonly ContextSource[];
+  /**
+   * Called after a turn finished (not parked, failed or stopped), with the provider it ran on: memory extraction's
+   * side call. Errors are swallowed; the turn's outcome is already decided.
+   */
+  afterTurn?: (turn: { runId: string; conversationId: string; provider: ProviderConfig }) => void | Promise<void>;
 }
 
 export interface ExplainResult {
@@ -115,6 +122,7 @@ export class Runtime {
       },
       opts.grants,
       opts.onBackgroundAnswer,
+      opts.contextSources ?? [],
     );
     this.loop = new RunLoop(this.core, new CallPipeline(this.core));
     this.requests = new InputRequests(this.core, (runId, options) => this.resume(runId, options));
@@ -189,7 +197,28 @@ export class Runtime {
       return r;
     });
     this.core.emit(options, { type: 'run.started', conversationId, runId: run.id, resumed: false });
-    return this.loop.drive(run.id, options);
+    return this.afterTurn(await this.loop.drive(run.id, options), options);
+  }
+
+  private async afterTurn(outcome: RunOutcome, options: RunOptions): Promise<RunOutcome> {
+    if (outcome.status !== 'finished' || !this.opts.afterTurn) return outcome;
+    try {
+      await this.opts.afterTurn({ runId: outcome.runId, conversationId: outcome.conversationId, provider: options.provider });
+    } catch {
+      // a side task after the turn never changes the turn's outcome
+    }
+    return outcome;
+  }
+
+  /**
+   * One side call of the model outside any conversation (memory extraction): a system prompt and one user message,
+   * no tools, the text back (redacted). Nothing is stored.
+   */
+  async complete(cfg: ProviderConfig, system: string, prompt: string, signal?: AbortSignal): Promise<string> {
+    let text = '';
+    const stream = streamModelStep({ model: this.core.limits.modelFactory(cfg), system, messages: [{ role: 'user', content: prompt }], tools: [], signal: signal ?? new AbortController().signal });
+    for await (const part of stream) if (part.type === 'text') text += part.delta;
+    return this.core.redactor.redact(text);
   }
 
   /** Decides one approval (CLI, UI, notification), or declines any request. Resumes a parked run when it was the last. */
@@ -210,7 +239,7 @@ export class Runtime {
       throw new DeskhandError('conflict', `Run ${runId} is ${run.status}; only a parked run can be resumed.`);
     }
     this.core.emit(options, { type: 'run.started', conversationId: run.conversation_id, runId, resumed: true });
-    return this.loop.drive(runId, options);
+    return this.afterTurn(await this.loop.drive(runId, options), options);
   }
 
   /**

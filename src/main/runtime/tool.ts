@@ -139,6 +139,11 @@ export interface ConversationState {
   /** Deferred tools `search_tools` revealed in this conversation (offered to the model from then on). */
   readonly revealedTools: readonly string[];
   revealTools(names: readonly string[]): void;
+  /**
+   * Families' own per-conversation state by slot name (`scratchpad`, `plan_mode`, `pinned_plan`): persisted with the
+   * conversation, outside its messages, so it survives compaction. Values must be JSON.
+   */
+  slots: Record<string, unknown>;
 }
 
 export interface TodoItem {

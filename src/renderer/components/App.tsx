@@ -14,7 +14,8 @@ import { TodosPanel } from './TodosPanel';
 import { api, errorText } from '../api/client';
 import { groupByFolder, useConversations } from '../state/conversations';
 import { selectConversation } from '../state/sync';
-import { contextOf, shortcutFor, type ShortcutAction } from '../shortcuts';
+import { contextOf } from '../shortcuts';
+import { shortcutFor, type ShortcutAction } from '../../shared/shortcuts';
 
 /** What each shortcut does (shortcuts.ts says which keys). */
 function runShortcut(action: ShortcutAction): void {
@@ -57,6 +58,7 @@ function runShortcut(action: ShortcutAction): void {
     }
   }
 }
+import { GoalsPanel } from './GoalsPanel';
 
 export function App() {
   const view = useUi((s) => s.view);
@@ -85,6 +87,7 @@ export function App() {
         <div className="panel-stack">
           <ApprovalsPanel />
           <BackgroundTasksPanel />
+          <GoalsPanel />
           <TodosPanel />
         </div>
       )}

@@ -12,6 +12,7 @@ import { useSettings } from '../state/settings';
 import { useUi } from '../state/ui';
 import { UrlGrantsSettings, WebSearchSettings } from './WebSettings';
 import { RulesSettings } from './RulesSettings';
+import { MemorySettings } from './MemorySettings';
 
 const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
 
@@ -132,6 +133,7 @@ export function SettingsPage() {
       <WebSearchSettings />
       <UrlGrantsSettings />
       <RulesSettings />
+      <MemorySettings />
     </main>
   );
 }

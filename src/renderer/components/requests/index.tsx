@@ -8,6 +8,8 @@ import { FallbackCard } from './FallbackCard';
 import { FilePickCard } from './FilePickCard';
 import { QuestionCard, questionsOf } from './QuestionCard';
 import { SecretRequestCard } from './SecretRequestCard';
+import { PlanCard } from './PlanCard';
+import { GoalCard } from './GoalCard';
 import type { RequestCardProps } from './shared';
 
 export { RiskBadge } from './shared';
@@ -17,6 +19,8 @@ const CARDS: Record<string, ComponentType<RequestCardProps>> = {
   secret: SecretRequestCard,
   question: QuestionCard,
   file_pick: FilePickCard,
+  plan: PlanCard,
+  goal: GoalCard,
 };
 
 export function RequestCard({ approval, showConversation = false }: { approval: RequestCardProps['approval']; showConversation?: boolean }) {

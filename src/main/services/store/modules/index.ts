@@ -9,5 +9,7 @@ import { runsModule } from './runs';
 import { secretsCatalogModule } from './secrets-catalog';
 import { tasksModule } from './tasks';
 import { urlGrantsModule } from './url-grants';
+import { memoryModule } from './memory';
+import { goalsModule } from './goals';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule] as const;

@@ -1,0 +1,149 @@
+/** The goal service over the store's goals module. */
+import { randomUUID } from 'node:crypto';
+import { DeskhandError } from '../../../shared/errors';
+import type { Store } from '../store/store';
+import { goalsModule, type GoalRow } from '../store/modules/goals';
+import { BLOCKED_CYCLES, exhaustedBudget, type CycleReport, type GoalBudget, type GoalService, type GoalUsed, type GoalView } from './index';
+
+type Queries = ReturnType<typeof goalsModule.queries>;
+
+export class StoreGoalService implements GoalService {
+  private readonly q: Queries;
+
+  constructor(store: Store) {
+    this.q = store.module(goalsModule);
+  }
+
+  create(conversationId: string, goal: { objective: string; criteria: string[]; budget: GoalBudget }): GoalView {
+    if (this.active(conversationId)) throw new DeskhandError('conflict', 'This conversation already has an active goal; finish it or end its loop first.');
+    const now = Date.now();
+    const row: GoalRow = {
+      id: `goal_${randomUUID().slice(0, 8)}`,
+      conversation_id: conversationId,
+      objective: goal.objective,
+      criteria: JSON.stringify(goal.criteria),
+      status: 'active',
+      budget: JSON.stringify(goal.budget),
+      used: JSON.stringify({ turns: 0, tokens: 0, ms: 0, cost: 0 } satisfies GoalUsed),
+      consecutive_blocked: 0,
+      ended_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    this.q.insert(row);
+    return this.view(this.q.get(row.id)!);
+  }
+
+  current(conversationId: string): GoalView | null {
+    const row = this.q.latestFor(conversationId);
+    return row ? this.view(row) : null;
+  }
+
+  active(conversationId: string): GoalView | null {
+    const g = this.current(conversationId);
+    return g?.status === 'active' ? g : null;
+  }
+
+  get(id: string): GoalView | null {
+    const row = this.q.get(id);
+    return row ? this.view(row) : null;
+  }
+
+  list(): GoalView[] {
+    return this.q.list().map((r) => this.view(r));
+  }
+
+  setBudget(goalId: string, key: keyof GoalBudget, value: number, byPerson: boolean): GoalView {
+    const g = this.must(goalId);
+    const current = g.budget[key];
+    if (!byPerson && current !== undefined && value > current) {
+      throw new DeskhandError('usage', `Only the person can raise the ${key} budget (now ${current}); you may lower it. Ask them, or use what is left.`);
+    }
+    this.q.update(goalId, { budget: JSON.stringify({ ...g.budget, [key]: value }) });
+    return this.must(goalId);
+  }
+
+  startCycle(goalId: string, runId: string): number {
+    const n = this.q.cycles(goalId).length + 1;
+    this.q.addCycle({ id: `cyc_${randomUUID().slice(0, 8)}`, goal_id: goalId, n, run_id: runId, reported: 'unreported', summary: '', evidence: '[]', tokens: 0, ms: 0, created_at: Date.now() });
+    return n;
+  }
+
+  isCycleRun(goalId: string, runId: string): boolean {
+    return !!this.q.cycleForRun(goalId, runId);
+  }
+
+  report(goalId: string, runId: string, report: CycleReport): { goal: GoalView; message: string } {
+    const g = this.must(goalId);
+    if (g.status !== 'active') throw new DeskhandError('conflict', `The goal is ${g.status}; there is no cycle to report.`);
+    const cycle = this.q.cycleForRun(goalId, runId);
+    if (!cycle) throw new DeskhandError('usage', 'report_goal_cycle is only for goal cycles (turns the goal loop started); this turn is not one.');
+    return this.q.transaction(() => {
+      // One report per cycle: a later report in the same cycle replaces the earlier one.
+      this.rewriteCycle(cycle.id, report);
+      if (report.status === 'complete') {
+        this.q.update(goalId, { status: 'complete', consecutive_blocked: 0, ended_reason: report.summary });
+        return { goal: this.must(goalId), message: 'Goal complete: the evidence matched the cited results. The loop stops after this turn.' };
+      }
+      if (report.status === 'blocked') {
+        const n = g.consecutiveBlocked + 1;
+        if (n >= BLOCKED_CYCLES) {
+          this.q.update(goalId, { status: 'blocked', consecutive_blocked: n, ended_reason: report.summary });
+          return { goal: this.must(goalId), message: `Goal blocked after ${n} consecutive blocked cycles. The loop stops; the person is told.` };
+        }
+        this.q.update(goalId, { consecutive_blocked: n });
+        return { goal: this.must(goalId), message: `Blocked cycle ${n} of ${BLOCKED_CYCLES} noted; the goal stays active (it is blocked only after ${BLOCKED_CYCLES} consecutive blocked cycles). Try another approach next cycle.` };
+      }
+      this.q.update(goalId, { consecutive_blocked: 0 });
+      return { goal: this.must(goalId), message: 'Cycle noted; the loop continues with the next cycle.' };
+    });
+  }
+
+  private rewriteCycle(cycleId: string, report: CycleReport): void {
+    this.q.updateCycle(cycleId, { reported: report.status, summary: report.summary, evidence: JSON.stringify(report.evidence) });
+  }
+
+  end(goalId: string, reason: string): GoalView {
+    const g = this.must(goalId);
+    if (g.status !== 'active') throw new DeskhandError('conflict', `The goal is already ${g.status}.`);
+    this.q.update(goalId, { status: 'ended', ended_reason: reason });
+    return this.must(goalId);
+  }
+
+  finishCycle(goalId: string, runId: string, tokens: number): GoalView {
+    const g = this.must(goalId);
+    const cycle = this.q.cycleForRun(goalId, runId);
+    if (!cycle || cycle.ms > 0) return g;
+    const ms = Math.max(1, Date.now() - cycle.created_at);
+    const used: GoalUsed = { ...g.used, turns: g.used.turns + 1, tokens: g.used.tokens + tokens, ms: Date.now() - g.createdAt };
+    this.q.transaction(() => {
+      this.q.updateCycle(cycle.id, { tokens, ms });
+      this.q.update(goalId, { used: JSON.stringify(used) });
+      const out = g.status === 'active' ? exhaustedBudget(g.budget, used) : null;
+      if (out) this.q.update(goalId, { status: 'exhausted', ended_reason: out });
+    });
+    return this.must(goalId);
+  }
+
+  private must(id: string): GoalView {
+    const g = this.get(id);
+    if (!g) throw new DeskhandError('not_found', `No goal ${id}.`);
+    return g;
+  }
+
+  private view(r: GoalRow): GoalView {
+    return {
+      id: r.id,
+      conversationId: r.conversation_id,
+      objective: r.objective,
+      criteria: JSON.parse(r.criteria) as string[],
+      status: r.status,
+      budget: JSON.parse(r.budget) as GoalBudget,
+      used: JSON.parse(r.used) as GoalUsed,
+      consecutiveBlocked: r.consecutive_blocked,
+      endedReason: r.ended_reason,
+      cycles: this.q.cycles(r.id).map((c) => ({ n: c.n, runId: c.run_id, reported: c.reported, summary: c.summary, evidence: JSON.parse(c.evidence) as GoalView['cycles'][number]['evidence'], tokens: c.tokens, ms: c.ms, at: c.created_at })),
+      createdAt: r.created_at,
+    };
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Goals (interface and pure helpers; tools import only this module): a durable objective the person accepted, pursued
+ * in a loop of turns within budgets; each cycle's evidence is checked against the tool results it cites.
+ */
+import type { GoalCycleRow, GoalRow, GoalStatus } from '../store/modules/goals';
+
+export type { GoalCycleRow, GoalRow, GoalStatus };
+
+export interface GoalBudget {
+  turns?: number;
+  tokens?: number;
+  /** Wall time since the goal was accepted. */
+  ms?: number;
+  /** Money, in USD, where the provider reports it (none of the built-in providers report cost; it is then never used up). */
+  cost?: number;
+}
+export interface GoalUsed {
+  turns: number;
+  tokens: number;
+  ms: number;
+  cost: number;
+}
+
+export interface GoalView {
+  id: string;
+  conversationId: string;
+  objective: string;
+  criteria: string[];
+  status: GoalStatus;
+  budget: GoalBudget;
+  used: GoalUsed;
+  consecutiveBlocked: number;
+  endedReason: string | null;
+  cycles: { n: number; runId: string | null; reported: string; summary: string; evidence: Evidence[]; tokens: number; ms: number; at: number }[];
+  createdAt: number;
+}
+
+export interface Evidence {
+  call_id: string;
+  quote: string;
+}
+
+export interface CycleReport {
+  status: 'continue' | 'complete' | 'blocked';
+  summary: string;
+  evidence: Evidence[];
+}
+
+/** A settled tool result of a conversation, by the model's call id (what evidence cites). */
+export interface EvidenceSource {
+  resultOf(conversationId: string, callId: string): { tool: string; output: string; ok: boolean } | null;
+}
+
+/** Budgets: 3 consecutive blocked cycles before a goal is blocked (Spec II), default 20 turns when none is given. */
+export const BLOCKED_CYCLES = 3;
+export const DEFAULT_TURN_BUDGET = 20;
+
+export interface GoalService {
+  create(conversationId: string, goal: { objective: string; criteria: string[]; budget: GoalBudget }): GoalView;
+  /** The conversation's newest goal, or null. */
+  current(conversationId: string): GoalView | null;
+  active(conversationId: string): GoalView | null;
+  get(id: string): GoalView | null;
+  list(): GoalView[];
+  /** Lowers a budget or sets one that was unset; `byPerson` may also raise it. */
+  setBudget(goalId: string, key: keyof GoalBudget, value: number, byPerson: boolean): GoalView;
+  startCycle(goalId: string, runId: string): number;
+  isCycleRun(goalId: string, runId: string): boolean;
+  /** Records an accepted report (evidence already checked); returns the goal and a line for the model. */
+  report(goalId: string, runId: string, report: CycleReport): { goal: GoalView; message: string };
+  end(goalId: string, reason: string): GoalView;
+  /** After a cycle's run finished: its tokens and the wall time go into `used`; a budget used up stops the goal. */
+  finishCycle(goalId: string, runId: string, tokens: number): GoalView;
+}
+
+/** Whitespace-insensitive comparison of a quote with a tool result. */
+const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
+
+/** Checks each cited result: it exists in this conversation, succeeded, and contains the quoted text. Returns the problems. */
+export function checkEvidence(conversationId: string, evidence: readonly Evidence[], source: EvidenceSource): string[] {
+  const problems: string[] = [];
+  for (const e of evidence) {
+    const result = source.resultOf(conversationId, e.call_id);
+    if (!result) problems.push(`${e.call_id}: no tool result with this call id exists in this conversation`);
+    else if (result.tool === 'report_goal_cycle') problems.push(`${e.call_id}: a report is not evidence; cite the tool result itself`);
+    else if (!result.ok) problems.push(`${e.call_id}: that call failed, so it proves nothing`);
+    else if (norm(e.quote).length < 3 || !norm(result.output).includes(norm(e.quote))) problems.push(`${e.call_id}: the quote "${e.quote.slice(0, 80)}" is not in that result's output`);
+  }
+  return problems;
+}
+
+/** Which budget is used up, in words, or null. */
+export function exhaustedBudget(budget: GoalBudget, used: GoalUsed): string | null {
+  if (budget.turns !== undefined && used.turns >= budget.turns) return `turn budget used up (${used.turns}/${budget.turns} turns)`;
+  if (budget.tokens !== undefined && used.tokens >= budget.tokens) return `token budget used up (${used.tokens}/${budget.tokens} tokens)`;
+  if (budget.ms !== undefined && used.ms >= budget.ms) return `time budget used up (${Math.round(used.ms / 1000)}/${Math.round(budget.ms / 1000)} s)`;
+  if (budget.cost !== undefined && used.cost >= budget.cost) return `cost budget used up ($${used.cost.toFixed(2)}/$${budget.cost.toFixed(2)})`;
+  return null;
+}
+
+export function describeBudget(budget: GoalBudget, used: GoalUsed): string {
+  const parts: string[] = [];
+  if (budget.turns !== undefined) parts.push(`turns ${used.turns}/${budget.turns}`);
+  if (budget.tokens !== undefined) parts.push(`tokens ${used.tokens}/${budget.tokens}`);
+  if (budget.ms !== undefined) parts.push(`time ${Math.round(used.ms / 1000)}/${Math.round(budget.ms / 1000)} s`);
+  if (budget.cost !== undefined) parts.push(`cost $${used.cost.toFixed(2)}/$${budget.cost.toFixed(2)}`);
+  return parts.join(', ') || 'no budget';
+}
