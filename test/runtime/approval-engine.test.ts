@@ -19,7 +19,6 @@ const tool = (risk: RiskTier | 'unknown', extra: Partial<ToolDefinition> = {}): 
     execute: async () => ({ output: '' }),
     ...extra,
   }) as ToolDefinition;
-const noRules = () => false;
 
 describe('approval engine', () => {
   const table: [Policy, RiskTier, 'allow' | 'ask'][] = [

@@ -9,7 +9,6 @@ import { decideWithEveryRule } from '../support/rules';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decideCall } from '../../src/main/runtime/approval-engine';
 import { classifyCommand } from '../../src/main/tools/shell/command-classifier';
 import type { ClassifyContext, ToolDefinition } from '../../src/main/runtime/tool';
 import { builtinTools } from '../support/tools';

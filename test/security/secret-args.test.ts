@@ -7,7 +7,6 @@ import { decideWithEveryRule } from '../support/rules';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decideCall } from '../../src/main/runtime/approval-engine';
 import { checkPlaceholders, substituteSecrets, substituteShell } from '../../src/main/runtime/secret-args';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { writeFileTool } from '../../src/main/tools/files/write-file';
