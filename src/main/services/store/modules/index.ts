@@ -6,8 +6,9 @@ import { conversationsModule } from './conversations';
 import { inputRequestsModule } from './input-requests';
 import { rulesModule } from './rules';
 import { runsModule } from './runs';
+import { scheduleModule } from './schedule';
 import { secretsCatalogModule } from './secrets-catalog';
 import { tasksModule } from './tasks';
 import { urlGrantsModule } from './url-grants';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, scheduleModule] as const;
