@@ -18,6 +18,8 @@ import { createShellFamily } from '../tools/shell';
 import { createTaskFamily } from '../tools/tasks';
 import { createTodoFamily } from '../tools/todos';
 import { createWebFamily } from '../tools/web';
+import { createScheduleFamily } from '../tools/schedule';
+import type { Schedules } from '../services/scheduler';
 
 export interface HostServices {
   dataDir: string;
@@ -32,6 +34,8 @@ export interface HostServices {
   /** Vault values for search API keys (null: no vault). */
   secretValues: { get(name: string): Promise<string | null> } | null;
   webFetchTimeoutMs?: number;
+  /** Reminders and triggers (absent: the scheduling family is not offered). */
+  schedules?: Schedules;
 }
 
 export interface Assembly {
@@ -59,6 +63,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
       ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
     }),
   ];
+  if (services.schedules) families.push(createScheduleFamily({ schedules: services.schedules }));
   for (const family of families) registry.add(family.tools);
   return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };
 }

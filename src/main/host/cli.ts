@@ -19,6 +19,7 @@ import { webCommand } from './web-command';
 import { assertSecretName } from '../services/vault/vault';
 import { PromptQueue, readHidden } from './cli-prompts';
 import { grantsCommand, searchCommand } from './cli-web';
+import { fireCommandMain, scheduleCommand } from './cli-schedule';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -36,6 +37,8 @@ const USAGE = `Usage:
   deskhand secrets delete NAME
   deskhand grants add-url PATTERN | list | revoke ID|PATTERN   (URL grants, e.g. https://api.example.com/v1/*)
   deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
+  deskhand schedule list | cancel ID | run ID | doctor [--dry-run]   (reminders and triggers; [--data-dir DIR] [--json])
+  deskhand fire ID [--data-dir DIR] [--json]   (what each OS scheduler job runs; works with the app closed)
   deskhand web [--port N] [--data-dir DIR] [--json] [provider flags as in run]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
@@ -71,6 +74,10 @@ export async function main(argv: string[]): Promise<number> {
         return await grantsCommand(rest);
       case 'search':
         return await searchCommand(rest);
+      case 'fire':
+        return await fireCommandMain(rest);
+      case 'schedule':
+        return await scheduleCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -16,6 +16,8 @@ import { formatAnswers } from '../tools/interaction';
 import { PinnedHttpClient } from '../services/http/pinned-client';
 import type { HttpService } from '../services/http/index';
 import { SettingsFile } from './settings-file';
+import { ScheduleService } from '../services/scheduler/schedules';
+import { fireCommand, platformScheduler } from '../services/scheduler/os-schedulers';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -32,6 +34,8 @@ export class AppRuntime extends Runtime {
   constructor(
     opts: RuntimeOptions,
     readonly tasks: BackgroundTasks,
+    /** Reminders and triggers (the scheduling family; `deskhand fire`, the ticker, the tray). Default: no OS jobs. */
+    readonly schedules: ScheduleService = new ScheduleService({ store: opts.store, dataDir: opts.dataDir ?? '', os: null, command: (id) => fireCommand(id, opts.dataDir ?? '') }),
   ) {
     super(opts);
     // Stopping a run stops what it started in the background too.
@@ -54,6 +58,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
   const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor });
   const settings = new SettingsFile(opts.dataDir);
+  const schedules = new ScheduleService({ store, dataDir: opts.dataDir, os: platformScheduler(opts.dataDir), command: (id) => fireCommand(id, opts.dataDir) });
   const { registry, inputKinds } = assembleTools({
     dataDir: opts.dataDir,
     tasks,
@@ -64,6 +69,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     urlGrants: () => store.urlGrants.patterns(),
     searchSettings: () => settings.read().search ?? null,
     secretValues: vault,
+    schedules,
     ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
   });
   return new AppRuntime(
@@ -80,6 +86,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
     },
     tasks,
+    schedules,
   );
 }
 
