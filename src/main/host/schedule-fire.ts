@@ -89,9 +89,8 @@ export async function fireSchedule(scheduleId: string, deps: FireDeps, opts: { f
   if (!fire) return { status: 'taken', scheduleId, detail: `The fire of ${scheduleId} due ${displayTime(due, row.tz)} was claimed by another process.` };
   const oldJob = row;
   const advanced = advance(row, t, stale, deps, opts.force === true);
-  // The job that ran us is spent; the next slot gets a job of its own.
-  if (deps.via === 'os' && oldJob.os_job) schedules.rows.update(scheduleId, { os_job: null, os_backend: null });
-  else await schedules.disarm(oldJob);
+  // The job of this slot goes (removing the job that is running us is a no-op); the next slot gets a job of its own.
+  await schedules.disarm(oldJob);
   if (advanced.status === 'active' && advanced.next_at !== null) await schedules.arm(schedules.get(scheduleId)!);
   return executeFire(fire, schedules.get(scheduleId)!, deps);
 }
