@@ -33,7 +33,7 @@ export default async function scheduleBench(): Promise<BenchResult> {
     },
   });
   server.setFallback(() => ({ text: ['ok'] }));
-  const env = { ...process.env, DESKHAND_OS_SCHEDULER: 'none', DESKHAND_NOTIFY: 'off', OPENAI_API_KEY: 'sk-bench' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DESKHAND_OS_SCHEDULER: 'none', DESKHAND_NOTIFY: 'off', OPENAI_API_KEY: 'sk-bench' };
   delete env.DESKHAND_HOME;
   const store = new Store(dataDir);
   const schedules = new ScheduleService({ store, dataDir, os: null, command: (id) => fireCommand(id, dataDir) });

@@ -99,7 +99,7 @@ describe('scheduling on the real atd, with the app closed', () => {
     server.enqueue(reply().tool('register_trigger', { when: '5s', prompt: 'WAKE-4411: check whether the build is green' }), reply().text('I will check later.'));
     const result = await run('check the build later');
     expect(result.code, result.stderr).toBe(0);
-    const conversationId = (result.events.find((e) => e.type === 'run.started') as { conversationId: string }).conversationId;
+    const conversationId = (result.events.find((e) => e.type === 'run.started') as unknown as { conversationId: string }).conversationId;
     expect(requestsWith('scheduled prompt trg_')).toHaveLength(0);
     server.enqueue(reply().text('The build is green.'));
     await until(() => requestsWith('scheduled prompt trg_').some((r) => JSON.stringify(r.body).includes('WAKE-4411')), 'the woken run to call the model', 90_000);

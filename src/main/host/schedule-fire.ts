@@ -202,11 +202,12 @@ export async function executeFire(fire: FireRow, row: ScheduleRow, deps: FireDep
       // The conversation is busy: try again in a minute (a new slot, so a new claim).
       const retry = Date.now() + 60_000;
       const cur = rows.get(row.id)!;
-      if (!cur.cron || (cur.next_at ?? Infinity) > retry) {
+      // "Run now" only reports it; a due fire comes back in a minute.
+      if (fire.via !== 'now' && (!cur.cron || (cur.next_at ?? Infinity) > retry)) {
         rows.update(row.id, { status: 'active', next_at: retry });
         await deps.schedules.arm(rows.get(row.id)!);
       }
-      return end('busy', `${errorMessage(err)} Retrying at ${displayTime(retry, row.tz)}.`);
+      return end('busy', fire.via === 'now' ? errorMessage(err) : `${errorMessage(err)} Retrying at ${displayTime(retry, row.tz)}.`);
     }
     return end('failed', redact(errorMessage(err)), runId);
   }
