@@ -37,6 +37,7 @@ export const METHOD_NAMES = [
   'setSandbox',
   'listBackgroundTasks',
   'cancelBackgroundTask',
+  'schedule',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged'] as const;
