@@ -11,7 +11,11 @@ import { DeskhandError } from '../../shared/errors';
 import { KeytarSecretStore } from '../services/vault/secret-store';
 import { AppService } from './app-service';
 import { providerFromFlags } from './cli';
-import { openRuntime, resolveDataDir } from './open-runtime';
+import { openRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
+import { createNotifier } from '../services/notify/create';
+import { fireProvider } from './cli-schedule';
+import type { FireDeps } from './schedule-fire';
+import { ScheduleTicker } from './schedule-ticker';
 import { startWebHost } from './web-host';
 
 export async function webCommand(args: string[]): Promise<number> {
@@ -53,6 +57,8 @@ export async function webCommand(args: string[]): Promise<number> {
     throw new DeskhandError('usage', `Could not listen on 127.0.0.1:${port}: ${(err as Error).message}`);
   }
   process.stdout.write(values.json ? `${JSON.stringify({ url: host.url })}\n` : `Deskhand is running at ${host.url}\n`);
+  // While it runs, the in-app ticker fires what no OS job holds (claimed first, so never twice).
+  const ticker = startScheduleTicker(runtime, (run) => (override ? Promise.resolve(override) : fireProvider(run)));
 
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -64,6 +70,7 @@ export async function webCommand(args: string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
   if (!values.json) process.stderr.write('Stopping Deskhand web…\n');
+  await ticker.stop();
   await service.shutdown();
   await host.close();
   runtime.store.close();
@@ -82,6 +89,12 @@ export function findRendererDir(): string | null {
     dir = dirname(dir);
   }
   return null;
+}
+
+function startScheduleTicker(runtime: AppRuntime, provider: FireDeps['provider']): { stop(): Promise<void> } {
+  const notifier = createNotifier();
+  const ticker = new ScheduleTicker({ runtime, schedules: runtime.schedules, notifier, provider }, { intervalMs: Number(process.env.DESKHAND_SCHEDULE_TICK_MS) || 15_000 }).start();
+  return { stop: () => ticker.stop().finally(() => notifier.close()) };
 }
 
 function packageVersion(): string {

@@ -115,8 +115,14 @@ export const scheduleModule = defineStoreModule({
       list(opts: { kind?: ScheduleKind; conversationId?: string; live?: boolean } = {}): ScheduleRow[] {
         const where: string[] = [];
         const params: unknown[] = [];
-        if (opts.kind) (where.push('kind = ?'), params.push(opts.kind));
-        if (opts.conversationId) (where.push('conversation_id = ?'), params.push(opts.conversationId));
+        if (opts.kind) {
+          where.push('kind = ?');
+          params.push(opts.kind);
+        }
+        if (opts.conversationId) {
+          where.push('conversation_id = ?');
+          params.push(opts.conversationId);
+        }
         if (opts.live) where.push("status IN ('active', 'paused')");
         return sql.all<ScheduleRow>(`SELECT * FROM schedules ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY COALESCE(next_at, created_at), id`, ...params);
       },
