@@ -2,7 +2,7 @@
  * The desktop the scheduling tests need, started by the tests themselves: atd (the real OS scheduler; started only
  * when it is not running, and ended only if started here), a private D-Bus session bus (no service activation, so
  * nothing else is spawned on it), Xvfb when there is no DISPLAY, and dunst as the notification server on that bus.
- * `notifications()` reads what dunst showed: `dunstctl close-all` moves shown notifications into its history, and
+ * atd is left running once started (other test files may be using it). `notifications()` reads what dunst showed: `dunstctl close-all` moves shown notifications into its history, and
  * `dunstctl history` returns them.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -48,8 +48,10 @@ export async function startDesktopWorld(display = ':73'): Promise<DesktopWorld> 
   const started: ChildProcess[] = [];
   const dir = tempDir('deskhand-sched-world-');
   if (!running('atd')) {
-    const atd = spawn('/usr/sbin/atd', ['-f'], { stdio: 'ignore' });
-    started.push(atd);
+    // A system daemon: left running for the other test files that may use it at the same time (scripts/test.sh
+    // starts it first and ends it).
+    const atd = spawn('/usr/sbin/atd', ['-f'], { stdio: 'ignore', detached: true });
+    atd.unref();
     await waitFor(() => running('atd'), 'atd');
   }
   let DISPLAY = process.env.DISPLAY ?? '';
