@@ -34,6 +34,14 @@ if [ -z "${DISPLAY:-}" ]; then
   pids+=($!)
 fi
 
+# Scheduling (test/schedule/): the real atd runs the OS jobs that `deskhand fire`. The tests also start it when it is
+# missing (and their own private D-Bus bus and dunst as the notification server); starting it once here keeps test
+# files running in parallel from racing to start it.
+if [ -x /usr/sbin/atd ] && ! pgrep -x atd >/dev/null; then
+  /usr/sbin/atd -f &
+  pids+=($!)
+fi
+
 export CHROMIUM_PATH=${CHROMIUM_PATH:-/usr/bin/chromium}
 mkdir -p .test-results
 

@@ -44,6 +44,7 @@ export const METHOD_NAMES = [
   'changeMemory',
   'setMemoryExtraction',
   'listGoals',
+  'schedule',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged'] as const;

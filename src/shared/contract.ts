@@ -11,6 +11,7 @@ import { RULE_SCOPES } from './rules';
 import { RESULT_HINTS, TOOL_ICONS, type ToolPresentationView } from './tool-presentation';
 import type { RunEvent } from './events';
 import { memoryMethods } from './memory-contract';
+import { scheduleMethod } from './schedule-contract';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
 export {
@@ -575,6 +576,8 @@ export const contract = {
     },
     // Memory, lessons and goals (memory-contract.ts).
     ...memoryMethods,
+    /** Reminders and triggers (list, cancel, pause, resume, snooze, run now) with their fires and runs. */
+    schedule: scheduleMethod,
   },
   events: {
     run: runEventSchema,

@@ -95,7 +95,10 @@ describe('the tray', () => {
       'Open Deskhand',
       'New conversation',
       '—',
+      'Nothing scheduled (disabled)',
+      '—',
       'No approvals waiting (disabled)',
+      'Stop all runs',
       '—',
       'Quit Deskhand',
     ]);

@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { osSandbox } from '../../src/main/services/sandbox';
 import type { TaskService } from '../../src/main/services/tasks';
 import type { SecretSaver } from '../../src/main/services/vault';
+import type { Schedules } from '../../src/main/services/scheduler';
 import { PinnedHttpClient } from '../../src/main/services/http/pinned-client';
 
 export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault?: SecretSaver | null; redactor?: SecretRedactor }): ToolDefinition[] {
@@ -20,6 +21,7 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
     secretValues: null,
     // Memory, plan mode and goals: listed with their schemas; any use of their services fails loudly here.
     memory: { memory: noService('memory'), goals: noService('goals'), quotes: noService('quotes'), evidence: noService('evidence'), folderOf: () => deps.dataDir },
+    schedules: noSchedules,
   }).registry.all();
 }
 
@@ -42,5 +44,12 @@ function noService<T extends object>(name: string): T {
 const noTasks = new Proxy({} as TaskService, {
   get(_t, prop) {
     throw new Error(`this test built its tools without background tasks (used ${String(prop)})`);
+  },
+});
+
+/** For tests whose tools never reach the schedule: any use fails loudly. */
+const noSchedules = new Proxy({} as Schedules, {
+  get(_t, prop) {
+    throw new Error(`this test built its tools without the schedule service (used ${String(prop)})`);
   },
 });

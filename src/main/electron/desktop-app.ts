@@ -17,6 +17,8 @@ import { registerAppScheme, serveRenderer } from './app-protocol';
 import { connectWindow, sendEvent } from './ipc';
 import { ApprovalNotifier } from './notifications';
 import { AppTray } from './tray';
+import { ScheduleShell } from './schedule-shell';
+import { ProviderSettings } from '../host/provider-settings';
 import { createMainWindow, lockDownSession } from './window';
 
 export interface DesktopAppOptions {
@@ -66,6 +68,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
   let runtime: Runtime | null = null;
   let service: AppService | null = null;
   let tray: AppTray | null = null;
+  let schedule: ScheduleShell | null = null;
   let quitting = false;
 
   if (!app.requestSingleInstanceLock()) {
@@ -88,7 +91,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     event.preventDefault();
     const s = service;
     service = null;
-    void s.shutdown().finally(() => {
+    void Promise.all([s.shutdown(), schedule?.stop()]).finally(() => {
       disconnect?.();
       disconnect = null;
       // Not closed here: a run waiting for approval stays waiting (it resumes after a restart) and its poll still
@@ -134,6 +137,28 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
         },
       });
       const notifier = new ApprovalNotifier(() => win, (a) => openApproval(a));
+      const providers = new ProviderSettings({ dataDir, secrets, env: process.env, log, override: null });
+      const svc = service;
+      schedule = new ScheduleShell({
+        runtime,
+        provider: (run) => (run ? providers.forRun(run) : providers.forNewRun()),
+        open: (target) => {
+          const w = showWindow();
+          if (target.kind === 'approval') {
+            const a = runtime?.store.getApproval(target.id);
+            const run = a ? runtime?.store.getRun(a.run_id) : undefined;
+            if (a && run) whenLoaded(w, () => sendEvent(w, { event: 'openApproval', payload: { approvalId: a.id, conversationId: run.conversation_id } }));
+          }
+        },
+        changed: () => tray?.refresh(),
+        tickMs: Number(process.env.DESKHAND_SCHEDULE_TICK_MS) || undefined,
+        onError: (err) => log.warn('scheduling failed', { error: errorMessage(err) }),
+        stopHostRuns: async () => {
+          const { conversations } = await svc.listConversations();
+          await Promise.all(conversations.filter((c) => c.activity === 'running').map((c) => svc.stopRun({ conversationId: c.id })));
+        },
+      });
+      const shell = schedule;
       tray = new AppTray({
         open: () => showWindow(),
         newConversation: () => {
@@ -142,7 +167,10 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
         },
         openApproval: (a) => openApproval(a),
         quit: () => app.quit(),
+        schedule: () => shell.menuItems(),
+        stopAllRuns: () => void shell.stopAll(),
       });
+      schedule.start();
       service.onEvent((e) => {
         if (e.event !== 'approvalsChanged') return;
         tray?.update(e.payload.approvals);

@@ -1,5 +1,8 @@
-/** The tray icon and its menu: Open, New conversation, N approvals waiting (opens the first), Quit. */
-import { Menu, Tray, nativeImage } from 'electron';
+/**
+ * The tray icon and its menu: Open, New conversation, the schedule (upcoming reminders with snooze/dismiss, scheduled
+ * prompts with run now/pause; schedule-shell.ts), N approvals waiting (opens the first), Stop all runs, Quit.
+ */
+import { Menu, Tray, nativeImage, type MenuItemConstructorOptions } from 'electron';
 import type { PendingApproval } from '../../shared/contract';
 
 // A 32×32 monochrome mark (a rounded square with a check), so the tray needs no file on disk.
@@ -11,10 +14,14 @@ export interface TrayActions {
   newConversation(): void;
   openApproval(approval: PendingApproval): void;
   quit(): void;
+  /** The schedule's items (reminders, scheduled prompts), rebuilt on every refresh. */
+  schedule?(): MenuItemConstructorOptions[];
+  stopAllRuns?(): void;
 }
 
 export class AppTray {
   private readonly tray: Tray;
+  private approvals: PendingApproval[] = [];
 
   constructor(private readonly actions: TrayActions) {
     const image = nativeImage.createFromDataURL(ICON);
@@ -25,18 +32,28 @@ export class AppTray {
     this.update([]);
   }
 
+  /** Rebuilds the menu (the schedule changed). */
+  refresh(): void {
+    this.update(this.approvals);
+  }
+
   update(approvals: PendingApproval[]): void {
+    this.approvals = approvals;
     const n = approvals.length;
+    const schedule = this.actions.schedule ? [...this.actions.schedule(), { type: 'separator' as const }] : [];
+    const stop = this.actions.stopAllRuns ? [{ label: 'Stop all runs', click: () => this.actions.stopAllRuns?.() }] : [];
     const first = approvals[0];
     const menu = Menu.buildFromTemplate([
       { label: 'Open Deskhand', click: () => this.actions.open() },
       { label: 'New conversation', accelerator: 'CommandOrControl+N', click: () => this.actions.newConversation() },
       { type: 'separator' },
+      ...schedule,
       {
         label: n === 0 ? 'No approvals waiting' : `${n} approval${n === 1 ? '' : 's'} waiting`,
         enabled: !!first,
         click: () => first && this.actions.openApproval(first),
       },
+      ...stop,
       { type: 'separator' },
       { label: 'Quit Deskhand', accelerator: 'CommandOrControl+Q', click: () => this.actions.quit() },
     ]);

@@ -29,6 +29,7 @@ import type { SecretStore } from '../services/vault/secret-store';
 import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
 import { filePickOptions, listFolder, pendingRequest, type PickOptions } from './request-host';
 import { ProviderSettings } from './provider-settings';
+import { scheduleMethod } from './schedule-host';
 import { WebSettings } from './web-settings';
 import { TaskWakes } from './task-wakes';
 import { attachMemoryAndGoals } from './app-service-memory';
@@ -497,6 +498,7 @@ export class AppService implements ContractHandlers {
   getWebSearch(): Promise<MethodResult<'getWebSearch'>> { return this.web.searchView(); }
   setWebSearch(p: ParsedParams<'setWebSearch'>): Promise<MethodResult<'setWebSearch'>> { return this.web.setSearch(p); }
   async listUrlGrants(): Promise<MethodResult<'listUrlGrants'>> { return this.web.listGrants(); }
+  schedule(p: ParsedParams<'schedule'>): Promise<MethodResult<'schedule'>> { return scheduleMethod(this.runtime, p, (run) => this.providers.forRun(run)); }
   async addUrlGrant(p: ParsedParams<'addUrlGrant'>): Promise<MethodResult<'addUrlGrant'>> { return this.web.addGrant(p); }
   async revokeUrlGrant(p: ParsedParams<'revokeUrlGrant'>): Promise<MethodResult<'revokeUrlGrant'>> { return this.web.revokeGrant(p); }
   async searchMessages(p: ParsedParams<'searchMessages'>): Promise<MethodResult<'searchMessages'>> { return searchMessages(this.runtime.store, p.query, p.limit); }

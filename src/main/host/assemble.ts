@@ -24,6 +24,8 @@ import type { EvidenceSource, GoalService } from '../services/goals';
 import { createMemoryFamily, type QuoteCheck } from '../tools/memory';
 import { createPlanFamily } from '../tools/plan';
 import { createGoalFamily } from '../tools/goals';
+import { createScheduleFamily } from '../tools/schedule';
+import type { Schedules } from '../services/scheduler';
 
 export interface HostServices {
   dataDir: string;
@@ -40,6 +42,8 @@ export interface HostServices {
   webFetchTimeoutMs?: number;
   /** Memory, plan mode and goals (absent: those families are not assembled). */
   memory?: { memory: MemoryService; goals: GoalService; quotes: QuoteCheck; evidence: EvidenceSource; folderOf(conversationId: string): string };
+  /** Reminders and triggers (absent: the scheduling family is not offered). */
+  schedules?: Schedules;
 }
 
 export interface Assembly {
@@ -69,6 +73,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
       ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
     }),
   ];
+  if (services.schedules) families.push(createScheduleFamily({ schedules: services.schedules }));
   for (const family of families) registry.add(family.tools);
   const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds];
   const contextSources: ContextSource[] = [];

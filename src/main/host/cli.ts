@@ -22,6 +22,7 @@ import { PromptQueue, readHidden } from './cli-prompts';
 import { grantsCommand, rulesCommand, searchCommand } from './cli-web';
 import { RULE_SCOPES, isRuleScope, type RuleScope } from '../../shared/rules';
 import { goalsCommand, memoryCommand } from './cli-memory';
+import { fireCommandMain, scheduleCommand } from './cli-schedule';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -44,6 +45,8 @@ const USAGE = `Usage:
   deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [provider flags as in run]   (keeps its address; --help)
   deskhand memory list [--status S] [--kind memory|lesson] | show ID | rm ID | accept ID | reject ID | export | extraction on|off
   deskhand goals list | show ID | budget ID [--turns N] [--tokens N] [--minutes N]
+  deskhand schedule list | cancel ID | run ID | doctor [--dry-run]   (reminders and triggers; [--data-dir DIR] [--json])
+  deskhand fire ID [--data-dir DIR] [--json]   (what each OS scheduler job runs; works with the app closed)
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
@@ -84,6 +87,10 @@ export async function main(argv: string[]): Promise<number> {
         return await memoryCommand(rest);
       case 'goals':
         return await goalsCommand(rest);
+      case 'fire':
+        return await fireCommandMain(rest);
+      case 'schedule':
+        return await scheduleCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -19,6 +19,8 @@ import { SettingsFile } from './settings-file';
 import { StoreMemoryService } from '../services/memory/memory-service';
 import { StoreGoalService } from '../services/goals/goal-service';
 import { evidenceSource, extractMemories, quoteCheck } from './memory-host';
+import { ScheduleService } from '../services/scheduler/schedules';
+import { fireCommand, platformScheduler } from '../services/scheduler/os-schedulers';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -37,6 +39,8 @@ export class AppRuntime extends Runtime {
     readonly tasks: BackgroundTasks,
     readonly memory: StoreMemoryService = new StoreMemoryService(opts.store),
     readonly goals: StoreGoalService = new StoreGoalService(opts.store),
+    /** Reminders and triggers (the scheduling family; `deskhand fire`, the ticker, the tray). Default: no OS jobs. */
+    readonly schedules: ScheduleService = new ScheduleService({ store: opts.store, dataDir: opts.dataDir ?? '', os: null, command: (id) => fireCommand(id, opts.dataDir ?? '') }),
   ) {
     super(opts);
     // Stopping a run stops what it started in the background too.
@@ -62,6 +66,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const memory = new StoreMemoryService(store, { looksSecret: (text) => redactor.matches(text).length > 0 });
   const goals = new StoreGoalService(store);
   let runtime: AppRuntime | null = null;
+  const schedules = new ScheduleService({ store, dataDir: opts.dataDir, os: platformScheduler(opts.dataDir), command: (id) => fireCommand(id, opts.dataDir) });
   const { registry, inputKinds, contextSources } = assembleTools({
     dataDir: opts.dataDir,
     tasks,
@@ -72,6 +77,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     urlGrants: () => store.urlGrants.patterns(),
     searchSettings: () => settings.read().search ?? null,
     secretValues: vault,
+    schedules,
     ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
     memory: { memory, goals, quotes: quoteCheck(store), evidence: evidenceSource(store), folderOf: (id) => store.getConversation(id)?.folder ?? opts.dataDir },
   });
@@ -94,6 +100,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     tasks,
     memory,
     goals,
+    schedules,
   );
   return runtime;
 }

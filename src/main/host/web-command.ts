@@ -12,8 +12,12 @@ import { DeskhandError } from '../../shared/errors';
 import { KeytarSecretStore } from '../services/vault/secret-store';
 import { AppService } from './app-service';
 import { providerFromFlags } from './cli';
-import { openRuntime, resolveDataDir } from './open-runtime';
 import { plannedWebAddress, writeWebAddress } from './web-address';
+import { openRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
+import { createNotifier } from '../services/notify/create';
+import { fireProvider } from './cli-schedule';
+import type { FireDeps } from './schedule-fire';
+import { ScheduleTicker } from './schedule-ticker';
 import { startWebHost } from './web-host';
 
 export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json]
@@ -81,6 +85,8 @@ export async function webCommand(args: string[]): Promise<number> {
   }
   writeWebAddress(dataDir, { port: host.port, token: host.token });
   process.stdout.write(values.json ? `${JSON.stringify({ url: host.url })}\n` : `Deskhand is running at ${host.url}\n`);
+  // While it runs, the in-app ticker fires what no OS job holds (claimed first, so never twice).
+  const ticker = startScheduleTicker(runtime, (run) => (override ? Promise.resolve(override) : fireProvider(run)));
 
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -92,6 +98,7 @@ export async function webCommand(args: string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
   if (!values.json) process.stderr.write('Stopping Deskhand web…\n');
+  await ticker.stop();
   await service.shutdown();
   await host.close();
   runtime.store.close();
@@ -110,6 +117,12 @@ export function findRendererDir(): string | null {
     dir = dirname(dir);
   }
   return null;
+}
+
+function startScheduleTicker(runtime: AppRuntime, provider: FireDeps['provider']): { stop(): Promise<void> } {
+  const notifier = createNotifier();
+  const ticker = new ScheduleTicker({ runtime, schedules: runtime.schedules, notifier, provider }, { intervalMs: Number(process.env.DESKHAND_SCHEDULE_TICK_MS) || 15_000 }).start();
+  return { stop: () => ticker.stop().finally(() => notifier.close()) };
 }
 
 function packageVersion(): string {

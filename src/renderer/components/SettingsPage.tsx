@@ -13,6 +13,7 @@ import { useUi } from '../state/ui';
 import { UrlGrantsSettings, WebSearchSettings } from './WebSettings';
 import { RulesSettings } from './RulesSettings';
 import { MemorySettings } from './MemorySettings';
+import { ScheduleSettings } from './ScheduleSettings';
 
 const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
 
@@ -134,6 +135,7 @@ export function SettingsPage() {
       <UrlGrantsSettings />
       <RulesSettings />
       <MemorySettings />
+      <ScheduleSettings />
     </main>
   );
 }

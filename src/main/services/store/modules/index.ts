@@ -6,10 +6,11 @@ import { conversationsModule } from './conversations';
 import { inputRequestsModule } from './input-requests';
 import { rulesModule } from './rules';
 import { runsModule } from './runs';
+import { scheduleModule } from './schedule';
 import { secretsCatalogModule } from './secrets-catalog';
 import { tasksModule } from './tasks';
 import { urlGrantsModule } from './url-grants';
 import { memoryModule } from './memory';
 import { goalsModule } from './goals';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule] as const;

@@ -1,0 +1,154 @@
+/**
+ * Scheduling in the desktop app: the in-app ticker (fires what no OS job holds, or what the OS missed), notifications
+ * through Electron's Notification (a click opens the conversation or approval; snooze/dismiss from the tray), and the
+ * tray's schedule items: upcoming reminders (snooze, dismiss), scheduled prompts (run now, pause/resume) and
+ * "Stop all runs". The OS jobs keep firing through `deskhand fire` whether or not the app runs.
+ */
+import { Notification, type MenuItemConstructorOptions } from 'electron';
+import type { ProviderConfig } from '../services/providers/providers';
+import type { NotificationSpec, Notifier, NotifyResult, NotifyTarget } from '../services/notify';
+import { displayTime, type ScheduleRow } from '../services/scheduler';
+import type { AppRuntime } from '../host/open-runtime';
+import { fireSchedule } from '../host/schedule-fire';
+import { ScheduleTicker } from '../host/schedule-ticker';
+
+/** Notifier for the shell: Electron's Notification; a click opens what it announces. */
+export class ElectronNotifier implements Notifier {
+  private readonly listeners = new Set<(action: string, spec: NotificationSpec) => void>();
+
+  constructor(private readonly fallback: Notifier | null = null) {}
+
+  async notify(spec: NotificationSpec): Promise<NotifyResult> {
+    if (!Notification.isSupported()) {
+      if (this.fallback) return this.fallback.notify(spec);
+      throw new Error('Notifications are not supported here.');
+    }
+    const urgency = spec.urgency ?? 'normal';
+    const n = new Notification({ title: spec.title, body: spec.body, silent: urgency === 'low', urgency, timeoutType: spec.timeoutMs === 0 ? 'never' : 'default' });
+    n.on('click', () => {
+      for (const l of this.listeners) l('open', spec);
+    });
+    n.show();
+    return { via: 'electron', id: null };
+  }
+
+  onAction(listener: (action: string, spec: NotificationSpec) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+}
+
+export interface ScheduleShellOptions {
+  runtime: AppRuntime;
+  provider: (run: { provider: string; model: string; base_url: string | null } | undefined) => Promise<ProviderConfig> | ProviderConfig;
+  /** Open what a notification announces. */
+  open: (target: NotifyTarget) => void;
+  /** Tray items changed. */
+  changed: () => void;
+  /** Stops the runs the host drives (the person's and background wakes). */
+  stopHostRuns: () => Promise<void>;
+  tickMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+const short = (s: string, n = 40) => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
+};
+
+export class ScheduleShell {
+  readonly notifier: ElectronNotifier;
+  private ticker: ScheduleTicker;
+  private readonly offAction: () => void;
+  private readonly offStore: () => void;
+  private readonly offRuns: () => void;
+  private fireControllers = new Set<AbortController>();
+
+  constructor(private readonly opts: ScheduleShellOptions) {
+    this.notifier = new ElectronNotifier();
+    this.offAction = this.notifier.onAction((_action, spec) => spec.target && opts.open(spec.target));
+    this.ticker = this.makeTicker();
+    // Another process (a `deskhand fire`, the CLI) changed schedules: the tray shows it.
+    this.offStore = opts.runtime.store.onExternalChange(() => opts.changed());
+    // A tool call here (add_reminder, cancel_trigger…) changed them.
+    this.offRuns = opts.runtime.onEvent((e) => {
+      if (e.type === 'tool.result' || e.type === 'run.finished') opts.changed();
+    });
+  }
+
+  private makeTicker(): ScheduleTicker {
+    const { runtime } = this.opts;
+    return new ScheduleTicker(
+      { runtime, schedules: runtime.schedules, notifier: this.notifier, provider: this.opts.provider },
+      { ...(this.opts.tickMs ? { intervalMs: this.opts.tickMs } : {}), onFire: () => this.opts.changed(), ...(this.opts.onError ? { onError: this.opts.onError } : {}) },
+    );
+  }
+
+  start(): this {
+    this.ticker.start();
+    return this;
+  }
+
+  /** The tray's schedule items. */
+  menuItems(): MenuItemConstructorOptions[] {
+    const s = this.opts.runtime.schedules;
+    const live = s.list({ live: true });
+    const reminders = live.filter((r) => r.kind === 'reminder').slice(0, 5);
+    const triggers = live.filter((r) => r.kind === 'trigger').slice(0, 5);
+    const items: MenuItemConstructorOptions[] = [];
+    const when = (r: ScheduleRow) => (r.next_at === null ? r.status : displayTime(r.next_at, r.tz).replace(/ \(.*\)$/, ''));
+    for (const r of reminders) {
+      items.push({ label: `Reminder ${when(r)} — ${short(r.text)}`, enabled: false });
+      items.push({ label: `Snooze 10 min: ${short(r.text)}`, click: () => void s.snooze(r.id, 10).then(() => this.opts.changed()) });
+      items.push({ label: `Dismiss: ${short(r.text)}`, click: () => void s.cancel(r.id).then(() => this.opts.changed()) });
+    }
+    for (const r of triggers) {
+      items.push({ label: `Scheduled ${r.status === 'paused' ? '(paused)' : when(r)} — ${short(r.text)}`, enabled: false });
+      items.push({ label: `Run now: ${short(r.text)}`, click: () => void this.runNow(r.id) });
+      items.push(
+        r.status === 'paused'
+          ? { label: `Resume: ${short(r.text)}`, click: () => void s.resume(r.id).then(() => this.opts.changed()) }
+          : { label: `Pause: ${short(r.text)}`, click: () => void s.pause(r.id).then(() => this.opts.changed()) },
+      );
+    }
+    if (items.length === 0) items.push({ label: 'Nothing scheduled', enabled: false });
+    return items;
+  }
+
+  /** "Run now" from the tray: fires the trigger at once (claimed like any fire). */
+  async runNow(id: string): Promise<void> {
+    const controller = new AbortController();
+    this.fireControllers.add(controller);
+    try {
+      const { runtime } = this.opts;
+      await fireSchedule(id, { runtime, schedules: runtime.schedules, notifier: this.notifier, provider: this.opts.provider, via: 'now', signal: controller.signal }, { force: true });
+    } catch (err) {
+      this.opts.onError?.(err);
+    } finally {
+      this.fireControllers.delete(controller);
+      this.opts.changed();
+    }
+  }
+
+  /** "Stop all runs": the host's runs, fires started here ("Run now", the ticker). */
+  async stopAll(): Promise<void> {
+    for (const c of this.fireControllers) c.abort();
+    await this.ticker.stop();
+    this.ticker = this.makeTicker();
+    await this.opts.stopHostRuns();
+    this.ticker.start();
+    this.opts.changed();
+  }
+
+  async stop(): Promise<void> {
+    this.offAction();
+    this.offStore();
+    this.offRuns();
+    for (const c of this.fireControllers) c.abort();
+    await this.ticker.stop();
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * `deskhand fire ID` (what every OS job runs: works with the app closed) and `deskhand schedule list | cancel ID |
+ * run ID | doctor [--dry-run]`. Fire exit codes as `run`: 0 done (or nothing to do), 3 parked, 1 failed.
+ */
+import { parseArgs } from 'node:util';
+import { DeskhandError, errorMessage } from '../../shared/errors';
+import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig } from '../services/providers/providers';
+import { createNotifier } from '../services/notify/create';
+import type { Notifier } from '../services/notify';
+import { displayTime } from '../services/scheduler';
+import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
+import { apiKeyName } from './provider-settings';
+import { openRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
+import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from './schedule-fire';
+
+const usage = (message: string) => new DeskhandError('usage', message);
+
+/** The provider a woken run uses: the conversation's last run's provider and model; its key from the keyring, else the environment. */
+export async function fireProvider(run: { provider: string; model: string; base_url: string | null } | undefined, env: NodeJS.ProcessEnv = process.env): Promise<ProviderConfig> {
+  const name = run?.provider ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : undefined);
+  if (!name || !isProviderName(name)) throw new DeskhandError('usage', 'The conversation has no earlier run to take a model provider from; run it once first.');
+  let apiKey: string | null = null;
+  try {
+    apiKey = await new KeytarSecretStore(keyringService(env)).get(apiKeyName(name));
+  } catch {
+    // No keyring here: the environment, if anything.
+  }
+  const keyEnv = KEY_ENV[name];
+  apiKey ??= (keyEnv ? env[keyEnv] : env.OPENAI_API_KEY) ?? null;
+  if (keyEnv && !apiKey) throw new DeskhandError('provider_auth', `No API key for ${name}: save one in Settings (it goes to the OS keyring, where a scheduled run finds it).`);
+  return { provider: name, model: run?.model ?? DEFAULT_MODELS[name], baseURL: run?.base_url ?? null, apiKey };
+}
+
+function fireDeps(runtime: AppRuntime, notifier: Notifier, via: string, json: boolean): FireDeps {
+  return {
+    runtime,
+    schedules: runtime.schedules,
+    notifier,
+    provider: (run) => fireProvider(run),
+    via,
+    ...(json ? { onEvent: (e) => process.stdout.write(`${JSON.stringify(e)}\n`) } : {}),
+  };
+}
+
+function report(o: FireOutcome, json: boolean): void {
+  if (json) process.stdout.write(`${JSON.stringify({ type: 'fire', ...o })}\n`);
+  else process.stderr.write(`${o.scheduleId}: ${o.status}${o.runId ? ` (run ${o.runId})` : ''} — ${o.detail}\n`);
+}
+
+const exitFor = (o: FireOutcome) => (o.status === 'parked' ? 3 : o.status === 'failed' ? 1 : 0);
+
+async function close(runtime: AppRuntime, notifier: Notifier): Promise<void> {
+  await notifier.close().catch(() => undefined);
+  try {
+    await runtime.tasks.shutdown();
+  } finally {
+    runtime.store.close();
+  }
+}
+
+export async function fireCommandMain(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } });
+  const id = positionals[0];
+  if (!id) throw usage('fire needs a schedule ID (the OS job passes it; see `deskhand schedule list`).');
+  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
+  const notifier = createNotifier();
+  try {
+    const deps = fireDeps(runtime, notifier, 'os', !!values.json);
+    // Whatever a crashed fire left claimed is finished first (once), then this job's own fire.
+    for (const o of await recoverClaims(deps)) report(o, !!values.json);
+    const outcome = await fireSchedule(id, deps);
+    report(outcome, !!values.json);
+    return exitFor(outcome);
+  } finally {
+    await close(runtime, notifier);
+  }
+}
+
+export async function scheduleCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
+  });
+  const json = !!values.json;
+  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
+  const schedules = runtime.schedules;
+  const notifier = createNotifier();
+  try {
+    switch (sub) {
+      case 'list': {
+        const rows = schedules.list({});
+        if (json) {
+          process.stdout.write(`${JSON.stringify({ schedules: rows, fires: schedules.fires(null, 50) })}\n`);
+          return 0;
+        }
+        const live = rows.filter((r) => r.status === 'active' || r.status === 'paused');
+        if (live.length === 0) process.stdout.write('No pending reminders or triggers.\n');
+        for (const r of live) process.stdout.write(`${schedules.describe(r)}\n  ${r.kind === 'reminder' ? 'reminder' : 'prompt'}: ${r.text.replace(/\s+/g, ' ').slice(0, 100)}\n`);
+        const fires = schedules.fires(null, 10);
+        if (fires.length) process.stdout.write('Recent fires:\n');
+        for (const f of fires) process.stdout.write(`  ${f.id}  ${f.schedule_id}  ${new Date(f.due_at).toISOString()}  ${f.status}${f.run_id ? `  run ${f.run_id}` : ''}\n`);
+        return 0;
+      }
+      case 'cancel': {
+        const id = positionals[0];
+        if (!id) throw usage('schedule cancel needs an ID (see `deskhand schedule list`).');
+        const row = schedules.get(id);
+        if (!row) throw new DeskhandError('not_found', `No reminder or trigger ${id}. See \`deskhand schedule list\`.`);
+        const done = await schedules.cancel(id);
+        process.stderr.write(done ? `Cancelled ${id}; its OS job is removed.\n` : `${id} is ${row.status}; nothing to cancel.\n`);
+        return done ? 0 : 1;
+      }
+      case 'run': {
+        const id = positionals[0];
+        if (!id) throw usage('schedule run needs an ID.');
+        const outcome = await fireSchedule(id, fireDeps(runtime, notifier, 'now', json), { force: true });
+        report(outcome, json);
+        return exitFor(outcome);
+      }
+      case 'doctor': {
+        const repair = !values['dry-run'];
+        const stale = staleClaims(schedules);
+        const r = await schedules.doctor(repair, stale);
+        const recovered = repair ? await recoverClaims(fireDeps(runtime, notifier, 'recover', false)) : [];
+        const mismatches = r.jobsWithoutRows.length + r.rowsWithoutJobs.length + r.staleClaims.length;
+        if (json) {
+          process.stdout.write(`${JSON.stringify({ mismatches, ...r, recovered })}\n`);
+          return 0;
+        }
+        process.stdout.write(`OS scheduler: ${r.backend}${r.backendNote ? ` — ${r.backendNote}` : ''}\n`);
+        for (const j of r.jobsWithoutRows) process.stdout.write(`job without row: ${r.backend} job ${j.ref} fires ${j.scheduleId}${j.at ? ` at ${new Date(j.at).toISOString()}` : ''}${repair ? ' — removed' : ''}\n`);
+        for (const row of r.rowsWithoutJobs) process.stdout.write(`row without job: ${row.id} due ${row.next_at ? displayTime(row.next_at, row.tz) : '-'}${repair ? ' — job installed again' : ''}\n`);
+        for (const f of r.staleClaims) process.stdout.write(`stale claim: ${f.id} of ${f.schedule_id} (process ${f.claimed_by.split(':')[0]} is gone)${repair ? ' — recovered' : ''}\n`);
+        for (const o of recovered) process.stdout.write(`  ${o.scheduleId}: ${o.status} — ${o.detail}\n`);
+        process.stdout.write(`${mismatches} mismatch${mismatches === 1 ? '' : 'es'}${mismatches && repair ? ', repaired' : ''}.\n`);
+        return 0;
+      }
+      default:
+        throw usage('schedule needs list, cancel ID, run ID or doctor [--dry-run].');
+    }
+  } catch (err) {
+    if (DeskhandError.isInstance(err)) throw err;
+    throw new DeskhandError('internal', errorMessage(err));
+  } finally {
+    await close(runtime, notifier);
+  }
+}

@@ -1,0 +1,324 @@
+/**
+ * The OS schedulers behind `OsScheduler`: Linux `at` (atd), macOS launchd agents and Windows Task Scheduler. Each
+ * installs a one-shot job that runs `deskhand fire ID --data-dir DIR` with a fixed, credential-free environment (the
+ * display and D-Bus session, so the notification reaches the desktop; the API key comes from the keyring at fire
+ * time). Jobs carry a marker line (`deskhand-fire ID DATA_DIR_HEX`) so `list` finds this data dir's jobs only.
+ * launchd and schtasks are generated and parsed here and tested on their text; they cannot run on this Linux machine.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SQLITE_BINDING_ENV, sqliteBinding } from '../store/native-binding';
+import type { FireCommand, OsJob, OsScheduler } from './index';
+
+export type Exec = (file: string, args: string[], opts?: { input?: string; env?: NodeJS.ProcessEnv }) => Promise<{ code: number; stdout: string; stderr: string }>;
+
+export const execCommand: Exec = (file, args, opts = {}) =>
+  new Promise((done) => {
+    const child = execFile(file, args, { env: opts.env ?? process.env, timeout: 20_000, cwd: tmpdir() }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 127) : 0;
+      done({ code, stdout: String(stdout), stderr: String(stderr) || (err && !stderr ? err.message : '') });
+    });
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+  });
+
+/** Variables a job carries (never a credential: keys come from the keyring when it fires). */
+const CARRIED = ['HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'DESKHAND_HOME', 'DESKHAND_KEYRING_SERVICE', 'DESKHAND_MODEL_IDLE_TIMEOUT_MS', 'DESKHAND_RETRY_BASE_MS', 'DESKHAND_NOTIFY'];
+
+/** `deskhand fire ID --data-dir DIR` with this build: out/main/cli.js beside us, else the TypeScript entry via tsx. */
+export function fireCommand(scheduleId: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): FireCommand {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const vars: Record<string, string> = {};
+  for (const name of CARRIED) if (env[name]) vars[name] = env[name]!;
+  vars.PATH = (env.PATH ?? '/usr/bin:/bin').split(':').filter((d) => d.startsWith('/')).join(':');
+  if (process.versions.electron) vars.ELECTRON_RUN_AS_NODE = '1';
+  const binding = sqliteBinding();
+  if (binding) vars[SQLITE_BINDING_ENV] = binding;
+  const tail = ['fire', scheduleId, '--data-dir', dataDir];
+  const override = env.DESKHAND_CLI_ENTRY;
+  if (override) return { file: process.execPath, args: [override, ...tail], env: vars };
+  for (const candidate of [join(here, 'cli.js'), join(here, '..', 'cli.js'), join(here, '..', '..', '..', '..', 'out', 'main', 'cli.js')]) {
+    if (existsSync(candidate)) return { file: process.execPath, args: [candidate, ...tail], env: vars };
+  }
+  const source = join(here, '..', '..', 'host', 'cli-main.ts');
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return { file: process.execPath, args: ['--import', tsx, source, ...tail], env: vars };
+}
+
+export const hexOf = (s: string) => Buffer.from(s, 'utf8').toString('hex');
+export const marker = (scheduleId: string, dataDir: string) => `deskhand-fire ${scheduleId} ${hexOf(dataDir)}`;
+const MARKER = /deskhand-fire (\S+) ([0-9a-f]+)/;
+
+function shq(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The /bin/sh job body: a marker comment, then `exec env -i VARS… node cli.js fire ID` with output to fire.log. */
+export function shellJob(scheduleId: string, dataDir: string, cmd: FireCommand): string {
+  const vars = Object.entries(cmd.env).map(([k, v]) => shq(`${k}=${v}`));
+  const log = join(dataDir, 'schedule', 'fire.log');
+  return [
+    `# ${marker(scheduleId, dataDir)}`,
+    `cd / || exit 1`,
+    `exec env -i ${vars.join(' ')} ${[cmd.file, ...cmd.args].map(shq).join(' ')} >>${shq(log)} 2>&1`,
+    '',
+  ].join('\n');
+}
+
+function utcStamp(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}`;
+}
+
+/** Linux `at`: `at -t` in UTC (minute resolution; a job for the current minute runs at once), `atq`, `at -c`, `atrm`. */
+export class AtScheduler implements OsScheduler {
+  readonly name = 'at' as const;
+  constructor(
+    private readonly dataDir: string,
+    private readonly exec: Exec = execCommand,
+  ) {}
+
+  private env(): NodeJS.ProcessEnv {
+    // `at` records its own environment into the job: give it nothing worth recording.
+    return { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', TZ: 'UTC', SHELL: '/bin/sh', HOME: process.env.HOME ?? '/' };
+  }
+
+  async unavailable(): Promise<string | null> {
+    const r = await this.exec('atq', [], { env: this.env() });
+    if (r.code === 127 || /ENOENT/.test(r.stderr)) return '`at` is not installed (install the `at` package); the in-app ticker fires schedules while Deskhand runs.';
+    if (r.code !== 0) return `atq failed: ${r.stderr.trim() || `exit ${r.code}`}`;
+    return null;
+  }
+
+  async install(scheduleId: string, at: number, command: FireCommand): Promise<string> {
+    mkdirSync(join(this.dataDir, 'schedule'), { recursive: true, mode: 0o700 });
+    const r = await this.exec('at', ['-t', utcStamp(at)], { input: shellJob(scheduleId, this.dataDir, command), env: this.env() });
+    const m = /job (\d+) at/.exec(r.stderr + r.stdout);
+    if (r.code !== 0 || !m) throw new Error(`at refused the job: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}`);
+    return m[1]!;
+  }
+
+  async remove(ref: string): Promise<void> {
+    if (!/^\d+$/.test(ref)) return;
+    await this.exec('atrm', [ref], { env: this.env() });
+  }
+
+  async list(): Promise<OsJob[]> {
+    const q = await this.exec('atq', [], { env: this.env() });
+    if (q.code !== 0) return [];
+    const jobs: OsJob[] = [];
+    const mine = hexOf(this.dataDir);
+    for (const line of q.stdout.split('\n')) {
+      const m = /^(\d+)\s+(.+?)\s+(\S)\s+\S+$/.exec(line.trim());
+      if (!m) continue;
+      const body = await this.exec('at', ['-c', m[1]!], { env: this.env() });
+      const mark = MARKER.exec(body.stdout);
+      if (!mark || mark[2] !== mine) continue;
+      const when = Date.parse(`${m[2]} UTC`);
+      jobs.push({ ref: m[1]!, scheduleId: mark[1]!, at: Number.isFinite(when) ? when : null });
+    }
+    return jobs;
+  }
+}
+
+const xmlEsc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** A launchd agent's label for one schedule of one data dir. */
+export function launchdLabel(scheduleId: string, dataDir: string): string {
+  return `dev.deskhand.fire.${hexOf(dataDir).slice(0, 16)}.${scheduleId}`;
+}
+
+/** The plist of a launchd agent that runs the fire command at a local calendar minute (launchd has no one-shot). */
+export function launchdPlist(scheduleId: string, dataDir: string, at: number, cmd: FireCommand): string {
+  const d = new Date(at);
+  const args = [cmd.file, ...cmd.args].map((a) => `    <string>${xmlEsc(a)}</string>`).join('\n');
+  const env = Object.entries(cmd.env)
+    .map(([k, v]) => `    <key>${xmlEsc(k)}</key>\n    <string>${xmlEsc(v)}</string>`)
+    .join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<!-- ${marker(scheduleId, dataDir)} -->
+<plist version="1.0">
+<dict>
+  <key>Label</key>
+  <string>${launchdLabel(scheduleId, dataDir)}</string>
+  <key>ProgramArguments</key>
+  <array>
+${args}
+  </array>
+  <key>EnvironmentVariables</key>
+  <dict>
+${env}
+  </dict>
+  <key>StartCalendarInterval</key>
+  <dict>
+    <key>Month</key>
+    <integer>${d.getMonth() + 1}</integer>
+    <key>Day</key>
+    <integer>${d.getDate()}</integer>
+    <key>Hour</key>
+    <integer>${d.getHours()}</integer>
+    <key>Minute</key>
+    <integer>${d.getMinutes()}</integer>
+  </dict>
+  <key>StandardOutPath</key>
+  <string>${xmlEsc(join(dataDir, 'schedule', 'fire.log'))}</string>
+  <key>StandardErrorPath</key>
+  <string>${xmlEsc(join(dataDir, 'schedule', 'fire.log'))}</string>
+</dict>
+</plist>
+`;
+}
+
+/** macOS: a LaunchAgent plist per job in ~/Library/LaunchAgents, loaded with `launchctl bootstrap gui/UID`. */
+export class LaunchdScheduler implements OsScheduler {
+  readonly name = 'launchd' as const;
+  constructor(
+    private readonly dataDir: string,
+    private readonly exec: Exec = execCommand,
+    private readonly agentsDir = join(homedir(), 'Library', 'LaunchAgents'),
+    private readonly uid = process.getuid?.() ?? 501,
+  ) {}
+
+  async unavailable(): Promise<string | null> {
+    return process.platform === 'darwin' ? null : 'launchd exists only on macOS.';
+  }
+
+  private path(label: string): string {
+    return join(this.agentsDir, `${label}.plist`);
+  }
+
+  async install(scheduleId: string, at: number, command: FireCommand): Promise<string> {
+    const label = launchdLabel(scheduleId, this.dataDir);
+    mkdirSync(this.agentsDir, { recursive: true });
+    mkdirSync(join(this.dataDir, 'schedule'), { recursive: true, mode: 0o700 });
+    writeFileSync(this.path(label), launchdPlist(scheduleId, this.dataDir, at, command), { mode: 0o600 });
+    const r = await this.exec('launchctl', ['bootstrap', `gui/${this.uid}`, this.path(label)]);
+    if (r.code !== 0) throw new Error(`launchctl bootstrap failed: ${r.stderr.trim() || `exit ${r.code}`}`);
+    return label;
+  }
+
+  async remove(ref: string): Promise<void> {
+    await this.exec('launchctl', ['bootout', `gui/${this.uid}/${ref}`]);
+    rmSync(this.path(ref), { force: true });
+  }
+
+  async list(): Promise<OsJob[]> {
+    if (!existsSync(this.agentsDir)) return [];
+    const prefix = `dev.deskhand.fire.${hexOf(this.dataDir).slice(0, 16)}.`;
+    const jobs: OsJob[] = [];
+    for (const f of readdirSync(this.agentsDir)) {
+      if (!f.startsWith(prefix) || !f.endsWith('.plist')) continue;
+      const mark = MARKER.exec(readFileSync(join(this.agentsDir, f), 'utf8'));
+      if (mark && mark[2] === hexOf(this.dataDir)) jobs.push({ ref: f.slice(0, -'.plist'.length), scheduleId: mark[1]!, at: null });
+    }
+    return jobs;
+  }
+}
+
+/** A Task Scheduler task name (one folder per data dir). */
+export function schtasksName(scheduleId: string, dataDir: string): string {
+  return `\\Deskhand\\${hexOf(dataDir).slice(0, 16)}\\fire-${scheduleId}`;
+}
+
+function localIso(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:00`;
+}
+
+/** The Task Scheduler XML of a one-shot task (TimeTrigger) that runs the fire command and deletes itself after. */
+export function schtasksXml(scheduleId: string, dataDir: string, at: number, cmd: FireCommand): string {
+  const quote = (a: string) => (/[\s"]/.test(a) ? `"${a.replace(/"/g, '\\"')}"` : a);
+  return `<?xml version="1.0" encoding="UTF-16"?>
+<Task version="1.2" xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task">
+  <RegistrationInfo>
+    <Description>${xmlEsc(marker(scheduleId, dataDir))}</Description>
+  </RegistrationInfo>
+  <Triggers>
+    <TimeTrigger>
+      <StartBoundary>${localIso(at)}</StartBoundary>
+      <EndBoundary>${localIso(at + 7 * 86_400_000)}</EndBoundary>
+      <Enabled>true</Enabled>
+    </TimeTrigger>
+  </Triggers>
+  <Settings>
+    <StartWhenAvailable>true</StartWhenAvailable>
+    <DeleteExpiredTaskAfter>PT1H</DeleteExpiredTaskAfter>
+    <DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>
+    <ExecutionTimeLimit>PT1H</ExecutionTimeLimit>
+    <MultipleInstancesPolicy>IgnoreNew</MultipleInstancesPolicy>
+  </Settings>
+  <Actions Context="Author">
+    <Exec>
+      <Command>${xmlEsc(cmd.file)}</Command>
+      <Arguments>${xmlEsc(cmd.args.map(quote).join(' '))}</Arguments>
+    </Exec>
+  </Actions>
+</Task>
+`;
+}
+
+/** Windows: `schtasks /Create /XML` per job (StartWhenAvailable: a missed time fires at next logon/wake). */
+export class SchtasksScheduler implements OsScheduler {
+  readonly name = 'schtasks' as const;
+  constructor(
+    private readonly dataDir: string,
+    private readonly exec: Exec = execCommand,
+  ) {}
+
+  async unavailable(): Promise<string | null> {
+    return process.platform === 'win32' ? null : 'Task Scheduler exists only on Windows.';
+  }
+
+  async install(scheduleId: string, at: number, command: FireCommand): Promise<string> {
+    const name = schtasksName(scheduleId, this.dataDir);
+    const dir = join(this.dataDir, 'schedule');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${scheduleId}.task.xml`);
+    // Task Scheduler reads the XML as UTF-16 (the encoding its header declares).
+    writeFileSync(file, `\ufeff${schtasksXml(scheduleId, this.dataDir, at, command)}`, 'utf16le');
+    try {
+      const r = await this.exec('schtasks', ['/Create', '/TN', name, '/XML', file, '/F']);
+      if (r.code !== 0) throw new Error(`schtasks /Create failed: ${r.stderr.trim() || r.stdout.trim() || `exit ${r.code}`}`);
+    } finally {
+      rmSync(file, { force: true });
+    }
+    return name;
+  }
+
+  async remove(ref: string): Promise<void> {
+    await this.exec('schtasks', ['/Delete', '/TN', ref, '/F']);
+  }
+
+  async list(): Promise<OsJob[]> {
+    const folder = `\\Deskhand\\${hexOf(this.dataDir).slice(0, 16)}\\`;
+    const r = await this.exec('schtasks', ['/Query', '/FO', 'CSV', '/NH']);
+    if (r.code !== 0) return [];
+    return parseSchtasksCsv(r.stdout, folder);
+  }
+}
+
+/** `schtasks /Query /FO CSV /NH` lines → this folder's fire jobs. */
+export function parseSchtasksCsv(csv: string, folder: string): OsJob[] {
+  const jobs: OsJob[] = [];
+  for (const line of csv.split(/\r?\n/)) {
+    const name = /^"([^"]+)"/.exec(line)?.[1];
+    if (!name?.startsWith(folder)) continue;
+    const id = /\\fire-([A-Za-z0-9_]+)$/.exec(name)?.[1];
+    if (id) jobs.push({ ref: name, scheduleId: id, at: null });
+  }
+  return jobs;
+}
+
+/** The OS scheduler of this platform (`DESKHAND_OS_SCHEDULER=none` turns it off: the in-app ticker fires alone). */
+export function platformScheduler(dataDir: string, env: NodeJS.ProcessEnv = process.env): OsScheduler | null {
+  if (env.DESKHAND_OS_SCHEDULER === 'none') return null;
+  if (process.platform === 'darwin') return new LaunchdScheduler(dataDir);
+  if (process.platform === 'win32') return new SchtasksScheduler(dataDir);
+  return new AtScheduler(dataDir);
+}

@@ -1,0 +1,116 @@
+/**
+ * The desktop the scheduling tests need, started by the tests themselves: atd (the real OS scheduler; started only
+ * when it is not running, and ended only if started here), a private D-Bus session bus (no service activation, so
+ * nothing else is spawned on it), Xvfb when there is no DISPLAY, and dunst as the notification server on that bus.
+ * atd is left running once started (other test files may be using it). `notifications()` reads what dunst showed: `dunstctl close-all` moves shown notifications into its history, and
+ * `dunstctl history` returns them.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../support/tool-context';
+
+export interface Shown {
+  summary: string;
+  body: string;
+  appname: string;
+  category: string;
+}
+
+export interface DesktopWorld {
+  env: { DBUS_SESSION_BUS_ADDRESS: string; DISPLAY: string };
+  notifications(): Shown[];
+  atJobs(): string[];
+  stop(): Promise<void>;
+}
+
+function waitFor(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const start = Date.now();
+  return new Promise((done, fail) => {
+    const tick = () => {
+      if (cond()) return done();
+      if (Date.now() - start > ms) return fail(new Error(`timed out waiting for ${what}`));
+      setTimeout(tick, 50);
+    };
+    tick();
+  });
+}
+
+const running = (name: string) => {
+  try {
+    return execFileSync('pgrep', ['-x', name], { encoding: 'utf8' }).trim().length > 0;
+  } catch {
+    return false;
+  }
+};
+
+export async function startDesktopWorld(display = ':73'): Promise<DesktopWorld> {
+  const started: ChildProcess[] = [];
+  const dir = tempDir('deskhand-sched-world-');
+  if (!running('atd')) {
+    // A system daemon: left running for the other test files that may use it at the same time (scripts/test.sh
+    // starts it first and ends it).
+    const atd = spawn('/usr/sbin/atd', ['-f'], { stdio: 'ignore', detached: true });
+    atd.unref();
+    await waitFor(() => running('atd'), 'atd');
+  }
+  let DISPLAY = process.env.DISPLAY ?? '';
+  if (!DISPLAY) {
+    DISPLAY = display;
+    const n = display.slice(1);
+    if (!existsSync(`/tmp/.X11-unix/X${n}`)) {
+      const x = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp', '-noreset'], { stdio: 'ignore' });
+      started.push(x);
+      await waitFor(() => existsSync(`/tmp/.X11-unix/X${n}`), 'Xvfb');
+    }
+  }
+  const config = join(dir, 'bus.conf');
+  writeFileSync(
+    config,
+    `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:dir=${dir}</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>`,
+  );
+  const bus = spawn('dbus-daemon', ['--config-file', config, '--nofork', '--print-address=1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  started.push(bus);
+  let address = '';
+  bus.stdout!.on('data', (d: Buffer) => (address += d.toString()));
+  await waitFor(() => address.includes('\n'), 'the D-Bus session bus');
+  const env = { DBUS_SESSION_BUS_ADDRESS: address.trim(), DISPLAY };
+  const dunstEnv = { ...process.env, ...env };
+  const dunst = spawn('dunst', ['-config', '/dev/null'], { env: dunstEnv, stdio: 'ignore' });
+  started.push(dunst);
+  const ctl = (...args: string[]) => execFileSync('dunstctl', args, { env: dunstEnv, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
+  await waitFor(() => {
+    try {
+      ctl('count');
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'dunst on the bus');
+  const shown: Shown[] = [];
+  return {
+    env,
+    notifications() {
+      ctl('close-all');
+      const history = JSON.parse(ctl('history')) as { data: Record<string, { data: unknown }>[][] };
+      const all = (history.data[0] ?? []).map((n) => ({
+        summary: String(n.summary?.data ?? ''),
+        body: String(n.body?.data ?? ''),
+        appname: String(n.appname?.data ?? ''),
+        category: String(n.category?.data ?? ''),
+      }));
+      shown.splice(0, shown.length, ...all);
+      return shown;
+    },
+    atJobs() {
+      return execFileSync('atq', [], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    },
+    async stop() {
+      for (const p of started.reverse()) {
+        if (p.exitCode === null) p.kill('SIGTERM');
+      }
+    },
+  };
+}
