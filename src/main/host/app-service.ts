@@ -136,6 +136,7 @@ export class AppService implements ContractHandlers {
     await Promise.race([Promise.allSettled(waits), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     // Nothing a command started outlives Deskhand.
     await this.runtime.tasks.shutdown();
+    await this.runtime.mcp?.close();
   }
 
   // ── Host ──────────────────────────────────────────────────────────────────────────────────────────────────────────

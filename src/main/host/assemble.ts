@@ -18,6 +18,9 @@ import { createShellFamily } from '../tools/shell';
 import { createTaskFamily } from '../tools/tasks';
 import { createTodoFamily } from '../tools/todos';
 import { createWebFamily } from '../tools/web';
+import { createExtensionsFamily, readCustomTools } from '../tools/extensions';
+import type { McpService } from '../services/mcp';
+import { join } from 'node:path';
 
 export interface HostServices {
   dataDir: string;
@@ -32,6 +35,10 @@ export interface HostServices {
   /** Vault values for search API keys (null: no vault). */
   secretValues: { get(name: string): Promise<string | null> } | null;
   webFetchTimeoutMs?: number;
+  /** MCP servers (extensions family); null: none. */
+  mcp?: McpService | null;
+  /** More MCP tools than this are deferred behind search_tools. */
+  mcpDeferAbove?: number;
 }
 
 export interface Assembly {
@@ -59,6 +66,19 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
       ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
     }),
   ];
+  // Extensions: MCP tools arrive in the registry as servers connect; skills; custom tools from custom-tools.json.
+  const custom = readCustomTools(services.dataDir);
+  if (custom.error) process.stderr.write(`deskhand: custom tools not loaded: ${custom.error}\n`);
+  const extensions = createExtensionsFamily({
+    mcp: services.mcp ?? null,
+    registry,
+    userSkillsDir: join(services.dataDir, 'skills'),
+    customTools: custom.tools,
+    commands: shell.commands,
+    tasks: services.tasks,
+    ...(services.mcpDeferAbove !== undefined ? { deferAbove: services.mcpDeferAbove } : {}),
+  });
+  families.push(extensions);
   for (const family of families) registry.add(family.tools);
-  return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };
+  return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds] };
 }

@@ -19,13 +19,14 @@ import { webCommand } from './web-command';
 import { assertSecretName } from '../services/vault/vault';
 import { PromptQueue, readHidden } from './cli-prompts';
 import { grantsCommand, searchCommand } from './cli-web';
+import { mcpCommand, profilesCommand } from './cli-mcp';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
 const USAGE = `Usage:
   deskhand run [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
                [--policy none|read-only|low-risk|high-risk] [--cwd DIR] [--data-dir DIR]
-               [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--json] PROMPT
+               [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--profile NAME] [--json] PROMPT
   deskhand runs list [--json]
   deskhand runs show RUN_ID [--json]
   deskhand runs approve APPROVAL_ID [--always] [--json]
@@ -36,6 +37,9 @@ const USAGE = `Usage:
   deskhand secrets delete NAME
   deskhand grants add-url PATTERN | list | revoke ID|PATTERN   (URL grants, e.g. https://api.example.com/v1/*)
   deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
+  deskhand mcp add NAME [--env K=V]… [--secret-env VAR=SECRET]… [--tier ask|read-only|low-risk|high-risk] -- COMMAND [ARGS…]
+  deskhand mcp add NAME --url URL [--sse] [--header K=V]… [--oauth] [--tier T] | list [--json] | remove NAME | test NAME
+  deskhand profiles list [--json] | add NAME [--system TEXT] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] | remove NAME
   deskhand web [--port N] [--data-dir DIR] [--json] [provider flags as in run]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
@@ -71,6 +75,10 @@ export async function main(argv: string[]): Promise<number> {
         return await grantsCommand(rest);
       case 'search':
         return await searchCommand(rest);
+      case 'mcp':
+        return await mcpCommand(rest);
+      case 'profiles':
+        return await profilesCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -105,6 +113,7 @@ async function runCommand(args: string[]): Promise<number> {
       conversation: { type: 'string' },
       'max-steps': { type: 'string' },
       sandbox: { type: 'string' },
+      profile: { type: 'string' },
     },
   });
   const prompt = positionals.join(' ').trim();
@@ -115,16 +124,23 @@ async function runCommand(args: string[]): Promise<number> {
   const sandbox = parseSandbox(values.sandbox);
   const maxSteps = values['max-steps'] === undefined ? undefined : Number(values['max-steps']);
   if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) throw new UsageError('--max-steps must be a positive integer.');
-  const provider = providerFromFlags(values);
   const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), maxSteps });
   try {
+    // An agent profile gives defaults (model, policy, sandbox) that flags override, and narrows the tools.
+    const profile = values.profile === undefined ? null : runtime.profiles.get(values.profile);
+    if (values.profile !== undefined && !profile) throw new UsageError(`No agent profile "${values.profile}". See deskhand profiles list.`);
+    const provider = providerFromFlags({ ...values, provider: values.provider ?? profile?.provider, model: values.model ?? profile?.model });
+    const runSandbox = sandbox ?? profile?.sandbox;
     let conversationId = values.conversation;
     if (conversationId) {
       if (!runtime.store.getConversation(conversationId)) throw new UsageError(`No conversation ${conversationId}.`);
-      if (sandbox) runtime.store.updateConversation(conversationId, { sandbox });
+      if (runSandbox) runtime.store.updateConversation(conversationId, { sandbox: runSandbox });
     } else {
-      conversationId = runtime.createConversation({ folder: cwd, policy: policy ?? 'read-only', ...(sandbox ? { sandbox } : {}) }).id;
+      conversationId = runtime.createConversation({ folder: cwd, policy: policy ?? profile?.policy ?? 'read-only', ...(runSandbox ? { sandbox: runSandbox } : {}) }).id;
     }
+    if (profile) runtime.profiles.assign(conversationId, profile.name);
+    // MCP servers connect (or fail, recorded in their health) before the first step; none stops the run.
+    await runtime.startMcp(cwd);
     const options = runOptions(runtime, provider, !!values.json);
     const outcome = await withInterrupt(options, async (opts) => {
       const first = await runtime.sendMessage(conversationId!, prompt, { ...opts, ...(policy ? { policy } : {}) });
@@ -190,6 +206,7 @@ async function awaitBackground(
 async function closeRuntime(runtime: Runtime): Promise<void> {
   try {
     await runtime.tasks.shutdown();
+    await runtime.mcp?.close();
   } finally {
     runtime.store.close();
   }

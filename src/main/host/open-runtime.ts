@@ -16,6 +16,9 @@ import { formatAnswers } from '../tools/interaction';
 import { PinnedHttpClient } from '../services/http/pinned-client';
 import type { HttpService } from '../services/http/index';
 import { SettingsFile } from './settings-file';
+import { McpManager } from '../services/mcp/manager';
+import { VaultOAuthProvider } from '../services/mcp/oauth';
+import { ProfileStore, profileHides } from '../services/profiles';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -29,6 +32,16 @@ export function resolveDataDir(flag?: string): string {
 
 /** The runtime as a host holds it: with the background tasks it was assembled with (hosts list and stop them). */
 export class AppRuntime extends Runtime {
+  /** MCP servers (started by the host: `startMcp`), and agent profiles. */
+  mcp!: McpManager;
+  profiles!: ProfileStore;
+
+  /** Connects the configured MCP servers and a trusted project file's (each connects or fails once; never throws). */
+  async startMcp(folder?: string): Promise<void> {
+    await this.mcp.startConfigured();
+    if (folder) await this.mcp.startProject(folder);
+  }
+
   constructor(
     opts: RuntimeOptions,
     readonly tasks: BackgroundTasks,
@@ -41,19 +54,28 @@ export class AppRuntime extends Runtime {
   }
 }
 
-export type HostRuntimeOptions = { dataDir: string; store?: Store; sqliteBinding?: string; vault?: Vault | null; http?: HttpService; webFetchTimeoutMs?: number } & Partial<
+export type HostRuntimeOptions = { dataDir: string; store?: Store; sqliteBinding?: string; vault?: Vault | null; http?: HttpService; webFetchTimeoutMs?: number; mcpDeferAbove?: number; mcpBackoff?: { firstMs: number; maxMs: number } } & Partial<
   Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
 >;
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, ...runtimeOpts } = opts;
+  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
   const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
   const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor });
   const settings = new SettingsFile(opts.dataDir);
+  // MCP: stdio servers get only the secrets their configuration names; OAuth tokens live in the keyring.
+  const keyring = new KeytarSecretStore(keyringService());
+  const mcp = new McpManager({
+    store,
+    secret: (name) => (vault ? vault.get(name) : Promise.resolve(null)),
+    oauth: (name) => new VaultOAuthProvider(name, keyring, (url) => void process.stderr.write(`deskhand: MCP server ${name} needs a sign-in: open ${url.href}\n`)),
+    ...(mcpBackoff ? { backoff: mcpBackoff } : {}),
+  });
+  const profiles = new ProfileStore(store);
   const { registry, inputKinds } = assembleTools({
     dataDir: opts.dataDir,
     tasks,
@@ -65,8 +87,15 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     searchSettings: () => settings.read().search ?? null,
     secretValues: vault,
     ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
+    mcp,
+    ...(mcpDeferAbove !== undefined ? { mcpDeferAbove } : {}),
   });
-  return new AppRuntime(
+  // An agent profile narrows its conversations' tools.
+  registry.addFilter('agent-profile', (tool, turn) => {
+    const profile = profiles.forConversation(turn.conversationId);
+    return profile ? profileHides(profile, tool.name) : null;
+  });
+  const runtime = new AppRuntime(
     {
       ...runtimeOpts,
       ...(vault ? { vault } : {}),
@@ -78,9 +107,16 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       onBackgroundAnswer: (a) => tasks.settleQuestion(a.taskId, a.declined ? { declined: a.reason } : { output: formatAnswers(a.answer) }),
       idleTimeoutMs: opts.idleTimeoutMs ?? envNumber('DESKHAND_MODEL_IDLE_TIMEOUT_MS'),
       retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
+      systemAddendum: (id) => {
+        const p = profiles.forConversation(id);
+        return p?.systemPrompt ? `Agent profile "${p.name}":\n${p.systemPrompt}` : null;
+      },
     },
     tasks,
   );
+  runtime.mcp = mcp;
+  runtime.profiles = profiles;
+  return runtime;
 }
 
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {

@@ -54,6 +54,8 @@ export interface RuntimeOptions {
    * finishes the task with them. Without it such requests cannot be answered.
    */
   onBackgroundAnswer?: (answer: BackgroundAnswer) => void | Promise<void>;
+  /** Text appended to a conversation's system prompt (its agent profile's instructions), or null. */
+  systemAddendum?: (conversationId: string) => string | null;
 }
 
 export interface ExplainResult {
@@ -110,6 +112,7 @@ export class Runtime {
         retryBaseMs: opts.retryBaseMs ?? 1000,
         maxSteps: opts.maxSteps ?? 50,
         contextWindow: opts.contextWindow ?? 200_000,
+        ...(opts.systemAddendum ? { systemAddendum: opts.systemAddendum } : {}),
       },
       opts.grants,
       opts.onBackgroundAnswer,
