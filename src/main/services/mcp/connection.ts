@@ -65,7 +65,8 @@ export class McpConnection {
   }
 
   private async connect(): Promise<void> {
-    this.setHealth({ status: 'connecting', nextRetryAt: null });
+    // A server that failed stays "failed" (with its error) while Deskhand retries, until it connects.
+    this.setHealth({ status: this.health.status === 'failed' ? 'failed' : 'connecting', nextRetryAt: null });
     let transport: Transport;
     try {
       transport = await this.makeTransport();
@@ -98,7 +99,7 @@ export class McpConnection {
         this.failed(new Error(stdio?.endReason ?? 'the connection closed'), stdio);
       };
       client.onerror = (err) => this.setHealth({ lastError: err.message });
-      this.setHealth({ status: 'connected', toolCount: tools.length, lastError: this.health.lastError, stderrTail: stdio?.stderrTail() || null });
+      this.setHealth({ status: 'connected', toolCount: tools.length, lastError: this.health.lastError, stderrTail: stdio?.stderrTail() || this.health.stderrTail });
       this.deps.onTools(tools);
     } catch (err) {
       await client.close().catch(() => undefined);

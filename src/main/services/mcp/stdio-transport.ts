@@ -75,7 +75,18 @@ export class OwnedStdioTransport implements Transport {
         reject(err);
       });
       child.once('spawn', () => resolve());
-      child.once('exit', (code, signal) => this.end(`the server exited (${code !== null ? `code ${code}` : `signal ${signal}`})`));
+      // Its last words on stderr arrive after the exit: wait for the pipe to close (briefly) so the tail has them.
+      let stderrClosed = false;
+      child.stderr.once('close', () => (stderrClosed = true));
+      child.once('exit', (code, signal) => {
+        const why = `the server exited (${code !== null ? `code ${code}` : `signal ${signal}`})`;
+        if (stderrClosed) return this.end(why);
+        const timer = setTimeout(() => this.end(why), 200);
+        child.stderr.once('close', () => {
+          clearTimeout(timer);
+          this.end(why);
+        });
+      });
       child.stdin.on('error', () => undefined);
       child.stdout.on('data', (chunk: Buffer) => this.feed(chunk));
       child.stderr.on('data', (chunk: Buffer) => {
