@@ -117,7 +117,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         }
         if (!rows.length) process.stdout.write('No MCP servers. Add one with: deskhand mcp add NAME -- COMMAND [ARGS…]  or  deskhand mcp add NAME --url URL\n');
         for (const r of rows) {
-          process.stdout.write(`${r.name}  ${r.transport}  ${r.status}${r.status === 'connected' ? `, ${r.tools} tools` : ''}  tier ${r.tier}${r.enabled ? '' : '  (disabled)'}\n  ${r.target}\n`);
+          process.stdout.write(`${r.name}  ${r.transport}  ${r.status}${r.status === 'connected' ? `, ${r.tools} tools` : ''}  tier ${r.tier}${r.enabled ? '' : '  (disabled)'}${r.checkedAt ? `  (as of ${r.checkedAt})` : ''}\n  ${r.target}\n`);
           if (r.lastError && r.status !== 'connected') process.stdout.write(`  last error: ${r.lastError}\n`);
           if (r.stderrTail && r.status !== 'connected') process.stdout.write(`  stderr (last lines):\n${r.stderrTail.trimEnd().split('\n').slice(-8).map((l) => `    ${l}`).join('\n')}\n`);
         }

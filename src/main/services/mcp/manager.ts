@@ -175,10 +175,13 @@ export class McpManager implements McpService {
   }
 
   private recordHealth(h: McpHealth): void {
-    try {
-      this.q.putHealth({ name: h.name, status: h.status, tool_count: h.toolCount, last_error: h.lastError, stderr_tail: h.stderrTail, restarts: h.restarts });
-    } catch {
-      // A closed store (shutdown) must not break the connection's bookkeeping.
+    // Stopping with Deskhand is not news: the store keeps the last state seen while it ran (what `mcp list` shows).
+    if (h.status !== 'stopped') {
+      try {
+        this.q.putHealth({ name: h.name, status: h.status, tool_count: h.toolCount, last_error: h.lastError, stderr_tail: h.stderrTail, restarts: h.restarts });
+      } catch {
+        // A closed store (shutdown) must not break the connection's bookkeeping.
+      }
     }
     for (const l of this.healthListeners) l(h);
   }
