@@ -9,6 +9,7 @@ import { POLICIES, RISK_TIERS } from './tools';
 import { SANDBOX_MODES } from './sandbox';
 import { RESULT_HINTS, TOOL_ICONS, type ToolPresentationView } from './tool-presentation';
 import type { RunEvent } from './events';
+import { extensionMethods } from './contract-extensions';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
 export {
@@ -528,6 +529,7 @@ export const contract = {
       params: z.strictObject({ conversationId: conversationIdSchema, taskId: taskIdSchema }),
       result: z.strictObject({ result: z.string() }),
     },
+    ...extensionMethods,
   },
   events: {
     run: runEventSchema,

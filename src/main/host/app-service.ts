@@ -28,6 +28,7 @@ import { projectApprovals, projectMessages, projectTodos, summarize, toolPresent
 import { filePickOptions, listFolder, pendingRequest, type PickOptions } from './request-host';
 import { ProviderSettings, apiKeyName } from './provider-settings';
 import { WebSettings } from './web-settings';
+import { installExtensionHandlers } from './extension-settings';
 import { TaskWakes } from './task-wakes';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';
@@ -596,4 +597,4 @@ export class AppService implements ContractHandlers {
     }
   }
 }
-
+installExtensionHandlers(AppService.prototype);

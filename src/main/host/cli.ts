@@ -206,7 +206,6 @@ async function awaitBackground(
 async function closeRuntime(runtime: Runtime): Promise<void> {
   try {
     await runtime.tasks.shutdown();
-    await runtime.mcp?.close();
   } finally {
     runtime.store.close();
   }

@@ -36,9 +36,11 @@ export class AppRuntime extends Runtime {
   mcp!: McpManager;
   profiles!: ProfileStore;
 
-  /** Connects the configured MCP servers and a trusted project file's (each connects or fails once; never throws). */
+  private mcpStarted: Promise<void> | null = null;
+
+  /** Connects the configured MCP servers (once) and a trusted project file's; each connects or fails, never throws. */
   async startMcp(folder?: string): Promise<void> {
-    await this.mcp.startConfigured();
+    await (this.mcpStarted ??= this.mcp.startConfigured());
     if (folder) await this.mcp.startProject(folder);
   }
 
@@ -116,6 +118,15 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   );
   runtime.mcp = mcp;
   runtime.profiles = profiles;
+  // Nothing Deskhand started outlives it: hosts end background work with tasks.shutdown(), MCP servers go with it.
+  const shutdownTasks = tasks.shutdown.bind(tasks);
+  tasks.shutdown = async () => {
+    try {
+      await shutdownTasks();
+    } finally {
+      await mcp.close();
+    }
+  };
   return runtime;
 }
 
@@ -124,6 +135,8 @@ export function openRuntime(opts: HostRuntimeOptions): AppRuntime {
   runtime.recoverInterrupted();
   // What a crashed Deskhand left running is ended now; its job batches get a new worker.
   void runtime.tasks.recover().catch(() => undefined);
+  // MCP servers connect in the background (the CLI awaits them before its first step); each failure is in its health.
+  void runtime.startMcp().catch(() => undefined);
   return runtime;
 }
 
