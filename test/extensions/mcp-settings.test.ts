@@ -30,7 +30,7 @@ it('adds servers from Settings: a working one connects with its tools, a broken 
   expect(added.result.servers[0]).toMatchObject({ name: 'everything', status: 'connected', tier: 'read-only' });
   expect(added.result.servers[0]!.tools).toBeGreaterThan(5);
   expect(h.events.some((e) => e.event === 'toolsChanged')).toBe(true);
-  const tools = (await h.service.listTools({})) as unknown as { tools: { name: string; kind: string }[] };
+  const tools = (await h.service.listTools()) as unknown as { tools: { name: string; kind: string }[] };
   expect(tools.tools.find((t) => t.name === 'mcp__everything__echo')).toMatchObject({ kind: 'mcp' });
 
   const broken = (await call('addMcpServer', { name: 'broken', transport: 'stdio', command: `${process.execPath} "${FAKE}" crash-now` })) as { ok: boolean; result: { servers: Record<string, unknown>[] } };
@@ -47,7 +47,7 @@ it('adds servers from Settings: a working one connects with its tools, a broken 
 
   const removed = (await call('removeMcpServer', { name: 'everything' })) as { result: { servers: { name: string }[] } };
   expect(removed.result.servers.map((s) => s.name)).toEqual(['broken']);
-  expect(((await h.service.listTools({})) as unknown as { tools: { name: string }[] }).tools.some((t) => t.name.startsWith('mcp__everything__'))).toBe(false);
+  expect(((await h.service.listTools()) as unknown as { tools: { name: string }[] }).tools.some((t) => t.name.startsWith('mcp__everything__'))).toBe(false);
 }, 60_000);
 
 it('chooses a conversation\'s agent profile: its policy and sandbox become the conversation\'s', async () => {
