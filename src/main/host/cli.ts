@@ -279,6 +279,7 @@ async function runsCommand(args: string[]): Promise<number> {
         const run = store.getRun(approval.run_id)!;
         const provider = providerFromFlags(values, run);
         const options = runOptions(runtime, provider, !!values.json);
+        await runtime.startMcp(); // the resumed run may call MCP tools: their servers connect (or fail) first
         if (sub === 'approve' && values.always) {
           // Exactly what "always" saves, before it is saved (a rule, or a workspace root of this conversation).
           if (approval.always_pattern) process.stderr.write(`Always: ${describeAlways(approval.tool, approval.always_pattern)}.\n`);
