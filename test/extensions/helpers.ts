@@ -28,10 +28,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** server-everything in Streamable HTTP mode on a free port; resolves once it listens. */
-export async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess; stop: () => void }> {
+/** server-everything in Streamable HTTP (or legacy SSE) mode on a free port; resolves once it listens. */
+export async function startEverythingHttp(mode: 'streamableHttp' | 'sse' = 'streamableHttp'): Promise<{ url: string; child: ChildProcess; stop: () => void }> {
   const port = await freePort();
-  const child = spawn(EVERYTHING, ['streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(EVERYTHING, [mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((done, fail) => {
     const timer = setTimeout(() => fail(new Error('server-everything (streamableHttp) did not start')), 20_000);
     const onData = (d: Buffer) => {
@@ -43,7 +43,7 @@ export async function startEverythingHttp(): Promise<{ url: string; child: Child
     child.stderr!.on('data', onData);
     child.stdout!.on('data', onData);
   });
-  return { url: `http://127.0.0.1:${port}/mcp`, child, stop: () => void child.kill('SIGTERM') };
+  return { url: `http://127.0.0.1:${port}/${mode === 'sse' ? 'sse' : 'mcp'}`, child, stop: () => void child.kill('SIGTERM') };
 }
 
 export function makeRuntime(dataDir: string, opts: Parameters<typeof createAppRuntime>[0] extends infer O ? Partial<O> : never = {}): AppRuntime {

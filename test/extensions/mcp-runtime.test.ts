@@ -11,6 +11,8 @@ import type { AppRuntime } from '../../src/main/host/open-runtime';
 import type { RunOutcome } from '../../src/main/runtime/runtime';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
+import { McpManager } from '../../src/main/services/mcp/manager';
+import { Store } from '../../src/main/services/store/store';
 import { EVERYTHING, FILESYSTEM, addServer, makeRuntime, offeredTools, providerFor, startEverythingHttp, toolResults } from './helpers';
 
 let model: ModelServer;
@@ -111,3 +113,19 @@ it('defers MCP schemas behind search_tools when there are many, and lists resour
   expect(prompts).toContain('simple-prompt');
   expect(toolResults(model, 4).at(-1)).toMatch(/<untrusted source="mcp everything prompt simple-prompt"[\s\S]*\[user\]/);
 }, 60_000);
+
+it('speaks legacy SSE too (server-everything in sse mode)', async () => {
+  const sse = await startEverythingHttp('sse');
+  const store = new Store(tempDir('deskhand-data-'));
+  const manager = new McpManager({ store, secret: async () => null });
+  try {
+    const view = await manager.connect({ name: 'old', transport: 'sse', url: sse.url });
+    expect(view.health.status).toBe('connected');
+    const r = await manager.callTool('old', 'echo', { message: 'over sse' }, new AbortController().signal);
+    expect(r.content).toEqual([{ type: 'text', text: 'Echo: over sse' }]);
+  } finally {
+    await manager.close();
+    store.close();
+    sse.stop();
+  }
+}, 30_000);
