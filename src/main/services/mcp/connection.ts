@@ -4,9 +4,8 @@
  * exponential backoff. Every failure is kept as the server's health (status, last error, stderr tail) — nothing
  * fails silently — and a call to a broken server is refused with a sentence the model can act on.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// The SDK is loaded when a server first connects (it is large): hosts without MCP servers never pay for it.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HttpServerConfig, McpServerConfig } from './config';
@@ -73,7 +72,8 @@ export class McpConnection {
     } catch (err) {
       return this.failed(err, null);
     }
-    const client = new Client({ name: 'deskhand', version: '1' }, { capabilities: {} });
+    const { Client: SdkClient } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const client = new SdkClient({ name: 'deskhand', version: '1' }, { capabilities: {} });
     let stdio = transport instanceof OwnedStdioTransport ? transport : null;
     try {
       await client.connect(transport, { timeout: Math.min(this.config.timeoutMs ?? CONNECT_TIMEOUT_MS, CONNECT_TIMEOUT_MS) });
@@ -144,7 +144,7 @@ export class McpConnection {
         ...(this.deps.maxMessageBytes ? { maxMessageBytes: this.deps.maxMessageBytes } : {}),
       });
     }
-    return httpTransport(c, c.oauth ? this.deps.oauth?.(c.name) : undefined);
+    return await httpTransport(c, c.oauth ? this.deps.oauth?.(c.name) : undefined);
   }
 
   private timeout(): number {
@@ -197,9 +197,11 @@ export class McpConnection {
   }
 }
 
-export function httpTransport(c: HttpServerConfig, authProvider?: OAuthClientProvider): Transport {
+export async function httpTransport(c: HttpServerConfig, authProvider?: OAuthClientProvider): Promise<Transport> {
   const url = new URL(c.url);
   const requestInit = c.headers ? { headers: c.headers } : undefined;
+  const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
   if (c.transport === 'sse') return new SSEClientTransport(url, { ...(requestInit ? { requestInit } : {}), ...(authProvider ? { authProvider } : {}) });
   return new StreamableHTTPClientTransport(url, { ...(requestInit ? { requestInit } : {}), ...(authProvider ? { authProvider } : {}) });
 }

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { stopProcessTree } from '../processes/command-process';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -46,6 +46,8 @@ export class OwnedStdioTransport implements Transport {
   private stderr = '';
   private closed = false;
   private readonly max: number;
+  /** The SDK's message schema, loaded at start (the SDK is large; hosts without MCP servers never load it). */
+  private schema: { parse(value: unknown): unknown } | null = null;
 
   constructor(private readonly opts: OwnedStdioOptions) {
     this.max = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -60,7 +62,8 @@ export class OwnedStdioTransport implements Transport {
     return this.stderr;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
+    this.schema = (await import('@modelcontextprotocol/sdk/types.js')).JSONRPCMessageSchema;
     return new Promise((resolve, reject) => {
       const child = spawn(this.opts.command, [...this.opts.args], {
         env: this.opts.env,
@@ -153,7 +156,7 @@ export class OwnedStdioTransport implements Transport {
   private line(line: string): void {
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      message = this.schema!.parse(JSON.parse(line)) as JSONRPCMessage;
     } catch {
       const shown = line.length > 120 ? `${line.slice(0, 120)}…` : line;
       const err = new Error(`the server wrote a line that is not JSON-RPC: ${JSON.stringify(shown)}`);
