@@ -45,6 +45,13 @@ export const METHOD_NAMES = [
   'setMemoryExtraction',
   'listGoals',
   'schedule',
+  // extensions (contract-extensions.ts)
+  'listMcpServers',
+  'addMcpServer',
+  'removeMcpServer',
+  'testMcpServer',
+  'listProfiles',
+  'setConversationProfile',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged'] as const;

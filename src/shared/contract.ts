@@ -12,6 +12,7 @@ import { RESULT_HINTS, TOOL_ICONS, type ToolPresentationView } from './tool-pres
 import type { RunEvent } from './events';
 import { memoryMethods } from './memory-contract';
 import { scheduleMethod } from './schedule-contract';
+import { extensionMethods } from './contract-extensions';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
 export {
@@ -578,6 +579,7 @@ export const contract = {
     ...memoryMethods,
     /** Reminders and triggers (list, cancel, pause, resume, snooze, run now) with their fires and runs. */
     schedule: scheduleMethod,
+    ...extensionMethods,
   },
   events: {
     run: runEventSchema,

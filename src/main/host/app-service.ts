@@ -31,6 +31,7 @@ import { filePickOptions, listFolder, pendingRequest, type PickOptions } from '.
 import { ProviderSettings } from './provider-settings';
 import { scheduleMethod } from './schedule-host';
 import { WebSettings } from './web-settings';
+import { installExtensionHandlers } from './extension-settings';
 import { TaskWakes } from './task-wakes';
 import { attachMemoryAndGoals } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
@@ -141,6 +142,7 @@ export class AppService implements ContractHandlers {
     await Promise.race([Promise.allSettled(waits), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     // Nothing a command started outlives Deskhand.
     await this.runtime.tasks.shutdown();
+    await this.runtime.mcp?.close();
   }
 
   // ── Host ──────────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -610,4 +612,4 @@ export class AppService implements ContractHandlers {
     }
   }
 }
-
+installExtensionHandlers(AppService.prototype);

@@ -26,6 +26,9 @@ import { createPlanFamily } from '../tools/plan';
 import { createGoalFamily } from '../tools/goals';
 import { createScheduleFamily } from '../tools/schedule';
 import type { Schedules } from '../services/scheduler';
+import { createExtensionsFamily, readCustomTools } from '../tools/extensions';
+import type { McpService } from '../services/mcp';
+import { join } from 'node:path';
 
 export interface HostServices {
   dataDir: string;
@@ -44,6 +47,10 @@ export interface HostServices {
   memory?: { memory: MemoryService; goals: GoalService; quotes: QuoteCheck; evidence: EvidenceSource; folderOf(conversationId: string): string };
   /** Reminders and triggers (absent: the scheduling family is not offered). */
   schedules?: Schedules;
+  /** MCP servers (extensions family); null: none. */
+  mcp?: McpService | null;
+  /** More MCP tools than this are deferred behind search_tools. */
+  mcpDeferAbove?: number;
 }
 
 export interface Assembly {
@@ -74,8 +81,21 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     }),
   ];
   if (services.schedules) families.push(createScheduleFamily({ schedules: services.schedules }));
+  // Extensions: MCP tools arrive in the registry as servers connect; skills; custom tools from custom-tools.json.
+  const custom = readCustomTools(services.dataDir);
+  if (custom.error) process.stderr.write(`deskhand: custom tools not loaded: ${custom.error}\n`);
+  const extensions = createExtensionsFamily({
+    mcp: services.mcp ?? null,
+    registry,
+    userSkillsDir: join(services.dataDir, 'skills'),
+    customTools: custom.tools,
+    commands: shell.commands,
+    tasks: services.tasks,
+    ...(services.mcpDeferAbove !== undefined ? { deferAbove: services.mcpDeferAbove } : {}),
+  });
+  families.push(extensions);
   for (const family of families) registry.add(family.tools);
-  const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds];
+  const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds];
   const contextSources: ContextSource[] = [];
   // Memory, plan mode, goals and loops.
   if (services.memory) {

@@ -23,13 +23,14 @@ import { grantsCommand, rulesCommand, searchCommand } from './cli-web';
 import { RULE_SCOPES, isRuleScope, type RuleScope } from '../../shared/rules';
 import { goalsCommand, memoryCommand } from './cli-memory';
 import { fireCommandMain, scheduleCommand } from './cli-schedule';
+import { mcpCommand, profilesCommand } from './cli-mcp';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
 const USAGE = `Usage:
   deskhand run [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
                [--policy none|read-only|low-risk|high-risk] [--cwd DIR] [--data-dir DIR]
-               [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--json] PROMPT
+               [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--profile NAME] [--json] PROMPT
   deskhand runs list [--json]
   deskhand runs show RUN_ID [--json]
   deskhand runs approve APPROVAL_ID [--always [--scope conversation|workspace|everywhere]] [--json]
@@ -47,6 +48,9 @@ const USAGE = `Usage:
   deskhand goals list | show ID | budget ID [--turns N] [--tokens N] [--minutes N]
   deskhand schedule list | cancel ID | run ID | doctor [--dry-run]   (reminders and triggers; [--data-dir DIR] [--json])
   deskhand fire ID [--data-dir DIR] [--json]   (what each OS scheduler job runs; works with the app closed)
+  deskhand mcp add NAME [--env K=V]… [--secret-env VAR=SECRET]… [--tier ask|read-only|low-risk|high-risk] -- COMMAND [ARGS…]
+  deskhand mcp add NAME --url URL [--sse] [--header K=V]… [--oauth] [--tier T] | list [--json] | remove NAME | test NAME
+  deskhand profiles list [--json] | add NAME [--system TEXT] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] | remove NAME
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
@@ -91,6 +95,10 @@ export async function main(argv: string[]): Promise<number> {
         return await fireCommandMain(rest);
       case 'schedule':
         return await scheduleCommand(rest);
+      case 'mcp':
+        return await mcpCommand(rest);
+      case 'profiles':
+        return await profilesCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -125,6 +133,7 @@ async function runCommand(args: string[]): Promise<number> {
       conversation: { type: 'string' },
       'max-steps': { type: 'string' },
       sandbox: { type: 'string' },
+      profile: { type: 'string' },
     },
   });
   const prompt = positionals.join(' ').trim();
@@ -135,16 +144,23 @@ async function runCommand(args: string[]): Promise<number> {
   const sandbox = parseSandbox(values.sandbox);
   const maxSteps = values['max-steps'] === undefined ? undefined : Number(values['max-steps']);
   if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) throw new UsageError('--max-steps must be a positive integer.');
-  const provider = providerFromFlags(values);
   const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), maxSteps });
   try {
+    // An agent profile gives defaults (model, policy, sandbox) that flags override, and narrows the tools.
+    const profile = values.profile === undefined ? null : runtime.profiles.get(values.profile);
+    if (values.profile !== undefined && !profile) throw new UsageError(`No agent profile "${values.profile}". See deskhand profiles list.`);
+    const provider = providerFromFlags({ ...values, provider: values.provider ?? profile?.provider, model: values.model ?? profile?.model });
+    const runSandbox = sandbox ?? profile?.sandbox;
     let conversationId = values.conversation;
     if (conversationId) {
       if (!runtime.store.getConversation(conversationId)) throw new UsageError(`No conversation ${conversationId}.`);
-      if (sandbox) runtime.store.updateConversation(conversationId, { sandbox });
+      if (runSandbox) runtime.store.updateConversation(conversationId, { sandbox: runSandbox });
     } else {
-      conversationId = runtime.createConversation({ folder: cwd, policy: policy ?? 'read-only', ...(sandbox ? { sandbox } : {}) }).id;
+      conversationId = runtime.createConversation({ folder: cwd, policy: policy ?? profile?.policy ?? 'read-only', ...(runSandbox ? { sandbox: runSandbox } : {}) }).id;
     }
+    if (profile) runtime.profiles.assign(conversationId, profile.name);
+    // MCP servers connect (or fail, recorded in their health) before the first step; none stops the run.
+    await runtime.startMcp(cwd);
     const options = runOptions(runtime, provider, !!values.json);
     const outcome = await withInterrupt(options, async (opts) => {
       const first = await runtime.sendMessage(conversationId!, prompt, { ...opts, ...(policy ? { policy } : {}) });
@@ -305,6 +321,7 @@ async function runsCommand(args: string[]): Promise<number> {
         if (values.scope !== undefined && !(sub === 'approve' && values.always)) throw new UsageError('--scope goes with runs approve --always.');
         if (values.scope !== undefined && !isRuleScope(values.scope)) throw new UsageError(`--scope must be one of ${RULE_SCOPES.join(', ')} (got "${values.scope}").`);
         const scope: RuleScope = isRuleScope(values.scope) ? values.scope : 'conversation';
+        await runtime.startMcp(); // the resumed run may call MCP tools: their servers connect (or fail) first
         if (sub === 'approve' && values.always) {
           // Exactly what "always" saves, before it is saved (a rule, or a workspace root of this conversation).
           const conv = store.getConversation(run.conversation_id);

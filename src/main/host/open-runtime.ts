@@ -21,6 +21,9 @@ import { StoreGoalService } from '../services/goals/goal-service';
 import { evidenceSource, extractMemories, quoteCheck } from './memory-host';
 import { ScheduleService } from '../services/scheduler/schedules';
 import { fireCommand, platformScheduler } from '../services/scheduler/os-schedulers';
+import { McpManager } from '../services/mcp/manager';
+import { VaultOAuthProvider } from '../services/mcp/oauth';
+import { ProfileStore, profileHides } from '../services/profiles';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -34,6 +37,18 @@ export function resolveDataDir(flag?: string): string {
 
 /** The runtime as a host holds it: with the background tasks it was assembled with (hosts list and stop them). */
 export class AppRuntime extends Runtime {
+  /** MCP servers (started by the host: `startMcp`), and agent profiles. */
+  mcp!: McpManager;
+  profiles!: ProfileStore;
+
+  private mcpStarted: Promise<void> | null = null;
+
+  /** Connects the configured MCP servers (once) and a trusted project file's; each connects or fails, never throws. */
+  async startMcp(folder?: string): Promise<void> {
+    await (this.mcpStarted ??= this.mcp.startConfigured());
+    if (folder) await this.mcp.startProject(folder);
+  }
+
   constructor(
     opts: RuntimeOptions,
     readonly tasks: BackgroundTasks,
@@ -50,13 +65,13 @@ export class AppRuntime extends Runtime {
   }
 }
 
-export type HostRuntimeOptions = { dataDir: string; store?: Store; sqliteBinding?: string; vault?: Vault | null; http?: HttpService; webFetchTimeoutMs?: number } & Partial<
+export type HostRuntimeOptions = { dataDir: string; store?: Store; sqliteBinding?: string; vault?: Vault | null; http?: HttpService; webFetchTimeoutMs?: number; mcpDeferAbove?: number; mcpBackoff?: { firstMs: number; maxMs: number } } & Partial<
   Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
 >;
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, ...runtimeOpts } = opts;
+  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
@@ -67,6 +82,15 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const goals = new StoreGoalService(store);
   let runtime: AppRuntime | null = null;
   const schedules = new ScheduleService({ store, dataDir: opts.dataDir, os: platformScheduler(opts.dataDir), command: (id) => fireCommand(id, opts.dataDir) });
+  // MCP: stdio servers get only the secrets their configuration names; OAuth tokens live in the keyring.
+  const keyring = new KeytarSecretStore(keyringService());
+  const mcp = new McpManager({
+    store,
+    secret: (name) => (vault ? vault.get(name) : Promise.resolve(null)),
+    oauth: (name) => new VaultOAuthProvider(name, keyring, (url) => void process.stderr.write(`deskhand: MCP server ${name} needs a sign-in: open ${url.href}\n`)),
+    ...(mcpBackoff ? { backoff: mcpBackoff } : {}),
+  });
+  const profiles = new ProfileStore(store);
   const { registry, inputKinds, contextSources } = assembleTools({
     dataDir: opts.dataDir,
     tasks,
@@ -80,6 +104,13 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     schedules,
     ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
     memory: { memory, goals, quotes: quoteCheck(store), evidence: evidenceSource(store), folderOf: (id) => store.getConversation(id)?.folder ?? opts.dataDir },
+    mcp,
+    ...(mcpDeferAbove !== undefined ? { mcpDeferAbove } : {}),
+  });
+  // An agent profile narrows its conversations' tools.
+  registry.addFilter('agent-profile', (tool, turn) => {
+    const profile = profiles.forConversation(turn.conversationId);
+    return profile ? profileHides(profile, tool.name) : null;
   });
   runtime = new AppRuntime(
     {
@@ -96,12 +127,27 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       contextSources,
       // Automatic memory extraction: a side call that only proposes records (off with DESKHAND_MEMORY_EXTRACTION=off).
       afterTurn: opts.afterTurn ?? ((turn) => extractMemories({ store, memory, complete: (cfg, system, prompt) => runtime!.complete(cfg, system, prompt) }, turn).then(() => undefined)),
+      systemAddendum: (id) => {
+        const p = profiles.forConversation(id);
+        return p?.systemPrompt ? `Agent profile "${p.name}":\n${p.systemPrompt}` : null;
+      },
     },
     tasks,
     memory,
     goals,
     schedules,
   );
+  runtime.mcp = mcp;
+  runtime.profiles = profiles;
+  // Nothing Deskhand started outlives it: hosts end background work with tasks.shutdown(), MCP servers go with it.
+  const shutdownTasks = tasks.shutdown.bind(tasks);
+  tasks.shutdown = async () => {
+    try {
+      await shutdownTasks();
+    } finally {
+      await mcp.close();
+    }
+  };
   return runtime;
 }
 
@@ -110,6 +156,8 @@ export function openRuntime(opts: HostRuntimeOptions): AppRuntime {
   runtime.recoverInterrupted();
   // What a crashed Deskhand left running is ended now; its job batches get a new worker.
   void runtime.tasks.recover().catch(() => undefined);
+  // MCP servers connect in the background (the CLI awaits them before its first step); each failure is in its health.
+  void runtime.startMcp().catch(() => undefined);
   return runtime;
 }
 

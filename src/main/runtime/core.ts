@@ -44,6 +44,8 @@ export interface RuntimeLimits {
   retryBaseMs: number;
   maxSteps: number;
   contextWindow: number;
+  /** Text appended to a conversation's system prompt (an agent profile's instructions). */
+  systemAddendum?: (conversationId: string) => string | null;
 }
 
 export class RuntimeCore {

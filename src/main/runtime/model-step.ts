@@ -43,7 +43,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       arm();
       const stream = streamModelStep({
         model: limits.modelFactory(options.provider),
-        system: systemPrompt(core, conv),
+        system: withAddendum(systemPrompt(core, conv), limits.systemAddendum?.(conv.id)),
         messages,
         tools,
         signal: stepController.signal,
@@ -135,6 +135,11 @@ function parseToolInput(core: RuntimeCore, text: string): { input: unknown; inva
 
 function history(core: RuntimeCore, conversationId: string): StoredMessage[] {
   return core.store.listMessages(conversationId).map((m) => ({ role: m.role, content: JSON.parse(m.content) as unknown }));
+}
+
+/** The base prompt, then what the conversation's agent profile adds (kept after the base rules, never replacing them). */
+function withAddendum(base: string, extra: string | null | undefined): string {
+  return extra ? `${base}\n\n${extra}` : base;
 }
 
 function systemPrompt(core: RuntimeCore, conv: ConversationRow): string {

@@ -61,6 +61,8 @@ export interface RuntimeOptions {
    * side call. Errors are swallowed; the turn's outcome is already decided.
    */
   afterTurn?: (turn: { runId: string; conversationId: string; provider: ProviderConfig }) => void | Promise<void>;
+  /** Text appended to a conversation's system prompt (its agent profile's instructions), or null. */
+  systemAddendum?: (conversationId: string) => string | null;
 }
 
 export interface ExplainResult {
@@ -119,6 +121,7 @@ export class Runtime {
         retryBaseMs: opts.retryBaseMs ?? 1000,
         maxSteps: opts.maxSteps ?? 50,
         contextWindow: opts.contextWindow ?? 200_000,
+        ...(opts.systemAddendum ? { systemAddendum: opts.systemAddendum } : {}),
       },
       opts.grants,
       opts.onBackgroundAnswer,

@@ -13,6 +13,7 @@ import { useUi } from '../state/ui';
 import { RequestCard } from './requests';
 import { Composer } from './Composer';
 import { MessageList } from './MessageList';
+import { ProfileSelect } from './McpSettings';
 
 const SANDBOX_LABEL: Record<SandboxMode, string> = {
   'workspace-write': 'Workspace',
@@ -84,6 +85,7 @@ export function ConversationView() {
             Which tool calls run without asking. Applies from the next message.
           </span>
           <SandboxSelect value={conversation.sandbox} onChange={(v) => void setSandbox(v)} />
+          <ProfileSelect conversationId={conversation.id} />
           <span className="model" title="Provider and model for new messages">
             {activeModelLabel(settings)}
           </span>

@@ -14,6 +14,7 @@ import { UrlGrantsSettings, WebSearchSettings } from './WebSettings';
 import { RulesSettings } from './RulesSettings';
 import { MemorySettings } from './MemorySettings';
 import { ScheduleSettings } from './ScheduleSettings';
+import { McpSettings } from './McpSettings';
 
 const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
 
@@ -136,6 +137,7 @@ export function SettingsPage() {
       <RulesSettings />
       <MemorySettings />
       <ScheduleSettings />
+      <McpSettings />
     </main>
   );
 }

@@ -6,7 +6,9 @@ import type { Classification, EffectsContext, ToolDefinition } from '../../runti
 import { classifyCommand } from './command-classifier';
 import { createCancelWaitFor } from './cancel-wait-for';
 import { checkCwd, createExecuteCommand, cwdContainment, resolveCommandCwd, visibleCommand, type ShellDeps } from './execute-command';
-import { sandboxClassification, type SandboxAsk } from './sandbox-policy';
+import { commandPlan, sandboxClassification, sandboxLine, type SandboxAsk } from './sandbox-policy';
+import type { SandboxPlan } from '../../services/sandbox';
+import type { SandboxMode } from '../../../shared/sandbox';
 import { createWaitFor } from './wait-for';
 
 export type { ShellDeps };
@@ -20,6 +22,10 @@ export interface CommandKnowledge {
   containCwd(cwd: string, ctx: EffectsContext): { summary: string; ask: string | null };
   checkCwd(cwd: string): void;
   visible(command: string): string;
+  /** The sandbox plan of one command (the conversation's mode, its roots, network/outside as asked). */
+  plan(ask: SandboxAsk, ctx: { sandbox?: SandboxMode | undefined; state: { workspaceRoots: readonly string[] } }, cwd: string): SandboxPlan;
+  /** One short line saying how a command ran (for results). */
+  sandboxLine(plan: SandboxPlan): string;
 }
 
 export function createShellFamily(deps: ShellDeps): { tools: ToolDefinition[]; commands: CommandKnowledge } {
@@ -35,6 +41,8 @@ export function createShellFamily(deps: ShellDeps): { tools: ToolDefinition[]; c
       },
       checkCwd,
       visible: visibleCommand,
+      plan: (ask, ctx, cwd) => commandPlan(ask, ctx, cwd, deps),
+      sandboxLine,
     },
   };
 }

@@ -13,4 +13,6 @@ import { urlGrantsModule } from './url-grants';
 import { memoryModule } from './memory';
 import { goalsModule } from './goals';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule] as const;
+import { extensionsModule } from './extensions';
+
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule] as const;

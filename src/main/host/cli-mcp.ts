@@ -1,0 +1,230 @@
+/**
+ * `deskhand mcp add NAME [--env K=V]… [--secret-env VAR=SECRET]… [--tier T] -- COMMAND [ARGS…]` (stdio),
+ * `deskhand mcp add NAME --url URL [--sse] [--header K=V]… [--oauth] [--tier T]` (Streamable HTTP / legacy SSE),
+ * `deskhand mcp list [--json]`, `remove NAME`, `test NAME [--json]`; and `deskhand profiles list [--json] | add NAME
+ * [--system TEXT] [--provider P] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] | remove NAME`.
+ */
+import { parseArgs } from 'node:util';
+import { DeskhandError } from '../../shared/errors';
+import { MCP_TIERS, parseEnvPairs, parseServerConfig, SERVER_NAME_RE, type McpServerConfig, type McpTier } from '../services/mcp';
+import { McpManager } from '../services/mcp/manager';
+import { extensionsModule } from '../services/store/modules/extensions';
+import { Store } from '../services/store/store';
+import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
+import { Vault } from '../services/vault/vault';
+import { ProfileStore, profileSchema } from '../services/profiles';
+import { resolveDataDir } from './open-runtime';
+
+const usage = (message: string) => new DeskhandError('usage', message);
+
+/** The configured servers with their last known health, as `mcp list` and Settings show them. */
+export function mcpListing(store: Store) {
+  const q = store.module(extensionsModule);
+  const health = new Map(q.health().map((h) => [h.name, h]));
+  return q.servers().map((row) => {
+    const config = JSON.parse(row.config) as McpServerConfig;
+    const h = health.get(row.name);
+    return {
+      name: row.name,
+      transport: config.transport,
+      target: config.transport === 'stdio' ? [config.command, ...(config.args ?? [])].join(' ') : config.url,
+      tier: config.tier ?? 'ask',
+      enabled: config.enabled !== false,
+      status: h?.status ?? 'not started yet',
+      tools: h?.tool_count ?? 0,
+      lastError: h?.last_error ?? null,
+      stderrTail: h?.stderr_tail ?? null,
+      restarts: h?.restarts ?? 0,
+      checkedAt: h ? new Date(h.updated_at).toISOString() : null,
+    };
+  });
+}
+
+function pairs(list: readonly string[] | undefined, flag: string): Record<string, string> {
+  try {
+    return parseEnvPairs(list ?? []);
+  } catch {
+    throw usage(`${flag} takes NAME=VALUE (got ${JSON.stringify(list)}).`);
+  }
+}
+
+function tierFlag(value: string | undefined): McpTier | undefined {
+  if (value === undefined) return undefined;
+  if (!(MCP_TIERS as readonly string[]).includes(value)) throw usage(`--tier must be one of ${MCP_TIERS.join(', ')} (got "${value}").`);
+  return value as McpTier;
+}
+
+export async function mcpCommand(argv: string[]): Promise<number> {
+  const [sub, ...all] = argv;
+  const dash = all.indexOf('--');
+  const rest = dash === -1 ? all : all.slice(0, dash);
+  const commandArgv = dash === -1 ? [] : all.slice(dash + 1);
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      env: { type: 'string', multiple: true },
+      'secret-env': { type: 'string', multiple: true },
+      header: { type: 'string', multiple: true },
+      url: { type: 'string' },
+      sse: { type: 'boolean' },
+      oauth: { type: 'boolean' },
+      tier: { type: 'string' },
+      timeout: { type: 'string' },
+    },
+  });
+  const dataDir = resolveDataDir(values['data-dir']);
+  const store = new Store(dataDir);
+  const q = store.module(extensionsModule);
+  try {
+    switch (sub) {
+      case 'add': {
+        const name = positionals[0];
+        if (!name || !SERVER_NAME_RE.test(name)) throw usage('mcp add needs a NAME of 1–40 letters, digits or dashes (it becomes part of tool names mcp__NAME__tool).');
+        if (positionals.length > 1) throw usage(`Put the server's command after --: deskhand mcp add ${name} -- ${positionals.slice(1).join(' ')}`);
+        const tier = tierFlag(values.tier);
+        const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
+        if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw usage('--timeout is a whole number of milliseconds.');
+        let config: McpServerConfig;
+        const common = { name, ...(tier ? { tier } : {}), ...(timeoutMs ? { timeoutMs } : {}) };
+        try {
+          if (values.url) {
+            if (commandArgv.length) throw usage('Give either --url URL or -- COMMAND, not both.');
+            config = parseServerConfig({ ...common, transport: values.sse ? 'sse' : 'http', url: values.url, ...(values.header ? { headers: pairsLoose(values.header) } : {}), ...(values.oauth ? { oauth: true } : {}) });
+          } else {
+            if (!commandArgv.length) throw usage(`mcp add ${name} needs -- COMMAND [ARGS…] (stdio) or --url URL (HTTP).`);
+            const env = pairs(values.env, '--env');
+            const secretEnv = pairs(values['secret-env'], '--secret-env');
+            config = parseServerConfig({ ...common, transport: 'stdio', command: commandArgv[0], args: commandArgv.slice(1), ...(Object.keys(env).length ? { env } : {}), ...(Object.keys(secretEnv).length ? { secretEnv } : {}) });
+          }
+        } catch (err) {
+          if (DeskhandError.isInstance(err)) throw err;
+          throw usage((err as Error).message);
+        }
+        const existed = !!q.server(name);
+        const { name: _n, ...stored } = config;
+        q.putServer(name, JSON.stringify(stored));
+        process.stdout.write(`${existed ? 'Updated' : 'Added'} MCP server ${name} (${config.transport}). Check it with: deskhand mcp test ${name}\n`);
+        return 0;
+      }
+      case 'list': {
+        const rows = mcpListing(store);
+        if (values.json) {
+          process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+          return 0;
+        }
+        if (!rows.length) process.stdout.write('No MCP servers. Add one with: deskhand mcp add NAME -- COMMAND [ARGS…]  or  deskhand mcp add NAME --url URL\n');
+        for (const r of rows) {
+          process.stdout.write(`${r.name}  ${r.transport}  ${r.status}${r.status === 'connected' ? `, ${r.tools} tools` : ''}  tier ${r.tier}${r.enabled ? '' : '  (disabled)'}${r.checkedAt ? `  (as of ${r.checkedAt})` : ''}\n  ${r.target}\n`);
+          if (r.lastError && r.status !== 'connected') process.stdout.write(`  last error: ${r.lastError}\n`);
+          if (r.stderrTail && r.status !== 'connected') process.stdout.write(`  stderr (last lines):\n${r.stderrTail.trimEnd().split('\n').slice(-8).map((l) => `    ${l}`).join('\n')}\n`);
+        }
+        return 0;
+      }
+      case 'remove': {
+        const name = positionals[0];
+        if (!name) throw usage('mcp remove needs a NAME.');
+        const had = q.removeServer(name);
+        process.stderr.write(had ? `Removed MCP server ${name}.\n` : `No MCP server ${name}.\n`);
+        return had ? 0 : 1;
+      }
+      case 'test': {
+        const name = positionals[0];
+        if (!name) throw usage('mcp test needs a NAME.');
+        const row = q.server(name);
+        if (!row) throw usage(`No MCP server ${name}. See deskhand mcp list.`);
+        const vault = new Vault(new KeytarSecretStore(keyringService()), store);
+        const manager = new McpManager({ store, secret: (s) => vault.get(s) });
+        try {
+          const view = await manager.connect(parseServerConfig({ ...JSON.parse(row.config), name }));
+          const ok = view.health.status === 'connected';
+          if (values.json) process.stdout.write(`${JSON.stringify({ ...view.health, tools: view.tools.map((t) => t.name) }, null, 2)}\n`);
+          else if (ok) process.stdout.write(`${name}: connected, ${view.tools.length} tools: ${view.tools.map((t) => t.name).join(', ')}\n`);
+          else process.stdout.write(`${name}: ${view.health.status}: ${view.health.lastError}\n${view.health.stderrTail ? `stderr (last lines):\n${view.health.stderrTail.trimEnd().split('\n').slice(-8).map((l) => `  ${l}`).join('\n')}\n` : ''}`);
+          return ok ? 0 : 1;
+        } finally {
+          await manager.close();
+        }
+      }
+      default:
+        throw usage('mcp needs add, list, remove or test.');
+    }
+  } finally {
+    store.close();
+  }
+}
+
+function pairsLoose(list: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of list) {
+    const at = p.indexOf('=');
+    if (at < 1) throw usage(`--header takes NAME=VALUE (got "${p}").`);
+    out[p.slice(0, at)] = p.slice(at + 1);
+  }
+  return out;
+}
+
+export async function profilesCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      system: { type: 'string' },
+      description: { type: 'string' },
+      provider: { type: 'string' },
+      model: { type: 'string' },
+      allow: { type: 'string', multiple: true },
+      deny: { type: 'string', multiple: true },
+      policy: { type: 'string' },
+      sandbox: { type: 'string' },
+    },
+  });
+  const store = new Store(resolveDataDir(values['data-dir']));
+  const profiles = new ProfileStore(store);
+  try {
+    switch (sub) {
+      case 'list': {
+        const list = profiles.list();
+        if (values.json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+        else if (!list.length) process.stdout.write('No agent profiles. Add one with: deskhand profiles add NAME --system TEXT\n');
+        else for (const p of list) process.stdout.write(`${p.name}${p.model ? `  model ${p.model}` : ''}${p.policy ? `  policy ${p.policy}` : ''}${p.sandbox ? `  sandbox ${p.sandbox}` : ''}${p.allowedTools ? `  allows ${p.allowedTools.join(',')}` : ''}${p.deniedTools ? `  denies ${p.deniedTools.join(',')}` : ''}\n`);
+        return 0;
+      }
+      case 'add': {
+        const name = positionals[0];
+        if (!name) throw usage('profiles add needs a NAME.');
+        const parsed = profileSchema.safeParse({
+          name,
+          ...(values.description ? { description: values.description } : {}),
+          ...(values.system ? { systemPrompt: values.system } : {}),
+          ...(values.provider ? { provider: values.provider } : {}),
+          ...(values.model ? { model: values.model } : {}),
+          ...(values.allow ? { allowedTools: values.allow } : {}),
+          ...(values.deny ? { deniedTools: values.deny } : {}),
+          ...(values.policy ? { policy: values.policy } : {}),
+          ...(values.sandbox ? { sandbox: values.sandbox } : {}),
+        });
+        if (!parsed.success) throw usage(`Invalid profile: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'profile'}: ${i.message}`).join('; ')}`);
+        profiles.put(parsed.data);
+        process.stdout.write(`Saved agent profile ${name}. Use it with: deskhand run --profile ${JSON.stringify(name)} PROMPT\n`);
+        return 0;
+      }
+      case 'remove': {
+        const name = positionals[0];
+        if (!name) throw usage('profiles remove needs a NAME.');
+        const had = profiles.remove(name);
+        process.stderr.write(had ? `Removed agent profile ${name}.\n` : `No agent profile ${name}.\n`);
+        return had ? 0 : 1;
+      }
+      default:
+        throw usage('profiles needs list, add or remove.');
+    }
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Settings → MCP and the agent-profile selector, for AppService: servers with their health, adding (connected at
+ * once, tools registered live), removing, reconnecting; profiles and the one a conversation uses.
+ */
+import { DeskhandError } from '../../shared/errors';
+import type { ParsedParams, MethodResult } from '../../shared/contract';
+import { parseServerConfig, type McpServerConfig } from '../services/mcp';
+import { extensionsModule } from '../services/store/modules/extensions';
+import type { AgentProfile } from '../services/profiles';
+import { mcpListing } from './cli-mcp';
+import type { AppRuntime } from './open-runtime';
+import type { ContractHandlers } from '../../shared/contract';
+import type { EXTENSION_METHOD_NAMES } from '../../shared/contract-extensions';
+
+/** The contract's extensions methods, which AppService gets from installExtensionHandlers (below). */
+export type ExtensionHandlers = Pick<ContractHandlers, (typeof EXTENSION_METHOD_NAMES)[number]>;
+
+declare module './app-service' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface AppService extends ExtensionHandlers {}
+}
+
+/** What the handlers need of an AppService (its runtime, and telling UIs that conversations changed). */
+interface Host {
+  runtime: AppRuntime;
+  markChanged(what: 'conversations'): void;
+}
+
+const settingsOf = new WeakMap<object, ExtensionSettings>();
+
+/**
+ * Adds the extensions methods to AppService (kept out of app-service.ts): each delegates to one ExtensionSettings per
+ * service, made on first use.
+ */
+export function installExtensionHandlers(proto: object): void {
+  const of = (self: object): ExtensionSettings => {
+    let s = settingsOf.get(self);
+    if (!s) settingsOf.set(self, (s = new ExtensionSettings((self as unknown as Host).runtime)));
+    return s;
+  };
+  const handlers: ExtensionHandlers & ThisType<object> = {
+    async listMcpServers() {
+      return of(this).list();
+    },
+    async addMcpServer(p) {
+      return of(this).add(p);
+    },
+    async removeMcpServer(p) {
+      return of(this).remove(p);
+    },
+    async testMcpServer(p) {
+      return of(this).test(p);
+    },
+    async listProfiles(p) {
+      return of(this).profiles(p);
+    },
+    async setConversationProfile(p) {
+      return of(this).setProfile(p, () => (this as unknown as Host).markChanged('conversations'));
+    },
+  };
+  for (const [name, fn] of Object.entries(handlers)) Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true });
+}
+
+/** Splits a command line on spaces; "double" or 'single' quotes keep spaces inside one argument. */
+export function splitCommandLine(line: string): string[] {
+  const out: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(line))) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]!));
+  return out;
+}
+
+const view = (p: AgentProfile) => ({
+  name: p.name,
+  description: p.description ?? null,
+  model: p.model ?? null,
+  policy: p.policy ?? null,
+  sandbox: p.sandbox ?? null,
+  allowedTools: p.allowedTools ?? null,
+  deniedTools: p.deniedTools ?? null,
+});
+
+export class ExtensionSettings {
+  constructor(private readonly runtime: AppRuntime) {}
+
+  private get q() {
+    return this.runtime.store.module(extensionsModule);
+  }
+
+  list(): MethodResult<'listMcpServers'> {
+    return { servers: mcpListing(this.runtime.store) };
+  }
+
+  async add(p: ParsedParams<'addMcpServer'>): Promise<MethodResult<'addMcpServer'>> {
+    let config: McpServerConfig;
+    try {
+      if (p.transport === 'stdio') {
+        const argv = splitCommandLine(p.command ?? '');
+        if (!argv.length) throw new Error('Give the command that starts the server, e.g. npx -y @modelcontextprotocol/server-everything');
+        config = parseServerConfig({ name: p.name, transport: 'stdio', command: argv[0], args: argv.slice(1), tier: p.tier, ...(p.env ? { env: p.env } : {}) });
+      } else {
+        config = parseServerConfig({ name: p.name, transport: p.transport, url: p.url ?? '', tier: p.tier });
+      }
+    } catch (err) {
+      throw new DeskhandError('usage', (err as Error).message);
+    }
+    const { name, ...stored } = config;
+    this.q.putServer(name, JSON.stringify(stored));
+    await this.runtime.mcp.connect(config);
+    return this.list();
+  }
+
+  async remove(p: ParsedParams<'removeMcpServer'>): Promise<MethodResult<'removeMcpServer'>> {
+    if (!this.q.removeServer(p.name)) throw new DeskhandError('not_found', `No MCP server ${p.name}.`);
+    await this.runtime.mcp.disconnect(p.name);
+    return this.list();
+  }
+
+  async test(p: ParsedParams<'testMcpServer'>): Promise<MethodResult<'testMcpServer'>> {
+    const row = this.q.server(p.name);
+    if (!row) throw new DeskhandError('not_found', `No MCP server ${p.name}.`);
+    await this.runtime.mcp.connect(parseServerConfig({ ...JSON.parse(row.config), name: p.name }));
+    return this.list();
+  }
+
+  profiles(p: ParsedParams<'listProfiles'>): MethodResult<'listProfiles'> {
+    return { profiles: this.runtime.profiles.list().map(view), current: p.conversationId ? (this.runtime.profiles.forConversation(p.conversationId)?.name ?? null) : null };
+  }
+
+  setProfile(p: ParsedParams<'setConversationProfile'>, changed: () => void): MethodResult<'setConversationProfile'> {
+    if (!this.runtime.store.getConversation(p.conversationId)) throw new DeskhandError('not_found', `No conversation ${p.conversationId}.`);
+    const profile = this.runtime.profiles.get(p.profile);
+    if (!profile) throw new DeskhandError('not_found', `No agent profile "${p.profile}".`);
+    this.runtime.profiles.assign(p.conversationId, profile.name);
+    this.runtime.store.updateConversation(p.conversationId, { ...(profile.policy ? { policy: profile.policy } : {}), ...(profile.sandbox ? { sandbox: profile.sandbox } : {}) });
+    changed();
+    return this.profiles({ conversationId: p.conversationId });
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * An MCP stdio transport Deskhand owns end to end: the server runs in its own process group (setsid) with a clean
+ * environment, so stopping it ends everything it started; every line it writes is checked (a line that is not
+ * JSON-RPC closes the connection with that error instead of leaving a request hanging); a message over the size limit
+ * is answered for the server with an error naming the limit, so a 20 MB result never reaches memory whole.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { stopProcessTree } from '../processes/command-process';
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+const STDERR_TAIL_BYTES = 4096;
+
+/** Variables a server gets from Deskhand's own environment (nothing credential-bearing); everything else is named. */
+const INHERITED = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'TZ', 'DISPLAY', 'XDG_RUNTIME_DIR', 'NODE_OPTIONS_DESKHAND_NONE'];
+
+export function cleanEnvironment(extra: Record<string, string>, source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of INHERITED) {
+    const value = source[name];
+    if (value !== undefined) env[name] = name === 'PATH' ? value.split(':').filter((d) => d.startsWith('/')).join(':') : value;
+  }
+  return { ...env, ...extra };
+}
+
+export interface OwnedStdioOptions {
+  command: string;
+  args: readonly string[];
+  env: Record<string, string>;
+  cwd?: string | undefined;
+  maxMessageBytes?: number;
+}
+
+export class OwnedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Why the connection ended, in words (exit code, malformed output), once it has. */
+  endReason: string | null = null;
+  private child: ChildProcessWithoutNullStreams | null = null;
+  private chunks: Buffer[] = [];
+  private pending = 0;
+  /** Past the size limit: the start of the oversized message (for its id) while the rest is skipped. */
+  private skipping: { head: string; bytes: number } | null = null;
+  private stderr = '';
+  private closed = false;
+  private readonly max: number;
+  /** The SDK's message schema, loaded at start (the SDK is large; hosts without MCP servers never load it). */
+  private schema: { parse(value: unknown): unknown } | null = null;
+
+  constructor(private readonly opts: OwnedStdioOptions) {
+    this.max = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** The last few KB the server wrote to stderr. */
+  stderrTail(): string {
+    return this.stderr;
+  }
+
+  async start(): Promise<void> {
+    this.schema = (await import('@modelcontextprotocol/sdk/types.js')).JSONRPCMessageSchema;
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.opts.command, [...this.opts.args], {
+        env: this.opts.env,
+        cwd: this.opts.cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true, // its own process group: stopping it stops whatever it started
+        windowsHide: true,
+      });
+      this.child = child;
+      child.once('error', (err) => {
+        this.end(`could not start ${this.opts.command}: ${err.message}`);
+        reject(err);
+      });
+      child.once('spawn', () => resolve());
+      // Its last words on stderr arrive after the exit: wait for the pipe to close (briefly) so the tail has them.
+      let stderrClosed = false;
+      child.stderr.once('close', () => (stderrClosed = true));
+      child.once('exit', (code, signal) => {
+        const why = `the server exited (${code !== null ? `code ${code}` : `signal ${signal}`})`;
+        if (stderrClosed) return this.end(why);
+        const timer = setTimeout(() => this.end(why), 200);
+        child.stderr.once('close', () => {
+          clearTimeout(timer);
+          this.end(why);
+        });
+      });
+      child.stdin.on('error', () => undefined);
+      child.stdout.on('data', (chunk: Buffer) => this.feed(chunk));
+      child.stderr.on('data', (chunk: Buffer) => {
+        this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const child = this.child;
+    if (!child || this.closed) return Promise.reject(new Error(this.endReason ?? 'the server is not running'));
+    return new Promise((resolve) => {
+      if (child.stdin.write(`${JSON.stringify(message)}\n`)) resolve();
+      else child.stdin.once('drain', () => resolve());
+    });
+  }
+
+  async close(): Promise<void> {
+    const pid = this.child?.pid;
+    this.end(this.endReason ?? 'closed by Deskhand');
+    if (pid !== undefined) await stopProcessTree(pid, null, 1500).catch(() => undefined);
+  }
+
+  private end(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.endReason = reason;
+    const pid = this.child?.pid;
+    // Whatever the server left in its group goes with it.
+    if (pid !== undefined) void stopProcessTree(pid, null, 1500).catch(() => undefined);
+    this.onclose?.();
+  }
+
+  private feed(chunk: Buffer): void {
+    let rest = chunk;
+    while (rest.length && !this.closed) {
+      const nl = rest.indexOf(0x0a);
+      const part = nl === -1 ? rest : rest.subarray(0, nl);
+      rest = nl === -1 ? Buffer.alloc(0) : rest.subarray(nl + 1);
+      if (this.skipping) {
+        this.skipping.bytes += part.length;
+        if (nl !== -1) this.oversized();
+        continue;
+      }
+      this.chunks.push(part);
+      this.pending += part.length;
+      if (this.pending > this.max) {
+        const head = Buffer.concat(this.chunks).subarray(0, 256).toString('utf8');
+        this.skipping = { head, bytes: this.pending };
+        this.chunks = [];
+        this.pending = 0;
+        if (nl !== -1) this.oversized();
+        continue;
+      }
+      if (nl !== -1) {
+        const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
+        this.chunks = [];
+        this.pending = 0;
+        if (line.trim()) this.line(line);
+      }
+    }
+  }
+
+  private line(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = this.schema!.parse(JSON.parse(line)) as JSONRPCMessage;
+    } catch {
+      const shown = line.length > 120 ? `${line.slice(0, 120)}…` : line;
+      const err = new Error(`the server wrote a line that is not JSON-RPC: ${JSON.stringify(shown)}`);
+      this.onerror?.(err);
+      this.endReason = err.message;
+      void this.close();
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  /** Answers an oversized message's request for the server: an error naming the size and the limit. */
+  private oversized(): void {
+    const { head, bytes } = this.skipping!;
+    this.skipping = null;
+    const id = /"id"\s*:\s*(\d+|"(?:[^"\\]|\\.){0,200}")/.exec(head)?.[1];
+    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+    const text = `the server sent a message of at least ${mb(bytes)}, over Deskhand's limit of ${mb(this.max)}; it was discarded`;
+    if (id === undefined) {
+      this.onerror?.(new Error(text));
+      return;
+    }
+    this.onerror?.(new Error(text));
+    this.onmessage?.({ jsonrpc: '2.0', id: JSON.parse(id) as string | number, error: { code: -32001, message: `${text}. Ask for less (a narrower request).` } });
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The extensions family: MCP servers' tools (registered live as `mcp__<server>__<tool>`), their resources and prompts,
+ * the project MCP file's approval, skills, and custom tools from agent configuration. Services come from the host:
+ * the MCP service, the shell family's command knowledge, the task service.
+ */
+import type { InputKind } from '../../runtime/input-kinds';
+import type { ToolDefinition } from '../../runtime/tool';
+import type { McpService } from '../../services/mcp';
+import type { TaskService } from '../../services/tasks';
+import { createCustomTool, type CommandRunner, type CustomToolConfig } from './custom-tools';
+import { createMcpExtraTools } from './mcp-extra';
+import { registerMcpTools, type ToolRegistrar } from './mcp-tools';
+import { createSkillTools } from './skills';
+
+export type { CommandRunner, CustomToolConfig, ToolRegistrar };
+export { readCustomTools } from './custom-tools';
+
+export interface ExtensionsDeps {
+  mcp: McpService | null;
+  registry: ToolRegistrar;
+  /** The person's skills folder (`<data dir>/skills`). */
+  userSkillsDir: string;
+  customTools: readonly CustomToolConfig[];
+  commands: CommandRunner;
+  tasks: TaskService;
+  /** More MCP tools than this: their schemas are deferred behind search_tools (default 20). */
+  deferAbove?: number;
+}
+
+export function createExtensionsFamily(deps: ExtensionsDeps): { tools: ToolDefinition[]; inputKinds: InputKind[]; stop: () => void } {
+  const mcp = deps.mcp ? createMcpExtraTools(deps.mcp) : { tools: [], inputKinds: [] };
+  const stop = deps.mcp ? registerMcpTools(deps.mcp, deps.registry, deps.deferAbove !== undefined ? { deferAbove: deps.deferAbove } : {}) : () => undefined;
+  const custom = deps.customTools.map((c) => createCustomTool(c, { commands: deps.commands, tasks: deps.tasks }));
+  return { tools: [...createSkillTools(deps.userSkillsDir), ...mcp.tools, ...custom], inputKinds: mcp.inputKinds, stop };
+}
