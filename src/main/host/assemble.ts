@@ -10,6 +10,9 @@ import type { HttpService } from '../services/http/index';
 import type { SearchSettings } from '../../shared/contract';
 import type { TaskService } from '../services/tasks';
 import type { SecretSaver } from '../services/vault';
+import { createCompositionFamily } from '../tools/compositions';
+import type { CompositionService, Publisher } from '../services/compositions/index';
+import type { PdfPrinter, PdfReader } from '../services/pdf/index';
 import { createContextFamily } from '../tools/context';
 import { createFileFamily } from '../tools/files';
 import { createInteractionFamily } from '../tools/interaction';
@@ -32,6 +35,8 @@ export interface HostServices {
   /** Vault values for search API keys (null: no vault). */
   secretValues: { get(name: string): Promise<string | null> } | null;
   webFetchTimeoutMs?: number;
+  /** Compositions and PDFs (issue 17). */
+  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader };
 }
 
 export interface Assembly {
@@ -43,6 +48,14 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   const shell = createShellFamily({ tasks: services.tasks, sandbox: services.sandbox, dataDir: services.dataDir });
   const secrets = createSecretFamily({ vault: services.vault, learn: (name, value) => services.redactor.addSecret(name, value) });
   const interaction = createInteractionFamily({ tasks: services.tasks });
+  const web = createWebFamily({
+    http: services.http,
+    urlGrants: services.urlGrants,
+    search: services.searchSettings,
+    keys: services.secretValues ? { get: (name) => services.secretValues!.get(name), learn: (name, value) => services.redactor.addSecret(name, value) } : null,
+    ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
+  });
+  const c = services.compositions;
   const families = [
     createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }),
     shell,
@@ -51,13 +64,8 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     createTodoFamily(),
     interaction,
     secrets,
-    createWebFamily({
-      http: services.http,
-      urlGrants: services.urlGrants,
-      search: services.searchSettings,
-      keys: services.secretValues ? { get: (name) => services.secretValues!.get(name), learn: (name, value) => services.redactor.addSecret(name, value) } : null,
-      ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
-    }),
+    web,
+    ...(c ? [createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net })] : []),
   ];
   for (const family of families) registry.add(family.tools);
   return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };

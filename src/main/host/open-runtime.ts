@@ -16,6 +16,10 @@ import { formatAnswers } from '../tools/interaction';
 import { PinnedHttpClient } from '../services/http/pinned-client';
 import type { HttpService } from '../services/http/index';
 import { SettingsFile } from './settings-file';
+import { CompositionFiles } from '../services/compositions/composition-files';
+import { PublishTargets } from '../services/compositions/publish';
+import { ChromiumPdfPrinter } from '../services/pdf/print';
+import { PdfJsReader } from '../services/pdf/read';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -65,6 +69,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     searchSettings: () => settings.read().search ?? null,
     secretValues: vault,
     ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
+    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PdfJsReader() },
   });
   return new AppRuntime(
     {
