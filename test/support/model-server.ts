@@ -371,6 +371,14 @@ function anthropicPayload(step: Step, stream: boolean): Payload {
 }
 
 // A non-streamed Anthropic tool_use carries an object; malformed raw arguments can only be passed on as a string.
+/**
+ * `<<request:REGEX>>` in a scripted tool call's arguments becomes the first match of REGEX in this request's body: an
+ * id the app minted earlier in the conversation (a composition id) can be used by a later scripted step.
+ */
+function fillFromRequest(args: string, raw: string): string {
+  return args.replace(/<<request:(.+?)>>/g, (_m, re: string) => new RegExp(re).exec(raw)?.[0] ?? '');
+}
+
 function parseOrRaw(args: string): unknown {
   try {
     return JSON.parse(args);
@@ -454,7 +462,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const tools = (next.tools ?? []).map((t, i) => ({
       id: t.id ?? (protocol === 'openai' ? `call_${n}_${i}` : `toolu_${n}_${i}`),
       name: t.name,
-      args: t.argsRaw ?? JSON.stringify(t.args ?? {}),
+      args: fillFromRequest(t.argsRaw ?? JSON.stringify(t.args ?? {}), raw),
     }));
     const text = next.text ?? [];
     const outputChars = text.reduce((sum, t) => sum + t.length, 0) + tools.reduce((sum, t) => sum + t.name.length + t.args.length, 0);
