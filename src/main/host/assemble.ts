@@ -14,6 +14,8 @@ import { createCompositionFamily } from '../tools/compositions';
 import type { CompositionService, Publisher } from '../services/compositions/index';
 import type { PdfPrinter, PdfReader } from '../services/pdf/index';
 import { createContextFamily } from '../tools/context';
+import { createMediaFamily } from '../tools/media';
+import type { MediaService } from '../services/media/index';
 import { createFileFamily } from '../tools/files';
 import { createInteractionFamily } from '../tools/interaction';
 import { createSecretFamily } from '../tools/secrets';
@@ -36,7 +38,7 @@ export interface HostServices {
   secretValues: { get(name: string): Promise<string | null> } | null;
   webFetchTimeoutMs?: number;
   /** Compositions and PDFs (issue 17). */
-  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader };
+  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader; media: MediaService };
 }
 
 export interface Assembly {
@@ -65,7 +67,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     interaction,
     secrets,
     web,
-    ...(c ? [createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net })] : []),
+    ...(c ? [createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }), createMediaFamily({ media: c.media })] : []),
   ];
   for (const family of families) registry.add(family.tools);
   return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };
