@@ -6,6 +6,12 @@ import { osSandbox } from '../../src/main/services/sandbox';
 import type { TaskService } from '../../src/main/services/tasks';
 import type { SecretSaver } from '../../src/main/services/vault';
 import { PinnedHttpClient } from '../../src/main/services/http/pinned-client';
+import { CompositionFiles } from '../../src/main/services/compositions/composition-files';
+import { PublishTargets } from '../../src/main/services/compositions/publish';
+import { JimpMedia } from '../../src/main/services/media/images';
+import { ChromiumPdfPrinter } from '../../src/main/services/pdf/print';
+import { PdfJsReader } from '../../src/main/services/pdf/read';
+import { Store } from '../../src/main/services/store/store';
 
 export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault?: SecretSaver | null; redactor?: SecretRedactor }): ToolDefinition[] {
   return assembleTools({
@@ -18,6 +24,14 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
     urlGrants: () => [],
     searchSettings: () => null,
     secretValues: null,
+    // Compositions keep rows in a store of their own data dir (opened lazily by the tests that use them).
+    compositions: {
+      store: lazyCompositions(deps.dataDir),
+      publisher: new PublishTargets(deps.dataDir),
+      printer: new ChromiumPdfPrinter(),
+      reader: new PdfJsReader(),
+      media: new JimpMedia(deps.dataDir),
+    },
   }).registry.all();
 }
 
@@ -34,3 +48,10 @@ const noTasks = new Proxy({} as TaskService, {
     throw new Error(`this test built its tools without background tasks (used ${String(prop)})`);
   },
 });
+
+/** A compositions service whose store opens on first use (most tool tests never touch compositions). */
+function lazyCompositions(dataDir: string): CompositionFiles {
+  let real: CompositionFiles | null = null;
+  const get = () => (real ??= new CompositionFiles(new Store(dataDir), dataDir));
+  return new Proxy({} as CompositionFiles, { get: (_t, prop) => (get() as unknown as Record<string | symbol, unknown>)[prop] && ((...a: unknown[]) => (get() as unknown as Record<string | symbol, (...x: unknown[]) => unknown>)[prop]!(...a)) });
+}

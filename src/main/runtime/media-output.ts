@@ -17,7 +17,7 @@ export function mediaOutput(dataDir: string, provider: string, output: string): 
   if (!m) return null;
   const text = output.replace(IMAGE_MARKER, '').trimEnd();
   if (!PROVIDERS_WITH_IMAGE_RESULTS.includes(provider)) {
-    return { type: 'text', value: `${text}\n[The image is not shown to you: this provider's tool results carry text only. Use analyze_media to ask about it.]` };
+    return { type: 'text', value: `${text}\n[The image is not shown to you: this provider's tool results carry text only. Ask the person about it if you need to know what it shows.]` };
   }
   let bytes: Buffer;
   try {

@@ -25,7 +25,8 @@ const params = z
         landscape: z.boolean().optional(),
       })
       .strict()
-      .optional(),
+      .optional()
+      .describe('Paper size, margins and orientation (default A4 portrait, 15 mm margins).'),
   })
   .strict();
 

@@ -44,7 +44,7 @@ export const createReadMediaFile = (media: MediaService) =>
       const kind = sniffMedia(bytes);
       if (!kind) throw new ToolError(`${args.path} is not an image, audio or video file Deskhand recognises. Use read_file for text or read_pdf for PDFs.`);
       if (kind.kind !== 'image') {
-        return { output: `${args.path}: ${kind.kind} (${kind.container}, ${kind.mime}), ${bytes.length} bytes. Its content cannot be shown to you; describe what you need and ask the person, or use analyze_media.` };
+        return { output: `${args.path}: ${kind.kind} (${kind.container}, ${kind.mime}), ${bytes.length} bytes. Its content cannot be shown to you; ask the person about it if you need to know what it contains.` };
       }
       try {
         const img = await media.prepareImage(bytes);
