@@ -6,6 +6,8 @@
 import type { CompositionCommentRow, CompositionKind, CompositionRow, CompositionVersionRow, ReviewState } from '../store/modules/compositions';
 import { escapeHtml, markdownPage } from './markdown-html';
 
+export { markdownPage };
+
 export type { CompositionKind, ReviewState };
 export const COMPOSITION_KINDS = ['html', 'svg', 'image', 'markdown'] as const;
 

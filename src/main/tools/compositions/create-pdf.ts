@@ -6,8 +6,7 @@ import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool } from '../../runtime/tool';
-import type { CompositionService } from '../../services/compositions/index';
-import { markdownPage } from '../../services/compositions/markdown-html';
+import { markdownPage, type CompositionService } from '../../services/compositions/index';
 import type { PdfPrinter } from '../../services/pdf/index';
 import { writeChecked } from './write-out';
 
