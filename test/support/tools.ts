@@ -12,6 +12,7 @@ import { JimpMedia } from '../../src/main/services/media/images';
 import { ChromiumPdfPrinter } from '../../src/main/services/pdf/print';
 import { PdfJsReader } from '../../src/main/services/pdf/read';
 import { Store } from '../../src/main/services/store/store';
+import { StorePresence } from '../../src/main/services/presence/store-presence';
 
 export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault?: SecretSaver | null; redactor?: SecretRedactor }): ToolDefinition[] {
   return assembleTools({
@@ -31,6 +32,7 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
       printer: new ChromiumPdfPrinter(),
       reader: new PdfJsReader(),
       media: new JimpMedia(deps.dataDir),
+      presence: { activeRuns: (windowMs: number) => new StorePresence(lazyStore(deps.dataDir)).activeRuns(windowMs) },
     },
   }).registry.all();
 }
@@ -52,6 +54,9 @@ const noTasks = new Proxy({} as TaskService, {
 /** A compositions service whose store opens on first use (most tool tests never touch compositions). */
 function lazyCompositions(dataDir: string): CompositionFiles {
   let real: CompositionFiles | null = null;
-  const get = () => (real ??= new CompositionFiles(new Store(dataDir), dataDir));
+  const get = () => (real ??= new CompositionFiles(lazyStore(dataDir), dataDir));
   return new Proxy({} as CompositionFiles, { get: (_t, prop) => (get() as unknown as Record<string | symbol, unknown>)[prop] && ((...a: unknown[]) => (get() as unknown as Record<string | symbol, (...x: unknown[]) => unknown>)[prop]!(...a)) });
 }
+
+const stores = new Map<string, Store>();
+const lazyStore = (dataDir: string): Store => stores.get(dataDir) ?? stores.set(dataDir, new Store(dataDir)).get(dataDir)!;

@@ -16,6 +16,7 @@ import type { PdfPrinter, PdfReader } from '../services/pdf/index';
 import { createContextFamily } from '../tools/context';
 import { createMediaFamily } from '../tools/media';
 import type { MediaService } from '../services/media/index';
+import type { PresenceService } from '../services/presence/index';
 import { createFileFamily } from '../tools/files';
 import { createInteractionFamily } from '../tools/interaction';
 import { createSecretFamily } from '../tools/secrets';
@@ -38,7 +39,7 @@ export interface HostServices {
   secretValues: { get(name: string): Promise<string | null> } | null;
   webFetchTimeoutMs?: number;
   /** Compositions and PDFs (issue 17). */
-  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader; media: MediaService };
+  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader; media: MediaService; presence?: PresenceService };
 }
 
 export interface Assembly {
@@ -67,7 +68,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     interaction,
     secrets,
     web,
-    ...(c ? [createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }), createMediaFamily({ media: c.media })] : []),
+    ...(c ? [createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }), createMediaFamily({ media: c.media, ...(c.presence ? { presence: c.presence } : {}) })] : []),
   ];
   for (const family of families) registry.add(family.tools);
   return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };

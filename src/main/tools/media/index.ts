@@ -10,6 +10,8 @@ import { openVerified } from '../../runtime/path-guard';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
 import { MEDIA_MAX_BYTES, sniffMedia, type MediaService } from '../../services/media/index';
+import type { PresenceService } from '../../services/presence/index';
+import { createWhoIsHere } from './who-is-here';
 
 export const createReadMediaFile = (media: MediaService) =>
   defineTool({
@@ -58,6 +60,7 @@ export const createReadMediaFile = (media: MediaService) =>
     },
   });
 
-export function createMediaFamily(deps: { media: MediaService }): { tools: ToolDefinition[] } {
-  return { tools: [createReadMediaFile(deps.media)] as unknown as ToolDefinition[] };
+/** read_media_file, and who_is_here when the host gives presence (the runs of this data dir). */
+export function createMediaFamily(deps: { media: MediaService; presence?: PresenceService }): { tools: ToolDefinition[] } {
+  return { tools: [createReadMediaFile(deps.media), ...(deps.presence ? [createWhoIsHere(deps.presence)] : [])] as unknown as ToolDefinition[] };
 }
