@@ -155,6 +155,12 @@ export interface ModelServer {
   close(): Promise<void>;
 }
 
+/** The image every `/v1/images/generations` request gets: a 2×2 PNG (red, green / blue, white). */
+export const SCRIPTED_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAGUlEQVR4AQXBAQ0AAAzDIJbcv+UeRNJNwgM+/wYAjSzeDQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
 const ROUTES: Record<string, Protocol> = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic' };
 
 interface ErrorShape {
@@ -423,6 +429,16 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     if (options.models && req.method === 'GET' && path === '/v1/models') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ object: 'list', data: options.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) }));
+      return;
+    }
+    if (req.method === 'POST' && path === '/v1/images/generations') {
+      // Image generation (OpenAI wire format): recorded like chat requests, answered with a small PNG.
+      const body = JSON.parse(await readBody(req)) as unknown;
+      const request = { protocol: 'openai', path, headers: req.headers, body } as RecordedRequest;
+      requests.push(request);
+      options.onRequest?.(request);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ created: 0, data: [{ b64_json: SCRIPTED_PNG.toString('base64') }] }));
       return;
     }
     const protocol = req.method === 'POST' ? ROUTES[path] : undefined;

@@ -15,7 +15,8 @@ import type { CompositionService, Publisher } from '../services/compositions/ind
 import type { PdfPrinter, PdfReader } from '../services/pdf/index';
 import { createContextFamily } from '../tools/context';
 import { createMediaFamily } from '../tools/media';
-import type { MediaService } from '../services/media/index';
+import type { Companion, MediaService } from '../services/media/index';
+import { writeChecked } from '../tools/compositions/write-out';
 import type { PresenceService } from '../services/presence/index';
 import { createFileFamily } from '../tools/files';
 import { createInteractionFamily } from '../tools/interaction';
@@ -39,7 +40,7 @@ export interface HostServices {
   secretValues: { get(name: string): Promise<string | null> } | null;
   webFetchTimeoutMs?: number;
   /** Compositions and PDFs (issue 17). */
-  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader; media: MediaService; presence?: PresenceService };
+  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader; media: MediaService; presence?: PresenceService; companion?: Companion };
 }
 
 export interface Assembly {
@@ -68,7 +69,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     interaction,
     secrets,
     web,
-    ...(c ? [createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }), createMediaFamily({ media: c.media, ...(c.presence ? { presence: c.presence } : {}) })] : []),
+    ...(c ? [createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }), createMediaFamily({ media: c.media, ...(c.presence ? { presence: c.presence } : {}), ...(c.companion ? { companion: { model: c.companion, dataDir: services.dataDir, write: writeChecked } } : {}) })] : []),
   ];
   for (const family of families) registry.add(family.tools);
   return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };

@@ -22,6 +22,7 @@ import { ChromiumPdfPrinter } from '../services/pdf/print';
 import { PdfJsReader } from '../services/pdf/read';
 import { JimpMedia } from '../services/media/images';
 import { StorePresence } from '../services/presence/store-presence';
+import { CompanionModel } from '../services/media/companion';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -71,7 +72,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     searchSettings: () => settings.read().search ?? null,
     secretValues: vault,
     ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
-    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PdfJsReader(), media: new JimpMedia(opts.dataDir), presence: new StorePresence(store) },
+    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PdfJsReader(), media: new JimpMedia(opts.dataDir), presence: new StorePresence(store), companion: new CompanionModel(opts.dataDir) },
   });
   return new AppRuntime(
     {

@@ -46,3 +46,19 @@ export function sniffMedia(b: Uint8Array): MediaKind {
   if (b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) return { kind: 'video', mime: 'video/webm', container: 'Matroska/WebM' };
   return null;
 }
+
+/** The companion model analyze_media and generate_media use (`deskhand media companion set …`). */
+export interface CompanionConfig {
+  provider: 'anthropic' | 'openai' | 'openai-compatible';
+  /** A model with vision, for analyze_media. */
+  model: string;
+  /** An image-generation model (OpenAI-style `/images/generations`), for generate_media; null: none. */
+  imageModel: string | null;
+  baseURL: string | null;
+}
+
+export interface Companion {
+  config(): CompanionConfig | null;
+  analyze(image: { bytes: Buffer; mime: string }, question: string, signal?: AbortSignal): Promise<string>;
+  generateImage(prompt: string, size: string | null, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string }>;
+}

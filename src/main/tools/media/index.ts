@@ -9,7 +9,9 @@ import { imageMarker } from '../../../shared/media-marker';
 import { openVerified } from '../../runtime/path-guard';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
-import { MEDIA_MAX_BYTES, sniffMedia, type MediaService } from '../../services/media/index';
+import { MEDIA_MAX_BYTES, sniffMedia, type Companion, type MediaService } from '../../services/media/index';
+import { createAnalyzeMedia, createGenerateMedia } from './companion-tools';
+import type { ToolContext } from '../../runtime/tool';
 import type { PresenceService } from '../../services/presence/index';
 import { createWhoIsHere } from './who-is-here';
 
@@ -60,7 +62,21 @@ export const createReadMediaFile = (media: MediaService) =>
     },
   });
 
-/** read_media_file, and who_is_here when the host gives presence (the runs of this data dir). */
-export function createMediaFamily(deps: { media: MediaService; presence?: PresenceService }): { tools: ToolDefinition[] } {
-  return { tools: [createReadMediaFile(deps.media), ...(deps.presence ? [createWhoIsHere(deps.presence)] : [])] as unknown as ToolDefinition[] };
+export interface MediaDeps {
+  media: MediaService;
+  presence?: PresenceService;
+  /** The companion model (analyze_media, generate_media), with the data dir its prepared images live in. */
+  companion?: { model: Companion; dataDir: string; write: (abs: string, bytes: Uint8Array, ctx: ToolContext) => Promise<void> };
+}
+
+/** read_media_file; who_is_here when the host gives presence; analyze_media and generate_media with a companion. */
+export function createMediaFamily(deps: MediaDeps): { tools: ToolDefinition[] } {
+  const c = deps.companion;
+  return {
+    tools: [
+      createReadMediaFile(deps.media),
+      ...(deps.presence ? [createWhoIsHere(deps.presence)] : []),
+      ...(c ? [createAnalyzeMedia(c.model, deps.media, c.dataDir), createGenerateMedia(c.model, c.write)] : []),
+    ] as unknown as ToolDefinition[],
+  };
 }
