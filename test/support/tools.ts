@@ -9,6 +9,7 @@ import { PinnedHttpClient } from '../../src/main/services/http/pinned-client';
 import { CompositionFiles } from '../../src/main/services/compositions/composition-files';
 import { PublishTargets } from '../../src/main/services/compositions/publish';
 import { JimpMedia } from '../../src/main/services/media/images';
+import { CompanionModel } from '../../src/main/services/media/companion';
 import { ChromiumPdfPrinter } from '../../src/main/services/pdf/print';
 import { PdfJsReader } from '../../src/main/services/pdf/read';
 import { Store } from '../../src/main/services/store/store';
@@ -32,6 +33,7 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
       printer: new ChromiumPdfPrinter(),
       reader: new PdfJsReader(),
       media: new JimpMedia(deps.dataDir),
+      companion: new CompanionModel(deps.dataDir),
       presence: { activeRuns: (windowMs: number) => new StorePresence(lazyStore(deps.dataDir)).activeRuns(windowMs) },
     },
   }).registry.all();

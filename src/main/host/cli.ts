@@ -20,6 +20,7 @@ import { assertSecretName } from '../services/vault/vault';
 import { PromptQueue, readHidden } from './cli-prompts';
 import { grantsCommand, searchCommand } from './cli-web';
 import { compositionsCommand } from './cli-compositions';
+import { mediaCommand } from './cli-media';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -38,6 +39,7 @@ const USAGE = `Usage:
   deskhand grants add-url PATTERN | list | revoke ID|PATTERN   (URL grants, e.g. https://api.example.com/v1/*)
   deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
   deskhand compositions list | show ID | export ID [--version N] --out FILE.zip|FOLDER | remote add NAME REPO --branch B | remote list | remote remove NAME
+  deskhand media companion set --provider P --model M [--image-model I] [--base-url URL] | show | clear
   deskhand web [--port N] [--data-dir DIR] [--json] [provider flags as in run]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
@@ -75,6 +77,8 @@ export async function main(argv: string[]): Promise<number> {
         return await searchCommand(rest);
       case 'compositions':
         return await compositionsCommand(rest);
+      case 'media':
+        return await mediaCommand(rest);
       case undefined:
       case 'help':
       case '--help':

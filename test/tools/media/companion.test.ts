@@ -51,7 +51,7 @@ it('analyze_media sends the image to the companion and returns its answer as unt
   const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
   const outcome = await runtime.sendMessage(conv.id, 'look', { provider: main(), interactive: false });
   expect(outcome.status).toBe('finished');
-  const companion = server.requests[1]!.body as { model: string; messages: { role: string; content: { type: string; image_url?: { url: string }; text?: string }[] }[] };
+  const companion = server.requests[1]!.body as unknown as { model: string; messages: { role: string; content: { type: string; image_url?: { url: string }; text?: string }[] }[] };
   expect(companion.model).toBe('vision-test');
   const parts = companion.messages[0]!.content;
   expect(parts.find((p) => p.type === 'text')?.text).toBe('What colour is it?');
@@ -71,7 +71,7 @@ it('generate_media writes the image model\'s bytes to the path', async () => {
   const conv = runtime.createConversation({ folder: work, policy: 'low-risk' });
   const outcome = await runtime.sendMessage(conv.id, 'make', { provider: main(), interactive: false });
   expect(outcome.status).toBe('finished');
-  const gen = server.requests.find((r) => r.path === '/v1/images/generations')!.body as { model: string; prompt: string; size: string };
+  const gen = server.requests.find((r) => r.path === '/v1/images/generations')!.body as unknown as { model: string; prompt: string; size: string };
   expect(gen).toMatchObject({ model: 'image-test', prompt: 'a red square', size: '256x256' });
   expect(readFileSync(join(work, 'out', 'square.png')).equals(SCRIPTED_PNG)).toBe(true);
   expect((await Jimp.read(SCRIPTED_PNG)).bitmap.width).toBe(2);

@@ -31,7 +31,9 @@ export class CompanionModel implements Companion {
 
   config(): CompanionConfig | null {
     if (!existsSync(this.path)) return null;
-    const parsed = schema.safeParse(JSON.parse(readFileSync(this.path, 'utf8')));
+    const raw = JSON.parse(readFileSync(this.path, 'utf8')) as unknown;
+    if (raw === null) return null;
+    const parsed = schema.safeParse(raw);
     if (!parsed.success) throw new DeskhandError('usage', `${this.path} does not parse (${parsed.error.issues[0]?.message}); set it again with \`deskhand media companion set\`.`);
     return parsed.data;
   }
