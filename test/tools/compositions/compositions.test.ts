@@ -128,6 +128,7 @@ describe('publish_composition', () => {
 });
 
 const chromium = findChromium();
+// Skipped only where no Chromium/Chrome/Edge is installed: create_pdf prints through one (playwright-core page.pdf).
 describe.skipIf(!chromium)('PDFs out and in', () => {
   const html =
     '<!doctype html><html><head><title>Quarterly</title></head><body><h1>Quarterly report</h1><p>Revenue grew 12.5 percent.</p>' +
