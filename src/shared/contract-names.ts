@@ -52,9 +52,14 @@ export const METHOD_NAMES = [
   'testMcpServer',
   'listProfiles',
   'setConversationProfile',
+  'listCompositions',
+  'getComposition',
+  'getCompositionSource',
+  'openComposition',
+  'reviewComposition',
 ] as const;
 
-export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged'] as const;
+export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged'] as const;
 
 /** The one IPC channel each way; the method or event name travels inside and is checked against the lists above. */
 export const IPC_CALL_CHANNEL = 'deskhand:call';

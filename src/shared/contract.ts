@@ -301,6 +301,40 @@ export const settingsViewSchema = z.strictObject({
 });
 export type SettingsView = z.infer<typeof settingsViewSchema>;
 
+// ── Compositions (issue 17) ────────────────────────────────────────────────────────────────────────────────────────
+
+export const compositionIdSchema = z.string().regex(/^cmp_[0-9a-f]{10}$/, 'not a composition id');
+export const compositionKindSchema = z.enum(['html', 'svg', 'image', 'markdown']);
+export const compositionSummarySchema = z.strictObject({
+  id: compositionIdSchema,
+  conversationId: z.string().nullable(),
+  title: z.string(),
+  kind: compositionKindSchema,
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  /** The version the person approved (publish sends exactly its bytes), or null. */
+  approvedVersion: z.number().int().nullable(),
+  latestVersion: z.number().int(),
+});
+export type CompositionSummaryView = z.infer<typeof compositionSummarySchema>;
+export const compositionDetailSchema = compositionSummarySchema.extend({
+  versions: z.array(
+    z.strictObject({
+      version: z.number().int(),
+      /** The version this one revises (null for the first). */
+      revises: z.number().int().nullable(),
+      mime: z.string(),
+      bytes: z.number().int(),
+      sha256: z.string(),
+      review: z.enum(['pending', 'approved', 'changes_requested']),
+      createdAt: z.number(),
+    }),
+  ),
+  comments: z.array(z.strictObject({ version: z.number().int(), kind: z.enum(['comment', 'approve', 'changes']), text: z.string(), at: z.number() })),
+});
+export type CompositionDetailView = z.infer<typeof compositionDetailSchema>;
+const compositionVersionParams = z.strictObject({ id: compositionIdSchema, version: z.number().int().positive() });
+
 // ── Events (main → UI) ──────────────────────────────────────────────────────────────────────────────────────────────
 
 const usageSchema = z.strictObject({ inputTokens: z.number(), outputTokens: z.number() });
@@ -570,6 +604,28 @@ export const contract = {
     revokeRule: { params: z.strictObject({ id: z.string().regex(/^rule_[\w-]{1,80}$/, 'Not a rule id.') }), result: z.strictObject({ rules: z.array(ruleViewSchema) }) },
     pickFolder: { params: none, result: z.strictObject({ folder: z.string().nullable() }) },
     setSandbox: { params: z.strictObject({ conversationId: conversationIdSchema, sandbox: sandboxModeSchema }), result: conversationSummarySchema },
+    /** Compositions of one conversation (or all), newest first. */
+    listCompositions: { params: z.strictObject({ conversationId: conversationIdSchema.optional() }), result: z.strictObject({ compositions: z.array(compositionSummarySchema) }) },
+    getComposition: { params: z.strictObject({ id: compositionIdSchema }), result: compositionDetailSchema },
+    /** One version's source (text kinds) or a data: URL (images), for the text and visual diffs. */
+    getCompositionSource: {
+      params: compositionVersionParams,
+      result: z.strictObject({
+        kind: compositionKindSchema,
+        mime: z.string(),
+        bytes: z.number().int(),
+        text: z.string().nullable(),
+        truncated: z.boolean(),
+        dataUrl: z.string().nullable(),
+      }),
+    },
+    /** The viewer URL for one version: a same-host path behind a short-lived ticket, served sandboxed with a strict CSP. */
+    openComposition: { params: compositionVersionParams, result: z.strictObject({ url: z.string() }) },
+    /** The person's review of one version; it reaches the agent as a message (runId), unless a run is busy (note). */
+    reviewComposition: {
+      params: compositionVersionParams.extend({ action: z.enum(['comment', 'approve', 'changes']), text: z.string().max(20_000).default('') }),
+      result: z.strictObject({ composition: compositionDetailSchema, runId: z.string().nullable(), note: z.string().nullable() }),
+    },
     listBackgroundTasks: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ tasks: z.array(backgroundTaskSchema) }) },
     cancelBackgroundTask: {
       params: z.strictObject({ conversationId: conversationIdSchema, taskId: taskIdSchema }),
@@ -593,6 +649,8 @@ export const contract = {
     backgroundTasksChanged: z.strictObject({ conversationId: conversationIdSchema }),
     /** The conversation's todo list changed (manage_todos). */
     todosChanged: z.strictObject({ conversationId: conversationIdSchema, todos: z.array(todoSchema) }),
+    /** A composition was made, revised or reviewed: list them again. */
+    compositionsChanged: z.strictObject({ conversationId: z.string().nullable() }),
     /** Tools were added or removed (an MCP server came or went): load listTools again. */
     toolsChanged: none,
   },

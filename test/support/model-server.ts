@@ -155,6 +155,12 @@ export interface ModelServer {
   close(): Promise<void>;
 }
 
+/** The image every `/v1/images/generations` request gets: a 2×2 PNG (red, green / blue, white). */
+export const SCRIPTED_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAGUlEQVR4AQXBAQ0AAAzDIJbcv+UeRNJNwgM+/wYAjSzeDQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
 const ROUTES: Record<string, Protocol> = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic' };
 
 interface ErrorShape {
@@ -371,6 +377,14 @@ function anthropicPayload(step: Step, stream: boolean): Payload {
 }
 
 // A non-streamed Anthropic tool_use carries an object; malformed raw arguments can only be passed on as a string.
+/**
+ * `<<request:REGEX>>` in a scripted tool call's arguments becomes the first match of REGEX in this request's body: an
+ * id the app minted earlier in the conversation (a composition id) can be used by a later scripted step.
+ */
+function fillFromRequest(args: string, raw: string): string {
+  return args.replace(/<<request:(.+?)>>/g, (_m, re: string) => new RegExp(re).exec(raw)?.[0] ?? '');
+}
+
 function parseOrRaw(args: string): unknown {
   try {
     return JSON.parse(args);
@@ -417,6 +431,16 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       res.end(JSON.stringify({ object: 'list', data: options.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) }));
       return;
     }
+    if (req.method === 'POST' && path === '/v1/images/generations') {
+      // Image generation (OpenAI wire format): recorded like chat requests, answered with a small PNG.
+      const body = JSON.parse(await readBody(req)) as unknown;
+      const request = { protocol: 'openai', path, headers: req.headers, body } as RecordedRequest;
+      requests.push(request);
+      options.onRequest?.(request);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ created: 0, data: [{ b64_json: SCRIPTED_PNG.toString('base64') }] }));
+      return;
+    }
     const protocol = req.method === 'POST' ? ROUTES[path] : undefined;
     if (!protocol) {
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -454,7 +478,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const tools = (next.tools ?? []).map((t, i) => ({
       id: t.id ?? (protocol === 'openai' ? `call_${n}_${i}` : `toolu_${n}_${i}`),
       name: t.name,
-      args: t.argsRaw ?? JSON.stringify(t.args ?? {}),
+      args: fillFromRequest(t.argsRaw ?? JSON.stringify(t.args ?? {}), raw),
     }));
     const text = next.text ?? [];
     const outputChars = text.reduce((sum, t) => sum + t.length, 0) + tools.reduce((sum, t) => sum + t.name.length + t.args.length, 0);

@@ -7,6 +7,14 @@ import type { TaskService } from '../../src/main/services/tasks';
 import type { SecretSaver } from '../../src/main/services/vault';
 import type { Schedules } from '../../src/main/services/scheduler';
 import { PinnedHttpClient } from '../../src/main/services/http/pinned-client';
+import { CompositionFiles } from '../../src/main/services/compositions/composition-files';
+import { PublishTargets } from '../../src/main/services/compositions/publish';
+import { JimpMedia } from '../../src/main/services/media/images';
+import { CompanionModel } from '../../src/main/services/media/companion';
+import { ChromiumPdfPrinter } from '../../src/main/services/pdf/print';
+import { PdfJsReader } from '../../src/main/services/pdf/read';
+import { Store } from '../../src/main/services/store/store';
+import { StorePresence } from '../../src/main/services/presence/store-presence';
 
 export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault?: SecretSaver | null; redactor?: SecretRedactor }): ToolDefinition[] {
   return assembleTools({
@@ -22,6 +30,16 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
     // Memory, plan mode and goals: listed with their schemas; any use of their services fails loudly here.
     memory: { memory: noService('memory'), goals: noService('goals'), quotes: noService('quotes'), evidence: noService('evidence'), folderOf: () => deps.dataDir },
     schedules: noSchedules,
+    // Compositions keep rows in a store of their own data dir (opened lazily by the tests that use them).
+    compositions: {
+      store: lazyCompositions(deps.dataDir),
+      publisher: new PublishTargets(deps.dataDir),
+      printer: new ChromiumPdfPrinter(),
+      reader: new PdfJsReader(),
+      media: new JimpMedia(deps.dataDir),
+      companion: new CompanionModel(deps.dataDir),
+      presence: { activeRuns: (windowMs: number) => new StorePresence(lazyStore(deps.dataDir)).activeRuns(windowMs) },
+    },
   }).registry.all();
 }
 
@@ -53,3 +71,12 @@ const noSchedules = new Proxy({} as Schedules, {
     throw new Error(`this test built its tools without the schedule service (used ${String(prop)})`);
   },
 });
+/** A compositions service whose store opens on first use (most tool tests never touch compositions). */
+function lazyCompositions(dataDir: string): CompositionFiles {
+  let real: CompositionFiles | null = null;
+  const get = () => (real ??= new CompositionFiles(lazyStore(dataDir), dataDir));
+  return new Proxy({} as CompositionFiles, { get: (_t, prop) => (get() as unknown as Record<string | symbol, unknown>)[prop] && ((...a: unknown[]) => (get() as unknown as Record<string | symbol, (...x: unknown[]) => unknown>)[prop]!(...a)) });
+}
+
+const stores = new Map<string, Store>();
+const lazyStore = (dataDir: string): Store => stores.get(dataDir) ?? stores.set(dataDir, new Store(dataDir)).get(dataDir)!;

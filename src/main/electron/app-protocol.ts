@@ -54,11 +54,21 @@ export function registerAppScheme(): void {
   protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 }
 
-export function serveRenderer(rendererDir: string): void {
+/** A composition's viewer page by ticket (composition-host.ts), or null. */
+export type CompositionPages = (ticket: string) => { html: string; csp: string } | null;
+
+export function serveRenderer(rendererDir: string, compositionPage?: CompositionPages): void {
   protocol.handle(APP_SCHEME, async (request) => {
     try {
       if (!isAppUrl(request.url)) return notFound();
       const url = new URL(request.url);
+      const viewer = /^\/cv\/([A-Za-z0-9_-]{24})$/.exec(url.pathname);
+      if (viewer) {
+        const page = compositionPage?.(viewer[1]!);
+        if (!page) return notFound();
+        const csp = `${page.csp}; frame-ancestors ${APP_SCHEME}://${APP_HOST}`;
+        return new Response(page.html, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } });
+      }
       // Malformed escapes (`%E0%A4%A`) throw here: a 404, never a rejected handler.
       const path = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
       if (path.includes('\0')) return notFound();

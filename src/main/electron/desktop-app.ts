@@ -109,7 +109,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
   async function start(): Promise<void> {
     try {
       lockDownSession();
-      serveRenderer(opts.rendererDir);
+      serveRenderer(opts.rendererDir, (ticket) => service?.compositionPage(ticket) ?? null);
       const dataDir = resolveDataDir();
       const secrets = opts.secrets ?? new KeytarSecretStore();
       const opened = openStore(dataDir);

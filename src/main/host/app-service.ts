@@ -36,6 +36,7 @@ import { TaskWakes } from './task-wakes';
 import { attachMemoryAndGoals } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';
+import { CompositionHandlers } from './composition-host';
 
 // The contract's provider list and the providers module must name the same providers.
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
@@ -79,7 +80,7 @@ const TASKS_EVENT_MS = 300;
 
 export { apiKeyName } from './provider-settings';
 
-export class AppService implements ContractHandlers {
+export class AppService extends CompositionHandlers implements ContractHandlers {
   private readonly runtime: Runtime;
   private readonly providers: ProviderSettings;
   private readonly web: WebSettings;
@@ -99,6 +100,7 @@ export class AppService implements ContractHandlers {
   private changed = { conversations: false, approvals: false, scheduled: false };
 
   constructor(private readonly opts: AppServiceOptions) {
+    super(opts.runtime, opts.dataDir);
     this.runtime = opts.runtime;
     this.env = opts.env ?? process.env;
     this.log = opts.log ?? stderrLogger;
@@ -602,7 +604,7 @@ export class AppService implements ContractHandlers {
     });
   }
 
-  private emit(event: ContractEvent): void {
+  protected emit(event: ContractEvent): void {
     for (const l of this.listeners) {
       try {
         l(event);

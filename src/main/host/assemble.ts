@@ -10,7 +10,14 @@ import type { HttpService } from '../services/http/index';
 import type { SearchSettings } from '../../shared/contract';
 import type { TaskService } from '../services/tasks';
 import type { SecretSaver } from '../services/vault';
+import { createCompositionFamily } from '../tools/compositions';
+import type { CompositionService, Publisher } from '../services/compositions/index';
+import type { PdfPrinter, PdfReader } from '../services/pdf/index';
 import { createContextFamily } from '../tools/context';
+import { createMediaFamily } from '../tools/media';
+import type { Companion, MediaService } from '../services/media/index';
+import { writeChecked } from '../tools/compositions/write-out';
+import type { PresenceService } from '../services/presence/index';
 import { createFileFamily } from '../tools/files';
 import { createInteractionFamily } from '../tools/interaction';
 import { createSecretFamily } from '../tools/secrets';
@@ -51,6 +58,8 @@ export interface HostServices {
   mcp?: McpService | null;
   /** More MCP tools than this are deferred behind search_tools. */
   mcpDeferAbove?: number;
+  /** Compositions and PDFs (issue 17). */
+  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader; media: MediaService; presence?: PresenceService; companion?: Companion };
 }
 
 export interface Assembly {
@@ -64,6 +73,14 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   const shell = createShellFamily({ tasks: services.tasks, sandbox: services.sandbox, dataDir: services.dataDir });
   const secrets = createSecretFamily({ vault: services.vault, learn: (name, value) => services.redactor.addSecret(name, value) });
   const interaction = createInteractionFamily({ tasks: services.tasks });
+  const web = createWebFamily({
+    http: services.http,
+    urlGrants: services.urlGrants,
+    search: services.searchSettings,
+    keys: services.secretValues ? { get: (name) => services.secretValues!.get(name), learn: (name, value) => services.redactor.addSecret(name, value) } : null,
+    ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
+  });
+  const c = services.compositions;
   const families = [
     createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }),
     shell,
@@ -72,13 +89,8 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     createTodoFamily(),
     interaction,
     secrets,
-    createWebFamily({
-      http: services.http,
-      urlGrants: services.urlGrants,
-      search: services.searchSettings,
-      keys: services.secretValues ? { get: (name) => services.secretValues!.get(name), learn: (name, value) => services.redactor.addSecret(name, value) } : null,
-      ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
-    }),
+    web,
+    ...(c ? [createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }), createMediaFamily({ media: c.media, ...(c.presence ? { presence: c.presence } : {}), ...(c.companion ? { companion: { model: c.companion, dataDir: services.dataDir, write: writeChecked } } : {}) })] : []),
   ];
   if (services.schedules) families.push(createScheduleFamily({ schedules: services.schedules }));
   // Extensions: MCP tools arrive in the registry as servers connect; skills; custom tools from custom-tools.json.

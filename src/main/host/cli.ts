@@ -24,6 +24,8 @@ import { RULE_SCOPES, isRuleScope, type RuleScope } from '../../shared/rules';
 import { goalsCommand, memoryCommand } from './cli-memory';
 import { fireCommandMain, scheduleCommand } from './cli-schedule';
 import { mcpCommand, profilesCommand } from './cli-mcp';
+import { compositionsCommand } from './cli-compositions';
+import { mediaCommand } from './cli-media';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -51,6 +53,8 @@ const USAGE = `Usage:
   deskhand mcp add NAME [--env K=V]… [--secret-env VAR=SECRET]… [--tier ask|read-only|low-risk|high-risk] -- COMMAND [ARGS…]
   deskhand mcp add NAME --url URL [--sse] [--header K=V]… [--oauth] [--tier T] | list [--json] | remove NAME | test NAME
   deskhand profiles list [--json] | add NAME [--system TEXT] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] | remove NAME
+  deskhand compositions list | show ID | export ID [--version N] --out FILE.zip|FOLDER | remote add NAME REPO --branch B | remote list | remote remove NAME
+  deskhand media companion set --provider P --model M [--image-model I] [--base-url URL] | show | clear
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
@@ -99,6 +103,10 @@ export async function main(argv: string[]): Promise<number> {
         return await mcpCommand(rest);
       case 'profiles':
         return await profilesCommand(rest);
+      case 'compositions':
+        return await compositionsCommand(rest);
+      case 'media':
+        return await mediaCommand(rest);
       case undefined:
       case 'help':
       case '--help':

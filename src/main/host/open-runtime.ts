@@ -24,6 +24,13 @@ import { fireCommand, platformScheduler } from '../services/scheduler/os-schedul
 import { McpManager } from '../services/mcp/manager';
 import { VaultOAuthProvider } from '../services/mcp/oauth';
 import { ProfileStore, profileHides } from '../services/profiles';
+import { CompositionFiles } from '../services/compositions/composition-files';
+import { PublishTargets } from '../services/compositions/publish';
+import { ChromiumPdfPrinter } from '../services/pdf/print';
+import { PdfJsReader } from '../services/pdf/read';
+import { JimpMedia } from '../services/media/images';
+import { StorePresence } from '../services/presence/store-presence';
+import { CompanionModel } from '../services/media/companion';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -106,6 +113,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     memory: { memory, goals, quotes: quoteCheck(store), evidence: evidenceSource(store), folderOf: (id) => store.getConversation(id)?.folder ?? opts.dataDir },
     mcp,
     ...(mcpDeferAbove !== undefined ? { mcpDeferAbove } : {}),
+    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PdfJsReader(), media: new JimpMedia(opts.dataDir), presence: new StorePresence(store), companion: new CompanionModel(opts.dataDir) },
   });
   // An agent profile narrows its conversations' tools.
   registry.addFilter('agent-profile', (tool, turn) => {

@@ -106,6 +106,9 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const server = createServer((req, res) => {
     const refused = refuse(req);
     if (refused) return forbid(res, refused, req);
+    // A composition's viewer page: its own short-lived ticket instead of the token (see composition-host.ts).
+    const viewer = /^\/cv\/([A-Za-z0-9_-]{24})$/.exec((req.url ?? '').split('?')[0]!);
+    if (viewer && (req.method === 'GET' || req.method === 'HEAD')) return serveComposition(viewer[1]!, req, res);
     const rest = afterToken(req.url);
     if (rest === null) return forbid(res, 'missing or wrong token', req);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -121,6 +124,25 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     }
     serveFile(rest, req, res);
   });
+
+  function serveComposition(ticket: string, req: IncomingMessage, res: ServerResponse): void {
+    const page = opts.service.compositionPage(ticket);
+    if (!page) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end('This composition view has expired. Open it again from the Compositions panel.\n');
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      // Sandboxed (an opaque origin, scripts only), nothing fetched, framed only by this app.
+      'content-security-policy': `${page.csp}; frame-ancestors http://127.0.0.1:${port} http://localhost:${port}`,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cross-origin-resource-policy': 'same-origin',
+      'cache-control': 'no-store',
+    });
+    res.end(req.method === 'HEAD' ? undefined : page.html);
+  }
 
   function serveFile(rest: string, req: IncomingMessage, res: ServerResponse): void {
     let rel: string;

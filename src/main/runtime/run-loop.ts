@@ -10,9 +10,11 @@ import type { CallPipeline } from './call-pipeline';
 import type { RunOptions, RunOutcome, RuntimeCore } from './core';
 import { PersistentConversationState } from './conversation-state';
 import { runModelStep } from './model-step';
+import { mediaOutput, type MediaOutput } from './media-output';
+import { MEDIA_TOOL } from '../../shared/media-marker';
 import { runOwnerAlive } from '../services/processes/proc-info';
 
-type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } };
+type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } | MediaOutput };
 
 const settled = (status: string) => status === 'done' || status === 'error' || status === 'interrupted';
 
@@ -98,7 +100,7 @@ export class RunLoop {
       type: 'tool-result',
       toolCallId: c.call_id,
       toolName: c.tool,
-      output: { type: c.is_error ? 'error-text' : 'text', value: c.output ?? '' },
+      output: (!c.is_error && c.tool === MEDIA_TOOL && mediaOutput(this.core.limits.dataDir, run.provider, c.output ?? '')) || { type: c.is_error ? 'error-text' : 'text', value: c.output ?? '' },
     }));
     store.addMessage(run.conversation_id, run.id, 'tool', parts);
   }

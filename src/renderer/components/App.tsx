@@ -5,6 +5,9 @@ import { useSettings } from '../state/settings';
 import { useUi } from '../state/ui';
 import { ApprovalsPanel } from './ApprovalsPanel';
 import { BackgroundTasksPanel } from './BackgroundTasksPanel';
+import { CompositionsPanel } from './CompositionsPanel';
+import { CompositionViewer } from './CompositionViewer';
+import { useCompositions } from '../state/compositions';
 import { ConversationView } from './ConversationView';
 import { Dialogs } from './Dialogs';
 import { FirstRunPanel } from './FirstRunPanel';
@@ -66,6 +69,7 @@ export function App() {
   const needsSetup = useSettings((s) => s.view?.firstRun ?? false);
   const dismissed = useUi((s) => s.firstRunDismissed);
   const firstRun = needsSetup && !dismissed;
+  const viewing = useCompositions((s) => s.open !== null) && view === 'chat';
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -79,16 +83,18 @@ export function App() {
   }, []);
 
   return (
-    <div className={`app ${panelOpen ? 'with-panel' : ''}`}>
+    <div className={`app ${panelOpen ? 'with-panel' : ''} ${viewing ? 'with-viewer' : ''}`}>
       <TopBar />
       <Sidebar />
       {view === 'settings' ? <SettingsPage /> : firstRun ? <FirstRunPanel /> : <ConversationView />}
+      {viewing && <CompositionViewer />}
       {panelOpen && (
         <div className="panel-stack">
           <ApprovalsPanel />
           <BackgroundTasksPanel />
           <GoalsPanel />
           <TodosPanel />
+          <CompositionsPanel />
         </div>
       )}
       <Dialogs />

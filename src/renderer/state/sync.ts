@@ -5,6 +5,7 @@
 import type { RunEvent } from '../../shared/events';
 import { api, errorText, onConnection } from '../api/client';
 import { useApprovals } from './approvals';
+import { useCompositions } from './compositions';
 import { useConversations } from './conversations';
 import { useMessages } from './messages';
 import { useQueue, type QueuedMessage } from './queue';
@@ -73,6 +74,11 @@ export function startSync(): () => void {
     a.on('newConversation', () => useUi.getState().openDialog({ kind: 'new' })),
     a.on('backgroundTasksChanged', ({ conversationId }) => {
       if (conversationId === useTasks.getState().conversationId) void useTasks.getState().load(conversationId);
+    }),
+    a.on('compositionsChanged', () => {
+      const c = useCompositions.getState();
+      void c.load(c.conversationId);
+      void c.refreshOpen();
     }),
     a.on('todosChanged', ({ conversationId, todos }) => useTodos.getState().set(conversationId, todos)),
     a.on('toolsChanged', () => void useTools.getState().load().catch((err: unknown) => useUi.getState().notify(`Could not load the tool list: ${errorText(err)}`))),

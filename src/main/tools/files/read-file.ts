@@ -325,6 +325,9 @@ export const readFileTool = defineTool({
     if (st.isDirectory()) throw new ToolError(`${shown} is a folder, not a file. Use ls to list what it contains.`);
     if (!st.isFile()) throw new ToolError(`${shown} is not a regular file (a device, socket or pipe), so read_file cannot read it.`);
     const ext = extname(abs).toLowerCase();
+    if (ext === '.pdf') {
+      throw new ToolError(`${shown} is a PDF (${formatBytes(st.size)}); read_file reads text only. Use read_pdf with path "${args.path}" for its text (pdf_page_count for its length).`);
+    }
     if (MEDIA_EXTS.has(ext)) {
       throw new ToolError(`${shown} is an image or video file (${formatBytes(st.size)}); read_file reads text only. Use stat for its metadata.`);
     }

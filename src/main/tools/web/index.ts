@@ -9,6 +9,8 @@ import type { HttpService } from '../../services/http/index';
 import { createHttpRequest } from './http-request';
 import { createWebFetch } from './web-fetch';
 import { createWebSearch, type SearchKeys } from './web-search';
+import { allowedPrivate, urlEffects } from './net';
+import type { Effects, ToolContext } from '../../runtime/tool';
 
 export interface WebDeps {
   http: HttpService;
@@ -22,8 +24,22 @@ export interface WebDeps {
   fetchTimeoutMs?: number;
 }
 
-export function createWebFamily(deps: WebDeps): { tools: ToolDefinition[] } {
+/** The web family's URL guards, for other families that fetch (read_pdf with a URL): passed on by the host. */
+export interface WebNet {
+  http: HttpService;
+  urlGrants: () => readonly string[];
+  urlEffects(urls: readonly string[]): Promise<Effects>;
+  allowPrivate(ctx: ToolContext, url: string): Map<string, Set<string> | null>;
+}
+
+export function createWebFamily(deps: WebDeps): { tools: ToolDefinition[]; net: WebNet } {
   return {
+    net: {
+      http: deps.http,
+      urlGrants: deps.urlGrants,
+      urlEffects: (urls) => urlEffects(deps.http, urls),
+      allowPrivate: (ctx, url) => allowedPrivate(ctx, url, deps.urlGrants()),
+    },
     tools: [
       createWebSearch(deps),
       createWebFetch({ http: deps.http, urlGrants: deps.urlGrants, ...(deps.fetchTimeoutMs ? { timeoutMs: deps.fetchTimeoutMs } : {}) }),

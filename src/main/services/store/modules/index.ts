@@ -2,6 +2,7 @@
  * Every store module, in migration order: a module may reference tables of the modules before it. A new family adds
  * its module file and one line here; it never edits another module's migrations.
  */
+import { compositionsModule } from './compositions';
 import { conversationsModule } from './conversations';
 import { inputRequestsModule } from './input-requests';
 import { rulesModule } from './rules';
@@ -15,4 +16,4 @@ import { goalsModule } from './goals';
 
 import { extensionsModule } from './extensions';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule] as const;

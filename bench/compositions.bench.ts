@@ -1,0 +1,113 @@
+/**
+ * composition_open_ms: a 2 MB HTML composition (a long table and an inline script) opened from the compositions panel
+ * of `deskhand web` in headless Chromium, from the click until the sandboxed viewer reports its first paint (the
+ * injected reporter posts after two animation frames). Paired, round by round, with a tiny composition opened the same
+ * way (the viewer's own overhead) as the baseline.
+ *
+ * read_pdf_pages_per_s: the text of a 200-page PDF (printed once by create_pdf's Chromium printer) read by the
+ * read_pdf reader; the baseline is poppler's `pdftotext` on the same file, measured in the same rounds.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CompositionFiles } from '../src/main/services/compositions/composition-files';
+import { ChromiumPdfPrinter } from '../src/main/services/pdf/print';
+import { PdfJsReader } from '../src/main/services/pdf/read';
+import type { Store } from '../src/main/services/store/store';
+import { figure, paired, type BenchResult } from './lib';
+import { openUiHost } from './ui-support';
+
+const ROUNDS = 9;
+
+function bigPage(): string {
+  const rows: string[] = [];
+  let size = 0;
+  for (let i = 0; size < 2 * 1024 * 1024; i++) {
+    const row = `<tr><td>${i}</td><td>Region ${i % 17}</td><td>${(i * 37) % 1000}</td><td>Product line ${i % 113} with a longer description</td></tr>\n`;
+    rows.push(row);
+    size += row.length;
+  }
+  return `<!doctype html><html><head><title>Big</title><style>td{padding:2px 6px}</style></head><body><h1 id="h">Big table</h1><table>${rows.join('')}</table><script>document.getElementById('h').textContent += ' (' + document.querySelectorAll('tr').length + ' rows)';</script></body></html>`;
+}
+
+async function compositionOpen(result: BenchResult): Promise<void> {
+  const titles = { big: 'Big composition', small: 'Small composition' };
+  const seed = (store: Store, work: string) => store.createConversation({ id: `conv_${randomUUID()}`, title: 'Compositions', folder: work, policy: 'read-only' }).id;
+  let convId = '';
+  const ui = await openUiHost({
+    seed: (store, work) => void (convId = seed(store, work)),
+    provider: { provider: 'openai-compatible', model: 'bench', baseURL: 'http://127.0.0.1:9/v1', apiKey: null },
+  });
+  try {
+    const comps = new CompositionFiles(ui.store, ui.dataDir);
+    const html = bigPage();
+    comps.create({ conversationId: convId, title: titles.big, kind: 'html', bytes: Buffer.from(html) });
+    comps.create({ conversationId: convId, title: titles.small, kind: 'html', bytes: Buffer.from('<!doctype html><p>small</p>') });
+    const page = ui.page;
+    await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'Compositions', exact: true }).click();
+    const open = async (title: string): Promise<number> => {
+      await page.getByRole('button', { name: `Open composition ${title}` }).click();
+      const viewer = page.getByRole('region', { name: `Composition ${title}` });
+      await viewer.and(page.locator('[data-paint-ms]')).waitFor({ timeout: 60_000 });
+      const ms = Number(await viewer.getAttribute('data-paint-ms'));
+      await viewer.getByRole('button', { name: 'Close the viewer' }).click();
+      await viewer.waitFor({ state: 'detached' });
+      return ms;
+    };
+    const big: number[] = [];
+    const small: number[] = [];
+    for (let i = 0; i < ROUNDS + 1; i++) {
+      const order = i % 2 ? (['small', 'big'] as const) : (['big', 'small'] as const);
+      for (const which of order) {
+        const ms = await open(titles[which]);
+        if (i > 0) (which === 'big' ? big : small).push(ms);
+      }
+    }
+    result.composition_bytes = html.length;
+    result.composition_open_ms = figure(big, { unit: 'ms', baseline: 'composition_open_small_ms (same viewer, a 30-byte page)' });
+    result.composition_open_small_ms = figure(small, { unit: 'ms' });
+  } finally {
+    await ui.close();
+  }
+}
+
+async function readPdf(result: BenchResult): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'deskhand-pdf-bench-'));
+  try {
+    const pages: string[] = [];
+    for (let p = 1; p <= 200; p++) {
+      const rows = Array.from({ length: 12 }, (_, r) => `<tr><td>Item ${p}.${r}</td><td>${(p * r * 7) % 997}</td><td>Note for row ${r} of page ${p}</td></tr>`).join('');
+      pages.push(`<section style="page-break-after:always"><h2>Page ${p}</h2><p>${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(8)}</p><table>${rows}</table></section>`);
+    }
+    const pdf = await new ChromiumPdfPrinter().print(`<!doctype html><html><body>${pages.join('')}</body></html>`, { size: 'A4' });
+    const file = join(dir, 'bench.pdf');
+    writeFileSync(file, pdf);
+    const reader = new PdfJsReader();
+    const count = await reader.pageCount(pdf);
+    if (count !== 200) throw new Error(`the bench PDF has ${count} pages, not 200`);
+    const all = Array.from({ length: 200 }, (_, i) => i + 1);
+    const rounds = await paired(
+      5,
+      1,
+      async () => {
+        const t = await reader.read(pdf, { pages: all, maxChars: 10_000_000 });
+        if (t.pages.length !== 200) throw new Error('not every page was read');
+      },
+      async () => void execFileSync('pdftotext', ['-layout', file, join(dir, 'out.txt')]),
+    );
+    result.pdf_bytes = pdf.length;
+    result.read_pdf_pages_per_s = figure(rounds.a.map((ms) => 200 / (ms / 1000)), { unit: 'pages/s', baseline: 'pdftotext_pages_per_s (poppler, same file, same rounds)' });
+    result.pdftotext_pages_per_s = figure(rounds.b.map((ms) => 200 / (ms / 1000)), { unit: 'pages/s' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export default async function compositionsBench(): Promise<BenchResult> {
+  const result: BenchResult = {};
+  await readPdf(result);
+  await compositionOpen(result);
+  return result;
+}

@@ -1,0 +1,189 @@
+/**
+ * Compositions: things the agent makes for the person to look at (an HTML page, an SVG chart, an image, a document),
+ * kept with their versions in the data dir and reviewed in the app. This module is what tools and hosts import: the
+ * service interface, its types and the pure helpers (kinds, the viewer's sandbox policy, the viewer document).
+ */
+import type { CompositionCommentRow, CompositionKind, CompositionRow, CompositionVersionRow, ReviewState } from '../store/modules/compositions';
+import { escapeHtml, markdownPage } from './markdown-html';
+
+export { markdownPage };
+
+export type { CompositionKind, ReviewState };
+export const COMPOSITION_KINDS = ['html', 'svg', 'image', 'markdown'] as const;
+
+/** The largest version kept (a composition is something to look at, not a data store). */
+export const MAX_COMPOSITION_BYTES = 20 * 1024 * 1024;
+
+export interface CompositionVersion {
+  version: number;
+  revises: number | null;
+  mime: string;
+  bytes: number;
+  sha256: string;
+  review: ReviewState;
+  createdAt: number;
+}
+
+export interface CompositionSummary {
+  id: string;
+  conversationId: string | null;
+  title: string;
+  kind: CompositionKind;
+  createdAt: number;
+  updatedAt: number;
+  approvedVersion: number | null;
+  latestVersion: number;
+}
+
+export interface CompositionDetail extends CompositionSummary {
+  versions: CompositionVersion[];
+  comments: { version: number; kind: 'comment' | 'approve' | 'changes'; text: string; at: number }[];
+}
+
+export interface NewComposition {
+  conversationId: string | null;
+  title: string;
+  kind: CompositionKind;
+  bytes: Buffer;
+  /** An existing composition id: the bytes become its next version, revising its latest. */
+  revises?: string;
+}
+
+export interface CompositionService {
+  create(input: NewComposition): { detail: CompositionDetail; version: CompositionVersion };
+  get(id: string): CompositionDetail | null;
+  list(opts?: { conversationId?: string | null; limit?: number }): CompositionSummary[];
+  /** The exact bytes of one version, checked against the sha256 recorded when it was made. */
+  read(id: string, version: number): Buffer;
+  /** The person's review of one version: a comment, an approval (of exactly that version), or a request for changes. */
+  review(id: string, version: number, kind: 'comment' | 'approve' | 'changes', text: string): CompositionDetail;
+}
+
+export const toSummary = (row: CompositionRow, latest: number): CompositionSummary => ({
+  id: row.id,
+  conversationId: row.conversation_id,
+  title: row.title,
+  kind: row.kind,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  approvedVersion: row.approved_version,
+  latestVersion: latest,
+});
+
+export const toVersion = (v: CompositionVersionRow): CompositionVersion => ({
+  version: v.version,
+  revises: v.revises,
+  mime: v.mime,
+  bytes: v.bytes,
+  sha256: v.sha256,
+  review: v.review,
+  createdAt: v.created_at,
+});
+
+export const toComment = (c: CompositionCommentRow) => ({ version: c.version, kind: c.kind, text: c.text, at: c.created_at });
+
+/** The image type by its first bytes, or null for anything that is not PNG, JPEG, GIF or WebP. */
+export function imageMime(bytes: Uint8Array): string | null {
+  const b = bytes;
+  if (b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return 'image/png';
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
+  if (b.length >= 6 && b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46) return 'image/gif';
+  if (b.length >= 12 && String.fromCharCode(...b.subarray(0, 4)) === 'RIFF' && String.fromCharCode(...b.subarray(8, 12)) === 'WEBP') return 'image/webp';
+  return null;
+}
+
+export const EXTENSIONS: Record<string, string> = {
+  'text/html': 'html',
+  'image/svg+xml': 'svg',
+  'text/markdown': 'md',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
+
+/**
+ * The viewer's content policy: scripts and inline styles run; nothing is fetched (no network, no remote images or
+ * fonts — only data:/blob: images and fonts), no forms post anywhere, no frames, workers or plugins. The header form
+ * adds `sandbox allow-scripts` (an opaque origin even when opened directly) and `frame-ancestors` (only the app).
+ */
+export const VIEWER_CSP = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline' 'unsafe-eval'",
+  "style-src 'unsafe-inline'",
+  'img-src data: blob:',
+  'font-src data:',
+  'media-src data: blob:',
+  "connect-src 'none'",
+  "form-action 'none'",
+  "frame-src 'none'",
+  "child-src 'none'",
+  "worker-src 'none'",
+  "manifest-src 'none'",
+  "object-src 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/**
+ * Injected first into every viewed document: reports what the sandbox and the policy blocked to the app (the viewer
+ * lists it), and when the page first painted. It cannot unblock anything; a composition can only add noise to the list.
+ */
+export const VIEWER_REPORTER = `(function(){var P=parent;function r(k,d){try{P.postMessage({deskhandComposition:1,kind:k,detail:String(d||'').slice(0,300)},'*')}catch(e){}}
+document.addEventListener('securitypolicyviolation',function(e){r(e.effectiveDirective||e.violatedDirective,e.blockedURI||'inline')});
+window.addEventListener('error',function(e){var m=String(e.message||'');if(/navigat|SecurityError|sandbox|top/i.test(m))r('navigation',m)});
+window.addEventListener('unhandledrejection',function(e){var m=String(e.reason&&e.reason.message||e.reason||'');if(/Content Security|Failed to fetch|NetworkError/i.test(m))r('connect-src',m)});
+document.addEventListener('submit',function(e){var f=e.target;r('form-action',(f&&f.getAttribute&&f.getAttribute('action'))||'(this page)')},true);
+var S=HTMLFormElement.prototype.submit;HTMLFormElement.prototype.submit=function(){r('form-action',this.getAttribute('action')||'(this page)');return S.call(this)};
+var W=window.open;window.open=function(u){r('popup',u);return W.apply(window,arguments)};
+requestAnimationFrame(function(){requestAnimationFrame(function(){r('painted',document.documentElement.outerHTML.length)})});})();`;
+
+const HEAD = `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${VIEWER_CSP}"><script>${VIEWER_REPORTER}</script>`;
+
+/** Puts the policy and the reporter at the top of an HTML document's head (or before everything when it has none). */
+function injectHead(html: string): string {
+  const head = /<head(\s[^>]*)?>/i.exec(html);
+  if (head) return html.slice(0, head.index + head[0].length) + HEAD + html.slice(head.index + head[0].length);
+  const root = /<html(\s[^>]*)?>/i.exec(html);
+  if (root) return html.slice(0, root.index + root[0].length) + `<head>${HEAD}</head>` + html.slice(root.index + root[0].length);
+  const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
+  if (doctype) return doctype[0] + `<head>${HEAD}</head>` + html.slice(doctype[0].length);
+  return `<!doctype html><head>${HEAD}</head>` + html;
+}
+
+/** What the viewer shows for one version: the document with the policy and reporter injected (never the published bytes). */
+export function viewerDocument(kind: CompositionKind, bytes: Buffer, mime: string, title: string): string {
+  if (kind === 'html') return injectHead(bytes.toString('utf8'));
+  if (kind === 'markdown') return injectHead(markdownPage(bytes.toString('utf8'), title));
+  const wrap = (body: string) =>
+    `<!doctype html><html><head>${HEAD}<title>${escapeHtml(title)}</title><style>html,body{margin:0;height:100%}body{display:flex;align-items:center;justify-content:center}img,svg{max-width:100%;max-height:100%}</style></head><body>${body}</body></html>`;
+  if (kind === 'svg') return wrap(bytes.toString('utf8').replace(/^\s*<\?xml[^>]*\?>/, ''));
+  return wrap(`<img alt="${escapeHtml(title)}" src="data:${mime};base64,${bytes.toString('base64')}">`);
+}
+
+/** The page a composition publishes as: HTML as is, markdown rendered; SVG and images are published as their own file. */
+export function publishedFileName(kind: CompositionKind, mime: string): string {
+  if (kind === 'html') return 'index.html';
+  if (kind === 'markdown') return 'index.md';
+  return `image.${EXTENSIONS[mime] ?? 'bin'}`;
+}
+
+export interface GitTargetView {
+  repository: string;
+  branch: string;
+  folder?: string;
+}
+
+export interface PublishFile {
+  name: string;
+  bytes: Uint8Array;
+}
+
+/** Where publish_composition sends a version (implemented in publish.ts). */
+export interface Publisher {
+  /** A git remote the person configured by name, or null. */
+  gitTarget(name: string): GitTargetView | null;
+  gitTargetNames(): string[];
+  /** Commits the files under `folder` on the target's branch and pushes; the new commit's hash. */
+  toGit(target: GitTargetView, folder: string, files: PublishFile[], message: string, signal?: AbortSignal): Promise<string>;
+  zip(files: PublishFile[]): Uint8Array;
+}

@@ -1,0 +1,90 @@
+/**
+ * The companion model: a vision model that answers questions about an image (analyze_media) and an image model that
+ * makes images (generate_media), through the AI SDK providers. Configured in `<dataDir>/companion.json`; the API key
+ * comes from the provider's environment variable (ANTHROPIC_API_KEY / OPENAI_API_KEY; none for openai-compatible).
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateImage, generateText } from 'ai';
+import { z } from 'zod';
+import { DeskhandError } from '../../../shared/errors';
+import { KEY_ENV, createModel } from '../providers/providers';
+import type { Companion, CompanionConfig } from './index';
+
+const schema = z.strictObject({
+  provider: z.enum(['anthropic', 'openai', 'openai-compatible']),
+  model: z.string().min(1).max(200),
+  imageModel: z.string().min(1).max(200).nullable().default(null),
+  baseURL: z.string().url().nullable().default(null),
+});
+
+export class CompanionModel implements Companion {
+  private readonly path: string;
+  constructor(
+    dataDir: string,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.path = join(dataDir, 'companion.json');
+  }
+
+  config(): CompanionConfig | null {
+    if (!existsSync(this.path)) return null;
+    const raw = JSON.parse(readFileSync(this.path, 'utf8')) as unknown;
+    if (raw === null) return null;
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw new DeskhandError('usage', `${this.path} does not parse (${parsed.error.issues[0]?.message}); set it again with \`deskhand media companion set\`.`);
+    return parsed.data;
+  }
+
+  save(config: CompanionConfig | null): void {
+    if (!config) {
+      if (existsSync(this.path)) writeFileSync(this.path, 'null');
+      return;
+    }
+    const valid = schema.parse(config);
+    mkdirSync(dirname(this.path), { recursive: true });
+    writeFileSync(`${this.path}.tmp`, JSON.stringify(valid, null, 2) + '\n', { mode: 0o600 });
+    renameSync(`${this.path}.tmp`, this.path);
+  }
+
+  private need(): CompanionConfig & { apiKey: string | null } {
+    let c: CompanionConfig | null = null;
+    try {
+      c = this.config();
+    } catch {
+      c = null;
+    }
+    if (!c) throw new DeskhandError('unsupported', 'No companion model is set up. The person sets one with `deskhand media companion set --provider … --model …`.');
+    const keyVar = KEY_ENV[c.provider];
+    return { ...c, apiKey: keyVar ? (this.env[keyVar] ?? null) : (this.env.OPENAI_COMPATIBLE_API_KEY ?? null) };
+  }
+
+  async analyze(image: { bytes: Buffer; mime: string }, question: string, signal?: AbortSignal): Promise<string> {
+    const c = this.need();
+    const model = createModel({ provider: c.provider, model: c.model, baseURL: c.baseURL, apiKey: c.apiKey });
+    const res = await generateText({
+      model,
+      maxRetries: 1,
+      ...(signal ? { abortSignal: signal } : {}),
+      messages: [{ role: 'user', content: [{ type: 'text', text: question }, { type: 'image', image: image.bytes, mediaType: image.mime }] }],
+    });
+    return res.text;
+  }
+
+  async generateImage(prompt: string, size: string | null, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string }> {
+    const c = this.need();
+    if (!c.imageModel) throw new DeskhandError('unsupported', 'The companion has no image model. The person adds one with `deskhand media companion set … --image-model NAME`.');
+    if (c.provider === 'anthropic') throw new DeskhandError('unsupported', 'Anthropic has no image generation; set an OpenAI or OpenAI-compatible companion for generate_media.');
+    const baseURL = c.baseURL ?? undefined;
+    const model =
+      c.provider === 'openai'
+        ? createOpenAI({ apiKey: c.apiKey ?? '', baseURL }).image(c.imageModel)
+        : createOpenAICompatible({ name: 'companion', baseURL: baseURL ?? '', apiKey: c.apiKey ?? undefined }).imageModel(c.imageModel);
+    const res = await generateImage({ model, prompt, n: 1, maxRetries: 1, ...(size ? { size: size as `${number}x${number}` } : {}), ...(signal ? { abortSignal: signal } : {}) });
+    const img = res.images[0];
+    if (!img) throw new DeskhandError('internal', 'The image model returned no image.');
+    return { bytes: Buffer.from(img.uint8Array), mime: img.mediaType ?? 'image/png' };
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Media the model can see: images prepared for a model (downscaled to the providers' limits, re-encoded) and stored in
+ * the data dir by content hash; audio and video described by their container. The implementation (images.ts) is built
+ * by the host.
+ */
+export interface PreparedImage {
+  /** sha256 of the stored bytes (the file is `<dataDir>/media/<sha256>.<ext>`). */
+  sha256: string;
+  ext: 'png' | 'jpg';
+  width: number;
+  height: number;
+  originalWidth: number;
+  originalHeight: number;
+  bytes: number;
+}
+
+export interface MediaService {
+  /** Decodes, downscales to at most `IMAGE_MAX_EDGE` on the long edge, re-encodes and stores the image. */
+  prepareImage(bytes: Buffer): Promise<PreparedImage>;
+}
+
+/** The long edge images are scaled down to (Anthropic's recommended maximum; OpenAI's high-detail tiles fit too). */
+export const IMAGE_MAX_EDGE = 1568;
+/** Files larger than this are not opened. */
+export const MEDIA_MAX_BYTES = 50 * 1024 * 1024;
+
+export type MediaKind = { kind: 'image'; mime: string } | { kind: 'audio' | 'video'; mime: string; container: string } | null;
+
+/** What a file is, by its first bytes. */
+export function sniffMedia(b: Uint8Array): MediaKind {
+  const ascii = (from: number, to: number) => String.fromCharCode(...b.subarray(from, to));
+  if (b[0] === 0x89 && ascii(1, 4) === 'PNG') return { kind: 'image', mime: 'image/png' };
+  if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return { kind: 'image', mime: 'image/jpeg' };
+  if (ascii(0, 3) === 'GIF') return { kind: 'image', mime: 'image/gif' };
+  if (ascii(0, 2) === 'BM') return { kind: 'image', mime: 'image/bmp' };
+  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return { kind: 'image', mime: 'image/webp' };
+  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WAVE') return { kind: 'audio', mime: 'audio/wav', container: 'WAVE' };
+  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'AVI ') return { kind: 'video', mime: 'video/x-msvideo', container: 'AVI' };
+  if (ascii(0, 3) === 'ID3' || (b[0] === 0xff && ((b[1] ?? 0) & 0xe0) === 0xe0)) return { kind: 'audio', mime: 'audio/mpeg', container: 'MP3' };
+  if (ascii(0, 4) === 'OggS') return { kind: 'audio', mime: 'audio/ogg', container: 'Ogg' };
+  if (ascii(0, 4) === 'fLaC') return { kind: 'audio', mime: 'audio/flac', container: 'FLAC' };
+  if (ascii(4, 8) === 'ftyp') {
+    const brand = ascii(8, 12);
+    return brand.startsWith('M4A') ? { kind: 'audio', mime: 'audio/mp4', container: `MP4 (${brand.trim()})` } : { kind: 'video', mime: 'video/mp4', container: `MP4 (${brand.trim()})` };
+  }
+  if (b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) return { kind: 'video', mime: 'video/webm', container: 'Matroska/WebM' };
+  return null;
+}
+
+/** The companion model analyze_media and generate_media use (`deskhand media companion set …`). */
+export interface CompanionConfig {
+  provider: 'anthropic' | 'openai' | 'openai-compatible';
+  /** A model with vision, for analyze_media. */
+  model: string;
+  /** An image-generation model (OpenAI-style `/images/generations`), for generate_media; null: none. */
+  imageModel: string | null;
+  baseURL: string | null;
+}
+
+export interface Companion {
+  config(): CompanionConfig | null;
+  analyze(image: { bytes: Buffer; mime: string }, question: string, signal?: AbortSignal): Promise<string>;
+  generateImage(prompt: string, size: string | null, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string }>;
+}

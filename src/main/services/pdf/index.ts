@@ -1,0 +1,61 @@
+/**
+ * PDFs out and in: printing HTML through Chromium (playwright-core `page.pdf`, the browser found by the shared
+ * Chromium discovery) and reading a PDF's text with pdfjs-dist. Tools import this interface; the implementations
+ * (print.ts, read.ts) are constructed by the host.
+ */
+
+export interface PageSetup {
+  /** A paper size Chromium knows (A4, Letter, Legal, A3, A5, Tabloid) or `WIDTHxHEIGHT` with CSS units (`210mmx297mm`). */
+  size?: string;
+  /** CSS lengths: one for all sides or top/right/bottom/left. */
+  margins?: { top?: string; right?: string; bottom?: string; left?: string } | string;
+  landscape?: boolean;
+}
+
+export interface PdfPrinter {
+  /** Prints a whole HTML document; nothing outside it is loaded (every network request is refused). */
+  print(html: string, setup: PageSetup, signal?: AbortSignal): Promise<Buffer>;
+}
+
+export interface PdfText {
+  pageCount: number;
+  /** The pages that were read (1-based), in order. */
+  pages: { page: number; text: string }[];
+  /** Text was cut at the character cap. */
+  truncated: boolean;
+  info: { title: string | null; author: string | null };
+}
+
+export interface PdfReader {
+  pageCount(bytes: Uint8Array): Promise<number>;
+  /** Text of the asked pages (all by default), one row per visual line; cells of a row are separated by tabs. */
+  read(bytes: Uint8Array, opts?: { pages?: number[]; maxChars?: number; signal?: AbortSignal }): Promise<PdfText>;
+}
+
+export const PDF_LIMITS = {
+  /** A PDF larger than this is not opened. */
+  maxBytes: 100 * 1024 * 1024,
+  /** Pages read in one call. */
+  maxPages: 100,
+  /** Characters returned in one call. */
+  maxChars: 200_000,
+} as const;
+
+/** `1-3,7` → [1,2,3,7], checked against the page count; a clear message for anything else. */
+export function parsePageRanges(spec: string, pageCount: number): number[] | string {
+  const out = new Set<number>();
+  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(\d+)(?:\s*-\s*(\d+)?)?$/.exec(part);
+    if (!m) return `"${part}" is not a page or range; use e.g. "3", "2-5" or "1-3,8".`;
+    const from = Number(m[1]);
+    const to = m[2] !== undefined ? Number(m[2]) : part.includes('-') ? pageCount : from;
+    if (from < 1 || to < from) return `"${part}" is not a valid range (pages start at 1).`;
+    if (from > pageCount) return `Page ${from} does not exist: the PDF has ${pageCount} page${pageCount === 1 ? '' : 's'}.`;
+    for (let p = from; p <= Math.min(to, pageCount); p++) out.add(p);
+  }
+  if (out.size === 0) return 'No pages given.';
+  return [...out].sort((a, b) => a - b);
+}
+
+/** Whether bytes look like a PDF (the header may follow up to 1 KB of junk, as readers allow). */
+export const looksLikePdf = (bytes: Uint8Array): boolean => Buffer.from(bytes.subarray(0, 1024)).includes('%PDF-');

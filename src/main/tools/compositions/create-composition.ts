@@ -1,0 +1,73 @@
+/**
+ * create_composition: stores something the agent made for the person to look at (HTML page, SVG, image, markdown
+ * document) as a new composition or as the next version of one (`revises`). The person reviews it in the app's
+ * compositions panel; their comments, approvals and change requests come back as messages.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { DeskhandError, ToolError } from '../../../shared/errors';
+import { resolvePath } from '../../runtime/resolve-path';
+import { defineTool } from '../../runtime/tool';
+import { COMPOSITION_KINDS, MAX_COMPOSITION_BYTES, type CompositionService } from '../../services/compositions/index';
+
+const params = z
+  .object({
+    title: z.string().trim().min(1).max(200).describe('A short title the person sees in the compositions panel.'),
+    kind: z.enum(COMPOSITION_KINDS).describe('html (a whole page; scripts run but nothing can load from the network), svg, image (PNG/JPEG/GIF/WebP, from path), or markdown.'),
+    content: z.string().optional().describe('The page/document source (html, svg, markdown). Give content or path, not both.'),
+    path: z.string().optional().describe('A file to take the composition from instead of content (required for kind image).'),
+    revises: z
+      .string()
+      .regex(/^cmp_[0-9a-f]{10}$/)
+      .optional()
+      .describe('The id of a composition this one revises: it becomes that composition\'s next version (same kind), linked to the version it revises.'),
+  })
+  .strict();
+
+export const createCreateComposition = (compositions: CompositionService) =>
+  defineTool({
+    name: 'create_composition',
+    description:
+      'Make a composition for the person to review in the app: an interactive HTML page, an SVG chart, an image or a markdown ' +
+      'document, shown beside the conversation rather than as chat text. It must be self-contained: the viewer runs scripts ' +
+      'but blocks every network request, remote image or font, form post and navigation (inline everything; images as data: ' +
+      'URLs). To revise after the person comments, call it again with `revises` set to the composition id: a new version is ' +
+      'stored and the person can compare them. Returns the id and version. Publishing needs the person\'s approval of a version.',
+    params,
+    risk: 'low-risk',
+    disclosure: 'internal',
+    effects: (args) => (args.path ? { paths: { read: [args.path] } } : {}),
+    presentation: { title: 'Make a composition', icon: 'file', summary: (args) => `${args.title} (${args.kind}${args.revises ? `, revises ${args.revises}` : ''})` },
+    async execute(args, ctx) {
+      if ((args.content === undefined) === (args.path === undefined)) throw new ToolError('Give exactly one of content or path.');
+      let bytes: Buffer;
+      if (args.path !== undefined) {
+        const abs = resolvePath(args.path, ctx.state.cwd);
+        const st = await stat(abs).catch(() => null);
+        if (!st?.isFile()) throw new ToolError(`${args.path} is not a file.`);
+        if (st.size > MAX_COMPOSITION_BYTES) throw new ToolError(`${args.path} is ${st.size} bytes; a composition may be at most ${MAX_COMPOSITION_BYTES}.`);
+        bytes = await readFile(abs);
+      } else {
+        if (args.kind === 'image') throw new ToolError('An image composition is taken from a file: give path (PNG, JPEG, GIF or WebP).');
+        bytes = Buffer.from(args.content!, 'utf8');
+      }
+      try {
+        const { detail, version } = compositions.create({
+          conversationId: ctx.conversationId,
+          title: args.title,
+          kind: args.kind,
+          bytes,
+          ...(args.revises ? { revises: args.revises } : {}),
+        });
+        const linked = version.revises ? `, revising version ${version.revises}` : '';
+        return {
+          output:
+            `Composition ${detail.id} version ${version.version}${linked} saved (${args.kind}, ${version.bytes} bytes). ` +
+            'The person sees it in the Compositions panel; their comments, approval or change requests come back as messages.',
+        };
+      } catch (err) {
+        if (DeskhandError.isInstance(err)) throw new ToolError(err.message);
+        throw err;
+      }
+    },
+  });
