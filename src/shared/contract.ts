@@ -256,6 +256,14 @@ export const settingsSchema = z.strictObject({
   }),
   defaultPolicy: policySchema,
   search: searchSettingsSchema.nullable().optional(),
+  /** The browser family: a visible window or not, an explicit browser path, the person's own browser for adopting a tab. */
+  browser: z
+    .strictObject({
+      headless: z.boolean().optional(),
+      executable: z.string().max(4096).nullable().optional(),
+      endpoint: z.string().max(200).nullable().optional(),
+    })
+    .optional(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 

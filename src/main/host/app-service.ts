@@ -134,8 +134,8 @@ export class AppService implements ContractHandlers {
       waits.push(run.done);
     }
     await Promise.race([Promise.allSettled(waits), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
-    // Nothing a command started outlives Deskhand.
-    await this.runtime.tasks.shutdown();
+    // Nothing a command (or the browser) started outlives Deskhand.
+    await this.runtime.shutdownServices();
   }
 
   // ── Host ──────────────────────────────────────────────────────────────────────────────────────────────────────────

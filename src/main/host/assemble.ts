@@ -10,6 +10,8 @@ import type { HttpService } from '../services/http/index';
 import type { SearchSettings } from '../../shared/contract';
 import type { TaskService } from '../services/tasks';
 import type { SecretSaver } from '../services/vault';
+import type { BrowserService } from '../services/browser/index';
+import { createBrowserFamily } from '../tools/browser';
 import { createContextFamily } from '../tools/context';
 import { createFileFamily } from '../tools/files';
 import { createInteractionFamily } from '../tools/interaction';
@@ -32,6 +34,10 @@ export interface HostServices {
   /** Vault values for search API keys (null: no vault). */
   secretValues: { get(name: string): Promise<string | null> } | null;
   webFetchTimeoutMs?: number;
+  /** The app's browser (browser family); absent: no browser tools. */
+  browser?: BrowserService | null;
+  /** The person's own browser for browser_adopt_tab (Settings → Browser). */
+  browserEndpoint?: () => string | undefined;
 }
 
 export interface Assembly {
@@ -59,6 +65,17 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
       ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
     }),
   ];
+  // Browser family: one Chromium per app, a session per conversation.
+  const browser = services.browser
+    ? createBrowserFamily({
+        browser: services.browser,
+        dataDir: services.dataDir,
+        urlGrants: services.urlGrants,
+        endpoint: services.browserEndpoint ?? (() => undefined),
+        resolve: (host) => services.http.resolve(host),
+      })
+    : null;
+  if (browser) families.push(browser);
   for (const family of families) registry.add(family.tools);
-  return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };
+  return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds, ...(browser?.inputKinds ?? [])] };
 }
