@@ -23,6 +23,7 @@ export interface LaunchSpec {
   profileDir: string;
   downloadsDir: string;
   headless: boolean;
+  args?: string[];
   owned?: OwnedGroups | null;
 }
 
@@ -43,7 +44,8 @@ export class BrowserProcess {
     for (const lock of ['SingletonLock', 'SingletonSocket', 'SingletonCookie']) rmSync(join(spec.profileDir, lock), { force: true });
     const tag = `browser-${randomBytes(6).toString('hex')}`;
     const env = { ...childEnv(), [TAG_ENV]: tag };
-    const context = await chromium.launchPersistentContext(spec.profileDir, {
+    const context = await chromium
+      .launchPersistentContext(spec.profileDir, {
       executablePath: spec.executable,
       headless: spec.headless,
       env,
@@ -55,9 +57,14 @@ export class BrowserProcess {
       viewport: { width: 1280, height: 800 },
       // The OS sandbox needs an unprivileged user; as root Chromium refuses to start with it.
       chromiumSandbox: typeof process.getuid === 'function' && process.getuid() !== 0,
-      args: ['--no-first-run', '--no-default-browser-check', '--disable-sync', '--password-store=basic'],
+      args: ['--no-first-run', '--no-default-browser-check', '--disable-sync', '--password-store=basic', ...(spec.args ?? [])],
       timeout: 60_000,
-    });
+    })
+      .catch((err: unknown) => {
+        // Whatever started before the failure is ended now.
+        for (const pid of taggedProcesses(tag)) killPid(pid);
+        throw new Error(`The browser did not start (${spec.executable}): ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+      });
     const proc = new BrowserProcess(context, spec.owned ?? null, tag);
     proc.pgid = leaderOf(tag);
     if (proc.pgid !== null) {

@@ -6,6 +6,7 @@
  * written to `browser/parked/<conversation>.json` and reopened (with a note for the model) by whichever process
  * resumes it.
  */
+import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -28,6 +29,8 @@ interface Tab {
   /** Refs filled with a secret: masked in screenshots. */
   secretRefs: Set<string>;
   watch: TabWatch;
+  /** What was typed, chosen and checked since the page loaded (never secrets): replayed when a parked page reopens. */
+  typed: { ref: string; action: 'fill' | 'type' | 'select' | 'check'; value: string; at: number }[];
   adopted?: { browser: Browser };
 }
 
@@ -42,13 +45,16 @@ interface Session {
 }
 
 interface Parked {
-  tabs: { name: string; url: string }[];
+  /** `outline`: a hash of the tab's latest outline (never the outline: it may show what was typed). */
+  tabs: { name: string; url: string; posted?: boolean; outline?: string; typed?: { ref: string; action: 'fill' | 'type' | 'select' | 'check'; value: string }[]; secrets?: string[] }[];
   current: string | null;
   approved: string[];
 }
 
 export interface PlaywrightBrowserOptions {
   dataDir: string;
+  /** Extra Chromium flags (tests map names with --host-resolver-rules). */
+  args?: string[];
   settings: () => BrowserSettings;
   owned?: OwnedGroups | null;
   /** The agent whose profile is used (one profile per agent). */
@@ -89,6 +95,7 @@ export class PlaywrightBrowser implements BrowserService {
       profileDir: join(this.root, 'profiles', agent),
       downloadsDir: join(this.root, 'downloads-incoming'),
       headless: this.opts.settings().headless,
+      args: this.opts.args ?? [],
       owned: this.opts.owned ?? null,
     })
       .then(async (proc) => {
@@ -153,7 +160,7 @@ export class PlaywrightBrowser implements BrowserService {
   }
 
   private watchTab(session: Session, name: string, page: Page, adopted?: { browser: Browser }): Tab {
-    const tab: Tab = { name, page, refs: new Set(), outline: '', secretRefs: new Set(), watch: new TabWatch(page), ...(adopted ? { adopted } : {}) };
+    const tab: Tab = { name, page, refs: new Set(), outline: '', secretRefs: new Set(), watch: new TabWatch(page), typed: [], ...(adopted ? { adopted } : {}) };
     page.on('dialog', (d) => void this.answerDialog(session, d));
     page.on('download', (d) => void this.saveDownload(session, d));
     page.on('close', () => {
@@ -341,17 +348,13 @@ export class PlaywrightBrowser implements BrowserService {
     if (!tab || !tab.refs.has(ref)) return null;
     return tab.page
       .locator(`aria-ref=${ref}`)
-      .evaluate(
-        `(el) => ({
-          role: el.getAttribute('role') || el.tagName.toLowerCase(),
-          name: el.getAttribute('aria-label') || el.getAttribute('name') || '',
-          password: el.tagName === 'INPUT' && el.type === 'password',
-          url: document.location.href,
-        })`,
-        undefined,
-        { timeout: 2_000 },
-      )
-      .then((v) => v as RefInfo)
+      .evaluate(DESCRIBE_ELEMENT, undefined, { timeout: 2_000 })
+      .then((info) => {
+        // As the model saw it: role and accessible name from the outline line.
+        const line = tab.outline.split('\n').find((l) => l.trimStart().startsWith(`[${ref}] `));
+        const m = line && /^\s*\[[^\]]+\] ([a-z]+)(?: "((?:[^"\\]|\\.)*)")?/.exec(line);
+        return m ? { ...info, role: m[1]!, name: m[2] ?? '' } : info;
+      })
       .catch(() => null);
   }
 
@@ -367,7 +370,12 @@ export class PlaywrightBrowser implements BrowserService {
 
   async act(conversationId: string, req: ActRequest, tabName?: string): Promise<ActResult> {
     const { session, tab } = await this.tab(conversationId, tabName);
-    this.checkRef(tab, req.ref);
+    try {
+      this.checkRef(tab, req.ref);
+    } catch (err) {
+      // A reopened page's note says why the ref is gone.
+      throw new Error([...session.notes.splice(0), (err as Error).message].join(' '));
+    }
     const page = tab.page;
     if (req.secret) {
       const host = new URL(page.url()).hostname;
@@ -417,6 +425,9 @@ export class PlaywrightBrowser implements BrowserService {
           break;
       }
       if (req.secret && (req.action === 'fill' || req.action === 'type')) tab.secretRefs.add(req.ref);
+      else if (req.action === 'fill' || req.action === 'type' || req.action === 'select' || req.action === 'check') {
+        tab.typed.push({ ref: req.ref, action: req.action, value: req.value ?? '', at: navigations });
+      }
       await settle(page, tab.watch, navigations);
     } catch (err) {
       throw new Error(`${req.action} on ${req.ref} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
@@ -535,7 +546,16 @@ export class PlaywrightBrowser implements BrowserService {
     const session = this.sessionsById.get(conversationId);
     if (!session || session.tabs.size === 0) return;
     const own = [...session.tabs.values()].filter((t) => !t.adopted);
-    const parked: Parked = { tabs: own.map((t) => ({ name: t.name, url: t.page.url() })), current: session.current, approved: [...this.approved] };
+    const parked: Parked = {
+      tabs: own.map((t) => ({
+        name: t.name,
+        url: t.page.url(),
+        ...(t.watch.documentMethod !== 'GET' ? { posted: true } : {}),
+        ...(t.refs.size ? { outline: hash(t.outline) } : {}),
+        typed: t.typed.filter((e) => e.at === t.watch.navigations).map(({ ref, action, value }) => ({ ref, action, value })),
+        ...(t.secretRefs.size ? { secrets: [...t.secretRefs] } : {}),
+      })),
+      current: session.current, approved: [...this.approved] };
     mkdirSync(dirname(this.parkedPath(conversationId)), { recursive: true, mode: 0o700 });
     writeFileSync(this.parkedPath(conversationId), JSON.stringify(parked), { mode: 0o600 });
     this.sessionsById.delete(conversationId);
@@ -551,14 +571,38 @@ export class PlaywrightBrowser implements BrowserService {
     this.clearParked(session.conversationId);
     for (const key of parked.approved) this.approved.add(key);
     const proc = await this.browser();
+    const same: string[] = [];
     for (const t of parked.tabs) {
       const tab = this.watchTab(session, t.name, await proc.context.newPage());
+      // The answer to a form post is not asked for again: that would send the form a second time.
+      if (t.posted) {
+        session.notes.push(`Tab "${t.name}" showed the answer to a form post (${t.url}); it was not loaded again, so as not to send the form twice.`);
+        continue;
+      }
       if (t.url && t.url !== 'about:blank') await tab.page.goto(t.url, { waitUntil: 'load', timeout: NAV_TIMEOUT_MS }).catch(() => undefined);
+      // What was typed there is typed again (refs of a page reloaded unchanged are the same), secrets excepted.
+      if (t.typed?.length && (await this.outline(tab).catch(() => null))) {
+        for (const e of t.typed) {
+          if (!tab.refs.has(e.ref)) break;
+          const ok = await this.act(session.conversationId, { ref: e.ref, action: e.action, value: e.value }, t.name).then(
+            () => true,
+            () => false,
+          );
+          if (!ok) break;
+        }
+      }
+      // The same page again (same outline): its refs are the same, and stay valid.
+      if (t.outline && (await this.outline(tab).catch(() => null)) && hash(tab.outline) === t.outline) same.push(t.name);
+      else tab.refs.clear();
     }
     session.current = parked.current && session.tabs.has(parked.current) ? parked.current : (session.tabs.keys().next().value ?? null);
     const list = parked.tabs.map((t) => `"${t.name}" ${t.url}`).join(', ');
+    const others = parked.tabs.filter((t) => !same.includes(t.name));
     session.notes.push(
-      `The browser was closed while this run waited, and the pages were reloaded (${list}): anything typed but not submitted, and earlier refs, are gone. Take a new browser_snapshot before acting.`,
+      `The browser was closed while this run waited, and the pages were reloaded (${list}): what you had typed there (secrets excepted) was typed again. ` +
+        (same.length ? `The page${same.length > 1 ? 's' : ''} ${same.map((n) => `"${n}"`).join(', ')} look${same.length > 1 ? '' : 's'} as before, so ${same.length > 1 ? 'their' : 'its'} refs still hold. ` : '') +
+        (others.length ? `Take a new browser_snapshot of ${others.map((t) => `"${t.name}"`).join(', ')} before acting there.` : '') +
+        (parked.tabs.some((t) => t.secrets?.length) ? ' Secrets typed before were not kept: type them again.' : ''),
     );
   }
 
@@ -594,4 +638,20 @@ export class PlaywrightBrowser implements BrowserService {
     if (this.starting) await this.starting.catch(() => undefined);
     await this.stopProcess();
   }
+}
+
+/** Runs in the page on one element: what it is, for effects and approvals. */
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- page code, written as text because main has no DOM types
+const DESCRIBE_ELEMENT = new Function(
+  'el',
+  `return {
+    role: el.getAttribute('role') || el.tagName.toLowerCase(),
+    name: el.getAttribute('aria-label') || el.getAttribute('name') || '',
+    password: el.tagName === 'INPUT' && el.type === 'password',
+    url: el.ownerDocument.location.href,
+  };`,
+) as (el: unknown) => RefInfo;
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

@@ -11,10 +11,13 @@ const MAX_SETTLE_MS = 5_000;
 export class TabWatch {
   inflight = 0;
   navigations = 0;
+  /** The method of the request that loaded the current document (a POST answer is not loaded again on resume). */
+  documentMethod = 'GET';
   private readonly off: (() => void)[] = [];
 
   constructor(private readonly page: Page) {
     const started = (r: Request) => {
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) this.documentMethod = r.method();
       // Long-lived streams (event sources, websockets) would never finish: they do not count.
       if (r.resourceType() !== 'eventsource' && r.resourceType() !== 'websocket') this.inflight++;
     };
@@ -46,13 +49,17 @@ export class TabWatch {
 }
 
 /** Runs in the page: resolves true once the document has not changed for `quietMs`, false at `maxWait`. */
-const QUIET_DOM = `({ quietMs, maxWait }) => new Promise((resolve) => {
-  let timer = setTimeout(() => done(true), quietMs);
-  const cap = setTimeout(() => done(false), maxWait);
-  const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(() => done(true), quietMs); });
-  function done(v) { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(v); }
-  obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-})`;
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- page code, written as text because main has no DOM types
+const QUIET_DOM = new Function(
+  'opts',
+  `return new Promise((resolve) => {
+    let timer = setTimeout(() => done(true), opts.quietMs);
+    const cap = setTimeout(() => done(false), opts.maxWait);
+    const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(() => done(true), opts.quietMs); });
+    function done(v) { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(v); }
+    obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  });`,
+) as (opts: { quietMs: number; maxWait: number }) => Promise<boolean>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
