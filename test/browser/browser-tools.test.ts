@@ -5,7 +5,8 @@
  * session did not approve (blocked, the server never sees it), secrets only on https or loopback, and closing ends
  * the Chromium process group.
  */
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
@@ -31,7 +32,8 @@ beforeAll(async () => {
   other = await startServer((_req, res) => res.end('<title>Other</title>secret admin'));
   dataDir = tempDir('deskhand-data-');
   work = tempDir('deskhand-work-');
-  browser = new PlaywrightBrowser({ dataDir, settings: () => ({ headless: true }) });
+  // site.test is this machine too, but by a name Chromium alone resolves: an http page that is neither https nor loopback.
+  browser = new PlaywrightBrowser({ dataDir, settings: () => ({ headless: true }), args: ['--host-resolver-rules=MAP site.test 127.0.0.1'] });
   const family = createBrowserFamily({ browser, dataDir, urlGrants: () => [], endpoint: () => undefined, resolve: async () => [] });
   tools = new Map(family.tools.map((t) => [t.name, t]));
   ctx = makeContext(work, { dataDir });
@@ -163,9 +165,56 @@ describe.skipIf(!chromium)('browser tools in Chromium', () => {
     expect(out.output).not.toContain('hunter2');
     const shot = await call('browser_screenshot', {});
     expect(shot).toMatch(/Screenshot: .*\.png \(\d+ bytes, PNG\)/);
+    expect(readFileSync(/Screenshot: (\S+)/.exec(shot)![1]!).subarray(1, 4).toString()).toBe('PNG');
+
+    // On a plain-http page of another host the secret is not typed.
+    await call('browser_navigate', { url: `http://site.test:${site.port}/form` });
+    const plain = await call('browser_snapshot', {});
+    const field = ref(plain, /textbox "Full name"/);
+    await expect(tool.execute(tool.params.parse({ ref: field, action: 'fill', value: 'hunter2' }), secretCtx)).rejects.toThrow(/only into https pages/);
+    expect(await call('browser_snapshot', {})).toMatch(/textbox "Full name"\n/);
+  });
+
+  it("adopts a tab of the person's own Chromium only after they pick it, and hands it back on close", async () => {
+    const profile = tempDir('deskhand-person-');
+    const person = spawn(chromium!.path, ['--headless=new', '--no-sandbox', '--remote-debugging-port=0', `--user-data-dir=${profile}`, `${site.origin}/b`], { stdio: 'ignore' });
+    try {
+      const portFile = join(profile, 'DevToolsActivePort');
+      for (let i = 0; i < 100 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 100));
+      const endpoint = `http://127.0.0.1:${readFileSync(portFile, 'utf8').split('\n')[0]}`;
+      // The person's page has loaded (its title is listed).
+      for (let i = 0; i < 100; i++) {
+        const listed = (await (await fetch(`${endpoint}/json/list`)).json()) as { title: string }[];
+        if (listed.some((t) => t.title === 'Page B')) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const adopt = tools.get('browser_adopt_tab')!;
+      const args = adopt.params.parse({ endpoint, reason: 'to read page B' });
+      // The effects list the person's tabs for the request; the model never sees them.
+      await adopt.effects!(args, { cwd: work, workspaceRoots: [work], dataDir, conversationId: ctx.conversationId });
+      const request = adopt.input!(args)!;
+      expect(request.kind).toBe('browser_tab');
+      expect(request.prompt).toMatch(/1\. Page B — http:\/\/127\.0\.0\.1:\d+\/b/);
+      const family = createBrowserFamily({ browser, dataDir, urlGrants: () => [], endpoint: () => undefined, resolve: async () => [] });
+      const kind = family.inputKinds.find((k) => k.kind === 'browser_tab')!;
+      expect(() => kind.accept({ tab: 7 }, request.data)).toThrow(/pick a number from 1 to 1/);
+      const answer = await kind.accept({ tab: 1 }, request.data);
+      const out = (await adopt.execute(args, { ...ctx, answer })).output;
+      expect(out).toContain('Title: Page B');
+      expect(out).toContain('as "adopted"');
+      expect(await call('browser_snapshot', { tab: 'adopted' })).toContain('heading "Page B"');
+      await call('browser_close', {});
+      // The person's browser and its tab are still there.
+      expect(person.exitCode).toBeNull();
+      const tabs = (await (await fetch(`${endpoint}/json/list`)).json()) as { url: string }[];
+      expect(tabs.map((t) => t.url)).toContain(`${site.origin}/b`);
+    } finally {
+      person.kill('SIGKILL');
+    }
   });
 
   it('closing the session ends the Chromium process', async () => {
+    await call('browser_navigate', { url: `${site.origin}/a` });
     expect(processesUsingProfile(join(dataDir, 'browser', 'profiles')).length).toBeGreaterThan(0);
     expect(await call('browser_close', {})).toMatch(/Closed the browser session/);
     expect(processesUsingProfile(join(dataDir, 'browser', 'profiles'))).toEqual([]);
