@@ -50,6 +50,8 @@ export async function startSite(): Promise<Site> {
         );
       case '/slow':
         return void setTimeout(() => res.end('42'), 700);
+      case '/counter':
+        return html('Counter', `<button onclick="const p = document.getElementById('n'); p.textContent = String(Number(p.textContent) + 1)">Add one</button><p id="n">0</p>`);
       case '/big': {
         const n = Number(new URL(req.url!, 'http://x').searchParams.get('n') ?? 2000);
         const items: string[] = [];

@@ -292,8 +292,9 @@ export class PlaywrightBrowser implements BrowserService {
 
   async snapshot(conversationId: string, tabName?: string): Promise<SnapshotResult> {
     const { session, tab } = await this.tab(conversationId, tabName);
-    const o = await this.outline(tab);
-    return { ...(await this.notes(session, tab)), outline: o.text, refs: o.refs.size, cut: o.cut };
+    // The title is asked for while the outline is made.
+    const [o, info] = await Promise.all([this.outline(tab), this.notes(session, tab)]);
+    return { ...info, outline: o.text, refs: o.refs.size, cut: o.cut };
   }
 
   async screenshot(conversationId: string, opts: { tab?: string; ref?: string; fullPage?: boolean; path: string }): Promise<PageInfo & { path: string; bytes: number }> {
@@ -476,6 +477,12 @@ export class PlaywrightBrowser implements BrowserService {
     this.approved.clear();
     if (proc) this.stopping = Promise.all([this.stopping, proc.close()]).then(() => undefined);
     await this.stopping;
+  }
+
+  /** @internal The Playwright page of a tab (benches compare against Playwright on the very same page). */
+  pageOf(conversationId: string, tab?: string): Page | null {
+    const session = this.sessionsById.get(conversationId);
+    return session?.tabs.get(tab ?? session.current ?? '')?.page ?? null;
   }
 
   approveDestination(key: string): void {

@@ -64,11 +64,13 @@ export interface Outline {
 }
 
 const LINE = /^(\s*)- (.*)$/;
+/** The attributes Playwright appends (` [ref=e5]`, ` [cursor=pointer]`…); brackets in names are left alone. */
+const ATTR = / \[(ref=(?:f\d+)?e\d+|cursor=\w+|active|box=[\d.,-]+|checked(?:=mixed)?|disabled|expanded|selected|pressed(?:=mixed)?|level=\d+|required|invalid)\]/g;
 
 /** Turns Playwright's AI snapshot into the model's outline. */
 export function formatOutline(raw: string, maxChars = OUTLINE_MAX_CHARS): Outline {
-  const refs = new Set<string>();
   const out: string[] = [];
+  const lineRefs: (string | null)[] = [];
   // Indent levels dropped for collapsed containers: a child line is moved left by as much as its collapsed parents.
   const collapsed: number[] = [];
   for (const line of raw.split('\n')) {
@@ -79,19 +81,22 @@ export function formatOutline(raw: string, maxChars = OUTLINE_MAX_CHARS): Outlin
     let body = m[2]!;
     if (body.startsWith('/url:')) {
       out.push(`${pad(indent, collapsed)}url: ${truncate(unquote(body.slice(5).trim()), 200)}`);
+      lineRefs.push(null);
       continue;
     }
     if (body.startsWith('/')) continue; // other metadata lines (/placeholder…)
     let ref: string | null = null;
     let clickable = false;
     const kept: string[] = [];
-    body = body.replace(/ \[([^\]\n]*)\]/g, (all, attr: string) => {
-      if (attr.startsWith('ref=')) ref = attr.slice(4);
-      else if (attr === 'cursor=pointer') clickable = true;
-      else if (KEPT_ATTRS.test(attr)) kept.push(`[${attr}]`);
-      else if (!/^(active|box=|cursor=)/.test(attr)) return all; // part of the name or text
-      return '';
-    });
+    if (body.includes(' [')) {
+      for (const m of body.matchAll(ATTR)) {
+        const attr = m[1]!;
+        if (attr.charCodeAt(0) === 114 /* r */ && attr.startsWith('ref=')) ref = attr.slice(4);
+        else if (attr === 'cursor=pointer') clickable = true;
+        else if (KEPT_ATTRS.test(attr)) kept.push(`[${attr}]`);
+      }
+      body = body.replace(ATTR, '');
+    }
     const colon = body.match(/^([a-z]+)(?: "((?:[^"\\]|\\.)*)")?(:?)(?: (.*))?$/);
     const role = colon?.[1] ?? body.split(/[ :]/)[0]!;
     const name = colon?.[2];
@@ -107,21 +112,27 @@ export function formatOutline(raw: string, maxChars = OUTLINE_MAX_CHARS): Outlin
     if (name !== undefined && name !== '') shown += ` "${truncate(name, 200)}"`;
     if (kept.length) shown += ` ${kept.join(' ')}`;
     if (text !== undefined) shown += `${shown ? ': ' : ''}${truncate(unquote(text), TEXT_LINE_MAX)}`;
-    if (actionable && ref) {
-      refs.add(ref);
-      shown = `[${ref}] ${shown}`;
-    }
+    const shownRef = actionable && ref ? (ref as string) : null;
+    if (shownRef) shown = `[${shownRef}] ${shown}`;
     out.push(`${pad(indent, collapsed)}${shown.trim()}`);
+    lineRefs.push(shownRef);
   }
-  let text = out.join('\n');
+  // Whole lines up to the cap; refs of lines cut off are not offered (the model never saw them).
+  const refs = new Set<string>();
+  let size = 0;
+  let n = 0;
+  for (; n < out.length; n++) {
+    const next = size + out[n]!.length + (n ? 1 : 0);
+    if (next > maxChars) break;
+    size = next;
+    const r = lineRefs[n];
+    if (r) refs.add(r);
+  }
+  let text = out.slice(0, n).join('\n');
   let cut = 0;
-  if (text.length > maxChars) {
-    const at = text.lastIndexOf('\n', maxChars);
-    const kept = text.slice(0, at > 0 ? at : maxChars);
-    cut = text.length - kept.length;
-    // Refs cut off are not offered: acting on them would act on something the model never saw.
-    for (const r of [...refs]) if (!kept.includes(`[${r}]`)) refs.delete(r);
-    text = `${kept}\n[… ${cut} more characters of this page not shown]`;
+  if (n < out.length) {
+    cut = out.slice(n).reduce((a, l) => a + l.length + 1, 0);
+    text += `\n[… ${cut} more characters of this page not shown]`;
   }
   return { text, refs, cut };
 }

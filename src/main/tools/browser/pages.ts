@@ -109,7 +109,8 @@ export function createSnapshot(deps: PagesDeps) {
     async execute(args, ctx) {
       const s = await step('Could not read the page', () => deps.browser.snapshot(ctx.conversationId, args.tab));
       const head = [...pageLines(s), `Refs: ${s.refs}${s.cut ? ` · ${s.cut} characters cut` : ''}`];
-      return { output: `${head.join('\n')}\n\n${ctx.redact(s.outline)}`, untrustedSource: untrusted(s) };
+      // The runtime redacts every result (secrets typed into fields included) before anyone sees it.
+      return { output: `${head.join('\n')}\n\n${s.outline}`, untrustedSource: untrusted(s) };
     },
   });
 }
