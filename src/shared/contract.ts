@@ -381,6 +381,16 @@ void _presentationsMatch;
 const none = z.strictObject({});
 const ok = z.strictObject({ ok: z.literal(true) });
 
+/** A conversation's open browser session as the UI shows it; `shot` is a small JPEG data URL of the page, when taken. */
+export const browserSessionSchema = z.strictObject({
+  tab: z.string(),
+  url: z.string(),
+  title: z.string(),
+  tabs: z.number().int(),
+  shot: z.string().nullable(),
+});
+export type BrowserSessionView = z.infer<typeof browserSessionSchema>;
+
 export const contract = {
   methods: {
     getHostInfo: {
@@ -487,6 +497,10 @@ export const contract = {
     /** Every registered tool's presentation (title, icon, result hint), for tool and approval cards. */
     listTools: { params: none, result: z.strictObject({ tools: z.array(toolPresentationSchema) }) },
     getTodos: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ todos: z.array(todoSchema) }) },
+    /** The conversation's browser session (browser family): its current tab, or null when none is open. */
+    getBrowserSession: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ session: browserSessionSchema.nullable() }) },
+    /** Stop: closes the conversation's browser session (its tabs; the browser process when no conversation uses it). */
+    closeBrowserSession: { params: z.strictObject({ conversationId: conversationIdSchema }), result: ok },
     getSettings: { params: none, result: settingsViewSchema },
     saveSettings: { params: settingsSchema, result: settingsViewSchema },
     setApiKey: { params: z.strictObject({ provider: providerNameSchema, key: z.string().trim().min(1).max(4096) }), result: settingsViewSchema },
@@ -549,6 +563,8 @@ export const contract = {
     backgroundTasksChanged: z.strictObject({ conversationId: conversationIdSchema }),
     /** The conversation's todo list changed (manage_todos). */
     todosChanged: z.strictObject({ conversationId: conversationIdSchema, todos: z.array(todoSchema) }),
+    /** A conversation's browser session changed (page, tab, a new screenshot) or closed (null). */
+    browserChanged: z.strictObject({ conversationId: conversationIdSchema, session: browserSessionSchema.nullable() }),
     /** Tools were added or removed (an MCP server came or went): load listTools again. */
     toolsChanged: none,
   },

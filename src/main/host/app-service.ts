@@ -86,6 +86,7 @@ export class AppService implements ContractHandlers {
   private readonly unsubscribe: () => void;
   private readonly wakes: TaskWakes;
   private readonly offTasks: () => void;
+  private readonly offBrowser: (() => void) | null;
   private readonly offTools: () => void;
   private readonly presenter: ToolPresenter;
   /** Conversations whose background tasks changed, published together at most every TASKS_EVENT_MS. */
@@ -100,6 +101,11 @@ export class AppService implements ContractHandlers {
     this.providers = new ProviderSettings({ dataDir: opts.dataDir, secrets: opts.secrets, env: this.env, log: this.log, override: opts.providerOverride ?? null });
     this.web = new WebSettings({ dataDir: opts.dataDir, store: this.runtime.store, vault: this.runtime.vault, env: this.env });
     this.unsubscribe = this.runtime.onEvent((e) => this.onRunEvent(e));
+    // The browser session of a conversation (page, title, a small screenshot), live to every UI.
+    this.offBrowser =
+      this.runtime.browser?.onChange((v) =>
+        this.emit({ event: 'browserChanged', payload: { conversationId: v.conversationId, session: 'closed' in v ? null : { tab: v.tab, url: v.url, title: v.title, tabs: v.tabs, shot: v.shot } } }),
+      ) ?? null;
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({
       runtime: this.runtime,
@@ -123,6 +129,7 @@ export class AppService implements ContractHandlers {
   async shutdown(timeoutMs = 3000): Promise<void> {
     this.unsubscribe();
     this.offTasks();
+    this.offBrowser?.();
     this.offTools();
     if (this.tasksTimer) clearTimeout(this.tasksTimer);
     await this.wakes.stop();
@@ -431,6 +438,16 @@ export class AppService implements ContractHandlers {
   }
 
   // ── Todos ─────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+  async getBrowserSession(p: ParsedParams<'getBrowserSession'>): Promise<MethodResult<'getBrowserSession'>> {
+    const view = this.runtime.browser?.sessions().find((v) => v.conversationId === p.conversationId);
+    return { session: view ? { tab: view.tab, url: view.url, title: view.title, tabs: view.tabs, shot: view.shot } : null };
+  }
+
+  async closeBrowserSession(p: ParsedParams<'closeBrowserSession'>): Promise<MethodResult<'closeBrowserSession'>> {
+    await this.runtime.browser?.close(p.conversationId);
+    return { ok: true };
+  }
 
   async getTodos(p: ParsedParams<'getTodos'>): Promise<MethodResult<'getTodos'>> {
     return { todos: projectTodos(this.conversation(p.conversationId)) };

@@ -11,6 +11,7 @@ import { FirstRunPanel } from './FirstRunPanel';
 import { SettingsPage } from './SettingsPage';
 import { Sidebar } from './Sidebar';
 import { TodosPanel } from './TodosPanel';
+import { BrowserPanel } from './BrowserPanel';
 
 export function App() {
   const view = useUi((s) => s.view);
@@ -38,6 +39,7 @@ export function App() {
       {panelOpen && (
         <div className="panel-stack">
           <ApprovalsPanel />
+          <BrowserPanel />
           <BackgroundTasksPanel />
           <TodosPanel />
         </div>

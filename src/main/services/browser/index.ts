@@ -77,6 +77,8 @@ export interface SessionView {
   url: string;
   title: string;
   tabs: number;
+  /** A small JPEG of the current tab as a data URL (taken when the page changes and someone listens), or null. */
+  shot: string | null;
 }
 
 export interface BrowserService {

@@ -618,7 +618,7 @@ export class PlaywrightBrowser implements BrowserService {
   sessions(): SessionView[] {
     return [...this.sessionsById.values()].flatMap((s) => {
       const tab = s.tabs.get(s.current ?? '');
-      return tab ? [{ conversationId: s.conversationId, tab: tab.name, url: tab.page.url(), title: '', tabs: s.tabs.size }] : [];
+      return tab ? [{ conversationId: s.conversationId, tab: tab.name, url: tab.page.url(), title: this.shots.get(s.conversationId)?.title ?? '', tabs: s.tabs.size, shot: this.shots.get(s.conversationId)?.shot ?? null }] : [];
     });
   }
 
@@ -627,16 +627,22 @@ export class PlaywrightBrowser implements BrowserService {
     return () => this.listeners.delete(listener);
   }
 
+  private readonly shots = new Map<string, { title: string; shot: string | null }>();
+
+  /** Tells listeners (the UI) where the session is, with a small screenshot; skipped when nobody listens. */
   private changed(session: Session): void {
     if (!this.listeners.size) return;
     const tab = session.tabs.get(session.current ?? '');
     if (!tab) return;
-    void tab.page
-      .title()
-      .catch(() => '')
-      .then((title) => {
-        for (const l of this.listeners) l({ conversationId: session.conversationId, tab: tab.name, url: tab.page.url(), title, tabs: session.tabs.size });
-      });
+    void (async () => {
+      const title = await tab.page.title().catch(() => '');
+      const mask = [...tab.secretRefs].map((r) => tab.page.locator(`aria-ref=${r}`));
+      const jpeg = await tab.page.screenshot({ type: 'jpeg', quality: 40, scale: 'css', mask, timeout: 5_000 }).catch(() => null);
+      const shot = jpeg ? `data:image/jpeg;base64,${jpeg.toString('base64')}` : null;
+      this.shots.set(session.conversationId, { title, shot });
+      if (this.sessionsById.get(session.conversationId) !== session) return;
+      for (const l of this.listeners) l({ conversationId: session.conversationId, tab: tab.name, url: tab.page.url(), title, tabs: session.tabs.size, shot });
+    })();
   }
 
   async shutdown(): Promise<void> {
