@@ -6,7 +6,6 @@
  * written to `browser/parked/<conversation>.json` and reopened (with a note for the model) by whichever process
  * resumes it.
  */
-import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -16,6 +15,8 @@ import { findChromium, NO_CHROMIUM_MESSAGE } from '../chromium/index';
 import { BrowserProcess } from './browser-process';
 import { diffOutlines, formatOutline } from './snapshot';
 import type { ActRequest, ActResult, AdoptableTab, BrowserService, BrowserSettings, OwnedGroups, PageInfo, PageNotes, RefInfo, SessionView, SnapshotResult } from './index';
+import { DESCRIBE_ELEMENT, fetchAdoptable, findTarget, hash, performAction } from './actions';
+import { clearParked, parkedPath, readParked, type Parked } from './parked';
 import { settle, TabWatch } from './settle';
 
 const NAV_TIMEOUT_MS = 30_000;
@@ -44,12 +45,6 @@ interface Session {
   acting: { downloadDir?: string; dialog: 'accept' | 'dismiss' } | null;
 }
 
-interface Parked {
-  /** `outline`: a hash of the tab's latest outline (never the outline: it may show what was typed). */
-  tabs: { name: string; url: string; posted?: boolean; outline?: string; typed?: { ref: string; action: 'fill' | 'type' | 'select' | 'check'; value: string }[]; secrets?: string[] }[];
-  current: string | null;
-  approved: string[];
-}
 
 export interface PlaywrightBrowserOptions {
   dataDir: string;
@@ -365,7 +360,7 @@ export class PlaywrightBrowser implements BrowserService {
       const tab = session.tabs.get(tabName ?? session.current ?? '');
       return tab ? tab.page.url() : null;
     }
-    const parked = this.readParked(conversationId);
+    const parked = readParked(this.root, conversationId);
     return parked?.tabs.find((t) => t.name === (tabName ?? parked.current))?.url ?? null;
   }
 
@@ -391,40 +386,7 @@ export class PlaywrightBrowser implements BrowserService {
     const navigations = tab.watch.navigations;
     session.acting = { dialog: req.dialog ?? 'dismiss', ...(req.downloadDir ? { downloadDir: req.downloadDir } : {}) };
     try {
-      const t = { timeout: ACT_TIMEOUT_MS };
-      switch (req.action) {
-        case 'click':
-          await loc.click(t);
-          break;
-        case 'hover':
-          await loc.hover(t);
-          break;
-        case 'fill':
-          await loc.fill(req.value ?? '', t);
-          break;
-        case 'type':
-          await loc.pressSequentially(req.value ?? '', { ...t, delay: 10 });
-          break;
-        case 'press':
-          await loc.press(req.value || 'Enter', t);
-          break;
-        case 'select':
-          await loc.selectOption(
-            (req.value ?? '')
-              .split('\n')
-              .map((v) => v.trim())
-              .filter(Boolean)
-              .map((v) => ({ label: v })),
-            t,
-          ).catch(() => loc.selectOption((req.value ?? '').split('\n').map((v) => v.trim()), t));
-          break;
-        case 'check':
-          await loc.setChecked(!/^(false|off|no|0|uncheck)$/i.test(req.value ?? ''), t);
-          break;
-        case 'upload':
-          await loc.setInputFiles(req.files ?? [], t);
-          break;
-      }
+      await performAction(loc, req, ACT_TIMEOUT_MS);
       if (req.secret && (req.action === 'fill' || req.action === 'type')) tab.secretRefs.add(req.ref);
       else if (req.action === 'fill' || req.action === 'type' || req.action === 'select' || req.action === 'check') {
         tab.typed.push({ ref: req.ref, action: req.action, value: req.value ?? '', at: navigations });
@@ -447,7 +409,7 @@ export class PlaywrightBrowser implements BrowserService {
   }
 
   async close(conversationId: string): Promise<{ closed: boolean; tabs: number }> {
-    this.clearParked(conversationId);
+    clearParked(this.root, conversationId);
     const session = this.sessionsById.get(conversationId);
     if (!session) return { closed: false, tabs: 0 };
     this.sessionsById.delete(conversationId);
@@ -497,10 +459,7 @@ export class PlaywrightBrowser implements BrowserService {
 
   async listAdoptable(endpoint: string): Promise<AdoptableTab[]> {
     const base = endpoint.replace(/\/+$/, '');
-    const res = await fetch(`${base}/json/list`, { signal: AbortSignal.timeout(5_000) });
-    if (!res.ok) throw new Error(`${base}/json/list answered ${res.status}`);
-    const list = (await res.json()) as { id: string; type: string; title: string; url: string }[];
-    const tabs = list.filter((t) => t.type === 'page').map((t) => ({ id: t.id, title: t.title, url: t.url }));
+    const tabs = await fetchAdoptable(base);
     this.listed.set(base, tabs);
     return tabs;
   }
@@ -512,15 +471,7 @@ export class PlaywrightBrowser implements BrowserService {
   async adopt(conversationId: string, endpoint: string, target: AdoptableTab): Promise<PageNotes> {
     const session = this.session(conversationId);
     const browser = await chromium.connectOverCDP(endpoint.replace(/\/+$/, ''), { timeout: 10_000 });
-    let found: Page | undefined;
-    for (const ctx of browser.contexts()) {
-      for (const page of ctx.pages()) {
-        const cdp = await ctx.newCDPSession(page).catch(() => null);
-        const info = cdp ? ((await cdp.send('Target.getTargetInfo').catch(() => null)) as { targetInfo?: { targetId?: string } } | null) : null;
-        await cdp?.detach().catch(() => undefined);
-        if (info?.targetInfo?.targetId === target.id) found = page;
-      }
-    }
+    const found = await findTarget(browser, target.id);
     if (!found) {
       await browser.close().catch(() => undefined);
       throw new Error(`The tab "${target.title}" (${target.url}) is no longer open in that browser.`);
@@ -532,22 +483,6 @@ export class PlaywrightBrowser implements BrowserService {
   }
 
   // ── Parking ────────────────────────────────────────────────────────────────────────────────────────────────────
-
-  private parkedPath(conversationId: string): string {
-    return join(this.root, 'parked', `${conversationId.replace(/[^\w.-]/g, '_')}.json`);
-  }
-
-  private readParked(conversationId: string): Parked | null {
-    try {
-      return JSON.parse(readFileSync(this.parkedPath(conversationId), 'utf8')) as Parked;
-    } catch {
-      return null;
-    }
-  }
-
-  private clearParked(conversationId: string): void {
-    rmSync(this.parkedPath(conversationId), { force: true });
-  }
 
   async park(conversationId: string): Promise<void> {
     const session = this.sessionsById.get(conversationId);
@@ -563,8 +498,8 @@ export class PlaywrightBrowser implements BrowserService {
         ...(t.secretRefs.size ? { secrets: [...t.secretRefs] } : {}),
       })),
       current: session.current, approved: [...this.approved] };
-    mkdirSync(dirname(this.parkedPath(conversationId)), { recursive: true, mode: 0o700 });
-    writeFileSync(this.parkedPath(conversationId), JSON.stringify(parked), { mode: 0o600 });
+    mkdirSync(dirname(parkedPath(this.root, conversationId)), { recursive: true, mode: 0o700 });
+    writeFileSync(parkedPath(this.root, conversationId), JSON.stringify(parked), { mode: 0o600 });
     this.sessionsById.delete(conversationId);
     await Promise.all([...session.tabs.values()].map((t) => this.release(t)));
     for (const l of this.listeners) l({ conversationId, closed: true });
@@ -573,9 +508,9 @@ export class PlaywrightBrowser implements BrowserService {
 
   private async unpark(session: Session): Promise<void> {
     if (session.tabs.size > 0) return;
-    const parked = this.readParked(session.conversationId);
+    const parked = readParked(this.root, session.conversationId);
     if (!parked) return;
-    this.clearParked(session.conversationId);
+    clearParked(this.root, session.conversationId);
     for (const key of parked.approved) this.approved.add(key);
     const proc = await this.browser();
     const same: string[] = [];
@@ -651,20 +586,4 @@ export class PlaywrightBrowser implements BrowserService {
     if (this.starting) await this.starting.catch(() => undefined);
     await this.stopProcess();
   }
-}
-
-/** Runs in the page on one element: what it is, for effects and approvals. */
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- page code, written as text because main has no DOM types
-const DESCRIBE_ELEMENT = new Function(
-  'el',
-  `return {
-    role: el.getAttribute('role') || el.tagName.toLowerCase(),
-    name: el.getAttribute('aria-label') || el.getAttribute('name') || '',
-    password: el.tagName === 'INPUT' && el.type === 'password',
-    url: el.ownerDocument.location.href,
-  };`,
-) as (el: unknown) => RefInfo;
-
-function hash(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

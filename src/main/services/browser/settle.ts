@@ -49,7 +49,7 @@ export class TabWatch {
 }
 
 /** Runs in the page: resolves true once the document has not changed for `quietMs`, false at `maxWait`. */
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- page code, written as text because main has no DOM types
+// Page code, written as text because main has no DOM types.
 const QUIET_DOM = new Function(
   'opts',
   `return new Promise((resolve) => {
