@@ -7,7 +7,7 @@
  * resumes it.
  */
 import { lookup } from 'node:dns/promises';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { chromium, type Browser, type Dialog, type Download, type Page, type Route } from 'playwright-core';
 import { judgeDestination, parseWebUrl } from '../../../shared/url-guard';
