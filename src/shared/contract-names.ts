@@ -22,6 +22,8 @@ export const METHOD_NAMES = [
   'pickForRequest',
   'listTools',
   'getTodos',
+  'getBrowserSession',
+  'closeBrowserSession',
   'getSettings',
   'saveSettings',
   'setApiKey',
@@ -59,7 +61,7 @@ export const METHOD_NAMES = [
   'reviewComposition',
 ] as const;
 
-export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged'] as const;
+export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged'] as const;
 
 /** The one IPC channel each way; the method or event name travels inside and is checked against the lists above. */
 export const IPC_CALL_CHANNEL = 'deskhand:call';

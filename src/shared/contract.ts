@@ -279,6 +279,14 @@ export const settingsSchema = z.strictObject({
   }),
   defaultPolicy: policySchema,
   search: searchSettingsSchema.nullable().optional(),
+  /** The browser family: a visible window or not, an explicit browser path, the person's own browser for adopting a tab. */
+  browser: z
+    .strictObject({
+      headless: z.boolean().optional(),
+      executable: z.string().max(4096).nullable().optional(),
+      endpoint: z.string().max(200).nullable().optional(),
+    })
+    .optional(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -432,6 +440,16 @@ void _presentationsMatch;
 const none = z.strictObject({});
 const ok = z.strictObject({ ok: z.literal(true) });
 
+/** A conversation's open browser session as the UI shows it; `shot` is a small JPEG data URL of the page, when taken. */
+export const browserSessionSchema = z.strictObject({
+  tab: z.string(),
+  url: z.string(),
+  title: z.string(),
+  tabs: z.number().int(),
+  shot: z.string().nullable(),
+});
+export type BrowserSessionView = z.infer<typeof browserSessionSchema>;
+
 export const contract = {
   methods: {
     getHostInfo: {
@@ -540,6 +558,10 @@ export const contract = {
     /** Every registered tool's presentation (title, icon, result hint), for tool and approval cards. */
     listTools: { params: none, result: z.strictObject({ tools: z.array(toolPresentationSchema) }) },
     getTodos: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ todos: z.array(todoSchema) }) },
+    /** The conversation's browser session (browser family): its current tab, or null when none is open. */
+    getBrowserSession: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ session: browserSessionSchema.nullable() }) },
+    /** Stop: closes the conversation's browser session (its tabs; the browser process when no conversation uses it). */
+    closeBrowserSession: { params: z.strictObject({ conversationId: conversationIdSchema }), result: ok },
     getSettings: { params: none, result: settingsViewSchema },
     saveSettings: { params: settingsSchema, result: settingsViewSchema },
     setApiKey: { params: z.strictObject({ provider: providerNameSchema, key: z.string().trim().min(1).max(4096) }), result: settingsViewSchema },
@@ -651,6 +673,8 @@ export const contract = {
     todosChanged: z.strictObject({ conversationId: conversationIdSchema, todos: z.array(todoSchema) }),
     /** A composition was made, revised or reviewed: list them again. */
     compositionsChanged: z.strictObject({ conversationId: z.string().nullable() }),
+    /** A conversation's browser session changed (page, tab, a new screenshot) or closed (null). */
+    browserChanged: z.strictObject({ conversationId: conversationIdSchema, session: browserSessionSchema.nullable() }),
     /** Tools were added or removed (an MCP server came or went): load listTools again. */
     toolsChanged: none,
   },

@@ -92,6 +92,7 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
   private readonly unsubscribe: () => void;
   private readonly wakes: TaskWakes;
   private readonly offTasks: () => void;
+  private readonly offBrowser: (() => void) | null;
   private readonly offTools: () => void;
   private readonly presenter: ToolPresenter;
   /** Conversations whose background tasks changed, published together at most every TASKS_EVENT_MS. */
@@ -108,6 +109,11 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
     this.web = new WebSettings({ dataDir: opts.dataDir, store: this.runtime.store, vault: this.runtime.vault, env: this.env });
     const offRun = this.runtime.onEvent((e) => this.onRunEvent(e)), goals = attachMemoryAndGoals(this, this.runtime, (run) => this.providers.forRun(run), (c, m, p, s) => this.runWake(c, m, p, s), this.log);
     this.unsubscribe = () => (offRun(), void goals.stop());
+    // The browser session of a conversation (page, title, a small screenshot), live to every UI.
+    this.offBrowser =
+      this.runtime.browser?.onChange((v) =>
+        this.emit({ event: 'browserChanged', payload: { conversationId: v.conversationId, session: 'closed' in v ? null : { tab: v.tab, url: v.url, title: v.title, tabs: v.tabs, shot: v.shot } } }),
+      ) ?? null;
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({
       runtime: this.runtime,
@@ -131,6 +137,7 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
   async shutdown(timeoutMs = 3000): Promise<void> {
     this.unsubscribe();
     this.offTasks();
+    this.offBrowser?.();
     this.offTools();
     if (this.tasksTimer) clearTimeout(this.tasksTimer);
     await this.wakes.stop();
@@ -142,8 +149,8 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
       waits.push(run.done);
     }
     await Promise.race([Promise.allSettled(waits), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
-    // Nothing a command started outlives Deskhand.
-    await this.runtime.tasks.shutdown();
+    // Nothing a command, an MCP server or the browser started outlives Deskhand.
+    await this.runtime.shutdownServices();
     await this.runtime.mcp?.close();
   }
 
@@ -445,6 +452,16 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
   }
 
   // ── Todos ─────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+  async getBrowserSession(p: ParsedParams<'getBrowserSession'>): Promise<MethodResult<'getBrowserSession'>> {
+    const view = this.runtime.browser?.sessions().find((v) => v.conversationId === p.conversationId);
+    return { session: view ? { tab: view.tab, url: view.url, title: view.title, tabs: view.tabs, shot: view.shot } : null };
+  }
+
+  async closeBrowserSession(p: ParsedParams<'closeBrowserSession'>): Promise<MethodResult<'closeBrowserSession'>> {
+    await this.runtime.browser?.close(p.conversationId);
+    return { ok: true };
+  }
 
   async getTodos(p: ParsedParams<'getTodos'>): Promise<MethodResult<'getTodos'>> {
     return { todos: projectTodos(this.conversation(p.conversationId)) };

@@ -13,6 +13,8 @@ import type { SecretSaver } from '../services/vault';
 import { createCompositionFamily } from '../tools/compositions';
 import type { CompositionService, Publisher } from '../services/compositions/index';
 import type { PdfPrinter, PdfReader } from '../services/pdf/index';
+import type { BrowserService } from '../services/browser/index';
+import { createBrowserFamily } from '../tools/browser';
 import { createContextFamily } from '../tools/context';
 import { createMediaFamily } from '../tools/media';
 import type { Companion, MediaService } from '../services/media/index';
@@ -60,6 +62,10 @@ export interface HostServices {
   mcpDeferAbove?: number;
   /** Compositions and PDFs (issue 17). */
   compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader; media: MediaService; presence?: PresenceService; companion?: Companion };
+  /** The app's browser (browser family); absent: no browser tools. */
+  browser?: BrowserService | null;
+  /** The person's own browser for browser_adopt_tab (Settings → Browser). */
+  browserEndpoint?: () => string | undefined;
 }
 
 export interface Assembly {
@@ -106,8 +112,19 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     ...(services.mcpDeferAbove !== undefined ? { deferAbove: services.mcpDeferAbove } : {}),
   });
   families.push(extensions);
+  // Browser family: one Chromium per app, a session per conversation.
+  const browser = services.browser
+    ? createBrowserFamily({
+        browser: services.browser,
+        dataDir: services.dataDir,
+        urlGrants: services.urlGrants,
+        endpoint: services.browserEndpoint ?? (() => undefined),
+        resolve: (host) => services.http.resolve(host),
+      })
+    : null;
+  if (browser) families.push(browser);
   for (const family of families) registry.add(family.tools);
-  const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds];
+  const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds, ...(browser?.inputKinds ?? [])];
   const contextSources: ContextSource[] = [];
   // Memory, plan mode, goals and loops.
   if (services.memory) {

@@ -233,7 +233,7 @@ async function awaitBackground(
 /** Ends what commands started (nothing outlives Deskhand), then closes the store. */
 async function closeRuntime(runtime: Runtime): Promise<void> {
   try {
-    await runtime.tasks.shutdown();
+    await runtime.shutdownServices();
   } finally {
     runtime.store.close();
   }

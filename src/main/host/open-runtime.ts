@@ -31,6 +31,9 @@ import { PdfJsReader } from '../services/pdf/read';
 import { JimpMedia } from '../services/media/images';
 import { StorePresence } from '../services/presence/store-presence';
 import { CompanionModel } from '../services/media/companion';
+import type { BrowserService } from '../services/browser/index';
+import { PlaywrightBrowser } from '../services/browser/playwright-browser';
+import { selfIdentity } from '../services/processes/proc-info';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -63,22 +66,41 @@ export class AppRuntime extends Runtime {
     readonly goals: StoreGoalService = new StoreGoalService(opts.store),
     /** Reminders and triggers (the scheduling family; `deskhand fire`, the ticker, the tray). Default: no OS jobs. */
     readonly schedules: ScheduleService = new ScheduleService({ store: opts.store, dataDir: opts.dataDir ?? '', os: null, command: (id) => fireCommand(id, opts.dataDir ?? '') }),
+    readonly browser: BrowserService | null = null,
   ) {
     super(opts);
     // Stopping a run stops what it started in the background too.
     this.onEvent((e) => {
       if (e.type === 'run.finished' && e.status === 'aborted') void this.tasks.cancelForRun(e.runId).catch(() => undefined);
+      // A run that parks closes its browser session; whichever process resumes it reopens the pages.
+      if (e.type === 'run.parked') void this.browser?.park(e.conversationId).catch(() => undefined);
     });
+  }
+
+  /** On quit: commands and the browser end (nothing outlives Deskhand). */
+  async shutdownServices(): Promise<void> {
+    await Promise.allSettled([this.tasks.shutdown(), this.browser?.shutdown()]);
   }
 }
 
-export type HostRuntimeOptions = { dataDir: string; store?: Store; sqliteBinding?: string; vault?: Vault | null; http?: HttpService; webFetchTimeoutMs?: number; mcpDeferAbove?: number; mcpBackoff?: { firstMs: number; maxMs: number } } & Partial<
+export type HostRuntimeOptions = {
+  dataDir: string;
+  store?: Store;
+  sqliteBinding?: string;
+  vault?: Vault | null;
+  http?: HttpService;
+  webFetchTimeoutMs?: number;
+  mcpDeferAbove?: number;
+  mcpBackoff?: { firstMs: number; maxMs: number };
+  /** The app's browser (default: Chromium through Playwright; null: no browser tools). */
+  browser?: BrowserService | null;
+} & Partial<
   Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
 >;
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, ...runtimeOpts } = opts;
+  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, browser: _browser, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
@@ -98,6 +120,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     ...(mcpBackoff ? { backoff: mcpBackoff } : {}),
   });
   const profiles = new ProfileStore(store);
+  const browser = opts.browser === undefined ? createBrowser(opts.dataDir, store, settings) : opts.browser;
   const { registry, inputKinds, contextSources } = assembleTools({
     dataDir: opts.dataDir,
     tasks,
@@ -114,6 +137,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     mcp,
     ...(mcpDeferAbove !== undefined ? { mcpDeferAbove } : {}),
     compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PdfJsReader(), media: new JimpMedia(opts.dataDir), presence: new StorePresence(store), companion: new CompanionModel(opts.dataDir) },
+    browser,
+    browserEndpoint: () => settings.read().browser?.endpoint ?? undefined,
   });
   // An agent profile narrows its conversations' tools.
   registry.addFilter('agent-profile', (tool, turn) => {
@@ -144,6 +169,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     memory,
     goals,
     schedules,
+    browser,
   );
   runtime.mcp = mcp;
   runtime.profiles = profiles;
@@ -157,6 +183,23 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     }
   };
   return runtime;
+}
+
+/** The app's one browser: settings read at launch, its process group recorded with the commands' (ended by `recover()`). */
+function createBrowser(dataDir: string, store: Store, settings: SettingsFile): BrowserService {
+  const owner = selfIdentity();
+  return new PlaywrightBrowser({
+    dataDir,
+    settings: () => {
+      const b = settings.read().browser;
+      const headed = process.env.DESKHAND_BROWSER_HEADED === '1' || b?.headless === false;
+      return { headless: !headed, ...(b?.executable ? { executable: b.executable } : {}), ...(b?.endpoint ? { endpoint: b.endpoint } : {}) };
+    },
+    owned: {
+      record: (g) => store.tasks.insertGroup({ ...g, task_id: 'browser', owner_pid: owner.pid, owner_start: owner.start }),
+      forget: (tag) => store.tasks.deleteGroup(tag),
+    },
+  });
 }
 
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {

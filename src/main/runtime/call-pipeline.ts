@@ -65,9 +65,9 @@ export class CallPipeline {
     const waiting: string[] = [];
     let tainted = run.tainted === 1 || conv.tainted === 1;
     const held = heldSecretNames(store.toolCallsForRun(run.id), (name) => this.core.registry.lookup(name));
-    const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox };
     // The always-allow rules of this conversation, its workspace folder, and everywhere (read once per step).
     const rules = store.rules.forConversation(conv.id, conv.folder);
+    const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox, conversationId: conv.id };
 
     for (const row of open) {
       if (row.status === 'denied') {

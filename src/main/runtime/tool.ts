@@ -86,6 +86,8 @@ export interface EffectsContext {
   dataDir: string;
   /** The conversation's sandbox mode (default `workspace-write`). */
   sandbox?: SandboxMode;
+  /** The conversation the call belongs to (absent in `policy explain`): families with per-conversation state read it. */
+  conversationId?: string;
 }
 /** @deprecated name kept for the classifier's signature; same as EffectsContext. */
 export type ClassifyContext = EffectsContext;

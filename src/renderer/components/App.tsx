@@ -62,6 +62,7 @@ function runShortcut(action: ShortcutAction): void {
   }
 }
 import { GoalsPanel } from './GoalsPanel';
+import { BrowserPanel } from './BrowserPanel';
 
 export function App() {
   const view = useUi((s) => s.view);
@@ -91,6 +92,7 @@ export function App() {
       {panelOpen && (
         <div className="panel-stack">
           <ApprovalsPanel />
+          <BrowserPanel />
           <BackgroundTasksPanel />
           <GoalsPanel />
           <TodosPanel />

@@ -12,6 +12,7 @@ import { useQueue, type QueuedMessage } from './queue';
 import { useSettings } from './settings';
 import { useTasks } from './tasks';
 import { useTodos } from './todos';
+import { useBrowser } from './browser';
 import { useTools } from './tools';
 import { useUi } from './ui';
 
@@ -55,7 +56,7 @@ export async function refreshAll(): Promise<void> {
       return;
     }
     const selected = useConversations.getState().selectedId;
-    if (selected) await Promise.all([useMessages.getState().reload(), useTasks.getState().load(selected), useTodos.getState().load(selected)]);
+    if (selected) await Promise.all([useMessages.getState().reload(), useTasks.getState().load(selected), useTodos.getState().load(selected), useBrowser.getState().load(selected)]);
   } catch (err) {
     useUi.getState().notify(`Could not load from Deskhand: ${errorText(err)}`);
   }
@@ -81,6 +82,7 @@ export function startSync(): () => void {
       void c.refreshOpen();
     }),
     a.on('todosChanged', ({ conversationId, todos }) => useTodos.getState().set(conversationId, todos)),
+    a.on('browserChanged', ({ conversationId, session }) => useBrowser.getState().set(conversationId, session)),
     a.on('toolsChanged', () => void useTools.getState().load().catch((err: unknown) => useUi.getState().notify(`Could not load the tool list: ${errorText(err)}`))),
     // Queued messages go out when their conversation is idle again.
     useConversations.subscribe(drainQueue),

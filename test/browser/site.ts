@@ -1,0 +1,66 @@
+/** The local web site the browser tests drive: forms, links, tabs, a dialog, an iframe, an upload, a delayed change. */
+import { startServer, type TestServer } from '../web/servers';
+
+const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
+
+export interface Site extends TestServer {
+  /** Form posts received, parsed. */
+  submissions: URLSearchParams[];
+  uploads: string[];
+}
+
+export async function startSite(): Promise<Site> {
+  const submissions: URLSearchParams[] = [];
+  const uploads: string[] = [];
+  const server = await startServer((req, res, body) => {
+    const html = (t: string, b: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(t, b));
+    switch (req.url?.split('?')[0]) {
+      case '/form':
+        return html(
+          'Sign up',
+          `<h1>Sign up</h1><form method="post" action="/submit">
+            <label>Full name <input name="name"></label>
+            <label>Password <input type="password" name="password"></label>
+            <label>Colour <select name="colour"><option>Red</option><option>Green</option><option>Blue</option></select></label>
+            <label><input type="checkbox" name="terms" value="yes"> I agree</label>
+            <button type="submit">Send</button></form>`,
+        );
+      case '/submit':
+        submissions.push(new URLSearchParams(body));
+        return html('Thanks', `<p>Thanks, ${new URLSearchParams(body).get('name')?.replace(/</g, '&lt;')}</p>`);
+      case '/a':
+        return html('Page A', '<h1>Page A</h1><a href="/b">Go to B</a> <a href="/b" target="_blank">B in a new tab</a>');
+      case '/b':
+        return html('Page B', '<h1>Page B</h1>');
+      case '/dialog':
+        return html('Dialog', `<button onclick="document.getElementById('r').textContent = confirm('Delete everything?') ? 'confirmed' : 'cancelled'">Delete</button><p id="r">waiting</p>`);
+      case '/frame':
+        return html('Frame', `<h1>Outer</h1><iframe src="/inner" title="inner"></iframe>`);
+      case '/inner':
+        return html('Inner', `<button onclick="this.textContent='Pressed inside'">Press inside</button>`);
+      case '/upload':
+        return html('Upload', `<form method="post" action="/uploaded" enctype="multipart/form-data"><label>File <input type="file" name="doc"></label><button>Upload</button></form>`);
+      case '/uploaded':
+        uploads.push(body);
+        return html('Uploaded', '<p>Got it</p>');
+      case '/delayed':
+        return html(
+          'Delayed',
+          `<button onclick="fetch('/slow').then(r => r.text()).then(t => { const p = document.createElement('p'); p.textContent = 'Loaded: ' + t; document.body.append(p); })">Load</button>`,
+        );
+      case '/slow':
+        return void setTimeout(() => res.end('42'), 700);
+      case '/counter':
+        return html('Counter', `<button onclick="const p = document.getElementById('n'); p.textContent = String(Number(p.textContent) + 1)">Add one</button><p id="n">0</p>`);
+      case '/big': {
+        const n = Number(new URL(req.url!, 'http://x').searchParams.get('n') ?? 2000);
+        const items: string[] = [];
+        for (let i = 0; i < n / 4; i++) items.push(`<li><a href="#i${i}">Item ${i}</a> <button>Buy ${i}</button> <input aria-label="Qty ${i}" value="${i}"> <span>Price ${i}.00</span></li>`);
+        return html('Big', `<ul>${items.join('')}</ul>`);
+      }
+      default:
+        res.writeHead(404).end('not found');
+    }
+  });
+  return Object.assign(server, { submissions, uploads });
+}
