@@ -18,6 +18,9 @@ import { createShellFamily } from '../tools/shell';
 import { createTaskFamily } from '../tools/tasks';
 import { createTodoFamily } from '../tools/todos';
 import { createWebFamily } from '../tools/web';
+import { createSubagentFamily } from '../tools/subagents';
+import type { Subagents } from '../services/subagents/index';
+import type { Compactor } from '../tools/context';
 
 export interface HostServices {
   dataDir: string;
@@ -32,6 +35,9 @@ export interface HostServices {
   /** Vault values for search API keys (null: no vault). */
   secretValues: { get(name: string): Promise<string | null> } | null;
   webFetchTimeoutMs?: number;
+  /** Subagents (spawn, map, steer, blackboard) and the runtime's compaction for summarize_context. */
+  subagents?: Subagents;
+  compactor?: Compactor;
 }
 
 export interface Assembly {
@@ -47,7 +53,8 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }),
     shell,
     createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }),
-    createContextFamily({ catalog: registry }),
+    createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: services.subagents ? (id) => services.subagents!.workMinutesLeft(id) : null }),
+    ...(services.subagents ? [createSubagentFamily({ subagents: services.subagents })] : []),
     createTodoFamily(),
     interaction,
     secrets,

@@ -16,6 +16,8 @@ import { formatAnswers } from '../tools/interaction';
 import { PinnedHttpClient } from '../services/http/pinned-client';
 import type { HttpService } from '../services/http/index';
 import { SettingsFile } from './settings-file';
+import { SubagentService, type SubagentServiceOptions } from '../services/subagents/subagent-service';
+import { wireSubagents, type SubagentWiring } from './subagent-runner';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -32,6 +34,7 @@ export class AppRuntime extends Runtime {
   constructor(
     opts: RuntimeOptions,
     readonly tasks: BackgroundTasks,
+    readonly subagents: SubagentService = new SubagentService({ store: opts.store, tasks: tasks.external, dataDir: opts.dataDir }),
   ) {
     super(opts);
     // Stopping a run stops what it started in the background too.
@@ -41,19 +44,34 @@ export class AppRuntime extends Runtime {
   }
 }
 
-export type HostRuntimeOptions = { dataDir: string; store?: Store; sqliteBinding?: string; vault?: Vault | null; http?: HttpService; webFetchTimeoutMs?: number } & Partial<
+export type HostRuntimeOptions = {
+  dataDir: string;
+  store?: Store;
+  sqliteBinding?: string;
+  vault?: Vault | null;
+  http?: HttpService;
+  webFetchTimeoutMs?: number;
+  /** Subagent limits (live children, minutes, tokens, cost) and prices. */
+  subagents?: Partial<Omit<SubagentServiceOptions, 'store' | 'tasks' | 'dataDir'>>;
+  /** The provider for a child whose parent run another process drives (default: the parent run's row, no key). */
+  subagentProvider?: SubagentWiring['provider'];
+} & Partial<
   Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
 >;
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, ...runtimeOpts } = opts;
+  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, subagents: _subagentOpts, subagentProvider: _subagentProvider, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
   const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
   const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor });
   const settings = new SettingsFile(opts.dataDir);
+  // Subagents and summarize_context need the runtime, which needs the tools: bound once it exists.
+  const subagents = new SubagentService({ store, tasks: tasks.external, dataDir: opts.dataDir, ...(opts.subagents ?? {}) });
+  let built: AppRuntime | null = null;
+  const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => built!.compactNow(conv, run, focus, signal) };
   const { registry, inputKinds } = assembleTools({
     dataDir: opts.dataDir,
     tasks,
@@ -65,8 +83,10 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     searchSettings: () => settings.read().search ?? null,
     secretValues: vault,
     ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
+    subagents,
+    compactor,
   });
-  return new AppRuntime(
+  built = new AppRuntime(
     {
       ...runtimeOpts,
       ...(vault ? { vault } : {}),
@@ -80,7 +100,10 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
     },
     tasks,
+    subagents,
   );
+  wireSubagents(built, subagents, { provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })) });
+  return built;
 }
 
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {

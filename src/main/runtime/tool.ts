@@ -164,7 +164,14 @@ export interface ToolContext {
   /** Publishes family state the call changed (the todo list…) to every UI, as a typed event. */
   publish(update: StateUpdate): void;
   /** Context-window figures for `context_info`. */
-  readonly usage: { inputTokens: number; outputTokens: number; contextWindow: number; messages: number };
+  readonly usage: {
+    inputTokens: number;
+    outputTokens: number;
+    contextWindow: number;
+    messages: number;
+    /** What the next request carries (estimated, after compaction), the threshold and how many compactions ran. */
+    figures?(): { contextTokens: number; contextWindow: number; compactAtTokens: number; compactions: number };
+  };
   /**
    * The path checks the approval engine decided this call on, by the absolute path the tool resolves. A tool that
    * opens a path verifies it still leads there (path-guard.ts `openVerified`). Absent outside the runtime.

@@ -9,5 +9,7 @@ import { runsModule } from './runs';
 import { secretsCatalogModule } from './secrets-catalog';
 import { tasksModule } from './tasks';
 import { urlGrantsModule } from './url-grants';
+import { subagentsModule } from './subagents';
+import { contextModule } from './context';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, subagentsModule, contextModule] as const;
