@@ -19,6 +19,7 @@ import { webCommand } from './web-command';
 import { assertSecretName } from '../services/vault/vault';
 import { PromptQueue, readHidden } from './cli-prompts';
 import { grantsCommand, searchCommand } from './cli-web';
+import { subagentsCommand } from './cli-subagents';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -36,6 +37,7 @@ const USAGE = `Usage:
   deskhand secrets delete NAME
   deskhand grants add-url PATTERN | list | revoke ID|PATTERN   (URL grants, e.g. https://api.example.com/v1/*)
   deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
+  deskhand subagents list [--conversation ID] | show ID | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
   deskhand web [--port N] [--data-dir DIR] [--json] [provider flags as in run]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
@@ -71,6 +73,8 @@ export async function main(argv: string[]): Promise<number> {
         return await grantsCommand(rest);
       case 'search':
         return await searchCommand(rest);
+      case 'subagents':
+        return await subagentsCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -382,6 +382,14 @@ export class SubagentService {
     };
     parentSignal?.addEventListener('abort', onParent, { once: true });
     if (parentSignal?.aborted) onParent();
+    // Cancelled by another process (`deskhand subagents cancel`): its row says so.
+    const offExternal = this.opts.store.onExternalChange(() => {
+      const now = this.rows.get(row.id);
+      if (now?.status === 'cancelled' && !live.stop) {
+        live.stop = { status: 'cancelled', reason: now.error ?? 'cancelled' };
+        live.controller.abort();
+      }
+    });
     let slots = this.slots.get(row.root_conversation_id);
     if (!slots) this.slots.set(row.root_conversation_id, (slots = new Slots(this.maxLive)));
     let holding = false;
@@ -394,6 +402,7 @@ export class SubagentService {
       this.end(row.id, stop.status, { error: stop.reason });
     } finally {
       if (holding) slots.give();
+      offExternal();
       parentSignal?.removeEventListener('abort', onParent);
       this.live.delete(row.id);
     }
