@@ -305,7 +305,7 @@ export class CallPipeline {
       const untrusted = result.untrustedSource ?? untrustedReadSource(checks);
       const { offloadChars, dataDir } = this.core.limits;
       // A large result is stored in full; the model reads a head, a tail and the id (retrieve_tool_result pages it).
-      if (output.length > offloadChars) output = offloadResult(dataDir, run.conversation_id, tool.name, output, offloadChars, untrusted ?? null);
+      if (output.length > offloadChars && tool.offload !== false) output = offloadResult(dataDir, run.conversation_id, tool.name, output, offloadChars, untrusted ?? null);
       if (output.length > MAX_RESULT_CHARS) {
         output = `${output.slice(0, MAX_RESULT_CHARS)}\n[… ${output.length - MAX_RESULT_CHARS} more characters cut; narrow the request to see them]`;
       }

@@ -89,7 +89,8 @@ export async function compactConversation(
   const previous = ctx.latest(conversationId);
   const messages = viewed(store, conversationId, previous?.upto_message_id ?? 0);
   const before = contextFigures(core, conversationId).contextTokens;
-  const keepTokens = Math.max(500, Math.floor(limits.contextWindow * limits.compactAt * KEEP_SHARE));
+  // At the threshold the tail may take a share of it; asked for (summarize_context), a share of what is there now.
+  const keepTokens = reason === 'auto' ? Math.max(500, Math.floor(limits.contextWindow * limits.compactAt * KEEP_SHARE)) : Math.max(200, Math.floor(before * KEEP_SHARE));
   // The verbatim tail: the last messages within the budget (at least the last), never starting with tool results.
   let cut = messages.length - 1;
   let kept = estimateTokens(messages[cut]?.chars ?? 0);

@@ -236,6 +236,8 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   /** Offered to the model only after `search_tools` reveals it (large or rarely used tool sets). */
   deferred?: boolean;
   presentation?: Presentation<z.infer<P>>;
+  /** false: results are never offloaded from the context (the tool pages its output itself: retrieve_tool_result). */
+  offload?: false;
   /** Default 3 minutes; tools that take their own timeout (shell) handle it themselves. */
   timeoutMs?: number;
   execute(args: z.infer<P>, ctx: ToolContext): Promise<ToolResult>;
