@@ -142,10 +142,10 @@ export class Runtime {
   }
 
   /** summarize_context: compacts a conversation now, with the model of the run that asks. */
-  compactNow(conversationId: string, runId: string, focus: string | undefined, signal: AbortSignal): Promise<CompactionResult> {
-    const options = this.core.live.get(runId);
-    if (!options) throw new DeskhandError('conflict', `Run ${runId} is not running in this process; compaction needs its model.`);
-    return compactConversation(this.core, conversationId, runId, { provider: options.provider, signal }, 'tool', focus);
+  compactNow(conversationId: string, runId: string | null, focus: string | undefined, signal: AbortSignal, provider?: ProviderConfig): Promise<CompactionResult> {
+    const model = provider ?? (runId ? this.core.live.get(runId)?.provider : undefined);
+    if (!model) throw new DeskhandError('conflict', `Run ${runId} is not running in this process; compaction needs its model.`);
+    return compactConversation(this.core, conversationId, runId, { provider: model, signal }, 'tool', focus);
   }
 
   /** What the next request of a conversation carries, the threshold and the compactions so far. */

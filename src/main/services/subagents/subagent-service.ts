@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { DeskhandError } from '../../../shared/errors';
 import type { Store } from '../store/store';
 import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentRow, type SubagentStatus } from '../store/modules/subagents';
@@ -228,6 +229,8 @@ export class SubagentService {
     const runner = this.need();
     if (!input.promptTemplate.includes('{{input}}')) throw new DeskhandError('usage', 'prompt_template must contain {{input}} where each item goes.');
     const cap = Math.min(input.maxConcurrency ?? this.maxLive, this.maxLive);
+    // Every child (queued or live) listens to the parent's signal.
+    setMaxListeners(Math.max(10, input.items.length * 2 + 10), ctx.signal);
     const rows = input.items.map((item, i) =>
       this.create(
         { prompt: input.promptTemplate.split('{{input}}').join(item), description: `${input.description} #${i + 1}`, ...(input.type ? { type: input.type } : {}), resultSchema: input.resultSchema, ...(input.limits ? { limits: input.limits } : {}) },

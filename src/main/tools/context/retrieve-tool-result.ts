@@ -13,8 +13,8 @@ export const createRetrieveToolResult = (dataDir: string) =>
     params: z
       .object({
         id: z.string().trim().min(1).max(40).describe('The id named in the cut result (res_…).'),
-        offset: z.number().int().min(0).optional(),
-        length: z.number().int().min(1).max(MAX_PAGE).optional(),
+        offset: z.number().int().min(0).optional().describe('Character offset to start from (default 0).'),
+        length: z.number().int().min(1).max(MAX_PAGE).optional().describe('Characters to read (default 20000, at most 100000).'),
       })
       .strict(),
     risk: 'read-only',

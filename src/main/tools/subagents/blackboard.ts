@@ -9,8 +9,8 @@ export const createPostToBlackboard = (subagents: Subagents) =>
       'Post a finding (topic + up to 4000 characters) to the board a parent and its subagents share. A post from a run that read untrusted content is marked untrusted.',
     params: z
       .object({
-        topic: z.string().trim().min(1).max(100),
-        body: z.string().min(1).max(4000, { error: 'a post holds at most 4000 characters; summarize' }),
+        topic: z.string().trim().min(1).max(100).describe('A short label readers filter by.'),
+        body: z.string().min(1).max(4000, { error: 'a post holds at most 4000 characters; summarize' }).describe('The finding, at most 4000 characters.'),
       })
       .strict(),
     risk: 'read-only',
@@ -28,8 +28,8 @@ export const createReadBlackboard = (subagents: Subagents) =>
     description: 'Read the board a parent and its subagents share, oldest first; topic filters, after_id returns only newer posts.',
     params: z
       .object({
-        topic: z.string().trim().min(1).max(100).optional(),
-        after_id: z.number().int().min(0).optional(),
+        topic: z.string().trim().min(1).max(100).optional().describe('Only posts with this topic.'),
+        after_id: z.number().int().min(0).optional().describe('Only posts newer than this post id.'),
         limit: z.number().int().min(1).max(200).optional().describe('At most this many posts (default 50).'),
       })
       .strict(),

@@ -9,7 +9,7 @@ export const createSteerSubagent = (subagents: Subagents) =>
       'Send a running subagent a message (it reads it before its next model call), or cancel it (action: cancel). A finished child is continued with spawn_subagent {resume}.',
     params: z
       .object({
-        id: z.string().regex(/^sub_[0-9a-f]{8}$/, { error: 'id is a subagent id such as sub_0123abcd' }),
+        id: z.string().regex(/^sub_[0-9a-f]{8}$/, { error: 'id is a subagent id such as sub_0123abcd' }).describe('The child (list_subagents shows the ids).'),
         message: z.string().trim().max(20_000).optional().describe('What the child should know or do differently.'),
         action: z.enum(['message', 'cancel']).optional().describe('message (default) or cancel.'),
       })
