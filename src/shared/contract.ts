@@ -40,7 +40,7 @@ export const riskSchema = z.enum(RISK_TIERS);
 export const providerNameSchema = z.enum(PROVIDER_NAMES);
 export const sandboxModeSchema = z.enum(SANDBOX_MODES);
 /** Background task ids as minted by main (`cmd_…`, `jobs_…`, `wait_…`), or one job of a batch (`jobs_….2`). */
-export const taskIdSchema = z.string().regex(/^(cmd|jobs|wait)_[0-9a-f]{8}(\.\d{1,3})?$/, 'not a background task id');
+export const taskIdSchema = z.string().regex(/^(cmd|jobs|wait|sub)_[0-9a-f]{8}(\.\d{1,3})?$/, 'not a background task id');
 
 const text = (max: number) => z.string().max(max);
 
@@ -64,7 +64,7 @@ export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 /** A background task as the panel shows it: what it is, how it stands, and the end of its output. */
 export const backgroundTaskSchema = z.strictObject({
   id: z.string(),
-  kind: z.enum(['command', 'job_batch', 'wait_for', 'question']),
+  kind: z.enum(['command', 'job_batch', 'wait_for', 'question', 'subagent']),
   title: z.string(),
   status: z.enum(['running', 'finished', 'failed', 'cancelled', 'timed_out', 'interrupted']),
   summary: z.string().nullable(),
@@ -121,7 +121,7 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     tasks: z.array(
       z.strictObject({
         id: z.string(),
-        kind: z.enum(['command', 'job_batch', 'wait_for', 'question']),
+        kind: z.enum(['command', 'job_batch', 'wait_for', 'question', 'subagent']),
         /** In plain words: "Background task finished", "Wait timed out"… */
         headline: z.string(),
         title: z.string(),
@@ -166,6 +166,8 @@ export const pendingApprovalSchema = z.strictObject({
   data: z.unknown(),
   /** The saved secret this call asks for (ask_user_secret) or would use (use_saved_secret); never a value. */
   secret: z.strictObject({ name: z.string(), description: z.string(), prompt: z.string().nullable() }).nullable(),
+  /** Set when a subagent asks: the request is shown in its parent's conversation (conversationId), labelled with the child. */
+  subagent: z.strictObject({ id: z.string(), type: z.string(), description: z.string(), conversationId: conversationIdSchema }).nullable().optional(),
   createdAt: z.number(),
 });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;

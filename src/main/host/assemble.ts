@@ -38,6 +38,9 @@ import type { Schedules } from '../services/scheduler';
 import { createExtensionsFamily, readCustomTools } from '../tools/extensions';
 import type { McpService } from '../services/mcp';
 import { join } from 'node:path';
+import { createSubagentFamily } from '../tools/subagents';
+import type { Subagents } from '../services/subagents/index';
+import type { Compactor } from '../tools/context';
 
 export interface HostServices {
   dataDir: string;
@@ -66,6 +69,9 @@ export interface HostServices {
   browser?: BrowserService | null;
   /** The person's own browser for browser_adopt_tab (Settings → Browser). */
   browserEndpoint?: () => string | undefined;
+  /** Subagents (spawn, map, steer, blackboard) and the runtime's compaction for summarize_context. */
+  subagents?: Subagents;
+  compactor?: Compactor;
 }
 
 export interface Assembly {
@@ -91,7 +97,8 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }),
     shell,
     createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }),
-    createContextFamily({ catalog: registry }),
+    createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: services.subagents ? (id) => services.subagents!.workMinutesLeft(id) : null }),
+    ...(services.subagents ? [createSubagentFamily({ subagents: services.subagents })] : []),
     createTodoFamily(),
     interaction,
     secrets,

@@ -26,6 +26,7 @@ import { fireCommandMain, scheduleCommand } from './cli-schedule';
 import { mcpCommand, profilesCommand } from './cli-mcp';
 import { compositionsCommand } from './cli-compositions';
 import { mediaCommand } from './cli-media';
+import { subagentsCommand } from './cli-subagents';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -55,6 +56,7 @@ const USAGE = `Usage:
   deskhand profiles list [--json] | add NAME [--system TEXT] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] | remove NAME
   deskhand compositions list | show ID | export ID [--version N] --out FILE.zip|FOLDER | remote add NAME REPO --branch B | remote list | remote remove NAME
   deskhand media companion set --provider P --model M [--image-model I] [--base-url URL] | show | clear
+  deskhand subagents list [--conversation ID] | show ID | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
@@ -107,6 +109,8 @@ export async function main(argv: string[]): Promise<number> {
         return await compositionsCommand(rest);
       case 'media':
         return await mediaCommand(rest);
+      case 'subagents':
+        return await subagentsCommand(rest);
       case undefined:
       case 'help':
       case '--help':

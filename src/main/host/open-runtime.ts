@@ -34,6 +34,8 @@ import { CompanionModel } from '../services/media/companion';
 import type { BrowserService } from '../services/browser/index';
 import { PlaywrightBrowser } from '../services/browser/playwright-browser';
 import { selfIdentity } from '../services/processes/proc-info';
+import { SubagentService, type SubagentServiceOptions } from '../services/subagents/subagent-service';
+import { wireSubagents, type SubagentWiring } from './subagent-runner';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -67,6 +69,7 @@ export class AppRuntime extends Runtime {
     /** Reminders and triggers (the scheduling family; `deskhand fire`, the ticker, the tray). Default: no OS jobs. */
     readonly schedules: ScheduleService = new ScheduleService({ store: opts.store, dataDir: opts.dataDir ?? '', os: null, command: (id) => fireCommand(id, opts.dataDir ?? '') }),
     readonly browser: BrowserService | null = null,
+    readonly subagents: SubagentService = new SubagentService({ store: opts.store, tasks: tasks.external, dataDir: opts.dataDir }),
   ) {
     super(opts);
     // Stopping a run stops what it started in the background too.
@@ -94,13 +97,17 @@ export type HostRuntimeOptions = {
   mcpBackoff?: { firstMs: number; maxMs: number };
   /** The app's browser (default: Chromium through Playwright; null: no browser tools). */
   browser?: BrowserService | null;
+  /** Subagent limits (live children, minutes, tokens, cost) and prices. */
+  subagents?: Partial<Omit<SubagentServiceOptions, 'store' | 'tasks' | 'dataDir'>>;
+  /** The provider for a child whose parent run another process drives (default: the parent run's row, no key). */
+  subagentProvider?: SubagentWiring['provider'];
 } & Partial<
   Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
 >;
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, browser: _browser, ...runtimeOpts } = opts;
+  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
@@ -121,6 +128,9 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   });
   const profiles = new ProfileStore(store);
   const browser = opts.browser === undefined ? createBrowser(opts.dataDir, store, settings) : opts.browser;
+  // Subagents and summarize_context need the runtime, which needs the tools: bound once it exists.
+  const subagents = new SubagentService({ store, tasks: tasks.external, dataDir: opts.dataDir, ...(opts.subagents ?? {}) });
+  const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal) };
   const { registry, inputKinds, contextSources } = assembleTools({
     dataDir: opts.dataDir,
     tasks,
@@ -139,6 +149,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PdfJsReader(), media: new JimpMedia(opts.dataDir), presence: new StorePresence(store), companion: new CompanionModel(opts.dataDir) },
     browser,
     browserEndpoint: () => settings.read().browser?.endpoint ?? undefined,
+    subagents,
+    compactor,
   });
   // An agent profile narrows its conversations' tools.
   registry.addFilter('agent-profile', (tool, turn) => {
@@ -170,6 +182,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     goals,
     schedules,
     browser,
+    subagents,
   );
   runtime.mcp = mcp;
   runtime.profiles = profiles;
@@ -182,6 +195,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       await mcp.close();
     }
   };
+  wireSubagents(runtime, subagents, { provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })) });
   return runtime;
 }
 

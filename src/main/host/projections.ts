@@ -4,6 +4,7 @@
  * projects in milliseconds.
  */
 import { OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../shared/contract';
+import { subagentsModule, type SubagentRow } from '../services/store/modules/subagents';
 import type { RiskTier } from '../../shared/tools';
 import { fallbackTitle } from '../../shared/tool-presentation';
 import type { ToolRegistry } from '../runtime/registry';
@@ -168,10 +169,12 @@ function toolItem(runId: string, part: Part, call: ToolCallRow | undefined, appr
 export function projectApprovals(store: Store, presenter: ToolPresenter): PendingApproval[] {
   const rows = store.pendingApprovalsWithContext();
   const described = rows.some((r) => r.tool === 'use_saved_secret') ? new Map(store.secretDescriptions().map((d) => [d.name, d.description])) : new Map<string, string>();
+  const children = store.module(subagentsModule);
   return rows.map((r) => ({
     approvalId: r.id,
     runId: r.run_id,
-    conversationId: r.conv_id,
+    // A subagent's request surfaces in its parent's conversation, labelled with the child.
+    ...subagentLabel(children.byConversation(r.conv_id), r.conv_id),
     conversationTitle: r.conv_title,
     folder: r.conv_folder,
     callId: r.call_id,
@@ -189,6 +192,11 @@ export function projectApprovals(store: Store, presenter: ToolPresenter): Pendin
     secret: secretOf(r, described),
     createdAt: r.created_at,
   }));
+}
+
+function subagentLabel(child: SubagentRow | undefined, conversationId: string): Pick<PendingApproval, 'conversationId' | 'subagent'> {
+  if (!child) return { conversationId, subagent: null };
+  return { conversationId: child.parent_conversation_id, subagent: { id: child.id, type: child.type, description: child.description, conversationId: child.conversation_id } };
 }
 
 /** The saved secret an approval is about: the one the person is asked to type, or the one the run would load. */

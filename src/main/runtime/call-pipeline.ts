@@ -20,6 +20,8 @@ import type { Effects, InputSpec, ToolContext, ToolDefinition } from './tool';
 import { wrapUntrusted } from './untrusted';
 import { NO_REDACTION } from './model-step';
 import { planModeOf } from './plan-mode';
+import { offloadResult } from './offload';
+import { contextFigures } from './compaction';
 
 const MAX_PARALLEL_TOOLS = 10;
 const DEFAULT_TOOL_TIMEOUT_MS = 3 * 60_000;
@@ -305,10 +307,13 @@ export class CallPipeline {
       const result = await tool.execute(runArgs as never, this.toolContext(run, row, state, options, controller.signal, live, checks, answer, decision));
       live.flush();
       let output = sanitizeOutput(result.output, redactor);
+      const untrusted = result.untrustedSource ?? untrustedReadSource(checks);
+      const { offloadChars, dataDir } = this.core.limits;
+      // A large result is stored in full; the model reads a head, a tail and the id (retrieve_tool_result pages it).
+      if (output.length > offloadChars && tool.offload !== false) output = offloadResult(dataDir, run.conversation_id, tool.name, output, offloadChars, untrusted ?? null);
       if (output.length > MAX_RESULT_CHARS) {
         output = `${output.slice(0, MAX_RESULT_CHARS)}\n[… ${output.length - MAX_RESULT_CHARS} more characters cut; narrow the request to see them]`;
       }
-      const untrusted = result.untrustedSource ?? untrustedReadSource(checks);
       if (untrusted) output = wrapUntrusted(untrusted, output);
       const becameTainted = !!untrusted && !tainted;
       if (untrusted) this.taint(run);
@@ -422,6 +427,7 @@ export class CallPipeline {
         get messages() {
           return store.countMessages(run.conversation_id);
         },
+        figures: () => contextFigures(this.core, run.conversation_id),
       },
     };
   }

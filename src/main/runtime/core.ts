@@ -4,7 +4,7 @@
  */
 import type { LanguageModel } from 'ai';
 import type { RunEvent, RunStatus } from '../../shared/events';
-import type { Store } from '../services/store/store';
+import type { ConversationRow, RunRow, Store } from '../services/store/store';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { Vault } from '../services/vault/vault';
 import type { AppGrants } from './approval-engine';
@@ -46,10 +46,20 @@ export interface RuntimeLimits {
   contextWindow: number;
   /** Text appended to a conversation's system prompt (an agent profile's instructions). */
   systemAddendum?: (conversationId: string) => string | null;
+  /** Share of the context window at which history is compacted (context.ts). */
+  compactAt: number;
+  /** Tool results longer than this are stored in full and the model gets a head, a tail and an id. */
+  offloadChars: number;
 }
+
+/** Runs before each model call of a run (compaction, a subagent's steering messages); may add messages. */
+export type StepHook = (run: RunRow, conv: ConversationRow, options: RunOptions) => void | Promise<void>;
 
 export class RuntimeCore {
   private readonly listeners = new Set<(e: RunEvent) => void>();
+  /** The options of the runs this process drives now (a subagent inherits its parent's provider from here). */
+  readonly live = new Map<string, RunOptions>();
+  readonly stepHooks = new Set<StepHook>();
 
   constructor(
     readonly store: Store,

@@ -14,6 +14,7 @@ import type { RunOptions, RuntimeCore } from './core';
 import { streamModelStep, type StoredMessage } from './model-call';
 import type { ModelToolSpec } from './registry';
 import { UNTRUSTED_GUIDANCE } from './untrusted';
+import { compactedHistory } from './compaction';
 
 /** For text whose redaction happens later (in a stream redactor). */
 export const NO_REDACTION = { redact: (text: string) => text };
@@ -133,8 +134,9 @@ function parseToolInput(core: RuntimeCore, text: string): { input: unknown; inva
   return { input: value };
 }
 
+/** What the model sees of the conversation: after a compaction, its summary and pinned state, then the kept turns. */
 function history(core: RuntimeCore, conversationId: string): StoredMessage[] {
-  return core.store.listMessages(conversationId).map((m) => ({ role: m.role, content: JSON.parse(m.content) as unknown }));
+  return compactedHistory(core.store, conversationId);
 }
 
 /** The base prompt, then what the conversation's agent profile adds (kept after the base rules, never replacing them). */
@@ -142,7 +144,7 @@ function withAddendum(base: string, extra: string | null | undefined): string {
   return extra ? `${base}\n\n${extra}` : base;
 }
 
-function systemPrompt(core: RuntimeCore, conv: ConversationRow): string {
+export function systemPrompt(core: RuntimeCore, conv: ConversationRow): string {
   const state = new PersistentConversationState(conv.folder, conv.state);
   return [
     ...basePrompt(conv, state),

@@ -12,6 +12,7 @@ import { PersistentConversationState } from './conversation-state';
 import { runModelStep } from './model-step';
 import { mediaOutput, type MediaOutput } from './media-output';
 import { MEDIA_TOOL } from '../../shared/media-marker';
+import { maybeCompact } from './compaction';
 import { runOwnerAlive } from '../services/processes/proc-info';
 
 type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } | MediaOutput };
@@ -28,6 +29,7 @@ export class RunLoop {
     const { store } = this.core;
     const conv = () => store.getConversation(store.getRun(runId)!.conversation_id)!;
     await this.loadSecrets(options);
+    this.core.live.set(runId, options);
     try {
       for (;;) {
         const run = store.getRun(runId)!;
@@ -56,6 +58,9 @@ export class RunLoop {
         if (run.step >= this.core.limits.maxSteps) {
           return this.finish(run, 'failed', options, `Stopped after ${this.core.limits.maxSteps} steps (the step limit). Send a message to continue.`);
         }
+        // Before each model call: compaction at the threshold, then hooks (a subagent's steering messages).
+        await maybeCompact(this.core, run, conv(), options);
+        for (const hook of this.core.stepHooks) await hook(run, conv(), options);
         const c = conv();
         const tools = this.calls.toolSet(run, new PersistentConversationState(c.folder, c.state)).specs;
         const step = await runModelStep(this.core, run, c, tools, options);
@@ -67,6 +72,8 @@ export class RunLoop {
       const message = this.core.redactor.redact(DeskhandError.isInstance(err) ? err.message : `Internal error: ${errorMessage(err)}`);
       if (options.signal?.aborted) return this.finish(run, 'aborted', options, 'Stopped by the person.');
       return this.finish(run, 'failed', options, message);
+    } finally {
+      if (this.core.live.get(runId) === options) this.core.live.delete(runId);
     }
   }
 

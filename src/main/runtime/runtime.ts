@@ -15,7 +15,8 @@ import type { Vault } from '../services/vault/vault';
 import { AnswerWaiters } from './answer-waiters';
 import { callEffects, decide, type AppGrants, type Verdict } from './approval-engine';
 import { CallPipeline } from './call-pipeline';
-import { RuntimeCore, type ContextSource, type RunOptions, type RunOutcome } from './core';
+import { RuntimeCore, type ContextSource, type RunOptions, type RunOutcome, type StepHook } from './core';
+import { compactConversation, contextFigures, type CompactionResult, type ContextFigures } from './compaction';
 import { InputKinds, type ApprovalAnswer, type BackgroundAnswer, type InputKind } from './input-kinds';
 import { InputRequests } from './input-requests';
 import { streamModelStep } from './model-call';
@@ -49,6 +50,10 @@ export interface RuntimeOptions {
   retryBaseMs?: number;
   maxSteps?: number;
   contextWindow?: number;
+  /** Share of the context window at which history is compacted (default 0.8). */
+  compactAt?: number;
+  /** Tool results longer than this many characters are offloaded (default 40 000). */
+  offloadChars?: number;
   /**
    * Receives answers to requests that belong to background tasks (ask_user_question with `background`): the host
    * finishes the task with them. Without it such requests cannot be answered.
@@ -122,6 +127,8 @@ export class Runtime {
         maxSteps: opts.maxSteps ?? 50,
         contextWindow: opts.contextWindow ?? 200_000,
         ...(opts.systemAddendum ? { systemAddendum: opts.systemAddendum } : {}),
+        compactAt: opts.compactAt ?? 0.8,
+        offloadChars: opts.offloadChars ?? 40_000,
       },
       opts.grants,
       opts.onBackgroundAnswer,
@@ -134,6 +141,29 @@ export class Runtime {
   /** The redactor every sink goes through (families that persist text themselves use it). */
   get redactor(): SecretRedactor {
     return this.core.redactor;
+  }
+
+  /** Runs before each model call of every run (a subagent's steering); returns its remover. */
+  addStepHook(hook: StepHook): () => void {
+    this.core.stepHooks.add(hook);
+    return () => this.core.stepHooks.delete(hook);
+  }
+
+  /** The options of a run this process drives now (a subagent inherits its parent's provider). */
+  liveRunOptions(runId: string): RunOptions | undefined {
+    return this.core.live.get(runId);
+  }
+
+  /** summarize_context: compacts a conversation now, with the model of the run that asks. */
+  compactNow(conversationId: string, runId: string | null, focus: string | undefined, signal: AbortSignal, provider?: ProviderConfig): Promise<CompactionResult> {
+    const model = provider ?? (runId ? this.core.live.get(runId)?.provider : undefined);
+    if (!model) throw new DeskhandError('conflict', `Run ${runId} is not running in this process; compaction needs its model.`);
+    return compactConversation(this.core, conversationId, runId, { provider: model, signal }, 'tool', focus);
+  }
+
+  /** What the next request of a conversation carries, the threshold and the compactions so far. */
+  contextFigures(conversationId: string): ContextFigures {
+    return contextFigures(this.core, conversationId);
   }
 
   /** Every event of every run in this process (UI hosts forward these). */

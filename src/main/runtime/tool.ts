@@ -177,7 +177,14 @@ export interface ToolContext {
   /** Publishes family state the call changed (the todo list…) to every UI, as a typed event. */
   publish(update: StateUpdate): void;
   /** Context-window figures for `context_info`. */
-  readonly usage: { inputTokens: number; outputTokens: number; contextWindow: number; messages: number };
+  readonly usage: {
+    inputTokens: number;
+    outputTokens: number;
+    contextWindow: number;
+    messages: number;
+    /** What the next request carries (estimated, after compaction), the threshold and how many compactions ran. */
+    figures?(): { contextTokens: number; contextWindow: number; compactAtTokens: number; compactions: number };
+  };
   /**
    * The path checks the approval engine decided this call on, by the absolute path the tool resolves. A tool that
    * opens a path verifies it still leads there (path-guard.ts `openVerified`). Absent outside the runtime.
@@ -242,6 +249,8 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   /** Offered to the model only after `search_tools` reveals it (large or rarely used tool sets). */
   deferred?: boolean;
   presentation?: Presentation<z.infer<P>>;
+  /** false: results are never offloaded from the context (the tool pages its output itself: retrieve_tool_result). */
+  offload?: false;
   /** Default 3 minutes; tools that take their own timeout (shell) handle it themselves. */
   timeoutMs?: number;
   execute(args: z.infer<P>, ctx: ToolContext): Promise<ToolResult>;

@@ -30,7 +30,7 @@ export function ApprovalsPanel() {
                 </span>
                 <span className="panel-item-desc">{a.description}</span>
                 <span className="panel-item-conv">
-                  {a.conversationTitle}
+                  {a.subagent ? `Subagent (${a.subagent.type}) “${a.subagent.description}”` : a.conversationTitle}
                   {a.runStatus === 'parked' ? ' · paused' : ''}
                 </span>
               </button>

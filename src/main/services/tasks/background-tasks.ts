@@ -17,6 +17,7 @@ import { launchWorker, type WorkerLauncher } from './worker-launch';
 import { CommandTask, newTaskId, waitGone, type BackgroundTasksOptions, type BatchSpec, type CheckResult, type StartBatchInput, type StartCommandInput, type TaskEvent } from './task-model';
 import { WaitChecks } from './wait-checks';
 import { QuestionTasks, progressOf, type StartQuestionInput } from './question-tasks';
+import { ExternalTasks } from './external-tasks';
 
 export { CommandTask, newTaskId };
 export type { BackgroundTasksOptions, BatchSpec, CheckResult, StartBatchInput, StartCommandInput, TaskEvent };
@@ -58,6 +59,8 @@ export class BackgroundTasks {
   private watchedSince = Date.now();
   private closing: Promise<void> | null = null;
   private readonly ref: WeakRef<BackgroundTasks>;
+  /** Tasks other services run (subagents): rows here, cancelled and described by their owner. */
+  readonly external = new ExternalTasks(() => this.rows, (id) => this.changed(id));
 
   constructor(opts: BackgroundTasksOptions) {
     this.rows = opts.store.tasks;
@@ -324,6 +327,8 @@ export class BackgroundTasks {
 
   /** An ended (or running) task's result in words, with the tail of its output: for wait_tasks and wake-ups. */
   describe(task: TaskRow, tailBytes = 4 * 1024): string {
+    const owner = this.external.owner(task.kind);
+    if (owner) return owner.describe(task);
     if (task.kind === 'command') {
       const page = readLogPage(task.output_path, undefined, tailBytes);
       return describeResult(task, { output: page.text, outputBytes: page.total });
@@ -357,6 +362,7 @@ export class BackgroundTasks {
 
   private async cancelOne(task: TaskRow, job: JobRow | null, reason: string): Promise<string> {
     if (task.status !== 'running') return `already ${task.status}`;
+    if (this.external.owner(task.kind)) return this.external.owner(task.kind)!.cancel(task, reason).then(() => 'cancelled');
     if (task.kind === 'command') {
       const live = this.commands.get(task.id);
       if (live) {
@@ -455,8 +461,6 @@ export class BackgroundTasks {
     if (signal?.aborted) throw new DeskhandError('aborted', 'The wait was stopped.');
     return settle(Date.now() >= deadline);
   }
-
-  // ── Lifecycle ─────────────────────────────────────────────────────────────────────────────────────────────────
 
   /**
    * Watches rows another process writes (job workers): emits changes and revives batches whose worker died. Hosts

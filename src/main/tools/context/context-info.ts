@@ -2,30 +2,31 @@ import { z } from 'zod';
 import { defineTool } from '../../runtime/tool';
 
 /**
- * Spec I: context_info reports "the usage at which history is compacted". Deskhand does not compact history yet, so
- * there is no such threshold: the answer says so (compactAtTokens null) and the context window is the hard limit.
+ * Spec I: context_info reports the window's use and "the usage at which history is compacted". The figures are
+ * estimates of what the next request carries (history after compaction, about 4 characters a token), since a request
+ * is judged before it is sent; the run's provider-reported token totals are given beside them.
  */
-const NO_COMPACTION = 'History is not compacted yet: the context window is the hard limit. Summarize your findings with update_work_state and read narrowly as it fills.';
-
 export const contextInfo = defineTool({
   name: 'context_info',
   description:
-    'Report how much of the context window this conversation uses (tokens of the last request and the window size) and how many messages it holds, and the usage at which history would be compacted (compactAtTokens; null while Deskhand does not compact). Use it to decide whether to summarize or narrow what you read.',
+    'Report how much of the context window this conversation uses (estimated tokens of the next request, the window size, percent used) and compactAtTokens: the use at which older history is summarized automatically (the plan, todos, work state, open tasks and last turns are kept). Also the run\'s token totals and how many compactions ran.',
   params: z.object({}).strict(),
   risk: 'read-only',
   disclosure: 'internal',
   presentation: { title: 'Check the context window', icon: 'info' },
   async execute(_args, ctx) {
     const { inputTokens, outputTokens, contextWindow, messages } = ctx.usage;
-    const used = contextWindow > 0 ? Math.round((inputTokens / contextWindow) * 1000) / 10 : 0;
+    const figures = ctx.usage.figures?.() ?? { contextTokens: inputTokens, contextWindow, compactAtTokens: Math.floor(contextWindow * 0.8), compactions: 0 };
+    const used = figures.contextWindow > 0 ? Math.round((figures.contextTokens / figures.contextWindow) * 1000) / 10 : 0;
     return {
       output: JSON.stringify({
+        contextTokens: figures.contextTokens,
+        contextWindow: figures.contextWindow,
+        percentUsed: used,
+        compactAtTokens: figures.compactAtTokens,
+        compactions: figures.compactions,
         runInputTokens: inputTokens,
         runOutputTokens: outputTokens,
-        contextWindow,
-        percentUsed: used,
-        compactAtTokens: null,
-        compaction: NO_COMPACTION,
         messages,
         cwd: ctx.state.cwd,
       }),

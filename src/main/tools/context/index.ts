@@ -1,11 +1,16 @@
-/** The context family: the time, the context window, and finding (deferred) tools. */
+/** The context family: the time, the context window (compaction, stored results), and finding (deferred) tools. */
 import type { ToolDefinition } from '../../runtime/tool';
 import { contextInfo } from './context-info';
-import { getTime } from './get-time';
+import { createGetTime, type WorkBudget } from './get-time';
+import { createRetrieveToolResult } from './retrieve-tool-result';
 import { createSearchTools, type ToolCatalog } from './search-tools';
+import { createSummarizeContext, type Compactor } from './summarize-context';
 
-export type { ToolCatalog };
+export type { ToolCatalog, Compactor, WorkBudget };
 
-export function createContextFamily(deps: { catalog: ToolCatalog }): { tools: ToolDefinition[] } {
-  return { tools: [getTime, contextInfo, createSearchTools(deps.catalog)] as ToolDefinition[] };
+export function createContextFamily(deps: { catalog: ToolCatalog; dataDir?: string; compactor?: Compactor | null; budget?: WorkBudget | null }): { tools: ToolDefinition[] } {
+  const tools: ToolDefinition[] = [createGetTime(deps.budget ?? null), contextInfo, createSearchTools(deps.catalog)] as ToolDefinition[];
+  if (deps.dataDir) tools.push(createRetrieveToolResult(deps.dataDir) as unknown as ToolDefinition);
+  if (deps.compactor) tools.push(createSummarizeContext(deps.compactor) as unknown as ToolDefinition);
+  return { tools };
 }

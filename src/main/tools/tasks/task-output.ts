@@ -51,6 +51,11 @@ export const createTaskOutput = (tasks: TaskService) =>
       }
       // A background question: the person's answers (once given), like the foreground tool's result.
       if (task.kind === 'question') return { output: `${taskLine(task)}\n${tasks.describe(task)}` };
+      // A subagent: its answer (or why it ended); untrusted only when the child read untrusted content.
+      if (task.kind === 'subagent') {
+        const tainted = parseJson<{ tainted?: boolean }>(task.progress, {}).tainted === true;
+        return { output: `${taskLine(task)}\n${tasks.describe(task)}`, ...(tainted ? { untrustedSource: 'subagent result (the subagent read untrusted content)' } : {}) };
+      }
       return { output: `${taskLine(task)}\n${describeResult(task, { jobs: tasks.jobs(task.id) })}`, untrustedSource: 'command output' };
     },
   });

@@ -66,6 +66,11 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
           </p>
         </div>
       )}
+      {approval.subagent && (
+        <p className="muted small" data-testid="approval-subagent">
+          Asked by subagent <code>{approval.subagent.id}</code> ({approval.subagent.type}): {approval.subagent.description}
+        </p>
+      )}
       {approval.reasons.length > 0 && (
         <div className="approval-why">
           <span className="section-label">Why it asks</span>

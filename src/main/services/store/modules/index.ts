@@ -16,4 +16,7 @@ import { goalsModule } from './goals';
 
 import { extensionsModule } from './extensions';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule] as const;
+import { subagentsModule } from './subagents';
+import { contextModule } from './context';
+

@@ -1,0 +1,79 @@
+/**
+ * `deskhand subagents list [--conversation ID] | show ID | cancel ID`: the children conversations started, their
+ * status, spend and transcripts, and cancelling one from any process (the process that runs it notices the store).
+ */
+import { parseArgs } from 'node:util';
+import { DeskhandError } from '../../shared/errors';
+import { subagentsModule, SUBAGENT_TERMINAL, type SubagentRow } from '../services/store/modules/subagents';
+import { Store } from '../services/store/store';
+import { resolveDataDir } from './open-runtime';
+
+const usage = (message: string) => new DeskhandError('usage', message);
+
+function line(r: SubagentRow): string {
+  const spend = `${r.input_tokens + r.output_tokens} tok ~$${r.cost_usd.toFixed(4)}`;
+  return `${r.id}  ${r.status.padEnd(9)}  ${r.type.padEnd(7)}  ${spend}  parent ${r.parent_conversation_id}  ${r.description}`;
+}
+
+function transcript(store: Store, conversationId: string): string {
+  return store
+    .listMessages(conversationId)
+    .map((m) => {
+      const content = JSON.parse(m.content) as unknown;
+      const text =
+        typeof content === 'string'
+          ? content
+          : (content as { type?: string; text?: string; toolName?: string; input?: unknown; output?: { value?: string } }[])
+              .map((p) => (p.type === 'text' ? p.text : p.type === 'tool-call' ? `→ ${p.toolName} ${JSON.stringify(p.input)}` : p.type === 'tool-result' ? `← ${p.toolName}: ${String(p.output?.value ?? '').slice(0, 500)}` : ''))
+              .join('\n');
+      return `[${m.role}] ${text}`;
+    })
+    .join('\n');
+}
+
+export async function subagentsCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'data-dir': { type: 'string' }, conversation: { type: 'string' }, json: { type: 'boolean' }, reason: { type: 'string' } } });
+  const store = new Store(resolveDataDir(values['data-dir']));
+  const rows = store.module(subagentsModule);
+  const out = (text: string) => process.stdout.write(`${text}\n`);
+  try {
+    switch (sub) {
+      case 'list': {
+        const list = values.conversation ? rows.forParent(values.conversation) : rows.list(200);
+        if (values.json) out(JSON.stringify(list));
+        else out(list.length ? list.map(line).join('\n') : 'No subagents.');
+        return 0;
+      }
+      case 'show': {
+        const row = positionals[0] ? rows.get(positionals[0]) : undefined;
+        if (!row) throw usage(`subagents show needs a subagent id (deskhand subagents list shows them).`);
+        if (values.json) out(JSON.stringify({ ...row, transcript: store.listMessages(row.conversation_id) }));
+        else out(`${line(row)}\nconversation ${row.conversation_id}${row.task_id ? `  task ${row.task_id}` : ''}  policy ${row.policy}\n${row.result ?? row.error ?? ''}\n--- transcript ---\n${transcript(store, row.conversation_id)}`);
+        return 0;
+      }
+      case 'cancel': {
+        const row = positionals[0] ? rows.get(positionals[0]) : undefined;
+        if (!row) throw usage(`subagents cancel needs a subagent id (deskhand subagents list shows them).`);
+        if ((SUBAGENT_TERMINAL as readonly string[]).includes(row.status)) {
+          out(`${row.id} already ${row.status}.`);
+          return 0;
+        }
+        const reason = values.reason ?? 'cancelled from the command line';
+        store.transaction(() => {
+          rows.finish(row.id, 'cancelled', { error: reason });
+          if (row.task_id) {
+            store.tasks.updateTask(row.task_id, { notify: 0 });
+            store.tasks.finishTask(row.task_id, 'cancelled', { summary: reason, notified_at: Date.now() });
+          }
+        });
+        out(`${row.id} cancelled; the process running it stops its run.`);
+        return 0;
+      }
+      default:
+        throw usage('subagents needs list, show or cancel.');
+    }
+  } finally {
+    store.close();
+  }
+}

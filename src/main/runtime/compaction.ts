@@ -1,0 +1,217 @@
+/**
+ * Context that never silently loses the work. Before each model call the runtime estimates what the request carries;
+ * at the threshold (a share of the context window) older messages are summarized by a side call to the same model
+ * and replaced, in every later request, by one message: the summary, then the pinned state read fresh each time
+ * (work state and plan, todos, open background tasks, live subagents). The system instructions are rebuilt for every
+ * request anyway, the last turns stay verbatim, and a compaction record in the store says what was dropped. Nothing
+ * is deleted: the transcript stays whole in the store; only the model's view is shortened.
+ */
+import { errorMessage } from '../../shared/errors';
+import { contextModule, type CompactionRow } from '../services/store/modules/context';
+import { subagentsModule } from '../services/store/modules/subagents';
+import type { ConversationRow, MessageRow, RunRow, Store } from '../services/store/store';
+import { PersistentConversationState } from './conversation-state';
+import type { RunOptions, RuntimeCore } from './core';
+import { streamModelStep, type StoredMessage } from './model-call';
+
+/** Characters per token for estimates (requests are judged before they are sent, so no provider count exists). */
+const CHARS_PER_TOKEN = 4;
+/** Share of the threshold the verbatim tail may take. */
+const KEEP_SHARE = 0.3;
+const SUMMARY_SYSTEM =
+  'You compact an agent\'s conversation so it can continue its task. Write a faithful summary of the transcript you are given: the task and the person\'s instructions, decisions made, what was done (files changed, commands run, results found, with exact paths, names and numbers), what failed and why, and what remains. Do not invent anything. Plain text, at most 800 words.';
+
+export interface ContextFigures {
+  /** Estimated tokens of the next request's history (after compaction). */
+  contextTokens: number;
+  contextWindow: number;
+  compactAtTokens: number;
+  compactions: number;
+}
+
+export const estimateTokens = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
+
+type Viewed = StoredMessage & { id: number; chars: number };
+
+/** The messages after the latest compaction (the ones the model sees verbatim). */
+function viewed(store: Store, conversationId: string, after: number): Viewed[] {
+  return store
+    .listMessages(conversationId)
+    .filter((m: MessageRow) => m.id > after)
+    .map((m) => ({ id: m.id, role: m.role, content: JSON.parse(m.content) as unknown, chars: m.content.length }));
+}
+
+/** What the model sees of a conversation: after a compaction, its summary with the pinned state, then the kept turns. */
+export function compactedHistory(store: Store, conversationId: string): StoredMessage[] {
+  const record = store.module(contextModule).latest(conversationId);
+  const messages = viewed(store, conversationId, record?.upto_message_id ?? 0).map(({ role, content }) => ({ role, content }));
+  if (!record) return messages;
+  return [{ role: 'user', content: summaryMessage(store, conversationId, record) }, ...messages];
+}
+
+export function contextFigures(core: RuntimeCore, conversationId: string): ContextFigures {
+  const { store, limits } = core;
+  const records = store.module(contextModule).list(conversationId);
+  const history = compactedHistory(store, conversationId);
+  const chars = history.reduce((n, m) => n + (typeof m.content === 'string' ? m.content.length : JSON.stringify(m.content).length), 0);
+  return {
+    contextTokens: estimateTokens(chars) + 1500,
+    contextWindow: limits.contextWindow,
+    compactAtTokens: Math.floor(limits.contextWindow * limits.compactAt),
+    compactions: records.length,
+  };
+}
+
+/** Compacts when the next request would reach the threshold. */
+export async function maybeCompact(core: RuntimeCore, run: RunRow, conv: ConversationRow, options: RunOptions): Promise<void> {
+  const figures = contextFigures(core, conv.id);
+  if (figures.contextTokens < figures.compactAtTokens) return;
+  await compactConversation(core, conv.id, run.id, options, 'auto');
+}
+
+export interface CompactionResult {
+  compacted: boolean;
+  message: string;
+  record?: CompactionRow;
+}
+
+/** Summarizes the older part of the model's view of a conversation (summarize_context, or the threshold). */
+export async function compactConversation(
+  core: RuntimeCore,
+  conversationId: string,
+  runId: string | null,
+  options: Pick<RunOptions, 'provider' | 'signal'>,
+  reason: 'auto' | 'tool',
+  focus?: string,
+): Promise<CompactionResult> {
+  const { store, limits } = core;
+  const ctx = store.module(contextModule);
+  const previous = ctx.latest(conversationId);
+  const messages = viewed(store, conversationId, previous?.upto_message_id ?? 0);
+  const before = contextFigures(core, conversationId).contextTokens;
+  // At the threshold the tail may take a share of it; asked for (summarize_context), a share of what is there now.
+  const keepTokens = reason === 'auto' ? Math.max(500, Math.floor(limits.contextWindow * limits.compactAt * KEEP_SHARE)) : Math.max(200, Math.floor(before * KEEP_SHARE));
+  // The verbatim tail: the last messages within the budget (at least the last), never starting with tool results.
+  let cut = messages.length - 1;
+  let kept = estimateTokens(messages[cut]?.chars ?? 0);
+  while (cut > 0 && kept + estimateTokens(messages[cut - 1]!.chars) <= keepTokens) kept += estimateTokens(messages[--cut]!.chars);
+  while (cut > 0 && messages[cut]!.role === 'tool') cut--;
+  if (cut <= 0) return { compacted: false, message: 'Nothing to compact: the history is only the last turns.' };
+  const dropped = messages.slice(0, cut);
+  const transcript = renderTranscript(previous?.summary ?? null, dropped, limits.contextWindow * 2, focus);
+  let summary: string;
+  try {
+    summary = await summarize(core, options, transcript);
+    if (!summary.trim()) throw new Error('the model returned an empty summary');
+  } catch (err) {
+    // The compaction still happens (the context must shrink), with a mechanical summary that says why.
+    summary = `(The summary model call failed: ${core.redactor.redact(errorMessage(err)).slice(0, 300)}. Mechanical outline of the dropped messages follows.)\n${outline(dropped)}`;
+  }
+  summary = core.redactor.redact(summary);
+  const droppedList = dropped.map((m) => ({ id: m.id, role: m.role, chars: m.chars, tools: toolNames(m) }));
+  const upto = dropped[dropped.length - 1]!.id;
+  const id = ctx.insert({
+    conversation_id: conversationId,
+    run_id: runId,
+    upto_message_id: upto,
+    summary,
+    dropped: JSON.stringify(droppedList),
+    dropped_messages: dropped.length,
+    tokens_before: before,
+    tokens_after: 0,
+    reason,
+  });
+  const after = contextFigures(core, conversationId).contextTokens;
+  const record = { ...ctx.latest(conversationId)!, tokens_after: after };
+  return {
+    compacted: true,
+    record: { ...record, id },
+    message: `Compacted: ${dropped.length} older messages (~${before - after} tokens) were summarized; ~${after} tokens remain of a ${limits.contextWindow}-token window. The plan, todos, work state and open tasks stay pinned; the last turns are verbatim.`,
+  };
+}
+
+async function summarize(core: RuntimeCore, options: Pick<RunOptions, 'provider' | 'signal'>, transcript: string): Promise<string> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(), core.limits.idleTimeoutMs);
+  try {
+    let text = '';
+    const stream = streamModelStep({
+      model: core.limits.modelFactory(options.provider),
+      system: SUMMARY_SYSTEM,
+      messages: [{ role: 'user', content: transcript }],
+      tools: [],
+      signal: controller.signal,
+    });
+    for await (const part of stream) if (part.type === 'text') text += part.delta;
+    return text;
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The message that stands for the dropped history: the summary, then the pinned state as it is now. */
+function summaryMessage(store: Store, conversationId: string, record: CompactionRow): string {
+  const conv = store.getConversation(conversationId);
+  const parts = [
+    `[Deskhand compacted this conversation: ${record.dropped_messages} earlier messages were replaced by this summary (the full transcript stays in Deskhand's store). The pinned state below is current.]`,
+    `Summary of the earlier conversation:\n${record.summary}`,
+  ];
+  if (conv) {
+    const state = new PersistentConversationState(conv.folder, conv.state);
+    if (Object.keys(state.workState).length) parts.push(`Pinned work state (plan and notes, update_work_state):\n${JSON.stringify(state.workState, null, 1)}`);
+    if (state.todos.length) {
+      const mark = { done: '[x]', in_progress: '[~]', pending: '[ ]' } as const;
+      parts.push(`Pinned todos:\n${state.todos.map((t) => `${mark[t.status]} ${t.id}: ${t.title}`).join('\n')}`);
+    }
+  }
+  const tasks = store.tasks.listTasks(conversationId, { activeOnly: true, limit: 50 });
+  if (tasks.length) parts.push(`Open background tasks:\n${tasks.map((t) => `${t.id} (${t.kind}) ${t.title}`).join('\n')}`);
+  const children = store.module(subagentsModule).forParent(conversationId).filter((s) => s.status === 'running' || s.status === 'queued');
+  if (children.length) parts.push(`Live subagents:\n${children.map((s) => `${s.id} (${s.type}, ${s.status}) ${s.description}`).join('\n')}`);
+  return parts.join('\n\n');
+}
+
+function textOf(m: StoredMessage): string {
+  if (typeof m.content === 'string') return m.content;
+  if (!Array.isArray(m.content)) return JSON.stringify(m.content);
+  return m.content
+    .map((p: { type?: string; text?: string; toolName?: string; input?: unknown; output?: { value?: unknown } }) => {
+      if (p.type === 'text') return p.text ?? '';
+      if (p.type === 'tool-call') return `→ ${p.toolName}(${JSON.stringify(p.input).slice(0, 500)})`;
+      if (p.type === 'tool-result') return `← ${p.toolName}: ${String(p.output?.value ?? '')}`;
+      return '';
+    })
+    .join('\n');
+}
+
+function toolNames(m: StoredMessage): string[] {
+  if (!Array.isArray(m.content)) return [];
+  return (m.content as { type?: string; toolName?: string }[]).filter((p) => p.type === 'tool-call').map((p) => p.toolName ?? '');
+}
+
+function renderTranscript(previous: string | null, dropped: Viewed[], maxChars: number, focus?: string): string {
+  const perMessage = Math.max(400, Math.floor(maxChars / Math.max(1, dropped.length)));
+  const lines = dropped.map((m) => {
+    const text = textOf(m);
+    return `${m.role.toUpperCase()}: ${text.length > perMessage ? `${text.slice(0, perMessage)} [… ${text.length - perMessage} characters]` : text}`;
+  });
+  let body = lines.join('\n\n');
+  if (body.length > maxChars) body = body.slice(body.length - maxChars);
+  return [
+    focus ? `Keep in particular: ${focus}` : '',
+    previous ? `Summary of what came before:\n${previous}` : '',
+    `Transcript to summarize:\n${body}`,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+function outline(dropped: Viewed[]): string {
+  return dropped
+    .map((m) => `- ${m.role}${toolNames(m).length ? ` (${toolNames(m).join(', ')})` : ''}: ${textOf(m).replace(/\s+/g, ' ').slice(0, 200)}`)
+    .join('\n')
+    .slice(0, 8000);
+}

@@ -1,0 +1,184 @@
+/**
+ * Subagents: each child conversation linked to its parent (type, ceiling, limits, status, result, spend), the
+ * steering messages waiting for a child's next model call, and the blackboard a parent and its children share.
+ */
+import { defineStoreModule, setClause, type Sql } from '../module';
+
+export type SubagentStatus = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled' | 'timed_out';
+export const SUBAGENT_TERMINAL: readonly SubagentStatus[] = ['finished', 'failed', 'cancelled', 'timed_out'];
+
+export interface SubagentRow {
+  id: string;
+  parent_conversation_id: string;
+  parent_run_id: string | null;
+  parent_call_id: string | null;
+  /** The conversation at the top of the tree: the blackboard's scope. */
+  root_conversation_id: string;
+  /** The child's own conversation (its transcript). */
+  conversation_id: string;
+  /** The background task (kind `subagent`) when started with `background`, else null. */
+  task_id: string | null;
+  type: string;
+  description: string;
+  prompt: string;
+  status: SubagentStatus;
+  background: number;
+  policy: string;
+  /** JSON: the tool names this child may see (its parent's turn set narrowed by the type's profile). */
+  tools: string;
+  result_schema: string | null;
+  /** JSON: {maxMinutes, maxTokens, maxCostUSD}. */
+  limits: string;
+  result: string | null;
+  error: string | null;
+  tainted: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  attempts: number;
+  /** 1 once wait_subagents (or the foreground call) returned the result to the parent. */
+  reported: number;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export type NewSubagent = Omit<SubagentRow, 'status' | 'result' | 'error' | 'tainted' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'attempts' | 'reported' | 'created_at' | 'started_at' | 'finished_at'>;
+export type SubagentPatch = Partial<Omit<SubagentRow, 'id' | 'parent_conversation_id' | 'conversation_id' | 'created_at'>>;
+
+export interface BlackboardPost {
+  id: number;
+  board: string;
+  author: string;
+  topic: string;
+  body: string;
+  untrusted: number;
+  created_at: number;
+}
+
+export interface SteeringRow {
+  id: number;
+  subagent_id: string;
+  message: string;
+  delivered_at: number | null;
+  created_at: number;
+}
+
+export const subagentsModule = defineStoreModule({
+  name: 'subagents',
+  migrations: [
+    {
+      description: 'subagents, their steering messages and the shared blackboard',
+      sql: `
+      CREATE TABLE subagents (
+        id TEXT PRIMARY KEY,
+        parent_conversation_id TEXT NOT NULL,
+        parent_run_id TEXT,
+        parent_call_id TEXT,
+        root_conversation_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL UNIQUE,
+        task_id TEXT,
+        type TEXT NOT NULL,
+        description TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        status TEXT NOT NULL,
+        background INTEGER NOT NULL,
+        policy TEXT NOT NULL,
+        tools TEXT NOT NULL,
+        result_schema TEXT,
+        limits TEXT NOT NULL,
+        result TEXT,
+        error TEXT,
+        tainted INTEGER NOT NULL DEFAULT 0,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        reported INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        started_at INTEGER,
+        finished_at INTEGER
+      );
+      CREATE INDEX subagents_parent ON subagents(parent_conversation_id, created_at);
+      CREATE TABLE subagent_steering (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        subagent_id TEXT NOT NULL,
+        message TEXT NOT NULL,
+        delivered_at INTEGER,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE blackboard_posts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        board TEXT NOT NULL,
+        author TEXT NOT NULL,
+        topic TEXT NOT NULL,
+        body TEXT NOT NULL,
+        untrusted INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX blackboard_board ON blackboard_posts(board, id);`,
+    },
+  ],
+  queries: (sql: Sql) => ({
+    insert(row: NewSubagent): SubagentRow {
+      const full: SubagentRow = {
+        ...row,
+        status: 'queued',
+        result: null,
+        error: null,
+        tainted: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0,
+        attempts: 0,
+        reported: 0,
+        created_at: Date.now(),
+        started_at: null,
+        finished_at: null,
+      };
+      const cols = Object.keys(full);
+      sql.run(`INSERT INTO subagents (${cols.join(',')}) VALUES (${cols.map((c) => `@${c}`).join(',')})`, full);
+      return full;
+    },
+    get: (id: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE id = ?', id),
+    byTask: (taskId: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE task_id = ?', taskId),
+    byConversation: (conversationId: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE conversation_id = ?', conversationId),
+    forParent: (parentConversationId: string) => sql.all<SubagentRow>('SELECT * FROM subagents WHERE parent_conversation_id = ? ORDER BY created_at, id', parentConversationId),
+    list: (limit: number) => sql.all<SubagentRow>('SELECT * FROM subagents ORDER BY created_at DESC LIMIT ?', limit),
+    withStatus: (statuses: readonly SubagentStatus[]) =>
+      sql.all<SubagentRow>(`SELECT * FROM subagents WHERE status IN (${statuses.map((s) => `'${s}'`).join(',')}) ORDER BY created_at`),
+    update(id: string, patch: SubagentPatch): void {
+      if (Object.keys(patch).length === 0) return;
+      sql.run(`UPDATE subagents SET ${setClause(patch)} WHERE id = @id`, { ...patch, id });
+    },
+    /** Ends a child unless it already ended; false when it had. */
+    finish(id: string, status: SubagentStatus, patch: SubagentPatch): boolean {
+      const done = SUBAGENT_TERMINAL.map((s) => `'${s}'`).join(',');
+      const p = { ...patch, status, finished_at: Date.now() };
+      return sql.run(`UPDATE subagents SET ${setClause(p)} WHERE id = @id AND status NOT IN (${done})`, { ...p, id }).changes > 0;
+    },
+    steer: (subagentId: string, message: string) =>
+      Number(sql.run('INSERT INTO subagent_steering (subagent_id, message, created_at) VALUES (?,?,?)', subagentId, message, Date.now()).lastInsertRowid),
+    /** Takes the undelivered steering messages of a child (marks them delivered). */
+    takeSteering(subagentId: string): SteeringRow[] {
+      return sql.transaction(() => {
+        const rows = sql.all<SteeringRow>('SELECT * FROM subagent_steering WHERE subagent_id = ? AND delivered_at IS NULL ORDER BY id', subagentId);
+        if (rows.length) sql.run('UPDATE subagent_steering SET delivered_at = ? WHERE subagent_id = ? AND delivered_at IS NULL', Date.now(), subagentId);
+        return rows;
+      });
+    },
+    post(board: string, author: string, topic: string, body: string, untrusted: boolean): number {
+      return Number(
+        sql.run('INSERT INTO blackboard_posts (board, author, topic, body, untrusted, created_at) VALUES (?,?,?,?,?,?)', board, author, topic, body, untrusted ? 1 : 0, Date.now())
+          .lastInsertRowid,
+      );
+    },
+    read(board: string, opts: { topic?: string; afterId?: number; limit: number }): BlackboardPost[] {
+      const topic = opts.topic ?? null;
+      return sql.all<BlackboardPost>(
+        'SELECT * FROM blackboard_posts WHERE board = @board AND id > @after AND (@topic IS NULL OR topic = @topic) ORDER BY id LIMIT @limit',
+        { board, after: opts.afterId ?? 0, topic, limit: opts.limit },
+      );
+    },
+  }),
+});

@@ -1,0 +1,528 @@
+/**
+ * Subagents: a child is a conversation of its own, linked to its parent, run by the same runtime loop (through the
+ * runner the host injects). Its tools are at most its parent's turn set narrowed by its type's profile, its policy at
+ * most its parent's, and it starts tainted when the parent is; its taint is reported back with its result. Limits on
+ * minutes, tokens, cost and live children (a queue beyond the cap) are enforced here; a background child is a task in
+ * the one task table. A result schema is checked and the child asked once more with the validation error.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { DeskhandError } from '../../../shared/errors';
+import type { Store } from '../store/store';
+import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentRow, type SubagentStatus } from '../store/modules/subagents';
+import type { TaskRow } from '../store/modules/tasks';
+import type { ExternalTasks } from '../tasks/external-tasks';
+import { describeChild } from './describe';
+import { PARENT_ONLY_TOOLS, PROFILES, checkResult, compileResultSchema, lowerPolicy, type PolicyName, type SubagentType } from './index';
+
+/** What the service needs of the runtime (the host implements it over the real runtime). */
+export interface SubagentRunner {
+  /** The parent's turn as a child inherits it, or null for an unknown run. */
+  parent(runId: string): { conversationId: string; folder: string; cwd: string; roots: string[]; sandbox: string; policy: PolicyName; tainted: boolean; tools: { name: string; risk: string }[] } | null;
+  createChild(input: { folder: string; cwd: string; roots: string[]; policy: PolicyName; sandbox: string; title: string; tainted: boolean }): string;
+  /** Runs one turn of a child conversation to its end (approvals wait for a person; they surface in the parent's UI). */
+  run(conversationId: string, message: string, opts: { parentRunId: string | null; signal: AbortSignal; onUsage(input: number, output: number): void }): Promise<{ status: string; error?: string }>;
+  lastText(conversationId: string): string;
+  tainted(conversationId: string): boolean;
+}
+
+export interface SubagentLimits {
+  maxMinutes: number;
+  maxTokens: number;
+  maxCostUSD: number;
+}
+
+export interface SubagentServiceOptions {
+  store: Store;
+  tasks: Pick<ExternalTasks, 'register' | 'start' | 'finish' | 'update'>;
+  dataDir: string;
+  /** Children of one conversation tree running at once; more wait in a queue. */
+  maxLive?: number;
+  /** Ceilings for every child (a call may ask for less). */
+  limits?: Partial<SubagentLimits>;
+  /** USD per million tokens, for the cost estimate and limit. */
+  prices?: { input: number; output: number };
+}
+
+export interface SubagentCallContext {
+  runId: string;
+  conversationId: string;
+  callId: string;
+  signal: AbortSignal;
+}
+
+export interface SpawnInput {
+  prompt: string;
+  description: string;
+  type?: SubagentType;
+  background?: boolean;
+  resume?: string;
+  resultSchema?: unknown;
+  limits?: Partial<SubagentLimits>;
+}
+
+export interface MapInput {
+  promptTemplate: string;
+  items: string[];
+  description: string;
+  type?: SubagentType;
+  resultSchema?: unknown;
+  maxConcurrency?: number;
+  limits?: Partial<SubagentLimits>;
+}
+
+export interface WaitResult {
+  finished: SubagentRow[];
+  running: SubagentRow[];
+  timedOut: boolean;
+}
+
+const DEFAULT_LIMITS: SubagentLimits = { maxMinutes: 30, maxTokens: 2_000_000, maxCostUSD: 5 };
+const DEFAULT_PRICES = { input: 3, output: 15 };
+const TERMINAL = new Set<string>(SUBAGENT_TERMINAL);
+
+interface Live {
+  controller: AbortController;
+  /** Why it was stopped: a limit, the parent, cancel. */
+  stop?: { status: SubagentStatus; reason: string };
+}
+
+class Slots {
+  private live = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(readonly cap: number) {}
+  async take(signal: AbortSignal): Promise<void> {
+    if (this.live < this.cap) {
+      this.live++;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal.removeEventListener('abort', stop);
+        this.live++;
+        resolve();
+      };
+      const stop = () => {
+        const i = this.queue.indexOf(go);
+        if (i >= 0) this.queue.splice(i, 1);
+        reject(new DeskhandError('aborted', 'cancelled while queued'));
+      };
+      this.queue.push(go);
+      signal.addEventListener('abort', stop, { once: true });
+    });
+  }
+  give(): void {
+    this.live--;
+    this.queue.shift()?.();
+  }
+}
+
+export class SubagentService {
+  private runner: SubagentRunner | null = null;
+  private readonly rows: ReturnType<typeof subagentsModule.queries>;
+  private readonly live = new Map<string, Live>();
+  private readonly slots = new Map<string, Slots>();
+  private readonly listeners = new Set<(row: SubagentRow) => void>();
+  readonly maxLive: number;
+  private readonly ceilings: SubagentLimits;
+  private readonly prices: { input: number; output: number };
+  private readonly ceilingCache = new Map<string, ReadonlySet<string> | null>();
+
+  constructor(private readonly opts: SubagentServiceOptions) {
+    this.rows = opts.store.module(subagentsModule);
+    this.maxLive = opts.maxLive ?? 8;
+    this.ceilings = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.prices = opts.prices ?? DEFAULT_PRICES;
+    opts.tasks.register('subagent', {
+      cancel: (task, reason) => this.cancelTask(task, reason),
+      describe: (task) => this.describeTask(task),
+    });
+  }
+
+  /** The runtime arrives after the tools are assembled (they need this service first). */
+  attach(runner: SubagentRunner): void {
+    this.runner = runner;
+  }
+
+  onChange(listener: (row: SubagentRow) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ── Ceilings and hooks the host wires into the runtime ─────────────────────────────────────────────────────────
+
+  /** The registry filter: a child's turn shows only tools in its ceiling. */
+  hideReason(tool: { name: string }, conversationId: string): string | null {
+    let ceiling = this.ceilingCache.get(conversationId);
+    if (ceiling === undefined) {
+      const row = this.rows.byConversation(conversationId);
+      ceiling = row ? new Set(JSON.parse(row.tools) as string[]) : null;
+      this.ceilingCache.set(conversationId, ceiling);
+    }
+    if (!ceiling || ceiling.has(tool.name)) return null;
+    return 'a subagent gets at most its parent\'s tools, narrowed by its type; this one is not among them';
+  }
+
+  /** Steering messages for a child's next model call (taken once). */
+  takeSteering(conversationId: string): string[] {
+    const row = this.rows.byConversation(conversationId);
+    if (!row) return [];
+    return this.rows.takeSteering(row.id).map((s) => s.message);
+  }
+
+  byConversation(conversationId: string): SubagentRow | undefined {
+    return this.rows.byConversation(conversationId);
+  }
+
+  get(id: string): SubagentRow | undefined {
+    return this.rows.get(id);
+  }
+
+  all(limit = 200): SubagentRow[] {
+    return this.rows.list(limit);
+  }
+
+  workMinutesLeft(conversationId: string): number | null {
+    const row = this.rows.byConversation(conversationId);
+    if (!row || !row.started_at) return null;
+    const limits = JSON.parse(row.limits) as SubagentLimits;
+    return Math.max(0, Math.round(((row.started_at + limits.maxMinutes * 60_000 - Date.now()) / 60_000) * 10) / 10);
+  }
+
+  // ── Tools ─────────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Foreground: waits and returns the child's row when it ended. Background: returns the queued row at once. */
+  async spawn(input: SpawnInput, ctx: SubagentCallContext): Promise<SubagentRow> {
+    const runner = this.need();
+    let row: SubagentRow;
+    if (input.resume) {
+      const old = this.rows.get(input.resume);
+      if (!old || old.parent_conversation_id !== ctx.conversationId) throw new DeskhandError('not_found', `No subagent ${input.resume} of this conversation; list_subagents shows them.`);
+      if (!TERMINAL.has(old.status)) throw new DeskhandError('conflict', `Subagent ${old.id} is still ${old.status}; steer it with steer_subagent or wait for it.`);
+      this.rows.update(old.id, { status: 'queued', prompt: input.prompt, result: null, error: null, reported: 0, background: input.background ? 1 : 0, parent_run_id: ctx.runId, parent_call_id: ctx.callId, finished_at: null });
+      row = this.rows.get(old.id)!;
+    } else {
+      row = this.create(input, ctx, runner);
+    }
+    if (input.background) {
+      const task = this.opts.tasks.start({
+        conversationId: ctx.conversationId,
+        runId: ctx.runId,
+        callId: ctx.callId,
+        kind: 'subagent',
+        title: `${row.type}: ${row.description}`.slice(0, 200),
+        spec: { subagent: row.id },
+        outputPath: this.outputPath(row.id),
+      });
+      this.rows.update(row.id, { task_id: task.id });
+      row = this.rows.get(row.id)!;
+      void this.launch(row, undefined).catch(() => undefined);
+      return row;
+    }
+    return this.launch(row, ctx.signal);
+  }
+
+  /** One child per item (≤ 100), at most `maxConcurrency` at once; waits for all and returns their rows in order. */
+  async map(input: MapInput, ctx: SubagentCallContext): Promise<SubagentRow[]> {
+    const runner = this.need();
+    if (!input.promptTemplate.includes('{{input}}')) throw new DeskhandError('usage', 'prompt_template must contain {{input}} where each item goes.');
+    const cap = Math.min(input.maxConcurrency ?? this.maxLive, this.maxLive);
+    // Every child (queued or live) listens to the parent's signal.
+    setMaxListeners(Math.max(10, input.items.length * 2 + 10), ctx.signal);
+    const rows = input.items.map((item, i) =>
+      this.create(
+        { prompt: input.promptTemplate.split('{{input}}').join(item), description: `${input.description} #${i + 1}`, ...(input.type ? { type: input.type } : {}), resultSchema: input.resultSchema, ...(input.limits ? { limits: input.limits } : {}) },
+        ctx,
+        runner,
+      ),
+    );
+    const local = new Slots(cap);
+    return Promise.all(
+      rows.map(async (row) => {
+        try {
+          await local.take(ctx.signal);
+        } catch {
+          this.end(row.id, 'cancelled', { error: 'The parent stopped before this child started.' });
+          return this.rows.get(row.id)!;
+        }
+        try {
+          return await this.launch(row, ctx.signal);
+        } finally {
+          local.give();
+        }
+      }),
+    );
+  }
+
+  list(parentConversationId: string): SubagentRow[] {
+    return this.rows.forParent(parentConversationId);
+  }
+
+  /** Waits until any (or all) of the children end; returns each ended child's result once (marks it reported). */
+  async wait(parentConversationId: string, ids: readonly string[] | null, mode: 'any' | 'all', timeoutMs: number, signal: AbortSignal): Promise<WaitResult> {
+    const mine = this.rows.forParent(parentConversationId);
+    for (const id of ids ?? []) if (!mine.some((r) => r.id === id)) throw new DeskhandError('not_found', `No subagent ${id} of this conversation; list_subagents shows them.`);
+    const targets = ids ? [...new Set(ids)] : mine.filter((r) => r.reported === 0).map((r) => r.id);
+    const snapshot = () => targets.map((id) => this.rows.get(id)!);
+    const ready = () => {
+      const rows = snapshot();
+      const ended = rows.filter((r) => TERMINAL.has(r.status));
+      return mode === 'all' ? ended.length === rows.length : ended.length > 0 || rows.length === 0;
+    };
+    let timedOut = false;
+    if (!ready()) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          clearInterval(poll);
+          off();
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const check = () => ready() && done();
+        const timer = setTimeout(() => {
+          timedOut = true;
+          done();
+        }, timeoutMs);
+        const off = this.onChange((r) => targets.includes(r.id) && check());
+        // Children another process runs are noticed by polling the store.
+        const poll = setInterval(check, 500);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+    if (signal.aborted) throw new DeskhandError('aborted', 'The wait was stopped.');
+    const rows = snapshot();
+    const finished = rows.filter((r) => TERMINAL.has(r.status));
+    this.markReported(finished);
+    return { finished: finished.map((r) => this.rows.get(r.id)!), running: rows.filter((r) => !TERMINAL.has(r.status)), timedOut };
+  }
+
+  steer(parentConversationId: string, id: string, message: string): SubagentRow {
+    const row = this.rows.get(id);
+    if (!row || row.parent_conversation_id !== parentConversationId) throw new DeskhandError('not_found', `No subagent ${id} of this conversation; list_subagents shows them.`);
+    if (TERMINAL.has(row.status)) throw new DeskhandError('conflict', `Subagent ${id} already ${row.status}; start it again with spawn_subagent {resume: "${id}"}.`);
+    this.rows.steer(id, message);
+    return row;
+  }
+
+  /** Cancels a child (and its run); from the parent's tools, the task table, the CLI or the UI. */
+  async cancel(id: string, reason = 'cancelled by its parent', parentConversationId: string | null = null): Promise<SubagentRow> {
+    const row = this.rows.get(id);
+    if (!row || (parentConversationId !== null && row.parent_conversation_id !== parentConversationId)) throw new DeskhandError('not_found', `No subagent ${id}.`);
+    if (TERMINAL.has(row.status)) return row;
+    const live = this.live.get(id);
+    if (live) {
+      live.stop = { status: 'cancelled', reason };
+      live.controller.abort();
+    }
+    this.end(id, 'cancelled', { error: reason }, false);
+    return this.rows.get(id)!;
+  }
+
+  post(ctx: { runId: string; conversationId: string }, topic: string, body: string): { id: number; untrusted: boolean } {
+    const runner = this.need();
+    const me = this.rows.byConversation(ctx.conversationId);
+    const board = me?.root_conversation_id ?? ctx.conversationId;
+    const untrusted = runner.parent(ctx.runId)?.tainted ?? true;
+    return { id: this.rows.post(board, me ? me.id : 'parent', topic, body, untrusted), untrusted };
+  }
+
+  read(conversationId: string, opts: { topic?: string; afterId?: number; limit: number }): BlackboardPost[] {
+    const me = this.rows.byConversation(conversationId);
+    return this.rows.read(me?.root_conversation_id ?? conversationId, opts);
+  }
+
+  // ── Running a child ───────────────────────────────────────────────────────────────────────────────────────────
+
+  private create(input: SpawnInput, ctx: SubagentCallContext, runner: SubagentRunner): SubagentRow {
+    const parent = runner.parent(ctx.runId);
+    if (!parent) throw new DeskhandError('not_found', `No run ${ctx.runId}.`);
+    const type: SubagentType = input.type ?? 'coder';
+    const profile = PROFILES[type];
+    if (input.resultSchema !== undefined) compileResultSchema(input.resultSchema);
+    const tools = parent.tools.filter((t) => !PARENT_ONLY_TOOLS.includes(t.name) && profile.keeps(t)).map((t) => t.name);
+    const policy = lowerPolicy(parent.policy, profile.maxPolicy);
+    const limits = this.limitsFor(input.limits);
+    const me = this.rows.byConversation(parent.conversationId);
+    const conversationId = runner.createChild({ folder: parent.folder, cwd: parent.cwd, roots: parent.roots, policy, sandbox: parent.sandbox, title: `Subagent: ${input.description}`.slice(0, 80), tainted: parent.tainted });
+    return this.rows.insert({
+      id: `sub_${randomBytes(4).toString('hex')}`,
+      parent_conversation_id: parent.conversationId,
+      parent_run_id: ctx.runId,
+      parent_call_id: ctx.callId,
+      root_conversation_id: me?.root_conversation_id ?? parent.conversationId,
+      conversation_id: conversationId,
+      task_id: null,
+      type,
+      description: input.description,
+      prompt: input.prompt,
+      background: input.background ? 1 : 0,
+      policy,
+      tools: JSON.stringify(tools),
+      result_schema: input.resultSchema === undefined ? null : JSON.stringify(input.resultSchema),
+      limits: JSON.stringify(limits),
+    });
+  }
+
+  private limitsFor(asked: Partial<SubagentLimits> | undefined): SubagentLimits {
+    const c = this.ceilings;
+    return {
+      maxMinutes: Math.min(asked?.maxMinutes ?? c.maxMinutes, c.maxMinutes),
+      maxTokens: Math.min(asked?.maxTokens ?? c.maxTokens, c.maxTokens),
+      maxCostUSD: Math.min(asked?.maxCostUSD ?? c.maxCostUSD, c.maxCostUSD),
+    };
+  }
+
+  /** Queues for a slot of its tree, runs (with a schema retry), ends the row and its task. */
+  private async launch(row: SubagentRow, parentSignal: AbortSignal | undefined): Promise<SubagentRow> {
+    const live: Live = { controller: new AbortController() };
+    this.live.set(row.id, live);
+    const onParent = () => {
+      live.stop ??= { status: 'cancelled', reason: 'its parent was stopped' };
+      live.controller.abort();
+    };
+    parentSignal?.addEventListener('abort', onParent, { once: true });
+    if (parentSignal?.aborted) onParent();
+    // Cancelled by another process (`deskhand subagents cancel`): its row says so.
+    const offExternal = this.opts.store.onExternalChange(() => {
+      const now = this.rows.get(row.id);
+      if (now?.status === 'cancelled' && !live.stop) {
+        live.stop = { status: 'cancelled', reason: now.error ?? 'cancelled' };
+        live.controller.abort();
+      }
+    });
+    let slots = this.slots.get(row.root_conversation_id);
+    if (!slots) this.slots.set(row.root_conversation_id, (slots = new Slots(this.maxLive)));
+    let holding = false;
+    try {
+      await slots.take(live.controller.signal);
+      holding = true;
+      await this.runChild(row, live);
+    } catch (err) {
+      const stop = live.stop ?? { status: 'failed' as const, reason: err instanceof Error ? err.message : String(err) };
+      this.end(row.id, stop.status, { error: stop.reason });
+    } finally {
+      if (holding) slots.give();
+      offExternal();
+      parentSignal?.removeEventListener('abort', onParent);
+      this.live.delete(row.id);
+    }
+    const ended = this.rows.get(row.id)!;
+    if (!row.background || !row.task_id) this.markReported([ended]);
+    return this.rows.get(row.id)!;
+  }
+
+  private async runChild(row: SubagentRow, live: Live): Promise<void> {
+    const runner = this.need();
+    const limits = JSON.parse(row.limits) as SubagentLimits;
+    this.rows.update(row.id, { status: 'running', started_at: Date.now() });
+    this.changed(row.id);
+    const timer = setTimeout(() => {
+      live.stop = { status: 'timed_out', reason: `stopped at its limit of ${limits.maxMinutes} minutes` };
+      live.controller.abort();
+    }, limits.maxMinutes * 60_000);
+    const validator = row.result_schema ? compileResultSchema(JSON.parse(row.result_schema)) : null;
+    const schemaNote = row.result_schema
+      ? `\n\nWhen you are done, answer with only a JSON value matching this JSON Schema (no prose around it):\n${row.result_schema}`
+      : '';
+    let message = `${row.prompt}${schemaNote}`;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        this.rows.update(row.id, { attempts: attempt });
+        const outcome = await runner.run(row.conversation_id, message, {
+          parentRunId: row.parent_run_id,
+          signal: live.controller.signal,
+          onUsage: (input, output) => this.spend(row.id, input, output, limits, live),
+        });
+        if (live.stop) throw new DeskhandError('aborted', live.stop.reason);
+        if (outcome.status !== 'finished') throw new DeskhandError('internal', `its run ${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`);
+        const text = runner.lastText(row.conversation_id);
+        if (!validator) return this.succeed(row, text);
+        const checked = checkResult(text, validator);
+        if (checked.ok) return this.succeed(row, JSON.stringify(checked.value, null, 1));
+        if (attempt >= 2) throw new DeskhandError('invalid_args', `its answer did not match result_schema after a retry: ${checked.error}`);
+        message = `Your answer did not match the result schema: ${checked.error}. Answer again with only the JSON value that matches the schema:\n${row.result_schema}`;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private spend(id: string, input: number, output: number, limits: SubagentLimits, live: Live): void {
+    const row = this.rows.get(id)!;
+    const inTok = row.input_tokens + input;
+    const outTok = row.output_tokens + output;
+    const cost = (inTok * this.prices.input + outTok * this.prices.output) / 1_000_000;
+    this.rows.update(id, { input_tokens: inTok, output_tokens: outTok, cost_usd: cost });
+    if (inTok + outTok > limits.maxTokens) live.stop ??= { status: 'failed', reason: `stopped at its limit of ${limits.maxTokens} tokens` };
+    else if (cost > limits.maxCostUSD) live.stop ??= { status: 'failed', reason: `stopped at its cost limit of $${limits.maxCostUSD} (estimated $${cost.toFixed(4)})` };
+    if (live.stop) live.controller.abort();
+    this.changed(id);
+  }
+
+  private succeed(row: SubagentRow, result: string): void {
+    this.end(row.id, 'finished', { result });
+  }
+
+  /** Ends the row (once), records taint, writes the result file and ends its task. */
+  private end(id: string, status: SubagentStatus, patch: { result?: string; error?: string }, notify = true): void {
+    const row = this.rows.get(id);
+    if (!row) return;
+    const tainted = this.runner?.tainted(row.conversation_id) ? 1 : 0;
+    if (!this.rows.finish(id, status, { ...patch, tainted })) return;
+    const ended = this.rows.get(id)!;
+    if (ended.task_id) {
+      mkdirSync(join(this.opts.dataDir, 'subagents'), { recursive: true, mode: 0o700 });
+      writeFileSync(this.outputPath(id), ended.result ?? ended.error ?? '', { mode: 0o600 });
+      this.opts.tasks.update(ended.task_id, { subagent: id, tainted: ended.tainted === 1 });
+      const taskStatus = status === 'finished' ? 'finished' : status === 'timed_out' ? 'timed_out' : status === 'cancelled' ? 'cancelled' : 'failed';
+      this.opts.tasks.finish(ended.task_id, taskStatus, status === 'finished' ? 'finished' : `${status}: ${ended.error ?? ''}`.slice(0, 300), notify);
+    }
+    this.changed(id);
+  }
+
+  private markReported(rows: readonly SubagentRow[]): void {
+    for (const r of rows) {
+      if (!TERMINAL.has(r.status)) continue;
+      this.rows.update(r.id, { reported: 1 });
+      // A result handed to the parent here wakes nobody later.
+      if (r.task_id) this.opts.store.tasks.claimNotifications([r.task_id]);
+    }
+  }
+
+  private async cancelTask(task: TaskRow, reason: string): Promise<void> {
+    const row = this.rows.byTask(task.id);
+    if (row) await this.cancel(row.id, reason);
+    else this.opts.tasks.finish(task.id, 'cancelled', reason, false);
+  }
+
+  private describeTask(task: TaskRow): string {
+    const row = this.rows.byTask(task.id);
+    if (!row) return task.summary ?? '';
+    return describeChild(row);
+  }
+
+  private outputPath(id: string): string {
+    return join(this.opts.dataDir, 'subagents', `${id}.txt`);
+  }
+
+  private changed(id: string): void {
+    const row = this.rows.get(id);
+    if (!row) return;
+    for (const l of this.listeners) {
+      try {
+        l(row);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  private need(): SubagentRunner {
+    if (!this.runner) throw new DeskhandError('internal', 'Subagents are not available in this host.');
+    return this.runner;
+  }
+}
+

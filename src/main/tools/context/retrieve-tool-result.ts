@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { defineTool } from '../../runtime/tool';
+import { readOffloaded } from '../../runtime/offload';
+
+const DEFAULT_PAGE = 20_000;
+const MAX_PAGE = 100_000;
+
+export const createRetrieveToolResult = (dataDir: string) =>
+  defineTool({
+    name: 'retrieve_tool_result',
+    description:
+      'Read a tool result that was too long for the context: it was stored in full and you got its head, its tail and an id (res_…). Returns a page from offset (characters, default 0) of length characters (default 20000, at most 100000) and the offset of the next page.',
+    params: z
+      .object({
+        id: z.string().trim().min(1).max(40).describe('The id named in the cut result (res_…).'),
+        offset: z.number().int().min(0).optional().describe('Character offset to start from (default 0).'),
+        length: z.number().int().min(1).max(MAX_PAGE).optional().describe('Characters to read (default 20000, at most 100000).'),
+      })
+      .strict(),
+    risk: 'read-only',
+    disclosure: 'private',
+    offload: false,
+    presentation: { title: 'Read a stored tool result', icon: 'file', summary: (a) => `${a.id} @${a.offset ?? 0}` },
+    async execute(args, ctx) {
+      const offset = args.offset ?? 0;
+      const page = readOffloaded(dataDir, ctx.conversationId, args.id, offset, args.length ?? DEFAULT_PAGE);
+      const next = page.nextOffset === null ? 'This is the end of the result.' : `Next page: retrieve_tool_result {"id":"${args.id}","offset":${page.nextOffset}}.`;
+      const output = `[${args.id} (${page.meta.tool}): characters ${offset}–${offset + page.text.length} of ${page.meta.chars}. ${next}]\n${page.text}`;
+      return page.meta.untrusted ? { output, untrustedSource: page.meta.untrusted } : { output };
+    },
+  });

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { defineTool } from '../../runtime/tool';
+import type { Subagents } from '../../services/subagents/index';
+
+export const createSteerSubagent = (subagents: Subagents) =>
+  defineTool({
+    name: 'steer_subagent',
+    description:
+      'Send a running subagent a message (it reads it before its next model call), or cancel it (action: cancel). A finished child is continued with spawn_subagent {resume}.',
+    params: z
+      .object({
+        id: z.string().regex(/^sub_[0-9a-f]{8}$/, { error: 'id is a subagent id such as sub_0123abcd' }).describe('The child (list_subagents shows the ids).'),
+        message: z.string().trim().max(20_000).optional().describe('What the child should know or do differently.'),
+        action: z.enum(['message', 'cancel']).optional().describe('message (default) or cancel.'),
+      })
+      .strict(),
+    risk: 'read-only',
+    disclosure: 'private',
+    presentation: { title: 'Steer a subagent', icon: 'tool', summary: (a) => `${a.id} ${a.action ?? 'message'}` },
+    async execute(args, ctx) {
+      if (args.action === 'cancel') {
+        const row = await subagents.cancel(args.id, args.message ? `cancelled by its parent: ${args.message}` : 'cancelled by its parent', ctx.conversationId);
+        return { output: `Subagent ${row.id} is ${row.status}.` };
+      }
+      if (!args.message) return { output: 'Nothing sent: give a message (or action: cancel).' };
+      subagents.steer(ctx.conversationId, args.id, args.message);
+      return { output: `Message queued for ${args.id}: it reads it before its next model call.` };
+    },
+  });
