@@ -18,6 +18,8 @@ import { createShellFamily } from '../tools/shell';
 import { createTaskFamily } from '../tools/tasks';
 import { createTodoFamily } from '../tools/todos';
 import { createWebFamily } from '../tools/web';
+import { createComputerFamily } from '../tools/computer';
+import type { ComputerUse } from '../services/computer/index';
 
 export interface HostServices {
   dataDir: string;
@@ -32,6 +34,8 @@ export interface HostServices {
   /** Vault values for search API keys (null: no vault). */
   secretValues: { get(name: string): Promise<string | null> } | null;
   webFetchTimeoutMs?: number;
+  /** Computer use: the operator for this desktop behind the session service. */
+  computer?: ComputerUse;
 }
 
 export interface Assembly {
@@ -59,6 +63,8 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
       ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
     }),
   ];
+  const computer = services.computer ? createComputerFamily({ computer: services.computer }) : null;
+  if (computer) families.push(computer);
   for (const family of families) registry.add(family.tools);
-  return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds] };
+  return { registry, inputKinds: [...secrets.inputKinds, ...interaction.inputKinds, ...(computer?.inputKinds ?? [])] };
 }

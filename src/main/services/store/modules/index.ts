@@ -9,5 +9,6 @@ import { runsModule } from './runs';
 import { secretsCatalogModule } from './secrets-catalog';
 import { tasksModule } from './tasks';
 import { urlGrantsModule } from './url-grants';
+import { appGrantsModule } from './app-grants';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, appGrantsModule] as const;
