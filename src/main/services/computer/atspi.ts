@@ -53,6 +53,8 @@ export class AtspiClient {
   /** Connects to the accessibility bus of the session bus at `sessionAddress` (default: the environment's). */
   static async connect(sessionAddress?: string): Promise<AtspiClient> {
     const session = dbus.sessionBus(sessionAddress ? { busAddress: sessionAddress } : {});
+    // A bus that fails (the launcher went away) emits 'error': without a listener that would end the process.
+    session.on('error', () => undefined);
     try {
       const reply = await withTimeout(
         session.call(new dbus.Message({ destination: 'org.a11y.Bus', path: '/org/a11y/bus', interface: 'org.a11y.Bus', member: 'GetAddress' })),
@@ -61,7 +63,9 @@ export class AtspiClient {
       );
       const address = reply?.body[0] as string | undefined;
       if (!address) throw new Error('org.a11y.Bus returned no address');
-      return new AtspiClient(dbus.sessionBus({ busAddress: address }), session);
+      const bus = dbus.sessionBus({ busAddress: address });
+      bus.on('error', () => undefined);
+      return new AtspiClient(bus, session);
     } catch (err) {
       session.disconnect();
       throw err;
@@ -135,7 +139,7 @@ export class AtspiClient {
   /** The element's action names (Action interface). */
   async actions(h: ElementHandle): Promise<string[]> {
     const [list] = await this.call(h, 'org.a11y.atspi.Action', 'GetActions');
-    return ((list as [string, string, string][] | undefined) ?? []).map((a) => a[0]);
+    return ((list as [string, string, string][] | undefined) ?? []).map((a) => a[0].toLowerCase());
   }
 
   async doAction(h: ElementHandle, index: number): Promise<boolean> {
