@@ -33,13 +33,18 @@ export const METHOD_NAMES = [
   'listUrlGrants',
   'addUrlGrant',
   'revokeUrlGrant',
+  'listAppGrants',
+  'revokeAppGrant',
+  'getComputerUse',
+  'stopComputerUse',
+  'readScreenshot',
   'pickFolder',
   'setSandbox',
   'listBackgroundTasks',
   'cancelBackgroundTask',
 ] as const;
 
-export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged'] as const;
+export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'computerChanged'] as const;
 
 /** The one IPC channel each way; the method or event name travels inside and is checked against the lists above. */
 export const IPC_CALL_CHANNEL = 'deskhand:call';

@@ -247,6 +247,24 @@ export const urlGrantViewSchema = z.strictObject({
 });
 export type UrlGrantView = z.infer<typeof urlGrantViewSchema>;
 
+/** An app grant for computer use (Settings → App grants, `deskhand grants list`). */
+export const appGrantViewSchema = z.strictObject({
+  app: z.string(),
+  capabilities: z.array(z.string()),
+  createdAt: z.number(),
+  expiresAt: z.number().nullable(),
+  covers: z.string(),
+});
+export type AppGrantView = z.infer<typeof appGrantViewSchema>;
+/** A run using the desktop now (the "Deskhand is using: <app>" banner). */
+export const computerSessionSchema = z.strictObject({
+  runId: z.string(),
+  conversationId: z.string().nullable(),
+  apps: z.array(z.string()),
+  lastAction: z.string().nullable(),
+});
+export type ComputerSessionView = z.infer<typeof computerSessionSchema>;
+
 export const settingsSchema = z.strictObject({
   activeProvider: providerNameSchema,
   providers: z.strictObject({
@@ -521,6 +539,15 @@ export const contract = {
       result: z.strictObject({ grant: urlGrantViewSchema, grants: z.array(urlGrantViewSchema) }),
     },
     revokeUrlGrant: { params: z.strictObject({ id: urlGrantIdSchema }), result: z.strictObject({ grants: z.array(urlGrantViewSchema) }) },
+    /** App grants for computer use (also `deskhand grants list | revoke APP`). */
+    listAppGrants: { params: none, result: z.strictObject({ grants: z.array(appGrantViewSchema) }) },
+    revokeAppGrant: { params: z.strictObject({ app: z.string().trim().min(1).max(200) }), result: z.strictObject({ grants: z.array(appGrantViewSchema) }) },
+    /** Whether computer use can run here (`missing`: one line why not) and the runs using the desktop now. */
+    getComputerUse: { params: none, result: z.strictObject({ missing: z.string().nullable(), sessions: z.array(computerSessionSchema) }) },
+    /** The kill switch: stops every computer-use session at once and the runs that hold them. */
+    stopComputerUse: { params: none, result: z.strictObject({ stopped: z.array(z.string()) }) },
+    /** A computer-use screenshot (a PNG under the data folder's computer/) as a data URL, for tool cards. */
+    readScreenshot: { params: z.strictObject({ path: z.string().min(1).max(4096) }), result: z.strictObject({ dataUrl: z.string() }) },
     pickFolder: { params: none, result: z.strictObject({ folder: z.string().nullable() }) },
     setSandbox: { params: z.strictObject({ conversationId: conversationIdSchema, sandbox: sandboxModeSchema }), result: conversationSummarySchema },
     listBackgroundTasks: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ tasks: z.array(backgroundTaskSchema) }) },
@@ -543,6 +570,8 @@ export const contract = {
     todosChanged: z.strictObject({ conversationId: conversationIdSchema, todos: z.array(todoSchema) }),
     /** Tools were added or removed (an MCP server came or went): load listTools again. */
     toolsChanged: none,
+    /** Runs started or stopped using the desktop (the "Deskhand is using" banner). */
+    computerChanged: z.strictObject({ sessions: z.array(computerSessionSchema) }),
   },
 } as const;
 

@@ -1,4 +1,4 @@
-/** The tray icon and its menu: Open, New conversation, N approvals waiting (opens the first), Quit. */
+/** The tray icon and its menu: Open, New conversation, N approvals waiting (opens the first), Stop computer use, Quit. */
 import { Menu, Tray, nativeImage } from 'electron';
 import type { PendingApproval } from '../../shared/contract';
 
@@ -10,8 +10,13 @@ export interface TrayActions {
   open(): void;
   newConversation(): void;
   openApproval(approval: PendingApproval): void;
+  /** The computer-use kill switch. */
+  stopComputerUse(): void;
   quit(): void;
 }
+
+/** The kill switch's global shortcut (also shown on the tray item). */
+export const STOP_COMPUTER_USE_SHORTCUT = 'CommandOrControl+Alt+Shift+X';
 
 export class AppTray {
   private readonly tray: Tray;
@@ -25,7 +30,17 @@ export class AppTray {
     this.update([]);
   }
 
+  private approvals: PendingApproval[] = [];
+  private usingApps: string[] = [];
+
+  /** Apps Deskhand is using now (computer use): the Stop item names them. */
+  setComputerUse(apps: string[]): void {
+    this.usingApps = apps;
+    this.update(this.approvals);
+  }
+
   update(approvals: PendingApproval[]): void {
+    this.approvals = approvals;
     const n = approvals.length;
     const first = approvals[0];
     const menu = Menu.buildFromTemplate([
@@ -36,6 +51,11 @@ export class AppTray {
         label: n === 0 ? 'No approvals waiting' : `${n} approval${n === 1 ? '' : 's'} waiting`,
         enabled: !!first,
         click: () => first && this.actions.openApproval(first),
+      },
+      {
+        label: this.usingApps.length ? `Stop computer use (${this.usingApps.join(', ')})` : 'Stop computer use',
+        accelerator: STOP_COMPUTER_USE_SHORTCUT,
+        click: () => this.actions.stopComputerUse(),
       },
       { type: 'separator' },
       { label: 'Quit Deskhand', accelerator: 'CommandOrControl+Q', click: () => this.actions.quit() },

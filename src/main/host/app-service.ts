@@ -31,6 +31,7 @@ import { WebSettings } from './web-settings';
 import { TaskWakes } from './task-wakes';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';
+import { ComputerContract } from './computer-contract';
 
 // The contract's provider list and the providers module must name the same providers.
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
@@ -74,7 +75,7 @@ const TASKS_EVENT_MS = 300;
 
 export { apiKeyName } from './provider-settings';
 
-export class AppService implements ContractHandlers {
+export class AppService extends ComputerContract implements ContractHandlers {
   private readonly runtime: Runtime;
   private readonly providers: ProviderSettings;
   private readonly web: WebSettings;
@@ -94,6 +95,7 @@ export class AppService implements ContractHandlers {
   private changed = { conversations: false, approvals: false, scheduled: false };
 
   constructor(private readonly opts: AppServiceOptions) {
+    super(opts.runtime, opts.dataDir); // computer use: grants, sessions, the kill switch (computer-contract.ts)
     this.runtime = opts.runtime;
     this.env = opts.env ?? process.env;
     this.log = opts.log ?? stderrLogger;
@@ -585,7 +587,7 @@ export class AppService implements ContractHandlers {
     });
   }
 
-  private emit(event: ContractEvent): void {
+  protected emit(event: ContractEvent): void {
     for (const l of this.listeners) {
       try {
         l(event);
