@@ -5,6 +5,7 @@ import { useSettings } from '../state/settings';
 import { useUi } from '../state/ui';
 import { ApprovalsPanel } from './ApprovalsPanel';
 import { BackgroundTasksPanel } from './BackgroundTasksPanel';
+import { ComputerBanner } from './ComputerUse';
 import { ConversationView } from './ConversationView';
 import { Dialogs } from './Dialogs';
 import { FirstRunPanel } from './FirstRunPanel';
@@ -33,6 +34,7 @@ export function App() {
   return (
     <div className={`app ${panelOpen ? 'with-panel' : ''}`}>
       <TopBar />
+      <ComputerBanner />
       <Sidebar />
       {view === 'settings' ? <SettingsPage /> : firstRun ? <FirstRunPanel /> : <ConversationView />}
       {panelOpen && (

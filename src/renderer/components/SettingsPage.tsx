@@ -11,6 +11,7 @@ import { api, errorText } from '../api/client';
 import { useSettings } from '../state/settings';
 import { useUi } from '../state/ui';
 import { UrlGrantsSettings, WebSearchSettings } from './WebSettings';
+import { AppGrantsSettings } from './ComputerUse';
 
 const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
 
@@ -129,6 +130,7 @@ export function SettingsPage() {
       </form>
       <WebSearchSettings />
       <UrlGrantsSettings />
+      <AppGrantsSettings />
     </main>
   );
 }

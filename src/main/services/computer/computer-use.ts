@@ -323,13 +323,6 @@ export class ComputerUseService implements ComputerUse {
     return { result, before, after };
   }
 
-  private windowRect(runId: string, app: string, windowId?: string): Rect | null {
-    void runId;
-    void app;
-    void windowId;
-    return null;
-  }
-
   async pointer(
     runId: string,
     req: { app: string; ref?: string; x?: number; y?: number; action: PointerAction; dx?: number; dy?: number; personApproved?: boolean },
@@ -408,15 +401,13 @@ export class ComputerUseService implements ComputerUse {
         done.push(`typed ${req.text.length} characters with synthesized input`);
       }
       if (keys) {
-        if (entry && !viaTree) await this.op.focus(entry);
-        else if (entry) await this.op.focus(entry);
+        if (entry) await this.op.focus(entry);
         sig.throwIfAborted();
         await this.requireActive(req.app);
         await this.op.pressKeys(keys);
         done.push(`pressed ${keys.join('+')}`);
       }
     });
-    void this.windowRect;
     return { done: done.join(', then '), before: t.before, after: t.after };
   }
 

@@ -122,9 +122,7 @@ export class LinuxX11Operator implements ComputerOperator {
     const editable = node.interfaces.includes('EditableText');
     const actionable = root ? false : node.interfaces.includes('Action') || editable || ACTIONABLE_ROLES.has(node.role);
     const shown = root || actionable || node.name.trim() !== '';
-    let position = -1;
     if (shown) {
-      position = out.length;
       const out_: OutlineNode = { depth, role: node.role, name: node.name, states: shownStates(node), ...(actionable ? { handle: node.handle } : {}) };
       out.push(out_);
       if (node.role === 'password text') out_.value = '••••';
@@ -144,7 +142,6 @@ export class LinuxX11Operator implements ComputerOperator {
         return sub;
       }),
     );
-    void position;
     for (const s of subtrees) for (const n of s) if (out.length < MAX_NODES) out.push(n);
   }
 

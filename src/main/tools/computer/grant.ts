@@ -83,7 +83,8 @@ export function createComputerApps(computer: ComputerUse) {
   });
 }
 
-export function createComputerGrantApp(computer: ComputerUse) {
+/** The grant itself is written when the person answers (the app_grant kind's accept), not by this call. */
+export function createComputerGrantApp(_computer: ComputerUse) {
   return defineTool({
     name: 'computer_grant_app',
     description:
@@ -115,7 +116,8 @@ export function createComputerGrantApp(computer: ComputerUse) {
     async execute(args, ctx) {
       const a = ctx.answer as { app: string; capabilities: Capability[]; expiresAt: number | null } | undefined;
       if (!a) throw new ToolError('The grant was not answered.');
-      const narrowed = args.capabilities && a.capabilities.length < args.capabilities.length ? ' (less than asked: act only within it)' : '';
+      const asked = args.capabilities ?? CAPABILITIES;
+      const narrowed = a.capabilities.length < new Set(asked).size ? ' (less than asked: act only within it)' : '';
       return { output: `The person granted "${a.app}": ${a.capabilities.join(', ')}${a.expiresAt ? ` until ${new Date(a.expiresAt).toISOString()}` : ' until revoked'}${narrowed}.` };
     },
   });

@@ -3,6 +3,7 @@
  * here (a family newer than this window) gets the fallback card: its prompt, the `deskhand runs answer` command, Deny.
  */
 import type { ComponentType } from 'react';
+import { AppGrantCard } from './AppGrantCard';
 import { DecisionCard } from './DecisionCard';
 import { FallbackCard } from './FallbackCard';
 import { FilePickCard } from './FilePickCard';
@@ -17,6 +18,7 @@ const CARDS: Record<string, ComponentType<RequestCardProps>> = {
   secret: SecretRequestCard,
   question: QuestionCard,
   file_pick: FilePickCard,
+  app_grant: AppGrantCard,
 };
 
 export function RequestCard({ approval, showConversation = false }: { approval: RequestCardProps['approval']; showConversation?: boolean }) {
