@@ -20,6 +20,7 @@ import {
   type ObserveResult,
   type PointerAction,
   type Rect,
+  type WindowTree,
 } from './index';
 
 interface RefEntry extends ElementHandle {
@@ -188,23 +189,24 @@ export class ComputerUseService implements ComputerUse {
     await this.ready();
     const tree = await this.op.readWindow(app, opts.window);
     sig.throwIfAborted();
-    return this.record(runId, tree.window, tree.nodes, opts.screenshot ?? false);
+    return this.record(runId, tree, opts.screenshot ?? false);
   }
 
-  private async record(runId: string, window: AppWindow, nodes: Awaited<ReturnType<ComputerOperator['readWindow']>>['nodes'], screenshot: boolean): Promise<ObserveResult> {
+  private async record(runId: string, tree: WindowTree, screenshot: boolean): Promise<ObserveResult> {
+    const { window, nodes } = tree;
     const s = this.load(runId);
     const refs: Record<string, RefEntry> = {};
-    const lines = [`window ${JSON.stringify(window.title)} of ${window.app} (${window.id}, ${window.bounds.width}×${window.bounds.height} at ${window.bounds.x},${window.bounds.y}${window.active ? ', in front' : ''})`];
+    const lines = [`window ${JSON.stringify(window.title)} of ${window.app} (${window.id ? `${window.id}, ` : ''}${window.bounds.width}×${window.bounds.height} at ${window.bounds.x},${window.bounds.y}${window.active ? ', in front' : ''})`];
     for (const n of nodes) {
       let ref: string | null = null;
       if (n.handle) {
         ref = `e${s.nextRef++}`;
-        refs[ref] = { ...n.handle, role: n.role, name: n.name, window: window.id };
+        refs[ref] = { ...n.handle, role: n.role, name: n.name, window: tree.key };
       }
       lines.push(outlineLine(n, ref, n.depth));
     }
     const outline = lines.join('\n');
-    s.windows[window.id] = { app: window.app, title: window.title, outline: outline.split('\n').slice(1).map(stripRef).join('\n'), refs };
+    s.windows[tree.key] = { app: window.app, title: window.title, outline: outline.split('\n').slice(1).map(stripRef).join('\n'), refs };
     if (!s.apps.includes(window.app)) s.apps.push(window.app);
     let shot: string | null = null;
     if (screenshot) shot = await this.shoot(runId, s, window.bounds, 'observe');
@@ -254,7 +256,7 @@ export class ComputerUseService implements ComputerUse {
       text = nextText;
     }
     sig.throwIfAborted();
-    return { ...(await this.record(runId, last.window, last.nodes, false)), changed };
+    return { ...(await this.record(runId, last, false)), changed };
   }
 
   // ── acting ──

@@ -52,6 +52,8 @@ export interface OutlineNode {
 }
 
 export interface WindowTree {
+  /** Stable for the life of the window (refs are kept per window by it). */
+  key: string;
   window: AppWindow;
   nodes: OutlineNode[];
 }

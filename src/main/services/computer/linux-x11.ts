@@ -26,6 +26,8 @@ export class LinuxX11Operator implements ComputerOperator {
   private readonly ewmh: Ewmh;
   /** bus name → app (a bus name is never reused for another connection). */
   private readonly byBus = new Map<string, AppEntry>();
+  /** The X windows EWMH calls last saw (ids for windows read through AT-SPI). */
+  private xCache: XWindow[] = [];
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
     this.ewmh = new Ewmh(env);
@@ -80,8 +82,13 @@ export class LinuxX11Operator implements ComputerOperator {
     return xs.map((w) => ({ id: w.id, title: w.title, pid: w.pid, app: byPid.get(w.pid) ?? w.wmClass, bounds: w.bounds, active: w.id === activeId }));
   }
 
+  private async xWindows(): Promise<XWindow[]> {
+    this.xCache = await this.ewmh.windows();
+    return this.xCache;
+  }
+
   async apps(): Promise<RunningApp[]> {
-    const [entries, xs, activeId] = await Promise.all([this.appEntries(), this.ewmh.windows(), this.ewmh.activeId()]);
+    const [entries, xs, activeId] = await Promise.all([this.appEntries(), this.xWindows(), this.ewmh.activeId()]);
     const windows = await this.toWindows(xs, entries, activeId);
     const apps = new Map<string, RunningApp>();
     for (const e of entries) {
@@ -98,22 +105,36 @@ export class LinuxX11Operator implements ComputerOperator {
     return [...apps.values()];
   }
 
+  /**
+   * One window read through AT-SPI alone (no window-system round trips on this hot path): the app's top-level
+   * accessibles give title, active state and extents; the X window id comes from what EWMH calls last saw.
+   */
   async readWindow(app: string, window?: string): Promise<WindowTree> {
     const client = await this.atspi();
-    const [entries, xs, activeId] = await Promise.all([this.appEntries(), this.ewmh.windows(), this.ewmh.activeId()]);
-    const mine = entries.filter((e) => e.name === app);
-    if (!mine.length) throw new Error(`No running app named "${app}" is in the accessibility tree; computer_apps lists the names.`);
-    const windows = (await this.toWindows(xs, entries, activeId)).filter((w) => mine.some((e) => e.pid === w.pid));
-    const target = pickWindow(windows, window);
-    if (!target) throw new Error(window ? `"${app}" has no window "${window}"; its windows: ${windows.map((w) => JSON.stringify(w.title)).join(', ') || 'none'}.` : `"${app}" has no window open.`);
-    const entry = mine.find((e) => e.pid === target.pid)!;
-    // The accessible for the window: a top-level child of the app with the window's title.
-    const tops = await Promise.all((await client.children(entry.handle)).map((h) => client.node(h)));
-    const top = tops.find((n) => n.name === target.title && hasState(n.states, STATE.showing)) ?? tops.find((n) => n.name === target.title) ?? tops.find((n) => hasState(n.states, STATE.showing));
-    if (!top) throw new Error(`The window "${target.title}" of "${app}" has no accessible counterpart (the app may not expose its tree).`);
+    const entries = (await this.appEntries()).filter((e) => e.name === app);
+    if (!entries.length) throw new Error(`No running app named "${app}" is in the accessibility tree; computer_apps lists the names.`);
+    const tops = (
+      await Promise.all(
+        entries.map(async (e) => (await Promise.all((await client.children(e.handle)).map((h) => client.node(h).catch(() => null)))).flatMap((n) => (n ? [{ n, e }] : []))),
+      )
+    ).flat();
+    const visible = tops.filter((t) => hasState(t.n.states, STATE.showing) || hasState(t.n.states, STATE.visible));
+    let top: (typeof tops)[number] | undefined;
+    if (window) {
+      const w = window.trim().toLowerCase();
+      const xid = this.xCache.find((x) => x.id === w);
+      top = (xid && tops.find((t) => t.e.pid === xid.pid && t.n.name === xid.title)) || tops.find((t) => t.n.name.toLowerCase() === w) || tops.find((t) => t.n.name.toLowerCase().includes(w));
+      if (!top) throw new Error(`"${app}" has no window "${window}"; its windows: ${visible.map((t) => JSON.stringify(t.n.name)).join(', ') || 'none'}.`);
+    } else {
+      top = visible.find((t) => hasState(t.n.states, STATE.active)) ?? visible.at(-1);
+      if (!top) throw new Error(`"${app}" has no window open.`);
+    }
+    const bounds = await client.extents(top.n.handle).catch(() => ({ x: 0, y: 0, width: 0, height: 0 }));
+    const x = this.xCache.find((c) => c.pid === top.e.pid && c.title === top.n.name);
+    const active = hasState(top.n.states, STATE.active);
     const nodes: OutlineNode[] = [];
-    await this.walk(client, top, 0, nodes, true);
-    return { window: target, nodes };
+    await this.walk(client, top.n, 0, nodes, true);
+    return { key: `${top.n.handle.bus}${top.n.handle.path}`, window: { id: x?.id ?? '', title: top.n.name, pid: top.e.pid, app, bounds, active }, nodes };
   }
 
   private async walk(client: AtspiClient, node: RawNode, depth: number, out: OutlineNode[], root: boolean): Promise<void> {
@@ -197,7 +218,7 @@ export class LinuxX11Operator implements ComputerOperator {
   }
 
   async windowAt(x: number, y: number): Promise<AppWindow | null> {
-    const [xs, activeId] = await Promise.all([this.ewmh.windows(), this.ewmh.activeId()]);
+    const [xs, activeId] = await Promise.all([this.xWindows(), this.ewmh.activeId()]);
     const hit = [...xs].reverse().find((w) => contains(w.bounds, x, y)) ?? null;
     return this.windowFor(hit, activeId);
   }
@@ -247,10 +268,3 @@ function contains(r: Rect, x: number, y: number): boolean {
   return x >= r.x && y >= r.y && x < r.x + r.width && y < r.y + r.height;
 }
 
-function pickWindow(windows: AppWindow[], wanted?: string): AppWindow | undefined {
-  if (wanted) {
-    const w = wanted.trim();
-    return windows.find((x) => x.id === w.toLowerCase()) ?? windows.find((x) => x.title === w) ?? windows.find((x) => x.title.toLowerCase().includes(w.toLowerCase()));
-  }
-  return windows.find((w) => w.active) ?? windows.at(-1);
-}
