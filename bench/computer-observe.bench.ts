@@ -2,8 +2,9 @@
  * computer_observe_ms: computer_observe (outline only) of a real window on a private Xvfb + openbox + AT-SPI world —
  * zenity's entry dialog, and gtk3-widget-factory's main window (a large tree) — through the tool, the service (grant
  * re-check, refs, the session file) and the Linux operator (EWMH window lookup, the AT-SPI walk).
- * observe_vs_raw_atspi_ratio: the same against walking the same window's tree with dbus-next directly (role, name,
- * states and children of every node, in parallel), paired rounds in the same run.
+ * observe_vs_raw_atspi_ratio: the same against walking the same window's tree with dbus-next directly (find the app by
+ * name in the registry and its showing window, then role, name, states and children of every node, in parallel),
+ * paired rounds in the same run.
  */
 import { AtspiClient } from '../src/main/services/computer/atspi';
 import type { ElementHandle } from '../src/main/services/computer/index';
@@ -49,18 +50,23 @@ export default async function computerObserveBench(): Promise<BenchResult> {
       world.spawnApp(cmd, [...args]);
       await world.waitForApp(cmd);
       await new Promise((r) => setTimeout(r, 1500)); // let the window finish mapping and settle
-      // The same window's accessible, for the raw walk.
-      const app = (await Promise.all((await client.applications()).map(async (h) => ({ h, name: await client.name(h) })))).find((a) => a.name === cmd)!;
-      const tops = await client.children(app.h);
-      let top = tops[0]!;
-      for (const t of tops) if ((await client.states(t))[0] & (1 << 25)) top = t;
-      const nodes = await rawWalk(client, top);
+      // The raw client does what any client must: find the app by name in the registry, its showing window, and walk it.
+      const raw = async (): Promise<number> => {
+        const apps = await client.applications();
+        const names = await Promise.all(apps.map((h) => client.name(h)));
+        const app = apps[names.indexOf(cmd)]!;
+        const tops = await client.children(app);
+        const states = await Promise.all(tops.map((t) => client.states(t)));
+        const top = tops.filter((_, i) => states[i]![0] & (1 << 25)).at(-1) ?? tops[0]!;
+        return rawWalk(client, top);
+      };
+      const nodes = await raw();
       const ctx = { ...makeContext(dataDir), runId: 'run_bench' };
       const viaTool = async () => {
         const r = await observe.execute(observe.params.parse({ app: cmd }), ctx);
         if (!r.output.includes('refs;')) throw new Error(`observe failed: ${r.output}`);
       };
-      const t = await paired(ROUNDS, WARMUP, viaTool, () => rawWalk(client, top));
+      const t = await paired(ROUNDS, WARMUP, viaTool, raw);
       out[`computer_observe${label}_ms`] = figure(t.a, { unit: 'ms', baseline: `raw dbus-next walk of the same ${nodes}-node tree`, ...(label ? {} : { target: '≤ 150' }) });
       out[`raw_atspi_walk${label}_ms`] = figure(t.b, { unit: 'ms' });
       out[`observe_vs_raw_atspi${label}_ratio`] = ratio(t.a, t.b, { baseline: `raw_atspi_walk${label}_ms`, ...(label ? {} : { target: '≤ 1.3' }) });

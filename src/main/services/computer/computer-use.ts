@@ -58,6 +58,7 @@ export class ComputerUseService implements ComputerUse {
   private readonly live = new Map<string, { controller: AbortController; session: ComputerSession }>();
   private readonly killedRuns = new Set<string>();
   private readonly lastAction = new Map<string, number>();
+  private readyAt = 0;
   private readonly recent = new Map<string, number[]>();
   private readonly killListeners = new Set<(runIds: string[]) => void>();
   private readonly sessionListeners = new Set<(s: ComputerSession[]) => void>();
@@ -178,9 +179,12 @@ export class ComputerUseService implements ComputerUse {
 
   // ── observing ──
 
+  /** The desktop is usable (checked again at most every 10 s, or after a failure). */
   private async ready(): Promise<void> {
+    if (Date.now() - this.readyAt < 10_000) return;
     const missing = await this.op.missing();
     if (missing) throw new Error(missing);
+    this.readyAt = Date.now();
   }
 
   async observe(runId: string, app: string, opts: { window?: string; screenshot?: boolean; personApproved?: boolean }, signal?: AbortSignal): Promise<ObserveResult> {

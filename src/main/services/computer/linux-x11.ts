@@ -111,11 +111,18 @@ export class LinuxX11Operator implements ComputerOperator {
    */
   async readWindow(app: string, window?: string): Promise<WindowTree> {
     const client = await this.atspi();
-    const entries = (await this.appEntries()).filter((e) => e.name === app);
+    // Known apps of this name first (no registry round trip); the registry when there are none or one went away.
+    let entries = [...this.byBus.values()].filter((e) => e.name === app);
+    let kids = await Promise.all(entries.map((e) => client.children(e.handle).catch(() => null)));
+    if (!entries.length || kids.some((k) => k === null)) {
+      for (const [bus, e] of this.byBus) if (e.name === app) this.byBus.delete(bus);
+      entries = (await this.appEntries()).filter((e) => e.name === app);
+      kids = await Promise.all(entries.map((e) => client.children(e.handle).catch(() => [])));
+    }
     if (!entries.length) throw new Error(`No running app named "${app}" is in the accessibility tree; computer_apps lists the names.`);
     const tops = (
       await Promise.all(
-        entries.map(async (e) => (await Promise.all((await client.children(e.handle)).map((h) => client.node(h).catch(() => null)))).flatMap((n) => (n ? [{ n, e }] : []))),
+        entries.map(async (e, i) => (await Promise.all((kids[i] ?? []).map((h) => client.node(h).catch(() => null)))).flatMap((n) => (n ? [{ n, e }] : []))),
       )
     ).flat();
     const visible = tops.filter((t) => hasState(t.n.states, STATE.showing) || hasState(t.n.states, STATE.visible));
@@ -129,11 +136,12 @@ export class LinuxX11Operator implements ComputerOperator {
       top = visible.find((t) => hasState(t.n.states, STATE.active)) ?? visible.at(-1);
       if (!top) throw new Error(`"${app}" has no window open.`);
     }
-    const bounds = await client.extents(top.n.handle).catch(() => ({ x: 0, y: 0, width: 0, height: 0 }));
+    const extents = client.extents(top.n.handle).catch(() => ({ x: 0, y: 0, width: 0, height: 0 }));
     const x = this.xCache.find((c) => c.pid === top.e.pid && c.title === top.n.name);
     const active = hasState(top.n.states, STATE.active);
     const nodes: OutlineNode[] = [];
     await this.walk(client, top.n, 0, nodes, true);
+    const bounds = await extents;
     return { key: `${top.n.handle.bus}${top.n.handle.path}`, window: { id: x?.id ?? '', title: top.n.name, pid: top.e.pid, app, bounds, active }, nodes };
   }
 
@@ -143,15 +151,14 @@ export class LinuxX11Operator implements ComputerOperator {
     const editable = node.interfaces.includes('EditableText');
     const actionable = root ? false : node.interfaces.includes('Action') || editable || ACTIONABLE_ROLES.has(node.role);
     const shown = root || actionable || node.name.trim() !== '';
+    let value: Promise<void> = Promise.resolve();
     if (shown) {
       const out_: OutlineNode = { depth, role: node.role, name: node.name, states: shownStates(node), ...(actionable ? { handle: node.handle } : {}) };
       out.push(out_);
+      // Values are read alongside the children, not before them.
       if (node.role === 'password text') out_.value = '••••';
-      else if (node.interfaces.includes('Text') && TEXT_VALUE_ROLES.has(node.role)) out_.value = await client.text(node.handle).catch(() => '');
-      else if (node.interfaces.includes('Value')) {
-        const v = await client.value(node.handle).catch(() => null);
-        if (v !== null) out_.value = String(v);
-      }
+      else if (node.interfaces.includes('Text') && TEXT_VALUE_ROLES.has(node.role)) value = client.text(node.handle).then((t) => void (out_.value = t), () => void (out_.value = ''));
+      else if (node.interfaces.includes('Value')) value = client.value(node.handle).then((v) => void (v !== null && (out_.value = String(v))), () => undefined);
     }
     const kids = await Promise.all(node.children.map((h) => client.node(h).catch(() => null)));
     // Children are walked in order (outline order = tree order); each child's own subtree is read in parallel.
@@ -163,6 +170,7 @@ export class LinuxX11Operator implements ComputerOperator {
         return sub;
       }),
     );
+    await value;
     for (const s of subtrees) for (const n of s) if (out.length < MAX_NODES) out.push(n);
   }
 
