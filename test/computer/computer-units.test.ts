@@ -10,6 +10,7 @@ import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { decideCall } from '../../src/main/runtime/approval-engine';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
+import type { RunOptions } from '../../src/main/runtime/runtime';
 import { ComputerUseService } from '../../src/main/services/computer/computer-use';
 import { StoreGrantBook } from '../../src/main/services/computer/grant-book';
 import { parseKeyCombo } from '../../src/main/services/computer/index';
@@ -139,8 +140,8 @@ describe('pieces', () => {
     const stopped: string[] = [];
     wireKillSwitch(computer as never, runs, (id) => stopped.push(id));
     const outer = new AbortController();
-    const a = runs.wrap({ provider: {} as never, interactive: false, signal: outer.signal });
-    const b = runs.wrap({ provider: {} as never, interactive: false });
+    const a = runs.wrap<RunOptions>({ provider: {} as never, interactive: false, signal: outer.signal });
+    const b = runs.wrap<RunOptions>({ provider: {} as never, interactive: false });
     a.options.onEvent!({ type: 'run.started', runId: 'run_a', conversationId: 'c', resumed: false });
     b.options.onEvent!({ type: 'run.started', runId: 'run_b', conversationId: 'c', resumed: false });
     listeners[0]!(['run_a', 'run_parked']);
