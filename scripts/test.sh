@@ -34,6 +34,9 @@ if [ -z "${DISPLAY:-}" ]; then
   pids+=($!)
 fi
 
+# Computer use: test/computer/world.ts starts its own Xvfb, private D-Bus session, openbox and at-spi-bus-launcher
+# (at-spi2-core) per test file, with zenity and gtk3-widget-factory (gtk-3-examples); nothing to start here.
+
 export CHROMIUM_PATH=${CHROMIUM_PATH:-/usr/bin/chromium}
 mkdir -p .test-results
 

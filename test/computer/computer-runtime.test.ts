@@ -207,7 +207,11 @@ it.skipIf(!!missing)('the kill switch stops a run in the middle of typing and th
   rt.onEvent((e) => {
     if (e.type === 'tool.call' && e.tool === 'computer_input') {
       typingSince = Date.now();
-      setTimeout(() => rt.computer.kill(), 700);
+      // Pressed once the first characters have arrived in the app: mid-action, whatever the machine's speed.
+      void (async () => {
+        while (!(await entryText('zenity')).length && Date.now() - typingSince < 20_000) await sleep(50);
+        rt.computer.kill();
+      })();
     }
   });
   const outcome = await rt.sendMessage(conv.id, 'type a lot', { provider: provider(), interactive: false });
