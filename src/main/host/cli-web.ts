@@ -44,8 +44,7 @@ export async function grantsCommand(args: string[]): Promise<number> {
         else {
           if (!rows.length) process.stdout.write('No URL grants.\n');
           else for (const r of rows) process.stdout.write(`${r.id}  ${r.pattern}\n`);
-          if (!apps.length) process.stdout.write('No app grants.\n');
-          else for (const a of apps) process.stdout.write(`app ${a.app}  ${a.covers}\n`);
+          for (const a of apps) process.stdout.write(`app ${a.app}  ${a.covers}\n`);
         }
         return 0;
       }
