@@ -67,6 +67,9 @@ export default async function computerObserveBench(): Promise<BenchResult> {
         if (!r.output.includes('refs;')) throw new Error(`observe failed: ${r.output}`);
       };
       const t = await paired(ROUNDS, WARMUP, viaTool, raw);
+      // Where the difference lies: the operator's read alone (no tool, grants, refs or session file) against the same.
+      const o = await paired(ROUNDS, WARMUP, () => operator.readWindow(cmd), raw);
+      out[`operator_read${label}_vs_raw_ratio`] = ratio(o.a, o.b, { baseline: 'the raw walk, paired again' });
       out[`computer_observe${label}_ms`] = figure(t.a, { unit: 'ms', baseline: `raw dbus-next walk of the same ${nodes}-node tree`, ...(label ? {} : { target: '≤ 150' }) });
       out[`raw_atspi_walk${label}_ms`] = figure(t.b, { unit: 'ms' });
       out[`observe_vs_raw_atspi${label}_ratio`] = ratio(t.a, t.b, { baseline: `raw_atspi_walk${label}_ms`, ...(label ? {} : { target: '≤ 1.3' }) });

@@ -100,6 +100,20 @@ describe('app grants', () => {
     store.close();
   });
 
+  it('computer_handoff always asks, even under high-risk, and clears the run\'s observations', async () => {
+    const { grants, store, dir } = book();
+    const computer = new ComputerUseService({ operator: new MissingOperator('test', 'no desktop'), grants, dataDir: dir });
+    const handoff = createComputerFamily({ computer }).tools.find((t) => t.name === 'computer_handoff') as ToolDefinition;
+    const d = await decideCall({ tool: handoff, args: { instructions: 'Sign in' }, policy: 'high-risk', tainted: false, ctx: { cwd: dir, workspaceRoots: [dir], dataDir: dir }, hasRule: () => false, grants });
+    expect(d.decision).toBe('ask');
+    mkdirSync(computer.screenshotDir('run_h'), { recursive: true });
+    writeFileSync(join(computer.screenshotDir('run_h'), 'session.json'), JSON.stringify({ nextRef: 4, shots: 0, killed: false, apps: ['zenity'], windows: { w: { app: 'zenity', title: 't', outline: '', refs: { e1: { bus: ':1.2', path: '/x', role: 'push button', name: 'OK', window: 'w' } } } } }));
+    expect(computer.describeRef('run_h', 'zenity', 'e1')).toBe('push button "OK"');
+    await handoff.execute({ instructions: 'Sign in' }, { ...makeContext(dir), runId: 'run_h' });
+    expect(computer.describeRef('run_h', 'zenity', 'e1')).toBeNull();
+    store.close();
+  });
+
   it('the app_grant kind grants less when asked to, never more', () => {
     const { grants, store } = book();
     const kind = appGrantKind({ grants });
