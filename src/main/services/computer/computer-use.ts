@@ -4,7 +4,7 @@
  * and the kill switch. The decision (grants, tiers) is the approval engine's; this re-checks at the moment of acting,
  * because focus and windows change between observing and acting.
  */
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   outlineLine,
@@ -59,6 +59,7 @@ export class ComputerUseService implements ComputerUse {
   private readonly killedRuns = new Set<string>();
   private readonly lastAction = new Map<string, number>();
   private readyAt = 0;
+  private readonly cache = new Map<string, { mtime: number; s: SessionFile }>();
   private readonly recent = new Map<string, number[]>();
   private readonly killListeners = new Set<(runIds: string[]) => void>();
   private readonly sessionListeners = new Set<(s: ComputerSession[]) => void>();
@@ -88,9 +89,21 @@ export class ComputerUseService implements ComputerUse {
     return join(this.screenshotDir(runId), 'session.json');
   }
 
+  /** The run's session file, read again only when another process changed it (its mtime moved). */
   private load(runId: string): SessionFile {
+    let mtime: number;
     try {
-      return JSON.parse(readFileSync(this.file(runId), 'utf8')) as SessionFile;
+      mtime = statSync(this.file(runId)).mtimeMs;
+    } catch {
+      this.cache.delete(runId);
+      return { nextRef: 1, shots: 0, killed: false, apps: [], windows: {} };
+    }
+    const hit = this.cache.get(runId);
+    if (hit && hit.mtime === mtime) return structuredClone(hit.s);
+    try {
+      const s = JSON.parse(readFileSync(this.file(runId), 'utf8')) as SessionFile;
+      this.cache.set(runId, { mtime, s: structuredClone(s) });
+      return s;
     } catch {
       return { nextRef: 1, shots: 0, killed: false, apps: [], windows: {} };
     }
@@ -99,6 +112,7 @@ export class ComputerUseService implements ComputerUse {
   private save(runId: string, s: SessionFile): void {
     mkdirSync(this.screenshotDir(runId), { recursive: true });
     writeFileSync(this.file(runId), JSON.stringify(s));
+    this.cache.set(runId, { mtime: statSync(this.file(runId)).mtimeMs, s: structuredClone(s) });
   }
 
   /** The run's live session (created on first use) and a signal that the kill switch aborts. */
@@ -117,7 +131,7 @@ export class ComputerUseService implements ComputerUse {
   }
 
   killed(runId: string): boolean {
-    return this.killedRuns.has(runId) || (existsSync(this.file(runId)) && this.load(runId).killed);
+    return this.killedRuns.has(runId) || this.load(runId).killed;
   }
 
   sessions(): ComputerSession[] {
