@@ -42,10 +42,15 @@ export async function startWorld(): Promise<World> {
   const procs: ChildProcess[] = [];
   const n = freeDisplay();
   const display = `:${n}`;
-  // The X server outlives this file's tests until the process exits: nut-js's X connection (libX11) would end the
-  // process on an I/O error if the server went away under it.
-  const xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp', '-noreset'], { stdio: 'ignore' });
-  process.once('exit', () => xvfb.kill('SIGTERM'));
+  // The X server outlives this file's tests until the process is gone: nut-js's X connection (libX11) would end the
+  // process on an I/O error if the server went away under it. A watchdog shell ends it once this process has exited
+  // (however it exits), and is unref'd so it never keeps this process alive.
+  const watchdog = spawn(
+    'sh',
+    ['-c', `Xvfb ${display} -screen 0 1280x800x24 -nolisten tcp -noreset & x=$!; trap 'kill $x 2>/dev/null' EXIT; while kill -0 ${process.pid} 2>/dev/null && kill -0 $x 2>/dev/null; do sleep 1; done`],
+    { stdio: 'ignore', detached: true },
+  );
+  watchdog.unref();
   for (let i = 0; i < 100 && !existsSync(`/tmp/.X11-unix/X${n}`); i++) await sleep(50);
   const bus = spawn('dbus-daemon', ['--session', '--nofork', '--print-address=1'], { stdio: ['ignore', 'pipe', 'ignore'] });
   procs.push(bus);
@@ -108,6 +113,9 @@ export async function startWorld(): Promise<World> {
     async close() {
       for (const p of [...apps, ...procs.reverse()]) if (p.exitCode === null && p.pid) p.kill('SIGTERM');
       await sleep(100);
+      // Nothing of the world keeps this process alive now (the X server ends with it, through its watchdog).
+      for (const p of [...apps, ...procs]) p.unref();
+      bus.stdout?.destroy();
     },
   };
 }
