@@ -41,6 +41,8 @@ if [ -x /usr/sbin/atd ] && ! pgrep -x atd >/dev/null; then
   /usr/sbin/atd -f &
   pids+=($!)
 fi
+# Computer use: test/computer/world.ts starts its own Xvfb, private D-Bus session, openbox and at-spi-bus-launcher
+# (at-spi2-core) per test file, with zenity and gtk3-widget-factory (gtk-3-examples); nothing to start here.
 
 export CHROMIUM_PATH=${CHROMIUM_PATH:-/usr/bin/chromium}
 mkdir -p .test-results

@@ -38,6 +38,11 @@ export const METHOD_NAMES = [
   'listRules',
   'searchMessages',
   'revokeRule',
+  'listAppGrants',
+  'revokeAppGrant',
+  'getComputerUse',
+  'stopComputerUse',
+  'readScreenshot',
   'pickFolder',
   'setSandbox',
   'listBackgroundTasks',
@@ -61,7 +66,7 @@ export const METHOD_NAMES = [
   'reviewComposition',
 ] as const;
 
-export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged'] as const;
+export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged'] as const;
 
 /** The one IPC channel each way; the method or event name travels inside and is checked against the lists above. */
 export const IPC_CALL_CHANNEL = 'deskhand:call';

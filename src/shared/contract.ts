@@ -271,6 +271,23 @@ export const ruleViewSchema = z.strictObject({
   createdAt: z.number(),
 });
 export type RuleView = z.infer<typeof ruleViewSchema>;
+/** An app grant for computer use (Settings → App grants, `deskhand grants list`). */
+export const appGrantViewSchema = z.strictObject({
+  app: z.string(),
+  capabilities: z.array(z.string()),
+  createdAt: z.number(),
+  expiresAt: z.number().nullable(),
+  covers: z.string(),
+});
+export type AppGrantView = z.infer<typeof appGrantViewSchema>;
+/** A run using the desktop now (the "Deskhand is using: <app>" banner). */
+export const computerSessionSchema = z.strictObject({
+  runId: z.string(),
+  conversationId: z.string().nullable(),
+  apps: z.array(z.string()),
+  lastAction: z.string().nullable(),
+});
+export type ComputerSessionView = z.infer<typeof computerSessionSchema>;
 
 export const settingsSchema = z.strictObject({
   activeProvider: providerNameSchema,
@@ -626,6 +643,15 @@ export const contract = {
     /** Always-allow rules (also `deskhand rules list | rm ID`), with where they apply and how often they matched. */
     listRules: { params: none, result: z.strictObject({ rules: z.array(ruleViewSchema) }) },
     revokeRule: { params: z.strictObject({ id: z.string().regex(/^rule_[\w-]{1,80}$/, 'Not a rule id.') }), result: z.strictObject({ rules: z.array(ruleViewSchema) }) },
+    /** App grants for computer use (also `deskhand grants list | revoke APP`). */
+    listAppGrants: { params: none, result: z.strictObject({ grants: z.array(appGrantViewSchema) }) },
+    revokeAppGrant: { params: z.strictObject({ app: z.string().trim().min(1).max(200) }), result: z.strictObject({ grants: z.array(appGrantViewSchema) }) },
+    /** Whether computer use can run here (`missing`: one line why not) and the runs using the desktop now. */
+    getComputerUse: { params: none, result: z.strictObject({ missing: z.string().nullable(), sessions: z.array(computerSessionSchema) }) },
+    /** The kill switch: stops every computer-use session at once and the runs that hold them. */
+    stopComputerUse: { params: none, result: z.strictObject({ stopped: z.array(z.string()) }) },
+    /** A computer-use screenshot (a PNG under the data folder's computer/) as a data URL, for tool cards. */
+    readScreenshot: { params: z.strictObject({ path: z.string().min(1).max(4096) }), result: z.strictObject({ dataUrl: z.string() }) },
     pickFolder: { params: none, result: z.strictObject({ folder: z.string().nullable() }) },
     setSandbox: { params: z.strictObject({ conversationId: conversationIdSchema, sandbox: sandboxModeSchema }), result: conversationSummarySchema },
     /** Compositions of one conversation (or all), newest first. */
@@ -679,6 +705,8 @@ export const contract = {
     browserChanged: z.strictObject({ conversationId: conversationIdSchema, session: browserSessionSchema.nullable() }),
     /** Tools were added or removed (an MCP server came or went): load listTools again. */
     toolsChanged: none,
+    /** Runs started or stopped using the desktop (the "Deskhand is using" banner). */
+    computerChanged: z.strictObject({ sessions: z.array(computerSessionSchema) }),
   },
 } as const;
 

@@ -99,9 +99,12 @@ describe('the tray', () => {
       '—',
       'No approvals waiting (disabled)',
       'Stop all runs',
+      'Stop computer use',
       '—',
       'Quit Deskhand',
     ]);
+    // The computer-use kill switch: a tray item and a global shortcut.
+    expect(tray.item('Stop computer use').accelerator).toBe('CommandOrControl+Alt+Shift+X');
     expect(tray.toolTip).toBe('Deskhand');
     expect(tray.image).toMatchObject({});
     expect((tray.image as { getSize(): { width: number } }).getSize().width).toBeGreaterThan(0);

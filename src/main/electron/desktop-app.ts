@@ -3,7 +3,7 @@
  * approval notifications. main.ts calls `launchDesktopApp` with the built paths; the shell tests call it on the fake
  * Electron with theirs.
  */
-import { app, BrowserWindow, dialog } from 'electron';
+import { app, BrowserWindow, dialog, globalShortcut } from 'electron';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PendingApproval } from '../../shared/contract';
@@ -16,9 +16,9 @@ import { KeytarSecretStore, type SecretStore } from '../services/vault/secret-st
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { connectWindow, sendEvent } from './ipc';
 import { ApprovalNotifier } from './notifications';
-import { AppTray } from './tray';
 import { ScheduleShell } from './schedule-shell';
 import { ProviderSettings } from '../host/provider-settings';
+import { AppTray, STOP_COMPUTER_USE_SHORTCUT } from './tray';
 import { createMainWindow, lockDownSession } from './window';
 
 export interface DesktopAppOptions {
@@ -166,11 +166,15 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
           whenLoaded(w, () => sendEvent(w, { event: 'newConversation', payload: {} }));
         },
         openApproval: (a) => openApproval(a),
+        stopComputerUse: () => void service?.stopComputerUse(),
         quit: () => app.quit(),
         schedule: () => shell.menuItems(),
         stopAllRuns: () => void shell.stopAll(),
       });
       schedule.start();
+      // The computer-use kill switch works from anywhere, whichever app has the focus.
+      globalShortcut.register(STOP_COMPUTER_USE_SHORTCUT, () => void service?.stopComputerUse());
+      service.onEvent((e) => e.event === 'computerChanged' && tray?.setComputerUse([...new Set(e.payload.sessions.flatMap((s) => s.apps))]));
       service.onEvent((e) => {
         if (e.event !== 'approvalsChanged') return;
         tray?.update(e.payload.approvals);

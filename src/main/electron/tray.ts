@@ -1,6 +1,7 @@
 /**
  * The tray icon and its menu: Open, New conversation, the schedule (upcoming reminders with snooze/dismiss, scheduled
- * prompts with run now/pause; schedule-shell.ts), N approvals waiting (opens the first), Stop all runs, Quit.
+ * prompts with run now/pause; schedule-shell.ts), N approvals waiting (opens the first), Stop all runs, Stop computer
+ * use, Quit.
  */
 import { Menu, Tray, nativeImage, type MenuItemConstructorOptions } from 'electron';
 import type { PendingApproval } from '../../shared/contract';
@@ -13,11 +14,16 @@ export interface TrayActions {
   open(): void;
   newConversation(): void;
   openApproval(approval: PendingApproval): void;
+  /** The computer-use kill switch. */
+  stopComputerUse(): void;
   quit(): void;
   /** The schedule's items (reminders, scheduled prompts), rebuilt on every refresh. */
   schedule?(): MenuItemConstructorOptions[];
   stopAllRuns?(): void;
 }
+
+/** The kill switch's global shortcut (also shown on the tray item). */
+export const STOP_COMPUTER_USE_SHORTCUT = 'CommandOrControl+Alt+Shift+X';
 
 export class AppTray {
   private readonly tray: Tray;
@@ -32,8 +38,16 @@ export class AppTray {
     this.update([]);
   }
 
+  private usingApps: string[] = [];
+
   /** Rebuilds the menu (the schedule changed). */
   refresh(): void {
+    this.update(this.approvals);
+  }
+
+  /** Apps Deskhand is using now (computer use): the Stop item names them. */
+  setComputerUse(apps: string[]): void {
+    this.usingApps = apps;
     this.update(this.approvals);
   }
 
@@ -54,6 +68,11 @@ export class AppTray {
         click: () => first && this.actions.openApproval(first),
       },
       ...stop,
+      {
+        label: this.usingApps.length ? `Stop computer use (${this.usingApps.join(', ')})` : 'Stop computer use',
+        accelerator: STOP_COMPUTER_USE_SHORTCUT,
+        click: () => this.actions.stopComputerUse(),
+      },
       { type: 'separator' },
       { label: 'Quit Deskhand', accelerator: 'CommandOrControl+Q', click: () => this.actions.quit() },
     ]);

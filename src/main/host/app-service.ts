@@ -101,7 +101,7 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
   private changed = { conversations: false, approvals: false, scheduled: false };
 
   constructor(private readonly opts: AppServiceOptions) {
-    super(opts.runtime, opts.dataDir);
+    super(opts.runtime, opts.dataDir); // compositions (composition-host.ts), computer use (computer-contract.ts)
     this.runtime = opts.runtime;
     this.env = opts.env ?? process.env;
     this.log = opts.log ?? stderrLogger;

@@ -41,6 +41,8 @@ import { join } from 'node:path';
 import { createSubagentFamily } from '../tools/subagents';
 import type { Subagents } from '../services/subagents/index';
 import type { Compactor } from '../tools/context';
+import { createComputerFamily } from '../tools/computer';
+import type { ComputerUse } from '../services/computer/index';
 
 export interface HostServices {
   dataDir: string;
@@ -72,6 +74,8 @@ export interface HostServices {
   /** Subagents (spawn, map, steer, blackboard) and the runtime's compaction for summarize_context. */
   subagents?: Subagents;
   compactor?: Compactor;
+  /** Computer use: the operator for this desktop behind the session service. */
+  computer?: ComputerUse;
 }
 
 export interface Assembly {
@@ -130,8 +134,10 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
       })
     : null;
   if (browser) families.push(browser);
+  const computer = services.computer ? createComputerFamily({ computer: services.computer }) : null;
+  if (computer) families.push(computer);
   for (const family of families) registry.add(family.tools);
-  const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds, ...(browser?.inputKinds ?? [])];
+  const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds, ...(browser?.inputKinds ?? []), ...(computer?.inputKinds ?? [])];
   const contextSources: ContextSource[] = [];
   // Memory, plan mode, goals and loops.
   if (services.memory) {

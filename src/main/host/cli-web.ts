@@ -12,6 +12,7 @@ import { resolveDataDir } from './open-runtime';
 import { SettingsFile } from './settings-file';
 import { grantCoverage } from './web-settings';
 import { revokeRule, ruleViews } from './rules-view';
+import { appGrantBook, listAppGrants } from './app-grants-view';
 
 const usage = (message: string) => new DeskhandError('usage', message);
 
@@ -39,20 +40,25 @@ export async function grantsCommand(args: string[]): Promise<number> {
       }
       case 'list': {
         const rows = store.urlGrants.list();
-        if (values.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
-        else if (!rows.length) process.stdout.write('No URL grants.\n');
-        else for (const r of rows) process.stdout.write(`${r.id}  ${r.pattern}\n`);
+        const apps = listAppGrants(store);
+        if (values.json) process.stdout.write(`${JSON.stringify([...rows.map((r) => ({ type: 'url', ...r })), ...apps.map((a) => ({ type: 'app', ...a }))])}\n`);
+        else {
+          if (!rows.length) process.stdout.write('No URL grants.\n');
+          else for (const r of rows) process.stdout.write(`${r.id}  ${r.pattern}\n`);
+          for (const a of apps) process.stdout.write(`app ${a.app}  ${a.covers}\n`);
+        }
         return 0;
       }
       case 'revoke': {
         const what = positionals[0];
-        if (!what) throw usage('grants revoke needs an ID or the PATTERN.');
-        const had = store.urlGrants.revoke(what);
-        process.stderr.write(had ? `Revoked ${what}.\n` : `No URL grant ${what}.\n`);
+        if (!what) throw usage('grants revoke needs an ID or the PATTERN of a URL grant, or the APP of an app grant.');
+        // A URL grant by id or pattern, else an app grant by the app's name (computer use).
+        const had = store.urlGrants.revoke(what) || appGrantBook(store).revoke(what);
+        process.stderr.write(had ? `Revoked ${what}.\n` : `No URL or app grant ${what} (see deskhand grants list).\n`);
         return had ? 0 : 1;
       }
       default:
-        throw usage('grants needs add-url PATTERN, list or revoke ID.');
+        throw usage('grants needs add-url PATTERN, list or revoke ID|PATTERN|APP.');
     }
   } finally {
     store.close();

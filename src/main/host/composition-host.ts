@@ -4,6 +4,7 @@
  * composition's scripts cannot learn the token from their own URL. A review (comment, approve, ask for changes) is
  * stored and reaches the agent as a message in the composition's conversation.
  */
+import { ComputerContract } from './computer-contract';
 import { randomBytes } from 'node:crypto';
 import type { ContractEvent, MethodResult, ParsedParams } from '../../shared/contract';
 import { DeskhandError } from '../../shared/errors';
@@ -118,15 +119,15 @@ export class CompositionHost {
  * The contract methods, as a base class of AppService (so its file stays small): each delegates to the host the
  * subclass builds in its constructor.
  */
-export abstract class CompositionHandlers {
+export abstract class CompositionHandlers extends ComputerContract {
   protected readonly compositionHost: CompositionHost;
 
   constructor(runtime: AppRuntime, dataDir: string) {
+    super(runtime, dataDir); // computer use: grants, sessions, the kill switch (computer-contract.ts)
     // Sending and emitting happen later, once the subclass is fully built.
     this.compositionHost = new CompositionHost({ runtime, dataDir, send: (c, text) => this.sendMessage({ conversationId: c, text }), emit: (e) => this.emit(e) });
   }
   abstract sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>>;
-  protected abstract emit(event: ContractEvent): void;
 
   async listCompositions(p: ParsedParams<'listCompositions'>): Promise<MethodResult<'listCompositions'>> {
     return this.compositionHost.list(p);

@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Store } from '../services/store/store';
-import { Runtime, type RuntimeOptions } from '../runtime/runtime';
+import { Runtime, type RunOptions, type RunOutcome, type RuntimeOptions } from '../runtime/runtime';
 import { SecretRedactor } from '../runtime/redaction';
 import { BackgroundTasks } from '../services/tasks/background-tasks';
 import { osSandbox } from '../services/sandbox';
@@ -36,6 +36,12 @@ import { PlaywrightBrowser } from '../services/browser/playwright-browser';
 import { selfIdentity } from '../services/processes/proc-info';
 import { SubagentService, type SubagentServiceOptions } from '../services/subagents/subagent-service';
 import { wireSubagents, type SubagentWiring } from './subagent-runner';
+import type { ComputerUse } from '../services/computer/index';
+import { ComputerUseService } from '../services/computer/computer-use';
+import { createOperator } from '../services/computer/operators';
+import { StoreGrantBook } from '../services/computer/grant-book';
+import { appGrantsModule } from '../services/store/modules/app-grants';
+import { KillableRuns, wireKillSwitch } from './computer-kill';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -54,6 +60,7 @@ export class AppRuntime extends Runtime {
   profiles!: ProfileStore;
 
   private mcpStarted: Promise<void> | null = null;
+  private readonly killable = new KillableRuns();
 
   /** Connects the configured MCP servers (once) and a trusted project file's; each connects or fails, never throws. */
   async startMcp(folder?: string): Promise<void> {
@@ -70,6 +77,8 @@ export class AppRuntime extends Runtime {
     readonly schedules: ScheduleService = new ScheduleService({ store: opts.store, dataDir: opts.dataDir ?? '', os: null, command: (id) => fireCommand(id, opts.dataDir ?? '') }),
     readonly browser: BrowserService | null = null,
     readonly subagents: SubagentService = new SubagentService({ store: opts.store, tasks: tasks.external, dataDir: opts.dataDir }),
+    /** Computer use (the kill switch, sessions, app grants). */
+    readonly computer: ComputerUse = defaultComputer(opts.store, opts.dataDir),
   ) {
     super(opts);
     // Stopping a run stops what it started in the background too.
@@ -78,6 +87,27 @@ export class AppRuntime extends Runtime {
       // A run that parks closes its browser session; whichever process resumes it reopens the pages.
       if (e.type === 'run.parked') void this.browser?.park(e.conversationId).catch(() => undefined);
     });
+    wireKillSwitch(computer, this.killable, (runId) => this.stopParked(runId));
+  }
+
+  // Every drive of a run can be stopped by the computer-use kill switch (computer-kill.ts).
+  override async sendMessage(...[id, prompt, options]: Parameters<Runtime['sendMessage']>): ReturnType<Runtime['sendMessage']> {
+    const k = this.killable.wrap(options);
+    return super.sendMessage(id, prompt, k.options).finally(k.release);
+  }
+  override async resume(runId: string, options: RunOptions): Promise<RunOutcome> {
+    const k = this.killable.wrap(options);
+    return super.resume(runId, k.options).finally(k.release);
+  }
+  override async decideApproval(...[id, answer, resume]: Parameters<Runtime['decideApproval']>): ReturnType<Runtime['decideApproval']> {
+    if (!resume) return super.decideApproval(id, answer);
+    const k = this.killable.wrap(resume);
+    return super.decideApproval(id, answer, k.options).finally(k.release);
+  }
+  override async answerRequest(...[id, value, resume]: Parameters<Runtime['answerRequest']>): ReturnType<Runtime['answerRequest']> {
+    if (!resume) return super.answerRequest(id, value);
+    const k = this.killable.wrap(resume);
+    return super.answerRequest(id, value, k.options).finally(k.release);
   }
 
   /** On quit: commands and the browser end (nothing outlives Deskhand). */
@@ -101,13 +131,15 @@ export type HostRuntimeOptions = {
   subagents?: Partial<Omit<SubagentServiceOptions, 'store' | 'tasks' | 'dataDir'>>;
   /** The provider for a child whose parent run another process drives (default: the parent run's row, no key). */
   subagentProvider?: SubagentWiring['provider'];
+  /** Computer use (default: this desktop's operator over the store's app grants). */
+  computer?: (store: Store, dataDir: string) => ComputerUse;
 } & Partial<
   Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
 >;
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, ...runtimeOpts } = opts;
+  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, computer: makeComputer, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
@@ -131,6 +163,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   // Subagents and summarize_context need the runtime, which needs the tools: bound once it exists.
   const subagents = new SubagentService({ store, tasks: tasks.external, dataDir: opts.dataDir, ...(opts.subagents ?? {}) });
   const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal) };
+  const computer = (makeComputer ?? defaultComputer)(store, opts.dataDir);
   const { registry, inputKinds, contextSources } = assembleTools({
     dataDir: opts.dataDir,
     tasks,
@@ -151,6 +184,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     browserEndpoint: () => settings.read().browser?.endpoint ?? undefined,
     subagents,
     compactor,
+    computer,
   });
   // An agent profile narrows its conversations' tools.
   registry.addFilter('agent-profile', (tool, turn) => {
@@ -164,6 +198,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       redactor,
       store,
       registry,
+      grants: computer.grants,
       inputKinds,
       // A background question's answer (from any process) finishes its task; the wake-up delivers it.
       onBackgroundAnswer: (a) => tasks.settleQuestion(a.taskId, a.declined ? { declined: a.reason } : { output: formatAnswers(a.answer) }),
@@ -183,6 +218,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     schedules,
     browser,
     subagents,
+    computer,
   );
   runtime.mcp = mcp;
   runtime.profiles = profiles;
@@ -214,6 +250,11 @@ function createBrowser(dataDir: string, store: Store, settings: SettingsFile): B
       forget: (tag) => store.tasks.deleteGroup(tag),
     },
   });
+}
+
+/** This desktop's operator over the store's app grants. */
+export function defaultComputer(store: Store, dataDir: string): ComputerUse {
+  return new ComputerUseService({ operator: createOperator(process.env), grants: new StoreGrantBook(store.module(appGrantsModule)), dataDir, thumbnails: true });
 }
 
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {

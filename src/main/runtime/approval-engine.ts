@@ -19,6 +19,8 @@ import type { AppUse, Effects, EffectsContext, ToolDefinition } from './tool';
 /** The person's lasting grants of desktop apps (computer use); a host without one grants nothing. */
 export interface AppGrants {
   isGranted(app: string, capability: AppUse['capability']): boolean;
+  /** The person revoked this app and has not granted it again: its calls are refused, not asked. */
+  wasRevoked?(app: string): boolean;
 }
 
 export interface DecisionInput {
@@ -201,6 +203,11 @@ const appGrants: Inspector = {
     const screens = effects.screens ?? [];
     if (!apps.length && !screens.length) return report('app-grants', 'pass', []);
     const missing = apps.filter((a) => !grants?.isGranted(a.app, a.capability));
+    const revoked = [...new Set(missing.filter((a) => grants?.wasRevoked?.(a.app)).map((a) => a.app))];
+    if (revoked.length) {
+      const what = revoked.map((a) => `"${a}"`).join(', ');
+      return report('app-grants', 'deny', [`the person revoked ${what}: refused until they grant it again (computer_grant_app asks them)`]);
+    }
     if (missing.length) {
       const what = missing.map((a) => `${a.capability} on "${a.app}"`).join(', ');
       return report('app-grants', 'ask', [`the person has not granted ${what}: always asks`]);

@@ -22,6 +22,11 @@ export interface InputKind<A = unknown> {
   label(data: unknown): string;
   /** An answer's JSON as a person would type it, for the error when one does not parse. */
   example: string;
+  /**
+   * For kinds a plain approval answers (an app grant): the answer `deskhand runs approve ID` (or an Approve button)
+   * stands for, given the request's data. Kinds without it must be answered with their own value.
+   */
+  approve?(data: unknown): A;
 }
 
 export const approvalAnswerSchema = z.strictObject({

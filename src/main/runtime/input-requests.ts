@@ -27,6 +27,8 @@ export class InputRequests {
   async decideApproval(approvalId: string, answer: ApprovalAnswer, resume?: RunOptions): Promise<RunOutcome | null> {
     const approval = this.pending(approvalId);
     if (approval.kind !== 'approval' && answer.approved) {
+      const approve = this.core.inputKinds.get(approval.kind)?.approve;
+      if (approve) return this.answer(approvalId, approve(parseObject(approval.request)), resume);
       throw new DeskhandError('usage', this.howToAnswer(approval));
     }
     const reason = answer.reason?.trim() ? answer.reason.trim().slice(0, 2000) : null;

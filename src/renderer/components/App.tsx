@@ -8,6 +8,7 @@ import { BackgroundTasksPanel } from './BackgroundTasksPanel';
 import { CompositionsPanel } from './CompositionsPanel';
 import { CompositionViewer } from './CompositionViewer';
 import { useCompositions } from '../state/compositions';
+import { ComputerBanner } from './ComputerUse';
 import { ConversationView } from './ConversationView';
 import { Dialogs } from './Dialogs';
 import { FirstRunPanel } from './FirstRunPanel';
@@ -86,6 +87,7 @@ export function App() {
   return (
     <div className={`app ${panelOpen ? 'with-panel' : ''} ${viewing ? 'with-viewer' : ''}`}>
       <TopBar />
+      <ComputerBanner />
       <Sidebar />
       {view === 'settings' ? <SettingsPage /> : firstRun ? <FirstRunPanel /> : <ConversationView />}
       {viewing && <CompositionViewer />}

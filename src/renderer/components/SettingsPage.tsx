@@ -15,6 +15,7 @@ import { RulesSettings } from './RulesSettings';
 import { MemorySettings } from './MemorySettings';
 import { ScheduleSettings } from './ScheduleSettings';
 import { McpSettings } from './McpSettings';
+import { AppGrantsSettings } from './ComputerUse';
 
 const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
 
@@ -138,6 +139,7 @@ export function SettingsPage() {
       <MemorySettings />
       <ScheduleSettings />
       <McpSettings />
+      <AppGrantsSettings />
     </main>
   );
 }

@@ -10,6 +10,7 @@ import { useApprovals } from '../state/approvals';
 import { useMessages } from '../state/messages';
 import { useToolLook } from '../state/tools';
 import { ArgsView } from './ArgsView';
+import { Screenshots } from './ComputerUse';
 import { STATUS_LABEL, formatDuration } from './tool-status';
 
 export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
@@ -87,6 +88,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
               {shown.text}
             </pre>
           )}
+          <Screenshots tool={item.tool} output={output} />
           {cut && (
             <button type="button" className="link-button" onClick={() => void showAll()} disabled={loading}>
               {loading ? 'Loading…' : `Show all (${item.outputChars.toLocaleString()} characters)`}

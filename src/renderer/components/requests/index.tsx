@@ -3,6 +3,7 @@
  * here (a family newer than this window) gets the fallback card: its prompt, the `deskhand runs answer` command, Deny.
  */
 import type { ComponentType } from 'react';
+import { AppGrantCard } from './AppGrantCard';
 import { DecisionCard } from './DecisionCard';
 import { FallbackCard } from './FallbackCard';
 import { FilePickCard } from './FilePickCard';
@@ -21,6 +22,7 @@ const CARDS: Record<string, ComponentType<RequestCardProps>> = {
   file_pick: FilePickCard,
   plan: PlanCard,
   goal: GoalCard,
+  app_grant: AppGrantCard,
 };
 
 export function RequestCard({ approval, showConversation = false }: { approval: RequestCardProps['approval']; showConversation?: boolean }) {
