@@ -123,7 +123,25 @@ function isFolder(p: string): boolean {
   }
 }
 
+/** An absolute POSIX path with nothing to normalise (no `//`, `.` or `..` segment, no trailing slash). */
+function isClean(p: string): boolean {
+  return (
+    p.charCodeAt(0) === 47 &&
+    (p.length === 1 || p.charCodeAt(p.length - 1) !== 47) &&
+    !p.includes('//') &&
+    !p.includes('/./') &&
+    !p.includes('/../') &&
+    !p.endsWith('/.') &&
+    !p.endsWith('/..')
+  );
+}
+
 export function isInside(child: string, parent: string): boolean {
+  // Clean absolute paths compare as strings (the same answer as path.relative, without resolving both: this runs
+  // for every sensitive location on every path check).
+  if (sep === '/' && isClean(child) && isClean(parent)) {
+    return child === parent || parent === '/' || (child.startsWith(parent) && child.charCodeAt(parent.length) === 47);
+  }
   const rel = relative(parent, child);
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
@@ -283,9 +301,11 @@ export function sensitiveInside(dir: string, ctx: { dataDir: string; home: strin
     ...(ctx.dataDir ? [{ abs: ctx.dataDir, label: `Deskhand's data (${ctx.dataDir})` }] : []),
   ];
   for (const l of locations) {
-    if (l.abs === dir || !isInside(l.abs, dir)) continue;
+    // Both sides are normalised absolute paths, so "inside" implies a textual prefix: most locations are ruled out
+    // by that alone, without path.relative (this runs for every path check, ~90 locations each).
+    if (l.abs === dir || !l.abs.startsWith(dir) || !isInside(l.abs, dir)) continue;
     try {
-      lstatSync(l.abs);
+      if (!lstatSync(l.abs, { throwIfNoEntry: false })) continue;
     } catch {
       continue;
     }

@@ -49,6 +49,23 @@ export class Sql {
   transaction<T>(fn: () => T): T {
     return this.#db.transaction(fn)();
   }
+
+  /**
+   * A transaction committed without an fsync (synchronous=NORMAL for this commit; the store is in WAL mode): like any
+   * commit it survives this process being killed at any point (the WAL frames are the kernel's once written), but a
+   * power loss or OS crash may roll it back (never corrupt it). For rows that describe live processes, which a power
+   * loss ends anyway; the next full commit syncs the WAL, these frames included. Inside another transaction it joins
+   * that one, with that one's durability.
+   */
+  transactionWithoutFsync<T>(fn: () => T): T {
+    if (this.#db.inTransaction) return this.transaction(fn);
+    this.statement('PRAGMA synchronous = NORMAL').run();
+    try {
+      return this.transaction(fn);
+    } finally {
+      this.statement('PRAGMA synchronous = FULL').run();
+    }
+  }
 }
 
 export interface StoreModule<Q> {
