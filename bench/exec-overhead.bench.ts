@@ -9,6 +9,9 @@
  * bench fails when bubblewrap was not used (no bwrap, or it cannot run here): the sandboxed call's result must say
  * `sandbox: bubblewrap`, and a probe inside it must see its own pid namespace.
  *
+ * exec_overhead_ratio_new_command: as exec_overhead_ratio, but each command text is new (`true # 17`), so neither the
+ * parse cache nor the classification cache helps: what a command the agent has not run before costs.
+ *
  * exec_overhead_vs_spawn_ratio: the unsandboxed call against a bare spawn of `true` (no shell), the old baseline.
  */
 import { spawn } from 'node:child_process';
@@ -71,12 +74,15 @@ export default async function execOverhead(): Promise<BenchResult> {
   const baseProbe = await run(bw.file, [...bw.args.slice(0, -1), 'echo "pid=$$"']);
   if (!/^pid=[1-9]\n$/.test(baseProbe)) throw new Error(`exec bench: the bwrap baseline is not sandboxed: ${baseProbe}`);
 
-  let t: Record<'spawnTrue' | 'bashTrue' | 'tool' | 'bwrapBashTrue' | 'toolSandboxed', number[]>;
+  let t: Record<'spawnTrue' | 'bashTrue' | 'tool' | 'toolDistinct' | 'bwrapBashTrue' | 'toolSandboxed', number[]>;
+  let distinct = 0;
   try {
     t = await interleaved(ROUNDS, WARMUP, {
       spawnTrue: () => run('true', []),
       bashTrue: () => run(SHELL, ['-c', 'true']),
       tool: () => viaTool('off'),
+      // A command never seen before (no cached parse or classification): `true` with a different comment each time.
+      toolDistinct: () => viaTool('off', `true # ${++distinct}`),
       bwrapBashTrue: () => run(bw.file, bw.args),
       toolSandboxed: () => viaTool('workspace-write'),
     });
@@ -87,6 +93,7 @@ export default async function execOverhead(): Promise<BenchResult> {
   return {
     exec_overhead_ratio: ratio(t.tool, t.bashTrue, { baseline: 'bash -c true, same run', target: '≤ 1.5' }),
     exec_overhead_ratio_sandboxed: ratio(t.toolSandboxed, t.bwrapBashTrue, { baseline: 'bwrap (sandbox argv) bash -c true, same run', target: '≤ 2' }),
+    exec_overhead_ratio_new_command: ratio(t.toolDistinct, t.bashTrue, { baseline: 'bash -c true, same run; each command new (no cache hit)' }),
     exec_overhead_vs_spawn_ratio: ratio(t.tool, t.spawnTrue, { baseline: 'spawn true (no shell), same run' }),
     exec_tool_ms: figure(t.tool, { unit: 'ms', baseline: 'execute_command true, sandbox off' }),
     exec_tool_sandboxed_ms: figure(t.toolSandboxed, { unit: 'ms', baseline: 'execute_command true, bubblewrap' }),
