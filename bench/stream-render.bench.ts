@@ -2,7 +2,7 @@
  * Streaming into the web UI (the real runtime and web host in this process, the built renderer in headless Chromium).
  *
  * token_to_screen_p95_ms: what a person feels. The scripted model server streams a reply at 60 tokens per second
- * (one SSE event per token, as providers do); for every token, the time from the server handing its bytes to the
+ * (one SSE event per token, as providers do; a token starts with its space); for every token, the time from the server handing its bytes to the
  * socket (wall clock, `performance.timeOrigin + performance.now()`) to the DOM of the conversation showing it (a
  * MutationObserver in the page, the same clock). The 95th percentile of one reply is one sample; the figure is over
  * repeated replies. Baseline in the same run: the same paced stream read by a plain HTTP reader in Node
@@ -30,8 +30,13 @@ function burstTokens(): string[] {
   return out;
 }
 
-/** Token i reads `w<i>x`: no token's text is part of another's, so each can be found on screen by itself. */
-const pacedToken = (i: number): string => `w${i}x${i % 40 === 39 ? '\n\n' : ' '}`;
+/**
+ * Token i reads ` w<i>x`: no token's text is part of another's, so each can be found on screen by itself. The space
+ * leads, as in real tokenizers' output (` the`, ` agent`), so a word is complete only when the next token starts:
+ * the runtime's stream redactor holds the last word back until then (a credential may still be growing), and that
+ * wait is part of what a person sees.
+ */
+const pacedToken = (i: number): string => `${i % 40 === 0 && i > 0 ? '\n\n' : ' '}w${i}x`;
 const pacedTokens = (): string[] => Array.from({ length: PACED_TOKENS }, (_, i) => pacedToken(i));
 const TOKEN_RE = /w(\d+)x/g;
 

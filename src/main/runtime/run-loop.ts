@@ -100,7 +100,10 @@ export class RunLoop {
       toolName: c.tool,
       output: { type: c.is_error ? 'error-text' : 'text', value: c.output ?? '' },
     }));
-    store.addMessage(run.conversation_id, run.id, 'tool', parts);
+    // The results of a step of quiet reads (their rows were committed without an fsync too) skip it as well.
+    const quiet = calls.every((c) => c.risk === 'read-only' && c.decision === 'allow');
+    if (quiet) store.withoutFsync(() => store.addMessage(run.conversation_id, run.id, 'tool', parts));
+    else store.addMessage(run.conversation_id, run.id, 'tool', parts);
   }
 
   /** A new message replaces a parked run: its requests are refused, its open calls end, the run is aborted. */

@@ -3,6 +3,7 @@
  * these modules (and the runner in migrate.ts); the rest of the code reaches rows through the `Store` facade.
  */
 import type Database from 'better-sqlite3';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 
 export interface Migration {
   /** What it changes, for a person reading `schema_modules` history. */
@@ -58,13 +59,39 @@ export class Sql {
    * that one, with that one's durability.
    */
   transactionWithoutFsync<T>(fn: () => T): T {
-    if (this.#db.inTransaction) return this.transaction(fn);
+    return this.withoutFsync(() => this.transaction(fn));
+  }
+
+  /**
+   * Runs `fn` (synchronous, so no other write can slip in) with its commits made without an fsync; see
+   * transactionWithoutFsync. Inside a transaction it changes nothing (that transaction's commit decides).
+   */
+  withoutFsync<T>(fn: () => T): T {
+    if (this.#db.inTransaction) return fn();
     this.statement('PRAGMA synchronous = NORMAL').run();
+    this.#unsynced = true;
     try {
-      return this.transaction(fn);
+      return fn();
     } finally {
       this.statement('PRAGMA synchronous = FULL').run();
     }
+  }
+
+  #unsynced = false;
+
+  /**
+   * Makes every commit so far durable against power loss: fsyncs the WAL when a commit without an fsync may be in
+   * it (what a full commit would have done). Before a call acts on the world, so its record is on disk first.
+   */
+  sync(): void {
+    if (!this.#unsynced) return;
+    const fd = openSync(`${this.#db.name}-wal`, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.#unsynced = false;
   }
 }
 

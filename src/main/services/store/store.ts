@@ -1,6 +1,10 @@
 /**
  * The one SQLite store. WAL + synchronous=FULL: a write acknowledged here survives a crash or power loss, so a run
- * killed with SIGKILL at any point leaves rows the runtime can recover from (see recoverInterrupted).
+ * killed with SIGKILL at any point leaves rows the runtime can recover from (see recoverInterrupted). Two kinds of
+ * writes skip the fsync (`withoutFsync`, docs/performance.md): steps of a run that only read local files, and the
+ * bookkeeping of running commands. They survive a SIGKILL all the same (WAL frames are the kernel's once written);
+ * a power loss may roll back the latest of them, in order, never corrupting anything, and `sync()` (before any call
+ * acts on the world) or the next full commit makes them durable.
  *
  * This class is the facade: tables, migrations and SQL belong to the store modules in ./modules (one per family),
  * and the database handle never leaves this folder.
@@ -108,6 +112,25 @@ export class Store {
 
   transaction<T>(fn: () => T): T {
     return this.#sql.transaction(fn);
+  }
+
+  /**
+   * A transaction committed without an fsync: it survives Deskhand being killed at any point, and commits stay in
+   * order, but a power loss may lose it together with every later commit (never corrupting the store; the state left
+   * is one a SIGKILL at that moment would have left). For steps that only read. See Sql.transactionWithoutFsync.
+   */
+  transactionWithoutFsync<T>(fn: () => T): T {
+    return this.#sql.transactionWithoutFsync(fn);
+  }
+
+  /** The writes `fn` makes (synchronously) are committed without an fsync; see transactionWithoutFsync. */
+  withoutFsync<T>(fn: () => T): T {
+    return this.#sql.withoutFsync(fn);
+  }
+
+  /** Makes every commit so far durable against power loss (fsyncs the WAL if a commit skipped it). */
+  sync(): void {
+    this.#sql.sync();
   }
 
   /**
