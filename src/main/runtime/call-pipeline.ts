@@ -86,7 +86,7 @@ export class CallPipeline {
     const toRun: Runnable[] = [];
     const waiting: string[] = [];
     let tainted = run.tainted === 1 || conv.tainted === 1;
-    const held = heldSecretNames(store.toolCallsForRun(run.id), (name) => this.core.registry.lookup(name));
+    const held = heldSecretNames(store.succeededCallArgs(run.id), (name) => this.core.registry.lookup(name));
     const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox };
 
     for (const row of open) {

@@ -135,8 +135,31 @@ function parseToolInput(core: RuntimeCore, text: string): { input: unknown; inva
   return { input: value };
 }
 
+/**
+ * The stored messages of each conversation a step was built for, per store: a step reads only the messages added
+ * since (message ids only grow, and messages are never edited; they go only with their conversation), instead of the
+ * whole history again. Checked against the count, so anything unexpected reloads it all. A few conversations kept.
+ */
+const histories = new WeakMap<object, Map<string, { lastId: number; rows: { role: StoredMessage['role']; content: string }[] }>>();
+const HISTORIES_KEPT = 8;
+
 function history(core: RuntimeCore, conversationId: string): StoredMessage[] {
-  return core.store.listMessages(conversationId).map((m) => ({ role: m.role, content: JSON.parse(m.content) as unknown }));
+  const { store } = core;
+  let perStore = histories.get(store);
+  if (!perStore) histories.set(store, (perStore = new Map()));
+  let cached = perStore.get(conversationId) ?? { lastId: 0, rows: [] };
+  perStore.delete(conversationId);
+  const added = store.messagesAfter(conversationId, cached.lastId);
+  for (const m of added) cached.rows.push({ role: m.role, content: m.content });
+  if (added.length) cached.lastId = added[added.length - 1]!.id;
+  if (store.countMessages(conversationId) !== cached.rows.length) {
+    const all = store.messagesAfter(conversationId, 0);
+    cached = { lastId: all.length ? all[all.length - 1]!.id : 0, rows: all.map((m) => ({ role: m.role, content: m.content })) };
+  }
+  perStore.set(conversationId, cached);
+  if (perStore.size > HISTORIES_KEPT) perStore.delete(perStore.keys().next().value!);
+  // Parsed afresh each step: what the SDK is given is its own to change.
+  return cached.rows.map((m) => ({ role: m.role, content: JSON.parse(m.content) as unknown }));
 }
 
 function systemPrompt(conv: ConversationRow): string {

@@ -91,8 +91,7 @@ export class RunLoop {
     const { store } = this.core;
     const calls = store.toolCallsForStep(run.id, run.step);
     if (calls.length === 0 || calls.some((c) => !settled(c.status))) return;
-    const messages = store.listMessages(run.conversation_id);
-    const last = messages[messages.length - 1];
+    const last = store.lastMessage(run.conversation_id);
     if (!last || last.role !== 'assistant' || last.run_id !== run.id) return;
     const parts: ToolResultPart[] = calls.map((c) => ({
       type: 'tool-result',

@@ -179,6 +179,16 @@ export class Store {
     return this.#runs.listMessages(conversationId);
   }
 
+  /** A conversation's messages after `afterId` (ids only grow: AUTOINCREMENT), id, role and content only. */
+  messagesAfter(conversationId: string, afterId: number): Pick<MessageRow, 'id' | 'role' | 'content'>[] {
+    return this.#runs.messagesAfter(conversationId, afterId);
+  }
+
+  /** The latest message of a conversation (without reading the others). */
+  lastMessage(conversationId: string): MessageRow | undefined {
+    return this.#runs.lastMessage(conversationId);
+  }
+
   countMessages(conversationId: string): number {
     return this.#runs.countMessages(conversationId);
   }
@@ -244,6 +254,11 @@ export class Store {
 
   toolCallsForRun(runId: string): ToolCallRow[] {
     return this.#runs.toolCallsForRun(runId);
+  }
+
+  /** A run's successful calls, tool and arguments only (no outputs). */
+  succeededCallArgs(runId: string): Pick<ToolCallRow, 'tool' | 'args' | 'status' | 'is_error'>[] {
+    return this.#runs.succeededCallArgs(runId);
   }
 
   toolCallsForConversation(conversationId: string): ToolCallRow[] {
