@@ -102,9 +102,8 @@ export class BackgroundTasks {
     });
     // The command may carry a secret's value (put in for `[redacted:NAME]` just before it runs): store it redacted.
     const spec = { command: this.redactor ? this.redactor.redact(input.command) : input.command, cwd: input.cwd, sandbox: input.plan.summary, sandboxKind: input.plan.kind, network: input.plan.network };
-    // The row and its process group are committed before the first await, so a crash of Deskhand at any later point
-    // leaves them for recover(). Without an fsync: they describe a process, and a power loss (the only thing an fsync
-    // adds protection against) ends the process too; recover() then marks the task interrupted if the row survived.
+    // Committed before the first await (a crash later leaves them for recover()); without an fsync, since a power
+    // loss, the only thing an fsync adds protection against, ends the process too (docs/performance.md).
     this.rows.transactionWithoutFsync(() => {
       this.rows.insertTask({
         id,
@@ -177,8 +176,7 @@ export class BackgroundTasks {
     // still ends them.
     const leftovers = !how && plan.kind !== 'bubblewrap' && proc.pgid !== undefined && proc.leftovers();
     try {
-      // Without an fsync, as at the start: after a crash the group row is stale either way (recover() checks the
-      // process's identity), and the task's end is told again by the tool result, which the run stores durably.
+      // Without an fsync, as at the start.
       this.rows.transactionWithoutFsync(() => {
         if (!leftovers) this.rows.deleteGroup(proc.tag);
         this.rows.finishTask(id, status, { exit_code: exit.code, summary, ...(how === 'shutdown' ? { notified_at: Date.now() } : {}) });
