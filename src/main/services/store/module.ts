@@ -85,7 +85,17 @@ export class Sql {
    */
   sync(): void {
     if (!this.#unsynced) return;
-    const fd = openSync(`${this.#db.name}-wal`, 'r');
+    let fd: number;
+    try {
+      fd = openSync(`${this.#db.name}-wal`, 'r');
+    } catch (err) {
+      // No WAL file: nothing is waiting in one (an in-memory store, or the WAL was checkpointed away).
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.#unsynced = false;
+        return;
+      }
+      throw err;
+    }
     try {
       fsyncSync(fd);
     } finally {
