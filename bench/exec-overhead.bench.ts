@@ -48,8 +48,13 @@ export default async function execOverhead(): Promise<BenchResult> {
   store.createConversation({ id: 'conv_bench', title: 'bench', folder: ws, policy: 'read-only' });
   const tool = commandTools({ tasks, dataDir }).executeCommand as unknown as ToolDefinition;
 
+  // One tool context per sandbox mode, made before timing (as the runtime shares its redactor across calls).
+  const contexts = {
+    off: { ...makeContext(ws, { dataDir }), conversationId: 'conv_bench', sandbox: 'off' as const },
+    'workspace-write': { ...makeContext(ws, { dataDir }), conversationId: 'conv_bench', sandbox: 'workspace-write' as const },
+  };
   const viaTool = async (sandbox: 'off' | 'workspace-write', command = 'true'): Promise<string> => {
-    const ctx = { ...makeContext(ws, { dataDir }), conversationId: 'conv_bench', sandbox };
+    const ctx = contexts[sandbox];
     const args = tool.params.parse({ command });
     const d = await decideCall({ tool, args, policy: 'high-risk', tainted: false, ctx: { cwd: ws, workspaceRoots: [ws], dataDir, sandbox }, hasRule: () => false });
     if (d.decision === 'deny') throw new Error('bench command was denied');
