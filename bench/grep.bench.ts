@@ -1,7 +1,8 @@
 /**
  * grep_vs_rg_ratio: the grep tool against raw ripgrep on the same generated tree (~20,000 files, ~200 MB of text,
  * cached under the OS temp folder between runs), same pattern, same output (content lines, head_limit 0 = all).
- * Tool and raw rg run alternately several times in one process; the figures are medians. Raw rg is spawned from
+ * Tool and raw rg run alternately (order swapping each round) in one process; the ratio is taken per round and
+ * printed with its spread. Raw rg is spawned from
  * Node the same way and its whole stdout collected, so both sides pay for process start and pipe reading.
  * grep_files_vs_rg_ratio is the same comparison for files_with_matches (`rg -l`).
  */
@@ -13,12 +14,13 @@ import { pathToFileURL } from 'node:url';
 import { grepTool } from '../src/main/tools/files/grep';
 import { ripgrepPath } from '../src/main/tools/files/rg';
 import { makeContext } from '../test/support/tool-context';
+import { figure, paired, ratio, type BenchResult } from './lib';
 
 const DIRS = 200;
 const FILES_PER_DIR = 100;
 const TARGET_FILE_BYTES = 10_000;
 const NEEDLE = 'deskhandneedle';
-const ROUNDS = 11;
+const ROUNDS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 15);
 const TREE = join(tmpdir(), `deskhand-bench-grep-v1-${DIRS * FILES_PER_DIR}`);
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -78,36 +80,24 @@ async function rawRg(args: string[]): Promise<{ ms: number; bytes: number }> {
   });
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
+/** Tool and raw rg alternately (the order swapping each round, after a warm-up), paired per round. */
 async function compare(
   toolArgs: Parameters<typeof grepTool.execute>[0],
   rgArgs: string[],
-): Promise<{ tool: number; rg: number; toolOut: string; rgBytes: number }> {
+): Promise<{ tool: number[]; rg: number[]; toolOut: string; rgBytes: number }> {
   const ctx = makeContext(TREE);
-  const tool: number[] = [];
-  const rg: number[] = [];
   let toolOut = '';
   let rgBytes = 0;
-  // One warm-up each (page cache, binary lookup), then alternate.
-  await grepTool.execute(toolArgs, ctx);
-  await rawRg(rgArgs);
-  for (let i = 0; i < ROUNDS; i++) {
-    const t0 = performance.now();
-    toolOut = (await grepTool.execute(toolArgs, ctx)).output;
-    tool.push(performance.now() - t0);
-    const r = await rawRg(rgArgs);
-    rg.push(r.ms);
-    rgBytes = r.bytes;
-  }
-  return { tool: median(tool), rg: median(rg), toolOut, rgBytes };
+  const t = await paired(
+    ROUNDS,
+    1,
+    async () => (toolOut = (await grepTool.execute(toolArgs, ctx)).output),
+    async () => (rgBytes = (await rawRg(rgArgs)).bytes),
+  );
+  return { tool: t.a, rg: t.b, toolOut, rgBytes };
 }
 
-export default async function grepBench(): Promise<Record<string, number>> {
+export default async function grepBench(): Promise<BenchResult> {
   ensureTree();
   const content = await compare({ pattern: NEEDLE, output_mode: 'content', head_limit: 0 }, ['--no-config', '-n', NEEDLE]);
   // Sanity: both sides found the same lines.
@@ -117,10 +107,10 @@ export default async function grepBench(): Promise<Record<string, number>> {
   }
   const files = await compare({ pattern: NEEDLE, output_mode: 'files_with_matches', head_limit: 0 }, ['--no-config', '-l', NEEDLE]);
   return {
-    grep_vs_rg_ratio: content.tool / content.rg,
-    grep_tool_ms: content.tool,
-    rg_raw_ms: content.rg,
-    grep_files_vs_rg_ratio: files.tool / files.rg,
+    grep_vs_rg_ratio: ratio(content.tool, content.rg, { baseline: 'rg -n, same tree, same run', target: '≤ 1.2' }),
+    grep_tool_ms: figure(content.tool, { unit: 'ms', baseline: 'grep tool, content mode, all lines' }),
+    rg_raw_ms: figure(content.rg, { unit: 'ms', baseline: 'rg spawned from Node, stdout read whole' }),
+    grep_files_vs_rg_ratio: ratio(files.tool, files.rg, { baseline: 'rg -l, same tree, same run' }),
   };
 }
 

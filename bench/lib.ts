@@ -87,3 +87,28 @@ export function formatFigure(name: string, v: Figure | number | string): string 
   const extras = [v.baseline ? `vs ${v.baseline}` : '', v.target ? `target ${v.target}` : ''].filter(Boolean).join('; ');
   return `${name}: ${num(v.median)}${unit} (${num(v.p10)}–${num(v.p90)}, n=${v.n})${extras ? ` [${extras}]` : ''}`;
 }
+
+/**
+ * Runs every arm once per round, in an order that rotates each round (so no arm always runs first or warm), for
+ * `rounds` after `warmup`; returns each arm's durations in milliseconds, paired by round (index i of every arm is the
+ * same round), ready for `ratio()`.
+ */
+export async function interleaved<K extends string>(rounds: number, warmup: number, arms: Record<K, () => Promise<unknown>>): Promise<Record<K, number[]>> {
+  const names = Object.keys(arms) as K[];
+  const out = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<K, number[]>;
+  for (let i = 0; i < warmup + rounds; i++) {
+    for (let j = 0; j < names.length; j++) {
+      const name = names[(i + j) % names.length]!;
+      const t0 = performance.now();
+      await arms[name]();
+      const ms = performance.now() - t0;
+      if (i >= warmup) out[name].push(ms);
+    }
+  }
+  return out;
+}
+
+/** Samples of a figure computed elsewhere (such as a p95 per repeat), kept as one figure with spread. */
+export function percentile(samples: readonly number[], q: number): number {
+  return quantile([...samples].sort((a, b) => a - b), q);
+}

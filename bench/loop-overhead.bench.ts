@@ -1,55 +1,122 @@
 /**
- * loop_overhead_ms_per_tool_call: 1,000 read-only tool calls scripted at zero model latency, store included: the
- * scripted model answers each step with 10 parallel `stat` calls, and the figure is the whole run's wall time divided
- * by 1,000 (model HTTP + SSE parsing included, so it is an upper bound). `loop_overhead_net_ms_per_tool_call`
- * subtracts the same number of model steps carrying one trivial call each, measured in the same run.
+ * loop_overhead_ms_per_tool_call: what the agent loop adds per tool call — deciding, recording the call and its
+ * result in the store, running a read-only tool (`stat`), events, building the next request — with the model at zero
+ * latency. One run of CALLS sequential steps, each carrying one `stat` call; from its wall time the bare model round
+ * trips are subtracted (the same scripted server and replies, and the very request bodies the agent's previous run of
+ * this shape sent, fetched and read to the end by a plain HTTP client in the same process, right before each run),
+ * and the rest divided by the number of calls. Each run is one sample; runs are repeated.
+ *
+ * loop_cpu_ms_per_tool_call: the same subtraction in process CPU time (the model server runs in this process too, and
+ * is subtracted with the baseline). On a loaded machine the wall figure also counts every wait for a core at each of
+ * a step's many event-loop hops; the CPU figure does not.
+ *
+ * loop_overhead_parallel_ms_per_tool_call: the same with ten `stat` calls per model step (CALLS / 10 steps).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAppRuntime } from '../src/main/host/open-runtime';
 import { Store } from '../src/main/services/store/store';
-import { reply, startModelServer } from '../test/support/model-server';
+import { reply, startModelServer, type ReplyBuilder } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
+import { figure, type BenchResult } from './lib';
 
-const CALLS = 1000;
-const PER_STEP = 10;
+const CALLS = 100;
+const REPEATS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 7);
 
-export default async function loopOverhead(): Promise<Record<string, number>> {
+export default async function loopOverhead(): Promise<BenchResult> {
   const server = await startModelServer();
   const work = tempDir('deskhand-bench-work-');
   writeFileSync(join(work, 'a.txt'), 'hello\n');
   const provider = { provider: 'openai' as const, model: 'bench', baseURL: server.baseURL, apiKey: 'sk-bench' };
-  try {
-    const measure = async (withTools: boolean): Promise<number> => {
-      const store = new Store(tempDir('deskhand-bench-data-'));
-      const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, maxSteps: CALLS / PER_STEP + 1, afterTurn: () => undefined }); // no memory-extraction side call in the measured turn
-      let steps = 0;
-      server.setFallback(() => {
-        steps++;
-        if (steps > CALLS / PER_STEP) return reply().text('done');
-        let r = reply();
-        for (let i = 0; i < PER_STEP; i++) r = withTools ? r.tool('stat', { path: 'a.txt' }) : r.text('x');
-        // Without tools the run would end after one step; keep it going with a no-op read-only call per step.
-        return withTools ? r : r.tool('get_time', {});
+  const store = new Store(tempDir('deskhand-bench-data-'));
+  const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, maxSteps: CALLS + 1, afterTurn: () => undefined, browser: null }); // no memory-extraction side call, no browser in the measured turns
+
+  /** The replies of one run: `steps` steps of `perStep` stat calls, then a closing text. */
+  const script = (perStep: number): ReplyBuilder[] => {
+    const steps: ReplyBuilder[] = [];
+    for (let s = 0; s < CALLS / perStep; s++) {
+      let r = reply();
+      for (let i = 0; i < perStep; i++) r = r.tool('stat', { path: 'a.txt' });
+      steps.push(r);
+    }
+    steps.push(reply().text('done'));
+    return steps;
+  };
+
+  /** The request bodies of the last agent run of each shape: the bare model replays them. */
+  const bodies = new Map<number, string[]>();
+
+  /**
+   * The model alone: the very requests the last agent run of this shape sent (same bodies, so the server parses the
+   * same growing history), each fetched and read to its end by a plain HTTP client, one after the other.
+   */
+  const bareModel = async (perStep: number): Promise<{ ms: number; cpuMs: number }> => {
+    const sent = bodies.get(perStep);
+    if (!sent) throw new Error('no agent run to replay yet');
+    server.enqueue(...script(perStep));
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (const body of sent) {
+      const res = await fetch(`${server.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+        body,
       });
-      const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
-      const t0 = performance.now();
-      const outcome = await runtime.sendMessage(conv.id, 'bench', { provider, interactive: false });
-      const elapsed = performance.now() - t0;
-      if (outcome.status !== 'finished') throw new Error(`bench run ended ${outcome.status}: ${outcome.error ?? ''}`);
-      store.close();
-      return elapsed;
-    };
-    await measure(true); // warm-up: module loading, JIT, SQLite page cache
-    const withTools = await measure(true);
-    const baseline = await measure(false);
-    return {
-      loop_overhead_ms_per_tool_call: withTools / CALLS,
-      loop_overhead_net_ms_per_tool_call: Math.max(0, withTools - baseline) / (CALLS - CALLS / PER_STEP),
-      loop_total_ms_1000_calls: withTools,
-      loop_model_only_ms: baseline,
-    };
+      await res.text();
+    }
+    const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    return { ms, cpuMs: (c.user + c.system) / 1000 };
+  };
+
+  const agentRun = async (perStep: number): Promise<{ ms: number; cpuMs: number }> => {
+    server.enqueue(...script(perStep));
+    const before = server.requests.length;
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    const outcome = await runtime.sendMessage(conv.id, 'bench', { provider, interactive: false });
+    const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    bodies.set(perStep, server.requests.slice(before).map((r) => JSON.stringify(r.body)));
+    if (outcome.status !== 'finished') throw new Error(`bench run ended ${outcome.status}: ${outcome.error ?? ''}`);
+    if (server.requests.length - before !== CALLS / perStep + 1) throw new Error(`expected ${CALLS / perStep + 1} model requests, saw ${server.requests.length - before}`);
+    const calls = store.toolCallsForConversation(conv.id);
+    if (calls.length !== CALLS || calls.some((c) => c.tool !== 'stat' || c.status !== 'done')) {
+      throw new Error(`expected ${CALLS} finished stat calls, found ${calls.length} (${[...new Set(calls.map((c) => `${c.tool}:${c.status}`))].join(', ')})`);
+    }
+    return { ms, cpuMs: (c.user + c.system) / 1000 };
+  };
+
+  const perCall = { sequential: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[] };
+  const totals = { sequential: [] as number[], bareSequential: [] as number[] };
+  try {
+    // Warm-up: module loading, JIT, SQLite page cache; and the first request bodies to replay.
+    await agentRun(1);
+    await agentRun(10);
+    await bareModel(1);
+    for (let r = 0; r < REPEATS; r++) {
+      for (const [name, perStep] of [['sequential', 1], ['parallel', 10]] as const) {
+        const bare = await bareModel(perStep);
+        const run = await agentRun(perStep);
+        perCall[name].push((run.ms - bare.ms) / CALLS);
+        perCall[name === 'sequential' ? 'sequentialCpu' : 'parallelCpu'].push((run.cpuMs - bare.cpuMs) / CALLS);
+        if (name === 'sequential') {
+          totals.sequential.push(run.ms);
+          totals.bareSequential.push(bare.ms);
+        }
+      }
+    }
   } finally {
+    store.close();
     await server.close();
   }
+  return {
+    loop_overhead_ms_per_tool_call: figure(perCall.sequential, { unit: 'ms', baseline: `(run − bare model round trips, same run) / ${CALLS} sequential calls`, target: '≤ 3' }),
+    loop_overhead_parallel_ms_per_tool_call: figure(perCall.parallel, { unit: 'ms', baseline: `(run − bare model round trips, same run) / ${CALLS} calls, 10 per step` }),
+    loop_cpu_ms_per_tool_call: figure(perCall.sequentialCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, sequential; less sensitive to a loaded machine' }),
+    loop_cpu_parallel_ms_per_tool_call: figure(perCall.parallelCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, 10 per step' }),
+    loop_run_ms_100_sequential_calls: figure(totals.sequential, { unit: 'ms' }),
+    loop_bare_model_ms_100_round_trips: figure(totals.bareSequential, { unit: 'ms', baseline: 'the scripted server alone, plain HTTP client' }),
+  };
 }

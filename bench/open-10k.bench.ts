@@ -1,21 +1,33 @@
 /**
  * open_10k_messages_ms: a stored conversation of 10,000 messages (Markdown, code blocks, tool calls with results)
  * opened in the web UI in headless Chromium — from the click on it in the sidebar until its last message is on screen
- * (projection in main, transfer over the socket, parse, first virtualized render). Repeated; the median is reported,
- * with half the spread between the fastest and slowest open as the machine's noise. Also the 95th-percentile frame time
- * while scrolling up through it.
+ * (projection in main, transfer over the socket, parse, first virtualized render). Interleaved in the same run with
+ * opening a 20-message conversation the same way (the baseline: what any open costs). Also the 95th-percentile frame
+ * time of wheel-scroll passes up through it, against the idle frame time of the same page.
  */
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../src/main/services/store/store';
-import { halfRange, median, openUiHost, round } from './ui-support';
+import { figure, percentile, ratio, type BenchResult } from './lib';
+import { openUiHost } from './ui-support';
 
 const MESSAGES = 10_000;
-const REPEATS = 7;
+const REPEATS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 7);
 const LAST = 'LAST_MESSAGE_OF_TEN_THOUSAND';
+const SMALL = 20;
+const LAST_SMALL = 'LAST_MESSAGE_OF_TWENTY';
 
 function seed(store: Store, work: string): void {
   const big = store.createConversation({ id: `conv_${randomUUID()}`, title: 'Ten thousand', folder: work, policy: 'read-only' });
   store.createConversation({ id: `conv_${randomUUID()}`, title: 'Empty', folder: work, policy: 'read-only' });
+  // The baseline: the same kind of messages, twenty of them.
+  const small = store.createConversation({ id: `conv_${randomUUID()}`, title: 'Twenty', folder: work, policy: 'read-only' });
+  const smallRun = `run_${randomUUID()}`;
+  store.createRun({ id: smallRun, conversation_id: small.id, policy: 'read-only', provider: 'openai-compatible', model: 'bench', base_url: 'http://127.0.0.1:9/v1' });
+  store.updateRun(smallRun, { status: 'finished', owner_pid: null });
+  for (let i = 0; i < SMALL - 1; i++) {
+    store.addMessage(small.id, smallRun, i % 2 ? 'assistant' : 'user', i % 2 ? [{ type: 'text', text: `Message **${i}**: the function \`answer${i}\` now doubles its input.` }] : `Question ${i}?`);
+  }
+  store.addMessage(small.id, smallRun, 'assistant', [{ type: 'text', text: `All done. ${LAST_SMALL}` }]);
   store.transaction(() => {
     let run = '';
     for (let i = 0; i < MESSAGES; i++) {
@@ -51,27 +63,30 @@ function seed(store: Store, work: string): void {
   });
 }
 
-export default async function open10k(): Promise<Record<string, number>> {
+export default async function open10k(): Promise<BenchResult> {
   // A provider is configured so the app opens conversations rather than the first-run setup (no model is called).
   const ui = await openUiHost({ seed, provider: { provider: 'openai-compatible', model: 'bench', baseURL: 'http://127.0.0.1:9/v1', apiKey: null } });
   const page = ui.page;
-  const times: number[] = [];
-  let frameP95 = 0;
+  const times = { big: [] as number[], small: [] as number[] };
+  const frameP95s: number[] = [];
+  const frames: number[] = [];
+  let idleFrames: number[] = [];
   try {
     const big = page.getByRole('button', { name: 'Ten thousand', exact: true });
+    const small = page.getByRole('button', { name: 'Twenty', exact: true });
     const empty = page.getByRole('button', { name: 'Empty', exact: true });
     await big.waitFor();
-    for (let r = 0; r < REPEATS; r++) {
+    /** From the click's event time to the frame where the conversation's last message is in the DOM (in the page). */
+    const open = async (button: typeof big, last: string): Promise<number> => {
       await empty.click();
       await page.getByText('All done.').waitFor({ state: 'detached' });
-      // Measured in the page: from the click's event time to the frame where the last message is in the DOM.
       // Page-side code as strings: this file is type-checked for Node, without DOM types.
       await page.evaluate(`(() => {
         window.__opened = new Promise((resolve) => {
           let start = 0;
           document.addEventListener('click', (e) => (start = e.timeStamp), { capture: true, once: true });
           const observer = new MutationObserver(() => {
-            if (start && document.body.textContent?.includes(${JSON.stringify(LAST)})) {
+            if (start && document.body.textContent?.includes(${JSON.stringify(last)})) {
               observer.disconnect();
               // The next frame is the one that paints it.
               requestAnimationFrame(() => resolve(performance.now() - start));
@@ -80,14 +95,27 @@ export default async function open10k(): Promise<Record<string, number>> {
           observer.observe(document.body, { subtree: true, childList: true, characterData: true });
         });
       })()`);
-      await big.click();
-      times.push((await page.evaluate('window.__opened')) as number);
+      await button.click();
+      return (await page.evaluate('window.__opened')) as number;
+    };
+    // Interleaved, the order swapping each round; one warm-up of each.
+    await open(big, LAST);
+    await open(small, LAST_SMALL);
+    for (let r = 0; r < REPEATS; r++) {
+      if (r % 2 === 0) {
+        times.big.push(await open(big, LAST));
+        times.small.push(await open(small, LAST_SMALL));
+      } else {
+        times.small.push(await open(small, LAST_SMALL));
+        times.big.push(await open(big, LAST));
+      }
     }
 
-    // Scroll up through the list with the wheel and record frame times.
+    // Frame times: idle first (the baseline), then while scrolling up through the list with the wheel, in passes.
+    await open(big, LAST);
     const list = page.getByRole('log', { name: 'Messages' });
     await list.hover();
-    await page.evaluate(`(() => {
+    const record = `(() => {
       window.__frames = [];
       window.__stop = false;
       let last = performance.now();
@@ -97,23 +125,31 @@ export default async function open10k(): Promise<Record<string, number>> {
         if (!window.__stop) requestAnimationFrame(tick);
       };
       requestAnimationFrame(tick);
-    })()`);
+    })()`;
+    const collect = async (): Promise<number[]> => (await page.evaluate('(window.__stop = true, window.__frames.slice(2))')) as number[];
+    await page.evaluate(record);
+    await page.waitForTimeout(1000);
+    idleFrames = await collect();
     const before = await list.evaluate((el) => el.scrollTop);
-    for (let i = 0; i < 120; i++) await page.mouse.wheel(0, -600);
+    for (let pass = 0; pass < 3; pass++) {
+      await page.evaluate(record);
+      for (let i = 0; i < 40; i++) await page.mouse.wheel(0, -600);
+      const got = await collect();
+      frames.push(...got);
+      frameP95s.push(percentile(got, 0.95));
+    }
     const after = await list.evaluate((el) => el.scrollTop);
     if (before - after < 20_000) throw new Error(`the list did not scroll (${before} → ${after})`);
     if (process.env.DESKHAND_BENCH_SCREENSHOT) await page.screenshot({ path: process.env.DESKHAND_BENCH_SCREENSHOT });
-    const frames = (await page.evaluate('(window.__stop = true, window.__frames.slice(2))')) as number[];
-    frames.sort((a, b) => a - b);
-    frameP95 = frames[Math.floor(frames.length * 0.95)] ?? 0;
   } finally {
     await ui.close();
   }
   return {
-    open_10k_messages_ms: round(median(times)),
-    open_10k_messages_noise_ms: round(halfRange(times)),
-    open_10k_messages_min_ms: round(Math.min(...times)),
-    open_10k_messages_max_ms: round(Math.max(...times)),
-    scroll_10k_frame_p95_ms: round(frameP95),
+    open_10k_messages_ms: figure(times.big, { unit: 'ms', baseline: 'click to last message painted; 20-message conversation below, same run' }),
+    open_20_messages_ms: figure(times.small, { unit: 'ms' }),
+    open_10k_vs_20_ratio: ratio(times.big, times.small, { baseline: 'opening a 20-message conversation, interleaved' }),
+    scroll_10k_frame_p95_ms: figure(frameP95s, { unit: 'ms', baseline: 'p95 frame time of one wheel-scroll pass (40 × 600 px); idle frame time below' }),
+    scroll_10k_frame_ms: figure(frames, { unit: 'ms', baseline: 'every frame while scrolling' }),
+    idle_frame_ms: figure(idleFrames, { unit: 'ms', baseline: 'requestAnimationFrame with nothing happening, same page' }),
   };
 }

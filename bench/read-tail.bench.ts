@@ -3,7 +3,7 @@
  * bytes, 200 text lines at the end) against read_file of the first 20 lines of a 1 MB text file. A backwards chunked
  * tail read should cost about the same as a head read; reading the whole file would be hundreds of times slower.
  * (The file starts with 16 KB of text so read_file's binary sniff of the first 8 KB sees text, as in a real log.)
- * Calls alternate in one process; figures are medians over many calls.
+ * Calls alternate in one process (order swapping each round); the ratio is per pair, printed with its spread.
  */
 import { closeSync, existsSync, ftruncateSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readFileTool } from '../src/main/tools/files/read-file';
 import { makeContext } from '../test/support/tool-context';
+import { figure, paired, ratio, type BenchResult } from './lib';
 
 const GB = 1024 ** 3;
 const ROUNDS = 200;
@@ -41,13 +42,7 @@ function ensureFiles(): void {
   }
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
-export default async function readTailBench(): Promise<Record<string, number>> {
+export default async function readTailBench(): Promise<BenchResult> {
   ensureFiles();
   const ctx = makeContext(DIR);
   const tail = async (): Promise<string> => (await readFileTool.execute({ path: BIG, line_offset: -20 }, ctx)).output;
@@ -55,19 +50,12 @@ export default async function readTailBench(): Promise<Record<string, number>> {
   const t = await tail();
   const h = await head();
   if (!t.includes('request 1000199 ') || !h.includes('request 19 ')) throw new Error('read-tail bench: unexpected read_file output');
-  const tails: number[] = [];
-  const heads: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    let t0 = performance.now();
-    await tail();
-    tails.push(performance.now() - t0);
-    t0 = performance.now();
-    await head();
-    heads.push(performance.now() - t0);
-  }
-  const tailMs = median(tails);
-  const headMs = median(heads);
-  return { read_tail_1gb_ms: tailMs, read_head_1mb_ms: headMs, read_tail_vs_head_ratio: tailMs / headMs };
+  const times = await paired(ROUNDS, 10, tail, head);
+  return {
+    read_tail_vs_head_ratio: ratio(times.a, times.b, { baseline: 'read_file of the first 20 lines of a 1 MB file, same run' }),
+    read_tail_1gb_ms: figure(times.a, { unit: 'ms', baseline: 'read_file line_offset -20 of a 1 GB file' }),
+    read_head_1mb_ms: figure(times.b, { unit: 'ms' }),
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -6,7 +6,6 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
@@ -15,6 +14,7 @@ import { callEffects, decide } from '../src/main/runtime/approval-engine';
 import { PinnedHttpClient } from '../src/main/services/http/pinned-client';
 import { createWebFamily } from '../src/main/tools/web';
 import { makeContext, tempDir } from '../test/support/tool-context';
+import { figure, paired, ratio, type BenchResult } from './lib';
 
 const ROUNDS = 30;
 const WARMUP = 3;
@@ -35,13 +35,7 @@ function article(): string {
   return parts.join('');
 }
 
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))]!;
-};
-const fmt = (xs: number[]): string => `${quantile(xs, 0.5).toFixed(3)} (${quantile(xs, 0.1).toFixed(3)}–${quantile(xs, 0.9).toFixed(3)}, n=${xs.length})`;
-
-export default async function webFetchOverheadBench(): Promise<Record<string, string>> {
+export default async function webFetchOverheadBench(): Promise<BenchResult> {
   const html = Buffer.from(article());
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(html.length) }).end(html));
   server.keepAliveTimeout = 60_000;
@@ -73,29 +67,11 @@ export default async function webFetchOverheadBench(): Promise<Record<string, st
     const b = await direct();
     if (!a.includes('Paragraph 10 talks about') || !b.includes('Paragraph 10 talks about')) throw new Error('web_fetch bench: the article was not extracted');
 
-    const tool: number[] = [];
-    const base: number[] = [];
-    const ratio: number[] = [];
-    for (let i = 0; i < WARMUP + ROUNDS; i++) {
-      const order = i % 2 === 0;
-      let t0 = performance.now();
-      if (order) await viaTool();
-      else await direct();
-      const first = performance.now() - t0;
-      t0 = performance.now();
-      if (order) await direct();
-      else await viaTool();
-      const second = performance.now() - t0;
-      if (i < WARMUP) continue;
-      const [t, d] = order ? [first, second] : [second, first];
-      tool.push(t);
-      base.push(d);
-      ratio.push(t / d);
-    }
+    const t = await paired(ROUNDS, WARMUP, viaTool, direct);
     return {
-      web_fetch_overhead_ratio: fmt(ratio),
-      web_fetch_500kb_ms: fmt(tool),
-      web_fetch_baseline_500kb_ms: fmt(base),
+      web_fetch_overhead_ratio: ratio(t.a, t.b, { baseline: 'undici + Readability + turndown called directly, same run', target: '≤ 1.2' }),
+      web_fetch_500kb_ms: figure(t.a, { unit: 'ms' }),
+      web_fetch_baseline_500kb_ms: figure(t.b, { unit: 'ms' }),
     };
   } finally {
     server.close();

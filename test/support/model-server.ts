@@ -138,6 +138,11 @@ export interface ModelServerOptions {
    * a local model server that is detected; otherwise that route is a 404 like any other. Not recorded as a request.
    */
   models?: string[] | undefined;
+  /**
+   * Called right after each piece of a streamed reply is handed to the socket, with the wall-clock time
+   * (`performance.timeOrigin + performance.now()`): benchmarks time tokens from here to the screen.
+   */
+  onWrite?: ((chunk: string, at: number) => void) | undefined;
 }
 
 export interface ModelServer {
@@ -393,7 +398,7 @@ function parseOrRaw(args: string): unknown {
   }
 }
 
-async function send(res: ServerResponse, payload: Payload, spec: ScriptedReply): Promise<void> {
+async function send(res: ServerResponse, payload: Payload, spec: ScriptedReply, onWrite?: (chunk: string, at: number) => void): Promise<void> {
   res.writeHead(200, { 'content-type': payload.contentType, 'cache-control': 'no-cache' });
   const body = spec.streamError ? payload.frames : [...payload.frames, ...payload.tail];
   const delayMs = spec.delayMs ?? 0;
@@ -407,6 +412,7 @@ async function send(res: ServerResponse, payload: Payload, spec: ScriptedReply):
     // Destroy only once the partial data reached the socket, so the client sees it before the break.
     else if (spec.streamError) res.write(chunk, () => res.destroy());
     else res.end(chunk);
+    onWrite?.(chunk, performance.timeOrigin + performance.now());
   }
 }
 
@@ -495,7 +501,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       request.protocol === 'openai'
         ? openaiPayload(step, stream, request.body.stream_options?.include_usage === true)
         : anthropicPayload(step, stream);
-    await send(res, payload, next);
+    await send(res, payload, next, options.onWrite);
   }
 
   const server = createServer((req, res) => {

@@ -43,6 +43,29 @@ interface Runnable extends Prepared {
   decided?: DecisionFields;
 }
 
+/**
+ * A call that only reads local files, allowed without asking: its rows may be committed without an fsync
+ * (Store.withoutFsync). Losing them to a power loss loses nothing that happened outside Deskhand, and reading again
+ * is harmless. Anything else (writes, processes, network, URLs, apps, screens, secrets, a person's answer) is not.
+ */
+function isQuiet(item: Runnable): boolean {
+  const e = item.effects;
+  return (
+    item.decided?.risk === 'read-only' &&
+    item.decided.decision === 'allow' &&
+    item.row.status === 'pending' &&
+    !e.network &&
+    !e.egress &&
+    !e.processes &&
+    !e.urls?.length &&
+    !e.hosts?.length &&
+    !e.apps?.length &&
+    !e.screens?.length &&
+    !e.secretArgs?.length &&
+    !e.paths?.write?.length
+  );
+}
+
 export class CallPipeline {
   private readonly prepared = new Map<string, Prepared>();
 
@@ -66,7 +89,7 @@ export class CallPipeline {
     const toRun: Runnable[] = [];
     const waiting: string[] = [];
     let tainted = run.tainted === 1 || conv.tainted === 1;
-    const held = heldSecretNames(store.toolCallsForRun(run.id), (name) => this.core.registry.lookup(name));
+    const held = heldSecretNames(store.succeededCallArgs(run.id), (name) => this.core.registry.lookup(name));
     // The always-allow rules of this conversation, its workspace folder, and everywhere (read once per step).
     const rules = store.rules.forConversation(conv.id, conv.folder);
     const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox, conversationId: conv.id };
@@ -155,7 +178,9 @@ export class CallPipeline {
       }
     };
     await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_TOOLS, toRun.length) }, worker));
-    store.updateConversation(conv.id, { state: state.serialize() });
+    const save = () => store.updateConversation(conv.id, { state: state.serialize() });
+    if (toRun.length > 0 && toRun.every(isQuiet)) store.withoutFsync(save);
+    else save();
     return waiting;
   }
 
@@ -298,6 +323,9 @@ export class CallPipeline {
       this.core.emit(options, { type: 'tool.output', runId: run.id, callId: row.call_id, stream: stream === 'stderr' ? 'stderr' : 'stdout', chunk: sanitizeOutput(chunk, NO_REDACTION) }),
     );
     try {
+      // A call that acts on the world (writes, runs processes, reaches the network, asks a person…) finds its own
+      // record and everything before it on disk, even if earlier steps that only read skipped the fsync.
+      if (!isQuiet(item)) this.core.store.sync();
       // The paths it was decided on must still lead where they led (no swapping a link in between).
       const moved = recheckPaths(checks, { cwd: state.cwd, workspaceRoots: [...state.workspaceRoots, ...state.readableRoots], dataDir: this.core.limits.dataDir });
       if (moved) throw new ToolError(moved, 'conflict');
@@ -318,7 +346,8 @@ export class CallPipeline {
       const becameTainted = !!untrusted && !tainted;
       if (untrusted) this.taint(run);
       await this.holdSecret(tool, args);
-      this.complete(run, row, output, 'done', options, Date.now() - started, decided);
+      if (isQuiet(item)) this.core.store.withoutFsync(() => this.complete(run, row, output, 'done', options, Date.now() - started, decided));
+      else this.complete(run, row, output, 'done', options, Date.now() - started, decided);
       return becameTainted;
     } catch (err) {
       live.flush();

@@ -39,7 +39,7 @@ export function sanitizeEvent(event: RunEvent, redactor: Redactor): RunEvent {
 }
 
 /** The secrets a run holds: names loaded by its finished ask_user_secret / use_saved_secret calls. */
-export function heldSecretNames(calls: readonly ToolCallRow[], lookup: (name: string) => ToolDefinition | undefined): Set<string> {
+export function heldSecretNames(calls: readonly Pick<ToolCallRow, 'tool' | 'args' | 'status' | 'is_error'>[], lookup: (name: string) => ToolDefinition | undefined): Set<string> {
   const held = new Set<string>();
   for (const c of calls) {
     if (c.status !== 'done' || c.is_error) continue;

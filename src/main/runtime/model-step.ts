@@ -102,7 +102,9 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         status: 'pending',
       };
     });
-    store.transaction(() => {
+    // Without an fsync (it survives a SIGKILL): the calls it records have not acted yet, and before any call acts on
+    // the world the pipeline syncs the store (CallPipeline.execute); a final step is synced by the run's end.
+    store.transactionWithoutFsync(() => {
       if (assistantParts.length) store.addMessage(conv.id, run.id, 'assistant', assistantParts);
       for (const row of rows) store.insertToolCall(row);
       store.updateRun(run.id, {

@@ -123,7 +123,25 @@ function isFolder(p: string): boolean {
   }
 }
 
+/** An absolute POSIX path with nothing to normalise (no `//`, `.` or `..` segment, no trailing slash). */
+function isClean(p: string): boolean {
+  return (
+    p.charCodeAt(0) === 47 &&
+    (p.length === 1 || p.charCodeAt(p.length - 1) !== 47) &&
+    !p.includes('//') &&
+    !p.includes('/./') &&
+    !p.includes('/../') &&
+    !p.endsWith('/.') &&
+    !p.endsWith('/..')
+  );
+}
+
 export function isInside(child: string, parent: string): boolean {
+  // Clean absolute paths compare as strings (the same answer as path.relative, without resolving both: this runs
+  // for every sensitive location on every path check).
+  if (sep === '/' && isClean(child) && isClean(parent)) {
+    return child === parent || parent === '/' || (child.startsWith(parent) && child.charCodeAt(parent.length) === 47);
+  }
   const rel = relative(parent, child);
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
@@ -248,15 +266,17 @@ export function sensitiveMatch(p: string, ctx: { dataDir: string; roots: readonl
   const hg = parts.lastIndexOf('.hg');
   if (hg >= 0 && parts[hg + 1] === 'hgrc') return { kind: 'vcs', what: 'Mercurial config (it can name hooks)' };
   if (parts.includes('.husky') && !name.startsWith('.')) return { kind: 'vcs', what: 'husky git hooks (git runs them)' };
-  for (const rel of HOME_VCS) if (isInside(p, joinOne(home, rel))) return { kind: 'vcs', what: `global VCS config (~/${rel})` };
+  // Every location of the HOME_* lists lies inside home: a path outside it needs none of those ~100 comparisons.
+  const inHome = isInside(p, home);
+  if (inHome) for (const rel of HOME_VCS) if (isInside(p, joinOne(home, rel))) return { kind: 'vcs', what: `global VCS config (~/${rel})` };
 
-  for (const rel of HOME_CREDENTIALS) if (isInside(p, joinOne(home, rel))) return { kind: 'credentials', what: `credentials (~/${rel})` };
+  if (inHome) for (const rel of HOME_CREDENTIALS) if (isInside(p, joinOne(home, rel))) return { kind: 'credentials', what: `credentials (~/${rel})` };
   const dir = parts.find((x) => CREDENTIAL_DIR_NAMES.includes(x));
   if (dir) return { kind: 'credentials', what: `a credentials folder (${dir})` };
   if (STARTUP_NAMES.includes(name)) return { kind: 'startup', what: `a shell start-up file (${name})` };
   if (isSecretFileName(name)) return { kind: 'credentials', what: `a secret-bearing file (${name})` };
 
-  for (const rel of HOME_STARTUP) if (isInside(p, joinOne(home, rel))) return { kind: 'startup', what: `start-up configuration (~/${rel})` };
+  if (inHome) for (const rel of HOME_STARTUP) if (isInside(p, joinOne(home, rel))) return { kind: 'startup', what: `start-up configuration (~/${rel})` };
   for (const abs of SYSTEM_STARTUP) if (isInside(p, abs)) return { kind: 'startup', what: `system start-up configuration (${abs})` };
 
   // A folder git would take as a git dir by itself (HEAD, objects/, refs/): its config and hooks are git's too.
@@ -283,9 +303,11 @@ export function sensitiveInside(dir: string, ctx: { dataDir: string; home: strin
     ...(ctx.dataDir ? [{ abs: ctx.dataDir, label: `Deskhand's data (${ctx.dataDir})` }] : []),
   ];
   for (const l of locations) {
-    if (l.abs === dir || !isInside(l.abs, dir)) continue;
+    // Both sides are normalised absolute paths, so "inside" implies a textual prefix: most locations are ruled out
+    // by that alone, without path.relative (this runs for every path check, ~90 locations each).
+    if (l.abs === dir || !l.abs.startsWith(dir) || !isInside(l.abs, dir)) continue;
     try {
-      lstatSync(l.abs);
+      if (!lstatSync(l.abs, { throwIfNoEntry: false })) continue;
     } catch {
       continue;
     }

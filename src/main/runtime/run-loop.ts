@@ -100,8 +100,7 @@ export class RunLoop {
     const { store } = this.core;
     const calls = store.toolCallsForStep(run.id, run.step);
     if (calls.length === 0 || calls.some((c) => !settled(c.status))) return;
-    const messages = store.listMessages(run.conversation_id);
-    const last = messages[messages.length - 1];
+    const last = store.lastMessage(run.conversation_id);
     if (!last || last.role !== 'assistant' || last.run_id !== run.id) return;
     const parts: ToolResultPart[] = calls.map((c) => ({
       type: 'tool-result',
@@ -109,7 +108,10 @@ export class RunLoop {
       toolName: c.tool,
       output: (!c.is_error && c.tool === MEDIA_TOOL && mediaOutput(this.core.limits.dataDir, run.provider, c.output ?? '')) || { type: c.is_error ? 'error-text' : 'text', value: c.output ?? '' },
     }));
-    store.addMessage(run.conversation_id, run.id, 'tool', parts);
+    // The results of a step of quiet reads (their rows were committed without an fsync too) skip it as well.
+    const quiet = calls.every((c) => c.risk === 'read-only' && c.decision === 'allow');
+    if (quiet) store.withoutFsync(() => store.addMessage(run.conversation_id, run.id, 'tool', parts));
+    else store.addMessage(run.conversation_id, run.id, 'tool', parts);
   }
 
   /** A new message replaces a parked run: its requests are refused, its open calls end, the run is aborted. */

@@ -204,7 +204,7 @@ export class CommandProcess {
   /** After the shell exited: processes it left running (`cmd &`, daemons that called setsid). */
   leftovers(): boolean {
     if (this.pgid === undefined) return false;
-    return anyLeftover(this.pgid, this.tag, this.startTime);
+    return anyLeftover(this.pgid, this.tag, this.startTime, this.startedAt);
   }
 }
 

@@ -159,7 +159,11 @@ export function taggedProcesses(tag: string): number[] {
  * of its group, and processes carrying its tag among those started since the command (their environments are the
  * only ones read, so this stays cheap on a busy machine). `since` is the command's start time (processStartTime).
  */
-export function anyLeftover(pgid: number, tag: string, since: string | null): boolean {
+export function anyLeftover(pgid: number, tag: string, since: string | null, startedAtMs?: number): boolean {
+  if (process.platform === 'linux' && startedAtMs !== undefined && Date.now() - startedAtMs < QUICK_LEFTOVER_WINDOW_MS) {
+    const quick = quickLeftover(pgid, tag);
+    if (quick !== null) return quick;
+  }
   const all = liveProcesses();
   if (!all) return processGroupAlive(pgid);
   const sinceTicks = since ? Number(since.split(':')[1] ?? 0) : 0;
@@ -170,6 +174,53 @@ export function anyLeftover(pgid: number, tag: string, since: string | null): bo
     if (Number(p.startTicks) < sinceTicks) continue;
     try {
       const env = readFileSync(`/proc/${p.pid}/environ`);
+      if (env.indexOf(needle) === 0 || env.indexOf(Buffer.concat([Buffer.from([0]), needle])) >= 0) return true;
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return false;
+}
+
+/**
+ * Within this long after a command started, the pids allocated since then cannot have wrapped around pid_max (that
+ * takes tens of thousands of forks), so the processes it may have started are exactly the pids above its own up to the
+ * namespace's last pid.
+ */
+const QUICK_LEFTOVER_WINDOW_MS = 1_000;
+
+/**
+ * anyLeftover for a command that ran briefly (the common case: most commands end in milliseconds), without reading
+ * the stat of every process on the machine: the group is probed with signal 0, and only processes whose pid was
+ * allocated after the command's (between its pid and /proc/sys/kernel/ns_last_pid) are read. Null when it cannot
+ * tell (a group member exists, pids wrapped, /proc unreadable): the caller then does the full pass.
+ */
+function quickLeftover(pgid: number, tag: string): boolean | null {
+  try {
+    process.kill(-pgid, 0);
+    // Something of the group is there (possibly a zombie, which the full pass tells apart).
+    return null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') return null;
+  }
+  let last: number;
+  let entries: string[];
+  try {
+    last = Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8'));
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(last) || last < pgid) return null;
+  const needle = Buffer.from(`${TAG_ENV}=${tag}\0`);
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!(pid > pgid && pid <= last) || pid === process.pid) continue;
+    const stat = readStat(pid);
+    if (!stat || isDead(stat.state)) continue;
+    if (stat.pgid === pgid) return true;
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`);
       if (env.indexOf(needle) === 0 || env.indexOf(Buffer.concat([Buffer.from([0]), needle])) >= 0) return true;
     } catch {
       // gone, or not ours to read

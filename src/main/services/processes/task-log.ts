@@ -23,7 +23,8 @@ export interface OutputRedactor {
 }
 
 export class TaskLog {
-  private readonly stream: WriteStream;
+  /** Opened at the first byte to keep: a command that prints nothing costs no file (readLogPage reads it as empty). */
+  private file: WriteStream | null = null;
   private readonly redacting: { push(key: string, text: string): void; flush(): void } | null = null;
   private readonly decoder = new StringDecoder('utf8');
   /** Bytes handed to the file (written or queued). */
@@ -39,10 +40,16 @@ export class TaskLog {
     private readonly cap: number = LOG_CAP_BYTES,
     redactor?: OutputRedactor | null,
   ) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    this.stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
-    this.stream.on('error', () => undefined);
     if (redactor) this.redacting = redactor.stream((_key, text) => this.keep(Buffer.from(text)));
+  }
+
+  private get stream(): WriteStream {
+    if (!this.file) {
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      this.file = createWriteStream(this.path, { flags: 'a', mode: 0o600 });
+      this.file.on('error', () => undefined);
+    }
+    return this.file;
   }
 
   write(chunk: Buffer | string): void {
@@ -87,6 +94,7 @@ export class TaskLog {
       }
       this.closed = new Promise((resolve) => {
         if (this.skipped > 0) this.put(Buffer.from(`\n[… ${this.skipped} bytes skipped: the output came faster than the disk could take it …]\n`));
+        if (!this.file) return resolve();
         this.stream.end(() => resolve());
         this.stream.once('error', () => resolve());
       });

@@ -111,9 +111,14 @@ const within = (child: string, parent: string): boolean => {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 };
 
+/**
+ * The real path of an existing path, else null. Most paths asked about (the credential list) do not exist: an lstat
+ * that does not throw for them comes first, since a thrown error per missing path cost milliseconds per command.
+ */
 function real(path: string): string | null {
   try {
-    return realpathSync(path);
+    if (!lstatSync(path, { throwIfNoEntry: false })) return null;
+    return realpathSync.native(path);
   } catch {
     return null;
   }
@@ -121,7 +126,8 @@ function real(path: string): string | null {
 
 function kindOf(path: string): 'dir' | 'file' | null {
   try {
-    return statSync(path).isDirectory() ? 'dir' : 'file';
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st ? (st.isDirectory() ? 'dir' : 'file') : null;
   } catch {
     return null;
   }

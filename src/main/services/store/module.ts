@@ -3,6 +3,7 @@
  * these modules (and the runner in migrate.ts); the rest of the code reaches rows through the `Store` facade.
  */
 import type Database from 'better-sqlite3';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 
 export interface Migration {
   /** What it changes, for a person reading `schema_modules` history. */
@@ -48,6 +49,59 @@ export class Sql {
 
   transaction<T>(fn: () => T): T {
     return this.#db.transaction(fn)();
+  }
+
+  /**
+   * A transaction committed without an fsync (synchronous=NORMAL for this commit; the store is in WAL mode): like any
+   * commit it survives this process being killed at any point (the WAL frames are the kernel's once written), but a
+   * power loss or OS crash may roll it back (never corrupt it). For rows that describe live processes, which a power
+   * loss ends anyway; the next full commit syncs the WAL, these frames included. Inside another transaction it joins
+   * that one, with that one's durability.
+   */
+  transactionWithoutFsync<T>(fn: () => T): T {
+    return this.withoutFsync(() => this.transaction(fn));
+  }
+
+  /**
+   * Runs `fn` (synchronous, so no other write can slip in) with its commits made without an fsync; see
+   * transactionWithoutFsync. Inside a transaction it changes nothing (that transaction's commit decides).
+   */
+  withoutFsync<T>(fn: () => T): T {
+    if (this.#db.inTransaction) return fn();
+    this.statement('PRAGMA synchronous = NORMAL').run();
+    this.#unsynced = true;
+    try {
+      return fn();
+    } finally {
+      this.statement('PRAGMA synchronous = FULL').run();
+    }
+  }
+
+  #unsynced = false;
+
+  /**
+   * Makes every commit so far durable against power loss: fsyncs the WAL when a commit without an fsync may be in
+   * it (what a full commit would have done). Before a call acts on the world, so its record is on disk first.
+   */
+  sync(): void {
+    if (!this.#unsynced) return;
+    let fd: number;
+    try {
+      fd = openSync(`${this.#db.name}-wal`, 'r');
+    } catch (err) {
+      // No WAL file: nothing is waiting in one (an in-memory store, or the WAL was checkpointed away).
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.#unsynced = false;
+        return;
+      }
+      throw err;
+    }
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.#unsynced = false;
   }
 }
 

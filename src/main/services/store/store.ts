@@ -1,6 +1,10 @@
 /**
  * The one SQLite store. WAL + synchronous=FULL: a write acknowledged here survives a crash or power loss, so a run
- * killed with SIGKILL at any point leaves rows the runtime can recover from (see recoverInterrupted).
+ * killed with SIGKILL at any point leaves rows the runtime can recover from (see recoverInterrupted). Two kinds of
+ * writes skip the fsync (`withoutFsync`, docs/performance.md): steps of a run that only read local files, and the
+ * bookkeeping of running commands. They survive a SIGKILL all the same (WAL frames are the kernel's once written);
+ * a power loss may roll back the latest of them, in order, never corrupting anything, and `sync()` (before any call
+ * acts on the world) or the next full commit makes them durable.
  *
  * This class is the facade: tables, migrations and SQL belong to the store modules in ./modules (one per family),
  * and the database handle never leaves this folder.
@@ -112,6 +116,25 @@ export class Store {
   }
 
   /**
+   * A transaction committed without an fsync: it survives Deskhand being killed at any point, and commits stay in
+   * order, but a power loss may lose it together with every later commit (never corrupting the store; the state left
+   * is one a SIGKILL at that moment would have left). For steps that only read. See Sql.transactionWithoutFsync.
+   */
+  transactionWithoutFsync<T>(fn: () => T): T {
+    return this.#sql.transactionWithoutFsync(fn);
+  }
+
+  /** The writes `fn` makes (synchronously) are committed without an fsync; see transactionWithoutFsync. */
+  withoutFsync<T>(fn: () => T): T {
+    return this.#sql.withoutFsync(fn);
+  }
+
+  /** Makes every commit so far durable against power loss (fsyncs the WAL if a commit skipped it). */
+  sync(): void {
+    this.#sql.sync();
+  }
+
+  /**
    * Calls `listener` after another connection (another process, or another Store on the same folder) committed.
    * Noticed through a file watch confirmed by `PRAGMA data_version`, with a slow safety re-check; this
    * connection's own writes do not fire it. Returns the unsubscribe function.
@@ -160,6 +183,16 @@ export class Store {
 
   listMessages(conversationId: string): MessageRow[] {
     return this.#runs.listMessages(conversationId);
+  }
+
+  /** A conversation's messages after `afterId` (ids only grow: AUTOINCREMENT), id, role and content only. */
+  messagesAfter(conversationId: string, afterId: number): Pick<MessageRow, 'id' | 'role' | 'content'>[] {
+    return this.#runs.messagesAfter(conversationId, afterId);
+  }
+
+  /** The latest message of a conversation (without reading the others). */
+  lastMessage(conversationId: string): MessageRow | undefined {
+    return this.#runs.lastMessage(conversationId);
   }
 
   countMessages(conversationId: string): number {
@@ -227,6 +260,11 @@ export class Store {
 
   toolCallsForRun(runId: string): ToolCallRow[] {
     return this.#runs.toolCallsForRun(runId);
+  }
+
+  /** A run's successful calls, tool and arguments only (no outputs). */
+  succeededCallArgs(runId: string): Pick<ToolCallRow, 'tool' | 'args' | 'status' | 'is_error'>[] {
+    return this.#runs.succeededCallArgs(runId);
   }
 
   toolCallsForConversation(conversationId: string): ToolCallRow[] {

@@ -105,7 +105,9 @@ export class BackgroundTasks {
     });
     // The command may carry a secret's value (put in for `[redacted:NAME]` just before it runs): store it redacted.
     const spec = { command: this.redactor ? this.redactor.redact(input.command) : input.command, cwd: input.cwd, sandbox: input.plan.summary, sandboxKind: input.plan.kind, network: input.plan.network };
-    this.rows.transaction(() => {
+    // Committed before the first await (a crash later leaves them for recover()); without an fsync, since a power
+    // loss, the only thing an fsync adds protection against, ends the process too (docs/performance.md).
+    this.rows.transactionWithoutFsync(() => {
       this.rows.insertTask({
         id,
         conversation_id: input.conversationId,
@@ -177,7 +179,8 @@ export class BackgroundTasks {
     // still ends them.
     const leftovers = !how && plan.kind !== 'bubblewrap' && proc.pgid !== undefined && proc.leftovers();
     try {
-      this.rows.transaction(() => {
+      // Without an fsync, as at the start.
+      this.rows.transactionWithoutFsync(() => {
         if (!leftovers) this.rows.deleteGroup(proc.tag);
         this.rows.finishTask(id, status, { exit_code: exit.code, summary, ...(how === 'shutdown' ? { notified_at: Date.now() } : {}) });
       });

@@ -82,9 +82,48 @@ export const COMMAND_LIMITS = {
   maxDepth: 3,
 } as const;
 
+/** Entries kept by the parse and classification caches (least recently used first out). */
+const CACHE_ENTRIES = 256;
+
+function cacheGet<V>(cache: Map<string, V>, key: string): V | undefined {
+  const v = cache.get(key);
+  if (v !== undefined) {
+    cache.delete(key);
+    cache.set(key, v);
+  }
+  return v;
+}
+
+function cachePut<V>(cache: Map<string, V>, key: string, v: V): void {
+  cache.set(key, v);
+  if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+}
+
+/** Parsed sources: a parse depends on the text alone (the walk only reads the tree). */
+const parses = new Map<string, { node: ShNode } | { error: string }>();
+/**
+ * Classifications that never looked at the file system (no path argument or redirection checked, no git repository
+ * read), keyed by the command and the context the analysis reads. Those consulting the disk are recomputed every
+ * time, since a path can change between two identical commands (a folder replaced by a symlink).
+ */
+const classifications = new Map<string, CommandClassification>();
+
+/** Forgets cached parses and classifications (tests that change COMMAND_LIMITS or the environment). */
+export function clearClassifierCache(): void {
+  parses.clear();
+  classifications.clear();
+}
+
 export function classifyCommand(command: string, ctx: ClassifyContext): CommandClassification {
+  const key = JSON.stringify([command, ctx.cwd, ctx.workspaceRoots, ctx.dataDir, (ctx as { home?: string }).home ?? null, COMMAND_LIMITS]);
+  const hit = cacheGet(classifications, key);
+  // A copy: callers add reasons and paths to what they get.
+  if (hit) return structuredClone(hit);
   try {
-    return classify(command, ctx);
+    const probe = { touchedDisk: false };
+    const result = classify(command, ctx, probe);
+    if (!probe.touchedDisk) cachePut(classifications, key, structuredClone(result));
+    return result;
   } catch (err) {
     // Fail closed: a classifier bug must never let a command through as anything but high-risk.
     const reason = `could not analyse the command (${String(err instanceof Error ? err.message : err).slice(0, 200)})`;
@@ -101,7 +140,7 @@ export function classifyCommand(command: string, ctx: ClassifyContext): CommandC
   }
 }
 
-function classify(command: string, ctx: ClassifyContext): CommandClassification {
+function classify(command: string, ctx: ClassifyContext, probe: { touchedDisk: boolean }): CommandClassification {
   const high = (reason: string): CommandClassification => ({
     risk: 'high-risk',
     reasons: [reason],
@@ -119,7 +158,7 @@ function classify(command: string, ctx: ClassifyContext): CommandClassification 
   const hidden = invisibleCharacter(command);
   if (hidden) return high(`command contains ${hidden}, which can hide what it really does`);
 
-  const analysis = new Analysis(ctx);
+  const analysis = new Analysis(ctx, probe);
   analysis.cwdChanges = /(^|[^A-Za-z0-9_-])(cd|pushd|popd)([^A-Za-z0-9_-]|$)/.test(command);
   const root = analysis.analyse(command, 0);
   if (!root.ok) return high(root.reason);
@@ -633,7 +672,11 @@ class Analysis {
   readonly paths: PathCheck[] = [];
   private readonly guard: PathGuard;
 
-  constructor(ctx: ClassifyContext) {
+  constructor(
+    ctx: ClassifyContext,
+    /** Set when the analysis consulted the file system (then its result is not cached). */
+    private readonly probe: { touchedDisk: boolean } = { touchedDisk: false },
+  ) {
     this.guard = new PathGuard(ctx);
   }
 
@@ -643,12 +686,17 @@ class Analysis {
 
   /** Parses and walks one source string (the command, or the string of a nested `sh -c`). */
   analyse(src: string, depth: number): Parsed {
-    let file: ShNode;
-    try {
-      file = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(src, 'command');
-    } catch (err) {
-      return { ok: false, reason: `could not parse the command (${parseErrorText(err)}); treated as high-risk` };
+    let parsed = cacheGet(parses, src);
+    if (!parsed) {
+      try {
+        parsed = { node: syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(src, 'command') };
+      } catch (err) {
+        parsed = { error: parseErrorText(err) };
+      }
+      cachePut(parses, src, parsed);
     }
+    if ('error' in parsed) return { ok: false, reason: `could not parse the command (${String(parsed.error)}); treated as high-risk` };
+    const file = parsed.node;
     const walker = new Walker(this, Buffer.from(src, 'utf8'), depth);
     try {
       walker.visit(file);
@@ -695,6 +743,7 @@ class Analysis {
   /** Records `p` when the path guard calls it sensitive. */
   noteSensitivePath(p: string | null, access: 'read' | 'write'): void {
     if (p === null || p === '' || p.startsWith('-') || p.length > 4096 || p.includes('\n') || /^\/dev\//.test(p)) return;
+    this.probe.touchedDisk = true;
     const check = this.guard.check(p, access, { raw: true });
     if (check.error || (!check.sensitive && !check.holdsSensitive)) return;
     if (check.sensitive?.kind === 'code-runner' && access === 'read') return;
@@ -708,6 +757,7 @@ class Analysis {
    * files that make git run programs.
    */
   gitRepository(dir: string | null, gitDir: string | null): { configs: string[]; dangerous: string[] } {
+    this.probe.touchedDisk = true;
     const cwd = this.guard.cwd;
     const abs = (p: string) => {
       const e = p === '~' ? homedir() : p.startsWith('~/') ? `${homedir()}/${p.slice(2)}` : p;
@@ -745,6 +795,7 @@ class Analysis {
     if (!isAbsolute(target) && this.cwdChanges) {
       return highRisk(program, `${what} to relative path ${target} after changing directory; the target cannot be checked`);
     }
+    this.probe.touchedDisk = true;
     const check = this.guard.check(target, 'write', { raw: true });
     this.paths.push(check);
     if (check.error) return highRisk(program, `${what} to ${target}, which cannot be checked (${check.error})`);

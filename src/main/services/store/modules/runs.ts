@@ -174,6 +174,9 @@ export const runsModule = defineStoreModule({
       return Number(info.lastInsertRowid);
     },
     listMessages: (conversationId: string) => sql.all<MessageRow>('SELECT * FROM messages WHERE conversation_id = ? ORDER BY id', conversationId),
+    messagesAfter: (conversationId: string, afterId: number) =>
+      sql.all<Pick<MessageRow, 'id' | 'role' | 'content'>>('SELECT id, role, content FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id', conversationId, afterId),
+    lastMessage: (conversationId: string) => sql.one<MessageRow>('SELECT * FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1', conversationId),
     countMessages: (conversationId: string) => sql.one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE conversation_id = ?', conversationId)!.n,
 
     // Runs
@@ -248,6 +251,12 @@ export const runsModule = defineStoreModule({
     getToolCall: (id: string) => sql.one<ToolCallRow>('SELECT * FROM tool_calls WHERE id = ?', id),
     toolCallsForStep: (runId: string, step: number) => sql.all<ToolCallRow>('SELECT * FROM tool_calls WHERE run_id = ? AND step = ? ORDER BY position', runId, step),
     toolCallsForRun: (runId: string) => sql.all<ToolCallRow>('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY step, position', runId),
+    /** The finished, successful calls of a run without their outputs (which can be large): what held secrets are read from. */
+    succeededCallArgs: (runId: string) =>
+      sql.all<Pick<ToolCallRow, 'tool' | 'args' | 'status' | 'is_error'>>(
+        "SELECT tool, args, status, is_error FROM tool_calls WHERE run_id = ? AND status = 'done' AND is_error = 0 ORDER BY step, position",
+        runId,
+      ),
     toolCallsForConversation: (conversationId: string) =>
       sql.all<ToolCallRow>('SELECT tc.* FROM tool_calls tc JOIN runs r ON r.id = tc.run_id WHERE r.conversation_id = ?', conversationId),
     toolCallOutput: (conversationId: string, runId: string, callId: string) =>

@@ -82,6 +82,11 @@ export class TaskQueries {
     return this.#sql.transaction(fn);
   }
 
+  /** Process bookkeeping (a command's row and process group): survives a crash of Deskhand, not a power loss (Sql). */
+  transactionWithoutFsync<T>(fn: () => T): T {
+    return this.#sql.transactionWithoutFsync(fn);
+  }
+
   insertTask(row: NewTask): TaskRow {
     const now = Date.now();
     const full: TaskRow = {
