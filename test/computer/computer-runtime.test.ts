@@ -158,7 +158,7 @@ it.skipIf(!!missing)('never observes or touches an app that is not granted, even
   });
   model.enqueue(
     reply().tool('computer_observe', { app: 'zenity' }),
-    reply().tool('computer_wait', { app: 'zenity', until: 'change', timeout_ms: 15_000 }),
+    reply().tool('computer_wait', { app: 'zenity', until: 'change', timeout_ms: 60_000 }),
     reply().tool('computer_input', { app: 'zenity', key: 'Return' }),
     reply().tool('computer_observe', { app: 'gtk3-widget-factory' }),
     reply().text('stopped'),
@@ -193,7 +193,7 @@ it.skipIf(!!missing)('never observes or touches an app that is not granted, even
   expect(zenity.proc.exitCode).toBeNull();
   factory!.proc.kill('SIGTERM');
   zenity.proc.kill('SIGTERM');
-}, 60_000);
+}, 120_000);
 
 it.skipIf(!!missing)('the kill switch stops a run in the middle of typing and the run may not use the computer again', async () => {
   const zenity = world.spawnApp('zenity', ['--entry', '--title', 'Kill switch', '--text', 'Long text']);

@@ -109,7 +109,8 @@ describe('scheduling on the real atd, with the app closed', () => {
     const [woken] = rawAll<{ conversation_id: string; status: string }>(dataDir, 'SELECT conversation_id, status FROM runs WHERE id = ?', fire.run_id);
     expect(woken).toEqual({ conversation_id: conversationId, status: 'finished' });
     // The same conversation: the woken request carries the first turn's history.
-    const wake = JSON.stringify(requestsWith('scheduled prompt trg_').at(-1)!.body);
+    // The woken run's own request (a memory-extraction side call may follow it, carrying the turn's transcript).
+    const wake = JSON.stringify(requestsWith('scheduled prompt trg_').find((r) => JSON.stringify(r.body).includes('WAKE-4411'))!.body);
     expect(wake).toContain('check the build later');
     expect(wake).toMatch(/<scheduled-fire id=\\"trg_[0-9a-f]{8}\\" due=/);
     await until(() => world.notifications().some((n) => n.summary === 'A scheduled prompt ran'), 'the ran notification', 10_000);
