@@ -4,6 +4,7 @@
  * another process (or recovered after this host restarted) are listed too, and approving the last open approval of a
  * parked run resumes it here.
  */
+import { answerAndResume, type ActiveRun } from './answer-resume';
 import { revokeRule, ruleViews } from './rules-view';
 import { searchMessages } from './message-search';
 import { existsSync, realpathSync, statSync } from 'node:fs';
@@ -69,11 +70,6 @@ export interface AppServiceOptions {
   log?: Logger;
 }
 
-interface ActiveRun {
-  runId: string | null;
-  controller: AbortController;
-  done: Promise<unknown>;
-}
 
 /** How often the UI hears that background tasks changed: live enough for an output tail, cheap for `yes`. */
 const TASKS_EVENT_MS = 300;
@@ -403,52 +399,9 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
     return pendingRequest(this.runtime.store, approvalId, method, this.log, () => this.markChanged('approvals'));
   }
 
-  /**
-   * Answers one approval through `act` (the runtime call). The run waits in this process: answering wakes it. Parked:
-   * the last answer resumes the run here (true); earlier ones are only recorded.
-   */
-  private async answer(approval: ApprovalRow, act: (resume?: RunOptions) => Promise<unknown>): Promise<boolean> {
-    const store = this.runtime.store;
-    const run = store.getRun(approval.run_id);
-    if (!run) throw new DeskhandError('not_found', 'The run of this approval no longer exists.');
-
-    // A background task's request concerns no run at all.
-    const waitingHere = [...this.active.values()].some((a) => a.runId === run.id);
-    if (waitingHere || run.status !== 'parked' || approval.task_id) {
-      await act();
-      return false;
-    }
-
-    const resumes = store.pendingApprovals(run.id).length === 1 && !this.active.has(run.conversation_id);
-    if (!resumes) {
-      await act();
-      return false;
-    }
-    const provider = await this.providers.forRun(run);
-    const controller = new AbortController();
-    const entry: ActiveRun = { runId: run.id, controller, done: Promise.resolve() };
-    this.active.set(run.conversation_id, entry);
-    let decided!: () => void;
-    const recorded = new Promise<void>((res) => (decided = res));
-    const options: RunOptions = {
-      provider,
-      interactive: true,
-      signal: controller.signal,
-      onEvent: (e) => {
-        if (e.type === 'approval.decided' && e.approvalId === approval.id) decided();
-        if (e.type === 'run.finished' && this.active.get(run.conversation_id) === entry) this.active.delete(run.conversation_id);
-      },
-    };
-    const outcome = act(options);
-    entry.done = outcome
-      .catch((err: unknown) => this.log.warn(`resuming run ${run.id} failed`, { error: errorMessage(err) }))
-      .finally(() => {
-        if (this.active.get(run.conversation_id) === entry) this.active.delete(run.conversation_id);
-        this.markChanged('conversations');
-        this.markChanged('approvals');
-      });
-    await Promise.race([recorded, outcome]);
-    return true;
+  /** Answers one request through `act`; a parked run's last answer resumes it here (answer-resume.ts). */
+  private answer(approval: ApprovalRow, act: (resume?: RunOptions) => Promise<unknown>): Promise<boolean> {
+    return answerAndResume({ runtime: this.runtime, active: this.active, providers: this.providers, log: this.log, markChanged: (w) => this.markChanged(w) }, approval, act);
   }
 
   // ── Todos ─────────────────────────────────────────────────────────────────────────────────────────────────────────

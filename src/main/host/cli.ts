@@ -5,7 +5,6 @@
 import { parseArgs } from 'node:util';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RunEvent } from '../../shared/events';
 import { describeAlways } from '../../shared/always-allow';
 import { forDisplay } from '../../shared/untrusted-display';
 import { DeskhandError, errorMessage } from '../../shared/errors';
@@ -16,6 +15,7 @@ import type { RunOutcome, RunOptions } from '../runtime/runtime';
 import type { AppRuntime as Runtime } from './open-runtime';
 import { openRuntime, resolveDataDir } from './open-runtime';
 import { TaskWakes } from './task-wakes';
+import { renderEvent } from './cli-render';
 import { webCommand } from './web-command';
 import { assertSecretName } from '../services/vault/vault';
 import { PromptQueue, readHidden } from './cli-prompts';
@@ -568,61 +568,3 @@ function exitFor(outcome: RunOutcome): number {
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
-
-/** Lines of a tool's output the CLI prints under its status line. */
-const OUTPUT_LINES = 12;
-
-let midLine = false;
-let announcedConversation: string | null = null;
-function renderEvent(event: RunEvent): void {
-  const err = (line: string) => {
-    if (midLine) process.stdout.write('\n');
-    midLine = false;
-    process.stderr.write(`${line}\n`);
-  };
-  switch (event.type) {
-    case 'text':
-      process.stdout.write(event.delta);
-      midLine = !event.delta.endsWith('\n');
-      break;
-    case 'tool.call':
-      err(`→ ${event.tool} ${JSON.stringify(event.args).slice(0, 200)}`);
-      break;
-    case 'tool.result': {
-      // The text inside the untrusted envelope, as a person reads it: a status line, then up to OUTPUT_LINES lines.
-      const lines = forDisplay(event.output).text.split('\n');
-      err(`  ${event.status === 'ok' ? '✓' : '✗'} ${event.tool} (${event.durationMs} ms) ${lines[0]?.slice(0, 160) ?? ''}`);
-      const rest = lines.slice(1);
-      while (rest.length && !rest.at(-1)!.trim()) rest.pop();
-      for (const line of rest.slice(0, OUTPUT_LINES)) err(`    ${line.slice(0, 200)}`);
-      if (rest.length > OUTPUT_LINES) err(`    … ${rest.length - OUTPUT_LINES} more lines (deskhand runs show ${event.runId})`);
-      break;
-    }
-    case 'approval.requested':
-      err(`! approval needed ${event.approvalId}: ${event.description} [${event.risk}] — ${event.reasons.at(-1) ?? ''}`);
-      if (event.preview) err(event.preview);
-      break;
-    case 'run.retry':
-      err(`… retrying in ${Math.round(event.delayMs / 100) / 10} s (attempt ${event.attempt}): ${event.reason}`);
-      break;
-    case 'input.requested':
-      err(`? ${event.description} (${event.requestId}, ${event.kind})`);
-      if (event.prompt) err(event.prompt);
-      break;
-    case 'run.parked':
-      err(`Run ${event.runId} is parked waiting for a person. Answer with: deskhand runs approve ${event.approvalIds[0]} (or deny), or deskhand runs answer ${event.approvalIds[0]} --value JSON for a question or file pick.`);
-      break;
-    case 'run.finished':
-      if (midLine) process.stdout.write('\n');
-      midLine = false;
-      if (event.error) process.stderr.write(`deskhand: ${event.error}\n`);
-      if (announcedConversation !== event.conversationId) {
-        announcedConversation = event.conversationId;
-        process.stderr.write(`(conversation ${event.conversationId}: continue it with --conversation ${event.conversationId})\n`);
-      }
-      break;
-    default:
-      break;
-  }
-}
-

@@ -4,6 +4,7 @@
  * process group is recorded in the store (pgid + start time + a tag its descendants inherit) and ended on cancel, on
  * a stopped run, on quit (`shutdown()`), and after a crash at the next start (`recover()`).
  */
+import { LOG_RETENTION_MS, pruneTaskLogs } from './log-retention';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeskhandError } from '../../../shared/errors';
@@ -26,7 +27,6 @@ export type { BackgroundTasksOptions, BatchSpec, CheckResult, StartBatchInput, S
 const LIVE_CAP_BYTES = 256 * 1024;
 const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 /** Whole outputs are kept this long after a task ends, then deleted (the task's row and summary stay). */
-const LOG_RETENTION_MS = 7 * 24 * 3600_000;
 
 /** Last resort if a host exits without shutdown(): nothing a command started may outlive Deskhand. */
 const OPEN = new Set<WeakRef<BackgroundTasks>>();
@@ -507,25 +507,9 @@ export class BackgroundTasks {
     return { ended: orphans.length, interrupted, revived };
   }
 
-  /** Output logs of tasks that ended more than `maxAgeMs` ago are deleted (the rows stay), so the data dir stays bounded. */
+  /** Output logs of tasks that ended more than `maxAgeMs` ago are deleted (the rows stay; log-retention.ts). */
   pruneLogs(maxAgeMs = LOG_RETENTION_MS): number {
-    const cutoff = Date.now() - maxAgeMs;
-    const old = this.rows.endedWithLogs(cutoff);
-    let removed = 0;
-    for (const t of old) {
-      const paths = [t.output_path, join(this.dataDir, 'tasks', `${t.id}.worker.log`), ...this.rows.jobs(t.id).map((j) => j.output_path)];
-      for (const p of paths) {
-        if (!p) continue;
-        try {
-          rmSync(p, { force: true });
-          removed++;
-        } catch {
-          // keep going
-        }
-      }
-      this.rows.clearOutputPaths(t.id);
-    }
-    return removed;
+    return pruneTaskLogs(this.rows, this.dataDir, maxAgeMs);
   }
 
   /** On quit: ends every command and check this process runs (SIGTERM, SIGKILL after 3 s) and records it. */
