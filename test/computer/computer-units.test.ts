@@ -21,7 +21,8 @@ import { Store } from '../../src/main/services/store/store';
 import { createComputerFamily } from '../../src/main/tools/computer';
 import { appGrantKind } from '../../src/main/tools/computer/grant';
 import { KillableRuns, wireKillSwitch } from '../../src/main/host/computer-kill';
-import { ComputerContract } from '../../src/main/host/computer-contract';
+import { computerGroup } from '../../src/main/host/computer-contract';
+import type { HandlerContext } from '../../src/main/host/handler-groups';
 import type { AppRuntime } from '../../src/main/host/open-runtime';
 import { makeContext, tempDir } from '../support/tool-context';
 import { requireBuild, runCli } from '../support/cli';
@@ -175,16 +176,14 @@ describe('pieces', () => {
     writeFileSync(join(dir, 'computer', 'run_1', 'session.json'), '{}');
     let killed = 0;
     const runtime = { computer: { onSessionsChanged: () => () => undefined, kill: () => (killed++, ['run_1']), sessions: () => [] }, store: { getRun: () => null } };
-    const host = new (class extends ComputerContract {
-      protected emit(): void {}
-    })(runtime as unknown as AppRuntime, dir);
+    const host = computerGroup({ runtime: runtime as unknown as AppRuntime, dataDir: dir, emit: () => undefined, onShutdown: () => undefined } as unknown as HandlerContext);
     const ok = await host.readScreenshot({ path: join(dir, 'computer', 'run_1', '001-observe.png') });
     expect(ok.dataUrl).toBe(`data:image/png;base64,${Buffer.from('PNGDATA').toString('base64')}`);
     await expect(host.readScreenshot({ path: join(dir, 'secret.png') })).rejects.toThrow(/Only computer-use screenshots/);
     await expect(host.readScreenshot({ path: join(dir, 'computer', 'run_1', '..', '..', 'secret.png') })).rejects.toThrow(/Only computer-use screenshots/);
     await expect(host.readScreenshot({ path: join(dir, 'computer', 'run_1', 'session.json') })).rejects.toThrow(/Only computer-use screenshots/);
     await expect(host.readScreenshot({ path: '/etc/passwd' })).rejects.toThrow();
-    expect(await host.stopComputerUse()).toEqual({ stopped: ['run_1'] });
+    expect(await host.stopComputerUse({})).toEqual({ stopped: ['run_1'] });
     expect(killed).toBe(1);
   });
 });

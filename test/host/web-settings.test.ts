@@ -27,7 +27,7 @@ afterEach(() => h.close());
 
 describe('web search backend', () => {
   it('says clearly when none is set, and sets SearXNG with its URL', async () => {
-    const none = await h.service.getWebSearch();
+    const none = await h.service.getWebSearch({});
     expect(none).toMatchObject({ search: null, keySaved: null, message: NO_SEARCH_BACKEND });
     const set = await call('setWebSearch', { backend: 'searxng', url: 'http://127.0.0.1:8888' });
     expect(set).toMatchObject({ ok: true, result: { search: { backend: 'searxng', url: 'http://127.0.0.1:8888', keySecret: null }, keySaved: null } });
@@ -37,7 +37,7 @@ describe('web search backend', () => {
     const { search: _s, ...rest } = view.settings;
     void _s;
     await call('saveSettings', rest);
-    expect((await h.service.getWebSearch()).search?.backend).toBe('searxng');
+    expect((await h.service.getWebSearch({})).search?.backend).toBe('searxng');
     const cleared = await call('setWebSearch', { backend: 'none' });
     expect(cleared).toMatchObject({ ok: true, result: { search: null, message: NO_SEARCH_BACKEND } });
   });
@@ -48,7 +48,7 @@ describe('web search backend', () => {
     expect(await call('setWebSearch', { backend: 'brave' })).toMatchObject({ ok: false, error: { code: 'usage', message: expect.stringMatching(/needs an API key/) } });
     expect(await call('setWebSearch', { backend: 'tavily', keySecret: '1 bad name' })).toMatchObject({ ok: false, error: { code: 'invalid_params' } });
     expect(await call('setWebSearch', { backend: 'searxng', url: 'http://127.0.0.1:8888', key: 'k' })).toMatchObject({ ok: false, error: { code: 'usage', message: expect.stringMatching(/takes no API key/) } });
-    expect((await h.service.getWebSearch()).search).toBeNull();
+    expect((await h.service.getWebSearch({})).search).toBeNull();
   });
 
   it('puts a typed key into the vault under the secret name and never returns it', async () => {
@@ -69,7 +69,7 @@ describe('web search backend', () => {
     const bare = openHarness({ dataDir: dir });
     try {
       await expect(bare.service.setWebSearch({ backend: 'brave', url: null, keySecret: null, key: 'k-123' })).rejects.toThrow(/no vault \(OS keyring\)/);
-      expect((await bare.service.getWebSearch()).search).toBeNull();
+      expect((await bare.service.getWebSearch({})).search).toBeNull();
     } finally {
       bare.close();
     }
@@ -78,7 +78,7 @@ describe('web search backend', () => {
 
 describe('URL grants', () => {
   it('lists none, adds with the CLI parser, says what each covers, and revokes', async () => {
-    expect(await h.service.listUrlGrants()).toEqual({ grants: [] });
+    expect(await h.service.listUrlGrants({})).toEqual({ grants: [] });
     const pub = await call('addUrlGrant', { pattern: 'https://api.example.com/v1/*' });
     expect(pub).toMatchObject({ ok: true, result: { grant: { pattern: 'https://api.example.com/v1/*', private: false, covers: 'https://api.example.com:443/v1/*' } } });
     const local = await h.service.addUrlGrant({ pattern: 'http://127.0.0.1:8080/api/*' });

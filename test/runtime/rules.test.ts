@@ -137,7 +137,7 @@ describe('rules end to end: scopes, counts, revoke', () => {
     const c = await h.service.createConversation({ folder: work, policy: 'read-only' });
     expect(await write(c.id, 'c1.txt')).toBeNull();
 
-    const { rules } = await h.service.listRules();
+    const { rules } = await h.service.listRules({});
     expect(rules.map((r) => [r.scope, r.pattern])).toEqual([
       ['conversation', `${join(work, 'notes')}/*`],
       ['workspace', `${join(work, 'notes')}/*`],
@@ -150,7 +150,7 @@ describe('rules end to end: scopes, counts, revoke', () => {
 
     // Revoking both: the next write asks again.
     for (const r of rules) await h.service.revokeRule({ id: r.id });
-    expect((await h.service.listRules()).rules).toEqual([]);
+    expect((await h.service.listRules({})).rules).toEqual([]);
     expect(await write(a.id, 'a3.txt')).not.toBeNull();
     await expect(h.service.revokeRule({ id: 'rule_missing' })).rejects.toThrow(/No rule rule_missing/);
   }, 60_000);
@@ -159,8 +159,8 @@ describe('rules end to end: scopes, counts, revoke', () => {
     const a = await h.service.createConversation({ folder: work, policy: 'read-only' });
     const first = await write(a.id, 'x.txt');
     await always(first!);
-    expect((await h.service.listRules()).rules).toHaveLength(1);
+    expect((await h.service.listRules({})).rules).toHaveLength(1);
     await h.service.deleteConversation({ conversationId: a.id });
-    expect((await h.service.listRules()).rules).toEqual([]);
+    expect((await h.service.listRules({})).rules).toEqual([]);
   }, 30_000);
 });

@@ -166,14 +166,14 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
           whenLoaded(w, () => sendEvent(w, { event: 'newConversation', payload: {} }));
         },
         openApproval: (a) => openApproval(a),
-        stopComputerUse: () => void service?.stopComputerUse(),
+        stopComputerUse: () => void service?.stopComputerUse({}),
         quit: () => app.quit(),
         schedule: () => shell.menuItems(),
         stopAllRuns: () => void shell.stopAll(),
       });
       schedule.start();
       // The computer-use kill switch works from anywhere, whichever app has the focus.
-      globalShortcut.register(STOP_COMPUTER_USE_SHORTCUT, () => void service?.stopComputerUse());
+      globalShortcut.register(STOP_COMPUTER_USE_SHORTCUT, () => void service?.stopComputerUse({}));
       service.onEvent((e) => e.event === 'computerChanged' && tray?.setComputerUse([...new Set(e.payload.sessions.flatMap((s) => s.apps))]));
       service.onEvent((e) => {
         if (e.event !== 'approvalsChanged') return;

@@ -1,30 +1,25 @@
 /**
- * The contract's memory, lessons and goals methods, attached to AppService (kept here so app-service.ts stays small),
- * and the goal loop the app host runs. The person's actions in the UI leave receipts like the CLI's.
+ * The contract's memory, lessons and goals methods and the goal loop the app host runs. The person's actions in the UI leave receipts like the CLI's.
  */
-import type { MethodResult, ParsedParams } from '../../shared/contract';
 import type { MemoryRecordView } from '../../shared/memory-contract';
 import type { MemoryRecord } from '../services/memory';
-import type { AppRuntime } from './open-runtime';
+import type { HandlerGroup } from './handler-groups';
 import { startGoalLoop, type GoalLoopOptions } from './goal-loop';
 
-export interface MemoryGoalHandlers {
-  listMemory(p: ParsedParams<'listMemory'>): Promise<MethodResult<'listMemory'>>;
-  changeMemory(p: ParsedParams<'changeMemory'>): Promise<MethodResult<'changeMemory'>>;
-  setMemoryExtraction(p: ParsedParams<'setMemoryExtraction'>): Promise<MethodResult<'setMemoryExtraction'>>;
-  listGoals(p: ParsedParams<'listGoals'>): Promise<MethodResult<'listGoals'>>;
-}
-
-declare module './app-service' {
-  // The methods below are attached to every AppService in its constructor (attachMemoryAndGoals).
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface AppService extends MemoryGoalHandlers {}
-}
+type MemoryGoalMethods = 'listMemory' | 'changeMemory' | 'setMemoryExtraction' | 'listGoals';
 
 const ACTOR = 'person (Deskhand app)';
 
-export function memoryHandlers(runtime: AppRuntime): MemoryGoalHandlers {
+/**
+ * The memory, lessons and goals methods (a handler group, handler-groups.ts); also starts the goal loop the app host
+ * runs, stopped when the service shuts down.
+ */
+export const memoryGroup =
+  (provider: GoalLoopOptions['provider'], run: GoalLoopOptions['run']): HandlerGroup<MemoryGoalMethods> =>
+  ({ runtime, log, onShutdown }) => {
   const { memory, goals } = runtime;
+  const loop = startGoalLoop(runtime, provider, run, log);
+  onShutdown(() => loop.stop());
   const view = (r: MemoryRecord): MemoryRecordView => ({
     id: r.id,
     kind: r.kind,
@@ -59,16 +54,4 @@ export function memoryHandlers(runtime: AppRuntime): MemoryGoalHandlers {
       return { goals: list };
     },
   };
-}
-
-/** Attaches the memory and goal methods to the service and starts its goal loop; returns the loop's stop. */
-export function attachMemoryAndGoals(
-  service: object,
-  runtime: AppRuntime,
-  provider: GoalLoopOptions['provider'],
-  run: GoalLoopOptions['run'],
-  log: { warn(message: string, details?: Record<string, unknown>): void },
-): { stop(): Promise<void> } {
-  Object.assign(service, memoryHandlers(runtime));
-  return startGoalLoop(runtime, provider, run, log);
 }

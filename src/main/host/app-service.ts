@@ -5,8 +5,6 @@
  * parked run resumes it here.
  */
 import { answerAndResume, type ActiveRun } from './answer-resume';
-import { revokeRule, ruleViews } from './rules-view';
-import { searchMessages } from './message-search';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -30,14 +28,15 @@ import type { SecretStore } from '../services/vault/secret-store';
 import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
 import { filePickOptions, listFolder, pendingRequest, type PickOptions } from './request-host';
 import { ProviderSettings } from './provider-settings';
-import { scheduleMethod } from './schedule-host';
-import { WebSettings } from './web-settings';
-import { installExtensionHandlers } from './extension-settings';
+import { browserGroup, rulesGroup, webGroup } from './settings-groups';
+import { extensionGroup } from './extension-settings';
 import { TaskWakes } from './task-wakes';
-import { attachMemoryAndGoals } from './app-service-memory';
+import { memoryGroup } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';
-import { CompositionHandlers } from './composition-host';
+import { CompositionHost, compositionGroup } from './composition-host';
+import { computerGroup } from './computer-contract';
+import { installGroups, type HandlerContext } from './handler-groups';
 
 // The contract's provider list and the providers module must name the same providers.
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
@@ -76,10 +75,26 @@ const TASKS_EVENT_MS = 300;
 
 export { apiKeyName } from './provider-settings';
 
-export class AppService extends CompositionHandlers implements ContractHandlers {
+/** The contract methods AppService gets from its handler groups (handler-groups.ts), one file per family. */
+type Installed = ReturnType<typeof computerGroup> &
+  ReturnType<ReturnType<typeof compositionGroup>> &
+  ReturnType<ReturnType<typeof memoryGroup>> &
+  ReturnType<typeof extensionGroup> &
+  ReturnType<typeof webGroup> &
+  ReturnType<typeof rulesGroup> &
+  ReturnType<typeof browserGroup>;
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- installed by the constructor
+export interface AppService extends Installed {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class AppService implements ContractHandlers {
   private readonly runtime: Runtime;
+  /** Compositions for the viewer pages (`compositionPage`) and the compositions group. */
+  private readonly compositionHost: CompositionHost;
+  /** What the handler groups registered to run at shutdown. */
+  private readonly onShutdown: (() => void | Promise<void>)[] = [];
   private readonly providers: ProviderSettings;
-  private readonly web: WebSettings;
   private readonly env: NodeJS.ProcessEnv;
   private readonly log: Logger;
   private readonly listeners = new Set<(event: ContractEvent) => void>();
@@ -88,7 +103,6 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
   private readonly unsubscribe: () => void;
   private readonly wakes: TaskWakes;
   private readonly offTasks: () => void;
-  private readonly offBrowser: (() => void) | null;
   private readonly offTools: () => void;
   private readonly presenter: ToolPresenter;
   /** Conversations whose background tasks changed, published together at most every TASKS_EVENT_MS. */
@@ -97,19 +111,33 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
   private changed = { conversations: false, approvals: false, scheduled: false };
 
   constructor(private readonly opts: AppServiceOptions) {
-    super(opts.runtime, opts.dataDir); // compositions (composition-host.ts), computer use (computer-contract.ts)
     this.runtime = opts.runtime;
     this.env = opts.env ?? process.env;
     this.log = opts.log ?? stderrLogger;
     this.providers = new ProviderSettings({ dataDir: opts.dataDir, secrets: opts.secrets, env: this.env, log: this.log, override: opts.providerOverride ?? null });
-    this.web = new WebSettings({ dataDir: opts.dataDir, store: this.runtime.store, vault: this.runtime.vault, env: this.env });
-    const offRun = this.runtime.onEvent((e) => this.onRunEvent(e)), goals = attachMemoryAndGoals(this, this.runtime, (run) => this.providers.forRun(run), (c, m, p, s) => this.runWake(c, m, p, s), this.log);
-    this.unsubscribe = () => (offRun(), void goals.stop());
-    // The browser session of a conversation (page, title, a small screenshot), live to every UI.
-    this.offBrowser =
-      this.runtime.browser?.onChange((v) =>
-        this.emit({ event: 'browserChanged', payload: { conversationId: v.conversationId, session: 'closed' in v ? null : { tab: v.tab, url: v.url, title: v.title, tabs: v.tabs, shot: v.shot } } }),
-      ) ?? null;
+    this.unsubscribe = this.runtime.onEvent((e) => this.onRunEvent(e));
+    const ctx: HandlerContext = {
+      runtime: this.runtime,
+      dataDir: opts.dataDir,
+      env: this.env,
+      log: this.log,
+      providerForRun: (run) => this.providers.forRun(run),
+      emit: (e) => this.emit(e),
+      markChanged: (what) => this.markChanged(what),
+      sendMessage: (p) => this.sendMessage(p),
+      onShutdown: (fn) => void this.onShutdown.push(fn),
+    };
+    this.compositionHost = new CompositionHost({ runtime: this.runtime, dataDir: opts.dataDir, send: (c, text) => this.sendMessage({ conversationId: c, text }), emit: (e) => this.emit(e) });
+    this.onShutdown.push(() => this.compositionHost.close());
+    installGroups(this, ctx, [
+      computerGroup,
+      compositionGroup(this.compositionHost),
+      memoryGroup((run) => this.providers.forRun(run), (c, m, p, s) => this.runWake(c, m, p, s)),
+      extensionGroup,
+      webGroup,
+      rulesGroup,
+      browserGroup,
+    ]);
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({
       runtime: this.runtime,
@@ -132,8 +160,8 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
   /** Stops runs that are streaming; runs waiting for a person are left to be recovered as parked on the next start. */
   async shutdown(timeoutMs = 3000): Promise<void> {
     this.unsubscribe();
+    await Promise.allSettled(this.onShutdown.splice(0).map(async (fn) => fn()));
     this.offTasks();
-    this.offBrowser?.();
     this.offTools();
     if (this.tasksTimer) clearTimeout(this.tasksTimer);
     await this.wakes.stop();
@@ -406,16 +434,6 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
 
   // ── Todos ─────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-  async getBrowserSession(p: ParsedParams<'getBrowserSession'>): Promise<MethodResult<'getBrowserSession'>> {
-    const view = this.runtime.browser?.sessions().find((v) => v.conversationId === p.conversationId);
-    return { session: view ? { tab: view.tab, url: view.url, title: view.title, tabs: view.tabs, shot: view.shot } : null };
-  }
-
-  async closeBrowserSession(p: ParsedParams<'closeBrowserSession'>): Promise<MethodResult<'closeBrowserSession'>> {
-    await this.runtime.browser?.close(p.conversationId);
-    return { ok: true };
-  }
-
   async getTodos(p: ParsedParams<'getTodos'>): Promise<MethodResult<'getTodos'>> {
     return { todos: projectTodos(this.conversation(p.conversationId)) };
   }
@@ -465,21 +483,6 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
 
   testProvider(p: ParsedParams<'testProvider'>): Promise<MethodResult<'testProvider'>> {
     return this.providers.test(p, (cfg) => this.runtime.testProvider(cfg));
-  }
-
-  // ── Web search backend and URL grants (web-settings.ts) ──
-
-  getWebSearch(): Promise<MethodResult<'getWebSearch'>> { return this.web.searchView(); }
-  setWebSearch(p: ParsedParams<'setWebSearch'>): Promise<MethodResult<'setWebSearch'>> { return this.web.setSearch(p); }
-  async listUrlGrants(): Promise<MethodResult<'listUrlGrants'>> { return this.web.listGrants(); }
-  schedule(p: ParsedParams<'schedule'>): Promise<MethodResult<'schedule'>> { return scheduleMethod(this.runtime, p, (run) => this.providers.forRun(run)); }
-  async addUrlGrant(p: ParsedParams<'addUrlGrant'>): Promise<MethodResult<'addUrlGrant'>> { return this.web.addGrant(p); }
-  async revokeUrlGrant(p: ParsedParams<'revokeUrlGrant'>): Promise<MethodResult<'revokeUrlGrant'>> { return this.web.revokeGrant(p); }
-  async searchMessages(p: ParsedParams<'searchMessages'>): Promise<MethodResult<'searchMessages'>> { return searchMessages(this.runtime.store, p.query, p.limit); }
-  async listRules(): Promise<MethodResult<'listRules'>> { return { rules: ruleViews(this.runtime.store) }; }
-  async revokeRule(p: ParsedParams<'revokeRule'>): Promise<MethodResult<'revokeRule'>> {
-    revokeRule(this.runtime.store, p.id);
-    return { rules: ruleViews(this.runtime.store) };
   }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -574,7 +577,12 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
     });
   }
 
-  protected emit(event: ContractEvent): void {
+  /** The viewer page behind a ticket (web host route `/cv/<ticket>`, Electron's app protocol); not a contract method. */
+  compositionPage(ticket: string): { html: string; csp: string } | null {
+    return this.compositionHost.page(ticket);
+  }
+
+  private emit(event: ContractEvent): void {
     for (const l of this.listeners) {
       try {
         l(event);
@@ -584,4 +592,3 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
     }
   }
 }
-installExtensionHandlers(AppService.prototype);

@@ -4,7 +4,7 @@
  * composition's scripts cannot learn the token from their own URL. A review (comment, approve, ask for changes) is
  * stored and reaches the agent as a message in the composition's conversation.
  */
-import { ComputerContract } from './computer-contract';
+import type { HandlerGroup } from './handler-groups';
 import { randomBytes } from 'node:crypto';
 import type { ContractEvent, MethodResult, ParsedParams } from '../../shared/contract';
 import { DeskhandError } from '../../shared/errors';
@@ -115,37 +115,15 @@ export class CompositionHost {
   }
 }
 
-/**
- * The contract methods, as a base class of AppService (so its file stays small): each delegates to the host the
- * subclass builds in its constructor.
- */
-export abstract class CompositionHandlers extends ComputerContract {
-  protected readonly compositionHost: CompositionHost;
+type CompositionMethods = 'listCompositions' | 'getComposition' | 'getCompositionSource' | 'openComposition' | 'reviewComposition';
 
-  constructor(runtime: AppRuntime, dataDir: string) {
-    super(runtime, dataDir); // computer use: grants, sessions, the kill switch (computer-contract.ts)
-    // Sending and emitting happen later, once the subclass is fully built.
-    this.compositionHost = new CompositionHost({ runtime, dataDir, send: (c, text) => this.sendMessage({ conversationId: c, text }), emit: (e) => this.emit(e) });
-  }
-  abstract sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>>;
-
-  async listCompositions(p: ParsedParams<'listCompositions'>): Promise<MethodResult<'listCompositions'>> {
-    return this.compositionHost.list(p);
-  }
-  async getComposition(p: ParsedParams<'getComposition'>): Promise<MethodResult<'getComposition'>> {
-    return this.compositionHost.get(p);
-  }
-  async getCompositionSource(p: ParsedParams<'getCompositionSource'>): Promise<MethodResult<'getCompositionSource'>> {
-    return this.compositionHost.source(p);
-  }
-  async openComposition(p: ParsedParams<'openComposition'>): Promise<MethodResult<'openComposition'>> {
-    return this.compositionHost.open(p);
-  }
-  async reviewComposition(p: ParsedParams<'reviewComposition'>): Promise<MethodResult<'reviewComposition'>> {
-    return this.compositionHost.review(p);
-  }
-  /** The viewer page behind a ticket (web host route `/cv/<ticket>`); not a contract method. */
-  compositionPage(ticket: string): { html: string; csp: string } | null {
-    return this.compositionHost.page(ticket);
-  }
-}
+/** The compositions contract methods (a handler group, handler-groups.ts), each delegating to the service's host. */
+export const compositionGroup =
+  (host: CompositionHost): HandlerGroup<CompositionMethods> =>
+  () => ({
+    listCompositions: async (p) => host.list(p),
+    getComposition: async (p) => host.get(p),
+    getCompositionSource: async (p) => host.source(p),
+    openComposition: async (p) => host.open(p),
+    reviewComposition: async (p) => host.review(p),
+  });

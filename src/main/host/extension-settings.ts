@@ -9,57 +9,21 @@ import { extensionsModule } from '../services/store/modules/extensions';
 import type { AgentProfile } from '../services/profiles';
 import { mcpListing } from './cli-mcp';
 import type { AppRuntime } from './open-runtime';
-import type { ContractHandlers } from '../../shared/contract';
+import type { HandlerGroup } from './handler-groups';
 import type { EXTENSION_METHOD_NAMES } from '../../shared/contract-extensions';
 
-/** The contract's extensions methods, which AppService gets from installExtensionHandlers (below). */
-export type ExtensionHandlers = Pick<ContractHandlers, (typeof EXTENSION_METHOD_NAMES)[number]>;
-
-declare module './app-service' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface AppService extends ExtensionHandlers {}
-}
-
-/** What the handlers need of an AppService (its runtime, and telling UIs that conversations changed). */
-interface Host {
-  runtime: AppRuntime;
-  markChanged(what: 'conversations'): void;
-}
-
-const settingsOf = new WeakMap<object, ExtensionSettings>();
-
-/**
- * Adds the extensions methods to AppService (kept out of app-service.ts): each delegates to one ExtensionSettings per
- * service, made on first use.
- */
-export function installExtensionHandlers(proto: object): void {
-  const of = (self: object): ExtensionSettings => {
-    let s = settingsOf.get(self);
-    if (!s) settingsOf.set(self, (s = new ExtensionSettings((self as unknown as Host).runtime)));
-    return s;
+/** The contract's extensions methods (a handler group, handler-groups.ts): MCP servers and agent profiles. */
+export const extensionGroup: HandlerGroup<(typeof EXTENSION_METHOD_NAMES)[number]> = ({ runtime, markChanged }) => {
+  const settings = new ExtensionSettings(runtime);
+  return {
+    listMcpServers: async () => settings.list(),
+    addMcpServer: async (p) => settings.add(p),
+    removeMcpServer: async (p) => settings.remove(p),
+    testMcpServer: async (p) => settings.test(p),
+    listProfiles: async (p) => settings.profiles(p),
+    setConversationProfile: async (p) => settings.setProfile(p, () => markChanged('conversations')),
   };
-  const handlers: ExtensionHandlers & ThisType<object> = {
-    async listMcpServers() {
-      return of(this).list();
-    },
-    async addMcpServer(p) {
-      return of(this).add(p);
-    },
-    async removeMcpServer(p) {
-      return of(this).remove(p);
-    },
-    async testMcpServer(p) {
-      return of(this).test(p);
-    },
-    async listProfiles(p) {
-      return of(this).profiles(p);
-    },
-    async setConversationProfile(p) {
-      return of(this).setProfile(p, () => (this as unknown as Host).markChanged('conversations'));
-    },
-  };
-  for (const [name, fn] of Object.entries(handlers)) Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true });
-}
+};
 
 /** Splits a command line on spaces; "double" or 'single' quotes keep spaces inside one argument. */
 export function splitCommandLine(line: string): string[] {
