@@ -4,6 +4,8 @@
  * that cannot start shows its error and stderr tail in `mcp list` after a run that used the other server and
  * finished; `--profile` narrows the tools and adds its instructions.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { main } from '../../src/main/host/cli';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
@@ -91,4 +93,22 @@ it('run --profile: its instructions reach the model, denied tools are not offere
   const missing = await cli(['run', ...d, '--provider', 'openai', '--base-url', model.baseURL, '--profile', 'nobody', 'x']);
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain('No agent profile "nobody"');
+}, 60_000);
+
+it('read-only commands start no MCP server; run starts the configured ones', async () => {
+  const dataDir = tempDir('deskhand-data-');
+  const d = ['--data-dir', dataDir];
+  const marker = join(tempDir('deskhand-marker-'), 'started');
+  // A "server" whose only effect is a file saying it was started.
+  const server = [process.execPath, '-e', `require('fs').appendFileSync(${JSON.stringify(marker)}, 'started\\n'); setTimeout(() => {}, 2000)`];
+  expect((await cli(['mcp', 'add', 'witness', ...d, '--', ...server])).code).toBe(0);
+  expect((await cli(['runs', 'list', ...d])).code).toBe(0);
+  expect((await cli(['policy', 'explain', ...d, '--tool', 'read_file', '--args', '{"path":"x"}'])).code).toBe(0);
+  expect((await cli(['schedule', 'list', ...d])).code).toBe(0);
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(existsSync(marker)).toBe(false);
+  // The same configuration, and a command that runs a conversation: the server is started.
+  model.enqueue(reply().text('ok'));
+  expect((await cli(['run', ...d, '--provider', 'openai', '--base-url', model.baseURL, '--cwd', tempDir('deskhand-work-'), 'hi'])).code).toBe(0);
+  await vi.waitFor(() => expect(existsSync(marker)).toBe(true), { timeout: 10_000 });
 }, 60_000);

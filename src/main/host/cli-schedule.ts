@@ -84,7 +84,8 @@ export async function scheduleCommand(args: string[]): Promise<number> {
     options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
   });
   const json = !!values.json;
-  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
+  // Only `schedule run` continues a conversation (and may call MCP tools); list, cancel and doctor start no server.
+  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), mcpStart: 'on-demand' });
   const schedules = runtime.schedules;
   const notifier = createNotifier();
   try {
@@ -115,6 +116,7 @@ export async function scheduleCommand(args: string[]): Promise<number> {
       case 'run': {
         const id = positionals[0];
         if (!id) throw usage('schedule run needs an ID.');
+        await runtime.startMcp();
         const outcome = await fireSchedule(id, fireDeps(runtime, notifier, 'now', json), { force: true });
         report(outcome, json);
         return exitFor(outcome);

@@ -265,7 +265,8 @@ async function runsCommand(args: string[]): Promise<number> {
       throw new UsageError(`--value is not valid JSON (${errorMessage(err)}). Quote it for your shell: --value '{"paths": ["/tmp/a.csv"]}'.`);
     }
   }
-  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
+  // Listing and showing start no MCP server; a resumed run connects them first (below).
+  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), mcpStart: 'on-demand' });
   try {
     const store = runtime.store;
     switch (sub) {
@@ -396,8 +397,10 @@ async function policyCommand(args: string[]): Promise<number> {
       throw new UsageError(`--args is not valid JSON: ${errorMessage(err)}`);
     }
   }
-  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
+  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), mcpStart: 'on-demand' });
   try {
+    // An MCP tool is known only once its server has connected; no other explanation starts a server.
+    if (values.tool.startsWith('mcp__')) await runtime.startMcp(resolve(values.cwd ?? process.cwd()));
     const result = await runtime.explain(values.tool, parsed, parsePolicy(values.policy) ?? 'read-only', resolve(values.cwd ?? process.cwd()), parseSandbox(values.sandbox), {
       tainted: !!values.tainted,
       roots: (values.root ?? []).map((r) => resolve(r)),
@@ -424,7 +427,7 @@ async function secretsCommand(args: string[]): Promise<number> {
     allowPositionals: true,
     options: { ...PROVIDER_OPTIONS, description: { type: 'string' } },
   });
-  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
+  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), mcpStart: 'on-demand' });
   try {
     const vault = runtime.vault;
     if (!vault) throw new DeskhandError('internal', 'This host has no vault.');

@@ -125,6 +125,11 @@ export type HostRuntimeOptions = {
   webFetchTimeoutMs?: number;
   mcpDeferAbove?: number;
   mcpBackoff?: { firstMs: number; maxMs: number };
+  /**
+   * When configured MCP servers connect (openRuntime): 'background' at once (app hosts, `run`, `fire`), or
+   * 'on-demand' when something calls `startMcp` (read-only commands such as `runs list` never start a server).
+   */
+  mcpStart?: 'background' | 'on-demand';
   /** The app's browser (default: Chromium through Playwright; null: no browser tools). */
   browser?: BrowserService | null;
   /** Subagent limits (live children, minutes, tokens, cost) and prices. */
@@ -139,7 +144,7 @@ export type HostRuntimeOptions = {
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, computer: makeComputer, ...runtimeOpts } = opts;
+  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, computer: makeComputer, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
@@ -263,7 +268,7 @@ export function openRuntime(opts: HostRuntimeOptions): AppRuntime {
   // What a crashed Deskhand left running is ended now; its job batches get a new worker.
   void runtime.tasks.recover().catch(() => undefined);
   // MCP servers connect in the background (the CLI awaits them before its first step); each failure is in its health.
-  void runtime.startMcp().catch(() => undefined);
+  if (opts.mcpStart !== 'on-demand') void runtime.startMcp().catch(() => undefined);
   return runtime;
 }
 
