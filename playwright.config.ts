@@ -14,8 +14,10 @@ export default defineConfig({
   globalSetup: './e2e/global-setup.ts',
   timeout: 90_000,
   expect: { timeout: 15_000 },
+  // Spec files run two at a time (each starts its own `deskhand web`, data folder, model server and keyring service);
+  // the tests inside one file stay in order. E2E_WORKERS=1 runs them one by one.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   reporter: [['list']],
   use: {

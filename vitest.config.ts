@@ -8,6 +8,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default on a 2-core machine is one file at a time; most files wait on processes and servers, so two
+    // run side by side (each file has its own data folders, keyring service, displays and ports). VITEST_WORKERS=1
+    // runs them one by one.
+    maxWorkers: Number(process.env.VITEST_WORKERS ?? 2),
     setupFiles: ['test/support/setup-env.ts'],
     projects: [
       {
