@@ -55,6 +55,8 @@ function pointOf(pr) {
 function describe(el, depth, path, pr) {
   var role = pr.role || safe(function () { return el.role(); }, '');
   var name = pr.name || pr.title || pr.description || '';
+  // Static text carries its words in its value, not a title.
+  if (!name && role === 'AXStaticText' && typeof pr.value === 'string') name = pr.value;
   var node = { depth: depth, path: path, check: role, role: role, subrole: pr.subrole || '', name: name,
     bounds: pointOf(pr), focused: !!pr.focused, enabled: pr.enabled !== false, selected: !!pr.selected,
     actions: safe(function () { return el.actions.name(); }, []) };
