@@ -4,7 +4,7 @@
  * person approves: the run read an app, so pointer actions ask); zenity closes, and the computer_pointer card shows
  * the window before and after the click, each labelled.
  */
-import { expect, test } from './support';
+import { artifact, expect, test } from './support';
 import { startWorld, worldMissing } from '../test/computer/world';
 
 test('a computer action\'s card shows its before and after thumbnails', async ({ deskhand }) => {
@@ -26,7 +26,7 @@ test('a computer action\'s card shows its before and after thumbnails', async ({
     await deskhand.send('Answer the zenity dialog');
 
     await page.getByRole('region', { name: 'Ask to use an app' }).getByRole('button', { name: 'Grant' }).click();
-    const approval = deskhand.approvalCard();
+    const approval = page.getByRole('region', { name: 'Click in an app' });
     await expect(approval).toContainText('click push button "OK" in zenity', { timeout: 30_000 });
     await approval.getByRole('button', { name: 'Approve' }).click();
     await expect(page.getByText('Clicked OK.')).toBeVisible({ timeout: 30_000 });
@@ -43,6 +43,7 @@ test('a computer action\'s card shows its before and after thumbnails', async ({
     const size = await shots.getByRole('img').first().evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]);
     expect(size[0]).toBeGreaterThan(50);
     expect(size[1]).toBeGreaterThan(50);
+    await card.screenshot({ path: artifact(`${deskhand.kind}-computer-tool-card.png`) });
   } finally {
     await world.close();
   }
