@@ -40,7 +40,7 @@ test('a computer action\'s card shows its before and after thumbnails', async ({
     await expect(shots.getByRole('img', { name: /^After \d+-after\.png$/ })).toBeVisible();
     await expect(shots.locator('figcaption')).toHaveText(['Before', 'After']);
     // Real PNGs of the window, not placeholders.
-    const size = await shots.getByRole('img').first().evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]);
+    const size = await shots.getByRole('img').first().evaluate((img) => [(img as unknown as { naturalWidth: number }).naturalWidth, (img as unknown as { naturalHeight: number }).naturalHeight]);
     expect(size[0]).toBeGreaterThan(50);
     expect(size[1]).toBeGreaterThan(50);
     await card.screenshot({ path: artifact(`${deskhand.kind}-computer-tool-card.png`) });
