@@ -1,7 +1,8 @@
 /**
  * The macOS operator without a Mac: osascript and System Events exist only on macOS, so the helper's real JXA text
  * runs in a Node VM against a simulated System Events (test/computer/fake-system-events.ts) — the command line it is
- * given, what it prints, the outline and refs the service makes of it, ref → AX action, and the permission lines.
+ * given (its arguments on stdin), what it prints, the outline and refs the service makes of it, ref → AX action, and
+ * the permission lines.
  */
 import { describe, expect, it } from 'vitest';
 import { ComputerUseService } from '../../src/main/services/computer/computer-use';
@@ -62,22 +63,26 @@ function textEdit(): FakeMac {
 
 /** The real transport with osascript replaced by the VM; every command line is kept. */
 function onFakeMac(mac: FakeMac) {
-  const calls: { file: string; args: string[] }[] = [];
-  const transport = new OsascriptTransport(async (file, args) => {
-    calls.push({ file, args });
-    return runJxa(args[3]!, mac, args.slice(4));
+  const calls: { file: string; args: string[]; input: string }[] = [];
+  const transport = new OsascriptTransport(async (file, args, input) => {
+    calls.push({ file, args, input });
+    return runJxa(args[3]!, mac, args.slice(4), input);
   });
   return { calls, transport, operator: createMacOperator(transport) };
 }
 
 describe('macOS helper (JXA over System Events)', () => {
-  it('is run as osascript -l JavaScript -e <helper> <command> <json args>', async () => {
+  it('is run as osascript -l JavaScript -e <helper> <command>, its arguments (a typed secret too) on stdin, never in argv', async () => {
     const mac = textEdit();
     const { calls, operator } = onFakeMac(mac);
     await operator.readWindow('TextEdit');
     expect(calls[0]!.file).toBe('/usr/bin/osascript');
-    expect(calls[0]!.args.slice(0, 4)).toEqual(['-l', 'JavaScript', '-e', MAC_HELPER]);
-    expect(calls[0]!.args.slice(4)).toEqual(['tree', '{"app":"TextEdit"}']);
+    expect(calls[0]!.args).toEqual(['-l', 'JavaScript', '-e', MAC_HELPER, 'tree']);
+    expect(calls[0]!.input).toBe('{"app":"TextEdit"}');
+    await operator.editText({ bus: '412', path: '0/2|AXSecureTextField' }, 'correct horse', true);
+    expect(calls.at(-1)!.args).toEqual(['-l', 'JavaScript', '-e', MAC_HELPER, 'settext']);
+    expect(calls.at(-1)!.input).toContain('correct horse');
+    expect(mac.log).toEqual(['set AXValue of AXSecureTextField to "correct horse"']);
     // The helper reads the AX API through System Events and the window list through CoreGraphics.
     expect(MAC_HELPER).toContain("Application('System Events')");
     expect(MAC_HELPER).toContain('CGWindowListCopyWindowInfo');
@@ -86,7 +91,7 @@ describe('macOS helper (JXA over System Events)', () => {
 
   it('prints the window as one JSON reply that becomes the same outline and refs as on Linux', async () => {
     const mac = textEdit();
-    const printed = runJxa(MAC_HELPER, mac, ['tree', '{"app":"TextEdit"}']);
+    const printed = runJxa(MAC_HELPER, mac, ['tree'], '{"app":"TextEdit"}');
     const reply = JSON.parse(printed) as { ok: boolean; result: HelperTree };
     expect(reply.ok).toBe(true);
     expect(reply.result.window).toEqual({ id: '88', title: 'Save As', pid: 412, app: 'TextEdit', bounds: [400, 200, 480, 260], active: true });

@@ -119,7 +119,7 @@ function processObject(p: FakeProcess, mac: FakeMac): Record<string, unknown> {
   return o;
 }
 
-function globals(mac: FakeMac, argv: string[]): Record<string, unknown> {
+function globals(mac: FakeMac, argv: string[], stdin: string): Record<string, unknown> {
   const events = {
     get processes() {
       if (mac.automationDenied) throw new Error('Error: Not authorized to send Apple events to System Events. (-1743)');
@@ -143,8 +143,11 @@ function globals(mac: FakeMac, argv: string[]): Record<string, unknown> {
       if (name !== 'System Events') throw new Error(`no app ${name}`);
       return events;
     },
-    ObjC: { import: () => undefined, castRefToObject: (x: unknown) => x, deepUnwrap: (x: unknown) => x },
+    ObjC: { import: () => undefined, castRefToObject: (x: unknown) => x, deepUnwrap: (x: unknown) => x, unwrap: (x: unknown) => x },
     $: {
+      NSUTF8StringEncoding: 4,
+      NSFileHandle: { fileHandleWithStandardInput: { readDataToEndOfFile: Buffer.from(stdin) } },
+      NSString: { alloc: { initWithDataEncoding: (d: Buffer, enc: number) => (enc === 4 ? d.toString('utf8') : null) } },
       kCGWindowListOptionOnScreenOnly: 1,
       kCGWindowListExcludeDesktopElements: 16,
       kCGNullWindowID: 0,
@@ -163,7 +166,7 @@ function globals(mac: FakeMac, argv: string[]): Record<string, unknown> {
   };
 }
 
-/** Runs the helper's text as osascript would (`run(argv)`'s return value is what it prints). */
-export function runJxa(script: string, mac: FakeMac, argv: string[]): string {
-  return String(runInNewContext(`${script}\nrun(argv);`, globals(mac, argv), { timeout: 5000 }));
+/** Runs the helper's text as osascript would (`run(argv)`'s return value is what it prints), `stdin` as its input. */
+export function runJxa(script: string, mac: FakeMac, argv: string[], stdin = ''): string {
+  return String(runInNewContext(`${script}\nrun(argv);`, globals(mac, argv, stdin), { timeout: 5000 }));
 }

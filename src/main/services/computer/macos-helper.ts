@@ -1,5 +1,6 @@
 /**
- * The macOS helper: a JXA program run as `osascript -l JavaScript -e <this> <command> <json args>`. It reads the
+ * The macOS helper: a JXA program run as `osascript -l JavaScript -e <this> <command>` with the JSON arguments on
+ * stdin (typed text may be a secret: never on the command line, which other programs can read). It reads the
  * accessibility tree through System Events (the AX API: role, subrole, name, value, position, size, focused, enabled,
  * actions), lists windows front to back with CGWindowListCopyWindowInfo, performs AX actions (AXPress…), and checks
  * the Accessibility and Screen Recording permissions (AXIsProcessTrusted, CGPreflightScreenCaptureAccess). It prints
@@ -201,11 +202,18 @@ var COMMANDS = {
   }
 };
 
+// The arguments come on stdin, never on the command line (typed text may be a secret; other programs can read argv).
+function readStdin() {
+  var data = $.NSFileHandle.fileHandleWithStandardInput.readDataToEndOfFile;
+  return ObjC.unwrap($.NSString.alloc.initWithDataEncoding(data, $.NSUTF8StringEncoding)) || '';
+}
+
 function run(argv) {
   var cmd = argv[0];
   try {
     if (!COMMANDS[cmd]) throw new Error('unknown command ' + cmd);
-    var args = argv.length > 1 ? JSON.parse(argv[1]) : {};
+    var input = readStdin();
+    var args = input.trim() ? JSON.parse(input) : {};
     return JSON.stringify({ ok: true, result: COMMANDS[cmd](args) });
   } catch (e) {
     return JSON.stringify({ ok: false, error: String((e && e.message) || e) });

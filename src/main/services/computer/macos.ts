@@ -49,22 +49,22 @@ export const MAC_ACTIONS: Record<string, string> = {
   AXRaise: 'raise', AXCancel: 'cancel', AXShowDefaultUI: 'show', AXShowAlternateUI: 'show alternate',
 };
 
-/** Runs the helper once per request: `osascript -l JavaScript -e <helper> <command> <json>`. */
+/** Runs the helper once per request: `osascript -l JavaScript -e <helper> <command>`, the JSON arguments on stdin. */
 export class OsascriptTransport implements HelperTransport {
   constructor(
-    private readonly exec: (file: string, args: string[]) => Promise<string> = execOut,
+    private readonly exec: (file: string, args: string[], input: string) => Promise<string> = execOut,
     readonly script = MAC_HELPER,
   ) {}
 
-  /** The exact command line for one request (what the tests check). */
-  argv(command: string, args: Record<string, unknown>): string[] {
-    return ['-l', 'JavaScript', '-e', this.script, command, JSON.stringify(args)];
+  /** The exact command line for one request (what the tests check): no arguments on it, they may hold a secret. */
+  argv(command: string): string[] {
+    return ['-l', 'JavaScript', '-e', this.script, command];
   }
 
   async request<T>(command: string, args: Record<string, unknown>): Promise<T> {
     let out: string;
     try {
-      out = await this.exec('/usr/bin/osascript', this.argv(command, args));
+      out = await this.exec('/usr/bin/osascript', this.argv(command), JSON.stringify(args));
     } catch (err) {
       throw new Error(macError(err instanceof Error ? err.message : String(err)));
     }
@@ -94,12 +94,14 @@ export function macError(message: string): string {
   return message.split('\n')[0]!;
 }
 
-function execOut(file: string, args: string[]): Promise<string> {
+function execOut(file: string, args: string[], input: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: 30_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    const child = execFile(file, args, { timeout: 30_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${(stderr || err.message).trim()}${(err as NodeJS.ErrnoException).code === 'ENOENT' ? ' ENOENT' : ''}`));
       else resolve(stdout);
     });
+    child.stdin?.on('error', () => undefined); // a helper that never started (ENOENT) is reported by the callback
+    child.stdin?.end(input);
   });
 }
 
