@@ -147,6 +147,7 @@ export function windowFromHelper(w: HelperWindow): AppWindow {
 export class HelperOperator implements ComputerOperator {
   readonly platform: string;
   private ready: { at: number; missing: string | null } | null = null;
+  private captureOk = 0;
 
   constructor(
     private readonly p: HelperPlatform,
@@ -239,8 +240,12 @@ export class HelperOperator implements ComputerOperator {
   }
 
   async capture(rect: Rect) {
-    const missing = this.p.captureMissing ? await this.p.captureMissing(this.helper) : null;
-    if (missing) throw new Error(missing);
+    // A permission once seen given is trusted for 10 s (an action takes two thumbnails); a missing one is asked again.
+    if (this.p.captureMissing && !(this.captureOk && Date.now() - this.captureOk < 10_000)) {
+      const missing = await this.p.captureMissing(this.helper);
+      if (missing) throw new Error(missing);
+      this.captureOk = Date.now();
+    }
     return input.capture(rect);
   }
 
