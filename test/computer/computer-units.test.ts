@@ -1,5 +1,6 @@
 /**
- * Computer use without a desktop: the operators that say what is missing (macOS, Windows, Wayland), the grant book
+ * Computer use without a desktop: the operators that say what is missing (Wayland, other platforms; macOS and
+ * Windows in computer-macos.test.ts and computer-windows.test.ts), the grant book
  * (exactly what was granted, expiry, revoke), the app-grants inspector (asks for ungranted, refuses revoked), the
  * app_grant kind (grant less, never more), the PNG encoder (BGRA → RGBA, opaque), the kill switch's reach into runs,
  * the screenshot door of the contract, and `deskhand grants list | revoke APP` through the real binary.
@@ -35,8 +36,7 @@ function book(now = () => Date.now()) {
 
 describe('operators that cannot run say what is missing, in one line', () => {
   it.each([
-    ['darwin', {}, /macOS.*System Settings → Privacy & Security → Accessibility/],
-    ['win32', {}, /Windows needs the UI Automation helper/],
+    ['freebsd', {}, /Computer use is not available on freebsd/],
     ['linux', { XDG_SESSION_TYPE: 'wayland', WAYLAND_DISPLAY: 'wayland-0' }, /Wayland session/],
     ['linux', { WAYLAND_DISPLAY: 'wayland-0' }, /Wayland session/],
   ] as const)('%s %j', async (platform, env, line) => {
@@ -208,5 +208,5 @@ describe('deskhand grants (the binary)', () => {
     const reopened = new Store(dir);
     expect(new StoreGrantBook(reopened.module(appGrantsModule)).wasRevoked('zenity')).toBe(true);
     reopened.close();
-  }, 60_000);
+  }, 180_000); // four CLI starts: each took over 10 s on the loaded 2-core machine
 });

@@ -42,16 +42,17 @@ export function ComputerBanner() {
   );
 }
 
-/** PNG paths a computer-use tool printed (Screenshot:, Before:, After:). */
-export function screenshotPaths(tool: string, output: string | null): string[] {
+/** PNGs a computer-use tool printed (`Screenshot:`, `Before:`, `After:` lines), with what each shows. */
+export function screenshotPaths(tool: string, output: string | null): { label: string; path: string }[] {
   if (!tool.startsWith('computer_') || !output) return [];
-  return [...output.matchAll(/^(?:Screenshot|Before|After): (\S+\.png)$/gm)].map((m) => m[1]!);
+  return [...output.matchAll(/^(Screenshot|Before|After): (\S+\.png)$/gm)].map((m) => ({ label: m[1]!, path: m[2]! }));
 }
 
+/** A computer-use tool card's screenshots: the observed window, or an action's before and after thumbnails. */
 export function Screenshots({ tool, output }: { tool: string; output: string | null }) {
-  const paths = screenshotPaths(tool, output);
+  const shots = screenshotPaths(tool, output);
   const [urls, setUrls] = useState<Record<string, string | null>>({});
-  const key = paths.join('\n');
+  const key = shots.map((s) => s.path).join('\n');
   useEffect(() => {
     let live = true;
     for (const p of key ? key.split('\n') : []) {
@@ -64,18 +65,19 @@ export function Screenshots({ tool, output }: { tool: string; output: string | n
       live = false;
     };
   }, [key]);
-  if (!paths.length) return null;
+  if (!shots.length) return null;
   return (
-    <div className="screenshots">
-      {paths.map((p) =>
-        urls[p] ? (
-          <img key={p} src={urls[p]!} alt={`Screenshot ${p.split('/').pop()}`} className="screenshot" />
-        ) : (
-          <span key={p} className="muted small">
-            {urls[p] === null ? `${p.split('/').pop()} (deleted)` : 'Loading screenshot…'}
-          </span>
-        ),
-      )}
+    <div className="screenshots" aria-label={`Screenshots of ${tool}`}>
+      {shots.map(({ label, path }) => (
+        <figure key={path} style={{ margin: 0 }}>
+          {urls[path] ? (
+            <img src={urls[path]!} alt={`${label} ${path.split('/').pop()}`} className="screenshot" />
+          ) : (
+            <span className="muted small">{urls[path] === null ? `${path.split('/').pop()} (deleted)` : 'Loading screenshot…'}</span>
+          )}
+          {label !== 'Screenshot' && <figcaption className="muted small">{label}</figcaption>}
+        </figure>
+      ))}
     </div>
   );
 }

@@ -40,6 +40,9 @@ export interface RawNode {
   children: ElementHandle[];
 }
 
+/** Interfaces seen per object (bus name + path), with the role they were seen with (a reused path with another role is read again). */
+export type InterfaceCache = Map<string, { role: string; interfaces: string[] }>;
+
 export function hasState(states: readonly [number, number], bit: number): boolean {
   return bit < 32 ? (states[0] & (1 << bit)) !== 0 : (states[1] & (1 << (bit - 32))) !== 0;
 }
@@ -110,24 +113,28 @@ export class AtspiClient {
     return toHandles(kids);
   }
 
-  /** One element: role, name, states, interfaces and children, in parallel calls. */
-  async node(h: ElementHandle): Promise<RawNode> {
+  /**
+   * One element: role, name, states, interfaces and children, in parallel calls. An object's interfaces are fixed for
+   * its life, so a caller that keeps them (`known`, by bus name + path + role) saves that call on the next read.
+   */
+  async node(h: ElementHandle, known?: InterfaceCache): Promise<RawNode> {
+    const cached = known?.get(`${h.bus}${h.path}`);
     const [[role], name, [kids], [ifaces], [states]] = await Promise.all([
       this.call(h, ACC, 'GetRoleName'),
       this.prop(h, ACC, 'Name'),
       this.call(h, ACC, 'GetChildren'),
-      this.call(h, ACC, 'GetInterfaces'),
+      cached ? [null] : this.call(h, ACC, 'GetInterfaces'),
       this.call(h, ACC, 'GetState'),
     ]);
     const s = (states as number[] | undefined) ?? [0, 0];
-    return {
-      handle: h,
-      role: String(role ?? ''),
-      name: String(name ?? ''),
-      states: [s[0] ?? 0, s[1] ?? 0],
-      interfaces: ((ifaces as string[] | undefined) ?? []).map((i) => i.replace('org.a11y.atspi.', '')),
-      children: toHandles(kids),
-    };
+    const roleName = String(role ?? '');
+    let interfaces = cached?.role === roleName ? cached.interfaces : null;
+    if (!interfaces) {
+      const list = cached ? ((await this.call(h, ACC, 'GetInterfaces'))[0] as string[] | undefined) : (ifaces as string[] | undefined);
+      interfaces = (list ?? []).map((i) => i.replace('org.a11y.atspi.', ''));
+      known?.set(`${h.bus}${h.path}`, { role: roleName, interfaces });
+    }
+    return { handle: h, role: roleName, name: String(name ?? ''), states: [s[0] ?? 0, s[1] ?? 0], interfaces, children: toHandles(kids) };
   }
 
   async states(h: ElementHandle): Promise<[number, number]> {

@@ -4,7 +4,7 @@
  * and the kill switch. The decision (grants, tiers) is the approval engine's; this re-checks at the moment of acting,
  * because focus and windows change between observing and acting.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   outlineLine,
@@ -109,10 +109,27 @@ export class ComputerUseService implements ComputerUse {
     }
   }
 
+  /**
+   * Written in place (over the old bytes, then cut to length): truncating a file to zero and writing it again makes
+   * ext4 flush it on close (auto_da_alloc), which cost ~2.5 ms of every observation; this costs ~0.03 ms.
+   */
   private save(runId: string, s: SessionFile): void {
-    mkdirSync(this.screenshotDir(runId), { recursive: true });
-    writeFileSync(this.file(runId), JSON.stringify(s));
-    this.cache.set(runId, { mtime: statSync(this.file(runId)).mtimeMs, s: structuredClone(s) });
+    const file = this.file(runId);
+    const body = Buffer.from(JSON.stringify(s));
+    let fd: number;
+    try {
+      fd = openSync(file, 'r+');
+    } catch {
+      mkdirSync(this.screenshotDir(runId), { recursive: true });
+      fd = openSync(file, 'w');
+    }
+    try {
+      writeSync(fd, body, 0, body.length, 0);
+      ftruncateSync(fd, body.length);
+    } finally {
+      closeSync(fd);
+    }
+    this.cache.set(runId, { mtime: statSync(file).mtimeMs, s: structuredClone(s) });
   }
 
   /** The run's live session (created on first use) and a signal that the kill switch aborts. */

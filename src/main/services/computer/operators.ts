@@ -1,9 +1,13 @@
 /**
- * The operator for this desktop. Linux X11 is complete; on macOS, Windows and Wayland every tool says in one line
- * what is missing (no operator pretends to work).
+ * The operator for this desktop: Linux X11 (AT-SPI), macOS (the AX API through a JXA helper) and Windows (UI
+ * Automation through a PowerShell helper). A Wayland session and any other platform get a `MissingOperator`, and a
+ * desktop whose part is missing (no display, no accessibility bus, a permission not given) says so in one line
+ * through `missing()` (no operator pretends to work).
  */
 import type { ComputerOperator } from './index';
 import { LinuxX11Operator } from './linux-x11';
+import { createMacOperator } from './macos';
+import { createWindowsOperator } from './windows';
 
 /** Where computer use cannot run: every method refuses with the same one line. */
 export class MissingOperator implements ComputerOperator {
@@ -49,14 +53,7 @@ export function createOperator(env: NodeJS.ProcessEnv = process.env, platform: N
     }
     return new LinuxX11Operator(env);
   }
-  if (platform === 'darwin') {
-    return new MissingOperator(
-      'macos',
-      'Computer use on macOS needs the Accessibility (AX) helper, which this build does not include; it would also need System Settings → Privacy & Security → Accessibility and → Screen & System Audio Recording to allow Deskhand.',
-    );
-  }
-  if (platform === 'win32') {
-    return new MissingOperator('windows', 'Computer use on Windows needs the UI Automation helper, which this build does not include.');
-  }
+  if (platform === 'darwin') return createMacOperator();
+  if (platform === 'win32') return createWindowsOperator();
   return new MissingOperator(platform, `Computer use is not available on ${platform}.`);
 }
