@@ -38,6 +38,7 @@ import { attachMemoryAndGoals } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';
 import { CompositionHandlers } from './composition-host';
+import { attachSubagents } from './subagent-host';
 
 // The contract's provider list and the providers module must name the same providers.
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
@@ -104,7 +105,8 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
     this.providers = new ProviderSettings({ dataDir: opts.dataDir, secrets: opts.secrets, env: this.env, log: this.log, override: opts.providerOverride ?? null });
     this.web = new WebSettings({ dataDir: opts.dataDir, store: this.runtime.store, vault: this.runtime.vault, env: this.env });
     const offRun = this.runtime.onEvent((e) => this.onRunEvent(e)), goals = attachMemoryAndGoals(this, this.runtime, (run) => this.providers.forRun(run), (c, m, p, s) => this.runWake(c, m, p, s), this.log);
-    this.unsubscribe = () => (offRun(), void goals.stop());
+    const offSubagents = attachSubagents(this, this.runtime, (e) => this.emit(e)); // subagent tree, steer, cancel
+    this.unsubscribe = () => (offRun(), offSubagents(), void goals.stop());
     // The browser session of a conversation (page, title, a small screenshot), live to every UI.
     this.offBrowser =
       this.runtime.browser?.onChange((v) =>

@@ -15,6 +15,7 @@ import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentR
 import type { TaskRow } from '../store/modules/tasks';
 import type { ExternalTasks } from '../tasks/external-tasks';
 import { describeChild } from './describe';
+import { isSameProcess, selfIdentity } from '../processes/proc-info';
 import { PARENT_ONLY_TOOLS, PROFILES, checkResult, compileResultSchema, lowerPolicy, type PolicyName, type SubagentType } from './index';
 
 /** What the service needs of the runtime (the host implements it over the real runtime). */
@@ -257,11 +258,38 @@ export class SubagentService {
   }
 
   list(parentConversationId: string): SubagentRow[] {
+    this.recoverOrphans(parentConversationId);
     return this.rows.forParent(parentConversationId);
+  }
+
+  /** Every descendant of a conversation (children of children too), oldest first: the UI's tree. */
+  tree(conversationId: string, limit = 500): SubagentRow[] {
+    return this.rows.tree(conversationId, limit);
+  }
+
+  /**
+   * Crash recovery: queued or running children whose owning process is gone (pid and start time; SIGKILL, power
+   * loss) are ended as failed with the reason, and their tasks closed as interrupted. Run at start, and whenever a
+   * parent lists or waits for its children. Returns the ids ended.
+   */
+  recoverOrphans(parentConversationId: string | null = null): string[] {
+    const ended: string[] = [];
+    const me = selfIdentity();
+    for (const row of this.rows.open(parentConversationId)) {
+      if (this.live.has(row.id)) continue;
+      if (row.owner_pid === me.pid && row.owner_start === me.start) continue;
+      if (row.owner_pid ? isSameProcess(row.owner_pid, row.owner_start) : Date.now() - row.created_at < 10_000) continue;
+      const who = row.owner_pid ? `the process that ran it (pid ${row.owner_pid})` : 'the process that started it';
+      this.end(row.id, 'failed', { error: `interrupted: ${who} stopped while it was ${row.status}; its transcript so far is kept (resume it with spawn_subagent {resume: "${row.id}"})` }, false, 'interrupted');
+      ended.push(row.id);
+    }
+    return ended;
   }
 
   /** Waits until any (or all) of the children end; returns each ended child's result once (marks it reported). */
   async wait(parentConversationId: string, ids: readonly string[] | null, mode: 'any' | 'all', timeoutMs: number, signal: AbortSignal): Promise<WaitResult> {
+    // Children a dead process left "running" are ended first, so the wait returns them instead of waiting forever.
+    this.recoverOrphans(parentConversationId);
     const mine = this.rows.forParent(parentConversationId);
     for (const id of ids ?? []) if (!mine.some((r) => r.id === id)) throw new DeskhandError('not_found', `No subagent ${id} of this conversation; list_subagents shows them.`);
     const targets = ids ? [...new Set(ids)] : mine.filter((r) => r.reported === 0).map((r) => r.id);
@@ -281,7 +309,10 @@ export class SubagentService {
           signal.removeEventListener('abort', done);
           resolve();
         };
-        const check = () => ready() && done();
+        const check = () => {
+          this.recoverOrphans(parentConversationId);
+          if (ready()) done();
+        };
         const timer = setTimeout(() => {
           timedOut = true;
           done();
@@ -379,6 +410,7 @@ export class SubagentService {
   private async launch(row: SubagentRow, parentSignal: AbortSignal | undefined): Promise<SubagentRow> {
     const live: Live = { controller: new AbortController() };
     this.live.set(row.id, live);
+    this.rows.update(row.id, { owner_pid: selfIdentity().pid, owner_start: selfIdentity().start });
     const onParent = () => {
       live.stop ??= { status: 'cancelled', reason: 'its parent was stopped' };
       live.controller.abort();
@@ -467,7 +499,7 @@ export class SubagentService {
   }
 
   /** Ends the row (once), records taint, writes the result file and ends its task. */
-  private end(id: string, status: SubagentStatus, patch: { result?: string; error?: string }, notify = true): void {
+  private end(id: string, status: SubagentStatus, patch: { result?: string; error?: string }, notify = true, taskStatusOverride?: 'interrupted'): void {
     const row = this.rows.get(id);
     if (!row) return;
     const tainted = this.runner?.tainted(row.conversation_id) ? 1 : 0;
@@ -477,7 +509,7 @@ export class SubagentService {
       mkdirSync(join(this.opts.dataDir, 'subagents'), { recursive: true, mode: 0o700 });
       writeFileSync(this.outputPath(id), ended.result ?? ended.error ?? '', { mode: 0o600 });
       this.opts.tasks.update(ended.task_id, { subagent: id, tainted: ended.tainted === 1 });
-      const taskStatus = status === 'finished' ? 'finished' : status === 'timed_out' ? 'timed_out' : status === 'cancelled' ? 'cancelled' : 'failed';
+      const taskStatus = taskStatusOverride ?? (status === 'finished' ? 'finished' : status === 'timed_out' ? 'timed_out' : status === 'cancelled' ? 'cancelled' : 'failed');
       this.opts.tasks.finish(ended.task_id, taskStatus, status === 'finished' ? 'finished' : `${status}: ${ended.error ?? ''}`.slice(0, 300), notify);
     }
     this.changed(id);
