@@ -49,7 +49,8 @@ export interface SubagentRow {
 export type NewSubagent = Omit<
   SubagentRow,
   'status' | 'result' | 'error' | 'tainted' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'attempts' | 'reported' | 'created_at' | 'started_at' | 'finished_at' | 'owner_pid' | 'owner_start'
->;
+> &
+  Partial<Pick<SubagentRow, 'owner_pid' | 'owner_start'>>;
 export type SubagentPatch = Partial<Omit<SubagentRow, 'id' | 'parent_conversation_id' | 'conversation_id' | 'created_at'>>;
 
 export interface BlackboardPost {
@@ -135,6 +136,8 @@ export const subagentsModule = defineStoreModule({
   queries: (sql: Sql) => ({
     insert(row: NewSubagent): SubagentRow {
       const full: SubagentRow = {
+        owner_pid: null,
+        owner_start: null,
         ...row,
         status: 'queued',
         result: null,
@@ -148,8 +151,6 @@ export const subagentsModule = defineStoreModule({
         created_at: Date.now(),
         started_at: null,
         finished_at: null,
-        owner_pid: null,
-        owner_start: null,
       };
       const cols = Object.keys(full);
       sql.run(`INSERT INTO subagents (${cols.join(',')}) VALUES (${cols.map((c) => `@${c}`).join(',')})`, full);
