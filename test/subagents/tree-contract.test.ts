@@ -33,7 +33,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false> |
   }
 }
 
-/** A parent that starts two background children: ALPHA (a first step, then an answer) and BETA (hangs). */
+/** A parent that starts two background children: ALPHA (a first step, then an answer) and BETA (never done). */
 async function twoChildren(alphaFirst: ReturnType<typeof reply>, alphaType: 'explore' | 'coder' = 'explore') {
   server = await startModelServer();
   const dataDir = tempDir('deskhand-data-');
@@ -54,7 +54,8 @@ async function twoChildren(alphaFirst: ReturnType<typeof reply>, alphaType: 'exp
       alphaRequests.push(allText(req));
       return alpha.shift() ?? { status: 500 };
     }
-    if (first.includes('CHILD BETA')) return reply().hang();
+    // Beta streams a dot every 2 s for minutes (alive for the harness's idle timeout) until it is cancelled.
+    if (first.includes('CHILD BETA')) return { text: Array.from({ length: 150 }, () => '.'), delayMs: 2000 };
     return parent.shift() ?? reply().text('ok');
   });
   const conv = app.runtime.createConversation({ folder: work, policy: 'read-only', title: 'Parent' });
