@@ -4,8 +4,7 @@
  * service calls steer_subagent and cancel use). Changes reach every UI as `subagentsChanged`, coalesced.
  */
 import type { ContractEvent, ContractHandlers, MethodResult, ParsedParams } from '../../shared/contract';
-import type { SubagentView } from '../../shared/subagent-contract';
-import type { SUBAGENT_METHOD_NAMES } from '../../shared/subagent-contract';
+import type { SUBAGENT_METHOD_NAMES, SubagentView } from '../../shared/subagent-contract';
 import { DeskhandError } from '../../shared/errors';
 import type { SubagentRow } from '../services/subagents/index';
 import type { AppRuntime } from './open-runtime';
@@ -46,7 +45,7 @@ export function subagentView(row: SubagentRow, pending: number, depth: number, p
 }
 
 /** The views of a tree's rows: depth and parent child from the conversation links, approvals per child conversation. */
-export function treeViews(runtime: AppRuntime, rootConversationId: string, rows: readonly SubagentRow[]): SubagentView[] {
+export function treeViews(runtime: AppRuntime, rows: readonly SubagentRow[]): SubagentView[] {
   const pending = runtime.store.pendingApprovalCounts();
   const byConversation = new Map(rows.map((r) => [r.conversation_id, r]));
   const depthOf = (r: SubagentRow): number => {
@@ -54,7 +53,6 @@ export function treeViews(runtime: AppRuntime, rootConversationId: string, rows:
     for (let p = byConversation.get(r.parent_conversation_id); p && d < 8; p = byConversation.get(p.parent_conversation_id)) d++;
     return d;
   };
-  void rootConversationId;
   return rows.map((r) => subagentView(r, pending.get(r.conversation_id) ?? 0, depthOf(r), byConversation.get(r.parent_conversation_id)?.id ?? null));
 }
 
@@ -71,7 +69,7 @@ export function subagentHandlers(runtime: AppRuntime): SubagentHandlers {
       if (!runtime.store.getConversation(p.conversationId)) throw new DeskhandError('not_found', `No conversation ${p.conversationId}.`);
       // A child a dead process left running is ended before it is shown (crash recovery).
       service.recoverOrphans(p.conversationId);
-      const subagents = treeViews(runtime, p.conversationId, service.tree(p.conversationId));
+      const subagents = treeViews(runtime, service.tree(p.conversationId));
       const me = service.byConversation(p.conversationId);
       const self = me ? { ...one(me).subagent, parentTitle: runtime.store.getConversation(me.parent_conversation_id)?.title ?? me.parent_conversation_id } : null;
       return { subagents, self };
