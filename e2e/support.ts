@@ -114,10 +114,15 @@ export class Deskhand {
   }
 
   /** `models`: the server also lists these at GET /v1/models, standing in for a local model server. */
-  async startModel(script: ScriptedReply[], opts: { models?: string[] } = {}): Promise<void> {
+  /** `routes`: replies for requests whose first user message contains the key (subagents beside their parent). */
+  async startModel(script: ScriptedReply[], opts: { models?: string[]; routes?: Record<string, ScriptedReply[]> } = {}): Promise<void> {
     const file = join(this.root, 'script.json');
     writeFileSync(file, JSON.stringify(script));
     const models = opts.models ? ['--models', opts.models.join(',')] : [];
+    if (opts.routes) {
+      writeFileSync(join(this.root, 'routes.json'), JSON.stringify(opts.routes));
+      models.push('--routes', join(this.root, 'routes.json'));
+    }
     this.model = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/model-server-main.ts'), '--script', file, '--requests', this.requestsFile, ...models], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],

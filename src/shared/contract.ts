@@ -13,6 +13,7 @@ import type { RunEvent } from './events';
 import { memoryMethods } from './memory-contract';
 import { scheduleMethod } from './schedule-contract';
 import { extensionMethods } from './contract-extensions';
+import { subagentMethods, subagentsChangedSchema } from './subagent-contract';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
 export {
@@ -58,6 +59,8 @@ export const conversationSummarySchema = z.strictObject({
   pendingApprovals: z.number().int().nonnegative(),
   /** How this conversation's commands run: in the OS sandbox (workspace writable or read-only) or without it. */
   sandbox: sandboxModeSchema,
+  /** Set when this conversation is a subagent's: its parent (the sidebar leaves it out; the tree reaches it). */
+  subagentOf: z.strictObject({ conversationId: z.string(), subagentId: z.string() }).optional(),
 });
 export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 
@@ -686,6 +689,8 @@ export const contract = {
     /** Reminders and triggers (list, cancel, pause, resume, snooze, run now) with their fires and runs. */
     schedule: scheduleMethod,
     ...extensionMethods,
+    // Subagents: the tree, steer, cancel (subagent-contract.ts).
+    ...subagentMethods,
   },
   events: {
     run: runEventSchema,
@@ -707,6 +712,8 @@ export const contract = {
     toolsChanged: none,
     /** Runs started or stopped using the desktop (the "Deskhand is using" banner). */
     computerChanged: z.strictObject({ sessions: z.array(computerSessionSchema) }),
+    /** A subagent (in any conversation's tree) started, changed or spent: its tree lists again. */
+    subagentsChanged: subagentsChangedSchema,
   },
 } as const;
 

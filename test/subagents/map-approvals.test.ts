@@ -127,7 +127,8 @@ describe("a child's approvals surface in its parent's conversation", () => {
 
   it('cancels a running child from `deskhand subagents cancel` in another process', async () => {
     requireBuild();
-    h = await openSubHarness();
+    // The child's model call hangs until cancelled: no idle timeout may end it first while the CLI starts (slow under load).
+    h = await openSubHarness({ idleTimeoutMs: 300_000 });
     const parent = [reply().tool('spawn_subagent', { prompt: 'CHILD HANG', description: 'hanger', background: true }), reply().text('started')];
     route(h, { 'CHILD HANG': [reply().hang()] }, parent);
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });

@@ -2,6 +2,8 @@
  * The scripted model server as its own process, for end-to-end tests of the real `deskhand` CLI:
  *   node --import tsx test/support/model-server-main.ts --script script.json [--requests requests.jsonl] [--api-key KEY]
  *     [--models a,b]   (GET /v1/models lists them: the server stands in for a local model server that is detected)
+ *     [--routes routes.json]   ({"KEY": [replies…]}: a request whose first user message contains KEY takes the next reply
+ *                              of that queue, every other request the script's next; subagents run beside their parent)
  * Prints `{"url": "..."}` on one stdout line once listening; appends each recorded request as a JSON line to --requests.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { z } from 'zod';
 import { scriptedReplySchema, startModelServer } from './model-server';
 
 const { values } = parseArgs({
-  options: { script: { type: 'string' }, requests: { type: 'string' }, 'api-key': { type: 'string' }, models: { type: 'string' } },
+  options: { script: { type: 'string' }, requests: { type: 'string' }, 'api-key': { type: 'string' }, models: { type: 'string' }, routes: { type: 'string' } },
 });
 if (!values.script) throw new Error('model-server-main: --script FILE is required');
 const requestsFile = values.requests;
@@ -22,7 +24,19 @@ const server = await startModelServer({
   // Appended synchronously, so the file is complete by the time the client has its answer.
   onRequest: requestsFile ? (request) => appendFileSync(requestsFile, `${JSON.stringify(request)}\n`) : undefined,
 });
-server.enqueue(...script);
+if (values.routes) {
+  const routes = z.record(z.string(), z.array(scriptedReplySchema)).parse(JSON.parse(readFileSync(values.routes, 'utf8')));
+  const firstUser = (body: unknown): string => {
+    const messages = (body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
+    const c = messages.find((m) => m.role === 'user')?.content;
+    return typeof c === 'string' ? c : JSON.stringify(c ?? '');
+  };
+  server.setFallback((req) => {
+    const first = firstUser(req.body);
+    for (const [key, queue] of Object.entries(routes)) if (first.includes(key)) return queue.shift() ?? { status: 500, message: `no reply left for ${key}` };
+    return script.shift() ?? { status: 500, message: 'no scripted reply left' };
+  });
+} else server.enqueue(...script);
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

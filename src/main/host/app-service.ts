@@ -37,6 +37,7 @@ import { sandboxSupport } from '../services/sandbox/sandbox';
 import { CompositionHost, compositionGroup } from './composition-host';
 import { computerGroup } from './computer-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
+import { subagentGroup } from './subagent-host';
 
 // The contract's provider list and the providers module must name the same providers.
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
@@ -82,7 +83,8 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof extensionGroup> &
   ReturnType<typeof webGroup> &
   ReturnType<typeof rulesGroup> &
-  ReturnType<typeof browserGroup>;
+  ReturnType<typeof browserGroup> &
+  ReturnType<typeof subagentGroup>;
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- installed by the constructor
 export interface AppService extends Installed {}
@@ -137,6 +139,7 @@ export class AppService implements ContractHandlers {
       webGroup,
       rulesGroup,
       browserGroup,
+      subagentGroup,
     ]);
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({

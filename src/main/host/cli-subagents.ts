@@ -1,12 +1,14 @@
 /**
- * `deskhand subagents list [--conversation ID] | show ID | cancel ID`: the children conversations started, their
- * status, spend and transcripts, and cancelling one from any process (the process that runs it notices the store).
+ * `deskhand subagents list [--conversation ID] | show ID | steer ID MESSAGE | wait ID | cancel ID`: the children
+ * conversations started, their status, spend and transcripts; steering, waiting for and cancelling one from any
+ * process (the process that runs it reads the steering before the child's next model call, and notices a cancel).
  */
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../shared/errors';
 import { subagentsModule, SUBAGENT_TERMINAL, type SubagentRow } from '../services/store/modules/subagents';
 import { Store } from '../services/store/store';
 import { resolveDataDir } from './open-runtime';
+import { isSameProcess } from '../services/processes/proc-info';
 
 const usage = (message: string) => new DeskhandError('usage', message);
 
@@ -33,7 +35,7 @@ function transcript(store: Store, conversationId: string): string {
 
 export async function subagentsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'data-dir': { type: 'string' }, conversation: { type: 'string' }, json: { type: 'boolean' }, reason: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'data-dir': { type: 'string' }, conversation: { type: 'string' }, json: { type: 'boolean' }, reason: { type: 'string' }, timeout: { type: 'string' } } });
   const store = new Store(resolveDataDir(values['data-dir']));
   const rows = store.module(subagentsModule);
   const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -51,6 +53,34 @@ export async function subagentsCommand(args: string[]): Promise<number> {
         if (values.json) out(JSON.stringify({ ...row, transcript: store.listMessages(row.conversation_id) }));
         else out(`${line(row)}\nconversation ${row.conversation_id}${row.task_id ? `  task ${row.task_id}` : ''}  policy ${row.policy}\n${row.result ?? row.error ?? ''}\n--- transcript ---\n${transcript(store, row.conversation_id)}`);
         return 0;
+      }
+      case 'steer': {
+        const row = positionals[0] ? rows.get(positionals[0]) : undefined;
+        const message = positionals.slice(1).join(' ').trim();
+        if (!row || !message) throw usage('subagents steer needs a subagent id and a message: deskhand subagents steer sub_0123abcd "Focus on the tests".');
+        if ((SUBAGENT_TERMINAL as readonly string[]).includes(row.status)) throw new DeskhandError('conflict', `${row.id} already ${row.status}; nothing reads a message now.`);
+        rows.steer(row.id, message);
+        out(`Sent to ${row.id}: it reads the message before its next model call.`);
+        return 0;
+      }
+      case 'wait': {
+        const id = positionals[0];
+        if (!id || !rows.get(id)) throw usage('subagents wait needs a subagent id (deskhand subagents list shows them).');
+        const timeoutS = values.timeout === undefined ? 600 : Number(values.timeout);
+        if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw usage('--timeout is a number of seconds, e.g. --timeout 60.');
+        const until = Date.now() + timeoutS * 1000;
+        for (;;) {
+          const row = rows.get(id)!;
+          const ended = (SUBAGENT_TERMINAL as readonly string[]).includes(row.status);
+          // A child whose process died is not waited for (the next Deskhand start records it as interrupted).
+          const orphan = !ended && row.owner_pid !== null && !isSameProcess(row.owner_pid, row.owner_start);
+          if (ended || orphan || Date.now() >= until) {
+            if (values.json) out(JSON.stringify({ ...row, ownerGone: orphan }));
+            else out(`${line(row)}${orphan ? '  (the process running it is gone)' : ended ? '' : '  (still going; the wait timed out)'}\n${row.result ?? row.error ?? ''}`);
+            return row.status === 'finished' ? 0 : 1;
+          }
+          await new Promise((r) => setTimeout(r, 250));
+        }
       }
       case 'cancel': {
         const row = positionals[0] ? rows.get(positionals[0]) : undefined;
@@ -71,7 +101,7 @@ export async function subagentsCommand(args: string[]): Promise<number> {
         return 0;
       }
       default:
-        throw usage('subagents needs list, show or cancel.');
+        throw usage('subagents needs list, show, steer, wait or cancel.');
     }
   } finally {
     store.close();

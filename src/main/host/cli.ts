@@ -56,7 +56,7 @@ const USAGE = `Usage:
   deskhand profiles list [--json] | add NAME [--system TEXT] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] | remove NAME
   deskhand compositions list | show ID | export ID [--version N] --out FILE.zip|FOLDER | remote add NAME REPO --branch B | remote list | remote remove NAME
   deskhand media companion set --provider P --model M [--image-model I] [--base-url URL] | show | clear
-  deskhand subagents list [--conversation ID] | show ID | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
+  deskhand subagents list [--conversation ID] | show ID | steer ID MESSAGE | wait ID [--timeout S] | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits

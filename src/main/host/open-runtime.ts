@@ -265,6 +265,8 @@ export function defaultComputer(store: Store, dataDir: string): ComputerUse {
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {
   const runtime = createAppRuntime(opts);
   runtime.recoverInterrupted();
+  // Children a crashed process was running end as failed ("interrupted: …"), their tasks closed (issue 19).
+  runtime.subagents.recoverOrphans();
   // What a crashed Deskhand left running is ended now; its job batches get a new worker.
   void runtime.tasks.recover().catch(() => undefined);
   // MCP servers connect in the background (the CLI awaits them before its first step); each failure is in its health.

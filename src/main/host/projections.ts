@@ -28,9 +28,12 @@ export function toolPresenter(registry: Pick<ToolRegistry, 'lookup' | 'summarize
 export function summarize(store: Store, rows: ConversationRow[], running: ReadonlySet<string>): ConversationSummary[] {
   const pending = new Map<string, number>();
   for (const [id, n] of store.pendingApprovalCounts()) pending.set(id, n);
+  const childOf = new Map(store.module(subagentsModule).links().map((l) => [l.conversation_id, { conversationId: l.parent_conversation_id, subagentId: l.id }]));
   return rows.map((row) => {
     const n = pending.get(row.id) ?? 0;
+    const parent = childOf.get(row.id);
     return {
+      ...(parent ? { subagentOf: parent } : {}),
       id: row.id,
       title: row.title,
       folder: row.folder,

@@ -14,6 +14,7 @@ import { RequestCard } from './requests';
 import { Composer } from './Composer';
 import { MessageList } from './MessageList';
 import { ProfileSelect } from './McpSettings';
+import { SubagentsPanel } from './SubagentsPanel';
 
 const SANDBOX_LABEL: Record<SandboxMode, string> = {
   'workspace-write': 'Workspace',
@@ -100,6 +101,7 @@ export function ConversationView() {
           </button>
         </div>
       )}
+      <SubagentsPanel />
       <div className="messages-area">
         {loading ? (
           <p className="center-note" role="status">
@@ -127,7 +129,7 @@ export function ConversationView() {
       )}
       {activeRun?.status === 'parked' && <ParkedBar conversationId={selectedId} runId={activeRun.runId} />}
       <QueuedMessages conversationId={selectedId} activity={conversation.activity} />
-      <Composer />
+      {!conversation.subagentOf && <Composer />}
     </main>
   );
 }

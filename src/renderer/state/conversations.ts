@@ -46,6 +46,8 @@ export function groupByFolder(list: ConversationSummary[], search: string): Fold
   const q = search.trim().toLowerCase();
   const groups = new Map<string, FolderGroup>();
   for (const c of list) {
+    // A subagent's conversation is reached through its parent's tree (or a search, or #c=), not the sidebar.
+    if (c.subagentOf) continue;
     if (q && !c.title.toLowerCase().includes(q)) continue;
     let g = groups.get(c.folder);
     if (!g) {

@@ -15,6 +15,7 @@ import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentR
 import type { TaskRow } from '../store/modules/tasks';
 import type { ExternalTasks } from '../tasks/external-tasks';
 import { describeChild } from './describe';
+import { isSameProcess, selfIdentity } from '../processes/proc-info';
 import { PARENT_ONLY_TOOLS, PROFILES, checkResult, compileResultSchema, lowerPolicy, type PolicyName, type SubagentType } from './index';
 
 /** What the service needs of the runtime (the host implements it over the real runtime). */
@@ -201,7 +202,7 @@ export class SubagentService {
       const old = this.rows.get(input.resume);
       if (!old || old.parent_conversation_id !== ctx.conversationId) throw new DeskhandError('not_found', `No subagent ${input.resume} of this conversation; list_subagents shows them.`);
       if (!TERMINAL.has(old.status)) throw new DeskhandError('conflict', `Subagent ${old.id} is still ${old.status}; steer it with steer_subagent or wait for it.`);
-      this.rows.update(old.id, { status: 'queued', prompt: input.prompt, result: null, error: null, reported: 0, background: input.background ? 1 : 0, parent_run_id: ctx.runId, parent_call_id: ctx.callId, finished_at: null });
+      this.rows.update(old.id, { status: 'queued', prompt: input.prompt, result: null, error: null, reported: 0, background: input.background ? 1 : 0, parent_run_id: ctx.runId, parent_call_id: ctx.callId, finished_at: null, owner_pid: selfIdentity().pid, owner_start: selfIdentity().start });
       row = this.rows.get(old.id)!;
     } else {
       row = this.create(input, ctx, runner);
@@ -231,11 +232,16 @@ export class SubagentService {
     const cap = Math.min(input.maxConcurrency ?? this.maxLive, this.maxLive);
     // Every child (queued or live) listens to the parent's signal.
     setMaxListeners(Math.max(10, input.items.length * 2 + 10), ctx.signal);
-    const rows = input.items.map((item, i) =>
-      this.create(
-        { prompt: input.promptTemplate.split('{{input}}').join(item), description: `${input.description} #${i + 1}`, ...(input.type ? { type: input.type } : {}), resultSchema: input.resultSchema, ...(input.limits ? { limits: input.limits } : {}) },
-        ctx,
-        runner,
+    // The parent's turn set is computed once, and every child's rows are written in one commit.
+    const parent = runner.parent(ctx.runId);
+    const rows = this.opts.store.transaction(() =>
+      input.items.map((item, i) =>
+        this.create(
+          { prompt: input.promptTemplate.split('{{input}}').join(item), description: `${input.description} #${i + 1}`, ...(input.type ? { type: input.type } : {}), resultSchema: input.resultSchema, ...(input.limits ? { limits: input.limits } : {}) },
+          ctx,
+          runner,
+          parent,
+        ),
       ),
     );
     const local = new Slots(cap);
@@ -257,11 +263,38 @@ export class SubagentService {
   }
 
   list(parentConversationId: string): SubagentRow[] {
+    this.recoverOrphans(parentConversationId);
     return this.rows.forParent(parentConversationId);
+  }
+
+  /** Every descendant of a conversation (children of children too), oldest first: the UI's tree. */
+  tree(conversationId: string, limit = 500): SubagentRow[] {
+    return this.rows.tree(conversationId, limit);
+  }
+
+  /**
+   * Crash recovery: queued or running children whose owning process is gone (pid and start time; SIGKILL, power
+   * loss) are ended as failed with the reason, and their tasks closed as interrupted. Run at start, and whenever a
+   * parent lists or waits for its children. Returns the ids ended.
+   */
+  recoverOrphans(parentConversationId: string | null = null): string[] {
+    const ended: string[] = [];
+    const me = selfIdentity();
+    for (const row of this.rows.open(parentConversationId)) {
+      if (this.live.has(row.id)) continue;
+      if (row.owner_pid === me.pid && row.owner_start === me.start) continue;
+      if (row.owner_pid ? isSameProcess(row.owner_pid, row.owner_start) : Date.now() - row.created_at < 10_000) continue;
+      const who = row.owner_pid ? `the process that ran it (pid ${row.owner_pid})` : 'the process that started it';
+      this.end(row.id, 'failed', { error: `interrupted: ${who} stopped while it was ${row.status}; its transcript so far is kept (resume it with spawn_subagent {resume: "${row.id}"})` }, false, 'interrupted');
+      ended.push(row.id);
+    }
+    return ended;
   }
 
   /** Waits until any (or all) of the children end; returns each ended child's result once (marks it reported). */
   async wait(parentConversationId: string, ids: readonly string[] | null, mode: 'any' | 'all', timeoutMs: number, signal: AbortSignal): Promise<WaitResult> {
+    // Children a dead process left "running" are ended first, so the wait returns them instead of waiting forever.
+    this.recoverOrphans(parentConversationId);
     const mine = this.rows.forParent(parentConversationId);
     for (const id of ids ?? []) if (!mine.some((r) => r.id === id)) throw new DeskhandError('not_found', `No subagent ${id} of this conversation; list_subagents shows them.`);
     const targets = ids ? [...new Set(ids)] : mine.filter((r) => r.reported === 0).map((r) => r.id);
@@ -281,7 +314,10 @@ export class SubagentService {
           signal.removeEventListener('abort', done);
           resolve();
         };
-        const check = () => ready() && done();
+        const check = () => {
+          this.recoverOrphans(parentConversationId);
+          if (ready()) done();
+        };
         const timer = setTimeout(() => {
           timedOut = true;
           done();
@@ -336,8 +372,12 @@ export class SubagentService {
 
   // ── Running a child ───────────────────────────────────────────────────────────────────────────────────────────
 
-  private create(input: SpawnInput, ctx: SubagentCallContext, runner: SubagentRunner): SubagentRow {
-    const parent = runner.parent(ctx.runId);
+  /** A child's conversation and row, in one commit; owned by this process from the start (queued included). */
+  private create(input: SpawnInput, ctx: SubagentCallContext, runner: SubagentRunner, known?: ReturnType<SubagentRunner['parent']>): SubagentRow {
+    return this.opts.store.transaction(() => this.createRows(input, ctx, runner, known === undefined ? runner.parent(ctx.runId) : known));
+  }
+
+  private createRows(input: SpawnInput, ctx: SubagentCallContext, runner: SubagentRunner, parent: ReturnType<SubagentRunner['parent']>): SubagentRow {
     if (!parent) throw new DeskhandError('not_found', `No run ${ctx.runId}.`);
     const type: SubagentType = input.type ?? 'coder';
     const profile = PROFILES[type];
@@ -363,6 +403,8 @@ export class SubagentService {
       tools: JSON.stringify(tools),
       result_schema: input.resultSchema === undefined ? null : JSON.stringify(input.resultSchema),
       limits: JSON.stringify(limits),
+      owner_pid: selfIdentity().pid,
+      owner_start: selfIdentity().start,
     });
   }
 
@@ -410,14 +452,15 @@ export class SubagentService {
       this.live.delete(row.id);
     }
     const ended = this.rows.get(row.id)!;
-    if (!row.background || !row.task_id) this.markReported([ended]);
-    return this.rows.get(row.id)!;
+    if ((!row.background || !row.task_id) && ended.reported !== 1) this.markReported([ended]);
+    return ended;
   }
 
   private async runChild(row: SubagentRow, live: Live): Promise<void> {
     const runner = this.need();
     const limits = JSON.parse(row.limits) as SubagentLimits;
-    this.rows.update(row.id, { status: 'running', started_at: Date.now() });
+    // Bookkeeping of a live child: committed without an fsync (a power loss ends the child anyway; docs/performance.md).
+    this.opts.store.withoutFsync(() => this.rows.update(row.id, { status: 'running', started_at: Date.now(), attempts: 1 }));
     this.changed(row.id);
     const timer = setTimeout(() => {
       live.stop = { status: 'timed_out', reason: `stopped at its limit of ${limits.maxMinutes} minutes` };
@@ -430,7 +473,7 @@ export class SubagentService {
     let message = `${row.prompt}${schemaNote}`;
     try {
       for (let attempt = 1; ; attempt++) {
-        this.rows.update(row.id, { attempts: attempt });
+        if (attempt > 1) this.opts.store.withoutFsync(() => this.rows.update(row.id, { attempts: attempt }));
         const outcome = await runner.run(row.conversation_id, message, {
           parentRunId: row.parent_run_id,
           signal: live.controller.signal,
@@ -455,7 +498,7 @@ export class SubagentService {
     const inTok = row.input_tokens + input;
     const outTok = row.output_tokens + output;
     const cost = (inTok * this.prices.input + outTok * this.prices.output) / 1_000_000;
-    this.rows.update(id, { input_tokens: inTok, output_tokens: outTok, cost_usd: cost });
+    this.opts.store.withoutFsync(() => this.rows.update(id, { input_tokens: inTok, output_tokens: outTok, cost_usd: cost }));
     if (inTok + outTok > limits.maxTokens) live.stop ??= { status: 'failed', reason: `stopped at its limit of ${limits.maxTokens} tokens` };
     else if (cost > limits.maxCostUSD) live.stop ??= { status: 'failed', reason: `stopped at its cost limit of $${limits.maxCostUSD} (estimated $${cost.toFixed(4)})` };
     if (live.stop) live.controller.abort();
@@ -467,23 +510,30 @@ export class SubagentService {
   }
 
   /** Ends the row (once), records taint, writes the result file and ends its task. */
-  private end(id: string, status: SubagentStatus, patch: { result?: string; error?: string }, notify = true): void {
+  private end(id: string, status: SubagentStatus, patch: { result?: string; error?: string }, notify = true, taskStatusOverride?: 'interrupted'): void {
     const row = this.rows.get(id);
     if (!row) return;
     const tainted = this.runner?.tainted(row.conversation_id) ? 1 : 0;
-    if (!this.rows.finish(id, status, { ...patch, tainted })) return;
+    // A foreground child's answer goes to its waiting parent call: reported in the same commit that ends it.
+    const reported = !row.background || !row.task_id ? { reported: 1 } : {};
+    if (!this.rows.finish(id, status, { ...patch, tainted, ...reported })) return;
     const ended = this.rows.get(id)!;
     if (ended.task_id) {
       mkdirSync(join(this.opts.dataDir, 'subagents'), { recursive: true, mode: 0o700 });
       writeFileSync(this.outputPath(id), ended.result ?? ended.error ?? '', { mode: 0o600 });
       this.opts.tasks.update(ended.task_id, { subagent: id, tainted: ended.tainted === 1 });
-      const taskStatus = status === 'finished' ? 'finished' : status === 'timed_out' ? 'timed_out' : status === 'cancelled' ? 'cancelled' : 'failed';
+      const taskStatus = taskStatusOverride ?? (status === 'finished' ? 'finished' : status === 'timed_out' ? 'timed_out' : status === 'cancelled' ? 'cancelled' : 'failed');
       this.opts.tasks.finish(ended.task_id, taskStatus, status === 'finished' ? 'finished' : `${status}: ${ended.error ?? ''}`.slice(0, 300), notify);
     }
     this.changed(id);
   }
 
   private markReported(rows: readonly SubagentRow[]): void {
+    if (rows.length > 1) return this.opts.store.transaction(() => this.markReported1(rows));
+    this.markReported1(rows);
+  }
+
+  private markReported1(rows: readonly SubagentRow[]): void {
     for (const r of rows) {
       if (!TERMINAL.has(r.status)) continue;
       this.rows.update(r.id, { reported: 1 });

@@ -4,6 +4,7 @@
  * described. The owner writes the task's result to its `output_path` (task_output pages it).
  */
 import { newTaskId } from './task-model';
+import { selfIdentity } from '../processes/proc-info';
 import type { TaskKind, TaskRow, TaskStatus, TaskStore } from './task-store';
 
 export interface ExternalKind {
@@ -50,8 +51,9 @@ export class ExternalTasks {
       background: 1,
       notify: 1,
       output_path: input.outputPath,
-      owner_pid: process.pid,
-      owner_start: null,
+      // pid and start time: another process's recovery tells this live owner from a dead one.
+      owner_pid: selfIdentity().pid,
+      owner_start: selfIdentity().start,
     });
     this.changed(id);
     return this.rows().getTask(id)!;

@@ -41,9 +41,16 @@ export interface SubagentRow {
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
+  /** The process running (or queueing) this child: pid and start time, so a crash is told from a live owner. */
+  owner_pid: number | null;
+  owner_start: string | null;
 }
 
-export type NewSubagent = Omit<SubagentRow, 'status' | 'result' | 'error' | 'tainted' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'attempts' | 'reported' | 'created_at' | 'started_at' | 'finished_at'>;
+export type NewSubagent = Omit<
+  SubagentRow,
+  'status' | 'result' | 'error' | 'tainted' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'attempts' | 'reported' | 'created_at' | 'started_at' | 'finished_at' | 'owner_pid' | 'owner_start'
+> &
+  Partial<Pick<SubagentRow, 'owner_pid' | 'owner_start'>>;
 export type SubagentPatch = Partial<Omit<SubagentRow, 'id' | 'parent_conversation_id' | 'conversation_id' | 'created_at'>>;
 
 export interface BlackboardPost {
@@ -118,10 +125,19 @@ export const subagentsModule = defineStoreModule({
       );
       CREATE INDEX blackboard_board ON blackboard_posts(board, id);`,
     },
+    {
+      description: 'the process that owns a queued or running child (crash recovery)',
+      sql: `
+      ALTER TABLE subagents ADD COLUMN owner_pid INTEGER;
+      ALTER TABLE subagents ADD COLUMN owner_start TEXT;
+      CREATE INDEX subagents_open ON subagents(status) WHERE status IN ('queued', 'running');`,
+    },
   ],
   queries: (sql: Sql) => ({
     insert(row: NewSubagent): SubagentRow {
       const full: SubagentRow = {
+        owner_pid: null,
+        owner_start: null,
         ...row,
         status: 'queued',
         result: null,
@@ -144,6 +160,22 @@ export const subagentsModule = defineStoreModule({
     byTask: (taskId: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE task_id = ?', taskId),
     byConversation: (conversationId: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE conversation_id = ?', conversationId),
     forParent: (parentConversationId: string) => sql.all<SubagentRow>('SELECT * FROM subagents WHERE parent_conversation_id = ? ORDER BY created_at, id', parentConversationId),
+    /** Every descendant of a conversation (children, their children…), oldest first, up to `limit`. */
+    tree: (conversationId: string, limit: number) =>
+      sql.all<SubagentRow>(
+        `WITH RECURSIVE t(cid, depth) AS (SELECT ?, 0 UNION ALL SELECT s.conversation_id, t.depth + 1 FROM subagents s JOIN t ON s.parent_conversation_id = t.cid WHERE t.depth < 8)
+         SELECT s.* FROM subagents s JOIN t ON s.parent_conversation_id = t.cid ORDER BY s.created_at, s.id LIMIT ?`,
+        conversationId,
+        limit,
+      ),
+    /** Children not ended yet (queued or running), of one parent or of all. */
+    open: (parentConversationId: string | null) =>
+      sql.all<SubagentRow>(
+        "SELECT * FROM subagents WHERE status IN ('queued', 'running') AND (@parent IS NULL OR parent_conversation_id = @parent) ORDER BY created_at",
+        { parent: parentConversationId },
+      ),
+    /** Which conversations are children, and whose (the sidebar leaves them out). */
+    links: () => sql.all<Pick<SubagentRow, 'id' | 'conversation_id' | 'parent_conversation_id'>>('SELECT id, conversation_id, parent_conversation_id FROM subagents'),
     list: (limit: number) => sql.all<SubagentRow>('SELECT * FROM subagents ORDER BY created_at DESC LIMIT ?', limit),
     withStatus: (statuses: readonly SubagentStatus[]) =>
       sql.all<SubagentRow>(`SELECT * FROM subagents WHERE status IN (${statuses.map((s) => `'${s}'`).join(',')}) ORDER BY created_at`),
