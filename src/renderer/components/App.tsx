@@ -138,6 +138,11 @@ export function App() {
           className="panel-stack"
           role={narrow ? 'dialog' : undefined}
           aria-label={narrow ? 'Side panel' : undefined}
+          tabIndex={narrow ? -1 : undefined}
+          ref={(el) => {
+            // The drawer takes focus when it opens so Escape and Tab work inside it.
+            if (el && narrow && !el.contains(document.activeElement)) el.focus();
+          }}
           onKeyDown={(e) => {
             if (narrow && e.key === 'Escape') useUi.getState().togglePanel(false);
           }}

@@ -59,10 +59,12 @@ function trapFocus(e: KeyboardEvent, root: HTMLElement | null): void {
 
 const close = () => useUi.getState().openDialog(null);
 
+const NO_FOLDERS: string[] = [];
+
 function NewConversationDialog() {
   const host = useUi((s) => s.host);
   const defaultPolicy = useSettings((s) => s.view?.settings.defaultPolicy ?? 'read-only');
-  const workspaces = useSettings((s) => s.view?.settings.workspaceFolders ?? []);
+  const workspaces = useSettings((s) => s.view?.settings.workspaceFolders ?? NO_FOLDERS);
   const [folder, setFolder] = useState(workspaces[0] ?? host?.defaultFolder ?? '');
   const [title, setTitle] = useState('');
   const [policy, setPolicy] = useState<Policy>(defaultPolicy);
