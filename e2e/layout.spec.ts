@@ -7,7 +7,9 @@
 import { artifact, expect, test } from './support';
 import type { Page } from '@playwright/test';
 
-const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+// Evaluated in the page (strings: the e2e project type-checks without the DOM library).
+const background = (page: Page) => page.evaluate('getComputedStyle(document.body).backgroundColor') as Promise<string>;
+const sideScroll = (page: Page) => page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as Promise<number>;
 
 test('side panels resize by keyboard and mouse, collapse, and keep their widths after a reload', async ({ deskhand }) => {
   await deskhand.startModel([{ text: ['Here is how the tests run.'] }]);
@@ -70,9 +72,7 @@ test('works at 800×600: no horizontal scroll, the message box in view, the righ
   expect(m.x).toBeGreaterThanOrEqual(0);
   expect(m.x + m.width).toBeLessThanOrEqual(800);
   expect(m.y + m.height).toBeLessThanOrEqual(600);
-  const overflow = await page.evaluate(() =>
-    [document.documentElement, document.body, document.querySelector('.app')!].map((el) => el.scrollWidth - el.clientWidth),
-  );
+  const overflow = await page.evaluate("[document.documentElement, document.body, document.querySelector('.app')].map((el) => el.scrollWidth - el.clientWidth)");
   expect(overflow).toEqual([0, 0, 0]);
   // The conversation header's controls stay inside the window.
   for (const control of await page.locator('.conv-header select').all()) {
@@ -88,7 +88,7 @@ test('works at 800×600: no horizontal scroll, the message box in view, the righ
   await expect(drawer).toBeVisible();
   const d = (await drawer.boundingBox())!;
   expect(d.x + d.width).toBeLessThanOrEqual(800);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+  expect(await sideScroll(page)).toBe(0);
   await page.screenshot({ path: artifact(`${deskhand.kind}-layout-800-drawer.png`) });
   await expect(drawer).toBeFocused();
   await page.keyboard.press('Escape');
