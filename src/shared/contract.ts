@@ -300,6 +300,14 @@ export const settingsSchema = z.strictObject({
     'openai-compatible': providerSettingsSchema,
   }),
   defaultPolicy: policySchema,
+  /** How a new conversation's commands run, until changed in its header (default: the workspace sandbox). */
+  defaultSandbox: sandboxModeSchema.optional(),
+  /** Folders offered when starting a conversation (Settings → General). */
+  workspaceFolders: z.array(z.string().min(1).max(4096)).max(50).optional(),
+  /** The window's colours: follow the OS (`system`, the default) or always light or dark. */
+  theme: z.enum(['system', 'light', 'dark']).optional(),
+  /** Days the output logs of ended background commands are kept before deletion (default 7; rows stay). */
+  logRetentionDays: z.number().int().min(1).max(3650).optional(),
   search: searchSettingsSchema.nullable().optional(),
   /** The browser family: a visible window or not, an explicit browser path, the person's own browser for adopting a tab. */
   browser: z

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { hasHiddenCharacters, visibleSegments } from '../../src/shared/visible-text';
 import { parseUnifiedDiff } from '../../src/shared/unified-diff';
 import { parseInline, parseMarkdown, splitChunks } from '../../src/shared/markdown/parse';
-import { highlight } from '../../src/shared/markdown/highlight';
 
 describe('visibleSegments', () => {
   it('marks control, bidi, zero-width and look-alike characters; keeps plain ASCII as is', () => {
@@ -76,16 +75,5 @@ describe('Markdown', () => {
     expect(splitChunks('a\n\n```\nx\n\ny\n```\n\nb')).toEqual(['a', '```\nx\n\ny\n```', 'b']);
     // An open fence (still streaming) swallows the rest, as it will when closed.
     expect(splitChunks('a\n\n```py\nx\n\ny')).toEqual(['a', '```py\nx\n\ny']);
-  });
-
-  it('highlights keywords, strings, comments and numbers', () => {
-    const kinds = highlight('const s = "x"; // c\nreturn 42;', 'ts').filter((t) => t.k !== 'plain').map((t) => [t.k, t.v]);
-    expect(kinds).toEqual([
-      ['keyword', 'const'],
-      ['string', '"x"'],
-      ['comment', '// c'],
-      ['keyword', 'return'],
-      ['number', '42'],
-    ]);
   });
 });

@@ -208,7 +208,9 @@ export class AppService implements ContractHandlers {
   async createConversation(p: ParsedParams<'createConversation'>): Promise<ConversationSummary> {
     const folder = this.checkFolder(p.folder);
     const title = p.title?.trim();
-    const row = this.runtime.createConversation({ folder, policy: p.policy, ...(title ? { title } : {}) });
+    // Settings → default sandbox applies to every new conversation (its header can change it afterwards).
+    const sandbox = this.providers.current().defaultSandbox;
+    const row = this.runtime.createConversation({ folder, policy: p.policy, ...(title ? { title } : {}), ...(sandbox ? { sandbox } : {}) });
     this.markChanged('conversations');
     return this.summary(row.id);
   }

@@ -15,7 +15,7 @@ import { assembleTools } from './assemble';
 import { formatAnswers } from '../tools/interaction';
 import { PinnedHttpClient } from '../services/http/pinned-client';
 import type { HttpService } from '../services/http/index';
-import { SettingsFile } from './settings-file';
+import { SettingsFile, retentionMs } from './settings-file';
 import { StoreMemoryService } from '../services/memory/memory-service';
 import { StoreGoalService } from '../services/goals/goal-service';
 import { evidenceSource, extractMemories, quoteCheck } from './memory-host';
@@ -149,8 +149,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
   const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
-  const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor });
   const settings = new SettingsFile(opts.dataDir);
+  const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor, logRetentionMs: () => retentionMs(settings.read()) });
   const memory = new StoreMemoryService(store, { looksSecret: (text) => redactor.matches(text).length > 0 });
   const goals = new StoreGoalService(store);
   let runtime: AppRuntime | null = null;

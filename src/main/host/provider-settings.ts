@@ -45,6 +45,11 @@ export class ProviderSettings {
     this.file = new SettingsFile(opts.dataDir, opts.env);
   }
 
+  /** The saved settings as they are now (defaults where nothing is saved). */
+  current(): Settings {
+    return this.file.read();
+  }
+
   async save(settings: Settings): Promise<SettingsView> {
     if (settings.activeProvider === 'openai-compatible' && !settings.providers['openai-compatible'].baseURL) throw new DeskhandError('usage', NO_BASE_URL);
     // A UI without the search section keeps the saved search backend.

@@ -6,6 +6,7 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, w
 import { join } from 'node:path';
 import { settingsSchema, type Settings } from '../../shared/contract';
 import { DEFAULT_MODELS } from '../services/providers/providers';
+import { LOG_RETENTION_MS } from '../services/tasks/log-retention';
 
 /** A local OpenAI-compatible server (Ollama) is the default when no key is in the environment. */
 export const OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
@@ -20,6 +21,11 @@ export function defaultSettings(env: NodeJS.ProcessEnv = process.env): Settings 
     },
     defaultPolicy: 'read-only',
   };
+}
+
+/** The log retention Settings asks for, in milliseconds (LOG_RETENTION_MS when not set). */
+export function retentionMs(settings: Settings): number {
+  return settings.logRetentionDays ? settings.logRetentionDays * 24 * 3600_000 : LOG_RETENTION_MS;
 }
 
 export class SettingsFile {

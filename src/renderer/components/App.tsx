@@ -1,5 +1,5 @@
 /** The window: top bar, sidebar, the conversation (or settings), the approvals panel, dialogs and notices. */
-import { useEffect } from 'react';
+import { useEffect, useState, type CSSProperties } from 'react';
 import { useApprovals } from '../state/approvals';
 import { useSettings } from '../state/settings';
 import { useUi } from '../state/ui';
@@ -64,6 +64,22 @@ function runShortcut(action: ShortcutAction): void {
 }
 import { GoalsPanel } from './GoalsPanel';
 import { BrowserPanel } from './BrowserPanel';
+import { NARROW_PX, PANEL, SIDEBAR, useLayout } from '../state/layout';
+import { Splitter } from './Splitter';
+import { useTheme } from './theme';
+
+/** Whether the window is narrower than NARROW_PX (the right panel is then a drawer). */
+function useNarrow(): boolean {
+  const query = `(max-width: ${NARROW_PX - 1}px)`;
+  const [narrow, setNarrow] = useState(() => window.matchMedia(query).matches);
+  useEffect(() => {
+    const mq = window.matchMedia(query);
+    const on = () => setNarrow(mq.matches);
+    mq.addEventListener('change', on);
+    return () => mq.removeEventListener('change', on);
+  }, [query]);
+  return narrow;
+}
 
 export function App() {
   const view = useUi((s) => s.view);
@@ -72,6 +88,14 @@ export function App() {
   const dismissed = useUi((s) => s.firstRunDismissed);
   const firstRun = needsSetup && !dismissed;
   const viewing = useCompositions((s) => s.open !== null) && view === 'chat';
+  const layout = useLayout();
+  const narrow = useNarrow();
+  useTheme();
+
+  // A narrow window starts with the drawer closed, and closes it on becoming narrow: it would cover the conversation.
+  useEffect(() => {
+    if (narrow) useUi.getState().togglePanel(false);
+  }, [narrow]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -85,14 +109,44 @@ export function App() {
   }, []);
 
   return (
-    <div className={`app ${panelOpen ? 'with-panel' : ''} ${viewing ? 'with-viewer' : ''}`}>
+    <div
+      className={`app ${panelOpen ? 'with-panel' : ''} ${viewing ? 'with-viewer' : ''} ${narrow ? 'narrow' : ''} ${layout.sidebarCollapsed ? 'sidebar-collapsed' : ''}`}
+      style={{ '--sidebar-w': `${layout.sidebarCollapsed ? 0 : layout.sidebarWidth}px`, '--panel-w': `${layout.panelWidth}px` } as CSSProperties}
+    >
       <TopBar />
       <ComputerBanner />
       <Sidebar />
+      {!layout.sidebarCollapsed && (
+        <Splitter
+          label="Resize sidebar"
+          side="left"
+          width={layout.sidebarWidth}
+          min={SIDEBAR.min}
+          max={SIDEBAR.max}
+          onWidth={layout.setSidebarWidth}
+          onToggle={() => layout.toggleSidebar(true)}
+        />
+      )}
       {view === 'settings' ? <SettingsPage /> : firstRun ? <FirstRunPanel /> : <ConversationView />}
       {viewing && <CompositionViewer />}
+      {panelOpen && !narrow && (
+        <Splitter label="Resize side panel" side="right" width={layout.panelWidth} min={PANEL.min} max={PANEL.max} onWidth={layout.setPanelWidth} onToggle={() => useUi.getState().togglePanel(false)} />
+      )}
+      {panelOpen && narrow && <div className="drawer-backdrop" aria-hidden="true" onClick={() => useUi.getState().togglePanel(false)} />}
       {panelOpen && (
-        <div className="panel-stack">
+        <div
+          className="panel-stack"
+          role={narrow ? 'dialog' : undefined}
+          aria-label={narrow ? 'Side panel' : undefined}
+          tabIndex={narrow ? -1 : undefined}
+          ref={(el) => {
+            // The drawer takes focus when it opens so Escape and Tab work inside it.
+            if (el && narrow && !el.contains(document.activeElement)) el.focus();
+          }}
+          onKeyDown={(e) => {
+            if (narrow && e.key === 'Escape') useUi.getState().togglePanel(false);
+          }}
+        >
           <ApprovalsPanel />
           <BrowserPanel />
           <BackgroundTasksPanel />
@@ -112,8 +166,19 @@ function TopBar() {
   const panelOpen = useUi((s) => s.panelOpen);
   const view = useUi((s) => s.view);
   const connection = useUi((s) => s.connection);
+  const collapsed = useLayout((s) => s.sidebarCollapsed);
   return (
     <header className="topbar">
+      <button
+        type="button"
+        className="topbar-button icon"
+        aria-label={collapsed ? 'Show sidebar' : 'Hide sidebar'}
+        aria-expanded={!collapsed}
+        title={collapsed ? 'Show sidebar' : 'Hide sidebar'}
+        onClick={() => useLayout.getState().toggleSidebar()}
+      >
+        ☰
+      </button>
       <span className="brand">Deskhand</span>
       {connection !== 'open' && (
         <span className="conn" role="status">
@@ -129,6 +194,16 @@ function TopBar() {
         onClick={() => useUi.getState().togglePanel()}
       >
         Approvals <span className="badge">{count}</span>
+      </button>
+      <button
+        type="button"
+        className="topbar-button icon"
+        aria-label={panelOpen ? 'Hide side panel' : 'Show side panel'}
+        aria-expanded={panelOpen}
+        title={panelOpen ? 'Hide side panel' : 'Show side panel'}
+        onClick={() => useUi.getState().togglePanel()}
+      >
+        ◧
       </button>
       <button type="button" className="topbar-button" aria-pressed={view === 'settings'} onClick={() => useUi.getState().setView(view === 'settings' ? 'chat' : 'settings')}>
         Settings

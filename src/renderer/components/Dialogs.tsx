@@ -59,10 +59,13 @@ function trapFocus(e: KeyboardEvent, root: HTMLElement | null): void {
 
 const close = () => useUi.getState().openDialog(null);
 
+const NO_FOLDERS: string[] = [];
+
 function NewConversationDialog() {
   const host = useUi((s) => s.host);
   const defaultPolicy = useSettings((s) => s.view?.settings.defaultPolicy ?? 'read-only');
-  const [folder, setFolder] = useState(host?.defaultFolder ?? '');
+  const workspaces = useSettings((s) => s.view?.settings.workspaceFolders ?? NO_FOLDERS);
+  const [folder, setFolder] = useState(workspaces[0] ?? host?.defaultFolder ?? '');
   const [title, setTitle] = useState('');
   const [policy, setPolicy] = useState<Policy>(defaultPolicy);
   const [error, setError] = useState<string | null>(null);
@@ -104,7 +107,12 @@ function NewConversationDialog() {
         <label className="field">
           <span>Working folder</span>
           <span className="field-row">
-            <input value={folder} onChange={(e) => setFolder(e.target.value)} required spellCheck={false} placeholder="/home/you/project" data-autofocus />
+            <input value={folder} onChange={(e) => setFolder(e.target.value)} required spellCheck={false} placeholder="/home/you/project" data-autofocus list="workspace-folders" />
+            <datalist id="workspace-folders">
+              {workspaces.map((f) => (
+                <option key={f} value={f} />
+              ))}
+            </datalist>
             {host?.canPickFolder && (
               <button type="button" className="btn" onClick={() => void pick()}>
                 Choose folder…
@@ -112,6 +120,15 @@ function NewConversationDialog() {
             )}
           </span>
         </label>
+        {workspaces.length > 1 && (
+          <div className="field-row workspace-picks" role="group" aria-label="Workspace folders">
+            {workspaces.map((f) => (
+              <button key={f} type="button" className={`chip ${f === folder ? 'on' : ''}`} aria-pressed={f === folder} onClick={() => setFolder(f)} title={f}>
+                {f.split('/').filter(Boolean).pop() ?? f}
+              </button>
+            ))}
+          </div>
+        )}
         <label className="field">
           <span>Title (optional)</span>
           <input value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} placeholder="Taken from your first message" />

@@ -1,12 +1,16 @@
-/** A unified diff with old and new line numbers; anything else is shown as exact text. */
+/** A unified diff with old and new line numbers and word-level marks inside changed lines; anything else is shown as exact text. */
 import { memo, useMemo } from 'react';
 import { looksLikeUnifiedDiff, parseUnifiedDiff } from '../../shared/unified-diff';
+import { wordChanges } from '../../shared/word-diff';
 import { VisibleText } from './VisibleText';
 
 const MAX_ROWS = 4000;
 
 export const DiffView = memo(function DiffView({ text, label }: { text: string; label: string }) {
-  const rows = useMemo(() => (looksLikeUnifiedDiff(text) ? parseUnifiedDiff(text) : null), [text]);
+  const { rows, words } = useMemo(() => {
+    const parsed = looksLikeUnifiedDiff(text) ? parseUnifiedDiff(text) : null;
+    return { rows: parsed, words: parsed ? wordChanges(parsed.slice(0, MAX_ROWS)) : new Map<number, never>() };
+  }, [text]);
   if (!rows) {
     return (
       <pre className="preview-text" aria-label={label}>
@@ -31,7 +35,19 @@ export const DiffView = memo(function DiffView({ text, label }: { text: string; 
             {r.kind === 'add' ? '+' : r.kind === 'del' ? '−' : ' '}
           </span>
           <span role="cell" className="diff-text">
-            <VisibleText text={r.text} mode="content" showNewlines={false} />
+            {words.has(i) ? (
+              words.get(i)!.map((seg, j) =>
+                seg.changed ? (
+                  <span key={j} className={r.kind === 'add' ? 'diff-word-add' : 'diff-word-del'}>
+                    <VisibleText text={seg.text} mode="content" showNewlines={false} />
+                  </span>
+                ) : (
+                  <VisibleText key={j} text={seg.text} mode="content" showNewlines={false} />
+                ),
+              )
+            ) : (
+              <VisibleText text={r.text} mode="content" showNewlines={false} />
+            )}
           </span>
         </div>
       ))}

@@ -1,10 +1,16 @@
 /**
- * Renders model Markdown as React elements (no HTML strings). Text is split into chunks at blank lines; each chunk is
- * parsed and rendered once, so while a message streams only its last chunk does work. Images are never fetched.
+ * Renders model Markdown through react-markdown with GitHub's extensions (remark-gfm: tables, task lists,
+ * strikethrough, autolinks) and rehype-sanitize (GitHub's schema: no raw HTML, no script, no `javascript:` links).
+ * Images are never fetched: each becomes a placeholder that names it and links to it (opened outside the app).
+ * Text is split into chunks at blank lines (outside code fences); each chunk renders once, so while a message streams
+ * only its last chunk does work.
  */
-import { memo, useMemo, useState, type ReactNode } from 'react';
-import { parseMarkdown, splitChunks, type Block, type Inline } from '../../shared/markdown/parse';
-import { highlight } from '../../shared/markdown/highlight';
+import { memo, useMemo, useState, type ComponentPropsWithoutRef, type ReactNode } from 'react';
+import ReactMarkdown, { defaultUrlTransform, type Components } from 'react-markdown';
+import remarkGfm from 'remark-gfm';
+import rehypeSanitize from 'rehype-sanitize';
+import { splitChunks } from '../../shared/markdown/parse';
+import { highlightCode } from '../lib/code-highlight';
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   const chunks = useMemo(() => splitChunks(text), [text]);
@@ -17,109 +23,108 @@ export const Markdown = memo(function Markdown({ text }: { text: string }) {
   );
 });
 
+const REMARK = [remarkGfm];
+/** Raw HTML in a message is shown as the text it is (never parsed), before the sanitizer sees the tree. */
+function rehypeRawAsText() {
+  return (tree: HastNode) => {
+    const walk = (n: HastNode) => {
+      for (const child of n.children ?? []) {
+        if (child.type === 'raw') child.type = 'text';
+        else walk(child);
+      }
+    };
+    walk(tree);
+  };
+}
+const REHYPE = [rehypeRawAsText, rehypeSanitize];
+
+/** Only web and mail links survive; everything else (javascript:, data:, file:, vbscript:) renders as plain text. */
+export function safeUrl(url: string): string {
+  const u = defaultUrlTransform(url.trim());
+  return /^(https?:|mailto:)/i.test(u) ? u : '';
+}
+
+interface HastNode {
+  type: string;
+  value?: string;
+  tagName?: string;
+  properties?: Record<string, unknown>;
+  children?: HastNode[];
+}
+
+const textOf = (n: HastNode): string => (n.type === 'text' ? (n.value ?? '') : (n.children ?? []).map(textOf).join(''));
+
+const heading =
+  (level: number) =>
+  ({ children }: { children?: ReactNode }) => {
+    // Message headings sit below the page's own h1/h2: shift them so the outline stays sane.
+    const H = `h${Math.min(6, level + 2)}` as 'h3';
+    return <H className={`md-h md-h${level}`}>{children}</H>;
+  };
+
+const COMPONENTS: Components = {
+  h1: heading(1),
+  h2: heading(2),
+  h3: heading(3),
+  h4: heading(4),
+  h5: heading(5),
+  h6: heading(6),
+  a({ href, children }: ComponentPropsWithoutRef<'a'>) {
+    if (!href) return <span className="md-link-dropped">{children}</span>;
+    return (
+      <a href={href} target="_blank" rel="noopener noreferrer" title={href}>
+        {children}
+      </a>
+    );
+  },
+  img({ src, alt }: ComponentPropsWithoutRef<'img'>) {
+    const label = `[image${alt ? `: ${alt}` : ''} — not loaded]`;
+    const href = typeof src === 'string' && /^https?:/i.test(src) ? src : null;
+    return href ? (
+      <a className="md-image" href={href} target="_blank" rel="noopener noreferrer" title={`Image not loaded: ${href}`}>
+        {label}
+      </a>
+    ) : (
+      <span className="md-image" title="Image not loaded">
+        {label}
+      </span>
+    );
+  },
+  table({ children }: ComponentPropsWithoutRef<'table'>) {
+    return (
+      <div className="md-table-wrap">
+        <table>{children}</table>
+      </div>
+    );
+  },
+  pre({ node }: { node?: unknown }) {
+    const code = ((node as HastNode | undefined)?.children ?? []).find((c) => c.type === 'element' && c.tagName === 'code');
+    if (!code) return <pre>{textOf((node as HastNode | undefined) ?? { type: 'root' })}</pre>;
+    const cls = code.properties?.className;
+    const lang = (Array.isArray(cls) ? cls : [])
+      .map(String)
+      .find((c) => c.startsWith('language-'))
+      ?.slice('language-'.length);
+    return <CodeBlock lang={lang ?? ''} code={textOf(code).replace(/\n$/, '')} />;
+  },
+};
+
 const Chunk = memo(function Chunk({ source }: { source: string }) {
-  const blocks = useMemo(() => parseMarkdown(source), [source]);
-  return <>{blocks.map((b, i) => renderBlock(b, i))}</>;
+  return (
+    <ReactMarkdown remarkPlugins={REMARK} rehypePlugins={REHYPE} components={COMPONENTS} urlTransform={safeUrl}>
+      {source}
+    </ReactMarkdown>
+  );
 });
 
-function renderBlock(b: Block, key: number): ReactNode {
-  switch (b.t) {
-    case 'p':
-      return <p key={key}>{renderInlines(b.c)}</p>;
-    case 'h': {
-      // Message headings sit below the page's own h1/h2: shift them so the outline stays sane.
-      const level = Math.min(6, b.level + 2);
-      const H = `h${level}` as 'h3';
-      return (
-        <H key={key} className={`md-h md-h${b.level}`}>
-          {renderInlines(b.c)}
-        </H>
-      );
-    }
-    case 'code':
-      return <CodeBlock key={key} lang={b.lang} code={b.v} />;
-    case 'quote':
-      return <blockquote key={key}>{b.c.map((c, i) => renderBlock(c, i))}</blockquote>;
-    case 'list': {
-      const items = b.items.map((item, i) => <li key={i}>{item.length === 1 && item[0]!.t === 'p' ? renderInlines(item[0]!.c) : item.map((c, j) => renderBlock(c, j))}</li>);
-      return b.ordered ? (
-        <ol key={key} start={b.start === 1 ? undefined : b.start}>
-          {items}
-        </ol>
-      ) : (
-        <ul key={key}>{items}</ul>
-      );
-    }
-    case 'table':
-      return (
-        <div key={key} className="md-table-wrap">
-          <table>
-            <thead>
-              <tr>
-                {b.head.map((c, i) => (
-                  <th key={i} style={{ textAlign: b.align[i] ?? undefined }}>
-                    {renderInlines(c)}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {b.rows.map((row, r) => (
-                <tr key={r}>
-                  {row.map((c, i) => (
-                    <td key={i} style={{ textAlign: b.align[i] ?? undefined }}>
-                      {renderInlines(c)}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      );
-    case 'hr':
-      return <hr key={key} />;
-  }
-}
-
-function renderInlines(nodes: Inline[]): ReactNode[] {
-  return nodes.map((n, i) => {
-    switch (n.t) {
-      case 'text':
-        return n.v;
-      case 'code':
-        return <code key={i}>{n.v}</code>;
-      case 'em':
-        return <em key={i}>{renderInlines(n.c)}</em>;
-      case 'strong':
-        return <strong key={i}>{renderInlines(n.c)}</strong>;
-      case 'del':
-        return <del key={i}>{renderInlines(n.c)}</del>;
-      case 'link':
-        return (
-          <a key={i} href={n.href} target="_blank" rel="noopener noreferrer" title={n.href}>
-            {renderInlines(n.c)}
-          </a>
-        );
-      case 'image':
-        return (
-          <span key={i} className="md-image" title={`Image not loaded: ${n.src}`}>
-            [image{n.alt ? `: ${n.alt}` : ''} — not loaded]
-          </span>
-        );
-      case 'br':
-        return <br key={i} />;
-    }
-  });
-}
-
-const CodeBlock = memo(function CodeBlock({ lang, code }: { lang: string; code: string }) {
-  const tokens = useMemo(() => highlight(code, lang), [code, lang]);
+/** A code block with its language and a copy button; highlighted when highlight.js knows (or, if small, detects) it. */
+export const CodeBlock = memo(function CodeBlock({ lang, code }: { lang: string; code: string }) {
+  const hl = useMemo(() => highlightCode(code, lang), [code, lang]);
   const [copied, setCopied] = useState(false);
   return (
     <div className="md-code">
       <div className="md-code-bar">
-        <span className="md-code-lang">{lang || 'text'}</span>
+        <span className="md-code-lang">{lang || hl.language || 'text'}</span>
         <button
           type="button"
           className="link-button"
@@ -134,17 +139,8 @@ const CodeBlock = memo(function CodeBlock({ lang, code }: { lang: string; code: 
         </button>
       </div>
       <pre>
-        <code>
-          {tokens.map((t, i) =>
-            t.k === 'plain' ? (
-              t.v
-            ) : (
-              <span key={i} className={`tok-${t.k}`}>
-                {t.v}
-              </span>
-            ),
-          )}
-        </code>
+        {/* highlight.js escapes every character of the source it emits; only its own <span class> tags are markup. */}
+        {hl.html !== null ? <code className={`language-${hl.language}`} dangerouslySetInnerHTML={{ __html: hl.html }} /> : <code>{code}</code>}
       </pre>
     </div>
   );

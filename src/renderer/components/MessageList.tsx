@@ -6,6 +6,7 @@ import { Markdown } from './Markdown';
 import { ToolCard } from './ToolCard';
 import { VirtualList } from './VirtualList';
 import { useSearch } from '../state/search';
+import { EmptyConversation } from './EmptyConversation';
 
 function estimate(item: MessageItem): number {
   switch (item.kind) {
@@ -107,5 +108,7 @@ export function MessageList() {
   const render = useCallback((item: MessageItem) => <Item item={item} />, []);
   const conversationId = useMessages((s) => s.conversationId);
   const focus = useSearch((s) => (s.focus && s.focus.conversationId === conversationId ? s.focus : null));
+  const loading = useMessages((s) => s.loading);
+  if (!items.length && !loading && conversationId) return <EmptyConversation />;
   return <VirtualList items={items} estimate={estimate} render={render} generation={generation} label="Messages" focus={focus} />;
 }

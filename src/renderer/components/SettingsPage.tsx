@@ -6,7 +6,6 @@
 import { useEffect, useState } from 'react';
 import type { MethodResult, Settings, SettingsView } from '../../shared/contract';
 import { PROVIDER_NAMES, type ProviderName } from '../../shared/contract-names';
-import { POLICIES, type Policy } from '../../shared/tools';
 import { api, errorText } from '../api/client';
 import { useSettings } from '../state/settings';
 import { useUi } from '../state/ui';
@@ -16,6 +15,7 @@ import { MemorySettings } from './MemorySettings';
 import { ScheduleSettings } from './ScheduleSettings';
 import { McpSettings } from './McpSettings';
 import { AppGrantsSettings } from './ComputerUse';
+import { GeneralSettings } from './GeneralSettings';
 
 const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
 
@@ -104,19 +104,7 @@ export function SettingsPage() {
             <TestConnection provider={p} model={draft.providers[p].model} baseURL={draft.providers[p].baseURL} />
           </fieldset>
         ))}
-        <fieldset className="card">
-          <legend>New conversations</legend>
-          <label className="field">
-            <span>Default policy</span>
-            <select value={draft.defaultPolicy} onChange={(e) => setDraft({ ...draft, defaultPolicy: e.target.value as Policy })}>
-              {POLICIES.map((p) => (
-                <option key={p} value={p}>
-                  {p}
-                </option>
-              ))}
-            </select>
-          </label>
-        </fieldset>
+        <GeneralSettings draft={draft} setDraft={setDraft} />
         {error && (
           <p role="alert" className="error-text">
             {error}

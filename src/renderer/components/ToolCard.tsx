@@ -10,6 +10,7 @@ import { useApprovals } from '../state/approvals';
 import { useMessages } from '../state/messages';
 import { useToolLook } from '../state/tools';
 import { ArgsView } from './ArgsView';
+import { ToolOutput } from './ToolOutput';
 import { Screenshots } from './ComputerUse';
 import { STATUS_LABEL, formatDuration } from './tool-status';
 
@@ -85,7 +86,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
             <p className="muted">{item.status === 'awaiting_approval' ? `Not run yet: ${status}.` : 'No output yet.'}</p>
           ) : (
             <pre className={`tool-output ${item.status === 'error' || item.status === 'denied' ? 'is-error' : ''}`} aria-label={`Output of ${item.tool}`}>
-              {shown.text}
+              <ToolOutput tool={item.tool} args={item.args} text={shown.text} />
             </pre>
           )}
           <Screenshots tool={item.tool} output={output} />

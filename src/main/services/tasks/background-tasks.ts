@@ -44,6 +44,7 @@ export class BackgroundTasks {
   readonly rows: TaskStore;
   readonly identity: ProcIdentity;
   private readonly dataDir: string;
+  private readonly retention: (() => number) | null;
   private readonly launcher: WorkerLauncher;
   /** Job workers this process started: they end with it (see shutdown()). */
   private readonly workers = new Map<string, ProcIdentity>();
@@ -68,6 +69,7 @@ export class BackgroundTasks {
     this.launcher = opts.launcher ?? launchWorker;
     this.logCap = opts.logCapBytes ?? LOG_CAP_BYTES;
     this.redactor = opts.redactor ?? null;
+    this.retention = opts.logRetentionMs ?? null;
     this.identity = selfIdentity();
     this.ref = new WeakRef(this);
     OPEN.add(this.ref);
@@ -508,7 +510,7 @@ export class BackgroundTasks {
   }
 
   /** Output logs of tasks that ended more than `maxAgeMs` ago are deleted (the rows stay; log-retention.ts). */
-  pruneLogs(maxAgeMs = LOG_RETENTION_MS): number {
+  pruneLogs(maxAgeMs = this.retention?.() ?? LOG_RETENTION_MS): number {
     return pruneTaskLogs(this.rows, this.dataDir, maxAgeMs);
   }
 

@@ -18,6 +18,8 @@ export interface BackgroundTasksOptions {
   logCapBytes?: number;
   /** The runtime's redactor: command text, live output and the log on disk never hold a secret's value. */
   redactor?: OutputRedactor;
+  /** How long ended tasks' logs are kept, read when logs are pruned (Settings → retention); default LOG_RETENTION_MS. */
+  logRetentionMs?: () => number;
 }
 
 export type TaskEvent =
