@@ -38,6 +38,7 @@ import { attachMemoryAndGoals } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';
 import { CompositionHandlers } from './composition-host';
+import { conversationFigures, exportConversation, regenerateInput, turnInput, type TurnInput } from './chat-host';
 
 // The contract's provider list and the providers module must name the same providers.
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
@@ -217,6 +218,7 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
       conversation: this.summary(p.conversationId),
       items: projectMessages(this.runtime.store, p.conversationId, this.presenter),
       activeRun: active && (active.status === 'running' || active.status === 'parked') ? { runId: active.id, status: active.status } : null,
+      ...conversationFigures(this.runtime.store, p.conversationId),
     };
   }
 
@@ -230,8 +232,13 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
 
   // ── Runs ──────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-  async sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>> {
-    this.conversation(p.conversationId);
+  async sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>> { return this.startTurn(this.conversation(p.conversationId).id, p.text, turnInput(p)); }
+  async regenerate(p: ParsedParams<'regenerate'>): Promise<MethodResult<'regenerate'>> { return this.startTurn(p.conversationId, '', regenerateInput(this.runtime.store, this.conversation(p.conversationId).id)); }
+  async exportConversation(p: ParsedParams<'exportConversation'>): Promise<MethodResult<'exportConversation'>> { return exportConversation(this.runtime, this.conversation(p.conversationId), this.presenter); }
+
+  /** Starts a run in this host (a new message, an edit, a regenerate); resolves with its id once it started. */
+  private async startTurn(conversationId: string, text: string, input: TurnInput & { untrusted?: boolean }): Promise<MethodResult<'sendMessage'>> {
+    const p = { conversationId, text };
     if (this.active.has(p.conversationId)) {
       throw new DeskhandError('conflict', 'A run is already working in this conversation. Wait for it or press Stop.');
     }
@@ -245,7 +252,8 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
     });
     const entry: ActiveRun = { runId: null, controller, done: Promise.resolve() };
     this.active.set(p.conversationId, entry);
-    const options: RunOptions = {
+    const options: RunOptions & TurnInput = {
+      ...input,
       provider,
       interactive: true,
       signal: controller.signal,
@@ -341,6 +349,7 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
       always: p.decision === 'always',
       ...(p.decision === 'always' && p.scope ? { scope: p.scope } : {}),
       ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}),
+      by: this.opts.kind === 'web' ? 'the web UI' : 'the app',
     };
     if (p.decision === 'always' && !approval.always_pattern) {
       throw new DeskhandError('usage', 'No "always allow" rule can be saved for this call; approve it once instead.');

@@ -346,7 +346,7 @@ async function runsCommand(args: string[]): Promise<number> {
               ? await runtime.answerRequest(id, answerValue, opts)
               : await runtime.decideApproval(
                   id,
-                  sub === 'approve' ? { approved: true, always: !!values.always, ...(values.always ? { scope } : {}) } : { approved: false, ...(values.reason ? { reason: values.reason } : {}) },
+                  sub === 'approve' ? { approved: true, always: !!values.always, ...(values.always ? { scope } : {}), by: 'the CLI' } : { approved: false, ...(values.reason ? { reason: values.reason } : {}), by: 'the CLI' },
                   opts,
                 );
           // A resumed run that finished here may have started background tasks: wait for them like `run` does.
