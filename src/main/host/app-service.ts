@@ -234,7 +234,7 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
 
   async sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>> { return this.startTurn(this.conversation(p.conversationId).id, p.text, turnInput(p)); }
   async regenerate(p: ParsedParams<'regenerate'>): Promise<MethodResult<'regenerate'>> { return this.startTurn(p.conversationId, '', regenerateInput(this.runtime.store, this.conversation(p.conversationId).id)); }
-  async exportConversation(p: ParsedParams<'exportConversation'>): Promise<MethodResult<'exportConversation'>> { return exportConversation(this.runtime, this.conversation(p.conversationId), this.presenter); }
+  async exportConversation(p: ParsedParams<'exportConversation'>): Promise<MethodResult<'exportConversation'>> { return exportConversation(this.runtime.store, this.conversation(p.conversationId), this.presenter, (t) => this.runtime.redactor.redact(t)); }
 
   /** Starts a run in this host (a new message, an edit, a regenerate); resolves with its id once it started. */
   private async startTurn(conversationId: string, text: string, input: TurnInput & { untrusted?: boolean }): Promise<MethodResult<'sendMessage'>> {

@@ -9,7 +9,6 @@ import { formatBytes } from '../../shared/attachments';
 import { formatUsage } from '../../shared/prices';
 import { lastUserMessage, type TurnInput } from '../runtime/branches';
 import type { ConversationRow, Store } from '../services/store/store';
-import type { AppRuntime } from './open-runtime';
 import { projectMessages, type ToolPresenter } from './projections';
 import { conversationFigures } from './chat-projections';
 
@@ -39,8 +38,7 @@ export function regenerateInput(store: Store, conversationId: string): TurnInput
  * and one of its output (the untrusted-content markup removed, its source named). Everything stored is redacted
  * already; the text passes the runtime's redactor once more, so a secret it holds never reaches the file.
  */
-export function exportConversation(runtime: AppRuntime, conv: ConversationRow, presenter: ToolPresenter): MethodResult<'exportConversation'> {
-  const store = runtime.store;
+export function exportConversation(store: Store, conv: ConversationRow, presenter: ToolPresenter, redact: (text: string) => string): MethodResult<'exportConversation'> {
   const items = projectMessages(store, conv.id, presenter);
   const { usage } = conversationFigures(store, conv.id);
   const out: string[] = [`# ${conv.title}`, '', `Folder: \`${conv.folder}\`  `, `Exported from Deskhand on ${new Date().toISOString()}  `];
@@ -87,7 +85,7 @@ export function exportConversation(runtime: AppRuntime, conv: ConversationRow, p
         break;
     }
   }
-  const markdown = runtime.redactor.redact(out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n');
+  const markdown = redact(out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n');
   return { markdown, fileName: `${slug(conv.title)}.md` };
 }
 
