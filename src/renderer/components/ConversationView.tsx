@@ -14,6 +14,7 @@ import { RequestCard } from './requests';
 import { Composer } from './Composer';
 import { MessageList } from './MessageList';
 import { ProfileSelect } from './McpSettings';
+import { ConversationUsage, ExportButton } from './chat/MessageTools';
 
 const SANDBOX_LABEL: Record<SandboxMode, string> = {
   'workspace-write': 'Workspace',
@@ -90,6 +91,8 @@ export function ConversationView() {
             {activeModelLabel(settings)}
           </span>
           <RunStatus />
+          <ConversationUsage />
+          <ExportButton conversationId={conversation.id} />
         </div>
       </header>
       {problem && (

@@ -4,16 +4,17 @@ import type { MessageItem } from '../../shared/contract';
 import { useMessages } from '../state/messages';
 import { Markdown } from './Markdown';
 import { ToolCard } from './ToolCard';
+import { AssistantTools, Attachments, UserTools } from './chat/MessageTools';
 import { VirtualList } from './VirtualList';
 import { useSearch } from '../state/search';
 
 function estimate(item: MessageItem): number {
   switch (item.kind) {
     case 'user':
-      return 52 + Math.ceil(item.text.length / 100) * 21;
+      return 76 + Math.ceil(item.text.length / 100) * 21 + (item.attachments?.length ? 72 : 0);
     case 'assistant': {
       const lines = item.text.split('\n').length;
-      return 36 + Math.ceil(item.text.length / 110) * 22 + lines * 4;
+      return 60 + Math.ceil(item.text.length / 110) * 22 + lines * 4;
     }
     case 'tool':
       return 40;
@@ -66,7 +67,7 @@ function WakeTask({ task }: { task: WakeItem['tasks'][number] }) {
   );
 }
 
-const Item = memo(function Item({ item }: { item: MessageItem }) {
+const Item = memo(function Item({ item, last }: { item: MessageItem; last: boolean }) {
   switch (item.kind) {
     case 'user':
       return (
@@ -74,13 +75,16 @@ const Item = memo(function Item({ item }: { item: MessageItem }) {
           <div className="msg-who" aria-hidden="true">
             You
           </div>
-          <div className="msg-user-text">{item.text}</div>
+          {item.text && <div className="msg-user-text">{item.text}</div>}
+          {item.attachments?.length ? <Attachments list={item.attachments} /> : null}
+          <UserTools item={item} />
         </article>
       );
     case 'assistant':
       return (
         <article className="msg msg-assistant" aria-label="Deskhand">
           <Markdown text={item.text} />
+          <AssistantTools item={item} last={last} />
         </article>
       );
     case 'tool':
@@ -104,7 +108,9 @@ const Item = memo(function Item({ item }: { item: MessageItem }) {
 export function MessageList() {
   const items = useMessages((s) => s.items);
   const generation = useMessages((s) => s.generation);
-  const render = useCallback((item: MessageItem) => <Item item={item} />, []);
+  // The newest reply offers "Regenerate" (only when it ends the conversation).
+  const lastReply = useMessages((s) => (s.items.at(-1)?.kind === 'assistant' ? s.items.at(-1)!.id : null));
+  const render = useCallback((item: MessageItem) => <Item item={item} last={item.id === lastReply} />, [lastReply]);
   const conversationId = useMessages((s) => s.conversationId);
   const focus = useSearch((s) => (s.focus && s.focus.conversationId === conversationId ? s.focus : null));
   return <VirtualList items={items} estimate={estimate} render={render} generation={generation} label="Messages" focus={focus} />;

@@ -4,6 +4,7 @@
  */
 import { create } from 'zustand';
 import type { MessageItem, ToolItem } from '../../shared/contract';
+import type { TurnUsage } from '../../shared/chat-contract';
 import { OUTPUT_PREVIEW_CHARS } from '../../shared/contract-names';
 import type { RunEvent } from '../../shared/events';
 import { api, errorText } from '../api/client';
@@ -23,6 +24,10 @@ interface MessagesState {
   generation: number;
   /** The live assistant text item receiving deltas, per run. */
   openText: Record<string, string>;
+  /** The conversation's tokens and cost (from the last load). */
+  usage: TurnUsage | null;
+  /** Steps of this run already in `items` (loaded from the store): their live text events are not added again. */
+  storedSteps: { runId: string; step: number } | null;
   open(conversationId: string | null): Promise<void>;
   reload(): Promise<void>;
   addLocalUser(text: string): string;
@@ -48,6 +53,8 @@ export const useMessages = create<MessagesState>((set, get) => ({
   error: null,
   generation: 0,
   openText: {},
+  usage: null,
+  storedSteps: null,
 
   async open(conversationId) {
     const seq = ++loadSeq;
@@ -57,7 +64,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
       const result = await api().getMessages({ conversationId });
       if (seq !== loadSeq) return;
       if (result.activeRun) runConversation.set(result.activeRun.runId, conversationId);
-      set((s) => ({ items: result.items, activeRun: result.activeRun, loading: false, generation: s.generation + 1 }));
+      set((s) => ({ items: result.items, activeRun: result.activeRun, loading: false, generation: s.generation + 1, usage: result.usage ?? null, storedSteps: result.storedSteps ?? null }));
     } catch (err) {
       if (seq !== loadSeq) return;
       set({ loading: false, error: errorText(err) });
@@ -72,7 +79,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
       const result = await api().getMessages({ conversationId: id });
       if (seq !== loadSeq || get().conversationId !== id) return;
       if (result.activeRun) runConversation.set(result.activeRun.runId, id);
-      set({ items: result.items, activeRun: result.activeRun, openText: {} });
+      set({ items: result.items, activeRun: result.activeRun, openText: {}, usage: result.usage ?? null, storedSteps: result.storedSteps ?? null });
     } catch (err) {
       if (seq === loadSeq) set({ error: errorText(err) });
     }
@@ -144,6 +151,8 @@ export const useMessages = create<MessagesState>((set, get) => ({
             break;
           }
           case 'text': {
+            // Text of a step the last load already brought from the store (a reload raced the stream): shown once.
+            if (e.step !== undefined && state.storedSteps?.runId === e.runId && e.step <= state.storedSteps.step) break;
             const openId = openText[e.runId];
             const i = openId ? find(openId) : -1;
             const item = i === -1 ? undefined : items[i];
@@ -215,6 +224,8 @@ export const useMessages = create<MessagesState>((set, get) => ({
             // Calls refused before they were announced (unknown tool, invalid arguments) have no card yet: the
             // stored projection has them, with their arguments.
             if (find(`tc:${e.runId}:${e.callId}`) === -1) needsReload = true;
+            // How a command ended (kept in the background, stopped) is in the store, not in the event.
+            if (e.tool === 'execute_command' && e.status === 'ok') needsReload = true;
             patchTool(e.runId, e.callId, (t) => ({
               ...t,
               status: e.status,
@@ -230,8 +241,9 @@ export const useMessages = create<MessagesState>((set, get) => ({
           case 'run.finished':
             closeText(e.runId);
             if (activeRun?.runId === e.runId) activeRun = null;
-            // Stops and failures change rows the events do not describe one by one (denied approvals, error text).
-            if (e.status !== 'finished') needsReload = true;
+            // Stops and failures change rows the events do not describe one by one (denied approvals, error text);
+            // a finished turn brings its tokens and cost, and who cleared each call.
+            needsReload = true;
             break;
           default:
             break;
