@@ -141,7 +141,7 @@ export function Composer() {
         e.target.value = '';
       }} />
       <button type="button" className="btn attach-button" aria-label="Attach a file or image" title="Attach files or images (or drop or paste them here)" disabled={!conversationId} onClick={() => file.current?.click()}>
-        📎
+        Attach
       </button>
       <textarea
         ref={box}

@@ -21,7 +21,7 @@ export function ComposerExtras({ onCancelEdit }: { onCancelEdit: () => void }) {
         <ul className="attachments pending" aria-label="Files to send">
           {attachments.map((a) => (
             <li key={a.id} className={`attachment attachment-${a.kind}`}>
-              {a.kind === 'image' ? <img src={`data:${a.mediaType};base64,${a.data}`} alt={a.name} className="attachment-thumb" /> : <span aria-hidden="true">📄</span>}
+              {a.kind === 'image' ? <img src={`data:${a.mediaType};base64,${a.data}`} alt={a.name} className="attachment-thumb" /> : <span className="attachment-icon" aria-hidden="true">{a.name.split('.').pop()?.slice(0, 4) || 'file'}</span>}
               <span className="attachment-name">{a.name}</span>
               <span className="muted small">{formatBytes(a.bytes)}</span>
               <button type="button" className="link-button" aria-label={`Remove ${a.name}`} onClick={() => useChat.getState().remove(a.id)}>

@@ -114,7 +114,7 @@ export function Attachments({ list }: { list: readonly AttachmentView[] }) {
     <ul className="attachments" aria-label="Attachments">
       {list.map((a, i) => (
         <li key={i} className={`attachment attachment-${a.kind}`} title={`${a.name} (${formatBytes(a.bytes)})`}>
-          {a.dataUrl ? <img src={a.dataUrl} alt={a.name} className="attachment-thumb" /> : <span aria-hidden="true">📄</span>}
+          {a.dataUrl ? <img src={a.dataUrl} alt={a.name} className="attachment-thumb" /> : <span className="attachment-icon" aria-hidden="true">{a.name.split('.').pop()?.slice(0, 4) || 'file'}</span>}
           <span className="attachment-name">{a.name}</span>
           <span className="muted small">{formatBytes(a.bytes)}</span>
         </li>
