@@ -35,7 +35,8 @@ export function withNotes(item: MessageItem, call: ToolCallRow | undefined, appr
     if (task.background === 1) status = 'backgrounded';
     else if (task.status === 'cancelled' || task.status === 'interrupted') status = 'stopped';
   }
-  if (call.status === 'interrupted' && /stopped/.test(call.output ?? '')) status = 'stopped';
+  // Stopped while it ran (call-pipeline's "<tool> was stopped: …"); a call never run keeps "interrupted".
+  if (call.status === 'interrupted' && / was stopped: stopped by the person/.test(call.output ?? '')) status = 'stopped';
   const started = note?.started_at ?? null;
   const durationMs = call.finished_at && started ? Math.max(0, call.finished_at - started) : item.durationMs;
   return { ...item, status, durationMs, cleared: clearedOf(call, approval, note), preview: approval?.preview ?? null };
