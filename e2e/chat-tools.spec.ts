@@ -8,6 +8,18 @@ import { artifact, expect, test, type RecordedRequestLine } from './support';
 // The smallest valid PNG (1×1).
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
+/** The page's clipboard (this Node project has no DOM types; the function runs in the page). */
+const readClipboard = () => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText();
+
+/** The page's DataTransfer, File and event constructors, typed as far as these steps use them. */
+interface PageDom {
+  DataTransfer: new () => { items: { add(file: unknown): void } };
+  File: new (parts: unknown[], name: string, opts: { type: string }) => unknown;
+  ClipboardEvent: new (type: string, init: Record<string, unknown>) => unknown;
+  DragEvent: new (type: string, init: Record<string, unknown>) => unknown;
+  atob(s: string): string;
+}
+
 const userTexts = (r: RecordedRequestLine | undefined): string =>
   JSON.stringify((r?.body.messages ?? []).filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => m.content));
 
@@ -28,7 +40,7 @@ test('copy, regenerate, and edit and resend', async ({ deskhand, context }) => {
   await expect(page.getByText('Here is the code:')).toBeVisible();
 
   await page.getByRole('button', { name: 'Copy code block 1 (js)' }).click();
-  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('console.log("copied code")');
+  await expect.poll(() => page.evaluate(readClipboard)).toBe('console.log("copied code")');
 
   const before = deskhand.requests().at(-1);
   await page.getByRole('button', { name: 'Regenerate' }).click();
@@ -56,7 +68,7 @@ test('copy, regenerate, and edit and resend', async ({ deskhand, context }) => {
   expect(sent).not.toContain('Second question');
 
   await page.getByRole('article', { name: 'Deskhand' }).filter({ hasText: 'Edited answer.' }).getByRole('button', { name: 'Copy reply' }).click();
-  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('Edited answer.');
+  await expect.poll(() => page.evaluate(readClipboard)).toBe('Edited answer.');
   // After a reload the transcript is the edited branch.
   await page.reload();
   await expect(page.getByText('Edited answer.')).toBeVisible();
@@ -91,15 +103,17 @@ test('attachments by button, paste and drop reach the model as parts', async ({ 
 
   // Paste an image into the message box, drop a text file on the composer.
   await page.getByRole('textbox', { name: 'Message' }).evaluate((el, b64) => {
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    const dt = new DataTransfer();
-    dt.items.add(new File([bytes], 'pasted.png', { type: 'image/png' }));
-    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+    const dom = globalThis as unknown as PageDom;
+    const bytes = Uint8Array.from(dom.atob(b64), (c) => c.charCodeAt(0));
+    const dt = new dom.DataTransfer();
+    dt.items.add(new dom.File([bytes], 'pasted.png', { type: 'image/png' }));
+    el.dispatchEvent(new dom.ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }) as Event);
   }, PNG.toString('base64'));
   await page.locator('form.composer').evaluate((el) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File(['dropped line\n'], 'dropped.md', { type: '' }));
-    el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    const dom = globalThis as unknown as PageDom;
+    const dt = new dom.DataTransfer();
+    dt.items.add(new dom.File(['dropped line\n'], 'dropped.md', { type: '' }));
+    el.dispatchEvent(new dom.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }) as Event);
   });
   await expect(pending.getByText('pasted.png')).toBeVisible();
   await expect(pending.getByText('dropped.md')).toBeVisible();

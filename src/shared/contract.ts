@@ -540,7 +540,7 @@ export const contract = {
         attachments: z.array(attachmentInputSchema).max(MAX_ATTACHMENTS).optional(),
         /** Edit and resend: the id of the user message (`m123`) this one replaces, with everything after it. */
         replaceFrom: messageItemIdSchema.optional(),
-      }),
+      }).refine((p) => p.text.length > 0 || (p.attachments?.length ?? 0) > 0, { message: 'The message is empty.', path: ['text'] }),
       result: z.strictObject({ runId: z.string() }),
     },
     stopRun: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ stopped: z.boolean() }) },

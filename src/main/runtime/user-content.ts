@@ -63,7 +63,6 @@ export function attachmentOf(part: unknown): AttachmentMeta | null {
 
 function cleanName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 200).trim();
   return clean || 'attachment';
 }
