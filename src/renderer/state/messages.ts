@@ -34,6 +34,30 @@ interface MessagesState {
   removeItem(id: string): void;
   setActiveRun(run: ActiveRun | null): void;
   apply(events: RunEvent[]): void;
+  /** Loads what the store adds after the fact (tokens and cost, how calls ended, who cleared them) without replacing items. */
+  refreshFigures(): Promise<void>;
+}
+
+/**
+ * The stored figures patched onto the live items: tool cards by id; each run's turn usage onto its last reply (a live
+ * reply has a live id). Nothing is added or removed, so the list keeps its place.
+ */
+export function patchFigures(live: MessageItem[], stored: MessageItem[]): MessageItem[] {
+  const byId = new Map(stored.map((i) => [i.id, i]));
+  const usageOfRun = new Map<string, NonNullable<Extract<MessageItem, { kind: 'assistant' }>['usage']>>();
+  for (const i of stored) if (i.kind === 'assistant' && i.usage && i.runId) usageOfRun.set(i.runId, i.usage);
+  const lastReply = new Map<string, number>();
+  live.forEach((i, idx) => {
+    if (i.kind === 'assistant' && i.runId) lastReply.set(i.runId, idx);
+  });
+  return live.map((it, idx) => {
+    if (it.kind === 'tool') {
+      const st = byId.get(it.id);
+      return st && st.kind === 'tool' ? { ...it, status: st.status, durationMs: st.durationMs, cleared: st.cleared ?? null, preview: st.preview ?? null } : it;
+    }
+    if (it.kind === 'assistant' && it.runId && lastReply.get(it.runId) === idx && usageOfRun.has(it.runId)) return { ...it, usage: usageOfRun.get(it.runId)! };
+    return it;
+  });
 }
 
 /** runId → conversationId, learnt from run.started and from getMessages. */
@@ -105,6 +129,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
 
   apply(events) {
     let needsReload = false;
+    let needsFigures = false;
     set((state) => {
       let items = state.items;
       let copied = false;
@@ -225,7 +250,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
             // stored projection has them, with their arguments.
             if (find(`tc:${e.runId}:${e.callId}`) === -1) needsReload = true;
             // How a command ended (kept in the background, stopped) is in the store, not in the event.
-            if (e.tool === 'execute_command' && e.status === 'ok') needsReload = true;
+            if (e.tool === 'execute_command' && e.status === 'ok') needsFigures = true;
             patchTool(e.runId, e.callId, (t) => ({
               ...t,
               status: e.status,
@@ -241,9 +266,10 @@ export const useMessages = create<MessagesState>((set, get) => ({
           case 'run.finished':
             closeText(e.runId);
             if (activeRun?.runId === e.runId) activeRun = null;
-            // Stops and failures change rows the events do not describe one by one (denied approvals, error text);
-            // a finished turn brings its tokens and cost, and who cleared each call.
-            needsReload = true;
+            // Stops and failures change rows the events do not describe one by one (denied approvals, error text).
+            if (e.status !== 'finished') needsReload = true;
+            // A finished turn brings its tokens and cost, and who cleared each call (patched in place).
+            else needsFigures = true;
             break;
           default:
             break;
@@ -252,5 +278,18 @@ export const useMessages = create<MessagesState>((set, get) => ({
       return copied || activeRun !== state.activeRun || openText !== state.openText ? { items, activeRun, openText } : {};
     });
     if (needsReload) void get().reload();
+    else if (needsFigures) void get().refreshFigures();
+  },
+
+  async refreshFigures() {
+    const id = get().conversationId;
+    if (!id) return;
+    try {
+      const result = await api().getMessages({ conversationId: id });
+      if (get().conversationId !== id) return;
+      set((s) => ({ items: patchFigures(s.items, result.items), usage: result.usage ?? null }));
+    } catch {
+      // figures are a nicety; the next load brings them
+    }
   },
 }));
