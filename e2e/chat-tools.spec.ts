@@ -126,3 +126,32 @@ test('attachments by button, paste and drop reach the model as parts', async ({ 
   expect(second.split(`data:image/png;base64,${PNG.toString('base64')}`).length - 1).toBe(2);
   await page.screenshot({ path: artifact(`${deskhand.kind}-chat-attachments-sent.png`) });
 });
+
+test('past tool cards say who approved and keep a denied diff after a reload', async ({ deskhand }) => {
+  await deskhand.startModel([
+    { tools: [{ name: 'write_file', args: { path: `${deskhand.work}/kept.txt`, content: 'kept\n' } }] },
+    { text: ['Written.'] },
+    { tools: [{ name: 'write_file', args: { path: `${deskhand.work}/refused.txt`, content: 'refused line\n' } }] },
+    { text: ['Not written.'] },
+  ]);
+  const page = await deskhand.start();
+  await deskhand.newConversation('Cards');
+  await deskhand.send('write kept');
+  await deskhand.approvalCard().getByRole('button', { name: 'Approve' }).click();
+  await expect(page.getByText('Written.')).toBeVisible();
+  await deskhand.send('write refused');
+  const card = deskhand.approvalCard();
+  await card.getByRole('textbox', { name: /Reason for denying/ }).fill('no');
+  await card.getByRole('button', { name: 'Deny' }).click();
+  await expect(page.getByText('Not written.')).toBeVisible();
+
+  await page.reload();
+  const done = page.getByRole('article', { name: 'Tool call write_file: done' });
+  await done.getByRole('button', { expanded: false }).click();
+  await expect(done.getByText(/^Approved by you in the web UI at /)).toBeVisible();
+  const denied = page.getByRole('article', { name: 'Tool call write_file: denied' });
+  await denied.getByRole('button', { expanded: false }).click();
+  await expect(denied.getByText(/^Denied by you in the web UI at /)).toBeVisible();
+  await expect(denied.getByLabel('Denied change of write_file')).toContainText('refused line');
+  await page.screenshot({ path: artifact(`${deskhand.kind}-chat-past-cards.png`) });
+});
