@@ -68,6 +68,9 @@ export const METHOD_NAMES = [
   'listSubagents',
   'steerSubagent',
   'cancelSubagent',
+  // chat (chat-contract.ts)
+  'regenerate',
+  'exportConversation',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged', 'subagentsChanged'] as const;
@@ -82,7 +85,7 @@ export const MAX_PAYLOAD_BYTES = 1_000_000;
 export const PROVIDER_NAMES = ['anthropic', 'openai', 'openai-compatible'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-export const TOOL_ITEM_STATUSES = ['pending', 'awaiting_approval', 'approved', 'running', 'ok', 'error', 'denied', 'interrupted'] as const;
+export const TOOL_ITEM_STATUSES = ['pending', 'awaiting_approval', 'approved', 'running', 'ok', 'error', 'denied', 'interrupted', 'stopped', 'backgrounded'] as const;
 export type ToolItemStatus = (typeof TOOL_ITEM_STATUSES)[number];
 
 /** Tool results in getMessages are cut to this many characters; the rest pages in with getToolOutput. */

@@ -14,6 +14,8 @@ import { memoryMethods } from './memory-contract';
 import { scheduleMethod } from './schedule-contract';
 import { extensionMethods } from './contract-extensions';
 import { subagentMethods, subagentsChangedSchema } from './subagent-contract';
+import { MAX_ATTACHMENTS } from './attachments';
+import { attachmentInputSchema, attachmentViewSchema, chatMethods, clearedSchema, messageItemIdSchema, turnUsageSchema } from './chat-contract';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
 export {
@@ -91,8 +93,16 @@ export type BackgroundTaskView = z.infer<typeof backgroundTaskSchema>;
 
 
 export const messageItemSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('user'), id: z.string(), runId: z.string().nullable(), text: z.string(), at: z.number() }),
-  z.strictObject({ kind: z.literal('assistant'), id: z.string(), runId: z.string().nullable(), text: z.string(), at: z.number() }),
+  z.strictObject({ kind: z.literal('user'), id: z.string(), runId: z.string().nullable(), text: z.string(), at: z.number(), attachments: z.array(attachmentViewSchema).optional() }),
+  z.strictObject({
+    kind: z.literal('assistant'),
+    id: z.string(),
+    runId: z.string().nullable(),
+    text: z.string(),
+    at: z.number(),
+    /** On the last assistant text of a finished turn: the turn's tokens and cost (chat-contract.ts). */
+    usage: turnUsageSchema.optional(),
+  }),
   z.strictObject({
     kind: z.literal('tool'),
     id: z.string(),
@@ -111,6 +121,10 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     /** The tool's own one-line summary of the call (its declared presentation), or null when it gives none. */
     summary: z.string().nullable(),
     at: z.number(),
+    /** Who or what cleared the call and when (chat-contract.ts); absent while live. */
+    cleared: clearedSchema.nullable().optional(),
+    /** The approval's preview (a diff, the command) kept on the card after the answer, denied ones included. */
+    preview: z.string().nullable().optional(),
   }),
   z.strictObject({ kind: z.literal('error'), id: z.string(), runId: z.string().nullable(), text: z.string(), severity: z.enum(['error', 'notice']), at: z.number() }),
   /**
@@ -380,7 +394,7 @@ const runStatusSchema = z.enum(['running', 'parked', 'finished', 'failed', 'abor
 
 export const runEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('run.started'), conversationId: z.string(), runId: z.string(), resumed: z.boolean() }),
-  z.strictObject({ type: z.literal('text'), runId: z.string(), delta: z.string() }),
+  z.strictObject({ type: z.literal('text'), runId: z.string(), delta: z.string(), step: z.number().optional() }),
   z.strictObject({ type: z.literal('tool.call'), runId: z.string(), callId: z.string(), tool: z.string(), args: z.unknown(), summary: z.string().optional() }),
   z.strictObject({
     type: z.literal('tool.decision'),
@@ -513,6 +527,10 @@ export const contract = {
         conversation: conversationSummarySchema,
         items: z.array(messageItemSchema),
         activeRun: z.strictObject({ runId: z.string(), status: z.enum(['running', 'parked']) }).nullable(),
+        /** The conversation's tokens and cost so far (every run, superseded branches included: they were spent). */
+        usage: turnUsageSchema.optional(),
+        /** The steps already stored of the latest run: live text of those steps is in `items` already. */
+        storedSteps: z.strictObject({ runId: z.string(), step: z.number() }).nullable().optional(),
       }),
     },
     getToolOutput: {
@@ -526,7 +544,14 @@ export const contract = {
       result: z.strictObject({ text: z.string(), offset: z.number(), total: z.number(), nextOffset: z.number().nullable() }),
     },
     sendMessage: {
-      params: z.strictObject({ conversationId: conversationIdSchema, text: z.string().trim().min(1, 'The message is empty.').max(200_000) }),
+      params: z.strictObject({
+        conversationId: conversationIdSchema,
+        // Empty is allowed with attachments; main refuses a message with neither.
+        text: z.string().trim().max(200_000),
+        attachments: z.array(attachmentInputSchema).max(MAX_ATTACHMENTS).optional(),
+        /** Edit and resend: the id of the user message (`m123`) this one replaces, with everything after it. */
+        replaceFrom: messageItemIdSchema.optional(),
+      }).refine((p) => p.text.length > 0 || (p.attachments?.length ?? 0) > 0, { message: 'The message is empty.', path: ['text'] }),
       result: z.strictObject({ runId: z.string() }),
     },
     stopRun: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ stopped: z.boolean() }) },
@@ -699,6 +724,7 @@ export const contract = {
     ...extensionMethods,
     // Subagents: the tree, steer, cancel (subagent-contract.ts).
     ...subagentMethods,
+    ...chatMethods,
   },
   events: {
     run: runEventSchema,

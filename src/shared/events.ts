@@ -10,7 +10,8 @@ export interface Usage {
 
 export type RunEvent =
   | { type: 'run.started'; conversationId: string; runId: string; resumed: boolean }
-  | { type: 'text'; runId: string; delta: string }
+  /** `step`: the step whose text this is (a UI that loaded the stored steps skips their live text). */
+  | { type: 'text'; runId: string; delta: string; step?: number }
   /** `summary`: the tool's own one-line summary of the call (its presentation), when it declares one. */
   | { type: 'tool.call'; runId: string; callId: string; tool: string; args: unknown; summary?: string }
   | {

@@ -213,7 +213,7 @@ describe('settings and keys', () => {
   it('keeps keys in the secret store and only ever reports whether one is set', async () => {
     h.close();
     h = openHarness({ dataDir, override: null, env: { OPENAI_API_KEY: 'sk-env-secret' } });
-    const view = await h.service.getSettings();
+    const view = await h.service.getSettings({});
     expect(view.keys).toEqual({
       anthropic: { set: false, source: null },
       openai: { set: true, source: 'env' },
@@ -223,7 +223,7 @@ describe('settings and keys', () => {
     const after = await h.service.setApiKey({ provider: 'anthropic', key: 'sk-ant-very-secret' });
     expect(after.keys.anthropic).toEqual({ set: true, source: 'keyring' });
     expect(await h.secrets.get('apiKey.anthropic')).toBe('sk-ant-very-secret');
-    for (const v of [view, after, await h.service.getSettings()]) {
+    for (const v of [view, after, await h.service.getSettings({})]) {
       expect(JSON.stringify(v)).not.toContain('secret');
     }
     expect((await h.service.clearApiKey({ provider: 'anthropic' })).keys.anthropic).toEqual({ set: false, source: null });
@@ -240,6 +240,6 @@ describe('settings and keys', () => {
   it('falls back to defaults when settings.json is damaged', async () => {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, 'settings.json'), '{ not json');
-    expect((await h.service.getSettings()).settings.defaultPolicy).toBe('read-only');
+    expect((await h.service.getSettings({})).settings.defaultPolicy).toBe('read-only');
   });
 });

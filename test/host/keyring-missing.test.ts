@@ -42,7 +42,7 @@ afterEach(async () => {
 
 describe('without an OS keyring', () => {
   it('says why in one sentence, keeps a typed key for the session, and the next run uses it', async () => {
-    const before = await h.service.getSettings();
+    const before = await h.service.getSettings({});
     expect(before.keyring).toMatchObject({ available: false, message: 'no Secret Service (such as gnome-keyring or KWallet) is running in this session' });
     expect(before.keyring.detail).toContain('org.freedesktop.secrets');
     expect(before.keys.openai).toEqual({ set: false, source: null });

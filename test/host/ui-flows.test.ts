@@ -283,9 +283,9 @@ describe('first run and providers', () => {
     h.close();
     h = openHarness({ dataDir, override: null, env: { DESKHAND_OLLAMA_URL: ollama, DESKHAND_LMSTUDIO_URL: server.url } });
 
-    const view = await h.service.getSettings();
+    const view = await h.service.getSettings({});
     expect(view.firstRun).toBe(true);
-    expect(await h.service.detectLocalModels()).toEqual({
+    expect(await h.service.detectLocalModels({})).toEqual({
       servers: [
         { kind: 'ollama', label: 'Ollama', baseURL: `${ollama}/v1`, models: ['llama3.1:8b', 'qwen2.5-coder:7b'] },
         { kind: 'lmstudio', label: 'LM Studio', baseURL: server.baseURL, models: ['scripted', 'scripted-large'] },
@@ -305,24 +305,24 @@ describe('first run and providers', () => {
     expect(server.requests).toHaveLength(2);
 
     await h.service.saveSettings({ ...view.settings, activeProvider: 'openai-compatible', providers: { ...view.settings.providers, 'openai-compatible': { model: 'llama3.1:8b', baseURL: `${ollama}/v1` } } });
-    expect((await h.service.getSettings()).firstRun).toBe(false);
+    expect((await h.service.getSettings({})).firstRun).toBe(false);
 
     // Nothing answering anywhere: nothing found (quickly).
     await h.service.shutdown();
     h.close();
     h = openHarness({ dataDir: tempDir('deskhand-ui-data-'), override: null, env: { DESKHAND_OLLAMA_URL: await closedPortUrl(), DESKHAND_LMSTUDIO_URL: await closedPortUrl() } });
     const started = Date.now();
-    expect(await h.service.detectLocalModels()).toEqual({ servers: [] });
+    expect(await h.service.detectLocalModels({})).toEqual({ servers: [] });
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('is not a first run with provider flags or a key', async () => {
-    expect((await h.service.getSettings()).firstRun).toBe(false);
+    expect((await h.service.getSettings({})).firstRun).toBe(false);
     await h.service.shutdown();
     h.close();
     h = openHarness({ dataDir, override: null, env: {} });
-    expect((await h.service.getSettings()).firstRun).toBe(true);
+    expect((await h.service.getSettings({})).firstRun).toBe(true);
     await h.service.setApiKey({ provider: 'anthropic', key: 'sk-ant-x' });
-    expect((await h.service.getSettings()).firstRun).toBe(false);
+    expect((await h.service.getSettings({})).firstRun).toBe(false);
   });
 });

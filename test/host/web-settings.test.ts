@@ -33,7 +33,7 @@ describe('web search backend', () => {
     expect(set).toMatchObject({ ok: true, result: { search: { backend: 'searxng', url: 'http://127.0.0.1:8888', keySecret: null }, keySaved: null } });
     expect(JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')).search).toEqual({ backend: 'searxng', url: 'http://127.0.0.1:8888', keySecret: null });
     // The provider form saving without a search section keeps it.
-    const view = await h.service.getSettings();
+    const view = await h.service.getSettings({});
     const { search: _s, ...rest } = view.settings;
     void _s;
     await call('saveSettings', rest);
@@ -61,7 +61,7 @@ describe('web search backend', () => {
     // Naming a secret that is not saved: set, but the view says the key is missing and how to add it.
     const missing = await call('setWebSearch', { backend: 'tavily', keySecret: 'TAVILY_KEY' });
     expect(missing).toMatchObject({ ok: true, result: { keySaved: false, message: expect.stringMatching(/vault has no secret TAVILY_KEY/) } });
-    expect(JSON.stringify(await h.service.getSettings())).not.toContain(KEY);
+    expect(JSON.stringify(await h.service.getSettings({}))).not.toContain(KEY);
   });
 
   it('refuses a typed key when there is no vault, and changes nothing', async () => {

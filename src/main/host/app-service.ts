@@ -15,19 +15,17 @@ import {
   type MethodResult,
   type ParsedParams,
   type ProviderName,
-  type SettingsView,
 } from '../../shared/contract';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
 import type { RunOptions, RunOutcome } from '../runtime/runtime';
 import type { AppRuntime as Runtime } from './open-runtime';
 import { PROVIDERS, type ProviderConfig } from '../services/providers/providers';
-import { detectLocalServers, probesFromEnv } from '../services/providers/local-servers';
 import type { ApprovalRow } from '../services/store/store';
 import type { SecretStore } from '../services/vault/secret-store';
 import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
 import { filePickOptions, listFolder, pendingRequest, type PickOptions } from './request-host';
-import { ProviderSettings } from './provider-settings';
+import { ProviderSettings, providerGroup } from './provider-settings';
 import { browserGroup, rulesGroup, webGroup } from './settings-groups';
 import { extensionGroup } from './extension-settings';
 import { TaskWakes } from './task-wakes';
@@ -38,6 +36,7 @@ import { CompositionHost, compositionGroup } from './composition-host';
 import { computerGroup } from './computer-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { subagentGroup } from './subagent-host';
+import { conversationFigures, exportConversation, regenerateInput, turnInput, type TurnInput } from './chat-host';
 
 // The contract's provider list and the providers module must name the same providers.
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
@@ -84,7 +83,8 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof webGroup> &
   ReturnType<typeof rulesGroup> &
   ReturnType<typeof browserGroup> &
-  ReturnType<typeof subagentGroup>;
+  ReturnType<typeof subagentGroup> &
+  ReturnType<ReturnType<typeof providerGroup>>;
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- installed by the constructor
 export interface AppService extends Installed {}
@@ -140,6 +140,7 @@ export class AppService implements ContractHandlers {
       rulesGroup,
       browserGroup,
       subagentGroup,
+      providerGroup(this.providers),
     ]);
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({
@@ -250,6 +251,7 @@ export class AppService implements ContractHandlers {
       conversation: this.summary(p.conversationId),
       items: projectMessages(this.runtime.store, p.conversationId, this.presenter),
       activeRun: active && (active.status === 'running' || active.status === 'parked') ? { runId: active.id, status: active.status } : null,
+      ...conversationFigures(this.runtime.store, p.conversationId),
     };
   }
 
@@ -263,8 +265,13 @@ export class AppService implements ContractHandlers {
 
   // ── Runs ──────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-  async sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>> {
-    this.conversation(p.conversationId);
+  async sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>> { return this.startTurn(this.conversation(p.conversationId).id, p.text, turnInput(p)); }
+  async regenerate(p: ParsedParams<'regenerate'>): Promise<MethodResult<'regenerate'>> { return this.startTurn(p.conversationId, '', regenerateInput(this.runtime.store, this.conversation(p.conversationId).id)); }
+  async exportConversation(p: ParsedParams<'exportConversation'>): Promise<MethodResult<'exportConversation'>> { return exportConversation(this.runtime.store, this.conversation(p.conversationId), this.presenter, (t) => this.runtime.redactor.redact(t)); }
+
+  /** Starts a run in this host (a new message, an edit, a regenerate); resolves with its id once it started. */
+  private async startTurn(conversationId: string, text: string, input: TurnInput & { untrusted?: boolean }): Promise<MethodResult<'sendMessage'>> {
+    const p = { conversationId, text };
     if (this.active.has(p.conversationId)) {
       throw new DeskhandError('conflict', 'A run is already working in this conversation. Wait for it or press Stop.');
     }
@@ -278,7 +285,8 @@ export class AppService implements ContractHandlers {
     });
     const entry: ActiveRun = { runId: null, controller, done: Promise.resolve() };
     this.active.set(p.conversationId, entry);
-    const options: RunOptions = {
+    const options: RunOptions & TurnInput = {
+      ...input,
       provider,
       interactive: true,
       signal: controller.signal,
@@ -374,6 +382,7 @@ export class AppService implements ContractHandlers {
       always: p.decision === 'always',
       ...(p.decision === 'always' && p.scope ? { scope: p.scope } : {}),
       ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}),
+      by: this.opts.kind === 'web' ? 'the web UI' : 'the app',
     };
     if (p.decision === 'always' && !approval.always_pattern) {
       throw new DeskhandError('usage', 'No "always allow" rule can be saved for this call; approve it once instead.');
@@ -462,32 +471,6 @@ export class AppService implements ContractHandlers {
     const [outcome] = await this.runtime.tasks.cancel([p.taskId], p.conversationId, 'cancelled by the person');
     this.markTasksChanged(p.conversationId);
     return { result: outcome?.result ?? 'cancelled' };
-  }
-
-  // ── Settings and keys ─────────────────────────────────────────────────────────────────────────────────────────────
-
-  getSettings(): Promise<SettingsView> {
-    return this.providers.view();
-  }
-
-  saveSettings(p: ParsedParams<'saveSettings'>): Promise<SettingsView> {
-    return this.providers.save(p);
-  }
-
-  setApiKey(p: ParsedParams<'setApiKey'>): Promise<SettingsView> {
-    return this.providers.setKey(p.provider, p.key);
-  }
-
-  clearApiKey(p: ParsedParams<'clearApiKey'>): Promise<SettingsView> {
-    return this.providers.clearKey(p.provider);
-  }
-
-  async detectLocalModels(): Promise<MethodResult<'detectLocalModels'>> {
-    return { servers: await detectLocalServers(probesFromEnv(this.env)) };
-  }
-
-  testProvider(p: ParsedParams<'testProvider'>): Promise<MethodResult<'testProvider'>> {
-    return this.providers.test(p, (cfg) => this.runtime.testProvider(cfg));
   }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────────────────

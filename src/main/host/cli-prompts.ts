@@ -66,11 +66,11 @@ export class PromptQueue {
       try {
         const always = event.alwaysPattern ? `, [A]lways: ${describeAlways(event.tool, event.alwaysPattern)}` : '';
         const answer = (await rl.question(`Approve ${event.tool}? [y]es${always}, [n]o: `)).trim();
-        if (answer === 'A' && event.alwaysPattern) await this.runtime.decideApproval(event.approvalId, { approved: true, always: true });
-        else if (/^y(es)?$/i.test(answer)) await this.runtime.decideApproval(event.approvalId, { approved: true });
+        if (answer === 'A' && event.alwaysPattern) await this.runtime.decideApproval(event.approvalId, { approved: true, always: true, by: 'the CLI' });
+        else if (/^y(es)?$/i.test(answer)) await this.runtime.decideApproval(event.approvalId, { approved: true, by: 'the CLI' });
         else {
           const reason = (await rl.question('Reason for the model (optional): ')).trim();
-          await this.runtime.decideApproval(event.approvalId, { approved: false, ...(reason ? { reason } : {}) });
+          await this.runtime.decideApproval(event.approvalId, { approved: false, ...(reason ? { reason } : {}), by: 'the CLI' });
         }
       } catch (err) {
         process.stderr.write(`deskhand: ${errorMessage(err)}\n`);

@@ -27,6 +27,8 @@ import { mcpCommand, profilesCommand } from './cli-mcp';
 import { compositionsCommand } from './cli-compositions';
 import { mediaCommand } from './cli-media';
 import { subagentsCommand } from './cli-subagents';
+import { conversationsCommand } from './cli-chat';
+import { costOf, formatCost } from '../../shared/prices';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -57,6 +59,7 @@ const USAGE = `Usage:
   deskhand compositions list | show ID | export ID [--version N] --out FILE.zip|FOLDER | remote add NAME REPO --branch B | remote list | remote remove NAME
   deskhand media companion set --provider P --model M [--image-model I] [--base-url URL] | show | clear
   deskhand subagents list [--conversation ID] | show ID | steer ID MESSAGE | wait ID [--timeout S] | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
+  deskhand conversations export ID [--out FILE] [--data-dir DIR]   (Markdown: messages, tool calls, outputs; no secrets)
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
@@ -111,6 +114,8 @@ export async function main(argv: string[]): Promise<number> {
         return await mediaCommand(rest);
       case 'subagents':
         return await subagentsCommand(rest);
+      case 'conversations':
+        return await conversationsCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -293,11 +298,11 @@ async function runsCommand(args: string[]): Promise<number> {
         const calls = store.toolCallsForRun(id).map((c) => ({ ...c, args: JSON.parse(c.args) as unknown, reasons: JSON.parse(c.reasons) as unknown }));
         const approvals = store.approvalsForRun(id);
         if (values.json) {
-          print({ run, toolCalls: calls, approvals });
+          print({ run, costUsd: costOf(run.model, run.input_tokens, run.output_tokens), toolCalls: calls, approvals });
         } else {
           const conv = store.getConversation(run.conversation_id);
           const out = (line: string) => process.stdout.write(`${line}\n`);
-          out(`${run.id}  ${run.status}  ${run.provider}/${run.model}  policy ${run.policy}  steps ${run.step}  tokens ${run.input_tokens}/${run.output_tokens}`);
+          out(`${run.id}  ${run.status}  ${run.provider}/${run.model}  policy ${run.policy}  steps ${run.step}  tokens ${run.input_tokens} in / ${run.output_tokens} out  cost ${formatCost(costOf(run.model, run.input_tokens, run.output_tokens)) ?? 'unknown (no price for this model)'}`);
           out(`conversation ${run.conversation_id}${conv ? `  "${conv.title}"  in ${conv.folder}` : ''}`);
           if (run.error) out(`error: ${run.error}`);
           const byCall = new Map(approvals.map((a) => [a.tool_call_id, a]));
@@ -347,7 +352,7 @@ async function runsCommand(args: string[]): Promise<number> {
               ? await runtime.answerRequest(id, answerValue, opts)
               : await runtime.decideApproval(
                   id,
-                  sub === 'approve' ? { approved: true, always: !!values.always, ...(values.always ? { scope } : {}) } : { approved: false, ...(values.reason ? { reason: values.reason } : {}) },
+                  sub === 'approve' ? { approved: true, always: !!values.always, ...(values.always ? { scope } : {}), by: 'the CLI' } : { approved: false, ...(values.reason ? { reason: values.reason } : {}), by: 'the CLI' },
                   opts,
                 );
           // A resumed run that finished here may have started background tasks: wait for them like `run` does.

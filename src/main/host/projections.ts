@@ -11,6 +11,8 @@ import type { ToolRegistry } from '../runtime/registry';
 import { PersistentConversationState } from '../runtime/conversation-state';
 import type { ApprovalRow, ConversationRow, MessageRow, Store, ToolCallRow } from '../services/store/store';
 import { parseWakeMessage } from './task-wakes';
+import { attachmentOf } from '../runtime/user-content';
+import { attachmentsOf, chatExtras, withNotes, withTurnUsage } from './chat-projections';
 
 /** What the projections need of the tool registry: each tool's declared title and its one-line summary of a call. */
 export interface ToolPresenter {
@@ -84,6 +86,7 @@ export function projectMessages(store: Store, conversationId: string, presenter:
   const approvalByCall = new Map<string, ApprovalRow>();
   for (const a of approvals) approvalByCall.set(a.tool_call_id, a); // latest wins (ordered by created_at)
 
+  const extras = chatExtras(store, conversationId);
   const items: MessageItem[] = [];
   const lastIndexOfRun = new Map<string, number>();
   const push = (item: MessageItem, runId: string | null) => {
@@ -99,8 +102,9 @@ export function projectMessages(store: Store, conversationId: string, presenter:
       const text = partsText(content);
       // A turn Deskhand started because background work ended is shown as that, never as the person's words.
       const wake = parseWakeMessage(text);
+      const attachments = attachmentsOf(content);
       if (wake) push({ kind: 'wake', id: `m${m.id}`, runId: m.run_id, tasks: wake, at: m.created_at }, m.run_id);
-      else push({ kind: 'user', id: `m${m.id}`, runId: m.run_id, text, at: m.created_at }, m.run_id);
+      else push({ kind: 'user', id: `m${m.id}`, runId: m.run_id, text, at: m.created_at, ...(attachments.length ? { attachments } : {}) }, m.run_id);
       return;
     }
     if (m.role !== 'assistant') return; // tool results are shown on their tool call; system messages are not shown
@@ -111,7 +115,7 @@ export function projectMessages(store: Store, conversationId: string, presenter:
         push({ kind: 'assistant', id: `m${m.id}${textIndex++ ? `.${textIndex}` : ''}`, runId: m.run_id, text: part.text, at: m.created_at }, m.run_id);
       } else if (part.type === 'tool-call' && part.toolCallId && m.run_id) {
         const call = callByKey.get(`${m.run_id}\u0000${part.toolCallId}`);
-        push(toolItem(m.run_id, part, call, call ? approvalByCall.get(call.id) : undefined, m.created_at, presenter), m.run_id);
+        push(withNotes(toolItem(m.run_id, part, call, call ? approvalByCall.get(call.id) : undefined, m.created_at, presenter), call, call ? approvalByCall.get(call.id) : undefined, extras), m.run_id);
       }
     }
   }
@@ -127,8 +131,10 @@ export function projectMessages(store: Store, conversationId: string, presenter:
     } else if (run.status === 'interrupted') {
       item = { kind: 'error', id: `err:${run.id}`, runId: run.id, text: run.error ?? 'Interrupted when Deskhand stopped.', severity: 'notice', at: run.updated_at };
     }
-    if (item) inserts.push({ after: lastIndexOfRun.get(run.id) ?? items.length - 1, item });
+    // A run whose messages were replaced by an edit or a regenerate (a superseded branch) shows nothing.
+    if (item && lastIndexOfRun.has(run.id)) inserts.push({ after: lastIndexOfRun.get(run.id)!, item });
   }
+  withTurnUsage(items, runs, lastIndexOfRun);
   if (inserts.length === 0) return items;
   inserts.sort((a, b) => a.after - b.after);
   const out: MessageItem[] = [];
@@ -142,7 +148,8 @@ export function projectMessages(store: Store, conversationId: string, presenter:
 
 function partsText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return (content as Part[]).map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
+  // Attached files are shown as chips (attachmentsOf), not as what the person typed.
+  if (Array.isArray(content)) return (content as Part[]).map((p) => (p.type === 'text' && !attachmentOf(p) ? (p.text ?? '') : '')).join('');
   return JSON.stringify(content);
 }
 

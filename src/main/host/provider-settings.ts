@@ -9,6 +9,20 @@ import { KEY_ENV, type ProviderConfig } from '../services/providers/providers';
 import type { SecretStore } from '../services/vault/secret-store';
 import type { Logger } from './app-service';
 import { SettingsFile } from './settings-file';
+import { detectLocalServers, probesFromEnv } from '../services/providers/local-servers';
+import type { HandlerGroup } from './handler-groups';
+
+/** Settings → Providers: the contract methods (a handler group, handler-groups.ts) over the service's settings. */
+export const providerGroup =
+  (providers: ProviderSettings): HandlerGroup<'getSettings' | 'saveSettings' | 'setApiKey' | 'clearApiKey' | 'detectLocalModels' | 'testProvider'> =>
+  ({ runtime, env }) => ({
+    getSettings: () => providers.view(),
+    saveSettings: (p) => providers.save(p),
+    setApiKey: (p) => providers.setKey(p.provider, p.key),
+    clearApiKey: (p) => providers.clearKey(p.provider),
+    detectLocalModels: async () => ({ servers: await detectLocalServers(probesFromEnv(env)) }),
+    testProvider: (p) => providers.test(p, (cfg) => runtime.testProvider(cfg)),
+  });
 
 export const apiKeyName = (provider: ProviderName): string => `apiKey.${provider}`;
 

@@ -4,6 +4,8 @@
  * paths → execute with a signal and timeout → redact → cut → untrusted envelope → persist. Calls of a step run in
  * parallel, at most 10 at once, each persisted as it finishes.
  */
+import { chatModule } from '../services/store/modules/chat';
+import { noteRule } from './call-notes';
 import { randomUUID } from 'node:crypto';
 import { rootOfferPattern } from '../../shared/always-allow';
 import { DeskhandError, ToolError, errorMessage } from '../../shared/errors';
@@ -149,7 +151,10 @@ export class CallPipeline {
         this.complete(run, row, `Denied by policy: ${decision.reasons.join('; ')}`, 'denied', options, 0, decided);
         continue;
       }
-      if (decision.ruleIds.length) store.rules.noteMatch(decision.ruleIds, Date.now());
+      if (decision.ruleIds.length) {
+        store.rules.noteMatch(decision.ruleIds, Date.now());
+        if (decision.decision === 'allow') noteRule(store, row.id, rules, decision.ruleIds);
+      }
       const input = tool.input?.(args as never);
       if (decision.decision === 'allow' && !input) {
         toRun.push({ row, ...prepared, decided });
@@ -311,6 +316,8 @@ export class CallPipeline {
     const { redactor } = this.core;
     // No "running" write: recovery treats a call without a result as interrupted either way.
     const started = Date.now();
+    // After a wait for a person, the card's duration counts from here, not from when the call was proposed.
+    if (row.status === 'approved') this.core.store.module(chatModule).noteStarted(row.id, started);
     const controller = new AbortController();
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const timer = setTimeout(() => controller.abort(new DeskhandError('aborted', `timed out after ${timeoutMs} ms`)), timeoutMs);

@@ -35,6 +35,8 @@ export const approvalAnswerSchema = z.strictObject({
   /** Where an "always" rule applies (default: this conversation). Ignored when "always" adds a workspace root. */
   scope: z.enum(RULE_SCOPES).optional(),
   reason: z.string().max(2000).optional(),
+  /** Where the person answered ("the web UI", "the CLI"…), for the tool card after a reload. */
+  by: z.string().max(100).optional(),
 });
 export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
 

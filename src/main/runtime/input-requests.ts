@@ -11,6 +11,7 @@ import type { ApprovalRow } from '../services/store/store';
 import { offeredRoot } from '../../shared/always-allow';
 import type { RuleScope } from '../../shared/rules';
 import { sha256 } from './approval-engine';
+import { notePerson } from './call-notes';
 import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RunOutcome, RuntimeCore } from './core';
 import type { ApprovalAnswer, BackgroundAnswer } from './input-kinds';
@@ -49,6 +50,7 @@ export class InputRequests {
         else this.saveRule(approval, answer.scope ?? 'conversation');
       }
       store.updateToolCall(call.id, { status: answer.approved ? 'approved' : 'denied' });
+      notePerson(store, call.id, answer.by);
       return true;
     });
     if (!ok) throw new DeskhandError('conflict', `Approval ${approvalId} was answered by someone else just now.`);

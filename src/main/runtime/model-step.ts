@@ -39,7 +39,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     const calls: { toolCallId: string; toolName: string; input: unknown; invalidError?: string }[] = [];
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     // Deltas are held back just enough that a secret split across deltas is redacted whole.
-    const deltas = redactor.stream((_key, delta) => core.emit(options, { type: 'text', runId: run.id, delta }));
+    const deltas = redactor.stream((_key, delta) => core.emit(options, { type: 'text', runId: run.id, delta, step: run.step + 1 }));
     try {
       arm();
       const stream = streamModelStep({

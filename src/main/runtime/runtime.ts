@@ -25,6 +25,8 @@ import { ToolRegistry } from './registry';
 import { RunLoop } from './run-loop';
 import { runOwnerAlive } from '../services/processes/proc-info';
 import type { ToolDefinition } from './tool';
+import { userContent } from './user-content';
+import { checkReplaceable, supersedeFrom, type TurnInput } from './branches';
 
 export type { RunOptions, RunOutcome, ApprovalAnswer, BackgroundAnswer };
 
@@ -198,10 +200,13 @@ export class Runtime {
   }
 
   /** Starts a run with a new user message. A parked run of the conversation is closed first (its approvals expire). */
-  async sendMessage(conversationId: string, prompt: string, options: RunOptions & { policy?: Policy; untrusted?: boolean }): Promise<RunOutcome> {
+  async sendMessage(conversationId: string, prompt: string, options: RunOptions & TurnInput & { policy?: Policy; untrusted?: boolean }): Promise<RunOutcome> {
     const conv = this.store.getConversation(conversationId);
     if (!conv) throw new DeskhandError('not_found', `No conversation ${conversationId}. List them with \`deskhand runs list\`.`);
-    if (!prompt.trim()) throw new DeskhandError('usage', 'The message is empty.');
+    if (!prompt.trim() && !options.attachments?.length && options.content === undefined) throw new DeskhandError('usage', 'The message is empty.');
+    // Checked before anything changes: a refused attachment or edit leaves the conversation as it was.
+    const content = options.content ?? userContent(prompt, options.attachments, (t) => this.core.redactor.redact(t));
+    if (options.replaceFrom !== undefined) checkReplaceable(this.store, conversationId, options.replaceFrom);
     let active = this.store.activeRunForConversation(conversationId);
     if (active?.status === 'running') {
       if (runOwnerAlive(active)) {
@@ -211,9 +216,10 @@ export class Runtime {
       active = this.store.activeRunForConversation(conversationId);
     }
     if (active) this.loop.supersede(active);
+    if (options.replaceFrom !== undefined) checkReplaceable(this.store, conversationId, options.replaceFrom);
     const policy = options.policy ?? conv.policy;
     if (options.policy && options.policy !== conv.policy) this.store.updateConversation(conv.id, { policy: options.policy });
-    if (conv.title === 'New conversation') this.store.updateConversation(conv.id, { title: titleFrom(prompt) });
+    if (conv.title === 'New conversation' && prompt.trim()) this.store.updateConversation(conv.id, { title: titleFrom(prompt) });
     const run = this.store.transaction(() => {
       const r = this.store.createRun({
         id: `run_${randomUUID()}`,
@@ -223,7 +229,9 @@ export class Runtime {
         model: options.provider.model,
         base_url: options.provider.baseURL ?? null,
       });
-      this.store.addMessage(conversationId, r.id, 'user', this.core.redactor.redact(prompt));
+      // An edit or a regenerate: the turns from that message on become a superseded branch (kept, not shown or sent).
+      if (options.replaceFrom !== undefined) supersedeFrom(this.store, conversationId, options.replaceFrom);
+      this.store.addMessage(conversationId, r.id, 'user', content);
       // Taint outlives the run: a conversation that read untrusted content starts every later run tainted.
       if (options.untrusted || conv.tainted === 1) this.store.updateRun(r.id, { tainted: 1 });
       if (options.untrusted) this.store.updateConversation(conv.id, { tainted: 1 });

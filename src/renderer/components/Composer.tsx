@@ -10,6 +10,8 @@ import { useMessages } from '../state/messages';
 import { useQueue } from '../state/queue';
 import { drainQueue } from '../state/sync';
 import { useUi } from '../state/ui';
+import { useChat } from '../state/chat';
+import { ComposerExtras } from './chat/ComposerExtras';
 
 export function Composer() {
   const conversationId = useConversations((s) => s.selectedId);
@@ -19,6 +21,17 @@ export function Composer() {
   const [sending, setSending] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
   const running = activeRun?.status === 'running' || busyInMain;
+  const editing = useChat((s) => s.editing);
+  const attachments = useChat((s) => s.attachments);
+  const file = useRef<HTMLInputElement>(null);
+
+  // Edit: the message's text comes into the box; sending replaces the turn from that message on.
+  useEffect(() => {
+    if (!editing) return;
+    setText(editing.text);
+    box.current?.focus();
+  }, [editing]);
+  useEffect(() => () => useChat.getState().cancelEdit(), [conversationId]);
 
   // Opening a conversation puts the cursor here, unless the person asked to see an approval (its card has focus).
   useEffect(() => {
@@ -35,7 +48,12 @@ export function Composer() {
 
   async function send() {
     const value = text.trim();
-    if (!conversationId || !value || sending) return;
+    const chat = useChat.getState();
+    if (!conversationId || (!value && !chat.attachments.length) || sending) return;
+    if (chat.editing || chat.attachments.length) {
+      if (running) return useUi.getState().notify('Deskhand is working: wait for it to finish (or stop it) to send this.');
+      return sendRich(conversationId, value);
+    }
     if (running) {
       // Not lost, not a second run: it waits, shown as queued, and goes out when this turn ends.
       useQueue.getState().add(conversationId, value);
@@ -59,6 +77,36 @@ export function Composer() {
     }
   }
 
+  /** An edit, or a message with attachments: sent as is, then the transcript is loaded again from the store. */
+  async function sendRich(conversationId: string, value: string) {
+    const chat = useChat.getState();
+    setSending(true);
+    try {
+      const { runId } = await api().sendMessage({
+        conversationId,
+        text: value,
+        ...(chat.attachments.length ? { attachments: chat.attachments.map(({ name, mediaType, data }) => ({ name, mediaType, data })) } : {}),
+        ...(chat.editing ? { replaceFrom: chat.editing.messageId } : {}),
+      });
+      setText('');
+      chat.clear();
+      chat.cancelEdit();
+      useMessages.getState().setActiveRun({ runId, status: 'running' });
+      await useMessages.getState().reload();
+    } catch (err) {
+      useUi.getState().notify(errorText(err));
+    } finally {
+      setSending(false);
+    }
+  }
+
+  function takeFiles(list: FileList | null | undefined): boolean {
+    const files = list ? Array.from(list) : [];
+    if (!files.length) return false;
+    void useChat.getState().addFiles(files);
+    return true;
+  }
+
   async function stop() {
     if (!conversationId) return;
     try {
@@ -75,7 +123,26 @@ export function Composer() {
         e.preventDefault();
         void send();
       }}
+      onDragOver={(e) => {
+        if (e.dataTransfer.types.includes('Files')) e.preventDefault();
+      }}
+      onDrop={(e) => {
+        if (takeFiles(e.dataTransfer.files)) e.preventDefault();
+      }}
     >
+      <ComposerExtras
+        onCancelEdit={() => {
+          useChat.getState().cancelEdit();
+          setText('');
+        }}
+      />
+      <input ref={file} type="file" multiple hidden aria-label="Attach files" onChange={(e) => {
+        takeFiles(e.target.files);
+        e.target.value = '';
+      }} />
+      <button type="button" className="btn attach-button" aria-label="Attach a file or image" title="Attach files or images (or drop or paste them here)" disabled={!conversationId} onClick={() => file.current?.click()}>
+        Attach
+      </button>
       <textarea
         ref={box}
         aria-label="Message"
@@ -90,6 +157,9 @@ export function Composer() {
         value={text}
         disabled={!conversationId}
         onChange={(e) => setText(e.target.value)}
+        onPaste={(e) => {
+          if (takeFiles(e.clipboardData.files)) e.preventDefault();
+        }}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
@@ -112,8 +182,8 @@ export function Composer() {
           </button>
         </>
       ) : (
-        <button type="submit" className="btn primary" disabled={!conversationId || !text.trim() || sending}>
-          Send
+        <button type="submit" className="btn primary" disabled={!conversationId || (!text.trim() && !attachments.length) || sending}>
+          {editing ? 'Send edit' : 'Send'}
         </button>
       )}
     </form>

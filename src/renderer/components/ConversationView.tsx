@@ -15,6 +15,7 @@ import { Composer } from './Composer';
 import { MessageList } from './MessageList';
 import { ProfileSelect } from './McpSettings';
 import { SubagentsPanel } from './SubagentsPanel';
+import { ConversationUsage, ExportButton } from './chat/MessageTools';
 
 const SANDBOX_LABEL: Record<SandboxMode, string> = {
   'workspace-write': 'Workspace',
@@ -91,6 +92,8 @@ export function ConversationView() {
             {activeModelLabel(settings)}
           </span>
           <RunStatus />
+          <ConversationUsage />
+          <ExportButton conversationId={conversation.id} />
         </div>
       </header>
       {problem && (

@@ -4,6 +4,7 @@ import type { MessageItem } from '../../shared/contract';
 import { useMessages } from '../state/messages';
 import { Markdown } from './Markdown';
 import { ToolCard } from './ToolCard';
+import { AssistantTools, Attachments, UserTools } from './chat/MessageTools';
 import { VirtualList } from './VirtualList';
 import { useSearch } from '../state/search';
 import { EmptyConversation } from './EmptyConversation';
@@ -11,10 +12,10 @@ import { EmptyConversation } from './EmptyConversation';
 function estimate(item: MessageItem): number {
   switch (item.kind) {
     case 'user':
-      return 52 + Math.ceil(item.text.length / 100) * 21;
+      return 76 + Math.ceil(item.text.length / 100) * 21 + (item.attachments?.length ? 72 : 0);
     case 'assistant': {
       const lines = item.text.split('\n').length;
-      return 36 + Math.ceil(item.text.length / 110) * 22 + lines * 4;
+      return 60 + Math.ceil(item.text.length / 110) * 22 + lines * 4;
     }
     case 'tool':
       return 40;
@@ -67,7 +68,7 @@ function WakeTask({ task }: { task: WakeItem['tasks'][number] }) {
   );
 }
 
-const Item = memo(function Item({ item }: { item: MessageItem }) {
+const Item = memo(function Item({ item, last }: { item: MessageItem; last: boolean }) {
   switch (item.kind) {
     case 'user':
       return (
@@ -75,13 +76,16 @@ const Item = memo(function Item({ item }: { item: MessageItem }) {
           <div className="msg-who" aria-hidden="true">
             You
           </div>
-          <div className="msg-user-text">{item.text}</div>
+          {item.text && <div className="msg-user-text">{item.text}</div>}
+          {item.attachments?.length ? <Attachments list={item.attachments} /> : null}
+          <UserTools item={item} />
         </article>
       );
     case 'assistant':
       return (
         <article className="msg msg-assistant" aria-label="Deskhand">
           <Markdown text={item.text} />
+          <AssistantTools item={item} last={last} />
         </article>
       );
     case 'tool':
@@ -105,7 +109,9 @@ const Item = memo(function Item({ item }: { item: MessageItem }) {
 export function MessageList() {
   const items = useMessages((s) => s.items);
   const generation = useMessages((s) => s.generation);
-  const render = useCallback((item: MessageItem) => <Item item={item} />, []);
+  // The newest reply offers "Regenerate" (only when it ends the conversation).
+  const lastReply = useMessages((s) => (s.items.at(-1)?.kind === 'assistant' ? s.items.at(-1)!.id : null));
+  const render = useCallback((item: MessageItem) => <Item item={item} last={item.id === lastReply} />, [lastReply]);
   const conversationId = useMessages((s) => s.conversationId);
   const focus = useSearch((s) => (s.focus && s.focus.conversationId === conversationId ? s.focus : null));
   const loading = useMessages((s) => s.loading);

@@ -13,6 +13,8 @@ import { ArgsView } from './ArgsView';
 import { ToolOutput } from './ToolOutput';
 import { Screenshots } from './ComputerUse';
 import { STATUS_LABEL, formatDuration } from './tool-status';
+import { DiffView } from './DiffView';
+import { ClearedLine, clearedText } from './chat/ClearedLine';
 
 export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const [open, setOpen] = useState(false);
@@ -59,7 +61,9 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
           {look.title}
         </span>
         <span className="tool-summary">{item.summary ?? ''}</span>
-        <span className={`tool-status st-${item.status}`}>{status}</span>
+        <span className={`tool-status st-${item.status}`} title={item.cleared ? clearedText(item.cleared) : undefined}>
+          {status}
+        </span>
         {item.durationMs !== null && <span className="tool-duration">{formatDuration(item.durationMs)}</span>}
         <span className="chev" aria-hidden="true">
           {open ? '▾' : '▸'}
@@ -76,6 +80,8 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
               Decision: {item.risk ?? 'unknown risk'} — {item.reasons.join('; ')}
             </p>
           )}
+          {item.cleared && <ClearedLine cleared={item.cleared} />}
+          {item.preview && item.status === 'denied' && <DiffView text={item.preview} label={`Denied change of ${item.tool}`} />}
           <h4 className="section-label">Output</h4>
           {shown && shown.sources.length > 0 && (
             <p className="muted small untrusted-note">

@@ -10,6 +10,8 @@ export const STATUS_LABEL: Record<ToolItemStatus, string> = {
   error: 'failed',
   denied: 'denied',
   interrupted: 'interrupted',
+  stopped: 'stopped',
+  backgrounded: 'backgrounded',
 };
 
 export function formatDuration(ms: number | null): string {

@@ -4,6 +4,7 @@
  */
 import { create } from 'zustand';
 import type { MessageItem, ToolItem } from '../../shared/contract';
+import type { TurnUsage } from '../../shared/chat-contract';
 import { OUTPUT_PREVIEW_CHARS } from '../../shared/contract-names';
 import type { RunEvent } from '../../shared/events';
 import { api, errorText } from '../api/client';
@@ -23,12 +24,40 @@ interface MessagesState {
   generation: number;
   /** The live assistant text item receiving deltas, per run. */
   openText: Record<string, string>;
+  /** The conversation's tokens and cost (from the last load). */
+  usage: TurnUsage | null;
+  /** Steps of this run already in `items` (loaded from the store): their live text events are not added again. */
+  storedSteps: { runId: string; step: number } | null;
   open(conversationId: string | null): Promise<void>;
   reload(): Promise<void>;
   addLocalUser(text: string): string;
   removeItem(id: string): void;
   setActiveRun(run: ActiveRun | null): void;
   apply(events: RunEvent[]): void;
+  /** Loads what the store adds after the fact (tokens and cost, how calls ended, who cleared them) without replacing items. */
+  refreshFigures(): Promise<void>;
+}
+
+/**
+ * The stored figures patched onto the live items: tool cards by id; each run's turn usage onto its last reply (a live
+ * reply has a live id). Nothing is added or removed, so the list keeps its place.
+ */
+export function patchFigures(live: MessageItem[], stored: MessageItem[]): MessageItem[] {
+  const byId = new Map(stored.map((i) => [i.id, i]));
+  const usageOfRun = new Map<string, NonNullable<Extract<MessageItem, { kind: 'assistant' }>['usage']>>();
+  for (const i of stored) if (i.kind === 'assistant' && i.usage && i.runId) usageOfRun.set(i.runId, i.usage);
+  const lastReply = new Map<string, number>();
+  live.forEach((i, idx) => {
+    if (i.kind === 'assistant' && i.runId) lastReply.set(i.runId, idx);
+  });
+  return live.map((it, idx) => {
+    if (it.kind === 'tool') {
+      const st = byId.get(it.id);
+      return st && st.kind === 'tool' ? { ...it, status: st.status, durationMs: st.durationMs, cleared: st.cleared ?? null, preview: st.preview ?? null } : it;
+    }
+    if (it.kind === 'assistant' && it.runId && lastReply.get(it.runId) === idx && usageOfRun.has(it.runId)) return { ...it, usage: usageOfRun.get(it.runId)! };
+    return it;
+  });
 }
 
 /** runId → conversationId, learnt from run.started and from getMessages. */
@@ -48,6 +77,8 @@ export const useMessages = create<MessagesState>((set, get) => ({
   error: null,
   generation: 0,
   openText: {},
+  usage: null,
+  storedSteps: null,
 
   async open(conversationId) {
     const seq = ++loadSeq;
@@ -57,7 +88,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
       const result = await api().getMessages({ conversationId });
       if (seq !== loadSeq) return;
       if (result.activeRun) runConversation.set(result.activeRun.runId, conversationId);
-      set((s) => ({ items: result.items, activeRun: result.activeRun, loading: false, generation: s.generation + 1 }));
+      set((s) => ({ items: result.items, activeRun: result.activeRun, loading: false, generation: s.generation + 1, usage: result.usage ?? null, storedSteps: result.storedSteps ?? null }));
     } catch (err) {
       if (seq !== loadSeq) return;
       set({ loading: false, error: errorText(err) });
@@ -72,7 +103,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
       const result = await api().getMessages({ conversationId: id });
       if (seq !== loadSeq || get().conversationId !== id) return;
       if (result.activeRun) runConversation.set(result.activeRun.runId, id);
-      set({ items: result.items, activeRun: result.activeRun, openText: {} });
+      set({ items: result.items, activeRun: result.activeRun, openText: {}, usage: result.usage ?? null, storedSteps: result.storedSteps ?? null });
     } catch (err) {
       if (seq === loadSeq) set({ error: errorText(err) });
     }
@@ -98,6 +129,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
 
   apply(events) {
     let needsReload = false;
+    let needsFigures = false;
     set((state) => {
       let items = state.items;
       let copied = false;
@@ -144,6 +176,8 @@ export const useMessages = create<MessagesState>((set, get) => ({
             break;
           }
           case 'text': {
+            // Text of a step the last load already brought from the store (a reload raced the stream): shown once.
+            if (e.step !== undefined && state.storedSteps?.runId === e.runId && e.step <= state.storedSteps.step) break;
             const openId = openText[e.runId];
             const i = openId ? find(openId) : -1;
             const item = i === -1 ? undefined : items[i];
@@ -215,6 +249,8 @@ export const useMessages = create<MessagesState>((set, get) => ({
             // Calls refused before they were announced (unknown tool, invalid arguments) have no card yet: the
             // stored projection has them, with their arguments.
             if (find(`tc:${e.runId}:${e.callId}`) === -1) needsReload = true;
+            // How a command ended (kept in the background, stopped) is in the store, not in the event.
+            if (e.tool === 'execute_command' && e.status === 'ok') needsFigures = true;
             patchTool(e.runId, e.callId, (t) => ({
               ...t,
               status: e.status,
@@ -232,6 +268,8 @@ export const useMessages = create<MessagesState>((set, get) => ({
             if (activeRun?.runId === e.runId) activeRun = null;
             // Stops and failures change rows the events do not describe one by one (denied approvals, error text).
             if (e.status !== 'finished') needsReload = true;
+            // A finished turn brings its tokens and cost, and who cleared each call (patched in place).
+            else needsFigures = true;
             break;
           default:
             break;
@@ -240,5 +278,18 @@ export const useMessages = create<MessagesState>((set, get) => ({
       return copied || activeRun !== state.activeRun || openText !== state.openText ? { items, activeRun, openText } : {};
     });
     if (needsReload) void get().reload();
+    else if (needsFigures) void get().refreshFigures();
+  },
+
+  async refreshFigures() {
+    const id = get().conversationId;
+    if (!id) return;
+    try {
+      const result = await api().getMessages({ conversationId: id });
+      if (get().conversationId !== id) return;
+      set((s) => ({ items: patchFigures(s.items, result.items), usage: result.usage ?? null }));
+    } catch {
+      // figures are a nicety; the next load brings them
+    }
   },
 }));
