@@ -64,6 +64,10 @@ export const METHOD_NAMES = [
   'getCompositionSource',
   'openComposition',
   'reviewComposition',
+  // browser screenshots and the companion model (contract-media.ts)
+  'readBrowserScreenshot',
+  'getCompanion',
+  'setCompanion',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged'] as const;

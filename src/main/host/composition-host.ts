@@ -4,7 +4,7 @@
  * composition's scripts cannot learn the token from their own URL. A review (comment, approve, ask for changes) is
  * stored and reaches the agent as a message in the composition's conversation.
  */
-import { ComputerContract } from './computer-contract';
+import { MediaContract } from './media-contract';
 import { randomBytes } from 'node:crypto';
 import type { ContractEvent, MethodResult, ParsedParams } from '../../shared/contract';
 import { DeskhandError } from '../../shared/errors';
@@ -119,11 +119,11 @@ export class CompositionHost {
  * The contract methods, as a base class of AppService (so its file stays small): each delegates to the host the
  * subclass builds in its constructor.
  */
-export abstract class CompositionHandlers extends ComputerContract {
+export abstract class CompositionHandlers extends MediaContract {
   protected readonly compositionHost: CompositionHost;
 
   constructor(runtime: AppRuntime, dataDir: string) {
-    super(runtime, dataDir); // computer use: grants, sessions, the kill switch (computer-contract.ts)
+    super(runtime, dataDir); // browser screenshots and the companion (media-contract.ts), computer use (computer-contract.ts)
     // Sending and emitting happen later, once the subclass is fully built.
     this.compositionHost = new CompositionHost({ runtime, dataDir, send: (c, text) => this.sendMessage({ conversationId: c, text }), emit: (e) => this.emit(e) });
   }

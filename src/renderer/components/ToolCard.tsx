@@ -10,6 +10,7 @@ import { useApprovals } from '../state/approvals';
 import { useMessages } from '../state/messages';
 import { useToolLook } from '../state/tools';
 import { ArgsView } from './ArgsView';
+import { BrowserCardShots } from './BrowserCardShots';
 import { Screenshots } from './ComputerUse';
 import { STATUS_LABEL, formatDuration } from './tool-status';
 
@@ -64,6 +65,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
           {open ? '▾' : '▸'}
         </span>
       </button>
+      <BrowserCardShots item={item} />
       {open && (
         <div className="tool-body">
           <h4 className="section-label">
