@@ -60,8 +60,12 @@ test('a browser_screenshot shows its PNG inside its own tool card', async ({ des
     const card = page.getByRole('article', { name: /^Tool call browser_screenshot/ });
     const img = card.getByRole('img', { name: 'Screenshot saved by this call' });
     await expect(img).toBeVisible();
-    await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBeGreaterThan(0);
-    expect(await img.evaluate((el: HTMLImageElement) => el.src.startsWith('data:image/png;base64,'))).toBe(true);
+    const decoded = (el: unknown) => {
+      const i = el as { complete: boolean; naturalWidth: number };
+      return i.complete ? i.naturalWidth : 0;
+    };
+    await expect.poll(() => img.evaluate(decoded)).toBeGreaterThan(0);
+    expect(await img.evaluate((el) => (el as unknown as { src: string }).src.startsWith('data:image/png;base64,'))).toBe(true);
     await card.screenshot({ path: artifact(`${deskhand.kind}-browser-shot-card.png`) });
 
     // The navigate card shows no saved screenshot (it saved none).

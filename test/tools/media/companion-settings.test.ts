@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 it('saves the companion from Settings, refuses what cannot work, and clears it', async () => {
-  expect(await h.service.getCompanion({})).toMatchObject({ companion: null, key: expect.stringMatching(/No companion model/) });
+  expect(await h.service.getCompanion()).toMatchObject({ companion: null, key: expect.stringMatching(/No companion model/) });
   const saved = await h.service.setCompanion({ companion: { provider: 'openai', model: 'gpt-vision', imageModel: 'gpt-image-1', baseURL: null } });
   expect(saved.companion).toEqual({ provider: 'openai', model: 'gpt-vision', imageModel: 'gpt-image-1', baseURL: null });
   expect(saved.key).toMatch(/OpenAI key saved under Providers, else OPENAI_API_KEY/);
@@ -39,7 +39,7 @@ it('saves the companion from Settings, refuses what cannot work, and clears it',
 
   // A damaged file is reported, not thrown at the page.
   writeFileSync(join(dataDir, 'companion.json'), '{"provider":"nope"}');
-  expect((await h.service.getCompanion({})).key).toMatch(/does not parse/);
+  expect((await h.service.getCompanion()).key).toMatch(/does not parse/);
 
   expect((await h.service.setCompanion({ companion: null })).companion).toBeNull();
   expect(new CompanionModel(dataDir).config()).toBeNull();
