@@ -142,6 +142,30 @@ describe.skipIf(!chromium)('browser tools in Chromium', () => {
     expect(site.uploads[0]).toContain('quarterly numbers 1234');
   });
 
+  it('declares the reads of an upload and the workspace downloads folder of a click, for the path guard and the approval', async () => {
+    const act = tools.get('browser_act')!;
+    const effects = (args: Record<string, unknown>) => act.effects!(act.params.parse(args), { cwd: work, conversationId: ctx.conversationId } as never);
+    expect((await effects({ ref: 'e1', action: 'upload', value: 'report.txt\n/etc/shadow' })).paths).toEqual({ read: [join(work, 'report.txt'), '/etc/shadow'] });
+    expect((await effects({ ref: 'e1', action: 'click' })).paths).toEqual({ write: [join(work, 'downloads')] });
+    expect((await effects({ ref: 'e1', action: 'hover' })).paths).toBeUndefined();
+  });
+
+  it('saves a download a click starts into the workspace, and cancels one nobody asked for', async () => {
+    await call('browser_navigate', { url: `${site.origin}/files` });
+    const snap = await call('browser_snapshot', {});
+    const first = await call('browser_act', { ref: ref(snap, /link "Get the report"/), action: 'click' });
+    const saved = join(work, 'downloads', 'report.csv');
+    await expect.poll(() => existsSync(saved) && readFileSync(saved, 'utf8'), { timeout: 20_000 }).toBe('region,total\nnorth,42\n');
+    // The note comes with this act or, when the download finished after the page settled, with the next call.
+    const later = await call('browser_tabs', { action: 'list' });
+    expect(`${first}\n${later}`).toContain(`Downloaded report.csv to ${saved}`);
+    // A download the page starts on its own (here: a navigation straight to the file) is not saved.
+    await call('browser_navigate', { url: `${site.origin}/files/report.csv` }).catch((e: unknown) => String(e));
+    const after = await call('browser_tabs', { action: 'list' });
+    expect(after).toMatch(/offered a download \(report\.csv\); it was not saved/);
+    expect(existsSync(join(work, 'downloads', 'report (2).csv'))).toBe(false);
+  });
+
   it('waits for a change that arrives after a delayed request', async () => {
     await call('browser_navigate', { url: `${site.origin}/delayed` });
     const snap = await call('browser_snapshot', {});
