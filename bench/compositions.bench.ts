@@ -66,17 +66,15 @@ async function compositionOpen(result: BenchResult): Promise<void> {
     const plain = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(doc));
     await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
     const direct = await ui.browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await direct.addInitScript(() => {
-      window.addEventListener('message', (e: MessageEvent) => {
-        const w = window as unknown as { __painted?: number };
-        if ((e.data as { kind?: string })?.kind === 'painted' && w.__painted === undefined) w.__painted = performance.timeOrigin + performance.now();
-      });
-    });
+    // (Strings: this file is typed for Node, without the DOM.)
+    await direct.addInitScript(
+      "window.addEventListener('message', function (e) { if (e.data && e.data.kind === 'painted' && window.__painted === undefined) window.__painted = performance.timeOrigin + performance.now(); });",
+    );
     const openDirect = async (): Promise<number> => {
       const t0 = Date.now();
       await direct.goto(`http://127.0.0.1:${(plain.address() as AddressInfo).port}/?${t0}`, { waitUntil: 'commit' });
-      await direct.waitForFunction(() => (window as unknown as { __painted?: number }).__painted !== undefined, undefined, { timeout: 60_000, polling: 20 });
-      return (await direct.evaluate(() => (window as unknown as { __painted: number }).__painted)) - t0;
+      await direct.waitForFunction('window.__painted !== undefined', undefined, { timeout: 60_000, polling: 20 });
+      return Number(await direct.evaluate('window.__painted')) - t0;
     };
     const big: number[] = [];
     const small: number[] = [];
