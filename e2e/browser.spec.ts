@@ -31,6 +31,7 @@ test('shows the open page with a screenshot while browsing, and Stop closes the 
     await browser.getByRole('button', { name: 'Stop browsing' }).click();
     await expect(browser).toBeHidden();
   } finally {
+    server.closeAllConnections(); // Chromium's keep-alive connections would hold close() open
     await new Promise((r) => server.close(r));
   }
 });
@@ -70,7 +71,9 @@ test('a browser_screenshot shows its PNG inside its own tool card', async ({ des
 
     // The navigate card shows no saved screenshot (it saved none).
     await expect(page.getByRole('article', { name: /^Tool call browser_navigate/ }).getByRole('img', { name: 'Screenshot saved by this call' })).toHaveCount(0);
+    await page.getByRole('complementary', { name: 'Browser' }).getByRole('button', { name: 'Stop browsing' }).click();
   } finally {
+    server.closeAllConnections(); // Chromium's keep-alive connections would hold close() open
     await new Promise((r) => server.close(r));
   }
 });
