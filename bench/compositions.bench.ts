@@ -2,7 +2,10 @@
  * composition_open_ms: a 2 MB HTML composition (a long table and an inline script) opened from the compositions panel
  * of `deskhand web` in headless Chromium, from the click until the sandboxed viewer reports its first paint (the
  * injected reporter posts after two animation frames). Paired, round by round, with a tiny composition opened the same
- * way (the viewer's own overhead) as the baseline.
+ * way (the viewer's own overhead) as the baseline. composition_direct_paint_ms is the floor: the same viewer document
+ * (policy and reporter injected, the policy also as a header) served by a plain local server into a sandboxed iframe of
+ * an otherwise empty page of the same Chromium, from setting the frame's src to the same 'painted' report — what
+ * Chromium alone needs to fetch, parse and paint those 2 MB in such a frame.
  *
  * read_pdf_pages_per_s: the text of a 200-page PDF (printed once by create_pdf's Chromium printer) read by the
  * read_pdf reader; the baseline is poppler's `pdftotext` on the same file, measured in the same rounds.
@@ -12,11 +15,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { CompositionFiles } from '../src/main/services/compositions/composition-files';
+import { VIEWER_CSP, viewerDocument } from '../src/main/services/compositions/index';
 import { ChromiumPdfPrinter } from '../src/main/services/pdf/print';
 import { PdfJsReader } from '../src/main/services/pdf/read';
 import type { Store } from '../src/main/services/store/store';
-import { figure, paired, type BenchResult } from './lib';
+import { figure, paired, ratio, type BenchResult } from './lib';
 import { openUiHost } from './ui-support';
 
 const ROUNDS = 9;
@@ -56,18 +62,49 @@ async function compositionOpen(result: BenchResult): Promise<void> {
       await viewer.waitFor({ state: 'detached' });
       return ms;
     };
+    // The floor: the same document in the same kind of frame (sandboxed, the policy as a header), no app around it.
+    const doc = viewerDocument('html', Buffer.from(html), 'text/html', titles.big);
+    const host =
+      '<!doctype html><body style="margin:0"><script>' +
+      "addEventListener('message', function (e) { if (e.data && e.data.kind === 'painted' && window.__painted === undefined) window.__painted = performance.now() - window.__t0; });" +
+      "window.__go = function (n) { window.__painted = undefined; var old = document.querySelector('iframe'); if (old) old.remove(); var f = document.createElement('iframe');" +
+      " f.setAttribute('sandbox', 'allow-scripts'); f.style.cssText = 'width:900px;height:760px;border:0'; window.__t0 = performance.now(); f.src = '/doc?' + n; document.body.append(f); };" +
+      '</script></body>';
+    const plain = createServer((req, res) => {
+      if (req.url?.startsWith('/doc')) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': `${VIEWER_CSP}; sandbox allow-scripts` }).end(doc);
+      } else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(host);
+    });
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+    const direct = await ui.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await direct.goto(`http://127.0.0.1:${(plain.address() as AddressInfo).port}/`);
+    let n = 0;
+    // (Strings: this file is typed for Node, without the DOM.)
+    const openDirect = async (): Promise<number> => {
+      await direct.evaluate(`window.__go(${++n})`);
+      await direct.waitForFunction('window.__painted !== undefined', undefined, { timeout: 60_000, polling: 20 });
+      return Number(await direct.evaluate('window.__painted'));
+    };
     const big: number[] = [];
     const small: number[] = [];
-    for (let i = 0; i < ROUNDS + 1; i++) {
-      const order = i % 2 ? (['small', 'big'] as const) : (['big', 'small'] as const);
-      for (const which of order) {
-        const ms = await open(titles[which]);
-        if (i > 0) (which === 'big' ? big : small).push(ms);
+    const floor: number[] = [];
+    try {
+      for (let i = 0; i < ROUNDS + 1; i++) {
+        const order = i % 2 ? (['small', 'direct', 'big'] as const) : (['big', 'small', 'direct'] as const);
+        for (const which of order) {
+          const ms = which === 'direct' ? await openDirect() : await open(titles[which]);
+          if (i > 0) (which === 'big' ? big : which === 'small' ? small : floor).push(ms);
+        }
       }
+    } finally {
+      await direct.close();
+      await new Promise((r) => plain.close(r));
     }
     result.composition_bytes = html.length;
     result.composition_open_ms = figure(big, { unit: 'ms', baseline: 'composition_open_small_ms (same viewer, a 30-byte page)' });
     result.composition_open_small_ms = figure(small, { unit: 'ms' });
+    result.composition_direct_paint_ms = figure(floor, { unit: 'ms' });
+    result.composition_open_vs_direct_ratio = ratio(big, floor, { baseline: 'composition_direct_paint_ms (the same document in a sandboxed iframe of an empty page, same Chromium, same rounds)' });
   } finally {
     await ui.close();
   }

@@ -71,6 +71,10 @@ export const METHOD_NAMES = [
   // chat (chat-contract.ts)
   'regenerate',
   'exportConversation',
+  // browser screenshots and the companion model (contract-media.ts)
+  'readBrowserScreenshot',
+  'getCompanion',
+  'setCompanion',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged', 'subagentsChanged'] as const;

@@ -16,6 +16,7 @@ import { extensionMethods } from './contract-extensions';
 import { subagentMethods, subagentsChangedSchema } from './subagent-contract';
 import { MAX_ATTACHMENTS } from './attachments';
 import { attachmentInputSchema, attachmentViewSchema, chatMethods, clearedSchema, messageItemIdSchema, turnUsageSchema } from './chat-contract';
+import { mediaMethods } from './contract-media';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
 export {
@@ -725,6 +726,7 @@ export const contract = {
     // Subagents: the tree, steer, cancel (subagent-contract.ts).
     ...subagentMethods,
     ...chatMethods,
+    ...mediaMethods,
   },
   events: {
     run: runEventSchema,

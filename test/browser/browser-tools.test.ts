@@ -142,6 +142,34 @@ describe.skipIf(!chromium)('browser tools in Chromium', () => {
     expect(site.uploads[0]).toContain('quarterly numbers 1234');
   });
 
+  it('declares the reads of an upload and the workspace downloads folder of a click, for the path guard and the approval', async () => {
+    const act = tools.get('browser_act')!;
+    const effects = (args: Record<string, unknown>) => act.effects!(act.params.parse(args), { cwd: work, conversationId: ctx.conversationId } as never);
+    expect((await effects({ ref: 'e1', action: 'upload', value: 'report.txt\n/etc/shadow' })).paths).toEqual({ read: [join(work, 'report.txt'), '/etc/shadow'] });
+    expect((await effects({ ref: 'e1', action: 'click' })).paths).toEqual({ write: [join(work, 'downloads')] });
+    expect((await effects({ ref: 'e1', action: 'hover' })).paths).toBeUndefined();
+  });
+
+  it('saves a download a click starts into the workspace, and cancels one nobody asked for', async () => {
+    await call('browser_navigate', { url: `${site.origin}/files` });
+    const snap = await call('browser_snapshot', {});
+    const first = await call('browser_act', { ref: ref(snap, /link "Get the report"/), action: 'click' });
+    const saved = join(work, 'downloads', 'report.csv');
+    await expect.poll(() => existsSync(saved) && readFileSync(saved, 'utf8'), { timeout: 20_000 }).toBe('region,total\nnorth,42\n');
+    // The note comes with this act or, when the download finished after the page settled, with the next call.
+    const later = await call('browser_tabs', { action: 'list' });
+    expect(`${first}\n${later}`).toContain(`Downloaded report.csv to ${saved}`);
+    // A download the page starts on its own (here: a navigation straight to the file) is not saved; the note comes with
+    // the navigation or with a later call, depending on when Chromium reports the download.
+    let notes = await call('browser_navigate', { url: `${site.origin}/files/report.csv` }).catch((e: unknown) => String(e));
+    for (let i = 0; i < 20 && !/offered a download/.test(notes); i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      notes += await call('browser_tabs', { action: 'list' });
+    }
+    expect(notes).toMatch(/offered a download \(report\.csv\); it was not saved/);
+    expect(existsSync(join(work, 'downloads', 'report (2).csv'))).toBe(false);
+  });
+
   it('waits for a change that arrives after a delayed request', async () => {
     await call('browser_navigate', { url: `${site.origin}/delayed` });
     const snap = await call('browser_snapshot', {});
@@ -180,8 +208,10 @@ describe.skipIf(!chromium)('browser tools in Chromium', () => {
     const person = spawn(chromium!.path, ['--headless=new', '--no-sandbox', '--remote-debugging-port=0', `--user-data-dir=${profile}`, `${site.origin}/b`], { stdio: 'ignore' });
     try {
       const portFile = join(profile, 'DevToolsActivePort');
-      for (let i = 0; i < 100 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 100));
-      const endpoint = `http://127.0.0.1:${readFileSync(portFile, 'utf8').split('\n')[0]}`;
+      // The file can exist before its port is written into it: wait for a number (a loaded machine is slow).
+      const port = () => (existsSync(portFile) ? /^\d+$/.exec(readFileSync(portFile, 'utf8').split('\n')[0] ?? '')?.[0] : undefined);
+      for (let i = 0; i < 300 && !port(); i++) await new Promise((r) => setTimeout(r, 100));
+      const endpoint = `http://127.0.0.1:${port()}`;
       // The person's page has loaded (its title is listed).
       for (let i = 0; i < 100; i++) {
         const listed = (await (await fetch(`${endpoint}/json/list`)).json()) as { title: string }[];

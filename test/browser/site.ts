@@ -1,4 +1,4 @@
-/** The local web site the browser tests drive: forms, links, tabs, a dialog, an iframe, an upload, a delayed change. */
+/** The local web site the browser tests drive: forms, links, tabs, a dialog, an iframe, an upload, a download, a delayed change. */
 import { startServer, type TestServer } from '../web/servers';
 
 const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
@@ -52,6 +52,10 @@ export async function startSite(): Promise<Site> {
         return void setTimeout(() => res.end('42'), 700);
       case '/counter':
         return html('Counter', `<button onclick="const p = document.getElementById('n'); p.textContent = String(Number(p.textContent) + 1)">Add one</button><p id="n">0</p>`);
+      case '/files':
+        return html('Files', `<a href="/files/report.csv">Get the report</a>`);
+      case '/files/report.csv':
+        return res.writeHead(200, { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="report.csv"' }).end('region,total\nnorth,42\n');
       case '/big': {
         const n = Number(new URL(req.url!, 'http://x').searchParams.get('n') ?? 2000);
         const items: string[] = [];

@@ -34,6 +34,7 @@ import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';
 import { CompositionHost, compositionGroup } from './composition-host';
 import { computerGroup } from './computer-contract';
+import { mediaGroup } from './media-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { subagentGroup } from './subagent-host';
 import { conversationFigures, exportConversation, regenerateInput, turnInput, type TurnInput } from './chat-host';
@@ -84,7 +85,8 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof rulesGroup> &
   ReturnType<typeof browserGroup> &
   ReturnType<typeof subagentGroup> &
-  ReturnType<ReturnType<typeof providerGroup>>;
+  ReturnType<ReturnType<typeof providerGroup>> &
+  ReturnType<typeof mediaGroup>;
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- installed by the constructor
 export interface AppService extends Installed {}
@@ -141,6 +143,7 @@ export class AppService implements ContractHandlers {
       browserGroup,
       subagentGroup,
       providerGroup(this.providers),
+      mediaGroup,
     ]);
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({

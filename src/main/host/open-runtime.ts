@@ -184,7 +184,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     memory: { memory, goals, quotes: quoteCheck(store), evidence: evidenceSource(store), folderOf: (id) => store.getConversation(id)?.folder ?? opts.dataDir },
     mcp,
     ...(mcpDeferAbove !== undefined ? { mcpDeferAbove } : {}),
-    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PdfJsReader(), media: new JimpMedia(opts.dataDir), presence: new StorePresence(store), companion: new CompanionModel(opts.dataDir) },
+    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PdfJsReader(), media: new JimpMedia(opts.dataDir), presence: new StorePresence(store), companion: new CompanionModel(opts.dataDir, process.env, (p) => keyring.get(`apiKey.${p}`)) },
     browser,
     browserEndpoint: () => settings.read().browser?.endpoint ?? undefined,
     subagents,

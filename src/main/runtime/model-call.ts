@@ -6,6 +6,7 @@
 import type { LanguageModel } from 'ai';
 import { DeskhandError } from '../../shared/errors';
 import type { ModelToolSpec } from './registry';
+import { imageModeOf, placeToolImages } from './prompt-images';
 
 type V3Model = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<V3Model['doStream']>[0];
@@ -35,7 +36,7 @@ export async function* streamModelStep(args: {
     throw new DeskhandError('internal', 'This model provider does not implement the v3 language-model interface.');
   }
   const { stream } = await model.doStream({
-    prompt: toPrompt(args.system, args.messages),
+    prompt: toPrompt(args.system, placeToolImages(args.messages, imageModeOf(model.provider))),
     tools: args.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema })),
     toolChoice: { type: 'auto' },
     abortSignal: args.signal,

@@ -9,7 +9,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { CompositionDetailView } from '../../shared/contract';
 import { lineDiff } from '../../shared/line-diff';
 import { api, errorText } from '../api/client';
-import { useCompositions } from '../state/compositions';
+import { takeEarlyTicket, useCompositions } from '../state/compositions';
 import { useUi } from '../state/ui';
 import { DiffView } from './DiffView';
 
@@ -49,8 +49,7 @@ function Frame({ id, version, title, onPainted }: { id: string; version: number;
     let live = true;
     setBlocked([]);
     setUrl(null);
-    api()
-      .openComposition({ id, version })
+    (takeEarlyTicket(id, version) ?? api().openComposition({ id, version }))
       .then((r) => live && setUrl(r.url))
       .catch((err: unknown) => live && setError(errorText(err)));
     return () => {

@@ -16,6 +16,7 @@ import { ScheduleSettings } from './ScheduleSettings';
 import { McpSettings } from './McpSettings';
 import { AppGrantsSettings } from './ComputerUse';
 import { GeneralSettings } from './GeneralSettings';
+import { CompanionSettings } from './CompanionSettings';
 
 const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
 
@@ -128,6 +129,7 @@ export function SettingsPage() {
       <ScheduleSettings />
       <McpSettings />
       <AppGrantsSettings />
+      <CompanionSettings />
     </main>
   );
 }

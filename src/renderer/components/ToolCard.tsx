@@ -11,6 +11,7 @@ import { useMessages } from '../state/messages';
 import { useToolLook } from '../state/tools';
 import { ArgsView } from './ArgsView';
 import { ToolOutput } from './ToolOutput';
+import { BrowserCardShots } from './BrowserCardShots';
 import { Screenshots } from './ComputerUse';
 import { STATUS_LABEL, formatDuration } from './tool-status';
 import { DiffView } from './DiffView';
@@ -69,6 +70,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
           {open ? '▾' : '▸'}
         </span>
       </button>
+      <BrowserCardShots item={item} />
       {open && (
         <div className="tool-body">
           <h4 className="section-label">

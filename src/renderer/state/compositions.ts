@@ -17,6 +17,19 @@ interface CompositionsState {
   close(): void;
 }
 
+/**
+ * Viewer tickets asked for while the details load (the list knows the latest version): the frame's page request then
+ * starts one round trip sooner. Keyed `id:version`; each is taken once.
+ */
+const early = new Map<string, Promise<{ url: string }>>();
+
+/** The ticket asked for early for this version, if any (then forgotten); else null. */
+export function takeEarlyTicket(id: string, version: number): Promise<{ url: string }> | null {
+  const t = early.get(`${id}:${version}`) ?? null;
+  early.delete(`${id}:${version}`);
+  return t;
+}
+
 export const useCompositions = create<CompositionsState>((set, get) => ({
   conversationId: null,
   list: [],
@@ -35,6 +48,13 @@ export const useCompositions = create<CompositionsState>((set, get) => ({
   },
   async show(id) {
     set({ openedAt: performance.now() });
+    const latest = get().list.find((c) => c.id === id)?.latestVersion;
+    early.clear();
+    if (latest) {
+      const ticket = api().openComposition({ id, version: latest });
+      ticket.catch(() => undefined); // the frame asks again and shows the error
+      early.set(`${id}:${latest}`, ticket);
+    }
     try {
       set({ open: await api().getComposition({ id }), error: null });
     } catch (err) {

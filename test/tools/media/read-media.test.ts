@@ -1,7 +1,9 @@
 /**
  * read_media_file end to end: a 3000×1500 PNG read by the real runtime goes back to the scripted model server as an
- * image part (Anthropic), downscaled to 1568 on the long edge; over a chat-completions provider
- * the model is told it does not get the image; audio is described; a damaged image is reported.
+ * image part (Anthropic: in the tool result; OpenAI chat: in a user message right after it, as chat completions
+ * stringify tool results), downscaled to 1568 on the long edge; an OpenAI-compatible server's model is told it does not
+ * get the image; a history written under one provider is fitted to the next; audio is described; a damaged image is
+ * reported.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,10 +60,50 @@ describe('read_media_file', () => {
     expect(JSON.stringify(result.content)).not.toContain('[image attached');
   });
 
-  it.each(['openai', 'openai-compatible'] as const)('tells a chat-completions model (%s) that it does not get the image', async (p) => {
-    const body = await lookAt(p);
+  it('sends the image to OpenAI chat as an image part of a user message right after the tool result', async () => {
+    const body = JSON.parse(await lookAt('openai')) as { messages: { role: string; content: unknown; tool_call_id?: string }[] };
+    const i = body.messages.findIndex((m) => m.role === 'tool');
+    const tool = body.messages[i]!;
+    // The tool message stays text (chat completions stringify tool results), without the bytes, and points on.
+    expect(typeof tool.content).toBe('string');
+    expect(tool.content).toContain('3000×1500 pixels, scaled to 1568×784');
+    expect(tool.content).toContain('The image follows in the next message');
+    expect(String(tool.content)).not.toContain('iVBOR');
+    // The very next message is a user message carrying the image, labelled as the tool's output.
+    const next = body.messages[i + 1]!;
+    expect(next.role).toBe('user');
+    const parts = next.content as { type: string; text?: string; image_url?: { url: string } }[];
+    expect(parts[0]!.text).toMatch(new RegExp(`read_media_file returned for call ${tool.tool_call_id}.*not a message from the person`));
+    const url = parts.find((p) => p.type === 'image_url')!.image_url!.url;
+    expect(url).toMatch(/^data:image\/png;base64,/);
+    const decoded = await Jimp.read(Buffer.from(url.split(',')[1]!, 'base64'));
+    expect([decoded.bitmap.width, decoded.bitmap.height]).toEqual([1568, 784]);
+    // Then the model's own reply, so the order is tool → user(image) → assistant on the next turn.
+    expect(body.messages.slice(i + 2).some((m) => m.role === 'tool')).toBe(false);
+  });
+
+  it('tells an OpenAI-compatible model (its server may take no images) that it does not get the image', async () => {
+    const body = await lookAt('openai-compatible');
     expect(body).toContain('The image is not shown to you');
     expect(body).not.toContain('iVBOR');
+  });
+
+  it('fits a history written under Anthropic to OpenAI and to an OpenAI-compatible server', async () => {
+    server.enqueue(reply().tool('read_media_file', { path: 'wide.png' }));
+    server.enqueue(reply().text('I see it.'));
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    expect((await runtime.sendMessage(conv.id, 'look', { provider: provider('anthropic'), interactive: false })).status).toBe('finished');
+    server.enqueue(reply().text('Still blue.'));
+    expect((await runtime.sendMessage(conv.id, 'and now?', { provider: provider('openai'), interactive: false })).status).toBe('finished');
+    const openai = server.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
+    const tool = openai.messages.findIndex((m) => m.role === 'tool');
+    expect(String(openai.messages[tool]!.content)).not.toContain('iVBOR');
+    expect(JSON.stringify(openai.messages[tool + 1]!.content)).toContain('data:image/png;base64,iVBOR');
+    server.enqueue(reply().text('Blue.'));
+    expect((await runtime.sendMessage(conv.id, 'once more', { provider: provider('openai-compatible'), interactive: false })).status).toBe('finished');
+    const compatible = JSON.stringify(server.requests.at(-1)!.body);
+    expect(compatible).toContain('The image is not shown to you');
+    expect(compatible).not.toContain('iVBOR');
   });
 
   it('describes audio and reports damaged images', async () => {

@@ -135,7 +135,7 @@ window.addEventListener('unhandledrejection',function(e){var m=String(e.reason&&
 document.addEventListener('submit',function(e){var f=e.target;r('form-action',(f&&f.getAttribute&&f.getAttribute('action'))||'(this page)')},true);
 var S=HTMLFormElement.prototype.submit;HTMLFormElement.prototype.submit=function(){r('form-action',this.getAttribute('action')||'(this page)');return S.call(this)};
 var W=window.open;window.open=function(u){r('popup',u);return W.apply(window,arguments)};
-requestAnimationFrame(function(){requestAnimationFrame(function(){r('painted',document.documentElement.outerHTML.length)})});})();`;
+requestAnimationFrame(function(){requestAnimationFrame(function(){r('painted','')})});})();`;
 
 const HEAD = `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${VIEWER_CSP}"><script>${VIEWER_REPORTER}</script>`;
 

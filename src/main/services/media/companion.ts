@@ -1,7 +1,9 @@
 /**
  * The companion model: a vision model that answers questions about an image (analyze_media) and an image model that
- * makes images (generate_media), through the AI SDK providers. Configured in `<dataDir>/companion.json`; the API key
- * comes from the provider's environment variable (ANTHROPIC_API_KEY / OPENAI_API_KEY; none for openai-compatible).
+ * makes images (generate_media), through the AI SDK providers. Configured in `<dataDir>/companion.json` (Settings →
+ * Companion model, or `deskhand media companion set`); the API key is the provider's key saved in Settings → Providers
+ * (the OS keyring, through `keyFor`), else its environment variable (ANTHROPIC_API_KEY / OPENAI_API_KEY;
+ * OPENAI_COMPATIBLE_API_KEY for openai-compatible).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -25,6 +27,8 @@ export class CompanionModel implements Companion {
   constructor(
     dataDir: string,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** The provider's key saved in Settings (the keyring); null or a failure falls back to the environment. */
+    private readonly keyFor?: (provider: CompanionConfig['provider']) => Promise<string | null>,
   ) {
     this.path = join(dataDir, 'companion.json');
   }
@@ -49,20 +53,21 @@ export class CompanionModel implements Companion {
     renameSync(`${this.path}.tmp`, this.path);
   }
 
-  private need(): CompanionConfig & { apiKey: string | null } {
+  private async need(): Promise<CompanionConfig & { apiKey: string | null }> {
     let c: CompanionConfig | null = null;
     try {
       c = this.config();
     } catch {
       c = null;
     }
-    if (!c) throw new DeskhandError('unsupported', 'No companion model is set up. The person sets one with `deskhand media companion set --provider … --model …`.');
+    if (!c) throw new DeskhandError('unsupported', 'No companion model is set up. The person chooses one in Settings → Companion model (or `deskhand media companion set --provider … --model …`).');
+    const saved = this.keyFor && c.provider !== 'openai-compatible' ? await this.keyFor(c.provider).catch(() => null) : null;
     const keyVar = KEY_ENV[c.provider];
-    return { ...c, apiKey: keyVar ? (this.env[keyVar] ?? null) : (this.env.OPENAI_COMPATIBLE_API_KEY ?? null) };
+    return { ...c, apiKey: saved || (keyVar ? (this.env[keyVar] ?? null) : (this.env.OPENAI_COMPATIBLE_API_KEY ?? null)) };
   }
 
   async analyze(image: { bytes: Buffer; mime: string }, question: string, signal?: AbortSignal): Promise<string> {
-    const c = this.need();
+    const c = await this.need();
     const model = createModel({ provider: c.provider, model: c.model, baseURL: c.baseURL, apiKey: c.apiKey });
     const res = await generateText({
       model,
@@ -74,7 +79,7 @@ export class CompanionModel implements Companion {
   }
 
   async generateImage(prompt: string, size: string | null, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string }> {
-    const c = this.need();
+    const c = await this.need();
     if (!c.imageModel) throw new DeskhandError('unsupported', 'The companion has no image model. The person adds one with `deskhand media companion set … --image-model NAME`.');
     if (c.provider === 'anthropic') throw new DeskhandError('unsupported', 'Anthropic has no image generation; set an OpenAI or OpenAI-compatible companion for generate_media.');
     const baseURL = c.baseURL ?? undefined;

@@ -1,0 +1,44 @@
+/**
+ * The contract's part for the browser and media families: a browser_screenshot's PNG for its tool card, and the
+ * companion model (analyze_media, generate_media) chosen in Settings. Kept beside contract.ts like memory-contract.ts.
+ */
+import { z } from 'zod';
+
+export const companionProviderSchema = z.enum(['anthropic', 'openai', 'openai-compatible']);
+
+export const companionConfigSchema = z.strictObject({
+  provider: companionProviderSchema,
+  /** A model with vision, for analyze_media. */
+  model: z.string().trim().min(1, 'Name the vision model.').max(200),
+  /** An image model (OpenAI-style /images/generations) for generate_media; null: none. */
+  imageModel: z.string().trim().min(1).max(200).nullable(),
+  baseURL: z.string().trim().url('The base URL is not a URL.').max(2000).nullable(),
+});
+export type CompanionConfigView = z.infer<typeof companionConfigSchema>;
+
+const companionView = z.strictObject({
+  companion: companionConfigSchema.nullable(),
+  /** Where the companion's API key comes from, in one line (the provider's key in Settings, or its variable). */
+  key: z.string(),
+});
+
+export const mediaMethods = {
+  /**
+   * The PNG a browser_screenshot call of this conversation saved, as a data URL for its tool card. Main reads only the
+   * path that call printed, and only inside the data folder's `browser/screenshots/<conversation>/`.
+   */
+  readBrowserScreenshot: {
+    params: z.strictObject({
+      conversationId: z.string().regex(/^conv_[A-Za-z0-9_-]{1,80}$/, 'not a conversation id'),
+      runId: z.string().regex(/^run_[A-Za-z0-9_-]{1,80}$/, 'not a run id'),
+      callId: z.string().min(1).max(200),
+    }),
+    result: z.strictObject({ dataUrl: z.string(), path: z.string() }),
+  },
+  /** The companion model of analyze_media and generate_media (also `deskhand media companion show`). */
+  getCompanion: { params: z.strictObject({}), result: companionView },
+  /** Sets it (null clears it); the same file `deskhand media companion set|clear` writes. */
+  setCompanion: { params: z.strictObject({ companion: companionConfigSchema.nullable() }), result: companionView },
+} as const;
+
+export const MEDIA_METHOD_NAMES = ['readBrowserScreenshot', 'getCompanion', 'setCompanion'] as const;

@@ -1,0 +1,64 @@
+/**
+ * The companion model chosen in Settings (`getCompanion` / `setCompanion`): the same file `deskhand media companion`
+ * writes, checked before saving, and a run's analyze_media then reaches that model with the provider's key saved in
+ * the keyring (the scripted server's recorded request carries it).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Jimp from 'jimp';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { CompanionModel } from '../../../src/main/services/media/companion';
+import { openHarness, type Harness } from '../../host/helpers';
+import { reply, startModelServer, type ModelServer } from '../../support/model-server';
+import { tempDir } from '../../support/tool-context';
+
+let h: Harness;
+let dataDir: string;
+let server: ModelServer;
+beforeEach(async () => {
+  dataDir = tempDir('deskhand-companion-settings-');
+  h = openHarness({ dataDir });
+  server = await startModelServer();
+});
+afterEach(async () => {
+  h.close();
+  await server.close();
+});
+
+it('saves the companion from Settings, refuses what cannot work, and clears it', async () => {
+  expect(await h.service.getCompanion({})).toMatchObject({ companion: null, key: expect.stringMatching(/No companion model/) });
+  const saved = await h.service.setCompanion({ companion: { provider: 'openai', model: 'gpt-vision', imageModel: 'gpt-image-1', baseURL: null } });
+  expect(saved.companion).toEqual({ provider: 'openai', model: 'gpt-vision', imageModel: 'gpt-image-1', baseURL: null });
+  expect(saved.key).toMatch(/OpenAI key saved under Providers, else OPENAI_API_KEY/);
+  // The CLI and the tools read the same file.
+  expect(new CompanionModel(dataDir).config()).toEqual(saved.companion);
+
+  await expect(h.service.setCompanion({ companion: { provider: 'openai-compatible', model: 'llava', imageModel: null, baseURL: null } })).rejects.toThrow(/needs its base URL/);
+  await expect(h.service.setCompanion({ companion: { provider: 'anthropic', model: 'claude', imageModel: 'x', baseURL: null } })).rejects.toThrow(/Anthropic has no image generation/);
+  expect(new CompanionModel(dataDir).config()).toEqual(saved.companion); // unchanged by the refused saves
+
+  // A damaged file is reported, not thrown at the page.
+  writeFileSync(join(dataDir, 'companion.json'), '{"provider":"nope"}');
+  expect((await h.service.getCompanion({})).key).toMatch(/does not parse/);
+
+  expect((await h.service.setCompanion({ companion: null })).companion).toBeNull();
+  expect(new CompanionModel(dataDir).config()).toBeNull();
+});
+
+it('analyze_media uses the key saved for the provider in the keyring, before the environment', async () => {
+  const work = tempDir('deskhand-companion-work-');
+  writeFileSync(join(work, 'dot.png'), await new Jimp(8, 8, 0xff0000ff).getBufferAsync(Jimp.MIME_PNG));
+  const companion = new CompanionModel(dataDir, { OPENAI_API_KEY: 'sk-from-env' }, async (p) => (p === 'openai' ? 'sk-from-keyring' : null));
+  companion.save({ provider: 'openai', model: 'vision-test', imageModel: null, baseURL: server.baseURL });
+  server.enqueue(reply().text('A red square.'));
+  expect(await companion.analyze({ bytes: Buffer.from('x'), mime: 'image/png' }, 'What is it?')).toBe('A red square.');
+  expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-keyring');
+
+  // No key in the keyring (or no keyring at all): the environment's.
+  const envOnly = new CompanionModel(dataDir, { OPENAI_API_KEY: 'sk-from-env' }, async () => {
+    throw new Error('no keyring');
+  });
+  server.enqueue(reply().text('Still red.'));
+  await envOnly.analyze({ bytes: Buffer.from('x'), mime: 'image/png' }, 'And now?');
+  expect(server.requests[1]!.headers.authorization).toBe('Bearer sk-from-env');
+});
