@@ -64,7 +64,7 @@ export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 /** A background task as the panel shows it: what it is, how it stands, and the end of its output. */
 export const backgroundTaskSchema = z.strictObject({
   id: z.string(),
-  kind: z.enum(['command', 'job_batch', 'wait_for', 'question', 'subagent']),
+  kind: z.enum(['command', 'job_batch', 'wait_for', 'question', 'subagent', 'workflow']),
   title: z.string(),
   status: z.enum(['running', 'finished', 'failed', 'cancelled', 'timed_out', 'interrupted']),
   summary: z.string().nullable(),
@@ -121,7 +121,7 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     tasks: z.array(
       z.strictObject({
         id: z.string(),
-        kind: z.enum(['command', 'job_batch', 'wait_for', 'question', 'subagent']),
+        kind: z.enum(['command', 'job_batch', 'wait_for', 'question', 'subagent', 'workflow']),
         /** In plain words: "Background task finished", "Wait timed out"… */
         headline: z.string(),
         title: z.string(),
