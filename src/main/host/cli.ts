@@ -27,6 +27,7 @@ import { mcpCommand, profilesCommand } from './cli-mcp';
 import { compositionsCommand } from './cli-compositions';
 import { mediaCommand } from './cli-media';
 import { subagentsCommand } from './cli-subagents';
+import { workflowsCommand } from './cli-workflows';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -57,6 +58,7 @@ const USAGE = `Usage:
   deskhand compositions list | show ID | export ID [--version N] --out FILE.zip|FOLDER | remote add NAME REPO --branch B | remote list | remote remove NAME
   deskhand media companion set --provider P --model M [--image-model I] [--base-url URL] | show | clear
   deskhand subagents list [--conversation ID] | show ID | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
+  deskhand workflows list [--conversation ID] | show ID | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
@@ -111,6 +113,8 @@ export async function main(argv: string[]): Promise<number> {
         return await mediaCommand(rest);
       case 'subagents':
         return await subagentsCommand(rest);
+      case 'workflows':
+        return await workflowsCommand(rest);
       case undefined:
       case 'help':
       case '--help':
