@@ -64,6 +64,9 @@ export const METHOD_NAMES = [
   'getCompositionSource',
   'openComposition',
   'reviewComposition',
+  'listWorkflows',
+  'getWorkflow',
+  'cancelWorkflow',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged'] as const;

@@ -13,6 +13,7 @@ import type { RunEvent } from './events';
 import { memoryMethods } from './memory-contract';
 import { scheduleMethod } from './schedule-contract';
 import { extensionMethods } from './contract-extensions';
+import { workflowMethods } from './contract-workflows';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
 export {
@@ -686,6 +687,7 @@ export const contract = {
     /** Reminders and triggers (list, cancel, pause, resume, snooze, run now) with their fires and runs. */
     schedule: scheduleMethod,
     ...extensionMethods,
+    ...workflowMethods,
   },
   events: {
     run: runEventSchema,

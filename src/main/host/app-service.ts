@@ -33,6 +33,7 @@ import { ProviderSettings } from './provider-settings';
 import { scheduleMethod } from './schedule-host';
 import { WebSettings } from './web-settings';
 import { installExtensionHandlers } from './extension-settings';
+import { installWorkflowHandlers } from './app-service-workflows';
 import { TaskWakes } from './task-wakes';
 import { attachMemoryAndGoals } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
@@ -585,3 +586,4 @@ export class AppService extends CompositionHandlers implements ContractHandlers 
   }
 }
 installExtensionHandlers(AppService.prototype);
+installWorkflowHandlers(AppService.prototype);

@@ -5,6 +5,7 @@ import { useSettings } from '../state/settings';
 import { useUi } from '../state/ui';
 import { ApprovalsPanel } from './ApprovalsPanel';
 import { BackgroundTasksPanel } from './BackgroundTasksPanel';
+import { WorkflowsPanel } from './WorkflowsPanel';
 import { CompositionsPanel } from './CompositionsPanel';
 import { CompositionViewer } from './CompositionViewer';
 import { useCompositions } from '../state/compositions';
@@ -96,6 +97,7 @@ export function App() {
           <ApprovalsPanel />
           <BrowserPanel />
           <BackgroundTasksPanel />
+          <WorkflowsPanel />
           <GoalsPanel />
           <TodosPanel />
           <CompositionsPanel />

@@ -460,6 +460,8 @@ export class WorkflowService {
   private publish(id: string): void {
     const row = this.rows.get(id);
     if (!row) return;
+    // The task's progress changes too: every UI listing tasks (and the workflows panel) hears of it.
+    if (row.task_id && row.status === 'running') this.opts.tasks.update(row.task_id, { workflow: row.id, phase: row.phase, progress: row.progress, agents: row.agents, tokens: row.input_tokens + row.output_tokens });
     for (const l of this.listeners) {
       try {
         l(row);

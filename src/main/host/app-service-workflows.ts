@@ -1,0 +1,55 @@
+/** The workflows panel's methods, for AppService (kept out of app-service.ts): list, show and cancel runs. */
+import type { ContractHandlers } from '../../shared/contract';
+import type { WORKFLOW_METHOD_NAMES, WorkflowView } from '../../shared/contract-workflows';
+import { DeskhandError } from '../../shared/errors';
+import type { WorkflowPhase, WorkflowRow } from '../services/store/modules/workflows';
+import type { AppRuntime } from './open-runtime';
+
+export type WorkflowHandlers = Pick<ContractHandlers, (typeof WORKFLOW_METHOD_NAMES)[number]>;
+
+declare module './app-service' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface AppService extends WorkflowHandlers {}
+}
+
+export function workflowView(r: WorkflowRow): WorkflowView {
+  const phases = JSON.parse(r.phases) as WorkflowPhase[];
+  return {
+    id: r.id,
+    conversationId: r.conversation_id,
+    taskId: r.task_id,
+    name: r.name,
+    args: r.args,
+    status: r.status,
+    phase: r.phase,
+    phases: phases.map((p) => ({ name: p.name, status: p.status, output: p.output, startedAt: p.started_at, endedAt: p.ended_at })),
+    progress: r.progress,
+    agents: r.agents,
+    tokens: r.input_tokens + r.output_tokens,
+    costUSD: r.cost_usd,
+    limits: JSON.parse(r.limits) as WorkflowView['limits'],
+    result: r.result,
+    error: r.error,
+    createdAt: r.created_at,
+    finishedAt: r.finished_at,
+  };
+}
+
+/** Adds the workflow methods to AppService's prototype. */
+export function installWorkflowHandlers(proto: object): void {
+  const rt = (self: unknown) => (self as { runtime: AppRuntime }).runtime;
+  const handlers: WorkflowHandlers & ThisType<object> = {
+    async listWorkflows(p) {
+      return { workflows: rt(this).workflows.list(p.conversationId).map(workflowView) };
+    },
+    async getWorkflow(p) {
+      const row = rt(this).workflows.get(p.id);
+      if (!row) throw new DeskhandError('not_found', `No workflow ${p.id}.`);
+      return { workflow: workflowView(row), script: row.script, events: rt(this).workflows.events(row.id).map((e) => ({ at: e.at, kind: e.kind, text: e.text })) };
+    },
+    async cancelWorkflow(p) {
+      return { workflow: workflowView(await rt(this).workflows.cancel(p.id, 'cancelled from the workflows panel')) };
+    },
+  };
+  Object.assign(proto, handlers);
+}
