@@ -36,6 +36,7 @@ describe('model-facing tool list', () => {
       read_file: 'read-only', ls: 'read-only', stat: 'read-only', find: 'read-only', grep: 'read-only', pwd: 'read-only', cd: 'read-only',
       write_file: 'high-risk', edit_file: 'high-risk', rm: 'high-risk', cp: 'high-risk', mv: 'high-risk', mkdir: 'low-risk',
       execute_command: 'unknown', get_time: 'read-only', context_info: 'read-only', list_todos: 'read-only', manage_todos: 'read-only', update_work_state: 'read-only',
+      workflow: 'high-risk',
     });
   });
 });
