@@ -31,7 +31,7 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
     memory: { memory: noService('memory'), goals: noService('goals'), quotes: noService('quotes'), evidence: noService('evidence'), folderOf: () => deps.dataDir },
     schedules: noSchedules,
     // Workflows: the tool with its schema; any use of the service fails loudly here.
-    workflows: noService('workflows'),
+    workflows: noService<import('../../src/main/services/workflows/index').Workflows>('workflows'),
     // Compositions keep rows in a store of their own data dir (opened lazily by the tests that use them).
     compositions: {
       store: lazyCompositions(deps.dataDir),

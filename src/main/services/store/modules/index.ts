@@ -16,9 +16,10 @@ import { goalsModule } from './goals';
 
 import { extensionsModule } from './extensions';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, workflowsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, workflowsModule, towerModule] as const;
 import { subagentsModule } from './subagents';
 import { contextModule } from './context';
 
 import { appGrantsModule } from './app-grants';
 import { workflowsModule } from './workflows';
+import { towerModule } from './tower';
