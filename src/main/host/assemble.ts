@@ -45,6 +45,8 @@ import { createComputerFamily } from '../tools/computer';
 import type { ComputerUse } from '../services/computer/index';
 import { createWorkflowFamily } from '../tools/workflows';
 import type { Workflows } from '../services/workflows/index';
+import { createTowerFamily } from '../tools/tower';
+import type { Tower } from '../services/tower/index';
 
 export interface HostServices {
   dataDir: string;
@@ -80,6 +82,8 @@ export interface HostServices {
   computer?: ComputerUse;
   /** Workflows (scripts orchestrating subagents in phases); absent: no workflow tool. */
   workflows?: Workflows;
+  /** Coordinator mode (Tower); absent: no tower tools. */
+  tower?: Tower;
 }
 
 export interface Assembly {
@@ -141,6 +145,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   const computer = services.computer ? createComputerFamily({ computer: services.computer }) : null;
   if (computer) families.push(computer);
   if (services.workflows) families.push(createWorkflowFamily({ workflows: services.workflows }));
+  if (services.tower) families.push(createTowerFamily({ tower: services.tower }));
   for (const family of families) registry.add(family.tools);
   const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds, ...(browser?.inputKinds ?? []), ...(computer?.inputKinds ?? [])];
   const contextSources: ContextSource[] = [];

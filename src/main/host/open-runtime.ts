@@ -44,6 +44,8 @@ import { appGrantsModule } from '../services/store/modules/app-grants';
 import { KillableRuns, wireKillSwitch } from './computer-kill';
 import { WorkflowService, type WorkflowLimits } from '../services/workflows/workflow-service';
 import { wireWorkflows } from './workflow-wiring';
+import { TowerService } from '../services/tower/tower-service';
+import { wireTower } from './tower-wiring';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -62,6 +64,8 @@ export class AppRuntime extends Runtime {
   profiles!: ProfileStore;
   /** Workflows (the `workflow` tool, `deskhand workflows`). */
   workflows!: WorkflowService;
+  /** Coordinator mode (Tower tools, the mission board). */
+  tower!: TowerService;
 
   private mcpStarted: Promise<void> | null = null;
   private readonly killable = new KillableRuns();
@@ -169,6 +173,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   // Subagents and summarize_context need the runtime, which needs the tools: bound once it exists.
   const subagents = new SubagentService({ store, tasks: tasks.external, dataDir: opts.dataDir, ...(opts.subagents ?? {}) });
   const workflows = new WorkflowService({ store, subagents, tasks: tasks.external, questions: tasks, dataDir: opts.dataDir, ...(workflowLimits ? { limits: workflowLimits } : {}) });
+  const tower = new TowerService({ store, subagents, dataDir: opts.dataDir });
   const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal) };
   const computer = (makeComputer ?? defaultComputer)(store, opts.dataDir);
   const { registry, inputKinds, contextSources } = assembleTools({
@@ -193,6 +198,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     compactor,
     computer,
     workflows,
+    tower,
   });
   // An agent profile narrows its conversations' tools.
   registry.addFilter('agent-profile', (tool, turn) => {
@@ -231,6 +237,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   runtime.mcp = mcp;
   runtime.profiles = profiles;
   runtime.workflows = workflows;
+  runtime.tower = tower;
   // Nothing Deskhand started outlives it: hosts end background work with tasks.shutdown(), MCP servers go with it.
   const shutdownTasks = tasks.shutdown.bind(tasks);
   tasks.shutdown = async () => {
@@ -242,6 +249,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     }
   };
   wireWorkflows(runtime, subagents);
+  wireTower(runtime, tower, subagents);
   wireSubagents(runtime, subagents, { provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })) });
   return runtime;
 }

@@ -1,6 +1,9 @@
 /** Git for Tower: worktrees and branches Deskhand creates and removes, merges in the integration worktree. */
 import { execFile } from 'node:child_process';
 
+/** Commits Deskhand makes (a worker's work, merges) are Deskhand's. */
+const IDENTITY = { GIT_AUTHOR_NAME: 'Deskhand Tower', GIT_AUTHOR_EMAIL: 'tower@deskhand.invalid', GIT_COMMITTER_NAME: 'Deskhand Tower', GIT_COMMITTER_EMAIL: 'tower@deskhand.invalid' };
+
 export interface GitResult {
   code: number;
   stdout: string;
@@ -9,7 +12,7 @@ export interface GitResult {
 
 export function git(cwd: string, args: readonly string[], opts: { timeoutMs?: number } = {}): Promise<GitResult> {
   return new Promise((resolve) => {
-    execFile('git', [...args], { cwd, timeout: opts.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true' } }, (err, stdout, stderr) => {
+    execFile('git', [...args], { cwd, timeout: opts.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', ...IDENTITY } }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
@@ -30,4 +33,13 @@ export function runTests(cwd: string, command: string, timeoutMs = 10 * 60_000):
       resolve({ code, output: `${String(stdout)}${String(stderr)}`.slice(-4000) });
     });
   });
+}
+
+/** Commits whatever the worktree holds uncommitted (a worker's edits); returns the tip. */
+export async function commitAll(worktree: string, message: string): Promise<string> {
+  if ((await gitOk(worktree, ['status', '--porcelain'])) !== '') {
+    await gitOk(worktree, ['add', '-A']);
+    await gitOk(worktree, ['commit', '-q', '-m', message]);
+  }
+  return gitOk(worktree, ['rev-parse', 'HEAD']);
 }

@@ -16,7 +16,7 @@ import { towerModule, type MissionRow, type TowerAgentRow, type TowerSessionRow 
 import type { SubagentService } from '../subagents/subagent-service';
 import { SUBAGENT_TERMINAL } from '../store/modules/subagents';
 import { checkGlob, globsOverlap, inScope } from './scope';
-import { git, gitOk, runTests } from './git';
+import { commitAll, git, gitOk, runTests } from './git';
 
 export interface MissionPlan {
   id: string;
@@ -168,6 +168,8 @@ export class TowerService {
       this.rows.updateMission(s.id, m.id, { branch, worktree });
     }
     if (!worktree || !branch) throw new DeskhandError('conflict', `Mission ${m.id} has no branch yet: spawn its worker first.`);
+    // A reviewer reviews committed work: the worker's edits are committed on its branch first.
+    if (input.role === 'reviewer') await commitAll(worktree, `Tower mission ${m.id}: work of its worker`);
     const n = this.rows.agents(s.id).filter((a) => a.mission_id === m.id && a.role === input.role).length + 1;
     const name = `${input.role}-${m.id}${n > 1 ? `-${n}` : ''}`;
     const prompt = input.role === 'worker' ? this.workerPrompt(s, m, name, input.instructions) : this.reviewerPrompt(s, m, name, input.instructions);
@@ -189,7 +191,7 @@ export class TowerService {
       `Your mission ${m.id}: ${m.title}\nTasks:\n${tasks}`,
       `You work in your own git worktree (your working folder), on branch ${m.branch}. You may change only files matching: ${(JSON.parse(m.scope) as string[]).join(', ')} — edits elsewhere are refused.`,
       s.tests_command ? `The mission's tests (run before a merge): ${s.tests_command}` : '',
-      'When done: commit your work on your branch (git add -A && git commit -m "…"), tick your tasks with tower_mission, and tell the tower with tower_send. Problems outside your scope: tower_finding. You cannot ask the person; ask the tower.',
+      'When done: tick your tasks with tower_mission and tell the tower with tower_send (Deskhand commits your edits on your branch). Problems outside your scope: tower_finding. You cannot ask the person; ask the tower.',
       extra ? `From the tower: ${extra}` : '',
     ].filter(Boolean).join('\n\n');
   }
@@ -216,9 +218,8 @@ export class TowerService {
     };
     const deps = (JSON.parse(m.depends) as string[]).filter((d) => this.rows.mission(s.id, d)?.status !== 'merged');
     if (deps.length) return refuse(null, `it depends on ${deps.join(', ')}, not merged yet.`);
-    const dirty = await gitOk(m.worktree, ['status', '--porcelain']);
-    if (dirty) return refuse(null, `the worker left uncommitted changes in its worktree:\n${dirty.slice(0, 800)}\nAsk it to commit (tower_send) or spawn it again.`);
-    const tip = await gitOk(m.worktree, ['rev-parse', 'HEAD']);
+    // Uncommitted edits are committed (a new tip: a review of the old one no longer counts).
+    const tip = await commitAll(m.worktree, `Tower mission ${m.id}: work of its worker`);
     const base = await gitOk(s.integration_path, ['rev-parse', 'HEAD']);
     const changed = (await gitOk(s.repo, ['diff', '--name-only', `${base}...${tip}`])).split('\n').filter(Boolean);
     if (changed.length === 0) return refuse(null, 'the branch changes nothing.');
