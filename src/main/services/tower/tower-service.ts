@@ -170,8 +170,9 @@ export class TowerService {
     if (!worktree || !branch) throw new DeskhandError('conflict', `Mission ${m.id} has no branch yet: spawn its worker first.`);
     // A reviewer reviews committed work: the worker's edits are committed on its branch first.
     if (input.role === 'reviewer') await commitAll(worktree, `Tower mission ${m.id}: work of its worker`);
+    // A mission has one worker (spawned again, it keeps its name and inbox); reviewers are numbered.
     const n = this.rows.agents(s.id).filter((a) => a.mission_id === m.id && a.role === input.role).length + 1;
-    const name = `${input.role}-${m.id}${n > 1 ? `-${n}` : ''}`;
+    const name = input.role === 'worker' ? `worker-${m.id}` : `reviewer-${m.id}${n > 1 ? `-${n}` : ''}`;
     const prompt = input.role === 'worker' ? this.workerPrompt(s, m, name, input.instructions) : this.reviewerPrompt(s, m, name, input.instructions);
     const child = await this.opts.subagents.spawn(
       { prompt, description: `${name}: ${m.title}`.slice(0, 120), type: input.role === 'worker' ? 'coder' : 'explore', background: true, workspace: { folder: worktree, cwd: worktree, roots: [worktree] } },
