@@ -224,6 +224,7 @@ describe('Tower', () => {
         'worker-a': [
           reply().tool('write_file', { path: 'src/b/impl.txt', content: 'A meddling in B\n' }),
           reply().tool('execute_command', { command: 'echo sneaky > src/b/sneaky.txt' }),
+          reply().tool('execute_command', { command: `node -e "require('fs').writeFileSync('src/b/hidden.txt', 'hidden')"` }),
           reply().tool('tower_send', { to: 'tower', message: 'I need a change in src/b (mission b): an exported helper' }),
           reply().tool('write_file', { path: 'src/a/impl.txt', content: 'A\n' }),
           reply().text('done with what is mine'),
@@ -248,10 +249,14 @@ describe('Tower', () => {
     // The shell is not path-checked per call; the merge gate checks every changed file against the scope.
     tower.push(reply().tool('tower_merge', { mission: 'a' }), reply().text('no'));
     await say(conv.id, 'merge');
-    const sneaky = existsSync(join(a.worktree!, 'src', 'b', 'sneaky.txt'));
-    if (sneaky) expect(lastToolResult()).toMatch(/Not merged: files outside the mission's scope changed: src\/b\/sneaky\.txt/);
-    else expect(lastToolResult()).toMatch(/Merged a into/);
-    expect(git(repo, 'ls-tree', '-r', '--name-only', session.integration_branch)).not.toContain('src/b/sneaky.txt');
+    // A redirect the command classifier sees is judged like a file tool's write: denied, not written.
+    expect(textOf(lastMessage(workerReqs[2]!).content)).toMatch(/Denied by policy: .*mission a may change only src\/a\/\*\* .*src\/b\/sneaky\.txt/);
+    expect(existsSync(join(a.worktree!, 'src', 'b', 'sneaky.txt'))).toBe(false);
+    // A write the classifier cannot see (inside a program) lands in the worktree; the merge gate refuses the branch.
+    expect(readFileSync(join(a.worktree!, 'src', 'b', 'hidden.txt'), 'utf8')).toBe('hidden');
+    expect(lastToolResult()).toMatch(/Not merged: files outside the mission's scope changed: src\/b\/hidden\.txt/);
+    expect(h.runtime.tower.rows.mission(session.id, 'a')!.status).toBe('changes');
+    expect(git(repo, 'ls-tree', '-r', '--name-only', session.integration_branch)).not.toContain('src/b/hidden.txt');
   });
 
   it('a mission cancelled mid-way leaves no worktrees, no mission branches and no processes', async () => {
