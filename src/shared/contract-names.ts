@@ -64,6 +64,7 @@ export const METHOD_NAMES = [
   'getCompositionSource',
   'openComposition',
   'reviewComposition',
+  'getTowerBoard',
   'listWorkflows',
   'getWorkflow',
   'cancelWorkflow',

@@ -35,7 +35,37 @@ export const workflowViewSchema = z.strictObject({
 });
 export type WorkflowView = z.infer<typeof workflowViewSchema>;
 
+/** The mission board: a conversation's Tower session (missions, roster, review gate, inbox, findings, activity). */
+export const towerBoardSchema = z.strictObject({
+  id: z.string(),
+  repo: z.string(),
+  baseBranch: z.string(),
+  integrationBranch: z.string(),
+  objective: z.string(),
+  status: z.string(),
+  planStatus: z.string(),
+  missions: z.array(
+    z.strictObject({
+      id: z.string(),
+      title: z.string(),
+      status: z.string(),
+      scope: z.array(z.string()),
+      tasks: z.array(z.strictObject({ text: z.string(), done: z.boolean() })),
+      depends: z.array(z.string()),
+      branch: z.string().nullable(),
+      review: z.strictObject({ reviewer: z.string(), verdict: z.string(), commit: z.string(), body: z.string() }).nullable(),
+    }),
+  ),
+  roster: z.array(z.strictObject({ id: z.string(), role: z.string(), mission: z.string(), status: z.string() })),
+  inbox: z.array(z.strictObject({ at: z.number(), from: z.string(), to: z.string(), body: z.string() })),
+  findings: z.array(z.strictObject({ at: z.number(), from: z.string(), kind: z.string(), title: z.string() })),
+  activity: z.array(z.strictObject({ at: z.number(), text: z.string() })),
+});
+export type TowerBoard = z.infer<typeof towerBoardSchema>;
+
 export const workflowMethods = {
+  /** The conversation's latest Tower session as a mission board (null: none). */
+  getTowerBoard: { params: z.strictObject({ conversationId: z.string().max(100) }), result: z.strictObject({ board: towerBoardSchema.nullable() }) },
   /** Workflow runs of one conversation (or all), oldest first. */
   listWorkflows: { params: z.strictObject({ conversationId: z.string().max(100).optional() }), result: z.strictObject({ workflows: z.array(workflowViewSchema) }) },
   /** One run with its whole script and event log. */
@@ -47,4 +77,4 @@ export const workflowMethods = {
   cancelWorkflow: { params: z.strictObject({ id: workflowIdSchema }), result: z.strictObject({ workflow: workflowViewSchema }) },
 } as const;
 
-export const WORKFLOW_METHOD_NAMES = ['listWorkflows', 'getWorkflow', 'cancelWorkflow'] as const;
+export const WORKFLOW_METHOD_NAMES = ['getTowerBoard', 'listWorkflows', 'getWorkflow', 'cancelWorkflow'] as const;

@@ -32,6 +32,7 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
     schedules: noSchedules,
     // Workflows: the tool with its schema; any use of the service fails loudly here.
     workflows: noService<import('../../src/main/services/workflows/index').Workflows>('workflows'),
+    tower: noService<import('../../src/main/services/tower/index').Tower>('tower'),
     // Compositions keep rows in a store of their own data dir (opened lazily by the tests that use them).
     compositions: {
       store: lazyCompositions(deps.dataDir),

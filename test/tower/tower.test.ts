@@ -12,6 +12,8 @@ import { reply, type ReplyInput } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { firstUser, lastMessage, openSubHarness, textOf, type SubHarness } from '../subagents/harness';
 import type { RunOutcome } from '../../src/main/runtime/runtime';
+import { installWorkflowHandlers, type WorkflowHandlers } from '../../src/main/host/app-service-workflows';
+import { contract } from '../../src/shared/contract';
 
 let h: SubHarness;
 afterEach(async () => {
@@ -134,6 +136,14 @@ describe('Tower', () => {
     expect(git(repo, 'rev-parse', 'HEAD')).toBe(before);
     expect(git(repo, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
     expect(git(repo, 'status', '--porcelain')).toBe('');
+
+    // The mission board (the UI's contract method) shows the same: missions, review gate, roster, activity.
+    const host = { runtime: h.runtime } as unknown as WorkflowHandlers;
+    installWorkflowHandlers(host);
+    const { board } = contract.methods.getTowerBoard.result.parse(await host.getTowerBoard({ conversationId: conv.id }));
+    expect(board!.missions.map((m) => [m.id, m.status, m.review?.verdict, m.tasks[0]!.done])).toEqual([['a', 'merged', 'approve', true], ['b', 'merged', 'approve', true], ['c', 'merged', 'approve', true]]);
+    expect(board!.roster.map((a) => a.id)).toEqual(['worker-a', 'worker-b', 'worker-c', 'reviewer-a', 'reviewer-b', 'reviewer-c']);
+    expect(board!.activity.some((a) => /a merged into tower\/tw_[0-9a-f]{8}\/integration/.test(a.text))).toBe(true);
 
     tower.push(reply().tool('tower_status', {}), reply().tool('tower_teardown', {}), reply().text('done'));
     await say(conv.id, 'finish');

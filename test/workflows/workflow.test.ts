@@ -5,6 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskWakes } from '../../src/main/host/task-wakes';
+import { installWorkflowHandlers, type WorkflowHandlers } from '../../src/main/host/app-service-workflows';
+import { contract } from '../../src/shared/contract';
 import { workflowsModule } from '../../src/main/services/store/modules/workflows';
 import { reply, type RecordedRequest, type ReplyInput } from '../support/model-server';
 import { allText, firstUser, lastMessage, openSubHarness, textOf, toolNames, type SubHarness } from '../subagents/harness';
@@ -93,6 +95,16 @@ describe('workflow', () => {
     expect(allText(wake)).toContain('result:\nFINAL REPORT');
     expect(allText(wake)).toContain('phase Research [done]');
     expect(h.store.tasks.getTask(taskId!)!.status).toBe('finished');
+    // What the workflows panel gets through the contract: phases with outputs, spend, result.
+    const host = { runtime: h.runtime } as unknown as WorkflowHandlers;
+    installWorkflowHandlers(host);
+    const { workflows } = contract.methods.listWorkflows.result.parse(await host.listWorkflows({ conversationId: conv.id }));
+    expect(workflows).toHaveLength(1);
+    expect(workflows[0]).toMatchObject({ id: wfId, status: 'finished', agents: 4, result: 'FINAL REPORT', phase: 'Write' });
+    expect(workflows[0]!.phases.map((p) => p.name)).toEqual(['Plan', 'Research', 'Write']);
+    const shown = contract.methods.getWorkflow.result.parse(await host.getWorkflow({ id: wfId! }));
+    expect(shown.script).toBe(SCRIPT);
+    expect(shown.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['phase', 'phase_output', 'progress', 'agent', 'end']));
   });
 
   it('asks the person below high-risk, showing phases, the whole script, resolved limits and a token warning', async () => {

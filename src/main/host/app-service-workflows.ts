@@ -47,6 +47,40 @@ export function installWorkflowHandlers(proto: object): void {
       if (!row) throw new DeskhandError('not_found', `No workflow ${p.id}.`);
       return { workflow: workflowView(row), script: row.script, events: rt(this).workflows.events(row.id).map((e) => ({ at: e.at, kind: e.kind, text: e.text })) };
     },
+    async getTowerBoard(p) {
+      const tower = rt(this).tower;
+      const session = tower.rows.activeFor(p.conversationId) ?? tower.rows.sessions(200).find((x) => x.conversation_id === p.conversationId);
+      if (!session) return { board: null };
+      const subagents = rt(this).subagents;
+      return {
+        board: {
+          id: session.id,
+          repo: session.repo,
+          baseBranch: session.base_branch,
+          integrationBranch: session.integration_branch,
+          objective: session.objective,
+          status: session.status,
+          planStatus: session.plan_status,
+          missions: tower.rows.missions(session.id).map((m) => {
+            const r = tower.rows.latestReview(session.id, m.id);
+            return {
+              id: m.id,
+              title: m.title,
+              status: m.status,
+              scope: JSON.parse(m.scope) as string[],
+              tasks: JSON.parse(m.tasks) as { text: string; done: boolean }[],
+              depends: JSON.parse(m.depends) as string[],
+              branch: m.branch,
+              review: r ? { reviewer: r.reviewer, verdict: r.verdict, commit: r.commit_sha.slice(0, 10), body: r.body } : null,
+            };
+          }),
+          roster: tower.rows.agents(session.id).map((a) => ({ id: a.id, role: a.role, mission: a.mission_id, status: subagents.get(a.subagent_id)?.status ?? 'unknown' })),
+          inbox: tower.rows.messages(session.id, 50).map((m) => ({ at: m.at, from: m.sender, to: m.recipient, body: m.body })),
+          findings: tower.rows.findings(session.id).map((f) => ({ at: f.at, from: f.sender, kind: f.kind, title: f.title })),
+          activity: tower.rows.activity(session.id, 50).map((a) => ({ at: a.at, text: a.text })),
+        },
+      };
+    },
     async cancelWorkflow(p) {
       return { workflow: workflowView(await rt(this).workflows.cancel(p.id, 'cancelled from the workflows panel')) };
     },

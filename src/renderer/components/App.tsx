@@ -6,6 +6,7 @@ import { useUi } from '../state/ui';
 import { ApprovalsPanel } from './ApprovalsPanel';
 import { BackgroundTasksPanel } from './BackgroundTasksPanel';
 import { WorkflowsPanel } from './WorkflowsPanel';
+import { MissionBoard } from './MissionBoard';
 import { CompositionsPanel } from './CompositionsPanel';
 import { CompositionViewer } from './CompositionViewer';
 import { useCompositions } from '../state/compositions';
@@ -98,6 +99,7 @@ export function App() {
           <BrowserPanel />
           <BackgroundTasksPanel />
           <WorkflowsPanel />
+          <MissionBoard />
           <GoalsPanel />
           <TodosPanel />
           <CompositionsPanel />
