@@ -14,6 +14,8 @@ import { firstUser, lastMessage, openSubHarness, textOf, type SubHarness } from 
 import type { RunOutcome } from '../../src/main/runtime/runtime';
 import { installWorkflowHandlers, type WorkflowHandlers } from '../../src/main/host/app-service-workflows';
 import { contract } from '../../src/shared/contract';
+import { towerCommand } from '../../src/main/host/cli-tower';
+import { vi } from 'vitest';
 
 let h: SubHarness;
 afterEach(async () => {
@@ -144,6 +146,18 @@ describe('Tower', () => {
     expect(board!.missions.map((m) => [m.id, m.status, m.review?.verdict, m.tasks[0]!.done])).toEqual([['a', 'merged', 'approve', true], ['b', 'merged', 'approve', true], ['c', 'merged', 'approve', true]]);
     expect(board!.roster.map((a) => a.id)).toEqual(['worker-a', 'worker-b', 'worker-c', 'reviewer-a', 'reviewer-b', 'reviewer-c']);
     expect(board!.activity.some((a) => /a merged into tower\/tw_[0-9a-f]{8}\/integration/.test(a.text))).toBe(true);
+
+    // `deskhand tower show` (its own store connection) prints the same board.
+    let printed = '';
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((printed += String(c)), true));
+    try {
+      expect(await towerCommand(['show', session.id, '--data-dir', h.dataDir])).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(printed).toMatch(/b \[merged\] Part B \(1\/1 tasks; scope src\/b\/\*\*/);
+    expect(printed).toMatch(/review: approve by reviewer-c at [0-9a-f]{10}/);
+    expect(printed).toMatch(/worker-a \(worker, a\) finished/);
 
     tower.push(reply().tool('tower_status', {}), reply().tool('tower_teardown', {}), reply().text('done'));
     await say(conv.id, 'finish');
