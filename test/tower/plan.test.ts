@@ -1,6 +1,6 @@
 /** The protocol rules that need no model: scope globs, overlap, plan checks, and the approval engine's scope inspector. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { globsOverlap, inScope, relativeTo } from '../../src/main/runtime/scope-globs';
+import { globsOverlap, inScope, relativeTo } from '../../src/main/services/tower/scope';
 import { addScopeLookup, missionScopeInspector } from '../../src/main/runtime/scope-inspector';
 import { TowerService } from '../../src/main/services/tower/tower-service';
 import { Store } from '../../src/main/services/store/store';

@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Facts, Inspector, InspectorReport } from './approval-engine';
-import { inScope, relativeTo } from './scope-globs';
+import { inScope, relativeTo } from '../services/tower/scope';
 
 export interface HeldScope {
   root: string;
