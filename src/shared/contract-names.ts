@@ -75,6 +75,10 @@ export const METHOD_NAMES = [
   'readBrowserScreenshot',
   'getCompanion',
   'setCompanion',
+  'getTowerBoard',
+  'listWorkflows',
+  'getWorkflow',
+  'cancelWorkflow',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged', 'subagentsChanged'] as const;

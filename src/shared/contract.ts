@@ -17,6 +17,7 @@ import { subagentMethods, subagentsChangedSchema } from './subagent-contract';
 import { MAX_ATTACHMENTS } from './attachments';
 import { attachmentInputSchema, attachmentViewSchema, chatMethods, clearedSchema, messageItemIdSchema, turnUsageSchema } from './chat-contract';
 import { mediaMethods } from './contract-media';
+import { workflowMethods } from './contract-workflows';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
 export {
@@ -70,7 +71,7 @@ export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 /** A background task as the panel shows it: what it is, how it stands, and the end of its output. */
 export const backgroundTaskSchema = z.strictObject({
   id: z.string(),
-  kind: z.enum(['command', 'job_batch', 'wait_for', 'question', 'subagent']),
+  kind: z.enum(['command', 'job_batch', 'wait_for', 'question', 'subagent', 'workflow']),
   title: z.string(),
   status: z.enum(['running', 'finished', 'failed', 'cancelled', 'timed_out', 'interrupted']),
   summary: z.string().nullable(),
@@ -139,7 +140,7 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     tasks: z.array(
       z.strictObject({
         id: z.string(),
-        kind: z.enum(['command', 'job_batch', 'wait_for', 'question', 'subagent']),
+        kind: z.enum(['command', 'job_batch', 'wait_for', 'question', 'subagent', 'workflow']),
         /** In plain words: "Background task finished", "Wait timed out"… */
         headline: z.string(),
         title: z.string(),
@@ -727,6 +728,7 @@ export const contract = {
     ...subagentMethods,
     ...chatMethods,
     ...mediaMethods,
+    ...workflowMethods,
   },
   events: {
     run: runEventSchema,

@@ -36,6 +36,8 @@ describe('model-facing tool list', () => {
       read_file: 'read-only', ls: 'read-only', stat: 'read-only', find: 'read-only', grep: 'read-only', pwd: 'read-only', cd: 'read-only',
       write_file: 'high-risk', edit_file: 'high-risk', rm: 'high-risk', cp: 'high-risk', mv: 'high-risk', mkdir: 'low-risk',
       execute_command: 'unknown', get_time: 'read-only', context_info: 'read-only', list_todos: 'read-only', manage_todos: 'read-only', update_work_state: 'read-only',
+      workflow: 'high-risk', tower_init: 'low-risk', tower_plan: 'high-risk', tower_spawn: 'low-risk', tower_merge: 'high-risk', tower_teardown: 'low-risk',
+      tower_send: 'read-only', tower_inbox: 'read-only', tower_finding: 'read-only', tower_review: 'read-only', tower_mission: 'read-only', tower_status: 'read-only',
     });
   });
 });

@@ -30,6 +30,9 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
     // Memory, plan mode and goals: listed with their schemas; any use of their services fails loudly here.
     memory: { memory: noService('memory'), goals: noService('goals'), quotes: noService('quotes'), evidence: noService('evidence'), folderOf: () => deps.dataDir },
     schedules: noSchedules,
+    // Workflows: the tool with its schema; any use of the service fails loudly here.
+    workflows: noService<import('../../src/main/services/workflows/index').Workflows>('workflows'),
+    tower: noService<import('../../src/main/services/tower/index').Tower>('tower'),
     // Compositions keep rows in a store of their own data dir (opened lazily by the tests that use them).
     compositions: {
       store: lazyCompositions(deps.dataDir),

@@ -28,6 +28,7 @@ import { filePickOptions, listFolder, pendingRequest, type PickOptions } from '.
 import { ProviderSettings, providerGroup } from './provider-settings';
 import { browserGroup, rulesGroup, webGroup } from './settings-groups';
 import { extensionGroup } from './extension-settings';
+import { workflowGroup } from './app-service-workflows';
 import { TaskWakes } from './task-wakes';
 import { memoryGroup } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
@@ -86,7 +87,8 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof browserGroup> &
   ReturnType<typeof subagentGroup> &
   ReturnType<ReturnType<typeof providerGroup>> &
-  ReturnType<typeof mediaGroup>;
+  ReturnType<typeof mediaGroup> &
+  ReturnType<typeof workflowGroup>;
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- installed by the constructor
 export interface AppService extends Installed {}
@@ -144,6 +146,7 @@ export class AppService implements ContractHandlers {
       subagentGroup,
       providerGroup(this.providers),
       mediaGroup,
+      workflowGroup,
     ]);
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({

@@ -43,6 +43,10 @@ import type { Subagents } from '../services/subagents/index';
 import type { Compactor } from '../tools/context';
 import { createComputerFamily } from '../tools/computer';
 import type { ComputerUse } from '../services/computer/index';
+import { createWorkflowFamily } from '../tools/workflows';
+import type { Workflows } from '../services/workflows/index';
+import { createTowerFamily } from '../tools/tower';
+import type { Tower } from '../services/tower/index';
 
 export interface HostServices {
   dataDir: string;
@@ -76,6 +80,10 @@ export interface HostServices {
   compactor?: Compactor;
   /** Computer use: the operator for this desktop behind the session service. */
   computer?: ComputerUse;
+  /** Workflows (scripts orchestrating subagents in phases); absent: no workflow tool. */
+  workflows?: Workflows;
+  /** Coordinator mode (Tower); absent: no tower tools. */
+  tower?: Tower;
 }
 
 export interface Assembly {
@@ -136,6 +144,8 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   if (browser) families.push(browser);
   const computer = services.computer ? createComputerFamily({ computer: services.computer }) : null;
   if (computer) families.push(computer);
+  if (services.workflows) families.push(createWorkflowFamily({ workflows: services.workflows }));
+  if (services.tower) families.push(createTowerFamily({ tower: services.tower }));
   for (const family of families) registry.add(family.tools);
   const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds, ...(browser?.inputKinds ?? []), ...(computer?.inputKinds ?? [])];
   const contextSources: ContextSource[] = [];

@@ -29,6 +29,8 @@ import { mediaCommand } from './cli-media';
 import { subagentsCommand } from './cli-subagents';
 import { conversationsCommand } from './cli-chat';
 import { costOf, formatCost } from '../../shared/prices';
+import { workflowsCommand } from './cli-workflows';
+import { towerCommand } from './cli-tower';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -60,6 +62,8 @@ const USAGE = `Usage:
   deskhand media companion set --provider P --model M [--image-model I] [--base-url URL] | show | clear
   deskhand subagents list [--conversation ID] | show ID | steer ID MESSAGE | wait ID [--timeout S] | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
   deskhand conversations export ID [--out FILE] [--data-dir DIR]   (Markdown: messages, tool calls, outputs; no secrets)
+  deskhand workflows list [--conversation ID] | show ID | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
+  deskhand tower list | show ID   [--data-dir DIR] [--json]
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
@@ -116,6 +120,10 @@ export async function main(argv: string[]): Promise<number> {
         return await subagentsCommand(rest);
       case 'conversations':
         return await conversationsCommand(rest);
+      case 'workflows':
+        return await workflowsCommand(rest);
+      case 'tower':
+        return await towerCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -42,6 +42,10 @@ import { createOperator } from '../services/computer/operators';
 import { StoreGrantBook } from '../services/computer/grant-book';
 import { appGrantsModule } from '../services/store/modules/app-grants';
 import { KillableRuns, wireKillSwitch } from './computer-kill';
+import { WorkflowService, type WorkflowLimits } from '../services/workflows/workflow-service';
+import { wireWorkflows } from './workflow-wiring';
+import { TowerService } from '../services/tower/tower-service';
+import { wireTower } from './tower-wiring';
 
 /** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
 export function resolveDataDir(flag?: string): string {
@@ -58,6 +62,10 @@ export class AppRuntime extends Runtime {
   /** MCP servers (started by the host: `startMcp`), and agent profiles. */
   mcp!: McpManager;
   profiles!: ProfileStore;
+  /** Workflows (the `workflow` tool, `deskhand workflows`). */
+  workflows!: WorkflowService;
+  /** Coordinator mode (Tower tools, the mission board). */
+  tower!: TowerService;
 
   private mcpStarted: Promise<void> | null = null;
   private readonly killable = new KillableRuns();
@@ -136,6 +144,8 @@ export type HostRuntimeOptions = {
   subagents?: Partial<Omit<SubagentServiceOptions, 'store' | 'tasks' | 'dataDir'>>;
   /** The provider for a child whose parent run another process drives (default: the parent run's row, no key). */
   subagentProvider?: SubagentWiring['provider'];
+  /** Workflow ceilings (minutes, tokens, cost, agents, concurrency). */
+  workflows?: Partial<WorkflowLimits>;
   /** Computer use (default: this desktop's operator over the store's app grants). */
   computer?: (store: Store, dataDir: string) => ComputerUse;
 } & Partial<
@@ -144,7 +154,7 @@ export type HostRuntimeOptions = {
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, computer: makeComputer, ...runtimeOpts } = opts;
+  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: workflowLimits, computer: makeComputer, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
@@ -167,6 +177,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const browser = opts.browser === undefined ? createBrowser(opts.dataDir, store, settings) : opts.browser;
   // Subagents and summarize_context need the runtime, which needs the tools: bound once it exists.
   const subagents = new SubagentService({ store, tasks: tasks.external, dataDir: opts.dataDir, ...(opts.subagents ?? {}) });
+  const workflows = new WorkflowService({ store, subagents, tasks: tasks.external, questions: tasks, dataDir: opts.dataDir, ...(workflowLimits ? { limits: workflowLimits } : {}) });
+  const tower = new TowerService({ store, subagents, dataDir: opts.dataDir });
   const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal) };
   const computer = (makeComputer ?? defaultComputer)(store, opts.dataDir);
   const { registry, inputKinds, contextSources } = assembleTools({
@@ -190,6 +202,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     subagents,
     compactor,
     computer,
+    workflows,
+    tower,
   });
   // An agent profile narrows its conversations' tools.
   registry.addFilter('agent-profile', (tool, turn) => {
@@ -227,15 +241,20 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   );
   runtime.mcp = mcp;
   runtime.profiles = profiles;
+  runtime.workflows = workflows;
+  runtime.tower = tower;
   // Nothing Deskhand started outlives it: hosts end background work with tasks.shutdown(), MCP servers go with it.
   const shutdownTasks = tasks.shutdown.bind(tasks);
   tasks.shutdown = async () => {
     try {
+      await workflows.shutdown();
       await shutdownTasks();
     } finally {
       await mcp.close();
     }
   };
+  wireWorkflows(runtime, subagents);
+  wireTower(runtime, tower, subagents);
   wireSubagents(runtime, subagents, { provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })) });
   return runtime;
 }

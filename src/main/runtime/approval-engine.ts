@@ -14,6 +14,7 @@ import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
 import { urlGuard } from './url-inspector';
 import { planModeInspector } from './plan-mode';
+import { missionScopeInspector } from './scope-inspector';
 import type { AppUse, Effects, EffectsContext, ToolDefinition } from './tool';
 
 /** The person's lasting grants of desktop apps (computer use); a host without one grants nothing. */
@@ -254,7 +255,7 @@ const savedRules: Inspector = {
 };
 
 /** The inspectors, in the order they run and are printed. */
-export const INSPECTORS: readonly Inspector[] = [classifier, containment, planModeInspector, secrets, urlGuard, taint, appGrants, policy, savedRules];
+export const INSPECTORS: readonly Inspector[] = [classifier, containment, planModeInspector, missionScopeInspector, secrets, urlGuard, taint, appGrants, policy, savedRules];
 
 function rulePatternOf(facts: Facts, p: Policy): string | null {
   // The root-offer prefix is reserved: a rule pattern never reads as an offer to add a workspace root.

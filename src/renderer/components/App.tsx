@@ -5,6 +5,8 @@ import { useSettings } from '../state/settings';
 import { useUi } from '../state/ui';
 import { ApprovalsPanel } from './ApprovalsPanel';
 import { BackgroundTasksPanel } from './BackgroundTasksPanel';
+import { WorkflowsPanel } from './WorkflowsPanel';
+import { MissionBoard } from './MissionBoard';
 import { CompositionsPanel } from './CompositionsPanel';
 import { CompositionViewer } from './CompositionViewer';
 import { useCompositions } from '../state/compositions';
@@ -150,6 +152,8 @@ export function App() {
           <ApprovalsPanel />
           <BrowserPanel />
           <BackgroundTasksPanel />
+          <WorkflowsPanel />
+          <MissionBoard />
           <GoalsPanel />
           <TodosPanel />
           <CompositionsPanel />

@@ -5,7 +5,7 @@ import { useConversations } from '../state/conversations';
 import { useTasks } from '../state/tasks';
 import { formatDuration } from './tool-status';
 
-const KIND_LABEL: Record<BackgroundTaskView['kind'], string> = { command: 'Command', job_batch: 'Job batch', wait_for: 'Waiting for', question: 'Question', subagent: 'Subagent' };
+const KIND_LABEL: Record<BackgroundTaskView['kind'], string> = { command: 'Command', job_batch: 'Job batch', wait_for: 'Waiting for', question: 'Question', subagent: 'Subagent', workflow: 'Workflow' };
 const STATUS_LABEL: Record<BackgroundTaskView['status'], string> = {
   running: 'running',
   finished: 'done',

@@ -62,6 +62,8 @@ export interface SpawnInput {
   resume?: string;
   resultSchema?: unknown;
   limits?: Partial<SubagentLimits>;
+  /** Where the child works instead of its parent's folder (a Tower worker's git worktree): folder, cwd and roots. */
+  workspace?: { folder: string; cwd: string; roots: string[] };
 }
 
 export interface MapInput {
@@ -386,7 +388,8 @@ export class SubagentService {
     const policy = lowerPolicy(parent.policy, profile.maxPolicy);
     const limits = this.limitsFor(input.limits);
     const me = this.rows.byConversation(parent.conversationId);
-    const conversationId = runner.createChild({ folder: parent.folder, cwd: parent.cwd, roots: parent.roots, policy, sandbox: parent.sandbox, title: `Subagent: ${input.description}`.slice(0, 80), tainted: parent.tainted });
+    const where = input.workspace ?? { folder: parent.folder, cwd: parent.cwd, roots: parent.roots };
+    const conversationId = runner.createChild({ folder: where.folder, cwd: where.cwd, roots: where.roots, policy, sandbox: parent.sandbox, title: `Subagent: ${input.description}`.slice(0, 80), tainted: parent.tainted });
     return this.rows.insert({
       id: `sub_${randomBytes(4).toString('hex')}`,
       parent_conversation_id: parent.conversationId,

@@ -5,7 +5,7 @@
  */
 import { defineStoreModule, type Sql } from '../module';
 
-export type TaskKind = 'command' | 'job_batch' | 'wait_for' | 'question' | 'subagent';
+export type TaskKind = 'command' | 'job_batch' | 'wait_for' | 'question' | 'subagent' | 'workflow';
 export type TaskStatus = 'running' | 'finished' | 'failed' | 'cancelled' | 'timed_out' | 'interrupted';
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['finished', 'failed', 'cancelled', 'timed_out', 'interrupted'];
 export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';

@@ -1,0 +1,69 @@
+/**
+ * The mission-scope inspector: a conversation held to a scope (a Tower worker: its worktree and its mission's globs)
+ * may write only paths inside that worktree that match the globs. Any other write is denied — by the approval engine,
+ * whatever the policy or a saved rule says, not by a prompt. Hosts register where scopes come from.
+ */
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Facts, Inspector, InspectorReport } from './approval-engine';
+import { inScope, relativeTo } from '../services/tower/scope';
+
+export interface HeldScope {
+  root: string;
+  globs: readonly string[];
+  mission: string;
+}
+
+export type ScopeLookup = (conversationId: string) => HeldScope | null;
+
+const lookups = new Set<ScopeLookup>();
+
+/** A host's source of scopes (its Tower service); returns the function that removes it. */
+export function addScopeLookup(lookup: ScopeLookup): () => void {
+  lookups.add(lookup);
+  return () => lookups.delete(lookup);
+}
+
+function scopeFor(conversationId: string): HeldScope | null {
+  for (const l of lookups) {
+    try {
+      const s = l(conversationId);
+      if (s) return s;
+    } catch {
+      // a closed host's lookup: it holds no live conversation
+    }
+  }
+  return null;
+}
+
+const real = (p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+
+export const missionScopeInspector: Inspector = {
+  name: 'mission-scope',
+  inspect({ effects, ctx }, facts: Facts): InspectorReport {
+    if (!ctx.conversationId || lookups.size === 0) return { inspector: 'mission-scope', verdict: 'pass', reasons: [] };
+    const scope = scopeFor(ctx.conversationId);
+    if (!scope) return { inspector: 'mission-scope', verdict: 'pass', reasons: [] };
+    const writes = [
+      ...(effects.paths?.write ?? []).filter((p): p is string => typeof p === 'string' && p !== '').map((p) => resolve(ctx.cwd, p)),
+      ...facts.paths.filter((p) => p.access === 'write' && !p.error).map((p) => p.resolved),
+    ];
+    const roots = [scope.root, real(scope.root)];
+    const outside = [...new Set(writes)].filter((abs) => {
+      const rel = roots.map((r) => relativeTo(r, abs)).find((x) => x !== null && x !== undefined) ?? null;
+      return rel === null || rel === '' || rel.startsWith('.git/') || !inScope(rel, scope.globs);
+    });
+    if (outside.length === 0) return { inspector: 'mission-scope', verdict: 'pass', reasons: writes.length ? [`inside mission ${scope.mission}'s scope`] : [] };
+    return {
+      inspector: 'mission-scope',
+      verdict: 'deny',
+      reasons: [`mission ${scope.mission} may change only ${scope.globs.join(', ')} in its worktree; outside its scope: ${outside.join(', ')}. Ask the tower (tower_send) or file a tower_finding instead.`],
+    };
+  },
+};

@@ -1,0 +1,134 @@
+/**
+ * Workflows: one row per workflow run (its script, args, resolved limits, status, current phase, each phase's output,
+ * spend summed over its children, result or error) and its event log (phases, progress, log lines, children).
+ */
+import { defineStoreModule, setClause, type Sql } from '../module';
+
+export type WorkflowStatus = 'running' | 'finished' | 'failed' | 'cancelled' | 'interrupted';
+export const WORKFLOW_TERMINAL: readonly WorkflowStatus[] = ['finished', 'failed', 'cancelled', 'interrupted'];
+
+export interface WorkflowPhase {
+  name: string;
+  status: 'running' | 'done';
+  output: string | null;
+  started_at: number;
+  ended_at: number | null;
+}
+
+export interface WorkflowRow {
+  id: string;
+  conversation_id: string;
+  run_id: string;
+  call_id: string;
+  task_id: string | null;
+  /** The catalog name, or null for an inline script. */
+  name: string | null;
+  script: string;
+  args: string;
+  /** JSON: {maxMinutes, maxTokens, maxCostUSD, maxAgents, maxConcurrency}. */
+  limits: string;
+  status: WorkflowStatus;
+  phase: string | null;
+  /** JSON array of WorkflowPhase. */
+  phases: string;
+  progress: string | null;
+  agents: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  result: string | null;
+  error: string | null;
+  owner_pid: number;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export interface WorkflowEvent {
+  id: number;
+  workflow_id: string;
+  at: number;
+  kind: 'phase' | 'phase_output' | 'progress' | 'log' | 'agent' | 'ask' | 'end';
+  text: string;
+}
+
+export type NewWorkflow = Pick<WorkflowRow, 'id' | 'conversation_id' | 'run_id' | 'call_id' | 'name' | 'script' | 'args' | 'limits'>;
+export type WorkflowPatch = Partial<Omit<WorkflowRow, 'id' | 'conversation_id' | 'created_at'>>;
+
+export const workflowsModule = defineStoreModule({
+  name: 'workflows',
+  migrations: [
+    {
+      description: 'workflow runs and their event log',
+      sql: `
+      CREATE TABLE workflow_runs (
+        id TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        task_id TEXT,
+        name TEXT,
+        script TEXT NOT NULL,
+        args TEXT NOT NULL,
+        limits TEXT NOT NULL,
+        status TEXT NOT NULL,
+        phase TEXT,
+        phases TEXT NOT NULL DEFAULT '[]',
+        progress TEXT,
+        agents INTEGER NOT NULL DEFAULT 0,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL NOT NULL DEFAULT 0,
+        result TEXT,
+        error TEXT,
+        owner_pid INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        finished_at INTEGER
+      );
+      CREATE INDEX workflow_runs_conversation ON workflow_runs(conversation_id, created_at);
+      CREATE TABLE workflow_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        workflow_id TEXT NOT NULL REFERENCES workflow_runs(id) ON DELETE CASCADE,
+        at INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL
+      );
+      CREATE INDEX workflow_events_run ON workflow_events(workflow_id, id);`,
+    },
+  ],
+  queries: (sql: Sql) => ({
+    insert(row: NewWorkflow): WorkflowRow {
+      const now = Date.now();
+      sql.run(
+        `INSERT INTO workflow_runs (id, conversation_id, run_id, call_id, name, script, args, limits, status, owner_pid, created_at, updated_at)
+         VALUES (@id, @conversation_id, @run_id, @call_id, @name, @script, @args, @limits, 'running', @owner_pid, @now, @now)`,
+        { ...row, owner_pid: process.pid, now },
+      );
+      return sql.one<WorkflowRow>('SELECT * FROM workflow_runs WHERE id = ?', row.id)!;
+    },
+    get: (id: string) => sql.one<WorkflowRow>('SELECT * FROM workflow_runs WHERE id = ?', id),
+    byTask: (taskId: string) => sql.one<WorkflowRow>('SELECT * FROM workflow_runs WHERE task_id = ?', taskId),
+    list: (limit = 100) => sql.all<WorkflowRow>('SELECT * FROM workflow_runs ORDER BY created_at DESC LIMIT ?', limit),
+    forConversation: (conversationId: string) => sql.all<WorkflowRow>('SELECT * FROM workflow_runs WHERE conversation_id = ? ORDER BY created_at', conversationId),
+    running: () => sql.all<WorkflowRow>("SELECT * FROM workflow_runs WHERE status = 'running'"),
+    update(id: string, patch: WorkflowPatch): void {
+      const full = { ...patch, updated_at: Date.now() };
+      sql.run(`UPDATE workflow_runs SET ${setClause(full)} WHERE id = @id`, { ...full, id });
+    },
+    /** Ends a run unless it already ended; false when it had. */
+    finish(id: string, status: WorkflowStatus, patch: { result?: string | null; error?: string | null }): boolean {
+      const now = Date.now();
+      return (
+        sql.run(
+          `UPDATE workflow_runs SET status = @status, result = @result, error = @error, finished_at = @now, updated_at = @now WHERE id = @id AND status = 'running'`,
+          { id, status, result: patch.result ?? null, error: patch.error ?? null, now },
+        ).changes > 0
+      );
+    },
+    event(workflowId: string, kind: WorkflowEvent['kind'], text: string): void {
+      sql.run('INSERT INTO workflow_events (workflow_id, at, kind, text) VALUES (?, ?, ?, ?)', workflowId, Date.now(), kind, text.slice(0, 4000));
+    },
+    events: (workflowId: string, limit = 500) => sql.all<WorkflowEvent>('SELECT * FROM (SELECT * FROM workflow_events WHERE workflow_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id', workflowId, limit),
+  }),
+});

@@ -1,0 +1,1 @@
+export { CATALOG, catalogEntry, type CatalogWorkflow } from './catalog/index';

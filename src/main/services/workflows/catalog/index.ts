@@ -1,0 +1,17 @@
+/** The catalog of workflows shipped with Deskhand (`workflow {name}`): each a script file of its own here. */
+import { deepResearch } from './deep-research';
+import { codeReview } from './code-review';
+
+export interface CatalogWorkflow {
+  name: string;
+  description: string;
+  /** What `args` means for it. */
+  argsHelp: string;
+  script: string;
+}
+
+export const CATALOG: readonly CatalogWorkflow[] = [deepResearch, codeReview];
+
+export function catalogEntry(name: string): CatalogWorkflow | undefined {
+  return CATALOG.find((w) => w.name === name);
+}

@@ -1,0 +1,513 @@
+/**
+ * Workflows: a script orchestrating subagents in phases, run in the background. A run is a row (store module
+ * `workflows`) and a task of kind `workflow` in the one task table: listed, cancelled and — when it ends — delivered
+ * to its conversation as a wake-up like every background task. The script runs in the isolated script host; each
+ * API call it makes is answered here, children through the subagent service (their parent is the run that called
+ * `workflow`). Limits (minutes, tokens, cost summed over every child, number of agents) are checked as the children
+ * spend; a throw, a spent budget or a cancel stops the script and every child.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { DeskhandError } from '../../../shared/errors';
+import type { Store } from '../store/store';
+import { WORKFLOW_TERMINAL, workflowsModule, type WorkflowPhase, type WorkflowRow, type WorkflowStatus } from '../store/modules/workflows';
+import { SUBAGENT_TERMINAL, type SubagentRow } from '../store/modules/subagents';
+import type { TaskRow } from '../store/modules/tasks';
+import type { ExternalTasks } from '../tasks/external-tasks';
+import type { StartQuestionInput } from '../tasks/question-tasks';
+import type { SubagentService, SubagentLimits } from '../subagents/subagent-service';
+import type { SubagentType } from '../subagents/index';
+import { CATALOG, catalogEntry } from './catalog';
+import { runScript, type ScriptCall } from './script-host';
+
+export interface WorkflowLimits {
+  maxMinutes: number;
+  maxTokens: number;
+  maxCostUSD: number;
+  /** Subagents the run may start in all. */
+  maxAgents: number;
+  /** Children of this run alive at once (also capped by the subagent service's own limit). */
+  maxConcurrency: number;
+}
+
+export const DEFAULT_WORKFLOW_LIMITS: WorkflowLimits = { maxMinutes: 60, maxTokens: 5_000_000, maxCostUSD: 10, maxAgents: 50, maxConcurrency: 4 };
+
+export interface StartWorkflowInput {
+  name?: string;
+  script?: string;
+  args?: string;
+  limits?: Partial<WorkflowLimits>;
+}
+
+export interface WorkflowCallContext {
+  runId: string;
+  conversationId: string;
+  callId: string;
+  /** Opens a background input request (the runtime's ctx.openBackgroundRequest), for `ask`. */
+  openBackgroundRequest?: (spec: { kind: string; description: string; prompt: string; data: unknown; taskId: string }) => string;
+}
+
+export interface WorkflowServiceOptions {
+  store: Store;
+  subagents: Pick<SubagentService, 'spawn' | 'map' | 'steer' | 'cancel' | 'post' | 'read' | 'list' | 'get' | 'onChange'>;
+  tasks: Pick<ExternalTasks, 'register' | 'start' | 'finish' | 'update'>;
+  /** Background questions (`ask`): the task service's question tasks. */
+  questions?: { startQuestion(input: StartQuestionInput): { task: TaskRow } };
+  dataDir: string;
+  /** Ceilings for every run (a call may ask for less). */
+  limits?: Partial<WorkflowLimits>;
+}
+
+interface Live {
+  row: WorkflowRow;
+  controller: AbortController;
+  ctx: WorkflowCallContext;
+  children: Set<string>;
+  pending: Map<string, Promise<SubagentRow>>;
+  started: number;
+  calls: number;
+  limits: WorkflowLimits;
+  stop?: { status: WorkflowStatus; reason: string };
+  done?: Promise<void>;
+}
+
+const SUB_TERMINAL = new Set<string>(SUBAGENT_TERMINAL);
+const TYPES = new Set(['coder', 'explore', 'general']);
+
+export class WorkflowService {
+  private readonly rows: ReturnType<typeof workflowsModule.queries>;
+  private readonly live = new Map<string, Live>();
+  private readonly ceilings: WorkflowLimits;
+  private readonly listeners = new Set<(row: WorkflowRow) => void>();
+
+  constructor(private readonly opts: WorkflowServiceOptions) {
+    this.rows = opts.store.module(workflowsModule);
+    this.ceilings = { ...DEFAULT_WORKFLOW_LIMITS, ...opts.limits };
+    opts.tasks.register('workflow', {
+      cancel: async (task, reason) => {
+        const row = this.rows.byTask(task.id);
+        if (row) await this.cancel(row.id, reason);
+        else opts.tasks.finish(task.id, 'cancelled', reason, false);
+      },
+      describe: (task) => {
+        const row = this.rows.byTask(task.id);
+        return row ? describeRun(row) : (task.summary ?? '');
+      },
+    });
+    opts.subagents.onChange((child) => this.onChild(child));
+    // Runs a process that is gone left behind are interrupted (their script host went with it).
+    for (const row of this.rows.running()) {
+      if (row.owner_pid !== process.pid && !alive(row.owner_pid)) {
+        this.rows.finish(row.id, 'interrupted', { error: 'Deskhand stopped while this workflow was running' });
+        if (row.task_id) opts.tasks.finish(row.task_id, 'interrupted', 'Deskhand stopped while this workflow was running', false);
+      }
+    }
+  }
+
+  onChange(listener: (row: WorkflowRow) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The script, its phases and limits a call would run (for the approval preview): errors the model can act on. */
+  resolve(input: StartWorkflowInput): { name: string | null; script: string; args: string; limits: WorkflowLimits } {
+    if ((input.name === undefined) === (input.script === undefined)) throw new DeskhandError('usage', 'Give exactly one of name (a catalog workflow such as deep-research) or script (inline JavaScript).');
+    let script: string;
+    if (input.name !== undefined) {
+      const entry = catalogEntry(input.name);
+      if (!entry) throw new DeskhandError('not_found', `No catalog workflow "${input.name}"; the catalog has ${catalogNames()}.`);
+      script = entry.script;
+    } else {
+      script = input.script!;
+      if (!script.trim()) throw new DeskhandError('usage', 'script is empty; write the workflow as the body of an async function (await agent(...), phase(...), return ...).');
+    }
+    return { name: input.name ?? null, script, args: input.args ?? '', limits: this.limitsFor(input.limits) };
+  }
+
+  /** Starts a run in the background; returns its row (with the task id) at once. */
+  start(input: StartWorkflowInput, ctx: WorkflowCallContext): WorkflowRow {
+    const r = this.resolve(input);
+    const id = `wf_${randomBytes(4).toString('hex')}`;
+    let row = this.rows.insert({ id, conversation_id: ctx.conversationId, run_id: ctx.runId, call_id: ctx.callId, name: r.name, script: r.script, args: r.args, limits: JSON.stringify(r.limits) });
+    const task = this.opts.tasks.start(
+      { conversationId: ctx.conversationId, runId: ctx.runId, callId: ctx.callId, kind: 'workflow', title: `workflow ${r.name ?? '(inline script)'}${r.args ? `: ${r.args}` : ''}`.slice(0, 200), spec: { workflow: id }, outputPath: this.outputPath(id) },
+      'wf',
+    );
+    this.rows.update(id, { task_id: task.id });
+    row = this.rows.get(id)!;
+    const live: Live = { row, controller: new AbortController(), ctx, children: new Set(), pending: new Map(), started: Date.now(), calls: 0, limits: r.limits };
+    setMaxListeners(0, live.controller.signal);
+    this.live.set(id, live);
+    live.done = this.execute(live).catch(() => undefined);
+    return row;
+  }
+
+  get(id: string): WorkflowRow | undefined {
+    return this.rows.get(id);
+  }
+
+  list(conversationId?: string): WorkflowRow[] {
+    return conversationId ? this.rows.forConversation(conversationId) : this.rows.list(100);
+  }
+
+  events(id: string) {
+    return this.rows.events(id);
+  }
+
+  /** Stops a run and every child it started. */
+  async cancel(id: string, reason = 'cancelled'): Promise<WorkflowRow> {
+    const row = this.rows.get(id);
+    if (!row) throw new DeskhandError('not_found', `No workflow run ${id}.`);
+    const live = this.live.get(id);
+    if (live) await this.halt(live, { status: 'cancelled', reason });
+    else if (row.status === 'running') this.end(row, 'cancelled', { error: reason }, false);
+    return this.rows.get(id)!;
+  }
+
+  /** On quit: every run this process drives stops with its children (interrupted, nobody woken). */
+  async shutdown(): Promise<void> {
+    const all = [...this.live.values()];
+    await Promise.all(all.map((live) => this.halt(live, { status: 'interrupted', reason: 'Deskhand stopped while this workflow was running' })));
+    await Promise.all(all.map((live) => live.done));
+  }
+
+  // ── Running ───────────────────────────────────────────────────────────────────────────────────────────────────
+
+  private async execute(live: Live): Promise<void> {
+    const { row } = live;
+    const timer = setTimeout(() => void this.halt(live, { status: 'failed', reason: `stopped at its limit of ${live.limits.maxMinutes} minutes` }), live.limits.maxMinutes * 60_000);
+    // Cancelled from another process (`deskhand workflows cancel`): the row says so.
+    const offExternal = this.opts.store.onExternalChange(() => {
+      const now = this.rows.get(row.id);
+      if (now && now.status === 'cancelled' && !live.stop) void this.halt(live, { status: 'cancelled', reason: now.error ?? 'cancelled' });
+    });
+    let outcome;
+    try {
+      outcome = await runScript({
+        script: row.script,
+        args: row.args,
+        signal: live.controller.signal,
+        notice: (call) => this.notice(live, call),
+        handle: (call) => this.handle(live, call),
+      });
+    } finally {
+      clearTimeout(timer);
+      offExternal();
+    }
+    // Whatever ended the script, no child outlives it.
+    await this.stopChildren(live, live.stop?.reason ?? (outcome.ok ? 'the workflow ended' : 'the workflow failed'));
+    this.live.delete(row.id);
+    const now = this.rows.get(row.id)!;
+    this.closePhase(now);
+    if (live.stop) this.end(now, live.stop.status, { error: live.stop.reason }, live.stop.status !== 'cancelled' && live.stop.status !== 'interrupted');
+    else if (outcome.ok) this.end(now, 'finished', { result: outcome.value ?? '' });
+    else this.end(now, 'failed', { error: outcome.error ?? 'the script failed' });
+  }
+
+  private async halt(live: Live, stop: { status: WorkflowStatus; reason: string }): Promise<void> {
+    live.stop ??= stop;
+    live.controller.abort(new Error(live.stop.reason));
+    await this.stopChildren(live, live.stop.reason);
+  }
+
+  private async stopChildren(live: Live, reason: string): Promise<void> {
+    for (const id of live.children) {
+      const child = this.opts.subagents.get(id);
+      if (child && !SUB_TERMINAL.has(child.status)) await this.opts.subagents.cancel(id, `its workflow stopped: ${reason}`).catch(() => undefined);
+    }
+  }
+
+  private notice(live: Live, call: ScriptCall): void {
+    const a = call.args ?? {};
+    const id = live.row.id;
+    const row = this.rows.get(id)!;
+    if (call.method === 'phase') {
+      const name = String(a.name).slice(0, 120);
+      const phases = this.closePhase(row);
+      phases.push({ name, status: 'running', output: null, started_at: Date.now(), ended_at: null });
+      this.rows.update(id, { phase: name, phases: JSON.stringify(phases) });
+      this.rows.event(id, 'phase', name);
+    } else if (call.method === 'phase_output') {
+      const phases = JSON.parse(row.phases) as WorkflowPhase[];
+      const p = [...phases].reverse().find((x) => x.name === a.name);
+      if (p) {
+        p.output = String(a.output ?? '').slice(0, 20_000);
+        p.status = 'done';
+        p.ended_at = Date.now();
+      }
+      this.rows.update(id, { phases: JSON.stringify(phases) });
+      this.rows.event(id, 'phase_output', `${String(a.name)}: ${String(a.output ?? '').slice(0, 2000)}`);
+    } else if (call.method === 'progress') {
+      this.rows.update(id, { progress: String(a.message).slice(0, 500) });
+      this.rows.event(id, 'progress', String(a.message));
+    } else if (call.method === 'log') {
+      this.rows.event(id, 'log', String(a.message));
+    }
+    this.publish(id);
+  }
+
+  private closePhase(row: WorkflowRow): WorkflowPhase[] {
+    const phases = JSON.parse(row.phases) as WorkflowPhase[];
+    let changed = false;
+    for (const p of phases) {
+      if (p.status === 'running') {
+        p.status = 'done';
+        p.ended_at = Date.now();
+        changed = true;
+      }
+    }
+    if (changed) this.rows.update(row.id, { phases: JSON.stringify(phases) });
+    return phases;
+  }
+
+  private async handle(live: Live, call: ScriptCall): Promise<unknown> {
+    if (live.stop) throw new Error(`the workflow is stopping: ${live.stop.reason}`);
+    const a = (call.args ?? {}) as Record<string, unknown>;
+    const { ctx } = live;
+    switch (call.method) {
+      case 'agent': {
+        const child = await this.spawnChild(live, a);
+        const row = await live.pending.get(child.id)!;
+        if (row.status !== 'finished') throw new Error(`agent "${row.description}" ${row.status}: ${row.error ?? ''}`.trim());
+        return row.result_schema ? (JSON.parse(row.result ?? 'null') as unknown) : (row.result ?? '');
+      }
+      case 'spawn':
+        return { id: (await this.spawnChild(live, a)).id };
+      case 'wait': {
+        const ids = Array.isArray(a.ids) ? a.ids.map(String) : [];
+        for (const id of ids) if (!live.pending.has(id)) throw new Error(`${id} is not an agent this workflow spawned`);
+        const rows = await Promise.all(ids.map((id) => live.pending.get(id)!));
+        return rows.map(outcomeOf);
+      }
+      case 'map': {
+        const items = Array.isArray(a.items) ? a.items.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : null;
+        if (!items || items.length === 0) throw new Error('map(items, template, opts) needs a non-empty array of items');
+        if (items.length > 100) throw new Error('map takes at most 100 items');
+        this.count(live, items.length);
+        const callId = `${ctx.callId}#${++live.calls}`;
+        const started = this.opts.subagents.map(
+          {
+            promptTemplate: String(a.template ?? ''),
+            items,
+            description: String(a.description ?? 'workflow map').slice(0, 120),
+            ...(typeof a.type === 'string' && TYPES.has(a.type) ? { type: a.type as SubagentType } : {}),
+            ...(a.result_schema !== undefined ? { resultSchema: a.result_schema } : {}),
+            maxConcurrency: Math.min(Number(a.max_concurrency ?? live.limits.maxConcurrency) || 1, live.limits.maxConcurrency),
+            limits: this.childLimits(live, a),
+          },
+          { runId: ctx.runId, conversationId: ctx.conversationId, callId, signal: live.controller.signal },
+        );
+        for (const r of this.opts.subagents.list(ctx.conversationId)) if (r.parent_call_id === callId) live.children.add(r.id);
+        this.publish(live.row.id);
+        return (await started).map(outcomeOf);
+      }
+      case 'steer':
+        this.mine(live, a.id);
+        this.opts.subagents.steer(ctx.conversationId, String(a.id), String(a.message ?? ''));
+        return null;
+      case 'cancel':
+        this.mine(live, a.id);
+        return outcomeOf(await this.opts.subagents.cancel(String(a.id), 'cancelled by its workflow'));
+      case 'post':
+        return this.opts.subagents.post({ runId: ctx.runId, conversationId: ctx.conversationId }, String(a.topic ?? 'note'), String(a.body ?? '')).id;
+      case 'read':
+        return this.opts.subagents.read(ctx.conversationId, { ...(typeof a.topic === 'string' ? { topic: a.topic } : {}), ...(typeof a.after_id === 'number' ? { afterId: a.after_id } : {}), limit: Math.min(Number(a.limit ?? 50) || 50, 200) }).map((p) => ({ id: p.id, topic: p.topic, body: p.body, author: p.author, untrusted: p.untrusted === 1 }));
+      case 'ask':
+        return this.ask(live, a);
+      case 'sleep': {
+        const ms = Math.max(0, Math.min(Number(a.ms) || 0, 60_000));
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, ms);
+          live.controller.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        });
+        return null;
+      }
+      case 'budget': {
+        const row = this.rows.get(live.row.id)!;
+        return { minutes: Math.round((Date.now() - live.started) / 600) / 100, tokens: row.input_tokens + row.output_tokens, cost_usd: row.cost_usd, agents: row.agents, limits: live.limits };
+      }
+      default:
+        throw new Error(`no workflow API call "${call.method}"`);
+    }
+  }
+
+  private spawnChild(live: Live, a: Record<string, unknown>): Promise<SubagentRow> {
+    const prompt = typeof a.prompt === 'string' ? a.prompt.trim() : '';
+    if (!prompt) throw new Error('agent/spawn needs a prompt: the whole task for the child');
+    this.count(live, 1);
+    const { ctx } = live;
+    const callId = `${ctx.callId}#${++live.calls}`;
+    const done = this.opts.subagents.spawn(
+      {
+        prompt,
+        description: String(a.description ?? prompt.split('\n')[0]).slice(0, 120),
+        ...(typeof a.type === 'string' && TYPES.has(a.type) ? { type: a.type as SubagentType } : {}),
+        ...(a.result_schema !== undefined ? { resultSchema: a.result_schema } : {}),
+        limits: this.childLimits(live, a),
+      },
+      { runId: ctx.runId, conversationId: ctx.conversationId, callId, signal: live.controller.signal },
+    );
+    // The child's row is written before spawn's first await: found by its call id.
+    const row = this.opts.subagents.list(ctx.conversationId).find((r) => r.parent_call_id === callId);
+    if (!row) return done.then((r) => r);
+    live.children.add(row.id);
+    live.pending.set(row.id, done.catch(() => this.opts.subagents.get(row.id)!));
+    this.publish(live.row.id);
+    return Promise.resolve(row);
+  }
+
+  private count(live: Live, n: number): void {
+    const row = this.rows.get(live.row.id)!;
+    if (row.agents + n > live.limits.maxAgents) throw new Error(`this would start agent ${row.agents + n} of at most ${live.limits.maxAgents} (max_agents)`);
+    this.rows.update(row.id, { agents: row.agents + n });
+  }
+
+  private childLimits(live: Live, a: Record<string, unknown>): Partial<SubagentLimits> {
+    const left = Math.max(1, live.limits.maxMinutes - (Date.now() - live.started) / 60_000);
+    return {
+      maxMinutes: Math.min(Number(a.max_minutes) || left, left),
+      maxTokens: Math.min(Number(a.max_tokens) || live.limits.maxTokens, live.limits.maxTokens),
+      maxCostUSD: Math.min(Number(a.max_cost_usd) || live.limits.maxCostUSD, live.limits.maxCostUSD),
+    };
+  }
+
+  private mine(live: Live, id: unknown): void {
+    if (typeof id !== 'string' || !live.children.has(id)) throw new Error(`${String(id)} is not an agent this workflow spawned`);
+  }
+
+  /** A child spent: the run's totals, and its budget. */
+  private onChild(child: SubagentRow): void {
+    for (const live of this.live.values()) {
+      if (!live.children.has(child.id)) continue;
+      let input = 0;
+      let output = 0;
+      let cost = 0;
+      for (const id of live.children) {
+        const r = this.opts.subagents.get(id);
+        if (!r) continue;
+        input += r.input_tokens;
+        output += r.output_tokens;
+        cost += r.cost_usd;
+      }
+      this.rows.update(live.row.id, { input_tokens: input, output_tokens: output, cost_usd: cost });
+      if (SUB_TERMINAL.has(child.status)) this.rows.event(live.row.id, 'agent', `${child.id} ${child.status}: ${child.description}`);
+      if (!live.stop && input + output > live.limits.maxTokens) void this.halt(live, { status: 'failed', reason: `stopped at its budget of ${live.limits.maxTokens} tokens (spent ${input + output})` });
+      else if (!live.stop && cost > live.limits.maxCostUSD) void this.halt(live, { status: 'failed', reason: `stopped at its cost budget of $${live.limits.maxCostUSD} (estimated $${cost.toFixed(4)})` });
+      this.publish(live.row.id);
+    }
+  }
+
+  private async ask(live: Live, a: Record<string, unknown>): Promise<string> {
+    const open = live.ctx.openBackgroundRequest;
+    if (!this.opts.questions || !open) throw new Error('this host cannot ask the person from a workflow');
+    const question = String(a.question ?? '').trim();
+    if (!question.endsWith('?')) throw new Error('ask(question, options) needs a question ending with "?"');
+    const given = Array.isArray(a.options) ? a.options.map(String).slice(0, 4) : [];
+    const options = (given.length >= 2 ? given : ['Yes', 'No']).map((label) => ({ label, description: label }));
+    const data = { questions: [{ question, header: null, options, multiSelect: false }] };
+    const { task } = this.opts.questions.startQuestion({
+      conversationId: live.ctx.conversationId,
+      runId: live.ctx.runId,
+      callId: live.ctx.callId,
+      title: question.slice(0, 200),
+      open: (taskId) => open({ kind: 'question', description: 'A workflow asks you a question', prompt: question, data, taskId }),
+    });
+    this.rows.event(live.row.id, 'ask', question);
+    const store = this.opts.store;
+    const ended = await new Promise<TaskRow>((resolve, reject) => {
+      const check = () => {
+        const t = store.tasks.getTask(task.id);
+        if (t && t.status !== 'running') {
+          clearInterval(poll);
+          resolve(t);
+        }
+      };
+      const poll = setInterval(check, 200);
+      live.controller.signal.addEventListener('abort', () => (clearInterval(poll), reject(new Error('the workflow stopped'))), { once: true });
+    });
+    // The answer goes to the script, not to the conversation as a wake-up.
+    store.tasks.claimNotifications([task.id]);
+    const progress = JSON.parse(ended.progress ?? '{}') as { output?: string | null };
+    if (ended.status !== 'finished') throw new Error(`the person did not answer (${ended.summary ?? ended.status})`);
+    return progress.output ?? '';
+  }
+
+  private end(row: WorkflowRow, status: WorkflowStatus, patch: { result?: string; error?: string }, notify = true): void {
+    if (!this.rows.finish(row.id, status, patch)) return;
+    const ended = this.rows.get(row.id)!;
+    this.rows.event(row.id, 'end', `${status}${ended.error ? `: ${ended.error}` : ''}`);
+    if (ended.task_id) {
+      mkdirSync(join(this.opts.dataDir, 'workflows'), { recursive: true, mode: 0o700 });
+      writeFileSync(this.outputPath(row.id), describeRun(ended), { mode: 0o600 });
+      const taskStatus = status === 'finished' ? 'finished' : status === 'cancelled' ? 'cancelled' : status === 'interrupted' ? 'interrupted' : 'failed';
+      this.opts.tasks.finish(ended.task_id, taskStatus, status === 'finished' ? 'finished' : `${status}: ${ended.error ?? ''}`.slice(0, 300), notify);
+    }
+    this.publish(row.id);
+  }
+
+  private limitsFor(asked: Partial<WorkflowLimits> | undefined): WorkflowLimits {
+    const c = this.ceilings;
+    const pick = (k: keyof WorkflowLimits) => Math.min(asked?.[k] ?? c[k], c[k]);
+    return { maxMinutes: pick('maxMinutes'), maxTokens: pick('maxTokens'), maxCostUSD: pick('maxCostUSD'), maxAgents: pick('maxAgents'), maxConcurrency: pick('maxConcurrency') };
+  }
+
+  private outputPath(id: string): string {
+    return join(this.opts.dataDir, 'workflows', `${id}.txt`);
+  }
+
+  private publish(id: string): void {
+    const row = this.rows.get(id);
+    if (!row) return;
+    // The task's progress changes too: every UI listing tasks (and the workflows panel) hears of it.
+    if (row.task_id && row.status === 'running') this.opts.tasks.update(row.task_id, { workflow: row.id, phase: row.phase, progress: row.progress, agents: row.agents, tokens: row.input_tokens + row.output_tokens });
+    for (const l of this.listeners) {
+      try {
+        l(row);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+}
+
+function outcomeOf(r: SubagentRow): { id: string; status: string; result: unknown; error: string | null } {
+  let result: unknown = r.result;
+  if (r.result_schema && r.result !== null) {
+    try {
+      result = JSON.parse(r.result);
+    } catch {
+      // stays text
+    }
+  }
+  return { id: r.id, status: r.status, result, error: r.error };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function catalogNames(): string {
+  return CATALOG.map((w) => w.name).join(', ');
+}
+
+/** A run in words: status, phases with their outputs, spend, result or error (task_output, wake-ups, the CLI). */
+export function describeRun(row: WorkflowRow): string {
+  const phases = JSON.parse(row.phases) as WorkflowPhase[];
+  const lines = [
+    `workflow ${row.id} (${row.name ?? 'inline script'}) ${row.status}${row.phase && row.status === 'running' ? `, phase ${row.phase}` : ''}: ${row.agents} agents, ${row.input_tokens + row.output_tokens} tokens, ~$${row.cost_usd.toFixed(4)}`,
+  ];
+  for (const p of phases) lines.push(`phase ${p.name} [${p.status}]${p.output ? `: ${p.output.slice(0, 1500)}` : ''}`);
+  if (row.progress && row.status === 'running') lines.push(`progress: ${row.progress}`);
+  if (row.error) lines.push(`error: ${row.error}`);
+  if (row.result !== null) lines.push(`result:\n${row.result}`);
+  return lines.join('\n');
+}
+
+export { WORKFLOW_TERMINAL };
