@@ -62,8 +62,11 @@ interface Shape {
   group?: number;
   /** Extra check on the secret part (e.g. skip `${VAR}` references). */
   accept?: (secret: string, m: RegExpExecArray) => boolean;
-  /** A substring every match contains: a text without it is not scanned (a cheap indexOf instead of a regex pass). */
-  needs?: string;
+  /**
+   * A substring every match contains (or a list: one of them): a text without it is not scanned, a cheap indexOf
+   * instead of a regex pass.
+   */
+  needs?: string | readonly string[];
 }
 
 /** Variable names whose values are secrets: they end in a secret word (MAX_TOKENS, auth: true and `key:` do not). */
@@ -149,6 +152,7 @@ const SHAPES: Shape[] = [
   {
     name: (m) => m[1]!,
     re: /(?:\b|--)([A-Za-z_][\w-]*)\s*[:=]\s*(["'`])((?:(?!\2)[^\\\n]|\\.)+)\2/g,
+    needs: ['"', "'", '`'],
     group: 3,
     accept: (s, m) => isSecretName(m[1]!) && isRealValue(s),
   },
@@ -265,7 +269,7 @@ export class SecretRedactor implements Redactor {
     if (this.folded.length && /[\r\n]/.test(text)) this.foldedMatches(text, found);
     if (this.shapes) {
       for (const shape of SHAPES) {
-        if (shape.needs !== undefined && !text.includes(shape.needs)) continue;
+        if (shape.needs !== undefined && !(typeof shape.needs === 'string' ? text.includes(shape.needs) : shape.needs.some((n) => text.includes(n)))) continue;
         shape.re.lastIndex = 0;
         let m: RegExpExecArray | null;
         while ((m = shape.re.exec(text)) !== null) {
