@@ -1,9 +1,7 @@
 /**
  * Keeps the slices in step with main: loads the lists at start, applies pushed events, and reloads everything after a
- * reconnect. Run events are applied once per animation frame and rendered in it, so a fast stream costs one render per
- * frame and what arrived before a frame is on screen in that frame.
+ * reconnect. Run events are applied once per animation frame, so a fast stream costs one render per frame.
  */
-import { flushSync } from 'react-dom';
 import type { RunEvent } from '../../shared/events';
 import { api, errorText, onConnection } from '../api/client';
 import { useApprovals } from './approvals';
@@ -25,9 +23,7 @@ function flush(): void {
   scheduled = false;
   const batch = queue;
   queue = [];
-  // Rendered inside this animation frame (flushSync), so the frame about to be painted shows the new text: left to
-  // React's scheduler, the render ran in a later task, after this frame's paint, and the text waited for the next one.
-  if (batch.length) flushSync(() => useMessages.getState().apply(batch));
+  if (batch.length) useMessages.getState().apply(batch);
 }
 
 function schedule(): void {
