@@ -6,7 +6,9 @@
  * socket (wall clock, `performance.timeOrigin + performance.now()`) to the DOM of the conversation showing it (a
  * MutationObserver in the page, the same clock). The 95th percentile of one reply is one sample; the figure is over
  * repeated replies. Baseline in the same run: the same paced stream read by a plain HTTP reader in Node
- * (`token_to_reader_p95_ms`), the floor of the transport alone.
+ * (`token_to_reader_p95_ms`), the floor of the transport alone. The lag is split in two (p95 of each, same replies):
+ * server → the runtime's `text` event (`token_to_runtime_event_p95_ms`: SDK parsing, the stream redactor's hold of
+ * the last word) and that event → DOM (`runtime_event_to_screen_p95_ms`: web host, WebSocket, renderer).
  *
  * stream_render_ratio (kept from before): a 50,000-token reply written in one burst; from the request reaching the
  * server, the time until the last token is on screen against the time until the runtime has consumed the stream.
@@ -53,9 +55,17 @@ export default async function streamRender(): Promise<BenchResult> {
     },
   });
   const ui = await openUiHost({ provider: { provider: 'openai-compatible', model: 'bench', baseURL: server.baseURL, apiKey: null } });
+  /** When the runtime emitted each paced token (a `text` event: after the SDK, the stream redactor, sanitizing). */
+  let emitted = new Map<number, number>();
+  let emittedText = '';
   ui.runtime.onEvent((e) => {
     // `usage` is emitted as soon as the step's stream has been read to its end.
     if (e.type === 'usage' && timing.consumed === 0) timing.consumed = now();
+    if (e.type === 'text') {
+      const at = now();
+      emittedText = (emittedText + e.delta).slice(-64);
+      for (const m of emittedText.matchAll(TOKEN_RE)) if (!emitted.has(Number(m[1]))) emitted.set(Number(m[1]), at);
+    }
   });
   const page = ui.page;
   let conversations = 0;
@@ -78,7 +88,7 @@ export default async function streamRender(): Promise<BenchResult> {
     await page.getByRole('button', { name: 'Send' }).waitFor();
   };
 
-  const paced = { screenP95: [] as number[], readerP95: [] as number[], screenAll: [] as number[] };
+  const paced = { screenP95: [] as number[], readerP95: [] as number[], screenAll: [] as number[], emitP95: [] as number[], emitToScreenP95: [] as number[] };
   const burst = { consumed: [] as number[], rendered: [] as number[] };
   const delayMs = 1000 / TOKENS_PER_SECOND;
   try {
@@ -114,6 +124,8 @@ export default async function streamRender(): Promise<BenchResult> {
 
       // Through the runtime, the web host and the renderer.
       written = new Map();
+      emitted = new Map();
+      emittedText = '';
       server.enqueue({ text: pacedTokens(), delayMs });
       await sendInNewConversation(
         `(() => {
@@ -133,6 +145,8 @@ export default async function streamRender(): Promise<BenchResult> {
       const lags = seen.map((at, i) => at - written.get(i)!);
       if (lags.some((l) => !(l > -1))) throw new Error('a token was on screen before the server wrote it: the clocks do not agree');
       paced.screenP95.push(percentile(lags, 0.95));
+      paced.emitP95.push(percentile([...emitted].map(([i, at]) => at - written.get(i)!), 0.95));
+      paced.emitToScreenP95.push(percentile(seen.map((at, i) => at - (emitted.get(i) ?? at)), 0.95));
       paced.screenAll.push(...lags);
     }
 
@@ -167,6 +181,8 @@ export default async function streamRender(): Promise<BenchResult> {
   return {
     token_to_screen_p95_ms: figure(paced.screenP95, { unit: 'ms', baseline: `p95 of one reply, ${pace}; reader p95 below, same run`, target: '≤ 50' }),
     token_to_reader_p95_ms: figure(paced.readerP95, { unit: 'ms', baseline: 'the same stream read by a plain HTTP reader in Node' }),
+    token_to_runtime_event_p95_ms: figure(paced.emitP95, { unit: 'ms', baseline: 'server write → the runtime emitting the token (SDK, stream redactor), same replies' }),
+    runtime_event_to_screen_p95_ms: figure(paced.emitToScreenP95, { unit: 'ms', baseline: 'runtime event → DOM (web host, WebSocket, renderer), same replies' }),
     token_to_screen_ms: figure(paced.screenAll, { unit: 'ms', baseline: `every token of every reply, ${pace}` }),
     stream_render_ratio: ratio(burst.rendered, burst.consumed, { baseline: `runtime consumed the stream, same reply (${BURST_TOKENS} tokens in one burst)`, target: '≤ 1.2' }),
     stream_rendered_ms: figure(burst.rendered, { unit: 'ms', baseline: 'request to last token on screen' }),

@@ -206,8 +206,11 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     tower,
   });
   // An agent profile narrows its conversations' tools.
+  // Looked up once per turn (the filter runs for every tool of the turn).
+  const turnProfiles = new WeakMap<object, ReturnType<typeof profiles.forConversation>>();
   registry.addFilter('agent-profile', (tool, turn) => {
-    const profile = profiles.forConversation(turn.conversationId);
+    if (!turnProfiles.has(turn)) turnProfiles.set(turn, profiles.forConversation(turn.conversationId));
+    const profile = turnProfiles.get(turn);
     return profile ? profileHides(profile, tool.name) : null;
   });
   runtime = new AppRuntime(

@@ -9,7 +9,8 @@
 import { errorMessage } from '../../shared/errors';
 import { contextModule, type CompactionRow } from '../services/store/modules/context';
 import { subagentsModule } from '../services/store/modules/subagents';
-import type { ConversationRow, MessageRow, RunRow, Store } from '../services/store/store';
+import type { ConversationRow, RunRow, Store } from '../services/store/store';
+import { historyView, type ViewedMessage } from './history-cache';
 import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RuntimeCore } from './core';
 import { streamModelStep, type StoredMessage } from './model-call';
@@ -31,34 +32,36 @@ export interface ContextFigures {
 
 export const estimateTokens = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
 
-type Viewed = StoredMessage & { id: number; chars: number };
+type Viewed = ViewedMessage;
 
-/** The messages after the latest compaction (the ones the model sees verbatim). */
-function viewed(store: Store, conversationId: string, after: number): Viewed[] {
-  return store
-    .listMessages(conversationId)
-    .filter((m: MessageRow) => m.id > after)
-    .map((m) => ({ id: m.id, role: m.role, content: JSON.parse(m.content) as unknown, chars: m.content.length }));
+/** The messages after the latest compaction (the ones the model sees verbatim), read incrementally (history-cache). */
+function viewed(store: Store, conversationId: string, after: number): readonly Viewed[] {
+  return historyView(store, conversationId, after).messages;
 }
 
 /** What the model sees of a conversation: after a compaction, its summary with the pinned state, then the kept turns. */
 export function compactedHistory(store: Store, conversationId: string): StoredMessage[] {
+  return modelView(store, conversationId).messages;
+}
+
+/** The model's view and its size in characters, from the running estimate (nothing re-read or re-serialised). */
+function modelView(store: Store, conversationId: string): { messages: StoredMessage[]; chars: number } {
   const record = store.module(contextModule).latest(conversationId);
-  const messages = viewed(store, conversationId, record?.upto_message_id ?? 0).map(({ role, content }) => ({ role, content }));
-  if (!record) return messages;
-  return [{ role: 'user', content: summaryMessage(store, conversationId, record) }, ...messages];
+  const view = historyView(store, conversationId, record?.upto_message_id ?? 0);
+  const messages: StoredMessage[] = view.messages.map(({ role, content }) => ({ role, content }));
+  if (!record) return { messages, chars: view.chars };
+  const summary = summaryMessage(store, conversationId, record);
+  return { messages: [{ role: 'user', content: summary }, ...messages], chars: view.chars + summary.length };
 }
 
 export function contextFigures(core: RuntimeCore, conversationId: string): ContextFigures {
   const { store, limits } = core;
-  const records = store.module(contextModule).list(conversationId);
-  const history = compactedHistory(store, conversationId);
-  const chars = history.reduce((n, m) => n + (typeof m.content === 'string' ? m.content.length : JSON.stringify(m.content).length), 0);
+  const { chars } = modelView(store, conversationId);
   return {
     contextTokens: estimateTokens(chars) + 1500,
     contextWindow: limits.contextWindow,
     compactAtTokens: Math.floor(limits.contextWindow * limits.compactAt),
-    compactions: records.length,
+    compactions: store.module(contextModule).count(conversationId),
   };
 }
 
@@ -192,7 +195,7 @@ function toolNames(m: StoredMessage): string[] {
   return (m.content as { type?: string; toolName?: string }[]).filter((p) => p.type === 'tool-call').map((p) => p.toolName ?? '');
 }
 
-function renderTranscript(previous: string | null, dropped: Viewed[], maxChars: number, focus?: string): string {
+function renderTranscript(previous: string | null, dropped: readonly Viewed[], maxChars: number, focus?: string): string {
   const perMessage = Math.max(400, Math.floor(maxChars / Math.max(1, dropped.length)));
   const lines = dropped.map((m) => {
     const text = textOf(m);
@@ -209,7 +212,7 @@ function renderTranscript(previous: string | null, dropped: Viewed[], maxChars: 
     .join('\n\n');
 }
 
-function outline(dropped: Viewed[]): string {
+function outline(dropped: readonly Viewed[]): string {
   return dropped
     .map((m) => `- ${m.role}${toolNames(m).length ? ` (${toolNames(m).join(', ')})` : ''}: ${textOf(m).replace(/\s+/g, ' ').slice(0, 200)}`)
     .join('\n')

@@ -157,8 +157,7 @@ export function systemPrompt(core: RuntimeCore, conv: ConversationRow): string {
 /** What families add (recall, scratchpad, pinned plan, goal); a source that throws adds nothing. */
 function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: PersistentConversationState): string[] {
   if (!core.contextSources.length) return [];
-  const users = core.store.listMessages(conv.id).filter((m) => m.role === 'user');
-  const last = users.at(-1);
+  const last = core.store.lastMessageWithRole(conv.id, 'user');
   const lastUserText = last ? textOf(JSON.parse(last.content) as unknown) : '';
   const blocks: string[] = [];
   for (const source of core.contextSources) {

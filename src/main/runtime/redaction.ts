@@ -62,6 +62,11 @@ interface Shape {
   group?: number;
   /** Extra check on the secret part (e.g. skip `${VAR}` references). */
   accept?: (secret: string, m: RegExpExecArray) => boolean;
+  /**
+   * A substring every match contains (or a list: one of them): a text without it is not scanned, a cheap indexOf
+   * instead of a regex pass.
+   */
+  needs?: string | readonly string[];
 }
 
 /** Variable names whose values are secrets: they end in a secret word (MAX_TOKENS, auth: true and `key:` do not). */
@@ -107,22 +112,23 @@ const SHAPES: Shape[] = [
   { name: 'npm-token', re: /\bnpm_[A-Za-z0-9]{36}\b/g },
   { name: 'pypi-token', re: /\bpypi-AgE[A-Za-z0-9_-]{50,}/g },
   { name: 'huggingface-token', re: /\bhf_[A-Za-z0-9]{30,}\b/g },
-  { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/g },
+  { name: 'jwt', needs: 'eyJ', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/g },
   // A JWT folded over lines (fold, base64 -w, a wrapped log line).
-  { name: 'jwt', re: /\beyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}\.(?:\r?\n[ \t]*)?eyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}(?:\.(?:[A-Za-z0-9_-]|\r?\n[ \t]*(?=[A-Za-z0-9_-]{8}))*)?/g },
+  { name: 'jwt', needs: 'eyJ', re: /\beyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}\.(?:\r?\n[ \t]*)?eyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}(?:\.(?:[A-Za-z0-9_-]|\r?\n[ \t]*(?=[A-Za-z0-9_-]{8}))*)?/g },
   // The body of a PEM block whose BEGIN line is not in this text (a read that starts mid-key): 64-column base64 lines.
   { name: 'private-key', re: /(?:^[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{64}[ \t]*\r?\n){2,}(?:[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{1,63}={0,2}[ \t]*(?:\r?\n|$))?/gm },
   // scheme://user:password@host → the password.
-  { name: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>]*:([^\s@/?#"'<>]+)@/gi, group: 1, accept: (s) => !/^\[redacted:/.test(s) && !/^\$\{?\w+\}?$/.test(s) },
+  { name: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>]*:([^\s@/?#"'<>]+)@/gi, needs: '://', group: 1, accept: (s) => !/^\[redacted:/.test(s) && !/^\$\{?\w+\}?$/.test(s) },
   // Authorization headers.
   { name: 'authorization', re: /\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{8,})/gi, group: 1 },
   // ?access_token=…&
-  { name: 'url-token', re: /[?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|password|sig|signature|client_secret|auth)=([^&\s#"'<>]{8,})/gi, group: 1, accept: (s) => isRealValue(s) },
+  { name: 'url-token', re: /[?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|password|sig|signature|client_secret|auth)=([^&\s#"'<>]{8,})/gi, needs: '=', group: 1, accept: (s) => isRealValue(s) },
   // .env, shell and connection strings: NAME=value wherever it stands on a line (after line numbers, `path:line:`
   // prefixes, indentation, `export`, `;` of a connection string); the value is unquoted or quoted.
   {
     name: (m) => m[1]!,
     re: /(?:^|(?<=[\s:;|,(\[{]|--))(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]*)=("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s#'";]+)/gm,
+    needs: '=',
     group: 2,
     accept: (s, m) => isSecretName(m[1]!) && isRealValue(unquote(s)),
   },
@@ -138,6 +144,7 @@ const SHAPES: Shape[] = [
   {
     name: (m) => m[1]!,
     re: /"([^"\\\n]{1,64})"\s*:\s*"((?:[^"\\\n]|\\.)*)"/g,
+    needs: '"',
     group: 2,
     accept: (s, m) => isSecretName(m[1]!) && isRealValue(s),
   },
@@ -145,6 +152,7 @@ const SHAPES: Shape[] = [
   {
     name: (m) => m[1]!,
     re: /(?:\b|--)([A-Za-z_][\w-]*)\s*[:=]\s*(["'`])((?:(?!\2)[^\\\n]|\\.)+)\2/g,
+    needs: ['"', "'", '`'],
     group: 3,
     accept: (s, m) => isSecretName(m[1]!) && isRealValue(s),
   },
@@ -261,6 +269,7 @@ export class SecretRedactor implements Redactor {
     if (this.folded.length && /[\r\n]/.test(text)) this.foldedMatches(text, found);
     if (this.shapes) {
       for (const shape of SHAPES) {
+        if (shape.needs !== undefined && !(typeof shape.needs === 'string' ? text.includes(shape.needs) : shape.needs.some((n) => text.includes(n)))) continue;
         shape.re.lastIndex = 0;
         let m: RegExpExecArray | null;
         while ((m = shape.re.exec(text)) !== null) {

@@ -164,28 +164,27 @@ describe('read_file on a 1 GB sparse file', () => {
   });
   afterAll(() => unlinkSync(path));
 
-  it('numbers the last lines from the top, like every read, counting newlines in blocks', async () => {
+  it('numbers the last lines from the end, without reading the gigabyte before them', async () => {
     const ctx = makeContext(dir);
     resetReadCounters();
     const out = (await readFileTool.execute({ path: 'huge.log', line_offset: -20 }, ctx)).output;
-    // 300 head lines; the hole (no newlines) joins the first tail line: 400 lines in all.
-    expect(numbersOf(out)).toEqual(Array.from({ length: 20 }, (_, i) => 381 + i));
-    expect(out).toContain('   400\ttail line 100');
-    expect(out).toContain('   381\ttail line 81');
-    expect(out).not.toMatch(/line_offset=|numbered from the end/);
-    // Counted in blocks: never the whole file in one read.
-    expect(readCounters.reads).toBeGreaterThan(100);
+    expect(numbersOf(out)).toEqual(Array.from({ length: 20 }, (_, i) => -20 + i));
+    expect(out).toContain('    -1\ttail line 100');
+    expect(out).toContain('   -20\ttail line 81');
+    expect(out).toContain('numbered from the end (-1 = the last line');
+    // Only the tail was read: a tail read costs what a head read costs.
+    expect(readCounters.bytesRead).toBeLessThan(256 * 1024);
   });
 
-  it('pages from the end with the same numbers a forward read gives', async () => {
+  it('pages from the end with numbers that line_offset takes', async () => {
     const ctx = makeContext(dir);
     const out = (await readFileTool.execute({ path: 'huge.log', line_offset: -40, n_lines: 5 }, ctx)).output;
-    expect(numbersOf(out)).toEqual([361, 362, 363, 364, 365]);
+    expect(numbersOf(out)).toEqual([-40, -39, -38, -37, -36]);
     expect(out).toContain('tail line 61');
-    expect(out).toContain('line_offset=366');
-    const forward = (await readFileTool.execute({ path: 'huge.log', line_offset: 366, n_lines: 2 }, ctx)).output;
-    expect(numbersOf(forward)).toEqual([366, 367]);
-    expect(forward).toContain('   366\ttail line 66');
+    expect(out).toContain('line_offset=-35');
+    const next = (await readFileTool.execute({ path: 'huge.log', line_offset: -35, n_lines: 2 }, ctx)).output;
+    expect(numbersOf(next)).toEqual([-35, -34]);
+    expect(next).toContain('   -35\ttail line 66');
   });
 
   it('reads the head without touching the rest', async () => {

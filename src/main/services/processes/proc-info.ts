@@ -4,7 +4,7 @@
  * can still be found). Linux reads /proc; macOS asks `ps`.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 
 /** A process named by pid and start time: the pair stays unique across pid reuse (and, with the boot id, reboots). */
 export interface ProcIdentity {
@@ -188,6 +188,8 @@ export function anyLeftover(pgid: number, tag: string, since: string | null, sta
  * namespace's last pid.
  */
 const QUICK_LEFTOVER_WINDOW_MS = 1_000;
+/** Up to this many pids allocated since the command, each is probed by number; past it /proc is listed once. */
+const QUICK_PROBE_PIDS = 2_048;
 
 /**
  * anyLeftover for a command that ran briefly (the common case: most commands end in milliseconds), without reading
@@ -204,17 +206,27 @@ function quickLeftover(pgid: number, tag: string): boolean | null {
     if ((err as NodeJS.ErrnoException).code !== 'ESRCH') return null;
   }
   let last: number;
-  let entries: string[];
   try {
     last = Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8'));
-    entries = readdirSync('/proc');
   } catch {
     return null;
   }
   if (!Number.isInteger(last) || last < pgid) return null;
+  // Few pids allocated since (the usual case): probe each one, without listing every process of the machine.
+  let candidates: Iterable<number>;
+  if (last - pgid <= QUICK_PROBE_PIDS) {
+    const range: number[] = [];
+    for (let pid = pgid + 1; pid <= last; pid++) if (statSync(`/proc/${pid}`, { throwIfNoEntry: false })) range.push(pid);
+    candidates = range;
+  } else {
+    try {
+      candidates = readdirSync('/proc').map(Number);
+    } catch {
+      return null;
+    }
+  }
   const needle = Buffer.from(`${TAG_ENV}=${tag}\0`);
-  for (const entry of entries) {
-    const pid = Number(entry);
+  for (const pid of candidates) {
     if (!(pid > pgid && pid <= last) || pid === process.pid) continue;
     const stat = readStat(pid);
     if (!stat || isDead(stat.state)) continue;

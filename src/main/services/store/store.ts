@@ -199,6 +199,15 @@ export class Store {
     return this.#runs.countMessages(conversationId);
   }
 
+  countMessagesAfter(conversationId: string, afterId: number): number {
+    return this.#runs.countMessagesAfter(conversationId, afterId);
+  }
+
+  /** The latest message of a conversation with this role (the person's last message, for example). */
+  lastMessageWithRole(conversationId: string, role: MessageRow['role']): MessageRow | undefined {
+    return this.#runs.lastMessageWithRole(conversationId, role);
+  }
+
   // Runs
 
   /** A new run owned by this process (its pid and start time are recorded: see runOwnerAlive). */

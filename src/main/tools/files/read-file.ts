@@ -2,7 +2,8 @@
  * read_file: numbered lines of a UTF-8 text file, at most 1000 lines / 100 KB per call, and the file's edit snapshot
  * (Spec I). Never holds a big file whole: positive offsets read forward in chunks and stop at the cap; negative
  * offsets scan backwards from the end to find where the last N lines start, then count the newlines before that point
- * in blocks, so every read numbers lines from the top. `since_byte` follows a file that is still being written.
+ * in blocks, so reads number lines from the top — except a tail more than COUNT_FROM_TOP_LIMIT into a file, which is
+ * numbered from the end (-1 = last line) so that it never reads the bytes before it. `since_byte` follows a file that is still being written.
  */
 import type { Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
@@ -21,6 +22,12 @@ export const READ_MAX_BYTES = 100 * 1024;
 export const READ_MAX_LINE_CHARS = 2000;
 /** Blocks newlines are counted in when a negative offset needs the number of the line it starts at. */
 const COUNT_BLOCK = 8 * 1024 * 1024;
+/**
+ * Up to this many bytes before a tail, its lines are numbered from the top (counting costs a few milliseconds); past
+ * it they are numbered from the end (-1 = the last line), so a tail read of a huge log stays as cheap as a head read
+ * instead of reading every byte before it.
+ */
+export const COUNT_FROM_TOP_LIMIT = 32 * 1024 * 1024;
 const FIRST_CHUNK = 64 * 1024;
 const LATER_CHUNK = 1024 * 1024;
 const BACK_CHUNK_FIRST = 16 * 1024;
@@ -389,10 +396,16 @@ export const readFileTool = defineTool({
           // Reached the start: the file has at most k lines.
           if (tail.total < k) notes.push(`The file has only ${tail.total} lines; showing from line 1.`);
           result = await readForward(fh, size, 0, 1, 0, Math.min(want, tail.total), ctx.signal, redactOf(ctx));
-        } else {
+        } else if (tail.start <= COUNT_FROM_TOP_LIMIT) {
           // Line numbers from the top, as a forward read shows them: count the newlines before the tail.
           const before = await countNewlines(fh, tail.start, ctx.signal);
           result = await readForward(fh, size, tail.start, before + 1, 0, want, ctx.signal, redactOf(ctx));
+        } else {
+          // A huge file: numbered from the end (what line_offset takes), without reading what comes before.
+          result = await readForward(fh, size, tail.start, -k, 0, want, ctx.signal, redactOf(ctx));
+          notes.push(
+            `Lines are numbered from the end (-1 = the last line; line_offset takes these numbers): ${shown} is ${formatBytes(size)}, and numbering from the top would mean reading all of it.`,
+          );
         }
       }
 

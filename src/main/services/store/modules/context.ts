@@ -53,5 +53,6 @@ export const contextModule = defineStoreModule({
     },
     latest: (conversationId: string) => sql.one<CompactionRow>('SELECT * FROM compactions WHERE conversation_id = ? ORDER BY id DESC LIMIT 1', conversationId),
     list: (conversationId: string) => sql.all<CompactionRow>('SELECT * FROM compactions WHERE conversation_id = ? ORDER BY id', conversationId),
+    count: (conversationId: string) => sql.one<{ n: number }>('SELECT count(*) AS n FROM compactions WHERE conversation_id = ?', conversationId)!.n,
   }),
 });

@@ -178,6 +178,10 @@ export const runsModule = defineStoreModule({
       sql.all<Pick<MessageRow, 'id' | 'role' | 'content'>>('SELECT id, role, content FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id', conversationId, afterId),
     lastMessage: (conversationId: string) => sql.one<MessageRow>('SELECT * FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1', conversationId),
     countMessages: (conversationId: string) => sql.one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE conversation_id = ?', conversationId)!.n,
+    countMessagesAfter: (conversationId: string, afterId: number) =>
+      sql.one<{ n: number }>('SELECT count(*) AS n FROM messages WHERE conversation_id = ? AND id > ?', conversationId, afterId)!.n,
+    lastMessageWithRole: (conversationId: string, role: MessageRow['role']) =>
+      sql.one<MessageRow>('SELECT * FROM messages WHERE conversation_id = ? AND role = ? ORDER BY id DESC LIMIT 1', conversationId, role),
 
     // Runs
     createRun(row: NewRun): RunRow {
