@@ -81,6 +81,9 @@ test('shows the subagent tree, steers and cancels children, and opens a child tr
   await expect(page.getByRole('main')).toContainText('Also mention the weekday.');
   await expect(page.getByRole('main')).toContainText('alpha finished');
   await expect(page.getByRole('textbox', { name: 'Message' })).toHaveCount(0);
+  // Its policy and sandbox are shown as its parent's, not offered for change.
+  await expect(page.getByRole('main').getByText(/\(from its parent\)/)).toBeVisible();
+  await expect(page.getByRole('main').getByRole('combobox')).toHaveCount(0);
   expect(page.url()).toMatch(/#c=conv_/);
   await page.screenshot({ path: artifact(`${deskhand.kind}-subagent-transcript.png`) });
   await bar.getByRole('button', { name: '← Back to Orchestrate' }).click();

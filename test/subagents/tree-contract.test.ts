@@ -103,6 +103,12 @@ describe('the subagent tree through the UI contract', () => {
     expect(cancelled.subagent).toMatchObject({ id: b.id, status: 'cancelled', error: 'cancelled by the person from the subagent tree' });
     await until('beta run stopped', () => app!.store.runsForConversation(b.conversation_id).at(-1)!.status === 'aborted');
 
+    // A child's policy, sandbox and profile come from its parent: the UI cannot raise them.
+    await expect(svc.setPolicy({ conversationId: a.conversation_id, policy: 'high-risk' })).rejects.toThrow(/comes from its parent/);
+    await expect(svc.setSandbox({ conversationId: a.conversation_id, sandbox: 'off' })).rejects.toThrow(/comes from its parent/);
+    await expect(svc.setConversationProfile({ conversationId: a.conversation_id, profile: 'default' })).rejects.toThrow(/come from its parent/);
+    expect(app!.store.getConversation(a.conversation_id)).toMatchObject({ policy: 'read-only' });
+
     // Bad input is refused in words.
     await expect(svc.steerSubagent({ subagentId: b.id, message: 'too late' })).rejects.toThrow(/already cancelled/);
     await expect(svc.cancelSubagent({ subagentId: 'sub_00000000' })).rejects.toThrow(/No subagent sub_00000000/);

@@ -244,7 +244,7 @@ export class AppService implements ContractHandlers {
   }
 
   async setPolicy(p: ParsedParams<'setPolicy'>): Promise<ConversationSummary> {
-    this.conversation(p.conversationId);
+    this.ownSettings(p.conversationId, 'policy');
     this.runtime.store.updateConversation(p.conversationId, { policy: p.policy });
     this.markChanged('conversations');
     return this.summary(p.conversationId);
@@ -461,7 +461,7 @@ export class AppService implements ContractHandlers {
   // ── Sandbox and background tasks ──────────────────────────────────────────────────────────────────────────────────
 
   async setSandbox(p: ParsedParams<'setSandbox'>): Promise<ConversationSummary> {
-    this.conversation(p.conversationId);
+    this.ownSettings(p.conversationId, 'sandbox');
     this.runtime.store.updateConversation(p.conversationId, { sandbox: p.sandbox });
     this.markChanged('conversations');
     return this.summary(p.conversationId);
@@ -498,6 +498,12 @@ export class AppService implements ContractHandlers {
     const row = this.runtime.store.getConversation(id);
     if (!row) throw new DeskhandError('not_found', 'That conversation does not exist (it may have been deleted).');
     return row;
+  }
+
+  /** A subagent's policy and sandbox are its parent's at most: set by the parent's call, never raised from a UI. */
+  private ownSettings(id: string, what: 'policy' | 'sandbox'): void {
+    this.conversation(id);
+    if (this.runtime.subagents.byConversation(id)) throw new DeskhandError('usage', `This is a subagent's conversation: its ${what} comes from its parent (at most the parent's). Change the parent's instead.`);
   }
 
   private runningConversations(): Set<string> {

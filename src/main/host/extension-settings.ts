@@ -93,6 +93,7 @@ export class ExtensionSettings {
 
   setProfile(p: ParsedParams<'setConversationProfile'>, changed: () => void): MethodResult<'setConversationProfile'> {
     if (!this.runtime.store.getConversation(p.conversationId)) throw new DeskhandError('not_found', `No conversation ${p.conversationId}.`);
+    if (this.runtime.subagents.byConversation(p.conversationId)) throw new DeskhandError('usage', "This is a subagent's conversation: its tools and policy come from its parent. Choose a profile for the parent instead.");
     const profile = this.runtime.profiles.get(p.profile);
     if (!profile) throw new DeskhandError('not_found', `No agent profile "${p.profile}".`);
     this.runtime.profiles.assign(p.conversationId, profile.name);

@@ -73,21 +73,30 @@ export function ConversationView() {
           </span>
         </div>
         <div className="conv-meta">
-          <label className="policy">
-            <span>Policy</span>
-            <select value={conversation.policy} onChange={(e) => void setPolicy(e.target.value as Policy)} aria-describedby="policy-help">
-              {POLICIES.map((p) => (
-                <option key={p} value={p}>
-                  {POLICY_LABEL[p]}
-                </option>
-              ))}
-            </select>
-          </label>
-          <span id="policy-help" className="sr-only">
-            Which tool calls run without asking. Applies from the next message.
-          </span>
-          <SandboxSelect value={conversation.sandbox} onChange={(v) => void setSandbox(v)} />
-          <ProfileSelect conversationId={conversation.id} />
+          {conversation.subagentOf ? (
+            // A child's policy and sandbox are its parent's at most, set by the parent's call (main refuses changes).
+            <span className="run-chip" title="A subagent's policy, sandbox and tools come from its parent">
+              Policy: {POLICY_LABEL[conversation.policy]} · sandbox: {conversation.sandbox} (from its parent)
+            </span>
+          ) : (
+            <>
+              <label className="policy">
+                <span>Policy</span>
+                <select value={conversation.policy} onChange={(e) => void setPolicy(e.target.value as Policy)} aria-describedby="policy-help">
+                  {POLICIES.map((p) => (
+                    <option key={p} value={p}>
+                      {POLICY_LABEL[p]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <span id="policy-help" className="sr-only">
+                Which tool calls run without asking. Applies from the next message.
+              </span>
+              <SandboxSelect value={conversation.sandbox} onChange={(v) => void setSandbox(v)} />
+              <ProfileSelect conversationId={conversation.id} />
+            </>
+          )}
           <span className="model" title="Provider and model for new messages">
             {activeModelLabel(settings)}
           </span>

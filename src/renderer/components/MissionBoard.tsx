@@ -1,7 +1,8 @@
 /**
  * The mission board (coordinator mode): the open conversation's Tower session — missions with their scope, tasks,
  * status and review gate, the roster of workers and reviewers, the inbox, findings and the activity log. Reloads when
- * the conversation's background tasks change (every Tower agent is one) and every few seconds while agents work.
+ * the conversation's background tasks change (every Tower agent is one), when a tower_ tool finishes, and every few
+ * seconds while agents work.
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { TowerBoard } from '../../shared/contract-workflows';
@@ -28,9 +29,17 @@ export function MissionBoard() {
   useEffect(() => {
     setBoard(null);
     void load();
-    return api().on('backgroundTasksChanged', (p) => {
+    const offTasks = api().on('backgroundTasksChanged', (p) => {
       if (p.conversationId === conversationId) void load();
     });
+    // tower_init, tower_plan (once approved), merges and teardown change the board without any task changing.
+    const offRun = api().on('run', (e) => {
+      if (e.type === 'tool.result' && e.tool.startsWith('tower_')) void load();
+    });
+    return () => {
+      offTasks();
+      offRun();
+    };
   }, [conversationId, load]);
 
   const working = board?.roster.some((a) => a.status === 'running' || a.status === 'queued') ?? false;
