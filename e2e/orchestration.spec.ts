@@ -35,22 +35,30 @@ test('a workflow is reviewed, runs in the background and shows its phases; the t
   await deskhand.send('Research the demo');
 
   // High-risk: the approval shows the script itself before anything runs.
-  const card = deskhand.approvalCard();
+  const card = page.getByRole('region', { name: 'Run a workflow' });
   await expect(card).toContainText("phase('gather'", { timeout: 30_000 });
   await card.getByRole('button', { name: 'Approve' }).click();
 
   const panel = page.getByRole('complementary', { name: 'Workflows' });
-  await expect(panel).toContainText('Inline script: demo', { timeout: 30_000 });
-  await expect(panel).toContainText('gather');
-  await expect(panel).toContainText('write');
-  await expect(panel).toContainText('WORKFLOW-REPORT', { timeout: 30_000 });
+  const item = panel.getByRole('listitem', { name: 'Workflow Inline script: demo: done' });
+  await expect(item).toBeVisible({ timeout: 30_000 });
+  // Finished runs are folded; opening one shows each phase and the result.
+  const head = item.getByRole('button', { name: /Inline script: demo/ });
+  if ((await head.getAttribute('aria-expanded')) !== 'true') await head.click();
+  await expect(item.getByRole('list', { name: 'Phases of Inline script: demo' })).toContainText('gather');
+  await expect(item.getByRole('list', { name: 'Phases of Inline script: demo' })).toContainText('write');
+  await expect(item.getByLabel('Result of Inline script: demo')).toContainText('WORKFLOW-REPORT');
   await expect(page.getByRole('main')).toContainText('The workflow finished.', { timeout: 30_000 });
   // The woken turn's request carried the workflow's result.
   expect(JSON.stringify(deskhand.requests()[2])).toContain('WORKFLOW-REPORT');
   await page.screenshot({ path: artifact(`${deskhand.kind}-workflows-panel.png`) });
 
   await deskhand.send('Now coordinate the team');
-  const plan = deskhand.approvalCard();
+  // tower_init is low-risk (it creates Deskhand's own worktree): under read-only it asks too.
+  const init = page.getByRole('region', { name: 'Start coordinator mode' });
+  await expect(init).toContainText('Split the demo', { timeout: 30_000 });
+  await init.getByRole('button', { name: 'Approve' }).click();
+  const plan = page.getByRole('region', { name: 'Plan the missions' });
   await expect(plan).toContainText('src/api/**', { timeout: 30_000 });
   await plan.getByRole('button', { name: 'Approve' }).click();
   await expect(page.getByRole('main')).toContainText('Plan ready.', { timeout: 30_000 });
