@@ -35,6 +35,8 @@ export class BrowserProcess {
     readonly context: BrowserContext,
     private readonly owned: OwnedGroups | null,
     readonly tag: string,
+    /** Launched without a window (a headed browser ends when its last tab closes). */
+    readonly headless: boolean,
   ) {}
 
   static async launch(spec: LaunchSpec): Promise<BrowserProcess> {
@@ -65,7 +67,7 @@ export class BrowserProcess {
         for (const pid of taggedProcesses(tag)) killPid(pid);
         throw new Error(`The browser did not start (${spec.executable}): ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
       });
-    const proc = new BrowserProcess(context, spec.owned ?? null, tag);
+    const proc = new BrowserProcess(context, spec.owned ?? null, tag, spec.headless);
     proc.pgid = leaderOf(tag);
     if (proc.pgid !== null) {
       const start = processStartTime(proc.pgid);

@@ -58,6 +58,8 @@ export interface PlaywrightBrowserOptions {
 
 export class PlaywrightBrowser implements BrowserService {
   private proc: BrowserProcess | null = null;
+  /** A headed browser's first blank tab, kept for the first tab a conversation opens. */
+  private spare: Page | null = null;
   private starting: Promise<BrowserProcess> | null = null;
   private readonly sessionsById = new Map<string, Session>();
   private readonly approved = new Set<string>();
@@ -96,8 +98,13 @@ export class PlaywrightBrowser implements BrowserService {
       .then(async (proc) => {
         await proc.context.route('**/*', (route) => this.guard(route));
         proc.context.on('page', (page) => void this.adoptPopup(page));
-        // The profile opens with a blank tab nobody asked for.
-        for (const p of proc.context.pages()) if (p.url() === 'about:blank') await p.close().catch(() => undefined);
+        // The profile opens with a blank tab nobody asked for. Headless, it is closed; headed, it is the window's last
+        // tab (closing it would end the browser), so the first tab a conversation opens takes it over.
+        for (const p of proc.context.pages()) {
+          if (p.url() !== 'about:blank') continue;
+          if (proc.headless) await p.close().catch(() => undefined);
+          else this.spare ??= p;
+        }
         this.proc = proc;
         return proc;
       })
@@ -225,7 +232,9 @@ export class PlaywrightBrowser implements BrowserService {
         );
       }
       const proc = await this.browser();
-      tab = this.watchTab(session, wanted, await proc.context.newPage());
+      const spare = this.spare && !this.spare.isClosed() ? this.spare : null;
+      this.spare = null;
+      tab = this.watchTab(session, wanted, spare ?? (await proc.context.newPage()));
     }
     if (name) session.current = name;
     return { session, tab };
