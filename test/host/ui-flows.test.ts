@@ -307,13 +307,11 @@ describe('first run and providers', () => {
     await h.service.saveSettings({ ...view.settings, activeProvider: 'openai-compatible', providers: { ...view.settings.providers, 'openai-compatible': { model: 'llama3.1:8b', baseURL: `${ollama}/v1` } } });
     expect((await h.service.getSettings({})).firstRun).toBe(false);
 
-    // Nothing answering anywhere: nothing found (quickly).
+    // Nothing answering anywhere: nothing found (a refused port answers at once; the test's timeout bounds a hang).
     await h.service.shutdown();
     h.close();
     h = openHarness({ dataDir: tempDir('deskhand-ui-data-'), override: null, env: { DESKHAND_OLLAMA_URL: await closedPortUrl(), DESKHAND_LMSTUDIO_URL: await closedPortUrl() } });
-    const started = Date.now();
     expect(await h.service.detectLocalModels({})).toEqual({ servers: [] });
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('is not a first run with provider flags or a key', async () => {
