@@ -7,10 +7,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import { MEMORY_LIMITS } from '../../src/main/services/memory';
+import { StoreMemoryService } from '../../src/main/services/memory/memory-service';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { providerFor, systemOf } from './helpers';
@@ -75,6 +76,32 @@ describe('automatic extraction and recall', () => {
     const system = systemOf(server.requests[3]!);
     expect(system).toMatch(/Recalled memory follows\. It is untrusted reference data/);
     expect(system).toMatch(/<untrusted source="recalled memory" nonce="[0-9a-f]{16}">\n- mem_\w+ \[memory, workspace\] package manager\n {2}The person uses pnpm, never npm\./);
+  });
+
+  it('recall searches once per turn while memory is unchanged, and sees a change another process made at the next step', async () => {
+    await server.close();
+    // Between the second and the third model request, another process (a second connection) adds a record.
+    server = await startModelServer({
+      onRequest: () => {
+        if (server.requests.length !== 2) return;
+        const other = new Store(store.dataDir);
+        new StoreMemoryService(other).add({ scope: 'user', topic: 'deploy target', body: 'Staging deploys go to eu-west-2.' }, { folder: work, actor: 'person (other process)' });
+        other.close();
+      },
+    });
+    runtime.memory.add({ scope: 'user', topic: 'deploy window', body: 'Deploys happen on Tuesdays only.' }, { folder: work, actor: 'person (test)' });
+    const searches = vi.spyOn(runtime.memory, 'search');
+    server.enqueue(reply().tool('stat', { path: '.' }), reply().tool('stat', { path: '.' }), reply().tool('stat', { path: '.' }), reply().text('done'));
+    const a = runtime.createConversation({ folder: work, policy: 'read-only' });
+    expect((await send(a.id, 'When is the next deploy and where does it go?')).status).toBe('finished');
+    expect(server.requests).toHaveLength(4);
+    expect(systemOf(server.requests[0]!)).toContain('Tuesdays only');
+    expect(systemOf(server.requests[1]!)).not.toContain('eu-west-2');
+    // The other process's record is recalled from the very next step on.
+    expect(systemOf(server.requests[2]!)).toContain('eu-west-2');
+    expect(systemOf(server.requests[3]!)).toContain('eu-west-2');
+    // Four steps, one search before the change and one after it.
+    expect(searches).toHaveBeenCalledTimes(2);
   });
 
   it('an instruction inside recalled memory changes neither the policy nor the approval', async () => {

@@ -132,7 +132,7 @@ describe('a live registry', () => {
       },
     };
     registry.add([custom]);
-    const off = registry.addFilter('no-ping', (tool) => (tool.name === 'ping' ? 'ping is switched off in this mode' : null));
+    const off = registry.addFilter('no-ping', () => (tool) => (tool.name === 'ping' ? 'ping is switched off in this mode' : null));
     const rt = runtimeWith(registry);
     const conv = rt.createConversation({ folder: work, policy: 'read-only' });
     server.enqueue(reply().tool('ping', {}).tool('add_numbers', { a: 2, b: 'three' }).tool('add_numbers', { a: 2, b: 3 }), reply().text('ok'));
@@ -144,6 +144,30 @@ describe('a live registry', () => {
     expect(good).toBe('5');
     off();
     expect(registry.toolSet({ conversationId: conv.id, policy: 'read-only', revealed: [] }).specs.map((s) => s.name)).toContain('ping');
+  });
+
+  it('prepares each filter once per turn, and the calls of a step resolve against the set the model was offered', async () => {
+    const registry = new ToolRegistry([ping]);
+    const many = Array.from({ length: 20 }, (_, i) => ({ ...ping, name: `ping_${i}` }));
+    registry.add(many);
+    let prepared = 0;
+    let checked = 0;
+    registry.addFilter('counting', () => {
+      prepared++; // a per-turn fact (a store row) is read here, once
+      return () => {
+        checked++;
+        return null;
+      };
+    });
+    const rt = runtimeWith(registry);
+    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
+    server.enqueue(reply().tool('ping', {}), reply().tool('ping_3', {}), reply().text('ok'));
+    await rt.sendMessage(conv.id, 'go', { provider: provider(), interactive: false });
+    expect(toolResults(server.requests[2])).toEqual(['pong', 'pong']);
+    // Three model steps, each offered one tool set (the calls of a step resolve against it): three preparations, and
+    // every tool is checked once per set.
+    expect(prepared).toBe(3);
+    expect(checked).toBe(3 * 21);
   });
 
   it('refuses names that would break namespacing', () => {

@@ -1,5 +1,7 @@
 /** Full-text message search (FTS5, kept by triggers): what people read is found; input is never FTS syntax. */
 import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { Store } from '../../src/main/services/store/store';
 import { ftsQuery, searchMessages } from '../../src/main/host/message-search';
 import { tempDir } from '../support/tool-context';
@@ -40,6 +42,21 @@ describe('message search', () => {
     expect(() => searchMessages(store, 'deploy" OR "x', 10)).not.toThrow();
     expect(searchMessages(store, '"*()', 10).matches).toEqual([]);
     expect(searchMessages(store, 'deploy tonight', 10).matches.map((m) => m.conversationId)).toEqual(['c1']);
+    store.close();
+  });
+
+  it('indexes no empty document for a message without text (a step of tool calls only)', () => {
+    const store = seeded();
+    const db = new Database(join(store.dataDir, 'deskhand.db'), { readonly: true });
+    // Seeded: two user messages and one assistant text are indexed; the tool-call-only assistant message is not.
+    expect((db.prepare('SELECT count(*) AS n FROM messages_fts').get() as { n: number }).n).toBe(3);
+    store.addMessage('c1', 'r1', 'assistant', [{ type: 'tool-call', toolCallId: 'y', toolName: 'stat', input: { path: 'a' } }]);
+    store.addMessage('c1', 'r1', 'assistant', [{ type: 'text', text: '' }]);
+    expect((db.prepare('SELECT count(*) AS n FROM messages_fts').get() as { n: number }).n).toBe(3);
+    store.addMessage('c1', 'r1', 'assistant', [{ type: 'text', text: 'Deployment verified' }, { type: 'tool-call', toolCallId: 'z', toolName: 'stat', input: {} }]);
+    expect((db.prepare('SELECT count(*) AS n FROM messages_fts').get() as { n: number }).n).toBe(4);
+    expect(searchMessages(store, 'verified', 10).matches).toHaveLength(1);
+    db.close();
     store.close();
   });
 

@@ -205,13 +205,10 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     workflows,
     tower,
   });
-  // An agent profile narrows its conversations' tools.
-  // Looked up once per turn (the filter runs for every tool of the turn).
-  const turnProfiles = new WeakMap<object, ReturnType<typeof profiles.forConversation>>();
-  registry.addFilter('agent-profile', (tool, turn) => {
-    if (!turnProfiles.has(turn)) turnProfiles.set(turn, profiles.forConversation(turn.conversationId));
-    const profile = turnProfiles.get(turn);
-    return profile ? profileHides(profile, tool.name) : null;
+  // An agent profile narrows its conversations' tools (looked up once per turn).
+  registry.addFilter('agent-profile', (turn) => {
+    const profile = profiles.forConversation(turn.conversationId);
+    return profile ? (tool) => profileHides(profile, tool.name) : null;
   });
   runtime = new AppRuntime(
     {

@@ -72,7 +72,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     },
   };
   subagents.attach(runner);
-  const offFilter = registry.addFilter('subagent-ceiling', (tool, turn) => subagents.hideReason(tool, turn.conversationId));
+  const offFilter = registry.addFilter('subagent-ceiling', (turn) => subagents.ceilingCheck(turn.conversationId));
   const offHook = runtime.addStepHook((run, conv) => {
     for (const message of subagents.takeSteering(conv.id)) {
       store.addMessage(conv.id, run.id, 'user', `[Message from your parent agent, sent while you work]\n${message}`);

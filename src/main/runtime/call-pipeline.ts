@@ -70,12 +70,27 @@ function isQuiet(item: Runnable): boolean {
 
 export class CallPipeline {
   private readonly prepared = new Map<string, Prepared>();
+  /** Per live run: the tool set its current step was offered (calls of that step resolve against it). */
+  private readonly offered = new Map<string, { step: number; set: TurnToolSet }>();
+  /** Per live run: the secrets its successful calls hold (read from the store once, then kept as calls succeed). */
+  private readonly heldByRun = new Map<string, Set<string>>();
 
   constructor(private readonly core: RuntimeCore) {}
 
   /** Forgets the prepared calls of a run that ended or parked here. */
   release(runId: string): void {
     for (const [id, p] of this.prepared) if (p.runId === runId) this.prepared.delete(id);
+    this.offered.delete(runId);
+    this.heldByRun.delete(runId);
+  }
+
+  private heldSecrets(runId: string): Set<string> {
+    let held = this.heldByRun.get(runId);
+    if (!held) {
+      held = heldSecretNames(this.core.store.succeededCallArgs(runId, this.core.registry.secretHolders()), (name) => this.core.registry.lookup(name));
+      this.heldByRun.set(runId, held);
+    }
+    return held;
   }
 
   /** The turn's tool set for a conversation: deferred tools it revealed, the registry's filters. */
@@ -83,15 +98,33 @@ export class CallPipeline {
     return this.core.registry.toolSet({ conversationId: run.conversation_id, policy: run.policy, revealed: state.revealedTools, slots: state.slots });
   }
 
+  /**
+   * The tool set offered to the model for the run's next step (`run.step + 1`): computed once, and the calls of that
+   * step resolve against the very set the model saw (unless the registry changed since, or the run resumes in another
+   * process or after a park: then it is computed again).
+   */
+  offer(run: RunRow, state: PersistentConversationState): TurnToolSet {
+    const set = this.toolSet(run, state);
+    this.offered.set(run.id, { step: run.step + 1, set });
+    return set;
+  }
+
+  private stepToolSet(run: RunRow, state: PersistentConversationState): TurnToolSet {
+    const kept = this.offered.get(run.id);
+    if (kept && kept.step === run.step && kept.set.version === this.core.registry.version) return kept.set;
+    return this.toolSet(run, state);
+  }
+
   /** Decides and runs the open calls of a step. Returns the ids of requests still waiting for a person. */
   async settleStep(run: RunRow, conv: ConversationRow, open: ToolCallRow[], options: RunOptions): Promise<string[]> {
     const { store } = this.core;
     const state = new PersistentConversationState(conv.folder, conv.state);
-    const tools = this.toolSet(run, state);
+    const tools = this.stepToolSet(run, state);
     const toRun: Runnable[] = [];
     const waiting: string[] = [];
     let tainted = run.tainted === 1 || conv.tainted === 1;
-    const held = heldSecretNames(store.succeededCallArgs(run.id), (name) => this.core.registry.lookup(name));
+    // What the run's earlier calls hold (calls of this step that succeed count from the next step on, as before).
+    const held: ReadonlySet<string> = new Set(this.heldSecrets(run.id));
     // The always-allow rules of this conversation, its workspace folder, and everywhere (read once per step).
     const rules = store.rules.forConversation(conv.id, conv.folder);
     const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox, conversationId: conv.id };
@@ -353,6 +386,8 @@ export class CallPipeline {
       const becameTainted = !!untrusted && !tainted;
       if (untrusted) this.taint(run);
       await this.holdSecret(tool, args);
+      const holds = tool.holdsSecret?.(args as never);
+      if (holds) this.heldByRun.get(run.id)?.add(holds);
       if (isQuiet(item)) this.core.store.withoutFsync(() => this.complete(run, row, output, 'done', options, Date.now() - started, decided));
       else this.complete(run, row, output, 'done', options, Date.now() - started, decided);
       return becameTainted;

@@ -76,11 +76,13 @@ export const planModeInspector: Inspector = {
 };
 
 /** Narrows each turn: tools plan mode would refuse are not offered; exit_plan_mode only in plan mode. */
-export const planModeFilter: ToolFilter = (tool, turn) => {
+export const planModeFilter: ToolFilter = (turn) => {
   const on = planModeOf(turn.slots);
-  if (tool.name === 'exit_plan_mode') return on ? null : 'plan mode is off';
-  if (tool.name === 'enter_plan_mode') return on ? 'plan mode is already on' : null;
-  if (!on) return null;
-  if (tool.risk === 'read-only' || tool.risk === 'unknown' || PLAN_WRITERS.has(tool.name)) return null;
-  return `plan mode is on: ${tool.risk} tools wait until the person confirms the plan`;
+  return (tool) => {
+    if (tool.name === 'exit_plan_mode') return on ? null : 'plan mode is off';
+    if (tool.name === 'enter_plan_mode') return on ? 'plan mode is already on' : null;
+    if (!on) return null;
+    if (tool.risk === 'read-only' || tool.risk === 'unknown' || PLAN_WRITERS.has(tool.name)) return null;
+    return `plan mode is on: ${tool.risk} tools wait until the person confirms the plan`;
+  };
 };

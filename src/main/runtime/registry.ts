@@ -28,12 +28,33 @@ export interface TurnContext {
   slots?: Readonly<Record<string, unknown>>;
 }
 
-/** Narrows a turn's tools: returns a reason to hide `tool` in this turn, or null to keep it. */
-export type ToolFilter = (tool: ToolDefinition, turn: TurnContext) => string | null;
+/**
+ * Narrows a turn's tools. Called once per tool set with the turn; returns the check run for each of its tools (a reason
+ * to hide the tool, or null to keep it), or null when it hides nothing in this turn. Per-turn facts (a store row, a
+ * profile) are looked up in the outer function — with `lazy` when only some tools need them — so a turn reads them
+ * once, not once per tool.
+ */
+export type ToolFilter = (turn: TurnContext) => ToolCheck | null;
+export type ToolCheck = (tool: ToolDefinition) => string | null;
+
+/** A value computed on first use, then kept (a filter's per-turn fact only some tools need). */
+export function lazy<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value;
+  };
+}
 
 /** The tools of one turn: the model-facing list and the lookup for calls made in that turn. */
 export interface TurnToolSet {
   specs: ModelToolSpec[];
+  /** The registry's version it was computed at (`ToolRegistry.version`). */
+  version: number;
   resolve(name: string): ToolDefinition;
 }
 
@@ -92,8 +113,12 @@ export class ToolRegistry {
   /** Registers a per-turn filter under a name (re-registering replaces it); returns its remover. */
   addFilter(name: string, filter: ToolFilter): () => void {
     this.filters.set(name, filter);
+    this.#version++;
     return () => {
-      if (this.filters.get(name) === filter) this.filters.delete(name);
+      if (this.filters.get(name) === filter) {
+        this.filters.delete(name);
+        this.#version++;
+      }
     };
   }
 
@@ -110,15 +135,21 @@ export class ToolRegistry {
   /** The tools of one turn: deferred ones only once revealed, then the ceiling and every filter. */
   toolSet(turn: TurnContext): TurnToolSet {
     const revealed = new Set(turn.revealed);
+    const checks: ToolCheck[] = [];
+    for (const filter of this.filters.values()) {
+      const check = filter(turn);
+      if (check) checks.push(check);
+    }
     const hiddenWhy = new Map<string, string>();
     const specs: ModelToolSpec[] = [];
     for (const [name, entry] of this.callable) {
-      const why = this.hideReason(entry.tool, turn, revealed);
+      const why = hideReason(entry.tool, turn, revealed, checks);
       if (why) hiddenWhy.set(name, why);
       else specs.push({ name, description: entry.tool.description, inputSchema: entry.schema });
     }
     return {
       specs,
+      version: this.version,
       resolve: (name) => {
         const tool = this.resolve(name);
         const why = hiddenWhy.get(name);
@@ -128,20 +159,25 @@ export class ToolRegistry {
     };
   }
 
-  private hideReason(tool: ToolDefinition, turn: TurnContext, revealed: ReadonlySet<string>): string | null {
-    if (turn.ceiling && !turn.ceiling.has(tool.name)) return 'it is outside this agent\'s tool set';
-    if (tool.deferred && !revealed.has(tool.name)) return `its schema is deferred; call search_tools with its name first`;
-    for (const filter of this.filters.values()) {
-      const why = filter(tool, turn);
-      if (why) return why;
-    }
-    return null;
+  /** Counts changes of the registered tools and filters (a kept tool set is stale once it differs). */
+  get version(): number {
+    return this.#version;
   }
+  #version = 0;
 
   /** Every model-callable tool with its schema, deferred ones included (the schema snapshot, `search_tools`). */
   modelTools(): ModelToolSpec[] {
     return [...this.callable.entries()].map(([name, e]) => ({ name, description: e.tool.description, inputSchema: e.schema }));
   }
+
+  /** Names of the registered tools that hold a secret once they succeed (`holdsSecret`), kept per version. */
+  secretHolders(): readonly string[] {
+    if (this.#holders?.version !== this.#version) {
+      this.#holders = { version: this.#version, names: this.all().filter((t) => t.holdsSecret).map((t) => t.name) };
+    }
+    return this.#holders.names;
+  }
+  #holders: { version: number; names: string[] } | undefined;
 
   names(): string[] {
     return [...this.callable.keys()];
@@ -215,6 +251,7 @@ export class ToolRegistry {
   }
 
   private changed(): void {
+    this.#version++;
     for (const l of this.listeners) l();
   }
 
@@ -227,6 +264,16 @@ export class ToolRegistry {
     }
     return bestScore <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
   }
+}
+
+function hideReason(tool: ToolDefinition, turn: TurnContext, revealed: ReadonlySet<string>, checks: readonly ToolCheck[]): string | null {
+  if (turn.ceiling && !turn.ceiling.has(tool.name)) return 'it is outside this agent\'s tool set';
+  if (tool.deferred && !revealed.has(tool.name)) return `its schema is deferred; call search_tools with its name first`;
+  for (const check of checks) {
+    const why = check(tool);
+    if (why) return why;
+  }
+  return null;
 }
 
 /** MCP tools are namespaced by their server; built-in names never carry the prefix. */

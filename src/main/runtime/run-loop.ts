@@ -27,7 +27,9 @@ export class RunLoop {
 
   async drive(runId: string, options: RunOptions): Promise<RunOutcome> {
     const { store } = this.core;
-    const conv = () => store.getConversation(store.getRun(runId)!.conversation_id)!;
+    // A run never changes conversation; its row is read fresh where it may have changed (state, taint).
+    let conversationId: string | undefined;
+    const conv = () => store.getConversation((conversationId ??= store.getRun(runId)!.conversation_id))!;
     await this.loadSecrets(options);
     this.core.live.set(runId, options);
     try {
@@ -59,10 +61,11 @@ export class RunLoop {
           return this.finish(run, 'failed', options, `Stopped after ${this.core.limits.maxSteps} steps (the step limit). Send a message to continue.`);
         }
         // Before each model call: compaction at the threshold, then hooks (a subagent's steering messages).
-        await maybeCompact(this.core, run, conv(), options);
-        for (const hook of this.core.stepHooks) await hook(run, conv(), options);
+        const before = conv();
+        await maybeCompact(this.core, run, before, options);
+        for (const hook of this.core.stepHooks) await hook(run, before, options);
         const c = conv();
-        const tools = this.calls.toolSet(run, new PersistentConversationState(c.folder, c.state)).specs;
+        const tools = this.calls.offer(run, new PersistentConversationState(c.folder, c.state)).specs;
         const step = await runModelStep(this.core, run, c, tools, options);
         if (step === 'aborted') return this.finish(store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
         if (step === 'done') return this.finish(store.getRun(runId)!, 'finished', options);

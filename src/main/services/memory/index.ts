@@ -36,6 +36,8 @@ export interface MemoryService {
   list(filter?: { kind?: MemoryRow['kind']; status?: MemoryStatus; folder?: string }): MemoryRow[];
   /** Active records of the folder's scopes matching the words of `query` (FTS5, bm25 order). */
   search(query: string, folder: string, limit?: number, kind?: MemoryRow['kind']): MemoryRow[];
+  /** Changes whenever any record changes, in this process or another: a search result stands until it does. */
+  generation(): number;
   receipts(id: string): MemoryReceiptRow[];
   extractionEnabled(): boolean;
   setExtraction(on: boolean): void;

@@ -120,6 +120,11 @@ export class StoreMemoryService implements MemoryService {
     return this.q.search(match, this.scopesFor(folder), limit, kind);
   }
 
+  /** A number that changes whenever any record changes (in this process or another): a search result stands until it does. */
+  generation(): number {
+    return this.q.generation();
+  }
+
   receipts(id: string): MemoryReceiptRow[] {
     return this.q.receipts(id);
   }

@@ -47,7 +47,12 @@ export class Sql {
     return this.statement(sql).run(...params);
   }
 
+  /**
+   * Runs `fn` in a transaction. Inside another transaction it joins that one (no savepoint: a throw rolls back the
+   * outer transaction when it reaches it, and a savepoint would make FTS5 flush its pending index data early).
+   */
   transaction<T>(fn: () => T): T {
+    if (this.#db.inTransaction) return fn();
     return this.#db.transaction(fn)();
   }
 

@@ -78,6 +78,7 @@ export class Store {
       enableWal(this.#db);
       this.#db.pragma('synchronous = FULL');
       this.#db.pragma('foreign_keys = ON');
+      this.#db.pragma('wal_autocheckpoint = 8000');
       const modules = [...STORE_MODULES, ...(opts.modules ?? [])] as StoreModule<unknown>[];
       migrate(this.#db, modules);
       this.#sql = new Sql(this.#db);
@@ -272,8 +273,9 @@ export class Store {
   }
 
   /** A run's successful calls, tool and arguments only (no outputs). */
-  succeededCallArgs(runId: string): Pick<ToolCallRow, 'tool' | 'args' | 'status' | 'is_error'>[] {
-    return this.#runs.succeededCallArgs(runId);
+  /** The run's calls of these tools that finished without an error (what the run holds: secrets it fetched). */
+  succeededCallArgs(runId: string, tools: readonly string[]): Pick<ToolCallRow, 'tool' | 'args' | 'status' | 'is_error'>[] {
+    return this.#runs.succeededCallArgs(runId, tools);
   }
 
   toolCallsForConversation(conversationId: string): ToolCallRow[] {

@@ -156,16 +156,17 @@ export class SubagentService {
 
   // ── Ceilings and hooks the host wires into the runtime ─────────────────────────────────────────────────────────
 
-  /** The registry filter: a child's turn shows only tools in its ceiling. */
-  hideReason(tool: { name: string }, conversationId: string): string | null {
+  /** The registry filter's check for one turn: a child's turn shows only tools in its ceiling (null: not a child). */
+  ceilingCheck(conversationId: string): ((tool: { name: string }) => string | null) | null {
     let ceiling = this.ceilingCache.get(conversationId);
     if (ceiling === undefined) {
       const row = this.rows.byConversation(conversationId);
       ceiling = row ? new Set(JSON.parse(row.tools) as string[]) : null;
       this.ceilingCache.set(conversationId, ceiling);
     }
-    if (!ceiling || ceiling.has(tool.name)) return null;
-    return 'a subagent gets at most its parent\'s tools, narrowed by its type; this one is not among them';
+    if (!ceiling) return null;
+    const allowed = ceiling;
+    return (tool) => (allowed.has(tool.name) ? null : 'a subagent gets at most its parent\'s tools, narrowed by its type; this one is not among them');
   }
 
   /** Steering messages for a child's next model call (taken once). */

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DeskhandError, ToolError, errorMessage } from '../../../shared/errors';
 import type { ContextSource } from '../../runtime/core';
 import type { InputKind } from '../../runtime/input-kinds';
-import type { ToolFilter } from '../../runtime/registry';
+import { lazy, type ToolFilter } from '../../runtime/registry';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
 import { DEFAULT_TURN_BUDGET, checkEvidence, describeBudget, type EvidenceSource, type GoalBudget, type GoalService, type GoalView } from '../../services/goals';
 
@@ -197,10 +197,13 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
   });
 
   const LOOP_TOOLS = new Set(['report_goal_cycle', 'end_loop', 'set_goal_budget']);
-  const filter: ToolFilter = (tool, turn) => {
-    if (tool.name === 'propose_goal') return goals.active(turn.conversationId) ? 'this conversation already has an active goal' : null;
-    if (LOOP_TOOLS.has(tool.name)) return goals.active(turn.conversationId) ? null : 'there is no active goal';
-    return null;
+  const filter: ToolFilter = (turn) => {
+    const active = lazy(() => goals.active(turn.conversationId) !== null);
+    return (tool) => {
+      if (tool.name === 'propose_goal') return active() ? 'this conversation already has an active goal' : null;
+      if (LOOP_TOOLS.has(tool.name)) return active() ? null : 'there is no active goal';
+      return null;
+    };
   };
   const context: ContextSource = ({ conversationId }) => {
     const g = goals.active(conversationId);

@@ -44,8 +44,29 @@ export function recallBlock(memory: MemoryService, folder: string, text: string)
   return `${RECALL_HEADER}\n${wrapUntrusted('recalled memory', body)}`;
 }
 
+/**
+ * Recall runs before every model step, with the same last message for every step of a turn: its result is kept per
+ * folder and message while the memory's generation (advanced by any change to a record, from any process) stands, so
+ * a step reads one counter instead of running the full-text search again.
+ */
+function cachedRecall(memory: MemoryService): ContextSource {
+  const kept = new Map<string, { generation: number; block: string | null }>();
+  return ({ folder, lastUserText }) => {
+    if (!lastUserText) return null;
+    const key = `${folder}\0${lastUserText}`;
+    const generation = memory.generation();
+    const hit = kept.get(key);
+    if (hit && hit.generation === generation) return hit.block;
+    const block = recallBlock(memory, folder, lastUserText);
+    kept.delete(key);
+    kept.set(key, { generation, block });
+    if (kept.size > 32) kept.delete(kept.keys().next().value!);
+    return block;
+  };
+}
+
 export function createMemoryFamily(deps: MemoryDeps): { tools: ToolDefinition[]; contextSources: ContextSource[] } {
-  const recall: ContextSource = ({ folder, lastUserText }) => (lastUserText ? recallBlock(deps.memory, folder, lastUserText) : null);
+  const recall = cachedRecall(deps.memory);
   const scratchpad: ContextSource = ({ slots }) => {
     const text = scratchpadOf(slots);
     if (!text) return null;

@@ -85,6 +85,15 @@ export const memoryModule = defineStoreModule({
       CREATE INDEX memory_receipts_memory ON memory_receipts (memory_id, created_at);
       CREATE TABLE memory_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
     },
+    {
+      description: 'a generation counter every change to memories advances (recall reuses its result while it stands)',
+      sql: `
+      CREATE TABLE memory_generation (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+      INSERT INTO memory_generation (id, n) VALUES (1, 0);
+      CREATE TRIGGER memories_gen_ai AFTER INSERT ON memories BEGIN UPDATE memory_generation SET n = n + 1 WHERE id = 1; END;
+      CREATE TRIGGER memories_gen_ad AFTER DELETE ON memories BEGIN UPDATE memory_generation SET n = n + 1 WHERE id = 1; END;
+      CREATE TRIGGER memories_gen_au AFTER UPDATE ON memories BEGIN UPDATE memory_generation SET n = n + 1 WHERE id = 1; END;`,
+    },
   ],
   queries: (sql: Sql) => {
     const scopeWhere = (scopes: readonly ScopeRef[]) => ({
@@ -139,6 +148,8 @@ export const memoryModule = defineStoreModule({
           limit,
         );
       },
+      /** Advances with every insert, update or delete of a record, from any process (triggers). */
+      generation: () => sql.one<{ n: number }>('SELECT n FROM memory_generation WHERE id = 1')!.n,
       /** The same match with no scope or status filter: the raw FTS5 cost (the bench's baseline). */
       rawMatch: (match: string, limit: number) => sql.all<{ rowid: number }>('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?', match, limit),
       addReceipt: (r: MemoryReceiptRow) =>

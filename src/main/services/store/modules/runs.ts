@@ -156,6 +156,18 @@ export const runsModule = defineStoreModule({
       INSERT INTO messages_fts (rowid, text, conversation_id)
         SELECT id, ${MESSAGE_TEXT('messages')}, conversation_id FROM messages WHERE role IN ('user', 'assistant') AND json_valid(content);`,
     },
+    {
+      // Most assistant messages of a working agent are tool calls only: indexing them added an empty document (its
+      // content copy, size row and averages) to every step's commit.
+      description: 'full-text search skips messages without text',
+      sql: `
+      DROP TRIGGER messages_fts_insert;
+      CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
+        WHEN NEW.role IN ('user', 'assistant') AND json_valid(NEW.content) AND coalesce(${MESSAGE_TEXT('NEW')}, '') != '' BEGIN
+        INSERT INTO messages_fts (rowid, text, conversation_id) VALUES (NEW.id, ${MESSAGE_TEXT('NEW')}, NEW.conversation_id);
+      END;
+      DELETE FROM messages_fts WHERE coalesce(text, '') = '';`,
+    },
   ],
   queries: (sql: Sql) => ({
     /** `match` is an FTS5 query (built by the caller from words, never raw input); newest first. */
@@ -256,11 +268,14 @@ export const runsModule = defineStoreModule({
     toolCallsForStep: (runId: string, step: number) => sql.all<ToolCallRow>('SELECT * FROM tool_calls WHERE run_id = ? AND step = ? ORDER BY position', runId, step),
     toolCallsForRun: (runId: string) => sql.all<ToolCallRow>('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY step, position', runId),
     /** The finished, successful calls of a run without their outputs (which can be large): what held secrets are read from. */
-    succeededCallArgs: (runId: string) =>
-      sql.all<Pick<ToolCallRow, 'tool' | 'args' | 'status' | 'is_error'>>(
-        "SELECT tool, args, status, is_error FROM tool_calls WHERE run_id = ? AND status = 'done' AND is_error = 0 ORDER BY step, position",
-        runId,
-      ),
+    succeededCallArgs: (runId: string, tools: readonly string[]) =>
+      tools.length === 0
+        ? []
+        : sql.all<Pick<ToolCallRow, 'tool' | 'args' | 'status' | 'is_error'>>(
+            "SELECT tool, args, status, is_error FROM tool_calls WHERE run_id = ? AND status = 'done' AND is_error = 0 AND tool IN (SELECT value FROM json_each(?)) ORDER BY step, position",
+            runId,
+            JSON.stringify(tools),
+          ),
     toolCallsForConversation: (conversationId: string) =>
       sql.all<ToolCallRow>('SELECT tc.* FROM tool_calls tc JOIN runs r ON r.id = tc.run_id WHERE r.conversation_id = ?', conversationId),
     toolCallOutput: (conversationId: string, runId: string, callId: string) =>
