@@ -78,7 +78,11 @@ export class Store {
       enableWal(this.#db);
       this.#db.pragma('synchronous = FULL');
       this.#db.pragma('foreign_keys = ON');
+      // A checkpoint (copying the WAL back into the database, with fsyncs) ran every ~25 steps of an agent loop, in
+      // the commit that crossed 1000 pages; the same hot pages are rewritten every step, so checkpointing at 8000
+      // pages (≈ 32 MB of WAL) copies far fewer pages in all. The WAL is cut back to 64 MB after a checkpoint.
       this.#db.pragma('wal_autocheckpoint = 8000');
+      this.#db.pragma('journal_size_limit = 67108864');
       const modules = [...STORE_MODULES, ...(opts.modules ?? [])] as StoreModule<unknown>[];
       migrate(this.#db, modules);
       this.#sql = new Sql(this.#db);
