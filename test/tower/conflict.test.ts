@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, type ReplyInput } from '../support/model-server';
 import { firstUser, lastMessage, messagesOf, openSubHarness, textOf, type SubHarness } from '../subagents/harness';
-import { git, makeRepo, PLAN, towerKit } from './kit';
+import { git, makeRepo, startAB, towerKit } from './kit';
 
 let h: SubHarness;
 afterEach(async () => {
@@ -32,13 +32,7 @@ describe('Tower merge conflict', () => {
     const kit = towerKit(h);
     const repo = makeRepo();
     const personHead = git(repo, 'rev-parse', 'HEAD');
-    const tower: ReplyInput[] = [
-      reply().tool('tower_init', { objective: 'A and B' }),
-      reply().tool('tower_plan', { missions: PLAN.missions.slice(0, 2) }),
-      reply().tool('tower_spawn', { role: 'worker', mission: 'a' }),
-      reply().tool('tower_spawn', { role: 'worker', mission: 'b' }),
-      reply().text('started'),
-    ];
+    const tower: ReplyInput[] = startAB();
     kit.route(
       {
         'worker-a': [

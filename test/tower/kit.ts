@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ReplyInput } from '../support/model-server';
+import { reply, type ReplyInput } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { firstUser, lastMessage, textOf, type SubHarness } from '../subagents/harness';
 import type { RunOutcome } from '../../src/main/runtime/runtime';
@@ -40,6 +40,15 @@ export const PLAN = {
     { id: 'c', title: 'Part C', scope: ['src/c/**'], tasks: ['write C'] },
   ],
 };
+
+/** The tower's replies that start missions a and b (plan approved by the person) with a worker each. */
+export const startAB = (): ReplyInput[] => [
+  reply().tool('tower_init', { objective: 'A and B' }),
+  reply().tool('tower_plan', { missions: PLAN.missions.slice(0, 2) }),
+  reply().tool('tower_spawn', { role: 'worker', mission: 'a' }),
+  reply().tool('tower_spawn', { role: 'worker', mission: 'b' }),
+  reply().text('started'),
+];
 
 /** The tower's requests and its last tool result; routing, messages as the person, waiting for children. */
 export function towerKit(h: SubHarness) {

@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, type ReplyInput } from '../support/model-server';
 import { BIN, cliEnv, requireBuild, runCli } from '../support/cli';
 import { openSubHarness, type SubHarness } from '../subagents/harness';
-import { git, makeRepo, PLAN, towerKit, until } from './kit';
+import { git, makeRepo, startAB, towerKit, until } from './kit';
 
 let h: SubHarness;
 beforeAll(() => requireBuild());
@@ -42,13 +42,7 @@ describe('deskhand tower teardown', () => {
     const repo = makeRepo();
     const personHead = git(repo, 'rev-parse', 'HEAD');
     const marker = 5000 + Math.floor(Math.random() * 900);
-    const tower: ReplyInput[] = [
-      reply().tool('tower_init', { objective: 'A and B' }),
-      reply().tool('tower_plan', { missions: PLAN.missions.slice(0, 2) }),
-      reply().tool('tower_spawn', { role: 'worker', mission: 'a' }),
-      reply().tool('tower_spawn', { role: 'worker', mission: 'b' }),
-      reply().text('started'),
-    ];
+    const tower: ReplyInput[] = startAB();
     // Both workers are inside a long command (a model request left hanging would meet the idle timeout on a slow machine).
     kit.route({ 'worker-a': [reply().tool('execute_command', { command: `sleep ${marker}.5`, timeout: 600_000 })], 'worker-b': [reply().tool('execute_command', { command: `sleep ${marker}.25`, timeout: 600_000 })] }, tower);
     const conv = h.runtime.createConversation({ folder: repo, policy: 'high-risk' });

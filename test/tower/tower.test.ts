@@ -15,7 +15,7 @@ import type { HandlerContext } from '../../src/main/host/handler-groups';
 import { contract } from '../../src/shared/contract';
 import { towerCommand } from '../../src/main/host/cli-tower';
 import { vi } from 'vitest';
-import { git, makeRepo, PLAN, towerKit, until } from './kit';
+import { git, makeRepo, PLAN, startAB, towerKit, until } from './kit';
 
 let h: SubHarness;
 let kit: ReturnType<typeof towerKit>;
@@ -240,13 +240,7 @@ describe('Tower', () => {
     await open();
     const repo = makeRepo();
     const marker = 4000 + Math.floor(Math.random() * 900);
-    const tower: ReplyInput[] = [
-      reply().tool('tower_init', { objective: 'A and B' }),
-      reply().tool('tower_plan', { missions: PLAN.missions.slice(0, 2) }),
-      reply().tool('tower_spawn', { role: 'worker', mission: 'a' }),
-      reply().tool('tower_spawn', { role: 'worker', mission: 'b' }),
-      reply().text('started'),
-    ];
+    const tower: ReplyInput[] = startAB();
     route(
       {
         'worker-a': [reply().tool('execute_command', { command: `sleep ${marker}.5`, timeout: 600_000 })],
