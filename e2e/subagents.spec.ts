@@ -1,7 +1,8 @@
 /**
  * Subagents in the UI: a scripted parent spawns two background children; the tree shows both with status, type and
- * spend; one is steered from the tree (its next model request carries the message), the other cancelled; a child's
- * transcript opens read-only with the way back; children stay out of the sidebar.
+ * spend; one is steered from the tree (its next model request carries the message, said to come from the person), the
+ * other cancelled; a child's transcript opens read-only with the way back, its prompt labelled as the parent's and the
+ * steer as the person's; children stay out of the sidebar.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,6 +66,9 @@ test('shows the subagent tree, steers and cancels children, and opens a child tr
   expect(alphaRequests).toHaveLength(2);
   expect(JSON.stringify(alphaRequests[0]!.body)).not.toContain('Also mention the weekday.');
   expect(JSON.stringify(alphaRequests[1]!.body)).toContain('Also mention the weekday.');
+  // Sent from the tree, it reaches alpha as the person's words, not its parent agent's.
+  const steered = alphaRequests[1]!.body.messages!.filter((m) => m.role === 'user').map((m) => String(m.content));
+  expect(steered.at(-1)).toBe('[Message from the person you work for (the user, through Deskhand), not from your parent agent; sent while you work]\nAlso mention the weekday.');
   expect(readFileSync(join(deskhand.work, 'notes.txt'), 'utf8')).toBe('from alpha\n');
   await expect(page.getByRole('article', { name: 'Deskhand' }).last()).toContainText('Both helpers are done.', { timeout: 30_000 });
 
@@ -77,8 +81,11 @@ test('shows the subagent tree, steers and cancels children, and opens a child tr
   await alpha.getByRole('button', { name: /alpha helper/ }).first().click();
   const bar = page.getByRole('region', { name: 'Subagent transcript' });
   await expect(bar).toContainText('Subagent (coder) of Orchestrate · done');
-  await expect(page.getByRole('main')).toContainText('CHILD-ALPHA: write the notes');
-  await expect(page.getByRole('main')).toContainText('Also mention the weekday.');
+  // Its prompt is labelled as its parent's, the steer as the person's.
+  await expect(page.getByRole('article', { name: 'From Orchestrate' })).toHaveCount(1);
+  await expect(page.getByRole('article', { name: 'From Orchestrate' })).toContainText('CHILD-ALPHA: write the notes');
+  await expect(page.getByRole('article', { name: 'You' })).toHaveCount(1);
+  await expect(page.getByRole('article', { name: 'You' })).toContainText('Also mention the weekday.');
   await expect(page.getByRole('main')).toContainText('alpha finished');
   await expect(page.getByRole('textbox', { name: 'Message' })).toHaveCount(0);
   // Its policy and sandbox are shown as its parent's, not offered for change.

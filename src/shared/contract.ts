@@ -95,7 +95,8 @@ export type BackgroundTaskView = z.infer<typeof backgroundTaskSchema>;
 
 
 export const messageItemSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('user'), id: z.string(), runId: z.string().nullable(), text: z.string(), at: z.number(), attachments: z.array(attachmentViewSchema).optional() }),
+  // `from`: in a subagent's transcript, who wrote a message that is not the person's (its parent conversation's title).
+  z.strictObject({ kind: z.literal('user'), id: z.string(), runId: z.string().nullable(), text: z.string(), at: z.number(), attachments: z.array(attachmentViewSchema).optional(), from: z.string().optional() }),
   z.strictObject({
     kind: z.literal('assistant'),
     id: z.string(),

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/main/runtime/tool';
 import { subagentsModule } from '../../src/main/services/store/modules/subagents';
+import { projectMessages, toolPresenter } from '../../src/main/host/projections';
 import { reply, type RecordedRequest } from '../support/model-server';
 import { allText, firstUser, lastMessage, openSubHarness, route, textOf, toolNames, type SubHarness } from './harness';
 
@@ -180,7 +181,14 @@ describe('background children, the task table, steering and limits', () => {
       return r.status === 'finished' ? r : undefined;
     });
     const childSecond = h.server.requests.find((r) => isChild(r) && allText(r).includes('Message from your parent agent'))!;
-    expect(textOf(lastMessage(childSecond).content)).toContain('Use UTC only.');
+    expect(textOf(lastMessage(childSecond).content)).toBe('[Message from your parent agent, sent while you work]\nUse UTC only.');
+    // The child's transcript labels both its prompt and the parent's steer as its parent conversation's.
+    const parentTitle = h.store.getConversation(conv.id)!.title;
+    const users = projectMessages(h.store, h.runtime.subagents.get(id)!.conversation_id, toolPresenter(h.runtime.registry)).filter((i) => i.kind === 'user');
+    expect(users.map((i) => [i.text, i.from])).toEqual([
+      ['CHILD TASK: work', parentTitle],
+      ['Use UTC only.', parentTitle],
+    ]);
     // workMinutesLeft: the child's get_time saw its budget.
     expect(allText(childSecond)).toMatch(/workMinutesLeft/);
     expect(row.result).toBe('all UTC');

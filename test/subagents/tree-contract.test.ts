@@ -97,6 +97,18 @@ describe('the subagent tree through the UI contract', () => {
     expect(alphaRequests).toHaveLength(2);
     expect(alphaRequests[0]).not.toContain('Also say the weekday.');
     expect(alphaRequests[1]).toContain('Also say the weekday.');
+    // The child is told the message comes from the person, not its parent agent.
+    expect(alphaRequests[1]).toContain('[Message from the person you work for (the user, through Deskhand), not from your parent agent; sent while you work]\nAlso say the weekday.');
+    expect(alphaRequests[1]).not.toContain('Message from your parent agent');
+    // Its transcript labels its prompt as the parent's and the steer as the person's.
+    const { items } = await svc.getMessages({ conversationId: a.conversation_id });
+    const users = items.filter((i) => i.kind === 'user').map((i) => ({ text: i.text, from: i.from }));
+    expect(users).toEqual([
+      { text: 'CHILD ALPHA: tell the time', from: 'Parent' },
+      { text: 'Also say the weekday.', from: undefined },
+    ]);
+    // The parent's own conversation is the person's: no label.
+    expect((await svc.getMessages({ conversationId: conv.id })).items.find((i) => i.kind === 'user')).not.toHaveProperty('from');
 
     // Cancel beta: its row and its run end.
     const cancelled = await svc.cancelSubagent({ subagentId: b.id });
@@ -163,7 +175,7 @@ describe('`deskhand subagents steer | wait` from another process', () => {
     expect(wait.code).toBe(0);
     expect(wait.stdout).toMatch(new RegExp(`${a.id}\\s+finished`));
     expect(wait.stdout).toContain('alpha answer');
-    expect(alphaRequests[1]).toContain('Answer in French.');
+    expect(alphaRequests[1]).toContain('[Message from the person you work for (the user, through Deskhand), not from your parent agent; sent while you work]\nAnswer in French.');
     const missing = await runCli(['subagents', 'steer', a.id, '--data-dir', dataDir]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('needs a subagent id and a message');

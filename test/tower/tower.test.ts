@@ -5,85 +5,38 @@
  * the process table.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, type ReplyInput } from '../support/model-server';
-import { tempDir } from '../support/tool-context';
 import { firstUser, lastMessage, openSubHarness, textOf, type SubHarness } from '../subagents/harness';
-import type { RunOutcome } from '../../src/main/runtime/runtime';
 import { workflowGroup } from '../../src/main/host/app-service-workflows';
 import type { HandlerContext } from '../../src/main/host/handler-groups';
 import { contract } from '../../src/shared/contract';
 import { towerCommand } from '../../src/main/host/cli-tower';
 import { vi } from 'vitest';
+import { git, makeRepo, PLAN, startAB, towerKit, until } from './kit';
 
 let h: SubHarness;
+let kit: ReturnType<typeof towerKit>;
 afterEach(async () => {
   await h?.close();
 });
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-
-function makeRepo(): string {
-  const repo = tempDir('deskhand-repo-');
-  git(repo, 'init', '-q', '-b', 'main');
-  git(repo, 'config', 'user.email', 'person@example.com');
-  git(repo, 'config', 'user.name', 'Person');
-  for (const d of ['a', 'b', 'c']) {
-    mkdirSync(join(repo, 'src', d), { recursive: true });
-    writeFileSync(join(repo, 'src', d, 'README'), `${d}\n`);
-  }
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-qm', 'start');
-  return repo;
+async function open(): Promise<SubHarness> {
+  h = await openSubHarness();
+  kit = towerKit(h);
+  return h;
 }
-
-/** Tower, workers and reviewers from separate queues: a request's first user message names who is asking. */
-function route(queues: Record<string, ReplyInput[]>, tower: ReplyInput[]): void {
-  h.server.setFallback((req) => {
-    const first = firstUser(req);
-    for (const [key, q] of Object.entries(queues)) if (first.includes(`You are ${key},`)) return q.shift() ?? { status: 500, message: `no reply left for ${key}` };
-    return tower.shift() ?? { status: 500, message: 'no tower reply left' };
-  });
-}
-
-const towerRequests = () => h.server.requests.filter((r) => !/You are (worker|reviewer)-/.test(firstUser(r)));
-const lastToolResult = () => textOf(lastMessage(towerRequests().at(-1)!).content);
-
-async function until<T>(what: () => T | undefined | null | false, ms = 90_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = what();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const PLAN = {
-  missions: [
-    { id: 'a', title: 'Part A', scope: ['src/a/**'], tasks: ['write A'] },
-    { id: 'b', title: 'Part B', scope: ['src/b/**'], tasks: ['write B'] },
-    { id: 'c', title: 'Part C', scope: ['src/c/**'], tasks: ['write C'] },
-  ],
-};
-
-/** Sends a message as the person; approves every approval the tower asks for (the plan). */
-async function say(conv: string, text: string): Promise<RunOutcome> {
-  let out = await h.runtime.sendMessage(conv, text, { provider: h.provider(), interactive: false });
-  while (out.status === 'parked') out = (await h.runtime.decideApproval(out.approvalIds[0]!, { approved: true }, { provider: h.provider(), interactive: false }))!;
-  return out;
-}
-
-const childrenDone = (conv: string, n: number) => until(() => {
-  const list = h.runtime.subagents.list(conv);
-  return list.length >= n && list.every((c) => ['finished', 'failed', 'cancelled', 'timed_out'].includes(c.status)) ? list : null;
-});
+const route = (queues: Record<string, ReplyInput[]>, tower: ReplyInput[]) => kit.route(queues, tower);
+const towerRequests = () => kit.towerRequests();
+const lastToolResult = () => kit.lastToolResult();
+const say = (conv: string, text: string) => kit.say(conv, text);
+const childrenDone = (conv: string, n: number) => kit.childrenDone(conv, n);
 
 describe('Tower', () => {
   it('runs a three-worker mission: each worker in its own worktree, reviewed, merged; the person\'s checkout untouched; teardown removes every worktree', async () => {
-    h = await openSubHarness();
+    await open();
     const repo = makeRepo();
     const before = git(repo, 'rev-parse', 'HEAD');
     const tower: ReplyInput[] = [
@@ -171,7 +124,7 @@ describe('Tower', () => {
   });
 
   it('sends back a worker whose tests fail; it never merges until they pass and a new review approves the new tip', async () => {
-    h = await openSubHarness();
+    await open();
     const repo = makeRepo();
     const plan = { missions: [PLAN.missions[1]!] };
     const tower: ReplyInput[] = [
@@ -235,7 +188,7 @@ describe('Tower', () => {
   });
 
   it('refuses a worker\'s edit in another mission\'s scope (the approval engine denies it; nothing is written) and the conflict is escalated to the tower', async () => {
-    h = await openSubHarness();
+    await open();
     const repo = makeRepo();
     const tower: ReplyInput[] = [
       reply().tool('tower_init', { objective: 'A and B' }),
@@ -284,16 +237,10 @@ describe('Tower', () => {
   });
 
   it('a mission cancelled mid-way leaves no worktrees, no mission branches and no processes', async () => {
-    h = await openSubHarness();
+    await open();
     const repo = makeRepo();
     const marker = 4000 + Math.floor(Math.random() * 900);
-    const tower: ReplyInput[] = [
-      reply().tool('tower_init', { objective: 'A and B' }),
-      reply().tool('tower_plan', { missions: PLAN.missions.slice(0, 2) }),
-      reply().tool('tower_spawn', { role: 'worker', mission: 'a' }),
-      reply().tool('tower_spawn', { role: 'worker', mission: 'b' }),
-      reply().text('started'),
-    ];
+    const tower: ReplyInput[] = startAB();
     route(
       {
         'worker-a': [reply().tool('execute_command', { command: `sleep ${marker}.5`, timeout: 600_000 })],

@@ -53,7 +53,7 @@ export function exportConversation(store: Store, conv: ConversationRow, presente
     switch (item.kind) {
       case 'user':
         who = null;
-        heading('You');
+        heading(item.from ? `From ${item.from}` : 'You');
         if (item.text) out.push(item.text, '');
         for (const a of item.attachments ?? []) out.push(`- Attached ${a.kind === 'image' ? 'image' : 'file'}: ${a.name} (${formatBytes(a.bytes)})`);
         if (item.attachments?.length) out.push('');

@@ -4,9 +4,8 @@ import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../shared/errors';
 import { fallbackTitle } from '../../shared/tool-presentation';
 import { SecretRedactor } from '../runtime/redaction';
-import { Store } from '../services/store/store';
 import { conversationOrThrow, exportConversation } from './chat-host';
-import { resolveDataDir } from './open-runtime';
+import { withStore } from './cli-common';
 
 export async function conversationsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -14,8 +13,7 @@ export async function conversationsCommand(args: string[]): Promise<number> {
   if (sub !== 'export') throw new DeskhandError('usage', `Unknown conversations command "${sub ?? ''}"; use \`deskhand conversations export ID [--out FILE]\`.`);
   const id = positionals[0];
   if (!id) throw new DeskhandError('usage', 'conversations export needs a conversation ID (the CLI prints it after each run; `deskhand runs list` shows runs with theirs).');
-  const store = new Store(resolveDataDir(values['data-dir']));
-  try {
+  return withStore(values['data-dir'], (store) => {
     const conv = conversationOrThrow(store, id);
     // Stored text is redacted already; credential-shaped text and credential environment values are redacted again.
     const redactor = new SecretRedactor();
@@ -25,7 +23,5 @@ export async function conversationsCommand(args: string[]): Promise<number> {
       process.stderr.write(`Exported "${conv.title}" to ${values.out}.\n`);
     } else process.stdout.write(markdown);
     return 0;
-  } finally {
-    store.close();
-  }
+  });
 }

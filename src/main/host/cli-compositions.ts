@@ -5,36 +5,26 @@
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { DeskhandError } from '../../shared/errors';
 import { CompositionFiles } from '../services/compositions/composition-files';
 import { publishedFileName } from '../services/compositions/index';
 import { PublishTargets } from '../services/compositions/publish';
-import { Store } from '../services/store/store';
 import { resolveDataDir } from './open-runtime';
+import { parseSubcommand, usage, withStore } from './cli-common';
 
-const usage = (message: string) => new DeskhandError('usage', message);
 const out = (s: string) => void process.stdout.write(s);
 
 export async function compositionsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      'data-dir': { type: 'string' },
-      json: { type: 'boolean' },
-      version: { type: 'string' },
-      out: { type: 'string' },
-      branch: { type: 'string' },
-      folder: { type: 'string' },
-      conversation: { type: 'string' },
-    },
+  const { values, positionals } = parseSubcommand(rest, {
+    version: { type: 'string' },
+    out: { type: 'string' },
+    branch: { type: 'string' },
+    folder: { type: 'string' },
+    conversation: { type: 'string' },
   });
   const dataDir = resolveDataDir(values['data-dir']);
   if (sub === 'remote') return remoteCommand(new PublishTargets(dataDir), positionals, values);
-  const store = new Store(dataDir);
-  try {
+  return withStore(dataDir, (store) => {
     const comps = new CompositionFiles(store, dataDir);
     switch (sub) {
       case 'list': {
@@ -79,9 +69,7 @@ export async function compositionsCommand(args: string[]): Promise<number> {
       default:
         throw usage('compositions needs list, show ID, export ID --out PATH, or remote add|list|remove.');
     }
-  } finally {
-    store.close();
-  }
+  });
 }
 
 function remoteCommand(targets: PublishTargets, positionals: string[], values: { json?: boolean | undefined; branch?: string | undefined; folder?: string | undefined }): number {

@@ -4,18 +4,15 @@
  * `deskhand mcp list [--json]`, `remove NAME`, `test NAME [--json]`; and `deskhand profiles list [--json] | add NAME
  * [--system TEXT] [--provider P] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] | remove NAME`.
  */
-import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../shared/errors';
 import { MCP_TIERS, parseEnvPairs, parseServerConfig, SERVER_NAME_RE, type McpServerConfig, type McpTier } from '../services/mcp';
 import { McpManager } from '../services/mcp/manager';
 import { extensionsModule } from '../services/store/modules/extensions';
-import { Store } from '../services/store/store';
+import type { Store } from '../services/store/store';
 import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
 import { Vault } from '../services/vault/vault';
 import { ProfileStore, profileSchema } from '../services/profiles';
-import { resolveDataDir } from './open-runtime';
-
-const usage = (message: string) => new DeskhandError('usage', message);
+import { parseSubcommand, usage, withStore } from './cli-common';
 
 /** The configured servers with their last known health, as `mcp list` and Settings show them. */
 export function mcpListing(store: Store) {
@@ -59,26 +56,18 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   const dash = all.indexOf('--');
   const rest = dash === -1 ? all : all.slice(0, dash);
   const commandArgv = dash === -1 ? [] : all.slice(dash + 1);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      'data-dir': { type: 'string' },
-      json: { type: 'boolean' },
-      env: { type: 'string', multiple: true },
+  const { values, positionals } = parseSubcommand(rest, {
+    env: { type: 'string', multiple: true },
       'secret-env': { type: 'string', multiple: true },
-      header: { type: 'string', multiple: true },
-      url: { type: 'string' },
-      sse: { type: 'boolean' },
-      oauth: { type: 'boolean' },
-      tier: { type: 'string' },
-      timeout: { type: 'string' },
-    },
+    header: { type: 'string', multiple: true },
+    url: { type: 'string' },
+    sse: { type: 'boolean' },
+    oauth: { type: 'boolean' },
+    tier: { type: 'string' },
+    timeout: { type: 'string' },
   });
-  const dataDir = resolveDataDir(values['data-dir']);
-  const store = new Store(dataDir);
-  const q = store.module(extensionsModule);
-  try {
+  return withStore(values['data-dir'], async (store) => {
+    const q = store.module(extensionsModule);
     switch (sub) {
       case 'add': {
         const name = positionals[0];
@@ -151,9 +140,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       default:
         throw usage('mcp needs add, list, remove or test.');
     }
-  } finally {
-    store.close();
-  }
+  });
 }
 
 function pairsLoose(list: readonly string[]): Record<string, string> {
@@ -168,25 +155,18 @@ function pairsLoose(list: readonly string[]): Record<string, string> {
 
 export async function profilesCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      'data-dir': { type: 'string' },
-      json: { type: 'boolean' },
-      system: { type: 'string' },
-      description: { type: 'string' },
-      provider: { type: 'string' },
-      model: { type: 'string' },
-      allow: { type: 'string', multiple: true },
-      deny: { type: 'string', multiple: true },
-      policy: { type: 'string' },
-      sandbox: { type: 'string' },
-    },
+  const { values, positionals } = parseSubcommand(rest, {
+    system: { type: 'string' },
+    description: { type: 'string' },
+    provider: { type: 'string' },
+    model: { type: 'string' },
+    allow: { type: 'string', multiple: true },
+    deny: { type: 'string', multiple: true },
+    policy: { type: 'string' },
+    sandbox: { type: 'string' },
   });
-  const store = new Store(resolveDataDir(values['data-dir']));
-  const profiles = new ProfileStore(store);
-  try {
+  return withStore(values['data-dir'], (store) => {
+    const profiles = new ProfileStore(store);
     switch (sub) {
       case 'list': {
         const list = profiles.list();
@@ -224,7 +204,5 @@ export async function profilesCommand(argv: string[]): Promise<number> {
       default:
         throw usage('profiles needs list, add or remove.');
     }
-  } finally {
-    store.close();
-  }
+  });
 }

@@ -3,16 +3,12 @@
  * reject ID | export [--json] | extraction on|off` and `deskhand goals list | show ID | budget ID --turns N…`:
  * the person's side of memory (every change leaves a receipt) and of goals.
  */
-import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../shared/errors';
-import { Store } from '../services/store/store';
 import { StoreMemoryService } from '../services/memory/memory-service';
 import { StoreGoalService } from '../services/goals/goal-service';
 import { describeBudget } from '../services/goals';
 import type { MemoryRecord } from '../services/memory';
-import { resolveDataDir } from './open-runtime';
-
-const usage = (message: string) => new DeskhandError('usage', message);
+import { out, parseSubcommand, usage, withStore } from './cli-common';
 const ACTOR = 'person (deskhand memory)';
 
 function line(r: MemoryRecord): string {
@@ -21,15 +17,9 @@ function line(r: MemoryRecord): string {
 
 export async function memoryCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, status: { type: 'string' }, kind: { type: 'string' } },
-  });
-  const store = new Store(resolveDataDir(values['data-dir']));
-  const memory = new StoreMemoryService(store);
-  const out = (text: string) => process.stdout.write(`${text}\n`);
-  try {
+  const { values, positionals } = parseSubcommand(rest, { status: { type: 'string' }, kind: { type: 'string' } });
+  return withStore(values['data-dir'], (store) => {
+    const memory = new StoreMemoryService(store);
     switch (sub) {
       case 'list': {
         const status = values.status;
@@ -84,22 +74,14 @@ export async function memoryCommand(args: string[]): Promise<number> {
       default:
         throw usage('memory needs list, show ID, rm ID, accept ID, reject ID, export or extraction on|off.');
     }
-  } finally {
-    store.close();
-  }
+  });
 }
 
 export async function goalsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, turns: { type: 'string' }, tokens: { type: 'string' }, minutes: { type: 'string' } },
-  });
-  const store = new Store(resolveDataDir(values['data-dir']));
-  const goals = new StoreGoalService(store);
-  const out = (text: string) => process.stdout.write(`${text}\n`);
-  try {
+  const { values, positionals } = parseSubcommand(rest, { turns: { type: 'string' }, tokens: { type: 'string' }, minutes: { type: 'string' } });
+  return withStore(values['data-dir'], (store) => {
+    const goals = new StoreGoalService(store);
     switch (sub) {
       case 'list': {
         const rows = goals.list();
@@ -136,7 +118,5 @@ export async function goalsCommand(args: string[]): Promise<number> {
       default:
         throw usage('goals needs list, show ID or budget ID --turns N|--tokens N|--minutes N.');
     }
-  } finally {
-    store.close();
-  }
+  });
 }

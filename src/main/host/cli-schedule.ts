@@ -2,7 +2,6 @@
  * `deskhand fire ID` (what every OS job runs: works with the app closed) and `deskhand schedule list | cancel ID |
  * run ID | doctor [--dry-run]`. Fire exit codes as `run`: 0 done (or nothing to do), 3 parked, 1 failed.
  */
-import { parseArgs } from 'node:util';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig } from '../services/providers/providers';
 import { createNotifier } from '../services/notify/create';
@@ -12,8 +11,7 @@ import { KeytarSecretStore, keyringService } from '../services/vault/secret-stor
 import { apiKeyName } from './provider-settings';
 import { openRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
 import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from './schedule-fire';
-
-const usage = (message: string) => new DeskhandError('usage', message);
+import { parseSubcommand, usage } from './cli-common';
 
 /** The provider a woken run uses: the conversation's last run's provider and model; its key from the keyring, else the environment. */
 export async function fireProvider(run: { provider: string; model: string; base_url: string | null } | undefined, env: NodeJS.ProcessEnv = process.env): Promise<ProviderConfig> {
@@ -59,7 +57,7 @@ async function close(runtime: AppRuntime, notifier: Notifier): Promise<void> {
 }
 
 export async function fireCommandMain(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } });
+  const { values, positionals } = parseSubcommand(args, {});
   const id = positionals[0];
   if (!id) throw usage('fire needs a schedule ID (the OS job passes it; see `deskhand schedule list`).');
   const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
@@ -78,11 +76,7 @@ export async function fireCommandMain(args: string[]): Promise<number> {
 
 export async function scheduleCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
-  });
+  const { values, positionals } = parseSubcommand(rest, { 'dry-run': { type: 'boolean' } });
   const json = !!values.json;
   // Only `schedule run` continues a conversation (and may call MCP tools); list, cancel and doctor start no server.
   const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), mcpStart: 'on-demand' });

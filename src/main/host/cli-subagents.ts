@@ -3,14 +3,11 @@
  * conversations started, their status, spend and transcripts; steering, waiting for and cancelling one from any
  * process (the process that runs it reads the steering before the child's next model call, and notices a cancel).
  */
-import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../shared/errors';
 import { subagentsModule, SUBAGENT_TERMINAL, type SubagentRow } from '../services/store/modules/subagents';
-import { Store } from '../services/store/store';
-import { resolveDataDir } from './open-runtime';
+import type { Store } from '../services/store/store';
 import { isSameProcess } from '../services/processes/proc-info';
-
-const usage = (message: string) => new DeskhandError('usage', message);
+import { out, parseSubcommand, usage, withStore } from './cli-common';
 
 function line(r: SubagentRow): string {
   const spend = `${r.input_tokens + r.output_tokens} tok ~$${r.cost_usd.toFixed(4)}`;
@@ -33,13 +30,22 @@ function transcript(store: Store, conversationId: string): string {
     .join('\n');
 }
 
+/** Cancels a child from a process that does not run it: its row and task say so; the process running it stops its run. */
+export function cancelSubagentRow(store: Store, row: SubagentRow, reason: string): void {
+  store.transaction(() => {
+    store.module(subagentsModule).finish(row.id, 'cancelled', { error: reason });
+    if (row.task_id) {
+      store.tasks.updateTask(row.task_id, { notify: 0 });
+      store.tasks.finishTask(row.task_id, 'cancelled', { summary: reason, notified_at: Date.now() });
+    }
+  });
+}
+
 export async function subagentsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'data-dir': { type: 'string' }, conversation: { type: 'string' }, json: { type: 'boolean' }, reason: { type: 'string' }, timeout: { type: 'string' } } });
-  const store = new Store(resolveDataDir(values['data-dir']));
-  const rows = store.module(subagentsModule);
-  const out = (text: string) => process.stdout.write(`${text}\n`);
-  try {
+  const { values, positionals } = parseSubcommand(rest, { conversation: { type: 'string' }, reason: { type: 'string' }, timeout: { type: 'string' } });
+  return withStore(values['data-dir'], async (store) => {
+    const rows = store.module(subagentsModule);
     switch (sub) {
       case 'list': {
         const list = values.conversation ? rows.forParent(values.conversation) : rows.list(200);
@@ -59,7 +65,7 @@ export async function subagentsCommand(args: string[]): Promise<number> {
         const message = positionals.slice(1).join(' ').trim();
         if (!row || !message) throw usage('subagents steer needs a subagent id and a message: deskhand subagents steer sub_0123abcd "Focus on the tests".');
         if ((SUBAGENT_TERMINAL as readonly string[]).includes(row.status)) throw new DeskhandError('conflict', `${row.id} already ${row.status}; nothing reads a message now.`);
-        rows.steer(row.id, message);
+        rows.steer(row.id, message, 'person');
         out(`Sent to ${row.id}: it reads the message before its next model call.`);
         return 0;
       }
@@ -89,21 +95,12 @@ export async function subagentsCommand(args: string[]): Promise<number> {
           out(`${row.id} already ${row.status}.`);
           return 0;
         }
-        const reason = values.reason ?? 'cancelled from the command line';
-        store.transaction(() => {
-          rows.finish(row.id, 'cancelled', { error: reason });
-          if (row.task_id) {
-            store.tasks.updateTask(row.task_id, { notify: 0 });
-            store.tasks.finishTask(row.task_id, 'cancelled', { summary: reason, notified_at: Date.now() });
-          }
-        });
+        cancelSubagentRow(store, row, values.reason ?? 'cancelled from the command line');
         out(`${row.id} cancelled; the process running it stops its run.`);
         return 0;
       }
       default:
         throw usage('subagents needs list, show, steer, wait or cancel.');
     }
-  } finally {
-    store.close();
-  }
+  });
 }

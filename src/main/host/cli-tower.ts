@@ -1,25 +1,24 @@
 /**
- * `deskhand tower list | show ID`: Tower sessions (coordinator mode) and one session's mission board — missions with
- * scope, tasks and status, the review gate, roster, inbox, findings and activity — read from the store.
+ * `deskhand tower list | show ID | teardown ID [--yes] [--reason TEXT]`: Tower sessions (coordinator mode), one
+ * session's mission board — missions with scope, tasks and status, the review gate, roster, inbox, findings and
+ * activity — read from the store; and ending a session from outside its conversation: every agent stopped (the process
+ * running it notices), every worktree and `tower/*` branch it made removed, merged work kept on its integration branch.
  */
-import { parseArgs } from 'node:util';
-import { DeskhandError } from '../../shared/errors';
-import { towerModule } from '../services/store/modules/tower';
-import { subagentsModule } from '../services/store/modules/subagents';
-import { missionText } from '../services/tower/tower-service';
-import { Store } from '../services/store/store';
-import { resolveDataDir } from './open-runtime';
+import { createInterface } from 'node:readline/promises';
+import { towerModule, type TowerSessionRow } from '../services/store/modules/tower';
+import { SUBAGENT_TERMINAL, subagentsModule } from '../services/store/modules/subagents';
+import { missionText, teardownSession } from '../services/tower/tower-service';
+import type { Store } from '../services/store/store';
+import { out, parseSubcommand, usage, withStore } from './cli-common';
+import { cancelSubagentRow } from './cli-subagents';
 
-const usage = (message: string) => new DeskhandError('usage', message);
 const t = (at: number) => new Date(at).toISOString().slice(11, 19);
 
 export async function towerCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } });
-  const store = new Store(resolveDataDir(values['data-dir']));
-  const rows = store.module(towerModule);
-  const out = (text: string) => process.stdout.write(`${text}\n`);
-  try {
+  const { values, positionals } = parseSubcommand(rest, { yes: { type: 'boolean', short: 'y' }, reason: { type: 'string' } });
+  return withStore(values['data-dir'], async (store) => {
+    const rows = store.module(towerModule);
     switch (sub) {
       case 'list': {
         const list = rows.sessions(50);
@@ -67,10 +66,61 @@ export async function towerCommand(args: string[]): Promise<number> {
           );
         return 0;
       }
+      case 'teardown': {
+        const s = positionals[0] ? rows.session(positionals[0]) : undefined;
+        if (!s) throw usage('tower teardown needs a session id (deskhand tower list shows them).');
+        if (s.status === 'torn_down') {
+          out(values.json ? JSON.stringify({ id: s.id, status: s.status, message: `${s.id} is already torn down.` }) : `${s.id} is already torn down.`);
+          return 0;
+        }
+        if (!values.yes && !(await confirm(teardownPreview(store, s)))) {
+          process.stderr.write('Not torn down.\n');
+          return 1;
+        }
+        const reason = values.reason ?? 'torn down from the command line';
+        const children = store.module(subagentsModule);
+        const message = await teardownSession(rows, s, reason, async (a) => {
+          const child = children.get(a.subagent_id);
+          if (child && !(SUBAGENT_TERMINAL as readonly string[]).includes(child.status)) cancelSubagentRow(store, child, `the Tower session was torn down: ${reason}`);
+        });
+        out(values.json ? JSON.stringify({ id: s.id, status: 'torn_down', message }) : message);
+        return 0;
+      }
       default:
-        throw usage('tower needs list or show.');
+        throw usage('tower needs list, show or teardown.');
     }
+  });
+}
+
+/** What a teardown removes, in words: running agents, worktrees, branches, and which unmerged work is lost. */
+function teardownPreview(store: Store, s: TowerSessionRow): string {
+  const rows = store.module(towerModule);
+  const children = store.module(subagentsModule);
+  const missions = rows.missions(s.id);
+  const running = rows.agents(s.id).filter((a) => {
+    const c = children.get(a.subagent_id);
+    return c && !(SUBAGENT_TERMINAL as readonly string[]).includes(c.status);
+  });
+  const unmerged = missions.filter((m) => m.branch && m.status !== 'merged').map((m) => m.id);
+  const merged = missions.some((m) => m.status === 'merged');
+  return [
+    `Tear down Tower ${s.id} on ${s.repo}?`,
+    `  stops ${running.length} running agent${running.length === 1 ? '' : 's'}${running.length ? ` (${running.map((a) => a.id).join(', ')})` : ''}`,
+    `  removes ${missions.filter((m) => m.worktree).length + 1} worktrees and the branches ${[...missions.filter((m) => m.branch).map((m) => m.branch!), ...(merged ? [] : [s.integration_branch])].join(', ') || '(none)'}`,
+    unmerged.length ? `  unmerged work of ${unmerged.join(', ')} is lost` : '',
+    merged ? `  keeps ${s.integration_branch} (merged work)` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** Asks on the terminal; without one, the caller must pass --yes. */
+async function confirm(preview: string): Promise<boolean> {
+  if (!process.stdin.isTTY) throw usage(`${preview}\nNo terminal to ask on: run it again with --yes to tear it down.`);
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${preview}\nTear it down? [y/N] `)).trim());
   } finally {
-    store.close();
+    rl.close();
   }
 }

@@ -3,24 +3,19 @@
  * private destination only when the pattern names its exact host and port) and `deskhand search show | set BACKEND
  * [--url URL] [--key-secret NAME] | clear` (web_search's backend, kept in settings.json; keys stay in the vault).
  */
-import { parseArgs } from 'node:util';
 import { searchBackendSchema, type SearchSettings } from '../../shared/contract';
-import { DeskhandError } from '../../shared/errors';
 import { parseUrlPattern } from '../../shared/url-guard';
-import { Store } from '../services/store/store';
 import { resolveDataDir } from './open-runtime';
 import { SettingsFile } from './settings-file';
 import { grantCoverage } from './web-settings';
 import { revokeRule, ruleViews } from './rules-view';
 import { appGrantBook, listAppGrants } from './app-grants-view';
-
-const usage = (message: string) => new DeskhandError('usage', message);
+import { parseSubcommand, usage, withStore } from './cli-common';
 
 export async function grantsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } });
-  const store = new Store(resolveDataDir(values['data-dir']));
-  try {
+  const { values, positionals } = parseSubcommand(rest, {});
+  return withStore(values['data-dir'], (store) => {
     switch (sub) {
       case 'add-url': {
         const raw = positionals[0];
@@ -60,17 +55,14 @@ export async function grantsCommand(args: string[]): Promise<number> {
       default:
         throw usage('grants needs add-url PATTERN, list or revoke ID|PATTERN|APP.');
     }
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** `deskhand rules list [--json] | rm RULE_ID`: the always-allow rules, where they apply and how often they matched. */
 export async function rulesCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } });
-  const store = new Store(resolveDataDir(values['data-dir']));
-  try {
+  const { values, positionals } = parseSubcommand(rest, {});
+  return withStore(values['data-dir'], (store) => {
     switch (sub) {
       case 'list': {
         const rules = ruleViews(store);
@@ -95,18 +87,12 @@ export async function rulesCommand(args: string[]): Promise<number> {
       default:
         throw usage('rules needs list or rm RULE_ID.');
     }
-  } finally {
-    store.close();
-  }
+  });
 }
 
 export async function searchCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, url: { type: 'string' }, 'key-secret': { type: 'string' }, json: { type: 'boolean' } },
-  });
+  const { values, positionals } = parseSubcommand(rest, { url: { type: 'string' }, 'key-secret': { type: 'string' } });
   const file = new SettingsFile(resolveDataDir(values['data-dir']));
   const settings = file.read();
   switch (sub) {

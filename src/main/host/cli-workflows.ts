@@ -3,14 +3,9 @@
  * phase, progress and spend; one run with each phase's output and its event log; cancelling one from any process
  * (the process running it sees the row change and stops the script and every child).
  */
-import { parseArgs } from 'node:util';
-import { DeskhandError } from '../../shared/errors';
 import { WORKFLOW_TERMINAL, workflowsModule, type WorkflowRow } from '../services/store/modules/workflows';
-import { Store } from '../services/store/store';
 import { describeRun } from '../services/workflows/workflow-service';
-import { resolveDataDir } from './open-runtime';
-
-const usage = (message: string) => new DeskhandError('usage', message);
+import { out, parseSubcommand, usage, withStore } from './cli-common';
 
 function line(r: WorkflowRow): string {
   const spend = `${r.agents} agents ${r.input_tokens + r.output_tokens} tok ~$${r.cost_usd.toFixed(4)}`;
@@ -20,11 +15,9 @@ function line(r: WorkflowRow): string {
 
 export async function workflowsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { 'data-dir': { type: 'string' }, conversation: { type: 'string' }, json: { type: 'boolean' }, reason: { type: 'string' } } });
-  const store = new Store(resolveDataDir(values['data-dir']));
-  const rows = store.module(workflowsModule);
-  const out = (text: string) => process.stdout.write(`${text}\n`);
-  try {
+  const { values, positionals } = parseSubcommand(rest, { conversation: { type: 'string' }, reason: { type: 'string' } });
+  return withStore(values['data-dir'], (store) => {
+    const rows = store.module(workflowsModule);
     switch (sub) {
       case 'list': {
         const list = values.conversation ? rows.forConversation(values.conversation) : rows.list(100);
@@ -65,7 +58,5 @@ export async function workflowsCommand(args: string[]): Promise<number> {
       default:
         throw usage('workflows needs list, show or cancel.');
     }
-  } finally {
-    store.close();
-  }
+  });
 }

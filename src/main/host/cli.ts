@@ -63,7 +63,7 @@ const USAGE = `Usage:
   deskhand subagents list [--conversation ID] | show ID | steer ID MESSAGE | wait ID [--timeout S] | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
   deskhand conversations export ID [--out FILE] [--data-dir DIR]   (Markdown: messages, tool calls, outputs; no secrets)
   deskhand workflows list [--conversation ID] | show ID | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
-  deskhand tower list | show ID   [--data-dir DIR] [--json]
+  deskhand tower list | show ID | teardown ID [--yes] [--reason TEXT]   [--data-dir DIR] [--json]   (teardown removes its worktrees and tower/* branches)
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits

@@ -5,6 +5,7 @@
  */
 import { OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../shared/contract';
 import { subagentsModule, type SubagentRow } from '../services/store/modules/subagents';
+import { parseSteering } from '../services/subagents/index';
 import type { RiskTier } from '../../shared/tools';
 import { fallbackTitle } from '../../shared/tool-presentation';
 import type { ToolRegistry } from '../runtime/registry';
@@ -94,17 +95,24 @@ export function projectMessages(store: Store, conversationId: string, presenter:
     if (runId) lastIndexOfRun.set(runId, items.length - 1);
   };
 
+  // In a subagent's transcript the user messages are its parent's (its prompt, steering), except a steer the person sent.
+  const child = store.module(subagentsModule).byConversation(conversationId);
+  const parentName = child ? (store.getConversation(child.parent_conversation_id)?.title ?? child.parent_conversation_id) : null;
+
   for (const m of messages) pushMessage(m);
 
   function pushMessage(m: MessageRow): void {
     const content = parseJson(m.content);
     if (m.role === 'user') {
-      const text = partsText(content);
+      let text = partsText(content);
       // A turn Deskhand started because background work ended is shown as that, never as the person's words.
       const wake = parseWakeMessage(text);
       const attachments = attachmentsOf(content);
+      const steer = parentName !== null ? parseSteering(text) : null;
+      if (steer) text = steer.message;
+      const from = parentName !== null && steer?.from !== 'person' ? { from: parentName } : {};
       if (wake) push({ kind: 'wake', id: `m${m.id}`, runId: m.run_id, tasks: wake, at: m.created_at }, m.run_id);
-      else push({ kind: 'user', id: `m${m.id}`, runId: m.run_id, text, at: m.created_at, ...(attachments.length ? { attachments } : {}) }, m.run_id);
+      else push({ kind: 'user', id: `m${m.id}`, runId: m.run_id, text, at: m.created_at, ...(attachments.length ? { attachments } : {}), ...from }, m.run_id);
       return;
     }
     if (m.role !== 'assistant') return; // tool results are shown on their tool call; system messages are not shown

@@ -69,7 +69,7 @@ export function subagentHandlers(runtime: AppRuntime): Pick<ContractHandlers, (t
     },
     async steerSubagent(p: ParsedParams<'steerSubagent'>): Promise<MethodResult<'steerSubagent'>> {
       const row = need(p.subagentId);
-      service.steer(row.parent_conversation_id, row.id, p.message);
+      service.steer(row.parent_conversation_id, row.id, p.message, 'person');
       return one(service.get(row.id)!);
     },
     async cancelSubagent(p: ParsedParams<'cancelSubagent'>): Promise<MethodResult<'cancelSubagent'>> {

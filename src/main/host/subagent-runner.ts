@@ -9,7 +9,7 @@ import { PersistentConversationState } from '../runtime/conversation-state';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { RunRow } from '../services/store/store';
 import type { SubagentRunner, SubagentService } from '../services/subagents/subagent-service';
-import type { PolicyName } from '../services/subagents/index';
+import { steeringText, type PolicyName } from '../services/subagents/index';
 
 export interface SubagentWiring {
   /** The provider for a child whose parent run is not driven by this process (from the parent run's row). */
@@ -74,9 +74,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
   subagents.attach(runner);
   const offFilter = registry.addFilter('subagent-ceiling', (turn) => subagents.ceilingCheck(turn.conversationId));
   const offHook = runtime.addStepHook((run, conv) => {
-    for (const message of subagents.takeSteering(conv.id)) {
-      store.addMessage(conv.id, run.id, 'user', `[Message from your parent agent, sent while you work]\n${message}`);
-    }
+    for (const { message, from } of subagents.takeSteering(conv.id)) store.addMessage(conv.id, run.id, 'user', steeringText(from, message));
   });
   return () => {
     offFilter();

@@ -72,9 +72,9 @@ const Item = memo(function Item({ item, last }: { item: MessageItem; last: boole
   switch (item.kind) {
     case 'user':
       return (
-        <article className="msg msg-user" aria-label="You">
+        <article className="msg msg-user" aria-label={item.from ? `From ${item.from}` : 'You'}>
           <div className="msg-who" aria-hidden="true">
-            You
+            {item.from ? `From ${item.from}` : 'You'}
           </div>
           {item.text && <div className="msg-user-text">{item.text}</div>}
           {item.attachments?.length ? <Attachments list={item.attachments} /> : null}

@@ -5,8 +5,8 @@
  * InvokePattern…); this file turns it into the same outline nodes and refs the Linux operator produces, so the
  * service, the tools and the model see one model on every desktop.
  */
-import type { AppWindow, ComputerOperator, ElementHandle, ElementInfo, MouseButton, OutlineNode, Rect, RunningApp, WindowTree } from './index';
-import * as input from './nut-input';
+import type { AppWindow, ComputerOperator, ElementHandle, ElementInfo, OutlineNode, Rect, RunningApp, WindowTree } from './index';
+import { NutInput } from './nut-input';
 
 /** One element as a helper prints it (pre-order; `depth` 0 is the window). */
 export interface HelperNode {
@@ -144,7 +144,7 @@ export function windowFromHelper(w: HelperWindow): AppWindow {
 }
 
 /** The operator shared by macOS and Windows: every read and accessibility action through the helper, input via nut-js. */
-export class HelperOperator implements ComputerOperator {
+export class HelperOperator extends NutInput implements ComputerOperator {
   readonly platform: string;
   private ready: { at: number; missing: string | null } | null = null;
   private captureOk = 0;
@@ -153,6 +153,7 @@ export class HelperOperator implements ComputerOperator {
     private readonly p: HelperPlatform,
     private readonly helper: HelperTransport,
   ) {
+    super();
     this.platform = p.platform;
   }
 
@@ -223,30 +224,14 @@ export class HelperOperator implements ComputerOperator {
     await this.helper.request('activate', { pid: window.pid, id: window.id, title: window.title });
   }
 
-  click(x: number, y: number, button: MouseButton, double: boolean): Promise<void> {
-    return input.click(x, y, button, double);
-  }
-
-  scroll(x: number, y: number, dx: number, dy: number): Promise<void> {
-    return input.scroll(x, y, dx, dy);
-  }
-
-  typeText(text: string): Promise<void> {
-    return input.typeText(text);
-  }
-
-  pressKeys(keys: readonly string[]): Promise<void> {
-    return input.pressKeys(keys);
-  }
-
-  async capture(rect: Rect) {
+  override async capture(rect: Rect) {
     // A permission once seen given is trusted for 10 s (an action takes two thumbnails); a missing one is asked again.
     if (this.p.captureMissing && !(this.captureOk && Date.now() - this.captureOk < 10_000)) {
       const missing = await this.p.captureMissing(this.helper);
       if (missing) throw new Error(missing);
       this.captureOk = Date.now();
     }
-    return input.capture(rect);
+    return super.capture(rect);
   }
 
   close(): void {

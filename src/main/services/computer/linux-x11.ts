@@ -5,8 +5,8 @@
  */
 import { AtspiClient, STATE, hasState, type InterfaceCache, type RawNode } from './atspi';
 import { Ewmh, type XWindow } from './ewmh';
-import type { AppWindow, ComputerOperator, ElementHandle, ElementInfo, MouseButton, OutlineNode, Rect, RunningApp, WindowTree } from './index';
-import * as input from './nut-input';
+import type { AppWindow, ComputerOperator, ElementHandle, ElementInfo, OutlineNode, Rect, RunningApp, WindowTree } from './index';
+import { NutInput } from './nut-input';
 
 const ROOT = '/org/a11y/atspi/accessible/root';
 /** Roles a tool can act on even without an Action interface. */
@@ -20,7 +20,7 @@ interface AppEntry {
   pid: number;
 }
 
-export class LinuxX11Operator implements ComputerOperator {
+export class LinuxX11Operator extends NutInput implements ComputerOperator {
   readonly platform = 'linux-x11';
   private client: Promise<AtspiClient> | null = null;
   private readonly ewmh: Ewmh;
@@ -35,6 +35,7 @@ export class LinuxX11Operator implements ComputerOperator {
   private readonly ifaces: InterfaceCache = new Map();
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
+    super();
     this.ewmh = new Ewmh(env);
   }
 
@@ -239,26 +240,6 @@ export class LinuxX11Operator implements ComputerOperator {
 
   async activate(window: AppWindow): Promise<void> {
     await this.ewmh.activate(window.id);
-  }
-
-  click(x: number, y: number, button: MouseButton, double: boolean): Promise<void> {
-    return input.click(x, y, button, double);
-  }
-
-  scroll(x: number, y: number, dx: number, dy: number): Promise<void> {
-    return input.scroll(x, y, dx, dy);
-  }
-
-  typeText(text: string): Promise<void> {
-    return input.typeText(text);
-  }
-
-  pressKeys(keys: readonly string[]): Promise<void> {
-    return input.pressKeys(keys);
-  }
-
-  capture(rect: Rect) {
-    return input.capture(rect);
   }
 
   close(): void {

@@ -2,7 +2,7 @@
  * Synthesized input and screen capture through @nut-tree-fork/nut-js (XTest on X11), loaded on first use: the
  * native module costs ~0.5 s to load and needs DISPLAY, which only acting and capturing require.
  */
-import type { MouseButton, Rect } from './index';
+import type { ComputerOperator, MouseButton, Rect } from './index';
 import { encodePng } from './png';
 
 type Nut = typeof import('@nut-tree-fork/nut-js');
@@ -77,4 +77,30 @@ export async function capture(rect: Rect): Promise<{ png: Buffer; scale: number;
   const rowBytes = img.byteWidth ?? img.width * img.channels;
   const png = encodePng(img.data, img.width, img.height, { bgr: img.colorMode === 0, rowBytes });
   return { png, scale: img.pixelDensity?.scaleX ?? 1, width: img.width, height: img.height };
+}
+
+/**
+ * The input and capture half of every operator (Linux X11, macOS, Windows): nut-js on all three. An operator extends
+ * it and adds how it reads the screen's accessibility tree; one that must check a permission first overrides capture.
+ */
+export abstract class NutInput implements Pick<ComputerOperator, 'click' | 'scroll' | 'typeText' | 'pressKeys' | 'capture'> {
+  click(x: number, y: number, button: MouseButton, double: boolean): Promise<void> {
+    return click(x, y, button, double);
+  }
+
+  scroll(x: number, y: number, dx: number, dy: number): Promise<void> {
+    return scroll(x, y, dx, dy);
+  }
+
+  typeText(text: string): Promise<void> {
+    return typeText(text);
+  }
+
+  pressKeys(keys: readonly string[]): Promise<void> {
+    return pressKeys(keys);
+  }
+
+  capture(rect: Rect): Promise<{ png: Buffer; scale: number; width: number; height: number }> {
+    return capture(rect);
+  }
 }

@@ -7,6 +7,7 @@ import type { SubagentService } from './subagent-service';
 
 export type { SubagentRow, SubagentStatus, BlackboardPost } from '../store/modules/subagents';
 export { describeChild } from './describe';
+export { steeringText, parseSteering } from './steering';
 export type { SpawnInput, MapInput, SubagentCallContext, WaitResult } from './subagent-service';
 
 /** What tools may do with subagents: for their own conversation. */

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DeskhandError } from '../../../shared/errors';
 import type { Store } from '../store/store';
-import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentRow, type SubagentStatus } from '../store/modules/subagents';
+import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentRow, type SteeringSender, type SubagentStatus } from '../store/modules/subagents';
 import type { TaskRow } from '../store/modules/tasks';
 import type { ExternalTasks } from '../tasks/external-tasks';
 import { describeChild } from './describe';
@@ -170,10 +170,10 @@ export class SubagentService {
   }
 
   /** Steering messages for a child's next model call (taken once). */
-  takeSteering(conversationId: string): string[] {
+  takeSteering(conversationId: string): { message: string; from: SteeringSender }[] {
     const row = this.rows.byConversation(conversationId);
     if (!row) return [];
-    return this.rows.takeSteering(row.id).map((s) => s.message);
+    return this.rows.takeSteering(row.id).map((s) => ({ message: s.message, from: s.sender }));
   }
 
   byConversation(conversationId: string): SubagentRow | undefined {
@@ -338,11 +338,12 @@ export class SubagentService {
     return { finished: finished.map((r) => this.rows.get(r.id)!), running: rows.filter((r) => !TERMINAL.has(r.status)), timedOut };
   }
 
-  steer(parentConversationId: string, id: string, message: string): SubagentRow {
+  /** Queues a message for a child's next model call; `from` says who sent it (the child is told). */
+  steer(parentConversationId: string, id: string, message: string, from: SteeringSender = 'parent'): SubagentRow {
     const row = this.rows.get(id);
     if (!row || row.parent_conversation_id !== parentConversationId) throw new DeskhandError('not_found', `No subagent ${id} of this conversation; list_subagents shows them.`);
     if (TERMINAL.has(row.status)) throw new DeskhandError('conflict', `Subagent ${id} already ${row.status}; start it again with spawn_subagent {resume: "${id}"}.`);
-    this.rows.steer(id, message);
+    this.rows.steer(id, message, from);
     return row;
   }
 

@@ -168,12 +168,15 @@ export class TowerService {
       this.rows.updateMission(s.id, m.id, { branch, worktree });
     }
     if (!worktree || !branch) throw new DeskhandError('conflict', `Mission ${m.id} has no branch yet: spawn its worker first.`);
+    // A branch whose merge conflicted: the integration branch is merged into it, conflict markers left for the worker.
+    let conflicted: string[] = [];
+    if (input.role === 'worker' && m.status === 'conflict') conflicted = await bringIntegrationIn(s, m, worktree);
     // A reviewer reviews committed work: the worker's edits are committed on its branch first.
     if (input.role === 'reviewer') await commitAll(worktree, `Tower mission ${m.id}: work of its worker`);
     // A mission has one worker (spawned again, it keeps its name and inbox); reviewers are numbered.
     const n = this.rows.agents(s.id).filter((a) => a.mission_id === m.id && a.role === input.role).length + 1;
     const name = input.role === 'worker' ? `worker-${m.id}` : `reviewer-${m.id}${n > 1 ? `-${n}` : ''}`;
-    const prompt = input.role === 'worker' ? this.workerPrompt(s, m, name, input.instructions) : this.reviewerPrompt(s, m, name, input.instructions);
+    const prompt = input.role === 'worker' ? this.workerPrompt(s, m, name, input.instructions, conflicted) : this.reviewerPrompt(s, m, name, input.instructions);
     const child = await this.opts.subagents.spawn(
       { prompt, description: `${name}: ${m.title}`.slice(0, 120), type: input.role === 'worker' ? 'coder' : 'explore', background: true, workspace: { folder: worktree, cwd: worktree, roots: [worktree] } },
       { runId: ctx.runId, conversationId: ctx.conversationId, callId: ctx.callId, signal: ctx.signal },
@@ -185,7 +188,7 @@ export class TowerService {
     return { ...agent, created_at: Date.now() };
   }
 
-  private workerPrompt(s: TowerSessionRow, m: MissionRow, name: string, extra?: string): string {
+  private workerPrompt(s: TowerSessionRow, m: MissionRow, name: string, extra?: string, conflicted: readonly string[] = []): string {
     const tasks = (JSON.parse(m.tasks) as { text: string; done: boolean }[]).map((t) => `- [${t.done ? 'x' : ' '}] ${t.text}`).join('\n');
     return [
       `You are ${name}, a Tower worker. Objective of the whole team: ${s.objective}`,
@@ -193,6 +196,9 @@ export class TowerService {
       `You work in your own git worktree (your working folder), on branch ${m.branch}. You may change only files matching: ${(JSON.parse(m.scope) as string[]).join(', ')} — edits elsewhere are refused.`,
       s.tests_command ? `The mission's tests (run before a merge): ${s.tests_command}` : '',
       'When done: tick your tasks with tower_mission and tell the tower with tower_send (Deskhand commits your edits on your branch). Problems outside your scope: tower_finding. You cannot ask the person; ask the tower.',
+      conflicted.length
+        ? `Your branch conflicted with ${s.integration_branch}. Deskhand merged that branch into yours; these files hold conflict markers (<<<<<<< … ======= … >>>>>>>): ${conflicted.join(', ')}. Edit each so it keeps what both sides meant and no marker is left; Deskhand commits the merge. A branch with markers left is never merged.`
+        : '',
       extra ? `From the tower: ${extra}` : '',
     ].filter(Boolean).join('\n\n');
   }
@@ -227,6 +233,11 @@ export class TowerService {
     const scope = JSON.parse(m.scope) as string[];
     const outside = changed.filter((f) => !inScope(f, scope));
     if (outside.length) return refuse('changes', `files outside the mission's scope changed: ${outside.join(', ')}.`);
+    const markers = await git(s.repo, ['grep', '-l', '-E', '^(<{7}|>{7})( |$)', tip, '--', ...changed]);
+    if (markers.code === 0) {
+      const files = markers.stdout.split('\n').filter(Boolean).map((l) => l.slice(tip.length + 1));
+      return refuse('changes', `conflict markers are left in ${files.join(', ')}; the worker must resolve them (tower_send it, or tower_spawn it again), then review again.`);
+    }
     const review = this.rows.latestReview(s.id, m.id);
     if (!review) return refuse(null, 'no review yet: spawn a reviewer (tower_spawn role reviewer).');
     if (review.commit_sha !== tip) return refuse(null, `the latest review (${review.reviewer}) was written against ${review.commit_sha.slice(0, 10)}, not the branch tip ${tip.slice(0, 10)}: review again.`);
@@ -242,9 +253,14 @@ export class TowerService {
     const merge = await git(s.integration_path, ['merge', '--no-ff', '-m', `Tower: merge mission ${m.id} (${m.title})`, tip]);
     if (merge.code !== 0) {
       const conflicted = (await git(s.integration_path, ['diff', '--name-only', '--diff-filter=U'])).stdout.trim().split('\n').filter(Boolean);
-      await git(s.integration_path, ['merge', '--abort']);
-      this.rows.send(s.id, 'tower', 'tower', `Conflict merging ${m.id} in ${conflicted.join(', ') || 'its files'}; escalated.`);
-      return refuse('conflict', `it conflicts with what is merged already (${conflicted.join(', ') || 'see git'}); the merge was aborted. Have the worker merge ${s.integration_branch} into its branch and resolve, then review again.`);
+      await abortMerge(s.integration_path, base);
+      const files = conflicted.join(', ') || 'its files';
+      const worker = this.rows.agents(s.id).find((a) => a.mission_id === m.id && a.role === 'worker');
+      if (worker) this.rows.send(s.id, 'tower', worker.id, `Your branch conflicts with ${s.integration_branch} in ${files}; the merge was aborted. When the tower spawns you again, ${s.integration_branch} is merged into your branch and you resolve the conflict markers.`);
+      this.rows.send(s.id, 'merge-gate', 'tower', `Conflict merging ${m.id} into ${s.integration_branch} in ${files}; the merge was aborted and ${s.integration_branch} is as it was. To resolve: tower_spawn its worker again (it gets ${s.integration_branch} merged into its branch with the conflict markers to resolve), then a review, then tower_merge.`);
+      if (merge.stdout.includes('CONFLICT') || conflicted.length)
+        return refuse('conflict', `it conflicts with ${s.integration_branch} in ${files}; the merge was aborted (${s.integration_branch} is unchanged). tower_spawn role worker for ${m.id} again: Deskhand merges ${s.integration_branch} into its branch and the worker resolves the conflict markers; then review it again and tower_merge.`);
+      return refuse(null, `git could not merge it (${(merge.stderr || merge.stdout).trim().slice(0, 400)}); the merge was aborted (${s.integration_branch} is unchanged).`);
     }
     const merged = await gitOk(s.integration_path, ['rev-parse', 'HEAD']);
     this.rows.updateMission(s.id, m.id, { status: 'merged', merged_commit: merged });
@@ -255,29 +271,10 @@ export class TowerService {
   /** Stops every agent, removes every worktree and mission branch Deskhand made; the integration branch stays. */
   async teardown(conversationId: string, reason = 'tower torn down'): Promise<string> {
     const s = this.tower(conversationId);
-    for (const a of this.rows.agents(s.id)) {
+    return teardownSession(this.rows, s, reason, async (a) => {
       const child = this.opts.subagents.get(a.subagent_id);
       if (child && !TERMINAL.has(child.status)) await this.opts.subagents.cancel(a.subagent_id, reason).catch(() => undefined);
-    }
-    const removed: string[] = [];
-    for (const m of this.rows.missions(s.id)) {
-      if (m.worktree) {
-        await git(s.repo, ['worktree', 'remove', '--force', m.worktree]);
-        removed.push(m.worktree);
-      }
-      if (m.branch) await git(s.repo, ['branch', '-D', m.branch]);
-      if (m.status !== 'merged') this.rows.updateMission(s.id, m.id, { status: 'cancelled' });
-      this.rows.updateMission(s.id, m.id, { worktree: null });
-    }
-    await git(s.repo, ['worktree', 'remove', '--force', s.integration_path]);
-    await git(s.repo, ['worktree', 'prune']);
-    const merged = this.rows.missions(s.id).filter((m) => m.status === 'merged').map((m) => m.id);
-    if (merged.length === 0) await git(s.repo, ['branch', '-D', s.integration_branch]);
-    this.rows.updateSession(s.id, { status: 'torn_down' });
-    this.rows.log(s.id, `torn down (${reason}); ${removed.length + 1} worktrees removed`);
-    return merged.length
-      ? `Tower ${s.id} torn down. Merged missions (${merged.join(', ')}) are on branch ${s.integration_branch}; merge it into ${s.base_branch} when you are satisfied. Every worktree is removed.`
-      : `Tower ${s.id} torn down; nothing was merged, and every worktree and branch it made is removed.`;
+    });
   }
 
   // ── Tools for every agent ─────────────────────────────────────────────────────────────────────────────────────
@@ -376,6 +373,51 @@ export class TowerService {
     if (!s) return [];
     return [s.integration_path, ...this.rows.missions(sessionId).map((m) => m.worktree).filter((p): p is string => !!p)].filter((p) => existsSync(p));
   }
+}
+
+/**
+ * Ends a session from any process (the tower's tool, `deskhand tower teardown`): stops every agent through `stop`,
+ * removes every worktree and mission branch; the integration branch stays when something was merged into it.
+ */
+export async function teardownSession(rows: TowerService['rows'], s: TowerSessionRow, reason: string, stop: (agent: TowerAgentRow) => Promise<void>): Promise<string> {
+  for (const a of rows.agents(s.id)) await stop(a);
+  const removed: string[] = [];
+  for (const m of rows.missions(s.id)) {
+    if (m.worktree) {
+      await git(s.repo, ['worktree', 'remove', '--force', m.worktree]);
+      removed.push(m.worktree);
+    }
+    if (m.branch) await git(s.repo, ['branch', '-D', m.branch]);
+    if (m.status !== 'merged') rows.updateMission(s.id, m.id, { status: 'cancelled' });
+    rows.updateMission(s.id, m.id, { worktree: null });
+  }
+  await git(s.repo, ['worktree', 'remove', '--force', s.integration_path]);
+  await git(s.repo, ['worktree', 'prune']);
+  const merged = rows.missions(s.id).filter((m) => m.status === 'merged').map((m) => m.id);
+  if (merged.length === 0) await git(s.repo, ['branch', '-D', s.integration_branch]);
+  rows.updateSession(s.id, { status: 'torn_down' });
+  rows.log(s.id, `torn down (${reason}); ${removed.length + 1} worktrees removed`);
+  return merged.length
+    ? `Tower ${s.id} torn down. Merged missions (${merged.join(', ')}) are on branch ${s.integration_branch}; merge it into ${s.base_branch} when you are satisfied. Every worktree is removed.`
+    : `Tower ${s.id} torn down; nothing was merged, and every worktree and branch it made is removed.`;
+}
+
+/** Undoes a failed merge in the integration worktree: no MERGE_HEAD, no conflicted or staged file, HEAD where it was. */
+async function abortMerge(worktree: string, head: string): Promise<void> {
+  await git(worktree, ['merge', '--abort']);
+  const clean = (await git(worktree, ['status', '--porcelain'])).stdout.trim() === '' && (await git(worktree, ['rev-parse', 'HEAD'])).stdout.trim() === head;
+  if (!clean) await gitOk(worktree, ['reset', '--hard', '-q', head]);
+}
+
+/** Merges the integration branch into a mission's branch in its worktree; returns the files left with conflict markers. */
+async function bringIntegrationIn(s: TowerSessionRow, m: MissionRow, worktree: string): Promise<string[]> {
+  await commitAll(worktree, `Tower mission ${m.id}: work of its worker`);
+  const r = await git(worktree, ['merge', '--no-ff', '--no-edit', '-m', `Tower: merge ${s.integration_branch} into mission ${m.id}`, s.integration_branch]);
+  if (r.code === 0) return [];
+  const conflicted = (await git(worktree, ['diff', '--name-only', '--diff-filter=U'])).stdout.trim().split('\n').filter(Boolean);
+  if (conflicted.length) return conflicted;
+  await git(worktree, ['merge', '--abort']);
+  throw new DeskhandError('conflict', `git could not merge ${s.integration_branch} into ${m.branch}: ${(r.stderr || r.stdout).trim().slice(0, 400)}`);
 }
 
 function missionLine(m: MissionRow): string {

@@ -63,10 +63,14 @@ export interface BlackboardPost {
   created_at: number;
 }
 
+/** Who steers a child: its parent agent (a tool, a workflow, the tower) or the person (the UI's tree, the CLI). */
+export type SteeringSender = 'parent' | 'person';
+
 export interface SteeringRow {
   id: number;
   subagent_id: string;
   message: string;
+  sender: SteeringSender;
   delivered_at: number | null;
   created_at: number;
 }
@@ -132,6 +136,10 @@ export const subagentsModule = defineStoreModule({
       ALTER TABLE subagents ADD COLUMN owner_start TEXT;
       CREATE INDEX subagents_open ON subagents(status) WHERE status IN ('queued', 'running');`,
     },
+    {
+      description: 'who sent a steering message: the parent agent or the person',
+      sql: `ALTER TABLE subagent_steering ADD COLUMN sender TEXT NOT NULL DEFAULT 'parent';`,
+    },
   ],
   queries: (sql: Sql) => ({
     insert(row: NewSubagent): SubagentRow {
@@ -189,8 +197,8 @@ export const subagentsModule = defineStoreModule({
       const p = { ...patch, status, finished_at: Date.now() };
       return sql.run(`UPDATE subagents SET ${setClause(p)} WHERE id = @id AND status NOT IN (${done})`, { ...p, id }).changes > 0;
     },
-    steer: (subagentId: string, message: string) =>
-      Number(sql.run('INSERT INTO subagent_steering (subagent_id, message, created_at) VALUES (?,?,?)', subagentId, message, Date.now()).lastInsertRowid),
+    steer: (subagentId: string, message: string, sender: SteeringSender = 'parent') =>
+      Number(sql.run('INSERT INTO subagent_steering (subagent_id, message, sender, created_at) VALUES (?,?,?,?)', subagentId, message, sender, Date.now()).lastInsertRowid),
     /** Takes the undelivered steering messages of a child (marks them delivered). */
     takeSteering(subagentId: string): SteeringRow[] {
       return sql.transaction(() => {
