@@ -85,11 +85,11 @@ describe('automatic extraction and recall', () => {
       onRequest: () => {
         if (server.requests.length !== 2) return;
         const other = new Store(store.dataDir);
-        new StoreMemoryService(other).add({ scope: 'user', topic: 'deploy target', body: 'Staging deploys go to eu-west-2.' }, { folder: work, actor: 'person (other process)' });
+        new StoreMemoryService(other).add({ scope: 'user', topic: 'deploy target', body: 'Staging deploys go to eu-west-2.', quote: null }, { folder: work, actor: 'person (other process)' });
         other.close();
       },
     });
-    runtime.memory.add({ scope: 'user', topic: 'deploy window', body: 'Deploys happen on Tuesdays only.' }, { folder: work, actor: 'person (test)' });
+    runtime.memory.add({ scope: 'user', topic: 'deploy window', body: 'Deploys happen on Tuesdays only.', quote: null }, { folder: work, actor: 'person (test)' });
     const searches = vi.spyOn(runtime.memory, 'search');
     server.enqueue(reply().tool('stat', { path: '.' }), reply().tool('stat', { path: '.' }), reply().tool('stat', { path: '.' }), reply().text('done'));
     const a = runtime.createConversation({ folder: work, policy: 'read-only' });
