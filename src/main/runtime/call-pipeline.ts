@@ -115,8 +115,12 @@ export class CallPipeline {
     return this.toolSet(run, state);
   }
 
-  /** Decides and runs the open calls of a step. Returns the ids of requests still waiting for a person. */
-  async settleStep(run: RunRow, conv: ConversationRow, open: ToolCallRow[], options: RunOptions): Promise<string[]> {
+  /**
+   * Decides and runs the open calls of a step. Returns the ids of requests still waiting for a person. `closeStep`
+   * (the loop's tool-results message, once every call has a result) is written in the commit that saves the
+   * conversation's state.
+   */
+  async settleStep(run: RunRow, conv: ConversationRow, open: ToolCallRow[], options: RunOptions, closeStep: () => void = () => {}): Promise<string[]> {
     const { store } = this.core;
     const state = new PersistentConversationState(conv.folder, conv.state);
     const tools = this.stepToolSet(run, state);
@@ -216,7 +220,11 @@ export class CallPipeline {
       }
     };
     await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_TOOLS, toRun.length) }, worker));
-    const save = () => store.updateConversation(conv.id, { state: state.serialize() });
+    const save = () =>
+      store.transaction(() => {
+        store.updateConversation(conv.id, { state: state.serialize() });
+        if (waiting.length === 0) closeStep();
+      });
     if (toRun.length > 0 && toRun.every(isQuiet)) store.withoutFsync(save);
     else save();
     return waiting;

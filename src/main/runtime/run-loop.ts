@@ -40,7 +40,7 @@ export class RunLoop {
         // 1. Settle the current step's tool calls (approved ones run now, denied ones get the reason).
         const open = store.toolCallsForStep(runId, run.step).filter((c) => !settled(c.status));
         if (open.length > 0) {
-          const pending = await this.calls.settleStep(run, conv(), open, options);
+          const pending = await this.calls.settleStep(run, conv(), open, options, () => this.closeStepIfSettled(run));
           if (pending.length > 0) {
             if (options.interactive && !options.signal?.aborted) {
               await this.core.waiters.wait(run.id, pending, options.signal);
