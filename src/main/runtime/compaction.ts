@@ -39,19 +39,64 @@ function viewed(store: Store, conversationId: string, after: number): readonly V
   return historyView(store, conversationId, after).messages;
 }
 
-/** What the model sees of a conversation: after a compaction, its summary with the pinned state, then the kept turns. */
-export function compactedHistory(store: Store, conversationId: string): StoredMessage[] {
-  return modelView(store, conversationId).messages;
+interface ModelView {
+  messages: StoredMessage[];
+  chars: number;
+  /** The text of the last user message the model sees verbatim (null: none after the latest compaction). */
+  lastUserText: string | null;
 }
 
-/** The model's view and its size in characters, from the running estimate (nothing re-read or re-serialised). */
-function modelView(store: Store, conversationId: string): { messages: StoredMessage[]; chars: number } {
+/** Per store and conversation: the last model view and the store's change stamp it was computed at. */
+const modelViews = new WeakMap<Store, Map<string, { stamp: string; view: ModelView }>>();
+
+/**
+ * The model's view and its size in characters, from the running estimate (nothing re-read or re-serialised). Asked
+ * twice in a step with nothing written in between (the compaction check, then the request), the second answer is
+ * the first one's: the store's change stamp is all it reads.
+ */
+function modelView(store: Store, conversationId: string): ModelView {
+  const stamp = store.changeStamp();
+  let perStore = modelViews.get(store);
+  if (!perStore) modelViews.set(store, (perStore = new Map()));
+  const kept = perStore.get(conversationId);
+  if (kept?.stamp === stamp) return { ...kept.view, messages: kept.view.messages.slice() };
+  const view = computeModelView(store, conversationId);
+  perStore.delete(conversationId);
+  perStore.set(conversationId, { stamp, view });
+  if (perStore.size > 16) perStore.delete(perStore.keys().next().value!);
+  return { ...view, messages: view.messages.slice() };
+}
+
+function computeModelView(store: Store, conversationId: string): ModelView {
   const record = store.module(contextModule).latest(conversationId);
   const view = historyView(store, conversationId, record?.upto_message_id ?? 0);
   const messages: StoredMessage[] = view.messages.map(({ role, content }) => ({ role, content }));
-  if (!record) return { messages, chars: view.chars };
+  let lastUserText: string | null = null;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === 'user') {
+      lastUserText = textPartsOf(messages[i]!.content);
+      break;
+    }
+  }
+  if (!record) return { messages, chars: view.chars, lastUserText };
   const summary = summaryMessage(store, conversationId, record);
-  return { messages: [{ role: 'user', content: summary }, ...messages], chars: view.chars + summary.length };
+  return { messages: [{ role: 'user', content: summary }, ...messages], chars: view.chars + summary.length, lastUserText };
+}
+
+/** The text parts of a message's content, joined. */
+export function textPartsOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join(' ');
+  return '';
+}
+
+/**
+ * What the next request carries: after a compaction, its summary with the pinned state, then the kept turns; and the
+ * last user text the model sees verbatim (recall's query), from the same view.
+ */
+export function requestView(store: Store, conversationId: string): { messages: StoredMessage[]; lastUserText: string | null } {
+  const view = modelView(store, conversationId);
+  return { messages: view.messages, lastUserText: view.lastUserText };
 }
 
 export function contextFigures(core: RuntimeCore, conversationId: string): ContextFigures {

@@ -11,17 +11,17 @@ import { canonicalJson, sha256 } from './approval-engine';
 import { sanitizeText } from './call-security';
 import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RuntimeCore } from './core';
-import { streamModelStep, type StoredMessage } from './model-call';
+import { streamModelStep } from './model-call';
 import type { ModelToolSpec } from './registry';
 import { UNTRUSTED_GUIDANCE } from './untrusted';
-import { compactedHistory } from './compaction';
+import { requestView, textPartsOf } from './compaction';
 
 /** For text whose redaction happens later (in a stream redactor). */
 export const NO_REDACTION = { redact: (text: string) => text };
 
 export async function runModelStep(core: RuntimeCore, run: RunRow, conv: ConversationRow, tools: ModelToolSpec[], options: RunOptions): Promise<'tools' | 'done' | 'aborted'> {
   const { store, redactor, limits } = core;
-  const messages = history(core, conv.id);
+  const { messages, lastUserText } = requestView(core.store, conv.id);
   for (let attempt = 0; ; attempt++) {
     const stepController = new AbortController();
     const onAbort = () => stepController.abort();
@@ -44,7 +44,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       arm();
       const stream = streamModelStep({
         model: limits.modelFactory(options.provider),
-        system: withAddendum(systemPrompt(core, conv), limits.systemAddendum?.(conv.id)),
+        system: withAddendum(systemPrompt(core, conv, lastUserText), limits.systemAddendum?.(conv.id)),
         messages,
         tools,
         signal: stepController.signal,
@@ -136,29 +136,31 @@ function parseToolInput(core: RuntimeCore, text: string): { input: unknown; inva
   return { input: value };
 }
 
-/** What the model sees of the conversation: after a compaction, its summary and pinned state, then the kept turns. */
-function history(core: RuntimeCore, conversationId: string): StoredMessage[] {
-  return compactedHistory(core.store, conversationId);
-}
-
 /** The base prompt, then what the conversation's agent profile adds (kept after the base rules, never replacing them). */
 function withAddendum(base: string, extra: string | null | undefined): string {
   return extra ? `${base}\n\n${extra}` : base;
 }
 
-export function systemPrompt(core: RuntimeCore, conv: ConversationRow): string {
+/**
+ * The system prompt of a request. `lastUserText` is the last user message the request carries verbatim (recall's
+ * query); when compaction dropped it from the view, the store's last user message is used.
+ */
+export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null): string {
   const state = new PersistentConversationState(conv.folder, conv.state);
   return [
     ...basePrompt(conv, state),
-    ...contextBlocks(core, conv, state),
+    ...contextBlocks(core, conv, state, lastUserText),
   ].join('\n');
 }
 
 /** What families add (recall, scratchpad, pinned plan, goal); a source that throws adds nothing. */
-function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: PersistentConversationState): string[] {
+function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: PersistentConversationState, viewed?: string | null): string[] {
   if (!core.contextSources.length) return [];
-  const last = core.store.lastMessageWithRole(conv.id, 'user');
-  const lastUserText = last ? textOf(JSON.parse(last.content) as unknown) : '';
+  let lastUserText = viewed ?? '';
+  if (viewed === undefined || viewed === null) {
+    const last = core.store.lastMessageWithRole(conv.id, 'user');
+    lastUserText = last ? textPartsOf(JSON.parse(last.content) as unknown) : '';
+  }
   const blocks: string[] = [];
   for (const source of core.contextSources) {
     try {
@@ -169,12 +171,6 @@ function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: Persiste
     }
   }
   return blocks;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join(' ');
-  return '';
 }
 
 function basePrompt(conv: ConversationRow, state: PersistentConversationState): string[] {

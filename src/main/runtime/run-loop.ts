@@ -32,13 +32,15 @@ export class RunLoop {
     const conv = () => store.getConversation((conversationId ??= store.getRun(runId)!.conversation_id))!;
     await this.loadSecrets(options);
     this.core.live.set(runId, options);
+    // The step this loop settled whole (every call has its result, and the results message was written with them).
+    let settledStep = -1;
     try {
       for (;;) {
         const run = store.getRun(runId)!;
         if (options.signal?.aborted) return this.finish(run, 'aborted', options, 'Stopped by the person.');
 
         // 1. Settle the current step's tool calls (approved ones run now, denied ones get the reason).
-        const open = store.toolCallsForStep(runId, run.step).filter((c) => !settled(c.status));
+        const open = settledStep === run.step ? [] : store.toolCallsForStep(runId, run.step).filter((c) => !settled(c.status));
         if (open.length > 0) {
           const pending = await this.calls.settleStep(run, conv(), open, options, () => this.closeStepIfSettled(run));
           if (pending.length > 0) {
@@ -52,9 +54,10 @@ export class RunLoop {
             this.core.emit(options, { type: 'run.parked', runId, conversationId: run.conversation_id, approvalIds: pending });
             return { runId, conversationId: run.conversation_id, status: 'parked', approvalIds: pending };
           }
+          settledStep = run.step;
           continue;
         }
-        this.closeStepIfSettled(run);
+        if (settledStep !== run.step) this.closeStepIfSettled(run);
 
         // 2. Ask the model for the next step, with this turn's tool set.
         if (run.step >= this.core.limits.maxSteps) {

@@ -101,6 +101,16 @@ export class Store {
     this.#watcher = new ExternalChangeWatcher(dataDir, DB_FILE, () => this.#db.pragma('data_version', { simple: true }) as number, opts.externalChangeSafetyMs);
   }
 
+  /**
+   * A stamp that changes whenever the data may have changed: rows this connection changed (`total_changes()`, rolled
+   * back ones included) and commits of every other connection (`data_version`). Two equal stamps mean nothing was
+   * written in between, so what was read from the store then still holds (the agent loop's per-step views).
+   */
+  changeStamp(): string {
+    const r = this.#sql.one<{ t: number; d: number }>('SELECT total_changes() AS t, (SELECT data_version FROM pragma_data_version) AS d')!;
+    return `${r.t}:${r.d}`;
+  }
+
   /** The queries of a module this store was opened with. */
   module<Q>(m: StoreModule<Q>): Q {
     if (!this.#modules.has(m as StoreModule<unknown>)) throw new Error(`Store module ${m.name} is not part of this store.`);
