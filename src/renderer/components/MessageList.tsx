@@ -5,7 +5,7 @@ import { useMessages } from '../state/messages';
 import { Markdown } from './Markdown';
 import { ToolCard } from './ToolCard';
 import { AssistantTools, Attachments, UserTools } from './chat/MessageTools';
-import { VirtualList } from './VirtualList';
+import { Transcript } from './chat/Transcript';
 import { useSearch } from '../state/search';
 import { EmptyConversation } from './EmptyConversation';
 
@@ -116,5 +116,5 @@ export function MessageList() {
   const focus = useSearch((s) => (s.focus && s.focus.conversationId === conversationId ? s.focus : null));
   const loading = useMessages((s) => s.loading);
   if (!items.length && !loading && conversationId) return <EmptyConversation />;
-  return <VirtualList items={items} estimate={estimate} render={render} generation={generation} label="Messages" focus={focus} />;
+  return <Transcript key={generation} items={items} estimate={estimate} render={render} generation={generation} label="Messages" focus={focus} />;
 }
