@@ -10,7 +10,7 @@
  * - a search match scrolls to its row (measured into place by the virtualizer) and marks it.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useCallback, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, type ReactNode } from 'react';
 
 interface Props<T extends { id: string }> {
   items: T[];
@@ -27,6 +27,8 @@ interface Props<T extends { id: string }> {
 const OVERSCAN = 6;
 /** The scroller's last height, for the first render of the next list (before it can measure itself). */
 let lastHeight = typeof window === 'undefined' ? 800 : window.innerHeight;
+/** The search jump last applied: once only, also across the remount of a reopened conversation. */
+let appliedFocusToken: number | null = null;
 /** A reader this close to the end is at the end. */
 const END_SLACK = 8;
 
@@ -67,11 +69,10 @@ export function Transcript<T extends { id: string }>({ items, estimate, render, 
   }, [items, v]);
 
   // A search match: leave the end and bring the matched row near the top, once it is in the list.
-  const appliedFocus = useRef<number | null>(null);
-  const focusIndex = focus ? items.findIndex((i) => i.id === focus.id) : -1;
+  const focusIndex = useMemo(() => (focus ? items.findIndex((i) => i.id === focus.id) : -1), [focus, items]);
   useLayoutEffect(() => {
-    if (!focus || focusIndex === -1 || appliedFocus.current === focus.token) return;
-    appliedFocus.current = focus.token;
+    if (!focus || focusIndex === -1 || appliedFocusToken === focus.token) return;
+    appliedFocusToken = focus.token;
     stick.current = false;
     v.scrollToIndex(focusIndex, { align: 'start' });
   }, [focus, focusIndex, generation, v]);
