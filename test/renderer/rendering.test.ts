@@ -5,8 +5,8 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { Markdown, ParsedChunk } from '../../src/renderer/components/Markdown';
-import { plainParagraph } from '../../src/shared/markdown/plain';
+import { CodeBlock, Markdown, ParsedChunk } from '../../src/renderer/components/Markdown';
+import { openFence, plainParagraph } from '../../src/shared/markdown/plain';
 import { DiffView } from '../../src/renderer/components/DiffView';
 import { ToolOutput } from '../../src/renderer/components/ToolOutput';
 import { parseUnifiedDiff } from '../../src/shared/unified-diff';
@@ -81,6 +81,35 @@ describe('plain prose skips the parser (streaming cost)', () => {
     }
     // The generator reaches the fast path often enough for the comparison to mean something.
     expect(checked).toBeGreaterThan(200);
+  });
+});
+
+describe('a code block still streaming skips the parser', () => {
+  const parsed = (source: string) => renderToStaticMarkup(createElement(ParsedChunk, { source }));
+
+  it('takes an open backtick fence, and leaves closed, indented or tilde fences to react-markdown', () => {
+    expect(openFence('```ts\nconst a = 1;\n')).toEqual({ lang: 'ts', code: 'const a = 1;' });
+    for (const s of ['```ts\nx\n```', '```ts\nx\n  ```', ' ```ts\nx', '~~~ts\nx', '```ts title\nx', '```ts', 'text\n```ts\nx']) expect(openFence(s), s).toBeNull();
+  });
+
+  it('gives exactly what react-markdown gives, on generated code', () => {
+    const langs = ['', 'ts', 'js', 'python', 'c++', 'no-such-lang', 'bash'];
+    const pieces = ['const', ' ', '  ', '    ', '\n', '\n', '\n\n', '\t', 'x = 1;', '<b>', '&amp;', '`', '``', '~~~', '*', '_', '#', '> q', '- l', '1. n', '\\', '"s"', "'c'", '{', '}', 'é', '😀'];
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    let checked = 0;
+    for (let i = 0; i < 1500; i++) {
+      let s = '```' + langs[rand(langs.length)] + '\n';
+      for (let k = rand(20); k > 0; k--) s += pieces[rand(pieces.length)];
+      const fence = openFence(s);
+      if (!fence) continue;
+      checked++;
+      expect(renderToStaticMarkup(createElement(CodeBlock, fence)), JSON.stringify(s)).toBe(parsed(s));
+    }
+    expect(checked).toBeGreaterThan(500);
   });
 });
 

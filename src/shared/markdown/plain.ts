@@ -33,3 +33,18 @@ export function plainParagraph(chunk: string): string | null {
   }
   return out.join('\n');
 }
+
+/**
+ * A code block still being written: the chunk opens a backtick fence (no indentation, at most a one-word language)
+ * and nothing in it can close the fence yet. Markdown makes its lines, verbatim, the code of one block, so the
+ * renderer shows its code block without parsing (the block's highlighting still runs). Null otherwise.
+ */
+export function openFence(chunk: string): { lang: string; code: string } | null {
+  const open = /^```([A-Za-z0-9_+-]*)\n/.exec(chunk);
+  if (!open || /[\r\0]/.test(chunk)) return null;
+  const body = chunk.slice(open[0].length);
+  // A line of three backticks (up to three spaces in) could close it: left to the parser.
+  if (/^ {0,3}```/m.test(body)) return null;
+  // The block's code does not include the line ending of its last line.
+  return { lang: open[1]!, code: body.replace(/\n$/, '') };
+}
