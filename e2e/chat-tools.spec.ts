@@ -1,7 +1,8 @@
 /**
  * The conversation tools of issue 21 as a person uses them in `deskhand web`: copy a reply and a code block (read back
  * from the clipboard), regenerate the last reply, edit an earlier message and send it again, and attach an image and
- * a text file by the button, by paste and by drop — proved by what the scripted model server received.
+ * a text file by the button, by paste and by drop — also to a message queued while a run works — proved by what the
+ * scripted model server received.
  */
 import { artifact, expect, test, type RecordedRequestLine } from './support';
 
@@ -125,6 +126,67 @@ test('attachments by button, paste and drop reach the model as parts', async ({ 
   expect(second).toContain('dropped line');
   expect(second.split(`data:image/png;base64,${PNG.toString('base64')}`).length - 1).toBe(2);
   await page.screenshot({ path: artifact(`${deskhand.kind}-chat-attachments-sent.png`) });
+});
+
+test('files attached to a message queued while a run works go out with it as parts', async ({ deskhand }) => {
+  await deskhand.startModel([
+    // Slow enough to attach and queue while it streams.
+    { text: ['Working', ' on', ' it', ' slowly', ' now.'], delayMs: 900 },
+    { text: ['Queued files seen.'] },
+  ]);
+  const page = await deskhand.start();
+  await deskhand.newConversation('Queued files');
+  await deskhand.send('Start something long');
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
+
+  // While it works: a file by the button, an image by paste, a text file by drop, then Enter queues them.
+  await page.getByLabel('Attach files').setInputFiles([{ name: 'report.txt', mimeType: 'text/plain', buffer: Buffer.from('queued report line\n') }]);
+  await page.getByRole('textbox', { name: 'Message' }).evaluate((el, b64) => {
+    const dom = globalThis as unknown as PageDom;
+    const bytes = Uint8Array.from(dom.atob(b64), (c) => c.charCodeAt(0));
+    const dt = new dom.DataTransfer();
+    dt.items.add(new dom.File([bytes], 'queued.png', { type: 'image/png' }));
+    el.dispatchEvent(new dom.ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }) as Event);
+  }, PNG.toString('base64'));
+  await page.locator('form.composer').evaluate((el) => {
+    const dom = globalThis as unknown as PageDom;
+    const dt = new dom.DataTransfer();
+    dt.items.add(new dom.File(['dropped while busy\n'], 'busy.md', { type: '' }));
+    el.dispatchEvent(new dom.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }) as Event);
+  });
+  const pending = page.getByRole('list', { name: 'Files to send' });
+  await expect(pending.getByText('busy.md')).toBeVisible();
+  await expect(pending.getByText('queued.png')).toBeVisible();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('Look at these when you are done');
+  await box.press('Enter');
+
+  const queued = page.getByRole('article', { name: 'Queued message' });
+  await expect(queued).toContainText('Look at these when you are done');
+  const files = queued.getByRole('list', { name: 'Files queued with it' });
+  await expect(files.getByRole('img', { name: 'queued.png' })).toBeVisible();
+  await expect(files.getByText('report.txt')).toBeVisible();
+  await expect(files.getByText('busy.md')).toBeVisible();
+  await expect(pending).toBeHidden();
+  await page.screenshot({ path: artifact(`${deskhand.kind}-chat-queued-attachments.png`) });
+  // Nothing went out yet: the model has only the first request.
+  expect(deskhand.requests()).toHaveLength(1);
+
+  // The turn ends; the queued message goes out with its files as parts, and shows them in the transcript.
+  await expect(page.getByText('Queued files seen.')).toBeVisible({ timeout: 20_000 });
+  await expect(queued).toBeHidden();
+  const requests = deskhand.requests();
+  expect(requests).toHaveLength(2);
+  const last = JSON.stringify(requests[1]!.body.messages?.at(-1));
+  expect(last).toContain('Look at these when you are done');
+  expect(last).toContain(`data:image/png;base64,${PNG.toString('base64')}`);
+  expect(last).toContain('Attached file report.txt:');
+  expect(last).toContain('queued report line');
+  expect(last).toContain('Attached file busy.md:');
+  expect(last).toContain('dropped while busy');
+  const shown = page.getByRole('article', { name: 'You' }).last().getByRole('list', { name: 'Attachments' });
+  await expect(shown.getByRole('img', { name: 'queued.png' })).toBeVisible();
+  await expect(shown.getByText('busy.md')).toBeVisible();
 });
 
 test('past tool cards say who approved and keep a denied diff after a reload', async ({ deskhand }) => {

@@ -29,4 +29,11 @@ test('finds a word said in a conversation and jumps to the message', async ({ de
   await expect(page.getByRole('heading', { name: 'Road notes' })).toBeVisible();
   // The end of the long answer is out of view: the list moved to the match, not to the end.
   await expect(page.getByText('Line 90 of a long answer')).not.toBeInViewport();
+
+  // Opened again later (not from the search), the conversation starts at its end, not at the old match.
+  await page.getByRole('searchbox', { name: 'Search conversations' }).fill('');
+  await deskhand.sidebarEntry('Something else').click();
+  await expect(page.getByText('Fine.')).toBeVisible();
+  await deskhand.sidebarEntry('Road notes').click();
+  await expect(page.getByText('Line 90 of a long answer')).toBeInViewport();
 });

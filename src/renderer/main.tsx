@@ -2,9 +2,12 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { initApi } from './api/client';
 import { App } from './components/App';
+import { applyTheme } from './components/theme';
 import { startSync } from './state/sync';
 import './styles.css';
 
+// The OS's theme from the first paint; Settings' choice applies once it is loaded.
+applyTheme('system');
 initApi();
 startSync();
 createRoot(document.getElementById('root')!).render(

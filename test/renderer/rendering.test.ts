@@ -5,7 +5,8 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { Markdown } from '../../src/renderer/components/Markdown';
+import { CodeBlock, Markdown, ParsedChunk } from '../../src/renderer/components/Markdown';
+import { openFence, plainParagraph } from '../../src/shared/markdown/plain';
 import { DiffView } from '../../src/renderer/components/DiffView';
 import { ToolOutput } from '../../src/renderer/components/ToolOutput';
 import { parseUnifiedDiff } from '../../src/shared/unified-diff';
@@ -48,6 +49,67 @@ describe('Markdown (react-markdown)', () => {
     expect(out).toContain('<span class="tok-string">&quot;&lt;b&gt;&quot;</span>');
     expect(out).toContain('<span class="tok-comment">// c</span>');
     expect(out).toContain('<span class="tok-number">42</span>');
+  });
+});
+
+describe('plain prose skips the parser (streaming cost)', () => {
+  const parsed = (source: string) => renderToStaticMarkup(createElement(ParsedChunk, { source }));
+  const fast = (plain: string) => renderToStaticMarkup(createElement('p', null, plain));
+
+  it('takes ordinary sentences, and leaves everything that could be syntax to react-markdown', () => {
+    expect(plainParagraph('The build passed, and the tests (all 42) ran in 3 s.\nNext I will deploy it. ')).toBe('The build passed, and the tests (all 42) ran in 3 s.\nNext I will deploy it.');
+    for (const s of ['1. item', '2) item', '- item', '+ item', '# head', '> quote', 'text\n---', 'text\n===', '    code', 'a\n    b', 'a  \nb', 'see www.example.com', 'mail a@b.co', 'go to https://x.y', 'x `c`', '*em*', '_em_', '[l](u)', 'a &amp; b', '<b>x</b>', 'a | b', '~~d~~', 'a\\b', 'a\n\nb', '']) {
+      expect(plainParagraph(s), s).toBeNull();
+    }
+  });
+
+  it('gives exactly what react-markdown gives, on generated text full of the characters that matter', () => {
+    const pieces = ['word', 'Plain', 'é', '😀', '42', ' ', ' ', '  ', '\n', '\n', '.', ',', ')', '(', '-', '+', '=', '#', '>', ':', '!', '?', "'", '"', '%', '$', '^', '{', '}', '/', '1.', '2)', '\u00a0', '*', '_', '`', '[', ']', '<', '&', '|', '~', '\\', '@', 'www.', 'http://', '\t', '---', '==='];
+    let seed = 21;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    let checked = 0;
+    for (let i = 0; i < 4000; i++) {
+      let s = '';
+      for (let k = 1 + rand(16); k > 0; k--) s += pieces[rand(pieces.length)];
+      const plain = plainParagraph(s);
+      if (plain === null) continue;
+      checked++;
+      expect(fast(plain), JSON.stringify(s)).toBe(parsed(s));
+    }
+    // The generator reaches the fast path often enough for the comparison to mean something.
+    expect(checked).toBeGreaterThan(200);
+  });
+});
+
+describe('a code block still streaming skips the parser', () => {
+  const parsed = (source: string) => renderToStaticMarkup(createElement(ParsedChunk, { source }));
+
+  it('takes an open backtick fence, and leaves closed, indented or tilde fences to react-markdown', () => {
+    expect(openFence('```ts\nconst a = 1;\n')).toEqual({ lang: 'ts', code: 'const a = 1;' });
+    for (const s of ['```ts\nx\n```', '```ts\nx\n  ```', ' ```ts\nx', '~~~ts\nx', '```ts title\nx', '```ts', 'text\n```ts\nx']) expect(openFence(s), s).toBeNull();
+  });
+
+  it('gives exactly what react-markdown gives, on generated code', () => {
+    const langs = ['', 'ts', 'js', 'python', 'c++', 'no-such-lang', 'bash'];
+    const pieces = ['const', ' ', '  ', '    ', '\n', '\n', '\n\n', '\t', 'x = 1;', '<b>', '&amp;', '`', '``', '~~~', '*', '_', '#', '> q', '- l', '1. n', '\\', '"s"', "'c'", '{', '}', 'é', '😀'];
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    let checked = 0;
+    for (let i = 0; i < 1500; i++) {
+      let s = '```' + langs[rand(langs.length)] + '\n';
+      for (let k = rand(20); k > 0; k--) s += pieces[rand(pieces.length)];
+      const fence = openFence(s);
+      if (!fence) continue;
+      checked++;
+      expect(renderToStaticMarkup(createElement(CodeBlock, fence)), JSON.stringify(s)).toBe(parsed(s));
+    }
+    expect(checked).toBeGreaterThan(500);
   });
 });
 

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { CompanionConfigView } from '../../shared/contract-media';
 import { api, errorText } from '../api/client';
+import { Feedback } from './Feedback';
 
 type Provider = CompanionConfigView['provider'];
 const LABEL: Record<Provider, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible' };
@@ -102,16 +103,7 @@ export function CompanionSettings() {
           </button>
         )}
       </div>
-      {status && (
-        <p role="status" className="ok-text">
-          {status}
-        </p>
-      )}
-      {error && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <Feedback error={error} status={status} />
     </section>
   );
 }

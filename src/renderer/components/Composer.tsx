@@ -1,7 +1,7 @@
 /**
  * The composer: multi-line; Enter sends, Shift+Enter adds a line; Stop (or Esc) while a run works. While Deskhand is
  * working (a run the person started, or a turn it started itself when background work ended), Enter queues the
- * message: it is shown as queued and sent when the conversation is idle again.
+ * message (with the files attached to it): it is shown as queued and sent when the conversation is idle again.
  */
 import { useEffect, useRef, useState } from 'react';
 import { api, errorText } from '../api/client';
@@ -50,17 +50,19 @@ export function Composer() {
     const value = text.trim();
     const chat = useChat.getState();
     if (!conversationId || (!value && !chat.attachments.length) || sending) return;
-    if (chat.editing || chat.attachments.length) {
-      if (running) return useUi.getState().notify('Deskhand is working: wait for it to finish (or stop it) to send this.');
+    if (chat.editing) {
+      if (running) return useUi.getState().notify('Deskhand is working: wait for it to finish (or stop it) to send this edit.');
       return sendRich(conversationId, value);
     }
     if (running) {
-      // Not lost, not a second run: it waits, shown as queued, and goes out when this turn ends.
-      useQueue.getState().add(conversationId, value);
+      // Not lost, not a second run: it waits, shown as queued (with its files), and goes out when this turn ends.
+      useQueue.getState().add(conversationId, value, chat.attachments);
+      chat.clear();
       setText('');
       drainQueue();
       return;
     }
+    if (chat.attachments.length) return sendRich(conversationId, value);
     setSending(true);
     setText('');
     const localId = useMessages.getState().addLocalUser(value);
@@ -172,7 +174,7 @@ export function Composer() {
       />
       {running ? (
         <>
-          {text.trim() && (
+          {(text.trim() || attachments.length > 0) && (
             <button type="submit" className="btn" aria-label="Queue message" title="Sent when Deskhand finishes this turn">
               Queue
             </button>

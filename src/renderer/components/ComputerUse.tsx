@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'react';
 import type { AppGrantView, ComputerSessionView } from '../../shared/contract';
 import { api, errorText } from '../api/client';
+import { Feedback } from './Feedback';
 
 export function ComputerBanner() {
   const [sessions, setSessions] = useState<ComputerSessionView[]>([]);
@@ -136,16 +137,7 @@ export function AppGrantsSettings() {
           ))}
         </ul>
       )}
-      {error && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
-      {status && (
-        <p role="status" className="ok-text">
-          {status}
-        </p>
-      )}
+      <Feedback error={error} status={status} />
     </section>
   );
 }

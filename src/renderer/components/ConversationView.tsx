@@ -16,6 +16,7 @@ import { MessageList } from './MessageList';
 import { ProfileSelect } from './McpSettings';
 import { SubagentsPanel } from './SubagentsPanel';
 import { ConversationUsage, ExportButton } from './chat/MessageTools';
+import { AttachmentFace } from './chat/ComposerExtras';
 
 const SANDBOX_LABEL: Record<SandboxMode, string> = {
   'workspace-write': 'Workspace',
@@ -197,7 +198,16 @@ function QueuedMessages({ conversationId, activity }: { conversationId: string; 
               Remove
             </button>
           </div>
-          <div className="queued-text">{q.text}</div>
+          {q.text && <div className="queued-text">{q.text}</div>}
+          {q.attachments.length > 0 && (
+            <ul className="attachments queued-files" aria-label="Files queued with it">
+              {q.attachments.map((a) => (
+                <li key={a.id} className={`attachment attachment-${a.kind}`}>
+                  <AttachmentFace file={a} />
+                </li>
+              ))}
+            </ul>
+          )}
         </article>
       ))}
     </section>

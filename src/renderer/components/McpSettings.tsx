@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { McpServerViewRow } from '../../shared/contract-extensions';
 import { api, errorText } from '../api/client';
+import { Feedback } from './Feedback';
 
 const TIERS = ['ask', 'read-only', 'low-risk', 'high-risk'] as const;
 
@@ -132,11 +133,7 @@ export function McpSettings() {
         </div>
       </form>
       {busy && <p role="status" className="muted">{busy}</p>}
-      {error && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <Feedback error={error} />
     </section>
   );
 }

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { MemoryRecordView } from '../../shared/memory-contract';
 import { api, errorText } from '../api/client';
+import { Feedback } from './Feedback';
 
 type Tab = 'memory' | 'lesson';
 
@@ -57,11 +58,7 @@ export function MemorySettings() {
           </button>
         ))}
       </div>
-      {error && (
-        <p role="alert" className="error-text small">
-          {error}
-        </p>
-      )}
+      <Feedback error={error} errorClassName="error-text small" />
       {records === null ? (
         <p className="muted small">Loading…</p>
       ) : shown.length === 0 ? (

@@ -5,11 +5,21 @@ import { useMessages } from '../state/messages';
 import { Markdown } from './Markdown';
 import { ToolCard } from './ToolCard';
 import { AssistantTools, Attachments, UserTools } from './chat/MessageTools';
-import { VirtualList } from './VirtualList';
+import { Transcript } from './chat/Transcript';
 import { useSearch } from '../state/search';
 import { EmptyConversation } from './EmptyConversation';
 
+/** Estimates by item object (items are immutable: a streamed message is a new object per token). */
+const estimates = new WeakMap<MessageItem, number>();
+
+/** A row's height before it is measured; the virtualizer asks for every row whenever the list changes, so it is cached. */
 function estimate(item: MessageItem): number {
+  let h = estimates.get(item);
+  if (h === undefined) estimates.set(item, (h = guess(item)));
+  return h;
+}
+
+function guess(item: MessageItem): number {
   switch (item.kind) {
     case 'user':
       return 76 + Math.ceil(item.text.length / 100) * 21 + (item.attachments?.length ? 72 : 0);
@@ -116,5 +126,5 @@ export function MessageList() {
   const focus = useSearch((s) => (s.focus && s.focus.conversationId === conversationId ? s.focus : null));
   const loading = useMessages((s) => s.loading);
   if (!items.length && !loading && conversationId) return <EmptyConversation />;
-  return <VirtualList items={items} estimate={estimate} render={render} generation={generation} label="Messages" focus={focus} />;
+  return <Transcript key={generation} items={items} estimate={estimate} render={render} generation={generation} label="Messages" focus={focus} />;
 }

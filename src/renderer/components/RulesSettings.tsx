@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'react';
 import type { RuleView } from '../../shared/contract';
 import { api, errorText } from '../api/client';
+import { Feedback } from './Feedback';
 
 export function RulesSettings() {
   const [rules, setRules] = useState<RuleView[] | null>(null);
@@ -66,16 +67,7 @@ export function RulesSettings() {
           ))}
         </ul>
       )}
-      {status && (
-        <p className="muted small" role="status">
-          {status}
-        </p>
-      )}
-      {error && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <Feedback error={error} status={status} statusClassName="muted small" />
     </section>
   );
 }

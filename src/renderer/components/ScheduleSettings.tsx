@@ -7,6 +7,7 @@ import { useEffect, useState } from 'react';
 import type { MethodResult } from '../../shared/contract';
 import type { ScheduleItemView } from '../../shared/schedule-contract';
 import { api, errorText } from '../api/client';
+import { Feedback } from './Feedback';
 
 type View = MethodResult<'schedule'>;
 
@@ -119,16 +120,7 @@ export function ScheduleSettings() {
           </table>
         </>
       )}
-      {status && (
-        <p className="muted small" role="status">
-          {status}
-        </p>
-      )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Feedback error={error} status={status} errorClassName="error" statusClassName="muted small" />
     </section>
   );
 }

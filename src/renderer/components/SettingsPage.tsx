@@ -17,6 +17,7 @@ import { McpSettings } from './McpSettings';
 import { AppGrantsSettings } from './ComputerUse';
 import { GeneralSettings } from './GeneralSettings';
 import { CompanionSettings } from './CompanionSettings';
+import { Feedback } from './Feedback';
 
 const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
 
@@ -106,16 +107,7 @@ export function SettingsPage() {
           </fieldset>
         ))}
         <GeneralSettings draft={draft} setDraft={setDraft} />
-        {error && (
-          <p role="alert" className="error-text">
-            {error}
-          </p>
-        )}
-        {status && (
-          <p role="status" className="ok-text">
-            {status}
-          </p>
-        )}
+        <Feedback error={error} status={status} />
         <div className="actions">
           <button type="submit" className="btn primary">
             Save settings
@@ -209,11 +201,7 @@ function KeyField({ provider }: { provider: ProviderName }) {
           </button>
         )}
       </span>
-      {error && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <Feedback error={error} />
     </div>
   );
 }

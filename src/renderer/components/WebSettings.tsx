@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { UrlGrantView, WebSearchView } from '../../shared/contract';
 import { api, errorText } from '../api/client';
+import { Feedback } from './Feedback';
 
 type Choice = 'none' | 'searxng' | 'brave' | 'tavily';
 const CHOICES: { value: Choice; label: string }[] = [
@@ -114,16 +115,7 @@ export function WebSearchSettings() {
             {view && !view.vault.available && <p className="muted small">The OS keyring is not available here: {view.vault.message}</p>}
           </>
         )}
-        {error && (
-          <p role="alert" className="error-text">
-            {error}
-          </p>
-        )}
-        {status && (
-          <p role="status" className="ok-text">
-            {status}
-          </p>
-        )}
+        <Feedback error={error} status={status} />
         <div className="actions">
           <button type="submit" className="btn primary">
             Save web search
@@ -220,16 +212,7 @@ export function UrlGrantsSettings() {
           </span>
         </div>
       </form>
-      {error && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
-      {status && (
-        <p role="status" className="ok-text">
-          {status}
-        </p>
-      )}
+      <Feedback error={error} status={status} />
     </section>
   );
 }

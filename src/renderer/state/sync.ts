@@ -132,13 +132,16 @@ export function drainQueue(): void {
 async function sendQueued(item: QueuedMessage): Promise<void> {
   useQueue.getState().setSending(item.id);
   const open = () => useMessages.getState().conversationId === item.conversationId;
-  const localId = open() ? useMessages.getState().addLocalUser(item.text) : null;
+  const files = item.attachments.map(({ name, mediaType, data }) => ({ name, mediaType, data }));
+  // With files, the message is shown as the store has it (with its attachments) once sent; without, at once.
+  const localId = open() && !files.length ? useMessages.getState().addLocalUser(item.text) : null;
   try {
-    const { runId } = await api().sendMessage({ conversationId: item.conversationId, text: item.text });
+    const { runId } = await api().sendMessage({ conversationId: item.conversationId, text: item.text, ...(files.length ? { attachments: files } : {}) });
     useQueue.getState().remove(item.id);
     if (open()) {
       const current = useMessages.getState().activeRun;
       if (!current || current.runId === runId) useMessages.getState().setActiveRun({ runId, status: 'running' });
+      if (files.length) await useMessages.getState().reload();
     }
   } catch (err) {
     if (localId) useMessages.getState().removeItem(localId);

@@ -1,6 +1,22 @@
 /** Above the message box: the message being edited (with Cancel), the files attached to the next message, problems. */
 import { formatBytes } from '../../../shared/attachments';
-import { useChat } from '../../state/chat';
+import { useChat, type PendingAttachment } from '../../state/chat';
+
+/** A file waiting to be sent: its thumbnail (images) or extension, and its name. */
+export function AttachmentFace({ file }: { file: PendingAttachment }) {
+  return (
+    <>
+      {file.kind === 'image' ? (
+        <img src={`data:${file.mediaType};base64,${file.data}`} alt={file.name} className="attachment-thumb" />
+      ) : (
+        <span className="attachment-icon" aria-hidden="true">
+          {file.name.split('.').pop()?.slice(0, 4) || 'file'}
+        </span>
+      )}
+      <span className="attachment-name">{file.name}</span>
+    </>
+  );
+}
 
 export function ComposerExtras({ onCancelEdit }: { onCancelEdit: () => void }) {
   const editing = useChat((s) => s.editing);
@@ -21,8 +37,7 @@ export function ComposerExtras({ onCancelEdit }: { onCancelEdit: () => void }) {
         <ul className="attachments pending" aria-label="Files to send">
           {attachments.map((a) => (
             <li key={a.id} className={`attachment attachment-${a.kind}`}>
-              {a.kind === 'image' ? <img src={`data:${a.mediaType};base64,${a.data}`} alt={a.name} className="attachment-thumb" /> : <span className="attachment-icon" aria-hidden="true">{a.name.split('.').pop()?.slice(0, 4) || 'file'}</span>}
-              <span className="attachment-name">{a.name}</span>
+              <AttachmentFace file={a} />
               <span className="muted small">{formatBytes(a.bytes)}</span>
               <button type="button" className="link-button" aria-label={`Remove ${a.name}`} onClick={() => useChat.getState().remove(a.id)}>
                 ×
