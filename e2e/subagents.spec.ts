@@ -88,6 +88,10 @@ test('shows the subagent tree, steers and cancels children, and opens a child tr
   await expect(page.getByRole('article', { name: 'You' })).toContainText('Also mention the weekday.');
   await expect(page.getByRole('main')).toContainText('alpha finished');
   await expect(page.getByRole('textbox', { name: 'Message' })).toHaveCount(0);
+  // Read-only: no Edit or Regenerate under its messages (copying stays).
+  await expect(page.getByRole('main').getByRole('button', { name: 'Edit' })).toHaveCount(0);
+  await expect(page.getByRole('main').getByRole('button', { name: 'Regenerate' })).toHaveCount(0);
+  await expect(page.getByRole('main').getByRole('button', { name: 'Copy reply' }).first()).toBeVisible();
   // Its policy and sandbox are shown as its parent's, not offered for change.
   await expect(page.getByRole('main').getByText(/\(from its parent\)/)).toBeVisible();
   await expect(page.getByRole('main').getByRole('combobox')).toHaveCount(0);

@@ -120,6 +120,11 @@ describe('the subagent tree through the UI contract', () => {
     await expect(svc.setSandbox({ conversationId: a.conversation_id, sandbox: 'off' })).rejects.toThrow(/comes from its parent/);
     await expect(svc.setConversationProfile({ conversationId: a.conversation_id, profile: 'default' })).rejects.toThrow(/come from its parent/);
     expect(app!.store.getConversation(a.conversation_id)).toMatchObject({ policy: 'read-only' });
+    // Nor start a turn in it (a message, an edit, a regenerate): its parent agent runs it.
+    const runsBefore = app!.store.runsForConversation(a.conversation_id).length;
+    await expect(svc.sendMessage({ conversationId: a.conversation_id, text: 'do something else' })).rejects.toThrow(/its parent agent runs it/);
+    await expect(svc.regenerate({ conversationId: a.conversation_id })).rejects.toThrow(/its parent agent runs it/);
+    expect(app!.store.runsForConversation(a.conversation_id)).toHaveLength(runsBefore);
 
     // Bad input is refused in words.
     await expect(svc.steerSubagent({ subagentId: b.id, message: 'too late' })).rejects.toThrow(/already cancelled/);

@@ -278,6 +278,9 @@ export class AppService implements ContractHandlers {
   /** Starts a run in this host (a new message, an edit, a regenerate); resolves with its id once it started. */
   private async startTurn(conversationId: string, text: string, input: TurnInput & { untrusted?: boolean }): Promise<MethodResult<'sendMessage'>> {
     const p = { conversationId, text };
+    if (this.runtime.subagents.byConversation(conversationId)) {
+      throw new DeskhandError('usage', "This is a subagent's conversation: its parent agent runs it. Send it a message with Steer in the parent's Subagents panel (or `deskhand subagents steer`).");
+    }
     if (this.active.has(p.conversationId)) {
       throw new DeskhandError('conflict', 'A run is already working in this conversation. Wait for it or press Stop.');
     }

@@ -48,9 +48,14 @@ function busy(): boolean {
   return !!useMessages.getState().activeRun || conv?.activity === 'running';
 }
 
+/** A subagent's transcript is read-only: its parent agent runs it (main refuses a turn started from a UI). */
+function useChildTranscript(): boolean {
+  return useConversations((s) => !!s.list.find((c) => c.id === s.selectedId)?.subagentOf);
+}
+
 export function UserTools({ item }: { item: UserItem }) {
   const running = useMessages((s) => s.activeRun?.status === 'running');
-  const stored = /^m\d+$/.test(item.id);
+  const stored = /^m\d+$/.test(item.id) && !useChildTranscript();
   return (
     <div className="msg-actions" role="group" aria-label="Message actions">
       <CopyButton text={item.text} label="Copy message" />
@@ -71,6 +76,7 @@ export function UserTools({ item }: { item: UserItem }) {
 
 export function AssistantTools({ item, last }: { item: AssistantItem; last: boolean }) {
   const running = useMessages((s) => s.activeRun?.status === 'running');
+  const child = useChildTranscript();
   const blocks = codeBlocks(item.text);
   async function regenerate() {
     const conversationId = useConversations.getState().selectedId;
@@ -89,7 +95,7 @@ export function AssistantTools({ item, last }: { item: AssistantItem; last: bool
       {blocks.map((b, i) => (
         <CopyButton key={i} text={b.code} label={`Copy code block ${i + 1}${b.lang ? ` (${b.lang})` : ''}`} title={blocks.length > 1 ? `Copy code ${i + 1}` : 'Copy code'} />
       ))}
-      {last && !running && (
+      {last && !running && !child && (
         <button type="button" className="link-button msg-action" onClick={() => void regenerate()} title="Send your last message again for a new reply">
           Regenerate
         </button>
