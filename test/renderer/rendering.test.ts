@@ -107,9 +107,25 @@ describe('a code block still streaming skips the parser', () => {
       const fence = openFence(s);
       if (!fence) continue;
       checked++;
+      const streaming = renderToStaticMarkup(createElement(CodeBlock, { ...fence, streaming: true }));
+      // A labelled block is exactly what react-markdown gives; an unlabelled one is plain until its fence closes.
+      if (fence.lang) expect(streaming, JSON.stringify(s)).toBe(parsed(s));
+      else expect(streaming, JSON.stringify(s)).toBe(renderToStaticMarkup(createElement(CodeBlock, { lang: '', code: fence.code, streaming: true })));
       expect(renderToStaticMarkup(createElement(CodeBlock, fence)), JSON.stringify(s)).toBe(parsed(s));
     }
     expect(checked).toBeGreaterThan(500);
+  });
+
+  it('detects the language of an unlabelled block once its fence closes, not on every token while it streams', () => {
+    const code = 'def f(x):\n    return x\n\nclass A(object):\n    pass\n';
+    const open = openFence('```\n' + code)!;
+    expect(open).toEqual({ lang: '', code: code.replace(/\n$/, '') });
+    const streamingHtml = renderToStaticMarkup(createElement(CodeBlock, { ...open, streaming: true }));
+    expect(streamingHtml).not.toContain('tok-');
+    expect(streamingHtml).toContain('<span class="md-code-lang">text</span>');
+    const closed = parsed('```\n' + code + '```\n');
+    expect(closed).toContain('tok-keyword');
+    expect(closed).toContain('<span class="md-code-lang">python</span>');
   });
 });
 

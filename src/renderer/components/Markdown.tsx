@@ -117,7 +117,7 @@ const Chunk = memo(function Chunk({ source }: { source: string }) {
   if (plain !== null) return <p>{plain}</p>;
   // So is a code block still streaming (its fence not closed yet): the block, without the parser.
   const fence = openFence(source);
-  if (fence) return <CodeBlock lang={fence.lang} code={fence.code} />;
+  if (fence) return <CodeBlock lang={fence.lang} code={fence.code} streaming />;
   return <ParsedChunk source={source} />;
 });
 
@@ -130,9 +130,12 @@ export function ParsedChunk({ source }: { source: string }) {
   );
 }
 
-/** A code block with its language and a copy button; highlighted when highlight.js knows (or, if small, detects) it. */
-export const CodeBlock = memo(function CodeBlock({ lang, code }: { lang: string; code: string }) {
-  const hl = useMemo(() => highlightCode(code, lang), [code, lang]);
+/**
+ * A code block with its language and a copy button; highlighted when highlight.js knows (or, if small and complete,
+ * detects) it. `streaming`: its fence is still open, so no detection yet.
+ */
+export const CodeBlock = memo(function CodeBlock({ lang, code, streaming = false }: { lang: string; code: string; streaming?: boolean }) {
+  const hl = useMemo(() => highlightCode(code, lang, { detect: !streaming }), [code, lang, streaming]);
   const [copied, setCopied] = useState(false);
   return (
     <div className="md-code">

@@ -51,11 +51,16 @@ export function knownLanguage(label: string | null | undefined): string | null {
   return lang ? (hljs.listLanguages().find((n) => hljs.getLanguage(n) === lang) ?? l) : null;
 }
 
-export function highlightCode(code: string, label?: string | null): Highlighted {
+/**
+ * Highlights by the label's language; an unlabelled small block is detected unless `detect` is false (a block still
+ * streaming: detection tries every language, ≈ 3.5 ms for 900 characters, and would run again on every token — the
+ * block is detected once, when its fence closes).
+ */
+export function highlightCode(code: string, label?: string | null, opts: { detect?: boolean } = {}): Highlighted {
   if (code.length > MAX_CHARS) return { language: null, html: null };
   const language = knownLanguage(label);
   if (language) return { language, html: hljs.highlight(code, { language, ignoreIllegals: true }).value };
-  if (label && label.trim()) return { language: null, html: null };
+  if ((label && label.trim()) || opts.detect === false) return { language: null, html: null };
   if (code.length > AUTO_DETECT_MAX_CHARS || code.split('\n').length > AUTO_DETECT_MAX_LINES) return { language: null, html: null };
   const auto = hljs.highlightAuto(code);
   // A low relevance is a guess (prose, a path, a number): leave such text plain.
