@@ -108,8 +108,8 @@ export class AppService implements ContractHandlers {
   private readonly active = new Map<string, ActiveRun>();
   private readonly unsubscribe: () => void;
   private readonly wakes: TaskWakes;
-  private readonly offTasks: () => void;
-  private readonly offTools: () => void;
+  /** Subscriptions ended at shutdown (tasks, tools, changes made by other processes). */
+  private readonly offs: (() => void)[] = [];
   private readonly presenter: ToolPresenter;
   /** Conversations whose background tasks changed, published together at most every TASKS_EVENT_MS. */
   private readonly tasksChanged = new Set<string>();
@@ -156,9 +156,11 @@ export class AppService implements ContractHandlers {
       run: (conversationId, message, provider, signal) => this.runWake(conversationId, message, provider, signal),
       onError: (err, conversationId) => this.log.warn('could not continue a conversation with a background result', { conversationId, error: errorMessage(err) }),
     }).start();
-    this.offTasks = this.runtime.tasks.onEvent((e) => this.markTasksChanged(e.type === 'task.changed' ? e.task.conversation_id : e.conversationId));
+    this.offs.push(this.runtime.tasks.onEvent((e) => this.markTasksChanged(e.type === 'task.changed' ? e.task.conversation_id : e.conversationId)));
     this.presenter = toolPresenter(this.runtime.registry);
-    this.offTools = this.runtime.registry.onDidChange(() => this.emit({ event: 'toolsChanged', payload: {} }));
+    this.offs.push(this.runtime.registry.onDidChange(() => this.emit({ event: 'toolsChanged', payload: {} })));
+    // Another process wrote (`deskhand run`, `runs approve`, `tower teardown`…): the lists every UI shows follow.
+    this.offs.push(this.runtime.store.onExternalChange(() => (this.markChanged('conversations'), this.markChanged('approvals'))));
   }
 
   /** Every contract event for the UI: run events as they happen, list changes coalesced per tick. */
@@ -171,8 +173,7 @@ export class AppService implements ContractHandlers {
   async shutdown(timeoutMs = 3000): Promise<void> {
     this.unsubscribe();
     await Promise.allSettled(this.onShutdown.splice(0).map(async (fn) => fn()));
-    this.offTasks();
-    this.offTools();
+    for (const off of this.offs.splice(0)) off();
     if (this.tasksTimer) clearTimeout(this.tasksTimer);
     await this.wakes.stop();
     const waits: Promise<unknown>[] = [];

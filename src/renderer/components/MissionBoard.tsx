@@ -36,9 +36,12 @@ export function MissionBoard() {
     const offRun = api().on('run', (e) => {
       if (e.type === 'tool.result' && e.tool.startsWith('tower_')) void load();
     });
+    // Another process (`deskhand tower teardown`, a worker's host) changed the store: the conversation lists follow, so does the board.
+    const offLists = api().on('conversationsChanged', () => void load());
     return () => {
       offTasks();
       offRun();
+      offLists();
     };
   }, [conversationId, load]);
 
