@@ -11,14 +11,21 @@
  * a step's many event-loop hops; the CPU figure does not.
  *
  * loop_overhead_parallel_ms_per_tool_call: the same with ten `stat` calls per model step (CALLS / 10 steps).
+ *
+ * loop_sdk_request_extra_ms: the provider SDK's share of a step, measured apart: the last sequential run's final
+ * request (its whole history and tool set) through the SDK's `doStream`, read to the end, against the very body it
+ * sends fetched and read by a plain HTTP client — alternating, same server.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAppRuntime } from '../src/main/host/open-runtime';
+import { requestView } from '../src/main/runtime/compaction';
+import { streamModelStep } from '../src/main/runtime/model-call';
+import { createModel } from '../src/main/services/providers/providers';
 import { Store } from '../src/main/services/store/store';
 import { reply, startModelServer, type ReplyBuilder } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
-import { figure, type BenchResult } from './lib';
+import { figure, paired, type BenchResult } from './lib';
 
 const CALLS = 100;
 const REPEATS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 7);
@@ -73,6 +80,7 @@ export default async function loopOverhead(): Promise<BenchResult> {
     server.enqueue(...script(perStep));
     const before = server.requests.length;
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    if (perStep === 1) lastSequential = conv.id;
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const outcome = await runtime.sendMessage(conv.id, 'bench', { provider, interactive: false });
@@ -88,6 +96,9 @@ export default async function loopOverhead(): Promise<BenchResult> {
     return { ms, cpuMs: (c.user + c.system) / 1000 };
   };
 
+  let lastSequential: string | null = null;
+  const sdkExtra: number[] = [];
+  let sdkBodyBytes = 0;
   const perCall = { sequential: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[] };
   const totals = { sequential: [] as number[], bareSequential: [] as number[] };
   try {
@@ -107,6 +118,28 @@ export default async function loopOverhead(): Promise<BenchResult> {
         }
       }
     }
+    // The SDK's share: the final request of the last sequential run, through doStream and as a bare fetch.
+    const convId = lastSequential!;
+    const { messages } = requestView(store, convId);
+    const tools = runtime.registry.toolSet({ conversationId: convId, policy: 'read-only', revealed: [] }).specs;
+    // The system prompt the run itself sent last.
+    const sent = bodies.get(1)!.at(-1)!;
+    const system = String((JSON.parse(sent) as { messages: { content: unknown }[] }).messages[0]!.content);
+    const model = createModel(provider);
+    const viaSdk = async () => {
+      server.enqueue(reply().tool('stat', { path: 'a.txt' }));
+      for await (const part of streamModelStep({ model, system, messages, tools, signal: new AbortController().signal })) void part;
+    };
+    await viaSdk();
+    const body = JSON.stringify(server.requests.at(-1)!.body);
+    const bare = async () => {
+      server.enqueue(reply().tool('stat', { path: 'a.txt' }));
+      const res = await fetch(`${server.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body });
+      await res.text();
+    };
+    const sdk = await paired(60, 10, viaSdk, bare);
+    sdkExtra.push(...sdk.a.map((ms, i) => ms - sdk.b[i]!));
+    sdkBodyBytes = body.length;
   } finally {
     store.close();
     await server.close();
@@ -118,5 +151,6 @@ export default async function loopOverhead(): Promise<BenchResult> {
     loop_cpu_parallel_ms_per_tool_call: figure(perCall.parallelCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, 10 per step' }),
     loop_run_ms_100_sequential_calls: figure(totals.sequential, { unit: 'ms' }),
     loop_bare_model_ms_100_round_trips: figure(totals.bareSequential, { unit: 'ms', baseline: 'the scripted server alone, plain HTTP client' }),
+    loop_sdk_request_extra_ms: figure(sdkExtra, { unit: 'ms', baseline: `the same request (${Math.round(sdkBodyBytes / 1024)} KB: ${CALLS * 2 + 1} messages, the tool set) as a plain fetch, alternating` }),
   };
 }
