@@ -42,7 +42,8 @@ export class RunLoop {
         // 1. Settle the current step's tool calls (approved ones run now, denied ones get the reason).
         const open = settledStep === run.step ? [] : store.toolCallsForStep(runId, run.step).filter((c) => !settled(c.status));
         if (open.length > 0) {
-          const pending = await this.calls.settleStep(run, conv(), open, options, () => this.closeStepIfSettled(run));
+          let closed = false;
+          const pending = await this.calls.settleStep(run, conv(), open, options, () => (closed = this.closeStepIfSettled(run)));
           if (pending.length > 0) {
             if (options.interactive && !options.signal?.aborted) {
               await this.core.waiters.wait(run.id, pending, options.signal);
@@ -54,7 +55,8 @@ export class RunLoop {
             this.core.emit(options, { type: 'run.parked', runId, conversationId: run.conversation_id, approvalIds: pending });
             return { runId, conversationId: run.conversation_id, status: 'parked', approvalIds: pending };
           }
-          settledStep = run.step;
+          // Every call has its result and the results message is written: nothing of this step to read again.
+          if (closed) settledStep = run.step;
           continue;
         }
         if (settledStep !== run.step) this.closeStepIfSettled(run);
@@ -101,13 +103,13 @@ export class RunLoop {
     }
   }
 
-  /** Writes the tool-results message once every call of the run's current step has a result. */
-  closeStepIfSettled(run: RunRow): void {
+  /** Writes the tool-results message once every call of the run's current step has a result; says whether it did. */
+  closeStepIfSettled(run: RunRow): boolean {
     const { store } = this.core;
     const calls = store.toolCallsForStep(run.id, run.step);
-    if (calls.length === 0 || calls.some((c) => !settled(c.status))) return;
+    if (calls.length === 0 || calls.some((c) => !settled(c.status))) return false;
     const last = store.lastMessage(run.conversation_id);
-    if (!last || last.role !== 'assistant' || last.run_id !== run.id) return;
+    if (!last || last.role !== 'assistant' || last.run_id !== run.id) return false;
     const parts: ToolResultPart[] = calls.map((c) => ({
       type: 'tool-result',
       toolCallId: c.call_id,
@@ -118,6 +120,7 @@ export class RunLoop {
     const quiet = calls.every((c) => c.risk === 'read-only' && c.decision === 'allow');
     if (quiet) store.withoutFsync(() => store.addMessage(run.conversation_id, run.id, 'tool', parts));
     else store.addMessage(run.conversation_id, run.id, 'tool', parts);
+    return true;
   }
 
   /** A new message replaces a parked run: its requests are refused, its open calls end, the run is aborted. */
