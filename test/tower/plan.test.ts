@@ -1,7 +1,7 @@
 /** The protocol rules that need no model: scope globs, overlap, plan checks, and the approval engine's scope inspector. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { globsOverlap, inScope, relativeTo } from '../../src/main/services/tower/scope';
-import { addScopeLookup, missionScopeInspector } from '../../src/main/runtime/scope-inspector';
+import { missionScopeInspector } from '../../src/main/runtime/scope-inspector';
 import { TowerService } from '../../src/main/services/tower/tower-service';
 import { Store } from '../../src/main/services/store/store';
 import { tempDir } from '../support/tool-context';
@@ -59,19 +59,16 @@ describe('tower plans', () => {
 
 describe('the mission-scope inspector', () => {
   it('denies writes outside the held scope and passes those inside, for the held conversation only', () => {
-    const off = addScopeLookup((id) => (id === 'worker-conv' ? { root: '/tmp/wt', globs: ['src/a/**'], mission: 'a' } : null));
-    try {
-      const facts = { paths: [] } as unknown as Facts;
-      const input = (conversationId: string, path: string) => ({ effects: { paths: { write: [path] } }, ctx: { cwd: '/tmp/wt', workspaceRoots: ['/tmp/wt'], dataDir: '/d', conversationId } }) as unknown as DecisionInput;
-      expect(missionScopeInspector.inspect(input('worker-conv', 'src/a/x.ts'), facts).verdict).toBe('pass');
-      const denied = missionScopeInspector.inspect(input('worker-conv', 'src/b/x.ts'), facts);
-      expect(denied.verdict).toBe('deny');
-      expect(denied.reasons[0]).toMatch(/mission a may change only src\/a\/\*\*/);
-      expect(missionScopeInspector.inspect(input('worker-conv', '/etc/passwd'), facts).verdict).toBe('deny');
-      expect(missionScopeInspector.inspect(input('worker-conv', '.git/config'), facts).verdict).toBe('deny');
-      expect(missionScopeInspector.inspect(input('other-conv', 'src/b/x.ts'), facts).verdict).toBe('pass');
-    } finally {
-      off();
-    }
+    const held = { root: '/tmp/wt', globs: ['src/a/**'], mission: 'a' };
+    const facts = { paths: [] } as unknown as Facts;
+    const input = (conversationId: string, path: string) =>
+      ({ effects: { paths: { write: [path] } }, ctx: { cwd: '/tmp/wt', workspaceRoots: ['/tmp/wt'], dataDir: '/d', conversationId }, missionScope: conversationId === 'worker-conv' ? held : null }) as unknown as DecisionInput;
+    expect(missionScopeInspector.inspect(input('worker-conv', 'src/a/x.ts'), facts).verdict).toBe('pass');
+    const denied = missionScopeInspector.inspect(input('worker-conv', 'src/b/x.ts'), facts);
+    expect(denied.verdict).toBe('deny');
+    expect(denied.reasons[0]).toMatch(/mission a may change only src\/a\/\*\*/);
+    expect(missionScopeInspector.inspect(input('worker-conv', '/etc/passwd'), facts).verdict).toBe('deny');
+    expect(missionScopeInspector.inspect(input('worker-conv', '.git/config'), facts).verdict).toBe('deny');
+    expect(missionScopeInspector.inspect(input('other-conv', 'src/b/x.ts'), facts).verdict).toBe('pass');
   });
 });

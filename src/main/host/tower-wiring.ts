@@ -5,13 +5,12 @@
  */
 import { lazy } from '../runtime/registry';
 import type { Runtime } from '../runtime/runtime';
-import { addScopeLookup } from '../runtime/scope-inspector';
 import type { SubagentService } from '../services/subagents/subagent-service';
 import { TOWER_COORDINATOR_TOOLS, TOWER_SHARED_TOOLS } from '../services/tower/index';
 import type { TowerService } from '../services/tower/tower-service';
 
 export function wireTower(runtime: Runtime, tower: TowerService, subagents: Pick<SubagentService, 'byConversation'>): () => void {
-  const offScope = addScopeLookup((conversationId) => tower.scopeOf(conversationId));
+  const offScope = runtime.addScopeLookup((conversationId) => tower.scopeOf(conversationId));
   const offFilter = runtime.registry.addFilter('tower-roles', (turn) => {
     // What this turn's conversation is to Tower: read once per turn, only as far as its tools need.
     const agent = lazy(() => tower.rows.agentByConversation(turn.conversationId) !== undefined);

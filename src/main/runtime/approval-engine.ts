@@ -14,7 +14,7 @@ import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
 import { urlGuard } from './url-inspector';
 import { planModeInspector } from './plan-mode';
-import { missionScopeInspector } from './scope-inspector';
+import { missionScopeInspector, type HeldScope } from './scope-inspector';
 import type { AppUse, Effects, EffectsContext, ToolDefinition } from './tool';
 
 /** The person's lasting grants of desktop apps (computer use); a host without one grants nothing. */
@@ -41,6 +41,8 @@ export interface DecisionInput {
   urlGrants?: readonly string[];
   /** The conversation is in plan mode: writes only to this plan file, only read-only calls (plan-mode.ts). */
   planMode?: { planFile: string } | null;
+  /** The conversation is a Tower worker's: writes only inside its worktree, matching its globs (scope-inspector.ts). */
+  missionScope?: HeldScope | null;
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';

@@ -132,6 +132,8 @@ export class CallPipeline {
     // The always-allow rules of this conversation, its workspace folder, and everywhere (read once per step).
     const rules = store.rules.forConversation(conv.id, conv.folder);
     const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox, conversationId: conv.id };
+    // A Tower worker's scope (read once per step, like the rules).
+    const missionScope = this.core.scopeOf(conv.id);
 
     for (const row of open) {
       if (row.status === 'denied') {
@@ -174,6 +176,7 @@ export class CallPipeline {
         grants: this.core.grants,
         urlGrants: store.urlGrants.patterns(),
         planMode: planModeOf(state.slots),
+        missionScope,
       });
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 

@@ -2,6 +2,7 @@
  * What the runtime's parts share: the store, the live registry, the redactor every sink goes through, the input
  * kinds, the vault, the waiters, and the one place events leave (redacted). Built once by `Runtime`.
  */
+import type { HeldScope, ScopeLookup } from './scope-inspector';
 import type { LanguageModel } from 'ai';
 import type { RunEvent, RunStatus } from '../../shared/events';
 import type { ConversationRow, RunRow, Store } from '../services/store/store';
@@ -60,6 +61,8 @@ export class RuntimeCore {
   /** The options of the runs this process drives now (a subagent inherits its parent's provider from here). */
   readonly live = new Map<string, RunOptions>();
   readonly stepHooks = new Set<StepHook>();
+  /** Where mission scopes come from (a host's Tower service). */
+  readonly scopeLookups = new Set<ScopeLookup>();
 
   constructor(
     readonly store: Store,
@@ -75,6 +78,15 @@ export class RuntimeCore {
     /** Blocks families add to each turn's system prompt. */
     readonly contextSources: readonly ContextSource[] = [],
   ) {}
+
+  /** The mission scope a conversation is held to (a Tower worker's), or null. */
+  scopeOf(conversationId: string): HeldScope | null {
+    for (const lookup of this.scopeLookups) {
+      const scope = lookup(conversationId);
+      if (scope) return scope;
+    }
+    return null;
+  }
 
   onEvent(listener: (e: RunEvent) => void): () => void {
     this.listeners.add(listener);

@@ -3,6 +3,7 @@
  * call pipeline (call-pipeline.ts) and the answers to what runs ask (input-requests.ts) around one live tool registry.
  * A run that needs an answer nobody can give parks, and resumes from the store in any process.
  */
+import type { ScopeLookup } from './scope-inspector';
 import { randomUUID } from 'node:crypto';
 import type { LanguageModel } from 'ai';
 import type { RunEvent } from '../../shared/events';
@@ -149,6 +150,12 @@ export class Runtime {
   addStepHook(hook: StepHook): () => void {
     this.core.stepHooks.add(hook);
     return () => this.core.stepHooks.delete(hook);
+  }
+
+  /** A source of mission scopes (a host's Tower service) the approval engine holds conversations to; returns its remover. */
+  addScopeLookup(lookup: ScopeLookup): () => void {
+    this.core.scopeLookups.add(lookup);
+    return () => this.core.scopeLookups.delete(lookup);
   }
 
   /** The options of a run this process drives now (a subagent inherits its parent's provider). */
@@ -378,7 +385,8 @@ export class Runtime {
     const ctx = { cwd, workspaceRoots: [cwd, ...(opts.roots ?? [])], dataDir: this.opts.dataDir, ...(sandbox ? { sandbox } : {}) };
     const effects = await callEffects(tool, parsed, ctx);
     const rules = this.store.rules.forConversation(opts.conversationId ?? '', cwd);
-    const d = decide({ tool, args: parsed, effects, policy, tainted, ctx, rules, grants: this.opts.grants, urlGrants: this.store.urlGrants.patterns() });
+    const missionScope = opts.conversationId ? this.core.scopeOf(opts.conversationId) : null;
+    const d = decide({ tool, args: parsed, effects, policy, tainted, ctx, rules, grants: this.opts.grants, urlGrants: this.store.urlGrants.patterns(), missionScope });
     return {
       tool: tool.name,
       risk: d.risk,

@@ -1,7 +1,9 @@
 /**
  * The mission-scope inspector: a conversation held to a scope (a Tower worker: its worktree and its mission's globs)
  * may write only paths inside that worktree that match the globs. Any other write is denied — by the approval engine,
- * whatever the policy or a saved rule says, not by a prompt. Hosts register where scopes come from.
+ * whatever the policy or a saved rule says, not by a prompt. Hosts register where scopes come from on their runtime
+ * (`Runtime.addScopeLookup`); the pipeline looks the conversation's scope up once per step and passes it in the
+ * decision's input, as it does plan mode.
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -16,26 +18,6 @@ export interface HeldScope {
 
 export type ScopeLookup = (conversationId: string) => HeldScope | null;
 
-const lookups = new Set<ScopeLookup>();
-
-/** A host's source of scopes (its Tower service); returns the function that removes it. */
-export function addScopeLookup(lookup: ScopeLookup): () => void {
-  lookups.add(lookup);
-  return () => lookups.delete(lookup);
-}
-
-function scopeFor(conversationId: string): HeldScope | null {
-  for (const l of lookups) {
-    try {
-      const s = l(conversationId);
-      if (s) return s;
-    } catch {
-      // a closed host's lookup: it holds no live conversation
-    }
-  }
-  return null;
-}
-
 const real = (p: string) => {
   try {
     return realpathSync(p);
@@ -46,9 +28,7 @@ const real = (p: string) => {
 
 export const missionScopeInspector: Inspector = {
   name: 'mission-scope',
-  inspect({ effects, ctx }, facts: Facts): InspectorReport {
-    if (!ctx.conversationId || lookups.size === 0) return { inspector: 'mission-scope', verdict: 'pass', reasons: [] };
-    const scope = scopeFor(ctx.conversationId);
+  inspect({ effects, ctx, missionScope: scope }, facts: Facts): InspectorReport {
     if (!scope) return { inspector: 'mission-scope', verdict: 'pass', reasons: [] };
     const writes = [
       ...(effects.paths?.write ?? []).filter((p): p is string => typeof p === 'string' && p !== '').map((p) => resolve(ctx.cwd, p)),
