@@ -8,7 +8,7 @@ import { TaskWakes } from '../../src/main/host/task-wakes';
 import { workflowGroup } from '../../src/main/host/app-service-workflows';
 import type { HandlerContext } from '../../src/main/host/handler-groups';
 import { contract } from '../../src/shared/contract';
-import { workflowsModule } from '../../src/main/services/store/modules/workflows';
+import { workflowsModule, type WorkflowRow } from '../../src/main/services/store/modules/workflows';
 import { reply, type RecordedRequest, type ReplyInput } from '../support/model-server';
 import { allText, firstUser, lastMessage, openSubHarness, textOf, toolNames, type SubHarness } from '../subagents/harness';
 
@@ -30,6 +30,14 @@ function route(queues: Record<string, ReplyInput[]>, parent: ReplyInput[]): void
 }
 
 const parentRequests = () => h.server.requests.filter((r) => !/CHILD/.test(firstUser(r)));
+
+/** The workflow row once it is no longer running. */
+function ended(rows: { get(id: string): WorkflowRow | undefined }, id: string): Promise<WorkflowRow> {
+  return until(() => {
+    const r = rows.get(id)!;
+    return r.status !== 'running' ? r : null;
+  });
+}
 
 async function until<T>(what: () => T | undefined | null | false, ms = 60_000): Promise<T> {
   const end = Date.now() + ms;
@@ -151,10 +159,7 @@ describe('workflow', () => {
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const rows = h.store.module(workflowsModule);
     const [wf] = rows.forConversation(conv.id);
-    const done = await until(() => {
-      const r = rows.get(wf!.id)!;
-      return r.status !== 'running' ? r : null;
-    });
+    const done = await ended(rows, wf!.id);
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/stopped at its budget of 1000 tokens \(spent 4500\)/);
     const children = h.runtime.subagents.list(conv.id);
@@ -182,10 +187,7 @@ describe('workflow', () => {
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const rows = h.store.module(workflowsModule);
     const [wf] = rows.forConversation(conv.id);
-    const done = await until(() => {
-      const r = rows.get(wf!.id)!;
-      return r.status !== 'running' ? r : null;
-    });
+    const done = await ended(rows, wf!.id);
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/Error: changed my mind/);
     const children = await until(() => {
@@ -207,10 +209,7 @@ describe('workflow', () => {
     await until(() => h.runtime.subagents.list(conv.id)[0]?.status === 'running');
     parent.push(reply().tool('cancel_background_jobs', { ids: [wf!.task_id] }), reply().text('cancelled'));
     await h.runtime.sendMessage(conv.id, 'stop it', { provider: h.provider(), interactive: false });
-    const done = await until(() => {
-      const r = rows.get(wf!.id)!;
-      return r.status !== 'running' ? r : null;
-    });
+    const done = await ended(rows, wf!.id);
     expect(done.status).toBe('cancelled');
     expect(h.runtime.subagents.list(conv.id)[0]!.status).toBe('cancelled');
   });
