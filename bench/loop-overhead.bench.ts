@@ -15,7 +15,15 @@
  * loop_sdk_request_extra_ms: the provider SDK's share of a step, measured apart: the last sequential run's final
  * request (its whole history and tool set) through the SDK's `doStream`, read to the end, against the very body it
  * sends fetched and read by a plain HTTP client — alternating, same server.
+ *
+ * loop_runtime_ms_per_tool_call: Deskhand's own share, measured apart — the same sequential runs with the provider
+ * replaced by an in-process model that hands the loop the same parts (a `stat` call per step, then the closing text)
+ * without HTTP or a provider SDK; wall time per call, nothing subtracted. Alternates with the runs above.
+ *
+ * The scripted server keeps every request it answers (tests read them); here they are dropped after each run, so the
+ * server's growing heap does not tax the garbage collector of the runs measured after it.
  */
+import type { LanguageModel } from 'ai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAppRuntime } from '../src/main/host/open-runtime';
@@ -73,6 +81,7 @@ export default async function loopOverhead(): Promise<BenchResult> {
     }
     const ms = performance.now() - t0;
     const c = process.cpuUsage(c0);
+    server.requests.length = 0;
     return { ms, cpuMs: (c.user + c.system) / 1000 };
   };
 
@@ -93,20 +102,38 @@ export default async function loopOverhead(): Promise<BenchResult> {
     if (calls.length !== CALLS || calls.some((c) => c.tool !== 'stat' || c.status !== 'done')) {
       throw new Error(`expected ${CALLS} finished stat calls, found ${calls.length} (${[...new Set(calls.map((c) => `${c.tool}:${c.status}`))].join(', ')})`);
     }
+    server.requests.length = 0;
     return { ms, cpuMs: (c.user + c.system) / 1000 };
+  };
+
+  // The same runs with an in-process model: what Deskhand's own code costs per call.
+  const inProcess = inProcessModel(CALLS);
+  const runtimeOnly = createAppRuntime({ store, dataDir: store.dataDir, vault: null, maxSteps: CALLS + 1, afterTurn: () => undefined, browser: null, modelFactory: () => inProcess.model });
+  const runtimeRun = async (): Promise<number> => {
+    inProcess.reset();
+    const conv = runtimeOnly.createConversation({ folder: work, policy: 'read-only' });
+    const t0 = performance.now();
+    const outcome = await runtimeOnly.sendMessage(conv.id, 'bench', { provider, interactive: false });
+    const ms = performance.now() - t0;
+    if (outcome.status !== 'finished') throw new Error(`bench run ended ${outcome.status}: ${outcome.error ?? ''}`);
+    const calls = store.toolCallsForConversation(conv.id);
+    if (calls.length !== CALLS || calls.some((c) => c.tool !== 'stat' || c.status !== 'done' || c.is_error)) throw new Error('the in-process runs must finish every stat call');
+    return ms / CALLS;
   };
 
   let lastSequential: string | null = null;
   const sdkExtra: number[] = [];
   let sdkBodyBytes = 0;
-  const perCall = { sequential: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[] };
+  const perCall = { sequential: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[], runtime: [] as number[] };
   const totals = { sequential: [] as number[], bareSequential: [] as number[] };
   try {
     // Warm-up: module loading, JIT, SQLite page cache; and the first request bodies to replay.
     await agentRun(1);
     await agentRun(10);
     await bareModel(1);
+    await runtimeRun();
     for (let r = 0; r < REPEATS; r++) {
+      perCall.runtime.push(await runtimeRun());
       for (const [name, perStep] of [['sequential', 1], ['parallel', 10]] as const) {
         const bare = await bareModel(perStep);
         const run = await agentRun(perStep);
@@ -149,8 +176,41 @@ export default async function loopOverhead(): Promise<BenchResult> {
     loop_overhead_parallel_ms_per_tool_call: figure(perCall.parallel, { unit: 'ms', baseline: `(run − bare model round trips, same run) / ${CALLS} calls, 10 per step` }),
     loop_cpu_ms_per_tool_call: figure(perCall.sequentialCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, sequential; less sensitive to a loaded machine' }),
     loop_cpu_parallel_ms_per_tool_call: figure(perCall.parallelCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, 10 per step' }),
+    loop_runtime_ms_per_tool_call: figure(perCall.runtime, { unit: 'ms', baseline: `the same ${CALLS} sequential calls with an in-process model (no HTTP, no provider SDK), per call` }),
     loop_run_ms_100_sequential_calls: figure(totals.sequential, { unit: 'ms' }),
     loop_bare_model_ms_100_round_trips: figure(totals.bareSequential, { unit: 'ms', baseline: 'the scripted server alone, plain HTTP client' }),
     loop_sdk_request_extra_ms: figure(sdkExtra, { unit: 'ms', baseline: `the same request (${Math.round(sdkBodyBytes / 1024)} KB: ${CALLS * 2 + 1} messages, the tool set) as a plain fetch, alternating` }),
   };
+}
+
+/**
+ * A language model (the provider interface the loop calls) living in this process: each step hands the loop a `stat`
+ * call as the scripted server's reply would, after `calls` steps the closing text. Nothing is sent anywhere.
+ */
+function inProcessModel(calls: number): { model: LanguageModel; reset: () => void } {
+  let step = 0;
+  const model = {
+    specificationVersion: 'v3',
+    provider: 'bench.in-process',
+    modelId: 'bench',
+    supportedUrls: {},
+    doGenerate: () => Promise.reject(new Error('the in-process bench model only streams')),
+    doStream: () => {
+      const i = step++;
+      const parts =
+        i < calls
+          ? [{ type: 'tool-call', toolCallId: `call_${i}`, toolName: 'stat', input: JSON.stringify({ path: 'a.txt' }) }]
+          : [{ type: 'text-delta', id: 'text', delta: 'done' }];
+      parts.push({ type: 'finish', finishReason: { unified: i < calls ? 'tool-calls' : 'stop', raw: undefined }, usage: { inputTokens: { total: 10 }, outputTokens: { total: 1 } } } as never);
+      return Promise.resolve({
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      });
+    },
+  } as unknown as LanguageModel;
+  return { model, reset: () => (step = 0) };
 }

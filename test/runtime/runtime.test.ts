@@ -11,7 +11,8 @@ import { Runtime } from '../../src/main/runtime/runtime';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { Store } from '../../src/main/services/store/store';
 import type { RunEvent } from '../../src/shared/events';
-import type { ProviderConfig } from '../../src/main/services/providers/providers';
+import { createModel, type ProviderConfig } from '../../src/main/services/providers/providers';
+import { DB_FILE } from '../../src/main/services/store/store';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 
@@ -493,5 +494,55 @@ describe('approvals across processes', () => {
     expect(outcome.status).toBe('finished');
     expect(readFileSync(join(work, 'c.txt'), 'utf8')).toBe('c');
     other.store.close();
+  });
+});
+
+/**
+ * Commits in the store's write-ahead log: frames whose header carries a database size (a commit's last frame), of
+ * the log's current generation (its salts). Read from the file itself, so it counts what reached the disk.
+ */
+function walCommits(): number {
+  const wal = join(dataDir, `${DB_FILE}-wal`);
+  if (!existsSync(wal)) return 0;
+  const bytes = readFileSync(wal);
+  if (bytes.length < 32) return 0;
+  const pageSize = bytes.readUInt32BE(8);
+  const salt1 = bytes.readUInt32BE(16);
+  const salt2 = bytes.readUInt32BE(20);
+  let commits = 0;
+  for (let at = 32; at + 24 + pageSize <= bytes.length; at += 24 + pageSize) {
+    if (bytes.readUInt32BE(at + 8) !== salt1 || bytes.readUInt32BE(at + 12) !== salt2) break;
+    if (bytes.readUInt32BE(at + 4) !== 0) commits++;
+  }
+  return commits;
+}
+
+describe('per-step work', () => {
+  it('makes the provider model once per run, and commits a step of quiet reads twice: the model step, then its results', async () => {
+    let made = 0;
+    const rt = runtime({
+      modelFactory: (cfg) => {
+        made++;
+        return createModel(cfg);
+      },
+    });
+    const run = async (steps: number) => {
+      const conv = rt.createConversation({ folder: work, policy: 'read-only' });
+      server.enqueue(...Array.from({ length: steps }, (_, i) => reply().tool('echo', { text: `t${i}` })), reply().text('done'));
+      const before = walCommits();
+      const outcome = await rt.sendMessage(conv.id, 'echo a few times', { provider: provider('openai'), interactive: false });
+      expect(outcome.status).toBe('finished');
+      // Every call has its result, and every step its results message, in the store.
+      const calls = store.toolCallsForConversation(conv.id);
+      expect(calls.map((c) => [c.status, c.output])).toEqual(Array.from({ length: steps }, (_, i) => ['done', `echo: t${i}`]));
+      expect(store.listMessages(conv.id).map((m) => m.role)).toEqual(['user', ...Array.from({ length: steps }, () => ['assistant', 'tool']).flat(), 'assistant']);
+      return walCommits() - before;
+    };
+    const short = await run(2);
+    expect(made).toBe(1);
+    const long = await run(7);
+    expect(made).toBe(2);
+    // Five more steps, two commits each: the assistant message with its calls, then the results with their message.
+    expect(long - short).toBe(10);
   });
 });

@@ -213,19 +213,24 @@ export class CallPipeline {
       waiting.push(this.openRequest(run, row, tool, args, decision, proposal, input?.kind ?? 'approval', input?.data, decided, options));
     }
 
-    // Run what may run, at most 10 at a time; each result is persisted as soon as it exists.
+    // Run what may run, at most 10 at a time. A result is persisted as soon as it exists, except a quiet read's
+    // (read-only, allowed): it is shown at once and written with the step's end, in the commit below — a read lost
+    // to a crash before it is recovered as interrupted, and the model reads again.
+    const quietResults: (() => void)[] = [];
     let next = 0;
     const worker = async () => {
       while (next < toRun.length) {
         const item = toRun[next++]!;
-        const became = await this.execute(run, item, state, options, tainted, held);
+        const became = await this.execute(run, item, state, options, tainted, held, quietResults);
         if (became) tainted = true;
       }
     };
     await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_TOOLS, toRun.length) }, worker));
+    const serialized = state.serialize();
     const save = () =>
       store.transaction(() => {
-        store.updateConversation(conv.id, { state: state.serialize() });
+        for (const write of quietResults) write();
+        if (serialized !== conv.state) store.updateConversation(conv.id, { state: serialized });
         if (waiting.length === 0) closeStep();
       });
     if (toRun.length > 0 && toRun.every(isQuiet)) store.withoutFsync(save);
@@ -355,7 +360,15 @@ export class CallPipeline {
   }
 
   /** Runs one call's acting half. Returns true when its output tainted the run. */
-  private async execute(run: RunRow, item: Runnable, state: PersistentConversationState, options: RunOptions, tainted: boolean, held: ReadonlySet<string>): Promise<boolean> {
+  private async execute(
+    run: RunRow,
+    item: Runnable,
+    state: PersistentConversationState,
+    options: RunOptions,
+    tainted: boolean,
+    held: ReadonlySet<string>,
+    quietResults: (() => void)[],
+  ): Promise<boolean> {
     const { row, tool, args, effects, decided } = item;
     const { redactor } = this.core;
     // No "running" write: recovery treats a call without a result as interrupted either way.
@@ -399,7 +412,7 @@ export class CallPipeline {
       await this.holdSecret(tool, args);
       const holds = tool.holdsSecret?.(args as never);
       if (holds) this.heldByRun.get(run.id)?.add(holds);
-      if (isQuiet(item)) this.core.store.withoutFsync(() => this.complete(run, row, output, 'done', options, Date.now() - started, decided));
+      if (isQuiet(item)) quietResults.push(this.complete(run, row, output, 'done', options, Date.now() - started, decided, true));
       else this.complete(run, row, output, 'done', options, Date.now() - started, decided);
       return becameTainted;
     } catch (err) {
@@ -466,10 +479,14 @@ export class CallPipeline {
     options: Pick<RunOptions, 'onEvent'> | undefined,
     durationMs = 0,
     decided?: DecisionFields,
-  ): void {
+    deferWrite = false,
+  ): () => void {
     const stored = status === 'denied' ? 'done' : status;
-    this.core.store.updateToolCall(row.id, { ...decided, status: stored, output, is_error: status === 'done' ? 0 : 1, finished_at: Date.now() });
+    const finishedAt = Date.now();
+    const write = () => this.core.store.updateToolCall(row.id, { ...decided, status: stored, output, is_error: status === 'done' ? 0 : 1, finished_at: finishedAt });
+    if (!deferWrite) write();
     this.core.emit(options, { type: 'tool.result', runId: run.id, callId: row.call_id, tool: row.tool, status: status === 'done' ? 'ok' : status, output, durationMs });
+    return write;
   }
 
   private toolContext(

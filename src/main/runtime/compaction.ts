@@ -55,17 +55,26 @@ const modelViews = new WeakMap<Store, Map<string, { stamp: string; view: ModelVi
  * the first one's: the store's change stamp is all it reads.
  */
 function modelView(store: Store, conversationId: string): ModelView {
+  const view = keptView(store, conversationId);
+  return { ...view, messages: view.messages.slice() };
+}
+
+/** The kept view itself (callers only read it). */
+function keptView(store: Store, conversationId: string): ModelView {
   const stamp = store.changeStamp();
   let perStore = modelViews.get(store);
   if (!perStore) modelViews.set(store, (perStore = new Map()));
   const kept = perStore.get(conversationId);
-  if (kept?.stamp === stamp) return { ...kept.view, messages: kept.view.messages.slice() };
+  if (kept?.stamp === stamp) return kept.view;
   const view = computeModelView(store, conversationId);
   perStore.delete(conversationId);
   perStore.set(conversationId, { stamp, view });
   if (perStore.size > 16) perStore.delete(perStore.keys().next().value!);
-  return { ...view, messages: view.messages.slice() };
+  return view;
 }
+
+/** What the model's context holds, in tokens: the view's estimate plus the system prompt and tool set's share. */
+const contextTokensOf = (view: ModelView) => estimateTokens(view.chars) + 1500;
 
 function computeModelView(store: Store, conversationId: string): ModelView {
   const record = store.module(contextModule).latest(conversationId);
@@ -101,9 +110,8 @@ export function requestView(store: Store, conversationId: string): { messages: S
 
 export function contextFigures(core: RuntimeCore, conversationId: string): ContextFigures {
   const { store, limits } = core;
-  const { chars } = modelView(store, conversationId);
   return {
-    contextTokens: estimateTokens(chars) + 1500,
+    contextTokens: contextTokensOf(keptView(store, conversationId)),
     contextWindow: limits.contextWindow,
     compactAtTokens: Math.floor(limits.contextWindow * limits.compactAt),
     compactions: store.module(contextModule).count(conversationId),
@@ -111,10 +119,11 @@ export function contextFigures(core: RuntimeCore, conversationId: string): Conte
 }
 
 /** Compacts when the next request would reach the threshold. */
-export async function maybeCompact(core: RuntimeCore, run: RunRow, conv: ConversationRow, options: RunOptions): Promise<void> {
-  const figures = contextFigures(core, conv.id);
-  if (figures.contextTokens < figures.compactAtTokens) return;
-  await compactConversation(core, conv.id, run.id, options, 'auto');
+/** Compacts at the threshold; says whether it did. */
+export async function maybeCompact(core: RuntimeCore, run: RunRow, conv: ConversationRow, options: RunOptions): Promise<boolean> {
+  const { limits } = core;
+  if (contextTokensOf(keptView(core.store, conv.id)) < Math.floor(limits.contextWindow * limits.compactAt)) return false;
+  return (await compactConversation(core, conv.id, run.id, options, 'auto')).compacted;
 }
 
 export interface CompactionResult {
@@ -186,7 +195,7 @@ async function summarize(core: RuntimeCore, options: Pick<RunOptions, 'provider'
   try {
     let text = '';
     const stream = streamModelStep({
-      model: core.limits.modelFactory(options.provider),
+      model: core.model(options.provider),
       system: SUMMARY_SYSTEM,
       messages: [{ role: 'user', content: transcript }],
       tools: [],

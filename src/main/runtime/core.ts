@@ -79,6 +79,15 @@ export class RuntimeCore {
     readonly contextSources: readonly ContextSource[] = [],
   ) {}
 
+  readonly #models = new WeakMap<ProviderConfig, LanguageModel>();
+
+  /** The provider's model for a run's configuration: made once per configuration object (a run's steps share it). */
+  model(cfg: ProviderConfig): LanguageModel {
+    let model = this.#models.get(cfg);
+    if (!model) this.#models.set(cfg, (model = this.limits.modelFactory(cfg)));
+    return model;
+  }
+
   /** The mission scope a conversation is held to (a Tower worker's), or null. */
   scopeOf(conversationId: string): HeldScope | null {
     for (const lookup of this.scopeLookups) {

@@ -28,12 +28,15 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     options.signal?.addEventListener('abort', onAbort, { once: true });
     let timedOut = false;
     let idle: NodeJS.Timeout | undefined;
+    // Re-armed on every part the stream yields (one timer per attempt, refreshed: not a new timer per token).
     const arm = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => {
-        timedOut = true;
-        stepController.abort();
-      }, limits.idleTimeoutMs);
+      if (idle) idle.refresh();
+      else {
+        idle = setTimeout(() => {
+          timedOut = true;
+          stepController.abort();
+        }, limits.idleTimeoutMs);
+      }
     };
     let text = '';
     const calls: { toolCallId: string; toolName: string; input: unknown; invalidError?: string }[] = [];
@@ -43,7 +46,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     try {
       arm();
       const stream = streamModelStep({
-        model: limits.modelFactory(options.provider),
+        model: core.model(options.provider),
         system: withAddendum(systemPrompt(core, conv, lastUserText), limits.systemAddendum?.(conv.id)),
         messages,
         tools,

@@ -169,6 +169,9 @@ export function resolveReal(raw: string): Resolution {
   let exists = true;
   let finalLink = false;
   let hops = 0;
+  // The lstat of the last component walked (what `current` is once the walk ends on an existing non-link).
+  let last: Stats | null = null;
+  let lastPath = '';
   while (pending.length > 0) {
     const part = pending.shift()!;
     if (part === '' || part === '.') continue;
@@ -189,6 +192,8 @@ export function resolveReal(raw: string): Resolution {
       current = next;
       continue;
     }
+    last = st;
+    lastPath = next;
     if (st.isSymbolicLink()) {
       if (++hops > MAX_LINK_HOPS) throw new ToolError(`${raw} goes through more than ${MAX_LINK_HOPS} symbolic links (a link loop?).`);
       let target: string;
@@ -210,7 +215,8 @@ export function resolveReal(raw: string): Resolution {
   let st: Stats | null = null;
   if (exists) {
     try {
-      st = lstatSync(current);
+      // The walk's last lstat is this path's unless the walk ended on `..` (or on the root): then ask again.
+      st = last && current === lastPath ? last : lstatSync(current);
     } catch {
       exists = false;
     }
@@ -237,7 +243,7 @@ function joinOne(dir: string, part: string): string {
 /** realpath when it exists, else the path itself (roots, data dir and home are compared resolved). */
 function canonical(p: string): string {
   try {
-    return realpathSync(p);
+    return realpathSync.native(p);
   } catch {
     return resolveReal(resolve(p)).resolved;
   }

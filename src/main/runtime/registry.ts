@@ -285,9 +285,19 @@ function checkKind(tool: ToolDefinition): void {
   if (tool.risk === 'unknown' && !tool.effects) throw new Error(`tool ${tool.name}: risk 'unknown' needs effects() with an assessment`);
 }
 
+/**
+ * The tool's JSON schema as the model gets it, and its parser. The top-level `$schema` is dropped from what is sent:
+ * providers ignore it, and across ~90 tools it is ~4 KB (~1k tokens) of every request.
+ */
 function schemaOf(tool: ToolDefinition): { schema: Record<string, unknown>; parser: z.ZodType } {
-  if (tool.inputSchema) return { schema: tool.inputSchema, parser: z.fromJSONSchema(tool.inputSchema as never) };
-  return { schema: z.toJSONSchema(tool.params, { target: 'draft-7', io: 'input' }) as Record<string, unknown>, parser: tool.params };
+  if (tool.inputSchema) return { schema: withoutDialect(tool.inputSchema), parser: z.fromJSONSchema(tool.inputSchema as never) };
+  return { schema: withoutDialect(z.toJSONSchema(tool.params, { target: 'draft-7', io: 'input' }) as Record<string, unknown>), parser: tool.params };
+}
+
+function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  if (!('$schema' in schema)) return schema;
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
 }
 
 function distance(a: string, b: string): number {

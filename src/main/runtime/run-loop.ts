@@ -38,12 +38,13 @@ export class RunLoop {
       for (;;) {
         const run = store.getRun(runId)!;
         if (options.signal?.aborted) return this.finish(run, 'aborted', options, 'Stopped by the person.');
+        let c = conv();
 
         // 1. Settle the current step's tool calls (approved ones run now, denied ones get the reason).
-        const open = settledStep === run.step ? [] : store.toolCallsForStep(runId, run.step).filter((c) => !settled(c.status));
+        const open = settledStep === run.step ? [] : store.toolCallsForStep(runId, run.step).filter((call) => !settled(call.status));
         if (open.length > 0) {
           let closed = false;
-          const pending = await this.calls.settleStep(run, conv(), open, options, () => (closed = this.closeStepIfSettled(run)));
+          const pending = await this.calls.settleStep(run, c, open, options, () => (closed = this.closeStepIfSettled(run)));
           if (pending.length > 0) {
             if (options.interactive && !options.signal?.aborted) {
               await this.core.waiters.wait(run.id, pending, options.signal);
@@ -55,21 +56,22 @@ export class RunLoop {
             this.core.emit(options, { type: 'run.parked', runId, conversationId: run.conversation_id, approvalIds: pending });
             return { runId, conversationId: run.conversation_id, status: 'parked', approvalIds: pending };
           }
-          // Every call has its result and the results message is written: nothing of this step to read again.
-          if (closed) settledStep = run.step;
-          continue;
-        }
-        if (settledStep !== run.step) this.closeStepIfSettled(run);
+          if (!closed || options.signal?.aborted) continue;
+          // Every call has its result and the results message is written: nothing of this step to read again. The
+          // run's row is still this one (settling changes only its taint, which the model step does not read); the
+          // conversation's state may have changed.
+          settledStep = run.step;
+          c = conv();
+        } else if (settledStep !== run.step) this.closeStepIfSettled(run);
 
         // 2. Ask the model for the next step, with this turn's tool set.
         if (run.step >= this.core.limits.maxSteps) {
           return this.finish(run, 'failed', options, `Stopped after ${this.core.limits.maxSteps} steps (the step limit). Send a message to continue.`);
         }
-        // Before each model call: compaction at the threshold, then hooks (a subagent's steering messages).
-        const before = conv();
-        await maybeCompact(this.core, run, before, options);
-        for (const hook of this.core.stepHooks) await hook(run, before, options);
-        const c = conv();
+        // Before each model call: compaction at the threshold, then hooks (a subagent's steering messages; hooks add
+        // messages, never change the conversation's row).
+        if (await maybeCompact(this.core, run, c, options)) c = conv();
+        for (const hook of this.core.stepHooks) await hook(run, c, options);
         const tools = this.calls.offer(run, new PersistentConversationState(c.folder, c.state)).specs;
         const step = await runModelStep(this.core, run, c, tools, options);
         if (step === 'aborted') return this.finish(store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
