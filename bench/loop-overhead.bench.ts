@@ -19,6 +19,8 @@
  * loop_runtime_ms_per_tool_call: Deskhand's own share, measured apart — the same sequential runs with the provider
  * replaced by an in-process model that hands the loop the same parts (a `stat` call per step, then the closing text)
  * without HTTP or a provider SDK; wall time per call, nothing subtracted. Alternates with the runs above.
+ * loop_provider_share_ms_per_tool_call is the rest, per round: loop_overhead − loop_runtime (building each request
+ * and reading its stream through the provider SDK and HTTP, beyond the bare round trip).
  *
  * The scripted server keeps every request it answers (tests read them); here they are dropped after each run, so the
  * server's growing heap does not tax the garbage collector of the runs measured after it.
@@ -177,6 +179,10 @@ export default async function loopOverhead(): Promise<BenchResult> {
     loop_cpu_ms_per_tool_call: figure(perCall.sequentialCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, sequential; less sensitive to a loaded machine' }),
     loop_cpu_parallel_ms_per_tool_call: figure(perCall.parallelCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, 10 per step' }),
     loop_runtime_ms_per_tool_call: figure(perCall.runtime, { unit: 'ms', baseline: `the same ${CALLS} sequential calls with an in-process model (no HTTP, no provider SDK), per call` }),
+    loop_provider_share_ms_per_tool_call: figure(
+      perCall.sequential.map((ms, i) => ms - perCall.runtime[i]!),
+      { unit: 'ms', baseline: 'per round: loop_overhead_ms_per_tool_call − loop_runtime_ms_per_tool_call (the provider SDK and HTTP beyond the bare round trip)' },
+    ),
     loop_run_ms_100_sequential_calls: figure(totals.sequential, { unit: 'ms' }),
     loop_bare_model_ms_100_round_trips: figure(totals.bareSequential, { unit: 'ms', baseline: 'the scripted server alone, plain HTTP client' }),
     loop_sdk_request_extra_ms: figure(sdkExtra, { unit: 'ms', baseline: `the same request (${Math.round(sdkBodyBytes / 1024)} KB: ${CALLS * 2 + 1} messages, the tool set) as a plain fetch, alternating` }),
