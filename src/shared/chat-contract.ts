@@ -28,6 +28,8 @@ export type AttachmentView = z.infer<typeof attachmentViewSchema>;
 export const turnUsageSchema = z.strictObject({
   inputTokens: z.number(),
   outputTokens: z.number(),
+  /** Of inputTokens: served from the provider's prompt cache. */
+  cacheReadTokens: z.number(),
   /** US dollars from the price table (src/shared/prices.ts); null when a model's price is unknown. */
   costUsd: z.number().nullable(),
   /** The models the figure covers (a conversation may use several). */

@@ -4,8 +4,13 @@ import type { Decision, RiskTier } from './tools';
 export type RunStatus = 'running' | 'parked' | 'finished' | 'failed' | 'aborted' | 'interrupted';
 
 export interface Usage {
+  /** Every input token of the requests, cached ones included. */
   inputTokens: number;
   outputTokens: number;
+  /** Of the input tokens: read from the provider's prompt cache (billed at a fraction of the input price). */
+  cacheReadTokens?: number;
+  /** Of the input tokens: written to the prompt cache (Anthropic bills them above the input price). */
+  cacheWriteTokens?: number;
 }
 
 export type RunEvent =

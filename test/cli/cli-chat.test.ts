@@ -34,6 +34,14 @@ describe('CLI chat', () => {
     const json = JSON.parse((await runCli(['runs', 'show', runId, '--data-dir', dataDir, '--json'])).stdout) as { costUsd: number };
     expect(json.costUsd).toBeCloseTo(0.00027, 10);
 
+    // Cached input is shown and priced apart (gpt-4o-mini: $0.15 per million input, $0.075 cached, $0.60 output).
+    server.enqueue(reply().text('Cached.').usage({ input: 4000, output: 100, cacheRead: 3000 }));
+    const cached = await run(dataDir, work, 'gpt-4o-mini', 'hello, cached');
+    const cachedId = (cached.events.find((e) => e.type === 'run.started') as unknown as { runId: string }).runId;
+    expect((await runCli(['runs', 'show', cachedId, '--data-dir', dataDir])).stdout).toContain('tokens 4000 in (cache: 3000 read, 0 written) / 100 out  cost $0.0004');
+    const cachedJson = JSON.parse((await runCli(['runs', 'show', cachedId, '--data-dir', dataDir, '--json'])).stdout) as { costUsd: number };
+    expect(cachedJson.costUsd).toBeCloseTo((1000 * 0.15 + 3000 * 0.075 + 100 * 0.6) / 1e6, 10);
+
     server.enqueue(reply().text('Unpriced.').usage({ input: 10, output: 5 }));
     const local = await run(dataDir, work, 'my-local-model', 'hello again');
     const localId = (local.events.find((e) => e.type === 'run.started') as unknown as { runId: string }).runId;

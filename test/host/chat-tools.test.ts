@@ -172,6 +172,14 @@ describe('tokens and cost', () => {
     expect(turns[0]!.costUsd).toBeCloseTo((1000 * 0.15 + 200 * 0.6) / 1e6, 10);
     expect(result.usage).toMatchObject({ inputTokens: 4000, outputTokens: 300 });
     expect(result.usage!.costUsd).toBeCloseTo((4000 * 0.15 + 300 * 0.6) / 1e6, 10);
+    // Input the provider's prompt cache served is priced as cached (gpt-4o-mini: $0.075 per million, half the input).
+    server.enqueue(reply().text('Cached.').usage({ input: 4000, output: 100, cacheRead: 3000 }));
+    await turn(id, 'again');
+    const cached = await h.service.getMessages({ conversationId: id });
+    const last = cached.items.at(-1) as Extract<MessageItem, { kind: 'assistant' }>;
+    expect(last.usage).toMatchObject({ inputTokens: 4000, cacheReadTokens: 3000, outputTokens: 100 });
+    expect(last.usage!.costUsd).toBeCloseTo((1000 * 0.15 + 3000 * 0.075 + 100 * 0.6) / 1e6, 10);
+    expect(cached.usage).toMatchObject({ inputTokens: 8000, cacheReadTokens: 3000, outputTokens: 400 });
     await h.service.shutdown();
     h.close();
 
@@ -181,7 +189,7 @@ describe('tokens and cost', () => {
     await turn(id, 'c');
     const mixed = await h.service.getMessages({ conversationId: id });
     expect(mixed.items.at(-1)).toMatchObject({ kind: 'assistant', usage: { inputTokens: 10, outputTokens: 5, costUsd: null } });
-    expect(mixed.usage).toMatchObject({ inputTokens: 4010, outputTokens: 305, costUsd: null, models: ['gpt-4o-mini', 'my-local-model'] });
+    expect(mixed.usage).toMatchObject({ inputTokens: 8010, outputTokens: 405, costUsd: null, models: ['gpt-4o-mini', 'my-local-model'] });
   });
 });
 

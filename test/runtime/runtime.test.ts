@@ -546,3 +546,54 @@ describe('per-step work', () => {
     expect(long - short).toBe(10);
   });
 });
+
+describe('prompt cache', () => {
+  type Block = { cache_control?: unknown };
+  type AnthropicBody = { tools: Block[]; system: Block[]; messages: { content: Block[] }[] };
+  const marked = (blocks: Block[]) => blocks.map((b) => b.cache_control !== undefined);
+
+  it('marks the tool set, the system prompt and the newest message for Anthropic; later steps read what earlier ones wrote', async () => {
+    const rt = runtime();
+    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
+    server.enqueue(reply().tool('echo', { text: 'a' }), reply().tool('echo', { text: 'b' }), reply().text('done'));
+    const events: RunEvent[] = [];
+    const outcome = await rt.sendMessage(conv.id, 'echo twice', { provider: provider('anthropic'), interactive: false, onEvent: (e) => events.push(e) });
+    expect(outcome.status).toBe('finished');
+
+    for (const request of server.requests) {
+      const body = request.body as unknown as AnthropicBody;
+      // The last tool ends the tool set's prefix; the system block its own; the newest message's last block the history's.
+      expect(marked(body.tools)).toEqual(body.tools.map((_, i) => i === body.tools.length - 1));
+      expect(marked(body.system)).toEqual([true]);
+      const last = body.messages.at(-1)!.content;
+      expect(marked(last)).toEqual(last.map((_, i) => i === last.length - 1));
+      expect(body.messages.slice(0, -1).every((m) => !marked(m.content).includes(true))).toBe(true);
+    }
+    // The scripted server caches as the API does: the first step writes, each later one reads the prefix the previous
+    // step wrote (the tools, the system prompt and the history so far) and writes what it added.
+    const steps = events.filter((e): e is Extract<RunEvent, { type: 'usage' }> => e.type === 'usage').map((e) => e.usage);
+    expect(steps).toHaveLength(3);
+    expect(steps[0]).toMatchObject({ cacheReadTokens: 0 });
+    expect(steps[0]!.cacheWriteTokens).toBeGreaterThan(0);
+    // Each step reads all the previous one cached: its whole request up to the newest message was an unchanged prefix.
+    for (let i = 1; i < steps.length; i++) {
+      expect(steps[i]!.cacheReadTokens).toBe(steps[i - 1]!.cacheReadTokens! + steps[i - 1]!.cacheWriteTokens!);
+      expect(steps[i]!.cacheWriteTokens).toBeGreaterThan(0);
+    }
+    const run = store.getRun(outcome.runId)!;
+    expect(run.cache_read_tokens).toBe(steps.reduce((n, u) => n + u.cacheReadTokens!, 0));
+    expect(run.cache_write_tokens).toBe(steps.reduce((n, u) => n + u.cacheWriteTokens!, 0));
+    expect(run.input_tokens).toBe(steps.reduce((n, u) => n + u.inputTokens, 0));
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', usage: { cacheReadTokens: run.cache_read_tokens, cacheWriteTokens: run.cache_write_tokens } });
+  });
+
+  it('sends no cache marks to OpenAI (it caches prefixes by itself) and records the cached tokens it reports', async () => {
+    const rt = runtime();
+    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
+    server.enqueue(reply().text('hello').usage({ input: 2000, output: 10, cacheRead: 1536 }));
+    const outcome = await rt.sendMessage(conv.id, 'hi', { provider: provider('openai'), interactive: false });
+    expect(outcome.status).toBe('finished');
+    expect(JSON.stringify(server.requests[0]!.body)).not.toContain('cache_control');
+    expect(store.getRun(outcome.runId)).toMatchObject({ input_tokens: 2000, cache_read_tokens: 1536, cache_write_tokens: 0 });
+  });
+});

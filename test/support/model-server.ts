@@ -2,6 +2,7 @@
  * Scripted model server for tests: speaks the real OpenAI chat-completions and Anthropic Messages
  * wire protocols on 127.0.0.1, so the runtime's real AI SDK provider code is exercised end to end.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,8 +25,18 @@ export const scriptedReplySchema = z.strictObject({
   streamError: z.boolean().optional(),
   /** Accept the request and never answer (until the client aborts or the server closes). */
   hang: z.boolean().optional(),
-  /** Token usage to report; estimated from the request and output sizes when absent. */
-  usage: z.strictObject({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() }).optional(),
+  /**
+   * Token usage to report; estimated from the request and output sizes when absent. `input` counts every input token;
+   * `cacheRead`/`cacheWrite` say how many of them the prompt cache served or took.
+   */
+  usage: z
+    .strictObject({
+      input: z.number().int().nonnegative(),
+      output: z.number().int().nonnegative(),
+      cacheRead: z.number().int().nonnegative().optional(),
+      cacheWrite: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
   /** Pause before each event. */
   delayMs: z.number().nonnegative().optional(),
 });
@@ -59,7 +70,7 @@ export class ReplyBuilder {
     return this.with({ hang: true });
   }
 
-  usage(usage: { input: number; output: number }): ReplyBuilder {
+  usage(usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number }): ReplyBuilder {
     return this.with({ usage });
   }
 
@@ -253,7 +264,7 @@ interface Step {
   model: string;
   text: string[];
   tools: ResolvedTool[];
-  usage: { input: number; output: number };
+  usage: { input: number; output: number; cacheRead?: number | undefined; cacheWrite?: number | undefined };
 }
 
 /** The HTTP payload in two parts: `tail` holds the finishing events, dropped when the stream breaks. */
@@ -281,6 +292,53 @@ function splitJson(body: unknown): Payload {
 
 const SSE = 'text/event-stream; charset=utf-8';
 
+/** Anthropic counts the input the cache served or took apart from `input_tokens`. */
+function anthropicInput(step: Step): { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number } {
+  const read = step.usage.cacheRead ?? 0;
+  const write = step.usage.cacheWrite ?? 0;
+  return { input_tokens: Math.max(0, step.usage.input - read - write), cache_creation_input_tokens: write, cache_read_input_tokens: read };
+}
+
+/**
+ * Anthropic's prompt cache, as the API applies it: the request is a sequence of blocks (tools, then system blocks,
+ * then each message's content blocks); a block marked `cache_control` ends a cacheable prefix, written to the cache. A
+ * request reads the longest prefix an earlier request wrote that ends at one of its breakpoints or at most 20 blocks
+ * before one; what its longest marked prefix adds beyond that is written. Tokens are the server's 4-characters
+ * estimate. (The API's minimum cacheable length and the cache's five-minute lifetime are not modelled.)
+ */
+function anthropicCacheUse(body: AnthropicMessagesRequest, written: Set<string>): { read: number; write: number } {
+  const blocks: unknown[] = [];
+  const marked: number[] = [];
+  const add = (block: object, where: string) => {
+    const { cache_control: mark, ...rest } = block as { cache_control?: unknown };
+    blocks.push([where, rest]);
+    if (mark) marked.push(blocks.length);
+  };
+  for (const tool of body.tools ?? []) add(tool, 'tool');
+  if (typeof body.system === 'string') add({ type: 'text', text: body.system }, 'system');
+  else for (const block of body.system ?? []) add(block, 'system');
+  for (const message of body.messages) {
+    if (typeof message.content === 'string') add({ type: 'text', text: message.content }, message.role);
+    else for (const block of message.content) add(block, message.role);
+  }
+  const prefixKey = (end: number) => createHash('sha256').update(JSON.stringify(blocks.slice(0, end))).digest('hex');
+  const tokensTo = (end: number) => Math.ceil(JSON.stringify(blocks.slice(0, end)).length / 4);
+  let read = 0;
+  let longest = 0;
+  for (const end of marked) {
+    // A hit is looked for at the breakpoint and at the 20 block boundaries before it (as the API does).
+    for (let at = end; at > 0 && at >= end - 20; at--) {
+      if (written.has(prefixKey(at))) {
+        read = Math.max(read, tokensTo(at));
+        break;
+      }
+    }
+    longest = Math.max(longest, tokensTo(end));
+  }
+  for (const end of marked) written.add(prefixKey(end));
+  return { read, write: longest - read };
+}
+
 function openaiPayload(step: Step, stream: boolean, includeUsage: boolean): Payload {
   const created = Math.floor(Date.now() / 1000);
   const finishReason = step.tools.length > 0 ? 'tool_calls' : 'stop';
@@ -288,7 +346,7 @@ function openaiPayload(step: Step, stream: boolean, includeUsage: boolean): Payl
     prompt_tokens: step.usage.input,
     completion_tokens: step.usage.output,
     total_tokens: step.usage.input + step.usage.output,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: step.usage.cacheRead ?? 0, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
   if (!stream) {
@@ -340,7 +398,7 @@ function anthropicPayload(step: Step, stream: boolean): Payload {
       content,
       stop_reason: stopReason,
       stop_sequence: null,
-      usage: { input_tokens: step.usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: step.usage.output },
+      usage: { ...anthropicInput(step), output_tokens: step.usage.output },
     });
   }
   const event = (type: string, data: object = {}): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
@@ -354,7 +412,7 @@ function anthropicPayload(step: Step, stream: boolean): Payload {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: step.usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+        usage: { ...anthropicInput(step), output_tokens: 1 },
       },
     }),
     event('ping'),
@@ -425,6 +483,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
+  /** Prefixes in the simulated Anthropic prompt cache (hashes; never evicted while the server lives). */
+  const cacheWritten = new Set<string>();
   let fallback: ((request: RecordedRequest) => ReplyInput) | undefined;
   let sequence = 0;
 
@@ -486,6 +546,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       name: t.name,
       args: fillFromRequest(t.argsRaw ?? JSON.stringify(t.args ?? {}), raw),
     }));
+    const estimatedUsage = () => {
+      const usage = { input: Math.ceil(raw.length / 4), output: Math.max(1, Math.ceil(outputChars / 4)) };
+      if (request.protocol !== 'anthropic') return usage;
+      const cache = anthropicCacheUse(request.body, cacheWritten);
+      return { ...usage, input: Math.max(usage.input, cache.read + cache.write), cacheRead: cache.read, cacheWrite: cache.write };
+    };
     const text = next.text ?? [];
     const outputChars = text.reduce((sum, t) => sum + t.length, 0) + tools.reduce((sum, t) => sum + t.name.length + t.args.length, 0);
     const step: Step = {
@@ -493,8 +559,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       model: request.body.model,
       text,
       tools,
-      // Rough 4-characters-per-token estimate, so context accounting sees plausible growth.
-      usage: next.usage ?? { input: Math.ceil(raw.length / 4), output: Math.max(1, Math.ceil(outputChars / 4)) },
+      // Rough 4-characters-per-token estimate, so context accounting sees plausible growth; an Anthropic request with
+      // cache breakpoints reads and writes the simulated prompt cache.
+      usage: next.usage ?? estimatedUsage(),
     };
     const stream = request.body.stream === true;
     const payload =

@@ -5,7 +5,7 @@
  */
 import type { AttachmentView, Cleared, TurnUsage } from '../../shared/chat-contract';
 import type { MessageItem, ToolItem } from '../../shared/contract';
-import { costOf } from '../../shared/prices';
+import { costOf, runTokens } from '../../shared/prices';
 import { attachmentOf } from '../runtime/user-content';
 import { chatModule, type CallNoteRow } from '../services/store/modules/chat';
 import type { ApprovalRow, RunRow, Store, ToolCallRow } from '../services/store/store';
@@ -63,20 +63,22 @@ export function attachmentsOf(content: unknown): AttachmentView[] {
   return out;
 }
 
-export function runUsage(runs: readonly Pick<RunRow, 'model' | 'input_tokens' | 'output_tokens'>[]): TurnUsage {
+export function runUsage(runs: readonly Pick<RunRow, 'model' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens'>[]): TurnUsage {
   let inputTokens = 0;
   let outputTokens = 0;
+  let cacheReadTokens = 0;
   let costUsd: number | null = 0;
   const models: string[] = [];
   for (const r of runs) {
     inputTokens += r.input_tokens;
     outputTokens += r.output_tokens;
+    cacheReadTokens += r.cache_read_tokens;
     if (r.input_tokens + r.output_tokens === 0) continue;
     if (!models.includes(r.model)) models.push(r.model);
-    const c = costOf(r.model, r.input_tokens, r.output_tokens);
+    const c = costOf(r.model, runTokens(r));
     costUsd = c === null || costUsd === null ? null : costUsd + c;
   }
-  return { inputTokens, outputTokens, costUsd, models };
+  return { inputTokens, outputTokens, cacheReadTokens, costUsd, models };
 }
 
 /** Puts each finished turn's usage on its last assistant text (items are this projection's own, mutated in place). */

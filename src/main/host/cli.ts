@@ -28,7 +28,7 @@ import { compositionsCommand } from './cli-compositions';
 import { mediaCommand } from './cli-media';
 import { subagentsCommand } from './cli-subagents';
 import { conversationsCommand } from './cli-chat';
-import { costOf, formatCost } from '../../shared/prices';
+import { costOf, formatCost, runTokens } from '../../shared/prices';
 import { workflowsCommand } from './cli-workflows';
 import { towerCommand } from './cli-tower';
 
@@ -306,11 +306,11 @@ async function runsCommand(args: string[]): Promise<number> {
         const calls = store.toolCallsForRun(id).map((c) => ({ ...c, args: JSON.parse(c.args) as unknown, reasons: JSON.parse(c.reasons) as unknown }));
         const approvals = store.approvalsForRun(id);
         if (values.json) {
-          print({ run, costUsd: costOf(run.model, run.input_tokens, run.output_tokens), toolCalls: calls, approvals });
+          print({ run, costUsd: costOf(run.model, runTokens(run)), toolCalls: calls, approvals });
         } else {
           const conv = store.getConversation(run.conversation_id);
           const out = (line: string) => process.stdout.write(`${line}\n`);
-          out(`${run.id}  ${run.status}  ${run.provider}/${run.model}  policy ${run.policy}  steps ${run.step}  tokens ${run.input_tokens} in / ${run.output_tokens} out  cost ${formatCost(costOf(run.model, run.input_tokens, run.output_tokens)) ?? 'unknown (no price for this model)'}`);
+          out(`${run.id}  ${run.status}  ${run.provider}/${run.model}  policy ${run.policy}  steps ${run.step}  tokens ${run.input_tokens} in${run.cache_read_tokens || run.cache_write_tokens ? ` (cache: ${run.cache_read_tokens} read, ${run.cache_write_tokens} written)` : ''} / ${run.output_tokens} out  cost ${formatCost(costOf(run.model, runTokens(run))) ?? 'unknown (no price for this model)'}`);
           out(`conversation ${run.conversation_id}${conv ? `  "${conv.title}"  in ${conv.folder}` : ''}`);
           if (run.error) out(`error: ${run.error}`);
           const byCall = new Map(approvals.map((a) => [a.tool_call_id, a]));

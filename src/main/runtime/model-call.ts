@@ -22,7 +22,7 @@ export interface StoredMessage {
 export type StepPart =
   | { type: 'text'; delta: string }
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
-  | { type: 'finish'; inputTokens: number; outputTokens: number };
+  | { type: 'finish'; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
 
 export async function* streamModelStep(args: {
   model: LanguageModel;
@@ -35,9 +35,20 @@ export async function* streamModelStep(args: {
   if (typeof model === 'string' || model.specificationVersion !== 'v3') {
     throw new DeskhandError('internal', 'This model provider does not implement the v3 language-model interface.');
   }
+  const cache = cacheBreakpointsOf(model.provider);
+  const tools = args.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const prompt = toPrompt(args.system, placeToolImages(args.messages, imageModeOf(model.provider)));
+  if (cache) {
+    // The prefix a provider can reuse between steps: the tool set (the same every step of a run), the system prompt,
+    // and the history up to the newest message (the next step's request repeats it and adds to it).
+    const last = tools.length - 1;
+    if (last >= 0) tools[last] = { ...tools[last]!, providerOptions: cache } as never;
+    prompt[0] = { ...prompt[0]!, providerOptions: cache } as never;
+    if (prompt.length > 1) prompt[prompt.length - 1] = { ...prompt[prompt.length - 1]!, providerOptions: cache } as never;
+  }
   const { stream } = await model.doStream({
-    prompt: toPrompt(args.system, placeToolImages(args.messages, imageModeOf(model.provider))),
-    tools: args.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    prompt,
+    tools,
     toolChoice: { type: 'auto' },
     abortSignal: args.signal,
   });
@@ -50,7 +61,13 @@ export async function* streamModelStep(args: {
         yield { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input };
         break;
       case 'finish':
-        yield { type: 'finish', inputTokens: part.usage.inputTokens.total ?? 0, outputTokens: part.usage.outputTokens.total ?? 0 };
+        yield {
+          type: 'finish',
+          inputTokens: part.usage.inputTokens.total ?? 0,
+          outputTokens: part.usage.outputTokens.total ?? 0,
+          cacheReadTokens: part.usage.inputTokens.cacheRead ?? 0,
+          cacheWriteTokens: part.usage.inputTokens.cacheWrite ?? 0,
+        };
         break;
       case 'error':
         throw part.error;
@@ -58,6 +75,15 @@ export async function* streamModelStep(args: {
         break;
     }
   }
+}
+
+/**
+ * Prompt-cache breakpoints, for the providers that take them: Anthropic caches a request's prefix only up to the
+ * blocks marked `cache_control` (at most four). OpenAI caches prefixes by itself (and reports the cached tokens);
+ * OpenAI-compatible servers get no marks.
+ */
+function cacheBreakpointsOf(providerId: string): { anthropic: { cacheControl: { type: 'ephemeral' } } } | null {
+  return providerId.startsWith('anthropic') ? { anthropic: { cacheControl: { type: 'ephemeral' } } } : null;
 }
 
 /** Stored ModelMessages → the provider prompt (user text becomes a text part; the rest maps one to one). */

@@ -60,7 +60,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         } else if (part.type === 'tool-call') {
           calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, ...parseToolInput(core, part.input) });
         } else {
-          usage = { inputTokens: part.inputTokens, outputTokens: part.outputTokens };
+          usage = { inputTokens: part.inputTokens, outputTokens: part.outputTokens, cacheReadTokens: part.cacheReadTokens, cacheWriteTokens: part.cacheWriteTokens };
         }
       }
       if (stepController.signal.aborted) throw new DeskhandError('aborted', 'aborted');
@@ -114,6 +114,8 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         step,
         input_tokens: run.input_tokens + usage.inputTokens,
         output_tokens: run.output_tokens + usage.outputTokens,
+        cache_read_tokens: run.cache_read_tokens + (usage.cacheReadTokens ?? 0),
+        cache_write_tokens: run.cache_write_tokens + (usage.cacheWriteTokens ?? 0),
       });
     });
     core.emit(options, { type: 'usage', runId: run.id, step, usage });

@@ -175,7 +175,7 @@ export class RunLoop {
       conversationId: run.conversation_id,
       status,
       ...(error ? { error } : {}),
-      usage: { inputTokens: final.input_tokens, outputTokens: final.output_tokens },
+      usage: { inputTokens: final.input_tokens, outputTokens: final.output_tokens, cacheReadTokens: final.cache_read_tokens, cacheWriteTokens: final.cache_write_tokens },
       steps: final.step,
     });
     return { runId: run.id, conversationId: run.conversation_id, status, ...(error ? { error } : {}), approvalIds: [] };

@@ -24,6 +24,9 @@ export interface RunRow {
   step: number;
   input_tokens: number;
   output_tokens: number;
+  /** Of input_tokens: read from / written to the provider's prompt cache. */
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   tainted: number;
   error: string | null;
   owner_pid: number | null;
@@ -168,6 +171,12 @@ export const runsModule = defineStoreModule({
       END;
       DELETE FROM messages_fts WHERE coalesce(text, '') = '';`,
     },
+    {
+      description: 'prompt-cache tokens of a run (read and written), priced apart from the other input tokens',
+      sql: `
+      ALTER TABLE runs ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE runs ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;`,
+    },
   ],
   queries: (sql: Sql) => ({
     /** `match` is an FTS5 query (built by the caller from words, never raw input); newest first. */
@@ -210,6 +219,8 @@ export const runsModule = defineStoreModule({
         step: 0,
         input_tokens: 0,
         output_tokens: 0,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
         tainted: 0,
         error: null,
         owner_pid: me.pid,
@@ -218,8 +229,8 @@ export const runsModule = defineStoreModule({
         updated_at: now,
       };
       sql.run(
-        `INSERT INTO runs (id,conversation_id,status,policy,provider,model,base_url,step,input_tokens,output_tokens,tainted,error,owner_pid,owner_start,created_at,updated_at)
-         VALUES (@id,@conversation_id,@status,@policy,@provider,@model,@base_url,@step,@input_tokens,@output_tokens,@tainted,@error,@owner_pid,@owner_start,@created_at,@updated_at)`,
+        `INSERT INTO runs (id,conversation_id,status,policy,provider,model,base_url,step,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,tainted,error,owner_pid,owner_start,created_at,updated_at)
+         VALUES (@id,@conversation_id,@status,@policy,@provider,@model,@base_url,@step,@input_tokens,@output_tokens,@cache_read_tokens,@cache_write_tokens,@tainted,@error,@owner_pid,@owner_start,@created_at,@updated_at)`,
         full,
       );
       return full;
