@@ -99,10 +99,14 @@ test('light and dark follow the OS; the theme in Settings wins and is kept', asy
   await deskhand.startModel([]);
   const page = await deskhand.start();
   await deskhand.newConversation('Themes');
+  // The page follows the OS through a media-query change event, so each reading waits for the theme it follows.
+  const html = page.locator('html');
   await page.emulateMedia({ colorScheme: 'light' });
+  await expect(html).toHaveAttribute('data-theme', 'light');
   const light = await background(page);
   await page.screenshot({ path: artifact(`${deskhand.kind}-theme-light.png`) });
   await page.emulateMedia({ colorScheme: 'dark' });
+  await expect(html).toHaveAttribute('data-theme', 'dark');
   const dark = await background(page);
   expect(dark).not.toBe(light);
   await page.screenshot({ path: artifact(`${deskhand.kind}-theme-dark.png`) });
