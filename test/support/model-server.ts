@@ -321,21 +321,30 @@ function anthropicCacheUse(body: AnthropicMessagesRequest, written: Set<string>)
     if (typeof message.content === 'string') add({ type: 'text', text: message.content }, message.role);
     else for (const block of message.content) add(block, message.role);
   }
-  const prefixKey = (end: number) => createHash('sha256').update(JSON.stringify(blocks.slice(0, end))).digest('hex');
-  const tokensTo = (end: number) => Math.ceil(JSON.stringify(blocks.slice(0, end)).length / 4);
+  // Prefix hashes and sizes, built once: keys[i] and chars[i] describe the first i blocks.
+  const keys: string[] = [''];
+  const chars: number[] = [2];
+  const hash = createHash('sha256');
+  for (const block of blocks) {
+    const text = JSON.stringify(block);
+    hash.update(text);
+    keys.push(hash.copy().digest('hex'));
+    chars.push(chars[chars.length - 1]! + text.length + 1);
+  }
+  const tokensTo = (end: number) => Math.ceil(chars[end]! / 4);
   let read = 0;
   let longest = 0;
   for (const end of marked) {
     // A hit is looked for at the breakpoint and at the 20 block boundaries before it (as the API does).
     for (let at = end; at > 0 && at >= end - 20; at--) {
-      if (written.has(prefixKey(at))) {
+      if (written.has(keys[at]!)) {
         read = Math.max(read, tokensTo(at));
         break;
       }
     }
     longest = Math.max(longest, tokensTo(end));
   }
-  for (const end of marked) written.add(prefixKey(end));
+  for (const end of marked) written.add(keys[end]!);
   return { read, write: longest - read };
 }
 

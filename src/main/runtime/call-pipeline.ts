@@ -412,8 +412,11 @@ export class CallPipeline {
       await this.holdSecret(tool, args);
       const holds = tool.holdsSecret?.(args as never);
       if (holds) this.heldByRun.get(run.id)?.add(holds);
-      if (isQuiet(item)) quietResults.push(this.complete(run, row, output, 'done', options, Date.now() - started, decided, true));
-      else this.complete(run, row, output, 'done', options, Date.now() - started, decided);
+      if (isQuiet(item)) {
+        const result = this.result(run, row, output, 'done', options, Date.now() - started, decided);
+        result.show();
+        quietResults.push(result.write);
+      } else this.complete(run, row, output, 'done', options, Date.now() - started, decided);
       return becameTainted;
     } catch (err) {
       live.flush();
@@ -471,6 +474,7 @@ export class CallPipeline {
     }
   }
 
+  /** Records the call's result, then shows it. */
   complete(
     run: RunRow,
     row: ToolCallRow,
@@ -479,14 +483,28 @@ export class CallPipeline {
     options: Pick<RunOptions, 'onEvent'> | undefined,
     durationMs = 0,
     decided?: DecisionFields,
-    deferWrite = false,
-  ): () => void {
+  ): void {
+    const result = this.result(run, row, output, status, options, durationMs, decided);
+    result.write();
+    result.show();
+  }
+
+  /** A call's result: the write that records it and its `tool.result` event, for the caller to order. */
+  private result(
+    run: RunRow,
+    row: ToolCallRow,
+    output: string,
+    status: 'done' | 'error' | 'denied' | 'interrupted',
+    options: Pick<RunOptions, 'onEvent'> | undefined,
+    durationMs: number,
+    decided?: DecisionFields,
+  ): { write: () => void; show: () => void } {
     const stored = status === 'denied' ? 'done' : status;
     const finishedAt = Date.now();
-    const write = () => this.core.store.updateToolCall(row.id, { ...decided, status: stored, output, is_error: status === 'done' ? 0 : 1, finished_at: finishedAt });
-    if (!deferWrite) write();
-    this.core.emit(options, { type: 'tool.result', runId: run.id, callId: row.call_id, tool: row.tool, status: status === 'done' ? 'ok' : status, output, durationMs });
-    return write;
+    return {
+      write: () => this.core.store.updateToolCall(row.id, { ...decided, status: stored, output, is_error: status === 'done' ? 0 : 1, finished_at: finishedAt }),
+      show: () => this.core.emit(options, { type: 'tool.result', runId: run.id, callId: row.call_id, tool: row.tool, status: status === 'done' ? 'ok' : status, output, durationMs }),
+    };
   }
 
   private toolContext(

@@ -75,6 +75,8 @@ function keptView(store: Store, conversationId: string): ModelView {
 
 /** What the model's context holds, in tokens: the view's estimate plus the system prompt and tool set's share. */
 const contextTokensOf = (view: ModelView) => estimateTokens(view.chars) + 1500;
+/** Where compaction starts, in tokens. */
+const compactAtTokensOf = (limits: RuntimeCore['limits']) => Math.floor(limits.contextWindow * limits.compactAt);
 
 function computeModelView(store: Store, conversationId: string): ModelView {
   const record = store.module(contextModule).latest(conversationId);
@@ -113,16 +115,14 @@ export function contextFigures(core: RuntimeCore, conversationId: string): Conte
   return {
     contextTokens: contextTokensOf(keptView(store, conversationId)),
     contextWindow: limits.contextWindow,
-    compactAtTokens: Math.floor(limits.contextWindow * limits.compactAt),
+    compactAtTokens: compactAtTokensOf(limits),
     compactions: store.module(contextModule).count(conversationId),
   };
 }
 
-/** Compacts when the next request would reach the threshold. */
-/** Compacts at the threshold; says whether it did. */
+/** Compacts when the next request would reach the threshold; says whether it did. */
 export async function maybeCompact(core: RuntimeCore, run: RunRow, conv: ConversationRow, options: RunOptions): Promise<boolean> {
-  const { limits } = core;
-  if (contextTokensOf(keptView(core.store, conv.id)) < Math.floor(limits.contextWindow * limits.compactAt)) return false;
+  if (contextTokensOf(keptView(core.store, conv.id)) < compactAtTokensOf(core.limits)) return false;
   return (await compactConversation(core, conv.id, run.id, options, 'auto')).compacted;
 }
 
