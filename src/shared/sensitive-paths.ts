@@ -147,6 +147,7 @@ export const CODE_RUNNER_RULES: readonly { glob: string; what: string }[] = [
   { glob: '.githooks/*', what: 'git hooks (git runs them)' },
   { glob: '.husky/*', what: 'husky git hooks (git runs them)' },
   { glob: '.devcontainer/devcontainer.json', what: 'a dev container definition (it runs commands)' },
+  { glob: '.deskhand/mcp.json', what: "a project MCP file (Deskhand runs the servers it names once the person approved it)" },
 ];
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { InputKind } from '../runtime/input-kinds';
 import { ToolRegistry } from '../runtime/registry';
+import { GuardedContentReader, type ContentReader } from '../runtime/content-reader';
 import type { SecretRedactor } from '../runtime/redaction';
 import type { SandboxService } from '../services/sandbox';
 import type { HttpService } from '../services/http/index';
@@ -50,6 +51,8 @@ import type { Tower } from '../services/tower/index';
 
 export interface HostServices {
   dataDir: string;
+  /** The guarded reader for files read because of workspace content (default: one over `dataDir`). */
+  reader?: ContentReader;
   tasks: TaskService;
   sandbox: SandboxService;
   vault: SecretSaver | null;
@@ -94,6 +97,7 @@ export interface Assembly {
 }
 
 export function assembleTools(services: HostServices, registry = new ToolRegistry()): Assembly {
+  const reader = services.reader ?? new GuardedContentReader({ dataDir: services.dataDir });
   const shell = createShellFamily({ tasks: services.tasks, sandbox: services.sandbox, dataDir: services.dataDir });
   const secrets = createSecretFamily({ vault: services.vault, learn: (name, value) => services.redactor.addSecret(name, value) });
   const interaction = createInteractionFamily({ tasks: services.tasks });
@@ -125,6 +129,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     mcp: services.mcp ?? null,
     registry,
     userSkillsDir: join(services.dataDir, 'skills'),
+    reader,
     customTools: custom.tools,
     commands: shell.commands,
     tasks: services.tasks,
@@ -153,7 +158,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   if (services.memory) {
     const m = services.memory;
     const memory = createMemoryFamily({ memory: m.memory, quotes: m.quotes, folderOf: m.folderOf });
-    const plan = createPlanFamily();
+    const plan = createPlanFamily(reader);
     const goals = createGoalFamily({ goals: m.goals, evidence: m.evidence });
     for (const f of [memory, plan, goals]) registry.add(f.tools);
     registry.addFilter('plan-mode', plan.filter);

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { Store } from '../services/store/store';
 import { Runtime, type RunOptions, type RunOutcome, type RuntimeOptions } from '../runtime/runtime';
 import { SecretRedactor } from '../runtime/redaction';
+import { GuardedContentReader } from '../runtime/content-reader';
 import { BackgroundTasks } from '../services/tasks/background-tasks';
 import { osSandbox } from '../services/sandbox';
 import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
@@ -167,8 +168,11 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const schedules = new ScheduleService({ store, dataDir: opts.dataDir, os: platformScheduler(opts.dataDir), command: (id) => fireCommand(id, opts.dataDir) });
   // MCP: stdio servers get only the secrets their configuration names; OAuth tokens live in the keyring.
   const keyring = new KeytarSecretStore(keyringService());
+  // The one guarded reader: skills, project MCP files and what they run, plan files (runtime/content-reader.ts).
+  const reader = new GuardedContentReader({ dataDir: opts.dataDir });
   const mcp = new McpManager({
     store,
+    reader,
     secret: (name) => (vault ? vault.get(name) : Promise.resolve(null)),
     oauth: (name) => new VaultOAuthProvider(name, keyring, (url) => void process.stderr.write(`deskhand: MCP server ${name} needs a sign-in: open ${url.href}\n`)),
     ...(mcpBackoff ? { backoff: mcpBackoff } : {}),
@@ -183,6 +187,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const computer = (makeComputer ?? defaultComputer)(store, opts.dataDir);
   const { registry, inputKinds, contextSources } = assembleTools({
     dataDir: opts.dataDir,
+    reader,
     tasks,
     sandbox: osSandbox,
     vault,

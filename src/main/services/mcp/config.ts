@@ -3,9 +3,10 @@
  * errors are sentences a person can act on.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
+import type { ContentReader } from '../../../shared/content-reader';
+import { DeskhandError } from '../../../shared/errors';
 
 /** Server names become part of tool names (`mcp__<server>__<tool>`): letters, digits and dashes. */
 export const SERVER_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9-]{0,39}$/;
@@ -75,11 +76,32 @@ export function parseEnvPairs(pairs: readonly string[]): Record<string, string> 
 /** The project file of a workspace: `.deskhand/mcp.json` with `{"mcpServers": {NAME: {command, args, env} | {url}}}`. */
 export const PROJECT_FILE = join('.deskhand', 'mcp.json');
 
+/** A workspace file a project server's command runs (named in its command or args), as the pin covers it. */
+export interface ProjectScript {
+  server: string;
+  /** The command or argument as the file gives it. */
+  arg: string;
+  /** Where it really is (every link followed). */
+  resolved: string;
+  /** sha256 of its content; null when the guard refused to read it (then the pin covers its path only). */
+  sha256: string | null;
+  /** Why it was not read (a sensitive file, a link leaving the workspace). */
+  note?: string;
+}
+
 export interface ProjectFile {
   path: string;
+  /**
+   * The pin a person approves: the file's sha256 when its servers run no workspace file, else the sha256 of the file
+   * together with every workspace script its servers run (a rewritten `server.js` changes the pin).
+   */
   sha256: string;
+  /** sha256 of the file's own text. */
+  fileSha256: string;
   text: string;
   servers: McpServerConfig[];
+  /** The workspace files the servers' commands run, covered by the pin. */
+  scripts: ProjectScript[];
 }
 
 const projectEntry = z.looseObject({
@@ -92,14 +114,66 @@ const projectEntry = z.looseObject({
   tier: tier.optional(),
 });
 
-/** Reads a workspace's project file; null when there is none. Throws a readable error when it does not parse. */
-export function readProjectFile(folder: string): ProjectFile | null {
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The workspace files a stdio server's command line names (the program itself, a script argument, `--flag=path`):
+ * every word that names an existing path inside `folder` (as given, or once links are followed). Each is read
+ * through the guarded reader and hashed; one the guard refuses is pinned by where it leads.
+ */
+export function projectScripts(server: McpServerConfig, folder: string, reader: ContentReader): ProjectScript[] {
+  if (server.transport !== 'stdio') return [];
+  const cwd = server.cwd ? resolve(folder, server.cwd) : folder;
+  const words = [server.command, ...(server.args ?? [])].flatMap((w) => {
+    const eq = /^--?[A-Za-z][\w-]*=(.+)$/.exec(w);
+    return eq ? [w, eq[1]!] : [w];
+  });
+  const out: ProjectScript[] = [];
+  const seen = new Set<string>();
+  for (const arg of words) {
+    if (!arg || arg.includes('\0')) continue;
+    const abs = isAbsolute(arg) ? resolve(arg) : resolve(cwd, arg);
+    const inside = (p: string) => {
+      const rel = relative(folder, p);
+      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+    };
+    let file;
+    try {
+      file = reader.read(abs, { roots: [folder], within: folder, maxBytes: 64 * 1024 * 1024 });
+    } catch (err) {
+      if (!DeskhandError.isInstance(err) || err.code === 'not_found') continue;
+      // Refused (a link leaving the workspace, a sensitive file, not a regular file): pinned by path when it is named
+      // inside the workspace; a folder or a program elsewhere is not the workspace's.
+      if (!inside(abs) || /not a regular file/.test(err.message) || seen.has(abs)) continue;
+      seen.add(abs);
+      out.push({ server: server.name, arg, resolved: abs, sha256: null, note: err.message });
+      continue;
+    }
+    if (seen.has(file.resolved)) continue;
+    seen.add(file.resolved);
+    out.push({ server: server.name, arg, resolved: file.resolved, sha256: file.sha256 });
+  }
+  return out;
+}
+
+/** The pin over the file and its scripts (the file's own hash when it runs none: pins approved before stay valid). */
+export function projectPin(fileSha: string, scripts: readonly ProjectScript[]): string {
+  if (!scripts.length) return fileSha;
+  return sha256(JSON.stringify({ file: fileSha, scripts: scripts.map((s) => [s.server, s.arg, s.resolved, s.sha256]) }));
+}
+
+/**
+ * Reads a workspace's project file through the guarded reader; null when there is none. Throws a readable error when
+ * it does not parse or the guard refused it (a link leaving the workspace, a sensitive target).
+ */
+export function readProjectFile(folder: string, reader: ContentReader): ProjectFile | null {
   const path = join(folder, PROJECT_FILE);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return null;
+    text = reader.read(path, { roots: [folder], within: join(folder, '.deskhand'), anchor: folder }).text;
+  } catch (err) {
+    if (DeskhandError.isInstance(err) && err.code === 'not_found') return null;
+    throw new Error((err as Error).message);
   }
   let json: unknown;
   try {
@@ -116,5 +190,7 @@ export function readProjectFile(folder: string): ProjectFile | null {
       : { name, transport: 'stdio', command: e.command ?? '', args: e.args ?? [], env: e.env ?? {}, ...(e.tier ? { tier: e.tier } : {}), cwd: folder, source: path };
     return parseServerConfig(config);
   });
-  return { path, text, sha256: createHash('sha256').update(text).digest('hex'), servers };
+  const fileSha256 = sha256(text);
+  const scripts = servers.flatMap((s) => projectScripts(s, folder, reader));
+  return { path, text, sha256: projectPin(fileSha256, scripts), fileSha256, servers, scripts };
 }

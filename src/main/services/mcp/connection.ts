@@ -24,6 +24,11 @@ export interface ConnectionDeps {
   /** Backoff: first delay, and the cap. */
   backoff?: { firstMs: number; maxMs: number };
   maxMessageBytes?: number;
+  /**
+   * Checked before every start (the first and each restart after a crash): a reason here means the server must not
+   * run now (a project server whose approval no longer holds). It is reported as the server's error, not retried.
+   */
+  beforeStart?(): string | null;
 }
 
 export class McpConnection {
@@ -66,6 +71,16 @@ export class McpConnection {
   private async connect(): Promise<void> {
     // A server that failed stays "failed" (with its error) while Deskhand retries, until it connects.
     this.setHealth({ status: this.health.status === 'failed' ? 'failed' : 'connecting', nextRetryAt: null });
+    let refused: string | null;
+    try {
+      refused = this.deps.beforeStart?.() ?? null;
+    } catch (err) {
+      refused = `its approval could not be checked (${describe(err)})`;
+    }
+    if (refused) {
+      this.setHealth({ status: 'failed', lastError: refused, nextRetryAt: null });
+      return;
+    }
     let transport: Transport;
     try {
       transport = await this.makeTransport();

@@ -2,7 +2,7 @@
  * The MCP service as tools and hosts see it: configured and project servers, their health, their tools, resources
  * and prompts, and calls. The implementation (manager.ts, connection.ts) is built by the host.
  */
-export type { McpServerConfig, McpTier, ProjectFile } from './config';
+export type { McpServerConfig, McpTier, ProjectFile, ProjectScript } from './config';
 export { MCP_TIERS, SERVER_NAME_RE, PROJECT_FILE, parseServerConfig, parseEnvPairs, readProjectFile } from './config';
 import type { McpServerConfig, ProjectFile } from './config';
 
@@ -55,7 +55,10 @@ export interface McpService {
   readResource(server: string, uri: string, signal: AbortSignal): Promise<McpContent[]>;
   listPrompts(server: string): Promise<{ name: string; description?: string | undefined; arguments?: { name: string; required?: boolean | undefined }[] | undefined }[]>;
   getPrompt(server: string, name: string, args: Record<string, string>, signal: AbortSignal): Promise<string>;
-  /** A workspace's `.deskhand/mcp.json`, and whether its current content was approved. */
+  /**
+   * A workspace's `.deskhand/mcp.json` (read through the guarded reader), and whether its pin — the file and every
+   * workspace script its servers run — is the one the person approved.
+   */
   projectFile(folder: string): { file: ProjectFile | null; trusted: boolean; error: string | null };
   /** Records the person's approval of a project file (by its content hash) and starts its servers. */
   trustProject(folder: string, sha256: string): Promise<McpServerView[]>;

@@ -3,6 +3,7 @@
  * written to the store as it changes (so `deskhand mcp list` and the health panel of any process see it), tools
  * announced to whoever registers them (the extensions family), calls routed by server.
  */
+import type { ContentReader } from '../../../shared/content-reader';
 import { readProjectFile, parseServerConfig, type McpServerConfig } from './config';
 import { McpConnection, type ConnectionDeps } from './connection';
 import type { McpContent, McpHealth, McpServerView, McpService, ToolsListener } from './index';
@@ -15,6 +16,11 @@ export interface McpManagerOptions {
   oauth?: ConnectionDeps['oauth'];
   backoff?: ConnectionDeps['backoff'];
   maxMessageBytes?: number;
+  /**
+   * The guarded reader project files and the scripts they run are read through (injected by the host). Without one,
+   * project files are not read at all (configured servers only: `deskhand mcp test`).
+   */
+  reader?: ContentReader;
 }
 
 export class McpManager implements McpService {
@@ -52,10 +58,14 @@ export class McpManager implements McpService {
     await Promise.all(starts);
   }
 
-  /** Connects one server (replacing a running connection of that name). */
-  async connect(config: McpServerConfig): Promise<McpServerView> {
+  /**
+   * Connects one server (replacing a running connection of that name). A project server (`project` is its workspace
+   * folder) is checked against the person's approval before every start, restarts after a crash included.
+   */
+  async connect(config: McpServerConfig, project?: string): Promise<McpServerView> {
     await this.disconnect(config.name);
     const conn = new McpConnection(config, {
+      ...(project ? { beforeStart: () => this.stillTrusted(project, config) } : {}),
       secret: this.opts.secret,
       ...(this.opts.oauth ? { oauth: this.opts.oauth } : {}),
       ...(this.opts.backoff ? { backoff: this.opts.backoff } : {}),
@@ -133,8 +143,9 @@ export class McpManager implements McpService {
   }
 
   projectFile(folder: string) {
+    if (!this.opts.reader) return { file: null, trusted: false, error: 'Project MCP files are not read by this command.' };
     try {
-      const file = readProjectFile(folder);
+      const file = readProjectFile(folder, this.opts.reader);
       return { file, trusted: !!file && this.q.trusted(file.path)?.sha256 === file.sha256, error: null };
     } catch (err) {
       return { file: null, trusted: false, error: (err as Error).message };
@@ -158,10 +169,28 @@ export class McpManager implements McpService {
       file.servers.map(async (s) => {
         if (configuredNames.has(s.name)) return; // the person's own server of that name wins
         const running = this.conns.get(s.name);
-        if (running && running.config.source === s.source && JSON.stringify(running.config) === JSON.stringify(s)) return;
-        await this.connect(s);
+        // A server that stopped because its approval no longer held starts again once the person approved again.
+        if (running && running.health.status !== 'failed' && running.config.source === s.source && JSON.stringify(running.config) === JSON.stringify(s)) return;
+        await this.connect(s, folder);
       }),
     );
+  }
+
+  /**
+   * Why a project server must not (re)start now, or null: its project file, or a workspace file its command runs,
+   * changed since the person approved it (the pin covers both), or the server's entry is not what was approved.
+   */
+  private stillTrusted(folder: string, config: McpServerConfig): string | null {
+    const { file, trusted, error } = this.projectFile(folder);
+    const again = 'It does not start until the person approves the project MCP file again (enable_project_mcp_servers).';
+    if (!file) return `The project MCP file of ${folder} can no longer be read (${error ?? 'it is gone'}). ${again}`;
+    if (!trusted) {
+      const scripts = file.scripts.length ? ` or a file its servers run (${file.scripts.map((x) => x.resolved).join(', ')})` : '';
+      return `${file.path}${scripts} changed since the person approved it. ${again}`;
+    }
+    const now = file.servers.find((x) => x.name === config.name);
+    if (!now || JSON.stringify(now) !== JSON.stringify(config)) return `The entry of ${config.name} in ${file.path} is not the one that was approved. ${again}`;
+    return null;
   }
 
   private conn(server: string): McpConnection {

@@ -3,9 +3,10 @@
  * document) as a new composition or as the next version of one (`revises`). The person reviews it in the app's
  * compositions panel; their comments, approvals and change requests come back as messages.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
+import { openVerified } from '../../runtime/path-guard';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool } from '../../runtime/tool';
 import { COMPOSITION_KINDS, MAX_COMPOSITION_BYTES, type CompositionService } from '../../services/compositions/index';
@@ -42,11 +43,20 @@ export const createCreateComposition = (compositions: CompositionService) =>
       if ((args.content === undefined) === (args.path === undefined)) throw new ToolError('Give exactly one of content or path.');
       let bytes: Buffer;
       if (args.path !== undefined) {
+        // Opened where the approval engine checked it (the declared read), so a path swapped since is refused.
         const abs = resolvePath(args.path, ctx.state.cwd);
-        const st = await stat(abs).catch(() => null);
-        if (!st?.isFile()) throw new ToolError(`${args.path} is not a file.`);
-        if (st.size > MAX_COMPOSITION_BYTES) throw new ToolError(`${args.path} is ${st.size} bytes; a composition may be at most ${MAX_COMPOSITION_BYTES}.`);
-        bytes = await readFile(abs);
+        const opened = await openVerified(abs, ctx.checkedPaths?.get(abs)?.resolved).catch((err: unknown) => {
+          if (err instanceof ToolError) throw err;
+          throw new ToolError(`${args.path} is not a file (${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}).`);
+        });
+        try {
+          const st = opened.stat;
+          if (!st.isFile()) throw new ToolError(`${args.path} is not a file.`);
+          if (st.size > MAX_COMPOSITION_BYTES) throw new ToolError(`${args.path} is ${st.size} bytes; a composition may be at most ${MAX_COMPOSITION_BYTES}.`);
+          bytes = await readFile(opened.fh);
+        } finally {
+          await opened.fh.close();
+        }
       } else {
         if (args.kind === 'image') throw new ToolError('An image composition is taken from a file: give path (PNG, JPEG, GIF or WebP).');
         bytes = Buffer.from(args.content!, 'utf8');

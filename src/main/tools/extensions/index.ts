@@ -3,6 +3,7 @@
  * the project MCP file's approval, skills, and custom tools from agent configuration. Services come from the host:
  * the MCP service, the shell family's command knowledge, the task service.
  */
+import type { ContentReader } from '../../../shared/content-reader';
 import type { InputKind } from '../../runtime/input-kinds';
 import type { ToolDefinition } from '../../runtime/tool';
 import type { McpService } from '../../services/mcp';
@@ -20,6 +21,8 @@ export interface ExtensionsDeps {
   registry: ToolRegistrar;
   /** The person's skills folder (`<data dir>/skills`). */
   userSkillsDir: string;
+  /** The guarded reader every skill and project file is read through (runtime/content-reader.ts). */
+  reader: ContentReader;
   customTools: readonly CustomToolConfig[];
   commands: CommandRunner;
   tasks: TaskService;
@@ -31,5 +34,5 @@ export function createExtensionsFamily(deps: ExtensionsDeps): { tools: ToolDefin
   const mcp = deps.mcp ? createMcpExtraTools(deps.mcp) : { tools: [], inputKinds: [] };
   const stop = deps.mcp ? registerMcpTools(deps.mcp, deps.registry, deps.deferAbove !== undefined ? { deferAbove: deps.deferAbove } : {}) : () => undefined;
   const custom = deps.customTools.map((c) => createCustomTool(c, { commands: deps.commands, tasks: deps.tasks }));
-  return { tools: [...createSkillTools(deps.userSkillsDir), ...mcp.tools, ...custom], inputKinds: mcp.inputKinds, stop };
+  return { tools: [...createSkillTools(deps.userSkillsDir, deps.reader), ...mcp.tools, ...custom], inputKinds: mcp.inputKinds, stop };
 }

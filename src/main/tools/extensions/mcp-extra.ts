@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
 import type { InputKind } from '../../runtime/input-kinds';
-import { readProjectFile, type McpService } from '../../services/mcp';
+import type { McpService } from '../../services/mcp';
 import { assessment, formatContent, mcpToolName } from './mcp-tools';
 
 const server = z.string().min(1).max(40).describe('The MCP server name (list_mcp_servers shows them).');
@@ -119,13 +119,16 @@ export function createMcpExtraTools(mcp: McpService): { tools: ToolDefinition[];
     risk: 'read-only',
     disclosure: 'internal',
     input: (args) => {
-      const file = readProjectFileSafe(args.folder);
+      const file = readProjectFileSafe(mcp, args.folder);
       const list = file.servers.map((s) => (s.transport === 'stdio' ? `- ${s.name}: runs ${[s.command, ...(s.args ?? [])].join(' ')}` : `- ${s.name}: connects to ${s.url}`)).join('\n');
+      const scripts = file.scripts.length
+        ? `\n\nWorkspace files these commands run (covered by the approval; a change to any of them asks again):\n${file.scripts.map((x) => `- ${x.resolved}${x.sha256 ? ` (sha256 ${x.sha256.slice(0, 12)})` : ` (not read: ${x.note ?? 'refused'}; its path is pinned)`}`).join('\n')}`
+        : '';
       return {
         kind: 'mcp_project',
         description: `Start the MCP servers of ${file.path}`,
-        prompt: `The workspace file ${file.path} asks to start these MCP servers:\n${list}\n\nApprove only if you trust this workspace. The file as it is now (sha256 ${file.sha256.slice(0, 12)}) is remembered; a change asks again.`,
-        data: { folder: args.folder, path: file.path, sha256: file.sha256, servers: file.servers.map((s) => s.name) },
+        prompt: `The workspace file ${file.path} asks to start these MCP servers:\n${list}${scripts}\n\nApprove only if you trust this workspace. The file as it is now (pin ${file.sha256.slice(0, 12)}) is remembered; a change asks again.`,
+        data: { folder: args.folder, path: file.path, sha256: file.sha256, servers: file.servers.map((s) => s.name), scripts: file.scripts.map((x) => ({ path: x.resolved, sha256: x.sha256 })) },
       };
     },
     presentation: { title: 'Start the project\'s MCP servers', icon: 'plug', summary: (a) => a.folder },
@@ -154,13 +157,9 @@ export function createMcpExtraTools(mcp: McpService): { tools: ToolDefinition[];
   return { tools: [listServers, listResources, readResource, listPrompts, getPrompt, enableProject] as ToolDefinition[], inputKinds: [projectKind as InputKind] };
 }
 
-function readProjectFileSafe(folder: string) {
-  let file;
-  try {
-    file = readProjectFile(folder);
-  } catch (err) {
-    throw new ToolError((err as Error).message, 'invalid_args');
-  }
+function readProjectFileSafe(mcp: McpService, folder: string) {
+  const { file, error } = mcp.projectFile(folder);
+  if (error) throw new ToolError(error, 'invalid_args');
   if (!file) throw new ToolError(`There is no .deskhand/mcp.json in ${folder}.`, 'not_found');
   return file;
 }

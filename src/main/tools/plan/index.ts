@@ -5,9 +5,9 @@
  * is pinned into the conversation's state and shown to the model every turn from then on.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import type { ContentReader } from '../../../shared/content-reader';
 import { DeskhandError, ToolError } from '../../../shared/errors';
 import type { ContextSource } from '../../runtime/core';
 import type { InputKind } from '../../runtime/input-kinds';
@@ -23,11 +23,18 @@ export function planFileFor(folder: string, conversationId: string): string {
   return join(folder, '.deskhand', 'plans', `plan-${conversationId.replace(/^conv_/, '').slice(0, 8)}.md`);
 }
 
-function readPlan(path: string): string | null {
+/**
+ * The plan file, read through the guarded reader: it must be a real file inside its `.deskhand/plans` folder (a plan
+ * file turned into a link to a credential or outside its folder is refused: it would be shown and pinned).
+ */
+function readPlan(reader: ContentReader, path: string): string | null {
+  const plans = dirname(path);
+  const folder = dirname(dirname(plans));
   try {
-    return readFileSync(path, 'utf8').slice(0, MAX_PLAN_BYTES);
-  } catch {
-    return null;
+    return reader.read(path, { roots: [folder], within: plans, anchor: folder, maxBytes: 4 * MAX_PLAN_BYTES }).text.slice(0, MAX_PLAN_BYTES);
+  } catch (err) {
+    if (DeskhandError.isInstance(err) && err.code === 'not_found') return null;
+    throw new ToolError(`The plan file was not read: ${(err as Error).message}`, 'denied');
   }
 }
 
@@ -63,7 +70,7 @@ export const planKind: InputKind<PlanAnswer> = {
   example: '{"decision": "approve"} or {"decision": "revise", "feedback": "also update the tests"}',
 };
 
-export function createPlanFamily(): { tools: ToolDefinition[]; inputKinds: InputKind[]; filter: ToolFilter; contextSources: ContextSource[] } {
+export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition[]; inputKinds: InputKind[]; filter: ToolFilter; contextSources: ContextSource[] } {
   const enterPlanMode = defineTool({
     name: 'enter_plan_mode',
     description:
@@ -107,7 +114,12 @@ export function createPlanFamily(): { tools: ToolDefinition[]; inputKinds: Input
     effects: (a) => ({ paths: { read: [a.plan_file] } }),
     presentation: { title: 'Ask to confirm the plan', icon: 'todo', result: 'markdown' },
     input: (a) => {
-      const plan = readPlan(a.plan_file) ?? '';
+      let plan: string;
+      try {
+        plan = readPlan(reader, a.plan_file) ?? '';
+      } catch (err) {
+        plan = `(${(err as Error).message})`;
+      }
       const data: PlanRequestData = { planFile: a.plan_file, plan, sha256: sha(plan), options: a.options ?? [] };
       return { kind: 'plan', description: 'Confirm the plan before the agent acts', prompt: plan || '(the plan file is missing or empty)', data };
     },
@@ -116,7 +128,7 @@ export function createPlanFamily(): { tools: ToolDefinition[]; inputKinds: Input
       if (!mode) throw new ToolError('Plan mode is not on.');
       if (mode.planFile !== a.plan_file) throw new ToolError(`That is not this conversation's plan file; it is ${mode.planFile}.`);
       const answer = ctx.answer as PlanAnswer | undefined;
-      const plan = readPlan(a.plan_file);
+      const plan = readPlan(reader, a.plan_file);
       if (!plan?.trim()) throw new ToolError(`The plan file ${a.plan_file} is missing or empty. Write the plan there first.`);
       if (answer?.decision === 'revise') {
         return { output: `The person asked for revisions: ${answer.feedback ?? ''}\nYou are still in plan mode. Update the plan file and call exit_plan_mode again.` };
