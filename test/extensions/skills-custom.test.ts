@@ -61,7 +61,9 @@ it('finds skills by description, loads one, loads one section; bodies stay out o
   const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
   expect((await runtime.sendMessage(conv.id, 'notes', { provider: providerFor(model), interactive: false })).status).toBe('finished');
   const [all, found] = toolResults(model, 1);
-  expect(all).toBe('lint (workspace): Run the linters of this repo\nrelease-notes (user): Write release notes from the git log, grouped by kind');
+  // A listing that holds a workspace skill is the workspace's content: untrusted. One of the person's own is not.
+  expect(all).toMatch(/^<untrusted source="workspace skill [^"]*lint\/SKILL\.md"/);
+  expect(all).toContain('lint (workspace): Run the linters of this repo\nrelease-notes (user): Write release notes from the git log, grouped by kind');
   expect(found).toBe('release-notes (user): Write release notes from the git log, grouped by kind');
   expect(JSON.stringify(model.requests[1]!.body)).not.toContain('SECRET-BODY-MARKER');
   const loaded = toolResults(model, 2).at(-1)!;
