@@ -131,6 +131,38 @@ describe('the approval of a project MCP file covers the scripts it runs', () => 
   }, 30_000);
 });
 
+describe('the scripts of a trusted project server are run-later files', () => {
+  it('writing server.mjs or the project file with the file tools or the shell asks under the most permissive policy', async () => {
+    runtime = makeRuntime(dataDir);
+    const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
+    await approveProject(runtime, conv.id);
+    const approved = readFileSync(join(work, 'server.mjs'), 'utf8');
+    // The file tools change only files the conversation has read: read it first (reading asks for nothing).
+    model.enqueue(reply().tool('read_file', { path: 'server.mjs' }).tool('read_file', { path: '.deskhand/mcp.json' }), reply().text('read'));
+    expect((await runtime.sendMessage(conv.id, 'look at it', opts())).status).toBe('finished');
+    const calls: [string, Record<string, unknown>, RegExp][] = [
+      ['write_file', { path: 'server.mjs', content: serverSource(2, starts, marker) }, /file the project MCP server proj runs/],
+      ['edit_file', { path: 'server.mjs', old_string: "'v1", new_string: "'v9" }, /file the project MCP server proj runs/],
+      ['execute_command', { command: "printf 'x' > server.mjs" }, /file the project MCP server proj runs/],
+      ['execute_command', { command: 'cp /dev/null ./server.mjs' }, /file the project MCP server proj runs/],
+      ['write_file', { path: '.deskhand/mcp.json', content: '{"mcpServers": {}}' }, /project MCP file/],
+    ];
+    for (const [tool, args, reason] of calls) {
+      model.enqueue(reply().tool(tool, args), reply().text('done'));
+      const r = await runtime.sendMessage(conv.id, 'change it', opts());
+      expect(r.status, `${tool} ${JSON.stringify(args)}`).toBe('parked');
+      const asked = runtime.store.getApproval(r.approvalIds[0]!)!;
+      expect(asked.reasons, tool).toMatch(reason);
+      await runtime.decideApproval(asked.id, { approved: false, reason: 'no' }, opts());
+    }
+    expect(readFileSync(join(work, 'server.mjs'), 'utf8')).toBe(approved);
+    // Reading it asks for nothing.
+    expect((await runtime.explain('read_file', { path: 'server.mjs' }, 'read-only', work)).decision).toBe('allow');
+    expect((await runtime.explain('write_file', { path: 'server.mjs', content: 'x' }, 'high-risk', work)).decision).toBe('ask');
+    expect((await runtime.explain('write_file', { path: 'other.mjs', content: 'x' }, 'high-risk', work)).decision).toBe('allow');
+  }, 60_000);
+});
+
 describe('which files the pin covers', () => {
   const reader = () => new GuardedContentReader({ dataDir: tempDir('deskhand-mcptrust-d-') });
   const scriptsOf = (command: string, args: string[]) => projectScripts(parseServerConfig({ name: 's', transport: 'stdio', command, args, cwd: work }), work, reader());

@@ -229,6 +229,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       idleTimeoutMs: opts.idleTimeoutMs ?? envNumber('DESKHAND_MODEL_IDLE_TIMEOUT_MS'),
       retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
       contextSources,
+      // The scripts trusted project MCP servers run: a write to one always asks (mcp/manager.ts).
+      runLaterPaths: opts.runLaterPaths ?? (() => mcp.runLaterPaths()),
       // Automatic memory extraction: a side call that only proposes records (off with DESKHAND_MEMORY_EXTRACTION=off).
       afterTurn: opts.afterTurn ?? ((turn) => extractMemories({ store, memory, complete: (cfg, system, prompt) => runtime!.complete(cfg, system, prompt) }, turn).then(() => undefined)),
       systemAddendum: (id) => {

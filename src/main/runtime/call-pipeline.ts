@@ -131,7 +131,9 @@ export class CallPipeline {
     const held: ReadonlySet<string> = new Set(this.heldSecrets(run.id));
     // The always-allow rules of this conversation, its workspace folder, and everywhere (read once per step).
     const rules = store.rules.forConversation(conv.id, conv.folder);
-    const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox, conversationId: conv.id };
+    // Run-later files known at run time (a trusted project MCP server's scripts), read once per step.
+    const runLater = this.core.limits.runLater?.() ?? [];
+    const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox, conversationId: conv.id, ...(runLater.length ? { runLater } : {}) };
     // A Tower worker's scope (read once per step, like the rules).
     const missionScope = this.core.scopeOf(conv.id);
 
@@ -391,7 +393,8 @@ export class CallPipeline {
       // record and everything before it on disk, even if earlier steps that only read skipped the fsync.
       if (!isQuiet(item)) this.core.store.sync();
       // The paths it was decided on must still lead where they led (no swapping a link in between).
-      const moved = recheckPaths(checks, { cwd: state.cwd, workspaceRoots: [...state.workspaceRoots, ...state.readableRoots], dataDir: this.core.limits.dataDir });
+      const runLater = this.core.limits.runLater?.() ?? [];
+      const moved = recheckPaths(checks, { cwd: state.cwd, workspaceRoots: [...state.workspaceRoots, ...state.readableRoots], dataDir: this.core.limits.dataDir, ...(runLater.length ? { runLater } : {}) });
       if (moved) throw new ToolError(moved, 'conflict');
       const runArgs = await this.withSecrets(tool, args, effects, held);
       const answer = this.answerOf(row);

@@ -14,6 +14,7 @@ import type { BackgroundAnswer, InputKinds } from './input-kinds';
 import type { ToolRegistry } from './registry';
 import type { SecretRedactor } from './redaction';
 import { sanitizeEvent } from './call-security';
+import type { RunLaterPath } from './path-guard';
 
 export interface RunOptions {
   provider: ProviderConfig;
@@ -51,6 +52,8 @@ export interface RuntimeLimits {
   compactAt: number;
   /** Tool results longer than this are stored in full and the model gets a head, a tail and an id. */
   offloadChars: number;
+  /** Run-later files known at run time (a trusted project MCP server's scripts): writes to them always ask. */
+  runLater?: () => readonly RunLaterPath[];
 }
 
 /** Runs before each model call of a run (compaction, a subagent's steering messages); may add messages. */

@@ -22,12 +22,23 @@ import {
 
 export type PathAccess = 'read' | 'write';
 
+/**
+ * A file that makes something run later, known only at run time (a script a trusted project MCP server runs): a
+ * change to it always asks, like the code-runner files of shared/sensitive-paths.ts. `path` is resolved.
+ */
+export interface RunLaterPath {
+  path: string;
+  what: string;
+}
+
 /** Where a call runs: the conversation's cwd, its workspace roots, Deskhand's data dir (and, for tests, the home). */
 export interface GuardContext {
   cwd: string;
   workspaceRoots: readonly string[];
   dataDir: string;
   home?: string;
+  /** Run-later files known at run time (writes to them always ask). */
+  runLater?: readonly RunLaterPath[];
 }
 
 export type { SensitiveKind };
@@ -345,8 +356,10 @@ export class PathGuard {
   private readonly lexicalRoots: string[];
   private readonly lexicalData: string;
   private readonly lexicalHome: string;
+  private readonly runLater: ReadonlyMap<string, string>;
 
   constructor(ctx: GuardContext) {
+    this.runLater = new Map((ctx.runLater ?? []).map((r) => [r.path, r.what]));
     this.cwd = ctx.cwd;
     this.lexicalRoots = ctx.workspaceRoots.map((r) => resolve(r));
     this.roots = this.lexicalRoots.map(canonical);
@@ -384,9 +397,11 @@ export class PathGuard {
     }
     const resolved = r.resolved;
     const root = this.roots.find((x) => isInside(resolved, x)) ?? null;
+    const runLater = this.runLater.size ? (this.runLater.get(resolved) ?? this.runLater.get(path)) : undefined;
     const sensitive =
       sensitiveMatch(resolved, { dataDir: this.dataDir, roots: this.roots, home: this.home }) ??
-      sensitiveMatch(opts.raw ? resolve(path) : path, { dataDir: this.lexicalData, roots: this.lexicalRoots, home: this.lexicalHome });
+      sensitiveMatch(opts.raw ? resolve(path) : path, { dataDir: this.lexicalData, roots: this.lexicalRoots, home: this.lexicalHome }) ??
+      (runLater ? { kind: 'code-runner' as const, what: runLater } : null);
     const hardLinks = r.stat?.isFile() ? r.stat.nlink : 0;
     const gitInternal = resolved.split(sep).includes('.git');
 

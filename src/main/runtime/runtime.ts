@@ -26,6 +26,7 @@ import { ToolRegistry } from './registry';
 import { RunLoop } from './run-loop';
 import { runOwnerAlive } from '../services/processes/proc-info';
 import type { ToolDefinition } from './tool';
+import type { RunLaterPath } from './path-guard';
 import { userContent } from './user-content';
 import { checkReplaceable, supersedeFrom, type TurnInput } from './branches';
 
@@ -71,6 +72,11 @@ export interface RuntimeOptions {
   afterTurn?: (turn: { runId: string; conversationId: string; provider: ProviderConfig }) => void | Promise<void>;
   /** Text appended to a conversation's system prompt (its agent profile's instructions), or null. */
   systemAddendum?: (conversationId: string) => string | null;
+  /**
+   * Files known at run time whose change makes something run later (the scripts of trusted project MCP servers):
+   * every write to one asks, under every policy (path-guard.ts `RunLaterPath`).
+   */
+  runLaterPaths?: () => readonly RunLaterPath[];
 }
 
 export interface ExplainResult {
@@ -132,6 +138,7 @@ export class Runtime {
         ...(opts.systemAddendum ? { systemAddendum: opts.systemAddendum } : {}),
         compactAt: opts.compactAt ?? 0.8,
         offloadChars: opts.offloadChars ?? 40_000,
+        ...(opts.runLaterPaths ? { runLater: opts.runLaterPaths } : {}),
       },
       opts.grants,
       opts.onBackgroundAnswer,
@@ -382,7 +389,8 @@ export class Runtime {
     const tool = this.registry.resolve(toolName);
     const parsed = this.registry.parseArgs(tool, args);
     const tainted = !!opts.tainted;
-    const ctx = { cwd, workspaceRoots: [cwd, ...(opts.roots ?? [])], dataDir: this.opts.dataDir, ...(sandbox ? { sandbox } : {}) };
+    const runLater = this.opts.runLaterPaths?.() ?? [];
+    const ctx = { cwd, workspaceRoots: [cwd, ...(opts.roots ?? [])], dataDir: this.opts.dataDir, ...(sandbox ? { sandbox } : {}), ...(runLater.length ? { runLater } : {}) };
     const effects = await callEffects(tool, parsed, ctx);
     const rules = this.store.rules.forConversation(opts.conversationId ?? '', cwd);
     const missionScope = opts.conversationId ? this.core.scopeOf(opts.conversationId) : null;

@@ -12,9 +12,9 @@ import type { DeclaredRisk, Disclosure, RiskTier } from '../../shared/tools';
 import type { SandboxMode } from '../../shared/sandbox';
 import type { RulePart } from '../../shared/rules';
 import type { ToolPresentationView, ResultHint, ToolIcon } from '../../shared/tool-presentation';
-import type { PathCheck, PathSpec } from './path-guard';
+import type { PathCheck, PathSpec, RunLaterPath } from './path-guard';
 
-export type { PathSpec };
+export type { PathSpec, RunLaterPath };
 
 /** A family's own judgement of one call (the shell family's command classifier). Printed by `policy explain`. */
 export interface Classification {
@@ -88,6 +88,8 @@ export interface EffectsContext {
   sandbox?: SandboxMode;
   /** The conversation the call belongs to (absent in `policy explain`): families with per-conversation state read it. */
   conversationId?: string;
+  /** Files known at run time whose change makes something run later (a trusted project MCP server's scripts). */
+  runLater?: readonly RunLaterPath[];
 }
 /** @deprecated name kept for the classifier's signature; same as EffectsContext. */
 export type ClassifyContext = EffectsContext;

@@ -4,7 +4,8 @@
  * announced to whoever registers them (the extensions family), calls routed by server.
  */
 import type { ContentReader } from '../../../shared/content-reader';
-import { readProjectFile, parseServerConfig, type McpServerConfig } from './config';
+import { join } from 'node:path';
+import { PROJECT_FILE, readProjectFile, parseServerConfig, type McpServerConfig, type ProjectScript } from './config';
 import { McpConnection, type ConnectionDeps } from './connection';
 import type { McpContent, McpHealth, McpServerView, McpService, ToolsListener } from './index';
 import { extensionsModule } from '../store/modules/extensions';
@@ -27,6 +28,8 @@ export class McpManager implements McpService {
   private readonly conns = new Map<string, McpConnection>();
   private readonly toolListeners = new Set<ToolsListener>();
   private readonly healthListeners = new Set<(h: McpHealth) => void>();
+  /** The workspace scripts of each project file found trusted in this process (run-later files: writes ask). */
+  private readonly trustedScripts = new Map<string, ProjectScript[]>();
   private readonly q;
 
   constructor(private readonly opts: McpManagerOptions) {
@@ -146,10 +149,25 @@ export class McpManager implements McpService {
     if (!this.opts.reader) return { file: null, trusted: false, error: 'Project MCP files are not read by this command.' };
     try {
       const file = readProjectFile(folder, this.opts.reader);
-      return { file, trusted: !!file && this.q.trusted(file.path)?.sha256 === file.sha256, error: null };
+      const trusted = !!file && this.q.trusted(file.path)?.sha256 === file.sha256;
+      if (trusted) this.trustedScripts.set(folder, file.scripts);
+      return { file, trusted, error: null };
     } catch (err) {
       return { file: null, trusted: false, error: (err as Error).message };
     }
+  }
+
+  /**
+   * The workspace files trusted project servers run (as found trusted in this process), as run-later files: the
+   * approval engine asks for every write to one, under every policy. A file whose approval lapsed stays on the list
+   * (its change still matters: it runs again once the person approves).
+   */
+  runLaterPaths(): { path: string; what: string }[] {
+    const out: { path: string; what: string }[] = [];
+    for (const [folder, scripts] of this.trustedScripts) {
+      for (const s of scripts) out.push({ path: s.resolved, what: `a file the project MCP server ${s.server} runs (approved with ${join(folder, PROJECT_FILE)}; a change stops it until approved again)` });
+    }
+    return out;
   }
 
   async trustProject(folder: string, sha256: string): Promise<McpServerView[]> {
