@@ -185,3 +185,11 @@ describe('the guarded reader', () => {
     expect(() => reader.read(join(ws, 'missing.md'), { roots: [ws] })).toThrow(/no such file/);
   });
 });
+
+describe('the content-driven reads go through the guarded reader only', () => {
+  it.each(['src/main/tools/extensions/skills.ts', 'src/main/services/mcp/config.ts', 'src/main/services/mcp/manager.ts', 'src/main/tools/plan/index.ts', 'src/main/tools/extensions/mcp-extra.ts'])('%s reads no file by itself', async (file) => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(join(__dirname, '../..', file), 'utf8');
+    expect(text).not.toMatch(/\b(readFileSync|readFile|readdirSync|readdir|createReadStream|openSync|statSync)\b\s*\(|from 'node:fs(\/promises)?'/);
+  });
+});
