@@ -6,6 +6,7 @@
  * appear in what the tool returns. Links that stay inside the folder load; workspace skills come back untrusted and
  * their file is a declared read of load_skill.
  */
+import { execFileSync } from 'node:child_process';
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -176,6 +177,15 @@ describe('the guarded reader', () => {
     const inside = reader.read(join(ws, 'README.md'), { roots: [ws] });
     expect(inside.outside).toBe(false);
     expect(inside.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('a FIFO or a device in place of a file is refused without blocking', () => {
+    execFileSync('mkfifo', [join(ws, 'pipe.md')]);
+    expect(() => reader.read(join(ws, 'pipe.md'), { roots: [ws] })).toThrow(/not a regular file/);
+    mkdirSync(join(skills(), 'fifo'), { recursive: true });
+    execFileSync('mkfifo', [join(skills(), 'fifo', 'SKILL.md')]);
+    symlinkSync('/dev/zero', join(ws, 'zero.md'));
+    expect(() => reader.read(join(ws, 'zero.md'), { roots: [ws] })).toThrow(/not a regular file|outside|never reads/);
   });
 
   it('refuses files over the size cap, folders and missing files with distinct errors', () => {
