@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GuardedContentReader } from '../../src/main/runtime/content-reader';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { createSkillTools } from '../../src/main/tools/extensions/skills';
+import { createPlanFamily } from '../../src/main/tools/plan';
 import { makeContext, tempDir } from '../support/tool-context';
 
 const MARK = 'Netrc-Secret-Pw-93kQz71Lm';
@@ -162,6 +163,26 @@ describe('skills through links (mechanism 3)', () => {
       const found = await run('find_skills', {}, w);
       expect(found.output).toMatch(/symbolic link/);
       expect(found.output).not.toContain(MARK);
+    }
+  });
+});
+
+describe('plan files through links', () => {
+  it('a plan file linked to a credential or out of its folder is neither shown to the person nor pinned', async () => {
+    const plan = createPlanFamily(reader).tools.find((t) => t.name === 'exit_plan_mode')!;
+    const plans = join(ws, '.deskhand', 'plans');
+    mkdirSync(plans, { recursive: true });
+    symlinkSync(join(home, '.netrc'), join(plans, 'plan-netrc.md'));
+    symlinkSync(join(base, 'outside', 'notes.md'), join(plans, 'plan-out.md'));
+    for (const name of ['plan-netrc.md', 'plan-out.md']) {
+      const planFile = join(plans, name);
+      const spec = plan.input!({ plan_file: planFile } as never)!;
+      expect(spec.prompt).toMatch(/The plan file was not read/);
+      expect(JSON.stringify(spec)).not.toContain(MARK);
+      const ctx = makeContext(ws, { dataDir: data });
+      ctx.state.slots.plan_mode = { planFile, enteredAt: 1 };
+      await expect(plan.execute({ plan_file: planFile } as never, { ...ctx, answer: { decision: 'approve' } })).rejects.toThrow(/was not read/);
+      expect(JSON.stringify(ctx.state.slots)).not.toContain(MARK);
     }
   });
 });
