@@ -57,6 +57,7 @@ export class McpManager implements McpService {
     await this.disconnect(config.name);
     const conn = new McpConnection(config, {
       secret: this.opts.secret,
+      dataDir: this.opts.store.dataDir,
       ...(this.opts.oauth ? { oauth: this.opts.oauth } : {}),
       ...(this.opts.backoff ? { backoff: this.opts.backoff } : {}),
       ...(this.opts.maxMessageBytes ? { maxMessageBytes: this.opts.maxMessageBytes } : {}),
