@@ -34,7 +34,8 @@ export interface ConnectionDeps {
  * can write) runs in the OS sandbox as a shell command would: its workspace writable, the rest of the file system
  * read-only, secrets and Deskhand's data hidden, and no network (no call approves it for a server that runs
  * unattended); where no sandbox exists it does not start. The person's own servers (`deskhand mcp add`, Settings)
- * run as configured: the person chose the program and what it may reach.
+ * run as configured: the person chose the program and what it may reach. A config with a `source` (only
+ * `readProjectFile` sets one) counts as a project server, so a doubtful one is sandboxed rather than not.
  */
 export function stdioSandbox(c: StdioServerConfig, dataDir: string | undefined): SandboxPlan {
   if (!c.source) return unsandboxedPlan('off', `runs as configured (the person's own MCP server ${c.name}), outside the OS sandbox`);
