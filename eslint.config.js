@@ -8,6 +8,43 @@ const restrict = (patterns, message, paths = [], more = []) => ({
   'no-restricted-imports': ['error', { paths: paths.map((name) => ({ name, message })), patterns: [{ group: patterns, message }, ...more] }],
 });
 
+/**
+ * One door for processes (SECURITY.md, "Round three: one door for processes"): only the launcher may import
+ * `child_process` or `execa`, statically, dynamically (`import()`), through `require`, or by re-export, so every
+ * process Deskhand starts gets the sandbox plan, the credential filter and an owned process group. Type-only imports
+ * (`import type { ChildProcess }`) start nothing and are allowed.
+ */
+const PROCESS_MODULES = /^(node:)?child_process$|^execa(\/.*)?$/;
+const processDoor = {
+  meta: { type: 'problem', schema: [], messages: { door: "Start processes through the launcher (src/main/services/processes/launcher.ts: launchForModel for the model's processes, launchHostProgram/runHostProgram for Deskhand's own fixed helpers), never by importing '{{name}}' here." } },
+  create(context) {
+    const check = (node, source) => {
+      if (source && typeof source.value === 'string' && PROCESS_MODULES.test(source.value)) context.report({ node, messageId: 'door', data: { name: source.value } });
+    };
+    return {
+      ImportDeclaration(node) {
+        if (node.importKind === 'type' || (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type'))) return;
+        check(node, node.source);
+      },
+      ExportNamedDeclaration(node) {
+        if (node.source && node.exportKind !== 'type') check(node, node.source);
+      },
+      ExportAllDeclaration(node) {
+        if (node.exportKind !== 'type') check(node, node.source);
+      },
+      ImportExpression(node) {
+        check(node, node.source);
+      },
+      CallExpression(node) {
+        if (node.callee.type === 'Identifier' && node.callee.name === 'require') check(node, node.arguments[0]);
+      },
+      TSImportEqualsDeclaration(node) {
+        if (node.moduleReference.type === 'TSExternalModuleReference') check(node, node.moduleReference.expression);
+      },
+    };
+  },
+};
+
 const MAIN_ONLY = ['electron', '**/electron/**', '**/renderer/**', '**/preload/**', 'react', 'react-dom'];
 
 export default tseslint.config(
@@ -18,6 +55,23 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='invoke']:not([arguments.0.type='Literal']):not([arguments.0.name=/^[A-Z][A-Z0-9_]*$/])", message: 'No generic IPC passthroughs: invoke only a constant channel and name each method in the contract.' }],
     },
+  },
+  {
+    // Every file of the app: processes start only in the launcher. scripts/*.mjs are build scripts run by npm (not
+    // part of the app) and are outside this scope on purpose.
+    files: ['src/**'],
+    plugins: { deskhand: { rules: { 'process-door': processDoor } } },
+    rules: { 'deskhand/process-door': 'error' },
+  },
+  {
+    files: ['src/main/services/processes/launcher.ts'],
+    rules: { 'deskhand/process-door': 'off' },
+  },
+  {
+    // TEMPORARY: the coordinator's git is being reworked on branch sec-shell-tower (pinned host git, sandboxed test
+    // command). Move services/tower/git.ts onto the launcher when that lands, then delete this block.
+    files: ['src/main/services/tower/git.ts'],
+    rules: { 'deskhand/process-door': 'off' },
   },
   {
     files: ['src/shared/**'],

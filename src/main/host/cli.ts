@@ -347,7 +347,9 @@ async function runsCommand(args: string[]): Promise<number> {
         if (values.scope !== undefined && !(sub === 'approve' && values.always)) throw new UsageError('--scope goes with runs approve --always.');
         if (values.scope !== undefined && !isRuleScope(values.scope)) throw new UsageError(`--scope must be one of ${RULE_SCOPES.join(', ')} (got "${values.scope}").`);
         const scope: RuleScope = isRuleScope(values.scope) ? values.scope : 'conversation';
-        await runtime.startMcp(); // the resumed run may call MCP tools: their servers connect (or fail) first
+        // The resumed run may call MCP tools: their servers connect (or fail) first, the trusted project servers of
+        // the conversation's folder included (as `deskhand run` starts them).
+        await runtime.startMcp(store.getConversation(run.conversation_id)?.folder ?? undefined);
         if (sub === 'approve' && values.always) {
           // Exactly what "always" saves, before it is saved (a rule, or a workspace root of this conversation).
           const conv = store.getConversation(run.conversation_id);

@@ -4,7 +4,6 @@
  * publish clones the branch shallowly into a temp folder, writes the page under its folder, commits and pushes; git
  * runs with no prompts (a remote that needs credentials the person has not set up fails with git's message).
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,6 +11,7 @@ import { zipSync } from 'fflate';
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
 import type { GitTargetView, PublishFile, Publisher } from './index';
+import { runHostProgram } from '../processes/launcher';
 
 export const gitTargetSchema = z.strictObject({
   repository: z.string().min(1).max(2000),
@@ -67,32 +67,28 @@ export function zipFiles(files: PublishFile[]): Uint8Array {
   return zipSync(entries);
 }
 
-function git(args: string[], cwd: string, signal?: AbortSignal): Promise<string> {
-  return new Promise((res, rej) => {
-    execFile(
-      'git',
-      args,
-      {
-        cwd,
-        signal,
-        timeout: 120_000,
-        maxBuffer: 4 * 1024 * 1024,
-        env: {
-          ...process.env,
-          GIT_TERMINAL_PROMPT: '0',
-          GIT_ASKPASS: '',
-          SSH_ASKPASS: '',
-          GIT_SSH_COMMAND: 'ssh -o BatchMode=yes',
-          GIT_AUTHOR_NAME: 'Deskhand',
-          GIT_AUTHOR_EMAIL: 'deskhand@localhost',
-          GIT_COMMITTER_NAME: 'Deskhand',
-          GIT_COMMITTER_EMAIL: 'deskhand@localhost',
-          GIT_CONFIG_NOSYSTEM: '1',
-        },
-      },
-      (err, stdout, stderr) => (err ? rej(new DeskhandError('usage', `git ${args[0]} failed: ${(stderr || err.message).trim().slice(0, 800)}`)) : res(stdout)),
-    );
-  });
+/**
+ * git on the host, for a remote the person configured: a fixed program in a temp folder Deskhand made, with no
+ * prompts, no hooks or fsmonitor (whatever the templates say), the person's SSH agent (pushing needs it) and
+ * otherwise Deskhand's environment without credential-named variables.
+ */
+async function git(args: string[], cwd: string, signal?: AbortSignal): Promise<string> {
+  const env: Record<string, string> = {
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: '',
+    SSH_ASKPASS: '',
+    GIT_SSH_COMMAND: 'ssh -o BatchMode=yes',
+    GIT_AUTHOR_NAME: 'Deskhand',
+    GIT_AUTHOR_EMAIL: 'deskhand@localhost',
+    GIT_COMMITTER_NAME: 'Deskhand',
+    GIT_COMMITTER_EMAIL: 'deskhand@localhost',
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
+  if (process.env.SSH_AUTH_SOCK) env.SSH_AUTH_SOCK = process.env.SSH_AUTH_SOCK;
+  const r = await runHostProgram({ program: 'git', args: ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', ...args], cwd, signal, timeoutMs: 120_000, maxBuffer: 4 * 1024 * 1024, env });
+  if (r.code === 0) return r.stdout;
+  const why = r.error?.message ?? (r.stoppedBy === 'abort' ? 'stopped' : r.stoppedBy === 'timeout' ? 'it did not finish within 120 s' : `exit code ${r.code ?? r.signal}`);
+  throw new DeskhandError('usage', `git ${args[0]} failed: ${(r.stderr || why).trim().slice(0, 800)}`);
 }
 
 /** Commits the files under `folder` on the target's branch and pushes; returns the new commit's hash. */

@@ -4,7 +4,7 @@
  * `_NET_WM_NAME` and its absolute geometry. nut-js's own window calls crash without a window manager and see empty
  * titles under openbox, so they are not used.
  */
-import { execFile } from 'node:child_process';
+import { runHostProgram } from '../processes/launcher';
 import type { Rect } from './index';
 
 export interface XWindow {
@@ -18,13 +18,12 @@ export interface XWindow {
 export class Ewmh {
   constructor(private readonly env: NodeJS.ProcessEnv) {}
 
-  private run(cmd: string, args: string[]): Promise<string> {
-    return new Promise((resolve, reject) => {
-      execFile(cmd, args, { env: this.env, timeout: 5000, maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-        if (err) reject(new Error(`${cmd} failed: ${(stderr || err.message).trim().split('\n')[0]}`));
-        else resolve(stdout);
-      });
-    });
+  /** xprop, xwininfo, xdotool: fixed X11 helpers on the host, with this session's display (and its X authority). */
+  private async run(cmd: string, args: string[]): Promise<string> {
+    const r = await runHostProgram({ program: cmd, args, source: this.env, env: this.env.XAUTHORITY ? { XAUTHORITY: this.env.XAUTHORITY } : {}, timeoutMs: 5000, maxBuffer: 1 << 20 });
+    if (r.code === 0) return r.stdout;
+    const why = r.error?.message ?? (r.stoppedBy === 'timeout' ? 'it did not finish within 5 s' : `exit code ${r.code ?? r.signal}`);
+    throw new Error(`${cmd} failed: ${(r.stderr || why).trim().split('\n')[0]}`);
   }
 
   /** Managed windows, bottom to top. */

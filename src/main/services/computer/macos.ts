@@ -3,7 +3,7 @@
  * synthesized input and capture through nut-js. Three permissions are checked and each missing one is named with the
  * exact System Settings path that fixes it.
  */
-import { execFile } from 'node:child_process';
+import { runHostProgram } from '../processes/launcher';
 import { HelperOperator, type HelperPlatform, type HelperTransport } from './desktop-helper';
 import { MAC_HELPER } from './macos-helper';
 
@@ -94,15 +94,12 @@ export function macError(message: string): string {
   return message.split('\n')[0]!;
 }
 
-function execOut(file: string, args: string[], input: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(file, args, { timeout: 30_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${(stderr || err.message).trim()}${(err as NodeJS.ErrnoException).code === 'ENOENT' ? ' ENOENT' : ''}`));
-      else resolve(stdout);
-    });
-    child.stdin?.on('error', () => undefined); // a helper that never started (ENOENT) is reported by the callback
-    child.stdin?.end(input);
-  });
+/** osascript/screencapture: fixed macOS helpers on the host (through the launcher), the script on stdin. */
+async function execOut(file: string, args: string[], input: string): Promise<string> {
+  const r = await runHostProgram({ program: file, args, input, timeoutMs: 30_000, maxBuffer: 64 << 20 });
+  if (r.code === 0) return r.stdout;
+  const why = r.error?.message ?? (r.stoppedBy === 'timeout' ? 'it did not finish within 30 s' : `exit code ${r.code ?? r.signal}`);
+  throw new Error(`${(r.stderr || why).trim()}${r.error?.code === 'ENOENT' ? ' ENOENT' : ''}`);
 }
 
 interface Permissions {

@@ -3,7 +3,8 @@
  * and kept running (PowerShell and UIAutomationClient take about a second to load), one JSON line per request and
  * reply; synthesized input and capture through nut-js.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { launchHostProgram } from '../processes/launcher';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -147,7 +148,8 @@ export function powerShellArgs(file: string): string[] {
 }
 
 function spawnPowerShell(): ChildProcessWithoutNullStreams {
-  return spawn('powershell.exe', powerShellArgs(helperFile()), { stdio: 'pipe', windowsHide: true });
+  // Deskhand's own UI helper script, long-lived, spoken to over its pipes (host program, credential-filtered env).
+  return launchHostProgram({ program: 'powershell.exe', args: powerShellArgs(helperFile()), stdio: ['pipe', 'pipe', 'pipe'], ownGroup: false }).child as ChildProcessWithoutNullStreams;
 }
 
 export const winPlatform: HelperPlatform = {

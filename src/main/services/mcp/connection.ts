@@ -8,8 +8,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { HttpServerConfig, McpServerConfig } from './config';
-import { OwnedStdioTransport, cleanEnvironment } from './stdio-transport';
+import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './config';
+import { OwnedStdioTransport } from './stdio-transport';
+import { planSandbox, unsandboxedPlan, type SandboxPlan } from '../sandbox/sandbox';
 import type { McpCallResult, McpHealth, McpToolInfo } from './index';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -29,6 +30,29 @@ export interface ConnectionDeps {
    * run now (a project server whose approval no longer holds). It is reported as the server's error, not retried.
    */
   beforeStart?(): string | null;
+  /** Deskhand's data folder: hidden from project servers inside the sandbox. */
+  dataDir?: string;
+}
+
+/**
+ * How a stdio server runs. A project server (declared by a workspace's `.deskhand/mcp.json`, so by content the model
+ * can write) runs in the OS sandbox as a shell command would: its workspace writable, the rest of the file system
+ * read-only, secrets and Deskhand's data hidden, and no network (no call approves it for a server that runs
+ * unattended); where no sandbox exists it does not start. The person's own servers (`deskhand mcp add`, Settings)
+ * run as configured: the person chose the program and what it may reach. A config with a `source` (only
+ * `readProjectFile` sets one) counts as a project server, so a doubtful one is sandboxed rather than not.
+ */
+export function stdioSandbox(c: StdioServerConfig, dataDir: string | undefined): SandboxPlan {
+  if (!c.source) return unsandboxedPlan('off', `runs as configured (the person's own MCP server ${c.name}), outside the OS sandbox`);
+  const folder = c.cwd ?? process.cwd();
+  const plan = planSandbox({ mode: 'workspace-write', network: false, outside: false, roots: [folder], cwd: folder, dataDir: dataDir ?? folder });
+  if (plan.kind === null) {
+    throw new Error(
+      `project MCP server ${c.name} (from ${c.source}) runs only inside the OS sandbox, and there is none here (${plan.summary}). ` +
+        `To run it anyway, add it as your own server: deskhand mcp add ${c.name} -- ${[c.command, ...(c.args ?? [])].join(' ')}`,
+    );
+  }
+  return plan;
 }
 
 export class McpConnection {
@@ -154,8 +178,11 @@ export class McpConnection {
       return new OwnedStdioTransport({
         command: c.command,
         args: c.args ?? [],
-        env: cleanEnvironment({ ...(c.env ?? {}), ...secrets }),
+        // What the configuration names for this server, as given; the launcher adds Deskhand's own variables minus
+        // every credential-named one.
+        env: { ...(c.env ?? {}), ...secrets },
         cwd: c.cwd,
+        sandbox: stdioSandbox(c, this.deps.dataDir),
         ...(this.deps.maxMessageBytes ? { maxMessageBytes: this.deps.maxMessageBytes } : {}),
       });
     }

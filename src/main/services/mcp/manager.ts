@@ -70,6 +70,7 @@ export class McpManager implements McpService {
     const conn = new McpConnection(config, {
       ...(project ? { beforeStart: () => this.stillTrusted(project, config) } : {}),
       secret: this.opts.secret,
+      dataDir: this.opts.store.dataDir,
       ...(this.opts.oauth ? { oauth: this.opts.oauth } : {}),
       ...(this.opts.backoff ? { backoff: this.opts.backoff } : {}),
       ...(this.opts.maxMessageBytes ? { maxMessageBytes: this.opts.maxMessageBytes } : {}),

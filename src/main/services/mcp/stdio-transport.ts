@@ -1,34 +1,34 @@
 /**
- * An MCP stdio transport Deskhand owns end to end: the server runs in its own process group (setsid) with a clean
- * environment, so stopping it ends everything it started; every line it writes is checked (a line that is not
- * JSON-RPC closes the connection with that error instead of leaving a request hanging); a message over the size limit
- * is answered for the server with an error naming the limit, so a 20 MB result never reaches memory whole.
+ * An MCP stdio transport Deskhand owns end to end: the server is started through the process launcher, in its own
+ * process group with a filtered environment (a project server also inside the OS sandbox), so stopping it ends
+ * everything it started; every line it writes is checked (a line that is not JSON-RPC closes the connection with that
+ * error instead of leaving a request hanging); a message over the size limit is answered for the server with an
+ * error naming the limit, so a 20 MB result never reaches memory whole.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { stopProcessTree } from '../processes/command-process';
+import { launchForModel, type LaunchedProcess } from '../processes/launcher';
+import type { SandboxPlan } from '../sandbox/sandbox';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 const STDERR_TAIL_BYTES = 4096;
 
-/** Variables a server gets from Deskhand's own environment (nothing credential-bearing); everything else is named. */
-const INHERITED = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'TZ', 'DISPLAY', 'XDG_RUNTIME_DIR', 'NODE_OPTIONS_DESKHAND_NONE'];
-
-export function cleanEnvironment(extra: Record<string, string>, source: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of INHERITED) {
-    const value = source[name];
-    if (value !== undefined) env[name] = name === 'PATH' ? value.split(':').filter((d) => d.startsWith('/')).join(':') : value;
-  }
-  return { ...env, ...extra };
-}
+/**
+ * The only variables a server inherits from Deskhand's own environment (after the launcher's credential filter);
+ * everything else it gets is named in its configuration.
+ */
+export const SERVER_INHERITED: readonly string[] = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'TZ', 'DISPLAY', 'XDG_RUNTIME_DIR'];
 
 export interface OwnedStdioOptions {
   command: string;
   args: readonly string[];
+  /** Variables the configuration sets for this server (literal values and the saved secrets it names), as given. */
   env: Record<string, string>;
   cwd?: string | undefined;
+  /** How the server runs: the OS sandbox for a project server, as it is (the person's own choice) otherwise. */
+  sandbox: SandboxPlan;
   maxMessageBytes?: number;
 }
 
@@ -38,7 +38,8 @@ export class OwnedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** Why the connection ended, in words (exit code, malformed output), once it has. */
   endReason: string | null = null;
-  private child: ChildProcessWithoutNullStreams | null = null;
+  private child: (ChildProcess & { stdin: Writable; stdout: Readable; stderr: Readable }) | null = null;
+  private launched: LaunchedProcess | null = null;
   private chunks: Buffer[] = [];
   private pending = 0;
   /** Past the size limit: the start of the oversized message (for its id) while the rest is skipped. */
@@ -65,13 +66,19 @@ export class OwnedStdioTransport implements Transport {
   async start(): Promise<void> {
     this.schema = (await import('@modelcontextprotocol/sdk/types.js')).JSONRPCMessageSchema;
     return new Promise((resolve, reject) => {
-      const child = spawn(this.opts.command, [...this.opts.args], {
+      // Through the launcher: its own process group (stopping it stops whatever it started), the sandbox plan, and
+      // Deskhand's environment filtered down to SERVER_INHERITED plus what the configuration names.
+      const launched = launchForModel({
+        file: this.opts.command,
+        args: this.opts.args,
+        sandbox: this.opts.sandbox,
+        cwd: this.opts.cwd ?? process.cwd(),
+        inherit: SERVER_INHERITED,
         env: this.opts.env,
-        cwd: this.opts.cwd,
         stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true, // its own process group: stopping it stops whatever it started
-        windowsHide: true,
       });
+      this.launched = launched;
+      const child = launched.child as ChildProcess & { stdin: Writable; stdout: Readable; stderr: Readable };
       this.child = child;
       child.once('error', (err) => {
         this.end(`could not start ${this.opts.command}: ${err.message}`);
@@ -108,18 +115,21 @@ export class OwnedStdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    const pid = this.child?.pid;
     this.end(this.endReason ?? 'closed by Deskhand');
-    if (pid !== undefined) await stopProcessTree(pid, null, 1500).catch(() => undefined);
+    await this.launched?.stop(1500).catch(() => undefined);
+  }
+
+  /** Whether the OS sandbox confines the server. */
+  get sandboxed(): boolean {
+    return this.launched?.sandboxed ?? false;
   }
 
   private end(reason: string): void {
     if (this.closed) return;
     this.closed = true;
     this.endReason = reason;
-    const pid = this.child?.pid;
-    // Whatever the server left in its group goes with it.
-    if (pid !== undefined) void stopProcessTree(pid, null, 1500).catch(() => undefined);
+    // Whatever the server left in its group (and its tagged descendants) goes with it.
+    void this.launched?.stop(1500).catch(() => undefined);
     this.onclose?.();
   }
 

@@ -3,7 +3,7 @@
  * (libnotify) on Linux, `osascript` on macOS, a PowerShell toast on Windows. No actions: a click cannot reach a
  * process that has exited. The commands are built here and tested on their arguments.
  */
-import { execFile } from 'node:child_process';
+import { runHostProgram } from '../processes/launcher';
 import type { NotificationSpec, Notifier, NotifyResult } from './index';
 import { notificationLine } from './index';
 
@@ -43,14 +43,12 @@ export function notifyCommand(spec: NotificationSpec, platform: NodeJS.Platform 
 export class CommandNotifier implements Notifier {
   constructor(private readonly platform: NodeJS.Platform = process.platform) {}
 
-  notify(spec: NotificationSpec): Promise<NotifyResult> {
+  async notify(spec: NotificationSpec): Promise<NotifyResult> {
     const cmd = notifyCommand(spec, this.platform);
-    return new Promise((done, fail) => {
-      execFile(cmd.file, cmd.args, { timeout: 15_000 }, (err, _stdout, stderr) => {
-        if (err) fail(new Error(`${cmd.file} could not show the notification: ${String(stderr).trim() || err.message}`));
-        else done({ via: cmd.file, id: null });
-      });
-    });
+    const r = await runHostProgram({ program: cmd.file, args: cmd.args, timeoutMs: 15_000 });
+    if (r.code === 0) return { via: cmd.file, id: null };
+    const why = r.error?.message ?? (r.stoppedBy === 'timeout' ? 'it did not finish within 15 s' : r.signal ? `it was stopped by ${r.signal}` : `exit code ${r.code}`);
+    throw new Error(`${cmd.file} could not show the notification: ${r.stderr.trim() || why}`);
   }
 
   onAction(): () => void {

@@ -3,8 +3,14 @@
  * prints) cannot hand the model an API key or session token that merely sits in the app's environment.
  */
 
-/** Names that look like they hold a credential. Matched anywhere in the name, any case. */
-export const CREDENTIAL_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION/i;
+/**
+ * Names that look like they hold a credential, any case: these words anywhere in the name (over-broad on purpose:
+ * KEYBOARD_LAYOUT goes too), a `PASS`/`PASSPHRASE` word (DB_PASS), a `…_PWD` suffix (MYSQL_PWD; PWD itself is the
+ * working folder and stays), a `DSN` (SENTRY_DSN carries a key), and every cloud-account variable of AWS.
+ */
+export const CREDENTIAL_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION|(^|_)PASS(PHRASE)?($|_)|.+_PWD$|(^|_)DSN$|^AWS_/i;
+/** A value that is a URL with a password in it (`postgres://app:hunter2@db/x`, an authenticated proxy): dropped whatever its name. */
+export const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i;
 /** Provider variables are dropped whatever their suffix (ANTHROPIC_BASE_URL can carry a key in its userinfo). */
 export const PROVIDER_PREFIX = /^(ANTHROPIC|OPENAI)_/i;
 /**
@@ -29,11 +35,14 @@ export function absolutePath(path: string): string {
     .join(':');
 }
 
-/** A copy of `source` without credential-named, provider and shell-hijacking variables, and with an absolute PATH. */
+/**
+ * A copy of `source` without credential-named, provider and shell-hijacking variables (and values that are URLs with a
+ * password), with an absolute PATH. Only the launcher (launcher.ts) applies it to a process.
+ */
 export function childEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
-    if (value === undefined || isDroppedEnvName(name) || name === '__proto__') continue;
+    if (value === undefined || isDroppedEnvName(name) || name === '__proto__' || URL_WITH_PASSWORD.test(value)) continue;
     env[name] = name === 'PATH' ? absolutePath(value) : value;
   }
   return env;

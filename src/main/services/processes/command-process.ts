@@ -4,20 +4,20 @@
  * it comes (head + tail kept in memory, everything on disk), and a stop that ends the group and every tagged
  * descendant: SIGTERM, then SIGKILL after a grace period so a command can finish writing and clean up.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { childEnv } from './child-env';
+import { launchForModel, type LaunchedProcess } from './launcher';
 import { HeadTailBuffer } from './output-buffer';
-import { TAG_ENV, anyLeftover, groupMembers, isSameProcess, processGroupAlive, processStartTime, signalGroup, signalProcess, taggedProcesses } from './proc-info';
+import { anyLeftover, groupMembers, isSameProcess, processStartTime, taggedProcesses } from './proc-info';
+import { KILL_GRACE_MS, stopProcessTree, type StopHow } from './process-tree';
 import type { TaskLog } from './task-log';
 import type { SandboxPlan } from '../sandbox/sandbox';
+
+export { KILL_GRACE_MS, isSandboxTag, killNow, stopProcessTree, type StopHow } from './process-tree';
 
 export const SHELL = '/bin/bash';
 /** Per stream. Half is kept from the start and half from the end: errors usually sit at the end of long output. */
 export const OUTPUT_CAP_BYTES = 256 * 1024;
-/** Between SIGTERM and SIGKILL: long enough for a command to flush and clean up, short enough to feel responsive. */
-export const KILL_GRACE_MS = 3_000;
 /**
  * The largest file a command may write (RLIMIT_FSIZE, set as both soft and hard limit so the command cannot raise
  * it): an unbounded write such as `yes > f` is stopped there (SIGXFSZ) instead of filling the disk.
@@ -58,43 +58,6 @@ export interface CommandExit {
 }
 
 export type StopReason = 'timeout' | 'interrupted' | 'cancelled' | 'shutdown';
-export type StopHow = 'terminated' | 'killed';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Ends a process group (when `pgid` is given) and every process carrying `tag`: SIGTERM to all, then SIGKILL to
- * whatever is left after `graceMs`. Resolves once nothing is left (or after a bounded wait for the kernel to reap).
- */
-export async function stopProcessTree(pgid: number | null, tag: string | null, graceMs: number = KILL_GRACE_MS): Promise<StopHow> {
-  const tagged = (): number[] => (tag ? taggedProcesses(tag) : []);
-  const signalAll = (signal: NodeJS.Signals): void => {
-    if (pgid !== null) signalGroup(pgid, signal);
-    for (const pid of tagged()) signalProcess(pid, signal);
-  };
-  const alive = (): boolean => (pgid !== null && processGroupAlive(pgid)) || tagged().length > 0;
-  if (pgid !== null && tag !== null && isSandboxTag(tag)) {
-    // The leader is bubblewrap: SIGTERM would end it at once, and with it (pid namespace) everything inside, with no
-    // time to clean up. So the command's processes get SIGTERM and bubblewrap only the SIGKILL, if it comes to that.
-    for (const pid of new Set([...groupMembers(pgid), ...tagged()])) if (pid !== pgid) signalProcess(pid, 'SIGTERM');
-  } else {
-    signalAll('SIGTERM');
-  }
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    await sleep(50);
-    if (!alive()) return 'terminated';
-  }
-  // Repeat: a process may fork between one kill and the next (a fork bomb does nothing else).
-  for (let i = 0; i < 40 && alive(); i++) {
-    signalAll('SIGKILL');
-    await sleep(25);
-  }
-  return 'killed';
-}
-
-/** Tags say whether the group leader is bubblewrap (`bw…`) or the shell itself (`sh…`): stops differ (see above). */
-export const isSandboxTag = (tag: string): boolean => tag.startsWith('bw');
 
 export class CommandProcess {
   readonly tag: string;
@@ -109,23 +72,25 @@ export class CommandProcess {
   stopReason: StopReason | null = null;
   private stopping: Promise<StopHow> | null = null;
   private readonly child: ChildProcess;
+  private readonly launched: LaunchedProcess;
   private exitInfo: CommandExit | null = null;
 
   constructor(readonly spec: CommandSpec) {
-    this.tag = `${spec.sandbox.kind === 'bubblewrap' ? 'bw' : 'sh'}${randomBytes(8).toString('hex')}`;
     const cap = spec.outputCap ?? OUTPUT_CAP_BYTES;
     this.stdout = new HeadTailBuffer(cap);
     this.stderr = new HeadTailBuffer(cap);
     const started = performance.now();
-    const { file, args } = spec.sandbox.argv(SHELL, withFileSizeLimit(spec.command));
-    this.child = spawn(file, args, {
+    // Through the launcher: the sandbox plan, the credential filter, its own process group and the tag.
+    this.launched = launchForModel({
+      file: SHELL,
+      args: ['-c', withFileSizeLimit(spec.command)],
+      sandbox: spec.sandbox,
       cwd: spec.cwd,
-      env: { ...childEnv(), PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...spec.env, [TAG_ENV]: this.tag },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true, // setsid(): the command leads its own process group, so the whole group can be signalled
-      windowsHide: true,
+      env: { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...spec.env },
     });
-    this.pgid = this.child.pid;
+    this.child = this.launched.child;
+    this.tag = this.launched.tag!;
+    this.pgid = this.launched.pid;
     this.startTime = this.pgid === undefined ? null : processStartTime(this.pgid);
 
     let collecting = true;
@@ -218,10 +183,4 @@ export function stopRecordedGroup(group: { pgid: number; start_time: string; tag
   const ours = isSameProcess(group.pgid, group.start_time) || groupMembers(group.pgid).some((pid) => tagged.includes(pid));
   if (!ours && tagged.length === 0) return Promise.resolve('terminated');
   return stopProcessTree(ours ? group.pgid : null, group.tag, graceMs);
-}
-
-/** Synchronous last resort (process 'exit'): SIGKILL to a group and its tagged descendants, no waiting. */
-export function killNow(pgid: number | undefined, tag: string): void {
-  if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
-  for (const pid of taggedProcesses(tag)) signalProcess(pid, 'SIGKILL');
 }

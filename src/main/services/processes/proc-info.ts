@@ -3,8 +3,8 @@
  * group, and whether it carries a Deskhand tag in its environment (so descendants that left the group with `setsid`
  * can still be found). Linux reads /proc; macOS asks `ps`.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { runHostProgramSync } from './launcher';
 
 /** A process named by pid and start time: the pair stays unique across pid reuse (and, with the boot id, reboots). */
 export interface ProcIdentity {
@@ -55,13 +55,10 @@ export function processStartTime(pid: number): string | null {
     const stat = readStat(pid);
     return stat && !isDead(stat.state) ? `${bootId()}:${stat.startTicks}` : null;
   }
-  try {
-    const out = execFileSync('ps', ['-o', 'stat=,lstart=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    if (!out || out.startsWith('Z')) return null;
-    return out.replace(/^\S+\s+/, '');
-  } catch {
-    return null;
-  }
+  const r = runHostProgramSync({ program: 'ps', args: ['-o', 'stat=,lstart=', '-p', String(pid)], timeoutMs: 10_000 });
+  const out = r.status === 0 ? r.stdout.trim() : '';
+  if (!out || out.startsWith('Z')) return null;
+  return out.replace(/^\S+\s+/, '');
 }
 
 let self: ProcIdentity | undefined;
@@ -110,16 +107,13 @@ function liveProcesses(): ProcStat[] | null {
 export function groupMembers(pgid: number): number[] {
   const all = liveProcesses();
   if (all) return all.filter((p) => p.pgid === pgid).map((p) => p.pid);
-  try {
-    const out = execFileSync('ps', ['-A', '-o', 'pid=,pgid=,stat='], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    return out
-      .split('\n')
-      .map((l) => l.trim().split(/\s+/))
-      .filter((f) => Number(f[1]) === pgid && !(f[2] ?? '').startsWith('Z'))
-      .map((f) => Number(f[0]));
-  } catch {
-    return [];
-  }
+  const r = runHostProgramSync({ program: 'ps', args: ['-A', '-o', 'pid=,pgid=,stat='], timeoutMs: 10_000 });
+  if (r.status !== 0) return [];
+  return r.stdout
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => Number(f[1]) === pgid && !(f[2] ?? '').startsWith('Z'))
+    .map((f) => Number(f[0]));
 }
 
 export function processGroupAlive(pgid: number): boolean {

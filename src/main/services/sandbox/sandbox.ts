@@ -5,11 +5,11 @@
  * stopped) the kernel ends everything it started, daemons that called `setsid` included. On macOS, a sandbox-exec
  * profile with the same file and network rules. Elsewhere there is no sandbox, and the classification says so.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 import type { SandboxMode } from '../../../shared/sandbox';
+import { runHostProgramSync } from '../processes/launcher';
 import { CREDENTIAL_DIR_NAMES, HOME_CREDENTIALS, HOST_SOCKET_DIRS, SOCKET_ENV, isSecretFileName } from '../../../shared/sensitive-paths';
 
 export type SandboxKind = 'bubblewrap' | 'sandbox-exec';
@@ -42,7 +42,10 @@ export interface SandboxPlan {
   network: boolean;
   /** One line: how the command runs (shown in results and `policy explain`). */
   summary: string;
+  /** `shell -c command` as it runs under this plan (what the shell tool and custom tools run). */
   argv(shell: string, command: string): { file: string; args: string[] };
+  /** Any program with its arguments as it runs under this plan (an MCP stdio server). */
+  wrap(file: string, args: readonly string[]): { file: string; args: string[] };
 }
 
 /** Files and folders under the home folder that hold credentials: hidden (empty) inside the sandbox. The same list the path guard asks for. */
@@ -77,16 +80,11 @@ function probe(): SandboxSupport {
   if (process.platform === 'linux') {
     const bwrap = findBinary('bwrap', ['/usr/bin/bwrap']);
     if (!bwrap) return { kind: null, available: false, detail: 'no OS sandbox: bubblewrap (bwrap) is not installed (Debian/Ubuntu package "bubblewrap")', binary: null };
-    try {
-      execFileSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--die-with-parent', '--', '/bin/true'], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-        timeout: 10_000,
-      });
-      return { kind: 'bubblewrap', available: true, detail: `bubblewrap (${bwrap})`, binary: bwrap };
-    } catch (err) {
-      const stderr = String((err as { stderr?: Buffer }).stderr ?? '').trim().split('\n')[0] ?? '';
-      return { kind: null, available: false, detail: `no OS sandbox: bubblewrap is installed but cannot run here (${stderr || 'it failed'})`, binary: null };
-    }
+    // Deskhand's own probe of the binary it found: a fixed program with fixed arguments, run on the host.
+    const run = runHostProgramSync({ program: bwrap, args: ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--die-with-parent', '--', '/bin/true'], timeoutMs: 10_000 });
+    if (run.status === 0) return { kind: 'bubblewrap', available: true, detail: `bubblewrap (${bwrap})`, binary: bwrap };
+    const stderr = run.stderr.trim().split('\n')[0] ?? '';
+    return { kind: null, available: false, detail: `no OS sandbox: bubblewrap is installed but cannot run here (${stderr || run.error || 'it failed'})`, binary: null };
   }
   if (process.platform === 'darwin') {
     return existsSync('/usr/bin/sandbox-exec')
@@ -304,13 +302,7 @@ export function seatbeltProfile(req: SandboxRequest): string {
 
 /** Decides how one command runs: in the sandbox, or (mode off, approved outside, none available) without it. */
 export function planSandbox(req: SandboxRequest): SandboxPlan {
-  const direct = (summary: string): SandboxPlan => ({
-    kind: null,
-    mode: req.mode,
-    network: true,
-    summary,
-    argv: (shell, command) => ({ file: shell, args: ['-c', command] }),
-  });
+  const direct = (summary: string): SandboxPlan => unsandboxedPlan(req.mode, summary);
   if (req.mode === 'off') return direct('runs without the OS sandbox (sandbox mode "off" for this conversation)');
   if (req.outside) return direct('runs outside the OS sandbox (approved for this call)');
   const s = sandboxSupport();
@@ -324,6 +316,7 @@ export function planSandbox(req: SandboxRequest): SandboxPlan {
       network: req.network,
       summary: `runs in the bubblewrap sandbox (${what})`,
       argv: (shell, command) => ({ file: binary, args: [...bwrapArgs(req), '--', shell, '-c', command] }),
+      wrap: (file, args) => ({ file: binary, args: [...bwrapArgs(req), '--', file, ...args] }),
     };
   }
   return {
@@ -332,6 +325,19 @@ export function planSandbox(req: SandboxRequest): SandboxPlan {
     network: req.network,
     summary: `runs in the macOS sandbox (${what})`,
     argv: (shell, command) => ({ file: binary, args: ['-p', seatbeltProfile(req), shell, '-c', command] }),
+    wrap: (file, args) => ({ file: binary, args: ['-p', seatbeltProfile(req), file, ...args] }),
+  };
+}
+
+/** A plan that runs the program as it is, without the OS sandbox; `summary` says why (shown wherever it matters). */
+export function unsandboxedPlan(mode: SandboxMode, summary: string): SandboxPlan {
+  return {
+    kind: null,
+    mode,
+    network: true,
+    summary,
+    argv: (shell, command) => ({ file: shell, args: ['-c', command] }),
+    wrap: (file, args) => ({ file, args: [...args] }),
   };
 }
 

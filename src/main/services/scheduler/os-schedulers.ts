@@ -5,25 +5,29 @@
  * time). Jobs carry a marker line (`deskhand-fire ID DATA_DIR_HEX`) so `list` finds this data dir's jobs only.
  * launchd and schtasks are generated and parsed here and tested on their text; they cannot run on this Linux machine.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runHostProgram } from '../processes/launcher';
 import { SQLITE_BINDING_ENV, sqliteBinding } from '../store/native-binding';
 import type { FireCommand, OsJob, OsScheduler } from './index';
 
 export type Exec = (file: string, args: string[], opts?: { input?: string; env?: NodeJS.ProcessEnv }) => Promise<{ code: number; stdout: string; stderr: string }>;
 
-export const execCommand: Exec = (file, args, opts = {}) =>
-  new Promise((done) => {
-    const child = execFile(file, args, { env: opts.env ?? process.env, timeout: 20_000, cwd: tmpdir() }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 127) : 0;
-      done({ code, stdout: String(stdout), stderr: String(stderr) || (err && !stderr ? err.message : '') });
-    });
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
-  });
+/**
+ * Runs the OS scheduler's own programs (at, atq, atrm, launchctl, schtasks) on the host through the launcher. With
+ * `env`, exactly that environment (at records it into the job); otherwise Deskhand's, credential-filtered.
+ */
+export const execCommand: Exec = async (file, args, opts = {}) => {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
+  const r = await runHostProgram({ program: file, args, cwd: tmpdir(), timeoutMs: 20_000, ...(opts.env ? { inherit: [], env } : {}), ...(opts.input !== undefined ? { input: opts.input } : {}) });
+  const failed = r.code !== 0;
+  const code = r.error ? 127 : r.code ?? 127;
+  return { code, stdout: r.stdout, stderr: r.stderr || (failed && r.error ? r.error.message : failed && r.stoppedBy === 'timeout' ? `${file} did not finish within 20 s` : '') };
+};
 
 /** Variables a job carries (never a credential: keys come from the keyring when it fires). */
 const CARRIED = ['HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'DESKHAND_HOME', 'DESKHAND_KEYRING_SERVICE', 'DESKHAND_MODEL_IDLE_TIMEOUT_MS', 'DESKHAND_RETRY_BASE_MS', 'DESKHAND_NOTIFY'];

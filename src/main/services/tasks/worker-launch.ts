@@ -3,12 +3,11 @@
  * through tsx when running from source (tests, `npm start` in dev). In Electron the app binary runs as Node and loads
  * the same better-sqlite3 build as the app (native-binding.ts).
  */
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { childEnv } from '../processes/child-env';
+import { launchHostProgram } from '../processes/launcher';
 import { processStartTime, selfIdentity, type ProcIdentity } from '../processes/proc-info';
 import { SQLITE_BINDING_ENV, sqliteBinding } from '../store/native-binding';
 
@@ -45,12 +44,9 @@ export const launchWorker: WorkerLauncher = (dataDir, batchId) => {
   mkdirSync(logDir, { recursive: true, mode: 0o700 });
   const fd = openSync(join(logDir, `${batchId}.worker.log`), 'a', 0o600);
   try {
-    const child = spawn(file, [...args, '--data-dir', dataDir, '--batch', batchId, '--parent', `${me.pid}:${me.start}`], {
-      detached: true,
-      stdio: ['ignore', fd, fd],
-      env: { ...childEnv(), ...env },
-      windowsHide: true,
-    });
+    // Deskhand's own worker (a fixed program: this Node with the worker entry), on the host: the jobs it runs go
+    // through the launcher's model entry themselves (CommandProcess).
+    const { child } = launchHostProgram({ program: file, args: [...args, '--data-dir', dataDir, '--batch', batchId, '--parent', `${me.pid}:${me.start}`], stdio: ['ignore', fd, fd], env });
     child.on('error', () => undefined);
     child.unref();
     if (child.pid === undefined) return null;

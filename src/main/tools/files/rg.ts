@@ -3,9 +3,10 @@
  * app), falling back to `rg` on PATH. Output is streamed line by line and the process is killed as soon as the caller
  * has enough, or when the call is aborted.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { ToolError } from '../../../shared/errors';
+import { launchHostProgram } from '../../services/processes';
 
 let located: Promise<string> | undefined;
 
@@ -58,7 +59,9 @@ export async function runRg(
   const bin = await ripgrepPath();
   if (opts.signal.aborted) throw new ToolError('Stopped before finishing (the call was cancelled or timed out).', 'aborted');
   return new Promise<RgResult>((resolve, reject) => {
-    const child = spawn(bin, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    // A fixed program (Deskhand's ripgrep with the flags it builds) on the host, through the launcher.
+    const launched = launchHostProgram({ program: bin, args, cwd: opts.cwd });
+    const child = launched.child as typeof launched.child & { stdout: Readable; stderr: Readable };
     let rest = '';
     let stopped = false;
     let stderr = '';
@@ -69,7 +72,7 @@ export async function runRg(
       stopped = true;
       child.stdout.removeAllListeners('data');
       child.stdout.destroy();
-      child.kill('SIGKILL');
+      launched.killNow();
     };
     const onAbort = (): void => stop();
     opts.signal.addEventListener('abort', onAbort, { once: true });

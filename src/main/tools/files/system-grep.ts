@@ -4,8 +4,9 @@
  * and formatting stay in grep.ts. What plain grep cannot do is done here: file types and globs filter paths, secret
  * files are excluded, long lines are cut. Ignore files are not read (the answer says so); multiline needs ripgrep.
  */
-import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { ToolError } from '../../../shared/errors';
+import { launchHostProgram } from '../../services/processes';
 import { makePathMatcher } from './glob';
 import type { RgResult } from './rg';
 import { isSensitivePath, SENSITIVE_RG_EXCLUDES } from './sensitive';
@@ -50,10 +51,10 @@ let perlRegex: Promise<boolean> | undefined;
 /** GNU grep's -P (Perl syntax) is closest to ripgrep's; plain -E where it is missing (BSD grep). */
 function hasPerlRegex(): Promise<boolean> {
   perlRegex ??= new Promise((resolve) => {
-    const child = spawn('grep', ['-P', 'x'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const { child } = launchHostProgram({ program: 'grep', args: ['-P', 'x'], stdio: ['pipe', 'ignore', 'ignore'] });
     child.on('error', () => resolve(false));
     child.on('close', (code) => resolve(code === 0 || code === 1));
-    child.stdin.end('x\n');
+    (child.stdin as Writable).on('error', () => undefined).end('x\n');
   });
   return perlRegex;
 }
@@ -106,7 +107,9 @@ export async function runSystemGrep(
   const counts = new Map<string, number>();
 
   return new Promise<RgResult>((resolve, reject) => {
-    const child = spawn('grep', argv, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    // The system grep with the flags built here, on the host, through the launcher.
+    const launched = launchHostProgram({ program: 'grep', args: argv, cwd: opts.cwd });
+    const child = launched.child as typeof launched.child & { stdout: Readable; stderr: Readable };
     let rest = '';
     let stderr = '';
     let stopped = false;
@@ -114,7 +117,7 @@ export async function runSystemGrep(
       if (stopped) return;
       stopped = true;
       child.stdout.removeAllListeners('data');
-      child.kill('SIGKILL');
+      launched.killNow();
     };
     const onAbort = (): void => stop();
     opts.signal.addEventListener('abort', onAbort, { once: true });
