@@ -44,7 +44,9 @@ beforeEach(async () => {
   model.setFallback(() => reply().text('done'));
   dataDir = tempDir('deskhand-mcptrust-data-');
   work = tempDir('deskhand-mcptrust-work-');
-  const logs = tempDir('deskhand-mcptrust-logs-');
+  // Inside the workspace: project servers run in the OS sandbox, where only the workspace is writable.
+  const logs = join(work, 'logs');
+  mkdirSync(logs);
   starts = join(logs, 'starts.log');
   marker = join(logs, 'pwned');
   mkdirSync(join(work, '.deskhand'));

@@ -13,6 +13,7 @@ import { childEnv } from '../../src/main/services/processes/child-env';
 import { launchEnv, launchForModel, launchHostProgram, runHostProgram, type LaunchedProcess } from '../../src/main/services/processes/launcher';
 import { planSandbox, sandboxSupport, unsandboxedPlan } from '../../src/main/services/sandbox/sandbox';
 import { McpManager } from '../../src/main/services/mcp/manager';
+import { GuardedContentReader } from '../../src/main/runtime/content-reader';
 import { extensionsModule } from '../../src/main/services/store/modules/extensions';
 import { Store } from '../../src/main/services/store/store';
 import { tempDir } from '../support/tool-context';
@@ -256,7 +257,7 @@ describe('MCP stdio servers go through the launcher', () => {
   const open = () => {
     dataDir = tempDir('deskhand-door-mcp-data-');
     store = new Store(dataDir);
-    manager = new McpManager({ store, secret: async (name) => (name === 'GH_SAVED' ? 'ghp_saved_for_this_server' : null) });
+    manager = new McpManager({ store, reader: new GuardedContentReader({ dataDir }), secret: async (name) => (name === 'GH_SAVED' ? 'ghp_saved_for_this_server' : null) });
     writeFileSync(join(dataDir, 'deskhand-store-secret.txt'), 'DESKHAND-DATA-SECRET\n');
   };
 
