@@ -157,6 +157,9 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: workflowLimits, computer: makeComputer, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
+  // Every column that holds text from outside (MCP health, task summaries, job tails, children's answers…) is
+  // stored through the same redactor as everything else.
+  store.setRedactor((text) => redactor.redact(text));
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
   const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
   const settings = new SettingsFile(opts.dataDir);
@@ -169,7 +172,12 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const keyring = new KeytarSecretStore(keyringService());
   const mcp = new McpManager({
     store,
-    secret: (name) => (vault ? vault.get(name) : Promise.resolve(null)),
+    // A secret handed to a server is known to the redactor from then on: what the server prints is redacted.
+    secret: async (name) => {
+      const value = vault ? await vault.get(name) : null;
+      if (value) redactor.addSecret(name, value);
+      return value;
+    },
     oauth: (name) => new VaultOAuthProvider(name, keyring, (url) => void process.stderr.write(`deskhand: MCP server ${name} needs a sign-in: open ${url.href}\n`)),
     ...(mcpBackoff ? { backoff: mcpBackoff } : {}),
   });
