@@ -39,6 +39,7 @@ import { wireSubagents, type SubagentWiring } from './subagent-runner';
 import type { ComputerUse } from '../services/computer/index';
 import { ComputerUseService } from '../services/computer/computer-use';
 import { createOperator } from '../services/computer/operators';
+import { StoreStopFlag } from '../services/computer/stop-flag';
 import { StoreGrantBook } from '../services/computer/grant-book';
 import { appGrantsModule } from '../services/store/modules/app-grants';
 import { KillableRuns, wireKillSwitch } from './computer-kill';
@@ -286,7 +287,7 @@ function createBrowser(dataDir: string, store: Store, settings: SettingsFile): B
 
 /** This desktop's operator over the store's app grants. */
 export function defaultComputer(store: Store, dataDir: string): ComputerUse {
-  return new ComputerUseService({ operator: createOperator(process.env), grants: new StoreGrantBook(store.module(appGrantsModule)), dataDir, thumbnails: true });
+  return new ComputerUseService({ operator: createOperator(process.env), grants: new StoreGrantBook(store.module(appGrantsModule)), dataDir, thumbnails: true, stops: new StoreStopFlag(store) });
 }
 
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {
