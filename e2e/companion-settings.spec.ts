@@ -36,7 +36,13 @@ test('the companion model set in Settings answers analyze_media', async ({ deskh
 
   await deskhand.newConversation('Dots');
   await deskhand.send('What colour is dot.png?');
-  // A workspace file to the person's own companion: egress from an untainted run, so no approval is asked.
+  // A workspace file to a third party: high-risk egress, so the person approves it first, seeing what goes where;
+  // nothing reached the companion before.
+  const approval = page.getByRole('region', { name: 'Ask about an image' });
+  await expect(approval).toContainText('dot.png');
+  await expect(approval).toContainText('vision-test');
+  expect(deskhand.requests().some((r) => (r.body as { model?: string }).model === 'vision-test')).toBe(false);
+  await approval.getByRole('button', { name: 'Approve' }).click();
   await expect(page.getByRole('article', { name: 'Deskhand' }).last()).toContainText('Your companion says the dot is red.');
 
   const companion = deskhand.requests().find((r) => (r.body as { model?: string }).model === 'vision-test');

@@ -7,6 +7,8 @@
 //   huge      answers tools/call with a 20 MB text result
 //   inject    its tool description carries a prompt injection; tools/call echoes a marker
 //   ok        answers tools/call with "fine"
+//   leak      prints $LEAKED_TOKEN to stderr (plain, base64, hex, in an assignment) at start, then behaves as ok
+//   leak-crash prints $LEAKED_TOKEN to stderr the same ways and exits (code 2) before answering anything
 // Every request it receives is appended to $FAKE_LOG (when set), one JSON line each.
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -14,6 +16,14 @@ import { createInterface } from 'node:readline';
 const mode = process.argv[2] ?? 'ok';
 const log = process.env.FAKE_LOG;
 const send = (msg) => process.stdout.write(`${JSON.stringify(msg)}\n`);
+if (mode === 'leak' || mode === 'leak-crash') {
+  const v = process.env.LEAKED_TOKEN ?? '';
+  process.stderr.write(`connecting with token ${v}\nauth=${Buffer.from(v).toString('base64')}\nhex ${Buffer.from(v).toString('hex')}\nAPI_TOKEN="${v}"\n`);
+  if (mode === 'leak-crash') {
+    process.stderr.write(`fatal: the server at https://api.example.com rejected ${v}\n`);
+    process.exit(2);
+  }
+}
 if (mode === 'crash-now') {
   process.stderr.write('fatal: could not open database /nonexistent/db.sqlite\n');
   process.exit(2);

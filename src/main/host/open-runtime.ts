@@ -40,6 +40,7 @@ import { wireSubagents, type SubagentWiring } from './subagent-runner';
 import type { ComputerUse } from '../services/computer/index';
 import { ComputerUseService } from '../services/computer/computer-use';
 import { createOperator } from '../services/computer/operators';
+import { StoreStopFlag } from '../services/computer/stop-flag';
 import { StoreGrantBook } from '../services/computer/grant-book';
 import { appGrantsModule } from '../services/store/modules/app-grants';
 import { KillableRuns, wireKillSwitch } from './computer-kill';
@@ -158,6 +159,9 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: workflowLimits, computer: makeComputer, ...runtimeOpts } = opts;
   const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
+  // Every column that holds text from outside (MCP health, task summaries, job tails, children's answers…) is
+  // stored through the same redactor as everything else.
+  store.setRedactor((text) => redactor.redact(text));
   // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
   const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
   const settings = new SettingsFile(opts.dataDir);
@@ -173,7 +177,12 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const mcp = new McpManager({
     store,
     reader,
-    secret: (name) => (vault ? vault.get(name) : Promise.resolve(null)),
+    // A secret handed to a server is known to the redactor from then on: what the server prints is redacted.
+    secret: async (name) => {
+      const value = vault ? await vault.get(name) : null;
+      if (value) redactor.addSecret(name, value);
+      return value;
+    },
     oauth: (name) => new VaultOAuthProvider(name, keyring, (url) => void process.stderr.write(`deskhand: MCP server ${name} needs a sign-in: open ${url.href}\n`)),
     ...(mcpBackoff ? { backoff: mcpBackoff } : {}),
   });
@@ -285,7 +294,7 @@ function createBrowser(dataDir: string, store: Store, settings: SettingsFile): B
 
 /** This desktop's operator over the store's app grants. */
 export function defaultComputer(store: Store, dataDir: string): ComputerUse {
-  return new ComputerUseService({ operator: createOperator(process.env), grants: new StoreGrantBook(store.module(appGrantsModule)), dataDir, thumbnails: true });
+  return new ComputerUseService({ operator: createOperator(process.env), grants: new StoreGrantBook(store.module(appGrantsModule)), dataDir, thumbnails: true, stops: new StoreStopFlag(store) });
 }
 
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {

@@ -9,6 +9,7 @@ import { PersistentConversationState } from '../runtime/conversation-state';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { RunRow } from '../services/store/store';
 import type { SubagentRunner, SubagentService } from '../services/subagents/subagent-service';
+import { inheritedCeiling, inheritedPlanFilter } from './subagent-ceilings';
 import { steeringText, type PolicyName } from '../services/subagents/index';
 
 export interface SubagentWiring {
@@ -73,11 +74,16 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
   };
   subagents.attach(runner);
   const offFilter = registry.addFilter('subagent-ceiling', (turn) => subagents.ceilingCheck(turn.conversationId));
+  // A child is held to its ancestors' current ceilings at every step (plan mode, policy, taint): subagent-ceilings.ts.
+  const offCeiling = runtime.addCeilingLookup((conversationId) => inheritedCeiling(store, subagents, conversationId));
+  const offPlan = registry.addFilter('subagent-plan-mode', (turn) => inheritedPlanFilter(store, subagents, turn.conversationId));
   const offHook = runtime.addStepHook((run, conv) => {
     for (const { message, from } of subagents.takeSteering(conv.id)) store.addMessage(conv.id, run.id, 'user', steeringText(from, message));
   });
   return () => {
     offFilter();
+    offCeiling();
+    offPlan();
     offHook();
   };
 }

@@ -40,7 +40,7 @@ export interface DecisionInput {
   /** The person's URL grant patterns (`deskhand grants add-url`): matching requests run unattended. */
   urlGrants?: readonly string[];
   /** The conversation is in plan mode: writes only to this plan file, only read-only calls (plan-mode.ts). */
-  planMode?: { planFile: string } | null;
+  planMode?: { planFile: string; inheritedFrom?: string } | null;
   /** The conversation is a Tower worker's: writes only inside its worktree, matching its globs (scope-inspector.ts). */
   missionScope?: HeldScope | null;
 }

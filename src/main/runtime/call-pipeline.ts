@@ -22,6 +22,7 @@ import type { Effects, InputSpec, ToolContext, ToolDefinition } from './tool';
 import { wrapUntrusted } from './untrusted';
 import { NO_REDACTION } from './model-step';
 import { planModeOf } from './plan-mode';
+import { lowerPolicyOf } from './ceilings';
 import { offloadResult } from './offload';
 import { contextFigures } from './compaction';
 
@@ -126,7 +127,9 @@ export class CallPipeline {
     const tools = this.stepToolSet(run, state);
     const toRun: Runnable[] = [];
     const waiting: string[] = [];
-    let tainted = run.tainted === 1 || conv.tainted === 1;
+    // What the conversations above this one hold it to now (a subagent's parent in plan mode, lowered, tainted).
+    const inherited = this.core.ceilingOf(conv.id);
+    let tainted = run.tainted === 1 || conv.tainted === 1 || !!inherited?.tainted;
     // What the run's earlier calls hold (calls of this step that succeed count from the next step on, as before).
     const held: ReadonlySet<string> = new Set(this.heldSecrets(run.id));
     // The always-allow rules of this conversation, its workspace folder, and everywhere (read once per step).
@@ -170,14 +173,14 @@ export class CallPipeline {
         tool,
         args,
         effects,
-        policy: run.policy,
+        policy: lowerPolicyOf(run.policy, inherited?.policy),
         tainted,
         ctx: { ...ectx, readableRoots: state.readableRoots },
         rules,
         heldSecrets: held,
         grants: this.core.grants,
         urlGrants: store.urlGrants.patterns(),
-        planMode: planModeOf(state.slots),
+        planMode: inherited?.planMode ? { planFile: inherited.planMode.planFile, inheritedFrom: inherited.planMode.from } : planModeOf(state.slots),
         missionScope,
       });
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });

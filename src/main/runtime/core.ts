@@ -3,6 +3,7 @@
  * kinds, the vault, the waiters, and the one place events leave (redacted). Built once by `Runtime`.
  */
 import type { HeldScope, ScopeLookup } from './scope-inspector';
+import { stricterCeiling, type CeilingLookup, type InheritedCeiling } from './ceilings';
 import type { LanguageModel } from 'ai';
 import type { RunEvent, RunStatus } from '../../shared/events';
 import type { ConversationRow, RunRow, Store } from '../services/store/store';
@@ -66,6 +67,8 @@ export class RuntimeCore {
   readonly stepHooks = new Set<StepHook>();
   /** Where mission scopes come from (a host's Tower service). */
   readonly scopeLookups = new Set<ScopeLookup>();
+  /** Where a conversation's inherited ceilings come from (a host's subagent wiring: its parent's plan mode…). */
+  readonly ceilingLookups = new Set<CeilingLookup>();
 
   constructor(
     readonly store: Store,
@@ -98,6 +101,13 @@ export class RuntimeCore {
       if (scope) return scope;
     }
     return null;
+  }
+
+  /** The ceilings a conversation inherits from above (a subagent's ancestors), read fresh at every step; or null. */
+  ceilingOf(conversationId: string): InheritedCeiling | null {
+    let found: InheritedCeiling | null = null;
+    for (const lookup of this.ceilingLookups) found = stricterCeiling(found, lookup(conversationId));
+    return found;
   }
 
   onEvent(listener: (e: RunEvent) => void): () => void {

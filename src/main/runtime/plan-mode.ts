@@ -6,6 +6,8 @@
  * - writes to exactly the plan file are allowed (it is the plan being written), still after containment's checks;
  * - the per-turn tool set (`planModeFilter`) hides tools that could only be refused, so the model does not see them.
  * Leaving plan mode needs the person to confirm the plan (exit_plan_mode opens a `plan` input request).
+ * A subagent whose ancestor is in plan mode is held to it too (ceilings.ts), more strictly: it writes nothing, not
+ * even the plan file (the plan is its parent's to write), and is offered only read-only tools.
  */
 import { resolve } from 'node:path';
 import type { Facts, Inspector, InspectorReport } from './approval-engine';
@@ -43,6 +45,9 @@ export function pinnedPlanOf(slots: Readonly<Record<string, unknown>> | undefine
   return v && typeof v.text === 'string' && typeof v.planFile === 'string' ? (v as PinnedPlan) : null;
 }
 
+/** The tier a call acts at: a command's assessed risk, else its tool's. */
+const acting = (effects: Parameters<Inspector['inspect']>[0]['effects'], tool: Parameters<Inspector['inspect']>[0]['tool']): string => effects.assessment?.risk ?? tool.risk;
+
 const report = (verdict: InspectorReport['verdict'], reasons: string[]): InspectorReport => ({ inspector: 'plan-mode', verdict, reasons });
 
 export const planModeInspector: Inspector = {
@@ -53,23 +58,34 @@ export const planModeInspector: Inspector = {
     if (!planMode) return report('pass', []);
     if (PLAN_TOOLS.has(tool.name)) return report('pass', ['plan mode: a plan-mode tool']);
     const plan = planMode.planFile;
+    const inherited = planMode.inheritedFrom;
     const writes = [
       ...(effects.paths?.write ?? []).filter((p): p is string => typeof p === 'string' && p !== '').map((p) => resolve(ctx.cwd, p)),
       ...facts.paths.filter((p) => p.access === 'write' && !p.error).map((p) => p.resolved),
     ];
+    if (inherited && writes.length) {
+      return report('deny', [
+        `plan mode is on in the conversation that started this subagent (${inherited}): a subagent writes nothing, not ${writes[0]}, until the person confirms the plan. Report what should change in your answer instead`,
+      ]);
+    }
+    if (inherited && (acting(effects, tool) !== 'read-only' || effects.egress)) {
+      return report('deny', [
+        `plan mode is on in the conversation that started this subagent (${inherited}): only read-only calls run (this call is ${acting(effects, tool)}). Report what should be done in your answer instead`,
+      ]);
+    }
     const elsewhere = writes.filter((p) => p !== plan);
     if (elsewhere.length) {
       return report('deny', [
         `plan mode is on: writes and edits go only to the plan file ${plan}, not ${elsewhere[0]}. Put the change in the plan and call exit_plan_mode for the person to confirm it`,
       ]);
     }
-    const acting = effects.assessment?.risk ?? tool.risk;
+    const tier = acting(effects, tool);
     if (writes.length && !effects.processes && !effects.network && !effects.egress && !effects.urls?.length) {
       return report('allow', [`plan mode: ${tool.name} writes only the plan file`]);
     }
-    if (acting !== 'read-only' || effects.egress) {
+    if (tier !== 'read-only' || effects.egress) {
       const what = effects.assessment ? 'only read-only commands run' : 'only read-only tools run';
-      return report('deny', [`plan mode is on: ${what} (this call is ${acting}). Finish the plan and call exit_plan_mode; the person confirms it before anything changes`]);
+      return report('deny', [`plan mode is on: ${what} (this call is ${tier}). Finish the plan and call exit_plan_mode; the person confirms it before anything changes`]);
     }
     return report('pass', ['plan mode: a read-only call']);
   },
@@ -86,3 +102,11 @@ export const planModeFilter: ToolFilter = (turn) => {
     return `plan mode is on: ${tool.risk} tools wait until the person confirms the plan`;
   };
 };
+
+/** A subagent turn's check while an ancestor is in plan mode: only read-only tools are offered (no plan writers). */
+export function inheritedPlanModeCheck(from: string): (tool: { name: string; risk: string }) => string | null {
+  return (tool) =>
+    tool.risk === 'read-only' || tool.risk === 'unknown' || PLAN_TOOLS.has(tool.name)
+      ? null
+      : `plan mode is on in the conversation that started this subagent (${from}): ${tool.risk} tools wait until the person confirms the plan`;
+}

@@ -4,6 +4,7 @@
  * A run that needs an answer nobody can give parks, and resumes from the store in any process.
  */
 import type { ScopeLookup } from './scope-inspector';
+import type { CeilingLookup } from './ceilings';
 import { randomUUID } from 'node:crypto';
 import type { LanguageModel } from 'ai';
 import type { RunEvent } from '../../shared/events';
@@ -163,6 +164,12 @@ export class Runtime {
   addScopeLookup(lookup: ScopeLookup): () => void {
     this.core.scopeLookups.add(lookup);
     return () => this.core.scopeLookups.delete(lookup);
+  }
+
+  /** Adds where inherited ceilings come from (a subagent's parent's plan mode, policy, taint); returns its removal. */
+  addCeilingLookup(lookup: CeilingLookup): () => void {
+    this.core.ceilingLookups.add(lookup);
+    return () => this.core.ceilingLookups.delete(lookup);
   }
 
   /** The options of a run this process drives now (a subagent inherits its parent's provider). */

@@ -33,12 +33,14 @@ afterEach(async () => {
   await server.close();
 });
 
+// Both tools are high-risk egress with an approval pair (test/security/media-egress.test.ts proves they ask below
+// high-risk); these tests run them under the high-risk policy, which clears them, to check what they send and write.
 const main = () => ({ provider: 'openai-compatible' as const, model: 'agent', baseURL: server.baseURL, apiKey: null });
 
 it('analyze_media says clearly when no companion is set up', async () => {
   server.enqueue(reply().tool('analyze_media', { path: 'blue.png', question: 'What colour is it?' }));
   server.enqueue(reply().text('ok'));
-  const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+  const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
   await runtime.sendMessage(conv.id, 'look', { provider: main(), interactive: false });
   expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('No companion model is set up');
 });
@@ -48,7 +50,7 @@ it('analyze_media sends the image to the companion and returns its answer as unt
   server.enqueue(reply().tool('analyze_media', { path: 'blue.png', question: 'What colour is it?' }));
   server.enqueue(reply().text('It is a solid blue rectangle.'));
   server.enqueue(reply().text('The image is blue.'));
-  const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+  const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
   const outcome = await runtime.sendMessage(conv.id, 'look', { provider: main(), interactive: false });
   expect(outcome.status).toBe('finished');
   const companion = server.requests[1]!.body as unknown as { model: string; messages: { role: string; content: { type: string; image_url?: { url: string }; text?: string }[] }[] };
@@ -68,7 +70,7 @@ it('generate_media writes the image model\'s bytes to the path', async () => {
   new CompanionModel(dataDir).save({ provider: 'openai-compatible', model: 'vision-test', imageModel: 'image-test', baseURL: server.baseURL });
   server.enqueue(reply().tool('generate_media', { prompt: 'a red square', kind: 'image', size: '256x256', path: 'out/square.png' }));
   server.enqueue(reply().text('Made it.'));
-  const conv = runtime.createConversation({ folder: work, policy: 'low-risk' });
+  const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
   const outcome = await runtime.sendMessage(conv.id, 'make', { provider: main(), interactive: false });
   expect(outcome.status).toBe('finished');
   const gen = server.requests.find((r) => r.path === '/v1/images/generations')!.body as unknown as { model: string; prompt: string; size: string };

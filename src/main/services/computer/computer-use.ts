@@ -22,6 +22,7 @@ import {
   type Rect,
   type WindowTree,
 } from './index';
+import type { StopFlag } from './stop-flag';
 
 interface RefEntry extends ElementHandle {
   role: string;
@@ -48,6 +49,11 @@ export interface ComputerUseOptions {
   maxActionsPerMinute?: number;
   /** Before/after thumbnails of each action's window (default on). */
   thumbnails?: boolean;
+  /**
+   * The kill switch shared by every process on the data folder (the store's computer-stops): `kill` raises it, and
+   * it is read before every action and every typed chunk; a stop newer than a session's start ends that session.
+   */
+  stops?: StopFlag;
 }
 
 const STOPPED = 'Computer use was stopped by the person (kill switch); this run may not use the computer again. Tell the person what you were doing and stop.';
@@ -55,7 +61,7 @@ const STOPPED = 'Computer use was stopped by the person (kill switch); this run 
 export class ComputerUseService implements ComputerUse {
   readonly grants: AppGrantBook;
   private readonly op: ComputerOperator;
-  private readonly live = new Map<string, { controller: AbortController; session: ComputerSession }>();
+  private readonly live = new Map<string, { controller: AbortController; session: ComputerSession; startedAt: number }>();
   private readonly killedRuns = new Set<string>();
   private readonly lastAction = new Map<string, number>();
   private readyAt = 0;
@@ -135,9 +141,10 @@ export class ComputerUseService implements ComputerUse {
   /** The run's live session (created on first use) and a signal that the kill switch aborts. */
   private begin(runId: string, app: string, what: string, signal?: AbortSignal): AbortSignal {
     if (this.killed(runId)) throw new Error(STOPPED);
+    this.checkStop(runId);
     let entry = this.live.get(runId);
     if (!entry) {
-      entry = { controller: new AbortController(), session: { runId, apps: [], lastAction: null, updatedAt: Date.now() } };
+      entry = { controller: new AbortController(), session: { runId, apps: [], lastAction: null, updatedAt: Date.now() }, startedAt: Date.now() };
       this.live.set(runId, entry);
     }
     if (!entry.session.apps.includes(app)) entry.session.apps.push(app);
@@ -156,8 +163,37 @@ export class ComputerUseService implements ComputerUse {
   }
 
   kill(reason = 'stopped by the person'): string[] {
-    const runIds = [...this.live.keys()];
-    for (const [runId, entry] of this.live) {
+    // Every process on the data folder stops its sessions too (they read the flag before each action and chunk).
+    try {
+      this.opts.stops?.raise(reason);
+    } catch {
+      // a closed store: this process's sessions still stop below
+    }
+    return this.stopSessions([...this.live.keys()], reason);
+  }
+
+  /**
+   * The store-level stop, read right before acting: when a stop (from any process) is newer than the start of a
+   * session of this process, every such session ends as the kill switch ends them, and this call is refused.
+   */
+  private checkStop(runId: string): void {
+    let at: number | null = null;
+    try {
+      at = this.opts.stops?.latest() ?? null;
+    } catch {
+      return; // a closed store: nothing to read; this process's own kill still works
+    }
+    if (at === null) return;
+    const hit = [...this.live].filter(([, e]) => e.startedAt <= at).map(([id]) => id);
+    if (!hit.length) return;
+    this.stopSessions(hit, 'stopped by the person (kill switch, in another window or process)');
+    if (hit.includes(runId)) throw new Error(STOPPED);
+  }
+
+  private stopSessions(runIds: string[], reason: string): string[] {
+    for (const runId of runIds) {
+      const entry = this.live.get(runId);
+      if (!entry) continue;
       this.killedRuns.add(runId);
       entry.controller.abort(new Error(`computer use ${reason}`));
       try {
@@ -166,8 +202,8 @@ export class ComputerUseService implements ComputerUse {
       } catch {
         // the in-memory mark still refuses this run
       }
+      this.live.delete(runId);
     }
-    this.live.clear();
     this.emitSessions();
     for (const l of this.killListeners) l(runIds);
     return runIds;
@@ -311,6 +347,7 @@ export class ComputerUseService implements ComputerUse {
     }
     const wait = (this.lastAction.get(runId) ?? 0) + (this.opts.minActionIntervalMs ?? 120) - now;
     if (wait > 0) await sleep(wait, signal);
+    this.checkStop(runId);
     window.push(Date.now());
     this.recent.set(runId, window);
     this.lastAction.set(runId, Date.now());
@@ -431,6 +468,7 @@ export class ComputerUseService implements ComputerUse {
         await this.requireActive(req.app);
         // Typed in short chunks, so the kill switch stops it mid-way.
         for (let i = 0; i < req.text.length; i += 8) {
+          this.checkStop(runId);
           sig.throwIfAborted();
           await this.requireActive(req.app);
           await this.op.typeText(req.text.slice(i, i + 8));
@@ -439,6 +477,7 @@ export class ComputerUseService implements ComputerUse {
       }
       if (keys) {
         if (entry) await this.op.focus(entry);
+        this.checkStop(runId);
         sig.throwIfAborted();
         await this.requireActive(req.app);
         await this.op.pressKeys(keys);

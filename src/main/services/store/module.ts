@@ -20,9 +20,35 @@ export interface Migration {
 export class Sql {
   readonly #db: Database.Database;
   readonly #cache = new Map<string, Database.Statement>();
+  #redact: (text: string) => string = (text) => text;
 
   constructor(db: Database.Database) {
     this.#db = db;
+  }
+
+  /** The host's redactor for text from outside (Store.setRedactor); until one is set, text is kept as it is. */
+  setRedactor(redact: (text: string) => string): void {
+    this.#redact = redact;
+  }
+
+  /**
+   * Text from outside Deskhand (a server's stderr, a command's tail, a child's answer…) as it may be stored: passed
+   * through the host's redactor. Every module write of such a column goes through here (or `fields`).
+   */
+  text<T extends string | null | undefined>(value: T): T {
+    return (typeof value === 'string' && value ? this.#redact(value) : value) as T;
+  }
+
+  /** A row or patch with the named columns' text redacted (`text`); other columns as they are. */
+  fields<P extends object>(row: P, columns: readonly string[]): P {
+    let out: P | null = null;
+    for (const c of columns) {
+      const v = (row as Record<string, unknown>)[c];
+      if (typeof v !== 'string' || !v) continue;
+      const red = this.#redact(v);
+      if (red !== v) (out ??= { ...row })[c as keyof P] = red as P[keyof P];
+    }
+    return out ?? row;
   }
 
   statement(sql: string): Database.Statement {

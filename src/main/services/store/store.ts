@@ -112,6 +112,14 @@ export class Store {
   }
 
   /** The queries of a module this store was opened with. */
+  /**
+   * The host's redactor (vault secrets, the provider key, credential shapes) for every column that holds text from
+   * outside: MCP health, task summaries and job tails, children's answers, workflow and Tower text (Sql.text).
+   */
+  setRedactor(redact: (text: string) => string): void {
+    this.#sql.setRedactor(redact);
+  }
+
   module<Q>(m: StoreModule<Q>): Q {
     if (!this.#modules.has(m as StoreModule<unknown>)) throw new Error(`Store module ${m.name} is not part of this store.`);
     return this.#modules.get(m as StoreModule<unknown>) as Q;

@@ -9,6 +9,8 @@
  * page is full. Both orders are the same (path components compared byte-wise), so offsets stay valid either way.
  */
 import { stat } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { redactedMirror, type Mirror } from './grep-redacted';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
@@ -289,24 +291,55 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   const searchArg = target === cwd ? null : shownTarget;
   const offset = args.offset ?? 0;
   const limit = args.head_limit === 0 ? Number.POSITIVE_INFINITY : (args.head_limit ?? GREP_DEFAULT_HEAD_LIMIT);
-  const baseArgs = buildArgs(args, searchArg, mode, pcre2);
   const numbered = args['-n'] !== false;
   let sawOutput = false;
   let fallback: string | null = null;
-  const run = async (extra: string[], onLines: (l: string[]) => boolean | void): Promise<{ stopped: boolean }> => {
+  // Where the search runs: the real files, or (when a candidate holds something the model may not see) the redacted
+  // copies of the candidates, whose paths are mapped back to the real ones.
+  let where: { cwd: string; searchArg: string | null; unmap: (line: string) => string } = { cwd, searchArg, unmap: (l) => l };
+  const run = async (extra: string[], onLines: (l: string[]) => boolean | void, as: NonNullable<Args['output_mode']> = mode): Promise<{ stopped: boolean }> => {
+    const baseArgs = buildArgs(args, where.searchArg, as, pcre2);
     const argv = extra.length ? [...baseArgs.slice(0, RG_BASE_ARGS.length), ...extra, ...baseArgs.slice(RG_BASE_ARGS.length)] : baseArgs;
+    const mapped = where.unmap;
+    const feed = (lines: string[]) => onLines(lines.map(mapped));
     let res: RgResult;
+    const opts = { cwd: where.cwd, signal: ctx.signal, onLines: feed };
     try {
-      res = fallback === null ? await runRg(argv, { cwd, signal: ctx.signal, onLines }) : await runSystemGrep(args, searchArg, mode, { cwd, signal: ctx.signal, onLines });
+      res = fallback === null ? await runRg(argv, opts) : await runSystemGrep(args, where.searchArg, as, opts);
     } catch (err) {
       if (!(err instanceof ToolError && err.details?.rgUnusable) || fallback !== null) throw err;
       // No usable ripgrep (missing, not executable): the system grep answers instead (Spec I).
       fallback = String(err.details.reason ?? 'ripgrep is not available');
-      res = await runSystemGrep(args, searchArg, mode, { cwd, signal: ctx.signal, onLines });
+      res = await runSystemGrep(args, where.searchArg, as, opts);
     }
     if (res.code === 2 && !res.stopped && rgErrorLine(res.stderr) !== '' && !sawOutput) throw fallback === null ? rgFailure(res.stderr, args, pcre2) : new ToolError(`grep failed: ${rgErrorLine(res.stderr)}`);
     return { stopped: res.stopped };
   };
+
+  // Matching sees only what the model may see (grep-redacted.ts): the files the raw pattern matches are candidates;
+  // when redaction changes any of them, the search runs again over their redacted copies, so every mode's answer
+  // (lines, file lists, counts) is the answer for the redacted text.
+  const candidates: string[] = [];
+  await run([], (lines) => {
+    for (const l of lines) if (l !== '') candidates.push(l);
+    return candidates.length <= 1_000_000;
+  }, 'files_with_matches');
+  let mirror: Mirror | null = null;
+  if (candidates.length) {
+    mirror = await redactedMirror(candidates, cwd, (text) => ctx.redact(text), searchArg === null ? [] : [searchArg]);
+    if (mirror) {
+      const m = mirror;
+      const mappedArg = searchArg === null ? null : isAbsolute(searchArg) ? join(m.root, 'abs', searchArg) : searchArg;
+      where = { cwd: m.cwd, searchArg: mappedArg, unmap: m.unmap };
+    }
+  }
+  try {
+    return await finish();
+  } finally {
+    await mirror?.remove();
+  }
+
+  async function finish(): Promise<string> {
 
   let page: Page;
   if (mode === 'content') {
@@ -420,4 +453,5 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
     .map(cutLine)
     .join('\n');
   return notes.length ? `${body}\n[${notes.join(' ')}]` : body;
+  }
 }

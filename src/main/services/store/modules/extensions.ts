@@ -95,7 +95,7 @@ export const extensionsModule = defineStoreModule({
       sql.run(
         `INSERT INTO mcp_health (name, status, tool_count, last_error, stderr_tail, restarts, updated_at) VALUES (@name, @status, @tool_count, @last_error, @stderr_tail, @restarts, @updated_at)
          ON CONFLICT(name) DO UPDATE SET status = excluded.status, tool_count = excluded.tool_count, last_error = excluded.last_error, stderr_tail = excluded.stderr_tail, restarts = excluded.restarts, updated_at = excluded.updated_at`,
-        { ...row, updated_at: Date.now() },
+        { ...sql.fields(row, ['last_error', 'stderr_tail']), updated_at: Date.now() },
       );
     },
     trusted: (path: string) => sql.one<McpTrustRow>('SELECT * FROM mcp_trust WHERE path = ?', path),

@@ -16,11 +16,12 @@ import { goalsModule } from './goals';
 
 import { extensionsModule } from './extensions';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule] as const;
 import { subagentsModule } from './subagents';
 import { contextModule } from './context';
 
 import { appGrantsModule } from './app-grants';
+import { computerStopsModule } from './computer-stops';
 import { chatModule } from './chat';
 import { workflowsModule } from './workflows';
 import { towerModule } from './tower';

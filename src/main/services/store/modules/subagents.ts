@@ -75,6 +75,9 @@ export interface SteeringRow {
   created_at: number;
 }
 
+/** Columns that hold text from outside (a child's answer, a model-written brief): stored redacted (Sql.text). */
+const OUTSIDE_TEXT = ['result', 'error', 'prompt', 'description'] as const;
+
 export const subagentsModule = defineStoreModule({
   name: 'subagents',
   migrations: [
@@ -161,7 +164,7 @@ export const subagentsModule = defineStoreModule({
         finished_at: null,
       };
       const cols = Object.keys(full);
-      sql.run(`INSERT INTO subagents (${cols.join(',')}) VALUES (${cols.map((c) => `@${c}`).join(',')})`, full);
+      sql.run(`INSERT INTO subagents (${cols.join(',')}) VALUES (${cols.map((c) => `@${c}`).join(',')})`, sql.fields(full, OUTSIDE_TEXT));
       return full;
     },
     get: (id: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE id = ?', id),
@@ -189,16 +192,16 @@ export const subagentsModule = defineStoreModule({
       sql.all<SubagentRow>(`SELECT * FROM subagents WHERE status IN (${statuses.map((s) => `'${s}'`).join(',')}) ORDER BY created_at`),
     update(id: string, patch: SubagentPatch): void {
       if (Object.keys(patch).length === 0) return;
-      sql.run(`UPDATE subagents SET ${setClause(patch)} WHERE id = @id`, { ...patch, id });
+      sql.run(`UPDATE subagents SET ${setClause(patch)} WHERE id = @id`, { ...sql.fields(patch, OUTSIDE_TEXT), id });
     },
     /** Ends a child unless it already ended; false when it had. */
     finish(id: string, status: SubagentStatus, patch: SubagentPatch): boolean {
       const done = SUBAGENT_TERMINAL.map((s) => `'${s}'`).join(',');
-      const p = { ...patch, status, finished_at: Date.now() };
+      const p = { ...sql.fields(patch, OUTSIDE_TEXT), status, finished_at: Date.now() };
       return sql.run(`UPDATE subagents SET ${setClause(p)} WHERE id = @id AND status NOT IN (${done})`, { ...p, id }).changes > 0;
     },
     steer: (subagentId: string, message: string, sender: SteeringSender = 'parent') =>
-      Number(sql.run('INSERT INTO subagent_steering (subagent_id, message, sender, created_at) VALUES (?,?,?,?)', subagentId, message, sender, Date.now()).lastInsertRowid),
+      Number(sql.run('INSERT INTO subagent_steering (subagent_id, message, sender, created_at) VALUES (?,?,?,?)', subagentId, sql.text(message), sender, Date.now()).lastInsertRowid),
     /** Takes the undelivered steering messages of a child (marks them delivered). */
     takeSteering(subagentId: string): SteeringRow[] {
       return sql.transaction(() => {
@@ -209,7 +212,7 @@ export const subagentsModule = defineStoreModule({
     },
     post(board: string, author: string, topic: string, body: string, untrusted: boolean): number {
       return Number(
-        sql.run('INSERT INTO blackboard_posts (board, author, topic, body, untrusted, created_at) VALUES (?,?,?,?,?,?)', board, author, topic, body, untrusted ? 1 : 0, Date.now())
+        sql.run('INSERT INTO blackboard_posts (board, author, topic, body, untrusted, created_at) VALUES (?,?,?,?,?,?)', board, author, sql.text(topic), sql.text(body), untrusted ? 1 : 0, Date.now())
           .lastInsertRowid,
       );
     },

@@ -71,6 +71,10 @@ export type NewTask = Pick<TaskRow, 'id' | 'conversation_id' | 'run_id' | 'call_
 const STATUS_LIST = TERMINAL_STATUSES.map((s) => `'${s}'`).join(',');
 
 /** The queries of the tasks module; reached as `store.tasks` (and typed `TaskStore` in services/tasks). */
+/** Columns that hold text from outside (a command's tail, a summary of what a task printed): stored redacted. */
+const TASK_TEXT = ['title', 'summary', 'progress'] as const;
+const JOB_TEXT = ['note', 'tail'] as const;
+
 export class TaskQueries {
   readonly #sql: Sql;
 
@@ -106,7 +110,7 @@ export class TaskQueries {
         `INSERT INTO background_tasks (id,conversation_id,run_id,call_id,kind,title,spec,progress,status,background,exit_code,summary,output_path,owner_pid,owner_start,cancel_requested,notify,notified_at,created_at,updated_at,finished_at)
          VALUES (@id,@conversation_id,@run_id,@call_id,@kind,@title,@spec,@progress,@status,@background,@exit_code,@summary,@output_path,@owner_pid,@owner_start,@cancel_requested,@notify,@notified_at,@created_at,@updated_at,@finished_at)`,
       )
-      .run(full);
+      .run(this.#sql.fields(full, TASK_TEXT));
     return full;
   }
 
@@ -146,7 +150,7 @@ export class TaskQueries {
     const fields = Object.keys(patch);
     if (fields.length === 0) return;
     const sets = fields.map((f) => `${f} = @${f}`).join(', ');
-    this.#sql.statement(`UPDATE background_tasks SET ${sets}, updated_at = @now WHERE id = @id`).run({ ...patch, id, now: Date.now() });
+    this.#sql.statement(`UPDATE background_tasks SET ${sets}, updated_at = @now WHERE id = @id`).run({ ...this.#sql.fields(patch, TASK_TEXT), id, now: Date.now() });
   }
 
   /** Moves a running task to a final status; false when it had already ended (the first ending wins). */
@@ -156,7 +160,7 @@ export class TaskQueries {
     const now = Date.now();
     const info = this.#sql
       .statement(`UPDATE background_tasks SET status = @status, finished_at = @now, updated_at = @now${sets} WHERE id = @id AND status = 'running'`)
-      .run({ ...patch, status, id, now });
+      .run({ ...this.#sql.fields(patch, TASK_TEXT), status, id, now });
     return info.changes === 1;
   }
 
@@ -208,7 +212,7 @@ export class TaskQueries {
     const sets = fields.map((f) => `${f} = @${f}`).join(', ');
     const statuses = onlyIf === undefined ? null : Array.isArray(onlyIf) ? onlyIf : [onlyIf];
     const guard = statuses ? ` AND status IN (${statuses.map((s) => `'${s}'`).join(',')})` : '';
-    const info = this.#sql.statement(`UPDATE background_jobs SET ${sets} WHERE task_id = @task_id AND idx = @idx${guard}`).run({ ...patch, task_id: taskId, idx });
+    const info = this.#sql.statement(`UPDATE background_jobs SET ${sets} WHERE task_id = @task_id AND idx = @idx${guard}`).run({ ...this.#sql.fields(patch, JOB_TEXT), task_id: taskId, idx });
     if (info.changes === 1) this.#sql.statement('UPDATE background_tasks SET updated_at = ? WHERE id = ?').run(Date.now(), taskId);
     return info.changes === 1;
   }

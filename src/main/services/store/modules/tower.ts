@@ -136,7 +136,7 @@ export const towerModule = defineStoreModule({
     missions: (sessionId: string) => sql.all<MissionRow>('SELECT * FROM tower_missions WHERE session_id = ? ORDER BY rowid', sessionId),
     mission: (sessionId: string, id: string) => sql.one<MissionRow>('SELECT * FROM tower_missions WHERE session_id = ? AND id = ?', sessionId, id),
     updateMission(sessionId: string, id: string, patch: Partial<Omit<MissionRow, 'session_id' | 'id'>>): void {
-      const full = { ...patch, updated_at: Date.now() };
+      const full = { ...sql.fields(patch, ['notes']), updated_at: Date.now() };
       sql.run(`UPDATE tower_missions SET ${setClause(full)} WHERE session_id = @session_id AND id = @mission_id`, { ...full, session_id: sessionId, mission_id: id });
     },
     addAgent(row: Omit<TowerAgentRow, 'created_at'>): void {
@@ -148,24 +148,24 @@ export const towerModule = defineStoreModule({
     agents: (sessionId: string) => sql.all<TowerAgentRow>('SELECT * FROM tower_agents WHERE session_id = ? ORDER BY created_at', sessionId),
     agentByConversation: (conversationId: string) => sql.one<TowerAgentRow>('SELECT * FROM tower_agents WHERE conversation_id = ? ORDER BY created_at DESC LIMIT 1', conversationId),
     send(sessionId: string, sender: string, recipient: string, body: string): number {
-      return Number(sql.run('INSERT INTO tower_messages (session_id, sender, recipient, body, at) VALUES (?, ?, ?, ?, ?)', sessionId, sender, recipient, body, Date.now()).lastInsertRowid);
+      return Number(sql.run('INSERT INTO tower_messages (session_id, sender, recipient, body, at) VALUES (?, ?, ?, ?, ?)', sessionId, sender, recipient, sql.text(body), Date.now()).lastInsertRowid);
     },
     inbox: (sessionId: string, me: string, limit = 50) =>
       sql.all<TowerMessageRow>("SELECT * FROM tower_messages WHERE session_id = ? AND (recipient = ? OR (recipient = 'all' AND sender != ?)) ORDER BY id DESC LIMIT ?", sessionId, me, me, limit),
     messages: (sessionId: string, limit = 200) => sql.all<TowerMessageRow>('SELECT * FROM tower_messages WHERE session_id = ? ORDER BY id DESC LIMIT ?', sessionId, limit),
     finding(sessionId: string, sender: string, kind: string, title: string, body: string): number {
-      return Number(sql.run('INSERT INTO tower_findings (session_id, sender, kind, title, body, at) VALUES (?, ?, ?, ?, ?, ?)', sessionId, sender, kind, title, body, Date.now()).lastInsertRowid);
+      return Number(sql.run('INSERT INTO tower_findings (session_id, sender, kind, title, body, at) VALUES (?, ?, ?, ?, ?, ?)', sessionId, sender, kind, sql.text(title), sql.text(body), Date.now()).lastInsertRowid);
     },
     findings: (sessionId: string) => sql.all<TowerFindingRow>('SELECT * FROM tower_findings WHERE session_id = ? ORDER BY id', sessionId),
     review(row: Omit<TowerReviewRow, 'id' | 'at'>): number {
       return Number(
-        sql.run('INSERT INTO tower_reviews (session_id, mission_id, reviewer, verdict, commit_sha, body, at) VALUES (?, ?, ?, ?, ?, ?, ?)', row.session_id, row.mission_id, row.reviewer, row.verdict, row.commit_sha, row.body, Date.now()).lastInsertRowid,
+        sql.run('INSERT INTO tower_reviews (session_id, mission_id, reviewer, verdict, commit_sha, body, at) VALUES (?, ?, ?, ?, ?, ?, ?)', row.session_id, row.mission_id, row.reviewer, row.verdict, row.commit_sha, sql.text(row.body), Date.now()).lastInsertRowid,
       );
     },
     latestReview: (sessionId: string, missionId: string) => sql.one<TowerReviewRow>('SELECT * FROM tower_reviews WHERE session_id = ? AND mission_id = ? ORDER BY id DESC LIMIT 1', sessionId, missionId),
     reviews: (sessionId: string) => sql.all<TowerReviewRow>('SELECT * FROM tower_reviews WHERE session_id = ? ORDER BY id', sessionId),
     log(sessionId: string, text: string): void {
-      sql.run('INSERT INTO tower_activity (session_id, at, text) VALUES (?, ?, ?)', sessionId, Date.now(), text.slice(0, 2000));
+      sql.run('INSERT INTO tower_activity (session_id, at, text) VALUES (?, ?, ?)', sessionId, Date.now(), sql.text(text.slice(0, 2000)));
     },
     activity: (sessionId: string, limit = 100) => sql.all<{ id: number; at: number; text: string }>('SELECT * FROM (SELECT * FROM tower_activity WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id', sessionId, limit),
   }),

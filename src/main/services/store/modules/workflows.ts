@@ -113,7 +113,7 @@ export const workflowsModule = defineStoreModule({
     forConversation: (conversationId: string) => sql.all<WorkflowRow>('SELECT * FROM workflow_runs WHERE conversation_id = ? ORDER BY created_at', conversationId),
     running: () => sql.all<WorkflowRow>("SELECT * FROM workflow_runs WHERE status = 'running'"),
     update(id: string, patch: WorkflowPatch): void {
-      const full = { ...patch, updated_at: Date.now() };
+      const full = { ...sql.fields(patch, ['progress', 'result', 'error', 'phase', 'phases']), updated_at: Date.now() };
       sql.run(`UPDATE workflow_runs SET ${setClause(full)} WHERE id = @id`, { ...full, id });
     },
     /** Ends a run unless it already ended; false when it had. */
@@ -122,12 +122,12 @@ export const workflowsModule = defineStoreModule({
       return (
         sql.run(
           `UPDATE workflow_runs SET status = @status, result = @result, error = @error, finished_at = @now, updated_at = @now WHERE id = @id AND status = 'running'`,
-          { id, status, result: patch.result ?? null, error: patch.error ?? null, now },
+          { id, status, result: sql.text(patch.result ?? null), error: sql.text(patch.error ?? null), now },
         ).changes > 0
       );
     },
     event(workflowId: string, kind: WorkflowEvent['kind'], text: string): void {
-      sql.run('INSERT INTO workflow_events (workflow_id, at, kind, text) VALUES (?, ?, ?, ?)', workflowId, Date.now(), kind, text.slice(0, 4000));
+      sql.run('INSERT INTO workflow_events (workflow_id, at, kind, text) VALUES (?, ?, ?, ?)', workflowId, Date.now(), kind, sql.text(text.slice(0, 4000)));
     },
     events: (workflowId: string, limit = 500) => sql.all<WorkflowEvent>('SELECT * FROM (SELECT * FROM workflow_events WHERE workflow_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id', workflowId, limit),
   }),

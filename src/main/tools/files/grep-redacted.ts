@@ -1,0 +1,79 @@
+/**
+ * grep matches what the model may see, not the raw bytes (issue 29, mechanism 13). ripgrep matches files as they are,
+ * so `files_with_matches` and `count_matches` would tell whether a secret in an ordinary file matches a pattern
+ * (a prefix, a character class, a case-insensitive spelling) even though every line shown is redacted. So the files
+ * the raw pattern matches are only candidates: each is redacted as a whole (the run's secrets and credential shapes),
+ * and when that changes any of them, the search runs again, unchanged, over a private mirror that holds the redacted
+ * copies (the others byte for byte) at the same relative paths. Every mode's answer — lines, file lists, counts,
+ * pagination — is then exactly the answer for the redacted text, and paths are mapped back to the real ones.
+ *
+ * Not caught: a file the raw pattern does not match but whose redacted text would (a pattern that matches the
+ * placeholder `[redacted:NAME]` itself) is not reported; that reveals nothing about the secret.
+ */
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+
+export interface Mirror {
+  /** The private folder (0700) holding the copies: `abs/<absolute path>` and `<nested…>/rel/<relative path>`. */
+  root: string;
+  /** Where relative candidates live: the search's working directory inside the mirror. */
+  cwd: string;
+  /** A line of rg output with a mirror path turned back into the real path. */
+  unmap(line: string): string;
+  remove(): Promise<void>;
+}
+
+/** How many `..` segments a relative path climbs above its start at most. */
+function climb(p: string): number {
+  let depth = 0;
+  let most = 0;
+  for (const part of p.split(/[\\/]+/)) {
+    if (part === '..') most = Math.max(most, ++depth);
+    else if (part && part !== '.') depth--;
+  }
+  return most;
+}
+
+/**
+ * The redacted mirror of the candidate files (paths as rg printed them, relative to `cwd` or absolute), or null when
+ * redaction changes none of them (then the raw answer is already the redacted one).
+ */
+export async function redactedMirror(candidates: readonly string[], cwd: string, redact: (text: string) => string, extraPaths: readonly string[] = []): Promise<Mirror | null> {
+  const changed = new Map<string, string>();
+  for (const p of candidates) {
+    let text: string;
+    try {
+      text = (await readFile(resolve(cwd, p))).toString('utf8');
+    } catch {
+      continue; // gone since rg saw it: the second search will not find it either
+    }
+    const red = redact(text);
+    if (red !== text) changed.set(p, red);
+  }
+  if (changed.size === 0) return null;
+  const root = await mkdtemp(join(tmpdir(), 'deskhand-grep-'));
+  const depth = Math.max(0, ...candidates.filter((p) => !isAbsolute(p)).map(climb), ...extraPaths.filter((p) => !isAbsolute(p)).map(climb));
+  const rel = join(root, ...Array.from({ length: depth }, (_, i) => `up${i}`), 'rel');
+  await mkdir(rel, { recursive: true, mode: 0o700 });
+  const absRoot = join(root, 'abs');
+  try {
+    for (const p of candidates) {
+      const dest = isAbsolute(p) ? join(absRoot, p) : join(rel, p);
+      await mkdir(dirname(dest), { recursive: true, mode: 0o700 });
+      const red = changed.get(p);
+      if (red !== undefined) await writeFile(dest, red, { mode: 0o600 });
+      else await copyFile(resolve(cwd, p), dest).catch(() => undefined);
+    }
+  } catch (err) {
+    await rm(root, { recursive: true, force: true });
+    throw err;
+  }
+  const prefix = absRoot;
+  return {
+    root,
+    cwd: rel,
+    unmap: (line) => (line.startsWith(prefix + sep) ? line.slice(prefix.length) : line),
+    remove: () => rm(root, { recursive: true, force: true }),
+  };
+}
