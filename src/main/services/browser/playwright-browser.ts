@@ -313,8 +313,8 @@ export class PlaywrightBrowser implements BrowserService {
         break;
       } catch (err) {
         const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-        // The tab was still settling on an earlier (blocked) page: once more, after it has.
-        if (/interrupted by another navigation/.test(msg) && attempt === 0) {
+        // The tab was still settling on an earlier (blocked) page, whose error page is a navigation too: again, after it has.
+        if (/interrupted by another navigation/.test(msg) && attempt < 2) {
           await tab.page.waitForLoadState('load', { timeout: 5_000 }).catch(() => undefined);
           continue;
         }
