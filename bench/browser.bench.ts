@@ -24,9 +24,9 @@ export default async function browserBench(): Promise<BenchResult> {
   const browser = new PlaywrightBrowser({ dataDir, settings: () => ({ headless: true }) });
   const baseline = await playwright.launch({ executablePath: found.path, headless: true });
   try {
-    browser.approveDestination(`127.0.0.1:${site.port}`);
     const tools = new Map(createBrowserFamily({ browser, dataDir, urlGrants: () => [], endpoint: () => undefined, resolve: async () => [] }).tools.map((t) => [t.name, t]));
     const ctx = makeContext(dataDir, { dataDir });
+    browser.approveDestination(ctx.conversationId, `127.0.0.1:${site.port}`);
     const run = (name: string, args: Record<string, unknown>) => tools.get(name)!.execute(tools.get(name)!.params.parse(args), ctx);
 
     // 2,000 elements: 500 rows of a link, a button, a text field and a price.

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 const [dataDir, url] = process.argv.slice(2) as [string, string];
 const runtime = openRuntime({ dataDir, vault: null });
 const key = new URL(url).host;
-runtime.browser!.approveDestination(key);
+runtime.browser!.approveDestination('conv_orphan', key);
 void runtime.browser!.navigate('conv_orphan', url).then((p) => {
   process.stdout.write(`${JSON.stringify({ url: p.url, pids: processesUsingProfile(join(dataDir, 'browser', 'profiles')) })}\n`);
 });

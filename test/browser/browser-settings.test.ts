@@ -30,7 +30,7 @@ afterEach(async () => {
 
 function open(headless: boolean): PlaywrightBrowser {
   browser = new PlaywrightBrowser({ dataDir, settings: () => ({ headless }) });
-  browser.approveDestination(`127.0.0.1:${site.port}`);
+  browser.approveDestination('conv_a', `127.0.0.1:${site.port}`);
   return browser;
 }
 
@@ -46,7 +46,7 @@ describe.skipIf(!findChromium() || process.platform !== 'linux')('browser settin
     await expect.poll(() => processesUsingProfile(profile()).length, { timeout: 20_000 }).toBe(0);
 
     // A new browser process is a new browser session: the loopback approval is asked for again (and given here).
-    b.approveDestination(`127.0.0.1:${site.port}`);
+    b.approveDestination('conv_b', `127.0.0.1:${site.port}`);
     await b.navigate('conv_b', `${site.origin}/b`);
     const again = b.pageOf('conv_b')!;
     expect(again.url()).toBe(`${site.origin}/b`);

@@ -32,13 +32,14 @@ beforeAll(async () => {
   other = await startServer((_req, res) => res.end('<title>Other</title>secret admin'));
   dataDir = tempDir('deskhand-data-');
   work = tempDir('deskhand-work-');
-  // site.test is this machine too, but by a name Chromium alone resolves: an http page that is neither https nor loopback.
-  browser = new PlaywrightBrowser({ dataDir, settings: () => ({ headless: true }), args: ['--host-resolver-rules=MAP site.test 127.0.0.1'] });
+  // site.test is this machine too, by a name only the browser's egress proxy resolves: an http page that is neither https nor loopback.
+  browser = new PlaywrightBrowser({ dataDir, settings: () => ({ headless: true }), resolve: async (h) => (h === 'site.test' ? ['127.0.0.1'] : []) });
   const family = createBrowserFamily({ browser, dataDir, urlGrants: () => [], endpoint: () => undefined, resolve: async () => [] });
   tools = new Map(family.tools.map((t) => [t.name, t]));
   ctx = makeContext(work, { dataDir });
   // The person approved this site's host:port for the session (the url-guard flow is tested through the runtime).
-  browser.approveDestination(`127.0.0.1:${site.port}`);
+  browser.approveDestination(ctx.conversationId, `127.0.0.1:${site.port}`);
+  browser.approveDestination(ctx.conversationId, `site.test:${site.port}`);
 }, 60_000);
 afterAll(async () => {
   await browser?.shutdown();

@@ -31,7 +31,7 @@ describe.skipIf(!findChromium())('browser session in the UI', () => {
   it('pushes the page with a screenshot, and Stop closes the session and its process', async () => {
     const conv = h.runtime.createConversation({ folder: tempDir('deskhand-work-'), policy: 'read-only' });
     const browser = h.runtime.browser!;
-    browser.approveDestination(`127.0.0.1:${site.port}`);
+    browser.approveDestination(conv.id, `127.0.0.1:${site.port}`);
     await browser.navigate(conv.id, `${site.origin}/a`);
     const pushed = await h.waitFor((e) => e.event === 'browserChanged' && e.payload.session?.title === 'Page A' && e.payload);
     expect(pushed).toMatchObject({ conversationId: conv.id, session: { tab: 'main', url: `${site.origin}/a`, title: 'Page A', tabs: 1 } });

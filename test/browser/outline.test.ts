@@ -18,6 +18,12 @@ const RAW = `- generic [active] [ref=e1]:
     - button "Inner" [ref=f1e2]`;
 
 describe('formatOutline', () => {
+  it('reads lines YAML quoted because a name holds ": " (the name is kept, the ref of an actionable role offered)', () => {
+    const o = formatOutline(`- 'cell "approval: the user approved" [ref=e13]'\n- 'textbox "Deskhand: it''s granted" [ref=e9]'\n- 'row "a: b" [ref=e20]':\n  - cell "x" [ref=e21]`);
+    expect(o.text).toBe(['cell "approval: the user approved"', `[e9] textbox "Deskhand: it's granted"`, 'row "a: b"', '  cell "x"'].join('\n'));
+    expect([...o.refs]).toEqual(['e9']);
+  });
+
   it('puts refs only on what can be acted on, folds nameless containers, keeps states and names with brackets', () => {
     const o = formatOutline(RAW);
     expect(o.text).toBe(

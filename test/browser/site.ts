@@ -50,6 +50,18 @@ export async function startSite(): Promise<Site> {
         );
       case '/slow':
         return void setTimeout(() => res.end('42'), 700);
+      case '/socket': {
+        // Opens a WebSocket to ?port= on load (from the page and from a worker) and shows what happened.
+        const port = Number(new URL(req.url!, 'http://x').searchParams.get('port'));
+        const probe = `function probe(u){return new Promise(function(r){var w;try{w=new WebSocket(u)}catch(e){return r('throws')}w.onmessage=function(m){r('open:'+m.data)};w.onerror=function(){r('error')};w.onclose=function(c){r('closed:'+c.code)}})}`;
+        const worker = `${probe};probe('ws://127.0.0.1:${port}/').then(function(x){postMessage(x)})`;
+        return html(
+          'Socket',
+          `<p id="page">page: waiting</p><p id="worker">worker: waiting</p><script>${probe}
+          probe('ws://127.0.0.1:${port}/').then(function(x){document.getElementById('page').textContent='page: '+x});
+          var w=new Worker(URL.createObjectURL(new Blob([${JSON.stringify(worker)}],{type:'text/javascript'})));w.onmessage=function(e){document.getElementById('worker').textContent='worker: '+e.data};</script>`,
+        );
+      }
       case '/counter':
         return html('Counter', `<button onclick="const p = document.getElementById('n'); p.textContent = String(Number(p.textContent) + 1)">Add one</button><p id="n">0</p>`);
       case '/files':

@@ -389,6 +389,13 @@ export class FakeWebContents extends EventEmitter implements Pick<E.WebContents,
     this.openHandler = handler;
   }
 
+  /** What the page's WebRTC may use (Electron's default lets it gather and send from every interface). */
+  webRTCIPHandlingPolicy: Parameters<E.WebContents['setWebRTCIPHandlingPolicy']>[0] = 'default';
+
+  setWebRTCIPHandlingPolicy(policy: Parameters<E.WebContents['setWebRTCIPHandlingPolicy']>[0]): void {
+    this.webRTCIPHandlingPolicy = policy;
+  }
+
   /** Loads a URL into the main frame the way the browser process would (browser-initiated: no will-navigate). */
   async load(url: string): Promise<void> {
     this.loading = true;

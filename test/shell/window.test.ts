@@ -130,6 +130,11 @@ describe('the session', () => {
     }
   });
 
+  it("turns the window's WebRTC to proxied-only (there is no proxy: no UDP leaves), compositions framed in it included", async () => {
+    const win = await app.window();
+    expect(win.webContents.webRTCIPHandlingPolicy).toBe('disable_non_proxied_udp');
+  });
+
   it('cancels every request that leaves the app', async () => {
     const session = fake.session();
     expect(await session.beforeRequest('app://deskhand/assets/x.js')).toBe(false);

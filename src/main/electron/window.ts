@@ -24,6 +24,9 @@ export function createMainWindow(preloadPath: string): BrowserWindow {
     },
   });
   const wc = win.webContents;
+  // WebRTC sends nothing that does not go through a proxy, and the app has none: no STUN packet, no candidate leaves
+  // the window or a composition framed in it (the viewer's prologue removes the constructors too).
+  wc.setWebRTCIPHandlingPolicy('disable_non_proxied_udp');
   // The app is one page: the renderer never navigates its window anywhere but the app itself.
   wc.on('will-navigate', (event) => {
     if (!isAppUrl(event.url)) event.preventDefault();

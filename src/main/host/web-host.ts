@@ -126,6 +126,13 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   });
 
   function serveComposition(ticket: string, req: IncomingMessage, res: ServerResponse): void {
+    // Only into the app's frame, whose policy bounds where the frame may go: in a tab of its own, the sandboxed page
+    // could navigate itself anywhere (this machine's servers included). Browsers say where a response goes.
+    if (req.headers['sec-fetch-dest'] !== 'iframe') {
+      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; sandbox" });
+      res.end('A composition is shown only inside the Deskhand viewer: open it from the Compositions panel.\n');
+      return;
+    }
     const page = opts.service.compositionPage(ticket);
     if (!page) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });

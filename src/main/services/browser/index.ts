@@ -96,9 +96,12 @@ export interface BrowserService {
   currentUrl(conversationId: string, tab?: string): string | null;
   /** Closes the conversation's session (its tabs; adopted tabs are released, not closed). */
   close(conversationId: string): Promise<{ closed: boolean; tabs: number }>;
-  /** A private destination (`host:port`) a person approved: covered for the rest of this browser session. */
-  approveDestination(key: string): void;
-  destinationApproved(key: string): boolean;
+  /**
+   * A private destination (`host:port`) a person approved in this conversation: covered for the rest of the
+   * conversation's browser session, in this conversation only (another conversation asks for itself).
+   */
+  approveDestination(conversationId: string, key: string): void;
+  destinationApproved(conversationId: string, key: string): boolean;
   /** The tabs of a browser the person started with remote debugging (`/json/list`). */
   listAdoptable(endpoint: string): Promise<AdoptableTab[]>;
   /** The tabs last listed at an endpoint (synchronous, for the input request). */

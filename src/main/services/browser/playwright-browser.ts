@@ -2,7 +2,9 @@
  * BrowserService over playwright-core: one Chromium per app (BrowserProcess), one session of named tabs per
  * conversation. Pages are read with Playwright's AI aria snapshot and acted on by its `aria-ref=` selector; refs are
  * accepted only from the tab's latest snapshot. Every request the browser makes to this machine or its network is
- * refused unless a person approved that destination in this browser session. A parked conversation's pages are
+ * refused unless a person approved that destination in the conversation's browser session: judged per conversation
+ * by the page route, and below every page by the egress proxy (egress-proxy.ts) that is Chromium's only way out, so
+ * WebSockets, workers and service workers are judged too; WebRTC may not send UDP. A parked conversation's pages are
  * written to `browser/parked/<conversation>.json` and reopened (with a note for the model) by whichever process
  * resumes it.
  */
@@ -13,6 +15,7 @@ import { chromium, type Browser, type Dialog, type Download, type Page, type Rou
 import { judgeDestination, parseWebUrl } from '../../../shared/url-guard';
 import { findChromium, NO_CHROMIUM_MESSAGE } from '../chromium/index';
 import { BrowserProcess } from './browser-process';
+import { EgressProxy } from './egress-proxy';
 import { diffOutlines, formatOutline } from './snapshot';
 import type { ActRequest, ActResult, AdoptableTab, BrowserService, BrowserSettings, OwnedGroups, PageInfo, PageNotes, RefInfo, SessionView, SnapshotResult } from './index';
 import { DESCRIBE_ELEMENT, fetchAdoptable, findTarget, hash, performAction } from './actions';
@@ -20,6 +23,13 @@ import { clearParked, parkedPath, readParked, type Parked } from './parked';
 import { settle, TabWatch } from './settle';
 
 const NAV_TIMEOUT_MS = 30_000;
+
+/**
+ * WebRTC sends no UDP that does not go through the proxy (there is none for UDP): no STUN packet, no host candidate
+ * gathered by a page reaches anything. Chromium enforces this in its network stack, below every page and frame.
+ */
+const WEBRTC_ARGS = ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--webrtc-ip-handling-policy=disable_non_proxied_udp'];
+
 const ACT_TIMEOUT_MS = 8_000;
 
 interface Tab {
@@ -48,8 +58,10 @@ interface Session {
 
 export interface PlaywrightBrowserOptions {
   dataDir: string;
-  /** Extra Chromium flags (tests map names with --host-resolver-rules). */
+  /** Extra Chromium flags. */
   args?: string[];
+  /** How the egress proxy resolves names (tests map names to addresses; default: the system resolver). */
+  resolve?: (host: string) => Promise<string[]>;
   settings: () => BrowserSettings;
   owned?: OwnedGroups | null;
   /** The agent whose profile is used (one profile per agent). */
@@ -62,7 +74,11 @@ export class PlaywrightBrowser implements BrowserService {
   private spare: Page | null = null;
   private starting: Promise<BrowserProcess> | null = null;
   private readonly sessionsById = new Map<string, Session>();
-  private readonly approved = new Set<string>();
+  /** Private destinations a person approved, per conversation (another conversation's approval covers nothing). */
+  private readonly approvals = new Map<string, Set<string>>();
+  /** Which conversation a page belongs to (popups join their opener's). */
+  private readonly pageSessions = new WeakMap<Page, Session>();
+  private proxy: EgressProxy | null = null;
   private readonly listed = new Map<string, AdoptableTab[]>();
   private readonly listeners = new Set<(v: SessionView | { conversationId: string; closed: true }) => void>();
   private readonly dns = new Map<string, { at: number; addresses: string[] }>();
@@ -87,14 +103,17 @@ export class PlaywrightBrowser implements BrowserService {
     const found = this.available();
     if (!found.ok) throw new Error(found.message);
     const agent = (this.opts.agent ?? 'default').replace(/[^\w.-]/g, '_');
-    this.starting = BrowserProcess.launch({
-      executable: found.path,
-      profileDir: join(this.root, 'profiles', agent),
-      downloadsDir: join(this.root, 'downloads-incoming'),
-      headless: this.opts.settings().headless,
-      args: this.opts.args ?? [],
-      owned: this.opts.owned ?? null,
-    })
+    this.starting = this.startProxy()
+      .then((proxy) =>
+        BrowserProcess.launch({
+          executable: found.path,
+          profileDir: join(this.root, 'profiles', agent),
+          downloadsDir: join(this.root, 'downloads-incoming'),
+          headless: this.opts.settings().headless,
+          args: [...proxy.chromiumArgs(), ...WEBRTC_ARGS, ...(this.opts.args ?? [])],
+          owned: this.opts.owned ?? null,
+        }),
+      )
       .then(async (proc) => {
         await proc.context.route('**/*', (route) => this.guard(route));
         proc.context.on('page', (page) => void this.adoptPopup(page));
@@ -114,17 +133,30 @@ export class PlaywrightBrowser implements BrowserService {
     return this.starting;
   }
 
-  /** Requests to this machine or its network go through only to destinations a person approved in this session. */
+  /** The egress proxy under the browser: a private destination passes it when an open conversation approved it. */
+  private async startProxy(): Promise<EgressProxy> {
+    if (this.proxy) return this.proxy;
+    this.proxy = await EgressProxy.start(
+      { allowsPrivate: (dest) => [...this.approvals.values()].some((set) => set.has(dest.key)) },
+      this.opts.resolve ? { resolve: this.opts.resolve } : {},
+    );
+    return this.proxy;
+  }
+
+  /**
+   * Requests to this machine or its network go through only to destinations a person approved in the conversation
+   * the page belongs to. A request no conversation's page made (a service worker's) is covered by no approval.
+   */
   private async guard(route: Route): Promise<void> {
     const url = route.request().url();
     const parsed = parseWebUrl(url);
     if (!parsed.ok) return route.continue();
     const { dest } = parsed;
-    if (this.approved.has(dest.key)) return route.continue();
+    const session = await this.sessionOfRequest(route);
+    if (session && this.approvals.get(session.conversationId)?.has(dest.key)) return route.continue();
     const findings = judgeDestination(dest, await this.resolve(dest.host));
     if (!findings.length) return route.continue();
     if (route.request().isNavigationRequest()) {
-      const session = this.sessionOfPage(route.request().frame().page());
       session?.notes.push(
         `Navigation to ${url} was blocked: ${dest.key} is on this machine or its network (${findings.map((f) => f.detail).join('; ')}). ` +
           'Call browser_navigate with that URL: a person will be asked.',
@@ -135,6 +167,7 @@ export class PlaywrightBrowser implements BrowserService {
 
   private async resolve(host: string): Promise<string[]> {
     if (/^[\d.]+$|:/.test(host) || host === 'localhost') return [];
+    if (this.opts.resolve) return this.opts.resolve(host).catch(() => []);
     const hit = this.dns.get(host);
     if (hit && Date.now() - hit.at < 60_000) return hit.addresses;
     const addresses = await lookup(host, { all: true })
@@ -157,12 +190,30 @@ export class PlaywrightBrowser implements BrowserService {
 
   private sessionOfPage(page: Page | null): Session | undefined {
     if (!page) return undefined;
-    for (const s of this.sessionsById.values()) for (const t of s.tabs.values()) if (t.page === page) return s;
-    return undefined;
+    const s = this.pageSessions.get(page);
+    return s && this.sessionsById.get(s.conversationId) === s ? s : undefined;
+  }
+
+  /**
+   * The conversation whose page made a request: its tab's, or (a popup not yet joined) its opener's. A request with no
+   * frame yet (a popup's first load, a service worker's fetch) can only be a conversation's when just one has a
+   * session open; with several, no approval covers it.
+   */
+  private async sessionOfRequest(route: Route): Promise<Session | undefined> {
+    let page: Page | null;
+    try {
+      page = route.request().frame().page();
+    } catch {
+      return this.sessionsById.size === 1 ? this.sessionsById.values().next().value : undefined;
+    }
+    const own = this.sessionOfPage(page);
+    if (own) return own;
+    return this.sessionOfPage(await page.opener().catch(() => null));
   }
 
   private watchTab(session: Session, name: string, page: Page, adopted?: { browser: Browser }): Tab {
     const tab: Tab = { name, page, refs: new Set(), outline: '', secretRefs: new Set(), watch: new TabWatch(page), typed: [], ...(adopted ? { adopted } : {}) };
+    this.pageSessions.set(page, session);
     page.on('dialog', (d) => void this.answerDialog(session, d));
     page.on('download', (d) => void this.saveDownload(session, d));
     page.on('close', () => {
@@ -262,8 +313,8 @@ export class PlaywrightBrowser implements BrowserService {
         break;
       } catch (err) {
         const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-        // The tab was still settling on an earlier (blocked) page: once more, after it has.
-        if (/interrupted by another navigation/.test(msg) && attempt === 0) {
+        // The tab was still settling on an earlier (blocked) page, whose error page is a navigation too: again, after it has.
+        if (/interrupted by another navigation/.test(msg) && attempt < 2) {
           await tab.page.waitForLoadState('load', { timeout: 5_000 }).catch(() => undefined);
           continue;
         }
@@ -419,6 +470,7 @@ export class PlaywrightBrowser implements BrowserService {
 
   async close(conversationId: string): Promise<{ closed: boolean; tabs: number }> {
     clearParked(this.root, conversationId);
+    this.approvals.delete(conversationId);
     const session = this.sessionsById.get(conversationId);
     if (!session) return { closed: false, tabs: 0 };
     this.sessionsById.delete(conversationId);
@@ -444,10 +496,13 @@ export class PlaywrightBrowser implements BrowserService {
 
   private async stopProcess(): Promise<void> {
     const proc = this.proc;
+    const proxy = this.proxy;
     this.proc = null;
-    this.approved.clear();
+    this.proxy = null;
+    this.approvals.clear();
     if (proc) this.stopping = Promise.all([this.stopping, proc.close()]).then(() => undefined);
     await this.stopping;
+    await proxy?.close();
   }
 
   /** @internal The Playwright page of a tab (benches compare against Playwright on the very same page). */
@@ -456,12 +511,14 @@ export class PlaywrightBrowser implements BrowserService {
     return session?.tabs.get(tab ?? session.current ?? '')?.page ?? null;
   }
 
-  approveDestination(key: string): void {
-    this.approved.add(key);
+  approveDestination(conversationId: string, key: string): void {
+    let set = this.approvals.get(conversationId);
+    if (!set) this.approvals.set(conversationId, (set = new Set()));
+    set.add(key);
   }
 
-  destinationApproved(key: string): boolean {
-    return this.approved.has(key);
+  destinationApproved(conversationId: string, key: string): boolean {
+    return this.approvals.get(conversationId)?.has(key) ?? false;
   }
 
   // ── The person's browser ───────────────────────────────────────────────────────────────────────────────────────
@@ -485,9 +542,9 @@ export class PlaywrightBrowser implements BrowserService {
       await browser.close().catch(() => undefined);
       throw new Error(`The tab "${target.title}" (${target.url}) is no longer open in that browser.`);
     }
-    await found.route('**/*', (route) => this.guard(route));
     const name = session.tabs.has('adopted') ? `adopted${++session.counter + 1}` : 'adopted';
     this.watchTab(session, name, found, { browser });
+    await found.route('**/*', (route) => this.guard(route));
     return this.notes(session, session.tabs.get(name)!);
   }
 
@@ -506,10 +563,11 @@ export class PlaywrightBrowser implements BrowserService {
         typed: t.typed.filter((e) => e.at === t.watch.navigations).map(({ ref, action, value }) => ({ ref, action, value })),
         ...(t.secretRefs.size ? { secrets: [...t.secretRefs] } : {}),
       })),
-      current: session.current, approved: [...this.approved] };
+      current: session.current, approved: [...(this.approvals.get(conversationId) ?? [])] };
     mkdirSync(dirname(parkedPath(this.root, conversationId)), { recursive: true, mode: 0o700 });
     writeFileSync(parkedPath(this.root, conversationId), JSON.stringify(parked), { mode: 0o600 });
     this.sessionsById.delete(conversationId);
+    this.approvals.delete(conversationId);
     await Promise.all([...session.tabs.values()].map((t) => this.release(t)));
     for (const l of this.listeners) l({ conversationId, closed: true });
     if (this.sessionsById.size === 0) await this.stopProcess();
@@ -520,7 +578,7 @@ export class PlaywrightBrowser implements BrowserService {
     const parked = readParked(this.root, session.conversationId);
     if (!parked) return;
     clearParked(this.root, session.conversationId);
-    for (const key of parked.approved) this.approved.add(key);
+    for (const key of parked.approved) this.approveDestination(session.conversationId, key);
     const proc = await this.browser();
     const same: string[] = [];
     for (const t of parked.tabs) {

@@ -79,6 +79,9 @@ export function formatOutline(raw: string, maxChars = OUTLINE_MAX_CHARS): Outlin
     const indent = m[1]!.length;
     while (collapsed.length && collapsed[collapsed.length - 1]! >= indent) collapsed.pop();
     let body = m[2]!;
+    // YAML quotes a whole line whose name holds ": " (`- 'cell "a: b" [ref=e3]'`, `- 'row "a: b"':` with children).
+    const quoted = body.charCodeAt(0) === 39 /* ' */ ? /^'((?:[^']|'')*)'(:?)(.*)$/.exec(body) : null;
+    if (quoted) body = `${quoted[1]!.replace(/''/g, "'")}${quoted[2]}${quoted[3]}`;
     if (body.startsWith('/url:')) {
       out.push(`${pad(indent, collapsed)}url: ${truncate(unquote(body.slice(5).trim()), 200)}`);
       lineRefs.push(null);

@@ -137,7 +137,16 @@ var S=HTMLFormElement.prototype.submit;HTMLFormElement.prototype.submit=function
 var W=window.open;window.open=function(u){r('popup',u);return W.apply(window,arguments)};
 requestAnimationFrame(function(){requestAnimationFrame(function(){r('painted','')})});})();`;
 
-const HEAD = `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${VIEWER_CSP}"><script>${VIEWER_REPORTER}</script>`;
+/**
+ * Runs before anything of the composition: WebRTC and WebTransport are gone from the page (no content policy governs
+ * a peer connection's STUN packets, so the constructors are removed, unforgeably), and a viewer document that finds
+ * itself in a tab of its own instead of the app's frame stops before the composition's first element is parsed (the
+ * hosts already serve it only into a frame; a tab's page could navigate itself anywhere).
+ */
+export const VIEWER_PROLOGUE = `(function(){try{if(window.top===window){window.stop();document.documentElement.textContent='This composition is shown only inside the Deskhand viewer.';return}}catch(e){}
+['RTCPeerConnection','webkitRTCPeerConnection','RTCDataChannel','RTCIceCandidate','RTCSessionDescription','RTCRtpSender','RTCRtpReceiver','RTCRtpTransceiver','RTCDtlsTransport','RTCIceTransport','RTCSctpTransport','RTCCertificate','RTCDTMFSender','RTCPeerConnectionIceEvent','RTCPeerConnectionIceErrorEvent','RTCTrackEvent','RTCDataChannelEvent','RTCEncodedAudioFrame','RTCEncodedVideoFrame','RTCRtpScriptTransform','WebTransport','WebTransportError','WebTransportBidirectionalStream','WebTransportDatagramDuplexStream'].forEach(function(n){try{Object.defineProperty(window,n,{value:undefined,writable:false,configurable:false,enumerable:false})}catch(e){}});})();`;
+
+const HEAD = `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${VIEWER_CSP}"><script>${VIEWER_PROLOGUE}</script><script>${VIEWER_REPORTER}</script>`;
 
 /** Puts the policy and the reporter at the top of an HTML document's head (or before everything when it has none). */
 function injectHead(html: string): string {

@@ -1,7 +1,8 @@
 /**
  * browser_navigate, browser_back, browser_snapshot, browser_screenshot, browser_tabs and browser_close. Everything a
  * page says comes back in the untrusted envelope. Navigation is egress: its URL is judged by the url-guard inspector
- * (a private destination asks), and a destination a person approved is covered for the rest of the browser session.
+ * (a private destination asks), and a destination a person approved is covered for the rest of that conversation's
+ * browser session (only that conversation's: another conversation asks again).
  */
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -34,10 +35,10 @@ export function pageLines(p: PageInfo & { notes?: string[] }): string[] {
 }
 
 /** The effects of contacting a URL from the browser: judged by url-guard unless this session already cleared it. */
-export async function navigationEffects(deps: PagesDeps, url: string): Promise<Effects> {
+export async function navigationEffects(deps: PagesDeps, url: string, conversationId: string | undefined): Promise<Effects> {
   const parsed = parseWebUrl(url);
   const base: Effects = { egress: true, network: true, processes: true };
-  if (parsed.ok && deps.browser.destinationApproved(parsed.dest.key)) return base;
+  if (parsed.ok && conversationId && deps.browser.destinationApproved(conversationId, parsed.dest.key)) return base;
   const addresses: Record<string, string[]> = {};
   if (parsed.ok) {
     const found = await deps.resolve(parsed.dest.host).catch(() => []);
@@ -46,11 +47,14 @@ export async function navigationEffects(deps: PagesDeps, url: string): Promise<E
   return { ...base, urls: [url], addresses };
 }
 
-/** After a person approved a private destination (or a URL grant names it), the browser may reach it this session. */
+/**
+ * After a person approved a private destination (or a URL grant names it), this conversation's browser session may
+ * reach it; other conversations are not covered.
+ */
 export function clearApproved(deps: PagesDeps, ctx: ToolContext, url: string): void {
-  if (ctx.approvedByPerson) for (const key of clearedDestinations(ctx.decisionReasons ?? []).keys()) deps.browser.approveDestination(key);
+  if (ctx.approvedByPerson) for (const key of clearedDestinations(ctx.decisionReasons ?? []).keys()) deps.browser.approveDestination(ctx.conversationId, key);
   const parsed = parseWebUrl(url);
-  if (parsed.ok && grantFor(deps.urlGrants(), parsed.dest, true)) deps.browser.approveDestination(parsed.dest.key);
+  if (parsed.ok && grantFor(deps.urlGrants(), parsed.dest, true)) deps.browser.approveDestination(ctx.conversationId, parsed.dest.key);
 }
 
 const untrusted = (p: PageInfo) => `browser ${p.url}`;
@@ -65,7 +69,7 @@ export function createNavigate(deps: PagesDeps) {
     params: z.object({ url: z.string().min(1).max(8192).describe('The http(s) URL to open.'), tab: tabParam.describe('Tab name (a new name opens a new tab).') }).strict(),
     risk: 'low-risk',
     disclosure: 'private',
-    effects: (args) => navigationEffects(deps, args.url),
+    effects: (args, ectx) => navigationEffects(deps, args.url, ectx.conversationId),
     presentation: { title: 'Open a web page', icon: 'browser', summary: (a) => a.url },
     timeoutMs: 90_000,
     async execute(args, ctx) {
