@@ -16,7 +16,7 @@ import { towerModule, type MissionRow, type TowerAgentRow, type TowerSessionRow 
 import type { SubagentService } from '../subagents/subagent-service';
 import { SUBAGENT_TERMINAL } from '../store/modules/subagents';
 import { checkGlob, globsOverlap, inScope } from './scope';
-import { commitAll, commonGitDir, git, gitAt, gitAtOk, gitOk, worktreeGitDir, type GitPlace } from './git';
+import { commitAll, commonGitDir, git, gitAt, gitAtOk, worktreeGitDir, type GitPlace } from './git';
 import { sandboxedTestRunner, type TestRunner } from './test-command';
 import { osSandbox } from '../sandbox/index';
 
