@@ -38,12 +38,13 @@ export const createTowerInit = (tower: Tower, commands: TowerCommandKnowledge) =
         tests_command: z.string().trim().max(2000).optional().describe('A shell command that must exit 0 in a mission\'s worktree before it merges (e.g. npm test). It runs in the OS sandbox (the worktree writable, no network); the person approves it.'),
       })
       .strict(),
-    risk: 'unknown',
+    // Its tier; with a tests command the call is judged by that command (effects' assessment) and always asks.
+    risk: 'low-risk',
     disclosure: 'internal',
     presentation: { title: 'Start coordinator mode', icon: 'task', summary: (a) => (a.tests_command ? `${a.objective.slice(0, 60)} · tests: ${commands.visible(a.tests_command).slice(0, 80)}` : a.objective.slice(0, 80)) },
     effects: (args, ctx) => ({
       processes: true,
-      assessment: args.tests_command ? testsCommandAssessment(args.tests_command, ctx, commands) : { risk: 'low-risk', reasons: ['starts coordinator mode (worktrees and branches of Deskhand\'s own)'], rulePattern: null, alwaysAsk: null },
+      ...(args.tests_command ? { assessment: testsCommandAssessment(args.tests_command, ctx, commands) } : {}),
     }),
     async execute(args, ctx) {
       const s = await tower.init({ conversationId: ctx.conversationId, cwd: ctx.state.cwd, objective: args.objective, ...(args.tests_command ? { testsCommand: args.tests_command } : {}) });
