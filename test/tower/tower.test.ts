@@ -222,7 +222,9 @@ describe('Tower', () => {
     tower.push(reply().tool('tower_inbox', {}), reply().tool('tower_spawn', { role: 'reviewer', mission: 'a' }), reply().text('ok'));
     await say(conv.id, 'inbox');
     expect(textOf(lastMessage(towerRequests().at(-2)!).content)).toMatch(/from worker-a: I need a change in src\/b \(mission b\)/);
-    await childrenDone(conv.id, 2);
+    // The scope check runs before any commit: a reviewer is not spawned on a worktree holding out-of-scope changes.
+    expect(lastToolResult()).toMatch(/worktree holds changes outside its scope \(src\/b\/hidden\.txt\); nothing was committed/);
+    expect(h.runtime.subagents.list(conv.id)).toHaveLength(1);
     // The shell is not path-checked per call; the merge gate checks every changed file against the scope.
     tower.push(reply().tool('tower_merge', { mission: 'a' }), reply().text('no'));
     await say(conv.id, 'merge');
@@ -232,6 +234,7 @@ describe('Tower', () => {
     // A write the classifier cannot see (inside a program) lands in the worktree; the merge gate refuses the branch.
     expect(readFileSync(join(a.worktree!, 'src', 'b', 'hidden.txt'), 'utf8')).toBe('hidden');
     expect(lastToolResult()).toMatch(/Not merged: files outside the mission's scope changed: src\/b\/hidden\.txt/);
+    expect(git(a.worktree!, 'log', '--name-only', '--format=', 'HEAD')).not.toContain('hidden.txt');
     expect(h.runtime.tower.rows.mission(session.id, 'a')!.status).toBe('changes');
     expect(git(repo, 'ls-tree', '-r', '--name-only', session.integration_branch)).not.toContain('src/b/hidden.txt');
   });

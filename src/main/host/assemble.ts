@@ -150,7 +150,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   const computer = services.computer ? createComputerFamily({ computer: services.computer }) : null;
   if (computer) families.push(computer);
   if (services.workflows) families.push(createWorkflowFamily({ workflows: services.workflows }));
-  if (services.tower) families.push(createTowerFamily({ tower: services.tower }));
+  if (services.tower) families.push(createTowerFamily({ tower: services.tower, commands: shell.commands }));
   for (const family of families) registry.add(family.tools);
   const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds, ...(browser?.inputKinds ?? []), ...(computer?.inputKinds ?? [])];
   const contextSources: ContextSource[] = [];

@@ -248,6 +248,7 @@ export class CallPipeline {
     const cached = this.prepared.get(row.id);
     if (cached) return cached;
     const raw = JSON.parse(row.args) as Record<string, unknown>;
+    if (Object.prototype.hasOwnProperty.call(raw, '__refused')) throw new ToolError(String(raw.__refused));
     if (Object.prototype.hasOwnProperty.call(raw, '__invalid')) {
       throw new ToolError(`The arguments of ${row.tool} were not valid JSON (${String(raw.__invalid)}). Send the call again with a JSON object.`);
     }

@@ -86,16 +86,26 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     const step = run.step + 1;
     const assistantParts: unknown[] = [];
     if (text) assistantParts.push({ type: 'text', text: sanitizeText(text, redactor) });
+    // A tool-call id is the key a result answers: one already used (in this step, this run or the history sent) gets
+    // a fresh id and a tool error instead of running, so results never answer the wrong call.
+    const usedIds = usedCallIds(store.toolCallsForRun(run.id), messages);
     const rows: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error' | 'paths'>[] = calls.map((c, position) => {
-      const input = c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? c.input : {};
-      assistantParts.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input });
-      const args = c.invalidError !== undefined ? JSON.stringify({ __invalid: c.invalidError, raw: c.input }) : canonicalJson(input);
+      let callId = c.toolCallId;
+      let refused: string | null = null;
+      if (usedIds.has(callId)) {
+        refused = `The tool-call id ${callId.slice(0, 80)} was already used in this conversation, so this ${c.toolName.slice(0, 80)} call was not run. Call it again; each tool call needs an id of its own.`;
+        callId = `${callId.slice(0, 40)}_dup_${randomUUID().slice(0, 8)}`;
+      }
+      usedIds.add(callId);
+      const input = !refused && c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? c.input : {};
+      assistantParts.push({ type: 'tool-call', toolCallId: callId, toolName: c.toolName, input });
+      const args = refused ? JSON.stringify({ __refused: refused }) : c.invalidError !== undefined ? JSON.stringify({ __invalid: c.invalidError, raw: c.input }) : canonicalJson(input);
       return {
         id: `tc_${randomUUID()}`,
         run_id: run.id,
         step,
         position,
-        call_id: c.toolCallId,
+        call_id: callId,
         tool: c.toolName,
         args,
         args_sha256: sha256(args),
@@ -128,6 +138,10 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
  * metacharacters, so valid JSON stays valid); input that is not a JSON object is kept raw for an error result.
  */
 function parseToolInput(core: RuntimeCore, text: string): { input: unknown; invalidError?: string } {
+  // Nesting is bounded before anything parses or walks the value (every later step — validation, canonical JSON,
+  // the store — would recurse through it). The raw text is not kept: a short prefix says what it was.
+  const depth = jsonDepth(text, MAX_ARGUMENT_DEPTH);
+  if (depth > MAX_ARGUMENT_DEPTH) return { input: core.redactor.redact(text.slice(0, 200)), invalidError: `the arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep; send a flatter JSON object` };
   const redacted = core.redactor.redact(text.trim() === '' ? '{}' : text);
   let value: unknown;
   try {
@@ -139,6 +153,39 @@ function parseToolInput(core: RuntimeCore, text: string): { input: unknown; inva
     return { input: redacted, invalidError: 'the arguments must be a JSON object' };
   }
   return { input: value };
+}
+
+/** Deeper tool arguments are refused with a tool error: no tool's parameters nest anywhere near this. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** How deep brackets nest in JSON text (outside strings), counted up to just past `limit`. */
+export function jsonDepth(text: string, limit: number): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > max) max = depth;
+      if (max > limit) return max;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return max;
+}
+
+/** Tool-call ids already answered or asked in this run and in the history sent with the request. */
+function usedCallIds(rows: readonly Pick<ToolCallRow, 'call_id'>[], messages: readonly unknown[]): Set<string> {
+  const ids = new Set(rows.map((r) => r.call_id));
+  for (const m of messages) {
+    const content = (m as { content?: unknown }).content;
+    if (!Array.isArray(content)) continue;
+    for (const part of content as { type?: unknown; toolCallId?: unknown }[]) if (part?.type === 'tool-call' && typeof part.toolCallId === 'string') ids.add(part.toolCallId);
+  }
+  return ids;
 }
 
 /** The base prompt, then what the conversation's agent profile adds (kept after the base rules, never replacing them). */

@@ -37,7 +37,7 @@ export const missionScopeInspector: Inspector = {
     const roots = [scope.root, real(scope.root)];
     const outside = [...new Set(writes)].filter((abs) => {
       const rel = roots.map((r) => relativeTo(r, abs)).find((x) => x !== null && x !== undefined) ?? null;
-      return rel === null || rel === '' || rel.startsWith('.git/') || !inScope(rel, scope.globs);
+      return rel === null || rel === '' || rel === '.git' || rel.startsWith('.git/') || !inScope(rel, scope.globs);
     });
     if (outside.length === 0) return { inspector: 'mission-scope', verdict: 'pass', reasons: writes.length ? [`inside mission ${scope.mission}'s scope`] : [] };
     return {

@@ -261,9 +261,17 @@ export function bwrapArgs(req: SandboxRequest, env: NodeJS.ProcessEnv = process.
   }
   for (const root of roots) args.push(req.mode === 'workspace-write' ? '--bind' : '--ro-bind', root, root);
   for (const h of hidden) if (insideRoot(h.path)) hide(h);
+  // A root's `.git` pointer file (a linked worktree's, a submodule's) stays as git wrote it: rewritten, it would point
+  // host git (Deskhand's Tower bookkeeping, the person's own) at a git dir the command planted, hooks and config.
+  for (const p of gitPointers(roots)) args.push('--ro-bind', p, p);
   for (const name of SOCKET_ENV) args.push('--unsetenv', name);
   args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', cwd);
   return args;
+}
+
+/** `.git` entries at the top of roots that are pointer files (`gitdir: …`), not git dirs. */
+export function gitPointers(roots: readonly string[]): string[] {
+  return roots.map((r) => join(r, '.git')).filter((p) => lstatSync(p, { throwIfNoEntry: false })?.isFile() === true);
 }
 
 const sbString = (s: string): string => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -290,6 +298,8 @@ export function seatbeltProfile(req: SandboxRequest): string {
     `(allow file-write*\n  ${writable.join('\n  ')})`,
   ];
   if (hidden.length) lines.push("; Secrets' files and Deskhand's own data are hidden.", `(deny file-read* file-write*\n  ${hidden.join('\n  ')})`);
+  const pointers = gitPointers(roots);
+  if (pointers.length) lines.push("; A root's .git pointer file is read-only.", `(deny file-write*\n  ${pointers.map((p) => `(literal ${sbString(p)})`).join('\n  ')})`);
   if (!req.network) {
     lines.push('; No network: IP sockets are refused.', '(deny network-outbound (remote ip))', '(deny network-inbound (local ip))', '(deny network-bind (local ip))');
   }

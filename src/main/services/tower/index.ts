@@ -2,7 +2,7 @@
 import type { TowerService } from './tower-service';
 
 export type { MissionPlan, TowerCallContext } from './tower-service';
-export type Tower = Pick<TowerService, 'init' | 'checkPlan' | 'plan' | 'spawn' | 'merge' | 'teardown' | 'send' | 'inbox' | 'finding' | 'review' | 'mission' | 'status'>;
+export type Tower = Pick<TowerService, 'init' | 'checkPlan' | 'plan' | 'spawn' | 'merge' | 'teardown' | 'send' | 'inbox' | 'finding' | 'review' | 'mission' | 'status' | 'testsCommandOf'>;
 
 /** Only the tower (the coordinating conversation) has these. */
 export const TOWER_COORDINATOR_TOOLS: readonly string[] = ['tower_init', 'tower_plan', 'tower_spawn', 'tower_merge', 'tower_teardown'];

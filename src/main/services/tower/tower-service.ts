@@ -16,7 +16,9 @@ import { towerModule, type MissionRow, type TowerAgentRow, type TowerSessionRow 
 import type { SubagentService } from '../subagents/subagent-service';
 import { SUBAGENT_TERMINAL } from '../store/modules/subagents';
 import { checkGlob, globsOverlap, inScope } from './scope';
-import { commitAll, git, gitOk, runTests } from './git';
+import { commitAll, commonGitDir, git, gitAt, gitAtOk, worktreeGitDir, type GitPlace } from './git';
+import { sandboxedTestRunner, type TestRunner } from './test-command';
+import { osSandbox } from '../sandbox/index';
 
 export interface MissionPlan {
   id: string;
@@ -44,6 +46,8 @@ export interface TowerServiceOptions {
   store: Store;
   subagents: Pick<SubagentService, 'spawn' | 'cancel' | 'get' | 'steer'>;
   dataDir: string;
+  /** Runs a mission's tests command (default: in the OS sandbox, the mission's worktree its only writable root). */
+  runTests?: TestRunner;
 }
 
 const TERMINAL = new Set<string>(SUBAGENT_TERMINAL);
@@ -52,8 +56,16 @@ const usage = (m: string) => new DeskhandError('usage', m);
 export class TowerService {
   readonly rows: ReturnType<typeof towerModule.queries>;
 
+  private readonly runTests: TestRunner;
+
   constructor(private readonly opts: TowerServiceOptions) {
     this.rows = opts.store.module(towerModule);
+    this.runTests = opts.runTests ?? sandboxedTestRunner({ sandbox: osSandbox, dataDir: opts.dataDir });
+  }
+
+  /** The session's tests command (shown on the plan's approval card), or null. */
+  testsCommandOf(conversationId: string): string | null {
+    return this.rows.activeFor(conversationId)?.tests_command ?? null;
   }
 
   // ── Identity ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -89,14 +101,15 @@ export class TowerService {
     const top = await git(input.cwd, ['rev-parse', '--show-toplevel']);
     if (top.code !== 0) throw usage(`${input.cwd} is not inside a git repository; Tower needs one (git init, and a first commit).`);
     const repo = realpathSync(top.stdout.trim());
-    const head = await git(repo, ['rev-parse', '--verify', 'HEAD']);
+    const place = await repoPlace(repo);
+    const head = await gitAt(place, ['rev-parse', '--verify', 'HEAD']);
     if (head.code !== 0) throw usage('The repository has no commit yet; Tower branches from a commit.');
-    const branch = (await git(repo, ['symbolic-ref', '--short', '-q', 'HEAD'])).stdout.trim() || 'HEAD';
+    const branch = (await gitAt(place, ['symbolic-ref', '--short', '-q', 'HEAD'])).stdout.trim() || 'HEAD';
     const id = `tw_${randomBytes(4).toString('hex')}`;
     const integrationBranch = `tower/${id}/integration`;
     const integrationPath = join(this.opts.dataDir, 'tower', id, 'integration');
     mkdirSync(join(this.opts.dataDir, 'tower', id), { recursive: true, mode: 0o700 });
-    await gitOk(repo, ['worktree', 'add', '-b', integrationBranch, integrationPath, head.stdout.trim()]);
+    await gitAtOk(place, ['worktree', 'add', '-b', integrationBranch, integrationPath, head.stdout.trim()]);
     const row = this.rows.insertSession({ id, conversation_id: input.conversationId, repo, base_branch: branch, base_commit: head.stdout.trim(), integration_branch: integrationBranch, integration_path: integrationPath, objective: input.objective, tests_command: input.testsCommand ?? null });
     this.rows.log(id, `tower started on ${branch} at ${row.base_commit.slice(0, 10)}; merges go to ${integrationBranch}`);
     return row;
@@ -163,8 +176,8 @@ export class TowerService {
       if (deps.length) throw new DeskhandError('conflict', `Mission ${m.id} waits for ${deps.join(', ')} to merge first.`);
       branch = `tower/${s.id}/${m.id}`;
       worktree = join(this.opts.dataDir, 'tower', s.id, m.id);
-      const tip = await gitOk(s.integration_path, ['rev-parse', 'HEAD']);
-      await gitOk(s.repo, ['worktree', 'add', '-b', branch, worktree, tip]);
+      const tip = await gitAtOk(await worktreePlace(s, s.integration_path), ['rev-parse', 'HEAD']);
+      await gitAtOk(await repoPlace(s.repo), ['worktree', 'add', '-b', branch, worktree, tip]);
       this.rows.updateMission(s.id, m.id, { branch, worktree });
     }
     if (!worktree || !branch) throw new DeskhandError('conflict', `Mission ${m.id} has no branch yet: spawn its worker first.`);
@@ -172,7 +185,11 @@ export class TowerService {
     let conflicted: string[] = [];
     if (input.role === 'worker' && m.status === 'conflict') conflicted = await bringIntegrationIn(s, m, worktree);
     // A reviewer reviews committed work: the worker's edits are committed on its branch first.
-    if (input.role === 'reviewer') await commitAll(worktree, `Tower mission ${m.id}: work of its worker`);
+    if (input.role === 'reviewer') {
+      const scope = JSON.parse(m.scope) as string[];
+      const done = await commitAll(await worktreePlace(s, worktree), `Tower mission ${m.id}: work of its worker`, (f) => inScope(f, scope));
+      if (done.outside.length) throw new DeskhandError('conflict', `Mission ${m.id}'s worktree holds changes outside its scope (${done.outside.join(', ')}); nothing was committed. tower_send its worker to undo them.`);
+    }
     // A mission has one worker (spawned again, it keeps its name and inbox); reviewers are numbered.
     const n = this.rows.agents(s.id).filter((a) => a.mission_id === m.id && a.role === input.role).length + 1;
     const name = input.role === 'worker' ? `worker-${m.id}` : `reviewer-${m.id}${n > 1 ? `-${n}` : ''}`;
@@ -226,14 +243,20 @@ export class TowerService {
     const deps = (JSON.parse(m.depends) as string[]).filter((d) => this.rows.mission(s.id, d)?.status !== 'merged');
     if (deps.length) return refuse(null, `it depends on ${deps.join(', ')}, not merged yet.`);
     // Uncommitted edits are committed (a new tip: a review of the old one no longer counts).
-    const tip = await commitAll(m.worktree, `Tower mission ${m.id}: work of its worker`);
-    const base = await gitOk(s.integration_path, ['rev-parse', 'HEAD']);
-    const changed = (await gitOk(s.repo, ['diff', '--name-only', `${base}...${tip}`])).split('\n').filter(Boolean);
-    if (changed.length === 0) return refuse(null, 'the branch changes nothing.');
+    // The scope check comes first: nothing outside the mission's scope is ever added or committed.
     const scope = JSON.parse(m.scope) as string[];
+    const wt = await worktreePlace(s, m.worktree);
+    const integration = await worktreePlace(s, s.integration_path);
+    const repo = await repoPlace(s.repo);
+    const committed = await commitAll(wt, `Tower mission ${m.id}: work of its worker`, (f) => inScope(f, scope));
+    if (committed.outside.length) return refuse('changes', `files outside the mission's scope changed: ${committed.outside.join(', ')} (nothing was committed).`);
+    const tip = committed.tip;
+    const base = await gitAtOk(integration, ['rev-parse', 'HEAD']);
+    const changed = (await gitAtOk(repo, ['diff', '--no-ext-diff', '--no-textconv', '--name-only', `${base}...${tip}`])).split('\n').filter(Boolean);
+    if (changed.length === 0) return refuse(null, 'the branch changes nothing.');
     const outside = changed.filter((f) => !inScope(f, scope));
     if (outside.length) return refuse('changes', `files outside the mission's scope changed: ${outside.join(', ')}.`);
-    const markers = await git(s.repo, ['grep', '-l', '-E', '^(<{7}|>{7})( |$)', tip, '--', ...changed]);
+    const markers = await gitAt(repo, ['grep', '-l', '-E', '^(<{7}|>{7})( |$)', tip, '--', ...changed]);
     if (markers.code === 0) {
       const files = markers.stdout.split('\n').filter(Boolean).map((l) => l.slice(tip.length + 1));
       return refuse('changes', `conflict markers are left in ${files.join(', ')}; the worker must resolve them (tower_send it, or tower_spawn it again), then review again.`);
@@ -243,17 +266,17 @@ export class TowerService {
     if (review.commit_sha !== tip) return refuse(null, `the latest review (${review.reviewer}) was written against ${review.commit_sha.slice(0, 10)}, not the branch tip ${tip.slice(0, 10)}: review again.`);
     if (review.verdict !== 'approve') return refuse('changes', `${review.reviewer} asked for changes: ${review.body}`);
     if (s.tests_command) {
-      const t = await runTests(m.worktree, s.tests_command);
+      const t = await this.runTests({ worktree: m.worktree, command: s.tests_command });
       if (t.code !== 0) {
         const worker = this.rows.agents(s.id).find((a) => a.mission_id === m.id && a.role === 'worker');
         if (worker) this.rows.send(s.id, 'tower', worker.id, `Your mission's tests failed (exit ${t.code}); fix them and commit:\n${t.output.slice(-1500)}`);
         return refuse('changes', `the mission's tests failed (exit ${t.code}); the worker was sent back:\n${t.output.slice(-1500)}`);
       }
     }
-    const merge = await git(s.integration_path, ['merge', '--no-ff', '-m', `Tower: merge mission ${m.id} (${m.title})`, tip]);
+    const merge = await gitAt(integration, ['merge', '--no-ff', '-m', `Tower: merge mission ${m.id} (${m.title})`, tip]);
     if (merge.code !== 0) {
-      const conflicted = (await git(s.integration_path, ['diff', '--name-only', '--diff-filter=U'])).stdout.trim().split('\n').filter(Boolean);
-      await abortMerge(s.integration_path, base);
+      const conflicted = (await gitAt(integration, ['diff', '--name-only', '--diff-filter=U'])).stdout.trim().split('\n').filter(Boolean);
+      await abortMerge(integration, base);
       const files = conflicted.join(', ') || 'its files';
       const worker = this.rows.agents(s.id).find((a) => a.mission_id === m.id && a.role === 'worker');
       if (worker) this.rows.send(s.id, 'tower', worker.id, `Your branch conflicts with ${s.integration_branch} in ${files}; the merge was aborted. When the tower spawns you again, ${s.integration_branch} is merged into your branch and you resolve the conflict markers.`);
@@ -262,7 +285,7 @@ export class TowerService {
         return refuse('conflict', `it conflicts with ${s.integration_branch} in ${files}; the merge was aborted (${s.integration_branch} is unchanged). tower_spawn role worker for ${m.id} again: Deskhand merges ${s.integration_branch} into its branch and the worker resolves the conflict markers; then review it again and tower_merge.`);
       return refuse(null, `git could not merge it (${(merge.stderr || merge.stdout).trim().slice(0, 400)}); the merge was aborted (${s.integration_branch} is unchanged).`);
     }
-    const merged = await gitOk(s.integration_path, ['rev-parse', 'HEAD']);
+    const merged = await gitAtOk(integration, ['rev-parse', 'HEAD']);
     this.rows.updateMission(s.id, m.id, { status: 'merged', merged_commit: merged });
     this.rows.log(s.id, `${m.id} merged into ${s.integration_branch} at ${merged.slice(0, 10)} (reviewed by ${review.reviewer})`);
     return { merged: true, message: `Merged ${m.id} into ${s.integration_branch} (${merged.slice(0, 10)}), ${changed.length} files.` };
@@ -310,7 +333,7 @@ export class TowerService {
     const c = this.caller(conversationId);
     if (!c.agent || c.agent.role !== 'reviewer' || c.agent.mission_id !== missionId) throw new DeskhandError('conflict', `Only a reviewer assigned to ${missionId} may review it${c.agent ? `; you are ${c.agent.id}` : ''}.`);
     const m = this.rows.mission(c.session.id, missionId)!;
-    const tip = await gitOk(m.worktree!, ['rev-parse', 'HEAD']);
+    const tip = await gitAtOk(await worktreePlace(c.session, m.worktree!), ['rev-parse', 'HEAD']);
     this.rows.review({ session_id: c.session.id, mission_id: missionId, reviewer: c.name, verdict, commit_sha: tip, body });
     if (m.status === 'working' || m.status === 'changes' || m.status === 'conflict') this.rows.updateMission(c.session.id, missionId, { status: verdict === 'approve' ? 'review' : 'changes' });
     this.rows.log(c.session.id, `${c.name}: ${verdict} on ${missionId} at ${tip.slice(0, 10)}`);
@@ -382,19 +405,20 @@ export class TowerService {
 export async function teardownSession(rows: TowerService['rows'], s: TowerSessionRow, reason: string, stop: (agent: TowerAgentRow) => Promise<void>): Promise<string> {
   for (const a of rows.agents(s.id)) await stop(a);
   const removed: string[] = [];
+  const repo = await repoPlace(s.repo);
   for (const m of rows.missions(s.id)) {
     if (m.worktree) {
-      await git(s.repo, ['worktree', 'remove', '--force', m.worktree]);
+      await gitAt(repo, ['worktree', 'remove', '--force', m.worktree]);
       removed.push(m.worktree);
     }
-    if (m.branch) await git(s.repo, ['branch', '-D', m.branch]);
+    if (m.branch) await gitAt(repo, ['branch', '-D', m.branch]);
     if (m.status !== 'merged') rows.updateMission(s.id, m.id, { status: 'cancelled' });
     rows.updateMission(s.id, m.id, { worktree: null });
   }
-  await git(s.repo, ['worktree', 'remove', '--force', s.integration_path]);
-  await git(s.repo, ['worktree', 'prune']);
+  await gitAt(repo, ['worktree', 'remove', '--force', s.integration_path]);
+  await gitAt(repo, ['worktree', 'prune']);
   const merged = rows.missions(s.id).filter((m) => m.status === 'merged').map((m) => m.id);
-  if (merged.length === 0) await git(s.repo, ['branch', '-D', s.integration_branch]);
+  if (merged.length === 0) await gitAt(repo, ['branch', '-D', s.integration_branch]);
   rows.updateSession(s.id, { status: 'torn_down' });
   rows.log(s.id, `torn down (${reason}); ${removed.length + 1} worktrees removed`);
   return merged.length
@@ -403,20 +427,41 @@ export async function teardownSession(rows: TowerService['rows'], s: TowerSessio
 }
 
 /** Undoes a failed merge in the integration worktree: no MERGE_HEAD, no conflicted or staged file, HEAD where it was. */
-async function abortMerge(worktree: string, head: string): Promise<void> {
-  await git(worktree, ['merge', '--abort']);
-  const clean = (await git(worktree, ['status', '--porcelain'])).stdout.trim() === '' && (await git(worktree, ['rev-parse', 'HEAD'])).stdout.trim() === head;
-  if (!clean) await gitOk(worktree, ['reset', '--hard', '-q', head]);
+async function abortMerge(place: GitPlace, head: string): Promise<void> {
+  await gitAt(place, ['merge', '--abort']);
+  const clean = (await gitAt(place, ['status', '--porcelain'])).stdout.trim() === '' && (await gitAt(place, ['rev-parse', 'HEAD'])).stdout.trim() === head;
+  if (!clean) await gitAtOk(place, ['reset', '--hard', '-q', head]);
+}
+
+/** The person's repository as host git sees it: its common git dir (asked of git once per repository) and top level. */
+const commonDirs = new Map<string, Promise<string>>();
+export async function repoPlace(repo: string): Promise<GitPlace> {
+  let common = commonDirs.get(repo);
+  if (!common) {
+    common = commonGitDir(repo);
+    commonDirs.set(repo, common);
+    common.catch(() => commonDirs.delete(repo));
+  }
+  return { gitDir: await common, workTree: repo };
+}
+
+/** A worktree Deskhand added: git's own admin entry for it, never the worktree's `.git` file. */
+export async function worktreePlace(s: Pick<TowerSessionRow, 'repo'>, worktree: string): Promise<GitPlace> {
+  const { gitDir } = await repoPlace(s.repo);
+  return { gitDir: worktreeGitDir(gitDir, worktree), workTree: worktree };
 }
 
 /** Merges the integration branch into a mission's branch in its worktree; returns the files left with conflict markers. */
 async function bringIntegrationIn(s: TowerSessionRow, m: MissionRow, worktree: string): Promise<string[]> {
-  await commitAll(worktree, `Tower mission ${m.id}: work of its worker`);
-  const r = await git(worktree, ['merge', '--no-ff', '--no-edit', '-m', `Tower: merge ${s.integration_branch} into mission ${m.id}`, s.integration_branch]);
+  const place = await worktreePlace(s, worktree);
+  const scope = JSON.parse(m.scope) as string[];
+  const done = await commitAll(place, `Tower mission ${m.id}: work of its worker`, (f) => inScope(f, scope));
+  if (done.outside.length) throw new DeskhandError('conflict', `Mission ${m.id}'s worktree holds changes outside its scope (${done.outside.join(', ')}); nothing was committed.`);
+  const r = await gitAt(place, ['merge', '--no-ff', '--no-edit', '-m', `Tower: merge ${s.integration_branch} into mission ${m.id}`, s.integration_branch]);
   if (r.code === 0) return [];
-  const conflicted = (await git(worktree, ['diff', '--name-only', '--diff-filter=U'])).stdout.trim().split('\n').filter(Boolean);
+  const conflicted = (await gitAt(place, ['diff', '--name-only', '--diff-filter=U'])).stdout.trim().split('\n').filter(Boolean);
   if (conflicted.length) return conflicted;
-  await git(worktree, ['merge', '--abort']);
+  await gitAt(place, ['merge', '--abort']);
   throw new DeskhandError('conflict', `git could not merge ${s.integration_branch} into ${m.branch}: ${(r.stderr || r.stdout).trim().slice(0, 400)}`);
 }
 

@@ -1,12 +1,32 @@
 /** The tower's own tools: start a session, plan missions (the person approves), spawn, merge behind the gate, tear down. */
 import { z } from 'zod';
-import { defineTool } from '../../runtime/tool';
+import { maxRisk } from '../../../shared/tools';
+import { defineTool, type Classification, type EffectsContext } from '../../runtime/tool';
 import type { MissionPlan, Tower } from '../../services/tower/index';
+import type { TowerCommandKnowledge } from './index';
 
 const missionId = z.string().regex(/^[a-z][a-z0-9-]{0,30}$/, { error: 'a mission id is lowercase letters, digits and dashes, e.g. api' });
 const ctxOf = (ctx: { runId: string; conversationId: string; callId: string; signal: AbortSignal }) => ({ runId: ctx.runId, conversationId: ctx.conversationId, callId: ctx.callId, signal: ctx.signal });
 
-export const createTowerInit = (tower: Tower) =>
+/**
+ * The mission's tests command is a shell command the model chose: classified by the shell family's classifier as if
+ * run in the repository, judged for the sandbox it runs in (the mission's worktree writable, network off), and always
+ * asked: it runs at every tower_merge without a further question.
+ */
+export function testsCommandAssessment(command: string, ctx: EffectsContext, commands: TowerCommandKnowledge): Classification {
+  const c = commands.classify(command, ctx);
+  const base: Classification = {
+    ...c,
+    risk: maxRisk(c.risk, 'low-risk'),
+    reasons: [`tests_command (${c.risk}): ${c.reasons.join('; ') || 'classified'}`, 'the tests command runs at every tower_merge, in the sandbox, in the mission\'s worktree'],
+    rulePattern: null,
+    alwaysAsk: c.alwaysAsk ? `tests_command: ${c.alwaysAsk}` : 'a Tower tests command runs at every merge without asking again',
+  };
+  // Always the sandbox plan tests run with, whatever this conversation's mode: workspace writable, no network.
+  return commands.withSandbox(base, { network: false }, { sandbox: 'workspace-write' });
+}
+
+export const createTowerInit = (tower: Tower, commands: TowerCommandKnowledge) =>
   defineTool({
     name: 'tower_init',
     description:
@@ -15,13 +35,17 @@ export const createTowerInit = (tower: Tower) =>
     params: z
       .object({
         objective: z.string().trim().min(1).max(4000).describe('What the whole team is to achieve.'),
-        tests_command: z.string().trim().max(2000).optional().describe('A shell command that must exit 0 in a mission\'s worktree before it merges (e.g. npm test).'),
+        tests_command: z.string().trim().max(2000).optional().describe('A shell command that must exit 0 in a mission\'s worktree before it merges (e.g. npm test). It runs in the OS sandbox (the worktree writable, no network); the person approves it.'),
       })
       .strict(),
+    // Its tier; with a tests command the call is judged by that command (effects' assessment) and always asks.
     risk: 'low-risk',
     disclosure: 'internal',
-    presentation: { title: 'Start coordinator mode', icon: 'task', summary: (a) => a.objective.slice(0, 80) },
-    effects: () => ({ processes: true }),
+    presentation: { title: 'Start coordinator mode', icon: 'task', summary: (a) => (a.tests_command ? `${a.objective.slice(0, 60)} · tests: ${commands.visible(a.tests_command).slice(0, 80)}` : a.objective.slice(0, 80)) },
+    effects: (args, ctx) => ({
+      processes: true,
+      ...(args.tests_command ? { assessment: testsCommandAssessment(args.tests_command, ctx, commands) } : {}),
+    }),
     async execute(args, ctx) {
       const s = await tower.init({ conversationId: ctx.conversationId, cwd: ctx.state.cwd, objective: args.objective, ...(args.tests_command ? { testsCommand: args.tests_command } : {}) });
       return { output: `Tower ${s.id} started on ${s.repo}, base ${s.base_branch} at ${s.base_commit.slice(0, 10)}. Merges go to ${s.integration_branch}. Next: tower_plan.` };
@@ -40,7 +64,7 @@ const missionParam = z
 
 const toPlan = (m: z.infer<typeof missionParam>): MissionPlan => ({ id: m.id, title: m.title, scope: m.scope, tasks: m.tasks, ...(m.depends ? { depends: m.depends } : {}) });
 
-export const createTowerPlan = (tower: Tower) =>
+export const createTowerPlan = (tower: Tower, commands: TowerCommandKnowledge) =>
   defineTool({
     name: 'tower_plan',
     description: 'Split the objective into missions with disjoint scope globs, tasks and dependencies. The person approves the plan before it takes effect; overlapping scopes, unknown or cyclic dependencies are refused.',
@@ -52,9 +76,11 @@ export const createTowerPlan = (tower: Tower) =>
     effects: () => ({ assessment: { risk: 'high-risk', reasons: ['a Tower plan decides what agents will change'], rulePattern: null, alwaysAsk: 'the person approves a mission plan' } }),
     pair: {
       executeName: 'execute_tower_plan',
-      async propose(args) {
+      async propose(args, ctx) {
         const text = tower.checkPlan(args.missions.map(toPlan));
-        return { description: `Approve a plan of ${args.missions.length} missions (each worker in its own worktree, edits held to its scope)`, preview: text };
+        const tests = tower.testsCommandOf(ctx.conversationId);
+        const testsText = tests ? `\n\nTests command (runs in the sandbox in each mission's worktree, network off, before its merge):\n${commands.visible(tests)}` : '\n\nNo tests command.';
+        return { description: `Approve a plan of ${args.missions.length} missions (each worker in its own worktree, edits held to its scope)${tests ? ', with a tests command' : ''}`, preview: `${text}${testsText}` };
       },
     },
     async execute(args, ctx) {
