@@ -75,6 +75,8 @@ export interface Effects {
   network?: boolean;
   /** The call starts processes. */
   processes?: boolean;
+  /** The call schedules the agent to run again later (a wake trigger): in a tainted run it always asks. */
+  wakesLater?: boolean;
   /** The family's own judgement of the call (required for tools whose tier is `unknown`). */
   assessment?: Classification;
 }
