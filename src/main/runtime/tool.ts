@@ -169,6 +169,8 @@ export interface ToolContext {
   readonly state: ConversationState;
   /** The conversation's sandbox mode for commands (default `workspace-write`). */
   readonly sandbox?: SandboxMode;
+  /** The run (or its conversation) has read untrusted content, as of now. Absent outside the runtime. */
+  readonly tainted?: boolean;
   /** Streams partial output (command stdout/stderr) to whoever watches the run. */
   progress(stream: 'stdout' | 'stderr', chunk: string): void;
   /**
