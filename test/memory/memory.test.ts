@@ -133,22 +133,27 @@ describe('manage_memory, lessons and the scratchpad through the loop', () => {
     await send(conv.id, 'Remember: I edit with vim every day.');
     const results = store.toolCallsForConversation(conv.id);
     expect(results[0]!.is_error).toBe(1);
-    expect(results[0]!.output).toMatch(/is not in the person's messages/);
+    expect(results[0]!.output).toMatch(/is not in any message the person typed/);
     expect(results[1]!.output).toMatch(/Remembered mem_\w+ \(user\)\.\nReceipt rcpt_\w+: add mem_\w+\n--- \/dev\/null\n\+\+\+ after\n@@ -1,0 \+1,3 @@\n\+scope: user\n\+topic: editor\n\+The person edits with vim\./);
     const [record] = runtime.memory.list({ status: 'active' });
     expect(record!.quote).toBe('I edit with vim');
 
+    // Recalling the record it wrote tainted that conversation's run (round three): a fresh conversation updates it.
+    expect(store.getConversation(conv.id)!.tainted).toBe(1);
+    const next = runtime.createConversation({ folder: work, policy: 'low-risk' });
     server.enqueue(
-      reply().tool('manage_memory', { action: 'update', id: record!.id, body: 'The person edits with neovim.', quote: 'neovim now' }, { id: 'c3' }),
+      reply().tool('manage_memory', { action: 'update', id: record!.id, body: 'The person edits with neovim now.', quote: 'Correction: neovim now' }, { id: 'c3' }),
       reply().tool('manage_memory', { action: 'remove', id: record!.id, quote: 'neovim now' }, { id: 'c4' }),
       reply().text('Done.'),
     );
-    await send(conv.id, 'Correction: neovim now.');
-    const later = store.toolCallsForConversation(conv.id);
-    expect(later[2]!.output).toContain('-The person edits with vim.\n+The person edits with neovim.');
-    expect(later[3]!.output).toContain('+++ /dev/null');
-    expect(runtime.memory.get(record!.id)).toBeUndefined();
-    expect(runtime.memory.receipts(record!.id).map((r) => r.action)).toEqual(['add', 'update', 'remove']);
+    await send(next.id, 'Correction: neovim now.');
+    const later = store.toolCallsForConversation(next.id);
+    expect(later[0]!.output).toContain('-The person edits with vim.\n+The person edits with neovim now.');
+    // The updated record (agent-written) was recalled into the next step: the run is tainted, and a tainted run only proposes.
+    expect(later[1]!.is_error).toBe(1);
+    expect(later[1]!.output).toMatch(/remove is refused because this run has read untrusted content/);
+    expect(runtime.memory.get(record!.id)).toBeDefined();
+    expect(runtime.memory.receipts(record!.id).map((r) => r.action)).toEqual(['add', 'update']);
   });
 
   it('a lesson waits for acceptance before it is recalled', async () => {

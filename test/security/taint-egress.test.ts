@@ -36,7 +36,7 @@ const rows: Row[] = [
   ['read-only egress, tainted, high-risk policy', sendRO, {}, 'high-risk', true, 'ask'],
   ['low-risk egress, clean, low-risk policy', sendLow, {}, 'low-risk', false, 'allow'],
   ['low-risk egress, tainted, high-risk policy', sendLow, {}, 'high-risk', true, 'ask'],
-  ['high-risk egress, tainted, high-risk policy (already high-risk)', sendHigh, {}, 'high-risk', true, 'allow'],
+  ['high-risk egress, tainted, high-risk policy (asks at every tier)', sendHigh, {}, 'high-risk', true, 'ask'],
   ['high-risk egress, tainted, low-risk policy', sendHigh, {}, 'low-risk', true, 'ask'],
   ['local tool, tainted', local, {}, 'read-only', true, 'allow'],
   ['curl, clean, high-risk policy', cmd, { command: 'curl https://example.com' }, 'high-risk', false, 'allow'],
@@ -110,7 +110,7 @@ describe('taint in the runtime', () => {
     expect(outcome.status).toBe('parked');
     const ask = events.find((e): e is Extract<RunEvent, { type: 'approval.requested' }> => e.type === 'approval.requested')!;
     expect(ask.tool).toBe('execute_command');
-    expect(ask.reasons.join(' ')).toMatch(/contact other machines always ask/);
+    expect(ask.reasons.join(' ')).toMatch(/a call that contacts other machines asks at every tier/);
 
     // A new message: the new run starts tainted, so read-only egress asks at once.
     server.enqueue(reply().tool('send_ro', {}));

@@ -216,9 +216,11 @@ describe('URL spellings that must ask', () => {
     const tainted = await rt.explain('web_fetch', { url: 'https://public.example.com/page' }, 'read-only', work, undefined, { tainted: true });
     expect(tainted.decision).toBe('ask');
     expect(tainted.inspectors.find((i) => i.inspector === 'taint')?.verdict).toBe('ask');
-    // egress below high-risk asks once tainted; http_request is high-risk, so a high-risk policy still clears it
+    // tainted egress asks at every tier: http_request is high-risk, and a high-risk policy no longer clears it (round three)
     expect((await rt.explain('web_fetch', { url: 'https://public.example.com/page' }, 'high-risk', work, undefined, { tainted: true })).decision).toBe('ask');
-    expect((await rt.explain('http_request', { method: 'GET', url: 'https://public.example.com/x' }, 'high-risk', work, undefined, { tainted: true })).decision).toBe('allow');
+    const high = await rt.explain('http_request', { method: 'GET', url: 'https://public.example.com/x' }, 'high-risk', work, undefined, { tainted: true });
+    expect(high.decision).toBe('ask');
+    expect(high.taint.rule).toMatch(/asks at every tier \(this one is high-risk\)/);
     expect((await rt.explain('http_request', { method: 'GET', url: 'https://public.example.com/x' }, 'low-risk', work, undefined, { tainted: true })).decision).toBe('ask');
     const api = await rt.explain('http_request', { method: 'POST', url: 'https://public.example.com/v1/x', json: { a: 1 } }, 'read-only', work);
     expect(api.decision).toBe('ask');

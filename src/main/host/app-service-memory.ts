@@ -42,7 +42,7 @@ export const memoryGroup =
       if (p.action === 'accept') memory.accept(p.id, ACTOR);
       else if (p.action === 'reject') memory.reject(p.id, ACTOR);
       else if (p.action === 'delete') memory.remove(p.id, { actor: ACTOR });
-      else memory.update(p.id, { topic: p.topic, body: p.body }, { actor: ACTOR });
+      else memory.update(p.id, { topic: p.topic, body: p.body }, { actor: ACTOR, byPerson: true });
       return all();
     },
     async setMemoryExtraction(p) {

@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import type { Store } from '../services/store/store';
-import type { MemoryService } from '../services/memory';
+import { judgeQuote, type MemoryService } from '../services/memory';
+import type { QuoteCheck } from '../tools/memory';
+import { subagentsModule } from '../services/store/modules/subagents';
 import type { EvidenceSource } from '../services/goals';
 import type { ProviderConfig } from '../services/providers/providers';
 import { parseWakeMessage } from './task-wakes';
@@ -30,11 +32,19 @@ export function personMessages(store: Store, conversationId: string, runId?: str
     .filter((t) => !t.endsWith(GOAL_CYCLE_TRAILER) && parseWakeMessage(t) === null);
 }
 
-export function quoteCheck(store: Store): { personSaid(conversationId: string, quote: string): boolean } {
+/**
+ * The quote rule over the messages the person typed: for a subagent, those of the conversation its tree started from
+ * (its own user messages are briefs and steering its parent agent wrote, never the person's words).
+ */
+export function quoteCheck(store: Store): QuoteCheck {
+  const rows = store.module(subagentsModule);
   return {
-    personSaid(conversationId, quote) {
-      const q = norm(quote);
-      return q.length >= 3 && personMessages(store, conversationId).some((t) => norm(t).includes(q));
+    judge(conversationId, quote, fact) {
+      const root = rows.byConversation(conversationId)?.root_conversation_id ?? conversationId;
+      return judgeQuote(quote, fact, personMessages(store, root));
+    },
+    isSubagent(conversationId) {
+      return rows.byConversation(conversationId) !== undefined;
     },
   };
 }
@@ -100,7 +110,7 @@ export async function extractMemories(deps: ExtractionDeps, turn: { runId: strin
   const ids: string[] = [];
   for (const r of parsed.records) {
     // Only the person's own words, never the user scope (that is written only through the explicit tool), no duplicates.
-    if (!quotes.personSaid(turn.conversationId, r.quote) || known.has(norm(`${r.topic} ${r.body}`))) continue;
+    if (quotes.judge(turn.conversationId, r.quote, r.body) !== null || known.has(norm(`${r.topic} ${r.body}`))) continue;
     try {
       const { record } = deps.memory.add(
         { scope: r.scope === 'project' ? 'project' : 'workspace', topic: r.topic, body: r.body, quote: r.quote },

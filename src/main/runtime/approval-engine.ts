@@ -180,21 +180,24 @@ const secrets: Inspector = {
   },
 };
 
-/** Once a run has read untrusted content, nothing that contacts other machines or sends data out runs unasked. */
+/**
+ * Once a run has read untrusted content, nothing that sends data out or contacts other machines runs unasked, at any
+ * tier and under any policy, unless every URL of the call is covered by a URL grant the person made; and the run
+ * cannot schedule its own wake-ups unasked. Each reason says what actually holds for the call.
+ */
 const taint: Inspector = {
   name: 'taint',
-  inspect({ tainted }, facts) {
+  inspect({ tainted, effects }, facts) {
     if (!tainted) return report('taint', 'pass', []);
+    if (effects.wakesLater) {
+      return report('taint', 'ask', ['this run has read untrusted content, so it cannot schedule the agent to run again later without asking (injected content must not schedule its own wake-ups): always asks']);
+    }
+    if (!facts.egress && !facts.network) return report('taint', 'pass', ['the run is tainted, but this call neither sends data out nor contacts other machines']);
     if (facts.urlGranted) return report('taint', 'pass', ['the run is tainted, but every URL of this call is covered by a URL grant the person made']);
-    // A declared egress tool (web_fetch, http_request) shows what it sends: the egress rule below decides. Contact the
-    // runtime cannot see (a shell network client) always asks.
-    if (facts.network && !facts.egress) {
-      return report('taint', 'ask', ['this run has read untrusted content, so commands that contact other machines always ask, whatever the policy']);
-    }
-    if (facts.egress && facts.risk !== 'high-risk') {
-      return report('taint', 'ask', ['this run has read untrusted content, so tools that send data out no longer run without asking']);
-    }
-    return report('taint', 'pass', ['the run is tainted, but this call neither sends data out nor contacts other machines']);
+    const what = facts.egress ? 'sends data out of Deskhand' : 'contacts other machines';
+    return report('taint', 'ask', [
+      `this run has read untrusted content, so a call that ${what} asks at every tier (this one is ${facts.risk}) and under every policy, unless a URL grant covers each of its URLs: always asks`,
+    ]);
   },
 };
 

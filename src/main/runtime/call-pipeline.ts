@@ -541,6 +541,9 @@ export class CallPipeline {
       get sandbox() {
         return store.getConversation(run.conversation_id)?.sandbox;
       },
+      get tainted() {
+        return store.getRun(run.id)?.tainted === 1 || store.getConversation(run.conversation_id)?.tainted === 1;
+      },
       ...(answer !== undefined ? { answer } : {}),
       ...(decision ? { approvedByPerson: decision.byPerson, decisionReasons: decision.reasons } : {}),
       openBackgroundRequest: (spec) => this.openBackgroundRequest(run, row, spec, options),

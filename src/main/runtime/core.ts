@@ -37,7 +37,12 @@ export interface RunOutcome {
  * Adds a block to a turn's system prompt (recalled memory, the scratchpad, the pinned plan, the goal). Whatever it
  * returns is context, never authority: tools, policy and approvals are decided elsewhere. Returns null for nothing.
  */
-export type ContextSource = (turn: { conversationId: string; folder: string; slots: Readonly<Record<string, unknown>>; lastUserText: string }) => string | null;
+/**
+ * What a family adds to a turn's system prompt. A block with `untrustedSource` carries content a third party may have
+ * written (recalled agent-written memory): the run that reads it becomes tainted.
+ */
+export type ContextBlock = string | { text: string; untrustedSource: string };
+export type ContextSource = (turn: { conversationId: string; folder: string; slots: Readonly<Record<string, unknown>>; lastUserText: string }) => ContextBlock | null;
 
 export interface RuntimeLimits {
   dataDir: string;

@@ -47,7 +47,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       arm();
       const stream = streamModelStep({
         model: core.model(options.provider),
-        system: withAddendum(systemPrompt(core, conv, lastUserText), limits.systemAddendum?.(conv.id)),
+        system: withAddendum(systemPrompt(core, conv, lastUserText, () => taintRun(core, run.id, conv.id)), limits.systemAddendum?.(conv.id)),
         messages,
         tools,
         signal: stepController.signal,
@@ -197,16 +197,23 @@ function withAddendum(base: string, extra: string | null | undefined): string {
  * The system prompt of a request. `lastUserText` is the last user message the request carries verbatim (recall's
  * query); when compaction dropped it from the view, the store's last user message is used.
  */
-export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null): string {
+export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, onUntrusted?: () => void): string {
   const state = new PersistentConversationState(conv.folder, conv.state);
   return [
     ...basePrompt(conv, state),
-    ...contextBlocks(core, conv, state, lastUserText),
+    ...contextBlocks(core, conv, state, lastUserText, onUntrusted),
   ].join('\n');
 }
 
+/** A context block carried untrusted content into the run: the run and its conversation are tainted from now on. */
+function taintRun(core: RuntimeCore, runId: string, conversationId: string): void {
+  const { store } = core;
+  if (store.getRun(runId)?.tainted !== 1) store.updateRun(runId, { tainted: 1 });
+  if (store.getConversation(conversationId)?.tainted !== 1) store.updateConversation(conversationId, { tainted: 1 });
+}
+
 /** What families add (recall, scratchpad, pinned plan, goal); a source that throws adds nothing. */
-function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: PersistentConversationState, viewed?: string | null): string[] {
+function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: PersistentConversationState, viewed?: string | null, onUntrusted?: () => void): string[] {
   if (!core.contextSources.length) return [];
   let lastUserText = viewed ?? '';
   if (viewed === undefined || viewed === null) {
@@ -217,7 +224,11 @@ function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: Persiste
   for (const source of core.contextSources) {
     try {
       const block = source({ conversationId: conv.id, folder: conv.folder, slots: state.slots, lastUserText });
-      if (block) blocks.push(block);
+      if (typeof block === 'string' && block) blocks.push(block);
+      else if (block && typeof block === 'object') {
+        blocks.push(block.text);
+        onUntrusted?.();
+      }
     } catch {
       // context is optional; a failing source never stops a turn
     }

@@ -428,11 +428,8 @@ export class Runtime {
         tainted,
         egress: d.egress,
         network: d.network,
-        rule: tainted
-          ? d.network
-            ? 'the run is tainted: this call sends data out or contacts other machines, so it asks'
-            : 'the run is tainted, but this call neither sends data out nor contacts other machines'
-          : 'the run has not read untrusted content',
+        // What the taint inspector found, in its own words (one place decides and explains).
+        rule: tainted ? (d.inspectors.find((r) => r.inspector === 'taint')?.reasons.join('; ') || 'the run is tainted; an earlier inspector decided the call') : 'the run has not read untrusted content',
         ...(d.untrustedRead ? { taintsRun: 'the call reads outside the workspace; its output is untrusted and taints the run' } : {}),
       },
       ...(d.secrets.length ? { secrets: d.secrets } : {}),

@@ -75,6 +75,8 @@ export interface Effects {
   network?: boolean;
   /** The call starts processes. */
   processes?: boolean;
+  /** The call schedules the agent to run again later (a wake trigger): in a tainted run it always asks. */
+  wakesLater?: boolean;
   /** The family's own judgement of the call (required for tools whose tier is `unknown`). */
   assessment?: Classification;
 }
@@ -169,6 +171,8 @@ export interface ToolContext {
   readonly state: ConversationState;
   /** The conversation's sandbox mode for commands (default `workspace-write`). */
   readonly sandbox?: SandboxMode;
+  /** The run (or its conversation) has read untrusted content, as of now. Absent outside the runtime. */
+  readonly tainted?: boolean;
   /** Streams partial output (command stdout/stderr) to whoever watches the run. */
   progress(stream: 'stdout' | 'stderr', chunk: string): void;
   /**

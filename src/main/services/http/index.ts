@@ -22,6 +22,11 @@ export interface HttpRequestSpec {
    * Every other private address is refused at connect time.
    */
   allowPrivate?: ReadonlyMap<string, ReadonlySet<string> | null>;
+  /**
+   * Judges each redirect hop before it is followed: a reason stops the redirect there (nothing is sent to the hop).
+   * The web tools use it to hold a call a URL grant cleared to the grants on every hop (path included).
+   */
+  hopCheck?: (url: string) => string | null;
 }
 
 export interface RedirectHop {

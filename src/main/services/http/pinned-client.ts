@@ -107,6 +107,8 @@ export class PinnedHttpClient implements HttpService {
           }
           previous = { status: res.statusCode, headers: resHeaders, url };
           if (redirects.length >= maxRedirects) return stopAt(to.href, `more than ${maxRedirects} redirects; not followed`);
+          const hopRefusal = spec.hopCheck?.(to.href);
+          if (hopRefusal) return stopAt(to.href, hopRefusal);
           const crossOrigin = to.origin !== dest.url.origin;
           // 303 (and 301/302 after a POST, as browsers do) turn into a GET without a body.
           if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {

@@ -4,7 +4,11 @@
  */
 import type { MemoryReceiptRow, MemoryRow, MemoryScope, MemoryStatus, ScopeRef } from '../store/modules/memory';
 
+export { judgeQuote } from './quote';
 export type { MemoryReceiptRow as MemoryReceipt, MemoryRow as MemoryRecord, MemoryScope, MemoryStatus, ScopeRef };
+
+/** The person confirmed the record as it stands (accepted or edited it): recalling it does not taint a run. */
+export const personConfirmed = (r: Pick<MemoryRow, 'confirmed'>): boolean => r.confirmed === 1;
 
 /** Spec II's hard limits. */
 export const MEMORY_LIMITS = { bodyBytes: 4096, topicChars: 200, quoteChars: 2000, perScope: 200 } as const;
@@ -27,7 +31,8 @@ export interface MemoryService {
   /** The scopes a conversation in `folder` sees: user, its workspace (the folder) and its project (the git root). */
   scopesFor(folder: string): ScopeRef[];
   add(draft: MemoryDraft, opts: { folder: string; actor: string; conversationId?: string | null; kind?: MemoryRow['kind']; status?: MemoryStatus; source?: MemoryRow['source'] }): Changed;
-  update(id: string, patch: Partial<Pick<MemoryDraft, 'topic' | 'body' | 'quote'>>, opts: { actor: string; conversationId?: string | null }): Changed;
+  /** `byPerson`: the person edited it (the record counts as confirmed); otherwise it counts as agent-written. */
+  update(id: string, patch: Partial<Pick<MemoryDraft, 'topic' | 'body' | 'quote'>>, opts: { actor: string; conversationId?: string | null; byPerson?: boolean }): Changed;
   remove(id: string, opts: { actor: string; conversationId?: string | null }): MemoryReceiptRow;
   /** The person accepts a proposed record or lesson: it becomes active (and is recalled from then on). */
   accept(id: string, actor: string): Changed;

@@ -60,6 +60,7 @@ export class StoreMemoryService implements MemoryService {
         status,
         source: opts.source ?? 'tool',
         conversation_id: opts.conversationId ?? null,
+        confirmed: 0,
         created_at: now,
         updated_at: now,
       };
@@ -69,12 +70,13 @@ export class StoreMemoryService implements MemoryService {
     });
   }
 
-  update(id: string, patch: Parameters<MemoryService['update']>[1], opts: { actor: string; conversationId?: string | null }): Changed {
+  update(id: string, patch: Parameters<MemoryService['update']>[1], opts: Parameters<MemoryService['update']>[2]): Changed {
     const before = this.must(id);
     const next = { scope: before.scope, topic: patch.topic ?? before.topic, body: patch.body ?? before.body, quote: patch.quote === undefined ? before.quote : patch.quote };
     this.check(next);
     return this.q.transaction(() => {
-      this.q.update(id, { topic: next.topic.trim(), body: next.body, quote: next.quote });
+      // The person's edit confirms the record as it now stands; the agent's makes it agent-written again.
+      this.q.update(id, { topic: next.topic.trim(), body: next.body, quote: next.quote, confirmed: opts.byPerson ? 1 : 0 });
       const after = this.q.get(id)!;
       return { record: after, receipt: this.receipt(id, 'update', opts.actor, recordDiff(before, after), opts.conversationId) };
     });
@@ -100,7 +102,7 @@ export class StoreMemoryService implements MemoryService {
     const row = this.must(id);
     if (row.status !== 'proposed') throw new DeskhandError('conflict', `${id} is ${row.status}, not proposed; only a proposed record is accepted or rejected.`);
     return this.q.transaction(() => {
-      this.q.update(id, { status });
+      this.q.update(id, { status, confirmed: status === 'active' ? 1 : 0 });
       const diff = `${id}: proposed -> ${status}\n${recordDiff(null, row)}`;
       return { record: this.q.get(id)!, receipt: this.receipt(id, status === 'active' ? 'accept' : 'reject', actor, diff, row.conversation_id) };
     });

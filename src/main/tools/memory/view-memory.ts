@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../runtime/tool';
 import { wrapUntrusted } from '../../runtime/untrusted';
-import { MEMORY_SCOPES, type MemoryService } from '../../services/memory';
+import { MEMORY_SCOPES, personConfirmed, type MemoryService } from '../../services/memory';
 import { formatRecord } from './format';
 
 export const createViewMemory = (memory: MemoryService, folderOf: (conversationId: string) => string) =>
@@ -30,6 +30,11 @@ export const createViewMemory = (memory: MemoryService, folderOf: (conversationI
       if (args.include_proposed && args.query) rows = [...rows, ...memory.list({ folder, status: 'proposed' }).filter((r) => `${r.topic} ${r.body}`.toLowerCase().includes(args.query!.toLowerCase()))];
       rows = rows.filter((r) => (args.scope ? r.scope === args.scope : true) && (r.status === 'active' || (args.include_proposed && r.status === 'proposed'))).slice(0, limit);
       if (!rows.length) return { output: args.query ? `No memory matches "${args.query}".` : 'Memory is empty for this conversation\'s scopes.' };
-      return { output: `${rows.length} record${rows.length === 1 ? '' : 's'}:\n${wrapUntrusted('memory', rows.map(formatRecord).join('\n'))}` };
+      const head = `${rows.length} record${rows.length === 1 ? '' : 's'}:`;
+      const text = rows.map(formatRecord).join('\n');
+      // Records the person has not confirmed may hold what a page planted: reading them taints the run (the runtime
+      // wraps the whole result in the untrusted envelope).
+      if (rows.some((r) => !personConfirmed(r))) return { output: `${head}\n${text}`, untrustedSource: 'memory the agent wrote (not confirmed by the person)' };
+      return { output: `${head}\n${wrapUntrusted('memory', text)}` };
     },
   });

@@ -29,6 +29,7 @@ export const createRegisterTrigger = (schedules: Schedules) =>
       .strict(),
     risk: 'low-risk',
     disclosure: 'internal',
+    effects: () => ({ wakesLater: true }),
     presentation: { title: 'Schedule a wake-up', icon: 'clock', summary: (a) => a.cron ?? a.when ?? '' },
     async execute(args, ctx) {
       if (args.conversation && args.conversation !== ctx.conversationId) {

@@ -8,7 +8,7 @@ import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import { DestinationRefused, type HttpService } from '../../services/http/index';
 import { decodeBody } from './extract';
-import { allowedPrivate, requestPreview, stoppedNote, urlEffects } from './net';
+import { allowedPrivate, grantHops, requestPreview, stoppedNote, urlEffects } from './net';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMEOUT_MS = 120_000;
@@ -72,6 +72,7 @@ export function createHttpRequest(deps: { http: HttpService; urlGrants: () => re
           timeoutMs: args.timeout_ms ?? DEFAULT_TIMEOUT_MS,
           signal: ctx.signal,
           allowPrivate: allowedPrivate(ctx, args.url, deps.urlGrants()),
+          hopCheck: grantHops(ctx, args.url, deps.urlGrants),
         });
       } catch (err) {
         if (DestinationRefused.isInstance(err)) throw new ToolError(`Not sent: ${err.message}`);

@@ -3,7 +3,7 @@
  * destinations a call may reach (what the person approved, or a URL grant naming that exact host and port), and the
  * request preview shown in the approval card.
  */
-import { clearedDestinations, grantFor, isIpLiteral, parseWebUrl } from '../../../shared/url-guard';
+import { clearedDestinations, grantFor, isIpLiteral, judgeDestination, parseWebUrl } from '../../../shared/url-guard';
 import type { Effects, ToolContext } from '../../runtime/tool';
 import type { HttpService } from '../../services/http/index';
 
@@ -45,6 +45,28 @@ export function allowedPrivate(ctx: ToolContext, url: string, grants: readonly s
     allowed.set(parsed.dest.key, null);
   }
   return allowed;
+}
+
+/**
+ * The redirect rule of a call a URL grant cleared: when no person approved the call and a grant covers its first URL,
+ * every hop must be covered by a grant too (scheme, host, port and path, as for the first URL; a private hop only by a
+ * grant naming its exact host and port) — a grant for https://host/docs/* does not reach https://host/admin by a
+ * redirect. Grants are read again at each hop. Undefined when the call was not cleared by a grant (a person saw it,
+ * or the policy cleared it without one): its hops are judged as before (private ones refused unless approved).
+ */
+export function grantHops(ctx: ToolContext, url: string, grants: () => readonly string[]): ((hop: string) => string | null) | undefined {
+  if (ctx.approvedByPerson) return undefined;
+  const first = parseWebUrl(url);
+  if (!first.ok) return undefined;
+  const firstGrant = grantFor(grants(), first.dest, false) ?? grantFor(grants(), first.dest, true);
+  if (!firstGrant) return undefined;
+  return (hop) => {
+    const parsed = parseWebUrl(hop);
+    if (!parsed.ok) return parsed.reason;
+    const isPrivate = judgeDestination(parsed.dest, []).length > 0;
+    if (grantFor(grants(), parsed.dest, isPrivate)) return null;
+    return `the call ran unattended because the URL grant ${firstGrant} covers ${first.dest.url.origin}${first.dest.url.pathname}, and no URL grant covers ${parsed.dest.url.origin}${parsed.dest.url.pathname}, so the redirect is not followed`;
+  };
 }
 
 /** The approval card's body for a network call: method, full URL, headers (placeholders as they are), body. */

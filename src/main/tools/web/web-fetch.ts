@@ -7,7 +7,7 @@ import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import { DestinationRefused, type HttpService } from '../../services/http/index';
 import { decodeBody, extractPage, type PageFormat } from './extract';
-import { allowedPrivate, requestPreview, stoppedNote, urlEffects } from './net';
+import { allowedPrivate, grantHops, requestPreview, stoppedNote, urlEffects } from './net';
 
 export const FETCH_DEFAULT_BYTES = 5 * 1024 * 1024;
 export const FETCH_MAX_BYTES = 20 * 1024 * 1024;
@@ -57,6 +57,7 @@ export function createWebFetch(deps: { http: HttpService; urlGrants: () => reado
           timeoutMs: deps.timeoutMs ?? FETCH_TIMEOUT_MS,
           signal: ctx.signal,
           allowPrivate: allowedPrivate(ctx, args.url, deps.urlGrants()),
+          hopCheck: grantHops(ctx, args.url, deps.urlGrants),
         });
       } catch (err) {
         if (DestinationRefused.isInstance(err)) throw new ToolError(`Not fetched: ${err.message}`);

@@ -21,6 +21,8 @@ export interface MemoryRow {
   status: MemoryStatus;
   source: 'tool' | 'extraction' | 'lesson' | 'person';
   conversation_id: string | null;
+  /** 1 when the person confirmed the record as it stands (accepted it, or edited it); 0 when the agent wrote it. */
+  confirmed: number;
   created_at: number;
   updated_at: number;
 }
@@ -94,6 +96,11 @@ export const memoryModule = defineStoreModule({
       CREATE TRIGGER memories_gen_ad AFTER DELETE ON memories BEGIN UPDATE memory_generation SET n = n + 1 WHERE id = 1; END;
       CREATE TRIGGER memories_gen_au AFTER UPDATE ON memories BEGIN UPDATE memory_generation SET n = n + 1 WHERE id = 1; END;`,
     },
+    {
+      description: 'whether the person confirmed a record (recalling one the agent wrote taints the run)',
+      sql: `ALTER TABLE memories ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0;
+      UPDATE memories SET confirmed = 1 WHERE id IN (SELECT memory_id FROM memory_receipts WHERE action = 'accept');`,
+    },
   ],
   queries: (sql: Sql) => {
     const scopeWhere = (scopes: readonly ScopeRef[]) => ({
@@ -103,11 +110,11 @@ export const memoryModule = defineStoreModule({
     return {
       insert: (r: Omit<MemoryRow, 'seq'>) =>
         void sql.run(
-          `INSERT INTO memories (id, kind, scope, scope_key, topic, body, quote, status, source, conversation_id, created_at, updated_at)
-           VALUES (@id, @kind, @scope, @scope_key, @topic, @body, @quote, @status, @source, @conversation_id, @created_at, @updated_at)`,
+          `INSERT INTO memories (id, kind, scope, scope_key, topic, body, quote, status, source, conversation_id, confirmed, created_at, updated_at)
+           VALUES (@id, @kind, @scope, @scope_key, @topic, @body, @quote, @status, @source, @conversation_id, @confirmed, @created_at, @updated_at)`,
           r,
         ),
-      update: (id: string, patch: Partial<Pick<MemoryRow, 'topic' | 'body' | 'quote' | 'status' | 'scope' | 'scope_key'>>) => {
+      update: (id: string, patch: Partial<Pick<MemoryRow, 'topic' | 'body' | 'quote' | 'status' | 'scope' | 'scope_key' | 'confirmed'>>) => {
         const keys = Object.keys(patch);
         if (!keys.length) return;
         sql.run(`UPDATE memories SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @updated_at WHERE id = @id`, { ...patch, id, updated_at: Date.now() });
