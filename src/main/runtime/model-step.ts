@@ -14,6 +14,7 @@ import type { RunOptions, RuntimeCore } from './core';
 import { streamModelStep } from './model-call';
 import type { ModelToolSpec } from './registry';
 import { UNTRUSTED_GUIDANCE } from './untrusted';
+import { enabledFamiliesOf } from './tool-families';
 import { requestView, textPartsOf } from './compaction';
 
 /** For text whose redaction happens later (in a stream redactor). */
@@ -152,8 +153,10 @@ function withAddendum(base: string, extra: string | null | undefined): string {
  */
 export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null): string {
   const state = new PersistentConversationState(conv.folder, conv.state);
+  const catalog = core.registry.catalogText({ conversationId: conv.id, policy: conv.policy as never, revealed: [], slots: state.slots, enabled: enabledFamiliesOf(state.slots) });
   return [
     ...basePrompt(conv, state),
+    ...(catalog ? [`More tools are available in families not loaded yet. Call search_tools with a family name (or words for what you need) to load one; its tools are callable from your next step:\n${catalog}`] : []),
     ...contextBlocks(core, conv, state, lastUserText),
   ].join('\n');
 }

@@ -28,6 +28,8 @@ import { runOwnerAlive } from '../services/processes/proc-info';
 import type { ToolDefinition } from './tool';
 import { userContent } from './user-content';
 import { checkReplaceable, supersedeFrom, type TurnInput } from './branches';
+import { PersistentConversationState } from './conversation-state';
+import { ENABLED_SLOT, enabledFamiliesOf } from './tool-families';
 
 export type { RunOptions, RunOutcome, ApprovalAnswer, BackgroundAnswer };
 
@@ -188,6 +190,24 @@ export class Runtime {
       policy: input.policy,
       ...(input.sandbox ? { sandbox: input.sandbox } : {}),
     });
+  }
+
+  /**
+   * Turns tool families on or off for a conversation (browser, computer use…; tool-families.ts): an enabled family's
+   * schemas are in every request of the conversation from its next step on. Returns the families now enabled.
+   */
+  setFamilies(conversationId: string, families: readonly string[], enabled: boolean): string[] {
+    const conv = this.store.getConversation(conversationId);
+    if (!conv) throw new DeskhandError('not_found', `No conversation ${conversationId}.`);
+    const state = new PersistentConversationState(conv.folder, conv.state);
+    const now = new Set(enabledFamiliesOf(state.slots));
+    for (const f of families) {
+      if (enabled) now.add(f);
+      else now.delete(f);
+    }
+    state.slots[ENABLED_SLOT] = [...now];
+    this.store.updateConversation(conversationId, { state: state.serialize() });
+    return [...now];
   }
 
   /**
