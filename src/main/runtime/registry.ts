@@ -10,6 +10,7 @@ import type { Policy } from '../../shared/tools';
 import { fallbackTitle, type ToolPresentationView } from '../../shared/tool-presentation';
 import type { ToolDefinition } from './tool';
 import { FAMILY_SUMMARIES, type LoadState } from './tool-families';
+import { unknownArguments, unknownArgumentsMessage } from './strict-args';
 
 export interface ModelToolSpec {
   name: string;
@@ -370,7 +371,11 @@ export class ToolRegistry {
 
   /** Parses arguments with the tool's schema; failures become a message the model can correct from. */
   parseArgs(tool: ToolDefinition, args: unknown): unknown {
-    const parser = this.callable.get(tool.name)?.parser ?? tool.params;
+    const entry = this.callable.get(tool.name);
+    const parser = entry?.parser ?? tool.params;
+    // Strict arguments (strict-args.ts): a name the schema does not list is refused, never dropped.
+    const unknown = unknownArguments(entry?.schema ?? {}, args ?? {});
+    if (unknown.length) throw new ToolError(unknownArgumentsMessage(tool.name, unknown), 'invalid_args');
     const result = parser.safeParse(args ?? {});
     if (result.success) return result.data;
     const problems = result.error.issues
