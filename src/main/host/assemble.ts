@@ -173,7 +173,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   if (services.tower) families.push({ family: 'coordinator', tools: createTowerFamily({ tower: services.tower }).tools });
   for (const family of families) registry.add(family.tools, { family: family.family });
   // Only the default families load by themselves; the rest wait for search_tools, a call, or being enabled.
-  registry.loadOnDemand({ defaults: new Set(DEFAULT_FAMILIES), off: new Set(OFF_FAMILIES) });
+  registry.loadOnDemand({ defaults: new Set([...DEFAULT_FAMILIES, 'core']), off: new Set(OFF_FAMILIES) }); // `core`: tools added without a family
   const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds, ...(browser?.inputKinds ?? []), ...(computer?.inputKinds ?? [])];
   const contextSources: ContextSource[] = [];
   // Memory, plan mode, goals and loops.

@@ -6,6 +6,7 @@
 import { DeskhandError } from '../../shared/errors';
 import type { Runtime } from '../runtime/runtime';
 import { PersistentConversationState } from '../runtime/conversation-state';
+import { enabledFamiliesOf } from '../runtime/tool-families';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { RunRow } from '../services/store/store';
 import type { SubagentRunner, SubagentService } from '../services/subagents/subagent-service';
@@ -24,7 +25,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       const conv = run && store.getConversation(run.conversation_id);
       if (!run || !conv) return null;
       const state = new PersistentConversationState(conv.folder, conv.state);
-      const set = registry.toolSet({ conversationId: conv.id, policy: run.policy, revealed: state.revealedTools });
+      const set = registry.toolSet({ conversationId: conv.id, policy: run.policy, revealed: state.revealedTools, slots: state.slots, enabled: enabledFamiliesOf(state.slots) });
       return {
         conversationId: conv.id,
         folder: conv.folder,
@@ -73,11 +74,17 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
   };
   subagents.attach(runner);
   const offFilter = registry.addFilter('subagent-ceiling', (turn) => subagents.ceilingCheck(turn.conversationId));
+  // A child starts with its ceiling loaded (what its parent had loaded): the families of those tools are enabled.
+  const offEnabler = registry.addEnabler('subagent-ceiling', (turn) => {
+    const ceiling = subagents.ceilingOf(turn.conversationId);
+    return ceiling ? [...new Set([...ceiling].map((n) => registry.familyOf(n)).filter((f): f is string => !!f))] : [];
+  });
   const offHook = runtime.addStepHook((run, conv) => {
     for (const { message, from } of subagents.takeSteering(conv.id)) store.addMessage(conv.id, run.id, 'user', steeringText(from, message));
   });
   return () => {
     offFilter();
+    offEnabler();
     offHook();
   };
 }

@@ -203,8 +203,10 @@ export class ToolRegistry {
     const entry = this.callable.get(name);
     if (!entry) return 'loaded';
     const canonical = entry.tool.name;
-    if (revealed.has(canonical) || enabled.has(entry.family)) return 'loaded';
+    if (revealed.has(canonical)) return 'loaded';
+    // A tool deferred by itself (an MCP server's many tools) loads only when found or called, even in an enabled family.
     if (entry.tool.deferred) return 'deferred';
+    if (enabled.has(entry.family)) return 'loaded';
     if (!this.plan || this.plan.defaults.has(entry.family)) return 'loaded';
     return this.plan.off.has(entry.family) ? 'off' : 'deferred';
   }
