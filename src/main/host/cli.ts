@@ -32,6 +32,7 @@ import { costOf, formatCost, runTokens } from '../../shared/prices';
 import { workflowsCommand } from './cli-workflows';
 import { towerCommand } from './cli-tower';
 import { parseFamilies } from '../runtime/tool-families';
+import { promptCommand, toolsCommand } from './cli-prompt-tools';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -41,6 +42,8 @@ const USAGE = `Usage:
                [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--profile NAME]
                [--enable browser,computer,…] [--json] PROMPT   (--enable: tool families loaded from the first request)
   deskhand runs list [--json]
+  deskhand prompt show [--conversation ID | --cwd DIR --policy P] [--provider P]   (the system prompt, in full)
+  deskhand tools [--conversation ID | --cwd DIR --policy P] [--json]   (family, tier, whether it asks, loaded/deferred/off)
   deskhand runs show RUN_ID [--json]
   deskhand runs approve APPROVAL_ID [--always [--scope conversation|workspace|everywhere]] [--json]
   deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
@@ -126,6 +129,10 @@ export async function main(argv: string[]): Promise<number> {
         return await workflowsCommand(rest);
       case 'tower':
         return await towerCommand(rest);
+      case 'prompt':
+        return await promptCommand(rest);
+      case 'tools':
+        return await toolsCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -149,7 +149,7 @@ export class CallPipeline {
         if (request?.status === 'pending') waiting.push(request.id);
         continue;
       }
-      // A call of a tool not loaded yet loads it (its family) for the next step; the call itself gets an error saying so.
+      // A call of a deferred tool loads its family for the next step; the call itself runs if its arguments are valid.
       const loads = row.status === 'pending' ? tools.loadOnCall(row.tool) : [];
       if (loads.length) state.revealTools(loads);
       let prepared: Prepared;
@@ -158,7 +158,8 @@ export class CallPipeline {
       } catch (err) {
         // Shown like any other call (a card with its error), so a person sees what the model tried.
         if (row.status === 'pending') this.emitCall(run, row, safeJson(row.args), options);
-        this.complete(run, row, errorMessage(err), 'error', options);
+        const loaded = loads.length ? `\n(${row.tool} was not loaded: its schema is in your next step.)` : '';
+        this.complete(run, row, `${errorMessage(err)}${loaded}`, 'error', options);
         continue;
       }
       const { tool, args, effects } = prepared;

@@ -71,8 +71,9 @@ export interface TurnToolSet {
   /** Every tool the turn may call, loaded or not (a subagent's ceiling is its parent's). */
   callable: string[];
   /**
-   * Looks up a call's tool. A tool not loaded in this turn throws a model-readable error: a deferred one says its
-   * schema is loaded now (the caller loads it: `loadOnCall`), an off one (browser, computer use) says to search for it.
+   * Looks up a call's tool. A deferred tool resolves: the call runs when its arguments are valid (parsed strictly),
+   * and the caller loads its family for the next step (`loadOnCall`). An off one (browser, computer use) and a
+   * hidden one throw a model-readable error saying what to do.
    */
   resolve(name: string): ToolDefinition;
   /** The tool names a call of `name` loads (its family's deferred tools), or [] when it is loaded already. */
@@ -277,15 +278,6 @@ export class ToolRegistry {
         const why = hiddenWhy.get(name);
         if (why) throw new ToolError(`${name} is not available in this turn: ${why}.`, 'unknown_tool');
         const load = unloaded.get(name);
-        if (load === 'deferred') {
-          const family = this.familyOf(name)!;
-          const what = this.callable.get(name)!.tool.deferred ? 'its schema' : `the schemas of the ${family} tools`;
-          throw new ToolError(
-            `${name} is not available in this turn: its schema was not loaded yet. This call loaded ${what}, so they are in your next step: ` +
-              `call ${name} again with arguments that follow its schema. (search_tools loads tools ahead of a call.)`,
-            'unknown_tool',
-          );
-        }
         if (load === 'off') {
           const family = this.familyOf(name)!;
           throw new ToolError(

@@ -30,6 +30,7 @@ import { userContent } from './user-content';
 import { checkReplaceable, supersedeFrom, type TurnInput } from './branches';
 import { PersistentConversationState } from './conversation-state';
 import { ENABLED_SLOT, enabledFamiliesOf } from './tool-families';
+import { systemPrompt } from './model-step';
 
 export type { RunOptions, RunOutcome, ApprovalAnswer, BackgroundAnswer };
 
@@ -190,6 +191,17 @@ export class Runtime {
       policy: input.policy,
       ...(input.sandbox ? { sandbox: input.sandbox } : {}),
     });
+  }
+
+  /**
+   * The system prompt a conversation's next request carries, in full (`deskhand prompt show`): for a stored
+   * conversation by id, or for a conversation row not stored (a preview of a new conversation).
+   */
+  promptFor(conversation: string | ConversationRow, provider?: string): string {
+    const conv = typeof conversation === 'string' ? this.store.getConversation(conversation) : conversation;
+    if (!conv) throw new DeskhandError('not_found', `No conversation ${String(conversation)}.`);
+    const extra = typeof conversation === 'string' ? this.core.limits.systemAddendum?.(conv.id) : null;
+    return [systemPrompt(this.core, conv, undefined, provider), extra].filter(Boolean).join('\n\n');
   }
 
   /**

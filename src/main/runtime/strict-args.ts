@@ -68,7 +68,7 @@ function allowedKeys(s: Record<string, unknown>): { names: Set<string>; props: R
     for (const n of inner.names) names.add(n);
     Object.assign(props, inner.props);
   }
-  return names.size ? { names, props } : null;
+  return { names, props };
 }
 
 const join = (at: string, key: string): string => (at ? `${at}.${key}` : key);
@@ -103,7 +103,8 @@ export function unknownArgumentsMessage(tool: string, unknown: readonly UnknownA
   const lines = unknown.map((u) => {
     const where = u.at ? ` in ${u.at}` : '';
     const hint = u.closest ? ` Did you mean "${u.closest}"?` : '';
-    return `- unknown argument "${u.name.slice(0, 80)}"${where}.${hint} Valid${where ? ` there` : ''}: ${u.valid.join(', ')}.`;
+    const valid = u.valid.length ? `Valid${where ? ' there' : ''}: ${u.valid.join(', ')}.` : `${where ? 'That object takes' : `${tool} takes`} no arguments.`;
+    return `- unknown argument "${u.name.slice(0, 80)}"${where}.${hint} ${valid}`;
   });
   return `Invalid arguments for ${tool}:\n${lines.join('\n')}\n${tool} takes only the arguments its schema names; fix them and call ${tool} again.`;
 }

@@ -5,8 +5,8 @@
  *
  * - deferred (secrets, waiting for conditions, raw HTTP, several background jobs at once, stored results, compositions, media, PDFs, scheduling, memory, plan mode, goals, subagents, workflows, coordinator,
  *   MCP, skills, custom tools): `search_tools` loads it, and so does a call of one of its tools by name — the call
- *   runs when its arguments are valid (they are parsed strictly), and the family's schemas are in the next request
- *   either way;
+ *   runs when its arguments are valid (they are parsed strictly, so a guess at the arguments is refused with the
+ *   valid names), and the family's schemas are in the next request either way;
  * - off (browser, computer use): only `search_tools` or enabling the family (per conversation, per agent profile,
  *   `--enable browser,computer`) loads it; a call by name before that is refused with what to do.
  *
