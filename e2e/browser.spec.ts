@@ -11,7 +11,9 @@ test('shows the open page with a screenshot while browsing, and Stop closes the 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   try {
-    await deskhand.startModel([{ text: ['Opening the shop.'], tools: [{ name: 'browser_navigate', args: { url } }] }, { text: ['The shop is open.'] }]);
+    await deskhand.startModel([
+      { tools: [{ name: 'search_tools', args: { query: 'browser' } }] }, // off in a new conversation: the model loads the family first
+     { text: ['Opening the shop.'], tools: [{ name: 'browser_navigate', args: { url } }] }, { text: ['The shop is open.'] }]);
     const page = await deskhand.start();
     await deskhand.newConversation('Shopping');
     await deskhand.send('Open the local shop');
@@ -45,6 +47,8 @@ test('a browser_screenshot shows its PNG inside its own tool card', async ({ des
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   try {
     await deskhand.startModel([
+      { tools: [{ name: 'search_tools', args: { query: 'browser' } }] }, // off in a new conversation: the model loads the family first
+     
       { text: ['Opening it.'], tools: [{ name: 'browser_navigate', args: { url } }] },
       { text: ['Taking a picture.'], tools: [{ name: 'browser_screenshot', args: {} }] },
       { text: ['Here it is.'] },

@@ -16,6 +16,8 @@ test('a computer action\'s card shows its before and after thumbnails', async ({
     const zenity = world.spawnApp('zenity', ['--entry', '--title', 'Deskhand test', '--text', 'Your name?', '--entry-text', 'Ada']);
     await world.waitForApp('zenity');
     await deskhand.startModel([
+      { tools: [{ name: 'search_tools', args: { query: 'computer' } }] }, // off in a new conversation: the model loads the family first
+     
       { tools: [{ name: 'computer_grant_app', args: { app: 'zenity', capabilities: ['observe', 'pointer'], reason: 'answer the dialog' } }] },
       { tools: [{ name: 'computer_observe', args: { app: 'zenity' } }] },
       { tools: [{ name: 'computer_pointer', args: { app: 'zenity', ref: 'e3', action: 'click' } }] },

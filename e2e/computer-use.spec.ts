@@ -15,6 +15,8 @@ function cli(args: string[], dataDir: string): string {
 
 test('the grant card grants what the person leaves ticked; Settings lists the grant and revokes it', async ({ deskhand }) => {
   await deskhand.startModel([
+      { tools: [{ name: 'search_tools', args: { query: 'computer' } }] }, // off in a new conversation: the model loads the family first
+     
     { tools: [{ name: 'computer_grant_app', args: { app: 'zenity', capabilities: ['observe', 'input'], minutes: 30, reason: 'fill in the dialog' } }] },
     { text: ['Thanks, I can read zenity now.'] },
   ]);

@@ -53,7 +53,7 @@ describe.skipIf(!findChromium())('the browser process lifetime', () => {
       reply().tool('browser_navigate', { url: `${site.origin}/a` }),
       reply().tool('browser_navigate', { url: `${other.origin}/b` }),
     );
-    const run = await runCli(['run', '--provider', 'openai', '--base-url', model.baseURL, '--model', 'm', '--policy', 'high-risk', '--cwd', work, '--data-dir', dataDir, '--json', 'browse']);
+    const run = await runCli(['run', '--provider', 'openai', '--base-url', model.baseURL, '--model', 'm', '--policy', 'high-risk', '--cwd', work, '--data-dir', dataDir, '--enable', 'browser', '--json', 'browse']);
     expect(run.events.map((e) => e.type)).toContain('run.parked');
     const asked = run.events.find((e) => e.type === 'approval.requested')!;
     expect(asked.tool).toBe('browser_navigate');

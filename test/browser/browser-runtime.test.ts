@@ -73,6 +73,8 @@ function formFiller(
   let step = 0;
   return (req) => {
     const plan = [
+      // The browser is off in a new conversation: the model loads it as a real one would.
+      () => reply().tool('search_tools', { query: 'browser' }),
       () => reply().tool('browser_navigate', { url: `${site.origin}/form` }),
       () => reply().tool('browser_snapshot', {}),
       () => reply().tool('browser_act', { ref: refIn(req, /textbox "Full name"/), action: 'fill', value: name }),
@@ -95,7 +97,52 @@ async function until(check: () => boolean, ms = 15_000): Promise<void> {
   }
 }
 
+const offered = (req: RecordedRequest): string[] => ((req.body as OpenAIChatRequest).tools ?? []).map((t) => t.function.name);
+
 describe.skipIf(!findChromium())('browser family through the runtime', () => {
+  it('a run that needs the browser loads it through search_tools: its schemas reach the model only after the search, and the run completes', async () => {
+    const rt = runtime();
+    const conv = rt.createConversation({ folder: work, policy: 'high-risk' });
+    model.enqueue(
+      reply().tool('browser_navigate', { url: `${site.origin}/a` }),
+      reply().tool('search_tools', { query: 'browser' }),
+      reply().tool('browser_navigate', { url: `${site.origin}/a` }),
+      reply().text('Page A is open.'),
+    );
+    const parked = await rt.sendMessage(conv.id, 'open page A in the browser', { provider: provider(), interactive: false });
+    expect(parked.status).toBe('parked');
+    // Request 1 (the first): no browser schema, the family listed by name in the system prompt.
+    expect(offered(model.requests[0]!)).not.toContain('browser_navigate');
+    expect(offered(model.requests[0]!)).toContain('search_tools');
+    expect(JSON.stringify((model.requests[0]!.body as OpenAIChatRequest).messages[0])).toMatch(/browser \(off until loaded\).*browser_navigate/);
+    // The call before the search was refused with what to do, and nothing reached the site.
+    expect(toolMessages(model.requests[1]!)[0]).toMatch(/browser_navigate belongs to the browser tools, which are off in this conversation\. Call search_tools with the query "browser"/);
+    expect(offered(model.requests[1]!)).not.toContain('browser_navigate');
+    // After the search: every browser tool's schema is offered.
+    expect(toolMessages(model.requests[2]!).at(-1)).toMatch(/browser_navigate \[revealed: callable from your next step\]/);
+    expect(offered(model.requests[2]!)).toEqual(expect.arrayContaining(['browser_navigate', 'browser_snapshot', 'browser_act', 'browser_tabs']));
+    expect(site.log).toEqual([]);
+    const done = await rt.decideApproval(parked.approvalIds[0]!, { approved: true }, { provider: provider(), interactive: false });
+    expect(done?.status).toBe('finished');
+    expect(site.log.map((l) => l.url)).toContain('/a');
+    expect(rt.store.toolCallsForRun(parked.runId).filter((c) => c.tool === 'browser_navigate').at(-1)!.output).toContain('Title: Page A');
+    // Loaded for the conversation: its next turn offers the browser from the first request.
+    model.enqueue(reply().text('still here'));
+    await rt.sendMessage(conv.id, 'thanks', { provider: provider(), interactive: false });
+    expect(offered(model.requests.at(-1)!)).toContain('browser_navigate');
+  }, 120_000);
+
+  it('a conversation with the browser enabled offers its schemas from the first request', async () => {
+    const rt = runtime();
+    const conv = rt.createConversation({ folder: work, policy: 'high-risk' });
+    rt.setFamilies(conv.id, ['browser'], true);
+    model.enqueue(reply().text('ready'));
+    await rt.sendMessage(conv.id, 'hello', { provider: provider(), interactive: false });
+    expect(offered(model.requests[0]!)).toContain('browser_navigate');
+    expect(offered(model.requests[0]!)).not.toContain('computer_observe');
+    expect(JSON.stringify((model.requests[0]!.body as OpenAIChatRequest).messages[0])).not.toMatch(/browser \(off until loaded\)/);
+  }, 60_000);
+
   it('fills and submits a local form by refs; the server receives exactly the values; loopback asks once per session', async () => {
     const rt = runtime();
     const conv = rt.createConversation({ folder: work, policy: 'high-risk' });

@@ -84,6 +84,7 @@ it.skipIf(!!missing)('grants zenity, observes it, types into the entry by ref an
   await world.waitForApp('zenity');
   const rt = runtime();
   const conv = rt.createConversation({ folder: work, policy: 'high-risk' });
+  rt.setFamilies(conv.id, ['computer'], true); // loaded from the first request, as a person enabling them would
   const typed = 'Ada Lovelace, 1843';
   model.enqueue(
     reply().tool('computer_grant_app', { app: 'zenity', capabilities: ['observe', 'pointer', 'input'], reason: 'fill in the dialog' }),
@@ -151,6 +152,7 @@ it.skipIf(!!missing)('never observes or touches an app that is not granted, even
   const rt = runtime();
   rt.computer.grants.grant('zenity', ['observe', 'input'], null);
   const conv = rt.createConversation({ folder: work, policy: 'high-risk' });
+  rt.setFamilies(conv.id, ['computer'], true); // loaded from the first request, as a person enabling them would
   let factory: ReturnType<World['spawnApp']> | null = null;
   rt.onEvent((e) => {
     // Mid-run, right after the observation: another app opens and takes the focus.
@@ -201,6 +203,7 @@ it.skipIf(!!missing)('the kill switch stops a run in the middle of typing and th
   const rt = runtime();
   rt.computer.grants.grant('zenity', ['observe', 'input'], null);
   const conv = rt.createConversation({ folder: work, policy: 'high-risk' });
+  rt.setFamilies(conv.id, ['computer'], true); // loaded from the first request, as a person enabling them would
   const text = 'abcdefghij'.repeat(40);
   model.enqueue(reply().tool('computer_input', { app: 'zenity', text }), reply().text('should not be reached'));
   let typingSince = 0;

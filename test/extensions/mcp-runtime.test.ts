@@ -56,6 +56,7 @@ it('a scripted conversation uses tools of both real servers, over stdio and Stre
     reply().text('done'),
   );
   const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+  runtime.setFamilies(conv.id, ['mcp'], true); // loaded from the first request, as a person enabling them would
   const asked: string[][] = [];
   let outcome: RunOutcome = await runtime.sendMessage(conv.id, 'use the servers', { provider: providerFor(model), interactive: false });
   while (outcome.status === 'parked') {
@@ -100,6 +101,7 @@ it('defers MCP schemas behind search_tools when there are many, and lists resour
     reply().text('done'),
   );
   const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
+  runtime.setFamilies(conv.id, ['mcp'], true); // loaded from the first request, as a person enabling them would
   let outcome = await runtime.sendMessage(conv.id, 'add', { provider: providerFor(model), interactive: false });
   while (outcome.status === 'parked') outcome = (await runtime.decideApproval(outcome.approvalIds[0]!, { approved: true }, { provider: providerFor(model), interactive: false }))!;
   expect(outcome.status).toBe('finished');

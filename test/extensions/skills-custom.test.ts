@@ -59,6 +59,7 @@ it('finds skills by description, loads one, loads one section; bodies stay out o
     reply().text('done'),
   );
   const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+  runtime.setFamilies(conv.id, ['skills', 'custom', 'mcp'], true); // loaded from the first request, as a person enabling them would
   expect((await runtime.sendMessage(conv.id, 'notes', { provider: providerFor(model), interactive: false })).status).toBe('finished');
   const [all, found] = toolResults(model, 1);
   // A listing that holds a workspace skill is the workspace's content: untrusted. One of the person's own is not.
@@ -108,6 +109,7 @@ it('a custom tool passes `; rm -rf ~` as one literal argument: nothing else runs
     runtime = makeRuntime(dataDir);
     model.enqueue(reply().tool('note_args', { text: evil, more: ['$(touch pwned)', "it's `x`"] }), reply().text('done'));
     const conv = runtime.createConversation({ folder: work, policy: 'low-risk' });
+    runtime.setFamilies(conv.id, ['skills', 'custom', 'mcp'], true); // loaded from the first request, as a person enabling them would
     const outcome = await runtime.sendMessage(conv.id, 'note', { provider: providerFor(model), interactive: false });
     expect(outcome.status).toBe('finished');
     expect(offeredTools(model, 0).find((t) => t.name === 'note_args')!.description).toContain('Record the arguments it gets.');
@@ -129,6 +131,7 @@ it('custom tool commands are quoted whole and classified by the shell classifier
   runtime = makeRuntime(dataDir);
   model.enqueue(reply().tool('show', { path: `${process.env.HOME}/.ssh/id_rsa` }), reply().text('done'));
   const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
+  runtime.setFamilies(conv.id, ['skills', 'custom', 'mcp'], true); // loaded from the first request, as a person enabling them would
   const outcome = await runtime.sendMessage(conv.id, 'show', { provider: providerFor(model), interactive: false });
   expect(outcome.status).toBe('parked');
   const approval = runtime.store.getApproval(outcome.approvalIds[0]!)!;
@@ -147,6 +150,7 @@ it('a project .deskhand/mcp.json starts its servers only after the person approv
   expect(runtime.mcp.server('proj')).toBeUndefined(); // not trusted yet: nothing started
   model.enqueue(reply().tool('enable_project_mcp_servers', { folder: work }), reply().tool('mcp__proj__probe', {}), reply().text('done'));
   const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+  runtime.setFamilies(conv.id, ['skills', 'custom', 'mcp'], true); // loaded from the first request, as a person enabling them would
   const parked = await runtime.sendMessage(conv.id, 'use the project servers', { provider: providerFor(model), interactive: false });
   expect(parked.status).toBe('parked');
   const request = runtime.store.getApproval(parked.approvalIds[0]!)!;

@@ -42,6 +42,7 @@ describe('memory and goals over the contract', () => {
     expect(again.ok ? null : again.error).toMatchObject({ code: 'conflict', message: expect.stringContaining('is rejected, not proposed') });
 
     const conv = h.runtime.createConversation({ folder: work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['memory'], true); // loaded from the first request, as a person enabling them would
     h.runtime.goals.create(conv.id, { objective: 'Ship', criteria: ['green'], budget: { turns: 2 } });
     const goals = await dispatch('listGoals', { conversationId: conv.id }, { source: 'test', bytes: 10 });
     expect(goals.ok && (goals.result as { goals: { objective: string; status: string }[] }).goals).toEqual([expect.objectContaining({ objective: 'Ship', status: 'active' })]);

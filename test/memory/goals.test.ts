@@ -42,6 +42,7 @@ afterEach(async () => {
 /** Proposes a goal in a first turn and accepts it; returns the conversation id once the first turn finished. */
 async function acceptedGoal(budget: Record<string, number>, ...cycles: ReturnType<typeof reply>[]): Promise<string> {
   const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+  runtime.setFamilies(conv.id, ['goals'], true); // loaded from the first request, as a person enabling them would
   server.enqueue(reply().tool('propose_goal', { objective: 'Make the greeting print hello-goal', criteria: ['echo prints hello-goal'], budget }, { id: 'g1' }));
   const first = await runtime.sendMessage(conv.id, 'Keep at it until the greeting prints hello-goal.', { provider: provider(), interactive: false });
   expect(first.status).toBe('parked');

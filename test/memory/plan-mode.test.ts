@@ -41,6 +41,7 @@ const POLICIES: Policy[] = ['none', 'read-only', 'low-risk', 'high-risk'];
 describe('plan mode', () => {
   it.each(POLICIES)('under policy %s: refuses writes outside the plan file and commands that change things', async (policy) => {
     const conv = runtime.createConversation({ folder: work, policy });
+    runtime.setFamilies(conv.id, ['plan'], true); // loaded from the first request, as a person enabling them would
     const plan = planFileFor(work, conv.id);
     const outside = join(work, 'app.txt');
     let step = reply()
@@ -80,6 +81,7 @@ describe('plan mode', () => {
 
   it('revise keeps plan mode; approve leaves it and pins the plan into the state and the prompt', async () => {
     const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
+    runtime.setFamilies(conv.id, ['plan'], true); // loaded from the first request, as a person enabling them would
     const plan = planFileFor(work, conv.id);
     server.enqueue(reply().tool('enter_plan_mode', {}), reply().tool('write_file', { path: plan, content: '# Plan\nstep A\n' }), reply().tool('exit_plan_mode', { plan_file: plan }, { id: 'e1' }));
     const first = await runtime.sendMessage(conv.id, 'plan it', { provider: provider(), interactive: false });

@@ -101,19 +101,36 @@ describe('a live registry', () => {
     const rt = runtimeWith(registry);
     const conv = rt.createConversation({ folder: work, policy: 'read-only' });
 
-    server.enqueue(reply().tool('mcp__demo__ping', {}), reply().tool('search_tools', { query: 'demo pong' }), reply().tool('mcp__demo__ping', {}), reply().text('done'));
+    server.enqueue(reply().tool('search_tools', { query: 'demo pong' }), reply().tool('mcp__demo__ping', {}), reply().text('done'));
     const outcome = await rt.sendMessage(conv.id, 'use the demo server', { provider: provider(), interactive: false });
     expect(outcome.status).toBe('finished');
     expect(offered(server.requests[0])).toContain('search_tools');
     expect(offered(server.requests[0])).not.toContain('mcp__demo__ping');
-    expect(toolResults(server.requests[1])[0]).toMatch(/not available in this turn.*search_tools/);
-    expect(toolResults(server.requests[2]).at(-1)).toMatch(/mcp__demo__ping \[revealed: callable from your next step\]/);
-    expect(offered(server.requests[2])).toContain('mcp__demo__ping');
-    expect(toolResults(server.requests[3]).at(-1)).toBe('pong');
+    expect(toolResults(server.requests[1]).at(-1)).toMatch(/mcp__demo__ping \[revealed: callable from your next step\]/);
+    expect(offered(server.requests[1])).toContain('mcp__demo__ping');
+    expect(toolResults(server.requests[2]).at(-1)).toBe('pong');
     // Revealed for the conversation: a later turn offers it from its first step.
     server.enqueue(reply().text('still here'));
     await rt.sendMessage(conv.id, 'later', { provider: provider(), interactive: false });
-    expect(offered(server.requests[4])).toContain('mcp__demo__ping');
+    expect(offered(server.requests[3])).toContain('mcp__demo__ping');
+  });
+
+  it('a deferred tool called before it was loaded runs when its arguments are valid, and is loaded from the next step on', async () => {
+    let ran = 0;
+    const registry = new ToolRegistry([]);
+    registry.add(createContextFamily({ catalog: registry }).tools);
+    registry.add([{ ...ping, name: 'mcp__demo__ping', kind: 'mcp', deferred: true, description: 'Answer pong from the demo server.', execute: async () => (ran++, { output: 'pong' }) } as ToolDefinition]);
+    const rt = runtimeWith(registry);
+    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
+    server.enqueue(reply().tool('mcp__demo__ping', { colour: 'red' }), reply().tool('mcp__demo__ping', {}), reply().text('done'));
+    const outcome = await rt.sendMessage(conv.id, 'use the demo server', { provider: provider(), interactive: false });
+    expect(outcome.status).toBe('finished');
+    expect(offered(server.requests[0])).not.toContain('mcp__demo__ping');
+    // A guess at its arguments is refused with the valid ones (strict arguments), and its schema is loaded now.
+    expect(toolResults(server.requests[1])[0]).toMatch(/unknown argument "colour"[\s\S]*mcp__demo__ping was not loaded: its schema is in your next step/);
+    expect(offered(server.requests[1])).toContain('mcp__demo__ping');
+    expect(toolResults(server.requests[2]).at(-1)).toBe('pong');
+    expect(ran).toBe(1);
   });
 
   it('narrows a turn with a filter, and parses JSON Schema tools with model-readable errors', async () => {

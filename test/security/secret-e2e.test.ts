@@ -113,6 +113,7 @@ describe('a vault secret used in a command never leaks (in-process)', () => {
     const first = server.requests.length;
     script();
     const conv = rt.createConversation({ folder: work, policy: 'high-risk' });
+    rt.setFamilies(conv.id, ['secrets'], true); // loaded from the first request, as a person enabling them would
 
     let outcome = await rt.sendMessage(conv.id, 'use the token', options);
     expect(outcome.status).toBe('parked');

@@ -93,6 +93,7 @@ describe.skipIf(!run)('secret tools on the real keyring', () => {
     const work = tempDir('deskhand-vault-work-');
     server.enqueue(reply().tool('ask_user_secret', { name: 'NPM_TOKEN', description: 'npm publish token' }), reply().text('got it'));
     const conv = rt.createConversation({ folder: work, policy: 'high-risk' });
+    rt.setFamilies(conv.id, ['secrets'], true); // loaded from the first request, as a person enabling them would
     const events: RunEvent[] = [];
     const parked = await rt.sendMessage(conv.id, 'publish', { provider: provider(), interactive: false, onEvent: (e) => events.push(e) });
     expect(parked.status).toBe('parked');
@@ -119,6 +120,7 @@ describe.skipIf(!run)('secret tools on the real keyring', () => {
     const work = tempDir('deskhand-vault-work-');
     server.enqueue(reply().tool('list_saved_secrets', {}).tool('use_saved_secret', { name: 'DEPLOY_KEY' }));
     const conv = rt.createConversation({ folder: work, policy: 'high-risk' });
+    rt.setFamilies(conv.id, ['secrets'], true); // loaded from the first request, as a person enabling them would
     const events: RunEvent[] = [];
     const outcome = await rt.sendMessage(conv.id, 'deploy', { provider: provider(), interactive: false, onEvent: (e) => events.push(e) });
     const listed = events.find((e): e is Extract<RunEvent, { type: 'tool.result' }> => e.type === 'tool.result' && e.tool === 'list_saved_secrets');

@@ -23,6 +23,7 @@ describe('compaction', () => {
   it('compacts a long conversation at the threshold and keeps the plan, todos and the last turn verbatim', async () => {
     h = await openSubHarness({ contextWindow: 4000 });
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents', 'results'], true); // loaded from the first request, as a person enabling them would
     // Turn 1 pins a plan and todos.
     h.server.enqueue(
       reply()
@@ -64,6 +65,7 @@ describe('compaction', () => {
   it('summarize_context compacts on demand; context_info reports the window, the use and the threshold', async () => {
     h = await openSubHarness({ contextWindow: 100_000 });
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents', 'results'], true); // loaded from the first request, as a person enabling them would
     h.server.setFallback(() => reply().text('ok'));
     for (let i = 1; i <= 3; i++) await h.runtime.sendMessage(conv.id, filler(`OLD-${i}`), { provider: h.provider(), interactive: false });
     h.server.setFallback(undefined);
@@ -85,6 +87,7 @@ describe('compaction', () => {
   it('still compacts, with an outline, when the summary call fails', async () => {
     h = await openSubHarness({ contextWindow: 4000, maxRetries: 0 });
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents', 'results'], true); // loaded from the first request, as a person enabling them would
     h.server.setFallback((req) => (isSummaryCall(req) ? { status: 400, message: 'nope' } : reply().text('ok')));
     for (let i = 1; i <= 5; i++) await h.runtime.sendMessage(conv.id, filler(`T${i}`), { provider: h.provider(), interactive: false });
     const rec = h.store.module(contextModule).list(conv.id)[0]!;
@@ -103,6 +106,7 @@ describe('offloaded results', () => {
       defineTool({ name: 'big_dump', description: 'Dump everything.', params: z.object({}).strict(), risk: 'read-only', disclosure: 'internal', execute: async () => ({ output: big }) }),
     ]);
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents', 'results'], true); // loaded from the first request, as a person enabling them would
     h.server.enqueue(reply().tool('big_dump', {}));
     // The model reads the id from the cut result, then pages: start, middle, last page.
     let id = '';
@@ -142,6 +146,7 @@ describe('offloaded results', () => {
     h = await openSubHarness();
     h.server.enqueue(reply().tool('retrieve_tool_result', { id: 'res_000000000000' }), reply().tool('retrieve_tool_result', { id: '../etc' }), reply().text('ok'));
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents', 'results'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'x', { provider: h.provider(), interactive: false });
     expect(textOf(lastMessage(h.server.requests[1]!).content)).toContain('No stored result res_000000000000 in this conversation');
     expect(textOf(lastMessage(h.server.requests[2]!).content)).toContain('is not a stored result id');

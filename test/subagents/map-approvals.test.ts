@@ -48,6 +48,7 @@ describe('map_subagents', () => {
       maxLive = Math.max(maxLive, live);
     });
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     const out = await h.runtime.sendMessage(conv.id, 'map it', { provider: h.provider(), interactive: false });
     expect(out.status).toBe('finished');
     const rows = h.runtime.subagents.list(conv.id);
@@ -72,6 +73,7 @@ describe('map_subagents', () => {
       reply().text('ok'),
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     expect(textOf(lastMessage(h.server.requests[1]!).content)).toContain('at most 100 items; split the list');
     expect(textOf(lastMessage(h.server.requests[2]!).content)).toContain('prompt_template must contain {{input}}');
@@ -96,6 +98,7 @@ describe("a child's approvals surface in its parent's conversation", () => {
     const two = [reply().tool('write_file', { path: 'b.txt', content: 'from child two\n' }), reply().text('wrote b')];
     route({ server } as SubHarness, { 'CHILD ONE': one, 'CHILD TWO': two }, parent);
     const conv = app.runtime.createConversation({ folder: work, policy: 'read-only' });
+    app.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
 
     // 1. The UI contract: the request is listed under the parent's conversation, labelled with the child.
     const first = app.runtime.sendMessage(conv.id, 'write a', { provider, interactive: false });
@@ -132,6 +135,7 @@ describe("a child's approvals surface in its parent's conversation", () => {
     const parent = [reply().tool('spawn_subagent', { prompt: 'CHILD HANG', description: 'hanger', background: true }), reply().text('started')];
     route(h, { 'CHILD HANG': [reply().hang()] }, parent);
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const row = h.runtime.subagents.list(conv.id)[0]!;
     await until(async () => h!.runtime.subagents.get(row.id)!.status === 'running' || undefined);

@@ -48,7 +48,7 @@ async function killedMidChild(): Promise<{ dataDir: string; work: string; row: R
   ];
   server.setFallback((req) => (firstUser(req).includes('SLOW CHILD') ? reply().hang() : (parent.shift() ?? { status: 500, message: 'no parent reply left' })));
   let proc: ChildProcess | null = null;
-  const done = runCli(['run', '--provider', 'openai', '--base-url', server.baseURL, '--model', 'm', '--policy', 'read-only', '--cwd', work, '--data-dir', dataDir, '--json', 'start a helper'], {
+  const done = runCli(['run', '--provider', 'openai', '--base-url', server.baseURL, '--model', 'm', '--policy', 'read-only', '--cwd', work, '--data-dir', dataDir, '--enable', 'subagents', '--json', 'start a helper'], {
     onSpawn: (c) => (proc = c),
   });
   const row = await until('the child to run', () => {

@@ -26,6 +26,7 @@ describe('spawn_subagent', () => {
       reply().text('The child says 3.'),
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'low-risk' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     const out = await h.runtime.sendMessage(conv.id, 'delegate it', { provider: h.provider(), interactive: false });
     expect(out.status).toBe('finished');
     const [childReq, parentReq] = [h.server.requests[1]!, h.server.requests[2]!];
@@ -65,6 +66,7 @@ describe('spawn_subagent', () => {
       reply().text('ok'),
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     expect(ran).toBe(0);
     const afterCall = h.server.requests[3]!;
@@ -81,6 +83,7 @@ describe('spawn_subagent', () => {
       reply().text('done'),
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     const out = await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const [row] = h.runtime.subagents.list(conv.id);
     // Command output is untrusted: the child read it, and its answer reaches the parent inside an envelope.
@@ -107,6 +110,7 @@ describe('spawn_subagent', () => {
       reply().text('ok'),
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const retry = h.server.requests[2]!;
     expect(textOf(lastMessage(retry).content)).toMatch(/did not match the result schema: count: .*expected number/i);
@@ -126,6 +130,7 @@ describe('spawn_subagent', () => {
       reply().text('ok'),
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const [row] = h.runtime.subagents.list(conv.id);
     expect(row).toMatchObject({ status: 'failed', attempts: 2 });
@@ -136,6 +141,7 @@ describe('spawn_subagent', () => {
     h = await openSubHarness();
     h.server.enqueue(reply().tool('spawn_subagent', { prompt: 'CHILD TASK', description: 'x', resume: 'nope' }), reply().text('ok'));
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     expect(textOf(lastMessage(h.server.requests[1]!).content)).toMatch(/resume takes a subagent id/);
   });
@@ -148,6 +154,7 @@ describe('background children, the task table, steering and limits', () => {
     const child = [reply().text('child result').delay(300)];
     route(h, { 'CHILD TASK: slow': child }, parent);
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const parentReqs = () => h.server.requests.filter((r) => !isChild(r));
     expect(textOf(lastMessage(parentReqs()[1]!).content)).toMatch(/Started subagent (sub_[0-9a-f]{8}) in the background \(task sub_[0-9a-f]{8}\)/);
@@ -167,6 +174,7 @@ describe('background children, the task table, steering and limits', () => {
     h = await openSubHarness();
     // low-risk: cancel_background_jobs runs unasked.
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'low-risk' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     const parent = [reply().tool('spawn_subagent', { prompt: 'CHILD TASK: work', description: 'work', background: true }), reply().text('started')];
     // The child's first step is slow: the parent steers it meanwhile.
     const work = [reply().tool('get_time', {}).delay(400), reply().text('all UTC')];
@@ -215,6 +223,7 @@ describe('background children, the task table, steering and limits', () => {
       reply().text('ok'),
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const [row] = h.runtime.subagents.list(conv.id);
     expect(row).toMatchObject({ status: 'failed', input_tokens: 5000 });
@@ -234,6 +243,7 @@ describe('background children, the task table, steering and limits', () => {
       reply().text('done'),
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     expect(textOf(lastMessage(h.server.requests[3]!).content)).toContain('split by folder');
     expect(textOf(lastMessage(h.server.requests[6]!).content)).toMatch(/#2 \[found\] by sub_[0-9a-f]{8}:\nsrc has 3 files/);

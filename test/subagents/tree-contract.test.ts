@@ -59,6 +59,7 @@ async function twoChildren(alphaFirst: ReturnType<typeof reply>, alphaType: 'exp
     return parent.shift() ?? reply().text('ok');
   });
   const conv = app.runtime.createConversation({ folder: work, policy: 'read-only', title: 'Parent' });
+  app.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
   const out = await app.runtime.sendMessage(conv.id, 'start helpers', { provider, interactive: false });
   expect(out.status).toBe('finished');
   const [a, b] = app.runtime.subagents.list(conv.id);
@@ -136,6 +137,7 @@ describe('the subagent tree through the UI contract', () => {
     // Children cannot start children through tools today (PARENT_ONLY_TOOLS); a grandchild row is planted the way a
     // coordinator (issue 22) would link one: under alpha's conversation.
     const grandConv = app!.runtime.createConversation({ folder: tempDir('deskhand-work-'), policy: 'read-only', title: 'Subagent: grand' });
+    app!.runtime.setFamilies(grandConv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     app!.store.module(subagentsModule).insert({
       id: 'sub_0000aaaa',
       parent_conversation_id: a.conversation_id,

@@ -56,6 +56,7 @@ describe('Tower merge conflict', () => {
       tower,
     );
     const conv = h.runtime.createConversation({ folder: repo, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['coordinator'], true); // loaded from the first request, as a person enabling them would
     await kit.say(conv.id, 'go');
     await kit.childrenDone(conv.id, 2);
     const session = h.runtime.tower.rows.activeFor(conv.id)!;

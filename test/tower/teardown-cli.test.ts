@@ -46,6 +46,7 @@ describe('deskhand tower teardown', () => {
     // Both workers are inside a long command (a model request left hanging would meet the idle timeout on a slow machine).
     kit.route({ 'worker-a': [reply().tool('execute_command', { command: `sleep ${marker}.5`, timeout: 600_000 })], 'worker-b': [reply().tool('execute_command', { command: `sleep ${marker}.25`, timeout: 600_000 })] }, tower);
     const conv = h.runtime.createConversation({ folder: repo, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['coordinator'], true); // loaded from the first request, as a person enabling them would
     await kit.say(conv.id, 'go');
     const ps = () => execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).split('\n').filter((l) => /sleep \d+\.(5|25)$/.test(l.trim()) && l.includes(`sleep ${marker}.`));
     await until(() => ps().length >= 2);

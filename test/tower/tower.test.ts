@@ -54,6 +54,7 @@ describe('Tower', () => {
     }
     route(queues, tower);
     const conv = h.runtime.createConversation({ folder: repo, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['coordinator'], true); // loaded from the first request, as a person enabling them would
     const first = await say(conv.id, 'build it');
     expect(first.status).toBe('finished');
     const workers = await childrenDone(conv.id, 3);
@@ -150,6 +151,7 @@ describe('Tower', () => {
       tower,
     );
     const conv = h.runtime.createConversation({ folder: repo, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['coordinator'], true); // loaded from the first request, as a person enabling them would
     await say(conv.id, 'go');
     await childrenDone(conv.id, 1);
     tower.push(reply().tool('tower_spawn', { role: 'reviewer', mission: 'b' }), reply().text('reviewing'));
@@ -211,6 +213,7 @@ describe('Tower', () => {
       tower,
     );
     const conv = h.runtime.createConversation({ folder: repo, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['coordinator'], true); // loaded from the first request, as a person enabling them would
     await say(conv.id, 'go');
     await childrenDone(conv.id, 1);
     const session = h.runtime.tower.rows.activeFor(conv.id)!;
@@ -252,6 +255,7 @@ describe('Tower', () => {
       tower,
     );
     const conv = h.runtime.createConversation({ folder: repo, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['coordinator'], true); // loaded from the first request, as a person enabling them would
     await say(conv.id, 'go');
     const ps = () => execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(`sleep ${marker}.5`) && !l.includes('ps -eo'));
     await until(() => ps().length > 0);

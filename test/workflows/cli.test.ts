@@ -46,6 +46,7 @@ describe('deskhand workflows', () => {
     const parent: ReplyInput[] = [reply().tool('workflow', { script, args: 'x' }), reply().text('started')];
     h.server.setFallback((req) => (firstUser(req).includes('CHILD') ? reply().hang() : (parent.shift() ?? { status: 500, message: 'none' })));
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['workflows', 'subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const rows = h.store.module(workflowsModule);
     const [wf] = rows.forConversation(conv.id);

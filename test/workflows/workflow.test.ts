@@ -73,6 +73,7 @@ describe('workflow', () => {
       parent,
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['workflows', 'subagents'], true); // loaded from the first request, as a person enabling them would
     const out = await h.runtime.sendMessage(conv.id, 'research it', { provider: h.provider(), interactive: false });
     expect(out.status).toBe('finished');
     // The call returned at once with the run and task ids.
@@ -119,6 +120,7 @@ describe('workflow', () => {
     h = await openSubHarness();
     h.server.enqueue(reply().tool('workflow', { name: 'deep-research', args: 'Why is the sky blue?', max_agents: 7, max_cost_usd: 2 }));
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'low-risk' });
+    h.runtime.setFamilies(conv.id, ['workflows', 'subagents'], true); // loaded from the first request, as a person enabling them would
     const out = await h.runtime.sendMessage(conv.id, 'research', { provider: h.provider(), interactive: false });
     expect(out.status).toBe('parked');
     const [approval] = h.store.pendingApprovals(out.runId);
@@ -141,6 +143,7 @@ describe('workflow', () => {
       reply().text('ok'),
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['workflows', 'subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     expect(textOf(lastMessage(h.server.requests[1]!).content)).toMatch(/Give exactly one of name .* or script/);
     expect(textOf(lastMessage(h.server.requests[2]!).content)).toMatch(/No catalog workflow "no-such-flow"; the catalog has deep-research, code-review/);
@@ -156,6 +159,7 @@ describe('workflow', () => {
       return 'not reached';`;
     route({ 'CHILD slow': [reply().hang()], 'CHILD costly': [reply().text('spent a lot').usage({ input: 4_000, output: 500 })] }, [reply().tool('workflow', { script }), reply().text('started')]);
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['workflows', 'subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const rows = h.store.module(workflowsModule);
     const [wf] = rows.forConversation(conv.id);
@@ -184,6 +188,7 @@ describe('workflow', () => {
       throw new Error('changed my mind');`;
     route({ 'CHILD hang': [reply().hang(), reply().hang()] }, [reply().tool('workflow', { script }), reply().text('started')]);
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['workflows', 'subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const rows = h.store.module(workflowsModule);
     const [wf] = rows.forConversation(conv.id);
@@ -203,6 +208,7 @@ describe('workflow', () => {
     const parent: ReplyInput[] = [reply().tool('workflow', { script }), reply().text('started')];
     route({ 'CHILD hang': [reply().hang()] }, parent);
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'high-risk' });
+    h.runtime.setFamilies(conv.id, ['workflows', 'subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
     const rows = h.store.module(workflowsModule);
     const [wf] = rows.forConversation(conv.id);

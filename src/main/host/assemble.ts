@@ -5,6 +5,8 @@
 import type { InputKind } from '../runtime/input-kinds';
 import { ToolRegistry } from '../runtime/registry';
 import { GuardedContentReader, type ContentReader } from '../runtime/content-reader';
+import type { ToolDefinition } from '../runtime/tool';
+import { DEFAULT_FAMILIES, OFF_FAMILIES } from '../runtime/tool-families';
 import type { SecretRedactor } from '../runtime/redaction';
 import type { SandboxService } from '../services/sandbox';
 import type { HttpService } from '../services/http/index';
@@ -96,6 +98,20 @@ export interface Assembly {
   contextSources: ContextSource[];
 }
 
+const PDF_TOOL = /pdf/;
+
+/**
+ * A factory's tools as loading families: the named tools go to their own (deferred) family, the rest stay in
+ * `family`. Rarely needed tools of a default family (tool-families.ts) wait to be loaded like any other family.
+ */
+function split(family: string, tools: readonly ToolDefinition[], apart: Record<string, readonly string[]>): { family: string; tools: readonly ToolDefinition[] }[] {
+  const taken = new Set(Object.values(apart).flat());
+  return [
+    { family, tools: tools.filter((t) => !taken.has(t.name)) },
+    ...Object.entries(apart).map(([f, names]) => ({ family: f, tools: tools.filter((t) => names.includes(t.name)) })),
+  ];
+}
+
 export function assembleTools(services: HostServices, registry = new ToolRegistry()): Assembly {
   const reader = services.reader ?? new GuardedContentReader({ dataDir: services.dataDir });
   const shell = createShellFamily({ tasks: services.tasks, sandbox: services.sandbox, dataDir: services.dataDir });
@@ -109,19 +125,24 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
   });
   const c = services.compositions;
-  const families = [
-    createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }),
-    shell,
-    createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }),
-    createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: services.subagents ? (id) => services.subagents!.workMinutesLeft(id) : null }),
-    ...(services.subagents ? [createSubagentFamily({ subagents: services.subagents })] : []),
-    createTodoFamily(),
-    interaction,
-    secrets,
-    web,
-    ...(c ? [createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }), createMediaFamily({ media: c.media, ...(c.presence ? { presence: c.presence } : {}), ...(c.companion ? { companion: { model: c.companion, dataDir: services.dataDir, write: writeChecked } } : {}) })] : []),
+  const families: { family: string; tools: readonly ToolDefinition[] }[] = [
+    { family: 'files', tools: createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }).tools },
+    ...split('shell', shell.tools, { waiting: ['wait_for', 'cancel_wait_for'] }),
+    ...split('tasks', createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }).tools, { jobs: ['run_background_jobs'] }),
+    ...split('context', createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: services.subagents ? (id) => services.subagents!.workMinutesLeft(id) : null }).tools, { results: ['retrieve_tool_result', 'summarize_context'] }),
+    ...(services.subagents ? [{ family: 'subagents', tools: createSubagentFamily({ subagents: services.subagents }).tools }] : []),
+    { family: 'todos', tools: createTodoFamily().tools },
+    { family: 'interaction', tools: interaction.tools },
+    { family: 'secrets', tools: secrets.tools },
+    ...split('web', web.tools, { http: ['http_request'] }),
   ];
-  if (services.schedules) families.push(createScheduleFamily({ schedules: services.schedules }));
+  if (c) {
+    // PDFs are their own family for loading (read_pdf, pdf_page_count, create_pdf), built with the compositions.
+    const made = createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }).tools;
+    families.push({ family: 'compositions', tools: made.filter((t) => !PDF_TOOL.test(t.name)) }, { family: 'pdf', tools: made.filter((t) => PDF_TOOL.test(t.name)) });
+    families.push({ family: 'media', tools: createMediaFamily({ media: c.media, ...(c.presence ? { presence: c.presence } : {}), ...(c.companion ? { companion: { model: c.companion, dataDir: services.dataDir, write: writeChecked } } : {}) }).tools });
+  }
+  if (services.schedules) families.push({ family: 'schedule', tools: createScheduleFamily({ schedules: services.schedules }).tools });
   // Extensions: MCP tools arrive in the registry as servers connect; skills; custom tools from custom-tools.json.
   const custom = readCustomTools(services.dataDir);
   if (custom.error) process.stderr.write(`deskhand: custom tools not loaded: ${custom.error}\n`);
@@ -135,7 +156,11 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     tasks: services.tasks,
     ...(services.mcpDeferAbove !== undefined ? { deferAbove: services.mcpDeferAbove } : {}),
   });
-  families.push(extensions);
+  families.push(
+    { family: 'skills', tools: extensions.tools.filter((t) => t.kind !== 'custom' && !t.name.includes('mcp')) },
+    { family: 'mcp', tools: extensions.tools.filter((t) => t.kind !== 'custom' && t.name.includes('mcp')) },
+    { family: 'custom', tools: extensions.tools.filter((t) => t.kind === 'custom') },
+  );
   // Browser family: one Chromium per app, a session per conversation.
   const browser = services.browser
     ? createBrowserFamily({
@@ -146,12 +171,14 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
         resolve: (host) => services.http.resolve(host),
       })
     : null;
-  if (browser) families.push(browser);
+  if (browser) families.push({ family: 'browser', tools: browser.tools });
   const computer = services.computer ? createComputerFamily({ computer: services.computer }) : null;
-  if (computer) families.push(computer);
-  if (services.workflows) families.push(createWorkflowFamily({ workflows: services.workflows }));
-  if (services.tower) families.push(createTowerFamily({ tower: services.tower, commands: shell.commands }));
-  for (const family of families) registry.add(family.tools);
+  if (computer) families.push({ family: 'computer', tools: computer.tools });
+  if (services.workflows) families.push({ family: 'workflows', tools: createWorkflowFamily({ workflows: services.workflows }).tools });
+  if (services.tower) families.push({ family: 'coordinator', tools: createTowerFamily({ tower: services.tower, commands: shell.commands }).tools });
+  for (const family of families) registry.add(family.tools, { family: family.family });
+  // Only the default families load by themselves; the rest wait for search_tools, a call, or being enabled.
+  registry.loadOnDemand({ defaults: new Set([...DEFAULT_FAMILIES, 'core']), off: new Set(OFF_FAMILIES) }); // `core`: tools added without a family
   const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds, ...(browser?.inputKinds ?? []), ...(computer?.inputKinds ?? [])];
   const contextSources: ContextSource[] = [];
   // Memory, plan mode, goals and loops.
@@ -160,7 +187,9 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     const memory = createMemoryFamily({ memory: m.memory, quotes: m.quotes, folderOf: m.folderOf });
     const plan = createPlanFamily(reader);
     const goals = createGoalFamily({ goals: m.goals, evidence: m.evidence });
-    for (const f of [memory, plan, goals]) registry.add(f.tools);
+    registry.add(memory.tools, { family: 'memory' });
+    registry.add(plan.tools, { family: 'plan' });
+    registry.add(goals.tools, { family: 'goals' });
     registry.addFilter('plan-mode', plan.filter);
     registry.addFilter('goals', goals.filter);
     inputKinds.push(...plan.inputKinds, ...goals.inputKinds);

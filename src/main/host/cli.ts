@@ -31,14 +31,19 @@ import { conversationsCommand } from './cli-chat';
 import { costOf, formatCost, runTokens } from '../../shared/prices';
 import { workflowsCommand } from './cli-workflows';
 import { towerCommand } from './cli-tower';
+import { parseFamilies } from '../runtime/tool-families';
+import { promptCommand, toolsCommand } from './cli-prompt-tools';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
 const USAGE = `Usage:
   deskhand run [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
                [--policy none|read-only|low-risk|high-risk] [--cwd DIR] [--data-dir DIR]
-               [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--profile NAME] [--json] PROMPT
+               [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--profile NAME]
+               [--enable browser,computer,…] [--json] PROMPT   (--enable: tool families loaded from the first request)
   deskhand runs list [--json]
+  deskhand prompt show [--conversation ID | --cwd DIR --policy P] [--provider P]   (the system prompt, in full)
+  deskhand tools [--conversation ID | --cwd DIR --policy P] [--json]   (family, tier, whether it asks, loaded/deferred/off)
   deskhand runs show RUN_ID [--json]
   deskhand runs approve APPROVAL_ID [--always [--scope conversation|workspace|everywhere]] [--json]
   deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
@@ -124,6 +129,10 @@ export async function main(argv: string[]): Promise<number> {
         return await workflowsCommand(rest);
       case 'tower':
         return await towerCommand(rest);
+      case 'prompt':
+        return await promptCommand(rest);
+      case 'tools':
+        return await toolsCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -143,6 +152,16 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** `--enable browser,computer`: tool families loaded from the conversation's first request (tool-families.ts). */
+function enableFlag(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  try {
+    return parseFamilies(value);
+  } catch (err) {
+    throw new UsageError(`--enable: ${errorMessage(err)}`);
+  }
+}
+
 function isParseArgsError(err: unknown): boolean {
   return typeof (err as { code?: unknown })?.code === 'string' && String((err as { code: string }).code).startsWith('ERR_PARSE_ARGS');
 }
@@ -159,10 +178,12 @@ async function runCommand(args: string[]): Promise<number> {
       'max-steps': { type: 'string' },
       sandbox: { type: 'string' },
       profile: { type: 'string' },
+      enable: { type: 'string' },
     },
   });
   const prompt = positionals.join(' ').trim();
   if (!prompt) throw new UsageError('run needs a PROMPT.');
+  const enable = enableFlag(values.enable);
   const policy = parsePolicy(values.policy);
   const cwd = resolve(values.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${cwd} is not a folder.`);
@@ -184,6 +205,7 @@ async function runCommand(args: string[]): Promise<number> {
       conversationId = runtime.createConversation({ folder: cwd, policy: policy ?? profile?.policy ?? 'read-only', ...(runSandbox ? { sandbox: runSandbox } : {}) }).id;
     }
     if (profile) runtime.profiles.assign(conversationId, profile.name);
+    if (enable.length) runtime.setFamilies(conversationId, enable, true);
     // MCP servers connect (or fail, recorded in their health) before the first step; none stops the run.
     await runtime.startMcp(cwd);
     const options = runOptions(runtime, provider, !!values.json);

@@ -224,6 +224,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     const profile = profiles.forConversation(turn.conversationId);
     return profile ? (tool) => profileHides(profile, tool.name) : null;
   });
+  // And may load families from its conversations' first request (browser, computer use…).
+  registry.addEnabler('agent-profile', (turn) => profiles.forConversation(turn.conversationId)?.enableFamilies ?? []);
   runtime = new AppRuntime(
     {
       ...runtimeOpts,

@@ -6,6 +6,7 @@
 import { DeskhandError } from '../../shared/errors';
 import type { Runtime } from '../runtime/runtime';
 import { PersistentConversationState } from '../runtime/conversation-state';
+import { enabledFamiliesOf } from '../runtime/tool-families';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { RunRow } from '../services/store/store';
 import type { SubagentRunner, SubagentService } from '../services/subagents/subagent-service';
@@ -25,7 +26,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       const conv = run && store.getConversation(run.conversation_id);
       if (!run || !conv) return null;
       const state = new PersistentConversationState(conv.folder, conv.state);
-      const set = registry.toolSet({ conversationId: conv.id, policy: run.policy, revealed: state.revealedTools });
+      const set = registry.toolSet({ conversationId: conv.id, policy: run.policy, revealed: state.revealedTools, slots: state.slots, enabled: enabledFamiliesOf(state.slots) });
       return {
         conversationId: conv.id,
         folder: conv.folder,
@@ -77,6 +78,11 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
   // A child is held to its ancestors' current ceilings at every step (plan mode, policy, taint): subagent-ceilings.ts.
   const offCeiling = runtime.addCeilingLookup((conversationId) => inheritedCeiling(store, subagents, conversationId));
   const offPlan = registry.addFilter('subagent-plan-mode', (turn) => inheritedPlanFilter(store, subagents, turn.conversationId));
+  // A child starts with its ceiling loaded (what its parent had loaded): the families of those tools are enabled.
+  const offEnabler = registry.addEnabler('subagent-ceiling', (turn) => {
+    const ceiling = subagents.ceilingOf(turn.conversationId);
+    return ceiling ? [...new Set([...ceiling].map((n) => registry.familyOf(n)).filter((f): f is string => !!f))] : [];
+  });
   const offHook = runtime.addStepHook((run, conv) => {
     for (const { message, from } of subagents.takeSteering(conv.id)) store.addMessage(conv.id, run.id, 'user', steeringText(from, message));
   });
@@ -84,6 +90,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     offFilter();
     offCeiling();
     offPlan();
+    offEnabler();
     offHook();
   };
 }

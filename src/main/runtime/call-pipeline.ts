@@ -12,6 +12,7 @@ import { DeskhandError, ToolError, errorMessage } from '../../shared/errors';
 import type { ConversationRow, RunRow, ToolCallRow } from '../services/store/store';
 import { callEffects, decide, type PolicyDecision } from './approval-engine';
 import { heldSecretNames, parsePathChecks, sanitizeOutput, untrustedReadSource } from './call-security';
+import { enabledFamiliesOf } from './tool-families';
 import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RuntimeCore } from './core';
 import { recheckPaths, type PathCheck } from './path-guard';
@@ -96,7 +97,7 @@ export class CallPipeline {
 
   /** The turn's tool set for a conversation: deferred tools it revealed, the registry's filters. */
   toolSet(run: RunRow, state: PersistentConversationState): TurnToolSet {
-    return this.core.registry.toolSet({ conversationId: run.conversation_id, policy: run.policy, revealed: state.revealedTools, slots: state.slots });
+    return this.core.registry.toolSet({ conversationId: run.conversation_id, policy: run.policy, revealed: state.revealedTools, slots: state.slots, enabled: enabledFamiliesOf(state.slots) });
   }
 
   /**
@@ -153,13 +154,17 @@ export class CallPipeline {
         if (request?.status === 'pending') waiting.push(request.id);
         continue;
       }
+      // A call of a deferred tool loads its family for the next step; the call itself runs if its arguments are valid.
+      const loads = row.status === 'pending' ? tools.loadOnCall(row.tool) : [];
+      if (loads.length) state.revealTools(loads);
       let prepared: Prepared;
       try {
         prepared = await this.prepareCall(row, tools, ectx, run.id);
       } catch (err) {
         // Shown like any other call (a card with its error), so a person sees what the model tried.
         if (row.status === 'pending') this.emitCall(run, row, safeJson(row.args), options);
-        this.complete(run, row, errorMessage(err), 'error', options);
+        const loaded = loads.length ? `\n(${row.tool} was not loaded: its schema is in your next step.)` : '';
+        this.complete(run, row, `${errorMessage(err)}${loaded}`, 'error', options);
         continue;
       }
       const { tool, args, effects } = prepared;
@@ -409,7 +414,11 @@ export class CallPipeline {
       const untrusted = result.untrustedSource ?? untrustedReadSource(checks);
       const { offloadChars, dataDir } = this.core.limits;
       // A large result is stored in full; the model reads a head, a tail and the id (retrieve_tool_result pages it).
-      if (output.length > offloadChars && tool.offload !== false) output = offloadResult(dataDir, run.conversation_id, tool.name, output, offloadChars, untrusted ?? null);
+      if (output.length > offloadChars && tool.offload !== false) {
+        output = offloadResult(dataDir, run.conversation_id, tool.name, output, offloadChars, untrusted ?? null);
+        // The notice names retrieve_tool_result: it is loaded from the next step on (it may be deferred).
+        if (this.core.registry.lookup('retrieve_tool_result')) state.revealTools(['retrieve_tool_result']);
+      }
       if (output.length > MAX_RESULT_CHARS) {
         output = `${output.slice(0, MAX_RESULT_CHARS)}\n[… ${output.length - MAX_RESULT_CHARS} more characters cut; narrow the request to see them]`;
       }

@@ -13,7 +13,9 @@ import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RuntimeCore } from './core';
 import { streamModelStep } from './model-call';
 import type { ModelToolSpec } from './registry';
-import { UNTRUSTED_GUIDANCE } from './untrusted';
+import { basePromptSections } from './prompt/index';
+import type { Policy } from '../../shared/tools';
+import { enabledFamiliesOf } from './tool-families';
 import { requestView, textPartsOf } from './compaction';
 
 /** For text whose redaction happens later (in a stream redactor). */
@@ -47,7 +49,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       arm();
       const stream = streamModelStep({
         model: core.model(options.provider),
-        system: withAddendum(systemPrompt(core, conv, lastUserText, () => taintRun(core, run.id, conv.id)), limits.systemAddendum?.(conv.id)),
+        system: withAddendum(systemPrompt(core, conv, lastUserText, options.provider?.provider, () => taintRun(core, run.id, conv.id)), limits.systemAddendum?.(conv.id)),
         messages,
         tools,
         signal: stepController.signal,
@@ -197,12 +199,12 @@ function withAddendum(base: string, extra: string | null | undefined): string {
  * The system prompt of a request. `lastUserText` is the last user message the request carries verbatim (recall's
  * query); when compaction dropped it from the view, the store's last user message is used.
  */
-export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, onUntrusted?: () => void): string {
+export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, provider?: string, onUntrusted?: () => void): string {
   const state = new PersistentConversationState(conv.folder, conv.state);
   return [
-    ...basePrompt(conv, state),
+    ...basePrompt(core, conv, state, provider),
     ...contextBlocks(core, conv, state, lastUserText, onUntrusted),
-  ].join('\n');
+  ].join('\n\n');
 }
 
 /** A context block carried untrusted content into the run: the run and its conversation are tainted from now on. */
@@ -236,14 +238,10 @@ function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: Persiste
   return blocks;
 }
 
-function basePrompt(conv: ConversationRow, state: PersistentConversationState): string[] {
-  return [
-    'You are Deskhand, an AI agent working on the person\'s computer through tools.',
-    `Working folder: ${conv.folder}. Current directory: ${state.cwd}. Platform: ${process.platform}. Today: ${new Date().toISOString().slice(0, 10)}.`,
-    'Every tool call passes an approval engine; a call may be denied with a reason you should respect. Prefer the dedicated file tools over shell commands.',
-    'Read a file with read_file before writing or editing it.',
-    UNTRUSTED_GUIDANCE,
-  ];
+/** The sections of prompt/ (stable first), for this conversation's folder, policy, sandbox and families. */
+function basePrompt(core: RuntimeCore, conv: ConversationRow, state: PersistentConversationState, provider?: string): string[] {
+  const catalog = core.registry.catalogText({ conversationId: conv.id, policy: conv.policy as Policy, revealed: [], slots: state.slots, enabled: enabledFamiliesOf(state.slots) });
+  return basePromptSections({ folder: conv.folder, cwd: state.cwd, policy: conv.policy as Policy, sandbox: conv.sandbox ?? 'workspace-write', ...(provider ? { provider } : {}), catalog });
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

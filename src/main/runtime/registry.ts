@@ -9,6 +9,8 @@ import { ToolError } from '../../shared/errors';
 import type { Policy } from '../../shared/tools';
 import { fallbackTitle, type ToolPresentationView } from '../../shared/tool-presentation';
 import type { ToolDefinition } from './tool';
+import { FAMILY_SUMMARIES, type LoadState } from './tool-families';
+import { unknownArguments, unknownArgumentsMessage } from './strict-args';
 
 export interface ModelToolSpec {
   name: string;
@@ -26,7 +28,18 @@ export interface TurnContext {
   ceiling?: ReadonlySet<string>;
   /** The conversation's family state slots (plan mode…), for filters. */
   slots?: Readonly<Record<string, unknown>>;
+  /** Families enabled for the conversation (loaded from its first request); the registry's enablers add theirs. */
+  enabled?: readonly string[];
 }
+
+/** Which families load by themselves (tool-families.ts); without a plan every tool is loaded (bare registries). */
+export interface LoadPlan {
+  defaults: ReadonlySet<string>;
+  off: ReadonlySet<string>;
+}
+
+/** Families a turn enables beyond the conversation's own (an agent profile's). */
+export type FamilyEnabler = (turn: TurnContext) => readonly string[];
 
 /**
  * Narrows a turn's tools. Called once per tool set with the turn; returns the check run for each of its tools (a reason
@@ -55,7 +68,16 @@ export interface TurnToolSet {
   specs: ModelToolSpec[];
   /** The registry's version it was computed at (`ToolRegistry.version`). */
   version: number;
+  /** Every tool the turn may call, loaded or not (a subagent's ceiling is its parent's). */
+  callable: string[];
+  /**
+   * Looks up a call's tool. A deferred tool resolves: the call runs when its arguments are valid (parsed strictly),
+   * and the caller loads its family for the next step (`loadOnCall`). An off one (browser, computer use) and a
+   * hidden one throw a model-readable error saying what to do.
+   */
   resolve(name: string): ToolDefinition;
+  /** The tool names a call of `name` loads (its family's deferred tools), or [] when it is loaded already. */
+  loadOnCall(name: string): string[];
 }
 
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,127}$/;
@@ -64,6 +86,12 @@ interface Entry {
   tool: ToolDefinition;
   schema: Record<string, unknown>;
   parser: z.ZodType;
+  family: string;
+}
+
+export interface AddOptions {
+  /** The family the tools belong to (tool-families.ts); default `mcp` for MCP tools, `custom` for custom ones, else `core`. */
+  family?: string;
 }
 
 export class ToolRegistry {
@@ -71,6 +99,8 @@ export class ToolRegistry {
   private readonly callable = new Map<string, Entry>();
   private readonly hidden = new Map<string, Entry>();
   private readonly filters = new Map<string, ToolFilter>();
+  private readonly enablers = new Map<string, FamilyEnabler>();
+  private plan: LoadPlan | null = null;
   private readonly listeners = new Set<() => void>();
 
   constructor(tools: readonly ToolDefinition[] = []) {
@@ -78,7 +108,7 @@ export class ToolRegistry {
   }
 
   /** Adds tools (all or none); returns a function that removes them again. */
-  add(tools: readonly ToolDefinition[]): () => void {
+  add(tools: readonly ToolDefinition[], opts: AddOptions = {}): () => void {
     const names = new Set<string>();
     for (const tool of tools) {
       for (const name of [tool.name, ...(tool.aliases ?? []), ...(tool.pair ? [tool.pair.executeName] : [])]) {
@@ -89,7 +119,8 @@ export class ToolRegistry {
       checkKind(tool);
     }
     for (const tool of tools) {
-      const entry: Entry = { tool, ...schemaOf(tool) };
+      const family = opts.family ?? (tool.kind === 'mcp' ? 'mcp' : tool.kind === 'custom' ? 'custom' : 'core');
+      const entry: Entry = { tool, ...schemaOf(tool), family };
       for (const name of [tool.name, ...(tool.aliases ?? [])]) this.callable.set(name, entry);
       if (tool.pair) this.hidden.set(tool.pair.executeName, entry);
     }
@@ -122,6 +153,85 @@ export class ToolRegistry {
     };
   }
 
+  /** Loads only the plan's default families by themselves; the others wait for search_tools, a call or enabling. */
+  loadOnDemand(plan: LoadPlan): void {
+    this.plan = plan;
+    this.#version++;
+  }
+
+  /** Registers what enables families for a turn (an agent profile); returns its remover. */
+  addEnabler(name: string, enabler: FamilyEnabler): () => void {
+    this.enablers.set(name, enabler);
+    this.#version++;
+    return () => {
+      if (this.enablers.get(name) === enabler) {
+        this.enablers.delete(name);
+        this.#version++;
+      }
+    };
+  }
+
+  /** The family of a registered tool (canonical name or alias), or undefined. */
+  familyOf(name: string): string | undefined {
+    return this.callable.get(name)?.family;
+  }
+
+  /** The canonical names of a family's tools, registration order. */
+  familyTools(family: string): string[] {
+    return this.all().filter((t) => this.callable.get(t.name)!.family === family).map((t) => t.name);
+  }
+
+  /** Families that have tools, registration order. */
+  families(): string[] {
+    return [...new Set([...this.callable.values()].map((e) => e.family))];
+  }
+
+  /** The families a turn enables: the conversation's own and every enabler's. */
+  enabledIn(turn: TurnContext): Set<string> {
+    const out = new Set(turn.enabled ?? []);
+    for (const enabler of this.enablers.values()) {
+      try {
+        for (const f of enabler(turn)) out.add(f);
+      } catch {
+        // an enabler that fails enables nothing
+      }
+    }
+    return out;
+  }
+
+  /** Whether a tool's schema is in a turn's request, waits to be loaded, or is off until searched for or enabled. */
+  loadState(name: string, turn: TurnContext, enabled: ReadonlySet<string> = this.enabledIn(turn), revealed: ReadonlySet<string> = new Set(turn.revealed)): LoadState {
+    const entry = this.callable.get(name);
+    if (!entry) return 'loaded';
+    const canonical = entry.tool.name;
+    if (revealed.has(canonical)) return 'loaded';
+    // A tool deferred by itself (an MCP server's many tools) loads only when found or called, even in an enabled family.
+    if (entry.tool.deferred) return 'deferred';
+    if (enabled.has(entry.family)) return 'loaded';
+    if (!this.plan || this.plan.defaults.has(entry.family)) return 'loaded';
+    return this.plan.off.has(entry.family) ? 'off' : 'deferred';
+  }
+
+  /**
+   * The system prompt's list of what is not loaded by itself: one line per family with its tool names. It depends on
+   * the registered tools and the conversation's enabled families only (not on what was revealed since), so the
+   * system prompt stays the same from step to step.
+   */
+  catalogText(turn: TurnContext): string | null {
+    if (!this.plan) return null;
+    const enabled = this.enabledIn(turn);
+    const lines: string[] = [];
+    for (const family of this.families()) {
+      if (enabled.has(family)) continue;
+      const names = this.familyTools(family).filter((n) => this.loadState(n, { ...turn, revealed: [] }, enabled, new Set()) !== 'loaded');
+      if (names.length === 0) continue;
+      const off = this.plan.off.has(family) && !this.callable.get(names[0]!)!.tool.deferred;
+      const shown = names.length > 40 ? `${names.slice(0, 40).join(', ')} and ${names.length - 40} more` : names.join(', ');
+      lines.push(`- ${family}${off ? ' (off until loaded)' : ''}: ${FAMILY_SUMMARIES[family] ?? 'more tools'}. Tools: ${shown}.`);
+    }
+    return lines.length ? lines.join('\n') : null;
+  }
+
   onDidChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -135,26 +245,55 @@ export class ToolRegistry {
   /** The tools of one turn: deferred ones only once revealed, then the ceiling and every filter. */
   toolSet(turn: TurnContext): TurnToolSet {
     const revealed = new Set(turn.revealed);
+    const enabled = this.enabledIn(turn);
     const checks: ToolCheck[] = [];
     for (const filter of this.filters.values()) {
       const check = filter(turn);
       if (check) checks.push(check);
     }
     const hiddenWhy = new Map<string, string>();
+    const unloaded = new Map<string, LoadState>();
     const specs: ModelToolSpec[] = [];
+    const callable: string[] = [];
     for (const [name, entry] of this.callable) {
-      const why = hideReason(entry.tool, turn, revealed, checks);
-      if (why) hiddenWhy.set(name, why);
-      else specs.push({ name, description: entry.tool.description, inputSchema: entry.schema });
+      const why = hideReason(entry.tool, turn, checks);
+      if (why) {
+        hiddenWhy.set(name, why);
+        continue;
+      }
+      callable.push(name);
+      const load = this.loadState(name, turn, enabled, revealed);
+      // An alias stays callable but is not offered twice (the same schema under a second name costs its full size).
+      if (load === 'loaded') {
+        if (name === entry.tool.name) specs.push({ name, description: entry.tool.description, inputSchema: entry.schema });
+      }
+      else unloaded.set(name, load);
     }
     return {
       specs,
       version: this.version,
+      callable,
       resolve: (name) => {
         const tool = this.resolve(name);
         const why = hiddenWhy.get(name);
         if (why) throw new ToolError(`${name} is not available in this turn: ${why}.`, 'unknown_tool');
+        const load = unloaded.get(name);
+        if (load === 'off') {
+          const family = this.familyOf(name)!;
+          throw new ToolError(
+            `${name} belongs to the ${family} tools, which are off in this conversation. Call search_tools with the query "${family}" to load them ` +
+              `(their schemas arrive in your next step), then call ${name} again; or ask the person to enable ${family} for this conversation.`,
+            'unknown_tool',
+          );
+        }
         return tool;
+      },
+      loadOnCall: (name) => {
+        if (unloaded.get(name) !== 'deferred') return [];
+        const entry = this.callable.get(name)!;
+        // An MCP tool deferred by count loads alone (a server may bring hundreds); a family loads whole.
+        if (entry.tool.deferred) return [entry.tool.name];
+        return this.familyTools(entry.family).filter((n) => unloaded.get(n) === 'deferred');
       },
     };
   }
@@ -226,7 +365,11 @@ export class ToolRegistry {
 
   /** Parses arguments with the tool's schema; failures become a message the model can correct from. */
   parseArgs(tool: ToolDefinition, args: unknown): unknown {
-    const parser = this.callable.get(tool.name)?.parser ?? tool.params;
+    const entry = this.callable.get(tool.name);
+    const parser = entry?.parser ?? tool.params;
+    // Strict arguments (strict-args.ts): a name the schema does not list is refused, never dropped.
+    const unknown = unknownArguments(entry?.schema ?? {}, args ?? {});
+    if (unknown.length) throw new ToolError(unknownArgumentsMessage(tool.name, unknown), 'invalid_args');
     const result = parser.safeParse(args ?? {});
     if (result.success) return result.data;
     const problems = result.error.issues
@@ -266,9 +409,8 @@ export class ToolRegistry {
   }
 }
 
-function hideReason(tool: ToolDefinition, turn: TurnContext, revealed: ReadonlySet<string>, checks: readonly ToolCheck[]): string | null {
+function hideReason(tool: ToolDefinition, turn: TurnContext, checks: readonly ToolCheck[]): string | null {
   if (turn.ceiling && !turn.ceiling.has(tool.name)) return 'it is outside this agent\'s tool set';
-  if (tool.deferred && !revealed.has(tool.name)) return `its schema is deferred; call search_tools with its name first`;
   for (const check of checks) {
     const why = check(tool);
     if (why) return why;
@@ -290,14 +432,35 @@ function checkKind(tool: ToolDefinition): void {
  * providers ignore it, and across ~90 tools it is ~4 KB (~1k tokens) of every request.
  */
 function schemaOf(tool: ToolDefinition): { schema: Record<string, unknown>; parser: z.ZodType } {
-  if (tool.inputSchema) return { schema: withoutDialect(tool.inputSchema), parser: z.fromJSONSchema(tool.inputSchema as never) };
-  return { schema: withoutDialect(z.toJSONSchema(tool.params, { target: 'draft-7', io: 'input' }) as Record<string, unknown>), parser: tool.params };
+  if (tool.inputSchema) return { schema: modelSchema(tool.inputSchema), parser: z.fromJSONSchema(tool.inputSchema as never) };
+  return { schema: modelSchema(z.toJSONSchema(tool.params, { target: 'draft-7', io: 'input' }) as Record<string, unknown>), parser: tool.params };
 }
 
-function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
-  if (!('$schema' in schema)) return schema;
+/**
+ * The schema as the model is sent it: without the dialect, with `additionalProperties: false` on every object that
+ * lists its properties and says nothing else about the rest (the registry refuses unknown arguments: strict-args.ts),
+ * and without zod's safe-integer bounds (±2^53−1, which tell a model nothing and cost ~10 tokens each).
+ */
+export function modelSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = schema;
-  return rest;
+  return shape(rest) as Record<string, unknown>;
+}
+
+function shape(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(shape);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    if ((key === 'minimum' || key === 'maximum') && typeof value === 'number' && Math.abs(value) === Number.MAX_SAFE_INTEGER) continue;
+    // Property names are data, not keywords: shape each property's schema, never the map itself.
+    out[key] = key === 'properties' && value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shape(v)]))
+      : shape(value);
+  }
+  if (out.type === 'object' && out.properties && typeof out.properties === 'object' && !('additionalProperties' in out) && !('patternProperties' in out)) {
+    out.additionalProperties = false;
+  }
+  return out;
 }
 
 function distance(a: string, b: string): number {

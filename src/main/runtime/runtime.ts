@@ -30,6 +30,9 @@ import type { ToolDefinition } from './tool';
 import type { RunLaterPath } from './path-guard';
 import { userContent } from './user-content';
 import { checkReplaceable, supersedeFrom, type TurnInput } from './branches';
+import { PersistentConversationState } from './conversation-state';
+import { ENABLED_SLOT, enabledFamiliesOf } from './tool-families';
+import { systemPrompt } from './model-step';
 
 export type { RunOptions, RunOutcome, ApprovalAnswer, BackgroundAnswer };
 
@@ -202,6 +205,35 @@ export class Runtime {
       policy: input.policy,
       ...(input.sandbox ? { sandbox: input.sandbox } : {}),
     });
+  }
+
+  /**
+   * The system prompt a conversation's next request carries, in full (`deskhand prompt show`): for a stored
+   * conversation by id, or for a conversation row not stored (a preview of a new conversation).
+   */
+  promptFor(conversation: string | ConversationRow, provider?: string): string {
+    const conv = typeof conversation === 'string' ? this.store.getConversation(conversation) : conversation;
+    if (!conv) throw new DeskhandError('not_found', `No conversation ${String(conversation)}.`);
+    const extra = typeof conversation === 'string' ? this.core.limits.systemAddendum?.(conv.id) : null;
+    return [systemPrompt(this.core, conv, undefined, provider), extra].filter(Boolean).join('\n\n');
+  }
+
+  /**
+   * Turns tool families on or off for a conversation (browser, computer use…; tool-families.ts): an enabled family's
+   * schemas are in every request of the conversation from its next step on. Returns the families now enabled.
+   */
+  setFamilies(conversationId: string, families: readonly string[], enabled: boolean): string[] {
+    const conv = this.store.getConversation(conversationId);
+    if (!conv) throw new DeskhandError('not_found', `No conversation ${conversationId}.`);
+    const state = new PersistentConversationState(conv.folder, conv.state);
+    const now = new Set(enabledFamiliesOf(state.slots));
+    for (const f of families) {
+      if (enabled) now.add(f);
+      else now.delete(f);
+    }
+    state.slots[ENABLED_SLOT] = [...now];
+    this.store.updateConversation(conversationId, { state: state.serialize() });
+    return [...now];
   }
 
   /**

@@ -53,6 +53,7 @@ describe.skipIf(!findChromium())('read_pdf by URL', () => {
   it('parks before fetching a loopback PDF nobody approved', async () => {
     server.enqueue(reply().tool('read_pdf', { url }));
     const conv = runtime.createConversation({ folder: tempDir('deskhand-pdfurl-work-'), policy: 'read-only' });
+    runtime.setFamilies(conv.id, ['pdf'], true); // loaded from the first request, as a person enabling them would
     const outcome = await runtime.sendMessage(conv.id, 'read the invoice', { provider: provider(), interactive: false });
     expect(outcome.status).toBe('parked');
     expect(hits).toEqual([]);
@@ -63,6 +64,7 @@ describe.skipIf(!findChromium())('read_pdf by URL', () => {
     server.enqueue(reply().tool('read_pdf', { url }));
     server.enqueue(reply().text('314 euros are due.'));
     const conv = runtime.createConversation({ folder: tempDir('deskhand-pdfurl-work-'), policy: 'read-only' });
+    runtime.setFamilies(conv.id, ['pdf'], true); // loaded from the first request, as a person enabling them would
     const outcome = await runtime.sendMessage(conv.id, 'read the invoice', { provider: provider(), interactive: false });
     expect(outcome.status).toBe('finished');
     expect(hits).toEqual(['/invoice.pdf']);

@@ -41,6 +41,7 @@ it('analyze_media says clearly when no companion is set up', async () => {
   server.enqueue(reply().tool('analyze_media', { path: 'blue.png', question: 'What colour is it?' }));
   server.enqueue(reply().text('ok'));
   const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
+  runtime.setFamilies(conv.id, ['media'], true); // loaded from the first request, as a person enabling them would
   await runtime.sendMessage(conv.id, 'look', { provider: main(), interactive: false });
   expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('No companion model is set up');
 });
@@ -51,6 +52,7 @@ it('analyze_media sends the image to the companion and returns its answer as unt
   server.enqueue(reply().text('It is a solid blue rectangle.'));
   server.enqueue(reply().text('The image is blue.'));
   const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
+  runtime.setFamilies(conv.id, ['media'], true); // loaded from the first request, as a person enabling them would
   const outcome = await runtime.sendMessage(conv.id, 'look', { provider: main(), interactive: false });
   expect(outcome.status).toBe('finished');
   const companion = server.requests[1]!.body as unknown as { model: string; messages: { role: string; content: { type: string; image_url?: { url: string }; text?: string }[] }[] };
@@ -71,6 +73,7 @@ it('generate_media writes the image model\'s bytes to the path', async () => {
   server.enqueue(reply().tool('generate_media', { prompt: 'a red square', kind: 'image', size: '256x256', path: 'out/square.png' }));
   server.enqueue(reply().text('Made it.'));
   const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
+  runtime.setFamilies(conv.id, ['media'], true); // loaded from the first request, as a person enabling them would
   const outcome = await runtime.sendMessage(conv.id, 'make', { provider: main(), interactive: false });
   expect(outcome.status).toBe('finished');
   const gen = server.requests.find((r) => r.path === '/v1/images/generations')!.body as unknown as { model: string; prompt: string; size: string };

@@ -43,6 +43,7 @@ async function lookAt(p: 'anthropic' | 'openai' | 'openai-compatible', path = 'w
   server.enqueue(reply().tool('read_media_file', { path }));
   server.enqueue(reply().text('I see a blue image.'));
   const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+  runtime.setFamilies(conv.id, ['media'], true); // loaded from the first request, as a person enabling them would
   const outcome = await runtime.sendMessage(conv.id, 'look', { provider: provider(p), interactive: false });
   expect(outcome.status).toBe('finished');
   return JSON.stringify(server.requests.at(-1)!.body);
@@ -92,6 +93,7 @@ describe('read_media_file', () => {
     server.enqueue(reply().tool('read_media_file', { path: 'wide.png' }));
     server.enqueue(reply().text('I see it.'));
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    runtime.setFamilies(conv.id, ['media'], true); // loaded from the first request, as a person enabling them would
     expect((await runtime.sendMessage(conv.id, 'look', { provider: provider('anthropic'), interactive: false })).status).toBe('finished');
     server.enqueue(reply().text('Still blue.'));
     expect((await runtime.sendMessage(conv.id, 'and now?', { provider: provider('openai'), interactive: false })).status).toBe('finished');

@@ -19,6 +19,8 @@ export const profileSchema = z.strictObject({
   deniedTools: z.array(z.string().min(1)).optional(),
   policy: z.enum(POLICIES).optional(),
   sandbox: z.enum(SANDBOX_MODES).optional(),
+  /** Tool families loaded in its conversations from their first request (`browser`, `computer`…; tool-families.ts). */
+  enableFamilies: z.array(z.string().regex(/^[a-z][a-z-]{0,39}$/)).max(40).optional(),
 });
 export type AgentProfile = z.infer<typeof profileSchema>;
 

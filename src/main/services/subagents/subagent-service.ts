@@ -156,14 +156,20 @@ export class SubagentService {
 
   // ── Ceilings and hooks the host wires into the runtime ─────────────────────────────────────────────────────────
 
-  /** The registry filter's check for one turn: a child's turn shows only tools in its ceiling (null: not a child). */
-  ceilingCheck(conversationId: string): ((tool: { name: string }) => string | null) | null {
+  /** A child's ceiling (the tools its parent had, narrowed by its type), or null when the conversation is no child. */
+  ceilingOf(conversationId: string): ReadonlySet<string> | null {
     let ceiling = this.ceilingCache.get(conversationId);
     if (ceiling === undefined) {
       const row = this.rows.byConversation(conversationId);
       ceiling = row ? new Set(JSON.parse(row.tools) as string[]) : null;
       this.ceilingCache.set(conversationId, ceiling);
     }
+    return ceiling;
+  }
+
+  /** The registry filter's check for one turn: a child's turn shows only tools in its ceiling (null: not a child). */
+  ceilingCheck(conversationId: string): ((tool: { name: string }) => string | null) | null {
+    const ceiling = this.ceilingOf(conversationId);
     if (!ceiling) return null;
     const allowed = ceiling;
     return (tool) => (allowed.has(tool.name) ? null : 'a subagent gets at most its parent\'s tools, narrowed by its type; this one is not among them');

@@ -1,0 +1,94 @@
+/**
+ * `deskhand prompt show` prints the system prompt a conversation's next request carries, in full; `deskhand tools`
+ * lists what a conversation's agent may use: each tool's family, risk tier, whether it asks under the conversation's
+ * policy, and whether its schema is loaded, deferred (loaded by search_tools or a call) or off (browser, computer use).
+ * Without --conversation both describe a new conversation in --cwd (nothing is stored).
+ */
+import { resolve } from 'node:path';
+import { POLICIES, policyClears, type Policy } from '../../shared/tools';
+import { PersistentConversationState } from '../runtime/conversation-state';
+import { enabledFamiliesOf } from '../runtime/tool-families';
+import type { ConversationRow } from '../services/store/store';
+import { createAppRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
+import { parseSubcommand } from './cli-common';
+
+const OPTIONS = {
+  conversation: { type: 'string' },
+  cwd: { type: 'string' },
+  policy: { type: 'string' },
+  provider: { type: 'string' },
+} as const;
+
+async function withRuntime<T>(dataDir: string | undefined, fn: (rt: AppRuntime) => T | Promise<T>): Promise<T> {
+  const rt = createAppRuntime({ dataDir: resolveDataDir(dataDir), afterTurn: () => undefined });
+  try {
+    return await fn(rt);
+  } finally {
+    await rt.tasks.shutdown();
+    rt.store.close();
+  }
+}
+
+function conversationOf(rt: AppRuntime, values: { conversation?: string | undefined; cwd?: string | undefined; policy?: string | undefined }): ConversationRow {
+  if (values.conversation) {
+    const conv = rt.store.getConversation(values.conversation);
+    if (!conv) throw new Error(`No conversation ${values.conversation}.`);
+    return conv;
+  }
+  const policy = (values.policy ?? 'read-only') as Policy;
+  if (!POLICIES.includes(policy)) throw new Error(`--policy must be one of ${POLICIES.join(', ')}.`);
+  const now = Date.now();
+  return { id: 'conv_preview', title: 'New conversation', folder: resolve(values.cwd ?? process.cwd()), policy, sandbox: 'workspace-write', state: '{}', created_at: now, updated_at: now } as unknown as ConversationRow;
+}
+
+export async function promptCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'show') {
+    process.stderr.write('Usage: deskhand prompt show [--conversation ID | --cwd DIR --policy P] [--provider anthropic|openai|openai-compatible] [--data-dir DIR]\n');
+    return 2;
+  }
+  const { values } = parseSubcommand(rest, OPTIONS);
+  return withRuntime(values['data-dir'], (rt) => {
+    const conv = conversationOf(rt, values);
+    const text = typeof values.conversation === 'string' ? rt.promptFor(conv.id, values.provider) : rt.promptFor(conv, values.provider);
+    process.stdout.write(values.json ? `${JSON.stringify({ conversation: values.conversation ?? null, prompt: text })}\n` : `${text}\n`);
+    return 0;
+  });
+}
+
+export interface ToolRow {
+  name: string;
+  family: string;
+  tier: string;
+  asks: 'no' | 'yes' | 'per call';
+  load: 'loaded' | 'deferred' | 'off';
+}
+
+export async function toolsCommand(args: string[]): Promise<number> {
+  const { values } = parseSubcommand(args, OPTIONS);
+  return withRuntime(values['data-dir'], (rt) => {
+    const conv = conversationOf(rt, values);
+    const state = new PersistentConversationState(conv.folder, conv.state);
+    const policy = conv.policy as Policy;
+    const turn = { conversationId: conv.id, policy, revealed: state.revealedTools, slots: state.slots, enabled: enabledFamiliesOf(state.slots) };
+    const set = rt.registry.toolSet(turn);
+    const rows: ToolRow[] = set.callable
+      .map((name) => rt.registry.lookup(name)!)
+      .filter((tool, i, all) => all.indexOf(tool) === i)
+      .map((tool) => ({
+        name: tool.name,
+        family: rt.registry.familyOf(tool.name) ?? 'core',
+        tier: tool.risk,
+        asks: tool.risk === 'unknown' ? 'per call' : policyClears(policy, tool.risk) ? 'no' : 'yes',
+        load: rt.registry.loadState(tool.name, turn),
+      }));
+    if (values.json) process.stdout.write(`${JSON.stringify({ conversation: values.conversation ?? null, policy, tools: rows })}\n`);
+    else {
+      const w = Math.max(...rows.map((r) => r.name.length), 4);
+      process.stdout.write(`Tools of ${values.conversation ?? 'a new conversation'} (policy ${policy}; asks: whether a call asks the person under it):\n`);
+      process.stdout.write(`${'TOOL'.padEnd(w)}  FAMILY        TIER        ASKS      LOADED\n`);
+      for (const r of rows) process.stdout.write(`${r.name.padEnd(w)}  ${r.family.padEnd(12)}  ${r.tier.padEnd(10)}  ${r.asks.padEnd(8)}  ${r.load}\n`);
+    }
+    return 0;
+  });
+}
