@@ -68,12 +68,6 @@ export default tseslint.config(
     rules: { 'deskhand/process-door': 'off' },
   },
   {
-    // TEMPORARY: the coordinator's git is being reworked on branch sec-shell-tower (pinned host git, sandboxed test
-    // command). Move services/tower/git.ts onto the launcher when that lands, then delete this block.
-    files: ['src/main/services/tower/git.ts'],
-    rules: { 'deskhand/process-door': 'off' },
-  },
-  {
     files: ['src/shared/**'],
     rules: restrict(['node:*', 'electron', 'react', 'react-dom', '**/main/**', '**/renderer/**', '**/preload/**'], 'src/shared is pure TypeScript: no Node, Electron, DOM or other layers.', NODE_BUILTINS),
   },

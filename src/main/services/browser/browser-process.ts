@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { childEnv } from '../processes/child-env';
+import { launchEnv } from '../processes/launcher';
 import { killNow, stopRecordedGroup } from '../processes/command-process';
 import { TAG_ENV, processStartTime, taggedProcesses } from '../processes/proc-info';
 import type { OwnedGroups } from './index';
@@ -45,7 +45,7 @@ export class BrowserProcess {
     // A profile left locked by a browser that was killed would make Chromium refuse it ("profile in use").
     for (const lock of ['SingletonLock', 'SingletonSocket', 'SingletonCookie']) rmSync(join(spec.profileDir, lock), { force: true });
     const tag = `browser-${randomBytes(6).toString('hex')}`;
-    const env = { ...childEnv(), [TAG_ENV]: tag };
+    const env = launchEnv({ env: { [TAG_ENV]: tag } });
     const context = await chromium
       .launchPersistentContext(spec.profileDir, {
       executablePath: spec.executable,

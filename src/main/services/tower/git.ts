@@ -14,10 +14,10 @@
  *   worktree can name a driver, and no driver from config runs (filters do nothing, a custom merge driver fails
  *   the merge, which Tower then reports as a conflict).
  */
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { childEnv } from '../processes/child-env';
+import { runHostProgram } from '../processes/launcher';
 
 /** Commits Deskhand makes (a worker's work, merges) are Deskhand's. */
 const IDENTITY = { GIT_AUTHOR_NAME: 'Deskhand Tower', GIT_AUTHOR_EMAIL: 'tower@deskhand.invalid', GIT_COMMITTER_NAME: 'Deskhand Tower', GIT_COMMITTER_EMAIL: 'tower@deskhand.invalid' };
@@ -72,13 +72,12 @@ export function gitEnv(overrides: readonly (readonly [string, string])[] = []): 
 const pinnedArgs = (): string[] => PINNED_CONFIG.flatMap(([k, v]) => ['-c', `${k}=${v}`]);
 const placeArgs = (place: GitPlace | null): string[] => (place ? [`--git-dir=${place.gitDir}`, `--work-tree=${place.workTree}`] : []);
 
-function run(cwd: string, argv: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<GitResult> {
-  return new Promise((done) => {
-    execFile('git', [...argv], { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-      done({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
+async function run(cwd: string, argv: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<GitResult> {
+  // Host git through the launcher's entry for Deskhand's own programs: exactly the pinned environment (`inherit: []`),
+  // its own process group, stopped at the timeout.
+  const r = await runHostProgram({ program: 'git', args: argv, cwd, env, inherit: [], timeoutMs, maxBuffer: 16 * 1024 * 1024 });
+  const code = r.code ?? 1;
+  return { code: r.error ? 1 : code, stdout: r.stdout, stderr: r.stderr };
 }
 
 /**
