@@ -285,7 +285,8 @@ async function runsCommand(args: string[]): Promise<number> {
     switch (sub) {
       case 'list': {
         const runs = store.listRuns(50);
-        const pending = store.pendingApprovals();
+        // A descendant's request (a subagent parked with its parent's call) names its child and the run it parks.
+        const pending = store.pendingApprovals().map((a) => ({ ...a, ...subagentOf(runtime, a.run_id) }));
         if (values.json) {
           print({ runs, approvals: pending });
         } else {
@@ -294,7 +295,10 @@ async function runsCommand(args: string[]): Promise<number> {
             const conv = store.getConversation(r.conversation_id);
             process.stdout.write(`${r.id}  ${r.status.padEnd(11)} ${new Date(r.created_at).toISOString()}  ${conv?.title ?? ''}\n`);
           }
-          for (const a of pending) process.stdout.write(`  waiting: ${a.id}  ${a.kind === 'approval' ? a.tool : `${a.kind} (${a.tool})`}  (${a.risk})  run ${a.run_id}\n`);
+          for (const a of pending) {
+            const child = a.subagent ? `  subagent ${a.subagent.id} "${forDisplay(a.subagent.description).text}" of run ${a.subagent.parentRunId ?? '?'}` : '';
+            process.stdout.write(`  waiting: ${a.id}  ${a.kind === 'approval' ? a.tool : `${a.kind} (${a.tool})`}  (${a.risk})  run ${a.run_id}${child}\n`);
+          }
         }
         return EXIT.finished;
       }
@@ -382,6 +386,13 @@ async function runsCommand(args: string[]): Promise<number> {
   } finally {
     await closeRuntime(runtime);
   }
+}
+
+/** The subagent whose run asks (its id, type, description and parent run), for listing its requests. */
+function subagentOf(runtime: Runtime, runId: string): { subagent?: { id: string; type: string; description: string; parentRunId: string | null } } {
+  const run = runtime.store.getRun(runId);
+  const row = run && runtime.subagents.byConversation(run.conversation_id);
+  return row ? { subagent: { id: row.id, type: row.type, description: row.description, parentRunId: row.parent_run_id } } : {};
 }
 
 async function policyCommand(args: string[]): Promise<number> {

@@ -63,6 +63,11 @@ export class RuntimeCore {
   readonly stepHooks = new Set<StepHook>();
   /** Where mission scopes come from (a host's Tower service). */
   readonly scopeLookups = new Set<ScopeLookup>();
+  /**
+   * The run to resume when a parked run's last request is answered: itself, or the top of the parked tree it belongs
+   * to (a subagent parked with its parent's call; the host's subagent wiring knows the links).
+   */
+  parkedRoot: (runId: string) => string = (runId) => runId;
 
   constructor(
     readonly store: Store,
