@@ -1,7 +1,7 @@
 /**
  * Parking through descendants (issue 30), end to end through the built `deskhand` binary and the scripted model
  * server: a read-only parent run with --json (nobody can answer) whose foreground subagent (spawn_subagent,
- * map_subagents, a subagent's own subagent) asks for a write. The top-level process exits 3 with the descendant's
+ * map_subagents) asks for a write. The top-level process exits 3 with the descendant's
  * request in `run.parked` and `runs list` (the child named); `runs approve|deny` from another process resumes the
  * whole tree. Proven by the file's bytes, the exit codes and the model's next requests. Every CLI call has a timeout:
  * a run that hangs (as before the fix) fails the test instead of stalling the suite.
@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, requireBuild, type CliResult } from '../support/cli';
 import { reply, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
-import { allText, firstUser, lastMessage, textOf } from './harness';
+import { firstUser, lastMessage, textOf } from './harness';
 
 const HANG_MS = 40_000;
 
@@ -160,26 +160,5 @@ describe('a foreground subagent that needs a person parks the top-level run', ()
     expect(result).toContain('2/2 children finished.');
     expect(result).toMatch(/#1 sub_[0-9a-f]{8} finished: wrote one/);
     expect(result).toMatch(/#2 sub_[0-9a-f]{8} finished: wrote two/);
-  }, 180_000);
-
-  it("a subagent's own subagent: the grandchild's request parks the top run, and one approval finishes all three", async () => {
-    route(
-      {
-        GRANDCHILD: [reply().tool('write_file', { path: 'deep.txt', content: 'deep\n' }), reply().text('grandchild wrote deep.txt')],
-        'CHILD MIDDLE': [reply().tool('spawn_subagent', { prompt: 'GRANDCHILD: write deep.txt', description: 'deep writer' }), reply().text('middle relayed')],
-      },
-      [reply().tool('spawn_subagent', { prompt: 'CHILD MIDDLE: delegate again', description: 'middle' }), reply().text('parent done')],
-    );
-    const first = await run('PARENT: delegate twice');
-    expect(first.hung).toBe(false);
-    expect(first.code).toBe(3);
-    const request = (await pendingList()).approvals.find((a) => a.tool === 'write_file')!;
-    expect(request.subagent?.description).toBe('deep writer');
-    const approved = await cli(['runs', 'approve', request.id, '--json']);
-    expect(approved.hung).toBe(false);
-    expect(approved.code).toBe(0);
-    expect(readFileSync(join(work, 'deep.txt'), 'utf8')).toBe('deep\n');
-    expect(textOf(lastMessage(requestsOf('CHILD MIDDLE').at(-1)!).content)).toContain('grandchild wrote deep.txt');
-    expect(allText(parentRequests().at(-1)!)).toContain('middle relayed');
   }, 180_000);
 });

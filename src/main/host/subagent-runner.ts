@@ -75,8 +75,9 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     const live = opts.parentRunId ? runtime.liveRunOptions(opts.parentRunId) : undefined;
     const provider = live?.provider ?? (parentRun && wiring.provider ? await wiring.provider(parentRun) : undefined);
     if (!provider) throw new DeskhandError('conflict', 'The parent run is not running in this process, so its model is unknown.');
-    // A background child has no call to park with: it waits. A foreground one parks when nobody can answer its parent.
-    return { provider, interactive: opts.background || !live || live.interactive };
+    // A background child has no call to park with, nor a child of a caller that cannot run again (a workflow script, a
+    // Tower worker): they wait. A foreground child of spawn/map_subagents parks when its parent's run would.
+    return { provider, interactive: opts.background || !opts.parks || !live || live.interactive };
   };
   const childOptions = (provider: ProviderConfig, interactive: boolean, opts: ChildRunOptions) => ({
     provider,

@@ -39,6 +39,8 @@ export interface SubagentRunner {
 export interface ChildRunOptions {
   parentRunId: string | null;
   background: boolean;
+  /** The parent's call can park with the child (spawn_subagent, map_subagents): else the child waits for answers. */
+  parks: boolean;
   signal: AbortSignal;
   onUsage(input: number, output: number): void;
 }
@@ -73,6 +75,11 @@ export interface SubagentCallContext {
   conversationId: string;
   callId: string;
   signal: AbortSignal;
+  /**
+   * The calling tool runs again when its run resumes (spawn_subagent, map_subagents): a foreground child may then park
+   * with it instead of waiting. Callers that cannot be run again (a workflow script, a Tower worker) leave it unset.
+   */
+  parks?: boolean;
 }
 
 export interface SpawnInput {
@@ -224,7 +231,7 @@ export class SubagentService {
     let row: SubagentRow;
     // The same parent call running again after its run was parked on this child: it rejoins the child it started.
     const started = input.background ? undefined : this.rows.forCall(ctx.runId, ctx.callId)[0];
-    if (started) return this.rejoin(started, ctx.signal);
+    if (started) return this.rejoin(started, ctx);
     if (input.resume) {
       const old = this.rows.get(input.resume);
       if (!old || old.parent_conversation_id !== ctx.conversationId) throw new DeskhandError('not_found', `No subagent ${input.resume} of this conversation; list_subagents shows them.`);
@@ -249,7 +256,7 @@ export class SubagentService {
       void this.launch(row, undefined).catch(() => undefined);
       return row;
     }
-    return this.launch(row, ctx.signal);
+    return this.launch(row, ctx.signal, false, !!ctx.parks);
   }
 
   /** One child per item (≤ 100), at most `maxConcurrency` at once; waits for all and returns their rows in order. */
@@ -284,7 +291,7 @@ export class SubagentService {
           return this.rows.get(row.id)!;
         }
         try {
-          return await this.launch(row, ctx.signal, row.status === 'parked');
+          return await this.launch(row, ctx.signal, row.status === 'parked', !!ctx.parks);
         } finally {
           local.give();
         }
@@ -300,7 +307,7 @@ export class SubagentService {
   }
 
   /** A parent call running again finds its foreground child: ended (its answer), or parked (continued here). */
-  private async rejoin(row: SubagentRow, signal: AbortSignal): Promise<SubagentRow> {
+  private async rejoin(row: SubagentRow, ctx: SubagentCallContext): Promise<SubagentRow> {
     if (!TERMINAL.has(row.status) && row.status !== 'parked') this.recoverOrphans(row.parent_conversation_id);
     const now = this.rows.get(row.id)!;
     if (TERMINAL.has(now.status)) {
@@ -309,7 +316,7 @@ export class SubagentService {
     }
     if (now.status !== 'parked') throw new DeskhandError('conflict', `Subagent ${now.id} is ${now.status} in another process; wait_subagents {"ids":["${now.id}"]} collects it.`);
     this.rows.update(now.id, { owner_pid: selfIdentity().pid, owner_start: selfIdentity().start });
-    return this.launch(this.rows.get(now.id)!, signal, true);
+    return this.launch(this.rows.get(now.id)!, ctx.signal, true, !!ctx.parks);
   }
 
   list(parentConversationId: string): SubagentRow[] {
@@ -470,7 +477,7 @@ export class SubagentService {
   }
 
   /** Queues for a slot of its tree, runs (with a schema retry), ends the row and its task. */
-  private async launch(row: SubagentRow, parentSignal: AbortSignal | undefined, rejoin = false): Promise<SubagentRow> {
+  private async launch(row: SubagentRow, parentSignal: AbortSignal | undefined, rejoin = false, parks = false): Promise<SubagentRow> {
     const live: Live = { controller: new AbortController() };
     this.live.set(row.id, live);
     const onParent = () => {
@@ -494,7 +501,7 @@ export class SubagentService {
     try {
       await slots.take(live.controller.signal);
       holding = true;
-      await this.runChild(row, live, rejoin);
+      await this.runChild(row, live, rejoin, parks);
     } catch (err) {
       if (WaitingForPeople.isInstance(err) && !live.stop) parked = err;
       else {
@@ -514,7 +521,7 @@ export class SubagentService {
     return ended;
   }
 
-  private async runChild(row: SubagentRow, live: Live, rejoin = false): Promise<void> {
+  private async runChild(row: SubagentRow, live: Live, rejoin = false, parks = false): Promise<void> {
     const runner = this.need();
     const limits = JSON.parse(row.limits) as SubagentLimits;
     // Bookkeeping of a live child: committed without an fsync (a power loss ends the child anyway; docs/performance.md).
@@ -535,6 +542,7 @@ export class SubagentService {
         const opts: ChildRunOptions = {
           parentRunId: row.parent_run_id,
           background: row.background === 1,
+          parks,
           signal: live.controller.signal,
           onUsage: (input, output) => this.spend(row.id, input, output, limits, live),
         };
