@@ -230,7 +230,7 @@ export class SubagentService {
     const runner = this.need();
     let row: SubagentRow;
     // The same parent call running again after its run was parked on this child: it rejoins the child it started.
-    const started = input.background ? undefined : this.rows.forCall(ctx.runId, ctx.callId)[0];
+    const started = input.background || !ctx.parks ? undefined : this.rows.forCall(ctx.runId, ctx.callId)[0];
     if (started) return this.rejoin(started, ctx);
     if (input.resume) {
       const old = this.rows.get(input.resume);
@@ -269,7 +269,7 @@ export class SubagentService {
     // The parent's turn set is computed once, and every child's rows are written in one commit.
     const parent = runner.parent(ctx.runId);
     // The same call running again after its run parked on some of these children: the batch it started, in order.
-    const earlier = this.rows.forCall(ctx.runId, ctx.callId);
+    const earlier = ctx.parks ? this.rows.forCall(ctx.runId, ctx.callId) : [];
     const rows = earlier.length ? earlier : this.opts.store.transaction(() =>
       input.items.map((item, i) =>
         this.create(
