@@ -1,7 +1,23 @@
-/** Entry of the `deskhand` binary (built to out/main/cli.js). */
-import { main } from './cli';
+/**
+ * Entry of the `deskhand` binary (built to out/main/cli.js). Help is printed from a module that imports nothing; a
+ * command loads the CLI (and with it the runtime) on demand, so `deskhand --help` costs little more than node itself
+ * (docs/performance.md, "CLI start"; test/cli/cli-import-cost.test.ts).
+ */
+import { USAGE } from './cli-usage';
 
-main(process.argv.slice(2)).then(
+const argv = process.argv.slice(2);
+const [command] = argv;
+
+async function run(): Promise<number> {
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  const { main } = await import('./cli');
+  return main(argv);
+}
+
+run().then(
   (code) => {
     process.exitCode = code;
   },

@@ -36,44 +36,7 @@ import { promptCommand, toolsCommand } from './cli-prompt-tools';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
-const USAGE = `Usage:
-  deskhand run [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
-               [--policy none|read-only|low-risk|high-risk] [--cwd DIR] [--data-dir DIR]
-               [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--profile NAME]
-               [--enable browser,computer,…] [--json] PROMPT   (--enable: tool families loaded from the first request)
-  deskhand runs list [--json]
-  deskhand prompt show [--conversation ID | --cwd DIR --policy P] [--provider P]   (the system prompt, in full)
-  deskhand tools [--conversation ID | --cwd DIR --policy P] [--json]   (family, tier, whether it asks, loaded/deferred/off)
-  deskhand runs show RUN_ID [--json]
-  deskhand runs approve APPROVAL_ID [--always [--scope conversation|workspace|everywhere]] [--json]
-  deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
-  deskhand policy explain --tool NAME --args JSON [--policy P] [--cwd DIR] [--sandbox MODE] [--root DIR]... [--tainted]
-                         [--conversation ID]   (prints every inspector's verdict and the rule that matched)
-  deskhand rules list [--json] | rm RULE_ID        (always-allow rules: pattern, scope, source, matches)
-  deskhand secrets list [--json]
-  deskhand secrets set NAME [--description TEXT]   (reads the value without echo from the terminal, or from stdin)
-  deskhand secrets delete NAME
-  deskhand grants add-url PATTERN | list [--json] | revoke ID|PATTERN|APP   (URL grants, e.g. https://api.example.com/v1/*; app grants for computer use)
-  deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
-  deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [provider flags as in run]   (keeps its address; --help)
-  deskhand memory list [--status S] [--kind memory|lesson] | show ID | rm ID | accept ID | reject ID | export | extraction on|off
-  deskhand goals list | show ID | budget ID [--turns N] [--tokens N] [--minutes N]
-  deskhand schedule list | cancel ID | run ID | doctor [--dry-run]   (reminders and triggers; [--data-dir DIR] [--json])
-  deskhand fire ID [--data-dir DIR] [--json]   (what each OS scheduler job runs; works with the app closed)
-  deskhand mcp add NAME [--env K=V]… [--secret-env VAR=SECRET]… [--tier ask|read-only|low-risk|high-risk] -- COMMAND [ARGS…]
-  deskhand mcp add NAME --url URL [--sse] [--header K=V]… [--oauth] [--tier T] | list [--json] | remove NAME | test NAME
-  deskhand profiles list [--json] | add NAME [--system TEXT] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] | remove NAME
-  deskhand compositions list | show ID | export ID [--version N] --out FILE.zip|FOLDER | remote add NAME REPO --branch B | remote list | remote remove NAME
-  deskhand media companion set --provider P --model M [--image-model I] [--base-url URL] | show | clear
-  deskhand subagents list [--conversation ID] | show ID | steer ID MESSAGE | wait ID [--timeout S] | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
-  deskhand conversations export ID [--out FILE] [--data-dir DIR]   (Markdown: messages, tool calls, outputs; no secrets)
-  deskhand workflows list [--conversation ID] | show ID | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
-  deskhand tower list | show ID | teardown ID [--yes] [--reason TEXT]   [--data-dir DIR] [--json]   (teardown removes its worktrees and tower/* branches)
-
-Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHAND_HOME, else the OS app-data folder.
-Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
-for the background tasks its conversation started; each result continues the conversation. Ctrl-C stops them.
-Exit codes: 0 finished, 3 parked waiting for approval, 1 failed, 2 usage error.`;
+import { USAGE } from './cli-usage';
 
 class UsageError extends Error {}
 
@@ -307,7 +270,8 @@ async function runsCommand(args: string[]): Promise<number> {
     switch (sub) {
       case 'list': {
         const runs = store.listRuns(50);
-        const pending = store.pendingApprovals();
+        // A descendant's request (a subagent parked with its parent's call) names its child and the run it parks.
+        const pending = store.pendingApprovals().map((a) => ({ ...a, ...subagentOf(runtime, a.run_id) }));
         if (values.json) {
           print({ runs, approvals: pending });
         } else {
@@ -316,7 +280,10 @@ async function runsCommand(args: string[]): Promise<number> {
             const conv = store.getConversation(r.conversation_id);
             process.stdout.write(`${r.id}  ${r.status.padEnd(11)} ${new Date(r.created_at).toISOString()}  ${conv?.title ?? ''}\n`);
           }
-          for (const a of pending) process.stdout.write(`  waiting: ${a.id}  ${a.kind === 'approval' ? a.tool : `${a.kind} (${a.tool})`}  (${a.risk})  run ${a.run_id}\n`);
+          for (const a of pending) {
+            const child = a.subagent ? `  subagent ${a.subagent.id} "${forDisplay(a.subagent.description).text}" of run ${a.subagent.parentRunId ?? '?'}` : '';
+            process.stdout.write(`  waiting: ${a.id}  ${a.kind === 'approval' ? a.tool : `${a.kind} (${a.tool})`}  (${a.risk})  run ${a.run_id}${child}\n`);
+          }
         }
         return EXIT.finished;
       }
@@ -406,6 +373,13 @@ async function runsCommand(args: string[]): Promise<number> {
   } finally {
     await closeRuntime(runtime);
   }
+}
+
+/** The subagent whose run asks (its id, type, description and parent run), for listing its requests. */
+function subagentOf(runtime: Runtime, runId: string): { subagent?: { id: string; type: string; description: string; parentRunId: string | null } } {
+  const run = runtime.store.getRun(runId);
+  const row = run && runtime.subagents.byConversation(run.conversation_id);
+  return row ? { subagent: { id: row.id, type: row.type, description: row.description, parentRunId: row.parent_run_id } } : {};
 }
 
 async function policyCommand(args: string[]): Promise<number> {

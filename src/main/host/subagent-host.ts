@@ -14,7 +14,8 @@ import type { AppRuntime } from './open-runtime';
 const EVENT_MS = 200;
 
 export function subagentView(row: SubagentRow, pending: number, depth: number, parentSubagentId: string | null): SubagentView {
-  const status = row.status === 'running' && pending > 0 ? 'waiting' : row.status;
+  // A parked child (its run parked on a person, its parent's call with it) shows as waiting, like a child that waits here.
+  const status = row.status === 'parked' || (row.status === 'running' && pending > 0) ? 'waiting' : row.status;
   return {
     id: row.id,
     conversationId: row.conversation_id,

@@ -8,8 +8,10 @@ import type { Runtime } from '../runtime/runtime';
 import { PersistentConversationState } from '../runtime/conversation-state';
 import { enabledFamiliesOf } from '../runtime/tool-families';
 import type { ProviderConfig } from '../services/providers/providers';
-import type { RunRow } from '../services/store/store';
-import type { SubagentRunner, SubagentService } from '../services/subagents/subagent-service';
+import type { RunRow, Store } from '../services/store/store';
+import type { ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } from '../services/subagents/subagent-service';
+import type { RunEvent } from '../../shared/events';
+import type { RunOutcome } from '../runtime/runtime';
 import { inheritedCeiling, inheritedPlanFilter } from './subagent-ceilings';
 import { steeringText, type PolicyName } from '../services/subagents/index';
 
@@ -47,20 +49,16 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       return conv.id;
     },
     async run(conversationId, message, opts) {
-      const parentRun = opts.parentRunId ? store.getRun(opts.parentRunId) : undefined;
-      const live = opts.parentRunId ? runtime.liveRunOptions(opts.parentRunId) : undefined;
-      const provider = live?.provider ?? (parentRun && wiring.provider ? await wiring.provider(parentRun) : undefined);
-      if (!provider) throw new DeskhandError('conflict', 'The parent run is not running in this process, so its model is unknown.');
-      const outcome = await runtime.sendMessage(conversationId, message, {
-        provider,
-        // A child waits for its approvals (they surface in the parent's conversation) instead of parking.
-        interactive: true,
-        signal: opts.signal,
-        onEvent: (e) => {
-          if (e.type === 'usage') opts.onUsage(e.usage.inputTokens, e.usage.outputTokens);
-        },
-      });
-      return { status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) };
+      const { provider, interactive } = await childTurn(opts);
+      const outcome = await runtime.sendMessage(conversationId, message, childOptions(provider, interactive, opts));
+      return outcomeOf(outcome);
+    },
+    async resume(conversationId, opts) {
+      const last = store.latestRunForConversation(conversationId);
+      if (!last) throw new DeskhandError('not_found', 'The child has no turn to continue.');
+      if (last.status !== 'parked') return { status: last.status, ...(last.error ? { error: last.error } : {}) };
+      const { provider, interactive } = await childTurn(opts);
+      return outcomeOf(await runtime.resume(last.id, childOptions(provider, interactive, opts)));
     },
     lastText(conversationId) {
       const last = store.listMessages(conversationId).filter((m) => m.role === 'assistant').at(-1);
@@ -73,7 +71,27 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       return store.getConversation(conversationId)?.tainted === 1;
     },
   };
+  /** The parent's model, and whether the child waits for its approvals (its parent waits) or parks (its parent would). */
+  const childTurn = async (opts: ChildRunOptions): Promise<{ provider: ProviderConfig; interactive: boolean }> => {
+    const parentRun = opts.parentRunId ? store.getRun(opts.parentRunId) : undefined;
+    const live = opts.parentRunId ? runtime.liveRunOptions(opts.parentRunId) : undefined;
+    const provider = live?.provider ?? (parentRun && wiring.provider ? await wiring.provider(parentRun) : undefined);
+    if (!provider) throw new DeskhandError('conflict', 'The parent run is not running in this process, so its model is unknown.');
+    // A background child has no call to park with, nor a child of a caller that cannot run again (a workflow script, a
+    // Tower worker): they wait. A foreground child of spawn/map_subagents parks when its parent's run would.
+    return { provider, interactive: opts.background || !opts.parks || !live || live.interactive };
+  };
+  const childOptions = (provider: ProviderConfig, interactive: boolean, opts: ChildRunOptions) => ({
+    provider,
+    interactive,
+    signal: opts.signal,
+    onEvent: (e: RunEvent) => {
+      if (e.type === 'usage') opts.onUsage(e.usage.inputTokens, e.usage.outputTokens);
+    },
+  });
   subagents.attach(runner);
+  // An answer to a parked child's request resumes the top of its parked tree, which runs down to the child again.
+  const offRoot = runtime.setParkedRoot((runId) => parkedRoot(store, subagents, runId));
   const offFilter = registry.addFilter('subagent-ceiling', (turn) => subagents.ceilingCheck(turn.conversationId));
   // A child is held to its ancestors' current ceilings at every step (plan mode, policy, taint): subagent-ceilings.ts.
   const offCeiling = runtime.addCeilingLookup((conversationId) => inheritedCeiling(store, subagents, conversationId));
@@ -92,5 +110,28 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     offPlan();
     offEnabler();
     offHook();
+    offRoot();
   };
+}
+
+function outcomeOf(outcome: RunOutcome): ChildOutcome {
+  return { status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.status === 'parked' ? { approvalIds: outcome.approvalIds } : {}) };
+}
+
+/**
+ * The run to resume when a parked run's requests are all answered: the highest ancestor whose call parked on it (a
+ * foreground child parked with its parent's call), else the run itself. Resuming the top runs the parent's call again,
+ * which rejoins the child and continues it: the whole tree resumes in the answering process.
+ */
+export function parkedRoot(store: Store, subagents: Pick<SubagentService, 'byConversation'>, runId: string): string {
+  let current = runId;
+  for (let depth = 0; depth < 16; depth++) {
+    const run = store.getRun(current);
+    const row = run && subagents.byConversation(run.conversation_id);
+    if (!row || row.status !== 'parked' || !row.parent_run_id) return current;
+    const parent = store.getRun(row.parent_run_id);
+    if (!parent || parent.status !== 'parked') return current;
+    current = parent.id;
+  }
+  return current;
 }

@@ -4,6 +4,7 @@
  * paths → execute with a signal and timeout → redact → cut → untrusted envelope → persist. Calls of a step run in
  * parallel, at most 10 at once, each persisted as it finishes.
  */
+import { WaitingForPeople } from '../../shared/waiting';
 import { chatModule } from '../services/store/modules/chat';
 import { noteRule } from './call-notes';
 import { randomUUID } from 'node:crypto';
@@ -232,7 +233,10 @@ export class CallPipeline {
       while (next < toRun.length) {
         const item = toRun[next++]!;
         const became = await this.execute(run, item, state, options, tainted, held, quietResults);
-        if (became) tainted = true;
+        // A call whose work is parked on a person (a foreground subagent's request): it stays open, and the run
+        // parks (or waits) on those requests; it runs again when the run resumes.
+        if (typeof became !== 'boolean') waiting.push(...became.requestIds.filter((id) => !waiting.includes(id)));
+        else if (became) tainted = true;
       }
     };
     await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_TOOLS, toRun.length) }, worker));
@@ -370,7 +374,7 @@ export class CallPipeline {
     return request.id;
   }
 
-  /** Runs one call's acting half. Returns true when its output tainted the run. */
+  /** Runs one call's acting half. Returns true when its output tainted the run, or what it waits for (left open). */
   private async execute(
     run: RunRow,
     item: Runnable,
@@ -379,7 +383,7 @@ export class CallPipeline {
     tainted: boolean,
     held: ReadonlySet<string>,
     quietResults: (() => void)[],
-  ): Promise<boolean> {
+  ): Promise<boolean | WaitingForPeople> {
     const { row, tool, args, effects, decided } = item;
     const { redactor } = this.core;
     // No "running" write: recovery treats a call without a result as interrupted either way.
@@ -436,6 +440,7 @@ export class CallPipeline {
       return becameTainted;
     } catch (err) {
       live.flush();
+      if (WaitingForPeople.isInstance(err) && !controller.signal.aborted && err.requestIds.length > 0) return err;
       const message = controller.signal.aborted ? `${tool.name} was stopped: ${errorMessage(controller.signal.reason)}.` : sanitizeOutput(errorMessage(err), redactor);
       this.complete(run, row, message, controller.signal.aborted ? 'interrupted' : 'error', options, Date.now() - started, decided);
       return false;

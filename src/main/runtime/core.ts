@@ -74,6 +74,11 @@ export class RuntimeCore {
   readonly scopeLookups = new Set<ScopeLookup>();
   /** Where a conversation's inherited ceilings come from (a host's subagent wiring: its parent's plan mode…). */
   readonly ceilingLookups = new Set<CeilingLookup>();
+  /**
+   * The run to resume when a parked run's last request is answered: itself, or the top of the parked tree it belongs
+   * to (a subagent parked with its parent's call; the host's subagent wiring knows the links).
+   */
+  parkedRoot: (runId: string) => string = (runId) => runId;
 
   constructor(
     readonly store: Store,

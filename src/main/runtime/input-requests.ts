@@ -178,7 +178,8 @@ export class InputRequests {
     if (run.status !== 'parked' || open.length > 0 || !resume) {
       return { runId: run.id, conversationId: run.conversation_id, status: run.status, approvalIds: open.map((a) => a.id) };
     }
-    return this.resume(run.id, resume);
+    // A parked subagent's run resumes through the top of its parked tree: the parent's call runs again and continues it.
+    return this.resume(this.core.parkedRoot(run.id), resume);
   }
 }
 

@@ -157,6 +157,14 @@ export class Runtime {
     return this.core.redactor;
   }
 
+  /** Where an answered parked run resumes from (the top of its parked tree); returns its remover. */
+  setParkedRoot(lookup: (runId: string) => string): () => void {
+    this.core.parkedRoot = lookup;
+    return () => {
+      if (this.core.parkedRoot === lookup) this.core.parkedRoot = (runId) => runId;
+    };
+  }
+
   /** Runs before each model call of every run (a subagent's steering); returns its remover. */
   addStepHook(hook: StepHook): () => void {
     this.core.stepHooks.add(hook);

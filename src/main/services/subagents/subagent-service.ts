@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DeskhandError } from '../../../shared/errors';
+import { WaitingForPeople } from '../../../shared/waiting';
 import type { Store } from '../store/store';
 import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentRow, type SteeringSender, type SubagentStatus } from '../store/modules/subagents';
 import type { TaskRow } from '../store/modules/tasks';
@@ -23,10 +24,32 @@ export interface SubagentRunner {
   /** The parent's turn as a child inherits it, or null for an unknown run. */
   parent(runId: string): { conversationId: string; folder: string; cwd: string; roots: string[]; sandbox: string; policy: PolicyName; tainted: boolean; tools: { name: string; risk: string }[] } | null;
   createChild(input: { folder: string; cwd: string; roots: string[]; policy: PolicyName; sandbox: string; title: string; tainted: boolean }): string;
-  /** Runs one turn of a child conversation to its end (approvals wait for a person; they surface in the parent's UI). */
-  run(conversationId: string, message: string, opts: { parentRunId: string | null; signal: AbortSignal; onUsage(input: number, output: number): void }): Promise<{ status: string; error?: string }>;
+  /**
+   * Runs one turn of a child conversation to its end. Its approvals wait for a person when its parent's run waits
+   * (they surface in the parent's UI); when the parent's run would park (nobody can answer: `deskhand run --json`),
+   * a foreground child parks too and says on which requests (`approvalIds`).
+   */
+  run(conversationId: string, message: string, opts: ChildRunOptions): Promise<ChildOutcome>;
+  /** Continues the child's latest turn: a parked one is resumed here (or parks again); an ended one says how it ended. */
+  resume(conversationId: string, opts: ChildRunOptions): Promise<ChildOutcome>;
   lastText(conversationId: string): string;
   tainted(conversationId: string): boolean;
+}
+
+export interface ChildRunOptions {
+  parentRunId: string | null;
+  background: boolean;
+  /** The parent's call can park with the child (spawn_subagent, map_subagents): else the child waits for answers. */
+  parks: boolean;
+  signal: AbortSignal;
+  onUsage(input: number, output: number): void;
+}
+
+export interface ChildOutcome {
+  status: string;
+  error?: string;
+  /** When parked: the requests (its own, or its descendants') it waits for. */
+  approvalIds?: readonly string[];
 }
 
 export interface SubagentLimits {
@@ -52,6 +75,11 @@ export interface SubagentCallContext {
   conversationId: string;
   callId: string;
   signal: AbortSignal;
+  /**
+   * The calling tool runs again when its run resumes (spawn_subagent, map_subagents): a foreground child may then park
+   * with it instead of waiting. Callers that cannot be run again (a workflow script, a Tower worker) leave it unset.
+   */
+  parks?: boolean;
 }
 
 export interface SpawnInput {
@@ -207,6 +235,9 @@ export class SubagentService {
   async spawn(input: SpawnInput, ctx: SubagentCallContext): Promise<SubagentRow> {
     const runner = this.need();
     let row: SubagentRow;
+    // The same parent call running again after its run was parked on this child: it rejoins the child it started.
+    const started = input.background || !ctx.parks ? undefined : this.rows.forCall(ctx.runId, ctx.callId)[0];
+    if (started) return this.rejoin(started, ctx);
     if (input.resume) {
       const old = this.rows.get(input.resume);
       if (!old || old.parent_conversation_id !== ctx.conversationId) throw new DeskhandError('not_found', `No subagent ${input.resume} of this conversation; list_subagents shows them.`);
@@ -231,7 +262,7 @@ export class SubagentService {
       void this.launch(row, undefined).catch(() => undefined);
       return row;
     }
-    return this.launch(row, ctx.signal);
+    return this.launch(row, ctx.signal, false, !!ctx.parks);
   }
 
   /** One child per item (≤ 100), at most `maxConcurrency` at once; waits for all and returns their rows in order. */
@@ -243,7 +274,9 @@ export class SubagentService {
     setMaxListeners(Math.max(10, input.items.length * 2 + 10), ctx.signal);
     // The parent's turn set is computed once, and every child's rows are written in one commit.
     const parent = runner.parent(ctx.runId);
-    const rows = this.opts.store.transaction(() =>
+    // The same call running again after its run parked on some of these children: the batch it started, in order.
+    const earlier = ctx.parks ? this.rows.forCall(ctx.runId, ctx.callId) : [];
+    const rows = earlier.length ? earlier : this.opts.store.transaction(() =>
       input.items.map((item, i) =>
         this.create(
           { prompt: input.promptTemplate.split('{{input}}').join(item), description: `${input.description} #${i + 1}`, ...(input.type ? { type: input.type } : {}), resultSchema: input.resultSchema, ...(input.limits ? { limits: input.limits } : {}) },
@@ -254,8 +287,9 @@ export class SubagentService {
       ),
     );
     const local = new Slots(cap);
-    return Promise.all(
+    const settled = await Promise.allSettled(
       rows.map(async (row) => {
+        if (TERMINAL.has(row.status)) return row;
         try {
           await local.take(ctx.signal);
         } catch {
@@ -263,12 +297,32 @@ export class SubagentService {
           return this.rows.get(row.id)!;
         }
         try {
-          return await this.launch(row, ctx.signal);
+          return await this.launch(row, ctx.signal, row.status === 'parked', !!ctx.parks);
         } finally {
           local.give();
         }
       }),
     );
+    // Every child ran to its end or parked: the batch waits for what the parked ones wait for (its call parks).
+    const waiting = settled.flatMap((r) => (r.status === 'rejected' && WaitingForPeople.isInstance(r.reason) ? [...r.reason.requestIds] : []));
+    if (waiting.length) throw new WaitingForPeople(waiting, `${waiting.length} request(s) of mapped children wait for a person`);
+    return settled.map((r, i) => {
+      if (r.status === 'fulfilled') return r.value;
+      throw r.reason instanceof Error ? r.reason : new DeskhandError('internal', `child ${rows[i]!.id}: ${String(r.reason)}`);
+    });
+  }
+
+  /** A parent call running again finds its foreground child: ended (its answer), or parked (continued here). */
+  private async rejoin(row: SubagentRow, ctx: SubagentCallContext): Promise<SubagentRow> {
+    if (!TERMINAL.has(row.status) && row.status !== 'parked') this.recoverOrphans(row.parent_conversation_id);
+    const now = this.rows.get(row.id)!;
+    if (TERMINAL.has(now.status)) {
+      if (now.reported !== 1) this.markReported([now]);
+      return this.rows.get(row.id)!;
+    }
+    if (now.status !== 'parked') throw new DeskhandError('conflict', `Subagent ${now.id} is ${now.status} in another process; wait_subagents {"ids":["${now.id}"]} collects it.`);
+    this.rows.update(now.id, { owner_pid: selfIdentity().pid, owner_start: selfIdentity().start });
+    return this.launch(this.rows.get(now.id)!, ctx.signal, true, !!ctx.parks);
   }
 
   list(parentConversationId: string): SubagentRow[] {
@@ -429,7 +483,7 @@ export class SubagentService {
   }
 
   /** Queues for a slot of its tree, runs (with a schema retry), ends the row and its task. */
-  private async launch(row: SubagentRow, parentSignal: AbortSignal | undefined): Promise<SubagentRow> {
+  private async launch(row: SubagentRow, parentSignal: AbortSignal | undefined, rejoin = false, parks = false): Promise<SubagentRow> {
     const live: Live = { controller: new AbortController() };
     this.live.set(row.id, live);
     const onParent = () => {
@@ -449,29 +503,35 @@ export class SubagentService {
     let slots = this.slots.get(row.root_conversation_id);
     if (!slots) this.slots.set(row.root_conversation_id, (slots = new Slots(this.maxLive)));
     let holding = false;
+    let parked: WaitingForPeople | null = null;
     try {
       await slots.take(live.controller.signal);
       holding = true;
-      await this.runChild(row, live);
+      await this.runChild(row, live, rejoin, parks);
     } catch (err) {
-      const stop = live.stop ?? { status: 'failed' as const, reason: err instanceof Error ? err.message : String(err) };
-      this.end(row.id, stop.status, { error: stop.reason });
+      if (WaitingForPeople.isInstance(err) && !live.stop) parked = err;
+      else {
+        const stop = live.stop ?? { status: 'failed' as const, reason: err instanceof Error ? err.message : String(err) };
+        this.end(row.id, stop.status, { error: stop.reason });
+      }
     } finally {
       if (holding) slots.give();
       offExternal();
       parentSignal?.removeEventListener('abort', onParent);
       this.live.delete(row.id);
     }
+    // Parked (not ended): the parent's call parks on the same requests, and rejoins this child when it runs again.
+    if (parked) throw parked;
     const ended = this.rows.get(row.id)!;
     if ((!row.background || !row.task_id) && ended.reported !== 1) this.markReported([ended]);
     return ended;
   }
 
-  private async runChild(row: SubagentRow, live: Live): Promise<void> {
+  private async runChild(row: SubagentRow, live: Live, rejoin = false, parks = false): Promise<void> {
     const runner = this.need();
     const limits = JSON.parse(row.limits) as SubagentLimits;
     // Bookkeeping of a live child: committed without an fsync (a power loss ends the child anyway; docs/performance.md).
-    this.opts.store.withoutFsync(() => this.rows.update(row.id, { status: 'running', started_at: Date.now(), attempts: 1 }));
+    this.opts.store.withoutFsync(() => this.rows.update(row.id, rejoin ? { status: 'running' } : { status: 'running', started_at: Date.now(), attempts: 1 }));
     this.changed(row.id);
     const timer = setTimeout(() => {
       live.stop = { status: 'timed_out', reason: `stopped at its limit of ${limits.maxMinutes} minutes` };
@@ -485,12 +545,21 @@ export class SubagentService {
     try {
       for (let attempt = 1; ; attempt++) {
         if (attempt > 1) this.opts.store.withoutFsync(() => this.rows.update(row.id, { attempts: attempt }));
-        const outcome = await runner.run(row.conversation_id, message, {
+        const opts: ChildRunOptions = {
           parentRunId: row.parent_run_id,
+          background: row.background === 1,
+          parks,
           signal: live.controller.signal,
           onUsage: (input, output) => this.spend(row.id, input, output, limits, live),
-        });
+        };
+        const outcome = rejoin && attempt === 1 ? await runner.resume(row.conversation_id, opts) : await runner.run(row.conversation_id, message, opts);
         if (live.stop) throw new DeskhandError('aborted', live.stop.reason);
+        if (outcome.status === 'parked' && outcome.approvalIds?.length) {
+          // Durable: the process may exit now (exit code 3), and `runs approve` in another one continues the tree.
+          this.rows.update(row.id, { status: 'parked' });
+          this.changed(row.id);
+          throw new WaitingForPeople(outcome.approvalIds, `subagent ${row.id} waits for ${outcome.approvalIds.join(', ')}`);
+        }
         if (outcome.status !== 'finished') throw new DeskhandError('internal', `its run ${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`);
         const text = runner.lastText(row.conversation_id);
         if (!validator) return this.succeed(row, text);

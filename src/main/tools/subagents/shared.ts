@@ -22,7 +22,8 @@ export function limitsOf(args: { max_minutes?: number | undefined; max_tokens?: 
   };
 }
 
-export const callContext = (ctx: ToolContext) => ({ runId: ctx.runId, conversationId: ctx.conversationId, callId: ctx.callId, signal: ctx.signal });
+/** A subagent tool's call runs again when its parked run resumes: its foreground children may park with it. */
+export const callContext = (ctx: ToolContext) => ({ runId: ctx.runId, conversationId: ctx.conversationId, callId: ctx.callId, signal: ctx.signal, parks: true });
 
 /** A result naming the children; untrusted (tainting the parent) when any child read untrusted content. */
 export function childResult(text: string, rows: readonly SubagentRow[]): ToolResult {

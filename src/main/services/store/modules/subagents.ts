@@ -4,7 +4,8 @@
  */
 import { defineStoreModule, setClause, type Sql } from '../module';
 
-export type SubagentStatus = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled' | 'timed_out';
+/** parked: a foreground child whose run parked on a person's answer (its parent's call parked with it; not an orphan). */
+export type SubagentStatus = 'queued' | 'running' | 'parked' | 'finished' | 'failed' | 'cancelled' | 'timed_out';
 export const SUBAGENT_TERMINAL: readonly SubagentStatus[] = ['finished', 'failed', 'cancelled', 'timed_out'];
 
 export interface SubagentRow {
@@ -170,6 +171,8 @@ export const subagentsModule = defineStoreModule({
     get: (id: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE id = ?', id),
     byTask: (taskId: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE task_id = ?', taskId),
     byConversation: (conversationId: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE conversation_id = ?', conversationId),
+    /** The children one parent call started (a map's in item order): found again when that call runs again. */
+    forCall: (parentRunId: string, parentCallId: string) => sql.all<SubagentRow>('SELECT * FROM subagents WHERE parent_run_id = ? AND parent_call_id = ? ORDER BY rowid', parentRunId, parentCallId),
     forParent: (parentConversationId: string) => sql.all<SubagentRow>('SELECT * FROM subagents WHERE parent_conversation_id = ? ORDER BY created_at, id', parentConversationId),
     /** Every descendant of a conversation (children, their children…), oldest first, up to `limit`. */
     tree: (conversationId: string, limit: number) =>
