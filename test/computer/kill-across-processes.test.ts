@@ -82,6 +82,7 @@ it.skipIf(!!missing)('Stop pressed in process B stops process A typing into a re
   runtimes.push(rt);
   rt.computer.grants.grant('zenity', ['observe', 'input'], null);
   const conv = rt.createConversation({ folder: tempDir('deskhand-work-'), policy: 'high-risk' });
+  rt.setFamilies(conv.id, ['computer'], true); // computer use is off until enabled, as a person enables it
   const text = 'abcdefghij'.repeat(48); // 480 characters
   model.enqueue(reply().tool('computer_input', { app: 'zenity', text }), reply().text('should not be reached'));
   let stopper: Promise<{ code: number | null; out: string; err: string }> | null = null;
