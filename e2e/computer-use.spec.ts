@@ -15,8 +15,7 @@ function cli(args: string[], dataDir: string): string {
 
 test('the grant card grants what the person leaves ticked; Settings lists the grant and revokes it', async ({ deskhand }) => {
   await deskhand.startModel([
-      { tools: [{ name: 'search_tools', args: { query: 'computer' } }] }, // off in a new conversation: the model loads the family first
-     
+    { tools: [{ name: 'search_tools', args: { query: 'computer' } }] }, // off in a new conversation: the model loads the family first
     { tools: [{ name: 'computer_grant_app', args: { app: 'zenity', capabilities: ['observe', 'input'], minutes: 30, reason: 'fill in the dialog' } }] },
     { text: ['Thanks, I can read zenity now.'] },
   ]);
@@ -37,7 +36,8 @@ test('the grant card grants what the person leaves ticked; Settings lists the gr
 
   const rows = JSON.parse(cli(['grants', 'list', '--json'], deskhand.dataDir)) as { type: string; app?: string; capabilities?: string[] }[];
   expect(rows).toEqual([expect.objectContaining({ type: 'app', app: 'zenity', capabilities: ['observe'] })]);
-  expect(JSON.stringify(deskhand.requests()[1]!.body)).toContain('The person granted \\"zenity\\": observe until');
+  // requests: 0 → search_tools, 1 → computer_grant_app, 2 → the step after the grant
+  expect(JSON.stringify(deskhand.requests()[2]!.body)).toContain('The person granted \\"zenity\\": observe until');
 
   await page.getByRole('button', { name: 'Settings' }).click();
   const section = page.getByRole('region', { name: 'App grants' });
