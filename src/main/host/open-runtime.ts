@@ -172,7 +172,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const schedules = new ScheduleService({ store, dataDir: opts.dataDir, os: platformScheduler(opts.dataDir), command: (id) => fireCommand(id, opts.dataDir) });
   // MCP: stdio servers get only the secrets their configuration names; OAuth tokens live in the keyring.
   const keyring = new KeytarSecretStore(keyringService());
-  // The one guarded reader: skills, project MCP files and what they run, plan files (runtime/content-reader.ts).
+  // The one guarded reader: skills, project MCP files and what they run, plan files, AGENTS.md (runtime/content-reader.ts).
   const reader = new GuardedContentReader({ dataDir: opts.dataDir });
   const mcp = new McpManager({
     store,
@@ -240,6 +240,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       idleTimeoutMs: opts.idleTimeoutMs ?? envNumber('DESKHAND_MODEL_IDLE_TIMEOUT_MS'),
       retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
       contextSources,
+      reader,
       // The scripts trusted project MCP servers run: a write to one always asks (mcp/manager.ts).
       runLaterPaths: opts.runLaterPaths ?? (() => mcp.runLaterPaths()),
       // Automatic memory extraction: a side call that only proposes records (off with DESKHAND_MEMORY_EXTRACTION=off).

@@ -569,6 +569,7 @@ export class CallPipeline {
           return store.countMessages(run.conversation_id);
         },
         figures: () => contextFigures(this.core, run.conversation_id),
+        instructions: () => this.core.instructions.report(state.cwd, state.workspaceRoots),
       },
     };
   }

@@ -16,6 +16,9 @@ import type { ToolRegistry } from './registry';
 import type { SecretRedactor } from './redaction';
 import { sanitizeEvent } from './call-security';
 import type { RunLaterPath } from './path-guard';
+import type { ContentReader } from '../../shared/content-reader';
+import { GuardedContentReader } from './content-reader';
+import { ProjectInstructions } from './project-instructions';
 
 export interface RunOptions {
   provider: ProviderConfig;
@@ -79,6 +82,8 @@ export class RuntimeCore {
    * to (a subagent parked with its parent's call; the host's subagent wiring knows the links).
    */
   parkedRoot: (runId: string) => string = (runId) => runId;
+  /** AGENTS.md / CLAUDE.md files for the system prompt, read through the guarded reader (project-instructions.ts). */
+  readonly instructions: ProjectInstructions;
 
   constructor(
     readonly store: Store,
@@ -93,7 +98,10 @@ export class RuntimeCore {
     readonly onBackgroundAnswer?: (answer: BackgroundAnswer) => void | Promise<void>,
     /** Blocks families add to each turn's system prompt. */
     readonly contextSources: readonly ContextSource[] = [],
-  ) {}
+    reader?: ContentReader,
+  ) {
+    this.instructions = new ProjectInstructions(reader ?? new GuardedContentReader({ dataDir: limits.dataDir }), limits.dataDir);
+  }
 
   readonly #models = new WeakMap<ProviderConfig, LanguageModel>();
 

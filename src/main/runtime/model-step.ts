@@ -203,8 +203,15 @@ export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserT
   const state = new PersistentConversationState(conv.folder, conv.state);
   return [
     ...basePrompt(core, conv, state, provider),
+    ...instructionsBlock(core, state, onUntrusted),
     ...contextBlocks(core, conv, state, lastUserText, onUntrusted),
   ].join('\n\n');
+}
+
+/** AGENTS.md / CLAUDE.md from the personal file and the workspace root down to the current directory (project-instructions.ts). */
+function instructionsBlock(core: RuntimeCore, state: PersistentConversationState, onUntrusted?: () => void): string[] {
+  const block = core.instructions.block(state.cwd, state.workspaceRoots, onUntrusted);
+  return block ? [block] : [];
 }
 
 /** A context block carried untrusted content into the run: the run and its conversation are tainted from now on. */

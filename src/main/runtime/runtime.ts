@@ -27,6 +27,7 @@ import { ToolRegistry } from './registry';
 import { RunLoop } from './run-loop';
 import { runOwnerAlive } from '../services/processes/proc-info';
 import type { ToolDefinition } from './tool';
+import type { ContentReader } from '../../shared/content-reader';
 import type { RunLaterPath } from './path-guard';
 import { userContent } from './user-content';
 import { checkReplaceable, supersedeFrom, type TurnInput } from './branches';
@@ -69,6 +70,8 @@ export interface RuntimeOptions {
   onBackgroundAnswer?: (answer: BackgroundAnswer) => void | Promise<void>;
   /** Blocks families add to every turn's system prompt (recall as untrusted data, scratchpad, pinned plan, goal). */
   contextSources?: readonly ContextSource[];
+  /** The guarded reader for instruction files (default: one over `dataDir`). */
+  reader?: ContentReader;
   /**
    * Called after a turn finished (not parked, failed or stopped), with the provider it ran on: memory extraction's
    * side call. Errors are swallowed; the turn's outcome is already decided.
@@ -147,6 +150,7 @@ export class Runtime {
       opts.grants,
       opts.onBackgroundAnswer,
       opts.contextSources ?? [],
+      opts.reader,
     );
     this.loop = new RunLoop(this.core, new CallPipeline(this.core));
     this.requests = new InputRequests(this.core, (runId, options) => this.resume(runId, options));

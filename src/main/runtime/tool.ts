@@ -13,6 +13,7 @@ import type { SandboxMode } from '../../shared/sandbox';
 import type { RulePart } from '../../shared/rules';
 import type { ToolPresentationView, ResultHint, ToolIcon } from '../../shared/tool-presentation';
 import type { PathCheck, PathSpec, RunLaterPath } from './path-guard';
+import type { InstructionsReport } from './project-instructions';
 
 export type { PathSpec, RunLaterPath };
 
@@ -190,6 +191,8 @@ export interface ToolContext {
     messages: number;
     /** What the next request carries (estimated, after compaction), the threshold and how many compactions ran. */
     figures?(): { contextTokens: number; contextWindow: number; compactAtTokens: number; compactions: number };
+    /** The project instruction files in the system prompt (AGENTS.md / CLAUDE.md): paths, sizes, cut, untrusted. */
+    instructions?(): InstructionsReport;
   };
   /**
    * The path checks the approval engine decided this call on, by the absolute path the tool resolves. A tool that
