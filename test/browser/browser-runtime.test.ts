@@ -97,6 +97,28 @@ async function until(check: () => boolean, ms = 15_000): Promise<void> {
   }
 }
 
+type Outcome = Awaited<ReturnType<AppRuntime['sendMessage']>>;
+
+/**
+ * Approves, one by one, the asks a tainted run makes for browser_act (each one sends data to the page, so each asks
+ * under every policy once the run has read a page) until the run parks on an ask `stop` picks, or finishes. Every ask
+ * it approves must give the taint as its reason, and none may treat the site as a new private destination.
+ */
+async function approveTaintedActs(rt: AppRuntime, from: Outcome | null, stop: (a: NonNullable<ReturnType<AppRuntime['store']['getApproval']>>) => boolean): Promise<{ outcome: Outcome | null; acts: number }> {
+  let outcome = from;
+  let acts = 0;
+  while (outcome?.status === 'parked') {
+    const ask = rt.store.getApproval(outcome.approvalIds[0]!)!;
+    if (stop(ask)) break;
+    expect(ask.tool).toBe('browser_act');
+    expect(ask.reasons).toContain('this run has read untrusted content, so a call that sends data out of Deskhand asks at every tier');
+    expect(ask.reasons).not.toContain('private destination');
+    acts++;
+    outcome = await rt.decideApproval(ask.id, { approved: true }, { provider: provider(), interactive: false });
+  }
+  return { outcome, acts };
+}
+
 const offered = (req: RecordedRequest): string[] => ((req.body as OpenAIChatRequest).tools ?? []).map((t) => t.function.name);
 
 describe.skipIf(!findChromium())('browser family through the runtime', () => {
@@ -155,10 +177,15 @@ describe.skipIf(!findChromium())('browser family through the runtime', () => {
     expect(JSON.stringify(approval.reasons)).toMatch(/private destination 127\.0\.0\.1:\d+ \[127\.0\.0\.1\].*loopback/);
     expect(site.log).toEqual([]);
 
-    const next = await rt.decideApproval(approval.id, { approved: true }, { provider: provider(), interactive: false });
+    const first = await rt.decideApproval(approval.id, { approved: true }, { provider: provider(), interactive: false });
+    // The run has read the form page: fill, select, check and click each send data to it, so each asks (taint).
+    const { outcome: next, acts } = await approveTaintedActs(rt, first, (a) => a.tool !== 'browser_act');
+    expect(acts).toBe(4);
+    expect(site.submissions.map((s) => Object.fromEntries(s))).toEqual([{ name: 'Grace Hopper', password: '', colour: 'Blue', terms: 'yes' }]);
     // The later navigation to the same host:port asks only because the run read a page (taint), not as a private destination.
     expect(next?.status).toBe('parked');
     const again = rt.store.getApproval(next!.approvalIds[0]!)!;
+    expect(again.tool).toBe('browser_navigate');
     expect(again.reasons).toContain('this run has read untrusted content');
     expect(again.reasons).not.toContain('private destination');
     const done = await rt.decideApproval(again.id, { approved: true }, { provider: provider(), interactive: false });
@@ -179,12 +206,16 @@ describe.skipIf(!findChromium())('browser family through the runtime', () => {
     model.setFallback(formFiller('Alan Turing', 'Red', [], 'enigma'));
 
     const asked = await first.sendMessage(conv.id, 'sign me up', { provider: provider(), interactive: false });
-    const parked = await first.decideApproval(asked.approvalIds[0]!, { approved: true }, { provider: provider(), interactive: false });
-    // Filling a password field with text the model wrote asks under every policy: the run parks there.
+    const navigated = await first.decideApproval(asked.approvalIds[0]!, { approved: true }, { provider: provider(), interactive: false });
+    // Name, colour and terms each ask because the run read the page (taint); they are approved.
+    const { outcome: parked, acts } = await approveTaintedActs(first, navigated, (a) => /Password/.test(a.description ?? ''));
+    expect(acts).toBe(3);
+    // Filling a password field with text the model wrote asks under every policy, for its own reason: the run parks there.
     expect(parked?.status).toBe('parked');
     const pw = first.store.getApproval(parked!.approvalIds[0]!)!;
     expect(pw.tool).toBe('browser_act');
     expect(pw.reasons).toContain('filling a password field with text the model wrote: always asks');
+    expect(pw.reasons).toContain('this run has read untrusted content');
     expect(pw.description).toMatch(/^Fill textbox "Password" \(e\d+\) on http:\/\/127\.0\.0\.1:\d+\/form: "enigma"$/);
     // Parking closed the browser: no process of its profile is left.
     await until(() => processesUsingProfile(profileDir()).length === 0);
@@ -192,7 +223,10 @@ describe.skipIf(!findChromium())('browser family through the runtime', () => {
 
     // Another runtime over the same data folder (as `deskhand runs approve` would be) approves it.
     const second = runtime();
-    const outcome = await second.decideApproval(pw.id, { approved: true }, { provider: provider(), interactive: false });
+    const resumed = await second.decideApproval(pw.id, { approved: true }, { provider: provider(), interactive: false });
+    // The click on Send asks too (taint); approved in the second runtime, the run finishes.
+    const { outcome, acts: more } = await approveTaintedActs(second, resumed, () => false);
+    expect(more).toBe(1);
     expect(outcome?.status).toBe('finished');
     const told = model.requests.flatMap((r) => toolMessages(r)).find((m) => /reloaded/.test(m));
     expect(told).toMatch(/The browser was closed while this run waited, and the pages were reloaded \("main" http:\/\/127\.0\.0\.1:\d+\/form\)/);

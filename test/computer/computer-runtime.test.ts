@@ -120,14 +120,24 @@ it.skipIf(!!missing)('grants zenity, observes it, types into the entry by ref an
   expect(png.readUInt32BE(16)).toBeGreaterThan(100); // the window's width
   expect(png[25]).toBe(6); // RGBA
 
-  // The input ran by ref through editable text (high-risk, cleared by the policy and the grant).
+  // Typing sends material into another app after an untrusted read (the observation): it asks the person, even
+  // though the policy and the grant clear it; nothing reaches the entry before they approve.
+  expect(afterGrant?.status).toBe('parked');
+  const input = rt.store.getApproval(afterGrant!.approvalIds[0]!)!;
+  expect(input.tool).toBe('computer_input');
+  expect(input.reasons).toContain('this run has read untrusted content, so a call that sends data out of Deskhand asks at every tier');
+  expect(await entryText('zenity')).toBe('');
+  const afterInput = await rt.decideApproval(input.id, { approved: true }, { provider: provider(), interactive: false });
+
+  // The input ran by ref through editable text.
   expect(toolResults(3).at(-1)).toContain('typed 18 characters into text "" through its editable text');
   expect(toolResults(3).at(-1)).not.toContain(typed); // the typed text is not echoed
   expect(await entryText('zenity')).toBe(typed);
 
-  // The click sends material into another app after an untrusted read: it asks the person, who approves.
-  expect(afterGrant?.status).toBe('parked');
-  const click = rt.store.getApproval(afterGrant!.approvalIds[0]!)!;
+  // The click sends material into another app after an untrusted read: it asks the person too, who approves.
+  expect(afterInput?.status).toBe('parked');
+  const click = rt.store.getApproval(afterInput!.approvalIds[0]!)!;
+  expect(click.reasons).toContain('this run has read untrusted content');
   expect(click.tool).toBe('computer_pointer');
   expect(click.description).toBe('click push button "OK" in zenity');
   expect(zenity.proc.exitCode).toBeNull();
@@ -165,11 +175,18 @@ it.skipIf(!!missing)('never observes or touches an app that is not granted, even
     reply().tool('computer_observe', { app: 'gtk3-widget-factory' }),
     reply().text('stopped'),
   );
-  const parked = await rt.sendMessage(conv.id, 'press Enter in the dialog', { provider: provider(), interactive: false });
+  const asked = await rt.sendMessage(conv.id, 'press Enter in the dialog', { provider: provider(), interactive: false });
   expect(factory).not.toBeNull();
   await world.waitForApp('gtk3-widget-factory');
 
-  // The key would have gone to the app in front: refused, nothing pressed (zenity is still open, printed nothing).
+  // The run read zenity's outline (untrusted), so the key press asks first; the person approves it.
+  expect(asked.status).toBe('parked');
+  const press = rt.store.getApproval(asked.approvalIds[0]!)!;
+  expect(press.tool).toBe('computer_input');
+  expect(press.reasons).toContain('this run has read untrusted content');
+  const parked = (await rt.decideApproval(press.id, { approved: true }, { provider: provider(), interactive: false }))!;
+
+  // Approved or not, the key would have gone to the app in front: refused, nothing pressed (zenity is still open, printed nothing).
   const refused = toolResults(3).at(-1)!;
   expect(refused).toMatch(/Keyboard input would go to "gtk3-widget-factory".*nothing was done/);
   expect(zenity.proc.exitCode).toBeNull();

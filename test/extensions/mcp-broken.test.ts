@@ -32,7 +32,10 @@ afterEach(async () => {
 it('crash, hang, malformed JSON and a 20 MB result each give the model a clear error; the conversation finishes', async () => {
   const dataDir = tempDir('deskhand-data-');
   runtime = makeRuntime(dataDir);
-  for (const mode of ['crash', 'hang', 'malformed', 'huge']) addServer(runtime.store, mode, fake(mode, { tier: 'high-risk', timeoutMs: 1500 }));
+  for (const mode of ['crash', 'hang', 'malformed']) addServer(runtime.store, mode, fake(mode, { tier: 'high-risk', timeoutMs: 1500 }));
+  // The huge server must build and write 20 MB before the size limit can trip, which takes over 1.5 s on a loaded
+  // machine; its timeout is not what this case tests (the hang server's is).
+  addServer(runtime.store, 'huge', fake('huge', { tier: 'high-risk', timeoutMs: 20_000 }));
   addServer(runtime.store, 'broken', fake('crash-now'));
   await runtime.startMcp();
   const byName = Object.fromEntries(runtime.mcp.servers().map((s) => [s.config.name, s.health]));
@@ -47,6 +50,7 @@ it('crash, hang, malformed JSON and a 20 MB result each give the model a clear e
     reply().text('all four failed, moving on'),
   );
   const conv = runtime.createConversation({ folder: tempDir('deskhand-work-'), policy: 'high-risk' });
+  runtime.setFamilies(conv.id, ['mcp'], true); // loaded from the first request, as a person enabling them would
   const outcome = await runtime.sendMessage(conv.id, 'probe them', { provider: providerFor(model), interactive: false });
   expect(outcome.status).toBe('finished');
   const results = toolResults(model, 4);
@@ -75,6 +79,7 @@ it('a tool description carrying an injection reaches the model only as enveloped
   await runtime.startMcp();
   model.enqueue(reply().tool('mcp__weather__probe', { q: 'Paris' }), reply().text('It is sunny.'));
   const conv = runtime.createConversation({ folder: tempDir('deskhand-work-'), policy: 'read-only' });
+  runtime.setFamilies(conv.id, ['mcp'], true); // loaded from the first request, as a person enabling them would
   const outcome = await runtime.sendMessage(conv.id, 'weather?', { provider: providerFor(model), interactive: false });
   expect(outcome.status).toBe('finished');
   const desc = offeredTools(model, 0).find((t) => t.name === 'mcp__weather__probe')!.description;

@@ -210,5 +210,7 @@ describe('a vault secret used in a command never leaks (deskhand binary, real ke
 
     const del = await cli(['secrets', 'delete', 'E2E_TOKEN', '--data-dir', dataDir]);
     expect(del.code).toBe(0);
-  });
+    // Six CLI processes, each opening the whole runtime before it does anything: on the loaded 2-core test machine
+    // each took 20–33 s (`secrets list`, which runs no model and no command, as long as `run`), so 30 s is too short.
+  }, 240_000);
 });
