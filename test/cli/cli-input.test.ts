@@ -27,6 +27,11 @@ beforeEach(() => {
   work = tempDir('deskhand-cli-work-');
 });
 
+// Every `deskhand` command opens the whole runtime (docs/performance.md, "CLI start": several seconds each on a loaded
+// 2-core machine), so a test's budget is counted in CLI calls. A budget, not a timing assertion.
+const CLI_CALL_MS = 25_000;
+const calls = (n: number): number => n * CLI_CALL_MS;
+
 const runArgs = (prompt: string, json = true) => [
   'run',
   '--provider',
@@ -79,7 +84,7 @@ describe('input requests in the CLI', () => {
     expect(done.code, done.stderr).toBe(0);
     expect(lastToolResult()).toBe('Q: Which port?\nA: 8080');
     expect(done.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'finished' });
-  }, 30_000);
+  }, calls(5));
 
   it('a background question: the run finishes at once, `runs answer` from another process finishes the task, and the conversation is woken with the answers', async () => {
     server.enqueue(reply().tool('ask_user_question', { ...QUESTION, background: true }), reply().text('Asked; carrying on.'));
@@ -93,11 +98,11 @@ describe('input requests in the CLI', () => {
         return [];
       }
     };
-    await until(() => pending().length === 1 && server.requests.length === before + 2, 'the background question', 15_000);
+    await until(() => pending().length === 1 && server.requests.length === before + 2, 'the background question', CLI_CALL_MS);
     const [request] = pending();
     expect(request!.task_id).toMatch(/^ask_[0-9a-f]{8}$/);
     // The run did not wait for the answer: it finished while its process waits for the background task.
-    await until(() => rawAll<{ status: string }>(dataDir, 'SELECT status FROM runs WHERE id = ?', request!.run_id)[0]?.status === 'finished', 'the run to finish', 10_000);
+    await until(() => rawAll<{ status: string }>(dataDir, 'SELECT status FROM runs WHERE id = ?', request!.run_id)[0]?.status === 'finished', 'the run to finish', CLI_CALL_MS);
     const callBefore = rawAll<{ status: string; output: string }>(dataDir, "SELECT status, output FROM tool_calls WHERE tool = 'ask_user_question'");
     expect(callBefore[0]!.output).toContain(`Started background question task ${request!.task_id}`);
 
@@ -118,7 +123,7 @@ describe('input requests in the CLI', () => {
     expect(task[0]).toMatchObject({ status: 'finished', summary: 'answered' });
     // The original call was not touched by the answer.
     expect(rawAll(dataDir, "SELECT status, output FROM tool_calls WHERE tool = 'ask_user_question'")).toEqual(callBefore);
-  }, 40_000);
+  }, calls(4));
 
   it('a file pick answered with `runs answer` makes the file readable for the rest of the conversation', async () => {
     const outside = tempDir('deskhand-cli-outside-');
@@ -131,7 +136,7 @@ describe('input requests in the CLI', () => {
     const done = await runCli(['runs', 'answer', id, '--value', JSON.stringify({ paths: [join(outside, 'budget.csv')] }), '--data-dir', dataDir, '--base-url', server.baseURL, '--json']);
     expect(done.code, done.stderr).toBe(0);
     expect(lastToolResult()).toContain('rent,900');
-  }, 30_000);
+  }, calls(3));
 
   it('in a terminal, asks the question inline: a number picks an option, "Other" takes free text', async () => {
     server.enqueue(reply().tool('ask_user_question', QUESTION), reply().text('Noted.'));
@@ -157,7 +162,7 @@ describe('input requests in the CLI', () => {
     expect(output.code, output.text).toBe(0);
     expect(output.text).toContain('3. Other (type your own answer)');
     expect(lastToolResult()).toBe('Q: Which port?\nA: (their own words) 4000 please');
-  }, 30_000);
+  }, calls(2));
 
   it('in a terminal, a background question is asked at the prompt while the run goes on, and the answer wakes the conversation', async () => {
     server.enqueue(reply().tool('ask_user_question', { ...QUESTION, background: true }), reply().text('Asked; carrying on.'), reply().text('Using 3000.'));
@@ -182,5 +187,5 @@ describe('input requests in the CLI', () => {
     const woke = String(messages.filter((m) => m.role === 'user').at(-1)?.content);
     expect(woke).toMatch(/^\[question ask_[0-9a-f]{8} answered\] Which port\?/);
     expect(woke).toContain('Q: Which port?\nA: 3000');
-  }, 30_000);
+  }, calls(2));
 });

@@ -45,7 +45,9 @@ beforeEach(async () => {
   dataDir = tempDir('deskhand-mcpchain-data-');
   work = tempDir('deskhand-mcpchain-work-');
   home = tempDir('deskhand-mcpchain-home-');
-  const logs = tempDir('deskhand-mcpchain-logs-');
+  // Inside the workspace: project servers run in the OS sandbox, where only the workspace is writable.
+  const logs = join(work, 'logs');
+  mkdirSync(logs);
   starts = join(logs, 'starts.log');
   marker = join(logs, 'pwned');
   mkdirSync(join(work, '.deskhand'));
@@ -53,8 +55,10 @@ beforeEach(async () => {
   writeFileSync(join(work, '.deskhand', 'mcp.json'), JSON.stringify({ mcpServers: { proj: { command: 'node', args: ['server.mjs'], tier: 'read-only' } } }));
 });
 
+// MCP tools load on demand; `--enable mcp` loads them from the first request, as a person enabling them would, so
+// the request's tool list shows which servers started.
 const cli = (prompt: string, policy = 'high-risk'): Promise<CliResult> =>
-  runCli(['run', '--provider', 'openai', '--base-url', server.baseURL, '--model', 'm', '--cwd', work, '--data-dir', dataDir, '--policy', policy, '--json', prompt], { env: { HOME: home } });
+  runCli(['run', '--provider', 'openai', '--base-url', server.baseURL, '--model', 'm', '--cwd', work, '--data-dir', dataDir, '--policy', policy, '--enable', 'mcp', '--json', prompt], { env: { HOME: home } });
 const startsSeen = () => (existsSync(starts) ? readFileSync(starts, 'utf8').trim().split('\n') : []);
 const offered = (i: number) => ((server.requests[i]?.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
 
@@ -71,9 +75,11 @@ it('a rewritten project server script is not started by the next deskhand run', 
 
   // 2. A later run starts the trusted server and uses it; then the model has a program rewrite the script.
   writeFileSync(join(work, 'stage.mjs'), `import { writeFileSync } from 'node:fs';\nwriteFileSync('server.mjs', ${JSON.stringify(serverSource(2))});\nconsole.log('staged');\n`);
+  const before = server.requests.length;
   server.enqueue(reply().tool('mcp__proj__probe', {}), reply().tool('execute_command', { command: 'node stage.mjs' }), reply().text('Updated.'));
   const rewrite = await cli('update the server');
   expect(rewrite.code, rewrite.stderr).toBe(0);
+  expect(offered(before)).toContain('mcp__proj__probe');
   const results = rewrite.events.filter((e) => e.type === 'tool.result').map((e) => String(e.output)).join('\n');
   expect(results).toContain('probe v1');
   expect(results).toContain('staged');
@@ -89,4 +95,5 @@ it('a rewritten project server script is not started by the next deskhand run', 
   expect(startsSeen()).toEqual(['v1', 'v1']);
   expect(offered(from)).not.toContain('mcp__proj__probe');
   expect(JSON.stringify(server.requests[from + 1]?.body)).not.toContain('probe v2');
-}, 90_000);
+  // Four CLI processes, each opening the whole runtime (docs/performance.md: 8–30 s each on the loaded 2-core machine).
+}, 180_000);
