@@ -53,6 +53,7 @@ describe.skipIf(!findChromium())('browser egress through the runtime', () => {
   it("a page's WebSockets (page and worker) to a never-approved loopback port reach nothing; the model is told what the page saw", async () => {
     const rt = runtime();
     const conv = rt.createConversation({ folder: tempDir('deskhand-work-'), policy: 'high-risk' });
+    rt.setFamilies(conv.id, ['browser'], true); // the browser is off until enabled, as a person enables it
     let step = 0;
     model.setFallback((req) => {
       const snap = toolMessages(req).find((m) => m.includes('Refs: '));
@@ -80,6 +81,7 @@ describe.skipIf(!findChromium())('browser egress through the runtime', () => {
     const url = `${site.origin}/a`;
     model.setFallback((req) => (toolMessages(req).length ? reply().text('done') : reply().tool('browser_navigate', { url })));
     const a = rt.createConversation({ folder: tempDir('deskhand-work-'), policy: 'high-risk' });
+    rt.setFamilies(a.id, ['browser'], true); // the browser is off until enabled, as a person enables it
     const askedA = await rt.sendMessage(a.id, 'open A', { provider: provider(), interactive: false });
     expect(askedA.status).toBe('parked');
     expect(await rt.decideApproval(askedA.approvalIds[0]!, { approved: true }, { provider: provider(), interactive: false }).then((o) => o?.status)).toBe('finished');
@@ -88,6 +90,7 @@ describe.skipIf(!findChromium())('browser egress through the runtime', () => {
 
     // B, while A's session is still open, asks for the same host:port.
     const b = rt.createConversation({ folder: tempDir('deskhand-work-'), policy: 'high-risk' });
+    rt.setFamilies(b.id, ['browser'], true); // the browser is off until enabled, as a person enables it
     const askedB = await rt.sendMessage(b.id, 'open B', { provider: provider(), interactive: false });
     expect(askedB.status).toBe('parked');
     const approval = rt.store.getApproval(askedB.approvalIds[0]!)!;
