@@ -4,7 +4,7 @@
  * itself to a file) and nothing else ran (a canary in HOME survives); the call is classified like execute_command and
  * runs in the sandbox. The project MCP file starts its servers only after the person approved it once.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { AppRuntime } from '../../src/main/host/open-runtime';
@@ -144,7 +144,11 @@ it('a project .deskhand/mcp.json starts its servers only after the person approv
   const work = tempDir('deskhand-work-');
   mkdirSync(join(work, '.deskhand'));
   const file = join(work, '.deskhand', 'mcp.json');
-  writeFileSync(file, JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [FAKE, 'ok'], tier: 'read-only' } } }));
+  // The server's script lives in the workspace: a project server runs in the OS sandbox, which has its own /tmp and
+  // shows the workspace, so a script from this repository's checkout (which may itself sit under /tmp) is not there.
+  const script = join(work, 'fake-mcp-server.mjs');
+  copyFileSync(FAKE, script);
+  writeFileSync(file, JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [script, 'ok'], tier: 'read-only' } } }));
   runtime = makeRuntime(dataDir);
   await runtime.startMcp(work);
   expect(runtime.mcp.server('proj')).toBeUndefined(); // not trusted yet: nothing started
@@ -155,7 +159,7 @@ it('a project .deskhand/mcp.json starts its servers only after the person approv
   expect(parked.status).toBe('parked');
   const request = runtime.store.getApproval(parked.approvalIds[0]!)!;
   expect(request.kind).toBe('mcp_project');
-  expect(JSON.stringify(request)).toContain(`runs ${process.execPath} ${FAKE} ok`);
+  expect(JSON.stringify(request)).toContain(`runs ${process.execPath} ${script} ok`);
   let done = (await runtime.answerRequest(request.id, { approved: true }, { provider: providerFor(model), interactive: false }))!;
   // The project server's tool is egress after an untrusted result: it asks once more.
   while (done.status === 'parked') done = (await runtime.decideApproval(done.approvalIds[0]!, { approved: true }, { provider: providerFor(model), interactive: false }))!;
