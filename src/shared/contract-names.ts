@@ -79,6 +79,10 @@ export const METHOD_NAMES = [
   'listWorkflows',
   'getWorkflow',
   'cancelWorkflow',
+  // tools on demand (contract-tools.ts)
+  'getConversationTools',
+  'setConversationFamilies',
+  'getSystemPrompt',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged', 'subagentsChanged'] as const;

@@ -18,6 +18,7 @@ import { MAX_ATTACHMENTS } from './attachments';
 import { attachmentInputSchema, attachmentViewSchema, chatMethods, clearedSchema, messageItemIdSchema, turnUsageSchema } from './chat-contract';
 import { mediaMethods } from './contract-media';
 import { workflowMethods } from './contract-workflows';
+import { familyNameSchema, toolsMethods } from './contract-tools';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
 
 export {
@@ -326,6 +327,8 @@ export const settingsSchema = z.strictObject({
   /** Days the output logs of ended background commands are kept before deletion (default 7; rows stay). */
   logRetentionDays: z.number().int().min(1).max(3650).optional(),
   search: searchSettingsSchema.nullable().optional(),
+  /** Tool families loaded from a new conversation's first request (browser, computer use…; its header can change them). */
+  enableFamilies: z.array(familyNameSchema).max(40).optional(),
   /** The browser family: a visible window or not, an explicit browser path, the person's own browser for adopting a tab. */
   browser: z
     .strictObject({
@@ -730,6 +733,8 @@ export const contract = {
     ...chatMethods,
     ...mediaMethods,
     ...workflowMethods,
+    // Tools on demand: /tools, family toggles, the system prompt (contract-tools.ts).
+    ...toolsMethods,
   },
   events: {
     run: runEventSchema,

@@ -38,6 +38,7 @@ import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { subagentGroup } from './subagent-host';
+import { settingsFamilies, toolsGroup } from './tools-host';
 import { conversationFigures, exportConversation, regenerateInput, turnInput, type TurnInput } from './chat-host';
 
 // The contract's provider list and the providers module must name the same providers.
@@ -88,7 +89,8 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof subagentGroup> &
   ReturnType<ReturnType<typeof providerGroup>> &
   ReturnType<typeof mediaGroup> &
-  ReturnType<typeof workflowGroup>;
+  ReturnType<typeof workflowGroup> &
+  ReturnType<ReturnType<typeof toolsGroup>>;
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- installed by the constructor
 export interface AppService extends Installed {}
@@ -147,6 +149,11 @@ export class AppService implements ContractHandlers {
       providerGroup(this.providers),
       mediaGroup,
       workflowGroup,
+      toolsGroup({
+        settings: () => this.providers.current(),
+        provider: () => this.opts.providerOverride?.provider ?? this.providers.current().activeProvider,
+        defaultFolder: () => this.opts.defaultFolder ?? homedir(),
+      }),
     ]);
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({
@@ -217,8 +224,12 @@ export class AppService implements ContractHandlers {
     const folder = this.checkFolder(p.folder);
     const title = p.title?.trim();
     // Settings → default sandbox applies to every new conversation (its header can change it afterwards).
-    const sandbox = this.providers.current().defaultSandbox;
+    const settings = this.providers.current();
+    const sandbox = settings.defaultSandbox;
     const row = this.runtime.createConversation({ folder, policy: p.policy, ...(title ? { title } : {}), ...(sandbox ? { sandbox } : {}) });
+    // Settings → Tools: the families loaded from a new conversation's first request (its header can change them).
+    const families = settingsFamilies(settings);
+    if (families.length) this.runtime.setFamilies(row.id, families, true);
     this.markChanged('conversations');
     return this.summary(row.id);
   }

@@ -5,9 +5,8 @@
  * Without --conversation both describe a new conversation in --cwd (nothing is stored).
  */
 import { resolve } from 'node:path';
-import { POLICIES, policyClears, type Policy } from '../../shared/tools';
-import { PersistentConversationState } from '../runtime/conversation-state';
-import { enabledFamiliesOf } from '../runtime/tool-families';
+import { POLICIES, type Policy } from '../../shared/tools';
+import { toolListing } from '../runtime/tool-listing';
 import type { ConversationRow } from '../services/store/store';
 import { createAppRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
 import { parseSubcommand } from './cli-common';
@@ -56,32 +55,11 @@ export async function promptCommand(args: string[]): Promise<number> {
   });
 }
 
-export interface ToolRow {
-  name: string;
-  family: string;
-  tier: string;
-  asks: 'no' | 'yes' | 'per call';
-  load: 'loaded' | 'deferred' | 'off';
-}
-
 export async function toolsCommand(args: string[]): Promise<number> {
   const { values } = parseSubcommand(args, OPTIONS);
   return withRuntime(values['data-dir'], (rt) => {
     const conv = conversationOf(rt, values);
-    const state = new PersistentConversationState(conv.folder, conv.state);
-    const policy = conv.policy as Policy;
-    const turn = { conversationId: conv.id, policy, revealed: state.revealedTools, slots: state.slots, enabled: enabledFamiliesOf(state.slots) };
-    const set = rt.registry.toolSet(turn);
-    const rows: ToolRow[] = set.callable
-      .map((name) => rt.registry.lookup(name)!)
-      .filter((tool, i, all) => all.indexOf(tool) === i)
-      .map((tool) => ({
-        name: tool.name,
-        family: rt.registry.familyOf(tool.name) ?? 'core',
-        tier: tool.risk,
-        asks: tool.risk === 'unknown' ? 'per call' : policyClears(policy, tool.risk) ? 'no' : 'yes',
-        load: rt.registry.loadState(tool.name, turn),
-      }));
+    const { policy, tools: rows } = toolListing(rt.registry, conv);
     if (values.json) process.stdout.write(`${JSON.stringify({ conversation: values.conversation ?? null, policy, tools: rows })}\n`);
     else {
       const w = Math.max(...rows.map((r) => r.name.length), 4);

@@ -11,6 +11,9 @@ import type { Logger } from './app-service';
 import { SettingsFile } from './settings-file';
 import { detectLocalServers, probesFromEnv } from '../services/providers/local-servers';
 import type { HandlerGroup } from './handler-groups';
+import { checkFamilies } from './tools-host';
+
+const checkFamiliesOrNone = (names: readonly string[]): string[] => (names.length ? checkFamilies(names) : []);
 
 /** Settings → Providers: the contract methods (a handler group, handler-groups.ts) over the service's settings. */
 export const providerGroup =
@@ -66,6 +69,8 @@ export class ProviderSettings {
 
   async save(settings: Settings): Promise<SettingsView> {
     if (settings.activeProvider === 'openai-compatible' && !settings.providers['openai-compatible'].baseURL) throw new DeskhandError('usage', NO_BASE_URL);
+    // Families for new conversations: unknown or always-loaded names are refused with the families named.
+    if (settings.enableFamilies) settings = { ...settings, enableFamilies: checkFamiliesOrNone(settings.enableFamilies) };
     // A UI without the search section keeps the saved search backend.
     this.file.write(settings.search === undefined ? { ...settings, search: this.file.read().search ?? null } : settings);
     return this.view();

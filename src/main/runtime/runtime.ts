@@ -34,6 +34,7 @@ import { checkReplaceable, supersedeFrom, type TurnInput } from './branches';
 import { PersistentConversationState } from './conversation-state';
 import { ENABLED_SLOT, enabledFamiliesOf } from './tool-families';
 import { systemPrompt } from './model-step';
+import type { InstructionsReport } from './project-instructions';
 
 export type { RunOptions, RunOutcome, ApprovalAnswer, BackgroundAnswer };
 
@@ -228,6 +229,12 @@ export class Runtime {
     if (!conv) throw new DeskhandError('not_found', `No conversation ${String(conversation)}.`);
     const extra = typeof conversation === 'string' ? this.core.limits.systemAddendum?.(conv.id) : null;
     return [systemPrompt(this.core, conv, undefined, provider), extra].filter(Boolean).join('\n\n');
+  }
+
+  /** The project instruction files (AGENTS.md, CLAUDE.md) a conversation's prompt carries, as context_info reports them. */
+  instructionsFor(conversation: ConversationRow): InstructionsReport {
+    const state = new PersistentConversationState(conversation.folder, conversation.state);
+    return this.core.instructions.report(state.cwd, state.workspaceRoots);
   }
 
   /**

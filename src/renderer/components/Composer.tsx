@@ -2,6 +2,7 @@
  * The composer: multi-line; Enter sends, Shift+Enter adds a line; Stop (or Esc) while a run works. While Deskhand is
  * working (a run the person started, or a turn it started itself when background work ended), Enter queues the
  * message (with the files attached to it): it is shown as queued and sent when the conversation is idle again.
+ * `/tools` alone opens the tools panel instead of being sent.
  */
 import { useEffect, useRef, useState } from 'react';
 import { api, errorText } from '../api/client';
@@ -12,6 +13,7 @@ import { drainQueue } from '../state/sync';
 import { useUi } from '../state/ui';
 import { useChat } from '../state/chat';
 import { ComposerExtras } from './chat/ComposerExtras';
+import { isToolsCommand, useConversationTools } from '../state/conversation-tools';
 
 export function Composer() {
   const conversationId = useConversations((s) => s.selectedId);
@@ -50,6 +52,12 @@ export function Composer() {
     const value = text.trim();
     const chat = useChat.getState();
     if (!conversationId || (!value && !chat.attachments.length) || sending) return;
+    // `/tools` opens the tools panel; it is not a message to the model.
+    if (isToolsCommand(value) && !chat.attachments.length && !chat.editing) {
+      setText('');
+      useConversationTools.getState().openPanel(true);
+      return;
+    }
     if (chat.editing) {
       if (running) return useUi.getState().notify('Deskhand is working: wait for it to finish (or stop it) to send this edit.');
       return sendRich(conversationId, value);

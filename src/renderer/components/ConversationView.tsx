@@ -17,6 +17,8 @@ import { ProfileSelect } from './McpSettings';
 import { SubagentsPanel } from './SubagentsPanel';
 import { ConversationUsage, ExportButton } from './chat/MessageTools';
 import { AttachmentFace } from './chat/ComposerExtras';
+import { FamilyToggles, ToolsPanel } from './tools/ToolsPanel';
+import { useConversationTools } from '../state/conversation-tools';
 
 const SANDBOX_LABEL: Record<SandboxMode, string> = {
   'workspace-write': 'Workspace',
@@ -44,6 +46,11 @@ export function ConversationView() {
   useEffect(() => {
     if (selectedId !== useMessages.getState().conversationId) void useMessages.getState().open(selectedId);
   }, [selectedId]);
+  // The tools listing follows the open conversation and each run's end (search_tools loads families as it works).
+  const runKey = activeRun ? `${activeRun.runId}:${activeRun.status}` : '';
+  useEffect(() => {
+    void useConversationTools.getState().load(selectedId);
+  }, [selectedId, runKey]);
 
   if (!selectedId || !conversation) return <EmptyState />;
 
@@ -96,8 +103,10 @@ export function ConversationView() {
               </span>
               <SandboxSelect value={conversation.sandbox} onChange={(v) => void setSandbox(v)} />
               <ProfileSelect conversationId={conversation.id} />
+              <FamilyToggles />
             </>
           )}
+          <ToolsButton />
           <span className="model" title="Provider and model for new messages">
             {activeModelLabel(settings)}
           </span>
@@ -115,6 +124,7 @@ export function ConversationView() {
         </div>
       )}
       <SubagentsPanel />
+      <ToolsPanel />
       <div className="messages-area">
         {loading ? (
           <p className="center-note" role="status">
@@ -239,6 +249,16 @@ function SandboxSelect({ value, onChange }: { value: SandboxMode; onChange: (v: 
         </span>
       )}
     </>
+  );
+}
+
+/** Opens the /tools panel (also `/tools` typed in the composer). */
+function ToolsButton() {
+  const open = useConversationTools((s) => s.panelOpen);
+  return (
+    <button type="button" className="btn" aria-expanded={open} title="What this conversation's agent may use (or type /tools)" onClick={() => useConversationTools.getState().openPanel()}>
+      Tools
+    </button>
   );
 }
 

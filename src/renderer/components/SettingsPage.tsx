@@ -18,6 +18,7 @@ import { AppGrantsSettings } from './ComputerUse';
 import { GeneralSettings } from './GeneralSettings';
 import { CompanionSettings } from './CompanionSettings';
 import { Feedback } from './Feedback';
+import { SystemPromptSettings, ToolFamilySettings } from './tools/ToolsSettings';
 
 const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
 
@@ -107,6 +108,7 @@ export function SettingsPage() {
           </fieldset>
         ))}
         <GeneralSettings draft={draft} setDraft={setDraft} />
+        <ToolFamilySettings draft={draft} setDraft={setDraft} />
         <Feedback error={error} status={status} />
         <div className="actions">
           <button type="submit" className="btn primary">
@@ -114,6 +116,7 @@ export function SettingsPage() {
           </button>
         </div>
       </form>
+      <SystemPromptSettings />
       <WebSearchSettings />
       <UrlGrantsSettings />
       <RulesSettings />
