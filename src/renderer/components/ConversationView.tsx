@@ -103,10 +103,8 @@ export function ConversationView() {
               </span>
               <SandboxSelect value={conversation.sandbox} onChange={(v) => void setSandbox(v)} />
               <ProfileSelect conversationId={conversation.id} />
-              <FamilyToggles />
             </>
           )}
-          <ToolsButton />
           <span className="model" title="Provider and model for new messages">
             {activeModelLabel(settings)}
           </span>
@@ -115,6 +113,11 @@ export function ConversationView() {
           <ExportButton conversationId={conversation.id} />
         </div>
       </header>
+      {/* Tools: a row of its own under the header (the header does not wrap, so nothing jumps when a run starts). */}
+      <div className="conv-tools-bar" role="toolbar" aria-label="Conversation tools">
+        <ToolsButton />
+        {!conversation.subagentOf && <FamilyToggles />}
+      </div>
       {problem && (
         <div className="banner" role="status">
           {problem}{' '}
@@ -256,8 +259,8 @@ function SandboxSelect({ value, onChange }: { value: SandboxMode; onChange: (v: 
 function ToolsButton() {
   const open = useConversationTools((s) => s.panelOpen);
   return (
-    <button type="button" className="btn" aria-expanded={open} title="What this conversation's agent may use (or type /tools)" onClick={() => useConversationTools.getState().openPanel()}>
-      Tools
+    <button type="button" className="link-button" aria-expanded={open} title="What this conversation's agent may use (or type /tools)" onClick={() => useConversationTools.getState().openPanel()}>
+      Tools {open ? '▴' : '▾'}
     </button>
   );
 }

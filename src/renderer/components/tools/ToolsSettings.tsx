@@ -47,7 +47,7 @@ export function ToolFamilySettings({ draft, setDraft }: { draft: Settings; setDr
         (its header can still turn them off).
       </p>
       {families.length === 0 && <p className="muted small">Loading the families…</p>}
-      <div className="family-list" role="group" aria-label="Families loaded in new conversations">
+      <div className="family-settings-list" role="group" aria-label="Families loaded in new conversations">
         {families.map((f) => (
           <label key={f.name} className="family-switch" title={f.summary}>
             <input
