@@ -64,6 +64,7 @@ test('/tools lists the tools, the Browser switch loads them into the next reques
   await expect(prompt.getByLabel('System prompt text')).toContainText(AGENTS);
   await expect(prompt.getByLabel('System prompt text')).toContainText('# Project instructions');
   await expect(prompt.getByRole('list', { name: 'Project instruction files in use' })).toContainText(join(deskhand.work, 'AGENTS.md'));
+  await prompt.scrollIntoViewIfNeeded();
   await page.screenshot({ path: artifact(`${deskhand.kind}-settings-prompt.png`) });
   // Settings → Tools for new conversations: computer use checked and saved, a new conversation starts with it on.
   await page.getByRole('group', { name: 'Families loaded in new conversations' }).getByRole('checkbox', { name: /^Computer use/ }).check();
