@@ -92,6 +92,13 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
   subagents.attach(runner);
   // An answer to a parked child's request resumes the top of its parked tree, which runs down to the child again.
   const offRoot = runtime.setParkedRoot((runId) => parkedRoot(store, subagents, runId));
+  // A parked parent that is stopped or replaced takes its parked children with it: rows cancelled, runs stopped.
+  const offParkedEnd = runtime.addParkedEndHook((run, reason) => {
+    for (const child of subagents.endParked(run.id, reason)) {
+      const last = store.latestRunForConversation(child.conversation_id);
+      if (last?.status === 'parked') runtime.stopParked(last.id);
+    }
+  });
   const offFilter = registry.addFilter('subagent-ceiling', (turn) => subagents.ceilingCheck(turn.conversationId));
   // A child is held to its ancestors' current ceilings at every step (plan mode, policy, taint): subagent-ceilings.ts.
   const offCeiling = runtime.addCeilingLookup((conversationId) => inheritedCeiling(store, subagents, conversationId));
@@ -111,6 +118,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     offEnabler();
     offHook();
     offRoot();
+    offParkedEnd();
   };
 }
 

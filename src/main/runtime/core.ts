@@ -73,6 +73,11 @@ export class RuntimeCore {
   /** The options of the runs this process drives now (a subagent inherits its parent's provider from here). */
   readonly live = new Map<string, RunOptions>();
   readonly stepHooks = new Set<StepHook>();
+  /**
+   * Called when a parked run ends without being resumed (stopped by the person, replaced by a new message): what
+   * parked with it (a subagent parked with its call) ends too. The host's subagent wiring registers one.
+   */
+  readonly parkedEndHooks = new Set<(run: RunRow, reason: string) => void>();
   /** Where mission scopes come from (a host's Tower service). */
   readonly scopeLookups = new Set<ScopeLookup>();
   /** Where a conversation's inherited ceilings come from (a host's subagent wiring: its parent's plan mode…). */

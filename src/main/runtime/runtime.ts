@@ -11,7 +11,7 @@ import type { RunEvent } from '../../shared/events';
 import type { Policy, RiskTier } from '../../shared/tools';
 import type { SandboxMode } from '../../shared/sandbox';
 import { DeskhandError, errorMessage } from '../../shared/errors';
-import type { ApprovalRow, ConversationRow, Store } from '../services/store/store';
+import type { ApprovalRow, ConversationRow, RunRow, Store } from '../services/store/store';
 import { createModel, describeProviderError, type ProviderConfig } from '../services/providers/providers';
 import type { Vault } from '../services/vault/vault';
 import { AnswerWaiters } from './answer-waiters';
@@ -173,6 +173,12 @@ export class Runtime {
   addStepHook(hook: StepHook): () => void {
     this.core.stepHooks.add(hook);
     return () => this.core.stepHooks.delete(hook);
+  }
+
+  /** Runs when a parked run ends unresumed (stopped, replaced): what parked with it ends too; returns its remover. */
+  addParkedEndHook(hook: (run: RunRow, reason: string) => void): () => void {
+    this.core.parkedEndHooks.add(hook);
+    return () => this.core.parkedEndHooks.delete(hook);
   }
 
   /** A source of mission scopes (a host's Tower service) the approval engine holds conversations to; returns its remover. */
@@ -360,7 +366,9 @@ export class Runtime {
     if (!this.store.claimRun(runId, ['parked'])) {
       throw new DeskhandError('conflict', `Run ${runId} is ${this.store.getRun(runId)?.status ?? run.status}; only a parked run can be stopped this way.`);
     }
-    return this.loop.finish(this.store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
+    const outcome = this.loop.finish(this.store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
+    this.loop.parkedEnded(run, 'its parent run was stopped while it waited for a person');
+    return outcome;
   }
 
   /**

@@ -421,6 +421,20 @@ export class SubagentService {
     return this.rows.get(id)!;
   }
 
+  /**
+   * A parked parent run ended without being resumed (stopped, replaced): the children parked with its calls end as
+   * cancelled with the reason. Returns them; the host stops their parked runs (and so their own parked children).
+   */
+  endParked(parentRunId: string, reason: string): SubagentRow[] {
+    const ended: SubagentRow[] = [];
+    for (const row of this.rows.withStatus(['parked'])) {
+      if (row.parent_run_id !== parentRunId || this.live.has(row.id)) continue;
+      this.end(row.id, 'cancelled', { error: reason }, false);
+      ended.push(this.rows.get(row.id)!);
+    }
+    return ended;
+  }
+
   post(ctx: { runId: string; conversationId: string }, topic: string, body: string): { id: number; untrusted: boolean } {
     const runner = this.need();
     const me = this.rows.byConversation(ctx.conversationId);
