@@ -87,6 +87,11 @@ export class RuntimeCore {
    * to (a subagent parked with its parent's call; the host's subagent wiring knows the links).
    */
   parkedRoot: (runId: string) => string = (runId) => runId;
+  /**
+   * Resumes a parked run that is not the runtime's to drive on its own (a background subagent: its service runs it),
+   * or returns null to let the runtime resume it.
+   */
+  parkedResume: (runId: string, options: RunOptions) => Promise<RunOutcome> | null = () => null;
   /** AGENTS.md / CLAUDE.md files for the system prompt, read through the guarded reader (project-instructions.ts). */
   readonly instructions: ProjectInstructions;
 

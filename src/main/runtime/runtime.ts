@@ -169,6 +169,14 @@ export class Runtime {
     };
   }
 
+  /** Who resumes an answered parked run instead of the runtime (a background subagent's service); returns its remover. */
+  setParkedResume(resume: (runId: string, options: RunOptions) => Promise<RunOutcome> | null): () => void {
+    this.core.parkedResume = resume;
+    return () => {
+      if (this.core.parkedResume === resume) this.core.parkedResume = () => null;
+    };
+  }
+
   /** Runs before each model call of every run (a subagent's steering); returns its remover. */
   addStepHook(hook: StepHook): () => void {
     this.core.stepHooks.add(hook);
