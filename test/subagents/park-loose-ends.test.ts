@@ -3,11 +3,11 @@
  * tree besides the answer — a parent stopped while parked ends its parked children (their runs and requests too), and
  * a parked child's usage after the park is counted in its spend like before it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/model-server';
-import { openSubHarness, route, type SubHarness } from './harness';
+import { firstUser, lastMessage, openSubHarness, route, textOf, type SubHarness } from './harness';
 
 let h: SubHarness;
 afterEach(async () => {
@@ -71,5 +71,37 @@ describe('a parked tree', () => {
     expect(after.input_tokens).toBe(8000);
     expect(after.output_tokens).toBe(800);
     expect(h.store.getRun(t.childRun)!.input_tokens).toBe(8000);
+  });
+});
+
+describe('a background child of an unattended run', () => {
+  it('parks on its request; wait_subagents parks its parent with it, and the answer resumes both: the child writes, the parent finishes', async () => {
+    h = await openSubHarness();
+    route(
+      h,
+      { 'BG WRITE': [reply().tool('write_file', { path: 'bg.txt', content: 'from the background child\n' }), reply().text('wrote bg.txt')] },
+      [reply().tool('spawn_subagent', { prompt: 'BG WRITE: create bg.txt', description: 'bg writer', background: true }), reply().tool('wait_subagents', { until: 'all' }), reply().text('parent done')],
+    );
+    const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.runtime.setFamilies(conv.id, ['subagents'], true);
+    const out = await h.runtime.sendMessage(conv.id, 'PARENT: start it and wait', { provider: h.provider(), interactive: false });
+    expect(out.status).toBe('parked');
+    const [row] = h.runtime.subagents.list(conv.id);
+    expect(row!.status).toBe('parked');
+    const request = h.store.pendingApprovals().find((a) => a.tool === 'write_file')!;
+    expect(out.approvalIds).toEqual([request.id]);
+    // Its task outlives its process: recovery (as another process would run it) leaves a parked child's task running.
+    h.store.tasks.updateTask(row!.task_id!, { owner_pid: 2_147_483_000, owner_start: '1' });
+    await h.runtime.tasks.recover();
+    expect(h.store.tasks.getTask(row!.task_id!)!.status).toBe('running');
+    expect(existsSync(join(h.work, 'bg.txt'))).toBe(false);
+
+    const done = await h.runtime.decideApproval(request.id, { approved: true, by: 'test' }, { provider: h.provider(), interactive: false });
+    expect(done?.status).toBe('finished');
+    expect(done?.runId).toBe(out.runId);
+    expect(readFileSync(join(h.work, 'bg.txt'), 'utf8')).toBe('from the background child\n');
+    expect(h.runtime.subagents.get(row!.id)!.status).toBe('finished');
+    const parentLast = h.server.requests.filter((r) => firstUser(r).includes('PARENT')).at(-1)!;
+    expect(textOf(lastMessage(parentLast).content)).toContain('wrote bg.txt');
   });
 });
