@@ -403,8 +403,8 @@ export class SubagentService {
     return ended;
   }
 
-  /** Waits until any (or all) of the children end; returns each ended child's result once (marks it reported). */
   /**
+   * Waits until any (or all) of the children end; returns each ended child's result once (marks it reported).
    * `parks` (wait_subagents): when every child still waited for is parked on a person, the call parks on their
    * requests (WaitingForPeople) instead of waiting; parked children whose requests were answered are resumed here.
    */
