@@ -60,7 +60,8 @@ async function twoChildren(alphaFirst: ReturnType<typeof reply>, alphaType: 'exp
   });
   const conv = app.runtime.createConversation({ folder: work, policy: 'read-only', title: 'Parent' });
   app.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
-  const out = await app.runtime.sendMessage(conv.id, 'start helpers', { provider, interactive: false });
+  // Attended, as the app's runs are: its background children wait for the person (an unattended parent's would park).
+  const out = await app.runtime.sendMessage(conv.id, 'start helpers', { provider, interactive: true });
   expect(out.status).toBe('finished');
   const [a, b] = app.runtime.subagents.list(conv.id);
   await until('both children running with alpha asking its model', () => alphaRequests.length > 0 && app!.runtime.subagents.get(b!.id)!.status === 'running');

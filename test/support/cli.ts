@@ -24,20 +24,32 @@ export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void } = {}): Promise<CliResult> {
+/**
+ * `hangMs`: a process still alive then is killed and reported `hung` (code null), so a run that would hang fails its
+ * test instead of stalling the suite.
+ */
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void; hangMs?: number } = {}): Promise<CliResult & { hung: boolean }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
     opts.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
+    let hung = false;
+    const timer = opts.hangMs
+      ? setTimeout(() => {
+          hung = true;
+          child.kill('SIGKILL');
+        }, opts.hangMs)
+      : null;
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
       const events = stdout
         .split('\n')
         .filter((l) => l.startsWith('{'))
         .map((l) => JSON.parse(l) as CliResult['events'][number]);
-      done({ code, stdout, stderr, events });
+      done({ code, stdout, stderr, events, hung });
     });
   });
 }

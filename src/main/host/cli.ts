@@ -214,6 +214,13 @@ async function awaitBackground(
     while (!options.signal?.aborted && last.status === 'finished') {
       const tasks = running();
       if (tasks.length === 0 && !wakes.busy(conversationId)) break;
+      // Every task left is a subagent parked on a person: this process parks too (exit 3) with their requests.
+      const parked = wakes.busy(conversationId) ? [] : runtime.subagents.parkedTasks(tasks);
+      if (parked.length) {
+        last = { ...last, status: 'parked', approvalIds: parked };
+        options.onEvent?.({ type: 'run.parked', runId: last.runId, conversationId, approvalIds: parked });
+        break;
+      }
       const ids = tasks.map((t) => t.id).join(', ');
       if (tasks.length && ids !== announced && !flags.json) process.stderr.write(`Waiting for background task${tasks.length === 1 ? '' : 's'} ${ids} (Ctrl-C stops ${tasks.length === 1 ? 'it' : 'them'}).\n`);
       announced = ids;
@@ -355,7 +362,9 @@ async function runsCommand(args: string[]): Promise<number> {
                   opts,
                 );
           // A resumed run that finished here may have started background tasks: wait for them like `run` does.
-          return decided && decided.status === 'finished' ? awaitBackground(runtime, run.conversation_id, values, opts, decided) : decided;
+          // A subagent's answer continues its tree: what its top conversation waits for (a finished child's wake-up).
+          const top = runtime.subagents.byConversation(run.conversation_id)?.root_conversation_id ?? run.conversation_id;
+          return decided && decided.status === 'finished' ? awaitBackground(runtime, top, values, opts, decided) : decided;
         });
         if (!outcome) return EXIT.finished;
         if (outcome.status === 'running') {

@@ -4,6 +4,7 @@
  * its steering messages before its next model call.
  */
 import { DeskhandError } from '../../shared/errors';
+import { WaitingForPeople } from '../../shared/waiting';
 import type { Runtime } from '../runtime/runtime';
 import { PersistentConversationState } from '../runtime/conversation-state';
 import { enabledFamiliesOf } from '../runtime/tool-families';
@@ -49,7 +50,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       return conv.id;
     },
     async run(conversationId, message, opts) {
-      const { provider, interactive } = await childTurn(opts);
+      const { provider, interactive } = await childTurn(opts, conversationId);
       const outcome = await runtime.sendMessage(conversationId, message, childOptions(provider, interactive, opts));
       return outcomeOf(outcome);
     },
@@ -57,7 +58,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       const last = store.latestRunForConversation(conversationId);
       if (!last) throw new DeskhandError('not_found', 'The child has no turn to continue.');
       if (last.status !== 'parked') return { status: last.status, ...(last.error ? { error: last.error } : {}) };
-      const { provider, interactive } = await childTurn(opts);
+      const { provider, interactive } = await childTurn(opts, conversationId);
       return outcomeOf(await runtime.resume(last.id, childOptions(provider, interactive, opts)));
     },
     lastText(conversationId) {
@@ -70,16 +71,27 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     tainted(conversationId) {
       return store.getConversation(conversationId)?.tainted === 1;
     },
+    attended(runId) {
+      return runtime.liveRunOptions(runId)?.interactive ?? true;
+    },
+    stopParked(conversationId) {
+      const last = store.latestRunForConversation(conversationId);
+      if (last?.status === 'parked') runtime.stopParked(last.id);
+    },
   };
+  /** The provider of the run that resumes a parked background child here (its parent is not running in this process). */
+  const resumeProviders = new Map<string, ProviderConfig>();
   /** The parent's model, and whether the child waits for its approvals (its parent waits) or parks (its parent would). */
-  const childTurn = async (opts: ChildRunOptions): Promise<{ provider: ProviderConfig; interactive: boolean }> => {
+  const childTurn = async (opts: ChildRunOptions, conversationId: string): Promise<{ provider: ProviderConfig; interactive: boolean }> => {
     const parentRun = opts.parentRunId ? store.getRun(opts.parentRunId) : undefined;
     const live = opts.parentRunId ? runtime.liveRunOptions(opts.parentRunId) : undefined;
-    const provider = live?.provider ?? (parentRun && wiring.provider ? await wiring.provider(parentRun) : undefined);
+    const provider = live?.provider ?? resumeProviders.get(conversationId) ?? (parentRun && wiring.provider ? await wiring.provider(parentRun) : undefined);
     if (!provider) throw new DeskhandError('conflict', 'The parent run is not running in this process, so its model is unknown.');
     // A background child has no call to park with, nor a child of a caller that cannot run again (a workflow script, a
     // Tower worker): they wait. A foreground child of spawn/map_subagents parks when its parent's run would.
-    return { provider, interactive: opts.background || !opts.parks || !live || live.interactive };
+    // A background child parks when nobody could answer the run that started (or resumed) it: any process resumes it.
+    if (opts.background) return { provider, interactive: opts.attended };
+    return { provider, interactive: !opts.parks || !live || live.interactive };
   };
   const childOptions = (provider: ProviderConfig, interactive: boolean, opts: ChildRunOptions) => ({
     provider,
@@ -92,6 +104,26 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
   subagents.attach(runner);
   // An answer to a parked child's request resumes the top of its parked tree, which runs down to the child again.
   const offRoot = runtime.setParkedRoot((runId) => parkedRoot(store, subagents, runId));
+  // A parked parent that is stopped or replaced takes its parked children with it: rows cancelled, runs stopped.
+  const offParkedEnd = runtime.addParkedEndHook((run, reason) => void subagents.endParked(run.id, reason));
+  // An answer to a parked background child (its parent's run is not parked with it): the service continues it here.
+  const offOwn = runtime.setParkedResume((runId, options) => {
+    const run = store.getRun(runId);
+    const row = run && subagents.byConversation(run.conversation_id);
+    if (!row || row.status !== 'parked' || row.background !== 1) return null;
+    resumeProviders.set(row.conversation_id, options.provider);
+    return subagents
+      .resumeParked(row.id, options.interactive ?? false)
+      .catch((err: unknown) => {
+        if (!WaitingForPeople.isInstance(err)) throw err;
+      })
+      .then(() => {
+        const last = store.latestRunForConversation(row.conversation_id)!;
+        const open = last.status === 'parked' ? subagents.waitingRequests(subagents.get(row.id)!) : [];
+        return { runId: last.id, conversationId: last.conversation_id, status: last.status, ...(last.error ? { error: last.error } : {}), approvalIds: open };
+      })
+      .finally(() => resumeProviders.delete(row.conversation_id));
+  });
   const offFilter = registry.addFilter('subagent-ceiling', (turn) => subagents.ceilingCheck(turn.conversationId));
   // A child is held to its ancestors' current ceilings at every step (plan mode, policy, taint): subagent-ceilings.ts.
   const offCeiling = runtime.addCeilingLookup((conversationId) => inheritedCeiling(store, subagents, conversationId));
@@ -111,6 +143,8 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     offEnabler();
     offHook();
     offRoot();
+    offParkedEnd();
+    offOwn();
   };
 }
 

@@ -73,6 +73,11 @@ export class RuntimeCore {
   /** The options of the runs this process drives now (a subagent inherits its parent's provider from here). */
   readonly live = new Map<string, RunOptions>();
   readonly stepHooks = new Set<StepHook>();
+  /**
+   * Called when a parked run ends without being resumed (stopped by the person, replaced by a new message): what
+   * parked with it (a subagent parked with its call) ends too. The host's subagent wiring registers one.
+   */
+  readonly parkedEndHooks = new Set<(run: RunRow, reason: string) => void>();
   /** Where mission scopes come from (a host's Tower service). */
   readonly scopeLookups = new Set<ScopeLookup>();
   /** Where a conversation's inherited ceilings come from (a host's subagent wiring: its parent's plan mode…). */
@@ -82,6 +87,11 @@ export class RuntimeCore {
    * to (a subagent parked with its parent's call; the host's subagent wiring knows the links).
    */
   parkedRoot: (runId: string) => string = (runId) => runId;
+  /**
+   * Resumes a parked run that is not the runtime's to drive on its own (a background subagent: its service runs it),
+   * or returns null to let the runtime resume it.
+   */
+  parkedResume: (runId: string, options: RunOptions) => Promise<RunOutcome> | null = () => null;
   /** AGENTS.md / CLAUDE.md files for the system prompt, read through the guarded reader (project-instructions.ts). */
   readonly instructions: ProjectInstructions;
 

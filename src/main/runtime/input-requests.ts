@@ -179,7 +179,8 @@ export class InputRequests {
       return { runId: run.id, conversationId: run.conversation_id, status: run.status, approvalIds: open.map((a) => a.id) };
     }
     // A parked subagent's run resumes through the top of its parked tree: the parent's call runs again and continues it.
-    return this.resume(this.core.parkedRoot(run.id), resume);
+    const root = this.core.parkedRoot(run.id);
+    return this.core.parkedResume(root, resume) ?? this.resume(root, resume);
   }
 }
 

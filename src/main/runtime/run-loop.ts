@@ -147,6 +147,18 @@ export class RunLoop {
       store.updateRun(run.id, { status: 'aborted', error: 'Superseded by a new message.', owner_pid: null });
     });
     this.calls.release(run.id);
+    this.parkedEnded(run, 'its parent run was replaced by a new message while it waited for a person');
+  }
+
+  /** A parked run ended unresumed: the hooks end what parked with it (its parked subagents, their runs). */
+  parkedEnded(run: RunRow, reason: string): void {
+    for (const hook of this.core.parkedEndHooks) {
+      try {
+        hook(run, reason);
+      } catch {
+        // a hook's failure is its own: the run has ended either way
+      }
+    }
   }
 
   finish(run: RunRow, status: RunStatus, options: Pick<RunOptions, 'onEvent'> | undefined, error?: string): RunOutcome {

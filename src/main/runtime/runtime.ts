@@ -11,7 +11,7 @@ import type { RunEvent } from '../../shared/events';
 import type { Policy, RiskTier } from '../../shared/tools';
 import type { SandboxMode } from '../../shared/sandbox';
 import { DeskhandError, errorMessage } from '../../shared/errors';
-import type { ApprovalRow, ConversationRow, Store } from '../services/store/store';
+import type { ApprovalRow, ConversationRow, RunRow, Store } from '../services/store/store';
 import { createModel, describeProviderError, type ProviderConfig } from '../services/providers/providers';
 import type { Vault } from '../services/vault/vault';
 import { AnswerWaiters } from './answer-waiters';
@@ -170,10 +170,24 @@ export class Runtime {
     };
   }
 
+  /** Who resumes an answered parked run instead of the runtime (a background subagent's service); returns its remover. */
+  setParkedResume(resume: (runId: string, options: RunOptions) => Promise<RunOutcome> | null): () => void {
+    this.core.parkedResume = resume;
+    return () => {
+      if (this.core.parkedResume === resume) this.core.parkedResume = () => null;
+    };
+  }
+
   /** Runs before each model call of every run (a subagent's steering); returns its remover. */
   addStepHook(hook: StepHook): () => void {
     this.core.stepHooks.add(hook);
     return () => this.core.stepHooks.delete(hook);
+  }
+
+  /** Runs when a parked run ends unresumed (stopped, replaced): what parked with it ends too; returns its remover. */
+  addParkedEndHook(hook: (run: RunRow, reason: string) => void): () => void {
+    this.core.parkedEndHooks.add(hook);
+    return () => this.core.parkedEndHooks.delete(hook);
   }
 
   /** A source of mission scopes (a host's Tower service) the approval engine holds conversations to; returns its remover. */
@@ -367,7 +381,9 @@ export class Runtime {
     if (!this.store.claimRun(runId, ['parked'])) {
       throw new DeskhandError('conflict', `Run ${runId} is ${this.store.getRun(runId)?.status ?? run.status}; only a parked run can be stopped this way.`);
     }
-    return this.loop.finish(this.store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
+    const outcome = this.loop.finish(this.store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
+    this.loop.parkedEnded(run, 'its parent run was stopped while it waited for a person');
+    return outcome;
   }
 
   /**

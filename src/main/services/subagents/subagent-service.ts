@@ -34,6 +34,10 @@ export interface SubagentRunner {
   resume(conversationId: string, opts: ChildRunOptions): Promise<ChildOutcome>;
   lastText(conversationId: string): string;
   tainted(conversationId: string): boolean;
+  /** A person can answer this run's requests now (its live options are interactive); unknown runs count as attended. */
+  attended?(runId: string): boolean;
+  /** Stops the child conversation's parked run (the child ended while parked: cancelled, its parent stopped). */
+  stopParked?(conversationId: string): void;
 }
 
 export interface ChildRunOptions {
@@ -41,6 +45,11 @@ export interface ChildRunOptions {
   background: boolean;
   /** The parent's call can park with the child (spawn_subagent, map_subagents): else the child waits for answers. */
   parks: boolean;
+  /**
+   * A background child: whether a person can answer its requests here (its parent run could when it started it, or
+   * the run that resumes it can). When nobody can, it parks instead of waiting, and any process resumes it.
+   */
+  attended: boolean;
   signal: AbortSignal;
   onUsage(input: number, output: number): void;
 }
@@ -160,6 +169,8 @@ export class SubagentService {
   private readonly ceilings: SubagentLimits;
   private readonly prices: { input: number; output: number };
   private readonly ceilingCache = new Map<string, ReadonlySet<string> | null>();
+  /** Background children started or resumed here, and whether a person can answer them (else they park). */
+  private readonly attended = new Map<string, boolean>();
 
   constructor(private readonly opts: SubagentServiceOptions) {
     this.rows = opts.store.module(subagentsModule);
@@ -169,6 +180,8 @@ export class SubagentService {
     opts.tasks.register('subagent', {
       cancel: (task, reason) => this.cancelTask(task, reason),
       describe: (task) => this.describeTask(task),
+      // A background child parked on a person outlives its process: any process's answer resumes it.
+      survives: (task) => this.rows.byTask(task.id)?.status === 'parked',
     });
   }
 
@@ -259,6 +272,7 @@ export class SubagentService {
       });
       this.rows.update(row.id, { task_id: task.id });
       row = this.rows.get(row.id)!;
+      this.attended.set(row.id, runner.attended?.(ctx.runId) ?? true);
       void this.launch(row, undefined).catch(() => undefined);
       return row;
     }
@@ -325,6 +339,41 @@ export class SubagentService {
     return this.launch(this.rows.get(now.id)!, ctx.signal, true, !!ctx.parks);
   }
 
+  /**
+   * Continues a parked background child here once its requests are answered (from the process that answered, or a
+   * parent waiting for it): its run resumes, and it ends (its task with it) or parks again. Rejects with
+   * WaitingForPeople when it parks again; a child that is not parked, or still waits, is returned as it is.
+   */
+  async resumeParked(id: string, attended: boolean): Promise<SubagentRow> {
+    const row = this.rows.get(id);
+    if (!row || row.status !== 'parked' || this.live.has(id) || this.waitingRequests(row).length > 0) return row!;
+    this.rows.update(id, { owner_pid: selfIdentity().pid, owner_start: selfIdentity().start });
+    this.attended.set(id, attended);
+    return this.launch(this.rows.get(id)!, undefined, true);
+  }
+
+  /**
+   * When every one of these running tasks is a background child parked on a person (none live here), the requests
+   * they wait for: nothing will end while a process waits for them (the CLI parks instead). Else none.
+   */
+  parkedTasks(tasks: readonly { id: string }[]): string[] {
+    const requests: string[] = [];
+    for (const task of tasks) {
+      const row = this.rows.byTask(task.id);
+      if (!row || row.status !== 'parked' || this.live.has(row.id)) return [];
+      const waiting = this.waitingRequests(row);
+      if (waiting.length === 0) return [];
+      requests.push(...waiting);
+    }
+    return [...new Set(requests)];
+  }
+
+  /** The open requests a parked child (or any descendant of it) waits for. */
+  waitingRequests(row: SubagentRow): string[] {
+    const conversations = new Set([row.conversation_id, ...this.rows.tree(row.conversation_id, 500).map((r) => r.conversation_id)]);
+    return this.opts.store.pendingApprovals().filter((a) => conversations.has(this.opts.store.getRun(a.run_id)?.conversation_id ?? '')).map((a) => a.id);
+  }
+
   list(parentConversationId: string): SubagentRow[] {
     this.recoverOrphans(parentConversationId);
     return this.rows.forParent(parentConversationId);
@@ -354,8 +403,12 @@ export class SubagentService {
     return ended;
   }
 
-  /** Waits until any (or all) of the children end; returns each ended child's result once (marks it reported). */
-  async wait(parentConversationId: string, ids: readonly string[] | null, mode: 'any' | 'all', timeoutMs: number, signal: AbortSignal): Promise<WaitResult> {
+  /**
+   * Waits until any (or all) of the children end; returns each ended child's result once (marks it reported).
+   * `parks` (wait_subagents): when every child still waited for is parked on a person, the call parks on their
+   * requests (WaitingForPeople) instead of waiting; parked children whose requests were answered are resumed here.
+   */
+  async wait(parentConversationId: string, ids: readonly string[] | null, mode: 'any' | 'all', timeoutMs: number, signal: AbortSignal, opts: { parks?: boolean; runId?: string } = {}): Promise<WaitResult> {
     // Children a dead process left "running" are ended first, so the wait returns them instead of waiting forever.
     this.recoverOrphans(parentConversationId);
     const mine = this.rows.forParent(parentConversationId);
@@ -367,8 +420,18 @@ export class SubagentService {
       const ended = rows.filter((r) => TERMINAL.has(r.status));
       return mode === 'all' ? ended.length === rows.length : ended.length > 0 || rows.length === 0;
     };
+    // A parked child whose requests were answered (the call runs again after its run resumed) continues here.
+    if (opts.parks) for (const row of snapshot()) if (row.status === 'parked') void this.resumeParked(row.id, opts.runId ? (this.runner?.attended?.(opts.runId) ?? true) : true).catch(() => undefined);
+    // Every child still waited for is parked on a person, none live here: nothing will end while this call waits.
+    const blocked = (): string[] => {
+      if (!opts.parks) return [];
+      const open = snapshot().filter((r) => !TERMINAL.has(r.status));
+      if (open.length === 0 || open.some((r) => r.status !== 'parked' || this.live.has(r.id))) return [];
+      const requests = open.flatMap((r) => this.waitingRequests(r));
+      return open.every((r) => this.waitingRequests(r).length > 0) ? requests : [];
+    };
     let timedOut = false;
-    if (!ready()) {
+    if (!ready() && blocked().length === 0) {
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -379,7 +442,7 @@ export class SubagentService {
         };
         const check = () => {
           this.recoverOrphans(parentConversationId);
-          if (ready()) done();
+          if (ready() || blocked().length > 0) done();
         };
         const timer = setTimeout(() => {
           timedOut = true;
@@ -392,6 +455,8 @@ export class SubagentService {
       });
     }
     if (signal.aborted) throw new DeskhandError('aborted', 'The wait was stopped.');
+    const waiting = ready() ? [] : blocked();
+    if (waiting.length) throw new WaitingForPeople(waiting, `the subagents waited for are parked on ${waiting.join(', ')}`);
     const rows = snapshot();
     const finished = rows.filter((r) => TERMINAL.has(r.status));
     this.markReported(finished);
@@ -419,6 +484,20 @@ export class SubagentService {
     }
     this.end(id, 'cancelled', { error: reason }, false);
     return this.rows.get(id)!;
+  }
+
+  /**
+   * A parked parent run ended without being resumed (stopped, replaced): the foreground children parked with its calls
+   * end as cancelled with the reason, and their parked runs stop (and so their own parked children). Returns them.
+   */
+  endParked(parentRunId: string, reason: string): SubagentRow[] {
+    const ended: SubagentRow[] = [];
+    for (const row of this.rows.withStatus(['parked'])) {
+      if (row.parent_run_id !== parentRunId || row.background === 1 || this.live.has(row.id)) continue;
+      this.end(row.id, 'cancelled', { error: reason }, false);
+      ended.push(this.rows.get(row.id)!);
+    }
+    return ended;
   }
 
   post(ctx: { runId: string; conversationId: string }, topic: string, body: string): { id: number; untrusted: boolean } {
@@ -549,6 +628,7 @@ export class SubagentService {
           parentRunId: row.parent_run_id,
           background: row.background === 1,
           parks,
+          attended: this.attended.get(row.id) ?? true,
           signal: live.controller.signal,
           onUsage: (input, output) => this.spend(row.id, input, output, limits, live),
         };
@@ -597,6 +677,9 @@ export class SubagentService {
     // A foreground child's answer goes to its waiting parent call: reported in the same commit that ends it.
     const reported = !row.background || !row.task_id ? { reported: 1 } : {};
     if (!this.rows.finish(id, status, { ...patch, tainted, ...reported })) return;
+    this.attended.delete(id);
+    // Ended while parked (cancelled, its parent stopped): its parked run stops too, and its requests expire.
+    if (row.status === 'parked') this.runner?.stopParked?.(row.conversation_id);
     const ended = this.rows.get(id)!;
     if (ended.task_id) {
       mkdirSync(join(this.opts.dataDir, 'subagents'), { recursive: true, mode: 0o700 });

@@ -498,6 +498,8 @@ export class BackgroundTasks {
     for (const task of this.rows.runningTasks()) {
       // A question waits for a person, not a process: it survives a restart (its request stays answerable).
       if (task.kind === 'job_batch' || task.kind === 'question' || isSameProcess(task.owner_pid, task.owner_start)) continue;
+      // Nor does work parked on a person (a background subagent whose run parked): its owner says so.
+      if (this.external.owner(task.kind)?.survives?.(task)) continue;
       if (this.rows.finishTask(task.id, 'interrupted', { summary: 'Deskhand stopped while this was running', notified_at: Date.now() })) interrupted.push(task.id);
     }
     const revived = this.reviveBatches();

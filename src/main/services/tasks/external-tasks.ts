@@ -10,6 +10,11 @@ import type { TaskKind, TaskRow, TaskStatus, TaskStore } from './task-store';
 export interface ExternalKind {
   cancel(task: TaskRow, reason: string): Promise<void>;
   describe(task: TaskRow): string;
+  /**
+   * The task outlives the process that runs it (a subagent parked on a person's answer: any process resumes it), so
+   * start-up recovery leaves it running instead of marking it interrupted.
+   */
+  survives?(task: TaskRow): boolean;
 }
 
 export interface StartExternalInput {

@@ -20,7 +20,7 @@ export const createWaitSubagents = (subagents: Subagents) =>
     presentation: { title: 'Wait for subagents', icon: 'clock' },
     timeoutMs: 3700_000,
     async execute(args, ctx) {
-      const result = await subagents.wait(ctx.conversationId, args.ids ?? null, args.until ?? 'any', (args.timeout_seconds ?? 600) * 1000, ctx.signal);
+      const result = await subagents.wait(ctx.conversationId, args.ids ?? null, args.until ?? 'any', (args.timeout_seconds ?? 600) * 1000, ctx.signal, { parks: true, runId: ctx.runId });
       if (result.finished.length === 0 && result.running.length === 0) return { output: 'No subagent answers are waiting: every child has been reported (list_subagents shows them).' };
       const parts = result.finished.map(describeChild);
       if (result.running.length) parts.push(`Still running${result.timedOut ? ' (the wait timed out)' : ''}:\n${result.running.map(statusLine).join('\n')}`);
