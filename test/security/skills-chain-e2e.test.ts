@@ -51,7 +51,7 @@ describe('chain: a workspace skill linked to a secret', () => {
     expect(w.sentSince(from)).toContain('was not loaded');
     expect(w.sentSince(from)).not.toContain(MARK);
     expect(r.stdout + r.stderr).not.toContain(MARK);
-  });
+  }, 120_000); // one CLI process, opening the whole runtime (8–30 s on the loaded 2-core machine)
 });
 
 describe('chain: a workspace skill asks for a fetch', () => {
@@ -72,5 +72,5 @@ describe('chain: a workspace skill asks for a fetch', () => {
     // The model read the skill inside an untrusted envelope.
     expect(w.sentSince(from)).toMatch(/<untrusted source=\\"workspace skill [^"\\]*report\/SKILL\.md\\"/);
     expect(r.events.filter((e) => e.type === 'tool.result' && e.tool === 'web_fetch')).toHaveLength(0);
-  });
+  }, 120_000);
 });
