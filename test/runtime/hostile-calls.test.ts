@@ -9,7 +9,7 @@ import { Runtime } from '../../src/main/runtime/runtime';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { Store } from '../../src/main/services/store/store';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
-import { reply, startModelServer, type ModelServer } from '../support/model-server';
+import { reply, startModelServer, type ModelServer, type ReplyBuilder } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 
 let runs = 0;
@@ -57,53 +57,65 @@ const provider = (protocol: 'openai' | 'anthropic'): ProviderConfig =>
 const runtime = () => new Runtime({ store, dataDir, tools: [echo, loose] as ToolDefinition[], retryBaseMs: 10, idleTimeoutMs: 5000 });
 const nextRequest = (i: number) => JSON.stringify(server.requests[i]!.body);
 
-describe.each(['openai', 'anthropic'] as const)('hostile tool calls over %s', (protocol) => {
-  it('a tool-call id reused within a step: the repeat gets a tool error, the first runs, the run goes on', async () => {
-    server.enqueue(reply().tool('echo', { text: 'one' }, { id: 'call_same' }).tool('echo', { text: 'two' }, { id: 'call_same' }));
-    server.enqueue(reply().text('ok'));
-    const rt = runtime();
-    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
-    const out = await rt.sendMessage(conv.id, 'go', { provider: provider(protocol), interactive: false });
-    expect(out.status).toBe('finished');
-    expect(server.requests).toHaveLength(2);
-    expect(nextRequest(1)).toContain('echo: one');
-    if (protocol === 'anthropic') {
-      expect(nextRequest(1)).toMatch(/tool-call id call_same was already used/);
-      expect(runs).toBe(1);
-    } else {
-      // The OpenAI stream parser gives a second call at a new index an id of its own: both run, each answered once.
-      expect(nextRequest(1)).toContain('echo: two');
-      expect(runs).toBe(2);
-    }
-  });
+/** One hostile step (or two) the scripted model plays, and what the run must show afterwards. */
+interface Case {
+  name: string;
+  replies: ReplyBuilder[];
+  /** The model is asked this many times in all (the last request holds the answers to the hostile calls). */
+  requests: number;
+  check(protocol: 'openai' | 'anthropic', last: string): void;
+}
 
-  it('a tool-call id reused from an earlier step gets a tool error; the earlier result stays', async () => {
-    server.enqueue(reply().tool('echo', { text: 'first' }, { id: 'call_again' }));
-    server.enqueue(reply().tool('echo', { text: 'second' }, { id: 'call_again' }));
-    server.enqueue(reply().text('ok'));
-    const rt = runtime();
-    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
-    const out = await rt.sendMessage(conv.id, 'go', { provider: provider(protocol), interactive: false });
-    expect(out.status).toBe('finished');
-    expect(server.requests).toHaveLength(3);
-    expect(nextRequest(2)).toContain('echo: first');
-    expect(nextRequest(2)).toMatch(/tool-call id call_again was already used/);
-    expect(runs).toBe(1);
-  });
-
-  it.each([
-    ['arrays', (n: number) => `{"value": ${'['.repeat(n)}${']'.repeat(n)}}`],
-    ['objects', (n: number) => `{"value": ${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`],
-    ['unterminated', (n: number) => `{"value": ${'['.repeat(n)}`],
-  ])('arguments nested 200,000 deep (%s) get a tool error; the run goes on', async (_kind, make) => {
-    server.enqueue(reply().toolRaw('loose', make(200_000)));
-    server.enqueue(reply().text('ok'));
-    const rt = runtime();
-    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
-    const out = await rt.sendMessage(conv.id, 'go', { provider: provider(protocol), interactive: false });
-    expect(out.status).toBe('finished');
-    expect(server.requests).toHaveLength(2);
-    expect(nextRequest(1)).toMatch(/nested (more than|too)|not valid JSON/);
+const nested = (kind: string, make: (n: number) => string): Case => ({
+  name: `arguments nested 200,000 deep (${kind}) get a tool error; the run goes on`,
+  replies: [reply().toolRaw('loose', make(200_000)), reply().text('ok')],
+  requests: 2,
+  check: (_p, last) => {
+    expect(last).toMatch(/nested (more than|too)|not valid JSON/);
     expect(runs).toBe(0);
+  },
+});
+
+const CASES: Case[] = [
+  {
+    name: 'a tool-call id reused within a step: the repeat gets a tool error, the first runs, the run goes on',
+    replies: [reply().tool('echo', { text: 'one' }, { id: 'call_same' }).tool('echo', { text: 'two' }, { id: 'call_same' }), reply().text('ok')],
+    requests: 2,
+    check: (protocol, last) => {
+      expect(last).toContain('echo: one');
+      if (protocol === 'anthropic') {
+        expect(last).toMatch(/tool-call id call_same was already used/);
+        expect(runs).toBe(1);
+      } else {
+        // The OpenAI stream parser gives a second call at a new index an id of its own: both run, each answered once.
+        expect(last).toContain('echo: two');
+        expect(runs).toBe(2);
+      }
+    },
+  },
+  {
+    name: 'a tool-call id reused from an earlier step gets a tool error; the earlier result stays',
+    replies: [reply().tool('echo', { text: 'first' }, { id: 'call_again' }), reply().tool('echo', { text: 'second' }, { id: 'call_again' }), reply().text('ok')],
+    requests: 3,
+    check: (_p, last) => {
+      expect(last).toContain('echo: first');
+      expect(last).toMatch(/tool-call id call_again was already used/);
+      expect(runs).toBe(1);
+    },
+  },
+  nested('arrays', (n) => `{"value": ${'['.repeat(n)}${']'.repeat(n)}}`),
+  nested('objects', (n) => `{"value": ${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`),
+  nested('unterminated', (n) => `{"value": ${'['.repeat(n)}`),
+];
+
+describe.each(['openai', 'anthropic'] as const)('hostile tool calls over %s', (protocol) => {
+  it.each(CASES)('$name', async (c) => {
+    server.enqueue(...c.replies);
+    const rt = runtime();
+    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
+    const out = await rt.sendMessage(conv.id, 'go', { provider: provider(protocol), interactive: false });
+    expect(out.status).toBe('finished');
+    expect(server.requests).toHaveLength(c.requests);
+    c.check(protocol, nextRequest(c.requests - 1));
   });
 });

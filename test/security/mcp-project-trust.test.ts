@@ -13,45 +13,21 @@ import { GuardedContentReader } from '../../src/main/runtime/content-reader';
 import { parseServerConfig, projectPin, projectScripts } from '../../src/main/services/mcp/config';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
+import { plantProjectServer, type ProjectServer } from '../support/project-mcp';
 import { makeRuntime, providerFor, until } from '../extensions/helpers';
-
-/** A small MCP server over stdio; every start appends its version to the starts log; v2 also leaves a marker. */
-function serverSource(version: number, starts: string, marker: string): string {
-  return `import { appendFileSync, writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
-appendFileSync(${JSON.stringify(starts)}, 'v${version}\\n');
-${version > 1 ? `writeFileSync(${JSON.stringify(marker)}, 'the rewritten server ran');` : ''}
-const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const req = JSON.parse(line);
-  if (req.id === undefined) return;
-  if (req.method === 'initialize') return send({ jsonrpc: '2.0', id: req.id, result: { protocolVersion: req.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'proj', version: '${version}' } } });
-  if (req.method === 'tools/list') return send({ jsonrpc: '2.0', id: req.id, result: { tools: [{ name: 'probe', description: 'A probe.', inputSchema: { type: 'object', properties: {} } }] } });
-  if (req.method === 'tools/call') process.exit(3);
-  send({ jsonrpc: '2.0', id: req.id, error: { code: -32601, message: 'no such method' } });
-});
-`;
-}
 
 let model: ModelServer;
 let runtime: AppRuntime | null = null;
 let dataDir: string;
 let work: string;
-let starts: string;
-let marker: string;
+let proj: ProjectServer;
 beforeEach(async () => {
   model = await startModelServer();
   model.setFallback(() => reply().text('done'));
   dataDir = tempDir('deskhand-mcptrust-data-');
   work = tempDir('deskhand-mcptrust-work-');
-  // Inside the workspace: project servers run in the OS sandbox, where only the workspace is writable.
-  const logs = join(work, 'logs');
-  mkdirSync(logs);
-  starts = join(logs, 'starts.log');
-  marker = join(logs, 'pwned');
-  mkdirSync(join(work, '.deskhand'));
-  writeFileSync(join(work, 'server.mjs'), serverSource(1, starts, marker));
-  writeFileSync(join(work, '.deskhand', 'mcp.json'), JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: ['server.mjs'], tier: 'read-only' } } }));
+  // A project server whose tools/call crashes it (the automatic restart is what the test watches).
+  proj = plantProjectServer(work, { command: process.execPath, onCall: 'exit' });
 });
 afterEach(async () => {
   await runtime?.mcp.close();
@@ -60,7 +36,6 @@ afterEach(async () => {
   await model.close();
 });
 
-const startsSeen = () => (existsSync(starts) ? readFileSync(starts, 'utf8').trim().split('\n') : []);
 const opts = () => ({ provider: providerFor(model), interactive: false });
 
 /** The person approves the project file through the model's enable_project_mcp_servers call. */
@@ -84,10 +59,10 @@ describe('the approval of a project MCP file covers the scripts it runs', () => 
     expect(shown).toContain('Workspace files these commands run');
     expect(shown).toContain(join(work, 'server.mjs'));
     await until(() => runtime!.mcp.server('proj')?.health.status === 'connected');
-    expect(startsSeen()).toEqual(['v1']);
+    expect(proj.startsSeen()).toEqual(['v1']);
 
     // The model rewrites the script with an ordinary workspace write (a sandboxed command could do the same).
-    writeFileSync(join(work, 'server.mjs'), serverSource(2, starts, marker));
+    writeFileSync(join(work, 'server.mjs'), proj.source(2));
     // The server crashes; Deskhand's automatic restart checks the approval first and does not run the new code.
     await expect(runtime.mcp.callTool('proj', 'probe', {}, new AbortController().signal)).rejects.toThrow();
     await until(() => /changed since the person approved it/.test(runtime!.mcp.server('proj')?.health.lastError ?? ''));
@@ -95,8 +70,8 @@ describe('the approval of a project MCP file covers the scripts it runs', () => 
     expect(health.status).toBe('failed');
     expect(health.nextRetryAt).toBeNull();
     expect(health.lastError).toContain(join(work, 'server.mjs'));
-    expect(existsSync(marker)).toBe(false);
-    expect(startsSeen()).toEqual(['v1']);
+    expect(existsSync(proj.marker)).toBe(false);
+    expect(proj.startsSeen()).toEqual(['v1']);
     expect(runtime.mcp.projectFile(work).trusted).toBe(false);
 
     // Another process over the same data starts trusted project servers itself: not this one.
@@ -108,14 +83,14 @@ describe('the approval of a project MCP file covers the scripts it runs', () => 
       await second.mcp.close();
       second.store.close();
     }
-    expect(existsSync(marker)).toBe(false);
-    expect(startsSeen()).toEqual(['v1']);
+    expect(existsSync(proj.marker)).toBe(false);
+    expect(proj.startsSeen()).toEqual(['v1']);
 
     // The person approves the file again (now with the new script): only then does the new code run.
     await approveProject(runtime, conv.id);
     await until(() => runtime!.mcp.server('proj')?.health.status === 'connected');
-    expect(existsSync(marker)).toBe(true);
-    expect(startsSeen()).toEqual(['v1', 'v2']);
+    expect(existsSync(proj.marker)).toBe(true);
+    expect(proj.startsSeen()).toEqual(['v1', 'v2']);
   }, 60_000);
 
   it('an approval shown before the script changed cannot be used after it changed', async () => {
@@ -124,12 +99,12 @@ describe('the approval of a project MCP file covers the scripts it runs', () => 
     model.enqueue(reply().tool('enable_project_mcp_servers', { folder: work }), reply().text('started'));
     const parked = await runtime.sendMessage(conv.id, 'start the project servers', opts());
     const request = runtime.store.getApproval(parked.approvalIds[0]!)!;
-    writeFileSync(join(work, 'server.mjs'), serverSource(2, starts, marker));
+    writeFileSync(join(work, 'server.mjs'), proj.source(2));
     await runtime.answerRequest(request.id, { approved: true }, opts());
     expect(runtime.mcp.server('proj')).toBeUndefined();
     expect(runtime.mcp.projectFile(work).trusted).toBe(false);
-    expect(existsSync(marker)).toBe(false);
-    expect(startsSeen()).toEqual([]);
+    expect(existsSync(proj.marker)).toBe(false);
+    expect(proj.startsSeen()).toEqual([]);
   }, 30_000);
 });
 
@@ -143,7 +118,7 @@ describe('the scripts of a trusted project server are run-later files', () => {
     model.enqueue(reply().tool('read_file', { path: 'server.mjs' }).tool('read_file', { path: '.deskhand/mcp.json' }), reply().text('read'));
     expect((await runtime.sendMessage(conv.id, 'look at it', opts())).status).toBe('finished');
     const calls: [string, Record<string, unknown>, RegExp][] = [
-      ['write_file', { path: 'server.mjs', content: serverSource(2, starts, marker) }, /file the project MCP server proj runs/],
+      ['write_file', { path: 'server.mjs', content: proj.source(2) }, /file the project MCP server proj runs/],
       ['edit_file', { path: 'server.mjs', old_string: "'v1", new_string: "'v9" }, /file the project MCP server proj runs/],
       ['execute_command', { command: "printf 'x' > server.mjs" }, /file the project MCP server proj runs/],
       ['execute_command', { command: 'cp /dev/null ./server.mjs' }, /file the project MCP server proj runs/],
@@ -199,7 +174,7 @@ describe('which files the pin covers', () => {
 
   it('the pin changes when a covered script changes, and equals the file hash when none is run', () => {
     const before = projectPin('f'.repeat(64), scriptsOf(process.execPath, ['server.mjs']));
-    writeFileSync(join(work, 'server.mjs'), serverSource(2, starts, marker));
+    writeFileSync(join(work, 'server.mjs'), proj.source(2));
     const after = projectPin('f'.repeat(64), scriptsOf(process.execPath, ['server.mjs']));
     expect(after).not.toBe(before);
     expect(projectPin('f'.repeat(64), [])).toBe('f'.repeat(64));

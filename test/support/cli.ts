@@ -2,6 +2,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { reply, startModelServer, type ModelServer } from './model-server';
+import { tempDir } from './tool-context';
 
 export const BIN = resolve(__dirname, '../../bin/deskhand.js');
 const CLI = resolve(__dirname, '../../out/main/cli.js');
@@ -26,11 +29,13 @@ export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 /**
  * `hangMs`: a process still alive then is killed and reported `hung` (code null), so a run that would hang fails its
- * test instead of stalling the suite.
+ * test instead of stalling the suite. `input`, when given, is written to the command's stdin (e.g. the value for
+ * `deskhand secrets set`).
  */
-export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void; hangMs?: number } = {}): Promise<CliResult & { hung: boolean }> {
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void; hangMs?: number; input?: string } = {}): Promise<CliResult & { hung: boolean }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv(opts.env), stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
     opts.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
@@ -41,8 +46,8 @@ export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; onSpawn?
           child.kill('SIGKILL');
         }, opts.hangMs)
       : null;
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => {
       if (timer) clearTimeout(timer);
       const events = stdout
@@ -53,3 +58,73 @@ export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; onSpawn?
     });
   });
 }
+
+/**
+ * The setup every `deskhand run` chain shares: a fresh scripted model server per test (replies a failed test did not
+ * consume never leak into the next one) that answers "Done." when its queue is empty, and fresh data, workspace and
+ * home folders. Call at the top of a test file (or a describe block); the returned object's fields are the current
+ * test's. `run` is `deskhand run … --json PROMPT` against the scripted server; `cli` is any other command with the
+ * test's HOME (add `--data-dir` yourself where the command takes one).
+ */
+export interface CliWorld {
+  readonly server: ModelServer;
+  readonly dataDir: string;
+  readonly work: string;
+  readonly home: string;
+  run(prompt: string, opts?: RunOpts): Promise<CliResult>;
+  cli(args: string[], opts?: { env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void; input?: string }): Promise<CliResult>;
+  /** Everything the model was sent since request `from` (request bodies), as one string. */
+  sentSince(from: number): string;
+}
+
+export interface RunOpts {
+  policy?: string;
+  /** More `deskhand run` flags, e.g. ['--enable', 'mcp']. */
+  flags?: string[];
+  env?: NodeJS.ProcessEnv;
+  onSpawn?: (child: ChildProcess) => void;
+}
+
+export function useCliWorld(name: string, defaults: { policy?: string; flags?: string[]; env?: NodeJS.ProcessEnv } = {}): CliWorld {
+  let server: ModelServer | undefined;
+  let dirs = { dataDir: '', work: '', home: '' };
+  beforeAll(() => requireBuild());
+  afterAll(async () => server?.close());
+  beforeEach(async () => {
+    await server?.close();
+    server = await startModelServer();
+    server.setFallback(() => reply().text('Done.'));
+    dirs = { dataDir: tempDir(`deskhand-${name}-data-`), work: tempDir(`deskhand-${name}-work-`), home: tempDir(`deskhand-${name}-home-`) };
+  });
+  const world: CliWorld = {
+    get server() {
+      if (!server) throw new Error('useCliWorld: the server starts in beforeEach');
+      return server;
+    },
+    get dataDir() {
+      return dirs.dataDir;
+    },
+    get work() {
+      return dirs.work;
+    },
+    get home() {
+      return dirs.home;
+    },
+    run(prompt, opts = {}) {
+      const policy = opts.policy ?? defaults.policy ?? 'read-only';
+      const flags = opts.flags ?? defaults.flags ?? [];
+      const args = ['run', '--provider', 'openai', '--base-url', world.server.baseURL, '--model', 'm', '--cwd', dirs.work, '--data-dir', dirs.dataDir, '--policy', policy, ...flags, '--json', prompt];
+      return runCli(args, { env: { HOME: dirs.home, ...defaults.env, ...opts.env }, ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}) });
+    },
+    cli(args, opts = {}) {
+      return runCli(args, { env: { HOME: dirs.home, ...defaults.env, ...opts.env }, ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}), ...(opts.input !== undefined ? { input: opts.input } : {}) });
+    },
+    sentSince: (from) => world.server.requests.slice(from).map((r) => JSON.stringify(r.body)).join('\n'),
+  };
+  return world;
+}
+
+/** The outputs of the run's tool calls (its `tool.result` events). */
+export const toolResults = (r: CliResult): string[] => r.events.filter((e) => e.type === 'tool.result').map((e) => String(e.output));
+/** The run's `approval.requested` events. */
+export const approvals = (r: CliResult): CliResult['events'] => r.events.filter((e) => e.type === 'approval.requested');

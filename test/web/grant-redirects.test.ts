@@ -8,6 +8,8 @@ import { callEffects, decide } from '../../src/main/runtime/approval-engine';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { PinnedHttpClient } from '../../src/main/services/http/pinned-client';
 import { createWebFamily } from '../../src/main/tools/web';
+import { createReadPdf } from '../../src/main/tools/compositions/read-pdf';
+import { PdfJsReader } from '../../src/main/services/pdf/read';
 import { makeContext, tempDir } from '../support/tool-context';
 import { startServer, type TestServer } from './servers';
 
@@ -46,8 +48,13 @@ async function run(tool: ToolDefinition, args: unknown, grants: string[], tainte
 }
 
 function tools(grants: string[]) {
-  const family = createWebFamily({ http: new PinnedHttpClient(), urlGrants: () => grants, search: () => null, keys: null }).tools;
-  return { fetch: family.find((t) => t.name === 'web_fetch')!, request: family.find((t) => t.name === 'http_request')! };
+  const family = createWebFamily({ http: new PinnedHttpClient(), urlGrants: () => grants, search: () => null, keys: null });
+  return {
+    fetch: family.tools.find((t) => t.name === 'web_fetch')!,
+    request: family.tools.find((t) => t.name === 'http_request')!,
+    // read_pdf {url} fetches through the web family's guards (the host passes them on the same way).
+    pdf: createReadPdf(new PdfJsReader(), family.net) as unknown as ToolDefinition,
+  };
 }
 
 type Hop = [what: string, to: (origin: string) => string, followed: boolean, status?: number];
@@ -80,6 +87,24 @@ describe('a URL grant holds on every redirect hop', () => {
       expect(ran).toEqual([]);
       expect(s.log.map((l) => new URL(l.url, 'http://x').pathname)).toEqual(['/docs/a']);
       expect(r.output).toMatch(/not followed: the call ran unattended because the URL grant .* covers .*, and no URL grant covers/);
+    }
+  });
+
+  it.each(hops)('read_pdf {url}, tainted run: %s', async (_what, to, followed, status) => {
+    const { s, ran } = await redirector();
+    const grants = [`${s.origin}/docs/*`];
+    const target = to(s.origin);
+    const r = await run(tools(grants).pdf, { url: `${s.origin}/docs/a.pdf?to=${encodeURIComponent(target)}${status ? `&status=${status}` : ''}` }, grants, true);
+    expect(r.decision.decision, r.decision.reasons.join(' | ')).toBe('allow');
+    const path = new URL(target, s.origin).pathname;
+    if (followed) {
+      // Followed: the hop's page was fetched (it is text, so read_pdf says it is not a PDF).
+      expect(ran).toEqual([path]);
+      expect(r.error).toMatch(/is not a PDF/);
+    } else {
+      expect(ran).toEqual([]);
+      expect(s.log.map((l) => new URL(l.url, 'http://x').pathname)).toEqual(['/docs/a.pdf']);
+      expect(r.error).toMatch(/No PDF was read: .* was not followed: the call ran unattended because the URL grant .* covers .*, and no URL grant covers/);
     }
   });
 

@@ -8,6 +8,7 @@ export const USAGE = `Usage:
                [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--profile NAME]
                [--enable browser,computer,…] [--json] PROMPT   (--enable: tool families loaded from the first request)
   deskhand runs list [--json]
+  deskhand stop [--data-dir DIR] [--json]   (the computer-use kill switch: every process on the data folder stops)
   deskhand prompt show [--conversation ID | --cwd DIR --policy P] [--provider P]   (the system prompt, in full)
   deskhand tools [--conversation ID | --cwd DIR --policy P] [--json]   (family, tier, whether it asks, loaded/deferred/off)
   deskhand runs show RUN_ID [--json]

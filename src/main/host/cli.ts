@@ -33,6 +33,7 @@ import { workflowsCommand } from './cli-workflows';
 import { towerCommand } from './cli-tower';
 import { parseFamilies } from '../runtime/tool-families';
 import { promptCommand, toolsCommand } from './cli-prompt-tools';
+import { stopCommand } from './cli-stop';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
@@ -96,6 +97,8 @@ export async function main(argv: string[]): Promise<number> {
         return await promptCommand(rest);
       case 'tools':
         return await toolsCommand(rest);
+      case 'stop':
+        return await stopCommand(rest);
       case undefined:
       case 'help':
       case '--help':

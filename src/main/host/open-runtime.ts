@@ -120,9 +120,17 @@ export class AppRuntime extends Runtime {
     return super.answerRequest(id, value, k.options).finally(k.release);
   }
 
-  /** On quit: commands and the browser end (nothing outlives Deskhand). */
+  /**
+   * On quit: commands and the browser end (nothing outlives Deskhand), and computer use lets go of the desktop (its
+   * accessibility-bus connection would otherwise keep a finished `deskhand run --enable computer` from exiting).
+   */
   async shutdownServices(): Promise<void> {
     await Promise.allSettled([this.tasks.shutdown(), this.browser?.shutdown()]);
+    try {
+      this.computer.close();
+    } catch {
+      // already closed, or no desktop was ever reached
+    }
   }
 }
 

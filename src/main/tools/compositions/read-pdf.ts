@@ -18,6 +18,8 @@ export interface PdfFetch {
   /** The web family's URL effects (addresses judged by the url-guard inspector). */
   urlEffects(urls: readonly string[]): Promise<import('../../runtime/tool').Effects>;
   allowPrivate(ctx: ToolContext, url: string): ReadonlyMap<string, ReadonlySet<string> | null>;
+  /** Each redirect hop of a call a URL grant cleared must be covered by a grant too (the web family's rule). */
+  hopCheck(ctx: ToolContext, url: string): ((hop: string) => string | null) | undefined;
 }
 
 const source = {
@@ -49,7 +51,11 @@ async function load(args: { path?: string | undefined; url?: string | undefined 
   }
   if (!net) throw new ToolError('Reading PDFs from URLs is not available here; download it first and give path.');
   try {
-    const res = await net.http.request({ method: 'GET', url: args.url!, headers: { accept: 'application/pdf' }, maxBytes: PDF_LIMITS.maxBytes, timeoutMs: 60_000, signal: ctx.signal, allowPrivate: net.allowPrivate(ctx, args.url!) });
+    const hopCheck = net.hopCheck(ctx, args.url!);
+    const res = await net.http.request({ method: 'GET', url: args.url!, headers: { accept: 'application/pdf' }, maxBytes: PDF_LIMITS.maxBytes, timeoutMs: 60_000, signal: ctx.signal, allowPrivate: net.allowPrivate(ctx, args.url!), ...(hopCheck ? { hopCheck } : {}) });
+    if (res.stoppedRedirect) {
+      throw new ToolError(`No PDF was read: ${args.url} redirects to ${res.stoppedRedirect.to}, which was not followed: ${res.stoppedRedirect.reason}. To read it, call read_pdf with that URL (a person will be asked when it needs approval).`);
+    }
     if (res.status >= 400) throw new ToolError(`${args.url} answered ${res.status}; no PDF was read.`);
     if (res.cut) throw new ToolError(`${args.url} is larger than ${PDF_LIMITS.maxBytes} bytes (or took too long); read_pdf did not read it.`);
     return { bytes: res.body, untrusted: res.url, shown: res.url };

@@ -9,7 +9,7 @@ import type { HttpService } from '../../services/http/index';
 import { createHttpRequest } from './http-request';
 import { createWebFetch } from './web-fetch';
 import { createWebSearch, type SearchKeys } from './web-search';
-import { allowedPrivate, urlEffects } from './net';
+import { allowedPrivate, grantHops, urlEffects } from './net';
 import type { Effects, ToolContext } from '../../runtime/tool';
 
 export interface WebDeps {
@@ -30,6 +30,8 @@ export interface WebNet {
   urlGrants: () => readonly string[];
   urlEffects(urls: readonly string[]): Promise<Effects>;
   allowPrivate(ctx: ToolContext, url: string): Map<string, Set<string> | null>;
+  /** The redirect rule of a call a URL grant cleared (net.ts grantHops): undefined when the call was not cleared by a grant. */
+  hopCheck(ctx: ToolContext, url: string): ((hop: string) => string | null) | undefined;
 }
 
 export function createWebFamily(deps: WebDeps): { tools: ToolDefinition[]; net: WebNet } {
@@ -39,6 +41,7 @@ export function createWebFamily(deps: WebDeps): { tools: ToolDefinition[]; net: 
       urlGrants: deps.urlGrants,
       urlEffects: (urls) => urlEffects(deps.http, urls),
       allowPrivate: (ctx, url) => allowedPrivate(ctx, url, deps.urlGrants()),
+      hopCheck: (ctx, url) => grantHops(ctx, url, deps.urlGrants),
     },
     tools: [
       createWebSearch(deps),
