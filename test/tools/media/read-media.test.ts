@@ -94,8 +94,16 @@ describe('read_media_file', () => {
     writeFileSync(join(work, 'noise.png'), original);
     // The scripted server refuses an image over 5 MB as Anthropic does ("image exceeds 5 MB maximum"): the run only
     // finishes when the image was made to fit.
-    const body = JSON.parse(await lookAt('anthropic', 'noise.png')) as { messages: { content: { type: string; content?: { type: string; source?: { data: string; media_type: string } }[] }[] }[] };
-    expect(server.refused).toEqual([]);
+    // Two closing replies: the runtime counts the image's base64 as text, so this one picture may make it compact
+    // the history first (a side request that takes a reply of its own).
+    server.enqueue(reply().tool('read_media_file', { path: 'noise.png' }), reply().text('A grey blur.'), reply().text('A grey blur.'));
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    runtime.setFamilies(conv.id, ['media'], true);
+    const outcome = await runtime.sendMessage(conv.id, 'look', { provider: provider('anthropic'), interactive: false });
+    expect(server.refused.map((r) => r.refusal.message)).toEqual([]);
+    expect(outcome.status).toBe('finished');
+    const request = server.requests.find((r) => JSON.stringify(r.body).includes('"tool_result"'))!;
+    const body = request.body as unknown as { messages: { content: { type: string; content?: { type: string; source?: { data: string; media_type: string } }[] }[] }[] };
     const result = body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((c) => c.type === 'tool_result')!;
     const image = Buffer.from(result.content!.find((c) => c.type === 'image')!.source!.data, 'base64');
     expect(image.length).toBeLessThanOrEqual(IMAGE_MAX_BYTES);
