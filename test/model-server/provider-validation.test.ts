@@ -341,4 +341,37 @@ describe('provider validation: what the real runtime sends with the whole tool s
       expect(refusal).toBeUndefined();
     }
   });
+
+  it.each(['anthropic', 'openai'])('%s: an empty model reply, a stream stopped mid-text and mid-tool-call, a broken stream, more turns', async (name) => {
+    const rt = new Runtime({ store, dataDir, tools: builtinTools({ dataDir }), retryBaseMs: 10, idleTimeoutMs: 5000 });
+    const conv = rt.createConversation({ folder: work, policy: 'read-only' });
+    const opts = { provider: providers[name]!(), interactive: false };
+    const statuses: string[] = [];
+    server.enqueue(reply());
+    statuses.push((await rt.sendMessage(conv.id, 'one', opts)).status);
+    // Stopped while text streams, then while a step's tool calls stream.
+    // The stop comes once the server holds the request, while its reply streams (each event waits 300 ms).
+    const stopWhileStreaming = () => {
+      const stop = new AbortController();
+      const sent = server.requests.length + 1;
+      const poll = setInterval(() => {
+        if (server.requests.length < sent) return;
+        clearInterval(poll);
+        setTimeout(() => stop.abort(), 450);
+      }, 20);
+      return stop.signal;
+    };
+    server.enqueue(reply().text('a').text('b').text('c').delay(300));
+    statuses.push((await rt.sendMessage(conv.id, 'two', { ...opts, signal: stopWhileStreaming() })).status);
+    server.enqueue(reply().tool('ls', {}).tool('get_time', {}).delay(300));
+    statuses.push((await rt.sendMessage(conv.id, 'three', { ...opts, signal: stopWhileStreaming() })).status);
+    // A stream broken after a tool call (retried), then the turn goes on.
+    server.enqueue(reply().tool('ls', {}), reply().tool('ls', {}).streamError(), reply().tool('ls', {}), reply().text('listed'));
+    statuses.push((await rt.sendMessage(conv.id, 'four', opts)).status);
+    server.enqueue(reply().text('five done'));
+    statuses.push((await rt.sendMessage(conv.id, 'five', opts)).status);
+    expect(statuses).toEqual(['finished', 'aborted', 'aborted', 'finished', 'finished']);
+    expect(server.refused.map((r) => r.refusal.message)).toEqual([]);
+    expect(server.requests.length).toBeGreaterThanOrEqual(8);
+  });
 });
