@@ -116,6 +116,37 @@ it('defers MCP schemas behind search_tools when there are many, and lists resour
   expect(toolResults(model, 4).at(-1)).toMatch(/<untrusted source="mcp everything prompt simple-prompt"[\s\S]*\[user\]/);
 }, 60_000);
 
+it('names every tool of a server with a 40-character name within the 64 characters the providers take, and calls one whose name was cut', async () => {
+  const dataDir = tempDir('deskhand-data-');
+  const work = tempDir('deskhand-work-');
+  const server = 'a-very-long-server-name-of-forty-chars-x';
+  expect(server).toHaveLength(40);
+  runtime = makeRuntime(dataDir, { mcpDeferAbove: 100 });
+  addServer(runtime.store, server, { transport: 'stdio', command: EVERYTHING, args: [], tier: 'read-only' });
+  await runtime.startMcp();
+  // Every name the model is offered; the scripted server refuses a request whose tool name is over 64 characters, as
+  // Anthropic and OpenAI do, so the run below only finishes when every name fits.
+  const cut = runtime.registry
+    .all()
+    .filter((t) => t.name.startsWith('mcp__'))
+    .map((t) => t.name);
+  expect(cut.length).toBeGreaterThan(3);
+  for (const name of cut) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+  expect(new Set(cut).size).toBe(cut.length);
+  const shortened = cut.find((n) => !n.startsWith(`mcp__${server}__get-sum`) && /_[0-9a-f]{8}$/.test(n) && n.length === 64);
+  expect(shortened, `a cut name among ${cut.join(', ')}`).toBeDefined();
+  const getSum = cut.find((n) => n.startsWith(`mcp__${server}__get-`) && n.includes('sum'))!;
+  model.enqueue(reply().tool(getSum, { a: 2, b: 40 }), reply().text('done'));
+  const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
+  runtime.setFamilies(conv.id, ['mcp'], true);
+  let outcome = await runtime.sendMessage(conv.id, 'add', { provider: providerFor(model), interactive: false });
+  while (outcome.status === 'parked') outcome = (await runtime.decideApproval(outcome.approvalIds[0]!, { approved: true }, { provider: providerFor(model), interactive: false }))!;
+  expect(model.refused.map((r) => r.refusal.message)).toEqual([]);
+  expect(outcome.status).toBe('finished');
+  expect(offeredTools(model, 0).map((t) => t.name)).toEqual(expect.arrayContaining(cut));
+  expect(toolResults(model, 1).at(-1)).toMatch(new RegExp(`<untrusted source="mcp ${server} get-sum"[\\s\\S]*42`));
+}, 60_000);
+
 it('speaks legacy SSE too (server-everything in sse mode)', async () => {
   const sse = await startEverythingHttp('sse');
   const store = new Store(tempDir('deskhand-data-'));

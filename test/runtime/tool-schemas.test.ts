@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/main/runtime/registry';
 import { builtinTools as assembled } from '../support/tools';
+import { TOOL_NAME } from '../support/provider-validation';
 import { tempDir } from '../support/tool-context';
 
 describe('model-facing tool list', () => {
@@ -19,6 +20,15 @@ describe('model-facing tool list', () => {
     expect(names).toEqual(expect.arrayContaining(['find', 'glob', 'read_file', 'write_file', 'edit_file', 'execute_command']));
     for (const tool of builtinTools) {
       if (tool.pair) expect(() => registry.resolve(tool.pair!.executeName)).toThrow(/Unknown tool/);
+    }
+  });
+
+  it('offers every tool, deferred families included, under a name and a root schema both providers take', () => {
+    // Anthropic and OpenAI refuse a request with a tool name outside ^[a-zA-Z0-9_-]{1,64}$ or a schema whose root is
+    // not an object (test/support/provider-validation.ts); the scripted server only sees the families a test loads.
+    for (const spec of registry.modelTools()) {
+      expect(spec.name).toMatch(TOOL_NAME);
+      expect(spec.inputSchema.type, spec.name).toBe('object');
     }
   });
 

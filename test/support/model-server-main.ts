@@ -4,6 +4,7 @@
  *     [--models a,b]   (GET /v1/models lists them: the server stands in for a local model server that is detected)
  *     [--routes routes.json]   ({"KEY": [replies…]}: a request whose first user message contains KEY takes the next reply
  *                              of that queue, every other request the script's next; subagents run beside their parent)
+ *     [--accept-invalid-because REASON]   (the provider-validity checks are off: the test sends broken bodies on purpose)
  * Prints `{"url": "..."}` on one stdout line once listening; appends each recorded request as a JSON line to --requests.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { z } from 'zod';
 import { scriptedReplySchema, startModelServer } from './model-server';
 
 const { values } = parseArgs({
-  options: { script: { type: 'string' }, requests: { type: 'string' }, 'api-key': { type: 'string' }, models: { type: 'string' }, routes: { type: 'string' } },
+  options: { script: { type: 'string' }, requests: { type: 'string' }, 'api-key': { type: 'string' }, models: { type: 'string' }, routes: { type: 'string' }, 'accept-invalid-because': { type: 'string' } },
 });
 if (!values.script) throw new Error('model-server-main: --script FILE is required');
 const requestsFile = values.requests;
@@ -20,6 +21,7 @@ const requestsFile = values.requests;
 const script = z.array(scriptedReplySchema).parse(JSON.parse(readFileSync(values.script, 'utf8')));
 const server = await startModelServer({
   apiKey: values['api-key'],
+  acceptInvalidRequestsBecause: values['accept-invalid-because'],
   models: values.models ? values.models.split(',').filter(Boolean) : undefined,
   // Appended synchronously, so the file is complete by the time the client has its answer.
   onRequest: requestsFile ? (request) => appendFileSync(requestsFile, `${JSON.stringify(request)}\n`) : undefined,

@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { validateAnthropicRequest, validateOpenAIRequest, type ProviderRefusal } from './provider-validation';
 
 // One representation for both the reply() builder and JSON scripts (model-server-main.ts).
 export const scriptedReplySchema = z.strictObject({
@@ -154,6 +155,18 @@ export interface ModelServerOptions {
    * (`performance.timeOrigin + performance.now()`): benchmarks time tokens from here to the screen.
    */
   onWrite?: ((chunk: string, at: number) => void) | undefined;
+  /**
+   * Every request is checked against what the real provider documents as invalid (test/support/provider-validation.ts)
+   * and refused as that provider would (400 invalid_request_error). A test that sends a broken body on purpose says why
+   * here, and the checks are off for that server only.
+   */
+  acceptInvalidRequestsBecause?: string | undefined;
+}
+
+/** A request the server refused as the real provider would, with the reason. */
+export interface RefusedRequest {
+  request: RecordedRequest;
+  refusal: ProviderRefusal;
 }
 
 export interface ModelServer {
@@ -162,6 +175,8 @@ export interface ModelServer {
   /** `url + '/v1'`, the baseURL for createOpenAI / createOpenAICompatible / createAnthropic. */
   readonly baseURL: string;
   readonly requests: RecordedRequest[];
+  /** Requests refused by the provider-validity checks (also in `requests`, in order). */
+  readonly refused: RefusedRequest[];
   /** Number of scripted replies not consumed yet. */
   readonly pending: number;
   enqueue(...replies: ReplyInput[]): void;
@@ -234,12 +249,17 @@ function errorShape(status: number): ErrorShape {
   );
 }
 
-function sendError(res: ServerResponse, protocol: Protocol, status: number, opts: { message?: string | undefined; retryAfterSeconds?: number | undefined }): void {
+function sendError(
+  res: ServerResponse,
+  protocol: Protocol,
+  status: number,
+  opts: { message?: string | undefined; retryAfterSeconds?: number | undefined; param?: string | null; code?: string | null },
+): void {
   const shape = errorShape(status);
   const message = opts.message ?? shape[protocol].message;
   const body =
     protocol === 'openai'
-      ? { error: { message, type: shape.openai.type, param: null, code: shape.openai.code } }
+      ? { error: { message, type: shape.openai.type, param: opts.param ?? null, code: opts.code !== undefined ? opts.code : shape.openai.code } }
       : { type: 'error', error: { type: shape.anthropic.type, message } };
   res.writeHead(status, {
     'content-type': 'application/json',
@@ -492,6 +512,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
+  const refused: RefusedRequest[] = [];
+  if (options.acceptInvalidRequestsBecause !== undefined && options.acceptInvalidRequestsBecause.trim() === '') {
+    throw new Error('model server: acceptInvalidRequestsBecause needs the reason the test sends invalid requests');
+  }
   /** Prefixes in the simulated Anthropic prompt cache (hashes; never evicted while the server lives). */
   const cacheWritten = new Set<string>();
   let fallback: ((request: RecordedRequest) => ReplyInput) | undefined;
@@ -537,6 +561,16 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     if (options.apiKey !== undefined && presentedKey(protocol, req.headers) !== options.apiKey) {
       sendError(res, protocol, 401, {});
       return;
+    }
+    if (options.acceptInvalidRequestsBecause === undefined) {
+      const refusal = request.protocol === 'anthropic' ? validateAnthropicRequest(request.body) : validateOpenAIRequest(request.body);
+      if (refusal) {
+        refused.push({ request, refusal });
+        // Loud in the test's output: a refused request usually fails the test far from here.
+        process.stderr.write(`model server: refused a ${protocol} request as the provider would: ${refusal.message}\n`);
+        sendError(res, protocol, refusal.status, refusal);
+        return;
+      }
     }
     const next = queue.shift() ?? (fallback ? toSpec(fallback(request)) : undefined);
     if (!next) {
@@ -603,6 +637,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     url,
     baseURL: `${url}/v1`,
     requests,
+    refused,
     get pending() {
       return queue.length;
     },

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ToolError } from '../../shared/errors';
 import type { Policy } from '../../shared/tools';
 import { fallbackTitle, type ToolPresentationView } from '../../shared/tool-presentation';
-import type { ToolDefinition } from './tool';
+import { TOOL_NAME_MAX, type ToolDefinition } from './tool';
 import { FAMILY_SUMMARIES, type LoadState } from './tool-families';
 import { unknownArguments, unknownArgumentsMessage } from './strict-args';
 
@@ -80,7 +80,8 @@ export interface TurnToolSet {
   loadOnCall(name: string): string[];
 }
 
-const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,127}$/;
+// What the providers take (TOOL_NAME_MAX), starting with a letter.
+const NAME_RE = new RegExp(`^[A-Za-z][A-Za-z0-9_-]{0,${TOOL_NAME_MAX - 1}}$`);
 
 interface Entry {
   tool: ToolDefinition;

@@ -230,6 +230,12 @@ export interface Presentation<A = unknown> {
 
 export type ToolKind = 'builtin' | 'mcp' | 'custom';
 
+/**
+ * The longest tool name: Anthropic and OpenAI both refuse a request with a tool name outside ^[a-zA-Z0-9_-]{1,64}$
+ * (Anthropic "Define tools", OpenAI Chat Completions reference), so every tool the model sees fits it.
+ */
+export const TOOL_NAME_MAX = 64;
+
 export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   name: string;
   /** `builtin` (default), `mcp` (named `mcp__<server>__<tool>`) or `custom` (from agent configuration). */

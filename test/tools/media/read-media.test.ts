@@ -5,12 +5,14 @@
  * get the image; a history written under one provider is fitted to the next; audio is described; a damaged image is
  * reported.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Jimp from 'jimp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../../src/main/host/open-runtime';
 import type { ProviderConfig } from '../../../src/main/services/providers/providers';
+import { IMAGE_MAX_BYTES } from '../../../src/main/services/media/index';
 import { Store } from '../../../src/main/services/store/store';
 import { reply, startModelServer, type ModelServer } from '../../support/model-server';
 import { tempDir } from '../../support/tool-context';
@@ -82,6 +84,34 @@ describe('read_media_file', () => {
     // Then the model's own reply, so the order is tool → user(image) → assistant on the next turn.
     expect(body.messages.slice(i + 2).some((m) => m.role === 'tool')).toBe(false);
   });
+
+  it('keeps a detailed picture within the 5 MB Anthropic takes per image (a 1200×1200 PNG of noise is ~5.8 MB)', async () => {
+    // Pure-JavaScript PNG coding of noise is slow on a loaded machine: the test gets its own budget.
+    const noisy = new Jimp(1200, 1200);
+    noisy.bitmap.data = randomBytes(1200 * 1200 * 4);
+    const original = await noisy.getBufferAsync(Jimp.MIME_PNG);
+    expect(original.length).toBeGreaterThan(IMAGE_MAX_BYTES);
+    writeFileSync(join(work, 'noise.png'), original);
+    // The scripted server refuses an image over 5 MB as Anthropic does ("image exceeds 5 MB maximum"): the run only
+    // finishes when the image was made to fit.
+    // Two closing replies: the runtime counts the image's base64 as text, so this one picture may make it compact
+    // the history first (a side request that takes a reply of its own).
+    server.enqueue(reply().tool('read_media_file', { path: 'noise.png' }), reply().text('A grey blur.'), reply().text('A grey blur.'));
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    runtime.setFamilies(conv.id, ['media'], true);
+    const outcome = await runtime.sendMessage(conv.id, 'look', { provider: provider('anthropic'), interactive: false });
+    expect(server.refused.map((r) => r.refusal.message)).toEqual([]);
+    expect(outcome.status).toBe('finished');
+    const request = server.requests.find((r) => JSON.stringify(r.body).includes('"tool_result"'))!;
+    const body = request.body as unknown as { messages: { content: { type: string; content?: { type: string; source?: { data: string; media_type: string } }[] }[] }[] };
+    const result = body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((c) => c.type === 'tool_result')!;
+    const image = Buffer.from(result.content!.find((c) => c.type === 'image')!.source!.data, 'base64');
+    expect(image.length).toBeLessThanOrEqual(IMAGE_MAX_BYTES);
+    const decoded = await Jimp.read(image);
+    expect(decoded.bitmap.width).toBeLessThan(1200);
+    expect(decoded.bitmap.width).toBe(decoded.bitmap.height); // the aspect ratio is kept
+    expect(JSON.stringify(result.content)).toContain(`1200×1200 pixels, scaled to ${decoded.bitmap.width}×${decoded.bitmap.height}`);
+  }, 180_000);
 
   it('tells an OpenAI-compatible model (its server may take no images) that it does not get the image', async () => {
     const body = await lookAt('openai-compatible');

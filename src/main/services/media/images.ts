@@ -4,7 +4,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Jimp from 'jimp';
 import { DeskhandError } from '../../../shared/errors';
-import { IMAGE_MAX_EDGE, type MediaService, type PreparedImage } from './index';
+import { IMAGE_MAX_BYTES, IMAGE_MAX_EDGE, type MediaService, type PreparedImage } from './index';
 
 export class JimpMedia implements MediaService {
   constructor(private readonly dataDir: string) {}
@@ -21,7 +21,15 @@ export class JimpMedia implements MediaService {
     if (Math.max(originalWidth, originalHeight) > IMAGE_MAX_EDGE) img.scaleToFit(IMAGE_MAX_EDGE, IMAGE_MAX_EDGE);
     // Photos travel as JPEG (smaller); anything with transparency or few colours as PNG.
     const jpeg = img.getMIME() === Jimp.MIME_JPEG;
-    const out = jpeg ? await img.quality(85).getBufferAsync(Jimp.MIME_JPEG) : await img.getBufferAsync(Jimp.MIME_PNG);
+    const encode = () => (jpeg ? img.quality(85).getBufferAsync(Jimp.MIME_JPEG) : img.getBufferAsync(Jimp.MIME_PNG));
+    let out = await encode();
+    // Over the providers' per-image limit (a detailed picture as PNG): smaller until it fits. Bytes grow about with the
+    // pixel count, so each round scales by the square root of the excess, with a margin.
+    while (out.length > IMAGE_MAX_BYTES && img.bitmap.width > 1 && img.bitmap.height > 1) {
+      const factor = Math.sqrt(IMAGE_MAX_BYTES / out.length) * 0.9;
+      img.resize(Math.max(1, Math.floor(img.bitmap.width * factor)), Math.max(1, Math.floor(img.bitmap.height * factor)));
+      out = await encode();
+    }
     const sha256 = createHash('sha256').update(out).digest('hex');
     const ext = jpeg ? 'jpg' : 'png';
     const dir = join(this.dataDir, 'media');

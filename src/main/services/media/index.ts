@@ -15,12 +15,20 @@ export interface PreparedImage {
 }
 
 export interface MediaService {
-  /** Decodes, downscales to at most `IMAGE_MAX_EDGE` on the long edge, re-encodes and stores the image. */
+  /**
+   * Decodes, downscales to at most `IMAGE_MAX_EDGE` on the long edge (and further until it takes at most
+   * `IMAGE_MAX_BYTES`), re-encodes and stores the image.
+   */
   prepareImage(bytes: Buffer): Promise<PreparedImage>;
 }
 
 /** The long edge images are scaled down to (Anthropic's recommended maximum; OpenAI's high-detail tiles fit too). */
 export const IMAGE_MAX_EDGE = 1568;
+/**
+ * The most bytes one prepared image may take: Anthropic refuses an image over 5 MB ("Vision": 5 MB per image through
+ * the API), the smallest provider limit; a detailed picture at IMAGE_MAX_EDGE can take twice that as PNG.
+ */
+export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 /** Files larger than this are not opened. */
 export const MEDIA_MAX_BYTES = 50 * 1024 * 1024;
 

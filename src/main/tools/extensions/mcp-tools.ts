@@ -4,9 +4,10 @@
  * (default: ask under every policy), every call counted as egress (Spec I: it hands arguments to another program,
  * perhaps another machine) and every result wrapped as untrusted. Large tool sets are deferred behind search_tools.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
-import type { Classification, ToolDefinition } from '../../runtime/tool';
+import { TOOL_NAME_MAX, type Classification, type ToolDefinition } from '../../runtime/tool';
 import { wrapUntrusted } from '../../runtime/untrusted';
 import { neutralize } from '../../runtime/neutralize';
 import type { McpCallResult, McpContent, McpServerConfig, McpService, McpTier, McpToolInfo } from '../../services/mcp';
@@ -23,9 +24,16 @@ export interface McpToolOptions {
 
 const MAX_DESCRIPTION = 2000;
 
-/** A tool name the registry accepts: `mcp__<server>__<tool>`, unsafe characters replaced, at most 128 characters. */
+/**
+ * A tool name the registry and the providers accept: `mcp__<server>__<tool>`, unsafe characters replaced, at most 64
+ * characters (Anthropic and OpenAI both refuse a request whose tool name is outside ^[a-zA-Z0-9_-]{1,64}$). A longer
+ * name is cut and ends with a hash of the whole one, so two long names of one server stay apart.
+ */
 export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 128);
+  const full = `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  if (full.length <= TOOL_NAME_MAX) return full;
+  const hash = createHash('sha256').update(`${server}\0${tool}`).digest('hex').slice(0, 8);
+  return `${full.slice(0, TOOL_NAME_MAX - hash.length - 1)}_${hash}`;
 }
 
 export function tierOf(config: McpServerConfig, tool: string): McpTier {
