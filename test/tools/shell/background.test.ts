@@ -205,7 +205,8 @@ describe('background commands', () => {
 });
 
 describe('housekeeping', () => {
-  it('deleting a conversation first ends its tasks', async () => {
+  // Deleting through the app service (which calls this first) is test/host/app-service.test.ts's.
+  it('cancelForConversation ends the processes of the conversation\'s tasks', async () => {
     const m = marker();
     await exec({ command: `sleep ${m}`, run_in_background: true });
     await until(() => sleeping(m).length === 1, 'the sleep');
