@@ -19,13 +19,14 @@
  * sends, so it contains part of the work measured and flatters the ratio.
  */
 import { reply, startModelServer } from '../test/support/model-server';
-import { figure, percentile, ratio, type BenchResult } from './lib';
+import { figure, isSmoke, percentile, ratio, roundsOf, type BenchResult } from './lib';
 import { openUiHost } from './ui-support';
 
-const BURST_TOKENS = 50_000;
+/** A smoke run (CI) streams 5,000: every path, not the load. */
+const BURST_TOKENS = isSmoke() ? 5_000 : 50_000;
 const BURST_REPEATS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 3);
 const PACED_TOKENS = 240;
-const PACED_REPEATS = Number(process.env.DESKHAND_BENCH_PACED_REPEATS ?? 6);
+const PACED_REPEATS = roundsOf(Number(process.env.DESKHAND_BENCH_PACED_REPEATS ?? 6));
 const TOKENS_PER_SECOND = 60;
 const MARK = 'END_OF_STREAM_MARK';
 const WORDS = ['the', 'agent', 'reads', 'a', 'file,', 'plans', 'an', 'edit', 'and', 'asks', 'before', 'it', 'writes', '`code`', '**bold**', 'text.'];

@@ -18,11 +18,12 @@ import { streamModelStep } from '../src/main/runtime/model-call';
 import { Store } from '../src/main/services/store/store';
 import { reply, startModelServer } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
-import { figure, paired, roundsOf, type BenchResult } from './lib';
+import { figure, isSmoke, paired, roundsOf, type BenchResult } from './lib';
 
-const CHILDREN = 100;
+/** A smoke run (CI) maps 16: every path, not the load. */
+const CHILDREN = isSmoke() ? 16 : 100;
 const CAP = 8;
-const SEQ_CHILDREN = 10;
+const SEQ_CHILDREN = isSmoke() ? 2 : 10;
 const SEQ_ROUNDS = 20;
 
 export default async function subagentsBench(): Promise<BenchResult> {
