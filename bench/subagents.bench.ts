@@ -109,7 +109,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
     }
     return {
       map_overhead_ms_per_child: figure(perChild, { unit: 'ms/child', baseline: `the same ${SEQ_CHILDREN} model calls made directly, one at a time, paired rounds` }),
-      map_100_parallel_share_ms_per_child: figure(parallelShare, { unit: 'ms/child', baseline: 'the same 100 model calls made directly, 8 at once: wall share per child, 8 overlapping' }),
+      map_100_parallel_share_ms_per_child: figure(parallelShare, { unit: 'ms/child', baseline: `the same ${CHILDREN} model calls made directly, ${CAP} at once: wall share per child, ${CAP} overlapping` }),
       map_100_total_ms: figure(map.a, { unit: 'ms', baseline: 'map_100_direct_ms' }),
       map_100_direct_ms: figure(map.b, { unit: 'ms' }),
       compaction_ms: figure(compaction, { unit: 'ms', baseline: 'compaction_model_call_ms (the summary call alone)' }),
