@@ -76,4 +76,6 @@ if (smoke) {
   writeFileSync(out, `${JSON.stringify({ at: new Date().toISOString(), figures: all }, null, 2)}\n`);
   process.stdout.write(`figures written to ${out}\n`);
 }
-process.exitCode = failed ? 1 : 0;
+// Exit now: a bench that failed half-way may leave a handle open (a browser, a server, an X world), and a runner that
+// never returns would hang CI instead of failing it.
+process.exit(failed ? 1 : 0);
