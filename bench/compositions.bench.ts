@@ -22,7 +22,7 @@ import { VIEWER_CSP, viewerDocument } from '../src/main/services/compositions/in
 import { ChromiumPdfPrinter } from '../src/main/services/pdf/print';
 import { PdfJsReader } from '../src/main/services/pdf/read';
 import type { Store } from '../src/main/services/store/store';
-import { figure, paired, ratio, type BenchResult } from './lib';
+import { figure, paired, ratio, roundsOf, type BenchResult } from './lib';
 import { openUiHost } from './ui-support';
 
 const ROUNDS = 9;
@@ -89,7 +89,7 @@ async function compositionOpen(result: BenchResult): Promise<void> {
     const small: number[] = [];
     const floor: number[] = [];
     try {
-      for (let i = 0; i < ROUNDS + 1; i++) {
+      for (let i = 0; i < roundsOf(ROUNDS) + 1; i++) {
         const order = i % 2 ? (['small', 'direct', 'big'] as const) : (['big', 'small', 'direct'] as const);
         for (const which of order) {
           const ms = which === 'direct' ? await openDirect() : await open(titles[which]);

@@ -10,6 +10,9 @@
 import { AtspiClient } from '../src/main/services/computer/atspi';
 import type { ElementHandle } from '../src/main/services/computer/index';
 import { ComputerUseService } from '../src/main/services/computer/computer-use';
+import { StoreGrantBook } from '../src/main/services/computer/grant-book';
+import { appGrantsModule } from '../src/main/services/store/modules/app-grants';
+import { Store } from '../src/main/services/store/store';
 import { LinuxX11Operator } from '../src/main/services/computer/linux-x11';
 import { createComputerFamily } from '../src/main/tools/computer';
 import type { ToolDefinition } from '../src/main/runtime/tool';
@@ -39,7 +42,10 @@ export default async function computerObserveBench(): Promise<BenchResult> {
   process.env.DISPLAY = world.display;
   const dataDir = tempDir('deskhand-bench-computer-');
   const operator = new LinuxX11Operator(world.env);
-  const grants = { list: () => [], get: () => null, grant: () => { throw new Error('no'); }, revoke: () => false, isGranted: () => true, wasRevoked: () => false };
+  // The real grant book over a real store, as the app has it: each observation re-checks the grant in SQLite.
+  const store = new Store(tempDir('deskhand-bench-computer-data-'));
+  const grants = new StoreGrantBook(store.module(appGrantsModule));
+  for (const app of ['zenity', 'gtk3-widget-factory']) grants.grant(app, ['observe'], null);
   const computer = new ComputerUseService({ operator, grants, dataDir, thumbnails: false });
   const observe = createComputerFamily({ computer }).tools.find((t) => t.name === 'computer_observe') as ToolDefinition;
   const client = await AtspiClient.connect(world.env.DBUS_SESSION_BUS_ADDRESS);
@@ -89,6 +95,7 @@ export default async function computerObserveBench(): Promise<BenchResult> {
   } finally {
     client.close();
     computer.close();
+    store.close();
     await world.close();
   }
   return out;

@@ -14,9 +14,10 @@ import { pathToFileURL } from 'node:url';
 import { grepTool } from '../src/main/tools/files/grep';
 import { ripgrepPath } from '../src/main/tools/files/rg';
 import { makeContext } from '../test/support/tool-context';
-import { figure, paired, ratio, type BenchResult } from './lib';
+import { figure, isSmoke, paired, ratio, type BenchResult } from './lib';
 
-const DIRS = 200;
+/** 200 MB; a smoke run (CI) searches a 10 MB tree, enough to exercise every path without building 200 MB first. */
+const DIRS = isSmoke() ? 10 : 200;
 const FILES_PER_DIR = 100;
 const TARGET_FILE_BYTES = 10_000;
 const NEEDLE = 'deskhandneedle';

@@ -18,6 +18,15 @@ export interface Figure {
 
 export type BenchResult = Record<string, Figure | number | string>;
 
+/**
+ * `bench/run.ts --smoke` (CI, through scripts/test.sh): one round of every bench, no warm-up, so a bench that throws or
+ * lost its real part fails the run; the figures of a smoke run mean nothing and are not written as results.
+ */
+export const isSmoke = (): boolean => process.env.DESKHAND_BENCH_SMOKE === '1';
+/** The rounds a bench asked for, or 1 in a smoke run (for loops of a bench's own). */
+export const roundsOf = (n: number): number => (isSmoke() ? 1 : n);
+const warm = (n: number): number => (isSmoke() ? 0 : n);
+
 export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const pos = (sorted.length - 1) * q;
@@ -49,6 +58,7 @@ export async function paired(
   b: () => Promise<unknown>,
 ): Promise<{ a: number[]; b: number[] }> {
   const out = { a: [] as number[], b: [] as number[] };
+  [rounds, warmup] = [roundsOf(rounds), warm(warmup)];
   for (let i = 0; i < warmup + rounds; i++) {
     const first = i % 2 === 0;
     const t0 = performance.now();
@@ -66,6 +76,7 @@ export async function paired(
 /** Times `fn` `rounds` times after `warmup` runs; milliseconds. */
 export async function timed(rounds: number, warmup: number, fn: () => Promise<unknown>): Promise<number[]> {
   const out: number[] = [];
+  [rounds, warmup] = [roundsOf(rounds), warm(warmup)];
   for (let i = 0; i < warmup + rounds; i++) {
     const t0 = performance.now();
     await fn();
@@ -96,6 +107,7 @@ export function formatFigure(name: string, v: Figure | number | string): string 
 export async function interleaved<K extends string>(rounds: number, warmup: number, arms: Record<K, () => Promise<unknown>>): Promise<Record<K, number[]>> {
   const names = Object.keys(arms) as K[];
   const out = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<K, number[]>;
+  [rounds, warmup] = [roundsOf(rounds), warm(warmup)];
   for (let i = 0; i < warmup + rounds; i++) {
     for (let j = 0; j < names.length; j++) {
       const name = names[(i + j) % names.length]!;

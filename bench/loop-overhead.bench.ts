@@ -10,7 +10,10 @@
  * is subtracted with the baseline). On a loaded machine the wall figure also counts every wait for a core at each of
  * a step's many event-loop hops; the CPU figure does not.
  *
- * loop_overhead_parallel_ms_per_tool_call: the same with ten `stat` calls per model step (CALLS / 10 steps).
+ * loop_overhead_parallel_ms_per_step: the same with ten `stat` calls per model step (CALLS / 10 steps), per step —
+ * what a step of ten calls costs the loop. loop_overhead_parallel_share_ms_per_call divides that run by its 100 calls
+ * instead: the share of each call when ten run at once, not what one call costs (so it is not comparable with
+ * loop_overhead_ms_per_tool_call, whose run has one call per step).
  *
  * loop_sdk_request_extra_ms: the provider SDK's share of a step, measured apart: the last sequential run's final
  * request (its whole history and tool set) through the SDK's `doStream`, read to the end, against the very body it
@@ -38,7 +41,9 @@ import { tempDir } from '../test/support/tool-context';
 import { figure, paired, type BenchResult } from './lib';
 
 const CALLS = 100;
-const REPEATS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 7);
+const PER_STEP = 10;
+/** Each repeat is one sample of every figure: 20, so the headline has at least 20. */
+const REPEATS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 20);
 
 export default async function loopOverhead(): Promise<BenchResult> {
   const server = await startModelServer();
@@ -127,20 +132,25 @@ export default async function loopOverhead(): Promise<BenchResult> {
   const sdkExtra: number[] = [];
   let sdkBodyBytes = 0;
   const perCall = { sequential: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[], runtime: [] as number[] };
+  const perStep = { parallel: [] as number[], parallelCpu: [] as number[] };
   const totals = { sequential: [] as number[], bareSequential: [] as number[] };
   try {
     // Warm-up: module loading, JIT, SQLite page cache; and the first request bodies to replay.
     await agentRun(1);
-    await agentRun(10);
+    await agentRun(PER_STEP);
     await bareModel(1);
     await runtimeRun();
     for (let r = 0; r < REPEATS; r++) {
       perCall.runtime.push(await runtimeRun());
-      for (const [name, perStep] of [['sequential', 1], ['parallel', 10]] as const) {
-        const bare = await bareModel(perStep);
-        const run = await agentRun(perStep);
+      for (const [name, callsPerStep] of [['sequential', 1], ['parallel', PER_STEP]] as const) {
+        const bare = await bareModel(callsPerStep);
+        const run = await agentRun(callsPerStep);
         perCall[name].push((run.ms - bare.ms) / CALLS);
         perCall[name === 'sequential' ? 'sequentialCpu' : 'parallelCpu'].push((run.cpuMs - bare.cpuMs) / CALLS);
+        if (name === 'parallel') {
+          perStep.parallel.push((run.ms - bare.ms) / (CALLS / PER_STEP));
+          perStep.parallelCpu.push((run.cpuMs - bare.cpuMs) / (CALLS / PER_STEP));
+        }
         if (name === 'sequential') {
           totals.sequential.push(run.ms);
           totals.bareSequential.push(bare.ms);
@@ -175,9 +185,10 @@ export default async function loopOverhead(): Promise<BenchResult> {
   }
   return {
     loop_overhead_ms_per_tool_call: figure(perCall.sequential, { unit: 'ms', baseline: `(run − bare model round trips, same run) / ${CALLS} sequential calls`, target: '≤ 3' }),
-    loop_overhead_parallel_ms_per_tool_call: figure(perCall.parallel, { unit: 'ms', baseline: `(run − bare model round trips, same run) / ${CALLS} calls, 10 per step` }),
+    loop_overhead_parallel_ms_per_step: figure(perStep.parallel, { unit: 'ms/step', baseline: `(run − bare model round trips, same run) / ${CALLS / PER_STEP} steps of ${PER_STEP} calls` }),
+    loop_overhead_parallel_share_ms_per_call: figure(perCall.parallel, { unit: 'ms', baseline: `the same run / ${CALLS} calls: each call's share when ${PER_STEP} run in one step, not one call's cost` }),
     loop_cpu_ms_per_tool_call: figure(perCall.sequentialCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, sequential; less sensitive to a loaded machine' }),
-    loop_cpu_parallel_ms_per_tool_call: figure(perCall.parallelCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, 10 per step' }),
+    loop_cpu_parallel_ms_per_step: figure(perStep.parallelCpu, { unit: 'ms/step', baseline: `process CPU time, (run − bare model) / ${CALLS / PER_STEP} steps of ${PER_STEP} calls` }),
     loop_runtime_ms_per_tool_call: figure(perCall.runtime, { unit: 'ms', baseline: `the same ${CALLS} sequential calls with an in-process model (no HTTP, no provider SDK), per call` }),
     loop_provider_share_ms_per_tool_call: figure(
       perCall.sequential.map((ms, i) => ms - perCall.runtime[i]!),

@@ -3,6 +3,11 @@
  * `name: median (p10–p90, n=…) [vs baseline; target …]`. Each benchmark measures its baselines side by side in the
  * same run, since these machines are noisy. All figures are written to bench/results/latest.json;
  * `--compare FILE` prints the change of each figure against an earlier results file.
+ *
+ * A bench fails the run when it throws, or when it reports a string where a figure belongs (its real part is missing:
+ * no Chromium, no display…): a figure that could not be taken is a failure, not a line of text.
+ * `--smoke` (run by scripts/test.sh in CI): one round of every bench and no warm-up (bench/lib.ts's helpers and
+ * DESKHAND_BENCH_ROUNDS=1 for benches that read it), so a bench that rots fails CI; nothing is written to results.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,7 +19,8 @@ const argv = process.argv.slice(2);
 let compareWith: string | undefined;
 const only: string[] = [];
 for (let i = 0; i < argv.length; i++) {
-  if (argv[i] === '--compare') {
+  if (argv[i] === '--smoke') process.env.DESKHAND_BENCH_SMOKE = '1';
+  else if (argv[i] === '--compare') {
     compareWith = argv[++i];
     if (!compareWith) throw new Error('--compare needs a results file, such as bench/results/latest.json');
   } else only.push(argv[i]!);
@@ -23,6 +29,9 @@ const previous: Record<string, Figure | number | string> = compareWith && exists
   ? (JSON.parse(readFileSync(compareWith, 'utf8')) as { figures: Record<string, Figure | number | string> }).figures
   : {};
 if (compareWith && !existsSync(compareWith)) process.stderr.write(`--compare: ${compareWith} does not exist; printing without changes\n`);
+
+const smoke = process.env.DESKHAND_BENCH_SMOKE === '1';
+if (smoke) process.env.DESKHAND_BENCH_ROUNDS ??= '1';
 
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
@@ -35,9 +44,13 @@ const valueOf = (v: Figure | number | string | undefined): number | undefined =>
 const all: Record<string, Figure | number | string> = {};
 let failed = false;
 for (const file of files) {
+  const started = performance.now();
   try {
     const mod = (await import(pathToFileURL(join(here, file)).href)) as { default: () => Promise<BenchResult> };
     const figures = await mod.default();
+    if (Object.keys(figures).length === 0) throw new Error('it reported no figure');
+    const missing = Object.entries(figures).filter(([, v]) => typeof v === 'string');
+    if (missing.length) throw new Error(`its real part is missing: ${missing.map(([k, v]) => `${k}: ${String(v)}`).join('; ')}`);
     for (const [name, value] of Object.entries(figures)) {
       all[name] = value;
       let line = formatFigure(name, value);
@@ -49,13 +62,20 @@ for (const file of files) {
       } else if (compareWith && now !== undefined) line += '  Δ new';
       process.stdout.write(`${line}\n`);
     }
+    if (smoke) process.stdout.write(`${file}: ok in ${((performance.now() - started) / 1000).toFixed(1)} s (smoke: one round)\n`);
   } catch (err) {
     failed = true;
     process.stderr.write(`${file} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   }
 }
-mkdirSync(join(here, 'results'), { recursive: true });
-const out = join(here, 'results', only.length ? `partial-${Date.now()}.json` : 'latest.json');
-writeFileSync(out, `${JSON.stringify({ at: new Date().toISOString(), figures: all }, null, 2)}\n`);
-process.stdout.write(`figures written to ${out}\n`);
-process.exitCode = failed ? 1 : 0;
+if (smoke) {
+  process.stdout.write(`bench smoke: ${files.length} benches, ${failed ? 'some failed (above)' : 'all ran'}\n`);
+} else {
+  mkdirSync(join(here, 'results'), { recursive: true });
+  const out = join(here, 'results', only.length ? `partial-${Date.now()}.json` : 'latest.json');
+  writeFileSync(out, `${JSON.stringify({ at: new Date().toISOString(), figures: all }, null, 2)}\n`);
+  process.stdout.write(`figures written to ${out}\n`);
+}
+// Exit now: a bench that failed half-way may leave a handle open (a browser, a server, an X world), and a runner that
+// never returns would hang CI instead of failing it.
+process.exit(failed ? 1 : 0);

@@ -4,23 +4,29 @@
  * token_to_screen_p95_ms: what a person feels. The scripted model server streams a reply at 60 tokens per second
  * (one SSE event per token, as providers do; a token starts with its space); for every token, the time from the server handing its bytes to the
  * socket (wall clock, `performance.timeOrigin + performance.now()`) to the DOM of the conversation showing it (a
- * MutationObserver in the page, the same clock). The 95th percentile of one reply is one sample; the figure is over
- * repeated replies. Baseline in the same run: the same paced stream read by a plain HTTP reader in Node
+ * MutationObserver in the page, the same clock). The headline is the 95th percentile pooled over every token of every
+ * reply (one number; `token_to_screen_ms` is the same pool as median and spread); the median of each reply's own p95
+ * is kept apart as `token_to_screen_reply_p95_median_ms` (a median of p95s is lower than the p95 a person meets).
+ * Baseline in the same run: the same paced stream read by a plain HTTP reader in Node
  * (`token_to_reader_p95_ms`), the floor of the transport alone. The lag is split in two (p95 of each, same replies):
  * server → the runtime's `text` event (`token_to_runtime_event_p95_ms`: SDK parsing, the stream redactor's hold of
  * the last word) and that event → DOM (`runtime_event_to_screen_p95_ms`: web host, WebSocket, renderer).
  *
- * stream_render_ratio (kept from before): a 50,000-token reply written in one burst; from the request reaching the
- * server, the time until the last token is on screen against the time until the runtime has consumed the stream.
+ * stream_render_vs_reader_ratio: a 50,000-token reply written in one burst; from the request reaching the server, the
+ * time until the last token is on screen against the same burst read to its end by a plain HTTP reader in Node, in the
+ * same round (a baseline without any of the work measured). stream_render_vs_runtime_ratio keeps the earlier
+ * comparison with the runtime having consumed the stream — that baseline shares the event loop with the web host's
+ * sends, so it contains part of the work measured and flatters the ratio.
  */
 import { reply, startModelServer } from '../test/support/model-server';
-import { figure, percentile, ratio, type BenchResult } from './lib';
+import { figure, isSmoke, percentile, ratio, roundsOf, type BenchResult } from './lib';
 import { openUiHost } from './ui-support';
 
-const BURST_TOKENS = 50_000;
+/** A smoke run (CI) streams 5,000: every path, not the load. */
+const BURST_TOKENS = isSmoke() ? 5_000 : 50_000;
 const BURST_REPEATS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 3);
 const PACED_TOKENS = 240;
-const PACED_REPEATS = Number(process.env.DESKHAND_BENCH_PACED_REPEATS ?? 6);
+const PACED_REPEATS = roundsOf(Number(process.env.DESKHAND_BENCH_PACED_REPEATS ?? 6));
 const TOKENS_PER_SECOND = 60;
 const MARK = 'END_OF_STREAM_MARK';
 const WORDS = ['the', 'agent', 'reads', 'a', 'file,', 'plans', 'an', 'edit', 'and', 'asks', 'before', 'it', 'writes', '`code`', '**bold**', 'text.'];
@@ -89,7 +95,7 @@ export default async function streamRender(): Promise<BenchResult> {
   };
 
   const paced = { screenP95: [] as number[], readerP95: [] as number[], screenAll: [] as number[], emitP95: [] as number[], emitToScreenP95: [] as number[] };
-  const burst = { consumed: [] as number[], rendered: [] as number[] };
+  const burst = { consumed: [] as number[], rendered: [] as number[], reader: [] as number[] };
   const delayMs = 1000 / TOKENS_PER_SECOND;
   try {
     // Warm-up: one short paced reply through the UI (renderer code paths, JIT).
@@ -153,6 +159,18 @@ export default async function streamRender(): Promise<BenchResult> {
     // The burst: 50,000 tokens in one write.
     const script = burstTokens();
     for (let r = 0; r < BURST_REPEATS; r++) {
+      // Baseline: the same burst read to its end by a plain reader, this round.
+      server.enqueue({ text: script });
+      const t0 = now();
+      const raw = await fetch(`${server.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'raw' }] }),
+      });
+      const rawText = await raw.text();
+      if (!rawText.includes(MARK)) throw new Error('the plain reader did not see the end of the burst');
+      burst.reader.push(now() - t0);
+
       server.enqueue({ text: script });
       let renderedAt = 0;
       await sendInNewConversation(
@@ -179,12 +197,16 @@ export default async function streamRender(): Promise<BenchResult> {
   }
   const pace = `${TOKENS_PER_SECOND} tokens/s, ${PACED_TOKENS} per reply`;
   return {
-    token_to_screen_p95_ms: figure(paced.screenP95, { unit: 'ms', baseline: `p95 of one reply, ${pace}; reader p95 below, same run`, target: '≤ 50' }),
+    token_to_screen_p95_ms: percentile(paced.screenAll, 0.95),
+    token_to_screen_p95_tokens: paced.screenAll.length,
+    token_to_screen_reply_p95_median_ms: figure(paced.screenP95, { unit: 'ms', baseline: `median of each reply's p95, ${pace}; not the headline`, target: '≤ 50' }),
     token_to_reader_p95_ms: figure(paced.readerP95, { unit: 'ms', baseline: 'the same stream read by a plain HTTP reader in Node' }),
     token_to_runtime_event_p95_ms: figure(paced.emitP95, { unit: 'ms', baseline: 'server write → the runtime emitting the token (SDK, stream redactor), same replies' }),
     runtime_event_to_screen_p95_ms: figure(paced.emitToScreenP95, { unit: 'ms', baseline: 'runtime event → DOM (web host, WebSocket, renderer), same replies' }),
     token_to_screen_ms: figure(paced.screenAll, { unit: 'ms', baseline: `every token of every reply, ${pace}` }),
-    stream_render_ratio: ratio(burst.rendered, burst.consumed, { baseline: `runtime consumed the stream, same reply (${BURST_TOKENS} tokens in one burst)`, target: '≤ 1.2' }),
+    stream_render_vs_reader_ratio: ratio(burst.rendered, burst.reader, { baseline: `the same ${BURST_TOKENS}-token burst read to its end by a plain HTTP reader, same round` }),
+    stream_render_vs_runtime_ratio: ratio(burst.rendered, burst.consumed, { baseline: `runtime consumed the stream, same reply (${BURST_TOKENS} tokens in one burst); shares the event loop with the work measured`, target: '≤ 1.2' }),
+    stream_reader_ms: figure(burst.reader, { unit: 'ms', baseline: 'request to burst read to its end, plain reader' }),
     stream_rendered_ms: figure(burst.rendered, { unit: 'ms', baseline: 'request to last token on screen' }),
     stream_sse_consumed_ms: figure(burst.consumed, { unit: 'ms', baseline: 'request to stream read to its end' }),
   };

@@ -1,7 +1,12 @@
 /**
- * map_100_overhead_ms: what a subagent costs beyond its model call. Each round runs map_subagents over 100 trivial
- * children (one scripted model step each, 8 at once) through the real loop, and — paired, in the same run — the same
- * 100 model calls made directly on the provider, 8 at once. The figure is (map − direct) / 100 per child.
+ * map_overhead_ms_per_child: what a subagent costs beyond its model call. Each round runs map_subagents over 10
+ * trivial children one at a time (max_concurrency 1; one scripted model step each) through the real loop, and —
+ * paired, in the same run — the same 10 model calls made directly on the provider, one at a time. The figure is
+ * (map − direct) / 10 per round, 20 rounds (the parent's own two steps are in it, shared by the 10 children).
+ *
+ * map_100_parallel_share_ms_per_child: map_subagents over 100 children, 8 at once, against the same 100 calls made
+ * directly 8 at once: (map − direct) / 100 is each child's share of the wall time when 8 run together — not what one
+ * child costs (8 overlap), so it is named apart from the per-child figure. Few rounds (each is 200 model calls).
  *
  * compaction_ms: compacting a 150k-token conversation (≈600 000 characters over 300 messages) through
  * summarize_context's path, the scripted summary call included; compaction_model_call_ms is that summary call alone
@@ -13,10 +18,13 @@ import { streamModelStep } from '../src/main/runtime/model-call';
 import { Store } from '../src/main/services/store/store';
 import { reply, startModelServer } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
-import { figure, paired, type BenchResult } from './lib';
+import { figure, isSmoke, paired, roundsOf, type BenchResult } from './lib';
 
-const CHILDREN = 100;
+/** A smoke run (CI) maps 16: every path, not the load. */
+const CHILDREN = isSmoke() ? 16 : 100;
 const CAP = 8;
+const SEQ_CHILDREN = isSmoke() ? 2 : 10;
+const SEQ_ROUNDS = 20;
 
 export default async function subagentsBench(): Promise<BenchResult> {
   const server = await startModelServer();
@@ -30,33 +38,36 @@ export default async function subagentsBench(): Promise<BenchResult> {
       if (first.includes('ITEM')) return reply().text('ok');
       return parentReplies.shift() ?? reply().text('done');
     });
-    const viaMap = async () => {
+    const viaMap = async (children = CHILDREN, cap = CAP) => {
       const store = new Store(tempDir('deskhand-bench-data-'));
-      const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, subagents: { maxLive: CAP } });
+      const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, subagents: { maxLive: cap } });
       parentReplies.push(
-        reply().tool('map_subagents', { prompt_template: 'ITEM {{input}}: say ok', items: Array.from({ length: CHILDREN }, (_, i) => String(i)), description: 'bench', max_concurrency: CAP }),
+        reply().tool('map_subagents', { prompt_template: 'ITEM {{input}}: say ok', items: Array.from({ length: children }, (_, i) => String(i)), description: 'bench', max_concurrency: cap }),
         reply().text('done'),
       );
       const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
       const out = await runtime.sendMessage(conv.id, 'map', { provider, interactive: false });
-      if (out.status !== 'finished' || runtime.subagents.list(conv.id).some((r) => r.status !== 'finished')) throw new Error(`map run ended ${out.status}`);
+      const kids = runtime.subagents.list(conv.id);
+      if (out.status !== 'finished' || kids.length !== children || kids.some((r) => r.status !== 'finished')) throw new Error(`map run ended ${out.status} with ${kids.length} children`);
       await runtime.tasks.shutdown();
       store.close();
     };
     const model = createModel(provider);
-    const direct = async () => {
+    const direct = async (children = CHILDREN, cap = CAP) => {
       let next = 0;
       const worker = async () => {
-        while (next < CHILDREN) {
+        while (next < children) {
           const i = next++;
           const stream = streamModelStep({ model, system: 'You are Deskhand.', messages: [{ role: 'user', content: `ITEM ${i}: say ok` }], tools: [], signal: new AbortController().signal });
           for await (const _ of stream) void _;
         }
       };
-      await Promise.all(Array.from({ length: CAP }, worker));
+      await Promise.all(Array.from({ length: cap }, worker));
     };
-    const map = await paired(3, 1, viaMap, direct);
-    const perChild = map.a.map((a, i) => (a - map.b[i]!) / CHILDREN);
+    const seq = await paired(SEQ_ROUNDS, 1, () => viaMap(SEQ_CHILDREN, 1), () => direct(SEQ_CHILDREN, 1));
+    const perChild = seq.a.map((a, i) => (a - seq.b[i]!) / SEQ_CHILDREN);
+    const map = await paired(3, 1, () => viaMap(), () => direct());
+    const parallelShare = map.a.map((a, i) => (a - map.b[i]!) / CHILDREN);
 
     // ── compaction of a 150k-token conversation ──────────────────────────────────────────────────────────────────
     server.setFallback(() => reply().text('SUMMARY: the earlier work, in brief.'));
@@ -86,7 +97,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
     const compaction: number[] = [];
     const call: number[] = [];
     let tokens = 0;
-    for (let round = 0; round < 6; round++) {
+    for (let round = 0; round < 1 + roundsOf(5); round++) {
       const r = await compactOnce();
       const t0 = performance.now();
       await summaryCall();
@@ -97,7 +108,8 @@ export default async function subagentsBench(): Promise<BenchResult> {
       tokens = r.tokens;
     }
     return {
-      map_100_overhead_ms: figure(perChild, { unit: 'ms/child', baseline: 'the same 100 model calls made directly, 8 at once, paired rounds' }),
+      map_overhead_ms_per_child: figure(perChild, { unit: 'ms/child', baseline: `the same ${SEQ_CHILDREN} model calls made directly, one at a time, paired rounds` }),
+      map_100_parallel_share_ms_per_child: figure(parallelShare, { unit: 'ms/child', baseline: `the same ${CHILDREN} model calls made directly, ${CAP} at once: wall share per child, ${CAP} overlapping` }),
       map_100_total_ms: figure(map.a, { unit: 'ms', baseline: 'map_100_direct_ms' }),
       map_100_direct_ms: figure(map.b, { unit: 'ms' }),
       compaction_ms: figure(compaction, { unit: 'ms', baseline: 'compaction_model_call_ms (the summary call alone)' }),

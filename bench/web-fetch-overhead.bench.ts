@@ -1,7 +1,8 @@
 /**
  * web_fetch_overhead_ratio: a local 500 KB article through web_fetch to markdown (decided by the engine, pinned HTTP
  * client, charset detection, caps, Readability on linkedom, turndown, the result text) against undici + Readability +
- * turndown called directly, in the same run. Calls alternate; the ratio is taken per pair and printed as its median
+ * turndown called directly, in the same run. The timed arm includes the engine's decision (the call's effects, then
+ * `decide`, each call), as the runtime makes it before every call. Calls alternate; the ratio is taken per pair and printed as its median
  * with p10–p90. Both sides get the same bytes from the same server; the target is ≤ 1.2.
  */
 import { createServer } from 'node:http';
@@ -61,7 +62,11 @@ export default async function webFetchOverheadBench(): Promise<BenchResult> {
       const parsed = new Readability(document as unknown as Document).parse();
       return turndown.turndown(parsed?.content ?? '');
     };
-    const viaTool = async (): Promise<string> => (await fetchTool.execute(args as never, ctx)).output;
+    // Timed: the engine's decision for this call (effects, inspectors, allow/ask/deny), then the call itself.
+    const viaTool = async (): Promise<string> => {
+      const d = decide({ tool: fetchTool, args, effects: await callEffects(fetchTool, args, ectx), policy: 'read-only', tainted: false, ctx: ectx });
+      return (await fetchTool.execute(args as never, { ...ctx, decisionReasons: d.reasons })).output;
+    };
 
     const a = await viaTool();
     const b = await direct();

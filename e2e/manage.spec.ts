@@ -77,6 +77,8 @@ test('saves an API key to the OS keyring and shows only whether one is set', asy
   expect(await keytar.getPassword(deskhand.keyringService, 'apiKey.anthropic')).toBe(secret);
   expect(await page.content()).not.toContain(secret);
   expect(frames.join('\n')).not.toContain(secret);
+  // …and the capture saw the traffic it vouches for: the frame that told the page the key is now set went through it.
+  expect(frames.some((f) => f.includes('"anthropic":{"set":true,"source":"keyring"}'))).toBe(true);
 
   await anthropic.getByRole('button', { name: 'Remove key' }).click();
   await expect(anthropic.getByRole('status', { name: 'API key for Anthropic' })).toHaveText(/Not set|Set from the environment/);

@@ -2,7 +2,8 @@
  * Settings → Web search and Settings → URL grants, proven by effect: a SearXNG backend set in Settings (a local server
  * started here, speaking SearXNG's JSON API) answers the scripted model's web_search, and the model's next request
  * carries its results; a URL grant added in Settings shows what it covers, `deskhand grants list` and `deskhand policy
- * explain` (the app's decision path) see it, and after Revoke a matching http_request asks again.
+ * explain` (the app's decision path) see it, and after Revoke a matching http_request asks again. No http_request is
+ * run here: the grant is shown through the decision `policy explain` reports, ask → allow → ask.
  */
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -91,7 +92,7 @@ test('a SearXNG backend set in Settings answers web_search, and its results reac
   }
 });
 
-test('a URL grant added in Settings says what it covers, lets a matching http_request run, and is gone after Revoke', async ({ deskhand }) => {
+test('a URL grant added in Settings says what it covers, turns a matching http_request from ask to allow in the decision policy explain reports, and is gone after Revoke', async ({ deskhand }) => {
   await deskhand.startModel([]);
   const page = await deskhand.start();
   await page.getByRole('button', { name: 'Settings' }).click();

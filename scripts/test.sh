@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: provisions what the tests need (Debian packages, X server, D-Bus + gnome-keyring), builds,
 # type-checks, lints, then runs the unit/integration suite and the Electron shell on its fake (vitest projects `unit`
-# and `shell`), the browser e2e suite (Playwright) and the Electron smoke test (skipped, in one line, without a binary).
+# and `shell`), the browser e2e suite (Playwright), the Electron smoke test (skipped, in one line, without a binary)
+# and one round of every benchmark; the closing summary fails the run on any skip test/expected-skips.json does not
+# expect.
 # Used as-is by `npm test` and by CI (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,5 +60,10 @@ if [ -f playwright.config.ts ]; then
 fi
 # The real app in real Electron where a binary exists; elsewhere one line saying it was skipped.
 npm run --silent smoke:electron || status=$?
-node scripts/test-summary.mjs || true
+# One round of every benchmark (the build above is current): a bench that throws, or whose real part is missing,
+# fails the run instead of rotting until someone runs it.
+node --import tsx bench/run.ts --smoke || status=$?
+# Every skip must be in test/expected-skips.json with a condition that holds here (and no listed one may run where
+# its condition holds): a skip nobody would notice fails the run.
+node scripts/test-summary.mjs || status=1
 exit $status

@@ -2,24 +2,38 @@
  * OAuth for HTTP MCP servers, against a local protected server (SDK server behind a bearer check, with the
  * protected-resource and authorization-server metadata and a token endpoint): the stored access token is refused, the
  * SDK refreshes it with the stored refresh token, and the new tokens land in the keyring (not the database); the call
- * then succeeds. The browser sign-in itself (authorization code) is not driven here: it needs a person at a browser.
+ * then succeeds. The keyring is the real one (gnome-keyring on the test world's D-Bus, under a throwaway service name;
+ * see test/security/keyring.ts), and the database is read through SQLite, so rows still in the WAL file count. The
+ * browser sign-in itself (authorization code) is not driven here: it needs a person at a browser.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpManager } from '../../src/main/services/mcp/manager';
 import { VaultOAuthProvider, oauthAccount } from '../../src/main/services/mcp/oauth';
 import { Store } from '../../src/main/services/store/store';
-import { MemorySecretStoreForTests } from '../../src/main/services/vault/secret-store';
+import { KeytarSecretStore } from '../../src/main/services/vault/secret-store';
+import { rawDump } from '../support/raw-db';
 import { tempDir } from '../support/tool-context';
+import { KEYRING_SERVICE_FOR_TESTS, NO_KEYRING_HELP, keyringStatus } from '../security/keyring';
+
+const keyring = new KeytarSecretStore(KEYRING_SERVICE_FOR_TESTS);
+const status = await keyringStatus();
+beforeAll(() => {
+  if (!status.available) throw new Error(`${NO_KEYRING_HELP}\n(keyring error: ${status.error})`);
+});
 
 let server: Server | null = null;
-afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+afterEach(async () => {
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = null;
+  if (status.available) for (const name of await keyring.list()) await keyring.delete(name);
+});
 
 const body = (req: IncomingMessage): Promise<string> =>
   new Promise((r) => {
@@ -65,7 +79,6 @@ async function protectedServer(): Promise<{ url: string; base: string; tokenRequ
 
 it('refreshes an expired access token with the stored refresh token and keeps the new tokens in the keyring', async () => {
   const srv = await protectedServer();
-  const keyring = new MemorySecretStoreForTests();
   await keyring.set(oauthAccount('secure', 'tokens'), JSON.stringify({ access_token: 'A1-expired', token_type: 'Bearer', refresh_token: 'R1' }));
   await keyring.set(oauthAccount('secure', 'client'), JSON.stringify({ client_id: 'deskhand-test' }));
   const dataDir = tempDir('deskhand-data-');
@@ -82,8 +95,16 @@ it('refreshes an expired access token with the stored refresh token and keeps th
     expect(srv.tokenRequests.map((f) => [f.get('grant_type'), f.get('refresh_token'), f.get('client_id')])).toEqual([['refresh_token', 'R1', 'deskhand-test']]);
     expect(JSON.parse((await keyring.get(oauthAccount('secure', 'tokens')))!)).toMatchObject({ access_token: 'A2', refresh_token: 'R2' });
     expect(opened).toEqual([]); // no browser sign-in was needed
-    // Tokens are in the keyring only: the database file never holds them.
-    expect(readFileSync(join(dataDir, 'deskhand.db')).includes('A2')).toBe(false);
+    // Tokens are in the keyring only. The database, read through SQLite (WAL included), holds rows (the server's
+    // health) but no token; nor does any file of the data folder, byte for byte.
+    const rows = rawDump(dataDir);
+    expect(rows).toMatch(/mcp_health: \[\{"name":"secure"/);
+    for (const token of ['A1-expired', 'A2', 'R1', 'R2']) {
+      expect(rows).not.toContain(token);
+      for (const f of readdirSync(dataDir, { recursive: true, withFileTypes: true })) {
+        if (f.isFile()) expect(readFileSync(join(f.parentPath, f.name)).includes(`"${token}"`), `${f.name} holds ${token}`).toBe(false);
+      }
+    }
   } finally {
     await manager.close();
     store.close();
@@ -92,7 +113,6 @@ it('refreshes an expired access token with the stored refresh token and keeps th
 
 it('without usable tokens, the sign-in URL goes to the browser hook and the server shows as failed with why', async () => {
   const srv = await protectedServer();
-  const keyring = new MemorySecretStoreForTests();
   await keyring.set(oauthAccount('secure', 'client'), JSON.stringify({ client_id: 'deskhand-test' }));
   const store = new Store(tempDir('deskhand-data-'));
   const opened: string[] = [];

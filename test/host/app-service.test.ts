@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { ContractEvent, PendingApproval } from '../../src/shared/contract';
 import { createDispatch } from '../../src/main/host/dispatch';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
+import { processesWith, until } from '../support/tasks';
 import { tempDir } from '../support/tool-context';
 import { deadPid, openHarness, type Harness } from './helpers';
 
@@ -47,6 +48,23 @@ describe('conversations', () => {
 
     await h.service.deleteConversation({ conversationId: c.id });
     expect((await h.service.listConversations()).conversations).toEqual([]);
+    await expect(h.service.getMessages({ conversationId: c.id })).rejects.toThrow(/does not exist/);
+  });
+});
+
+describe('deleting a conversation', () => {
+  it('ends its live background command first: the process is gone when the call returns', async () => {
+    const tag = `713.${Math.floor(Math.random() * 1e6)}`;
+    server.enqueue(reply().tool('execute_command', { command: `sleep ${tag}`, run_in_background: true, description: 'long sleep' }), reply().text('Started.'));
+    const c = await h.service.createConversation({ folder: work, policy: 'read-only' });
+    const { runId } = await h.service.sendMessage({ conversationId: c.id, text: 'start it' });
+    await h.waitFor(finished(runId));
+    await until(() => processesWith(`sleep ${tag}`).length > 0, 'the background sleep (and the sandbox around it)');
+    const [task] = h.runtime.tasks.list(c.id);
+    expect(task).toMatchObject({ status: 'running' });
+    await h.service.deleteConversation({ conversationId: c.id });
+    expect(processesWith(`sleep ${tag}`)).toEqual([]);
+    expect(h.runtime.tasks.rows.getTask(task!.id)).toBeFalsy(); // its row went with the conversation
     await expect(h.service.getMessages({ conversationId: c.id })).rejects.toThrow(/does not exist/);
   });
 });

@@ -53,6 +53,28 @@ afterEach(async () => {
   await server.close();
 });
 
+/**
+ * The positive event that stands in for "nothing else was delivered": one more finished task, whose wake-up must be
+ * the next request and carry only that task. A result delivered again (or late) would come before it or with it.
+ * Returns the text of that request.
+ */
+let markers = 0;
+async function nextWakeIsOnly(conversationId: string): Promise<string> {
+  const before = server.requests.length;
+  const id = `wait_marker${String(++markers).padStart(2, '0')}`;
+  tasks.rows.insertTask({ id, conversation_id: conversationId, run_id: null, call_id: null, kind: 'wait_for', title: `marker ${id}`, spec: JSON.stringify({ command: 'true' }), background: 1, notify: 1, output_path: null, owner_pid: null, owner_start: null });
+  tasks.rows.finishTask(id, 'finished', { exit_code: 0, summary: 'marker', progress: JSON.stringify({ checks: 1, lastExit: 0, lastOutput: '', identical: false, recent: [] }) });
+  server.enqueue(reply().text('Marker seen.'));
+  wakes!.schedule(); // now, rather than at the next poll
+  await until(() => server.requests.length > before, 'the marker task to wake the conversation', 10_000);
+  await wakes!.idle();
+  expect(server.requests).toHaveLength(before + 1);
+  const text = lastUserText(server.requests[before]!);
+  expect(text).toContain(`marker ${id}`);
+  expect(text.match(/\[(?:background task|wait_for) /g)).toHaveLength(1);
+  return text;
+}
+
 function startWakes(): TaskWakes {
   wakes = new TaskWakes({ runtime, provider: () => provider(), onOutcome: (o) => outcomes.push(o), pollMs: 200 }).start();
   return wakes;
@@ -80,9 +102,8 @@ describe('wake-ups', () => {
     expect(runs).toHaveLength(2);
     // The last run's provider and model; the result is outside content, so the turn starts tainted.
     expect(runs[1]).toMatchObject({ provider: 'openai', model: 'gpt-test', tainted: 1 });
-    // Delivered once.
-    await new Promise((r) => setTimeout(r, 600));
-    expect(server.requests).toHaveLength(3);
+    // Delivered once: the next wake-up carries only a later task.
+    expect(await nextWakeIsOnly(conv.id)).not.toContain('background-result');
   });
 
   it('the woken turn parks when it needs an approval nobody can give', async () => {
@@ -122,8 +143,8 @@ describe('wake-ups', () => {
     const outcome = await runtime.sendMessage(conv.id, 'go', { provider: provider(), interactive: false });
     expect(outcome.status).toBe('finished');
     expect(JSON.stringify(server.requests[2]!.body)).toContain('waited');
-    await new Promise((r) => setTimeout(r, 800));
-    expect(server.requests).toHaveLength(3);
+    // The next wake-up is a later task's, alone: the result wait_tasks reported was not delivered before it or with it.
+    expect(await nextWakeIsOnly(conv.id)).not.toContain('waited');
   });
 
   it('stopping a run ends what it started in the background, and wakes nobody', async () => {
@@ -137,8 +158,8 @@ describe('wake-ups', () => {
     expect((await running).status).toBe('aborted');
     const [task] = tasks.list(conv.id);
     await until(() => tasks.rows.getTask(task!.id)!.status === 'cancelled', 'the task to be cancelled');
-    await new Promise((r) => setTimeout(r, 600));
-    expect(server.requests).toHaveLength(2);
+    // The next wake-up is a later task's, alone: the cancelled one woke nobody.
+    expect(await nextWakeIsOnly(conv.id)).not.toContain(task!.id);
   });
 
   it('a wait whose checks all answered the same says so in the wake-up', () => {

@@ -55,22 +55,27 @@ describe('redaction: credential assignments wherever they stand', () => {
 });
 
 describe('redaction: blocks split across lines', () => {
+  // Each asserts the placeholder and the text around it, not only that the secret is gone: a redactor that blanked
+  // everything would pass an absence check.
   it('a PEM block with read_file line numbers, begin to end', () => {
-    const numbered = ['-----BEGIN RSA PRIVATE KEY-----', ...pemBody.split('\n'), '-----END RSA PRIVATE KEY-----'].map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join('\n');
-    const out = redactor().redact(numbered);
-    expect(out).not.toContain('MIIEvQIBADAN');
+    const numbered = ['before', '-----BEGIN RSA PRIVATE KEY-----', ...pemBody.split('\n'), '-----END RSA PRIVATE KEY-----', 'after'].map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join('\n');
+    // The key (lines 2–9) becomes one placeholder on its first line's number; the lines around it keep theirs.
+    expect(redactor().redact(numbered)).toBe('     1\tbefore\n     2\t[redacted:private-key]\n    10\tafter');
   });
 
   it('a PEM body whose BEGIN line is not in the text (a read that starts mid-key)', () => {
     for (const text of [pemBody, pemBody.split('\n').map((l, i) => `${String(i + 40).padStart(6)}\t${l}`).join('\n')]) {
-      expect(redactor().redact(`${text}\n-----END PRIVATE KEY-----`)).not.toContain('MIIEvQIBADAN');
+      const out = redactor().redact(`${text}\n-----END PRIVATE KEY-----\n    47\tafter`);
+      expect(out).not.toContain('MIIEvQIBADAN');
+      expect(out).toBe('[redacted:private-key]-----END PRIVATE KEY-----\n    47\tafter');
     }
   });
 
   it('a JWT folded over lines', () => {
     for (const width of [20, 40, 64]) {
       const folded = jwt.match(new RegExp(`.{1,${width}}`, 'g'))!.join('\n');
-      expect(redactor().redact(folded), `fold -w ${width}`).not.toMatch(/SflKxwRJSMeKKF2QT4fw|eyJzdWIiOiIxMjM0NTY3/);
+      // The whole token, its last (short) line included, becomes one placeholder; the lines around it stay.
+      expect(redactor().redact(`token:\n${folded}\nnext line`), `fold -w ${width}`).toBe('token:\n[redacted:jwt]\nnext line');
     }
   });
 });
@@ -146,6 +151,9 @@ describe('redaction before command output is cut', () => {
       const out = (await f.tools.executeCommand.execute(f.tools.executeCommand.params.parse({ command }), f.ctx())).output;
       expect(out).toContain('bytes omitted');
       expect(out).not.toContain('ghp_A1b2');
+      // What stood around the token is still there: the x's of the head and the y lines of the tail.
+      expect(out).toMatch(/x{1000}/);
+      expect(out).toMatch(/(?:y\n){1000}/);
       expect(new SecretRedactor({ env: {} }).redact(out)).not.toContain('ghp_');
     } finally {
       await f.close();

@@ -92,8 +92,11 @@ describe('the schedule in the tray', () => {
     await api.sendMessage({ conversationId: c.id, text: 'remind me' });
     const n = await until(() => fake.notifications.find((x) => x.title === 'Reminder' && x.body === 'Tea is ready'), 'the reminder notification', 15_000);
     expect(n.shown).toBe(true);
-    // Ticks every 200 ms here: the claimed fire rings once.
-    await new Promise((r) => setTimeout(r, 1000));
+    // Ticks every 200 ms here: the claimed fire rings once. A second reminder, set after it rang, is the positive
+    // event: by the time it rings, the ticker has run many times past the first, which would have rung again.
+    server.enqueue(reply().tool('add_reminder', { when: '1s', text: 'Biscuits too' }), reply().text('Set.'));
+    await api.sendMessage({ conversationId: c.id, text: 'and another' });
+    await until(() => fake.notifications.find((x) => x.title === 'Reminder' && x.body === 'Biscuits too'), 'the second reminder', 15_000);
     expect(fake.notifications.filter((x) => x.body === 'Tea is ready')).toHaveLength(1);
     const win = await app.window();
     win.close();

@@ -26,3 +26,14 @@ export function rawGet<T = Record<string, unknown>>(dataDir: string, sql: string
 export function rawRun(dataDir: string, sql: string, ...params: unknown[]): number {
   return withRawDb(dataDir, (db) => db.prepare(sql).run(...params).changes);
 }
+
+/**
+ * Every row of every table as text, read through SQLite (so committed pages still in the WAL file count too: reading
+ * the bytes of `deskhand.db` alone misses them).
+ */
+export function rawDump(dataDir: string): string {
+  return withRawDb(dataDir, (db) => {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    return tables.map((t) => `${t.name}: ${JSON.stringify(db.prepare(`SELECT * FROM "${t.name}"`).all())}`).join('\n');
+  });
+}

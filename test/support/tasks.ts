@@ -130,9 +130,10 @@ export function killByMarker(marker: string): void {
   }
 }
 
-/** Largest gap between 10 ms ticks while `fn` runs: how responsive the event loop stayed. */
-export async function maxLoopGap<T>(fn: () => Promise<T>): Promise<{ value: T; gapMs: number }> {
-  let last = performance.now();
+/** Largest gap between 10 ms ticks while `fn` runs (how responsive the event loop stayed), and how long `fn` took. */
+export async function maxLoopGap<T>(fn: () => Promise<T>): Promise<{ value: T; gapMs: number; elapsedMs: number }> {
+  const started = performance.now();
+  let last = started;
   let gap = 0;
   const timer = setInterval(() => {
     const now = performance.now();
@@ -141,7 +142,8 @@ export async function maxLoopGap<T>(fn: () => Promise<T>): Promise<{ value: T; g
   }, 10);
   try {
     const value = await fn();
-    return { value, gapMs: gap };
+    const end = performance.now();
+    return { value, gapMs: Math.max(gap, end - last), elapsedMs: end - started };
   } finally {
     clearInterval(timer);
   }

@@ -113,8 +113,10 @@ const SHAPES: Shape[] = [
   { name: 'pypi-token', re: /\bpypi-AgE[A-Za-z0-9_-]{50,}/g },
   { name: 'huggingface-token', re: /\bhf_[A-Za-z0-9]{30,}\b/g },
   { name: 'jwt', needs: 'eyJ', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/g },
-  // A JWT folded over lines (fold, base64 -w, a wrapped log line).
-  { name: 'jwt', needs: 'eyJ', re: /\beyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}\.(?:\r?\n[ \t]*)?eyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}(?:\.(?:[A-Za-z0-9_-]|\r?\n[ \t]*(?=[A-Za-z0-9_-]{8}))*)?/g },
+  // A JWT folded over lines (fold, base64 -w, a wrapped log line). The signature goes on over lines of 8+ token
+  // characters, and takes a last shorter line when that line is nothing but token characters (the fold's remainder;
+  // a one-word line right after a folded token is redacted with it, the price of not showing the signature's end).
+  { name: 'jwt', needs: 'eyJ', re: /\beyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}\.(?:\r?\n[ \t]*)?eyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}(?:\.(?:[A-Za-z0-9_-]|\r?\n[ \t]*(?=[A-Za-z0-9_-]{8}))*(?:\r?\n[ \t]*[A-Za-z0-9_-]{1,7}(?=\r?\n|$))?)?/g },
   // The body of a PEM block whose BEGIN line is not in this text (a read that starts mid-key): 64-column base64 lines.
   { name: 'private-key', re: /(?:^[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{64}[ \t]*\r?\n){2,}(?:[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{1,63}={0,2}[ \t]*(?:\r?\n|$))?/gm },
   // scheme://user:password@host → the password.

@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { grepTool, grepTuning } from '../../../src/main/tools/files/grep';
+import { processesWith, until } from '../../support/tasks';
 import { makeContext, tempDir } from '../../support/tool-context';
 
 type GrepArgs = Parameters<typeof grepTool.execute>[0];
@@ -162,9 +164,23 @@ describe('grep', () => {
     expect(body(out.output)).toEqual(['a.ts:1:alpha one', 'a.ts:3:ALPHA two', 'a.ts:4:alpha three', 'b.tsx:2:alpha in b']);
   });
 
-  it('stops when aborted', async () => {
+  it('refuses to start when the run is already stopped', async () => {
     const c = makeContext(dir);
     c.abort();
     await expect(grepTool.execute({ pattern: 'alpha' }, c)).rejects.toMatchObject({ code: 'aborted' });
+  });
+
+  it('stops mid-search when aborted: the call ends as aborted and its ripgrep is gone', async () => {
+    // A named pipe nobody writes to: ripgrep blocks reading it, so the search is surely under way when the abort comes.
+    const far = tempDir();
+    const needle = `needle${Math.floor(Math.random() * 1e9)}`;
+    execFileSync('mkfifo', [join(far, 'stuck.txt')]);
+    const c = makeContext(far);
+    const call = grepTool.execute({ pattern: needle, path: 'stuck.txt', output_mode: 'content' }, c);
+    const rgs = () => processesWith(needle).filter((l) => /\brg\b/.test(l));
+    await until(() => rgs().length > 0, 'ripgrep to be reading the pipe');
+    c.abort();
+    await expect(call).rejects.toMatchObject({ code: 'aborted' });
+    await until(() => rgs().length === 0, 'ripgrep to end');
   });
 });

@@ -57,12 +57,11 @@ describe('sensitive files', () => {
 });
 
 describe('unifiedDiff', () => {
-  it('diffs only the changed region of a big file, with correct line numbers', () => {
+  it('diffs a big file into one hunk around the changed line, with correct line numbers', () => {
     const before = Array.from({ length: 50_000 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
     const after = before.replace('line 30000\n', 'changed\n');
-    const started = performance.now();
+    // Its speed is a figure (bench/diff.bench.ts: unified_diff_50k_lines_ms), not a bound here.
     const d = unifiedDiff('big.txt', before, after);
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(d).toBe('--- a/big.txt\n+++ b/big.txt\n@@ -29997,7 +29997,7 @@\n line 29997\n line 29998\n line 29999\n-line 30000\n+changed\n line 30001\n line 30002\n line 30003\n');
   });
 

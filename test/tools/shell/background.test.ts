@@ -205,7 +205,8 @@ describe('background commands', () => {
 });
 
 describe('housekeeping', () => {
-  it('deleting a conversation first ends its tasks', async () => {
+  // Deleting through the app service (which calls this first) is test/host/app-service.test.ts's.
+  it('cancelForConversation ends the processes of the conversation\'s tasks', async () => {
     const m = marker();
     await exec({ command: `sleep ${m}`, run_in_background: true });
     await until(() => sleeping(m).length === 1, 'the sleep');
@@ -229,22 +230,26 @@ describe('housekeeping', () => {
 
 describe('commands that misbehave end cleanly while Deskhand stays responsive', () => {
   it('yes: output capped in memory and on disk, stopped on timeout', async () => {
-    const { value, gapMs } = await maxLoopGap(() => exec({ command: 'yes deskhand', timeout: 1_500, kill_on_timeout: true }));
+    const { value, gapMs, elapsedMs } = await maxLoopGap(() => exec({ command: 'yes deskhand', timeout: 1_500, kill_on_timeout: true }));
     expect(value.output).toMatch(/^timed out after 1500 ms/);
     expect(value.output).toMatch(/bytes omitted/);
     expect(value.output.length).toBeLessThan(600_000);
-    expect(gapMs).toBeLessThan(1_000); // a blocked event loop would stall for the whole 1.5 s command
+    // A blocked event loop would stall for the whole command; a loaded machine only stretches both. Relative, so it
+    // holds under load: the longest stall is under half of the time the call took.
+    expect(gapMs).toBeLessThan(elapsedMs / 2);
   });
 
   it('yes moved to the background is cancelled cleanly', async () => {
     const ctx = f.ctx();
     const result = await exec({ command: 'yes deskhand-bg-yes', timeout: 500 }, ctx);
     const id = idFrom(result.output);
-    const { gapMs } = await maxLoopGap(async () => {
+    const { gapMs, elapsedMs } = await maxLoopGap(async () => {
       await new Promise((r) => setTimeout(r, 700));
       await f.tools.cancelBackgroundJobs.execute({ ids: [id] }, ctx);
     });
-    expect(gapMs).toBeLessThan(1_000); // a blocked event loop would stall for the whole 1.5 s command
+    // A blocked event loop would stall for the whole command; a loaded machine only stretches both. Relative, so it
+    // holds under load: the longest stall is under half of the time the call took.
+    expect(gapMs).toBeLessThan(elapsedMs / 2);
     expect(processesWith('yes deskhand-bg-yes')).toEqual([]);
     // The log stopped at its cap.
     const size = Number(/of (\d+)[;)]/.exec((await f.tools.taskOutput.execute({ id }, ctx)).output)?.[1]);
@@ -252,10 +257,12 @@ describe('commands that misbehave end cleanly while Deskhand stays responsive', 
   });
 
   it('cat /dev/urandom: binary output capped, stopped on timeout', async () => {
-    const { value, gapMs } = await maxLoopGap(() => exec({ command: 'cat /dev/urandom', timeout: 1_500, kill_on_timeout: true }));
+    const { value, gapMs, elapsedMs } = await maxLoopGap(() => exec({ command: 'cat /dev/urandom', timeout: 1_500, kill_on_timeout: true }));
     expect(value.output).toMatch(/^timed out after 1500 ms/);
     expect(value.output.length).toBeLessThan(600_000);
-    expect(gapMs).toBeLessThan(1_000); // a blocked event loop would stall for the whole 1.5 s command
+    // A blocked event loop would stall for the whole command; a loaded machine only stretches both. Relative, so it
+    // holds under load: the longest stall is under half of the time the call took.
+    expect(gapMs).toBeLessThan(elapsedMs / 2);
     expect(processesWith('cat /dev/urandom')).toEqual([]);
   });
 
@@ -264,7 +271,8 @@ describe('commands that misbehave end cleanly while Deskhand stays responsive', 
     const result = await exec({ command: 'read line; echo "read exit $?"; cat; python3 -c "input()" 2>&1 | tail -1' });
     expect(result.output).toContain('read exit 1');
     expect(result.output).toContain('EOFError');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Without EOF, `read` waits for ever: the bound is the failure's distance, not a speed (holds under load).
+    expect(Date.now() - started).toBeLessThan(60_000);
   });
 
   it('a fork bomb (bounded by a process limit) is stopped and leaves nothing', async (t) => {
@@ -281,9 +289,9 @@ describe('commands that misbehave end cleanly while Deskhand stays responsive', 
     // RLIMIT_NPROC does not bind root, so the bomb runs as uid 65534 with at most 48 processes; outside the sandbox
     // because the sandbox drops the capability to change uid.
     const command = `ulimit -u 48; exec setpriv --reuid=65534 --regid=65534 --clear-groups bash -c ': ${tag}; b(){ b|b& }; b; sleep 60' 2>/dev/null`;
-    const { value, gapMs } = await maxLoopGap(() => exec({ command, timeout: 2_000, kill_on_timeout: true }, f.ctx({ sandbox: 'off' })));
+    const { value, gapMs, elapsedMs } = await maxLoopGap(() => exec({ command, timeout: 2_000, kill_on_timeout: true }, f.ctx({ sandbox: 'off' })));
     expect(value.output).toMatch(/^timed out after 2000 ms/);
-    expect(gapMs).toBeLessThan(1_500);
+    expect(gapMs).toBeLessThan(elapsedMs / 2);
     expect(processesWith(tag)).toEqual([]);
     expect(liveProcessesOf(65534)).toEqual([]);
     // Still responsive: a normal command right after.

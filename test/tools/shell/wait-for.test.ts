@@ -1,9 +1,9 @@
 /** wait_for / cancel_wait_for with real checks, a real store and the background-task service. */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJson, type WaitProgress } from '../../../src/main/services/tasks/task-text';
-import { taskFixture, type TaskFixture } from '../../support/tasks';
+import { taskFixture, until, type TaskFixture } from '../../support/tasks';
 
 let f: TaskFixture;
 beforeEach(() => {
@@ -58,16 +58,25 @@ describe('wait_for', () => {
   });
 
   it('cancel_wait_for stops the checks and no wake-up follows', async () => {
-    const result = await run({ command: 'exit 1', interval_ms: 250, timeout_ms: 60_000 });
+    // Each check leaves a line in checks.log; a second wait, started after the cancel, is the positive event: once its
+    // checks have run twice, a check of the first one still scheduled would have left a line among them.
+    const log = join(f.ws, 'checks.log');
+    const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+    const result = await run({ command: 'echo first >> checks.log; exit 1', interval_ms: 250, timeout_ms: 60_000 });
     const id = idOf(result.output);
-    await new Promise((r) => setTimeout(r, 600));
+    await until(() => lines().length >= 2, 'two checks of the first wait');
     const cancelled = await f.tools.cancelWaitFor.execute({ id }, f.ctx());
     expect(cancelled.output).toBe(`${id}: cancelled.`);
     const checks = parseJson<WaitProgress>(task(id).progress, {} as WaitProgress).checks;
-    await new Promise((r) => setTimeout(r, 700));
+    const other = idOf((await run({ command: 'echo second >> checks.log; exit 1', interval_ms: 250, timeout_ms: 60_000 })).output);
+    await until(() => lines().filter((l) => l === 'second').length >= 3, 'three checks of the second wait');
+    const afterSecond = lines().slice(lines().indexOf('second') + 1);
+    expect(afterSecond.filter((l) => l === 'first')).toEqual([]);
+    expect(lines().filter((l) => l === 'first').length).toBeLessThanOrEqual(checks + 1); // at most one in flight at the cancel
     expect(task(id)).toMatchObject({ status: 'cancelled' });
     expect(task(id).notified_at).not.toBeNull();
     expect(parseJson<WaitProgress>(task(id).progress, {} as WaitProgress).checks).toBe(checks);
+    await f.tools.cancelWaitFor.execute({ id: other }, f.ctx());
     await expect(f.tools.cancelWaitFor.execute({ id: 'wait_00000000' }, f.ctx())).rejects.toThrow(/No background task/);
   });
 
