@@ -5,38 +5,38 @@
 import { parseArgs } from 'node:util';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeAlways } from '../../shared/always-allow';
-import { forDisplay } from '../../shared/untrusted-display';
-import { DeskhandError, errorMessage } from '../../shared/errors';
-import { isPolicy, type Policy } from '../../shared/tools';
-import { isSandboxMode, type SandboxMode } from '../../shared/sandbox';
-import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig, type ProviderName } from '../services/providers/providers';
-import type { RunOutcome, RunOptions } from '../runtime/runtime';
-import type { AppRuntime as Runtime } from './open-runtime';
-import { openRuntime, resolveDataDir } from './open-runtime';
-import { TaskWakes } from './task-wakes';
-import { renderEvent } from './cli-render';
-import { webCommand } from './web-command';
-import { assertSecretName } from '../services/vault/vault';
-import { PromptQueue, readHidden } from './cli-prompts';
-import { grantsCommand, rulesCommand, searchCommand } from './cli-web';
-import { RULE_SCOPES, isRuleScope, type RuleScope } from '../../shared/rules';
-import { goalsCommand, memoryCommand } from './cli-memory';
-import { fireCommandMain, scheduleCommand } from './cli-schedule';
-import { mcpCommand, profilesCommand } from './cli-mcp';
-import { compositionsCommand } from './cli-compositions';
-import { mediaCommand } from './cli-media';
-import { subagentsCommand } from './cli-subagents';
-import { conversationsCommand } from './cli-chat';
-import { costOf, formatCost, runTokens } from '../../shared/prices';
-import { workflowsCommand } from './cli-workflows';
-import { towerCommand } from './cli-tower';
-import { parseFamilies } from '../runtime/tool-families';
-import { promptCommand, toolsCommand } from './cli-prompt-tools';
+import { describeAlways } from '../../../shared/always-allow';
+import { forDisplay } from '../../../shared/untrusted-display';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import { isPolicy, type Policy } from '../../../shared/tools';
+import { isSandboxMode, type SandboxMode } from '../../../shared/sandbox';
+import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/providers';
+import type { RunOutcome, RunOptions } from '../../runtime/runtime';
+import type { AppRuntime as Runtime } from '../open-runtime';
+import { openRuntime, resolveDataDir } from '../open-runtime';
+import { TaskWakes } from '../task-wakes';
+import { renderEvent } from './render';
+import { webCommand } from '../web-command';
+import { assertSecretName } from '../../services/vault/vault';
+import { PromptQueue, readHidden } from './prompts';
+import { grantsCommand, rulesCommand, searchCommand } from './grants';
+import { RULE_SCOPES, isRuleScope, type RuleScope } from '../../../shared/rules';
+import { goalsCommand, memoryCommand } from './memory';
+import { fireCommandMain, scheduleCommand } from './schedule';
+import { mcpCommand, profilesCommand } from './mcp';
+import { compositionsCommand } from './compositions';
+import { mediaCommand } from './media';
+import { subagentsCommand } from './subagents';
+import { conversationsCommand } from './conversations';
+import { costOf, formatCost, runTokens } from '../../../shared/prices';
+import { workflowsCommand } from './workflows';
+import { towerCommand } from './tower';
+import { parseFamilies } from '../../runtime/tool-families';
+import { promptCommand, toolsCommand } from './prompt-tools';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
-import { USAGE } from './cli-usage';
+import { USAGE } from './usage';
 
 class UsageError extends Error {}
 

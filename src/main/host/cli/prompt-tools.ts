@@ -5,12 +5,12 @@
  * Without --conversation both describe a new conversation in --cwd (nothing is stored).
  */
 import { resolve } from 'node:path';
-import { POLICIES, policyClears, type Policy } from '../../shared/tools';
-import { PersistentConversationState } from '../runtime/conversation-state';
-import { enabledFamiliesOf } from '../runtime/tool-families';
-import type { ConversationRow } from '../services/store/store';
-import { createAppRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
-import { parseSubcommand } from './cli-common';
+import { POLICIES, policyClears, type Policy } from '../../../shared/tools';
+import { PersistentConversationState } from '../../runtime/conversation-state';
+import { enabledFamiliesOf } from '../../runtime/tool-families';
+import type { ConversationRow } from '../../services/store/store';
+import { createAppRuntime, resolveDataDir, type AppRuntime } from '../open-runtime';
+import { parseSubcommand } from './common';
 
 const OPTIONS = {
   conversation: { type: 'string' },
