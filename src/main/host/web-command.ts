@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../shared/errors';
 import { KeytarSecretStore } from '../services/vault/secret-store';
 import { AppService } from './app-service';
-import { providerFromFlags } from './cli/commands';
+import { providerFromFlags } from './cli/flags';
 import { plannedWebAddress, writeWebAddress } from './web-address';
 import { openRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
 import { createNotifier } from '../services/notify/create';

@@ -5,7 +5,7 @@
  */
 import { searchBackendSchema, type SearchSettings } from '../../../shared/contract';
 import { parseUrlPattern } from '../../../shared/url-guard';
-import { resolveDataDir } from '../open-runtime';
+import { resolveDataDir } from '../data-dir';
 import { SettingsFile } from '../settings-file';
 import { grantCoverage } from '../web-settings';
 import { revokeRule, ruleViews } from '../rules-view';

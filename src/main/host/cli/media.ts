@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
 import { CompanionModel } from '../../services/media/companion';
-import { resolveDataDir } from '../open-runtime';
+import { resolveDataDir } from '../data-dir';
 
 export async function mediaCommand(args: string[]): Promise<number> {
   const [what, sub, ...rest] = args;
