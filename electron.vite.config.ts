@@ -12,7 +12,7 @@ export default defineConfig({
       outDir: 'out/main',
       rollupOptions: {
         input: {
-          cli: resolve(__dirname, 'src/main/host/cli-main.ts'),
+          cli: resolve(__dirname, 'src/main/host/cli/main.ts'),
           index: resolve(__dirname, 'src/main/electron/main.ts'),
           // The detached worker of run_background_jobs (spawned with `node out/main/job-worker.js`).
           'job-worker': resolve(__dirname, 'src/main/services/tasks/job-worker-main.ts'),

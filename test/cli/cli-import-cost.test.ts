@@ -27,6 +27,10 @@ function loaded(args: string[]): { lines: string[]; status: number | null } {
 
 const heavyIn = (lines: string[]) => HEAVY.filter((h) => lines.some((l) => l.includes(h)));
 
+/** What no command that leaves the agent alone may load: Playwright, the AI SDK and its providers, pdf.js, the MCP SDK, React. */
+const AGENT_ONLY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', 'node_modules/react/', 'node_modules/react-dom/'];
+const agentOnlyIn = (lines: string[]) => AGENT_ONLY.filter((h) => lines.some((l) => l.includes(h)));
+
 describe('the CLI loads only what a command uses', () => {
   it('the recorder sees a heavy library when one is imported (control)', () => {
     const { lines, status } = loaded(['--input-type=module', '-e', "await import('playwright-core')"]);
@@ -42,5 +46,35 @@ describe('the CLI loads only what a command uses', () => {
     expect(heavyIn(lines)).toEqual([]);
     // Nothing of node_modules at all: help is the usage text and nothing else.
     expect(lines.filter((l) => l.includes('node_modules/'))).toEqual([]);
+  });
+
+  it('`deskhand runs list` reads the store and loads nothing of the agent (no family library, provider, Playwright, pdf.js, MCP SDK, React)', () => {
+    requireBuild();
+    const dataDir = tempDir('deskhand-imports-data-');
+    const { lines, status } = loaded([BIN, 'runs', 'list', '--data-dir', dataDir]);
+    expect(status).toBe(0);
+    // It did open the store (the recorder saw the SQLite binding), and nothing heavier.
+    expect(lines.some((l) => l.includes('better-sqlite3'))).toBe(true);
+    expect(heavyIn(lines).filter((h) => h !== 'better-sqlite3')).toEqual([]);
+  });
+
+  it.each([
+    { tool: 'execute_command', args: '{"command":"ls -la"}' },
+    { tool: 'read_file', args: '{"path":"a.txt"}' },
+    { tool: 'browser_navigate', args: '{"url":"https://example.com"}' },
+  ])('`deskhand policy explain --tool $tool` judges the call without loading Playwright, the AI SDK, pdf.js, the MCP SDK or React', ({ tool, args }) => {
+    requireBuild();
+    const dataDir = tempDir('deskhand-imports-data-');
+    const { lines, status } = loaded([BIN, 'policy', 'explain', '--tool', tool, '--args', args, '--data-dir', dataDir]);
+    expect(status).toBe(0);
+    expect(agentOnlyIn(lines)).toEqual([]);
+  });
+
+  it('the recorder sees what a command that runs the agent loads (control: `deskhand run` imports the AI SDK)', () => {
+    requireBuild();
+    const dataDir = tempDir('deskhand-imports-data-');
+    // No key and no provider: the run stops with a usage error after loading the agent's module.
+    const { lines } = loaded([BIN, 'run', '--data-dir', dataDir, '--provider', 'openai-compatible', '--base-url', 'http://127.0.0.1:9/v1', '--max-steps', 'x', 'hi']);
+    expect(agentOnlyIn(lines)).toContain('node_modules/ai/');
   });
 });

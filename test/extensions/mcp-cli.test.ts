@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { main } from '../../src/main/host/cli';
+import { main } from '../../src/main/host/cli/commands';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { EVERYTHING, FAKE, offeredTools } from './helpers';

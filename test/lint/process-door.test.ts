@@ -40,7 +40,7 @@ const PLACES = [
   'src/main/services/sandbox/sandbox.ts',
   'src/main/tools/files/rg.ts',
   'src/main/tools/extensions/example.ts',
-  'src/main/host/cli.ts',
+  'src/main/host/cli/commands.ts',
   'src/main/runtime/example.ts',
   'src/main/electron/example.ts',
   'src/main/services/tower/tower-service.ts',

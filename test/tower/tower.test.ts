@@ -13,7 +13,7 @@ import { firstUser, lastMessage, openSubHarness, textOf, type SubHarness } from 
 import { workflowGroup } from '../../src/main/host/app-service-workflows';
 import type { HandlerContext } from '../../src/main/host/handler-groups';
 import { contract } from '../../src/shared/contract';
-import { towerCommand } from '../../src/main/host/cli-tower';
+import { towerCommand } from '../../src/main/host/cli/tower';
 import { vi } from 'vitest';
 import { git, makeRepo, PLAN, startAB, towerKit, until } from './kit';
 

@@ -4,7 +4,7 @@
  * is noticed by the runtime, which stops the script and its child.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { workflowsCommand } from '../../src/main/host/cli-workflows';
+import { workflowsCommand } from '../../src/main/host/cli/workflows';
 import { workflowsModule } from '../../src/main/services/store/modules/workflows';
 import { reply, type ReplyInput } from '../support/model-server';
 import { firstUser, openSubHarness, type SubHarness } from '../subagents/harness';

@@ -7,7 +7,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import type { MethodResult, ParsedParams } from '../../shared/contract';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import { CompanionModel } from '../services/media/companion';
-import { KEY_ENV } from '../services/providers/providers';
+import { KEY_ENV } from '../services/providers/config';
 import type { HandlerGroup } from './handler-groups';
 import type { AppRuntime } from './open-runtime';
 

@@ -1,63 +1,29 @@
 /**
- * Composes the runtime for a host: data dir, store, vault, background tasks, the sandbox, every tool family
- * (assemble.ts), crash recovery. The runtime itself constructs no services: they are made here and injected.
+ * Composes the runtime for a host on the services of host-services.ts (data dir, store, vault, background tasks, the
+ * sandbox, every tool family), wires subagents, workflows and Tower into it, and recovers after a crash. The runtime
+ * itself constructs no services: they are made there and injected.
  */
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Store } from '../services/store/store';
 import { Runtime, type RunOptions, type RunOutcome, type RuntimeOptions } from '../runtime/runtime';
-import { SecretRedactor } from '../runtime/redaction';
-import { GuardedContentReader } from '../runtime/content-reader';
 import { BackgroundTasks } from '../services/tasks/background-tasks';
-import { osSandbox } from '../services/sandbox';
-import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
-import { Vault } from '../services/vault/vault';
-import { assembleTools } from './assemble';
 import { formatAnswers } from '../tools/interaction';
-import { PinnedHttpClient } from '../services/http/pinned-client';
-import type { HttpService } from '../services/http/index';
-import { SettingsFile, retentionMs } from './settings-file';
 import { StoreMemoryService } from '../services/memory/memory-service';
 import { StoreGoalService } from '../services/goals/goal-service';
-import { evidenceSource, extractMemories, quoteCheck } from './memory-host';
+import { extractMemories } from './memory-host';
 import { ScheduleService } from '../services/scheduler/schedules';
-import { fireCommand, platformScheduler } from '../services/scheduler/os-schedulers';
+import { fireCommand } from '../services/scheduler/os-schedulers';
 import { McpManager } from '../services/mcp/manager';
-import { VaultOAuthProvider } from '../services/mcp/oauth';
-import { ProfileStore, profileHides } from '../services/profiles';
-import { CompositionFiles } from '../services/compositions/composition-files';
-import { PublishTargets } from '../services/compositions/publish';
-import { ChromiumPdfPrinter } from '../services/pdf/print';
-import { PdfJsReader } from '../services/pdf/read';
-import { JimpMedia } from '../services/media/images';
-import { StorePresence } from '../services/presence/store-presence';
-import { CompanionModel } from '../services/media/companion';
+import { ProfileStore } from '../services/profiles';
 import type { BrowserService } from '../services/browser/index';
-import { PlaywrightBrowser } from '../services/browser/playwright-browser';
-import { selfIdentity } from '../services/processes/proc-info';
-import { SubagentService, type SubagentServiceOptions } from '../services/subagents/subagent-service';
-import { wireSubagents, type SubagentWiring } from './subagent-runner';
+import { SubagentService } from '../services/subagents/subagent-service';
+import { wireSubagents } from './subagent-runner';
 import type { ComputerUse } from '../services/computer/index';
-import { ComputerUseService } from '../services/computer/computer-use';
-import { createOperator } from '../services/computer/operators';
-import { StoreStopFlag } from '../services/computer/stop-flag';
-import { StoreGrantBook } from '../services/computer/grant-book';
-import { appGrantsModule } from '../services/store/modules/app-grants';
 import { KillableRuns, wireKillSwitch } from './computer-kill';
-import { WorkflowService, type WorkflowLimits } from '../services/workflows/workflow-service';
+import { WorkflowService } from '../services/workflows/workflow-service';
 import { wireWorkflows } from './workflow-wiring';
 import { TowerService } from '../services/tower/tower-service';
 import { wireTower } from './tower-wiring';
 
-/** `--data-dir`, else DESKHAND_HOME, else the OS app-data folder (the same one the desktop app uses). */
-export function resolveDataDir(flag?: string): string {
-  if (flag) return resolve(flag);
-  if (process.env.DESKHAND_HOME) return resolve(process.env.DESKHAND_HOME);
-  const home = homedir();
-  if (process.platform === 'darwin') return join(home, 'Library', 'Application Support', 'Deskhand');
-  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Deskhand');
-  return join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'Deskhand');
-}
+export { resolveDataDir } from './data-dir';
 
 /** The runtime as a host holds it: with the background tasks it was assembled with (hosts list and stop them). */
 export class AppRuntime extends Runtime {
@@ -134,106 +100,15 @@ export class AppRuntime extends Runtime {
   }
 }
 
-export type HostRuntimeOptions = {
-  dataDir: string;
-  store?: Store;
-  sqliteBinding?: string;
-  vault?: Vault | null;
-  http?: HttpService;
-  webFetchTimeoutMs?: number;
-  mcpDeferAbove?: number;
-  mcpBackoff?: { firstMs: number; maxMs: number };
-  /**
-   * When configured MCP servers connect (openRuntime): 'background' at once (app hosts, `run`, `fire`), or
-   * 'on-demand' when something calls `startMcp` (read-only commands such as `runs list` never start a server).
-   */
-  mcpStart?: 'background' | 'on-demand';
-  /** The app's browser (default: Chromium through Playwright; null: no browser tools). */
-  browser?: BrowserService | null;
-  /** Subagent limits (live children, minutes, tokens, cost) and prices. */
-  subagents?: Partial<Omit<SubagentServiceOptions, 'store' | 'tasks' | 'dataDir'>>;
-  /** The provider for a child whose parent run another process drives (default: the parent run's row, no key). */
-  subagentProvider?: SubagentWiring['provider'];
-  /** Workflow ceilings (minutes, tokens, cost, agents, concurrency). */
-  workflows?: Partial<WorkflowLimits>;
-  /** Computer use (default: this desktop's operator over the store's app grants). */
-  computer?: (store: Store, dataDir: string) => ComputerUse;
-} & Partial<
-  Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
->;
+import { assembleHostServices, defaultComputer, type HostRuntimeOptions } from './host-services';
+
+export { defaultComputer, type HostRuntimeOptions };
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: workflowLimits, computer: makeComputer, ...runtimeOpts } = opts;
-  const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
-  const redactor = opts.redactor ?? new SecretRedactor();
-  // Every column that holds text from outside (MCP health, task summaries, job tails, children's answers…) is
-  // stored through the same redactor as everything else.
-  store.setRedactor((text) => redactor.redact(text));
-  // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
-  const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
-  const settings = new SettingsFile(opts.dataDir);
-  const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor, logRetentionMs: () => retentionMs(settings.read()) });
-  const memory = new StoreMemoryService(store, { looksSecret: (text) => redactor.matches(text).length > 0 });
-  const goals = new StoreGoalService(store);
+  const { sqliteBinding: _sqliteBinding, store: _store, vault: _vault, http: _http, webFetchTimeoutMs: _webFetchTimeoutMs, mcpDeferAbove: _mcpDeferAbove, mcpBackoff: _mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: _workflowLimits, computer: _makeComputer, ...runtimeOpts } = opts;
+  const { store, vault, redactor, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, registry, inputKinds, contextSources, bindRuntime } = assembleHostServices(opts);
   let runtime: AppRuntime | null = null;
-  const schedules = new ScheduleService({ store, dataDir: opts.dataDir, os: platformScheduler(opts.dataDir), command: (id) => fireCommand(id, opts.dataDir) });
-  // MCP: stdio servers get only the secrets their configuration names; OAuth tokens live in the keyring.
-  const keyring = new KeytarSecretStore(keyringService());
-  // The one guarded reader: skills, project MCP files and what they run, plan files, AGENTS.md (runtime/content-reader.ts).
-  const reader = new GuardedContentReader({ dataDir: opts.dataDir });
-  const mcp = new McpManager({
-    store,
-    reader,
-    // A secret handed to a server is known to the redactor from then on: what the server prints is redacted.
-    secret: async (name) => {
-      const value = vault ? await vault.get(name) : null;
-      if (value) redactor.addSecret(name, value);
-      return value;
-    },
-    oauth: (name) => new VaultOAuthProvider(name, keyring, (url) => void process.stderr.write(`deskhand: MCP server ${name} needs a sign-in: open ${url.href}\n`)),
-    ...(mcpBackoff ? { backoff: mcpBackoff } : {}),
-  });
-  const profiles = new ProfileStore(store);
-  const browser = opts.browser === undefined ? createBrowser(opts.dataDir, store, settings) : opts.browser;
-  // Subagents and summarize_context need the runtime, which needs the tools: bound once it exists.
-  const subagents = new SubagentService({ store, tasks: tasks.external, dataDir: opts.dataDir, ...(opts.subagents ?? {}) });
-  const workflows = new WorkflowService({ store, subagents, tasks: tasks.external, questions: tasks, dataDir: opts.dataDir, ...(workflowLimits ? { limits: workflowLimits } : {}) });
-  const tower = new TowerService({ store, subagents, dataDir: opts.dataDir });
-  const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal) };
-  const computer = (makeComputer ?? defaultComputer)(store, opts.dataDir);
-  const { registry, inputKinds, contextSources } = assembleTools({
-    dataDir: opts.dataDir,
-    reader,
-    tasks,
-    sandbox: osSandbox,
-    vault,
-    redactor,
-    http: http ?? new PinnedHttpClient(),
-    urlGrants: () => store.urlGrants.patterns(),
-    searchSettings: () => settings.read().search ?? null,
-    secretValues: vault,
-    schedules,
-    ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
-    memory: { memory, goals, quotes: quoteCheck(store), evidence: evidenceSource(store), folderOf: (id) => store.getConversation(id)?.folder ?? opts.dataDir },
-    mcp,
-    ...(mcpDeferAbove !== undefined ? { mcpDeferAbove } : {}),
-    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PdfJsReader(), media: new JimpMedia(opts.dataDir), presence: new StorePresence(store), companion: new CompanionModel(opts.dataDir, process.env, (p) => keyring.get(`apiKey.${p}`)) },
-    browser,
-    browserEndpoint: () => settings.read().browser?.endpoint ?? undefined,
-    subagents,
-    compactor,
-    computer,
-    workflows,
-    tower,
-  });
-  // An agent profile narrows its conversations' tools (looked up once per turn).
-  registry.addFilter('agent-profile', (turn) => {
-    const profile = profiles.forConversation(turn.conversationId);
-    return profile ? (tool) => profileHides(profile, tool.name) : null;
-  });
-  // And may load families from its conversations' first request (browser, computer use…).
-  registry.addEnabler('agent-profile', (turn) => profiles.forConversation(turn.conversationId)?.enableFamilies ?? []);
   runtime = new AppRuntime(
     {
       ...runtimeOpts,
@@ -270,42 +145,11 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   runtime.profiles = profiles;
   runtime.workflows = workflows;
   runtime.tower = tower;
-  // Nothing Deskhand started outlives it: hosts end background work with tasks.shutdown(), MCP servers go with it.
-  const shutdownTasks = tasks.shutdown.bind(tasks);
-  tasks.shutdown = async () => {
-    try {
-      await workflows.shutdown();
-      await shutdownTasks();
-    } finally {
-      await mcp.close();
-    }
-  };
+  bindRuntime(runtime);
   wireWorkflows(runtime, subagents);
   wireTower(runtime, tower, subagents);
   wireSubagents(runtime, subagents, { provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })) });
   return runtime;
-}
-
-/** The app's one browser: settings read at launch, its process group recorded with the commands' (ended by `recover()`). */
-function createBrowser(dataDir: string, store: Store, settings: SettingsFile): BrowserService {
-  const owner = selfIdentity();
-  return new PlaywrightBrowser({
-    dataDir,
-    settings: () => {
-      const b = settings.read().browser;
-      const headed = process.env.DESKHAND_BROWSER_HEADED === '1' || b?.headless === false;
-      return { headless: !headed, ...(b?.executable ? { executable: b.executable } : {}), ...(b?.endpoint ? { endpoint: b.endpoint } : {}) };
-    },
-    owned: {
-      record: (g) => store.tasks.insertGroup({ ...g, task_id: 'browser', owner_pid: owner.pid, owner_start: owner.start }),
-      forget: (tag) => store.tasks.deleteGroup(tag),
-    },
-  });
-}
-
-/** This desktop's operator over the store's app grants. */
-export function defaultComputer(store: Store, dataDir: string): ComputerUse {
-  return new ComputerUseService({ operator: createOperator(process.env), grants: new StoreGrantBook(store.module(appGrantsModule)), dataDir, thumbnails: true, stops: new StoreStopFlag(store) });
 }
 
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {

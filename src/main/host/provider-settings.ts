@@ -5,7 +5,7 @@
  */
 import { PROVIDER_NAMES, type ParsedParams, type ProviderName, type Settings, type SettingsView, type MethodResult } from '../../shared/contract';
 import { DeskhandError, errorMessage } from '../../shared/errors';
-import { KEY_ENV, type ProviderConfig } from '../services/providers/providers';
+import { KEY_ENV, type ProviderConfig } from '../services/providers/config';
 import type { SecretStore } from '../services/vault/secret-store';
 import type { Logger } from './app-service';
 import { SettingsFile } from './settings-file';

@@ -5,7 +5,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { settingsSchema, type Settings } from '../../shared/contract';
-import { DEFAULT_MODELS } from '../services/providers/providers';
+import { DEFAULT_MODELS } from '../services/providers/config';
 import { LOG_RETENTION_MS } from '../services/tasks/log-retention';
 
 /** A local OpenAI-compatible server (Ollama) is the default when no key is in the environment. */

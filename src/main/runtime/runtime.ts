@@ -8,14 +8,14 @@ import type { CeilingLookup } from './ceilings';
 import { randomUUID } from 'node:crypto';
 import type { LanguageModel } from 'ai';
 import type { RunEvent } from '../../shared/events';
-import type { Policy, RiskTier } from '../../shared/tools';
+import type { Policy } from '../../shared/tools';
 import type { SandboxMode } from '../../shared/sandbox';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { ApprovalRow, ConversationRow, RunRow, Store } from '../services/store/store';
 import { createModel, describeProviderError, type ProviderConfig } from '../services/providers/providers';
 import type { Vault } from '../services/vault/vault';
 import { AnswerWaiters } from './answer-waiters';
-import { callEffects, decide, type AppGrants, type Verdict } from './approval-engine';
+import type { AppGrants } from './approval-engine';
 import { CallPipeline } from './call-pipeline';
 import { RuntimeCore, type ContextSource, type RunOptions, type RunOutcome, type StepHook } from './core';
 import { compactConversation, contextFigures, type CompactionResult, type ContextFigures } from './compaction';
@@ -24,6 +24,7 @@ import { InputRequests } from './input-requests';
 import { streamModelStep } from './model-call';
 import { SecretRedactor } from './redaction';
 import { ToolRegistry } from './registry';
+import { explainCall, type ExplainResult } from './explain';
 import { RunLoop } from './run-loop';
 import { runOwnerAlive } from '../services/processes/proc-info';
 import type { ToolDefinition } from './tool';
@@ -87,30 +88,7 @@ export interface RuntimeOptions {
   runLaterPaths?: () => readonly RunLaterPath[];
 }
 
-export interface ExplainResult {
-  tool: string;
-  risk: RiskTier;
-  decision: string;
-  reasons: string[];
-  /** Every inspector's verdict, in the order they ran. */
-  inspectors: { inspector: string; verdict: Verdict; reasons: string[] }[];
-  /** The saved rules that cleared the call, and the pattern "always allow" would save (null: none may be saved). */
-  rules: { matched: { id: string; pattern: string; scope: string; scopeValue: string | null; source: string | null }[]; offered: string | null };
-  containment: {
-    access: 'read' | 'write';
-    path: string;
-    resolved: string;
-    links: { link: string; target: string }[];
-    insideWorkspace: boolean;
-    workspaceRoot: string | null;
-    sensitive: string | null;
-    alwaysAsk: string | null;
-    untrusted: boolean;
-    summary: string;
-  }[];
-  taint: { tainted: boolean; egress: boolean; network: boolean; rule: string; taintsRun?: string };
-  secrets?: string[];
-}
+export type { ExplainResult } from './explain';
 
 export class Runtime {
   readonly registry: ToolRegistry;
@@ -460,47 +438,10 @@ export class Runtime {
     sandbox?: SandboxMode,
     opts: { tainted?: boolean; roots?: readonly string[]; conversationId?: string } = {},
   ): Promise<ExplainResult> {
-    const tool = this.registry.resolve(toolName);
-    const parsed = this.registry.parseArgs(tool, args);
-    const tainted = !!opts.tainted;
-    const runLater = this.opts.runLaterPaths?.() ?? [];
-    const ctx = { cwd, workspaceRoots: [cwd, ...(opts.roots ?? [])], dataDir: this.opts.dataDir, ...(sandbox ? { sandbox } : {}), ...(runLater.length ? { runLater } : {}) };
-    const effects = await callEffects(tool, parsed, ctx);
-    const rules = this.store.rules.forConversation(opts.conversationId ?? '', cwd);
-    const missionScope = opts.conversationId ? this.core.scopeOf(opts.conversationId) : null;
-    const d = decide({ tool, args: parsed, effects, policy, tainted, ctx, rules, grants: this.opts.grants, urlGrants: this.store.urlGrants.patterns(), missionScope });
-    return {
-      tool: tool.name,
-      risk: d.risk,
-      decision: d.decision,
-      reasons: d.reasons,
-      inspectors: d.inspectors.map((r) => ({ inspector: r.inspector, verdict: r.verdict, reasons: r.reasons })),
-      rules: {
-        matched: rules.filter((r) => d.ruleIds.includes(r.id)).map((r) => ({ id: r.id, pattern: r.pattern, scope: r.scope, scopeValue: r.scope_value, source: r.source })),
-        offered: d.rulePattern,
-      },
-      containment: d.paths.map((p) => ({
-        access: p.access,
-        path: p.path,
-        resolved: p.resolved,
-        links: p.links,
-        insideWorkspace: p.root !== null,
-        workspaceRoot: p.root,
-        sensitive: p.sensitive ? p.sensitive.what : null,
-        alwaysAsk: p.alwaysAsk,
-        untrusted: p.untrusted,
-        summary: p.summary,
-      })),
-      taint: {
-        tainted,
-        egress: d.egress,
-        network: d.network,
-        // What the taint inspector found, in its own words (one place decides and explains).
-        rule: tainted ? (d.inspectors.find((r) => r.inspector === 'taint')?.reasons.join('; ') || 'the run is tainted; an earlier inspector decided the call') : 'the run has not read untrusted content',
-        ...(d.untrustedRead ? { taintsRun: 'the call reads outside the workspace; its output is untrusted and taints the run' } : {}),
-      },
-      ...(d.secrets.length ? { secrets: d.secrets } : {}),
-    };
+    return explainCall(
+      { registry: this.registry, store: this.store, dataDir: this.opts.dataDir, runLaterPaths: this.opts.runLaterPaths, grants: this.opts.grants, scopeOf: (id) => this.core.scopeOf(id) },
+      { tool: toolName, args, policy, cwd, ...(sandbox ? { sandbox } : {}), ...opts },
+    );
   }
 
   /** After a crash: runs owned by dead processes are closed (or parked when they wait for a person). */

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { launchEnv } from '../processes/launcher';
 import { killNow, stopRecordedGroup } from '../processes/command-process';
 import { TAG_ENV, processStartTime, taggedProcesses } from '../processes/proc-info';
@@ -46,6 +46,8 @@ export class BrowserProcess {
     for (const lock of ['SingletonLock', 'SingletonSocket', 'SingletonCookie']) rmSync(join(spec.profileDir, lock), { force: true });
     const tag = `browser-${randomBytes(6).toString('hex')}`;
     const env = launchEnv({ env: { [TAG_ENV]: tag } });
+    // Playwright loads with the first browser launched (a command that only builds the tools never loads it).
+    const { chromium } = await import('playwright-core');
     const context = await chromium
       .launchPersistentContext(spec.profileDir, {
       executablePath: spec.executable,

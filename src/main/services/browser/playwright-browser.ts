@@ -11,7 +11,7 @@
 import { lookup } from 'node:dns/promises';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { chromium, type Browser, type Dialog, type Download, type Page, type Route } from 'playwright-core';
+import type { Browser, Dialog, Download, Page, Route } from 'playwright-core';
 import { judgeDestination, parseWebUrl } from '../../../shared/url-guard';
 import { findChromium, NO_CHROMIUM_MESSAGE } from '../chromium/index';
 import { BrowserProcess } from './browser-process';
@@ -536,7 +536,7 @@ export class PlaywrightBrowser implements BrowserService {
 
   async adopt(conversationId: string, endpoint: string, target: AdoptableTab): Promise<PageNotes> {
     const session = this.session(conversationId);
-    const browser = await chromium.connectOverCDP(endpoint.replace(/\/+$/, ''), { timeout: 10_000 });
+    const browser = await (await import('playwright-core')).chromium.connectOverCDP(endpoint.replace(/\/+$/, ''), { timeout: 10_000 });
     const found = await findTarget(browser, target.id);
     if (!found) {
       await browser.close().catch(() => undefined);

@@ -7,12 +7,9 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateImage, generateText } from 'ai';
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
-import { KEY_ENV, createModel } from '../providers/providers';
+import { KEY_ENV } from '../providers/config';
 import type { Companion, CompanionConfig } from './index';
 
 const schema = z.strictObject({
@@ -68,6 +65,8 @@ export class CompanionModel implements Companion {
 
   async analyze(image: { bytes: Buffer; mime: string }, question: string, signal?: AbortSignal): Promise<string> {
     const c = await this.need();
+    // The AI SDK loads with the first call that needs it (a command that only builds the tools never does).
+    const [{ createModel }, { generateText }] = await Promise.all([import('../providers/providers'), import('ai')]);
     const model = createModel({ provider: c.provider, model: c.model, baseURL: c.baseURL, apiKey: c.apiKey });
     const res = await generateText({
       model,
@@ -83,6 +82,7 @@ export class CompanionModel implements Companion {
     if (!c.imageModel) throw new DeskhandError('unsupported', 'The companion has no image model. The person adds one with `deskhand media companion set … --image-model NAME`.');
     if (c.provider === 'anthropic') throw new DeskhandError('unsupported', 'Anthropic has no image generation; set an OpenAI or OpenAI-compatible companion for generate_media.');
     const baseURL = c.baseURL ?? undefined;
+    const [{ createOpenAI }, { createOpenAICompatible }, { generateImage }] = await Promise.all([import('@ai-sdk/openai'), import('@ai-sdk/openai-compatible'), import('ai')]);
     const model =
       c.provider === 'openai'
         ? createOpenAI({ apiKey: c.apiKey ?? '', baseURL }).image(c.imageModel)

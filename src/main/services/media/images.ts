@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Jimp from 'jimp';
+import type Jimp from 'jimp';
 import { DeskhandError } from '../../../shared/errors';
 import { IMAGE_MAX_BYTES, IMAGE_MAX_EDGE, type MediaService, type PreparedImage } from './index';
 
@@ -10,9 +10,11 @@ export class JimpMedia implements MediaService {
   constructor(private readonly dataDir: string) {}
 
   async prepareImage(bytes: Buffer): Promise<PreparedImage> {
+    // jimp loads with the first image prepared.
+    const JimpLib = ((await import('jimp')) as unknown as { default: typeof Jimp }).default;
     let img: Jimp;
     try {
-      img = await Jimp.read(bytes);
+      img = await JimpLib.read(bytes);
     } catch (err) {
       throw new DeskhandError('usage', `The image could not be decoded (${(err as Error).message}); it may be damaged or in a format other than PNG, JPEG, GIF or BMP.`);
     }
@@ -20,8 +22,8 @@ export class JimpMedia implements MediaService {
     const originalHeight = img.bitmap.height;
     if (Math.max(originalWidth, originalHeight) > IMAGE_MAX_EDGE) img.scaleToFit(IMAGE_MAX_EDGE, IMAGE_MAX_EDGE);
     // Photos travel as JPEG (smaller); anything with transparency or few colours as PNG.
-    const jpeg = img.getMIME() === Jimp.MIME_JPEG;
-    const encode = () => (jpeg ? img.quality(85).getBufferAsync(Jimp.MIME_JPEG) : img.getBufferAsync(Jimp.MIME_PNG));
+    const jpeg = img.getMIME() === JimpLib.MIME_JPEG;
+    const encode = () => (jpeg ? img.quality(85).getBufferAsync(JimpLib.MIME_JPEG) : img.getBufferAsync(JimpLib.MIME_PNG));
     let out = await encode();
     // Over the providers' per-image limit (a detailed picture as PNG): smaller until it fits. Bytes grow about with the
     // pixel count, so each round scales by the square root of the excess, with a margin.

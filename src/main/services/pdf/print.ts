@@ -4,7 +4,6 @@
  * and fonts are embedded by Chromium's PDF backend. One browser per print: printing is rare and this keeps nothing
  * running afterwards.
  */
-import { chromium } from 'playwright-core';
 import { DeskhandError } from '../../../shared/errors';
 import { findChromium } from '../chromium/index';
 import type { PageSetup, PdfPrinter } from './index';
@@ -40,7 +39,7 @@ export class ChromiumPdfPrinter implements PdfPrinter {
     if (!path) {
       throw new DeskhandError('unsupported', 'No Chromium, Chrome or Edge was found to print with. Install one (e.g. `apt install chromium`) or set DESKHAND_CHROMIUM to its path.');
     }
-    const browser = await chromium.launch({ executablePath: path, args: ['--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking'] });
+    const browser = await (await import('playwright-core')).chromium.launch({ executablePath: path, args: ['--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking'] });
     const onAbort = () => void browser.close().catch(() => undefined);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

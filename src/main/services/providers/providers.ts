@@ -8,31 +8,8 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, RetryError, type LanguageModel } from 'ai';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 
-export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
-
-export interface ProviderConfig {
-  provider: ProviderName;
-  model: string;
-  baseURL?: string | null;
-  apiKey?: string | null;
-}
-
-export const DEFAULT_MODELS: Record<ProviderName, string> = {
-  anthropic: 'claude-sonnet-4-5',
-  openai: 'gpt-5',
-  'openai-compatible': 'llama3.1',
-};
-
-export const KEY_ENV: Record<ProviderName, string | null> = {
-  anthropic: 'ANTHROPIC_API_KEY',
-  openai: 'OPENAI_API_KEY',
-  'openai-compatible': null,
-};
-
-export function isProviderName(value: unknown): value is ProviderName {
-  return typeof value === 'string' && (PROVIDERS as readonly string[]).includes(value);
-}
+export { PROVIDERS, DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderName, type ProviderConfig } from './config';
+import { KEY_ENV, type ProviderConfig } from './config';
 
 export function createModel(cfg: ProviderConfig): LanguageModel {
   const baseURL = cfg.baseURL ?? undefined;

@@ -47,7 +47,7 @@ export function fireCommand(scheduleId: string, dataDir: string, env: NodeJS.Pro
   for (const candidate of [join(here, 'cli.js'), join(here, '..', 'cli.js'), join(here, '..', '..', '..', '..', 'out', 'main', 'cli.js')]) {
     if (existsSync(candidate)) return { file: process.execPath, args: [candidate, ...tail], env: vars };
   }
-  const source = join(here, '..', '..', 'host', 'cli-main.ts');
+  const source = join(here, '..', '..', 'host', 'cli', 'main.ts');
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return { file: process.execPath, args: ['--import', tsx, source, ...tail], env: vars };
 }

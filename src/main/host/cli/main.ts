@@ -3,7 +3,7 @@
  * command loads the CLI (and with it the runtime) on demand, so `deskhand --help` costs little more than node itself
  * (docs/performance.md, "CLI start"; test/cli/cli-import-cost.test.ts).
  */
-import { USAGE } from './cli-usage';
+import { USAGE } from './usage';
 
 const argv = process.argv.slice(2);
 const [command] = argv;
@@ -13,7 +13,7 @@ async function run(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;
   }
-  const { main } = await import('./cli');
+  const { main } = await import('./commands');
   return main(argv);
 }
 

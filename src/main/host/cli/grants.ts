@@ -3,14 +3,14 @@
  * private destination only when the pattern names its exact host and port) and `deskhand search show | set BACKEND
  * [--url URL] [--key-secret NAME] | clear` (web_search's backend, kept in settings.json; keys stay in the vault).
  */
-import { searchBackendSchema, type SearchSettings } from '../../shared/contract';
-import { parseUrlPattern } from '../../shared/url-guard';
-import { resolveDataDir } from './open-runtime';
-import { SettingsFile } from './settings-file';
-import { grantCoverage } from './web-settings';
-import { revokeRule, ruleViews } from './rules-view';
-import { appGrantBook, listAppGrants } from './app-grants-view';
-import { parseSubcommand, usage, withStore } from './cli-common';
+import { searchBackendSchema, type SearchSettings } from '../../../shared/contract';
+import { parseUrlPattern } from '../../../shared/url-guard';
+import { resolveDataDir } from '../data-dir';
+import { SettingsFile } from '../settings-file';
+import { grantCoverage } from '../web-settings';
+import { revokeRule, ruleViews } from '../rules-view';
+import { appGrantBook, listAppGrants } from '../app-grants-view';
+import { parseSubcommand, usage, withStore } from './common';
 
 export async function grantsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;

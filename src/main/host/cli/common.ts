@@ -3,9 +3,9 @@
  * store opened on the data dir for the call and closed after it, a line printed, a usage error (exit 2 in cli.ts).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { DeskhandError } from '../../shared/errors';
-import { Store } from '../services/store/store';
-import { resolveDataDir } from './open-runtime';
+import { DeskhandError } from '../../../shared/errors';
+import { Store } from '../../services/store/store';
+import { resolveDataDir } from '../data-dir';
 
 export const usage = (message: string) => new DeskhandError('usage', message);
 

@@ -3,11 +3,11 @@
  * conversations started, their status, spend and transcripts; steering, waiting for and cancelling one from any
  * process (the process that runs it reads the steering before the child's next model call, and notices a cancel).
  */
-import { DeskhandError } from '../../shared/errors';
-import { subagentsModule, SUBAGENT_TERMINAL, type SubagentRow } from '../services/store/modules/subagents';
-import type { Store } from '../services/store/store';
-import { isSameProcess } from '../services/processes/proc-info';
-import { out, parseSubcommand, usage, withStore } from './cli-common';
+import { DeskhandError } from '../../../shared/errors';
+import { subagentsModule, SUBAGENT_TERMINAL, type SubagentRow } from '../../services/store/modules/subagents';
+import type { Store } from '../../services/store/store';
+import { isSameProcess } from '../../services/processes/proc-info';
+import { out, parseSubcommand, usage, withStore } from './common';
 
 function line(r: SubagentRow): string {
   const spend = `${r.input_tokens + r.output_tokens} tok ~$${r.cost_usd.toFixed(4)}`;

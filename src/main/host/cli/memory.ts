@@ -3,12 +3,12 @@
  * reject ID | export [--json] | extraction on|off` and `deskhand goals list | show ID | budget ID --turns N…`:
  * the person's side of memory (every change leaves a receipt) and of goals.
  */
-import { DeskhandError } from '../../shared/errors';
-import { StoreMemoryService } from '../services/memory/memory-service';
-import { StoreGoalService } from '../services/goals/goal-service';
-import { describeBudget } from '../services/goals';
-import type { MemoryRecord } from '../services/memory';
-import { out, parseSubcommand, usage, withStore } from './cli-common';
+import { DeskhandError } from '../../../shared/errors';
+import { StoreMemoryService } from '../../services/memory/memory-service';
+import { StoreGoalService } from '../../services/goals/goal-service';
+import { describeBudget } from '../../services/goals';
+import type { MemoryRecord } from '../../services/memory';
+import { out, parseSubcommand, usage, withStore } from './common';
 const ACTOR = 'person (deskhand memory)';
 
 function line(r: MemoryRecord): string {

@@ -5,11 +5,11 @@
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CompositionFiles } from '../services/compositions/composition-files';
-import { publishedFileName } from '../services/compositions/index';
-import { PublishTargets } from '../services/compositions/publish';
-import { resolveDataDir } from './open-runtime';
-import { parseSubcommand, usage, withStore } from './cli-common';
+import { CompositionFiles } from '../../services/compositions/composition-files';
+import { publishedFileName } from '../../services/compositions/index';
+import { PublishTargets } from '../../services/compositions/publish';
+import { resolveDataDir } from '../data-dir';
+import { parseSubcommand, usage, withStore } from './common';
 
 const out = (s: string) => void process.stdout.write(s);
 

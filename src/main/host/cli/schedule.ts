@@ -2,16 +2,16 @@
  * `deskhand fire ID` (what every OS job runs: works with the app closed) and `deskhand schedule list | cancel ID |
  * run ID | doctor [--dry-run]`. Fire exit codes as `run`: 0 done (or nothing to do), 3 parked, 1 failed.
  */
-import { DeskhandError, errorMessage } from '../../shared/errors';
-import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig } from '../services/providers/providers';
-import { createNotifier } from '../services/notify/create';
-import type { Notifier } from '../services/notify';
-import { displayTime } from '../services/scheduler';
-import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
-import { apiKeyName } from './provider-settings';
-import { openRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
-import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from './schedule-fire';
-import { parseSubcommand, usage } from './cli-common';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig } from '../../services/providers/providers';
+import { createNotifier } from '../../services/notify/create';
+import type { Notifier } from '../../services/notify';
+import { displayTime } from '../../services/scheduler';
+import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
+import { apiKeyName } from '../provider-settings';
+import { openRuntime, resolveDataDir, type AppRuntime } from '../open-runtime';
+import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from '../schedule-fire';
+import { parseSubcommand, usage } from './common';
 
 /** The provider a woken run uses: the conversation's last run's provider and model; its key from the keyring, else the environment. */
 export async function fireProvider(run: { provider: string; model: string; base_url: string | null } | undefined, env: NodeJS.ProcessEnv = process.env): Promise<ProviderConfig> {

@@ -1,11 +1,11 @@
 /** `deskhand conversations export ID [--out FILE]`: a conversation as Markdown (chat-host.ts), to stdout or a file. */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DeskhandError } from '../../shared/errors';
-import { fallbackTitle } from '../../shared/tool-presentation';
-import { SecretRedactor } from '../runtime/redaction';
-import { conversationOrThrow, exportConversation } from './chat-host';
-import { withStore } from './cli-common';
+import { DeskhandError } from '../../../shared/errors';
+import { fallbackTitle } from '../../../shared/tool-presentation';
+import { SecretRedactor } from '../../runtime/redaction';
+import { conversationOrThrow, exportConversation } from '../chat-host';
+import { withStore } from './common';
 
 export async function conversationsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;

@@ -1,8 +1,8 @@
 /** `deskhand media companion set --provider P --model M [--image-model I] [--base-url URL] | show | clear`. */
 import { parseArgs } from 'node:util';
-import { DeskhandError } from '../../shared/errors';
-import { CompanionModel } from '../services/media/companion';
-import { resolveDataDir } from './open-runtime';
+import { DeskhandError } from '../../../shared/errors';
+import { CompanionModel } from '../../services/media/companion';
+import { resolveDataDir } from '../data-dir';
 
 export async function mediaCommand(args: string[]): Promise<number> {
   const [what, sub, ...rest] = args;

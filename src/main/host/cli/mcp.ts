@@ -4,15 +4,15 @@
  * `deskhand mcp list [--json]`, `remove NAME`, `test NAME [--json]`; and `deskhand profiles list [--json] | add NAME
  * [--system TEXT] [--provider P] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] | remove NAME`.
  */
-import { DeskhandError } from '../../shared/errors';
-import { MCP_TIERS, parseEnvPairs, parseServerConfig, SERVER_NAME_RE, type McpServerConfig, type McpTier } from '../services/mcp';
-import { McpManager } from '../services/mcp/manager';
-import { extensionsModule } from '../services/store/modules/extensions';
-import type { Store } from '../services/store/store';
-import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
-import { Vault } from '../services/vault/vault';
-import { ProfileStore, profileSchema } from '../services/profiles';
-import { parseSubcommand, usage, withStore } from './cli-common';
+import { DeskhandError } from '../../../shared/errors';
+import { MCP_TIERS, parseEnvPairs, parseServerConfig, SERVER_NAME_RE, type McpServerConfig, type McpTier } from '../../services/mcp';
+import { McpManager } from '../../services/mcp/manager';
+import { extensionsModule } from '../../services/store/modules/extensions';
+import type { Store } from '../../services/store/store';
+import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
+import { Vault } from '../../services/vault/vault';
+import { ProfileStore, profileSchema } from '../../services/profiles';
+import { parseSubcommand, usage, withStore } from './common';
 
 /** The configured servers with their last known health, as `mcp list` and Settings show them. */
 export function mcpListing(store: Store) {

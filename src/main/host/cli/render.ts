@@ -1,6 +1,6 @@
 /** How `deskhand run` shows a run in a terminal: text on stdout, calls, results, requests and the end on stderr. */
-import type { RunEvent } from '../../shared/events';
-import { forDisplay } from '../../shared/untrusted-display';
+import type { RunEvent } from '../../../shared/events';
+import { forDisplay } from '../../../shared/untrusted-display';
 
 /** Lines of a tool's output the CLI prints under its status line. */
 const OUTPUT_LINES = 12;

@@ -5,12 +5,12 @@
  * running it notices), every worktree and `tower/*` branch it made removed, merged work kept on its integration branch.
  */
 import { createInterface } from 'node:readline/promises';
-import { towerModule, type TowerSessionRow } from '../services/store/modules/tower';
-import { SUBAGENT_TERMINAL, subagentsModule } from '../services/store/modules/subagents';
-import { missionText, teardownSession } from '../services/tower/tower-service';
-import type { Store } from '../services/store/store';
-import { out, parseSubcommand, usage, withStore } from './cli-common';
-import { cancelSubagentRow } from './cli-subagents';
+import { towerModule, type TowerSessionRow } from '../../services/store/modules/tower';
+import { SUBAGENT_TERMINAL, subagentsModule } from '../../services/store/modules/subagents';
+import { missionText, teardownSession } from '../../services/tower/tower-service';
+import type { Store } from '../../services/store/store';
+import { out, parseSubcommand, usage, withStore } from './common';
+import { cancelSubagentRow } from './subagents';
 
 const t = (at: number) => new Date(at).toISOString().slice(11, 19);
 

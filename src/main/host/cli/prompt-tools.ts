@@ -5,11 +5,11 @@
  * Without --conversation both describe a new conversation in --cwd (nothing is stored).
  */
 import { resolve } from 'node:path';
-import { POLICIES, type Policy } from '../../shared/tools';
-import { toolListing } from '../runtime/tool-listing';
-import type { ConversationRow } from '../services/store/store';
-import { createAppRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
-import { parseSubcommand } from './cli-common';
+import { POLICIES, type Policy } from '../../../shared/tools';
+import { toolListing } from '../../runtime/tool-listing';
+import type { ConversationRow } from '../../services/store/store';
+import { createAppRuntime, resolveDataDir, type AppRuntime } from '../open-runtime';
+import { parseSubcommand } from './common';
 
 const OPTIONS = {
   conversation: { type: 'string' },

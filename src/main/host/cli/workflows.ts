@@ -3,9 +3,9 @@
  * phase, progress and spend; one run with each phase's output and its event log; cancelling one from any process
  * (the process running it sees the row change and stops the script and every child).
  */
-import { WORKFLOW_TERMINAL, workflowsModule, type WorkflowRow } from '../services/store/modules/workflows';
-import { describeRun } from '../services/workflows/workflow-service';
-import { out, parseSubcommand, usage, withStore } from './cli-common';
+import { WORKFLOW_TERMINAL, workflowsModule, type WorkflowRow } from '../../services/store/modules/workflows';
+import { describeRun } from '../../services/workflows/workflow-service';
+import { out, parseSubcommand, usage, withStore } from './common';
 
 function line(r: WorkflowRow): string {
   const spend = `${r.agents} agents ${r.input_tokens + r.output_tokens} tok ~$${r.cost_usd.toFixed(4)}`;

@@ -4,8 +4,8 @@
  * data folder — a `deskhand run`, the desktop app, `deskhand web` — stops its computer-use sessions before its next
  * action or typed chunk, and those runs end stopped. Opens only the store: pressing Stop must not wait for a runtime.
  */
-import { StoreStopFlag } from '../services/computer/stop-flag';
-import { out, parseSubcommand, usage, withStore } from './cli-common';
+import { StoreStopFlag } from '../../services/computer/stop-flag';
+import { out, parseSubcommand, usage, withStore } from './common';
 
 export async function stopCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseSubcommand(args, { reason: { type: 'string' } });

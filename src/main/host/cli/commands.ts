@@ -1,0 +1,79 @@
+/**
+ * The `deskhand` CLI: the same runtime as the desktop app, headless. Exit codes: 0 finished, 3 parked waiting for an
+ * approval, 1 failed, 2 usage error. Each command group is a module of its own, loaded with `import()` when its
+ * command runs, so a command loads only what it uses (docs/performance.md, "CLI start"): `runs list` the store,
+ * `policy explain` the tools and the approval engine, and only the commands that drive the agent (cli/agent.ts,
+ * `web`, `fire`, …) the whole runtime.
+ */
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import { EXIT, UsageError, isParseArgsError } from './flags';
+import { USAGE } from './usage';
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'run':
+        return await (await import('./agent')).runCommand(rest);
+      case 'runs':
+        return await (await import('./runs')).runsCommand(rest);
+      case 'policy':
+        return await (await import('./policy')).policyCommand(rest);
+      case 'rules':
+        return await (await import('./grants')).rulesCommand(rest);
+      case 'secrets':
+        return await (await import('./agent')).secretsCommand(rest);
+      case 'web':
+        return await (await import('../web-command')).webCommand(rest);
+      case 'grants':
+        return await (await import('./grants')).grantsCommand(rest);
+      case 'search':
+        return await (await import('./grants')).searchCommand(rest);
+      case 'memory':
+        return await (await import('./memory')).memoryCommand(rest);
+      case 'goals':
+        return await (await import('./memory')).goalsCommand(rest);
+      case 'fire':
+        return await (await import('./schedule')).fireCommandMain(rest);
+      case 'schedule':
+        return await (await import('./schedule')).scheduleCommand(rest);
+      case 'mcp':
+        return await (await import('./mcp')).mcpCommand(rest);
+      case 'profiles':
+        return await (await import('./mcp')).profilesCommand(rest);
+      case 'compositions':
+        return await (await import('./compositions')).compositionsCommand(rest);
+      case 'media':
+        return await (await import('./media')).mediaCommand(rest);
+      case 'subagents':
+        return await (await import('./subagents')).subagentsCommand(rest);
+      case 'conversations':
+        return await (await import('./conversations')).conversationsCommand(rest);
+      case 'workflows':
+        return await (await import('./workflows')).workflowsCommand(rest);
+      case 'tower':
+        return await (await import('./tower')).towerCommand(rest);
+      case 'prompt':
+        return await (await import('./prompt-tools')).promptCommand(rest);
+      case 'tools':
+        return await (await import('./prompt-tools')).toolsCommand(rest);
+      case 'stop':
+        return await (await import('./stop')).stopCommand(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(`${USAGE}\n`);
+        return command === undefined ? EXIT.usage : EXIT.finished;
+      default:
+        throw new UsageError(`Unknown command "${command}".`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || (DeskhandError.isInstance(err) && err.code === 'usage') || isParseArgsError(err)) {
+      process.stderr.write(`deskhand: ${errorMessage(err)}\n\n${USAGE}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`deskhand: ${errorMessage(err)}\n`);
+    return EXIT.failed;
+  }
+}

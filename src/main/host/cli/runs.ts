@@ -1,0 +1,128 @@
+/**
+ * `deskhand runs list|show` (read from the store alone: the runtime is not built) and `runs approve|deny|answer`
+ * (cli/agent.ts: they resume the run, so they open the whole runtime).
+ */
+import { parseArgs } from 'node:util';
+import { forDisplay } from '../../../shared/untrusted-display';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import { costOf, formatCost, runTokens } from '../../../shared/prices';
+import { Store } from '../../services/store/store';
+import { subagentsModule } from '../../services/store/modules/subagents';
+import { runOwnerAlive } from '../../services/processes/proc-info';
+import { resolveDataDir } from '../data-dir';
+import { EXIT, PROVIDER_OPTIONS, UsageError, print } from './flags';
+
+const RUNS_OPTIONS = { ...PROVIDER_OPTIONS, always: { type: 'boolean' }, scope: { type: 'string' }, reason: { type: 'string' }, value: { type: 'string' } } as const;
+
+/** The flags of `deskhand runs …`. */
+export type RunsFlags = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof RUNS_OPTIONS }>>['values'];
+
+/**
+ * The store for listing and showing runs. A run a crashed process left "running" is recovered first, as every
+ * command that opens the runtime does (open-runtime.ts): then, and only then, the runtime is opened once for it.
+ */
+async function openListingStore(dataDir: string): Promise<Store> {
+  const store = new Store(dataDir);
+  const stale = store.runsWithStatus('running').some((r) => r.owner_pid !== process.pid && !runOwnerAlive(r));
+  if (!stale) return store;
+  store.close();
+  const { openRuntime } = await import('../open-runtime');
+  const runtime = openRuntime({ dataDir, mcpStart: 'on-demand' });
+  try {
+    await runtime.shutdownServices();
+  } finally {
+    runtime.store.close();
+  }
+  return new Store(dataDir);
+}
+
+export async function runsCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: RUNS_OPTIONS,
+  });
+  let answerValue: unknown;
+  if (sub === 'answer') {
+    if (values.value === undefined) throw new UsageError('runs answer needs --value JSON, e.g. --value \'{"approved": true}\' or --value \'{"answers": {"<question>": "<choice>"}}\'.');
+    try {
+      answerValue = JSON.parse(values.value);
+    } catch (err) {
+      throw new UsageError(`--value is not valid JSON (${errorMessage(err)}). Quote it for your shell: --value '{"paths": ["/tmp/a.csv"]}'.`);
+    }
+  }
+  if (sub === 'approve' || sub === 'deny' || sub === 'answer') return (await import('./agent')).resumeCommand(sub, values, positionals, answerValue);
+  // Listing and showing read the store only: no runtime, no family, no MCP server.
+  const store = await openListingStore(resolveDataDir(values['data-dir']));
+  try {
+    switch (sub) {
+      case 'list': {
+        const runs = store.listRuns(50);
+        // A descendant's request (a subagent parked with its parent's call) names its child and the run it parks.
+        const pending = store.pendingApprovals().map((a) => ({ ...a, ...subagentOf(store, a.run_id) }));
+        if (values.json) {
+          print({ runs, approvals: pending });
+        } else {
+          if (runs.length === 0) process.stdout.write('No runs yet.\n');
+          for (const r of runs) {
+            const conv = store.getConversation(r.conversation_id);
+            process.stdout.write(`${r.id}  ${r.status.padEnd(11)} ${new Date(r.created_at).toISOString()}  ${conv?.title ?? ''}\n`);
+          }
+          for (const a of pending) {
+            const child = a.subagent ? `  subagent ${a.subagent.id} "${forDisplay(a.subagent.description).text}" of run ${a.subagent.parentRunId ?? '?'}` : '';
+            process.stdout.write(`  waiting: ${a.id}  ${a.kind === 'approval' ? a.tool : `${a.kind} (${a.tool})`}  (${a.risk})  run ${a.run_id}${child}\n`);
+          }
+        }
+        return EXIT.finished;
+      }
+      case 'show': {
+        const id = positionals[0];
+        if (!id) throw new UsageError('runs show needs a RUN_ID.');
+        const run = store.getRun(id);
+        if (!run) throw new DeskhandError('not_found', `No run ${id}. See \`deskhand runs list\`.`);
+        const calls = store.toolCallsForRun(id).map((c) => ({ ...c, args: JSON.parse(c.args) as unknown, reasons: JSON.parse(c.reasons) as unknown }));
+        const approvals = store.approvalsForRun(id);
+        if (values.json) {
+          print({ run, costUsd: costOf(run.model, runTokens(run)), toolCalls: calls, approvals });
+        } else {
+          const conv = store.getConversation(run.conversation_id);
+          const out = (line: string) => process.stdout.write(`${line}\n`);
+          out(`${run.id}  ${run.status}  ${run.provider}/${run.model}  policy ${run.policy}  steps ${run.step}  tokens ${run.input_tokens} in${run.cache_read_tokens || run.cache_write_tokens ? ` (cache: ${run.cache_read_tokens} read, ${run.cache_write_tokens} written)` : ''} / ${run.output_tokens} out  cost ${formatCost(costOf(run.model, runTokens(run))) ?? 'unknown (no price for this model)'}`);
+          out(`conversation ${run.conversation_id}${conv ? `  "${conv.title}"  in ${conv.folder}` : ''}`);
+          if (run.error) out(`error: ${run.error}`);
+          const byCall = new Map(approvals.map((a) => [a.tool_call_id, a]));
+          for (const c of calls) {
+            const a = byCall.get(c.id);
+            const status = a?.status === 'denied' || c.decision === 'deny' ? 'denied' : c.status;
+            out(`  [${c.step}.${c.position}] ${c.tool} ${status} ${c.risk ?? ''} ${c.decision ?? ''}`.trimEnd());
+            out(`      args: ${JSON.stringify(c.args).slice(0, 400)}`);
+            if (a) {
+              out(`      ${a.kind === 'approval' ? 'approval' : a.kind} ${a.id}: ${a.status}${a.reason ? ` (${a.reason})` : ''}`);
+              // The diff or preview the person was shown, also for denied calls.
+              if (a.preview) for (const line of a.preview.split('\n').slice(0, 40)) out(`      | ${line}`);
+            }
+            if (c.output !== null) {
+              const lines = forDisplay(c.output).text.split('\n');
+              for (const line of lines.slice(0, 8)) out(`      > ${line.slice(0, 200)}`);
+              if (lines.length > 8) out(`      > … ${lines.length - 8} more lines (--json has all of it)`);
+            }
+          }
+          for (const a of approvals.filter((x) => !calls.some((c) => c.id === x.tool_call_id))) out(`  ${a.kind} ${a.id} ${a.tool} ${a.status}`);
+        }
+        return EXIT.finished;
+      }
+      default:
+        throw new UsageError(`runs needs list, show, approve, deny or answer.`);
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** The subagent whose run asks (its id, type, description and parent run), for listing its requests. */
+function subagentOf(store: Store, runId: string): { subagent?: { id: string; type: string; description: string; parentRunId: string | null } } {
+  const run = store.getRun(runId);
+  const row = run && store.module(subagentsModule).byConversation(run.conversation_id);
+  return row ? { subagent: { id: row.id, type: row.type, description: row.description, parentRunId: row.parent_run_id } } : {};
+}

@@ -1,0 +1,29 @@
+/**
+ * The providers by name: their default models and key variables, and a provider's configuration. Imports nothing, so
+ * a command that only names a provider (the CLI's flags, settings) does not load the AI SDK (providers.ts does).
+ */
+export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+export interface ProviderConfig {
+  provider: ProviderName;
+  model: string;
+  baseURL?: string | null;
+  apiKey?: string | null;
+}
+
+export const DEFAULT_MODELS: Record<ProviderName, string> = {
+  anthropic: 'claude-sonnet-4-5',
+  openai: 'gpt-5',
+  'openai-compatible': 'llama3.1',
+};
+
+export const KEY_ENV: Record<ProviderName, string | null> = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  'openai-compatible': null,
+};
+
+export function isProviderName(value: unknown): value is ProviderName {
+  return typeof value === 'string' && (PROVIDERS as readonly string[]).includes(value);
+}
