@@ -13,7 +13,7 @@ import { isSandboxMode, type SandboxMode } from '../../shared/sandbox';
 import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig, type ProviderName } from '../services/providers/providers';
 import type { RunOutcome, RunOptions } from '../runtime/runtime';
 import type { AppRuntime as Runtime } from './open-runtime';
-import { openRuntime, resolveDataDir } from './open-runtime';
+import { closeOpenRuntimes, openRuntime, resolveDataDir } from './open-runtime';
 import { TaskWakes } from './task-wakes';
 import { renderEvent } from './cli-render';
 import { webCommand } from './web-command';
@@ -112,6 +112,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     process.stderr.write(`deskhand: ${errorMessage(err)}\n`);
     return EXIT.failed;
+  } finally {
+    // The exit path: whatever a command opened and did not close ends here (nothing keeps the process alive).
+    await closeOpenRuntimes();
   }
 }
 
@@ -232,13 +235,9 @@ async function awaitBackground(
   return last;
 }
 
-/** Ends what commands started (nothing outlives Deskhand), then closes the store. */
+/** Ends what commands started (nothing outlives Deskhand), then closes the store (AppRuntime.close). */
 async function closeRuntime(runtime: Runtime): Promise<void> {
-  try {
-    await runtime.shutdownServices();
-  } finally {
-    runtime.store.close();
-  }
+  await runtime.close();
 }
 
 export function parseSandbox(value: string | undefined): SandboxMode | undefined {

@@ -120,10 +120,59 @@ export class AppRuntime extends Runtime {
     return super.answerRequest(id, value, k.options).finally(k.release);
   }
 
-  /** On quit: commands and the browser end (nothing outlives Deskhand). */
-  async shutdownServices(): Promise<void> {
-    await Promise.allSettled([this.tasks.shutdown(), this.browser?.shutdown()]);
+  /**
+   * On quit: everything a family opened ends, so nothing outlives Deskhand and nothing keeps the process alive:
+   * commands, job workers, workflows and MCP servers (`tasks.shutdown`), the browser, computer use's D-Bus and AT-SPI
+   * connections. Each service ends what it owns; this only calls them all, and remembers which are still closing
+   * (`stillClosing`, named by a host's exit deadline).
+   */
+  shutdownServices(): Promise<void> {
+    this.shuttingDown ??= (async () => {
+      const parts: [string, () => unknown][] = [
+        ['background tasks, workflows and MCP servers', () => this.tasks.shutdown()],
+        ['MCP servers', () => this.mcp?.close()],
+        ['the browser', () => this.browser?.shutdown()],
+        ['computer use (D-Bus and AT-SPI connections)', () => this.computer.close()],
+      ];
+      await Promise.allSettled(
+        parts.map(async ([name, close]) => {
+          this.closing.add(name);
+          try {
+            await close();
+          } finally {
+            this.closing.delete(name);
+          }
+        }),
+      );
+    })();
+    return this.shuttingDown;
   }
+
+  /** What `shutdownServices` is still waiting for (empty when it finished or has not started). */
+  stillClosing(): string[] {
+    return [...this.closing];
+  }
+
+  /** A host's one exit path: every service ends (shutdownServices), then the store closes. Idempotent. */
+  close(): Promise<void> {
+    this.closed ??= this.shutdownServices().finally(() => {
+      OPEN.delete(this);
+      if (this.store.isOpen) this.store.close();
+    });
+    return this.closed;
+  }
+
+  private shuttingDown: Promise<void> | null = null;
+  private closed: Promise<void> | null = null;
+  private readonly closing = new Set<string>();
+}
+
+/** Runtimes `openRuntime` made and nobody closed yet: a host's exit closes them all (`closeOpenRuntimes`). */
+const OPEN = new Set<AppRuntime>();
+
+/** Closes every runtime this process opened (the CLI's exit path, whatever the command forgot). */
+export async function closeOpenRuntimes(): Promise<void> {
+  await Promise.allSettled([...OPEN].map((r) => r.close()));
 }
 
 export type HostRuntimeOptions = {
@@ -302,6 +351,7 @@ export function defaultComputer(store: Store, dataDir: string): ComputerUse {
 
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {
   const runtime = createAppRuntime(opts);
+  OPEN.add(runtime);
   runtime.recoverInterrupted();
   // Children a crashed process was running end as failed ("interrupted: …"), their tasks closed (issue 19).
   runtime.subagents.recoverOrphans();
