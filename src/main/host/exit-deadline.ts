@@ -27,11 +27,24 @@ export function deadlineMs(fallback: number, env: NodeJS.ProcessEnv = process.en
   return Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
-type Handle = { constructor?: { name?: string }; fd?: number; _handle?: { fd?: number }; pid?: number; spawnfile?: string; hasRef?: () => boolean; remoteAddress?: string; remotePort?: number; address?: () => unknown };
+type Handle = {
+  constructor?: { name?: string };
+  fd?: number;
+  _handle?: { fd?: number };
+  pid?: number;
+  spawnfile?: string;
+  stdio?: unknown[];
+  hasRef?: () => boolean;
+  remoteAddress?: string;
+  remotePort?: number;
+  address?: () => unknown;
+};
 
-/** What keeps the event loop alive, in words: child processes, sockets (not stdio), servers, timers. */
+/** What keeps the event loop alive, in words: child processes (and their pipes), sockets (not stdio), servers, timers. */
 export function openHandles(): string[] {
   const handles = (process as unknown as { _getActiveHandles?: () => Handle[] })._getActiveHandles?.() ?? [];
+  const pipeOf = new Map<unknown, number>();
+  for (const h of handles) if (h.constructor?.name === 'ChildProcess') for (const p of h.stdio ?? []) if (p) pipeOf.set(p, h.pid ?? -1);
   const out: string[] = [];
   for (const h of handles) {
     if (typeof h.hasRef === 'function' && !h.hasRef()) continue;
@@ -39,7 +52,8 @@ export function openHandles(): string[] {
     const fd = h._handle?.fd ?? h.fd;
     if (fd !== undefined && fd >= 0 && fd <= 2) continue; // stdin, stdout, stderr
     if (kind === 'ChildProcess') out.push(`child process ${h.pid ?? '?'} (${h.spawnfile ?? '?'})`);
-    else if (kind === 'Socket') out.push(h.remoteAddress ? `socket to ${h.remoteAddress}:${h.remotePort ?? ''}` : `socket (fd ${fd ?? '?'}: a local connection such as D-Bus)`);
+    else if (pipeOf.has(h)) out.push(`a pipe of child process ${pipeOf.get(h)}`);
+    else if (kind === 'Socket') out.push(h.remoteAddress ? `socket to ${h.remoteAddress}:${h.remotePort ?? ''}` : `local socket (fd ${fd ?? '?'}, such as a D-Bus connection)`);
     else if (kind === 'Server') out.push(`server ${JSON.stringify(h.address?.() ?? null)}`);
     else out.push(kind);
   }
