@@ -266,7 +266,7 @@ describe('deskhand web ends on one SIGINT', () => {
     await until(() => processesWith(stubborn).length > 0, 'the command running', 60_000);
     const ended = web.stop('SIGINT');
     await stoppedClean(web, ended);
-    expect(web.stderr()).toMatch(/deskhand: Deskhand web was stopped; still open after 2000 ms: .*background tasks[^,]* \(closing\)/);
+    expect(web.stderr()).toMatch(/deskhand: Deskhand web was stopped; still open after 2000 ms: .*background tasks, workflows and MCP servers \(closing\)/);
     expect(processesWith(stubborn)).toEqual([]);
   }, 4 * BOUND_MS);
 });
