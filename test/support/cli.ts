@@ -128,3 +128,42 @@ export function useCliWorld(name: string, defaults: { policy?: string; flags?: s
 export const toolResults = (r: CliResult): string[] => r.events.filter((e) => e.type === 'tool.result').map((e) => String(e.output));
 /** The run's `approval.requested` events. */
 export const approvals = (r: CliResult): CliResult['events'] => r.events.filter((e) => e.type === 'approval.requested');
+export interface ExitResult extends CliResult {
+  /** The process ended by itself within the bound (else it was killed at the bound). */
+  exited: boolean;
+  /** Process id of the CLI (its leftovers are looked up by marker, not by parent: orphans are reparented). */
+  pid: number;
+}
+
+/**
+ * Runs the binary and waits for the process to END (not for its pipes to close: a leftover child holding them would
+ * hide that), at most `withinMs`; a process still alive then is killed and reported with `exited: false`. No timing
+ * is asserted beyond the bound: it only tells "ends" from "hangs".
+ */
+export function runCliToExit(args: string[], opts: { env?: NodeJS.ProcessEnv; withinMs?: number } = {}): Promise<ExitResult> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const finish = (code: number | null, exited: boolean) => {
+      // What was written before the exit is read; a pipe still held open by a leftover does not delay the answer.
+      setTimeout(() => {
+        const events = stdout
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as CliResult['events'][number]);
+        done({ code, stdout, stderr, events, exited, pid: child.pid ?? -1 });
+      }, 200);
+    };
+    const bound = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish(null, false);
+    }, opts.withinMs ?? 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(bound);
+      finish(code, true);
+    });
+  });
+}

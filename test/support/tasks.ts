@@ -1,5 +1,6 @@
 /** Background-task fixtures: a real store and task service in temp folders, and process-table checks. */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Store } from '../../src/main/services/store/store';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { osSandbox, type SandboxService } from '../../src/main/services/sandbox';
@@ -147,4 +148,24 @@ export async function maxLoopGap<T>(fn: () => Promise<T>): Promise<{ value: T; g
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * Live (non-zombie) processes that belong to a test's Deskhand: their command line names one of `markers` (a data
+ * folder, a unique command), or their environment carries one (`NAME=marker` given to the CLI or a server).
+ */
+export function processesMarked(markers: string[]): string[] {
+  const found: string[] = [];
+  for (const line of execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' }).split('\n')) {
+    const m = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (!m || m[2]!.startsWith('Z') || Number(m[1]) === process.pid || m[3]!.startsWith('ps -eo')) continue;
+    let env = '';
+    try {
+      env = readFileSync(`/proc/${m[1]}/environ`, 'latin1');
+    } catch {
+      // gone, or not ours to read
+    }
+    if (markers.some((k) => m[3]!.includes(k) || env.includes(k))) found.push(`${m[1]} ${m[3]}`);
+  }
+  return found;
 }

@@ -23,6 +23,8 @@ import { wireWorkflows } from './workflow-wiring';
 import { TowerService } from '../services/tower/tower-service';
 import { wireTower } from './tower-wiring';
 
+import { forgetOpen, trackOpen } from './open-runtimes';
+
 export { resolveDataDir } from './data-dir';
 
 /** The runtime as a host holds it: with the background tasks it was assembled with (hosts list and stop them). */
@@ -87,18 +89,53 @@ export class AppRuntime extends Runtime {
   }
 
   /**
-   * On quit: commands and the browser end (nothing outlives Deskhand), and computer use lets go of the desktop (its
-   * accessibility-bus connection would otherwise keep a finished `deskhand run --enable computer` from exiting).
+   * On quit: everything a family opened ends, so nothing outlives Deskhand and nothing keeps the process alive:
+   * commands, job workers, workflows and MCP servers (`tasks.shutdown`), the browser, computer use's D-Bus and AT-SPI
+   * connections. Each service ends what it owns; this only calls them all, and remembers which are still closing
+   * (`stillClosing`, named by a host's exit deadline).
    */
-  async shutdownServices(): Promise<void> {
-    await Promise.allSettled([this.tasks.shutdown(), this.browser?.shutdown()]);
-    try {
-      this.computer.close();
-    } catch {
-      // already closed, or no desktop was ever reached
-    }
+  shutdownServices(): Promise<void> {
+    this.shuttingDown ??= (async () => {
+      const parts: [string, () => unknown][] = [
+        ['background tasks, workflows and MCP servers', () => this.tasks.shutdown()],
+        ['MCP servers', () => this.mcp?.close()],
+        ['the browser', () => this.browser?.shutdown()],
+        ['computer use (D-Bus and AT-SPI connections)', () => this.computer.close()],
+      ];
+      await Promise.allSettled(
+        parts.map(async ([name, close]) => {
+          this.closing.add(name);
+          try {
+            await close();
+          } finally {
+            this.closing.delete(name);
+          }
+        }),
+      );
+    })();
+    return this.shuttingDown;
   }
+
+  /** What `shutdownServices` is still waiting for (empty when it finished or has not started). */
+  stillClosing(): string[] {
+    return [...this.closing];
+  }
+
+  /** A host's one exit path: every service ends (shutdownServices), then the store closes. Idempotent. */
+  close(): Promise<void> {
+    this.closed ??= this.shutdownServices().finally(() => {
+      forgetOpen(this);
+      if (this.store.isOpen) this.store.close();
+    });
+    return this.closed;
+  }
+
+  private shuttingDown: Promise<void> | null = null;
+  private closed: Promise<void> | null = null;
+  private readonly closing = new Set<string>();
 }
+
+export { closeOpenRuntimes } from './open-runtimes';
 
 import { assembleHostServices, defaultComputer, type HostRuntimeOptions } from './host-services';
 
@@ -154,6 +191,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
 
 export function openRuntime(opts: HostRuntimeOptions): AppRuntime {
   const runtime = createAppRuntime(opts);
+  trackOpen(runtime);
   runtime.recoverInterrupted();
   // Children a crashed process was running end as failed ("interrupted: …"), their tasks closed (issue 19).
   runtime.subagents.recoverOrphans();

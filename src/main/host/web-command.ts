@@ -19,6 +19,7 @@ import { fireProvider } from './cli/schedule';
 import type { FireDeps } from './schedule-fire';
 import { ScheduleTicker } from './schedule-ticker';
 import { startWebHost } from './web-host';
+import { deadlineMs, exitDeadline } from './exit-deadline';
 
 export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json]
                     [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
@@ -76,7 +77,7 @@ export async function webCommand(args: string[]): Promise<number> {
   } catch (err) {
     const busy = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
     if (!busy || explicitPort !== undefined || planned.port === 0) {
-      runtime.store.close();
+      await runtime.close();
       throw new DeskhandError('usage', `Could not listen on 127.0.0.1:${planned.port}: ${(err as Error).message}`);
     }
     // The saved port is taken (another program, or an older Deskhand web still running): any free port, same token.
@@ -92,18 +93,30 @@ export async function webCommand(args: string[]): Promise<number> {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      // A second Ctrl-C does not wait for anything.
+      process.once('SIGINT', () => process.exit(130));
       resolve();
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
   if (!values.json) process.stderr.write('Stopping Deskhand web…\n');
+  // One Ctrl-C ends it within the deadline: everything closes in order, and what did not close in time is named.
+  let stage = 'the schedule ticker';
+  exitDeadline({ ms: deadlineMs(WEB_EXIT_DEADLINE_MS), what: 'Deskhand web was stopped', code: 0, pending: () => [stage, ...runtime.stillClosing()].filter(Boolean) });
   await ticker.stop();
-  await service.shutdown();
+  stage = 'the runs in progress';
+  await service.shutdown(WEB_EXIT_DEADLINE_MS / 2);
+  stage = 'the web server and its clients';
   await host.close();
-  runtime.store.close();
+  stage = 'the store';
+  await runtime.close();
+  stage = '';
   return 0;
 }
+
+/** How long a stopped `deskhand web` may take to close everything before it exits anyway (exit-deadline.ts). */
+const WEB_EXIT_DEADLINE_MS = 2000;
 
 /** out/renderer, found from wherever this module was bundled (out/main/…) or run from source (src/main/host). */
 export function findRendererDir(): string | null {

@@ -37,6 +37,9 @@ export interface WebHost {
 /** Wire format over the socket. Client → server: {id, method, params}. Server → client: replies and event batches. */
 export type ServerMessage = { t: 'reply'; id: number; ok: true; result: unknown } | { t: 'reply'; id: number; ok: false; error: { code: string; message: string } } | { t: 'events'; events: ContractEvent[] };
 
+/** How long a WebSocket client has to answer the close handshake when the host stops. */
+const CLOSE_GRACE_MS = 300;
+
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -260,8 +263,17 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     close() {
       closing ??= new Promise<void>((res) => {
         for (const client of wss.clients) client.close(1001, 'Deskhand is shutting down');
+        // A client that does not answer the close handshake at once is cut off (ws would wait 30 s for it).
+        const cut = setTimeout(() => {
+          for (const client of wss.clients) client.terminate();
+        }, CLOSE_GRACE_MS);
+        cut.unref();
         wss.close();
-        server.close(() => res());
+        // Resolves once every connection ended: keep-alive sockets are closed now, WebSockets by the lines above.
+        server.close(() => {
+          clearTimeout(cut);
+          res();
+        });
         server.closeAllConnections();
       });
       return closing;

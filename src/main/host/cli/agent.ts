@@ -185,13 +185,9 @@ export async function resumeCommand(sub: 'approve' | 'deny' | 'answer', values: 
   }
 }
 
-/** Ends what commands started (nothing outlives Deskhand), then closes the store. */
+/** Ends what commands started (nothing outlives Deskhand), then closes the store (AppRuntime.close). */
 async function closeRuntime(runtime: Runtime): Promise<void> {
-  try {
-    await runtime.shutdownServices();
-  } finally {
-    runtime.store.close();
-  }
+  await runtime.close();
 }
 
 /**

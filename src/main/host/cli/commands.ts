@@ -8,6 +8,7 @@
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { EXIT, UsageError, isParseArgsError } from './flags';
 import { USAGE } from './usage';
+import { closeOpenRuntimes } from '../open-runtimes';
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -75,5 +76,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     process.stderr.write(`deskhand: ${errorMessage(err)}\n`);
     return EXIT.failed;
+  } finally {
+    // The exit path: whatever a command opened and did not close ends here (nothing keeps the process alive).
+    await closeOpenRuntimes();
   }
 }

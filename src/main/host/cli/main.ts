@@ -4,6 +4,7 @@
  * (docs/performance.md, "CLI start"; test/cli/cli-import-cost.test.ts).
  */
 import { USAGE } from './usage';
+import { deadlineMs, exitDeadline } from '../exit-deadline';
 
 const argv = process.argv.slice(2);
 const [command] = argv;
@@ -20,6 +21,9 @@ async function run(): Promise<number> {
 run().then(
   (code) => {
     process.exitCode = code;
+    // The command closed everything it opened (AppRuntime.close); the process ends now on its own. Should anything
+    // still hold it (a bug), a scheduled fire or a script must not hang: one line names it, then the exit.
+    if (command !== 'web') exitDeadline({ ms: deadlineMs(10_000), what: `the command finished (exit ${code}), but the process did not end`, code });
   },
   (err: unknown) => {
     process.stderr.write(`deskhand: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -23,8 +23,7 @@ async function withRuntime<T>(dataDir: string | undefined, fn: (rt: AppRuntime) 
   try {
     return await fn(rt);
   } finally {
-    await rt.tasks.shutdown();
-    rt.store.close();
+    await rt.close();
   }
 }
 

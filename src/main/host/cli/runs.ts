@@ -28,11 +28,7 @@ async function openListingStore(dataDir: string): Promise<Store> {
   store.close();
   const { openRuntime } = await import('../open-runtime');
   const runtime = openRuntime({ dataDir, mcpStart: 'on-demand' });
-  try {
-    await runtime.shutdownServices();
-  } finally {
-    runtime.store.close();
-  }
+  await runtime.close();
   return new Store(dataDir);
 }
 

@@ -49,11 +49,7 @@ const exitFor = (o: FireOutcome) => (o.status === 'parked' ? 3 : o.status === 'f
 
 async function close(runtime: AppRuntime, notifier: Notifier): Promise<void> {
   await notifier.close().catch(() => undefined);
-  try {
-    await runtime.tasks.shutdown();
-  } finally {
-    runtime.store.close();
-  }
+  await runtime.close();
 }
 
 export async function fireCommandMain(args: string[]): Promise<number> {

@@ -23,6 +23,7 @@ interface AppEntry {
 export class LinuxX11Operator extends NutInput implements ComputerOperator {
   readonly platform = 'linux-x11';
   private client: Promise<AtspiClient> | null = null;
+  private closed = false;
   private readonly ewmh: Ewmh;
   /** bus name → app (a bus name is never reused for another connection). */
   private readonly byBus = new Map<string, AppEntry>();
@@ -40,6 +41,8 @@ export class LinuxX11Operator extends NutInput implements ComputerOperator {
   }
 
   private atspi(): Promise<AtspiClient> {
+    // Closed by the host on exit: a late call (a status poll, a run being stopped) opens no new connection.
+    if (this.closed) return Promise.reject(new Error('computer use is shut down (Deskhand is quitting)'));
     this.client ??= AtspiClient.connect(this.env.DBUS_SESSION_BUS_ADDRESS).catch((err: unknown) => {
       this.client = null;
       throw err;
@@ -242,7 +245,9 @@ export class LinuxX11Operator extends NutInput implements ComputerOperator {
     await this.ewmh.activate(window.id);
   }
 
+  /** Ends the session-bus and accessibility-bus connections (also one still connecting): they keep a process alive. */
   close(): void {
+    this.closed = true;
     void this.client?.then((c) => c.close()).catch(() => undefined);
     this.client = null;
   }
