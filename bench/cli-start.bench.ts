@@ -4,7 +4,7 @@
  * - cli_help_ms: `deskhand --help` (target ≤ 250 ms and ≤ 3× node -e 0: cli_help_vs_node_x);
  * - cli_explain_ms: `deskhand policy explain` of a shell command (target ≤ 400 ms);
  * - cli_runs_list_ms: `deskhand runs list` on a store with 1,000 runs (target ≤ 400 ms).
- * Needs `npm run build` (out/main/cli.js). Not measured here yet: fire_to_notification_ms (docs/performance.md).
+ * Needs `npm run build` (out/main/cli.js). fire_to_notification_ms is measured by bench/fire-notification.bench.ts.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -56,7 +56,7 @@ export default async function computerObserveBench(): Promise<BenchResult> {
       ['_widget_factory', 'gtk3-widget-factory', []],
     ] as const) {
       world.spawnApp(cmd, [...args]);
-      await world.waitForApp(cmd);
+      await world.waitForApp(cmd, 60_000); // gtk3-widget-factory can take 20-30 s to join the accessibility bus on a fresh session
       await new Promise((r) => setTimeout(r, 1500)); // let the window finish mapping and settle
       // The raw client does what any client must: find the app by name in the registry, its showing window, and walk it.
       const raw = async (): Promise<number> => {
