@@ -27,8 +27,8 @@ function loaded(args: string[]): { lines: string[]; status: number | null } {
 
 const heavyIn = (lines: string[]) => HEAVY.filter((h) => lines.some((l) => l.includes(h)));
 
-/** What no command that leaves the agent alone may load: Playwright, the AI SDK and its providers, pdf.js, the MCP SDK, React. */
-const AGENT_ONLY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', 'node_modules/react/', 'node_modules/react-dom/'];
+/** What no command that leaves the agent alone may load: Playwright, the AI SDK and its providers, pdf.js, the MCP SDK, React, and the web page extractor (linkedom: loaded on the first page web_fetch extracts). */
+const AGENT_ONLY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom'];
 const agentOnlyIn = (lines: string[]) => AGENT_ONLY.filter((h) => lines.some((l) => l.includes(h)));
 
 describe('the CLI loads only what a command uses', () => {

@@ -1,21 +1,10 @@
 /**
- * Page content for web_fetch: the body decoded in its charset (Content-Type, byte-order mark, <meta>, XML
- * declaration, else UTF-8 with a windows-1252 fallback), main content found by Readability on a linkedom DOM, and
- * turned into markdown by turndown (or plain text, or the article's HTML). Links and images become absolute URLs.
+ * A fetched body decoded in its charset (Content-Type, byte-order mark, <meta>, XML declaration, else UTF-8 with a
+ * windows-1252 fallback), for web_fetch and http_request. Page extraction (Readability, linkedom, turndown: several
+ * hundred modules) lives in page-extract.ts and loads on the first page extracted, so a process that never fetches a
+ * page (`deskhand policy explain`, `runs list`) never loads it.
  */
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
 import { TextDecoder } from 'node:util';
-
-export type PageFormat = 'markdown' | 'text' | 'html';
-
-export interface Page {
-  title: string | null;
-  byline: string | null;
-  published: string | null;
-  content: string;
-}
 
 function charsetOf(contentType: string | undefined): string | null {
   const m = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '');
@@ -50,62 +39,3 @@ export function decodeBody(body: Buffer, contentType: string | undefined): { tex
   }
 }
 
-const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
-turndown.remove(['script', 'style', 'noscript', 'iframe', 'form']);
-
-/** The page's main content in the asked format. */
-export function extractPage(html: string, baseUrl: string, format: PageFormat): Page {
-  const { document } = parseHTML(html);
-  absolutize(document, baseUrl);
-  const title = document.querySelector('title')?.textContent?.trim() || null;
-  let article: ReturnType<Readability['parse']> = null;
-  try {
-    article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
-  } catch {
-    article = null;
-  }
-  const contentHtml = article?.content ?? document.body?.innerHTML ?? html;
-  let content: string;
-  if (format === 'html') content = contentHtml;
-  else if (format === 'text') content = normalizeText(article?.textContent ?? document.body?.textContent ?? '');
-  else content = turndown.turndown(contentHtml).trim();
-  return { title: article?.title?.trim() || title, byline: article?.byline ?? null, published: article?.publishedTime ?? null, content };
-}
-
-function normalizeText(text: string): string {
-  return text
-    .split('\n')
-    .map((l) => l.replace(/[ \t\u00a0]+/g, ' ').trim())
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
-
-function absolutize(document: ReturnType<typeof parseHTML>['document'], baseUrl: string): void {
-  let base = baseUrl;
-  const baseHref = document.querySelector('base[href]')?.getAttribute('href');
-  if (baseHref) {
-    try {
-      base = new URL(baseHref, baseUrl).href;
-    } catch {
-      // keep the page URL
-    }
-  }
-  for (const [selector, attr] of [
-    ['a[href]', 'href'],
-    ['img[src]', 'src'],
-  ] as const) {
-    for (const el of document.querySelectorAll(selector)) {
-      const value = el.getAttribute(attr);
-      if (!value) continue;
-      try {
-        const abs = new URL(value, base);
-        // javascript: and data: links carry nothing a reader can follow; keep only web links.
-        if (abs.protocol === 'http:' || abs.protocol === 'https:') el.setAttribute(attr, abs.href);
-        else el.removeAttribute(attr);
-      } catch {
-        el.removeAttribute(attr);
-      }
-    }
-  }
-}

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import { DestinationRefused, type HttpService } from '../../services/http/index';
-import { decodeBody, extractPage, type PageFormat } from './extract';
+import { decodeBody } from './extract';
+import type { PageFormat } from './page-extract';
 import { allowedPrivate, grantHops, requestPreview, stoppedNote, urlEffects } from './net';
 
 export const FETCH_DEFAULT_BYTES = 5 * 1024 * 1024;
@@ -83,6 +84,7 @@ export function createWebFetch(deps: { http: HttpService; urlGrants: () => reado
         const { text, charset } = decodeBody(res.body, type);
         head.push(`Charset: ${charset}`);
         if (mime === 'text/html' || mime === 'application/xhtml+xml' || (!mime && /<html|<body|<!doctype html/i.test(text.slice(0, 2048)))) {
+          const { extractPage } = await import('./page-extract');
           const page = extractPage(text, res.url, (args.format ?? 'markdown') as PageFormat);
           if (page.title) head.push(`Title: ${page.title}`);
           if (page.byline) head.push(`By: ${page.byline}`);
