@@ -3,8 +3,7 @@
  * and kept running (PowerShell and UIAutomationClient take about a second to load), one JSON line per request and
  * reply; synthesized input and capture through nut-js.
  */
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { launchHostProgram } from '../processes/launcher';
+import { launchHostProgram, type ChildProcessWithoutNullStreams } from '../processes/launcher';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

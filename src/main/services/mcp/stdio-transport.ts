@@ -5,11 +5,10 @@
  * error instead of leaving a request hanging); a message over the size limit is answered for the server with an
  * error naming the limit, so a 20 MB result never reaches memory whole.
  */
-import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { launchForModel, type LaunchedProcess } from '../processes/launcher';
+import { launchForModel, type ChildProcess, type LaunchedProcess } from '../processes/launcher';
 import type { SandboxPlan } from '../sandbox/sandbox';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;

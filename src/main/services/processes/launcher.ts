@@ -59,6 +59,9 @@ export interface HostProgramSpec extends LaunchCommon {
   ownGroup?: boolean;
 }
 
+/** The child types a caller holds (only the launcher imports child_process: no other module can start a process). */
+export type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process';
+
 /** A started process and the means to end it with everything it started. */
 export interface LaunchedProcess {
   readonly child: ChildProcess;
