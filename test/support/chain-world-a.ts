@@ -4,10 +4,11 @@
  * and (for chains a person finishes in the app) `deskhand web` over the same data folder. Every process started here
  * is ended by its own handle in close().
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { reply, startModelServer, type ModelServer, type RecordedRequest } from './model-server';
-import { BIN, cliEnv, requireBuild, runCli, type CliResult } from './cli';
+import { requireBuild, runCli, type CliResult } from './cli';
 import { tempDir } from './tool-context';
+import { startWeb } from './web';
 
 export interface ChainRunOptions {
   policy?: string;
@@ -93,23 +94,8 @@ export async function openChainWorld(opts: { prefix?: string; work?: string } = 
     },
     sentSince: (from) => server.requests.slice(from).map((r) => JSON.stringify(r.body)).join('\n'),
     async startWeb() {
-      const child = spawn(process.execPath, [BIN, 'web', '--json', '--data-dir', dataDir, '--provider', 'openai', '--base-url', server.baseURL, '--model', 'm'], {
-        env: cliEnv(baseEnv()),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      children.push(child);
-      let stdout = '';
-      let stderr = '';
-      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout!.on('data', (d: Buffer) => {
-          stdout += d.toString();
-          const line = stdout.split('\n').find((l) => l.startsWith('{'));
-          if (line) resolve((JSON.parse(line) as { url: string }).url);
-        });
-        child.once('exit', (code) => reject(new Error(`deskhand web exited (${code}):\n${stderr}`)));
-      });
-      return { url, stderr: () => stderr };
+      const web = await startWeb({ dataDir, baseURL: server.baseURL, env: baseEnv(), live: children });
+      return { url: web.url, stderr: web.stderr };
     },
     async close() {
       for (const c of children.splice(0)) {
