@@ -6,9 +6,9 @@ import { errorMessage } from '../../shared/errors';
 import type { RunOptions } from '../runtime/runtime';
 import type { ApprovalRow } from '../services/store/store';
 import { DeskhandError } from '../../shared/errors';
-import type { Logger } from './app-service';
+import type { Logger } from './logger';
 import type { AppRuntime } from './open-runtime';
-import type { ProviderSettings } from './provider-settings';
+import type { ProviderConfig } from '../services/providers/providers';
 
 export interface ActiveRun {
   runId: string | null;
@@ -20,7 +20,8 @@ export interface AnswerHost {
   runtime: AppRuntime;
   /** The runs this host drives, by conversation. */
   active: Map<string, ActiveRun>;
-  providers: ProviderSettings;
+  /** The provider a parked run resumes with (ProviderSettings.forRun). */
+  providers: { forRun(run: { provider: string; model: string; base_url: string | null }): Promise<ProviderConfig> };
   log: Logger;
   markChanged(what: 'conversations' | 'approvals'): void;
 }

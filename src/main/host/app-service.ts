@@ -45,15 +45,10 @@ import { conversationFigures, exportConversation, regenerateInput, turnInput, ty
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
 void _sameProviders;
 
-export interface Logger {
-  warn(message: string, details?: Record<string, unknown>): void;
-}
+import { stderrLogger, type Logger } from './logger';
 
-export const stderrLogger: Logger = {
-  warn(message, details) {
-    process.stderr.write(`deskhand: ${message}${details ? ` ${JSON.stringify(details)}` : ''}\n`);
-  },
-};
+export { stderrLogger, type Logger };
+
 
 export interface AppServiceOptions {
   runtime: Runtime;

@@ -7,7 +7,7 @@ import type { ParsedParams, MethodResult } from '../../shared/contract';
 import { parseServerConfig, type McpServerConfig } from '../services/mcp';
 import { extensionsModule } from '../services/store/modules/extensions';
 import type { AgentProfile } from '../services/profiles';
-import { mcpListing } from './cli/mcp';
+import { mcpListing } from './mcp-listing';
 import type { AppRuntime } from './open-runtime';
 import type { HandlerGroup } from './handler-groups';
 import type { EXTENSION_METHOD_NAMES } from '../../shared/contract-extensions';

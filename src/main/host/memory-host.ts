@@ -10,7 +10,7 @@ import type { QuoteCheck } from '../tools/memory';
 import { subagentsModule } from '../services/store/modules/subagents';
 import type { EvidenceSource } from '../services/goals';
 import type { ProviderConfig } from '../services/providers/providers';
-import { parseWakeMessage } from './task-wakes';
+import { parseWakeMessage } from './wake-message';
 
 /** Marks the messages the goal loop writes (so they never count as the person's words). */
 export const GOAL_CYCLE_TRAILER = 'This message comes from Deskhand, not from the person: the goal loop continues.';

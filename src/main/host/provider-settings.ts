@@ -7,7 +7,7 @@ import { PROVIDER_NAMES, type ParsedParams, type ProviderName, type Settings, ty
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import { KEY_ENV, type ProviderConfig } from '../services/providers/config';
 import type { SecretStore } from '../services/vault/secret-store';
-import type { Logger } from './app-service';
+import type { Logger } from './logger';
 import { SettingsFile } from './settings-file';
 import { detectLocalServers, probesFromEnv } from '../services/providers/local-servers';
 import type { HandlerGroup } from './handler-groups';
@@ -27,7 +27,9 @@ export const providerGroup =
     testProvider: (p) => providers.test(p, (cfg) => runtime.testProvider(cfg)),
   });
 
-export const apiKeyName = (provider: ProviderName): string => `apiKey.${provider}`;
+import { apiKeyName } from './provider-choice';
+
+export { apiKeyName };
 
 const PROVIDER_LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'the OpenAI-compatible server' };
 const NO_BASE_URL = 'The OpenAI-compatible provider needs a base URL (for Ollama: http://127.0.0.1:11434/v1).';

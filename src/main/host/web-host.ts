@@ -12,8 +12,8 @@ import { extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_PAYLOAD_BYTES, type ContractEvent } from '../../shared/contract';
-import type { AppService, Logger } from './app-service';
-import { stderrLogger } from './app-service';
+import type { AppService } from './app-service';
+import { stderrLogger, type Logger } from './logger';
 import { createDispatch } from './dispatch';
 import { EventBatcher } from './event-batcher';
 

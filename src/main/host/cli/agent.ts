@@ -17,8 +17,7 @@ import { renderEvent } from './render';
 import { assertSecretName } from '../../services/vault/vault';
 import { PromptQueue, readHidden } from './prompts';
 import { RULE_SCOPES, isRuleScope, type RuleScope } from '../../../shared/rules';
-import { EXIT, PROVIDER_OPTIONS, UsageError, enableFlag, parsePolicy, parseSandbox, print, providerFromFlags } from './flags';
-import type { RunsFlags } from './runs';
+import { EXIT, PROVIDER_OPTIONS, UsageError, enableFlag, parsePolicy, parseSandbox, print, providerFromFlags, type RunsFlags } from './flags';
 
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -10,12 +10,10 @@ import { Store } from '../../services/store/store';
 import { subagentsModule } from '../../services/store/modules/subagents';
 import { runOwnerAlive } from '../../services/processes/proc-info';
 import { resolveDataDir } from '../data-dir';
-import { EXIT, PROVIDER_OPTIONS, UsageError, print } from './flags';
+import { EXIT, RUNS_OPTIONS, UsageError, print } from './flags';
 
-const RUNS_OPTIONS = { ...PROVIDER_OPTIONS, always: { type: 'boolean' }, scope: { type: 'string' }, reason: { type: 'string' }, value: { type: 'string' } } as const;
+export type { RunsFlags } from './flags';
 
-/** The flags of `deskhand runs …`. */
-export type RunsFlags = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof RUNS_OPTIONS }>>['values'];
 
 /**
  * The store for listing and showing runs. A run a crashed process left "running" is recovered first, as every
