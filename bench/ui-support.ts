@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AppService, type Logger } from '../src/main/host/app-service';
 import { startWebHost, type WebHost } from '../src/main/host/web-host';
-import { AppRuntime } from '../src/main/host/open-runtime';
+import { AppRuntime } from '../src/main/host/assembly/open-runtime';
 import type { ProviderConfig } from '../src/main/services/providers/providers';
 import { Store } from '../src/main/services/store/store';
 import { BackgroundTasks } from '../src/main/services/tasks/background-tasks';

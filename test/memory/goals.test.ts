@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GoalLoop } from '../../src/main/host/goal-loop';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import type { GoalView } from '../../src/main/services/goals';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';

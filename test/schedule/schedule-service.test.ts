@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { fireSchedule, recoverClaims, staleClaims, type FireDeps } from '../../src/main/host/schedule-fire';
 import { ScheduleTicker } from '../../src/main/host/schedule-ticker';
 import { Store } from '../../src/main/services/store/store';

@@ -6,8 +6,8 @@ import { errorMessage } from '../../shared/errors';
 import type { RunOptions } from '../runtime/runtime';
 import type { ApprovalRow } from '../services/store/store';
 import { DeskhandError } from '../../shared/errors';
-import type { Logger } from './logger';
-import type { AppRuntime } from './open-runtime';
+import type { Logger } from './assembly/logger';
+import type { AppRuntime } from './assembly/open-runtime';
 import type { ProviderConfig } from '../services/providers/providers';
 
 export interface ActiveRun {

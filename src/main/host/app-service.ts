@@ -19,7 +19,7 @@ import {
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
 import type { RunOptions, RunOutcome } from '../runtime/runtime';
-import type { AppRuntime as Runtime } from './open-runtime';
+import type { AppRuntime as Runtime } from './assembly/open-runtime';
 import { PROVIDERS, type ProviderConfig } from '../services/providers/providers';
 import type { ApprovalRow } from '../services/store/store';
 import type { SecretStore } from '../services/vault/secret-store';
@@ -45,7 +45,7 @@ import { conversationFigures, exportConversation, regenerateInput, turnInput, ty
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
 void _sameProviders;
 
-import { stderrLogger, type Logger } from './logger';
+import { stderrLogger, type Logger } from './assembly/logger';
 
 export { stderrLogger, type Logger };
 

@@ -14,7 +14,7 @@ import { conversationFigures } from './chat-projections';
 
 export { conversationFigures };
 export type { TurnInput };
-import { parseWakeMessage } from './wake-message';
+import { parseWakeMessage } from './assembly/wake-message';
 
 /** sendMessage's params as a turn's input. */
 export function turnInput(p: ParsedParams<'sendMessage'>): TurnInput {

@@ -10,7 +10,7 @@ import type { ContractEvent, MethodResult, ParsedParams } from '../../shared/con
 import { DeskhandError } from '../../shared/errors';
 import { CompositionFiles } from '../services/compositions/composition-files';
 import { VIEWER_CSP, viewerDocument, type CompositionDetail, type CompositionService } from '../services/compositions/index';
-import type { AppRuntime } from './open-runtime';
+import type { AppRuntime } from './assembly/open-runtime';
 
 /** Text sources above this are sent cut (the diff says so); images above it are not sent for the visual diff. */
 const SOURCE_LIMIT = 2_000_000;

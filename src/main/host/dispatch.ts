@@ -4,7 +4,7 @@
  */
 import { parseRequest, type ContractError, type ContractErrorCode, type ContractHandlers, type MethodName, type Reply } from '../../shared/contract';
 import { DeskhandError, errorMessage } from '../../shared/errors';
-import type { Logger } from './logger';
+import type { Logger } from './assembly/logger';
 
 export interface RequestMeta {
   /** Which transport and peer, for the log ("ws 127.0.0.1", "ipc main-window"). */

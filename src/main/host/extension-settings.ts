@@ -8,7 +8,7 @@ import { parseServerConfig, type McpServerConfig } from '../services/mcp';
 import { extensionsModule } from '../services/store/modules/extensions';
 import type { AgentProfile } from '../services/profiles';
 import { mcpListing } from './mcp-listing';
-import type { AppRuntime } from './open-runtime';
+import type { AppRuntime } from './assembly/open-runtime';
 import type { HandlerGroup } from './handler-groups';
 import type { EXTENSION_METHOD_NAMES } from '../../shared/contract-extensions';
 

@@ -11,8 +11,8 @@ import type { RunOutcome } from '../runtime/runtime';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { RunRow } from '../services/store/store';
 import { describeBudget, type GoalView } from '../services/goals';
-import type { AppRuntime } from './open-runtime';
-import { GOAL_CYCLE_TRAILER } from './memory-host';
+import type { AppRuntime } from './assembly/open-runtime';
+import { GOAL_CYCLE_TRAILER } from './assembly/memory-host';
 
 export interface GoalLoopOptions {
   runtime: AppRuntime;

@@ -9,7 +9,7 @@
  * app-service.ts. A method implemented twice throws when the service is built.
  */
 import type { ContractEvent, ContractHandlers, MethodName, MethodResult, ParsedParams } from '../../shared/contract';
-import type { AppRuntime } from './open-runtime';
+import type { AppRuntime } from './assembly/open-runtime';
 import type { ProviderConfig } from '../services/providers/providers';
 
 export interface HandlerContext {

@@ -11,7 +11,7 @@ import { fallbackTitle } from '../../shared/tool-presentation';
 import type { ToolRegistry } from '../runtime/registry';
 import { PersistentConversationState } from '../runtime/conversation-state';
 import type { ApprovalRow, ConversationRow, MessageRow, Store, ToolCallRow } from '../services/store/store';
-import { parseWakeMessage } from './wake-message';
+import { parseWakeMessage } from './assembly/wake-message';
 import { attachmentOf } from '../runtime/user-content';
 import { attachmentsOf, chatExtras, withNotes, withTurnUsage } from './chat-projections';
 

@@ -16,7 +16,7 @@ import type { ScheduleService } from '../services/scheduler/schedules';
 import type { Notifier, NotificationSpec } from '../services/notify';
 import { notificationLine } from '../services/notify';
 import { isSameProcess, selfIdentity } from '../services/processes/proc-info';
-import type { AppRuntime } from './open-runtime';
+import type { AppRuntime } from './assembly/open-runtime';
 
 /** A fire the OS ran early (minute-grained clocks) waits out at most this long; further out it re-arms instead. */
 export const EARLY_WAIT_MS = 150_000;

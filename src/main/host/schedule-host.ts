@@ -4,7 +4,7 @@ import { DeskhandError } from '../../shared/errors';
 import type { ProviderConfig } from '../services/providers/providers';
 import { displayTime, type ScheduleRow } from '../services/scheduler';
 import { createNotifier } from '../services/notify/create';
-import type { AppRuntime } from './open-runtime';
+import type { AppRuntime } from './assembly/open-runtime';
 import { fireSchedule } from './schedule-fire';
 
 function heldBy(r: ScheduleRow): string {

@@ -8,7 +8,7 @@ import type { HandlerGroup } from './handler-groups';
 import type { SUBAGENT_METHOD_NAMES, SubagentView } from '../../shared/subagent-contract';
 import { DeskhandError } from '../../shared/errors';
 import type { SubagentRow } from '../services/subagents/index';
-import type { AppRuntime } from './open-runtime';
+import type { AppRuntime } from './assembly/open-runtime';
 
 /** How often a tree's UI hears of changes at most (a child's usage events come per step). */
 const EVENT_MS = 200;

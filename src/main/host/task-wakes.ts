@@ -7,13 +7,13 @@
 import { DeskhandError } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
 import type { RunOutcome } from '../runtime/runtime';
-import type { AppRuntime as Runtime } from './open-runtime';
+import type { AppRuntime as Runtime } from './assembly/open-runtime';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { RunRow } from '../services/store/store';
 import type { TaskRow } from '../services/tasks/task-store';
-import { wakeMessage } from './wake-message';
+import { wakeMessage } from './assembly/wake-message';
 
-export { parseWakeMessage, wakeMessage, type ParsedWakeTask } from './wake-message';
+export { parseWakeMessage, wakeMessage, type ParsedWakeTask } from './assembly/wake-message';
 
 export interface TaskWakesOptions {
   runtime: Runtime;

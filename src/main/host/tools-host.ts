@@ -10,7 +10,7 @@ import { DEFAULT_FAMILIES, ENABLED_SLOT, parseFamilies } from '../runtime/tool-f
 import { toolListing } from '../runtime/tool-listing';
 import type { ConversationRow } from '../services/store/store';
 import type { HandlerGroup } from './handler-groups';
-import type { AppRuntime } from './open-runtime';
+import type { AppRuntime } from './assembly/open-runtime';
 
 export interface ToolsHostOptions {
   /** The saved settings now (default policy, sandbox, folders, families for new conversations). */

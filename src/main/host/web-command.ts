@@ -11,14 +11,14 @@ import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../shared/errors';
 import { KeytarSecretStore } from '../services/vault/secret-store';
 import { AppService } from './app-service';
-import { fireProvider, providerFromFlags } from './provider-choice';
+import { fireProvider, providerFromFlags } from './assembly/provider-choice';
 import { plannedWebAddress, writeWebAddress } from './web-address';
-import { openRuntime, resolveDataDir, type AppRuntime } from './open-runtime';
+import { openRuntime, resolveDataDir, type AppRuntime } from './assembly/open-runtime';
 import { createNotifier } from '../services/notify/create';
 import type { FireDeps } from './schedule-fire';
 import { ScheduleTicker } from './schedule-ticker';
 import { startWebHost } from './web-host';
-import { deadlineMs, exitDeadline } from './exit-deadline';
+import { deadlineMs, exitDeadline } from './assembly/exit-deadline';
 
 export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json]
                     [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]

@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_PAYLOAD_BYTES, type ContractEvent } from '../../shared/contract';
 import type { AppService } from './app-service';
-import { stderrLogger, type Logger } from './logger';
+import { stderrLogger, type Logger } from './assembly/logger';
 import { createDispatch } from './dispatch';
 import { EventBatcher } from './event-batcher';
 

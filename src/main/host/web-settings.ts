@@ -10,7 +10,7 @@ import type { UrlGrantRow } from '../services/store/modules/url-grants';
 import type { Store } from '../services/store/store';
 import type { Vault } from '../services/vault/vault';
 import { NEEDS_KEY } from '../tools/web/search-backends';
-import { SettingsFile } from './settings-file';
+import { SettingsFile } from './assembly/settings-file';
 
 const LABEL: Record<SearchSettings['backend'], string> = { searxng: 'SearXNG', brave: 'Brave Search', tavily: 'Tavily' };
 /** The vault secret a typed key is saved under when no name is given. */

@@ -8,7 +8,7 @@
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { EXIT, UsageError, isParseArgsError } from './flags';
 import { USAGE } from './usage';
-import { closeOpenRuntimes } from '../open-runtimes';
+import { closeOpenRuntimes } from '../assembly/open-runtimes';
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -5,8 +5,8 @@ import { isSandboxMode, type SandboxMode } from '../../../shared/sandbox';
 import { errorMessage } from '../../../shared/errors';
 import { parseFamilies } from '../../runtime/tool-families';
 
-export { UsageError, providerFromFlags } from '../provider-choice';
-import { UsageError } from '../provider-choice';
+export { UsageError, providerFromFlags } from '../assembly/provider-choice';
+import { UsageError } from '../assembly/provider-choice';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 

@@ -5,8 +5,8 @@
  */
 import { searchBackendSchema, type SearchSettings } from '../../../shared/contract';
 import { parseUrlPattern } from '../../../shared/url-guard';
-import { resolveDataDir } from '../data-dir';
-import { SettingsFile } from '../settings-file';
+import { resolveDataDir } from '../assembly/data-dir';
+import { SettingsFile } from '../assembly/settings-file';
 import { grantCoverage } from '../web-settings';
 import { revokeRule, ruleViews } from '../rules-view';
 import { appGrantBook, listAppGrants } from '../app-grants-view';

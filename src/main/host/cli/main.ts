@@ -4,7 +4,7 @@
  * (docs/performance.md, "CLI start"; test/cli/cli-import-cost.test.ts).
  */
 import { USAGE } from './usage';
-import { deadlineMs, exitDeadline } from '../exit-deadline';
+import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
 
 const argv = process.argv.slice(2);
 const [command] = argv;

@@ -9,7 +9,7 @@ import { costOf, formatCost, runTokens } from '../../../shared/prices';
 import { Store } from '../../services/store/store';
 import { subagentsModule } from '../../services/store/modules/subagents';
 import { runOwnerAlive } from '../../services/processes/proc-info';
-import { resolveDataDir } from '../data-dir';
+import { resolveDataDir } from '../assembly/data-dir';
 import { EXIT, RUNS_OPTIONS, UsageError, print } from './flags';
 
 export type { RunsFlags } from './flags';
@@ -24,7 +24,7 @@ async function openListingStore(dataDir: string): Promise<Store> {
   const stale = store.runsWithStatus('running').some((r) => r.owner_pid !== process.pid && !runOwnerAlive(r));
   if (!stale) return store;
   store.close();
-  const { openRuntime } = await import('../open-runtime');
+  const { openRuntime } = await import('../assembly/open-runtime');
   const runtime = openRuntime({ dataDir, mcpStart: 'on-demand' });
   await runtime.close();
   return new Store(dataDir);

@@ -6,12 +6,12 @@ import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { createNotifier } from '../../services/notify/create';
 import type { Notifier } from '../../services/notify';
 import { displayTime } from '../../services/scheduler';
-import { fireProvider } from '../provider-choice';
-import { openRuntime, resolveDataDir, type AppRuntime } from '../open-runtime';
+import { fireProvider } from '../assembly/provider-choice';
+import { openRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
 import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from '../schedule-fire';
 import { parseSubcommand, usage } from './common';
 
-export { fireProvider } from '../provider-choice';
+export { fireProvider } from '../assembly/provider-choice';
 
 function fireDeps(runtime: AppRuntime, notifier: Notifier, via: string, json: boolean): FireDeps {
   return {

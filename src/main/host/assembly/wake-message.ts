@@ -3,9 +3,9 @@
  * header per task, its details as untrusted data, then the trailer), and the parser that reads it back (memory
  * extraction skips it, the projections show it as task cards). Both halves here so they cannot drift apart.
  */
-import { wrapUntrusted } from '../runtime/untrusted';
-import type { TaskRow } from '../services/tasks/task-store';
-import { parseJson, type WaitProgress } from '../services/tasks/task-text';
+import { wrapUntrusted } from '../../runtime/untrusted';
+import type { TaskRow } from '../../services/tasks/task-store';
+import { parseJson, type WaitProgress } from '../../services/tasks/task-text';
 
 const WAKE_TRAILER =
   'This message comes from Deskhand, not from the person: background work this conversation started has ended. Continue the task with this result.';

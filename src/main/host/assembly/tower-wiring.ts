@@ -3,11 +3,11 @@
  * tower store, and the registry shows the tower's own tools only to coordinating conversations (never to a
  * subagent), the shared ones only where a Tower session applies (tower_init is offered everywhere else).
  */
-import { lazy } from '../runtime/registry';
-import type { Runtime } from '../runtime/runtime';
-import type { SubagentService } from '../services/subagents/subagent-service';
-import { TOWER_COORDINATOR_TOOLS, TOWER_SHARED_TOOLS } from '../services/tower/index';
-import type { TowerService } from '../services/tower/tower-service';
+import { lazy } from '../../runtime/registry';
+import type { Runtime } from '../../runtime/runtime';
+import type { SubagentService } from '../../services/subagents/subagent-service';
+import { TOWER_COORDINATOR_TOOLS, TOWER_SHARED_TOOLS } from '../../services/tower/index';
+import type { TowerService } from '../../services/tower/tower-service';
 
 export function wireTower(runtime: Runtime, tower: TowerService, subagents: Pick<SubagentService, 'byConversation'>): () => void {
   const offScope = runtime.addScopeLookup((conversationId) => tower.scopeOf(conversationId));

@@ -4,12 +4,12 @@
  * automatic extraction — a side call of the model after a finished turn that only *proposes* records.
  */
 import { z } from 'zod';
-import type { Store } from '../services/store/store';
-import { judgeQuote, type MemoryService } from '../services/memory';
-import type { QuoteCheck } from '../tools/memory';
-import { subagentsModule } from '../services/store/modules/subagents';
-import type { EvidenceSource } from '../services/goals';
-import type { ProviderConfig } from '../services/providers/providers';
+import type { Store } from '../../services/store/store';
+import { judgeQuote, type MemoryService } from '../../services/memory';
+import type { QuoteCheck } from '../../tools/memory';
+import { subagentsModule } from '../../services/store/modules/subagents';
+import type { EvidenceSource } from '../../services/goals';
+import type { ProviderConfig } from '../../services/providers/providers';
 import { parseWakeMessage } from './wake-message';
 
 /** Marks the messages the goal loop writes (so they never count as the person's words). */

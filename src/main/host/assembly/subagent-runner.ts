@@ -3,18 +3,18 @@
  * parent's provider), the registry filter that holds each child to its ceiling, and the step hook that hands a child
  * its steering messages before its next model call.
  */
-import { DeskhandError } from '../../shared/errors';
-import { WaitingForPeople } from '../../shared/waiting';
-import type { Runtime } from '../runtime/runtime';
-import { PersistentConversationState } from '../runtime/conversation-state';
-import { enabledFamiliesOf } from '../runtime/tool-families';
-import type { ProviderConfig } from '../services/providers/providers';
-import type { RunRow, Store } from '../services/store/store';
-import type { ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } from '../services/subagents/subagent-service';
-import type { RunEvent } from '../../shared/events';
-import type { RunOutcome } from '../runtime/runtime';
+import { DeskhandError } from '../../../shared/errors';
+import { WaitingForPeople } from '../../../shared/waiting';
+import type { Runtime } from '../../runtime/runtime';
+import { PersistentConversationState } from '../../runtime/conversation-state';
+import { enabledFamiliesOf } from '../../runtime/tool-families';
+import type { ProviderConfig } from '../../services/providers/providers';
+import type { RunRow, Store } from '../../services/store/store';
+import type { ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } from '../../services/subagents/subagent-service';
+import type { RunEvent } from '../../../shared/events';
+import type { RunOutcome } from '../../runtime/runtime';
 import { inheritedCeiling, inheritedPlanFilter } from './subagent-ceilings';
-import { steeringText, type PolicyName } from '../services/subagents/index';
+import { steeringText, type PolicyName } from '../../services/subagents/index';
 
 export interface SubagentWiring {
   /** The provider for a child whose parent run is not driven by this process (from the parent run's row). */

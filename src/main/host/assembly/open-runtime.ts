@@ -3,24 +3,24 @@
  * sandbox, every tool family), wires subagents, workflows and Tower into it, and recovers after a crash. The runtime
  * itself constructs no services: they are made there and injected.
  */
-import { Runtime, type RunOptions, type RunOutcome, type RuntimeOptions } from '../runtime/runtime';
-import { BackgroundTasks } from '../services/tasks/background-tasks';
-import { formatAnswers } from '../tools/interaction';
-import { StoreMemoryService } from '../services/memory/memory-service';
-import { StoreGoalService } from '../services/goals/goal-service';
+import { Runtime, type RunOptions, type RunOutcome, type RuntimeOptions } from '../../runtime/runtime';
+import { BackgroundTasks } from '../../services/tasks/background-tasks';
+import { formatAnswers } from '../../tools/interaction';
+import { StoreMemoryService } from '../../services/memory/memory-service';
+import { StoreGoalService } from '../../services/goals/goal-service';
 import { extractMemories } from './memory-host';
-import { ScheduleService } from '../services/scheduler/schedules';
-import { fireCommand } from '../services/scheduler/os-schedulers';
-import { McpManager } from '../services/mcp/manager';
-import { ProfileStore } from '../services/profiles';
-import type { BrowserService } from '../services/browser/index';
-import { SubagentService } from '../services/subagents/subagent-service';
+import { ScheduleService } from '../../services/scheduler/schedules';
+import { fireCommand } from '../../services/scheduler/os-schedulers';
+import { McpManager } from '../../services/mcp/manager';
+import { ProfileStore } from '../../services/profiles';
+import type { BrowserService } from '../../services/browser/index';
+import { SubagentService } from '../../services/subagents/subagent-service';
 import { wireSubagents } from './subagent-runner';
-import type { ComputerUse } from '../services/computer/index';
+import type { ComputerUse } from '../../services/computer/index';
 import { KillableRuns, wireKillSwitch } from './computer-kill';
-import { WorkflowService } from '../services/workflows/workflow-service';
+import { WorkflowService } from '../../services/workflows/workflow-service';
 import { wireWorkflows } from './workflow-wiring';
-import { TowerService } from '../services/tower/tower-service';
+import { TowerService } from '../../services/tower/tower-service';
 import { wireTower } from './tower-wiring';
 
 import { forgetOpen, trackOpen } from './open-runtimes';

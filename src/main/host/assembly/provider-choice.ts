@@ -3,9 +3,9 @@
  * `deskhand web`), or, for a run Deskhand starts on its own (a fire, a wake-up), from the conversation's last run with
  * its key from the keyring, else the environment. Here, below the CLI and the web host, so both take it downward.
  */
-import { DeskhandError } from '../../shared/errors';
-import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig, type ProviderName } from '../services/providers/config';
-import { KeytarSecretStore, keyringService } from '../services/vault/secret-store';
+import { DeskhandError } from '../../../shared/errors';
+import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/config';
+import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
 
 /** A command line the person must correct (exit code 2 in the CLI). */
 export class UsageError extends Error {}

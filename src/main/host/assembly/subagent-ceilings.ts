@@ -4,11 +4,11 @@
  * finds — an ancestor in plan mode, the lowest policy, taint. The runtime applies them (ceilings.ts, plan-mode.ts);
  * the registry filter below hides what an ancestor's plan mode would refuse.
  */
-import type { InheritedCeiling } from '../runtime/ceilings';
-import { lowerPolicyOf } from '../runtime/ceilings';
-import { inheritedPlanModeCheck, planModeOf } from '../runtime/plan-mode';
-import type { Store } from '../services/store/store';
-import type { SubagentService } from '../services/subagents/subagent-service';
+import type { InheritedCeiling } from '../../runtime/ceilings';
+import { lowerPolicyOf } from '../../runtime/ceilings';
+import { inheritedPlanModeCheck, planModeOf } from '../../runtime/plan-mode';
+import type { Store } from '../../services/store/store';
+import type { SubagentService } from '../../services/subagents/subagent-service';
 
 /** Deeper trees than this are not made (children of children of …); the walk stops here whatever the rows say. */
 const MAX_DEPTH = 32;

@@ -3,8 +3,8 @@
  * abort. The run is learned from its events; when the switch fires, the runs that were using the computer stop at
  * once (a running one through its signal, a parked one is stopped in the store).
  */
-import type { RunOptions } from '../runtime/runtime';
-import type { ComputerUse } from '../services/computer/index';
+import type { RunOptions } from '../../runtime/runtime';
+import type { ComputerUse } from '../../services/computer/index';
 
 interface Live {
   runId: string | null;

@@ -4,9 +4,9 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { settingsSchema, type Settings } from '../../shared/contract';
-import { DEFAULT_MODELS } from '../services/providers/config';
-import { LOG_RETENTION_MS } from '../services/tasks/log-retention';
+import { settingsSchema, type Settings } from '../../../shared/contract';
+import { DEFAULT_MODELS } from '../../services/providers/config';
+import { LOG_RETENTION_MS } from '../../services/tasks/log-retention';
 
 /** A local OpenAI-compatible server (Ollama) is the default when no key is in the environment. */
 export const OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
