@@ -5,7 +5,7 @@
  * not exist, which is rejected back to the model and recorded nowhere.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GoalLoop } from '../../src/main/host/goal-loop';
+import { GoalLoop } from '../../src/main/host/background/goal-loop';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import type { GoalView } from '../../src/main/services/goals';

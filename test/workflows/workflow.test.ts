@@ -4,7 +4,7 @@
  * store, the recorded model requests and the task table.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskWakes } from '../../src/main/host/task-wakes';
+import { TaskWakes } from '../../src/main/host/background/task-wakes';
 import { workflowGroup } from '../../src/main/host/app-service-workflows';
 import type { HandlerContext } from '../../src/main/host/handler-groups';
 import { contract } from '../../src/shared/contract';

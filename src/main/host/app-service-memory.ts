@@ -4,7 +4,7 @@
 import type { MemoryRecordView } from '../../shared/memory-contract';
 import type { MemoryRecord } from '../services/memory';
 import type { HandlerGroup } from './handler-groups';
-import { startGoalLoop, type GoalLoopOptions } from './goal-loop';
+import { startGoalLoop, type GoalLoopOptions } from './background/goal-loop';
 
 type MemoryGoalMethods = 'listMemory' | 'changeMemory' | 'setMemoryExtraction' | 'listGoals';
 

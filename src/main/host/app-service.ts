@@ -4,7 +4,7 @@
  * another process (or recovered after this host restarted) are listed too, and approving the last open approval of a
  * parked run resumes it here.
  */
-import { answerAndResume, type ActiveRun } from './answer-resume';
+import { answerAndResume, type ActiveRun } from './background/answer-resume';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -29,7 +29,7 @@ import { ProviderSettings, providerGroup } from './provider-settings';
 import { browserGroup, rulesGroup, webGroup } from './settings-groups';
 import { extensionGroup } from './extension-settings';
 import { workflowGroup } from './app-service-workflows';
-import { TaskWakes } from './task-wakes';
+import { TaskWakes } from './background/task-wakes';
 import { memoryGroup } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../services/sandbox/sandbox';

@@ -5,7 +5,7 @@ import type { ProviderConfig } from '../services/providers/providers';
 import { displayTime, type ScheduleRow } from '../services/scheduler';
 import { createNotifier } from '../services/notify/create';
 import type { AppRuntime } from './assembly/open-runtime';
-import { fireSchedule } from './schedule-fire';
+import { fireSchedule } from './background/schedule-fire';
 
 function heldBy(r: ScheduleRow): string {
   if (r.status !== 'active') return r.status;

@@ -15,8 +15,8 @@ import { fireProvider, providerFromFlags } from './assembly/provider-choice';
 import { plannedWebAddress, writeWebAddress } from './web-address';
 import { openRuntime, resolveDataDir, type AppRuntime } from './assembly/open-runtime';
 import { createNotifier } from '../services/notify/create';
-import type { FireDeps } from './schedule-fire';
-import { ScheduleTicker } from './schedule-ticker';
+import type { FireDeps } from './background/schedule-fire';
+import { ScheduleTicker } from './background/schedule-ticker';
 import { startWebHost } from './web-host';
 import { deadlineMs, exitDeadline } from './assembly/exit-deadline';
 

@@ -12,7 +12,7 @@ import type { ProviderConfig } from '../../services/providers/config';
 import type { RunOutcome, RunOptions } from '../../runtime/runtime';
 import type { AppRuntime as Runtime } from '../assembly/open-runtime';
 import { openRuntime, resolveDataDir } from '../assembly/open-runtime';
-import { TaskWakes } from '../task-wakes';
+import { TaskWakes } from '../background/task-wakes';
 import { renderEvent } from './render';
 import { assertSecretName } from '../../services/vault/vault';
 import { PromptQueue, readHidden } from './prompts';

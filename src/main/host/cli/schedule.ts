@@ -8,7 +8,7 @@ import type { Notifier } from '../../services/notify';
 import { displayTime } from '../../services/scheduler';
 import { fireProvider } from '../assembly/provider-choice';
 import { openRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
-import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from '../schedule-fire';
+import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from '../background/schedule-fire';
 import { parseSubcommand, usage } from './common';
 
 export { fireProvider } from '../assembly/provider-choice';

@@ -6,17 +6,17 @@
  * a run that parks on an approval notifies the person. A claim whose process died before it finished is taken over by
  * the next process that recovers (`recoverClaims`), so a crash between claim and run still fires once.
  */
-import { errorMessage, DeskhandError } from '../../shared/errors';
-import type { RunEvent } from '../../shared/events';
-import type { ProviderConfig } from '../services/providers/providers';
-import type { FireRow, FireStatus, ScheduleRow } from '../services/scheduler';
-import { cronNext, displayTime, jitterMs } from '../services/scheduler';
-import { cronOf, cronPeriodMs } from '../services/scheduler/when';
-import type { ScheduleService } from '../services/scheduler/schedules';
-import type { Notifier, NotificationSpec } from '../services/notify';
-import { notificationLine } from '../services/notify';
-import { isSameProcess, selfIdentity } from '../services/processes/proc-info';
-import type { AppRuntime } from './assembly/open-runtime';
+import { errorMessage, DeskhandError } from '../../../shared/errors';
+import type { RunEvent } from '../../../shared/events';
+import type { ProviderConfig } from '../../services/providers/providers';
+import type { FireRow, FireStatus, ScheduleRow } from '../../services/scheduler';
+import { cronNext, displayTime, jitterMs } from '../../services/scheduler';
+import { cronOf, cronPeriodMs } from '../../services/scheduler/when';
+import type { ScheduleService } from '../../services/scheduler/schedules';
+import type { Notifier, NotificationSpec } from '../../services/notify';
+import { notificationLine } from '../../services/notify';
+import { isSameProcess, selfIdentity } from '../../services/processes/proc-info';
+import type { AppRuntime } from '../assembly/open-runtime';
 
 /** A fire the OS ran early (minute-grained clocks) waits out at most this long; further out it re-arms instead. */
 export const EARLY_WAIT_MS = 150_000;

@@ -4,16 +4,16 @@
  * Hosts that can run turns (the app service, the CLI while it waits) start one of these. A claim in the store makes
  * sure only one process delivers each result, and a result reported by wait_tasks is never delivered again.
  */
-import { DeskhandError } from '../../shared/errors';
-import type { RunEvent } from '../../shared/events';
-import type { RunOutcome } from '../runtime/runtime';
-import type { AppRuntime as Runtime } from './assembly/open-runtime';
-import type { ProviderConfig } from '../services/providers/providers';
-import type { RunRow } from '../services/store/store';
-import type { TaskRow } from '../services/tasks/task-store';
-import { wakeMessage } from './assembly/wake-message';
+import { DeskhandError } from '../../../shared/errors';
+import type { RunEvent } from '../../../shared/events';
+import type { RunOutcome } from '../../runtime/runtime';
+import type { AppRuntime as Runtime } from '../assembly/open-runtime';
+import type { ProviderConfig } from '../../services/providers/providers';
+import type { RunRow } from '../../services/store/store';
+import type { TaskRow } from '../../services/tasks/task-store';
+import { wakeMessage } from '../assembly/wake-message';
 
-export { parseWakeMessage, wakeMessage, type ParsedWakeTask } from './assembly/wake-message';
+export { parseWakeMessage, wakeMessage, type ParsedWakeTask } from '../assembly/wake-message';
 
 export interface TaskWakesOptions {
   runtime: Runtime;

@@ -3,7 +3,7 @@
  * job could not be installed) and what the OS missed (a job still not run well after its time), and finishes claims
  * a crashed process left. Every fire is claimed in the store first, so the ticker and an OS job never both fire one.
  */
-import { errorMessage } from '../../shared/errors';
+import { errorMessage } from '../../../shared/errors';
 import { fireSchedule, recoverClaims, type FireDeps, type FireOutcome } from './schedule-fire';
 
 /** How long an OS job gets past its time before the ticker fires the schedule itself. */

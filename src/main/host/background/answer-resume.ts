@@ -2,13 +2,13 @@
  * Answering a request from a UI: the run waits in this process (answering wakes it), or it is parked and the last
  * answer resumes it here, as a run this host owns (so Stop reaches it and its end is shown).
  */
-import { errorMessage } from '../../shared/errors';
-import type { RunOptions } from '../runtime/runtime';
-import type { ApprovalRow } from '../services/store/store';
-import { DeskhandError } from '../../shared/errors';
-import type { Logger } from './assembly/logger';
-import type { AppRuntime } from './assembly/open-runtime';
-import type { ProviderConfig } from '../services/providers/providers';
+import { errorMessage } from '../../../shared/errors';
+import type { RunOptions } from '../../runtime/runtime';
+import type { ApprovalRow } from '../../services/store/store';
+import { DeskhandError } from '../../../shared/errors';
+import type { Logger } from '../assembly/logger';
+import type { AppRuntime } from '../assembly/open-runtime';
+import type { ProviderConfig } from '../../services/providers/providers';
 
 export interface ActiveRun {
   runId: string | null;

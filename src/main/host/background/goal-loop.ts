@@ -5,14 +5,14 @@
  * or end_loop stop it. A cycle that needs an approval parks like any unattended turn (the UI lists it and notifies);
  * answering resumes it, and the loop continues when it finishes. Stopping a cycle ends the goal.
  */
-import { errorMessage } from '../../shared/errors';
-import type { RunEvent } from '../../shared/events';
-import type { RunOutcome } from '../runtime/runtime';
-import type { ProviderConfig } from '../services/providers/providers';
-import type { RunRow } from '../services/store/store';
-import { describeBudget, type GoalView } from '../services/goals';
-import type { AppRuntime } from './assembly/open-runtime';
-import { GOAL_CYCLE_TRAILER } from './assembly/memory-host';
+import { errorMessage } from '../../../shared/errors';
+import type { RunEvent } from '../../../shared/events';
+import type { RunOutcome } from '../../runtime/runtime';
+import type { ProviderConfig } from '../../services/providers/providers';
+import type { RunRow } from '../../services/store/store';
+import { describeBudget, type GoalView } from '../../services/goals';
+import type { AppRuntime } from '../assembly/open-runtime';
+import { GOAL_CYCLE_TRAILER } from '../assembly/memory-host';
 
 export interface GoalLoopOptions {
   runtime: AppRuntime;
