@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PendingApproval } from '../../shared/contract';
 import { errorMessage } from '../../shared/errors';
-import { AppService, stderrLogger, type Logger } from '../host/app-service';
+import { AppService, stderrLogger, type Logger } from '../host/app/app-service';
 import { openRuntime, resolveDataDir } from '../host/assembly/open-runtime';
 import type { AppRuntime as Runtime } from '../host/assembly/open-runtime';
 import { useSqliteBinding } from '../services/store/native-binding';
@@ -17,7 +17,7 @@ import { registerAppScheme, serveRenderer } from './app-protocol';
 import { connectWindow, sendEvent } from './ipc';
 import { ApprovalNotifier } from './notifications';
 import { ScheduleShell } from './schedule-shell';
-import { ProviderSettings } from '../host/provider-settings';
+import { ProviderSettings } from '../host/app/provider-settings';
 import { AppTray, STOP_COMPUTER_USE_SHORTCUT } from './tray';
 import { createMainWindow, lockDownSession } from './window';
 

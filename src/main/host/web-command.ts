@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../shared/errors';
 import { KeytarSecretStore } from '../services/vault/secret-store';
-import { AppService } from './app-service';
+import { AppService } from './app/app-service';
 import { fireProvider, providerFromFlags } from './assembly/provider-choice';
 import { plannedWebAddress, writeWebAddress } from './web-address';
 import { openRuntime, resolveDataDir, type AppRuntime } from './assembly/open-runtime';

@@ -12,10 +12,10 @@ import { extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_PAYLOAD_BYTES, type ContractEvent } from '../../shared/contract';
-import type { AppService } from './app-service';
+import type { AppService } from './app/app-service';
 import { stderrLogger, type Logger } from './assembly/logger';
-import { createDispatch } from './dispatch';
-import { EventBatcher } from './event-batcher';
+import { createDispatch } from './app/dispatch';
+import { EventBatcher } from './app/event-batcher';
 
 export interface WebHostOptions {
   service: AppService;

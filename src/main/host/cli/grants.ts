@@ -7,9 +7,9 @@ import { searchBackendSchema, type SearchSettings } from '../../../shared/contra
 import { parseUrlPattern } from '../../../shared/url-guard';
 import { resolveDataDir } from '../assembly/data-dir';
 import { SettingsFile } from '../assembly/settings-file';
-import { grantCoverage } from '../web-settings';
-import { revokeRule, ruleViews } from '../rules-view';
-import { appGrantBook, listAppGrants } from '../app-grants-view';
+import { grantCoverage } from '../app/web-settings';
+import { revokeRule, ruleViews } from '../app/rules-view';
+import { appGrantBook, listAppGrants } from '../app/app-grants-view';
 import { parseSubcommand, usage, withStore } from './common';
 
 export async function grantsCommand(args: string[]): Promise<number> {

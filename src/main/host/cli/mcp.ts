@@ -13,7 +13,7 @@ import { Vault } from '../../services/vault/vault';
 import { ProfileStore, profileSchema } from '../../services/profiles';
 import { parseSubcommand, usage, withStore } from './common';
 
-import { mcpListing } from '../mcp-listing';
+import { mcpListing } from '../app/mcp-listing';
 
 export { mcpListing };
 

@@ -2,10 +2,10 @@
  * App grants (computer use) for hosts: `deskhand grants list | revoke APP` and Settings → App grants read and revoke
  * the same store rows, said in the same words.
  */
-import type { AppGrant } from '../services/computer/index';
-import { StoreGrantBook } from '../services/computer/grant-book';
-import { appGrantsModule } from '../services/store/modules/app-grants';
-import type { Store } from '../services/store/store';
+import type { AppGrant } from '../../services/computer/index';
+import { StoreGrantBook } from '../../services/computer/grant-book';
+import { appGrantsModule } from '../../services/store/modules/app-grants';
+import type { Store } from '../../services/store/store';
 
 export function appGrantBook(store: Store): StoreGrantBook {
   return new StoreGrantBook(store.module(appGrantsModule));

@@ -5,9 +5,9 @@
  */
 import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import type { MethodResult } from '../../shared/contract';
-import { DeskhandError } from '../../shared/errors';
-import type { ApprovalRow, Store } from '../services/store/store';
+import type { MethodResult } from '../../../shared/contract';
+import { DeskhandError } from '../../../shared/errors';
+import type { ApprovalRow, Store } from '../../services/store/store';
 
 export interface PickOptions {
   pick: 'file' | 'folder' | 'any';

@@ -3,12 +3,12 @@
  * status, spend and approvals; its own place when it is a child; steering and cancelling from the UI (the same
  * service calls steer_subagent and cancel use). Changes reach every UI as `subagentsChanged`, coalesced.
  */
-import type { ContractHandlers, MethodResult, ParsedParams } from '../../shared/contract';
+import type { ContractHandlers, MethodResult, ParsedParams } from '../../../shared/contract';
 import type { HandlerGroup } from './handler-groups';
-import type { SUBAGENT_METHOD_NAMES, SubagentView } from '../../shared/subagent-contract';
-import { DeskhandError } from '../../shared/errors';
-import type { SubagentRow } from '../services/subagents/index';
-import type { AppRuntime } from './assembly/open-runtime';
+import type { SUBAGENT_METHOD_NAMES, SubagentView } from '../../../shared/subagent-contract';
+import { DeskhandError } from '../../../shared/errors';
+import type { SubagentRow } from '../../services/subagents/index';
+import type { AppRuntime } from '../assembly/open-runtime';
 
 /** How often a tree's UI hears of changes at most (a child's usage events come per step). */
 const EVENT_MS = 200;

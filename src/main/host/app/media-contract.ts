@@ -4,12 +4,12 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
-import type { MethodResult, ParsedParams } from '../../shared/contract';
-import { DeskhandError, errorMessage } from '../../shared/errors';
-import { CompanionModel } from '../services/media/companion';
-import { KEY_ENV } from '../services/providers/config';
+import type { MethodResult, ParsedParams } from '../../../shared/contract';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import { CompanionModel } from '../../services/media/companion';
+import { KEY_ENV } from '../../services/providers/config';
 import type { HandlerGroup } from './handler-groups';
-import type { AppRuntime } from './assembly/open-runtime';
+import type { AppRuntime } from '../assembly/open-runtime';
 
 /** Larger PNGs (a very long full page) are not sent to the card; it names the file instead. */
 export const CARD_SHOT_LIMIT = 12 * 1024 * 1024;

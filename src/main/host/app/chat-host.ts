@@ -2,19 +2,19 @@
  * The chat family's side of AppService and the CLI: turning a request into a turn's input (attachments, edit and
  * resend), what a regenerate sends again, and a conversation exported as Markdown.
  */
-import type { MethodResult, ParsedParams } from '../../shared/contract';
-import { DeskhandError } from '../../shared/errors';
-import { forDisplay } from '../../shared/untrusted-display';
-import { formatBytes } from '../../shared/attachments';
-import { formatUsage } from '../../shared/prices';
-import { lastUserMessage, type TurnInput } from '../runtime/branches';
-import type { ConversationRow, Store } from '../services/store/store';
+import type { MethodResult, ParsedParams } from '../../../shared/contract';
+import { DeskhandError } from '../../../shared/errors';
+import { forDisplay } from '../../../shared/untrusted-display';
+import { formatBytes } from '../../../shared/attachments';
+import { formatUsage } from '../../../shared/prices';
+import { lastUserMessage, type TurnInput } from '../../runtime/branches';
+import type { ConversationRow, Store } from '../../services/store/store';
 import { projectMessages, type ToolPresenter } from './projections';
 import { conversationFigures } from './chat-projections';
 
 export { conversationFigures };
 export type { TurnInput };
-import { parseWakeMessage } from './assembly/wake-message';
+import { parseWakeMessage } from '../assembly/wake-message';
 
 /** sendMessage's params as a turn's input. */
 export function turnInput(p: ParsedParams<'sendMessage'>): TurnInput {

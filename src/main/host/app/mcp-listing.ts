@@ -1,6 +1,6 @@
-import type { McpServerConfig } from '../services/mcp';
-import { extensionsModule } from '../services/store/modules/extensions';
-import type { Store } from '../services/store/store';
+import type { McpServerConfig } from '../../services/mcp';
+import { extensionsModule } from '../../services/store/modules/extensions';
+import type { Store } from '../../services/store/store';
 
 /** The configured servers with their last known health, as `mcp list` and Settings show them. */
 export function mcpListing(store: Store) {

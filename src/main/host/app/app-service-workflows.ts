@@ -1,8 +1,8 @@
 /** The workflows panel's methods (list, show and cancel runs) and the tower's mission board. */
 import type { HandlerGroup } from './handler-groups';
-import type { WORKFLOW_METHOD_NAMES, WorkflowView } from '../../shared/contract-workflows';
-import { DeskhandError } from '../../shared/errors';
-import type { WorkflowPhase, WorkflowRow } from '../services/store/modules/workflows';
+import type { WORKFLOW_METHOD_NAMES, WorkflowView } from '../../../shared/contract-workflows';
+import { DeskhandError } from '../../../shared/errors';
+import type { WorkflowPhase, WorkflowRow } from '../../services/store/modules/workflows';
 
 export function workflowView(r: WorkflowRow): WorkflowView {
   const phases = JSON.parse(r.phases) as WorkflowPhase[];

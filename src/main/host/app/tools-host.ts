@@ -3,14 +3,14 @@
  * `deskhand tools` prints, runtime/tool-listing.ts), the family toggles of the conversation header, and the system
  * prompt as `deskhand prompt show` prints it, for a conversation or for a new one under the current settings.
  */
-import type { MethodResult, Settings } from '../../shared/contract';
-import type { TOOLS_METHOD_NAMES } from '../../shared/contract-tools';
-import { DeskhandError } from '../../shared/errors';
-import { DEFAULT_FAMILIES, ENABLED_SLOT, parseFamilies } from '../runtime/tool-families';
-import { toolListing } from '../runtime/tool-listing';
-import type { ConversationRow } from '../services/store/store';
+import type { MethodResult, Settings } from '../../../shared/contract';
+import type { TOOLS_METHOD_NAMES } from '../../../shared/contract-tools';
+import { DeskhandError } from '../../../shared/errors';
+import { DEFAULT_FAMILIES, ENABLED_SLOT, parseFamilies } from '../../runtime/tool-families';
+import { toolListing } from '../../runtime/tool-listing';
+import type { ConversationRow } from '../../services/store/store';
 import type { HandlerGroup } from './handler-groups';
-import type { AppRuntime } from './assembly/open-runtime';
+import type { AppRuntime } from '../assembly/open-runtime';
 
 export interface ToolsHostOptions {
   /** The saved settings now (default policy, sandbox, folders, families for new conversations). */

@@ -1,9 +1,9 @@
 /** Background tasks as the UI panel shows them (never raw rows): status, summary, jobs, and the end of the output. */
-import type { BackgroundTaskView } from '../../shared/contract';
-import type { BackgroundTasks } from '../services/tasks/background-tasks';
-import { readLogPage } from '../services/processes/task-log';
-import { parseJson, type WaitProgress } from '../services/tasks/task-text';
-import { progressOf } from '../services/tasks/question-tasks';
+import type { BackgroundTaskView } from '../../../shared/contract';
+import type { BackgroundTasks } from '../../services/tasks/background-tasks';
+import { readLogPage } from '../../services/processes/task-log';
+import { parseJson, type WaitProgress } from '../../services/tasks/task-text';
+import { progressOf } from '../../services/tasks/question-tasks';
 
 /** Enough to see where a task stands; the whole output stays on disk for the model's task_output. */
 const TAIL_BYTES = 2_000;

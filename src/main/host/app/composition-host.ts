@@ -6,11 +6,11 @@
  */
 import type { HandlerGroup } from './handler-groups';
 import { randomBytes } from 'node:crypto';
-import type { ContractEvent, MethodResult, ParsedParams } from '../../shared/contract';
-import { DeskhandError } from '../../shared/errors';
-import { CompositionFiles } from '../services/compositions/composition-files';
-import { VIEWER_CSP, viewerDocument, type CompositionDetail, type CompositionService } from '../services/compositions/index';
-import type { AppRuntime } from './assembly/open-runtime';
+import type { ContractEvent, MethodResult, ParsedParams } from '../../../shared/contract';
+import { DeskhandError } from '../../../shared/errors';
+import { CompositionFiles } from '../../services/compositions/composition-files';
+import { VIEWER_CSP, viewerDocument, type CompositionDetail, type CompositionService } from '../../services/compositions/index';
+import type { AppRuntime } from '../assembly/open-runtime';
 
 /** Text sources above this are sent cut (the diff says so); images above it are not sent for the visual diff. */
 const SOURCE_LIMIT = 2_000_000;

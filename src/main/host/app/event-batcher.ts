@@ -3,7 +3,7 @@
  * deltas (and tool output chunks) of the same run are merged, so a 50,000-token stream costs a few hundred messages
  * instead of 50,000, without adding latency beyond the current tick.
  */
-import type { ContractEvent } from '../../shared/contract';
+import type { ContractEvent } from '../../../shared/contract';
 
 export class EventBatcher {
   private queue: ContractEvent[] = [];

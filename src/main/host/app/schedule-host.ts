@@ -1,11 +1,11 @@
 /** The contract's `schedule` method for the UI hosts (desktop and web): the Schedule section's list and its buttons. */
-import type { MethodResult, ParsedParams } from '../../shared/contract';
-import { DeskhandError } from '../../shared/errors';
-import type { ProviderConfig } from '../services/providers/providers';
-import { displayTime, type ScheduleRow } from '../services/scheduler';
-import { createNotifier } from '../services/notify/create';
-import type { AppRuntime } from './assembly/open-runtime';
-import { fireSchedule } from './background/schedule-fire';
+import type { MethodResult, ParsedParams } from '../../../shared/contract';
+import { DeskhandError } from '../../../shared/errors';
+import type { ProviderConfig } from '../../services/providers/providers';
+import { displayTime, type ScheduleRow } from '../../services/scheduler';
+import { createNotifier } from '../../services/notify/create';
+import type { AppRuntime } from '../assembly/open-runtime';
+import { fireSchedule } from '../background/schedule-fire';
 
 function heldBy(r: ScheduleRow): string {
   if (r.status !== 'active') return r.status;

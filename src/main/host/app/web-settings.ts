@@ -3,14 +3,14 @@
  * API key a vault secret that a UI may write but never read back) and the URL grants store module, with each grant's
  * coverage in words. The CLI (`deskhand search …`, `deskhand grants …`) keeps the same files and the same rules.
  */
-import type { MethodResult, ParsedParams, SearchSettings, UrlGrantView, WebSearchView } from '../../shared/contract';
-import { DeskhandError, errorMessage } from '../../shared/errors';
-import { classifyHost, parseUrlPattern, type UrlPattern } from '../../shared/url-guard';
-import type { UrlGrantRow } from '../services/store/modules/url-grants';
-import type { Store } from '../services/store/store';
-import type { Vault } from '../services/vault/vault';
-import { NEEDS_KEY } from '../tools/web/search-backends';
-import { SettingsFile } from './assembly/settings-file';
+import type { MethodResult, ParsedParams, SearchSettings, UrlGrantView, WebSearchView } from '../../../shared/contract';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import { classifyHost, parseUrlPattern, type UrlPattern } from '../../../shared/url-guard';
+import type { UrlGrantRow } from '../../services/store/modules/url-grants';
+import type { Store } from '../../services/store/store';
+import type { Vault } from '../../services/vault/vault';
+import { NEEDS_KEY } from '../../tools/web/search-backends';
+import { SettingsFile } from '../assembly/settings-file';
 
 const LABEL: Record<SearchSettings['backend'], string> = { searxng: 'SearXNG', brave: 'Brave Search', tavily: 'Tavily' };
 /** The vault secret a typed key is saved under when no name is given. */

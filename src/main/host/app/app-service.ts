@@ -4,7 +4,7 @@
  * another process (or recovered after this host restarted) are listed too, and approving the last open approval of a
  * parked run resumes it here.
  */
-import { answerAndResume, type ActiveRun } from './background/answer-resume';
+import { answerAndResume, type ActiveRun } from '../background/answer-resume';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -15,24 +15,24 @@ import {
   type MethodResult,
   type ParsedParams,
   type ProviderName,
-} from '../../shared/contract';
-import { DeskhandError, errorMessage } from '../../shared/errors';
-import type { RunEvent } from '../../shared/events';
-import type { RunOptions, RunOutcome } from '../runtime/runtime';
-import type { AppRuntime as Runtime } from './assembly/open-runtime';
-import { PROVIDERS, type ProviderConfig } from '../services/providers/providers';
-import type { ApprovalRow } from '../services/store/store';
-import type { SecretStore } from '../services/vault/secret-store';
+} from '../../../shared/contract';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import type { RunEvent } from '../../../shared/events';
+import type { RunOptions, RunOutcome } from '../../runtime/runtime';
+import type { AppRuntime as Runtime } from '../assembly/open-runtime';
+import { PROVIDERS, type ProviderConfig } from '../../services/providers/providers';
+import type { ApprovalRow } from '../../services/store/store';
+import type { SecretStore } from '../../services/vault/secret-store';
 import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
 import { filePickOptions, listFolder, pendingRequest, type PickOptions } from './request-host';
 import { ProviderSettings, providerGroup } from './provider-settings';
 import { browserGroup, rulesGroup, webGroup } from './settings-groups';
 import { extensionGroup } from './extension-settings';
 import { workflowGroup } from './app-service-workflows';
-import { TaskWakes } from './background/task-wakes';
+import { TaskWakes } from '../background/task-wakes';
 import { memoryGroup } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
-import { sandboxSupport } from '../services/sandbox/sandbox';
+import { sandboxSupport } from '../../services/sandbox/sandbox';
 import { CompositionHost, compositionGroup } from './composition-host';
 import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
@@ -45,7 +45,7 @@ import { conversationFigures, exportConversation, regenerateInput, turnInput, ty
 const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([ProviderName] extends [(typeof PROVIDERS)[number]] ? true : false) : false = true;
 void _sameProviders;
 
-import { stderrLogger, type Logger } from './assembly/logger';
+import { stderrLogger, type Logger } from '../assembly/logger';
 
 export { stderrLogger, type Logger };
 

@@ -2,9 +2,9 @@
  * The request path both transports share: parse against the contract (method, size, params), call the one handler,
  * turn failures into replies a person can read. Every rejected request is logged and never reaches a handler.
  */
-import { parseRequest, type ContractError, type ContractErrorCode, type ContractHandlers, type MethodName, type Reply } from '../../shared/contract';
-import { DeskhandError, errorMessage } from '../../shared/errors';
-import type { Logger } from './assembly/logger';
+import { parseRequest, type ContractError, type ContractErrorCode, type ContractHandlers, type MethodName, type Reply } from '../../../shared/contract';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import type { Logger } from '../assembly/logger';
 
 export interface RequestMeta {
   /** Which transport and peer, for the log ("ws 127.0.0.1", "ipc main-window"). */

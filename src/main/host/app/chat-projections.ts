@@ -3,12 +3,12 @@
  * background), its duration from when it began executing (not from when it was proposed), who or what cleared it and
  * when, the approval preview kept on answered cards, attachments as chips, and tokens and cost per turn.
  */
-import type { AttachmentView, Cleared, TurnUsage } from '../../shared/chat-contract';
-import type { MessageItem, ToolItem } from '../../shared/contract';
-import { costOf, runTokens } from '../../shared/prices';
-import { attachmentOf } from '../runtime/user-content';
-import { chatModule, type CallNoteRow } from '../services/store/modules/chat';
-import type { ApprovalRow, RunRow, Store, ToolCallRow } from '../services/store/store';
+import type { AttachmentView, Cleared, TurnUsage } from '../../../shared/chat-contract';
+import type { MessageItem, ToolItem } from '../../../shared/contract';
+import { costOf, runTokens } from '../../../shared/prices';
+import { attachmentOf } from '../../runtime/user-content';
+import { chatModule, type CallNoteRow } from '../../services/store/modules/chat';
+import type { ApprovalRow, RunRow, Store, ToolCallRow } from '../../services/store/store';
 
 export interface ChatExtras {
   notes: Map<string, CallNoteRow>;

@@ -1,10 +1,10 @@
 /**
  * The contract's memory, lessons and goals methods and the goal loop the app host runs. The person's actions in the UI leave receipts like the CLI's.
  */
-import type { MemoryRecordView } from '../../shared/memory-contract';
-import type { MemoryRecord } from '../services/memory';
+import type { MemoryRecordView } from '../../../shared/memory-contract';
+import type { MemoryRecord } from '../../services/memory';
 import type { HandlerGroup } from './handler-groups';
-import { startGoalLoop, type GoalLoopOptions } from './background/goal-loop';
+import { startGoalLoop, type GoalLoopOptions } from '../background/goal-loop';
 
 type MemoryGoalMethods = 'listMemory' | 'changeMemory' | 'setMemoryExtraction' | 'listGoals';
 

@@ -2,15 +2,15 @@
  * Settings → MCP and the agent-profile selector, for AppService: servers with their health, adding (connected at
  * once, tools registered live), removing, reconnecting; profiles and the one a conversation uses.
  */
-import { DeskhandError } from '../../shared/errors';
-import type { ParsedParams, MethodResult } from '../../shared/contract';
-import { parseServerConfig, type McpServerConfig } from '../services/mcp';
-import { extensionsModule } from '../services/store/modules/extensions';
-import type { AgentProfile } from '../services/profiles';
+import { DeskhandError } from '../../../shared/errors';
+import type { ParsedParams, MethodResult } from '../../../shared/contract';
+import { parseServerConfig, type McpServerConfig } from '../../services/mcp';
+import { extensionsModule } from '../../services/store/modules/extensions';
+import type { AgentProfile } from '../../services/profiles';
 import { mcpListing } from './mcp-listing';
-import type { AppRuntime } from './assembly/open-runtime';
+import type { AppRuntime } from '../assembly/open-runtime';
 import type { HandlerGroup } from './handler-groups';
-import type { EXTENSION_METHOD_NAMES } from '../../shared/contract-extensions';
+import type { EXTENSION_METHOD_NAMES } from '../../../shared/contract-extensions';
 
 /** The contract's extensions methods (a handler group, handler-groups.ts): MCP servers and agent profiles. */
 export const extensionGroup: HandlerGroup<(typeof EXTENSION_METHOD_NAMES)[number]> = ({ runtime, markChanged }) => {

@@ -3,13 +3,13 @@
  * and the provider each run uses. Provider flags the host was started with win over the saved settings; keys come
  * from the OS keyring, else the environment.
  */
-import { PROVIDER_NAMES, type ParsedParams, type ProviderName, type Settings, type SettingsView, type MethodResult } from '../../shared/contract';
-import { DeskhandError, errorMessage } from '../../shared/errors';
-import { KEY_ENV, type ProviderConfig } from '../services/providers/config';
-import type { SecretStore } from '../services/vault/secret-store';
-import type { Logger } from './assembly/logger';
-import { SettingsFile } from './assembly/settings-file';
-import { detectLocalServers, probesFromEnv } from '../services/providers/local-servers';
+import { PROVIDER_NAMES, type ParsedParams, type ProviderName, type Settings, type SettingsView, type MethodResult } from '../../../shared/contract';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import { KEY_ENV, type ProviderConfig } from '../../services/providers/config';
+import type { SecretStore } from '../../services/vault/secret-store';
+import type { Logger } from '../assembly/logger';
+import { SettingsFile } from '../assembly/settings-file';
+import { detectLocalServers, probesFromEnv } from '../../services/providers/local-servers';
 import type { HandlerGroup } from './handler-groups';
 import { checkFamilies } from './tools-host';
 
@@ -27,7 +27,7 @@ export const providerGroup =
     testProvider: (p) => providers.test(p, (cfg) => runtime.testProvider(cfg)),
   });
 
-import { apiKeyName } from './assembly/provider-choice';
+import { apiKeyName } from '../assembly/provider-choice';
 
 export { apiKeyName };
 

@@ -1,9 +1,9 @@
 /** Always-allow rules as people see them: Settings → Rules, `deskhand rules list | rm`. */
-import type { RuleView } from '../../shared/contract';
-import { describePattern } from '../../shared/always-allow';
-import { DeskhandError } from '../../shared/errors';
-import { describeScope } from '../../shared/rules';
-import type { Store } from '../services/store/store';
+import type { RuleView } from '../../../shared/contract';
+import { describePattern } from '../../../shared/always-allow';
+import { DeskhandError } from '../../../shared/errors';
+import { describeScope } from '../../../shared/rules';
+import type { Store } from '../../services/store/store';
 
 export function ruleViews(store: Store): RuleView[] {
   return store.rules.list().map((r) => {

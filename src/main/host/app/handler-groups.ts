@@ -8,9 +8,9 @@
  * {…} })` in the family's host file, then add it to the `installGroups` call and to the `Installed` type in
  * app-service.ts. A method implemented twice throws when the service is built.
  */
-import type { ContractEvent, ContractHandlers, MethodName, MethodResult, ParsedParams } from '../../shared/contract';
-import type { AppRuntime } from './assembly/open-runtime';
-import type { ProviderConfig } from '../services/providers/providers';
+import type { ContractEvent, ContractHandlers, MethodName, MethodResult, ParsedParams } from '../../../shared/contract';
+import type { AppRuntime } from '../assembly/open-runtime';
+import type { ProviderConfig } from '../../services/providers/providers';
 
 export interface HandlerContext {
   readonly runtime: AppRuntime;

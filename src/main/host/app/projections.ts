@@ -3,16 +3,16 @@
  * arguments, results and status, errors), never raw rows. Few queries per call, so a 10,000-message conversation
  * projects in milliseconds.
  */
-import { OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../shared/contract';
-import { subagentsModule, type SubagentRow } from '../services/store/modules/subagents';
-import { parseSteering } from '../services/subagents/index';
-import type { RiskTier } from '../../shared/tools';
-import { fallbackTitle } from '../../shared/tool-presentation';
-import type { ToolRegistry } from '../runtime/registry';
-import { PersistentConversationState } from '../runtime/conversation-state';
-import type { ApprovalRow, ConversationRow, MessageRow, Store, ToolCallRow } from '../services/store/store';
-import { parseWakeMessage } from './assembly/wake-message';
-import { attachmentOf } from '../runtime/user-content';
+import { OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../../shared/contract';
+import { subagentsModule, type SubagentRow } from '../../services/store/modules/subagents';
+import { parseSteering } from '../../services/subagents/index';
+import type { RiskTier } from '../../../shared/tools';
+import { fallbackTitle } from '../../../shared/tool-presentation';
+import type { ToolRegistry } from '../../runtime/registry';
+import { PersistentConversationState } from '../../runtime/conversation-state';
+import type { ApprovalRow, ConversationRow, MessageRow, Store, ToolCallRow } from '../../services/store/store';
+import { parseWakeMessage } from '../assembly/wake-message';
+import { attachmentOf } from '../../runtime/user-content';
 import { attachmentsOf, chatExtras, withNotes, withTurnUsage } from './chat-projections';
 
 /** What the projections need of the tool registry: each tool's declared title and its one-line summary of a call. */

@@ -5,8 +5,8 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { join, relative, sep, isAbsolute } from 'node:path';
-import type { MethodResult } from '../../shared/contract';
-import { DeskhandError } from '../../shared/errors';
+import type { MethodResult } from '../../../shared/contract';
+import { DeskhandError } from '../../../shared/errors';
 import type { HandlerGroup } from './handler-groups';
 import { viewAppGrant } from './app-grants-view';
 

@@ -2,8 +2,8 @@
  * Searching what was said: words typed in the sidebar become an FTS5 query (each word a quoted prefix term, so no
  * input can be FTS syntax), matched against message text (user messages and the model's replies).
  */
-import type { MethodResult } from '../../shared/contract';
-import type { Store } from '../services/store/store';
+import type { MethodResult } from '../../../shared/contract';
+import type { Store } from '../../services/store/store';
 
 const MAX_TERMS = 8;
 
