@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AppService, type Logger } from '../src/main/host/app/app-service';
-import { startWebHost, type WebHost } from '../src/main/host/web-host';
+import { startWebHost, type WebHost } from '../src/main/host/web/web-host';
 import { AppRuntime } from '../src/main/host/assembly/open-runtime';
 import type { ProviderConfig } from '../src/main/services/providers/providers';
 import { Store } from '../src/main/services/store/store';

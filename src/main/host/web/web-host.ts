@@ -11,11 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { MAX_PAYLOAD_BYTES, type ContractEvent } from '../../shared/contract';
-import type { AppService } from './app/app-service';
-import { stderrLogger, type Logger } from './assembly/logger';
-import { createDispatch } from './app/dispatch';
-import { EventBatcher } from './app/event-batcher';
+import { MAX_PAYLOAD_BYTES, type ContractEvent } from '../../../shared/contract';
+import type { AppService } from '../app/app-service';
+import { stderrLogger, type Logger } from '../assembly/logger';
+import { createDispatch } from '../app/dispatch';
+import { EventBatcher } from '../app/event-batcher';
 
 export interface WebHostOptions {
   service: AppService;

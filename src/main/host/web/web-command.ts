@@ -8,17 +8,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DeskhandError } from '../../shared/errors';
-import { KeytarSecretStore } from '../services/vault/secret-store';
-import { AppService } from './app/app-service';
-import { fireProvider, providerFromFlags } from './assembly/provider-choice';
+import { DeskhandError } from '../../../shared/errors';
+import { KeytarSecretStore } from '../../services/vault/secret-store';
+import { AppService } from '../app/app-service';
+import { fireProvider, providerFromFlags } from '../assembly/provider-choice';
 import { plannedWebAddress, writeWebAddress } from './web-address';
-import { openRuntime, resolveDataDir, type AppRuntime } from './assembly/open-runtime';
-import { createNotifier } from '../services/notify/create';
-import type { FireDeps } from './background/schedule-fire';
-import { ScheduleTicker } from './background/schedule-ticker';
+import { openRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
+import { createNotifier } from '../../services/notify/create';
+import type { FireDeps } from '../background/schedule-fire';
+import { ScheduleTicker } from '../background/schedule-ticker';
 import { startWebHost } from './web-host';
-import { deadlineMs, exitDeadline } from './assembly/exit-deadline';
+import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
 
 export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json]
                     [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
