@@ -1,5 +1,5 @@
 /**
- * Goals through the real loop: the person accepts a proposed goal, then the goal loop (host/goal-loop.ts) runs cycles
+ * Goals through the real loop: the person accepts a proposed goal, then the goal loop (host/background/goal-loop.ts) runs cycles
  * unattended against the scripted model server. One completes with evidence that matches a real tool result; one
  * uses up its turn budget; one is blocked only after three consecutive blocked cycles; one cites a result that does
  * not exist, which is rejected back to the model and recorded nowhere.

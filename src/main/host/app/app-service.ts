@@ -1,4 +1,10 @@
 /**
+ * host/app/ — the contract's one implementation: AppService (this file), its handler groups (one file per area),
+ * the projections and settings views, and what both transports share (dispatch.ts, event-batcher.ts). It imports
+ * host/assembly/ and host/background/; never host/web/ or host/cli/ (Electron's IPC and the web host call it).
+ * Lint (HOST_GROUPS in eslint.config.js) and scripts/check-cycles.mjs hold this; docs/architecture.md, "The host".
+ */
+/**
  * The contract implemented once, over the Runtime and the Store, for every transport (Electron IPC, WebSocket).
  * Runs started here are interactive: they wait in this process while the UI answers their approvals. Runs parked by
  * another process (or recovered after this host restarted) are listed too, and approving the last open approval of a

@@ -1,4 +1,12 @@
 /**
+ * host/assembly/ — building the runtime: the services and families (host-services.ts, assemble.ts), the runtime on
+ * them (this file), the subagent, workflow and Tower wiring, and what every run is built with (memory extraction,
+ * the kill switch, the provider choice of headless runs, the data dir, the settings file, the logger, the exit
+ * deadline). The bottom of the host: it imports src/shared, runtime, tools (factories) and services, and no other
+ * host group.
+ * Lint (HOST_GROUPS in eslint.config.js) and scripts/check-cycles.mjs hold this; docs/architecture.md, "The host".
+ */
+/**
  * Composes the runtime for a host on the services of host-services.ts (data dir, store, vault, background tasks, the
  * sandbox, every tool family), wires subagents, workflows and Tower into it, and recovers after a crash. The runtime
  * itself constructs no services: they are made there and injected.

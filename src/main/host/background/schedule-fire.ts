@@ -1,4 +1,10 @@
 /**
+ * host/background/ — work the host runs on its own on an open runtime: scheduled fires (this file) and the ticker,
+ * task wake-ups, the goal loop, resuming a parked run after the last answer. It imports host/assembly/ and the
+ * layers below the host; never host/app/, host/web/ or host/cli/ (they start it).
+ * Lint (HOST_GROUPS in eslint.config.js) and scripts/check-cycles.mjs hold this; docs/architecture.md, "The host".
+ */
+/**
  * Firing a reminder or trigger: `deskhand fire ID` (run by the OS job, app open or closed), the in-app ticker, "Run
  * now". One order everywhere: claim the slot in the store (unique per schedule and due time, so nothing fires twice),
  * advance the schedule (one-shot: done; recurring: the next cron slot, or expired after 7 days) and arm its next OS

@@ -1,4 +1,9 @@
 /**
+ * host/web/ — `deskhand web`: the command (this file), the HTTP/WebSocket host and its address file. It imports
+ * host/app/, host/background/ and host/assembly/; never host/cli/ (cli/commands.ts starts it).
+ * Lint (HOST_GROUPS in eslint.config.js) and scripts/check-cycles.mjs hold this; docs/architecture.md, "The host".
+ */
+/**
  * `deskhand web [--port N] [--new-address] [--data-dir DIR] [--provider …] [--base-url URL] [--model NAME] [--json]`:
  * the desktop UI in a browser, served by the same runtime on 127.0.0.1. Prints the URL (with its token) as one line,
  * or `{"url": …}` with --json, and runs until SIGINT/SIGTERM. The port and token are kept across restarts
