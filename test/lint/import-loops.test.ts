@@ -92,7 +92,7 @@ describe('import loop check', () => {
     const src = spawnSync(process.execPath, ['scripts/check-cycles.mjs'], { encoding: 'utf8' });
     expect(src.stderr).toBe('');
     expect(src.status).toBe(0);
-  });
+  }, 120_000);
 
   it('keeps only the launcher loop, which the one door for processes requires', () => {
     expect(KEPT_LOOPS).toEqual([['src/main/services/processes/launcher.ts', 'src/main/services/processes/proc-info.ts', 'src/main/services/processes/process-tree.ts']]);
