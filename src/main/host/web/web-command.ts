@@ -122,7 +122,7 @@ export async function webCommand(args: string[]): Promise<number> {
 /** How long a stopped `deskhand web` may take to close everything before it exits anyway (exit-deadline.ts). */
 const WEB_EXIT_DEADLINE_MS = 2000;
 
-/** out/renderer, found from wherever this module was bundled (out/main/…) or run from source (src/main/host). */
+/** out/renderer, found from wherever this module was bundled (out/main/…) or run from source (src/main/host/web). */
 export function findRendererDir(): string | null {
   const fromEnv = process.env.DESKHAND_RENDERER_DIR;
   if (fromEnv) return existsSync(join(fromEnv, 'index.html')) ? fromEnv : null;
