@@ -46,6 +46,27 @@ const processDoor = {
 };
 
 const MAIN_ONLY = ['electron', '**/electron/**', '**/renderer/**', '**/preload/**', 'react', 'react-dom'];
+const NO_ELECTRON = 'Only src/main/electron may import electron; main never imports the renderer.';
+
+/**
+ * src/main/host/ is grouped by what drives the code (docs/architecture.md, "The host"), bottom first: each group may
+ * import the groups before it and never one after it, type imports included. assembly/ builds the runtime; background/
+ * is what the host runs on its own on that runtime; app/ is the contract's one implementation (and the two transports'
+ * shared dispatch); web/ is `deskhand web`; cli/ is the `deskhand` binary, which also starts `deskhand web`.
+ */
+const HOST_GROUPS = ['assembly', 'background', 'app', 'web', 'cli'];
+const hostGroupRules = HOST_GROUPS.slice(0, -1).map((group, i) => {
+  const above = HOST_GROUPS.slice(i + 1);
+  return {
+    files: [`src/main/host/${group}/**`],
+    rules: restrict(MAIN_ONLY, NO_ELECTRON, [], [
+      {
+        regex: `^(\\.\\./)+(host/)?(${above.join('|')})(/|$)`,
+        message: `host/${group}/ sits below host/${above.join('/, host/')}/: it never imports them (the groups stack assembly → background → app → web → cli). Move what both need down to the lower group.`,
+      },
+    ]),
+  };
+});
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'e2e/artifacts/**'] },
@@ -73,19 +94,20 @@ export default tseslint.config(
   },
   {
     files: ['src/main/runtime/**', 'src/main/tools/**', 'src/main/services/**', 'src/main/host/**'],
-    rules: restrict(['electron', '**/electron/**', '**/renderer/**', '**/preload/**', 'react', 'react-dom'], 'Only src/main/electron may import electron; main never imports the renderer.'),
+    rules: restrict(['electron', '**/electron/**', '**/renderer/**', '**/preload/**', 'react', 'react-dom'], NO_ELECTRON),
   },
+  ...hostGroupRules,
   {
     files: ['src/main/runtime/**'],
     rules: restrict(['electron', '**/electron/**', '**/renderer/**', '**/host/**', '**/tools/**/*', 'react'], 'The runtime knows tools only through the contract in runtime/tool.ts.'),
   },
   {
     // A family gets services as interfaces from its factory (services/<name>/index.ts), never a concrete service, and
-    // never imports another family or a host: the host assembles families (host/assemble.ts).
+    // never imports another family or a host: the host assembles families (host/assembly/assemble.ts).
     files: ['src/main/tools/**'],
     rules: restrict([...MAIN_ONLY, '**/host/**'], 'Tools never import a host or Electron.', [], [
       { group: ['**/services/*/*', '!**/services/*/index'], message: 'A tool imports a service only through its interface module (services/<name>/index.ts), injected by its family factory.' },
-      { regex: '^\\.\\./(?!\\.\\.)[^/]+', message: 'A family never imports another family: the host passes what one family offers another (host/assemble.ts).' },
+      { regex: '^\\.\\./(?!\\.\\.)[^/]+', message: 'A family never imports another family: the host passes what one family offers another (host/assembly/assemble.ts).' },
     ]),
   },
   {

@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getEncoding } from 'js-tiktoken';
-import { createAppRuntime } from '../src/main/host/open-runtime';
+import { createAppRuntime } from '../src/main/host/assembly/open-runtime';
 import { DEFAULT_FAMILIES, FAMILY_SUMMARIES } from '../src/main/runtime/tool-families';
 import { Store } from '../src/main/services/store/store';
 import { reply, startModelServer, type ReplyBuilder } from '../test/support/model-server';

@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getEncoding } from 'js-tiktoken';
-import { createAppRuntime } from '../src/main/host/open-runtime';
+import { createAppRuntime } from '../src/main/host/assembly/open-runtime';
 import { Store } from '../src/main/services/store/store';
 import { reply, startModelServer, type RecordedRequest } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';

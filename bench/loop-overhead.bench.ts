@@ -31,7 +31,7 @@
 import type { LanguageModel } from 'ai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAppRuntime } from '../src/main/host/open-runtime';
+import { createAppRuntime } from '../src/main/host/assembly/open-runtime';
 import { requestView } from '../src/main/runtime/compaction';
 import { streamModelStep } from '../src/main/runtime/model-call';
 import { createModel } from '../src/main/services/providers/providers';

@@ -12,7 +12,7 @@
  * summarize_context's path, the scripted summary call included; compaction_model_call_ms is that summary call alone
  * with the same transcript size, measured in the same rounds.
  */
-import { createAppRuntime } from '../src/main/host/open-runtime';
+import { createAppRuntime } from '../src/main/host/assembly/open-runtime';
 import { createModel } from '../src/main/services/providers/providers';
 import { streamModelStep } from '../src/main/runtime/model-call';
 import { Store } from '../src/main/services/store/store';

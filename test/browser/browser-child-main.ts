@@ -3,7 +3,7 @@
  * through browser_navigate's service, prints the browser's pids, and waits to be killed.
  * argv: DATA_DIR URL
  */
-import { openRuntime } from '../../src/main/host/open-runtime';
+import { openRuntime } from '../../src/main/host/assembly/open-runtime';
 import { processesUsingProfile } from '../../src/main/services/browser/browser-process';
 import { join } from 'node:path';
 

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openRuntime } from '../../src/main/host/open-runtime';
+import { openRuntime } from '../../src/main/host/assembly/open-runtime';
 import { processesUsingProfile } from '../../src/main/services/browser/browser-process';
 import { findChromium } from '../../src/main/services/chromium/index';
 import { Store } from '../../src/main/services/store/store';

@@ -8,7 +8,7 @@
  *   approval (a private-destination reason), and the site hears nothing from B before it is answered.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { findChromium } from '../../src/main/services/chromium/index';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { reply, startModelServer, type ModelServer, type OpenAIChatRequest, type RecordedRequest } from '../support/model-server';

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { processesUsingProfile } from '../../src/main/services/browser/browser-process';
 import { findChromium } from '../../src/main/services/chromium/index';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { ComputerUseService } from '../../src/main/services/computer/computer-use';
 import { LinuxX11Operator } from '../../src/main/services/computer/linux-x11';

@@ -21,10 +21,10 @@ import { appGrantsModule } from '../../src/main/services/store/modules/app-grant
 import { Store } from '../../src/main/services/store/store';
 import { createComputerFamily } from '../../src/main/tools/computer';
 import { appGrantKind } from '../../src/main/tools/computer/grant';
-import { KillableRuns, wireKillSwitch } from '../../src/main/host/computer-kill';
-import { computerGroup } from '../../src/main/host/computer-contract';
-import type { HandlerContext } from '../../src/main/host/handler-groups';
-import type { AppRuntime } from '../../src/main/host/open-runtime';
+import { KillableRuns, wireKillSwitch } from '../../src/main/host/assembly/computer-kill';
+import { computerGroup } from '../../src/main/host/app/computer-contract';
+import type { HandlerContext } from '../../src/main/host/app/handler-groups';
+import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { makeContext, tempDir } from '../support/tool-context';
 import { requireBuild, runCli } from '../support/cli';
 

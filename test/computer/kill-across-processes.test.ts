@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { ComputerUseService } from '../../src/main/services/computer/computer-use';
 import { StoreGrantBook } from '../../src/main/services/computer/grant-book';
 import { LinuxX11Operator } from '../../src/main/services/computer/linux-x11';

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { extensionsModule } from '../../src/main/services/store/modules/extensions';
 import type { Store } from '../../src/main/services/store/store';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { AppRuntime } from '../../src/main/host/open-runtime';
+import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { McpManager } from '../../src/main/services/mcp/manager';
 import { extensionsModule } from '../../src/main/services/store/modules/extensions';
 import { Store } from '../../src/main/services/store/store';

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { AppRuntime } from '../../src/main/host/open-runtime';
+import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import type { RunOutcome } from '../../src/main/runtime/runtime';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';

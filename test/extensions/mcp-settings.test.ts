@@ -5,8 +5,8 @@
  * and its policy and sandbox applied.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createDispatch, type Dispatch } from '../../src/main/host/dispatch';
-import { splitCommandLine } from '../../src/main/host/extension-settings';
+import { createDispatch, type Dispatch } from '../../src/main/host/app/dispatch';
+import { splitCommandLine } from '../../src/main/host/app/extension-settings';
 import { tempDir } from '../support/tool-context';
 import { openHarness, type Harness } from '../host/helpers';
 import { EVERYTHING, FAKE } from './helpers';

@@ -7,7 +7,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { AppRuntime } from '../../src/main/host/open-runtime';
+import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { parseSkill, sections } from '../../src/main/tools/extensions/skills';
 import { buildArgv, commandLine } from '../../src/main/tools/extensions/custom-tools';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';

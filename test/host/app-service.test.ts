@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContractEvent, PendingApproval } from '../../src/shared/contract';
-import { createDispatch } from '../../src/main/host/dispatch';
+import { createDispatch } from '../../src/main/host/app/dispatch';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { processesWith, until } from '../support/tasks';
 import { tempDir } from '../support/tool-context';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
-import { startWebHost, type WebHost } from '../../src/main/host/web-host';
+import { startWebHost, type WebHost } from '../../src/main/host/web/web-host';
 import { CompositionFiles } from '../../src/main/services/compositions/composition-files';
 import { findChromium } from '../../src/main/services/chromium/index';
 import { startUdpListener, type UdpListener } from '../browser/egress-listeners';

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect, it } from 'vitest';
 
-const MODULE = resolve(__dirname, '../../src/main/host/exit-deadline.ts');
+const MODULE = resolve(__dirname, '../../src/main/host/assembly/exit-deadline.ts');
 
 function node(code: string): Promise<{ code: number | null; stderr: string; exited: boolean }> {
   return new Promise((done) => {

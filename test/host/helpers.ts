@@ -1,8 +1,8 @@
 /** A real app service over a real store, runtime, built-in tools and the scripted model server. */
 import { spawnSync } from 'node:child_process';
 import type { ContractEvent } from '../../src/shared/contract';
-import { AppService, type Logger } from '../../src/main/host/app-service';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { AppService, type Logger } from '../../src/main/host/app/app-service';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import { MemorySecretStoreForTests } from '../../src/main/services/vault/secret-store';
 import { Vault } from '../../src/main/services/vault/vault';

@@ -4,7 +4,7 @@
  * in the fire history), cancel, and refusals for bad ids.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDispatch } from '../../src/main/host/dispatch';
+import { createDispatch } from '../../src/main/host/app/dispatch';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { openHarness, type Harness } from './helpers';

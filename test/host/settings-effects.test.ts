@@ -5,8 +5,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openRuntime } from '../../src/main/host/open-runtime';
-import { defaultSettings } from '../../src/main/host/settings-file';
+import { openRuntime } from '../../src/main/host/assembly/open-runtime';
+import { defaultSettings } from '../../src/main/host/assembly/settings-file';
 import { rawRun } from '../support/raw-db';
 import { taskFixture, until } from '../support/tasks';
 

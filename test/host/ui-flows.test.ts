@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import type { ContractEvent, MessageItem, PendingApproval } from '../../src/shared/contract';
-import { startWebHost, type ServerMessage, type WebHost } from '../../src/main/host/web-host';
+import { startWebHost, type ServerMessage, type WebHost } from '../../src/main/host/web/web-host';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { until } from '../support/tasks';

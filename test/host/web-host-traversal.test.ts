@@ -8,7 +8,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWebHost, type WebHost } from '../../src/main/host/web-host';
+import { startWebHost, type WebHost } from '../../src/main/host/web/web-host';
 import { tempDir } from '../support/tool-context';
 import { openHarness, RecordingLogger, type Harness } from './helpers';
 

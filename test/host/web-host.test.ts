@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { MAX_PAYLOAD_BYTES } from '../../src/shared/contract';
-import { startWebHost, type ServerMessage, type WebHost } from '../../src/main/host/web-host';
+import { startWebHost, type ServerMessage, type WebHost } from '../../src/main/host/web/web-host';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { openHarness, RecordingLogger, type Harness } from './helpers';

@@ -6,8 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDispatch, type Dispatch } from '../../src/main/host/dispatch';
-import { NO_SEARCH_BACKEND } from '../../src/main/host/web-settings';
+import { createDispatch, type Dispatch } from '../../src/main/host/app/dispatch';
+import { NO_SEARCH_BACKEND } from '../../src/main/host/app/web-settings';
 import { tempDir } from '../support/tool-context';
 import { openHarness, type Harness } from './helpers';
 

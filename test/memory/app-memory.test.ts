@@ -3,7 +3,7 @@
  * views call): the person accepts, edits, rejects and deletes; each leaves a receipt; bad ids get a usage error.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDispatch } from '../../src/main/host/dispatch';
+import { createDispatch } from '../../src/main/host/app/dispatch';
 import { openHarness, type Harness } from '../host/helpers';
 import { tempDir } from '../support/tool-context';
 

@@ -1,12 +1,12 @@
 /**
- * Goals through the real loop: the person accepts a proposed goal, then the goal loop (host/goal-loop.ts) runs cycles
+ * Goals through the real loop: the person accepts a proposed goal, then the goal loop (host/background/goal-loop.ts) runs cycles
  * unattended against the scripted model server. One completes with evidence that matches a real tool result; one
  * uses up its turn budget; one is blocked only after three consecutive blocked cycles; one cites a result that does
  * not exist, which is rejected back to the model and recorded nowhere.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GoalLoop } from '../../src/main/host/goal-loop';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { GoalLoop } from '../../src/main/host/background/goal-loop';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import type { GoalView } from '../../src/main/services/goals';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import { planFileFor } from '../../src/main/tools/plan';
 import { decideWithEveryRule } from '../support/rules';

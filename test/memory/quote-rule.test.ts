@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { judgeQuote } from '../../src/main/services/memory';
-import { quoteCheck } from '../../src/main/host/memory-host';
+import { quoteCheck } from '../../src/main/host/assembly/memory-host';
 import { Store } from '../../src/main/services/store/store';
 import { subagentsModule } from '../../src/main/services/store/modules/subagents';
 import { tempDir } from '../support/tool-context';

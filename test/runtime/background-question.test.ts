@@ -6,8 +6,8 @@
  * model server and a real store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TaskWakes, parseWakeMessage } from '../../src/main/host/task-wakes';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { TaskWakes, parseWakeMessage } from '../../src/main/host/background/task-wakes';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { Store } from '../../src/main/services/store/store';
 import { reply, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server';

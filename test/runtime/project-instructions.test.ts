@@ -9,7 +9,7 @@
 import { linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppRuntime } from '../../src/main/host/open-runtime';
+import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import type { Policy } from '../../src/shared/tools';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';

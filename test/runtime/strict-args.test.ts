@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { ToolRegistry } from '../../src/main/runtime/registry';
 import { closestName } from '../../src/main/runtime/strict-args';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';

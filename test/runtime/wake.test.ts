@@ -5,8 +5,8 @@
  * stops what it started.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TaskWakes, parseWakeMessage, wakeMessage } from '../../src/main/host/task-wakes';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { TaskWakes, parseWakeMessage, wakeMessage } from '../../src/main/host/background/task-wakes';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { Store } from '../../src/main/services/store/store';
 import { BackgroundTasks } from '../../src/main/services/tasks/background-tasks';

@@ -3,8 +3,8 @@
  * then the process is killed (SIGKILL) just as it would start the woken run.
  *   node --import tsx test/schedule/crash-fire-main.ts DATA_DIR SCHEDULE_ID
  */
-import { createAppRuntime } from '../../src/main/host/open-runtime';
-import { fireSchedule } from '../../src/main/host/schedule-fire';
+import { createAppRuntime } from '../../src/main/host/assembly/open-runtime';
+import { fireSchedule } from '../../src/main/host/background/schedule-fire';
 
 const [dataDir, id] = process.argv.slice(2);
 const runtime = createAppRuntime({ dataDir: dataDir!, vault: null });

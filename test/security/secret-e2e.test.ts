@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import { MemorySecretStoreForTests } from '../../src/main/services/vault/secret-store';
 import { Vault } from '../../src/main/services/vault/vault';

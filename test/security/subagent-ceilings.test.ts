@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/main/runtime/tool';
 import { planFileFor } from '../../src/main/tools/plan';
-import { inheritedCeiling } from '../../src/main/host/subagent-ceilings';
+import { inheritedCeiling } from '../../src/main/host/assembly/subagent-ceilings';
 import { reply, type RecordedRequest, type ReplyInput } from '../support/model-server';
 import { firstUser, lastMessage, messagesOf, openSubHarness, route, textOf, toolNames, type SubHarness } from '../subagents/harness';
 

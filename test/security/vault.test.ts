@@ -5,7 +5,7 @@
  * always asks, and the model only ever holds the placeholder. Fails when no keyring answers (see keyring.ts).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { KeytarSecretStore } from '../../src/main/services/vault/secret-store';
 import { Vault } from '../../src/main/services/vault/vault';
 import { Store } from '../../src/main/services/store/store';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { Store } from '../../src/main/services/store/store';
-import { ftsQuery, searchMessages } from '../../src/main/host/message-search';
+import { ftsQuery, searchMessages } from '../../src/main/host/app/message-search';
 import { tempDir } from '../support/tool-context';
 
 function seeded() {

@@ -1,5 +1,5 @@
 /** The real runtime (every family) over a real store and the scripted model server, for the subagent tests. */
-import { createAppRuntime, type AppRuntime, type HostRuntimeOptions } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime, type HostRuntimeOptions } from '../../src/main/host/assembly/open-runtime';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { Store } from '../../src/main/services/store/store';
 import { startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server';

@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAppRuntime, openRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, openRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import { requireBuild, runCli } from '../support/cli';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/main/runtime/tool';
 import { subagentsModule } from '../../src/main/services/store/modules/subagents';
-import { projectMessages, toolPresenter } from '../../src/main/host/projections';
+import { projectMessages, toolPresenter } from '../../src/main/host/app/projections';
 import { reply, type RecordedRequest } from '../support/model-server';
 import { allText, firstUser, lastMessage, openSubHarness, route, textOf, toolNames, type SubHarness } from './harness';
 

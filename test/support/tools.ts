@@ -1,5 +1,5 @@
 /** Every family assembled as a host assembles them, over real services, for tests that need the whole tool set. */
-import { assembleTools } from '../../src/main/host/assemble';
+import { assembleTools } from '../../src/main/host/assembly/assemble';
 import { SecretRedactor } from '../../src/main/runtime/redaction';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { osSandbox } from '../../src/main/services/sandbox';

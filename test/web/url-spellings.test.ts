@@ -4,7 +4,7 @@
  * real binary. Public controls must not ask, so the table can fail.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { tempDir } from '../support/tool-context';
 import { requireBuild, runCli } from '../support/cli';
 import { clientWith } from './servers';

@@ -4,9 +4,9 @@
  * store, the recorded model requests and the task table.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskWakes } from '../../src/main/host/task-wakes';
-import { workflowGroup } from '../../src/main/host/app-service-workflows';
-import type { HandlerContext } from '../../src/main/host/handler-groups';
+import { TaskWakes } from '../../src/main/host/background/task-wakes';
+import { workflowGroup } from '../../src/main/host/app/app-service-workflows';
+import type { HandlerContext } from '../../src/main/host/app/handler-groups';
 import { contract } from '../../src/shared/contract';
 import { workflowsModule, type WorkflowRow } from '../../src/main/services/store/modules/workflows';
 import { reply, type RecordedRequest, type ReplyInput } from '../support/model-server';

@@ -5,9 +5,9 @@
  */
 import type { BrowserWindow, IpcMainInvokeEvent } from 'electron';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, type ContractEvent, type Reply } from '../../shared/contract';
-import type { AppService, Logger } from '../host/app-service';
-import { createDispatch } from '../host/dispatch';
-import { EventBatcher } from '../host/event-batcher';
+import type { AppService, Logger } from '../host/app/app-service';
+import { createDispatch } from '../host/app/dispatch';
+import { EventBatcher } from '../host/app/event-batcher';
 import { isAppUrl } from './app-protocol';
 
 export function isTrustedSender(event: IpcMainInvokeEvent, win: BrowserWindow): boolean {

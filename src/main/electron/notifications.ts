@@ -4,7 +4,7 @@
  */
 import { Notification, type BrowserWindow } from 'electron';
 import type { PendingApproval } from '../../shared/contract';
-import { approvalHeadline } from '../host/projections';
+import { approvalHeadline } from '../host/app/projections';
 
 export class ApprovalNotifier {
   private seen = new Set<string>();

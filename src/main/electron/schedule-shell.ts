@@ -8,9 +8,9 @@ import { Notification, type MenuItemConstructorOptions } from 'electron';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { NotificationSpec, Notifier, NotifyResult, NotifyTarget } from '../services/notify';
 import { displayTime, type ScheduleRow } from '../services/scheduler';
-import type { AppRuntime } from '../host/open-runtime';
-import { fireSchedule } from '../host/schedule-fire';
-import { ScheduleTicker } from '../host/schedule-ticker';
+import type { AppRuntime } from '../host/assembly/open-runtime';
+import { fireSchedule } from '../host/background/schedule-fire';
+import { ScheduleTicker } from '../host/background/schedule-ticker';
 
 /** Notifier for the shell: Electron's Notification; a click opens what it announces. */
 export class ElectronNotifier implements Notifier {

@@ -10,7 +10,7 @@
  * even the plan file (the plan is its parent's to write), and is offered only read-only tools.
  */
 import { resolve } from 'node:path';
-import type { Facts, Inspector, InspectorReport } from './approval-engine';
+import type { Facts, Inspector, InspectorReport } from './inspector';
 import type { ToolFilter } from './registry';
 
 export const PLAN_MODE_SLOT = 'plan_mode';

@@ -7,16 +7,10 @@
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Facts, Inspector, InspectorReport } from './approval-engine';
+import type { Facts, Inspector, InspectorReport } from './inspector';
 import { inScope, relativeTo } from '../services/tower/scope';
 
-export interface HeldScope {
-  root: string;
-  globs: readonly string[];
-  mission: string;
-}
-
-export type ScopeLookup = (conversationId: string) => HeldScope | null;
+export type { HeldScope, ScopeLookup } from './inspector';
 
 const real = (p: string) => {
   try {

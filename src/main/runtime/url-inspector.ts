@@ -6,7 +6,7 @@
  * private destination lists the addresses the person approves, which the HTTP service pins at connect time.
  */
 import { grantFor, judgeDestination, parseWebUrl, privateReason } from '../../shared/url-guard';
-import type { Inspector, InspectorReport } from './approval-engine';
+import type { Inspector, InspectorReport } from './inspector';
 
 export const urlGuard: Inspector = {
   name: 'url-guard',

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../../src/main/host/assembly/open-runtime';
 import { findChromium } from '../../../src/main/services/chromium/index';
 import { ChromiumPdfPrinter } from '../../../src/main/services/pdf/print';
 import { Store } from '../../../src/main/services/store/store';

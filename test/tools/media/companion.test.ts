@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Jimp from 'jimp';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../../src/main/host/assembly/open-runtime';
 import { CompanionModel } from '../../../src/main/services/media/companion';
 import { Store } from '../../../src/main/services/store/store';
 import { SCRIPTED_PNG, reply, startModelServer, type ModelServer } from '../../support/model-server';

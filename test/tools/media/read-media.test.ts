@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Jimp from 'jimp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../../src/main/host/open-runtime';
+import { createAppRuntime, type AppRuntime } from '../../../src/main/host/assembly/open-runtime';
 import type { ProviderConfig } from '../../../src/main/services/providers/providers';
 import { IMAGE_MAX_BYTES } from '../../../src/main/services/media/index';
 import { Store } from '../../../src/main/services/store/store';

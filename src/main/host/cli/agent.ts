@@ -10,15 +10,14 @@ import { describeAlways } from '../../../shared/always-allow';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import type { ProviderConfig } from '../../services/providers/config';
 import type { RunOutcome, RunOptions } from '../../runtime/runtime';
-import type { AppRuntime as Runtime } from '../open-runtime';
-import { openRuntime, resolveDataDir } from '../open-runtime';
-import { TaskWakes } from '../task-wakes';
+import type { AppRuntime as Runtime } from '../assembly/open-runtime';
+import { openRuntime, resolveDataDir } from '../assembly/open-runtime';
+import { TaskWakes } from '../background/task-wakes';
 import { renderEvent } from './render';
 import { assertSecretName } from '../../services/vault/vault';
 import { PromptQueue, readHidden } from './prompts';
 import { RULE_SCOPES, isRuleScope, type RuleScope } from '../../../shared/rules';
-import { EXIT, PROVIDER_OPTIONS, UsageError, enableFlag, parsePolicy, parseSandbox, print, providerFromFlags } from './flags';
-import type { RunsFlags } from './runs';
+import { EXIT, PROVIDER_OPTIONS, UsageError, enableFlag, parsePolicy, parseSandbox, print, providerFromFlags, type RunsFlags } from './flags';
 
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -8,7 +8,7 @@
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { EXIT, UsageError, isParseArgsError } from './flags';
 import { USAGE } from './usage';
-import { closeOpenRuntimes } from '../open-runtimes';
+import { closeOpenRuntimes } from '../assembly/open-runtimes';
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -25,7 +25,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'secrets':
         return await (await import('./agent')).secretsCommand(rest);
       case 'web':
-        return await (await import('../web-command')).webCommand(rest);
+        return await (await import('../web/web-command')).webCommand(rest);
       case 'grants':
         return await (await import('./grants')).grantsCommand(rest);
       case 'search':

@@ -5,7 +5,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
 import { Store } from '../../services/store/store';
-import { resolveDataDir } from '../data-dir';
+import { resolveDataDir } from '../assembly/data-dir';
 
 export const usage = (message: string) => new DeskhandError('usage', message);
 

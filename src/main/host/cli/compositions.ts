@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { CompositionFiles } from '../../services/compositions/composition-files';
 import { publishedFileName } from '../../services/compositions/index';
 import { PublishTargets } from '../../services/compositions/publish';
-import { resolveDataDir } from '../data-dir';
+import { resolveDataDir } from '../assembly/data-dir';
 import { parseSubcommand, usage, withStore } from './common';
 
 const out = (s: string) => void process.stdout.write(s);

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
 import { fallbackTitle } from '../../../shared/tool-presentation';
 import { SecretRedactor } from '../../runtime/redaction';
-import { conversationOrThrow, exportConversation } from '../chat-host';
+import { conversationOrThrow, exportConversation } from '../app/chat-host';
 import { withStore } from './common';
 
 export async function conversationsCommand(args: string[]): Promise<number> {

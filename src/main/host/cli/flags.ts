@@ -1,13 +1,15 @@
 /** What the CLI's commands share: exit codes, the usage error, and the flags several commands parse the same way. */
+import type { parseArgs } from 'node:util';
 import { isPolicy, type Policy } from '../../../shared/tools';
 import { isSandboxMode, type SandboxMode } from '../../../shared/sandbox';
 import { errorMessage } from '../../../shared/errors';
-import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/config';
 import { parseFamilies } from '../../runtime/tool-families';
+
+export { UsageError, providerFromFlags } from '../assembly/provider-choice';
+import { UsageError } from '../assembly/provider-choice';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, parked: 3 } as const;
 
-export class UsageError extends Error {}
 
 export const PROVIDER_OPTIONS = {
   provider: { type: 'string' },
@@ -29,38 +31,11 @@ export function parsePolicy(value: string | undefined): Policy | undefined {
   return value;
 }
 
-export function providerFromFlags(
-  values: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined },
-  run?: { provider: string; model: string; base_url: string | null },
-): ProviderConfig {
-  let provider: ProviderName;
-  const requested = values.provider ?? run?.provider;
-  if (requested !== undefined) {
-    if (!isProviderName(requested)) throw new UsageError(`--provider must be anthropic, openai or openai-compatible (got "${requested}").`);
-    provider = requested;
-  } else if (values['base-url']) {
-    provider = 'openai-compatible';
-  } else if (process.env.ANTHROPIC_API_KEY) {
-    provider = 'anthropic';
-  } else if (process.env.OPENAI_API_KEY) {
-    provider = 'openai';
-  } else {
-    throw new UsageError('No model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --provider openai-compatible --base-url URL.');
-  }
-  const baseURL = values['base-url'] ?? run?.base_url ?? null;
-  if (baseURL !== null) {
-    try {
-      new URL(baseURL);
-    } catch {
-      throw new UsageError(`--base-url is not a URL: ${baseURL}`);
-    }
-  }
-  if (provider === 'openai-compatible' && !baseURL) throw new UsageError('--provider openai-compatible needs --base-url URL.');
-  const keyEnv = KEY_ENV[provider];
-  const apiKey = keyEnv ? process.env[keyEnv] : (process.env.OPENAI_API_KEY ?? null);
-  if (keyEnv && !apiKey) throw new UsageError(`${keyEnv} is not set.`);
-  return { provider, model: values.model ?? run?.model ?? DEFAULT_MODELS[provider], baseURL, apiKey: apiKey ?? null };
-}
+
+/** The flags of `deskhand runs …` (cli/runs.ts; approve|deny|answer in cli/agent.ts). */
+export const RUNS_OPTIONS = { ...PROVIDER_OPTIONS, always: { type: 'boolean' }, scope: { type: 'string' }, reason: { type: 'string' }, value: { type: 'string' } } as const;
+
+export type RunsFlags = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof RUNS_OPTIONS }>>['values'];
 
 /** `--enable browser,computer`: tool families loaded from the conversation's first request (tool-families.ts). */
 export function enableFlag(value: string | undefined): string[] {

@@ -5,11 +5,11 @@
  */
 import { searchBackendSchema, type SearchSettings } from '../../../shared/contract';
 import { parseUrlPattern } from '../../../shared/url-guard';
-import { resolveDataDir } from '../data-dir';
-import { SettingsFile } from '../settings-file';
-import { grantCoverage } from '../web-settings';
-import { revokeRule, ruleViews } from '../rules-view';
-import { appGrantBook, listAppGrants } from '../app-grants-view';
+import { resolveDataDir } from '../assembly/data-dir';
+import { SettingsFile } from '../assembly/settings-file';
+import { grantCoverage } from '../app/web-settings';
+import { revokeRule, ruleViews } from '../app/rules-view';
+import { appGrantBook, listAppGrants } from '../app/app-grants-view';
 import { parseSubcommand, usage, withStore } from './common';
 
 export async function grantsCommand(args: string[]): Promise<number> {

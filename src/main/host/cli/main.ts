@@ -1,10 +1,16 @@
 /**
+ * host/cli/ — the `deskhand` binary: this entry, the dispatcher (commands.ts), one module per command group, and the
+ * flags, prompts and rendering they share. The top of the host: it may import every other group (it starts
+ * `deskhand web` too); nothing in src/ imports it (electron.vite.config.ts builds it as out/main/cli.js).
+ * Lint (HOST_GROUPS in eslint.config.js) and scripts/check-cycles.mjs hold this; docs/architecture.md, "The host".
+ */
+/**
  * Entry of the `deskhand` binary (built to out/main/cli.js). Help is printed from a module that imports nothing; a
  * command loads the CLI (and with it the runtime) on demand, so `deskhand --help` costs little more than node itself
  * (docs/performance.md, "CLI start"; test/cli/cli-import-cost.test.ts).
  */
 import { USAGE } from './usage';
-import { deadlineMs, exitDeadline } from '../exit-deadline';
+import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
 
 const argv = process.argv.slice(2);
 const [command] = argv;

@@ -8,34 +8,14 @@ import { DeskhandError } from '../../../shared/errors';
 import { MCP_TIERS, parseEnvPairs, parseServerConfig, SERVER_NAME_RE, type McpServerConfig, type McpTier } from '../../services/mcp';
 import { McpManager } from '../../services/mcp/manager';
 import { extensionsModule } from '../../services/store/modules/extensions';
-import type { Store } from '../../services/store/store';
 import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
 import { Vault } from '../../services/vault/vault';
 import { ProfileStore, profileSchema } from '../../services/profiles';
 import { parseSubcommand, usage, withStore } from './common';
 
-/** The configured servers with their last known health, as `mcp list` and Settings show them. */
-export function mcpListing(store: Store) {
-  const q = store.module(extensionsModule);
-  const health = new Map(q.health().map((h) => [h.name, h]));
-  return q.servers().map((row) => {
-    const config = JSON.parse(row.config) as McpServerConfig;
-    const h = health.get(row.name);
-    return {
-      name: row.name,
-      transport: config.transport,
-      target: config.transport === 'stdio' ? [config.command, ...(config.args ?? [])].join(' ') : config.url,
-      tier: config.tier ?? 'ask',
-      enabled: config.enabled !== false,
-      status: h?.status ?? 'not started yet',
-      tools: h?.tool_count ?? 0,
-      lastError: h?.last_error ?? null,
-      stderrTail: h?.stderr_tail ?? null,
-      restarts: h?.restarts ?? 0,
-      checkedAt: h ? new Date(h.updated_at).toISOString() : null,
-    };
-  });
-}
+import { mcpListing } from '../app/mcp-listing';
+
+export { mcpListing };
 
 function pairs(list: readonly string[] | undefined, flag: string): Record<string, string> {
   try {

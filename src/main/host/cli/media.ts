@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
 import { CompanionModel } from '../../services/media/companion';
-import { resolveDataDir } from '../data-dir';
+import { resolveDataDir } from '../assembly/data-dir';
 
 export async function mediaCommand(args: string[]): Promise<number> {
   const [what, sub, ...rest] = args;

@@ -7,8 +7,8 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { explainCall } from '../../runtime/explain';
-import { resolveDataDir } from '../data-dir';
-import { assembleHostServices } from '../host-services';
+import { resolveDataDir } from '../assembly/data-dir';
+import { assembleHostServices } from '../assembly/host-services';
 import { EXIT, UsageError, parsePolicy, parseSandbox, print } from './flags';
 
 export async function policyCommand(args: string[]): Promise<number> {

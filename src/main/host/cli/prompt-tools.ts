@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { POLICIES, type Policy } from '../../../shared/tools';
 import { toolListing } from '../../runtime/tool-listing';
 import type { ConversationRow } from '../../services/store/store';
-import { createAppRuntime, resolveDataDir, type AppRuntime } from '../open-runtime';
+import { createAppRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
 import { parseSubcommand } from './common';
 
 const OPTIONS = {

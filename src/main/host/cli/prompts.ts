@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline/promises';
 import type { RunEvent } from '../../../shared/events';
 import { describeAlways } from '../../../shared/always-allow';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
-import type { AppRuntime as Runtime } from '../open-runtime';
+import type { AppRuntime as Runtime } from '../assembly/open-runtime';
 
 type InputEvent = Extract<RunEvent, { type: 'input.requested' }>;
 type QuestionData = { questions: { question: string; header: string | null; options: { label: string; description: string }[]; multiSelect: boolean }[] };

@@ -9,13 +9,11 @@ import { costOf, formatCost, runTokens } from '../../../shared/prices';
 import { Store } from '../../services/store/store';
 import { subagentsModule } from '../../services/store/modules/subagents';
 import { runOwnerAlive } from '../../services/processes/proc-info';
-import { resolveDataDir } from '../data-dir';
-import { EXIT, PROVIDER_OPTIONS, UsageError, print } from './flags';
+import { resolveDataDir } from '../assembly/data-dir';
+import { EXIT, RUNS_OPTIONS, UsageError, print } from './flags';
 
-const RUNS_OPTIONS = { ...PROVIDER_OPTIONS, always: { type: 'boolean' }, scope: { type: 'string' }, reason: { type: 'string' }, value: { type: 'string' } } as const;
+export type { RunsFlags } from './flags';
 
-/** The flags of `deskhand runs …`. */
-export type RunsFlags = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof RUNS_OPTIONS }>>['values'];
 
 /**
  * The store for listing and showing runs. A run a crashed process left "running" is recovered first, as every
@@ -26,7 +24,7 @@ async function openListingStore(dataDir: string): Promise<Store> {
   const stale = store.runsWithStatus('running').some((r) => r.owner_pid !== process.pid && !runOwnerAlive(r));
   if (!stale) return store;
   store.close();
-  const { openRuntime } = await import('../open-runtime');
+  const { openRuntime } = await import('../assembly/open-runtime');
   const runtime = openRuntime({ dataDir, mcpStart: 'on-demand' });
   await runtime.close();
   return new Store(dataDir);

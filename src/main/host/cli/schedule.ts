@@ -3,31 +3,15 @@
  * run ID | doctor [--dry-run]`. Fire exit codes as `run`: 0 done (or nothing to do), 3 parked, 1 failed.
  */
 import { DeskhandError, errorMessage } from '../../../shared/errors';
-import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig } from '../../services/providers/providers';
 import { createNotifier } from '../../services/notify/create';
 import type { Notifier } from '../../services/notify';
 import { displayTime } from '../../services/scheduler';
-import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
-import { apiKeyName } from '../provider-settings';
-import { openRuntime, resolveDataDir, type AppRuntime } from '../open-runtime';
-import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from '../schedule-fire';
+import { fireProvider } from '../assembly/provider-choice';
+import { openRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
+import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from '../background/schedule-fire';
 import { parseSubcommand, usage } from './common';
 
-/** The provider a woken run uses: the conversation's last run's provider and model; its key from the keyring, else the environment. */
-export async function fireProvider(run: { provider: string; model: string; base_url: string | null } | undefined, env: NodeJS.ProcessEnv = process.env): Promise<ProviderConfig> {
-  const name = run?.provider ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : undefined);
-  if (!name || !isProviderName(name)) throw new DeskhandError('usage', 'The conversation has no earlier run to take a model provider from; run it once first.');
-  let apiKey: string | null = null;
-  try {
-    apiKey = await new KeytarSecretStore(keyringService(env)).get(apiKeyName(name));
-  } catch {
-    // No keyring here: the environment, if anything.
-  }
-  const keyEnv = KEY_ENV[name];
-  apiKey ??= (keyEnv ? env[keyEnv] : env.OPENAI_API_KEY) ?? null;
-  if (keyEnv && !apiKey) throw new DeskhandError('provider_auth', `No API key for ${name}: save one in Settings (it goes to the OS keyring, where a scheduled run finds it).`);
-  return { provider: name, model: run?.model ?? DEFAULT_MODELS[name], baseURL: run?.base_url ?? null, apiKey };
-}
+export { fireProvider } from '../assembly/provider-choice';
 
 function fireDeps(runtime: AppRuntime, notifier: Notifier, via: string, json: boolean): FireDeps {
   return {

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { childEnv } from './child-env';
 import { TAG_ENV } from './proc-info';
 import { KILL_GRACE_MS, killNow, stopProcessTree, type StopHow } from './process-tree';
-import type { SandboxPlan } from '../sandbox/sandbox';
+import type { SandboxPlan } from '../sandbox/plan';
 
 /** One stdio slot: a pipe to Deskhand, nothing, or an open file descriptor (a log file). */
 export type StdioSlot = Extract<IOType, 'pipe' | 'ignore'> | number;

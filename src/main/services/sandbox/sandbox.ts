@@ -12,7 +12,9 @@ import type { SandboxMode } from '../../../shared/sandbox';
 import { runHostProgramSync } from '../processes/launcher';
 import { CREDENTIAL_DIR_NAMES, HOME_CREDENTIALS, HOST_SOCKET_DIRS, SOCKET_ENV, isSecretFileName } from '../../../shared/sensitive-paths';
 
-export type SandboxKind = 'bubblewrap' | 'sandbox-exec';
+import type { SandboxKind, SandboxPlan } from './plan';
+
+export type { SandboxKind, SandboxPlan } from './plan';
 
 export interface SandboxSupport {
   kind: SandboxKind | null;
@@ -35,18 +37,6 @@ export interface SandboxRequest {
   home?: string;
 }
 
-/** How a command will actually run. */
-export interface SandboxPlan {
-  kind: SandboxKind | null;
-  mode: SandboxMode;
-  network: boolean;
-  /** One line: how the command runs (shown in results and `policy explain`). */
-  summary: string;
-  /** `shell -c command` as it runs under this plan (what the shell tool and custom tools run). */
-  argv(shell: string, command: string): { file: string; args: string[] };
-  /** Any program with its arguments as it runs under this plan (an MCP stdio server). */
-  wrap(file: string, args: readonly string[]): { file: string; args: string[] };
-}
 
 /** Files and folders under the home folder that hold credentials: hidden (empty) inside the sandbox. The same list the path guard asks for. */
 export const HOME_SECRETS = HOME_CREDENTIALS;

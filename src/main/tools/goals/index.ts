@@ -1,7 +1,7 @@
 /**
  * Goals and loops: propose_goal (the person accepts it: a `goal` input request), get_goal, set_goal_budget,
  * report_goal_cycle (evidence checked against the cited tool results) and end_loop. The loop itself (a turn per
- * cycle, within budgets) is driven by the host (host/goal-loop.ts).
+ * cycle, within budgets) is driven by the host (host/background/goal-loop.ts).
  */
 import { z } from 'zod';
 import { DeskhandError, ToolError, errorMessage } from '../../../shared/errors';

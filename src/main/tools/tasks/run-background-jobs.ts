@@ -10,7 +10,7 @@ import { ToolError } from '../../../shared/errors';
 import { DEFAULT_SANDBOX_MODE } from '../../../shared/sandbox';
 import { defineTool, type Classification } from '../../runtime/tool';
 import { formatDuration, type TaskService } from '../../services/tasks';
-import type { CommandKnowledge } from './index';
+import type { CommandKnowledge } from './command-knowledge';
 
 const DEFAULT_JOB_TIMEOUT_MS = 15 * 60_000;
 const MAX_JOB_TIMEOUT_MS = 60 * 60_000;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { maxRisk } from '../../../shared/tools';
 import { defineTool, type Classification, type EffectsContext } from '../../runtime/tool';
 import type { MissionPlan, Tower } from '../../services/tower/index';
-import type { TowerCommandKnowledge } from './index';
+import type { TowerCommandKnowledge } from './command-knowledge';
 
 const missionId = z.string().regex(/^[a-z][a-z0-9-]{0,30}$/, { error: 'a mission id is lowercase letters, digits and dashes, e.g. api' });
 const ctxOf = (ctx: { runId: string; conversationId: string; callId: string; signal: AbortSignal }) => ({ runId: ctx.runId, conversationId: ctx.conversationId, callId: ctx.callId, signal: ctx.signal });

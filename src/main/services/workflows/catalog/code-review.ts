@@ -2,7 +2,7 @@
  * code-review: review a change from several angles in parallel (correctness, security, tests), then merge the
  * reviews into one list of findings by severity. `args`: what to review (a path, a branch, "the uncommitted changes").
  */
-import type { CatalogWorkflow } from './index';
+import type { CatalogWorkflow } from './workflow';
 
 export const codeReview: CatalogWorkflow = {
   name: 'code-review',

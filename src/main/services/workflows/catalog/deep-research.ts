@@ -2,7 +2,7 @@
  * deep-research: plan sub-questions, research them in parallel with read-only explorers, cross-check the findings on
  * the blackboard, and write one report with sources. `args`: the research question.
  */
-import type { CatalogWorkflow } from './index';
+import type { CatalogWorkflow } from './workflow';
 
 export const deepResearch: CatalogWorkflow = {
   name: 'deep-research',

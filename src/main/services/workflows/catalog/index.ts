@@ -1,14 +1,9 @@
 /** The catalog of workflows shipped with Deskhand (`workflow {name}`): each a script file of its own here. */
 import { deepResearch } from './deep-research';
 import { codeReview } from './code-review';
+import type { CatalogWorkflow } from './workflow';
 
-export interface CatalogWorkflow {
-  name: string;
-  description: string;
-  /** What `args` means for it. */
-  argsHelp: string;
-  script: string;
-}
+export type { CatalogWorkflow } from './workflow';
 
 export const CATALOG: readonly CatalogWorkflow[] = [deepResearch, codeReview];
 

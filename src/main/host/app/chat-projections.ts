@@ -1,0 +1,104 @@
+/**
+ * What the chat family adds to the transcript projection: how a tool call really ended (stopped, moved to the
+ * background), its duration from when it began executing (not from when it was proposed), who or what cleared it and
+ * when, the approval preview kept on answered cards, attachments as chips, and tokens and cost per turn.
+ */
+import type { AttachmentView, Cleared, TurnUsage } from '../../../shared/chat-contract';
+import type { MessageItem, ToolItem } from '../../../shared/contract';
+import { costOf, runTokens } from '../../../shared/prices';
+import { attachmentOf } from '../../runtime/user-content';
+import { chatModule, type CallNoteRow } from '../../services/store/modules/chat';
+import type { ApprovalRow, RunRow, Store, ToolCallRow } from '../../services/store/store';
+
+export interface ChatExtras {
+  notes: Map<string, CallNoteRow>;
+  /** `runId\0callId` → the command task the call started. */
+  tasks: Map<string, { background: number; status: string }>;
+}
+
+export function chatExtras(store: Store, conversationId: string): ChatExtras {
+  const chat = store.module(chatModule);
+  const notes = new Map<string, CallNoteRow>();
+  for (const n of chat.notesForConversation(conversationId)) notes.set(n.tool_call_id, n);
+  const tasks = new Map<string, { background: number; status: string }>();
+  for (const t of chat.callTasks(conversationId)) tasks.set(`${t.run_id}\u0000${t.call_id}`, t);
+  return { notes, tasks };
+}
+
+export function withNotes(item: MessageItem, call: ToolCallRow | undefined, approval: ApprovalRow | undefined, extras: ChatExtras): MessageItem {
+  if (item.kind !== 'tool' || !call) return item;
+  const note = extras.notes.get(call.id);
+  const task = extras.tasks.get(`${call.run_id}\u0000${call.call_id}`);
+  let status: ToolItem['status'] = item.status;
+  if (task && call.status === 'done' && !call.is_error) {
+    // The command's own task says how the call ended; the call itself "succeeded" in either case.
+    if (task.background === 1) status = 'backgrounded';
+    else if (task.status === 'cancelled' || task.status === 'interrupted') status = 'stopped';
+  }
+  // Stopped while it ran (call-pipeline's "<tool> was stopped: …"); a call never run keeps "interrupted".
+  if (call.status === 'interrupted' && / was stopped: stopped by the person/.test(call.output ?? '')) status = 'stopped';
+  const started = note?.started_at ?? null;
+  const durationMs = call.finished_at && started ? Math.max(0, call.finished_at - started) : item.durationMs;
+  return { ...item, status, durationMs, cleared: clearedOf(call, approval, note), preview: approval?.preview ?? null };
+}
+
+function clearedOf(call: ToolCallRow, approval: ApprovalRow | undefined, note: CallNoteRow | undefined): Cleared | null {
+  if (approval && (approval.status === 'approved' || approval.status === 'denied')) {
+    return { by: 'person', via: note?.cleared_by === 'person' ? note.via : null, decision: approval.status, at: approval.decided_at };
+  }
+  if (note?.cleared_by === 'rule') return { by: 'rule', via: note.via, decision: 'approved', at: note.cleared_at };
+  if (call.decision === 'allow') return { by: 'policy', via: null, decision: 'approved', at: note?.cleared_at ?? null };
+  return null;
+}
+
+export function attachmentsOf(content: unknown): AttachmentView[] {
+  if (!Array.isArray(content)) return [];
+  const out: AttachmentView[] = [];
+  for (const part of content as { type?: string; data?: string; mediaType?: string }[]) {
+    const meta = attachmentOf(part);
+    if (!meta) continue;
+    const dataUrl = meta.kind === 'image' && typeof part.data === 'string' ? `data:${part.mediaType};base64,${part.data}` : null;
+    out.push({ name: meta.attachment, kind: meta.kind, bytes: meta.bytes, dataUrl });
+  }
+  return out;
+}
+
+export function runUsage(runs: readonly Pick<RunRow, 'model' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens'>[]): TurnUsage {
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let cacheReadTokens = 0;
+  let costUsd: number | null = 0;
+  const models: string[] = [];
+  for (const r of runs) {
+    inputTokens += r.input_tokens;
+    outputTokens += r.output_tokens;
+    cacheReadTokens += r.cache_read_tokens;
+    if (r.input_tokens + r.output_tokens === 0) continue;
+    if (!models.includes(r.model)) models.push(r.model);
+    const c = costOf(r.model, runTokens(r));
+    costUsd = c === null || costUsd === null ? null : costUsd + c;
+  }
+  return { inputTokens, outputTokens, cacheReadTokens, costUsd, models };
+}
+
+/** Puts each finished turn's usage on its last assistant text (items are this projection's own, mutated in place). */
+export function withTurnUsage(items: MessageItem[], runs: readonly RunRow[], lastIndexOfRun: ReadonlyMap<string, number>): void {
+  for (const run of runs) {
+    if (run.input_tokens + run.output_tokens === 0 || !lastIndexOfRun.has(run.id)) continue;
+    for (let i = lastIndexOfRun.get(run.id)!; i >= 0; i--) {
+      const it = items[i]!;
+      if (it.runId !== run.id) break;
+      if (it.kind === 'assistant') {
+        items[i] = { ...it, usage: runUsage([run]) };
+        break;
+      }
+    }
+  }
+}
+
+/** getMessages' extra fields: the conversation's usage, and the steps of its latest run already stored. */
+export function conversationFigures(store: Store, conversationId: string): { usage: TurnUsage; storedSteps: { runId: string; step: number } | null } {
+  const runs = store.runsForConversation(conversationId);
+  const last = runs.at(-1);
+  return { usage: runUsage(runs), storedSteps: last ? { runId: last.id, step: last.step } : null };
+}

@@ -1,0 +1,129 @@
+/**
+ * Compositions for the UI (issue 17): the contract methods (list, get, source, open, review) and the viewer's pages.
+ * A viewer page is reached by a short-lived ticket (`/cv/<ticket>` on the web host), never by the host's token, so a
+ * composition's scripts cannot learn the token from their own URL. A review (comment, approve, ask for changes) is
+ * stored and reaches the agent as a message in the composition's conversation.
+ */
+import type { HandlerGroup } from './handler-groups';
+import { randomBytes } from 'node:crypto';
+import type { ContractEvent, MethodResult, ParsedParams } from '../../../shared/contract';
+import { DeskhandError } from '../../../shared/errors';
+import { CompositionFiles } from '../../services/compositions/composition-files';
+import { VIEWER_CSP, viewerDocument, type CompositionDetail, type CompositionService } from '../../services/compositions/index';
+import type { AppRuntime } from '../assembly/open-runtime';
+
+/** Text sources above this are sent cut (the diff says so); images above it are not sent for the visual diff. */
+const SOURCE_LIMIT = 2_000_000;
+const TICKET_MS = 10 * 60_000;
+
+export interface CompositionHostOptions {
+  runtime: AppRuntime;
+  dataDir: string;
+  /** Sends a message to the conversation as the person (starts a run); throws 'conflict' while one is working. */
+  send(conversationId: string, text: string): Promise<{ runId: string }>;
+  emit(event: ContractEvent): void;
+}
+
+export class CompositionHost {
+  readonly service: CompositionService;
+  private readonly tickets = new Map<string, { id: string; version: number; until: number }>();
+  private readonly off: () => void;
+
+  constructor(private readonly opts: CompositionHostOptions) {
+    this.service = new CompositionFiles(opts.runtime.store, opts.dataDir);
+    // A composition made (or revised) by a tool: the panel lists it at once.
+    this.off = opts.runtime.onEvent((e) => {
+      if (e.type === 'tool.result' && (e.tool === 'create_composition' || e.tool === 'execute_create_composition') && e.status === 'ok') {
+        const conversationId = opts.runtime.store.getRun(e.runId)?.conversation_id ?? null;
+        opts.emit({ event: 'compositionsChanged', payload: { conversationId } });
+      }
+    });
+  }
+
+  close(): void {
+    this.off();
+  }
+
+  private detail(id: string): CompositionDetail {
+    const d = this.service.get(id);
+    if (!d) throw new DeskhandError('not_found', `No composition ${id}.`);
+    return d;
+  }
+
+  list(p: ParsedParams<'listCompositions'>): MethodResult<'listCompositions'> {
+    return { compositions: this.service.list({ conversationId: p.conversationId ?? null }) };
+  }
+
+  get(p: ParsedParams<'getComposition'>): MethodResult<'getComposition'> {
+    return this.detail(p.id);
+  }
+
+  source(p: ParsedParams<'getCompositionSource'>): MethodResult<'getCompositionSource'> {
+    const d = this.detail(p.id);
+    const v = d.versions.find((x) => x.version === p.version);
+    if (!v) throw new DeskhandError('not_found', `Composition ${p.id} has no version ${p.version}.`);
+    const bytes = this.service.read(p.id, p.version);
+    if (d.kind === 'image') {
+      return { kind: d.kind, mime: v.mime, bytes: v.bytes, text: null, truncated: false, dataUrl: bytes.length <= SOURCE_LIMIT ? `data:${v.mime};base64,${bytes.toString('base64')}` : null };
+    }
+    const text = bytes.toString('utf8');
+    return { kind: d.kind, mime: v.mime, bytes: v.bytes, text: text.slice(0, SOURCE_LIMIT), truncated: text.length > SOURCE_LIMIT, dataUrl: null };
+  }
+
+  /** A ticket for the viewer page of one version (the iframe's src). */
+  open(p: ParsedParams<'openComposition'>): MethodResult<'openComposition'> {
+    const d = this.detail(p.id);
+    if (!d.versions.some((v) => v.version === p.version)) throw new DeskhandError('not_found', `Composition ${p.id} has no version ${p.version}.`);
+    const now = Date.now();
+    for (const [k, t] of this.tickets) if (t.until < now) this.tickets.delete(k);
+    const ticket = randomBytes(18).toString('base64url');
+    this.tickets.set(ticket, { id: p.id, version: p.version, until: now + TICKET_MS });
+    return { url: `/cv/${ticket}` };
+  }
+
+  /** The viewer document for a ticket, with the header form of the policy, or null for an unknown or expired ticket. */
+  page(ticket: string): { html: string; csp: string } | null {
+    const t = this.tickets.get(ticket);
+    if (!t || t.until < Date.now()) return null;
+    const d = this.service.get(t.id);
+    const v = d?.versions.find((x) => x.version === t.version);
+    if (!d || !v) return null;
+    return { html: viewerDocument(d.kind, this.service.read(d.id, v.version), v.mime, d.title), csp: `${VIEWER_CSP}; sandbox allow-scripts` };
+  }
+
+  async review(p: ParsedParams<'reviewComposition'>): Promise<MethodResult<'reviewComposition'>> {
+    const before = this.detail(p.id);
+    if (p.action !== 'approve' && !p.text.trim()) throw new DeskhandError('usage', p.action === 'comment' ? 'The comment is empty.' : 'Say what should change.');
+    const detail = this.service.review(p.id, p.version, p.action, p.text.trim());
+    this.opts.emit({ event: 'compositionsChanged', payload: { conversationId: before.conversationId } });
+    let runId: string | null = null;
+    let note: string | null = null;
+    if (before.conversationId) {
+      const what = { comment: 'commented on', approve: 'approved', changes: 'asked for changes to' }[p.action];
+      const lines = [`[Composition review] I ${what} "${before.title}" (${p.id}) version ${p.version}.`];
+      if (p.text.trim()) lines.push('', p.text.trim());
+      if (p.action === 'approve') lines.push('', `Version ${p.version} is approved: publish_composition publishes exactly this version.`);
+      else lines.push('', `To revise it, call create_composition with revises: "${p.id}".`);
+      try {
+        runId = (await this.opts.send(before.conversationId, lines.join('\n'))).runId;
+      } catch (err) {
+        if (!DeskhandError.isInstance(err) || err.code !== 'conflict') throw err;
+        note = 'Saved. The agent is busy in this conversation; it was not told yet — send a message when it is done.';
+      }
+    }
+    return { composition: detail, runId, note };
+  }
+}
+
+type CompositionMethods = 'listCompositions' | 'getComposition' | 'getCompositionSource' | 'openComposition' | 'reviewComposition';
+
+/** The compositions contract methods (a handler group, handler-groups.ts), each delegating to the service's host. */
+export const compositionGroup =
+  (host: CompositionHost): HandlerGroup<CompositionMethods> =>
+  () => ({
+    listCompositions: async (p) => host.list(p),
+    getComposition: async (p) => host.get(p),
+    getCompositionSource: async (p) => host.source(p),
+    openComposition: async (p) => host.open(p),
+    reviewComposition: async (p) => host.review(p),
+  });

@@ -1,0 +1,30 @@
+/** Always-allow rules as people see them: Settings → Rules, `deskhand rules list | rm`. */
+import type { RuleView } from '../../../shared/contract';
+import { describePattern } from '../../../shared/always-allow';
+import { DeskhandError } from '../../../shared/errors';
+import { describeScope } from '../../../shared/rules';
+import type { Store } from '../../services/store/store';
+
+export function ruleViews(store: Store): RuleView[] {
+  return store.rules.list().map((r) => {
+    const conv = r.scope === 'conversation' && r.scope_value ? store.getConversation(r.scope_value) : undefined;
+    return {
+      id: r.id,
+      tool: r.tool,
+      pattern: r.pattern,
+      covers: describePattern(r.pattern),
+      scope: r.scope,
+      where: r.scope === 'conversation' ? `in the conversation “${conv?.title ?? r.scope_value}”` : describeScope(r.scope, r.scope_value),
+      conversationTitle: conv?.title ?? null,
+      source: r.source,
+      matchCount: r.match_count,
+      lastMatchedAt: r.last_matched_at,
+      createdAt: r.created_at,
+    };
+  });
+}
+
+/** Removes a rule; an id that is not saved is a 'not_found' error naming where to look. */
+export function revokeRule(store: Store, id: string): void {
+  if (!store.rules.remove(id)) throw new DeskhandError('not_found', `No rule ${id}. See Settings → Rules or \`deskhand rules list\`.`);
+}

@@ -1,0 +1,199 @@
+/**
+ * The one place every tool family is assembled: each family's factory gets the service implementations it needs
+ * (as interfaces), and its tools and input kinds go into the live registry. A new family is added here.
+ */
+import type { InputKind } from '../../runtime/input-kinds';
+import { ToolRegistry } from '../../runtime/registry';
+import { GuardedContentReader, type ContentReader } from '../../runtime/content-reader';
+import type { ToolDefinition } from '../../runtime/tool';
+import { DEFAULT_FAMILIES, OFF_FAMILIES } from '../../runtime/tool-families';
+import type { SecretRedactor } from '../../runtime/redaction';
+import type { SandboxService } from '../../services/sandbox';
+import type { HttpService } from '../../services/http/index';
+import type { SearchSettings } from '../../../shared/contract';
+import type { TaskService } from '../../services/tasks';
+import type { SecretSaver } from '../../services/vault';
+import { createCompositionFamily } from '../../tools/compositions';
+import type { CompositionService, Publisher } from '../../services/compositions/index';
+import type { PdfPrinter, PdfReader } from '../../services/pdf/index';
+import type { BrowserService } from '../../services/browser/index';
+import { createBrowserFamily } from '../../tools/browser';
+import { createContextFamily } from '../../tools/context';
+import { createMediaFamily } from '../../tools/media';
+import type { Companion, MediaService } from '../../services/media/index';
+import { writeChecked } from '../../tools/compositions/write-out';
+import type { PresenceService } from '../../services/presence/index';
+import { createFileFamily } from '../../tools/files';
+import { createInteractionFamily } from '../../tools/interaction';
+import { createSecretFamily } from '../../tools/secrets';
+import { createShellFamily } from '../../tools/shell';
+import { createTaskFamily } from '../../tools/tasks';
+import { createTodoFamily } from '../../tools/todos';
+import { createWebFamily } from '../../tools/web';
+import type { ContextSource } from '../../runtime/core';
+import type { MemoryService } from '../../services/memory';
+import type { EvidenceSource, GoalService } from '../../services/goals';
+import { createMemoryFamily, type QuoteCheck } from '../../tools/memory';
+import { createPlanFamily } from '../../tools/plan';
+import { createGoalFamily } from '../../tools/goals';
+import { createScheduleFamily } from '../../tools/schedule';
+import type { Schedules } from '../../services/scheduler';
+import { createExtensionsFamily, readCustomTools } from '../../tools/extensions';
+import type { McpService } from '../../services/mcp';
+import { join } from 'node:path';
+import { createSubagentFamily } from '../../tools/subagents';
+import type { Subagents } from '../../services/subagents/index';
+import type { Compactor } from '../../tools/context';
+import { createComputerFamily } from '../../tools/computer';
+import type { ComputerUse } from '../../services/computer/index';
+import { createWorkflowFamily } from '../../tools/workflows';
+import type { Workflows } from '../../services/workflows/index';
+import { createTowerFamily } from '../../tools/tower';
+import type { Tower } from '../../services/tower/index';
+
+export interface HostServices {
+  dataDir: string;
+  /** The guarded reader for files read because of workspace content (default: one over `dataDir`). */
+  reader?: ContentReader;
+  tasks: TaskService;
+  sandbox: SandboxService;
+  vault: SecretSaver | null;
+  redactor: Pick<SecretRedactor, 'addSecret' | 'matches'>;
+  /** The pinned HTTP client of the web family. */
+  http: HttpService;
+  urlGrants: () => readonly string[];
+  searchSettings: () => SearchSettings | null;
+  /** Vault values for search API keys (null: no vault). */
+  secretValues: { get(name: string): Promise<string | null> } | null;
+  webFetchTimeoutMs?: number;
+  /** Memory, plan mode and goals (absent: those families are not assembled). */
+  memory?: { memory: MemoryService; goals: GoalService; quotes: QuoteCheck; evidence: EvidenceSource; folderOf(conversationId: string): string };
+  /** Reminders and triggers (absent: the scheduling family is not offered). */
+  schedules?: Schedules;
+  /** MCP servers (extensions family); null: none. */
+  mcp?: McpService | null;
+  /** More MCP tools than this are deferred behind search_tools. */
+  mcpDeferAbove?: number;
+  /** Compositions and PDFs (issue 17). */
+  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader; media: MediaService; presence?: PresenceService; companion?: Companion };
+  /** The app's browser (browser family); absent: no browser tools. */
+  browser?: BrowserService | null;
+  /** The person's own browser for browser_adopt_tab (Settings → Browser). */
+  browserEndpoint?: () => string | undefined;
+  /** Subagents (spawn, map, steer, blackboard) and the runtime's compaction for summarize_context. */
+  subagents?: Subagents;
+  compactor?: Compactor;
+  /** Computer use: the operator for this desktop behind the session service. */
+  computer?: ComputerUse;
+  /** Workflows (scripts orchestrating subagents in phases); absent: no workflow tool. */
+  workflows?: Workflows;
+  /** Coordinator mode (Tower); absent: no tower tools. */
+  tower?: Tower;
+}
+
+export interface Assembly {
+  registry: ToolRegistry;
+  inputKinds: InputKind[];
+  /** Blocks families add to each turn's system prompt. */
+  contextSources: ContextSource[];
+}
+
+const PDF_TOOL = /pdf/;
+
+/**
+ * A factory's tools as loading families: the named tools go to their own (deferred) family, the rest stay in
+ * `family`. Rarely needed tools of a default family (tool-families.ts) wait to be loaded like any other family.
+ */
+function split(family: string, tools: readonly ToolDefinition[], apart: Record<string, readonly string[]>): { family: string; tools: readonly ToolDefinition[] }[] {
+  const taken = new Set(Object.values(apart).flat());
+  return [
+    { family, tools: tools.filter((t) => !taken.has(t.name)) },
+    ...Object.entries(apart).map(([f, names]) => ({ family: f, tools: tools.filter((t) => names.includes(t.name)) })),
+  ];
+}
+
+export function assembleTools(services: HostServices, registry = new ToolRegistry()): Assembly {
+  const reader = services.reader ?? new GuardedContentReader({ dataDir: services.dataDir });
+  const shell = createShellFamily({ tasks: services.tasks, sandbox: services.sandbox, dataDir: services.dataDir });
+  const secrets = createSecretFamily({ vault: services.vault, learn: (name, value) => services.redactor.addSecret(name, value) });
+  const interaction = createInteractionFamily({ tasks: services.tasks });
+  const web = createWebFamily({
+    http: services.http,
+    urlGrants: services.urlGrants,
+    search: services.searchSettings,
+    keys: services.secretValues ? { get: (name) => services.secretValues!.get(name), learn: (name, value) => services.redactor.addSecret(name, value) } : null,
+    ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
+  });
+  const c = services.compositions;
+  const families: { family: string; tools: readonly ToolDefinition[] }[] = [
+    { family: 'files', tools: createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }).tools },
+    ...split('shell', shell.tools, { waiting: ['wait_for', 'cancel_wait_for'] }),
+    ...split('tasks', createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }).tools, { jobs: ['run_background_jobs'] }),
+    ...split('context', createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: services.subagents ? (id) => services.subagents!.workMinutesLeft(id) : null }).tools, { results: ['retrieve_tool_result', 'summarize_context'] }),
+    ...(services.subagents ? [{ family: 'subagents', tools: createSubagentFamily({ subagents: services.subagents }).tools }] : []),
+    { family: 'todos', tools: createTodoFamily().tools },
+    { family: 'interaction', tools: interaction.tools },
+    { family: 'secrets', tools: secrets.tools },
+    ...split('web', web.tools, { http: ['http_request'] }),
+  ];
+  if (c) {
+    // PDFs are their own family for loading (read_pdf, pdf_page_count, create_pdf), built with the compositions.
+    const made = createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }).tools;
+    families.push({ family: 'compositions', tools: made.filter((t) => !PDF_TOOL.test(t.name)) }, { family: 'pdf', tools: made.filter((t) => PDF_TOOL.test(t.name)) });
+    families.push({ family: 'media', tools: createMediaFamily({ media: c.media, ...(c.presence ? { presence: c.presence } : {}), ...(c.companion ? { companion: { model: c.companion, dataDir: services.dataDir, write: writeChecked } } : {}) }).tools });
+  }
+  if (services.schedules) families.push({ family: 'schedule', tools: createScheduleFamily({ schedules: services.schedules }).tools });
+  // Extensions: MCP tools arrive in the registry as servers connect; skills; custom tools from custom-tools.json.
+  const custom = readCustomTools(services.dataDir);
+  if (custom.error) process.stderr.write(`deskhand: custom tools not loaded: ${custom.error}\n`);
+  const extensions = createExtensionsFamily({
+    mcp: services.mcp ?? null,
+    registry,
+    userSkillsDir: join(services.dataDir, 'skills'),
+    reader,
+    customTools: custom.tools,
+    commands: shell.commands,
+    tasks: services.tasks,
+    ...(services.mcpDeferAbove !== undefined ? { deferAbove: services.mcpDeferAbove } : {}),
+  });
+  families.push(
+    { family: 'skills', tools: extensions.tools.filter((t) => t.kind !== 'custom' && !t.name.includes('mcp')) },
+    { family: 'mcp', tools: extensions.tools.filter((t) => t.kind !== 'custom' && t.name.includes('mcp')) },
+    { family: 'custom', tools: extensions.tools.filter((t) => t.kind === 'custom') },
+  );
+  // Browser family: one Chromium per app, a session per conversation.
+  const browser = services.browser
+    ? createBrowserFamily({
+        browser: services.browser,
+        dataDir: services.dataDir,
+        urlGrants: services.urlGrants,
+        endpoint: services.browserEndpoint ?? (() => undefined),
+        resolve: (host) => services.http.resolve(host),
+      })
+    : null;
+  if (browser) families.push({ family: 'browser', tools: browser.tools });
+  const computer = services.computer ? createComputerFamily({ computer: services.computer }) : null;
+  if (computer) families.push({ family: 'computer', tools: computer.tools });
+  if (services.workflows) families.push({ family: 'workflows', tools: createWorkflowFamily({ workflows: services.workflows }).tools });
+  if (services.tower) families.push({ family: 'coordinator', tools: createTowerFamily({ tower: services.tower, commands: shell.commands }).tools });
+  for (const family of families) registry.add(family.tools, { family: family.family });
+  // Only the default families load by themselves; the rest wait for search_tools, a call, or being enabled.
+  registry.loadOnDemand({ defaults: new Set([...DEFAULT_FAMILIES, 'core']), off: new Set(OFF_FAMILIES) }); // `core`: tools added without a family
+  const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds, ...(browser?.inputKinds ?? []), ...(computer?.inputKinds ?? [])];
+  const contextSources: ContextSource[] = [];
+  // Memory, plan mode, goals and loops.
+  if (services.memory) {
+    const m = services.memory;
+    const memory = createMemoryFamily({ memory: m.memory, quotes: m.quotes, folderOf: m.folderOf });
+    const plan = createPlanFamily(reader);
+    const goals = createGoalFamily({ goals: m.goals, evidence: m.evidence });
+    registry.add(memory.tools, { family: 'memory' });
+    registry.add(plan.tools, { family: 'plan' });
+    registry.add(goals.tools, { family: 'goals' });
+    registry.addFilter('plan-mode', plan.filter);
+    registry.addFilter('goals', goals.filter);
+    inputKinds.push(...plan.inputKinds, ...goals.inputKinds);
+    contextSources.push(...plan.contextSources, ...goals.contextSources, ...memory.contextSources);
+  }
+  return { registry, inputKinds, contextSources };
+}

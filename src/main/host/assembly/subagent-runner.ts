@@ -1,0 +1,171 @@
+/**
+ * Wires the subagent service into the runtime: the runner that runs a child's turns through the same loop (with its
+ * parent's provider), the registry filter that holds each child to its ceiling, and the step hook that hands a child
+ * its steering messages before its next model call.
+ */
+import { DeskhandError } from '../../../shared/errors';
+import { WaitingForPeople } from '../../../shared/waiting';
+import type { Runtime } from '../../runtime/runtime';
+import { PersistentConversationState } from '../../runtime/conversation-state';
+import { enabledFamiliesOf } from '../../runtime/tool-families';
+import type { ProviderConfig } from '../../services/providers/providers';
+import type { RunRow, Store } from '../../services/store/store';
+import type { ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } from '../../services/subagents/subagent-service';
+import type { RunEvent } from '../../../shared/events';
+import type { RunOutcome } from '../../runtime/runtime';
+import { inheritedCeiling, inheritedPlanFilter } from './subagent-ceilings';
+import { steeringText, type PolicyName } from '../../services/subagents/index';
+
+export interface SubagentWiring {
+  /** The provider for a child whose parent run is not driven by this process (from the parent run's row). */
+  provider?(parentRun: RunRow): ProviderConfig | Promise<ProviderConfig>;
+}
+
+export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiring: SubagentWiring = {}): () => void {
+  const { store, registry } = runtime;
+  const runner: SubagentRunner = {
+    parent(runId) {
+      const run = store.getRun(runId);
+      const conv = run && store.getConversation(run.conversation_id);
+      if (!run || !conv) return null;
+      const state = new PersistentConversationState(conv.folder, conv.state);
+      const set = registry.toolSet({ conversationId: conv.id, policy: run.policy, revealed: state.revealedTools, slots: state.slots, enabled: enabledFamiliesOf(state.slots) });
+      return {
+        conversationId: conv.id,
+        folder: conv.folder,
+        cwd: state.cwd,
+        roots: [...state.workspaceRoots],
+        sandbox: conv.sandbox,
+        policy: run.policy as PolicyName,
+        tainted: run.tainted === 1 || conv.tainted === 1,
+        tools: set.specs.map((s) => ({ name: registry.lookup(s.name)?.name ?? s.name, risk: registry.lookup(s.name)?.risk ?? 'unknown' })),
+      };
+    },
+    createChild(input) {
+      const conv = runtime.createConversation({ folder: input.folder, policy: input.policy, title: input.title, sandbox: input.sandbox as never });
+      const state = new PersistentConversationState(input.folder, '{}');
+      state.cwd = input.cwd;
+      state.workspaceRoots = [...input.roots];
+      store.updateConversation(conv.id, { state: state.serialize(), ...(input.tainted ? { tainted: 1 } : {}) });
+      return conv.id;
+    },
+    async run(conversationId, message, opts) {
+      const { provider, interactive } = await childTurn(opts, conversationId);
+      const outcome = await runtime.sendMessage(conversationId, message, childOptions(provider, interactive, opts));
+      return outcomeOf(outcome);
+    },
+    async resume(conversationId, opts) {
+      const last = store.latestRunForConversation(conversationId);
+      if (!last) throw new DeskhandError('not_found', 'The child has no turn to continue.');
+      if (last.status !== 'parked') return { status: last.status, ...(last.error ? { error: last.error } : {}) };
+      const { provider, interactive } = await childTurn(opts, conversationId);
+      return outcomeOf(await runtime.resume(last.id, childOptions(provider, interactive, opts)));
+    },
+    lastText(conversationId) {
+      const last = store.listMessages(conversationId).filter((m) => m.role === 'assistant').at(-1);
+      if (!last) return '';
+      const content = JSON.parse(last.content) as unknown;
+      if (typeof content === 'string') return content;
+      return (content as { type?: string; text?: string }[]).filter((p) => p.type === 'text').map((p) => p.text ?? '').join('');
+    },
+    tainted(conversationId) {
+      return store.getConversation(conversationId)?.tainted === 1;
+    },
+    attended(runId) {
+      return runtime.liveRunOptions(runId)?.interactive ?? true;
+    },
+    stopParked(conversationId) {
+      const last = store.latestRunForConversation(conversationId);
+      if (last?.status === 'parked') runtime.stopParked(last.id);
+    },
+  };
+  /** The provider of the run that resumes a parked background child here (its parent is not running in this process). */
+  const resumeProviders = new Map<string, ProviderConfig>();
+  /** The parent's model, and whether the child waits for its approvals (its parent waits) or parks (its parent would). */
+  const childTurn = async (opts: ChildRunOptions, conversationId: string): Promise<{ provider: ProviderConfig; interactive: boolean }> => {
+    const parentRun = opts.parentRunId ? store.getRun(opts.parentRunId) : undefined;
+    const live = opts.parentRunId ? runtime.liveRunOptions(opts.parentRunId) : undefined;
+    const provider = live?.provider ?? resumeProviders.get(conversationId) ?? (parentRun && wiring.provider ? await wiring.provider(parentRun) : undefined);
+    if (!provider) throw new DeskhandError('conflict', 'The parent run is not running in this process, so its model is unknown.');
+    // A background child has no call to park with, nor a child of a caller that cannot run again (a workflow script, a
+    // Tower worker): they wait. A foreground child of spawn/map_subagents parks when its parent's run would.
+    // A background child parks when nobody could answer the run that started (or resumed) it: any process resumes it.
+    if (opts.background) return { provider, interactive: opts.attended };
+    return { provider, interactive: !opts.parks || !live || live.interactive };
+  };
+  const childOptions = (provider: ProviderConfig, interactive: boolean, opts: ChildRunOptions) => ({
+    provider,
+    interactive,
+    signal: opts.signal,
+    onEvent: (e: RunEvent) => {
+      if (e.type === 'usage') opts.onUsage(e.usage.inputTokens, e.usage.outputTokens);
+    },
+  });
+  subagents.attach(runner);
+  // An answer to a parked child's request resumes the top of its parked tree, which runs down to the child again.
+  const offRoot = runtime.setParkedRoot((runId) => parkedRoot(store, subagents, runId));
+  // A parked parent that is stopped or replaced takes its parked children with it: rows cancelled, runs stopped.
+  const offParkedEnd = runtime.addParkedEndHook((run, reason) => void subagents.endParked(run.id, reason));
+  // An answer to a parked background child (its parent's run is not parked with it): the service continues it here.
+  const offOwn = runtime.setParkedResume((runId, options) => {
+    const run = store.getRun(runId);
+    const row = run && subagents.byConversation(run.conversation_id);
+    if (!row || row.status !== 'parked' || row.background !== 1) return null;
+    resumeProviders.set(row.conversation_id, options.provider);
+    return subagents
+      .resumeParked(row.id, options.interactive ?? false)
+      .catch((err: unknown) => {
+        if (!WaitingForPeople.isInstance(err)) throw err;
+      })
+      .then(() => {
+        const last = store.latestRunForConversation(row.conversation_id)!;
+        const open = last.status === 'parked' ? subagents.waitingRequests(subagents.get(row.id)!) : [];
+        return { runId: last.id, conversationId: last.conversation_id, status: last.status, ...(last.error ? { error: last.error } : {}), approvalIds: open };
+      })
+      .finally(() => resumeProviders.delete(row.conversation_id));
+  });
+  const offFilter = registry.addFilter('subagent-ceiling', (turn) => subagents.ceilingCheck(turn.conversationId));
+  // A child is held to its ancestors' current ceilings at every step (plan mode, policy, taint): subagent-ceilings.ts.
+  const offCeiling = runtime.addCeilingLookup((conversationId) => inheritedCeiling(store, subagents, conversationId));
+  const offPlan = registry.addFilter('subagent-plan-mode', (turn) => inheritedPlanFilter(store, subagents, turn.conversationId));
+  // A child starts with its ceiling loaded (what its parent had loaded): the families of those tools are enabled.
+  const offEnabler = registry.addEnabler('subagent-ceiling', (turn) => {
+    const ceiling = subagents.ceilingOf(turn.conversationId);
+    return ceiling ? [...new Set([...ceiling].map((n) => registry.familyOf(n)).filter((f): f is string => !!f))] : [];
+  });
+  const offHook = runtime.addStepHook((run, conv) => {
+    for (const { message, from } of subagents.takeSteering(conv.id)) store.addMessage(conv.id, run.id, 'user', steeringText(from, message));
+  });
+  return () => {
+    offFilter();
+    offCeiling();
+    offPlan();
+    offEnabler();
+    offHook();
+    offRoot();
+    offParkedEnd();
+    offOwn();
+  };
+}
+
+function outcomeOf(outcome: RunOutcome): ChildOutcome {
+  return { status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.status === 'parked' ? { approvalIds: outcome.approvalIds } : {}) };
+}
+
+/**
+ * The run to resume when a parked run's requests are all answered: the highest ancestor whose call parked on it (a
+ * foreground child parked with its parent's call), else the run itself. Resuming the top runs the parent's call again,
+ * which rejoins the child and continues it: the whole tree resumes in the answering process.
+ */
+export function parkedRoot(store: Store, subagents: Pick<SubagentService, 'byConversation'>, runId: string): string {
+  let current = runId;
+  for (let depth = 0; depth < 16; depth++) {
+    const run = store.getRun(current);
+    const row = run && subagents.byConversation(run.conversation_id);
+    if (!row || row.status !== 'parked' || !row.parent_run_id) return current;
+    const parent = store.getRun(row.parent_run_id);
+    if (!parent || parent.status !== 'parked') return current;
+    current = parent.id;
+  }
+  return current;
+}

@@ -1,0 +1,85 @@
+/**
+ * What an inspector of the approval engine is and what it is given: the types the engine (approval-engine.ts) and each
+ * inspector (url-inspector.ts, plan-mode.ts, scope-inspector.ts) share, here so the engine imports its inspectors and
+ * they import only these types, downward.
+ */
+import type { Policy, RiskTier } from '../../shared/tools';
+import type { RulePart, SavedRule } from '../../shared/rules';
+import type { PathCheck } from './path-guard';
+import type { AppUse, Effects, EffectsContext, ToolDefinition } from './tool';
+
+/** A conversation held to a scope (a Tower worker: its worktree and its mission's globs; scope-inspector.ts). */
+export interface HeldScope {
+  root: string;
+  globs: readonly string[];
+  mission: string;
+}
+
+export type ScopeLookup = (conversationId: string) => HeldScope | null;
+
+/** The person's lasting grants of desktop apps (computer use); a host without one grants nothing. */
+export interface AppGrants {
+  isGranted(app: string, capability: AppUse['capability']): boolean;
+  /** The person revoked this app and has not granted it again: its calls are refused, not asked. */
+  wasRevoked?(app: string): boolean;
+}
+
+export interface DecisionInput {
+  tool: ToolDefinition;
+  args: unknown;
+  /** The call's declared effects (computed once by `callEffects`). */
+  effects: Effects;
+  policy: Policy;
+  tainted: boolean;
+  ctx: EffectsContext & { readableRoots?: readonly string[] };
+  /** The always-allow rules that apply to the call's conversation (its own, its workspace's, everywhere). */
+  rules?: readonly SavedRule[];
+  /** Secrets the run holds (loaded by ask_user_secret / use_saved_secret); placeholders for others are refused. */
+  heldSecrets?: ReadonlySet<string>;
+  grants?: AppGrants;
+  /** The person's URL grant patterns (`deskhand grants add-url`): matching requests run unattended. */
+  urlGrants?: readonly string[];
+  /** The conversation is in plan mode: writes only to this plan file, only read-only calls (plan-mode.ts). */
+  planMode?: { planFile: string; inheritedFrom?: string } | null;
+  /** The conversation is a Tower worker's: writes only inside its worktree, matching its globs (scope-inspector.ts). */
+  missionScope?: HeldScope | null;
+}
+
+export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';
+
+/** One inspector's finding: its verdict and reasons, and what it adds to the call's risk and checked paths. */
+export interface InspectorReport {
+  inspector: string;
+  verdict: Verdict;
+  reasons: string[];
+  risk?: RiskTier;
+  paths?: PathCheck[];
+  /** The classifier's rule pattern (null: no rule may be saved); undefined leaves it to the paths. */
+  rulePattern?: string | null;
+  /** The call contacts other machines (a shell network client). */
+  network?: boolean;
+  /** Every URL of the call is covered by a URL grant (the person named these destinations in advance). */
+  urlGranted?: boolean;
+  /** Containment: the call asks only because its writes lie outside the roots, and this folder may become a root. */
+  rootOffer?: string | null;
+  /** The classifier's command parts, for rules matched per part. */
+  ruleParts?: readonly RulePart[];
+  /** Saved rules: the rules that cleared the call. */
+  ruleIds?: string[];
+}
+
+/** What the inspectors before one have established. */
+export interface Facts {
+  risk: RiskTier;
+  paths: PathCheck[];
+  rulePattern: string | null | undefined;
+  ruleParts: readonly RulePart[] | undefined;
+  network: boolean;
+  egress: boolean;
+  urlGranted: boolean;
+}
+
+export interface Inspector {
+  name: string;
+  inspect(input: DecisionInput, facts: Facts): InspectorReport;
+}

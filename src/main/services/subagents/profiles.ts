@@ -1,0 +1,64 @@
+/** The profiles that narrow a child's tools and policy, and the pure helpers over a child's result (schemas, checks). */
+import { z } from 'zod';
+
+export const SUBAGENT_TYPES = ['coder', 'explore', 'general'] as const;
+export type SubagentType = (typeof SUBAGENT_TYPES)[number];
+
+/** Tools that manage children: never in a child's set (a child cannot start or steer children of its own). */
+export const PARENT_ONLY_TOOLS: readonly string[] = ['spawn_subagent', 'map_subagents', 'list_subagents', 'wait_subagents', 'steer_subagent'];
+
+const POLICY_RANK = { none: 0, 'read-only': 1, 'low-risk': 2, 'high-risk': 3 } as const;
+export type PolicyName = keyof typeof POLICY_RANK;
+
+/** A type's profile: the highest policy it may have and which of its parent's tools it keeps. */
+export interface Profile {
+  maxPolicy: PolicyName;
+  keeps(tool: { name: string; risk: string }): boolean;
+  describe: string;
+}
+
+export const PROFILES: Record<SubagentType, Profile> = {
+  coder: { maxPolicy: 'high-risk', keeps: () => true, describe: 'its parent\'s tools and policy' },
+  general: { maxPolicy: 'high-risk', keeps: () => true, describe: 'its parent\'s tools and policy' },
+  explore: {
+    maxPolicy: 'read-only',
+    keeps: (t) => t.risk === 'read-only',
+    describe: 'only read-only tools, at most the read-only policy',
+  },
+};
+
+export function lowerPolicy(a: PolicyName, b: PolicyName): PolicyName {
+  return POLICY_RANK[a] <= POLICY_RANK[b] ? a : b;
+}
+
+/** A result schema (JSON Schema) as a validator; a schema that cannot be compiled is a message the model can act on. */
+export function compileResultSchema(schema: unknown): z.ZodType {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw new Error('result_schema must be a JSON Schema object, e.g. {"type":"object","properties":{…},"required":[…]}.');
+  if (JSON.stringify(schema).length > 20_000) throw new Error('result_schema is over 20 000 characters; keep the handoff small.');
+  try {
+    return z.fromJSONSchema(schema as never);
+  } catch (err) {
+    throw new Error(`result_schema is not a JSON Schema Deskhand can check: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** The JSON in a child's final answer (the whole text, or a ```json block), validated; errors in words. */
+export function checkResult(text: string, validator: z.ZodType): { ok: true; value: unknown } | { ok: false; error: string } {
+  const fenced = /```(?:json)?\s*\n([\s\S]*?)\n```/.exec(text);
+  const candidate = (fenced ? fenced[1]! : text).trim();
+  let value: unknown;
+  try {
+    value = JSON.parse(candidate);
+  } catch {
+    return { ok: false, error: 'the answer is not JSON (reply with only the JSON value, no prose)' };
+  }
+  const parsed = validator.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return {
+    ok: false,
+    error: parsed.error.issues
+      .slice(0, 8)
+      .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+      .join('; '),
+  };
+}
