@@ -505,7 +505,8 @@ export const contract = {
     getHostInfo: {
       params: none,
       result: z.strictObject({
-        kind: z.enum(['electron', 'web']),
+        /** 'acp': an editor drives this host (`deskhand acp`); it has no window of its own. */
+        kind: z.enum(['electron', 'web', 'acp']),
         /** Electron offers a native folder picker (pickFolder); web mode takes a typed path. */
         canPickFolder: z.boolean(),
         /** Electron answers file_pick requests with a native dialog (pickForRequest); web mode browses (browseForRequest). */

@@ -60,7 +60,9 @@ export interface AppServiceOptions {
   runtime: Runtime;
   secrets: SecretStore;
   dataDir: string;
-  kind: 'electron' | 'web';
+  kind: 'electron' | 'web' | 'acp';
+  /** Where this host's person answers, as approvals record it ("the editor (Zed)"); default from `kind`. */
+  answeredBy?: () => string;
   /** Provider flags the host was started with (`deskhand web --provider … --base-url …`); they win over settings. */
   providerOverride?: ProviderConfig | null;
   /** Native folder picker (Electron only). */
@@ -404,7 +406,7 @@ export class AppService implements ContractHandlers {
       always: p.decision === 'always',
       ...(p.decision === 'always' && p.scope ? { scope: p.scope } : {}),
       ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}),
-      by: this.opts.kind === 'web' ? 'the web UI' : 'the app',
+      by: this.opts.answeredBy?.() ?? (this.opts.kind === 'web' ? 'the web UI' : this.opts.kind === 'acp' ? 'the editor' : 'the app'),
     };
     if (p.decision === 'always' && !approval.always_pattern) {
       throw new DeskhandError('usage', 'No "always allow" rule can be saved for this call; approve it once instead.');

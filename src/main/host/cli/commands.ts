@@ -26,6 +26,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./agent')).secretsCommand(rest);
       case 'web':
         return await (await import('../web/web-command')).webCommand(rest);
+      case 'acp':
+        return await (await import('../acp/acp-command')).acpCommand(rest);
       case 'grants':
         return await (await import('./grants')).grantsCommand(rest);
       case 'search':

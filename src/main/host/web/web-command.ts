@@ -9,7 +9,7 @@
  * or `{"url": …}` with --json, and runs until SIGINT/SIGTERM. The port and token are kept across restarts
  * (web-address.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,6 +24,7 @@ import type { FireDeps } from '../background/schedule-fire';
 import { ScheduleTicker } from '../background/schedule-ticker';
 import { startWebHost } from './web-host';
 import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
+import { packageVersion } from '../assembly/package-version';
 
 export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json]
                     [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
@@ -140,21 +141,4 @@ function startScheduleTicker(runtime: AppRuntime, provider: FireDeps['provider']
   const notifier = createNotifier();
   const ticker = new ScheduleTicker({ runtime, schedules: runtime.schedules, notifier, provider }, { intervalMs: Number(process.env.DESKHAND_SCHEDULE_TICK_MS) || 15_000 }).start();
   return { stop: () => ticker.stop().finally(() => notifier.close()) };
-}
-
-function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      try {
-        const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-        if (pkg.name === 'deskhand' && pkg.version) return pkg.version;
-      } catch {
-        // keep looking
-      }
-    }
-    dir = dirname(dir);
-  }
-  return 'dev';
 }
