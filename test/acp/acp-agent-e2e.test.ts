@@ -91,6 +91,45 @@ describe('deskhand acp with the SDK client', () => {
     expect(await acp.close()).toBe(0);
   }, calls(3));
 
+  it('the todo list arrives as the plan, a command streams its output into its tool call, and the prompt reports the turn\'s usage', async () => {
+    world.server.enqueue(
+      reply().tool('manage_todos', { todos: [{ title: 'Look around', status: 'in_progress', priority: 'high' }, { title: 'Report', status: 'pending' }] }),
+      reply().tool('execute_command', { command: 'printf "line one\\n"; sleep 1.5; printf "line two\\n"', description: 'two lines' }).usage({ input: 120, output: 7 }),
+      reply().text('All done.'),
+    );
+    const acp = await startAcp(world, { onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }) });
+    const { sessionId } = await acp.agent.request('session/new', { cwd: world.work, mcpServers: [] });
+    const done = await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'plan and run' }] });
+    expect(done.stopReason).toBe('end_turn');
+    expect(updatesOf(acp, 'plan').at(-1)!.entries).toEqual([
+      { content: 'Look around', priority: 'high', status: 'in_progress' },
+      { content: 'Report', priority: 'medium', status: 'pending' },
+    ]);
+    const command = updatesOf(acp, 'tool_call').find((u) => u.kind === 'execute')!;
+    expect(command).toBeTruthy();
+    const last = updatesOf(acp, 'tool_call_update').filter((u) => u.toolCallId === command.toolCallId).at(-1)!;
+    expect(last.status).toBe('completed');
+    expect(JSON.stringify(last.content)).toContain('line two');
+    // Streamed while it ran: an update showed the first line before the second existed.
+    const live = updatesOf(acp, 'tool_call_update').filter((u) => u.toolCallId === command.toolCallId && u.status === 'in_progress' && JSON.stringify(u.content ?? null).includes('line one'));
+    expect(live.length).toBeGreaterThan(0);
+    expect(JSON.stringify(live[0]!.content)).not.toContain('line two');
+    expect((done._meta as { deskhand: { usage: { inputTokens: number } } }).deskhand.usage.inputTokens).toBeGreaterThanOrEqual(120);
+    expect(await acp.close()).toBe(0);
+  }, calls(2));
+
+  it('refuses what it does not take with a sentence: an image in the prompt, a second prompt while one runs', async () => {
+    world.server.enqueue(reply().delay(3000).text('Slow.'));
+    const acp = await startAcp(world);
+    const { sessionId } = await acp.agent.request('session/new', { cwd: world.work, mcpServers: [] });
+    await expect(acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/text and text files only/) });
+    const first = acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'one' }] });
+    await expect(acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'two' }] })).rejects.toMatchObject({ code: -32600, message: expect.stringMatching(/already running/) });
+    expect((await first).stopReason).toBe('end_turn');
+    expect(world.server.requests).toHaveLength(1);
+    expect(await acp.close()).toBe(0);
+  }, calls(2));
+
   it('session/cancel stops a run in flight: the prompt ends "cancelled" and the run is recorded as stopped', async () => {
     world.server.enqueue(reply().hang());
     const acp = await startAcp(world);

@@ -1,0 +1,133 @@
+/** The contract ↔ ACP mapping on its own (host/acp/acp-mapping.ts): tables for each direction. */
+import { describe, expect, it } from 'vitest';
+import { unifiedDiff } from '../../src/main/tools/files/diff-preview';
+import { decisionOf, denialReason, diffsOf, permissionOptions, planOf, promptText, stopReasonOf, textContent, toolKind, toolLocations, ACP_OUTPUT_CHARS } from '../../src/main/host/acp/acp-mapping';
+import { inputLine } from '../../src/main/host/acp/acp-agent';
+
+describe('permission options and answers', () => {
+  it('offer allow once and deny always, always-allow only where a rule may be saved, naming the rule', () => {
+    expect(permissionOptions({ alwaysPattern: null }).map((o) => o.kind)).toEqual(['allow_once', 'reject_once']);
+    const withRule = permissionOptions({ alwaysPattern: 'write_file:src/**' });
+    expect(withRule.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
+    expect(withRule[1]!.name).toContain('write_file:src/**');
+  });
+
+  it.each([
+    ['allow_once', 'p', 'approve'],
+    ['allow_once', null, 'approve'],
+    ['allow_always', 'p', 'always'],
+    ['allow_always', null, null], // never offered without a rule: refused, not guessed
+    ['reject_once', 'p', 'deny'],
+    ['reject_always', 'p', null],
+    ['allow', 'p', null],
+    ['', 'p', null],
+  ] as const)('option %j (rule %j) → %j', (optionId, alwaysPattern, decision) => {
+    expect(decisionOf(optionId, { alwaysPattern })).toBe(decision);
+  });
+
+  it.each([
+    [{ reason: '  not here  ' }, 'not here'],
+    [{ reason: '' }, undefined],
+    [{ reason: 42 }, undefined],
+    [null, undefined],
+    ['why', undefined],
+    [{ reason: 'x'.repeat(5000) }, 'x'.repeat(2000)],
+  ])('a denial reason from _meta %j → %j', (meta, reason) => {
+    expect(denialReason(meta)).toBe(reason);
+  });
+});
+
+describe('diffs from the approval preview', () => {
+  it('a new file: no old text, the new text whole', () => {
+    expect(diffsOf(unifiedDiff('notes/a.txt', null, 'one\ntwo\n'), '/w')).toEqual([{ type: 'diff', path: '/w/notes/a.txt', oldText: null, newText: 'one\ntwo' }]);
+  });
+
+  it('an edit: the hunk with its context on both sides', () => {
+    const old = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].join('\n') + '\n';
+    const next = old.replace('e\n', 'E!\n');
+    const [d] = diffsOf(unifiedDiff('x.txt', old, next), '/w');
+    expect(d).toMatchObject({ path: '/w/x.txt' });
+    expect(d!.oldText).toContain('e');
+    expect(d!.oldText).not.toContain('E!');
+    expect(d!.newText).toContain('E!');
+    expect(d!.newText).not.toMatch(/^e$/m);
+    // Context lines appear on both sides.
+    expect(d!.oldText).toContain('d');
+    expect(d!.newText).toContain('d');
+  });
+
+  it.each([null, '', 'rm -rf build', '--- a/x\n+++ b/x\n(no changes)\n', '--- a/big\n+++ b/big\n(the 9 MB file is too large to diff)\n'])('no diff in %j', (preview) => {
+    expect(diffsOf(preview, '/w')).toEqual([]);
+  });
+});
+
+describe('tools, locations, content', () => {
+  it.each([
+    ['read_file', 'read'],
+    ['write_file', 'edit'],
+    ['edit_file', 'edit'],
+    ['rm', 'delete'],
+    ['mv', 'move'],
+    ['grep', 'search'],
+    ['execute_command', 'execute'],
+    ['web_fetch', 'fetch'],
+    ['enter_plan_mode', 'switch_mode'],
+    ['computer_input', 'other'],
+    ['mcp__x__y', 'other'],
+  ])('%s is kind %s', (tool, kind) => {
+    expect(toolKind(tool)).toBe(kind);
+  });
+
+  it('locations are absolute, URLs are not files', () => {
+    expect(toolLocations({ path: 'src/a.ts' }, '/w')).toEqual([{ path: '/w/src/a.ts' }]);
+    expect(toolLocations({ path: '/etc/hosts', offset: 10 }, '/w')).toEqual([{ path: '/etc/hosts', line: 10 }]);
+    expect(toolLocations({ from: 'a', to: 'b' }, '/w')).toEqual([{ path: '/w/a' }, { path: '/w/b' }]);
+    expect(toolLocations({ url: 'https://x.test/a', path: 'https://x.test/b' }, '/w')).toEqual([]);
+    expect(toolLocations('nope', '/w')).toEqual([]);
+  });
+
+  it('output is cut from the front, saying how much is in Deskhand', () => {
+    const long = `${'x'.repeat(ACP_OUTPUT_CHARS)}THE END`;
+    const [c] = textContent(long);
+    const text = (c as { content: { text: string } }).content.text;
+    expect(text.endsWith('THE END')).toBe(true);
+    expect(text).toMatch(/^…\(7 characters before this are in Deskhand\)/);
+    expect(textContent('')).toEqual([]);
+  });
+
+  it('todos become the plan; run ends become stop reasons', () => {
+    expect(planOf([{ title: 'a', status: 'done' }, { title: 'b', status: 'pending', priority: 'low' }])).toEqual([
+      { content: 'a', priority: 'medium', status: 'completed' },
+      { content: 'b', priority: 'low', status: 'pending' },
+    ]);
+    expect(['finished', 'parked', 'aborted', 'interrupted', 'failed'].map(stopReasonOf)).toEqual(['end_turn', 'end_turn', 'cancelled', 'cancelled', null]);
+  });
+});
+
+describe('the prompt as a message', () => {
+  it('text and embedded text files become the message; links are named', () => {
+    const r = promptText([
+      { type: 'text', text: 'Fix this' },
+      { type: 'resource', resource: { uri: 'file:///w/a.ts', text: 'let x = 1' } },
+      { type: 'resource_link', uri: 'file:///w/b.ts', name: 'b.ts' },
+    ]);
+    expect(r).toEqual({ text: 'Fix this\n\nAttached from the editor: file:///w/a.ts\n```\nlet x = 1\n```\n\n(The person points at file:///w/b.ts "b.ts".)' });
+  });
+
+  it.each([
+    [[{ type: 'image', data: 'AA', mimeType: 'image/png' }], /takes text and text files only \(got image\)/],
+    [[{ type: 'audio', data: 'AA', mimeType: 'audio/wav' }], /got audio/],
+    [[{ type: 'resource', resource: { uri: 'file:///w/a.bin', blob: 'AA' } }], /a\.bin is binary/],
+    [[{ type: 'text', text: '   ' }], /empty/],
+    [[], /empty/],
+  ])('refuses %j with a sentence', (blocks, message) => {
+    const r = promptText(blocks as never);
+    expect('error' in r && r.error).toMatch(message);
+  });
+
+  it('an input request the editor cannot show says where to answer it, never the secret', () => {
+    expect(inputLine({ approvalId: 'apr_1', kind: 'question', description: 'Which port?', title: 'Ask' })).toMatch(/a question .*runs answer apr_1 --value JSON.*runs deny apr_1/s);
+    expect(inputLine({ approvalId: 'apr_2', kind: 'secret', description: 'the token', title: 'Secret' })).toMatch(/hidden field/);
+    expect(inputLine({ approvalId: 'apr_3', kind: 'file_pick', description: 'a CSV', title: 'Pick' })).toMatch(/a file pick/);
+  });
+});
