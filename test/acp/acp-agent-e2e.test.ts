@@ -13,6 +13,7 @@ import { reply } from '../support/model-server';
 import { rawAll } from '../support/raw-db';
 import { until } from '../support/tasks';
 import { acpArgs, startAcp, updatesOf } from '../support/acp';
+import { EVERYTHING } from '../extensions/helpers';
 
 const world = useCliWorld('acp');
 // A budget per CLI process started (a loaded 2-core machine takes seconds each), not a timing assertion.
@@ -127,6 +128,23 @@ describe('deskhand acp with the SDK client', () => {
     await expect(acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'two' }] })).rejects.toMatchObject({ code: -32600, message: expect.stringMatching(/already running/) });
     expect((await first).stopReason).toBe('end_turn');
     expect(world.server.requests).toHaveLength(1);
+    expect(await acp.close()).toBe(0);
+  }, calls(2));
+
+  it('connects the MCP servers the editor passes like configured ones: their tools reach the model and every call asks', async () => {
+    world.server.enqueue(reply().tool('mcp__everything__echo', { message: 'from the editor' }), reply().text('Echoed.'));
+    const acp = await startAcp(world, { onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }) });
+    const { sessionId } = await acp.agent.request('session/new', {
+      cwd: world.work,
+      mcpServers: [
+        { name: 'everything', command: EVERYTHING, args: [], env: [{ name: 'GREETING', value: 'hi' }] },
+        { name: 'nothing here', command: '', args: [], env: [] },
+      ],
+    });
+    expect(acp.agentText()).toMatch(/"nothing here" has no command\. It is not connected\./);
+    expect((await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'echo it' }] })).stopReason).toBe('end_turn');
+    expect(acp.permissions.map((p) => p.toolCall.rawInput)).toEqual([{ message: 'from the editor' }]);
+    expect(JSON.stringify(world.server.requests.at(-1)!.body)).toContain('Echo: from the editor');
     expect(await acp.close()).toBe(0);
   }, calls(2));
 

@@ -96,7 +96,7 @@ describe('tools, locations, content', () => {
   });
 
   it('todos become the plan; run ends become stop reasons', () => {
-    expect(planOf([{ title: 'a', status: 'done' }, { title: 'b', status: 'pending', priority: 'low' }])).toEqual([
+    expect(planOf([{ title: 'a', status: 'done', priority: null }, { title: 'b', status: 'pending', priority: 'low' }])).toEqual([
       { content: 'a', priority: 'medium', status: 'completed' },
       { content: 'b', priority: 'low', status: 'pending' },
     ]);

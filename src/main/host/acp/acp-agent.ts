@@ -30,7 +30,9 @@ import {
   toolKind,
   toolLocations,
   toolTitle,
+  mcpConfigOf,
   type AcpUpdate,
+  type EditorMcpServer,
   type PromptBlock,
 } from './acp-mapping';
 
@@ -58,8 +60,16 @@ interface Session {
   calls: Map<string, { tool: string; args: unknown }>;
 }
 
+/** Connects the MCP servers an editor passes (the runtime's MCP manager, as `deskhand mcp add` servers connect). */
+export interface EditorMcp {
+  /** Names already in use (configured servers, and the editor's connected earlier). */
+  names(): string[];
+  connect(config: Record<string, unknown>): Promise<{ status: string; toolCount: number; lastError: string | null }>;
+}
+
 export interface AcpAgentOptions {
   service: AppService;
+  mcp: EditorMcp;
   version: string;
   log: Logger;
   /** Told who answered in the editor once `initialize` names the client (decideApproval records it). */
@@ -69,6 +79,8 @@ export interface AcpAgentOptions {
 export class AcpAgent {
   private readonly sessions = new Map<string, Session>();
   private readonly runSession = new Map<string, string>();
+  /** The editor's MCP servers connected on this connection: their settings → the name Deskhand gave them. */
+  private readonly editorServers = new Map<string, string>();
   private client: acp.AgentContext | null = null;
   private clientName = 'the editor';
   private reconciling: Promise<void> = Promise.resolve();
@@ -100,7 +112,7 @@ export class AcpAgent {
           agentCapabilities: {
             loadSession: true,
             promptCapabilities: { image: false, audio: false, embeddedContext: true },
-            mcpCapabilities: { http: false, sse: false },
+            mcpCapabilities: { http: true, sse: true },
           },
           agentInfo: { name: 'deskhand', title: 'Deskhand', version: this.opts.version },
           authMethods: [],
@@ -110,15 +122,15 @@ export class AcpAgent {
       .onRequest(sdk.methods.agent.session.new, async ({ params }) => {
         const settings = await this.call('getSettings', {});
         const summary = await this.call('createConversation', { folder: params.cwd, policy: settings.settings.defaultPolicy });
-        this.open(summary.id, summary.folder);
-        this.tellMcp(summary.id, params.mcpServers?.length ?? 0);
+        const session = this.open(summary.id, summary.folder);
+        await this.connectMcp(session, (params.mcpServers ?? []) as EditorMcpServer[]);
         return { sessionId: summary.id };
       })
       .onRequest(sdk.methods.agent.session.load, async ({ params }) => {
         const messages = await this.call('getMessages', { conversationId: params.sessionId }, params.sessionId);
         const session = this.open(messages.conversation.id, messages.conversation.folder);
         for (const update of replayOf(messages.items, session.cwd)) await this.update(session, update);
-        this.tellMcp(session.id, params.mcpServers?.length ?? 0);
+        await this.connectMcp(session, (params.mcpServers ?? []) as EditorMcpServer[]);
         return {};
       })
       .onRequest(sdk.methods.agent.session.prompt, async ({ params }) => {
@@ -197,14 +209,31 @@ export class AcpAgent {
     if (end) session.prompt?.settle(end);
   }
 
-  private tellMcp(sessionId: string, count: number): void {
-    if (!count) return;
-    const session = this.sessions.get(sessionId);
-    if (!session) return;
-    void this.update(session, {
-      sessionUpdate: 'agent_message_chunk',
-      content: { type: 'text', text: `Deskhand does not connect MCP servers passed by the editor yet (${count} given); add them to Deskhand with \`deskhand mcp add\` to use them here.\n` },
-    });
+  /**
+   * Connects the editor's MCP servers like configured ones: the same manager (health, restarts, deferral of their
+   * tools, the stdio servers started through the launcher), every call asking unless a rule says otherwise (tier
+   * `ask`). One the editor passed before (same name and settings) is not started twice; what failed is said in a line.
+   */
+  private async connectMcp(session: Session, servers: EditorMcpServer[]): Promise<void> {
+    for (const server of servers) {
+      const key = JSON.stringify(server);
+      const known = this.editorServers.get(key);
+      if (known) continue;
+      const made = mcpConfigOf(server, this.clientName, new Set(this.opts.mcp.names()));
+      if ('error' in made) {
+        await this.update(session, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `${made.error} It is not connected.\n` } });
+        continue;
+      }
+      this.editorServers.set(key, String(made.config.name));
+      try {
+        const health = await this.opts.mcp.connect(made.config);
+        if (health.status === 'failed') {
+          await this.update(session, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `The editor's MCP server "${server.name}" did not start: ${health.lastError ?? 'no reason given'}. Deskhand retries it.\n` } });
+        }
+      } catch (err) {
+        await this.update(session, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `The editor's MCP server "${server.name}" could not be connected: ${errorMessage(err)}\n` } });
+      }
+    }
   }
 
   // ── Events → updates ──────────────────────────────────────────────────────────────────────────────────────────────

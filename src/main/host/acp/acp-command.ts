@@ -16,6 +16,7 @@ import { openRuntime, resolveDataDir } from '../assembly/open-runtime';
 import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
 import { packageVersion } from '../assembly/package-version';
 import { AcpAgent } from './acp-agent';
+import { parseServerConfig } from '../../services/mcp/config';
 
 export const ACP_USAGE = `Usage: deskhand acp [--data-dir DIR] [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
 
@@ -68,7 +69,11 @@ export async function acpCommand(args: string[]): Promise<number> {
     defaultFolder: process.cwd(),
     version: packageVersion(),
   });
-  const agent = new AcpAgent({ service, version: packageVersion(), log: stderrLogger, setAnsweredBy: (by) => (answeredBy = by) });
+  const mcp = {
+    names: () => [...runtime.mcp.configured().map((c) => c.name), ...runtime.mcp.servers().map((s) => s.config.name)],
+    connect: async (config: Record<string, unknown>) => (await runtime.mcp.connect(parseServerConfig(config))).health,
+  };
+  const agent = new AcpAgent({ service, mcp, version: packageVersion(), log: stderrLogger, setAnsweredBy: (by) => (answeredBy = by) });
   const connection = agent.app(sdk).connect(sdk.ndJsonStream(output, input));
 
   await new Promise<void>((resolve) => {

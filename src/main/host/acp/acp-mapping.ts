@@ -261,3 +261,26 @@ export function replayOf(items: MessageItem[], cwd: string): AcpUpdate[] {
   }
   return out;
 }
+
+/** An MCP server as `session/new` passes it (stdio, or HTTP/SSE by URL). */
+export type EditorMcpServer =
+  | { name: string; command: string; args: string[]; env: { name: string; value: string }[] }
+  | { type: 'http' | 'sse'; name: string; url: string; headers: { name: string; value: string }[] };
+
+/**
+ * The editor's MCP server as a Deskhand server configuration: a name that fits tool names (`mcp__<server>__<tool>`),
+ * the tier every call of a server nobody tiered gets (`ask`), and where it came from. Invalid: a sentence instead.
+ */
+export function mcpConfigOf(server: EditorMcpServer, clientName: string, taken: ReadonlySet<string>): { config: Record<string, unknown> } | { error: string } {
+  const base = (server.name ?? '').replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 32) || 'editor';
+  let name = base;
+  for (let i = 2; taken.has(name); i++) name = `${base}-${i}`;
+  const common = { name, tier: 'ask', source: `${clientName}: ${server.name}` };
+  if ('url' in server) {
+    if (!/^https?:\/\//i.test(server.url ?? '')) return { error: `The editor's MCP server "${server.name}" has no http(s) URL.` };
+    return { config: { ...common, transport: server.type === 'sse' ? 'sse' : 'http', url: server.url, ...(server.headers?.length ? { headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])) } : {}) } };
+  }
+  if (!server.command?.trim()) return { error: `The editor's MCP server "${server.name}" has no command.` };
+  const env = Object.fromEntries((server.env ?? []).filter((e) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(e.name)).map((e) => [e.name, e.value]));
+  return { config: { ...common, transport: 'stdio', command: server.command, args: server.args ?? [], ...(Object.keys(env).length ? { env } : {}) } };
+}
