@@ -4,7 +4,7 @@
  * effect: the file's bytes, the scripted model server's next request, the rule and the call's record in the store,
  * the process ending when the editor goes away.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentFactory } from 'acp-factory';
@@ -147,6 +147,50 @@ describe('deskhand acp with the SDK client', () => {
     expect(JSON.stringify(world.server.requests.at(-1)!.body)).toContain('Echo: from the editor');
     expect(await acp.close()).toBe(0);
   }, calls(2));
+
+  it('with the editor\'s file system offered, file tools read its unsaved buffer and write through it, after the same containment and approval', async () => {
+    writeFileSync(join(world.work, 'notes.txt'), 'disk version\n');
+    const buffers = new Map<string, string>([[join(world.work, 'notes.txt'), 'unsaved line\nmore\n']]);
+    const asked: string[] = [];
+    const written: { path: string; content: string }[] = [];
+    const acp = await startAcp(world, {
+      onPermission: (req) => ({ outcome: { outcome: 'selected', optionId: req.toolCall.rawInput && JSON.stringify(req.toolCall.rawInput).includes('.ssh') ? 'reject_once' : 'allow_once' } }),
+      fs: {
+        read: (path) => {
+          asked.push(path);
+          const text = buffers.get(path);
+          if (text === undefined) throw new Error(`not open: ${path}`);
+          return text;
+        },
+        write: (path, content) => void (written.push({ path, content }), buffers.set(path, content)),
+      },
+    });
+    const { sessionId } = await acp.agent.request('session/new', { cwd: world.work, mcpServers: [] });
+    world.server.enqueue(reply().tool('read_file', { path: 'notes.txt' }), reply().text('Read.'));
+    await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'read notes' }] });
+    const seen = lastToolMessage();
+    expect(seen).toContain('unsaved line');
+    expect(seen).not.toContain('disk version');
+    expect(seen).toMatch(/unsaved buffer in the editor \(test-editor\)/);
+
+    world.server.enqueue(reply().tool('edit_file', { path: 'notes.txt', old_string: 'unsaved line', new_string: 'edited line' }), reply().text('Edited.'));
+    await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'edit notes' }] });
+    // The approval's diff was of the buffer, and the change went to the editor; the disk was not touched by Deskhand.
+    const editAsk = acp.permissions.find((p) => p.toolCall.kind === 'edit')!;
+    expect(editAsk.toolCall.content).toContainEqual(expect.objectContaining({ type: 'diff', oldText: expect.stringContaining('unsaved line'), newText: expect.stringContaining('edited line') }));
+    expect(written).toEqual([{ path: join(world.work, 'notes.txt'), content: 'edited line\nmore\n' }]);
+    expect(readFileSync(join(world.work, 'notes.txt'), 'utf8')).toBe('disk version\n');
+
+    // Containment first: a read of a hidden path asks (denied here), and the editor is never asked for it.
+    mkdirSync(join(world.home, '.ssh'), { recursive: true });
+    writeFileSync(join(world.home, '.ssh', 'id_ed25519'), 'PRIVATE');
+    world.server.enqueue(reply().tool('read_file', { path: join(world.home, '.ssh', 'id_ed25519') }), reply().text('Could not.'));
+    await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'read the key' }] });
+    expect(asked.some((p) => p.includes('.ssh'))).toBe(false);
+    expect(acp.permissions.some((p) => JSON.stringify(p.toolCall.rawInput).includes('.ssh'))).toBe(true);
+    expect(JSON.stringify(world.server.requests.at(-1)!.body)).not.toContain('PRIVATE');
+    expect(await acp.close()).toBe(0);
+  }, calls(4));
 
   it('session/cancel stops a run in flight: the prompt ends "cancelled" and the run is recorded as stopped', async () => {
     world.server.enqueue(reply().hang());

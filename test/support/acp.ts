@@ -29,6 +29,8 @@ export interface AcpOptions {
   onPermission?: (request: acp.RequestPermissionRequest) => Promise<acp.RequestPermissionResponse> | acp.RequestPermissionResponse;
   clientName?: string;
   env?: NodeJS.ProcessEnv;
+  /** Offer the editor's file system (fs/read_text_file, fs/write_text_file) with these handlers. */
+  fs?: { read?: (path: string) => string; write?: (path: string, content: string) => void };
 }
 
 export function acpArgs(world: Pick<CliWorld, 'server' | 'dataDir'>): string[] {
@@ -50,12 +52,20 @@ export async function startAcp(world: Pick<CliWorld, 'server' | 'dataDir' | 'wor
       if (!opts.onPermission) return { outcome: { outcome: 'cancelled' } };
       return opts.onPermission(params);
     });
+  if (opts.fs?.read) {
+    const read = opts.fs.read;
+    app.onRequest(acp.methods.client.fs.readTextFile, ({ params }) => ({ content: read(params.path) }));
+  }
+  if (opts.fs?.write) {
+    const write = opts.fs.write;
+    app.onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => (write(params.path, params.content), {}));
+  }
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>);
   const connection = app.connect(stream);
   const agent = connection.agent;
   const initialized = await agent.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientCapabilities: { fs: { readTextFile: !!opts.fs?.read, writeTextFile: !!opts.fs?.write }, terminal: false },
     clientInfo: { name: opts.clientName ?? 'test-editor', version: '1.0.0' },
   });
   return {

@@ -561,6 +561,7 @@ export class CallPipeline {
       ...(answer !== undefined ? { answer } : {}),
       ...(decision ? { approvedByPerson: decision.byPerson, decisionReasons: decision.reasons } : {}),
       openBackgroundRequest: (spec) => this.openBackgroundRequest(run, row, spec, options),
+      ...(this.core.editors.has(run.conversation_id) ? { editor: this.core.editors.get(run.conversation_id)! } : {}),
       usage: {
         inputTokens: run.input_tokens,
         outputTokens: run.output_tokens,

@@ -19,6 +19,7 @@ import type { RunLaterPath } from './path-guard';
 import type { ContentReader } from '../../shared/content-reader';
 import { GuardedContentReader } from './content-reader';
 import { ProjectInstructions } from './project-instructions';
+import type { EditorFiles } from './tool';
 
 export interface RunOptions {
   provider: ProviderConfig;
@@ -78,6 +79,8 @@ export class RuntimeCore {
    * parked with it (a subagent parked with its call) ends too. The host's subagent wiring registers one.
    */
   readonly parkedEndHooks = new Set<(run: RunRow, reason: string) => void>();
+  /** Editors serving conversations' files (`deskhand acp`), by conversation id (tool.ts EditorFiles). */
+  readonly editors = new Map<string, EditorFiles>();
   /** Where mission scopes come from (a host's Tower service). */
   readonly scopeLookups = new Set<ScopeLookup>();
   /** Where a conversation's inherited ceilings come from (a host's subagent wiring: its parent's plan mode…). */

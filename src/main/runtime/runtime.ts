@@ -27,7 +27,7 @@ import { ToolRegistry } from './registry';
 import { explainCall, type ExplainResult } from './explain';
 import { RunLoop } from './run-loop';
 import { runOwnerAlive } from '../services/processes/proc-info';
-import type { ToolDefinition } from './tool';
+import type { EditorFiles, ToolDefinition } from './tool';
 import type { ContentReader } from '../../shared/content-reader';
 import type { RunLaterPath } from './path-guard';
 import { userContent } from './user-content';
@@ -166,6 +166,14 @@ export class Runtime {
   addParkedEndHook(hook: (run: RunRow, reason: string) => void): () => void {
     this.core.parkedEndHooks.add(hook);
     return () => this.core.parkedEndHooks.delete(hook);
+  }
+
+  /** An editor serves this conversation's text files from now on (`deskhand acp`); returns its removal. */
+  linkEditor(conversationId: string, editor: EditorFiles): () => void {
+    this.core.editors.set(conversationId, editor);
+    return () => {
+      if (this.core.editors.get(conversationId) === editor) this.core.editors.delete(conversationId);
+    };
   }
 
   /** A source of mission scopes (a host's Tower service) the approval engine holds conversations to; returns its remover. */

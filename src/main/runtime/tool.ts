@@ -128,6 +128,8 @@ export interface FileSnapshot {
   ino: number;
   /** sha256 of the content, for files small enough to hash (a same-size rewrite within one mtime tick is caught). */
   sha256?: string;
+  /** 'editor': taken from the editor's buffer (EditorFiles), so only the content counts (the disk may lag behind). */
+  source?: 'editor';
 }
 
 /** Per-conversation state that tools may read and change (persisted by the runtime after each step). */
@@ -162,6 +164,19 @@ export interface TodoItem {
 
 /** Family state a tool changed, published to the UI as a typed event (never polled). */
 export type StateUpdate = { slot: 'todos'; value: TodoItem[] };
+
+/**
+ * The person's editor as the file system of a conversation (`deskhand acp` with a client that offers `fs/*`): text
+ * files are read from its buffers (unsaved changes included) and written through it. The file tools still resolve,
+ * contain and approve every path first; this only replaces the bytes' source and sink. `readText` returns null when
+ * the editor does not have the file (the disk is read then).
+ */
+export interface EditorFiles {
+  readText?(absPath: string, signal: AbortSignal): Promise<string | null>;
+  writeText?(absPath: string, content: string, signal: AbortSignal): Promise<void>;
+  /** Who, for the result line ("the editor (Zed)"). */
+  readonly name: string;
+}
 
 export interface ToolContext {
   readonly runId: string;
@@ -210,6 +225,8 @@ export interface ToolContext {
    * answer goes to the task (RuntimeOptions `onBackgroundAnswer`), never to this call or its run. Returns its id.
    */
   openBackgroundRequest?(spec: InputSpec & { taskId: string }): string;
+  /** The conversation's editor, when one serves its files (EditorFiles); absent otherwise. */
+  readonly editor?: EditorFiles;
 }
 
 export interface ToolResult {

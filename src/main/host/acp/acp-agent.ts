@@ -16,6 +16,7 @@ import type { RunEvent } from '../../../shared/events';
 import type { AppService } from '../app/app-service';
 import { createDispatch, type Dispatch } from '../app/dispatch';
 import type { Logger } from '../assembly/logger';
+import type { EditorFiles } from '../../runtime/tool';
 import {
   decisionOf,
   denialReason,
@@ -70,6 +71,8 @@ export interface EditorMcp {
 export interface AcpAgentOptions {
   service: AppService;
   mcp: EditorMcp;
+  /** Makes the editor the file system of a conversation's file tools (Runtime.linkEditor); returns the unlink. */
+  linkEditor: (conversationId: string, files: EditorFiles) => () => void;
   version: string;
   log: Logger;
   /** Told who answered in the editor once `initialize` names the client (decideApproval records it). */
@@ -83,6 +86,9 @@ export class AcpAgent {
   private readonly editorServers = new Map<string, string>();
   private client: acp.AgentContext | null = null;
   private clientName = 'the editor';
+  /** What of the editor's file system the client offers (`initialize`'s clientCapabilities.fs). */
+  private fs = { read: false, write: false };
+  private readonly unlinks: (() => void)[] = [];
   private reconciling: Promise<void> = Promise.resolve();
   private readonly off: () => void;
 
@@ -104,6 +110,7 @@ export class AcpAgent {
       })
       .onRequest(sdk.methods.agent.initialize, ({ params, client }) => {
         this.client = client;
+        this.fs = { read: params.clientCapabilities?.fs?.readTextFile === true, write: params.clientCapabilities?.fs?.writeTextFile === true };
         const info = params.clientInfo;
         if (info?.name) this.clientName = `the editor (${info.title ?? info.name})`;
         this.opts.setAnsweredBy(this.clientName);
@@ -170,6 +177,7 @@ export class AcpAgent {
 
   close(): void {
     this.off();
+    for (const unlink of this.unlinks.splice(0)) unlink();
     for (const session of this.sessions.values()) {
       for (const ask of session.asking.values()) ask.abort();
       for (const o of session.output.values()) if (o.timer) clearTimeout(o.timer);
@@ -183,7 +191,30 @@ export class AcpAgent {
     if (existing) return existing;
     const session: Session = { id, cwd, runs: new Set(), ended: new Map(), prompt: null, cancelled: false, asking: new Map(), told: new Set(), output: new Map(), calls: new Map() };
     this.sessions.set(id, session);
+    if (this.fs.read || this.fs.write) this.unlinks.push(this.opts.linkEditor(id, this.editorFiles(id)));
     return session;
+  }
+
+  /**
+   * The editor's file system for one session: file tools read its buffers (unsaved changes included) and write
+   * through it, after the path was resolved, contained and approved as for the disk (tool.ts EditorFiles).
+   */
+  private editorFiles(sessionId: string): EditorFiles {
+    const files: EditorFiles = { name: this.clientName };
+    if (this.fs.read) {
+      files.readText = async (path, signal) => {
+        if (!this.client) return null;
+        const r = await this.client.request('fs/read_text_file', { sessionId, path }, { cancellationSignal: signal });
+        return typeof r.content === 'string' ? r.content : null;
+      };
+    }
+    if (this.fs.write) {
+      files.writeText = async (path, content, signal) => {
+        if (!this.client) throw new Error('the editor is gone');
+        await this.client.request('fs/write_text_file', { sessionId, path, content }, { cancellationSignal: signal });
+      };
+    }
+    return files;
   }
 
   private track(session: Session, runId: string): void {

@@ -9,7 +9,7 @@ import { copyFile, lstat, open, readFile, readlink, realpath, rename, unlink } f
 import { basename, dirname, join } from 'node:path';
 import { ToolError } from '../../../shared/errors';
 import { resolvedDir } from '../../runtime/path-guard';
-import type { ConversationState, FileSnapshot } from '../../runtime/tool';
+import type { ConversationState, FileSnapshot, ToolContext } from '../../runtime/tool';
 import { errno, fsError } from './fs-errors';
 
 export interface AtomicWriteOptions {
@@ -128,6 +128,24 @@ export function snapshotOf(path: string, st: Stats, content?: string | Uint8Arra
   return snap;
 }
 
+/** A snapshot of the editor's buffer of a file (EditorFiles): its content is all that identifies it. */
+export function editorSnapshot(path: string, content: string | Uint8Array): FileSnapshot {
+  return { path, mtimeMs: 0, size: typeof content === 'string' ? Buffer.byteLength(content) : content.length, ino: 0, sha256: contentHash(content), source: 'editor' };
+}
+
+/**
+ * The file's text as the conversation's editor holds it (unsaved changes included), or null: no editor serves this
+ * conversation's files, it does not have this one, or it failed to answer (the disk is used then).
+ */
+export async function editorText(ctx: ToolContext, abs: string): Promise<string | null> {
+  if (!ctx.editor?.readText) return null;
+  try {
+    return await ctx.editor.readText(abs, ctx.signal);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The snapshot token read_file shows the model (Spec I's edit snapshot): the whole file's identity, size, mtime and,
  * for small files, content, in 16 characters. edit_file compares the token it is given with the file as it is now.
@@ -178,7 +196,7 @@ export async function inspectWriteTarget(abs: string, shown: string): Promise<Wr
  * The read-before-write rule: an existing file may only be replaced after read_file read it in this conversation,
  * and only if it has not changed on disk since (inode, size, mtime and, for small files, the content hash must match).
  */
-export async function assertFresh(state: ConversationState, abs: string, shown: string, st: Stats): Promise<void> {
+export async function assertFresh(state: ConversationState, abs: string, shown: string, st: Stats, inEditor: string | null = null): Promise<void> {
   const snap = state.getFileSnapshot(abs);
   if (!snap) {
     throw new ToolError(
@@ -186,6 +204,16 @@ export async function assertFresh(state: ConversationState, abs: string, shown: 
         '(this protects changes you have not seen).',
       'stale_file',
       { path: abs, reason: 'not_read' },
+    );
+  }
+  // The editor's buffer is the file (EditorFiles): its content against what was read, whatever the disk says now.
+  if (snap.sha256 !== undefined && (inEditor !== null || snap.source === 'editor')) {
+    const current = inEditor ?? (await readFile(abs).catch(() => null));
+    if (current !== null && contentHash(current) === snap.sha256) return;
+    throw new ToolError(
+      `${shown} changed since you last read it (in the editor or on disk). Nothing was written. Read it again with read_file, then redo the change against the current content.`,
+      'stale_file',
+      { path: abs, reason: 'changed' },
     );
   }
   const contentChanged = async (): Promise<boolean> => snap.sha256 !== undefined && (await hashFileIfSmall(abs, st.size)) !== snap.sha256;

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
-import { assertFresh, atomicWriteFile, inspectWriteTarget, snapshotOf, snapshotToken } from './atomic-write';
+import { assertFresh, atomicWriteFile, editorSnapshot, editorText, inspectWriteTarget, snapshotOf, snapshotToken } from './atomic-write';
 import { unifiedDiff } from './diff-preview';
 import { fsError, plural, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
@@ -85,14 +85,17 @@ async function plan(args: Args, ctx: ToolContext): Promise<EditPlan> {
   if (!target.exists) {
     throw new ToolError(`File not found: ${shown}. Use find or ls to locate it; to create a new file use write_file.`, 'not_found');
   }
-  await assertFresh(ctx.state, abs, shown, target.stat);
+  // The editor's buffer, when an editor serves this conversation's files, is what is edited (unsaved changes included).
+  const inEditor = await editorText(ctx, abs);
+  await assertFresh(ctx.state, abs, shown, target.stat, inEditor);
   let raw: Buffer;
   try {
-    raw = await readFile(abs);
+    raw = inEditor !== null ? Buffer.from(inEditor, 'utf8') : await readFile(abs);
   } catch (err) {
     throw fsError(err, shown, 'file');
   }
-  if (args.snapshot !== undefined && args.snapshot.trim() !== snapshotToken(snapshotOf(abs, target.stat, raw))) {
+  const tokens = inEditor !== null ? [snapshotToken(snapshotOf(abs, target.stat, raw)), snapshotToken(editorSnapshot(abs, raw))] : [snapshotToken(snapshotOf(abs, target.stat, raw))];
+  if (args.snapshot !== undefined && !tokens.includes(args.snapshot.trim())) {
     throw new ToolError(
       `${shown} changed on disk since the read that returned snapshot ${args.snapshot.trim()} (or the snapshot belongs to another file). ` +
         'Nothing was written. Read it again with read_file and retry with the new snapshot.',
@@ -190,8 +193,15 @@ export const editFileTool = defineTool({
     throwIfAborted(ctx.signal);
     let token: string;
     try {
-      const st = await atomicWriteFile(p.abs, p.after, { mode: p.mode, uid: p.uid, gid: p.gid });
-      const snap = snapshotOf(p.abs, st, p.after);
+      let snap;
+      if (ctx.editor?.writeText) {
+        // Through the editor: its buffer takes the change (and the editor saves it as it saves any edit).
+        await ctx.editor.writeText(p.abs, p.after, ctx.signal);
+        snap = editorSnapshot(p.abs, p.after);
+      } else {
+        const st = await atomicWriteFile(p.abs, p.after, { mode: p.mode, uid: p.uid, gid: p.gid });
+        snap = snapshotOf(p.abs, st, p.after);
+      }
       ctx.state.recordFileSnapshot(snap);
       token = snapshotToken(snap);
     } catch (err) {

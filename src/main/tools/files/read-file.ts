@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import { openVerified } from '../../runtime/path-guard';
-import { contentHash, SNAPSHOT_HASH_LIMIT, snapshotOf, snapshotToken } from './atomic-write';
+import { contentHash, editorSnapshot, editorText, SNAPSHOT_HASH_LIMIT, snapshotOf, snapshotToken } from './atomic-write';
 import { formatBytes, fsError, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
 
@@ -228,6 +228,31 @@ async function wholeFile(fh: Handle, size: number): Promise<Buffer | undefined> 
   return got === size ? buf : undefined;
 }
 
+/**
+ * The file's text as the conversation's editor holds it, when an editor serves its files and its buffer differs from
+ * the disk (null otherwise: the disk is read). An editor that fails to answer is not trusted to have the file.
+ */
+async function editorBuffer(ctx: ToolContext, abs: string, fh: Handle, diskSize: number): Promise<Buffer | null> {
+  const text = await editorText(ctx, abs);
+  if (text === null) return null;
+  const data = Buffer.from(text, 'utf8');
+  if (data.length === diskSize) {
+    const disk = await wholeFile(fh, diskSize);
+    if (disk?.equals(data)) return null;
+  }
+  return data;
+}
+
+/** An in-memory stand-in for a file handle over the editor's buffer: the readers above work on it unchanged. */
+function bufferHandle(data: Buffer): Handle {
+  const read = async (buf: Buffer, offset: number, length: number, position: number) => {
+    const n = Math.max(0, Math.min(length, data.length - position));
+    data.copy(buf, offset, position, position + n);
+    return { bytesRead: n, buffer: buf };
+  };
+  return { read, close: async () => undefined } as unknown as Handle;
+}
+
 function isBinary(sniff: Buffer, n: number): boolean {
   return sniff.subarray(0, n).includes(0);
 }
@@ -348,9 +373,13 @@ export const readFileTool = defineTool({
     }
     try {
       const fst = await fh.stat();
-      const size = fst.size;
+      // The editor's buffer (unsaved changes included) stands in for the disk's bytes when it differs; the path was
+      // resolved, contained and verified above exactly as for the disk.
+      const buffer = args.since_byte === undefined ? await editorBuffer(ctx, abs, fh, fst.size) : null;
+      const src = buffer ? bufferHandle(buffer) : fh;
+      const size = buffer ? buffer.length : fst.size;
       const sniff = Buffer.allocUnsafe(Math.min(SNIFF_BYTES, Math.max(size, 1)));
-      const sniffed = size > 0 ? await pread(fh, sniff, sniff.length, 0) : 0;
+      const sniffed = size > 0 ? await pread(src, sniff, sniff.length, 0) : 0;
       if (args.since_byte !== undefined && (args.since_byte > 0 || (args.line_offset === undefined && args.n_lines === undefined))) {
         if (args.line_offset !== undefined || args.n_lines !== undefined) {
           throw new ToolError('A nonzero since_byte cannot be combined with line_offset or n_lines: read by bytes (since_byte) or by lines, not both.', 'invalid_args');
@@ -359,11 +388,11 @@ export const readFileTool = defineTool({
         return { output: await readSince(fh, fst, args.since_byte, args.inode, ctx.signal) };
       }
       // Recorded for binary files too: the conversation has seen what is there, so write_file may replace it whole.
-      const snap = snapshotOf(abs, fst);
-      const whole = await wholeFile(fh, size);
+      const snap = buffer ? editorSnapshot(abs, buffer) : snapshotOf(abs, fst);
+      const whole = buffer ? undefined : await wholeFile(src, size);
       if (whole) snap.sha256 = contentHash(whole);
       ctx.state.recordFileSnapshot(snap);
-      const snapshotLine = `\n[snapshot: ${snapshotToken(snap)}]`;
+      const snapshotLine = `${buffer ? `\n[Read from the unsaved buffer in ${ctx.editor!.name}: it differs from the file on disk.]` : ''}\n[snapshot: ${snapshotToken(snap)}]`;
       if (isBinary(sniff, sniffed)) {
         const what = ext === '.pdf' ? 'a PDF' : 'a binary file';
         throw new ToolError(`${shown} is ${what} (${formatBytes(size)}; it contains NUL bytes). read_file reads text only; use stat for its metadata.`);
@@ -379,7 +408,7 @@ export const readFileTool = defineTool({
       if (offset >= 0) {
         const startLine = Math.max(1, offset);
         const want = Math.min(requested, READ_MAX_LINES);
-        result = await readForward(fh, size, 0, 1, startLine - 1, want, ctx.signal, redactOf(ctx));
+        result = await readForward(src, size, 0, 1, startLine - 1, want, ctx.signal, redactOf(ctx));
         if (result.lines.length === 0) {
           const total = result.linesAtEof ?? 0;
           return {
@@ -391,18 +420,18 @@ export const readFileTool = defineTool({
       } else {
         const k = -offset;
         const want = Math.min(requested, k, READ_MAX_LINES);
-        const tail = await locateTail(fh, size, k, ctx.signal);
+        const tail = await locateTail(src, size, k, ctx.signal);
         if (tail.total !== null) {
           // Reached the start: the file has at most k lines.
           if (tail.total < k) notes.push(`The file has only ${tail.total} lines; showing from line 1.`);
-          result = await readForward(fh, size, 0, 1, 0, Math.min(want, tail.total), ctx.signal, redactOf(ctx));
+          result = await readForward(src, size, 0, 1, 0, Math.min(want, tail.total), ctx.signal, redactOf(ctx));
         } else if (tail.start <= COUNT_FROM_TOP_LIMIT) {
           // Line numbers from the top, as a forward read shows them: count the newlines before the tail.
-          const before = await countNewlines(fh, tail.start, ctx.signal);
-          result = await readForward(fh, size, tail.start, before + 1, 0, want, ctx.signal, redactOf(ctx));
+          const before = await countNewlines(src, tail.start, ctx.signal);
+          result = await readForward(src, size, tail.start, before + 1, 0, want, ctx.signal, redactOf(ctx));
         } else {
           // A huge file: numbered from the end (what line_offset takes), without reading what comes before.
-          result = await readForward(fh, size, tail.start, -k, 0, want, ctx.signal, redactOf(ctx));
+          result = await readForward(src, size, tail.start, -k, 0, want, ctx.signal, redactOf(ctx));
           notes.push(
             `Lines are numbered from the end (-1 = the last line; line_offset takes these numbers): ${shown} is ${formatBytes(size)}, and numbering from the top would mean reading all of it.`,
           );

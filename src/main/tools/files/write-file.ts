@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { SecretRedactor, type RedactionMatch } from '../../runtime/redaction';
 import { defineTool, type ToolContext } from '../../runtime/tool';
-import { assertFresh, atomicAppendFile, atomicWriteFile, hashFileIfSmall, inspectWriteTarget, snapshotOf, type WriteTarget } from './atomic-write';
+import { assertFresh, atomicAppendFile, atomicWriteFile, editorSnapshot, editorText, hashFileIfSmall, inspectWriteTarget, snapshotOf, type WriteTarget } from './atomic-write';
 import { unifiedDiff } from './diff-preview';
 import { countLines, formatBytes, fsError, plural, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
@@ -32,6 +32,8 @@ interface Plan {
   shown: string;
   target: WriteTarget;
   mode: 'overwrite' | 'append';
+  /** The editor's buffer of the file, when an editor serves this conversation's files and has it. */
+  inEditor: string | null;
 }
 
 /** What finds secrets in text: the runtime's redactor (exact secrets it holds, and credential shapes). */
@@ -75,10 +77,11 @@ async function plan(args: Args, ctx: ToolContext, finder: SecretFinder): Promise
   const shown = displayPath(abs, ctx.state.cwd);
   const target = await inspectWriteTarget(abs, shown);
   const mode = args.mode ?? 'overwrite';
+  const inEditor = target.exists ? await editorText(ctx, abs) : null;
   if (target.exists) {
-    await assertFresh(ctx.state, abs, shown, target.stat);
-    if (mode === 'overwrite' && target.stat.size <= SECRET_CHECK_LIMIT) {
-      const old = await readExisting(abs, shown, target.stat.size);
+    await assertFresh(ctx.state, abs, shown, target.stat, inEditor);
+    if (mode === 'overwrite' && (inEditor !== null || target.stat.size <= SECRET_CHECK_LIMIT)) {
+      const old = inEditor ?? (await readExisting(abs, shown, target.stat.size));
       const dropped = old === null ? [] : droppedSecretLines(old, args.content, finder);
       if (dropped.length > 0) {
         const list = dropped.slice(0, 10).map((d) => `line ${d.line} (${d.name})`).join(', ') + (dropped.length > 10 ? ', …' : '');
@@ -91,7 +94,7 @@ async function plan(args: Args, ctx: ToolContext, finder: SecretFinder): Promise
       }
     }
   }
-  return { abs, shown, target, mode };
+  return { abs, shown, target, mode, inEditor };
 }
 
 async function readExisting(abs: string, shown: string, size: number): Promise<string | null> {
@@ -130,7 +133,7 @@ export const createWriteFile = (secrets: SecretFinder) =>
             preview: unifiedDiff(p.shown, null, args.content),
           };
         }
-        const old = await readExisting(p.abs, p.shown, p.target.stat.size);
+        const old = p.inEditor ?? (await readExisting(p.abs, p.shown, p.target.stat.size));
         if (p.mode === 'append') {
           const description = `Append ${plural(addLines, 'line')} (${formatBytes(Buffer.byteLength(args.content))}) to ${p.shown}`;
           if (old === null) {
@@ -147,6 +150,17 @@ export const createWriteFile = (secrets: SecretFinder) =>
       const p = await plan(args, ctx, secrets);
       throwIfAborted(ctx.signal);
       try {
+        if (ctx.editor?.writeText) {
+          // Through the editor (its buffer takes the content; it saves as it saves any edit): what is written is
+          // the whole new text, an append included.
+          if (!p.target.exists) await mkdir(dirname(p.abs), { recursive: true });
+          const before = p.mode === 'append' && p.target.exists ? (p.inEditor ?? (await readFile(p.abs, 'utf8'))) : '';
+          const text = before + args.content;
+          await ctx.editor.writeText(p.abs, text, ctx.signal);
+          ctx.state.recordFileSnapshot(editorSnapshot(p.abs, text));
+          const verb = !p.target.exists ? 'Created' : p.mode === 'append' ? 'Appended to' : 'Overwrote';
+          return { output: `${verb} ${p.shown} through ${ctx.editor.name}: ${plural(countLines(args.content), 'line')} (${formatBytes(Buffer.byteLength(args.content))}) written. File size is now ${formatBytes(Buffer.byteLength(text))}.` };
+        }
         let st;
         if (!p.target.exists) {
           await mkdir(dirname(p.abs), { recursive: true });
