@@ -57,7 +57,10 @@ describe('deskhand acp with the SDK client', () => {
 
     const calls = updatesOf(acp, 'tool_call');
     expect(calls).toContainEqual(expect.objectContaining({ toolCallId: asked.toolCall.toolCallId, kind: 'edit', status: 'pending' }));
-    expect(updatesOf(acp, 'tool_call_update').filter((u) => u.toolCallId === asked.toolCall.toolCallId).at(-1)).toMatchObject({ status: 'completed' });
+    const finished = updatesOf(acp, 'tool_call_update').filter((u) => u.toolCallId === asked.toolCall.toolCallId).at(-1)!;
+    expect(finished).toMatchObject({ status: 'completed' });
+    // The completed call keeps its diff beside its output.
+    expect(finished.content).toContainEqual(expect.objectContaining({ type: 'diff', newText: 'hi from the editor' }));
     // Who cleared the call, as the transcript shows it: a person, in the editor that said its name in initialize.
     expect(rawAll(world.dataDir, 'SELECT cleared_by, via FROM call_notes WHERE cleared_by IS NOT NULL')).toEqual([{ cleared_by: 'person', via: 'the editor (zed-test)' }]);
     expect(await acp.close()).toBe(0);

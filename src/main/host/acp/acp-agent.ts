@@ -32,6 +32,7 @@ import {
   toolLocations,
   toolTitle,
   mcpConfigOf,
+  type AcpToolContent,
   type AcpUpdate,
   type EditorMcpServer,
   type PromptBlock,
@@ -57,6 +58,8 @@ interface Session {
   told: Set<string>;
   /** Live output per call, sent at most every OUTPUT_FLUSH_MS. */
   output: Map<string, { text: string; timer: NodeJS.Timeout | null }>;
+  /** The diff each asked-about write showed, kept on its tool call when it completes (content replaces content). */
+  diffs: Map<string, AcpToolContent[]>;
   /** What each call is, for updates that carry only its id. */
   calls: Map<string, { tool: string; args: unknown }>;
 }
@@ -189,7 +192,7 @@ export class AcpAgent {
   private open(id: string, cwd: string): Session {
     const existing = this.sessions.get(id);
     if (existing) return existing;
-    const session: Session = { id, cwd, runs: new Set(), ended: new Map(), prompt: null, cancelled: false, asking: new Map(), told: new Set(), output: new Map(), calls: new Map() };
+    const session: Session = { id, cwd, runs: new Set(), ended: new Map(), prompt: null, cancelled: false, asking: new Map(), told: new Set(), output: new Map(), calls: new Map(), diffs: new Map() };
     this.sessions.set(id, session);
     if (this.fs.read || this.fs.write) this.unlinks.push(this.opts.linkEditor(id, this.editorFiles(id)));
     return session;
@@ -314,7 +317,13 @@ export class AcpAgent {
         this.withdraw(session, event.approvalId);
         return;
       }
-      case 'approval.requested':
+      case 'approval.requested': {
+        // The change asked about stays on the tool call (its diff), whoever answers and wherever.
+        const diffs = diffsOf(event.preview, session.cwd);
+        if (diffs.length) session.diffs.set(event.callId, diffs);
+        if (diffs.length) await this.update(session, { sessionUpdate: 'tool_call_update', toolCallId: event.callId, content: diffs });
+        return void this.reconcile((await this.call('listPendingApprovals', {})).approvals);
+      }
       case 'input.requested':
         return void this.reconcile((await this.call('listPendingApprovals', {})).approvals);
       case 'tool.output': {
@@ -331,7 +340,9 @@ export class AcpAgent {
         const o = session.output.get(event.callId);
         if (o?.timer) clearTimeout(o.timer);
         session.output.delete(event.callId);
-        await this.update(session, { sessionUpdate: 'tool_call_update', toolCallId: event.callId, status: resultStatus(event.status), content: textContent(event.output), rawOutput: { status: event.status, durationMs: event.durationMs } });
+        const diffs = session.diffs.get(event.callId) ?? [];
+        session.diffs.delete(event.callId);
+        await this.update(session, { sessionUpdate: 'tool_call_update', toolCallId: event.callId, status: resultStatus(event.status), content: [...diffs, ...textContent(event.output)], rawOutput: { status: event.status, durationMs: event.durationMs } });
         return;
       }
       case 'run.finished': {
