@@ -193,7 +193,14 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   bindRuntime(runtime);
   wireWorkflows(runtime, subagents);
   wireTower(runtime, tower, subagents);
-  wireSubagents(runtime, subagents, { provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })) });
+  wireSubagents(runtime, subagents, {
+    provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
+    // A parked workflow's child answered: the workflow replays here and continues it.
+    resumeCaller: (child, attended) => {
+      const owner = workflows.ownerOf(child);
+      return owner && owner.status === 'parked' ? workflows.resumeParked(owner.id, attended) : null;
+    },
+  });
   return runtime;
 }
 
