@@ -146,6 +146,30 @@ describe('a workflow phase whose child needs a person parks the unattended run',
     expect(textOf(lastMessage(requestsOf('PARENT').at(-1)!).content)).toContain('report: the person refused the write');
   }, 300_000);
 
+  it('cancelled from another process while parked: a later approval of its child runs nothing of it', async () => {
+    route(
+      {
+        'CHILD GATHER': [reply().text('alpha and beta')],
+        'CHILD WRITE': [reply().tool('write_file', { path: 'a.txt', content: 'from the writer\n' }), reply().text('wrote a.txt')],
+      },
+      parentScript(),
+    );
+    const { requestId } = await parkOnWriter();
+    const { id } = workflowRow();
+    const cancelled = await cli(['workflows', 'cancel', id, '--reason', 'not needed']);
+    expect(cancelled.stdout).toContain(`${id} cancelled`);
+    const writerAsked = requestsOf('CHILD WRITE').length;
+
+    const approved = await cli(['runs', 'approve', requestId, '--json']);
+    expect(approved.hung, approved.stderr).toBe(false);
+    expect(existsSync(join(work, 'a.txt'))).toBe(false);
+    expect(requestsOf('CHILD WRITE')).toHaveLength(writerAsked);
+    const writer = rawAll<{ status: string; error: string }>(dataDir, "SELECT status, error FROM subagents WHERE description = 'writer'")[0]!;
+    expect(writer.status).toBe('cancelled');
+    expect(writer.error).toContain(`its workflow ${id} cancelled while it waited for a person`);
+    expect(workflowRow()).toMatchObject({ status: 'cancelled', error: 'not needed' });
+  }, 300_000);
+
   it.each([
     ['a phase renamed', (s: string) => s.replace("phase('Gather'", "phase('Collect'"), /its phase 1 is "Collect" where it was "Gather"/],
     ['a call changed', (s: string) => s.replace('CHILD GATHER: list the facts', 'CHILD GATHER: list other facts'), /its call 1 is agent\(.*list other facts.* where it was agent\(.*list the facts/],

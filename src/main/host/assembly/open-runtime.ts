@@ -198,7 +198,11 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
     // A parked workflow's child answered: the workflow replays here and continues it.
     resumeCaller: (child, attended) => {
       const owner = workflows.ownerOf(child);
-      return owner && owner.status === 'parked' ? workflows.resumeParked(owner.id, attended) : null;
+      if (!owner) return null;
+      if (owner.status === 'parked') return workflows.resumeParked(owner.id, attended);
+      if (owner.status === 'running') return Promise.resolve();
+      // Its workflow ended while it waited (cancelled from another process): it ends too, and nothing of it runs.
+      return subagents.cancel(child.id, `its workflow ${owner.id} ${owner.status} while it waited for a person`);
     },
   });
   return runtime;

@@ -264,7 +264,8 @@ export class WorkflowService {
 
   private async execute(live: Live): Promise<void> {
     const { row } = live;
-    const timer = setTimeout(() => void this.halt(live, { status: 'failed', reason: `stopped at its limit of ${live.limits.maxMinutes} minutes` }), live.limits.maxMinutes * 60_000);
+    const left = Math.max(1_000, live.limits.maxMinutes * 60_000 - (Date.now() - live.started));
+    const timer = setTimeout(() => void this.halt(live, { status: 'failed', reason: `stopped at its limit of ${live.limits.maxMinutes} minutes` }), left);
     // Cancelled from another process (`deskhand workflows cancel`): the row says so.
     const offExternal = this.opts.store.onExternalChange(() => {
       const now = this.rows.get(row.id);
@@ -391,19 +392,20 @@ export class WorkflowService {
       if (entry.status === 'ok') return entry.payload === null ? undefined : (JSON.parse(entry.payload) as unknown);
       if (entry.status === 'error') throw new Error(entry.payload ?? 'the call failed');
     } else {
-      this.rows.issue({ workflow_id: id, seq, method: call.method, args_sha256: sha, summary });
+      // Without an fsync, like a live child's bookkeeping: the park's own commit (fsync'd) comes after it.
+      this.opts.store.withoutFsync(() => this.rows.issue({ workflow_id: id, seq, method: call.method, args_sha256: sha, summary }));
     }
     live.inflight++;
     try {
       const value = await this.handle(live, call, seq);
-      this.rows.answer(id, seq, 'ok', value === undefined ? null : JSON.stringify(value));
+      this.opts.store.withoutFsync(() => this.rows.answer(id, seq, 'ok', value === undefined ? null : JSON.stringify(value)));
       return value;
     } catch (err) {
       if (err instanceof ParkedCall && !live.stop) {
         live.parkedCalls++;
         return never();
       }
-      if (!live.stop) this.rows.answer(id, seq, 'error', err instanceof Error ? err.message : String(err));
+      if (!live.stop) this.opts.store.withoutFsync(() => this.rows.answer(id, seq, 'error', err instanceof Error ? err.message : String(err)));
       throw err;
     } finally {
       live.inflight--;
