@@ -146,6 +146,44 @@ describe('a workflow phase whose child needs a person parks the unattended run',
     expect(textOf(lastMessage(requestsOf('PARENT').at(-1)!).content)).toContain('report: the person refused the write');
   }, 300_000);
 
+  it('a map phase parks on every child that asks; each answer replays the script, which parks again until the last', async () => {
+    const script = `
+const facts = await phase('Gather', async () => agent('CHILD GATHER: list the facts', { description: 'gatherer', type: 'explore' }));
+const done = await phase('Write', async () => map(['one', 'two'], 'CHILD ITEM {{input}}: write it from ' + facts, { description: 'writers' }));
+return done.map((d) => d.status + ': ' + d.result).join(' | ');
+`;
+    route(
+      {
+        'CHILD GATHER': [reply().text('alpha and beta')],
+        'CHILD ITEM one': [reply().tool('write_file', { path: 'one.txt', content: '1\n' }), reply().text('wrote one')],
+        'CHILD ITEM two': [reply().tool('write_file', { path: 'two.txt', content: '2\n' }), reply().text('wrote two')],
+      },
+      [reply().tool('workflow', { script, args: 'x' }), reply().text('workflow started'), reply().text('parent done')],
+    );
+    const first = await cli(['run', '--provider', 'openai', '--base-url', server.baseURL, '--model', 'm', '--policy', 'read-only', '--enable', 'workflows,subagents', '--cwd', work, '--json', 'PARENT: run the workflow']);
+    expect(first.code).toBe(3);
+    const start = (await pending()).approvals.find((a) => a.tool === 'workflow')!;
+    const started = await cli(['runs', 'approve', start.id, '--json']);
+    expect(started.hung, started.stderr).toBe(false);
+    expect(started.code).toBe(3);
+    const writes = (await pending()).approvals.filter((a) => a.tool === 'write_file');
+    expect(writes.map((w) => w.subagent?.description).sort()).toEqual(['writers #1', 'writers #2']);
+    expect(new Set(started.events.filter((e) => e.type === 'run.parked').flatMap((e) => e.approvalIds as string[]))).toEqual(new Set(writes.map((w) => w.id)));
+
+    const one = await cli(['runs', 'approve', writes[0]!.id, '--json']);
+    expect(one.hung, one.stderr).toBe(false);
+    expect(one.code).toBe(3);
+    expect(workflowRow().status).toBe('parked');
+    const two = await cli(['runs', 'approve', writes[1]!.id, '--json']);
+    expect(two.hung, two.stderr).toBe(false);
+    expect(two.code).toBe(0);
+    expect(readFileSync(join(work, 'one.txt'), 'utf8')).toBe('1\n');
+    expect(readFileSync(join(work, 'two.txt'), 'utf8')).toBe('2\n');
+    expect(requestsOf('CHILD GATHER')).toHaveLength(1);
+    expect(workflowRow()).toMatchObject({ status: 'finished', result: 'finished: wrote one | finished: wrote two' });
+    expect(textOf(lastMessage(requestsOf('PARENT').at(-1)!).content)).toContain('finished: wrote one | finished: wrote two');
+  }, 300_000);
+
   it('cancelled from another process while parked: a later approval of its child runs nothing of it', async () => {
     route(
       {
