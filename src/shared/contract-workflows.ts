@@ -20,7 +20,7 @@ export const workflowViewSchema = z.strictObject({
   taskId: z.string().nullable(),
   name: z.string().nullable(),
   args: z.string(),
-  status: z.enum(['running', 'finished', 'failed', 'cancelled', 'interrupted']),
+  status: z.enum(['running', 'parked', 'finished', 'failed', 'cancelled', 'interrupted']),
   phase: z.string().nullable(),
   phases: z.array(workflowPhaseViewSchema),
   progress: z.string().nullable(),

@@ -9,7 +9,7 @@ import { api, errorText } from '../api/client';
 import { useConversations } from '../state/conversations';
 import { formatDuration } from './tool-status';
 
-const STATUS: Record<WorkflowView['status'], string> = { running: 'running', finished: 'done', failed: 'failed', cancelled: 'cancelled', interrupted: 'interrupted' };
+const STATUS: Record<WorkflowView['status'], string> = { running: 'running', parked: 'waiting for a person', finished: 'done', failed: 'failed', cancelled: 'cancelled', interrupted: 'interrupted' };
 
 export function WorkflowsPanel() {
   const conversationId = useConversations((s) => s.selectedId);

@@ -193,7 +193,18 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   bindRuntime(runtime);
   wireWorkflows(runtime, subagents);
   wireTower(runtime, tower, subagents);
-  wireSubagents(runtime, subagents, { provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })) });
+  wireSubagents(runtime, subagents, {
+    provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
+    // A parked workflow's child answered: the workflow replays here and continues it.
+    resumeCaller: (child, attended) => {
+      const owner = workflows.ownerOf(child);
+      if (!owner) return null;
+      if (owner.status === 'parked') return workflows.resumeParked(owner.id, attended);
+      if (owner.status === 'running') return Promise.resolve();
+      // Its workflow ended while it waited (cancelled from another process): it ends too, and nothing of it runs.
+      return subagents.cancel(child.id, `its workflow ${owner.id} ${owner.status} while it waited for a person`);
+    },
+  });
   return runtime;
 }
 

@@ -11,6 +11,7 @@ import { enabledFamiliesOf } from '../../runtime/tool-families';
 import type { ProviderConfig } from '../../services/providers/providers';
 import type { RunRow, Store } from '../../services/store/store';
 import type { ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } from '../../services/subagents/subagent-service';
+import type { SubagentRow } from '../../services/store/modules/subagents';
 import type { RunEvent } from '../../../shared/events';
 import type { RunOutcome } from '../../runtime/runtime';
 import { inheritedCeiling, inheritedPlanFilter } from './subagent-ceilings';
@@ -19,6 +20,11 @@ import { steeringText, type PolicyName } from '../../services/subagents/index';
 export interface SubagentWiring {
   /** The provider for a child whose parent run is not driven by this process (from the parent run's row). */
   provider?(parentRun: RunRow): ProviderConfig | Promise<ProviderConfig>;
+  /**
+   * A foreground child parked by a caller that is not a run (a workflow's script): resumes that caller, which rejoins
+   * the child; settles when the caller ends or parks again. Null: the child is no such caller's.
+   */
+  resumeCaller?(child: SubagentRow, attended: boolean): Promise<unknown> | null;
 }
 
 export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiring: SubagentWiring = {}): () => void {
@@ -90,7 +96,8 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     // A background child has no call to park with, nor a child of a caller that cannot run again (a workflow script, a
     // Tower worker): they wait. A foreground child of spawn/map_subagents parks when its parent's run would.
     // A background child parks when nobody could answer the run that started (or resumed) it: any process resumes it.
-    if (opts.background) return { provider, interactive: opts.attended };
+    // So does a foreground child whose parent run is not driven here (a workflow's: its script replays when answered).
+    if (opts.background || (!live && opts.parks)) return { provider, interactive: opts.attended };
     return { provider, interactive: !opts.parks || !live || live.interactive };
   };
   const childOptions = (provider: ProviderConfig, interactive: boolean, opts: ChildRunOptions) => ({
@@ -110,7 +117,18 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
   const offOwn = runtime.setParkedResume((runId, options) => {
     const run = store.getRun(runId);
     const row = run && subagents.byConversation(run.conversation_id);
-    if (!row || row.status !== 'parked' || row.background !== 1) return null;
+    if (!row || row.status !== 'parked') return null;
+    if (row.background !== 1) {
+      // A workflow's child: its script replays here (answered from its journal) and rejoins the child.
+      const caller = wiring.resumeCaller?.(row, options.interactive ?? false);
+      if (!caller) return null;
+      // Settled when the workflow ended or parked again: what it is now is its task's (ended: a wake-up for the top
+      // conversation; parked: the CLI parks on it), so the answer's own part is done ('finished').
+      return caller.then(() => {
+        const last = store.latestRunForConversation(row.conversation_id)!;
+        return { runId: last.id, conversationId: last.conversation_id, status: 'finished' as const, approvalIds: [] };
+      });
+    }
     resumeProviders.set(row.conversation_id, options.provider);
     return subagents
       .resumeParked(row.id, options.interactive ?? false)

@@ -11,6 +11,7 @@ import { DeskhandError, errorMessage } from '../../../shared/errors';
 import type { ProviderConfig } from '../../services/providers/config';
 import type { RunOutcome, RunOptions } from '../../runtime/runtime';
 import type { AppRuntime as Runtime } from '../assembly/open-runtime';
+import type { TaskRow } from '../../services/store/modules/tasks';
 import { openRuntime, resolveDataDir } from '../assembly/open-runtime';
 import { TaskWakes } from '../background/task-wakes';
 import { renderEvent } from './render';
@@ -105,7 +106,7 @@ async function awaitBackground(
       const tasks = running();
       if (tasks.length === 0 && !wakes.busy(conversationId)) break;
       // Every task left is a subagent parked on a person: this process parks too (exit 3) with their requests.
-      const parked = wakes.busy(conversationId) ? [] : runtime.subagents.parkedTasks(tasks);
+      const parked = wakes.busy(conversationId) ? [] : parkedOn(runtime, tasks);
       if (parked.length) {
         last = { ...last, status: 'parked', approvalIds: parked };
         options.onEvent?.({ type: 'run.parked', runId: last.runId, conversationId, approvalIds: parked });
@@ -127,6 +128,20 @@ async function awaitBackground(
     await wakes.stop();
   }
   return last;
+}
+
+/**
+ * When every task left waits for a person (a background subagent parked, a workflow parked on its children), the
+ * requests they wait for; else none (something can still end while the CLI waits).
+ */
+function parkedOn(runtime: Runtime, tasks: readonly TaskRow[]): string[] {
+  const requests: string[] = [];
+  for (const task of tasks) {
+    const waiting = task.kind === 'workflow' ? runtime.workflows.waitingFor(task.id) : runtime.subagents.parkedTasks([task]);
+    if (waiting.length === 0) return [];
+    requests.push(...waiting);
+  }
+  return [...new Set(requests)];
 }
 
 /**

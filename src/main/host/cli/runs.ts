@@ -8,6 +8,7 @@ import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { costOf, formatCost, runTokens } from '../../../shared/prices';
 import { Store } from '../../services/store/store';
 import { subagentsModule } from '../../services/store/modules/subagents';
+import { workflowsModule } from '../../services/store/modules/workflows';
 import { runOwnerAlive } from '../../services/processes/proc-info';
 import { resolveDataDir } from '../assembly/data-dir';
 import { EXIT, RUNS_OPTIONS, UsageError, print } from './flags';
@@ -64,7 +65,8 @@ export async function runsCommand(args: string[]): Promise<number> {
             process.stdout.write(`${r.id}  ${r.status.padEnd(11)} ${new Date(r.created_at).toISOString()}  ${conv?.title ?? ''}\n`);
           }
           for (const a of pending) {
-            const child = a.subagent ? `  subagent ${a.subagent.id} "${forDisplay(a.subagent.description).text}" of run ${a.subagent.parentRunId ?? '?'}` : '';
+            const flow = a.subagent?.workflow ? ` of workflow ${a.subagent.workflow.id}${a.subagent.workflow.phase ? ` (phase "${forDisplay(a.subagent.workflow.phase).text}")` : ''},` : '';
+            const child = a.subagent ? `  subagent ${a.subagent.id} "${forDisplay(a.subagent.description).text}"${flow} of run ${a.subagent.parentRunId ?? '?'}` : '';
             process.stdout.write(`  waiting: ${a.id}  ${a.kind === 'approval' ? a.tool : `${a.kind} (${a.tool})`}  (${a.risk})  run ${a.run_id}${child}\n`);
           }
         }
@@ -114,9 +116,14 @@ export async function runsCommand(args: string[]): Promise<number> {
   }
 }
 
-/** The subagent whose run asks (its id, type, description and parent run), for listing its requests. */
-function subagentOf(store: Store, runId: string): { subagent?: { id: string; type: string; description: string; parentRunId: string | null } } {
+/**
+ * The subagent whose run asks (its id, type, description and parent run; a workflow's child: the workflow and the
+ * phase it was in), for listing its requests.
+ */
+function subagentOf(store: Store, runId: string): { subagent?: { id: string; type: string; description: string; parentRunId: string | null; workflow?: { id: string; phase: string | null } } } {
   const run = store.getRun(runId);
   const row = run && store.module(subagentsModule).byConversation(run.conversation_id);
-  return row ? { subagent: { id: row.id, type: row.type, description: row.description, parentRunId: row.parent_run_id } } : {};
+  if (!row) return {};
+  const flow = row.parent_run_id && row.parent_call_id?.includes('#') ? store.module(workflowsModule).byChildCall(row.parent_run_id, row.parent_call_id) : undefined;
+  return { subagent: { id: row.id, type: row.type, description: row.description, parentRunId: row.parent_run_id, ...(flow ? { workflow: { id: flow.id, phase: flow.phase } } : {}) } };
 }

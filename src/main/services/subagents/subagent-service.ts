@@ -89,6 +89,11 @@ export interface SubagentCallContext {
    * with it instead of waiting. Callers that cannot be run again (a workflow script, a Tower worker) leave it unset.
    */
   parks?: boolean;
+  /**
+   * Whether a person can answer this caller's children when its run is not driven here (a workflow script: whether
+   * one could answer the run that started or resumed it). Unset: they wait (or, under a live parent run, do as it does).
+   */
+  attended?: boolean;
 }
 
 export interface SpawnInput {
@@ -276,7 +281,13 @@ export class SubagentService {
       void this.launch(row, undefined).catch(() => undefined);
       return row;
     }
+    if (ctx.attended !== undefined) this.attended.set(row.id, ctx.attended);
     return this.launch(row, ctx.signal, false, !!ctx.parks);
+  }
+
+  /** Whether a person can answer this run's requests now (its live options are interactive); unknown runs: yes. */
+  attendedRun(runId: string): boolean {
+    return this.runner?.attended?.(runId) ?? true;
   }
 
   /** One child per item (≤ 100), at most `maxConcurrency` at once; waits for all and returns their rows in order. */
@@ -300,6 +311,7 @@ export class SubagentService {
         ),
       ),
     );
+    if (ctx.attended !== undefined) for (const row of rows) this.attended.set(row.id, ctx.attended);
     const local = new Slots(cap);
     const settled = await Promise.allSettled(
       rows.map(async (row) => {
@@ -336,6 +348,7 @@ export class SubagentService {
     }
     if (now.status !== 'parked') throw new DeskhandError('conflict', `Subagent ${now.id} is ${now.status} in another process; wait_subagents {"ids":["${now.id}"]} collects it.`);
     this.rows.update(now.id, { owner_pid: selfIdentity().pid, owner_start: selfIdentity().start });
+    if (ctx.attended !== undefined) this.attended.set(now.id, ctx.attended);
     return this.launch(this.rows.get(now.id)!, ctx.signal, true, !!ctx.parks);
   }
 

@@ -64,6 +64,11 @@ export class ExternalTasks {
     return this.rows().getTask(id)!;
   }
 
+  /** This process runs the task from now on (a parked one resumed here): another process's recovery sees a live owner. */
+  adopt(id: string): void {
+    this.rows().updateTask(id, { owner_pid: selfIdentity().pid, owner_start: selfIdentity().start });
+  }
+
   update(id: string, progress: unknown): void {
     this.rows().updateTask(id, { progress: JSON.stringify(progress) });
     this.changed(id);

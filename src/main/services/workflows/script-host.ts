@@ -75,7 +75,11 @@ try {
 } catch (err) {
   parentPort.postMessage({ type: 'end', ok: false, error: 'the script host could not start: ' + (err && err.message) });
 }
-parentPort.on('message', (m) => { if (m && m.type === 'reply') deliver(m.id, m.ok, m.payload); });
+parentPort.on('message', (m) => {
+  if (m && m.type === 'reply') deliver(m.id, m.ok, m.payload);
+  // Handled after every reply before it and the script's reactions to them (microtasks): the calls those made came first.
+  else if (m && m.type === 'ping') parentPort.postMessage({ type: 'pong', n: m.n });
+});
 const report = (ok, value) => {
   let payload;
   try { payload = ok ? (value === undefined ? null : (typeof value === 'string' ? value : JSON.stringify(value))) : String(value); } catch (e) { payload = String(value); }
@@ -95,6 +99,8 @@ if (deliver) {
 export interface ScriptCall {
   method: string;
   args: Record<string, unknown> | null;
+  /** The call's place in the order the script made its calls (1, 2, …; notices have none). */
+  seq?: number;
 }
 
 export interface ScriptOutcome {
@@ -116,6 +122,11 @@ export interface RunScriptOptions {
   syncTimeoutMs?: number;
   /** Heap ceiling of the worker. */
   maxHeapMb?: number;
+  /**
+   * Given once the worker runs: `idle()` resolves when the script has reacted to every answer sent so far (it has no
+   * timers, so whatever it does next after an answer is done by then, its new calls already received).
+   */
+  onStart?(controls: { idle(): Promise<void> }): void;
 }
 
 /** Runs a workflow script to its end, its throw, or the signal (which terminates the worker). */
@@ -135,14 +146,32 @@ export function runScript(opts: RunScriptOptions): Promise<ScriptOutcome> {
     const settle = (outcome: ScriptOutcome) => {
       if (settled) return;
       settled = true;
+      for (const done of pongs.values()) done();
+      pongs.clear();
       opts.signal.removeEventListener('abort', stop);
       void worker.terminate();
       resolve(outcome);
     };
+    const pongs = new Map<number, () => void>();
+    let pings = 0;
+    opts.onStart?.({
+      idle: () =>
+        new Promise<void>((resolvePong) => {
+          if (settled) return resolvePong();
+          const n = ++pings;
+          pongs.set(n, resolvePong);
+          worker.postMessage({ type: 'ping', n });
+        }),
+    });
     const stop = () => settle({ ok: false, error: String(opts.signal.reason instanceof Error ? opts.signal.reason.message : (opts.signal.reason ?? 'stopped')) });
     opts.signal.addEventListener('abort', stop, { once: true });
     if (opts.signal.aborted) return stop();
-    worker.on('message', (m: { type: string; text?: string; ok?: boolean; value?: string | null; error?: string }) => {
+    worker.on('message', (m: { type: string; text?: string; ok?: boolean; value?: string | null; error?: string; n?: number }) => {
+      if (m.type === 'pong') {
+        pongs.get(m.n ?? 0)?.();
+        pongs.delete(m.n ?? 0);
+        return;
+      }
       if (m.type === 'end') return settle(m.ok ? { ok: true, value: m.value ?? null } : { ok: false, error: m.error ?? 'the script failed' });
       if (m.type !== 'call' || typeof m.text !== 'string') return;
       let call: { id: number; method: string; args: Record<string, unknown> | null };
@@ -159,7 +188,7 @@ export function runScript(opts: RunScriptOptions): Promise<ScriptOutcome> {
         }
         return;
       }
-      opts.handle({ method: call.method, args: call.args }).then(
+      opts.handle({ method: call.method, args: call.args, seq: call.id }).then(
         (value) => !settled && worker.postMessage({ type: 'reply', id: call.id, ok: true, payload: value === undefined ? null : JSON.stringify(value) }),
         (err: unknown) => !settled && worker.postMessage({ type: 'reply', id: call.id, ok: false, payload: err instanceof Error ? err.message : String(err) }),
       );

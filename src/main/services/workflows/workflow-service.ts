@@ -5,15 +5,25 @@
  * API call it makes is answered here, children through the subagent service (their parent is the run that called
  * `workflow`). Limits (minutes, tokens, cost summed over every child, number of agents) are checked as the children
  * spend; a throw, a spent budget or a cancel stops the script and every child.
+ *
+ * Parking: when nobody can answer the run that started a workflow (`deskhand run --json`, a scheduled fire), a child
+ * that needs a person parks instead of waiting, and once the script can go no further (every call it waits on waits
+ * for parked children, nothing else runs) the run parks: its script host stops, its row says `parked`, its task
+ * survives the process. Every call the script made is in its journal with the answer it got; an answer to a parked
+ * child's request (from any process) resumes the run there: the script runs again from the top, each call it makes
+ * is checked against the journal (same method and arguments, in the same order) and answered from it, and the calls
+ * that were still open rejoin their children (the answered one continues). A script that asks for anything else
+ * than its journal recorded fails instead of mixing results.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DeskhandError } from '../../../shared/errors';
 import type { Store } from '../store/store';
-import { WORKFLOW_TERMINAL, workflowsModule, type WorkflowPhase, type WorkflowRow, type WorkflowStatus } from '../store/modules/workflows';
+import { WORKFLOW_TERMINAL, workflowsModule, type WorkflowJournalEntry, type WorkflowPhase, type WorkflowRow, type WorkflowStatus } from '../store/modules/workflows';
 import { SUBAGENT_TERMINAL, type SubagentRow } from '../store/modules/subagents';
+import { WaitingForPeople } from '../../../shared/waiting';
 import type { TaskRow } from '../store/modules/tasks';
 import type { ExternalTasks } from '../tasks/external-tasks';
 import type { StartQuestionInput } from '../tasks/question-tasks';
@@ -51,8 +61,8 @@ export interface WorkflowCallContext {
 
 export interface WorkflowServiceOptions {
   store: Store;
-  subagents: Pick<SubagentService, 'spawn' | 'map' | 'steer' | 'cancel' | 'post' | 'read' | 'list' | 'get' | 'onChange'>;
-  tasks: Pick<ExternalTasks, 'register' | 'start' | 'finish' | 'update'>;
+  subagents: Pick<SubagentService, 'spawn' | 'map' | 'steer' | 'cancel' | 'post' | 'read' | 'list' | 'get' | 'onChange' | 'attendedRun' | 'waitingRequests'>;
+  tasks: Pick<ExternalTasks, 'register' | 'start' | 'finish' | 'update' | 'adopt'>;
   /** Background questions (`ask`): the task service's question tasks. */
   questions?: { startQuestion(input: StartQuestionInput): { task: TaskRow } };
   dataDir: string;
@@ -67,11 +77,30 @@ interface Live {
   children: Set<string>;
   pending: Map<string, Promise<SubagentRow>>;
   started: number;
-  calls: number;
   limits: WorkflowLimits;
   stop?: { status: WorkflowStatus; reason: string };
   done?: Promise<void>;
+  /** A person can answer its children here: else they park, and so does the run when it can go no further. */
+  attended: boolean;
+  /** What the script's calls got before the run parked (replayed), by their place in its order. */
+  journal: Map<number, WorkflowJournalEntry>;
+  /** The phases recorded before it parked: the replayed script must name them again, in order. */
+  recordedPhases: WorkflowPhase[];
+  phaseAt: number;
+  /** The highest call number the script reached in this process. */
+  seen: number;
+  /** Calls being answered now (not parked), and calls parked on children waiting for a person. */
+  inflight: number;
+  parkedCalls: number;
+  parking?: boolean;
+  /** Resolves once the script has reacted to every answer sent (script-host.ts). */
+  idle?: () => Promise<void>;
 }
+
+/** A call that waits for children parked on a person: it stays open, and the run parks once nothing else can move. */
+class ParkedCall extends Error {}
+
+const never = (): Promise<never> => new Promise<never>(() => undefined);
 
 const SUB_TERMINAL = new Set<string>(SUBAGENT_TERMINAL);
 const TYPES = new Set(['coder', 'explore', 'general']);
@@ -95,6 +124,8 @@ export class WorkflowService {
         const row = this.rows.byTask(task.id);
         return row ? describeRun(row) : (task.summary ?? '');
       },
+      // A parked run waits for a person, not a process: any process resumes it (start-up recovery leaves it).
+      survives: (task) => this.rows.byTask(task.id)?.status === 'parked',
     });
     opts.subagents.onChange((child) => this.onChild(child));
     // Runs a process that is gone left behind are interrupted (their script host went with it).
@@ -137,11 +168,63 @@ export class WorkflowService {
     );
     this.rows.update(id, { task_id: task.id });
     row = this.rows.get(id)!;
-    const live: Live = { row, controller: new AbortController(), ctx, children: new Set(), pending: new Map(), started: Date.now(), calls: 0, limits: r.limits };
-    setMaxListeners(0, live.controller.signal);
+    const live = this.newLive(row, ctx, r.limits, Date.now(), this.opts.subagents.attendedRun(ctx.runId));
     this.live.set(id, live);
     live.done = this.execute(live).catch(() => undefined);
     return row;
+  }
+
+  private newLive(row: WorkflowRow, ctx: WorkflowCallContext, limits: WorkflowLimits, started: number, attended: boolean, journal: WorkflowJournalEntry[] = []): Live {
+    const live: Live = {
+      row, controller: new AbortController(), ctx, children: new Set(), pending: new Map(), started, limits, attended,
+      journal: new Map(journal.map((e) => [e.seq, e])),
+      recordedPhases: journal.length || row.status === 'parked' ? (JSON.parse(row.phases) as WorkflowPhase[]) : [],
+      phaseAt: 0, seen: 0, inflight: 0, parkedCalls: 0,
+    };
+    setMaxListeners(0, live.controller.signal);
+    return live;
+  }
+
+  /** The workflow run a child was started by (its call id is the run's call id and the script's call number). */
+  ownerOf(child: Pick<SubagentRow, 'parent_run_id' | 'parent_call_id'>): WorkflowRow | undefined {
+    if (!child.parent_run_id || !child.parent_call_id?.includes('#')) return undefined;
+    return this.rows.byChildCall(child.parent_run_id, child.parent_call_id);
+  }
+
+  /** The requests a parked run waits for (its parked children's, and their descendants'); none when it is not parked. */
+  waitingFor(taskId: string): string[] {
+    const row = this.rows.byTask(taskId);
+    if (!row || row.status !== 'parked' || this.live.has(row.id)) return [];
+    return [...new Set(this.childrenOf(row).filter((c) => c.status === 'parked').flatMap((c) => this.opts.subagents.waitingRequests(c)))];
+  }
+
+  /**
+   * Resumes a parked run here (an answer to one of its children's requests came): the script replays from its
+   * journal, the answered child continues, and the promise settles when the run ends or parks again. A run that is
+   * not parked, or whose children still all wait, is left as it is.
+   */
+  async resumeParked(id: string, attended: boolean): Promise<WorkflowRow> {
+    const row = this.rows.get(id);
+    if (!row || row.status !== 'parked' || this.live.has(id)) return row!;
+    const children = this.childrenOf(row);
+    if (children.some((c) => c.status === 'parked') && children.filter((c) => c.status === 'parked').every((c) => this.opts.subagents.waitingRequests(c).length > 0)) return row;
+    if (!this.rows.unpark(id)) return this.rows.get(id)!;
+    if (row.task_id) this.opts.tasks.adopt(row.task_id);
+    const now = this.rows.get(id)!;
+    const ctx: WorkflowCallContext = { runId: row.run_id, conversationId: row.conversation_id, callId: row.call_id };
+    // The minutes limit counts the time it ran before it parked, not the time it waited.
+    const live = this.newLive(now, ctx, JSON.parse(row.limits) as WorkflowLimits, Date.now() - Math.max(0, row.updated_at - row.created_at), attended, this.rows.journal(id));
+    for (const c of children) live.children.add(c.id);
+    this.live.set(id, live);
+    this.rows.event(id, 'resume', `replaying ${live.journal.size} recorded call(s)`);
+    this.publish(id);
+    live.done = this.execute(live).catch(() => undefined);
+    await live.done;
+    return this.rows.get(id)!;
+  }
+
+  private childrenOf(row: WorkflowRow): SubagentRow[] {
+    return this.opts.subagents.list(row.conversation_id).filter((c) => c.parent_run_id === row.run_id && !!c.parent_call_id?.startsWith(`${row.call_id}#`));
   }
 
   get(id: string): WorkflowRow | undefined {
@@ -162,7 +245,11 @@ export class WorkflowService {
     if (!row) throw new DeskhandError('not_found', `No workflow run ${id}.`);
     const live = this.live.get(id);
     if (live) await this.halt(live, { status: 'cancelled', reason });
-    else if (row.status === 'running') this.end(row, 'cancelled', { error: reason }, false);
+    else if (row.status === 'running' || row.status === 'parked') {
+      // A parked run's children wait in the store: they end with it (their requests expire).
+      for (const c of this.childrenOf(row)) if (!SUB_TERMINAL.has(c.status)) await this.opts.subagents.cancel(c.id, `its workflow stopped: ${reason}`).catch(() => undefined);
+      this.end(row, 'cancelled', { error: reason }, false);
+    }
     return this.rows.get(id)!;
   }
 
@@ -177,7 +264,8 @@ export class WorkflowService {
 
   private async execute(live: Live): Promise<void> {
     const { row } = live;
-    const timer = setTimeout(() => void this.halt(live, { status: 'failed', reason: `stopped at its limit of ${live.limits.maxMinutes} minutes` }), live.limits.maxMinutes * 60_000);
+    const left = Math.max(1_000, live.limits.maxMinutes * 60_000 - (Date.now() - live.started));
+    const timer = setTimeout(() => void this.halt(live, { status: 'failed', reason: `stopped at its limit of ${live.limits.maxMinutes} minutes` }), left);
     // Cancelled from another process (`deskhand workflows cancel`): the row says so.
     const offExternal = this.opts.store.onExternalChange(() => {
       const now = this.rows.get(row.id);
@@ -190,12 +278,25 @@ export class WorkflowService {
         args: row.args,
         signal: live.controller.signal,
         notice: (call) => this.notice(live, call),
-        handle: (call) => this.handle(live, call),
+        handle: (call) => this.call(live, call),
+        onStart: (controls) => (live.idle = controls.idle),
       });
     } finally {
       clearTimeout(timer);
       offExternal();
     }
+    if (live.parking && !live.stop) {
+      // Parked: its children stay as they are (parked or ended), its task survives; an answer replays it.
+      this.live.delete(row.id);
+      this.rows.park(row.id);
+      this.rows.event(row.id, 'park', `waiting for ${this.waitingFor(row.task_id ?? '').join(', ') || 'a person'}`);
+      this.publish(row.id);
+      return;
+    }
+    // The replayed script ended without making every call it had made before: it is not the same script.
+    const unreached = outcome.ok && !live.stop ? [...live.journal.values()].find((e) => e.seq > live.seen) : undefined;
+    if (unreached) live.stop = { status: 'failed', reason: diverged(`it ended before making call ${unreached.seq} (${unreached.summary})`) };
+    else if (outcome.ok && !live.stop && live.phaseAt < live.recordedPhases.length) live.stop = { status: 'failed', reason: diverged(`it ended before naming phase "${live.recordedPhases[live.phaseAt]!.name}"`) };
     // Whatever ended the script, no child outlives it.
     await this.stopChildren(live, live.stop?.reason ?? (outcome.ok ? 'the workflow ended' : 'the workflow failed'));
     this.live.delete(row.id);
@@ -223,7 +324,15 @@ export class WorkflowService {
     const a = call.args ?? {};
     const id = live.row.id;
     const row = this.rows.get(id)!;
-    if (call.method === 'phase') {
+    if (call.method === 'phase' && live.phaseAt < live.recordedPhases.length) {
+      // Replaying: the phases it named before it parked, again and in order (recorded already).
+      const name = String(a.name).slice(0, 120);
+      const expected = live.recordedPhases[live.phaseAt++]!;
+      if (expected.name !== name) void this.halt(live, { status: 'failed', reason: diverged(`its phase ${live.phaseAt} is "${name}" where it was "${expected.name}"`) });
+      return;
+    } else if (call.method === 'phase_output' && live.recordedPhases.some((p, i) => i < live.phaseAt && p.name === a.name && p.status === 'done')) {
+      return;
+    } else if (call.method === 'phase') {
       const name = String(a.name).slice(0, 120);
       const phases = this.closePhase(row);
       phases.push({ name, status: 'running', output: null, started_at: Date.now(), ended_at: null });
@@ -262,31 +371,91 @@ export class WorkflowService {
     return phases;
   }
 
-  private async handle(live: Live, call: ScriptCall): Promise<unknown> {
+  /**
+   * One call of the script, through the journal: replayed (its recorded answer, once its method and arguments match),
+   * or answered here and recorded. A call that waits for parked children stays open, and may park the run.
+   */
+  private async call(live: Live, call: ScriptCall): Promise<unknown> {
+    if (live.parking) return never();
+    const seq = call.seq ?? 0;
+    const id = live.row.id;
+    const args = JSON.stringify(call.args ?? null);
+    const sha = createHash('sha256').update(`${call.method}\n${args}`).digest('hex');
+    const summary = `${call.method}(${args.slice(0, 100)}${args.length > 100 ? '…' : ''})`;
+    live.seen = Math.max(live.seen, seq);
+    const entry = live.journal.get(seq);
+    if (entry) {
+      if (entry.method !== call.method || entry.args_sha256 !== sha) {
+        void this.halt(live, { status: 'failed', reason: diverged(`its call ${seq} is ${summary} where it was ${entry.summary}`) });
+        return never();
+      }
+      if (entry.status === 'ok') return entry.payload === null ? undefined : (JSON.parse(entry.payload) as unknown);
+      if (entry.status === 'error') throw new Error(entry.payload ?? 'the call failed');
+    } else {
+      // Without an fsync, like a live child's bookkeeping: the park's own commit (fsync'd) comes after it.
+      this.opts.store.withoutFsync(() => this.rows.issue({ workflow_id: id, seq, method: call.method, args_sha256: sha, summary }));
+    }
+    live.inflight++;
+    try {
+      const value = await this.handle(live, call, seq);
+      this.opts.store.withoutFsync(() => this.rows.answer(id, seq, 'ok', value === undefined ? null : JSON.stringify(value)));
+      return value;
+    } catch (err) {
+      if (err instanceof ParkedCall && !live.stop) {
+        live.parkedCalls++;
+        return never();
+      }
+      if (!live.stop) this.opts.store.withoutFsync(() => this.rows.answer(id, seq, 'error', err instanceof Error ? err.message : String(err)));
+      throw err;
+    } finally {
+      live.inflight--;
+      void this.maybePark(live);
+    }
+  }
+
+  /** Parks the run when its script can go no further: calls open only on parked children, no child running. */
+  private async maybePark(live: Live): Promise<void> {
+    const blocked = () =>
+      !live.stop && !live.parking && live.parkedCalls > 0 && live.inflight === 0 &&
+      [...live.children].every((id) => {
+        const c = this.opts.subagents.get(id);
+        return !c || SUB_TERMINAL.has(c.status) || c.status === 'parked';
+      });
+    if (!blocked() || !live.idle) return;
+    await live.idle();
+    if (!blocked()) return;
+    live.parking = true;
+    live.controller.abort(new Error('parked: its children wait for a person'));
+  }
+
+  private async handle(live: Live, call: ScriptCall, seq: number): Promise<unknown> {
     if (live.stop) throw new Error(`the workflow is stopping: ${live.stop.reason}`);
     const a = (call.args ?? {}) as Record<string, unknown>;
     const { ctx } = live;
     switch (call.method) {
       case 'agent': {
-        const child = await this.spawnChild(live, a);
+        const child = await this.spawnChild(live, a, seq);
         const row = await live.pending.get(child.id)!;
+        if (row.status === 'parked') throw new ParkedCall(row.id);
         if (row.status !== 'finished') throw new Error(`agent "${row.description}" ${row.status}: ${row.error ?? ''}`.trim());
         return row.result_schema ? (JSON.parse(row.result ?? 'null') as unknown) : (row.result ?? '');
       }
       case 'spawn':
-        return { id: (await this.spawnChild(live, a)).id };
+        return { id: (await this.spawnChild(live, a, seq)).id };
       case 'wait': {
         const ids = Array.isArray(a.ids) ? a.ids.map(String) : [];
-        for (const id of ids) if (!live.pending.has(id)) throw new Error(`${id} is not an agent this workflow spawned`);
-        const rows = await Promise.all(ids.map((id) => live.pending.get(id)!));
+        const waits = ids.map((id) => this.pendingOf(live, id));
+        const rows = await Promise.all(waits);
+        if (rows.some((r) => r.status === 'parked')) throw new ParkedCall('wait');
         return rows.map(outcomeOf);
       }
       case 'map': {
         const items = Array.isArray(a.items) ? a.items.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : null;
         if (!items || items.length === 0) throw new Error('map(items, template, opts) needs a non-empty array of items');
         if (items.length > 100) throw new Error('map takes at most 100 items');
-        this.count(live, items.length);
-        const callId = `${ctx.callId}#${++live.calls}`;
+        const callId = `${ctx.callId}#${seq}`;
+        const earlier = this.opts.subagents.list(ctx.conversationId).some((r) => r.parent_run_id === ctx.runId && r.parent_call_id === callId);
+        if (!earlier) this.count(live, items.length);
         const started = this.opts.subagents.map(
           {
             promptTemplate: String(a.template ?? ''),
@@ -297,11 +466,16 @@ export class WorkflowService {
             maxConcurrency: Math.min(Number(a.max_concurrency ?? live.limits.maxConcurrency) || 1, live.limits.maxConcurrency),
             limits: this.childLimits(live, a),
           },
-          { runId: ctx.runId, conversationId: ctx.conversationId, callId, signal: live.controller.signal },
+          { runId: ctx.runId, conversationId: ctx.conversationId, callId, signal: live.controller.signal, parks: true, attended: live.attended },
         );
         for (const r of this.opts.subagents.list(ctx.conversationId)) if (r.parent_call_id === callId) live.children.add(r.id);
         this.publish(live.row.id);
-        return (await started).map(outcomeOf);
+        try {
+          return (await started).map(outcomeOf);
+        } catch (err) {
+          if (WaitingForPeople.isInstance(err)) throw new ParkedCall('map');
+          throw err;
+        }
       }
       case 'steer':
         this.mine(live, a.id);
@@ -333,12 +507,28 @@ export class WorkflowService {
     }
   }
 
-  private spawnChild(live: Live, a: Record<string, unknown>): Promise<SubagentRow> {
+  /** A child's end as a wait sees it; a child started before the run parked (not waited for here yet) is rejoined. */
+  private pendingOf(live: Live, id: string): Promise<SubagentRow> {
+    const known = live.pending.get(id);
+    if (known) return known;
+    const row = this.opts.subagents.get(id);
+    if (!row || !live.children.has(id) || !row.parent_run_id || !row.parent_call_id) throw new Error(`${id} is not an agent this workflow spawned`);
+    const { ctx } = live;
+    const done = this.opts.subagents
+      .spawn({ prompt: row.prompt, description: row.description }, { runId: row.parent_run_id, conversationId: ctx.conversationId, callId: row.parent_call_id, signal: live.controller.signal, parks: true, attended: live.attended })
+      .catch(() => this.opts.subagents.get(id)!);
+    live.pending.set(id, done);
+    return done;
+  }
+
+  private spawnChild(live: Live, a: Record<string, unknown>, seq: number): Promise<SubagentRow> {
     const prompt = typeof a.prompt === 'string' ? a.prompt.trim() : '';
     if (!prompt) throw new Error('agent/spawn needs a prompt: the whole task for the child');
-    this.count(live, 1);
     const { ctx } = live;
-    const callId = `${ctx.callId}#${++live.calls}`;
+    // One child per call of the script: the same call replayed after a park rejoins the child it started.
+    const callId = `${ctx.callId}#${seq}`;
+    const earlier = this.opts.subagents.list(ctx.conversationId).some((r) => r.parent_run_id === ctx.runId && r.parent_call_id === callId);
+    if (!earlier) this.count(live, 1);
     const done = this.opts.subagents.spawn(
       {
         prompt,
@@ -347,7 +537,7 @@ export class WorkflowService {
         ...(a.result_schema !== undefined ? { resultSchema: a.result_schema } : {}),
         limits: this.childLimits(live, a),
       },
-      { runId: ctx.runId, conversationId: ctx.conversationId, callId, signal: live.controller.signal },
+      { runId: ctx.runId, conversationId: ctx.conversationId, callId, signal: live.controller.signal, parks: true, attended: live.attended },
     );
     // The child's row is written before spawn's first await: found by its call id.
     const row = this.opts.subagents.list(ctx.conversationId).find((r) => r.parent_call_id === callId);
@@ -396,6 +586,7 @@ export class WorkflowService {
       if (!live.stop && input + output > live.limits.maxTokens) void this.halt(live, { status: 'failed', reason: `stopped at its budget of ${live.limits.maxTokens} tokens (spent ${input + output})` });
       else if (!live.stop && cost > live.limits.maxCostUSD) void this.halt(live, { status: 'failed', reason: `stopped at its cost budget of $${live.limits.maxCostUSD} (estimated $${cost.toFixed(4)})` });
       this.publish(live.row.id);
+      if (child.status === 'parked' || SUB_TERMINAL.has(child.status)) void this.maybePark(live);
     }
   }
 
@@ -470,6 +661,14 @@ export class WorkflowService {
       }
     }
   }
+}
+
+/** Why a replayed script cannot continue: it is not the script that parked (what it asked for differs). */
+function diverged(detail: string): string {
+  return (
+    `the workflow cannot resume: its script asked for something else than before it parked (${detail}). ` +
+    'The script changed, or depends on something that changes between runs (the time, random numbers), so its recorded results were not reused past that point; start the workflow again.'
+  );
 }
 
 function outcomeOf(r: SubagentRow): { id: string; status: string; result: unknown; error: string | null } {
