@@ -94,7 +94,7 @@ export const createCreateComposition = (compositions: CompositionService, printe
         const size = pngSize(bytes);
         rendered = ` rendered from ${args.kind} to a ${size.width}×${size.height} PNG,`;
         kind = 'image';
-      } else if (args.width !== undefined) throw new ToolError('width applies only to mode "static" (an interactive page fills the viewer).');
+      } else if (args.width !== undefined) throw new ToolError('width applies only to mode "static" of an html, svg or markdown page (an interactive page fills the viewer; an image keeps its size).');
       if (args.mode === 'interactive' && args.kind === 'image') throw new ToolError('An image is static: omit mode or give mode "static".');
       try {
         const { detail, version } = compositions.create({
