@@ -20,7 +20,7 @@ import { EgressProxy } from './egress-proxy';
 import { diffOutlines, formatOutline } from './snapshot';
 import type { ActRequest, ActResult, AdoptableTab, BrowserService, BrowserSettings, OwnedGroups, PageInfo, PageNotes, RefInfo, SessionView, SnapshotResult } from './index';
 import { DESCRIBE_ELEMENT, fetchAdoptable, findTarget, hash, performAction } from './actions';
-import { clearParked, parkedPath, readParked, type Parked } from './parked';
+import { anyParked, clearParked, parkedPath, readParked, type Parked } from './parked';
 import { settle, TabWatch } from './settle';
 
 const NAV_TIMEOUT_MS = 30_000;
@@ -480,7 +480,8 @@ export class PlaywrightBrowser implements BrowserService {
     if (!session) return { closed: false, tabs: 0, discarded: { sites: [], kept: [] } };
     this.sessionsById.delete(conversationId);
     const n = session.tabs.size;
-    const discarded = await this.discard(session, this.sessionsById.size === 0);
+    // The last session clears every cookie of a site not kept, unless a parked conversation still needs its sign-ins.
+    const discarded = await this.discard(session, this.sessionsById.size === 0 && !anyParked(this.root));
     await Promise.all([...session.tabs.values()].map((t) => this.release(t)));
     for (const l of this.listeners) l({ conversationId, closed: true });
     if (this.sessionsById.size === 0) await this.stopProcess();
