@@ -5,6 +5,7 @@
  * Pure TypeScript + zod: no Node, no Electron, no DOM.
  */
 import { z } from 'zod';
+import { parseKeptSite } from './browser-sites';
 import { POLICIES, RISK_TIERS } from './tools';
 import { SANDBOX_MODES } from './sandbox';
 import { RULE_SCOPES } from './rules';
@@ -335,6 +336,16 @@ export const settingsSchema = z.strictObject({
       headless: z.boolean().optional(),
       executable: z.string().max(4096).nullable().optional(),
       endpoint: z.string().max(200).nullable().optional(),
+      /**
+       * Sites whose cookies and storage survive `browser_close` (a signed-in profile the person wants kept); every
+       * other site's are discarded when a browser session ends.
+       */
+      keepSignedIn: z
+        .array(
+          z.string().max(300).refine((s) => parseKeptSite(s).ok, { message: 'not a host name such as example.com' }),
+        )
+        .max(100)
+        .optional(),
     })
     .optional(),
 });

@@ -7,11 +7,14 @@ export interface Site extends TestServer {
   /** Form posts received, parsed. */
   submissions: URLSearchParams[];
   uploads: string[];
+  /** The Cookie header of each request to /whoami, with the host it was sent to (undefined: none sent). */
+  cookiesSeen: { host: string; cookie: string | undefined }[];
 }
 
 export async function startSite(): Promise<Site> {
   const submissions: URLSearchParams[] = [];
   const uploads: string[] = [];
+  const cookiesSeen: Site['cookiesSeen'] = [];
   const server = await startServer((req, res, body) => {
     const html = (t: string, b: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(t, b));
     switch (req.url?.split('?')[0]) {
@@ -28,6 +31,13 @@ export async function startSite(): Promise<Site> {
       case '/submit':
         submissions.push(new URLSearchParams(body));
         return html('Thanks', `<p>Thanks, ${new URLSearchParams(body).get('name')?.replace(/</g, '&lt;')}</p>`);
+      case '/login':
+        // A sign-in: a session cookie set by the server, and something kept in the page's local storage.
+        res.setHeader('set-cookie', 'sid=signed-in; Max-Age=3600; Path=/; HttpOnly');
+        return html('Signed in', `<h1>Signed in</h1><script>localStorage.setItem('draft', 'kept locally')</script>`);
+      case '/whoami':
+        cookiesSeen.push({ host: String(req.headers.host ?? ''), cookie: req.headers.cookie });
+        return html('Who', `<h1>${req.headers.cookie ? 'Signed in' : 'Signed out'}</h1>`);
       case '/a':
         return html('Page A', '<h1>Page A</h1><a href="/b">Go to B</a> <a href="/b" target="_blank">B in a new tab</a>');
       case '/b':
@@ -78,5 +88,5 @@ export async function startSite(): Promise<Site> {
         res.writeHead(404).end('not found');
     }
   });
-  return Object.assign(server, { submissions, uploads });
+  return Object.assign(server, { submissions, uploads, cookiesSeen });
 }

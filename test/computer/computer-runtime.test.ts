@@ -250,4 +250,47 @@ it.skipIf(!!missing)('the kill switch stops a run in the middle of typing and th
   zenity.proc.kill('SIGTERM');
 }, 60_000);
 
+it.skipIf(!!missing)('computer_foreground raises a window behind another app and types into it in the same call, through the same grant checks', async () => {
+  const zenity = world.spawnApp('zenity', ['--entry', '--title', 'Behind', '--text', 'Type here']);
+  await world.waitForApp('zenity');
+  const factory = world.spawnApp('gtk3-widget-factory', []);
+  await world.waitForApp('gtk3-widget-factory', 90_000); // a big GTK app: slow to start on a loaded machine
+  const op = new LinuxX11Operator(world.env);
+  try {
+    // The factory took the focus: keys sent now would reach it, not zenity (the test above shows they are refused).
+    await expect.poll(async () => (await op.activeWindow())?.app, { timeout: 60_000 }).toBe('gtk3-widget-factory');
+  } finally {
+    op.close();
+  }
+  const rt = runtime();
+  rt.computer.grants.grant('zenity', ['observe', 'input', 'foreground'], null); // no pointer grant
+  const conv = rt.createConversation({ folder: work, policy: 'high-risk' });
+  rt.setFamilies(conv.id, ['computer'], true);
+  const typed = 'raised then typed';
+  model.enqueue(
+    reply().tool('computer_foreground', { app: 'zenity', action: 'click', x: 5, y: 5 }),
+    reply().tool('computer_foreground', { app: 'zenity', text: typed, key: 'Return' }),
+    reply().text('Done.'),
+  );
+
+  // A click in the same call needs the pointer grant, as computer_pointer does: the call asks (parks) and nothing is raised.
+  const parked = await rt.sendMessage(conv.id, 'fill in the dialog behind', { provider: provider(), interactive: false });
+  expect(parked.status).toBe('parked');
+  const ask = rt.store.getApproval(parked.approvalIds[0]!)!;
+  expect(ask.tool).toBe('computer_foreground');
+  expect(ask.reasons).toContain('the person has not granted pointer on \\"zenity\\": always asks');
+  expect(ask.description).toBe('Bring zenity to the front, then click the point (5, 5)');
+  const denied = await rt.decideApproval(ask.id, { approved: false }, { provider: provider(), interactive: false });
+
+  // Typing and a key need input (granted) and foreground (granted): cleared by the policy, the window is raised and
+  // zenity itself prints what was typed, although the factory was in front.
+  expect(denied?.status).toBe('finished');
+  expect(toolResults(1).at(-1)).toContain('The person denied this call');
+  const done = toolResults(2).at(-1)!;
+  expect(done).toMatch(/^Done: brought "Behind" of zenity to the front, then typed 17 characters with synthesized input, then pressed Return\./);
+  expect(await zenity.exited).toBe(0);
+  expect(zenity.stdout()).toBe(`${typed}\n`);
+  factory.proc.kill('SIGTERM');
+}, 240_000);
+
 void AtspiClient;

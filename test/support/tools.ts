@@ -83,3 +83,28 @@ function lazyCompositions(dataDir: string): CompositionFiles {
 
 const stores = new Map<string, Store>();
 const lazyStore = (dataDir: string): Store => stores.get(dataDir) ?? stores.set(dataDir, new Store(dataDir)).get(dataDir)!;
+
+/**
+ * The whole catalog: every family `builtinTools` assembles plus subagents, summarize_context's compactor, the browser
+ * and computer use, each over a service any use of which fails loudly (for tests that read names and schemas only).
+ */
+export function catalogTools(deps: { dataDir: string }): ToolDefinition[] {
+  const base = builtinTools(deps);
+  const extra = assembleTools({
+    dataDir: deps.dataDir,
+    tasks: noTasks,
+    sandbox: osSandbox,
+    vault: null,
+    redactor: new SecretRedactor(),
+    http: new PinnedHttpClient(),
+    urlGrants: () => [],
+    searchSettings: () => null,
+    secretValues: null,
+    subagents: noService<import('../../src/main/services/subagents/index').Subagents>('subagents'),
+    compactor: noService<import('../../src/main/tools/context/summarize-context').Compactor>('compactor'),
+    browser: noService<import('../../src/main/services/browser/index').BrowserService>('browser'),
+    computer: noService<import('../../src/main/services/computer/index').ComputerUse>('computer'),
+  }).registry.all();
+  const names = new Set(base.map((t) => t.name));
+  return [...base, ...extra.filter((t) => !names.has(t.name))];
+}

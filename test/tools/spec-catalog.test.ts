@@ -1,15 +1,19 @@
 /**
- * The assembled tool set against the reference catalog: Spec I's disclosure table, and descriptions and hints that
- * name only tools that are registered (a model told to call a missing tool wastes a step on an unknown-tool error).
+ * The assembled tool set against the reference catalog: every catalog tool's parameters (names, required or optional,
+ * types and enum values) against the table derived from the specs (spec-params.ts: each parameter's origin, each
+ * deviation with its reason, what a spec asks for that is still missing), Spec I's disclosure table, and descriptions
+ * and hints that name only tools that are registered (a model told to call a missing tool wastes a step on an
+ * unknown-tool error).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toJSONSchema } from 'zod';
 import { makeContext, tempDir } from '../support/tool-context';
-import { builtinTools } from '../support/tools';
+import { catalogTools } from '../support/tools';
+import { BEYOND_CATALOG, NOT_BUILT, SPEC_PARAMS } from './spec-params';
 
-const tools = builtinTools({ dataDir: tempDir('deskhand-data-') });
+const tools = catalogTools({ dataDir: tempDir('deskhand-data-') });
 const byName = new Map(tools.map((t) => [t.name, t]));
 
 /** Spec I, "What each tool reveals". */
@@ -21,25 +25,35 @@ const DISCLOSURE: Record<'public' | 'internal' | 'private', string[]> = {
     'search_tools', 'stat', 'who_is_here',
   ],
   private: [
-    'ask_file_picker', 'ask_user_question', 'ask_user_secret', 'cancel_reminder', 'edit_file', 'execute_command', 'grep', 'http_request', 'list_reminders',
+    'ask_file_picker', 'ask_user_question', 'ask_user_secret', 'browser_act', 'browser_back', 'browser_close', 'browser_navigate', 'browser_screenshot',
+    'browser_snapshot', 'browser_tabs', 'cancel_reminder', 'computer_acknowledge_driver', 'computer_apps', 'computer_end', 'computer_foreground',
+    'computer_grant_app', 'computer_handoff', 'computer_input', 'computer_install_driver', 'computer_observe', 'computer_pointer', 'computer_wait', 'edit_file', 'execute_command', 'grep', 'http_request', 'list_reminders',
     'list_saved_secrets', 'list_subagents', 'list_todos', 'manage_memory', 'manage_scratchpad', 'manage_todos', 'map_subagents', 'post_to_blackboard',
     'propose_lesson', 'read_blackboard', 'read_file', 'read_pdf', 'retrieve_tool_result', 'run_background_jobs', 'spawn_subagent', 'steer_subagent',
     'summarize_context', 'update_work_state', 'use_saved_secret', 'view_memory', 'view_scratchpad', 'wait_for', 'wait_subagents',
   ],
 };
 
-/** Every tool name of the catalog (TOOLS.md), registered or not yet. */
-const CATALOG = [
-  'read_file', 'write_file', 'edit_file', 'ls', 'stat', 'find', 'glob', 'grep', 'mkdir', 'cp', 'mv', 'rm', 'pwd', 'cd', 'read_pdf', 'pdf_page_count',
-  'read_media_file', 'who_is_here', 'execute_command', 'wait_for', 'cancel_wait_for', 'run_background_jobs', 'list_background_jobs',
-  'cancel_background_jobs', 'task_output', 'wait_tasks', 'web_search', 'web_fetch', 'http_request', 'list_todos', 'manage_todos', 'update_work_state',
-  'view_memory', 'manage_memory', 'propose_lesson', 'view_scratchpad', 'manage_scratchpad', 'enter_plan_mode', 'exit_plan_mode', 'propose_goal',
-  'get_goal', 'set_goal_budget', 'report_goal_cycle', 'end_loop', 'add_reminder', 'list_reminders', 'cancel_reminder', 'register_trigger',
-  'list_triggers', 'cancel_trigger', 'context_info', 'get_time', 'retrieve_tool_result', 'summarize_context', 'search_tools', 'spawn_subagent',
-  'map_subagents', 'list_subagents', 'wait_subagents', 'steer_subagent', 'post_to_blackboard', 'read_blackboard', 'ask_user_question',
-  'ask_file_picker', 'ask_user_secret', 'list_saved_secrets', 'use_saved_secret', 'analyze_media', 'generate_media', 'create_composition',
-  'create_pdf', 'publish_composition', 'find_skills', 'load_skill', 'load_skill_section',
-];
+/** Every tool name of the catalog (TOOLS.md's 93), registered or deliberately not. */
+const CATALOG = [...Object.keys(SPEC_PARAMS), ...Object.keys(NOT_BUILT)];
+
+/** A parameter as the table spells it: `name`, `?` when optional, `:type` (`enum:a|b`, `union`, `const`, `any`). */
+function paramKeys(tool: { params: unknown }): string[] {
+  const schema = toJSONSchema(tool.params as never, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, p]) => {
+    const type = Array.isArray(p.enum)
+      ? `enum:${(p.enum as unknown[]).join('|')}`
+      : p.const !== undefined
+        ? 'const'
+        : typeof p.type === 'string'
+          ? p.type
+          : p.anyOf || p.oneOf
+            ? 'union'
+            : 'any';
+    return `${name}${required.has(name) ? '' : '?'}:${type}`;
+  });
+}
 
 const registered = new Set(tools.flatMap((t) => [t.name, ...(t.aliases ?? [])]));
 const missing = CATALOG.filter((n) => !registered.has(n));
@@ -50,6 +64,45 @@ function unregisteredIn(text: string): string[] {
 }
 
 describe('the assembled tool set against the reference catalog', () => {
+  it('has 93 catalog tools: each registered with its table row, or deliberately not built with the reason', () => {
+    expect(new Set(CATALOG).size).toBe(93);
+    for (const name of Object.keys(SPEC_PARAMS)) expect(registered.has(name), `${name} is in the table but not registered`).toBe(true);
+    for (const [name, why] of Object.entries(NOT_BUILT)) {
+      expect(registered.has(name), `${name} is registered now: give it a row in spec-params.ts`).toBe(false);
+      expect(why.length).toBeGreaterThan(20);
+    }
+    // Everything registered is a catalog tool or listed beyond it with its source.
+    const unlisted = tools.map((t) => t.name).filter((n) => !(n in SPEC_PARAMS) && !(n in BEYOND_CATALOG));
+    expect(unlisted).toEqual([]);
+    expect(byName.get('find')?.aliases).toContain('glob');
+  });
+
+  it.each(Object.keys(SPEC_PARAMS))('%s takes exactly the parameters of its table row', (name) => {
+    const row = SPEC_PARAMS[name]!;
+    const actual = paramKeys(byName.get(name)!);
+    const expected = Object.keys(row.params);
+    const stale = Object.keys(row.missing ?? {}).filter((k) => actual.some((a) => a.split(/\??:/)[0] === k.split(/\??:/)[0]));
+    expect(stale, `now in the schema: move from \`missing\` into \`params\` in spec-params.ts`).toEqual([]);
+    expect({ extra: actual.filter((k) => !expected.includes(k)), absent: expected.filter((k) => !actual.includes(k)) }, `${name}: update its row (or the tool)`).toEqual({ extra: [], absent: [] });
+    for (const [key, origin] of Object.entries(row.params)) expect(origin, `${name}.${key}`).toMatch(/^(I|II|I\+II|D: .{8,})$/);
+    for (const [key, why] of Object.entries({ ...row.missing, ...row.notTaken, ...row.pending })) expect(why.length, `${name}.${key}`).toBeGreaterThan(8);
+    for (const key of Object.keys(row.pending ?? {})) expect(expected, `${name}: pending names a key of params`).toContain(key);
+  });
+
+  it('lists what the specs ask for and is not built yet (the gap issue 33 closes)', () => {
+    const gap = Object.entries(SPEC_PARAMS).flatMap(([name, row]) => Object.keys(row.missing ?? {}).map((k) => `${name}.${k}`));
+    expect(gap).toEqual([
+      'read_pdf.password?:string',
+      'pdf_page_count.password?:string',
+      'read_media_file.region?:object',
+      'read_media_file.full_resolution?:boolean',
+      'propose_goal.replace?:boolean',
+      'spawn_subagent.model?:string',
+      'map_subagents.model?:string',
+      'map_subagents.resume_agent_ids?:array',
+    ]);
+  });
+
   it('has the disclosure level of Spec I for every tool the table lists', () => {
     const wrong: string[] = [];
     for (const [level, names] of Object.entries(DISCLOSURE)) {

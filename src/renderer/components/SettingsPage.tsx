@@ -15,6 +15,7 @@ import { MemorySettings } from './MemorySettings';
 import { ScheduleSettings } from './ScheduleSettings';
 import { McpSettings } from './McpSettings';
 import { AppGrantsSettings } from './ComputerUse';
+import { BrowserSettings } from './BrowserSettings';
 import { GeneralSettings } from './GeneralSettings';
 import { CompanionSettings } from './CompanionSettings';
 import { Feedback } from './Feedback';
@@ -109,6 +110,7 @@ export function SettingsPage() {
         ))}
         <GeneralSettings draft={draft} setDraft={setDraft} />
         <ToolFamilySettings draft={draft} setDraft={setDraft} />
+        <BrowserSettings draft={draft} setDraft={setDraft} />
         <Feedback error={error} status={status} />
         <div className="actions">
           <button type="submit" className="btn primary">

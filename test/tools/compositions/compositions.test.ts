@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CompositionFiles } from '../../../src/main/services/compositions/composition-files';
-import { PublishTargets } from '../../../src/main/services/compositions/publish';
+import Jimp from 'jimp';
+import { PublishTargets, pagesUrl } from '../../../src/main/services/compositions/publish';
+import { startServer } from '../../web/servers';
 import { ChromiumPdfPrinter } from '../../../src/main/services/pdf/print';
 import { PdfJsReader } from '../../../src/main/services/pdf/read';
 import { findChromium } from '../../../src/main/services/chromium/index';
@@ -124,6 +126,85 @@ describe('publish_composition', () => {
     await run('publish_composition', { id, target: { type: 'git', name: 'site' } });
     expect(git('rev-list', '--count', 'pages').toString().trim()).toBe('2');
     expect(git('show', `pages:compositions/${id}/index.html`).toString()).toBe('<p>later draft</p>');
+  });
+
+  it("publishes to a pages branch with the stable URL in the result; the branch's tree holds only the approved version, never a later draft", async () => {
+    const { id, bytes } = await approvedComposition();
+    const bare = join(tempDir('deskhand-bare-'), 'site.git');
+    execFileSync('git', ['init', '-q', '--bare', bare]);
+    targets.setGit('pages', { repository: `file://${bare}`, branch: 'gh-pages', url: 'https://pages.example.test/site/' });
+    const out = await run('publish_composition', { id, target: { type: 'git', name: 'pages' } });
+    expect(out.output).toContain(`URL: https://pages.example.test/site/compositions/${id}/ (stable`);
+    const git = (...args: string[]) => execFileSync('git', ['--git-dir', bare, ...args]).toString();
+    // The whole tree of the branch: one file, the approved bytes (version 3, a later draft, is nowhere on it).
+    expect(git('ls-tree', '-r', '--name-only', 'gh-pages').trim().split('\n')).toEqual([`compositions/${id}/index.html`]);
+    expect(git('show', `gh-pages:compositions/${id}/index.html`)).toBe(bytes.toString());
+    expect(git('log', '--all', '-p').includes('later draft')).toBe(false);
+    // Without a url and on no known pages host, the result says how to add one.
+    targets.setGit('plain', { repository: `file://${bare}`, branch: 'other' });
+    const plain = await run('publish_composition', { id, target: { type: 'git', name: 'plain' } });
+    expect(plain.output).toMatch(/No pages URL is known for this target .*--url URL/);
+  });
+
+  it.each([
+    ['https://github.com/ada/notes.git', 'compositions/cmp_0123456789', 'index.html', 'https://ada.github.io/notes/compositions/cmp_0123456789/'],
+    ['https://github.com/Ada/notes', 'x', 'image.png', 'https://ada.github.io/notes/x/image.png'],
+    ['git@github.com:ada/notes.git', 'a b', 'index.html', 'https://ada.github.io/notes/a%20b/'],
+    ['ssh://git@github.com/ada/ada.github.io.git', 'p', 'index.html', 'https://ada.github.io/p/'],
+    ['https://gitlab.example/ada/notes.git', 'p', 'index.html', null],
+    ['https://github.com.evil.test/ada/notes.git', 'p', 'index.html', null],
+  ])('the pages URL of %s (%s/%s) is %s', (repository, folder, file, url) => {
+    expect(pagesUrl({ repository, branch: 'gh-pages' }, folder, file)).toBe(url);
+  });
+
+  it('refuses a pages URL that is not http(s)', () => {
+    expect(() => targets.setGit('bad', { repository: '/tmp/x.git', branch: 'pages', url: 'javascript:alert(1)' })).toThrow();
+    expect(() => targets.setGit('bad', { repository: '/tmp/x.git', branch: 'pages', url: 'not a url' })).toThrow();
+  });
+});
+
+describe.skipIf(!findChromium())('create_composition mode static', () => {
+  it('renders the HTML in Chromium to a PNG (scripts run, the network is closed) and that image is what is reviewed, exported and published', async () => {
+    let hits = 0;
+    const server = await startServer((_req, res) => {
+      hits++;
+      res.end('x');
+    });
+    try {
+      const html =
+        '<!doctype html><html><body style="margin:0"><div id="box" style="width:100%;height:300px;background:rgb(0,0,255)"></div>' +
+        `<img src="${server.origin}/tracker.png"><script>document.getElementById('box').style.background = 'rgb(255,0,0)'</script></body></html>`;
+      const out = await run('create_composition', { title: 'Chart', kind: 'html', content: html, mode: 'static', width: 640 });
+      expect(out.output).toMatch(/saved \(image, rendered from html to a 640×\d+ PNG, \d+ bytes\)/);
+      const id = /(cmp_[0-9a-f]{10})/.exec(out.output)![1]!;
+      const c = compositions.get(id)!;
+      expect(c.kind).toBe('image');
+      expect(c.versions[0]!.mime).toBe('image/png');
+      const png = await Jimp.read(compositions.read(id, 1));
+      expect(png.getWidth()).toBe(640);
+      const { r, g, b } = Jimp.intToRGBA(png.getPixelColor(20, 20));
+      expect([r, g, b]).toEqual([255, 0, 0]); // the script ran before the capture (blue otherwise)
+      expect(hits).toBe(0); // nothing was fetched from the network
+      compositions.review(id, 1, 'approve', '');
+      await run('publish_composition', { id, target: { type: 'zip', path: 'static.zip' } });
+      const zip = unzipSync(readFileSync(join(work, 'static.zip')));
+      expect(Object.keys(zip)).toEqual(['image.png']);
+      expect(sha(zip['image.png']!)).toBe(sha(compositions.read(id, 1)));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('renders markdown and SVG too; refuses width without static and an interactive image, clearly', async () => {
+    const md = await run('create_composition', { title: 'Notes', kind: 'markdown', content: '# Title\n\nSome *text*.', mode: 'static' });
+    expect(md.output).toMatch(/rendered from markdown to a 1280×\d+ PNG/);
+    const svg = await run('create_composition', { title: 'Dot', kind: 'svg', content: '<svg xmlns="http://www.w3.org/2000/svg" width="50" height="50"><circle cx="25" cy="25" r="20" fill="green"/></svg>', mode: 'static', width: 200 });
+    expect(svg.output).toMatch(/rendered from svg to a 200×\d+ PNG/);
+    await expect(run('create_composition', { title: 'X', kind: 'html', content: '<p>x</p>', width: 500 })).rejects.toThrow(/width applies only to mode "static"/);
+    writeFileSync(join(work, 'a.png'), Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'));
+    await expect(run('create_composition', { title: 'X', kind: 'image', path: 'a.png', mode: 'interactive' })).rejects.toThrow(/An image is static/);
+    const live = await run('create_composition', { title: 'Live', kind: 'html', content: '<p>live</p>', mode: 'interactive' });
+    expect(live.output).toContain('saved (html, ');
   });
 });
 

@@ -193,7 +193,7 @@ function createBrowser(dataDir: string, store: Store, settings: SettingsFile): B
     settings: () => {
       const b = settings.read().browser;
       const headed = process.env.DESKHAND_BROWSER_HEADED === '1' || b?.headless === false;
-      return { headless: !headed, ...(b?.executable ? { executable: b.executable } : {}), ...(b?.endpoint ? { endpoint: b.endpoint } : {}) };
+      return { headless: !headed, ...(b?.executable ? { executable: b.executable } : {}), ...(b?.endpoint ? { endpoint: b.endpoint } : {}), keepSignedIn: b?.keepSignedIn ?? [] };
     },
     owned: {
       record: (g) => store.tasks.insertGroup({ ...g, task_id: 'browser', owner_pid: owner.pid, owner_start: owner.start }),

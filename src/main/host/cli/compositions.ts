@@ -1,6 +1,6 @@
 /**
  * `deskhand compositions list | show ID | export ID [--version N] --out FILE.zip|FOLDER` and
- * `deskhand compositions remote add NAME REPOSITORY --branch BRANCH [--folder PATH] | list | remove NAME` (the git
+ * `deskhand compositions remote add NAME REPOSITORY --branch BRANCH [--folder PATH] [--url PAGES_URL] | list | remove NAME` (the git
  * targets publish_composition may publish to). Export writes exactly one version's bytes (the approved one by default).
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ export async function compositionsCommand(args: string[]): Promise<number> {
     out: { type: 'string' },
     branch: { type: 'string' },
     folder: { type: 'string' },
+    url: { type: 'string' },
     conversation: { type: 'string' },
   });
   const dataDir = resolveDataDir(values['data-dir']);
@@ -72,13 +73,13 @@ export async function compositionsCommand(args: string[]): Promise<number> {
   });
 }
 
-function remoteCommand(targets: PublishTargets, positionals: string[], values: { json?: boolean | undefined; branch?: string | undefined; folder?: string | undefined }): number {
+function remoteCommand(targets: PublishTargets, positionals: string[], values: { json?: boolean | undefined; branch?: string | undefined; folder?: string | undefined; url?: string | undefined }): number {
   const [action, name, repository] = positionals;
   switch (action) {
     case 'add': {
-      if (!name || !repository || !values.branch) throw usage('compositions remote add needs NAME REPOSITORY --branch BRANCH [--folder PATH].');
+      if (!name || !repository || !values.branch) throw usage('compositions remote add needs NAME REPOSITORY --branch BRANCH [--folder PATH] [--url PAGES_URL].');
       try {
-        targets.setGit(name, { repository, branch: values.branch, ...(values.folder ? { folder: values.folder } : {}) });
+        targets.setGit(name, { repository, branch: values.branch, ...(values.folder ? { folder: values.folder } : {}), ...(values.url ? { url: values.url } : {}) });
       } catch (err) {
         throw usage(`Not saved: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -89,7 +90,7 @@ function remoteCommand(targets: PublishTargets, positionals: string[], values: {
       const all = targets.read().git;
       if (values.json) out(`${JSON.stringify(all)}\n`);
       else if (!Object.keys(all).length) out('No git targets.\n');
-      else for (const [n, t] of Object.entries(all)) out(`${n}  ${t.repository}  branch ${t.branch}${t.folder ? `  folder ${t.folder}` : ''}\n`);
+      else for (const [n, t] of Object.entries(all)) out(`${n}  ${t.repository}  branch ${t.branch}${t.folder ? `  folder ${t.folder}` : ''}${t.url ? `  url ${t.url}` : ''}\n`);
       return 0;
     }
     case 'remove': {

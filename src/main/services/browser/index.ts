@@ -16,6 +16,8 @@ export interface BrowserSettings {
   headless: boolean;
   /** The person's own browser for browser_adopt_tab (`http://127.0.0.1:9222`). */
   endpoint?: string;
+  /** Sites (host names, subdomains included) whose cookies and storage survive the end of a browser session. */
+  keepSignedIn?: string[];
 }
 
 export interface PageInfo {
@@ -94,8 +96,12 @@ export interface BrowserService {
   refInfo(conversationId: string, ref: string, tab?: string): Promise<RefInfo | null>;
   /** The URL of a tab (the current one by default), or null without a session. */
   currentUrl(conversationId: string, tab?: string): string | null;
-  /** Closes the conversation's session (its tabs; adopted tabs are released, not closed). */
-  close(conversationId: string): Promise<{ closed: boolean; tabs: number }>;
+  /**
+   * Ends the conversation's session: its tabs close (adopted tabs are released, not closed) and the cookies and
+   * storage of every site its pages reached are discarded, except sites kept in Settings (`keepSignedIn`); when it was
+   * the last session, every cookie of a site not kept is discarded too.
+   */
+  close(conversationId: string): Promise<{ closed: boolean; tabs: number; discarded: { sites: string[]; kept: string[] } }>;
   /**
    * A private destination (`host:port`) a person approved in this conversation: covered for the rest of the
    * conversation's browser session, in this conversation only (another conversation asks for itself).

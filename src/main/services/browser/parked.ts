@@ -2,7 +2,7 @@
  * What a parked conversation's browser session leaves behind: `browser/parked/<conversation>.json` in the data dir,
  * read by whichever process resumes the run (see PlaywrightBrowser.park / unpark).
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface Parked {
@@ -26,4 +26,13 @@ export function readParked(root: string, conversationId: string): Parked | null 
 
 export function clearParked(root: string, conversationId: string): void {
   rmSync(parkedPath(root, conversationId), { force: true });
+}
+
+/** Whether any conversation's session is parked (its sign-ins are kept for the resume). */
+export function anyParked(root: string): boolean {
+  try {
+    return readdirSync(join(root, 'parked')).some((f) => f.endsWith('.json'));
+  } catch {
+    return false;
+  }
 }

@@ -12,6 +12,7 @@ import { lookup } from 'node:dns/promises';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Browser, Dialog, Download, Page, Route } from 'playwright-core';
+import { isKeptHost, parseKeptSite } from '../../../shared/browser-sites';
 import { judgeDestination, parseWebUrl } from '../../../shared/url-guard';
 import { findChromium, NO_CHROMIUM_MESSAGE } from '../chromium/index';
 import { BrowserProcess } from './browser-process';
@@ -19,7 +20,7 @@ import { EgressProxy } from './egress-proxy';
 import { diffOutlines, formatOutline } from './snapshot';
 import type { ActRequest, ActResult, AdoptableTab, BrowserService, BrowserSettings, OwnedGroups, PageInfo, PageNotes, RefInfo, SessionView, SnapshotResult } from './index';
 import { DESCRIBE_ELEMENT, fetchAdoptable, findTarget, hash, performAction } from './actions';
-import { clearParked, parkedPath, readParked, type Parked } from './parked';
+import { anyParked, clearParked, parkedPath, readParked, type Parked } from './parked';
 import { settle, TabWatch } from './settle';
 
 const NAV_TIMEOUT_MS = 30_000;
@@ -53,6 +54,8 @@ interface Session {
   counter: number;
   /** The act running now: where its downloads go and how its dialogs are answered. */
   acting: { downloadDir?: string; dialog: 'accept' | 'dismiss' } | null;
+  /** Every http(s) origin the session's pages (popups included) sent a request to: discarded on close unless kept. */
+  origins: Set<string>;
 }
 
 
@@ -153,6 +156,8 @@ export class PlaywrightBrowser implements BrowserService {
     if (!parsed.ok) return route.continue();
     const { dest } = parsed;
     const session = await this.sessionOfRequest(route);
+    // Recorded for the discard at close (in Deskhand's own profile only; an adopted tab's browser is never cleared).
+    session?.origins.add(new URL(url).origin);
     if (session && this.approvals.get(session.conversationId)?.has(dest.key)) return route.continue();
     const findings = judgeDestination(dest, await this.resolve(dest.host));
     if (!findings.length) return route.continue();
@@ -182,7 +187,7 @@ export class PlaywrightBrowser implements BrowserService {
   private session(conversationId: string): Session {
     let s = this.sessionsById.get(conversationId);
     if (!s) {
-      s = { conversationId, tabs: new Map(), current: null, notes: [], counter: 0, acting: null };
+      s = { conversationId, tabs: new Map(), current: null, notes: [], counter: 0, acting: null, origins: new Set() };
       this.sessionsById.set(conversationId, s);
     }
     return s;
@@ -468,17 +473,64 @@ export class PlaywrightBrowser implements BrowserService {
     return { ...out, tab: tab.name, url: page.url(), navigated, diff: diff?.text ?? null };
   }
 
-  async close(conversationId: string): Promise<{ closed: boolean; tabs: number }> {
+  async close(conversationId: string): Promise<{ closed: boolean; tabs: number; discarded: { sites: string[]; kept: string[] } }> {
     clearParked(this.root, conversationId);
     this.approvals.delete(conversationId);
     const session = this.sessionsById.get(conversationId);
-    if (!session) return { closed: false, tabs: 0 };
+    if (!session) return { closed: false, tabs: 0, discarded: { sites: [], kept: [] } };
     this.sessionsById.delete(conversationId);
     const n = session.tabs.size;
+    // The last session clears every cookie of a site not kept, unless a parked conversation still needs its sign-ins.
+    const discarded = await this.discard(session, this.sessionsById.size === 0 && !anyParked(this.root));
     await Promise.all([...session.tabs.values()].map((t) => this.release(t)));
     for (const l of this.listeners) l({ conversationId, closed: true });
     if (this.sessionsById.size === 0) await this.stopProcess();
-    return { closed: true, tabs: n };
+    return { closed: true, tabs: n, discarded };
+  }
+
+  /**
+   * The end of a session (Spec I: browser_close discards its cookies and session): the cookies and storage (local and
+   * session storage, IndexedDB, caches, service workers) of every origin its pages reached are cleared in Deskhand's
+   * own profile, except origins of a site kept in Settings. `everything`: the last session, so every cookie of a site
+   * not kept goes too (whichever conversation's page set it). Never touches the person's own browser (adopted tabs).
+   */
+  private async discard(session: Session, everything: boolean): Promise<{ sites: string[]; kept: string[] }> {
+    const proc = this.proc;
+    if (!proc || proc.isClosed) return { sites: [], kept: [] };
+    const keep = (this.opts.settings().keepSignedIn ?? []).map((k) => parseKeptSite(k)).flatMap((p) => (p.ok ? [p.site] : []));
+    const sites = new Set<string>();
+    const kept = new Set<string>();
+    const origins = [...session.origins].filter((o) => {
+      const host = new URL(o).hostname;
+      if (isKeptHost(host, keep)) {
+        kept.add(host);
+        return false;
+      }
+      sites.add(host);
+      return true;
+    });
+    const reached = (domain: string) => [...sites].some((h) => { const d = domain.replace(/^\./, ''); return h === d || h.endsWith(`.${d}`); });
+    const cookies = await proc.context.cookies().catch(() => []);
+    for (const c of cookies) {
+      if (isKeptHost(c.domain, keep)) continue;
+      if (!everything && !reached(c.domain)) continue;
+      await proc.context.clearCookies({ name: c.name, domain: c.domain, path: c.path }).catch(() => undefined);
+      sites.add(c.domain.replace(/^\./, ''));
+    }
+    if (origins.length) {
+      // Storage is cleared through the DevTools protocol, on a page of Deskhand's own profile.
+      const own = [...session.tabs.values()].find((t) => !t.adopted)?.page;
+      const page = own && !own.isClosed() ? own : await proc.context.newPage().catch(() => null);
+      if (page) {
+        const cdp = await proc.context.newCDPSession(page).catch(() => null);
+        for (const origin of origins) {
+          await cdp?.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage,session_storage,indexeddb,websql,cache_storage,service_workers,file_systems,shader_cache' }).catch(() => undefined);
+        }
+        await cdp?.detach().catch(() => undefined);
+        if (page !== own) await page.close().catch(() => undefined);
+      }
+    }
+    return { sites: [...sites].sort(), kept: [...kept].sort() };
   }
 
   private async release(tab: Tab): Promise<void> {
@@ -649,8 +701,10 @@ export class PlaywrightBrowser implements BrowserService {
 
   async shutdown(): Promise<void> {
     for (const s of [...this.sessionsById.values()]) for (const t of s.tabs.values()) if (t.adopted) await t.adopted.browser.close().catch(() => undefined);
-    this.sessionsById.clear();
     if (this.starting) await this.starting.catch(() => undefined);
+    // Quitting ends the open sessions as browser_close would (a parked one was closed already, its sign-ins kept for the resume).
+    for (const s of [...this.sessionsById.values()]) await this.discard(s, false).catch(() => undefined);
+    this.sessionsById.clear();
     await this.stopProcess();
   }
 }

@@ -180,6 +180,8 @@ export interface GitTargetView {
   repository: string;
   branch: string;
   folder?: string;
+  /** The address the branch is served at (GitHub Pages style), when the person gave one. */
+  url?: string;
 }
 
 export interface PublishFile {
@@ -194,5 +196,7 @@ export interface Publisher {
   gitTargetNames(): string[];
   /** Commits the files under `folder` on the target's branch and pushes; the new commit's hash. */
   toGit(target: GitTargetView, folder: string, files: PublishFile[], message: string, signal?: AbortSignal): Promise<string>;
+  /** The stable URL a file published under `folder` is served at, or null when no pages host is known for the target. */
+  pageUrl(target: GitTargetView, folder: string, file: string): string | null;
   zip(files: PublishFile[]): Uint8Array;
 }

@@ -18,6 +18,8 @@ export const gitTargetSchema = z.strictObject({
   branch: z.string().regex(/^(?!-)[A-Za-z0-9._/-]{1,200}$/, 'not a branch name'),
   /** The folder inside the repository the page goes to; default `compositions/<id>`. */
   folder: z.string().regex(/^(?!\/)(?!.*\.\.)[A-Za-z0-9._/ -]{0,200}$/).optional(),
+  /** Where the branch is served (a GitHub Pages style site), e.g. `https://owner.github.io/repo/`; derived for GitHub repositories. */
+  url: z.url({ protocol: /^https?$/ }).max(2000).optional(),
 });
 export type GitTarget = z.infer<typeof gitTargetSchema>;
 const fileSchema = z.strictObject({ git: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), gitTargetSchema).default({}) });
@@ -46,6 +48,9 @@ export class PublishTargets implements Publisher {
   toGit(target: GitTargetView, folder: string, files: PublishFile[], message: string, signal?: AbortSignal): Promise<string> {
     return publishToGit(target, folder, files, message, signal);
   }
+  pageUrl(target: GitTargetView, folder: string, file: string): string | null {
+    return pagesUrl(target, folder, file);
+  }
   zip(files: PublishFile[]): Uint8Array {
     return zipFiles(files);
   }
@@ -58,6 +63,23 @@ export class PublishTargets implements Publisher {
     writeFileSync(tmp, JSON.stringify(all, null, 2) + '\n', { mode: 0o600 });
     renameSync(tmp, this.path);
   }
+}
+
+/**
+ * The stable address of a published page on a pages branch (GitHub Pages style): the target's `url`, or for a GitHub
+ * repository `https://OWNER.github.io/REPO/` (`https://OWNER.github.io/` for the OWNER.github.io repository), then the
+ * folder and the file (an `index.html` is addressed by its folder). Null when the host serving the branch is unknown.
+ */
+export function pagesUrl(target: GitTargetView, folder: string, file: string): string | null {
+  let base = target.url ?? null;
+  if (!base) {
+    const m = /^(?:https:\/\/(?:[^@/]+@)?github\.com\/|ssh:\/\/git@github\.com\/|git@github\.com:)([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+?)(?:\.git)?\/?$/.exec(target.repository);
+    if (!m) return null;
+    const owner = m[1]!.toLowerCase();
+    base = m[2]!.toLowerCase() === `${owner}.github.io` ? `https://${owner}.github.io/` : `https://${owner}.github.io/${m[2]}/`;
+  }
+  const path = [...folder.split('/').filter(Boolean), ...(file === 'index.html' ? [] : [file])].map(encodeURIComponent).join('/');
+  return `${base.replace(/\/+$/, '')}/${path}${file === 'index.html' ? '/' : ''}`;
 }
 
 /** A zip of the page's files (stored with fixed times, so the same version always zips to the same bytes). */

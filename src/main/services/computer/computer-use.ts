@@ -497,7 +497,13 @@ export class ComputerUseService implements ComputerUse {
     await this.gate(runId, sig);
     sig.throwIfAborted();
     await this.op.activate(win);
-    return { done: `brought ${JSON.stringify(win.title)} of ${req.app} to the front`, before: null, after: null };
+    // The window manager raises it asynchronously: wait (briefly) until it has the focus, so what follows in the same
+    // computer_foreground call reaches it. Not in front after that: said, and the follow-up's own check refuses.
+    for (let i = 0; i < 40; i++) {
+      if ((await this.op.activeWindow())?.app === req.app) return { done: `brought ${JSON.stringify(win.title)} of ${req.app} to the front`, before: null, after: null };
+      await sleep(50, sig);
+    }
+    return { done: `asked the window manager to bring ${JSON.stringify(win.title)} of ${req.app} to the front (it has not taken the focus yet)`, before: null, after: null };
   }
 }
 

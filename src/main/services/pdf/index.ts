@@ -12,9 +12,19 @@ export interface PageSetup {
   landscape?: boolean;
 }
 
+export interface SnapshotSetup {
+  /** The viewport in CSS pixels (default 1280 × 800; 100 to 4000 each). */
+  width?: number;
+  height?: number;
+  /** The whole scrollable page (default) or only the viewport. */
+  fullPage?: boolean;
+}
+
 export interface PdfPrinter {
   /** Prints a whole HTML document; nothing outside it is loaded (every network request is refused). */
   print(html: string, setup: PageSetup, signal?: AbortSignal): Promise<Buffer>;
+  /** Renders a whole HTML document to a PNG in the same closed page (a static composition's image). */
+  snapshot(html: string, setup?: SnapshotSetup, signal?: AbortSignal): Promise<Buffer>;
 }
 
 export interface PdfText {

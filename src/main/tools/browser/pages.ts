@@ -168,14 +168,20 @@ export function createTabs(deps: PagesDeps) {
 export function createClose(deps: PagesDeps) {
   return defineTool({
     name: 'browser_close',
-    description: "Close your browser session: its tabs close (an adopted tab is handed back to the person, not closed) and the browser stops when no conversation uses it.",
+    description:
+      'Close your browser session and discard its cookies and storage: its tabs close (an adopted tab is handed back to the person, not closed), ' +
+      'every site it visited is signed out (except sites the person keeps signed in, in Settings → Browser), and the browser stops when no ' +
+      'conversation uses it. Call it when the web task is done.',
     params: z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
     presentation: { title: 'Close the browser', icon: 'browser' },
     async execute(_args, ctx) {
       const r = await deps.browser.close(ctx.conversationId);
-      return { output: r.closed ? `Closed the browser session (${r.tabs} tab${r.tabs === 1 ? '' : 's'}).` : 'No browser session was open.' };
+      if (!r.closed) return { output: 'No browser session was open.' };
+      const gone = r.discarded.sites.length ? ` Discarded the cookies and storage of ${r.discarded.sites.join(', ')}.` : ' No site had set cookies or storage.';
+      const kept = r.discarded.kept.length ? ` Kept signed in (Settings → Browser): ${r.discarded.kept.join(', ')}.` : '';
+      return { output: `Closed the browser session (${r.tabs} tab${r.tabs === 1 ? '' : 's'}).${gone}${kept}` };
     },
   });
 }

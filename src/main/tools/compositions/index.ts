@@ -25,7 +25,7 @@ export interface CompositionDeps {
 export function createCompositionFamily(deps: CompositionDeps): { tools: ToolDefinition[] } {
   return {
     tools: [
-      createCreateComposition(deps.compositions),
+      createCreateComposition(deps.compositions, deps.printer),
       createPublishComposition(deps.compositions, deps.publisher),
       createCreatePdf(deps.printer, deps.compositions),
       createReadPdf(deps.reader, deps.net),

@@ -67,7 +67,7 @@ export const createPublishComposition = (compositions: CompositionService, publi
     name: 'publish_composition',
     description:
       'Publish the version of a composition the person approved: as a zip or into a folder on this machine, or to a git target ' +
-      'the person configured (a commit on its branch, pushed). The published bytes are exactly the approved version\'s. Always ' +
+      'the person configured (a commit on its branch, pushed: a pages branch serves it at a stable URL, returned). The published bytes are exactly the approved version\'s. Always ' +
       'asks the person, with a preview; refused while no version is approved.',
     params,
     risk: 'unknown',
@@ -106,8 +106,13 @@ export const createPublishComposition = (compositions: CompositionService, publi
       } else {
         const t = publisher.gitTarget(args.target.name)!;
         try {
-          const commit = await publisher.toGit(t, t.folder ?? `compositions/${p.id}`, p.files, `Publish ${p.title} (${p.id} v${p.version})`, ctx.signal);
-          return { output: `Published ${p.id} version ${p.version} (sha256 ${p.sha256}) to ${p.where}: commit ${commit}.` };
+          const folder = t.folder ?? `compositions/${p.id}`;
+          const commit = await publisher.toGit(t, folder, p.files, `Publish ${p.title} (${p.id} v${p.version})`, ctx.signal);
+          const url = publisher.pageUrl(t, folder, p.files[0]!.name);
+          const where = url
+            ? `\nURL: ${url} (stable: later publishes of this composition replace it there; the host may take a minute to serve a new commit)`
+            : `\nNo pages URL is known for this target (the person can add one: \`deskhand compositions remote add ${args.target.name} ${t.repository} --branch ${t.branch} --url URL\`).`;
+          return { output: `Published ${p.id} version ${p.version} (sha256 ${p.sha256}) to ${p.where}: commit ${commit}.${where}` };
         } catch (err) {
           throw new ToolError(DeskhandError.isInstance(err) ? err.message : String(err));
         }

@@ -5,6 +5,7 @@
  * it) belongs to the app with the capability. These tools send material into other apps: egress (Spec I).
  */
 import { z } from 'zod';
+import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import type { ActResult, ComputerUse } from '../../services/computer/index';
 import { appName } from './grant';
@@ -121,21 +122,108 @@ export function createComputerInput(computer: ComputerUse) {
   });
 }
 
+/** What computer_foreground does after raising the window: nothing, a pointer action, typing/keys, or both. */
+function foregroundFollowUp(a: { action?: string; text?: string; key?: string }): { pointer: boolean; input: boolean } {
+  return { pointer: a.action !== undefined, input: a.text !== undefined || a.key !== undefined };
+}
+
 export function createComputerForeground(computer: ComputerUse) {
   return defineTool({
     name: 'computer_foreground',
     description:
-      'Bring a granted app\'s window to the front (so synthesized clicks and keys reach it). Needs the foreground grant. ' +
-      'Then act with computer_pointer or computer_input.',
-    params: z.object({ app: appName }).strict(),
+      'Bring a granted app\'s window to the front (so synthesized clicks and keys reach it), then, in the same call, click or ' +
+      'scroll (`action` with a ref or x,y) and/or type `text` and press `key` in it, exactly as computer_pointer and ' +
+      'computer_input do. Needs the foreground grant, plus the pointer grant for an action and the input grant for text ' +
+      'or keys. A pointer action runs before the typing.',
+    params: z
+      .object({
+        app: appName,
+        action: z.enum(['click', 'double_click', 'right_click', 'scroll']).optional().describe('A pointer action once the window is in front.'),
+        ref: ref.optional().describe('The element to click or type into (a ref of the latest observation).'),
+        x: z.number().int().min(0).max(100_000).optional().describe('Screen x (with y) for the pointer action when there is no ref.'),
+        y: z.number().int().min(0).max(100_000).optional(),
+        dx: z.number().int().min(-50).max(50).optional().describe('Scroll steps right (negative: left).'),
+        dy: z.number().int().min(-50).max(50).optional().describe('Scroll steps down (negative: up); default 3 for scroll.'),
+        text: z.string().max(10_000).optional().describe('Text to type once the window is in front.'),
+        key: z.string().trim().min(1).max(60).optional().describe('A key or combination pressed after the text: Return, Escape, ctrl+s.'),
+        replace: z.boolean().optional().describe('Replace the element\'s whole text instead of inserting at the caret (editable text only).'),
+      })
+      .strict(),
     risk: 'high-risk',
     disclosure: 'private',
-    effects: (a) => ({ apps: [{ app: a.app, capability: 'foreground' }], egress: true }),
-    pair: { executeName: 'execute_computer_foreground', propose: async (a) => ({ description: `Bring ${a.app} to the front`, preview: null }) },
-    presentation: { title: 'Bring an app to the front', icon: 'desktop', summary: (a) => a.app },
+    effects: (a) => {
+      const then = foregroundFollowUp(a);
+      return {
+        apps: [
+          { app: a.app, capability: 'foreground' as const },
+          ...(then.pointer ? [{ app: a.app, capability: 'pointer' as const }] : []),
+          ...(then.input ? [{ app: a.app, capability: 'input' as const }] : []),
+        ],
+        egress: true,
+        secretArgs: ['text'],
+      };
+    },
+    pair: {
+      executeName: 'execute_computer_foreground',
+      propose: async (a, ctx) => {
+        const then: string[] = [];
+        if (a.action) then.push(`${a.action.replace('_', ' ')} ${target(computer, ctx, a.app, a.ref, a.x, a.y)}`);
+        if (a.text !== undefined) then.push(`type ${a.text.length} characters${a.action ? '' : ` into ${target(computer, ctx, a.app, a.ref)}`}`);
+        if (a.key) then.push(`press ${a.key}`);
+        return { description: `Bring ${a.app} to the front${then.length ? `, then ${then.join(', then ')}` : ''}`, preview: a.text ?? null };
+      },
+    },
+    presentation: { title: 'Bring an app to the front', icon: 'desktop', summary: (a) => [a.app, a.action, a.key, a.text !== undefined ? `${a.text.length} chars` : undefined].filter(Boolean).join(' · ') },
     async execute(args, ctx) {
-      const r = await guarded(ctx, () => computer.foreground(ctx.runId, { app: args.app, personApproved: !!ctx.approvedByPerson }, ctx.signal));
-      return { output: result(r) };
+      const then = foregroundFollowUp(args);
+      if (!then.pointer && (args.x !== undefined || args.y !== undefined || args.dx !== undefined || args.dy !== undefined)) {
+        throw new ToolError('x, y, dx and dy belong to a pointer action: give `action` too (click, double_click, right_click or scroll).');
+      }
+      const personApproved = !!ctx.approvedByPerson;
+      const done: string[] = [];
+      const thumbs: ActResult[] = [];
+      const raised = await guarded(ctx, () => computer.foreground(ctx.runId, { app: args.app, personApproved }, ctx.signal));
+      done.push(raised.done);
+      if (then.pointer) {
+        const r = await guarded(ctx, () =>
+          computer.pointer(
+            ctx.runId,
+            {
+              app: args.app,
+              action: args.action!,
+              ...(args.ref ? { ref: args.ref } : {}),
+              ...(args.x !== undefined ? { x: args.x } : {}),
+              ...(args.y !== undefined ? { y: args.y } : {}),
+              ...(args.dx !== undefined ? { dx: args.dx } : {}),
+              ...(args.dy !== undefined ? { dy: args.dy } : {}),
+              personApproved,
+            },
+            ctx.signal,
+          ),
+        );
+        done.push(r.done);
+        thumbs.push(r);
+      }
+      if (then.input) {
+        // After a click the keys go where the click put the focus; without one, to the ref (or the focused element).
+        const r = await guarded(ctx, () =>
+          computer.input(
+            ctx.runId,
+            {
+              app: args.app,
+              ...(args.ref && !then.pointer ? { ref: args.ref } : {}),
+              ...(args.text !== undefined ? { text: args.text } : {}),
+              ...(args.key ? { key: args.key } : {}),
+              replace: !!args.replace,
+              personApproved,
+            },
+            ctx.signal,
+          ),
+        );
+        done.push(r.done);
+        thumbs.push(r);
+      }
+      return { output: result({ done: done.join(', then '), before: thumbs[0]?.before ?? null, after: thumbs.at(-1)?.after ?? null }) };
     },
   });
 }
