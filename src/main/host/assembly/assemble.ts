@@ -129,7 +129,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     { family: 'files', tools: createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }).tools },
     ...split('shell', shell.tools, { waiting: ['wait_for', 'cancel_wait_for'] }),
     ...split('tasks', createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }).tools, { jobs: ['run_background_jobs'] }),
-    ...split('context', createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: services.subagents ? (id) => services.subagents!.workMinutesLeft(id) : null }).tools, { results: ['retrieve_tool_result', 'summarize_context'] }),
+    ...split('context', createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: workBudget(services) }).tools, { results: ['retrieve_tool_result', 'summarize_context'] }),
     ...(services.subagents ? [{ family: 'subagents', tools: createSubagentFamily({ subagents: services.subagents }).tools }] : []),
     { family: 'todos', tools: createTodoFamily().tools },
     { family: 'interaction', tools: interaction.tools },
@@ -186,7 +186,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     const m = services.memory;
     const memory = createMemoryFamily({ memory: m.memory, quotes: m.quotes, folderOf: m.folderOf });
     const plan = createPlanFamily(reader);
-    const goals = createGoalFamily({ goals: m.goals, evidence: m.evidence });
+    const goals = createGoalFamily({ goals: m.goals, evidence: m.evidence, ...(services.subagents ? { isSubagent: (id: string) => services.subagents!.byConversation(id) !== undefined } : {}) });
     registry.add(memory.tools, { family: 'memory' });
     registry.add(plan.tools, { family: 'plan' });
     registry.add(goals.tools, { family: 'goals' });
@@ -196,4 +196,17 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     contextSources.push(...plan.contextSources, ...goals.contextSources, ...memory.contextSources);
   }
   return { registry, inputKinds, contextSources };
+}
+
+/**
+ * get_time's workMinutesLeft: the tighter of a subagent's time limit and the active goal's time budget (either may be
+ * absent); null when neither applies.
+ */
+function workBudget(services: { subagents?: Subagents; memory?: { goals: GoalService } }): ((conversationId: string) => number | null) | null {
+  const { subagents, memory } = services;
+  if (!subagents && !memory) return null;
+  return (id) => {
+    const left = [subagents?.workMinutesLeft(id) ?? null, memory?.goals.minutesLeft(id) ?? null].filter((v): v is number => v !== null);
+    return left.length ? Math.min(...left) : null;
+  };
 }
