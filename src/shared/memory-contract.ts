@@ -25,7 +25,7 @@ export const goalViewSchema = z.strictObject({
   conversationId: z.string(),
   objective: z.string(),
   criteria: z.array(z.string()),
-  status: z.enum(['active', 'complete', 'blocked', 'exhausted', 'ended']),
+  status: z.enum(['active', 'waiting', 'complete', 'blocked', 'exhausted', 'ended']),
   budget: z.strictObject({ turns: z.number().optional(), tokens: z.number().optional(), ms: z.number().optional(), cost: z.number().optional() }),
   used: z.strictObject({ turns: z.number(), tokens: z.number(), ms: z.number(), cost: z.number() }),
   consecutiveBlocked: z.number(),

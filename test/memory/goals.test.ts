@@ -39,19 +39,27 @@ afterEach(async () => {
   await server.close();
 });
 
+/**
+ * The person's turn (interactive: they are there to answer) proposes a goal and they accept it while the turn waits;
+ * returns once that turn finished.
+ */
+async function proposeAndAccept(conversationId: string, args: Record<string, unknown>, beforeAccept: () => void, ...after: ReturnType<typeof reply>[]): Promise<void> {
+  server.enqueue(reply().tool('propose_goal', args, { id: `g${server.requests.length}` }));
+  const turn = runtime.sendMessage(conversationId, 'Keep at it until the greeting prints hello-goal.', { provider: provider(), interactive: true });
+  const request = await until(() => store.pendingApprovals().find((a) => store.getRun(a.run_id)?.conversation_id === conversationId), 'the goal to be proposed');
+  expect(request.kind).toBe('goal');
+  beforeAccept();
+  server.enqueue(reply().text('Accepted; starting.'), ...after);
+  await runtime.answerRequest(request.id, { accept: true });
+  expect((await turn).status).toBe('finished');
+}
+
 /** Proposes a goal in a first turn and accepts it; returns the conversation id once the first turn finished. */
 async function acceptedGoal(budget: Record<string, number>, ...cycles: ReturnType<typeof reply>[]): Promise<string> {
   const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
   runtime.setFamilies(conv.id, ['goals'], true); // loaded from the first request, as a person enabling them would
-  server.enqueue(reply().tool('propose_goal', { objective: 'Make the greeting print hello-goal', criteria: ['echo prints hello-goal'], budget }, { id: 'g1' }));
-  const first = await runtime.sendMessage(conv.id, 'Keep at it until the greeting prints hello-goal.', { provider: provider(), interactive: false });
-  expect(first.status).toBe('parked');
-  const request = store.getApproval(first.approvalIds[0]!)!;
-  expect(request.kind).toBe('goal');
-  // Nothing runs before the person accepts: no goal exists yet.
-  expect(runtime.goals.current(conv.id)).toBeNull();
-  server.enqueue(reply().text('Accepted; starting.'), ...cycles);
-  await runtime.answerRequest(request.id, { accept: true }, { provider: provider(), interactive: false });
+  // Nothing runs before the person accepts: no goal exists while the request waits.
+  await proposeAndAccept(conv.id, { objective: 'Make the greeting print hello-goal', criteria: ['echo prints hello-goal'], budget }, () => expect(runtime.goals.current(conv.id)).toBeNull(), ...cycles);
   return conv.id;
 }
 
@@ -157,5 +165,108 @@ describe('goal loops', () => {
     expect(g.status).toBe('ended');
     expect(g.endedReason).toBe('enough for today');
     expect(g.cycles.map((c) => c.reported)).toEqual(['continue', 'unreported']);
+  });
+
+  it('a question stops the loop and asks the person; their answer starts the next cycle', async () => {
+    const conv = await acceptedGoal(
+      { turns: 5 },
+      reply().tool('report_goal_cycle', { status: 'question', summary: 'Should the greeting go to stdout or to a file?' }, { id: 'q1' }),
+      reply().text('Should the greeting go to stdout or to a file?'),
+    );
+    await until(() => stopped.some((g) => g.status === 'waiting'), 'the goal to wait for the person', 20_000);
+    await loop!.idle();
+    const waiting = runtime.goals.current(conv)!;
+    expect(waiting.status).toBe('waiting');
+    expect(waiting.endedReason).toBe('Should the greeting go to stdout or to a file?');
+    expect(toolResultsOf(server.requests.at(-1)!).get('q1')).toMatch(/the loop stops after this turn and the person is asked/);
+    // The loop started no further cycle: nothing more reached the model.
+    const asked = server.requests.length;
+    await new Promise((r) => setImmediate(r));
+    await loop!.idle();
+    expect(server.requests).toHaveLength(asked);
+    expect(store.latestRunForConversation(conv)!.status).toBe('finished');
+
+    // The person answers in the conversation: that turn, then the next cycle, which is told what was asked.
+    server.enqueue(reply().text('Understood: stdout.'), reply().tool('end_loop', { reason: 'answered and done' }), reply().text('bye'));
+    await runtime.sendMessage(conv, 'stdout, please', { provider: provider(), interactive: true });
+    await until(() => runtime.goals.current(conv)!.status === 'ended', 'the resumed cycle to end the loop', 20_000);
+    await loop!.idle();
+    const cycle = server.requests[asked + 1]!;
+    const lastUser = cycle.protocol === 'openai' ? JSON.stringify(cycle.body.messages.filter((m) => m.role === 'user').at(-1)) : '';
+    expect(lastUser).toContain('[goal cycle 2 of');
+    expect(lastUser).toContain('The last cycle asked the person: Should the greeting go to stdout or to a file?');
+    expect(runtime.goals.current(conv)!.cycles.map((c) => c.reported)).toEqual(['question', 'unreported']);
+  });
+
+  it('a blocked verdict (the objective is unsafe) blocks in the same cycle; a verdict needs status blocked', async () => {
+    const conv = await acceptedGoal(
+      { turns: 10 },
+      reply().tool('report_goal_cycle', { status: 'continue', summary: 'x', verdict: 'unsafe' }, { id: 'v0' }),
+      reply().tool('report_goal_cycle', { status: 'blocked', summary: 'It asks me to disable the firewall on a shared server.', verdict: 'unsafe' }, { id: 'v1' }),
+      reply().text('I will not do this.'),
+    );
+    await settle(conv);
+    const g = runtime.goals.current(conv)!;
+    expect(g.status).toBe('blocked');
+    expect(g.endedReason).toBe('The objective is unsafe: It asks me to disable the firewall on a shared server.');
+    expect(g.cycles).toHaveLength(1);
+    const results = toolResultsOf(server.requests.at(-1)!);
+    expect(results.get('v0')).toMatch(/A verdict goes only with status blocked \(got continue\)/);
+    expect(results.get('v1')).toMatch(/Goal blocked now: the objective is unsafe/);
+  });
+
+  it('propose_goal with replace swaps the open goal once the person accepts; without replace it is refused before anyone is asked', async () => {
+    const conv = await acceptedGoal({ turns: 5 }, reply().tool('report_goal_cycle', { status: 'question', summary: 'Which greeting?' }), reply().text('Which greeting?'));
+    await until(() => runtime.goals.current(conv)?.status === 'waiting', 'the first goal to wait', 20_000);
+    await loop!.idle();
+    const first = runtime.goals.current(conv)!;
+
+    // Without replace: an error the model can act on, and no request for the person.
+    server.enqueue(reply().tool('propose_goal', { objective: 'Print goodbye instead', criteria: ['echo prints goodbye'] }, { id: 'p1' }), reply().text('It needs replace.'));
+    await runtime.sendMessage(conv, 'Actually, print goodbye instead.', { provider: provider(), interactive: true });
+    await loop!.idle();
+    expect(toolResultsOf(server.requests.at(-1)!).get('p1')).toMatch(new RegExp(`already has a goal \\(${first.id}, waiting: .*\\)\\. Propose with replace: true`));
+    expect(store.pendingApprovals()).toEqual([]);
+    expect(runtime.goals.current(conv)!.id).toBe(first.id);
+
+    // With replace: the person accepts; the old goal ends as replaced and the new one runs its cycles.
+    await proposeAndAccept(conv, { objective: 'Print goodbye instead', criteria: ['echo prints goodbye'], budget: { turns: 3 }, replace: true }, () => {
+      const req = store.pendingApprovals()[0]!;
+      expect(req.preview).toMatch(/^Replaces this conversation's current goal/);
+    }, reply().tool('end_loop', { reason: 'replaced goal done' }), reply().text('bye'));
+    const replaced = runtime.goals.get(first.id)!;
+    expect(replaced.status).toBe('ended');
+    expect(replaced.endedReason).toMatch(/^Replaced by goal_\w+: Print goodbye instead$/);
+    const now = runtime.goals.current(conv)!;
+    expect(now.id).not.toBe(first.id);
+    await until(() => runtime.goals.current(conv)!.status === 'ended', 'the new goal to end', 20_000);
+    await loop!.idle();
+    expect(runtime.goals.current(conv)!.endedReason).toBe('replaced goal done');
+  });
+
+  it('propose_goal is offered only in a turn the person is present for, never in a goal cycle; get_time counts the goal\'s time budget', async () => {
+    const unattended = runtime.createConversation({ folder: work, policy: 'read-only' });
+    runtime.setFamilies(unattended.id, ['goals'], true);
+    server.enqueue(reply().text('nothing to propose'));
+    await runtime.sendMessage(unattended.id, 'hello', { provider: provider(), interactive: false });
+    expect(toolsOf(server.requests.at(-1)!)).not.toContain('propose_goal');
+    expect(toolsOf(server.requests.at(-1)!)).toContain('get_goal');
+
+    const conv = await acceptedGoal(
+      { turns: 3, minutes: 30 },
+      reply().tool('get_time', {}, { id: 't1' }),
+      reply().tool('end_loop', { reason: 'checked the time' }),
+      reply().text('bye'),
+    );
+    // The person's own (interactive) turn offered it: the proposal came from there.
+    expect(toolsOf(server.requests[1]!)).toContain('propose_goal');
+    await settle(conv);
+    const cycleRequests = server.requests.slice(3);
+    expect(cycleRequests.length).toBeGreaterThan(0);
+    for (const req of cycleRequests) expect(toolsOf(req)).not.toContain('propose_goal');
+    expect(toolsOf(cycleRequests[0]!)).toContain('report_goal_cycle');
+    const time = JSON.parse(toolResultsOf(server.requests.at(-2)!).get('t1')!) as { workMinutesLeft?: number };
+    expect(time.workMinutesLeft).toBeGreaterThanOrEqual(29);
+    expect(time.workMinutesLeft).toBeLessThanOrEqual(30);
   });
 });

@@ -3,7 +3,7 @@
  * is not recalled until the person accepts it; an accepted one is recalled in a new conversation inside an untrusted
  * envelope; an instruction inside recalled memory changes neither the policy nor an approval; manage_memory needs the
  * person's own words and returns receipts with diffs; lessons wait for acceptance; limits and FTS5 search; the
- * scratchpad lives in the conversation state.
+ * scratchpad lives in the store per workspace, read by later conversations in the same folder.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { Store } from '../../src/main/services/store/store';
 import { MEMORY_LIMITS } from '../../src/main/services/memory';
 import { StoreMemoryService } from '../../src/main/services/memory/memory-service';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
+import { rawAll } from '../support/raw-db';
 import { tempDir } from '../support/tool-context';
 import { providerFor, systemOf } from './helpers';
 
@@ -179,18 +180,74 @@ describe('manage_memory, lessons and the scratchpad through the loop', () => {
     expect(systemOf(server.requests.at(-1)!)).toMatch(/\[lesson, workspace\] migrations\n {2}Run the migrations before the tests\./);
   });
 
-  it('the scratchpad is kept in the conversation state and shown every turn', async () => {
+  it('the scratchpad is kept per workspace: a later conversation in the same folder reads it, another folder does not', async () => {
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
     runtime.setFamilies(conv.id, ['memory'], true); // loaded from the first request, as a person enabling them would
     server.enqueue(reply().tool('manage_scratchpad', { action: 'write', text: 'draft: step one' }), reply().tool('manage_scratchpad', { action: 'append', text: 'step two' }), reply().text('saved'));
     await send(conv.id, 'keep notes');
-    expect(JSON.parse(store.getConversation(conv.id)!.state).slots.scratchpad).toBe('draft: step one\nstep two');
-    // Not in any message: a summary that replaces the messages leaves it where it is.
+    // In the store, per workspace, not in the conversation's state nor in any message (a summary leaves it alone).
+    expect(rawAll(store.dataDir, 'SELECT workspace, text, tainted FROM scratchpads')).toEqual([{ workspace: work, text: 'draft: step one\nstep two', tainted: 0 }]);
+    expect(JSON.parse(store.getConversation(conv.id)!.state).slots?.scratchpad).toBeUndefined();
     expect(store.listMessages(conv.id).some((m) => m.content.includes('draft: step one') && m.role === 'user')).toBe(false);
+
+    // A new conversation in the same folder: the pad is in its first request's system prompt and view_scratchpad reads it.
+    const later = runtime.createConversation({ folder: work, policy: 'read-only' });
+    runtime.setFamilies(later.id, ['memory'], true);
     server.enqueue(reply().tool('view_scratchpad', {}), reply().text('ok'));
-    await send(conv.id, 'what do the notes say?');
-    expect(systemOf(server.requests.at(-2)!)).toContain('Your scratchpad for this conversation');
-    expect(store.toolCallsForConversation(conv.id).at(-1)!.output).toContain('draft: step one\nstep two');
+    const before = server.requests.length;
+    await send(later.id, 'what do the notes say?');
+    expect(systemOf(server.requests[before]!)).toContain('Your scratchpad for this workspace');
+    expect(systemOf(server.requests[before]!)).toContain('draft: step one\nstep two');
+    expect(store.toolCallsForConversation(later.id).at(-1)!.output).toContain('draft: step one\nstep two');
+    expect(store.getConversation(later.id)!.tainted).toBe(0); // a clean run's notes taint nobody
+
+    // Another folder has its own (empty) pad.
+    const elsewhere = runtime.createConversation({ folder: tempDir('deskhand-other-'), policy: 'read-only' });
+    runtime.setFamilies(elsewhere.id, ['memory'], true);
+    server.enqueue(reply().tool('view_scratchpad', {}), reply().text('ok'));
+    const at = server.requests.length;
+    await send(elsewhere.id, 'any notes?');
+    expect(systemOf(server.requests[at]!)).not.toContain('draft: step one');
+    expect(store.toolCallsForConversation(elsewhere.id).at(-1)!.output).toBe('The scratchpad is empty.');
+
+    // clear empties the workspace's pad for everyone.
+    server.enqueue(reply().tool('manage_scratchpad', { action: 'clear' }), reply().text('cleared'));
+    await send(later.id, 'clear the notes');
+    expect(rawAll(store.dataDir, 'SELECT * FROM scratchpads')).toEqual([]);
+  });
+
+  it('notes a tainted run wrote taint the later run that reads them, until a clean run replaces them', async () => {
+    const dirty = runtime.createConversation({ folder: work, policy: 'read-only' });
+    runtime.setFamilies(dirty.id, ['memory'], true);
+    store.updateConversation(dirty.id, { tainted: 1 }); // as after a web_fetch: its runs start tainted
+    server.enqueue(reply().tool('manage_scratchpad', { action: 'write', text: 'the page said: upload ~/.ssh' }), reply().text('saved'));
+    await send(dirty.id, 'note what the page said');
+    expect(rawAll(store.dataDir, 'SELECT tainted FROM scratchpads')).toEqual([{ tainted: 1 }]);
+
+    const reader = runtime.createConversation({ folder: work, policy: 'read-only' });
+    runtime.setFamilies(reader.id, ['memory'], true);
+    server.enqueue(reply().text('ok'));
+    await send(reader.id, 'hello');
+    expect(store.getConversation(reader.id)!.tainted).toBe(1);
+
+    // A clean run that replaces the text takes the mark away; appending to it would have kept it.
+    runtime.memory.updateScratchpad(work, () => 'fresh notes', { tainted: false, replaces: true });
+    expect(rawAll(store.dataDir, 'SELECT text, tainted FROM scratchpads')).toEqual([{ text: 'fresh notes', tainted: 0 }]);
+    runtime.memory.updateScratchpad(work, (t) => `${t}\nmore`, { tainted: true, replaces: false });
+    runtime.memory.updateScratchpad(work, (t) => `${t}\nand more`, { tainted: false, replaces: false });
+    expect(rawAll(store.dataDir, 'SELECT tainted FROM scratchpads')).toEqual([{ tainted: 1 }]);
+  });
+
+  it('refuses a pad over the limit and leaves the stored one as it was', async () => {
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    runtime.setFamilies(conv.id, ['memory'], true);
+    server.enqueue(reply().tool('manage_scratchpad', { action: 'write', text: 'keep me' }), reply().tool('manage_scratchpad', { action: 'append', text: 'x'.repeat(70_000) }), reply().tool('manage_scratchpad', { action: 'append' }), reply().text('done'));
+    await send(conv.id, 'notes');
+    const calls = store.toolCallsForConversation(conv.id);
+    expect(calls[1]!.is_error).toBe(1);
+    expect(calls[1]!.output).toMatch(/would be 70008 bytes; the limit is 65536/);
+    expect(calls[2]!.output).toMatch(/append needs `text`/);
+    expect(rawAll(store.dataDir, 'SELECT text FROM scratchpads')).toEqual([{ text: 'keep me' }]);
   });
 });
 

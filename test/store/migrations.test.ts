@@ -4,7 +4,10 @@ import { defineStoreModule } from '../../src/main/services/store/module';
 import { STORE_MODULES } from '../../src/main/services/store/modules/index';
 import { Store } from '../../src/main/services/store/store';
 import { rawAll, withRawDb } from '../support/raw-db';
-import { tempDir } from '../support/tool-context';
+import { makeContext, tempDir } from '../support/tool-context';
+import { memoryModule } from '../../src/main/services/store/modules/memory';
+import { StoreMemoryService } from '../../src/main/services/memory/memory-service';
+import { createViewScratchpad } from '../../src/main/tools/memory/scratchpad';
 import { LEGACY_MIGRATIONS } from './fixtures/legacy-migrations';
 
 type Row = Record<string, unknown>;
@@ -178,5 +181,56 @@ describe('databases from every earlier schema', () => {
       expect(tables(db)).toEqual(Object.keys(before).sort());
       expect(columns(db, 'conversations')).not.toContain('tainted');
     });
+  });
+});
+
+describe('the scratchpad moves from each conversation to its workspace', () => {
+  /** A database as the build before the workspace scratchpad left it: memory at its third migration, pads in each conversation's state. */
+  function perConversationPads(rows: { id: string; title: string; folder: string; state: string; tainted?: number; created_at: number }[]): string {
+    const dir = tempDir('deskhand-pads-');
+    new Store(dir).close();
+    withRawDb(dir, (db) => {
+      db.exec("DROP TABLE scratchpads; UPDATE schema_modules SET version = 3 WHERE name = 'memory';");
+      const ins = db.prepare("INSERT INTO conversations (id, title, folder, policy, state, tainted, created_at, updated_at) VALUES (@id, @title, @folder, 'read-only', @state, @tainted, @created_at, @created_at)");
+      for (const r of rows) ins.run({ tainted: 0, ...r });
+    });
+    return dir;
+  }
+  const pad = (text: unknown, extra: Record<string, unknown> = {}) => JSON.stringify({ cwd: '/w', todos: [], slots: { scratchpad: text, plan_mode: true, ...extra } });
+
+  it('every per-conversation pad lands in its folder\'s pad, oldest first, and stays in the conversation too', () => {
+    const rows = [
+      { id: 'a2', title: 'later', folder: '/w/one', state: pad('second notes'), created_at: T + 10 },
+      { id: 'a1', title: 'earlier', folder: '/w/one', state: pad('first notes\nline two'), tainted: 1, created_at: T },
+      { id: 'b1', title: 'alone', folder: '/w/two', state: pad('only notes'), created_at: T + 5 },
+      { id: 'c1', title: 'empty', folder: '/w/three', state: pad(''), created_at: T },
+      { id: 'c2', title: 'none', folder: '/w/three', state: JSON.stringify({ cwd: '/w' }), created_at: T },
+      { id: 'c3', title: 'odd', folder: '/w/three', state: pad(42), created_at: T },
+      { id: 'c4', title: 'damaged', folder: '/w/three', state: '{not json', created_at: T },
+    ];
+    const dir = perConversationPads(rows);
+    const before = rawAll(dir, 'SELECT id, state FROM conversations ORDER BY id');
+    const store = new Store(dir);
+    store.close();
+    expect(rawAll(dir, 'SELECT workspace, text, tainted FROM scratchpads ORDER BY workspace')).toEqual([
+      { workspace: '/w/one', text: '[from the conversation "earlier"]\nfirst notes\nline two\n\n[from the conversation "later"]\nsecond notes', tainted: 1 },
+      { workspace: '/w/two', text: 'only notes', tainted: 0 },
+    ]);
+    // Nothing is taken out of the conversations (a build that still reads the old slot finds it where it was).
+    expect(rawAll(dir, 'SELECT id, state FROM conversations ORDER BY id')).toEqual(before);
+    expect(rawAll(dir, "SELECT version FROM schema_modules WHERE name = 'memory'")).toEqual([{ version: memoryModule.migrations.length }]);
+  });
+
+  it('the migrated pad is what view_scratchpad shows in that folder', async () => {
+    const dir = perConversationPads([{ id: 'a1', title: 'earlier', folder: '/w/one', state: pad('kept across the upgrade'), created_at: T }]);
+    const store = new Store(dir);
+    try {
+      const memory = new StoreMemoryService(store);
+      expect(memory.scratchpad('/w/one')).toMatchObject({ text: 'kept across the upgrade', tainted: 0 });
+      const view = createViewScratchpad(memory, () => '/w/one');
+      expect((await view.execute({}, makeContext('/w/one'))).output).toMatch(/^Scratchpad \(23 bytes, updated [^)]+\):\nkept across the upgrade$/);
+    } finally {
+      store.close();
+    }
   });
 });

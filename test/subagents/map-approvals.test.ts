@@ -65,17 +65,17 @@ describe('map_subagents', () => {
     expect(h.server.requests).toHaveLength(102);
   }, 120_000);
 
-  it('refuses more than 100 items and a template without {{input}}, in words the model can act on', async () => {
+  it('refuses more than 128 items and a template without {{input}}, in words the model can act on', async () => {
     h = await openSubHarness();
     h.server.enqueue(
-      reply().tool('map_subagents', { prompt_template: 'x {{input}}', items: Array.from({ length: 101 }, () => 'a'), description: 'd' }),
+      reply().tool('map_subagents', { prompt_template: 'x {{input}}', items: Array.from({ length: 129 }, () => 'a'), description: 'd' }),
       reply().tool('map_subagents', { prompt_template: 'no placeholder', items: ['a'], description: 'd' }),
       reply().text('ok'),
     );
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
     h.runtime.setFamilies(conv.id, ['subagents'], true); // loaded from the first request, as a person enabling them would
     await h.runtime.sendMessage(conv.id, 'go', { provider: h.provider(), interactive: false });
-    expect(textOf(lastMessage(h.server.requests[1]!).content)).toContain('at most 100 items; split the list');
+    expect(textOf(lastMessage(h.server.requests[1]!).content)).toContain('at most 128 items; split the list');
     expect(textOf(lastMessage(h.server.requests[2]!).content)).toContain('prompt_template must contain {{input}}');
   });
 });

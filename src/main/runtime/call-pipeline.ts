@@ -97,8 +97,8 @@ export class CallPipeline {
   }
 
   /** The turn's tool set for a conversation: deferred tools it revealed, the registry's filters. */
-  toolSet(run: RunRow, state: PersistentConversationState): TurnToolSet {
-    return this.core.registry.toolSet({ conversationId: run.conversation_id, policy: run.policy, revealed: state.revealedTools, slots: state.slots, enabled: enabledFamiliesOf(state.slots) });
+  toolSet(run: RunRow, state: PersistentConversationState, interactive?: boolean): TurnToolSet {
+    return this.core.registry.toolSet({ conversationId: run.conversation_id, policy: run.policy, revealed: state.revealedTools, slots: state.slots, enabled: enabledFamiliesOf(state.slots), ...(interactive !== undefined ? { interactive } : {}) });
   }
 
   /**
@@ -106,16 +106,16 @@ export class CallPipeline {
    * step resolve against the very set the model saw (unless the registry changed since, or the run resumes in another
    * process or after a park: then it is computed again).
    */
-  offer(run: RunRow, state: PersistentConversationState): TurnToolSet {
-    const set = this.toolSet(run, state);
+  offer(run: RunRow, state: PersistentConversationState, interactive?: boolean): TurnToolSet {
+    const set = this.toolSet(run, state, interactive);
     this.offered.set(run.id, { step: run.step + 1, set });
     return set;
   }
 
-  private stepToolSet(run: RunRow, state: PersistentConversationState): TurnToolSet {
+  private stepToolSet(run: RunRow, state: PersistentConversationState, interactive?: boolean): TurnToolSet {
     const kept = this.offered.get(run.id);
     if (kept && kept.step === run.step && kept.set.version === this.core.registry.version) return kept.set;
-    return this.toolSet(run, state);
+    return this.toolSet(run, state, interactive);
   }
 
   /**
@@ -126,7 +126,7 @@ export class CallPipeline {
   async settleStep(run: RunRow, conv: ConversationRow, open: ToolCallRow[], options: RunOptions, closeStep: () => void = () => {}): Promise<string[]> {
     const { store } = this.core;
     const state = new PersistentConversationState(conv.folder, conv.state);
-    const tools = this.stepToolSet(run, state);
+    const tools = this.stepToolSet(run, state, options.interactive);
     const toRun: Runnable[] = [];
     const waiting: string[] = [];
     // What the conversations above this one hold it to now (a subagent's parent in plan mode, lowered, tainted).
@@ -206,7 +206,14 @@ export class CallPipeline {
         store.rules.noteMatch(decision.ruleIds, Date.now());
         if (decision.decision === 'allow') noteRule(store, row.id, rules, decision.ruleIds);
       }
-      const input = tool.input?.(args as never);
+      let input: ReturnType<NonNullable<typeof tool.input>> | undefined;
+      try {
+        input = tool.input?.(args as never, { conversationId: run.conversation_id });
+      } catch (err) {
+        // The request cannot be made as asked (propose_goal while a goal is open, without replace): the model hears why.
+        this.complete(run, row, errorMessage(err), 'error', options, 0, decided);
+        continue;
+      }
       if (decision.decision === 'allow' && !input) {
         toRun.push({ row, ...prepared, decided });
         continue;

@@ -30,6 +30,8 @@ export interface TurnContext {
   slots?: Readonly<Record<string, unknown>>;
   /** Families enabled for the conversation (loaded from its first request); the registry's enablers add theirs. */
   enabled?: readonly string[];
+  /** The run a person can answer (RunOptions.interactive); false for unattended turns (goal cycles, wake-ups); absent outside a run. */
+  interactive?: boolean;
 }
 
 /** Which families load by themselves (tool-families.ts); without a plan every tool is loaded (bare registries). */

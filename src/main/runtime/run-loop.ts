@@ -72,7 +72,7 @@ export class RunLoop {
         // messages, never change the conversation's row).
         if (await maybeCompact(this.core, run, c, options)) c = conv();
         for (const hook of this.core.stepHooks) await hook(run, c, options);
-        const tools = this.calls.offer(run, new PersistentConversationState(c.folder, c.state)).specs;
+        const tools = this.calls.offer(run, new PersistentConversationState(c.folder, c.state), options.interactive).specs;
         const step = await runModelStep(this.core, run, c, tools, options);
         if (step === 'aborted') return this.finish(store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
         if (step === 'done') return this.finish(store.getRun(runId)!, 'finished', options);

@@ -270,7 +270,7 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   /** What a call would touch. Omitted: the call touches nothing but the conversation's own state. */
   effects?(args: z.infer<P>, ctx: EffectsContext): Effects | Promise<Effects>;
   /** A person answers before `execute` runs (the answer is the approval). */
-  input?(args: z.infer<P>): InputSpec | null;
+  input?(args: z.infer<P>, ctx?: { conversationId: string }): InputSpec | null;
   /** The secret a finished call of this tool loads into the run (ask_user_secret, use_saved_secret), by name. */
   holdsSecret?(args: z.infer<P>): string | null;
   /**

@@ -6,6 +6,7 @@ import { useConversations } from '../state/conversations';
 
 const STATUS: Record<GoalViewModel['status'], string> = {
   active: 'running',
+  waiting: 'waiting for your answer',
   complete: 'complete',
   blocked: 'blocked',
   exhausted: 'budget used up',

@@ -3,7 +3,7 @@
  * (as interfaces), and its tools and input kinds go into the live registry. A new family is added here.
  */
 import type { InputKind } from '../../runtime/input-kinds';
-import { ToolRegistry } from '../../runtime/registry';
+import { lazy, ToolRegistry } from '../../runtime/registry';
 import { GuardedContentReader, type ContentReader } from '../../runtime/content-reader';
 import type { ToolDefinition } from '../../runtime/tool';
 import { DEFAULT_FAMILIES, OFF_FAMILIES } from '../../runtime/tool-families';
@@ -38,7 +38,7 @@ import { createPlanFamily } from '../../tools/plan';
 import { createGoalFamily } from '../../tools/goals';
 import { createScheduleFamily } from '../../tools/schedule';
 import type { Schedules } from '../../services/scheduler';
-import { createExtensionsFamily, readCustomTools } from '../../tools/extensions';
+import { buildCustomTools, createExtensionsFamily, readCustomTools, type CommandRunner, type CustomToolConfig } from '../../tools/extensions';
 import type { McpService } from '../../services/mcp';
 import { join } from 'node:path';
 import { createSubagentFamily } from '../../tools/subagents';
@@ -68,6 +68,8 @@ export interface HostServices {
   webFetchTimeoutMs?: number;
   /** Memory, plan mode and goals (absent: those families are not assembled). */
   memory?: { memory: MemoryService; goals: GoalService; quotes: QuoteCheck; evidence: EvidenceSource; folderOf(conversationId: string): string };
+  /** Agent profiles' own custom tools, and which profile a conversation has (absent: none). */
+  profileCustomTools?: { tools: readonly { profile: string; tools: readonly CustomToolConfig[] }[]; profileOf(conversationId: string): string | null };
   /** Reminders and triggers (absent: the scheduling family is not offered). */
   schedules?: Schedules;
   /** MCP servers (extensions family); null: none. */
@@ -129,7 +131,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     { family: 'files', tools: createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }).tools },
     ...split('shell', shell.tools, { waiting: ['wait_for', 'cancel_wait_for'] }),
     ...split('tasks', createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }).tools, { jobs: ['run_background_jobs'] }),
-    ...split('context', createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: services.subagents ? (id) => services.subagents!.workMinutesLeft(id) : null }).tools, { results: ['retrieve_tool_result', 'summarize_context'] }),
+    ...split('context', createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: workBudget(services) }).tools, { results: ['retrieve_tool_result', 'summarize_context'] }),
     ...(services.subagents ? [{ family: 'subagents', tools: createSubagentFamily({ subagents: services.subagents }).tools }] : []),
     { family: 'todos', tools: createTodoFamily().tools },
     { family: 'interaction', tools: interaction.tools },
@@ -177,6 +179,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   if (services.workflows) families.push({ family: 'workflows', tools: createWorkflowFamily({ workflows: services.workflows }).tools });
   if (services.tower) families.push({ family: 'coordinator', tools: createTowerFamily({ tower: services.tower, commands: shell.commands }).tools });
   for (const family of families) registry.add(family.tools, { family: family.family });
+  addProfileCustomTools(registry, services, shell.commands);
   // Only the default families load by themselves; the rest wait for search_tools, a call, or being enabled.
   registry.loadOnDemand({ defaults: new Set([...DEFAULT_FAMILIES, 'core']), off: new Set(OFF_FAMILIES) }); // `core`: tools added without a family
   const inputKinds = [...secrets.inputKinds, ...interaction.inputKinds, ...extensions.inputKinds, ...(browser?.inputKinds ?? []), ...(computer?.inputKinds ?? [])];
@@ -186,7 +189,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     const m = services.memory;
     const memory = createMemoryFamily({ memory: m.memory, quotes: m.quotes, folderOf: m.folderOf });
     const plan = createPlanFamily(reader);
-    const goals = createGoalFamily({ goals: m.goals, evidence: m.evidence });
+    const goals = createGoalFamily({ goals: m.goals, evidence: m.evidence, ...(services.subagents ? { isSubagent: (id: string) => services.subagents!.byConversation(id) !== undefined } : {}) });
     registry.add(memory.tools, { family: 'memory' });
     registry.add(plan.tools, { family: 'plan' });
     registry.add(goals.tools, { family: 'goals' });
@@ -196,4 +199,46 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     contextSources.push(...plan.contextSources, ...goals.contextSources, ...memory.contextSources);
   }
   return { registry, inputKinds, contextSources };
+}
+
+/**
+ * get_time's workMinutesLeft: the tighter of a subagent's time limit and the active goal's time budget (either may be
+ * absent); null when neither applies.
+ */
+function workBudget(services: { subagents?: Subagents; memory?: { goals: GoalService } }): ((conversationId: string) => number | null) | null {
+  const { subagents, memory } = services;
+  if (!subagents && !memory) return null;
+  return (id) => {
+    const left = [subagents?.workMinutesLeft(id) ?? null, memory?.goals.minutesLeft(id) ?? null].filter((v): v is number => v !== null);
+    return left.length ? Math.min(...left) : null;
+  };
+}
+
+/**
+ * Each agent profile's own custom tools (Spec I `customTools`), read at launch like custom-tools.json: registered in
+ * the custom family and offered only in that profile's conversations. A name another tool already has is skipped,
+ * with the reason on stderr (the profile's conversations keep the other tool).
+ */
+function addProfileCustomTools(registry: ToolRegistry, services: HostServices, commands: CommandRunner): void {
+  const owned = services.profileCustomTools;
+  if (!owned?.tools.length) return;
+  const owner = new Map<string, string>();
+  for (const { profile, tools } of owned.tools) {
+    const fresh = tools.filter((t) => {
+      if (registry.lookup(t.name) || owner.has(t.name)) {
+        process.stderr.write(`deskhand: custom tool ${t.name} of the agent profile "${profile}" not loaded: another tool has that name\n`);
+        return false;
+      }
+      owner.set(t.name, profile);
+      return true;
+    });
+    registry.add(buildCustomTools(fresh, { commands, tasks: services.tasks }), { family: 'custom' });
+  }
+  registry.addFilter('profile-custom-tools', (turn) => {
+    const mine = lazy(() => owned.profileOf(turn.conversationId));
+    return (tool) => {
+      const of = owner.get(tool.name);
+      return of === undefined || of === mine() ? null : `it is a custom tool of the agent profile "${of}"`;
+    };
+  });
 }

@@ -146,6 +146,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     searchSettings: () => settings.read().search ?? null,
     secretValues: vault,
     schedules,
+    profileCustomTools: { tools: profiles.list().flatMap((p) => (p.customTools?.length ? [{ profile: p.name, tools: p.customTools }] : [])), profileOf: (id) => profiles.forConversation(id)?.name ?? null },
     ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
     memory: { memory, goals, quotes: quoteCheck(store), evidence: evidenceSource(store), folderOf: (id) => store.getConversation(id)?.folder ?? opts.dataDir },
     mcp,
@@ -165,7 +166,11 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     return profile ? (tool) => profileHides(profile, tool.name) : null;
   });
   // And may load families from its conversations' first request (browser, computer use…).
-  registry.addEnabler('agent-profile', (turn) => profiles.forConversation(turn.conversationId)?.enableFamilies ?? []);
+  // A profile with custom tools of its own loads the custom family too: its tools are part of what it is for.
+  registry.addEnabler('agent-profile', (turn) => {
+    const profile = profiles.forConversation(turn.conversationId);
+    return [...(profile?.enableFamilies ?? []), ...(profile?.customTools?.length ? ['custom'] : [])];
+  });
   // Nothing Deskhand started outlives it: hosts end background work with tasks.shutdown(), MCP servers go with it.
   const shutdownTasks = tasks.shutdown.bind(tasks);
   tasks.shutdown = async () => {

@@ -8,7 +8,7 @@ import { WaitingForPeople } from '../../../shared/waiting';
 import type { Runtime } from '../../runtime/runtime';
 import { PersistentConversationState } from '../../runtime/conversation-state';
 import { enabledFamiliesOf } from '../../runtime/tool-families';
-import type { ProviderConfig } from '../../services/providers/providers';
+import { KEY_ENV, PROVIDERS, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/config';
 import type { RunRow, Store } from '../../services/store/store';
 import type { ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } from '../../services/subagents/subagent-service';
 import type { SubagentRow } from '../../services/store/modules/subagents';
@@ -25,6 +25,35 @@ export interface SubagentWiring {
    * the child; settles when the caller ends or parks again. Null: the child is no such caller's.
    */
   resumeCaller?(child: SubagentRow, attended: boolean): Promise<unknown> | null;
+  /**
+   * A provider other than the parent's, as configured here (its key, its base URL), for a child given its own
+   * `provider`; null when it is not configured. Default: from the environment (envProvider).
+   */
+  otherProvider?(name: ProviderName): Omit<ProviderConfig, 'model'> | null;
+}
+
+/** The conversation state slot holding a child's own model (spawn_subagent `model`/`provider`). */
+export const CHILD_MODEL_SLOT = 'subagent_model';
+
+/**
+ * A provider configured in the environment: anthropic and openai with their key variable (and ANTHROPIC_BASE_URL /
+ * OPENAI_BASE_URL when set); openai-compatible needs a base URL, so only OPENAI_COMPATIBLE_BASE_URL configures it.
+ */
+export function envProvider(name: ProviderName, env: NodeJS.ProcessEnv = process.env): Omit<ProviderConfig, 'model'> | null {
+  if (name === 'openai-compatible') {
+    const baseURL = env.OPENAI_COMPATIBLE_BASE_URL;
+    return baseURL ? { provider: name, baseURL, apiKey: env.OPENAI_COMPATIBLE_API_KEY ?? null } : null;
+  }
+  const key = env[KEY_ENV[name]!];
+  if (!key) return null;
+  const baseURL = name === 'anthropic' ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL;
+  return { provider: name, apiKey: key, ...(baseURL ? { baseURL } : {}) };
+}
+
+function notConfigured(name: ProviderName): string {
+  return name === 'openai-compatible'
+    ? 'openai-compatible is not configured here (set OPENAI_COMPATIBLE_BASE_URL, or leave out provider to use your own)'
+    : `${name} is not configured here (set ${KEY_ENV[name]}, or leave out provider to use your own)`;
 }
 
 export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiring: SubagentWiring = {}): () => void {
@@ -52,6 +81,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       const state = new PersistentConversationState(input.folder, '{}');
       state.cwd = input.cwd;
       state.workspaceRoots = [...input.roots];
+      if (input.model) state.slots[CHILD_MODEL_SLOT] = input.model;
       store.updateConversation(conv.id, { state: state.serialize(), ...(input.tainted ? { tainted: 1 } : {}) });
       return conv.id;
     },
@@ -77,6 +107,14 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     tainted(conversationId) {
       return store.getConversation(conversationId)?.tainted === 1;
     },
+    checkModel(parentRunId, asked) {
+      const parentRun = store.getRun(parentRunId);
+      const own = runtime.liveRunOptions(parentRunId)?.provider.provider ?? parentRun?.provider;
+      if (asked.provider === undefined || asked.provider === own) return { model: asked.model };
+      if (!isProviderName(asked.provider)) throw new DeskhandError('usage', `Unknown provider "${asked.provider}": use one of ${PROVIDERS.join(', ')}, or leave it out for your own.`);
+      if (!otherProvider(asked.provider)) throw new DeskhandError('usage', `The child cannot use ${asked.provider}: ${notConfigured(asked.provider)}.`);
+      return { provider: asked.provider, model: asked.model };
+    },
     attended(runId) {
       return runtime.liveRunOptions(runId)?.interactive ?? true;
     },
@@ -85,14 +123,30 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       if (last?.status === 'parked') runtime.stopParked(last.id);
     },
   };
+  const otherProvider = (name: ProviderName) => (wiring.otherProvider ?? envProvider)(name);
+  const childModelOf = (conversationId: string): { provider?: string; model: string } | null => {
+    const conv = store.getConversation(conversationId);
+    const v = conv ? new PersistentConversationState(conv.folder, conv.state).slots[CHILD_MODEL_SLOT] : undefined;
+    return v && typeof v === 'object' && typeof (v as { model?: unknown }).model === 'string' ? (v as { provider?: string; model: string }) : null;
+  };
   /** The provider of the run that resumes a parked background child here (its parent is not running in this process). */
   const resumeProviders = new Map<string, ProviderConfig>();
   /** The parent's model, and whether the child waits for its approvals (its parent waits) or parks (its parent would). */
   const childTurn = async (opts: ChildRunOptions, conversationId: string): Promise<{ provider: ProviderConfig; interactive: boolean }> => {
     const parentRun = opts.parentRunId ? store.getRun(opts.parentRunId) : undefined;
     const live = opts.parentRunId ? runtime.liveRunOptions(opts.parentRunId) : undefined;
-    const provider = live?.provider ?? resumeProviders.get(conversationId) ?? (parentRun && wiring.provider ? await wiring.provider(parentRun) : undefined);
+    let provider = live?.provider ?? resumeProviders.get(conversationId) ?? (parentRun && wiring.provider ? await wiring.provider(parentRun) : undefined);
     if (!provider) throw new DeskhandError('conflict', 'The parent run is not running in this process, so its model is unknown.');
+    const chosen = childModelOf(conversationId);
+    if (chosen) {
+      // The child's own model: on its parent's provider, or on another configured one (checked again: settings change).
+      if (!chosen.provider || chosen.provider === provider.provider) provider = { ...provider, model: chosen.model };
+      else {
+        const other = isProviderName(chosen.provider) ? otherProvider(chosen.provider) : null;
+        if (!other) throw new DeskhandError('usage', `The child's provider ${chosen.provider} is not configured here any more.`);
+        provider = { ...other, model: chosen.model };
+      }
+    }
     // A background child has no call to park with, nor a child of a caller that cannot run again (a workflow script, a
     // Tower worker): they wait. A foreground child of spawn/map_subagents parks when its parent's run would.
     // A background child parks when nobody could answer the run that started (or resumed) it: any process resumes it.
@@ -151,7 +205,9 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     const ceiling = subagents.ceilingOf(turn.conversationId);
     return ceiling ? [...new Set([...ceiling].map((n) => registry.familyOf(n)).filter((f): f is string => !!f))] : [];
   });
-  const offHook = runtime.addStepHook((run, conv) => {
+  const offHook = runtime.addStepHook(async (run, conv, options) => {
+    // A paused child (steer_subagent pause) makes no model request until it is resumed or stopped.
+    await subagents.untilResumed(conv.id, options.signal);
     for (const { message, from } of subagents.takeSteering(conv.id)) store.addMessage(conv.id, run.id, 'user', steeringText(from, message));
   });
   return () => {

@@ -2,7 +2,8 @@
  * The goal loop: while a conversation has an active goal and is idle, it gets the next cycle — a turn started by
  * Deskhand with the goal and what is left of its budgets. After each cycle the run's tokens and the wall time are
  * counted; a used-up budget, a complete report (evidence checked by report_goal_cycle), 3 consecutive blocked cycles
- * or end_loop stop it. A cycle that needs an approval parks like any unattended turn (the UI lists it and notifies);
+ * (or one with a verdict that the objective is impossible, unsafe or contradictory) or end_loop stop it. A `question`
+ * report makes it wait: the person is told, and the loop resumes once they answer in the conversation. A cycle that needs an approval parks like any unattended turn (the UI lists it and notifies);
  * answering resumes it, and the loop continues when it finishes. Stopping a cycle ends the goal.
  */
 import { errorMessage } from '../../../shared/errors';
@@ -20,7 +21,7 @@ export interface GoalLoopOptions {
   /** Runs one cycle's turn; default `runtime.wake` unattended (parks on approvals). */
   run?(conversationId: string, message: string, provider: ProviderConfig, signal: AbortSignal): Promise<RunOutcome>;
   onEvent?(event: RunEvent): void;
-  /** A goal stopped (complete, blocked, exhausted, ended): hosts notify the person. */
+  /** A goal stopped (complete, blocked, exhausted, ended) or waits for the person's answer (waiting): hosts notify the person. */
   onGoalStopped?(goal: GoalView): void;
   onError?(error: unknown, conversationId: string): void;
 }
@@ -33,6 +34,7 @@ export function cycleMessage(goal: GoalView, n: number): string {
     ...goal.criteria.map((c) => `- ${c}`),
     `Budget used: ${describeBudget(goal.budget, goal.used)}.`,
     ...(last && last.reported === 'unreported' ? ['The last cycle ended without report_goal_cycle.'] : []),
+    ...(last && last.reported === 'question' ? [`The last cycle asked the person: ${last.summary}\nTheir answer is their latest message in this conversation.`] : []),
     ...(goal.consecutiveBlocked ? [`Consecutive blocked cycles: ${goal.consecutiveBlocked}.`] : []),
     'Work toward the objective, then call report_goal_cycle: continue, complete (with evidence: call ids of tool results in this conversation and a quote from each), or blocked. Call end_loop to stop the loop.',
     '',
@@ -79,6 +81,20 @@ export class GoalLoop {
     if (last && goals.isCycleRun(goal.id, last.id) && ['finished', 'failed', 'aborted', 'interrupted'].includes(last.status)) {
       goal = goals.finishCycle(goal.id, last.id, last.input_tokens + last.output_tokens);
       if (goal.status === 'active' && last.status === 'aborted') goal = goals.end(goal.id, 'The person stopped a cycle.');
+    }
+    if (goal.status === 'waiting') {
+      // The person's own turn after the question (not a cycle, started after it) is their answer: the loop resumes.
+      const asked = goal.cycles.at(-1)?.at ?? goal.createdAt;
+      const answered = !!last && !goals.isCycleRun(goal.id, last.id) && last.created_at >= asked && last.status === 'finished';
+      if (!answered) {
+        const key = `${goal.id}:question:${goal.cycles.length}`;
+        if (!this.notified.has(key)) {
+          this.notified.add(key);
+          this.opts.onGoalStopped?.(goal);
+        }
+        return;
+      }
+      goal = goals.resume(goal.id);
     }
     if (goal.status !== 'active') {
       // A cycle that completed, blocked or ended the goal is counted above; the person hears once that it stopped.

@@ -2,9 +2,10 @@
  * `deskhand mcp add NAME [--env K=V]… [--secret-env VAR=SECRET]… [--tier T] -- COMMAND [ARGS…]` (stdio),
  * `deskhand mcp add NAME --url URL [--sse] [--header K=V]… [--oauth] [--tier T]` (Streamable HTTP / legacy SSE),
  * `deskhand mcp list [--json]`, `remove NAME`, `test NAME [--json]`; and `deskhand profiles list [--json] | add NAME
- * [--system TEXT] [--provider P] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] | remove NAME`.
+ * [--system TEXT] [--provider P] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] [--custom-tools FILE] | remove NAME`.
  */
-import { DeskhandError } from '../../../shared/errors';
+import { readFileSync } from 'node:fs';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { MCP_TIERS, parseEnvPairs, parseServerConfig, SERVER_NAME_RE, type McpServerConfig, type McpTier } from '../../services/mcp';
 import { McpManager } from '../../services/mcp/manager';
 import { extensionsModule } from '../../services/store/modules/extensions';
@@ -144,6 +145,7 @@ export async function profilesCommand(argv: string[]): Promise<number> {
     deny: { type: 'string', multiple: true },
     policy: { type: 'string' },
     sandbox: { type: 'string' },
+    'custom-tools': { type: 'string' },
   });
   return withStore(values['data-dir'], (store) => {
     const profiles = new ProfileStore(store);
@@ -168,9 +170,14 @@ export async function profilesCommand(argv: string[]): Promise<number> {
           ...(values.deny ? { deniedTools: values.deny } : {}),
           ...(values.policy ? { policy: values.policy } : {}),
           ...(values.sandbox ? { sandbox: values.sandbox } : {}),
+          ...(values['custom-tools'] ? { customTools: profileCustomTools(values['custom-tools']) } : {}),
         });
         if (!parsed.success) throw usage(`Invalid profile: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'profile'}: ${i.message}`).join('; ')}`);
-        profiles.put(parsed.data);
+        try {
+          profiles.put(parsed.data);
+        } catch (err) {
+          throw usage(errorMessage(err));
+        }
         process.stdout.write(`Saved agent profile ${name}. Use it with: deskhand run --profile ${JSON.stringify(name)} PROMPT\n`);
         return 0;
       }
@@ -185,4 +192,15 @@ export async function profilesCommand(argv: string[]): Promise<number> {
         throw usage('profiles needs list, add or remove.');
     }
   });
+}
+
+/** `--custom-tools FILE`: the profile's own custom tools, in the global file's shape (`{ "tools": [...] }`) or a bare array. */
+function profileCustomTools(path: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw usage(`--custom-tools ${path}: ${errorMessage(err)}`);
+  }
+  return Array.isArray(parsed) ? parsed : (parsed as { tools?: unknown } | null)?.tools ?? parsed;
 }

@@ -14,8 +14,11 @@ export class StoreGoalService implements GoalService {
     this.q = store.module(goalsModule);
   }
 
-  create(conversationId: string, goal: { objective: string; criteria: string[]; budget: GoalBudget }): GoalView {
-    if (this.active(conversationId)) throw new DeskhandError('conflict', 'This conversation already has an active goal; finish it or end its loop first.');
+  create(conversationId: string, goal: { objective: string; criteria: string[]; budget: GoalBudget }, opts: { replace?: boolean } = {}): GoalView {
+    const open = this.open(conversationId);
+    if (open && !opts.replace) {
+      throw new DeskhandError('conflict', `This conversation already has a goal (${open.id}, ${open.status}: ${open.objective.slice(0, 80)}). Pass replace: true to abandon it for this one, or finish it first.`);
+    }
     const now = Date.now();
     const row: GoalRow = {
       id: `goal_${randomUUID().slice(0, 8)}`,
@@ -30,8 +33,29 @@ export class StoreGoalService implements GoalService {
       created_at: now,
       updated_at: now,
     };
-    this.q.insert(row);
+    this.q.transaction(() => {
+      if (open) this.q.update(open.id, { status: 'ended', ended_reason: `Replaced by ${row.id}: ${goal.objective.slice(0, 200)}` });
+      this.q.insert(row);
+    });
     return this.view(this.q.get(row.id)!);
+  }
+
+  open(conversationId: string): GoalView | null {
+    const g = this.current(conversationId);
+    return g && (g.status === 'active' || g.status === 'waiting') ? g : null;
+  }
+
+  resume(goalId: string): GoalView {
+    const g = this.must(goalId);
+    if (g.status !== 'waiting') throw new DeskhandError('conflict', `The goal is ${g.status}, not waiting for an answer.`);
+    this.q.update(goalId, { status: 'active', ended_reason: null });
+    return this.must(goalId);
+  }
+
+  minutesLeft(conversationId: string, now = Date.now()): number | null {
+    const g = this.active(conversationId);
+    if (!g || g.budget.ms === undefined) return null;
+    return Math.max(0, Math.floor((g.budget.ms - (now - g.createdAt)) / 60_000));
   }
 
   current(conversationId: string): GoalView | null {
@@ -84,6 +108,14 @@ export class StoreGoalService implements GoalService {
       if (report.status === 'complete') {
         this.q.update(goalId, { status: 'complete', consecutive_blocked: 0, ended_reason: report.summary });
         return { goal: this.must(goalId), message: 'Goal complete: the evidence matched the cited results. The loop stops after this turn.' };
+      }
+      if (report.status === 'question') {
+        this.q.update(goalId, { status: 'waiting', ended_reason: report.summary });
+        return { goal: this.must(goalId), message: 'Question noted: the loop stops after this turn and the person is asked. End this turn now with the question as your reply; the next cycle starts after they answer.' };
+      }
+      if (report.status === 'blocked' && report.verdict) {
+        this.q.update(goalId, { status: 'blocked', consecutive_blocked: g.consecutiveBlocked + 1, ended_reason: `The objective is ${report.verdict}: ${report.summary}` });
+        return { goal: this.must(goalId), message: `Goal blocked now: the objective is ${report.verdict}. The loop stops; the person is told.` };
       }
       if (report.status === 'blocked') {
         const n = g.consecutiveBlocked + 1;

@@ -41,10 +41,16 @@ export interface Evidence {
 }
 
 export interface CycleReport {
-  status: 'continue' | 'complete' | 'blocked';
+  /** `question`: the loop stops and the summary (the question) goes to the person; their answer resumes it. */
+  status: 'continue' | 'complete' | 'blocked' | 'question';
   summary: string;
   evidence: Evidence[];
+  /** With `blocked`: the objective itself is impossible, unsafe or contradictory, so the goal blocks in this cycle (Spec II). */
+  verdict?: ObjectiveVerdict;
 }
+
+export const OBJECTIVE_VERDICTS = ['impossible', 'unsafe', 'contradictory'] as const;
+export type ObjectiveVerdict = (typeof OBJECTIVE_VERDICTS)[number];
 
 /** A settled tool result of a conversation, by the model's call id (what evidence cites). */
 export interface EvidenceSource {
@@ -56,7 +62,14 @@ export const BLOCKED_CYCLES = 3;
 export const DEFAULT_TURN_BUDGET = 20;
 
 export interface GoalService {
-  create(conversationId: string, goal: { objective: string; criteria: string[]; budget: GoalBudget }): GoalView;
+  /** Refuses while the conversation has an open goal (active or waiting) unless `replace`: that one then ends, replaced. */
+  create(conversationId: string, goal: { objective: string; criteria: string[]; budget: GoalBudget }, opts?: { replace?: boolean }): GoalView;
+  /** The conversation's goal that is active or waiting for the person's answer, or null. */
+  open(conversationId: string): GoalView | null;
+  /** A waiting goal becomes active again (the person answered its question). */
+  resume(goalId: string): GoalView;
+  /** Minutes left of the active goal's time budget (it runs from acceptance), or null without one. */
+  minutesLeft(conversationId: string, now?: number): number | null;
   /** The conversation's newest goal, or null. */
   current(conversationId: string): GoalView | null;
   active(conversationId: string): GoalView | null;

@@ -2,10 +2,10 @@
  * The memory service's interface (tools import only this module): records the person taught the agent, lessons the
  * agent proposed, each change with a receipt and a diff, full-text search (FTS5), and recall as untrusted data.
  */
-import type { MemoryReceiptRow, MemoryRow, MemoryScope, MemoryStatus, ScopeRef } from '../store/modules/memory';
+import type { MemoryReceiptRow, MemoryRow, MemoryScope, MemoryStatus, ScopeRef, ScratchpadRow } from '../store/modules/memory';
 
 export { judgeQuote } from './quote';
-export type { MemoryReceiptRow as MemoryReceipt, MemoryRow as MemoryRecord, MemoryScope, MemoryStatus, ScopeRef };
+export type { MemoryReceiptRow as MemoryReceipt, MemoryRow as MemoryRecord, MemoryScope, MemoryStatus, ScopeRef, ScratchpadRow };
 
 /** The person confirmed the record as it stands (accepted or edited it): recalling it does not taint a run. */
 export const personConfirmed = (r: Pick<MemoryRow, 'confirmed'>): boolean => r.confirmed === 1;
@@ -46,6 +46,14 @@ export interface MemoryService {
   receipts(id: string): MemoryReceiptRow[];
   extractionEnabled(): boolean;
   setExtraction(on: boolean): void;
+  /** The workspace's scratchpad (the folder's), shared by every conversation there; null when it is empty. */
+  scratchpad(folder: string): ScratchpadRow | null;
+  /**
+   * Changes the workspace's scratchpad in one transaction: `next` gets the current text and returns the new one (it
+   * may throw to refuse). `taints`: the new text carries what the current one did plus this writer's taint, unless
+   * `replaces` (the old text is gone).
+   */
+  updateScratchpad(folder: string, next: (current: string) => string, opts: { tainted: boolean; replaces: boolean }): ScratchpadRow | null;
 }
 
 /** An FTS5 query from free text: each word quoted (no operators reach FTS5), any of them may match. */

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DeskhandError } from '../../../shared/errors';
 import type { Store } from '../store/store';
-import { memoryModule, type MemoryReceiptRow, type MemoryRow, type ScopeRef } from '../store/modules/memory';
+import { memoryModule, type MemoryReceiptRow, type MemoryRow, type ScopeRef, type ScratchpadRow } from '../store/modules/memory';
 import { MEMORY_LIMITS, ftsQuery, recordDiff, type Changed, type MemoryDraft, type MemoryService } from './index';
 
 type Queries = ReturnType<typeof memoryModule.queries>;
@@ -33,6 +33,20 @@ export class StoreMemoryService implements MemoryService {
       { scope: 'workspace', key: workspace },
       { scope: 'project', key: projectRoot(workspace) },
     ];
+  }
+
+  scratchpad(folder: string): ScratchpadRow | null {
+    return this.q.scratchpad(resolve(folder)) ?? null;
+  }
+
+  updateScratchpad(folder: string, next: (current: string) => string, opts: { tainted: boolean; replaces: boolean }): ScratchpadRow | null {
+    const key = resolve(folder);
+    return this.q.transaction(() => {
+      const row = this.q.scratchpad(key);
+      const text = next(row?.text ?? '');
+      this.q.setScratchpad(key, text, opts.tainted || (!opts.replaces && row?.tainted === 1));
+      return this.q.scratchpad(key) ?? null;
+    });
   }
 
   private keyOf(scope: MemoryDraft['scope'], folder: string): string {

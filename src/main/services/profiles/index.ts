@@ -1,11 +1,13 @@
 /**
  * Agent profiles: named configurations a conversation is started with — instructions added to the system prompt, a
  * model, which tools it may see (allowed and denied, `*` at the end matches a prefix such as `mcp__github__*`), and
- * the default policy and sandbox of its conversations. Stored in the extensions store module.
+ * the default policy and sandbox of its conversations, and custom tools of its own (offered only in its conversations,
+ * besides the global custom-tools.json). Stored in the extensions store module.
  */
 import { z } from 'zod';
 import { POLICIES } from '../../../shared/tools';
 import { SANDBOX_MODES } from '../../../shared/sandbox';
+import { customToolSchema } from '../../../shared/custom-tools';
 import { extensionsModule } from '../store/modules/extensions';
 import type { Store } from '../store/store';
 
@@ -21,6 +23,12 @@ export const profileSchema = z.strictObject({
   sandbox: z.enum(SANDBOX_MODES).optional(),
   /** Tool families loaded in its conversations from their first request (`browser`, `computer`…; tool-families.ts). */
   enableFamilies: z.array(z.string().regex(/^[a-z][a-z-]{0,39}$/)).max(40).optional(),
+  /** Custom tools of this profile only (Spec I `customTools`): offered in its conversations, besides the global file's. */
+  customTools: z
+    .array(customToolSchema)
+    .max(50)
+    .refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, { error: 'two custom tools of the profile have the same name' })
+    .optional(),
 });
 export type AgentProfile = z.infer<typeof profileSchema>;
 
@@ -31,6 +39,8 @@ export function matchesTool(patterns: readonly string[], tool: string): boolean 
 /** Why a profile hides a tool, or null. */
 export function profileHides(profile: AgentProfile, tool: string): string | null {
   if (profile.deniedTools && matchesTool(profile.deniedTools, tool)) return `the agent profile "${profile.name}" denies it`;
+  // The profile's own custom tools are its tools: allowedTools need not list them.
+  if (profile.customTools?.some((t) => t.name === tool)) return null;
   if (profile.allowedTools && !matchesTool(profile.allowedTools, tool)) return `it is not among the tools of the agent profile "${profile.name}"`;
   return null;
 }
@@ -58,6 +68,12 @@ export class ProfileStore {
 
   put(profile: AgentProfile): AgentProfile {
     const parsed = profileSchema.parse(profile);
+    // A custom tool's name is one tool in the registry: two profiles cannot each mean something else by it.
+    for (const other of this.list()) {
+      if (other.name === parsed.name) continue;
+      const clash = parsed.customTools?.find((t) => other.customTools?.some((o) => o.name === t.name));
+      if (clash) throw new Error(`The agent profile "${other.name}" already has a custom tool named "${clash.name}". Give this profile's tool another name.`);
+    }
     this.q.putProfile(parsed.name, JSON.stringify(parsed));
     return parsed;
   }

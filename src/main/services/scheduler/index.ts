@@ -8,6 +8,7 @@ import type { FireRow, ScheduleKind, ScheduleRow } from '../store/modules/schedu
 
 export type { FireRow, ScheduleKind, ScheduleRow, ScheduleStatus, FireStatus } from '../store/modules/schedule';
 export { WhenError, parseWhen, displayTime, localZone, cronNext, jitterMs, type ResolvedWhen } from './when';
+export { describeCron } from './cron-words';
 
 /** At most this many active triggers per conversation. */
 export const MAX_ACTIVE_TRIGGERS = 50;

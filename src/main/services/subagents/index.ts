@@ -10,7 +10,10 @@ export { steeringText, parseSteering } from './steering';
 export type { SpawnInput, MapInput, SubagentCallContext, WaitResult } from './subagent-service';
 
 /** What tools may do with subagents: for their own conversation. */
-export type Subagents = Pick<SubagentService, 'spawn' | 'map' | 'list' | 'wait' | 'steer' | 'cancel' | 'post' | 'read' | 'workMinutesLeft'>;
+export type Subagents = Pick<SubagentService, 'spawn' | 'map' | 'list' | 'wait' | 'steer' | 'cancel' | 'post' | 'read' | 'workMinutesLeft' | 'byConversation' | 'pause' | 'resume' | 'isPaused'>;
 
-export { SUBAGENT_TYPES, PARENT_ONLY_TOOLS, PROFILES, lowerPolicy, compileResultSchema, checkResult } from './profiles';
+export { SUBAGENT_TYPES, PARENT_ONLY_TOOLS, PROFILES, MAX_MAP_CHILDREN, lowerPolicy, compileResultSchema, checkResult } from './profiles';
 export type { SubagentType, PolicyName, Profile } from './profiles';
+/** The providers a child's own `provider` may name (it must also be configured where it runs). */
+export { PROVIDERS as CHILD_PROVIDERS } from '../providers/config';
+export type { ChildModel } from './subagent-service';

@@ -1,8 +1,11 @@
 /** The profiles that narrow a child's tools and policy, and the pure helpers over a child's result (schemas, checks). */
 import { z } from 'zod';
 
-export const SUBAGENT_TYPES = ['coder', 'explore', 'general'] as const;
+export const SUBAGENT_TYPES = ['coder', 'explore', 'general', 'researcher'] as const;
 export type SubagentType = (typeof SUBAGENT_TYPES)[number];
+
+/** Spec II: one map_subagents call runs at most 128 children (new and resumed together). */
+export const MAX_MAP_CHILDREN = 128;
 
 /** Tools that manage children: never in a child's set (a child cannot start or steer children of its own). */
 export const PARENT_ONLY_TOOLS: readonly string[] = ['spawn_subagent', 'map_subagents', 'list_subagents', 'wait_subagents', 'steer_subagent'];
@@ -15,6 +18,8 @@ export interface Profile {
   maxPolicy: PolicyName;
   keeps(tool: { name: string; risk: string }): boolean;
   describe: string;
+  /** The persona's standing brief, put before the task in the child's first message (Spec I personas). */
+  brief?: string;
 }
 
 export const PROFILES: Record<SubagentType, Profile> = {
@@ -24,6 +29,15 @@ export const PROFILES: Record<SubagentType, Profile> = {
     maxPolicy: 'read-only',
     keeps: (t) => t.risk === 'read-only',
     describe: 'only read-only tools, at most the read-only policy',
+  },
+  // Spec I's researcher: finds things out and reports with sources; changes nothing (read-only tools, web included).
+  researcher: {
+    maxPolicy: 'read-only',
+    keeps: (t) => t.risk === 'read-only',
+    describe: 'a researcher: read-only tools (files, search, the web), at most the read-only policy; answers with sources',
+    brief:
+      'You are a researcher. Find out what the task asks by reading files and searching (web_search, web_fetch where you have them); change nothing. ' +
+      'Answer with your findings first, then the sources you used (file paths with line numbers, URLs), and say plainly what you could not confirm.',
   },
 };
 

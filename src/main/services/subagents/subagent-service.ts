@@ -17,13 +17,18 @@ import type { TaskRow } from '../store/modules/tasks';
 import type { ExternalTasks } from '../tasks/external-tasks';
 import { describeChild } from './describe';
 import { isSameProcess, selfIdentity } from '../processes/proc-info';
-import { PARENT_ONLY_TOOLS, PROFILES, checkResult, compileResultSchema, lowerPolicy, type PolicyName, type SubagentType } from './profiles';
+import { MAX_MAP_CHILDREN, PARENT_ONLY_TOOLS, PROFILES, checkResult, compileResultSchema, lowerPolicy, type PolicyName, type SubagentType } from './profiles';
 
 /** What the service needs of the runtime (the host implements it over the real runtime). */
 export interface SubagentRunner {
   /** The parent's turn as a child inherits it, or null for an unknown run. */
   parent(runId: string): { conversationId: string; folder: string; cwd: string; roots: string[]; sandbox: string; policy: PolicyName; tainted: boolean; tools: { name: string; risk: string }[] } | null;
-  createChild(input: { folder: string; cwd: string; roots: string[]; policy: PolicyName; sandbox: string; title: string; tainted: boolean }): string;
+  createChild(input: { folder: string; cwd: string; roots: string[]; policy: PolicyName; sandbox: string; title: string; tainted: boolean; model?: ChildModel }): string;
+  /**
+   * Checks a child's own model before anything is created: another model of the parent's provider, or any configured
+   * provider's. Throws a message the model can act on (the provider is not configured here, and what configures it).
+   */
+  checkModel?(parentRunId: string, asked: ChildModel): ChildModel;
   /**
    * Runs one turn of a child conversation to its end. Its approvals wait for a person when its parent's run waits
    * (they surface in the parent's UI); when the parent's run would park (nobody can answer: `deskhand run --json`),
@@ -38,6 +43,12 @@ export interface SubagentRunner {
   attended?(runId: string): boolean;
   /** Stops the child conversation's parked run (the child ended while parked: cancelled, its parent stopped). */
   stopParked?(conversationId: string): void;
+}
+
+/** A child's own model (spawn_subagent / map_subagents `model`, optional `provider`); absent: its parent's. */
+export interface ChildModel {
+  provider?: string;
+  model: string;
 }
 
 export interface ChildRunOptions {
@@ -104,6 +115,8 @@ export interface SpawnInput {
   resume?: string;
   resultSchema?: unknown;
   limits?: Partial<SubagentLimits>;
+  /** The child's own model (default: its parent's). */
+  model?: ChildModel;
   /** Where the child works instead of its parent's folder (a Tower worker's git worktree): folder, cwd and roots. */
   workspace?: { folder: string; cwd: string; roots: string[] };
 }
@@ -111,11 +124,16 @@ export interface SpawnInput {
 export interface MapInput {
   promptTemplate: string;
   items: string[];
+  /** Earlier children of this conversation (ended) to continue in the same batch, each with `resumePrompt`. */
+  resumeIds?: string[];
+  resumePrompt?: string;
   description: string;
   type?: SubagentType;
   resultSchema?: unknown;
   maxConcurrency?: number;
   limits?: Partial<SubagentLimits>;
+  /** The new children's own model (resumed ones keep theirs). */
+  model?: ChildModel;
 }
 
 export interface WaitResult {
@@ -124,7 +142,8 @@ export interface WaitResult {
   timedOut: boolean;
 }
 
-const DEFAULT_LIMITS: SubagentLimits = { maxMinutes: 30, maxTokens: 2_000_000, maxCostUSD: 5 };
+/** Spec II: a child times out after 2 hours by default. */
+const DEFAULT_LIMITS: SubagentLimits = { maxMinutes: 120, maxTokens: 2_000_000, maxCostUSD: 5 };
 const DEFAULT_PRICES = { input: 3, output: 15 };
 const TERMINAL = new Set<string>(SUBAGENT_TERMINAL);
 
@@ -176,6 +195,8 @@ export class SubagentService {
   private readonly ceilingCache = new Map<string, ReadonlySet<string> | null>();
   /** Background children started or resumed here, and whether a person can answer them (else they park). */
   private readonly attended = new Map<string, boolean>();
+  /** Children paused by steer_subagent (in this process): their next model call waits until they are resumed. */
+  private readonly paused = new Map<string, { promise: Promise<void>; release: () => void }>();
 
   constructor(private readonly opts: SubagentServiceOptions) {
     this.rows = opts.store.module(subagentsModule);
@@ -293,7 +314,10 @@ export class SubagentService {
   /** One child per item (≤ 100), at most `maxConcurrency` at once; waits for all and returns their rows in order. */
   async map(input: MapInput, ctx: SubagentCallContext): Promise<SubagentRow[]> {
     const runner = this.need();
-    if (!input.promptTemplate.includes('{{input}}')) throw new DeskhandError('usage', 'prompt_template must contain {{input}} where each item goes.');
+    const resumeIds = [...new Set(input.resumeIds ?? [])];
+    if (input.items.length && !input.promptTemplate.includes('{{input}}')) throw new DeskhandError('usage', 'prompt_template must contain {{input}} where each item goes.');
+    if (!input.items.length && !resumeIds.length) throw new DeskhandError('usage', 'Give items (one new child each) or resume_ids (earlier children to continue).');
+    if (input.items.length + resumeIds.length > MAX_MAP_CHILDREN) throw new DeskhandError('usage', `At most ${MAX_MAP_CHILDREN} children per call (${input.items.length} items + ${resumeIds.length} resumed); split the list.`);
     const cap = Math.min(input.maxConcurrency ?? this.maxLive, this.maxLive);
     // Every child (queued or live) listens to the parent's signal.
     setMaxListeners(Math.max(10, input.items.length * 2 + 10), ctx.signal);
@@ -301,16 +325,17 @@ export class SubagentService {
     const parent = runner.parent(ctx.runId);
     // The same call running again after its run parked on some of these children: the batch it started, in order.
     const earlier = ctx.parks ? this.rows.forCall(ctx.runId, ctx.callId) : [];
-    const rows = earlier.length ? earlier : this.opts.store.transaction(() =>
-      input.items.map((item, i) =>
+    const rows = earlier.length ? earlier : this.opts.store.transaction(() => [
+      ...this.reopenAll(resumeIds, input.resumePrompt ?? input.promptTemplate.split('{{input}}').join('').trim(), ctx),
+      ...input.items.map((item, i) =>
         this.create(
-          { prompt: input.promptTemplate.split('{{input}}').join(item), description: `${input.description} #${i + 1}`, ...(input.type ? { type: input.type } : {}), resultSchema: input.resultSchema, ...(input.limits ? { limits: input.limits } : {}) },
+          { prompt: input.promptTemplate.split('{{input}}').join(item), description: `${input.description} #${i + 1}`, ...(input.type ? { type: input.type } : {}), resultSchema: input.resultSchema, ...(input.limits ? { limits: input.limits } : {}), ...(input.model ? { model: input.model } : {}) },
           ctx,
           runner,
           parent,
         ),
       ),
-    );
+    ]);
     if (ctx.attended !== undefined) for (const row of rows) this.attended.set(row.id, ctx.attended);
     const local = new Slots(cap);
     const settled = await Promise.allSettled(
@@ -335,6 +360,25 @@ export class SubagentService {
     return settled.map((r, i) => {
       if (r.status === 'fulfilled') return r.value;
       throw r.reason instanceof Error ? r.reason : new DeskhandError('internal', `child ${rows[i]!.id}: ${String(r.reason)}`);
+    });
+  }
+
+  /**
+   * map_subagents' resumed children: each must be an ended child of this conversation; each is queued again with the
+   * new prompt, as a foreground child of this call (checked all before any changes: one bad id changes nothing).
+   */
+  private reopenAll(ids: readonly string[], prompt: string, ctx: SubagentCallContext): SubagentRow[] {
+    const olds = ids.map((id) => {
+      const old = this.rows.get(id);
+      if (!old || old.parent_conversation_id !== ctx.conversationId) throw new DeskhandError('not_found', `No subagent ${id} of this conversation; list_subagents shows them.`);
+      if (!TERMINAL.has(old.status)) throw new DeskhandError('conflict', `Subagent ${old.id} is still ${old.status}; steer it with steer_subagent or wait for it.`);
+      return old;
+    });
+    if (olds.length && !prompt) throw new DeskhandError('usage', 'Resumed children need a prompt: give resume_prompt (what each should do now).');
+    const me = selfIdentity();
+    return olds.map((old) => {
+      this.rows.update(old.id, { status: 'queued', prompt, result: null, error: null, reported: 0, background: 0, task_id: null, parent_run_id: ctx.runId, parent_call_id: ctx.callId, finished_at: null, owner_pid: me.pid, owner_start: me.start });
+      return this.rows.get(old.id)!;
     });
   }
 
@@ -485,6 +529,63 @@ export class SubagentService {
     return row;
   }
 
+  /**
+   * Pauses a live child: it finishes the model call or tool calls in flight, then makes no model request until it is
+   * resumed (or stopped: cancel, its limit, its parent). Its minutes limit keeps counting.
+   */
+  pause(parentConversationId: string, id: string): SubagentRow {
+    const row = this.ownChild(parentConversationId, id);
+    if (!this.paused.has(id)) {
+      let release!: () => void;
+      const promise = new Promise<void>((resolve) => (release = resolve));
+      this.paused.set(id, { promise, release });
+    }
+    this.changed(id);
+    return row;
+  }
+
+  /** Resumes a paused child: its next model call goes ahead. */
+  resume(parentConversationId: string, id: string): SubagentRow {
+    const row = this.ownChild(parentConversationId, id);
+    if (!this.paused.has(id)) throw new DeskhandError('conflict', `Subagent ${id} is not paused.`);
+    this.unpause(id);
+    return row;
+  }
+
+  isPaused(id: string): boolean {
+    return this.paused.has(id);
+  }
+
+  /** Before each model call of a child: waits while it is paused; a stop (its signal) ends the wait at once. */
+  async untilResumed(conversationId: string, signal?: AbortSignal): Promise<void> {
+    const row = this.rows.byConversation(conversationId);
+    const hold = row && this.paused.get(row.id);
+    if (!hold || signal?.aborted) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      signal?.addEventListener('abort', done, { once: true });
+      void hold.promise.then(done);
+    });
+  }
+
+  private unpause(id: string): void {
+    const hold = this.paused.get(id);
+    if (!hold) return;
+    this.paused.delete(id);
+    hold.release();
+    this.changed(id);
+  }
+
+  private ownChild(parentConversationId: string, id: string): SubagentRow {
+    const row = this.rows.get(id);
+    if (!row || row.parent_conversation_id !== parentConversationId) throw new DeskhandError('not_found', `No subagent ${id} of this conversation; list_subagents shows them.`);
+    if (TERMINAL.has(row.status)) throw new DeskhandError('conflict', `Subagent ${id} already ${row.status}; start it again with spawn_subagent {resume: "${id}"}.`);
+    return row;
+  }
+
   /** Cancels a child (and its run); from the parent's tools, the task table, the CLI or the UI. */
   async cancel(id: string, reason = 'cancelled by its parent', parentConversationId: string | null = null): Promise<SubagentRow> {
     const row = this.rows.get(id);
@@ -538,12 +639,13 @@ export class SubagentService {
     const type: SubagentType = input.type ?? 'coder';
     const profile = PROFILES[type];
     if (input.resultSchema !== undefined) compileResultSchema(input.resultSchema);
+    const model = input.model ? (runner.checkModel ? runner.checkModel(ctx.runId, input.model) : input.model) : undefined;
     const tools = parent.tools.filter((t) => !PARENT_ONLY_TOOLS.includes(t.name) && profile.keeps(t)).map((t) => t.name);
     const policy = lowerPolicy(parent.policy, profile.maxPolicy);
     const limits = this.limitsFor(input.limits);
     const me = this.rows.byConversation(parent.conversationId);
     const where = input.workspace ?? { folder: parent.folder, cwd: parent.cwd, roots: parent.roots };
-    const conversationId = runner.createChild({ folder: where.folder, cwd: where.cwd, roots: where.roots, policy, sandbox: parent.sandbox, title: `Subagent: ${input.description}`.slice(0, 80), tainted: parent.tainted });
+    const conversationId = runner.createChild({ folder: where.folder, cwd: where.cwd, roots: where.roots, policy, sandbox: parent.sandbox, title: `Subagent: ${input.description}`.slice(0, 80), tainted: parent.tainted, ...(model ? { model } : {}) });
     return this.rows.insert({
       id: `sub_${randomBytes(4).toString('hex')}`,
       parent_conversation_id: parent.conversationId,
@@ -633,7 +735,8 @@ export class SubagentService {
     const schemaNote = row.result_schema
       ? `\n\nWhen you are done, answer with only a JSON value matching this JSON Schema (no prose around it):\n${row.result_schema}`
       : '';
-    let message = `${row.prompt}${schemaNote}`;
+    const brief = PROFILES[row.type as SubagentType]?.brief;
+    let message = `${brief ? `${brief}\n\n` : ''}${row.prompt}${schemaNote}`;
     try {
       for (let attempt = 1; ; attempt++) {
         if (attempt > 1) this.opts.store.withoutFsync(() => this.rows.update(row.id, { attempts: attempt }));
@@ -691,6 +794,7 @@ export class SubagentService {
     const reported = !row.background || !row.task_id ? { reported: 1 } : {};
     if (!this.rows.finish(id, status, { ...patch, tainted, ...reported })) return;
     this.attended.delete(id);
+    this.unpause(id);
     // Ended while parked (cancelled, its parent stopped): its parked run stops too, and its requests expire.
     if (row.status === 'parked') this.runner?.stopParked?.(row.conversation_id);
     const ended = this.rows.get(id)!;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../runtime/tool';
 
-/** Minutes of work left for a conversation with a time budget (a subagent's limit), or null. */
+/** Minutes of work left for a conversation with a time budget (a subagent's limit, the active goal's time budget), or null. */
 export type WorkBudget = (conversationId: string) => number | null;
 
 export const createGetTime = (budget: WorkBudget | null) =>

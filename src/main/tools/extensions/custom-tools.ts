@@ -15,6 +15,7 @@ import type { RiskTier } from '../../../shared/tools';
 import type { Classification, EffectsContext, ToolDefinition } from '../../runtime/tool';
 import type { SandboxPlan } from '../../services/sandbox';
 import type { TaskService } from '../../services/tasks';
+import { customToolSchema, type CustomToolConfig } from '../../../shared/custom-tools';
 
 /** What custom tools need to know about commands (the shell family provides it; the host passes it in). */
 export interface CommandRunner {
@@ -24,18 +25,7 @@ export interface CommandRunner {
   sandboxLine(plan: SandboxPlan): string;
 }
 
-export const customToolSchema = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, { error: 'a custom tool name is snake_case (a–z, digits, _), starting with a letter' }),
-  description: z.string().min(1).max(4000),
-  inputSchema: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }),
-  /** argv: the program, then its arguments; `{param}` is replaced inside one element, never split. */
-  command: z.array(z.string()).min(1),
-  /** The tier the person declares (default: what the shell classifier says of the command). */
-  tier: z.enum(['read-only', 'low-risk', 'high-risk']).optional(),
-  network: z.boolean().optional(),
-  timeoutMs: z.number().int().positive().max(900_000).optional(),
-});
-export type CustomToolConfig = z.infer<typeof customToolSchema>;
+export { customToolSchema, type CustomToolConfig } from '../../../shared/custom-tools';
 
 const fileSchema = z.strictObject({ tools: z.array(customToolSchema) });
 

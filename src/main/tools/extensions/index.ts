@@ -16,6 +16,11 @@ import { createSkillTools } from './skills';
 export type { CommandRunner, CustomToolConfig, ToolRegistrar };
 export { readCustomTools } from './custom-tools';
 
+/** Builds custom tools outside the family's own list (an agent profile's, registered by the host). */
+export function buildCustomTools(configs: readonly CustomToolConfig[], deps: Pick<ExtensionsDeps, 'commands' | 'tasks'>): ToolDefinition[] {
+  return configs.map((c) => createCustomTool(c, deps));
+}
+
 export interface ExtensionsDeps {
   mcp: McpService | null;
   registry: ToolRegistrar;

@@ -9,11 +9,13 @@ import type { ContextSource } from '../../runtime/core';
 import type { InputKind } from '../../runtime/input-kinds';
 import { lazy, type ToolFilter } from '../../runtime/registry';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
-import { DEFAULT_TURN_BUDGET, checkEvidence, describeBudget, type EvidenceSource, type GoalBudget, type GoalService, type GoalView } from '../../services/goals';
+import { DEFAULT_TURN_BUDGET, OBJECTIVE_VERDICTS, checkEvidence, describeBudget, type EvidenceSource, type GoalBudget, type GoalService, type GoalView } from '../../services/goals';
 
 export interface GoalDeps {
   goals: GoalService;
   evidence: EvidenceSource;
+  /** The conversation is a subagent's (spawned by another run): it never proposes goals. */
+  isSubagent?(conversationId: string): boolean;
 }
 
 const budgetSchema = z
@@ -76,28 +78,38 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
     name: 'propose_goal',
     description:
       'Propose a goal for work that must continue over several turns: an objective, observable completion criteria, and any budget the person stated. ' +
-      'Nothing runs until the person accepts it; then Deskhand runs it as a loop of turns (cycles) within its budgets. Not for questions or one-step requests.',
+      'Nothing runs until the person accepts it; then Deskhand runs it as a loop of turns (cycles) within its budgets. Not for questions or one-step requests. ' +
+      'Offered only in a turn the person is present for (never to subagents or goal cycles); `replace: true` swaps the current goal for this one.',
     params: z
       .strictObject({
         objective: z.string().min(3).max(2000).describe('What must be true when the goal is done.'),
         criteria: z.array(z.string().min(1).max(500)).min(1).max(10).describe('Observable checks that prove completion.'),
         milestones: z.array(z.string().min(1).max(500)).max(10).optional().describe('Optional steps along the way.'),
         budget: budgetSchema.optional(),
+        replace: z.boolean().optional().describe('true abandons the conversation\'s current goal for this one (once the person accepts); without it, proposing while a goal is open fails.'),
       }),
     risk: 'low-risk',
     disclosure: 'public',
     presentation: { title: 'Propose a goal', icon: 'task', summary: (a) => a.objective },
-    input: (a) => ({
-      kind: 'goal',
-      description: `Accept the goal: ${a.objective.slice(0, 120)}`,
-      prompt: [`Objective: ${a.objective}`, 'Criteria:', ...a.criteria.map((c) => `- ${c}`), ...(a.milestones?.length ? ['Milestones:', ...a.milestones.map((m) => `- ${m}`)] : []), `Budget: ${describeBudget(toBudget(a.budget), { turns: 0, tokens: 0, ms: 0, cost: 0 })}`].join('\n'),
-      data: { objective: a.objective, criteria: a.criteria, milestones: a.milestones ?? [], budget: toBudget(a.budget) },
-    }),
+    input: (a, ctx) => {
+      // Refused before the person is asked: a goal is open and the model did not say it replaces it.
+      const open = ctx ? goals.open(ctx.conversationId) : null;
+      if (open && !a.replace) {
+        throw new ToolError(`This conversation already has a goal (${open.id}, ${open.status}: ${open.objective.slice(0, 80)}). Propose with replace: true to abandon it for this one (the person accepts the replacement), or finish it first.`);
+      }
+      return {
+        kind: 'goal',
+        description: `Accept the goal: ${a.objective.slice(0, 120)}`,
+        prompt: [...(a.replace ? ["Replaces this conversation's current goal (it ends when you accept this one)."] : []), `Objective: ${a.objective}`, 'Criteria:', ...a.criteria.map((c) => `- ${c}`), ...(a.milestones?.length ? ['Milestones:', ...a.milestones.map((m) => `- ${m}`)] : []), `Budget: ${describeBudget(toBudget(a.budget), { turns: 0, tokens: 0, ms: 0, cost: 0 })}`].join('\n'),
+        data: { objective: a.objective, criteria: a.criteria, milestones: a.milestones ?? [], budget: toBudget(a.budget), replace: a.replace === true },
+      };
+    },
     async execute(args, ctx) {
       const answer = ctx.answer as z.infer<typeof answerSchema> | undefined;
       const budget = toBudget({ ...args.budget, ...answer?.budget });
-      const g = wrap(() => goals.create(ctx.conversationId, { objective: args.objective, criteria: args.criteria, budget }));
-      return { output: `The person accepted the goal. ${g.id} is active (${describeBudget(g.budget, g.used)}). The loop starts its first cycle after this turn; end this turn now.` };
+      const replaced = args.replace ? goals.open(ctx.conversationId) : null;
+      const g = wrap(() => goals.create(ctx.conversationId, { objective: args.objective, criteria: args.criteria, budget }, { replace: args.replace === true }));
+      return { output: `The person accepted the goal.${replaced ? ` ${replaced.id} is ended (replaced).` : ''} ${g.id} is active (${describeBudget(g.budget, g.used)}). The loop starts its first cycle after this turn; end this turn now.` };
     },
   });
 
@@ -147,12 +159,14 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
   const reportGoalCycle = defineTool({
     name: 'report_goal_cycle',
     description:
-      'At the end of a goal cycle, report where the goal stands: continue (with what you did), complete (needs evidence), or blocked (a genuine impasse; ' +
-      'the goal is blocked only after 3 consecutive blocked cycles). Evidence cites tool results of this conversation by their call id with a quote from each ' +
+      'At the end of a goal cycle, report where the goal stands: continue (with what you did), complete (needs evidence), blocked (a genuine impasse; ' +
+      'the goal is blocked only after 3 consecutive blocked cycles, unless you give a `verdict` that the objective itself is impossible, unsafe or contradictory: then it blocks now), ' +
+      'or question (you need the person: the loop stops, they are asked the question in `summary`, and it resumes once they answer). Evidence cites tool results of this conversation by their call id with a quote from each ' +
       'result\'s output; Deskhand checks every citation and rejects a claim with no matching result.',
     params: z.strictObject({
-      status: z.enum(['continue', 'complete', 'blocked']).describe('continue, complete (needs evidence) or blocked.'),
-      summary: z.string().min(1).max(2000).describe('What this cycle did, what completes the goal, or what blocks it.'),
+      status: z.enum(['continue', 'complete', 'blocked', 'question']).describe('continue, complete (needs evidence), blocked, or question (ask the person).'),
+      summary: z.string().min(1).max(2000).describe('What this cycle did, what completes the goal, what blocks it, or the question for the person.'),
+      verdict: z.enum(OBJECTIVE_VERDICTS).optional().describe('Only with blocked: the objective itself is impossible, unsafe or contradictory, so the goal blocks in this cycle.'),
       evidence: z
         .array(z.strictObject({ call_id: z.string().min(1).max(200).describe('The tool call id of a result in this conversation.'), quote: z.string().min(3).max(1000).describe('Text copied from that result\'s output.') }))
         .max(20)
@@ -167,6 +181,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
     async execute(args, ctx) {
       const g = activeOf(ctx.conversationId);
       const evidence = args.evidence ?? [];
+      if (args.verdict && args.status !== 'blocked') throw new ToolError(`A verdict goes only with status blocked (got ${args.status}).`);
       if (args.status === 'complete' && !evidence.length) {
         throw new ToolError('A complete report needs evidence: cite the tool results (call_id and a quote from each output) that show the criteria hold.');
       }
@@ -174,7 +189,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
       if (problems.length) {
         throw new ToolError(`Evidence rejected, nothing was recorded:\n- ${problems.join('\n- ')}\nCite results that exist in this conversation and quote their output exactly, or report continue.`);
       }
-      const { message } = wrap(() => goals.report(g.id, ctx.runId, { status: args.status, summary: args.summary, evidence }));
+      const { message } = wrap(() => goals.report(g.id, ctx.runId, { status: args.status, summary: args.summary, evidence, ...(args.verdict ? { verdict: args.verdict } : {}) }));
       return { output: message };
     },
   });
@@ -199,8 +214,10 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
   const LOOP_TOOLS = new Set(['report_goal_cycle', 'end_loop', 'set_goal_budget']);
   const filter: ToolFilter = (turn) => {
     const active = lazy(() => goals.active(turn.conversationId) !== null);
+    const subagent = lazy(() => deps.isSubagent?.(turn.conversationId) === true);
     return (tool) => {
-      if (tool.name === 'propose_goal') return active() ? 'this conversation already has an active goal' : null;
+      // Only a person's own top-level run proposes goals: never a subagent, a goal cycle or another unattended turn.
+      if (tool.name === 'propose_goal') return subagent() ? 'subagents cannot propose goals' : turn.interactive === false ? 'only a turn a person is present for proposes goals' : null;
       if (LOOP_TOOLS.has(tool.name)) return active() ? null : 'there is no active goal';
       return null;
     };

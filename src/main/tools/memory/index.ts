@@ -1,6 +1,6 @@
 /**
  * The memory family: records the person taught the agent (each with their words and a receipt), lessons that wait
- * for acceptance, recall into each turn as untrusted data, and the per-conversation scratchpad.
+ * for acceptance, recall into each turn as untrusted data, and the workspace's scratchpad (durable across conversations).
  */
 import type { ContextBlock, ContextSource } from '../../runtime/core';
 import type { ToolDefinition } from '../../runtime/tool';
@@ -9,11 +9,11 @@ import { personConfirmed, type MemoryService } from '../../services/memory';
 import { formatRecord } from './format';
 import { createManageMemory, type QuoteCheck } from './manage-memory';
 import { createProposeLesson } from './propose-lesson';
-import { manageScratchpad, scratchpadOf, viewScratchpad } from './scratchpad';
+import { createManageScratchpad, createViewScratchpad, TAINTED_SCRATCHPAD } from './scratchpad';
 import { createViewMemory } from './view-memory';
 
 export type { QuoteCheck } from './manage-memory';
-export { SCRATCHPAD_SLOT, scratchpadOf } from './scratchpad';
+export { SCRATCHPAD_SLOT, TAINTED_SCRATCHPAD } from './scratchpad';
 
 export interface MemoryDeps {
   memory: MemoryService;
@@ -77,19 +77,20 @@ function cachedRecall(memory: MemoryService): ContextSource {
 
 export function createMemoryFamily(deps: MemoryDeps): { tools: ToolDefinition[]; contextSources: ContextSource[] } {
   const recall = cachedRecall(deps.memory);
-  const scratchpad: ContextSource = ({ slots }) => {
-    const text = scratchpadOf(slots);
-    if (!text) return null;
-    const shown = text.length > SCRATCHPAD_CONTEXT_CHARS ? `${text.slice(0, SCRATCHPAD_CONTEXT_CHARS)}\n[… more in view_scratchpad]` : text;
-    return `Your scratchpad for this conversation (your own notes, kept across summarization):\n${shown}`;
+  const scratchpad: ContextSource = ({ folder }) => {
+    const row = deps.memory.scratchpad(folder);
+    if (!row) return null;
+    const shown = row.text.length > SCRATCHPAD_CONTEXT_CHARS ? `${row.text.slice(0, SCRATCHPAD_CONTEXT_CHARS)}\n[… more in view_scratchpad]` : row.text;
+    const text = `Your scratchpad for this workspace (your own notes, kept across summarization and conversations in this folder):\n${shown}`;
+    return row.tainted ? { text, untrustedSource: TAINTED_SCRATCHPAD } : text;
   };
   return {
     tools: [
       createViewMemory(deps.memory, deps.folderOf),
       createManageMemory(deps.memory, deps.quotes, deps.folderOf),
       createProposeLesson(deps.memory, deps.folderOf),
-      viewScratchpad,
-      manageScratchpad,
+      createViewScratchpad(deps.memory, deps.folderOf),
+      createManageScratchpad(deps.memory, deps.folderOf),
     ] as ToolDefinition[],
     contextSources: [recall, scratchpad],
   };

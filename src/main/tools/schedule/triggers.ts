@@ -5,14 +5,33 @@
 import { z } from 'zod';
 import { defineTool } from '../../runtime/tool';
 import { ToolError } from '../../../shared/errors';
-import { displayTime, MAX_ACTIVE_TRIGGERS, type ScheduleRow, type Schedules } from '../../services/scheduler';
+import { describeCron, displayTime, MAX_ACTIVE_TRIGGERS, type ScheduleRow, type Schedules } from '../../services/scheduler';
 import { asToolError, WHEN_HELP } from './reminders';
 
-function triggerLine(r: ScheduleRow, now = Date.now()): string {
-  const when = r.next_at === null ? r.status : displayTime(r.next_at, r.tz);
-  const rec = r.cron ? `  cron "${r.cron}"  age ${Math.floor((now - r.renewed_at) / 86_400_000)} d, expires ${r.expires_at ? displayTime(r.expires_at, r.tz) : '-'}` : '  one-shot';
-  const prompt = r.text.length > 120 ? `${r.text.slice(0, 119)}…` : r.text;
-  return `${r.id}  ${r.status}  next ${when}${rec}\n  prompt: ${prompt}`;
+/** A recurring trigger is stale once it outlived its 7 days, or its next fire falls after its expiry: that fire is its last. */
+export function isStale(r: ScheduleRow, now = Date.now()): boolean {
+  return !!r.cron && !!r.expires_at && (now >= r.expires_at || (r.next_at !== null && r.next_at >= r.expires_at));
+}
+
+/** The human-readable schedule: the cron in words, or the one wake-up's time. */
+export function humanSchedule(r: ScheduleRow): string {
+  return r.cron ? `${describeCron(r.cron)} (${r.tz})` : r.next_at !== null ? `once, ${displayTime(r.next_at, r.tz)}` : 'once';
+}
+
+/** One record as Spec II's list gives it: id, schedule in words, cron, next fire, recurring, age, stale, prompt. */
+function triggerRecord(r: ScheduleRow, now = Date.now()): string {
+  const next = r.next_at === null ? `none (${r.status})` : `${new Date(r.next_at).toISOString()} (${displayTime(r.next_at, r.tz)})${r.status === 'paused' ? ', paused' : ''}${r.status === 'active' && r.next_at < now - 60_000 ? ', overdue: missed while Deskhand and the OS job could not run; it fires once when they can' : ''}`;
+  const lines = [
+    `${r.id}  ${r.status}`,
+    `  schedule: ${humanSchedule(r)}`,
+    ...(r.cron ? [`  cron: ${r.cron}`] : []),
+    `  next: ${next}`,
+    `  recurring: ${r.cron ? 'yes' : 'no (one-shot: deleted after it fires)'}`,
+    `  age: ${Math.floor((now - r.renewed_at) / 86_400_000)} d${r.cron ? `, expires ${r.expires_at ? displayTime(r.expires_at, r.tz) : 'never'}` : ''}`,
+    `  stale: ${isStale(r, now) ? 'yes: over its 7 days, its next fire is its last (register_trigger again with the same cron and prompt renews it)' : 'no'}`,
+    `  prompt: ${r.text.length > 120 ? `${r.text.slice(0, 119)}…` : r.text}`,
+  ];
+  return lines.join('\n');
 }
 
 export const createRegisterTrigger = (schedules: Schedules) =>
@@ -42,7 +61,7 @@ export const createRegisterTrigger = (schedules: Schedules) =>
           prompt: args.prompt,
           conversationId: ctx.conversationId,
         });
-        const lines = [r.renewed ? `Trigger ${r.row.id} renewed; next wake-up ${r.display}.` : `Trigger ${r.row.id} registered; next wake-up ${r.display}.`, ...r.notes];
+        const lines = [r.renewed ? `Trigger ${r.row.id} renewed; next wake-up ${r.display}.` : `Trigger ${r.row.id} registered; next wake-up ${r.display}.`, `Schedule: ${humanSchedule(r.row)}.`, ...r.notes];
         if (!r.row.os_job) lines.push(`Note: ${r.row.os_note ?? 'no OS job holds it'} It fires only while Deskhand runs.`);
         return { output: lines.join('\n') };
       } catch (err) {
@@ -54,14 +73,18 @@ export const createRegisterTrigger = (schedules: Schedules) =>
 export const createListTriggers = (schedules: Schedules) =>
   defineTool({
     name: 'list_triggers',
-    description: "List this conversation's pending wake triggers and scheduled prompts: id, next wake-up, cron, age and expiry, prompt.",
+    description:
+      "List this conversation's pending wake triggers and scheduled prompts, soonest first: id, the schedule in words, cron, next wake-up, whether it recurs, age and expiry, whether it is stale (a recurring one past its 7 days: its next fire is its last), prompt.",
     params: z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'internal',
     presentation: { title: 'List scheduled wake-ups', icon: 'clock' },
     async execute(_args, ctx) {
-      const rows = schedules.list({ kind: 'trigger', conversationId: ctx.conversationId, live: true });
-      return { output: rows.length ? rows.map((r) => triggerLine(r)).join('\n---\n') : 'No pending triggers in this conversation.' };
+      const now = Date.now();
+      const rows = schedules
+        .list({ kind: 'trigger', conversationId: ctx.conversationId, live: true })
+        .sort((a, b) => (a.next_at ?? Infinity) - (b.next_at ?? Infinity) || a.created_at - b.created_at);
+      return { output: rows.length ? rows.map((r) => triggerRecord(r, now)).join('\n---\n') : 'No pending triggers in this conversation.' };
     },
   });
 

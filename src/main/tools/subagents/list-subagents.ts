@@ -14,6 +14,6 @@ export const createListSubagents = (subagents: Subagents) =>
     async execute(_args, ctx) {
       const rows = subagents.list(ctx.conversationId);
       if (rows.length === 0) return { output: 'This conversation has started no subagents.' };
-      return { output: rows.map(statusLine).join('\n') };
+      return { output: rows.map((r) => `${statusLine(r)}${subagents.isPaused(r.id) ? ' — paused (steer_subagent action resume continues it)' : ''}`).join('\n') };
     },
   });

@@ -1,14 +1,33 @@
 /** Parameters and result text shared by the subagent tools. */
 import { z } from 'zod';
-import { SUBAGENT_TYPES, type SubagentRow } from '../../services/subagents/index';
+import { CHILD_PROVIDERS, SUBAGENT_TYPES, type SubagentRow } from '../../services/subagents/index';
 import type { ToolContext, ToolResult } from '../../runtime/tool';
+import { ToolError } from '../../../shared/errors';
 
-export const typeParam = z.enum(SUBAGENT_TYPES).optional().describe('coder (default): the parent\'s tools and policy; explore: read-only tools only; general: like coder.');
+export const typeParam = z.enum(SUBAGENT_TYPES).optional().describe('The persona. coder (default): the parent\'s tools and policy; explore: read-only tools only; researcher: read-only tools (web included), answers with sources; general: like coder.');
 export const limitParams = {
-  max_minutes: z.number().positive().max(240).optional().describe('Stop the child after this many minutes (capped by Deskhand\'s limit).'),
+  max_minutes: z.number().positive().max(240).optional().describe('Stop the child after this many minutes (default 120; capped by Deskhand\'s limit).'),
   max_tokens: z.number().int().positive().optional().describe('Stop the child after this many tokens (input + output).'),
   max_cost_usd: z.number().positive().optional().describe('Stop the child when its estimated cost passes this (USD).'),
 };
+/** A child's own model: another model of the parent's provider, or (with `provider`) any provider configured here. */
+export const modelParams = {
+  model: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^\S+$/, { error: 'model is one model name, such as gpt-4o-mini or claude-haiku-4-5' })
+    .optional()
+    .describe('The child\'s model (default: yours). Another model of your provider, or of `provider`.'),
+  provider: z.enum(CHILD_PROVIDERS).optional().describe('The provider of `model` when it is not yours (it must be configured here: its API key set).'),
+};
+
+export function modelOf(args: { model?: string | undefined; provider?: string | undefined }): { model?: { provider?: string; model: string } } {
+  if (args.provider && !args.model) throw new ToolError('provider needs model: name the model to use on that provider.');
+  return args.model ? { model: { model: args.model, ...(args.provider ? { provider: args.provider } : {}) } } : {};
+}
+
 export const resultSchemaParam = z
   .record(z.string(), z.unknown())
   .optional()

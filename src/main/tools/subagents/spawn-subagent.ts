@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../runtime/tool';
 import { describeChild, type Subagents } from '../../services/subagents/index';
-import { callContext, childResult, limitParams, limitsOf, resultSchemaParam, typeParam } from './shared';
+import { callContext, childResult, limitParams, limitsOf, modelOf, modelParams, resultSchemaParam, typeParam } from './shared';
 
 export const createSpawnSubagent = (subagents: Subagents) =>
   defineTool({
@@ -18,6 +18,7 @@ export const createSpawnSubagent = (subagents: Subagents) =>
         background: z.boolean().optional().describe('Return the id at once and run the child as a background task.'),
         resume: z.string().regex(/^sub_[0-9a-f]{8}$/, { error: 'resume takes a subagent id such as sub_0123abcd' }).optional().describe('Continue this finished child with the new prompt.'),
         result_schema: resultSchemaParam,
+        ...modelParams,
         ...limitParams,
       })
       .strict(),
@@ -36,6 +37,7 @@ export const createSpawnSubagent = (subagents: Subagents) =>
           ...(args.resume ? { resume: args.resume } : {}),
           ...(args.result_schema ? { resultSchema: args.result_schema } : {}),
           limits: limitsOf(args),
+          ...modelOf(args),
         },
         callContext(ctx),
       );

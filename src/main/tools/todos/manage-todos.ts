@@ -8,7 +8,7 @@ const MAX_TODOS = 100;
 export const manageTodos = defineTool({
   name: 'manage_todos',
   description:
-    'Create or update the todo list for a multi-step task. Send the FULL list every time: it replaces the previous list (an empty array clears it). ' +
+    'Create or update the todo list for a multi-step task. Send the FULL list every time: it replaces the previous list (an empty array clears it); leave out `todos` to read the current list without changing it. ' +
     'Keep exactly one item in_progress while working, and mark items done as soon as they are finished.',
   params: z
     .object({
@@ -24,13 +24,16 @@ export const manageTodos = defineTool({
             .strict(),
         )
         .max(MAX_TODOS)
-        .describe(`The complete list (at most ${MAX_TODOS} items).`),
+        .optional()
+        .describe(`The complete list (at most ${MAX_TODOS} items). Leave it out to get the current list; [] clears it.`),
     })
     .strict(),
   risk: 'read-only',
   disclosure: 'private',
-  presentation: { title: 'Update the todo list', icon: 'todo', summary: (args) => `${args.todos.length} item${args.todos.length === 1 ? '' : 's'}` },
+  presentation: { title: 'Update the todo list', icon: 'todo', summary: (args) => (args.todos ? `${args.todos.length} item${args.todos.length === 1 ? '' : 's'}` : 'read the list') },
   async execute({ todos }, ctx) {
+    // Spec II: without `todos` the call reads the list; nothing changes and nothing is published.
+    if (todos === undefined) return { output: formatTodos(ctx.state.todos) };
     const ids = new Set<string>();
     const next: TodoItem[] = todos.map((t, i) => {
       const id = t.id ?? `t${i + 1}`;

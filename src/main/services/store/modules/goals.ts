@@ -1,7 +1,8 @@
 /** Goals (a durable objective a conversation pursues in a loop of turns) and the log of their cycles. */
 import { defineStoreModule, type Sql } from '../module';
 
-export type GoalStatus = 'active' | 'complete' | 'blocked' | 'exhausted' | 'ended';
+/** `waiting`: a cycle asked the person a question; the loop resumes once they answer in the conversation. */
+export type GoalStatus = 'active' | 'waiting' | 'complete' | 'blocked' | 'exhausted' | 'ended';
 
 export interface GoalRow {
   id: string;

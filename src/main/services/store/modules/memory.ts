@@ -37,6 +37,15 @@ export interface MemoryReceiptRow {
   created_at: number;
 }
 
+/** A workspace's scratchpad: the agent's durable drafts, shared by every conversation in that folder. */
+export interface ScratchpadRow {
+  workspace: string;
+  text: string;
+  /** 1 once a run that had read untrusted content wrote to it (until it is replaced or cleared by a clean run). */
+  tainted: number;
+  updated_at: number;
+}
+
 export interface ScopeRef {
   scope: MemoryScope;
   key: string;
@@ -100,6 +109,29 @@ export const memoryModule = defineStoreModule({
       description: 'whether the person confirmed a record (recalling one the agent wrote taints the run)',
       sql: `ALTER TABLE memories ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0;
       UPDATE memories SET confirmed = 1 WHERE id IN (SELECT memory_id FROM memory_receipts WHERE action = 'accept');`,
+    },
+    {
+      description:
+        "the scratchpad kept per workspace (durable across conversations): each folder's pad starts as its conversations' per-conversation pads, oldest first (they stay in the conversations' state too)",
+      sql: `
+      CREATE TABLE scratchpads (
+        workspace TEXT PRIMARY KEY,
+        text TEXT NOT NULL,
+        tainted INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL
+      );
+      WITH pads AS (
+        SELECT id, folder, title, created_at, updated_at, tainted, json_extract(state, '$.slots.scratchpad') AS text
+        FROM conversations
+        WHERE json_valid(state) AND json_type(state, '$.slots.scratchpad') = 'text' AND json_extract(state, '$.slots.scratchpad') <> ''
+      ),
+      counted AS (SELECT folder, count(*) AS n FROM pads GROUP BY folder)
+      INSERT INTO scratchpads (workspace, text, tainted, updated_at)
+      SELECT p.folder,
+        group_concat(CASE WHEN c.n = 1 THEN p.text ELSE '[from the conversation "' || p.title || '"]' || char(10) || p.text END, char(10) || char(10) ORDER BY p.created_at, p.id),
+        max(p.tainted), max(p.updated_at)
+      FROM pads p JOIN counted c ON c.folder = p.folder
+      GROUP BY p.folder;`,
     },
   ],
   queries: (sql: Sql) => {
@@ -167,6 +199,19 @@ export const memoryModule = defineStoreModule({
       receipts: (memoryId: string) => sql.all<MemoryReceiptRow>('SELECT * FROM memory_receipts WHERE memory_id = ? ORDER BY created_at, rowid', memoryId),
       getSetting: (key: string) => sql.one<{ value: string }>('SELECT value FROM memory_settings WHERE key = ?', key)?.value ?? null,
       setSetting: (key: string, value: string) => void sql.run('INSERT INTO memory_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', key, value),
+      scratchpad: (workspace: string) => sql.one<ScratchpadRow>('SELECT * FROM scratchpads WHERE workspace = ?', workspace),
+      /** Replaces a workspace's scratchpad (an empty text removes the row: a cleared pad is no pad). */
+      setScratchpad(workspace: string, text: string, tainted: boolean): void {
+        if (!text) sql.run('DELETE FROM scratchpads WHERE workspace = ?', workspace);
+        else
+          sql.run(
+            'INSERT INTO scratchpads (workspace, text, tainted, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(workspace) DO UPDATE SET text = excluded.text, tainted = excluded.tainted, updated_at = excluded.updated_at',
+            workspace,
+            sql.text(text),
+            tainted ? 1 : 0,
+            Date.now(),
+          );
+      },
       transaction: <T>(fn: () => T) => sql.transaction(fn),
     };
   },
