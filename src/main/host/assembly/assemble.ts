@@ -123,6 +123,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     search: services.searchSettings,
     keys: services.secretValues ? { get: (name) => services.secretValues!.get(name), learn: (name, value) => services.redactor.addSecret(name, value) } : null,
     ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
+    ...(services.compositions ? { pdf: services.compositions.reader } : {}),
   });
   const c = services.compositions;
   const families: { family: string; tools: readonly ToolDefinition[] }[] = [
