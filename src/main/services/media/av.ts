@@ -7,6 +7,9 @@ import { launchHostProgram } from '../processes/launcher';
 import { DeskhandError } from '../../../shared/errors';
 import type { AvInfo, AvTools } from './index';
 
+/** OpenAI's transcription endpoint takes files up to 25 MB. */
+const AUDIO_MAX_BYTES = 25 * 1024 * 1024;
+
 interface Ran {
   code: number | null;
   stdout: Buffer;
@@ -101,9 +104,13 @@ export class FfmpegAv implements AvTools {
   }
 
   async audioOf(fd: number, signal?: AbortSignal): Promise<Buffer> {
-    // Speech for a transcription API: mono 16 kHz MP3 is small and every provider takes it.
-    const args = ['-nostdin', '-v', 'error', '-i', 'file:/dev/stdin', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', '48k', '-f', 'mp3', 'pipe:1'];
-    const r = await run(this.programs.ffmpeg, args, fd, signal, 25 * 1024 * 1024, this.timeoutMs * 3);
+    // Speech for a transcription API: mono 16 kHz 16-bit WAV (every ffmpeg build writes it, every API takes it),
+    // within the 25 MB OpenAI's transcription endpoint accepts: about 13 minutes.
+    const args = ['-nostdin', '-v', 'error', '-i', 'file:/dev/stdin', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav', 'pipe:1'];
+    const r = await run(this.programs.ffmpeg, args, fd, signal, AUDIO_MAX_BYTES, this.timeoutMs * 3);
+    if (r.stdout.length >= AUDIO_MAX_BYTES - 1024 * 1024 || (r.code !== 0 && r.stdout.length > AUDIO_MAX_BYTES / 2)) {
+      throw new DeskhandError('usage', 'The sound is longer than about 13 minutes, more than a transcription API takes in one request. Cut a part (e.g. `ffmpeg -i in -ss 0 -t 600 part.wav`) and analyze that.');
+    }
     if (r.missing) throw new DeskhandError('unsupported', NOT_INSTALLED('ffmpeg'));
     if (signal?.aborted) throw new DeskhandError('aborted', 'Reading the audio was stopped.');
     if (r.code !== 0 || r.stdout.length === 0) throw new DeskhandError('usage', `The sound could not be taken from the file (${r.stderr.trim().split('\n')[0] || `ffmpeg exited with ${r.code}`}).`);

@@ -53,7 +53,7 @@ export interface AvTools {
   probe(fd: number, signal?: AbortSignal): Promise<AvInfo>;
   /** One frame at `atSec` as PNG, scaled to at most `maxEdge` on the long edge (null: as it is). */
   frame(fd: number, atSec: number, maxEdge: number | null, signal?: AbortSignal): Promise<Buffer>;
-  /** The sound track as mono 16 kHz MP3 (for a transcription API). */
+  /** The sound track as mono 16 kHz WAV (for a transcription API). */
   audioOf(fd: number, signal?: AbortSignal): Promise<Buffer>;
 }
 
@@ -106,10 +106,31 @@ export interface CompanionConfig {
   /** An image-generation model (OpenAI-style `/images/generations`), for generate_media; null: none. */
   imageModel: string | null;
   baseURL: string | null;
+  /** A speech-to-text model (OpenAI-style `/audio/transcriptions`), for analyze_media on audio and video sound. */
+  transcriptionModel?: string | null;
+  /** A text-to-speech model (OpenAI-style `/audio/speech`), for generate_media kind audio. */
+  speechModel?: string | null;
+  /** More vision models of the same provider the model may pick per analyze_media call (`model`). */
+  models?: string[];
+}
+
+/** What the companion is asked to look at: images (a picture, a video's frames) and text (a question, a transcript). */
+export interface AnalyzeInput {
+  images: { bytes: Buffer; mime: string }[];
+  prompt: string;
+  /** One of the configured vision models (default: `model`). */
+  model?: string;
 }
 
 export interface Companion {
   config(): CompanionConfig | null;
-  analyze(image: { bytes: Buffer; mime: string }, question: string, signal?: AbortSignal): Promise<string>;
+  analyze(input: AnalyzeInput, signal?: AbortSignal): Promise<{ text: string; model: string }>;
   generateImage(prompt: string, size: string | null, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string }>;
+  /** Speech to text through the provider's transcription API. */
+  transcribe(audio: { bytes: Buffer; mime: string }, signal?: AbortSignal): Promise<{ text: string; model: string; language: string | null }>;
+  /** Text to speech through the provider's speech API. */
+  speak(text: string, opts: { voice?: string; format: 'mp3' | 'wav' }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }>;
 }
+
+/** The vision models a call may choose: the companion's `model` and its `models`. */
+export const visionModels = (c: CompanionConfig): string[] => [c.model, ...(c.models ?? []).filter((m) => m !== c.model)];
