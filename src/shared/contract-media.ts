@@ -13,6 +13,10 @@ export const companionConfigSchema = z.strictObject({
   /** An image model (OpenAI-style /images/generations) for generate_media; null: none. */
   imageModel: z.string().trim().min(1).max(200).nullable(),
   baseURL: z.string().trim().url('The base URL is not a URL.').max(2000).nullable(),
+  /** Speech to text (analyze_media on audio), text to speech (generate_media audio), more vision models per call. */
+  transcriptionModel: z.string().trim().min(1).max(200).nullable().optional(),
+  speechModel: z.string().trim().min(1).max(200).nullable().optional(),
+  models: z.array(z.string().trim().min(1).max(200)).max(20).optional(),
 });
 export type CompanionConfigView = z.infer<typeof companionConfigSchema>;
 

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { validateAnthropicRequest, validateOpenAIRequest, type ProviderRefusal } from './provider-validation';
+import { handleAudio, type AudioRequest } from './audio-endpoints';
 
 // One representation for both the reply() builder and JSON scripts (model-server-main.ts).
 export const scriptedReplySchema = z.strictObject({
@@ -161,6 +162,8 @@ export interface ModelServerOptions {
    * here, and the checks are off for that server only.
    */
   acceptInvalidRequestsBecause?: string | undefined;
+  /** What `/v1/audio/transcriptions` hears (default "Scripted transcript."). */
+  transcript?: string | undefined;
 }
 
 /** A request the server refused as the real provider would, with the reason. */
@@ -177,6 +180,8 @@ export interface ModelServer {
   readonly requests: RecordedRequest[];
   /** Requests refused by the provider-validity checks (also in `requests`, in order). */
   readonly refused: RefusedRequest[];
+  /** Requests to the audio routes (`/v1/audio/transcriptions`, `/v1/audio/speech`), as received (audio-endpoints.ts). */
+  readonly audioRequests: AudioRequest[];
   /** Number of scripted replies not consumed yet. */
   readonly pending: number;
   enqueue(...replies: ReplyInput[]): void;
@@ -513,6 +518,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
   const refused: RefusedRequest[] = [];
+  const audioRequests: AudioRequest[] = [];
   if (options.acceptInvalidRequestsBecause !== undefined && options.acceptInvalidRequestsBecause.trim() === '') {
     throw new Error('model server: acceptInvalidRequestsBecause needs the reason the test sends invalid requests');
   }
@@ -530,6 +536,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       res.end(JSON.stringify({ object: 'list', data: options.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) }));
       return;
     }
+    if (await handleAudio(req, res, path, (r) => audioRequests.push(r), () => options.transcript ?? 'Scripted transcript.')) return;
     if (req.method === 'POST' && path === '/v1/images/generations') {
       // Image generation (OpenAI wire format): recorded like chat requests, answered with a small PNG.
       const body = JSON.parse(await readBody(req)) as unknown;
@@ -638,6 +645,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     baseURL: `${url}/v1`,
     requests,
     refused,
+    audioRequests,
     get pending() {
       return queue.length;
     },

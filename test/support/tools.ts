@@ -9,6 +9,7 @@ import type { Schedules } from '../../src/main/services/scheduler';
 import { PinnedHttpClient } from '../../src/main/services/http/pinned-client';
 import { CompositionFiles } from '../../src/main/services/compositions/composition-files';
 import { PublishTargets } from '../../src/main/services/compositions/publish';
+import { FfmpegAv } from '../../src/main/services/media/av';
 import { JimpMedia } from '../../src/main/services/media/images';
 import { CompanionModel } from '../../src/main/services/media/companion';
 import { ChromiumPdfPrinter } from '../../src/main/services/pdf/print';
@@ -40,6 +41,7 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
       printer: new ChromiumPdfPrinter(),
       reader: new PdfJsReader(),
       media: new JimpMedia(deps.dataDir),
+      av: new FfmpegAv(),
       companion: new CompanionModel(deps.dataDir),
       presence: { activeRuns: (windowMs: number) => new StorePresence(lazyStore(deps.dataDir)).activeRuns(windowMs) },
     },

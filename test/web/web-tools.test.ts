@@ -209,13 +209,15 @@ describe('web_fetch', () => {
     expect(peak).toBeLessThan(16 * 1024 * 1024); // resident memory grew by a few MB, never toward 50 MB
   });
 
-  it('describes PDFs and images instead of reading them', async () => {
+  it('hands PDFs over to read_pdf (no reader here) and describes images', async () => {
     const a = await server((req, res) => {
       if (req.url === '/doc.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4 ...');
       res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(100));
     });
     const { fetch } = family(clientWith({ 'site.test': '127.0.0.1' }));
-    expect((await run(fetch, { url: `http://site.test:${a.port}/doc.pdf` })).output).toContain('read_pdf is not available');
+    const pdf = (await run(fetch, { url: `http://site.test:${a.port}/doc.pdf` })).output;
+    expect(pdf).not.toContain('not available');
+    expect(pdf).toContain(`call read_pdf {url: "http://site.test:${a.port}/doc.pdf"}`);
     expect((await run(fetch, { url: `http://site.test:${a.port}/i.png` })).output).toContain(`![image](http://site.test:${a.port}/i.png)`);
   });
 });

@@ -256,6 +256,17 @@ describe.skipIf(!chromium)('PDFs out and in', () => {
     execFileSync('qpdf', ['--encrypt', 'user-pw', 'owner-pw', '256', '--', join(work, 'plain.pdf'), join(work, 'locked.pdf')]);
     await expect(run('read_pdf', { path: 'locked.pdf' })).rejects.toThrow(/encrypted with a password/);
     await expect(run('pdf_page_count', { path: 'locked.pdf' })).rejects.toThrow(/encrypted with a password/);
+    // password is a secret argument: only a placeholder is accepted (the runtime puts the value in before execute).
+    for (const literal of ['user-pw', 'redacted:X', '[redacted:X] ', '[redacted:]', 'x[redacted:X]', '[redacted:1X]']) {
+      for (const tool of ['read_pdf', 'pdf_page_count']) {
+        expect(tools[tool]!.params.safeParse({ path: 'locked.pdf', password: literal }).error?.issues[0]?.message, `${tool} ${literal}`).toMatch(/must be a secret placeholder/);
+      }
+    }
+    expect(tools.read_pdf!.params.safeParse({ path: 'locked.pdf', password: '[redacted:PDF_PW]' }).success).toBe(true);
+    // With the value put in (as the runtime does): user and owner password both open it, a wrong one is named.
+    expect((await tools.read_pdf!.execute({ path: 'locked.pdf', password: 'user-pw' } as never, ctx)).output).toContain('--- page 1 ---');
+    expect((await tools.pdf_page_count!.execute({ path: 'locked.pdf', password: 'owner-pw' } as never, ctx)).output).toMatch(/^locked\.pdf: \d+ pages?\.$/);
+    await expect(tools.read_pdf!.execute({ path: 'locked.pdf', password: 'nope' } as never, ctx)).rejects.toThrow(/password given for this encrypted PDF is not right/);
     const bytes = readFileSync(join(work, 'plain.pdf'));
     writeFileSync(join(work, 'cut.pdf'), bytes.subarray(0, Math.floor(bytes.length / 3)));
     const cut = run('read_pdf', { path: 'cut.pdf' });

@@ -104,13 +104,24 @@ describe('read_file', () => {
     expect(out).toMatch(/longer than 2000 characters/);
   });
 
-  it('refuses binary files, images and videos (read_file reads text only)', async () => {
+  it('refuses binary files, images, videos and audio, naming read_media_file for media (by extension or by content)', async () => {
     writeFileSync(join(dir, 'blob.bin'), Buffer.from([0x41, 0x00, 0x42, 0x0a]));
-    await expect(read({ path: 'blob.bin' })).rejects.toThrow(/binary/);
-    writeFileSync(join(dir, 'photo.png'), 'not really a png');
-    await expect(read({ path: 'photo.png' })).rejects.toThrow(/image or video file.*text only/);
-    writeFileSync(join(dir, 'clip.mp4'), 'x');
-    await expect(read({ path: 'clip.mp4' })).rejects.toThrow(/image or video file/);
+    await expect(read({ path: 'blob.bin' })).rejects.toThrow(/binary file.*use stat/);
+    const cases: [string, string | Buffer, RegExp][] = [
+      ['photo.png', 'not really a png', /photo\.png is an image .*text only\. Use read_media_file with path "photo\.png" to see it/],
+      ['PHOTO.JPEG', 'x', /is an image .*read_media_file with path "PHOTO\.JPEG"/],
+      ['clip.mp4', 'x', /clip\.mp4 is a video .*read_media_file with path "clip\.mp4" to see sampled frames/],
+      ['clip.WebM', 'x', /is a video .*read_media_file/],
+      ['talk.mp3', 'x', /talk\.mp3 is an audio file .*read_media_file .*analyze_media transcribes speech/],
+      ['talk.flac', 'x', /is an audio file .*read_media_file/],
+      // No media extension: the first bytes say what it is.
+      ['picture.dat', Buffer.concat([Buffer.from([0x89]), Buffer.from('PNG\r\n\x1a\n'), Buffer.alloc(16)]), /picture\.dat is an image \(image\/png, .*Use read_media_file with path "picture\.dat"/],
+      ['movie.bin', Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(16)]), /movie\.bin is a video \(video\/mp4, .*read_media_file/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      writeFileSync(join(dir, name), bytes);
+      await expect(read({ path: name }), name).rejects.toThrow(message);
+    }
   });
 
   it('gives actionable errors for folders and missing files', async () => {

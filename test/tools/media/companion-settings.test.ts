@@ -28,7 +28,7 @@ afterEach(async () => {
 it('saves the companion from Settings, refuses what cannot work, and clears it', async () => {
   expect(await h.service.getCompanion({})).toMatchObject({ companion: null, key: expect.stringMatching(/No companion model/) });
   const saved = await h.service.setCompanion({ companion: { provider: 'openai', model: 'gpt-vision', imageModel: 'gpt-image-1', baseURL: null } });
-  expect(saved.companion).toEqual({ provider: 'openai', model: 'gpt-vision', imageModel: 'gpt-image-1', baseURL: null });
+  expect(saved.companion).toEqual({ provider: 'openai', model: 'gpt-vision', imageModel: 'gpt-image-1', baseURL: null, transcriptionModel: null, speechModel: null, models: [] });
   expect(saved.key).toMatch(/OpenAI key saved under Providers, else OPENAI_API_KEY/);
   // The CLI and the tools read the same file.
   expect(new CompanionModel(dataDir).config()).toEqual(saved.companion);
@@ -51,7 +51,7 @@ it('analyze_media uses the key saved for the provider in the keyring, before the
   const companion = new CompanionModel(dataDir, { OPENAI_API_KEY: 'sk-from-env' }, async (p) => (p === 'openai' ? 'sk-from-keyring' : null));
   companion.save({ provider: 'openai', model: 'vision-test', imageModel: null, baseURL: server.baseURL });
   server.enqueue(reply().text('A red square.'));
-  expect(await companion.analyze({ bytes: Buffer.from('x'), mime: 'image/png' }, 'What is it?')).toBe('A red square.');
+  expect(await companion.analyze({ images: [{ bytes: Buffer.from('x'), mime: 'image/png' }], prompt: 'What is it?' })).toEqual({ text: 'A red square.', model: 'vision-test' });
   expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-keyring');
 
   // No key in the keyring (or no keyring at all): the environment's.
@@ -59,6 +59,6 @@ it('analyze_media uses the key saved for the provider in the keyring, before the
     throw new Error('no keyring');
   });
   server.enqueue(reply().text('Still red.'));
-  await envOnly.analyze({ bytes: Buffer.from('x'), mime: 'image/png' }, 'And now?');
+  await envOnly.analyze({ images: [{ bytes: Buffer.from('x'), mime: 'image/png' }], prompt: 'And now?' });
   expect(server.requests[1]!.headers.authorization).toBe('Bearer sk-from-env');
 });

@@ -20,7 +20,7 @@ import type { BrowserService } from '../../services/browser/index';
 import { createBrowserFamily } from '../../tools/browser';
 import { createContextFamily } from '../../tools/context';
 import { createMediaFamily } from '../../tools/media';
-import type { Companion, MediaService } from '../../services/media/index';
+import type { AvTools, Companion, MediaService } from '../../services/media/index';
 import { writeChecked } from '../../tools/compositions/write-out';
 import type { PresenceService } from '../../services/presence/index';
 import { createFileFamily } from '../../tools/files';
@@ -77,7 +77,7 @@ export interface HostServices {
   /** More MCP tools than this are deferred behind search_tools. */
   mcpDeferAbove?: number;
   /** Compositions and PDFs (issue 17). */
-  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader; media: MediaService; presence?: PresenceService; companion?: Companion };
+  compositions?: { store: CompositionService; publisher: Publisher; printer: PdfPrinter; reader: PdfReader; media: MediaService; av?: AvTools; presence?: PresenceService; companion?: Companion };
   /** The app's browser (browser family); absent: no browser tools. */
   browser?: BrowserService | null;
   /** The person's own browser for browser_adopt_tab (Settings → Browser). */
@@ -125,6 +125,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     search: services.searchSettings,
     keys: services.secretValues ? { get: (name) => services.secretValues!.get(name), learn: (name, value) => services.redactor.addSecret(name, value) } : null,
     ...(services.webFetchTimeoutMs ? { fetchTimeoutMs: services.webFetchTimeoutMs } : {}),
+    ...(services.compositions ? { pdf: services.compositions.reader } : {}),
   });
   const c = services.compositions;
   const families: { family: string; tools: readonly ToolDefinition[] }[] = [
@@ -142,7 +143,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     // PDFs are their own family for loading (read_pdf, pdf_page_count, create_pdf), built with the compositions.
     const made = createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }).tools;
     families.push({ family: 'compositions', tools: made.filter((t) => !PDF_TOOL.test(t.name)) }, { family: 'pdf', tools: made.filter((t) => PDF_TOOL.test(t.name)) });
-    families.push({ family: 'media', tools: createMediaFamily({ media: c.media, ...(c.presence ? { presence: c.presence } : {}), ...(c.companion ? { companion: { model: c.companion, dataDir: services.dataDir, write: writeChecked } } : {}) }).tools });
+    families.push({ family: 'media', tools: createMediaFamily({ media: c.media, ...(c.av ? { av: c.av } : {}), ...(c.presence ? { presence: c.presence } : {}), ...(c.companion ? { companion: { model: c.companion, dataDir: services.dataDir, write: writeChecked } } : {}) }).tools });
   }
   if (services.schedules) families.push({ family: 'schedule', tools: createScheduleFamily({ schedules: services.schedules }).tools });
   // Extensions: MCP tools arrive in the registry as servers connect; skills; custom tools from custom-tools.json.

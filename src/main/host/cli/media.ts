@@ -1,4 +1,7 @@
-/** `deskhand media companion set --provider P --model M [--image-model I] [--base-url URL] | show | clear`. */
+/**
+ * `deskhand media companion set --provider P --model M [--image-model I] [--transcription-model T] [--speech-model S]
+ * [--also-model M2]… [--base-url URL] | show | clear`.
+ */
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
 import { CompanionModel } from '../../services/media/companion';
@@ -8,7 +11,7 @@ export async function mediaCommand(args: string[]): Promise<number> {
   const [what, sub, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
-    options: { 'data-dir': { type: 'string' }, provider: { type: 'string' }, model: { type: 'string' }, 'image-model': { type: 'string' }, 'base-url': { type: 'string' }, json: { type: 'boolean' } },
+    options: { 'data-dir': { type: 'string' }, provider: { type: 'string' }, model: { type: 'string' }, 'image-model': { type: 'string' }, 'transcription-model': { type: 'string' }, 'speech-model': { type: 'string' }, 'also-model': { type: 'string', multiple: true }, 'base-url': { type: 'string' }, json: { type: 'boolean' } },
   });
   if (what !== 'companion') throw new DeskhandError('usage', 'media needs companion set|show|clear.');
   const companion = new CompanionModel(resolveDataDir(values['data-dir']));
@@ -21,6 +24,9 @@ export async function mediaCommand(args: string[]): Promise<number> {
           model: values.model,
           imageModel: values['image-model'] ?? null,
           baseURL: values['base-url'] ?? null,
+          transcriptionModel: values['transcription-model'] ?? null,
+          speechModel: values['speech-model'] ?? null,
+          models: values['also-model'] ?? [],
         });
       } catch (err) {
         throw new DeskhandError('usage', `Not saved: ${err instanceof Error ? err.message.slice(0, 300) : String(err)}`);

@@ -10,13 +10,16 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
 import { KEY_ENV } from '../providers/config';
-import type { Companion, CompanionConfig } from './index';
+import { visionModels, type AnalyzeInput, type Companion, type CompanionConfig } from './index';
 
 const schema = z.strictObject({
   provider: z.enum(['anthropic', 'openai', 'openai-compatible']),
   model: z.string().min(1).max(200),
   imageModel: z.string().min(1).max(200).nullable().default(null),
   baseURL: z.string().url().nullable().default(null),
+  transcriptionModel: z.string().min(1).max(200).nullable().default(null),
+  speechModel: z.string().min(1).max(200).nullable().default(null),
+  models: z.array(z.string().min(1).max(200)).max(20).default([]),
 });
 
 export class CompanionModel implements Companion {
@@ -63,18 +66,55 @@ export class CompanionModel implements Companion {
     return { ...c, apiKey: saved || (keyVar ? (this.env[keyVar] ?? null) : (this.env.OPENAI_COMPATIBLE_API_KEY ?? null)) };
   }
 
-  async analyze(image: { bytes: Buffer; mime: string }, question: string, signal?: AbortSignal): Promise<string> {
+  async analyze(input: AnalyzeInput, signal?: AbortSignal): Promise<{ text: string; model: string }> {
     const c = await this.need();
+    const allowed = visionModels(c);
+    const chosen = input.model ?? c.model;
+    if (!allowed.includes(chosen)) throw new DeskhandError('usage', `${chosen} is not one of the companion models the person set up (${allowed.join(', ')}); choose one of those, or leave model out.`);
     // The AI SDK loads with the first call that needs it (a command that only builds the tools never does).
     const [{ createModel }, { generateText }] = await Promise.all([import('../providers/providers'), import('ai')]);
-    const model = createModel({ provider: c.provider, model: c.model, baseURL: c.baseURL, apiKey: c.apiKey });
+    const model = createModel({ provider: c.provider, model: chosen, baseURL: c.baseURL, apiKey: c.apiKey });
     const res = await generateText({
       model,
       maxRetries: 1,
       ...(signal ? { abortSignal: signal } : {}),
-      messages: [{ role: 'user', content: [{ type: 'text', text: question }, { type: 'image', image: image.bytes, mediaType: image.mime }] }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: input.prompt }, ...input.images.map((im) => ({ type: 'image' as const, image: im.bytes, mediaType: im.mime }))] }],
     });
-    return res.text;
+    return { text: res.text, model: chosen };
+  }
+
+  /** The OpenAI-style provider for the audio APIs (Anthropic has none). */
+  private async audioProvider(c: CompanionConfig & { apiKey: string | null }, what: string) {
+    if (c.provider === 'anthropic') throw new DeskhandError('unsupported', `Anthropic has no ${what} API; set an OpenAI or OpenAI-compatible companion (with --${what === 'speech' ? 'speech' : 'transcription'}-model) for this.`);
+    const { createOpenAI } = await import('@ai-sdk/openai');
+    // OpenAI-compatible servers (LocalAI, vLLM, speaches…) speak OpenAI's /audio routes: the OpenAI provider at their address.
+    return createOpenAI({ apiKey: c.apiKey ?? '', ...(c.baseURL ? { baseURL: c.baseURL } : {}) });
+  }
+
+  async transcribe(audio: { bytes: Buffer; mime: string }, signal?: AbortSignal): Promise<{ text: string; model: string; language: string | null }> {
+    const c = await this.need();
+    if (!c.transcriptionModel) throw new DeskhandError('unsupported', 'The companion has no transcription model, so sound cannot be analysed. The person adds one with `deskhand media companion set … --transcription-model NAME` (e.g. whisper-1).');
+    const provider = await this.audioProvider(c, 'transcription');
+    const { experimental_transcribe: transcribe } = await import('ai');
+    const res = await transcribe({ model: provider.transcription(c.transcriptionModel), audio: new Uint8Array(audio.bytes), maxRetries: 1, ...(signal ? { abortSignal: signal } : {}) });
+    return { text: res.text, model: c.transcriptionModel, language: res.language ?? null };
+  }
+
+  async speak(text: string, opts: { voice?: string; format: 'mp3' | 'wav' }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }> {
+    const c = await this.need();
+    if (!c.speechModel) throw new DeskhandError('unsupported', 'The companion has no speech model. The person adds one with `deskhand media companion set … --speech-model NAME` (e.g. gpt-4o-mini-tts).');
+    const provider = await this.audioProvider(c, 'speech');
+    const { experimental_generateSpeech: generateSpeech } = await import('ai');
+    const res = await generateSpeech({
+      model: provider.speech(c.speechModel),
+      text,
+      outputFormat: opts.format,
+      // OpenAI's speech API needs a voice: alloy unless the call names one.
+      voice: opts.voice ?? 'alloy',
+      maxRetries: 1,
+      ...(signal ? { abortSignal: signal } : {}),
+    });
+    return { bytes: Buffer.from(res.audio.uint8Array), mime: res.audio.mediaType ?? (opts.format === 'wav' ? 'audio/wav' : 'audio/mpeg'), model: c.speechModel };
   }
 
   async generateImage(prompt: string, size: string | null, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string }> {

@@ -4,12 +4,12 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Jimp from 'jimp';
 import { DeskhandError } from '../../../shared/errors';
-import { IMAGE_MAX_BYTES, IMAGE_MAX_EDGE, type MediaService, type PreparedImage } from './index';
+import { IMAGE_FULL_MAX_EDGE, IMAGE_MAX_BYTES, IMAGE_MAX_EDGE, type MediaService, type PrepareOptions, type PreparedImage } from './index';
 
 export class JimpMedia implements MediaService {
   constructor(private readonly dataDir: string) {}
 
-  async prepareImage(bytes: Buffer): Promise<PreparedImage> {
+  async prepareImage(bytes: Buffer, opts: PrepareOptions = {}): Promise<PreparedImage> {
     // jimp loads with the first image prepared.
     const JimpLib = ((await import('jimp')) as unknown as { default: typeof Jimp }).default;
     let img: Jimp;
@@ -20,11 +20,27 @@ export class JimpMedia implements MediaService {
     }
     const originalWidth = img.bitmap.width;
     const originalHeight = img.bitmap.height;
-    if (Math.max(originalWidth, originalHeight) > IMAGE_MAX_EDGE) img.scaleToFit(IMAGE_MAX_EDGE, IMAGE_MAX_EDGE);
+    const r = opts.region;
+    if (r) {
+      if (r.x + r.width > originalWidth || r.y + r.height > originalHeight) {
+        throw new DeskhandError('usage', `The region ${r.width}×${r.height} at (${r.x}, ${r.y}) reaches outside the image, which is ${originalWidth}×${originalHeight} pixels.`);
+      }
+      img.crop(r.x, r.y, r.width, r.height);
+    }
+    const edge = opts.fullResolution ? IMAGE_FULL_MAX_EDGE : (opts.maxEdge ?? IMAGE_MAX_EDGE);
+    if (Math.max(img.bitmap.width, img.bitmap.height) > edge) img.scaleToFit(edge, edge);
     // Photos travel as JPEG (smaller); anything with transparency or few colours as PNG.
     const jpeg = img.getMIME() === JimpLib.MIME_JPEG;
     const encode = () => (jpeg ? img.quality(85).getBufferAsync(JimpLib.MIME_JPEG) : img.getBufferAsync(JimpLib.MIME_PNG));
     let out = await encode();
+    if (opts.fullResolution && out.length > IMAGE_MAX_BYTES) {
+      // Shrinking would lose the detail full resolution was asked for: nothing is sent.
+      throw new DeskhandError(
+        'usage',
+        `At full resolution the image takes ${out.length} bytes, over the ${IMAGE_MAX_BYTES} a provider accepts per image; nothing was sent. ` +
+          'Look at a part of it with region (full detail), or without full_resolution (scaled to fit).',
+      );
+    }
     // Over the providers' per-image limit (a detailed picture as PNG): smaller until it fits. Bytes grow about with the
     // pixel count, so each round scales by the square root of the excess, with a margin.
     while (out.length > IMAGE_MAX_BYTES && img.bitmap.width > 1 && img.bitmap.height > 1) {

@@ -14,13 +14,56 @@ export interface PreparedImage {
   bytes: number;
 }
 
+/** A part of an image, in the original's pixels (left, top, width, height). */
+export interface ImageRegion {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface PrepareOptions {
+  /** Crop to this part first (it must lie inside the image). */
+  region?: ImageRegion;
+  /** Keep every pixel (up to `IMAGE_FULL_MAX_EDGE`); an image that then takes over `IMAGE_MAX_BYTES` is refused, not shrunk. */
+  fullResolution?: boolean;
+  /** Scale to at most this long edge instead of `IMAGE_MAX_EDGE` (video frames). */
+  maxEdge?: number;
+}
+
 export interface MediaService {
   /**
-   * Decodes, downscales to at most `IMAGE_MAX_EDGE` on the long edge (and further until it takes at most
-   * `IMAGE_MAX_BYTES`), re-encodes and stores the image.
+   * Decodes, crops to `region`, downscales to at most `IMAGE_MAX_EDGE` on the long edge (and further until it takes
+   * at most `IMAGE_MAX_BYTES`; with `fullResolution` neither), re-encodes and stores the image.
    */
-  prepareImage(bytes: Buffer): Promise<PreparedImage>;
+  prepareImage(bytes: Buffer, opts?: PrepareOptions): Promise<PreparedImage>;
 }
+
+/** What ffprobe says of an audio or video file. */
+export interface AvInfo {
+  format: string;
+  durationSec: number | null;
+  bitRate: number | null;
+  video: { codec: string; width: number; height: number; fps: number | null } | null;
+  audio: { codec: string; sampleRate: number | null; channels: number | null } | null;
+}
+
+/** ffprobe and ffmpeg on an open file (av.ts), started through the process launcher. */
+export interface AvTools {
+  probe(fd: number, signal?: AbortSignal): Promise<AvInfo>;
+  /** One frame at `atSec` as PNG, scaled to at most `maxEdge` on the long edge (null: as it is). */
+  frame(fd: number, atSec: number, maxEdge: number | null, signal?: AbortSignal): Promise<Buffer>;
+  /** The sound track as mono 16 kHz WAV (for a transcription API). */
+  audioOf(fd: number, signal?: AbortSignal): Promise<Buffer>;
+}
+
+/** The long edge of video frames given to a model (twice that with full_resolution). */
+export const FRAME_MAX_EDGE = 768;
+/** Frames sampled from a video by default, and at most. */
+export const FRAMES_DEFAULT = 6;
+export const FRAMES_MAX = 12;
+/** The long edge a full-resolution image may keep (Anthropic refuses images over 8000 px). */
+export const IMAGE_FULL_MAX_EDGE = 8000;
 
 /** The long edge images are scaled down to (Anthropic's recommended maximum; OpenAI's high-detail tiles fit too). */
 export const IMAGE_MAX_EDGE = 1568;
@@ -29,8 +72,8 @@ export const IMAGE_MAX_EDGE = 1568;
  * the API), the smallest provider limit; a detailed picture at IMAGE_MAX_EDGE can take twice that as PNG.
  */
 export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
-/** Files larger than this are not opened. */
-export const MEDIA_MAX_BYTES = 50 * 1024 * 1024;
+/** Files larger than this are not opened (Spec II: 100 MB). */
+export const MEDIA_MAX_BYTES = 100 * 1024 * 1024;
 
 export type MediaKind = { kind: 'image'; mime: string } | { kind: 'audio' | 'video'; mime: string; container: string } | null;
 
@@ -63,10 +106,31 @@ export interface CompanionConfig {
   /** An image-generation model (OpenAI-style `/images/generations`), for generate_media; null: none. */
   imageModel: string | null;
   baseURL: string | null;
+  /** A speech-to-text model (OpenAI-style `/audio/transcriptions`), for analyze_media on audio and video sound. */
+  transcriptionModel?: string | null;
+  /** A text-to-speech model (OpenAI-style `/audio/speech`), for generate_media kind audio. */
+  speechModel?: string | null;
+  /** More vision models of the same provider the model may pick per analyze_media call (`model`). */
+  models?: string[];
+}
+
+/** What the companion is asked to look at: images (a picture, a video's frames) and text (a question, a transcript). */
+export interface AnalyzeInput {
+  images: { bytes: Buffer; mime: string }[];
+  prompt: string;
+  /** One of the configured vision models (default: `model`). */
+  model?: string;
 }
 
 export interface Companion {
   config(): CompanionConfig | null;
-  analyze(image: { bytes: Buffer; mime: string }, question: string, signal?: AbortSignal): Promise<string>;
+  analyze(input: AnalyzeInput, signal?: AbortSignal): Promise<{ text: string; model: string }>;
   generateImage(prompt: string, size: string | null, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string }>;
+  /** Speech to text through the provider's transcription API. */
+  transcribe(audio: { bytes: Buffer; mime: string }, signal?: AbortSignal): Promise<{ text: string; model: string; language: string | null }>;
+  /** Text to speech through the provider's speech API. */
+  speak(text: string, opts: { voice?: string; format: 'mp3' | 'wav' }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }>;
 }
+
+/** The vision models a call may choose: the companion's `model` and its `models`. */
+export const visionModels = (c: CompanionConfig): string[] => [c.model, ...(c.models ?? []).filter((m) => m !== c.model)];

@@ -4,6 +4,8 @@
  * (print.ts, read.ts) are constructed by the host.
  */
 
+import { DeskhandError } from '../../../shared/errors';
+
 export interface PageSetup {
   /** A paper size Chromium knows (A4, Letter, Legal, A3, A5, Tabloid) or `WIDTHxHEIGHT` with CSS units (`210mmx297mm`). */
   size?: string;
@@ -37,9 +39,23 @@ export interface PdfText {
 }
 
 export interface PdfReader {
-  pageCount(bytes: Uint8Array): Promise<number>;
+  /** `password` opens an encrypted PDF (its user or owner password); without it an encrypted PDF is a PdfPasswordError. */
+  pageCount(bytes: Uint8Array, opts?: { password?: string }): Promise<number>;
   /** Text of the asked pages (all by default), one row per visual line; cells of a row are separated by tabs. */
-  read(bytes: Uint8Array, opts?: { pages?: number[]; maxChars?: number; signal?: AbortSignal }): Promise<PdfText>;
+  read(bytes: Uint8Array, opts?: { pages?: number[]; maxChars?: number; signal?: AbortSignal; password?: string }): Promise<PdfText>;
+}
+
+/** An encrypted PDF opened without its password (`needed`) or with a wrong one (`wrong`). Never carries the password. */
+export class PdfPasswordError extends DeskhandError {
+  constructor(readonly reason: 'needed' | 'wrong') {
+    super(
+      'usage',
+      reason === 'wrong'
+        ? 'The password given for this encrypted PDF is not right; nothing was read. Ask the person for the right one (ask_user_secret) and call again with it as password.'
+        : 'The PDF is encrypted with a password. Ask the person for it with ask_user_secret (the value stays hidden from you) and call again with password: "[redacted:NAME]", the placeholder it returns.',
+    );
+    this.name = 'PdfPasswordError';
+  }
 }
 
 export const PDF_LIMITS = {

@@ -4,7 +4,7 @@
  * stay on their row. Encrypted and broken files come back as errors that say what they are.
  */
 import { DeskhandError } from '../../../shared/errors';
-import { PDF_LIMITS, type PdfReader, type PdfText } from './index';
+import { PDF_LIMITS, PdfPasswordError, type PdfReader, type PdfText } from './index';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjs: Promise<PdfJs> | null = null;
@@ -18,18 +18,20 @@ interface Item {
   h: number;
 }
 
-async function open(bytes: Uint8Array) {
+async function open(bytes: Uint8Array, password?: string) {
   if (bytes.length > PDF_LIMITS.maxBytes) throw new DeskhandError('usage', `The PDF is ${bytes.length} bytes; the limit is ${PDF_LIMITS.maxBytes}.`);
   const lib = await load();
   // pdfjs takes ownership of (and detaches) the buffer it is given: hand it a copy.
-  const task = lib.getDocument({ data: new Uint8Array(bytes), verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false });
+  const task = lib.getDocument({ data: new Uint8Array(bytes), verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false, ...(password !== undefined ? { password } : {}) });
   try {
     return await task.promise;
   } catch (err) {
     await task.destroy().catch(() => undefined);
     const name = (err as { name?: string }).name ?? '';
     if (name === 'PasswordException') {
-      throw new DeskhandError('usage', 'The PDF is encrypted with a password, so its text cannot be read. Ask the person for an unencrypted copy (e.g. `qpdf --decrypt --password=… in.pdf out.pdf`).');
+      // pdfjs: code 1 = a password is needed, 2 = the one given is wrong. Neither message carries the password.
+      if (password !== undefined && (err as { code?: number }).code === 2) throw new PdfPasswordError('wrong');
+      throw new PdfPasswordError('needed');
     }
     if (name === 'InvalidPDFException' || name === 'FormatError' || name === 'UnknownErrorException' || name === 'MissingPDFException') {
       throw new DeskhandError('usage', `The file is not a readable PDF (${(err as Error).message}); it may be truncated or damaged.`);
@@ -67,8 +69,8 @@ export function rowsOf(items: Item[]): string {
 }
 
 export class PdfJsReader implements PdfReader {
-  async pageCount(bytes: Uint8Array): Promise<number> {
-    const doc = await open(bytes);
+  async pageCount(bytes: Uint8Array, opts: { password?: string } = {}): Promise<number> {
+    const doc = await open(bytes, opts.password);
     try {
       return doc.numPages;
     } finally {
@@ -76,8 +78,8 @@ export class PdfJsReader implements PdfReader {
     }
   }
 
-  async read(bytes: Uint8Array, opts: { pages?: number[]; maxChars?: number; signal?: AbortSignal } = {}): Promise<PdfText> {
-    const doc = await open(bytes);
+  async read(bytes: Uint8Array, opts: { pages?: number[]; maxChars?: number; signal?: AbortSignal; password?: string } = {}): Promise<PdfText> {
+    const doc = await open(bytes, opts.password);
     const maxChars = opts.maxChars ?? PDF_LIMITS.maxChars;
     try {
       const wanted = opts.pages ?? Array.from({ length: Math.min(doc.numPages, PDF_LIMITS.maxPages) }, (_, i) => i + 1);

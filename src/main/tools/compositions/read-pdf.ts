@@ -22,10 +22,24 @@ export interface PdfFetch {
   hopCheck(ctx: ToolContext, url: string): ((hop: string) => string | null) | undefined;
 }
 
+/** A password is only ever a secret placeholder: the value is put in just before the call runs (secret-args.ts). */
+const PASSWORD_PLACEHOLDER = /^\[redacted:[A-Za-z][A-Za-z0-9_.-]{0,63}\]$/;
+
 const source = {
   path: z.string().optional().describe('The PDF file (relative to the working directory, absolute, or ~).'),
   url: z.string().url().optional().describe('An http(s) URL of a PDF (downloaded through the same guards as web_fetch).'),
+  password: z
+    .string()
+    .regex(PASSWORD_PLACEHOLDER, 'password must be a secret placeholder such as "[redacted:PDF_PASSWORD]": ask the person with ask_user_secret (or load a saved one with use_saved_secret) and pass the placeholder it returns, never the password itself')
+    .optional()
+    .describe('For an encrypted PDF: the "[redacted:NAME]" placeholder ask_user_secret or use_saved_secret returned (never the password itself). Every call with a password asks the person.'),
 };
+
+/** Both tools: what they read, and the one argument the runtime may put a secret's value into. */
+async function pdfEffects(args: { path?: string | undefined; url?: string | undefined }, net: PdfFetch | null): Promise<import('../../runtime/tool').Effects> {
+  const base = args.url ? { ...(net ? await net.urlEffects([args.url]) : {}), egress: true } : { paths: { read: [args.path] } };
+  return { ...base, secretArgs: ['password'] };
+}
 
 async function load(args: { path?: string | undefined; url?: string | undefined }, ctx: ToolContext, net: PdfFetch | null): Promise<{ bytes: Buffer; untrusted: string | null; shown: string }> {
   if ((args.path === undefined) === (args.url === undefined)) throw new ToolError('Give exactly one of path or url.');
@@ -82,17 +96,18 @@ export const createReadPdf = (reader: PdfReader, net: PdfFetch | null) =>
       `Read the text of a PDF (a file or an http(s) URL), page by page with "--- page N ---" markers; each visual line is a row ` +
       `and a table's cells are separated by tabs. pages: "3", "2-5" or "1-3,8" (default: the first ${PDF_LIMITS.maxPages} pages). ` +
       `At most ${PDF_LIMITS.maxChars} characters per call: read long PDFs in page ranges (pdf_page_count gives the length). ` +
-      'Scanned pages without a text layer come back empty. Encrypted PDFs cannot be read.',
+      'Scanned pages without a text layer come back empty. An encrypted PDF needs password: the placeholder from ask_user_secret.',
     params: z.object({ ...source, pages: z.string().max(200).optional().describe('Page ranges, e.g. "1-5" or "2,4,7-9".') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
-    effects: async (args) => (args.url ? { ...(net ? await net.urlEffects([args.url]) : {}), egress: true } : { paths: { read: [args.path] } }),
+    effects: (args) => pdfEffects(args, net),
     presentation: { title: 'Read a PDF', icon: 'file', summary: (args) => `${args.path ?? args.url}${args.pages ? ` (pages ${args.pages})` : ''}` },
     async execute(args, ctx) {
       const { bytes, untrusted, shown } = await load(args, ctx, net);
       notPdf(bytes, shown);
       try {
-        const count = await reader.pageCount(bytes);
+        const password = args.password !== undefined ? { password: args.password } : {};
+        const count = await reader.pageCount(bytes, password);
         let pages: number[] | undefined;
         if (args.pages) {
           const parsed = parsePageRanges(args.pages, count);
@@ -100,7 +115,7 @@ export const createReadPdf = (reader: PdfReader, net: PdfFetch | null) =>
           if (parsed.length > PDF_LIMITS.maxPages) throw new ToolError(`That is ${parsed.length} pages; read at most ${PDF_LIMITS.maxPages} per call.`);
           pages = parsed;
         }
-        const text = await reader.read(bytes, { ...(pages ? { pages } : {}), signal: ctx.signal });
+        const text = await reader.read(bytes, { ...(pages ? { pages } : {}), signal: ctx.signal, ...password });
         const read = text.pages.map((p) => p.page);
         const head = [`${shown}: ${text.pageCount} page${text.pageCount === 1 ? '' : 's'}${text.info.title ? `, "${text.info.title}"` : ''}; showing ${read.length ? `${read[0]}–${read.at(-1)}` : 'none'}.`];
         const body = text.pages.map((p) => `--- page ${p.page} ---\n${p.text || '(no text on this page: it may be a scan or an image)'}`).join('\n\n');
@@ -122,13 +137,13 @@ export const createPdfPageCount = (reader: PdfReader, net: PdfFetch | null) =>
     params: z.object(source).strict(),
     risk: 'read-only',
     disclosure: 'internal',
-    effects: async (args) => (args.url ? { ...(net ? await net.urlEffects([args.url]) : {}), egress: true } : { paths: { read: [args.path] } }),
+    effects: (args) => pdfEffects(args, net),
     presentation: { title: 'Count PDF pages', icon: 'file', summary: (args) => args.path ?? args.url ?? '' },
     async execute(args, ctx) {
       const { bytes, shown } = await load(args, ctx, net);
       notPdf(bytes, shown);
       try {
-        const n = await reader.pageCount(bytes);
+        const n = await reader.pageCount(bytes, args.password !== undefined ? { password: args.password } : {});
         return { output: `${shown}: ${n} page${n === 1 ? '' : 's'}.` };
       } catch (err) {
         return toolError(err);

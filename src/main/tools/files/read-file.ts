@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import { openVerified } from '../../runtime/path-guard';
+import { sniffMedia } from '../../services/media/index';
 import { contentHash, editorSnapshot, editorText, SNAPSHOT_HASH_LIMIT, snapshotOf, snapshotToken } from './atomic-write';
 import { formatBytes, fsError, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
@@ -34,9 +35,12 @@ const BACK_CHUNK_FIRST = 16 * 1024;
 const BACK_CHUNK_MAX = 1024 * 1024;
 const SNIFF_BYTES = 8192;
 
+const VIDEO_EXTS = new Set(['.mp4', '.mov', '.webm', '.mkv', '.avi', '.m4v', '.mpg', '.mpeg', '.wmv', '.flv']);
+const AUDIO_EXTS = new Set(['.mp3', '.wav', '.ogg', '.oga', '.opus', '.flac', '.m4a', '.aac']);
 const MEDIA_EXTS = new Set([
   '.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.tif', '.tiff', '.ico', '.heic', '.heif', '.avif',
-  '.mp4', '.mov', '.webm', '.mkv', '.avi', '.m4v', '.mpg', '.mpeg', '.wmv', '.flv',
+  ...VIDEO_EXTS,
+  ...AUDIO_EXTS,
 ]);
 
 /** Bytes and read calls issued by read_file, for tests and benchmarks that check how little a tail read touches. */
@@ -253,6 +257,16 @@ function bufferHandle(data: Buffer): Handle {
   return { read, close: async () => undefined } as unknown as Handle;
 }
 
+/** A binary file: named by what its first bytes say it is (media files point at read_media_file). */
+function binaryMessage(shown: string, path: string, head: Buffer, size: number): string {
+  const media = sniffMedia(head);
+  if (media) {
+    const kind = media.kind === 'image' ? 'an image' : media.kind === 'video' ? 'a video' : 'an audio file';
+    return `${shown} is ${kind} (${media.mime}, ${formatBytes(size)}); read_file reads text only. Use read_media_file with path "${path}".`;
+  }
+  return `${shown} is a binary file (${formatBytes(size)}; it contains NUL bytes). It cannot be shown as text; use stat for its metadata.`;
+}
+
 function isBinary(sniff: Buffer, n: number): boolean {
   return sniff.subarray(0, n).includes(0);
 }
@@ -361,7 +375,8 @@ export const readFileTool = defineTool({
       throw new ToolError(`${shown} is a PDF (${formatBytes(st.size)}); read_file reads text only. Use read_pdf with path "${args.path}" for its text (pdf_page_count for its length).`);
     }
     if (MEDIA_EXTS.has(ext)) {
-      throw new ToolError(`${shown} is an image or video file (${formatBytes(st.size)}); read_file reads text only. Use stat for its metadata.`);
+      const kind = AUDIO_EXTS.has(ext) ? 'an audio file' : VIDEO_EXTS.has(ext) ? 'a video' : 'an image';
+      throw new ToolError(`${shown} is ${kind} (${formatBytes(st.size)}); read_file reads text only. Use read_media_file with path "${args.path}" to ${kind === 'an audio file' ? 'get its length and codec (analyze_media transcribes speech)' : kind === 'a video' ? 'see sampled frames and its length' : 'see it'}.`);
     }
 
     let fh: Handle;
@@ -384,7 +399,7 @@ export const readFileTool = defineTool({
         if (args.line_offset !== undefined || args.n_lines !== undefined) {
           throw new ToolError('A nonzero since_byte cannot be combined with line_offset or n_lines: read by bytes (since_byte) or by lines, not both.', 'invalid_args');
         }
-        if (isBinary(sniff, sniffed)) throw new ToolError(`${shown} is a binary file (${formatBytes(size)}; it contains NUL bytes). It cannot be shown as text; use stat for its metadata.`);
+        if (isBinary(sniff, sniffed)) throw new ToolError(binaryMessage(shown, args.path, sniff.subarray(0, sniffed), size));
         return { output: await readSince(fh, fst, args.since_byte, args.inode, ctx.signal) };
       }
       // Recorded for binary files too: the conversation has seen what is there, so write_file may replace it whole.
@@ -394,8 +409,8 @@ export const readFileTool = defineTool({
       ctx.state.recordFileSnapshot(snap);
       const snapshotLine = `${buffer ? `\n[Read from the unsaved buffer in ${ctx.editor!.name}: it differs from the file on disk.]` : ''}\n[snapshot: ${snapshotToken(snap)}]`;
       if (isBinary(sniff, sniffed)) {
-        const what = ext === '.pdf' ? 'a PDF' : 'a binary file';
-        throw new ToolError(`${shown} is ${what} (${formatBytes(size)}; it contains NUL bytes). read_file reads text only; use stat for its metadata.`);
+        if (ext !== '.pdf') throw new ToolError(binaryMessage(shown, args.path, sniff.subarray(0, sniffed), size));
+        throw new ToolError(`${shown} is a PDF (${formatBytes(size)}; it contains NUL bytes). read_file reads text only; use stat for its metadata.`);
       }
       if (size === 0) return { output: `(${shown} is empty: 0 lines.)${snapshotLine}` };
 

@@ -1,10 +1,11 @@
 /**
- * analyze_media and generate_media through the companion model the person set up. analyze_media sends the image
- * (downscaled) and the question to that provider; generate_media sends the prompt and writes the image where the path
- * guard checked. Both send material off the machine to a third party, so both are high-risk egress with an approval
- * pair (Spec I): the proposal names the file (its size and type) or the prompt, and the provider, host and model it
- * would go to; nothing is read for sending, and nothing is sent, before the call is approved (by a person, or by the
- * high-risk policy).
+ * analyze_media and generate_media through the companion model the person set up. analyze_media sends an image
+ * (downscaled), a video's sampled frames, or a recording's sound (to the transcription model, then the transcript to
+ * the vision model) with the question to that provider; generate_media sends a prompt (an image) or a text (speech)
+ * and writes the result where the path guard checked. Both send material off the machine to a third party, so both
+ * are high-risk egress with an approval pair (Spec I): the proposal names the file (its size) or the prompt, and the
+ * provider, host and models it would go to; nothing is read for sending, and nothing is sent, before the call is
+ * approved (by a person, or by the high-risk policy).
  */
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
@@ -12,10 +13,23 @@ import { DeskhandError, ToolError } from '../../../shared/errors';
 import { openVerified } from '../../runtime/path-guard';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool, type Proposal, type ToolContext } from '../../runtime/tool';
-import { MEDIA_MAX_BYTES, sniffMedia, type Companion, type CompanionConfig, type MediaService } from '../../services/media/index';
+import {
+  FRAME_MAX_EDGE,
+  FRAMES_DEFAULT,
+  MEDIA_MAX_BYTES,
+  sniffMedia,
+  visionModels,
+  type AvTools,
+  type Companion,
+  type CompanionConfig,
+  type MediaService,
+} from '../../services/media/index';
+import { frameTimes } from './read-media-file';
+
+type ModelSlot = 'model' | 'imageModel' | 'transcriptionModel' | 'speechModel';
 
 /** Where a companion call goes, in words a person can check: provider, host and model. */
-function destination(c: CompanionConfig | null, model: 'model' | 'imageModel'): string {
+function destination(c: CompanionConfig | null, model: ModelSlot, chosen?: string): string {
   if (!c) return 'no companion model is set up (the call will fail without sending anything)';
   const fallback = c.provider === 'anthropic' ? 'api.anthropic.com' : c.provider === 'openai' ? 'api.openai.com' : 'its configured address';
   let host = fallback;
@@ -26,7 +40,7 @@ function destination(c: CompanionConfig | null, model: 'model' | 'imageModel'): 
       host = c.baseURL;
     }
   }
-  return `${c.provider} at ${host}, model ${c[model] ?? '(none set)'}`;
+  return `${c.provider} at ${host}, model ${chosen ?? c[model] ?? '(none set)'}`;
 }
 
 async function describeFile(path: string, ctx: ToolContext): Promise<string> {
@@ -39,20 +53,28 @@ async function describeFile(path: string, ctx: ToolContext): Promise<string> {
   }
 }
 
-export function analyzeProposal(companion: Companion, args: { path: string; question: string }, file: string): Proposal {
-  const to = destination(companion.config(), 'model');
+export function analyzeProposal(companion: Companion, args: { path: string; question: string; model?: string | undefined }, file: string): Proposal {
+  const c = companion.config();
+  const to = destination(c, 'model', args.model);
+  const sound = c?.transcriptionModel ? destination(c, 'transcriptionModel') : null;
   return {
     description: `Send ${file} to ${to}`,
-    preview: [`File: ${file} (downscaled to at most 1568 px, re-encoded)`, `Sent to: ${to}`, `Question: ${args.question}`].join('\n'),
+    preview: [
+      `File: ${file} (an image downscaled to at most 1568 px; a video as ${FRAMES_DEFAULT} frames; a recording's sound for transcription)`,
+      `Sent to: ${to}`,
+      ...(sound ? [`Sound sent to: ${sound} (the transcript then goes to the model above)`] : []),
+      `Question: ${args.question}`,
+    ].join('\n'),
   };
 }
 
-export function generateProposal(companion: Companion, args: { prompt: string; path: string; size?: string | undefined }, ctx: ToolContext): Proposal {
-  const to = destination(companion.config(), 'imageModel');
+export function generateProposal(companion: Companion, args: { prompt: string; path: string; size?: string | undefined; kind: 'image' | 'audio'; voice?: string | undefined }, ctx: ToolContext): Proposal {
+  const to = destination(companion.config(), args.kind === 'audio' ? 'speechModel' : 'imageModel');
   const where = resolvePath(args.path, ctx.state.cwd);
+  const what = args.kind === 'audio' ? 'a text to speak' : 'an image prompt';
   return {
-    description: `Send an image prompt to ${to}; write ${where}`,
-    preview: [`Sent to: ${to}`, `Prompt: ${args.prompt}`, ...(args.size ? [`Size: ${args.size}`] : []), `Writes: ${where}`].join('\n'),
+    description: `Send ${what} to ${to}; write ${where}`,
+    preview: [`Sent to: ${to}`, `${args.kind === 'audio' ? 'Text' : 'Prompt'}: ${args.prompt}`, ...(args.size ? [`Size: ${args.size}`] : []), ...(args.voice ? [`Voice: ${args.voice}`] : []), `Writes: ${where}`].join('\n'),
   };
 }
 
@@ -62,29 +84,39 @@ const asToolError = (err: unknown): never => {
   throw new ToolError(`The companion model failed: ${(err as Error).message}`);
 };
 
-async function readChecked(path: string, ctx: ToolContext): Promise<Buffer> {
+/** The file the path guard checked, opened; `use` gets its handle (ffmpeg reads the open file). */
+async function withChecked<T>(path: string, ctx: ToolContext, use: (fh: import('node:fs/promises').FileHandle) => Promise<T>): Promise<T> {
   const abs = resolvePath(path, ctx.state.cwd);
+  let fh;
   try {
-    const { fh } = await openVerified(abs, ctx.checkedPaths?.get(abs)?.resolved);
-    try {
-      if ((await fh.stat()).size > MEDIA_MAX_BYTES) throw new ToolError(`${path} is larger than ${MEDIA_MAX_BYTES} bytes.`);
-      return await readFile(fh);
-    } finally {
-      await fh.close();
-    }
+    fh = (await openVerified(abs, ctx.checkedPaths?.get(abs)?.resolved)).fh;
   } catch (err) {
     if (err instanceof ToolError) throw err;
     throw new ToolError(`${path} could not be opened: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`);
   }
+  try {
+    if ((await fh.stat()).size > MEDIA_MAX_BYTES) throw new ToolError(`${path} is larger than ${MEDIA_MAX_BYTES} bytes (100 MB).`);
+    return await use(fh);
+  } finally {
+    await fh.close();
+  }
 }
 
-export const createAnalyzeMedia = (companion: Companion, media: MediaService, dataDir: string) =>
+export const createAnalyzeMedia = (companion: Companion, media: MediaService, dataDir: string, av: AvTools | null) =>
   defineTool({
     name: 'analyze_media',
     description:
-      'Ask the companion model (a vision model the person set up) a question about an image file: what it shows, text in it, ' +
-      'a chart\'s values. The image (scaled to at most 1568 px) and the question are sent to that model\'s provider.',
-    params: z.object({ path: z.string().describe('The image file.'), question: z.string().min(1).max(4000).describe('What to find out about the image.') }).strict(),
+      'Ask the companion model (models the person set up) a question about an image, a video or a recording: what it shows or ' +
+      'says, text in it, a chart\'s values. An image goes scaled to at most 1568 px; a video as frames sampled evenly; a ' +
+      'recording\'s sound is transcribed by the transcription model and the transcript goes with the question. model picks one ' +
+      'of the configured vision models for this call. Everything is sent to that model\'s provider.',
+    params: z
+      .object({
+        path: z.string().describe('The image, video or audio file.'),
+        question: z.string().min(1).max(4000).describe('What to find out about it.'),
+        model: z.string().min(1).max(200).optional().describe('One of the vision models the person configured for the companion (default: its main one).'),
+      })
+      .strict(),
     risk: 'high-risk',
     disclosure: 'internal',
     effects: (args) => ({ paths: { read: [args.path] }, egress: true, network: true }),
@@ -92,35 +124,70 @@ export const createAnalyzeMedia = (companion: Companion, media: MediaService, da
       executeName: 'execute_analyze_media',
       propose: async (args, ctx) => analyzeProposal(companion, args, await describeFile(args.path, ctx)),
     },
-    presentation: { title: 'Ask about an image', icon: 'file', summary: (args) => `${args.path}: ${args.question.slice(0, 60)}` },
-    timeoutMs: 120_000,
+    presentation: { title: 'Ask about a media file', icon: 'file', summary: (args) => `${args.path}: ${args.question.slice(0, 60)}` },
+    timeoutMs: 300_000,
     async execute(args, ctx) {
-      const bytes = await readChecked(args.path, ctx);
-      if (sniffMedia(bytes)?.kind !== 'image') throw new ToolError(`${args.path} is not an image (PNG, JPEG, GIF, BMP or WebP).`);
+      const c = companion.config();
+      if (c && args.model && !visionModels(c).includes(args.model)) {
+        throw new ToolError(`${args.model} is not one of the companion models the person set up (${visionModels(c).join(', ')}); choose one of those, or leave model out.`);
+      }
+      const model = args.model ? { model: args.model } : {};
       try {
-        const img = await media.prepareImage(bytes);
-        const prepared = await readFile(`${dataDir}/media/${img.sha256}.${img.ext}`);
-        const answer = await companion.analyze({ bytes: prepared, mime: img.ext === 'png' ? 'image/png' : 'image/jpeg' }, args.question, ctx.signal);
-        const c = companion.config();
-        return { output: `${c?.model ?? 'The companion model'} on ${args.path}:\n${answer}`, untrustedSource: `analyze_media ${args.path}` };
+        return await withChecked(args.path, ctx, async (fh) => {
+          const head = Buffer.alloc(64);
+          const { bytesRead } = await fh.read(head, 0, 64, 0);
+          const kind = sniffMedia(head.subarray(0, bytesRead));
+          if (!kind) throw new ToolError(`${args.path} is not an image, video or audio file Deskhand recognises.`);
+          const untrusted = `analyze_media ${args.path}`;
+          if (kind.kind === 'image') {
+            const img = await media.prepareImage(await readFile(fh));
+            const prepared = await readFile(`${dataDir}/media/${img.sha256}.${img.ext}`);
+            const answer = await companion.analyze({ images: [{ bytes: prepared, mime: img.ext === 'png' ? 'image/png' : 'image/jpeg' }], prompt: args.question, ...model }, ctx.signal);
+            return { output: `${answer.model} on ${args.path}:\n${answer.text}`, untrustedSource: untrusted };
+          }
+          if (!av) throw new ToolError('ffmpeg is not available here, so audio and video cannot be analysed.');
+          const info = await av.probe(fh.fd, ctx.signal);
+          if (info.video && kind.kind === 'video') {
+            const duration = info.durationSec ?? 0;
+            const times = duration > 0 ? frameTimes(duration, FRAMES_DEFAULT) : [0];
+            const images: { bytes: Buffer; mime: string }[] = [];
+            for (const t of times) {
+              const img = await media.prepareImage(await av.frame(fh.fd, t, FRAME_MAX_EDGE, ctx.signal), { maxEdge: FRAME_MAX_EDGE });
+              images.push({ bytes: await readFile(`${dataDir}/media/${img.sha256}.${img.ext}`), mime: img.ext === 'png' ? 'image/png' : 'image/jpeg' });
+            }
+            const prompt = `These are ${images.length} frames of a ${duration.toFixed(1)} s video, in order, taken at ${times.map((t) => `${t.toFixed(1)} s`).join(', ')}.\n\n${args.question}`;
+            const answer = await companion.analyze({ images, prompt, ...model }, ctx.signal);
+            return { output: `${answer.model} on ${images.length} frames of ${args.path}:\n${answer.text}`, untrustedSource: untrusted };
+          }
+          if (!info.audio) throw new ToolError(`${args.path} has neither a picture nor sound that ffmpeg can read.`);
+          const sound = await av.audioOf(fh.fd, ctx.signal);
+          const heard = await companion.transcribe({ bytes: sound, mime: 'audio/wav' }, ctx.signal);
+          const prompt = `Below is the transcript of a recording (${info.durationSec !== null ? `${info.durationSec.toFixed(1)} s` : 'length unknown'}${heard.language ? `, ${heard.language}` : ''}), made by ${heard.model}. Answer from it.\n\nQuestion: ${args.question}\n\nTranscript:\n${heard.text}`;
+          const answer = await companion.analyze({ images: [], prompt, ...model }, ctx.signal);
+          return { output: `Transcript (${heard.model}) of ${args.path}:\n${heard.text}\n\n${answer.model} on it:\n${answer.text}`, untrustedSource: untrusted };
+        });
       } catch (err) {
         return asToolError(err);
       }
     },
   });
 
+const AUDIO_OUT: Record<string, 'mp3' | 'wav'> = { '.mp3': 'mp3', '.wav': 'wav' };
+
 export const createGenerateMedia = (companion: Companion, write: (abs: string, bytes: Uint8Array, ctx: ToolContext) => Promise<void>) =>
   defineTool({
     name: 'generate_media',
     description:
-      'Make an image from a prompt with the companion image model the person set up, and save it to path (a .png). The prompt ' +
-      'is sent to that model\'s provider. For charts and diagrams with exact numbers prefer an SVG or HTML composition.',
+      'Make an image from a prompt (kind image, saved as .png) with the companion image model, or speech from a text (kind audio, ' +
+      'saved as .mp3 or .wav) with the companion speech model, and save it to path. The prompt or text is sent to that model\'s ' +
+      'provider. For charts and diagrams with exact numbers prefer an SVG or HTML composition.',
     params: z
       .object({
-        prompt: z.string().min(1).max(4000).describe('What the image should show.'),
-        kind: z.literal('image').describe('What to make (images only for now).'),
-        size: z.string().regex(/^\d{2,4}x\d{2,4}$/).optional().describe('WIDTHxHEIGHT, e.g. 1024x1024 (the model may support only some sizes).'),
-        path: z.string().min(1).describe('Where to save the image (.png).'),
+        prompt: z.string().min(1).max(4000).describe('image: what the image should show; audio: the text to speak.'),
+        kind: z.enum(['image', 'audio']).describe('image (a picture) or audio (speech).'),
+        size: z.string().regex(/^\d{2,4}x\d{2,4}$/).optional().describe('image: WIDTHxHEIGHT, e.g. 1024x1024 (the model may support only some sizes).'),
+        voice: z.string().min(1).max(60).optional().describe('audio: the voice (the provider\'s names, e.g. alloy, nova).'),
+        path: z.string().min(1).describe('Where to save it: .png for an image, .mp3 or .wav for audio.'),
       })
       .strict(),
     risk: 'high-risk',
@@ -130,10 +197,24 @@ export const createGenerateMedia = (companion: Companion, write: (abs: string, b
       executeName: 'execute_generate_media',
       propose: async (args, ctx) => generateProposal(companion, args, ctx),
     },
-    presentation: { title: 'Make an image', icon: 'file', summary: (args) => `${args.path}: ${args.prompt.slice(0, 60)}` },
+    presentation: { title: 'Make an image or speech', icon: 'file', summary: (args) => `${args.path}: ${args.prompt.slice(0, 60)}` },
     timeoutMs: 180_000,
     async execute(args, ctx) {
+      if (args.kind === 'audio') {
+        const format = AUDIO_OUT[/\.[^.]+$/.exec(args.path.toLowerCase())?.[0] ?? ''];
+        if (!format) throw new ToolError(`${args.path} does not end in .mp3 or .wav; name the audio file to write.`);
+        if (args.size) throw new ToolError('size is for images; leave it out for audio.');
+        try {
+          const speech = await companion.speak(args.prompt, { format, ...(args.voice ? { voice: args.voice } : {}) }, ctx.signal);
+          if (sniffMedia(speech.bytes)?.kind !== 'audio') throw new ToolError('The speech model returned something that is not audio; nothing was written.');
+          await write(resolvePath(args.path, ctx.state.cwd), speech.bytes, ctx);
+          return { output: `Wrote ${args.path}: ${speech.mime}, ${speech.bytes.length} bytes of speech, made by ${speech.model}.` };
+        } catch (err) {
+          return asToolError(err);
+        }
+      }
       if (!/\.png$/i.test(args.path)) throw new ToolError(`${args.path} does not end in .png; name the PNG file to write.`);
+      if (args.voice) throw new ToolError('voice is for audio; leave it out for images.');
       try {
         const img = await companion.generateImage(args.prompt, args.size ?? null, ctx.signal);
         if (sniffMedia(img.bytes)?.kind !== 'image') throw new ToolError('The image model returned something that is not an image; nothing was written.');

@@ -6,6 +6,7 @@
 import type { SearchSettings } from '../../../shared/contract';
 import type { ToolDefinition } from '../../runtime/tool';
 import type { HttpService } from '../../services/http/index';
+import type { PdfReader } from '../../services/pdf/index';
 import { createHttpRequest } from './http-request';
 import { createWebFetch } from './web-fetch';
 import { createWebSearch, type SearchKeys } from './web-search';
@@ -22,6 +23,8 @@ export interface WebDeps {
   keys: SearchKeys | null;
   /** web_fetch's time cap (tests shorten it). */
   fetchTimeoutMs?: number;
+  /** The PDF reader web_fetch reads a fetched PDF's first pages with (absent: it names read_pdf only). */
+  pdf?: PdfReader;
 }
 
 /** The web family's URL guards, for other families that fetch (read_pdf with a URL): passed on by the host. */
@@ -45,7 +48,7 @@ export function createWebFamily(deps: WebDeps): { tools: ToolDefinition[]; net: 
     },
     tools: [
       createWebSearch(deps),
-      createWebFetch({ http: deps.http, urlGrants: deps.urlGrants, ...(deps.fetchTimeoutMs ? { timeoutMs: deps.fetchTimeoutMs } : {}) }),
+      createWebFetch({ http: deps.http, urlGrants: deps.urlGrants, ...(deps.fetchTimeoutMs ? { timeoutMs: deps.fetchTimeoutMs } : {}), ...(deps.pdf ? { pdf: deps.pdf } : {}) }),
       createHttpRequest(deps),
     ] as unknown as ToolDefinition[],
   };
