@@ -524,7 +524,10 @@ export class CallPipeline {
     const finishedAt = Date.now();
     return {
       write: () => this.core.store.updateToolCall(row.id, { ...decided, status: stored, output, is_error: status === 'done' ? 0 : 1, finished_at: finishedAt }),
-      show: () => this.core.emit(options, { type: 'tool.result', runId: run.id, callId: row.call_id, tool: row.tool, status: status === 'done' ? 'ok' : status, output, durationMs }),
+      show: () => {
+        const summary = status === 'done' ? this.core.registry.summarize(row.tool, safeJson(row.args), output) : null;
+        this.core.emit(options, { type: 'tool.result', runId: run.id, callId: row.call_id, tool: row.tool, status: status === 'done' ? 'ok' : status, output, durationMs, ...(summary ? { summary } : {}) });
+      },
     };
   }
 

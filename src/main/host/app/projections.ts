@@ -18,13 +18,13 @@ import { attachmentsOf, chatExtras, withNotes, withTurnUsage } from './chat-proj
 /** What the projections need of the tool registry: each tool's declared title and its one-line summary of a call. */
 export interface ToolPresenter {
   title(tool: string): string;
-  summarize(tool: string, args: unknown): string | null;
+  summarize(tool: string, args: unknown, output?: string | null): string | null;
 }
 
 export function toolPresenter(registry: Pick<ToolRegistry, 'lookup' | 'summarize'>): ToolPresenter {
   return {
     title: (tool) => registry.lookup(tool)?.presentation?.title ?? fallbackTitle(tool),
-    summarize: (tool, args) => registry.summarize(tool, args),
+    summarize: (tool, args, output) => registry.summarize(tool, args, output),
   };
 }
 
@@ -179,7 +179,7 @@ function toolItem(runId: string, part: Part, call: ToolCallRow | undefined, appr
     outputChars: output?.length ?? 0,
     durationMs: call?.finished_at ? call.finished_at - call.created_at : null,
     approvalId: approval?.status === 'pending' ? approval.id : null,
-    summary: presenter.summarize(tool, args),
+    summary: presenter.summarize(tool, args, call?.status === 'done' && !call.is_error ? output : null),
     at,
   };
 }

@@ -35,7 +35,9 @@ export const createCreateComposition = (compositions: CompositionService) =>
       'URLs). To revise after the person comments, call it again with `revises` set to the composition id: a new version is ' +
       'stored and the person can compare them. Returns the id and version. Publishing needs the person\'s approval of a version.',
     params,
-    risk: 'low-risk',
+    // It writes only into Deskhand's own store (a new composition or version the person reviews); reading `path`
+    // is a declared read the containment inspector checks like any other.
+    risk: 'read-only',
     disclosure: 'internal',
     effects: (args) => (args.path ? { paths: { read: [args.path] } } : {}),
     presentation: { title: 'Make a composition', icon: 'file', summary: (args) => `${args.title} (${args.kind}${args.revises ? `, revises ${args.revises}` : ''})` },
