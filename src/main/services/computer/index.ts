@@ -148,6 +148,8 @@ export type PointerAction = 'click' | 'double_click' | 'right_click' | 'scroll';
 /** What the tools call. `allowed` says the decision cleared the call (a grant, or a person approving this call). */
 export interface ComputerUse {
   readonly grants: AppGrantBook;
+  /** Deletes screenshots kept after computer_end longer ago than this (the log retention). */
+  pruneKept?(maxAgeMs: number): number;
   missing(): Promise<string | null>;
   apps(): Promise<{ apps: RunningApp[]; grants: AppGrant[] }>;
   observe(runId: string, app: string, opts: { window?: string; screenshot?: boolean; personApproved?: boolean }, signal?: AbortSignal): Promise<ObserveResult>;
