@@ -213,7 +213,13 @@ export class CallPipeline {
       }
       let proposal = { description: `${tool.name} ${summarizeArgs(args)}`, preview: null as string | null };
       if (input) proposal = { description: input.description, preview: input.prompt };
-      else if (tool.pair) {
+      else if (!tool.pair && tool.presentation?.ask) {
+        try {
+          proposal = { description: tool.presentation.ask(args as never), preview: null };
+        } catch {
+          // arguments it cannot put in words (a `when` that does not parse): the plain summary stays
+        }
+      } else if (tool.pair) {
         try {
           proposal = await tool.pair.propose(args as never, this.toolContext(run, row, state, options, new AbortController().signal));
         } catch (err) {

@@ -17,6 +17,7 @@ import { FirstRunPanel } from './FirstRunPanel';
 import { SettingsPage } from './SettingsPage';
 import { Sidebar } from './Sidebar';
 import { TodosPanel } from './TodosPanel';
+import { RemindersPanel } from './RemindersPanel';
 import { api, errorText } from '../api/client';
 import { groupByFolder, useConversations } from '../state/conversations';
 import { selectConversation } from '../state/sync';
@@ -156,6 +157,7 @@ export function App() {
           <MissionBoard />
           <GoalsPanel />
           <TodosPanel />
+          <RemindersPanel />
           <CompositionsPanel />
         </div>
       )}
