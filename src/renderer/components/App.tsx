@@ -95,6 +95,19 @@ export function App() {
   const narrow = useNarrow();
   useTheme();
 
+  // Opening a composition gives the viewer room: the sidebar and the side panel fold away while it is open, and come
+  // back as they were when it closes.
+  useEffect(() => {
+    if (!viewing) return;
+    const before = { panel: useUi.getState().panelOpen, sidebarCollapsed: useLayout.getState().sidebarCollapsed };
+    useUi.getState().togglePanel(false);
+    useLayout.getState().toggleSidebar(true);
+    return () => {
+      useUi.getState().togglePanel(before.panel);
+      useLayout.getState().toggleSidebar(before.sidebarCollapsed);
+    };
+  }, [viewing]);
+
   // A narrow window starts with the drawer closed, and closes it on becoming narrow: it would cover the conversation.
   useEffect(() => {
     if (narrow) useUi.getState().togglePanel(false);
