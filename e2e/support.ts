@@ -266,3 +266,15 @@ export function artifact(name: string): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);
 }
+
+/** Where journey screenshots go (not committed): SHOTS_DIR, or /tmp/shots-journeys. */
+export const SHOTS_DIR = process.env.SHOTS_DIR ?? '/tmp/shots-journeys';
+
+/** A journey's screenshot at 1440 px and at 1000 px wide (the page is left at 1440 px). */
+export async function journeyShots(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS_DIR, { recursive: true });
+  for (const width of [1000, 1440]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(SHOTS_DIR, `${name}-${width}.png`) });
+  }
+}

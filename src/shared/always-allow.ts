@@ -9,6 +9,9 @@ import { describeScope, type RuleScope } from './rules';
 
 export const ROOT_OFFER_PREFIX = 'workspace-root:';
 
+/** A rule pattern for computer use in one granted app (`app:zenity`): it applies only while the app's grant lasts. */
+export const APP_RULE_PREFIX = 'app:';
+
 export function rootOfferPattern(folder: string): string {
   return `${ROOT_OFFER_PREFIX}${folder}`;
 }
@@ -20,6 +23,7 @@ export function offeredRoot(pattern: string | null | undefined): string | null {
 
 /** What a rule pattern covers, in words: `npm test *` → "npm test, with any arguments". */
 export function describePattern(pattern: string): string {
+  if (pattern.startsWith(APP_RULE_PREFIX)) return `the app ${pattern.slice(APP_RULE_PREFIX.length)}, while its grant lasts`;
   if (pattern.endsWith('/*')) return `anything in ${pattern.slice(0, -2)}/`;
   if (pattern.endsWith(' *')) return `\`${pattern.slice(0, -2)}\` with any further arguments`;
   return pattern.startsWith('/') || /^[A-Za-z]:\\/.test(pattern) ? pattern : `exactly \`${pattern}\``;

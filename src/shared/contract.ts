@@ -474,6 +474,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     status: z.enum(['ok', 'error', 'denied', 'interrupted']),
     output: z.string(),
     durationMs: z.number(),
+    summary: z.string().optional(),
   }),
   z.strictObject({ type: z.literal('usage'), runId: z.string(), step: z.number(), usage: usageSchema }),
   z.strictObject({ type: z.literal('run.retry'), runId: z.string(), attempt: z.number(), delayMs: z.number(), reason: z.string() }),

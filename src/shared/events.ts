@@ -63,7 +63,7 @@ export type RunEvent =
   | { type: 'state.changed'; conversationId: string; slot: 'todos'; value: { id: string; title: string; status: 'pending' | 'in_progress' | 'done'; priority?: 'low' | 'medium' | 'high' }[] }
   | { type: 'approval.decided'; runId: string; approvalId: string; decision: 'approved' | 'denied'; always: boolean; reason?: string }
   | { type: 'tool.output'; runId: string; callId: string; stream: 'stdout' | 'stderr'; chunk: string }
-  | { type: 'tool.result'; runId: string; callId: string; tool: string; status: 'ok' | 'error' | 'denied' | 'interrupted'; output: string; durationMs: number }
+  | { type: 'tool.result'; runId: string; callId: string; tool: string; status: 'ok' | 'error' | 'denied' | 'interrupted'; output: string; durationMs: number; summary?: string }
   | { type: 'usage'; runId: string; step: number; usage: Usage }
   | { type: 'run.retry'; runId: string; attempt: number; delayMs: number; reason: string }
   | { type: 'run.parked'; runId: string; conversationId: string; approvalIds: string[] }

@@ -20,6 +20,8 @@ export const scheduleFireSchema = z.strictObject({
   id: z.string(),
   scheduleId: z.string(),
   dueAt: z.number(),
+  /** When it really fired (the claim), not when it was due: the difference is how late it was. */
+  firedAt: z.number(),
   status: z.string(),
   runId: z.string().nullable(),
   via: z.string(),

@@ -6,6 +6,7 @@
  * refused; the kill switch stops a run in the middle of typing.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
@@ -150,10 +151,16 @@ it.skipIf(!!missing)('grants zenity, observes it, types into the entry by ref an
   const before = /Before: (\S+)/.exec(clicked)![1]!;
   expect(existsSync(before)).toBe(true);
 
-  // computer_end deletes the run's screenshots.
+  // computer_end ends the session; its screenshots move to the kept folder (tool cards still show them) and the
+  // log retention deletes them.
   await rt.computer.end(parked.runId);
   expect(existsSync(shot)).toBe(false);
   expect(existsSync(before)).toBe(false);
+  const service = rt.computer as ComputerUseService;
+  const kept = join(service.keptDir(parked.runId), basename(before));
+  expect(readFileSync(kept).subarray(1, 4).toString()).toBe('PNG');
+  expect(service.pruneKept(60_000, Date.now() + 61_000)).toBe(1);
+  expect(existsSync(kept)).toBe(false);
 }, 60_000);
 
 it.skipIf(!!missing)('never observes or touches an app that is not granted, even when it takes the focus; a revoked app is refused', async () => {

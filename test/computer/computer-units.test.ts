@@ -83,6 +83,26 @@ describe('app grants', () => {
     store.close();
   });
 
+  it('grants add up: each capability keeps its own end until it expires or the app is revoked', () => {
+    let now = 1_000_000;
+    const { grants, store } = book(() => now);
+    grants.grant('zenity', ['observe'], 60);
+    grants.grant('zenity', ['input'], 10);
+    expect(grants.get('zenity')?.capabilities).toEqual(['observe', 'input']);
+    expect(grants.get('zenity')?.ends).toEqual({ observe: 1_000_000 + 3_600_000, input: 1_000_000 + 600_000 });
+    expect(grants.get('zenity')?.expiresAt).toBe(1_000_000 + 3_600_000);
+    now += 600_001; // input ended, observe has not
+    expect(grants.isGranted('zenity', 'input')).toBe(false);
+    expect(grants.isGranted('zenity', 'observe')).toBe(true);
+    grants.grant('zenity', ['pointer'], null);
+    expect(grants.get('zenity')?.capabilities).toEqual(['observe', 'pointer']);
+    expect(grants.get('zenity')?.expiresAt).toBeNull();
+    grants.revoke('zenity');
+    grants.grant('zenity', ['input'], 5);
+    expect(grants.get('zenity')?.capabilities).toEqual(['input']);
+    store.close();
+  });
+
   it('the app-grants inspector asks for what is not granted and refuses a revoked app', async () => {
     const { grants, store, dir } = book();
     const computer = new ComputerUseService({ operator: new MissingOperator('test', 'no desktop'), grants, dataDir: dir });

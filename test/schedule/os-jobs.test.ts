@@ -4,6 +4,8 @@
  * Also the OS notification commands (notify-send, osascript, PowerShell) and the D-Bus notifier against dunst.
  */
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AtScheduler,
@@ -57,6 +59,35 @@ describe('job definitions', () => {
     expect(calls[0]).toMatchObject({ file: 'at', args: ['-t', '202608251830'], tz: 'UTC' });
     expect(calls[0]!.input).toContain('deskhand-fire rem_1');
     expect(await s.list()).toEqual([{ ref: '42', scheduleId: 'rem_1', at }]);
+  });
+
+  describe('AtScheduler checks that atd will run jobs (issue 34 item 9)', () => {
+    const now = Date.parse('2026-08-25T18:40:00Z');
+    const pidFile = (content: string | null) => {
+      const dir = tempDir('deskhand-atd-');
+      const f = join(dir, 'atd.pid');
+      if (content !== null) writeFileSync(f, content);
+      return f;
+    };
+    const queue = (q: string): Exec => async (file) => (file === 'atq' ? { code: 0, stdout: q, stderr: '' } : { code: 0, stdout: '', stderr: '' });
+    it.each([
+      ['no pid file', null, '', /^atd is not running \(no pid file at .*atd\.pid\): start it/],
+      ['an empty pid file', '', '', /^atd is not running \(no pid file/],
+      ['a pid file whose process is gone', '999999\n', '', /^atd is not running \(pid 999999 from its pid file is gone\)/],
+      ['a pid file with garbage', 'atd\n', '', /^atd is not running/],
+      ['a live atd with a job 5 minutes overdue', 'LIVE', '7\tTue Aug 25 18:35:00 2026 a root\n', /^atd is not running its queue: job 7 was due 300 s ago and has not run/],
+      ['a live atd running a job right now (queue =)', 'LIVE', '7\tTue Aug 25 18:35:00 2026 = root\n', null],
+      ['a live atd with a job due a minute ago (at is minute-grained)', 'LIVE', '8\tTue Aug 25 18:39:00 2026 a root\n', null],
+      ['a live atd with future jobs', 'LIVE', '9\tTue Aug 25 19:00:00 2026 a root\n', null],
+      ['a live atd with an empty queue', 'LIVE', '', null],
+    ] as const)('%s', async (_name, pid, q, expected) => {
+      const file = pidFile(pid === 'LIVE' ? `${process.pid}\n` : pid);
+      const s = new AtScheduler('/d1', queue(q), { pidFiles: [file], now: () => now });
+      const note = await s.unavailable();
+      if (expected === null) expect(note).toBeNull();
+      else expect(note).toMatch(expected);
+      if (note) expect(note).toMatch(/the in-app ticker fires schedules while Deskhand runs, and nothing rings with Deskhand closed/);
+    });
   });
 
   it('launchd: a LaunchAgent plist with the program, environment and the local calendar minute', async () => {

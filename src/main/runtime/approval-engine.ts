@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Decision, Policy, RiskTier } from '../../shared/tools';
 import { maxRisk, policyClears } from '../../shared/tools';
 import { errorMessage } from '../../shared/errors';
-import { ROOT_OFFER_PREFIX } from '../../shared/always-allow';
+import { APP_RULE_PREFIX, ROOT_OFFER_PREFIX } from '../../shared/always-allow';
 import { commandPatternMatches, offerCommandPattern, pathPatternMatches, type SavedRule } from '../../shared/rules';
 import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
@@ -123,12 +123,16 @@ const secrets: Inspector = {
  */
 const taint: Inspector = {
   name: 'taint',
-  inspect({ tainted, effects }, facts) {
+  inspect(input, facts) {
+    const { tainted, effects } = input;
     if (!tainted) return report('taint', 'pass', []);
     if (effects.wakesLater) {
       return report('taint', 'ask', ['this run has read untrusted content, so it cannot schedule the agent to run again later without asking (injected content must not schedule its own wake-ups): always asks']);
     }
     if (!facts.egress && !facts.network) return report('taint', 'pass', ['the run is tainted, but this call neither sends data out nor contacts other machines']);
+    if (!facts.network && timedGrantCovers(input)) {
+      return report('taint', 'pass', ['the run is tainted, but this call acts only in apps the person granted for a limited time, for what it does there']);
+    }
     if (facts.urlGranted) return report('taint', 'pass', ['the run is tainted, but every URL of this call is covered by a URL grant the person made']);
     const what = facts.egress ? 'sends data out of Deskhand' : 'contacts other machines';
     return report('taint', 'ask', [
@@ -137,10 +141,34 @@ const taint: Inspector = {
   },
 };
 
+/** `06:40` (a grant's end, as the person reads it in the reasons). */
+function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 16) + ' UTC';
+}
+
+/**
+ * A call whose only reach is into apps the person granted for a limited time, each for the capability it uses (the
+ * grant is the approval: "let it type into zenity for 10 minutes"): its reasons, or null. A grant until revoked, a
+ * call that also names URLs, hosts or other network, screens, or policy "none" never qualifies.
+ */
+function timedGrantCovers({ effects, grants, policy: p }: DecisionInput): string[] | null {
+  const apps = effects.apps ?? [];
+  if (!apps.length || effects.screens?.length || p === 'none' || !grants?.endOf) return null;
+  if (effects.urls?.length || effects.hosts?.length || effects.network) return null;
+  const reasons: string[] = [];
+  for (const a of apps) {
+    const end = grants.endOf(a.app, a.capability);
+    if (typeof end !== 'number') return null;
+    reasons.push(`"${a.app}" is granted ${a.capability} until ${clock(end)} (a time-limited grant): the grant is the approval`);
+  }
+  return reasons;
+}
+
 /** Computer use touches only apps the person granted, for the capabilities they granted. */
 const appGrants: Inspector = {
   name: 'app-grants',
-  inspect({ effects, grants }) {
+  inspect(input) {
+    const { effects, grants } = input;
     const apps = effects.apps ?? [];
     const screens = effects.screens ?? [];
     if (!apps.length && !screens.length) return report('app-grants', 'pass', []);
@@ -154,7 +182,13 @@ const appGrants: Inspector = {
       const what = missing.map((a) => `${a.capability} on "${a.app}"`).join(', ');
       return report('app-grants', 'ask', [`the person has not granted ${what}: always asks`]);
     }
-    return report('app-grants', 'pass', apps.map((a) => `"${a.app}" is granted ${a.capability}`));
+    // An always-allow rule for a granted app covers that app only, and only while the grant lasts (an expired or
+    // revoked grant asks or refuses above, and no rule clears those).
+    const only = [...new Set(apps.map((a) => a.app))];
+    const rulePattern = only.length === 1 && !screens.length ? `${APP_RULE_PREFIX}${only[0]}` : null;
+    const covered = timedGrantCovers(input);
+    if (covered) return report('app-grants', 'allow', covered, { rulePattern });
+    return report('app-grants', 'pass', apps.map((a) => `"${a.app}" is granted ${a.capability}`), { rulePattern });
   },
 };
 

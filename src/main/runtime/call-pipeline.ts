@@ -220,7 +220,13 @@ export class CallPipeline {
       }
       let proposal = { description: `${tool.name} ${summarizeArgs(args)}`, preview: null as string | null };
       if (input) proposal = { description: input.description, preview: input.prompt };
-      else if (tool.pair) {
+      else if (!tool.pair && tool.presentation?.ask) {
+        try {
+          proposal = { description: tool.presentation.ask(args as never), preview: null };
+        } catch {
+          // arguments it cannot put in words (a `when` that does not parse): the plain summary stays
+        }
+      } else if (tool.pair) {
         try {
           proposal = await tool.pair.propose(args as never, this.toolContext(run, row, state, options, new AbortController().signal));
         } catch (err) {
@@ -531,7 +537,10 @@ export class CallPipeline {
     const finishedAt = Date.now();
     return {
       write: () => this.core.store.updateToolCall(row.id, { ...decided, status: stored, output, is_error: status === 'done' ? 0 : 1, finished_at: finishedAt }),
-      show: () => this.core.emit(options, { type: 'tool.result', runId: run.id, callId: row.call_id, tool: row.tool, status: status === 'done' ? 'ok' : status, output, durationMs }),
+      show: () => {
+        const summary = status === 'done' ? this.core.registry.summarize(row.tool, safeJson(row.args), output) : null;
+        this.core.emit(options, { type: 'tool.result', runId: run.id, callId: row.call_id, tool: row.tool, status: status === 'done' ? 'ok' : status, output, durationMs, ...(summary ? { summary } : {}) });
+      },
     };
   }
 

@@ -22,6 +22,8 @@ export interface AppGrants {
   isGranted(app: string, capability: AppUse['capability']): boolean;
   /** The person revoked this app and has not granted it again: its calls are refused, not asked. */
   wasRevoked?(app: string): boolean;
+  /** When the app's grant of this capability ends: a time (ms), null (until revoked), undefined (not granted). */
+  endOf?(app: string, capability: AppUse['capability']): number | null | undefined;
 }
 
 export interface DecisionInput {

@@ -337,11 +337,12 @@ export class ToolRegistry {
   }
 
   /** The one-line summary a tool gives of a call, or null (unknown tool, no summary, a summary that throws). */
-  summarize(name: string, args: unknown): string | null {
+  summarize(name: string, args: unknown, output?: string | null): string | null {
     const tool = this.lookup(name);
     if (!tool?.presentation?.summary) return null;
     try {
-      const text = tool.presentation.summary(args as never);
+      const done = output != null && tool.presentation.doneSummary ? tool.presentation.doneSummary(args as never, output) : null;
+      const text = done ?? tool.presentation.summary(args as never);
       return text.length > 200 ? `${text.slice(0, 199)}…` : text;
     } catch {
       return null;

@@ -242,6 +242,10 @@ export interface Presentation<A = unknown> {
   icon: ToolIcon;
   /** One line for the tool card, e.g. `src/app.ts (1–200)`. */
   summary?(args: A): string;
+  /** The approval card's line of what will happen, in plain words, when the call asks (a reminder: when it rings). */
+  ask?(args: A): string;
+  /** One line for the finished card, from what the call did (a grant: what was granted, not what was asked). */
+  doneSummary?(args: A, output: string): string | null;
   result?: ResultHint;
 }
 

@@ -17,6 +17,7 @@ import { FirstRunPanel } from './FirstRunPanel';
 import { SettingsPage } from './SettingsPage';
 import { Sidebar } from './Sidebar';
 import { TodosPanel } from './TodosPanel';
+import { RemindersPanel } from './RemindersPanel';
 import { api, errorText } from '../api/client';
 import { groupByFolder, useConversations } from '../state/conversations';
 import { selectConversation } from '../state/sync';
@@ -94,6 +95,19 @@ export function App() {
   const narrow = useNarrow();
   useTheme();
 
+  // Opening a composition gives the viewer room: the sidebar and the side panel fold away while it is open, and come
+  // back as they were when it closes.
+  useEffect(() => {
+    if (!viewing) return;
+    const before = { panel: useUi.getState().panelOpen, sidebarCollapsed: useLayout.getState().sidebarCollapsed };
+    useUi.getState().togglePanel(false);
+    useLayout.getState().toggleSidebar(true);
+    return () => {
+      useUi.getState().togglePanel(before.panel);
+      useLayout.getState().toggleSidebar(before.sidebarCollapsed);
+    };
+  }, [viewing]);
+
   // A narrow window starts with the drawer closed, and closes it on becoming narrow: it would cover the conversation.
   useEffect(() => {
     if (narrow) useUi.getState().togglePanel(false);
@@ -156,6 +170,7 @@ export function App() {
           <MissionBoard />
           <GoalsPanel />
           <TodosPanel />
+          <RemindersPanel />
           <CompositionsPanel />
         </div>
       )}

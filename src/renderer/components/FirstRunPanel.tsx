@@ -36,6 +36,8 @@ export function FirstRunPanel() {
   const [result, setResult] = useState<MethodResult<'testProvider'> | null>(null);
   const [busy, setBusy] = useState<'test' | 'save' | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Automatic memory extraction stays off until the person says yes here (or later in Settings → Memory).
+  const [remember, setRemember] = useState(false);
   const keyField = useRef<HTMLInputElement>(null);
   const ids = { model: useId(), url: useId(), key: useId(), detail: useId() };
 
@@ -116,6 +118,7 @@ export function FirstRunPanel() {
         activeProvider: p,
         providers: { ...view.settings.providers, [p]: { model: model.trim(), baseURL: baseURL.trim() || null } },
       });
+      await api().setMemoryExtraction({ on: remember });
       useSettings.getState().set(next);
       useUi.getState().notify(`Deskhand will use ${choice.label} (${model.trim()}). Change it any time in Settings.`, 'info');
     } catch (err) {
@@ -213,6 +216,17 @@ export function FirstRunPanel() {
               {choice.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} in the environment.
             </p>
           )}
+          <label className="check first-run-memory">
+            <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} aria-describedby={`${ids.detail}-memory`} />
+            <span>
+              Remember things from conversations (automatic memory)
+              <span className="muted small" id={`${ids.detail}-memory`}>
+                {' '}
+                — after each turn Deskhand sends that turn&apos;s text to the model once more to propose memories for you to accept: one more model
+                request per turn. Off unless you tick it; change it any time in Settings → Memory.
+              </span>
+            </span>
+          </label>
           {result && (
             <p className={result.ok ? 'ok-text test-result' : 'error-text test-result'} role={result.ok ? 'status' : 'alert'}>
               {result.message}

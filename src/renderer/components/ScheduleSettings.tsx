@@ -13,6 +13,13 @@ type View = MethodResult<'schedule'>;
 
 const live = (i: ScheduleItemView) => i.status === 'active' || i.status === 'paused';
 
+/** How late a fire was, in words ("on time" within two seconds). */
+export function lateness(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 2) return 'on time';
+  return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s late` : `${s} s late`;
+}
+
 export function ScheduleSettings() {
   const [view, setView] = useState<View | null>(null);
   const [status, setStatus] = useState<string | null>(null);
@@ -99,6 +106,7 @@ export function ScheduleSettings() {
             <thead>
               <tr>
                 <th>Due</th>
+                <th>Fired</th>
                 <th>What</th>
                 <th>Result</th>
                 <th>Run</th>
@@ -108,6 +116,9 @@ export function ScheduleSettings() {
               {view.fires.map((f) => (
                 <tr key={f.id}>
                   <td>{new Date(f.dueAt).toLocaleString()}</td>
+                  <td>
+                    {new Date(f.firedAt).toLocaleTimeString()} ({lateness(f.firedAt - f.dueAt)})
+                  </td>
                   <td>{text.get(f.scheduleId) ?? f.scheduleId}</td>
                   <td title={f.detail ?? ''}>
                     {f.status}

@@ -257,6 +257,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
               output: e.output.slice(0, OUTPUT_PREVIEW_CHARS),
               outputChars: e.output.length,
               durationMs: e.durationMs,
+              ...(e.summary ? { summary: e.summary } : {}),
             }));
             break;
           case 'run.parked':

@@ -3,7 +3,7 @@
  * live sessions behind the "Deskhand is using: <app>" banner, the kill switch (the banner's Stop, the tray item and the
  * global shortcut all end here), and the screenshots tool cards show — only PNGs under the data folder's `computer/`.
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join, relative, sep, isAbsolute } from 'node:path';
 import type { MethodResult } from '../../../shared/contract';
 import { DeskhandError } from '../../../shared/errors';
@@ -37,11 +37,14 @@ export const computerGroup: HandlerGroup<ComputerMethods> = ({ runtime, dataDir,
       const root = join(dataDir, 'computer');
       let real: string;
       let rootReal: string;
+      // A session's shot (`computer/<run>/<file>.png`) moves to `computer/kept/<run>/` when the session ends.
+      const rel0 = relative(root, p.path).split(sep);
+      const kept = rel0.length === 2 && /^[\w-]+$/.test(rel0[0]!) && /^[\w-]+\.png$/.test(rel0[1]!) ? join(root, 'kept', rel0[0]!, rel0[1]!) : null;
       try {
-        real = realpathSync(p.path);
+        real = realpathSync(kept && !existsSync(p.path) ? kept : p.path);
         rootReal = realpathSync(root);
       } catch {
-        throw new DeskhandError('not_found', 'That screenshot is gone (computer_end deletes a run\'s screenshots).');
+        throw new DeskhandError('not_found', 'That screenshot is gone (kept screenshots are deleted after the log retention set in Settings).');
       }
       const rel = relative(rootReal, real);
       if (!real.endsWith('.png') || rel.startsWith('..') || isAbsolute(rel) || rel.startsWith(`..${sep}`)) {

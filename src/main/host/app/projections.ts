@@ -5,6 +5,8 @@
  */
 import { OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../../shared/contract';
 import { subagentsModule, type SubagentRow } from '../../services/store/modules/subagents';
+import { scheduleModule } from '../../services/store/modules/schedule';
+import { displayTime } from '../../services/scheduler/when';
 import { parseSteering } from '../../services/subagents/index';
 import type { RiskTier } from '../../../shared/tools';
 import { fallbackTitle } from '../../../shared/tool-presentation';
@@ -18,13 +20,13 @@ import { attachmentsOf, chatExtras, withNotes, withTurnUsage } from './chat-proj
 /** What the projections need of the tool registry: each tool's declared title and its one-line summary of a call. */
 export interface ToolPresenter {
   title(tool: string): string;
-  summarize(tool: string, args: unknown): string | null;
+  summarize(tool: string, args: unknown, output?: string | null): string | null;
 }
 
 export function toolPresenter(registry: Pick<ToolRegistry, 'lookup' | 'summarize'>): ToolPresenter {
   return {
     title: (tool) => registry.lookup(tool)?.presentation?.title ?? fallbackTitle(tool),
-    summarize: (tool, args) => registry.summarize(tool, args),
+    summarize: (tool, args, output) => registry.summarize(tool, args, output),
   };
 }
 
@@ -143,7 +145,8 @@ export function projectMessages(store: Store, conversationId: string, presenter:
     if (item && lastIndexOfRun.has(run.id)) inserts.push({ after: lastIndexOfRun.get(run.id)!, item });
   }
   withTurnUsage(items, runs, lastIndexOfRun);
-  if (inserts.length === 0) return items;
+  const rang = reminderEvents(store, conversationId);
+  if (inserts.length === 0) return rang.length ? byTime(items, rang) : items;
   inserts.sort((a, b) => a.after - b.after);
   const out: MessageItem[] = [];
   let k = 0;
@@ -151,6 +154,34 @@ export function projectMessages(store: Store, conversationId: string, presenter:
     if (i >= 0) out.push(items[i]!);
     while (k < inserts.length && inserts[k]!.after === i) out.push(inserts[k++]!.item);
   }
+  return rang.length ? byTime(out, rang) : out;
+}
+
+/** The conversation's reminders that rang, as events: when they really rang and how late (not when they were due). */
+function reminderEvents(store: Store, conversationId: string): MessageItem[] {
+  return store
+    .module(scheduleModule)
+    .reminderFires(conversationId)
+    .map((f) => {
+      const late = Math.round((f.claimed_at - f.due_at) / 1000);
+      const lateness = late >= 60 ? `${Math.floor(late / 60)} min ${late % 60} s late` : late >= 2 ? `${late} s late` : 'on time';
+      const text =
+        f.status === 'notified'
+          ? `Reminder rang ${displayTime(f.claimed_at, f.tz)} (${lateness}): ${f.text}`
+          : `Reminder due ${displayTime(f.due_at, f.tz)} could not ring (${f.detail ?? 'no notification server'}): ${f.text}`;
+      return { kind: 'error' as const, id: `rem:${f.id}`, runId: null, text, severity: 'notice' as const, at: f.claimed_at };
+    });
+}
+
+/** Places events among the items by time (each before the first item that came later). */
+function byTime(items: MessageItem[], events: MessageItem[]): MessageItem[] {
+  const out: MessageItem[] = [];
+  let k = 0;
+  for (const item of items) {
+    while (k < events.length && events[k]!.at < item.at) out.push(events[k++]!);
+    out.push(item);
+  }
+  while (k < events.length) out.push(events[k++]!);
   return out;
 }
 
@@ -179,7 +210,7 @@ function toolItem(runId: string, part: Part, call: ToolCallRow | undefined, appr
     outputChars: output?.length ?? 0,
     durationMs: call?.finished_at ? call.finished_at - call.created_at : null,
     approvalId: approval?.status === 'pending' ? approval.id : null,
-    summary: presenter.summarize(tool, args),
+    summary: presenter.summarize(tool, args, call?.status === 'done' && !call.is_error ? output : null),
     at,
   };
 }

@@ -52,7 +52,7 @@ export async function scheduleMethod(
       expiresAt: r.expires_at,
       heldBy: heldBy(r),
     })),
-    fires: s.fires(null, 100).map((f) => ({ id: f.id, scheduleId: f.schedule_id, dueAt: f.due_at, status: f.status, runId: f.run_id, via: f.via, coalesced: f.coalesced, detail: f.detail })),
+    fires: s.fires(null, 100).map((f) => ({ id: f.id, scheduleId: f.schedule_id, dueAt: f.due_at, firedAt: f.claimed_at, status: f.status, runId: f.run_id, via: f.via, coalesced: f.coalesced, detail: f.detail })),
     message,
   };
 }

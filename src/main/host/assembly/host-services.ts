@@ -135,6 +135,8 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
   const tower = new TowerService({ store, subagents, dataDir: opts.dataDir });
   const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal) };
   const computer = (makeComputer ?? defaultComputer)(store, opts.dataDir);
+  // Screenshots kept after computer_end live as long as the logs (Settings → data folder and retention).
+  computer.pruneKept?.(retentionMs(settings.read()));
   const { registry, inputKinds, contextSources } = assembleTools({
     dataDir: opts.dataDir,
     reader,

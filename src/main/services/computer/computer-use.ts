@@ -4,7 +4,7 @@
  * and the kill switch. The decision (grants, tiers) is the approval engine's; this re-checks at the moment of acting,
  * because focus and windows change between observing and acting.
  */
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   outlineLine,
@@ -87,6 +87,34 @@ export class ComputerUseService implements ComputerUse {
   screenshotDir(runId: string): string {
     if (!/^[\w-]+$/.test(runId)) throw new Error(`bad run id ${runId}`);
     return join(this.opts.dataDir, 'computer', runId);
+  }
+
+  /**
+   * Where a run's screenshots are kept after computer_end, so its tool cards still show them: `<data>/computer/kept/
+   * <runId>/`, same file names (the cards name them by their session path; the screenshot door looks here next).
+   */
+  keptDir(runId: string): string {
+    if (!/^[\w-]+$/.test(runId)) throw new Error(`bad run id ${runId}`);
+    return join(this.opts.dataDir, 'computer', 'kept', runId);
+  }
+
+  /** Deletes kept screenshots of runs that ended longer ago than `maxAgeMs` (the data folder's log retention). */
+  pruneKept(maxAgeMs: number, now = Date.now()): number {
+    const root = join(this.opts.dataDir, 'computer', 'kept');
+    if (!existsSync(root)) return 0;
+    let removed = 0;
+    for (const name of readdirSync(root)) {
+      const dir = join(root, name);
+      try {
+        if (now - statSync(dir).mtimeMs > maxAgeMs) {
+          rmSync(dir, { recursive: true, force: true });
+          removed++;
+        }
+      } catch {
+        // gone already
+      }
+    }
+    return removed;
   }
 
   // ── sessions ──
@@ -231,8 +259,16 @@ export class ComputerUseService implements ComputerUse {
 
   async end(runId: string): Promise<{ screenshots: number }> {
     const dir = this.screenshotDir(runId);
-    const shots = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.png')).length : 0;
+    const pngs = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.png')) : [];
     const wasKilled = this.killed(runId);
+    // The session ends (refs, observations, the session file); its screenshots move to the kept folder, where the
+    // tool cards still show them until the log retention deletes them.
+    if (pngs.length) {
+      const kept = this.keptDir(runId);
+      mkdirSync(kept, { recursive: true });
+      for (const f of pngs) renameSync(join(dir, f), join(kept, f));
+    }
+    const shots = pngs.length;
     rmSync(dir, { recursive: true, force: true });
     if (wasKilled) this.save(runId, { nextRef: 1, shots: 0, killed: true, apps: [], windows: {} });
     this.live.delete(runId);
@@ -288,7 +324,10 @@ export class ComputerUseService implements ComputerUse {
   private async shoot(runId: string, s: SessionFile, rect: Rect, label: string): Promise<string> {
     const { png } = await this.op.capture(rect);
     mkdirSync(this.screenshotDir(runId), { recursive: true });
-    const path = join(this.screenshotDir(runId), `${String(++s.shots).padStart(3, '0')}-${label}.png`);
+    let name = `${String(++s.shots).padStart(3, '0')}-${label}.png`;
+    // A later session of the same run numbers on past what an ended one kept (a card keeps showing its own shot).
+    while (existsSync(join(this.keptDir(runId), name))) name = `${String(++s.shots).padStart(3, '0')}-${label}.png`;
+    const path = join(this.screenshotDir(runId), name);
     writeFileSync(path, png);
     return path;
   }

@@ -10,11 +10,27 @@ export class StoreGrantBook implements AppGrantBook {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Each live capability of the row with its end (a row from before per-capability ends: the row's end for all). */
+  private liveEnds(row: AppGrantRow | null): Partial<Record<Capability, number | null>> {
+    if (!row || row.revoked_at !== null) return {};
+    const now = this.now();
+    const perCap = row.cap_expiry ? (JSON.parse(row.cap_expiry) as Record<string, number | null>) : null;
+    const ends: Partial<Record<Capability, number | null>> = {};
+    for (const c of JSON.parse(row.capabilities) as string[]) {
+      if (!(CAPABILITIES as readonly string[]).includes(c)) continue;
+      const end = perCap && Object.prototype.hasOwnProperty.call(perCap, c) ? perCap[c]! : row.expires_at;
+      if (end === null || end > now) ends[c as Capability] = end;
+    }
+    return ends;
+  }
+
   private live(row: AppGrantRow | null): AppGrant | null {
-    if (!row || row.revoked_at !== null) return null;
-    if (row.expires_at !== null && row.expires_at <= this.now()) return null;
-    const caps = (JSON.parse(row.capabilities) as string[]).filter((c): c is Capability => (CAPABILITIES as readonly string[]).includes(c));
-    return { app: row.app, capabilities: caps, createdAt: row.created_at, expiresAt: row.expires_at };
+    const ends = this.liveEnds(row);
+    const caps = CAPABILITIES.filter((c) => Object.prototype.hasOwnProperty.call(ends, c));
+    if (!row || !caps.length) return null;
+    const values = caps.map((c) => ends[c]!);
+    const expiresAt = values.some((v) => v === null) ? null : Math.max(...(values as number[]));
+    return { app: row.app, capabilities: caps, createdAt: row.created_at, expiresAt, ends: ends as Record<Capability, number | null> };
   }
 
   list(): AppGrant[] {
@@ -28,9 +44,17 @@ export class StoreGrantBook implements AppGrantBook {
     return this.live(this.rows.get(app));
   }
 
+  /**
+   * Adds these capabilities to what the app already holds (a revoked or expired grant holds nothing): each named
+   * capability ends `minutes` from now (or lasts until revoked); the others keep their own ends.
+   */
   grant(app: string, capabilities: readonly Capability[], minutes: number | null): AppGrant {
-    const caps = CAPABILITIES.filter((c) => capabilities.includes(c));
-    return this.live(this.rows.grant(app, caps, minutes ? this.now() + minutes * 60_000 : null))!;
+    const ends = this.liveEnds(this.rows.get(app));
+    const end = minutes ? this.now() + minutes * 60_000 : null;
+    for (const c of CAPABILITIES) if (capabilities.includes(c)) ends[c] = end;
+    const ordered: Record<string, number | null> = {};
+    for (const c of CAPABILITIES) if (Object.prototype.hasOwnProperty.call(ends, c)) ordered[c] = ends[c]!;
+    return this.live(this.rows.grant(app, ordered))!;
   }
 
   revoke(app: string): boolean {
@@ -39,6 +63,11 @@ export class StoreGrantBook implements AppGrantBook {
 
   isGranted(app: string, capability: Capability): boolean {
     return !!this.get(app)?.capabilities.includes(capability);
+  }
+
+  endOf(app: string, capability: Capability): number | null | undefined {
+    const ends = this.liveEnds(this.rows.get(app));
+    return Object.prototype.hasOwnProperty.call(ends, capability) ? ends[capability] : undefined;
   }
 
   wasRevoked(app: string): boolean {

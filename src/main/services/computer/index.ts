@@ -103,7 +103,10 @@ export interface AppGrant {
   app: string;
   capabilities: Capability[];
   createdAt: number;
+  /** When the last of its capabilities ends (null: one lasts until revoked). */
   expiresAt: number | null;
+  /** Each capability's own end (grants add up: observe granted for an hour, input later for ten minutes). */
+  ends?: Record<Capability, number | null>;
 }
 
 export interface AppGrantBook {
@@ -114,6 +117,8 @@ export interface AppGrantBook {
   isGranted(app: string, capability: Capability): boolean;
   /** The person revoked this app and has not granted it again. */
   wasRevoked(app: string): boolean;
+  /** When the app's grant of this capability ends: a time (ms), null (until revoked), undefined (not granted). */
+  endOf?(app: string, capability: Capability): number | null | undefined;
 }
 
 /** One run's live use of the desktop (the "Deskhand is using: <app>" banner). */
@@ -143,6 +148,8 @@ export type PointerAction = 'click' | 'double_click' | 'right_click' | 'scroll';
 /** What the tools call. `allowed` says the decision cleared the call (a grant, or a person approving this call). */
 export interface ComputerUse {
   readonly grants: AppGrantBook;
+  /** Deletes screenshots kept after computer_end longer ago than this (the log retention). */
+  pruneKept?(maxAgeMs: number): number;
   missing(): Promise<string | null>;
   apps(): Promise<{ apps: RunningApp[]; grants: AppGrant[] }>;
   observe(runId: string, app: string, opts: { window?: string; screenshot?: boolean; personApproved?: boolean }, signal?: AbortSignal): Promise<ObserveResult>;

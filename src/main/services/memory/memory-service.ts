@@ -12,7 +12,7 @@ type Queries = ReturnType<typeof memoryModule.queries>;
 export interface MemoryServiceOptions {
   /** Credential-shaped text is refused (memory is not a secrets store). */
   looksSecret?: (text: string) => boolean;
-  /** Automatic extraction's default when nothing was saved: off when DESKHAND_MEMORY_EXTRACTION=off. */
+  /** DESKHAND_MEMORY_EXTRACTION=off keeps automatic extraction off whatever was chosen; =on turns it on. */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -147,8 +147,12 @@ export class StoreMemoryService implements MemoryService {
 
   extractionEnabled(): boolean {
     const saved = this.q.getSetting('extraction');
-    if ((this.opts.env ?? process.env).DESKHAND_MEMORY_EXTRACTION === 'off') return false;
-    return saved === null ? true : saved === 'on';
+    const env = (this.opts.env ?? process.env).DESKHAND_MEMORY_EXTRACTION;
+    if (env === 'off') return false;
+    if (env === 'on') return true;
+    // Off until the person chooses it (first run or Settings → Memory): it costs a model request per turn and sends
+    // the turn's text to the provider.
+    return saved === 'on';
   }
 
   setExtraction(on: boolean): void {

@@ -79,12 +79,64 @@ function utcStamp(ms: number): string {
 }
 
 /** Linux `at`: `at -t` in UTC (minute resolution; a job for the current minute runs at once), `atq`, `at -c`, `atrm`. */
+/** How AtScheduler tells that atd will run jobs: its pid file names a live process, and no queued job is overdue. */
+export interface AtHealth {
+  /** Where atd writes its pid (Debian: /run/atd.pid). */
+  pidFiles?: readonly string[];
+  alive?: (pid: number) => boolean;
+  now?: () => number;
+}
+
+/** A queued job this far past its time means atd is not running its queue (at is minute-grained; it runs jobs late by seconds). */
+export const AT_OVERDUE_MS = 120_000;
+
+const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
 export class AtScheduler implements OsScheduler {
   readonly name = 'at' as const;
   constructor(
     private readonly dataDir: string,
     private readonly exec: Exec = execCommand,
+    private readonly health: AtHealth = {},
   ) {}
+
+  /** Why atd would not run a job now, or null: no live daemon behind the pid file, or a queued job long overdue. */
+  private async daemonProblem(queue: string): Promise<string | null> {
+    const files = this.health.pidFiles ?? ['/run/atd.pid', '/var/run/atd.pid'];
+    const alive = this.health.alive ?? processAlive;
+    let pid: number | null = null;
+    for (const f of files) {
+      try {
+        const n = Number(readFileSync(f, 'utf8').trim());
+        if (Number.isInteger(n) && n > 0) {
+          pid = n;
+          break;
+        }
+      } catch {
+        // not this one
+      }
+    }
+    const fix = 'start it (`sudo systemctl enable --now atd`); until then the in-app ticker fires schedules while Deskhand runs, and nothing rings with Deskhand closed.';
+    if (pid === null || !alive(pid)) return `atd is not running (${pid === null ? `no pid file at ${files.join(' or ')}` : `pid ${pid} from its pid file is gone`}): ${fix}`;
+    const now = (this.health.now ?? Date.now)();
+    for (const line of queue.split('\n')) {
+      const m = /^(\d+)\s+(.+?)\s+(\S)\s+\S+$/.exec(line.trim());
+      // Queue "=" is a job atd is running right now.
+      if (!m || m[3] === '=') continue;
+      const when = Date.parse(`${m[2]} UTC`);
+      if (Number.isFinite(when) && now - when > AT_OVERDUE_MS) {
+        return `atd is not running its queue: job ${m[1]} was due ${Math.round((now - when) / 1000)} s ago and has not run. Check atd (\`systemctl status atd\`) and ${fix.slice(0, 1).toLowerCase()}${fix.slice(1)}`;
+      }
+    }
+    return null;
+  }
 
   private env(): NodeJS.ProcessEnv {
     // `at` records its own environment into the job: give it nothing worth recording.
@@ -95,7 +147,7 @@ export class AtScheduler implements OsScheduler {
     const r = await this.exec('atq', [], { env: this.env() });
     if (r.code === 127 || /ENOENT/.test(r.stderr)) return '`at` is not installed (install the `at` package); the in-app ticker fires schedules while Deskhand runs.';
     if (r.code !== 0) return `atq failed: ${r.stderr.trim() || `exit ${r.code}`}`;
-    return null;
+    return this.daemonProblem(r.stdout);
   }
 
   async install(scheduleId: string, at: number, command: FireCommand): Promise<string> {
@@ -319,10 +371,13 @@ export function parseSchtasksCsv(csv: string, folder: string): OsJob[] {
   return jobs;
 }
 
-/** The OS scheduler of this platform (`DESKHAND_OS_SCHEDULER=none` turns it off: the in-app ticker fires alone). */
+/**
+ * The OS scheduler of this platform (`DESKHAND_OS_SCHEDULER=none` turns it off: the in-app ticker fires alone).
+ * `DESKHAND_ATD_PID_FILE` names where atd writes its pid on systems that put it elsewhere than /run/atd.pid.
+ */
 export function platformScheduler(dataDir: string, env: NodeJS.ProcessEnv = process.env): OsScheduler | null {
   if (env.DESKHAND_OS_SCHEDULER === 'none') return null;
   if (process.platform === 'darwin') return new LaunchdScheduler(dataDir);
   if (process.platform === 'win32') return new SchtasksScheduler(dataDir);
-  return new AtScheduler(dataDir);
+  return new AtScheduler(dataDir, execCommand, env.DESKHAND_ATD_PID_FILE ? { pidFiles: [env.DESKHAND_ATD_PID_FILE] } : {});
 }

@@ -56,7 +56,9 @@ export const createCreateComposition = (compositions: CompositionService, printe
       'stored and the person can compare them. `mode: "static"` renders the page to a PNG (Chromium) and keeps that image instead of ' +
       'the live page. Returns the id and version. Publishing needs the person\'s approval of a version.',
     params,
-    risk: 'low-risk',
+    // It writes only into Deskhand's own store (a new composition or version the person reviews); reading `path`
+    // is a declared read the containment inspector checks like any other.
+    risk: 'read-only',
     disclosure: 'internal',
     effects: (args) => (args.path ? { paths: { read: [args.path] } } : {}),
     presentation: { title: 'Make a composition', icon: 'file', summary: (args) => `${args.title} (${args.kind}${args.mode === 'static' ? ', static' : ''}${args.revises ? `, revises ${args.revises}` : ''})` },

@@ -18,7 +18,10 @@ export const appName = z
 
 export interface AppGrantData {
   app: string;
+  /** What the request asks for: what was asked minus what the app already holds. */
   capabilities: Capability[];
+  /** What the app already holds when the request opens (kept: grants add up). */
+  already?: Capability[];
   minutes: number | null;
   reason: string | null;
 }
@@ -44,7 +47,8 @@ export function appGrantKind(computer: Pick<ComputerUse, 'grants'>): InputKind<{
       const extra = caps.filter((c) => !d.capabilities.includes(c));
       if (extra.length) throw new DeskhandError('usage', `The agent asked for ${d.capabilities.join(', ')}; ${extra.join(', ')} cannot be granted through this request.`);
       const g = computer.grants.grant(d.app, caps, d.minutes);
-      return { app: g.app, capabilities: g.capabilities, expiresAt: g.expiresAt };
+      // `capabilities`: everything the app now holds (grants add up); `granted`: what this answer added.
+      return { app: g.app, capabilities: g.capabilities, granted: CAPABILITIES.filter((c) => caps.includes(c)), expiresAt: g.ends?.[caps[0]!] ?? g.expiresAt };
     },
     approve: (data) => ({ grant: true as const, capabilities: (data as AppGrantData).capabilities }),
     example: '{"grant": true} (or {"grant": true, "capabilities": ["observe"]} to grant less)',
@@ -83,8 +87,12 @@ export function createComputerApps(computer: ComputerUse) {
   });
 }
 
+/** `The person granted "zenity": input …` → what the finished card's summary says was granted. */
+const GRANTED_LINE = /^The person granted "(.*)": ([a-z]+(?:, [a-z]+)*)(?: until| \(|\.)/;
+const HELD_LINE = /^"(.*)" already holds ([a-z]+(?:, [a-z]+)*)/;
+
 /** The grant itself is written when the person answers (the app_grant kind's accept), not by this call. */
-export function createComputerGrantApp(_computer: ComputerUse) {
+export function createComputerGrantApp(computer: ComputerUse) {
   return defineTool({
     name: 'computer_grant_app',
     description:
@@ -101,24 +109,47 @@ export function createComputerGrantApp(_computer: ComputerUse) {
       .strict(),
     risk: 'low-risk',
     disclosure: 'private',
-    presentation: { title: 'Ask to use an app', icon: 'desktop', summary: (a) => `${a.app}: ${(a.capabilities ?? CAPABILITIES).join(', ')}` },
+    presentation: {
+      title: 'Ask to use an app',
+      icon: 'desktop',
+      summary: (a) => `${a.app}: ${(a.capabilities ?? CAPABILITIES).join(', ')}`,
+      doneSummary: (_a, output) => {
+        const granted = GRANTED_LINE.exec(output);
+        if (granted) return `${granted[1]}: granted ${granted[2]}`;
+        const held = HELD_LINE.exec(output);
+        return held ? `${held[1]}: already granted ${held[2]}` : null;
+      },
+    },
     input(args) {
-      const caps = args.capabilities ? CAPABILITIES.filter((c) => args.capabilities!.includes(c)) : [...CAPABILITIES];
-      const data: AppGrantData = { app: args.app, capabilities: caps, minutes: args.minutes ?? null, reason: args.reason ?? null };
+      const asked = args.capabilities ? CAPABILITIES.filter((c) => args.capabilities!.includes(c)) : [...CAPABILITIES];
+      const already = computer.grants.get(args.app)?.capabilities ?? [];
+      const caps = asked.filter((c) => !already.includes(c));
+      // Everything asked is already granted: nothing to ask (execute says so).
+      if (!caps.length) return null;
+      const data: AppGrantData = { app: args.app, capabilities: caps, already, minutes: args.minutes ?? null, reason: args.reason ?? null };
       const how = caps.map((c) => `- ${c}: ${CAP_WORDS[c]}`).join('\n');
+      const kept = already.length ? `\nAlready granted (kept): ${already.join(', ')}` : '';
       return {
         kind: 'app_grant',
         description: `Let Deskhand use ${args.app} (${caps.join(', ')})`,
-        prompt: `Deskhand asks to use the app "${args.app}" ${args.minutes ? `for ${args.minutes} minutes` : 'until you revoke it'}:\n${how}${args.reason ? `\nWhy: ${args.reason}` : ''}`,
+        prompt: `Deskhand asks to use the app "${args.app}" ${args.minutes ? `for ${args.minutes} minutes` : 'until you revoke it'}:\n${how}${kept}${args.reason ? `\nWhy: ${args.reason}` : ''}`,
         data,
       };
     },
     async execute(args, ctx) {
-      const a = ctx.answer as { app: string; capabilities: Capability[]; expiresAt: number | null } | undefined;
-      if (!a) throw new ToolError('The grant was not answered.');
-      const asked = args.capabilities ?? CAPABILITIES;
-      const narrowed = a.capabilities.length < new Set(asked).size ? ' (less than asked: act only within it)' : '';
-      return { output: `The person granted "${a.app}": ${a.capabilities.join(', ')}${a.expiresAt ? ` until ${new Date(a.expiresAt).toISOString()}` : ' until revoked'}${narrowed}.` };
+      const a = ctx.answer as { app: string; capabilities: Capability[]; granted?: Capability[]; expiresAt: number | null } | undefined;
+      const asked = args.capabilities ? CAPABILITIES.filter((c) => args.capabilities!.includes(c)) : [...CAPABILITIES];
+      if (!a) {
+        const held = computer.grants.get(args.app);
+        if (held && asked.every((c) => held.capabilities.includes(c))) {
+          return { output: `"${held.app}" already holds ${held.capabilities.join(', ')} (${describeGrant(held).slice(held.app.length + 2)}); nothing was asked.` };
+        }
+        throw new ToolError('The grant was not answered.');
+      }
+      const granted = a.granted ?? a.capabilities;
+      const narrowed = asked.some((c) => !a.capabilities.includes(c)) ? ' (less than asked: act only within it)' : '';
+      const now = a.capabilities.length > granted.length ? ` "${a.app}" now holds ${a.capabilities.join(', ')}.` : '';
+      return { output: `The person granted "${a.app}": ${granted.join(', ')}${a.expiresAt ? ` until ${new Date(a.expiresAt).toISOString()}` : ' until revoked'}${narrowed}.${now}` };
     },
   });
 }

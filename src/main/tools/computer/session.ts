@@ -25,14 +25,14 @@ export function createComputerHandoff(computer: ComputerUse) {
 export function createComputerEnd(computer: ComputerUse) {
   return defineTool({
     name: 'computer_end',
-    description: 'Stop using the computer: release the session, forget observations and delete this run\'s screenshots. Grants stay.',
+    description: 'Stop using the computer: release the session and forget observations (refs). Grants stay; the screenshots stay in the person\'s tool cards until the log retention deletes them.',
     params: z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
     presentation: { title: 'Stop using the computer', icon: 'desktop' },
     async execute(_args, ctx) {
       const { screenshots } = await computer.end(ctx.runId);
-      return { output: `Computer use ended; ${screenshots} screenshot${screenshots === 1 ? '' : 's'} deleted.` };
+      return { output: `Computer use ended; ${screenshots} screenshot${screenshots === 1 ? '' : 's'} kept for the person's tool cards (deleted after the log retention).` };
     },
   });
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../runtime/tool';
 import { DeskhandError, ToolError } from '../../../shared/errors';
-import { displayTime, WhenError, type ScheduleRow, type Schedules } from '../../services/scheduler';
+import { displayTime, parseWhen, WhenError, type ScheduleRow, type Schedules } from '../../services/scheduler';
 
 export const WHEN_HELP =
   'A duration (`30m`, `2h15m`, `90s`, `1d`), a clock time today (`18:00`, `6pm`), `tomorrow 09:30`, a weekday (`tue 20:00`, the next one), or an ISO date (`2026-08-25 20:00` in the person\'s time zone, or with `Z`/`+02:00`). Past times are refused.';
@@ -31,7 +31,16 @@ export const createAddReminder = (schedules: Schedules) =>
       .strict(),
     risk: 'low-risk',
     disclosure: 'public',
-    presentation: { title: 'Set a reminder', icon: 'clock', summary: (a) => `${a.when}: ${a.text}` },
+    presentation: {
+      title: 'Set a reminder',
+      icon: 'clock',
+      summary: (a) => `${a.when}: ${a.text}`,
+      // Before approval the person reads the time it resolves to, not the model's words for it.
+      ask: (a) => {
+        const r = parseWhen(a.when, { tz: schedules.zone() });
+        return `Rings ${r.display} — ${r.understood}: “${a.text.length > 200 ? `${a.text.slice(0, 199)}…` : a.text}”`;
+      },
+    },
     async execute(args, ctx) {
       try {
         const r = await schedules.addReminder({ when: args.when, text: ctx.redact(args.text), conversationId: ctx.conversationId });

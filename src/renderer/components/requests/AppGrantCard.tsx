@@ -17,6 +17,8 @@ const CAP_WORDS: Record<(typeof CAPS)[number], string> = {
 interface GrantData {
   app: string;
   capabilities: (typeof CAPS)[number][];
+  /** What the app already holds (grants add up: the request asks only for the rest). */
+  already: (typeof CAPS)[number][];
   minutes: number | null;
   reason: string | null;
 }
@@ -26,6 +28,7 @@ function grantDataOf(data: unknown): GrantData {
   return {
     app: typeof d.app === 'string' ? d.app : 'an app',
     capabilities: Array.isArray(d.capabilities) ? d.capabilities.filter((c): c is GrantData['capabilities'][number] => (CAPS as readonly string[]).includes(c)) : [],
+    already: Array.isArray(d.already) ? d.already.filter((c): c is GrantData['capabilities'][number] => (CAPS as readonly string[]).includes(c)) : [],
     minutes: typeof d.minutes === 'number' ? d.minutes : null,
     reason: typeof d.reason === 'string' ? d.reason : null,
   };
@@ -56,8 +59,13 @@ export function AppGrantCard({ approval, showConversation }: RequestCardProps) {
       }
       error={error}
     >
+      {data.already.length > 0 && (
+        <p className="small app-grant-already" aria-label="Already granted">
+          Already granted: <strong>{data.already.join(', ')}</strong> (kept). This asks only for the rest.
+        </p>
+      )}
       <fieldset className="app-grant-caps">
-        <legend className="small">What it may do (you can grant less)</legend>
+        <legend className="small">{data.already.length ? 'What it asks for in addition (you can grant less)' : 'What it may do (you can grant less)'}</legend>
         {data.capabilities.map((c) => (
           <label key={c} className="check">
             <input type="checkbox" checked={chosen.includes(c)} onChange={(e) => setChosen(e.target.checked ? [...chosen, c] : chosen.filter((x) => x !== c))} />

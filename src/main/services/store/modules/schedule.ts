@@ -156,6 +156,14 @@ export const scheduleModule = defineStoreModule({
         const keys = Object.keys(patch) as (keyof typeof patch)[];
         if (keys.length) sql.run(`UPDATE schedule_fires SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`, { ...patch, id: fireId });
       },
+      /** The fires of a conversation's reminders that rang (or failed to), oldest first, with the reminder's text. */
+      reminderFires: (conversationId: string, limit = 200) =>
+        sql.all<FireRow & { text: string; tz: string }>(
+          `SELECT f.*, s.text AS text, s.tz AS tz FROM schedule_fires f JOIN schedules s ON s.id = f.schedule_id
+           WHERE s.conversation_id = ? AND s.kind = 'reminder' AND f.status IN ('notified', 'failed') ORDER BY f.claimed_at LIMIT ?`,
+          conversationId,
+          limit,
+        ),
       fires: (scheduleId: string | null, limit = 50) =>
         scheduleId
           ? sql.all<FireRow>('SELECT * FROM schedule_fires WHERE schedule_id = ? ORDER BY due_at DESC LIMIT ?', scheduleId, limit)
