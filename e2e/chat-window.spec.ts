@@ -24,7 +24,7 @@ async function paste(box: Locator, text: string): Promise<void> {
   }, text);
 }
 
-test('notices: an error stays clear of Stop, Approve and Deny and goes with its conversation; an info notice fades', async ({ deskhand, context }) => {
+test('notices: an error stays clear of Stop, Approve and Deny, and goes with its conversation', async ({ deskhand, context }) => {
   test.skip(deskhand.kind === 'electron', 'A second tab drives the run; the desktop app has one window.');
   await deskhand.startModel([{ text: ['First answer.'] }, { tools: [{ name: 'write_file', args: { path: 'notes.txt', content: 'hello\n' } }] }]);
   const page = await deskhand.start();
