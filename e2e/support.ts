@@ -66,6 +66,8 @@ export interface StartOptions {
   providerFlags?: boolean;
   /** Extra environment for the app (set or, with null, removed). */
   env?: Record<string, string | null>;
+  /** The folder `deskhand web` starts in (default: the test's working folder). */
+  cwd?: string;
 }
 
 /** Nothing listens here (port 9 is refused by fetch): local model server detection finds nothing unless a test says. */
@@ -151,13 +153,7 @@ export class Deskhand {
   async start(opts?: StartOptions): Promise<Page> {
     if (opts) this.startOptions = opts;
     if (this.kind === 'web') {
-      const flags = this.startOptions.providerFlags === false ? [] : ['--provider', 'openai-compatible', '--base-url', `${this.modelUrl}/v1`, '--model', 'scripted'];
-      this.web = spawn(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'web', '--json', '--data-dir', this.dataDir, ...flags], {
-        cwd: this.work,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: this.appEnv(),
-      });
-      this.url = (await firstJsonLine(this.web, 'deskhand web')).url;
+      await this.spawnWeb();
       this.page = this.browserPage!;
       await this.page.goto(this.url);
     } else {
@@ -190,6 +186,25 @@ export class Deskhand {
   /** The conversation's entry in the sidebar (its accessible name says "running" or "waiting for approval"). */
   sidebarEntry(name: string | RegExp): Locator {
     return this.page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name, exact: typeof name === 'string' });
+  }
+
+  private async spawnWeb(): Promise<void> {
+    const flags = this.startOptions.providerFlags === false ? [] : ['--provider', 'openai-compatible', '--base-url', `${this.modelUrl}/v1`, '--model', 'scripted'];
+    this.web = spawn(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'web', '--json', '--data-dir', this.dataDir, ...flags], {
+      cwd: this.startOptions.cwd ?? this.work,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: this.appEnv(),
+    });
+    this.url = (await firstJsonLine(this.web, 'deskhand web')).url;
+  }
+
+  /** Web only: ends `deskhand web` and starts it again on the same address, leaving the open page as it is (it reconnects). */
+  async restartServer(between?: () => Promise<void>): Promise<void> {
+    if (this.kind !== 'web') throw new Error('restartServer drives `deskhand web`.');
+    await stop(this.web);
+    this.web = null;
+    await between?.();
+    await this.spawnWeb();
   }
 
   /** Electron only: native open dialogs answer with these paths (run in the app's main process, as a person would pick them). */

@@ -45,6 +45,29 @@ export function attachmentSizeProblem(files: readonly { name: string; bytes: num
   return null;
 }
 
+/**
+ * Text longer than this (characters, or lines) goes as a "pasted text" attachment instead of the message itself: the
+ * model gets it whole as a file, and the transcript shows a chip instead of a wall of text.
+ */
+export const PASTE_AS_FILE_CHARS = 5000;
+export const PASTE_AS_FILE_LINES = 60;
+
+export function isLongText(text: string): boolean {
+  if (text.length > PASTE_AS_FILE_CHARS) return true;
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) if (++lines > PASTE_AS_FILE_LINES) return true;
+  return false;
+}
+
+/** Why a long text cannot go with the message, with the way forward; null when it fits (the attachment cap, once). */
+export function pastedTextProblem(bytes: number): string | null {
+  if (bytes <= MAX_ATTACHMENT_BYTES) return null;
+  return (
+    `This text is ${formatBytes(bytes)}; a message can carry at most ${formatBytes(MAX_ATTACHMENT_BYTES)} of pasted text and files. ` +
+    'Save it as a file in the conversation\'s folder and ask Deskhand to read it: it reads files of any size, part by part.'
+  );
+}
+
 /** The provider-options key that marks a stored part as an attachment (providers ignore keys not their own). */
 export const ATTACHMENT_KEY = 'deskhand';
 

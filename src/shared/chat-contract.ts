@@ -22,6 +22,8 @@ export const attachmentViewSchema = z.strictObject({
   bytes: z.number(),
   /** Images: a data: URL for the thumbnail. */
   dataUrl: z.string().nullable(),
+  /** Text: its first lines, for the chip's "show" (the model got all of it). */
+  preview: z.string().optional(),
 });
 export type AttachmentView = z.infer<typeof attachmentViewSchema>;
 

@@ -23,6 +23,12 @@ export function fallbackTitle(tool: string): string {
   return words ? words[0]!.toUpperCase() + words.slice(1) : tool;
 }
 
+/** The title of a name no tool has: said to be unknown, the name shown as sent (cut to 60 characters). */
+export function unknownToolTitle(tool: string): string {
+  const name = String(tool);
+  return `Unknown tool “${name.length > 60 ? `${name.slice(0, 59)}…` : name}”`;
+}
+
 /** The glyph each icon name is drawn with (text, so no remote fonts or images are needed). */
 export const ICON_GLYPHS: Record<ToolIcon, string> = {
   file: '▤',

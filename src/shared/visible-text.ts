@@ -22,6 +22,12 @@ const INVISIBLE = /[\u00ad\u00a0\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180
 // Scripts whose letters pass for Latin ones: Greek, Cyrillic, Armenian, Cherokee, fullwidth forms, math alphanumerics.
 const LOOKALIKE = /[\u0370-\u03ff\u0400-\u052f\u0531-\u058f\u13a0-\u13ff\u1d00-\u1dbf\u2100-\u214f\uff01-\uff5e]|\ud835[\udc00-\udfff]/;
 
+/**
+ * Ordinary typography that no ASCII character passes for (a middle dot, a bullet, arrows, ×, °, currency signs): shown
+ * as is in arguments too. Dashes, curly quotes and the like stay marked: they pass for `-`, `'` and `"`.
+ */
+const ORDINARY = /[\u00a2\u00a3\u00a5\u00a7\u00a9\u00ae\u00b0\u00b6\u00b7\u00d7\u00f7\u2022\u20ac\u2190-\u2193]/;
+
 function hex(cp: number): string {
   return cp.toString(16).toUpperCase().padStart(4, '0');
 }
@@ -50,7 +56,7 @@ export function visibleSegments(text: string, mode: VisibleMode = 'strict'): Seg
     } else if (cp > 0x7e && LOOKALIKE.test(ch)) {
       flush();
       out.push({ kind: 'lookalike', text: ch, label: `U+${hex(cp)}` });
-    } else if (cp > 0x7e && mode === 'strict') {
+    } else if (cp > 0x7e && mode === 'strict' && !ORDINARY.test(ch)) {
       flush();
       out.push({ kind: 'nonascii', text: ch, label: `U+${hex(cp)}` });
     } else {

@@ -27,6 +27,27 @@ describe('visibleSegments', () => {
   });
 });
 
+describe('visibleSegments: ordinary typography versus look-alikes', () => {
+  const marked = (text: string) => visibleSegments(text, 'strict').filter((s) => s.kind !== 'plain').map((s) => s.label);
+  it.each([
+    ['Plan · v2', []],
+    ['• first', []],
+    ['a → b ← c', []],
+    ['3 × 4 ÷ 2', []],
+    ['20 °C, 5 €, £3, ¥9, ¢1', []],
+    ['§ 3 ¶ © ®', []],
+  ])('shows %j as is', (text, labels) => expect(marked(text)).toEqual(labels));
+  it.each([
+    ['rm \u2010rf /', ['U+2010']], // hyphen, passes for "-"
+    ['rm \u2212rf /', ['U+2212']], // minus sign
+    ['echo \u2019hi\u2019', ['U+2019', 'U+2019']], // curly quotes pass for "'"
+    ['ls \u2014all', ['U+2014']], // em dash
+    ['\u0430pple', ['U+0430']], // Cyrillic a
+    ['a\u0387b', ['U+0387']], // Greek ano teleia (a middle dot by another code point: Greek, so still marked)
+    ['caf\u00e9', ['U+00E9']],
+  ])('marks %j', (text, labels) => expect(marked(text)).toEqual(labels));
+});
+
 describe('parseUnifiedDiff', () => {
   it('numbers old and new lines per hunk', () => {
     const rows = parseUnifiedDiff('--- a/x\n+++ b/x\n@@ -2,3 +2,3 @@\n a\n-b\n+B\n c\n');

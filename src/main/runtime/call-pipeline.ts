@@ -9,6 +9,7 @@ import { chatModule } from '../services/store/modules/chat';
 import { noteRule } from './call-notes';
 import { randomUUID } from 'node:crypto';
 import { rootOfferPattern } from '../../shared/always-allow';
+import { fallbackTitle } from '../../shared/tool-presentation';
 import { DeskhandError, ToolError, errorMessage } from '../../shared/errors';
 import type { ConversationRow, RunRow, ToolCallRow } from '../services/store/store';
 import { callEffects, decide, type PolicyDecision } from './approval-engine';
@@ -218,7 +219,7 @@ export class CallPipeline {
         toRun.push({ row, ...prepared, decided });
         continue;
       }
-      let proposal = { description: `${tool.name} ${summarizeArgs(args)}`, preview: null as string | null };
+      let proposal = { description: plainDescription(tool, this.core.registry.summarize(tool.name, args), args), preview: null as string | null };
       if (input) proposal = { description: input.description, preview: input.prompt };
       else if (!tool.pair && tool.presentation?.ask) {
         try {
@@ -610,7 +611,13 @@ function safeJson(text: string): unknown {
   }
 }
 
-function summarizeArgs(args: unknown): string {
-  const text = JSON.stringify(args);
-  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+/**
+ * The approval's line for a tool without its own proposal: its title and its own summary of the call ("Set a
+ * reminder: tomorrow 9:00: call Ann"), never the raw JSON (the card shows the exact arguments beneath).
+ */
+export function plainDescription(tool: Pick<ToolDefinition, 'name' | 'presentation'>, summary: string | null, args: unknown): string {
+  const title = tool.presentation?.title ?? fallbackTitle(tool.name);
+  if (summary) return `${title}: ${summary}`;
+  const n = args && typeof args === 'object' ? Object.keys(args).length : 0;
+  return n ? `${title} (${n} argument${n === 1 ? '' : 's'}, shown below)` : title;
 }

@@ -5,6 +5,7 @@
 import { apiFromBridge, type DeskhandBridge } from '../../shared/bridge';
 import type { DeskhandApi } from '../../shared/contract';
 import { createWsClient, socketUrl, type ConnectionState } from './ws-client';
+import { errorInWords } from '../../shared/error-words';
 
 declare global {
   interface Window {
@@ -40,6 +41,7 @@ export function onConnection(listener: (s: ConnectionState) => void): () => void
   return connection!(listener);
 }
 
+/** An error's message for the person: contract refusals in words (see error-words.ts). */
 export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorInWords(err instanceof Error ? err.message : String(err));
 }

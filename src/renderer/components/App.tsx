@@ -13,6 +13,7 @@ import { useCompositions } from '../state/compositions';
 import { ComputerBanner } from './ComputerUse';
 import { ConversationView } from './ConversationView';
 import { Dialogs } from './Dialogs';
+import { Notices } from './Notices';
 import { FirstRunPanel } from './FirstRunPanel';
 import { SettingsPage } from './SettingsPage';
 import { Sidebar } from './Sidebar';
@@ -93,6 +94,8 @@ export function App() {
   const viewing = useCompositions((s) => s.open !== null) && view === 'chat';
   const layout = useLayout();
   const narrow = useNarrow();
+  // ConversationView shows the notices itself, over its transcript.
+  const conversationOpen = useConversations((s) => s.selectedId !== null && s.list.some((c) => c.id === s.selectedId));
   useTheme();
 
   // Opening a composition gives the viewer room: the sidebar and the side panel fold away while it is open, and come
@@ -175,7 +178,7 @@ export function App() {
         </div>
       )}
       <Dialogs />
-      <Notices />
+      {!(view === 'chat' && !firstRun && conversationOpen) && <Notices />}
     </div>
   );
 }
@@ -231,18 +234,3 @@ function TopBar() {
   );
 }
 
-function Notices() {
-  const notices = useUi((s) => s.notices);
-  return (
-    <div className="notices" aria-live="assertive">
-      {notices.map((n) => (
-        <div key={n.id} className={`notice notice-${n.kind}`} role={n.kind === 'error' ? 'alert' : 'status'}>
-          <span>{n.text}</span>
-          <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => useUi.getState().dismiss(n.id)}>
-            ✕
-          </button>
-        </div>
-      ))}
-    </div>
-  );
-}

@@ -8,12 +8,12 @@ export function ApprovalsPanel() {
   const list = useApprovals((s) => s.list);
   const selectedId = useConversations((s) => s.selectedId);
   return (
-    <aside className="panel" aria-label="Approvals waiting">
+    <aside className={`panel ${list.length === 0 ? 'panel-empty' : ''}`} aria-label="Approvals waiting">
       <h2 className="panel-title">
         Approvals waiting <span className="count">{list.length}</span>
       </h2>
       {list.length === 0 ? (
-        <p className="muted small">Nothing is waiting. When the agent asks before it acts, the request appears here, from every conversation.</p>
+        <p className="muted small panel-empty-note">Nothing is waiting. When the agent asks before it acts, the request appears here, from every conversation.</p>
       ) : (
         <ul className="panel-list">
           {list.map((a) => (

@@ -26,7 +26,7 @@ export function BackgroundTasksPanel() {
   }, [selectedId]);
 
   return (
-    <aside className="panel" aria-label="Background tasks">
+    <aside className={`panel ${list.length === 0 && !error ? 'panel-empty' : ''}`} aria-label="Background tasks">
       <h2 className="panel-title">
         Background tasks <span className="count">{running ? `${running} running` : list.length}</span>
       </h2>
@@ -36,9 +36,9 @@ export function BackgroundTasksPanel() {
         </p>
       )}
       {!selectedId ? (
-        <p className="muted small">Open a conversation to see its background tasks.</p>
+        <p className="muted small panel-empty-note">Open a conversation to see its background tasks.</p>
       ) : list.length === 0 ? (
-        <p className="muted small">Nothing runs in the background here. Long commands, job batches, waits and questions the agent starts appear here, with their output.</p>
+        <p className="muted small panel-empty-note">Nothing runs in the background here. Long commands, job batches, waits and questions the agent starts appear here, with their output.</p>
       ) : (
         <ul className="panel-list">
           {list.map((t) => (

@@ -12,6 +12,7 @@ import { useQueue } from '../state/queue';
 import { drainQueue } from '../state/sync';
 import { useUi } from '../state/ui';
 import { useChat } from '../state/chat';
+import { isLongText } from '../../shared/attachments';
 import { ComposerExtras } from './chat/ComposerExtras';
 import { isToolsCommand, useConversationTools } from '../state/conversation-tools';
 
@@ -22,7 +23,9 @@ export function Composer() {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
-  const running = activeRun?.status === 'running' || busyInMain;
+  // Disconnected: no Stop for a run whose state is unknown, and nothing to send to until the connection is back.
+  const offline = useUi((s) => s.connection !== 'open');
+  const running = !offline && (activeRun?.status === 'running' || busyInMain);
   const editing = useChat((s) => s.editing);
   const attachments = useChat((s) => s.attachments);
   const file = useRef<HTMLInputElement>(null);
@@ -49,9 +52,16 @@ export function Composer() {
   }, [text]);
 
   async function send() {
-    const value = text.trim();
-    const chat = useChat.getState();
-    if (!conversationId || (!value && !chat.attachments.length) || sending) return;
+    let value = text.trim();
+    let chat = useChat.getState();
+    if (!conversationId || (!value && !chat.attachments.length) || sending || offline) return;
+    // Typed (or dropped) past the limit: it goes as pasted text too, the box keeps nothing.
+    if (isLongText(value)) {
+      if (!chat.addText(value)) return;
+      setText('');
+      value = '';
+      chat = useChat.getState();
+    }
     // `/tools` opens the tools panel; it is not a message to the model.
     if (isToolsCommand(value) && !chat.attachments.length && !chat.editing) {
       setText('');
@@ -103,6 +113,7 @@ export function Composer() {
       chat.cancelEdit();
       useMessages.getState().setActiveRun({ runId, status: 'running' });
       await useMessages.getState().reload();
+      useMessages.getState().markSent();
     } catch (err) {
       useUi.getState().notify(errorText(err));
     } finally {
@@ -157,7 +168,9 @@ export function Composer() {
         ref={box}
         aria-label="Message"
         placeholder={
-          running
+          offline
+            ? 'Not connected to Deskhand; reconnecting…'
+            : running
             ? 'Deskhand is working… Enter queues a message for when it is done; Esc stops'
             : activeRun?.status === 'parked'
               ? 'A new message closes the paused run'
@@ -168,7 +181,13 @@ export function Composer() {
         disabled={!conversationId}
         onChange={(e) => setText(e.target.value)}
         onPaste={(e) => {
-          if (takeFiles(e.clipboardData.files)) e.preventDefault();
+          if (takeFiles(e.clipboardData.files)) return e.preventDefault();
+          // A long paste becomes a "pasted text" chip: sent whole as a file, never a wall of text in the box.
+          const pasted = e.clipboardData.getData('text/plain');
+          if (pasted && isLongText(pasted)) {
+            e.preventDefault();
+            useChat.getState().addText(pasted);
+          }
         }}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -192,7 +211,7 @@ export function Composer() {
           </button>
         </>
       ) : (
-        <button type="submit" className="btn primary" disabled={!conversationId || (!text.trim() && !attachments.length) || sending}>
+        <button type="submit" className="btn primary" disabled={offline || !conversationId || (!text.trim() && !attachments.length) || sending} title={offline ? 'Not connected to Deskhand' : undefined}>
           {editing ? 'Send edit' : 'Send'}
         </button>
       )}

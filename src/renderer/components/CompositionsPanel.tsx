@@ -17,7 +17,7 @@ export function CompositionsPanel() {
   }, [selectedId]);
 
   return (
-    <aside className="panel" aria-label="Compositions">
+    <aside className={`panel ${list.length === 0 && !error ? 'panel-empty' : ''}`} aria-label="Compositions">
       <h2 className="panel-title">
         Compositions <span className="count">{list.length}</span>
       </h2>
@@ -27,9 +27,9 @@ export function CompositionsPanel() {
         </p>
       )}
       {!selectedId ? (
-        <p className="muted small">Open a conversation to see its compositions.</p>
+        <p className="muted small panel-empty-note">Open a conversation to see its compositions.</p>
       ) : list.length === 0 ? (
-        <p className="muted small">Pages, charts, images and documents the agent makes for you to review appear here.</p>
+        <p className="muted small panel-empty-note">Pages, charts, images and documents the agent makes for you to review appear here.</p>
       ) : (
         <ul className="panel-list">
           {list.map((c) => (

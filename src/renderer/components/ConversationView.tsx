@@ -11,6 +11,7 @@ import { activeModelLabel, providerProblem, useSettings } from '../state/setting
 import { drainQueue } from '../state/sync';
 import { useUi } from '../state/ui';
 import { RequestCard } from './requests';
+import { Notices } from './Notices';
 import { Composer } from './Composer';
 import { MessageList } from './MessageList';
 import { ProfileSelect } from './McpSettings';
@@ -42,6 +43,8 @@ export function ConversationView() {
   const approvals = useApprovals((s) => s.list);
   const settings = useSettings((s) => s.view);
   const mine = approvals.filter((a) => a.conversationId === selectedId);
+  // With the connection gone, the last state main sent may be over: the run is shown as unknown, not as working.
+  const offline = useUi((s) => s.connection !== 'open');
 
   useEffect(() => {
     if (selectedId !== useMessages.getState().conversationId) void useMessages.getState().open(selectedId);
@@ -129,6 +132,7 @@ export function ConversationView() {
       <SubagentsPanel />
       <ToolsPanel />
       <div className="messages-area">
+        <Notices inConversation />
         {loading ? (
           <p className="center-note" role="status">
             Loading the conversation…
@@ -148,12 +152,19 @@ export function ConversationView() {
           ))}
         </section>
       )}
-      {(activeRun?.status === 'running' || conversation.activity === 'running') && mine.length === 0 && (
-        <div className="working" role="status">
-          <span className="pulse" aria-hidden="true" /> Working…
+      {offline && (activeRun || conversation.activity !== 'idle') ? (
+        <div className="working unknown" role="status">
+          Not connected to Deskhand: whether this run is still working is unknown until the connection is back.
         </div>
+      ) : (
+        (activeRun?.status === 'running' || conversation.activity === 'running') &&
+        mine.length === 0 && (
+          <div className="working" role="status">
+            <span className="pulse" aria-hidden="true" /> Working…
+          </div>
+        )
       )}
-      {activeRun?.status === 'parked' && <ParkedBar conversationId={selectedId} runId={activeRun.runId} />}
+      {!offline && activeRun?.status === 'parked' && <ParkedBar conversationId={selectedId} runId={activeRun.runId} />}
       <QueuedMessages conversationId={selectedId} activity={conversation.activity} />
       {!conversation.subagentOf && <Composer />}
     </main>
@@ -268,7 +279,9 @@ function ToolsButton() {
 function RunStatus() {
   const activeRun = useMessages((s) => s.activeRun);
   const waiting = useApprovals((s) => (activeRun ? s.list.some((a) => a.runId === activeRun.runId) : false));
+  const offline = useUi((s) => s.connection !== 'open');
   if (!activeRun) return null;
+  if (offline) return <span className="run-chip run-unknown" title="The connection to Deskhand is lost: this shows how the run really stands once it is back">state unknown</span>;
   const label = activeRun.status === 'parked' ? 'paused for approval' : waiting ? 'waiting for you' : 'running';
   return <span className={`run-chip run-${activeRun.status}`}>{label}</span>;
 }

@@ -1,6 +1,7 @@
 /** Modal dialogs: new conversation (folder, title, policy) and delete confirmation. */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { POLICIES, type Policy } from '../../shared/tools';
+import type { ConversationSummary } from '../../shared/contract';
 import { api, errorText } from '../api/client';
 import { useConversations } from '../state/conversations';
 import { useMessages } from '../state/messages';
@@ -61,11 +62,21 @@ const close = () => useUi.getState().openDialog(null);
 
 const NO_FOLDERS: string[] = [];
 
+/** The working folder of the conversation that changed last (subagents' conversations aside), or null. */
+export function lastUsedFolder(list: readonly ConversationSummary[]): string | null {
+  let best: ConversationSummary | null = null;
+  for (const c of list) if (!c.subagentOf && (!best || c.updatedAt > best.updatedAt)) best = c;
+  return best?.folder ?? null;
+}
+
 function NewConversationDialog() {
   const host = useUi((s) => s.host);
   const defaultPolicy = useSettings((s) => s.view?.settings.defaultPolicy ?? 'read-only');
   const workspaces = useSettings((s) => s.view?.settings.workspaceFolders ?? NO_FOLDERS);
-  const [folder, setFolder] = useState(workspaces[0] ?? host?.defaultFolder ?? '');
+  // The folder of the conversation used last, else the first workspace folder, else what main offers (home, or where
+  // `deskhand web` was started unless that is Deskhand's own checkout).
+  const lastFolder = useConversations((s) => lastUsedFolder(s.list));
+  const [folder, setFolder] = useState(lastFolder ?? workspaces[0] ?? host?.defaultFolder ?? '');
   const [title, setTitle] = useState('');
   const [policy, setPolicy] = useState<Policy>(defaultPolicy);
   const [error, setError] = useState<string | null>(null);

@@ -26,6 +26,19 @@ const CLOUD: Choice[] = [
   { id: 'compatible', provider: 'openai-compatible', label: 'OpenAI-compatible server', detail: 'vLLM, OpenRouter, a server elsewhere: anything with a /v1 API.' },
 ];
 
+/** Why a typed base URL cannot be used, in words; null when it can (or nothing is typed yet). */
+export function baseUrlProblem(value: string): string | null {
+  const v = value.trim();
+  if (!v) return null;
+  try {
+    const u = new URL(v);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return null;
+  } catch {
+    // not a URL at all
+  }
+  return 'This is not a web address: write it with http:// or https://, like http://127.0.0.1:8000/v1.';
+}
+
 export function FirstRunPanel() {
   const view = useSettings((s) => s.view)!;
   const [servers, setServers] = useState<LocalModelServer[] | null>(null);
@@ -86,10 +99,14 @@ export function FirstRunPanel() {
   }, []); // once, when the panel opens
 
   const needsKey = (choice.provider === 'anthropic' || choice.provider === 'openai') && !view.keys[choice.provider].set;
-  const ready = model.trim() !== '' && (choice.provider !== 'openai-compatible' || baseURL.trim() !== '') && (!needsKey || hasKey);
+  const urlProblem = choice.provider === 'openai-compatible' && !choice.server ? baseUrlProblem(baseURL) : null;
+  const ready = model.trim() !== '' && (choice.provider !== 'openai-compatible' || baseURL.trim() !== '') && !urlProblem && (!needsKey || hasKey);
   const typedKey = () => keyField.current?.value.trim() || undefined;
 
+  const lastAction = useRef<'test' | 'save'>('test');
+
   async function test() {
+    lastAction.current = 'test';
     setBusy('test');
     setResult(null);
     setError(null);
@@ -104,6 +121,7 @@ export function FirstRunPanel() {
   }
 
   async function save() {
+    lastAction.current = 'save';
     setBusy('save');
     setError(null);
     try {
@@ -177,8 +195,21 @@ export function FirstRunPanel() {
           {choice.provider === 'openai-compatible' && !choice.server && (
             <label className="field" htmlFor={ids.url}>
               <span>Base URL</span>
-              <input id={ids.url} value={baseURL} placeholder="http://127.0.0.1:8000/v1" spellCheck={false} onChange={(e) => setBaseURL(e.target.value)} />
+              <input
+                id={ids.url}
+                value={baseURL}
+                placeholder="http://127.0.0.1:8000/v1"
+                spellCheck={false}
+                aria-invalid={urlProblem !== null && baseURL.trim() !== ''}
+                aria-describedby={`${ids.url}-problem`}
+                onChange={(e) => setBaseURL(e.target.value)}
+              />
             </label>
+          )}
+          {choice.provider === 'openai-compatible' && !choice.server && (
+            <p id={`${ids.url}-problem`} className={baseURL.trim() && urlProblem ? 'error-text small' : 'muted small'}>
+              {baseURL.trim() && urlProblem ? urlProblem : 'The server\'s address, ending in /v1 for most servers.'}
+            </p>
           )}
           <label className="field" htmlFor={ids.model}>
             <span>Model</span>
@@ -228,14 +259,29 @@ export function FirstRunPanel() {
             </span>
           </label>
           {result && (
-            <p className={result.ok ? 'ok-text test-result' : 'error-text test-result'} role={result.ok ? 'status' : 'alert'}>
-              {result.message}
-            </p>
+            <div className="result-row">
+              <p className={result.ok ? 'ok-text test-result' : 'error-text test-result'} role={result.ok ? 'status' : 'alert'}>
+                {result.message}
+              </p>
+              {!result.ok && (
+                <button type="button" className="btn small" disabled={!ready || busy !== null} onClick={() => void test()}>
+                  Retry
+                </button>
+              )}
+            </div>
           )}
           {error && (
-            <p role="alert" className="error-text">
-              {error}
-            </p>
+            <div className="result-row">
+              <p role="alert" className="error-text">
+                {error}
+              </p>
+              <button type="button" className="btn small" disabled={!ready || busy !== null} onClick={() => void (lastAction.current === 'save' ? save() : test())}>
+                Retry
+              </button>
+              <button type="button" className="btn small" onClick={() => useUi.getState().setView('settings')}>
+                Open Settings
+              </button>
+            </div>
           )}
           <div className="actions">
             <button type="button" className="btn" disabled={!ready || busy !== null} onClick={() => void test()}>

@@ -1,7 +1,9 @@
 /** The conversation's messages in a virtualized list: user and assistant text, tool cards, errors. */
-import { memo, useCallback, useState } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import type { MessageItem } from '../../shared/contract';
 import { useMessages } from '../state/messages';
+import { useUi } from '../state/ui';
+import { api, errorText } from '../api/client';
 import { Markdown } from './Markdown';
 import { ToolCard } from './ToolCard';
 import { AssistantTools, Attachments, UserTools } from './chat/MessageTools';
@@ -78,6 +80,56 @@ function WakeTask({ task }: { task: WakeItem['tasks'][number] }) {
   );
 }
 
+/** The way out of a failed run: send the last message again, or fix the provider first. */
+function RunFailedActions({ text }: { text: string }) {
+  const conversationId = useMessages((s) => s.conversationId);
+  const running = useMessages((s) => s.activeRun !== null);
+  const provider = /model API|model server|Settings|provider|key/i.test(text);
+  async function retry() {
+    if (!conversationId) return;
+    try {
+      const { runId } = await api().regenerate({ conversationId });
+      useMessages.getState().setActiveRun({ runId, status: 'running' });
+      await useMessages.getState().reload();
+      useMessages.getState().markSent();
+    } catch (err) {
+      useUi.getState().notify(errorText(err));
+    }
+  }
+  return (
+    <span className="msg-error-actions">
+      <button type="button" className="btn small" disabled={running} onClick={() => void retry()} title="Send your last message again">
+        Retry
+      </button>
+      {provider && (
+        <button type="button" className="btn small" onClick={() => useUi.getState().setView('settings')}>
+          Open Settings
+        </button>
+      )}
+    </span>
+  );
+}
+
+/** Lines of a user message shown before "Show all": an old message holding a long paste is not a wall. */
+const USER_TEXT_LINES = 40;
+
+function UserText({ text }: { text: string }) {
+  const [all, setAll] = useState(false);
+  const lines = useMemo(() => text.split('\n').length, [text]);
+  const long = lines > USER_TEXT_LINES || text.length > 8000;
+  if (!long || all) return <div className="msg-user-text">{text}</div>;
+  // Only the start is in the DOM: a 2,000-line message costs as much as a 40-line one until it is opened.
+  const start = text.slice(0, 8000).split('\n').slice(0, USER_TEXT_LINES).join('\n');
+  return (
+    <>
+      <div className="msg-user-text clamped">{start}</div>
+      <button type="button" className="link-button" onClick={() => setAll(true)}>
+        Show all {lines.toLocaleString()} lines
+      </button>
+    </>
+  );
+}
+
 const Item = memo(function Item({ item, last }: { item: MessageItem; last: boolean }) {
   switch (item.kind) {
     case 'user':
@@ -86,7 +138,7 @@ const Item = memo(function Item({ item, last }: { item: MessageItem; last: boole
           <div className="msg-who" aria-hidden="true">
             {item.from ? `From ${item.from}` : 'You'}
           </div>
-          {item.text && <div className="msg-user-text">{item.text}</div>}
+          {item.text && <UserText text={item.text} />}
           {item.attachments?.length ? <Attachments list={item.attachments} /> : null}
           <UserTools item={item} />
         </article>
@@ -109,6 +161,7 @@ const Item = memo(function Item({ item, last }: { item: MessageItem; last: boole
         <div className={`msg msg-${item.severity}`} role={item.severity === 'error' ? 'alert' : 'status'}>
           <strong>{item.severity === 'error' ? 'The run failed: ' : ''}</strong>
           {item.text}
+          {item.severity === 'error' && last && <RunFailedActions text={item.text} />}
         </div>
       );
     case 'wake':
@@ -120,11 +173,13 @@ export function MessageList() {
   const items = useMessages((s) => s.items);
   const generation = useMessages((s) => s.generation);
   // The newest reply offers "Regenerate" (only when it ends the conversation).
-  const lastReply = useMessages((s) => (s.items.at(-1)?.kind === 'assistant' ? s.items.at(-1)!.id : null));
+  // A failed run's error, when it ends the conversation, offers Retry and Open Settings.
+  const lastReply = useMessages((s) => (s.items.at(-1)?.kind === 'assistant' || s.items.at(-1)?.kind === 'error' ? s.items.at(-1)!.id : null));
   const render = useCallback((item: MessageItem) => <Item item={item} last={item.id === lastReply} />, [lastReply]);
   const conversationId = useMessages((s) => s.conversationId);
   const focus = useSearch((s) => (s.focus && s.focus.conversationId === conversationId ? s.focus : null));
   const loading = useMessages((s) => s.loading);
+  const sent = useMessages((s) => s.sent);
   if (!items.length && !loading && conversationId) return <EmptyConversation />;
-  return <Transcript key={generation} items={items} estimate={estimate} render={render} generation={generation} label="Messages" focus={focus} />;
+  return <Transcript key={generation} items={items} estimate={estimate} render={render} generation={generation} label="Messages" focus={focus} sent={sent} />;
 }

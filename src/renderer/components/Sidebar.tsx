@@ -88,14 +88,16 @@ function ConversationEntry({ conversation: c }: { conversation: ConversationSumm
       </li>
     );
   }
-  const dot = c.activity === 'waiting' ? 'waiting for approval' : c.activity === 'running' ? 'running' : null;
+  // Disconnected: what main last said may be over; a run's state is unknown until the connection is back.
+  const offline = useUi((u) => u.connection !== 'open');
+  const dot = c.activity === 'idle' ? null : offline ? 'state unknown while disconnected' : c.activity === 'waiting' ? 'waiting for approval' : 'running';
   return (
     <li className={`conv-entry ${selected ? 'selected' : ''}`}>
       <button type="button" className="conv-button" aria-current={selected ? 'page' : undefined} onClick={() => selectConversation(c.id)}
         title={`${c.title}\n${c.folder}`}
         aria-label={dot ? `${c.title}, ${dot}` : c.title}
       >
-        {dot && <span className={`dot dot-${c.activity}`} aria-hidden="true" />}
+        {dot && <span className={`dot dot-${offline ? 'unknown' : c.activity}`} aria-hidden="true" />}
         <span className="conv-name">{c.title}</span>
       </button>
       <span className="conv-actions">

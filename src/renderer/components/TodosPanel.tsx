@@ -21,7 +21,7 @@ export function TodosPanel() {
   }, [selectedId]);
 
   return (
-    <aside className="panel" aria-label="Todos">
+    <aside className={`panel ${list.length === 0 && !error ? 'panel-empty' : ''}`} aria-label="Todos">
       <h2 className="panel-title">
         Todos <span className="count">{list.length ? `${done}/${list.length} done` : ''}</span>
       </h2>
@@ -31,9 +31,9 @@ export function TodosPanel() {
         </p>
       )}
       {!selectedId ? (
-        <p className="muted small">Open a conversation to see its todo list.</p>
+        <p className="muted small panel-empty-note">Open a conversation to see its todo list.</p>
       ) : list.length === 0 ? (
-        <p className="muted small">No todo list yet. When the agent plans a task with several steps, its list appears here and is checked off as it works.</p>
+        <p className="muted small panel-empty-note">No todo list yet. When the agent plans a task with several steps, its list appears here and is checked off as it works.</p>
       ) : (
         <ol className="todo-list">
           {list.map((t) => (

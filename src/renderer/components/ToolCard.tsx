@@ -71,6 +71,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
         </span>
       </button>
       <BrowserCardShots item={item} />
+      {!open && item.status === 'running' && shown && shown.text && <LiveTail tool={item.tool} text={shown.text} />}
       {open && (
         <div className="tool-body">
           <h4 className="section-label">
@@ -109,3 +110,17 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
     </article>
   );
 });
+
+/** Lines a running call's card shows of its output as it streams (the whole output is one click away). */
+const TAIL_LINES = 8;
+
+/** The newest lines of a running call's output, under its head, without expanding the card. */
+function LiveTail({ tool, text }: { tool: string; text: string }) {
+  const lines = text.replace(/\n$/, '').split('\n');
+  return (
+    <pre className="tool-output tool-live" aria-label={`Output of ${tool} so far`}>
+      {lines.length > TAIL_LINES ? `… ${lines.length - TAIL_LINES} earlier line${lines.length - TAIL_LINES === 1 ? '' : 's'}\n` : ''}
+      {lines.slice(-TAIL_LINES).join('\n')}
+    </pre>
+  );
+}

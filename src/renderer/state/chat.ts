@@ -3,7 +3,7 @@
  * attached to the next message, read in the browser and checked against the same caps main applies.
  */
 import { create } from 'zustand';
-import { attachmentKind, attachmentSizeProblem } from '../../shared/attachments';
+import { attachmentKind, attachmentSizeProblem, pastedTextProblem } from '../../shared/attachments';
 
 export interface PendingAttachment {
   id: string;
@@ -23,6 +23,8 @@ interface ChatState {
   startEdit(messageId: string, text: string): void;
   cancelEdit(): void;
   addFiles(files: readonly File[]): Promise<void>;
+  /** A long text (pasted, or typed past the limit) as a "pasted text" attachment. False when it is too big (problem set). */
+  addText(text: string): boolean;
   remove(id: string): void;
   clear(): void;
 }
@@ -54,6 +56,24 @@ export const useChat = create<ChatState>((set, get) => ({
     const problem = attachmentSizeProblem(all);
     if (problem) return set({ problem });
     set({ attachments: all, problem: null });
+  },
+  addText(text) {
+    const bytes = new TextEncoder().encode(text);
+    const tooBig = pastedTextProblem(bytes.length);
+    if (tooBig) {
+      set({ problem: tooBig });
+      return false;
+    }
+    const n = get().attachments.filter((a) => a.name.startsWith('pasted-text-')).length + 1;
+    const added: PendingAttachment = { id: `att${++seq}`, name: `pasted-text-${n}.txt`, mediaType: 'text/plain', bytes: bytes.length, kind: 'text', data: base64(bytes.buffer as ArrayBuffer) };
+    const all = [...get().attachments, added];
+    const problem = attachmentSizeProblem(all);
+    if (problem) {
+      set({ problem });
+      return false;
+    }
+    set({ attachments: all, problem: null });
+    return true;
   },
   remove: (id) => set((s) => ({ attachments: s.attachments.filter((a) => a.id !== id), problem: null })),
   clear: () => set({ attachments: [], problem: null }),

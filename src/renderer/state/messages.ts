@@ -26,6 +26,9 @@ interface MessagesState {
   openText: Record<string, string>;
   /** The conversation's tokens and cost (from the last load). */
   usage: TurnUsage | null;
+  /** Bumped when the person sends a message from this window: the transcript goes to its end. */
+  sent: number;
+  markSent(): void;
   /** Steps of this run already in `items` (loaded from the store): their live text events are not added again. */
   storedSteps: { runId: string; step: number } | null;
   open(conversationId: string | null): Promise<void>;
@@ -79,6 +82,8 @@ export const useMessages = create<MessagesState>((set, get) => ({
   openText: {},
   usage: null,
   storedSteps: null,
+  sent: 0,
+  markSent: () => set((s) => ({ sent: s.sent + 1 })),
 
   async open(conversationId) {
     const seq = ++loadSeq;
@@ -111,7 +116,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
 
   addLocalUser(text) {
     const id = `local:${++localId}`;
-    set((s) => ({ items: [...s.items, { kind: 'user', id, runId: null, text, at: Date.now() }] }));
+    set((s) => ({ items: [...s.items, { kind: 'user', id, runId: null, text, at: Date.now() }], sent: s.sent + 1 }));
     return id;
   },
 

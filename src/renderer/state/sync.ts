@@ -3,6 +3,7 @@
  * reconnect. Run events are applied once per animation frame, so a fast stream costs one render per frame.
  */
 import type { RunEvent } from '../../shared/events';
+import type { ConversationSummary } from '../../shared/contract';
 import { api, errorText, onConnection } from '../api/client';
 import { useApprovals } from './approvals';
 import { useCompositions } from './compositions';
@@ -49,8 +50,9 @@ export async function refreshAll(): Promise<void> {
     useConversations.getState().setList(conversations.conversations);
     useApprovals.getState().set(approvals.approvals);
     useSettings.getState().set(settings);
-    const fromAddress = firstLoad ? conversationFromAddress() : null;
-    if (fromAddress && !useConversations.getState().selectedId && conversations.conversations.some((c) => c.id === fromAddress)) {
+    // A new window (or tab) opens the conversation in its address, else the last one opened, else the newest.
+    const fromAddress = firstLoad && !useConversations.getState().selectedId ? firstConversation(conversations.conversations) : null;
+    if (fromAddress) {
       selectConversation(fromAddress);
       await Promise.all([useTasks.getState().load(fromAddress), useTodos.getState().load(fromAddress)]);
       return;
@@ -159,6 +161,33 @@ async function sendQueued(item: QueuedMessage): Promise<void> {
   }
 }
 
+const LAST_OPENED = 'deskhand.lastConversation';
+
+/** The conversation a new window starts in: its address's, else the last one opened here, else the newest. */
+export function firstConversation(list: readonly ConversationSummary[], hash: string = window.location.hash): string | null {
+  const has = (id: string | null | undefined): id is string => !!id && list.some((c) => c.id === id);
+  const fromAddress = conversationFromAddress(hash);
+  if (has(fromAddress)) return fromAddress;
+  let last: string | null = null;
+  try {
+    last = globalThis.localStorage?.getItem(LAST_OPENED) ?? null;
+  } catch {
+    // storage refused (private mode): the newest conversation it is
+  }
+  if (has(last)) return last;
+  const top = list.filter((c) => !c.subagentOf);
+  return top.length ? top.reduce((a, b) => (b.updatedAt > a.updatedAt ? b : a)).id : null;
+}
+
+function rememberOpened(id: string | null): void {
+  if (!id) return;
+  try {
+    globalThis.localStorage?.setItem(LAST_OPENED, id);
+  } catch {
+    // not kept: a new window then opens the newest conversation
+  }
+}
+
 /** The open conversation as it appears in the page address (`#c=ID`), so a reload or a bookmark reopens it. */
 export function conversationFromAddress(hash: string = window.location.hash): string | null {
   const m = /(?:^#|&)c=([A-Za-z0-9_-]+)/.exec(hash);
@@ -173,6 +202,8 @@ function writeAddress(id: string | null): void {
 
 export function selectConversation(id: string | null): void {
   useConversations.getState().select(id);
+  useUi.getState().leaveConversation(id);
+  rememberOpened(id);
   writeAddress(id);
   useUi.getState().setView('chat');
   void useMessages.getState().open(id);

@@ -51,14 +51,27 @@ function clearedOf(call: ToolCallRow, approval: ApprovalRow | undefined, note: C
   return null;
 }
 
+/** Lines and characters of a text attachment the transcript can show; the rest stays in the store (the model had it). */
+const PREVIEW_LINES = 200;
+const PREVIEW_CHARS = 20_000;
+
+/** The start of an attached text, out of its "Attached file NAME:" fence (attachedTextPart). */
+export function textPreview(part: string): string {
+  const m = /^Attached file [^\n]*:\n(`{3,})\n/.exec(part);
+  const body = m ? part.slice(m[0].length, part.length - m[1]!.length - 1) : part;
+  const lines = body.slice(0, PREVIEW_CHARS).split('\n').slice(0, PREVIEW_LINES).join('\n');
+  return lines;
+}
+
 export function attachmentsOf(content: unknown): AttachmentView[] {
   if (!Array.isArray(content)) return [];
   const out: AttachmentView[] = [];
-  for (const part of content as { type?: string; data?: string; mediaType?: string }[]) {
+  for (const part of content as { type?: string; data?: string; mediaType?: string; text?: string }[]) {
     const meta = attachmentOf(part);
     if (!meta) continue;
     const dataUrl = meta.kind === 'image' && typeof part.data === 'string' ? `data:${part.mediaType};base64,${part.data}` : null;
-    out.push({ name: meta.attachment, kind: meta.kind, bytes: meta.bytes, dataUrl });
+    const preview = meta.kind === 'text' && typeof part.text === 'string' ? textPreview(part.text) : undefined;
+    out.push({ name: meta.attachment, kind: meta.kind, bytes: meta.bytes, dataUrl, ...(preview !== undefined ? { preview } : {}) });
   }
   return out;
 }

@@ -9,7 +9,7 @@ import { scheduleModule } from '../../services/store/modules/schedule';
 import { displayTime } from '../../services/scheduler/when';
 import { parseSteering } from '../../services/subagents/index';
 import type { RiskTier } from '../../../shared/tools';
-import { fallbackTitle } from '../../../shared/tool-presentation';
+import { fallbackTitle, unknownToolTitle } from '../../../shared/tool-presentation';
 import type { ToolRegistry } from '../../runtime/registry';
 import { PersistentConversationState } from '../../runtime/conversation-state';
 import type { ApprovalRow, ConversationRow, MessageRow, Store, ToolCallRow } from '../../services/store/store';
@@ -25,7 +25,11 @@ export interface ToolPresenter {
 
 export function toolPresenter(registry: Pick<ToolRegistry, 'lookup' | 'summarize'>): ToolPresenter {
   return {
-    title: (tool) => registry.lookup(tool)?.presentation?.title ?? fallbackTitle(tool),
+    // A name no registered tool has (the model made it up, or its MCP server is gone) is not dressed up as a real one.
+    title: (tool) => {
+      const known = registry.lookup(tool);
+      return known ? (known.presentation?.title ?? fallbackTitle(tool)) : unknownToolTitle(tool);
+    },
     summarize: (tool, args, output) => registry.summarize(tool, args, output),
   };
 }

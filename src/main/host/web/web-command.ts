@@ -10,7 +10,8 @@
  * (web-address.ts).
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
@@ -73,7 +74,7 @@ export async function webCommand(args: string[]): Promise<number> {
     dataDir,
     kind: 'web',
     providerOverride: override,
-    defaultFolder: process.cwd(),
+    defaultFolder: defaultWorkFolder(process.cwd(), rendererDir),
     version: packageVersion(),
   });
   let host;
@@ -124,6 +125,18 @@ export async function webCommand(args: string[]): Promise<number> {
 const WEB_EXIT_DEADLINE_MS = 2000;
 
 /** out/renderer, found from wherever this module was bundled (out/main/…) or run from source (src/main/host/web). */
+/**
+ * Where a new conversation starts when no conversation says better: the folder `deskhand web` was started in, unless
+ * that is inside Deskhand's own checkout or install (someone who starts it from its clone did not mean to hand it
+ * Deskhand's source): then the home folder.
+ */
+export function defaultWorkFolder(cwd: string, rendererDir: string): string {
+  const own = resolve(rendererDir, '..', '..'); // <root>/out/renderer
+  const rel = relative(own, cwd);
+  const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  return inside ? homedir() : cwd;
+}
+
 export function findRendererDir(): string | null {
   const fromEnv = process.env.DESKHAND_RENDERER_DIR;
   if (fromEnv) return existsSync(join(fromEnv, 'index.html')) ? fromEnv : null;

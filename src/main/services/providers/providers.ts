@@ -62,6 +62,9 @@ export function describeProviderError(err: unknown, cfg: Pick<ProviderConfig, 'p
         retryAfterMs,
       };
     }
+    if (status === 0 && UNREACHABLE.test(`${inner.message} ${errorMessage(inner.cause ?? '')}`)) {
+      return { error: unreachable(originOf(inner.url), where), retryable: true, retryAfterMs: null };
+    }
     if (status >= 500 || status === 408 || status === 0) {
       return {
         error: new DeskhandError('provider_unavailable', `The model API failed (${status || 'no response'}): ${detail}.`, { status }),
@@ -77,6 +80,7 @@ export function describeProviderError(err: unknown, cfg: Pick<ProviderConfig, 'p
   }
   if (DeskhandError.isInstance(inner)) return { error: inner, retryable: inner.code === 'provider_timeout' || inner.code === 'provider_stream', retryAfterMs: null };
   const message = errorMessage(inner);
+  if (UNREACHABLE.test(`${message} ${String((inner as { cause?: unknown })?.cause ?? '')}`)) return { error: unreachable(null, where), retryable: true, retryAfterMs: null };
   const network = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|socket|terminated|fetch failed|network/i.test(message + String((inner as { cause?: unknown })?.cause ?? ''));
   if (network) {
     return {
@@ -86,6 +90,26 @@ export function describeProviderError(err: unknown, cfg: Pick<ProviderConfig, 'p
     };
   }
   return { error: new DeskhandError('provider_unavailable', `The model call failed: ${message}`), retryable: false, retryAfterMs: null };
+}
+
+/** Nothing listens, or the name does not resolve: the server is not running, or the address is wrong. */
+const UNREACHABLE = /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|EAI_AGAIN|Cannot connect to API/i;
+
+function unreachable(origin: string | null, where: string): DeskhandError {
+  return new DeskhandError(
+    'provider_unavailable',
+    `Nothing answered at ${origin ?? 'the model API\'s address'}: the model server is not running there, or the address is wrong. Check that it is running, and the address in ${where}; then retry.`,
+    { status: 0 },
+  );
+}
+
+/** The scheme, host and port of a request URL (no path or query: a key could sit in one). */
+function originOf(url: string | undefined): string | null {
+  try {
+    return url ? new URL(url).origin : null;
+  } catch {
+    return null;
+  }
 }
 
 function parseRetryAfter(headers: Record<string, string> | undefined): number | null {

@@ -481,6 +481,10 @@ export const readFileTool = defineTool({
 /** The card line of a read: the path, and the lines asked for (`src/app.ts (1–200)`, `log.txt (last 50)`). */
 function readSummary(args: { path: string; line_offset?: number | undefined; n_lines?: number | undefined; since_byte?: number | undefined }): string {
   const { path, line_offset: from, n_lines: n } = args;
+  // The summary is drawn from the arguments as sent, before they are checked: a range that is not whole numbers
+  // ("abc", 1.5, null) is named as such, never printed as NaN.
+  const whole = (x: unknown) => x === undefined || Number.isSafeInteger(x);
+  if (!whole(from) || !whole(n) || !whole(args.since_byte)) return `${path} (a range that is not whole numbers)`;
   if (args.since_byte !== undefined && from === undefined && n === undefined) return `${path} (from byte ${args.since_byte})`;
   if (from === undefined && n === undefined) return path;
   if (from !== undefined && from < 0) return `${path} (last ${-from})`;

@@ -13,7 +13,7 @@ export function AttachmentFace({ file }: { file: PendingAttachment }) {
           {file.name.split('.').pop()?.slice(0, 4) || 'file'}
         </span>
       )}
-      <span className="attachment-name">{file.name}</span>
+      <span className="attachment-name">{file.name.startsWith('pasted-text-') ? `Pasted text (${file.name})` : file.name}</span>
     </>
   );
 }

@@ -121,11 +121,31 @@ export function Attachments({ list }: { list: readonly AttachmentView[] }) {
       {list.map((a, i) => (
         <li key={i} className={`attachment attachment-${a.kind}`} title={`${a.name} (${formatBytes(a.bytes)})`}>
           {a.dataUrl ? <img src={a.dataUrl} alt={a.name} className="attachment-thumb" /> : <span className="attachment-icon" aria-hidden="true">{a.name.split('.').pop()?.slice(0, 4) || 'file'}</span>}
-          <span className="attachment-name">{a.name}</span>
+          <span className="attachment-name">{a.name.startsWith('pasted-text-') ? `Pasted text (${a.name})` : a.name}</span>
           <span className="muted small">{formatBytes(a.bytes)}</span>
+          {a.preview !== undefined && <TextPreview name={a.name} text={a.preview} bytes={a.bytes} />}
         </li>
       ))}
     </ul>
+  );
+}
+
+/** A text attachment, collapsed to its chip; "Show" opens its first lines (the model got the whole text). */
+function TextPreview({ name, text, bytes }: { name: string; text: string; bytes: number }) {
+  const [open, setOpen] = useState(false);
+  const whole = new TextEncoder().encode(text).length >= bytes;
+  return (
+    <>
+      <button type="button" className="link-button" aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} ${name}`} onClick={() => setOpen(!open)}>
+        {open ? 'Hide' : 'Show'}
+      </button>
+      {open && (
+        <div className="attachment-preview">
+          <pre aria-label={`Text of ${name}`}>{text}</pre>
+          {!whole && <p className="muted small">The beginning is shown here; Deskhand received all of it.</p>}
+        </div>
+      )}
+    </>
   );
 }
 

@@ -7,10 +7,12 @@
  *   is put back there; a reader who scrolled up is never moved;
  * - a newly opened conversation starts at its end (the list is mounted per opening, starting at the estimated end,
  *   so the first paint already shows the last messages);
- * - a search match scrolls to its row (measured into place by the virtualizer) and marks it.
+ * - a search match scrolls to its row (measured into place by the virtualizer) and marks it;
+ * - the person's own message brings them to the end (`sent` changes), wherever they were reading;
+ * - a reader who scrolled up sees "Jump to latest", with how many items arrived since they left the end.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useCallback, useLayoutEffect, useMemo, useRef, type ReactNode } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 
 interface Props<T extends { id: string }> {
   items: T[];
@@ -21,6 +23,8 @@ interface Props<T extends { id: string }> {
   label: string;
   /** Scroll to this item and mark it (a search match); a new token jumps again. Applied once the item exists. */
   focus?: { id: string; token: number } | null;
+  /** Changes when the person sent a message: the list goes to its end. */
+  sent?: number;
 }
 
 /** Rows rendered beyond each edge of the viewport. */
@@ -32,10 +36,13 @@ let appliedFocusToken: number | null = null;
 /** A reader this close to the end is at the end. */
 const END_SLACK = 8;
 
-export function Transcript<T extends { id: string }>({ items, estimate, render, generation, label, focus = null }: Props<T>) {
+export function Transcript<T extends { id: string }>({ items, estimate, render, generation, label, focus = null, sent = 0 }: Props<T>) {
   const scroller = useRef<HTMLDivElement>(null);
   /** Whether the reader is at the end, as of their last scroll (not changed by resizes). */
   const stick = useRef(true);
+  /** The reader is away from the end (the jump button shows), and how many items the list had when they left it. */
+  const [away, setAway] = useState(false);
+  const seen = useRef(items.length);
   /** The height the last resize left; a scroll event at another height comes from a resize, not from the reader. */
   const knownHeight = useRef(-1);
 
@@ -65,8 +72,24 @@ export function Transcript<T extends { id: string }>({ items, estimate, render, 
 
   // The items changed under a reader at the end (a reload swapped the streamed rows for the stored ones): stay there.
   useLayoutEffect(() => {
+    if (stick.current) seen.current = items.length;
     if (stick.current && items.length && !v.isAtEnd(END_SLACK)) v.scrollToEnd();
   }, [items, v]);
+
+  const jump = useCallback(() => {
+    stick.current = true;
+    seen.current = itemsRef.current.length;
+    setAway(false);
+    if (itemsRef.current.length) v.scrollToEnd();
+  }, [v]);
+
+  // The person sent a message: bring them to it, wherever they were reading.
+  const lastSent = useRef(sent);
+  useLayoutEffect(() => {
+    if (sent === lastSent.current) return;
+    lastSent.current = sent;
+    jump();
+  }, [sent, jump]);
 
   // A search match: leave the end and bring the matched row near the top, once it is in the list.
   const focusIndex = useMemo(() => (focus ? items.findIndex((i) => i.id === focus.id) : -1), [focus, items]);
@@ -96,10 +119,19 @@ export function Transcript<T extends { id: string }>({ items, estimate, render, 
     // Resizing moved the scroll position (the reader did not): the observer above decides.
     if (!el || el.clientHeight !== knownHeight.current) return;
     stick.current = el.scrollTop + el.clientHeight >= el.scrollHeight - END_SLACK;
+    if (stick.current) seen.current = itemsRef.current.length;
+    setAway(!stick.current);
   }, []);
 
   const rows = v.getVirtualItems();
+  const fresh = away ? Math.max(0, items.length - seen.current) : 0;
   return (
+    <>
+    {away && (
+      <button type="button" className="jump-latest" onClick={jump} aria-label={fresh ? `Jump to latest: ${fresh} new` : 'Jump to latest'}>
+        ↓ Jump to latest{fresh ? <span className="badge">{fresh} new</span> : null}
+      </button>
+    )}
     <div ref={scroller} className="vlist" onScroll={onScroll} role="log" aria-label={label} aria-live="off" tabIndex={0}>
       <div className="vlist-inner" style={{ height: v.getTotalSize() }}>
         {rows.map((row) => {
@@ -108,6 +140,7 @@ export function Transcript<T extends { id: string }>({ items, estimate, render, 
         })}
       </div>
     </div>
+    </>
   );
 }
 
