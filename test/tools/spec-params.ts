@@ -50,16 +50,13 @@ export const SPEC_PARAMS: Record<string, SpecRow> = {
   pwd: { params: NONE },
   cd: { params: { 'path:string': 'I' } },
   read_pdf: {
-    params: { 'path?:string': 'I', 'url?:string': 'I', 'pages?:string': 'I' },
-    missing: { 'password?:string': 'I: the secret argument for encrypted files (issue 33 item 1)' },
+    params: { 'path?:string': 'I', 'url?:string': 'I', 'pages?:string': 'I', 'password?:string': 'I' },
   },
   pdf_page_count: {
-    params: { 'path?:string': 'I', 'url?:string': 'I' },
-    missing: { 'password?:string': 'I: as read_pdf (issue 33 item 1)' },
+    params: { 'path?:string': 'I', 'url?:string': 'I', 'password?:string': 'I' },
   },
   read_media_file: {
-    params: { 'path:string': 'II' },
-    missing: { 'region?:object': 'II: image-detail control (issue 33 item 2)', 'full_resolution?:boolean': 'II: image-detail control (issue 33 item 2)' },
+    params: { 'path:string': 'II', 'region?:object': 'II', 'full_resolution?:boolean': 'II', 'frames?:integer': 'D: how many frames of a video are sampled (no provider takes video natively)' },
   },
   who_is_here: { params: { 'path?:string': 'I' } },
   // ── Shell ───────────────────────────────────────────────────────────────────────────────────────────────────
@@ -99,8 +96,10 @@ export const SPEC_PARAMS: Record<string, SpecRow> = {
   },
   // ── Web ─────────────────────────────────────────────────────────────────────────────────────────────────────
   web_search: {
-    params: { 'query:string': 'I+II', 'max_results?:integer': 'D: how many results', 'site?:string': 'D: one site only', 'recency?:enum:day|week|month|year': 'D: freshness (Spec II Brave tools)' },
-    pending: { 'recency?:enum:day|week|month|year': 'issue 33 item 12 adds kinds (web, news, images, videos) and country/language' },
+    params: {
+      'query:string': 'I+II', 'max_results?:integer': 'D: how many results', 'site?:string': 'D: one site only', 'recency?:enum:day|week|month|year': 'D: freshness (Spec II Brave tools)',
+      'kind?:enum:web|news|images|videos': 'D: Spec II Brave web, news, image and video search in one tool', 'country?:string': 'D: Spec II Brave country', 'language?:string': 'D: Spec II Brave search_lang',
+    },
     notTaken: { BraveNewsSearch: 'Spec II ten Brave tools are folded into web_search by design (issue 33 item 12)' },
   },
   web_fetch: { params: { 'url:string': 'I+II', 'format?:enum:markdown|text|html': 'D: Spec I extracts markdown; text and raw HTML on request', 'max_bytes?:integer': 'D: response cap (Spec I caps response bytes)' } },
@@ -112,7 +111,7 @@ export const SPEC_PARAMS: Record<string, SpecRow> = {
   },
   // ── Todos & state ───────────────────────────────────────────────────────────────────────────────────────────
   list_todos: { params: NONE },
-  manage_todos: { params: { 'todos:array': 'I+II' }, pending: { 'todos:array': 'issue 33 item 10: Spec II omits todos to list (todos becomes optional)' } },
+  manage_todos: { params: { 'todos?:array': 'I+II' } },
   update_work_state: { params: { 'patch:object': 'I' } },
   // ── Memory and scratchpad ───────────────────────────────────────────────────────────────────────────────────
   view_memory: {
@@ -132,15 +131,13 @@ export const SPEC_PARAMS: Record<string, SpecRow> = {
   exit_plan_mode: { params: { 'plan_file:string': 'D: the path enter_plan_mode returned, so the person\'s card shows its content', 'options?:array': 'II' } },
   // ── Goals & loops ───────────────────────────────────────────────────────────────────────────────────────────
   propose_goal: {
-    params: { 'objective:string': 'I+II', 'criteria:array': 'I', 'milestones?:array': 'I', 'budget?:object': 'II' },
-    missing: { 'replace?:boolean': 'II: CreateGoal replace (issue 33 item 6)' },
+    params: { 'objective:string': 'I+II', 'criteria:array': 'I', 'milestones?:array': 'I', 'budget?:object': 'II', 'replace?:boolean': 'II' },
     notTaken: { completionCriterion: 'Spec I observable criteria (a list) instead of Spec II one completionCriterion' },
   },
   get_goal: { params: NONE },
   set_goal_budget: { params: { 'value:number': 'II', 'unit:enum:turns|tokens|milliseconds|seconds|minutes|hours|usd': 'D: Spec II units plus usd (a cost budget)' } },
   report_goal_cycle: {
-    params: { 'status:enum:continue|complete|blocked': 'I+II', 'summary:string': 'II', 'evidence?:array': 'I' },
-    pending: { 'status:enum:continue|complete|blocked': 'issue 33 item 6 adds question (Spec I)' },
+    params: { 'status:enum:continue|complete|blocked|question': 'I+II', 'summary:string': 'II', 'verdict?:enum:impossible|unsafe|contradictory': 'I', 'evidence?:array': 'I' },
   },
   end_loop: { params: { 'reason:string': 'I' } },
   // ── Reminders and triggers ──────────────────────────────────────────────────────────────────────────────────
@@ -162,26 +159,22 @@ export const SPEC_PARAMS: Record<string, SpecRow> = {
   // ── Subagents ───────────────────────────────────────────────────────────────────────────────────────────────
   spawn_subagent: {
     params: {
-      'prompt:string': 'II', 'description:string': 'II', 'type?:enum:coder|explore|general': 'D: Spec II subagent_type (coder, explore) under a shorter name; general = coder',
-      'background?:boolean': 'D: Spec II run_in_background', 'resume?:string': 'II', 'result_schema?:object': SNAKE,
-      'max_minutes?:number': SNAKE, 'max_tokens?:integer': 'D: Spec I maxOutputTokens', 'max_cost_usd?:number': SNAKE,
+      'prompt:string': 'II', 'description:string': 'II', 'type?:enum:coder|explore|general|researcher': 'D: Spec II subagent_type (coder, explore) under a shorter name; general = coder; Spec I researcher',
+      'background?:boolean': 'D: Spec II run_in_background', 'resume?:string': 'II', 'result_schema?:object': SNAKE, 'model?:string': 'I+II',
+      'provider?:enum:anthropic|openai|openai-compatible': 'D: the child\'s model from another configured provider', 'max_minutes?:number': SNAKE, 'max_tokens?:integer': 'D: Spec I maxOutputTokens', 'max_cost_usd?:number': SNAKE,
     },
-    missing: { 'model?:string': 'I+II: a model per child (issue 33 item 5)' },
-    pending: { 'type?:enum:coder|explore|general': 'issue 33 item 5 adds Spec I researcher persona' },
   },
   map_subagents: {
     params: {
-      'prompt_template:string': 'II', 'items:array': 'II', 'description:string': 'D: as spawn_subagent', 'type?:enum:coder|explore|general': 'D: as spawn_subagent',
-      'max_concurrency?:integer': 'D: Spec I maxLiveSubagents per call', 'result_schema?:object': SNAKE, 'max_minutes?:number': SNAKE, 'max_tokens?:integer': 'D: as spawn_subagent', 'max_cost_usd?:number': SNAKE,
+      'prompt_template:string': 'II', 'items?:array': 'II', 'resume_ids?:array': 'D: Spec II resume_agent_ids under a shorter name: earlier children continued in the same batch', 'resume_prompt?:string': 'D: what the resumed children are told',
+      'description:string': 'D: as spawn_subagent', 'type?:enum:coder|explore|general|researcher': 'D: as spawn_subagent', 'max_concurrency?:integer': 'D: Spec I maxLiveSubagents per call', 'result_schema?:object': SNAKE,
+      'model?:string': 'I+II', 'provider?:enum:anthropic|openai|openai-compatible': 'D: as spawn_subagent', 'max_minutes?:number': SNAKE, 'max_tokens?:integer': 'D: as spawn_subagent', 'max_cost_usd?:number': SNAKE,
     },
-    missing: { 'model?:string': 'I+II (issue 33 item 5)', 'resume_agent_ids?:array': 'II: resume earlier children (issue 33 item 5)' },
-    pending: { 'type?:enum:coder|explore|general': 'issue 33 item 5' },
   },
   list_subagents: { params: NONE },
   wait_subagents: { params: { 'ids?:array': 'I', 'until?:enum:any|all': 'I', 'timeout_seconds?:integer': 'D: Spec II WaitFor timeout, in seconds' } },
   steer_subagent: {
-    params: { 'id:string': 'I', 'message?:string': 'I', 'action?:enum:message|cancel': 'I' },
-    pending: { 'action?:enum:message|cancel': 'issue 33 item 5 adds pause and resume (Spec I)' },
+    params: { 'id:string': 'I', 'message?:string': 'I', 'action?:enum:message|pause|resume|cancel': 'I' },
   },
   post_to_blackboard: { params: { 'topic:string': 'I', 'body:string': 'I' } },
   read_blackboard: { params: { 'topic?:string': 'I', 'after_id?:integer': SNAKE, 'limit?:integer': 'D: page size' } },
@@ -193,12 +186,10 @@ export const SPEC_PARAMS: Record<string, SpecRow> = {
   use_saved_secret: { params: { 'name:string': 'I' } },
   // ── Perception ──────────────────────────────────────────────────────────────────────────────────────────────
   analyze_media: {
-    params: { 'path:string': 'I', 'question:string': 'I' },
-    pending: { 'path:string': 'issue 33 item 3: audio and video, and a per-call choice among the configured companion models' },
+    params: { 'path:string': 'I', 'question:string': 'I', 'model?:string': 'I' },
   },
   generate_media: {
-    params: { 'prompt:string': 'I', 'kind:const': 'I', 'size?:string': 'D: image size', 'path:string': 'D: where the file is written (the path guard checks it)' },
-    pending: { 'kind:const': 'issue 33 item 3: audio (speech) as well as images; a per-call companion choice' },
+    params: { 'prompt:string': 'I', 'kind:enum:image|audio': 'I', 'size?:string': 'D: image size', 'voice?:string': 'D: the speech voice', 'path:string': 'D: where the file is written (the path guard checks it)' },
   },
   // ── Compositions ────────────────────────────────────────────────────────────────────────────────────────────
   create_composition: {
