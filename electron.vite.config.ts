@@ -9,9 +9,6 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
   main: {
     build: {
-      // zod is bundled (tree-shaken, one module instead of ~95 files with every locale): each CLI start resolves,
-      // reads and compiles it, and a command such as `policy explain` needs only a few of its schemas.
-      externalizeDeps: { exclude: ['zod'] },
       outDir: 'out/main',
       rollupOptions: {
         input: {

@@ -97,8 +97,8 @@ describe('the CLI loads only what a command uses', () => {
     const dataDir = tempDir('deskhand-imports-data-');
     const shell = loaded([BIN, 'policy', 'explain', '--tool', 'execute_command', '--args', '{"command":"git diff | grep x > out.txt"}', '--data-dir', dataDir]);
     expect(shell.status).toBe(0);
-    // The module set it may load: SQLite (with its binding loader) and the shell parser, nothing else from npm.
-    expect(packagesIn(shell.lines)).toEqual(['better-sqlite3', 'bindings', 'file-uri-to-path', 'mvdan-sh']);
+    // The module set it may load: SQLite (with its binding loader), the shell parser and zod, nothing else from npm.
+    expect(packagesIn(shell.lines)).toEqual(['better-sqlite3', 'bindings', 'file-uri-to-path', 'mvdan-sh', 'zod']);
     expect(buildFiles(shell.lines).filter((f) => RUNTIME_CHUNKS.test(f))).toEqual([]);
     // Control: explaining a tool of another family takes the full path, and the recorder sees it.
     const other = loaded([BIN, 'policy', 'explain', '--tool', 'read_file', '--args', '{"path":"a.txt"}', '--data-dir', dataDir]);
@@ -122,7 +122,7 @@ describe('the CLI loads only what a command uses', () => {
     expect(fire.status).toBe(1);
     expect(buildFiles(fire.lines).filter((l) => RUNTIME_CHUNKS.test(l))).toEqual([]);
     expect(agentOnlyIn(fire.lines)).toEqual([]);
-    const allowed = new Set(['better-sqlite3', 'bindings', 'file-uri-to-path', 'croner', 'dbus-next', '@nornagon/put', 'jsbi', 'long', 'safe-buffer', 'sax', 'xml2js', 'xmlbuilder']);
+    const allowed = new Set(['better-sqlite3', 'bindings', 'file-uri-to-path', 'zod', 'croner', 'dbus-next', '@nornagon/put', 'jsbi', 'long', 'safe-buffer', 'sax', 'xml2js', 'xmlbuilder']);
     expect(packagesIn(fire.lines).filter((p) => !allowed.has(p))).toEqual([]);
   });
 
