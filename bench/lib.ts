@@ -12,8 +12,29 @@ export interface Figure {
   unit?: string;
   /** What this figure was measured against in the same run (another figure's name or a short description). */
   baseline?: string;
-  /** The target the issue sets, shown for reference (`≤ 1.5`). */
+  /** The target the issue sets, shown for reference (`≤ 1.5`). A figure with a target is a headline figure. */
   target?: string;
+  /** A headline figure without a target (one docs/performance.md quotes): held to MIN_SAMPLES like one with a target. */
+  headline?: boolean;
+  /** Why one value is the whole figure (a count that is the same every run, not a timing): exempt from MIN_SAMPLES. */
+  exact?: string;
+}
+
+/** The fewest samples a headline figure may be reported with, outside `--smoke` (issue 35). */
+export const MIN_SAMPLES = 20;
+
+export const isHeadline = (f: Figure): boolean => f.headline === true || f.target !== undefined;
+
+/**
+ * Refuses a headline figure (one with a target, or marked `headline`) taken from fewer than MIN_SAMPLES samples,
+ * unless it is exact (a count) or the run is a smoke run (one round of everything, figures meaning nothing). run.ts
+ * calls it on every figure a bench returns, so a bench that cuts its rounds fails loudly instead of printing a figure.
+ */
+export function checkSamples(name: string, v: Figure | number | string, smoke = isSmoke()): void {
+  if (smoke || !isFigure(v) || !isHeadline(v) || v.exact !== undefined) return;
+  if (!(v.n >= MIN_SAMPLES)) {
+    throw new Error(`${name} is a headline figure${v.target ? ` (target ${v.target})` : ''} taken from ${v.n} sample${v.n === 1 ? '' : 's'}; at least ${MIN_SAMPLES} are needed. Raise the bench's rounds, or mark a count that is the same every run \`exact\`.`);
+  }
 }
 
 export type BenchResult = Record<string, Figure | number | string>;

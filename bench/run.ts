@@ -6,13 +6,15 @@
  *
  * A bench fails the run when it throws, or when it reports a string where a figure belongs (its real part is missing:
  * no Chromium, no display…): a figure that could not be taken is a failure, not a line of text.
+ * A headline figure (one with a target, or marked `headline`) taken from fewer than 20 samples fails its bench too,
+ * outside --smoke (lib.ts, checkSamples): a figure quoted as a result has at least 20 samples behind it.
  * `--smoke` (run by scripts/test.sh in CI): one round of every bench and no warm-up (bench/lib.ts's helpers and
  * DESKHAND_BENCH_ROUNDS=1 for benches that read it), so a bench that rots fails CI; nothing is written to results.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { formatFigure, isFigure, type BenchResult, type Figure } from './lib';
+import { checkSamples, formatFigure, isFigure, type BenchResult, type Figure } from './lib';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -33,7 +35,9 @@ if (compareWith && !existsSync(compareWith)) process.stderr.write(`--compare: ${
 const smoke = process.env.DESKHAND_BENCH_SMOKE === '1';
 if (smoke) process.env.DESKHAND_BENCH_ROUNDS ??= '1';
 
-const files = readdirSync(here)
+// Where the benches are (DESKHAND_BENCH_DIR: another folder of *.bench.ts, as test/bench/samples.test.ts uses).
+const benchDir = process.env.DESKHAND_BENCH_DIR ?? here;
+const files = readdirSync(benchDir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.startsWith(o)))
   .sort();
@@ -46,11 +50,13 @@ let failed = false;
 for (const file of files) {
   const started = performance.now();
   try {
-    const mod = (await import(pathToFileURL(join(here, file)).href)) as { default: () => Promise<BenchResult> };
+    const mod = (await import(pathToFileURL(join(benchDir, file)).href)) as { default: () => Promise<BenchResult> };
     const figures = await mod.default();
     if (Object.keys(figures).length === 0) throw new Error('it reported no figure');
     const missing = Object.entries(figures).filter(([, v]) => typeof v === 'string');
     if (missing.length) throw new Error(`its real part is missing: ${missing.map(([k, v]) => `${k}: ${String(v)}`).join('; ')}`);
+    // A headline figure from fewer than 20 samples is refused before anything of this bench is printed (lib.ts).
+    for (const [name, value] of Object.entries(figures)) checkSamples(name, value, smoke);
     for (const [name, value] of Object.entries(figures)) {
       all[name] = value;
       let line = formatFigure(name, value);
@@ -71,8 +77,8 @@ for (const file of files) {
 if (smoke) {
   process.stdout.write(`bench smoke: ${files.length} benches, ${failed ? 'some failed (above)' : 'all ran'}\n`);
 } else {
-  mkdirSync(join(here, 'results'), { recursive: true });
-  const out = join(here, 'results', only.length ? `partial-${Date.now()}.json` : 'latest.json');
+  mkdirSync(join(benchDir, 'results'), { recursive: true });
+  const out = join(benchDir, 'results', only.length ? `partial-${Date.now()}.json` : 'latest.json');
   writeFileSync(out, `${JSON.stringify({ at: new Date().toISOString(), figures: all }, null, 2)}\n`);
   process.stdout.write(`figures written to ${out}\n`);
 }

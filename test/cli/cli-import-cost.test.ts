@@ -7,15 +7,20 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { builtinModules } from 'node:module';
 import { BIN, cliEnv, requireBuild } from '../support/cli';
+import { rawAll } from '../support/raw-db';
+import { Store } from '../../src/main/services/store/store';
+import { ScheduleService } from '../../src/main/services/scheduler/schedules';
+import { fireCommand } from '../../src/main/services/scheduler/os-schedulers';
 import { tempDir } from '../support/tool-context';
 
 const RECORDER = resolve(__dirname, '../support/record-imports.mjs');
 const HEAVY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', 'node_modules/react/', 'node_modules/react-dom/', 'dbus-next', 'better-sqlite3', 'linkedom'];
 
-function loaded(args: string[]): { lines: string[]; status: number | null } {
+function loaded(args: string[], env: NodeJS.ProcessEnv = {}): { lines: string[]; status: number | null } {
   const out = join(tempDir('deskhand-imports-'), 'record.txt');
-  const r = spawnSync(process.execPath, ['--import', RECORDER, ...args], { env: cliEnv({ DESKHAND_RECORD_IMPORTS: out }), encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', RECORDER, ...args], { env: cliEnv({ ...env, DESKHAND_RECORD_IMPORTS: out }), encoding: 'utf8', timeout: 60_000 });
   let text = '';
   try {
     text = readFileSync(out, 'utf8');
@@ -26,6 +31,23 @@ function loaded(args: string[]): { lines: string[]; status: number | null } {
 }
 
 const heavyIn = (lines: string[]) => HEAVY.filter((h) => lines.some((l) => l.includes(h)));
+
+/** The npm packages a process loaded: `node_modules/<name>` in what it resolved, and bare names it required. */
+function packagesIn(lines: string[]): string[] {
+  const out = new Set<string>();
+  for (const l of lines) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(l);
+    if (m) out.add(m[1]!);
+    const bare = /^require ((?:@[^/.][^/]*\/)?[^./][^/]*)$/.exec(l);
+    if (bare && !l.startsWith('require node:') && !BUILTINS.has(bare[1]!)) out.add(bare[1]!);
+  }
+  return [...out].sort();
+}
+const BUILTINS = new Set(builtinModules);
+/** The files of the build a process loaded (out/main/cli.js and its chunks). */
+const buildFiles = (lines: string[]) => [...new Set(lines.filter((l) => l.includes('/out/main/')).map((l) => l.slice(l.indexOf('/out/main/') + 1)))];
+/** The chunks that hold every family and the runtime: no shell explanation and no reminder fire loads them. */
+const RUNTIME_CHUNKS = /out\/main\/chunks\/(host-services|open-runtime)-/;
 
 /** What no command that leaves the agent alone may load: Playwright, the AI SDK and its providers, pdf.js, the MCP SDK, React, and the web page extractor (linkedom: loaded on the first page web_fetch extracts). */
 const AGENT_ONLY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom'];
@@ -68,6 +90,40 @@ describe('the CLI loads only what a command uses', () => {
     const { lines, status } = loaded([BIN, 'policy', 'explain', '--tool', tool, '--args', args, '--data-dir', dataDir]);
     expect(status).toBe(0);
     expect(agentOnlyIn(lines)).toEqual([]);
+  });
+
+  it('`deskhand policy explain` of a shell command loads the store, the shell parser and the engine: no other family, no runtime', () => {
+    requireBuild();
+    const dataDir = tempDir('deskhand-imports-data-');
+    const shell = loaded([BIN, 'policy', 'explain', '--tool', 'execute_command', '--args', '{"command":"git diff | grep x > out.txt"}', '--data-dir', dataDir]);
+    expect(shell.status).toBe(0);
+    // The module set it may load: SQLite (with its binding loader), the shell parser and zod, nothing else from npm.
+    expect(packagesIn(shell.lines)).toEqual(['better-sqlite3', 'bindings', 'file-uri-to-path', 'mvdan-sh', 'zod']);
+    expect(buildFiles(shell.lines).filter((f) => RUNTIME_CHUNKS.test(f))).toEqual([]);
+    // Control: explaining a tool of another family takes the full path, and the recorder sees it.
+    const other = loaded([BIN, 'policy', 'explain', '--tool', 'read_file', '--args', '{"path":"a.txt"}', '--data-dir', dataDir]);
+    expect(other.status).toBe(0);
+    expect(buildFiles(other.lines).some((f) => RUNTIME_CHUNKS.test(f))).toBe(true);
+    expect(buildFiles(shell.lines).length).toBeLessThan(buildFiles(other.lines).length);
+  });
+
+  it('`deskhand fire` of a due reminder loads the store, the OS scheduler and the notifier: no family, no runtime, no agent', async () => {
+    requireBuild();
+    const dataDir = tempDir('deskhand-imports-data-');
+    const store = new Store(dataDir);
+    const schedules = new ScheduleService({ store, dataDir, os: null, command: (id) => fireCommand(id, dataDir) });
+    const { row } = await schedules.addReminder({ text: 'IMPORTS-1 stretch', when: '1h', conversationId: null });
+    schedules.rows.update(row.id, { next_at: Date.now() });
+    store.close();
+    // No notification server is asked (DESKHAND_NOTIFY=off: the fire records that it could not show one).
+    const fire = loaded([BIN, 'fire', row.id, '--data-dir', dataDir], { DESKHAND_NOTIFY: 'off' });
+    const [f] = rawAll<{ status: string; via: string }>(dataDir, 'SELECT status, via FROM schedule_fires WHERE schedule_id = ?', row.id);
+    expect(f).toEqual({ status: 'failed', via: 'os' });
+    expect(fire.status).toBe(1);
+    expect(buildFiles(fire.lines).filter((l) => RUNTIME_CHUNKS.test(l))).toEqual([]);
+    expect(agentOnlyIn(fire.lines)).toEqual([]);
+    const allowed = new Set(['better-sqlite3', 'bindings', 'file-uri-to-path', 'zod', 'croner', 'dbus-next', '@nornagon/put', 'jsbi', 'long', 'safe-buffer', 'sax', 'xml2js', 'xmlbuilder']);
+    expect(packagesIn(fire.lines).filter((p) => !allowed.has(p))).toEqual([]);
   });
 
   it('the recorder sees what a command that runs the agent loads (control: `deskhand run` imports the AI SDK)', () => {

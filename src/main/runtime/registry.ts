@@ -87,7 +87,8 @@ const NAME_RE = new RegExp(`^[A-Za-z][A-Za-z0-9_-]{0,${TOOL_NAME_MAX - 1}}$`);
 
 interface Entry {
   tool: ToolDefinition;
-  schema: Record<string, unknown>;
+  /** The model's JSON schema, computed on first use (a command that only judges one call never builds the others'). */
+  readonly schema: Record<string, unknown>;
   parser: z.ZodType;
   family: string;
 }
@@ -123,7 +124,7 @@ export class ToolRegistry {
     }
     for (const tool of tools) {
       const family = opts.family ?? (tool.kind === 'mcp' ? 'mcp' : tool.kind === 'custom' ? 'custom' : 'core');
-      const entry: Entry = { tool, ...schemaOf(tool), family };
+      const entry = entryOf(tool, family);
       for (const name of [tool.name, ...(tool.aliases ?? [])]) this.callable.set(name, entry);
       if (tool.pair) this.hidden.set(tool.pair.executeName, entry);
     }
@@ -433,11 +434,21 @@ function checkKind(tool: ToolDefinition): void {
 
 /**
  * The tool's JSON schema as the model gets it, and its parser. The top-level `$schema` is dropped from what is sent:
- * providers ignore it, and across ~90 tools it is ~4 KB (~1k tokens) of every request.
+ * providers ignore it, and across ~90 tools it is ~4 KB (~1k tokens) of every request. A tool given as JSON schema
+ * (MCP, custom) is converted at once, so a schema zod cannot read fails when the tool is added; a zod tool's JSON
+ * schema is built on first use and kept (converting every family's schemas cost ~100 ms of each CLI start).
  */
-function schemaOf(tool: ToolDefinition): { schema: Record<string, unknown>; parser: z.ZodType } {
-  if (tool.inputSchema) return { schema: modelSchema(tool.inputSchema), parser: z.fromJSONSchema(tool.inputSchema as never) };
-  return { schema: modelSchema(z.toJSONSchema(tool.params, { target: 'draft-7', io: 'input' }) as Record<string, unknown>), parser: tool.params };
+function entryOf(tool: ToolDefinition, family: string): Entry {
+  if (tool.inputSchema) return { tool, schema: modelSchema(tool.inputSchema), parser: z.fromJSONSchema(tool.inputSchema as never), family };
+  const schema = lazy(() => modelSchema(z.toJSONSchema(tool.params, { target: 'draft-7', io: 'input' }) as Record<string, unknown>));
+  return {
+    tool,
+    get schema() {
+      return schema();
+    },
+    parser: tool.params,
+    family,
+  };
 }
 
 /**

@@ -28,7 +28,13 @@ import type { AppRuntime } from '../assembly/open-runtime';
 export const EARLY_WAIT_MS = 150_000;
 
 export interface FireDeps {
-  runtime: AppRuntime;
+  /**
+   * The runtime a trigger's run is driven on: the one the host holds, or a function that opens it on the first fire
+   * that must start a run (`deskhand fire`: a reminder rings with the store and the notifier alone).
+   */
+  runtime: AppRuntime | (() => Promise<AppRuntime>);
+  /** What a notification and the fire's record are redacted with (default: the runtime's redactor; needed when the runtime is opened lazily). */
+  redactor?: { redact(text: string): string };
   schedules: ScheduleService;
   notifier: Notifier;
   /** The provider a woken run uses: from the conversation's last run, keys from the keyring or environment. */
@@ -61,6 +67,15 @@ const sleepFor = (ms: number, signal?: AbortSignal) =>
     const t = setTimeout(done, ms);
     signal?.addEventListener('abort', () => (clearTimeout(t), done()), { once: true });
   });
+
+/** The runtime of a fire that starts a run (opened now when the host gave a function). */
+const runtimeOf = (deps: FireDeps): Promise<AppRuntime> => (typeof deps.runtime === 'function' ? deps.runtime() : Promise.resolve(deps.runtime));
+
+function redactorOf(deps: FireDeps): { redact(text: string): string } {
+  if (deps.redactor) return deps.redactor;
+  if (typeof deps.runtime !== 'function') return deps.runtime.redactor;
+  throw new Error('FireDeps: a runtime opened on demand needs a redactor of its own');
+}
 
 /** Claims and runs the due fire of `scheduleId`. `force`: run now, whatever its next time (the tray's "Run now"). */
 export async function fireSchedule(scheduleId: string, deps: FireDeps, opts: { force?: boolean } = {}): Promise<FireOutcome> {
@@ -135,7 +150,8 @@ async function notifySafely(deps: FireDeps, spec: NotificationSpec): Promise<str
 /** Runs a claimed fire and records how it ended. */
 export async function executeFire(fire: FireRow, row: ScheduleRow, deps: FireDeps): Promise<FireOutcome> {
   const rows = deps.schedules.rows;
-  const redact = (s: string) => deps.runtime.redactor.redact(s);
+  const redactor = redactorOf(deps);
+  const redact = (s: string) => redactor.redact(s);
   const end = (status: FireStatus, detail: string, runId?: string): FireOutcome => {
     rows.setFire(fire.id, { status, detail, finished_at: Date.now(), ...(runId ? { run_id: runId } : {}) });
     return { status, scheduleId: row.id, fireId: fire.id, ...(runId ? { runId } : {}), detail };
@@ -157,12 +173,13 @@ export async function executeFire(fire: FireRow, row: ScheduleRow, deps: FireDep
     });
     return end(how.startsWith('notified') ? 'notified' : 'failed', how);
   }
-  const runtime = deps.runtime;
   const convId = row.conversation_id;
-  const conv = convId ? runtime.store.getConversation(convId) : undefined;
-  if (!convId || !conv) return end('failed', `The conversation of ${row.id} no longer exists.`);
   let runId: string | undefined;
   try {
+    // Only a trigger needs the runtime (opened here when the host gave it lazily, as `deskhand fire` does).
+    const runtime = await runtimeOf(deps);
+    const conv = convId ? runtime.store.getConversation(convId) : undefined;
+    if (!convId || !conv) return end('failed', `The conversation of ${row.id} no longer exists.`);
     const provider = await deps.provider(runtime.store.latestRunForConversation(convId));
     const outcome = await runtime.wake(convId, fireMessage(row, fire), {
       provider,

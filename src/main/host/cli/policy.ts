@@ -1,14 +1,15 @@
 /**
  * `deskhand policy explain`: how the approval engine would judge one call, without running it and without building
- * the runtime: the services and every family's tool definitions (host-services.ts), the store's rules and grants,
- * and the engine (runtime/explain.ts). No model provider loads, no browser, no MCP server unless the tool is one.
+ * the runtime: the store's rules and grants, the engine (runtime/explain.ts) and the tool's definition. A shell call
+ * needs only the shell family (assembly/explain-host.ts); any other tool loads the services and every family's
+ * definitions (host-services.ts). No model provider loads, no browser, no MCP server unless the tool is one.
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { explainCall } from '../../runtime/explain';
 import { resolveDataDir } from '../assembly/data-dir';
-import { assembleHostServices } from '../assembly/host-services';
+import { shellExplainHost, type ExplainHost } from '../assembly/explain-host';
 import { EXIT, UsageError, parsePolicy, parseSandbox, print } from './flags';
 
 export async function policyCommand(args: string[]): Promise<number> {
@@ -38,38 +39,53 @@ export async function policyCommand(args: string[]): Promise<number> {
     }
   }
   const dataDir = resolveDataDir(values['data-dir']);
-  const host = assembleHostServices({ dataDir });
+  const cwd = resolve(values.cwd ?? process.cwd());
+  const host = (await shellExplainHost(dataDir, values.tool)) ?? (await fullExplainHost(dataDir, values.tool, cwd));
   try {
-    const cwd = resolve(values.cwd ?? process.cwd());
-    // An MCP tool is known only once its server has connected; no other explanation starts a server.
-    if (values.tool.startsWith('mcp__')) {
-      await host.mcp.startConfigured();
-      await host.mcp.startProject(cwd);
-    }
     const sandbox = parseSandbox(values.sandbox);
-    const result = await explainCall(
-      { registry: host.registry, store: host.store, dataDir, runLaterPaths: () => host.mcp.runLaterPaths(), grants: host.computer.grants, scopeOf: (id) => host.tower.scopeOf(id) },
-      {
-        tool: values.tool,
-        args: parsed,
-        policy: parsePolicy(values.policy) ?? 'read-only',
-        cwd,
-        ...(sandbox ? { sandbox } : {}),
-        tainted: !!values.tainted,
-        roots: (values.root ?? []).map((r) => resolve(r)),
-        ...(values.conversation ? { conversationId: values.conversation } : {}),
-      },
-    );
+    const result = await explainCall(host.deps, {
+      tool: values.tool,
+      args: parsed,
+      policy: parsePolicy(values.policy) ?? 'read-only',
+      cwd,
+      ...(sandbox ? { sandbox } : {}),
+      tainted: !!values.tainted,
+      roots: (values.root ?? []).map((r) => resolve(r)),
+      ...(values.conversation ? { conversationId: values.conversation } : {}),
+    });
     print(result);
     return EXIT.finished;
   } catch (err) {
     if (DeskhandError.isInstance(err) && (err.code === 'unknown_tool' || err.code === 'invalid_args')) throw new UsageError(err.message);
     throw err;
   } finally {
+    await host.close();
+  }
+}
+
+/** Every service and family's definitions (host-services.ts): what judging a tool outside the shell family reads. */
+async function fullExplainHost(dataDir: string, tool: string, cwd: string): Promise<ExplainHost> {
+  const { assembleHostServices } = await import('../assembly/host-services');
+  const host = assembleHostServices({ dataDir });
+  const close = async () => {
     try {
       await Promise.allSettled([host.tasks.shutdown(), host.browser?.shutdown()]);
     } finally {
       host.store.close();
     }
+  };
+  try {
+    // An MCP tool is known only once its server has connected; no other explanation starts a server.
+    if (tool.startsWith('mcp__')) {
+      await host.mcp.startConfigured();
+      await host.mcp.startProject(cwd);
+    }
+  } catch (err) {
+    await close();
+    throw err;
   }
+  return {
+    deps: { registry: host.registry, store: host.store, dataDir, runLaterPaths: () => host.mcp.runLaterPaths(), grants: host.computer.grants, scopeOf: (id) => host.tower.scopeOf(id) },
+    close,
+  };
 }

@@ -6,12 +6,19 @@ import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { createNotifier } from '../../services/notify/create';
 import type { Notifier } from '../../services/notify';
 import { displayTime } from '../../services/scheduler';
+import { ScheduleService } from '../../services/scheduler/schedules';
+import { fireCommand, platformScheduler } from '../../services/scheduler/os-schedulers';
+import { Store } from '../../services/store/store';
+import { SecretRedactor } from '../../runtime/redaction';
 import { fireProvider } from '../assembly/provider-choice';
-import { openRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
+import { resolveDataDir } from '../assembly/data-dir';
+import type { AppRuntime } from '../assembly/open-runtime';
 import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from '../background/schedule-fire';
 import { parseSubcommand, usage } from './common';
 
 export { fireProvider } from '../assembly/provider-choice';
+
+const openRuntime = async (...args: Parameters<typeof import('../assembly/open-runtime').openRuntime>) => (await import('../assembly/open-runtime')).openRuntime(...args);
 
 function fireDeps(runtime: AppRuntime, notifier: Notifier, via: string, json: boolean): FireDeps {
   return {
@@ -36,21 +43,45 @@ async function close(runtime: AppRuntime, notifier: Notifier): Promise<void> {
   await runtime.close();
 }
 
+/**
+ * What an OS job runs. A reminder rings with the store, the OS scheduler and the notifier alone; the runtime (every
+ * family, MCP servers, recovery of crashed runs) is opened only when the fire must start a run: a trigger's prompt,
+ * or a crashed fire's open claim taken over (`recoverClaims`).
+ */
 export async function fireCommandMain(args: string[]): Promise<number> {
   const { values, positionals } = parseSubcommand(args, {});
   const id = positionals[0];
   if (!id) throw usage('fire needs a schedule ID (the OS job passes it; see `deskhand schedule list`).');
-  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']) });
+  const dataDir = resolveDataDir(values['data-dir']);
+  const store = new Store(dataDir);
+  // The runtime's own redactor when it is opened (one redactor for the store, the notification and the run).
+  const redactor = new SecretRedactor();
+  store.setRedactor((text) => redactor.redact(text));
+  const schedules = new ScheduleService({ store, dataDir, os: platformScheduler(dataDir), command: (sid) => fireCommand(sid, dataDir) });
+  const opened: { runtime?: Promise<AppRuntime> } = {};
   const notifier = createNotifier();
+  const json = !!values.json;
   try {
-    const deps = fireDeps(runtime, notifier, 'os', !!values.json);
+    const deps: FireDeps = {
+      runtime: () => (opened.runtime ??= openRuntime({ dataDir, store, redactor })),
+      redactor,
+      schedules,
+      notifier,
+      provider: (run) => fireProvider(run),
+      via: 'os',
+      ...(json ? { onEvent: (e) => process.stdout.write(`${JSON.stringify(e)}\n`) } : {}),
+    };
     // Whatever a crashed fire left claimed is finished first (once), then this job's own fire.
-    for (const o of await recoverClaims(deps)) report(o, !!values.json);
+    for (const o of await recoverClaims(deps)) report(o, json);
     const outcome = await fireSchedule(id, deps);
-    report(outcome, !!values.json);
+    report(outcome, json);
     return exitFor(outcome);
   } finally {
-    await close(runtime, notifier);
+    await notifier.close().catch(() => undefined);
+    // The runtime closes the store it was given.
+    const runtime = opened.runtime ? await opened.runtime.catch(() => null) : null;
+    if (runtime) await runtime.close();
+    else if (store.isOpen) store.close();
   }
 }
 
@@ -59,7 +90,7 @@ export async function scheduleCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseSubcommand(rest, { 'dry-run': { type: 'boolean' } });
   const json = !!values.json;
   // Only `schedule run` continues a conversation (and may call MCP tools); list, cancel and doctor start no server.
-  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), mcpStart: 'on-demand' });
+  const runtime = await openRuntime({ dataDir: resolveDataDir(values['data-dir']), mcpStart: 'on-demand' });
   const schedules = runtime.schedules;
   const notifier = createNotifier();
   try {

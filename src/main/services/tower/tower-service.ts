@@ -87,11 +87,7 @@ export class TowerService {
 
   /** The mission scope a conversation's edits are held to (a worker's), or null. */
   scopeOf(conversationId: string): { root: string; globs: string[]; mission: string } | null {
-    const agent = this.rows.agentByConversation(conversationId);
-    if (!agent || agent.role !== 'worker') return null;
-    const m = this.rows.mission(agent.session_id, agent.mission_id);
-    if (!m?.worktree) return null;
-    return { root: m.worktree, globs: JSON.parse(m.scope) as string[], mission: m.id };
+    return missionScopeOf(this.rows, conversationId);
   }
 
   // ── Coordinator tools ─────────────────────────────────────────────────────────────────────────────────────────
@@ -474,4 +470,16 @@ export function missionText(m: MissionRow): string {
   const tasks = (JSON.parse(m.tasks) as { text: string; done: boolean }[]).map((t, i) => `  ${i + 1}. [${t.done ? 'x' : ' '}] ${t.text}`);
   const notes = (JSON.parse(m.notes) as { kind: string; text: string }[]).map((n) => `  ${n.kind}: ${n.text}`);
   return `${missionLine(m)}\ntasks:\n${tasks.join('\n')}${(JSON.parse(m.depends) as string[]).length ? `\nafter: ${(JSON.parse(m.depends) as string[]).join(', ')}` : ''}${notes.length ? `\nnotes:\n${notes.join('\n')}` : ''}`;
+}
+
+/**
+ * The mission scope a conversation's edits are held to (a worker's), or null: TowerService.scopeOf, and what
+ * `policy explain` reads without building the service (host/assembly/explain-host.ts).
+ */
+export function missionScopeOf(rows: Pick<ReturnType<typeof towerModule.queries>, 'agentByConversation' | 'mission'>, conversationId: string): { root: string; globs: string[]; mission: string } | null {
+  const agent = rows.agentByConversation(conversationId);
+  if (!agent || agent.role !== 'worker') return null;
+  const m = rows.mission(agent.session_id, agent.mission_id);
+  if (!m?.worktree) return null;
+  return { root: m.worktree, globs: JSON.parse(m.scope) as string[], mission: m.id };
 }

@@ -1,0 +1,60 @@
+/**
+ * The short path of `deskhand policy explain` (issue 30): a call of a shell-family tool (execute_command, wait_for,
+ * cancel_wait_for) is judged on the store, the shell family and the approval engine alone, without every family's
+ * definitions and services (host-services.ts), which explaining any other tool still assembles. The answer is the
+ * same on both paths: the deps below are the ones assembleHostServices gives explainCall for such a call (the shell
+ * family over the same kind of background tasks and the OS sandbox, the store's app grants, Tower's mission scope,
+ * and no run-later paths, which only a started project MCP server adds). test/cli/policy-explain-paths.test.ts
+ * compares the two paths call for call; test/cli/cli-import-cost.test.ts holds what this path loads.
+ */
+import type { ExplainDeps } from '../../runtime/explain';
+import { ToolRegistry } from '../../runtime/registry';
+import { SecretRedactor } from '../../runtime/redaction';
+import { Store } from '../../services/store/store';
+import { appGrantsModule } from '../../services/store/modules/app-grants';
+import { towerModule } from '../../services/store/modules/tower';
+import { StoreGrantBook } from '../../services/computer/grant-book';
+import { missionScopeOf } from '../../services/tower/tower-service';
+import { BackgroundTasks } from '../../services/tasks/background-tasks';
+import { osSandbox } from '../../services/sandbox';
+import { createShellFamily } from '../../tools/shell';
+
+export interface ExplainHost {
+  deps: ExplainDeps;
+  close(): Promise<void>;
+}
+
+/** The explain deps of a shell-family call, or null when `tool` is not one of that family's names (aliases included). */
+export async function shellExplainHost(dataDir: string, tool: string): Promise<ExplainHost | null> {
+  const store = new Store(dataDir);
+  const redactor = new SecretRedactor();
+  store.setRedactor((text) => redactor.redact(text));
+  // Explaining starts no task and prunes no log (a host's recovery does), so the retention setting is not read here.
+  const tasks = new BackgroundTasks({ store, dataDir, redactor });
+  const close = async () => {
+    try {
+      await tasks.shutdown();
+    } finally {
+      store.close();
+    }
+  };
+  const { tools } = createShellFamily({ tasks, sandbox: osSandbox, dataDir });
+  if (!tools.some((t) => t.name === tool || (t.aliases ?? []).includes(tool))) {
+    await close();
+    return null;
+  }
+  const registry = new ToolRegistry();
+  registry.add(tools, { family: 'shell' });
+  const tower = store.module(towerModule);
+  return {
+    deps: {
+      registry,
+      store,
+      dataDir,
+      runLaterPaths: () => [],
+      grants: new StoreGrantBook(store.module(appGrantsModule)),
+      scopeOf: (id) => missionScopeOf(tower, id),
+    },
+    close,
+  };
+}
