@@ -1,5 +1,6 @@
 // Lint with the layer rules of ARCHITECTURE.md: each folder may import only what its layer allows.
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 // Bare Node builtins are matched by exact name (a gitignore-style pattern "events" would also match ./events).
 const NODE_BUILTINS = ['fs', 'fs/promises', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'url', 'util', 'stream', 'events', 'worker_threads'];
@@ -117,6 +118,13 @@ export default tseslint.config(
   {
     files: ['src/renderer/**'],
     rules: restrict(['node:*', 'electron', '**/main/**', '**/preload/**'], 'The renderer imports src/shared and itself only.', NODE_BUILTINS),
+  },
+  {
+    // Hooks in the same order on every render: a hook after an early return crashes the component when the branch flips
+    // (the sidebar's rename field did, issue 34's merge).
+    files: ['src/renderer/**/*.tsx', 'src/renderer/**/*.ts'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error' },
   },
   {
     files: ['src/preload/**'],

@@ -48,17 +48,16 @@ function bigPage(): string {
 
 async function compositionOpen(result: BenchResult): Promise<void> {
   const titles = { big: 'Big composition', small: 'Small composition' };
-  const seed = (store: Store, work: string) => store.createConversation({ id: `conv_${randomUUID()}`, title: 'Compositions', folder: work, policy: 'read-only' }).id;
-  let convId = '';
-  const ui = await openUiHost({
-    seed: (store, work) => void (convId = seed(store, work)),
-    provider: { provider: 'openai-compatible', model: 'bench', baseURL: 'http://127.0.0.1:9/v1', apiKey: null },
-  });
-  try {
-    const comps = new CompositionFiles(ui.store, ui.dataDir);
-    const html = bigPage();
+  const html = bigPage();
+  // Made before the page opens: a new tab opens the last conversation (this one), so its panel lists them at once.
+  const seed = (store: Store, work: string, dataDir: string): void => {
+    const convId = store.createConversation({ id: `conv_${randomUUID()}`, title: 'Compositions', folder: work, policy: 'read-only' }).id;
+    const comps = new CompositionFiles(store, dataDir);
     comps.create({ conversationId: convId, title: titles.big, kind: 'html', bytes: Buffer.from(html) });
     comps.create({ conversationId: convId, title: titles.small, kind: 'html', bytes: Buffer.from('<!doctype html><p>small</p>') });
+  };
+  const ui = await openUiHost({ seed, provider: { provider: 'openai-compatible', model: 'bench', baseURL: 'http://127.0.0.1:9/v1', apiKey: null } });
+  try {
     const page = ui.page;
     await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'Compositions', exact: true }).click();
     const open = async (title: string): Promise<number> => {

@@ -32,14 +32,14 @@ export interface UiHost {
   close(): Promise<void>;
 }
 
-export async function openUiHost(opts: { provider?: ProviderConfig; seed?: (store: Store, work: string) => void } = {}): Promise<UiHost> {
+export async function openUiHost(opts: { provider?: ProviderConfig; seed?: (store: Store, work: string, dataDir: string) => void } = {}): Promise<UiHost> {
   if (!existsSync(join(RENDERER, 'index.html'))) throw new Error('The renderer is not built: run `npm run build` first.');
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'deskhand-ui-bench-')));
   const dataDir = join(root, 'data');
   const work = join(root, 'work');
   mkdirSync(work, { recursive: true });
   const store = new Store(dataDir);
-  opts.seed?.(store, work);
+  opts.seed?.(store, work, dataDir);
   // No tools: these figures are about streaming and rendering, not about tool calls.
   const runtime = new AppRuntime({ store, dataDir, tools: [] }, new BackgroundTasks({ store, dataDir }));
   // The secret store is in memory: a benchmark has no keyring and needs none (the provider comes with its key).

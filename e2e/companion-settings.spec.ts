@@ -38,7 +38,7 @@ test('the companion model set in Settings answers analyze_media', async ({ deskh
   await deskhand.send('What colour is dot.png?');
   // A workspace file to a third party: high-risk egress, so the person approves it first, seeing what goes where;
   // nothing reached the companion before.
-  const approval = page.getByRole('region', { name: 'Ask about an image' });
+  const approval = page.getByRole('region', { name: 'Ask about a media file' });
   await expect(approval).toContainText('dot.png');
   await expect(approval).toContainText('vision-test');
   expect(deskhand.requests().some((r) => (r.body as { model?: string }).model === 'vision-test')).toBe(false);

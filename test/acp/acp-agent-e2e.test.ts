@@ -146,7 +146,10 @@ describe('deskhand acp with the SDK client', () => {
     });
     expect(acp.agentText()).toMatch(/"nothing here" has no command\. It is not connected\./);
     expect((await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'echo it' }] })).stopReason).toBe('end_turn');
-    expect(acp.permissions.map((p) => p.toolCall.rawInput)).toEqual([{ message: 'from the editor' }]);
+    // When the server did not connect, say why (the line the session got, the agent's stderr, what the model was told).
+    const why = `${acp.agentText()}\n--- stderr:\n${acp.stderr()}\n--- last tool result: ${lastToolMessage()}`;
+    expect(acp.agentText(), why).not.toMatch(/did not start|could not be connected/);
+    expect(acp.permissions.map((p) => p.toolCall.rawInput), why).toEqual([{ message: 'from the editor' }]);
     expect(JSON.stringify(world.server.requests.at(-1)!.body)).toContain('Echo: from the editor');
     expect(await acp.close()).toBe(0);
   }, calls(2));

@@ -76,7 +76,10 @@ function NewConversationDialog() {
   // The folder of the conversation used last, else the first workspace folder, else what main offers (home, or where
   // `deskhand web` was started unless that is Deskhand's own checkout).
   const lastFolder = useConversations((s) => lastUsedFolder(s.list));
-  const [folder, setFolder] = useState(lastFolder ?? workspaces[0] ?? host?.defaultFolder ?? '');
+  // What the person typed or picked wins; until then the suggestion follows what arrives (the host's answer may come
+  // after the dialog opened).
+  const [chosen, setFolder] = useState<string | null>(null);
+  const folder = chosen ?? lastFolder ?? workspaces[0] ?? host?.defaultFolder ?? '';
   const [title, setTitle] = useState('');
   const [policy, setPolicy] = useState<Policy>(defaultPolicy);
   const [error, setError] = useState<string | null>(null);

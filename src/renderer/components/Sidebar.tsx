@@ -67,6 +67,8 @@ function ConversationEntry({ conversation: c }: { conversation: ConversationSumm
     }
   }
 
+  // Disconnected: what main last said may be over; a run's state is unknown until the connection is back.
+  const offline = useUi((u) => u.connection !== 'open');
   if (renaming) {
     return (
       <li className="conv-entry renaming">
@@ -88,8 +90,6 @@ function ConversationEntry({ conversation: c }: { conversation: ConversationSumm
       </li>
     );
   }
-  // Disconnected: what main last said may be over; a run's state is unknown until the connection is back.
-  const offline = useUi((u) => u.connection !== 'open');
   const dot = c.activity === 'idle' ? null : offline ? 'state unknown while disconnected' : c.activity === 'waiting' ? 'waiting for approval' : 'running';
   return (
     <li className={`conv-entry ${selected ? 'selected' : ''}`}>

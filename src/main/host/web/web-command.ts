@@ -124,7 +124,6 @@ export async function webCommand(args: string[]): Promise<number> {
 /** How long a stopped `deskhand web` may take to close everything before it exits anyway (exit-deadline.ts). */
 const WEB_EXIT_DEADLINE_MS = 2000;
 
-/** out/renderer, found from wherever this module was bundled (out/main/…) or run from source (src/main/host/web). */
 /**
  * Where a new conversation starts when no conversation says better: the folder `deskhand web` was started in, unless
  * that is inside Deskhand's own checkout or install (someone who starts it from its clone did not mean to hand it
@@ -137,6 +136,7 @@ export function defaultWorkFolder(cwd: string, rendererDir: string): string {
   return inside ? homedir() : cwd;
 }
 
+/** out/renderer, found from wherever this module was bundled (out/main/…) or run from source (src/main/host/web). */
 export function findRendererDir(): string | null {
   const fromEnv = process.env.DESKHAND_RENDERER_DIR;
   if (fromEnv) return existsSync(join(fromEnv, 'index.html')) ? fromEnv : null;

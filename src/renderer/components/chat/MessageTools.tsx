@@ -55,7 +55,8 @@ function useChildTranscript(): boolean {
 
 export function UserTools({ item }: { item: UserItem }) {
   const running = useMessages((s) => s.activeRun?.status === 'running');
-  const stored = /^m\d+$/.test(item.id) && !useChildTranscript();
+  const childTranscript = useChildTranscript();
+  const stored = /^m\d+$/.test(item.id) && !childTranscript;
   return (
     <div className="msg-actions" role="group" aria-label="Message actions">
       <CopyButton text={item.text} label="Copy message" />
