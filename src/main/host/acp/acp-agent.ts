@@ -46,8 +46,6 @@ const OUTPUT_FLUSH_MS = 150;
 interface Session {
   id: string;
   cwd: string;
-  /** Runs of this conversation seen on this connection (the prompt's, and wake-ups Deskhand started after it). */
-  runs: Set<string>;
   /** Runs that ended, with how (a prompt whose run ended before sendMessage returned still finds its end). */
   ended: Map<string, Extract<RunEvent, { type: 'run.finished' }>>;
   prompt: { runId: string | null; settle: (end: Extract<RunEvent, { type: 'run.finished' }>) => void } | null;
@@ -60,8 +58,6 @@ interface Session {
   output: Map<string, { text: string; timer: NodeJS.Timeout | null }>;
   /** The diff each asked-about write showed, kept on its tool call when it completes (content replaces content). */
   diffs: Map<string, AcpToolContent[]>;
-  /** What each call is, for updates that carry only its id. */
-  calls: Map<string, { tool: string; args: unknown }>;
 }
 
 /** Connects the MCP servers an editor passes (the runtime's MCP manager, as `deskhand mcp add` servers connect). */
@@ -192,7 +188,7 @@ export class AcpAgent {
   private open(id: string, cwd: string): Session {
     const existing = this.sessions.get(id);
     if (existing) return existing;
-    const session: Session = { id, cwd, runs: new Set(), ended: new Map(), prompt: null, cancelled: false, asking: new Map(), told: new Set(), output: new Map(), calls: new Map(), diffs: new Map() };
+    const session: Session = { id, cwd, ended: new Map(), prompt: null, cancelled: false, asking: new Map(), told: new Set(), output: new Map(), diffs: new Map() };
     this.sessions.set(id, session);
     if (this.fs.read || this.fs.write) this.unlinks.push(this.opts.linkEditor(id, this.editorFiles(id)));
     return session;
@@ -221,7 +217,6 @@ export class AcpAgent {
   }
 
   private track(session: Session, runId: string): void {
-    session.runs.add(runId);
     this.runSession.set(runId, session.id);
   }
 
@@ -299,7 +294,6 @@ export class AcpAgent {
         if (event.delta) await this.update(session, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.delta } });
         return;
       case 'tool.call':
-        session.calls.set(event.callId, { tool: event.tool, args: event.args });
         await this.update(session, {
           sessionUpdate: 'tool_call',
           toolCallId: event.callId,

@@ -11,7 +11,7 @@ import { DeskhandError } from '../../../shared/errors';
 import { KeytarSecretStore } from '../../services/vault/secret-store';
 import { AppService } from '../app/app-service';
 import { stderrLogger } from '../assembly/logger';
-import { providerFromFlags } from '../assembly/provider-choice';
+import { HOST_FLAG_OPTIONS, hostProviderOverride } from '../assembly/provider-choice';
 import { openRuntime, resolveDataDir } from '../assembly/open-runtime';
 import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
 import { packageVersion } from '../assembly/package-version';
@@ -33,11 +33,7 @@ export async function acpCommand(args: string[]): Promise<number> {
     args,
     allowPositionals: true,
     options: {
-      provider: { type: 'string' },
-      'base-url': { type: 'string' },
-      model: { type: 'string' },
-      'data-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      ...HOST_FLAG_OPTIONS,
     },
   });
   if (values.help) {
@@ -45,7 +41,7 @@ export async function acpCommand(args: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length) throw new DeskhandError('usage', `acp takes no arguments (got "${positionals.join(' ')}").`);
-  const override = values.provider !== undefined || values['base-url'] !== undefined || values.model !== undefined ? providerFromFlags(values) : null;
+  const override = hostProviderOverride(values);
 
   // stdout is the protocol's channel: whatever else would print there (a library's stray line) goes to stderr.
   const out = process.stdout.write.bind(process.stdout);

@@ -61,3 +61,17 @@ export async function fireProvider(run: { provider: string; model: string; base_
   if (keyEnv && !apiKey) throw new DeskhandError('provider_auth', `No API key for ${name}: save one in Settings (it goes to the OS keyring, where a scheduled run finds it).`);
   return { provider: name, model: run?.model ?? DEFAULT_MODELS[name], baseURL: run?.base_url ?? null, apiKey };
 }
+
+/** The flags every long-running host takes (`deskhand web`, `deskhand acp`): the provider override and the data dir. */
+export const HOST_FLAG_OPTIONS = {
+  provider: { type: 'string' },
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
+  'data-dir': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The provider a host was started with (its flags win over Settings), or null when no provider flag was given. */
+export function hostProviderOverride(values: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined }): ProviderConfig | null {
+  return values.provider !== undefined || values['base-url'] !== undefined || values.model !== undefined ? providerFromFlags(values) : null;
+}

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
 import { KeytarSecretStore } from '../../services/vault/secret-store';
 import { AppService } from '../app/app-service';
-import { fireProvider, providerFromFlags } from '../assembly/provider-choice';
+import { fireProvider, HOST_FLAG_OPTIONS, hostProviderOverride } from '../assembly/provider-choice';
 import { plannedWebAddress, writeWebAddress } from './web-address';
 import { openRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
 import { createNotifier } from '../../services/notify/create';
@@ -42,14 +42,10 @@ export async function webCommand(args: string[]): Promise<number> {
     args,
     allowPositionals: true,
     options: {
-      provider: { type: 'string' },
-      'base-url': { type: 'string' },
-      model: { type: 'string' },
-      'data-dir': { type: 'string' },
+      ...HOST_FLAG_OPTIONS,
       json: { type: 'boolean' },
       port: { type: 'string' },
       'new-address': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
@@ -61,7 +57,7 @@ export async function webCommand(args: string[]): Promise<number> {
   if (explicitPort !== undefined && (!Number.isInteger(explicitPort) || explicitPort < 0 || explicitPort > 65535)) {
     throw new DeskhandError('usage', `--port must be a port number (got "${values.port}").`);
   }
-  const override = values.provider !== undefined || values['base-url'] !== undefined || values.model !== undefined ? providerFromFlags(values) : null;
+  const override = hostProviderOverride(values);
   const rendererDir = findRendererDir();
   if (!rendererDir) throw new DeskhandError('usage', 'The renderer is not built: run `npm run build` first.');
 
