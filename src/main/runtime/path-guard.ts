@@ -540,6 +540,25 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 export type FileHandle = Awaited<ReturnType<typeof open>>;
 
 /**
+ * A regular file the path guard checked, opened for a tool that reads it whole or hands it on (read_pdf, the media
+ * tools): openVerified, with failures in words that name the path as the model gave it (`shown`).
+ */
+export async function openCheckedFile(abs: string, expected: string | null | undefined, shown: string): Promise<{ fh: FileHandle; stat: Stats }> {
+  let opened: Awaited<ReturnType<typeof openVerified>>;
+  try {
+    opened = await openVerified(abs, expected);
+  } catch (err) {
+    if (err instanceof ToolError) throw err;
+    throw new ToolError(`${shown} could not be opened: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`);
+  }
+  if (!opened.stat.isFile()) {
+    await opened.fh.close().catch(() => undefined);
+    throw new ToolError(`${shown} is not a file.`);
+  }
+  return { fh: opened.fh, stat: opened.stat };
+}
+
+/**
  * Opens `abs` for reading so the check cannot be raced: resolve, refuse when it no longer lands where the approval
  * engine checked (`expected`), open the resolved path without following a final link, then confirm that the path
  * still resolves to the same place and that the opened file (dev, ino) is the file there now. A path swapped at any

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
-import { openVerified } from '../../runtime/path-guard';
+import { openCheckedFile } from '../../runtime/path-guard';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import { DestinationRefused, type HttpService } from '../../services/http/index';
@@ -46,16 +46,8 @@ async function load(args: { path?: string | undefined; url?: string | undefined 
   if (args.path !== undefined) {
     const abs = resolvePath(args.path, ctx.state.cwd);
     const check = ctx.checkedPaths?.get(abs);
-    let fh;
+    const { fh, stat: st } = await openCheckedFile(abs, check?.resolved, args.path);
     try {
-      fh = (await openVerified(abs, check?.resolved)).fh;
-    } catch (err) {
-      if (err instanceof ToolError) throw err;
-      throw new ToolError(`${args.path} could not be opened: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`);
-    }
-    try {
-      const st = await fh.stat();
-      if (!st.isFile()) throw new ToolError(`${args.path} is not a file.`);
       if (st.size > PDF_LIMITS.maxBytes) throw new ToolError(`${args.path} is ${st.size} bytes; read_pdf opens PDFs up to ${PDF_LIMITS.maxBytes} bytes.`);
       const bytes = await readFile(fh);
       return { bytes, untrusted: check?.untrusted ? args.path : null, shown: args.path };

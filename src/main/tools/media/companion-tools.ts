@@ -10,7 +10,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
-import { openVerified } from '../../runtime/path-guard';
+import { openCheckedFile } from '../../runtime/path-guard';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool, type Proposal, type ToolContext } from '../../runtime/tool';
 import {
@@ -87,15 +87,9 @@ const asToolError = (err: unknown): never => {
 /** The file the path guard checked, opened; `use` gets its handle (ffmpeg reads the open file). */
 async function withChecked<T>(path: string, ctx: ToolContext, use: (fh: import('node:fs/promises').FileHandle) => Promise<T>): Promise<T> {
   const abs = resolvePath(path, ctx.state.cwd);
-  let fh;
+  const { fh, stat } = await openCheckedFile(abs, ctx.checkedPaths?.get(abs)?.resolved, path);
   try {
-    fh = (await openVerified(abs, ctx.checkedPaths?.get(abs)?.resolved)).fh;
-  } catch (err) {
-    if (err instanceof ToolError) throw err;
-    throw new ToolError(`${path} could not be opened: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`);
-  }
-  try {
-    if ((await fh.stat()).size > MEDIA_MAX_BYTES) throw new ToolError(`${path} is larger than ${MEDIA_MAX_BYTES} bytes (100 MB).`);
+    if (stat.size > MEDIA_MAX_BYTES) throw new ToolError(`${path} is larger than ${MEDIA_MAX_BYTES} bytes (100 MB).`);
     return await use(fh);
   } finally {
     await fh.close();

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
 import { imageMarker } from '../../../shared/media-marker';
-import { openVerified } from '../../runtime/path-guard';
+import { openCheckedFile } from '../../runtime/path-guard';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import {
@@ -79,16 +79,8 @@ export const createReadMediaFile = (media: MediaService, av: AvTools | null) =>
       const abs = resolvePath(args.path, ctx.state.cwd);
       const check = ctx.checkedPaths?.get(abs);
       const untrusted = (output: string) => (check?.untrusted ? { output, untrustedSource: args.path } : { output });
-      let fh;
+      const { fh, stat: st } = await openCheckedFile(abs, check?.resolved, args.path);
       try {
-        fh = (await openVerified(abs, check?.resolved)).fh;
-      } catch (err) {
-        if (err instanceof ToolError) throw err;
-        throw new ToolError(`${args.path} could not be opened: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`);
-      }
-      try {
-        const st = await fh.stat();
-        if (!st.isFile()) throw new ToolError(`${args.path} is not a file.`);
         if (st.size > MEDIA_MAX_BYTES) throw new ToolError(`${args.path} is ${st.size} bytes; read_media_file opens files up to ${MEDIA_MAX_BYTES} bytes (100 MB). Make a smaller copy (a shorter clip, a scaled image) and read that.`);
         const head = Buffer.alloc(64);
         const { bytesRead } = await fh.read(head, 0, 64, 0);
