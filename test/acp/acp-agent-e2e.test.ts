@@ -4,18 +4,20 @@
  * effect: the file's bytes, the scripted model server's next request, the rule and the call's record in the store,
  * the process ending when the editor goes away.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentFactory } from 'acp-factory';
 import { BIN, cliEnv, useCliWorld } from '../support/cli';
 import { reply } from '../support/model-server';
 import { rawAll } from '../support/raw-db';
+import { tempDir } from '../support/tool-context';
 import { until } from '../support/tasks';
 import { acpArgs, startAcp, updatesOf } from '../support/acp';
-import { EVERYTHING } from '../extensions/helpers';
+
 
 const world = useCliWorld('acp');
+const PROBE = resolve(__dirname, '../support/probe-mcp-server.mjs');
 // A budget per CLI process started (a loaded 2-core machine takes seconds each), not a timing assertion.
 const calls = (n: number): number => n * 25_000;
 
@@ -134,23 +136,31 @@ describe('deskhand acp with the SDK client', () => {
     expect(await acp.close()).toBe(0);
   }, calls(2));
 
-  it('connects the MCP servers the editor passes like configured ones: their tools reach the model and every call asks', async () => {
-    world.server.enqueue(reply().tool('mcp__everything__echo', { message: 'from the editor' }), reply().text('Echoed.'));
+  it('connects the MCP servers the editor passes: their tools reach the model, every call asks, and a stdio server runs in the sandbox', async () => {
+    copyFileSync(PROBE, join(world.work, 'editor-probe.mjs'));
+    const outside = join(tempDir('deskhand-acp-outside-'), 'planted.txt');
+    const report = join(world.work, 'report.json');
+    world.server.enqueue(reply().tool('mcp__probe__probe', { report, outside }), reply().text('Probed.'));
     const acp = await startAcp(world, { onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }) });
     const { sessionId } = await acp.agent.request('session/new', {
       cwd: world.work,
       mcpServers: [
-        { name: 'everything', command: EVERYTHING, args: [], env: [{ name: 'GREETING', value: 'hi' }] },
+        { name: 'probe', command: process.execPath, args: [join(world.work, 'editor-probe.mjs')], env: [{ name: 'GREETING', value: 'hi' }] },
         { name: 'nothing here', command: '', args: [], env: [] },
       ],
     });
     expect(acp.agentText()).toMatch(/"nothing here" has no command\. It is not connected\./);
-    expect((await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'echo it' }] })).stopReason).toBe('end_turn');
+    expect((await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'probe it' }] })).stopReason).toBe('end_turn');
     // When the server did not connect, say why (the line the session got, the agent's stderr, what the model was told).
     const why = `${acp.agentText()}\n--- stderr:\n${acp.stderr()}\n--- last tool result: ${lastToolMessage()}`;
     expect(acp.agentText(), why).not.toMatch(/did not start|could not be connected/);
-    expect(acp.permissions.map((p) => p.toolCall.rawInput), why).toEqual([{ message: 'from the editor' }]);
-    expect(JSON.stringify(world.server.requests.at(-1)!.body)).toContain('Echo: from the editor');
+    expect(acp.permissions.map((p) => p.toolCall.rawInput), why).toEqual([{ report, outside }]);
+    // The server's answer reached the model; it ran inside the sandbox and could not write outside the workspace.
+    expect(lastToolMessage()).toContain('pid1=ok: bwrap');
+    const found = JSON.parse(readFileSync(report, 'utf8')) as { pid1: string; env: Record<string, string> };
+    expect(found.pid1).toBe('ok: bwrap');
+    expect(found.env.GREETING).toBe('hi');
+    expect(existsSync(outside)).toBe(false);
     expect(await acp.close()).toBe(0);
   }, calls(2));
 

@@ -1,7 +1,7 @@
 /** The contract ↔ ACP mapping on its own (host/acp/acp-mapping.ts): tables for each direction. */
 import { describe, expect, it } from 'vitest';
 import { unifiedDiff } from '../../src/main/tools/files/diff-preview';
-import { decisionOf, denialReason, diffsOf, permissionOptions, planOf, promptText, stopReasonOf, textContent, toolKind, toolLocations, ACP_OUTPUT_CHARS } from '../../src/main/host/acp/acp-mapping';
+import { decisionOf, denialReason, diffsOf, mcpConfigOf, permissionOptions, planOf, promptText, stopReasonOf, textContent, toolKind, toolLocations, ACP_OUTPUT_CHARS } from '../../src/main/host/acp/acp-mapping';
 import { inputLine } from '../../src/main/host/acp/acp-agent';
 
 describe('permission options and answers', () => {
@@ -129,5 +129,20 @@ describe('the prompt as a message', () => {
     expect(inputLine({ approvalId: 'apr_1', kind: 'question', description: 'Which port?', title: 'Ask' })).toMatch(/a question .*runs answer apr_1 --value JSON.*runs deny apr_1/s);
     expect(inputLine({ approvalId: 'apr_2', kind: 'secret', description: 'the token', title: 'Secret' })).toMatch(/hidden field/);
     expect(inputLine({ approvalId: 'apr_3', kind: 'file_pick', description: 'a CSV', title: 'Pick' })).toMatch(/a file pick/);
+  });
+});
+
+describe('the editor\'s MCP servers as Deskhand configurations', () => {
+  it('a stdio server gets a tool-name-safe name, tier ask, the session folder, and a source (so it runs sandboxed)', () => {
+    const r = mcpConfigOf({ name: 'My Server!', command: 'node', args: ['s.js'], env: [{ name: 'A', value: '1' }, { name: 'bad name', value: 'x' }] }, 'the editor (Zed)', new Set(['My-Server']), '/w');
+    expect(r).toEqual({ config: { name: 'My-Server-2', tier: 'ask', source: 'the editor (Zed): My Server!', transport: 'stdio', command: 'node', args: ['s.js'], cwd: '/w', env: { A: '1' } } });
+  });
+
+  it('an HTTP or SSE server keeps its URL and headers; what cannot run is refused in words', () => {
+    expect(mcpConfigOf({ type: 'sse', name: 'remote', url: 'https://x.test/sse', headers: [{ name: 'Authorization', value: 'Bearer t' }] }, 'e', new Set(), '/w')).toMatchObject({
+      config: { name: 'remote', transport: 'sse', url: 'https://x.test/sse', headers: { Authorization: 'Bearer t' } },
+    });
+    expect(mcpConfigOf({ type: 'http', name: 'r', url: 'ftp://x', headers: [] }, 'e', new Set(), '/w')).toEqual({ error: 'The editor\'s MCP server "r" has no http(s) URL.' });
+    expect(mcpConfigOf({ name: '***', command: ' ', args: [], env: [] }, 'e', new Set(), '/w')).toEqual({ error: 'The editor\'s MCP server "***" has no command.' });
   });
 });

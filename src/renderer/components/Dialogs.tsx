@@ -11,8 +11,11 @@ import { useUi } from '../state/ui';
 
 export function Dialogs() {
   const dialog = useUi((s) => s.dialog);
+  const hostKnown = useUi((s) => !!s.host);
   if (!dialog) return null;
-  if (dialog.kind === 'new') return <NewConversationDialog />;
+  // Opened once the host has said where new conversations start, so the folder is filled in once, at open, and never
+  // changes under the person's typing.
+  if (dialog.kind === 'new') return hostKnown ? <NewConversationDialog /> : null;
   return <DeleteDialog conversationId={dialog.conversationId} title={dialog.title} />;
 }
 
@@ -76,10 +79,7 @@ function NewConversationDialog() {
   // The folder of the conversation used last, else the first workspace folder, else what main offers (home, or where
   // `deskhand web` was started unless that is Deskhand's own checkout).
   const lastFolder = useConversations((s) => lastUsedFolder(s.list));
-  // What the person typed or picked wins; until then the suggestion follows what arrives (the host's answer may come
-  // after the dialog opened).
-  const [chosen, setFolder] = useState<string | null>(null);
-  const folder = chosen ?? lastFolder ?? workspaces[0] ?? host?.defaultFolder ?? '';
+  const [folder, setFolder] = useState(lastFolder ?? workspaces[0] ?? host?.defaultFolder ?? '');
   const [title, setTitle] = useState('');
   const [policy, setPolicy] = useState<Policy>(defaultPolicy);
   const [error, setError] = useState<string | null>(null);

@@ -239,16 +239,16 @@ export class AcpAgent {
   }
 
   /**
-   * Connects the editor's MCP servers like configured ones: the same manager (health, restarts, deferral of their
-   * tools, the stdio servers started through the launcher), every call asking unless a rule says otherwise (tier
-   * `ask`). One the editor passed before (same name and settings) is not started twice; what failed is said in a line.
+   * Connects the editor's MCP servers through the same manager as configured ones (health, restarts, deferral of
+   * their tools, stdio servers started through the launcher), sandboxed like project servers (acp-mapping.ts
+   * mcpConfigOf), every call asking unless a rule says otherwise (tier `ask`). One the editor passed before (same name and settings) is not started twice; what failed is said in a line.
    */
   private async connectMcp(session: Session, servers: EditorMcpServer[]): Promise<void> {
     for (const server of servers) {
       const key = JSON.stringify(server);
       const known = this.editorServers.get(key);
       if (known) continue;
-      const made = mcpConfigOf(server, this.clientName, new Set(this.opts.mcp.names()));
+      const made = mcpConfigOf(server, this.clientName, new Set(this.opts.mcp.names()), session.cwd);
       if ('error' in made) {
         await this.update(session, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `${made.error} It is not connected.\n` } });
         continue;

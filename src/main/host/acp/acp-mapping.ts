@@ -269,9 +269,13 @@ export type EditorMcpServer =
 
 /**
  * The editor's MCP server as a Deskhand server configuration: a name that fits tool names (`mcp__<server>__<tool>`),
- * the tier every call of a server nobody tiered gets (`ask`), and where it came from. Invalid: a sentence instead.
+ * the tier every call of a server nobody tiered gets (`ask`), and where it came from. The `source` makes a stdio
+ * server run as a project server does (mcp/connection.ts `stdioSandbox`): in the OS sandbox, the session's folder its
+ * workspace, no network. ACP does not say where the editor got the server from, and an editor's project settings (a
+ * file in the repository) can name one, so it is treated as what the workspace could have written. Invalid: a
+ * sentence instead.
  */
-export function mcpConfigOf(server: EditorMcpServer, clientName: string, taken: ReadonlySet<string>): { config: Record<string, unknown> } | { error: string } {
+export function mcpConfigOf(server: EditorMcpServer, clientName: string, taken: ReadonlySet<string>, cwd: string): { config: Record<string, unknown> } | { error: string } {
   const base = (server.name ?? '').replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 32) || 'editor';
   let name = base;
   for (let i = 2; taken.has(name); i++) name = `${base}-${i}`;
@@ -282,5 +286,5 @@ export function mcpConfigOf(server: EditorMcpServer, clientName: string, taken: 
   }
   if (!server.command?.trim()) return { error: `The editor's MCP server "${server.name}" has no command.` };
   const env = Object.fromEntries((server.env ?? []).filter((e) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(e.name)).map((e) => [e.name, e.value]));
-  return { config: { ...common, transport: 'stdio', command: server.command, args: server.args ?? [], ...(Object.keys(env).length ? { env } : {}) } };
+  return { config: { ...common, transport: 'stdio', command: server.command, args: server.args ?? [], cwd, ...(Object.keys(env).length ? { env } : {}) } };
 }
