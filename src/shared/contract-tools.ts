@@ -4,6 +4,19 @@
  * project instructions it carries. Schemas kept beside contract.ts. Pure.
  */
 import { z } from 'zod';
+import { RESULT_HINTS, TOOL_ICONS, type ToolPresentationView } from './tool-presentation';
+
+/** How the UI shows a tool (declared by the tool; see shared/tool-presentation.ts). */
+export const toolPresentationSchema = z.strictObject({
+  name: z.string(),
+  title: z.string(),
+  icon: z.enum(TOOL_ICONS),
+  result: z.enum(RESULT_HINTS),
+  kind: z.enum(['builtin', 'mcp', 'custom']),
+});
+// The schema and the tools' declared presentation type must agree.
+const _presentationsMatch: [z.infer<typeof toolPresentationSchema>] extends [ToolPresentationView] ? ([ToolPresentationView] extends [z.infer<typeof toolPresentationSchema>] ? true : false) : false = true;
+void _presentationsMatch;
 
 /** A tool family's name as tool-families.ts spells them (main refuses names it does not know, listing the families). */
 export const familyNameSchema = z.string().regex(/^[a-z][a-z-]{0,39}$/, 'not a tool family name');
@@ -61,6 +74,8 @@ export type ConversationToolsView = z.infer<typeof conversationToolsSchema>;
 const conversationId = z.string().regex(/^conv_[A-Za-z0-9_-]{1,80}$/, 'not a conversation id');
 
 export const toolsMethods = {
+  /** Every registered tool's presentation (title, icon, result hint), for tool and approval cards. */
+  listTools: { params: z.strictObject({}), result: z.strictObject({ tools: z.array(toolPresentationSchema) }) },
   /** What this conversation's agent may use (tier, asks, family, loaded), its families and its project instructions. */
   getConversationTools: { params: z.strictObject({ conversationId }), result: conversationToolsSchema },
   /** Turns families on or off for a conversation: their schemas are in its next model request (or leave it). */
