@@ -31,6 +31,8 @@ export const isHeadline = (f: Figure): boolean => f.headline === true || f.targe
  * calls it on every figure a bench returns, so a bench that cuts its rounds fails loudly instead of printing a figure.
  */
 export function checkSamples(name: string, v: Figure | number | string, smoke = isSmoke()): void {
+  // A figure of no samples at all (NaN) means the bench lost what it measures: a failure in a smoke run too.
+  if (isFigure(v) && v.exact === undefined && !(v.n > 0)) throw new Error(`${name} has no samples: the bench measured nothing.`);
   if (smoke || !isFigure(v) || !isHeadline(v) || v.exact !== undefined) return;
   if (!(v.n >= MIN_SAMPLES)) {
     throw new Error(`${name} is a headline figure${v.target ? ` (target ${v.target})` : ''} taken from ${v.n} sample${v.n === 1 ? '' : 's'}; at least ${MIN_SAMPLES} are needed. Raise the bench's rounds, or mark a count that is the same every run \`exact\`.`);

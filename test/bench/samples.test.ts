@@ -72,4 +72,10 @@ describe('checkSamples', () => {
     expect(() => checkSamples('x', figure(Array.from({ length: 20 }, (_, i) => i), { headline: true }), false)).not.toThrow();
     expect(() => checkSamples('x', 42, false)).not.toThrow();
   });
+
+  it('throws for a figure of no samples in a smoke run as well (the bench measured nothing: schedule.bench printed NaN)', () => {
+    expect(() => checkSamples('fire_to_run_ms', figure([]), true)).toThrow(/fire_to_run_ms has no samples/);
+    expect(() => checkSamples('fire_to_run_ms', figure([]), false)).toThrow(/fire_to_run_ms has no samples/);
+    expect(() => checkSamples('x', figure([5]), true)).not.toThrow();
+  });
 });
