@@ -103,7 +103,11 @@ void _runEventsMatch;
 
 export const contractEvents = {
   run: runEventSchema,
-  conversationsChanged: z.strictObject({ conversations: z.array(conversationSummarySchema) }),
+  conversationsChanged: z.strictObject({
+    conversations: z.array(conversationSummarySchema),
+    /** Conversations another process continued since the last event (no run of this host in them): open ones load again. */
+    changedElsewhere: z.array(z.string()).optional(),
+  }),
   approvalsChanged: z.strictObject({ approvals: z.array(pendingApprovalSchema) }),
   /** Main asks the UI to show one approval (a notification or the tray was clicked). */
   openApproval: z.strictObject({ approvalId: approvalIdSchema, conversationId: conversationIdSchema }),

@@ -71,7 +71,15 @@ export function startSync(): () => void {
       queue.push(e);
       schedule();
     }),
-    a.on('conversationsChanged', ({ conversations }) => useConversations.getState().setList(conversations)),
+    a.on('conversationsChanged', ({ conversations, changedElsewhere }) => {
+      useConversations.getState().setList(conversations);
+      // Another process continued the open conversation (a reminder fired, `deskhand run --conversation`): load it again.
+      const messages = useMessages.getState();
+      if (messages.conversationId && !messages.activeRun && changedElsewhere?.includes(messages.conversationId)) {
+        const id = messages.conversationId;
+        void Promise.all([messages.reload(), useTasks.getState().load(id), useTodos.getState().load(id)]).catch((err: unknown) => useUi.getState().notify(`Could not load the conversation again: ${errorText(err)}`));
+      }
+    }),
     a.on('approvalsChanged', ({ approvals }) => useApprovals.getState().set(approvals)),
     a.on('openApproval', ({ approvalId, conversationId }) => openApproval(conversationId, approvalId)),
     a.on('newConversation', () => useUi.getState().openDialog({ kind: 'new' })),

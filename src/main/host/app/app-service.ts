@@ -119,7 +119,9 @@ export class AppService implements ContractHandlers {
   /** Conversations whose background tasks changed, published together at most every TASKS_EVENT_MS. */
   private readonly tasksChanged = new Set<string>();
   private tasksTimer: NodeJS.Timeout | null = null;
-  private changed = { conversations: false, approvals: false, scheduled: false };
+  private changed = { conversations: false, approvals: false, elsewhere: false, scheduled: false };
+  /** Each conversation's `updatedAt` as the UIs were last told it: what moved since, with no run here, moved elsewhere. */
+  private toldUpdatedAt = new Map<string, number>();
 
   constructor(private readonly opts: AppServiceOptions) {
     this.runtime = opts.runtime;
@@ -170,7 +172,10 @@ export class AppService implements ContractHandlers {
     this.presenter = toolPresenter(this.runtime.registry);
     this.offs.push(this.runtime.registry.onDidChange(() => this.emit({ event: 'toolsChanged', payload: {} })));
     // Another process wrote (`deskhand run`, `runs approve`, `tower teardown`…): the lists every UI shows follow.
-    this.offs.push(this.runtime.store.onExternalChange(() => (this.markChanged('conversations'), this.markChanged('approvals'))));
+    // An open transcript of a conversation another process continued (a reminder's fire, `deskhand run --conversation`)
+    // loads again: the event names it (`changedElsewhere`).
+    this.toldUpdatedAt = new Map(this.runtime.store.listConversations().map((c) => [c.id, c.updated_at]));
+    this.offs.push(this.runtime.store.onExternalChange(() => ((this.changed.elsewhere = true), this.markChanged('conversations'), this.markChanged('approvals'))));
   }
 
   /** Every contract event for the UI: run events as they happen, list changes coalesced per tick. */
@@ -583,11 +588,16 @@ export class AppService implements ContractHandlers {
     if (this.changed.scheduled) return;
     this.changed.scheduled = true;
     setImmediate(() => {
-      const { conversations, approvals } = this.changed;
-      this.changed = { conversations: false, approvals: false, scheduled: false };
+      const { conversations, approvals, elsewhere } = this.changed;
+      this.changed = { conversations: false, approvals: false, elsewhere: false, scheduled: false };
       try {
         if (approvals) this.emit({ event: 'approvalsChanged', payload: { approvals: projectApprovals(this.runtime.store, this.presenter) } });
-        if (conversations) this.emit({ event: 'conversationsChanged', payload: { conversations: this.summaries() } });
+        if (conversations) {
+          const list = this.summaries();
+          const changedElsewhere = elsewhere ? list.filter((c) => c.activity !== 'running' && c.updatedAt > (this.toldUpdatedAt.get(c.id) ?? c.updatedAt)).map((c) => c.id) : [];
+          this.toldUpdatedAt = new Map(list.map((c) => [c.id, c.updatedAt]));
+          this.emit({ event: 'conversationsChanged', payload: { conversations: list, ...(changedElsewhere.length ? { changedElsewhere } : {}) } });
+        }
       } catch (err) {
         // The store may be closed during shutdown.
         this.log.warn('could not publish list changes', { error: errorMessage(err) });
