@@ -32,8 +32,7 @@ test('notices: an error stays clear of Stop, Approve and Deny, and goes with its
   await deskhand.send('First question');
   await expect(page.getByText('First answer.')).toBeVisible();
 
-  // The person starts editing their message (as stored: after a reload); meanwhile a second tab asks for a write.
-  await page.reload();
+  // The person starts editing their message (just sent: no reload needed); meanwhile a second tab asks for a write.
   await page.getByRole('article', { name: 'You' }).getByRole('button', { name: 'Edit' }).click();
   const other = await context.newPage();
   await other.goto(`${deskhand.url}${new URL(page.url()).hash}`);

@@ -154,7 +154,8 @@ export const conversationMethods = {
       /** Edit and resend: the id of the user message (`m123`) this one replaces, with everything after it. */
       replaceFrom: messageItemIdSchema.optional(),
     }).refine((p) => p.text.length > 0 || (p.attachments?.length ?? 0) > 0, { message: 'The message is empty.', path: ['text'] }),
-    result: z.strictObject({ runId: z.string() }),
+    /** `messageId`: the stored message (`m123`), so the page's copy of it can be edited at once. */
+    result: z.strictObject({ runId: z.string(), messageId: messageItemIdSchema.optional() }),
   },
   stopRun: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ stopped: z.boolean() }) },
   /** Stops a run that is parked (waiting for approvals nobody answered): its approvals expire, open calls are not run. */

@@ -85,7 +85,8 @@ export function Composer() {
     setText('');
     const localId = useMessages.getState().addLocalUser(value);
     try {
-      const { runId } = await api().sendMessage({ conversationId, text: value });
+      const { runId, messageId } = await api().sendMessage({ conversationId, text: value });
+      if (messageId) useMessages.getState().settleLocalUser(localId, messageId);
       const current = useMessages.getState().activeRun;
       if (!current || current.runId === runId) useMessages.getState().setActiveRun({ runId, status: 'running' });
     } catch (err) {

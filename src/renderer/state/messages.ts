@@ -34,6 +34,8 @@ interface MessagesState {
   open(conversationId: string | null): Promise<void>;
   reload(): Promise<void>;
   addLocalUser(text: string): string;
+  /** The page's copy of a sent message becomes the stored one (its id `m123`: Edit works at once). */
+  settleLocalUser(localId: string, messageId: string): void;
   removeItem(id: string): void;
   setActiveRun(run: ActiveRun | null): void;
   apply(events: RunEvent[]): void;
@@ -118,6 +120,10 @@ export const useMessages = create<MessagesState>((set, get) => ({
     const id = `local:${++localId}`;
     set((s) => ({ items: [...s.items, { kind: 'user', id, runId: null, text, at: Date.now() }], sent: s.sent + 1 }));
     return id;
+  },
+
+  settleLocalUser(localId, messageId) {
+    set((s) => (s.items.some((i) => i.id === localId) && !s.items.some((i) => i.id === messageId) ? { items: s.items.map((i) => (i.id === localId ? { ...i, id: messageId } : i)) } : {}));
   },
 
   removeItem(id) {

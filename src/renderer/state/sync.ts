@@ -146,8 +146,9 @@ async function sendQueued(item: QueuedMessage): Promise<void> {
   // With files, the message is shown as the store has it (with its attachments) once sent; without, at once.
   const localId = open() && !files.length ? useMessages.getState().addLocalUser(item.text) : null;
   try {
-    const { runId } = await api().sendMessage({ conversationId: item.conversationId, text: item.text, ...(files.length ? { attachments: files } : {}) });
+    const { runId, messageId } = await api().sendMessage({ conversationId: item.conversationId, text: item.text, ...(files.length ? { attachments: files } : {}) });
     useQueue.getState().remove(item.id);
+    if (localId && messageId) useMessages.getState().settleLocalUser(localId, messageId);
     if (open()) {
       const current = useMessages.getState().activeRun;
       if (!current || current.runId === runId) useMessages.getState().setActiveRun({ runId, status: 'running' });

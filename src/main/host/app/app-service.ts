@@ -338,7 +338,9 @@ export class AppService implements ContractHandlers {
         this.markChanged('conversations');
         this.markChanged('approvals');
       });
-    return { runId: await runId };
+    const id = await runId;
+    const stored = this.runtime.store.lastMessageWithRole(conversationId, 'user');
+    return { runId: id, ...(stored?.run_id === id ? { messageId: `m${stored.id}` } : {}) };
   }
 
   async stopRun(p: ParsedParams<'stopRun'>): Promise<MethodResult<'stopRun'>> {
