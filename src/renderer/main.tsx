@@ -1,8 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { initApi } from './api/client';
-import { App } from './components/App';
-import { applyTheme } from './components/theme';
+import { App } from './components/shell/App';
+import { applyTheme } from './components/shell/theme';
 import { startSync } from './state/sync';
 import './styles.css';
 

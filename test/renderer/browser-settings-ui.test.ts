@@ -6,7 +6,7 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { BrowserSettings, addKeptSite } from '../../src/renderer/components/BrowserSettings';
+import { BrowserSettings, addKeptSite } from '../../src/renderer/components/settings/BrowserSettings';
 import { isKeptHost, parseKeptSite } from '../../src/shared/browser-sites';
 import { settingsSchema, type Settings } from '../../src/shared/contract';
 

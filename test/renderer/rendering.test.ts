@@ -5,10 +5,10 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { CodeBlock, Markdown, ParsedChunk } from '../../src/renderer/components/Markdown';
+import { CodeBlock, Markdown, ParsedChunk } from '../../src/renderer/components/common/Markdown';
 import { openFence, plainParagraph } from '../../src/shared/markdown/plain';
-import { DiffView } from '../../src/renderer/components/DiffView';
-import { ToolOutput } from '../../src/renderer/components/ToolOutput';
+import { DiffView } from '../../src/renderer/components/common/DiffView';
+import { ToolOutput } from '../../src/renderer/components/chat/ToolOutput';
 import { parseUnifiedDiff } from '../../src/shared/unified-diff';
 import { wordChanges } from '../../src/shared/word-diff';
 import { AUTO_DETECT_MAX_CHARS, highlightCode, languageForPath } from '../../src/renderer/lib/code-highlight';

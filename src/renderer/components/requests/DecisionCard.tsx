@@ -7,8 +7,8 @@ import { useRef, useState, type KeyboardEvent } from 'react';
 import { describeAlways, describePattern, offeredRoot } from '../../../shared/always-allow';
 import type { RuleScope } from '../../../shared/rules';
 import { api } from '../../api/client';
-import { ArgsView } from '../ArgsView';
-import { DiffView } from '../DiffView';
+import { ArgsView } from '../common/ArgsView';
+import { DiffView } from '../common/DiffView';
 import { DenyGroup, RequestFrame, RiskBadge, deny, useSubmit, type RequestCardProps } from './shared';
 
 export function DecisionCard({ approval, showConversation }: RequestCardProps) {

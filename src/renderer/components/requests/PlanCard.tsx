@@ -1,7 +1,7 @@
 /** A plan to confirm (exit_plan_mode): the plan rendered, an optional choice of approach, Approve, or Revise with feedback. */
 import { useState } from 'react';
 import { api } from '../../api/client';
-import { Markdown } from '../Markdown';
+import { Markdown } from '../common/Markdown';
 import { DenyGroup, RequestFrame, deny, useSubmit, type RequestCardProps } from './shared';
 
 interface PlanData {

@@ -1,0 +1,185 @@
+/** The conversation's messages in a virtualized list: user and assistant text, tool cards, errors. */
+import { memo, useCallback, useMemo, useState } from 'react';
+import type { MessageItem } from '../../../shared/contract';
+import { useMessages } from '../../state/messages';
+import { useUi } from '../../state/ui';
+import { api, errorText } from '../../api/client';
+import { Markdown } from '../common/Markdown';
+import { ToolCard } from './ToolCard';
+import { AssistantTools, Attachments, UserTools } from './MessageTools';
+import { Transcript } from './Transcript';
+import { useSearch } from '../../state/search';
+import { EmptyConversation } from './EmptyConversation';
+
+/** Estimates by item object (items are immutable: a streamed message is a new object per token). */
+const estimates = new WeakMap<MessageItem, number>();
+
+/** A row's height before it is measured; the virtualizer asks for every row whenever the list changes, so it is cached. */
+function estimate(item: MessageItem): number {
+  let h = estimates.get(item);
+  if (h === undefined) estimates.set(item, (h = guess(item)));
+  return h;
+}
+
+function guess(item: MessageItem): number {
+  switch (item.kind) {
+    case 'user':
+      return 76 + Math.ceil(item.text.length / 100) * 21 + (item.attachments?.length ? 72 : 0);
+    case 'assistant': {
+      const lines = item.text.split('\n').length;
+      return 60 + Math.ceil(item.text.length / 110) * 22 + lines * 4;
+    }
+    case 'tool':
+      return 40;
+    case 'error':
+      return 48;
+    case 'wake':
+      return 30 + item.tasks.length * 34;
+  }
+}
+
+type WakeItem = Extract<MessageItem, { kind: 'wake' }>;
+
+/** A turn Deskhand started because background work ended: what ended, its title, the output on request. */
+function WakeMessage({ item }: { item: WakeItem }) {
+  const label = item.tasks.length === 1 ? `${item.tasks[0]!.headline}: ${item.tasks[0]!.title}` : 'Background work ended';
+  return (
+    <article className="msg msg-wake" aria-label={label}>
+      <div className="msg-who" aria-hidden="true">
+        Deskhand · background work ended
+      </div>
+      {item.tasks.map((t) => (
+        <WakeTask key={t.id} task={t} />
+      ))}
+    </article>
+  );
+}
+
+function WakeTask({ task }: { task: WakeItem['tasks'][number] }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className={`wake-task wake-${task.kind}`}>
+      <button type="button" className="wake-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span className="wake-icon" aria-hidden="true">
+          {task.kind === 'wait_for' ? '◷' : task.kind === 'job_batch' ? '≡' : task.kind === 'question' ? '?' : '⚙'}
+        </span>
+        <strong className="wake-headline">{task.headline}</strong>
+        <span className="wake-title">{task.title}</span>
+        <span className="wake-id">{task.id}</span>
+        <span className="chev" aria-hidden="true">
+          {open ? '▾' : '▸'}
+        </span>
+      </button>
+      {task.notice && <p className="wake-notice">{task.notice}</p>}
+      {open && (
+        <pre className="tool-output wake-output" aria-label={`Output of ${task.title}`}>
+          {task.output}
+        </pre>
+      )}
+    </div>
+  );
+}
+
+/** The way out of a failed run: send the last message again, or fix the provider first. */
+function RunFailedActions({ text }: { text: string }) {
+  const conversationId = useMessages((s) => s.conversationId);
+  const running = useMessages((s) => s.activeRun !== null);
+  const provider = /model API|model server|Settings|provider|key/i.test(text);
+  async function retry() {
+    if (!conversationId) return;
+    try {
+      const { runId } = await api().regenerate({ conversationId });
+      useMessages.getState().setActiveRun({ runId, status: 'running' });
+      await useMessages.getState().reload();
+      useMessages.getState().markSent();
+    } catch (err) {
+      useUi.getState().notify(errorText(err));
+    }
+  }
+  return (
+    <span className="msg-error-actions">
+      <button type="button" className="btn small" disabled={running} onClick={() => void retry()} title="Send your last message again">
+        Retry
+      </button>
+      {provider && (
+        <button type="button" className="btn small" onClick={() => useUi.getState().setView('settings')}>
+          Open Settings
+        </button>
+      )}
+    </span>
+  );
+}
+
+/** Lines of a user message shown before "Show all": an old message holding a long paste is not a wall. */
+const USER_TEXT_LINES = 40;
+
+function UserText({ text }: { text: string }) {
+  const [all, setAll] = useState(false);
+  const lines = useMemo(() => text.split('\n').length, [text]);
+  const long = lines > USER_TEXT_LINES || text.length > 8000;
+  if (!long || all) return <div className="msg-user-text">{text}</div>;
+  // Only the start is in the DOM: a 2,000-line message costs as much as a 40-line one until it is opened.
+  const start = text.slice(0, 8000).split('\n').slice(0, USER_TEXT_LINES).join('\n');
+  return (
+    <>
+      <div className="msg-user-text clamped">{start}</div>
+      <button type="button" className="link-button" onClick={() => setAll(true)}>
+        Show all {lines.toLocaleString()} lines
+      </button>
+    </>
+  );
+}
+
+const Item = memo(function Item({ item, last }: { item: MessageItem; last: boolean }) {
+  switch (item.kind) {
+    case 'user':
+      return (
+        <article className="msg msg-user" aria-label={item.from ? `From ${item.from}` : 'You'}>
+          <div className="msg-who" aria-hidden="true">
+            {item.from ? `From ${item.from}` : 'You'}
+          </div>
+          {item.text && <UserText text={item.text} />}
+          {item.attachments?.length ? <Attachments list={item.attachments} /> : null}
+          <UserTools item={item} />
+        </article>
+      );
+    case 'assistant':
+      return (
+        <article className="msg msg-assistant" aria-label="Deskhand">
+          <Markdown text={item.text} />
+          <AssistantTools item={item} last={last} />
+        </article>
+      );
+    case 'tool':
+      return (
+        <div className="msg msg-tool">
+          <ToolCard item={item} />
+        </div>
+      );
+    case 'error':
+      return (
+        <div className={`msg msg-${item.severity}`} role={item.severity === 'error' ? 'alert' : 'status'}>
+          <strong>{item.severity === 'error' ? 'The run failed: ' : ''}</strong>
+          {item.text}
+          {item.severity === 'error' && last && <RunFailedActions text={item.text} />}
+        </div>
+      );
+    case 'wake':
+      return <WakeMessage item={item} />;
+  }
+});
+
+export function MessageList() {
+  const items = useMessages((s) => s.items);
+  const generation = useMessages((s) => s.generation);
+  // The newest reply offers "Regenerate" (only when it ends the conversation).
+  // A failed run's error, when it ends the conversation, offers Retry and Open Settings.
+  const lastReply = useMessages((s) => (s.items.at(-1)?.kind === 'assistant' || s.items.at(-1)?.kind === 'error' ? s.items.at(-1)!.id : null));
+  const render = useCallback((item: MessageItem) => <Item item={item} last={item.id === lastReply} />, [lastReply]);
+  const conversationId = useMessages((s) => s.conversationId);
+  const focus = useSearch((s) => (s.focus && s.focus.conversationId === conversationId ? s.focus : null));
+  const loading = useMessages((s) => s.loading);
+  const sent = useMessages((s) => s.sent);
+  if (!items.length && !loading && conversationId) return <EmptyConversation />;
+  return <Transcript key={generation} items={items} estimate={estimate} render={render} generation={generation} label="Messages" focus={focus} sent={sent} />;
+}

@@ -1,0 +1,163 @@
+/**
+ * Renders model Markdown through react-markdown with GitHub's extensions (remark-gfm: tables, task lists,
+ * strikethrough, autolinks) and rehype-sanitize (GitHub's schema: no raw HTML, no script, no `javascript:` links).
+ * Images are never fetched: each becomes a placeholder that names it and links to it (opened outside the app).
+ * Text is split into chunks at blank lines (outside code fences); each chunk renders once, so while a message streams
+ * only its last chunk does work — and a chunk of plain prose, or a code block whose fence is still open, skips the
+ * parser (shared/markdown/plain.ts).
+ */
+import { memo, useMemo, useState, type ComponentPropsWithoutRef, type ReactNode } from 'react';
+import ReactMarkdown, { defaultUrlTransform, type Components } from 'react-markdown';
+import remarkGfm from 'remark-gfm';
+import rehypeSanitize from 'rehype-sanitize';
+import { splitChunks } from '../../../shared/markdown/parse';
+import { openFence, plainParagraph } from '../../../shared/markdown/plain';
+import { highlightCode } from '../../lib/code-highlight';
+
+export const Markdown = memo(function Markdown({ text }: { text: string }) {
+  const chunks = useMemo(() => splitChunks(text), [text]);
+  return (
+    <div className="md">
+      {chunks.map((c, i) => (
+        <Chunk key={i} source={c} />
+      ))}
+    </div>
+  );
+});
+
+const REMARK = [remarkGfm];
+/** Raw HTML in a message is shown as the text it is (never parsed), before the sanitizer sees the tree. */
+function rehypeRawAsText() {
+  return (tree: HastNode) => {
+    const walk = (n: HastNode) => {
+      for (const child of n.children ?? []) {
+        if (child.type === 'raw') child.type = 'text';
+        else walk(child);
+      }
+    };
+    walk(tree);
+  };
+}
+const REHYPE = [rehypeRawAsText, rehypeSanitize];
+
+/** Only web and mail links survive; everything else (javascript:, data:, file:, vbscript:) renders as plain text. */
+export function safeUrl(url: string): string {
+  const u = defaultUrlTransform(url.trim());
+  return /^(https?:|mailto:)/i.test(u) ? u : '';
+}
+
+interface HastNode {
+  type: string;
+  value?: string;
+  tagName?: string;
+  properties?: Record<string, unknown>;
+  children?: HastNode[];
+}
+
+const textOf = (n: HastNode): string => (n.type === 'text' ? (n.value ?? '') : (n.children ?? []).map(textOf).join(''));
+
+const heading =
+  (level: number) =>
+  ({ children }: { children?: ReactNode }) => {
+    // Message headings sit below the page's own h1/h2: shift them so the outline stays sane.
+    const H = `h${Math.min(6, level + 2)}` as 'h3';
+    return <H className={`md-h md-h${level}`}>{children}</H>;
+  };
+
+const COMPONENTS: Components = {
+  h1: heading(1),
+  h2: heading(2),
+  h3: heading(3),
+  h4: heading(4),
+  h5: heading(5),
+  h6: heading(6),
+  a({ href, children }: ComponentPropsWithoutRef<'a'>) {
+    if (!href) return <span className="md-link-dropped">{children}</span>;
+    return (
+      <a href={href} target="_blank" rel="noopener noreferrer" title={href}>
+        {children}
+      </a>
+    );
+  },
+  img({ src, alt }: ComponentPropsWithoutRef<'img'>) {
+    const label = `[image${alt ? `: ${alt}` : ''} — not loaded]`;
+    const href = typeof src === 'string' && /^https?:/i.test(src) ? src : null;
+    return href ? (
+      <a className="md-image" href={href} target="_blank" rel="noopener noreferrer" title={`Image not loaded: ${href}`}>
+        {label}
+      </a>
+    ) : (
+      <span className="md-image" title="Image not loaded">
+        {label}
+      </span>
+    );
+  },
+  table({ children }: ComponentPropsWithoutRef<'table'>) {
+    return (
+      <div className="md-table-wrap">
+        <table>{children}</table>
+      </div>
+    );
+  },
+  pre({ node }: { node?: unknown }) {
+    const code = ((node as HastNode | undefined)?.children ?? []).find((c) => c.type === 'element' && c.tagName === 'code');
+    if (!code) return <pre>{textOf((node as HastNode | undefined) ?? { type: 'root' })}</pre>;
+    const cls = code.properties?.className;
+    const lang = (Array.isArray(cls) ? cls : [])
+      .map(String)
+      .find((c) => c.startsWith('language-'))
+      ?.slice('language-'.length);
+    return <CodeBlock lang={lang ?? ''} code={textOf(code).replace(/\n$/, '')} />;
+  },
+};
+
+const Chunk = memo(function Chunk({ source }: { source: string }) {
+  // Plain prose (most of a streaming reply's last chunk) is the paragraph react-markdown would make, without parsing.
+  const plain = plainParagraph(source);
+  if (plain !== null) return <p>{plain}</p>;
+  // So is a code block still streaming (its fence not closed yet): the block, without the parser.
+  const fence = openFence(source);
+  if (fence) return <CodeBlock lang={fence.lang} code={fence.code} streaming />;
+  return <ParsedChunk source={source} />;
+});
+
+/** A chunk through react-markdown (GFM, raw HTML as text, sanitized). */
+export function ParsedChunk({ source }: { source: string }) {
+  return (
+    <ReactMarkdown remarkPlugins={REMARK} rehypePlugins={REHYPE} components={COMPONENTS} urlTransform={safeUrl}>
+      {source}
+    </ReactMarkdown>
+  );
+}
+
+/**
+ * A code block with its language and a copy button; highlighted when highlight.js knows (or, if small and complete,
+ * detects) it. `streaming`: its fence is still open, so no detection yet.
+ */
+export const CodeBlock = memo(function CodeBlock({ lang, code, streaming = false }: { lang: string; code: string; streaming?: boolean }) {
+  const hl = useMemo(() => highlightCode(code, lang, { detect: !streaming }), [code, lang, streaming]);
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="md-code">
+      <div className="md-code-bar">
+        <span className="md-code-lang">{lang || hl.language || 'text'}</span>
+        <button
+          type="button"
+          className="link-button"
+          onClick={() => {
+            void navigator.clipboard?.writeText(code).then(() => {
+              setCopied(true);
+              setTimeout(() => setCopied(false), 1200);
+            });
+          }}
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      <pre>
+        {/* highlight.js escapes every character of the source it emits; only its own <span class> tags are markup. */}
+        {hl.html !== null ? <code className={`language-${hl.language}`} dangerouslySetInnerHTML={{ __html: hl.html }} /> : <code>{code}</code>}
+      </pre>
+    </div>
+  );
+});

@@ -1,0 +1,88 @@
+/**
+ * The right panel's Reminders: what will ring and when (every conversation's, this one's first), with Snooze and
+ * Cancel; the same list as Settings → Schedule, kept fresh while the panel is open.
+ */
+import { useEffect, useState } from 'react';
+import type { ScheduleItemView } from '../../../shared/schedule-contract';
+import { api, errorText } from '../../api/client';
+import { useConversations } from '../../state/conversations';
+
+const REFRESH_MS = 5_000;
+
+export function RemindersPanel() {
+  const selectedId = useConversations((s) => s.selectedId);
+  const [items, setItems] = useState<ScheduleItemView[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    const load = () =>
+      api()
+        .schedule({ action: 'list' })
+        .then((v) => live && setItems(v.items))
+        .catch((err: unknown) => live && setError(errorText(err)));
+    void load();
+    const t = setInterval(() => void load(), REFRESH_MS);
+    return () => {
+      live = false;
+      clearInterval(t);
+    };
+  }, [selectedId]);
+
+  async function act(action: 'snooze' | 'cancel', id: string) {
+    setError(null);
+    try {
+      const v = await api().schedule({ action, id, ...(action === 'snooze' ? { minutes: 10 } : {}) });
+      setItems(v.items);
+      setStatus(v.message);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  const upcoming = (items ?? [])
+    .filter((i) => i.kind === 'reminder' && (i.status === 'active' || i.status === 'paused'))
+    .sort((a, b) => Number(b.conversationId === selectedId) - Number(a.conversationId === selectedId) || (a.nextAt ?? Infinity) - (b.nextAt ?? Infinity));
+  return (
+    <aside className="panel" aria-label="Reminders">
+      <h2 className="panel-title">
+        Reminders <span className="count">{upcoming.length}</span>
+      </h2>
+      {error && (
+        <p role="alert" className="error-text small">
+          {error}
+        </p>
+      )}
+      {items !== null && upcoming.length === 0 ? (
+        <p className="muted small">No reminders. Ask Deskhand to remind you of something: it rings as a desktop notification, even with Deskhand closed.</p>
+      ) : (
+        <ul className="reminder-list">
+          {upcoming.map((r) => (
+            <li key={r.id} aria-label={`Reminder ${r.text}`}>
+              <span className="reminder-text">{r.text}</span>
+              <span className="muted small">
+                {r.status === 'paused' ? 'Paused' : (r.nextAtText ?? '—')}
+                {r.conversationId && r.conversationId !== selectedId ? ' · another conversation' : ''}
+              </span>
+              <span className="muted small">{r.heldBy}</span>
+              <span className="actions">
+                <button type="button" className="btn small" aria-label={`Snooze ${r.text} 10 minutes`} onClick={() => void act('snooze', r.id)}>
+                  Snooze 10 min
+                </button>
+                <button type="button" className="btn small" aria-label={`Cancel reminder ${r.text}`} onClick={() => void act('cancel', r.id)}>
+                  Cancel
+                </button>
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {status && (
+        <p className="muted small" role="status">
+          {status}
+        </p>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * Settings → Companion model: the vision model analyze_media asks about an image, and the image model generate_media
+ * makes images with (issue 17). The same file `deskhand media companion set|show|clear` writes; its API key is the
+ * provider's key saved above (or its environment variable).
+ */
+import { useEffect, useState } from 'react';
+import type { CompanionConfigView } from '../../../shared/contract-media';
+import { api, errorText } from '../../api/client';
+import { Feedback } from '../common/Feedback';
+
+type Provider = CompanionConfigView['provider'];
+const LABEL: Record<Provider, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible' };
+const blank = { provider: 'openai' as Provider, model: '', imageModel: '', baseURL: '' };
+
+export function CompanionSettings() {
+  const [draft, setDraft] = useState(blank);
+  const [saved, setSaved] = useState<CompanionConfigView | null>(null);
+  const [key, setKey] = useState('');
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const show = (r: { companion: CompanionConfigView | null; key: string }) => {
+    setSaved(r.companion);
+    setKey(r.key);
+    setDraft(r.companion ? { provider: r.companion.provider, model: r.companion.model, imageModel: r.companion.imageModel ?? '', baseURL: r.companion.baseURL ?? '' } : blank);
+  };
+
+  useEffect(() => {
+    api()
+      .getCompanion({})
+      .then(show)
+      .catch((err: unknown) => setError(errorText(err)));
+  }, []);
+
+  async function save(clear: boolean) {
+    setError(null);
+    setStatus(null);
+    try {
+      const companion = clear
+        ? null
+        : { provider: draft.provider, model: draft.model.trim(), imageModel: draft.imageModel.trim() || null, baseURL: draft.baseURL.trim() || null };
+      show(await api().setCompanion({ companion }));
+      setStatus(clear ? 'Companion model cleared: analyze_media and generate_media are off.' : 'Companion model saved.');
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="companion-title">
+      <h2 id="companion-title" className="card-title">
+        Companion model
+      </h2>
+      <p className="muted small">
+        analyze_media sends an image and a question to this vision model; generate_media makes images with the image model. Both send data out, so they ask
+        like any egress.
+      </p>
+      <label className="field">
+        <span>Provider</span>
+        <select aria-label="Companion provider" value={draft.provider} onChange={(e) => setDraft({ ...draft, provider: e.target.value as Provider })}>
+          {(Object.keys(LABEL) as Provider[]).map((p) => (
+            <option key={p} value={p}>
+              {LABEL[p]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Vision model</span>
+        <input aria-label="Companion vision model" value={draft.model} placeholder="gpt-4o-mini" onChange={(e) => setDraft({ ...draft, model: e.target.value })} spellCheck={false} />
+      </label>
+      <label className="field">
+        <span>Image model (optional)</span>
+        <input
+          aria-label="Companion image model"
+          value={draft.imageModel}
+          placeholder={draft.provider === 'anthropic' ? 'Anthropic makes no images' : 'gpt-image-1'}
+          disabled={draft.provider === 'anthropic'}
+          onChange={(e) => setDraft({ ...draft, imageModel: e.target.value })}
+          spellCheck={false}
+        />
+      </label>
+      <label className="field">
+        <span>Base URL {draft.provider === 'openai-compatible' ? '(required)' : '(optional)'}</span>
+        <input
+          aria-label="Companion base URL"
+          value={draft.baseURL}
+          placeholder={draft.provider === 'openai-compatible' ? 'http://127.0.0.1:11434/v1' : 'default'}
+          onChange={(e) => setDraft({ ...draft, baseURL: e.target.value })}
+          spellCheck={false}
+        />
+      </label>
+      <p className="muted small" aria-label="Companion key">
+        {key}
+      </p>
+      <div className="actions">
+        <button type="button" className="btn primary" disabled={!draft.model.trim()} onClick={() => void save(false)}>
+          Save companion
+        </button>
+        {saved && (
+          <button type="button" className="btn" onClick={() => void save(true)}>
+            Clear
+          </button>
+        )}
+      </div>
+      <Feedback error={error} status={status} />
+    </section>
+  );
+}

@@ -1,0 +1,253 @@
+/**
+ * Settings: the provider new runs use, each provider's model and base URL, API keys (sent once to main, which puts them
+ * in the OS keyring; the page only ever learns whether a key is set), the default policy for new conversations, and
+ * (WebSettings.tsx) web_search's backend and the URL grants.
+ */
+import { useEffect, useState } from 'react';
+import type { MethodResult, Settings, SettingsView } from '../../../shared/contract';
+import { PROVIDER_NAMES, type ProviderName } from '../../../shared/contract-names';
+import { api, errorText } from '../../api/client';
+import { useSettings } from '../../state/settings';
+import { useUi } from '../../state/ui';
+import { UrlGrantsSettings, WebSearchSettings } from './WebSettings';
+import { RulesSettings } from './RulesSettings';
+import { MemorySettings } from './MemorySettings';
+import { ScheduleSettings } from './ScheduleSettings';
+import { McpSettings } from './McpSettings';
+import { AppGrantsSettings } from '../computer/ComputerUse';
+import { BrowserSettings } from './BrowserSettings';
+import { GeneralSettings } from './GeneralSettings';
+import { CompanionSettings } from './CompanionSettings';
+import { Feedback } from '../common/Feedback';
+import { SystemPromptSettings, ToolFamilySettings } from '../tools/ToolsSettings';
+
+const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible (Ollama, LM Studio, vLLM…)' };
+
+export function SettingsPage() {
+  const view = useSettings((s) => s.view);
+  const [draft, setDraft] = useState<Settings | null>(view?.settings ?? null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!view) void api().getSettings({}).then((v) => useSettings.getState().set(v));
+  }, [view]);
+  useEffect(() => {
+    if (view && !draft) setDraft(view.settings);
+  }, [view, draft]);
+
+  if (!view || !draft) return <main className="settings" aria-label="Settings"><p className="center-note">Loading settings…</p></main>;
+
+  const setProvider = (p: ProviderName, patch: Partial<Settings['providers'][ProviderName]>) =>
+    setDraft({ ...draft, providers: { ...draft.providers, [p]: { ...draft.providers[p], ...patch } } });
+
+  async function save() {
+    setError(null);
+    setStatus(null);
+    try {
+      // The web search backend has its own form (WebSettings.tsx): leaving it out keeps what that form saved.
+      const { search: _search, ...rest } = draft!;
+      void _search;
+      const next = await api().saveSettings(rest);
+      useSettings.getState().set(next);
+      setDraft(next.settings);
+      setStatus('Settings saved.');
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  return (
+    <main className="settings" aria-label="Settings">
+      <header className="settings-head">
+        <h1>Settings</h1>
+        <button type="button" className="btn" onClick={() => useUi.getState().setView('chat')}>
+          Back to conversations
+        </button>
+      </header>
+      {view.override && (
+        <p className="banner" role="status">
+          This Deskhand was started with provider flags ({view.override.provider} · {view.override.model}
+          {view.override.baseURL ? ` at ${view.override.baseURL}` : ''}); they win over these settings until it starts without them.
+        </p>
+      )}
+      {!view.keyring.available && <KeyringNotice keyring={view.keyring} />}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <fieldset className="card">
+          <legend>Provider for new messages</legend>
+          {PROVIDER_NAMES.map((p) => (
+            <label key={p} className="radio">
+              <input type="radio" name="provider" value={p} checked={draft.activeProvider === p} onChange={() => setDraft({ ...draft, activeProvider: p })} />
+              {LABEL[p]}
+            </label>
+          ))}
+        </fieldset>
+        {PROVIDER_NAMES.map((p) => (
+          <fieldset key={p} className="card">
+            <legend>{LABEL[p]}</legend>
+            <label className="field">
+              <span>Model</span>
+              <input aria-label={`Model for ${LABEL[p]}`} value={draft.providers[p].model} onChange={(e) => setProvider(p, { model: e.target.value })} spellCheck={false} />
+            </label>
+            <label className="field">
+              <span>Base URL {p === 'openai-compatible' ? '(required)' : '(optional)'}</span>
+              <input
+                aria-label={`Base URL for ${LABEL[p]}`}
+                value={draft.providers[p].baseURL ?? ''}
+                placeholder={p === 'openai-compatible' ? 'http://127.0.0.1:11434/v1' : 'default'}
+                onChange={(e) => setProvider(p, { baseURL: e.target.value.trim() ? e.target.value.trim() : null })}
+                spellCheck={false}
+              />
+            </label>
+            <KeyField provider={p} />
+            <TestConnection provider={p} model={draft.providers[p].model} baseURL={draft.providers[p].baseURL} />
+          </fieldset>
+        ))}
+        <GeneralSettings draft={draft} setDraft={setDraft} />
+        <ToolFamilySettings draft={draft} setDraft={setDraft} />
+        <BrowserSettings draft={draft} setDraft={setDraft} />
+        <Feedback error={error} status={status} />
+        <div className="actions">
+          <button type="submit" className="btn primary">
+            Save settings
+          </button>
+        </div>
+      </form>
+      <SystemPromptSettings />
+      <WebSearchSettings />
+      <UrlGrantsSettings />
+      <RulesSettings />
+      <MemorySettings />
+      <ScheduleSettings />
+      <McpSettings />
+      <AppGrantsSettings />
+      <CompanionSettings />
+    </main>
+  );
+}
+
+const KEY_SOURCE = {
+  keyring: 'Set (in the OS keyring)',
+  env: 'Set from the environment',
+  session: 'Set for this session only (no OS keyring: forgotten when Deskhand stops)',
+} as const;
+
+/** Said once for the page: why keys cannot be saved, and what still works. */
+function KeyringNotice({ keyring }: { keyring: SettingsView['keyring'] }) {
+  return (
+    <div className="banner" role="note" aria-label="No OS keyring">
+      <p>
+        The OS keyring is not available here: {keyring.message}. Keys you enter are used for this session only and are not saved; set them in the
+        environment (ANTHROPIC_API_KEY, OPENAI_API_KEY) to keep them, or start a keyring and reload.
+      </p>
+      {keyring.detail && (
+        <details>
+          <summary>Technical detail</summary>
+          <code className="small">{keyring.detail}</code>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function KeyField({ provider }: { provider: ProviderName }) {
+  const view = useSettings((s) => s.view)!;
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const status = view.keys[provider];
+  const label = LABEL[provider].split(' ')[0];
+
+  async function saveKey() {
+    setError(null);
+    try {
+      const next = await api().setApiKey({ provider, key: value });
+      setValue('');
+      useSettings.getState().set(next);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  async function clearKey() {
+    setError(null);
+    try {
+      useSettings.getState().set(await api().clearApiKey({ provider }));
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  return (
+    <div className="field">
+      <span>API key</span>
+      <p className="key-status" role="status" aria-label={`API key for ${label}`}>
+        {status.set ? KEY_SOURCE[status.source ?? 'keyring'] : 'Not set'}
+      </p>
+      <span className="field-row">
+        <input
+          type="password"
+          autoComplete="off"
+          aria-label={`New API key for ${label}`}
+          placeholder={status.set ? 'Replace the key' : 'Paste a key'}
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+        />
+        <button type="button" className="btn" disabled={!value.trim()} onClick={() => void saveKey()}>
+          {view.keyring.available ? 'Save key' : 'Use for this session'}
+        </button>
+        {(status.source === 'keyring' || status.source === 'session') && (
+          <button type="button" className="btn" onClick={() => void clearKey()}>
+            Remove key
+          </button>
+        )}
+      </span>
+      <Feedback error={error} />
+    </div>
+  );
+}
+
+/** One tiny real model call with what the form says now (the saved key), and its outcome in plain words. */
+function TestConnection({ provider, model, baseURL }: { provider: ProviderName; model: string; baseURL: string | null }) {
+  const [result, setResult] = useState<MethodResult<'testProvider'> | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const label = LABEL[provider].split(' ')[0];
+
+  async function test() {
+    setBusy(true);
+    setResult(null);
+    setError(null);
+    try {
+      setResult(await api().testProvider({ provider, model: model.trim(), baseURL }));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="field test-connection">
+      <span className="field-row">
+        <button type="button" className="btn" disabled={busy || !model.trim()} onClick={() => void test()} aria-label={`Test connection to ${label}`}>
+          {busy ? 'Testing…' : 'Test connection'}
+        </button>
+        {result && (
+          <span className={result.ok ? 'ok-text' : 'error-text'} role={result.ok ? 'status' : 'alert'}>
+            {result.message}
+          </span>
+        )}
+        {error && (
+          <span role="alert" className="error-text">
+            {error}
+          </span>
+        )}
+      </span>
+    </div>
+  );
+}
