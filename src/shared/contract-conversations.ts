@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_ATTACHMENTS } from './attachments';
-import { attachmentInputSchema, attachmentViewSchema, clearedSchema, messageItemIdSchema, turnUsageSchema } from './chat-contract';
+import { attachmentInputSchema, attachmentViewSchema, clearedSchema, messageItemIdSchema, turnUsageSchema } from './contract-chat';
 import { TOOL_ITEM_STATUSES } from './contract-names';
 import { boundedText as text, conversationIdSchema, noParams as none, okResult as ok, policySchema, riskSchema, runIdSchema, sandboxModeSchema } from './contract-ids';
 
@@ -34,7 +34,7 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     runId: z.string().nullable(),
     text: z.string(),
     at: z.number(),
-    /** On the last assistant text of a finished turn: the turn's tokens and cost (chat-contract.ts). */
+    /** On the last assistant text of a finished turn: the turn's tokens and cost (contract-chat.ts). */
     usage: turnUsageSchema.optional(),
   }),
   z.strictObject({
@@ -55,7 +55,7 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     /** The tool's own one-line summary of the call (its declared presentation), or null when it gives none. */
     summary: z.string().nullable(),
     at: z.number(),
-    /** Who or what cleared the call and when (chat-contract.ts); absent while live. */
+    /** Who or what cleared the call and when (contract-chat.ts); absent while live. */
     cleared: clearedSchema.nullable().optional(),
     /** The approval's preview (a diff, the command) kept on the card after the answer, denied ones included. */
     preview: z.string().nullable().optional(),

@@ -9,7 +9,7 @@ import { conversationSummarySchema, todoSchema } from './contract-conversations'
 import { pendingApprovalSchema } from './contract-requests';
 import { browserSessionSchema } from './contract-browser';
 import { computerSessionSchema } from './contract-computer';
-import { subagentsChangedSchema } from './subagent-contract';
+import { subagentsChangedSchema } from './contract-subagents';
 import { noParams as none } from './contract-ids';
 
 const usageSchema = z.strictObject({ inputTokens: z.number(), outputTokens: z.number() });

@@ -1,6 +1,6 @@
 /**
  * The contract's part for the browser and media families: a browser_screenshot's PNG for its tool card, and the
- * companion model (analyze_media, generate_media) chosen in Settings. Kept beside contract.ts like memory-contract.ts.
+ * companion model (analyze_media, generate_media) chosen in Settings. Kept beside contract.ts like contract-memory.ts.
  */
 import { z } from 'zod';
 

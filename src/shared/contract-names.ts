@@ -64,11 +64,11 @@ export const METHOD_NAMES = [
   'getCompositionSource',
   'openComposition',
   'reviewComposition',
-  // subagents (subagent-contract.ts)
+  // subagents (contract-subagents.ts)
   'listSubagents',
   'steerSubagent',
   'cancelSubagent',
-  // chat (chat-contract.ts)
+  // chat (contract-chat.ts)
   'regenerate',
   'exportConversation',
   // browser screenshots and the companion model (contract-media.ts)

@@ -6,11 +6,11 @@
  * no Electron, no DOM. A new area's schemas go in a file of their own, its methods spread into `contract.methods`.
  */
 import type { z } from 'zod';
-import { memoryMethods } from './memory-contract';
-import { scheduleMethod } from './schedule-contract';
+import { memoryMethods } from './contract-memory';
+import { scheduleMethod } from './contract-schedule';
 import { extensionMethods } from './contract-extensions';
-import { subagentMethods } from './subagent-contract';
-import { chatMethods } from './chat-contract';
+import { subagentMethods } from './contract-subagents';
+import { chatMethods } from './contract-chat';
 import { mediaMethods } from './contract-media';
 import { workflowMethods } from './contract-workflows';
 import { toolsMethods } from './contract-tools';
@@ -56,12 +56,12 @@ export const contract = {
     ...compositionMethods,
     ...taskMethods,
     ...browserMethods,
-    // Memory, lessons and goals (memory-contract.ts).
+    // Memory, lessons and goals (contract-memory.ts).
     ...memoryMethods,
     /** Reminders and triggers (list, cancel, pause, resume, snooze, run now) with their fires and runs. */
     schedule: scheduleMethod,
     ...extensionMethods,
-    // Subagents: the tree, steer, cancel (subagent-contract.ts).
+    // Subagents: the tree, steer, cancel (contract-subagents.ts).
     ...subagentMethods,
     ...chatMethods,
     ...mediaMethods,

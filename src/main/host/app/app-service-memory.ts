@@ -1,7 +1,7 @@
 /**
  * The contract's memory, lessons and goals methods and the goal loop the app host runs. The person's actions in the UI leave receipts like the CLI's.
  */
-import type { MemoryRecordView } from '../../../shared/memory-contract';
+import type { MemoryRecordView } from '../../../shared/contract-memory';
 import type { MemoryRecord } from '../../services/memory';
 import type { HandlerGroup } from './handler-groups';
 import { startGoalLoop, type GoalLoopOptions } from '../background/goal-loop';

@@ -3,7 +3,7 @@
  * background), its duration from when it began executing (not from when it was proposed), who or what cleared it and
  * when, the approval preview kept on answered cards, attachments as chips, and tokens and cost per turn.
  */
-import type { AttachmentView, Cleared, TurnUsage } from '../../../shared/chat-contract';
+import type { AttachmentView, Cleared, TurnUsage } from '../../../shared/contract-chat';
 import type { MessageItem, ToolItem } from '../../../shared/contract';
 import { costOf, runTokens } from '../../../shared/prices';
 import { attachmentOf } from '../../runtime/user-content';

@@ -5,7 +5,7 @@
  */
 import type { ContractHandlers, MethodResult, ParsedParams } from '../../../shared/contract';
 import type { HandlerGroup } from './handler-groups';
-import type { SUBAGENT_METHOD_NAMES, SubagentView } from '../../../shared/subagent-contract';
+import type { SUBAGENT_METHOD_NAMES, SubagentView } from '../../../shared/contract-subagents';
 import { DeskhandError } from '../../../shared/errors';
 import type { SubagentRow } from '../../services/subagents/index';
 import type { AppRuntime } from '../assembly/open-runtime';
