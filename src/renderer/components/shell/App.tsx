@@ -221,7 +221,7 @@ function TopBar() {
       <span className="brand">Deskhand</span>
       {connection !== 'open' && (
         <span className="conn" role="status">
-          {connection === 'connecting' ? 'Connecting…' : 'Disconnected — retrying. If Deskhand restarted, open the new URL it printed.'}
+          {connection === 'connecting' ? 'Connecting…' : 'Disconnected — this page reconnects by itself when Deskhand is back (a restart keeps the address; after --new-address or another --port, open the URL it printed).'}
         </span>
       )}
       <span className="spacer" />
