@@ -5,7 +5,8 @@
  * not exist, which is rejected back to the model and recorded nowhere.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GoalLoop } from '../../src/main/host/background/goal-loop';
+import { GoalLoop, goalNotification, startGoalLoop } from '../../src/main/host/background/goal-loop';
+import type { NotificationSpec } from '../../src/main/services/notify';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { Store } from '../../src/main/services/store/store';
 import type { GoalView } from '../../src/main/services/goals';
@@ -196,6 +197,33 @@ describe('goal loops', () => {
     expect(lastUser).toContain('[goal cycle 2 of');
     expect(lastUser).toContain('The last cycle asked the person: Should the greeting go to stdout or to a file?');
     expect(runtime.goals.current(conv)!.cycles.map((c) => c.reported)).toEqual(['question', 'unreported']);
+  });
+
+  it('the host tells the person when a goal asks them something: headline and title in public, the question as private detail', async () => {
+    await loop!.stop();
+    const shown: NotificationSpec[] = [];
+    loop = startGoalLoop(runtime, () => provider(), undefined, { warn: () => {} }, { notify: async (spec) => (shown.push(spec), { id: String(shown.length), via: 'test' }) });
+    const conv = await acceptedGoal(
+      { turns: 5 },
+      reply().tool('report_goal_cycle', { status: 'question', summary: 'Which port should the greeting server use?' }, { id: 'q1' }),
+      reply().text('Which port should the greeting server use?'),
+    );
+    await until(() => shown.length > 0, 'the person to be told', 20_000);
+    await loop.idle();
+    expect(runtime.goals.current(conv)!.status).toBe('waiting');
+    expect(shown).toHaveLength(1);
+    const title = store.getConversation(conv)!.title;
+    expect(shown[0]).toMatchObject({ title: 'A goal asks you something', category: 'deskhand.goal', urgency: 'critical', target: { kind: 'conversation', id: conv } });
+    expect(shown[0]!.body).toBe(`In “${title}”: Make the greeting print hello-goal`);
+    expect(shown[0]!.privateBody).toBe('Which port should the greeting server use?');
+    expect(shown[0]!.body).not.toContain('port');
+  });
+
+  it('what a goal notification says is redacted, and the reason of a stopped goal is private detail', () => {
+    const goal = { id: 'goal_1', conversationId: 'conv_1', objective: 'Ship with key sk-SECRET', criteria: [], status: 'blocked', budget: {}, used: {}, consecutiveBlocked: 3, endedReason: 'The key sk-SECRET is refused', cycles: [], createdAt: 0 } as unknown as Parameters<typeof goalNotification>[0];
+    const spec = goalNotification(goal, 'Release', (t) => t.replaceAll('sk-SECRET', '[REDACTED]'));
+    expect(spec).toMatchObject({ title: 'A goal is blocked', body: 'In “Release”: Ship with key [REDACTED]', privateBody: 'The key [REDACTED] is refused', urgency: 'critical' });
+    expect(goalNotification({ ...goal, status: 'complete', endedReason: null }, 'Release', (t) => t)).not.toHaveProperty('privateBody');
   });
 
   it('a blocked verdict (the objective is unsafe) blocks in the same cycle; a verdict needs status blocked', async () => {

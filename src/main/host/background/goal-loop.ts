@@ -12,6 +12,7 @@ import type { RunOutcome } from '../../runtime/runtime';
 import type { ProviderConfig } from '../../services/providers/providers';
 import type { RunRow } from '../../services/store/store';
 import { describeBudget, type GoalView } from '../../services/goals';
+import { notificationLine, type NotificationSpec, type Notifier } from '../../services/notify';
 import type { AppRuntime } from '../assembly/open-runtime';
 import { GOAL_CYCLE_TRAILER } from '../assembly/memory-host';
 
@@ -146,6 +147,39 @@ export function startGoalLoop(
   provider: GoalLoopOptions['provider'],
   run: GoalLoopOptions['run'],
   log: { warn(message: string, details?: Record<string, unknown>): void },
+  notifier: Pick<Notifier, 'notify'> | null = null,
 ): GoalLoop {
-  return new GoalLoop({ runtime, provider, ...(run ? { run } : {}), onError: (err, conversationId) => log.warn('the goal loop could not run a cycle', { conversationId, error: errorMessage(err) }) }).start();
+  // The person hears when a goal stops or asks them something (nobody watches a goal's cycles).
+  const onGoalStopped = notifier
+    ? (goal: GoalView) => {
+        const title = runtime.store.getConversation(goal.conversationId)?.title ?? 'a conversation';
+        notifier.notify(goalNotification(goal, title, (t) => runtime.redactor.redact(t))).catch((err: unknown) => log.warn('could not tell the person about a goal', { goal: goal.id, error: errorMessage(err) }));
+      }
+    : undefined;
+  return new GoalLoop({ runtime, provider, ...(run ? { run } : {}), ...(onGoalStopped ? { onGoalStopped } : {}), onError: (err, conversationId) => log.warn('the goal loop could not run a cycle', { conversationId, error: errorMessage(err) }) }).start();
+}
+
+const GOAL_HEADLINES: Record<GoalView['status'], string> = {
+  waiting: 'A goal asks you something',
+  complete: 'A goal is complete',
+  blocked: 'A goal is blocked',
+  exhausted: 'A goal used up its budget',
+  ended: 'A goal ended',
+  active: 'A goal is running',
+};
+
+/**
+ * What the person is told when a goal stops or waits for them: the headline and the conversation's title in public;
+ * the question or the reason (the model's words, redacted) only as private detail, never on a lock screen.
+ */
+export function goalNotification(goal: GoalView, conversationTitle: string, redact: (text: string) => string): NotificationSpec {
+  const detail = goal.status === 'waiting' ? (goal.cycles.at(-1)?.summary ?? goal.endedReason) : goal.endedReason;
+  return {
+    title: GOAL_HEADLINES[goal.status],
+    body: notificationLine(`In “${redact(conversationTitle)}”: ${redact(goal.objective)}`),
+    ...(detail ? { privateBody: notificationLine(redact(detail), 300) } : {}),
+    urgency: goal.status === 'waiting' || goal.status === 'blocked' ? 'critical' : 'normal',
+    category: 'deskhand.goal',
+    target: { kind: 'conversation', id: goal.conversationId },
+  };
 }
