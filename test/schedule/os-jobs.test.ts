@@ -115,7 +115,7 @@ describe('job definitions', () => {
     expect(await new LaunchdScheduler('/x').unavailable()).toMatch(/only on macOS/); // this machine is Linux
   });
 
-  it('Task Scheduler: a one-shot TimeTrigger task that starts when available', () => {
+  it('Task Scheduler: a one-shot TimeTrigger task that starts when available', async () => {
     const xml = schtasksXml('trg_12345678', 'C:\\Users\\a\\Deskhand', at, cmd);
     expect(xml).toMatch(/<StartBoundary>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00<\/StartBoundary>/);
     expect(xml).toContain('<StartWhenAvailable>true</StartWhenAvailable>');
@@ -123,7 +123,7 @@ describe('job definitions', () => {
     expect(xml).toContain(`<Arguments>/opt/deskhand/out/main/cli.js fire trg_12345678 --data-dir &quot;/home/a b/it's&quot;</Arguments>`);
     const name = schtasksName('trg_12345678', 'C:\\D');
     expect(parseSchtasksCsv(`"${name}","8/25/2026 8:30:00 PM","Ready"\r\n"\\Other\\x","N/A","Ready"\r\n`, name.slice(0, name.lastIndexOf('\\') + 1))).toEqual([{ ref: name, scheduleId: 'trg_12345678', at: null }]);
-    expect(new SchtasksScheduler('C:\\D').unavailable()).resolves.toMatch(/only on Windows/);
+    await expect(new SchtasksScheduler('C:\\D').unavailable()).resolves.toMatch(/only on Windows/);
   });
 });
 
