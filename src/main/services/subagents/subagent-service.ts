@@ -4,145 +4,28 @@
  * most its parent's, and it starts tainted when the parent is; its taint is reported back with its result. Limits on
  * minutes, tokens, cost and live children (a queue beyond the cap) are enforced here; a background child is a task in
  * the one task table. A result schema is checked and the child asked once more with the validation error.
+ *
+ * This file is the children's lifecycle: spawn, map, launch and run, limits, steer and pause, cancel, crash recovery
+ * and waiting. Beside it: the protocol with the runner and the tools (subagent-protocol.ts), what an ended child
+ * leaves (child-results.ts: the result file, its task, the reported mark), the per-parent cap (child-slots.ts) and
+ * the pause gate (pause-gate.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DeskhandError } from '../../../shared/errors';
 import { WaitingForPeople } from '../../../shared/waiting';
-import type { Store } from '../store/store';
 import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentRow, type SteeringSender, type SubagentStatus } from '../store/modules/subagents';
 import type { TaskRow } from '../store/modules/tasks';
-import type { ExternalTasks } from '../tasks/external-tasks';
 import { describeChild } from './describe';
 import { isSameProcess, selfIdentity } from '../processes/proc-info';
-import { MAX_MAP_CHILDREN, PARENT_ONLY_TOOLS, PROFILES, checkResult, compileResultSchema, lowerPolicy, type PolicyName, type SubagentType } from './profiles';
+import { MAX_MAP_CHILDREN, PARENT_ONLY_TOOLS, PROFILES, checkResult, compileResultSchema, lowerPolicy, type SubagentType } from './profiles';
+import { Slots } from './child-slots';
+import { PauseGate } from './pause-gate';
+import { childOutputPath, finishChildTask, markReported, waitingRequests } from './child-results';
+import type { ChildRunOptions, MapInput, SpawnInput, SubagentCallContext, SubagentLimits, SubagentRunner, SubagentServiceOptions, WaitResult } from './subagent-protocol';
 
-/** What the service needs of the runtime (the host implements it over the real runtime). */
-export interface SubagentRunner {
-  /** The parent's turn as a child inherits it, or null for an unknown run. */
-  parent(runId: string): { conversationId: string; folder: string; cwd: string; roots: string[]; sandbox: string; policy: PolicyName; tainted: boolean; tools: { name: string; risk: string }[] } | null;
-  createChild(input: { folder: string; cwd: string; roots: string[]; policy: PolicyName; sandbox: string; title: string; tainted: boolean; model?: ChildModel }): string;
-  /**
-   * Checks a child's own model before anything is created: another model of the parent's provider, or any configured
-   * provider's. Throws a message the model can act on (the provider is not configured here, and what configures it).
-   */
-  checkModel?(parentRunId: string, asked: ChildModel): ChildModel;
-  /**
-   * Runs one turn of a child conversation to its end. Its approvals wait for a person when its parent's run waits
-   * (they surface in the parent's UI); when the parent's run would park (nobody can answer: `deskhand run --json`),
-   * a foreground child parks too and says on which requests (`approvalIds`).
-   */
-  run(conversationId: string, message: string, opts: ChildRunOptions): Promise<ChildOutcome>;
-  /** Continues the child's latest turn: a parked one is resumed here (or parks again); an ended one says how it ended. */
-  resume(conversationId: string, opts: ChildRunOptions): Promise<ChildOutcome>;
-  lastText(conversationId: string): string;
-  tainted(conversationId: string): boolean;
-  /** A person can answer this run's requests now (its live options are interactive); unknown runs count as attended. */
-  attended?(runId: string): boolean;
-  /** Stops the child conversation's parked run (the child ended while parked: cancelled, its parent stopped). */
-  stopParked?(conversationId: string): void;
-}
+export type { ChildModel, ChildOutcome, ChildRunOptions, MapInput, SpawnInput, SubagentCallContext, SubagentLimits, SubagentRunner, SubagentServiceOptions, WaitResult } from './subagent-protocol';
 
-/** A child's own model (spawn_subagent / map_subagents `model`, optional `provider`); absent: its parent's. */
-export interface ChildModel {
-  provider?: string;
-  model: string;
-}
-
-export interface ChildRunOptions {
-  parentRunId: string | null;
-  background: boolean;
-  /** The parent's call can park with the child (spawn_subagent, map_subagents): else the child waits for answers. */
-  parks: boolean;
-  /**
-   * A background child: whether a person can answer its requests here (its parent run could when it started it, or
-   * the run that resumes it can). When nobody can, it parks instead of waiting, and any process resumes it.
-   */
-  attended: boolean;
-  signal: AbortSignal;
-  onUsage(input: number, output: number): void;
-}
-
-export interface ChildOutcome {
-  status: string;
-  error?: string;
-  /** When parked: the requests (its own, or its descendants') it waits for. */
-  approvalIds?: readonly string[];
-}
-
-export interface SubagentLimits {
-  maxMinutes: number;
-  maxTokens: number;
-  maxCostUSD: number;
-}
-
-export interface SubagentServiceOptions {
-  store: Store;
-  tasks: Pick<ExternalTasks, 'register' | 'start' | 'finish' | 'update'>;
-  dataDir: string;
-  /** Children of one conversation tree running at once; more wait in a queue. */
-  maxLive?: number;
-  /** Ceilings for every child (a call may ask for less). */
-  limits?: Partial<SubagentLimits>;
-  /** USD per million tokens, for the cost estimate and limit. */
-  prices?: { input: number; output: number };
-}
-
-export interface SubagentCallContext {
-  runId: string;
-  conversationId: string;
-  callId: string;
-  signal: AbortSignal;
-  /**
-   * The calling tool runs again when its run resumes (spawn_subagent, map_subagents): a foreground child may then park
-   * with it instead of waiting. Callers that cannot be run again (a workflow script, a Tower worker) leave it unset.
-   */
-  parks?: boolean;
-  /**
-   * Whether a person can answer this caller's children when its run is not driven here (a workflow script: whether
-   * one could answer the run that started or resumed it). Unset: they wait (or, under a live parent run, do as it does).
-   */
-  attended?: boolean;
-}
-
-export interface SpawnInput {
-  prompt: string;
-  description: string;
-  type?: SubagentType;
-  background?: boolean;
-  resume?: string;
-  resultSchema?: unknown;
-  limits?: Partial<SubagentLimits>;
-  /** The child's own model (default: its parent's). */
-  model?: ChildModel;
-  /** Where the child works instead of its parent's folder (a Tower worker's git worktree): folder, cwd and roots. */
-  workspace?: { folder: string; cwd: string; roots: string[] };
-}
-
-export interface MapInput {
-  promptTemplate: string;
-  items: string[];
-  /** Earlier children of this conversation (ended) to continue in the same batch, each with `resumePrompt`. */
-  resumeIds?: string[];
-  resumePrompt?: string;
-  description: string;
-  type?: SubagentType;
-  resultSchema?: unknown;
-  maxConcurrency?: number;
-  limits?: Partial<SubagentLimits>;
-  /** The new children's own model (resumed ones keep theirs). */
-  model?: ChildModel;
-}
-
-export interface WaitResult {
-  finished: SubagentRow[];
-  running: SubagentRow[];
-  timedOut: boolean;
-}
-
-/** Spec II: a child times out after 2 hours by default. */
 const DEFAULT_LIMITS: SubagentLimits = { maxMinutes: 120, maxTokens: 2_000_000, maxCostUSD: 5 };
 const DEFAULT_PRICES = { input: 3, output: 15 };
 const TERMINAL = new Set<string>(SUBAGENT_TERMINAL);
@@ -151,36 +34,6 @@ interface Live {
   controller: AbortController;
   /** Why it was stopped: a limit, the parent, cancel. */
   stop?: { status: SubagentStatus; reason: string };
-}
-
-class Slots {
-  private live = 0;
-  private readonly queue: (() => void)[] = [];
-  constructor(readonly cap: number) {}
-  async take(signal: AbortSignal): Promise<void> {
-    if (this.live < this.cap) {
-      this.live++;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const go = () => {
-        signal.removeEventListener('abort', stop);
-        this.live++;
-        resolve();
-      };
-      const stop = () => {
-        const i = this.queue.indexOf(go);
-        if (i >= 0) this.queue.splice(i, 1);
-        reject(new DeskhandError('aborted', 'cancelled while queued'));
-      };
-      this.queue.push(go);
-      signal.addEventListener('abort', stop, { once: true });
-    });
-  }
-  give(): void {
-    this.live--;
-    this.queue.shift()?.();
-  }
 }
 
 export class SubagentService {
@@ -196,7 +49,7 @@ export class SubagentService {
   /** Background children started or resumed here, and whether a person can answer them (else they park). */
   private readonly attended = new Map<string, boolean>();
   /** Children paused by steer_subagent (in this process): their next model call waits until they are resumed. */
-  private readonly paused = new Map<string, { promise: Promise<void>; release: () => void }>();
+  private readonly paused = new PauseGate();
 
   constructor(private readonly opts: SubagentServiceOptions) {
     this.rows = opts.store.module(subagentsModule);
@@ -294,7 +147,7 @@ export class SubagentService {
         kind: 'subagent',
         title: `${row.type}: ${row.description}`.slice(0, 200),
         spec: { subagent: row.id },
-        outputPath: this.outputPath(row.id),
+        outputPath: childOutputPath(this.opts.dataDir, row.id),
       });
       this.rows.update(row.id, { task_id: task.id });
       row = this.rows.get(row.id)!;
@@ -427,8 +280,7 @@ export class SubagentService {
 
   /** The open requests a parked child (or any descendant of it) waits for. */
   waitingRequests(row: SubagentRow): string[] {
-    const conversations = new Set([row.conversation_id, ...this.rows.tree(row.conversation_id, 500).map((r) => r.conversation_id)]);
-    return this.opts.store.pendingApprovals().filter((a) => conversations.has(this.opts.store.getRun(a.run_id)?.conversation_id ?? '')).map((a) => a.id);
+    return waitingRequests(this.opts.store, this.rows, row);
   }
 
   list(parentConversationId: string): SubagentRow[] {
@@ -535,11 +387,7 @@ export class SubagentService {
    */
   pause(parentConversationId: string, id: string): SubagentRow {
     const row = this.ownChild(parentConversationId, id);
-    if (!this.paused.has(id)) {
-      let release!: () => void;
-      const promise = new Promise<void>((resolve) => (release = resolve));
-      this.paused.set(id, { promise, release });
-    }
+    this.paused.hold(id);
     this.changed(id);
     return row;
   }
@@ -559,24 +407,11 @@ export class SubagentService {
   /** Before each model call of a child: waits while it is paused; a stop (its signal) ends the wait at once. */
   async untilResumed(conversationId: string, signal?: AbortSignal): Promise<void> {
     const row = this.rows.byConversation(conversationId);
-    const hold = row && this.paused.get(row.id);
-    if (!hold || signal?.aborted) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      signal?.addEventListener('abort', done, { once: true });
-      void hold.promise.then(done);
-    });
+    if (row) await this.paused.wait(row.id, signal);
   }
 
   private unpause(id: string): void {
-    const hold = this.paused.get(id);
-    if (!hold) return;
-    this.paused.delete(id);
-    hold.release();
-    this.changed(id);
+    if (this.paused.release(id)) this.changed(id);
   }
 
   private ownChild(parentConversationId: string, id: string): SubagentRow {
@@ -797,29 +632,12 @@ export class SubagentService {
     this.unpause(id);
     // Ended while parked (cancelled, its parent stopped): its parked run stops too, and its requests expire.
     if (row.status === 'parked') this.runner?.stopParked?.(row.conversation_id);
-    const ended = this.rows.get(id)!;
-    if (ended.task_id) {
-      mkdirSync(join(this.opts.dataDir, 'subagents'), { recursive: true, mode: 0o700 });
-      writeFileSync(this.outputPath(id), ended.result ?? ended.error ?? '', { mode: 0o600 });
-      this.opts.tasks.update(ended.task_id, { subagent: id, tainted: ended.tainted === 1 });
-      const taskStatus = taskStatusOverride ?? (status === 'finished' ? 'finished' : status === 'timed_out' ? 'timed_out' : status === 'cancelled' ? 'cancelled' : 'failed');
-      this.opts.tasks.finish(ended.task_id, taskStatus, status === 'finished' ? 'finished' : `${status}: ${ended.error ?? ''}`.slice(0, 300), notify);
-    }
+    finishChildTask(this.opts, this.rows.get(id)!, status, notify, taskStatusOverride);
     this.changed(id);
   }
 
   private markReported(rows: readonly SubagentRow[]): void {
-    if (rows.length > 1) return this.opts.store.transaction(() => this.markReported1(rows));
-    this.markReported1(rows);
-  }
-
-  private markReported1(rows: readonly SubagentRow[]): void {
-    for (const r of rows) {
-      if (!TERMINAL.has(r.status)) continue;
-      this.rows.update(r.id, { reported: 1 });
-      // A result handed to the parent here wakes nobody later.
-      if (r.task_id) this.opts.store.tasks.claimNotifications([r.task_id]);
-    }
+    markReported(this.opts.store, this.rows, rows);
   }
 
   private async cancelTask(task: TaskRow, reason: string): Promise<void> {
@@ -832,10 +650,6 @@ export class SubagentService {
     const row = this.rows.byTask(task.id);
     if (!row) return task.summary ?? '';
     return describeChild(row);
-  }
-
-  private outputPath(id: string): string {
-    return join(this.opts.dataDir, 'subagents', `${id}.txt`);
   }
 
   private changed(id: string): void {
