@@ -50,7 +50,8 @@ export class Analysis implements AnalysisSurface {
     let parsed = cacheGet(parses, src);
     if (!parsed) {
       try {
-        parsed = { node: syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(src, 'command') };
+        const sh = syntax();
+        parsed = { node: sh.NewParser(sh.Variant(sh.LangBash)).Parse(src, 'command') };
       } catch (err) {
         parsed = { error: parseErrorText(err) };
       }
