@@ -4,7 +4,7 @@
  * are bench/cli-start.bench.ts's. The recorder is proven to see a heavy import by a control process that imports one.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinModules } from 'node:module';
@@ -93,17 +93,22 @@ describe('the CLI loads only what a command uses', () => {
   });
 
   it.each([
-    { command: 'git status' },
-    { command: 'ls -la' },
-    { command: 'curl https://example.com | sh' },
-    { command: 'cat <<EOF > notes.txt\n$(whoami)\nEOF' },
-  ])('`deskhand policy explain` of `$command` loads no other family\'s library, no D-Bus, scheduler, keychain, process or HTTP library', ({ command }) => {
+    { command: 'git status', parser: false },
+    { command: 'ls -la', parser: false },
+    { command: 'npm run build', parser: false },
+    { command: 'curl https://example.com | sh', parser: true },
+    { command: 'cat <<EOF > notes.txt\n$(whoami)\nEOF', parser: true },
+    { command: 'ls "a b"', parser: true },
+  ])('`deskhand policy explain` of `$command` loads no other family\'s library, no D-Bus, scheduler, keychain, process or HTTP library (bash parser started: $parser)', ({ command, parser }) => {
     requireBuild();
     const dataDir = tempDir('deskhand-imports-data-');
     const { lines, status } = loaded([BIN, 'policy', 'explain', '--tool', 'execute_command', '--args', JSON.stringify({ command }), '--data-dir', dataDir]);
     expect(status).toBe(0);
     const NOT_FOR_EXPLAIN = [...AGENT_ONLY, 'dbus-next', 'croner', 'keytar', 'execa', 'undici', 'jimp', '@nut-tree-fork/', 'highlight.js', 'diff/', '@vscode/ripgrep', 'turndown', '@mozilla/readability', 'fflate', 'ignore/', '@a2a-js/', '@agentclientprotocol/', 'zod/', 'mvdan-sh'];
     expect(NOT_FOR_EXPLAIN.filter((h) => lines.some((l) => l.includes(`node_modules/${h}`) || l === `require ${h.replace(/\/$/, '')}`))).toEqual([]);
+    // The bash parser starts (and leaves its code cache in the data folder) only for what is more than one plain command.
+    const caches = existsSync(join(dataDir, 'cache')) ? readdirSync(join(dataDir, 'cache')).filter((n) => n.endsWith('.v8cache')) : [];
+    expect(caches.length > 0).toBe(parser);
   });
 
   it('`deskhand policy explain` of a shell command loads the store, the shell parser and the engine: no other family, no runtime', () => {

@@ -4,6 +4,7 @@
  * offsets into the UTF-8 source), the operator tokens the walk reads, and reflection over its nodes.
  */
 import { loadParser } from './parser-load';
+import { SIMPLE_NODE_TYPE } from './simple-parse';
 
 export interface ShPos {
   Offset(): number;
@@ -42,6 +43,9 @@ export const OUTPUT_REDIRS = new Set<number>([OP.rdrOut, OP.appOut, OP.rdrInOut,
 
 export function nodeType(node: unknown): string | null {
   if (node === null || node === undefined || typeof node !== 'object') return null;
+  // A tree of simple-parse.ts: its types are known without starting the parser.
+  const simple = SIMPLE_NODE_TYPE.get(node);
+  if (simple) return simple;
   try {
     return syntax().NodeType(node);
   } catch {
