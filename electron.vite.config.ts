@@ -10,6 +10,7 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
+      externalizeDeps: { exclude: ['zod'] },
       rollupOptions: {
         input: {
           cli: resolve(__dirname, 'src/main/host/cli/main.ts'),

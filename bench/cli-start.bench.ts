@@ -2,7 +2,9 @@
  * CLI start (issue 30), each figure a spawned `deskhand` process from spawn to exit, measured side by side with
  * `node -e 0` in the same rounds (paired, alternating order):
  * - cli_help_ms: `deskhand --help` (target ≤ 250 ms and ≤ 3× node -e 0: cli_help_vs_node_x);
- * - cli_explain_ms: `deskhand policy explain` of a shell command (target ≤ 400 ms);
+ * - cli_explain_ms: `deskhand policy explain` of a shell command (target ≤ 400 ms): `ls -la`, one plain command, which
+ *   the classifier reads without starting the bash parser; cli_explain_compound_ms the same for a pipeline with a
+ *   redirection (`git diff | grep x > out.txt`), for which the parser starts (from its code cache in the data folder);
  * - cli_runs_list_ms: `deskhand runs list` on a store with 1,000 runs (target ≤ 400 ms).
  * Needs `npm run build` (out/main/cli.js). fire_to_notification_ms is measured by bench/fire-notification.bench.ts.
  */
@@ -37,6 +39,7 @@ export default async function cliStartBench(): Promise<BenchResult> {
   const node = () => exec(['-e', '0']);
   const help = await paired(ROUNDS, WARMUP, () => exec([BIN, '--help']), node);
   const explain = await paired(ROUNDS, WARMUP, () => exec([BIN, 'policy', 'explain', '--tool', 'execute_command', '--args', '{"command":"ls -la"}', '--data-dir', dataDir]), node);
+  const compound = await paired(ROUNDS, WARMUP, () => exec([BIN, 'policy', 'explain', '--tool', 'execute_command', '--args', '{"command":"git diff | grep x > out.txt"}', '--data-dir', dataDir]), node);
   const list = await paired(ROUNDS, WARMUP, () => exec([BIN, 'runs', 'list', '--data-dir', dataDir]), node);
   return {
     cli_help_ms: figure(help.a, { unit: 'ms', baseline: 'node_e0_ms (same rounds)', target: '≤ 250' }),
@@ -44,6 +47,8 @@ export default async function cliStartBench(): Promise<BenchResult> {
     node_e0_ms: figure(help.b, { unit: 'ms' }),
     cli_explain_ms: figure(explain.a, { unit: 'ms', baseline: 'node -e 0 in the same rounds', target: '≤ 400' }),
     cli_explain_vs_node_x: ratio(explain.a, explain.b),
+    cli_explain_compound_ms: figure(compound.a, { unit: 'ms', baseline: 'node -e 0 in the same rounds; a pipeline with a redirection', target: '≤ 400' }),
+    cli_explain_compound_vs_node_x: ratio(compound.a, compound.b),
     cli_runs_list_ms: figure(list.a, { unit: 'ms', baseline: 'node -e 0 in the same rounds; 1,000 runs', target: '≤ 400' }),
     cli_runs_list_vs_node_x: ratio(list.a, list.b),
   };

@@ -4,7 +4,7 @@
  * are bench/cli-start.bench.ts's. The recorder is proven to see a heavy import by a control process that imports one.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinModules } from 'node:module';
@@ -92,14 +92,38 @@ describe('the CLI loads only what a command uses', () => {
     expect(agentOnlyIn(lines)).toEqual([]);
   });
 
+  it.each([
+    { command: 'git status', parser: false },
+    { command: 'ls -la', parser: false },
+    { command: 'npm run build', parser: false },
+    { command: 'curl https://example.com | sh', parser: true },
+    { command: 'cat <<EOF > notes.txt\n$(whoami)\nEOF', parser: true },
+    { command: 'ls "a b"', parser: true },
+  ])('`deskhand policy explain` of `$command` loads no other family\'s library, no D-Bus, scheduler, keychain, process or HTTP library (bash parser started: $parser)', ({ command, parser }) => {
+    requireBuild();
+    const dataDir = tempDir('deskhand-imports-data-');
+    const { lines, status } = loaded([BIN, 'policy', 'explain', '--tool', 'execute_command', '--args', JSON.stringify({ command }), '--data-dir', dataDir]);
+    expect(status).toBe(0);
+    const NOT_FOR_EXPLAIN = [...AGENT_ONLY, 'dbus-next', 'croner', 'keytar', 'execa', 'undici', 'jimp', '@nut-tree-fork/', 'highlight.js', 'diff/', '@vscode/ripgrep', 'turndown', '@mozilla/readability', 'fflate', 'ignore/', '@a2a-js/', '@agentclientprotocol/', 'zod/', 'mvdan-sh'];
+    expect(NOT_FOR_EXPLAIN.filter((h) => lines.some((l) => l.includes(`node_modules/${h}`) || l === `require ${h.replace(/\/$/, '')}`))).toEqual([]);
+    // The bash parser starts (and leaves its code cache in the data folder) only for what is more than one plain command.
+    const caches = existsSync(join(dataDir, 'cache')) ? readdirSync(join(dataDir, 'cache')).filter((n) => n.endsWith('.v8cache')) : [];
+    expect(caches.length > 0).toBe(parser);
+  });
+
   it('`deskhand policy explain` of a shell command loads the store, the shell parser and the engine: no other family, no runtime', () => {
     requireBuild();
     const dataDir = tempDir('deskhand-imports-data-');
     const shell = loaded([BIN, 'policy', 'explain', '--tool', 'execute_command', '--args', '{"command":"git diff | grep x > out.txt"}', '--data-dir', dataDir]);
     expect(shell.status).toBe(0);
-    // The module set it may load: SQLite (with its binding loader), the shell parser and zod, nothing else from npm.
-    expect(packagesIn(shell.lines)).toEqual(['better-sqlite3', 'bindings', 'file-uri-to-path', 'mvdan-sh', 'zod']);
+    // The module set it may load from npm: SQLite (with its binding loader), nothing else (zod is bundled into the
+    // build; the shell parser loads through its code cache, below).
+    expect(packagesIn(shell.lines)).toEqual(['better-sqlite3', 'bindings', 'file-uri-to-path']);
+    expect(shell.lines.filter((l) => l.includes('node_modules/zod/'))).toEqual([]);
     expect(buildFiles(shell.lines).filter((f) => RUNTIME_CHUNKS.test(f))).toEqual([]);
+    // It parsed the command (the parser's code cache is in the data folder) and remembered the sandbox probe.
+    expect(readdirSync(join(dataDir, 'cache')).filter((n) => /^mvdan-sh-.*\.v8cache$/.test(n))).toHaveLength(1);
+    expect(JSON.parse(readFileSync(join(dataDir, 'cache', 'sandbox-probe.json'), 'utf8'))).toMatchObject({ support: { available: expect.any(Boolean) } });
     // Control: explaining a tool of another family takes the full path, and the recorder sees it.
     const other = loaded([BIN, 'policy', 'explain', '--tool', 'read_file', '--args', '{"path":"a.txt"}', '--data-dir', dataDir]);
     expect(other.status).toBe(0);

@@ -4,9 +4,12 @@
  * definitions and services (host-services.ts), which explaining any other tool still assembles. The answer is the
  * same on both paths: the deps below are the ones assembleHostServices gives explainCall for such a call (the shell
  * family over the same kind of background tasks and the OS sandbox, the store's app grants, Tower's mission scope,
- * and no run-later paths, which only a started project MCP server adds). test/cli/policy-explain-paths.test.ts
+ * and no run-later paths, which only a started project MCP server adds); the sandbox's support is the last probe
+ * remembered in the data folder while nothing it depends on changed (services/sandbox/probe-cache.ts), since
+ * explaining runs no command. test/cli/policy-explain-paths.test.ts
  * compares the two paths call for call; test/cli/cli-import-cost.test.ts holds what this path loads.
  */
+import { join } from 'node:path';
 import type { ExplainDeps } from '../../runtime/explain';
 import { ToolRegistry } from '../../runtime/registry';
 import { SecretRedactor } from '../../runtime/redaction';
@@ -16,7 +19,7 @@ import { towerModule } from '../../services/store/modules/tower';
 import { StoreGrantBook } from '../../services/computer/grant-book';
 import { missionScopeOf } from '../../services/tower/tower-service';
 import { BackgroundTasks } from '../../services/tasks/background-tasks';
-import { osSandbox } from '../../services/sandbox';
+import { explainingSandbox } from '../../services/sandbox';
 import { createShellFamily } from '../../tools/shell';
 
 export interface ExplainHost {
@@ -38,7 +41,7 @@ export async function shellExplainHost(dataDir: string, tool: string): Promise<E
       store.close();
     }
   };
-  const { tools } = createShellFamily({ tasks, sandbox: osSandbox, dataDir });
+  const { tools } = createShellFamily({ tasks, sandbox: explainingSandbox(join(dataDir, 'cache')), dataDir });
   if (!tools.some((t) => t.name === tool || (t.aliases ?? []).includes(tool))) {
     await close();
     return null;

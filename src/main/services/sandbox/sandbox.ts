@@ -68,7 +68,7 @@ function probe(): SandboxSupport {
     return { kind: null, available: false, detail: 'the OS sandbox is turned off on this machine (DESKHAND_SANDBOX=none)', binary: null };
   }
   if (process.platform === 'linux') {
-    const bwrap = findBinary('bwrap', ['/usr/bin/bwrap']);
+    const bwrap = bwrapBinary();
     if (!bwrap) return { kind: null, available: false, detail: 'no OS sandbox: bubblewrap (bwrap) is not installed (Debian/Ubuntu package "bubblewrap")', binary: null };
     // Deskhand's own probe of the binary it found: a fixed program with fixed arguments, run on the host.
     const run = runHostProgramSync({ program: bwrap, args: ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--die-with-parent', '--', '/bin/true'], timeoutMs: 10_000 });
@@ -82,6 +82,11 @@ function probe(): SandboxSupport {
       : { kind: null, available: false, detail: 'no OS sandbox: /usr/bin/sandbox-exec is missing', binary: null };
   }
   return { kind: null, available: false, detail: `no OS sandbox on ${process.platform} yet`, binary: null };
+}
+
+/** The bubblewrap binary the probe (and every sandboxed command) uses, or null when none is installed. */
+export function bwrapBinary(): string | null {
+  return findBinary('bwrap', ['/usr/bin/bwrap']);
 }
 
 function findBinary(name: string, preferred: string[]): string | null {

@@ -3,7 +3,8 @@
  * where a command runs, the sandbox) other families get through `commands` (the host passes it on).
  */
 import type { Classification, EffectsContext, ToolDefinition } from '../../runtime/tool';
-import { classifyCommand } from './command-classifier';
+import { join } from 'node:path';
+import { classifyCommand, useParserCodeCache } from './command-classifier';
 import { createCancelWaitFor } from './cancel-wait-for';
 import { checkCwd, createExecuteCommand, cwdContainment, resolveCommandCwd, visibleCommand, type ShellDeps } from './execute-command';
 import { commandPlan, sandboxClassification, sandboxLine, type SandboxAsk } from './sandbox-policy';
@@ -29,6 +30,8 @@ export interface CommandKnowledge {
 }
 
 export function createShellFamily(deps: ShellDeps): { tools: ToolDefinition[]; commands: CommandKnowledge } {
+  // The bash parser starts from a code cache in the data folder (command-classifier/parser-load.ts).
+  useParserCodeCache(join(deps.dataDir, 'cache'));
   return {
     tools: [createExecuteCommand(deps), createWaitFor(deps), createCancelWaitFor(deps.tasks)] as ToolDefinition[],
     commands: {

@@ -13,7 +13,8 @@ import type { AnalysisSurface } from './context';
 import { credentialContent } from './credentials';
 import { DANGEROUS_GIT_KEY, findGitDir, gitConfigKeys } from './git';
 import { TooComplex } from './limits';
-import { asArray, nodeType, parseErrorText, syntax } from './sh';
+import { asArray, nodeType, parseErrorText, syntax, type ShNode } from './sh';
+import { simpleParse } from './simple-parse';
 import type { CommandSegment } from './types';
 import { highRisk, lowRisk, type Parsed, type Verdict } from './verdict';
 import { Walker } from './walker';
@@ -50,7 +51,10 @@ export class Analysis implements AnalysisSurface {
     let parsed = cacheGet(parses, src);
     if (!parsed) {
       try {
-        parsed = { node: syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(src, 'command') };
+        // One plain command is read without starting the bash parser (simple-parse.ts: the same tree).
+        const simple = simpleParse(src);
+        const sh = simple ? null : syntax();
+        parsed = { node: (simple as ShNode | null) ?? sh!.NewParser(sh!.Variant(sh!.LangBash)).Parse(src, 'command') };
       } catch (err) {
         parsed = { error: parseErrorText(err) };
       }

@@ -22,6 +22,7 @@ import { unique } from './verdict';
 import { invisibleCharacter } from './words';
 
 export { COMMAND_LIMITS } from './limits';
+export { useParserCodeCache } from './parser-load';
 export { clearClassifierCache } from './cache';
 export type { CommandClassification, CommandSegment } from './types';
 export { CREDENTIAL_SCAN_MAX_BYTES, credentialContent } from './credentials';

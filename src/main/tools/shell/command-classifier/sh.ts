@@ -3,7 +3,8 @@
  * non-enumerable getters named as in the Go structs, https://pkg.go.dev/mvdan.cc/sh/v3/syntax, positions are byte
  * offsets into the UTF-8 source), the operator tokens the walk reads, and reflection over its nodes.
  */
-import { createRequire } from 'node:module';
+import { loadParser } from './parser-load';
+import { SIMPLE_NODE_TYPE } from './simple-parse';
 
 export interface ShPos {
   Offset(): number;
@@ -20,8 +21,16 @@ export interface ShSyntax {
   NodeType(node: unknown): string;
 }
 
-// createRequire rather than `import`: the package ships no type declarations.
-export const syntax = (createRequire(import.meta.url)('mvdan-sh') as { syntax: ShSyntax }).syntax;
+let loaded: ShSyntax | undefined;
+
+/**
+ * The parser's API, loaded on first use (parser-load.ts: its 1.5 MB start is the largest single cost of a CLI call
+ * that classifies a command, so nothing pays it at import).
+ */
+export function syntax(): ShSyntax {
+  loaded ??= (loadParser() as { syntax: ShSyntax }).syntax;
+  return loaded;
+}
 
 // Token values of mvdan/sh v3 (syntax/tokens.go) for the operators this file reads.
 export const OP = {
@@ -34,8 +43,11 @@ export const OUTPUT_REDIRS = new Set<number>([OP.rdrOut, OP.appOut, OP.rdrInOut,
 
 export function nodeType(node: unknown): string | null {
   if (node === null || node === undefined || typeof node !== 'object') return null;
+  // A tree of simple-parse.ts: its types are known without starting the parser.
+  const simple = SIMPLE_NODE_TYPE.get(node);
+  if (simple) return simple;
   try {
-    return syntax.NodeType(node);
+    return syntax().NodeType(node);
   } catch {
     return null;
   }
