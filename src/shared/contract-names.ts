@@ -83,6 +83,8 @@ export const METHOD_NAMES = [
   'getConversationTools',
   'setConversationFamilies',
   'getSystemPrompt',
+  // the viewer's exports (contract-journeys.ts)
+  'exportComposition',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged', 'subagentsChanged'] as const;

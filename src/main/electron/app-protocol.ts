@@ -36,6 +36,8 @@ export const CSP = [
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
+  // The viewer's frames are same-host pages; Print loads the PDF it made from a blob: URL into a frame.
+  "frame-src 'self' blob:",
   "frame-ancestors 'none'",
 ].join('; ');
 

@@ -11,6 +11,7 @@ import { lineDiff } from '../../shared/line-diff';
 import { api, errorText } from '../api/client';
 import { takeEarlyTicket, useCompositions } from '../state/compositions';
 import { useUi } from '../state/ui';
+import { CompositionExports } from './CompositionExports';
 import { DiffView } from './DiffView';
 
 export interface Blocked {
@@ -252,6 +253,7 @@ export function CompositionViewer() {
           </label>
         )}
         <span className="spacer" />
+        <CompositionExports id={c.id} version={v.version} />
         <button type="button" className="icon-button" aria-label="Close the viewer" onClick={() => useCompositions.getState().close()}>
           ✕
         </button>

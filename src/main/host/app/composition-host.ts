@@ -9,7 +9,10 @@ import { randomBytes } from 'node:crypto';
 import type { ContractEvent, MethodResult, ParsedParams } from '../../../shared/contract';
 import { DeskhandError } from '../../../shared/errors';
 import { CompositionFiles } from '../../services/compositions/composition-files';
-import { VIEWER_CSP, viewerDocument, type CompositionDetail, type CompositionService } from '../../services/compositions/index';
+import { versionZip } from '../../services/compositions/export';
+import { EXTENSIONS, printableHtml, VIEWER_CSP, viewerDocument, type CompositionDetail, type CompositionService } from '../../services/compositions/index';
+import type { PdfPrinter } from '../../services/pdf/index';
+import { ChromiumPdfPrinter } from '../../services/pdf/print';
 import type { AppRuntime } from '../assembly/open-runtime';
 
 /** Text sources above this are sent cut (the diff says so); images above it are not sent for the visual diff. */
@@ -22,15 +25,25 @@ export interface CompositionHostOptions {
   /** Sends a message to the conversation as the person (starts a run); throws 'conflict' while one is working. */
   send(conversationId: string, text: string): Promise<{ runId: string }>;
   emit(event: ContractEvent): void;
+  /** Prints "Save as PDF" and "Print" (default: Chromium, as create_pdf prints). */
+  printer?: PdfPrinter;
+}
+
+/** A download's name: the title in safe characters, the version, the extension. */
+function exportName(title: string, version: number, ext: string): string {
+  const base = title.normalize('NFKD').replace(/[^\w .-]+/g, '').replace(/\s+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80) || 'composition';
+  return `${base}-v${version}.${ext}`;
 }
 
 export class CompositionHost {
   readonly service: CompositionService;
   private readonly tickets = new Map<string, { id: string; version: number; until: number }>();
   private readonly off: () => void;
+  private readonly printer: PdfPrinter;
 
   constructor(private readonly opts: CompositionHostOptions) {
     this.service = new CompositionFiles(opts.runtime.store, opts.dataDir);
+    this.printer = opts.printer ?? new ChromiumPdfPrinter();
     // A composition made (or revised) by a tool: the panel lists it at once.
     this.off = opts.runtime.onEvent((e) => {
       if (e.type === 'tool.result' && (e.tool === 'create_composition' || e.tool === 'execute_create_composition') && e.status === 'ok') {
@@ -91,6 +104,23 @@ export class CompositionHost {
     return { html: viewerDocument(d.kind, this.service.read(d.id, v.version), v.mime, d.title), csp: `${VIEWER_CSP}; sandbox allow-scripts` };
   }
 
+  /**
+   * The shown version as the person asked for it: its own file, the PDF create_pdf would print of it (the same
+   * printable page and default page setup, printed here: no model turn, no approval, since the person asked), or the
+   * zip `deskhand compositions export` writes.
+   */
+  async export(p: ParsedParams<'exportComposition'>): Promise<MethodResult<'exportComposition'>> {
+    const d = this.detail(p.id);
+    const v = d.versions.find((x) => x.version === p.version);
+    if (!v) throw new DeskhandError('not_found', `Composition ${p.id} has no version ${p.version}.`);
+    const bytes = this.service.read(d.id, v.version);
+    let out: { bytes: Uint8Array; mime: string; ext: string };
+    if (p.as === 'file') out = { bytes, mime: v.mime, ext: EXTENSIONS[v.mime] ?? 'bin' };
+    else if (p.as === 'zip') out = { bytes: versionZip(d, v.version, bytes), mime: 'application/zip', ext: 'zip' };
+    else out = { bytes: await this.printer.print(printableHtml(d.kind, d.title, v.mime, bytes), { landscape: false }), mime: 'application/pdf', ext: 'pdf' };
+    return { name: exportName(d.title, v.version, out.ext), mime: out.mime, base64: Buffer.from(out.bytes).toString('base64'), bytes: out.bytes.length };
+  }
+
   async review(p: ParsedParams<'reviewComposition'>): Promise<MethodResult<'reviewComposition'>> {
     const before = this.detail(p.id);
     if (p.action !== 'approve' && !p.text.trim()) throw new DeskhandError('usage', p.action === 'comment' ? 'The comment is empty.' : 'Say what should change.');
@@ -115,7 +145,7 @@ export class CompositionHost {
   }
 }
 
-type CompositionMethods = 'listCompositions' | 'getComposition' | 'getCompositionSource' | 'openComposition' | 'reviewComposition';
+type CompositionMethods = 'listCompositions' | 'getComposition' | 'getCompositionSource' | 'openComposition' | 'reviewComposition' | 'exportComposition';
 
 /** The compositions contract methods (a handler group, handler-groups.ts), each delegating to the service's host. */
 export const compositionGroup =
@@ -126,4 +156,5 @@ export const compositionGroup =
     getCompositionSource: async (p) => host.source(p),
     openComposition: async (p) => host.open(p),
     reviewComposition: async (p) => host.review(p),
+    exportComposition: async (p) => host.export(p),
   });

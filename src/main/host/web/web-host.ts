@@ -97,6 +97,8 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       "object-src 'none'",
       "base-uri 'none'",
       "form-action 'none'",
+      // The viewer's frames are same-host pages; Print loads the PDF it made from a blob: URL into a frame.
+      "frame-src 'self' blob:",
       "frame-ancestors 'none'",
     ].join('; ');
 
