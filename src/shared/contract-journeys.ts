@@ -1,6 +1,6 @@
 /**
  * The contract's part for the journeys issue (34): the composition viewer's exports (the shown version's file, its
- * PDF, its zip). Kept beside contract.ts like contract-media.ts.
+ * PDF, its zip) and reviews as events of the transcript. Kept beside contract.ts like contract-media.ts.
  */
 import { z } from 'zod';
 
@@ -15,6 +15,23 @@ export const compositionExportSchema = z.strictObject({
   bytes: z.number().int(),
 });
 export type CompositionExportView = z.infer<typeof compositionExportSchema>;
+
+/**
+ * A review the person gave in the composition viewer (Comment, Ask for changes, Approve), as an event of the
+ * transcript: the model received it with Deskhand's instructions; the person sees what they did, never those words.
+ */
+export const reviewItemSchema = z.strictObject({
+  kind: z.literal('review'),
+  id: z.string(),
+  runId: z.string().nullable(),
+  composition: z.string(),
+  title: z.string(),
+  version: z.number().int(),
+  action: z.enum(['comment', 'approve', 'changes']),
+  /** The person's own words (empty for a plain approval). */
+  text: z.string(),
+  at: z.number(),
+});
 
 export const journeysMethods = {
   /**

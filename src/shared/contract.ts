@@ -18,7 +18,7 @@ import { subagentMethods, subagentsChangedSchema } from './subagent-contract';
 import { MAX_ATTACHMENTS } from './attachments';
 import { attachmentInputSchema, attachmentViewSchema, chatMethods, clearedSchema, messageItemIdSchema, turnUsageSchema } from './chat-contract';
 import { mediaMethods } from './contract-media';
-import { journeysMethods } from './contract-journeys';
+import { journeysMethods, reviewItemSchema } from './contract-journeys';
 import { workflowMethods } from './contract-workflows';
 import { familyNameSchema, toolsMethods } from './contract-tools';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
@@ -155,6 +155,8 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     ),
     at: z.number(),
   }),
+  // A composition review from the viewer (contract-journeys.ts).
+  reviewItemSchema,
 ]);
 export type MessageItem = z.infer<typeof messageItemSchema>;
 export type ToolItem = Extract<MessageItem, { kind: 'tool' }>;
@@ -727,7 +729,7 @@ export const contract = {
     },
     /** The viewer URL for one version: a same-host path behind a short-lived ticket, served sandboxed with a strict CSP. */
     openComposition: { params: compositionVersionParams, result: z.strictObject({ url: z.string() }) },
-    /** The person's review of one version; it reaches the agent as a message (runId), unless a run is busy (note). */
+    /** The person's review of one version: a review event of its conversation; only `changes` starts a run (runId); while one works, `note` says the agent was not told. */
     reviewComposition: {
       params: compositionVersionParams.extend({ action: z.enum(['comment', 'approve', 'changes']), text: z.string().max(20_000).default('') }),
       result: z.strictObject({ composition: compositionDetailSchema, runId: z.string().nullable(), note: z.string().nullable() }),

@@ -210,7 +210,8 @@ export function CompositionViewer() {
     try {
       const r = await api().reviewComposition({ id: c.id, version: v.version, action, text });
       setText('');
-      useUi.getState().notify(r.note ?? (action === 'approve' ? `Version ${v.version} approved; the agent was told.` : 'Sent to the agent.'), 'info');
+      const done = { approve: `Version ${v.version} approved; the agent reads it with your next message.`, comment: 'Comment saved; the agent reads it with your next message.', changes: 'Sent to the agent: it is revising.' }[action];
+      useUi.getState().notify(r.note ?? done, 'info');
       await useCompositions.getState().refreshOpen();
     } catch (err) {
       useUi.getState().notify(errorText(err));

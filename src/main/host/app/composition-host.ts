@@ -2,7 +2,8 @@
  * Compositions for the UI (issue 17): the contract methods (list, get, source, open, review) and the viewer's pages.
  * A viewer page is reached by a short-lived ticket (`/cv/<ticket>` on the web host), never by the host's token, so a
  * composition's scripts cannot learn the token from their own URL. A review (comment, approve, ask for changes) is
- * stored and reaches the agent as a message in the composition's conversation.
+ * stored and becomes a review event of the composition's conversation (review-message.ts); asking for changes starts a
+ * run. Exports (file, PDF, zip) of a version are made here for the viewer's buttons.
  */
 import type { HandlerGroup } from './handler-groups';
 import { randomBytes } from 'node:crypto';
@@ -14,6 +15,7 @@ import { EXTENSIONS, printableHtml, VIEWER_CSP, viewerDocument, type Composition
 import type { PdfPrinter } from '../../services/pdf/index';
 import { ChromiumPdfPrinter } from '../../services/pdf/print';
 import type { AppRuntime } from '../assembly/open-runtime';
+import { reviewMessage } from './review-message';
 
 /** Text sources above this are sent cut (the diff says so); images above it are not sent for the visual diff. */
 const SOURCE_LIMIT = 2_000_000;
@@ -22,7 +24,7 @@ const TICKET_MS = 10 * 60_000;
 export interface CompositionHostOptions {
   runtime: AppRuntime;
   dataDir: string;
-  /** Sends a message to the conversation as the person (starts a run); throws 'conflict' while one is working. */
+  /** Starts a run in the conversation with this user-role message; throws 'conflict' while one is working. */
   send(conversationId: string, text: string): Promise<{ runId: string }>;
   emit(event: ContractEvent): void;
   /** Prints "Save as PDF" and "Print" (default: Chromium, as create_pdf prints). */
@@ -121,26 +123,35 @@ export class CompositionHost {
     return { name: exportName(d.title, v.version, out.ext), mime: out.mime, base64: Buffer.from(out.bytes).toString('base64'), bytes: out.bytes.length };
   }
 
+  /**
+   * The person's review of one version, stored, and in the conversation as a review event the model reads with
+   * Deskhand's instructions (review-message.ts). Only "Ask for changes" starts a run; a comment or an approval waits
+   * in the conversation for the next turn. While a run works (or waits for an answer) in the conversation, nothing is
+   * added to it mid-turn: the review is kept on the composition and the person is told the agent was not told.
+   */
   async review(p: ParsedParams<'reviewComposition'>): Promise<MethodResult<'reviewComposition'>> {
     const before = this.detail(p.id);
-    if (p.action !== 'approve' && !p.text.trim()) throw new DeskhandError('usage', p.action === 'comment' ? 'The comment is empty.' : 'Say what should change.');
-    const detail = this.service.review(p.id, p.version, p.action, p.text.trim());
-    this.opts.emit({ event: 'compositionsChanged', payload: { conversationId: before.conversationId } });
+    const text = p.text.trim();
+    if (p.action !== 'approve' && !text) throw new DeskhandError('usage', p.action === 'comment' ? 'The comment is empty.' : 'Say what should change.');
+    const detail = this.service.review(p.id, p.version, p.action, text);
     let runId: string | null = null;
     let note: string | null = null;
-    if (before.conversationId) {
-      const what = { comment: 'commented on', approve: 'approved', changes: 'asked for changes to' }[p.action];
-      const lines = [`[Composition review] I ${what} "${before.title}" (${p.id}) version ${p.version}.`];
-      if (p.text.trim()) lines.push('', p.text.trim());
-      if (p.action === 'approve') lines.push('', `Version ${p.version} is approved: publish_composition publishes exactly this version.`);
-      else lines.push('', `To revise it, call create_composition with revises: "${p.id}".`);
-      try {
-        runId = (await this.opts.send(before.conversationId, lines.join('\n'))).runId;
-      } catch (err) {
-        if (!DeskhandError.isInstance(err) || err.code !== 'conflict') throw err;
-        note = 'Saved. The agent is busy in this conversation; it was not told yet — send a message when it is done.';
-      }
+    const conversationId = before.conversationId;
+    if (conversationId) {
+      const store = this.opts.runtime.store;
+      const message = reviewMessage({ composition: p.id, title: before.title, version: p.version, action: p.action, text });
+      const busy = 'Saved. The agent is working in this conversation, so it was not told yet: send a message when it is done.';
+      if (p.action === 'changes') {
+        try {
+          runId = (await this.opts.send(conversationId, message)).runId;
+        } catch (err) {
+          if (!DeskhandError.isInstance(err) || err.code !== 'conflict') throw err;
+          note = busy;
+        }
+      } else if (store.activeRunForConversation(conversationId)) note = busy;
+      else store.addMessage(conversationId, null, 'user', this.opts.runtime.redactor.redact(message));
     }
+    this.opts.emit({ event: 'compositionsChanged', payload: { conversationId } });
     return { composition: detail, runId, note };
   }
 }
