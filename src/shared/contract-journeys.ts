@@ -1,6 +1,6 @@
 /**
  * The contract's part for the journeys issue (34): the composition viewer's exports (the shown version's file, its
- * PDF, its zip) and reviews as events of the transcript. Kept beside contract.ts like contract-media.ts.
+ * PDF, its zip), reviews as events of the transcript, and the web New-conversation dialog's folder browser. Kept beside contract.ts like contract-media.ts.
  */
 import { z } from 'zod';
 
@@ -33,6 +33,18 @@ export const reviewItemSchema = z.strictObject({
   at: z.number(),
 });
 
+export const folderListingSchema = z.strictObject({
+  /** The folder listed, absolute and resolved (symbolic links followed). */
+  path: z.string(),
+  /** Its parent, or null at the root. */
+  parent: z.string().nullable(),
+  /** Its sub-folders (links to folders included), by name; hidden ones only when asked; sensitive ones never. */
+  folders: z.array(z.strictObject({ name: z.string(), path: z.string(), hidden: z.boolean() })),
+  /** More sub-folders than the listing holds were left out. */
+  truncated: z.boolean(),
+});
+export type FolderListingView = z.infer<typeof folderListingSchema>;
+
 export const journeysMethods = {
   /**
    * One version of a composition as the person asked for it in the viewer: `file` (its own bytes), `pdf` (printed as
@@ -41,5 +53,13 @@ export const journeysMethods = {
   exportComposition: {
     params: z.strictObject({ id: compositionId, version: z.number().int().positive(), as: z.enum(['file', 'pdf', 'zip']) }),
     result: compositionExportSchema,
+  },
+  /**
+   * The sub-folders of a folder (home by default; `~` allowed), for the web New-conversation dialog's folder browser.
+   * Through the path guard: a sensitive folder (credentials, Deskhand's data, VCS hooks) is neither listed nor opened.
+   */
+  listFolders: {
+    params: z.strictObject({ path: z.string().max(4096).optional(), hidden: z.boolean().default(false) }),
+    result: folderListingSchema,
   },
 } as const;
