@@ -29,16 +29,6 @@ test('Download, Save as PDF, Print and Export zip give the shown version, with n
     { text: ['Made the figures page.'] },
   ]);
   // Blobs the page makes, by URL: the print frame's PDF is read back from the blob it was loaded from.
-  // Page-side code as a string (specs are type-checked for Node, without DOM types).
-  await deskhand.pageForListeners()?.addInitScript(`(() => {
-    const made = (window.madeBlobs = new Map());
-    const create = URL.createObjectURL.bind(URL);
-    URL.createObjectURL = (b) => {
-      const url = create(b);
-      if (b instanceof Blob) made.set(url, b);
-      return url;
-    };
-  })()`);
   const page = await deskhand.start();
   await deskhand.newConversation('Figures');
   await deskhand.send('Make a figures page');
@@ -66,14 +56,17 @@ test('Download, Save as PDF, Print and Export zip give the shown version, with n
   expect(Object.keys(entries)).toEqual(['index.html']);
   expect(Buffer.from(entries['index.html']!).toString('utf8')).toBe(v1);
 
-  // Print: the same PDF, loaded in a frame of the app's own that prints it.
+  // Print: the same PDF, served at a same-host ticket URL into a hidden frame of the app's own that prints it.
   await exports.getByRole('button', { name: 'Print' }).click();
-  await expect(page.locator('iframe[data-print-frame]')).toHaveCount(1);
-  const printed = (await page.evaluate(`(async () => {
-    const f = document.querySelector('iframe[data-print-frame]');
-    return Array.from(new Uint8Array(await window.madeBlobs.get(f.src).arrayBuffer()));
-  })()`)) as number[];
-  const printedBytes = Buffer.from(printed);
+  const frame = page.locator('iframe[data-print-frame]');
+  await expect(frame).toHaveCount(1);
+  const src = new URL((await frame.getAttribute('src'))!, page.url());
+  expect(src.pathname).toMatch(/^\/cv\/[A-Za-z0-9_-]{24}$/);
+  // The frame loaded it (the app's policy let the same-host frame in; a refused frame shows Chromium's error page).
+  await expect.poll(() => page.frames().map((f) => f.url())).toContain(src.href);
+  const printed = await fetch(src, { headers: { 'sec-fetch-dest': 'iframe' } });
+  expect(printed.headers.get('content-type')).toBe('application/pdf');
+  const printedBytes = Buffer.from(await printed.arrayBuffer());
   expect(printedBytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
   expect(pdfText(printedBytes, deskhand.work, 'printed.pdf')).toContain('Revenue rose in the north.');
 

@@ -55,6 +55,15 @@ export const journeysMethods = {
     result: compositionExportSchema,
   },
   /**
+   * Print: the version's PDF (as `exportComposition` `pdf` makes it) behind a short-lived same-host ticket URL, which
+   * the app loads into a hidden frame of its own and prints (a `blob:` frame would need the app's policy to allow
+   * blob: frames, which a composition could then navigate its own frame to).
+   */
+  printComposition: {
+    params: z.strictObject({ id: compositionId, version: z.number().int().positive() }),
+    result: z.strictObject({ url: z.string() }),
+  },
+  /**
    * The sub-folders of a folder (home by default; `~` allowed), for the web New-conversation dialog's folder browser.
    * Through the path guard: a sensitive folder (credentials, Deskhand's data, VCS hooks) is neither listed nor opened.
    */

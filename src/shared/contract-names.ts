@@ -85,6 +85,7 @@ export const METHOD_NAMES = [
   'getSystemPrompt',
   // the viewer's exports and the web folder browser (contract-journeys.ts)
   'exportComposition',
+  'printComposition',
   'listFolders',
 ] as const;
 

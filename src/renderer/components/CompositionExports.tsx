@@ -5,11 +5,11 @@
  */
 import { useState } from 'react';
 import { api, errorText } from '../api/client';
-import { base64Blob, printPdf, saveBlob } from '../lib/save-bytes';
+import { base64Blob, printUrl, saveBlob } from '../lib/save-bytes';
 import { useUi } from '../state/ui';
 
 type Action = 'download' | 'print' | 'pdf' | 'zip';
-const AS = { download: 'file', print: 'pdf', pdf: 'pdf', zip: 'zip' } as const;
+const AS = { download: 'file', pdf: 'pdf', zip: 'zip' } as const;
 const BUSY = { download: 'Preparing the file…', print: 'Printing to PDF…', pdf: 'Printing to PDF…', zip: 'Zipping…' } as const;
 
 export function CompositionExports({ id, version }: { id: string; version: number }) {
@@ -17,10 +17,11 @@ export function CompositionExports({ id, version }: { id: string; version: numbe
   async function run(action: Action) {
     setBusy(action);
     try {
-      const r = await api().exportComposition({ id, version, as: AS[action] });
-      const blob = base64Blob(r.base64, r.mime);
-      if (action === 'print') printPdf(blob);
-      else saveBlob(blob, r.name);
+      if (action === 'print') printUrl((await api().printComposition({ id, version })).url);
+      else {
+        const r = await api().exportComposition({ id, version, as: AS[action] });
+        saveBlob(base64Blob(r.base64, r.mime), r.name);
+      }
     } catch (err) {
       useUi.getState().notify(errorText(err));
     } finally {

@@ -1,4 +1,4 @@
-/** Bytes main sent (base64) as a Blob: saved as a download, or printed from a hidden frame. */
+/** Bytes main sent (base64) as a Blob saved as a download, and the print frame. */
 
 export function base64Blob(base64: string, mime: string): Blob {
   const bin = atob(base64);
@@ -18,21 +18,18 @@ export function saveBlob(blob: Blob, name: string): void {
 }
 
 /**
- * Prints a PDF through the system's print dialog: the PDF loads in a hidden frame of the app's own origin (a blob:
- * URL) and that frame prints. Where the frame cannot print (no PDF viewer), the PDF opens in a tab of its own to print
- * from there. The frame stays until the next print (`data-print-frame`), so what was printed can be checked.
+ * Prints a PDF through the system's print dialog: main serves it at a short-lived same-host URL, it loads in a hidden
+ * frame of the app's own and that frame prints. Where the frame cannot print (no PDF viewer), the PDF opens in a tab
+ * of its own to print from there. The frame stays until the next print (`data-print-frame`), so what was printed can
+ * be checked.
  */
-export function printPdf(blob: Blob): void {
-  document.querySelectorAll('iframe[data-print-frame]').forEach((f) => {
-    URL.revokeObjectURL((f as HTMLIFrameElement).src);
-    f.remove();
-  });
-  const url = URL.createObjectURL(blob);
+export function printUrl(url: string): void {
+  document.querySelectorAll('iframe[data-print-frame]').forEach((f) => f.remove());
   const frame = document.createElement('iframe');
   frame.dataset.printFrame = '';
   frame.title = 'Printing';
   frame.setAttribute('aria-hidden', 'true');
-  frame.style.cssText = 'position:fixed;right:0;bottom:0;width:1px;height:1px;border:0;opacity:0';
+  frame.className = 'print-frame';
   frame.onload = () => {
     try {
       frame.contentWindow!.focus();

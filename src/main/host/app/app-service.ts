@@ -39,7 +39,7 @@ import { TaskWakes } from '../background/task-wakes';
 import { memoryGroup } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../../services/sandbox/sandbox';
-import { CompositionHost, compositionGroup } from './composition-host';
+import { CompositionHost, compositionGroup, type CompositionPage } from './composition-host';
 import { folderGroup } from './folder-browser';
 import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
@@ -599,7 +599,7 @@ export class AppService implements ContractHandlers {
   }
 
   /** The viewer page behind a ticket (web host route `/cv/<ticket>`, Electron's app protocol); not a contract method. */
-  compositionPage(ticket: string): { html: string; csp: string } | null {
+  compositionPage(ticket: string): CompositionPage | null {
     return this.compositionHost.page(ticket);
   }
 

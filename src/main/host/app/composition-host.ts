@@ -37,9 +37,19 @@ function exportName(title: string, version: number, ext: string): string {
   return `${base}-v${version}.${ext}`;
 }
 
+/** What a `/cv/<ticket>` serves (web host route, Electron's app protocol). */
+export interface CompositionPage {
+  body: string | Buffer;
+  type: string;
+  /** The Content-Security-Policy header (the host adds frame-ancestors). */
+  csp: string;
+}
+
 export class CompositionHost {
   readonly service: CompositionService;
   private readonly tickets = new Map<string, { id: string; version: number; until: number }>();
+  /** Print tickets: the PDF a Print click made, served once into the app's hidden print frame (same host, like a view). */
+  private readonly prints = new Map<string, { pdf: Buffer; until: number }>();
   private readonly off: () => void;
   private readonly printer: PdfPrinter;
 
@@ -96,14 +106,33 @@ export class CompositionHost {
     return { url: `/cv/${ticket}` };
   }
 
-  /** The viewer document for a ticket, with the header form of the policy, or null for an unknown or expired ticket. */
-  page(ticket: string): { html: string; csp: string } | null {
+  /**
+   * What a ticket serves, with the header form of its policy, or null for an unknown or expired ticket: the viewer
+   * document of a version, or the PDF a Print made (for the print frame; nothing in it is the page's own HTML).
+   */
+  page(ticket: string): CompositionPage | null {
+    const now = Date.now();
+    const print = this.prints.get(ticket);
+    if (print) return print.until < now ? null : { body: print.pdf, type: 'application/pdf', csp: "default-src 'none'" };
     const t = this.tickets.get(ticket);
-    if (!t || t.until < Date.now()) return null;
+    if (!t || t.until < now) return null;
     const d = this.service.get(t.id);
     const v = d?.versions.find((x) => x.version === t.version);
     if (!d || !v) return null;
-    return { html: viewerDocument(d.kind, this.service.read(d.id, v.version), v.mime, d.title), csp: `${VIEWER_CSP}; sandbox allow-scripts` };
+    return { body: viewerDocument(d.kind, this.service.read(d.id, v.version), v.mime, d.title), type: 'text/html; charset=utf-8', csp: `${VIEWER_CSP}; sandbox allow-scripts` };
+  }
+
+  /** Print: the version's PDF (as Save as PDF makes it) behind a short-lived ticket the app's print frame loads. */
+  async print(p: ParsedParams<'printComposition'>): Promise<MethodResult<'printComposition'>> {
+    const d = this.detail(p.id);
+    const v = d.versions.find((x) => x.version === p.version);
+    if (!v) throw new DeskhandError('not_found', `Composition ${p.id} has no version ${p.version}.`);
+    const pdf = await this.printer.print(printableHtml(d.kind, d.title, v.mime, this.service.read(d.id, v.version)), { landscape: false });
+    const now = Date.now();
+    for (const [k, t] of this.prints) if (t.until < now) this.prints.delete(k);
+    const ticket = randomBytes(18).toString('base64url');
+    this.prints.set(ticket, { pdf, until: now + TICKET_MS });
+    return { url: `/cv/${ticket}` };
   }
 
   /**
@@ -156,7 +185,7 @@ export class CompositionHost {
   }
 }
 
-type CompositionMethods = 'listCompositions' | 'getComposition' | 'getCompositionSource' | 'openComposition' | 'reviewComposition' | 'exportComposition';
+type CompositionMethods = 'listCompositions' | 'getComposition' | 'getCompositionSource' | 'openComposition' | 'reviewComposition' | 'exportComposition' | 'printComposition';
 
 /** The compositions contract methods (a handler group, handler-groups.ts), each delegating to the service's host. */
 export const compositionGroup =
@@ -168,4 +197,5 @@ export const compositionGroup =
     openComposition: async (p) => host.open(p),
     reviewComposition: async (p) => host.review(p),
     exportComposition: async (p) => host.export(p),
+    printComposition: async (p) => host.print(p),
   });

@@ -97,8 +97,6 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       "object-src 'none'",
       "base-uri 'none'",
       "form-action 'none'",
-      // The viewer's frames are same-host pages; Print loads the PDF it made from a blob: URL into a frame.
-      "frame-src 'self' blob:",
       "frame-ancestors 'none'",
     ].join('; ');
 
@@ -145,7 +143,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       return;
     }
     res.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
+      'content-type': page.type,
       // Sandboxed (an opaque origin, scripts only), nothing fetched, framed only by this app.
       'content-security-policy': `${page.csp}; frame-ancestors http://127.0.0.1:${port} http://localhost:${port}`,
       'x-content-type-options': 'nosniff',
@@ -153,7 +151,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       'cross-origin-resource-policy': 'same-origin',
       'cache-control': 'no-store',
     });
-    res.end(req.method === 'HEAD' ? undefined : page.html);
+    res.end(req.method === 'HEAD' ? undefined : page.body);
   }
 
   function serveFile(rest: string, req: IncomingMessage, res: ServerResponse): void {
