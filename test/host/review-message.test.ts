@@ -4,7 +4,10 @@
  * their own words.
  */
 import { describe, expect, it } from 'vitest';
-import { parseReviewMessage, reviewMessage, type Review } from '../../src/main/host/app/review-message';
+import { personMessages } from '../../src/main/host/assembly/memory-host';
+import { parseReviewMessage, reviewMessage, type Review } from '../../src/main/host/assembly/review-message';
+import { Store } from '../../src/main/services/store/store';
+import { tempDir } from '../support/tool-context';
 
 const base: Review = { composition: 'cmp_0123456789', title: 'Figures "Q3"\nnorth', version: 2, action: 'comment', text: 'Bigger title.\n\nAnd a legend.' };
 
@@ -34,5 +37,18 @@ describe('review messages', () => {
     ['plain chat', 'Please make the title bigger.'],
   ])('%s is the person’s own text', (_, text) => {
     expect(parseReviewMessage(text)).toBeNull();
+  });
+
+  it("memory's quote rule takes only the person's words of a review, never Deskhand's instructions", () => {
+    const store = new Store(tempDir('deskhand-review-store-'));
+    try {
+      const c = store.createConversation({ id: 'conv_rev', title: 't', folder: '/tmp', policy: 'read-only' });
+      store.addMessage(c.id, null, 'user', 'Make a figures page');
+      store.addMessage(c.id, null, 'user', reviewMessage(base));
+      store.addMessage(c.id, null, 'user', reviewMessage({ ...base, action: 'approve', text: '' }));
+      expect(personMessages(store, c.id)).toEqual(['Make a figures page', 'Bigger title.\n\nAnd a legend.']);
+    } finally {
+      store.close();
+    }
   });
 });

@@ -15,7 +15,7 @@ import { EXTENSIONS, printableHtml, VIEWER_CSP, viewerDocument, type Composition
 import type { PdfPrinter } from '../../services/pdf/index';
 import { ChromiumPdfPrinter } from '../../services/pdf/print';
 import type { AppRuntime } from '../assembly/open-runtime';
-import { reviewMessage } from './review-message';
+import { reviewMessage } from '../assembly/review-message';
 
 /** Text sources above this are sent cut (the diff says so); images above it are not sent for the visual diff. */
 const SOURCE_LIMIT = 2_000_000;

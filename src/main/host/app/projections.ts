@@ -14,7 +14,7 @@ import type { ToolRegistry } from '../../runtime/registry';
 import { PersistentConversationState } from '../../runtime/conversation-state';
 import type { ApprovalRow, ConversationRow, MessageRow, Store, ToolCallRow } from '../../services/store/store';
 import { parseWakeMessage } from '../assembly/wake-message';
-import { parseReviewMessage } from './review-message';
+import { parseReviewMessage } from '../assembly/review-message';
 import { attachmentOf } from '../../runtime/user-content';
 import { attachmentsOf, chatExtras, withNotes, withTurnUsage } from './chat-projections';
 
