@@ -44,7 +44,7 @@ setTimeout(function () { document.getElementById('d').textContent = 'all attempt
 `;
 const page2 = '<!doctype html><html><head><title>Sales</title></head><body>\n<h1>Sales v2</h1>\n<p>Now with a legend.</p>\n</body></html>\n';
 
-test('renders with nothing leaving, comment → revision, compare, approve, publish to a bare repo', async ({ deskhand }) => {
+test('renders with nothing leaving, changes asked → revision, compare, approve, publish to a bare repo', async ({ deskhand }) => {
   test.skip(deskhand.kind !== 'web', 'The web host is the transport this flow is specified for; Electron serves the same page through app-protocol.ts.');
   const base = `http://127.0.0.1:${port}`;
   const bare = join(deskhand.dataDir, '..', 'site.git');
@@ -89,13 +89,13 @@ test('renders with nothing leaving, comment → revision, compare, approve, publ
   expect(hits).toEqual(['GET /sentinel']);
   hits = [];
 
-  // Comment: it reaches the agent as a message, which revises the composition.
+  // Ask for changes: it reaches the agent as a review (with what to do), which revises the composition.
   await viewer.getByRole('textbox', { name: 'Comment on version 1' }).fill('Please add a legend.');
-  await viewer.getByRole('button', { name: 'Comment', exact: true }).click();
+  await viewer.getByRole('button', { name: 'Ask for changes' }).click();
   await expect(page.getByRole('article', { name: 'Deskhand' }).last()).toContainText('Revised: version 2', { timeout: 20_000 });
   const commentRequest = JSON.stringify(deskhand.requests()[2]?.body);
   expect(commentRequest).toContain('Please add a legend.');
-  expect(commentRequest).toMatch(/commented on \\"Sales chart\\" \(cmp_[0-9a-f]{10}\) version 1/);
+  expect(commentRequest).toMatch(/asks for changes to version 1 of the composition \\"Sales chart\\" \(cmp_[0-9a-f]{10}\)/);
   await expect(page.frameLocator('iframe[title="Sales chart, version 2"]').locator('h1')).toHaveText('Sales v2');
 
   // Compare the two versions side by side, with the source diff.
@@ -106,9 +106,12 @@ test('renders with nothing leaving, comment → revision, compare, approve, publ
   await expect(diff.getByRole('row').filter({ hasText: '<h1 id="t">Sales v1</h1>' })).toBeVisible();
   await page.screenshot({ path: artifact('web-composition-compare.png') });
 
-  // Approve version 2; the agent publishes it (always previewed) to the bare repository.
+  // Approve version 2 (a review event, no run), then ask for it to be published: the agent publishes it (always
+  // previewed) to the bare repository.
   await viewer.getByRole('button', { name: 'Approve version 2' }).click();
   await expect(viewer.getByRole('status').filter({ hasText: 'approved' })).toBeVisible();
+  await expect(page.getByRole('article', { name: 'Review: You approved “Sales chart” version 2' })).toBeVisible();
+  await deskhand.send('Publish the approved version to the site');
   const card = page.getByRole('region', { name: 'Publish a composition' });
   await expect(card).toBeVisible({ timeout: 20_000 });
   await expect(card).toContainText('approved version 2');

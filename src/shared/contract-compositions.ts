@@ -55,7 +55,7 @@ export const compositionMethods = {
   },
   /** The viewer URL for one version: a same-host path behind a short-lived ticket, served sandboxed with a strict CSP. */
   openComposition: { params: compositionVersionParams, result: z.strictObject({ url: z.string() }) },
-  /** The person's review of one version; it reaches the agent as a message (runId), unless a run is busy (note). */
+  /** The person's review of one version: a review event of its conversation; only `changes` starts a run (runId); while one works, `note` says the agent was not told. */
   reviewComposition: {
     params: compositionVersionParams.extend({ action: z.enum(['comment', 'approve', 'changes']), text: z.string().max(20_000).default('') }),
     result: z.strictObject({ composition: compositionDetailSchema, runId: z.string().nullable(), note: z.string().nullable() }),

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { MAX_ATTACHMENTS } from './attachments';
 import { attachmentInputSchema, attachmentViewSchema, clearedSchema, messageItemIdSchema, turnUsageSchema } from './contract-chat';
 import { TOOL_ITEM_STATUSES } from './contract-names';
+import { reviewItemSchema } from './contract-journeys';
 import { boundedText as text, conversationIdSchema, noParams as none, okResult as ok, policySchema, riskSchema, runIdSchema, sandboxModeSchema } from './contract-ids';
 
 export const conversationSummarySchema = z.strictObject({
@@ -83,6 +84,8 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     ),
     at: z.number(),
   }),
+  // A composition review from the viewer (contract-journeys.ts).
+  reviewItemSchema,
 ]);
 export type MessageItem = z.infer<typeof messageItemSchema>;
 export type ToolItem = Extract<MessageItem, { kind: 'tool' }>;

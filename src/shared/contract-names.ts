@@ -83,6 +83,10 @@ export const METHOD_NAMES = [
   'getConversationTools',
   'setConversationFamilies',
   'getSystemPrompt',
+  // the viewer's exports and the web folder browser (contract-journeys.ts)
+  'exportComposition',
+  'printComposition',
+  'listFolders',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged', 'subagentsChanged'] as const;

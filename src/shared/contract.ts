@@ -1,6 +1,6 @@
 /**
  * The one contract between the UI and main: every method's params and result, every event, as zod schemas, one file
- * per area (`contract-<area>.ts` and the older `<area>-contract.ts`), put together here. From it come the renderer's
+ * per area (`contract-<area>.ts`), put together here. From it come the renderer's
  * API type (`DeskhandApi`, implemented by the preload bridge and by the WebSocket client), the main-side handler types
  * (`ContractHandlers`) and the request parsing both transports run (`parseRequest`). Pure TypeScript + zod: no Node,
  * no Electron, no DOM. A new area's schemas go in a file of their own, its methods spread into `contract.methods`.
@@ -12,6 +12,7 @@ import { extensionMethods } from './contract-extensions';
 import { subagentMethods } from './contract-subagents';
 import { chatMethods } from './contract-chat';
 import { mediaMethods } from './contract-media';
+import { journeysMethods } from './contract-journeys';
 import { workflowMethods } from './contract-workflows';
 import { toolsMethods } from './contract-tools';
 import { conversationMethods } from './contract-conversations';
@@ -65,6 +66,8 @@ export const contract = {
     ...subagentMethods,
     ...chatMethods,
     ...mediaMethods,
+    // The composition viewer's exports and the web folder browser (contract-journeys.ts).
+    ...journeysMethods,
     ...workflowMethods,
     // Tools on demand: /tools, family toggles, the system prompt (contract-tools.ts).
     ...toolsMethods,

@@ -4,11 +4,12 @@
  * Also the OS notification commands (notify-send, osascript, PowerShell) and the D-Bus notifier against dunst.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AtScheduler,
+  execCommand,
   LaunchdScheduler,
   SchtasksScheduler,
   fireCommand,
@@ -69,7 +70,20 @@ describe('job definitions', () => {
       if (content !== null) writeFileSync(f, content);
       return f;
     };
-    const queue = (q: string): Exec => async (file) => (file === 'atq' ? { code: 0, stdout: q, stderr: '' } : { code: 0, stdout: '', stderr: '' });
+    // atq prints `q`; `at now` queues the canary and, as a working atd would, runs it (its file appears) unless `runs` is false.
+    const queue =
+      (q: string, runs = true, calls: string[][] = []): Exec =>
+      async (file, args, opts) => {
+        calls.push([file, ...args]);
+        if (file === 'atq') return { code: 0, stdout: q, stderr: '' };
+        if (file === 'at' && args[0] === 'now') {
+          const target = /^: > '(.+)'\n$/.exec(opts?.input ?? '')?.[1];
+          if (runs && target) writeFileSync(target, '');
+          return { code: 0, stdout: '', stderr: 'warning: commands will be executed using /bin/sh\njob 77 at Tue Aug 25 18:40:00 2026\n' };
+        }
+        return { code: 0, stdout: '', stderr: '' };
+      };
+    const atdName = () => 'atd';
     it.each([
       ['no pid file', null, '', /^atd is not running \(no pid file at .*atd\.pid\): start it/],
       ['an empty pid file', '', '', /^atd is not running \(no pid file/],
@@ -82,12 +96,46 @@ describe('job definitions', () => {
       ['a live atd with an empty queue', 'LIVE', '', null],
     ] as const)('%s', async (_name, pid, q, expected) => {
       const file = pidFile(pid === 'LIVE' ? `${process.pid}\n` : pid);
-      const s = new AtScheduler('/d1', queue(q), { pidFiles: [file], now: () => now });
+      const s = new AtScheduler(tempDir('deskhand-atd-data-'), queue(q), { pidFiles: [file], now: () => now, processName: atdName });
       const note = await s.unavailable();
       if (expected === null) expect(note).toBeNull();
       else expect(note).toMatch(expected);
       if (note) expect(note).toMatch(/the in-app ticker fires schedules while Deskhand runs, and nothing rings with Deskhand closed/);
     });
+
+    it('a pid file naming another program (its pid was reused) is not a running atd', async () => {
+      const s = new AtScheduler(tempDir('deskhand-atd-data-'), queue(''), { pidFiles: [pidFile(`${process.pid}\n`)], now: () => now });
+      expect(await s.unavailable()).toMatch(new RegExp(`^atd is not running \\(pid ${process.pid} from its pid file is node, not atd: a stale pid file\\)`));
+    });
+
+    it('a live atd that does not run its queue: the canary job does not run, is removed, and says so', async () => {
+      const calls: string[][] = [];
+      const s = new AtScheduler(tempDir('deskhand-atd-data-'), queue('', false, calls), { pidFiles: [pidFile(`${process.pid}\n`)], now: () => now, processName: atdName, canaryMs: 1000 });
+      expect(await s.unavailable()).toMatch(/^atd is not running its queue: a test job \(77\) queued for now did not run within 1 s\. Check atd/);
+      expect(calls).toContainEqual(['atrm', '77']);
+    });
+  });
+
+  describe('the canary against the real atd of the test world (issue 34 item 9)', () => {
+    it('runs a job for now and sees its file, once per process', async () => {
+      const calls: string[][] = [];
+      const exec: Exec = (file, args, opts) => (calls.push([file, ...args]), execCommand(file, args, opts));
+      const dataDir = tempDir('deskhand-atd-real-');
+      expect(await new AtScheduler(dataDir, exec).unavailable()).toBeNull();
+      // Checked once: a second scheduler on the same programs queues no second canary.
+      expect(await new AtScheduler(dataDir, exec).unavailable()).toBeNull();
+      expect(calls.filter((c) => c[0] === 'at' && c[1] === 'now')).toHaveLength(1);
+      expect(readdirSync(join(dataDir, 'schedule')).filter((f) => f.startsWith('atd-canary-'))).toEqual([]);
+    }, 60_000);
+
+    it('judges by the job\'s effect: a job the real atd runs that does not make the canary file fails the check', async () => {
+      const elsewhere = join(tempDir('deskhand-atd-real-'), 'ran-here');
+      // The job reaches the real atd, which runs it, but it writes somewhere else than the check looks.
+      const exec: Exec = (file, args, opts) => execCommand(file, args, file === 'at' && args[0] === 'now' ? { ...opts, input: `: > '${elsewhere}'\n` } : opts);
+      const note = await new AtScheduler(tempDir('deskhand-atd-real-'), exec, { canaryMs: 5000 }).unavailable();
+      expect(note).toMatch(/^atd is not running its queue: a test job \(\d+\) queued for now did not run within 5 s/);
+      expect(existsSync(elsewhere)).toBe(true);
+    }, 60_000);
   });
 
   it('launchd: a LaunchAgent plist with the program, environment and the local calendar minute', async () => {

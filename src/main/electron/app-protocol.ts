@@ -55,7 +55,7 @@ export function registerAppScheme(): void {
 }
 
 /** A composition's viewer page by ticket (composition-host.ts), or null. */
-export type CompositionPages = (ticket: string) => { html: string; csp: string } | null;
+export type CompositionPages = (ticket: string) => { body: string | Buffer; type: string; csp: string } | null;
 
 export function serveRenderer(rendererDir: string, compositionPage?: CompositionPages): void {
   protocol.handle(APP_SCHEME, async (request) => {
@@ -67,7 +67,7 @@ export function serveRenderer(rendererDir: string, compositionPage?: Composition
         const page = compositionPage?.(viewer[1]!);
         if (!page) return notFound();
         const csp = `${page.csp}; frame-ancestors ${APP_SCHEME}://${APP_HOST}`;
-        return new Response(page.html, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } });
+        return new Response(typeof page.body === 'string' ? page.body : new Uint8Array(page.body), { headers: { 'content-type': page.type, 'content-security-policy': csp, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } });
       }
       // Malformed escapes (`%E0%A4%A`) throw here: a 404, never a rejected handler.
       const path = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);

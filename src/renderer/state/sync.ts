@@ -86,10 +86,13 @@ export function startSync(): () => void {
     a.on('backgroundTasksChanged', ({ conversationId }) => {
       if (conversationId === useTasks.getState().conversationId) void useTasks.getState().load(conversationId);
     }),
-    a.on('compositionsChanged', () => {
+    a.on('compositionsChanged', ({ conversationId }) => {
       const c = useCompositions.getState();
       void c.load(c.conversationId);
       void c.refreshOpen();
+      // A review is an event of its conversation's transcript: show it there (a run it started streams as usual).
+      const m = useMessages.getState();
+      if (conversationId && conversationId === m.conversationId && !m.activeRun) void m.reload();
     }),
     a.on('todosChanged', ({ conversationId, todos }) => useTodos.getState().set(conversationId, todos)),
     a.on('browserChanged', ({ conversationId, session }) => useBrowser.getState().set(conversationId, session)),

@@ -4,6 +4,7 @@
  * offers, the diff a write's preview carries, the plan a todo list becomes, the stop reason a run's end is, the
  * prompt's content blocks as the message text, and a stored transcript replayed as session updates (`session/load`).
  */
+import { reviewHeadline } from '../../../shared/review-words';
 import { isAbsolute, resolve } from 'node:path';
 import type { MessageItem, PendingApproval, TodoView } from '../../../shared/contract';
 import { fallbackTitle } from '../../../shared/tool-presentation';
@@ -253,6 +254,9 @@ export function replayOf(items: MessageItem[], cwd: string): AcpUpdate[] {
       }
       case 'error':
         out.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n${item.severity === 'error' ? 'Error' : 'Note'}: ${item.text}\n` } });
+        break;
+      case 'review':
+        out.push({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `(${reviewHeadline(item)})${item.text ? `\n${item.text}` : ''}` } });
         break;
       case 'wake':
         out.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n(${item.tasks.map((t) => `${t.headline}: ${t.title}`).join('; ')})\n` } });

@@ -39,7 +39,8 @@ import { TaskWakes } from '../background/task-wakes';
 import { memoryGroup } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../../services/sandbox/sandbox';
-import { CompositionHost, compositionGroup } from './composition-host';
+import { CompositionHost, compositionGroup, type CompositionPage } from './composition-host';
+import { folderGroup } from './folder-browser';
 import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
@@ -93,7 +94,8 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<ReturnType<typeof providerGroup>> &
   ReturnType<typeof mediaGroup> &
   ReturnType<typeof workflowGroup> &
-  ReturnType<ReturnType<typeof toolsGroup>>;
+  ReturnType<ReturnType<typeof toolsGroup>> &
+  ReturnType<typeof folderGroup>;
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- installed by the constructor
 export interface AppService extends Installed {}
@@ -145,6 +147,7 @@ export class AppService implements ContractHandlers {
     installGroups(this, ctx, [
       computerGroup,
       compositionGroup(this.compositionHost),
+      folderGroup,
       memoryGroup((run) => this.providers.forRun(run), (c, m, p, s) => this.runWake(c, m, p, s)),
       extensionGroup,
       webGroup,
@@ -608,7 +611,7 @@ export class AppService implements ContractHandlers {
   }
 
   /** The viewer page behind a ticket (web host route `/cv/<ticket>`, Electron's app protocol); not a contract method. */
-  compositionPage(ticket: string): { html: string; csp: string } | null {
+  compositionPage(ticket: string): CompositionPage | null {
     return this.compositionHost.page(ticket);
   }
 

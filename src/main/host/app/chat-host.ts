@@ -2,6 +2,7 @@
  * The chat family's side of AppService and the CLI: turning a request into a turn's input (attachments, edit and
  * resend), what a regenerate sends again, and a conversation exported as Markdown.
  */
+import { reviewHeadline } from '../../../shared/review-words';
 import type { MethodResult, ParsedParams } from '../../../shared/contract';
 import { DeskhandError } from '../../../shared/errors';
 import { forDisplay } from '../../../shared/untrusted-display';
@@ -57,6 +58,12 @@ export function exportConversation(store: Store, conv: ConversationRow, presente
         if (item.text) out.push(item.text, '');
         for (const a of item.attachments ?? []) out.push(`- Attached ${a.kind === 'image' ? 'image' : 'file'}: ${a.name} (${formatBytes(a.bytes)})`);
         if (item.attachments?.length) out.push('');
+        break;
+      case 'review':
+        who = null;
+        heading('You (composition review)');
+        out.push(`**${reviewHeadline(item)}**`, '');
+        if (item.text) out.push(item.text, '');
         break;
       case 'wake':
         who = null;

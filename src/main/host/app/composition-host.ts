@@ -2,15 +2,20 @@
  * Compositions for the UI (issue 17): the contract methods (list, get, source, open, review) and the viewer's pages.
  * A viewer page is reached by a short-lived ticket (`/cv/<ticket>` on the web host), never by the host's token, so a
  * composition's scripts cannot learn the token from their own URL. A review (comment, approve, ask for changes) is
- * stored and reaches the agent as a message in the composition's conversation.
+ * stored and becomes a review event of the composition's conversation (review-message.ts); asking for changes starts a
+ * run. Exports (file, PDF, zip) of a version are made here for the viewer's buttons.
  */
 import type { HandlerGroup } from './handler-groups';
 import { randomBytes } from 'node:crypto';
 import type { ContractEvent, MethodResult, ParsedParams } from '../../../shared/contract';
 import { DeskhandError } from '../../../shared/errors';
 import { CompositionFiles } from '../../services/compositions/composition-files';
-import { VIEWER_CSP, viewerDocument, type CompositionDetail, type CompositionService } from '../../services/compositions/index';
+import { versionZip } from '../../services/compositions/export';
+import { EXTENSIONS, printableHtml, VIEWER_CSP, viewerDocument, type CompositionDetail, type CompositionService } from '../../services/compositions/index';
+import type { PdfPrinter } from '../../services/pdf/index';
+import { ChromiumPdfPrinter } from '../../services/pdf/print';
 import type { AppRuntime } from '../assembly/open-runtime';
+import { reviewMessage } from '../assembly/review-message';
 
 /** Text sources above this are sent cut (the diff says so); images above it are not sent for the visual diff. */
 const SOURCE_LIMIT = 2_000_000;
@@ -19,18 +24,38 @@ const TICKET_MS = 10 * 60_000;
 export interface CompositionHostOptions {
   runtime: AppRuntime;
   dataDir: string;
-  /** Sends a message to the conversation as the person (starts a run); throws 'conflict' while one is working. */
+  /** Starts a run in the conversation with this user-role message; throws 'conflict' while one is working. */
   send(conversationId: string, text: string): Promise<{ runId: string }>;
   emit(event: ContractEvent): void;
+  /** Prints "Save as PDF" and "Print" (default: Chromium, as create_pdf prints). */
+  printer?: PdfPrinter;
+}
+
+/** A download's name: the title in safe characters, the version, the extension. */
+function exportName(title: string, version: number, ext: string): string {
+  const base = title.normalize('NFKD').replace(/[^\w .-]+/g, '').replace(/\s+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80) || 'composition';
+  return `${base}-v${version}.${ext}`;
+}
+
+/** What a `/cv/<ticket>` serves (web host route, Electron's app protocol). */
+export interface CompositionPage {
+  body: string | Buffer;
+  type: string;
+  /** The Content-Security-Policy header (the host adds frame-ancestors). */
+  csp: string;
 }
 
 export class CompositionHost {
   readonly service: CompositionService;
   private readonly tickets = new Map<string, { id: string; version: number; until: number }>();
+  /** Print tickets: the PDF a Print click made, served once into the app's hidden print frame (same host, like a view). */
+  private readonly prints = new Map<string, { pdf: Buffer; until: number }>();
   private readonly off: () => void;
+  private readonly printer: PdfPrinter;
 
   constructor(private readonly opts: CompositionHostOptions) {
     this.service = new CompositionFiles(opts.runtime.store, opts.dataDir);
+    this.printer = opts.printer ?? new ChromiumPdfPrinter();
     // A composition made (or revised) by a tool: the panel lists it at once.
     this.off = opts.runtime.onEvent((e) => {
       if (e.type === 'tool.result' && (e.tool === 'create_composition' || e.tool === 'execute_create_composition') && e.status === 'ok') {
@@ -81,41 +106,86 @@ export class CompositionHost {
     return { url: `/cv/${ticket}` };
   }
 
-  /** The viewer document for a ticket, with the header form of the policy, or null for an unknown or expired ticket. */
-  page(ticket: string): { html: string; csp: string } | null {
+  /**
+   * What a ticket serves, with the header form of its policy, or null for an unknown or expired ticket: the viewer
+   * document of a version, or the PDF a Print made (for the print frame; nothing in it is the page's own HTML).
+   */
+  page(ticket: string): CompositionPage | null {
+    const now = Date.now();
+    const print = this.prints.get(ticket);
+    if (print) return print.until < now ? null : { body: print.pdf, type: 'application/pdf', csp: "default-src 'none'" };
     const t = this.tickets.get(ticket);
-    if (!t || t.until < Date.now()) return null;
+    if (!t || t.until < now) return null;
     const d = this.service.get(t.id);
     const v = d?.versions.find((x) => x.version === t.version);
     if (!d || !v) return null;
-    return { html: viewerDocument(d.kind, this.service.read(d.id, v.version), v.mime, d.title), csp: `${VIEWER_CSP}; sandbox allow-scripts` };
+    return { body: viewerDocument(d.kind, this.service.read(d.id, v.version), v.mime, d.title), type: 'text/html; charset=utf-8', csp: `${VIEWER_CSP}; sandbox allow-scripts` };
   }
 
+  /** Print: the version's PDF (as Save as PDF makes it) behind a short-lived ticket the app's print frame loads. */
+  async print(p: ParsedParams<'printComposition'>): Promise<MethodResult<'printComposition'>> {
+    const d = this.detail(p.id);
+    const v = d.versions.find((x) => x.version === p.version);
+    if (!v) throw new DeskhandError('not_found', `Composition ${p.id} has no version ${p.version}.`);
+    const pdf = await this.printer.print(printableHtml(d.kind, d.title, v.mime, this.service.read(d.id, v.version)), { landscape: false });
+    const now = Date.now();
+    for (const [k, t] of this.prints) if (t.until < now) this.prints.delete(k);
+    const ticket = randomBytes(18).toString('base64url');
+    this.prints.set(ticket, { pdf, until: now + TICKET_MS });
+    return { url: `/cv/${ticket}` };
+  }
+
+  /**
+   * The shown version as the person asked for it: its own file, the PDF create_pdf would print of it (the same
+   * printable page and default page setup, printed here: no model turn, no approval, since the person asked), or the
+   * zip `deskhand compositions export` writes.
+   */
+  async export(p: ParsedParams<'exportComposition'>): Promise<MethodResult<'exportComposition'>> {
+    const d = this.detail(p.id);
+    const v = d.versions.find((x) => x.version === p.version);
+    if (!v) throw new DeskhandError('not_found', `Composition ${p.id} has no version ${p.version}.`);
+    const bytes = this.service.read(d.id, v.version);
+    let out: { bytes: Uint8Array; mime: string; ext: string };
+    if (p.as === 'file') out = { bytes, mime: v.mime, ext: EXTENSIONS[v.mime] ?? 'bin' };
+    else if (p.as === 'zip') out = { bytes: versionZip(d, v.version, bytes), mime: 'application/zip', ext: 'zip' };
+    else out = { bytes: await this.printer.print(printableHtml(d.kind, d.title, v.mime, bytes), { landscape: false }), mime: 'application/pdf', ext: 'pdf' };
+    return { name: exportName(d.title, v.version, out.ext), mime: out.mime, base64: Buffer.from(out.bytes).toString('base64'), bytes: out.bytes.length };
+  }
+
+  /**
+   * The person's review of one version, stored, and in the conversation as a review event the model reads with
+   * Deskhand's instructions (review-message.ts). Only "Ask for changes" starts a run; a comment or an approval waits
+   * in the conversation for the next turn. While a run works (or waits for an answer) in the conversation, nothing is
+   * added to it mid-turn: the review is kept on the composition and the person is told the agent was not told.
+   */
   async review(p: ParsedParams<'reviewComposition'>): Promise<MethodResult<'reviewComposition'>> {
     const before = this.detail(p.id);
-    if (p.action !== 'approve' && !p.text.trim()) throw new DeskhandError('usage', p.action === 'comment' ? 'The comment is empty.' : 'Say what should change.');
-    const detail = this.service.review(p.id, p.version, p.action, p.text.trim());
-    this.opts.emit({ event: 'compositionsChanged', payload: { conversationId: before.conversationId } });
+    const text = p.text.trim();
+    if (p.action !== 'approve' && !text) throw new DeskhandError('usage', p.action === 'comment' ? 'The comment is empty.' : 'Say what should change.');
+    const detail = this.service.review(p.id, p.version, p.action, text);
     let runId: string | null = null;
     let note: string | null = null;
-    if (before.conversationId) {
-      const what = { comment: 'commented on', approve: 'approved', changes: 'asked for changes to' }[p.action];
-      const lines = [`[Composition review] I ${what} "${before.title}" (${p.id}) version ${p.version}.`];
-      if (p.text.trim()) lines.push('', p.text.trim());
-      if (p.action === 'approve') lines.push('', `Version ${p.version} is approved: publish_composition publishes exactly this version.`);
-      else lines.push('', `To revise it, call create_composition with revises: "${p.id}".`);
-      try {
-        runId = (await this.opts.send(before.conversationId, lines.join('\n'))).runId;
-      } catch (err) {
-        if (!DeskhandError.isInstance(err) || err.code !== 'conflict') throw err;
-        note = 'Saved. The agent is busy in this conversation; it was not told yet — send a message when it is done.';
-      }
+    const conversationId = before.conversationId;
+    if (conversationId) {
+      const store = this.opts.runtime.store;
+      const message = reviewMessage({ composition: p.id, title: before.title, version: p.version, action: p.action, text });
+      const busy = 'Saved. The agent is working in this conversation, so it was not told yet: send a message when it is done.';
+      if (p.action === 'changes') {
+        try {
+          runId = (await this.opts.send(conversationId, message)).runId;
+        } catch (err) {
+          if (!DeskhandError.isInstance(err) || err.code !== 'conflict') throw err;
+          note = busy;
+        }
+      } else if (store.activeRunForConversation(conversationId)) note = busy;
+      else store.addMessage(conversationId, null, 'user', this.opts.runtime.redactor.redact(message));
     }
+    this.opts.emit({ event: 'compositionsChanged', payload: { conversationId } });
     return { composition: detail, runId, note };
   }
 }
 
-type CompositionMethods = 'listCompositions' | 'getComposition' | 'getCompositionSource' | 'openComposition' | 'reviewComposition';
+type CompositionMethods = 'listCompositions' | 'getComposition' | 'getCompositionSource' | 'openComposition' | 'reviewComposition' | 'exportComposition' | 'printComposition';
 
 /** The compositions contract methods (a handler group, handler-groups.ts), each delegating to the service's host. */
 export const compositionGroup =
@@ -126,4 +196,6 @@ export const compositionGroup =
     getCompositionSource: async (p) => host.source(p),
     openComposition: async (p) => host.open(p),
     reviewComposition: async (p) => host.review(p),
+    exportComposition: async (p) => host.export(p),
+    printComposition: async (p) => host.print(p),
   });

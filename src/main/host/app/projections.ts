@@ -14,6 +14,7 @@ import type { ToolRegistry } from '../../runtime/registry';
 import { PersistentConversationState } from '../../runtime/conversation-state';
 import type { ApprovalRow, ConversationRow, MessageRow, Store, ToolCallRow } from '../../services/store/store';
 import { parseWakeMessage } from '../assembly/wake-message';
+import { parseReviewMessage } from '../assembly/review-message';
 import { attachmentOf } from '../../runtime/user-content';
 import { attachmentsOf, chatExtras, withNotes, withTurnUsage } from './chat-projections';
 
@@ -117,7 +118,10 @@ export function projectMessages(store: Store, conversationId: string, presenter:
       const steer = parentName !== null ? parseSteering(text) : null;
       if (steer) text = steer.message;
       const from = parentName !== null && steer?.from !== 'person' ? { from: parentName } : {};
+      // A review from the composition viewer is shown as the review it is, not as text the person typed.
+      const review = wake || parentName !== null ? null : parseReviewMessage(text);
       if (wake) push({ kind: 'wake', id: `m${m.id}`, runId: m.run_id, tasks: wake, at: m.created_at }, m.run_id);
+      else if (review) push({ kind: 'review', id: `m${m.id}`, runId: m.run_id, ...review, at: m.created_at }, m.run_id);
       else push({ kind: 'user', id: `m${m.id}`, runId: m.run_id, text, at: m.created_at, ...(attachments.length ? { attachments } : {}), ...from }, m.run_id);
       return;
     }

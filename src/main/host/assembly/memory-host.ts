@@ -10,6 +10,7 @@ import type { QuoteCheck } from '../../tools/memory';
 import { subagentsModule } from '../../services/store/modules/subagents';
 import type { EvidenceSource } from '../../services/goals';
 import type { ProviderConfig } from '../../services/providers/providers';
+import { parseReviewMessage } from './review-message';
 import { parseWakeMessage } from './wake-message';
 
 /** Marks the messages the goal loop writes (so they never count as the person's words). */
@@ -29,7 +30,10 @@ export function personMessages(store: Store, conversationId: string, runId?: str
     .listMessages(conversationId)
     .filter((m) => m.role === 'user' && (!runId || m.run_id === runId))
     .map((m) => textOf(JSON.parse(m.content) as unknown))
-    .filter((t) => !t.endsWith(GOAL_CYCLE_TRAILER) && parseWakeMessage(t) === null);
+    .filter((t) => !t.endsWith(GOAL_CYCLE_TRAILER) && parseWakeMessage(t) === null)
+    // A composition review: the person's words are theirs; the header and Deskhand's instructions are not.
+    .map((t) => parseReviewMessage(t)?.text ?? t)
+    .filter(Boolean);
 }
 
 /**

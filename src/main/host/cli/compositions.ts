@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CompositionFiles } from '../../services/compositions/composition-files';
-import { publishedFileName } from '../../services/compositions/index';
+import { versionFiles, versionZip } from '../../services/compositions/export';
 import { PublishTargets } from '../../services/compositions/publish';
 import { resolveDataDir } from '../assembly/data-dir';
 import { parseSubcommand, usage, withStore } from './common';
@@ -56,9 +56,9 @@ export async function compositionsCommand(args: string[]): Promise<number> {
         const version = values.version ? Number(values.version) : (c.approvedVersion ?? c.latestVersion);
         const v = c.versions.find((x) => x.version === version);
         if (!v) throw usage(`Composition ${c.id} has no version ${values.version}.`);
-        const files = [{ name: publishedFileName(c.kind, v.mime), bytes: comps.read(c.id, version) }];
+        const files = versionFiles(c, version, comps.read(c.id, version));
         const target = resolve(values.out);
-        if (target.endsWith('.zip')) writeFileSync(target, new PublishTargets(dataDir).zip(files));
+        if (target.endsWith('.zip')) writeFileSync(target, versionZip(c, version, files[0]!.bytes));
         else {
           if (existsSync(target) && !statSync(target).isDirectory()) throw usage(`${target} exists and is not a folder; give a folder or a .zip path.`);
           mkdirSync(target, { recursive: true });

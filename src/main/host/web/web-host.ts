@@ -143,7 +143,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       return;
     }
     res.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
+      'content-type': page.type,
       // Sandboxed (an opaque origin, scripts only), nothing fetched, framed only by this app.
       'content-security-policy': `${page.csp}; frame-ancestors http://127.0.0.1:${port} http://localhost:${port}`,
       'x-content-type-options': 'nosniff',
@@ -151,7 +151,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       'cross-origin-resource-policy': 'same-origin',
       'cache-control': 'no-store',
     });
-    res.end(req.method === 'HEAD' ? undefined : page.html);
+    res.end(req.method === 'HEAD' ? undefined : page.body);
   }
 
   function serveFile(rest: string, req: IncomingMessage, res: ServerResponse): void {

@@ -5,8 +5,9 @@
  */
 import type { CompositionCommentRow, CompositionKind, CompositionRow, CompositionVersionRow, ReviewState } from '../store/modules/compositions';
 import { escapeHtml, markdownPage } from './markdown-html';
+import { printableHtml } from './printable';
 
-export { markdownPage };
+export { markdownPage, printableHtml };
 
 export type { CompositionKind, ReviewState };
 export const COMPOSITION_KINDS = ['html', 'svg', 'image', 'markdown'] as const;

@@ -5,6 +5,7 @@
  * time). Jobs carry a marker line (`deskhand-fire ID DATA_DIR_HEX`) so `list` finds this data dir's jobs only.
  * launchd and schtasks are generated and parsed here and tested on their text; they cannot run on this Linux machine.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
@@ -78,17 +79,26 @@ function utcStamp(ms: number): string {
   return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}`;
 }
 
-/** Linux `at`: `at -t` in UTC (minute resolution; a job for the current minute runs at once), `atq`, `at -c`, `atrm`. */
-/** How AtScheduler tells that atd will run jobs: its pid file names a live process, and no queued job is overdue. */
+/**
+ * How AtScheduler tells that atd will run jobs: its pid file names a live process that is atd (checked in /proc), no
+ * queued job is overdue, and a canary job queued for now really runs (its file appears) — once per process.
+ */
 export interface AtHealth {
   /** Where atd writes its pid (Debian: /run/atd.pid). */
   pidFiles?: readonly string[];
   alive?: (pid: number) => boolean;
+  /** The process name of a pid (Linux: /proc/PID/comm), or null where it cannot be told. */
+  processName?: (pid: number) => string | null;
   now?: () => number;
+  /** How long the canary job may take to run (default 20 s: atd runs a job for now within a second, but the machine may be loaded). */
+  canaryMs?: number;
 }
 
 /** A queued job this far past its time means atd is not running its queue (at is minute-grained; it runs jobs late by seconds). */
 export const AT_OVERDUE_MS = 120_000;
+const CANARY_MS = 20_000;
+/** A failed canary is tried again after this long (atd may have been started since); a passed one holds for the process. */
+const CANARY_RETRY_MS = 5 * 60_000;
 
 const processAlive = (pid: number): boolean => {
   try {
@@ -99,6 +109,18 @@ const processAlive = (pid: number): boolean => {
   }
 };
 
+const procName = (pid: number): string | null => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+};
+
+/** The canary's outcome per way of running at (the real programs: one entry for the process). */
+const canaries = new WeakMap<Exec, { at: number; result: Promise<string | null> }>();
+
+/** Linux `at`: `at -t` in UTC (minute resolution; a job for the current minute runs at once), `atq`, `at -c`, `atrm`. */
 export class AtScheduler implements OsScheduler {
   readonly name = 'at' as const;
   constructor(
@@ -107,10 +129,14 @@ export class AtScheduler implements OsScheduler {
     private readonly health: AtHealth = {},
   ) {}
 
-  /** Why atd would not run a job now, or null: no live daemon behind the pid file, or a queued job long overdue. */
+  /**
+   * Why atd would not run a job now, or null: no live atd behind the pid file (a pid reused by another program
+   * counts as none), a queued job long overdue, or a canary job for now that did not run.
+   */
   private async daemonProblem(queue: string): Promise<string | null> {
     const files = this.health.pidFiles ?? ['/run/atd.pid', '/var/run/atd.pid'];
     const alive = this.health.alive ?? processAlive;
+    const nameOf = this.health.processName ?? procName;
     let pid: number | null = null;
     for (const f of files) {
       try {
@@ -125,6 +151,8 @@ export class AtScheduler implements OsScheduler {
     }
     const fix = 'start it (`sudo systemctl enable --now atd`); until then the in-app ticker fires schedules while Deskhand runs, and nothing rings with Deskhand closed.';
     if (pid === null || !alive(pid)) return `atd is not running (${pid === null ? `no pid file at ${files.join(' or ')}` : `pid ${pid} from its pid file is gone`}): ${fix}`;
+    const name = nameOf(pid);
+    if (name !== null && name !== 'atd') return `atd is not running (pid ${pid} from its pid file is ${name}, not atd: a stale pid file): ${fix}`;
     const now = (this.health.now ?? Date.now)();
     for (const line of queue.split('\n')) {
       const m = /^(\d+)\s+(.+?)\s+(\S)\s+\S+$/.exec(line.trim());
@@ -135,7 +163,37 @@ export class AtScheduler implements OsScheduler {
         return `atd is not running its queue: job ${m[1]} was due ${Math.round((now - when) / 1000)} s ago and has not run. Check atd (\`systemctl status atd\`) and ${fix.slice(0, 1).toLowerCase()}${fix.slice(1)}`;
       }
     }
-    return null;
+    return this.canary(fix);
+  }
+
+  /** A job for now that creates a file: atd ran it when the file appears. Once per process (a failure is retried later). */
+  private canary(fix: string): Promise<string | null> {
+    const held = canaries.get(this.exec);
+    if (held && (Date.now() - held.at < CANARY_RETRY_MS || held.result === PASSED)) return held.result;
+    const result = this.runCanary(fix).then((r) => {
+      if (r === null) canaries.set(this.exec, { at: Date.now(), result: PASSED });
+      return r;
+    });
+    canaries.set(this.exec, { at: Date.now(), result });
+    return result;
+  }
+
+  private async runCanary(fix: string): Promise<string | null> {
+    const dir = join(this.dataDir, 'schedule');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, `atd-canary-${randomBytes(6).toString('hex')}`);
+    const r = await this.exec('at', ['now'], { input: `: > ${shq(file)}\n`, env: this.env() });
+    const job = /job (\d+) at/.exec(r.stderr + r.stdout)?.[1];
+    if (r.code !== 0 || !job) return `at refused a test job (${(r.stderr || r.stdout).trim() || `exit ${r.code}`}): ${fix}`;
+    const limit = this.health.canaryMs ?? CANARY_MS;
+    const until = Date.now() + limit;
+    while (!existsSync(file) && Date.now() < until) await new Promise((res) => setTimeout(res, 100));
+    if (existsSync(file)) {
+      rmSync(file, { force: true });
+      return null;
+    }
+    await this.exec('atrm', [job], { env: this.env() });
+    return `atd is not running its queue: a test job (${job}) queued for now did not run within ${Math.round(limit / 1000)} s. Check atd (\`systemctl status atd\`) and ${fix.slice(0, 1).toLowerCase()}${fix.slice(1)}`;
   }
 
   private env(): NodeJS.ProcessEnv {
@@ -180,6 +238,9 @@ export class AtScheduler implements OsScheduler {
     return jobs;
   }
 }
+
+/** The one settled promise every passed canary shares (so a pass is recognised and kept). */
+const PASSED: Promise<string | null> = Promise.resolve(null);
 
 const xmlEsc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool } from '../../runtime/tool';
-import { markdownPage, type CompositionService } from '../../services/compositions/index';
+import { markdownPage, printableHtml, type CompositionService } from '../../services/compositions/index';
 import type { PdfPrinter } from '../../services/pdf/index';
 import { writeChecked } from './write-out';
 
@@ -53,11 +53,7 @@ export const createCreatePdf = (printer: PdfPrinter, compositions: CompositionSe
         const version = args.version ?? c.latestVersion;
         const v = c.versions.find((x) => x.version === version);
         if (!v) throw new ToolError(`Composition ${c.id} has no version ${version} (it has 1–${c.latestVersion}).`);
-        const bytes = compositions.read(c.id, version);
-        if (c.kind === 'html') html = bytes.toString('utf8');
-        else if (c.kind === 'markdown') html = markdownPage(bytes.toString('utf8'), c.title);
-        else if (c.kind === 'svg') html = `<!doctype html><html><body style="margin:0">${bytes.toString('utf8').replace(/^\s*<\?xml[^>]*\?>/, '')}</body></html>`;
-        else html = `<!doctype html><html><body style="margin:0"><img style="max-width:100%" src="data:${v.mime};base64,${bytes.toString('base64')}"></body></html>`;
+        html = printableHtml(c.kind, c.title, v.mime, compositions.read(c.id, version));
       } else html = args.html ?? markdownPage(args.markdown!, 'Document');
       const setup = { ...(args.page?.size ? { size: args.page.size } : {}), ...(args.page?.margins ? { margins: args.page.margins } : {}), landscape: !!args.page?.landscape };
       let pdf: Buffer;

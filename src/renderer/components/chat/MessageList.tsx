@@ -10,6 +10,8 @@ import { AssistantTools, Attachments, UserTools } from './MessageTools';
 import { Transcript } from './Transcript';
 import { useSearch } from '../../state/search';
 import { EmptyConversation } from './EmptyConversation';
+import { useCompositions } from '../../state/compositions';
+import { reviewHeadline } from '../../../shared/review-words';
 
 /** Estimates by item object (items are immutable: a streamed message is a new object per token). */
 const estimates = new WeakMap<MessageItem, number>();
@@ -35,10 +37,33 @@ function guess(item: MessageItem): number {
       return 48;
     case 'wake':
       return 30 + item.tasks.length * 34;
+    case 'review':
+      return 64 + Math.ceil(item.text.length / 100) * 21;
   }
 }
 
 type WakeItem = Extract<MessageItem, { kind: 'wake' }>;
+type ReviewItem = Extract<MessageItem, { kind: 'review' }>;
+
+/** A review the person gave in the composition viewer: what they did and their words (never the model's instructions). */
+function ReviewEvent({ item }: { item: ReviewItem }) {
+  const headline = reviewHeadline(item);
+  return (
+    <article className={`msg msg-review review-${item.action}`} aria-label={`Review: ${headline}`}>
+      <div className="review-head">
+        <span className="review-icon" aria-hidden="true">
+          {item.action === 'approve' ? '✓' : item.action === 'changes' ? '✎' : '💬'}
+        </span>
+        <strong>{headline}</strong>
+        <button type="button" className="link-button small" onClick={() => void useCompositions.getState().show(item.composition)}>
+          Open
+        </button>
+      </div>
+      {item.text && <div className="review-text">{item.text}</div>}
+      {item.action === 'comment' && <p className="muted small">A comment does not start a run; the agent reads it with your next message.</p>}
+    </article>
+  );
+}
 
 /** A turn Deskhand started because background work ended: what ended, its title, the output on request. */
 function WakeMessage({ item }: { item: WakeItem }) {
@@ -166,6 +191,8 @@ const Item = memo(function Item({ item, last }: { item: MessageItem; last: boole
       );
     case 'wake':
       return <WakeMessage item={item} />;
+    case 'review':
+      return <ReviewEvent item={item} />;
   }
 });
 

@@ -12,6 +12,7 @@ import { api, errorText } from '../../api/client';
 import { takeEarlyTicket, useCompositions } from '../../state/compositions';
 import { useUi } from '../../state/ui';
 import { DiffView } from '../common/DiffView';
+import { CompositionExports } from './CompositionExports';
 
 export interface Blocked {
   kind: string;
@@ -209,7 +210,8 @@ export function CompositionViewer() {
     try {
       const r = await api().reviewComposition({ id: c.id, version: v.version, action, text });
       setText('');
-      useUi.getState().notify(r.note ?? (action === 'approve' ? `Version ${v.version} approved; the agent was told.` : 'Sent to the agent.'), 'info');
+      const done = { approve: `Version ${v.version} approved; the agent reads it with your next message.`, comment: 'Comment saved; the agent reads it with your next message.', changes: 'Sent to the agent: it is revising.' }[action];
+      useUi.getState().notify(r.note ?? done, 'info');
       await useCompositions.getState().refreshOpen();
     } catch (err) {
       useUi.getState().notify(errorText(err));
@@ -252,6 +254,7 @@ export function CompositionViewer() {
           </label>
         )}
         <span className="spacer" />
+        <CompositionExports id={c.id} version={v.version} />
         <button type="button" className="icon-button" aria-label="Close the viewer" onClick={() => useCompositions.getState().close()}>
           ✕
         </button>

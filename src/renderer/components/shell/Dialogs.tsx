@@ -8,6 +8,7 @@ import { useMessages } from '../../state/messages';
 import { useSettings } from '../../state/settings';
 import { selectConversation } from '../../state/sync';
 import { useUi } from '../../state/ui';
+import { FolderBrowser } from './FolderBrowser';
 
 export function Dialogs() {
   const dialog = useUi((s) => s.dialog);
@@ -84,6 +85,7 @@ function NewConversationDialog() {
   const [policy, setPolicy] = useState<Policy>(defaultPolicy);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [browsing, setBrowsing] = useState(false);
 
   async function pick() {
     try {
@@ -127,13 +129,27 @@ function NewConversationDialog() {
                 <option key={f} value={f} />
               ))}
             </datalist>
-            {host?.canPickFolder && (
+            {host?.canPickFolder ? (
               <button type="button" className="btn" onClick={() => void pick()}>
                 Choose folder…
+              </button>
+            ) : (
+              <button type="button" className="btn" aria-expanded={browsing} onClick={() => setBrowsing(!browsing)}>
+                Browse…
               </button>
             )}
           </span>
         </label>
+        {browsing && (
+          <FolderBrowser
+            start={folder.trim() || host?.defaultFolder || ''}
+            onPick={(f) => {
+              setFolder(f);
+              setBrowsing(false);
+            }}
+            onClose={() => setBrowsing(false)}
+          />
+        )}
         {workspaces.length > 1 && (
           <div className="field-row workspace-picks" role="group" aria-label="Workspace folders">
             {workspaces.map((f) => (
