@@ -74,8 +74,10 @@ export function startSync(): () => void {
     a.on('conversationsChanged', ({ conversations, changedElsewhere }) => {
       useConversations.getState().setList(conversations);
       // Another process continued the open conversation (a reminder fired, `deskhand run --conversation`): load it again.
+      // Main names only conversations with no run of this host, so nothing streaming here is reloaded under the reader;
+      // a run shown as active after such a load is the other process's, and its next stored step loads again too.
       const messages = useMessages.getState();
-      if (messages.conversationId && !messages.activeRun && changedElsewhere?.includes(messages.conversationId)) {
+      if (messages.conversationId && changedElsewhere?.includes(messages.conversationId)) {
         const id = messages.conversationId;
         void Promise.all([messages.reload(), useTasks.getState().load(id), useTodos.getState().load(id)]).catch((err: unknown) => useUi.getState().notify(`Could not load the conversation again: ${errorText(err)}`));
       }
