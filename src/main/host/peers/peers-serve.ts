@@ -1,0 +1,1 @@
+export async function peersServeCommand(_args: string[]): Promise<number> { return 1; }
