@@ -30,6 +30,7 @@ import { WorkflowService } from '../../services/workflows/workflow-service';
 import { wireWorkflows } from './workflow-wiring';
 import { TowerService } from '../../services/tower/tower-service';
 import { wireTower } from './tower-wiring';
+import { wirePeers } from './peer-wiring';
 
 import { forgetOpen, trackOpen } from './open-runtimes';
 
@@ -193,6 +194,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   bindRuntime(runtime);
   wireWorkflows(runtime, subagents);
   wireTower(runtime, tower, subagents);
+  wirePeers(runtime, store);
   wireSubagents(runtime, subagents, {
     provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
     // A parked workflow's child answered: the workflow replays here and continues it.
