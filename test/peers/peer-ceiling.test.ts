@@ -38,7 +38,7 @@ const ceiling = (tier: PeerTier, allow: string[] = []): PeerCeiling => ({ peer: 
 describe('peer ceiling: every tool × every tier', () => {
   it('covers the whole builtin tool set (sanity: the table is not empty)', () => {
     expect(tools.length).toBeGreaterThan(60);
-    for (const name of ['read_file', 'write_file', 'get_time', 'web_fetch', 'execute_command', 'manage_todos']) {
+    for (const name of ['read_file', 'write_file', 'get_time', 'web_fetch', 'execute_command', 'manage_todos', 'ask_peer', 'request_clarification']) {
       expect(tools.map((t) => t.name)).toContain(name);
     }
   });
@@ -68,6 +68,8 @@ describe('peer ceiling: every tool × every tier', () => {
     ['manage_todos', 'private', false],
     ['view_memory', 'private', false],
     ['use_saved_secret', 'private', false],
+    ['ask_peer', 'private', false],
+    ['request_clarification', 'public', true],
   ] as const)('%s at %s → granted %s', (name, tier, granted) => {
     const tool = tools.find((t) => t.name === name)!;
     expect(peerCeilingCheck(tool, ceiling(tier)) === null).toBe(granted);

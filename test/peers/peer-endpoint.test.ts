@@ -103,7 +103,8 @@ describe('deskhand peers serve', () => {
     const offered = toolNames(from);
     expect(offered).toContain('get_time');
     expect(offered).toContain('ls');
-    for (const above of ['write_file', 'edit_file', 'read_file', 'execute_command', 'web_fetch', 'manage_todos', 'grep']) expect(offered).not.toContain(above);
+    expect(offered).toContain('request_clarification');
+    for (const above of ['write_file', 'edit_file', 'read_file', 'execute_command', 'web_fetch', 'manage_todos', 'grep', 'ask_peer']) expect(offered).not.toContain(above);
     // Called anyway: refused, and the file is not there.
     expect(existsSync(target)).toBe(false);
     const second = JSON.stringify(model.requests[from + 1]!.body);

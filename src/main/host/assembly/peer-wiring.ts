@@ -20,8 +20,11 @@ export function wirePeers(runtime: Runtime, store: Store): () => void {
       return peerCeilingCheck(tool, c);
     };
   });
+  // In a peer's conversation the peers family loads by itself (request_clarification); the ceiling still decides.
+  const offEnabler = runtime.registry.addEnabler('peer-conversation', (turn) => (peerCeilingOf(store, turn.conversationId) ? ['peers'] : []));
   return () => {
     offLookup();
     offFilter();
+    offEnabler();
   };
 }

@@ -10,7 +10,6 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
 import { KeytarSecretStore } from '../../services/vault/secret-store';
-import { PeerBook } from '../../services/peers/index';
 import { AppService } from '../app/app-service';
 import { createDispatch } from '../app/dispatch';
 import { stderrLogger } from '../assembly/logger';
@@ -48,7 +47,7 @@ export async function peersServeCommand(args: string[]): Promise<number> {
   const dataDir = resolveDataDir(values['data-dir']);
   const runtime = openRuntime({ dataDir });
   const secrets = new KeytarSecretStore();
-  const book = new PeerBook(runtime.store, secrets);
+  const book = runtime.peers.book;
   // The peers' tokens are secrets of every sink: never in a result, a transcript or an answer.
   for (const token of await book.tokenValues()) runtime.redactor.addSecret('PEER_TOKEN', token);
   const service = new AppService({
