@@ -18,6 +18,7 @@ import { subagentMethods, subagentsChangedSchema } from './subagent-contract';
 import { MAX_ATTACHMENTS } from './attachments';
 import { attachmentInputSchema, attachmentViewSchema, chatMethods, clearedSchema, messageItemIdSchema, turnUsageSchema } from './chat-contract';
 import { mediaMethods } from './contract-media';
+import { peerMethods } from './contract-peers';
 import { workflowMethods } from './contract-workflows';
 import { familyNameSchema, toolsMethods } from './contract-tools';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES, PROVIDER_NAMES, TOOL_ITEM_STATUSES } from './contract-names';
@@ -745,6 +746,7 @@ export const contract = {
     ...subagentMethods,
     ...chatMethods,
     ...mediaMethods,
+    ...peerMethods,
     ...workflowMethods,
     // Tools on demand: /tools, family toggles, the system prompt (contract-tools.ts).
     ...toolsMethods,

@@ -42,6 +42,7 @@ import { sandboxSupport } from '../../services/sandbox/sandbox';
 import { CompositionHost, compositionGroup } from './composition-host';
 import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
+import { peerGroup } from './peers-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { subagentGroup } from './subagent-host';
 import { settingsFamilies, toolsGroup } from './tools-host';
@@ -92,6 +93,7 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof subagentGroup> &
   ReturnType<ReturnType<typeof providerGroup>> &
   ReturnType<typeof mediaGroup> &
+  ReturnType<typeof peerGroup> &
   ReturnType<typeof workflowGroup> &
   ReturnType<ReturnType<typeof toolsGroup>>;
 
@@ -151,6 +153,7 @@ export class AppService implements ContractHandlers {
       subagentGroup,
       providerGroup(this.providers),
       mediaGroup,
+      peerGroup,
       workflowGroup,
       toolsGroup({
         settings: () => this.providers.current(),
