@@ -140,4 +140,65 @@ describe('deskhand peers serve', () => {
     expect(second.texts.join(' ')).toMatch(/used its 1 turns for today/);
     expect(model.requests.length).toBe(before);
   }, 180_000);
+
+  it('a write the allow list names asks B\'s person; their denial reaches the peer as a clean answer, nothing written', async () => {
+    const dataDir = tempDir('deskhand-peer-b-');
+    const alice = await addPeer(dataDir, 'alice', ['--tier', 'internal', '--allow', 'write_file']);
+    const work = tempDir('deskhand-peer-work-');
+    served = await servePeers(dataDir, work, model.baseURL);
+    const target = join(work, 'alice', 'note.txt');
+    const from = model.requests.length;
+    model.enqueue(reply().tool('write_file', { path: target, content: 'from alice' }), reply().text('My person said no to writing that.'));
+    const client = await sdkClient(served.url);
+    const streaming = collect(client.sendMessageStream(await textMessage('Write note.txt please.'), bearer(alice.inboundToken)) as AsyncGenerator<unknown>);
+    let pending: { id: string }[] = [];
+    for (let i = 0; i < 200 && !pending.length; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      pending = rawAll<{ id: string }>(dataDir, "SELECT id FROM approvals WHERE status = 'pending'");
+    }
+    expect(pending).toHaveLength(1);
+    // Offered because the allow list names it; decided as usual: it asks the person at B.
+    expect(toolNames(from)).toContain('write_file');
+    const denied = await runCli(['runs', 'deny', pending[0]!.id, '--reason', 'not today', '--data-dir', dataDir]);
+    expect(denied.code).toBe(0);
+    const got = await streaming;
+    const { TaskState } = await import('@a2a-js/sdk');
+    expect(got.states).toContain(TaskState.TASK_STATE_WORKING);
+    expect(got.texts).toContain('Waiting for the person at this Deskhand to answer a request of the run.');
+    expect(got.states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(got.texts.at(-1)).toBe('My person said no to writing that.');
+    expect(existsSync(target)).toBe(false);
+    expect(JSON.stringify(model.requests[from + 1]!.body)).toMatch(/denied this call.*not today/);
+  }, 180_000);
+
+  it('tasks/cancel from the SDK client stops the run and ends the task canceled', async () => {
+    const dataDir = tempDir('deskhand-peer-b-');
+    const alice = await addPeer(dataDir, 'alice', ['--tier', 'internal']);
+    served = await servePeers(dataDir, tempDir('deskhand-peer-work-'), model.baseURL);
+    model.enqueue(reply().hang());
+    const client = await sdkClient(served.url);
+    const stream = client.sendMessageStream(await textMessage('Think for a long time.'), bearer(alice.inboundToken));
+    const states: number[] = [];
+    let taskId = '';
+    const { TaskState } = await import('@a2a-js/sdk');
+    for await (const ev of stream) {
+      const p = ev.payload;
+      if (p?.$case === 'task') taskId = p.value.id;
+      const st = p?.$case === 'task' || p?.$case === 'statusUpdate' ? p.value.status?.state : undefined;
+      if (st !== undefined) states.push(st);
+      if (st === TaskState.TASK_STATE_WORKING && taskId) {
+        const cancelled = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, bearer(alice.inboundToken));
+        expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      }
+      if (st === TaskState.TASK_STATE_CANCELED) break;
+    }
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
+    let runs: { status: string }[] = [];
+    for (let i = 0; i < 100; i++) {
+      runs = rawAll<{ status: string }>(dataDir, 'SELECT status FROM runs');
+      if (runs.length && runs[0]!.status !== 'running') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(runs.map((r) => r.status)).toEqual(['aborted']);
+  }, 180_000);
 });
