@@ -78,4 +78,26 @@ describe('deskhand peers', () => {
     expect(r.stderr).toMatch(message);
     expect((await peers(['list', '--json'])).stdout.trim()).toBe('[]');
   }, 60_000);
+
+  it('policy explain --peer shows the ceiling, and judges one call as in that peer\'s conversation', async () => {
+    expect((await peers(['add', 'erin', '--tier', 'internal', '--allow', 'mkdir'])).code).toBe(0);
+    const whole = await w.cli(['policy', 'explain', '--peer', 'erin', '--data-dir', w.dataDir]);
+    expect(whole.code).toBe(0);
+    const c = JSON.parse(whole.stdout) as { tier: string; granted: string[]; refused: { tool: string; reason: string }[] };
+    expect(c.tier).toBe('internal');
+    expect(c.granted).toEqual(expect.arrayContaining(['get_time', 'ls', 'mkdir', 'request_clarification']));
+    for (const t of ['read_file', 'write_file', 'web_fetch', 'ask_peer', 'manage_todos']) expect(c.granted).not.toContain(t);
+    expect(c.refused.find((r) => r.tool === 'web_fetch')?.reason).toMatch(/sends material off this machine/);
+
+    const one = await w.cli(['policy', 'explain', '--peer', 'erin', '--tool', 'write_file', '--args', JSON.stringify({ path: 'a.txt', content: 'x' }), '--policy', 'high-risk', '--cwd', w.work, '--data-dir', w.dataDir]);
+    const d = JSON.parse(one.stdout) as { decision: string; inspectors: { inspector: string; verdict: string }[] };
+    expect(d.decision).toBe('deny');
+    expect(d.inspectors.find((i) => i.inspector === 'peer-ceiling')?.verdict).toBe('deny');
+    const own = JSON.parse((await w.cli(['policy', 'explain', '--tool', 'write_file', '--args', JSON.stringify({ path: 'a.txt', content: 'x' }), '--policy', 'high-risk', '--cwd', w.work, '--data-dir', w.dataDir])).stdout) as { decision: string };
+    expect(own.decision).toBe('allow');
+
+    const unknown = await w.cli(['policy', 'explain', '--peer', 'nobody', '--data-dir', w.dataDir]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/No peer "nobody"/);
+  }, 120_000);
 });

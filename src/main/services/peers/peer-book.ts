@@ -286,3 +286,11 @@ export function peerCeilingOf(store: Store, conversationId: string): { peer: str
   const rec = recordOf(row);
   return { peer: rec.name, tier: rec.tier, allow: rec.allow };
 }
+
+/** A peer's ceiling by name (`policy explain --peer NAME`), or null when there is no such peer. */
+export function peerCeilingByName(store: Store, name: string): { peer: string; tier: PeerTier; allow: string[] } | null {
+  const row = store.module(peersModule).get(name);
+  if (!row) return null;
+  const rec = recordOf(row);
+  return { peer: rec.name, tier: rec.tier, allow: rec.allow };
+}
