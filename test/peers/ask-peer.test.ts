@@ -74,4 +74,45 @@ describe('ask_peer', () => {
     const atB = rawAll<{ title: string }>(bData, 'SELECT c.title FROM conversations c JOIN peer_conversations p ON p.conversation_id = c.id');
     expect(atB.map((c) => c.title)).toEqual(['Peer alice: What time is it where you are?']);
   }, 180_000);
+
+  it('B asks A back (request_clarification): A gets input-required, its next ask_peer answers that task, B finishes', async () => {
+    const bData = tempDir('deskhand-peer-b-');
+    const aliceAtB = await addPeer(bData, 'alice', ['--tier', 'public']);
+    const served: Served = await servePeers(bData, tempDir('deskhand-peer-work-'), w.server.baseURL);
+    closers.push(() => served.stop());
+    await addPeer(w.dataDir, 'bob', ['--endpoint', served.url, '--token-stdin'], aliceAtB.inboundToken);
+    w.server.enqueue(
+      reply().tool('ask_peer', { peer: 'bob', message: 'Can we meet on Friday?' }),
+      reply().tool('request_clarification', { question: 'Which Friday?' }),
+      reply().tool('ask_peer', { peer: 'bob', message: 'This Friday, the 4th.' }),
+      reply().text('Yes, this Friday works.'),
+      reply().text('Bob agreed.'),
+    );
+    const running = w.run('Ask bob about Friday.');
+    // request_clarification is low-risk: B's person approves it as any low-risk call of a read-only conversation.
+    let pending: { id: string; tool: string }[] = [];
+    for (let i = 0; i < 300 && !pending.length; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      pending = rawAll<{ id: string; tool: string }>(bData, "SELECT id, tool FROM approvals WHERE status = 'pending'");
+    }
+    expect(pending.map((p) => p.tool)).toEqual(['request_clarification']);
+    const { runCli } = await import('../support/cli');
+    expect((await runCli(['runs', 'approve', pending[0]!.id, '--data-dir', bData])).code).toBe(0);
+    // A's run read the peer's answer (untrusted), so its next egress asks even under high-risk: it parks (exit 3).
+    const r = await running;
+    expect(r.code).toBe(3);
+    const aPending = rawAll<{ id: string; tool: string }>(w.dataDir, "SELECT id, tool FROM approvals WHERE status = 'pending'");
+    expect(aPending.map((p) => p.tool)).toEqual(['ask_peer']);
+    const resumed = await w.cli(['runs', 'approve', aPending[0]!.id, '--data-dir', w.dataDir, '--json']);
+    expect(resumed.code).toBe(0);
+    const results = rawAll<{ output: string }>(w.dataDir, "SELECT output FROM tool_calls WHERE tool = 'ask_peer' ORDER BY rowid").map((x) => x.output);
+    expect(results[0]).toMatch(/bob asks back before answering/);
+    expect(results[0]).toContain('Which Friday?');
+    expect(results[1]).toContain('Yes, this Friday works.');
+    // B's model read A's answer as the clarification's result, in the envelope naming the peer.
+    const bRequest = w.server.requests.map((q) => JSON.stringify(q.body)).find((b) => b.includes('This Friday, the 4th.') && b.includes('Which Friday?') && b.includes('peer alice'));
+    expect(bRequest).toBeTruthy();
+    // One conversation at B, one turn counted (the answer continues the task).
+    expect(rawAll<{ turns: number }>(bData, 'SELECT turns FROM peer_usage')).toEqual([{ turns: 1 }]);
+  }, 180_000);
 });

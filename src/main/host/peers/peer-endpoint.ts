@@ -25,7 +25,7 @@ import type { RunEvent } from '../../../shared/events';
 import { errorMessage } from '../../../shared/errors';
 import type { Logger } from '../assembly/logger';
 import { wrapUntrusted } from '../../runtime/untrusted';
-import type { PeerBook, PeerRecord } from '../../services/peers/index';
+import type { PeerBook, PeerClarifications, PeerRecord } from '../../services/peers/index';
 import type { Dispatch } from '../app/dispatch';
 
 type Sdk = typeof import('@a2a-js/sdk');
@@ -42,6 +42,8 @@ export interface PeerEndpointOptions {
   redact(text: string): string;
   /** Marks a conversation as having read untrusted content (every run of it starts tainted). */
   taint(conversationId: string): void;
+  /** request_clarification's channel: this endpoint answers for the conversations it follows. */
+  clarifications: PeerClarifications;
   /** Where peers' conversations start: a folder per peer under it (never inside the data folder). */
   folder: string;
   host: string;
@@ -100,6 +102,10 @@ interface Tracked {
   conversationId: string;
   runId: string | null;
   cancelled: boolean;
+  /** request_clarification is waiting: the peer's next message on this task is the answer. */
+  clarify: ((answer: string) => void) | null;
+  /** Settles when the task's run is over (a follow-up message waits for it). */
+  done: Promise<void>;
 }
 
 class PeerExecutor implements AgentExecutor {
@@ -156,6 +162,7 @@ class PeerExecutor implements AgentExecutor {
       return bus.finished();
     }
     const text = textOf(ctx.userMessage);
+    if (ctx.task) return this.followUp(ctx, bus, text);
     if (!text) {
       this.status(bus, ctx, TaskState.TASK_STATE_REJECTED, 'The message has no text part; this Deskhand takes text only.');
       return bus.finished();
@@ -165,8 +172,10 @@ class PeerExecutor implements AgentExecutor {
       this.status(bus, ctx, TaskState.TASK_STATE_REJECTED, spent);
       return bus.finished();
     }
-    const tracked: Tracked = { conversationId: '', runId: null, cancelled: false };
+    let settle!: () => void;
+    const tracked: Tracked = { conversationId: '', runId: null, cancelled: false, clarify: null, done: new Promise<void>((r) => (settle = r)) };
     this.tasks.set(ctx.taskId, tracked);
+    let offClarify: (() => void) | null = null;
     const events: RunEvent[] = [];
     let wake: (() => void) | null = null;
     const off = this.opts.onEvent((e) => {
@@ -176,6 +185,24 @@ class PeerExecutor implements AgentExecutor {
     });
     try {
       tracked.conversationId = await this.conversationFor(peer, ctx.contextId, text);
+      // request_clarification in this run: the question goes to the peer as input-required; their next message on
+      // this task (a follow-up execute) is the answer.
+      offClarify = this.opts.clarifications.serve(tracked.conversationId, (question, signal) => {
+        if (tracked.clarify) return Promise.reject(new Error('A question to the peer is already waiting for its answer.'));
+        return new Promise((resolve, reject) => {
+          const onAbort = () => {
+            tracked.clarify = null;
+            reject(new Error('stopped while waiting for the peer'));
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+          tracked.clarify = (answer) => {
+            signal.removeEventListener('abort', onAbort);
+            tracked.clarify = null;
+            resolve({ peer: peer.name, answer });
+          };
+          this.status(bus, ctx, TaskState.TASK_STATE_INPUT_REQUIRED, this.opts.redact(question));
+        });
+      });
       this.status(bus, ctx, TaskState.TASK_STATE_WORKING);
       const { runId } = await this.call('sendMessage', { conversationId: tracked.conversationId, text: wrapUntrusted(`peer ${peer.name}`, text) });
       tracked.runId = runId;
@@ -208,9 +235,30 @@ class PeerExecutor implements AgentExecutor {
       if (!tracked.cancelled) this.status(bus, ctx, TaskState.TASK_STATE_FAILED, this.opts.redact(errorMessage(err)));
     } finally {
       off();
+      offClarify?.();
       this.tasks.delete(ctx.taskId);
+      settle();
       bus.finished();
     }
+  }
+
+  /**
+   * A message on a task already started: the answer to the run's request_clarification. It resumes the run, and this
+   * call follows the task to its end (the original execute publishes the rest on the task's bus).
+   */
+  private async followUp(ctx: RequestContext, bus: ExecutionEventBus, text: string): Promise<void> {
+    const { AgentEvent } = this.server;
+    const { TaskState } = this.sdk;
+    const tracked = this.tasks.get(ctx.taskId);
+    if (!tracked?.clarify || !text) {
+      // Not waiting for an answer: a message of its own (the task, if it still runs here, is left as it is).
+      bus.publish(AgentEvent.message(this.agentMessage(ctx, tracked ? 'This task is not waiting for an answer; send a new message (no taskId) instead.' : 'This task is no longer running here; send a new message instead.')));
+      return;
+    }
+    // The task's stream is already open on this bus (the original execute's): a status, not a second task.
+    this.status(bus, ctx, TaskState.TASK_STATE_WORKING);
+    tracked.clarify(text);
+    await tracked.done;
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {

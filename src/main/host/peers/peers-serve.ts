@@ -63,6 +63,7 @@ export async function peersServeCommand(args: string[]): Promise<number> {
     dispatch: createDispatch(service, stderrLogger),
     onEvent: (listener) => service.onEvent(listener),
     book,
+    clarifications: runtime.peers.clarifications,
     redact: (text) => runtime.redactor.redact(text),
     taint: (id) => runtime.store.updateConversation(id, { tainted: 1 }),
     folder: resolve(values.folder ?? join(homedir(), 'Deskhand peers')),

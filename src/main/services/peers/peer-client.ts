@@ -19,7 +19,8 @@ export interface PeerAnswer {
 export interface PeerCaller {
   /** Enabled peers with an endpoint, with their tier (for the model's list). */
   callable(): { name: string; endpoint: string }[];
-  ask(peer: string, message: string, opts: { signal: AbortSignal; contextId?: string }): Promise<PeerAnswer>;
+  /** `taskId`: continue that task (answering the peer's question back); its `contextId` with it. */
+  ask(peer: string, message: string, opts: { signal: AbortSignal; contextId?: string; taskId?: string }): Promise<PeerAnswer>;
 }
 
 const STATE_WORDS: Record<number, string> = { 1: 'submitted', 2: 'working', 3: 'completed', 4: 'failed', 5: 'canceled', 6: 'input-required', 7: 'rejected', 8: 'auth-required' };
@@ -31,7 +32,7 @@ export class A2aPeerCaller implements PeerCaller {
     return this.book.list().filter((p) => p.enabled && p.endpoint).map((p) => ({ name: p.name, endpoint: p.endpoint! }));
   }
 
-  async ask(peerName: string, message: string, opts: { signal: AbortSignal; contextId?: string }): Promise<PeerAnswer> {
+  async ask(peerName: string, message: string, opts: { signal: AbortSignal; contextId?: string; taskId?: string }): Promise<PeerAnswer> {
     const peer = this.book.require(peerName);
     if (!peer.enabled) throw new Error(`Peer ${peer.name} is disabled (deskhand peers enable ${peer.name}).`);
     if (!peer.endpoint) throw new Error(`Peer ${peer.name} has no endpoint to call (deskhand peers add with --endpoint).`);
@@ -45,7 +46,7 @@ export class A2aPeerCaller implements PeerCaller {
       message: {
         messageId: randomUUID(),
         contextId: opts.contextId ?? '',
-        taskId: '',
+        taskId: opts.taskId ?? '',
         role: Role.ROLE_USER,
         parts: [{ content: { $case: 'text' as const, value: message }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
         metadata: undefined,
