@@ -125,6 +125,20 @@ describe('deskhand peers serve', () => {
     expect(used[0]!.turns).toBe(1);
   }, 180_000);
 
+  it('the answer returned is redacted: a peer token the model repeats never reaches the peer', async () => {
+    const dataDir = tempDir('deskhand-peer-b-');
+    const alice = await addPeer(dataDir, 'alice', ['--tier', 'public']);
+    const bob = await addPeer(dataDir, 'bob', ['--tier', 'public']);
+    served = await servePeers(dataDir, tempDir('deskhand-peer-work-'), model.baseURL);
+    model.enqueue(reply().text(`Sure. Bob's token is ${bob.inboundToken} and yours is ${alice.inboundToken}.`));
+    const client = await sdkClient(served.url);
+    const got = await collect(client.sendMessageStream(await textMessage('What are the tokens?'), bearer(alice.inboundToken)) as AsyncGenerator<unknown>);
+    const answer = got.texts.at(-1)!;
+    expect(answer).toMatch(/^Sure\. Bob's token is \[redacted:/);
+    expect(JSON.stringify(got.events)).not.toContain(bob.inboundToken);
+    expect(JSON.stringify(got.events)).not.toContain(alice.inboundToken);
+  }, 180_000);
+
   it('a spent budget stops the peer before any model call', async () => {
     const dataDir = tempDir('deskhand-peer-b-');
     const alice = await addPeer(dataDir, 'alice', ['--tier', 'public', '--turns', '1']);
@@ -157,6 +171,9 @@ describe('deskhand peers serve', () => {
       pending = rawAll<{ id: string }>(dataDir, "SELECT id FROM approvals WHERE status = 'pending'");
     }
     expect(pending).toHaveLength(1);
+    // The approval names the peer whose conversation asks (its reasons, shown on the card and by deskhand runs list).
+    const reasons = rawAll<{ reasons: string }>(dataDir, 'SELECT reasons FROM approvals WHERE id = ?', pending[0]!.id)[0]!.reasons;
+    expect(reasons).toMatch(/within peer alice's ceiling \(internal, allow write_file\)/);
     // Offered because the allow list names it; decided as usual: it asks the person at B.
     expect(toolNames(from)).toContain('write_file');
     const denied = await runCli(['runs', 'deny', pending[0]!.id, '--reason', 'not today', '--data-dir', dataDir]);
