@@ -55,7 +55,7 @@ const NO_ELECTRON = 'Only src/main/electron may import electron; main never impo
  * is what the host runs on its own on that runtime; app/ is the contract's one implementation (and the two transports'
  * shared dispatch); web/ is `deskhand web`; cli/ is the `deskhand` binary, which also starts `deskhand web`.
  */
-const HOST_GROUPS = ['assembly', 'background', 'app', 'web', 'acp', 'cli'];
+const HOST_GROUPS = ['assembly', 'background', 'app', 'peers', 'web', 'acp', 'cli'];
 const hostGroupRules = HOST_GROUPS.slice(0, -1).map((group, i) => {
   const above = HOST_GROUPS.slice(i + 1);
   return {
@@ -63,7 +63,7 @@ const hostGroupRules = HOST_GROUPS.slice(0, -1).map((group, i) => {
     rules: restrict(MAIN_ONLY, NO_ELECTRON, [], [
       {
         regex: `^(\\.\\./)+(host/)?(${above.join('|')})(/|$)`,
-        message: `host/${group}/ sits below host/${above.join('/, host/')}/: it never imports them (the groups stack assembly → background → app → web → acp → cli). Move what both need down to the lower group.`,
+        message: `host/${group}/ sits below host/${above.join('/, host/')}/: it never imports them (the groups stack assembly → background → app → peers → web → acp → cli). Move what both need down to the lower group.`,
       },
     ]),
   };

@@ -59,18 +59,18 @@ test('Download, Save as PDF, Print and Export zip give the shown version, with n
   // Print: the same PDF, served at a same-host ticket URL into a hidden frame of the app's own that prints it.
   // Headless Chromium has no print dialog, and asking its PDF viewer to print can crash the page (it did, 1 run in 3):
   // the print frame's print() is recorded instead of called. The frame, its URL and its bytes are the real ones.
-  await page.evaluate(() => {
-    const real = Object.getOwnPropertyDescriptor(HTMLIFrameElement.prototype, 'contentWindow')!;
+  await page.evaluate(`(() => {
+    const real = Object.getOwnPropertyDescriptor(HTMLIFrameElement.prototype, 'contentWindow');
     Object.defineProperty(HTMLIFrameElement.prototype, 'contentWindow', {
       configurable: true,
-      get(this: HTMLIFrameElement) {
-        const w = real.get!.call(this) as Window | null;
+      get() {
+        const w = real.get.call(this);
         if (!w || !this.hasAttribute('data-print-frame')) return w;
-        const record = () => void (document.body.dataset.printed = String(Number(document.body.dataset.printed ?? '0') + 1));
+        const record = () => { document.body.dataset.printed = String(Number(document.body.dataset.printed ?? '0') + 1); };
         return new Proxy(w, { get: (target, key) => (key === 'print' ? record : key === 'focus' ? () => target.focus() : Reflect.get(target, key)) });
       },
     });
-  });
+  })()`);
   await exports.getByRole('button', { name: 'Print' }).click();
   const frame = page.locator('iframe[data-print-frame]');
   await expect(frame).toHaveCount(1);
@@ -84,7 +84,7 @@ test('Download, Save as PDF, Print and Export zip give the shown version, with n
   expect(printedBytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
   expect(pdfText(printedBytes, deskhand.work, 'printed.pdf')).toContain('Revenue rose in the north.');
   // The loaded frame was asked to print, once.
-  await expect.poll(() => page.evaluate(() => document.body.dataset.printed ?? '0')).toBe('1');
+  await expect.poll(() => page.evaluate("document.body.dataset.printed ?? '0'")).toBe('1');
 
   // No model turn and no approval card: the person asked.
   expect(deskhand.requests().length).toBe(requestsBefore);

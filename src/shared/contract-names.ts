@@ -75,6 +75,12 @@ export const METHOD_NAMES = [
   'readBrowserScreenshot',
   'getCompanion',
   'setCompanion',
+  // peers (contract-peers.ts)
+  'listPeers',
+  'addPeer',
+  'updatePeer',
+  'removePeer',
+  'rotatePeerToken',
   'getTowerBoard',
   'listWorkflows',
   'getWorkflow',

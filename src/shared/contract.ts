@@ -12,6 +12,7 @@ import { extensionMethods } from './contract-extensions';
 import { subagentMethods } from './contract-subagents';
 import { chatMethods } from './contract-chat';
 import { mediaMethods } from './contract-media';
+import { peerMethods } from './contract-peers';
 import { journeysMethods } from './contract-journeys';
 import { workflowMethods } from './contract-workflows';
 import { toolsMethods } from './contract-tools';
@@ -66,6 +67,8 @@ export const contract = {
     ...subagentMethods,
     ...chatMethods,
     ...mediaMethods,
+    // Peers (A2A): Settings → Peers (contract-peers.ts).
+    ...peerMethods,
     // The composition viewer's exports and the web folder browser (contract-journeys.ts).
     ...journeysMethods,
     ...workflowMethods,

@@ -1,6 +1,6 @@
 /**
  * The host's groups stack (issue 32; eslint.config.js HOST_GROUPS, docs/architecture.md "The host"): assembly →
- * background → app → web → acp → cli, each importing only the groups below it, type imports included. These feed ESLint
+ * background → app → peers → web → acp → cli, each importing only the groups below it, type imports included. These feed ESLint
  * source placed in each group and check every upward import is refused, every downward one accepted, and that the
  * group rules did not drop the Electron rule every host file has.
  */
@@ -15,11 +15,12 @@ async function restricted(filePath: string, source: string): Promise<string[]> {
 }
 
 // The groups, bottom first (as eslint.config.js and docs/architecture.md stack them), and one real module of each.
-const HOST_GROUPS = ['assembly', 'background', 'app', 'web', 'acp', 'cli'];
+const HOST_GROUPS = ['assembly', 'background', 'app', 'peers', 'web', 'acp', 'cli'];
 const MODULE: Record<string, string> = {
   assembly: 'open-runtime',
   background: 'task-wakes',
   app: 'app-service',
+  peers: 'peers-serve',
   web: 'web-host',
   acp: 'acp-agent',
   cli: 'flags',

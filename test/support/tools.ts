@@ -34,6 +34,7 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
     // Workflows: the tool with its schema; any use of the service fails loudly here.
     workflows: noService<import('../../src/main/services/workflows/index').Workflows>('workflows'),
     tower: noService<import('../../src/main/services/tower/index').Tower>('tower'),
+    peers: { caller: noService<import('../../src/main/services/peers/index').PeerCaller>('peers'), clarifier: noService<import('../../src/main/services/peers/index').PeerClarifier>('clarifier') },
     // Compositions keep rows in a store of their own data dir (opened lazily by the tests that use them).
     compositions: {
       store: lazyCompositions(deps.dataDir),

@@ -15,6 +15,7 @@ import { checkPlaceholders } from './secret-args';
 import { urlGuard } from './url-inspector';
 import { planModeInspector } from './plan-mode';
 import { missionScopeInspector } from './scope-inspector';
+import { peerCeilingInspector } from './peer-ceiling';
 import type { DecisionInput, Facts, Inspector, InspectorReport, Verdict } from './inspector';
 import type { Effects, EffectsContext, ToolDefinition } from './tool';
 
@@ -230,7 +231,7 @@ const savedRules: Inspector = {
 };
 
 /** The inspectors, in the order they run and are printed. */
-export const INSPECTORS: readonly Inspector[] = [classifier, containment, planModeInspector, missionScopeInspector, secrets, urlGuard, taint, appGrants, policy, savedRules];
+export const INSPECTORS: readonly Inspector[] = [classifier, containment, planModeInspector, missionScopeInspector, peerCeilingInspector, secrets, urlGuard, taint, appGrants, policy, savedRules];
 
 function rulePatternOf(facts: Facts, p: Policy): string | null {
   // The root-offer prefix is reserved: a rule pattern never reads as an offer to add a workspace root.

@@ -142,6 +142,8 @@ export class CallPipeline {
     const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox, conversationId: conv.id, ...(runLater.length ? { runLater } : {}) };
     // A Tower worker's scope (read once per step, like the rules).
     const missionScope = this.core.scopeOf(conv.id);
+    // A peer's conversation: its ceiling (tier + allow), looked up in the host's peer book, never from the request.
+    const peerCeiling = this.core.peerOf(conv.id);
 
     for (const row of open) {
       if (row.status === 'denied') {
@@ -189,6 +191,7 @@ export class CallPipeline {
         urlGrants: store.urlGrants.patterns(),
         planMode: inherited?.planMode ? { planFile: inherited.planMode.planFile, inheritedFrom: inherited.planMode.from } : planModeOf(state.slots),
         missionScope,
+        peerCeiling,
       });
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 

@@ -3,6 +3,7 @@
  * kinds, the vault, the waiters, and the one place events leave (redacted). Built once by `Runtime`.
  */
 import type { HeldScope, ScopeLookup } from './scope-inspector';
+import type { PeerCeiling, PeerLookup } from './peer-ceiling';
 import { stricterCeiling, type CeilingLookup, type InheritedCeiling } from './ceilings';
 import type { LanguageModel } from 'ai';
 import type { RunEvent, RunStatus } from '../../shared/events';
@@ -83,6 +84,8 @@ export class RuntimeCore {
   readonly editors = new Map<string, EditorFiles>();
   /** Where mission scopes come from (a host's Tower service). */
   readonly scopeLookups = new Set<ScopeLookup>();
+  /** Where peer conversations' ceilings come from (a host's peer book: tier and allow list; peer-ceiling.ts). */
+  readonly peerLookups = new Set<PeerLookup>();
   /** Where a conversation's inherited ceilings come from (a host's subagent wiring: its parent's plan mode…). */
   readonly ceilingLookups = new Set<CeilingLookup>();
   /**
@@ -126,6 +129,14 @@ export class RuntimeCore {
   }
 
   /** The mission scope a conversation is held to (a Tower worker's), or null. */
+  peerOf(conversationId: string): PeerCeiling | null {
+    for (const lookup of this.peerLookups) {
+      const ceiling = lookup(conversationId);
+      if (ceiling) return ceiling;
+    }
+    return null;
+  }
+
   scopeOf(conversationId: string): HeldScope | null {
     for (const lookup of this.scopeLookups) {
       const scope = lookup(conversationId);

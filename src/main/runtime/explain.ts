@@ -9,6 +9,7 @@ import type { Store } from '../services/store/store';
 import { callEffects, decide, type AppGrants, type Verdict } from './approval-engine';
 import type { RunLaterPath } from './path-guard';
 import type { ToolRegistry } from './registry';
+import type { PeerCeiling } from './peer-ceiling';
 import type { HeldScope } from './scope-inspector';
 
 export interface ExplainResult {
@@ -45,6 +46,8 @@ export interface ExplainDeps {
   grants?: AppGrants | undefined;
   /** A conversation's mission scope (Tower), or null. */
   scopeOf(conversationId: string): HeldScope | null;
+  /** A peer conversation's ceiling (its tier and allow list), or null; absent: no peers. */
+  peerOf?(conversationId: string): PeerCeiling | null;
 }
 
 export interface ExplainRequest {
@@ -56,6 +59,8 @@ export interface ExplainRequest {
   tainted?: boolean;
   roots?: readonly string[];
   conversationId?: string;
+  /** Judge the call as in a conversation of this peer (`policy explain --peer NAME`). */
+  peerCeiling?: PeerCeiling | null;
 }
 
 export async function explainCall(deps: ExplainDeps, opts: ExplainRequest): Promise<ExplainResult> {
@@ -67,7 +72,8 @@ export async function explainCall(deps: ExplainDeps, opts: ExplainRequest): Prom
     const effects = await callEffects(tool, parsed, ctx);
     const rules = deps.store.rules.forConversation(opts.conversationId ?? '', opts.cwd);
     const missionScope = opts.conversationId ? deps.scopeOf(opts.conversationId) : null;
-    const d = decide({ tool, args: parsed, effects, policy: opts.policy, tainted, ctx, rules, grants: deps.grants, urlGrants: deps.store.urlGrants.patterns(), missionScope });
+    const peerCeiling = opts.peerCeiling ?? (opts.conversationId ? (deps.peerOf?.(opts.conversationId) ?? null) : null);
+    const d = decide({ tool, args: parsed, effects, policy: opts.policy, tainted, ctx, rules, grants: deps.grants, urlGrants: deps.store.urlGrants.patterns(), missionScope, peerCeiling });
     return {
       tool: tool.name,
       risk: d.risk,

@@ -45,6 +45,8 @@ export interface DecisionInput {
   planMode?: { planFile: string; inheritedFrom?: string } | null;
   /** The conversation is a Tower worker's: writes only inside its worktree, matching its globs (scope-inspector.ts). */
   missionScope?: HeldScope | null;
+  /** The conversation is a peer's (Agent2Agent): calls above the ceiling of its tier and allow list are denied (peer-ceiling.ts). */
+  peerCeiling?: { peer: string; tier: 'public' | 'internal' | 'private'; allow: readonly string[] } | null;
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';

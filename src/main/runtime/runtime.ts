@@ -4,6 +4,7 @@
  * A run that needs an answer nobody can give parks, and resumes from the store in any process.
  */
 import type { ScopeLookup } from './scope-inspector';
+import type { PeerLookup } from './peer-ceiling';
 import type { CeilingLookup } from './ceilings';
 import { randomUUID } from 'node:crypto';
 import type { LanguageModel } from 'ai';
@@ -180,6 +181,12 @@ export class Runtime {
   addScopeLookup(lookup: ScopeLookup): () => void {
     this.core.scopeLookups.add(lookup);
     return () => this.core.scopeLookups.delete(lookup);
+  }
+
+  /** A source of peer ceilings (a host's peer book) the approval engine holds peer conversations to; returns its remover. */
+  addPeerLookup(lookup: PeerLookup): () => void {
+    this.core.peerLookups.add(lookup);
+    return () => this.core.peerLookups.delete(lookup);
   }
 
   /** Adds where inherited ceilings come from (a subagent's parent's plan mode, policy, taint); returns its removal. */

@@ -41,6 +41,7 @@ export const FAMILY_SUMMARIES: Readonly<Record<string, string>> = {
   goals: 'goals and loops: work toward a goal over cycles within a budget',
   subagents: 'spawn, steer and wait for subagents; their blackboard',
   workflows: 'run a script that orchestrates subagents in phases',
+  peers: "other people's agents (peers): ask one a question; in a peer's conversation, ask that peer back",
   coordinator: 'Tower coordinator mode: missions, worker agents, messages, reviews and merges',
   mcp: 'MCP servers: their tools, resources and prompts',
   skills: 'find and load skills (instructions packaged as folders)',

@@ -43,6 +43,7 @@ import { CompositionHost, compositionGroup, type CompositionPage } from './compo
 import { folderGroup } from './folder-browser';
 import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
+import { peerGroup } from './peers-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { subagentGroup } from './subagent-host';
 import { settingsFamilies, toolsGroup } from './tools-host';
@@ -93,6 +94,7 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof subagentGroup> &
   ReturnType<ReturnType<typeof providerGroup>> &
   ReturnType<typeof mediaGroup> &
+  ReturnType<typeof peerGroup> &
   ReturnType<typeof workflowGroup> &
   ReturnType<ReturnType<typeof toolsGroup>> &
   ReturnType<typeof folderGroup>;
@@ -156,6 +158,7 @@ export class AppService implements ContractHandlers {
       subagentGroup,
       providerGroup(this.providers),
       mediaGroup,
+      peerGroup,
       workflowGroup,
       toolsGroup({
         settings: () => this.providers.current(),

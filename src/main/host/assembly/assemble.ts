@@ -26,6 +26,8 @@ import type { PresenceService } from '../../services/presence/index';
 import { createFileFamily } from '../../tools/files';
 import { createInteractionFamily } from '../../tools/interaction';
 import { createSecretFamily } from '../../tools/secrets';
+import { createPeerFamily } from '../../tools/peers';
+import type { PeerCaller, PeerClarifier } from '../../services/peers/index';
 import { createShellFamily } from '../../tools/shell';
 import { createTaskFamily } from '../../tools/tasks';
 import { createTodoFamily } from '../../tools/todos';
@@ -91,6 +93,8 @@ export interface HostServices {
   workflows?: Workflows;
   /** Coordinator mode (Tower); absent: no tower tools. */
   tower?: Tower;
+  /** Peers over Agent2Agent (ask_peer, request_clarification); absent: no peer tools. */
+  peers?: { caller: PeerCaller; clarifier: PeerClarifier };
 }
 
 export interface Assembly {
@@ -178,6 +182,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   const computer = services.computer ? createComputerFamily({ computer: services.computer }) : null;
   if (computer) families.push({ family: 'computer', tools: computer.tools });
   if (services.workflows) families.push({ family: 'workflows', tools: createWorkflowFamily({ workflows: services.workflows }).tools });
+  if (services.peers) families.push({ family: 'peers', tools: createPeerFamily(services.peers).tools });
   if (services.tower) families.push({ family: 'coordinator', tools: createTowerFamily({ tower: services.tower, commands: shell.commands }).tools });
   for (const family of families) registry.add(family.tools, { family: family.family });
   addProfileCustomTools(registry, services, shell.commands);

@@ -11,6 +11,7 @@ import { BackgroundTasks } from '../../services/tasks/background-tasks';
 import { osSandbox } from '../../services/sandbox';
 import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
 import { Vault } from '../../services/vault/vault';
+import { A2aPeerCaller, PeerBook, PeerClarifications } from '../../services/peers/index';
 import { assembleTools, type Assembly } from './assemble';
 import { PinnedHttpClient } from '../../services/http/pinned-client';
 import type { HttpService } from '../../services/http/index';
@@ -90,6 +91,8 @@ export interface HostServices extends Assembly {
   subagents: SubagentService;
   workflows: WorkflowService;
   tower: TowerService;
+  /** Peers (Agent2Agent): the peer book and the channel of request_clarification's questions. */
+  peers: { book: PeerBook; clarifications: PeerClarifications };
   computer: ComputerUse;
   /** The runtime the compactor (summarize_context) calls, once one is built on these services. */
   bindRuntime(runtime: Pick<Runtime, 'compactNow'>): void;
@@ -133,6 +136,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
   const subagents = new SubagentService({ store, tasks: tasks.external, dataDir: opts.dataDir, ...(opts.subagents ?? {}) });
   const workflows = new WorkflowService({ store, subagents, tasks: tasks.external, questions: tasks, dataDir: opts.dataDir, ...(workflowLimits ? { limits: workflowLimits } : {}) });
   const tower = new TowerService({ store, subagents, dataDir: opts.dataDir });
+  const peers = { book: new PeerBook(store, new KeytarSecretStore(keyringService())), clarifications: new PeerClarifications() };
   const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal) };
   const computer = (makeComputer ?? defaultComputer)(store, opts.dataDir);
   // Screenshots kept after computer_end live as long as the logs (Settings → data folder and retention).
@@ -162,6 +166,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     computer,
     workflows,
     tower,
+    peers: { caller: new A2aPeerCaller(peers.book), clarifier: peers.clarifications },
   });
   // An agent profile narrows its conversations' tools (looked up once per turn).
   registry.addFilter('agent-profile', (turn) => {
@@ -185,7 +190,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     }
   };
   return {
-    store, redactor, vault, settings, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer,
+    store, redactor, vault, settings, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers,
     registry, inputKinds, contextSources,
     bindRuntime: (r) => {
       runtime = r;

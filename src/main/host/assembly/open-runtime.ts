@@ -30,6 +30,7 @@ import { WorkflowService } from '../../services/workflows/workflow-service';
 import { wireWorkflows } from './workflow-wiring';
 import { TowerService } from '../../services/tower/tower-service';
 import { wireTower } from './tower-wiring';
+import { wirePeers } from './peer-wiring';
 
 import { forgetOpen, trackOpen } from './open-runtimes';
 
@@ -44,6 +45,8 @@ export class AppRuntime extends Runtime {
   workflows!: WorkflowService;
   /** Coordinator mode (Tower tools, the mission board). */
   tower!: TowerService;
+  /** Peers (Agent2Agent): the peer book and request_clarification's channel (host/peers serves them). */
+  peers!: ReturnType<typeof assembleHostServices>['peers'];
 
   private mcpStarted: Promise<void> | null = null;
   private readonly killable = new KillableRuns();
@@ -152,7 +155,7 @@ export { defaultComputer, type HostRuntimeOptions };
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const { sqliteBinding: _sqliteBinding, store: _store, vault: _vault, http: _http, webFetchTimeoutMs: _webFetchTimeoutMs, mcpDeferAbove: _mcpDeferAbove, mcpBackoff: _mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: _workflowLimits, computer: _makeComputer, ...runtimeOpts } = opts;
-  const { store, vault, redactor, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, registry, inputKinds, contextSources, bindRuntime } = assembleHostServices(opts);
+  const { store, vault, redactor, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers, registry, inputKinds, contextSources, bindRuntime } = assembleHostServices(opts);
   let runtime: AppRuntime | null = null;
   runtime = new AppRuntime(
     {
@@ -190,9 +193,11 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   runtime.profiles = profiles;
   runtime.workflows = workflows;
   runtime.tower = tower;
+  runtime.peers = peers;
   bindRuntime(runtime);
   wireWorkflows(runtime, subagents);
   wireTower(runtime, tower, subagents);
+  wirePeers(runtime, store);
   wireSubagents(runtime, subagents, {
     provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
     // A parked workflow's child answered: the workflow replays here and continues it.

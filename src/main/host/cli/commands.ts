@@ -28,6 +28,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('../web/web-command')).webCommand(rest);
       case 'acp':
         return await (await import('../acp/acp-command')).acpCommand(rest);
+      case 'peers':
+        return await (await import('./peers')).peersCommand(rest);
       case 'grants':
         return await (await import('./grants')).grantsCommand(rest);
       case 'search':

@@ -11,6 +11,39 @@ import { explainCall } from '../../runtime/explain';
 import { resolveDataDir } from '../assembly/data-dir';
 import { shellExplainHost, type ExplainHost } from '../assembly/explain-host';
 import { EXIT, UsageError, parsePolicy, parseSandbox, print } from './flags';
+import { peerCeilingCheck } from '../../runtime/peer-ceiling';
+import { peerCeilingByName, peerCeilingOf } from '../../services/peers/index';
+import { withStore } from './common';
+
+/** The peer's ceiling as the runtime computes it, or a usage error naming the peers there are. */
+async function ceilingOf(dataDir: string, name: string) {
+  return withStore(dataDir, (store) => {
+    const c = peerCeilingByName(store, name);
+    if (!c) throw new UsageError(`No peer "${name.slice(0, 40)}" (see deskhand peers list).`);
+    return c;
+  });
+}
+
+/** `policy explain --peer NAME`: every tool this Deskhand has, granted to the peer or refused with the reason. */
+async function explainPeerCeiling(dataDir: string, name: string): Promise<number> {
+  const ceiling = await ceilingOf(dataDir, name);
+  const { assembleHostServices } = await import('../assembly/host-services');
+  const host = assembleHostServices({ dataDir });
+  try {
+    const granted: string[] = [];
+    const refused: { tool: string; reason: string }[] = [];
+    for (const tool of host.registry.all()) {
+      const reason = peerCeilingCheck(tool, ceiling);
+      if (reason) refused.push({ tool: tool.name, reason });
+      else granted.push(tool.name);
+    }
+    print({ peer: ceiling.peer, tier: ceiling.tier, allow: ceiling.allow, granted, refused });
+    return EXIT.finished;
+  } finally {
+    await Promise.allSettled([host.tasks.shutdown(), host.browser?.shutdown()]);
+    host.store.close();
+  }
+}
 
 export async function policyCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -27,9 +60,12 @@ export async function policyCommand(args: string[]): Promise<number> {
       root: { type: 'string', multiple: true },
       tainted: { type: 'boolean' },
       conversation: { type: 'string' },
+      peer: { type: 'string' },
     },
   });
-  if (!values.tool) throw new UsageError('policy explain needs --tool NAME.');
+  const dataDirOf = () => resolveDataDir(values['data-dir']);
+  if (values.peer !== undefined && !values.tool) return explainPeerCeiling(dataDirOf(), values.peer);
+  if (!values.tool) throw new UsageError('policy explain needs --tool NAME (or --peer NAME alone, for the whole ceiling).');
   let parsed: unknown = {};
   if (values.args !== undefined) {
     try {
@@ -38,8 +74,9 @@ export async function policyCommand(args: string[]): Promise<number> {
       throw new UsageError(`--args is not valid JSON: ${errorMessage(err)}`);
     }
   }
-  const dataDir = resolveDataDir(values['data-dir']);
+  const dataDir = dataDirOf();
   const cwd = resolve(values.cwd ?? process.cwd());
+  const peerCeiling = values.peer !== undefined ? await ceilingOf(dataDir, values.peer) : null;
   const host = (await shellExplainHost(dataDir, values.tool)) ?? (await fullExplainHost(dataDir, values.tool, cwd));
   try {
     const sandbox = parseSandbox(values.sandbox);
@@ -52,6 +89,7 @@ export async function policyCommand(args: string[]): Promise<number> {
       tainted: !!values.tainted,
       roots: (values.root ?? []).map((r) => resolve(r)),
       ...(values.conversation ? { conversationId: values.conversation } : {}),
+      ...(peerCeiling ? { peerCeiling } : {}),
     });
     print(result);
     return EXIT.finished;
@@ -85,7 +123,7 @@ async function fullExplainHost(dataDir: string, tool: string, cwd: string): Prom
     throw err;
   }
   return {
-    deps: { registry: host.registry, store: host.store, dataDir, runLaterPaths: () => host.mcp.runLaterPaths(), grants: host.computer.grants, scopeOf: (id) => host.tower.scopeOf(id) },
+    deps: { registry: host.registry, store: host.store, dataDir, runLaterPaths: () => host.mcp.runLaterPaths(), grants: host.computer.grants, scopeOf: (id) => host.tower.scopeOf(id), peerOf: (id) => peerCeilingOf(host.store, id) },
     close,
   };
 }

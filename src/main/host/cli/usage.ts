@@ -15,7 +15,8 @@ export const USAGE = `Usage:
   deskhand runs approve APPROVAL_ID [--always [--scope conversation|workspace|everywhere]] [--json]
   deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
   deskhand policy explain --tool NAME --args JSON [--policy P] [--cwd DIR] [--sandbox MODE] [--root DIR]... [--tainted]
-                         [--conversation ID]   (prints every inspector's verdict and the rule that matched)
+                         [--conversation ID] [--peer NAME]   (prints every inspector's verdict and the rule that matched)
+  deskhand policy explain --peer NAME   (the peer's whole ceiling: every tool granted or refused, with the reason)
   deskhand rules list [--json] | rm RULE_ID        (always-allow rules: pattern, scope, source, matches)
   deskhand secrets list [--json]
   deskhand secrets set NAME [--description TEXT]   (reads the value without echo from the terminal, or from stdin)
@@ -23,6 +24,7 @@ export const USAGE = `Usage:
   deskhand grants add-url PATTERN | list [--json] | revoke ID|PATTERN|APP   (URL grants, e.g. https://api.example.com/v1/*; app grants for computer use)
   deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
   deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [provider flags as in run]   (keeps its address; --help)
+  deskhand peers add NAME [--tier T] [--endpoint URL] | list | show | rm | allow NAME TOOL... | tier NAME T | serve   (A2A peers; --help)
   deskhand acp [--data-dir DIR] [provider flags as in run]   (an Agent Client Protocol agent on stdio, for editors; --help)
   deskhand memory list [--status S] [--kind memory|lesson] | show ID | rm ID | accept ID | reject ID | export | extraction on|off
   deskhand goals list | show ID | budget ID [--turns N] [--tokens N] [--minutes N]

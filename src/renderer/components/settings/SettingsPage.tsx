@@ -18,6 +18,7 @@ import { AppGrantsSettings } from '../computer/ComputerUse';
 import { BrowserSettings } from './BrowserSettings';
 import { GeneralSettings } from './GeneralSettings';
 import { CompanionSettings } from './CompanionSettings';
+import { PeersSettings } from './PeersSettings';
 import { Feedback } from '../common/Feedback';
 import { SystemPromptSettings, ToolFamilySettings } from '../tools/ToolsSettings';
 
@@ -127,6 +128,7 @@ export function SettingsPage() {
       <McpSettings />
       <AppGrantsSettings />
       <CompanionSettings />
+      <PeersSettings />
     </main>
   );
 }

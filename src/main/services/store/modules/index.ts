@@ -16,7 +16,7 @@ import { goalsModule } from './goals';
 
 import { extensionsModule } from './extensions';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule, peersModule] as const;
 import { subagentsModule } from './subagents';
 import { contextModule } from './context';
 
@@ -25,4 +25,5 @@ import { computerStopsModule } from './computer-stops';
 import { chatModule } from './chat';
 import { workflowsModule } from './workflows';
 import { towerModule } from './tower';
+import { peersModule } from './peers';
 

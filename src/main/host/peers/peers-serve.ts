@@ -1,0 +1,97 @@
+/**
+ * host/peers/ — `deskhand peers serve`: this Deskhand's Agent2Agent endpoint (peer-endpoint.ts) on the runtime and the
+ * contract's implementation (host/app/), for the peers in the peer book. Off unless started; bound to 127.0.0.1
+ * unless `--host` names another address (then the person puts TLS in front of it: a tunnel or a proxy they run).
+ * It imports host/app/ and host/assembly/; never host/web/, host/acp/ or host/cli/ (cli/peers.ts starts it).
+ * Lint (HOST_GROUPS in eslint.config.js) and scripts/check-cycles.mjs hold this; docs/peers.md says how to use it.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DeskhandError } from '../../../shared/errors';
+import { KeytarSecretStore } from '../../services/vault/secret-store';
+import { AppService } from '../app/app-service';
+import { createDispatch } from '../app/dispatch';
+import { stderrLogger } from '../assembly/logger';
+import { HOST_FLAG_OPTIONS, hostProviderOverride } from '../assembly/provider-choice';
+import { openRuntime, resolveDataDir } from '../assembly/open-runtime';
+import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
+import { packageVersion } from '../assembly/package-version';
+import { startPeerEndpoint } from './peer-endpoint';
+
+export const PEERS_SERVE_USAGE = `Usage: deskhand peers serve [--port N] [--host ADDR] [--folder DIR] [--data-dir DIR] [--json] [--provider P] [--base-url URL] [--model NAME]
+
+Serves this Deskhand's Agent2Agent endpoint for the peers in deskhand peers list: the agent card at
+/.well-known/agent-card.json and JSON-RPC at /a2a. Each peer presents the token deskhand peers add showed once.
+Each peer's conversations start in DIR/NAME (default ~/Deskhand peers/NAME).
+Bound to 127.0.0.1 unless --host names an address (put TLS in front of it when it leaves the machine).
+Approvals of a peer's conversation wait in the app (or deskhand runs approve ID). Ctrl-C stops it.`;
+
+const EXIT_DEADLINE_MS = 2000;
+
+export async function peersServeCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ...HOST_FLAG_OPTIONS, port: { type: 'string' }, host: { type: 'string' }, folder: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  if (values.help) {
+    process.stdout.write(`${PEERS_SERVE_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length) throw new DeskhandError('usage', `peers serve takes no arguments (got "${positionals.join(' ')}").`);
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new DeskhandError('usage', `--port is a port number 0–65535 (got "${values.port}").`);
+  const host = values.host ?? '127.0.0.1';
+  const override = hostProviderOverride(values);
+  const dataDir = resolveDataDir(values['data-dir']);
+  const runtime = openRuntime({ dataDir });
+  const secrets = new KeytarSecretStore();
+  const book = runtime.peers.book;
+  // The peers' tokens are secrets of every sink: never in a result, a transcript or an answer.
+  for (const token of await book.tokenValues()) runtime.redactor.addSecret('PEER_TOKEN', token);
+  const service = new AppService({
+    runtime,
+    secrets,
+    dataDir,
+    kind: 'web',
+    answeredBy: () => 'the person at this Deskhand',
+    providerOverride: override,
+    version: packageVersion(),
+  });
+  const endpoint = await startPeerEndpoint({
+    dispatch: createDispatch(service, stderrLogger),
+    onEvent: (listener) => service.onEvent(listener),
+    book,
+    clarifications: runtime.peers.clarifications,
+    redact: (text) => runtime.redactor.redact(text),
+    taint: (id) => runtime.store.updateConversation(id, { tainted: 1 }),
+    folder: resolve(values.folder ?? join(homedir(), 'Deskhand peers')),
+    host,
+    port,
+    version: packageVersion(),
+    log: stderrLogger,
+  });
+  if (values.json) process.stdout.write(`${JSON.stringify({ url: endpoint.url, agentCard: `${endpoint.url}/.well-known/agent-card.json`, peers: book.list().map((p) => p.name) })}\n`);
+  else process.stdout.write(`Deskhand's A2A endpoint: ${endpoint.url}/a2a (agent card ${endpoint.url}/.well-known/agent-card.json), ${book.list().filter((p) => p.enabled).length} peer(s) enabled.\n`);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      process.once('SIGINT', () => process.exit(130));
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  let stage = 'the endpoint';
+  exitDeadline({ ms: deadlineMs(EXIT_DEADLINE_MS), what: 'deskhand peers serve was stopped', code: 0, pending: () => [stage, ...runtime.stillClosing()].filter(Boolean) });
+  await endpoint.close();
+  stage = 'the runs in progress';
+  await service.shutdown(EXIT_DEADLINE_MS / 2);
+  stage = 'the store';
+  await runtime.close();
+  stage = '';
+  return 0;
+}

@@ -1,0 +1,128 @@
+/**
+ * Settings → Peers: other people's agents over Agent2Agent (the same book as `deskhand peers`). Each peer's tier, what
+ * its allow list grants beyond the tier, its daily budget and on/off; Add shows the token the peer presents here once
+ * (it is kept only in the OS keyring). The endpoint itself is started with `deskhand peers serve`.
+ */
+import { useEffect, useState } from 'react';
+import type { PeerView } from '../../../shared/peers';
+import { PEER_TIERS, type PeerTier } from '../../../shared/peers';
+import { api, errorText } from '../../api/client';
+import { Feedback } from '../common/Feedback';
+
+const TIER_WORDS: Record<PeerTier, string> = {
+  public: 'read-only tools whose answers are safe to tell anyone',
+  internal: 'read-only tools that show the shape of this machine (folders, names, the time), no file contents',
+  private: 'read-only tools that read your material (files, search), never secrets or memory',
+};
+
+export function PeersSettings() {
+  const [peers, setPeers] = useState<PeerView[] | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
+  const [name, setName] = useState('');
+  const [endpoint, setEndpoint] = useState('');
+  const [tier, setTier] = useState<PeerTier>('public');
+
+  const load = () =>
+    api()
+      .listPeers({})
+      .then((r) => setPeers(r.peers))
+      .catch((err: unknown) => setError(errorText(err)));
+
+  useEffect(() => {
+    void load();
+  }, []);
+
+  async function act(fn: () => Promise<unknown>, done: string) {
+    setError(null);
+    setStatus(null);
+    try {
+      await fn();
+      setStatus(done);
+    } catch (err) {
+      setError(errorText(err));
+    }
+    void load();
+  }
+
+  async function add(e: React.FormEvent) {
+    e.preventDefault();
+    setShown(null);
+    await act(async () => {
+      const r = await api().addPeer({ name: name.trim(), endpoint: endpoint.trim() || null, tier, allow: [] });
+      setShown({ name: r.peer.name, token: r.inboundToken });
+      setName('');
+      setEndpoint('');
+    }, `Added peer ${name.trim()}.`);
+  }
+
+  return (
+    <section className="card" aria-labelledby="peers-title">
+      <h2 id="peers-title" className="card-title">
+        Peers
+      </h2>
+      <p className="muted small">
+        Other people’s agents that may ask this Deskhand for help (Agent2Agent). A peer’s tier grants only {`read-only`} tools at or below it; writes, anything that sends material off this machine, your
+        secrets, memory and bookkeeping only when its allow list names them. Start the endpoint with <code>deskhand peers serve</code>.
+      </p>
+      {shown && (
+        <div role="alert" aria-label="New peer token" className="notice">
+          Give {shown.name} this token; it is shown only now and kept in the keyring: <code>{shown.token}</code>
+        </div>
+      )}
+      {peers === null && !error && <p className="muted">Loading peers…</p>}
+      {peers?.length === 0 && (
+        <p className="muted" role="note" aria-label="No peers">
+          No peers yet.
+        </p>
+      )}
+      {!!peers?.length && (
+        <ul className="grant-list" aria-label="Peers">
+          {peers.map((p) => (
+            <li key={p.name} aria-label={`Peer ${p.name}`}>
+              <div>
+                <code>{p.name}</code> {p.enabled ? '' : '(off) '}
+                <label>
+                  tier{' '}
+                  <select aria-label={`Tier of ${p.name}`} value={p.tier} onChange={(e) => void act(() => api().updatePeer({ name: p.name, tier: e.target.value as PeerTier }), `${p.name} is now ${e.target.value}.`)}>
+                    {PEER_TIERS.map((t) => (
+                      <option key={t} value={t}>
+                        {t}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <div className="muted small">
+                  {TIER_WORDS[p.tier]}; allow: {p.allow.length ? p.allow.join(', ') : 'nothing more'} · {p.endpoint ?? 'no endpoint (they only call here)'} · today {p.usedToday.turns}/{p.budget.turnsPerDay} turns,{' '}
+                  {p.usedToday.tokens}/{p.budget.tokensPerDay} tokens
+                </div>
+              </div>
+              <button type="button" className="btn" onClick={() => void act(() => api().updatePeer({ name: p.name, enabled: !p.enabled }), `${p.name} is ${p.enabled ? 'off' : 'on'}.`)}>
+                {p.enabled ? 'Turn off' : 'Turn on'}
+              </button>
+              <button type="button" className="btn" aria-label={`Remove ${p.name}`} onClick={() => void act(() => api().removePeer({ name: p.name }), `Removed ${p.name} and its tokens.`)}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form onSubmit={(e) => void add(e)} aria-label="Add a peer">
+        <input aria-label="Peer name" placeholder="name (e.g. alice)" value={name} onChange={(e) => setName(e.target.value)} />
+        <input aria-label="Peer endpoint" placeholder="their endpoint URL (optional)" value={endpoint} onChange={(e) => setEndpoint(e.target.value)} />
+        <select aria-label="Tier of the new peer" value={tier} onChange={(e) => setTier(e.target.value as PeerTier)}>
+          {PEER_TIERS.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+        <button type="submit" className="btn" disabled={!name.trim()}>
+          Add peer
+        </button>
+      </form>
+      <Feedback error={error} status={status} statusClassName="muted small" />
+    </section>
+  );
+}
