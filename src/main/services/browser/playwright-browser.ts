@@ -7,13 +7,15 @@
  * WebSockets, workers and service workers are judged too; WebRTC may not send UDP. A parked conversation's pages are
  * written to `browser/parked/<conversation>.json` and reopened (with a note for the model) by whichever process
  * resumes it.
+ *
+ * Beside this file: the session and tab records (browser-session.ts), the page route's judgement and the approved
+ * destinations (route-guard.ts), downloads (downloads.ts), the process (browser-process.ts), the proxy, snapshots,
+ * actions, settling and parking.
  */
-import { lookup } from 'node:dns/promises';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import type { Browser, Dialog, Download, Page, Route } from 'playwright-core';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Browser, Dialog, Page, Route } from 'playwright-core';
 import { isKeptHost, parseKeptSite } from '../../../shared/browser-sites';
-import { judgeDestination, parseWebUrl } from '../../../shared/url-guard';
 import { findChromium, NO_CHROMIUM_MESSAGE } from '../chromium/index';
 import { BrowserProcess } from './browser-process';
 import { EgressProxy } from './egress-proxy';
@@ -22,6 +24,9 @@ import type { ActRequest, ActResult, AdoptableTab, BrowserService, BrowserSettin
 import { DESCRIBE_ELEMENT, fetchAdoptable, findTarget, hash, performAction } from './actions';
 import { anyParked, clearParked, parkedPath, readParked, type Parked } from './parked';
 import { settle, TabWatch } from './settle';
+import type { Session, Tab } from './browser-session';
+import { saveDownload } from './downloads';
+import { RouteGuard } from './route-guard';
 
 const NAV_TIMEOUT_MS = 30_000;
 
@@ -32,32 +37,6 @@ const NAV_TIMEOUT_MS = 30_000;
 const WEBRTC_ARGS = ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--webrtc-ip-handling-policy=disable_non_proxied_udp'];
 
 const ACT_TIMEOUT_MS = 8_000;
-
-interface Tab {
-  name: string;
-  page: Page;
-  refs: Set<string>;
-  outline: string;
-  /** Refs filled with a secret: masked in screenshots. */
-  secretRefs: Set<string>;
-  watch: TabWatch;
-  /** What was typed, chosen and checked since the page loaded (never secrets): replayed when a parked page reopens. */
-  typed: { ref: string; action: 'fill' | 'type' | 'select' | 'check'; value: string; at: number }[];
-  adopted?: { browser: Browser };
-}
-
-interface Session {
-  conversationId: string;
-  tabs: Map<string, Tab>;
-  current: string | null;
-  notes: string[];
-  counter: number;
-  /** The act running now: where its downloads go and how its dialogs are answered. */
-  acting: { downloadDir?: string; dialog: 'accept' | 'dismiss' } | null;
-  /** Every http(s) origin the session's pages (popups included) sent a request to: discarded on close unless kept. */
-  origins: Set<string>;
-}
-
 
 export interface PlaywrightBrowserOptions {
   dataDir: string;
@@ -78,15 +57,17 @@ export class PlaywrightBrowser implements BrowserService {
   private starting: Promise<BrowserProcess> | null = null;
   private readonly sessionsById = new Map<string, Session>();
   /** Private destinations a person approved, per conversation (another conversation's approval covers nothing). */
-  private readonly approvals = new Map<string, Set<string>>();
   /** Which conversation a page belongs to (popups join their opener's). */
   private readonly pageSessions = new WeakMap<Page, Session>();
   private proxy: EgressProxy | null = null;
   private readonly listed = new Map<string, AdoptableTab[]>();
   private readonly listeners = new Set<(v: SessionView | { conversationId: string; closed: true }) => void>();
-  private readonly dns = new Map<string, { at: number; addresses: string[] }>();
+  /** Private destinations people approved, per conversation, and the judging of every page request (route-guard.ts). */
+  private readonly destinations: RouteGuard;
 
-  constructor(private readonly opts: PlaywrightBrowserOptions) {}
+  constructor(private readonly opts: PlaywrightBrowserOptions) {
+    this.destinations = new RouteGuard(opts.resolve);
+  }
 
   private get root(): string {
     return join(this.opts.dataDir, 'browser');
@@ -139,47 +120,13 @@ export class PlaywrightBrowser implements BrowserService {
   /** The egress proxy under the browser: a private destination passes it when an open conversation approved it. */
   private async startProxy(): Promise<EgressProxy> {
     if (this.proxy) return this.proxy;
-    this.proxy = await EgressProxy.start(
-      { allowsPrivate: (dest) => [...this.approvals.values()].some((set) => set.has(dest.key)) },
-      this.opts.resolve ? { resolve: this.opts.resolve } : {},
-    );
+    this.proxy = await EgressProxy.start({ allowsPrivate: (dest) => this.destinations.anyApproved(dest.key) }, this.opts.resolve ? { resolve: this.opts.resolve } : {});
     return this.proxy;
   }
 
-  /**
-   * Requests to this machine or its network go through only to destinations a person approved in the conversation
-   * the page belongs to. A request no conversation's page made (a service worker's) is covered by no approval.
-   */
+  /** Every request of Deskhand's pages: judged for the conversation the page belongs to (route-guard.ts). */
   private async guard(route: Route): Promise<void> {
-    const url = route.request().url();
-    const parsed = parseWebUrl(url);
-    if (!parsed.ok) return route.continue();
-    const { dest } = parsed;
-    const session = await this.sessionOfRequest(route);
-    // Recorded for the discard at close (in Deskhand's own profile only; an adopted tab's browser is never cleared).
-    session?.origins.add(new URL(url).origin);
-    if (session && this.approvals.get(session.conversationId)?.has(dest.key)) return route.continue();
-    const findings = judgeDestination(dest, await this.resolve(dest.host));
-    if (!findings.length) return route.continue();
-    if (route.request().isNavigationRequest()) {
-      session?.notes.push(
-        `Navigation to ${url} was blocked: ${dest.key} is on this machine or its network (${findings.map((f) => f.detail).join('; ')}). ` +
-          'Call browser_navigate with that URL: a person will be asked.',
-      );
-    }
-    return route.abort('blockedbyclient');
-  }
-
-  private async resolve(host: string): Promise<string[]> {
-    if (/^[\d.]+$|:/.test(host) || host === 'localhost') return [];
-    if (this.opts.resolve) return this.opts.resolve(host).catch(() => []);
-    const hit = this.dns.get(host);
-    if (hit && Date.now() - hit.at < 60_000) return hit.addresses;
-    const addresses = await lookup(host, { all: true })
-      .then((r) => r.map((a) => a.address))
-      .catch(() => []);
-    this.dns.set(host, { at: Date.now(), addresses });
-    return addresses;
+    return this.destinations.judge(route, await this.sessionOfRequest(route));
   }
 
   // ── Sessions and tabs ──────────────────────────────────────────────────────────────────────────────────────────
@@ -220,7 +167,7 @@ export class PlaywrightBrowser implements BrowserService {
     const tab: Tab = { name, page, refs: new Set(), outline: '', secretRefs: new Set(), watch: new TabWatch(page), typed: [], ...(adopted ? { adopted } : {}) };
     this.pageSessions.set(page, session);
     page.on('dialog', (d) => void this.answerDialog(session, d));
-    page.on('download', (d) => void this.saveDownload(session, d));
+    page.on('download', (d) => void saveDownload(session, d));
     page.on('close', () => {
       if (session.tabs.get(name)?.page !== page) return;
       session.tabs.delete(name);
@@ -247,25 +194,6 @@ export class PlaywrightBrowser implements BrowserService {
     const how = dialog.type() === 'alert' || dialog.type() === 'beforeunload' ? 'accept' : (session.acting?.dialog ?? 'dismiss');
     session.notes.push(`A ${dialog.type()} dialog said ${JSON.stringify(dialog.message().slice(0, 500))}; it was ${how === 'accept' ? 'accepted' : 'dismissed'}.`);
     await (how === 'accept' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
-  }
-
-  private async saveDownload(session: Session, download: Download): Promise<void> {
-    const name = basename(download.suggestedFilename()).replace(/^\.+/, '_') || 'download';
-    const dir = session.acting?.downloadDir;
-    if (!dir) {
-      await download.cancel().catch(() => undefined);
-      session.notes.push(`The page offered a download (${name}); it was not saved: downloads are saved only by browser_act (a click that downloads).`);
-      return;
-    }
-    mkdirSync(dir, { recursive: true });
-    let target = join(dir, name);
-    for (let i = 2; existsSync(target); i++) target = join(dir, name.replace(/(\.[^.]*)?$/, (ext) => ` (${i})${ext}`));
-    try {
-      await download.saveAs(target);
-      session.notes.push(`Downloaded ${name} to ${target} (${statSync(target).size} bytes).`);
-    } catch (err) {
-      session.notes.push(`The download of ${name} failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
-    }
   }
 
   /** The tab a call names (or the current one), reopening a parked session first. */
@@ -475,7 +403,7 @@ export class PlaywrightBrowser implements BrowserService {
 
   async close(conversationId: string): Promise<{ closed: boolean; tabs: number; discarded: { sites: string[]; kept: string[] } }> {
     clearParked(this.root, conversationId);
-    this.approvals.delete(conversationId);
+    this.destinations.forget(conversationId);
     const session = this.sessionsById.get(conversationId);
     if (!session) return { closed: false, tabs: 0, discarded: { sites: [], kept: [] } };
     this.sessionsById.delete(conversationId);
@@ -551,7 +479,7 @@ export class PlaywrightBrowser implements BrowserService {
     const proxy = this.proxy;
     this.proc = null;
     this.proxy = null;
-    this.approvals.clear();
+    this.destinations.clear();
     if (proc) this.stopping = Promise.all([this.stopping, proc.close()]).then(() => undefined);
     await this.stopping;
     await proxy?.close();
@@ -564,13 +492,11 @@ export class PlaywrightBrowser implements BrowserService {
   }
 
   approveDestination(conversationId: string, key: string): void {
-    let set = this.approvals.get(conversationId);
-    if (!set) this.approvals.set(conversationId, (set = new Set()));
-    set.add(key);
+    this.destinations.approve(conversationId, key);
   }
 
   destinationApproved(conversationId: string, key: string): boolean {
-    return this.approvals.get(conversationId)?.has(key) ?? false;
+    return this.destinations.approved(conversationId, key);
   }
 
   // ── The person's browser ───────────────────────────────────────────────────────────────────────────────────────
@@ -615,11 +541,11 @@ export class PlaywrightBrowser implements BrowserService {
         typed: t.typed.filter((e) => e.at === t.watch.navigations).map(({ ref, action, value }) => ({ ref, action, value })),
         ...(t.secretRefs.size ? { secrets: [...t.secretRefs] } : {}),
       })),
-      current: session.current, approved: [...(this.approvals.get(conversationId) ?? [])] };
+      current: session.current, approved: this.destinations.list(conversationId) };
     mkdirSync(dirname(parkedPath(this.root, conversationId)), { recursive: true, mode: 0o700 });
     writeFileSync(parkedPath(this.root, conversationId), JSON.stringify(parked), { mode: 0o600 });
     this.sessionsById.delete(conversationId);
-    this.approvals.delete(conversationId);
+    this.destinations.forget(conversationId);
     await Promise.all([...session.tabs.values()].map((t) => this.release(t)));
     for (const l of this.listeners) l({ conversationId, closed: true });
     if (this.sessionsById.size === 0) await this.stopProcess();
