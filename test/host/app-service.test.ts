@@ -110,7 +110,7 @@ describe('runs and approvals', () => {
     expect(tool).toMatchObject({ tool: 'write_file', status: 'ok', approvalId: null });
     expect(tool && tool.kind === 'tool' ? tool.output : '').toMatch(/Created notes.txt/);
     expect(items.at(-1)).toMatchObject({ kind: 'assistant', text: 'Done.' });
-    expect((await h.service.listPendingApprovals()).approvals).toEqual([]);
+    expect((await h.service.listPendingApprovals({})).approvals).toEqual([]);
   });
 
   it('denies with a reason the model receives', async () => {
@@ -189,7 +189,7 @@ describe('runs and approvals', () => {
 
     h = openHarness({ dataDir, override: { provider: 'openai-compatible', model: 'scripted', baseURL: server.baseURL, apiKey: null } });
     expect((await h.service.listConversations()).conversations).toEqual([expect.objectContaining({ id: c.id, activity: 'waiting', pendingApprovals: 1 })]);
-    const pending = (await h.service.listPendingApprovals()).approvals;
+    const pending = (await h.service.listPendingApprovals({})).approvals;
     expect(pending).toEqual([expect.objectContaining({ approvalId: approval!.approvalId, runStatus: 'parked' })]);
     const before = await h.service.getMessages({ conversationId: c.id });
     expect(before.activeRun).toEqual({ runId, status: 'parked' });

@@ -140,7 +140,7 @@ describe('secrets typed in the UI', () => {
     const conv = await h.service.createConversation({ folder: work, policy: 'read-only' });
     const parked = await h.runtime.sendMessage(conv.id, 'ask me later', { provider: scripted(), interactive: false });
     expect(parked.status).toBe('parked');
-    const [approval] = (await h.service.listPendingApprovals()).approvals;
+    const [approval] = (await h.service.listPendingApprovals({})).approvals;
     expect(approval).toMatchObject({ kind: 'secret', runStatus: 'parked', secret: { name: 'PARKED_TOKEN', description: 'for later', prompt: 'Enter PARKED_TOKEN (for later)' } });
 
     server.enqueue(reply().text('Got it.'));
@@ -163,7 +163,7 @@ describe('secrets typed in the UI', () => {
     server.enqueue(reply().tool('use_saved_secret', { name: 'SAVED_TOKEN' }));
     const conv = await h.service.createConversation({ folder: work, policy: 'high-risk' });
     await h.runtime.sendMessage(conv.id, 'use it', { provider: scripted(), interactive: false });
-    const [approval] = (await h.service.listPendingApprovals()).approvals;
+    const [approval] = (await h.service.listPendingApprovals({})).approvals;
     expect(approval).toMatchObject({ tool: 'use_saved_secret', kind: 'approval', secret: { name: 'SAVED_TOKEN', description: 'the saved deploy token', prompt: null } });
     expect(JSON.stringify(approval)).not.toContain('saved-value-456');
   });
@@ -217,7 +217,7 @@ describe('stopping a parked run', () => {
     expect(await h.service.stopParkedRun({ conversationId: conv.id, runId: parked.runId })).toEqual({ stopped: true });
     expect(await h.waitFor(finished(parked.runId))).toMatchObject({ status: 'aborted' });
     expect(h.store.getApproval(parked.approvalIds[0]!)!.status).toBe('expired');
-    expect((await h.service.listPendingApprovals()).approvals).toEqual([]);
+    expect((await h.service.listPendingApprovals({})).approvals).toEqual([]);
     const after = await h.service.getMessages({ conversationId: conv.id });
     expect(after.activeRun).toBeNull();
     expect(after.items.find((i) => i.kind === 'tool')).toMatchObject({ status: 'interrupted', output: 'Not run: the person stopped the run.' });

@@ -103,7 +103,7 @@ describe('rules end to end: scopes, counts, revoke', () => {
     server.enqueue(reply().tool('write_file', { path: join('notes', file), content: file }), reply().text('ok'));
     const { runId } = await h.service.sendMessage({ conversationId, text: `write ${file}` });
     for (let i = 0; i < 200; i++) {
-      const pending = (await h.service.listPendingApprovals()).approvals.find((a) => a.runId === runId);
+      const pending = (await h.service.listPendingApprovals({})).approvals.find((a) => a.runId === runId);
       if (pending) return pending;
       const status = h.store.getRun(runId)?.status;
       if (status && status !== 'running') return null;

@@ -103,7 +103,7 @@ describe("a child's approvals surface in its parent's conversation", () => {
     // 1. The UI contract: the request is listed under the parent's conversation, labelled with the child.
     // The parent waits here, as the app's runs do (a run nobody can answer parks with its child: park-descendants.test.ts).
     const first = app.runtime.sendMessage(conv.id, 'write a', { provider, interactive: true });
-    const pending = await until(async () => (await app!.service.listPendingApprovals()).approvals.find((a) => a.subagent));
+    const pending = await until(async () => (await app!.service.listPendingApprovals({})).approvals.find((a) => a.subagent));
     const child = app.runtime.subagents.list(conv.id)[0]!;
     expect(pending).toMatchObject({ conversationId: conv.id, tool: 'write_file', subagent: { id: child.id, type: 'coder', description: 'writer one', conversationId: child.conversation_id } });
     expect(existsSync(join(work, 'a.txt'))).toBe(false);
@@ -114,7 +114,7 @@ describe("a child's approvals surface in its parent's conversation", () => {
 
     // 2. The CLI, another process over the same data dir: the waiting child wakes on the store change.
     const second = app.runtime.sendMessage(conv.id, 'write b', { provider, interactive: true });
-    const request = await until(async () => (await app!.service.listPendingApprovals()).approvals.find((a) => a.subagent?.description === 'writer two'));
+    const request = await until(async () => (await app!.service.listPendingApprovals({})).approvals.find((a) => a.subagent?.description === 'writer two'));
     const cli = await runCli(['runs', 'approve', request.approvalId, '--data-dir', dataDir]);
     expect(cli.code).toBe(0);
     expect((await second).status).toBe('finished');

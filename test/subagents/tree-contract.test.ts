@@ -73,7 +73,7 @@ describe('the subagent tree through the UI contract', () => {
     // Alpha's first step asks to write a file and waits for the person: the tree says so, and it is steered meanwhile.
     const { conv, a, b, alphaRequests } = await twoChildren(reply().tool('write_file', { path: 'x.txt', content: 'x' }), 'coder');
     const svc = app!.service;
-    const pending = await until('alpha to ask', async () => (await svc.listPendingApprovals()).approvals.find((p) => p.subagent?.id === a.id));
+    const pending = await until('alpha to ask', async () => (await svc.listPendingApprovals({})).approvals.find((p) => p.subagent?.id === a.id));
 
     const tree = await svc.listSubagents({ conversationId: conv.id });
     expect(tree.self).toBeNull();
@@ -171,7 +171,7 @@ describe('`deskhand subagents steer | wait` from another process', () => {
     requireBuild();
     // Alpha's first step asks to write a file: it waits for that approval, which is the window to steer it in.
     const { dataDir, a, alphaRequests } = await twoChildren(reply().tool('write_file', { path: 'x.txt', content: 'x' }), 'coder');
-    const pending = await until('alpha to ask', async () => (await app!.service.listPendingApprovals()).approvals.find((p) => p.subagent?.id === a.id));
+    const pending = await until('alpha to ask', async () => (await app!.service.listPendingApprovals({})).approvals.find((p) => p.subagent?.id === a.id));
     expect((await app!.service.listSubagents({ conversationId: a.parent_conversation_id })).subagents.find((s) => s.id === a.id)?.status).toBe('waiting');
     const steer = await runCli(['subagents', 'steer', a.id, 'Answer', 'in', 'French.', '--data-dir', dataDir]);
     expect(steer.stderr).toBe('');

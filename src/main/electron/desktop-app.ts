@@ -180,7 +180,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
         tray?.update(e.payload.approvals);
         notifier.update(e.payload.approvals);
       });
-      const { approvals } = await service.listPendingApprovals();
+      const { approvals } = await service.listPendingApprovals({});
       tray.update(approvals);
       notifier.update(approvals);
       showWindow();

@@ -30,7 +30,7 @@ import { PROVIDERS, type ProviderConfig } from '../../services/providers/provide
 import type { ApprovalRow } from '../../services/store/store';
 import type { SecretStore } from '../../services/vault/secret-store';
 import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
-import { filePickOptions, listFolder, pendingRequest, type PickOptions } from './request-host';
+import { requestGroup, type PickOptions } from './request-host';
 import { ProviderSettings, providerGroup } from './provider-settings';
 import { browserGroup, rulesGroup, webGroup } from './settings-groups';
 import { extensionGroup } from './extension-settings';
@@ -97,7 +97,8 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof peerGroup> &
   ReturnType<typeof workflowGroup> &
   ReturnType<ReturnType<typeof toolsGroup>> &
-  ReturnType<typeof folderGroup>;
+  ReturnType<typeof folderGroup> &
+  ReturnType<ReturnType<typeof requestGroup>>;
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- installed by the constructor
 export interface AppService extends Installed {}
@@ -150,6 +151,13 @@ export class AppService implements ContractHandlers {
       computerGroup,
       compositionGroup(this.compositionHost),
       folderGroup,
+      requestGroup({
+        presenter: () => this.presenter,
+        answeredBy: () => this.opts.answeredBy?.() ?? (this.opts.kind === 'web' ? 'the web UI' : this.opts.kind === 'acp' ? 'the editor' : 'the app'),
+        answer: (approval, act) => this.answer(approval, act),
+        folderOf: (conversationId) => this.conversation(conversationId).folder,
+        ...(this.opts.pickPaths ? { pickPaths: this.opts.pickPaths } : {}),
+      }),
       memoryGroup((run) => this.providers.forRun(run), (c, m, p, s) => this.runWake(c, m, p, s)),
       extensionGroup,
       webGroup,
@@ -406,76 +414,8 @@ export class AppService implements ContractHandlers {
     return outcome;
   }
 
-  // ── Approvals ─────────────────────────────────────────────────────────────────────────────────────────────────────
-
-  async listPendingApprovals(): Promise<MethodResult<'listPendingApprovals'>> {
-    return { approvals: projectApprovals(this.runtime.store, this.presenter) };
-  }
-
-  async decideApproval(p: ParsedParams<'decideApproval'>): Promise<MethodResult<'decideApproval'>> {
-    const approval = this.pendingApproval(p.approvalId, 'decideApproval');
-    const answer = {
-      approved: p.decision !== 'deny',
-      always: p.decision === 'always',
-      ...(p.decision === 'always' && p.scope ? { scope: p.scope } : {}),
-      ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}),
-      by: this.opts.answeredBy?.() ?? (this.opts.kind === 'web' ? 'the web UI' : this.opts.kind === 'acp' ? 'the editor' : 'the app'),
-    };
-    if (p.decision === 'always' && !approval.always_pattern) {
-      throw new DeskhandError('usage', 'No "always allow" rule can be saved for this call; approve it once instead.');
-    }
-    if (approval.kind === 'secret' && answer.approved) {
-      throw new DeskhandError('usage', 'This request asks you to type a secret: type it in the hidden field and press "Save secret", or deny it.');
-    }
-    const resumed = await this.answer(approval, (resume) => this.runtime.decideApproval(p.approvalId, answer, resume));
-    return { decision: answer.approved ? 'approved' : 'denied', resumed };
-  }
-
-  async provideSecret(p: ParsedParams<'provideSecret'>): Promise<MethodResult<'provideSecret'>> {
-    const approval = this.pendingApproval(p.approvalId, 'provideSecret');
-    if (approval.kind !== 'secret') throw new DeskhandError('usage', 'That approval does not ask for a secret; answer it with Approve or Deny.');
-    if (!this.runtime.vault) throw new DeskhandError('usage', 'This Deskhand has no vault (OS keyring), so a secret cannot be saved here.');
-    try {
-      return { resumed: await this.answer(approval, (resume) => this.runtime.provideSecret(p.approvalId, p.value, resume)) };
-    } catch (err) {
-      // Whatever failed (the keyring, most likely) says so without the value, to the UI and to the log.
-      const scrub = (text: string) => text.split(p.value).join('[the secret]');
-      if (DeskhandError.isInstance(err)) throw new DeskhandError(err.code, scrub(err.message));
-      throw new DeskhandError('internal', scrub(errorMessage(err)));
-    }
-  }
-
-  // ── Input requests (questions, file picks, any registered kind) ──────────────────────────────────────────────────
-
-  async answerRequest(p: ParsedParams<'answerRequest'>): Promise<MethodResult<'answerRequest'>> {
-    const request = this.pendingApproval(p.requestId, 'answerRequest');
-    if (request.kind === 'approval') throw new DeskhandError('usage', 'That is an approval: answer it with Approve, Always allow or Deny.');
-    if (request.kind === 'secret') throw new DeskhandError('usage', 'That request asks for a secret: type it in the hidden field and press "Save secret", or deny it.');
-    return { resumed: await this.answer(request, (resume) => this.runtime.answerRequest(p.requestId, p.value, resume)) };
-  }
-
-  async browseForRequest(p: ParsedParams<'browseForRequest'>): Promise<MethodResult<'browseForRequest'>> {
-    const request = this.pendingApproval(p.requestId, 'browseForRequest');
-    filePickOptions(request);
-    return listFolder(p.path ?? this.conversation(this.runtime.store.getRun(request.run_id)?.conversation_id ?? '').folder);
-  }
-
-  async pickForRequest(p: ParsedParams<'pickForRequest'>): Promise<MethodResult<'pickForRequest'>> {
-    if (!this.opts.pickPaths) throw new DeskhandError('unsupported', 'A native file dialog exists only in the desktop app; browse for the file in the card instead.');
-    const paths = await this.opts.pickPaths(filePickOptions(this.pendingApproval(p.requestId, 'pickForRequest')));
-    if (!paths || paths.length === 0) return { resumed: false, cancelled: true };
-    // The dialog may have stayed open a while: the request is looked up again.
-    const request = this.pendingApproval(p.requestId, 'pickForRequest');
-    return { resumed: await this.answer(request, (resume) => this.runtime.answerRequest(p.requestId, { paths }, resume)), cancelled: false };
-  }
-
   async listTools(): Promise<MethodResult<'listTools'>> {
     return { tools: this.runtime.registry.presentations() };
-  }
-
-  /** A pending request by id; forged and stale ids are logged and refused (request-host.ts). */
-  private pendingApproval(approvalId: string, method: string): ApprovalRow {
-    return pendingRequest(this.runtime.store, approvalId, method, this.log, () => this.markChanged('approvals'));
   }
 
   /** Answers one request through `act`; a parked run's last answer resumes it here (answer-resume.ts). */

@@ -1,6 +1,6 @@
 /**
- * Contract methods live in handler groups, one file per family, so app-service.ts keeps only the core (conversations,
- * runs, approvals, settings). A group is a function from the host's context to the methods it implements; AppService
+ * Contract methods live in handler groups, one file per family, so app-service.ts keeps only the core (conversations
+ * and runs). A group is a function from the host's context to the methods it implements; AppService
  * installs every group in its constructor, and the type below makes AppService carry their methods, so one object
  * still implements the whole contract for both transports (dispatch.ts) and for tests.
  *

@@ -2,12 +2,17 @@
  * What a UI needs to answer a file pick besides a JSON value: the request's picker options (for the desktop's native
  * dialog) and one folder's entry names for the web folder browser. Names only, never contents, and only while a file
  * pick waits (AppService checks that); what is finally picked is checked again by the `file_pick` kind when answered.
+ * And the contract's requests area as a handler group: listing what waits, approving and denying, secrets, answers
+ * and file picks, each answer resuming a parked run through AppService's `answer`.
  */
 import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import type { MethodResult } from '../../../shared/contract';
-import { DeskhandError } from '../../../shared/errors';
+import type { MethodResult, ParsedParams } from '../../../shared/contract';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import type { RunOptions } from '../../runtime/runtime';
 import type { ApprovalRow, Store } from '../../services/store/store';
+import type { HandlerGroup } from './handler-groups';
+import { projectApprovals, type ToolPresenter } from './projections';
 
 export interface PickOptions {
   pick: 'file' | 'folder' | 'any';
@@ -95,3 +100,85 @@ export function pendingRequest(
   }
   return approval;
 }
+
+type RequestMethods = 'listPendingApprovals' | 'decideApproval' | 'provideSecret' | 'answerRequest' | 'browseForRequest' | 'pickForRequest';
+
+export interface RequestGroupDeps {
+  presenter(): ToolPresenter;
+  /** Who answers here, as approvals record it ("the web UI", "the editor (Zed)"). */
+  answeredBy(): string;
+  /** Answers one request through `act`; a parked run's last answer resumes it (answer-resume.ts). */
+  answer(approval: ApprovalRow, act: (resume?: RunOptions) => Promise<unknown>): Promise<boolean>;
+  /** A conversation's folder (where a file pick starts browsing). */
+  folderOf(conversationId: string): string;
+  /** Native file dialog for file_pick requests (Electron only): the picked paths, or null when cancelled. */
+  pickPaths?: (opts: PickOptions) => Promise<string[] | null>;
+}
+
+/** The requests area: what waits for the person and every way of answering it. */
+export const requestGroup =
+  (deps: RequestGroupDeps): HandlerGroup<RequestMethods> =>
+  ({ runtime, log, markChanged }) => {
+    /** A pending request by id; forged and stale ids are logged and refused. */
+    const pending = (approvalId: string, method: string): ApprovalRow => pendingRequest(runtime.store, approvalId, method, log, () => markChanged('approvals'));
+    return {
+      async listPendingApprovals(): Promise<MethodResult<'listPendingApprovals'>> {
+        return { approvals: projectApprovals(runtime.store, deps.presenter()) };
+      },
+
+      async decideApproval(p: ParsedParams<'decideApproval'>): Promise<MethodResult<'decideApproval'>> {
+        const approval = pending(p.approvalId, 'decideApproval');
+        const answer = {
+          approved: p.decision !== 'deny',
+          always: p.decision === 'always',
+          ...(p.decision === 'always' && p.scope ? { scope: p.scope } : {}),
+          ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}),
+          by: deps.answeredBy(),
+        };
+        if (p.decision === 'always' && !approval.always_pattern) {
+          throw new DeskhandError('usage', 'No "always allow" rule can be saved for this call; approve it once instead.');
+        }
+        if (approval.kind === 'secret' && answer.approved) {
+          throw new DeskhandError('usage', 'This request asks you to type a secret: type it in the hidden field and press "Save secret", or deny it.');
+        }
+        const resumed = await deps.answer(approval, (resume) => runtime.decideApproval(p.approvalId, answer, resume));
+        return { decision: answer.approved ? 'approved' : 'denied', resumed };
+      },
+
+      async provideSecret(p: ParsedParams<'provideSecret'>): Promise<MethodResult<'provideSecret'>> {
+        const approval = pending(p.approvalId, 'provideSecret');
+        if (approval.kind !== 'secret') throw new DeskhandError('usage', 'That approval does not ask for a secret; answer it with Approve or Deny.');
+        if (!runtime.vault) throw new DeskhandError('usage', 'This Deskhand has no vault (OS keyring), so a secret cannot be saved here.');
+        try {
+          return { resumed: await deps.answer(approval, (resume) => runtime.provideSecret(p.approvalId, p.value, resume)) };
+        } catch (err) {
+          // Whatever failed (the keyring, most likely) says so without the value, to the UI and to the log.
+          const scrub = (text: string) => text.split(p.value).join('[the secret]');
+          if (DeskhandError.isInstance(err)) throw new DeskhandError(err.code, scrub(err.message));
+          throw new DeskhandError('internal', scrub(errorMessage(err)));
+        }
+      },
+
+      async answerRequest(p: ParsedParams<'answerRequest'>): Promise<MethodResult<'answerRequest'>> {
+        const request = pending(p.requestId, 'answerRequest');
+        if (request.kind === 'approval') throw new DeskhandError('usage', 'That is an approval: answer it with Approve, Always allow or Deny.');
+        if (request.kind === 'secret') throw new DeskhandError('usage', 'That request asks for a secret: type it in the hidden field and press "Save secret", or deny it.');
+        return { resumed: await deps.answer(request, (resume) => runtime.answerRequest(p.requestId, p.value, resume)) };
+      },
+
+      async browseForRequest(p: ParsedParams<'browseForRequest'>): Promise<MethodResult<'browseForRequest'>> {
+        const request = pending(p.requestId, 'browseForRequest');
+        filePickOptions(request);
+        return listFolder(p.path ?? deps.folderOf(runtime.store.getRun(request.run_id)?.conversation_id ?? ''));
+      },
+
+      async pickForRequest(p: ParsedParams<'pickForRequest'>): Promise<MethodResult<'pickForRequest'>> {
+        if (!deps.pickPaths) throw new DeskhandError('unsupported', 'A native file dialog exists only in the desktop app; browse for the file in the card instead.');
+        const paths = await deps.pickPaths(filePickOptions(pending(p.requestId, 'pickForRequest')));
+        if (!paths || paths.length === 0) return { resumed: false, cancelled: true };
+        // The dialog may have stayed open a while: the request is looked up again.
+        const request = pending(p.requestId, 'pickForRequest');
+        return { resumed: await deps.answer(request, (resume) => runtime.answerRequest(p.requestId, { paths }, resume)), cancelled: false };
+      },
+    };
+  };
