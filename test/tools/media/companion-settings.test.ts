@@ -62,3 +62,16 @@ it('analyze_media uses the key saved for the provider in the keyring, before the
   await envOnly.analyze({ images: [{ bytes: Buffer.from('x'), mime: 'image/png' }], prompt: 'And now?' });
   expect(server.requests[1]!.headers.authorization).toBe('Bearer sk-from-env');
 });
+
+it('the transcription, speech and "also" models saved from Settings are the ones the companion calls', async () => {
+  const saved = await h.service.setCompanion({
+    companion: { provider: 'openai-compatible', model: 'vision-main', imageModel: null, baseURL: server.baseURL, transcriptionModel: 'hear-test', speechModel: 'say-test', models: ['vision-also'] },
+  });
+  expect(saved.companion).toMatchObject({ transcriptionModel: 'hear-test', speechModel: 'say-test', models: ['vision-also'] });
+  const companion = new CompanionModel(dataDir, {}, async () => 'sk-test');
+  await companion.speak('Hello there.', { format: 'mp3' });
+  expect(server.audioRequests.map((r) => [r.path, r.fields.model])).toEqual([['/v1/audio/speech', 'say-test']]);
+  server.enqueue(reply().text('Seen.'));
+  expect(await companion.analyze({ images: [{ bytes: Buffer.from('x'), mime: 'image/png' }], prompt: 'What?', model: 'vision-also' })).toMatchObject({ model: 'vision-also' });
+  expect((server.requests.at(-1)!.body as { model?: string }).model).toBe('vision-also');
+});

@@ -10,7 +10,9 @@ import { Feedback } from '../common/Feedback';
 
 type Provider = CompanionConfigView['provider'];
 const LABEL: Record<Provider, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible' };
-const blank = { provider: 'openai' as Provider, model: '', imageModel: '', baseURL: '' };
+const blank = { provider: 'openai' as Provider, model: '', imageModel: '', baseURL: '', transcriptionModel: '', speechModel: '', models: '' };
+/** The "also" field: more vision models a call may pick with its `model` argument, separated by commas or spaces. */
+const modelList = (text: string) => [...new Set(text.split(/[\s,]+/).map((m) => m.trim()).filter(Boolean))];
 
 export function CompanionSettings() {
   const [draft, setDraft] = useState(blank);
@@ -22,7 +24,19 @@ export function CompanionSettings() {
   const show = (r: { companion: CompanionConfigView | null; key: string }) => {
     setSaved(r.companion);
     setKey(r.key);
-    setDraft(r.companion ? { provider: r.companion.provider, model: r.companion.model, imageModel: r.companion.imageModel ?? '', baseURL: r.companion.baseURL ?? '' } : blank);
+    setDraft(
+      r.companion
+        ? {
+            provider: r.companion.provider,
+            model: r.companion.model,
+            imageModel: r.companion.imageModel ?? '',
+            baseURL: r.companion.baseURL ?? '',
+            transcriptionModel: r.companion.transcriptionModel ?? '',
+            speechModel: r.companion.speechModel ?? '',
+            models: (r.companion.models ?? []).join(', '),
+          }
+        : blank,
+    );
   };
 
   useEffect(() => {
@@ -38,7 +52,15 @@ export function CompanionSettings() {
     try {
       const companion = clear
         ? null
-        : { provider: draft.provider, model: draft.model.trim(), imageModel: draft.imageModel.trim() || null, baseURL: draft.baseURL.trim() || null };
+        : {
+            provider: draft.provider,
+            model: draft.model.trim(),
+            imageModel: draft.imageModel.trim() || null,
+            baseURL: draft.baseURL.trim() || null,
+            transcriptionModel: draft.transcriptionModel.trim() || null,
+            speechModel: draft.speechModel.trim() || null,
+            models: modelList(draft.models),
+          };
       show(await api().setCompanion({ companion }));
       setStatus(clear ? 'Companion model cleared: analyze_media and generate_media are off.' : 'Companion model saved.');
     } catch (err) {
@@ -52,7 +74,7 @@ export function CompanionSettings() {
         Companion model
       </h2>
       <p className="muted small">
-        analyze_media sends an image and a question to this vision model; generate_media makes images with the image model. Both send data out, so they ask
+        analyze_media sends an image and a question to this vision model; generate_media makes images with the image model and speech with the speech model; a recording goes to the transcription model. Both send data out, so they ask
         like any egress.
       </p>
       <label className="field">
@@ -77,6 +99,38 @@ export function CompanionSettings() {
           placeholder={draft.provider === 'anthropic' ? 'Anthropic makes no images' : 'gpt-image-1'}
           disabled={draft.provider === 'anthropic'}
           onChange={(e) => setDraft({ ...draft, imageModel: e.target.value })}
+          spellCheck={false}
+        />
+      </label>
+      <label className="field">
+        <span>Transcription model (optional)</span>
+        <input
+          aria-label="Companion transcription model"
+          value={draft.transcriptionModel}
+          placeholder={draft.provider === 'anthropic' ? 'Anthropic has no transcription API' : 'whisper-1'}
+          disabled={draft.provider === 'anthropic'}
+          onChange={(e) => setDraft({ ...draft, transcriptionModel: e.target.value })}
+          spellCheck={false}
+        />
+      </label>
+      <label className="field">
+        <span>Speech model (optional)</span>
+        <input
+          aria-label="Companion speech model"
+          value={draft.speechModel}
+          placeholder={draft.provider === 'anthropic' ? 'Anthropic makes no speech' : 'gpt-4o-mini-tts'}
+          disabled={draft.provider === 'anthropic'}
+          onChange={(e) => setDraft({ ...draft, speechModel: e.target.value })}
+          spellCheck={false}
+        />
+      </label>
+      <label className="field">
+        <span>Also these vision models (optional; a call picks one with its model argument)</span>
+        <input
+          aria-label="Companion also models"
+          value={draft.models}
+          placeholder="gpt-4o, gpt-4.1-mini"
+          onChange={(e) => setDraft({ ...draft, models: e.target.value })}
           spellCheck={false}
         />
       </label>
