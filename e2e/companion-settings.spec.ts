@@ -25,13 +25,21 @@ test('the companion model set in Settings answers analyze_media', async ({ deskh
   await card.getByRole('button', { name: 'Save companion' }).click();
   await expect(card.getByRole('alert')).toContainText('needs its base URL'); // refused, nothing saved
   await card.getByLabel('Companion base URL').fill(`${deskhand.modelUrl}/v1`);
+  await card.getByLabel('Companion transcription model').fill('hear-test');
+  await card.getByLabel('Companion speech model').fill('say-test');
+  await card.getByLabel('Companion also models').fill('vision-also, vision-also other-vision');
   await card.getByRole('button', { name: 'Save companion' }).click();
   await expect(card.getByRole('status')).toHaveText('Companion model saved.');
   await card.screenshot({ path: artifact(`${deskhand.kind}-companion-settings.png`) });
   // Saved where the CLI and the tools read it.
   await page.reload();
   await page.getByRole('button', { name: 'Settings' }).click();
-  await expect(page.getByRole('region', { name: 'Companion model' }).getByLabel('Companion vision model')).toHaveValue('vision-test');
+  const reloaded = page.getByRole('region', { name: 'Companion model' });
+  await expect(reloaded.getByLabel('Companion vision model')).toHaveValue('vision-test');
+  await expect(reloaded.getByLabel('Companion transcription model')).toHaveValue('hear-test');
+  await expect(reloaded.getByLabel('Companion speech model')).toHaveValue('say-test');
+  // The duplicate is dropped; the list comes back as saved.
+  await expect(reloaded.getByLabel('Companion also models')).toHaveValue(/^vision-also,? other-vision$/);
   await page.getByRole('button', { name: 'Back to conversations' }).click();
 
   await deskhand.newConversation('Dots');
