@@ -268,4 +268,6 @@ export const BEYOND_CATALOG: Record<string, string> = {
   tower_review: 'Spec II TowerReview',
   tower_mission: 'Spec II TowerMission',
   tower_status: 'Spec II TowerStatus',
+  ask_peer: 'Spec I, registered per agent where peers exist (not among the 93): your model asks another person\'s agent (issue 36)',
+  request_clarification: 'Spec I, registered per agent: offered only in a peer\'s conversation, one question back to that peer (issue 36)',
 };
