@@ -7,6 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KeytarSecretStore } from '../../src/main/services/vault/secret-store';
+import { peerAccounts } from '../../src/main/services/peers/peer-book';
 import { useCliWorld } from '../support/cli';
 
 const w = useCliWorld('peers-cli');
@@ -25,7 +26,7 @@ describe('deskhand peers', () => {
     expect(view.hasOutboundToken).toBe(false);
 
     const keyring = new KeytarSecretStore();
-    expect(await keyring.get('peer.alice.inbound')).toBe(view.inboundToken);
+    expect(await keyring.get(peerAccounts(w.dataDir, 'alice').inbound)).toBe(view.inboundToken);
     expect(dbBytes()).not.toContain(view.inboundToken);
 
     const shown = await peers(['show', 'alice']);
@@ -45,10 +46,10 @@ describe('deskhand peers', () => {
     const rotated = await peers(['token', 'alice', '--rotate', '--json']);
     const next = (JSON.parse(rotated.stdout) as { inboundToken: string }).inboundToken;
     expect(next).not.toBe(view.inboundToken);
-    expect(await keyring.get('peer.alice.inbound')).toBe(next);
+    expect(await keyring.get(peerAccounts(w.dataDir, 'alice').inbound)).toBe(next);
 
     expect((await peers(['rm', 'alice'])).code).toBe(0);
-    expect(await keyring.get('peer.alice.inbound')).toBeNull();
+    expect(await keyring.get(peerAccounts(w.dataDir, 'alice').inbound)).toBeNull();
     expect((await peers(['show', 'alice'])).code).not.toBe(0);
   }, 120_000);
 
@@ -56,7 +57,7 @@ describe('deskhand peers', () => {
     const r = await peers(['add', 'bob', '--endpoint', 'https://bob.example.com/a2a', '--token-stdin', '--json'], 'bob-gave-me-this-token-123\n');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ hasOutboundToken: true, tier: 'public' });
-    expect(await new KeytarSecretStore().get('peer.bob.outbound')).toBe('bob-gave-me-this-token-123');
+    expect(await new KeytarSecretStore().get(peerAccounts(w.dataDir, 'bob').outbound)).toBe('bob-gave-me-this-token-123');
     expect(dbBytes()).not.toContain('bob-gave-me-this-token-123');
     await peers(['rm', 'bob']);
   }, 60_000);

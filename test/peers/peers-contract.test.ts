@@ -8,6 +8,7 @@ import { createDispatch } from '../../src/main/host/app/dispatch';
 import { openHarness, type Harness } from '../host/helpers';
 import { tempDir } from '../support/tool-context';
 import { KeytarSecretStore } from '../../src/main/services/vault/secret-store';
+import { peerAccounts } from '../../src/main/services/peers/peer-book';
 
 let h: Harness | null = null;
 afterEach(() => {
@@ -17,13 +18,14 @@ afterEach(() => {
 
 describe('peer contract methods', () => {
   it('add shows the token once; list, update, rotate and remove keep to the book', async () => {
-    h = openHarness({ dataDir: tempDir('deskhand-peers-contract-') });
+    const dataDir = tempDir('deskhand-peers-contract-');
+    h = openHarness({ dataDir });
     const dispatch = createDispatch(h.service, h.log);
     const call = (method: string, params: unknown) => dispatch(method, params, { source: 'test', bytes: 10 });
     const added = await call('addPeer', { name: 'dana', endpoint: null, tier: 'internal', allow: ['write_file'] });
     expect(added.ok).toBe(true);
     const token = (added as { result: { inboundToken: string } }).result.inboundToken;
-    expect(await new KeytarSecretStore().get('peer.dana.inbound')).toBe(token);
+    expect(await new KeytarSecretStore().get(peerAccounts(dataDir, 'dana').inbound)).toBe(token);
     const listed = await call('listPeers', {});
     expect(JSON.stringify(listed)).not.toContain(token);
     expect(listed).toMatchObject({ ok: true, result: { peers: [{ name: 'dana', tier: 'internal', allow: ['write_file'], enabled: true }] } });
@@ -47,6 +49,6 @@ describe('peer contract methods', () => {
     const next = (rotated as { result: { inboundToken: string } }).result.inboundToken;
     expect(next).not.toBe(token);
     expect(await call('removePeer', { name: 'dana' })).toMatchObject({ ok: true, result: { removed: true } });
-    expect(await new KeytarSecretStore().get('peer.dana.inbound')).toBeNull();
+    expect(await new KeytarSecretStore().get(peerAccounts(dataDir, 'dana').inbound)).toBeNull();
   }, 60_000);
 });

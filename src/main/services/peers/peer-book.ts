@@ -1,10 +1,14 @@
 /**
  * The peer book: the person's peers (store module peers.ts) and their tokens in the OS keyring (SecretStore, accounts
- * `peer.<name>.inbound` — what the peer presents to us, made here and shown once — and `peer.<name>.outbound` — what we
- * present to them, given by the person). Values leave only through `checkInbound` (a constant-time comparison) and
+ * `peer.<book>.<name>.inbound` — what the peer presents to us, made here and shown once — and
+ * `peer.<book>.<name>.outbound` — what we present to them, given by the person). `<book>` names the data folder (a
+ * digest of its real path): the keyring is the user's, shared by every Deskhand data folder of theirs, and a peer
+ * "alice" of one folder must not take or overwrite the tokens of another folder's "alice". Values leave only through `checkInbound` (a constant-time comparison) and
  * `outboundToken` (the A2A client's Authorization header).
  */
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { DeskhandError } from '../../../shared/errors';
 import { DEFAULT_PEER_BUDGET, PEER_TIERS, allowNameSchema, checkPeerEndpoint, peerNameSchema, type PeerBudget, type PeerTier, type PeerView } from '../../../shared/peers';
 import type { SecretStore } from '../vault/secret-store';
@@ -12,8 +16,17 @@ import type { Store } from '../store/store';
 import { peersModule, type PeerRow } from '../store/modules/peers';
 
 export const PEER_ACCOUNT_PREFIX = 'peer.';
-const inboundAccount = (name: string) => `${PEER_ACCOUNT_PREFIX}${name}.inbound`;
-const outboundAccount = (name: string) => `${PEER_ACCOUNT_PREFIX}${name}.outbound`;
+/** The keyring accounts of one data folder's peer. */
+export function peerAccounts(dataDir: string, name: string): { inbound: string; outbound: string } {
+  let real = resolve(dataDir);
+  try {
+    real = realpathSync(real);
+  } catch {
+    // not made yet: its resolved path names it
+  }
+  const book = createHash('sha256').update(real).digest('hex').slice(0, 12);
+  return { inbound: `${PEER_ACCOUNT_PREFIX}${book}.${name}.inbound`, outbound: `${PEER_ACCOUNT_PREFIX}${book}.${name}.outbound` };
+}
 
 export interface PeerRecord {
   name: string;
@@ -89,12 +102,14 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 
 export class PeerBook {
   readonly #rows: ReturnType<typeof peersModule.queries>;
+  readonly #dataDir: string;
 
   constructor(
     store: Store,
     private readonly secrets: SecretStore,
   ) {
     this.#rows = store.module(peersModule);
+    this.#dataDir = store.dataDir;
   }
 
   list(): PeerRecord[] {
@@ -124,8 +139,8 @@ export class PeerBook {
     }
     const budget = { ...DEFAULT_PEER_BUDGET, ...(input.budget ?? {}) };
     const inboundToken = `dhp_${randomBytes(24).toString('base64url')}`;
-    await this.secrets.set(inboundAccount(name), inboundToken);
-    if (input.outboundToken) await this.secrets.set(outboundAccount(name), input.outboundToken);
+    await this.secrets.set(peerAccounts(this.#dataDir, name).inbound, inboundToken);
+    if (input.outboundToken) await this.secrets.set(peerAccounts(this.#dataDir, name).outbound, input.outboundToken);
     this.#rows.insert({
       name,
       endpoint,
@@ -141,8 +156,8 @@ export class PeerBook {
   /** Removes the peer and both its tokens. */
   async remove(name: string): Promise<boolean> {
     const had = this.#rows.remove(name);
-    await this.secrets.delete(inboundAccount(name)).catch(() => false);
-    await this.secrets.delete(outboundAccount(name)).catch(() => false);
+    await this.secrets.delete(peerAccounts(this.#dataDir, name).inbound).catch(() => false);
+    await this.secrets.delete(peerAccounts(this.#dataDir, name).outbound).catch(() => false);
     return had;
   }
 
@@ -190,23 +205,23 @@ export class PeerBook {
   async rotateInbound(name: string): Promise<string> {
     this.require(name);
     const token = `dhp_${randomBytes(24).toString('base64url')}`;
-    await this.secrets.set(inboundAccount(name), token);
+    await this.secrets.set(peerAccounts(this.#dataDir, name).inbound, token);
     return token;
   }
 
   async setOutboundToken(name: string, token: string | null): Promise<void> {
     this.require(name);
-    if (token) await this.secrets.set(outboundAccount(name), token);
-    else await this.secrets.delete(outboundAccount(name));
+    if (token) await this.secrets.set(peerAccounts(this.#dataDir, name).outbound, token);
+    else await this.secrets.delete(peerAccounts(this.#dataDir, name).outbound);
   }
 
   async hasOutboundToken(name: string): Promise<boolean> {
-    return (await this.secrets.get(outboundAccount(name))) !== null;
+    return (await this.secrets.get(peerAccounts(this.#dataDir, name).outbound)) !== null;
   }
 
   /** The token to present when calling this peer (the A2A client only). */
   async outboundToken(name: string): Promise<string | null> {
-    return this.secrets.get(outboundAccount(name));
+    return this.secrets.get(peerAccounts(this.#dataDir, name).outbound);
   }
 
   /**
@@ -218,7 +233,7 @@ export class PeerBook {
     const given = digest(token);
     let found: PeerRecord | null = null;
     for (const peer of this.list()) {
-      const saved = await this.secrets.get(inboundAccount(peer.name));
+      const saved = await this.secrets.get(peerAccounts(this.#dataDir, peer.name).inbound);
       if (saved && timingSafeEqual(digest(saved), given) && !found) found = peer;
     }
     return found && found.enabled ? found : null;
@@ -228,7 +243,7 @@ export class PeerBook {
   async tokenValues(): Promise<string[]> {
     const out: string[] = [];
     for (const peer of this.list()) {
-      for (const account of [inboundAccount(peer.name), outboundAccount(peer.name)]) {
+      for (const account of [peerAccounts(this.#dataDir, peer.name).inbound, peerAccounts(this.#dataDir, peer.name).outbound]) {
         const v = await this.secrets.get(account);
         if (v) out.push(v);
       }
