@@ -13,7 +13,7 @@ import { AppService } from '../app/app-service';
 import { stderrLogger } from '../assembly/logger';
 import { HOST_FLAG_OPTIONS, hostProviderOverride } from '../assembly/provider-choice';
 import { openRuntime, resolveDataDir } from '../assembly/open-runtime';
-import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
+import { deadlineMs, exitDeadline, untilStopSignal } from '../assembly/exit-deadline';
 import { packageVersion } from '../assembly/package-version';
 import { AcpAgent } from './acp-agent';
 import { parseServerConfig } from '../../services/mcp/config';
@@ -72,17 +72,7 @@ export async function acpCommand(args: string[]): Promise<number> {
   const agent = new AcpAgent({ service, mcp, linkEditor: (id, files) => runtime.linkEditor(id, files), version: packageVersion(), log: stderrLogger, setAnsweredBy: (by) => (answeredBy = by) });
   const connection = agent.app(sdk).connect(sdk.ndJsonStream(output, input));
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      process.once('SIGINT', () => process.exit(130));
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    void connection.closed.then(stop, stop);
-  });
+  await untilStopSignal(connection.closed);
   let stage = 'the runs in progress';
   exitDeadline({ ms: deadlineMs(ACP_EXIT_DEADLINE_MS), what: 'Deskhand acp was closed', code: 0, pending: () => [stage, ...runtime.stillClosing()].filter(Boolean) });
   agent.close();

@@ -5,13 +5,14 @@
  * unless asked for. The desktop app's native picker is the same choice (pickFolder); the chosen folder is checked
  * again by createConversation like a typed one.
  */
-import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { realpathSync, statSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { MethodResult, ParsedParams } from '../../../shared/contract';
 import { DeskhandError } from '../../../shared/errors';
 import { expandHome, sensitiveMatch } from '../../runtime/path-guard';
 import type { HandlerGroup } from './handler-groups';
+import { folderEntries } from './request-host';
 
 /** A folder with more sub-folders than this is listed in part (the person can type a path to go further). */
 const MAX_FOLDERS = 2000;
@@ -29,15 +30,7 @@ export function listFolders(p: ParsedParams<'listFolders'>, ctx: { home: string;
   const guard = { dataDir: ctx.dataDir, roots: [] as string[], home: ctx.home };
   const sensitive = sensitiveMatch(path, guard);
   if (sensitive) throw new DeskhandError('usage', `${path} holds ${sensitive.what}; Deskhand does not browse it or start conversations in it. Choose another folder.`);
-  let dirents: Dirent[];
-  try {
-    if (!statSync(path).isDirectory()) throw new DeskhandError('usage', `${path} is a file, not a folder.`);
-    dirents = readdirSync(path, { withFileTypes: true });
-  } catch (err) {
-    if (DeskhandError.isInstance(err)) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new DeskhandError('usage', code === 'EACCES' || code === 'EPERM' ? `Deskhand may not open ${path} (permission denied). Choose another folder.` : `${path} cannot be opened (${code ?? 'error'}).`);
-  }
+  const dirents = folderEntries(path);
   const folders: { name: string; path: string; hidden: boolean }[] = [];
   for (const d of dirents) {
     const hidden = d.name.startsWith('.');

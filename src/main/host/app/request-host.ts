@@ -48,15 +48,7 @@ export function listFolder(input: string): MethodResult<'browseForRequest'> {
   } catch {
     throw new DeskhandError('not_found', `${input} does not exist. Check the path, or go up a folder.`);
   }
-  let dirents: Dirent[];
-  try {
-    if (!statSync(path).isDirectory()) throw new DeskhandError('usage', `${path} is a file, not a folder.`);
-    dirents = readdirSync(path, { withFileTypes: true });
-  } catch (err) {
-    if (DeskhandError.isInstance(err)) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new DeskhandError('usage', code === 'EACCES' || code === 'EPERM' ? `Deskhand may not open ${path} (permission denied). Choose another folder.` : `${path} cannot be opened (${code ?? 'error'}).`);
-  }
+  const dirents = folderEntries(path);
   const entries: { name: string; kind: 'file' | 'folder' }[] = [];
   for (const d of dirents) {
     const kind = entryKind(d, path);
@@ -77,6 +69,18 @@ function entryKind(d: Dirent, folder: string): 'file' | 'folder' | null {
     return target.isDirectory() ? 'folder' : target.isFile() ? 'file' : null;
   } catch {
     return null;
+  }
+}
+
+/** One folder's entries, or a sentence the person can act on (a file, no permission, another error). */
+export function folderEntries(path: string): Dirent[] {
+  try {
+    if (!statSync(path).isDirectory()) throw new DeskhandError('usage', `${path} is a file, not a folder.`);
+    return readdirSync(path, { withFileTypes: true });
+  } catch (err) {
+    if (DeskhandError.isInstance(err)) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new DeskhandError('usage', code === 'EACCES' || code === 'EPERM' ? `Deskhand may not open ${path} (permission denied). Choose another folder.` : `${path} cannot be opened (${code ?? 'error'}).`);
   }
 }
 

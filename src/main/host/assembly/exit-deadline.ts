@@ -62,3 +62,21 @@ export function openHandles(): string[] {
   if (timers) out.push(`${timers} timer${timers === 1 ? '' : 's'}`);
   return out;
 }
+
+/**
+ * Resolves at the first Ctrl-C or SIGTERM (or when `also` settles: an editor closing the connection); a second
+ * Ctrl-C after that exits at once with 130, waiting for nothing. The long-running hosts' "run until stopped".
+ */
+export function untilStopSignal(also?: Promise<unknown>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      process.once('SIGINT', () => process.exit(130));
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    if (also) void also.then(stop, stop);
+  });
+}

@@ -15,7 +15,7 @@ import { createDispatch } from '../app/dispatch';
 import { stderrLogger } from '../assembly/logger';
 import { HOST_FLAG_OPTIONS, hostProviderOverride } from '../assembly/provider-choice';
 import { openRuntime, resolveDataDir } from '../assembly/open-runtime';
-import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
+import { deadlineMs, exitDeadline, untilStopSignal } from '../assembly/exit-deadline';
 import { packageVersion } from '../assembly/package-version';
 import { startPeerEndpoint } from './peer-endpoint';
 
@@ -75,16 +75,7 @@ export async function peersServeCommand(args: string[]): Promise<number> {
   if (values.json) process.stdout.write(`${JSON.stringify({ url: endpoint.url, agentCard: `${endpoint.url}/.well-known/agent-card.json`, peers: book.list().map((p) => p.name) })}\n`);
   else process.stdout.write(`Deskhand's A2A endpoint: ${endpoint.url}/a2a (agent card ${endpoint.url}/.well-known/agent-card.json), ${book.list().filter((p) => p.enabled).length} peer(s) enabled.\n`);
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      process.once('SIGINT', () => process.exit(130));
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilStopSignal();
   let stage = 'the endpoint';
   exitDeadline({ ms: deadlineMs(EXIT_DEADLINE_MS), what: 'deskhand peers serve was stopped', code: 0, pending: () => [stage, ...runtime.stillClosing()].filter(Boolean) });
   await endpoint.close();

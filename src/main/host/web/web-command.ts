@@ -24,7 +24,7 @@ import { createNotifier } from '../../services/notify/create';
 import type { FireDeps } from '../background/schedule-fire';
 import { ScheduleTicker } from '../background/schedule-ticker';
 import { startWebHost } from './web-host';
-import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
+import { deadlineMs, exitDeadline, untilStopSignal } from '../assembly/exit-deadline';
 import { packageVersion } from '../assembly/package-version';
 
 export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json]
@@ -91,17 +91,7 @@ export async function webCommand(args: string[]): Promise<number> {
   // While it runs, the in-app ticker fires what no OS job holds (claimed first, so never twice).
   const ticker = startScheduleTicker(runtime, (run) => (override ? Promise.resolve(override) : fireProvider(run)));
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      // A second Ctrl-C does not wait for anything.
-      process.once('SIGINT', () => process.exit(130));
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilStopSignal();
   if (!values.json) process.stderr.write('Stopping Deskhand web…\n');
   // One Ctrl-C ends it within the deadline: everything closes in order, and what did not close in time is named.
   let stage = 'the schedule ticker';
