@@ -570,6 +570,7 @@ export class CallPipeline {
         ? (stream, chunk) => live.push(stream, chunk)
         : (stream, chunk) => this.core.emit(options, { type: 'tool.output', runId: run.id, callId: row.call_id, stream, chunk: sanitizeOutput(chunk, redactor) }),
       redact: (text) => redactor.redact(text),
+      unchangedByRedaction: redactor.unchangedFiles,
       publish: (update) => this.core.emit(options, { type: 'state.changed', conversationId: run.conversation_id, ...update }),
       checkedPaths: new Map(checks.filter((c) => !c.raw && !c.error).map((c) => [c.path, c])),
       get sandbox() {

@@ -15,6 +15,40 @@ export interface Redactor {
   redact(text: string): string;
 }
 
+/**
+ * Files this redactor left unchanged, so a search over them need not read them again (grep's redacted matching,
+ * grep-redacted.ts). An entry names a file by its path and a key of what it holds (device, inode, size, change and
+ * modification times); it counts only for the redactor's needles as they were when it was added: any secret the
+ * redactor gains (added or learned) empties the memo, since a file clean before may hold the new one.
+ */
+export class UnchangedFiles {
+  private readonly keys = new Map<string, string>();
+  private generation = -1;
+  constructor(
+    private readonly currentGeneration: () => number,
+    private readonly max = 200_000,
+  ) {}
+
+  private fresh(): Map<string, string> {
+    const g = this.currentGeneration();
+    if (g !== this.generation) {
+      this.keys.clear();
+      this.generation = g;
+    }
+    return this.keys;
+  }
+
+  has(path: string, key: string): boolean {
+    return this.fresh().get(path) === key;
+  }
+
+  add(path: string, key: string): void {
+    const keys = this.fresh();
+    if (keys.size >= this.max && !keys.has(path)) keys.clear();
+    keys.set(path, key);
+  }
+}
+
 /** A range of text to replace. */
 export interface RedactionMatch {
   start: number;
@@ -219,6 +253,10 @@ export class SecretRedactor implements Redactor {
   private learned = 0;
   private readonly values = new Map<string, string>();
   private readonly shapes: boolean;
+  /** Bumped whenever the needles change (a secret added or learned). */
+  private generation = 0;
+  /** Files this redactor left unchanged, valid until it gains a secret. */
+  readonly unchangedFiles = new UnchangedFiles(() => this.generation);
 
   constructor(opts: SecretRedactorOptions = {}) {
     this.shapes = opts.shapes ?? true;
@@ -232,6 +270,7 @@ export class SecretRedactor implements Redactor {
   addSecret(name: string, value: string | null | undefined): void {
     if (!value || value.length < MIN_SECRET_LENGTH || this.values.get(value) === name) return;
     this.values.set(value, name);
+    this.generation++;
     const byText = new Map(this.needles.map((n) => [n.text, n]));
     for (const text of secretVariants(value)) if (!byText.has(text)) byText.set(text, { text, name });
     // Reshaped (cut -c, substr): every window of a long secret, so any long enough piece of it is replaced whole.

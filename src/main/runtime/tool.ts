@@ -196,6 +196,11 @@ export interface ToolContext {
    * (read_file's long lines, grep's columns) redact first, so a cut credential is still recognised.
    */
   redact(text: string): string;
+  /**
+   * Files `redact` is known to leave unchanged (by path and content key), for tools that redact whole files to decide
+   * what the model may see (grep). Absent outside the runtime: every file is then read and redacted.
+   */
+  readonly unchangedByRedaction?: import('./redaction').UnchangedFiles;
   /** Publishes family state the call changed (the todo list…) to every UI, as a typed event. */
   publish(update: StateUpdate): void;
   /** Context-window figures for `context_info`. */

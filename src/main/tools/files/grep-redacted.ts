@@ -7,12 +7,57 @@
  * copies (the others byte for byte) at the same relative paths. Every mode's answer — lines, file lists, counts,
  * pagination — is then exactly the answer for the redacted text, and paths are mapped back to the real ones.
  *
+ * A file redaction left unchanged is remembered by the redactor (`UnchangedFiles`) under its path and a key of what it
+ * holds (device, inode, size, modification and change times in nanoseconds, read before and after the read, equal),
+ * so the next search does not read it again; the key is not remembered while the file's times are within the last
+ * two seconds (a write in the same clock tick as the read could keep them), and the redactor forgets every entry when
+ * it gains a secret.
+ *
  * Not caught: a file the raw pattern does not match but whose redacted text would (a pattern that matches the
  * placeholder `[redacted:NAME]` itself) is not reported; that reveals nothing about the secret.
  */
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import type { UnchangedFiles } from '../../runtime/redaction';
+
+/** Times this close to now (ns) are not trusted to tell a later write apart. Exported so tests can shorten it. */
+export const unchangedTuning = { racyNs: 2_000_000_000n };
+
+const contentKey = (st: BigIntStats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+
+/**
+ * The file's text when redaction changes it, or null when it does not (or it is gone). A file remembered as unchanged
+ * under the same key is not read.
+ */
+async function redactedText(abs: string, redact: (text: string) => string, memo: UnchangedFiles | undefined): Promise<string | null> {
+  let fh;
+  try {
+    fh = await open(abs, 'r');
+  } catch {
+    return null; // gone since rg saw it: the second search will not find it either
+  }
+  try {
+    const before = await fh.stat({ bigint: true });
+    const key = contentKey(before);
+    if (memo?.has(abs, key)) return null;
+    const text = (await fh.readFile()).toString('utf8');
+    const red = redact(text);
+    if (red !== text) return red;
+    if (memo) {
+      const after = await fh.stat({ bigint: true });
+      const now = BigInt(Date.now()) * 1_000_000n;
+      const settled = now - after.mtimeNs > unchangedTuning.racyNs && now - after.ctimeNs > unchangedTuning.racyNs;
+      if (settled && contentKey(after) === key) memo.add(abs, key);
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    await fh.close();
+  }
+}
 
 export interface Mirror {
   /** The private folder (0700) holding the copies: `abs/<absolute path>` and `<nested…>/rel/<relative path>`. */
@@ -39,17 +84,17 @@ function climb(p: string): number {
  * The redacted mirror of the candidate files (paths as rg printed them, relative to `cwd` or absolute), or null when
  * redaction changes none of them (then the raw answer is already the redacted one).
  */
-export async function redactedMirror(candidates: readonly string[], cwd: string, redact: (text: string) => string, extraPaths: readonly string[] = []): Promise<Mirror | null> {
+export async function redactedMirror(
+  candidates: readonly string[],
+  cwd: string,
+  redact: (text: string) => string,
+  extraPaths: readonly string[] = [],
+  memo?: UnchangedFiles,
+): Promise<Mirror | null> {
   const changed = new Map<string, string>();
   for (const p of candidates) {
-    let text: string;
-    try {
-      text = (await readFile(resolve(cwd, p))).toString('utf8');
-    } catch {
-      continue; // gone since rg saw it: the second search will not find it either
-    }
-    const red = redact(text);
-    if (red !== text) changed.set(p, red);
+    const red = await redactedText(resolve(cwd, p), redact, memo);
+    if (red !== null) changed.set(p, red);
   }
   if (changed.size === 0) return null;
   const root = await mkdtemp(join(tmpdir(), 'deskhand-grep-'));

@@ -316,34 +316,45 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
     return { stopped: res.stopped };
   };
 
-  // Matching sees only what the model may see (grep-redacted.ts): the files the raw pattern matches are candidates;
-  // when redaction changes any of them, the search runs again over their redacted copies, so every mode's answer
-  // (lines, file lists, counts) is the answer for the redacted text.
-  const candidates: string[] = [];
-  await run([], (lines) => {
-    for (const l of lines) if (l !== '') candidates.push(l);
-    return candidates.length <= 1_000_000;
-  }, 'files_with_matches');
+  // Matching sees only what the model may see (grep-redacted.ts). The answer is first computed over the real files;
+  // the files with matches it saw (every one of them when it read rg's output to the end, otherwise those of a
+  // separate files-with-matches pass) are the candidates, and when redaction changes any of them the answer is
+  // computed again over their redacted copies, so every mode's answer (lines, file lists, counts) is the answer for
+  // the redacted text. A file the redactor already knows to be unchanged is not read again.
   let mirror: Mirror | null = null;
-  if (candidates.length) {
-    mirror = await redactedMirror(candidates, cwd, (text) => ctx.redact(text), searchArg === null ? [] : [searchArg]);
-    if (mirror) {
-      const m = mirror;
-      const mappedArg = searchArg === null ? null : isAbsolute(searchArg) ? join(m.root, 'abs', searchArg) : searchArg;
-      where = { cwd: m.cwd, searchArg: mappedArg, unmap: m.unmap };
-    }
-  }
   try {
-    return await finish();
+    let answer = await computePage();
+    const candidates = answer.seen ? [...answer.seen] : await listCandidates();
+    if (candidates.length) {
+      mirror = await redactedMirror(candidates, cwd, (text) => ctx.redact(text), searchArg === null ? [] : [searchArg], ctx.unchangedByRedaction);
+      if (mirror) {
+        const m = mirror;
+        const mappedArg = searchArg === null ? null : isAbsolute(searchArg) ? join(m.root, 'abs', searchArg) : searchArg;
+        where = { cwd: m.cwd, searchArg: mappedArg, unmap: m.unmap };
+        sawOutput = false;
+        answer = await computePage();
+      }
+    }
+    return format(answer.page);
   } finally {
     await mirror?.remove();
   }
 
-  async function finish(): Promise<string> {
+  async function listCandidates(): Promise<string[]> {
+    const found: string[] = [];
+    await run([], (lines) => {
+      for (const l of lines) if (l !== '') found.push(l);
+      return found.length <= 1_000_000;
+    }, 'files_with_matches');
+    return found;
+  }
 
+  /** The page, and the files with matches seen on the way: all of them, or null when rg was stopped before its end. */
+  async function computePage(): Promise<{ page: Page; seen: Set<string> | null }> {
   let page: Page;
+  let seen: Set<string> | null;
   if (mode === 'content') {
-    page = await pagedContent();
+    ({ page, seen } = await pagedContent());
   } else {
     // files / counts: small outputs; collect everything, sort, slice.
     const all: string[] = [];
@@ -357,7 +368,9 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
       }
       return true;
     });
-    const sorted = mode === 'count_matches' ? sortByPath(all, (l) => l.slice(0, l.lastIndexOf(':'))) : sortByPath(all, (l) => l);
+    const pathOf = mode === 'count_matches' ? (l: string) => l.slice(0, l.lastIndexOf(':')) : (l: string) => l;
+    const sorted = sortByPath(all, pathOf);
+    seen = overflow ? null : new Set(all.map(pathOf));
     const end = Math.min(sorted.length, offset + limit);
     page = { lines: sorted.slice(offset, end), count: end - Math.min(offset, end), total: sorted.length, more: end < sorted.length, overflow };
     if (mode === 'count_matches') {
@@ -366,8 +379,10 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
       page.sum = sum;
     }
   }
+  return { page, seen };
+  }
 
-  async function pagedContent(): Promise<Page> {
+  async function pagedContent(): Promise<{ page: Page; seen: Set<string> | null }> {
     const after = args['-A'] ?? args['-C'] ?? 0;
     const before = args['-B'] ?? args['-C'] ?? 0;
     const pager = new ContentPager(offset, limit, before, after, numbered);
@@ -408,7 +423,7 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
       outer: for (const path of sortByPath([...blocks.keys()], (p) => p)) {
         for (const e of blocks.get(path) as Entry[]) if (!pager.feed(e)) break outer;
       }
-      return { lines: pager.lines, count: pager.selected, total: pager.overflow ? null : total, more: pager.more, overflow: pager.overflow };
+      return { page: { lines: pager.lines, count: pager.selected, total: pager.overflow ? null : total, more: pager.more, overflow: pager.overflow }, seen: new Set(blocks.keys()) };
     }
     // Pass B: rg in path order, streamed, killed once the match after the page is seen.
     const res = await run(['--null', '--sort=path'], (lines) => {
@@ -418,9 +433,10 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
       }
       return true;
     });
-    return { lines: pager.lines, count: pager.selected, total: res.stopped ? null : pager.matches, more: pager.more, overflow: pager.overflow };
+    return { page: { lines: pager.lines, count: pager.selected, total: res.stopped ? null : pager.matches, more: pager.more, overflow: pager.overflow }, seen: null };
   }
 
+  function format(page: Page): string {
   const count = page.count;
   if (count === 0 && !page.more) {
     if (offset > 0 && (page.total ?? 0) > 0) return `No results at offset ${offset}; there are only ${page.total} entries.`;
