@@ -2,8 +2,9 @@
  * Workflows: a script orchestrating subagents in phases, run in the background. A run is a row (store module
  * `workflows`) and a task of kind `workflow` in the one task table: listed, cancelled and — when it ends — delivered
  * to its conversation as a wake-up like every background task. The script runs in the isolated script host; each
- * API call it makes is answered here, children through the subagent service (their parent is the run that called
- * `workflow`). Limits (minutes, tokens, cost summed over every child, number of agents) are checked as the children
+ * API call it makes goes through the run's journal here and is answered by the script API (script-api.ts), children
+ * through the subagent service (their parent is the run that called `workflow`); workflow-run.ts holds the run's
+ * limits, its live state and its description in words. Limits (minutes, tokens, cost summed over every child, number of agents) are checked as the children
  * spend; a throw, a spent budget or a cancel stops the script and every child.
  *
  * Parking: when nobody can answer the run that started a workflow (`deskhand run --json`, a scheduled fire), a child
@@ -22,42 +23,28 @@ import { setMaxListeners } from 'node:events';
 import { DeskhandError } from '../../../shared/errors';
 import type { Store } from '../store/store';
 import { WORKFLOW_TERMINAL, workflowsModule, type WorkflowJournalEntry, type WorkflowPhase, type WorkflowRow, type WorkflowStatus } from '../store/modules/workflows';
-import { SUBAGENT_TERMINAL, type SubagentRow } from '../store/modules/subagents';
-import { WaitingForPeople } from '../../../shared/waiting';
+import type { SubagentRow } from '../store/modules/subagents';
 import type { TaskRow } from '../store/modules/tasks';
 import type { ExternalTasks } from '../tasks/external-tasks';
 import type { StartQuestionInput } from '../tasks/question-tasks';
-import type { SubagentService, SubagentLimits } from '../subagents/subagent-service';
-import type { SubagentType } from '../subagents/index';
+import type { SubagentService } from '../subagents/subagent-service';
 import { CATALOG, catalogEntry } from './catalog';
+import { ScriptApi } from './script-api';
 import { runScript, type ScriptCall } from './script-host';
+import {
+  DEFAULT_WORKFLOW_LIMITS,
+  ParkedCall,
+  SUB_TERMINAL,
+  describeRun,
+  diverged,
+  never,
+  type Live,
+  type StartWorkflowInput,
+  type WorkflowCallContext,
+  type WorkflowLimits,
+} from './workflow-run';
 
-export interface WorkflowLimits {
-  maxMinutes: number;
-  maxTokens: number;
-  maxCostUSD: number;
-  /** Subagents the run may start in all. */
-  maxAgents: number;
-  /** Children of this run alive at once (also capped by the subagent service's own limit). */
-  maxConcurrency: number;
-}
-
-export const DEFAULT_WORKFLOW_LIMITS: WorkflowLimits = { maxMinutes: 60, maxTokens: 5_000_000, maxCostUSD: 10, maxAgents: 50, maxConcurrency: 4 };
-
-export interface StartWorkflowInput {
-  name?: string;
-  script?: string;
-  args?: string;
-  limits?: Partial<WorkflowLimits>;
-}
-
-export interface WorkflowCallContext {
-  runId: string;
-  conversationId: string;
-  callId: string;
-  /** Opens a background input request (the runtime's ctx.openBackgroundRequest), for `ask`. */
-  openBackgroundRequest?: (spec: { kind: string; description: string; prompt: string; data: unknown; taskId: string }) => string;
-}
+export { DEFAULT_WORKFLOW_LIMITS, describeRun, type StartWorkflowInput, type WorkflowCallContext, type WorkflowLimits } from './workflow-run';
 
 export interface WorkflowServiceOptions {
   store: Store;
@@ -70,49 +57,16 @@ export interface WorkflowServiceOptions {
   limits?: Partial<WorkflowLimits>;
 }
 
-interface Live {
-  row: WorkflowRow;
-  controller: AbortController;
-  ctx: WorkflowCallContext;
-  children: Set<string>;
-  pending: Map<string, Promise<SubagentRow>>;
-  started: number;
-  limits: WorkflowLimits;
-  stop?: { status: WorkflowStatus; reason: string };
-  done?: Promise<void>;
-  /** A person can answer its children here: else they park, and so does the run when it can go no further. */
-  attended: boolean;
-  /** What the script's calls got before the run parked (replayed), by their place in its order. */
-  journal: Map<number, WorkflowJournalEntry>;
-  /** The phases recorded before it parked: the replayed script must name them again, in order. */
-  recordedPhases: WorkflowPhase[];
-  phaseAt: number;
-  /** The highest call number the script reached in this process. */
-  seen: number;
-  /** Calls being answered now (not parked), and calls parked on children waiting for a person. */
-  inflight: number;
-  parkedCalls: number;
-  parking?: boolean;
-  /** Resolves once the script has reacted to every answer sent (script-host.ts). */
-  idle?: () => Promise<void>;
-}
-
-/** A call that waits for children parked on a person: it stays open, and the run parks once nothing else can move. */
-class ParkedCall extends Error {}
-
-const never = (): Promise<never> => new Promise<never>(() => undefined);
-
-const SUB_TERMINAL = new Set<string>(SUBAGENT_TERMINAL);
-const TYPES = new Set(['coder', 'explore', 'general']);
-
 export class WorkflowService {
   private readonly rows: ReturnType<typeof workflowsModule.queries>;
   private readonly live = new Map<string, Live>();
   private readonly ceilings: WorkflowLimits;
   private readonly listeners = new Set<(row: WorkflowRow) => void>();
+  private readonly api: ScriptApi;
 
   constructor(private readonly opts: WorkflowServiceOptions) {
     this.rows = opts.store.module(workflowsModule);
+    this.api = new ScriptApi(opts, this.rows, (id) => this.publish(id));
     this.ceilings = { ...DEFAULT_WORKFLOW_LIMITS, ...opts.limits };
     opts.tasks.register('workflow', {
       cancel: async (task, reason) => {
@@ -397,7 +351,7 @@ export class WorkflowService {
     }
     live.inflight++;
     try {
-      const value = await this.handle(live, call, seq);
+      const value = await this.api.handle(live, call, seq);
       this.opts.store.withoutFsync(() => this.rows.answer(id, seq, 'ok', value === undefined ? null : JSON.stringify(value)));
       return value;
     } catch (err) {
@@ -428,145 +382,6 @@ export class WorkflowService {
     live.controller.abort(new Error('parked: its children wait for a person'));
   }
 
-  private async handle(live: Live, call: ScriptCall, seq: number): Promise<unknown> {
-    if (live.stop) throw new Error(`the workflow is stopping: ${live.stop.reason}`);
-    const a = (call.args ?? {}) as Record<string, unknown>;
-    const { ctx } = live;
-    switch (call.method) {
-      case 'agent': {
-        const child = await this.spawnChild(live, a, seq);
-        const row = await live.pending.get(child.id)!;
-        if (row.status === 'parked') throw new ParkedCall(row.id);
-        if (row.status !== 'finished') throw new Error(`agent "${row.description}" ${row.status}: ${row.error ?? ''}`.trim());
-        return row.result_schema ? (JSON.parse(row.result ?? 'null') as unknown) : (row.result ?? '');
-      }
-      case 'spawn':
-        return { id: (await this.spawnChild(live, a, seq)).id };
-      case 'wait': {
-        const ids = Array.isArray(a.ids) ? a.ids.map(String) : [];
-        const waits = ids.map((id) => this.pendingOf(live, id));
-        const rows = await Promise.all(waits);
-        if (rows.some((r) => r.status === 'parked')) throw new ParkedCall('wait');
-        return rows.map(outcomeOf);
-      }
-      case 'map': {
-        const items = Array.isArray(a.items) ? a.items.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : null;
-        if (!items || items.length === 0) throw new Error('map(items, template, opts) needs a non-empty array of items');
-        if (items.length > 100) throw new Error('map takes at most 100 items');
-        const callId = `${ctx.callId}#${seq}`;
-        const earlier = this.opts.subagents.list(ctx.conversationId).some((r) => r.parent_run_id === ctx.runId && r.parent_call_id === callId);
-        if (!earlier) this.count(live, items.length);
-        const started = this.opts.subagents.map(
-          {
-            promptTemplate: String(a.template ?? ''),
-            items,
-            description: String(a.description ?? 'workflow map').slice(0, 120),
-            ...(typeof a.type === 'string' && TYPES.has(a.type) ? { type: a.type as SubagentType } : {}),
-            ...(a.result_schema !== undefined ? { resultSchema: a.result_schema } : {}),
-            maxConcurrency: Math.min(Number(a.max_concurrency ?? live.limits.maxConcurrency) || 1, live.limits.maxConcurrency),
-            limits: this.childLimits(live, a),
-          },
-          { runId: ctx.runId, conversationId: ctx.conversationId, callId, signal: live.controller.signal, parks: true, attended: live.attended },
-        );
-        for (const r of this.opts.subagents.list(ctx.conversationId)) if (r.parent_call_id === callId) live.children.add(r.id);
-        this.publish(live.row.id);
-        try {
-          return (await started).map(outcomeOf);
-        } catch (err) {
-          if (WaitingForPeople.isInstance(err)) throw new ParkedCall('map');
-          throw err;
-        }
-      }
-      case 'steer':
-        this.mine(live, a.id);
-        this.opts.subagents.steer(ctx.conversationId, String(a.id), String(a.message ?? ''));
-        return null;
-      case 'cancel':
-        this.mine(live, a.id);
-        return outcomeOf(await this.opts.subagents.cancel(String(a.id), 'cancelled by its workflow'));
-      case 'post':
-        return this.opts.subagents.post({ runId: ctx.runId, conversationId: ctx.conversationId }, String(a.topic ?? 'note'), String(a.body ?? '')).id;
-      case 'read':
-        return this.opts.subagents.read(ctx.conversationId, { ...(typeof a.topic === 'string' ? { topic: a.topic } : {}), ...(typeof a.after_id === 'number' ? { afterId: a.after_id } : {}), limit: Math.min(Number(a.limit ?? 50) || 50, 200) }).map((p) => ({ id: p.id, topic: p.topic, body: p.body, author: p.author, untrusted: p.untrusted === 1 }));
-      case 'ask':
-        return this.ask(live, a);
-      case 'sleep': {
-        const ms = Math.max(0, Math.min(Number(a.ms) || 0, 60_000));
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, ms);
-          live.controller.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-        });
-        return null;
-      }
-      case 'budget': {
-        const row = this.rows.get(live.row.id)!;
-        return { minutes: Math.round((Date.now() - live.started) / 600) / 100, tokens: row.input_tokens + row.output_tokens, cost_usd: row.cost_usd, agents: row.agents, limits: live.limits };
-      }
-      default:
-        throw new Error(`no workflow API call "${call.method}"`);
-    }
-  }
-
-  /** A child's end as a wait sees it; a child started before the run parked (not waited for here yet) is rejoined. */
-  private pendingOf(live: Live, id: string): Promise<SubagentRow> {
-    const known = live.pending.get(id);
-    if (known) return known;
-    const row = this.opts.subagents.get(id);
-    if (!row || !live.children.has(id) || !row.parent_run_id || !row.parent_call_id) throw new Error(`${id} is not an agent this workflow spawned`);
-    const { ctx } = live;
-    const done = this.opts.subagents
-      .spawn({ prompt: row.prompt, description: row.description }, { runId: row.parent_run_id, conversationId: ctx.conversationId, callId: row.parent_call_id, signal: live.controller.signal, parks: true, attended: live.attended })
-      .catch(() => this.opts.subagents.get(id)!);
-    live.pending.set(id, done);
-    return done;
-  }
-
-  private spawnChild(live: Live, a: Record<string, unknown>, seq: number): Promise<SubagentRow> {
-    const prompt = typeof a.prompt === 'string' ? a.prompt.trim() : '';
-    if (!prompt) throw new Error('agent/spawn needs a prompt: the whole task for the child');
-    const { ctx } = live;
-    // One child per call of the script: the same call replayed after a park rejoins the child it started.
-    const callId = `${ctx.callId}#${seq}`;
-    const earlier = this.opts.subagents.list(ctx.conversationId).some((r) => r.parent_run_id === ctx.runId && r.parent_call_id === callId);
-    if (!earlier) this.count(live, 1);
-    const done = this.opts.subagents.spawn(
-      {
-        prompt,
-        description: String(a.description ?? prompt.split('\n')[0]).slice(0, 120),
-        ...(typeof a.type === 'string' && TYPES.has(a.type) ? { type: a.type as SubagentType } : {}),
-        ...(a.result_schema !== undefined ? { resultSchema: a.result_schema } : {}),
-        limits: this.childLimits(live, a),
-      },
-      { runId: ctx.runId, conversationId: ctx.conversationId, callId, signal: live.controller.signal, parks: true, attended: live.attended },
-    );
-    // The child's row is written before spawn's first await: found by its call id.
-    const row = this.opts.subagents.list(ctx.conversationId).find((r) => r.parent_call_id === callId);
-    if (!row) return done.then((r) => r);
-    live.children.add(row.id);
-    live.pending.set(row.id, done.catch(() => this.opts.subagents.get(row.id)!));
-    this.publish(live.row.id);
-    return Promise.resolve(row);
-  }
-
-  private count(live: Live, n: number): void {
-    const row = this.rows.get(live.row.id)!;
-    if (row.agents + n > live.limits.maxAgents) throw new Error(`this would start agent ${row.agents + n} of at most ${live.limits.maxAgents} (max_agents)`);
-    this.rows.update(row.id, { agents: row.agents + n });
-  }
-
-  private childLimits(live: Live, a: Record<string, unknown>): Partial<SubagentLimits> {
-    const left = Math.max(1, live.limits.maxMinutes - (Date.now() - live.started) / 60_000);
-    return {
-      maxMinutes: Math.min(Number(a.max_minutes) || left, left),
-      maxTokens: Math.min(Number(a.max_tokens) || live.limits.maxTokens, live.limits.maxTokens),
-      maxCostUSD: Math.min(Number(a.max_cost_usd) || live.limits.maxCostUSD, live.limits.maxCostUSD),
-    };
-  }
-
-  private mine(live: Live, id: unknown): void {
-    if (typeof id !== 'string' || !live.children.has(id)) throw new Error(`${String(id)} is not an agent this workflow spawned`);
-  }
-
   /** A child spent: the run's totals, and its budget. */
   private onChild(child: SubagentRow): void {
     for (const live of this.live.values()) {
@@ -588,41 +403,6 @@ export class WorkflowService {
       this.publish(live.row.id);
       if (child.status === 'parked' || SUB_TERMINAL.has(child.status)) void this.maybePark(live);
     }
-  }
-
-  private async ask(live: Live, a: Record<string, unknown>): Promise<string> {
-    const open = live.ctx.openBackgroundRequest;
-    if (!this.opts.questions || !open) throw new Error('this host cannot ask the person from a workflow');
-    const question = String(a.question ?? '').trim();
-    if (!question.endsWith('?')) throw new Error('ask(question, options) needs a question ending with "?"');
-    const given = Array.isArray(a.options) ? a.options.map(String).slice(0, 4) : [];
-    const options = (given.length >= 2 ? given : ['Yes', 'No']).map((label) => ({ label, description: label }));
-    const data = { questions: [{ question, header: null, options, multiSelect: false }] };
-    const { task } = this.opts.questions.startQuestion({
-      conversationId: live.ctx.conversationId,
-      runId: live.ctx.runId,
-      callId: live.ctx.callId,
-      title: question.slice(0, 200),
-      open: (taskId) => open({ kind: 'question', description: 'A workflow asks you a question', prompt: question, data, taskId }),
-    });
-    this.rows.event(live.row.id, 'ask', question);
-    const store = this.opts.store;
-    const ended = await new Promise<TaskRow>((resolve, reject) => {
-      const check = () => {
-        const t = store.tasks.getTask(task.id);
-        if (t && t.status !== 'running') {
-          clearInterval(poll);
-          resolve(t);
-        }
-      };
-      const poll = setInterval(check, 200);
-      live.controller.signal.addEventListener('abort', () => (clearInterval(poll), reject(new Error('the workflow stopped'))), { once: true });
-    });
-    // The answer goes to the script, not to the conversation as a wake-up.
-    store.tasks.claimNotifications([task.id]);
-    const progress = JSON.parse(ended.progress ?? '{}') as { output?: string | null };
-    if (ended.status !== 'finished') throw new Error(`the person did not answer (${ended.summary ?? ended.status})`);
-    return progress.output ?? '';
   }
 
   private end(row: WorkflowRow, status: WorkflowStatus, patch: { result?: string; error?: string }, notify = true): void {
@@ -663,26 +443,6 @@ export class WorkflowService {
   }
 }
 
-/** Why a replayed script cannot continue: it is not the script that parked (what it asked for differs). */
-function diverged(detail: string): string {
-  return (
-    `the workflow cannot resume: its script asked for something else than before it parked (${detail}). ` +
-    'The script changed, or depends on something that changes between runs (the time, random numbers), so its recorded results were not reused past that point; start the workflow again.'
-  );
-}
-
-function outcomeOf(r: SubagentRow): { id: string; status: string; result: unknown; error: string | null } {
-  let result: unknown = r.result;
-  if (r.result_schema && r.result !== null) {
-    try {
-      result = JSON.parse(r.result);
-    } catch {
-      // stays text
-    }
-  }
-  return { id: r.id, status: r.status, result, error: r.error };
-}
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -694,19 +454,6 @@ function alive(pid: number): boolean {
 
 function catalogNames(): string {
   return CATALOG.map((w) => w.name).join(', ');
-}
-
-/** A run in words: status, phases with their outputs, spend, result or error (task_output, wake-ups, the CLI). */
-export function describeRun(row: WorkflowRow): string {
-  const phases = JSON.parse(row.phases) as WorkflowPhase[];
-  const lines = [
-    `workflow ${row.id} (${row.name ?? 'inline script'}) ${row.status}${row.phase && row.status === 'running' ? `, phase ${row.phase}` : ''}: ${row.agents} agents, ${row.input_tokens + row.output_tokens} tokens, ~$${row.cost_usd.toFixed(4)}`,
-  ];
-  for (const p of phases) lines.push(`phase ${p.name} [${p.status}]${p.output ? `: ${p.output.slice(0, 1500)}` : ''}`);
-  if (row.progress && row.status === 'running') lines.push(`progress: ${row.progress}`);
-  if (row.error) lines.push(`error: ${row.error}`);
-  if (row.result !== null) lines.push(`result:\n${row.result}`);
-  return lines.join('\n');
 }
 
 export { WORKFLOW_TERMINAL };
