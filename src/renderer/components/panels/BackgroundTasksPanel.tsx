@@ -4,6 +4,7 @@ import type { BackgroundTaskView } from '../../../shared/contract';
 import { useConversations } from '../../state/conversations';
 import { useTasks } from '../../state/tasks';
 import { formatDuration } from '../common/tool-status';
+import { ConversationPanel } from '../common/ConversationPanel';
 
 const KIND_LABEL: Record<BackgroundTaskView['kind'], string> = { command: 'Command', job_batch: 'Job batch', wait_for: 'Waiting for', question: 'Question', subagent: 'Subagent', workflow: 'Workflow' };
 const STATUS_LABEL: Record<BackgroundTaskView['status'], string> = {
@@ -26,27 +27,21 @@ export function BackgroundTasksPanel() {
   }, [selectedId]);
 
   return (
-    <aside className={`panel ${list.length === 0 && !error ? 'panel-empty' : ''}`} aria-label="Background tasks">
-      <h2 className="panel-title">
-        Background tasks <span className="count">{running ? `${running} running` : list.length}</span>
-      </h2>
-      {error && (
-        <p role="alert" className="error-text small">
-          {error}
-        </p>
-      )}
-      {!selectedId ? (
-        <p className="muted small panel-empty-note">Open a conversation to see its background tasks.</p>
-      ) : list.length === 0 ? (
-        <p className="muted small panel-empty-note">Nothing runs in the background here. Long commands, job batches, waits and questions the agent starts appear here, with their output.</p>
-      ) : (
-        <ul className="panel-list">
-          {list.map((t) => (
-            <TaskItem key={t.id} task={t} />
-          ))}
-        </ul>
-      )}
-    </aside>
+    <ConversationPanel
+      label="Background tasks"
+      count={running ? `${running} running` : list.length}
+      error={error}
+      conversationOpen={!!selectedId}
+      empty={list.length === 0}
+      noConversationNote="background tasks"
+      emptyNote="Nothing runs in the background here. Long commands, job batches, waits and questions the agent starts appear here, with their output."
+    >
+      <ul className="panel-list">
+        {list.map((t) => (
+          <TaskItem key={t.id} task={t} />
+        ))}
+      </ul>
+    </ConversationPanel>
   );
 }
 
