@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { estimateTokens } from '../../src/main/runtime/compaction';
-import { historyReads } from '../../src/main/runtime/history-cache';
+import { historyReads, IMAGE_PART_CHARS, messageChars } from '../../src/main/runtime/history-cache';
 import { contextModule } from '../../src/main/services/store/modules/context';
 import { reply } from '../support/model-server';
 import { messagesOf, openSubHarness, textOf, type SubHarness } from '../subagents/harness';
@@ -26,10 +26,7 @@ function freshChars(h: SubHarness, conversationId: string): number {
   const chars = h.store
     .listMessages(conversationId)
     .filter((m) => m.id > upto)
-    .reduce((n, m) => {
-      const parsed = JSON.parse(m.content) as unknown;
-      return n + (typeof parsed === 'string' ? parsed.length : m.content.length);
-    }, 0);
+    .reduce((n, m) => n + messageChars(JSON.parse(m.content) as unknown, m.content), 0);
   return chars;
 }
 const freshTokens = (h: SubHarness, conversationId: string) => estimateTokens(freshChars(h, conversationId)) + 1500;
@@ -93,6 +90,24 @@ describe('incremental history', () => {
       }
     }
     expect(compactedAt).toBeGreaterThan(1);
+  });
+
+  it('counts an attached image as an image (1,600 tokens), not as its base64: a photo does not compact the conversation', async () => {
+    h = await openSubHarness({ contextWindow: 8000 });
+    const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
+    h.server.setFallback(() => reply().text('a photo of noise'));
+    // 600 KB behind a PNG signature: 800,000 characters of base64, 200,000 tokens if counted as text.
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(600_000, 7)]);
+    await h.runtime.sendMessage(conv.id, 'What is in this picture?', { provider: h.provider(), interactive: false, attachments: [{ name: 'noise.png', mediaType: 'image/png', data: png.toString('base64') }] });
+    const stored = h.store.listMessages(conv.id);
+    expect(stored[0]!.content.length).toBeGreaterThan(800_000);
+    expect(h.store.module(contextModule).count(conv.id)).toBe(0);
+    const figure = h.runtime.contextFigures(conv.id).contextTokens;
+    expect(figure).toBe(freshTokens(h, conv.id));
+    expect(figure).toBeGreaterThanOrEqual(1500 + IMAGE_PART_CHARS / 4);
+    expect(figure).toBeLessThan(1500 + IMAGE_PART_CHARS / 4 + 300);
+    // The model got the image itself.
+    expect(JSON.stringify(messagesOf(h.server.requests.at(-1)!))).toContain(png.toString('base64').slice(0, 64));
   });
 
   it('notices a message deleted by another connection and sends the history without it', async () => {

@@ -20,7 +20,7 @@ interface View {
   after: number;
   lastId: number;
   messages: ViewedMessage[];
-  /** Sum of the messages' sizes (characters as sent: a text's length, otherwise its JSON). */
+  /** Sum of the messages' sizes (characters as sent: a text's length, otherwise its JSON, images counted apart). */
   chars: number;
 }
 
@@ -39,9 +39,31 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * What an attached image costs in the estimate, in characters (4 to a token): providers bill an image by its pixels,
+ * not by the length of its base64 (Anthropic about 1,600 tokens for one at the 1,568 px it is scaled to, OpenAI at
+ * most 1,105 at high detail), so an image counts as 1,600 tokens, and its base64 not at all: a 1 MB photo would
+ * otherwise count as 350,000 tokens and compact the conversation at once.
+ */
+export const IMAGE_PART_CHARS = 1_600 * 4;
+
+/** A message's size for the estimate: its JSON, less the base64 of its image parts, plus IMAGE_PART_CHARS each. */
+export function messageChars(content: unknown, json: string): number {
+  if (typeof content === 'string') return content.length;
+  let chars = json.length;
+  if (Array.isArray(content)) {
+    for (const part of content as { type?: unknown; data?: unknown; mediaType?: unknown }[]) {
+      if (part && part.type === 'file' && typeof part.data === 'string' && typeof part.mediaType === 'string' && part.mediaType.startsWith('image/')) {
+        chars += IMAGE_PART_CHARS - part.data.length;
+      }
+    }
+  }
+  return Math.max(0, chars);
+}
+
 function toViewed(row: { id: number; role: StoredMessage['role']; content: string }): ViewedMessage {
   const content = JSON.parse(row.content) as unknown;
-  return { id: row.id, role: row.role, content: deepFreeze(content), chars: typeof content === 'string' ? content.length : row.content.length };
+  return { id: row.id, role: row.role, content: deepFreeze(content), chars: messageChars(content, row.content) };
 }
 
 function load(store: Store, conversationId: string, after: number): View {
