@@ -16,8 +16,8 @@
  * Not caught: a file the raw pattern does not match but whose redacted text would (a pattern that matches the
  * placeholder `[redacted:NAME]` itself) is not reported; that reveals nothing about the secret.
  */
-import { copyFile, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import type { BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { UnchangedFiles } from '../../runtime/redaction';
@@ -29,24 +29,25 @@ const contentKey = (st: BigIntStats): string => `${st.dev}:${st.ino}:${st.size}:
 
 /**
  * The file's text when redaction changes it, or null when it does not (or it is gone). A file remembered as unchanged
- * under the same key is not read.
+ * under the same key is not read. Synchronous: thousands of small files cost a few system calls each, which the
+ * thread pool's round trips would multiply; the caller yields between batches.
  */
-async function redactedText(abs: string, redact: (text: string) => string, memo: UnchangedFiles | undefined): Promise<string | null> {
-  let fh;
+function redactedText(abs: string, redact: (text: string) => string, memo: UnchangedFiles | undefined): string | null {
+  let fd: number;
   try {
-    fh = await open(abs, 'r');
+    fd = openSync(abs, 'r');
   } catch {
     return null; // gone since rg saw it: the second search will not find it either
   }
   try {
-    const before = await fh.stat({ bigint: true });
+    const before = fstatSync(fd, { bigint: true });
     const key = contentKey(before);
     if (memo?.has(abs, key)) return null;
-    const text = (await fh.readFile()).toString('utf8');
+    const text = readFileSync(fd).toString('utf8');
     const red = redact(text);
     if (red !== text) return red;
     if (memo) {
-      const after = await fh.stat({ bigint: true });
+      const after = fstatSync(fd, { bigint: true });
       const now = BigInt(Date.now()) * 1_000_000n;
       const settled = now - after.mtimeNs > unchangedTuning.racyNs && now - after.ctimeNs > unchangedTuning.racyNs;
       if (settled && contentKey(after) === key) memo.add(abs, key);
@@ -55,9 +56,12 @@ async function redactedText(abs: string, redact: (text: string) => string, memo:
   } catch {
     return null;
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
+
+/** Files judged between two turns of the event loop. */
+const BATCH = 256;
 
 export interface Mirror {
   /** The private folder (0700) holding the copies: `abs/<absolute path>` and `<nested…>/rel/<relative path>`. */
@@ -92,8 +96,10 @@ export async function redactedMirror(
   memo?: UnchangedFiles,
 ): Promise<Mirror | null> {
   const changed = new Map<string, string>();
-  for (const p of candidates) {
-    const red = await redactedText(resolve(cwd, p), redact, memo);
+  for (let i = 0; i < candidates.length; i++) {
+    if (i > 0 && i % BATCH === 0) await new Promise<void>((r) => setImmediate(r));
+    const p = candidates[i]!;
+    const red = redactedText(resolve(cwd, p), redact, memo);
     if (red !== null) changed.set(p, red);
   }
   if (changed.size === 0) return null;
