@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolRegistry } from '../../src/main/runtime/registry';
 import { defineTool } from '../../src/main/runtime/tool';
-import { mcpToolName } from '../../src/main/tools/extensions/mcp-tools';
+import type { McpService, McpServerConfig, McpToolInfo, ToolsListener } from '../../src/main/services/mcp/index';
+import { mcpToolName, registerMcpTools } from '../../src/main/tools/extensions/mcp-tools';
+import { makeContext, tempDir } from '../support/tool-context';
 import { TOOL_NAME } from '../support/provider-validation';
 
 const forty = 'a-very-long-server-name-of-forty-chars-x';
@@ -48,5 +50,26 @@ describe('mcpToolName', () => {
       defineTool({ name, description: 'A tool of a test.', params: z.object({}).strict(), risk: 'read-only', disclosure: 'public', execute: async () => ({ output: '' }) });
     expect(() => new ToolRegistry([tool(`t${'x'.repeat(63)}`)])).not.toThrow();
     expect(() => new ToolRegistry([tool(`t${'x'.repeat(64)}`)])).toThrow(/is not a valid tool name/);
+  });
+
+  it('two tools whose names differ only in replaced characters both stay, each calling its own tool; one listed twice is offered once', async () => {
+    let emit: ToolsListener = () => undefined;
+    const called: string[] = [];
+    const mcp = {
+      onToolsChanged: (l: ToolsListener) => ((emit = l), () => undefined),
+      callTool: async (_server: string, tool: string) => (called.push(tool), { content: [{ type: 'text', text: `ran ${tool}` }], isError: false }),
+    } as unknown as McpService;
+    const registry = new ToolRegistry([]);
+    registerMcpTools(mcp, registry);
+    const info = (name: string): McpToolInfo => ({ name, description: `the ${name} tool`, inputSchema: { type: 'object' } });
+    emit({ name: 'fs', transport: 'stdio', command: 'x', args: [] } as unknown as McpServerConfig, [info('read.file'), info('read_file'), info('read.file')]);
+    const names = registry.all().map((t) => t.name).filter((n) => n.startsWith('mcp__fs__')).sort();
+    expect(names).toHaveLength(2);
+    expect(names[0]).toBe('mcp__fs__read_file');
+    expect(names[1]).toMatch(/^mcp__fs__read_file_[0-9a-f]{8}$/);
+    for (const n of names) expect(n).toMatch(TOOL_NAME);
+    const ctx = makeContext(tempDir());
+    for (const n of names) await registry.lookup(n)!.execute({}, ctx);
+    expect(called.sort()).toEqual(['read.file', 'read_file']);
   });
 });

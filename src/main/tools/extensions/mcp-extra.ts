@@ -9,7 +9,7 @@ import { DeskhandError, ToolError } from '../../../shared/errors';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
 import type { InputKind } from '../../runtime/input-kinds';
 import type { McpService } from '../../services/mcp';
-import { assessment, formatContent, mcpToolName } from './mcp-tools';
+import { assessment, formatContent, mcpToolNames } from './mcp-tools';
 
 const server = z.string().min(1).max(40).describe('The MCP server name (list_mcp_servers shows them).');
 
@@ -41,7 +41,7 @@ export function createMcpExtraTools(mcp: McpService): { tools: ToolDefinition[];
           .map((v) => {
             const head = `${v.config.name} (${v.config.transport}): ${v.health.status}, ${v.tools.length} tools`;
             const err = v.health.status !== 'connected' && v.health.lastError ? `\n  last error: ${v.health.lastError}` : '';
-            const tools = v.tools.length ? `\n  tools: ${v.tools.map((t) => mcpToolName(v.config.name, t.name)).join(', ')}` : '';
+            const tools = v.tools.length ? `\n  tools: ${[...mcpToolNames(v.config.name, v.tools.map((t) => t.name)).values()].join(', ')}` : '';
             return head + err + tools;
           })
           .join('\n'),

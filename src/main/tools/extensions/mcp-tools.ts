@@ -27,13 +27,33 @@ const MAX_DESCRIPTION = 2000;
 /**
  * A tool name the registry and the providers accept: `mcp__<server>__<tool>`, unsafe characters replaced, at most 64
  * characters (Anthropic and OpenAI both refuse a request whose tool name is outside ^[a-zA-Z0-9_-]{1,64}$). A longer
- * name is cut and ends with a hash of the whole one, so two long names of one server stay apart.
+ * name is cut and ends with a hash of the whole one, so two long names of one server stay apart. `hashed`: the hash
+ * form whatever the length, for a name whose replaced characters make it another tool's (`a.b` and `a_b`).
  */
-export function mcpToolName(server: string, tool: string): string {
+export function mcpToolName(server: string, tool: string, hashed = false): string {
   const full = `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-  if (full.length <= TOOL_NAME_MAX) return full;
+  if (full.length <= TOOL_NAME_MAX && !hashed) return full;
+  if (hashed && full.length + 9 <= TOOL_NAME_MAX) return `${full}_${createHash('sha256').update(`${server}\0${tool}`).digest('hex').slice(0, 8)}`;
   const hash = createHash('sha256').update(`${server}\0${tool}`).digest('hex').slice(0, 8);
   return `${full.slice(0, TOOL_NAME_MAX - hash.length - 1)}_${hash}`;
+}
+
+/**
+ * The names a server's tools are offered under, by their own names: two whose names differ only in replaced characters
+ * (`a.b`, `a_b`) both stay, the later one under the hash form of its name; a name the server lists twice counts once.
+ */
+export function mcpToolNames(server: string, tools: readonly string[]): Map<string, string> {
+  const names = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const tool of tools) {
+    if (names.has(tool)) continue;
+    let name = mcpToolName(server, tool);
+    if (taken.has(name)) name = mcpToolName(server, tool, true);
+    if (taken.has(name)) continue;
+    taken.add(name);
+    names.set(tool, name);
+  }
+  return names;
 }
 
 export function tierOf(config: McpServerConfig, tool: string): McpTier {
@@ -94,10 +114,10 @@ export function formatContent(content: readonly McpContent[], structured?: unkno
   return parts.join('\n') || '(the tool returned nothing)';
 }
 
-export function createMcpTool(mcp: McpService, config: McpServerConfig, info: McpToolInfo, deferred: boolean): ToolDefinition {
+export function createMcpTool(mcp: McpService, config: McpServerConfig, info: McpToolInfo, deferred: boolean, name = mcpToolName(config.name, info.name)): ToolDefinition {
   const hosts = config.transport === 'stdio' ? [] : [new URL(config.url).host];
   return {
-    name: mcpToolName(config.name, info.name),
+    name,
     kind: 'mcp',
     description: description(config, info),
     params: z.record(z.string(), z.unknown()),
@@ -139,10 +159,14 @@ export function registerMcpTools(mcp: McpService, registry: ToolRegistrar, opts:
     if (!tools.length) return;
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     const deferred = total > limit;
-    const seen = new Set<string>();
-    const defs = tools
-      .map((t) => createMcpTool(mcp, config, t, deferred))
-      .filter((d) => (seen.has(d.name) ? false : (seen.add(d.name), true)));
+    const names = mcpToolNames(config.name, tools.map((t) => t.name));
+    const defs: ToolDefinition[] = [];
+    for (const t of tools) {
+      const name = names.get(t.name);
+      if (name === undefined) continue;
+      names.delete(t.name); // listed twice: offered once
+      defs.push(createMcpTool(mcp, config, t, deferred, name));
+    }
     try {
       removers.set(config.name, registry.add(defs));
     } catch (err) {
