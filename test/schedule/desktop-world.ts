@@ -6,7 +6,7 @@
  * `dunstctl history` returns them.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/tool-context';
 
@@ -21,6 +21,8 @@ export interface DesktopWorld {
   env: { DBUS_SESSION_BUS_ADDRESS: string; DISPLAY: string };
   notifications(): Shown[];
   atJobs(): string[];
+  /** Ends the session bus and dunst and starts both again at the same address (a bus that went away and came back). */
+  restartBus(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -68,27 +70,39 @@ export async function startDesktopWorld(display = ':73'): Promise<DesktopWorld> 
   writeFileSync(
     config,
     `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:dir=${dir}</listen><auth>EXTERNAL</auth>
+<busconfig><type>session</type><listen>unix:path=${dir}/bus</listen><auth>EXTERNAL</auth>
 <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>`,
   );
-  const bus = spawn('dbus-daemon', ['--config-file', config, '--nofork', '--print-address=1'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  started.push(bus);
   let address = '';
-  bus.stdout!.on('data', (d: Buffer) => (address += d.toString()));
-  await waitFor(() => address.includes('\n'), 'the D-Bus session bus');
-  const env = { DBUS_SESSION_BUS_ADDRESS: address.trim(), DISPLAY };
+  let bus: ChildProcess;
+  let dunst: ChildProcess;
+  const startBus = async () => {
+    let printed = '';
+    bus = spawn('dbus-daemon', ['--config-file', config, '--nofork', '--print-address=1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    started.push(bus);
+    bus.stdout!.on('data', (d: Buffer) => (printed += d.toString()));
+    await waitFor(() => printed.includes('\n'), 'the D-Bus session bus');
+    // Without the server's guid: a bus started again at the same path is the same address.
+    address = printed.trim().replace(/,guid=[0-9a-f]+$/, '');
+  };
+  await startBus();
+  const env = { DBUS_SESSION_BUS_ADDRESS: address, DISPLAY };
   const dunstEnv = { ...process.env, ...env };
-  const dunst = spawn('dunst', ['-config', '/dev/null'], { env: dunstEnv, stdio: 'ignore' });
-  started.push(dunst);
   const ctl = (...args: string[]) => execFileSync('dunstctl', args, { env: dunstEnv, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
-  await waitFor(() => {
-    try {
-      ctl('count');
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'dunst on the bus');
+  const startDunst = async () => {
+    dunst = spawn('dunst', ['-config', '/dev/null'], { env: dunstEnv, stdio: 'ignore' });
+    started.push(dunst);
+    await waitFor(() => {
+      try {
+        ctl('count');
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'dunst on the bus');
+  };
+  await startDunst();
+  const ended = (p: ChildProcess) => new Promise<void>((done) => (p.exitCode !== null || p.signalCode !== null ? done() : p.once('exit', () => done())));
   const shown: Shown[] = [];
   return {
     env,
@@ -103,6 +117,16 @@ export async function startDesktopWorld(display = ':73'): Promise<DesktopWorld> 
       }));
       shown.splice(0, shown.length, ...all);
       return shown;
+    },
+    async restartBus() {
+      for (const p of [dunst, bus]) {
+        p.kill('SIGTERM');
+        await ended(p);
+      }
+      rmSync(join(dir, 'bus'), { force: true });
+      await startBus();
+      if (address !== env.DBUS_SESSION_BUS_ADDRESS) throw new Error(`the bus came back at another address (${address})`);
+      await startDunst();
     },
     atJobs() {
       return execFileSync('atq', [], { encoding: 'utf8' }).split('\n').filter(Boolean);

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   AtScheduler,
   execCommand,
@@ -213,6 +213,24 @@ describe('notifications', () => {
         await n.close();
       }
       expect(await DbusNotifier.available()).toBe(true);
+    });
+
+    it('a session bus that went away and came back is connected to again: the next notification shows at once, its action comes back', async () => {
+      const n = new DbusNotifier();
+      try {
+        const actions: string[] = [];
+        n.onAction((key, spec) => actions.push(`${key}:${spec.target?.id}`));
+        await n.notify({ title: 'Before', body: 'the first bus' });
+        await world.restartBus();
+        // Before the fix this call never settled: the old connection's write went nowhere.
+        const r = await n.notify({ title: 'After', body: 'the bus came back', actions: [{ id: 'open', label: 'Open' }], target: { kind: 'schedule', id: 'rem_2' } });
+        expect(r.via).toBe('dbus');
+        execFileSync('dunstctl', ['action', '0'], { env: { ...process.env, ...world.env } });
+        expect(world.notifications().map((s) => s.body)).toContain('the bus came back');
+        await vi.waitFor(() => expect(actions).toEqual(['open:rem_2']), { timeout: 5000 });
+      } finally {
+        await n.close();
+      }
     });
   });
 });

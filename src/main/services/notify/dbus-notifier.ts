@@ -11,6 +11,8 @@ import { notificationLine } from './index';
 const NAME = 'org.freedesktop.Notifications';
 const PATH = '/org/freedesktop/Notifications';
 const URGENCY = { low: 0, normal: 1, critical: 2 } as const;
+/** A call the notification server has not answered by then fails (and the connection is made again next time). */
+export const DBUS_CALL_TIMEOUT_MS = 10_000;
 
 interface NotificationsIface {
   Notify(app: string, replaces: number, icon: string, summary: string, body: string, actions: string[], hints: Record<string, dbus.Variant>, timeout: number): Promise<number>;
@@ -18,6 +20,9 @@ interface NotificationsIface {
   on(event: 'ActionInvoked', fn: (id: number, key: string) => void): void;
   on(event: 'NotificationClosed', fn: (id: number, reason: number) => void): void;
 }
+
+/** The connection failed under a call (the bus went away): a new connection may well succeed. */
+class BusFailed extends Error {}
 
 export class DbusNotifier implements Notifier {
   private bus: dbus.MessageBus | null = null;
@@ -45,9 +50,11 @@ export class DbusNotifier implements Notifier {
   private connect(): Promise<NotificationsIface> {
     this.iface ??= (async () => {
       if (!process.env.DBUS_SESSION_BUS_ADDRESS) throw new Error('No D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set).');
-      this.bus = dbus.sessionBus();
-      // An unreachable bus reports through 'error' as well as the rejected call: keep it from crashing the process.
-      this.bus.on('error', () => undefined);
+      const bus = dbus.sessionBus();
+      this.bus = bus;
+      // An unreachable or closed bus reports through 'error' (a write to a closed stream never answers the call):
+      // drop this connection so the next call makes a new one, instead of waiting on a bus that went away.
+      bus.on('error', () => this.drop(bus));
       const obj = await this.bus.getProxyObject(NAME, PATH);
       const iface = obj.getInterface(NAME) as unknown as NotificationsIface;
       iface.on('ActionInvoked', (id, key) => {
@@ -61,8 +68,60 @@ export class DbusNotifier implements Notifier {
     return this.iface;
   }
 
+  /** Forgets a connection that failed, if it is still the current one. */
+  private drop(bus: dbus.MessageBus): void {
+    if (this.bus !== bus) return;
+    this.bus = null;
+    this.iface = null;
+    try {
+      bus.disconnect();
+    } catch {
+      // already closed
+    }
+  }
+
+  /** A call's answer, or a clear error when the bus fails or the server does not answer in time. */
+  private answered<T>(start: () => Promise<T>, bus: () => dbus.MessageBus | null): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const fail = (err: Error) => {
+        cleanup();
+        if (on) this.drop(on);
+        reject(err);
+      };
+      const onError = (err: unknown) => fail(new BusFailed(`The D-Bus session bus failed: ${(err as Error)?.message ?? String(err)}`));
+      const timer = setTimeout(() => fail(new Error(`The notification server did not answer within ${DBUS_CALL_TIMEOUT_MS / 1000} s.`)), DBUS_CALL_TIMEOUT_MS);
+      timer.unref();
+      const cleanup = () => {
+        clearTimeout(timer);
+        on?.removeListener('error', onError);
+      };
+      // Listening before the call starts: a write to a closed stream reports its error at once, inside the call.
+      let on: dbus.MessageBus | null = bus();
+      on?.on('error', onError);
+      const call = start();
+      if (!on) {
+        on = bus();
+        on?.on('error', onError);
+      }
+      call.then(
+        (v) => (cleanup(), resolve(v)),
+        (err: unknown) => (cleanup(), reject(err)),
+      );
+    });
+  }
+
+  /** Shows a notification; a connection found closed (the bus restarted) is made again once. */
   async notify(spec: NotificationSpec): Promise<NotifyResult> {
-    const iface = await this.connect();
+    try {
+      return await this.notifyOnce(spec);
+    } catch (err) {
+      if (err instanceof BusFailed) return this.notifyOnce(spec);
+      throw err;
+    }
+  }
+
+  private async notifyOnce(spec: NotificationSpec): Promise<NotifyResult> {
+    const iface = await this.answered(() => this.connect(), () => this.bus);
     const actions: string[] = [];
     for (const a of spec.actions ?? []) actions.push(a.id === 'open' ? 'default' : a.id, a.label);
     const hints: Record<string, dbus.Variant> = {
@@ -73,7 +132,7 @@ export class DbusNotifier implements Notifier {
     // Reminders and approvals stay until seen; transient ones may be dropped by the server.
     if (spec.urgency !== 'low') hints.resident = new dbus.Variant('b', true);
     const replaces = spec.tag ? (this.tags.get(spec.tag) ?? 0) : 0;
-    const id = await iface.Notify(this.appName, replaces, 'dialog-information', notificationLine(spec.title, 80), notificationLine(spec.body), actions, hints, spec.timeoutMs ?? -1);
+    const id = await this.answered(() => iface.Notify(this.appName, replaces, 'dialog-information', notificationLine(spec.title, 80), notificationLine(spec.body), actions, hints, spec.timeoutMs ?? -1), () => this.bus);
     this.shown.set(id, spec);
     if (spec.tag) this.tags.set(spec.tag, id);
     return { via: 'dbus', id: String(id) };
