@@ -17,6 +17,9 @@ export const companionConfigSchema = z.strictObject({
   transcriptionModel: z.string().trim().min(1).max(200).nullable().optional(),
   speechModel: z.string().trim().min(1).max(200).nullable().optional(),
   models: z.array(z.string().trim().min(1).max(200)).max(20).optional(),
+  /** More image and speech models a generate_media call may pick with its `model` argument. */
+  imageModels: z.array(z.string().trim().min(1).max(200)).max(20).optional(),
+  speechModels: z.array(z.string().trim().min(1).max(200)).max(20).optional(),
 });
 export type CompanionConfigView = z.infer<typeof companionConfigSchema>;
 

@@ -62,7 +62,8 @@ export const mediaGroup: HandlerGroup<'readBrowserScreenshot' | 'getCompanion' |
     getCompanion,
     async setCompanion(p) {
       if (p.companion?.provider === 'openai-compatible' && !p.companion.baseURL) throw new DeskhandError('usage', 'An OpenAI-compatible companion needs its base URL.');
-      if (p.companion?.provider === 'anthropic' && p.companion.imageModel) throw new DeskhandError('usage', 'Anthropic has no image generation: leave the image model empty, or choose OpenAI or an OpenAI-compatible server.');
+      if (p.companion?.provider === 'anthropic' && (p.companion.imageModel || p.companion.imageModels?.length)) throw new DeskhandError('usage', 'Anthropic has no image generation: leave the image model empty, or choose OpenAI or an OpenAI-compatible server.');
+      if (p.companion?.provider === 'anthropic' && (p.companion.speechModel || p.companion.speechModels?.length)) throw new DeskhandError('usage', 'Anthropic makes no speech: leave the speech models empty, or choose OpenAI or an OpenAI-compatible server.');
       companionFile.save(p.companion);
       return getCompanion();
     },

@@ -112,6 +112,10 @@ export interface CompanionConfig {
   speechModel?: string | null;
   /** More vision models of the same provider the model may pick per analyze_media call (`model`). */
   models?: string[];
+  /** More image models the model may pick per generate_media kind image call (`model`). */
+  imageModels?: string[];
+  /** More speech models the model may pick per generate_media kind audio call (`model`). */
+  speechModels?: string[];
 }
 
 /** What the companion is asked to look at: images (a picture, a video's frames) and text (a question, a transcript). */
@@ -125,12 +129,18 @@ export interface AnalyzeInput {
 export interface Companion {
   config(): CompanionConfig | null;
   analyze(input: AnalyzeInput, signal?: AbortSignal): Promise<{ text: string; model: string }>;
-  generateImage(prompt: string, size: string | null, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string }>;
+  /** `model`: one of `imageChoices` (default: `imageModel`). */
+  generateImage(prompt: string, opts: { size: string | null; model?: string }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }>;
   /** Speech to text through the provider's transcription API. */
   transcribe(audio: { bytes: Buffer; mime: string }, signal?: AbortSignal): Promise<{ text: string; model: string; language: string | null }>;
   /** Text to speech through the provider's speech API. */
-  speak(text: string, opts: { voice?: string; format: 'mp3' | 'wav' }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }>;
+  speak(text: string, opts: { voice?: string; format: 'mp3' | 'wav'; model?: string }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }>;
 }
 
+const firstThen = (main: string | null | undefined, more: string[] | undefined): string[] => [...new Set([...(main ? [main] : []), ...(more ?? [])])];
 /** The vision models a call may choose: the companion's `model` and its `models`. */
-export const visionModels = (c: CompanionConfig): string[] => [c.model, ...(c.models ?? []).filter((m) => m !== c.model)];
+export const visionModels = (c: CompanionConfig): string[] => firstThen(c.model, c.models);
+/** The image models a generate_media call may choose: `imageModel` and `imageModels`. */
+export const imageChoices = (c: CompanionConfig): string[] => firstThen(c.imageModel, c.imageModels);
+/** The speech models a generate_media call may choose: `speechModel` and `speechModels`. */
+export const speechChoices = (c: CompanionConfig): string[] => firstThen(c.speechModel, c.speechModels);
