@@ -14,6 +14,7 @@ import { openCheckedFile } from '../../runtime/path-guard';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool, type Proposal, type ToolContext } from '../../runtime/tool';
 import {
+  artifactLine,
   FRAME_MAX_EDGE,
   FRAMES_DEFAULT,
   MEDIA_MAX_BYTES,
@@ -192,7 +193,16 @@ export const createAnalyzeMedia = (companion: Companion, media: MediaService, da
 
 const AUDIO_OUT: Record<string, 'mp3' | 'wav'> = { '.mp3': 'mp3', '.wav': 'wav' };
 
-export const createGenerateMedia = (companion: Companion, write: (abs: string, bytes: Uint8Array, ctx: ToolContext) => Promise<void>) =>
+/**
+ * The result's text: what was written and by which model, and last the stored copy the conversation shows (one line of
+ * JSON, services/media/index.ts `artifactOf`).
+ */
+async function written(media: MediaService, abs: string, shown: string, bytes: Buffer, ext: 'png' | 'mp3' | 'wav', mime: string, model: string, what: string): Promise<string> {
+  const kept = await media.storeArtifact(bytes, ext);
+  return `Wrote ${shown}: ${mime}, ${bytes.length} bytes${what}, made by ${model}. The conversation shows it to the person.\n${artifactLine({ ...kept, mime, model, path: abs })}`;
+}
+
+export const createGenerateMedia = (companion: Companion, media: MediaService, write: (abs: string, bytes: Uint8Array, ctx: ToolContext) => Promise<void>) =>
   defineTool({
     name: 'generate_media',
     description:
@@ -229,8 +239,9 @@ export const createGenerateMedia = (companion: Companion, write: (abs: string, b
         try {
           const speech = await companion.speak(args.prompt, { format, ...(args.voice ? { voice: args.voice } : {}), ...model }, ctx.signal);
           if (sniffMedia(speech.bytes)?.kind !== 'audio') throw new ToolError('The speech model returned something that is not audio; nothing was written.');
-          await write(resolvePath(args.path, ctx.state.cwd), speech.bytes, ctx);
-          return { output: `Wrote ${args.path}: ${speech.mime}, ${speech.bytes.length} bytes of speech, made by ${speech.model}.` };
+          const abs = resolvePath(args.path, ctx.state.cwd);
+          await write(abs, speech.bytes, ctx);
+          return { output: await written(media, abs, args.path, speech.bytes, format, speech.mime, speech.model, ' of speech') };
         } catch (err) {
           return asToolError(err);
         }
@@ -240,8 +251,9 @@ export const createGenerateMedia = (companion: Companion, write: (abs: string, b
       try {
         const img = await companion.generateImage(args.prompt, { size: args.size ?? null, ...model }, ctx.signal);
         if (sniffMedia(img.bytes)?.kind !== 'image') throw new ToolError('The image model returned something that is not an image; nothing was written.');
-        await write(resolvePath(args.path, ctx.state.cwd), img.bytes, ctx);
-        return { output: `Wrote ${args.path}: ${img.mime}, ${img.bytes.length} bytes, made by ${img.model}.` };
+        const abs = resolvePath(args.path, ctx.state.cwd);
+        await write(abs, img.bytes, ctx);
+        return { output: await written(media, abs, args.path, img.bytes, 'png', img.mime, img.model, '') };
       } catch (err) {
         return asToolError(err);
       }
