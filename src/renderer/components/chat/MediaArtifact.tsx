@@ -10,6 +10,9 @@ import { useMessages } from '../../state/messages';
 
 export function MediaArtifact({ item }: { item: ToolItem }) {
   if (item.tool !== 'generate_media' || item.status !== 'ok') return null;
+  // A call from before artifacts were kept names none (its file is still where it was written).
+  const cut = item.output !== null && item.outputChars > item.output.length;
+  if (!cut && !item.output?.includes('\nArtifact: ')) return null;
   return <Artifact item={item} />;
 }
 
