@@ -71,8 +71,9 @@ export const METHOD_NAMES = [
   // chat (contract-chat.ts)
   'regenerate',
   'exportConversation',
-  // browser screenshots and the companion model (contract-media.ts)
+  // browser screenshots, generated media and the companion model (contract-media.ts)
   'readBrowserScreenshot',
+  'readMediaArtifact',
   'getCompanion',
   'setCompanion',
   // peers (contract-peers.ts)

@@ -5,7 +5,9 @@
  *     [--routes routes.json]   ({"KEY": [replies…]}: a request whose first user message contains KEY takes the next reply
  *                              of that queue, every other request the script's next; subagents run beside their parent)
  *     [--accept-invalid-because REASON]   (the provider-validity checks are off: the test sends broken bodies on purpose)
- * Prints `{"url": "..."}` on one stdout line once listening; appends each recorded request as a JSON line to --requests.
+ * Prints `{"url": "..."}` on one stdout line once listening; appends each recorded request as a JSON line to --requests
+ * (the audio routes' too: `{"protocol": "audio", path, body: the form fields or JSON body, files: [{field, filename,
+ * contentType, size, sha256}]}`).
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -25,6 +27,12 @@ const server = await startModelServer({
   models: values.models ? values.models.split(',').filter(Boolean) : undefined,
   // Appended synchronously, so the file is complete by the time the client has its answer.
   onRequest: requestsFile ? (request) => appendFileSync(requestsFile, `${JSON.stringify(request)}\n`) : undefined,
+  onAudioRequest: requestsFile
+    ? (r) => {
+        const files = r.files.map(({ field, filename, contentType, size, sha256 }) => ({ field, filename, contentType, size, sha256 }));
+        appendFileSync(requestsFile, `${JSON.stringify({ protocol: 'audio', path: r.path, headers: r.headers, body: r.fields, files })}\n`);
+      }
+    : undefined,
 });
 if (values.routes) {
   const routes = z.record(z.string(), z.array(scriptedReplySchema)).parse(JSON.parse(readFileSync(values.routes, 'utf8')));

@@ -164,6 +164,8 @@ export interface ModelServerOptions {
   acceptInvalidRequestsBecause?: string | undefined;
   /** What `/v1/audio/transcriptions` hears (default "Scripted transcript."). */
   transcript?: string | undefined;
+  /** Called with each request to the audio routes as it is recorded (model-server-main.ts logs them). */
+  onAudioRequest?: ((request: AudioRequest) => void) | undefined;
 }
 
 /** A request the server refused as the real provider would, with the reason. */
@@ -536,7 +538,11 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       res.end(JSON.stringify({ object: 'list', data: options.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) }));
       return;
     }
-    if (await handleAudio(req, res, path, (r) => audioRequests.push(r), () => options.transcript ?? 'Scripted transcript.')) return;
+    const onAudio = (r: AudioRequest) => {
+      audioRequests.push(r);
+      options.onAudioRequest?.(r);
+    };
+    if (await handleAudio(req, res, path, onAudio, () => options.transcript ?? 'Scripted transcript.')) return;
     if (req.method === 'POST' && path === '/v1/images/generations') {
       // Image generation (OpenAI wire format): recorded like chat requests, answered with a small PNG.
       const body = JSON.parse(await readBody(req)) as unknown;

@@ -189,7 +189,7 @@ export const SPEC_PARAMS: Record<string, SpecRow> = {
     params: { 'path:string': 'I', 'question:string': 'I', 'model?:string': 'I' },
   },
   generate_media: {
-    params: { 'prompt:string': 'I', 'kind:enum:image|audio': 'I', 'size?:string': 'D: image size', 'voice?:string': 'D: the speech voice', 'path:string': 'D: where the file is written (the path guard checks it)' },
+    params: { 'prompt:string': 'I', 'kind:enum:image|audio': 'I', 'size?:string': 'D: image size', 'voice?:string': 'D: the speech voice', 'path:string': 'D: where the file is written (the path guard checks it)', 'model?:string': 'I' },
   },
   // ── Compositions ────────────────────────────────────────────────────────────────────────────────────────────
   create_composition: {

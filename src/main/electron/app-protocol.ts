@@ -31,6 +31,8 @@ export const CSP = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
+  // generate_media's speech plays from a data URL in its tool card (MediaArtifact.tsx).
+  "media-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",

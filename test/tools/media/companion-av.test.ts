@@ -141,3 +141,52 @@ describe('generate_media kind audio', () => {
     expect(companion.audioRequests).toHaveLength(2);
   });
 });
+
+describe('generate_media model: a per-call choice among the configured image or speech models', () => {
+  beforeEach(() => {
+    new CompanionModel(dataDir).save({
+      provider: 'openai-compatible',
+      model: 'vision-a',
+      imageModel: 'draw-a',
+      imageModels: ['draw-b'],
+      speechModel: 'tts-1',
+      speechModels: ['tts-hd'],
+      baseURL: companion.baseURL,
+    });
+  });
+
+  it('the chosen model is the one the companion is asked for, and the result names it', async () => {
+    expect((await call('generate_media', { kind: 'image', prompt: 'a dot', path: 'dot.png', model: 'draw-b' })).status).toBe('finished');
+    const gen = companion.requests.filter((r) => r.path === '/v1/images/generations').map((r) => (r.body as { model?: string }).model);
+    expect(gen).toEqual(['draw-b']);
+    expect(toolResult()).toContain('made by draw-b');
+    expect((await call('generate_media', { kind: 'image', prompt: 'a dot', path: 'dot2.png' })).status).toBe('finished');
+    expect(companion.requests.filter((r) => r.path === '/v1/images/generations').map((r) => (r.body as { model?: string }).model)).toEqual(['draw-b', 'draw-a']);
+    expect(toolResult()).toContain('made by draw-a');
+    expect((await call('generate_media', { kind: 'audio', prompt: 'Hello.', path: 'hi.wav', model: 'tts-hd' })).status).toBe('finished');
+    expect(companion.audioRequests.map((r) => r.fields.model)).toEqual(['tts-hd']);
+    expect(toolResult()).toContain('made by tts-hd');
+  });
+
+  it('a model not configured for that kind is refused, naming the configured ones, and nothing is sent or asked', async () => {
+    expect((await call('generate_media', { kind: 'image', prompt: 'a dot', path: 'dot.png', model: 'tts-hd' })).status).toBe('finished');
+    expect(toolResult()).toContain('tts-hd is not one of the image models the person set up for the companion (draw-a, draw-b)');
+    const outcome = await call('generate_media', { kind: 'audio', prompt: 'Hi.', path: 'hi.mp3', model: 'draw-a' }, 'low-risk');
+    expect(outcome.status).toBe('finished'); // refused at the proposal: the person is not asked to approve a call that cannot work
+    expect(store.pendingApprovals(outcome.runId)).toHaveLength(0);
+    expect(toolResult()).toContain('draw-a is not one of the speech models the person set up for the companion (tts-1, tts-hd)');
+    expect(companion.requests).toHaveLength(0);
+    expect(companion.audioRequests).toHaveLength(0);
+  });
+
+  it('the approval names the chosen model; after approval that model is asked', async () => {
+    const outcome = await call('generate_media', { kind: 'audio', prompt: 'Build passed.', path: 'note.mp3', model: 'tts-hd' }, 'low-risk');
+    expect(outcome.status).toBe('parked');
+    const [ask] = store.pendingApprovals(outcome.runId);
+    expect(ask!.preview).toContain('model tts-hd');
+    expect(companion.audioRequests).toHaveLength(0);
+    await runtime.decideApproval(ask!.id, { approved: true }, { provider: provider(), interactive: false });
+    expect(companion.audioRequests.map((r) => r.fields.model)).toEqual(['tts-hd']);
+    expect(readFileSync(join(work, 'note.mp3')).equals(SCRIPTED_MP3)).toBe(true);
+  });
+});

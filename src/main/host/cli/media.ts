@@ -1,6 +1,6 @@
 /**
  * `deskhand media companion set --provider P --model M [--image-model I] [--transcription-model T] [--speech-model S]
- * [--also-model M2]… [--base-url URL] | show | clear`.
+ * [--also-model M2]… [--also-image-model I2]… [--also-speech-model S2]… [--base-url URL] | show | clear`.
  */
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
@@ -11,7 +11,7 @@ export async function mediaCommand(args: string[]): Promise<number> {
   const [what, sub, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
-    options: { 'data-dir': { type: 'string' }, provider: { type: 'string' }, model: { type: 'string' }, 'image-model': { type: 'string' }, 'transcription-model': { type: 'string' }, 'speech-model': { type: 'string' }, 'also-model': { type: 'string', multiple: true }, 'base-url': { type: 'string' }, json: { type: 'boolean' } },
+    options: { 'data-dir': { type: 'string' }, provider: { type: 'string' }, model: { type: 'string' }, 'image-model': { type: 'string' }, 'transcription-model': { type: 'string' }, 'speech-model': { type: 'string' }, 'also-model': { type: 'string', multiple: true }, 'also-image-model': { type: 'string', multiple: true }, 'also-speech-model': { type: 'string', multiple: true }, 'base-url': { type: 'string' }, json: { type: 'boolean' } },
   });
   if (what !== 'companion') throw new DeskhandError('usage', 'media needs companion set|show|clear.');
   const companion = new CompanionModel(resolveDataDir(values['data-dir']));
@@ -27,6 +27,8 @@ export async function mediaCommand(args: string[]): Promise<number> {
           transcriptionModel: values['transcription-model'] ?? null,
           speechModel: values['speech-model'] ?? null,
           models: values['also-model'] ?? [],
+          imageModels: values['also-image-model'] ?? [],
+          speechModels: values['also-speech-model'] ?? [],
         });
       } catch (err) {
         throw new DeskhandError('usage', `Not saved: ${err instanceof Error ? err.message.slice(0, 300) : String(err)}`);
@@ -36,7 +38,7 @@ export async function mediaCommand(args: string[]): Promise<number> {
     }
     case 'show': {
       const c = companion.config();
-      process.stdout.write(values.json ? `${JSON.stringify(c)}\n` : c ? `${c.provider} ${c.model}${c.imageModel ? `, images: ${c.imageModel}` : ''}${c.baseURL ? ` at ${c.baseURL}` : ''}\n` : 'No companion model.\n');
+      process.stdout.write(values.json ? `${JSON.stringify(c)}\n` : c ? `${c.provider} ${c.model}${c.imageModel ? `, images: ${[c.imageModel, ...(c.imageModels ?? [])].join(', ')}` : ''}${c.speechModel ? `, speech: ${[c.speechModel, ...(c.speechModels ?? [])].join(', ')}` : ''}${c.baseURL ? ` at ${c.baseURL}` : ''}\n` : 'No companion model.\n');
       return 0;
     }
     case 'clear':

@@ -34,7 +34,7 @@ export const USAGE = `Usage:
   deskhand mcp add NAME --url URL [--sse] [--header K=V]… [--oauth] [--tier T] | list [--json] | remove NAME | test NAME
   deskhand profiles list [--json] | add NAME [--system TEXT] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] [--custom-tools FILE] | remove NAME
   deskhand compositions list | show ID | export ID [--version N] --out FILE.zip|FOLDER | remote add NAME REPO --branch B [--url PAGES_URL] | remote list | remote remove NAME
-  deskhand media companion set --provider P --model M [--image-model I] [--transcription-model T] [--speech-model S] [--also-model M2]… [--base-url URL] | show | clear
+  deskhand media companion set --provider P --model M [--image-model I] [--transcription-model T] [--speech-model S] [--also-model M2]… [--also-image-model I2]… [--also-speech-model S2]… [--base-url URL] | show | clear
   deskhand subagents list [--conversation ID] | show ID | steer ID MESSAGE | wait ID [--timeout S] | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
   deskhand conversations export ID [--out FILE] [--data-dir DIR]   (Markdown: messages, tool calls, outputs; no secrets)
   deskhand workflows list [--conversation ID] | show ID | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]

@@ -92,6 +92,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       "script-src 'self'",
       "style-src 'self'",
       "img-src 'self' data:",
+      "media-src 'self' data:",
       "font-src 'self'",
       `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
       "object-src 'none'",

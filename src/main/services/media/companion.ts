@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
 import { KEY_ENV } from '../providers/config';
-import { visionModels, type AnalyzeInput, type Companion, type CompanionConfig } from './index';
+import { imageChoices, speechChoices, visionModels, type AnalyzeInput, type Companion, type CompanionConfig } from './index';
 
 const schema = z.strictObject({
   provider: z.enum(['anthropic', 'openai', 'openai-compatible']),
@@ -20,7 +20,17 @@ const schema = z.strictObject({
   transcriptionModel: z.string().min(1).max(200).nullable().default(null),
   speechModel: z.string().min(1).max(200).nullable().default(null),
   models: z.array(z.string().min(1).max(200)).max(20).default([]),
+  imageModels: z.array(z.string().min(1).max(200)).max(20).default([]),
+  speechModels: z.array(z.string().min(1).max(200)).max(20).default([]),
 });
+
+/** The model a call chose, checked against the ones the person configured (`what` names the kind in the message). */
+function pick(allowed: string[], chosen: string | undefined, what: string): string {
+  const model = chosen ?? allowed[0];
+  if (!model) throw new DeskhandError('unsupported', `The companion has no ${what} model.`);
+  if (!allowed.includes(model)) throw new DeskhandError('usage', `${model} is not one of the ${what} models the person set up for the companion (${allowed.join(', ')}); choose one of those, or leave model out.`);
+  return model;
+}
 
 export class CompanionModel implements Companion {
   private readonly path: string;
@@ -100,13 +110,14 @@ export class CompanionModel implements Companion {
     return { text: res.text, model: c.transcriptionModel, language: res.language ?? null };
   }
 
-  async speak(text: string, opts: { voice?: string; format: 'mp3' | 'wav' }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }> {
+  async speak(text: string, opts: { voice?: string; format: 'mp3' | 'wav'; model?: string }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }> {
     const c = await this.need();
-    if (!c.speechModel) throw new DeskhandError('unsupported', 'The companion has no speech model. The person adds one with `deskhand media companion set … --speech-model NAME` (e.g. gpt-4o-mini-tts).');
+    if (!speechChoices(c).length) throw new DeskhandError('unsupported', 'The companion has no speech model. The person adds one with `deskhand media companion set … --speech-model NAME` (e.g. gpt-4o-mini-tts).');
+    const chosen = pick(speechChoices(c), opts.model, 'speech');
     const provider = await this.audioProvider(c, 'speech');
     const { experimental_generateSpeech: generateSpeech } = await import('ai');
     const res = await generateSpeech({
-      model: provider.speech(c.speechModel),
+      model: provider.speech(chosen),
       text,
       outputFormat: opts.format,
       // OpenAI's speech API needs a voice: alloy unless the call names one.
@@ -114,22 +125,24 @@ export class CompanionModel implements Companion {
       maxRetries: 1,
       ...(signal ? { abortSignal: signal } : {}),
     });
-    return { bytes: Buffer.from(res.audio.uint8Array), mime: res.audio.mediaType ?? (opts.format === 'wav' ? 'audio/wav' : 'audio/mpeg'), model: c.speechModel };
+    return { bytes: Buffer.from(res.audio.uint8Array), mime: res.audio.mediaType ?? (opts.format === 'wav' ? 'audio/wav' : 'audio/mpeg'), model: chosen };
   }
 
-  async generateImage(prompt: string, size: string | null, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string }> {
+  async generateImage(prompt: string, opts: { size: string | null; model?: string }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }> {
     const c = await this.need();
-    if (!c.imageModel) throw new DeskhandError('unsupported', 'The companion has no image model. The person adds one with `deskhand media companion set … --image-model NAME`.');
+    const size = opts.size;
+    if (!imageChoices(c).length) throw new DeskhandError('unsupported', 'The companion has no image model. The person adds one with `deskhand media companion set … --image-model NAME`.');
     if (c.provider === 'anthropic') throw new DeskhandError('unsupported', 'Anthropic has no image generation; set an OpenAI or OpenAI-compatible companion for generate_media.');
+    const chosen = pick(imageChoices(c), opts.model, 'image');
     const baseURL = c.baseURL ?? undefined;
     const [{ createOpenAI }, { createOpenAICompatible }, { generateImage }] = await Promise.all([import('@ai-sdk/openai'), import('@ai-sdk/openai-compatible'), import('ai')]);
     const model =
       c.provider === 'openai'
-        ? createOpenAI({ apiKey: c.apiKey ?? '', baseURL }).image(c.imageModel)
-        : createOpenAICompatible({ name: 'companion', baseURL: baseURL ?? '', apiKey: c.apiKey ?? undefined }).imageModel(c.imageModel);
+        ? createOpenAI({ apiKey: c.apiKey ?? '', baseURL }).image(chosen)
+        : createOpenAICompatible({ name: 'companion', baseURL: baseURL ?? '', apiKey: c.apiKey ?? undefined }).imageModel(chosen);
     const res = await generateImage({ model, prompt, n: 1, maxRetries: 1, ...(size ? { size: size as `${number}x${number}` } : {}), ...(signal ? { abortSignal: signal } : {}) });
     const img = res.images[0];
     if (!img) throw new DeskhandError('internal', 'The image model returned no image.');
-    return { bytes: Buffer.from(img.uint8Array), mime: img.mediaType ?? 'image/png' };
+    return { bytes: Buffer.from(img.uint8Array), mime: img.mediaType ?? 'image/png', model: chosen };
   }
 }

@@ -4,10 +4,20 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Jimp from 'jimp';
 import { DeskhandError } from '../../../shared/errors';
-import { IMAGE_FULL_MAX_EDGE, IMAGE_MAX_BYTES, IMAGE_MAX_EDGE, type MediaService, type PrepareOptions, type PreparedImage } from './index';
+import { ARTIFACT_DIR, IMAGE_FULL_MAX_EDGE, IMAGE_MAX_BYTES, IMAGE_MAX_EDGE, type ArtifactExt, type MediaService, type PrepareOptions, type PreparedImage } from './index';
 
 export class JimpMedia implements MediaService {
   constructor(private readonly dataDir: string) {}
+
+  async storeArtifact(bytes: Buffer, ext: ArtifactExt): Promise<{ sha256: string; ext: ArtifactExt }> {
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const dir = join(this.dataDir, ...ARTIFACT_DIR);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const tmp = join(dir, `.${sha256}.${process.pid}.tmp`);
+    writeFileSync(tmp, bytes, { mode: 0o600 });
+    renameSync(tmp, join(dir, `${sha256}.${ext}`));
+    return { sha256, ext };
+  }
 
   async prepareImage(bytes: Buffer, opts: PrepareOptions = {}): Promise<PreparedImage> {
     // jimp loads with the first image prepared.

@@ -37,6 +37,51 @@ export interface MediaService {
    * at most `IMAGE_MAX_BYTES`; with `fullResolution` neither), re-encodes and stores the image.
    */
   prepareImage(bytes: Buffer, opts?: PrepareOptions): Promise<PreparedImage>;
+  /**
+   * Keeps a copy of what generate_media made in the media store (`<dataDir>/media/artifacts/<sha256>.<ext>`), the only
+   * place the conversation's artifact view reads from (host/app/media-artifacts.ts).
+   */
+  storeArtifact(bytes: Buffer, ext: ArtifactExt): Promise<{ sha256: string; ext: ArtifactExt }>;
+}
+
+/** What generate_media writes and the conversation shows. */
+export const ARTIFACT_EXTS = ['png', 'mp3', 'wav'] as const;
+export type ArtifactExt = (typeof ARTIFACT_EXTS)[number];
+export const ARTIFACT_MIME: Record<ArtifactExt, string> = { png: 'image/png', mp3: 'audio/mpeg', wav: 'audio/wav' };
+/** The folder of generated artifacts, under the data dir. */
+export const ARTIFACT_DIR = ['media', 'artifacts'] as const;
+
+/**
+ * The last line of a generate_media result: the artifact it stored, as one line of JSON (a path or model with a newline
+ * stays on that line). The host reads it back from the stored result (artifactOf) and serves only that stored copy.
+ */
+export interface ArtifactRecord {
+  sha256: string;
+  ext: ArtifactExt;
+  mime: string;
+  model: string;
+  /** The file written where the path guard checked. */
+  path: string;
+}
+export const ARTIFACT_PREFIX = 'Artifact: ';
+export const artifactLine = (a: ArtifactRecord): string => `${ARTIFACT_PREFIX}${JSON.stringify(a)}`;
+
+/** The artifact a generate_media result names on its last line, or null (a failed call, another tool's output). */
+export function artifactOf(output: string | null): ArtifactRecord | null {
+  if (!output) return null;
+  const last = output.slice(output.lastIndexOf('\n') + 1);
+  if (!last.startsWith(ARTIFACT_PREFIX)) return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(last.slice(ARTIFACT_PREFIX.length));
+  } catch {
+    return null;
+  }
+  const r = v as Partial<ArtifactRecord> | null;
+  if (!r || typeof r !== 'object' || typeof r.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(r.sha256)) return null;
+  if (typeof r.ext !== 'string' || !(ARTIFACT_EXTS as readonly string[]).includes(r.ext)) return null;
+  if (typeof r.model !== 'string' || typeof r.path !== 'string') return null;
+  return { sha256: r.sha256, ext: r.ext, mime: ARTIFACT_MIME[r.ext], model: r.model, path: r.path };
 }
 
 /** What ffprobe says of an audio or video file. */
@@ -112,6 +157,10 @@ export interface CompanionConfig {
   speechModel?: string | null;
   /** More vision models of the same provider the model may pick per analyze_media call (`model`). */
   models?: string[];
+  /** More image models the model may pick per generate_media kind image call (`model`). */
+  imageModels?: string[];
+  /** More speech models the model may pick per generate_media kind audio call (`model`). */
+  speechModels?: string[];
 }
 
 /** What the companion is asked to look at: images (a picture, a video's frames) and text (a question, a transcript). */
@@ -125,12 +174,18 @@ export interface AnalyzeInput {
 export interface Companion {
   config(): CompanionConfig | null;
   analyze(input: AnalyzeInput, signal?: AbortSignal): Promise<{ text: string; model: string }>;
-  generateImage(prompt: string, size: string | null, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string }>;
+  /** `model`: one of `imageChoices` (default: `imageModel`). */
+  generateImage(prompt: string, opts: { size: string | null; model?: string }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }>;
   /** Speech to text through the provider's transcription API. */
   transcribe(audio: { bytes: Buffer; mime: string }, signal?: AbortSignal): Promise<{ text: string; model: string; language: string | null }>;
   /** Text to speech through the provider's speech API. */
-  speak(text: string, opts: { voice?: string; format: 'mp3' | 'wav' }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }>;
+  speak(text: string, opts: { voice?: string; format: 'mp3' | 'wav'; model?: string }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }>;
 }
 
+const firstThen = (main: string | null | undefined, more: string[] | undefined): string[] => [...new Set([...(main ? [main] : []), ...(more ?? [])])];
 /** The vision models a call may choose: the companion's `model` and its `models`. */
-export const visionModels = (c: CompanionConfig): string[] => [c.model, ...(c.models ?? []).filter((m) => m !== c.model)];
+export const visionModels = (c: CompanionConfig): string[] => firstThen(c.model, c.models);
+/** The image models a generate_media call may choose: `imageModel` and `imageModels`. */
+export const imageChoices = (c: CompanionConfig): string[] => firstThen(c.imageModel, c.imageModels);
+/** The speech models a generate_media call may choose: `speechModel` and `speechModels`. */
+export const speechChoices = (c: CompanionConfig): string[] => firstThen(c.speechModel, c.speechModels);

@@ -20,7 +20,7 @@ import { conversationsModule, type ConversationPatch, type ConversationRow, type
 import { inputRequestsModule, type ApprovalRow, type NewApproval, type PendingApprovalContextRow } from './modules/input-requests';
 import { STORE_MODULES } from './modules/index';
 import { rulesModule, type RuleRow } from './modules/rules';
-import { runsModule, type MessageMatchRow, type MessageRow, type NewRun, type NewToolCall, type RunPatch, type RunRow, type ToolCallPatch, type ToolCallRow } from './modules/runs';
+import { runsModule, type MessageMatchRow, type MessageRow, type NewRun, type NewToolCall, type RunPatch, type RunRow, type ToolCallPatch, type ToolCallRow, type ToolCallStatus } from './modules/runs';
 import { secretsCatalogModule, type SecretDescription } from './modules/secrets-catalog';
 import { tasksModule, type TaskQueries } from './modules/tasks';
 import { urlGrantsModule } from './modules/url-grants';
@@ -304,8 +304,8 @@ export class Store {
     return this.#runs.toolCallsForConversation(conversationId);
   }
 
-  /** The full output of a call of this conversation's run, or undefined when there is no such call. */
-  toolCallOutput(conversationId: string, runId: string, callId: string): { output: string | null } | undefined {
+  /** The full output of a call of this conversation's run (with its tool and how it ended), or undefined when there is no such call. */
+  toolCallOutput(conversationId: string, runId: string, callId: string): { output: string | null; tool: string; status: ToolCallStatus; is_error: number } | undefined {
     return this.#runs.toolCallOutput(conversationId, runId, callId);
   }
 

@@ -14,10 +14,13 @@ import { openCheckedFile } from '../../runtime/path-guard';
 import { resolvePath } from '../../runtime/resolve-path';
 import { defineTool, type Proposal, type ToolContext } from '../../runtime/tool';
 import {
+  artifactLine,
   FRAME_MAX_EDGE,
   FRAMES_DEFAULT,
   MEDIA_MAX_BYTES,
+  imageChoices,
   sniffMedia,
+  speechChoices,
   visionModels,
   type AvTools,
   type Companion,
@@ -68,8 +71,30 @@ export function analyzeProposal(companion: Companion, args: { path: string; ques
   };
 }
 
-export function generateProposal(companion: Companion, args: { prompt: string; path: string; size?: string | undefined; kind: 'image' | 'audio'; voice?: string | undefined }, ctx: ToolContext): Proposal {
-  const to = destination(companion.config(), args.kind === 'audio' ? 'speechModel' : 'imageModel');
+/** The models a generate_media call of this kind may choose, with the default first (none: no companion, or none of that kind). */
+const generateChoices = (c: CompanionConfig | null, kind: 'image' | 'audio'): string[] => (c ? (kind === 'audio' ? speechChoices(c) : imageChoices(c)) : []);
+
+/** A `model` the person did not configure for this kind is refused, naming the ones they did (before asking, and again before sending). */
+function checkGenerateModel(c: CompanionConfig | null, args: { kind: 'image' | 'audio'; model?: string | undefined }): void {
+  if (!c || !args.model) return;
+  const choices = generateChoices(c, args.kind);
+  if (choices.includes(args.model)) return;
+  const what = args.kind === 'audio' ? 'speech' : 'image';
+  throw new ToolError(
+    choices.length
+      ? `${args.model} is not one of the ${what} models the person set up for the companion (${choices.join(', ')}); choose one of those, or leave model out.`
+      : `The companion has no ${what} model, so ${args.model} cannot be used; the person adds ${what} models in Settings → Companion model.`,
+  );
+}
+
+export function generateProposal(
+  companion: Companion,
+  args: { prompt: string; path: string; size?: string | undefined; kind: 'image' | 'audio'; voice?: string | undefined; model?: string | undefined },
+  ctx: ToolContext,
+): Proposal {
+  const c = companion.config();
+  checkGenerateModel(c, args);
+  const to = destination(c, args.kind === 'audio' ? 'speechModel' : 'imageModel', args.model ?? generateChoices(c, args.kind)[0]);
   const where = resolvePath(args.path, ctx.state.cwd);
   const what = args.kind === 'audio' ? 'a text to speak' : 'an image prompt';
   return {
@@ -168,13 +193,23 @@ export const createAnalyzeMedia = (companion: Companion, media: MediaService, da
 
 const AUDIO_OUT: Record<string, 'mp3' | 'wav'> = { '.mp3': 'mp3', '.wav': 'wav' };
 
-export const createGenerateMedia = (companion: Companion, write: (abs: string, bytes: Uint8Array, ctx: ToolContext) => Promise<void>) =>
+/**
+ * The result's text: what was written and by which model, and last the stored copy the conversation shows (one line of
+ * JSON, services/media/index.ts `artifactOf`).
+ */
+async function written(media: MediaService, abs: string, shown: string, bytes: Buffer, ext: 'png' | 'mp3' | 'wav', mime: string, model: string, what: string): Promise<string> {
+  const kept = await media.storeArtifact(bytes, ext);
+  return `Wrote ${shown}: ${mime}, ${bytes.length} bytes${what}, made by ${model}. The conversation shows it to the person.\n${artifactLine({ ...kept, mime, model, path: abs })}`;
+}
+
+export const createGenerateMedia = (companion: Companion, media: MediaService, write: (abs: string, bytes: Uint8Array, ctx: ToolContext) => Promise<void>) =>
   defineTool({
     name: 'generate_media',
     description:
       'Make an image from a prompt (kind image, saved as .png) with the companion image model, or speech from a text (kind audio, ' +
       'saved as .mp3 or .wav) with the companion speech model, and save it to path. The prompt or text is sent to that model\'s ' +
-      'provider. For charts and diagrams with exact numbers prefer an SVG or HTML composition.',
+      'provider. model picks one of the configured image or speech models for this call. The result is shown in the conversation. ' +
+      'For charts and diagrams with exact numbers prefer an SVG or HTML composition.',
     params: z
       .object({
         prompt: z.string().min(1).max(4000).describe('image: what the image should show; audio: the text to speak.'),
@@ -182,6 +217,7 @@ export const createGenerateMedia = (companion: Companion, write: (abs: string, b
         size: z.string().regex(/^\d{2,4}x\d{2,4}$/).optional().describe('image: WIDTHxHEIGHT, e.g. 1024x1024 (the model may support only some sizes).'),
         voice: z.string().min(1).max(60).optional().describe('audio: the voice (the provider\'s names, e.g. alloy, nova).'),
         path: z.string().min(1).describe('Where to save it: .png for an image, .mp3 or .wav for audio.'),
+        model: z.string().min(1).max(200).optional().describe('One of the image models (kind image) or speech models (kind audio) the person configured for the companion (default: its main one).'),
       })
       .strict(),
     risk: 'high-risk',
@@ -194,15 +230,18 @@ export const createGenerateMedia = (companion: Companion, write: (abs: string, b
     presentation: { title: 'Make an image or speech', icon: 'file', summary: (args) => `${args.path}: ${args.prompt.slice(0, 60)}` },
     timeoutMs: 180_000,
     async execute(args, ctx) {
+      checkGenerateModel(companion.config(), args);
+      const model = args.model ? { model: args.model } : {};
       if (args.kind === 'audio') {
         const format = AUDIO_OUT[/\.[^.]+$/.exec(args.path.toLowerCase())?.[0] ?? ''];
         if (!format) throw new ToolError(`${args.path} does not end in .mp3 or .wav; name the audio file to write.`);
         if (args.size) throw new ToolError('size is for images; leave it out for audio.');
         try {
-          const speech = await companion.speak(args.prompt, { format, ...(args.voice ? { voice: args.voice } : {}) }, ctx.signal);
+          const speech = await companion.speak(args.prompt, { format, ...(args.voice ? { voice: args.voice } : {}), ...model }, ctx.signal);
           if (sniffMedia(speech.bytes)?.kind !== 'audio') throw new ToolError('The speech model returned something that is not audio; nothing was written.');
-          await write(resolvePath(args.path, ctx.state.cwd), speech.bytes, ctx);
-          return { output: `Wrote ${args.path}: ${speech.mime}, ${speech.bytes.length} bytes of speech, made by ${speech.model}.` };
+          const abs = resolvePath(args.path, ctx.state.cwd);
+          await write(abs, speech.bytes, ctx);
+          return { output: await written(media, abs, args.path, speech.bytes, format, speech.mime, speech.model, ' of speech') };
         } catch (err) {
           return asToolError(err);
         }
@@ -210,10 +249,11 @@ export const createGenerateMedia = (companion: Companion, write: (abs: string, b
       if (!/\.png$/i.test(args.path)) throw new ToolError(`${args.path} does not end in .png; name the PNG file to write.`);
       if (args.voice) throw new ToolError('voice is for audio; leave it out for images.');
       try {
-        const img = await companion.generateImage(args.prompt, args.size ?? null, ctx.signal);
+        const img = await companion.generateImage(args.prompt, { size: args.size ?? null, ...model }, ctx.signal);
         if (sniffMedia(img.bytes)?.kind !== 'image') throw new ToolError('The image model returned something that is not an image; nothing was written.');
-        await write(resolvePath(args.path, ctx.state.cwd), img.bytes, ctx);
-        return { output: `Wrote ${args.path}: ${img.mime}, ${img.bytes.length} bytes, made by ${companion.config()?.imageModel ?? 'the image model'}.` };
+        const abs = resolvePath(args.path, ctx.state.cwd);
+        await write(abs, img.bytes, ctx);
+        return { output: await written(media, abs, args.path, img.bytes, 'png', img.mime, img.model, '') };
       } catch (err) {
         return asToolError(err);
       }

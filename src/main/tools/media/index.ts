@@ -26,7 +26,7 @@ export function createMediaFamily(deps: MediaDeps): { tools: ToolDefinition[] } 
     tools: [
       createReadMediaFile(deps.media, deps.av ?? null),
       ...(deps.presence ? [createWhoIsHere(deps.presence)] : []),
-      ...(c ? [createAnalyzeMedia(c.model, deps.media, c.dataDir, deps.av ?? null), createGenerateMedia(c.model, c.write)] : []),
+      ...(c ? [createAnalyzeMedia(c.model, deps.media, c.dataDir, deps.av ?? null), createGenerateMedia(c.model, deps.media, c.write)] : []),
     ] as unknown as ToolDefinition[],
   };
 }

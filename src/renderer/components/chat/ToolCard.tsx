@@ -12,6 +12,7 @@ import { useToolLook } from '../../state/tools';
 import { ArgsView } from '../common/ArgsView';
 import { ToolOutput } from './ToolOutput';
 import { BrowserCardShots } from './BrowserCardShots';
+import { MediaArtifact } from './MediaArtifact';
 import { Screenshots } from '../computer/ComputerUse';
 import { STATUS_LABEL, formatDuration } from '../common/tool-status';
 import { DiffView } from '../common/DiffView';
@@ -71,6 +72,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
         </span>
       </button>
       <BrowserCardShots item={item} />
+      <MediaArtifact item={item} />
       {!open && item.status === 'running' && shown && shown.text && <LiveTail tool={item.tool} text={shown.text} />}
       {open && (
         <div className="tool-body">

@@ -10,8 +10,8 @@ import { Feedback } from '../common/Feedback';
 
 type Provider = CompanionConfigView['provider'];
 const LABEL: Record<Provider, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible' };
-const blank = { provider: 'openai' as Provider, model: '', imageModel: '', baseURL: '', transcriptionModel: '', speechModel: '', models: '' };
-/** The "also" field: more vision models a call may pick with its `model` argument, separated by commas or spaces. */
+const blank = { provider: 'openai' as Provider, model: '', imageModel: '', baseURL: '', transcriptionModel: '', speechModel: '', models: '', imageModels: '', speechModels: '' };
+/** An "also" field: more vision, image or speech models a call may pick with its `model` argument, separated by commas or spaces. */
 const modelList = (text: string) => [...new Set(text.split(/[\s,]+/).map((m) => m.trim()).filter(Boolean))];
 
 export function CompanionSettings() {
@@ -34,6 +34,8 @@ export function CompanionSettings() {
             transcriptionModel: r.companion.transcriptionModel ?? '',
             speechModel: r.companion.speechModel ?? '',
             models: (r.companion.models ?? []).join(', '),
+            imageModels: (r.companion.imageModels ?? []).join(', '),
+            speechModels: (r.companion.speechModels ?? []).join(', '),
           }
         : blank,
     );
@@ -60,6 +62,8 @@ export function CompanionSettings() {
             transcriptionModel: draft.transcriptionModel.trim() || null,
             speechModel: draft.speechModel.trim() || null,
             models: modelList(draft.models),
+            imageModels: draft.provider === 'anthropic' ? [] : modelList(draft.imageModels),
+            speechModels: draft.provider === 'anthropic' ? [] : modelList(draft.speechModels),
           };
       show(await api().setCompanion({ companion }));
       setStatus(clear ? 'Companion model cleared: analyze_media and generate_media are off.' : 'Companion model saved.');
@@ -74,7 +78,7 @@ export function CompanionSettings() {
         Companion model
       </h2>
       <p className="muted small">
-        analyze_media sends an image and a question to this vision model; generate_media makes images with the image model and speech with the speech model; a recording goes to the transcription model. Both send data out, so they ask
+        analyze_media sends an image and a question to this vision model; generate_media makes images with the image model and speech with the speech model (or one of the "also" models a call names); a recording goes to the transcription model. Both send data out, so they ask
         like any egress.
       </p>
       <label className="field">
@@ -131,6 +135,28 @@ export function CompanionSettings() {
           value={draft.models}
           placeholder="gpt-4o, gpt-4.1-mini"
           onChange={(e) => setDraft({ ...draft, models: e.target.value })}
+          spellCheck={false}
+        />
+      </label>
+      <label className="field">
+        <span>Also these image models (optional; a generate_media call picks one with its model argument)</span>
+        <input
+          aria-label="Companion also image models"
+          value={draft.imageModels}
+          placeholder={draft.provider === 'anthropic' ? 'Anthropic makes no images' : 'dall-e-3'}
+          disabled={draft.provider === 'anthropic'}
+          onChange={(e) => setDraft({ ...draft, imageModels: e.target.value })}
+          spellCheck={false}
+        />
+      </label>
+      <label className="field">
+        <span>Also these speech models (optional; a generate_media call picks one with its model argument)</span>
+        <input
+          aria-label="Companion also speech models"
+          value={draft.speechModels}
+          placeholder={draft.provider === 'anthropic' ? 'Anthropic makes no speech' : 'tts-1-hd'}
+          disabled={draft.provider === 'anthropic'}
+          onChange={(e) => setDraft({ ...draft, speechModels: e.target.value })}
           spellCheck={false}
         />
       </label>

@@ -290,8 +290,8 @@ export const runsModule = defineStoreModule({
     toolCallsForConversation: (conversationId: string) =>
       sql.all<ToolCallRow>('SELECT tc.* FROM tool_calls tc JOIN runs r ON r.id = tc.run_id WHERE r.conversation_id = ?', conversationId),
     toolCallOutput: (conversationId: string, runId: string, callId: string) =>
-      sql.one<{ output: string | null }>(
-        'SELECT tc.output AS output FROM tool_calls tc JOIN runs r ON r.id = tc.run_id WHERE r.conversation_id = ? AND tc.run_id = ? AND tc.call_id = ?',
+      sql.one<{ output: string | null; tool: string; status: ToolCallStatus; is_error: number }>(
+        'SELECT tc.output AS output, tc.tool AS tool, tc.status AS status, tc.is_error AS is_error FROM tool_calls tc JOIN runs r ON r.id = tc.run_id WHERE r.conversation_id = ? AND tc.run_id = ? AND tc.call_id = ?',
         conversationId,
         runId,
         callId,
