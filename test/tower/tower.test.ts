@@ -219,6 +219,9 @@ describe('Tower', () => {
     const session = h.runtime.tower.rows.activeFor(conv.id)!;
     const a = h.runtime.tower.rows.mission(session.id, 'a')!;
     const workerReqs = h.server.requests.filter((r) => firstUser(r).includes('You are worker-a,'));
+    // The first worker is told the branch made for it (it read "on branch null" before).
+    expect(firstUser(workerReqs[0]!)).toContain(`on branch ${a.branch}.`);
+    expect(a.branch).toBe(`tower/${session.id}/a`);
     expect(textOf(lastMessage(workerReqs[1]!).content)).toMatch(/Denied by policy: .*mission a may change only src\/a\/\*\* in its worktree; outside its scope: .*src\/b\/impl\.txt/);
     expect(existsSync(join(a.worktree!, 'src', 'b', 'impl.txt'))).toBe(false);
     // Escalated: the tower's inbox holds the request.

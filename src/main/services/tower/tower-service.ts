@@ -189,7 +189,9 @@ export class TowerService {
     // A mission has one worker (spawned again, it keeps its name and inbox); reviewers are numbered.
     const n = this.rows.agents(s.id).filter((a) => a.mission_id === m.id && a.role === input.role).length + 1;
     const name = input.role === 'worker' ? `worker-${m.id}` : `reviewer-${m.id}${n > 1 ? `-${n}` : ''}`;
-    const prompt = input.role === 'worker' ? this.workerPrompt(s, m, name, input.instructions, conflicted) : this.reviewerPrompt(s, m, name, input.instructions);
+    // The mission as it is now: a first worker's branch and worktree were made just above.
+    const now = { ...m, branch, worktree };
+    const prompt = input.role === 'worker' ? this.workerPrompt(s, now, name, input.instructions, conflicted) : this.reviewerPrompt(s, now, name, input.instructions);
     const child = await this.opts.subagents.spawn(
       { prompt, description: `${name}: ${m.title}`.slice(0, 120), type: input.role === 'worker' ? 'coder' : 'explore', background: true, workspace: { folder: worktree, cwd: worktree, roots: [worktree] } },
       { runId: ctx.runId, conversationId: ctx.conversationId, callId: ctx.callId, signal: ctx.signal },
