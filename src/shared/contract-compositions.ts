@@ -1,6 +1,6 @@
 /**
  * The contract's compositions area: the artifacts the agent makes and the person reviews (versions, sources, the
- * viewer's URL, reviews). Pure.
+ * viewer's URL, reviews, a review as an event of the transcript, the viewer's exports and print). Pure.
  */
 import { z } from 'zod';
 import { conversationIdSchema } from './contract-ids';
@@ -37,6 +37,33 @@ export const compositionDetailSchema = compositionSummarySchema.extend({
 export type CompositionDetailView = z.infer<typeof compositionDetailSchema>;
 const compositionVersionParams = z.strictObject({ id: compositionIdSchema, version: z.number().int().positive() });
 
+export const compositionExportSchema = z.strictObject({
+  /** A file name for the download (the title, the version and the format's extension). */
+  name: z.string(),
+  mime: z.string(),
+  /** The bytes, base64. */
+  base64: z.string(),
+  bytes: z.number().int(),
+});
+export type CompositionExportView = z.infer<typeof compositionExportSchema>;
+
+/**
+ * A review the person gave in the composition viewer (Comment, Ask for changes, Approve), as an event of the
+ * transcript: the model received it with Deskhand's instructions; the person sees what they did, never those words.
+ */
+export const reviewItemSchema = z.strictObject({
+  kind: z.literal('review'),
+  id: z.string(),
+  runId: z.string().nullable(),
+  composition: z.string(),
+  title: z.string(),
+  version: z.number().int(),
+  action: z.enum(['comment', 'approve', 'changes']),
+  /** The person's own words (empty for a plain approval). */
+  text: z.string(),
+  at: z.number(),
+});
+
 export const compositionMethods = {
   /** Compositions of one conversation (or all), newest first. */
   listCompositions: { params: z.strictObject({ conversationId: conversationIdSchema.optional() }), result: z.strictObject({ compositions: z.array(compositionSummarySchema) }) },
@@ -59,5 +86,22 @@ export const compositionMethods = {
   reviewComposition: {
     params: compositionVersionParams.extend({ action: z.enum(['comment', 'approve', 'changes']), text: z.string().max(20_000).default('') }),
     result: z.strictObject({ composition: compositionDetailSchema, runId: z.string().nullable(), note: z.string().nullable() }),
+  },
+  /**
+   * One version of a composition as the person asked for it in the viewer: `file` (its own bytes), `pdf` (printed as
+   * create_pdf prints it, in main: no model, no approval — the person asked) or `zip` (as `deskhand compositions export`).
+   */
+  exportComposition: {
+    params: z.strictObject({ id: compositionIdSchema, version: z.number().int().positive(), as: z.enum(['file', 'pdf', 'zip']) }),
+    result: compositionExportSchema,
+  },
+  /**
+   * Print: the version's PDF (as `exportComposition` `pdf` makes it) behind a short-lived same-host ticket URL, which
+   * the app loads into a hidden frame of its own and prints (a `blob:` frame would need the app's policy to allow
+   * blob: frames, which a composition could then navigate its own frame to).
+   */
+  printComposition: {
+    params: z.strictObject({ id: compositionIdSchema, version: z.number().int().positive() }),
+    result: z.strictObject({ url: z.string() }),
   },
 };

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { MAX_ATTACHMENTS } from './attachments';
 import { attachmentInputSchema, attachmentViewSchema, clearedSchema, messageItemIdSchema, turnUsageSchema } from './contract-chat';
 import { TOOL_ITEM_STATUSES } from './contract-names';
-import { reviewItemSchema } from './contract-journeys';
+import { reviewItemSchema } from './contract-compositions';
 import { boundedText as text, conversationIdSchema, noParams as none, okResult as ok, policySchema, riskSchema, runIdSchema, sandboxModeSchema } from './contract-ids';
 
 export const conversationSummarySchema = z.strictObject({
@@ -84,7 +84,7 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     ),
     at: z.number(),
   }),
-  // A composition review from the viewer (contract-journeys.ts).
+  // A composition review from the viewer (contract-compositions.ts).
   reviewItemSchema,
 ]);
 export type MessageItem = z.infer<typeof messageItemSchema>;

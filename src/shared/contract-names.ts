@@ -90,7 +90,7 @@ export const METHOD_NAMES = [
   'getConversationTools',
   'setConversationFamilies',
   'getSystemPrompt',
-  // the viewer's exports and the web folder browser (contract-journeys.ts)
+  // the viewer's exports (contract-compositions.ts) and the web folder browser (contract-folders.ts)
   'exportComposition',
   'printComposition',
   'listFolders',

@@ -13,7 +13,7 @@ import { subagentMethods } from './contract-subagents';
 import { chatMethods } from './contract-chat';
 import { mediaMethods } from './contract-media';
 import { peerMethods } from './contract-peers';
-import { journeysMethods } from './contract-journeys';
+import { folderMethods } from './contract-folders';
 import { workflowMethods } from './contract-workflows';
 import { toolsMethods } from './contract-tools';
 import { conversationMethods } from './contract-conversations';
@@ -46,6 +46,7 @@ export * from './contract-computer';
 export * from './contract-compositions';
 export * from './contract-tasks';
 export * from './contract-browser';
+export * from './contract-folders';
 export { runEventSchema } from './contract-events';
 export { toolPresentationSchema } from './contract-tools';
 
@@ -69,8 +70,8 @@ export const contract = {
     ...mediaMethods,
     // Peers (A2A): Settings → Peers (contract-peers.ts).
     ...peerMethods,
-    // The composition viewer's exports and the web folder browser (contract-journeys.ts).
-    ...journeysMethods,
+    // The web New-conversation dialog's folder browser (contract-folders.ts).
+    ...folderMethods,
     ...workflowMethods,
     // Tools on demand: /tools, family toggles, the system prompt (contract-tools.ts).
     ...toolsMethods,
