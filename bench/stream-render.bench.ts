@@ -4,9 +4,11 @@
  * token_to_screen_p95_ms: what a person feels. The scripted model server streams a reply at 60 tokens per second
  * (one SSE event per token, as providers do; a token starts with its space); for every token, the time from the server handing its bytes to the
  * socket (wall clock, `performance.timeOrigin + performance.now()`) to the DOM of the conversation showing it (a
- * MutationObserver in the page, the same clock). The headline is the 95th percentile pooled over every token of every
- * reply (one number; `token_to_screen_ms` is the same pool as median and spread); the median of each reply's own p95
- * is kept apart as `token_to_screen_reply_p95_median_ms` (a median of p95s is lower than the p95 a person meets).
+ * MutationObserver in the page, the same clock). The headline (target ≤ 50) is the 95th percentile pooled over every
+ * token of every reply: its value is that one percentile, its spread how far it moves when the replies are resampled
+ * (lib.ts `pooledPercentile`), its n the replies (20; `token_to_screen_p95_tokens` counts the tokens pooled), and
+ * `token_to_screen_ms` is the same pool as median and spread. The median of each reply's own p95 is kept apart as
+ * `token_to_screen_reply_p95_median_ms` (a median of p95s is lower than the p95 a person meets): not a headline.
  * Baseline in the same run: the same paced stream read by a plain HTTP reader in Node
  * (`token_to_reader_p95_ms`), the floor of the transport alone. The lag is split in two (p95 of each, same replies):
  * server → the runtime's `text` event (`token_to_runtime_event_p95_ms`: SDK parsing, the stream redactor's hold of
@@ -14,19 +16,25 @@
  *
  * stream_render_vs_reader_ratio: a 50,000-token reply written in one burst; from the request reaching the server, the
  * time until the last token is on screen against the same burst read to its end by a plain HTTP reader in Node, in the
- * same round (a baseline without any of the work measured). stream_render_vs_runtime_ratio keeps the earlier
- * comparison with the runtime having consumed the stream — that baseline shares the event loop with the web host's
- * sends, so it contains part of the work measured and flatters the ratio.
+ * same round (a baseline without any of the work measured): the headline ratio (target ≤ 1.2), 20 bursts.
+ * stream_render_vs_runtime_ratio keeps the earlier comparison with the runtime having consumed the stream — that
+ * baseline shares the event loop with the web host's sends, so it contains part of the work measured and flatters the
+ * ratio; it is printed beside the headline, not as one.
+ *
+ * A full run (20 paced replies of 4 s, each beside its plain reader, and 20 bursts) took 4 min 17 s on the shared
+ * 2-core machine at a load average of 7–9; a smoke run (one of each, a 5,000-token burst) about 15 s.
  */
 import { reply, startModelServer } from '../test/support/model-server';
-import { figure, isSmoke, percentile, ratio, roundsOf, type BenchResult } from './lib';
+import { figure, isSmoke, percentile, pooledPercentile, ratio, roundsOf, type BenchResult } from './lib';
 import { openUiHost } from './ui-support';
 
 /** A smoke run (CI) streams 5,000: every path, not the load. */
 const BURST_TOKENS = isSmoke() ? 5_000 : 50_000;
-const BURST_REPEATS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 3);
+/** Bursts (each a round of both arms of the render ratios, a headline figure: at least 20). */
+const BURST_REPEATS = roundsOf(Number(process.env.DESKHAND_BENCH_ROUNDS ?? 20));
 const PACED_TOKENS = 240;
-const PACED_REPEATS = roundsOf(Number(process.env.DESKHAND_BENCH_PACED_REPEATS ?? 6));
+/** Paced replies (the units of the pooled p95's spread, and each a sample of the per-reply figures: at least 20). */
+const PACED_REPEATS = roundsOf(Number(process.env.DESKHAND_BENCH_PACED_REPEATS ?? 20));
 const TOKENS_PER_SECOND = 60;
 const MARK = 'END_OF_STREAM_MARK';
 const WORDS = ['the', 'agent', 'reads', 'a', 'file,', 'plans', 'an', 'edit', 'and', 'asks', 'before', 'it', 'writes', '`code`', '**bold**', 'text.'];
@@ -94,7 +102,7 @@ export default async function streamRender(): Promise<BenchResult> {
     await page.getByRole('button', { name: 'Send' }).waitFor();
   };
 
-  const paced = { screenP95: [] as number[], readerP95: [] as number[], screenAll: [] as number[], emitP95: [] as number[], emitToScreenP95: [] as number[] };
+  const paced = { screenP95: [] as number[], readerP95: [] as number[], screenAll: [] as number[], screenByReply: [] as number[][], emitP95: [] as number[], emitToScreenP95: [] as number[] };
   const burst = { consumed: [] as number[], rendered: [] as number[], reader: [] as number[] };
   const delayMs = 1000 / TOKENS_PER_SECOND;
   try {
@@ -154,6 +162,7 @@ export default async function streamRender(): Promise<BenchResult> {
       paced.emitP95.push(percentile([...emitted].map(([i, at]) => at - written.get(i)!), 0.95));
       paced.emitToScreenP95.push(percentile(seen.map((at, i) => at - (emitted.get(i) ?? at)), 0.95));
       paced.screenAll.push(...lags);
+      paced.screenByReply.push(lags);
     }
 
     // The burst: 50,000 tokens in one write.
@@ -197,15 +206,15 @@ export default async function streamRender(): Promise<BenchResult> {
   }
   const pace = `${TOKENS_PER_SECOND} tokens/s, ${PACED_TOKENS} per reply`;
   return {
-    token_to_screen_p95_ms: percentile(paced.screenAll, 0.95),
+    token_to_screen_p95_ms: pooledPercentile(paced.screenByReply, 0.95, { unit: 'ms', baseline: `p95 of every token of every reply pooled, ${pace}; spread: replies resampled, n = replies; reader p95 below, same run`, target: '≤ 50' }),
     token_to_screen_p95_tokens: paced.screenAll.length,
-    token_to_screen_reply_p95_median_ms: figure(paced.screenP95, { unit: 'ms', baseline: `median of each reply's p95, ${pace}; not the headline`, target: '≤ 50' }),
+    token_to_screen_reply_p95_median_ms: figure(paced.screenP95, { unit: 'ms', baseline: `median of each reply's own p95, ${pace}; lower than the pooled p95, not the headline` }),
     token_to_reader_p95_ms: figure(paced.readerP95, { unit: 'ms', baseline: 'the same stream read by a plain HTTP reader in Node' }),
     token_to_runtime_event_p95_ms: figure(paced.emitP95, { unit: 'ms', baseline: 'server write → the runtime emitting the token (SDK, stream redactor), same replies' }),
     runtime_event_to_screen_p95_ms: figure(paced.emitToScreenP95, { unit: 'ms', baseline: 'runtime event → DOM (web host, WebSocket, renderer), same replies' }),
     token_to_screen_ms: figure(paced.screenAll, { unit: 'ms', baseline: `every token of every reply, ${pace}` }),
-    stream_render_vs_reader_ratio: ratio(burst.rendered, burst.reader, { baseline: `the same ${BURST_TOKENS}-token burst read to its end by a plain HTTP reader, same round` }),
-    stream_render_vs_runtime_ratio: ratio(burst.rendered, burst.consumed, { baseline: `runtime consumed the stream, same reply (${BURST_TOKENS} tokens in one burst); shares the event loop with the work measured`, target: '≤ 1.2' }),
+    stream_render_vs_reader_ratio: ratio(burst.rendered, burst.reader, { baseline: `the same ${BURST_TOKENS}-token burst read to its end by a plain HTTP reader, same round`, target: '≤ 1.2' }),
+    stream_render_vs_runtime_ratio: ratio(burst.rendered, burst.consumed, { baseline: `runtime consumed the stream, same reply (${BURST_TOKENS} tokens in one burst); shares the event loop with the work measured, so it flatters: not the headline` }),
     stream_reader_ms: figure(burst.reader, { unit: 'ms', baseline: 'request to burst read to its end, plain reader' }),
     stream_rendered_ms: figure(burst.rendered, { unit: 'ms', baseline: 'request to last token on screen' }),
     stream_sse_consumed_ms: figure(burst.consumed, { unit: 'ms', baseline: 'request to stream read to its end' }),

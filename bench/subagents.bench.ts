@@ -6,7 +6,7 @@
  *
  * map_100_parallel_share_ms_per_child: map_subagents over 100 children, 8 at once, against the same 100 calls made
  * directly 8 at once: (map − direct) / 100 is each child's share of the wall time when 8 run together — not what one
- * child costs (8 overlap), so it is named apart from the per-child figure. Few rounds (each is 200 model calls).
+ * child costs (8 overlap), so it is named apart from the per-child figure. 20 rounds (each is 200 model calls, ≈ 1 s).
  *
  * compaction_ms: compacting a 150k-token conversation (≈600 000 characters over 300 messages) through
  * summarize_context's path, the scripted summary call included; compaction_model_call_ms is that summary call alone
@@ -25,6 +25,8 @@ const CHILDREN = isSmoke() ? 16 : 100;
 const CAP = 8;
 const SEQ_CHILDREN = isSmoke() ? 2 : 10;
 const SEQ_ROUNDS = 20;
+/** Rounds of the 100-child map (≈ 1 s each on 2 cores): a headline figure, at least 20. */
+const MAP_ROUNDS = 20;
 
 export default async function subagentsBench(): Promise<BenchResult> {
   const server = await startModelServer();
@@ -66,7 +68,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
     };
     const seq = await paired(SEQ_ROUNDS, 1, () => viaMap(SEQ_CHILDREN, 1), () => direct(SEQ_CHILDREN, 1));
     const perChild = seq.a.map((a, i) => (a - seq.b[i]!) / SEQ_CHILDREN);
-    const map = await paired(3, 1, () => viaMap(), () => direct());
+    const map = await paired(MAP_ROUNDS, 1, () => viaMap(), () => direct());
     const parallelShare = map.a.map((a, i) => (a - map.b[i]!) / CHILDREN);
 
     // ── compaction of a 150k-token conversation ──────────────────────────────────────────────────────────────────
@@ -108,8 +110,8 @@ export default async function subagentsBench(): Promise<BenchResult> {
       tokens = r.tokens;
     }
     return {
-      map_overhead_ms_per_child: figure(perChild, { unit: 'ms/child', baseline: `the same ${SEQ_CHILDREN} model calls made directly, one at a time, paired rounds` }),
-      map_100_parallel_share_ms_per_child: figure(parallelShare, { unit: 'ms/child', baseline: `the same ${CHILDREN} model calls made directly, ${CAP} at once: wall share per child, ${CAP} overlapping` }),
+      map_overhead_ms_per_child: figure(perChild, { unit: 'ms/child', baseline: `the same ${SEQ_CHILDREN} model calls made directly, one at a time, paired rounds`, headline: true }),
+      map_100_parallel_share_ms_per_child: figure(parallelShare, { unit: 'ms/child', baseline: `the same ${CHILDREN} model calls made directly, ${CAP} at once: wall share per child, ${CAP} overlapping`, headline: true }),
       map_100_total_ms: figure(map.a, { unit: 'ms', baseline: 'map_100_direct_ms' }),
       map_100_direct_ms: figure(map.b, { unit: 'ms' }),
       compaction_ms: figure(compaction, { unit: 'ms', baseline: 'compaction_model_call_ms (the summary call alone)' }),

@@ -2,6 +2,7 @@
  * What the UI benchmarks share: the web host in this process over a temp store (so the runtime's own timestamps are
  * at hand), the built renderer, and Debian's headless Chromium.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -83,3 +84,45 @@ export function halfRange(xs: number[]): number {
 }
 
 export const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** `deskhand web` as a person runs it: the built CLI, a process of its own over `dataDir`. */
+export interface WebProcess {
+  url: string;
+  pid: number;
+  stderr(): string;
+  /** SIGTERM, then resolves with the exit code once it has ended. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `deskhand web --json --port 0` on a data folder with `baseURL` as its provider; resolves with its address. */
+export async function startWebProcess(opts: { dataDir: string; cwd: string; baseURL: string }): Promise<WebProcess> {
+  const bin = join(ROOT, 'bin', 'deskhand.js');
+  const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: 'sk-bench' };
+  delete env.DESKHAND_HOME;
+  const child = spawn(process.execPath, [bin, 'web', '--json', '--port', '0', '--data-dir', opts.dataDir, '--provider', 'openai-compatible', '--base-url', opts.baseURL, '--model', 'bench'], {
+    cwd: opts.cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const url = await new Promise<string>((done, fail) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const line = stdout.split('\n').find((l) => l.startsWith('{'));
+      if (line) done((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => fail(new Error(`deskhand web exited (${code}) before printing its address:\n${stderr}`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stderr: () => stderr,
+    stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MIN_SAMPLES, checkSamples, figure } from '../../bench/lib';
+import { MIN_SAMPLES, checkSamples, figure, percentile, pooledPercentile } from '../../bench/lib';
 import { tempDir } from '../support/tool-context';
 
 const RUN = resolve(__dirname, '../../bench/run.ts');
@@ -77,5 +77,22 @@ describe('checkSamples', () => {
     expect(() => checkSamples('fire_to_run_ms', figure([]), true)).toThrow(/fire_to_run_ms has no samples/);
     expect(() => checkSamples('fire_to_run_ms', figure([]), false)).toThrow(/fire_to_run_ms has no samples/);
     expect(() => checkSamples('x', figure([5]), true)).not.toThrow();
+  });
+});
+
+describe('pooledPercentile (the token lag headline: the p95 of every token of every reply)', () => {
+  it('is the percentile of the pool, not the median of each group\'s percentile; n counts the groups, held to 20', () => {
+    // 19 replies whose tokens all lag 10 ms, one whose tokens all lag 500 ms: the median of per-reply p95s says 10.
+    const groups = [...Array.from({ length: 19 }, () => Array.from({ length: 100 }, () => 10)), Array.from({ length: 100 }, () => 500)];
+    const f = pooledPercentile(groups, 0.95, { target: '≤ 50' });
+    expect(f.median).toBe(percentile(groups.flat(), 0.95));
+    expect(f.median).toBeGreaterThan(10);
+    expect(percentile(groups.map((g) => percentile(g, 0.95)), 0.5)).toBe(10);
+    expect(f.n).toBe(20);
+    // The spread is that of resampled replies: some resamples leave the slow reply out, some take it twice.
+    expect(f.p10).toBeLessThan(f.p90);
+    expect(pooledPercentile(groups, 0.95)).toEqual(pooledPercentile(groups, 0.95)); // a fixed seed: same samples, same figure
+    expect(() => checkSamples('token_to_screen_p95_ms', f, false)).not.toThrow();
+    expect(() => checkSamples('token_to_screen_p95_ms', pooledPercentile(groups.slice(0, 6), 0.95, { target: '≤ 50' }), false)).toThrow(/taken from 6 samples/);
   });
 });
