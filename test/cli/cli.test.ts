@@ -239,4 +239,18 @@ describe('deskhand run in a terminal', () => {
     expect(existsSync(join(work, 'no.txt'))).toBe(false);
     expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('not this one');
   }, calls(2));
+
+  it("asks a subagent's approval on the same terminal, labelled with the child, instead of waiting for another process", async () => {
+    server.enqueue(reply().tool('spawn_subagent', { prompt: 'Write child.txt with the word child.', description: 'writer child' }));
+    server.enqueue(reply().tool('write_file', { path: 'child.txt', content: 'child\n' }));
+    server.enqueue(reply().text('child wrote it'));
+    server.enqueue(reply().text('All done.'));
+    const args = runArgs('openai', 'read-only', 'have a child write a file').filter((a) => a !== '--json');
+    const r = await inTerminal(args, ['y', 'y', 'y']);
+    expect(r.code, r.output).toBe(0);
+    expect(r.output).toMatch(/\[subagent sub_\w+ "writer child" asks\]/);
+    expect(r.output).toMatch(/Approve write_file\?/);
+    expect(readFileSync(join(work, 'child.txt'), 'utf8')).toBe('child\n');
+    expect(r.output).toContain('All done.');
+  }, calls(4));
 });

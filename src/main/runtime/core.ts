@@ -28,6 +28,11 @@ export interface RunOptions {
   interactive: boolean;
   signal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
+  /**
+   * The requests (approvals, questions) of this run's subagents, at any depth, for a host that answers them where it
+   * answers the run's own (the CLI's terminal); the app shows them from the store instead.
+   */
+  onChildRequest?: (event: Extract<RunEvent, { type: 'approval.requested' | 'input.requested' }>) => void;
 }
 
 export interface RunOutcome {

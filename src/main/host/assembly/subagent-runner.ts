@@ -154,13 +154,19 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     if (opts.background || (!live && opts.parks)) return { provider, interactive: opts.attended };
     return { provider, interactive: !opts.parks || !live || live.interactive };
   };
+  // A child's requests reach whoever answers its parent's inline (the CLI's terminal), through every level.
+  const forward = (opts: ChildRunOptions) => (e: Extract<RunEvent, { type: 'approval.requested' | 'input.requested' }>) => {
+    if (opts.parentRunId) runtime.liveRunOptions(opts.parentRunId)?.onChildRequest?.(e);
+  };
   const childOptions = (provider: ProviderConfig, interactive: boolean, opts: ChildRunOptions) => ({
     provider,
     interactive,
     signal: opts.signal,
     onEvent: (e: RunEvent) => {
       if (e.type === 'usage') opts.onUsage(e.usage.inputTokens, e.usage.outputTokens);
+      if (interactive && (e.type === 'approval.requested' || e.type === 'input.requested')) forward(opts)(e);
     },
+    onChildRequest: forward(opts),
   });
   subagents.attach(runner);
   // An answer to a parked child's request resumes the top of its parked tree, which runs down to the child again.

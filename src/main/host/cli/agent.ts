@@ -288,6 +288,15 @@ function runOptions(runtime: Runtime, provider: ProviderConfig, json: boolean): 
       if (interactive && event.type === 'approval.requested') prompts.ask(event);
       if (interactive && event.type === 'input.requested') prompts.input(event);
     },
+    // A subagent's requests are asked on this terminal too (labelled), instead of waiting for another process.
+    onChildRequest: (event) => {
+      if (!interactive) return;
+      const child = runtime.subagents.byConversation(event.conversationId);
+      process.stderr.write(`\n[subagent ${child ? `${child.id} "${child.description}"` : event.conversationId} asks]\n`);
+      renderEvent(event);
+      if (event.type === 'approval.requested') prompts.ask(event);
+      else prompts.input(event);
+    },
   };
 }
 
