@@ -56,3 +56,41 @@ export function checkPeerEndpoint(raw: string): { url: string } | { error: strin
   if (u.username || u.password) return { error: 'Put no credentials in the endpoint URL; the token is kept in the keyring (--token-stdin).' };
   return { url: u.toString() };
 }
+
+/**
+ * The A2A endpoint inside `deskhand web` and the app (Settings → Peers, "Accept requests from peers"): off by default,
+ * on 127.0.0.1 unless the person names an address. Kept in the data folder's settings.json as `peerEndpoint`.
+ */
+export const peerEndpointSettingsSchema = z.strictObject({
+  enabled: z.boolean(),
+  /** The address to bind (an IP address or `localhost`). */
+  host: z.string().trim().min(1).max(253).regex(/^[A-Za-z0-9.:-]+$/, 'The address is an IP address or a host name (e.g. 127.0.0.1).'),
+  /** The port (0: any free port, chosen at each start). */
+  port: z.number().int().min(0).max(65535),
+  /** A PEM certificate and its key (file paths): the endpoint then speaks HTTPS itself. */
+  tlsCert: z.string().trim().min(1).max(4096).nullable().optional(),
+  tlsKey: z.string().trim().min(1).max(4096).nullable().optional(),
+  /** The person says TLS is in front of it (a tunnel or reverse proxy they run): plain HTTP on a non-loopback address. */
+  tlsInFront: z.boolean().optional(),
+});
+export type PeerEndpointSettings = z.infer<typeof peerEndpointSettingsSchema>;
+
+export const DEFAULT_PEER_ENDPOINT_PORT = 41241;
+export const DEFAULT_PEER_ENDPOINT: PeerEndpointSettings = { enabled: false, host: '127.0.0.1', port: DEFAULT_PEER_ENDPOINT_PORT };
+
+/** Whether an address stays on this machine (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * Why the endpoint may not listen as asked, or null. A certificate without its key (or the other way round) is
+ * refused; an address that leaves the machine needs TLS: a certificate here, or the person's word that a tunnel or
+ * proxy they run puts TLS in front of it (`tlsInFront`, `--tls-in-front`).
+ */
+export function endpointBindingProblem(s: { host: string; tlsCert?: string | null; tlsKey?: string | null; tlsInFront?: boolean }): string | null {
+  if (!!s.tlsCert !== !!s.tlsKey) return 'TLS needs both a certificate and its key (PEM files).';
+  if (s.tlsCert || isLoopbackHost(s.host) || s.tlsInFront) return null;
+  return `${s.host} leaves this machine, and the endpoint would speak plain HTTP there: give a TLS certificate and key, or run a tunnel or TLS proxy in front of it and say so ("TLS runs in front of it"; --tls-in-front), or keep it on 127.0.0.1.`;
+}
