@@ -19,7 +19,8 @@ export const PEERS_USAGE = `Usage:
   deskhand peers enable|disable NAME
   deskhand peers budget NAME [--turns N] [--tokens N]  (per UTC day)
   deskhand peers token NAME --rotate | --outbound-stdin | --clear-outbound
-  deskhand peers serve [--port N] [--host ADDR] [provider flags as in run]   (the A2A endpoint; off unless started)`;
+  deskhand peers serve [--port N] [--host ADDR] [--tls-cert FILE --tls-key FILE | --tls-in-front] [provider flags as in run]
+                                                       (the A2A endpoint; off unless started)`;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
