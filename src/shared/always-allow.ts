@@ -6,6 +6,7 @@
  * refuses such rule patterns).
  */
 import { describeScope, type RuleScope } from './rules';
+import { PEER_RULE_PREFIX } from './peers';
 
 export const ROOT_OFFER_PREFIX = 'workspace-root:';
 
@@ -23,6 +24,7 @@ export function offeredRoot(pattern: string | null | undefined): string | null {
 
 /** What a rule pattern covers, in words: `npm test *` → "npm test, with any arguments". */
 export function describePattern(pattern: string): string {
+  if (pattern.startsWith(PEER_RULE_PREFIX)) return `messages to peer ${pattern.slice(PEER_RULE_PREFIX.length)} in this conversation (until its content mixes with other untrusted content)`;
   if (pattern.startsWith(APP_RULE_PREFIX)) return `the app ${pattern.slice(APP_RULE_PREFIX.length)}, while its grant lasts`;
   if (pattern.endsWith('/*')) return `anything in ${pattern.slice(0, -2)}/`;
   if (pattern.endsWith(' *')) return `\`${pattern.slice(0, -2)}\` with any further arguments`;

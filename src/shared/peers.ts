@@ -94,3 +94,13 @@ export function endpointBindingProblem(s: { host: string; tlsCert?: string | nul
   if (s.tlsCert || isLoopbackHost(s.host) || s.tlsInFront) return null;
   return `${s.host} leaves this machine, and the endpoint would speak plain HTTP there: give a TLS certificate and key, or run a tunnel or TLS proxy in front of it and say so ("TLS runs in front of it"; --tls-in-front), or keep it on 127.0.0.1.`;
 }
+
+/** The rule pattern of "allow this peer for this conversation" (an always-allow rule of ask_peer). */
+export const PEER_RULE_PREFIX = 'peer:';
+export const peerRulePattern = (name: string) => `${PEER_RULE_PREFIX}${name}`;
+/** The peer an always-allow pattern names, or null. */
+export function peerOfRulePattern(pattern: string | null | undefined): string | null {
+  if (!pattern?.startsWith(PEER_RULE_PREFIX)) return null;
+  const name = pattern.slice(PEER_RULE_PREFIX.length);
+  return PEER_NAME_RE.test(name) ? name : null;
+}

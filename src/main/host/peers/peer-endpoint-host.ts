@@ -37,7 +37,7 @@ export function peerEndpointOptions(
     learnTokens: async () => {
       for (const token of await book.tokenValues()) runtime.redactor.addSecret('PEER_TOKEN', token);
     },
-    taint: (id) => runtime.store.updateConversation(id, { tainted: 1 }),
+    taint: (id) => runtime.store.updateConversation(id, { tainted: 1, taint_only: null }),
     folder: o.folder,
     host: o.host,
     port: o.port,
