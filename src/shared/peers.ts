@@ -23,10 +23,15 @@ export const peerBudgetSchema = z.strictObject({
   turnsPerDay: z.number().int().min(0).max(100_000),
   /** Model tokens (input + output) the peer's conversations may use per UTC day. */
   tokensPerDay: z.number().int().min(0).max(1_000_000_000),
+  /**
+   * US dollars the peer's conversations may cost per UTC day, priced with the price table (shared/prices.ts); null:
+   * no cost limit (the turns and tokens still hold). A model the table does not price counts no cost.
+   */
+  costPerDay: z.number().min(0).max(100_000).nullable(),
 });
 export type PeerBudget = z.infer<typeof peerBudgetSchema>;
 
-export const DEFAULT_PEER_BUDGET: PeerBudget = { turnsPerDay: 50, tokensPerDay: 500_000 };
+export const DEFAULT_PEER_BUDGET: PeerBudget = { turnsPerDay: 50, tokensPerDay: 500_000, costPerDay: null };
 
 export const peerViewSchema = z.strictObject({
   name: peerNameSchema,
@@ -39,7 +44,7 @@ export const peerViewSchema = z.strictObject({
   /** Whether a token for calling them is saved (the value never leaves the keyring but to their endpoint). */
   hasOutboundToken: z.boolean(),
   /** Today's use against the budget. */
-  usedToday: z.strictObject({ turns: z.number(), tokens: z.number() }),
+  usedToday: z.strictObject({ turns: z.number(), tokens: z.number(), costUsd: z.number() }),
   createdAt: z.number(),
 });
 export type PeerView = z.infer<typeof peerViewSchema>;

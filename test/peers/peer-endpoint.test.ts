@@ -155,6 +155,35 @@ describe('deskhand peers serve', () => {
     expect(model.requests.length).toBe(before);
   }, 180_000);
 
+  it('a spent cost budget (priced by the price table from the run\'s tokens) stops the peer before any model call', async () => {
+    const dataDir = tempDir('deskhand-peer-b-');
+    const alice = await addPeer(dataDir, 'alice', ['--tier', 'public', '--cost', '0.0005']);
+    expect(alice).toMatchObject({ budget: { costPerDay: 0.0005 } });
+    // gpt-4o-mini: $0.15 in, $0.60 out per million tokens: 1000 + 1000 tokens cost $0.00075.
+    served = await servePeers(dataDir, tempDir('deskhand-peer-work-'), model.baseURL, {}, ['--model', 'gpt-4o-mini']);
+    model.enqueue(reply().usage({ input: 1000, output: 1000 }).text('Answered.'));
+    const client = await sdkClient(served.url);
+    const first = await collect(client.sendMessageStream(await textMessage('one'), bearer(alice.inboundToken)) as AsyncGenerator<unknown>);
+    expect(first.texts.at(-1)).toBe('Answered.');
+    const used = rawAll<{ cost_usd: number; tokens: number }>(dataDir, 'SELECT cost_usd, tokens FROM peer_usage WHERE peer = ?', 'alice')[0]!;
+    expect(used.cost_usd).toBeCloseTo(0.00075, 8);
+    const before = model.requests.length;
+    const second = await collect(client.sendMessageStream(await textMessage('two'), bearer(alice.inboundToken)) as AsyncGenerator<unknown>);
+    const { TaskState } = await import('@a2a-js/sdk');
+    expect(second.states.at(-1)).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(second.texts.join(' ')).toMatch(/used its \$0\.0005 of model cost for today/);
+    expect(model.requests.length).toBe(before);
+    // The person lifts the cost limit: the next message runs.
+    const lifted = await runCli(['peers', 'budget', 'alice', '--cost', 'none', '--json', '--data-dir', dataDir]);
+    expect(JSON.parse(lifted.stdout)).toMatchObject({ budget: { costPerDay: null }, usedToday: { turns: 1 } });
+    model.enqueue(reply().text('Again.'));
+    const third = await collect(client.sendMessageStream(await textMessage('three'), bearer(alice.inboundToken)) as AsyncGenerator<unknown>);
+    expect(third.texts.at(-1)).toBe('Again.');
+    const bad = await runCli(['peers', 'budget', 'alice', '--cost=-1', '--data-dir', dataDir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--cost is dollars per day/);
+  }, 180_000);
+
   it('a write the allow list names asks B\'s person; their denial reaches the peer as a clean answer, nothing written', async () => {
     const dataDir = tempDir('deskhand-peer-b-');
     const alice = await addPeer(dataDir, 'alice', ['--tier', 'internal', '--allow', 'write_file']);

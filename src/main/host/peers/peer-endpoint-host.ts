@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { endpointBindingProblem, type PeerEndpointSettings } from '../../../shared/peers';
 import { errorMessage } from '../../../shared/errors';
+import { costOf, runTokens } from '../../../shared/prices';
 import type { AppRuntime } from '../assembly/open-runtime';
 import type { Logger } from '../assembly/logger';
 import { packageVersion } from '../assembly/package-version';
@@ -36,6 +37,10 @@ export function peerEndpointOptions(
     // incoming task, so a peer added or a token rotated while the endpoint runs (here or by `deskhand peers`) is known.
     learnTokens: async () => {
       for (const token of await book.tokenValues()) runtime.redactor.addSecret('PEER_TOKEN', token);
+    },
+    runCost: (runId) => {
+      const run = runtime.store.getRun(runId);
+      return run ? costOf(run.model, runTokens(run)) : null;
     },
     taint: (id) => runtime.store.updateConversation(id, { tainted: 1, taint_only: null }),
     folder: o.folder,

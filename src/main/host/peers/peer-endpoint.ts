@@ -43,6 +43,8 @@ export interface PeerEndpointOptions {
   redact(text: string): string;
   /** Tells the redactor the peer book's tokens as they are now (at each incoming task, before anything runs or answers). */
   learnTokens?: () => Promise<void>;
+  /** What a finished run cost in dollars (its model and tokens by the price table), or null when it is not priced. */
+  runCost?: (runId: string) => number | null;
   /** Marks a conversation as having read untrusted content (every run of it starts tainted). */
   taint(conversationId: string): void;
   /** request_clarification's channel: this endpoint answers for the conversations it follows. */
@@ -225,7 +227,7 @@ class PeerExecutor implements AgentExecutor {
             this.status(bus, ctx, TaskState.TASK_STATE_WORKING, 'Waiting for the person at this Deskhand to answer a request of the run.');
           } else if (e.type === 'run.finished') {
             if (e.status === 'parked') continue;
-            this.opts.book.addTokens(peer.name, (e.usage?.inputTokens ?? 0) + (e.usage?.outputTokens ?? 0));
+            this.opts.book.addUsage(peer.name, (e.usage?.inputTokens ?? 0) + (e.usage?.outputTokens ?? 0), this.opts.runCost?.(runId) ?? 0);
             if (tracked.cancelled) return;
             await this.opts.learnTokens?.().catch(() => undefined);
             const answer = this.opts.redact(reply.trim() || (e.status === 'finished' ? '(no answer)' : `The run ${e.status}.`));

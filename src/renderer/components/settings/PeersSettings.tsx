@@ -94,6 +94,56 @@ function PeerEndpointSection() {
   );
 }
 
+/** A peer's daily budget: turns, tokens and cost (dollars by the price table; empty: no cost limit). */
+function BudgetForm({ peer, onSave }: { peer: PeerView; onSave: (budget: { turnsPerDay: number; tokensPerDay: number; costPerDay: number | null }) => void }) {
+  const [turns, setTurns] = useState(String(peer.budget.turnsPerDay));
+  const [tokens, setTokens] = useState(String(peer.budget.tokensPerDay));
+  const [cost, setCost] = useState(peer.budget.costPerDay === null ? '' : String(peer.budget.costPerDay));
+  return (
+    <form
+      aria-label={`Budget of ${peer.name}`}
+      className="inline-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave({ turnsPerDay: Number(turns), tokensPerDay: Number(tokens), costPerDay: cost.trim() === '' ? null : Number(cost) });
+      }}
+    >
+      <label>
+        turns/day <input aria-label={`Turns per day of ${peer.name}`} inputMode="numeric" size={5} value={turns} onChange={(e) => setTurns(e.target.value)} />
+      </label>{' '}
+      <label>
+        tokens/day <input aria-label={`Tokens per day of ${peer.name}`} inputMode="numeric" size={9} value={tokens} onChange={(e) => setTokens(e.target.value)} />
+      </label>{' '}
+      <label>
+        $/day <input aria-label={`Cost per day of ${peer.name}`} inputMode="decimal" size={6} placeholder="no limit" value={cost} onChange={(e) => setCost(e.target.value)} />
+      </label>{' '}
+      <button type="submit" className="btn">
+        Save budget
+      </button>
+    </form>
+  );
+}
+
+/** The tools a peer's allow list names beyond its tier, edited as one comma-separated line. */
+function AllowForm({ peer, onSave }: { peer: PeerView; onSave: (allow: string[]) => void }) {
+  const [text, setText] = useState(peer.allow.join(', '));
+  return (
+    <form
+      aria-label={`Allow list of ${peer.name}`}
+      className="inline-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(text.split(/[\s,]+/).filter(Boolean));
+      }}
+    >
+      <input aria-label={`Allowed tools of ${peer.name}`} placeholder="tools beyond the tier (e.g. write_file)" value={text} onChange={(e) => setText(e.target.value)} />{' '}
+      <button type="submit" className="btn">
+        Save allow list
+      </button>
+    </form>
+  );
+}
+
 export function PeersSettings() {
   const [peers, setPeers] = useState<PeerView[] | null>(null);
   const [status, setStatus] = useState<string | null>(null);
@@ -175,8 +225,11 @@ export function PeersSettings() {
                 </label>
                 <div className="muted small">
                   {TIER_WORDS[p.tier]}; allow: {p.allow.length ? p.allow.join(', ') : 'nothing more'} · {p.endpoint ?? 'no endpoint (they only call here)'} · today {p.usedToday.turns}/{p.budget.turnsPerDay} turns,{' '}
-                  {p.usedToday.tokens}/{p.budget.tokensPerDay} tokens
+                  {p.usedToday.tokens}/{p.budget.tokensPerDay} tokens, ${p.usedToday.costUsd.toFixed(4)}
+                  {p.budget.costPerDay === null ? ' (no cost limit)' : `/$${p.budget.costPerDay}`}
                 </div>
+                <AllowForm key={`allow-${p.allow.join(',')}`} peer={p} onSave={(allow) => void act(() => api().updatePeer({ name: p.name, allow }), `${p.name}'s allow list is saved.`)} />
+                <BudgetForm key={`budget-${JSON.stringify(p.budget)}`} peer={p} onSave={(budget) => void act(() => api().updatePeer({ name: p.name, budget }), `${p.name}'s budget is saved.`)} />
               </div>
               <button type="button" className="btn" onClick={() => void act(() => api().updatePeer({ name: p.name, enabled: !p.enabled }), `${p.name} is ${p.enabled ? 'off' : 'on'}.`)}>
                 {p.enabled ? 'Turn off' : 'Turn on'}
