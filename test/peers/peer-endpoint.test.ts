@@ -139,6 +139,23 @@ describe('deskhand peers serve', () => {
     expect(JSON.stringify(got.events)).not.toContain(alice.inboundToken);
   }, 180_000);
 
+  it('a peer added and a token rotated while the endpoint runs are redacted from the answer at once', async () => {
+    const dataDir = tempDir('deskhand-peer-b-');
+    const alice = await addPeer(dataDir, 'alice', ['--tier', 'public']);
+    served = await servePeers(dataDir, tempDir('deskhand-peer-work-'), model.baseURL);
+    // After the endpoint started, from another process: a new peer, and alice's token rotated.
+    const bob = await addPeer(dataDir, 'bob', ['--tier', 'public']);
+    const rotated = await runCli(['peers', 'token', 'alice', '--rotate', '--json', '--data-dir', dataDir]);
+    const aliceNow = (JSON.parse(rotated.stdout) as { inboundToken: string }).inboundToken;
+    model.enqueue(reply().text(`Bob's new token is ${bob.inboundToken}; yours is ${aliceNow}.`));
+    const client = await sdkClient(served.url);
+    const got = await collect(client.sendMessageStream(await textMessage('Tokens?'), bearer(aliceNow)) as AsyncGenerator<unknown>);
+    expect(got.texts.at(-1)).toMatch(/^Bob's new token is \[redacted:[A-Z_]+\]; yours is \[redacted:/);
+    expect(JSON.stringify(got.events)).not.toContain(bob.inboundToken);
+    expect(JSON.stringify(got.events)).not.toContain(aliceNow);
+    expect(alice.inboundToken).not.toBe(aliceNow);
+  }, 180_000);
+
   it('a spent budget stops the peer before any model call', async () => {
     const dataDir = tempDir('deskhand-peer-b-');
     const alice = await addPeer(dataDir, 'alice', ['--tier', 'public', '--turns', '1']);
