@@ -3,11 +3,12 @@
  * allow list and budget (the cost per day too) changed there and turned off there are what `deskhand peers show
  * --json` (another process, the same data folder) reports. "Accept requests from peers" turned on in the page serves
  * the agent card at the URL the page shows; the token the page showed works there (the A2A SDK's own client), and
- * the peer's conversation appears in the sidebar; turned off, the port is closed.
+ * the peer's conversation appears in the sidebar; turned off, the port is closed. And ask_peer's approval card:
+ * "Allow carol for this conversation" approves and lets the second ask to carol in that conversation run unasked.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { bearer, sdkClient, textMessage } from '../test/support/a2a';
+import { bearer, sdkClient, sdkSampleServer, textMessage } from '../test/support/a2a';
 import { expect, ROOT, test } from './support';
 
 function peersShow(dataDir: string, name: string) {
@@ -82,4 +83,35 @@ test('Settings → Peers: add (token once), tier, allow, budget, off; the endpoi
   await page.getByRole('form', { name: 'Accept requests from peers' }).getByRole('checkbox', { name: 'Accept requests from peers' }).click();
   await expect(page.getByRole('status', { name: 'Endpoint status' })).toContainText('Off.');
   await expect(fetch(`${url}/.well-known/agent-card.json`)).rejects.toThrow();
+});
+
+test('ask_peer\'s approval card: "Allow carol for this conversation" lets the next ask to carol run unasked', async ({ deskhand }) => {
+  test.setTimeout(120_000);
+  const carol = await sdkSampleServer('carol-token-e2e', (text) => `carol read ${text.length} characters`);
+  try {
+    await deskhand.startModel([
+      { tools: [{ name: 'ask_peer', args: { peer: 'carol', message: 'first question' } }] },
+      { tools: [{ name: 'ask_peer', args: { peer: 'carol', message: 'second question' } }] },
+      { text: ['Carol answered twice.'] },
+    ]);
+    const page = await deskhand.start();
+    const e: NodeJS.ProcessEnv = { ...process.env, DESKHAND_KEYRING_SERVICE: deskhand.keyringService };
+    delete e.DESKHAND_HOME;
+    const cli = (args: string[], input?: string) => spawnSync(process.execPath, [join(ROOT, 'bin/deskhand.js'), ...args, '--data-dir', deskhand.dataDir], { env: e, encoding: 'utf8', timeout: 60_000, ...(input !== undefined ? { input } : {}) });
+    const added = cli(['peers', 'add', 'carol', '--endpoint', carol.url, '--token-stdin'], 'carol-token-e2e');
+    expect(added.status, added.stderr).toBe(0);
+
+    await deskhand.newConversation('Ask carol');
+    await deskhand.send('ask carol two things');
+    const card = page.getByRole('region', { name: 'Ask a peer' });
+    await expect(card).toContainText("Send this message to carol's agent");
+    await card.getByRole('button', { name: 'Allow carol for this conversation' }).click();
+    await expect(page.getByText('Carol answered twice.')).toBeVisible({ timeout: 60_000 });
+    expect(carol.received.map((r) => r.text).join('\n')).toMatch(/first question[\s\S]*second question/);
+    expect(carol.received.every((r) => r.authorization === 'Bearer carol-token-e2e')).toBe(true);
+    const rules = JSON.parse(cli(['rules', 'list', '--json']).stdout) as { tool: string; pattern: string; scope: string }[];
+    expect(rules).toEqual([expect.objectContaining({ tool: 'ask_peer', pattern: 'peer:carol', scope: 'conversation' })]);
+  } finally {
+    await carol.close();
+  }
 });
