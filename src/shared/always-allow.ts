@@ -35,5 +35,9 @@ export function describePattern(pattern: string): string {
 export function describeAlways(tool: string, pattern: string, scope: RuleScope = 'conversation', where: string | null = null): string {
   const root = offeredRoot(pattern);
   if (root !== null) return `add ${root} as a workspace root of this conversation (changes inside it no longer ask; the sandbox can write there)`;
+  if (pattern.startsWith(PEER_RULE_PREFIX)) {
+    const peer = pattern.slice(PEER_RULE_PREFIX.length);
+    return `allow peer ${peer} for this conversation: ${tool} to ${peer} runs without asking here, while the only untrusted content the conversation read is ${peer}'s own answers`;
+  }
   return `save a rule: ${tool} runs without asking ${describeScope(scope, where)}, for ${describePattern(pattern)} (other parts of a command still need the policy to clear them)`;
 }

@@ -86,6 +86,7 @@ describe('allowing a peer for a conversation from the CLI', () => {
     w.server.enqueue(reply().tool('ask_peer', { peer: 'carol', message: 'second question' }), reply().tool('ask_peer', { peer: 'dave', message: 'and you?' }));
     const approved = await w.cli(['runs', 'approve', asked.approvalId, '--always', '--data-dir', w.dataDir, '--base-url', w.server.baseURL]);
     expect(approved.code, approved.stderr).toBe(3); // parks on dave: not allowed
+    expect(approved.stderr).toContain('Always: allow peer carol for this conversation: ask_peer to carol runs without asking here');
     expect(carol.received.map((r) => r.text).join('\n')).toMatch(/first question[\s\S]*second question/);
     const rules = rawAll<{ pattern: string; scope: string }>(w.dataDir, 'SELECT pattern, scope FROM rules');
     expect(rules).toEqual([{ pattern: 'peer:carol', scope: 'conversation' }]);
