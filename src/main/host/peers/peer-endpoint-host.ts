@@ -88,15 +88,16 @@ export class PeerEndpointHost implements PeerEndpointControl {
       return this.state();
     }
     try {
-      this.endpoint = await startPeerEndpoint(
-        peerEndpointOptions(this.o.runtime, this.o.service, {
-          folder: this.o.folder ?? DEFAULT_PEERS_FOLDER,
-          host: s.host,
-          port: s.port,
-          log: this.o.log,
-          ...(s.tlsCert && s.tlsKey ? { tls: { certFile: s.tlsCert, keyFile: s.tlsKey } } : {}),
-        }),
-      );
+      const options = peerEndpointOptions(this.o.runtime, this.o.service, {
+        folder: this.o.folder ?? DEFAULT_PEERS_FOLDER,
+        host: s.host,
+        port: s.port,
+        log: this.o.log,
+        ...(s.tlsCert && s.tlsKey ? { tls: { certFile: s.tlsCert, keyFile: s.tlsKey } } : {}),
+      });
+      // The tokens are secrets of every sink from the start (and again at each incoming task).
+      await options.learnTokens?.();
+      this.endpoint = await startPeerEndpoint(options);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       this.error =
