@@ -6,6 +6,7 @@
  * refuses such rule patterns).
  */
 import { describeScope, type RuleScope } from './rules';
+import { PEER_RULE_PREFIX } from './peers';
 
 export const ROOT_OFFER_PREFIX = 'workspace-root:';
 
@@ -23,6 +24,7 @@ export function offeredRoot(pattern: string | null | undefined): string | null {
 
 /** What a rule pattern covers, in words: `npm test *` → "npm test, with any arguments". */
 export function describePattern(pattern: string): string {
+  if (pattern.startsWith(PEER_RULE_PREFIX)) return `messages to peer ${pattern.slice(PEER_RULE_PREFIX.length)} in this conversation (until its content mixes with other untrusted content)`;
   if (pattern.startsWith(APP_RULE_PREFIX)) return `the app ${pattern.slice(APP_RULE_PREFIX.length)}, while its grant lasts`;
   if (pattern.endsWith('/*')) return `anything in ${pattern.slice(0, -2)}/`;
   if (pattern.endsWith(' *')) return `\`${pattern.slice(0, -2)}\` with any further arguments`;
@@ -33,5 +35,9 @@ export function describePattern(pattern: string): string {
 export function describeAlways(tool: string, pattern: string, scope: RuleScope = 'conversation', where: string | null = null): string {
   const root = offeredRoot(pattern);
   if (root !== null) return `add ${root} as a workspace root of this conversation (changes inside it no longer ask; the sandbox can write there)`;
+  if (pattern.startsWith(PEER_RULE_PREFIX)) {
+    const peer = pattern.slice(PEER_RULE_PREFIX.length);
+    return `allow peer ${peer} for this conversation: ${tool} to ${peer} runs without asking here, while the only untrusted content the conversation read is ${peer}'s own answers`;
+  }
   return `save a rule: ${tool} runs without asking ${describeScope(scope, where)}, for ${describePattern(pattern)} (other parts of a command still need the policy to clear them)`;
 }

@@ -82,6 +82,8 @@ export const METHOD_NAMES = [
   'updatePeer',
   'removePeer',
   'rotatePeerToken',
+  'getPeerEndpoint',
+  'setPeerEndpoint',
   'getTowerBoard',
   'listWorkflows',
   'getWorkflow',

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { parseKeptSite } from './browser-sites';
+import { peerEndpointSettingsSchema } from './peers';
 import { RULE_SCOPES } from './rules';
 import { familyNameSchema } from './contract-tools';
 import { policySchema, providerNameSchema, sandboxModeSchema } from './contract-ids';
@@ -128,6 +129,8 @@ export const settingsSchema = z.strictObject({
         .optional(),
     })
     .optional(),
+  /** The A2A endpoint inside this host (Settings → Peers; changed only by setPeerEndpoint, never by saveSettings). */
+  peerEndpoint: peerEndpointSettingsSchema.optional(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 

@@ -139,6 +139,23 @@ describe('deskhand peers serve', () => {
     expect(JSON.stringify(got.events)).not.toContain(alice.inboundToken);
   }, 180_000);
 
+  it('a peer added and a token rotated while the endpoint runs are redacted from the answer at once', async () => {
+    const dataDir = tempDir('deskhand-peer-b-');
+    const alice = await addPeer(dataDir, 'alice', ['--tier', 'public']);
+    served = await servePeers(dataDir, tempDir('deskhand-peer-work-'), model.baseURL);
+    // After the endpoint started, from another process: a new peer, and alice's token rotated.
+    const bob = await addPeer(dataDir, 'bob', ['--tier', 'public']);
+    const rotated = await runCli(['peers', 'token', 'alice', '--rotate', '--json', '--data-dir', dataDir]);
+    const aliceNow = (JSON.parse(rotated.stdout) as { inboundToken: string }).inboundToken;
+    model.enqueue(reply().text(`Bob's new token is ${bob.inboundToken}; yours is ${aliceNow}.`));
+    const client = await sdkClient(served.url);
+    const got = await collect(client.sendMessageStream(await textMessage('Tokens?'), bearer(aliceNow)) as AsyncGenerator<unknown>);
+    expect(got.texts.at(-1)).toMatch(/^Bob's new token is \[redacted:[A-Z_]+\]; yours is \[redacted:/);
+    expect(JSON.stringify(got.events)).not.toContain(bob.inboundToken);
+    expect(JSON.stringify(got.events)).not.toContain(aliceNow);
+    expect(alice.inboundToken).not.toBe(aliceNow);
+  }, 180_000);
+
   it('a spent budget stops the peer before any model call', async () => {
     const dataDir = tempDir('deskhand-peer-b-');
     const alice = await addPeer(dataDir, 'alice', ['--tier', 'public', '--turns', '1']);
@@ -153,6 +170,35 @@ describe('deskhand peers serve', () => {
     expect(second.states.at(-1)).toBe(TaskState.TASK_STATE_REJECTED);
     expect(second.texts.join(' ')).toMatch(/used its 1 turns for today/);
     expect(model.requests.length).toBe(before);
+  }, 180_000);
+
+  it('a spent cost budget (priced by the price table from the run\'s tokens) stops the peer before any model call', async () => {
+    const dataDir = tempDir('deskhand-peer-b-');
+    const alice = await addPeer(dataDir, 'alice', ['--tier', 'public', '--cost', '0.0005']);
+    expect(alice).toMatchObject({ budget: { costPerDay: 0.0005 } });
+    // gpt-4o-mini: $0.15 in, $0.60 out per million tokens: 1000 + 1000 tokens cost $0.00075.
+    served = await servePeers(dataDir, tempDir('deskhand-peer-work-'), model.baseURL, {}, ['--model', 'gpt-4o-mini']);
+    model.enqueue(reply().usage({ input: 1000, output: 1000 }).text('Answered.'));
+    const client = await sdkClient(served.url);
+    const first = await collect(client.sendMessageStream(await textMessage('one'), bearer(alice.inboundToken)) as AsyncGenerator<unknown>);
+    expect(first.texts.at(-1)).toBe('Answered.');
+    const used = rawAll<{ cost_usd: number; tokens: number }>(dataDir, 'SELECT cost_usd, tokens FROM peer_usage WHERE peer = ?', 'alice')[0]!;
+    expect(used.cost_usd).toBeCloseTo(0.00075, 8);
+    const before = model.requests.length;
+    const second = await collect(client.sendMessageStream(await textMessage('two'), bearer(alice.inboundToken)) as AsyncGenerator<unknown>);
+    const { TaskState } = await import('@a2a-js/sdk');
+    expect(second.states.at(-1)).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(second.texts.join(' ')).toMatch(/used its \$0\.0005 of model cost for today/);
+    expect(model.requests.length).toBe(before);
+    // The person lifts the cost limit: the next message runs.
+    const lifted = await runCli(['peers', 'budget', 'alice', '--cost', 'none', '--json', '--data-dir', dataDir]);
+    expect(JSON.parse(lifted.stdout)).toMatchObject({ budget: { costPerDay: null }, usedToday: { turns: 1 } });
+    model.enqueue(reply().text('Again.'));
+    const third = await collect(client.sendMessageStream(await textMessage('three'), bearer(alice.inboundToken)) as AsyncGenerator<unknown>);
+    expect(third.texts.at(-1)).toBe('Again.');
+    const bad = await runCli(['peers', 'budget', 'alice', '--cost=-1', '--data-dir', dataDir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--cost is dollars per day/);
   }, 180_000);
 
   it('a write the allow list names asks B\'s person; their denial reaches the peer as a clean answer, nothing written', async () => {

@@ -49,7 +49,7 @@ const SEED: Record<string, Row[]> = {
 
 /** Columns that later schemas added to tables that existed before, and the value an old row must get. */
 const ADDED_DEFAULTS: Record<string, Row> = {
-  conversations: { sandbox: 'workspace-write', tainted: 0 },
+  conversations: { sandbox: 'workspace-write', tainted: 0, taint_only: null },
   tool_calls: { paths: null },
   approvals: { kind: 'approval', request: null, answer: null, task_id: null },
   runs: { owner_start: null, cache_read_tokens: 0, cache_write_tokens: 0 },

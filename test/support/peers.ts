@@ -21,8 +21,8 @@ export async function addPeer(dataDir: string, name: string, flags: string[] = [
 }
 
 /** `deskhand peers serve` on the scripted model server; resolves once it prints its address. */
-export function servePeers(dataDir: string, folder: string, modelBaseURL: string, env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'peers', 'serve', '--data-dir', dataDir, '--folder', folder, '--provider', 'openai', '--base-url', modelBaseURL, '--model', 'm', '--json'], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export function servePeers(dataDir: string, folder: string, modelBaseURL: string, env: NodeJS.ProcessEnv = {}, extra: string[] = []): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'peers', 'serve', '--data-dir', dataDir, '--folder', folder, '--provider', 'openai', '--base-url', modelBaseURL, '--model', 'm', '--json', ...extra], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

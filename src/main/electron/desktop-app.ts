@@ -18,6 +18,7 @@ import { connectWindow, sendEvent } from './ipc';
 import { ApprovalNotifier } from './notifications';
 import { ScheduleShell } from './schedule-shell';
 import { ProviderSettings } from '../host/app/provider-settings';
+import { PeerEndpointHost } from '../host/peers/peer-endpoint-host';
 import { AppTray, STOP_COMPUTER_USE_SHORTCUT } from './tray';
 import { createMainWindow, lockDownSession } from './window';
 
@@ -69,6 +70,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
   let service: AppService | null = null;
   let tray: AppTray | null = null;
   let schedule: ScheduleShell | null = null;
+  let peers: PeerEndpointHost | null = null;
   let quitting = false;
 
   if (!app.requestSingleInstanceLock()) {
@@ -91,7 +93,9 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     event.preventDefault();
     const s = service;
     service = null;
-    void Promise.all([s.shutdown(), schedule?.stop()]).finally(() => {
+    const endpoint = peers;
+    peers = null;
+    void Promise.all([endpoint?.close(), s.shutdown(), schedule?.stop()]).finally(() => {
       disconnect?.();
       disconnect = null;
       // Not closed here: a run waiting for approval stays waiting (it resumes after a restart) and its poll still
@@ -136,6 +140,10 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
           return result.canceled ? null : result.filePaths;
         },
       });
+      // "Accept requests from peers" (Settings → Peers): the A2A endpoint in this process, if it is on.
+      peers = new PeerEndpointHost({ runtime, service, dataDir, log, ...(process.env.DESKHAND_PEERS_FOLDER ? { folder: process.env.DESKHAND_PEERS_FOLDER } : {}) });
+      const peersState = await peers.start();
+      if (peersState.error) log.warn('peers: the endpoint did not start', { error: peersState.error });
       const notifier = new ApprovalNotifier(() => win, (a) => openApproval(a));
       const providers = new ProviderSettings({ dataDir, secrets, env: process.env, log, override: null });
       const svc = service;

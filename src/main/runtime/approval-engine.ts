@@ -135,6 +135,16 @@ const taint: Inspector = {
       return report('taint', 'pass', ['the run is tainted, but this call acts only in apps the person granted for a limited time, for what it does there']);
     }
     if (facts.urlGranted) return report('taint', 'pass', ['the run is tainted, but every URL of this call is covered by a URL grant the person made']);
+    // "Allow this peer for this conversation": the grant covers the peer's own answers, nothing else. Once anything
+    // else untrusted was read (a web page, a file outside the workspace, another peer, a recalled memory), taint wins.
+    const only = input.taintOnly;
+    if (only && effects.answerSource === only && typeof facts.rulePattern === 'string' && (input.rules ?? []).some((r) => r.tool === input.tool.name && r.pattern === facts.rulePattern)) {
+      return report('taint', 'pass', [`the run is tainted only by ${only}'s own answers, and the person allowed that peer for this conversation`]);
+    }
+    if (only && effects.answerSource === only) {
+      // Asks, and may be answered with "allow this peer for this conversation" (the one grant that clears it).
+      return report('taint', 'ask', [`this run has read untrusted content, only ${only}'s own answers: a call back to that peer asks under every policy unless the person allows the peer for this conversation`], { grantable: true });
+    }
     const what = facts.egress ? 'sends data out of Deskhand' : 'contacts other machines';
     return report('taint', 'ask', [
       `this run has read untrusted content, so a call that ${what} asks at every tier (this one is ${facts.risk}) and under every policy, unless a URL grant covers each of its URLs: always asks`,
@@ -293,8 +303,10 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
   }
   const verdicts = reports.map((r) => r.verdict);
   const decision: Decision = verdicts.includes('deny') ? 'deny' : verdicts.includes('ask') ? 'ask' : verdicts.includes('allow') ? 'allow' : 'ask';
-  // Only a call that merely was not cleared may be covered by a rule; an explicit ask or deny never is.
+  // Only a call that merely was not cleared may be covered by a rule; an explicit ask or deny never is, unless every
+  // inspector that asks says a rule would clear it (grantable: ask_peer back to the one peer whose answers tainted it).
   const hard = verdicts.includes('deny') || verdicts.includes('ask');
+  const grantable = reports.some((r) => r.grantable) && reports.every((r) => r.verdict !== 'deny' && (r.verdict !== 'ask' || r.grantable));
   // A call that asks or is denied because an inspector said so ends its reasons with why (hosts show the last reason
   // as the headline): what later inspectors would have cleared did not decide it. `inspectors` keeps every report.
   let deciding = reports.length;
@@ -307,7 +319,7 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
     risk: facts.risk,
     decision,
     reasons: reports.slice(0, deciding).flatMap((r) => r.reasons),
-    rulePattern: hard ? null : rulePatternOf(facts, input.policy),
+    rulePattern: hard && !grantable ? null : rulePatternOf(facts, input.policy),
     rootOffer,
     paths: facts.paths,
     untrustedRead: facts.paths.some((p) => p.untrusted),

@@ -192,6 +192,8 @@ export class CallPipeline {
         planMode: inherited?.planMode ? { planFile: inherited.planMode.planFile, inheritedFrom: inherited.planMode.from } : planModeOf(state.slots),
         missionScope,
         peerCeiling,
+        // The one untrusted source of everything read (a subagent's inherited taint has none it can name).
+        taintOnly: tainted && !inherited?.tainted && conv.tainted === 1 ? conv.taint_only : null,
       });
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 
@@ -445,7 +447,7 @@ export class CallPipeline {
       }
       if (untrusted) output = wrapUntrusted(untrusted, output);
       const becameTainted = !!untrusted && !tainted;
-      if (untrusted) this.taint(run);
+      if (untrusted) this.taint(run, untrusted);
       await this.holdSecret(tool, args);
       const holds = tool.holdsSecret?.(args as never);
       if (holds) this.heldByRun.get(run.id)?.add(holds);
@@ -476,11 +478,19 @@ export class CallPipeline {
     return JSON.parse(request.answer) as unknown;
   }
 
-  /** Marks the run and its conversation as having read untrusted content (taint survives into later runs). */
-  private taint(run: RunRow): void {
+  /**
+   * Marks the run and its conversation as having read untrusted content (taint survives into later runs), and keeps
+   * which one source it all came from while there is only one (`taint_only`; a second source, or a run tainted
+   * before the conversation knew its source, makes it null for good).
+   */
+  private taint(run: RunRow, source: string): void {
     const { store } = this.core;
-    if (store.getRun(run.id)?.tainted !== 1) store.updateRun(run.id, { tainted: 1 });
-    if (store.getConversation(run.conversation_id)?.tainted !== 1) store.updateConversation(run.conversation_id, { tainted: 1 });
+    const wasRun = store.getRun(run.id)?.tainted === 1;
+    if (!wasRun) store.updateRun(run.id, { tainted: 1 });
+    const conv = store.getConversation(run.conversation_id);
+    if (!conv) return;
+    if (conv.tainted !== 1) store.updateConversation(conv.id, { tainted: 1, taint_only: wasRun ? null : source });
+    else if (conv.taint_only !== null && conv.taint_only !== source) store.updateConversation(conv.id, { taint_only: null });
   }
 
   /** The arguments a tool runs with: its declared secret arguments with placeholders replaced by the values. */

@@ -5,6 +5,7 @@
  * resumes here.
  */
 import { randomUUID } from 'node:crypto';
+import { peerOfRulePattern } from '../../shared/peers';
 import { DeskhandError } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
 import type { ApprovalRow } from '../services/store/store';
@@ -41,6 +42,11 @@ export class InputRequests {
       if (!store.answerApproval(approvalId, 'denied', null, reason)) throw new DeskhandError('conflict', `Request ${approvalId} was answered by someone else just now.`);
       await onAnswer({ taskId: approval.task_id, requestId: approvalId, kind: approval.kind, declined: true, reason });
       return this.answeredInBackground(approval, reason, resume);
+    }
+    // "Allow this peer for this conversation": a peer is never allowed for a workspace or everywhere.
+    const peer = peerOfRulePattern(approval.always_pattern);
+    if (peer && answer.approved && answer.always && answer.scope && answer.scope !== 'conversation') {
+      throw new DeskhandError('usage', `Peer ${peer} can be allowed for this conversation only (scope conversation), never for a workspace or everywhere; approve once, or allow it for this conversation.`);
     }
     const ok = store.transaction(() => {
       if (!store.decideApproval(approvalId, answer.approved ? 'approved' : 'denied', !!answer.always && answer.approved, reason)) return false;

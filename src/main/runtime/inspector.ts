@@ -47,6 +47,13 @@ export interface DecisionInput {
   missionScope?: HeldScope | null;
   /** The conversation is a peer's (Agent2Agent): calls above the ceiling of its tier and allow list are denied (peer-ceiling.ts). */
   peerCeiling?: { peer: string; tier: 'public' | 'internal' | 'private'; allow: readonly string[] } | null;
+  /**
+   * The one untrusted source everything the conversation read came from (`peer alice`), or null (several, or one
+   * that does not say). Only a call whose own answers carry that same source (`effects.answerSource`) and that an
+   * always-allow rule of this conversation covers may pass the taint inspector on it (ask_peer's "allow this peer
+   * for this conversation").
+   */
+  taintOnly?: string | null;
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';
@@ -68,6 +75,8 @@ export interface InspectorReport {
   rootOffer?: string | null;
   /** The classifier's command parts, for rules matched per part. */
   ruleParts?: readonly RulePart[];
+  /** This ask is one an always-allow rule of the conversation clears (the engine still offers one). */
+  grantable?: boolean;
   /** Saved rules: the rules that cleared the call. */
   ruleIds?: string[];
 }

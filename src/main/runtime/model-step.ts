@@ -218,7 +218,9 @@ function instructionsBlock(core: RuntimeCore, state: PersistentConversationState
 function taintRun(core: RuntimeCore, runId: string, conversationId: string): void {
   const { store } = core;
   if (store.getRun(runId)?.tainted !== 1) store.updateRun(runId, { tainted: 1 });
-  if (store.getConversation(conversationId)?.tainted !== 1) store.updateConversation(conversationId, { tainted: 1 });
+  // A context block's source is not one a grant names: any one source the conversation had is no longer the only one.
+  const conv = store.getConversation(conversationId);
+  if (conv && (conv.tainted !== 1 || conv.taint_only !== null)) store.updateConversation(conversationId, { tainted: 1, taint_only: null });
 }
 
 /** What families add (recall, scratchpad, pinned plan, goal); a source that throws adds nothing. */

@@ -313,7 +313,7 @@ export class Runtime {
       this.store.addMessage(conversationId, r.id, 'user', content);
       // Taint outlives the run: a conversation that read untrusted content starts every later run tainted.
       if (options.untrusted || conv.tainted === 1) this.store.updateRun(r.id, { tainted: 1 });
-      if (options.untrusted) this.store.updateConversation(conv.id, { tainted: 1 });
+      if (options.untrusted) this.store.updateConversation(conv.id, { tainted: 1, taint_only: null });
       return r;
     });
     this.core.emit(options, { type: 'run.started', conversationId, runId: run.id, resumed: false });

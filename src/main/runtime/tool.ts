@@ -80,6 +80,12 @@ export interface Effects {
   wakesLater?: boolean;
   /** The family's own judgement of the call (required for tools whose tier is `unknown`). */
   assessment?: Classification;
+  /**
+   * The untrusted source this call's own answer carries (ask_peer: `peer alice`): in a conversation whose every
+   * untrusted read came from that same source, an always-allow rule of the conversation covers the call even though
+   * the run is tainted (approval-engine.ts, taint).
+   */
+  answerSource?: string;
 }
 
 /** Where a call would run: what `effects` may look at. */

@@ -43,7 +43,7 @@ import { CompositionHost, compositionGroup, type CompositionPage } from './compo
 import { folderGroup } from './folder-browser';
 import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
-import { peerGroup } from './peers-contract';
+import { peerGroup, type PeerEndpointControl } from './peers-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { subagentGroup } from './subagent-host';
 import { settingsFamilies, toolsGroup } from './tools-host';
@@ -94,7 +94,7 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof subagentGroup> &
   ReturnType<ReturnType<typeof providerGroup>> &
   ReturnType<typeof mediaGroup> &
-  ReturnType<typeof peerGroup> &
+  ReturnType<ReturnType<typeof peerGroup>> &
   ReturnType<typeof workflowGroup> &
   ReturnType<ReturnType<typeof toolsGroup>> &
   ReturnType<typeof folderGroup> &
@@ -110,6 +110,8 @@ export class AppService implements ContractHandlers {
   private readonly compositionHost: CompositionHost;
   /** What the handler groups registered to run at shutdown. */
   private readonly onShutdown: (() => void | Promise<void>)[] = [];
+  /** The A2A endpoint of the host that runs (deskhand web, the app), once it attached one (attachPeerEndpoint). */
+  private peerEndpoint: PeerEndpointControl | null = null;
   private readonly providers: ProviderSettings;
   private readonly env: NodeJS.ProcessEnv;
   private readonly log: Logger;
@@ -166,7 +168,7 @@ export class AppService implements ContractHandlers {
       subagentGroup,
       providerGroup(this.providers),
       mediaGroup,
-      peerGroup,
+      peerGroup(() => this.peerEndpoint),
       workflowGroup,
       toolsGroup({
         settings: () => this.providers.current(),
@@ -190,6 +192,11 @@ export class AppService implements ContractHandlers {
     // loads again: the event names it (`changedElsewhere`).
     this.toldUpdatedAt = new Map(this.runtime.store.listConversations().map((c) => [c.id, c.updated_at]));
     this.offs.push(this.runtime.store.onExternalChange(() => ((this.changed.elsewhere = true), this.markChanged('conversations'), this.markChanged('approvals'))));
+  }
+
+  /** The host serves the A2A endpoint (host/peers/peer-endpoint-host.ts): Settings → Peers starts and stops it. */
+  attachPeerEndpoint(control: PeerEndpointControl): void {
+    this.peerEndpoint = control;
   }
 
   /** Every contract event for the UI: run events as they happen, list changes coalesced per tick. */

@@ -74,7 +74,11 @@ export class ProviderSettings {
     // Families for new conversations: unknown or always-loaded names are refused with the families named.
     if (settings.enableFamilies) settings = { ...settings, enableFamilies: checkFamiliesOrNone(settings.enableFamilies) };
     // A UI without the search section keeps the saved search backend.
-    this.file.write(settings.search === undefined ? { ...settings, search: this.file.read().search ?? null } : settings);
+    const saved = this.file.read();
+    const next = settings.search === undefined ? { ...settings, search: saved.search ?? null } : settings;
+    // The peer endpoint is changed only by setPeerEndpoint (Settings → Peers): a settings form of the other sections
+    // never turns it on, off or moves it.
+    this.file.write({ ...next, peerEndpoint: saved.peerEndpoint });
     return this.view();
   }
 

@@ -82,7 +82,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       state.cwd = input.cwd;
       state.workspaceRoots = [...input.roots];
       if (input.model) state.slots[CHILD_MODEL_SLOT] = input.model;
-      store.updateConversation(conv.id, { state: state.serialize(), ...(input.tainted ? { tainted: 1 } : {}) });
+      store.updateConversation(conv.id, { state: state.serialize(), ...(input.tainted ? { tainted: 1, taint_only: null } : {}) });
       return conv.id;
     },
     async run(conversationId, message, opts) {

@@ -11,15 +11,16 @@ import { KeytarSecretStore } from '../../services/vault/secret-store';
 import { parseSubcommand, usage, withStore } from './common';
 
 export const PEERS_USAGE = `Usage:
-  deskhand peers add NAME [--endpoint URL] [--tier public|internal|private] [--allow TOOL,TOOL] [--turns N] [--tokens N] [--token-stdin]
+  deskhand peers add NAME [--endpoint URL] [--tier public|internal|private] [--allow TOOL,TOOL] [--turns N] [--tokens N] [--cost USD] [--token-stdin]
   deskhand peers list | show NAME                      [--json]
   deskhand peers rm NAME
   deskhand peers allow NAME TOOL... [--remove]         (what the tier does not grant: writes, egress, bookkeeping)
   deskhand peers tier NAME public|internal|private
   deskhand peers enable|disable NAME
-  deskhand peers budget NAME [--turns N] [--tokens N]  (per UTC day)
+  deskhand peers budget NAME [--turns N] [--tokens N] [--cost USD|none]  (per UTC day; cost by the price table)
   deskhand peers token NAME --rotate | --outbound-stdin | --clear-outbound
-  deskhand peers serve [--port N] [--host ADDR] [provider flags as in run]   (the A2A endpoint; off unless started)`;
+  deskhand peers serve [--port N] [--host ADDR] [--tls-cert FILE --tls-key FILE | --tls-in-front] [provider flags as in run]
+                                                       (the A2A endpoint; off unless started)`;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -34,6 +35,15 @@ function count(raw: string | undefined, what: string): number | undefined {
   return n;
 }
 
+/** `--cost USD`: dollars per day (0 or more), or `none` for no cost limit. */
+function dollars(raw: string | undefined): number | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw.trim().toLowerCase() === 'none') return null;
+  const n = Number(raw.replace(/^\$/, ''));
+  if (!Number.isFinite(n) || n < 0 || n > 100_000 || raw.trim() === '') throw usage(`--cost is dollars per day, 0 or more (e.g. 2.50), or none (got "${raw.slice(0, 40)}").`);
+  return n;
+}
+
 const list = (raw: string | undefined) => (raw ?? '').split(/[\s,]+/).filter(Boolean);
 
 function describe(p: PeerView): string {
@@ -42,7 +52,7 @@ function describe(p: PeerView): string {
     `${p.name}  ${p.enabled ? 'enabled' : 'disabled'}  tier ${p.tier}`,
     `  endpoint: ${p.endpoint ?? '(none: they only call us)'}${p.endpoint ? (p.hasOutboundToken ? ', token saved' : ', no token saved') : ''}`,
     `  allow: ${allow}`,
-    `  budget per day: ${p.budget.turnsPerDay} turns, ${p.budget.tokensPerDay} tokens; used today ${p.usedToday.turns} turns, ${p.usedToday.tokens} tokens`,
+    `  budget per day: ${p.budget.turnsPerDay} turns, ${p.budget.tokensPerDay} tokens, ${p.budget.costPerDay === null ? 'no cost limit' : `$${p.budget.costPerDay}`}; used today ${p.usedToday.turns} turns, ${p.usedToday.tokens} tokens, $${p.usedToday.costUsd.toFixed(4)}`,
     `  ceiling: read-only tools that reveal ${p.tier === 'public' ? 'only public material' : p.tier === 'internal' ? 'public or internal material' : 'any material'}; never egress, bookkeeping, secrets, memory or writes unless allowed`,
   ].join('\n');
 }
@@ -60,6 +70,7 @@ export async function peersCommand(args: string[]): Promise<number> {
     allow: { type: 'string' },
     turns: { type: 'string' },
     tokens: { type: 'string' },
+    cost: { type: 'string' },
     'token-stdin': { type: 'boolean' },
     remove: { type: 'boolean' },
     rotate: { type: 'boolean' },
@@ -84,12 +95,13 @@ export async function peersCommand(args: string[]): Promise<number> {
         if (values['token-stdin'] && !outbound) throw usage('--token-stdin read nothing: pipe the token the peer gave you.');
         const turns = count(values.turns, 'turns');
         const tokens = count(values.tokens, 'tokens');
+        const cost = dollars(values.cost);
         const { peer, inboundToken } = await book.add({
           name: need(''),
           endpoint: values.endpoint ?? null,
           tier: checkTier(values.tier ?? 'public'),
           allow: list(values.allow),
-          budget: { ...(turns !== undefined ? { turnsPerDay: turns } : {}), ...(tokens !== undefined ? { tokensPerDay: tokens } : {}) },
+          budget: { ...(turns !== undefined ? { turnsPerDay: turns } : {}), ...(tokens !== undefined ? { tokensPerDay: tokens } : {}), ...(cost !== undefined ? { costPerDay: cost } : {}) },
           outboundToken: outbound,
         });
         if (json) await print(peer, { inboundToken });
@@ -135,7 +147,8 @@ export async function peersCommand(args: string[]): Promise<number> {
       case 'budget': {
         const turns = count(values.turns, 'turns');
         const tokens = count(values.tokens, 'tokens');
-        await print(book.setBudget(need(''), { ...(turns !== undefined ? { turnsPerDay: turns } : {}), ...(tokens !== undefined ? { tokensPerDay: tokens } : {}) }));
+        const cost = dollars(values.cost);
+        await print(book.setBudget(need(''), { ...(turns !== undefined ? { turnsPerDay: turns } : {}), ...(tokens !== undefined ? { tokensPerDay: tokens } : {}), ...(cost !== undefined ? { costPerDay: cost } : {}) }));
         return 0;
       }
       case 'token': {

@@ -14,8 +14,9 @@
  * runs. The answer returned is the run's final text, redacted (the peer book's tokens included). Task updates stream
  * as the run goes (working, waiting for the person, done); `tasks/cancel` stops the run.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { mkdirSync } from 'node:fs';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { AgentCard, Message, Part } from '@a2a-js/sdk';
@@ -40,6 +41,10 @@ export interface PeerEndpointOptions {
   book: PeerBook;
   /** Redacts text as the runtime's sinks do (secrets the runtime knows, credential shapes). */
   redact(text: string): string;
+  /** Tells the redactor the peer book's tokens as they are now (at each incoming task, before anything runs or answers). */
+  learnTokens?: () => Promise<void>;
+  /** What a finished run cost in dollars (its model and tokens by the price table), or null when it is not priced. */
+  runCost?: (runId: string) => number | null;
   /** Marks a conversation as having read untrusted content (every run of it starts tainted). */
   taint(conversationId: string): void;
   /** request_clarification's channel: this endpoint answers for the conversations it follows. */
@@ -48,6 +53,8 @@ export interface PeerEndpointOptions {
   folder: string;
   host: string;
   port: number;
+  /** PEM files: the endpoint speaks HTTPS itself (node:https), and its agent card names https. */
+  tls?: { certFile: string; keyFile: string };
   version: string;
   log: Logger;
 }
@@ -161,6 +168,8 @@ class PeerExecutor implements AgentExecutor {
       this.status(bus, ctx, TaskState.TASK_STATE_REJECTED, 'Unknown peer.');
       return bus.finished();
     }
+    // A peer added or a token rotated since the endpoint started (here or by another process) is a secret at once.
+    await this.opts.learnTokens?.().catch((err: unknown) => this.opts.log.warn('peers: could not read the peer tokens', { error: errorMessage(err) }));
     const text = textOf(ctx.userMessage);
     if (ctx.task) return this.followUp(ctx, bus, text);
     if (!text) {
@@ -218,8 +227,9 @@ class PeerExecutor implements AgentExecutor {
             this.status(bus, ctx, TaskState.TASK_STATE_WORKING, 'Waiting for the person at this Deskhand to answer a request of the run.');
           } else if (e.type === 'run.finished') {
             if (e.status === 'parked') continue;
-            this.opts.book.addTokens(peer.name, (e.usage?.inputTokens ?? 0) + (e.usage?.outputTokens ?? 0));
+            this.opts.book.addUsage(peer.name, (e.usage?.inputTokens ?? 0) + (e.usage?.outputTokens ?? 0), this.opts.runCost?.(runId) ?? 0);
             if (tracked.cancelled) return;
+            await this.opts.learnTokens?.().catch(() => undefined);
             const answer = this.opts.redact(reply.trim() || (e.status === 'finished' ? '(no answer)' : `The run ${e.status}.`));
             if (e.status === 'finished') this.status(bus, ctx, TaskState.TASK_STATE_COMPLETED, answer);
             else this.status(bus, ctx, TaskState.TASK_STATE_FAILED, this.opts.redact(e.error ? `The run ${e.status}: ${e.error}` : answer));
@@ -308,7 +318,7 @@ export async function startPeerEndpoint(opts: PeerEndpointOptions): Promise<Peer
   // The card names the address, known once the socket listens; requests wait for nothing (none arrive before).
   let card: AgentCard | null = null;
   let rpc: InstanceType<ServerSdk['JsonRpcTransportHandler']> | null = null;
-  const http = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     void (async () => {
       const path = (req.url ?? '/').split('?')[0];
       if (!card || !rpc) return sendJson(res, 503, { error: 'starting' });
@@ -351,7 +361,23 @@ export async function startPeerEndpoint(opts: PeerEndpointOptions): Promise<Peer
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.end();
     });
-  });
+  };
+  let http: Server;
+  if (opts.tls) {
+    const read = (file: string, what: string) => {
+      try {
+        return readFileSync(file);
+      } catch (err) {
+        throw new Error(`Could not read the TLS ${what} ${file}: ${errorMessage(err)}`);
+      }
+    };
+    const tls = { cert: read(opts.tls.certFile, 'certificate'), key: read(opts.tls.keyFile, 'key') };
+    try {
+      http = createHttpsServer(tls, handler) as unknown as Server;
+    } catch (err) {
+      throw new Error(`The TLS certificate or key is not usable (PEM files, the key matching the certificate): ${errorMessage(err)}`);
+    }
+  } else http = createServer(handler);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(opts.port, opts.host, () => resolve());
@@ -359,7 +385,7 @@ export async function startPeerEndpoint(opts: PeerEndpointOptions): Promise<Peer
   const addr = http.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  const url = `http://${host}:${port}`;
+  const url = `${opts.tls ? 'https' : 'http'}://${host}:${port}`;
   card = agentCard(url, opts.version);
   rpc = new server.JsonRpcTransportHandler(new server.DefaultRequestHandler(card, new server.InMemoryTaskStore(), executor));
   return {

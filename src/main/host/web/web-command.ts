@@ -1,6 +1,7 @@
 /**
  * host/web/ — `deskhand web`: the command (this file), the HTTP/WebSocket host and its address file. It imports
- * host/app/, host/background/ and host/assembly/; never host/cli/ (cli/commands.ts starts it).
+ * host/peers/ (the A2A endpoint, when Settings → Peers turns it on), host/app/, host/background/ and host/assembly/;
+ * never host/cli/ (cli/commands.ts starts it).
  * Lint (HOST_GROUPS in eslint.config.js) and scripts/check-cycles.mjs hold this; docs/architecture.md, "The host".
  */
 /**
@@ -26,6 +27,8 @@ import { ScheduleTicker } from '../background/schedule-ticker';
 import { startWebHost } from './web-host';
 import { deadlineMs, exitDeadline, untilStopSignal } from '../assembly/exit-deadline';
 import { packageVersion } from '../assembly/package-version';
+import { stderrLogger } from '../assembly/logger';
+import { PeerEndpointHost } from '../peers/peer-endpoint-host';
 
 export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json]
                     [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
@@ -87,6 +90,11 @@ export async function webCommand(args: string[]): Promise<number> {
     host = await startWebHost({ service, rendererDir, port: 0, token: planned.token });
   }
   writeWebAddress(dataDir, { port: host.port, token: host.token });
+  // "Accept requests from peers" (Settings → Peers): the A2A endpoint on this host, if it is on; a failure to bind is
+  // shown on the page, never stops the web host.
+  const peers = new PeerEndpointHost({ runtime, service, dataDir, log: stderrLogger, ...(process.env.DESKHAND_PEERS_FOLDER ? { folder: process.env.DESKHAND_PEERS_FOLDER } : {}) });
+  const peersState = await peers.start();
+  if (peersState.error) process.stderr.write(`Peers: ${peersState.error}\n`);
   process.stdout.write(values.json ? `${JSON.stringify({ url: host.url })}\n` : `Deskhand is running at ${host.url}\n`);
   // While it runs, the in-app ticker fires what no OS job holds (claimed first, so never twice).
   const ticker = startScheduleTicker(runtime, (run) => (override ? Promise.resolve(override) : fireProvider(run)));
@@ -94,8 +102,10 @@ export async function webCommand(args: string[]): Promise<number> {
   await untilStopSignal();
   if (!values.json) process.stderr.write('Stopping Deskhand web…\n');
   // One Ctrl-C ends it within the deadline: everything closes in order, and what did not close in time is named.
-  let stage = 'the schedule ticker';
+  let stage = 'the peer endpoint';
   exitDeadline({ ms: deadlineMs(WEB_EXIT_DEADLINE_MS), what: 'Deskhand web was stopped', code: 0, pending: () => [stage, ...runtime.stillClosing()].filter(Boolean) });
+  await peers.close();
+  stage = 'the schedule ticker';
   await ticker.stop();
   stage = 'the runs in progress';
   await service.shutdown(WEB_EXIT_DEADLINE_MS / 2);

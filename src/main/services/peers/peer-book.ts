@@ -66,7 +66,7 @@ function recordOf(row: PeerRow): PeerRecord {
     endpoint: row.endpoint,
     tier: (PEER_TIERS as readonly string[]).includes(row.tier) ? (row.tier as PeerTier) : 'public',
     allow: parseAllow(row.allow),
-    budget: { turnsPerDay: row.turns_per_day, tokensPerDay: row.tokens_per_day },
+    budget: { turnsPerDay: row.turns_per_day, tokensPerDay: row.tokens_per_day, costPerDay: row.cost_per_day },
     enabled: row.enabled === 1,
     createdAt: row.created_at,
   };
@@ -148,6 +148,7 @@ export class PeerBook {
       allow: JSON.stringify(checkAllow(input.allow ?? [])),
       turns_per_day: budget.turnsPerDay,
       tokens_per_day: budget.tokensPerDay,
+      cost_per_day: budget.costPerDay,
       enabled: 1,
     });
     return { peer: this.require(name), inboundToken };
@@ -185,7 +186,7 @@ export class PeerBook {
   setBudget(name: string, budget: Partial<PeerBudget>): PeerRecord {
     const peer = this.require(name);
     const next = { ...peer.budget, ...budget };
-    this.#rows.update(name, { turns_per_day: next.turnsPerDay, tokens_per_day: next.tokensPerDay });
+    this.#rows.update(name, { turns_per_day: next.turnsPerDay, tokens_per_day: next.tokensPerDay, cost_per_day: next.costPerDay });
     return this.require(name);
   }
 
@@ -251,9 +252,9 @@ export class PeerBook {
     return out;
   }
 
-  usedToday(name: string, now = Date.now()): { turns: number; tokens: number } {
+  usedToday(name: string, now = Date.now()): { turns: number; tokens: number; costUsd: number } {
     const u = this.#rows.usage(name, utcDay(now));
-    return { turns: u.turns, tokens: u.tokens };
+    return { turns: u.turns, tokens: u.tokens, costUsd: u.cost_usd };
   }
 
   /** Counts one incoming turn unless the budget is spent; returns the reason it is refused, or null. */
@@ -262,12 +263,15 @@ export class PeerBook {
     const used = this.usedToday(name, now);
     if (used.turns >= peer.budget.turnsPerDay) return `Peer ${name} has used its ${peer.budget.turnsPerDay} turns for today (UTC); ask again tomorrow.`;
     if (used.tokens >= peer.budget.tokensPerDay) return `Peer ${name} has used its ${peer.budget.tokensPerDay} tokens for today (UTC); ask again tomorrow.`;
+    const cost = peer.budget.costPerDay;
+    if (cost !== null && used.costUsd >= cost) return `Peer ${name} has used its $${cost} of model cost for today (UTC; $${used.costUsd.toFixed(4)} spent); ask again tomorrow.`;
     this.#rows.addUsage(name, utcDay(now), 1, 0);
     return null;
   }
 
-  addTokens(name: string, tokens: number, now = Date.now()): void {
-    if (tokens > 0 && this.get(name)) this.#rows.addUsage(name, utcDay(now), 0, Math.round(tokens));
+  /** Counts a finished run's tokens and its cost (dollars by the price table; 0 for a model it does not price). */
+  addUsage(name: string, tokens: number, costUsd = 0, now = Date.now()): void {
+    if ((tokens > 0 || costUsd > 0) && this.get(name)) this.#rows.addUsage(name, utcDay(now), 0, Math.max(0, Math.round(tokens)), Math.max(0, costUsd));
   }
 
   conversationOf(conversationId: string) {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
+import { PEER_NAME_RE, peerRulePattern } from '../../../shared/peers';
 import { defineTool } from '../../runtime/tool';
 import type { PeerCaller } from '../../services/peers/index';
 
@@ -32,7 +33,18 @@ export function createAskPeer(caller: PeerCaller) {
     params,
     risk: 'high-risk',
     disclosure: 'private',
-    effects: () => ({ egress: true, network: true }),
+    // "Allow this peer for this conversation" is the always-allow rule `peer:NAME` (conversation scope only); its
+    // answers carry the source `peer NAME`, which the taint inspector matches (approval-engine.ts).
+    effects: (a) => {
+      const name = a.peer.trim().toLowerCase();
+      const named = PEER_NAME_RE.test(name);
+      return {
+        egress: true,
+        network: true,
+        ...(named ? { answerSource: `peer ${name}` } : {}),
+        assessment: { risk: 'high-risk', reasons: [`ask_peer sends the message to ${named ? `peer ${name}` : 'a peer'}'s agent`], rulePattern: named ? peerRulePattern(name) : null },
+      };
+    },
     presentation: {
       title: 'Ask a peer',
       icon: 'web',

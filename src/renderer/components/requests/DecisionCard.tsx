@@ -6,6 +6,7 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { describeAlways, describePattern, offeredRoot } from '../../../shared/always-allow';
 import type { RuleScope } from '../../../shared/rules';
+import { peerOfRulePattern } from '../../../shared/peers';
 import { api } from '../../api/client';
 import { ArgsView } from '../common/ArgsView';
 import { DiffView } from '../common/DiffView';
@@ -19,11 +20,14 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
   const card = useRef<HTMLElement>(null);
   const reasonInput = useRef<HTMLInputElement>(null);
 
+  // ask_peer: "always" is "allow this peer for this conversation" (never a workspace or everywhere).
+  const peer = peerOfRulePattern(approval.alwaysPattern);
+
   function decide(decision: 'approve' | 'always' | 'deny') {
     void run(() =>
       decision === 'deny'
         ? deny(approval.approvalId, reason)
-        : api().decideApproval({ approvalId: approval.approvalId, decision, ...(decision === 'always' ? { scope } : {}) }),
+        : api().decideApproval({ approvalId: approval.approvalId, decision, ...(decision === 'always' ? { scope: peer ? 'conversation' : scope } : {}) }),
     );
   }
 
@@ -34,7 +38,8 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
       decide('approve');
     } else if (e.key === 'a' || e.key === 'A') {
       e.preventDefault();
-      if (approval.alwaysPattern) setConfirmAlways(true);
+      if (peer) decide('always');
+      else if (approval.alwaysPattern) setConfirmAlways(true);
     } else if (e.key === 'd' || e.key === 'D') {
       e.preventDefault();
       reasonInput.current?.focus();
@@ -137,16 +142,22 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
           <button type="button" className="btn primary" disabled={busy} onClick={() => decide('approve')} aria-keyshortcuts="Enter">
             Approve
           </button>
-          <button
-            type="button"
-            className="btn"
-            disabled={busy || !approval.alwaysPattern}
-            onClick={() => setConfirmAlways(true)}
-            aria-keyshortcuts="A"
-            title={approval.alwaysPattern ? describeAlways(approval.tool, approval.alwaysPattern) : 'No rule can be saved for this call'}
-          >
-            Always allow
-          </button>
+          {peer ? (
+            <button type="button" className="btn" disabled={busy} onClick={() => decide('always')} aria-keyshortcuts="A" title={`Approve, and let ask_peer reach ${peer} from this conversation without asking while only ${peer}'s own answers are untrusted content in it`}>
+              Allow {peer} for this conversation
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="btn"
+              disabled={busy || !approval.alwaysPattern}
+              onClick={() => setConfirmAlways(true)}
+              aria-keyshortcuts="A"
+              title={approval.alwaysPattern ? describeAlways(approval.tool, approval.alwaysPattern) : 'No rule can be saved for this call'}
+            >
+              Always allow
+            </button>
+          )}
           <DenyGroup reason={reason} setReason={setReason} busy={busy} onDeny={() => decide('deny')} inputRef={reasonInput} shortcut />
           <span className="key-hint" aria-hidden="true">
             Ctrl+⏎ approve · Ctrl+⌫ deny (from an empty message box) · on the card: ⏎ approve · A always · D deny

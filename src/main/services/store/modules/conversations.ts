@@ -13,12 +13,18 @@ export interface ConversationRow {
   sandbox: SandboxMode;
   /** 1 once any run of the conversation read untrusted content: later runs, resumes and subagents start tainted. */
   tainted: number;
+  /**
+   * The one untrusted source everything the conversation read came from (`peer alice`: only that peer's answers), or
+   * null: not tainted, or tainted by more than one source, or by one that does not say (the engine then treats it as
+   * any taint). Only ask_peer's per-conversation grant of that same peer reads it (approval-engine.ts, taint).
+   */
+  taint_only: string | null;
   created_at: number;
   updated_at: number;
 }
 
-export type NewConversation = Omit<ConversationRow, 'created_at' | 'updated_at' | 'state' | 'sandbox' | 'tainted'> & { state?: string; sandbox?: SandboxMode };
-export type ConversationPatch = Partial<Pick<ConversationRow, 'title' | 'policy' | 'state' | 'folder' | 'sandbox' | 'tainted'>>;
+export type NewConversation = Omit<ConversationRow, 'created_at' | 'updated_at' | 'state' | 'sandbox' | 'tainted' | 'taint_only'> & { state?: string; sandbox?: SandboxMode };
+export type ConversationPatch = Partial<Pick<ConversationRow, 'title' | 'policy' | 'state' | 'folder' | 'sandbox' | 'tainted' | 'taint_only'>>;
 
 export const conversationsModule = defineStoreModule({
   name: 'conversations',
@@ -47,11 +53,15 @@ export const conversationsModule = defineStoreModule({
       legacyUserVersion: 3,
       sql: `ALTER TABLE conversations ADD COLUMN tainted INTEGER NOT NULL DEFAULT 0;`,
     },
+    {
+      description: 'the one untrusted source a tainted conversation read (a peer grant may clear that peer only)',
+      sql: `ALTER TABLE conversations ADD COLUMN taint_only TEXT;`,
+    },
   ],
   queries: (sql: Sql) => ({
     create(row: NewConversation): ConversationRow {
       const now = Date.now();
-      const full: ConversationRow = { state: '{}', ...row, sandbox: row.sandbox ?? 'workspace-write', tainted: 0, created_at: now, updated_at: now };
+      const full: ConversationRow = { state: '{}', ...row, sandbox: row.sandbox ?? 'workspace-write', tainted: 0, taint_only: null, created_at: now, updated_at: now };
       sql.run(
         'INSERT INTO conversations (id,title,folder,policy,state,sandbox,created_at,updated_at) VALUES (@id,@title,@folder,@policy,@state,@sandbox,@created_at,@updated_at)',
         { id: full.id, title: full.title, folder: full.folder, policy: full.policy, state: full.state, sandbox: full.sandbox, created_at: now, updated_at: now },

@@ -11,6 +11,8 @@ export interface PeerRow {
   allow: string;
   turns_per_day: number;
   tokens_per_day: number;
+  /** Dollars per UTC day; null: no cost limit. */
+  cost_per_day: number | null;
   enabled: number;
   created_at: number;
   updated_at: number;
@@ -21,6 +23,7 @@ export interface PeerUsageRow {
   day: string;
   turns: number;
   tokens: number;
+  cost_usd: number;
 }
 
 export interface PeerConversationRow {
@@ -62,6 +65,12 @@ export const peersModule = defineStoreModule({
         UNIQUE (peer, context_id)
       );`,
     },
+    {
+      description: "a peer's cost budget per day and its day's cost",
+      sql: `
+      ALTER TABLE peers ADD COLUMN cost_per_day REAL;
+      ALTER TABLE peer_usage ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0;`,
+    },
   ],
   queries: (sql: Sql) => ({
     list: () => sql.all<PeerRow>('SELECT * FROM peers ORDER BY name'),
@@ -69,33 +78,35 @@ export const peersModule = defineStoreModule({
     insert(row: Omit<PeerRow, 'created_at' | 'updated_at'>): void {
       const now = Date.now();
       sql.run(
-        'INSERT INTO peers (name, endpoint, tier, allow, turns_per_day, tokens_per_day, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO peers (name, endpoint, tier, allow, turns_per_day, tokens_per_day, cost_per_day, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         row.name,
         row.endpoint,
         row.tier,
         row.allow,
         row.turns_per_day,
         row.tokens_per_day,
+        row.cost_per_day,
         row.enabled,
         now,
         now,
       );
     },
-    update(name: string, patch: Partial<Pick<PeerRow, 'endpoint' | 'tier' | 'allow' | 'turns_per_day' | 'tokens_per_day' | 'enabled'>>): boolean {
+    update(name: string, patch: Partial<Pick<PeerRow, 'endpoint' | 'tier' | 'allow' | 'turns_per_day' | 'tokens_per_day' | 'cost_per_day' | 'enabled'>>): boolean {
       const cols = Object.keys(patch) as (keyof typeof patch)[];
       if (!cols.length) return false;
       const set = cols.map((c) => `${c} = ?`).join(', ');
       return sql.run(`UPDATE peers SET ${set}, updated_at = ? WHERE name = ?`, ...cols.map((c) => patch[c] ?? null), Date.now(), name).changes > 0;
     },
     remove: (name: string) => sql.run('DELETE FROM peers WHERE name = ?', name).changes > 0,
-    usage: (peer: string, day: string) => sql.one<PeerUsageRow>('SELECT * FROM peer_usage WHERE peer = ? AND day = ?', peer, day) ?? { peer, day, turns: 0, tokens: 0 },
-    addUsage(peer: string, day: string, turns: number, tokens: number): void {
+    usage: (peer: string, day: string) => sql.one<PeerUsageRow>('SELECT * FROM peer_usage WHERE peer = ? AND day = ?', peer, day) ?? { peer, day, turns: 0, tokens: 0, cost_usd: 0 },
+    addUsage(peer: string, day: string, turns: number, tokens: number, costUsd = 0): void {
       sql.run(
-        'INSERT INTO peer_usage (peer, day, turns, tokens) VALUES (?, ?, ?, ?) ON CONFLICT (peer, day) DO UPDATE SET turns = turns + excluded.turns, tokens = tokens + excluded.tokens',
+        'INSERT INTO peer_usage (peer, day, turns, tokens, cost_usd) VALUES (?, ?, ?, ?, ?) ON CONFLICT (peer, day) DO UPDATE SET turns = turns + excluded.turns, tokens = tokens + excluded.tokens, cost_usd = cost_usd + excluded.cost_usd',
         peer,
         day,
         turns,
         tokens,
+        costUsd,
       );
     },
     conversationOf: (conversationId: string) => sql.one<PeerConversationRow>('SELECT * FROM peer_conversations WHERE conversation_id = ?', conversationId) ?? null,
