@@ -53,11 +53,16 @@ export class CompositionHost {
   private readonly off: () => void;
   private readonly printer: PdfPrinter;
 
+  /** Reviews given while the agent worked, by conversation, in order: told when its run ends (this host's lifetime). */
+  private readonly waiting = new Map<string, { action: 'comment' | 'approve' | 'changes'; message: string }[]>();
+
   constructor(private readonly opts: CompositionHostOptions) {
     this.service = new CompositionFiles(opts.runtime.store, opts.dataDir);
     this.printer = opts.printer ?? new ChromiumPdfPrinter();
     // A composition made (or revised) by a tool: the panel lists it at once.
     this.off = opts.runtime.onEvent((e) => {
+      // A review given while a run worked is told once the conversation's run ends.
+      if (e.type === 'run.finished' && this.waiting.has(e.conversationId)) setImmediate(() => void this.deliver(e.conversationId).catch(() => undefined));
       if (e.type === 'tool.result' && (e.tool === 'create_composition' || e.tool === 'execute_create_composition') && e.status === 'ok') {
         const conversationId = opts.runtime.store.getRun(e.runId)?.conversation_id ?? null;
         opts.emit({ event: 'compositionsChanged', payload: { conversationId } });
@@ -156,7 +161,7 @@ export class CompositionHost {
    * The person's review of one version, stored, and in the conversation as a review event the model reads with
    * Deskhand's instructions (review-message.ts). Only "Ask for changes" starts a run; a comment or an approval waits
    * in the conversation for the next turn. While a run works (or waits for an answer) in the conversation, nothing is
-   * added to it mid-turn: the review is kept on the composition and the person is told the agent was not told.
+   * added to it mid-turn: the review waits, and is told when that run ends (`deliver`).
    */
   async review(p: ParsedParams<'reviewComposition'>): Promise<MethodResult<'reviewComposition'>> {
     const before = this.detail(p.id);
@@ -167,21 +172,45 @@ export class CompositionHost {
     let note: string | null = null;
     const conversationId = before.conversationId;
     if (conversationId) {
-      const store = this.opts.runtime.store;
       const message = reviewMessage({ composition: p.id, title: before.title, version: p.version, action: p.action, text });
-      const busy = 'Saved. The agent is working in this conversation, so it was not told yet: send a message when it is done.';
-      if (p.action === 'changes') {
-        try {
-          runId = (await this.opts.send(conversationId, message)).runId;
-        } catch (err) {
-          if (!DeskhandError.isInstance(err) || err.code !== 'conflict') throw err;
-          note = busy;
-        }
-      } else if (store.activeRunForConversation(conversationId)) note = busy;
-      else store.addMessage(conversationId, null, 'user', this.opts.runtime.redactor.redact(message));
+      const queue = this.waiting.get(conversationId) ?? [];
+      queue.push({ action: p.action, message });
+      this.waiting.set(conversationId, queue);
+      runId = await this.deliver(conversationId);
+      if (this.waiting.has(conversationId)) note = 'Saved. The agent is working in this conversation: it is told when it finishes (while Deskhand stays open).';
     }
     this.opts.emit({ event: 'compositionsChanged', payload: { conversationId } });
     return { composition: detail, runId, note };
+  }
+
+  /**
+   * Tells the agent the reviews waiting for this conversation, in order, unless a run works (or waits) there: comments
+   * and approvals join the conversation for its next turn, and one asking for changes starts a run (the rest wait for
+   * that run's end). Returns the run started, if any.
+   */
+  private async deliver(conversationId: string): Promise<string | null> {
+    const queue = this.waiting.get(conversationId);
+    const store = this.opts.runtime.store;
+    while (queue?.length) {
+      if (store.activeRunForConversation(conversationId)) return null;
+      const next = queue[0]!;
+      if (next.action === 'changes') {
+        let runId: string;
+        try {
+          runId = (await this.opts.send(conversationId, next.message)).runId;
+        } catch (err) {
+          if (!DeskhandError.isInstance(err) || err.code !== 'conflict') throw err;
+          return null; // a run started meanwhile: told when it ends
+        }
+        queue.shift();
+        if (!queue.length) this.waiting.delete(conversationId);
+        return runId;
+      }
+      store.addMessage(conversationId, null, 'user', this.opts.runtime.redactor.redact(next.message));
+      queue.shift();
+    }
+    this.waiting.delete(conversationId);
+    return null;
   }
 }
 
