@@ -11,6 +11,20 @@ import { Feedback } from '../common/Feedback';
 type Provider = CompanionConfigView['provider'];
 const LABEL: Record<Provider, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'OpenAI-compatible' };
 const blank = { provider: 'openai' as Provider, model: '', imageModel: '', baseURL: '', transcriptionModel: '', speechModel: '', models: '', imageModels: '', speechModels: '' };
+/**
+ * The text fields, in order: what each holds, its accessible name, an example, and (for what Anthropic does not do)
+ * the placeholder that says so while the field is off.
+ */
+const FIELDS: { key: Exclude<keyof typeof blank, 'provider'>; label: string; aria: string; placeholder: string; anthropic?: string }[] = [
+  { key: 'model', label: 'Vision model', aria: 'Companion vision model', placeholder: 'gpt-4o-mini' },
+  { key: 'imageModel', label: 'Image model (optional)', aria: 'Companion image model', placeholder: 'gpt-image-1', anthropic: 'Anthropic makes no images' },
+  { key: 'transcriptionModel', label: 'Transcription model (optional)', aria: 'Companion transcription model', placeholder: 'whisper-1', anthropic: 'Anthropic has no transcription API' },
+  { key: 'speechModel', label: 'Speech model (optional)', aria: 'Companion speech model', placeholder: 'gpt-4o-mini-tts', anthropic: 'Anthropic makes no speech' },
+  { key: 'models', label: 'Also these vision models (optional; a call picks one with its model argument)', aria: 'Companion also models', placeholder: 'gpt-4o, gpt-4.1-mini' },
+  { key: 'imageModels', label: 'Also these image models (optional; a generate_media call picks one with its model argument)', aria: 'Companion also image models', placeholder: 'dall-e-3', anthropic: 'Anthropic makes no images' },
+  { key: 'speechModels', label: 'Also these speech models (optional; a generate_media call picks one with its model argument)', aria: 'Companion also speech models', placeholder: 'tts-1-hd', anthropic: 'Anthropic makes no speech' },
+  { key: 'baseURL', label: 'Base URL', aria: 'Companion base URL', placeholder: 'default' },
+];
 /** An "also" field: more vision, image or speech models a call may pick with its `model` argument, separated by commas or spaces. */
 const modelList = (text: string) => [...new Set(text.split(/[\s,]+/).map((m) => m.trim()).filter(Boolean))];
 
@@ -91,85 +105,22 @@ export function CompanionSettings() {
           ))}
         </select>
       </label>
-      <label className="field">
-        <span>Vision model</span>
-        <input aria-label="Companion vision model" value={draft.model} placeholder="gpt-4o-mini" onChange={(e) => setDraft({ ...draft, model: e.target.value })} spellCheck={false} />
-      </label>
-      <label className="field">
-        <span>Image model (optional)</span>
-        <input
-          aria-label="Companion image model"
-          value={draft.imageModel}
-          placeholder={draft.provider === 'anthropic' ? 'Anthropic makes no images' : 'gpt-image-1'}
-          disabled={draft.provider === 'anthropic'}
-          onChange={(e) => setDraft({ ...draft, imageModel: e.target.value })}
-          spellCheck={false}
-        />
-      </label>
-      <label className="field">
-        <span>Transcription model (optional)</span>
-        <input
-          aria-label="Companion transcription model"
-          value={draft.transcriptionModel}
-          placeholder={draft.provider === 'anthropic' ? 'Anthropic has no transcription API' : 'whisper-1'}
-          disabled={draft.provider === 'anthropic'}
-          onChange={(e) => setDraft({ ...draft, transcriptionModel: e.target.value })}
-          spellCheck={false}
-        />
-      </label>
-      <label className="field">
-        <span>Speech model (optional)</span>
-        <input
-          aria-label="Companion speech model"
-          value={draft.speechModel}
-          placeholder={draft.provider === 'anthropic' ? 'Anthropic makes no speech' : 'gpt-4o-mini-tts'}
-          disabled={draft.provider === 'anthropic'}
-          onChange={(e) => setDraft({ ...draft, speechModel: e.target.value })}
-          spellCheck={false}
-        />
-      </label>
-      <label className="field">
-        <span>Also these vision models (optional; a call picks one with its model argument)</span>
-        <input
-          aria-label="Companion also models"
-          value={draft.models}
-          placeholder="gpt-4o, gpt-4.1-mini"
-          onChange={(e) => setDraft({ ...draft, models: e.target.value })}
-          spellCheck={false}
-        />
-      </label>
-      <label className="field">
-        <span>Also these image models (optional; a generate_media call picks one with its model argument)</span>
-        <input
-          aria-label="Companion also image models"
-          value={draft.imageModels}
-          placeholder={draft.provider === 'anthropic' ? 'Anthropic makes no images' : 'dall-e-3'}
-          disabled={draft.provider === 'anthropic'}
-          onChange={(e) => setDraft({ ...draft, imageModels: e.target.value })}
-          spellCheck={false}
-        />
-      </label>
-      <label className="field">
-        <span>Also these speech models (optional; a generate_media call picks one with its model argument)</span>
-        <input
-          aria-label="Companion also speech models"
-          value={draft.speechModels}
-          placeholder={draft.provider === 'anthropic' ? 'Anthropic makes no speech' : 'tts-1-hd'}
-          disabled={draft.provider === 'anthropic'}
-          onChange={(e) => setDraft({ ...draft, speechModels: e.target.value })}
-          spellCheck={false}
-        />
-      </label>
-      <label className="field">
-        <span>Base URL {draft.provider === 'openai-compatible' ? '(required)' : '(optional)'}</span>
-        <input
-          aria-label="Companion base URL"
-          value={draft.baseURL}
-          placeholder={draft.provider === 'openai-compatible' ? 'http://127.0.0.1:11434/v1' : 'default'}
-          onChange={(e) => setDraft({ ...draft, baseURL: e.target.value })}
-          spellCheck={false}
-        />
-      </label>
+      {FIELDS.map((f) => {
+        const off = draft.provider === 'anthropic' ? f.anthropic : undefined;
+        return (
+          <label className="field" key={f.key}>
+            <span>{f.key === 'baseURL' ? `Base URL ${draft.provider === 'openai-compatible' ? '(required)' : '(optional)'}` : f.label}</span>
+            <input
+              aria-label={f.aria}
+              value={draft[f.key]}
+              placeholder={off ?? (f.key === 'baseURL' ? (draft.provider === 'openai-compatible' ? 'http://127.0.0.1:11434/v1' : 'default') : f.placeholder)}
+              disabled={off !== undefined}
+              onChange={(e) => setDraft({ ...draft, [f.key]: e.target.value })}
+              spellCheck={false}
+            />
+          </label>
+        );
+      })}
       <p className="muted small" aria-label="Companion key">
         {key}
       </p>
