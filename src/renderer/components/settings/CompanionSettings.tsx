@@ -3,7 +3,7 @@
  * makes images with (issue 17). The same file `deskhand media companion set|show|clear` writes; its API key is the
  * provider's key saved above (or its environment variable).
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { CompanionConfigView } from '../../../shared/contract-media';
 import { api, errorText } from '../../api/client';
 import { Feedback } from '../common/Feedback';
@@ -34,6 +34,12 @@ export function CompanionSettings() {
   const [key, setKey] = useState('');
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** The person typed before the saved companion arrived: the load must not overwrite what they typed. */
+  const edited = useRef(false);
+  const edit = (next: typeof blank) => {
+    edited.current = true;
+    setDraft(next);
+  };
 
   const show = (r: { companion: CompanionConfigView | null; key: string }) => {
     setSaved(r.companion);
@@ -58,7 +64,13 @@ export function CompanionSettings() {
   useEffect(() => {
     api()
       .getCompanion({})
-      .then(show)
+      .then((r) => {
+        if (!edited.current) show(r);
+        else {
+          setSaved(r.companion);
+          setKey(r.key);
+        }
+      })
       .catch((err: unknown) => setError(errorText(err)));
   }, []);
 
@@ -97,7 +109,7 @@ export function CompanionSettings() {
       </p>
       <label className="field">
         <span>Provider</span>
-        <select aria-label="Companion provider" value={draft.provider} onChange={(e) => setDraft({ ...draft, provider: e.target.value as Provider })}>
+        <select aria-label="Companion provider" value={draft.provider} onChange={(e) => edit({ ...draft, provider: e.target.value as Provider })}>
           {(Object.keys(LABEL) as Provider[]).map((p) => (
             <option key={p} value={p}>
               {LABEL[p]}
@@ -115,7 +127,7 @@ export function CompanionSettings() {
               value={draft[f.key]}
               placeholder={off ?? (f.key === 'baseURL' ? (draft.provider === 'openai-compatible' ? 'http://127.0.0.1:11434/v1' : 'default') : f.placeholder)}
               disabled={off !== undefined}
-              onChange={(e) => setDraft({ ...draft, [f.key]: e.target.value })}
+              onChange={(e) => edit({ ...draft, [f.key]: e.target.value })}
               spellCheck={false}
             />
           </label>
