@@ -45,6 +45,20 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     // Deltas are held back just enough that a secret split across deltas is redacted whole.
     const deltas = redactor.stream((_key, delta) => core.emit(options, { type: 'text', runId: run.id, delta, step: run.step + 1 }));
+    // The deltas that arrive in one turn of the event loop (one network read: a handful when a provider paces its
+    // tokens, hundreds in a burst) go to the stream redactor as one piece, when that turn has run its promise jobs
+    // (setImmediate). The redactor then scans, and the runtime emits, once per read instead of once per token; a paced
+    // token is released in the same turn it arrived in, as before.
+    let pending = '';
+    let pendingTimer: NodeJS.Immediate | undefined;
+    const pushPending = () => {
+      if (pendingTimer) clearImmediate(pendingTimer);
+      pendingTimer = undefined;
+      if (!pending) return;
+      const piece = pending;
+      pending = '';
+      deltas.push('text', sanitizeText(piece, NO_REDACTION));
+    };
     try {
       arm();
       const stream = streamModelStep({
@@ -58,7 +72,8 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         arm();
         if (part.type === 'text') {
           text += part.delta;
-          deltas.push('text', sanitizeText(part.delta, NO_REDACTION));
+          pending += part.delta;
+          pendingTimer ??= setImmediate(pushPending);
         } else if (part.type === 'tool-call') {
           calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, ...parseToolInput(core, part.input) });
         } else {
@@ -66,8 +81,10 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         }
       }
       if (stepController.signal.aborted) throw new DeskhandError('aborted', 'aborted');
+      pushPending();
       deltas.flush();
     } catch (err) {
+      pushPending();
       deltas.flush();
       clearTimeout(idle);
       options.signal?.removeEventListener('abort', onAbort);
