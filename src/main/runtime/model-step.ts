@@ -45,10 +45,10 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     // Deltas are held back just enough that a secret split across deltas is redacted whole.
     const deltas = redactor.stream((_key, delta) => core.emit(options, { type: 'text', runId: run.id, delta, step: run.step + 1 }));
-    // The deltas that arrive in one turn of the event loop (one network read: a handful when a provider paces its
-    // tokens, hundreds in a burst) go to the stream redactor as one piece, when that turn has run its promise jobs
-    // (setImmediate). The redactor then scans, and the runtime emits, once per read instead of once per token; a paced
-    // token is released in the same turn it arrived in, as before.
+    // The first delta of a turn of the event loop goes to the stream redactor at once, as it comes (a paced token, one
+    // per network read, is released exactly as before); the others that arrive in the same turn (hundreds per read in
+    // a burst) are joined and pushed as one piece when that turn has run its promise jobs (setImmediate). The redactor
+    // then scans, and the runtime emits, about twice per read instead of once per token.
     let pending = '';
     let pendingTimer: NodeJS.Immediate | undefined;
     const pushPending = () => {
@@ -72,8 +72,11 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         arm();
         if (part.type === 'text') {
           text += part.delta;
-          pending += part.delta;
-          pendingTimer ??= setImmediate(pushPending);
+          if (pendingTimer) pending += part.delta;
+          else {
+            deltas.push('text', sanitizeText(part.delta, NO_REDACTION));
+            pendingTimer = setImmediate(pushPending);
+          }
         } else if (part.type === 'tool-call') {
           calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, ...parseToolInput(core, part.input) });
         } else {
