@@ -45,6 +45,20 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     // Deltas are held back just enough that a secret split across deltas is redacted whole.
     const deltas = redactor.stream((_key, delta) => core.emit(options, { type: 'text', runId: run.id, delta, step: run.step + 1 }));
+    // The first delta of a turn of the event loop goes to the stream redactor at once, as it comes (a paced token, one
+    // per network read, is released exactly as before); the others that arrive in the same turn (hundreds per read in
+    // a burst) are joined and pushed as one piece when that turn has run its promise jobs (setImmediate). The redactor
+    // then scans, and the runtime emits, about twice per read instead of once per token.
+    let pending = '';
+    let pendingTimer: NodeJS.Immediate | undefined;
+    const pushPending = () => {
+      if (pendingTimer) clearImmediate(pendingTimer);
+      pendingTimer = undefined;
+      if (!pending) return;
+      const piece = pending;
+      pending = '';
+      deltas.push('text', sanitizeText(piece, NO_REDACTION));
+    };
     try {
       arm();
       const stream = streamModelStep({
@@ -58,7 +72,11 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         arm();
         if (part.type === 'text') {
           text += part.delta;
-          deltas.push('text', sanitizeText(part.delta, NO_REDACTION));
+          if (pendingTimer) pending += part.delta;
+          else {
+            deltas.push('text', sanitizeText(part.delta, NO_REDACTION));
+            pendingTimer = setImmediate(pushPending);
+          }
         } else if (part.type === 'tool-call') {
           calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, ...parseToolInput(core, part.input) });
         } else {
@@ -66,8 +84,10 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         }
       }
       if (stepController.signal.aborted) throw new DeskhandError('aborted', 'aborted');
+      pushPending();
       deltas.flush();
     } catch (err) {
+      pushPending();
       deltas.flush();
       clearTimeout(idle);
       options.signal?.removeEventListener('abort', onAbort);

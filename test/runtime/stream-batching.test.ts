@@ -1,0 +1,80 @@
+/**
+ * A model reply's text deltas reach the stream redactor about twice per network read (model-step.ts): the first
+ * delta of a turn of the event loop at once, the rest of that turn joined. A secret split across deltas is still
+ * redacted whole, whether its pieces arrive in one read (a burst) or in several (paced), and what the events carry
+ * joins to what the store keeps.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Runtime } from '../../src/main/runtime/runtime';
+import { Store } from '../../src/main/services/store/store';
+import type { RunEvent } from '../../src/shared/events';
+import type { ProviderConfig } from '../../src/main/services/providers/providers';
+import { startModelServer, type ModelServer } from '../support/model-server';
+import { tempDir } from '../support/tool-context';
+
+const SECRET = 'tok_5f8a1c9e3b7d2f4a6c0e';
+
+let server: ModelServer;
+let store: Store;
+
+beforeEach(async () => {
+  server = await startModelServer();
+  store = new Store(tempDir('deskhand-data-'));
+  process.env.TEST_STREAM_TOKEN = SECRET;
+});
+
+afterEach(async () => {
+  delete process.env.TEST_STREAM_TOKEN;
+  store.close();
+  await server.close();
+});
+
+const provider = (): ProviderConfig => ({ provider: 'openai-compatible', model: 'llama-test', baseURL: server.baseURL, apiKey: null });
+
+/** The secret cut into pieces of 1 to 3 characters, inside ordinary words. */
+function tokensWithSplitSecret(): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < SECRET.length; ) {
+    const n = 1 + (i % 3);
+    pieces.push(SECRET.slice(i, i + n));
+    i += n;
+  }
+  const words = Array.from({ length: 300 }, (_, i) => `word${i} `);
+  return [...words.slice(0, 150), 'the token ', ...pieces, ' is set. ', ...words.slice(150)];
+}
+
+async function run(text: string[], delayMs?: number): Promise<{ deltas: string[]; stored: string }> {
+  server.enqueue(delayMs ? { text, delayMs } : { text });
+  const rt = new Runtime({ store, dataDir: store.dataDir, tools: [], idleTimeoutMs: 10_000 });
+  const conv = rt.createConversation({ folder: tempDir('deskhand-work-'), policy: 'read-only' });
+  const events: RunEvent[] = [];
+  const outcome = await rt.sendMessage(conv.id, 'go', { provider: provider(), interactive: false, onEvent: (e) => events.push(e) });
+  expect(outcome.status).toBe('finished');
+  const deltas = events.flatMap((e) => (e.type === 'text' ? [e.delta] : []));
+  const assistant = store.listMessages(conv.id).find((m) => m.role === 'assistant')!;
+  const stored = (JSON.parse(assistant.content) as { type: string; text: string }[]).map((p) => p.text).join('');
+  return { deltas, stored };
+}
+
+describe('streamed model text in batches', () => {
+  it('a burst: the secret split across deltas of one read never reaches an event; far fewer events than deltas', async () => {
+    const tokens = tokensWithSplitSecret();
+    const { deltas, stored } = await run(tokens);
+    for (const d of deltas) expect(d).not.toContain(SECRET.slice(0, 8));
+    expect(deltas.join('')).not.toContain(SECRET);
+    expect(deltas.join('')).toContain('the token [redacted:TEST_STREAM_TOKEN] is set.');
+    expect(deltas.join('')).toBe(stored);
+    expect(stored).not.toContain(SECRET);
+    // One write by the server: a few reads, about two pushes each (it was one event per delta).
+    expect(deltas.length).toBeLessThan(tokens.length / 10);
+  });
+
+  it('paced: the secret split across deltas of separate reads never reaches an event', async () => {
+    const pieces = tokensWithSplitSecret().slice(148, 170);
+    const { deltas, stored } = await run(pieces, 5);
+    for (const d of deltas) expect(d).not.toContain(SECRET.slice(0, 8));
+    for (let i = 0; i < SECRET.length - 4; i++) expect(deltas.some((d) => d.includes(SECRET.slice(i, i + 4)))).toBe(false);
+    expect(deltas.join('')).toContain('the token [redacted:TEST_STREAM_TOKEN] is set.');
+    expect(deltas.join('')).toBe(stored);
+  });
+});
