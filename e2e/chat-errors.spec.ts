@@ -53,6 +53,8 @@ test('with the server gone the run shows as unknown, then as it really is once c
   await deskhand.send('Think for a long time');
   await expect(page.getByText('Working…')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
+  // The sidebar hears of the run through the conversation list, which may come after the run's own events.
+  await expect(deskhand.sidebarEntry('Gone, running')).toBeVisible({ timeout: 20_000 });
 
   await deskhand.restartServer(async () => {
     // Server down: nothing claims the run is still working, and there is no Stop for it.
