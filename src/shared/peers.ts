@@ -4,6 +4,7 @@
  * (runtime/peer-ceiling.ts); the tokens are in the OS keyring (services/peers), never here.
  */
 import { z } from 'zod';
+import { classifyAddress } from './url-guard';
 
 export const PEER_TIERS = ['public', 'internal', 'private'] as const;
 export type PeerTier = (typeof PEER_TIERS)[number];
@@ -83,10 +84,10 @@ export type PeerEndpointSettings = z.infer<typeof peerEndpointSettingsSchema>;
 export const DEFAULT_PEER_ENDPOINT_PORT = 41241;
 export const DEFAULT_PEER_ENDPOINT: PeerEndpointSettings = { enabled: false, host: '127.0.0.1', port: DEFAULT_PEER_ENDPOINT_PORT };
 
-/** Whether an address stays on this machine (127.0.0.0/8, ::1, localhost). */
-export function isLoopbackHost(host: string): boolean {
+/** Whether an address to listen on stays on this machine: `localhost`, or a loopback address as the URL guard judges it. */
+function isLoopbackHost(host: string): boolean {
   const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
+  return h === 'localhost' || classifyAddress(h)?.kind === 'loopback';
 }
 
 /**

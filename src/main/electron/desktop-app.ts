@@ -141,9 +141,8 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
         },
       });
       // "Accept requests from peers" (Settings → Peers): the A2A endpoint in this process, if it is on.
-      peers = new PeerEndpointHost({ runtime, service, dataDir, log, ...(process.env.DESKHAND_PEERS_FOLDER ? { folder: process.env.DESKHAND_PEERS_FOLDER } : {}) });
-      const peersState = await peers.start();
-      if (peersState.error) log.warn('peers: the endpoint did not start', { error: peersState.error });
+      peers = new PeerEndpointHost({ runtime, service, dataDir, log });
+      await peers.start();
       const notifier = new ApprovalNotifier(() => win, (a) => openApproval(a));
       const providers = new ProviderSettings({ dataDir, secrets, env: process.env, log, override: null });
       const svc = service;

@@ -59,10 +59,11 @@ export class PeerEndpointHost implements PeerEndpointControl {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
+    /** `folder`: where peers' conversations start (default DESKHAND_PEERS_FOLDER, else ~/Deskhand peers). */
     private readonly o: { runtime: AppRuntime; service: AppService; dataDir: string; log: Logger; folder?: string },
   ) {}
 
-  /** Attaches to the service and starts the endpoint if the saved setting is on. */
+  /** Attaches to the service and starts the endpoint if the saved setting is on (a failure is logged and in the state). */
   async start(): Promise<PeerEndpointState> {
     this.o.service.attachPeerEndpoint(this);
     return this.apply(savedPeerEndpoint(this.o.dataDir));
@@ -85,11 +86,12 @@ export class PeerEndpointHost implements PeerEndpointControl {
     const problem = endpointBindingProblem(s);
     if (problem) {
       this.error = problem;
+      this.o.log.warn('peers: the endpoint did not start', { error: problem });
       return this.state();
     }
     try {
       const options = peerEndpointOptions(this.o.runtime, this.o.service, {
-        folder: this.o.folder ?? DEFAULT_PEERS_FOLDER,
+        folder: this.o.folder ?? process.env.DESKHAND_PEERS_FOLDER ?? DEFAULT_PEERS_FOLDER,
         host: s.host,
         port: s.port,
         log: this.o.log,

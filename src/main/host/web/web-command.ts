@@ -92,9 +92,8 @@ export async function webCommand(args: string[]): Promise<number> {
   writeWebAddress(dataDir, { port: host.port, token: host.token });
   // "Accept requests from peers" (Settings → Peers): the A2A endpoint on this host, if it is on; a failure to bind is
   // shown on the page, never stops the web host.
-  const peers = new PeerEndpointHost({ runtime, service, dataDir, log: stderrLogger, ...(process.env.DESKHAND_PEERS_FOLDER ? { folder: process.env.DESKHAND_PEERS_FOLDER } : {}) });
-  const peersState = await peers.start();
-  if (peersState.error) process.stderr.write(`Peers: ${peersState.error}\n`);
+  const peers = new PeerEndpointHost({ runtime, service, dataDir, log: stderrLogger });
+  await peers.start();
   process.stdout.write(values.json ? `${JSON.stringify({ url: host.url })}\n` : `Deskhand is running at ${host.url}\n`);
   // While it runs, the in-app ticker fires what no OS job holds (claimed first, so never twice).
   const ticker = startScheduleTicker(runtime, (run) => (override ? Promise.resolve(override) : fireProvider(run)));
