@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { RunEvent } from './events';
 import { approvalIdSchema, conversationIdSchema, riskSchema } from './contract-ids';
 import { conversationSummarySchema, todoSchema } from './contract-conversations';
-import { pendingApprovalSchema } from './contract-requests';
+import { approvalRequestFields, pendingApprovalSchema } from './contract-requests';
 import { browserSessionSchema } from './contract-browser';
 import { computerSessionSchema } from './contract-computer';
 import { subagentsChangedSchema } from './contract-subagents';
@@ -35,12 +35,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     approvalId: z.string(),
     callId: z.string(),
     tool: z.string(),
-    args: z.unknown(),
-    risk: riskSchema,
-    reasons: z.array(z.string()),
-    description: z.string(),
-    preview: z.string().nullable(),
-    alwaysPattern: z.string().nullable(),
+    ...approvalRequestFields,
   }),
   z.strictObject({
     type: z.literal('input.requested'),

@@ -7,6 +7,18 @@ import { RULE_SCOPES } from './rules';
 import { approvalIdSchema, conversationIdSchema, riskSchema } from './contract-ids';
 import { boundedText as text, noParams as none } from './contract-ids';
 
+/** What an approval asks, the same in the `approval.requested` event (contract-events.ts) and the pending list. */
+export const approvalRequestFields = {
+  /** The exact arguments the approval is bound to (their sha256 is checked again when it is answered). */
+  args: z.unknown(),
+  risk: riskSchema,
+  reasons: z.array(z.string()),
+  description: z.string(),
+  preview: z.string().nullable(),
+  /** What "Always allow" would save a rule for, or null when no rule may be saved for this call. */
+  alwaysPattern: z.string().nullable(),
+};
+
 export const pendingApprovalSchema = z.strictObject({
   approvalId: approvalIdSchema,
   runId: z.string(),
@@ -17,14 +29,7 @@ export const pendingApprovalSchema = z.strictObject({
   tool: z.string(),
   /** The tool's title in plain words, as the tool declares it ("Run a command"); notifications use it too. */
   title: z.string(),
-  /** The exact arguments the approval is bound to (their sha256 is checked again when it is answered). */
-  args: z.unknown(),
-  risk: riskSchema,
-  reasons: z.array(z.string()),
-  description: z.string(),
-  preview: z.string().nullable(),
-  /** What "Always allow" would save a rule for, or null when no rule may be saved for this call. */
-  alwaysPattern: z.string().nullable(),
+  ...approvalRequestFields,
   /** running: the run waits in this host; parked: nobody was there to answer, approving resumes it. */
   runStatus: z.enum(['running', 'parked', 'other']),
   /**
