@@ -69,6 +69,8 @@ function world() {
       grants,
       heldSecrets: new Set(o.held ?? []),
       rules: o.rules ?? [],
+      // The person is present (an interactive run of theirs); nobody present: test/computer/grant-presence.test.ts.
+      personPresent: true,
     });
   return { store, grants, decide, later: (ms: number) => (now += ms) };
 }

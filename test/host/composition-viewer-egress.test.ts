@@ -19,6 +19,7 @@ import { startUdpListener, type UdpListener } from '../browser/egress-listeners'
 import { tempDir } from '../support/tool-context';
 import { startServer, type TestServer } from '../web/servers';
 import { openHarness, type Harness } from './helpers';
+import { HOSTILE_SPELLINGS } from '../support/hostile-markup';
 
 const found = findChromium();
 
@@ -92,6 +93,20 @@ describe.skipIf(!found)('compositions in the web host viewer: no WebRTC, no way 
     }
   });
 
+  // Markup that spells <head> where a string search finds it and a browser does not (issue 43, M6): the prologue still
+  // runs first, so the composition's RTCPeerConnection is not there and the listener hears nothing.
+  it.each(HOSTILE_SPELLINGS)('hostile markup (%s): WebRTC is still gone, no datagram', async (_name, markup) => {
+    const before = udp.log.length;
+    const v = await openInViewer(markup.replace('SCRIPT', stunScript(udp.port)));
+    try {
+      await expect.poll(async () => v.frame()?.evaluate(() => (globalThis as unknown as { document: { title: string } }).document.title).catch(() => ''), { timeout: 20_000 }).toMatch(/^stun:/);
+      expect(await v.frame()!.evaluate(() => (globalThis as unknown as { document: { title: string } }).document.title)).toBe('stun:refused TypeError wt:refused');
+      expect(udp.log.slice(before)).toEqual([]);
+    } finally {
+      await v.page.close();
+    }
+  });
+
   it("navigating its own frame to a data: document that tries WebRTC is refused by the app page's policy", async () => {
     const before = udp.log.length;
     const v = await openInViewer(navPage(`data:text/html,${encodeURIComponent(stunPage(udp.port))}`));
@@ -133,13 +148,19 @@ describe.skipIf(!found)('compositions in the web host viewer: no WebRTC, no way 
 
   it('positive control: the same documents served plainly reach the UDP listener and the local server', async () => {
     const plain = await startServer((req, res) =>
-      res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/stun' ? stunPage(udp.port) : navPage(`${local.origin}/plain`)),
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(req.url === '/stun' ? stunPage(udp.port) : req.url === '/hostile' ? HOSTILE_SPELLINGS[0]![1].replace('SCRIPT', stunScript(udp.port)) : navPage(`${local.origin}/plain`)),
     );
     const page = await browser.newPage();
     try {
       const before = udp.log.length;
       await page.goto(`${plain.origin}/stun`);
       await expect.poll(() => udp.log.length, { timeout: 20_000 }).toBeGreaterThan(before);
+      // The first hostile spelling, served plainly: its script does reach the listener (the table above can fail).
+      const again = udp.log.length;
+      await page.goto(`${plain.origin}/hostile`);
+      await expect.poll(() => udp.log.length, { timeout: 20_000 }).toBeGreaterThan(again);
       await page.goto(`${plain.origin}/nav`);
       await expect.poll(() => local.log.map((l) => l.url), { timeout: 20_000 }).toContain('/plain');
     } finally {

@@ -160,11 +160,12 @@ function clock(ms: number): string {
 /**
  * A call whose only reach is into apps the person granted for a limited time, each for the capability it uses (the
  * grant is the approval: "let it type into zenity for 10 minutes"): its reasons, or null. A grant until revoked, a
- * call that also names URLs, hosts or other network, screens, or policy "none" never qualifies.
+ * call that also names URLs, hosts or other network, screens, or policy "none" never qualifies; nor does any call of a
+ * run nobody is present for (scheduled, a wake-up, unattended, a peer's): the grant was given to a person watching.
  */
-function timedGrantCovers({ effects, grants, policy: p }: DecisionInput): string[] | null {
+function timedGrantCovers({ effects, grants, policy: p, personPresent }: DecisionInput): string[] | null {
   const apps = effects.apps ?? [];
-  if (!apps.length || effects.screens?.length || p === 'none' || !grants?.endOf) return null;
+  if (!apps.length || effects.screens?.length || p === 'none' || !grants?.endOf || personPresent !== true) return null;
   if (effects.urls?.length || effects.hosts?.length || effects.network) return null;
   const reasons: string[] = [];
   for (const a of apps) {
@@ -199,7 +200,12 @@ const appGrants: Inspector = {
     const rulePattern = only.length === 1 && !screens.length ? `${APP_RULE_PREFIX}${only[0]}` : null;
     const covered = timedGrantCovers(input);
     if (covered) return report('app-grants', 'allow', covered, { rulePattern });
-    return report('app-grants', 'pass', apps.map((a) => `"${a.app}" is granted ${a.capability}`), { rulePattern });
+    const granted = apps.map((a) => `"${a.app}" is granted ${a.capability}`);
+    // A time-limited grant with nobody present: it is not the approval here; the policy (or a person, later) decides.
+    if (input.personPresent !== true && timedGrantCovers({ ...input, personPresent: true })) {
+      granted.push('nobody is present to watch this run (scheduled, a wake-up, unattended, or a peer\'s), so the time-limited grant does not approve it: the policy decides, and a call it does not clear waits for a person');
+    }
+    return report('app-grants', 'pass', granted, { rulePattern });
   },
 };
 

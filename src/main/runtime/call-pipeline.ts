@@ -194,6 +194,8 @@ export class CallPipeline {
         peerCeiling,
         // The one untrusted source of everything read (a subagent's inherited taint has none it can name).
         taintOnly: tainted && !inherited?.tainted && conv.tainted === 1 ? conv.taint_only : null,
+        // Someone who can answer drives this run: interactive, and not a peer's conversation (the peer drives it).
+        personPresent: !!options.interactive && !peerCeiling,
       });
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 

@@ -54,6 +54,12 @@ export interface DecisionInput {
    * for this conversation").
    */
   taintOnly?: string | null;
+  /**
+   * A person can answer this run now and is the one driving it: the run is interactive (the app's chat, a terminal),
+   * not a scheduled fire, a wake-up, an unattended run or a peer's conversation. A time-limited app grant stands in
+   * for an approval only then (Spec I: computer use with the person watching); absent counts as nobody present.
+   */
+  personPresent?: boolean;
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';

@@ -149,15 +149,18 @@ export const VIEWER_PROLOGUE = `(function(){try{if(window.top===window){window.s
 
 const HEAD = `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${VIEWER_CSP}"><script>${VIEWER_PROLOGUE}</script><script>${VIEWER_REPORTER}</script>`;
 
-/** Puts the policy and the reporter at the top of an HTML document's head (or before everything when it has none). */
-function injectHead(html: string): string {
-  const head = /<head(\s[^>]*)?>/i.exec(html);
-  if (head) return html.slice(0, head.index + head[0].length) + HEAD + html.slice(head.index + head[0].length);
-  const root = /<html(\s[^>]*)?>/i.exec(html);
-  if (root) return html.slice(0, root.index + root[0].length) + `<head>${HEAD}</head>` + html.slice(root.index + root[0].length);
-  const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
-  if (doctype) return doctype[0] + `<head>${HEAD}</head>` + html.slice(doctype[0].length);
-  return `<!doctype html><head>${HEAD}</head>` + html;
+/**
+ * Puts the policy, the prologue and the reporter before anything of the document: only a leading doctype (anchored at
+ * the very start, so the page keeps its rendering mode) may precede them. Nothing is searched for inside the
+ * document: a `<head>` in a comment, a script string, CDATA or an attribute, `<HEAD >`, a missing head, all end up
+ * after the prologue. The document's own `<html>`/`<head>`/`<body>` tags that follow are what a browser does with a
+ * second one (attributes merged onto the root, a second head ignored, its title, meta and style kept in the head).
+ */
+export function injectHead(html: string): string {
+  const text = html.replace(/^\uFEFF/, '');
+  const doctype = /^[\t\n\f\r ]*<!doctype[^>]*>/i.exec(text);
+  const lead = doctype ? doctype[0] : '';
+  return `${lead}<html><head>${HEAD}</head>${text.slice(lead.length)}`;
 }
 
 /** What the viewer shows for one version: the document with the policy and reporter injected (never the published bytes). */
