@@ -50,6 +50,18 @@ export function envProvider(name: ProviderName, env: NodeJS.ProcessEnv = process
   return { provider: name, apiKey: key, ...(baseURL ? { baseURL } : {}) };
 }
 
+/** The host a provider's requests go to: its base URL's, or the provider's own API host. */
+export function providerHost(p: Omit<ProviderConfig, 'model'>): string | null {
+  if (p.baseURL) {
+    try {
+      return new URL(p.baseURL).host;
+    } catch {
+      return null;
+    }
+  }
+  return p.provider === 'anthropic' ? 'api.anthropic.com' : p.provider === 'openai' ? 'api.openai.com' : null;
+}
+
 function notConfigured(name: ProviderName): string {
   return name === 'openai-compatible'
     ? 'openai-compatible is not configured here (set OPENAI_COMPATIBLE_BASE_URL, or leave out provider to use your own)'
@@ -114,6 +126,13 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       if (!isProviderName(asked.provider)) throw new DeskhandError('usage', `Unknown provider "${asked.provider}": use one of ${PROVIDERS.join(', ')}, or leave it out for your own.`);
       if (!otherProvider(asked.provider)) throw new DeskhandError('usage', `The child cannot use ${asked.provider}: ${notConfigured(asked.provider)}.`);
       return { provider: asked.provider, model: asked.model };
+    },
+    childProvider(conversationId, asked) {
+      const run = store.latestRunForConversation(conversationId);
+      const own = (run ? runtime.liveRunOptions(run.id)?.provider.provider : undefined) ?? run?.provider;
+      if (asked === own) return null;
+      const other = isProviderName(asked) ? otherProvider(asked) : null;
+      return { provider: asked, host: other ? providerHost(other) : null };
     },
     attended(runId) {
       return runtime.liveRunOptions(runId)?.interactive ?? true;

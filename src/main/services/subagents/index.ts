@@ -10,7 +10,7 @@ export { steeringText, parseSteering } from './steering';
 export type { SpawnInput, MapInput, SubagentCallContext, WaitResult } from './subagent-service';
 
 /** What tools may do with subagents: for their own conversation. */
-export type Subagents = Pick<SubagentService, 'spawn' | 'map' | 'list' | 'wait' | 'steer' | 'cancel' | 'post' | 'read' | 'workMinutesLeft' | 'byConversation' | 'pause' | 'resume' | 'isPaused'>;
+export type Subagents = Pick<SubagentService, 'spawn' | 'map' | 'list' | 'wait' | 'steer' | 'cancel' | 'post' | 'read' | 'workMinutesLeft' | 'byConversation' | 'pause' | 'resume' | 'isPaused' | 'otherProvider'>;
 
 export { SUBAGENT_TYPES, PARENT_ONLY_TOOLS, PROFILES, MAX_MAP_CHILDREN, lowerPolicy, compileResultSchema, checkResult } from './profiles';
 export type { SubagentType, PolicyName, Profile } from './profiles';

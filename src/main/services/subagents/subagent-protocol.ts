@@ -18,6 +18,11 @@ export interface SubagentRunner {
    */
   checkModel?(parentRunId: string, asked: ChildModel): ChildModel;
   /**
+   * Where a child on `provider` would send what it is given, when that is not the conversation's own provider: the
+   * provider and its host (null when it is not configured here). Null: the conversation's own provider.
+   */
+  childProvider?(conversationId: string, provider: string): { provider: string; host: string | null } | null;
+  /**
    * Runs one turn of a child conversation to its end. Its approvals wait for a person when its parent's run waits
    * (they surface in the parent's UI); when the parent's run would park (nobody can answer: `deskhand run --json`),
    * a foreground child parks too and says on which requests (`approvalIds`).

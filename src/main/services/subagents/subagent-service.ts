@@ -159,6 +159,15 @@ export class SubagentService {
     return this.launch(row, ctx.signal, false, !!ctx.parks);
   }
 
+  /**
+   * A child's provider when it is not the conversation's own (egress to another company's servers): the provider and
+   * its host; null for the conversation's own. Without a runner (policy explain), any named provider counts as other.
+   */
+  otherProvider(conversationId: string | undefined, provider: string): { provider: string; host: string | null } | null {
+    if (!conversationId || !this.runner?.childProvider) return { provider, host: null };
+    return this.runner.childProvider(conversationId, provider);
+  }
+
   /** Whether a person can answer this run's requests now (its live options are interactive); unknown runs: yes. */
   attendedRun(runId: string): boolean {
     return this.runner?.attended?.(runId) ?? true;

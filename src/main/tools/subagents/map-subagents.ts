@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../runtime/tool';
 import { MAX_MAP_CHILDREN, type Subagents } from '../../services/subagents/index';
-import { callContext, childResult, limitParams, limitsOf, modelOf, modelParams, resultSchemaParam, typeParam } from './shared';
+import { callContext, childResult, limitParams, limitsOf, modelOf, modelParams, providerEffects, resultSchemaParam, typeParam } from './shared';
 
 const PREVIEW = 2000;
 
@@ -32,6 +32,7 @@ export const createMapSubagents = (subagents: Subagents) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
+    effects: (a, ctx) => providerEffects(subagents, 'map_subagents', a, ctx),
     presentation: { title: 'Run subagents over a list', icon: 'tool', summary: (a) => `${a.description} (${a.items.length} items${a.resume_ids?.length ? `, ${a.resume_ids.length} resumed` : ''})` },
     timeoutMs: 4 * 3600_000,
     async execute(args, ctx) {

@@ -1,7 +1,7 @@
 /** Parameters and result text shared by the subagent tools. */
 import { z } from 'zod';
-import { CHILD_PROVIDERS, SUBAGENT_TYPES, type SubagentRow } from '../../services/subagents/index';
-import type { ToolContext, ToolResult } from '../../runtime/tool';
+import { CHILD_PROVIDERS, SUBAGENT_TYPES, type SubagentRow, type Subagents } from '../../services/subagents/index';
+import type { Effects, EffectsContext, ToolContext, ToolResult } from '../../runtime/tool';
 import { ToolError } from '../../../shared/errors';
 
 export const typeParam = z.enum(SUBAGENT_TYPES).optional().describe('The persona. coder (default): the parent\'s tools and policy; explore: read-only tools only; researcher: read-only tools (web included), answers with sources; general: like coder.');
@@ -26,6 +26,22 @@ export const modelParams = {
 export function modelOf(args: { model?: string | undefined; provider?: string | undefined }): { model?: { provider?: string; model: string } } {
   if (args.provider && !args.model) throw new ToolError('provider needs model: name the model to use on that provider.');
   return args.model ? { model: { model: args.model, ...(args.provider ? { provider: args.provider } : {}) } } : {};
+}
+
+/**
+ * A child on a provider other than the conversation's sends its brief (and all it reads) to that provider: egress to
+ * its host, which asks once the run is tainted, and a reason naming the provider on the approval card.
+ */
+export function providerEffects(subagents: Pick<Subagents, 'otherProvider'>, tool: string, args: { provider?: string | undefined }, ctx: EffectsContext): Effects {
+  if (!args.provider) return {};
+  const other = subagents.otherProvider(ctx.conversationId, args.provider);
+  if (!other) return {};
+  const where = other.host ? `${other.provider} (${other.host})` : other.provider;
+  return {
+    egress: true,
+    ...(other.host ? { hosts: [other.host] } : {}),
+    assessment: { risk: 'read-only', reasons: [`${tool} is read-only`, `the child runs on ${where}, not on this conversation's provider: the brief and everything the child reads go to ${other.provider}`] },
+  };
 }
 
 export const resultSchemaParam = z

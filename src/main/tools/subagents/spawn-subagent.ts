@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../runtime/tool';
 import { describeChild, type Subagents } from '../../services/subagents/index';
-import { callContext, childResult, limitParams, limitsOf, modelOf, modelParams, resultSchemaParam, typeParam } from './shared';
+import { callContext, childResult, limitParams, limitsOf, modelOf, modelParams, providerEffects, resultSchemaParam, typeParam } from './shared';
 
 export const createSpawnSubagent = (subagents: Subagents) =>
   defineTool({
@@ -24,7 +24,8 @@ export const createSpawnSubagent = (subagents: Subagents) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
-    presentation: { title: 'Delegate to a subagent', icon: 'tool', summary: (a) => a.description },
+    effects: (a, ctx) => providerEffects(subagents, 'spawn_subagent', a, ctx),
+    presentation: { title: 'Delegate to a subagent', icon: 'tool', summary: (a) => (a.provider ? `${a.description} (on ${a.provider})` : a.description) },
     // A foreground child waits for its own approvals; its minutes limit stops it.
     timeoutMs: 4 * 3600_000,
     async execute(args, ctx) {
