@@ -55,6 +55,29 @@ describe('ask_peer', () => {
     expect(sample.received.length).toBe(before);
   }, 180_000);
 
+  it("a card naming another address is refused through deskhand run: the listener there hears nothing (issue 43, M2)", async () => {
+    const { startServer } = await import('../web/servers');
+    const trap = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    closers.push(trap.close);
+    const sample = await sdkSampleServer('carol-token-123', () => 'never', { interfaceUrl: () => `http://127.0.0.1:${trap.port}/rpc` });
+    closers.push(sample.close);
+    await addPeer(w.dataDir, 'carol', ['--endpoint', sample.url], undefined);
+    await w.cli(['peers', 'token', 'carol', '--outbound-stdin', '--data-dir', w.dataDir], { input: 'carol-token-123' });
+    w.server.enqueue(reply().tool('ask_peer', { peer: 'carol', message: 'What is the plan for Friday?' }), reply().text('It failed.'));
+    const r = await w.run('Ask carol about Friday.');
+    expect(r.code).toBe(0);
+    expect(toolResults(r).join('\n')).toMatch(new RegExp(`Could not reach peer carol: peer carol's agent card points to http://127\\.0\\.0\\.1:${trap.port}/rpc, not to its configured endpoint`));
+    expect(trap.log).toEqual([]);
+    expect(sample.received).toEqual([]);
+    // Under low-risk it asks, and the approval names the configured address and what it is.
+    w.server.enqueue(reply().tool('ask_peer', { peer: 'carol', message: 'hi again' }));
+    const parked = await w.run('Ask carol again.', { policy: 'low-risk' });
+    expect(parked.code).toBe(3);
+    const asked = rawAll<{ reasons: string; description: string }>(w.dataDir, "SELECT reasons, description FROM approvals WHERE status = 'pending'");
+    expect(asked[0]!.reasons).toContain(`ask_peer sends the message to peer carol's agent at ${sample.url} (127.0.0.1 is a loopback address (this machine))`);
+    expect(asked[0]!.description).toContain(`carol's agent at ${sample.url}`);
+  }, 180_000);
+
   it('two Deskhands on loopback: A asks B, B answers under its ceiling, A reads the answer', async () => {
     const bData = tempDir('deskhand-peer-b-');
     const aliceAtB = await addPeer(bData, 'alice', ['--tier', 'internal']);

@@ -26,13 +26,16 @@ export const bearer = (token: string) => ({ serviceParameters: { Authorization: 
 /**
  * A sample-style A2A server built with the SDK alone (DefaultRequestHandler, an executor that answers at once,
  * JsonRpcTransportHandler on node:http): what Deskhand's client must reach. It records what it was sent and refuses a
- * request without `Authorization: Bearer <token>`.
+ * request without `Authorization: Bearer <token>`. `interfaceUrl` makes its card name another address for its interface
+ * (a card pointing elsewhere); `cardRedirect` answers the card's GET with a redirect there.
  */
-export async function sdkSampleServer(token: string, answer: (text: string) => string) {
+export async function sdkSampleServer(token: string, answer: (text: string) => string, opts: { interfaceUrl?: (own: string) => string; cardRedirect?: string } = {}) {
   const { createServer } = await import('node:http');
   const sdk = await import('@a2a-js/sdk');
   const server = await import('@a2a-js/sdk/server');
   const received: { text: string; authorization: string | undefined }[] = [];
+  /** Every request, the card's included: method and path. */
+  const requests: string[] = [];
   const executor = {
     async execute(ctx: import('@a2a-js/sdk/server').RequestContext, bus: import('@a2a-js/sdk/server').ExecutionEventBus) {
       const text = ctx.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
@@ -47,6 +50,8 @@ export async function sdkSampleServer(token: string, answer: (text: string) => s
   let card: import('@a2a-js/sdk').AgentCard | null = null;
   const http = createServer((req, res) => {
     void (async () => {
+      requests.push(`${req.method} ${req.url}`);
+      if (req.method === 'GET' && opts.cardRedirect) return res.writeHead(302, { location: opts.cardRedirect }).end();
       if (req.method === 'GET') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card));
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
@@ -64,7 +69,7 @@ export async function sdkSampleServer(token: string, answer: (text: string) => s
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
-  card = { name: 'sample', description: 'a sample agent', version: '1', supportedInterfaces: [{ url: `${url}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }], provider: undefined, capabilities: { streaming: true, extensions: [] }, securitySchemes: {}, securityRequirements: [], defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [], signatures: [] };
+  card = { name: 'sample', description: 'a sample agent', version: '1', supportedInterfaces: [{ url: opts.interfaceUrl ? opts.interfaceUrl(url) : `${url}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }], provider: undefined, capabilities: { streaming: true, extensions: [] }, securitySchemes: {}, securityRequirements: [], defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [], signatures: [] };
   rpc = new server.JsonRpcTransportHandler(new server.DefaultRequestHandler(card, new server.InMemoryTaskStore(), executor));
-  return { url, received, close: () => new Promise<void>((resolve) => { http.closeAllConnections(); http.close(() => resolve()); }) };
+  return { url, received, requests, close: () => new Promise<void>((resolve) => { http.closeAllConnections(); http.close(() => resolve()); }) };
 }

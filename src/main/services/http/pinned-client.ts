@@ -8,7 +8,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, request as undiciRequest } from 'undici';
+import { Agent, fetch as undiciFetch, request as undiciRequest } from 'undici';
 import { classifyAddress, classifyHost, isIpLiteral, parseWebUrl, type Destination } from '../../../shared/url-guard';
 import { DestinationRefused, type HttpRequestSpec, type HttpResponseData, type HttpService, type RedirectHop } from './index';
 
@@ -134,25 +134,62 @@ export class PinnedHttpClient implements HttpService {
 
   /** The connection's lookup: resolve once, judge every address, hand the socket the address judged. */
   private guardedLookup(dest: Destination, allowed: Allowed, pinned: { address: string | null }) {
-    return (hostname: string, options: { all?: boolean }, callback: (err: Error | null, address?: unknown, family?: number) => void) => {
-      this.resolver(hostname).then(
-        (addresses) => {
-          if (!addresses.length) return callback(Object.assign(new Error(`${hostname} did not resolve`), { code: 'ENOTFOUND' }));
-          for (const a of addresses) {
-            const finding = classifyAddress(a.address);
-            if (finding && !permits(allowed, a.address)) {
-              return callback(new DestinationRefused(dest.url.href, `${hostname} resolved to ${a.address} (${finding.kind}: ${finding.detail}), which was not approved for this call; nothing was sent`));
-            }
-          }
-          const first = addresses[0]!;
-          pinned.address = first.address;
-          if (options?.all) callback(null, [{ address: first.address, family: first.family }]);
-          else callback(null, first.address, first.family);
-        },
-        (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
-      );
-    };
+    return guardedLookup(this.resolver, dest, allowed, pinned);
   }
+}
+
+/**
+ * A `fetch` for a client that streams (the A2A SDK's): each request's destination is judged as a hop of `request` is
+ * (a private one only where `allowPrivate` clears it; every address judged at connect time and pinned), and no
+ * redirect is followed (one is an error). `close` ends its connections once the caller is done with the responses.
+ */
+export function pinnedFetch(opts: { resolver?: Resolver; allowPrivate?: ReadonlyMap<string, ReadonlySet<string> | null> } = {}): { fetch: typeof fetch; close(): Promise<void> } {
+  const resolver = opts.resolver ?? systemResolver;
+  const agents: Agent[] = [];
+  const pinned = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    if (typeof input !== 'string' && !(input instanceof URL)) throw new Error('pinnedFetch takes a URL, not a Request');
+    const url = String(input);
+    const parsed = parseWebUrl(url);
+    if (!parsed.ok) throw new DestinationRefused(url, parsed.reason);
+    const allowed = opts.allowPrivate?.get(parsed.dest.key);
+    const refusal = judgeBeforeConnect(parsed.dest, allowed);
+    if (refusal) throw new DestinationRefused(url, refusal);
+    const agent = new Agent({ connect: { lookup: guardedLookup(resolver, parsed.dest, allowed, { address: null }) as never } });
+    agents.push(agent);
+    try {
+      return (await undiciFetch(parsed.dest.url, { ...(init as Record<string, unknown>), dispatcher: agent, redirect: 'error' })) as unknown as Response;
+    } catch (err) {
+      throw refusedIn(err) ?? err;
+    }
+  };
+  return {
+    fetch: pinned as typeof fetch,
+    close: async () => {
+      await Promise.all(agents.splice(0).map((a) => a.destroy().catch(() => undefined)));
+    },
+  };
+}
+
+/** The connection's lookup: resolve once, judge every address, hand the socket the address judged. */
+function guardedLookup(resolver: Resolver, dest: Destination, allowed: Allowed, pinned: { address: string | null }) {
+  return (hostname: string, options: { all?: boolean }, callback: (err: Error | null, address?: unknown, family?: number) => void) => {
+    resolver(hostname).then(
+      (addresses) => {
+        if (!addresses.length) return callback(Object.assign(new Error(`${hostname} did not resolve`), { code: 'ENOTFOUND' }));
+        for (const a of addresses) {
+          const finding = classifyAddress(a.address);
+          if (finding && !permits(allowed, a.address)) {
+            return callback(new DestinationRefused(dest.url.href, `${hostname} resolved to ${a.address} (${finding.kind}: ${finding.detail}), which was not approved for this call; nothing was sent`));
+          }
+        }
+        const first = addresses[0]!;
+        pinned.address = first.address;
+        if (options?.all) callback(null, [{ address: first.address, family: first.family }]);
+        else callback(null, first.address, first.family);
+      },
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
+    );
+  };
 }
 
 /** A literal address, or a name that is private by itself (localhost, metadata…), judged before connecting. */

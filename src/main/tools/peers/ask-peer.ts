@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { PEER_NAME_RE, peerRulePattern } from '../../../shared/peers';
 import { defineTool } from '../../runtime/tool';
-import type { PeerCaller } from '../../services/peers/index';
+import { endpointWords, type PeerCaller } from '../../services/peers/index';
 
 const params = z
   .object({
@@ -25,6 +25,12 @@ function openTasks(slots: Record<string, unknown>): Record<string, { taskId: str
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, { taskId: string; contextId: string }>) : {};
 }
 
+/** The configured endpoint of a callable peer, in words (its origin, and what it is when private), or null. */
+function where(caller: PeerCaller, name: string): string | null {
+  const peer = caller.callable().find((p) => p.name === name);
+  return peer ? endpointWords(peer.name, peer.endpoint) : null;
+}
+
 export function createAskPeer(caller: PeerCaller) {
   return defineTool({
     name: 'ask_peer',
@@ -38,18 +44,24 @@ export function createAskPeer(caller: PeerCaller) {
     effects: (a) => {
       const name = a.peer.trim().toLowerCase();
       const named = PEER_NAME_RE.test(name);
+      // The approval names the address the message and the token go to: the endpoint the person configured (the
+      // only one contacted; peer-client.ts), and what it is when it is on this machine or its network.
+      const at = where(caller, name);
       return {
         egress: true,
         network: true,
         ...(named ? { answerSource: `peer ${name}` } : {}),
-        assessment: { risk: 'high-risk', reasons: [`ask_peer sends the message to ${named ? `peer ${name}` : 'a peer'}'s agent`], rulePattern: named ? peerRulePattern(name) : null },
+        assessment: { risk: 'high-risk', reasons: [`ask_peer sends the message to ${named ? `peer ${name}` : 'a peer'}'s agent${at ? ` at ${at}` : ''}`], rulePattern: named ? peerRulePattern(name) : null },
       };
     },
     presentation: {
       title: 'Ask a peer',
       icon: 'web',
       summary: (a) => `${a.peer}: ${a.message.slice(0, 80)}`,
-      ask: (a) => `Send this message to ${a.peer}'s agent: "${a.message.slice(0, 200)}${a.message.length > 200 ? '…' : ''}"`,
+      ask: (a) => {
+        const at = where(caller, a.peer.trim().toLowerCase());
+        return `Send this message to ${a.peer}'s agent${at ? ` at ${at}` : ''}: "${a.message.slice(0, 200)}${a.message.length > 200 ? '…' : ''}"`;
+      },
     },
     timeoutMs: 10 * 60_000,
     async execute(args, ctx) {
