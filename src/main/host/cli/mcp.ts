@@ -15,6 +15,8 @@ import { ProfileStore, profileSchema } from '../../services/profiles';
 import { parseSubcommand, usage, withStore } from './common';
 
 import { mcpListing } from '../app/mcp-listing';
+import { SecretRedactor } from '../../runtime/redaction';
+import type { Store } from '../../services/store/store';
 
 export { mcpListing };
 
@@ -80,7 +82,10 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         return 0;
       }
       case 'list': {
-        const rows = mcpListing(store);
+        // What the servers printed is shown through the redactor, taught the secrets their configurations name (a
+        // health row another version wrote before it redacted stays unseen here too).
+        const redactor = await serverSecretsRedactor(store, q.servers().map((r) => r.config));
+        const rows = mcpListing(store).map((r) => ({ ...r, lastError: r.lastError === null ? null : redactor.redact(r.lastError), stderrTail: r.stderrTail === null ? null : redactor.redact(r.stderrTail) }));
         if (values.json) {
           process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
           return 0;
@@ -106,13 +111,25 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         const row = q.server(name);
         if (!row) throw usage(`No MCP server ${name}. See deskhand mcp list.`);
         const vault = new Vault(new KeytarSecretStore(keyringService()), store);
-        const manager = new McpManager({ store, secret: (s) => vault.get(s) });
+        // As in a run (host-services.ts): a secret handed to the server is known to the redactor from then on, so
+        // what it prints reaches neither this output nor the stored health row.
+        const redactor = new SecretRedactor();
+        store.setRedactor((text) => redactor.redact(text));
+        const out = (text: string) => process.stdout.write(redactor.redact(text));
+        const manager = new McpManager({
+          store,
+          secret: async (s) => {
+            const value = await vault.get(s);
+            if (value) redactor.addSecret(s, value);
+            return value;
+          },
+        });
         try {
           const view = await manager.connect(parseServerConfig({ ...JSON.parse(row.config), name }));
           const ok = view.health.status === 'connected';
-          if (values.json) process.stdout.write(`${JSON.stringify({ ...view.health, tools: view.tools.map((t) => t.name) }, null, 2)}\n`);
-          else if (ok) process.stdout.write(`${name}: connected, ${view.tools.length} tools: ${view.tools.map((t) => t.name).join(', ')}\n`);
-          else process.stdout.write(`${name}: ${view.health.status}: ${view.health.lastError}\n${view.health.stderrTail ? `stderr (last lines):\n${view.health.stderrTail.trimEnd().split('\n').slice(-8).map((l) => `  ${l}`).join('\n')}\n` : ''}`);
+          if (values.json) out(`${JSON.stringify({ ...view.health, tools: view.tools.map((t) => t.name) }, null, 2)}\n`);
+          else if (ok) out(`${name}: connected, ${view.tools.length} tools: ${view.tools.map((t) => t.name).join(', ')}\n`);
+          else out(`${name}: ${view.health.status}: ${view.health.lastError}\n${view.health.stderrTail ? `stderr (last lines):\n${view.health.stderrTail.trimEnd().split('\n').slice(-8).map((l) => `  ${l}`).join('\n')}\n` : ''}`);
           return ok ? 0 : 1;
         } finally {
           await manager.close();
@@ -122,6 +139,32 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         throw usage('mcp needs add, list, remove or test.');
     }
   });
+}
+
+/**
+ * A redactor taught the vault secrets the servers' configurations hand them (`--secret-env`), for showing what they
+ * printed. Without a keyring it knows only the shapes of credentials.
+ */
+async function serverSecretsRedactor(store: Store, configs: readonly string[]): Promise<SecretRedactor> {
+  const redactor = new SecretRedactor();
+  const names = new Set<string>();
+  for (const c of configs) {
+    try {
+      for (const n of Object.values((JSON.parse(c) as { secretEnv?: Record<string, string> }).secretEnv ?? {})) names.add(n);
+    } catch {
+      // a configuration that does not parse names no secret
+    }
+  }
+  if (!names.size) return redactor;
+  const vault = new Vault(new KeytarSecretStore(keyringService()), store);
+  for (const n of names) {
+    try {
+      redactor.addSecret(n, await vault.get(n));
+    } catch {
+      // no keyring here (or no such secret): the shapes still apply
+    }
+  }
+  return redactor;
 }
 
 function pairsLoose(list: readonly string[]): Record<string, string> {
