@@ -21,6 +21,7 @@ import type { Disclosure } from '../../shared/tools';
 import type { PeerTier } from '../../shared/peers';
 import type { Inspector, InspectorReport } from './inspector';
 import type { ToolDefinition } from './tool';
+import type { ContextDisclosure } from './core';
 
 export interface PeerCeiling {
   peer: string;
@@ -114,3 +115,15 @@ export const peerCeilingInspector: Inspector = {
     return { inspector: 'peer-ceiling', verdict: 'pass', reasons: [`within peer ${ceiling.peer}'s ceiling (${ceiling.tier}${ceiling.allow.length ? `, allow ${ceiling.allow.join(', ')}` : ''})`] };
   },
 };
+
+/**
+ * Context is judged like tools: a block of the system prompt (recall, the person's instructions, the environment's
+ * paths…) goes into a peer's conversation only when what it declares it reveals is within the tier. What reveals the
+ * person's memory, their own instructions or their home never does (no tier reaches them, as no tier reaches
+ * `view_memory`); otherwise its tier ranks like a tool's disclosure. Returns why it is left out, or null.
+ */
+export function peerContextCheck(discloses: ContextDisclosure, ceiling: PeerCeiling): string | null {
+  if (discloses.reveals.length) return `it reveals the person's ${discloses.reveals.join(', ')}, which no disclosure tier reaches`;
+  if (disclosureRank(discloses.tier) > disclosureRank(ceiling.tier)) return `it reveals ${discloses.tier} material, above peer ${ceiling.peer}'s tier (${ceiling.tier})`;
+  return null;
+}
