@@ -63,6 +63,8 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     };
     try {
       arm();
+      // A tool definition the person has not seen as it is now (an MCP server's changed list) is untrusted content.
+      if (tools.some((t) => t.untrustedDefinition?.())) taintRun(core, run.id, conv.id);
       const stream = streamModelStep({
         model: core.model(options.provider),
         system: withAddendum(systemPrompt(core, conv, lastUserText, options.provider?.provider, () => taintRun(core, run.id, conv.id)), profileAddendum(core, conv.id)),
