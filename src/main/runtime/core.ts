@@ -3,11 +3,10 @@
  * kinds, the vault, the waiters, and the one place events leave (redacted). Built once by `Runtime`.
  */
 import type { HeldScope, ScopeLookup } from './scope-inspector';
-import type { PeerCeiling, PeerLookup } from './peer-ceiling';
+import type { ContextDisclosure, PeerCeiling, PeerLookup } from './peer-ceiling';
 import { stricterCeiling, type CeilingLookup, type InheritedCeiling } from './ceilings';
 import type { LanguageModel } from 'ai';
 import type { RunEvent, RunStatus } from '../../shared/events';
-import type { Disclosure } from '../../shared/tools';
 import type { ConversationRow, RunRow, Store } from '../services/store/store';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { Vault } from '../services/vault/vault';
@@ -52,17 +51,7 @@ export interface RunOutcome {
  */
 export type ContextBlock = string | { text: string; untrustedSource: string };
 
-/**
- * What a context block reveals, declared by its source, so a ceiling judges context the way it judges tools
- * (peer-ceiling.ts `peerContextCheck`): `tier` ranks it like a tool's `disclosure`, `reveals` names what of the
- * person's own it carries beyond the conversation's folder (a peer's conversation never gets those).
- */
-export interface ContextDisclosure {
-  tier: Disclosure;
-  reveals: readonly ContextReveal[];
-}
-/** `memory`: recalled memory or the agent's notes; `personal`: the person's own instructions; `home-path`: where their home is. */
-export type ContextReveal = 'memory' | 'personal' | 'home-path';
+export type { ContextDisclosure, ContextReveal } from './peer-ceiling';
 
 export interface ContextSource {
   /** For messages and tests: what the block is. */

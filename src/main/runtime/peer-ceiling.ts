@@ -21,7 +21,6 @@ import type { Disclosure } from '../../shared/tools';
 import type { PeerTier } from '../../shared/peers';
 import type { Inspector, InspectorReport } from './inspector';
 import type { ToolDefinition } from './tool';
-import type { ContextDisclosure } from './core';
 
 export interface PeerCeiling {
   peer: string;
@@ -30,6 +29,19 @@ export interface PeerCeiling {
 }
 
 export type PeerLookup = (conversationId: string) => PeerCeiling | null;
+
+/**
+ * What a context block reveals, declared by its source, so a ceiling judges context the way it judges tools
+ * (`peerContextCheck` below): `tier` ranks it like a tool's `disclosure`, `reveals` names what of the
+ * person's own it carries beyond the conversation's folder (a peer's conversation never gets those).
+ */
+export interface ContextDisclosure {
+  tier: Disclosure;
+  reveals: readonly ContextReveal[];
+}
+/** `memory`: recalled memory or the agent's notes; `personal`: the person's own instructions; `home-path`: where their home is. */
+export type ContextReveal = 'memory' | 'personal' | 'home-path';
+
 
 /** Spec I "What leaves the machine", plus ask_peer. */
 export const EGRESS_TOOLS: ReadonlySet<string> = new Set([
