@@ -7,6 +7,7 @@
  * End to end: B's person has a memory record, a personal AGENTS.md and a home folder; A's peer — at the highest
  * tier, private — asks B's `deskhand peers serve` a question whose words match the memory. B's model request holds
  * none of them. The control: the person's own `deskhand run` in the same data folder, same words, holds all three.
+ * The peer's message carries B's credential-named environment value: it reaches B's model as its placeholder.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,11 +91,13 @@ describe('a peer conversation\'s request holds none of the person\'s memory, per
 
     // The peer's conversation, at the highest tier.
     const alice = await addPeer(dataDir, 'alice', ['--tier', 'private']);
-    served = await servePeers(dataDir, join(home, 'Deskhand peers'), model.baseURL, { HOME: home });
+    // B's credential-named environment value, which the peer (somehow) knows and sends: its words reach B's model only as the placeholder.
+    const CANARY = `PeerCanary${Math.random().toString(36).slice(2, 12)}`;
+    served = await servePeers(dataDir, join(home, 'Deskhand peers'), model.baseURL, { HOME: home, BILLING_API_TOKEN: CANARY });
     const from = model.requests.length;
     model.setFallback(() => reply().text('I cannot say.'));
     const client = await sdkClient(served.url);
-    const stream = client.sendMessageStream(await textMessage(question), bearer(alice.inboundToken)) as AsyncGenerator<unknown>;
+    const stream = client.sendMessageStream(await textMessage(`${question} (ref ${CANARY})`), bearer(alice.inboundToken)) as AsyncGenerator<unknown>;
     for await (const _ of stream) void _;
     const sent = model.requests.slice(from).map((r) => JSON.stringify(r.body));
     expect(sent.length).toBeGreaterThan(0);
@@ -106,5 +109,7 @@ describe('a peer conversation\'s request holds none of the person\'s memory, per
     expect(all).toContain('~/Deskhand peers/alice');
     // The peer's words did reach the model (the request is the peer's conversation).
     expect(all).toContain('deploy window');
+    expect(all).not.toContain(CANARY);
+    expect(all).toContain('(ref [redacted:BILLING_API_TOKEN])');
   }, 240_000);
 });
