@@ -101,7 +101,8 @@ class WireWalker {
       if (hit !== undefined) return hit;
     }
     const out = Array.isArray(v) ? this.array(v, keys) : this.object(v as Record<string, unknown>, keys);
-    if (frozen && this.memo && this.memo.version === this.redactor.version) this.memo.objects.set(v, out);
+    // Kept for the next step's request: frozen like the history it stands for, so nothing downstream can change it.
+    if (frozen && this.memo && this.memo.version === this.redactor.version) this.memo.objects.set(v, Object.freeze(out));
     return out;
   }
 
