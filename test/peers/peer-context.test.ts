@@ -48,6 +48,10 @@ describe('context is judged like tools: every declared disclosure × every tier'
     ['cwd /home/bob/x and /home/bob/y', '/home/bob/', 'cwd ~/x and ~/y'],
     ['no home here: /srv/data', '/home/bob', 'no home here: /srv/data'],
     ['/ stays', '/', '/ stays'],
+    ['/home/bob2/x is another home', '/home/bob', '/home/bob2/x is another home'],
+    ['/home/bob.old and /home/bob-x stay', '/home/bob', '/home/bob.old and /home/bob-x stay'],
+    ['end: /home/bob', '/home/bob', 'end: ~'],
+    ['quoted "/home/bob" and (/home/bob)', '/home/bob', 'quoted "~" and (~)'],
   ])('withoutHome(%s)', (text, home, expected) => {
     expect(withoutHome(text, home)).toBe(expected);
   });

@@ -262,8 +262,9 @@ export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserT
 /** `text` with every mention of the home folder written `~` (a peer's conversation never learns where it is). */
 export function withoutHome(text: string, home: string): string {
   const h = home.replace(/\/+$/, '');
-  if (!h || h === '/') return text;
-  return text.split(h).join('~');
+  if (!h) return text;
+  // The home itself, not a longer name that starts with it (`/home/bob2` is not under `/home/bob`).
+  return text.replace(new RegExp(`${h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.-])`, 'g'), '~');
 }
 
 /** AGENTS.md / CLAUDE.md from the personal file and the workspace root down to the current directory (project-instructions.ts). */
