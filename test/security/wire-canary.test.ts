@@ -3,7 +3,8 @@
  * wires (OpenAI chat completions and Anthropic Messages, through the real AI SDK providers and the scripted model
  * server): the workspace root's AGENTS.md, a nested folder's, the personal file, recalled memory, the scratchpad, the
  * pinned plan, the goal, an MCP tool's description, its nested schema descriptions and enum values, a loaded skill's
- * body, a tool result, a text attachment and the message itself.
+ * body, a tool result, a text attachment, a composition review waiting in the conversation (the viewer's comment, in
+ * review-message.ts's format) and the message itself.
  *
  * Each source holds its own canary value, planted while the redactor did not know it (a vault secret saved after the
  * memory was written, a credential learned from a file later: the per-source checks of that moment let it through),
@@ -20,6 +21,7 @@ import { PINNED_PLAN_SLOT } from '../../src/main/runtime/plan-mode';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import type { McpServerConfig, McpService, McpToolInfo } from '../../src/main/services/mcp';
 import { createMcpTool } from '../../src/main/tools/extensions/mcp-tools';
+import { reviewMessage } from '../../src/main/host/assembly/review-message';
 import { makeRuntime } from '../extensions/helpers';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
@@ -37,7 +39,7 @@ afterEach(async () => {
   await model.close();
 });
 
-const SOURCES = ['ROOT', 'NESTED', 'PERSONAL', 'MEMORY', 'SCRATCHPAD', 'PLAN', 'GOAL', 'MCP_DESC', 'MCP_PARAM', 'MCP_ENUM', 'SKILL', 'FILE', 'ATTACHMENT', 'MESSAGE'] as const;
+const SOURCES = ['ROOT', 'NESTED', 'PERSONAL', 'MEMORY', 'SCRATCHPAD', 'PLAN', 'GOAL', 'MCP_DESC', 'MCP_PARAM', 'MCP_ENUM', 'SKILL', 'FILE', 'ATTACHMENT', 'MESSAGE', 'REVIEW'] as const;
 type Source = (typeof SOURCES)[number];
 
 /** A fresh canary per source: random, so only a leak can put it in a request. */
@@ -93,6 +95,8 @@ describe.each(['openai', 'anthropic'] as const)('no request holds a canary (%s w
       },
     };
     runtime.registry.add([createMcpTool(quietMcp, config, info, false)]);
+    // A comment the person left in the composition viewer, waiting in the conversation for the next turn.
+    runtime.store.addMessage(conv.id, null, 'user', reviewMessage({ composition: 'cmp_canary', title: 'Deploy deck', version: 1, action: 'comment', text: `Use ${c.REVIEW} on slide 2.` }));
 
     // The redactor learns every canary only now: each was planted past the per-source checks of its moment.
     for (const s of SOURCES) redactor.addSecret(`CANARY_${s}`, c[s]);
