@@ -34,6 +34,7 @@ import { join } from 'node:path';
 import { createAppRuntime } from '../src/main/host/assembly/open-runtime';
 import { requestView } from '../src/main/runtime/compaction';
 import { streamModelStep } from '../src/main/runtime/model-call';
+import { SecretRedactor } from '../src/main/runtime/redaction';
 import { createModel } from '../src/main/services/providers/providers';
 import { Store } from '../src/main/services/store/store';
 import { reply, startModelServer, type ReplyBuilder } from '../test/support/model-server';
@@ -165,9 +166,11 @@ export default async function loopOverhead(): Promise<BenchResult> {
     const sent = bodies.get(1)!.at(-1)!;
     const system = String((JSON.parse(sent) as { messages: { content: unknown }[] }).messages[0]!.content);
     const model = createModel(provider);
+    // The wire redactor every runtime request goes through (a redactor like a run's: this environment's credentials).
+    const redactor = new SecretRedactor();
     const viaSdk = async () => {
       server.enqueue(reply().tool('stat', { path: 'a.txt' }));
-      for await (const part of streamModelStep({ model, system, messages, tools, signal: new AbortController().signal })) void part;
+      for await (const part of streamModelStep({ model, system, messages, tools, signal: new AbortController().signal, redactor })) void part;
     };
     await viaSdk();
     const body = JSON.stringify(server.requests.at(-1)!.body);

@@ -15,6 +15,7 @@
 import { createAppRuntime } from '../src/main/host/assembly/open-runtime';
 import { createModel } from '../src/main/services/providers/providers';
 import { streamModelStep } from '../src/main/runtime/model-call';
+import { SecretRedactor } from '../src/main/runtime/redaction';
 import { Store } from '../src/main/services/store/store';
 import { reply, startModelServer } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
@@ -55,12 +56,14 @@ export default async function subagentsBench(): Promise<BenchResult> {
       store.close();
     };
     const model = createModel(provider);
+    // The wire redactor every runtime request goes through (a redactor like a run's: this environment's credentials).
+    const redactor = new SecretRedactor();
     const direct = async (children = CHILDREN, cap = CAP) => {
       let next = 0;
       const worker = async () => {
         while (next < children) {
           const i = next++;
-          const stream = streamModelStep({ model, system: 'You are Deskhand.', messages: [{ role: 'user', content: `ITEM ${i}: say ok` }], tools: [], signal: new AbortController().signal });
+          const stream = streamModelStep({ model, system: 'You are Deskhand.', messages: [{ role: 'user', content: `ITEM ${i}: say ok` }], tools: [], signal: new AbortController().signal, redactor });
           for await (const _ of stream) void _;
         }
       };
@@ -93,7 +96,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
     };
     const transcript = 'lorem ipsum dolor sit amet '.repeat(Math.floor(400_000 / 27));
     const summaryCall = async () => {
-      const stream = streamModelStep({ model, system: 'You compact an agent', messages: [{ role: 'user', content: transcript }], tools: [], signal: new AbortController().signal });
+      const stream = streamModelStep({ model, system: 'You compact an agent', messages: [{ role: 'user', content: transcript }], tools: [], signal: new AbortController().signal, redactor });
       for await (const _ of stream) void _;
     };
     const compaction: number[] = [];

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { defineTool } from '../../src/main/runtime/tool';
 import { planFileFor } from '../../src/main/tools/plan';
 import { inheritedCeiling } from '../../src/main/host/assembly/subagent-ceilings';
+import { peersModule } from '../../src/main/services/store/modules/peers';
 import { reply, type RecordedRequest, type ReplyInput } from '../support/model-server';
 import { firstUser, lastMessage, messagesOf, openSubHarness, route, textOf, toolNames, type SubHarness } from '../subagents/harness';
 
@@ -175,15 +176,18 @@ describe('the inherited ceiling is the strictest of the ancestors, read fresh', 
     const [child] = h.runtime.subagents.tree(root.id);
     const lookup = (id: string) => inheritedCeiling(h.store, h.runtime.subagents, id);
     expect(lookup(root.id)).toBeNull();
-    expect(lookup(child!.conversation_id)).toEqual({ planMode: null, policy: 'high-risk', tainted: false });
+    expect(lookup(child!.conversation_id)).toEqual({ planMode: null, policy: 'high-risk', tainted: false, peer: null });
     // The person lowers the root's policy and the root reads something untrusted after the children were made.
     h.store.updateConversation(root.id, { policy: 'read-only', tainted: 1 });
-    expect(lookup(child!.conversation_id)).toEqual({ planMode: null, policy: 'read-only', tainted: true });
+    expect(lookup(child!.conversation_id)).toEqual({ planMode: null, policy: 'read-only', tainted: true, peer: null });
     const state = JSON.parse(h.store.getConversation(root.id)!.state) as { slots?: Record<string, unknown> };
     h.store.updateConversation(root.id, { state: JSON.stringify({ ...state, slots: { ...state.slots, plan_mode: { planFile: '/x/.deskhand/plans/plan-c.md', enteredAt: 1 } } }) });
     expect(lookup(child!.conversation_id)!.planMode).toEqual({ from: root.id, planFile: '/x/.deskhand/plans/plan-c.md' });
     // A child's own state does not lift what its parent holds it to.
     h.store.updateConversation(child!.conversation_id, { policy: 'high-risk' });
     expect(lookup(child!.conversation_id)!.policy).toBe('read-only');
+    // The root is a peer's conversation (issue 43, H1): its child inherits the peer's ceiling, which judges context.
+    h.store.module(peersModule).linkConversation(root.id, 'alice', 'ctx-1');
+    expect(lookup(child!.conversation_id)!.peer).toEqual({ peer: 'alice', tier: 'public', allow: [] });
   });
 });

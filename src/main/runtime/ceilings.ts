@@ -6,6 +6,7 @@
  * policy or becomes tainted after its child started holds that child too, from the child's next step on.
  */
 import { POLICIES, type Policy } from '../../shared/tools';
+import type { PeerCeiling } from './peer-ceiling';
 
 export interface InheritedCeiling {
   /** An ancestor is in plan mode: the child writes nothing (not even that ancestor's plan file) and acts read-only. */
@@ -14,6 +15,8 @@ export interface InheritedCeiling {
   policy: Policy | null;
   /** An ancestor read untrusted content. */
   tainted: boolean;
+  /** An ancestor is a peer's conversation: the nearest one's ceiling (context is judged by it, peer-ceiling.ts). */
+  peer?: PeerCeiling | null;
 }
 
 export type CeilingLookup = (conversationId: string) => InheritedCeiling | null;
@@ -33,5 +36,6 @@ export function stricterCeiling(a: InheritedCeiling | null, b: InheritedCeiling 
     planMode: a.planMode ?? b.planMode,
     policy: a.policy && b.policy ? lowerPolicyOf(a.policy, b.policy) : (a.policy ?? b.policy),
     tainted: a.tainted || b.tainted,
+    peer: a.peer ?? b.peer ?? null,
   };
 }

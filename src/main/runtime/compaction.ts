@@ -200,6 +200,7 @@ async function summarize(core: RuntimeCore, options: Pick<RunOptions, 'provider'
       messages: [{ role: 'user', content: transcript }],
       tools: [],
       signal: controller.signal,
+      redactor: core.redactor,
     });
     for await (const part of stream) if (part.type === 'text') text += part.delta;
     return text;

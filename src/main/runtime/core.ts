@@ -3,7 +3,7 @@
  * kinds, the vault, the waiters, and the one place events leave (redacted). Built once by `Runtime`.
  */
 import type { HeldScope, ScopeLookup } from './scope-inspector';
-import type { PeerCeiling, PeerLookup } from './peer-ceiling';
+import type { ContextDisclosure, PeerCeiling, PeerLookup } from './peer-ceiling';
 import { stricterCeiling, type CeilingLookup, type InheritedCeiling } from './ceilings';
 import type { LanguageModel } from 'ai';
 import type { RunEvent, RunStatus } from '../../shared/events';
@@ -44,15 +44,21 @@ export interface RunOutcome {
 }
 
 /**
- * Adds a block to a turn's system prompt (recalled memory, the scratchpad, the pinned plan, the goal). Whatever it
- * returns is context, never authority: tools, policy and approvals are decided elsewhere. Returns null for nothing.
- */
-/**
- * What a family adds to a turn's system prompt. A block with `untrustedSource` carries content a third party may have
- * written (recalled agent-written memory): the run that reads it becomes tainted.
+ * What a family adds to a turn's system prompt (recalled memory, the scratchpad, the pinned plan, the goal). Whatever
+ * it returns is context, never authority: tools, policy and approvals are decided elsewhere. A block with
+ * `untrustedSource` carries content a third party may have written (recalled agent-written memory): the run that
+ * reads it becomes tainted.
  */
 export type ContextBlock = string | { text: string; untrustedSource: string };
-export type ContextSource = (turn: { conversationId: string; folder: string; slots: Readonly<Record<string, unknown>>; lastUserText: string }) => ContextBlock | null;
+
+export type { ContextDisclosure, ContextReveal } from './peer-ceiling';
+
+export interface ContextSource {
+  /** For messages and tests: what the block is. */
+  name: string;
+  discloses: ContextDisclosure;
+  block(turn: { conversationId: string; folder: string; slots: Readonly<Record<string, unknown>>; lastUserText: string }): ContextBlock | null;
+}
 
 export interface RuntimeLimits {
   dataDir: string;
@@ -133,7 +139,7 @@ export class RuntimeCore {
     return model;
   }
 
-  /** The mission scope a conversation is held to (a Tower worker's), or null. */
+  /** The peer ceiling a conversation is held to (a peer started it), or null. */
   peerOf(conversationId: string): PeerCeiling | null {
     for (const lookup of this.peerLookups) {
       const ceiling = lookup(conversationId);
@@ -142,6 +148,15 @@ export class RuntimeCore {
     return null;
   }
 
+  /**
+   * The peer ceiling context is judged by: the conversation's own, or one it inherits (a subagent of a peer's
+   * conversation), or null.
+   */
+  contextCeilingOf(conversationId: string): PeerCeiling | null {
+    return this.peerOf(conversationId) ?? this.ceilingOf(conversationId)?.peer ?? null;
+  }
+
+  /** The mission scope a conversation is held to (a Tower worker's), or null. */
   scopeOf(conversationId: string): HeldScope | null {
     for (const lookup of this.scopeLookups) {
       const scope = lookup(conversationId);

@@ -7,6 +7,8 @@ import type { LanguageModel } from 'ai';
 import { DeskhandError } from '../../shared/errors';
 import type { ModelToolSpec } from './registry';
 import { imageModeOf, placeToolImages } from './prompt-images';
+import type { Redactor } from './redaction';
+import { redactRequest } from './wire-redaction';
 
 type V3Model = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<V3Model['doStream']>[0];
@@ -30,14 +32,24 @@ export async function* streamModelStep(args: {
   messages: StoredMessage[];
   tools: ModelToolSpec[];
   signal: AbortSignal;
+  /**
+   * The run's redactor: the whole request (system text, context blocks, messages, tool definitions) goes through it
+   * just before it is sent (wire-redaction.ts). Required: no request leaves unredacted.
+   */
+  redactor: Redactor;
 }): AsyncGenerator<StepPart> {
   const model = args.model;
   if (typeof model === 'string' || model.specificationVersion !== 'v3') {
     throw new DeskhandError('internal', 'This model provider does not implement the v3 language-model interface.');
   }
   const cache = cacheBreakpointsOf(model.provider);
-  const tools = args.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema }));
-  const prompt = toPrompt(args.system, placeToolImages(args.messages, imageModeOf(model.provider)));
+  // The one redactor at the wire, before the cache marks (which are provider options, not text).
+  const wire = redactRequest(args.redactor, {
+    prompt: toPrompt(args.system, placeToolImages(args.messages, imageModeOf(model.provider))),
+    tools: args.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema })),
+  });
+  const tools = wire.tools as { type: 'function'; name: string; description: string; inputSchema: ModelToolSpec['inputSchema'] }[];
+  const prompt = [...wire.prompt];
   if (cache) {
     // The prefix a provider can reuse between steps: the tool set (the same every step of a run), the system prompt,
     // and the history up to the newest message (the next step's request repeats it and adds to it).

@@ -3,6 +3,7 @@
  * calls in one transaction. Retries retryable provider failures with backoff; a silent stream is abandoned.
  */
 import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
 import type { Usage } from '../../shared/events';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { ConversationRow, RunRow, ToolCallRow } from '../services/store/store';
@@ -10,7 +11,8 @@ import { describeProviderError } from '../services/providers/providers';
 import { canonicalJson, sha256 } from './approval-engine';
 import { sanitizeText } from './call-security';
 import { PersistentConversationState } from './conversation-state';
-import type { RunOptions, RuntimeCore } from './core';
+import type { ContextDisclosure, RunOptions, RuntimeCore } from './core';
+import { peerContextCheck } from './peer-ceiling';
 import { streamModelStep } from './model-call';
 import type { ModelToolSpec } from './registry';
 import { basePromptSections } from './prompt/index';
@@ -61,12 +63,15 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     };
     try {
       arm();
+      // A tool definition the person has not seen as it is now (an MCP server's changed list) is untrusted content.
+      if (tools.some((t) => t.untrustedDefinition?.())) taintRun(core, run.id, conv.id);
       const stream = streamModelStep({
         model: core.model(options.provider),
-        system: withAddendum(systemPrompt(core, conv, lastUserText, options.provider?.provider, () => taintRun(core, run.id, conv.id)), limits.systemAddendum?.(conv.id)),
+        system: withAddendum(systemPrompt(core, conv, lastUserText, options.provider?.provider, () => taintRun(core, run.id, conv.id)), profileAddendum(core, conv.id)),
         messages,
         tools,
         signal: stepController.signal,
+        redactor,
       });
       for await (const part of stream) {
         arm();
@@ -216,21 +221,59 @@ function withAddendum(base: string, extra: string | null | undefined): string {
 }
 
 /**
+ * What the runtime's own blocks disclose (families declare theirs on their ContextSource): ceilings judge them all
+ * alike (peer-ceiling.ts `peerContextCheck`).
+ */
+export const RUNTIME_CONTEXT: Readonly<Record<'environment' | 'projectInstructions' | 'personalInstructions' | 'profile', ContextDisclosure>> = {
+  /** Folder and current directory: where the person's home is, when they lie under it. */
+  environment: { tier: 'public', reveals: ['home-path'] },
+  projectInstructions: { tier: 'internal', reveals: [] },
+  /** `<data dir>/AGENTS.md`: the person's own instructions for every conversation. */
+  personalInstructions: { tier: 'private', reveals: ['personal'] },
+  /** An agent profile's instructions (the conversation's addendum). */
+  profile: { tier: 'private', reveals: ['personal'] },
+};
+
+/** The addendum of the conversation's agent profile, unless a ceiling holds it back. */
+export function profileAddendum(core: RuntimeCore, conversationId: string): string | null {
+  const ceiling = core.contextCeilingOf(conversationId);
+  if (ceiling && peerContextCheck(RUNTIME_CONTEXT.profile, ceiling)) return null;
+  return core.limits.systemAddendum?.(conversationId) ?? null;
+}
+
+/**
  * The system prompt of a request. `lastUserText` is the last user message the request carries verbatim (recall's
- * query); when compaction dropped it from the view, the store's last user message is used.
+ * query); when compaction dropped it from the view, the store's last user message is used. Every block is judged by
+ * the conversation's context ceiling (a peer's, its own or inherited): what it declares it reveals above the ceiling
+ * is left out, and under a ceiling that refuses the home path, the person's home reads `~` everywhere in the text.
  */
 export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, provider?: string, onUntrusted?: () => void): string {
   const state = new PersistentConversationState(conv.folder, conv.state);
-  return [
+  const ceiling = core.contextCeilingOf(conv.id);
+  const allowed = (d: ContextDisclosure) => !ceiling || peerContextCheck(d, ceiling) === null;
+  const text = [
     ...basePrompt(core, conv, state, provider),
-    ...instructionsBlock(core, state, onUntrusted),
-    ...contextBlocks(core, conv, state, lastUserText, onUntrusted),
+    ...instructionsBlock(core, state, allowed, onUntrusted),
+    ...contextBlocks(core, conv, state, allowed, lastUserText, onUntrusted),
   ].join('\n\n');
+  return allowed(RUNTIME_CONTEXT.environment) ? text : withoutHome(text, homedir());
+}
+
+/** `text` with every mention of the home folder written `~` (a peer's conversation never learns where it is). */
+export function withoutHome(text: string, home: string): string {
+  const h = home.replace(/\/+$/, '');
+  if (!h) return text;
+  // The home itself, not a longer name that starts with it (`/home/bob2` is not under `/home/bob`).
+  return text.replace(new RegExp(`${h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.-])`, 'g'), '~');
 }
 
 /** AGENTS.md / CLAUDE.md from the personal file and the workspace root down to the current directory (project-instructions.ts). */
-function instructionsBlock(core: RuntimeCore, state: PersistentConversationState, onUntrusted?: () => void): string[] {
-  const block = core.instructions.block(state.cwd, state.workspaceRoots, onUntrusted);
+function instructionsBlock(core: RuntimeCore, state: PersistentConversationState, allowed: (d: ContextDisclosure) => boolean, onUntrusted?: () => void): string[] {
+  if (!allowed(RUNTIME_CONTEXT.projectInstructions) && !allowed(RUNTIME_CONTEXT.personalInstructions)) return [];
+  const block = core.instructions.block(state.cwd, state.workspaceRoots, onUntrusted, {
+    personal: allowed(RUNTIME_CONTEXT.personalInstructions),
+    project: allowed(RUNTIME_CONTEXT.projectInstructions),
+  });
   return block ? [block] : [];
 }
 
@@ -243,18 +286,22 @@ function taintRun(core: RuntimeCore, runId: string, conversationId: string): voi
   if (conv && (conv.tainted !== 1 || conv.taint_only !== null)) store.updateConversation(conversationId, { tainted: 1, taint_only: null });
 }
 
-/** What families add (recall, scratchpad, pinned plan, goal); a source that throws adds nothing. */
-function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: PersistentConversationState, viewed?: string | null, onUntrusted?: () => void): string[] {
-  if (!core.contextSources.length) return [];
+/**
+ * What families add (recall, scratchpad, pinned plan, goal); a source that throws adds nothing. A source whose
+ * declared disclosure is above the conversation's ceiling is not even asked (recall does not search for a peer).
+ */
+function contextBlocks(core: RuntimeCore, conv: ConversationRow, state: PersistentConversationState, allowed: (d: ContextDisclosure) => boolean, viewed?: string | null, onUntrusted?: () => void): string[] {
+  const sources = core.contextSources.filter((source) => allowed(source.discloses));
+  if (!sources.length) return [];
   let lastUserText = viewed ?? '';
   if (viewed === undefined || viewed === null) {
     const last = core.store.lastMessageWithRole(conv.id, 'user');
     lastUserText = last ? textPartsOf(JSON.parse(last.content) as unknown) : '';
   }
   const blocks: string[] = [];
-  for (const source of core.contextSources) {
+  for (const source of sources) {
     try {
-      const block = source({ conversationId: conv.id, folder: conv.folder, slots: state.slots, lastUserText });
+      const block = source.block({ conversationId: conv.id, folder: conv.folder, slots: state.slots, lastUserText });
       if (typeof block === 'string' && block) blocks.push(block);
       else if (block && typeof block === 'object') {
         blocks.push(block.text);

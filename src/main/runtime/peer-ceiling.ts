@@ -30,6 +30,19 @@ export interface PeerCeiling {
 
 export type PeerLookup = (conversationId: string) => PeerCeiling | null;
 
+/**
+ * What a context block reveals, declared by its source, so a ceiling judges context the way it judges tools
+ * (`peerContextCheck` below): `tier` ranks it like a tool's `disclosure`, `reveals` names what of the
+ * person's own it carries beyond the conversation's folder (a peer's conversation never gets those).
+ */
+export interface ContextDisclosure {
+  tier: Disclosure;
+  reveals: readonly ContextReveal[];
+}
+/** `memory`: recalled memory or the agent's notes; `personal`: the person's own instructions; `home-path`: where their home is. */
+export type ContextReveal = 'memory' | 'personal' | 'home-path';
+
+
 /** Spec I "What leaves the machine", plus ask_peer. */
 export const EGRESS_TOOLS: ReadonlySet<string> = new Set([
   'browser_act',
@@ -114,3 +127,15 @@ export const peerCeilingInspector: Inspector = {
     return { inspector: 'peer-ceiling', verdict: 'pass', reasons: [`within peer ${ceiling.peer}'s ceiling (${ceiling.tier}${ceiling.allow.length ? `, allow ${ceiling.allow.join(', ')}` : ''})`] };
   },
 };
+
+/**
+ * Context is judged like tools: a block of the system prompt (recall, the person's instructions, the environment's
+ * paths…) goes into a peer's conversation only when what it declares it reveals is within the tier. What reveals the
+ * person's memory, their own instructions or their home never does (no tier reaches them, as no tier reaches
+ * `view_memory`); otherwise its tier ranks like a tool's disclosure. Returns why it is left out, or null.
+ */
+export function peerContextCheck(discloses: ContextDisclosure, ceiling: PeerCeiling): string | null {
+  if (discloses.reveals.length) return `it reveals the person's ${discloses.reveals.join(', ')}, which no disclosure tier reaches`;
+  if (disclosureRank(discloses.tier) > disclosureRank(ceiling.tier)) return `it reveals ${discloses.tier} material, above peer ${ceiling.peer}'s tier (${ceiling.tier})`;
+  return null;
+}

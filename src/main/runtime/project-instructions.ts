@@ -15,9 +15,9 @@
  *   stays byte-stable for prompt caching.
  */
 import { lstatSync, statSync, type Stats } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ContentReader } from '../../shared/content-reader';
-import { errorMessage } from '../../shared/errors';
+import { DeskhandError, errorMessage } from '../../shared/errors';
 import { isInside } from './path-guard';
 import { wrapUntrusted } from './untrusted';
 
@@ -120,6 +120,27 @@ function cutBytes(text: string, max: number): string {
   return buf.subarray(0, end).toString('utf8');
 }
 
+/**
+ * An instruction file is loaded only as itself: a regular file (the guarded reader refuses FIFOs, folders, devices
+ * and files with other hard links), or a link that ends at another instruction file of the same folder
+ * (`CLAUDE.md → AGENTS.md`). A link to any other file (`config/AGENTS.md → database.yml`) would put that file's bytes
+ * in the system prompt: refused, naming where it leads.
+ */
+function notAnInstructionFile(path: string, resolved: string): void {
+  if ((INSTRUCTION_FILES as readonly string[]).includes(basename(resolved))) return;
+  throw new DeskhandError('denied', `${path} leads to ${resolved}, which is not an instruction file (AGENTS.md or CLAUDE.md); an instruction file must be a regular file or a link to another instruction file.`);
+}
+
+/**
+ * Which files a conversation may see: the person's own file and the project's (a peer's conversation gets neither
+ * the personal file nor, below the internal tier, the project's: model-step.ts judges them by their disclosure).
+ */
+export interface Which {
+  personal: boolean;
+  project: boolean;
+}
+const ALL: Which = { personal: true, project: true };
+
 export class ProjectInstructions {
   /** The last load per set of candidate folders (a conversation's, typically). */
   private readonly cache = new Map<string, Loaded>();
@@ -129,13 +150,15 @@ export class ProjectInstructions {
     private readonly dataDir: string,
   ) {}
 
-  private candidates(cwd: string, roots: readonly string[]): Candidate[] {
+  private candidates(cwd: string, roots: readonly string[], which: Which): Candidate[] {
     const data = resolve(this.dataDir);
     return [
-      { folder: data, scope: 'personal', roots: [] },
-      ...instructionFolders(cwd, roots).map(({ folder, root }): Candidate =>
-        root ? { folder, scope: 'workspace', roots, anchor: root } : { folder, scope: 'outside', roots },
-      ),
+      ...(which.personal ? [{ folder: data, scope: 'personal', roots: [] } as Candidate] : []),
+      ...(which.project
+        ? instructionFolders(cwd, roots).map(({ folder, root }): Candidate =>
+            root ? { folder, scope: 'workspace', roots, anchor: root } : { folder, scope: 'outside', roots },
+          )
+        : []),
     ];
   }
 
@@ -148,8 +171,8 @@ export class ProjectInstructions {
     return null;
   }
 
-  private load(cwd: string, roots: readonly string[]): Loaded {
-    const candidates = this.candidates(cwd, roots);
+  private load(cwd: string, roots: readonly string[], which: Which = ALL): Loaded {
+    const candidates = this.candidates(cwd, roots, which);
     const key = candidates.map((c) => `${c.scope}:${c.folder}`).join('\0') + `\0roots:${roots.join('\0')}`;
     const signature = candidates.map((c) => INSTRUCTION_FILES.map((n) => statSignature(join(c.folder, n))).join('|')).join('\0');
     const cached = this.cache.get(key);
@@ -169,6 +192,7 @@ export class ProjectInstructions {
         // The data dir holds the store and the vault: of it, only the personal file itself is a root.
         const roots = c.scope === 'personal' ? [path] : c.roots;
         const file = this.reader.read(path, { roots, within: c.folder, ...(c.anchor ? { anchor: c.anchor } : {}) });
+        notAnInstructionFile(path, file.resolved);
         text = file.text;
         size = file.size;
         outside = c.scope === 'outside' || file.outside;
@@ -200,8 +224,9 @@ export class ProjectInstructions {
   }
 
   /** The prompt block for a conversation at `cwd` with these roots (null when there are no files); `onUntrusted` when it carries untrusted content. */
-  block(cwd: string, roots: readonly string[], onUntrusted?: () => void): string | null {
-    const loaded = this.load(cwd, roots);
+  block(cwd: string, roots: readonly string[], onUntrusted?: () => void, which: Which = ALL): string | null {
+    if (!which.personal && !which.project) return null;
+    const loaded = this.load(cwd, roots, which);
     if (loaded.untrusted) onUntrusted?.();
     return loaded.block;
   }

@@ -288,6 +288,11 @@ export class SecretRedactor implements Redactor {
     this.needles = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
   }
 
+  /** Changes whenever the redactor gains a secret (added or learned): what was redacted before may differ now. */
+  get version(): number {
+    return this.generation;
+  }
+
   get secretCount(): number {
     return this.values.size;
   }

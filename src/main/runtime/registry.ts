@@ -16,6 +16,8 @@ export interface ModelToolSpec {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The tool's `untrustedDefinition` fact: a request carrying a definition it names taints the run. */
+  untrustedDefinition?: () => string | null;
 }
 
 /** What a turn's tool set is computed from. */
@@ -269,7 +271,10 @@ export class ToolRegistry {
       const load = this.loadState(name, turn, enabled, revealed);
       // An alias stays callable but is not offered twice (the same schema under a second name costs its full size).
       if (load === 'loaded') {
-        if (name === entry.tool.name) specs.push({ name, description: entry.tool.description, inputSchema: entry.schema });
+        if (name === entry.tool.name) {
+          const untrusted = entry.tool.untrustedDefinition?.bind(entry.tool);
+          specs.push({ name, description: entry.tool.description, inputSchema: entry.schema, ...(untrusted ? { untrustedDefinition: untrusted } : {}) });
+        }
       }
       else unloaded.set(name, load);
     }

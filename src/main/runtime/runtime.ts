@@ -35,7 +35,7 @@ import { userContent } from './user-content';
 import { checkReplaceable, supersedeFrom, type TurnInput } from './branches';
 import { PersistentConversationState } from './conversation-state';
 import { ENABLED_SLOT, enabledFamiliesOf } from './tool-families';
-import { systemPrompt } from './model-step';
+import { profileAddendum, systemPrompt } from './model-step';
 import type { InstructionsReport } from './project-instructions';
 
 export type { RunOptions, RunOutcome, ApprovalAnswer, BackgroundAnswer };
@@ -234,7 +234,7 @@ export class Runtime {
   promptFor(conversation: string | ConversationRow, provider?: string): string {
     const conv = typeof conversation === 'string' ? this.store.getConversation(conversation) : conversation;
     if (!conv) throw new DeskhandError('not_found', `No conversation ${String(conversation)}.`);
-    const extra = typeof conversation === 'string' ? this.core.limits.systemAddendum?.(conv.id) : null;
+    const extra = typeof conversation === 'string' ? profileAddendum(this.core, conv.id) : null;
     return [systemPrompt(this.core, conv, undefined, provider), extra].filter(Boolean).join('\n\n');
   }
 
@@ -336,7 +336,7 @@ export class Runtime {
    */
   async complete(cfg: ProviderConfig, system: string, prompt: string, signal?: AbortSignal): Promise<string> {
     let text = '';
-    const stream = streamModelStep({ model: this.core.limits.modelFactory(cfg), system, messages: [{ role: 'user', content: prompt }], tools: [], signal: signal ?? new AbortController().signal });
+    const stream = streamModelStep({ model: this.core.limits.modelFactory(cfg), system, messages: [{ role: 'user', content: prompt }], tools: [], signal: signal ?? new AbortController().signal, redactor: this.core.redactor });
     for await (const part of stream) if (part.type === 'text') text += part.delta;
     return this.core.redactor.redact(text);
   }
@@ -396,6 +396,7 @@ export class Runtime {
         messages: [{ role: 'user', content: 'Reply with the single word OK.' }],
         tools: [],
         signal: controller.signal,
+        redactor: this.core.redactor,
       });
       for await (const part of stream) {
         if (part.type === 'text') text += part.delta;

@@ -295,6 +295,11 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   pair?: { executeName: string; propose(args: z.infer<P>, ctx: ToolContext): Promise<Proposal> };
   /** Offered to the model only after `search_tools` reveals it (large or rarely used tool sets). */
   deferred?: boolean;
+  /**
+   * The definition itself is untrusted now (an MCP server whose tool list changed since the person last saw it):
+   * returns the source to name, or null. Asked at every step; a request that offers it taints the run.
+   */
+  untrustedDefinition?(): string | null;
   presentation?: Presentation<z.infer<P>>;
   /** false: results are never offloaded from the context (the tool pages its output itself: retrieve_tool_result). */
   offload?: false;

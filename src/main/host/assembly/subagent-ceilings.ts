@@ -7,6 +7,7 @@
 import type { InheritedCeiling } from '../../runtime/ceilings';
 import { lowerPolicyOf } from '../../runtime/ceilings';
 import { inheritedPlanModeCheck, planModeOf } from '../../runtime/plan-mode';
+import { peerCeilingOf } from '../../services/peers/index';
 import type { Store } from '../../services/store/store';
 import type { SubagentService } from '../../services/subagents/subagent-service';
 
@@ -26,7 +27,7 @@ function slotsOf(state: string): Record<string, unknown> | undefined {
 export function inheritedCeiling(store: Store, subagents: Pick<SubagentService, 'byConversation'>, conversationId: string): InheritedCeiling | null {
   let row = subagents.byConversation(conversationId);
   if (!row) return null;
-  const ceiling: InheritedCeiling = { planMode: null, policy: null, tainted: false };
+  const ceiling: InheritedCeiling = { planMode: null, policy: null, tainted: false, peer: null };
   const seen = new Set<string>([conversationId]);
   for (let depth = 0; row && depth < MAX_DEPTH; depth++) {
     const parentId = row.parent_conversation_id;
@@ -38,6 +39,7 @@ export function inheritedCeiling(store: Store, subagents: Pick<SubagentService, 
     if (parent.tainted === 1) ceiling.tainted = true;
     const plan = planModeOf(slotsOf(parent.state));
     if (plan && !ceiling.planMode) ceiling.planMode = { from: parentId, planFile: plan.planFile };
+    if (!ceiling.peer) ceiling.peer = peerCeilingOf(store, parentId);
     row = subagents.byConversation(parentId);
   }
   return ceiling;

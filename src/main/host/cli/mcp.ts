@@ -127,6 +127,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         try {
           const view = await manager.connect(parseServerConfig({ ...JSON.parse(row.config), name }));
           const ok = view.health.status === 'connected';
+          // The person sees the list now: runs that carry it are no longer tainted for a change they have not seen.
+          if (ok) manager.markToolsSeen(name);
           if (values.json) out(`${JSON.stringify({ ...view.health, tools: view.tools.map((t) => t.name) }, null, 2)}\n`);
           else if (ok) out(`${name}: connected, ${view.tools.length} tools: ${view.tools.map((t) => t.name).join(', ')}\n`);
           else out(`${name}: ${view.health.status}: ${view.health.lastError}\n${view.health.stderrTail ? `stderr (last lines):\n${view.health.stderrTail.trimEnd().split('\n').slice(-8).map((l) => `  ${l}`).join('\n')}\n` : ''}`);

@@ -64,4 +64,9 @@ export interface McpService {
   trustProject(folder: string, sha256: string): Promise<McpServerView[]>;
   /** Starts the servers of a trusted project file (no-op when untrusted or absent). */
   startProject(folder: string): Promise<void>;
+  /**
+   * Whether a connected server's tool list differs from the one the person last saw (`deskhand mcp test` shows and
+   * records it; a server's first list after it was added counts as seen). Read from the store at every call.
+   */
+  toolsUnseen(name: string): boolean;
 }

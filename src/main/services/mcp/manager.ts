@@ -7,8 +7,10 @@ import type { ContentReader } from '../../../shared/content-reader';
 import { join } from 'node:path';
 import { PROJECT_FILE, readProjectFile, parseServerConfig, type McpServerConfig, type ProjectScript } from './config';
 import { McpConnection, type ConnectionDeps } from './connection';
-import type { McpContent, McpHealth, McpServerView, McpService, ToolsListener } from './index';
+import type { McpContent, McpHealth, McpServerView, McpService, McpToolInfo, ToolsListener } from './index';
 import { extensionsModule } from '../store/modules/extensions';
+import { mcpSeenModule } from '../store/modules/mcp-seen';
+import { createHash } from 'node:crypto';
 import type { Store } from '../store/store';
 
 export interface McpManagerOptions {
@@ -31,9 +33,23 @@ export class McpManager implements McpService {
   /** The workspace scripts of each project file found trusted in this process (run-later files: writes ask). */
   private readonly trustedScripts = new Map<string, ProjectScript[]>();
   private readonly q;
+  private readonly seen;
 
   constructor(private readonly opts: McpManagerOptions) {
     this.q = opts.store.module(extensionsModule);
+    this.seen = opts.store.module(mcpSeenModule);
+  }
+
+  toolsUnseen(name: string): boolean {
+    const conn = this.conns.get(name);
+    if (!conn || !conn.tools.length) return false;
+    return this.seen.seen(name)?.sha256 !== toolListHash(conn.tools);
+  }
+
+  /** The person saw this server's current tool list (`deskhand mcp test` printed it): later runs carry it untainted. */
+  markToolsSeen(name: string): void {
+    const conn = this.conns.get(name);
+    if (conn?.tools.length) this.seen.see(name, toolListHash(conn.tools));
   }
 
   /** The person's configured servers, as stored (a row that no longer parses is reported, not dropped silently). */
@@ -77,6 +93,8 @@ export class McpManager implements McpService {
       onHealth: (h) => this.recordHealth(h),
       onTools: (tools) => {
         if (this.conns.get(config.name) !== conn) return;
+        // The first list a server gives after the person added it is the one they accepted by adding it.
+        if (tools.length) this.seen.seeFirst(config.name, toolListHash(tools));
         for (const l of this.toolListeners) l(config, tools);
       },
     });
@@ -233,4 +251,15 @@ export class McpManager implements McpService {
     }
     for (const l of this.healthListeners) l(h);
   }
+}
+
+/** What a server tells the model through its tools (names, titles, descriptions, schemas), hashed in a stable order. */
+export function toolListHash(tools: readonly McpToolInfo[]): string {
+  const canonical = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(canonical);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+    return v;
+  };
+  const list = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((t) => canonical({ name: t.name, title: t.title ?? null, description: t.description, inputSchema: t.inputSchema }));
+  return createHash('sha256').update(JSON.stringify(list)).digest('hex');
 }

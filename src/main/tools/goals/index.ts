@@ -222,10 +222,14 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
       return null;
     };
   };
-  const context: ContextSource = ({ conversationId }) => {
-    const g = goals.active(conversationId);
-    if (!g) return null;
-    return `This conversation pursues a goal the person accepted (${g.id}): ${g.objective}\nCriteria:\n${g.criteria.map((c) => `- ${c}`).join('\n')}\nBudget: ${describeBudget(g.budget, g.used)}.`;
+  const context: ContextSource = {
+    name: 'goal',
+    discloses: { tier: 'internal', reveals: [] },
+    block: ({ conversationId }) => {
+      const g = goals.active(conversationId);
+      if (!g) return null;
+      return `This conversation pursues a goal the person accepted (${g.id}): ${g.objective}\nCriteria:\n${g.criteria.map((c) => `- ${c}`).join('\n')}\nBudget: ${describeBudget(g.budget, g.used)}.`;
+    },
   };
   return { tools: [proposeGoal, getGoal, setGoalBudget, reportGoalCycle, endLoop] as ToolDefinition[], inputKinds: [goalKind as InputKind], filter, contextSources: [context] };
 }

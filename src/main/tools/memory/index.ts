@@ -59,7 +59,7 @@ export function recallBlock(memory: MemoryService, folder: string, text: string)
  * folder and message while the memory's generation (advanced by any change to a record, from any process) stands, so
  * a step reads one counter instead of running the full-text search again.
  */
-function cachedRecall(memory: MemoryService): ContextSource {
+function cachedRecall(memory: MemoryService): ContextSource['block'] {
   const kept = new Map<string, { generation: number; block: ContextBlock | null }>();
   return ({ folder, lastUserText }) => {
     if (!lastUserText) return null;
@@ -76,14 +76,16 @@ function cachedRecall(memory: MemoryService): ContextSource {
 }
 
 export function createMemoryFamily(deps: MemoryDeps): { tools: ToolDefinition[]; contextSources: ContextSource[] } {
-  const recall = cachedRecall(deps.memory);
-  const scratchpad: ContextSource = ({ folder }) => {
+  // Recalled memory and the agent's notes are the person's: no peer tier reaches them (peer-ceiling.ts).
+  const recall: ContextSource = { name: 'recall', discloses: { tier: 'private', reveals: ['memory'] }, block: cachedRecall(deps.memory) };
+  const scratchpadBlock: ContextSource['block'] = ({ folder }) => {
     const row = deps.memory.scratchpad(folder);
     if (!row) return null;
     const shown = row.text.length > SCRATCHPAD_CONTEXT_CHARS ? `${row.text.slice(0, SCRATCHPAD_CONTEXT_CHARS)}\n[… more in view_scratchpad]` : row.text;
     const text = `Your scratchpad for this workspace (your own notes, kept across summarization and conversations in this folder):\n${shown}`;
     return row.tainted ? { text, untrustedSource: TAINTED_SCRATCHPAD } : text;
   };
+  const scratchpad: ContextSource = { name: 'scratchpad', discloses: { tier: 'private', reveals: ['memory'] }, block: scratchpadBlock };
   return {
     tools: [
       createViewMemory(deps.memory, deps.folderOf),

@@ -140,7 +140,7 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
     },
   });
 
-  const context: ContextSource = ({ slots }) => {
+  const planBlock: ContextSource['block'] = ({ slots }) => {
     const mode = planModeOf(slots);
     if (mode) {
       return `Plan mode is on. Plan file: ${mode.planFile}. Only read-only tools and commands run, and writes reach only the plan file; call exit_plan_mode with plan_file when the plan is ready for the person.`;
@@ -150,6 +150,7 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
     const text = pinned.text.length > PINNED_CONTEXT_CHARS ? `${pinned.text.slice(0, PINNED_CONTEXT_CHARS)}\n[… the rest is in ${pinned.planFile}]` : pinned.text;
     return `The plan the person approved (pinned; ${pinned.planFile}):\n${text}`;
   };
+  const context: ContextSource = { name: 'plan', discloses: { tier: 'internal', reveals: [] }, block: planBlock };
 
   return { tools: [enterPlanMode, exitPlanMode] as ToolDefinition[], inputKinds: [planKind as InputKind], filter: planModeFilter, contextSources: [context] };
 }
