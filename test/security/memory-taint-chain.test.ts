@@ -115,7 +115,7 @@ describe('chain: a page plants a memory; a later conversation recalls what the a
 
     // Positive control: the person approves, and the very same call reaches the collecting server — the listener was
     // where it would have gone.
-    const approved = await runCli(['runs', 'approve', String((asked[0] as { approvalId: unknown }).approvalId), '--data-dir', dataDir, '--json', '--base-url', server.baseURL]);
+    const approved = await runCli(['runs', 'approve', String(asked[0]!.approvalId), '--data-dir', dataDir, '--json', '--base-url', server.baseURL]);
     expect(approved.code, approved.stderr).toBe(0);
     expect(collect.log.map((l) => [l.method, l.url, l.body])).toEqual([['POST', '/collect', 'weekly report']]);
   }, 240_000);
