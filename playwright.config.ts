@@ -12,6 +12,8 @@ export default defineConfig({
   testMatch: '*.spec.ts',
   outputDir: 'test-results',
   globalSetup: './e2e/global-setup.ts',
+  // A left-over `test.only` fails the run instead of silently narrowing it (always: .ci/run sets no CI).
+  forbidOnly: true,
   timeout: 90_000,
   expect: { timeout: 15_000 },
   // Spec files run two at a time (each starts its own `deskhand web`, data folder, model server and keyring service);

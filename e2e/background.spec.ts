@@ -2,12 +2,15 @@
  * Background tasks in the UI: a command's live output in its tool card, the background-tasks panel (running, the end
  * of the output, finished, cancel), the wake-up turn when a task ends, and the conversation's sandbox mode.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { artifact, expect, test } from './support';
 
 test('shows live output, background tasks with their output, cancel, and the wake-up turn', async ({ deskhand }) => {
   await deskhand.startModel([
-    // 1. A foreground command that prints over time (its card shows the output while it runs).
-    { tools: [{ name: 'execute_command', args: { command: 'for i in 1 2 3 4; do echo tick $i; sleep 0.7; done' } }] },
+    // 1. A foreground command that prints, then runs until the test releases it (its card shows the output while it
+    //    runs, for exactly as long as the test looks).
+    { tools: [{ name: 'execute_command', args: { command: 'echo tick 1; until [ -e ticks-released ]; do sleep 0.1; done; echo tick 2' } }] },
     // 2. Two background commands: one that ends soon, one that runs until cancelled.
     {
       text: ['Starting two background commands.'],
@@ -29,6 +32,7 @@ test('shows live output, background tasks with their output, cancel, and the wak
   await card.getByRole('button').first().click();
   await expect(card.getByLabel('Output of execute_command')).toContainText('tick 1');
   await expect(page.getByRole('article', { name: 'Tool call execute_command: running' }).first()).toBeVisible();
+  writeFileSync(join(deskhand.work, 'ticks-released'), '');
 
   // The panel lists both background tasks, with their output.
   const panel = page.getByRole('complementary', { name: 'Background tasks' });

@@ -130,8 +130,8 @@ test('attachments by button, paste and drop reach the model as parts', async ({ 
 
 test('files attached to a message queued while a run works go out with it as parts', async ({ deskhand }) => {
   await deskhand.startModel([
-    // Slow enough to attach and queue while it streams.
-    { text: ['Working', ' on', ' it', ' slowly', ' now.'], delayMs: 900 },
+    // Held after its first words until the files are attached and queued: the run works exactly as long as the test needs.
+    { text: ['Working', ' on', ' it', ' slowly', ' now.'], hold: 'working' },
     { text: ['Queued files seen.'] },
   ]);
   const page = await deskhand.start();
@@ -173,6 +173,7 @@ test('files attached to a message queued while a run works go out with it as par
   expect(deskhand.requests()).toHaveLength(1);
 
   // The turn ends; the queued message goes out with its files as parts, and shows them in the transcript.
+  await deskhand.releaseModel('working');
   await expect(page.getByText('Queued files seen.')).toBeVisible({ timeout: 20_000 });
   await expect(queued).toBeHidden();
   const requests = deskhand.requests();

@@ -15,12 +15,15 @@ test('a computer action\'s card shows its before and after thumbnails', async ({
   try {
     const zenity = world.spawnApp('zenity', ['--entry', '--title', 'Deskhand test', '--text', 'Your name?', '--entry-text', 'Ada']);
     await world.waitForApp('zenity');
+    // The dialog's OK button itself, not only its window: observing earlier would find a tree without it.
+    await world.waitForElement('zenity', 'push button', 'OK');
     await deskhand.startModel([
       { tools: [{ name: 'search_tools', args: { query: 'computer' } }] }, // off in a new conversation: the model loads the family first
-     
       { tools: [{ name: 'computer_grant_app', args: { app: 'zenity', capabilities: ['observe', 'pointer'], reason: 'answer the dialog' } }] },
       { tools: [{ name: 'computer_observe', args: { app: 'zenity' } }] },
-      { tools: [{ name: 'computer_pointer', args: { app: 'zenity', ref: 'e3', action: 'click' } }] },
+      // The ref the observation gave the OK button: the first OK after the observation's envelope in the request (tool
+      // descriptions carry an example ref of their own), not a number fixed here.
+      { tools: [{ name: 'computer_pointer', args: { app: 'zenity', ref: '<<request:(?<=computer_observe zenity[^<]*.)e[0-9]+(?=. push button [^A-Za-z]+OK[^A-Za-z])>>', action: 'click' } }] },
       { text: ['Clicked OK.'] },
     ]);
     const page = await deskhand.start({ env: { DISPLAY: world.display, DBUS_SESSION_BUS_ADDRESS: world.env.DBUS_SESSION_BUS_ADDRESS!, XDG_SESSION_TYPE: 'x11', WAYLAND_DISPLAY: null, NO_AT_BRIDGE: null } });

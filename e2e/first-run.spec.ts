@@ -3,6 +3,8 @@
  * scripted model server, standing in for Ollama) is found by main and offered first; "Test connection" makes one real
  * model call and says what happened in plain words; saving it lets the person start working.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { artifact, expect, test } from './support';
 
 test('offers the local model server it found, tests the connection in plain words, and saves it', async ({ deskhand }) => {
@@ -70,4 +72,32 @@ test('"Set up later" leaves the first-run panel for the app, which says where to
   await expect(setup.getByRole('radio', { name: 'Anthropic' })).toBeChecked();
   await setup.getByRole('button', { name: 'Set up later' }).click();
   await expect(page.getByRole('heading', { name: 'Welcome to Deskhand' })).toBeVisible();
+});
+
+test('"Look again" finds a local model server started after the panel opened', async ({ deskhand }) => {
+  // A port nobody listens on yet: the panel opens with nothing found.
+  const later = createServer((req, res) => {
+    res.writeHead(req.url === '/api/tags' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(req.url === '/api/tags' ? JSON.stringify({ models: [{ name: 'llama3.1:8b' }] }) : '{}');
+  });
+  await new Promise<void>((r) => later.listen(0, '127.0.0.1', () => r()));
+  const port = (later.address() as AddressInfo).port;
+  await new Promise((r) => later.close(r));
+  try {
+    await deskhand.startModel([]);
+    const page = await deskhand.start({ providerFlags: false, env: { DESKHAND_OLLAMA_URL: `http://127.0.0.1:${port}`, ANTHROPIC_API_KEY: null, OPENAI_API_KEY: null } });
+    const setup = page.getByRole('main', { name: 'Set up Deskhand' });
+    await expect(setup.getByText('No local model server is running')).toBeVisible();
+    await expect(setup.getByRole('radio', { name: 'Anthropic' })).toBeChecked();
+
+    // The person starts Ollama, then asks again: it is found and chosen (they had not picked anything).
+    await new Promise<void>((r) => later.listen(port, '127.0.0.1', () => r()));
+    await setup.getByRole('button', { name: 'Look again' }).click();
+    await expect(setup.getByRole('radio', { name: 'Ollama on this computer' })).toBeChecked();
+    await expect(setup.getByText(`Running at http://127.0.0.1:${port}`)).toBeVisible();
+    await expect(setup.getByText('No local model server is running')).toBeHidden();
+  } finally {
+    later.closeAllConnections();
+    await new Promise((r) => later.close(r));
+  }
 });

@@ -132,6 +132,12 @@ export class Deskhand {
     this.modelUrl = (await firstJsonLine(this.model, 'the model server')).url;
   }
 
+  /** Lets a scripted reply held under this name (`hold: name`) stream on; a release before the hold is kept. */
+  async releaseModel(name: string): Promise<void> {
+    const res = await fetch(`${this.modelUrl}/__release/${encodeURIComponent(name)}`, { method: 'POST' });
+    if (res.status !== 204) throw new Error(`the model server did not take the release of "${name}" (HTTP ${res.status})`);
+  }
+
   private appEnv(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {
       ...process.env,

@@ -16,7 +16,7 @@ import { findChromium } from '../../src/main/services/chromium/index';
 import { createBrowserFamily } from '../../src/main/tools/browser';
 import { makeContext, tempDir, type TestContext } from '../support/tool-context';
 import { startServer, type TestServer } from '../web/servers';
-import { startSite, type Site } from './site';
+import { SLOW_PAGE_MS, startSite, type Site } from './site';
 
 const chromium = findChromium();
 let site: Site;
@@ -176,6 +176,26 @@ describe.skipIf(!chromium)('browser tools in Chromium', () => {
     const snap = await call('browser_snapshot', {});
     const out = await call('browser_act', { ref: ref(snap, /button "Load"/), action: 'click' });
     expect(out).toContain('+ paragraph: "Loaded: 42"'.replace(/"/g, '')); // the settled diff has the late content
+  });
+
+  it.each([
+    ['a link', /link "Slow page"/],
+    ['a click that navigates from a timer it set', /button "Go later"/],
+  ])('waits for a slow navigation started by %s, and returns the new page', async (_what, target) => {
+    await call('browser_navigate', { url: `${site.origin}/to-slow` });
+    const snap = await call('browser_snapshot', {});
+    const out = await call('browser_act', { ref: ref(snap, target), action: 'click' });
+    expect(out).toContain(`${site.origin}/slow-page`);
+    expect(out).toContain('Title: Arrived');
+    expect(out).toContain('+ heading "Slow page arrived"');
+  }, SLOW_PAGE_MS * 2 + 30_000);
+
+  it('a click that changes nothing returns the page as it is', async () => {
+    await call('browser_navigate', { url: `${site.origin}/counter` });
+    const snap = await call('browser_snapshot', {});
+    const out = await call('browser_act', { ref: ref(snap, /button "Add one"/), action: 'click' });
+    expect(out).toContain(`${site.origin}/counter`);
+    expect(out).toMatch(/\+ paragraph: 1/);
   });
 
   it('blocks a navigation to a private destination this session did not approve', async () => {

@@ -3,6 +3,9 @@ import { startServer, type TestServer } from '../web/servers';
 
 const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 
+/** How long /slow-page takes to answer. */
+export const SLOW_PAGE_MS = 6_000;
+
 export interface Site extends TestServer {
   /** Form posts received, parsed. */
   submissions: URLSearchParams[];
@@ -60,6 +63,14 @@ export async function startSite(): Promise<Site> {
         );
       case '/slow':
         return void setTimeout(() => res.end('42'), 700);
+      case '/to-slow':
+        return html(
+          'Before',
+          `<h1>Before</h1><a href="/slow-page">Slow page</a> <button onclick="setTimeout(function () { location.href = '/slow-page?later' }, 0)">Go later</button>`,
+        );
+      case '/slow-page':
+        // Longer than the 5 s a click's requests are waited for: only a navigation that is waited for as one arrives.
+        return void setTimeout(() => html('Arrived', '<h1>Slow page arrived</h1>'), SLOW_PAGE_MS);
       case '/socket': {
         // Opens a WebSocket to ?port= on load (from the page and from a worker) and shows what happened.
         const port = Number(new URL(req.url!, 'http://x').searchParams.get('port'));

@@ -30,6 +30,8 @@ export interface World {
   spawnApp(cmd: string, args: string[]): App;
   /** Waits until an app of this AT-SPI name is in the tree with a window. */
   waitForApp(name: string, timeoutMs?: number): Promise<void>;
+  /** Waits until the app's tree holds an element of this role and name (a dialog's button, not only its window). */
+  waitForElement(app: string, role: string, name: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -106,6 +108,29 @@ export async function startWorld(): Promise<World> {
           await sleep(100);
         }
         throw new Error(`${name} did not appear in the accessibility tree`);
+      } finally {
+        c.close();
+      }
+    },
+    async waitForElement(app, role, name, timeoutMs = 15_000) {
+      const c = await AtspiClient.connect(address);
+      const holds = async (h: Awaited<ReturnType<AtspiClient['applications']>>[number], depth: number): Promise<boolean> => {
+        const node = await c.node(h).catch(() => null);
+        if (!node) return false;
+        if (node.role === role && node.name === name) return true;
+        if (depth >= 12) return false;
+        for (const kid of node.children) if (await holds(kid, depth + 1)) return true;
+        return false;
+      };
+      try {
+        const deadline = Date.now() + timeoutMs;
+        while (Date.now() < deadline) {
+          for (const h of await c.applications()) {
+            if ((await c.name(h).catch(() => '')) === app && (await holds(h, 0))) return;
+          }
+          await sleep(100);
+        }
+        throw new Error(`${app} has no ${role} "${name}" in its accessibility tree`);
       } finally {
         c.close();
       }

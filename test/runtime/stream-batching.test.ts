@@ -1,15 +1,15 @@
 /**
  * A model reply's text deltas reach the stream redactor about twice per network read (model-step.ts): the first
- * delta of a turn of the event loop at once, the rest of that turn joined. A secret split across deltas is still
- * redacted whole, whether its pieces arrive in one read (a burst) or in several (paced), and what the events carry
- * joins to what the store keeps.
+ * delta of a turn of the event loop at once, the rest of that turn joined. The first delta is shown while the server
+ * still holds the rest (ordering, not timing). A secret split across deltas is still redacted whole, whether its pieces
+ * arrive in one read (a burst) or in several (paced), and what the events carry joins to what the store keeps.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/main/runtime/runtime';
 import { Store } from '../../src/main/services/store/store';
 import type { RunEvent } from '../../src/shared/events';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
-import { startModelServer, type ModelServer } from '../support/model-server';
+import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 
 const SECRET = 'tok_5f8a1c9e3b7d2f4a6c0e';
@@ -67,6 +67,34 @@ describe('streamed model text in batches', () => {
     expect(stored).not.toContain(SECRET);
     // One write by the server: a few reads, about two pushes each (it was one event per delta).
     expect(deltas.length).toBeLessThan(tokens.length / 10);
+  });
+
+  it('the first delta reaches an event at once: the server holds the rest of the reply until the test has seen it', async () => {
+    // A batcher that kept text back until the reply ended would never show the first words here: the server sends them,
+    // then holds everything else (the rest of the text and the finish) until the first text event exists.
+    server.enqueue(reply().text('First words. ').text('The rest ').text('of the reply.').hold('first'));
+    const rt = new Runtime({ store, dataDir: store.dataDir, tools: [], idleTimeoutMs: 60_000 });
+    const conv = rt.createConversation({ folder: tempDir('deskhand-work-'), policy: 'read-only' });
+    const events: RunEvent[] = [];
+    let seeFirst!: (delta: string) => void;
+    const first = new Promise<string>((resolve) => (seeFirst = resolve));
+    const outcome = rt.sendMessage(conv.id, 'go', {
+      provider: provider(),
+      interactive: false,
+      onEvent: (e) => {
+        events.push(e);
+        if (e.type === 'text') seeFirst(e.delta);
+      },
+    });
+    await server.held('first');
+    const ended = outcome.then(() => 'the run ended' as const);
+    // The reply cannot end while held: whatever comes first here is the first text event (a deadlock is bounded only
+    // by the test's own timeout).
+    expect(await Promise.race([first, ended])).toBe('First words. ');
+    expect(events.filter((e) => e.type === 'text')).toHaveLength(1);
+    server.release('first');
+    expect((await outcome).status).toBe('finished');
+    expect(events.flatMap((e) => (e.type === 'text' ? [e.delta] : [])).join('')).toBe('First words. The rest of the reply.');
   });
 
   it('paced: the secret split across deltas of separate reads never reaches an event', async () => {

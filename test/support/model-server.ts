@@ -41,6 +41,13 @@ export const scriptedReplySchema = z.strictObject({
     .optional(),
   /** Pause before each event. */
   delayMs: z.number().nonnegative().optional(),
+  /**
+   * Send the first event of the reply's content (the first text delta, else the first tool call's start; the whole
+   * head before it too), then hold the rest until the test releases this name (`server.release(name)`, or
+   * `POST /__release/NAME` to a server in its own process). A release that comes first is kept: the reply then streams
+   * through. Ordering without timing: "the run is still replying" lasts exactly until the test says.
+   */
+  hold: z.string().min(1).optional(),
 });
 export type ScriptedReply = z.infer<typeof scriptedReplySchema>;
 
@@ -78,6 +85,10 @@ export class ReplyBuilder {
 
   delay(ms: number): ReplyBuilder {
     return this.with({ delayMs: ms });
+  }
+
+  hold(name: string): ReplyBuilder {
+    return this.with({ hold: name });
   }
 
   private with(patch: Partial<ScriptedReply>): ReplyBuilder {
@@ -189,6 +200,10 @@ export interface ModelServer {
   enqueue(...replies: ReplyInput[]): void;
   /** Answers every request that finds the queue empty; `undefined` restores the loud 500. */
   setFallback(fallback: ((request: RecordedRequest) => ReplyInput) | undefined): void;
+  /** Lets the replies held under this name (`hold`) stream on; a release before the hold is kept. */
+  release(name: string): void;
+  /** Resolves once a reply held under this name has sent its first event and waits for `release`. */
+  held(name: string): Promise<void>;
   /** Stops listening and ends every open connection, hung ones included; idempotent. */
   close(): Promise<void>;
 }
@@ -294,11 +309,15 @@ interface Step {
   usage: { input: number; output: number; cacheRead?: number | undefined; cacheWrite?: number | undefined };
 }
 
-/** The HTTP payload in two parts: `tail` holds the finishing events, dropped when the stream breaks. */
+/**
+ * The HTTP payload in two parts: `tail` holds the finishing events, dropped when the stream breaks. `firstContent` is
+ * the index in `frames` of the first content event (where a `hold` waits after).
+ */
 interface Payload {
   contentType: string;
   frames: string[];
   tail: string[];
+  firstContent?: number;
 }
 
 const ARG_PIECES = 3;
@@ -410,6 +429,7 @@ function openaiPayload(step: Step, stream: boolean, includeUsage: boolean): Payl
     `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) })}\n\n`;
   // Like OpenAI: the role chunk has content "" when text follows, null for a tool-only reply.
   const frames = [chunk({ role: 'assistant', content: step.text.length > 0 ? '' : null, refusal: null })];
+  const firstContent = frames.length; // the first text delta, else the first tool call's start
   for (const content of step.text) frames.push(chunk({ content }));
   step.tools.forEach((t, index) => {
     frames.push(chunk({ tool_calls: [{ index, id: t.id, type: 'function', function: { name: t.name, arguments: '' } }] }));
@@ -418,7 +438,7 @@ function openaiPayload(step: Step, stream: boolean, includeUsage: boolean): Payl
   const tail = [chunk({}, finishReason)];
   if (includeUsage) tail.push(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
   tail.push('data: [DONE]\n\n');
-  return { contentType: SSE, frames, tail };
+  return { contentType: SSE, frames, tail, firstContent };
 }
 
 function anthropicPayload(step: Step, stream: boolean): Payload {
@@ -454,6 +474,8 @@ function anthropicPayload(step: Step, stream: boolean): Payload {
     event('ping'),
   ];
   let index = 0;
+  // The first text delta, else the first tool call's start.
+  const firstContent = frames.length + (step.text.length > 0 ? 1 : 0);
   if (step.text.length > 0) {
     frames.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
     for (const text of step.text) frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text } }));
@@ -472,7 +494,7 @@ function anthropicPayload(step: Step, stream: boolean): Payload {
     event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: step.usage.output } }),
     event('message_stop'),
   ];
-  return { contentType: SSE, frames, tail };
+  return { contentType: SSE, frames, tail, firstContent };
 }
 
 // A non-streamed Anthropic tool_use carries an object; malformed raw arguments can only be passed on as a string.
@@ -492,15 +514,24 @@ function parseOrRaw(args: string): unknown {
   }
 }
 
-async function send(res: ServerResponse, payload: Payload, spec: ScriptedReply, onWrite?: (chunk: string, at: number) => void): Promise<void> {
+async function send(
+  res: ServerResponse,
+  payload: Payload,
+  spec: ScriptedReply,
+  onWrite?: (chunk: string, at: number) => void,
+  hold?: () => Promise<void>,
+): Promise<void> {
   res.writeHead(200, { 'content-type': payload.contentType, 'cache-control': 'no-cache' });
   const body = spec.streamError ? payload.frames : [...payload.frames, ...payload.tail];
   const delayMs = spec.delayMs ?? 0;
-  if (delayMs > 0) res.flushHeaders();
-  // Without delay, one write: keeps benchmarks at zero latency and low syscall count.
-  const writes = delayMs > 0 ? body : [body.join('')];
+  if (delayMs > 0 || hold) res.flushHeaders();
+  // Without delay, one write: keeps benchmarks at zero latency and low syscall count. A hold splits the body after the
+  // first content event (a non-streamed body: after its first half).
+  const cut = Math.min((payload.firstContent ?? 0) + 1, body.length - 1);
+  const writes = delayMs > 0 ? body : hold ? [body.slice(0, cut).join(''), body.slice(cut).join('')] : [body.join('')];
   for (const [i, chunk] of writes.entries()) {
     if (delayMs > 0) await sleep(delayMs);
+    if (hold && i === (delayMs > 0 ? cut : 1)) await hold();
     if (res.destroyed) return; // client aborted or server closed meanwhile
     if (i < writes.length - 1) res.write(chunk);
     // Destroy only once the partial data reached the socket, so the client sees it before the break.
@@ -528,11 +559,32 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const cacheWritten = new Set<string>();
   let fallback: ((request: RecordedRequest) => ReplyInput) | undefined;
   let sequence = 0;
+  /** Held replies by name: the release (a latch: a release before the hold is kept) and the hold being reached. */
+  const holds = new Map<string, { release: () => void; releasedP: Promise<void>; reached: () => void; reachedP: Promise<void> }>();
+  const holdOf = (name: string) => {
+    let h = holds.get(name);
+    if (!h) {
+      let release!: () => void;
+      let reached!: () => void;
+      const releasedP = new Promise<void>((r) => (release = r));
+      const reachedP = new Promise<void>((r) => (reached = r));
+      h = { release, releasedP, reached, reachedP };
+      holds.set(name, h);
+    }
+    return h;
+  };
 
   const toSpec = (input: ReplyInput): ScriptedReply => (input instanceof ReplyBuilder ? input.spec : input);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const releaseRoute = /^\/__release\/([^/]+)$/.exec(path);
+    if (req.method === 'POST' && releaseRoute) {
+      // The test's release of a held reply, for a server in its own process (not a model request: not recorded).
+      holdOf(decodeURIComponent(releaseRoute[1]!)).release();
+      res.writeHead(204).end();
+      return;
+    }
     if (options.models && req.method === 'GET' && path === '/v1/models') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ object: 'list', data: options.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) }));
@@ -624,7 +676,16 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       request.protocol === 'openai'
         ? openaiPayload(step, stream, request.body.stream_options?.include_usage === true)
         : anthropicPayload(step, stream);
-    await send(res, payload, next, options.onWrite);
+    const hold = next.hold;
+    const waitForRelease = hold
+      ? async () => {
+          const h = holdOf(hold);
+          h.reached();
+          // Ends with the connection too: a client that gives up or a closing server does not leave this waiting.
+          await Promise.race([h.releasedP, new Promise<void>((r) => res.once('close', () => r()))]);
+        }
+      : undefined;
+    await send(res, payload, next, options.onWrite, waitForRelease);
   }
 
   const server = createServer((req, res) => {
@@ -660,6 +721,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     },
     setFallback(next) {
       fallback = next;
+    },
+    release(name) {
+      holdOf(name).release();
+    },
+    held(name) {
+      return holdOf(name).reachedP;
     },
     close() {
       closing ??= new Promise<void>((resolve, reject) => {

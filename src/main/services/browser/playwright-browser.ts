@@ -377,6 +377,7 @@ export class PlaywrightBrowser implements BrowserService {
     const loc = page.locator(`aria-ref=${req.ref}`);
     const startUrl = page.url();
     const navigations = tab.watch.navigations;
+    const mark = tab.watch.mark();
     session.acting = { dialog: req.dialog ?? 'dismiss', ...(req.downloadDir ? { downloadDir: req.downloadDir } : {}) };
     try {
       await performAction(loc, req, ACT_TIMEOUT_MS);
@@ -384,7 +385,7 @@ export class PlaywrightBrowser implements BrowserService {
       else if (req.action === 'fill' || req.action === 'type' || req.action === 'select' || req.action === 'check') {
         tab.typed.push({ ref: req.ref, action: req.action, value: req.value ?? '', at: navigations });
       }
-      await settle(page, tab.watch, navigations);
+      await settle(page, tab.watch, mark);
     } catch (err) {
       throw new Error(`${req.action} on ${req.ref} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
     } finally {

@@ -1,42 +1,142 @@
 /**
- * When a page has settled after an action: a navigation it started has loaded, no request it made is still in
- * flight, and the document has stopped changing for a moment (bounded: a page that never stops is read as it is).
+ * When a page has settled after an action, by the page's own events rather than fixed pauses: the page is asked,
+ * after its next animation frame, whether the action started a navigation of the tab (the Navigation API's `navigate`
+ * event, counted in the page as it fires); a navigation is waited for until the new document commits and loads (or
+ * the navigation ends without one: blocked, aborted, a download, a 204), however slow the server, up to the bound of
+ * browser_navigate; requests the action started are waited for until none is in flight (bounded), then one more
+ * frame lets their handlers change the page. Nothing started: the call returns after that one frame.
  */
 import type { Page, Request } from 'playwright-core';
 
-const QUIET_MS = 150;
+/** Requests an action started (a fetch, a new page's resources): a page that never stops is read as it is. */
 const MAX_SETTLE_MS = 5_000;
+/** A navigation an action started: as long as browser_navigate waits for a page. */
+const NAVIGATION_MS = 30_000;
+/** Rounds of "wait, then look again" (a request's handler may start another request or a navigation). */
+const MAX_ROUNDS = 6;
 
-/** Requests in flight and main-frame navigations of one page. */
+/**
+ * Page code (main has no DOM types, so it is text): keeps the tab's navigations to another document as they start.
+ * Same-document ones (a hash, history.pushState) and downloads are not kept; one the page cancels (preventDefault) is
+ * not counted when looked at.
+ */
+const NAV_COUNTER = `(() => {
+  if (window.__deskhandNavigations || !window.navigation) return;
+  const started = { events: [] };
+  Object.defineProperty(window, '__deskhandNavigations', { value: started });
+  window.navigation.addEventListener('navigate', (e) => {
+    if (!e.destination.sameDocument && e.downloadRequest === null) started.events.push(e);
+  });
+})()`;
+
+/**
+ * Page code: resolves after the next animation frame and one task (what a click queued runs first), with the number
+ * of navigations started since the last look (and resets it). A hidden page gets no frames: a short timer stands in.
+ */
+const FRAME_PROBE = new Function(
+  `return new Promise((resolve) => {
+    let done = false;
+    const go = () => { if (done) return; done = true; setTimeout(() => {
+      const s = window.__deskhandNavigations;
+      const n = s ? s.events.filter((e) => !e.defaultPrevented).length : 0;
+      if (s) s.events = [];
+      resolve(n);
+    }, 0); };
+    requestAnimationFrame(go);
+    setTimeout(go, 100);
+  });`,
+) as () => Promise<number>;
+
+/** Requests in flight and main-frame navigations of one page, with a way to wait for them. */
 export class TabWatch {
   inflight = 0;
+  /** Main-frame documents committed (Playwright's framenavigated). */
   navigations = 0;
+  /** Main-frame navigation requests that ended without a document: failed (blocked, aborted, a download) or 204/205. */
+  navigationsEnded = 0;
   /** The method of the request that loaded the current document (a POST answer is not loaded again on resume). */
   documentMethod = 'GET';
   private readonly off: (() => void)[] = [];
+  private waiters: (() => void)[] = [];
 
   constructor(private readonly page: Page) {
-    const started = (r: Request) => {
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) this.documentMethod = r.method();
-      // Long-lived streams (event sources, websockets) would never finish: they do not count.
-      if (r.resourceType() !== 'eventsource' && r.resourceType() !== 'websocket') this.inflight++;
+    const poke = () => {
+      for (const w of this.waiters.splice(0)) w();
     };
-    const ended = (r: Request) => {
-      if (r.resourceType() !== 'eventsource' && r.resourceType() !== 'websocket') this.inflight = Math.max(0, this.inflight - 1);
+    const counts = (r: Request) => r.resourceType() !== 'eventsource' && r.resourceType() !== 'websocket';
+    const mainNavigation = (r: Request) => r.isNavigationRequest() && r.frame() === page.mainFrame();
+    const started = (r: Request) => {
+      if (mainNavigation(r)) this.documentMethod = r.method();
+      // Long-lived streams (event sources, websockets) would never finish: they do not count.
+      if (counts(r)) this.inflight++;
+      poke();
+    };
+    const finished = (r: Request) => {
+      if (counts(r)) this.inflight = Math.max(0, this.inflight - 1);
+      if (mainNavigation(r)) {
+        void r
+          .response()
+          .then((res) => {
+            if (res && (res.status() === 204 || res.status() === 205)) this.navigationsEnded++;
+            poke();
+          })
+          .catch(() => undefined);
+      }
+      poke();
+    };
+    const failed = (r: Request) => {
+      if (counts(r)) this.inflight = Math.max(0, this.inflight - 1);
+      if (mainNavigation(r)) this.navigationsEnded++;
+      poke();
     };
     const nav = (frame: { parentFrame(): unknown }) => {
       if (!frame.parentFrame()) this.navigations++;
+      poke();
+    };
+    // A navigation answered with an attachment becomes a download: no document comes.
+    const download = () => {
+      this.navigationsEnded++;
+      poke();
     };
     page.on('request', started);
-    page.on('requestfinished', ended);
-    page.on('requestfailed', ended);
+    page.on('requestfinished', finished);
+    page.on('requestfailed', failed);
     page.on('framenavigated', nav);
+    page.on('download', download);
+    page.on('close', poke);
+    // Every document of the tab counts its navigations: the ones to come, and the one already there.
+    void page.addInitScript(NAV_COUNTER).catch(() => undefined);
+    void page.evaluate(NAV_COUNTER).catch(() => undefined);
     this.off.push(() => {
       page.off('request', started);
-      page.off('requestfinished', ended);
-      page.off('requestfailed', ended);
+      page.off('requestfinished', finished);
+      page.off('requestfailed', failed);
       page.off('framenavigated', nav);
+      page.off('download', download);
+      page.off('close', poke);
+      poke();
     });
+  }
+
+  /** What has happened so far, taken before an action: settle() waits for what the action starts after it. */
+  mark(): SettleMark {
+    return { navigations: this.navigations, ended: this.navigationsEnded };
+  }
+
+  /** Resolves true once `holds()` is true (looked at on every request and navigation event), false at the deadline. */
+  async until(holds: () => boolean, deadline: number): Promise<boolean> {
+    while (!holds()) {
+      const left = deadline - Date.now();
+      if (left <= 0 || this.page.isClosed()) return false;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return true;
   }
 
   dispose(): void {
@@ -48,39 +148,34 @@ export class TabWatch {
   }
 }
 
-/** Runs in the page: resolves true once the document has not changed for `quietMs`, false at `maxWait`. */
-// Page code, written as text because main has no DOM types.
-const QUIET_DOM = new Function(
-  'opts',
-  `return new Promise((resolve) => {
-    let timer = setTimeout(() => done(true), opts.quietMs);
-    const cap = setTimeout(() => done(false), opts.maxWait);
-    const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(() => done(true), opts.quietMs); });
-    function done(v) { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(v); }
-    obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  });`,
-) as (opts: { quietMs: number; maxWait: number }) => Promise<boolean>;
+export interface SettleMark {
+  navigations: number;
+  ended: number;
+}
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export async function settle(page: Page, watch: TabWatch, navigationsBefore: number, maxMs = MAX_SETTLE_MS): Promise<void> {
-  const deadline = Date.now() + maxMs;
-  // A click's effects start a tick later (a submit, a fetch): give them that tick.
-  await sleep(30);
-  if (watch.navigations !== navigationsBefore) await page.waitForLoadState('load', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
-  while (Date.now() < deadline && !page.isClosed()) {
-    if (watch.inflight > 0) {
-      await sleep(25);
-      continue;
+export async function settle(page: Page, watch: TabWatch, before: SettleMark, opts: { maxMs?: number; navigationMs?: number } = {}): Promise<void> {
+  const start = Date.now();
+  const requestsDeadline = start + (opts.maxMs ?? MAX_SETTLE_MS);
+  const navigationDeadline = start + (opts.navigationMs ?? NAVIGATION_MS);
+  let committed = before.navigations;
+  let endedBefore = before.ended;
+  for (let round = 0; round < MAX_ROUNDS && !page.isClosed(); round++) {
+    // After the page's next frame: did the action (or what it queued) start a navigation? A probe that dies with its
+    // document means the navigation already committed.
+    const started = await page.evaluate(FRAME_PROBE).catch(() => 1);
+    if (page.isClosed()) return;
+    const navigating = started > 0 || watch.navigations !== committed;
+    if (navigating) {
+      // Until the new document commits (or the navigation ends without one), then until it has loaded.
+      await watch.until(() => watch.navigations !== committed || watch.navigationsEnded !== endedBefore, navigationDeadline);
+      committed = watch.navigations;
+      endedBefore = watch.navigationsEnded;
+      await page.waitForLoadState('load', { timeout: Math.max(1, navigationDeadline - Date.now()) }).catch(() => undefined);
+    } else if (watch.inflight === 0) {
+      return;
     }
-    const quiet = await page
-      .evaluate(QUIET_DOM, { quietMs: QUIET_MS, maxWait: Math.max(QUIET_MS, deadline - Date.now()) })
-      .catch(() => null);
-    // null: the document was replaced while we watched (a navigation); wait for it and look again.
-    if (quiet === null) {
-      await page.waitForLoadState('load', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
-      continue;
-    }
-    if (watch.inflight === 0) return;
+    // Requests in flight (a fetch the action made, the new page's late resources); then look again after a frame.
+    const deadline = navigating ? Math.max(requestsDeadline, Date.now() + (opts.maxMs ?? MAX_SETTLE_MS)) : requestsDeadline;
+    if (!(await watch.until(() => watch.inflight === 0, deadline)) && !navigating) return;
   }
 }

@@ -37,8 +37,15 @@ export function probesFromEnv(env: NodeJS.ProcessEnv): LocalServerProbe[] {
   });
 }
 
+/**
+ * How long a listening server may take to list its models. Nothing running costs nothing (the port refuses at once);
+ * only a server that accepted the connection is waited for, and a loaded machine's Ollama can take seconds to answer
+ * while it loads a model: a short bound would report it as not running.
+ */
+export const PROBE_TIMEOUT_MS = 8_000;
+
 /** The servers that answered within `timeoutMs` (probed in parallel). */
-export async function detectLocalServers(probes: readonly LocalServerProbe[], timeoutMs = 800): Promise<LocalServer[]> {
+export async function detectLocalServers(probes: readonly LocalServerProbe[], timeoutMs = PROBE_TIMEOUT_MS): Promise<LocalServer[]> {
   const found = await Promise.all(probes.map((p) => probe(p, timeoutMs)));
   return found.filter((s): s is LocalServer => s !== null);
 }

@@ -83,20 +83,39 @@ export function FirstRunPanel() {
     }
   }
 
-  useEffect(() => {
-    let live = true;
+  // Local servers: looked for when the panel opens, again on "Look again", and again whenever the window comes back
+  // while none was found (the person started Ollama meanwhile). A server found later is chosen only if the person has
+  // not picked anything yet.
+  const picked = useRef(false);
+  const looking = useRef(false);
+  const live = useRef(true);
+  const look = () => {
+    if (looking.current) return;
+    looking.current = true;
+    setServers(null);
     api()
       .detectLocalModels({})
       .then(({ servers: found }) => {
-        if (!live) return;
+        if (!live.current) return;
         setServers(found);
-        if (found.length) choose('local:0', found);
+        if (found.length && !picked.current) choose('local:0', found);
       })
-      .catch(() => live && setServers([]));
+      .catch(() => live.current && setServers([]))
+      .finally(() => (looking.current = false));
+  };
+  useEffect(() => {
+    live.current = true;
+    look();
     return () => {
-      live = false;
+      live.current = false;
     };
   }, []); // once, when the panel opens
+  const noneFound = servers?.length === 0;
+  useEffect(() => {
+    if (!noneFound) return;
+    window.addEventListener('focus', look);
+    return () => window.removeEventListener('focus', look);
+  }, [noneFound]);
 
   const needsKey = (choice.provider === 'anthropic' || choice.provider === 'openai') && !view.keys[choice.provider].set;
   const urlProblem = choice.provider === 'openai-compatible' && !choice.server ? baseUrlProblem(baseURL) : null;
@@ -157,7 +176,14 @@ export function FirstRunPanel() {
               Looking for a model server on this computer (Ollama, LM Studio)…
             </p>
           )}
-          {servers?.length === 0 && <p className="muted small">No local model server is running (Ollama on port 11434, LM Studio on port 1234).</p>}
+          {noneFound && (
+            <p className="muted small">
+              No local model server is running (Ollama on port 11434, LM Studio on port 1234).{' '}
+              <button type="button" className="link-button" onClick={look}>
+                Look again
+              </button>
+            </p>
+          )}
           {choices.map((c) => (
             <label key={c.id} className={`choice ${c.id === choice.id ? 'chosen' : ''}`}>
               <input
@@ -165,7 +191,10 @@ export function FirstRunPanel() {
                 name="first-run-provider"
                 value={c.id}
                 checked={c.id === choice.id}
-                onChange={() => choose(c.id)}
+                onChange={() => {
+                  picked.current = true;
+                  choose(c.id);
+                }}
                 aria-label={c.label}
                 aria-describedby={`${ids.detail}-${c.id}`}
               />
