@@ -16,7 +16,7 @@ import { goalsModule } from './goals';
 
 import { extensionsModule } from './extensions';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule, peersModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule, peersModule, ledgerModule] as const;
 import { subagentsModule } from './subagents';
 import { contextModule } from './context';
 
@@ -26,4 +26,5 @@ import { chatModule } from './chat';
 import { workflowsModule } from './workflows';
 import { towerModule } from './tower';
 import { peersModule } from './peers';
+import { ledgerModule } from './ledger';
 
