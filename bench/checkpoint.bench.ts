@@ -52,7 +52,9 @@ export default async function checkpointBench(): Promise<BenchResult> {
     for (let i = 0; i < WARMUP + ROUNDS; i++) {
       const n = step(() => undefined);
       const o = step(() => writeFileSync(join(work, 'dir0', 'file0.txt'), `changed ${i}\n`));
-      if (i >= WARMUP) (nothing.push(n), one.push(o));
+      if (i < WARMUP) continue;
+      nothing.push(n);
+      one.push(o);
     }
 
     const many: number[] = [];

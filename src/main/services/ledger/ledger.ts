@@ -231,6 +231,10 @@ export class ChangeLedger {
     const items: RewindItem[] = [];
     const plan: { path: string; target: EntryState | null; current: EntryState | null }[] = [];
     for (const c of net) {
+      if (c.before?.type === 'ignored' || c.after?.type === 'ignored') {
+        items.push({ path: c.path, action: 'not-restorable', reason: 'an ignored folder (dependencies, build output): its contents are not kept' });
+        continue;
+      }
       const currentEntry = entryAt(c.path, this.cachedEntry(c.path), this.blobs, this.limits.maxFileBytes);
       const current = currentEntry ? stateOf(currentEntry) : null;
       if (sameState(current, c.before)) {
@@ -241,8 +245,8 @@ export class ChangeLedger {
         items.push({ path: c.path, action: 'kept', reason: 'changed since by you or another program' });
         continue;
       }
-      if (!restorableState(c.before) || c.before?.type === 'ignored' || c.after?.type === 'ignored' || (current?.type === 'dir' && c.before && c.before.type !== 'dir')) {
-        items.push({ path: c.path, action: 'not-restorable', reason: c.before?.type === 'file' ? 'its previous bytes were not kept (over the size cap or unreadable)' : 'an ignored folder: its contents are not kept' });
+      if (!restorableState(c.before) || (current?.type === 'dir' && c.before && c.before.type !== 'dir')) {
+        items.push({ path: c.path, action: 'not-restorable', reason: c.before?.type === 'file' && !c.before.hash ? 'its previous bytes were not kept (over the size cap or unreadable)' : 'a folder now stands where it was' });
         continue;
       }
       plan.push({ path: c.path, target: c.before, current });
