@@ -34,24 +34,24 @@ export default async function checkpointBench(): Promise<BenchResult> {
     const ledger = new ChangeLedger(store, join(base, 'data'));
     const scope = { conversationId: 'conv_bench', runId: 'run_bench', roots: [work] };
     const t0 = performance.now();
-    ledger.beginStep(scope)(); // first sight: every file read and kept once
+    await (await ledger.beginStep(scope))(); // first sight: every file read and kept once
     const firstSightMs = performance.now() - t0;
 
-    const step = (between: () => void): number => {
+    const step = async (between: () => void): Promise<number> => {
       const a = performance.now();
-      const after = ledger.beginStep(scope);
+      const after = await ledger.beginStep(scope);
       const b = performance.now();
       between();
       const c = performance.now();
-      after();
+      await after();
       return b - a + (performance.now() - c);
     };
 
     const nothing: number[] = [];
     const one: number[] = [];
     for (let i = 0; i < WARMUP + ROUNDS; i++) {
-      const n = step(() => undefined);
-      const o = step(() => writeFileSync(join(work, 'dir0', 'file0.txt'), `changed ${i}\n`));
+      const n = await step(() => undefined);
+      const o = await step(() => writeFileSync(join(work, 'dir0', 'file0.txt'), `changed ${i}\n`));
       if (i < WARMUP) continue;
       nothing.push(n);
       one.push(o);
@@ -61,24 +61,24 @@ export default async function checkpointBench(): Promise<BenchResult> {
     for (let i = 0; i < ROUNDS; i++) {
       const made = join(work, `made${i}`);
       many.push(
-        step(() => {
+        await step(() => {
           mkdirSync(made);
           for (let f = 0; f < CREATED; f++) writeFileSync(join(made, `n${f}.txt`), `new ${i} ${f}\n`);
         }),
       );
       rmSync(made, { recursive: true });
-      ledger.beginStep(scope)(); // the removal, out of the figure
+      await (await ledger.beginStep(scope))(); // the removal, out of the figure
     }
 
     const rewinds: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const runId = `run_rewind_${i}`;
-      const after = ledger.beginStep({ ...scope, runId });
+      const after = await ledger.beginStep({ ...scope, runId });
       for (let f = 0; f < 50; f++) writeFileSync(join(work, `dir${1 + (f % 9)}`, `file${f}.txt`), `turn ${i} ${f}\n`);
-      after();
+      await after();
       const sets = ledger.setsOf('conv_bench').filter((s) => s.runId === runId);
       const a = performance.now();
-      const result = ledger.rewind('conv_bench', sets, { dryRun: false, note: { bench: i }, roots: [work] });
+      const result = await ledger.rewind('conv_bench', sets, { dryRun: false, note: { bench: i }, roots: [work] });
       rewinds.push(performance.now() - a);
       if (result.items.filter((x) => x.action === 'restored').length !== 50) throw new Error(`rewind put back ${result.items.length} paths, not 50`);
     }

@@ -12,15 +12,18 @@ const [dataDir, root, name, stepsArg] = process.argv.slice(2) as [string, string
 const store = new Store(dataDir);
 const ledger = new ChangeLedger(store, dataDir);
 const steps = stepsArg ? Number(stepsArg) : Infinity;
-let i = 0;
-for (; i < steps; i++) {
-  const after = ledger.beginStep({ conversationId: `conv_${name}`, runId: `run_${name}`, roots: [root] });
-  mkdirSync(join(root, name), { recursive: true });
-  writeFileSync(join(root, name, `f${i % 7}.txt`), `${name} step ${i}\n`.repeat(1 + (i % 50)));
-  writeFileSync(join(root, 'shared.txt'), `${name} ${i}\n`);
-  if (i % 5 === 4) rmSync(join(root, name, `f${(i + 3) % 7}.txt`), { force: true });
-  after();
-  if (i === 0) process.stdout.write('scanning\n');
+async function main(): Promise<void> {
+  for (let i = 0; i < steps; i++) {
+    const after = await ledger.beginStep({ conversationId: `conv_${name}`, runId: `run_${name}`, roots: [root] });
+    mkdirSync(join(root, name), { recursive: true });
+    writeFileSync(join(root, name, `f${i % 7}.txt`), `${name} step ${i}\n`.repeat(1 + (i % 50)));
+    writeFileSync(join(root, 'shared.txt'), `${name} ${i}\n`);
+    if (i % 5 === 4) rmSync(join(root, name, `f${(i + 3) % 7}.txt`), { force: true });
+    await after();
+    if (i === 0) process.stdout.write('scanning\n');
+  }
+  ledger.close();
+  store.close();
+  process.stdout.write('done\n');
 }
-store.close();
-process.stdout.write('done\n');
+void main();

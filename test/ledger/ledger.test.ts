@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChangeLedger, type ChangeSet } from '../../src/main/services/ledger';
 import { ledgerModule } from '../../src/main/services/store/modules/ledger';
 import { Store } from '../../src/main/services/store/store';
@@ -19,10 +19,12 @@ afterEach(() => {
   for (const s of stores.splice(0)) if (s.isOpen) s.close();
 });
 
+let watching = true;
+
 function open(dataDir = tempDir('deskhand-ledger-data-'), maxFileBytes?: number): { store: Store; ledger: ChangeLedger; dataDir: string } {
   const store = new Store(dataDir);
   stores.push(store);
-  return { store, ledger: new ChangeLedger(store, dataDir, maxFileBytes ? { maxFileBytes } : {}), dataDir };
+  return { store, ledger: new ChangeLedger(store, dataDir, { watch: watching, ...(maxFileBytes ? { maxFileBytes } : {}) }), dataDir };
 }
 
 /** Every path under `root` with its bytes (or link target) and mode, `.git` included. */
@@ -59,8 +61,14 @@ function expectChained(store: Store): void {
   }
 }
 
-describe('change ledger', () => {
-  it('records created, modified, deleted, mode and link changes of one step and rewinds them byte for byte; redo brings them back', () => {
+describe.each([
+  ['with folder watchers', true],
+  ['scanning whole roots', false],
+])('change ledger (%s)', (_name, watch) => {
+  beforeEach(() => {
+    watching = watch;
+  });
+  it('records created, modified, deleted, mode and link changes of one step and rewinds them byte for byte; redo brings them back', async () => {
     const { ledger } = open();
     const root = tempDir('deskhand-ledger-work-');
     writeFileSync(join(root, 'a.txt'), 'one\n');
@@ -72,7 +80,7 @@ describe('change ledger', () => {
     writeFileSync(join(root, 'dir', 'inner.txt'), 'inner\n');
     const before = snapshot(root);
 
-    const after = ledger.beginStep(scope(root));
+    const after = await ledger.beginStep(scope(root));
     writeFileSync(join(root, 'a.txt'), 'two\n');
     chmodSync(join(root, 'b.sh'), 0o755);
     rmSync(join(root, 'gone.bin'));
@@ -81,7 +89,7 @@ describe('change ledger', () => {
     rmSync(join(root, 'dir'), { recursive: true });
     mkdirSync(join(root, 'new', 'deep'), { recursive: true });
     writeFileSync(join(root, 'new', 'deep', 'c.txt'), 'c\n');
-    after();
+    await after();
     const changed = snapshot(root);
 
     const sets = ledger.setsOf('conv_1');
@@ -89,37 +97,37 @@ describe('change ledger', () => {
     const kinds = Object.fromEntries(sets[0]!.changes.map((c) => [c.path.slice(root.length + 1), c.kind]));
     expect(kinds).toEqual({ 'a.txt': 'modified', 'b.sh': 'mode', 'gone.bin': 'deleted', link: 'modified', dir: 'deleted', 'dir/inner.txt': 'deleted', new: 'created', 'new/deep': 'created', 'new/deep/c.txt': 'created' });
 
-    const dry = ledger.rewind('conv_1', sets, { dryRun: true, note: null, roots: [root] });
+    const dry = await ledger.rewind('conv_1', sets, { dryRun: true, note: null, roots: [root] });
     expect(dry.items).toHaveLength(9);
     expect(snapshot(root)).toEqual(changed);
 
-    const result = ledger.rewind('conv_1', sets, { dryRun: false, note: null, roots: [root] });
+    const result = await ledger.rewind('conv_1', sets, { dryRun: false, note: null, roots: [root] });
     expect(result.items.every((i) => ['restored', 'removed', 'recreated'].includes(i.action)), JSON.stringify(result.items)).toBe(true);
     expect(snapshot(root)).toEqual(before);
 
     const rewindSet = ledger.getSet(result.setId!)!;
-    ledger.rewind('conv_1', [rewindSet], { dryRun: false, note: null, roots: [root] });
+    await ledger.rewind('conv_1', [rewindSet], { dryRun: false, note: null, roots: [root] });
     expect(snapshot(root)).toEqual(changed);
   });
 
-  it('keeps a file changed since by someone else and names it; the rest is rewound', () => {
+  it('keeps a file changed since by someone else and names it; the rest is rewound', async () => {
     const { ledger } = open();
     const root = tempDir('deskhand-ledger-work-');
     writeFileSync(join(root, 'mine.txt'), 'agent before\n');
     writeFileSync(join(root, 'theirs.txt'), 'before\n');
-    ledger.beginStep(scope(root))();
-    const after = ledger.beginStep(scope(root));
+    await (await ledger.beginStep(scope(root)))();
+    const after = await ledger.beginStep(scope(root));
     writeFileSync(join(root, 'mine.txt'), 'agent after\n');
     writeFileSync(join(root, 'theirs.txt'), 'agent wrote\n');
-    after();
+    await after();
     writeFileSync(join(root, 'theirs.txt'), 'the person wrote\n');
-    const result = ledger.rewind('conv_1', ledger.setsOf('conv_1'), { dryRun: false, note: null, roots: [root] });
+    const result = await ledger.rewind('conv_1', ledger.setsOf('conv_1'), { dryRun: false, note: null, roots: [root] });
     expect(Object.fromEntries(result.items.map((i) => [i.path.slice(root.length + 1), i.action]))).toEqual({ 'mine.txt': 'restored', 'theirs.txt': 'kept' });
     expect(readFileSync(join(root, 'mine.txt'), 'utf8')).toBe('agent before\n');
     expect(readFileSync(join(root, 'theirs.txt'), 'utf8')).toBe('the person wrote\n');
   });
 
-  it('never reads or restores .git; lists an ignored folder as changed, not kept; names a file over the cap as not restorable', () => {
+  it('never reads or restores .git; lists an ignored folder as changed, not kept; names a file over the cap as not restorable', async () => {
     const { ledger, store } = open(undefined, 64);
     const root = tempDir('deskhand-ledger-work-');
     mkdirSync(join(root, '.git', 'refs'), { recursive: true });
@@ -128,47 +136,47 @@ describe('change ledger', () => {
     mkdirSync(join(root, 'node_modules', 'pkg'), { recursive: true });
     mkdirSync(join(root, 'build'));
     writeFileSync(join(root, 'big.dat'), 'x'.repeat(100));
-    ledger.beginStep(scope(root))();
+    await (await ledger.beginStep(scope(root)))();
     expect(store.module(ledgerModule).files(root).map((r) => r.rel).sort()).toEqual(['.gitignore', 'big.dat', 'build', 'node_modules']);
 
-    const after = ledger.beginStep(scope(root));
+    const after = await ledger.beginStep(scope(root));
     writeFileSync(join(root, '.git', 'HEAD'), 'ref: refs/heads/other\n');
     writeFileSync(join(root, 'node_modules', 'added.js'), 'x');
     writeFileSync(join(root, 'build', 'out.o'), 'x');
     writeFileSync(join(root, 'big.dat'), 'y'.repeat(100));
-    after();
+    await after();
     const set = ledger.setsOf('conv_1')[0]!;
     const byPath = Object.fromEntries(set.changes.map((c) => [c.path.slice(root.length + 1), c]));
     expect(Object.keys(byPath).sort()).toEqual(['big.dat', 'build', 'node_modules']);
     expect(byPath['node_modules']!.after!.type).toBe('ignored');
     expect(byPath['big.dat']!.restorable).toBe(false);
-    const result = ledger.rewind('conv_1', [set], { dryRun: false, note: null, roots: [root] });
+    const result = await ledger.rewind('conv_1', [set], { dryRun: false, note: null, roots: [root] });
     expect(result.items.map((i) => i.action)).toEqual(['not-restorable', 'not-restorable', 'not-restorable']);
     expect(readFileSync(join(root, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/other\n');
     expect(readFileSync(join(root, 'big.dat'), 'utf8')).toBe('y'.repeat(100));
   });
 
-  it('attributes a change seen before a step to the run between two of its steps, and to nobody before its first', () => {
+  it('attributes a change seen before a step to the run between two of its steps, and to nobody before its first', async () => {
     const { ledger } = open();
     const root = tempDir('deskhand-ledger-work-');
-    ledger.beginStep(scope(root, 'run_a'))();
+    await (await ledger.beginStep(scope(root, 'run_a')))();
     writeFileSync(join(root, 'background.txt'), 'from a job\n');
-    ledger.beginStep(scope(root, 'run_a'))();
+    await (await ledger.beginStep(scope(root, 'run_a')))();
     writeFileSync(join(root, 'person.txt'), 'from the person\n');
-    ledger.beginStep(scope(root, 'run_b'))();
+    await (await ledger.beginStep(scope(root, 'run_b')))();
     const sets: ChangeSet[] = ledger.setsOf('conv_1');
     expect(sets.map((s) => [s.source, s.runId, s.changes.map((c) => c.path.slice(root.length + 1))])).toEqual([['between', 'run_a', ['background.txt']]]);
   });
 
-  it('prunes change sets by age and size and deletes the blobs nothing references', () => {
+  it('prunes change sets by age and size and deletes the blobs nothing references', async () => {
     const { ledger } = open();
     const root = tempDir('deskhand-ledger-work-');
     writeFileSync(join(root, 'f.txt'), 'v0'.repeat(1000));
-    ledger.beginStep(scope(root))();
+    await (await ledger.beginStep(scope(root)))();
     for (let i = 1; i <= 3; i++) {
-      const after = ledger.beginStep(scope(root));
+      const after = await ledger.beginStep(scope(root));
       writeFileSync(join(root, 'f.txt'), `v${i}`.repeat(1000));
-      after();
+      await after();
     }
     expect(ledger.setsOf('conv_1')).toHaveLength(3);
     const pruned = ledger.prune({ maxBytes: 1, maxAgeMs: 3_600_000, graceMs: 0 });
@@ -176,12 +184,64 @@ describe('change ledger', () => {
     expect(ledger.setsOf('conv_1')).toHaveLength(0);
     // Only the current bytes (the cache's) stay: the next change can still be taken back.
     expect(pruned.keptBytes).toBe(2000);
-    const after = ledger.beginStep(scope(root));
+    const after = await ledger.beginStep(scope(root));
     writeFileSync(join(root, 'f.txt'), 'v9');
-    after();
-    ledger.rewind('conv_1', ledger.setsOf('conv_1'), { dryRun: false, note: null, roots: [root] });
+    await after();
+    await ledger.rewind('conv_1', ledger.setsOf('conv_1'), { dryRun: false, note: null, roots: [root] });
     expect(readFileSync(join(root, 'f.txt'), 'utf8')).toBe('v3'.repeat(1000));
   });
+});
+
+describe('change ledger: folder watchers and whole scans agree', () => {
+  it('records the same paths and kinds, step after step, for random changes across folders', async () => {
+    const root = tempDir('deskhand-ledger-work-');
+    watching = true;
+    const watched = open();
+    watching = false;
+    const scanned = open();
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const dirs = ['', 'a', 'a/b', 'c'];
+    for (const d of dirs) mkdirSync(join(root, d), { recursive: true });
+    for (let step = 0; step < 40; step++) {
+      const runId = `run_${step}`;
+      const afterW = await watched.ledger.beginStep(scope(root, runId));
+      const afterS = await scanned.ledger.beginStep(scope(root, runId));
+      for (let k = 0; k < 3; k++) {
+        const d = join(root, dirs[rand(dirs.length)]!);
+        if (!existsSync(d)) mkdirSync(d, { recursive: true });
+        const f = join(d, `f${rand(4)}.txt`);
+        switch (rand(6)) {
+          case 0:
+          case 1:
+            writeFileSync(f, `step ${step} ${k}\n`);
+            break;
+          case 2:
+            rmSync(f, { force: true });
+            break;
+          case 3:
+            if (existsSync(f)) chmodSync(f, rand(2) ? 0o755 : 0o644);
+            break;
+          case 4:
+            mkdirSync(join(d, `new${step}`, 'deep'), { recursive: true });
+            writeFileSync(join(d, `new${step}`, 'deep', 'x.txt'), 'x');
+            break;
+          default:
+            if (d !== root && rand(3) === 0) rmSync(d, { recursive: true, force: true });
+        }
+      }
+      await afterW();
+      await afterS();
+      const seen = (l: ChangeLedger) =>
+        l
+          .setsOf('conv_1')
+          .filter((s) => s.runId === runId)
+          .flatMap((s) => s.changes.map((c) => `${c.kind} ${c.path.slice(root.length)}`))
+          .sort();
+      expect(seen(watched.ledger), `step ${step}`).toEqual(seen(scanned.ledger));
+    }
+    watched.ledger.close();
+  }, 60_000);
 });
 
 function child(dataDir: string, root: string, name: string, steps?: number) {
@@ -214,17 +274,17 @@ describe('change ledger across processes', () => {
     writeFileSync(join(root, 'shared.txt'), 'original\n');
     const first = snapshot(root);
     const { ledger, store } = open(dataDir);
-    ledger.beginStep(scope(root, 'run_parent'))();
+    await (await ledger.beginStep(scope(root, 'run_parent')))();
     const c = child(dataDir, root, 'killed');
     await c.printed('scanning');
     await new Promise((r) => setTimeout(r, 400 + Math.random() * 400));
     c.proc.kill('SIGKILL');
     expect((await c.exited).signal).toBe('SIGKILL');
     // A scan now records whatever the killed step left (as found outside any step), then everything rewinds.
-    ledger.beginStep(scope(root, 'run_parent'))();
+    await (await ledger.beginStep(scope(root, 'run_parent')))();
     expectChained(store);
     const all = store.module(ledgerModule).allSets().map((s) => ledger.getSet(s.id)!);
-    const result = ledger.rewind('conv_1', all, { dryRun: false, note: null, roots: [root] });
+    const result = await ledger.rewind('conv_1', all, { dryRun: false, note: null, roots: [root] });
     expect(result.items.filter((i) => i.action === 'kept' || i.action === 'not-restorable')).toEqual([]);
     expect(snapshot(root)).toEqual(first);
   }, 60_000);
@@ -235,15 +295,15 @@ describe('change ledger across processes', () => {
     writeFileSync(join(root, 'shared.txt'), 'original\n');
     const first = snapshot(root);
     const { ledger, store } = open(dataDir);
-    ledger.beginStep(scope(root, 'run_parent'))();
+    await (await ledger.beginStep(scope(root, 'run_parent')))();
     const a = child(dataDir, root, 'one', 40);
     const b = child(dataDir, root, 'two', 40);
     const [ea, eb] = await Promise.all([a.exited, b.exited]);
     expect([ea.code, eb.code], ea.err + eb.err).toEqual([0, 0]);
-    ledger.beginStep(scope(root, 'run_parent'))();
+    await (await ledger.beginStep(scope(root, 'run_parent')))();
     expectChained(store);
     const all = store.module(ledgerModule).allSets().map((s) => ledger.getSet(s.id)!);
-    ledger.rewind('conv_1', all, { dryRun: false, note: null, roots: [root] });
+    await ledger.rewind('conv_1', all, { dryRun: false, note: null, roots: [root] });
     expect(snapshot(root)).toEqual(first);
     expect(existsSync(join(root, 'one'))).toBe(false);
     expect(statSync(root).isDirectory()).toBe(true);

@@ -78,9 +78,9 @@ function mayChangeFiles(item: Runnable): boolean {
 }
 
 /** The change ledger records what it can; a failure of its own never fails the call or the run. */
-function swallow(fn: () => void): void {
+async function swallow(fn: () => Promise<void>): Promise<void> {
   try {
-    fn();
+    await fn();
   } catch {
     // the step's changes go unrecorded; the next scan records them as found between steps
   }
@@ -272,11 +272,11 @@ export class CallPipeline {
         else if (became) tainted = true;
       }
     };
-    const watched = toRun.some(mayChangeFiles) ? this.watchFiles(run, state) : [];
+    const watched = toRun.some(mayChangeFiles) ? await this.watchFiles(run, state) : [];
     try {
       await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_TOOLS, toRun.length) }, worker));
     } finally {
-      for (const after of watched) swallow(after);
+      for (const after of watched) await swallow(after);
     }
     const serialized = state.serialize();
     const save = () =>
@@ -291,11 +291,11 @@ export class CallPipeline {
   }
 
   /** Starts the file watchers (the change ledger) for a step's calls; returns what ends them. */
-  private watchFiles(run: RunRow, state: PersistentConversationState): (() => void)[] {
-    const out: (() => void)[] = [];
+  private async watchFiles(run: RunRow, state: PersistentConversationState): Promise<(() => Promise<void>)[]> {
+    const out: (() => Promise<void>)[] = [];
     for (const watch of this.core.fileWatchers) {
-      swallow(() => {
-        const after = watch({ conversationId: run.conversation_id, runId: run.id, step: run.step, roots: state.workspaceRoots });
+      await swallow(async () => {
+        const after = await watch({ conversationId: run.conversation_id, runId: run.id, step: run.step, roots: state.workspaceRoots });
         if (after) out.push(after);
       });
     }

@@ -80,7 +80,7 @@ export type StepHook = (run: RunRow, conv: ConversationRow, options: RunOptions)
  * files (writes, processes, tools from outside), with the conversation's writable roots; what it returns is called
  * once they all ended. Must not throw into the run: the runtime swallows its errors.
  */
-export type StepFilesWatcher = (scope: { conversationId: string; runId: string; step: number; roots: readonly string[] }) => (() => void) | null;
+export type StepFilesWatcher = (scope: { conversationId: string; runId: string; step: number; roots: readonly string[] }) => Promise<(() => Promise<void>) | null>;
 
 export class RuntimeCore {
   private readonly listeners = new Set<(e: RunEvent) => void>();

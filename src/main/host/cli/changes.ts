@@ -137,7 +137,7 @@ export async function rewindCommand(args: string[]): Promise<number> {
   const conversation = !values.redo && !values.files;
   const dryRun = !!values['dry-run'];
   const dataDir = resolveDataDir(values['data-dir']);
-  return withStore(dataDir, (store) => {
+  return withStore(dataDir, async (store) => {
     const conv = conversationOrThrow(store, id);
     const active = store.activeRunForConversation(conv.id);
     if (active?.status === 'running' && runOwnerAlive(active)) throw new DeskhandError('conflict', `Conversation ${conv.id} has a run in progress (${active.id}); stop it first (deskhand stop).`);
@@ -159,7 +159,12 @@ export async function rewindCommand(args: string[]): Promise<number> {
       undo = sets.filter((s) => s.createdAt >= at);
       note = { to: target.messageId, turn: target.turn };
     }
-    const filesResult: RewindResult | null = files ? ledger.rewind(conv.id, undo, { dryRun, note, roots }) : null;
+    let filesResult: RewindResult | null = null;
+    try {
+      if (files) filesResult = await ledger.rewind(conv.id, undo, { dryRun, note, roots });
+    } finally {
+      ledger.close();
+    }
     let branch: string | null = null;
     if (conversation && target && !dryRun) {
       const from = target.storedId;

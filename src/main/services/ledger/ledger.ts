@@ -16,7 +16,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ledgerModule, type LedgerChangeRow, type LedgerSetRow } from '../store/modules/ledger';
 import type { Store } from '../store/store';
 import { BlobStore } from './blobs';
-import { RootTooLarge, entryAt, kindOf, sameState, scanRoot, stateOf, type ChangeKind, type Entry, type EntryState, type ScanLimits } from './scan';
+import { RootTooLarge, entryAt, kindOf, rescanPaths, sameState, scanRoot, stateOf, type ChangeKind, type Entry, type EntryState, type ScanLimits } from './scan';
+import { EventFlush, TreeWatch } from './tree-watch';
 
 export type { ChangeKind, EntryState };
 
@@ -93,14 +94,24 @@ export class ChangeLedger {
   readonly blobs: BlobStore;
   private readonly caches = new Map<string, RootCache>();
   private readonly limits: ScanLimits;
+  private readonly watches = new Map<string, TreeWatch>();
+  private readonly flusher: EventFlush | null;
 
   constructor(
     private readonly store: Store,
-    private readonly dataDir: string,
-    opts: { maxFileBytes?: number } = {},
+    dataDir: string,
+    opts: { maxFileBytes?: number; watch?: boolean } = {},
   ) {
     this.blobs = new BlobStore(dataDir);
     this.limits = { maxFileBytes: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, maxEntries: MAX_ENTRIES, skip: [resolve(dataDir)] };
+    this.flusher = opts.watch === false ? null : new EventFlush(dataDir);
+  }
+
+  /** Stops watching (the watchers never keep a process alive; this frees them in a long-lived one). */
+  close(): void {
+    for (const w of this.watches.values()) w.close();
+    this.watches.clear();
+    this.flusher?.close();
   }
 
   private get q() {
@@ -123,23 +134,39 @@ export class ChangeLedger {
    * Scans the roots and records what changed since their last scans as one change set, attributed by `attribute`
    * (which may look at the root's last scanning run). Returns the set's id, or null when nothing changed.
    */
-  observe(roots: readonly string[], attribute: (lastRun: string | null) => Omit<LedgerSetRow, 'seq' | 'id' | 'created_at'>, scanningRun: string | null): string | null {
+  async observe(roots: readonly string[], attribute: (lastRun: string | null) => Omit<LedgerSetRow, 'seq' | 'id' | 'created_at'>, scanningRun: string | null): Promise<string | null> {
+    // Every event the kernel queued until now is delivered first, so the watchers' lists are complete.
+    const flushed = this.flusher ? await this.flusher.flush() : false;
     let setId: string | null = null;
     for (const root of topRoots(roots)) {
-      const id = this.observeRoot(root, attribute, scanningRun, setId);
+      const id = this.observeRoot(root, attribute, scanningRun, setId, flushed);
       setId ??= id;
     }
     return setId;
   }
 
-  private observeRoot(root: string, attribute: (lastRun: string | null) => Omit<LedgerSetRow, 'seq' | 'id' | 'created_at'>, scanningRun: string | null, joinSet: string | null): string | null {
+  private observeRoot(root: string, attribute: (lastRun: string | null) => Omit<LedgerSetRow, 'seq' | 'id' | 'created_at'>, scanningRun: string | null, joinSet: string | null, flushed: boolean): string | null {
+    let watch = this.watches.get(root);
+    if (!watch && this.flusher) this.watches.set(root, (watch = new TreeWatch(root)));
+    // What the kernel reported changed since the last scan, when nothing can have been missed; else null: scan it all.
+    const taken = watch?.take() ?? null;
+    const dirty = flushed ? taken : null;
+    const onDir = watch ? (rel: string, ino: number, ignored: boolean) => watch.watchDir(rel, ino, ignored) : undefined;
     for (let attempt = 0; attempt < 5; attempt++) {
       const cache = this.cacheOf(root);
+      if (dirty && dirty.size === 0 && cache.version > 0 && this.q.root(root)?.last_run === scanningRun) return null;
       let next: Map<string, Entry>;
       try {
-        next = scanRoot(root, cache.entries, this.blobs, this.limits);
+        next =
+          dirty && cache.version > 0
+            ? rescanPaths(root, cache.entries, dirty, this.blobs, this.limits, onDir!, (rel) => watch!.forget(rel), (rel, ino) => watch!.watches(rel, ino))
+            : scanRoot(root, cache.entries, this.blobs, this.limits, onDir);
       } catch (err) {
-        if (err instanceof RootTooLarge) return null;
+        if (err instanceof RootTooLarge) {
+          watch?.close();
+          this.watches.delete(root);
+          return null;
+        }
         throw err;
       }
       const changes: { rel: string; kind: ChangeKind; before: EntryState | null; after: EntryState | null }[] = [];
@@ -163,7 +190,8 @@ export class ChangeLedger {
       if (touched.length === 0 && cache.version > 0 && lastRun === scanningRun) return null;
       const now = Date.now();
       let setId: string | null = null;
-      const committed = this.store.transaction(() => {
+      // Without an fsync: a SIGKILL loses nothing; a power loss may lose the newest set (found again as outside).
+      const committed = this.store.withoutFsync(() => this.store.transaction(() => {
         if (!this.q.claimRoot(root, cache.version, scanningRun, now)) return false;
         for (const rel of touched) {
           const e = next.get(rel);
@@ -177,7 +205,7 @@ export class ChangeLedger {
           for (const c of changes) this.q.addChange({ set_id: setId, path: join(root, c.rel), kind: c.kind, before: c.before && JSON.stringify(c.before), after: c.after && JSON.stringify(c.after) });
         }
         return true;
-      });
+      }));
       if (committed) {
         this.caches.set(root, { version: cache.version + 1, entries: next });
         return setId;
@@ -191,9 +219,9 @@ export class ChangeLedger {
    * Watches one step: scans before (a change found then is the run's own between two of its steps, or someone
    * else's) and returns what scans after (the step's changes).
    */
-  beginStep(scope: StepScope): () => void {
-    this.observe(scope.roots, (lastRun) => (lastRun === scope.runId ? { conversation_id: scope.conversationId, run_id: scope.runId, source: 'between', note: null } : { conversation_id: null, run_id: null, source: 'outside', note: null }), scope.runId);
-    return () => void this.observe(scope.roots, () => ({ conversation_id: scope.conversationId, run_id: scope.runId, source: 'step', note: null }), scope.runId);
+  async beginStep(scope: StepScope): Promise<() => Promise<void>> {
+    await this.observe(scope.roots, (lastRun) => (lastRun === scope.runId ? { conversation_id: scope.conversationId, run_id: scope.runId, source: 'between', note: null } : { conversation_id: null, run_id: null, source: 'outside', note: null }), scope.runId);
+    return async () => void (await this.observe(scope.roots, () => ({ conversation_id: scope.conversationId, run_id: scope.runId, source: 'step', note: null }), scope.runId));
   }
 
   private toSet(row: LedgerSetRow): ChangeSet {
@@ -223,11 +251,11 @@ export class ChangeLedger {
    * now is not what the last of them left (the person or another program changed it since) is kept and named. The
    * rewind is recorded as a change set of its own (source `rewind`), so rewinding it redoes.
    */
-  rewind(conversationId: string, sets: readonly ChangeSet[], opts: { dryRun: boolean; note: unknown; roots: readonly string[] }): RewindResult {
+  async rewind(conversationId: string, sets: readonly ChangeSet[], opts: { dryRun: boolean; note: unknown; roots: readonly string[] }): Promise<RewindResult> {
     const net = netChanges(sets);
     const roots = [...new Set([...opts.roots, ...net.map((c) => this.rootOf(c.path)).filter((r): r is string => !!r)])];
     // What changed since, by anyone, is recorded (and its bytes kept) before anything is put back.
-    if (!opts.dryRun) this.observe(roots, () => ({ conversation_id: null, run_id: null, source: 'outside', note: null }), null);
+    if (!opts.dryRun) await this.observe(roots, () => ({ conversation_id: null, run_id: null, source: 'outside', note: null }), null);
     const items: RewindItem[] = [];
     const plan: { path: string; target: EntryState | null; current: EntryState | null }[] = [];
     for (const c of net) {
@@ -276,7 +304,7 @@ export class ChangeLedger {
     }
     items.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     let setId: string | null = null;
-    if (!opts.dryRun) setId = this.observe(roots, () => ({ conversation_id: conversationId, run_id: null, source: 'rewind', note: JSON.stringify(opts.note) }), null);
+    if (!opts.dryRun) setId = await this.observe(roots, () => ({ conversation_id: conversationId, run_id: null, source: 'rewind', note: JSON.stringify(opts.note) }), null);
     return { dryRun: opts.dryRun, items, setId };
   }
 

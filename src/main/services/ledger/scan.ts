@@ -131,13 +131,21 @@ export function entryAt(abs: string, prev: Entry | undefined, blobs: BlobStore, 
 
 /**
  * Scans `root` (absolute) against the previous scan's entries (relative, `/`-separated paths). Reads and keeps only
- * files whose stat changed or that are new.
+ * files whose stat changed or that are new. `onDir` is called for every folder before it is listed (the watcher
+ * starts watching it there, so a change after the listing is an event, one before it is in the listing).
  */
-export function scanRoot(root: string, prev: ReadonlyMap<string, Entry>, blobs: BlobStore, limits: ScanLimits): Map<string, Entry> {
+export function scanRoot(root: string, prev: ReadonlyMap<string, Entry>, blobs: BlobStore, limits: ScanLimits, onDir?: (rel: string, ino: number, ignored: boolean) => void): Map<string, Entry> {
   const out = new Map<string, Entry>();
+  walkInto(root, '', prev, out, blobs, limits, onDir);
+  return out;
+}
+
+/** Lists the folder `startRel` of `root` (recursively) into `out`. */
+export function walkInto(root: string, startRel: string, prev: ReadonlyMap<string, Entry>, out: Map<string, Entry>, blobs: BlobStore, limits: ScanLimits, onDir?: (rel: string, ino: number, ignored: boolean) => void): void {
   const matcher = ignoredBy(root);
   const skip = new Set(limits.skip);
-  const stack: string[] = [''];
+  if (!startRel) onDir?.('', lstatSync(root).ino, false);
+  const stack: string[] = [startRel];
   while (stack.length) {
     const relDir = stack.pop()!;
     const absDir = relDir ? join(root, relDir) : root;
@@ -154,13 +162,75 @@ export function scanRoot(root: string, prev: ReadonlyMap<string, Entry>, blobs: 
       if (skip.has(abs)) continue;
       const entry = entryAt(abs, prev.get(rel), blobs, limits.maxFileBytes);
       if (!entry) continue;
-      if (entry.type === 'dir' && (IGNORED_NAMES.has(name) || matcher?.ignores(`${rel}/`))) {
+      if (entry.type === 'dir' && isIgnoredDir(name, rel, matcher)) {
         entry.type = 'ignored';
         entry.mode = entry.mode & 0o7777;
-      } else if (entry.type === 'dir') stack.push(rel);
+        onDir?.(rel, entry.ino, true);
+      } else if (entry.type === 'dir') {
+        onDir?.(rel, entry.ino, false);
+        stack.push(rel);
+      }
       out.set(rel, entry);
       if (out.size > limits.maxEntries) throw new RootTooLarge(`${root} holds more than ${limits.maxEntries} paths; its changes are not recorded.`);
     }
+  }
+}
+
+function isIgnoredDir(name: string, rel: string, matcher: Ignore | null): boolean {
+  return IGNORED_NAMES.has(name) || !!matcher?.ignores(`${rel}/`);
+}
+
+/**
+ * Brings `prev` up to date from the paths a watcher saw change (relative): each is looked at again; a new folder is
+ * listed whole, a gone one drops everything under it. Exact when the watcher lost no event (tree-watch.ts).
+ */
+export function rescanPaths(
+  root: string,
+  prev: ReadonlyMap<string, Entry>,
+  dirty: Iterable<string>,
+  blobs: BlobStore,
+  limits: ScanLimits,
+  onDir: (rel: string, ino: number, ignored: boolean) => void,
+  onGone: (rel: string) => void,
+  watched: (rel: string, ino: number) => boolean,
+): Map<string, Entry> {
+  const out = new Map(prev);
+  const matcher = ignoredBy(root);
+  const skip = new Set(limits.skip);
+  const dropUnder = (rel: string) => {
+    const prefix = `${rel}/`;
+    for (const key of out.keys()) if (key.startsWith(prefix)) out.delete(key);
+    onGone(rel);
+  };
+  for (const rel of [...new Set(dirty)].sort((a, b) => a.length - b.length)) {
+    if (rel.split('/').includes('.git')) continue;
+    const abs = join(root, rel);
+    if (skip.has(abs)) continue;
+    const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+    if (parent && out.get(parent)?.type !== 'dir') continue; // under an ignored folder, or its folder is gone
+    const old = out.get(rel);
+    const entry = entryAt(abs, old, blobs, limits.maxFileBytes);
+    if (!entry) {
+      if (old) out.delete(rel);
+      if (old?.type === 'dir' || old?.type === 'ignored') dropUnder(rel);
+      continue;
+    }
+    const name = rel.slice(rel.lastIndexOf('/') + 1);
+    if (entry.type === 'dir' && isIgnoredDir(name, rel, matcher)) {
+      entry.type = 'ignored';
+      entry.mode = entry.mode & 0o7777;
+      if (old?.type === 'dir') dropUnder(rel);
+      onDir(rel, entry.ino, true);
+    } else if (entry.type === 'dir' && (old?.type !== 'dir' || old.ino !== entry.ino || !watched(rel, entry.ino))) {
+      // New, replaced, or made by another process before this one watched it: what is in it was never an event here.
+      if (old?.type === 'dir' || old?.type === 'ignored') dropUnder(rel);
+      out.set(rel, entry);
+      onDir(rel, entry.ino, false);
+      walkInto(root, rel, prev, out, blobs, limits, onDir);
+      continue;
+    } else if (entry.type !== 'dir' && (old?.type === 'dir' || old?.type === 'ignored')) dropUnder(rel);
+    out.set(rel, entry);
+    if (out.size > limits.maxEntries) throw new RootTooLarge(`${root} holds more than ${limits.maxEntries} paths; its changes are not recorded.`);
   }
   return out;
 }
