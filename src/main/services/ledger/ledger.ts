@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
 import { ledgerModule, type LedgerChangeRow, type LedgerSetRow } from '../store/modules/ledger';
 import type { Store } from '../store/store';
 import { BlobStore } from './blobs';
@@ -23,7 +24,7 @@ export type { ChangeKind, EntryState };
 
 /** Files above this are named, not kept (8 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
-const MAX_ENTRIES = 200_000;
+const MAX_ENTRIES = 50_000;
 
 export interface ChangedPath {
   path: string;
@@ -78,9 +79,16 @@ function restorableState(s: EntryState | null): boolean {
   return s.type === 'dir' || s.type === 'symlink';
 }
 
-/** The roots to scan: absolute, existing folders, none inside another. */
+/**
+ * Folders never recorded as a whole: the file system's root, the home folder and the temp folder hold far more than
+ * a project (and other programs' files); a conversation working there gets no ledger (docs/rewind.md, limits).
+ */
+const TOO_BROAD = new Set([sep, resolve(homedir()), resolve(tmpdir())]);
+
+/** The roots to scan: absolute, existing folders, none inside another, none too broad. */
 function topRoots(roots: readonly string[]): string[] {
   const abs = [...new Set(roots.map((r) => resolve(r)))].filter((r) => {
+    if (TOO_BROAD.has(r)) return false;
     try {
       return lstatSync(r).isDirectory();
     } catch {
