@@ -137,6 +137,24 @@ describe('deskhand changes and rewind', () => {
     expect(body).not.toContain('change things');
   }, 240_000);
 
+  it('counts what a background command of the turn wrote after its call returned as the turn\'s, and rewinds it', async () => {
+    const dataDir = tempDir('deskhand-rewind-data-');
+    const work = tempDir('deskhand-rewind-work-');
+    writeFileSync(join(work, 'log.txt'), 'before\n');
+    server.enqueue(reply().tool('execute_command', { command: 'sleep 1; echo later >> log.txt; touch late.txt', run_in_background: true, description: 'slow writer' }), reply().text('Started.'));
+    server.enqueue(reply().text('It finished.'));
+    const run = await runCli(['run', '--provider', 'openai', '--base-url', server.baseURL, '--model', 'm', '--policy', 'high-risk', '--cwd', work, '--data-dir', dataDir, '--json', 'write later'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(join(work, 'log.txt'), 'utf8')).toBe('before\nlater\n');
+    const conv = (run.events.find((e) => e.type === 'run.started') as unknown as { conversationId: string }).conversationId;
+    const listed = JSON.parse((await runCli(['changes', conv, '--turn', '1', '--json', '--data-dir', dataDir])).stdout) as { turns: { changes: { path: string; kind: string }[] }[] };
+    expect(Object.fromEntries(listed.turns[0]!.changes.map((c) => [c.path, c.kind]))).toEqual({ [join(work, 'late.txt')]: 'created', [join(work, 'log.txt')]: 'modified' });
+    const rewound = await runCli(['rewind', conv, '--turn', '1', '--files', '--data-dir', dataDir]);
+    expect(rewound.code, rewound.stderr).toBe(0);
+    expect(readFileSync(join(work, 'log.txt'), 'utf8')).toBe('before\n');
+    expect(existsSync(join(work, 'late.txt'))).toBe(false);
+  }, 180_000);
+
   it('refuses a turn that does not exist and a rewind without a target, with a clear message', async () => {
     const dataDir = tempDir('deskhand-rewind-data-');
     const work = tempDir('deskhand-rewind-work-');
