@@ -112,7 +112,8 @@ export class ChangeLedger {
   ) {
     this.blobs = new BlobStore(dataDir);
     this.limits = { maxFileBytes: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, maxEntries: MAX_ENTRIES, skip: [resolve(dataDir)] };
-    this.flusher = opts.watch === false ? null : new EventFlush(dataDir);
+    // Linux only: the flush relies on inotify's one ordered queue per process (FSEvents and kqueue give no such order).
+    this.flusher = (opts.watch ?? process.platform === 'linux') ? new EventFlush(dataDir) : null;
   }
 
   /** Stops watching (the watchers never keep a process alive; this frees them in a long-lived one). */

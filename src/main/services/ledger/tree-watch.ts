@@ -97,7 +97,11 @@ export class EventFlush {
     this.dir = join(dataDir, 'ledger', `ticks-${process.pid}`);
   }
 
+  /** Set once a tick did not come back: the file system reports no events (a network mount), so none is waited for. */
+  private dead = false;
+
   async flush(timeoutMs = 2000): Promise<boolean> {
+    if (this.dead) return false;
     if (!this.watcher) {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.watcher = watch(this.dir, { persistent: false }, (_type, name) => {
@@ -113,6 +117,7 @@ export class EventFlush {
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
         this.waiting.delete(name);
+        this.dead = true;
         resolve(false);
       }, timeoutMs);
       this.waiting.set(name, () => {
