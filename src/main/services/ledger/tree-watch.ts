@@ -100,7 +100,7 @@ export class EventFlush {
   /** Set once a tick did not come back: the file system reports no events (a network mount), so none is waited for. */
   private dead = false;
 
-  async flush(timeoutMs = 2000): Promise<boolean> {
+  async flush(timeoutMs = 5000): Promise<boolean> {
     if (this.dead) return false;
     if (!this.watcher) {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
