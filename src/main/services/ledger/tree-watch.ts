@@ -23,6 +23,11 @@ function maxQueuedEvents(): number {
 }
 
 const QUEUE = maxQueuedEvents();
+/**
+ * A whole scan at least this often: what no event reports (a file changed through a hard link outside the roots)
+ * is found within this time, at the next step.
+ */
+const FULL_SCAN_MS = 5 * 60_000;
 
 export class TreeWatch {
   private readonly watchers = new Map<string, { watcher: FSWatcher; ino: number }>();
@@ -67,9 +72,13 @@ export class TreeWatch {
     }
   }
 
+  /** When the root was last scanned whole: at least every FULL_SCAN_MS, whatever the watchers say. */
+  private lastFull = 0;
+
   /** The paths changed since the last take, or null when they cannot be trusted (then: scan the whole root). */
-  take(): Set<string> | null {
-    const trusted = !this.broken && this.watchers.has('') && this.events < QUEUE - 1;
+  take(now = Date.now()): Set<string> | null {
+    const trusted = !this.broken && this.watchers.has('') && this.events < QUEUE - 1 && now - this.lastFull < FULL_SCAN_MS;
+    if (!trusted) this.lastFull = now;
     const dirty = this.dirty;
     this.dirty = new Set();
     this.events = 0;
