@@ -109,6 +109,8 @@ export const settingsSchema = z.strictObject({
   /** Days the output logs of ended background commands are kept before deletion (default 7; rows stay). */
   logRetentionDays: z.number().int().min(1).max(3650).optional(),
   search: searchSettingsSchema.nullable().optional(),
+  /** The change ledger's retention (`deskhand changes prune`; docs/rewind.md): default 1024 MB and 30 days. */
+  changeRetention: z.strictObject({ maxMegabytes: z.number().int().min(1).max(1_000_000).optional(), maxDays: z.number().int().min(1).max(3650).optional() }).optional(),
   /** Tool families loaded from a new conversation's first request (browser, computer use…; its header can change them). */
   enableFamilies: z.array(familyNameSchema).max(40).optional(),
   /** The browser family: a visible window or not, an explicit browser path, the person's own browser for adopting a tab. */

@@ -72,6 +72,20 @@ function isQuiet(item: Runnable): boolean {
   );
 }
 
+/** A call that may change files under the writable roots: it writes, starts processes, or comes from outside. */
+function mayChangeFiles(item: Runnable): boolean {
+  return !!item.effects.paths?.write?.length || !!item.effects.processes || (item.tool.kind ?? 'builtin') !== 'builtin';
+}
+
+/** The change ledger records what it can; a failure of its own never fails the call or the run. */
+async function swallow(fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch {
+    // the step's changes go unrecorded; the next scan records them as found between steps
+  }
+}
+
 export class CallPipeline {
   private readonly prepared = new Map<string, Prepared>();
   /** Per live run: the tool set its current step was offered (calls of that step resolve against it). */
@@ -260,7 +274,12 @@ export class CallPipeline {
         else if (became) tainted = true;
       }
     };
-    await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_TOOLS, toRun.length) }, worker));
+    const watched = toRun.some(mayChangeFiles) ? await this.watchFiles(run, state) : [];
+    try {
+      await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_TOOLS, toRun.length) }, worker));
+    } finally {
+      for (const after of watched) await swallow(after);
+    }
     const serialized = state.serialize();
     const save = () =>
       store.transaction(() => {
@@ -271,6 +290,18 @@ export class CallPipeline {
     if (toRun.length > 0 && toRun.every(isQuiet)) store.withoutFsync(save);
     else save();
     return waiting;
+  }
+
+  /** Starts the file watchers (the change ledger) for a step's calls; returns what ends them. */
+  private async watchFiles(run: RunRow, state: PersistentConversationState): Promise<(() => Promise<void>)[]> {
+    const out: (() => Promise<void>)[] = [];
+    for (const watch of this.core.fileWatchers) {
+      await swallow(async () => {
+        const after = await watch({ conversationId: run.conversation_id, runId: run.id, step: run.step, roots: state.workspaceRoots });
+        if (after) out.push(after);
+      });
+    }
+    return out;
   }
 
   /** Looks the call up in the turn's tool set, parses its arguments and asks the tool for its effects: once. */

@@ -81,11 +81,20 @@ export interface RuntimeLimits {
 /** Runs before each model call of a run (compaction, a subagent's steering messages); may add messages. */
 export type StepHook = (run: RunRow, conv: ConversationRow, options: RunOptions) => void | Promise<void>;
 
+/**
+ * Watches what a step's calls change on disk (the change ledger): called before the calls of a step that may change
+ * files (writes, processes, tools from outside), with the conversation's writable roots; what it returns is called
+ * once they all ended. Must not throw into the run: the runtime swallows its errors.
+ */
+export type StepFilesWatcher = (scope: { conversationId: string; runId: string; step: number; roots: readonly string[] }) => Promise<(() => Promise<void>) | null>;
+
 export class RuntimeCore {
   private readonly listeners = new Set<(e: RunEvent) => void>();
   /** The options of the runs this process drives now (a subagent inherits its parent's provider from here). */
   readonly live = new Map<string, RunOptions>();
   readonly stepHooks = new Set<StepHook>();
+  /** What records the files each step changes (the change ledger; StepFilesWatcher). */
+  readonly fileWatchers = new Set<StepFilesWatcher>();
   /**
    * Called when a parked run ends without being resumed (stopped by the person, replaced by a new message): what
    * parked with it (a subagent parked with its call) ends too. The host's subagent wiring registers one.

@@ -18,7 +18,7 @@ import type { Vault } from '../services/vault/vault';
 import { AnswerWaiters } from './answer-waiters';
 import type { AppGrants } from './approval-engine';
 import { CallPipeline } from './call-pipeline';
-import { RuntimeCore, type ContextSource, type RunOptions, type RunOutcome, type StepHook } from './core';
+import { RuntimeCore, type ContextSource, type RunOptions, type RunOutcome, type StepHook, type StepFilesWatcher } from './core';
 import { compactConversation, contextFigures, type CompactionResult, type ContextFigures } from './compaction';
 import { InputKinds, type ApprovalAnswer, type BackgroundAnswer, type InputKind } from './input-kinds';
 import { InputRequests } from './input-requests';
@@ -161,6 +161,12 @@ export class Runtime {
   addStepHook(hook: StepHook): () => void {
     this.core.stepHooks.add(hook);
     return () => this.core.stepHooks.delete(hook);
+  }
+
+  /** Watches the files every step that may change them changes (the change ledger); returns its remover. */
+  watchStepFiles(watcher: StepFilesWatcher): () => void {
+    this.core.fileWatchers.add(watcher);
+    return () => this.core.fileWatchers.delete(watcher);
   }
 
   /** Runs when a parked run ends unresumed (stopped, replaced): what parked with it ends too; returns its remover. */

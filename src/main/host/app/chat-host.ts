@@ -56,6 +56,8 @@ export function exportConversation(store: Store, conv: ConversationRow, presente
         who = null;
         heading(item.from ? `From ${item.from}` : 'You');
         if (item.text) out.push(item.text, '');
+        // The id `deskhand rewind --to` takes.
+        out.push(`<sub>message ${item.id}</sub>`, '');
         for (const a of item.attachments ?? []) out.push(`- Attached ${a.kind === 'image' ? 'image' : 'file'}: ${a.name} (${formatBytes(a.bytes)})`);
         if (item.attachments?.length) out.push('');
         break;

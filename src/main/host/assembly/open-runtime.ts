@@ -149,6 +149,7 @@ export class AppRuntime extends Runtime {
 export { closeOpenRuntimes } from './open-runtimes';
 
 import { assembleHostServices, defaultComputer, type HostRuntimeOptions } from './host-services';
+import { wireLedger } from './ledger-wiring';
 
 export { defaultComputer, type HostRuntimeOptions };
 
@@ -198,6 +199,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   wireWorkflows(runtime, subagents);
   wireTower(runtime, tower, subagents);
   wirePeers(runtime, store);
+  wireLedger(runtime, store, opts.dataDir, tasks);
   wireSubagents(runtime, subagents, {
     provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
     // A parked workflow's child answered: the workflow replays here and continues it.

@@ -52,6 +52,10 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./media')).mediaCommand(rest);
       case 'subagents':
         return await (await import('./subagents')).subagentsCommand(rest);
+      case 'changes':
+        return await (await import('./changes')).changesCommand(rest);
+      case 'rewind':
+        return await (await import('./changes')).rewindCommand(rest);
       case 'conversations':
         return await (await import('./conversations')).conversationsCommand(rest);
       case 'workflows':

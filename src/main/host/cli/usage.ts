@@ -37,6 +37,10 @@ export const USAGE = `Usage:
   deskhand media companion set --provider P --model M [--image-model I] [--transcription-model T] [--speech-model S] [--also-model M2]… [--also-image-model I2]… [--also-speech-model S2]… [--base-url URL] | show | clear
   deskhand subagents list [--conversation ID] | show ID | steer ID MESSAGE | wait ID [--timeout S] | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
   deskhand conversations export ID [--out FILE] [--data-dir DIR]   (Markdown: messages, tool calls, outputs; no secrets)
+  deskhand changes ID [--turn N] [--json] [--data-dir DIR]   (the files each of your turns changed, diffs for text)
+  deskhand changes prune [--max-mb N] [--max-days N]   (the change ledger's retention; settings: changeRetention)
+  deskhand rewind ID (--to MESSAGE_ID | --turn N | --redo) [--files | --conversation | --both] [--dry-run] [--json]
+                 (files back to before that message, byte for byte; what you changed since is kept and named)
   deskhand workflows list [--conversation ID] | show ID | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
   deskhand tower list | show ID | teardown ID [--yes] [--reason TEXT]   [--data-dir DIR] [--json]   (teardown removes its worktrees and tower/* branches)
 

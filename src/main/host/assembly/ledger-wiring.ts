@@ -1,0 +1,30 @@
+/**
+ * The change ledger in every runtime: each step that may change files is scanned before and after, and a background
+ * task that ends is scanned for then, its changes belonging to the run that started it (services/ledger,
+ * docs/rewind.md). `DESKHAND_LEDGER=off` turns it off for a process (benches that measure something else).
+ */
+import { ChangeLedger } from '../../services/ledger';
+import type { Store } from '../../services/store/store';
+import type { Runtime } from '../../runtime/runtime';
+import type { BackgroundTasks } from '../../services/tasks/background-tasks';
+import { PersistentConversationState } from '../../runtime/conversation-state';
+
+const open = new Set<ChangeLedger>();
+
+export function wireLedger(runtime: Pick<Runtime, 'watchStepFiles'>, store: Store, dataDir: string, tasks: Pick<BackgroundTasks, 'onEvent'>, env: NodeJS.ProcessEnv = process.env): ChangeLedger | null {
+  if (env.DESKHAND_LEDGER === 'off') return null;
+  const ledger = new ChangeLedger(store, dataDir);
+  runtime.watchStepFiles((scope) => ledger.beginStep(scope));
+  tasks.onEvent((e) => {
+    if (e.type !== 'task.changed' || e.task.status === 'running' || e.task.background !== 1 || !e.task.run_id) return;
+    const conv = store.isOpen ? store.getConversation(e.task.conversation_id) : undefined;
+    if (!conv) return;
+    const roots = new PersistentConversationState(conv.folder, conv.state).workspaceRoots;
+    const attribution = { conversation_id: conv.id, run_id: e.task.run_id, source: 'between', note: JSON.stringify({ task: e.task.id }) };
+    void ledger.observe(roots, () => attribution, e.task.run_id).catch(() => undefined);
+  });
+  // Its folder watchers never keep the process alive; its tick folder in the data folder goes with the process.
+  if (open.size === 0) process.once('exit', () => open.forEach((l) => l.close()));
+  open.add(ledger);
+  return ledger;
+}
