@@ -4,7 +4,6 @@
  * where no sandbox exists, the reasons say so (and `deskhand policy explain` prints them).
  */
 import { DEFAULT_SANDBOX_MODE, type SandboxMode } from '../../../shared/sandbox';
-import type { PathCheck } from '../../runtime/path-guard';
 import type { Classification, EffectsContext } from '../../runtime/tool';
 import type { SandboxPlan, SandboxService } from '../../services/sandbox';
 
@@ -42,13 +41,13 @@ export function sandboxClassification(base: Classification, ask: SandboxAsk, ctx
 /** The plan for running one command of a tool call. */
 export function commandPlan(
   ask: SandboxAsk,
-  ctx: { sandbox?: SandboxMode | undefined; state: { workspaceRoots: readonly string[] }; approvedByPerson?: boolean | undefined; checkedPaths?: ReadonlyMap<string, PathCheck> | undefined },
+  ctx: { sandbox?: SandboxMode | undefined; state: { workspaceRoots: readonly string[] }; approvedByPerson?: boolean | undefined; writePaths?: readonly string[] | undefined },
   cwd: string,
   deps: { sandbox: SandboxService; dataDir: string },
 ): SandboxPlan {
   // The files a person approved this call to change stay writable in the sandbox (every other run-later file is
   // read-only there, and a new one is removed after the command).
-  const approvedWrites = ctx.approvedByPerson ? [...(ctx.checkedPaths?.values() ?? [])].filter((c) => c.access === 'write' && !c.error).map((c) => c.resolved) : [];
+  const approvedWrites = ctx.approvedByPerson ? [...(ctx.writePaths ?? [])] : [];
   return deps.sandbox.plan({
     ...(approvedWrites.length ? { approvedWrites } : {}),
     mode: ctx.sandbox ?? DEFAULT_SANDBOX_MODE,
