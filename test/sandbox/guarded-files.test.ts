@@ -110,6 +110,16 @@ describe.skipIf(!linux)('sandbox: git dirs and run-later files are guarded (M4)'
     expect(existsSync(join(f.ws, 'plain', '.git', 'HEAD'))).toBe(true);
   });
 
+  it('a file a person approved the call to write stays writable, and what it creates there is kept', async () => {
+    const t = f.tools.executeCommand;
+    const ctx = { ...f.ctx(), approvedByPerson: true, writePaths: [join(f.ws, 'Makefile'), join(f.ws, 'src', 'AGENTS.md')] };
+    const out = (await t.execute(t.params.parse({ command: 'printf "all:\\n\\ttrue\\n" > Makefile && echo notes > src/AGENTS.md && echo x > src/CLAUDE.md' }), ctx)).output;
+    expect(readFileSync(join(f.ws, 'Makefile'), 'utf8'), out).toBe('all:\n\ttrue\n');
+    expect(readFileSync(join(f.ws, 'src', 'AGENTS.md'), 'utf8'), out).toBe('notes\n');
+    // Not among the approved paths: removed as ever.
+    expect(existsSync(join(f.ws, 'src', 'CLAUDE.md')), out).toBe(false);
+  });
+
   it('a linked worktree: the pointer, its git dir and the common dir are read-only', async () => {
     const main = tempDir('deskhand-main-');
     execFileSync('git', ['init', '-q', main]);
