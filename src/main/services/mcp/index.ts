@@ -3,7 +3,8 @@
  * and prompts, and calls. The implementation (manager.ts, connection.ts) is built by the host.
  */
 export type { McpServerConfig, McpTier, ProjectFile, ProjectScript } from './config';
-export { MCP_TIERS, SERVER_NAME_RE, PROJECT_FILE, parseServerConfig, parseEnvPairs, readProjectFile, pinServer, pinsChanged } from './config';
+export { MCP_TIERS, SERVER_NAME_RE, PROJECT_FILE, parseServerConfig, parseEnvPairs, readProjectFile } from './config';
+export { pinServer, pinsChanged } from './pins';
 import type { McpServerConfig, ProjectFile } from './config';
 
 export interface McpToolInfo {

@@ -5,7 +5,8 @@
  */
 import type { ContentReader } from '../../../shared/content-reader';
 import { join } from 'node:path';
-import { PROJECT_FILE, readProjectFile, parseServerConfig, pinsChanged, type McpServerConfig, type ProjectScript } from './config';
+import { PROJECT_FILE, readProjectFile, parseServerConfig, type McpServerConfig, type ProjectScript } from './config';
+import { pinsChanged } from './pins';
 import { McpConnection, type ConnectionDeps } from './connection';
 import type { McpContent, McpHealth, McpServerView, McpService, ToolsListener } from './index';
 import { extensionsModule } from '../store/modules/extensions';
