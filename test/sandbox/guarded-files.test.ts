@@ -7,7 +7,7 @@
  * (`DESKHAND_ALLOW_NO_SANDBOX=1` skips them on such a machine).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plantedGitDir, sandboxSupport } from '../../src/main/services/sandbox/sandbox';
@@ -100,6 +100,13 @@ describe.skipIf(!linux)('sandbox: git dirs and run-later files are guarded (M4)'
     expect(existsSync(join(f.ws, path)), out).toBe(false);
     expect(out).toContain('Deskhand removed what this command created');
     expect(out).toContain(join(f.ws, path));
+    // Moved into Deskhand's data folder (hidden from commands), not lost.
+    const at = out.indexOf(`${join(f.ws, path)} (`);
+    const from = out.indexOf('; kept in ', at);
+    const kept = at >= 0 && from >= 0 ? out.slice(from + '; kept in '.length, out.indexOf(')', from)) : undefined;
+    expect(kept, out).toBeDefined();
+    expect(kept!.startsWith(join(f.dataDir, 'quarantine'))).toBe(true);
+    expect(lstatSync(kept!, { throwIfNoEntry: false }), kept).toBeDefined();
   });
 
   it('ordinary work is untouched: files, a plain git init, reading .git', async () => {

@@ -5,7 +5,7 @@
  * stopped) the kernel ends everything it started, daemons that called `setsid` included. On macOS, a sandbox-exec
  * profile with the same file and network rules. Elsewhere there is no sandbox, and the classification says so.
  */
-import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SandboxMode } from '../../../shared/sandbox';
@@ -396,35 +396,51 @@ export function plantedGitDir(dir: string): string | null {
 /**
  * After a command in the sandbox: what it created that steers the agent or runs later — a run-later file that was not
  * there before (not one a person approved), a `.git` pointer, a git dir with hooks or settings a fresh one does not
- * have — is removed, since nobody was asked about it. Returns one line for the model, or null when nothing was.
+ * have — is moved out of the workspace into `quarantine` (Deskhand's data folder; nothing is lost), since nobody was
+ * asked. Returns one line for the model, or null when nothing was.
  */
-export function settleGuarded(roots: readonly string[], before: WorkspaceWalk, approvedWrites: readonly string[] = []): string | null {
+export function settleGuarded(roots: readonly string[], before: WorkspaceWalk, approvedWrites: readonly string[] = [], quarantine: string | null = null): string | null {
   const realRoots = roots.map((r) => real(r)).filter((r): r is string => r !== null);
   const after = walkWorkspace(realRoots);
   const had = new Set([...before.gits, ...before.runLater]);
   const approved = new Set(approvedWrites);
-  const removed: string[] = [];
-  const remove = (p: string, why: string) => {
+  const moved: string[] = [];
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
+  const take = (p: string, why: string) => {
     try {
-      rmSync(p, { recursive: true, force: true });
-      removed.push(`${p} (${why})`);
+      const root = realRoots.find((r) => within(p, r));
+      if (quarantine && root) {
+        const dest = join(quarantine, stamp, relative(dirname(root), p));
+        mkdirSync(dirname(dest), { recursive: true });
+        try {
+          renameSync(p, dest);
+        } catch {
+          // Another file system: copy (links as links), then remove.
+          cpSync(p, dest, { recursive: true, verbatimSymlinks: true });
+          rmSync(p, { recursive: true, force: true });
+        }
+        moved.push(`${p} (${why}; kept in ${dest})`);
+      } else {
+        rmSync(p, { recursive: true, force: true });
+        moved.push(`${p} (${why}; removed)`);
+      }
     } catch (err) {
-      removed.push(`${p} (${why}; could not be removed: ${err instanceof Error ? err.message : String(err)})`);
+      moved.push(`${p} (${why}; could not be moved away: ${err instanceof Error ? err.message : String(err)})`);
     }
   };
   for (const p of after.runLater) {
     if (had.has(p) || approved.has(p)) continue;
-    remove(p, codeRunnerMatch(p.split(sep)) ?? 'a file that can make git run programs');
+    take(p, codeRunnerMatch(p.split(sep)) ?? 'a file that can make git run programs');
   }
   for (const g of after.gits) {
     if (had.has(g)) continue;
     const why = plantedGitDir(g);
-    if (why) remove(g, why);
+    if (why) take(g, why);
   }
-  if (!removed.length) return null;
+  if (!moved.length) return null;
   return (
     `Deskhand removed what this command created without the person being asked (files that steer the agent or make ` +
-    `programs run later): ${removed.join('; ')}. To create one, use write_file (it asks the person) or run the command ` +
+    `programs run later): ${moved.join('; ')}. To create one, use write_file (it asks the person) or run the command ` +
     `with outside_sandbox: true (it asks too).`
   );
 }
@@ -479,7 +495,7 @@ export function planSandbox(req: SandboxRequest): SandboxPlan {
   const binary = s.binary;
   // What the command's start found guarded; its end is compared against it (settle).
   let before: WorkspaceWalk | null = null;
-  const settle = (): string | null => (req.mode === 'workspace-write' && before ? settleGuarded(req.roots, before, req.approvedWrites) : null);
+  const settle = (): string | null => (req.mode === 'workspace-write' && before ? settleGuarded(req.roots, before, req.approvedWrites, join(req.dataDir, 'quarantine')) : null);
   if (s.kind === 'bubblewrap') {
     const setup = (): string[] => {
       const made = bwrapSetup(req);
