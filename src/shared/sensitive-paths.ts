@@ -148,6 +148,11 @@ export const CODE_RUNNER_RULES: readonly { glob: string; what: string }[] = [
   { glob: '.husky/*', what: 'husky git hooks (git runs them)' },
   { glob: '.devcontainer/devcontainer.json', what: 'a dev container definition (it runs commands)' },
   { glob: '.deskhand/mcp.json', what: "a project MCP file (Deskhand runs the servers it names once the person approved it)" },
+  // Instruction files steer every later conversation in their folder (names match in any case: a case-insensitive
+  // file system loads `agents.md` as AGENTS.md).
+  { glob: 'AGENTS.md', what: 'an instruction file (every later conversation in the folder follows it)' },
+  { glob: 'CLAUDE.md', what: 'an instruction file (every later conversation in the folder follows it)' },
+  { glob: '.deskhand/skills/*/SKILL.md', what: 'a workspace skill (the agent follows it when it applies)' },
 ];
 
 /**

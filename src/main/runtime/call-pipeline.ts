@@ -14,6 +14,7 @@ import { DeskhandError, ToolError, errorMessage } from '../../shared/errors';
 import type { ConversationRow, RunRow, ToolCallRow } from '../services/store/store';
 import { callEffects, decide, type PolicyDecision } from './approval-engine';
 import { heldSecretNames, parsePathChecks, sanitizeOutput, untrustedReadSource } from './call-security';
+import { credentialFileValues } from './credential-files';
 import { enabledFamiliesOf } from './tool-families';
 import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RuntimeCore } from './core';
@@ -461,6 +462,9 @@ export class CallPipeline {
       const runLater = this.core.limits.runLater?.() ?? [];
       const moved = recheckPaths(checks, { cwd: state.cwd, workspaceRoots: [...state.workspaceRoots, ...state.readableRoots], dataDir: this.core.limits.dataDir, ...(runLater.length ? { runLater } : {}) });
       if (moved) throw new ToolError(moved, 'conflict');
+      // A file this call reaches whose content holds credentials teaches the redactor its values first, so output
+      // that carries them bare (cut, rev, awk) is redacted exactly, live output included (credential-files.ts).
+      for (const c of checks) if (c.exists && !c.error) for (const v of credentialFileValues(c.resolved)) redactor.addSecret(v.name, v.value);
       const runArgs = await this.withSecrets(tool, args, effects, held);
       const answer = this.answerOf(row);
       const decision = { byPerson: row.status === 'approved', reasons: parseReasons(decided ? decided.reasons : row.reasons) };
@@ -616,6 +620,7 @@ export class CallPipeline {
       unchangedByRedaction: redactor.unchangedFiles,
       publish: (update) => this.core.emit(options, { type: 'state.changed', conversationId: run.conversation_id, ...update }),
       checkedPaths: new Map(checks.filter((c) => !c.raw && !c.error).map((c) => [c.path, c])),
+      writePaths: checks.filter((c) => c.access === 'write' && !c.error).map((c) => c.resolved),
       get sandbox() {
         return store.getConversation(run.conversation_id)?.sandbox;
       },

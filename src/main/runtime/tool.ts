@@ -225,6 +225,8 @@ export interface ToolContext {
    * opens a path verifies it still leads there (path-guard.ts `openVerified`). Absent outside the runtime.
    */
   readonly checkedPaths?: ReadonlyMap<string, PathCheck>;
+  /** Where the call was decided to write (resolved), a command's redirects and arguments included. */
+  readonly writePaths?: readonly string[];
   /** A person approved this call (not a policy, rule or grant): what they saw in the approval is cleared. */
   readonly approvedByPerson?: boolean;
   /** The reasons the call was decided on (what the person saw when they approved it). */

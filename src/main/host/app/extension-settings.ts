@@ -4,7 +4,7 @@
  */
 import { DeskhandError } from '../../../shared/errors';
 import type { ParsedParams, MethodResult } from '../../../shared/contract';
-import { parseServerConfig, type McpServerConfig } from '../../services/mcp';
+import { parseServerConfig, pinServer, type McpServerConfig } from '../../services/mcp';
 import { extensionsModule } from '../../services/store/modules/extensions';
 import type { AgentProfile } from '../../services/profiles';
 import { mcpListing } from './mcp-listing';
@@ -61,7 +61,8 @@ export class ExtensionSettings {
       if (p.transport === 'stdio') {
         const argv = splitCommandLine(p.command ?? '');
         if (!argv.length) throw new Error('Give the command that starts the server, e.g. npx -y @modelcontextprotocol/server-everything');
-        config = parseServerConfig({ name: p.name, transport: 'stdio', command: argv[0], args: argv.slice(1), tier: p.tier, ...(p.env ? { env: p.env } : {}) });
+        const stdio = parseServerConfig({ name: p.name, transport: 'stdio', command: argv[0], args: argv.slice(1), tier: p.tier, ...(p.env ? { env: p.env } : {}) });
+        config = stdio.transport === 'stdio' ? pinServer(stdio, process.cwd()) : stdio;
       } else {
         config = parseServerConfig({ name: p.name, transport: p.transport, url: p.url ?? '', tier: p.tier });
       }

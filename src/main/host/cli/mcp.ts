@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
-import { MCP_TIERS, parseEnvPairs, parseServerConfig, SERVER_NAME_RE, type McpServerConfig, type McpTier } from '../../services/mcp';
+import { MCP_TIERS, parseEnvPairs, parseServerConfig, pinServer, SERVER_NAME_RE, type McpServerConfig, type McpTier } from '../../services/mcp';
 import { McpManager } from '../../services/mcp/manager';
 import { extensionsModule } from '../../services/store/modules/extensions';
 import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
@@ -69,7 +69,9 @@ export async function mcpCommand(argv: string[]): Promise<number> {
             if (!commandArgv.length) throw usage(`mcp add ${name} needs -- COMMAND [ARGS…] (stdio) or --url URL (HTTP).`);
             const env = pairs(values.env, '--env');
             const secretEnv = pairs(values['secret-env'], '--secret-env');
-            config = parseServerConfig({ ...common, transport: 'stdio', command: commandArgv[0], args: commandArgv.slice(1), ...(Object.keys(env).length ? { env } : {}), ...(Object.keys(secretEnv).length ? { secretEnv } : {}) });
+            const stdio = parseServerConfig({ ...common, transport: 'stdio', command: commandArgv[0], args: commandArgv.slice(1), ...(Object.keys(env).length ? { env } : {}), ...(Object.keys(secretEnv).length ? { secretEnv } : {}) });
+            // The working folder is recorded and the files the command line names are pinned (M5, config.ts).
+            config = stdio.transport === 'stdio' ? pinServer(stdio, process.cwd()) : stdio;
           }
         } catch (err) {
           if (DeskhandError.isInstance(err)) throw err;
@@ -79,6 +81,9 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         const { name: _n, ...stored } = config;
         q.putServer(name, JSON.stringify(stored));
         process.stdout.write(`${existed ? 'Updated' : 'Added'} MCP server ${name} (${config.transport}). Check it with: deskhand mcp test ${name}\n`);
+        if (config.transport === 'stdio' && config.pins?.length) {
+          process.stdout.write(`Pinned (a change stops the server until you add it again): ${config.pins.map((p) => p.path).join(', ')}\n`);
+        }
         return 0;
       }
       case 'list': {

@@ -39,6 +39,11 @@ export const stdioConfigSchema = z.strictObject({
   /** Environment variables filled from saved secrets: VARIABLE → secret name. Only these secrets reach the server. */
   secretEnv: z.record(z.string().regex(ENV_NAME), z.string()).optional(),
   cwd: z.string().optional(),
+  /**
+   * The files the command line names, pinned when the person added the server (`mcp add`, Settings): a change to one
+   * stops the server from starting until the person adds it again. Absolute paths.
+   */
+  pins: z.array(z.strictObject({ arg: z.string(), path: z.string(), sha256: z.string() })).optional(),
 });
 
 export const httpConfigSchema = z.strictObject({

@@ -4,6 +4,7 @@
  */
 export type { McpServerConfig, McpTier, ProjectFile, ProjectScript } from './config';
 export { MCP_TIERS, SERVER_NAME_RE, PROJECT_FILE, parseServerConfig, parseEnvPairs, readProjectFile } from './config';
+export { pinServer, pinsChanged } from './pins';
 import type { McpServerConfig, ProjectFile } from './config';
 
 export interface McpToolInfo {

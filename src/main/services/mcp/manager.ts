@@ -6,6 +6,7 @@
 import type { ContentReader } from '../../../shared/content-reader';
 import { join } from 'node:path';
 import { PROJECT_FILE, readProjectFile, parseServerConfig, type McpServerConfig, type ProjectScript } from './config';
+import { pinsChanged } from './pins';
 import { McpConnection, type ConnectionDeps } from './connection';
 import type { McpContent, McpHealth, McpServerView, McpService, McpToolInfo, ToolsListener } from './index';
 import { extensionsModule } from '../store/modules/extensions';
@@ -84,7 +85,11 @@ export class McpManager implements McpService {
   async connect(config: McpServerConfig, project?: string): Promise<McpServerView> {
     await this.disconnect(config.name);
     const conn = new McpConnection(config, {
-      ...(project ? { beforeStart: () => this.stillTrusted(project, config) } : {}),
+      ...(project
+        ? { beforeStart: () => this.stillTrusted(project, config) }
+        : config.transport === 'stdio' && config.pins?.length
+          ? { beforeStart: () => pinsChanged(config) }
+          : {}),
       secret: this.opts.secret,
       dataDir: this.opts.store.dataDir,
       ...(this.opts.oauth ? { oauth: this.opts.oauth } : {}),
@@ -183,6 +188,12 @@ export class McpManager implements McpService {
    */
   runLaterPaths(): { path: string; what: string }[] {
     const out: { path: string; what: string }[] = [];
+    // The person's own servers: the files pinned when they added them (a change stops the server until added again).
+    for (const entry of this.configured()) {
+      const c = entry.config;
+      if (c?.transport !== 'stdio') continue;
+      for (const pin of c.pins ?? []) out.push({ path: pin.path, what: `a file the MCP server ${c.name} runs (pinned when it was added; a change stops it until the person adds it again)` });
+    }
     for (const [folder, scripts] of this.trustedScripts) {
       for (const s of scripts) out.push({ path: s.resolved, what: `a file the project MCP server ${s.server} runs (approved with ${join(folder, PROJECT_FILE)}; a change stops it until approved again)` });
     }

@@ -143,6 +143,18 @@ export class CommandProcess {
       // Leftover jobs may still hold the pipes: keep draining (so they never block on a full pipe) without keeping
       // Deskhand's event loop alive for them.
       for (const stream of [this.child.stdout, this.child.stderr]) (stream as (Readable & { unref?: () => void }) | null)?.unref?.();
+      // What the command created that steers the agent or runs later is removed, and the model told so (sandbox.ts).
+      let note: string | null = null;
+      try {
+        note = spec.sandbox.settle?.() ?? null;
+      } catch (err) {
+        note = `Deskhand could not check what this command created: ${err instanceof Error ? err.message : String(err)}`;
+      }
+      if (note) {
+        const chunk = Buffer.from(`\n[deskhand] ${note}\n`);
+        this.stderr.push(chunk);
+        spec.log?.write(chunk);
+      }
       this.exitInfo = { ...result, durationMs: performance.now() - started };
       return this.exitInfo;
     });

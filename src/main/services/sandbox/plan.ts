@@ -17,4 +17,10 @@ export interface SandboxPlan {
   argv(shell: string, command: string): { file: string; args: string[] };
   /** Any program with its arguments as it runs under this plan (an MCP stdio server). */
   wrap(file: string, args: readonly string[]): { file: string; args: string[] };
+  /**
+   * After the program ended: removes what it created that steers the agent or runs later (a new AGENTS.md, Makefile,
+   * `.git` pointer, or git dir with hooks or program-running settings), since nobody was asked. Returns one line for
+   * the model, or null. Absent when the plan runs without the sandbox (such a run was approved by a person).
+   */
+  settle?(): string | null;
 }

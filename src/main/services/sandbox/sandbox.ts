@@ -5,12 +5,12 @@
  * stopped) the kernel ends everything it started, daemons that called `setsid` included. On macOS, a sandbox-exec
  * profile with the same file and network rules. Elsewhere there is no sandbox, and the classification says so.
  */
-import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SandboxMode } from '../../../shared/sandbox';
 import { runHostProgramSync } from '../processes/launcher';
-import { CREDENTIAL_DIR_NAMES, HOME_CREDENTIALS, HOST_SOCKET_DIRS, SOCKET_ENV, isSecretFileName } from '../../../shared/sensitive-paths';
+import { CREDENTIAL_DIR_NAMES, HOME_CREDENTIALS, HOST_SOCKET_DIRS, SOCKET_ENV, codeRunnerMatch, isSecretFileName } from '../../../shared/sensitive-paths';
 
 import type { SandboxKind, SandboxPlan } from './plan';
 
@@ -35,6 +35,11 @@ export interface SandboxRequest {
   cwd: string;
   dataDir: string;
   home?: string;
+  /**
+   * Files a person approved this call to change (resolved): the sandbox leaves them writable and keeps what the
+   * command creates there. Every other run-later file stays read-only, and a new one is removed after the command.
+   */
+  approvedWrites?: readonly string[];
 }
 
 
@@ -138,7 +143,7 @@ export interface HiddenPath {
  * folder, secret-bearing files (`.env*`, keys…) at any depth of the workspace roots and cwd, host Unix sockets and
  * per-user runtime folders (D-Bus, keyring, ssh-agent, docker…).
  */
-export function hiddenPaths(req: Pick<SandboxRequest, 'roots' | 'cwd' | 'dataDir' | 'home'>, env: NodeJS.ProcessEnv = process.env): HiddenPath[] {
+export function hiddenPaths(req: Pick<SandboxRequest, 'roots' | 'cwd' | 'dataDir' | 'home'>, env: NodeJS.ProcessEnv = process.env, walked?: WorkspaceWalk): HiddenPath[] {
   const home = req.home ?? homedir();
   const out = new Map<string, HiddenPath>();
   const add = (p: string | null, why: HiddenPath['why']) => {
@@ -151,7 +156,7 @@ export function hiddenPaths(req: Pick<SandboxRequest, 'roots' | 'cwd' | 'dataDir
   for (const p of HOST_SOCKET_DIRS) add(real(p), 'host-socket');
   for (const p of socketsFromEnv(env)) add(real(p), 'host-socket');
   for (const p of socketsUnder('/run', 4)) add(p, 'host-socket');
-  for (const p of walkSecrets([...new Set([...req.roots, req.cwd])])) add(p, 'workspace-secret');
+  for (const p of (walked ?? walkWorkspace([...new Set([...req.roots, req.cwd])])).secrets) add(p, 'workspace-secret');
   // A hidden folder covers what lies inside it.
   const dirs = [...out.values()].filter((h) => h.kind === 'dir').map((h) => h.path);
   return [...out.values()].filter((h) => !dirs.some((d) => d !== h.path && within(h.path, d)));
@@ -194,9 +199,28 @@ function socketsUnder(dir: string, depth: number): string[] {
   return out;
 }
 
-/** Secret-bearing files and credential folders at any depth of `dirs`, within the walk limits. */
-function walkSecrets(dirs: readonly string[]): string[] {
-  const out: string[] = [];
+/** What one walk of the workspace finds: secrets to hide, and the `.git` entries and run-later files to guard. */
+export interface WorkspaceWalk {
+  /** Secret-bearing files (resolved) and credential folders. */
+  secrets: string[];
+  /** `.git` entries: git dirs and `.git` pointer files (not entered). */
+  gits: string[];
+  /** Files (and links) whose change makes something run later or steers the agent (CODE_RUNNER_RULES). */
+  runLater: string[];
+}
+
+/** Names that make git run programs or fetch code when they change (the path guard asks for them too). */
+const GIT_RUNNER_NAMES = new Set(['.gitattributes', '.gitmodules']);
+
+/** True when a path (absolute) names a run-later file: CODE_RUNNER_RULES, `.gitattributes`, `.gitmodules`. */
+export function isRunLaterPath(p: string): boolean {
+  const parts = p.split(sep);
+  return GIT_RUNNER_NAMES.has(parts[parts.length - 1]!) || codeRunnerMatch(parts) !== null;
+}
+
+/** Secret-bearing files, credential folders, `.git` entries and run-later files at any depth of `dirs`, within the walk limits. */
+export function walkWorkspace(dirs: readonly string[]): WorkspaceWalk {
+  const out: WorkspaceWalk = { secrets: [], gits: [], runLater: [] };
   let budget = SECRET_WALK_LIMITS.entries;
   const seen = new Set<string>();
   const walk = (d: string, depth: number) => {
@@ -211,12 +235,17 @@ function walkSecrets(dirs: readonly string[]): string[] {
     for (const e of entries) {
       if (--budget <= 0) return;
       const p = join(d, e.name);
-      if (e.isDirectory()) {
-        if (CREDENTIAL_DIR_NAMES.includes(e.name)) out.push(p);
+      if (e.name === '.git') {
+        if (e.isDirectory() || e.isFile() || e.isSymbolicLink()) out.gits.push(p);
+      } else if (e.isDirectory()) {
+        if (CREDENTIAL_DIR_NAMES.includes(e.name)) out.secrets.push(p);
         else if (!WALK_SKIP.has(e.name)) walk(p, depth + 1);
-      } else if (isSecretFileName(e.name)) {
-        const r = real(p);
-        if (r) out.push(r);
+      } else {
+        if (isSecretFileName(e.name)) {
+          const r = real(p);
+          if (r) out.secrets.push(r);
+        }
+        if ((e.isFile() || e.isSymbolicLink()) && isRunLaterPath(p)) out.runLater.push(p);
       }
     }
   };
@@ -234,12 +263,18 @@ function walkSecrets(dirs: readonly string[]): string[] {
  * hidden again on top.
  */
 export function bwrapArgs(req: SandboxRequest, env: NodeJS.ProcessEnv = process.env): string[] {
+  return bwrapSetup(req, env).args;
+}
+
+/** The bubblewrap arguments and what the walk found (the guarded paths a command's end is compared against). */
+function bwrapSetup(req: SandboxRequest, env: NodeJS.ProcessEnv = process.env): { args: string[]; walked: WorkspaceWalk } {
   const args = ['--die-with-parent', '--unshare-pid', '--cap-drop', 'ALL'];
   if (!req.network) args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   // Outer roots first, so a root inside another is mounted on top of it, never under it.
   const roots = [...new Set(req.roots.map((r) => real(r)).filter((r): r is string => r !== null))].sort((a, b) => a.length - b.length);
-  const hidden = hiddenPaths(req, env);
+  const walked = walkWorkspace([...new Set([...req.roots, req.cwd])]);
+  const hidden = hiddenPaths(req, env, walked);
   const hide = (h: HiddenPath) => {
     if (h.kind === 'dir') args.push('--tmpfs', h.path);
     else args.push('--ro-bind', '/dev/null', h.path);
@@ -256,17 +291,158 @@ export function bwrapArgs(req: SandboxRequest, env: NodeJS.ProcessEnv = process.
   }
   for (const root of roots) args.push(req.mode === 'workspace-write' ? '--bind' : '--ro-bind', root, root);
   for (const h of hidden) if (insideRoot(h.path)) hide(h);
-  // A root's `.git` pointer file (a linked worktree's, a submodule's) stays as git wrote it: rewritten, it would point
-  // host git (Deskhand's Tower bookkeeping, the person's own) at a git dir the command planted, hooks and config.
-  for (const p of gitPointers(roots)) args.push('--ro-bind', p, p);
+  // Files that steer the agent or run programs later stay as they are: every git dir in the roots (and the git dir a
+  // `.git` pointer names, with its commondir), the pointer files themselves, and the run-later files that exist
+  // (AGENTS.md, Makefile, CI configs…). A command changing them would make host git (Deskhand's Tower bookkeeping,
+  // the person's own `git status`) or a later conversation run what it planted.
+  if (req.mode === 'workspace-write') for (const p of guardedPaths(roots, walked, req.approvedWrites)) args.push('--ro-bind', p, p);
   for (const name of SOCKET_ENV) args.push('--unsetenv', name);
   args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', cwd);
-  return args;
+  return { args, walked };
 }
 
-/** `.git` entries at the top of roots that are pointer files (`gitdir: …`), not git dirs. */
-export function gitPointers(roots: readonly string[]): string[] {
-  return roots.map((r) => join(r, '.git')).filter((p) => lstatSync(p, { throwIfNoEntry: false })?.isFile() === true);
+/** At most this many guarded paths are mounted read-only per command (each is one mount). */
+export const MAX_GUARDED_MOUNTS = 512;
+
+/**
+ * What the sandbox mounts read-only inside writable roots: `.git` entries (and the git dir and commondir a pointer
+ * names, when they lie in a root) and existing run-later files that are regular files, minus the ones a person
+ * approved this call to change. Links are not mounted (a write through one lands where it points, which is judged
+ * there).
+ */
+export function guardedPaths(roots: readonly string[], walked: WorkspaceWalk, approvedWrites: readonly string[] = []): string[] {
+  const inRoots = (p: string) => roots.some((r) => within(p, r));
+  const approved = new Set(approvedWrites);
+  const out = new Set<string>();
+  const add = (p: string | null) => {
+    if (p && inRoots(p) && !approved.has(p) && !out.has(p)) out.add(p);
+  };
+  for (const g of walked.gits) {
+    const st = lstatSync(g, { throwIfNoEntry: false });
+    if (!st || st.isSymbolicLink()) continue;
+    add(g);
+    if (st.isFile()) {
+      const gitDir = pointerTarget(g);
+      add(gitDir);
+      if (gitDir) add(commonDir(gitDir));
+    }
+  }
+  for (const p of walked.runLater) {
+    if (lstatSync(p, { throwIfNoEntry: false })?.isFile()) add(p);
+  }
+  return [...out].slice(0, MAX_GUARDED_MOUNTS);
+}
+
+/** The git dir a `.git` pointer file names (`gitdir: …`, relative to the file's folder), when it exists. */
+function pointerTarget(pointer: string): string | null {
+  try {
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(pointer, 'utf8').slice(0, 4096));
+    return m ? real(resolve(dirname(pointer), m[1]!.trim())) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The common git dir a linked worktree's git dir names in `commondir` (relative to it), when it exists. */
+function commonDir(gitDir: string): string | null {
+  try {
+    const text = readFileSync(join(gitDir, 'commondir'), 'utf8').slice(0, 4096).trim();
+    return text ? real(resolve(gitDir, text)) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Keys a fresh `git init` or `git clone` writes: a new git dir holding any other setting is not kept. */
+const PLAIN_GIT_KEYS = /^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks)|remote\.[^\n]*\.(url|fetch)|branch\.[^\n]*\.(remote|merge)|init\.defaultbranch|user\.(name|email)|extensions\.objectformat)$/i;
+
+/** Why a git dir a command created must not be kept (settings or hooks that run programs), or null for a plain one. */
+export function plantedGitDir(dir: string): string | null {
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (!st) return null;
+  if (!st.isDirectory()) return 'a .git pointer file (it points git at another git dir)';
+  try {
+    const hooks = readdirSync(join(dir, 'hooks')).filter((n) => !n.endsWith('.sample'));
+    if (hooks.length) return `git hooks (${hooks.slice(0, 3).join(', ')})`;
+  } catch {
+    // no hooks folder
+  }
+  for (const name of ['commondir', 'config.worktree', join('info', 'attributes')]) {
+    if (lstatSync(join(dir, name), { throwIfNoEntry: false })) return `${name} in the git dir`;
+  }
+  let text = '';
+  try {
+    text = readFileSync(join(dir, 'config'), 'utf8');
+  } catch {
+    return null;
+  }
+  let section = '';
+  for (const raw of text.split('\n')) {
+    let line = raw.trim();
+    const head = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$/.exec(line);
+    if (head) {
+      section = head[2] !== undefined ? `${head[1]!.toLowerCase()}.${head[2]}` : head[1]!.toLowerCase();
+      line = head[3]!.trim();
+      if (!line) continue;
+    }
+    if (!line || line.startsWith('#') || line.startsWith(';')) continue;
+    const key = /^([A-Za-z][A-Za-z0-9-]*)/.exec(line);
+    const name = `${section}.${key?.[1]?.toLowerCase() ?? line}`;
+    if (!section || !key || !PLAIN_GIT_KEYS.test(name)) return `git config setting ${name}`;
+  }
+  return null;
+}
+
+/**
+ * After a command in the sandbox: what it created that steers the agent or runs later — a run-later file that was not
+ * there before (not one a person approved), a `.git` pointer, a git dir with hooks or settings a fresh one does not
+ * have — is moved out of the workspace into `quarantine` (Deskhand's data folder; nothing is lost), since nobody was
+ * asked. Returns one line for the model, or null when nothing was.
+ */
+export function settleGuarded(roots: readonly string[], before: WorkspaceWalk, approvedWrites: readonly string[] = [], quarantine: string | null = null): string | null {
+  const realRoots = roots.map((r) => real(r)).filter((r): r is string => r !== null);
+  const after = walkWorkspace(realRoots);
+  const had = new Set([...before.gits, ...before.runLater]);
+  const approved = new Set(approvedWrites);
+  const moved: string[] = [];
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
+  const take = (p: string, why: string) => {
+    try {
+      const root = realRoots.find((r) => within(p, r));
+      if (quarantine && root) {
+        const dest = join(quarantine, stamp, relative(dirname(root), p));
+        mkdirSync(dirname(dest), { recursive: true });
+        try {
+          renameSync(p, dest);
+        } catch {
+          // Another file system: copy (links as links), then remove.
+          cpSync(p, dest, { recursive: true, verbatimSymlinks: true });
+          rmSync(p, { recursive: true, force: true });
+        }
+        moved.push(`${p} (${why}; kept in ${dest})`);
+      } else {
+        rmSync(p, { recursive: true, force: true });
+        moved.push(`${p} (${why}; removed)`);
+      }
+    } catch (err) {
+      moved.push(`${p} (${why}; could not be moved away: ${err instanceof Error ? err.message : String(err)})`);
+    }
+  };
+  for (const p of after.runLater) {
+    if (had.has(p) || approved.has(p)) continue;
+    take(p, codeRunnerMatch(p.split(sep)) ?? 'a file that can make git run programs');
+  }
+  for (const g of after.gits) {
+    if (had.has(g)) continue;
+    const why = plantedGitDir(g);
+    if (why) take(g, why);
+  }
+  if (!moved.length) return null;
+  return (
+    `Deskhand removed what this command created without the person being asked (files that steer the agent or make ` +
+    `programs run later): ${moved.join('; ')}. To create one, use write_file (it asks the person) or run the command ` +
+    `with outside_sandbox: true (it asks too).`
+  );
 }
 
 const sbString = (s: string): string => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -284,7 +460,8 @@ export function seatbeltProfile(req: SandboxRequest): string {
     '(regex #"^/dev/tty")',
     '(regex #"^/dev/fd/")',
   ];
-  const hidden = hiddenPaths(req).map((h) => (h.kind === 'dir' ? `(subpath ${sbString(h.path)})` : `(literal ${sbString(h.path)})`));
+  const walked = walkWorkspace([...new Set([...req.roots, req.cwd])]);
+  const hidden = hiddenPaths(req, process.env, walked).map((h) => (h.kind === 'dir' ? `(subpath ${sbString(h.path)})` : `(literal ${sbString(h.path)})`));
   const lines = [
     '(version 1)',
     '(allow default)',
@@ -293,8 +470,10 @@ export function seatbeltProfile(req: SandboxRequest): string {
     `(allow file-write*\n  ${writable.join('\n  ')})`,
   ];
   if (hidden.length) lines.push("; Secrets' files and Deskhand's own data are hidden.", `(deny file-read* file-write*\n  ${hidden.join('\n  ')})`);
-  const pointers = gitPointers(roots);
-  if (pointers.length) lines.push("; A root's .git pointer file is read-only.", `(deny file-write*\n  ${pointers.map((p) => `(literal ${sbString(p)})`).join('\n  ')})`);
+  const guarded = req.mode === 'workspace-write' ? guardedPaths(roots, walked, req.approvedWrites) : [];
+  if (guarded.length) {
+    lines.push('; Git dirs and files that steer the agent or run programs later are read-only.', `(deny file-write*\n  ${guarded.map((p) => `(subpath ${sbString(p)})`).join('\n  ')})`);
+  }
   if (!req.network) {
     lines.push('; No network: IP sockets are refused.', '(deny network-outbound (remote ip))', '(deny network-inbound (local ip))', '(deny network-bind (local ip))');
   }
@@ -314,14 +493,23 @@ export function planSandbox(req: SandboxRequest): SandboxPlan {
   if (!s.available || !s.kind || !s.binary) return direct(`runs without a sandbox: ${s.detail}`);
   const what = `${req.mode === 'workspace-write' ? 'workspace writable' : 'workspace read-only'}, rest of the file system read-only, secrets hidden, network ${req.network ? 'on (approved)' : 'off'}`;
   const binary = s.binary;
+  // What the command's start found guarded; its end is compared against it (settle).
+  let before: WorkspaceWalk | null = null;
+  const settle = (): string | null => (req.mode === 'workspace-write' && before ? settleGuarded(req.roots, before, req.approvedWrites, join(req.dataDir, 'quarantine')) : null);
   if (s.kind === 'bubblewrap') {
+    const setup = (): string[] => {
+      const made = bwrapSetup(req);
+      before = made.walked;
+      return made.args;
+    };
     return {
       kind: 'bubblewrap',
       mode: req.mode,
       network: req.network,
       summary: `runs in the bubblewrap sandbox (${what})`,
-      argv: (shell, command) => ({ file: binary, args: [...bwrapArgs(req), '--', shell, '-c', command] }),
-      wrap: (file, args) => ({ file: binary, args: [...bwrapArgs(req), '--', file, ...args] }),
+      argv: (shell, command) => ({ file: binary, args: [...setup(), '--', shell, '-c', command] }),
+      wrap: (file, args) => ({ file: binary, args: [...setup(), '--', file, ...args] }),
+      settle,
     };
   }
   return {
@@ -329,8 +517,15 @@ export function planSandbox(req: SandboxRequest): SandboxPlan {
     mode: req.mode,
     network: req.network,
     summary: `runs in the macOS sandbox (${what})`,
-    argv: (shell, command) => ({ file: binary, args: ['-p', seatbeltProfile(req), shell, '-c', command] }),
-    wrap: (file, args) => ({ file: binary, args: ['-p', seatbeltProfile(req), file, ...args] }),
+    argv: (shell, command) => {
+      before = walkWorkspace(req.roots);
+      return { file: binary, args: ['-p', seatbeltProfile(req), shell, '-c', command] };
+    },
+    wrap: (file, args) => {
+      before = walkWorkspace(req.roots);
+      return { file: binary, args: ['-p', seatbeltProfile(req), file, ...args] };
+    },
+    settle,
   };
 }
 
@@ -359,7 +554,11 @@ export function sandboxBlockHint(output: string, exitCode: number | null, plan: 
   if (!plan.kind || exitCode === 0) return null;
   const causes: string[] = [];
   if (WRITE_BLOCKED.test(output)) {
-    causes.push(plan.mode === 'read-only' ? "writes are blocked (this conversation's sandbox mode is read-only)" : 'writes outside the workspace are blocked (the rest of the file system is read-only)');
+    causes.push(
+      plan.mode === 'read-only'
+        ? "writes are blocked (this conversation's sandbox mode is read-only)"
+        : 'writes outside the workspace are blocked (the rest of the file system is read-only), and so are writes to git metadata (.git) and to files that steer the agent or run programs later (AGENTS.md, CLAUDE.md, Makefile, CI configs…)',
+    );
   }
   // Inside the sandbox without network only an empty loopback exists, so even a refused local connection is the sandbox.
   if (!plan.network && NETWORK_BLOCKED.test(output)) causes.push('the network is off (no connections, not even to servers on this machine)');

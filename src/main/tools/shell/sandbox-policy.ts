@@ -41,11 +41,15 @@ export function sandboxClassification(base: Classification, ask: SandboxAsk, ctx
 /** The plan for running one command of a tool call. */
 export function commandPlan(
   ask: SandboxAsk,
-  ctx: { sandbox?: SandboxMode | undefined; state: { workspaceRoots: readonly string[] } },
+  ctx: { sandbox?: SandboxMode | undefined; state: { workspaceRoots: readonly string[] }; approvedByPerson?: boolean | undefined; writePaths?: readonly string[] | undefined },
   cwd: string,
   deps: { sandbox: SandboxService; dataDir: string },
 ): SandboxPlan {
+  // The files a person approved this call to change stay writable in the sandbox (every other run-later file is
+  // read-only there, and a new one is removed after the command).
+  const approvedWrites = ctx.approvedByPerson ? [...(ctx.writePaths ?? [])] : [];
   return deps.sandbox.plan({
+    ...(approvedWrites.length ? { approvedWrites } : {}),
     mode: ctx.sandbox ?? DEFAULT_SANDBOX_MODE,
     network: !!ask.network,
     outside: !!ask.outside_sandbox,

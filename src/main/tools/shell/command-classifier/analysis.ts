@@ -115,7 +115,11 @@ export class Analysis implements AnalysisSurface {
       // setting is read like a `.env` (a field extractor such as `jq .token` prints the bare value, which output
       // redaction cannot tell from any other word).
       const names = credentialContent(check.resolved);
-      if (names) this.ask(`the command ${access === 'read' ? 'reads' : 'reaches'} ${check.resolved}, whose content holds credentials (${names})`);
+      if (names) {
+        this.ask(`the command ${access === 'read' ? 'reads' : 'reaches'} ${check.resolved}, whose content holds credentials (${names})`);
+        // Kept with the call: once it runs, the redactor learns the file's values (call-pipeline.ts).
+        this.paths.push(check);
+      }
     }
     if (check.error || (!check.sensitive && !check.holdsSensitive)) return;
     if (check.sensitive?.kind === 'code-runner' && access === 'read') return;

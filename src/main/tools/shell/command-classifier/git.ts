@@ -139,13 +139,17 @@ export function gitVerdict(ctx: ProgramContext, args: readonly string[] | null):
  * later, or writing outside this repository's own config, asks under every policy.
  */
 function gitConfig(ctx: ProgramContext, rest: readonly string[], dir: string | null): Verdict {
-  const scan = scanOptions(rest, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value', 'url'] });
+  // The legacy form parses options only up to the first operand (git's PARSE_OPT_STOP_AT_NON_OPTION): in
+  // `git config core.fsmonitor CMD --get` the `--get` is a value pattern and git writes the key. The subcommand form
+  // (`git config get …`, git 2.46+) takes options anywhere after its subcommand.
+  const subForm = CONFIG_SUBCOMMANDS.includes(rest[0] ?? '');
+  const scan = scanOptions(rest, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value', 'url'], stopAtOperand: !subForm });
   const file = scan.options.find((o) => o.name === 'f' || (o.long && o.name !== '' && 'file'.startsWith(o.name) && o.name.length > 1));
   const scope = scan.options.find((o) => o.long && ['global', 'system', 'worktree', 'local'].includes(o.name));
   const READ_ACTIONS = ['get', 'get-all', 'get-regexp', 'get-urlmatch', 'get-color', 'get-colorbool', 'list', 'l', 'show-origin', 'show-scope', 'name-only', 'null', 'z', 'includes', 'no-includes', 'type', 'bool', 'int', 'bool-or-int', 'path', 'expiry-date', 'default', 'file', 'f', 'blob', 'global', 'system', 'local', 'worktree', 'fixed-value', 'all', 'regexp', 'value', 'url', 'show-names', 'no-show-names', 'no-type'];
   const actions = scan.options.filter((o) => !READ_ACTIONS.includes(o.name));
   const ops = scan.operands;
-  const sub = ['get', 'list', 'set', 'unset', 'rename-section', 'remove-section', 'edit'].includes(ops[0] ?? '') ? ops[0]! : null;
+  const sub = subForm ? ops[0]! : null;
   let reads = false;
   if (actions.length) reads = false;
   else if (sub === 'list') reads = ops.length === 1;
@@ -159,13 +163,18 @@ function gitConfig(ctx: ProgramContext, rest: readonly string[], dir: string | n
     else if (getting.length === 0 && !listing) reads = ops.length === 1;
   }
   if (reads) return readOnly('git', 'git config reads configuration');
-  const key = sub ? ops[1] : ops[0];
+  // A subcommand word after options (`git config --local set core.fsmonitor CMD`) is the legacy form to git 2.39
+  // and a subcommand to a newer git: the key may be either operand.
+  const key = sub ? ops[1] : CONFIG_SUBCOMMANDS.includes(ops[0] ?? '') && ops[1] && DANGEROUS_GIT_KEY.test(ops[1]) ? ops[1] : ops[0];
   if (file?.value) ctx.a.noteSensitivePath(dir ? joinRelative(dir, file.value) : file.value, 'write');
   if (key && DANGEROUS_GIT_KEY.test(key)) ctx.a.ask(`git config writes ${key}, a setting that makes git run a program later`);
   else if (!key || actions.length) ctx.a.ask('git config changes configuration in a way the classifier cannot read (it may name programs git runs)');
   if (scope && scope.name !== 'local' && scope.name !== 'worktree') ctx.a.ask(`git config --${scope.name} changes configuration outside this repository`);
   return highRisk('git', `git config ${key ? `writes ${key}` : 'changes configuration'}; configuration can name programs git runs`);
 }
+
+/** The subcommand form of `git config` (git 2.46+): the first argument names what it does. */
+const CONFIG_SUBCOMMANDS = ['get', 'list', 'set', 'unset', 'rename-section', 'remove-section', 'edit'];
 
 /** Settings that make git run a program (now or later), or load other configuration that could. */
 export const DANGEROUS_GIT_KEY =
