@@ -7,6 +7,7 @@ import type { LanguageModel } from 'ai';
 import { DeskhandError } from '../../shared/errors';
 import type { ModelToolSpec } from './registry';
 import { imageModeOf, placeToolImages } from './prompt-images';
+import { callIdWireOf, wireHistory } from './call-ids';
 
 type V3Model = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<V3Model['doStream']>[0];
@@ -37,7 +38,7 @@ export async function* streamModelStep(args: {
   }
   const cache = cacheBreakpointsOf(model.provider);
   const tools = args.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema }));
-  const prompt = toPrompt(args.system, placeToolImages(args.messages, imageModeOf(model.provider)));
+  const prompt = toPrompt(args.system, placeToolImages(wireHistory(args.messages, callIdWireOf(model.provider)), imageModeOf(model.provider)));
   if (cache) {
     // The prefix a provider can reuse between steps: the tool set (the same every step of a run), the system prompt,
     // and the history up to the newest message (the next step's request repeats it and adds to it).

@@ -17,6 +17,7 @@ import { basePromptSections } from './prompt/index';
 import type { Policy } from '../../shared/tools';
 import { enabledFamiliesOf } from './tool-families';
 import { requestView, textPartsOf } from './compaction';
+import { positionalCallId } from './call-ids';
 
 /** For text whose redaction happens later (in a stream redactor). */
 export const NO_REDACTION = { redact: (text: string) => text };
@@ -107,17 +108,21 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
 
     const step = run.step + 1;
     const assistantParts: unknown[] = [];
-    if (text) assistantParts.push({ type: 'text', text: sanitizeText(text, redactor) });
-    // A tool-call id is the key a result answers: one already used (in this step, this run or the history sent) gets
-    // a fresh id and a tool error instead of running, so results never answer the wrong call.
+    // Whitespace alone is no reply worth keeping (and Anthropic refuses it on every later request).
+    if (text.trim()) assistantParts.push({ type: 'text', text: sanitizeText(text, redactor) });
+    // A call's key is the provider's id while it is new to the conversation; one the provider used before (it numbers
+    // per reply, or restarted) gets a key from where this call stands (call-ids.ts). Within one reply a repeated id
+    // stays an error: the model could not tell which result answers which of its calls.
     const usedIds = usedCallIds(store.toolCallsForRun(run.id), messages);
+    const inThisReply = new Set<string>();
     const rows: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error' | 'paths'>[] = calls.map((c, position) => {
       let callId = c.toolCallId;
       let refused: string | null = null;
-      if (usedIds.has(callId)) {
-        refused = `The tool-call id ${callId.slice(0, 80)} was already used in this conversation, so this ${c.toolName.slice(0, 80)} call was not run. Call it again; each tool call needs an id of its own.`;
-        callId = `${callId.slice(0, 40)}_dup_${randomUUID().slice(0, 8)}`;
+      if (inThisReply.has(c.toolCallId)) {
+        refused = `Two calls in this reply had the tool-call id ${c.toolCallId.slice(0, 80)}, so this second ${c.toolName.slice(0, 80)} call was not run. Call it again; each tool call needs an id of its own.`;
       }
+      inThisReply.add(c.toolCallId);
+      if (usedIds.has(callId)) callId = positionalCallId(c.toolCallId, run.id, step, position);
       usedIds.add(callId);
       const input = !refused && c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? c.input : {};
       assistantParts.push({ type: 'tool-call', toolCallId: callId, toolName: c.toolName, input });
