@@ -64,10 +64,11 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       arm();
       const stream = streamModelStep({
         model: core.model(options.provider),
-        system: withAddendum(systemPrompt(core, conv, lastUserText, options.provider?.provider, () => taintRun(core, run.id, conv.id)), limits.systemAddendum?.(conv.id)),
+        system: withAddendum(systemPromptParts(core, conv, lastUserText, options.provider?.provider, () => taintRun(core, run.id, conv.id)), limits.systemAddendum?.(conv.id)),
         messages,
         tools,
         signal: stepController.signal,
+        cacheKey: promptCacheKey(conv.id),
       });
       for await (const part of stream) {
         arm();
@@ -215,9 +216,14 @@ function usedCallIds(rows: readonly Pick<ToolCallRow, 'call_id'>[], messages: re
   return ids;
 }
 
-/** The base prompt, then what the conversation's agent profile adds (kept after the base rules, never replacing them). */
-function withAddendum(base: string, extra: string | null | undefined): string {
-  return extra ? `${base}\n\n${extra}` : base;
+/** The prompt, then what the conversation's agent profile adds (kept after the base rules, never replacing them). */
+function withAddendum(parts: [string, string], extra: string | null | undefined): [string, string] {
+  return extra ? [parts[0], parts[1] ? `${parts[1]}\n\n${extra}` : extra] : parts;
+}
+
+/** OpenAI's prompt-cache routing key: one per conversation (a hash, so the provider learns no Deskhand id). */
+export function promptCacheKey(conversationId: string): string {
+  return `deskhand-${sha256(conversationId).slice(0, 32)}`;
 }
 
 /**
@@ -225,12 +231,21 @@ function withAddendum(base: string, extra: string | null | undefined): string {
  * query); when compaction dropped it from the view, the store's last user message is used.
  */
 export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, provider?: string, onUntrusted?: () => void): string {
+  return systemPromptParts(core, conv, lastUserText, provider, onUntrusted).filter(Boolean).join('\n\n');
+}
+
+/**
+ * The system prompt in two parts: the stable base (the same every step of a conversation; prompt caching marks it),
+ * then what an edit or a turn can change — project instructions (AGENTS.md / CLAUDE.md) and the blocks families add
+ * per turn (recall, scratchpad, plan, goal). An instructions edit or a new recall block then costs only what follows
+ * the base in the provider's cache, not the base (nor the tools before it).
+ */
+export function systemPromptParts(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, provider?: string, onUntrusted?: () => void): [string, string] {
   const state = new PersistentConversationState(conv.folder, conv.state);
   return [
-    ...basePrompt(core, conv, state, provider),
-    ...instructionsBlock(core, state, onUntrusted),
-    ...contextBlocks(core, conv, state, lastUserText, onUntrusted),
-  ].join('\n\n');
+    basePrompt(core, conv, state, provider).join('\n\n'),
+    [...instructionsBlock(core, state, onUntrusted), ...contextBlocks(core, conv, state, lastUserText, onUntrusted)].join('\n\n'),
+  ];
 }
 
 /** AGENTS.md / CLAUDE.md from the personal file and the workspace root down to the current directory (project-instructions.ts). */
