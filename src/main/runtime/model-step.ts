@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Usage } from '../../shared/events';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { ConversationRow, RunRow, ToolCallRow } from '../services/store/store';
-import { describeProviderError } from '../services/providers/providers';
+import { describeProviderError, type ProviderConfig, type ProviderFailure } from '../services/providers/providers';
 import { canonicalJson, sha256 } from './approval-engine';
 import { sanitizeText } from './call-security';
 import { PersistentConversationState } from './conversation-state';
@@ -16,15 +16,17 @@ import type { ModelToolSpec } from './registry';
 import { basePromptSections } from './prompt/index';
 import type { Policy } from '../../shared/tools';
 import { enabledFamiliesOf } from './tool-families';
-import { requestView, textPartsOf } from './compaction';
+import { compactConversation, requestView, textPartsOf } from './compaction';
 import { positionalCallId } from './call-ids';
 
 /** For text whose redaction happens later (in a stream redactor). */
 export const NO_REDACTION = { redact: (text: string) => text };
 
-export async function runModelStep(core: RuntimeCore, run: RunRow, conv: ConversationRow, tools: ModelToolSpec[], options: RunOptions): Promise<'tools' | 'done' | 'aborted'> {
+export async function runModelStep(core: RuntimeCore, run: RunRow, conv: ConversationRow, tools: ModelToolSpec[], options: RunOptions): Promise<'tools' | 'done' | 'aborted' | { repeating: string }> {
   const { store, redactor, limits } = core;
-  const { messages, lastUserText } = requestView(core.store, conv.id);
+  let { messages, lastUserText } = requestView(core.store, conv.id);
+  // A context-length refusal compacts the conversation once per step, then the step is asked again.
+  let compacted = false;
   for (let attempt = 0; ; attempt++) {
     const stepController = new AbortController();
     const onAbort = () => stepController.abort();
@@ -94,13 +96,31 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       clearTimeout(idle);
       options.signal?.removeEventListener('abort', onAbort);
       if (options.signal?.aborted) return 'aborted';
-      const failure = timedOut
+      const failure: ProviderFailure = timedOut
         ? { error: new DeskhandError('provider_timeout', `The model API sent nothing for ${Math.round(limits.idleTimeoutMs / 1000)} s.`), retryable: true, retryAfterMs: null }
         : describeProviderError(err, options.provider);
+      // Every retry restarts the step: what this attempt streamed is discarded (a `run.retry` says so to whoever
+      // showed it), and no tool call of it was recorded, so nothing is doubled.
+      if (failure.kind === 'context_length' && !compacted) {
+        compacted = true;
+        const result = await compactConversation(core, conv.id, run.id, options, 'refused');
+        if (!result.compacted || options.signal?.aborted) throw failure.error;
+        ({ messages, lastUserText } = requestView(core.store, conv.id));
+        core.emit(options, { type: 'run.retry', runId: run.id, attempt: attempt + 1, delayMs: 0, reason: `${failure.error.message} ${result.message} Asking again.` });
+        continue;
+      }
+      const fallback = failure.kind === 'overloaded' ? fallbackOf(options.provider) : null;
+      if (fallback) {
+        // Overloaded, and the person named a fallback model: the rest of the run uses it, and the run says so.
+        options.provider = fallback;
+        store.updateRun(run.id, { model: fallback.model });
+        core.emit(options, { type: 'run.retry', runId: run.id, attempt: attempt + 1, delayMs: 0, reason: `${failure.error.message} Switching to the fallback model ${fallback.model}.` });
+        continue;
+      }
       if (!failure.retryable || attempt >= limits.maxRetries) throw failure.error;
-      const delay = Math.min(failure.retryAfterMs ?? limits.retryBaseMs * 2 ** attempt, 60_000);
-      core.emit(options, { type: 'run.retry', runId: run.id, attempt: attempt + 1, delayMs: delay, reason: failure.error.message });
-      await sleep(delay, options.signal);
+      const delayMs = retryDelay(failure, attempt, limits);
+      core.emit(options, { type: 'run.retry', runId: run.id, attempt: attempt + 1, delayMs, reason: failure.error.message });
+      await sleep(delayMs, options.signal);
       if (options.signal?.aborted) return 'aborted';
       continue;
     }
@@ -114,8 +134,11 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     // A call's key is the provider's id while it is new to the conversation; one the provider used before (it numbers
     // per reply, or restarted) gets a key from where this call stands (call-ids.ts). Within one reply a repeated id
     // stays an error: the model could not tell which result answers which of its calls.
-    const usedIds = usedCallIds(store.toolCallsForRun(run.id), messages);
+    const earlier = store.toolCallsForRun(run.id);
+    const usedIds = usedCallIds(earlier, messages);
     const inThisReply = new Set<string>();
+    const repeats = new RepeatGuard(earlier, core.registry);
+    let repeating: string | null = null;
     const rows: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error' | 'paths'>[] = calls.map((c, position) => {
       let callId = c.toolCallId;
       let refused: string | null = null;
@@ -127,7 +150,14 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       usedIds.add(callId);
       const input = !refused && c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? c.input : {};
       assistantParts.push({ type: 'tool-call', toolCallId: callId, toolName: c.toolName, input });
-      const args = refused ? JSON.stringify({ __refused: refused }) : c.invalidError !== undefined ? JSON.stringify({ __invalid: c.invalidError, raw: c.input }) : canonicalJson(input);
+      let args = refused ? JSON.stringify({ __refused: refused }) : c.invalidError !== undefined ? JSON.stringify({ __invalid: c.invalidError, raw: c.input }) : canonicalJson(input);
+      // The same call again and again (the model is stuck): from the REPEAT_REFUSE_AT-th in a row it is not run and
+      // the model is told what to do instead; at REPEAT_STOP_AT the run stops (run-loop.ts, once the step is settled).
+      const repeat = refused || c.invalidError !== undefined ? repeats.other() : repeats.next(c.toolName, args);
+      if (repeat) {
+        args = JSON.stringify({ __refused: repeat.message, __repeated: args });
+        if (repeat.stop) repeating ??= repeat.stop;
+      }
       return {
         id: `tc_${randomUUID()}`,
         run_id: run.id,
@@ -157,8 +187,93 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       });
     });
     core.emit(options, { type: 'usage', runId: run.id, step, usage });
+    if (repeating) return { repeating };
     return rows.length ? 'tools' : 'done';
   }
+}
+
+/** The same call (tool and arguments) this many times in a row: that call is not run, and the model is told why. */
+export const REPEAT_REFUSE_AT = 3;
+/** This many in a row: the run stops (the model did not act on the refusals). */
+export const REPEAT_STOP_AT = 5;
+
+/**
+ * Counts identical calls in a row across a run's steps (a call of another tool or with other arguments resets the
+ * count). Tools that declare `repeats: 'expected'` (waiting, polling) are never counted.
+ */
+class RepeatGuard {
+  private last: string | null = null;
+  private streak = 0;
+
+  constructor(
+    earlier: readonly Pick<ToolCallRow, 'tool' | 'args'>[],
+    private readonly registry: RuntimeCore['registry'],
+  ) {
+    for (const row of earlier) this.count(row.tool, identityOf(row.args));
+  }
+
+  /** A call that is not compared (refused or invalid before this guard): it breaks a streak. */
+  other(): null {
+    this.last = null;
+    this.streak = 0;
+    return null;
+  }
+
+  next(tool: string, args: string): { message: string; stop: string | null } | null {
+    const streak = this.count(tool, args);
+    if (streak < REPEAT_REFUSE_AT) return null;
+    const name = tool.slice(0, 80);
+    const nth = ordinal(streak);
+    if (streak >= REPEAT_STOP_AT) {
+      return {
+        message: `Not run, and the run stops here: this is the ${nth} call in a row of ${name} with the same arguments. Tell the person what you were trying to do and what keeps failing.`,
+        stop: `Stopped: the model called ${name} with the same arguments ${streak} times in a row. Send a message to continue (say what to do differently).`,
+      };
+    }
+    return {
+      message: `Not run: this is the ${nth} call in a row of ${name} with the same arguments, and its result would be the one you already have. Use that result, change the arguments, try another way, or tell the person what is blocking you. At ${REPEAT_STOP_AT} identical calls in a row the run stops.`,
+      stop: null,
+    };
+  }
+
+  private count(tool: string, args: string): number {
+    if (this.registry.lookup(tool)?.repeats === 'expected') return this.other() ?? 0;
+    const key = `${tool}\u0000${args}`;
+    this.streak = key === this.last ? this.streak + 1 : 1;
+    this.last = key;
+    return this.streak;
+  }
+}
+
+/** The arguments a stored call was made with (a call the guard refused keeps them under `__repeated`). */
+function identityOf(args: string): string {
+  if (!args.startsWith('{"__')) return args;
+  try {
+    const parsed = JSON.parse(args) as { __repeated?: unknown };
+    return typeof parsed.__repeated === 'string' ? parsed.__repeated : args;
+  } catch {
+    return args;
+  }
+}
+
+const ordinal = (n: number) => `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
+
+/**
+ * How long to wait before asking again: what the provider asked for (`retry-after-ms`, `retry-after`) when it did,
+ * else exponential backoff from `retryBaseMs` with jitter (half the span fixed, half random, so clients that failed
+ * together do not retry together); never longer than `maxRetryDelayMs`.
+ */
+function retryDelay(failure: ProviderFailure, attempt: number, limits: RuntimeCore['limits']): number {
+  const span = limits.retryBaseMs * 2 ** attempt;
+  const delay = failure.retryAfterMs ?? Math.round(span / 2 + (Math.random() * span) / 2);
+  return Math.max(0, Math.min(delay, limits.maxRetryDelayMs));
+}
+
+/** The run's provider with its fallback model, when one is named and not in use already. */
+function fallbackOf(provider: ProviderConfig): ProviderConfig | null {
+  const model = provider.fallbackModel?.trim();
+  if (!model || model === provider.model) return null;
+  return { ...provider, model, fallbackModel: null };
 }
 
 /**
