@@ -220,6 +220,16 @@ describe.each(['anthropic', 'openai'] as const)('a bad day over %s', (wire) => {
     expect(server.pending).toBe(1);
   });
 
+  it('the repeat guard counts steps: one call made four times in one step (in parallel) all run', async () => {
+    const rt = runtime();
+    let r = reply();
+    for (let i = 0; i < 4; i++) r = r.tool('echo', { text: 'same' });
+    server.enqueue(r, reply().text('done'));
+    const { out } = await send(rt, 'parallel');
+    expect(out.status, out.error).toBe('finished');
+    expect(runs).toEqual(['same', 'same', 'same', 'same']);
+  });
+
   it('the repeat guard: other arguments reset the count, and a tool that declares repeats expected is never refused', async () => {
     const rt = runtime();
     server.enqueue(

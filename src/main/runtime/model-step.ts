@@ -153,7 +153,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       let args = refused ? JSON.stringify({ __refused: refused }) : c.invalidError !== undefined ? JSON.stringify({ __invalid: c.invalidError, raw: c.input }) : canonicalJson(input);
       // The same call again and again (the model is stuck): from the REPEAT_REFUSE_AT-th in a row it is not run and
       // the model is told what to do instead; at REPEAT_STOP_AT the run stops (run-loop.ts, once the step is settled).
-      const repeat = refused || c.invalidError !== undefined ? repeats.other() : repeats.next(c.toolName, args);
+      const repeat = refused || c.invalidError !== undefined ? null : repeats.next(step, c.toolName, args);
       if (repeat) {
         args = JSON.stringify({ __refused: repeat.message, __repeated: args });
         if (repeat.stop) repeating ??= repeat.stop;
@@ -198,29 +198,25 @@ export const REPEAT_REFUSE_AT = 3;
 export const REPEAT_STOP_AT = 5;
 
 /**
- * Counts identical calls in a row across a run's steps (a call of another tool or with other arguments resets the
- * count). Tools that declare `repeats: 'expected'` (waiting, polling) are never counted.
+ * Counts, for each call (tool and arguments), how many steps in a row up to this one made it: a step that does not
+ * make it resets its count; the same call twice in one step (in parallel) counts once. Tools that declare
+ * `repeats: 'expected'` (waiting, polling) are never counted.
  */
 class RepeatGuard {
-  private last: string | null = null;
-  private streak = 0;
+  /** The calls of the step before the current one, with their counts. */
+  private previous = new Map<string, number>();
+  private current = new Map<string, number>();
+  private step = -1;
 
   constructor(
-    earlier: readonly Pick<ToolCallRow, 'tool' | 'args'>[],
+    earlier: readonly Pick<ToolCallRow, 'step' | 'tool' | 'args'>[],
     private readonly registry: RuntimeCore['registry'],
   ) {
-    for (const row of earlier) this.count(row.tool, identityOf(row.args));
+    for (const row of earlier) this.count(row.step, row.tool, identityOf(row.args));
   }
 
-  /** A call that is not compared (refused or invalid before this guard): it breaks a streak. */
-  other(): null {
-    this.last = null;
-    this.streak = 0;
-    return null;
-  }
-
-  next(tool: string, args: string): { message: string; stop: string | null } | null {
-    const streak = this.count(tool, args);
+  next(step: number, tool: string, args: string): { message: string; stop: string | null } | null {
+    const streak = this.count(step, tool, args);
     if (streak < REPEAT_REFUSE_AT) return null;
     const name = tool.slice(0, 80);
     const nth = ordinal(streak);
@@ -236,12 +232,17 @@ class RepeatGuard {
     };
   }
 
-  private count(tool: string, args: string): number {
-    if (this.registry.lookup(tool)?.repeats === 'expected') return this.other() ?? 0;
+  private count(step: number, tool: string, args: string): number {
+    if (step !== this.step) {
+      this.previous = step === this.step + 1 ? this.current : new Map();
+      this.current = new Map();
+      this.step = step;
+    }
+    if (this.registry.lookup(tool)?.repeats === 'expected') return 0;
     const key = `${tool}\u0000${args}`;
-    this.streak = key === this.last ? this.streak + 1 : 1;
-    this.last = key;
-    return this.streak;
+    let streak = this.current.get(key);
+    if (streak === undefined) this.current.set(key, (streak = (this.previous.get(key) ?? 0) + 1));
+    return streak;
   }
 }
 
