@@ -332,9 +332,12 @@ function usedCallIds(rows: readonly Pick<ToolCallRow, 'call_id'>[], messages: re
   return ids;
 }
 
-/** The prompt, then what the conversation's agent profile adds (kept after the base rules, never replacing them). */
+/**
+ * What the conversation's agent profile adds, kept after the base rules (never replacing them) in the stable part:
+ * a profile's instructions change no more often than the base prompt does.
+ */
 function withAddendum(parts: [string, string], extra: string | null | undefined): [string, string] {
-  return extra ? [parts[0], parts[1] ? `${parts[1]}\n\n${extra}` : extra] : parts;
+  return extra ? [`${parts[0]}\n\n${extra}`, parts[1]] : parts;
 }
 
 /** OpenAI's prompt-cache routing key: one per conversation (a hash, so the provider learns no Deskhand id). */
@@ -346,8 +349,8 @@ export function promptCacheKey(conversationId: string): string {
  * The system prompt of a request. `lastUserText` is the last user message the request carries verbatim (recall's
  * query); when compaction dropped it from the view, the store's last user message is used.
  */
-export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, provider?: string, onUntrusted?: () => void): string {
-  return systemPromptParts(core, conv, lastUserText, provider, onUntrusted).filter(Boolean).join('\n\n');
+export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, provider?: string, onUntrusted?: () => void, addendum?: string | null): string {
+  return withAddendum(systemPromptParts(core, conv, lastUserText, provider, onUntrusted), addendum).filter(Boolean).join('\n\n');
 }
 
 /**

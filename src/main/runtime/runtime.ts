@@ -239,7 +239,7 @@ export class Runtime {
     const conv = typeof conversation === 'string' ? this.store.getConversation(conversation) : conversation;
     if (!conv) throw new DeskhandError('not_found', `No conversation ${String(conversation)}.`);
     const extra = typeof conversation === 'string' ? this.core.limits.systemAddendum?.(conv.id) : null;
-    return [systemPrompt(this.core, conv, undefined, provider), extra].filter(Boolean).join('\n\n');
+    return systemPrompt(this.core, conv, undefined, provider, undefined, extra);
   }
 
   /** The project instruction files (AGENTS.md, CLAUDE.md) a conversation's prompt carries, as context_info reports them. */
