@@ -35,6 +35,8 @@ const baseURLSchema = z
 export const providerSettingsSchema = z.strictObject({
   model: z.string().trim().min(1).max(200),
   baseURL: baseURLSchema.nullable(),
+  /** The model a run switches to when the provider answers overloaded (429, 503, 529); absent or null: none. */
+  fallbackModel: z.string().trim().min(1).max(200).nullable().optional(),
 });
 
 /** web_search's backend: SearXNG (self-hosted JSON API, no key), Brave Search API or Tavily; keys are vault secrets. */

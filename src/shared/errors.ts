@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'provider_unavailable'
   | 'provider_stream'
   | 'provider_timeout'
+  | 'provider_context_length'
   | 'aborted'
   | 'conflict'
   /** The host cannot do this at all (a native dialog in web mode). */

@@ -255,6 +255,26 @@ describe('settings and keys', () => {
     ).rejects.toThrow(/needs a base URL/);
   });
 
+  it('a fallback model saved in Settings → Providers takes over when the provider is overloaded; the run names it', async () => {
+    h.close();
+    h = openHarness({ dataDir, override: null, env: { OPENAI_API_KEY: 'sk-env' } });
+    const view = await h.service.getSettings({});
+    await h.service.saveSettings({ ...view.settings, activeProvider: 'openai', providers: { ...view.settings.providers, openai: { model: 'gpt-main', baseURL: server.baseURL, fallbackModel: 'gpt-small' } } });
+    expect(JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')).providers.openai).toEqual({ model: 'gpt-main', baseURL: server.baseURL, fallbackModel: 'gpt-small' });
+    const c = await h.service.createConversation({ folder: work, policy: 'read-only' });
+    server.enqueue(reply().status(529, { retryAfterSeconds: 0 }), reply().text('from the fallback'));
+    const { runId } = await h.service.sendMessage({ conversationId: c.id, text: 'hi' });
+    expect(await h.waitFor(finished(runId))).toMatchObject({ status: 'finished' });
+    expect(server.requests.map((r) => (r.body as { model: string }).model)).toEqual(['gpt-main', 'gpt-small']);
+    expect(h.store.getRun(runId)!.model).toBe('gpt-small');
+    // Cleared (an empty field saves null): overload is retried on the main model.
+    await h.service.saveSettings({ ...view.settings, activeProvider: 'openai', providers: { ...view.settings.providers, openai: { model: 'gpt-main', baseURL: server.baseURL, fallbackModel: null } } });
+    server.enqueue(reply().status(529, { retryAfterSeconds: 0 }), reply().text('main again'));
+    const second = await h.service.sendMessage({ conversationId: c.id, text: 'again' });
+    await h.waitFor(finished(second.runId));
+    expect(server.requests.slice(2).map((r) => (r.body as { model: string }).model)).toEqual(['gpt-main', 'gpt-main']);
+  });
+
   it('falls back to defaults when settings.json is damaged', async () => {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, 'settings.json'), '{ not json');

@@ -124,8 +124,8 @@ describe('the system prompt view', () => {
     expect(mine.prompt).toBe(h.runtime.promptFor(c.id, 'openai-compatible'));
     // What the model receives is that prompt.
     const sent = await turn(c.id);
-    const system = sent.protocol === 'openai' ? sent.body.messages.find((m) => m.role === 'system')?.content : null;
-    expect(typeof system === 'string' ? system : JSON.stringify(system)).toContain('Always run the linter');
+    const system = sent.protocol === 'openai' ? sent.body.messages.filter((m) => m.role === 'system').map((m) => m.content) : null;
+    expect(JSON.stringify(system)).toContain('Always run the linter');
     expect((await h.service.getConversationTools({ conversationId: c.id })).instructions.files.map((f) => f.path)).toEqual([join(work, 'AGENTS.md')]);
   });
 });

@@ -4,11 +4,13 @@ import type { RecordedRequest } from '../support/model-server';
 
 export const providerFor = (baseURL: string): ProviderConfig => ({ provider: 'openai', model: 'gpt-test', baseURL, apiKey: 'sk-test' });
 
-/** The system prompt the model received in a request. */
+/** The system prompt the model received in a request (its system messages: the stable prompt, then instructions and context). */
 export function systemOf(req: RecordedRequest): string {
   if (req.protocol !== 'openai') return '';
-  const sys = req.body.messages.find((m) => m.role === 'system');
-  return typeof sys?.content === 'string' ? sys.content : JSON.stringify(sys?.content ?? '');
+  return req.body.messages
+    .filter((m) => m.role === 'system')
+    .map((sys) => (typeof sys.content === 'string' ? sys.content : JSON.stringify(sys.content ?? '')))
+    .join('\n\n');
 }
 
 /** The tool names offered in a request. */

@@ -133,6 +133,24 @@ const anthropicInvalid: Case[] = [
   { name: 'text before the tool results', edit: (b) => blocks(b, 2).unshift({ type: 'text', text: 'results:' }), says: /messages\.2\.content\.1: `tool_result` blocks must come first/ },
   { name: 'a tool result in the first message', edit: (b) => blocks(b, 0).unshift({ type: 'tool_result', tool_use_id: 'toolu_0', content: 'x' }), says: /unexpected `tool_use_id`.*toolu_0/ },
   { name: 'an empty text block', edit: (b) => (blocks(b, 1)[0]!.text = ''), says: /text content blocks must be non-empty/ },
+  ...[' ', '\n', '\n\n  \t', '\u00a0'].map((text) => ({ name: `an assistant text block of whitespace only (${JSON.stringify(text)})`, edit: (b: Body) => (blocks(b, 1)[0]!.text = text), says: /text content blocks must contain non-whitespace text/ })),
+  { name: 'a user text block of whitespace only', edit: (b) => (blocks(b, 0)[0]!.text = '  '), says: /messages: text content blocks must contain non-whitespace text/ },
+  ...['functions.read_file:0', 'call 1', 'call/1', 'tool:1', 'tōol_1', 'a.b'].map((id) => ({
+    name: `a tool_use id outside ^[a-zA-Z0-9_-]+$ (${id})`,
+    edit: (b: Body) => {
+      blocks(b, 1)[1]!.id = id;
+      blocks(b, 2)[0]!.tool_use_id = id;
+    },
+    says: /messages\.1\.content\.1\.tool_use\.id: String should match pattern '\^\[a-zA-Z0-9_-\]\+\$'/,
+  })),
+  { name: 'two tool_use blocks with one id in a message', edit: (b) => {
+      blocks(b, 1)[2]!.id = 'toolu_1';
+      blocks(b, 2)[1]!.tool_use_id = 'toolu_1';
+    }, says: /messages\.1\.content\.2: `tool_use` ids must be unique/ },
+  { name: 'a tool_use id used again in a later message', edit: (b) => msgs(b).push(
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'again' }] },
+    ), says: /messages\.3\.content\.0: `tool_use` ids must be unique/ },
   { name: 'an empty text block in the system prompt', edit: (b) => ((b.system as Body[])[0]!.text = ''), says: /system: text content blocks must be non-empty/ },
   { name: 'an empty text block in a tool result', edit: (b) => ((blocks(b, 2)[1]!.content as Body[])[0]!.text = ''), says: /text content blocks must be non-empty/ },
   { name: 'an empty content list', edit: (b) => (msgs(b)[0]!.content = []), says: /messages\.0: all messages must have non-empty content/ },

@@ -37,7 +37,8 @@ describe('incremental history', () => {
     writeFileSync(join(h.work, 'a.txt'), 'hello\n');
     const conv = h.runtime.createConversation({ folder: h.work, policy: 'read-only' });
     const STEPS = 25;
-    h.server.enqueue(...Array.from({ length: STEPS }, () => reply().tool('stat', { path: 'a.txt' })), reply().text('done'));
+    // Two spellings of the path in turn: the same call step after step would meet the repeat guard (model-step.ts).
+    h.server.enqueue(...Array.from({ length: STEPS }, (_, i) => reply().tool('stat', { path: i % 2 ? 'a.txt' : './a.txt' })), reply().text('done'));
     const listAll = vi.spyOn(h.store, 'listMessages');
     const after = vi.spyOn(h.store, 'messagesAfter');
     const rowsBefore = historyReads.rows;

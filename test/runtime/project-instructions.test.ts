@@ -33,11 +33,13 @@ afterEach(async () => {
 });
 
 type Msg = { role: string; content: unknown };
-/** The system message of the model's i-th request. */
+/** The system messages of the model's i-th request (the stable prompt, then instructions and context), joined. */
 const systemOf = (i: number): string => {
   const messages = (model.requests[i]?.body as { messages?: Msg[] }).messages ?? [];
-  const sys = messages.find((m) => m.role === 'system');
-  return typeof sys?.content === 'string' ? sys.content : JSON.stringify(sys?.content ?? '');
+  return messages
+    .filter((m) => m.role === 'system')
+    .map((sys) => (typeof sys.content === 'string' ? sys.content : JSON.stringify(sys.content ?? '')))
+    .join('\n\n');
 };
 const allSent = () => model.requests.map((r) => JSON.stringify(r.body)).join('\n');
 

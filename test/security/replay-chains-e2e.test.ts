@@ -80,7 +80,7 @@ describe('item 14: new spellings, through deskhand run', () => {
 });
 
 describe('item 15: hostile call shapes, through deskhand run', () => {
-  it('a tool-call id reused from an earlier step gets a tool error the model reads; the first result stays; exit 0', async () => {
+  it('a tool-call id reused from an earlier step (a provider numbering per reply) just runs; both results reach the model; exit 0', async () => {
     writeFileSync(join(world.work, 'a.txt'), 'alpha\n');
     writeFileSync(join(world.work, 'b.txt'), 'bravo\n');
     world.server.enqueue(reply().tool('read_file', { path: 'a.txt' }, { id: 'call_again' }), reply().tool('read_file', { path: 'b.txt' }, { id: 'call_again' }), reply().text('ok'));
@@ -88,9 +88,10 @@ describe('item 15: hostile call shapes, through deskhand run', () => {
     expect(r.code, r.stderr).toBe(0);
     const last = JSON.stringify(world.server.requests.at(-1)!.body);
     expect(last).toContain('alpha');
-    expect(last).toMatch(/tool-call id call_again was already used/);
-    expect(last).not.toContain('bravo');
+    expect(last).toContain('bravo');
+    expect(last).not.toMatch(/already used/);
     expect(toolResults(r).some((o) => o.includes('alpha'))).toBe(true);
+    expect(toolResults(r).some((o) => o.includes('bravo'))).toBe(true);
   }, CLI_MS);
 
   it.each([

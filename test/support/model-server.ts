@@ -21,6 +21,15 @@ export const scriptedReplySchema = z.strictObject({
   /** Answer with this HTTP error status and the protocol's error JSON instead of a completion. */
   status: z.number().int().min(400).max(599).optional(),
   retryAfterSeconds: z.number().nonnegative().optional(),
+  /** Sent as `retry-after-ms` (OpenAI's and Anthropic's SDKs read it before `retry-after`). */
+  retryAfterMs: z.number().nonnegative().optional(),
+  /**
+   * Refuse the request as too long for the model's context, with the body each provider sends: Anthropic's 400
+   * "prompt is too long: N tokens > 200000 maximum", OpenAI's 400 `context_length_exceeded`.
+   */
+  contextLength: z.boolean().optional(),
+  /** Send only the first N frames of the streamed reply (after the headers), then destroy the socket: a cut mid-reply. */
+  cutAfterFrames: z.number().int().nonnegative().optional(),
   /** Overrides the error message of `status`. */
   message: z.string().optional(),
   /** Send the partial response, then destroy the socket before the finish events. */
@@ -67,8 +76,16 @@ export class ReplyBuilder {
     return this.with({ tools: [...(this.spec.tools ?? []), { name, argsRaw, ...opts }] });
   }
 
-  status(status: number, opts: { retryAfterSeconds?: number; message?: string } = {}): ReplyBuilder {
+  status(status: number, opts: { retryAfterSeconds?: number; retryAfterMs?: number; message?: string } = {}): ReplyBuilder {
     return this.with({ status, ...opts });
+  }
+
+  contextLengthError(): ReplyBuilder {
+    return this.with({ contextLength: true });
+  }
+
+  cutAfter(frames: number): ReplyBuilder {
+    return this.with({ cutAfterFrames: frames });
   }
 
   streamError(): ReplyBuilder {
@@ -275,7 +292,7 @@ function sendError(
   res: ServerResponse,
   protocol: Protocol,
   status: number,
-  opts: { message?: string | undefined; retryAfterSeconds?: number | undefined; param?: string | null; code?: string | null },
+  opts: { message?: string | undefined; retryAfterSeconds?: number | undefined; retryAfterMs?: number | undefined; param?: string | null; code?: string | null },
 ): void {
   const shape = errorShape(status);
   const message = opts.message ?? shape[protocol].message;
@@ -286,6 +303,7 @@ function sendError(
   res.writeHead(status, {
     'content-type': 'application/json',
     ...(opts.retryAfterSeconds !== undefined ? { 'retry-after': String(opts.retryAfterSeconds) } : {}),
+    ...(opts.retryAfterMs !== undefined ? { 'retry-after-ms': String(opts.retryAfterMs) } : {}),
   });
   res.end(JSON.stringify(body));
 }
@@ -522,7 +540,8 @@ async function send(
   hold?: () => Promise<void>,
 ): Promise<void> {
   res.writeHead(200, { 'content-type': payload.contentType, 'cache-control': 'no-cache' });
-  const body = spec.streamError ? payload.frames : [...payload.frames, ...payload.tail];
+  const cut = spec.cutAfterFrames !== undefined;
+  const body = cut ? payload.frames.slice(0, spec.cutAfterFrames) : spec.streamError ? payload.frames : [...payload.frames, ...payload.tail];
   const delayMs = spec.delayMs ?? 0;
   if (delayMs > 0 || hold) res.flushHeaders();
   // Without delay, one write: keeps benchmarks at zero latency and low syscall count. A hold splits the body after the
@@ -535,7 +554,7 @@ async function send(
     if (res.destroyed) return; // client aborted or server closed meanwhile
     if (i < writes.length - 1) res.write(chunk);
     // Destroy only once the partial data reached the socket, so the client sees it before the break.
-    else if (spec.streamError) res.write(chunk, () => res.destroy());
+    else if (spec.streamError || cut) res.write(chunk, () => res.destroy());
     else res.end(chunk);
     onWrite?.(chunk, performance.timeOrigin + performance.now());
   }
@@ -640,6 +659,18 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const next = queue.shift() ?? (fallback ? toSpec(fallback(request)) : undefined);
     if (!next) {
       sendError(res, protocol, 500, { message: 'model server: no scripted reply left' });
+      return;
+    }
+    if (next.contextLength) {
+      const tokens = Math.ceil(raw.length / 4) + 200_000;
+      if (protocol === 'anthropic') sendError(res, protocol, 400, { message: `prompt is too long: ${tokens} tokens > 200000 maximum` });
+      else {
+        sendError(res, protocol, 400, {
+          message: `This model's maximum context length is 128000 tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+          param: 'messages',
+          code: 'context_length_exceeded',
+        });
+      }
       return;
     }
     if (next.status !== undefined) {

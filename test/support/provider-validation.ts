@@ -16,7 +16,9 @@
  * - [A-VISION] Anthropic, "Vision": base64 image sources with `media_type` image/jpeg, image/png, image/gif or
  *             image/webp; at most 5 MB per image through the API.
  * - [A-ERR]   Anthropic's documented error messages for empty content ("text content blocks must be non-empty";
- *             "all messages must have non-empty content except for the optional final assistant message").
+ *             "all messages must have non-empty content except for the optional final assistant message"), for text
+ *             of whitespace only ("text content blocks must contain non-whitespace text"), and for `tool_use` ids:
+ *             the Messages schema's `id` pattern `^[a-zA-Z0-9_-]+$` and "`tool_use` ids must be unique".
  * - [O-API]   OpenAI, "Chat Completions" API reference (POST /v1/chat/completions): `messages` (roles system,
  *             developer, user, assistant, tool), the assistant `content` "Required unless tool_calls or function_call
  *             is specified", the tool message's `tool_call_id`, tool/system/developer content parts being text,
@@ -152,6 +154,7 @@ function checkAnthropic(body: unknown): void {
   }
 
   const messages = body.messages as unknown[];
+  const toolUseIds = new Set<string>();
   messages.forEach((m, i) => {
     if (!isObj(m)) refuse(`messages.${i}: Input should be an object`);
     // [A-API] roles are "user" and "assistant"; a system prompt goes in the top-level `system` parameter.
@@ -169,7 +172,7 @@ function checkAnthropic(body: unknown): void {
     m.content.forEach((block: unknown, j) => {
       if (!isObj(block)) refuse(`messages.${i}.content.${j}: Input should be an object`);
       mark(block);
-      checkAnthropicBlock(block, `messages.${i}.content.${j}`, m.role as string, mark);
+      checkAnthropicBlock(block, `messages.${i}.content.${j}`, m.role as string, mark, toolUseIds);
     });
   });
 
@@ -181,12 +184,13 @@ function checkAnthropic(body: unknown): void {
   checkAnthropicToolPairing(messages as Obj[]);
 }
 
-function checkAnthropicBlock(block: Obj, where: string, role: string, mark: (b: Obj) => void): void {
+function checkAnthropicBlock(block: Obj, where: string, role: string, mark: (b: Obj) => void, toolUseIds: Set<string>): void {
   switch (block.type) {
     case 'text':
       // [A-ERR]
       if (typeof block.text !== 'string') refuse(`${where}.text: Field required`);
       if (block.text === '') refuse('messages: text content blocks must be non-empty');
+      if (block.text.trim() === '') refuse('messages: text content blocks must contain non-whitespace text');
       return;
     case 'image':
       checkAnthropicImage(block, where);
@@ -194,6 +198,10 @@ function checkAnthropicBlock(block: Obj, where: string, role: string, mark: (b: 
     case 'tool_use':
       if (role !== 'assistant') refuse(`${where}: tool_use blocks can only be in assistant messages`);
       if (typeof block.id !== 'string' || block.id === '') refuse(`${where}.id: Field required`);
+      // [A-ERR] the id pattern, and one id per tool_use in the whole request.
+      if (!/^[a-zA-Z0-9_-]+$/.test(block.id)) refuse(`${where}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
+      if (toolUseIds.has(block.id)) refuse(`${where}: \`tool_use\` ids must be unique`);
+      toolUseIds.add(block.id);
       if (typeof block.name !== 'string' || !TOOL_NAME.test(block.name)) refuse(`${where}.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
       if (!isObj(block.input)) refuse(`${where}.input: Input should be a valid dictionary`);
       return;

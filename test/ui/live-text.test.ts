@@ -43,3 +43,21 @@ describe('live text after a load from the store', () => {
     expect(texts()).toEqual(['The build passed.', 'Hello']);
   });
 });
+
+describe('live text of a retried step (issue 48: a stream cut mid-reply)', () => {
+  it('drops what the failed attempt streamed, shows a notice line, then the retried reply once', () => {
+    useMessages.setState({ storedSteps: null });
+    useMessages.getState().apply([text('Hello, wor', 2)]);
+    useMessages.getState().apply([{ type: 'run.retry', runId: 'run_a', attempt: 1, delayMs: 1500, reason: 'The connection to the model API broke mid-stream: terminated.' }]);
+    useMessages.getState().apply([text('Hello, ', 2), text('world.', 2)]);
+    expect(texts()).toEqual(['The build passed.', 'Hello, world.']);
+    const notices = useMessages.getState().items.filter((i) => i.kind === 'error');
+    expect(notices).toEqual([expect.objectContaining({ severity: 'notice', runId: 'run_a', text: 'The connection to the model API broke mid-stream: terminated. Retrying in 1.5 s (attempt 1).' })]);
+  });
+
+  it('a retry before any text (an overloaded provider) adds only the notice; earlier steps stay', () => {
+    useMessages.getState().apply([{ type: 'run.retry', runId: 'run_a', attempt: 1, delayMs: 0, reason: 'The model API is overloaded (529): Overloaded. Switching to the fallback model small.' }]);
+    expect(texts()).toEqual(['The build passed.']);
+    expect(useMessages.getState().items.at(-1)).toMatchObject({ kind: 'error', severity: 'notice', text: expect.stringMatching(/fallback model small\. Retrying \(attempt 1\)\.$/) });
+  });
+});

@@ -138,7 +138,8 @@ export async function compactConversation(
   conversationId: string,
   runId: string | null,
   options: Pick<RunOptions, 'provider' | 'signal'>,
-  reason: 'auto' | 'tool',
+  /** `auto`: at the threshold; `tool`: summarize_context; `refused`: the provider refused the request as too long. */
+  reason: 'auto' | 'tool' | 'refused',
   focus?: string,
 ): Promise<CompactionResult> {
   const { store, limits } = core;
@@ -146,7 +147,8 @@ export async function compactConversation(
   const previous = ctx.latest(conversationId);
   const messages = viewed(store, conversationId, previous?.upto_message_id ?? 0);
   const before = contextFigures(core, conversationId).contextTokens;
-  // At the threshold the tail may take a share of it; asked for (summarize_context), a share of what is there now.
+  // At the threshold the tail may take a share of it; asked for (summarize_context) or refused as too long by the
+  // provider (whose real window is smaller than the configured one), a share of what is there now.
   const keepTokens = reason === 'auto' ? Math.max(500, Math.floor(limits.contextWindow * limits.compactAt * KEEP_SHARE)) : Math.max(200, Math.floor(before * KEEP_SHARE));
   // The verbatim tail: the last messages within the budget (at least the last), never starting with tool results.
   let cut = messages.length - 1;

@@ -66,6 +66,8 @@ export interface RuntimeLimits {
   idleTimeoutMs: number;
   maxRetries: number;
   retryBaseMs: number;
+  /** The longest one wait before a retry may be, a provider's `retry-after` included. */
+  maxRetryDelayMs: number;
   maxSteps: number;
   contextWindow: number;
   /** Text appended to a conversation's system prompt (an agent profile's instructions). */

@@ -9,6 +9,7 @@ import type { ModelToolSpec } from './registry';
 import { imageModeOf, placeToolImages } from './prompt-images';
 import type { Redactor } from './redaction';
 import { redactRequest } from './wire-redaction';
+import { callIdWireOf, wireHistory } from './call-ids';
 
 type V3Model = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<V3Model['doStream']>[0];
@@ -28,7 +29,12 @@ export type StepPart =
 
 export async function* streamModelStep(args: {
   model: LanguageModel;
-  system: string;
+  /**
+   * The system prompt; given as parts, the first is the stable one (the same every step and turn: it carries the
+   * cache mark) and the rest follow it as system messages of their own (project instructions and per-turn context, so
+   * an AGENTS.md edit or a new recall block leaves the stable part's cache entry whole).
+   */
+  system: string | readonly string[];
   messages: StoredMessage[];
   tools: ModelToolSpec[];
   signal: AbortSignal;
@@ -37,6 +43,8 @@ export async function* streamModelStep(args: {
    * just before it is sent (wire-redaction.ts). Required: no request leaves unredacted.
    */
   redactor: Redactor;
+  /** Names the conversation to providers that route requests to their prompt cache by a key (OpenAI's `prompt_cache_key`). */
+  cacheKey?: string;
 }): AsyncGenerator<StepPart> {
   const model = args.model;
   if (typeof model === 'string' || model.specificationVersion !== 'v3') {
@@ -45,7 +53,7 @@ export async function* streamModelStep(args: {
   const cache = cacheBreakpointsOf(model.provider);
   // The one redactor at the wire, before the cache marks (which are provider options, not text).
   const wire = redactRequest(args.redactor, {
-    prompt: toPrompt(args.system, placeToolImages(args.messages, imageModeOf(model.provider))),
+    prompt: toPrompt(args.system, placeToolImages(wireHistory(args.messages, callIdWireOf(model.provider)), imageModeOf(model.provider))),
     tools: args.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema })),
   });
   const tools = wire.tools as { type: 'function'; name: string; description: string; inputSchema: ModelToolSpec['inputSchema'] }[];
@@ -58,11 +66,13 @@ export async function* streamModelStep(args: {
     prompt[0] = { ...prompt[0]!, providerOptions: cache } as never;
     if (prompt.length > 1) prompt[prompt.length - 1] = { ...prompt[prompt.length - 1]!, providerOptions: cache } as never;
   }
+  const providerOptions = args.cacheKey ? cacheKeyOptionsOf(model.provider, args.cacheKey) : undefined;
   const { stream } = await model.doStream({
     prompt,
     tools,
     toolChoice: { type: 'auto' },
     abortSignal: args.signal,
+    ...(providerOptions ? { providerOptions } : {}),
   });
   for await (const part of stream as unknown as AsyncIterable<StreamPart>) {
     switch (part.type) {
@@ -98,9 +108,19 @@ function cacheBreakpointsOf(providerId: string): { anthropic: { cacheControl: { 
   return providerId.startsWith('anthropic') ? { anthropic: { cacheControl: { type: 'ephemeral' } } } : null;
 }
 
+/**
+ * OpenAI routes a request to a cache server by its prefix and `prompt_cache_key`: one key per conversation keeps a
+ * conversation's requests together (Codex sends its session id). Only OpenAI's own wire takes it (`@ai-sdk/openai`'s
+ * `promptCacheKey`, chat and Responses); OpenAI-compatible servers and Anthropic get nothing.
+ */
+function cacheKeyOptionsOf(providerId: string, key: string): { openai: { promptCacheKey: string } } | null {
+  return providerId === 'openai.chat' || providerId === 'openai.responses' ? { openai: { promptCacheKey: key } } : null;
+}
+
 /** Stored ModelMessages → the provider prompt (user text becomes a text part; the rest maps one to one). */
-function toPrompt(system: string, messages: StoredMessage[]): Prompt {
-  const prompt: Prompt = [{ role: 'system', content: system }];
+function toPrompt(system: string | readonly string[], messages: StoredMessage[]): Prompt {
+  const parts = typeof system === 'string' ? [system] : system.filter((s, i) => i === 0 || s !== '');
+  const prompt: Prompt = parts.map((content) => ({ role: 'system' as const, content }));
   for (const m of messages) {
     if (m.role === 'user') {
       prompt.push({ role: 'user', content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as never) });

@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import type { Usage } from '../../shared/events';
 import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { ConversationRow, RunRow, ToolCallRow } from '../services/store/store';
-import { describeProviderError } from '../services/providers/providers';
+import { describeProviderError, type ProviderConfig, type ProviderFailure } from '../services/providers/providers';
 import { canonicalJson, sha256 } from './approval-engine';
 import { sanitizeText } from './call-security';
 import { PersistentConversationState } from './conversation-state';
@@ -18,14 +18,17 @@ import type { ModelToolSpec } from './registry';
 import { basePromptSections } from './prompt/index';
 import type { Policy } from '../../shared/tools';
 import { enabledFamiliesOf } from './tool-families';
-import { requestView, textPartsOf } from './compaction';
+import { compactConversation, requestView, textPartsOf } from './compaction';
+import { positionalCallId } from './call-ids';
 
 /** For text whose redaction happens later (in a stream redactor). */
 export const NO_REDACTION = { redact: (text: string) => text };
 
-export async function runModelStep(core: RuntimeCore, run: RunRow, conv: ConversationRow, tools: ModelToolSpec[], options: RunOptions): Promise<'tools' | 'done' | 'aborted'> {
+export async function runModelStep(core: RuntimeCore, run: RunRow, conv: ConversationRow, tools: ModelToolSpec[], options: RunOptions): Promise<'tools' | 'done' | 'aborted' | { repeating: string }> {
   const { store, redactor, limits } = core;
-  const { messages, lastUserText } = requestView(core.store, conv.id);
+  let { messages, lastUserText } = requestView(core.store, conv.id);
+  // A context-length refusal compacts the conversation once per step, then the step is asked again.
+  let compacted = false;
   for (let attempt = 0; ; attempt++) {
     const stepController = new AbortController();
     const onAbort = () => stepController.abort();
@@ -67,11 +70,12 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       if (tools.some((t) => t.untrustedDefinition?.())) taintRun(core, run.id, conv.id);
       const stream = streamModelStep({
         model: core.model(options.provider),
-        system: withAddendum(systemPrompt(core, conv, lastUserText, options.provider?.provider, () => taintRun(core, run.id, conv.id)), profileAddendum(core, conv.id)),
+        system: withAddendum(systemPromptParts(core, conv, lastUserText, options.provider?.provider, () => taintRun(core, run.id, conv.id)), profileAddendum(core, conv.id)),
         messages,
         tools,
         signal: stepController.signal,
         redactor,
+        cacheKey: promptCacheKey(conv.id),
       });
       for await (const part of stream) {
         arm();
@@ -97,13 +101,31 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       clearTimeout(idle);
       options.signal?.removeEventListener('abort', onAbort);
       if (options.signal?.aborted) return 'aborted';
-      const failure = timedOut
+      const failure: ProviderFailure = timedOut
         ? { error: new DeskhandError('provider_timeout', `The model API sent nothing for ${Math.round(limits.idleTimeoutMs / 1000)} s.`), retryable: true, retryAfterMs: null }
         : describeProviderError(err, options.provider);
+      // Every retry restarts the step: what this attempt streamed is discarded (a `run.retry` says so to whoever
+      // showed it), and no tool call of it was recorded, so nothing is doubled.
+      if (failure.kind === 'context_length' && !compacted) {
+        compacted = true;
+        const result = await compactConversation(core, conv.id, run.id, options, 'refused');
+        if (!result.compacted || options.signal?.aborted) throw failure.error;
+        ({ messages, lastUserText } = requestView(core.store, conv.id));
+        core.emit(options, { type: 'run.retry', runId: run.id, attempt: attempt + 1, delayMs: 0, reason: `${failure.error.message} ${result.message} Asking again.` });
+        continue;
+      }
+      const fallback = failure.kind === 'overloaded' ? fallbackOf(options.provider) : null;
+      if (fallback) {
+        // Overloaded, and the person named a fallback model: the rest of the run uses it, and the run says so.
+        options.provider = fallback;
+        store.updateRun(run.id, { model: fallback.model });
+        core.emit(options, { type: 'run.retry', runId: run.id, attempt: attempt + 1, delayMs: 0, reason: `${failure.error.message} Switching to the fallback model ${fallback.model}.` });
+        continue;
+      }
       if (!failure.retryable || attempt >= limits.maxRetries) throw failure.error;
-      const delay = Math.min(failure.retryAfterMs ?? limits.retryBaseMs * 2 ** attempt, 60_000);
-      core.emit(options, { type: 'run.retry', runId: run.id, attempt: attempt + 1, delayMs: delay, reason: failure.error.message });
-      await sleep(delay, options.signal);
+      const delayMs = retryDelay(failure, attempt, limits);
+      core.emit(options, { type: 'run.retry', runId: run.id, attempt: attempt + 1, delayMs, reason: failure.error.message });
+      await sleep(delayMs, options.signal);
       if (options.signal?.aborted) return 'aborted';
       continue;
     }
@@ -112,21 +134,35 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
 
     const step = run.step + 1;
     const assistantParts: unknown[] = [];
-    if (text) assistantParts.push({ type: 'text', text: sanitizeText(text, redactor) });
-    // A tool-call id is the key a result answers: one already used (in this step, this run or the history sent) gets
-    // a fresh id and a tool error instead of running, so results never answer the wrong call.
-    const usedIds = usedCallIds(store.toolCallsForRun(run.id), messages);
+    // Whitespace alone is no reply worth keeping (and Anthropic refuses it on every later request).
+    if (text.trim()) assistantParts.push({ type: 'text', text: sanitizeText(text, redactor) });
+    // A call's key is the provider's id while it is new to the conversation; one the provider used before (it numbers
+    // per reply, or restarted) gets a key from where this call stands (call-ids.ts). Within one reply a repeated id
+    // stays an error: the model could not tell which result answers which of its calls.
+    const earlier = store.toolCallsForRun(run.id);
+    const usedIds = usedCallIds(earlier, messages);
+    const inThisReply = new Set<string>();
+    const repeats = new RepeatGuard(earlier, core.registry);
+    let repeating: string | null = null;
     const rows: Omit<ToolCallRow, 'created_at' | 'finished_at' | 'output' | 'is_error' | 'paths'>[] = calls.map((c, position) => {
       let callId = c.toolCallId;
       let refused: string | null = null;
-      if (usedIds.has(callId)) {
-        refused = `The tool-call id ${callId.slice(0, 80)} was already used in this conversation, so this ${c.toolName.slice(0, 80)} call was not run. Call it again; each tool call needs an id of its own.`;
-        callId = `${callId.slice(0, 40)}_dup_${randomUUID().slice(0, 8)}`;
+      if (inThisReply.has(c.toolCallId)) {
+        refused = `Two calls in this reply had the tool-call id ${c.toolCallId.slice(0, 80)}, so this second ${c.toolName.slice(0, 80)} call was not run. Call it again; each tool call needs an id of its own.`;
       }
+      inThisReply.add(c.toolCallId);
+      if (usedIds.has(callId)) callId = positionalCallId(c.toolCallId, run.id, step, position);
       usedIds.add(callId);
       const input = !refused && c.input && typeof c.input === 'object' && !Array.isArray(c.input) ? c.input : {};
       assistantParts.push({ type: 'tool-call', toolCallId: callId, toolName: c.toolName, input });
-      const args = refused ? JSON.stringify({ __refused: refused }) : c.invalidError !== undefined ? JSON.stringify({ __invalid: c.invalidError, raw: c.input }) : canonicalJson(input);
+      let args = refused ? JSON.stringify({ __refused: refused }) : c.invalidError !== undefined ? JSON.stringify({ __invalid: c.invalidError, raw: c.input }) : canonicalJson(input);
+      // The same call again and again (the model is stuck): from the REPEAT_REFUSE_AT-th in a row it is not run and
+      // the model is told what to do instead; at REPEAT_STOP_AT the run stops (run-loop.ts, once the step is settled).
+      const repeat = refused || c.invalidError !== undefined ? null : repeats.next(step, c.toolName, args);
+      if (repeat) {
+        args = JSON.stringify({ __refused: repeat.message, __repeated: args });
+        if (repeat.stop) repeating ??= repeat.stop;
+      }
       return {
         id: `tc_${randomUUID()}`,
         run_id: run.id,
@@ -156,8 +192,94 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       });
     });
     core.emit(options, { type: 'usage', runId: run.id, step, usage });
+    if (repeating) return { repeating };
     return rows.length ? 'tools' : 'done';
   }
+}
+
+/** The same call (tool and arguments) this many times in a row: that call is not run, and the model is told why. */
+export const REPEAT_REFUSE_AT = 3;
+/** This many in a row: the run stops (the model did not act on the refusals). */
+export const REPEAT_STOP_AT = 5;
+
+/**
+ * Counts, for each call (tool and arguments), how many steps in a row up to this one made it: a step that does not
+ * make it resets its count; the same call twice in one step (in parallel) counts once. Tools that declare
+ * `repeats: 'expected'` (waiting, polling) are never counted.
+ */
+class RepeatGuard {
+  /** The calls of the step before the current one, with their counts. */
+  private previous = new Map<string, number>();
+  private current = new Map<string, number>();
+  private step = -1;
+
+  constructor(
+    earlier: readonly Pick<ToolCallRow, 'step' | 'tool' | 'args'>[],
+    private readonly registry: RuntimeCore['registry'],
+  ) {
+    for (const row of earlier) this.count(row.step, row.tool, identityOf(row.args));
+  }
+
+  next(step: number, tool: string, args: string): { message: string; stop: string | null } | null {
+    const streak = this.count(step, tool, args);
+    if (streak < REPEAT_REFUSE_AT) return null;
+    const name = tool.slice(0, 80);
+    const nth = ordinal(streak);
+    if (streak >= REPEAT_STOP_AT) {
+      return {
+        message: `Not run, and the run stops here: this is the ${nth} call in a row of ${name} with the same arguments. Tell the person what you were trying to do and what keeps failing.`,
+        stop: `Stopped: the model called ${name} with the same arguments ${streak} times in a row. Send a message to continue (say what to do differently).`,
+      };
+    }
+    return {
+      message: `Not run: this is the ${nth} call in a row of ${name} with the same arguments, and its result would be the one you already have. Use that result, change the arguments, try another way, or tell the person what is blocking you. At ${REPEAT_STOP_AT} identical calls in a row the run stops.`,
+      stop: null,
+    };
+  }
+
+  private count(step: number, tool: string, args: string): number {
+    if (step !== this.step) {
+      this.previous = step === this.step + 1 ? this.current : new Map();
+      this.current = new Map();
+      this.step = step;
+    }
+    if (this.registry.lookup(tool)?.repeats === 'expected') return 0;
+    const key = `${tool}\u0000${args}`;
+    let streak = this.current.get(key);
+    if (streak === undefined) this.current.set(key, (streak = (this.previous.get(key) ?? 0) + 1));
+    return streak;
+  }
+}
+
+/** The arguments a stored call was made with (a call the guard refused keeps them under `__repeated`). */
+function identityOf(args: string): string {
+  if (!args.startsWith('{"__')) return args;
+  try {
+    const parsed = JSON.parse(args) as { __repeated?: unknown };
+    return typeof parsed.__repeated === 'string' ? parsed.__repeated : args;
+  } catch {
+    return args;
+  }
+}
+
+const ordinal = (n: number) => `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
+
+/**
+ * How long to wait before asking again: what the provider asked for (`retry-after-ms`, `retry-after`) when it did,
+ * else exponential backoff from `retryBaseMs` with jitter (half the span fixed, half random, so clients that failed
+ * together do not retry together); never longer than `maxRetryDelayMs`.
+ */
+function retryDelay(failure: ProviderFailure, attempt: number, limits: RuntimeCore['limits']): number {
+  const span = limits.retryBaseMs * 2 ** attempt;
+  const delay = failure.retryAfterMs ?? Math.round(span / 2 + (Math.random() * span) / 2);
+  return Math.max(0, Math.min(delay, limits.maxRetryDelayMs));
+}
+
+/** The run's provider with its fallback model, when one is named and not in use already. */
+function fallbackOf(provider: ProviderConfig): ProviderConfig | null {
+  const model = provider.fallbackModel?.trim();
+  if (!model || model === provider.model) return null;
+  return { ...provider, model, fallbackModel: null };
 }
 
 /**
@@ -215,9 +337,17 @@ function usedCallIds(rows: readonly Pick<ToolCallRow, 'call_id'>[], messages: re
   return ids;
 }
 
-/** The base prompt, then what the conversation's agent profile adds (kept after the base rules, never replacing them). */
-function withAddendum(base: string, extra: string | null | undefined): string {
-  return extra ? `${base}\n\n${extra}` : base;
+/**
+ * What the conversation's agent profile adds, kept after the base rules (never replacing them) in the stable part:
+ * a profile's instructions change no more often than the base prompt does.
+ */
+function withAddendum(parts: [string, string], extra: string | null | undefined): [string, string] {
+  return extra ? [`${parts[0]}\n\n${extra}`, parts[1]] : parts;
+}
+
+/** OpenAI's prompt-cache routing key: one per conversation (a hash, so the provider learns no Deskhand id). */
+export function promptCacheKey(conversationId: string): string {
+  return `deskhand-${sha256(conversationId).slice(0, 32)}`;
 }
 
 /**
@@ -247,16 +377,27 @@ export function profileAddendum(core: RuntimeCore, conversationId: string): stri
  * the conversation's context ceiling (a peer's, its own or inherited): what it declares it reveals above the ceiling
  * is left out, and under a ceiling that refuses the home path, the person's home reads `~` everywhere in the text.
  */
-export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, provider?: string, onUntrusted?: () => void): string {
+export function systemPrompt(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, provider?: string, onUntrusted?: () => void, addendum?: string | null): string {
+  return withAddendum(systemPromptParts(core, conv, lastUserText, provider, onUntrusted), addendum).filter(Boolean).join('\n\n');
+}
+
+/**
+ * The system prompt in two parts: the stable base (the same every step of a conversation; prompt caching marks it),
+ * then what an edit or a turn can change — project instructions (AGENTS.md / CLAUDE.md) and the blocks families add
+ * per turn (recall, scratchpad, plan, goal). An instructions edit or a new recall block then costs only what follows
+ * the base in the provider's cache, not the base (nor the tools before it).
+ */
+export function systemPromptParts(core: RuntimeCore, conv: ConversationRow, lastUserText?: string | null, provider?: string, onUntrusted?: () => void): [string, string] {
   const state = new PersistentConversationState(conv.folder, conv.state);
   const ceiling = core.contextCeilingOf(conv.id);
   const allowed = (d: ContextDisclosure) => !ceiling || peerContextCheck(d, ceiling) === null;
-  const text = [
-    ...basePrompt(core, conv, state, provider),
-    ...instructionsBlock(core, state, allowed, onUntrusted),
-    ...contextBlocks(core, conv, state, allowed, lastUserText, onUntrusted),
-  ].join('\n\n');
-  return allowed(RUNTIME_CONTEXT.environment) ? text : withoutHome(text, homedir());
+  const parts: [string, string] = [
+    basePrompt(core, conv, state, provider).join('\n\n'),
+    [...instructionsBlock(core, state, allowed, onUntrusted), ...contextBlocks(core, conv, state, allowed, lastUserText, onUntrusted)].join('\n\n'),
+  ];
+  if (allowed(RUNTIME_CONTEXT.environment)) return parts;
+  const home = homedir();
+  return [withoutHome(parts[0], home), withoutHome(parts[1], home)];
 }
 
 /** `text` with every mention of the home folder written `~` (a peer's conversation never learns where it is). */

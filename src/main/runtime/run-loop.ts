@@ -25,8 +25,10 @@ export class RunLoop {
     private readonly calls: CallPipeline,
   ) {}
 
-  async drive(runId: string, options: RunOptions): Promise<RunOutcome> {
+  async drive(runId: string, given: RunOptions): Promise<RunOutcome> {
     const { store } = this.core;
+    // The run's own copy: a switch to the fallback model (model-step.ts) lasts for this run, not the caller's next.
+    const options: RunOptions = { ...given };
     // A run never changes conversation; its row is read fresh where it may have changed (state, taint).
     let conversationId: string | undefined;
     const conv = () => store.getConversation((conversationId ??= store.getRun(runId)!.conversation_id))!;
@@ -34,6 +36,9 @@ export class RunLoop {
     this.core.live.set(runId, options);
     // The step this loop settled whole (every call has its result, and the results message was written with them).
     let settledStep = -1;
+    // Set when the model repeated one call until the repeat guard's bound (model-step.ts): the run ends once that
+    // step's calls have their (refusal) results.
+    let stopAfterSettling: string | null = null;
     try {
       for (;;) {
         const run = store.getRun(runId)!;
@@ -63,6 +68,7 @@ export class RunLoop {
           settledStep = run.step;
           c = conv();
         } else if (settledStep !== run.step) this.closeStepIfSettled(run);
+        if (stopAfterSettling) return this.finish(store.getRun(runId)!, 'failed', options, stopAfterSettling);
 
         // 2. Ask the model for the next step, with this turn's tool set.
         if (run.step >= this.core.limits.maxSteps) {
@@ -76,6 +82,7 @@ export class RunLoop {
         const step = await runModelStep(this.core, run, c, tools, options);
         if (step === 'aborted') return this.finish(store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
         if (step === 'done') return this.finish(store.getRun(runId)!, 'finished', options);
+        if (typeof step === 'object') stopAfterSettling = step.repeating;
       }
     } catch (err) {
       const run = store.getRun(runId)!;

@@ -59,7 +59,10 @@ export interface RuntimeOptions {
   idleTimeoutMs?: number;
   /** Retries of one model step after retryable failures (default 3). */
   maxRetries?: number;
+  /** Backoff before the first retry (doubling, with jitter; default 1000 ms). */
   retryBaseMs?: number;
+  /** The longest one wait before a retry may be, a provider's `retry-after` included (default 60 s). */
+  maxRetryDelayMs?: number;
   maxSteps?: number;
   contextWindow?: number;
   /** Share of the context window at which history is compacted (default 0.8). */
@@ -120,6 +123,7 @@ export class Runtime {
         idleTimeoutMs: opts.idleTimeoutMs ?? 120_000,
         maxRetries: opts.maxRetries ?? 3,
         retryBaseMs: opts.retryBaseMs ?? 1000,
+        maxRetryDelayMs: opts.maxRetryDelayMs ?? 60_000,
         maxSteps: opts.maxSteps ?? 50,
         contextWindow: opts.contextWindow ?? 200_000,
         ...(opts.systemAddendum ? { systemAddendum: opts.systemAddendum } : {}),
@@ -241,7 +245,7 @@ export class Runtime {
     const conv = typeof conversation === 'string' ? this.store.getConversation(conversation) : conversation;
     if (!conv) throw new DeskhandError('not_found', `No conversation ${String(conversation)}.`);
     const extra = typeof conversation === 'string' ? profileAddendum(this.core, conv.id) : null;
-    return [systemPrompt(this.core, conv, undefined, provider), extra].filter(Boolean).join('\n\n');
+    return systemPrompt(this.core, conv, undefined, provider, undefined, extra);
   }
 
   /** The project instruction files (AGENTS.md, CLAUDE.md) a conversation's prompt carries, as context_info reports them. */

@@ -307,6 +307,11 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   offload?: false;
   /** Default 3 minutes; tools that take their own timeout (shell) handle it themselves. */
   timeoutMs?: number;
+  /**
+   * `expected`: the same call several times in a row is normal use (waiting, polling), so the runtime's repeat guard
+   * (model-step.ts) never refuses it.
+   */
+  repeats?: 'expected';
   execute(args: z.infer<P>, ctx: ToolContext): Promise<ToolResult>;
 }
 

@@ -204,6 +204,17 @@ export const useMessages = create<MessagesState>((set, get) => ({
           case 'usage':
             closeText(e.runId);
             break;
+          case 'run.retry': {
+            // The step starts again: the text its failed attempt streamed is void (the retry streams it anew), and
+            // a line says why and when.
+            const openId = openText[e.runId];
+            const i = openId ? find(openId) : -1;
+            if (i !== -1) mutable().splice(i, 1);
+            closeText(e.runId);
+            const wait = e.delayMs > 0 ? ` Retrying in ${Math.round(e.delayMs / 100) / 10} s (attempt ${e.attempt}).` : ` Retrying (attempt ${e.attempt}).`;
+            mutable().push({ kind: 'error', id: `retry:${e.runId}:${++localId}`, runId: e.runId, text: `${e.reason}${wait}`, severity: 'notice', at: Date.now() });
+            break;
+          }
           case 'tool.call': {
             closeText(e.runId);
             const id = `tc:${e.runId}:${e.callId}`;

@@ -156,7 +156,7 @@ export class ProviderSettings {
     return envName ? (this.opts.env[envName] ?? null) : null;
   }
 
-  private async complete(cfg: { provider: ProviderName; model: string; baseURL: string | null }, key?: string | null): Promise<ProviderConfig> {
+  private async complete(cfg: { provider: ProviderName; model: string; baseURL: string | null; fallbackModel?: string | null | undefined }, key?: string | null): Promise<ProviderConfig> {
     const apiKey = key === undefined ? await this.keyFor(cfg.provider) : key || null;
     if (KEY_ENV[cfg.provider] && !apiKey) {
       throw new DeskhandError('usage', `No API key for ${PROVIDER_LABEL[cfg.provider]}. Open Settings → Providers to add one.`);
@@ -164,7 +164,7 @@ export class ProviderSettings {
     if (cfg.provider === 'openai-compatible' && !cfg.baseURL) {
       throw new DeskhandError('usage', 'The OpenAI-compatible provider has no base URL. Open Settings → Providers.');
     }
-    return { provider: cfg.provider, model: cfg.model, baseURL: cfg.baseURL, apiKey: apiKey ?? null };
+    return { provider: cfg.provider, model: cfg.model, baseURL: cfg.baseURL, apiKey: apiKey ?? null, ...(cfg.fallbackModel ? { fallbackModel: cfg.fallbackModel } : {}) };
   }
 
   /** The provider a new run uses: the host's provider flags, else the saved settings. */
@@ -174,7 +174,7 @@ export class ProviderSettings {
     if (o) return this.complete({ provider: o.provider, model: o.model, baseURL: o.baseURL ?? null }, o.apiKey ?? '');
     const s = this.file.read();
     const cfg = s.providers[s.activeProvider];
-    return this.complete({ provider: s.activeProvider, model: cfg.model, baseURL: cfg.baseURL });
+    return this.complete({ provider: s.activeProvider, model: cfg.model, baseURL: cfg.baseURL, fallbackModel: cfg.fallbackModel });
   }
 
   /** A parked run resumes on the provider and model it started with. */
@@ -183,6 +183,7 @@ export class ProviderSettings {
     if (!provider) throw new DeskhandError('usage', `This run used the provider "${run.provider}", which this build does not know.`);
     const o = this.opts.override;
     const key = o && o.provider === provider && (o.baseURL ?? null) === run.base_url ? (o.apiKey ?? '') : undefined;
-    return this.complete({ provider, model: run.model, baseURL: run.base_url }, key);
+    // The fallback saved for that provider still applies (a run already on it stays there: model-step.ts).
+    return this.complete({ provider, model: run.model, baseURL: run.base_url, fallbackModel: this.file.read().providers[provider]?.fallbackModel }, key);
   }
 }

@@ -14,7 +14,7 @@ export class UsageError extends Error {}
 export const apiKeyName = (provider: ProviderName): string => `apiKey.${provider}`;
 
 export function providerFromFlags(
-  values: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined },
+  values: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined; 'fallback-model'?: string | undefined },
   run?: { provider: string; model: string; base_url: string | null },
 ): ProviderConfig {
   let provider: ProviderName;
@@ -43,7 +43,9 @@ export function providerFromFlags(
   const keyEnv = KEY_ENV[provider];
   const apiKey = keyEnv ? process.env[keyEnv] : (process.env.OPENAI_API_KEY ?? null);
   if (keyEnv && !apiKey) throw new UsageError(`${keyEnv} is not set.`);
-  return { provider, model: values.model ?? run?.model ?? DEFAULT_MODELS[provider], baseURL, apiKey: apiKey ?? null };
+  const fallback = values['fallback-model'];
+  if (fallback !== undefined && !fallback.trim()) throw new UsageError('--fallback-model needs a model name (the model to use when the provider is overloaded).');
+  return { provider, model: values.model ?? run?.model ?? DEFAULT_MODELS[provider], baseURL, apiKey: apiKey ?? null, ...(fallback ? { fallbackModel: fallback.trim() } : {}) };
 }
 
 /** The provider a woken run uses: the conversation's last run's provider and model; its key from the keyring, else the environment. */

@@ -33,6 +33,7 @@ export async function runCommand(args: string[]): Promise<number> {
       sandbox: { type: 'string' },
       profile: { type: 'string' },
       enable: { type: 'string' },
+      'fallback-model': { type: 'string' },
     },
   });
   const prompt = positionals.join(' ').trim();

@@ -36,7 +36,10 @@ export function renderEvent(event: RunEvent): void {
       if (event.preview) err(event.preview);
       break;
     case 'run.retry':
-      err(`… retrying in ${Math.round(event.delayMs / 100) / 10} s (attempt ${event.attempt}): ${event.reason}`);
+      // The step starts again from nothing: text already printed of it is repeated by the retry.
+      if (midLine) process.stdout.write('\n');
+      midLine = false;
+      err(`… retrying in ${Math.round(event.delayMs / 100) / 10} s (attempt ${event.attempt}; the reply starts again): ${event.reason}`);
       break;
     case 'input.requested':
       err(`? ${event.description} (${event.requestId}, ${event.kind})`);

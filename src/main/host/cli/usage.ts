@@ -3,7 +3,7 @@
  * the runtime (cli-main.ts loads cli.ts only for a command).
  */
 export const USAGE = `Usage:
-  deskhand run [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
+  deskhand run [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME] [--fallback-model NAME]
                [--policy none|read-only|low-risk|high-risk] [--cwd DIR] [--data-dir DIR]
                [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--profile NAME]
                [--enable browser,computer,…] [--json] PROMPT   (--enable: tool families loaded from the first request)

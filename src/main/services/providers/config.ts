@@ -10,6 +10,8 @@ export interface ProviderConfig {
   model: string;
   baseURL?: string | null;
   apiKey?: string | null;
+  /** Used for the rest of a run when the provider answers overloaded (429, 503, 529); null or absent: none. */
+  fallbackModel?: string | null;
 }
 
 export const DEFAULT_MODELS: Record<ProviderName, string> = {

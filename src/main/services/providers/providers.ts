@@ -29,6 +29,23 @@ export interface ProviderFailure {
   error: DeskhandError;
   retryable: boolean;
   retryAfterMs: number | null;
+  /**
+   * What went wrong, for what the runtime does next: `overloaded` (429, 503, 529: a fallback model may help),
+   * `context_length` (the request is longer than the model takes: compacting may help), or `other`.
+   */
+  kind?: 'overloaded' | 'context_length' | 'other';
+}
+
+/**
+ * The refusal each provider sends for a request longer than the model's context: Anthropic's 400 "prompt is too
+ * long: N tokens > M maximum", OpenAI's 400 with code `context_length_exceeded` ("This model's maximum context length
+ * is …"), and what OpenAI-compatible servers say (vLLM repeats OpenAI's words; llama.cpp "exceeds the available
+ * context size").
+ */
+const CONTEXT_LENGTH = /prompt is too long|context_length_exceeded|maximum context length|exceeds the available context size|context window|too many tokens/i;
+
+export function isContextLengthRefusal(status: number, body: string | undefined, message: string): boolean {
+  return (status === 400 || status === 413) && CONTEXT_LENGTH.test(`${body ?? ''} ${message}`);
 }
 
 /** Turns whatever the SDK threw into a message for a person and a retry verdict. */
@@ -60,6 +77,23 @@ export function describeProviderError(err: unknown, cfg: Pick<ProviderConfig, 'p
         error: new DeskhandError('provider_rate_limit', `The model API is rate limiting requests (429): ${detail}.${wait} Try again later or lower the request rate.`, { status }),
         retryable: true,
         retryAfterMs,
+        kind: 'overloaded',
+      };
+    }
+    if (isContextLengthRefusal(status, inner.responseBody, inner.message)) {
+      return {
+        error: new DeskhandError('provider_context_length', `The request is longer than the model's context (${status}): ${detail}. Lower the context window in Settings → Providers so Deskhand compacts earlier, or start a new conversation.`, { status }),
+        retryable: false,
+        retryAfterMs: null,
+        kind: 'context_length',
+      };
+    }
+    if (status === 529 || status === 503) {
+      return {
+        error: new DeskhandError('provider_unavailable', `The model API is overloaded (${status}): ${detail}.`, { status }),
+        retryable: true,
+        retryAfterMs,
+        kind: 'overloaded',
       };
     }
     if (status === 0 && UNREACHABLE.test(`${inner.message} ${errorMessage(inner.cause ?? '')}`)) {

@@ -55,6 +55,8 @@ export function createComputerObserve(computer: ComputerUse) {
 export function createComputerWait(computer: ComputerUse) {
   return defineTool({
     name: 'computer_wait',
+    // Asked again while waiting for something to change: the repeat guard leaves it alone.
+    repeats: 'expected',
     description:
       'Wait until the front window of a granted app changes (`until: "change"`, compared with your last observation) ' +
       'or settles (`until: "settle"`: the outline stops changing), then return a fresh observation with new refs. ' +

@@ -6,6 +6,8 @@ import { childResult, statusLine } from './shared';
 export const createWaitSubagents = (subagents: Subagents) =>
   defineTool({
     name: 'wait_subagents',
+    // Asked again while waiting for something to change: the repeat guard leaves it alone.
+    repeats: 'expected',
     description:
       'Wait for subagents to end (until any, or all) and return each ended child\'s answer once. Without ids: the children whose answers you have not received yet. Returns early at timeout_seconds with the ones still running.',
     params: z

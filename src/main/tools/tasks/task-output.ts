@@ -14,6 +14,8 @@ export const PAGE_BYTES = 32 * 1024;
 export const createTaskOutput = (tasks: TaskService) =>
   defineTool({
     name: 'task_output',
+    // Asked again while waiting for something to change: the repeat guard leaves it alone.
+    repeats: 'expected',
     description:
       'Show a background task\'s status and output right now (it never waits; wait_tasks waits). For a command or one ' +
       'job of a batch ("<batch>.<n>"), without offset you get the last 32 KB of its whole output; with offset, 32 KB ' +

@@ -30,6 +30,7 @@ export const createWaitTasks = (tasks: TaskService) =>
     disclosure: 'private',
     presentation: { title: 'Wait for background tasks', icon: 'task' },
     timeoutMs: (MAX_WAIT_SECONDS + 15) * 1000,
+    repeats: 'expected',
     async execute({ ids, timeout }, ctx) {
       const seconds = timeout;
       const { finished, running } = await tasks.waitAny(ctx.conversationId, ids ?? null, seconds * 1000, ctx.signal);

@@ -86,6 +86,8 @@ export const createTowerMission = (tower: Tower) =>
 export const createTowerStatus = (tower: Tower) =>
   defineTool({
     name: 'tower_status',
+    // Asked again while waiting for something to change: the repeat guard leaves it alone.
+    repeats: 'expected',
     description: 'Show the Tower dashboard: missions, roster, review gate, inbox count and recent activity.',
     params: z.object({}).strict(),
     risk: 'read-only',

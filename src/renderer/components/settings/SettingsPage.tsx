@@ -105,6 +105,16 @@ export function SettingsPage() {
                 spellCheck={false}
               />
             </label>
+            <label className="field">
+              <span>Fallback model (optional, used when the provider is overloaded)</span>
+              <input
+                aria-label={`Fallback model for ${LABEL[p]}`}
+                value={draft.providers[p].fallbackModel ?? ''}
+                placeholder="none"
+                onChange={(e) => setProvider(p, { fallbackModel: e.target.value.trim() ? e.target.value : null })}
+                spellCheck={false}
+              />
+            </label>
             <KeyField provider={p} />
             <TestConnection provider={p} model={draft.providers[p].model} baseURL={draft.providers[p].baseURL} />
           </fieldset>
