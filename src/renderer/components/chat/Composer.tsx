@@ -86,7 +86,7 @@ export function Composer() {
     const localId = useMessages.getState().addLocalUser(value);
     try {
       const { runId, messageId } = await api().sendMessage({ conversationId, text: value });
-      if (messageId) useMessages.getState().settleLocalUser(localId, messageId);
+      if (messageId) useMessages.getState().settleLocalUser(localId, messageId, runId);
       const current = useMessages.getState().activeRun;
       if (!current || current.runId === runId) useMessages.getState().setActiveRun({ runId, status: 'running' });
     } catch (err) {
