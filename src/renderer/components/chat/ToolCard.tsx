@@ -3,6 +3,7 @@
  * expands to the exact arguments and the output.
  */
 import { memo, useState } from 'react';
+import { reasonsInWords } from '../../../shared/reason-words';
 import type { ToolItem } from '../../../shared/contract';
 import { forDisplay } from '../../../shared/untrusted-display';
 import { api, errorText } from '../../api/client';
@@ -82,7 +83,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
           <ArgsView args={item.args} label={`Arguments of ${item.tool}`} />
           {item.reasons.length > 0 && (
             <p className="muted small">
-              Decision: {item.risk ?? 'unknown risk'} — {item.reasons.join('; ')}
+              {item.status === 'denied' ? 'Why it was stopped' : item.cleared?.by === 'policy' || item.cleared?.by === 'rule' ? 'Why it ran' : 'Why it asked'} ({item.risk ?? 'risk unknown'}): {reasonsInWords(item.reasons)}
             </p>
           )}
           {item.cleared && <ClearedLine cleared={item.cleared} />}
