@@ -111,3 +111,17 @@ describe('notifications and the Reminders list', () => {
     expect(heldBy(row as never)).not.toMatch(MACHINE);
   });
 });
+
+describe('a finished edit as a diff (issue 52 item 9)', () => {
+  it('a replacement in the arguments becomes a unified diff; other arguments give none', async () => {
+    const { replacementDiff } = await import('../../src/shared/line-diff');
+    const { parseUnifiedDiff } = await import('../../src/shared/unified-diff');
+    const diff = replacementDiff({ path: 'notes.txt', old_string: 'a\nb\nc', new_string: 'a\nB\nc' })!;
+    const rows = parseUnifiedDiff(diff);
+    expect(rows.filter((r) => r.kind === 'del').map((r) => r.text)).toEqual(['b']);
+    expect(rows.filter((r) => r.kind === 'add').map((r) => r.text)).toEqual(['B']);
+    expect(diff).toContain('--- a/notes.txt');
+    expect(replacementDiff({ path: 'x', content: 'y' })).toBeNull();
+    expect(replacementDiff(null)).toBeNull();
+  });
+});
