@@ -23,8 +23,9 @@ async function setReminder(deskhand: Deskhand, env: Record<string, string | null
 
 test('with the real atd the reminder is held by an at job', async ({ deskhand }) => {
   const { item } = await setReminder(deskhand, {});
-  await expect(item).toContainText(/at job \d+/);
-  await expect(item).not.toContainText('in-app ticker');
+  // Said in words (issue 52): who rings it, never "at job 7".
+  await expect(item).toContainText('Rings even when Deskhand is closed');
+  await expect(item).not.toContainText(/job \d+/);
   // No at job is left behind.
   await item.getByRole('button', { name: 'Cancel reminder Water the plants' }).click();
   await expect(item).toBeHidden();
@@ -34,6 +35,6 @@ test('with a stale atd pid file the panel says the in-app ticker holds it, and w
   const pidFile = join(mkdtempSync(join(tmpdir(), 'deskhand-e2e-atd-')), 'atd.pid');
   writeFileSync(pidFile, `${process.pid}\n`);
   const { item } = await setReminder(deskhand, { DESKHAND_ATD_PID_FILE: pidFile });
-  await expect(item).toContainText('in-app ticker');
+  await expect(item).toContainText('Rings only while Deskhand runs');
   await expect(item).toContainText(new RegExp(`atd is not running \\(pid ${process.pid} from its pid file is \\S+, not atd: a stale pid file\\)`));
 });

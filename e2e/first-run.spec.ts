@@ -47,6 +47,18 @@ test('offers the local model server it found, tests the connection in plain word
   await setup.getByRole('button', { name: 'Save and start' }).click();
   await expect(setup).toBeHidden();
   await expect(page.getByRole('heading', { name: 'Welcome to Deskhand' })).toBeVisible();
+  // The provider notice never covers the new-conversation dialog's title, and the folder offered says why (issue 52).
+  const notice = page.locator('.notice').filter({ hasText: /^Deskhand will use / });
+  await expect(notice).toBeVisible();
+  await page.getByRole('button', { name: 'New conversation' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'New conversation' });
+  await expect(dialog.locator('.folder-why')).toContainText(/Where Deskhand was started|folder of your last conversation|workspace folder/);
+  if (await notice.isVisible()) {
+    const t = (await dialog.getByRole('heading', { name: 'New conversation' }).boundingBox())!;
+    const n = (await notice.boundingBox())!;
+    expect(n.y >= t.y + t.height || n.y + n.height <= t.y, 'the notice is clear of the dialog title').toBe(true);
+  }
+  await page.keyboard.press('Escape');
   await deskhand.newConversation('After setup');
   await expect(page.getByText('openai-compatible · scripted')).toBeVisible();
   await deskhand.send('hi');

@@ -29,6 +29,8 @@ test('the card shows when it rings; the panel lists, snoozes and cancels; a rung
   await cards.first().getByRole('button', { name: 'Approve' }).click();
   await expect(page.getByRole('article', { name: 'Deskhand' }).last()).toContainText('Both reminders are set.');
 
+  // The panel polls once a minute: seeing both within the expect timeout proves it loaded again on the calls' events
+  // (it said "0 — No reminders" for about 10 s after a reminder was set; issue 52).
   const panel = page.getByRole('complementary', { name: 'Reminders' });
   const plants = panel.getByRole('listitem', { name: 'Reminder Water the plants' });
   await expect(plants).toBeVisible();

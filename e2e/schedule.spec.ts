@@ -29,7 +29,8 @@ test('lists reminders and scheduled prompts, runs one now and cancels one', asyn
   const prompt = list.getByRole('listitem', { name: 'Scheduled prompt E2E-SCHED morning check' });
   await expect(reminder).toContainText(/Next: \w{3} \d{4}-\d\d-\d\d \d\d:\d\d/);
   await expect(prompt).toContainText('Every “0 9 * * *”');
-  await expect(prompt).toContainText('in-app ticker');
+  await expect(prompt).toContainText('Rings only while Deskhand runs');
+  await expect(prompt).not.toContainText(/job \d/);
   await section.screenshot({ path: artifact(`${deskhand.kind}-schedule.png`) });
 
   await prompt.getByRole('button', { name: 'Run now E2E-SCHED morning check' }).click();
@@ -44,4 +45,15 @@ test('lists reminders and scheduled prompts, runs one now and cancels one', asyn
   await reminder.getByRole('button', { name: 'Cancel Water the plants' }).click();
   await expect(section.getByRole('status')).toContainText('Cancelled rem_');
   await expect(reminder).toBeHidden();
+
+  // In the conversation the wake-up is an event of its own (what fired, when, why), not "You" with raw markup (issue 52).
+  await page.getByRole('navigation', { name: 'Conversations' }).getByText('Plans').click();
+  const fired = page.getByRole('article', { name: /^Scheduled prompt fired: E2E-SCHED morning check/ });
+  await expect(fired).toBeVisible();
+  await expect(fired).toContainText(/scheduled prompt fired at .*\d\d:\d\d/);
+  await expect(fired).toContainText('It repeats on the schedule “0 9 * * *”.');
+  await expect(fired.getByRole('button', { name: 'Edit' })).toHaveCount(0);
+  await expect(page.getByRole('article', { name: 'You' }).filter({ hasText: 'E2E-SCHED' })).toHaveCount(0);
+  await expect(page.getByText(/<scheduled-fire|\[Deskhand: scheduled prompt/)).toHaveCount(0);
+  await expect(page.getByRole('article', { name: 'Deskhand' }).last()).toContainText('Morning check done.');
 });

@@ -22,6 +22,12 @@ export function offeredRoot(pattern: string | null | undefined): string | null {
   return pattern && pattern.startsWith(ROOT_OFFER_PREFIX) ? pattern.slice(ROOT_OFFER_PREFIX.length) : null;
 }
 
+/** Whether a rule pattern is one for commands (`npm test *`), not a path, a peer or an app: only those have parts. */
+export function isCommandPattern(pattern: string): boolean {
+  if (pattern.startsWith(PEER_RULE_PREFIX) || pattern.startsWith(APP_RULE_PREFIX) || pattern.startsWith(ROOT_OFFER_PREFIX)) return false;
+  return !(pattern.endsWith('/*') || pattern.startsWith('/') || /^[A-Za-z]:\\/.test(pattern));
+}
+
 /** What a rule pattern covers, in words: `npm test *` → "npm test, with any arguments". */
 export function describePattern(pattern: string): string {
   if (pattern.startsWith(PEER_RULE_PREFIX)) return `messages to peer ${pattern.slice(PEER_RULE_PREFIX.length)} in this conversation (until its content mixes with other untrusted content)`;
@@ -39,5 +45,6 @@ export function describeAlways(tool: string, pattern: string, scope: RuleScope =
     const peer = pattern.slice(PEER_RULE_PREFIX.length);
     return `allow peer ${peer} for this conversation: ${tool} to ${peer} runs without asking here, while the only untrusted content the conversation read is ${peer}'s own answers`;
   }
-  return `save a rule: ${tool} runs without asking ${describeScope(scope, where)}, for ${describePattern(pattern)} (other parts of a command still need the policy to clear them)`;
+  const parts = isCommandPattern(pattern) ? ' (other parts of a command still need the policy to clear them)' : '';
+  return `save a rule: ${tool} runs without asking ${describeScope(scope, where)}, for ${describePattern(pattern)}${parts}`;
 }

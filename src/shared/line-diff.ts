@@ -52,3 +52,15 @@ function lcsRows(a: string[], b: string[]): string[] {
   while (j < m) rows.push(`+${b[j++]}`);
   return rows;
 }
+
+/**
+ * The change a call's arguments describe, as unified-diff text: a replacement (`old_string` → `new_string`, by the
+ * arguments' shape, whichever tool sent them), named by its `path`. Null for any other arguments.
+ */
+export function replacementDiff(args: unknown): string | null {
+  if (!args || typeof args !== 'object') return null;
+  const a = args as { old_string?: unknown; new_string?: unknown; path?: unknown };
+  if (typeof a.old_string !== 'string' || typeof a.new_string !== 'string') return null;
+  const name = typeof a.path === 'string' && a.path ? a.path : 'file';
+  return lineDiff(a.old_string, a.new_string, `a/${name}`, `b/${name}`);
+}

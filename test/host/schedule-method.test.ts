@@ -45,7 +45,7 @@ describe('schedule (contract method)', () => {
     const listed = r.result as { items: { id: string; nextAtText: string; heldBy: string; status: string }[] };
     expect(listed.items.map((i) => i.id).sort()).toEqual([rem.id, trg.id].sort());
     expect(listed.items.find((i) => i.id === rem.id)!.nextAtText).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d/);
-    expect(listed.items.find((i) => i.id === rem.id)!.heldBy).toMatch(/in-app ticker/);
+    expect(listed.items.find((i) => i.id === rem.id)!.heldBy).toMatch(/^Rings only while Deskhand runs/);
 
     r = await call({ action: 'snooze', id: rem.id, minutes: 5 });
     expect(r.ok && (r.result as { message: string }).message).toBe(`Snoozed ${rem.id} for 5 min.`);

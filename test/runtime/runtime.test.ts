@@ -211,7 +211,7 @@ describe.each(['openai', 'anthropic', 'openai-compatible'] as const)('agent loop
     const outcome = await rt.decideApproval(parked.approvalIds[0]!, { approved: false, reason: 'not that file' }, { provider: provider(protocol), interactive: false });
     expect(outcome?.status).toBe('finished');
     expect(existsSync(join(work, 'x.txt'))).toBe(false);
-    expect(JSON.stringify(server.requests[1]!.body)).toContain('The person denied this call. Their reason: not that file');
+    expect(JSON.stringify(server.requests[1]!.body)).toContain('The person denied this call. Their reason: not that file. Do not retry');
   });
 });
 

@@ -131,7 +131,10 @@ describe('scheduling on the real atd, with the app closed', () => {
     expect(existsSync(join(work, 'report.txt'))).toBe(false);
     await until(() => world.notifications().some((n) => n.summary === 'A scheduled prompt needs your approval'), 'the approval notification', 10_000);
     const shown = world.notifications().find((n) => n.summary === 'A scheduled prompt needs your approval')!;
-    expect(shown.body).toContain(`deskhand runs approve ${approval!.id}`);
+    // What to do in words; the id only where it is typed (runs list shows it), never in the notification (issue 52).
+    expect(shown.body).toContain('Open Deskhand to decide');
+    expect(shown.body).toContain('deskhand runs list');
+    expect(shown.body).not.toContain(approval!.id);
     expect(shown.body).not.toContain('scheduled report'); // never the content of the call
     expect(shown.category).toBe('deskhand.approval');
     server.enqueue(reply().text('Report written.'));

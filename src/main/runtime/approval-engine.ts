@@ -130,11 +130,11 @@ const taint: Inspector = {
     if (effects.wakesLater) {
       return report('taint', 'ask', ['this run has read untrusted content, so it cannot schedule the agent to run again later without asking (injected content must not schedule its own wake-ups): always asks']);
     }
-    if (!facts.egress && !facts.network) return report('taint', 'pass', ['the run is tainted, but this call neither sends data out nor contacts other machines']);
+    if (!facts.egress && !facts.network) return report('taint', 'pass', ['the run is tainted, but this call neither sends data out nor contacts other machines'], { clearsOnly: true });
     if (!facts.network && timedGrantCovers(input)) {
-      return report('taint', 'pass', ['the run is tainted, but this call acts only in apps the person granted for a limited time, for what it does there']);
+      return report('taint', 'pass', ['the run is tainted, but this call acts only in apps the person granted for a limited time, for what it does there'], { clearsOnly: true });
     }
-    if (facts.urlGranted) return report('taint', 'pass', ['the run is tainted, but every URL of this call is covered by a URL grant the person made']);
+    if (facts.urlGranted) return report('taint', 'pass', ['the run is tainted, but every URL of this call is covered by a URL grant the person made'], { clearsOnly: true });
     // "Allow this peer for this conversation": the grant covers the peer's own answers, nothing else. Once anything
     // else untrusted was read (a web page, a file outside the workspace, another peer, a recalled memory), taint wins.
     const only = input.taintOnly;
@@ -223,7 +223,8 @@ const savedRules: Inspector = {
     const mine = rules.filter((r) => r.tool === tool.name);
     if (!mine.length) return report('saved-rules', 'pass', []);
     const hit = (matched: SavedRule[], what: string) =>
-      report('saved-rules', 'allow', [`${what} matches always-allow rule${matched.length === 1 ? '' : 's'} ${matched.map((r) => `${r.id} (${r.pattern})`).join(', ')}`], {
+      // Said by pattern (what the person saved); the ids, which people never see, go in ruleIds.
+      report('saved-rules', 'allow', [`${what} matches your always-allow rule${matched.length === 1 ? '' : 's'} ${[...new Set(matched.map((r) => `"${r.pattern}"`))].join(', ')}`], {
         ruleIds: [...new Set(matched.map((r) => r.id))],
       });
     if (facts.ruleParts) {
@@ -324,7 +325,8 @@ export function decide(input: DecisionInput, inspectors: readonly Inspector[] = 
   return {
     risk: facts.risk,
     decision,
-    reasons: reports.slice(0, deciding).flatMap((r) => r.reasons),
+    // What let the call through is no reason to ask (a question lists only what makes it one).
+    reasons: reports.slice(0, deciding).flatMap((r) => (decision !== 'allow' && r.clearsOnly ? [] : r.reasons)),
     rulePattern: hard && !grantable ? null : rulePatternOf(facts, input.policy),
     rootOffer,
     paths: facts.paths,

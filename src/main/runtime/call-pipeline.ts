@@ -163,7 +163,9 @@ export class CallPipeline {
     for (const row of open) {
       if (row.status === 'denied') {
         const request = store.latestApprovalForCall(row.id);
-        const reason = request?.reason ? ` Their reason: ${request.reason}` : '';
+        // A sentence of its own: "Their reason: not now." never runs into the next one.
+        const said = request?.reason?.trim();
+        const reason = said ? ` Their reason: ${/[.!?…]["'”’)\]]*$/.test(said) ? said : `${said}.`}` : '';
         const what = request && request.kind !== 'approval' ? 'The person declined this request.' : 'The person denied this call.';
         this.complete(run, row, `${what}${reason} Do not retry it unchanged; adjust the plan or ask them.`, 'denied', options);
         continue;

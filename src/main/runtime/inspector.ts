@@ -85,6 +85,11 @@ export interface InspectorReport {
   grantable?: boolean;
   /** Saved rules: the rules that cleared the call. */
   ruleIds?: string[];
+  /**
+   * The reasons only say why this inspector lets the call through ("tainted, but this call sends nothing out"): they
+   * explain an allow (and `policy explain`), never a question, so a call that asks does not list them.
+   */
+  clearsOnly?: boolean;
 }
 
 /** What the inspectors before one have established. */

@@ -3,6 +3,7 @@
  * call pipeline (call-pipeline.ts) and the answers to what runs ask (input-requests.ts) around one live tool registry.
  * A run that needs an answer nobody can give parks, and resumes from the store in any process.
  */
+import { shortTitle } from '../../shared/short-title';
 import type { ScopeLookup } from './scope-inspector';
 import type { PeerLookup } from './peer-ceiling';
 import type { CeilingLookup } from './ceilings';
@@ -490,6 +491,5 @@ function connectionProblem(err: unknown, cfg: ProviderConfig): string {
 }
 
 function titleFrom(prompt: string): string {
-  const line = prompt.trim().split('\n')[0] ?? '';
-  return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New conversation';
+  return shortTitle(prompt);
 }

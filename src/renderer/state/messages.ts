@@ -34,8 +34,11 @@ interface MessagesState {
   open(conversationId: string | null): Promise<void>;
   reload(): Promise<void>;
   addLocalUser(text: string): string;
-  /** The page's copy of a sent message becomes the stored one (its id `m123`: Edit works at once). */
-  settleLocalUser(localId: string, messageId: string): void;
+  /**
+   * The page's copy of a sent message becomes the stored one (its id `m123`: Edit works at once), of the run the send
+   * started (its `run.started` then finds it, whichever of the two came first).
+   */
+  settleLocalUser(localId: string, messageId: string, runId?: string): void;
   removeItem(id: string): void;
   setActiveRun(run: ActiveRun | null): void;
   apply(events: RunEvent[]): void;
@@ -67,6 +70,25 @@ export function patchFigures(live: MessageItem[], stored: MessageItem[]): Messag
 
 /** runId → conversationId, learnt from run.started and from getMessages. */
 const runConversation = new Map<string, string>();
+/** The step each live assistant text item streams (its text events say it): a load keeps those it has not stored. */
+const liveStep = new Map<string, number>();
+
+type Loaded = Pick<MessagesState, 'items' | 'activeRun' | 'storedSteps'>;
+
+/**
+ * A load's items, plus the live text the load could not have: the text of the active run's step that was still
+ * streaming when the store was read (a step is stored when it ends). Without this, a load landing in the middle of a
+ * fast stream dropped the text shown so far and the rest of the step started a new reply with only its end.
+ */
+export function keepLiveText(current: Pick<MessagesState, 'items' | 'openText'>, loaded: Loaded): { items: MessageItem[]; openText: Record<string, string> } {
+  const run = loaded.activeRun?.runId;
+  const stored = run && loaded.storedSteps?.runId === run ? loaded.storedSteps.step : null;
+  if (!run || stored === null) return { items: loaded.items, openText: {} };
+  const live = current.items.filter((i) => i.kind === 'assistant' && i.runId === run && (liveStep.get(i.id) ?? 0) > stored && !loaded.items.some((l) => l.id === i.id));
+  if (!live.length) return { items: loaded.items, openText: {} };
+  const open = current.openText[run];
+  return { items: [...loaded.items, ...live], openText: open && live.some((i) => i.id === open) ? { [run]: open } : {} };
+}
 let localId = 0;
 let loadSeq = 0;
 
@@ -89,13 +111,22 @@ export const useMessages = create<MessagesState>((set, get) => ({
 
   async open(conversationId) {
     const seq = ++loadSeq;
+    if (conversationId !== get().conversationId) liveStep.clear();
     set((s) => ({ conversationId, items: conversationId === s.conversationId ? s.items : [], activeRun: null, loading: !!conversationId, error: null, openText: {} }));
     if (!conversationId) return;
     try {
       const result = await api().getMessages({ conversationId });
       if (seq !== loadSeq) return;
       if (result.activeRun) runConversation.set(result.activeRun.runId, conversationId);
-      set((s) => ({ items: result.items, activeRun: result.activeRun, loading: false, generation: s.generation + 1, usage: result.usage ?? null, storedSteps: result.storedSteps ?? null }));
+      const storedSteps = result.storedSteps ?? null;
+      set((s) => ({
+        ...(s.conversationId === conversationId ? keepLiveText(s, { items: result.items, activeRun: result.activeRun, storedSteps }) : { items: result.items, openText: {} }),
+        activeRun: result.activeRun,
+        loading: false,
+        generation: s.generation + 1,
+        usage: result.usage ?? null,
+        storedSteps,
+      }));
     } catch (err) {
       if (seq !== loadSeq) return;
       set({ loading: false, error: errorText(err) });
@@ -110,7 +141,8 @@ export const useMessages = create<MessagesState>((set, get) => ({
       const result = await api().getMessages({ conversationId: id });
       if (seq !== loadSeq || get().conversationId !== id) return;
       if (result.activeRun) runConversation.set(result.activeRun.runId, id);
-      set({ items: result.items, activeRun: result.activeRun, openText: {}, usage: result.usage ?? null, storedSteps: result.storedSteps ?? null });
+      const storedSteps = result.storedSteps ?? null;
+      set((s) => ({ ...keepLiveText(s, { items: result.items, activeRun: result.activeRun, storedSteps }), activeRun: result.activeRun, usage: result.usage ?? null, storedSteps }));
     } catch (err) {
       if (seq === loadSeq) set({ error: errorText(err) });
     }
@@ -122,8 +154,12 @@ export const useMessages = create<MessagesState>((set, get) => ({
     return id;
   },
 
-  settleLocalUser(localId, messageId) {
-    set((s) => (s.items.some((i) => i.id === localId) && !s.items.some((i) => i.id === messageId) ? { items: s.items.map((i) => (i.id === localId ? { ...i, id: messageId } : i)) } : {}));
+  settleLocalUser(localId, messageId, runId) {
+    set((s) =>
+      s.items.some((i) => i.id === localId) && !s.items.some((i) => i.id === messageId)
+        ? { items: s.items.map((i) => (i.id === localId && i.kind === 'user' ? { ...i, id: messageId, runId: i.runId ?? runId ?? null } : i)) }
+        : {},
+    );
   },
 
   removeItem(id) {
@@ -178,7 +214,8 @@ export const useMessages = create<MessagesState>((set, get) => ({
         switch (e.type) {
           case 'run.started': {
             activeRun = { runId: e.runId, status: 'running' };
-            if (!e.resumed) {
+            // Our own message, already settled with this run (the send's answer came before this event): nothing to do.
+            if (!e.resumed && !items.some((i) => i.kind === 'user' && i.runId === e.runId)) {
               // Our own message is the last local item without a run; someone else's (another window) needs a reload.
               const local = find(items.findLast((i) => i.kind === 'user' && i.runId === null && i.id.startsWith('local:'))?.id ?? '');
               if (local === -1) needsReload = true;
@@ -196,6 +233,7 @@ export const useMessages = create<MessagesState>((set, get) => ({
               mutable()[i] = { ...item, text: item.text + e.delta };
             } else {
               const id = `live:${e.runId}:${++localId}`;
+              if (e.step !== undefined) liveStep.set(id, e.step);
               mutable().push({ kind: 'assistant', id, runId: e.runId, text: e.delta, at: Date.now() });
               openText = { ...openText, [e.runId]: id };
             }

@@ -153,7 +153,7 @@ async function sendQueued(item: QueuedMessage): Promise<void> {
   try {
     const { runId, messageId } = await api().sendMessage({ conversationId: item.conversationId, text: item.text, ...(files.length ? { attachments: files } : {}) });
     useQueue.getState().remove(item.id);
-    if (localId && messageId) useMessages.getState().settleLocalUser(localId, messageId);
+    if (localId && messageId) useMessages.getState().settleLocalUser(localId, messageId, runId);
     if (open()) {
       const current = useMessages.getState().activeRun;
       if (!current || current.runId === runId) useMessages.getState().setActiveRun({ runId, status: 'running' });

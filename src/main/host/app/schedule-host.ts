@@ -7,10 +7,15 @@ import { createNotifier } from '../../services/notify/create';
 import type { AppRuntime } from '../assembly/open-runtime';
 import { fireSchedule } from '../background/schedule-fire';
 
-function heldBy(r: ScheduleRow): string {
+/**
+ * Who rings it, in words for the Reminders list: the system scheduler (with the app closed) or Deskhand itself (only
+ * while it runs, and why). The job number is the CLI's (`deskhand schedule list`), not the person's.
+ */
+export function heldBy(r: Pick<ScheduleRow, 'status' | 'os_job' | 'os_backend' | 'os_note'>): string {
   if (r.status !== 'active') return r.status;
-  if (r.os_job) return `${r.os_backend} job ${r.os_job}`;
-  return `in-app ticker${r.os_note ? ` (${r.os_note})` : ''}`;
+  if (r.os_job) return `Rings even when Deskhand is closed (the system scheduler${r.os_backend ? `, ${r.os_backend}` : ''})`;
+  const why = r.os_note?.replace(/;? ?the in-app ticker fires it while Deskhand runs\.?$/, '').trim();
+  return `Rings only while Deskhand runs${why ? `: ${why}` : ''}`;
 }
 
 export async function scheduleMethod(

@@ -198,7 +198,7 @@ export async function executeFire(fire: FireRow, row: ScheduleRow, deps: FireDep
       const waiting = outcome.approvalIds[0] ? runtime.store.getApproval(outcome.approvalIds[0]) : undefined;
       const how = await notifySafely(deps, {
         title: 'A scheduled prompt needs your approval',
-        body: waiting ? `${waiting.kind === 'approval' ? 'Approve or deny' : 'Answer'}: ${waiting.tool} (${waiting.risk}). Open Deskhand, or: deskhand runs approve ${waiting.id}` : 'Open Deskhand to see what it waits for.',
+        body: waiting ? parkedNotice(waiting) : 'Open Deskhand to see what it waits for.',
         urgency: 'critical',
         category: 'deskhand.approval',
         actions: [{ id: 'open', label: 'Open approval' }],
@@ -262,4 +262,13 @@ export async function recoverClaims(deps: FireDeps): Promise<FireOutcome[]> {
 /** Claims left open by processes that are gone (for doctor). */
 export function staleClaims(schedules: ScheduleService): FireRow[] {
   return schedules.rows.openClaims().filter((f) => f.claimed_by !== claimer() && !claimerAlive(f.claimed_by));
+}
+
+/**
+ * The body of "A scheduled prompt needs your approval": what waits, and what to do, in words. No id: the person types
+ * one only in a terminal, where `deskhand runs list` shows it next to the request.
+ */
+export function parkedNotice(waiting: { kind: string; tool: string; risk: string }): string {
+  const verb = waiting.kind === 'approval' ? 'Approve or deny' : 'Answer';
+  return `${verb}: ${waiting.tool} (${waiting.risk}). Open Deskhand to ${waiting.kind === 'approval' ? 'decide' : 'answer'}. Without the app: \`deskhand runs list\` in a terminal shows the request and the id to type after \`deskhand runs ${waiting.kind === 'approval' ? 'approve' : 'answer'}\`.`;
 }

@@ -9,16 +9,19 @@
  * command loads the CLI (and with it the runtime) on demand, so `deskhand --help` costs little more than node itself
  * (docs/performance.md, "CLI start"; test/cli/cli-import-cost.test.ts).
  */
-import { USAGE } from './usage';
+import { helpAnswer } from './usage';
 import { deadlineMs, exitDeadline } from '../assembly/exit-deadline';
+import { packageVersion } from '../assembly/package-version';
 
 const argv = process.argv.slice(2);
 const [command] = argv;
 
 async function run(): Promise<number> {
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(`${USAGE}\n`);
-    return command === undefined ? 2 : 0;
+  // `--version`, and `--help` of any command or subcommand: answered here, without loading the command.
+  const answer = helpAnswer(argv, packageVersion);
+  if (answer) {
+    process.stdout.write(`${answer.text}\n`);
+    return answer.code;
   }
   const { main } = await import('./commands');
   return main(argv);

@@ -60,7 +60,7 @@ function describe(p: PeerView): string {
 export async function peersCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'serve') return (await import('../peers/peers-serve')).peersServeCommand(rest);
-  if (!sub || sub === 'help' || sub === '--help') {
+  if (!sub || sub === 'help' || sub === '--help' || sub === '-h' || rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(`${PEERS_USAGE}\n`);
     return sub ? 0 : 2;
   }

@@ -48,3 +48,56 @@ Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY. --data-dir defaults to DESKHA
 Commands run in the OS sandbox (--sandbox, default workspace-write; off asks before every command). \`run\` waits
 for the background tasks its conversation started; each result continues the conversation. Ctrl-C stops them.
 Exit codes: 0 finished, 3 parked waiting for approval, 1 failed, 2 usage error.`;
+
+/** Commands whose own module prints a fuller usage for `--help` (their flags need a paragraph each). */
+const OWN_HELP = new Set(['web', 'acp', 'peers']);
+
+/** The arguments before `--` (after it come a command's own arguments: `mcp add NAME -- COMMAND --help`). */
+function ownArgs(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf('--');
+  return end === -1 ? argv : argv.slice(0, end);
+}
+
+/** The commands the usage text lists, in its order (`deskhand run`, `deskhand runs`, …). */
+export function usageCommands(): string[] {
+  const seen: string[] = [];
+  for (const m of USAGE.matchAll(/^ {2}deskhand ([a-z]+)/gm)) if (!seen.includes(m[1]!)) seen.push(m[1]!);
+  return seen;
+}
+
+/** The usage lines of one command (with their continuation lines), or of one of its subcommands when it has its own. */
+export function commandUsage(command: string, sub?: string): string | null {
+  const lines = USAGE.split('\n');
+  const blocks: string[][] = [];
+  for (const line of lines) {
+    if (/^ {2}deskhand /.test(line)) blocks.push([line]);
+    else if (/^ {3,}\S/.test(line) && blocks.length) blocks.at(-1)!.push(line);
+    else if (!line.trim()) break;
+  }
+  const of = (prefix: string) => blocks.filter((b) => new RegExp(`^ {2}deskhand ${prefix}(?=[\\s\\[(]|$)`).test(b[0]!));
+  const mine = of(command);
+  if (!mine.length) return null;
+  const subs = sub && /^[a-z][a-z-]*$/.test(sub) ? of(`${command} ${sub}`) : [];
+  const chosen = subs.length ? subs : mine;
+  const footer = USAGE.slice(USAGE.indexOf('\n\n') + 2);
+  return `Usage:\n${chosen.map((b) => b.join('\n')).join('\n')}\n\n${footer}\nEvery command: deskhand --help.`;
+}
+
+/**
+ * What `deskhand ARGS` answers without running anything: `--version`, or `--help`/`-h` anywhere before `--` (the
+ * usage of the command and subcommand named, exit 0). Null when the command runs (or prints its own help: web, acp,
+ * peers), or the command is unknown (the dispatcher says so).
+ */
+export function helpAnswer(argv: readonly string[], version: () => string): { text: string; code: number } | null {
+  const args = ownArgs(argv);
+  const [command, sub] = args;
+  if (command === '--version' || command === '-V' || command === 'version') return { text: `deskhand ${version()}`, code: 0 };
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    const named = command === 'help' && sub ? commandUsage(sub) : null;
+    return { text: named ?? USAGE, code: command === undefined ? 2 : 0 };
+  }
+  if (!args.includes('--help') && !args.includes('-h')) return null;
+  if (OWN_HELP.has(command)) return null;
+  const text = commandUsage(command, sub);
+  return text ? { text, code: 0 } : null;
+}

@@ -43,13 +43,33 @@ export function Composer() {
     if (!document.activeElement?.closest('.approval-card')) box.current?.focus();
   }, [conversationId]);
 
-  // Grow with the text up to a limit, then scroll.
+  const placeholder = offline
+    ? 'Not connected to Deskhand; reconnecting…'
+    : running
+      ? 'Working… Enter queues a message for after; Esc stops'
+      : activeRun?.status === 'parked'
+        ? 'A new message closes the paused run'
+        : 'Ask Deskhand to do something in this folder';
+
+  // Grow with the text (or the placeholder, on a narrow window) up to a limit, then scroll: never a one-line box with
+  // scroll arrows around a wrapped placeholder.
+  useEffect(() => {
+    const el = box.current;
+    if (el) fitBox(el);
+  }, [text, placeholder]);
+  // And when its width changes (a narrower window wraps the placeholder or the text onto more lines).
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    el.style.height = 'auto';
-    el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
-  }, [text]);
+    let width = el.clientWidth;
+    const ro = new ResizeObserver(() => {
+      if (el.clientWidth === width) return;
+      width = el.clientWidth;
+      fitBox(el);
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
 
   async function send() {
     let value = text.trim();
@@ -86,7 +106,7 @@ export function Composer() {
     const localId = useMessages.getState().addLocalUser(value);
     try {
       const { runId, messageId } = await api().sendMessage({ conversationId, text: value });
-      if (messageId) useMessages.getState().settleLocalUser(localId, messageId);
+      if (messageId) useMessages.getState().settleLocalUser(localId, messageId, runId);
       const current = useMessages.getState().activeRun;
       if (!current || current.runId === runId) useMessages.getState().setActiveRun({ runId, status: 'running' });
     } catch (err) {
@@ -168,15 +188,7 @@ export function Composer() {
       <textarea
         ref={box}
         aria-label="Message"
-        placeholder={
-          offline
-            ? 'Not connected to Deskhand; reconnecting…'
-            : running
-            ? 'Deskhand is working… Enter queues a message for when it is done; Esc stops'
-            : activeRun?.status === 'parked'
-              ? 'A new message closes the paused run'
-              : 'Ask Deskhand to do something in this folder'
-        }
+        placeholder={placeholder}
         rows={1}
         value={text}
         disabled={!conversationId}
@@ -218,4 +230,11 @@ export function Composer() {
       )}
     </form>
   );
+}
+
+/** The message box's height: its text's (or its placeholder's), up to 240 px; only then does it scroll. */
+function fitBox(el: HTMLTextAreaElement): void {
+  el.style.height = 'auto';
+  el.style.height = `${Math.min(el.scrollHeight + el.offsetHeight - el.clientHeight, 240)}px`;
+  el.style.overflowY = el.scrollHeight > el.clientHeight + 1 ? 'auto' : 'hidden';
 }

@@ -12,6 +12,7 @@ import { useSearch } from '../../state/search';
 import { EmptyConversation } from './EmptyConversation';
 import { useCompositions } from '../../state/compositions';
 import { reviewHeadline } from '../../../shared/review-words';
+import { fireReason, parseScheduledFire, type ScheduledFireView } from '../../../shared/scheduled-fire';
 
 /** Estimates by item object (items are immutable: a streamed message is a new object per token). */
 const estimates = new WeakMap<MessageItem, number>();
@@ -155,9 +156,24 @@ function UserText({ text }: { text: string }) {
   );
 }
 
+/** A scheduled prompt that woke the conversation: an event (what fired, when, why), not the person's words. */
+export function ScheduledFireEvent({ fire }: { fire: ScheduledFireView }) {
+  return (
+    <article className="msg msg-wake msg-scheduled" aria-label={`Scheduled prompt fired: ${fire.prompt.slice(0, 80)}`}>
+      <div className="msg-who" aria-hidden="true">
+        Deskhand · scheduled prompt fired at {fire.firedAt}
+      </div>
+      <div className="msg-user-text">{fire.prompt}</div>
+      <p className="muted small">{fireReason(fire)}</p>
+    </article>
+  );
+}
+
 const Item = memo(function Item({ item, last }: { item: MessageItem; last: boolean }) {
   switch (item.kind) {
-    case 'user':
+    case 'user': {
+      const fire = item.from ? null : parseScheduledFire(item.text);
+      if (fire) return <ScheduledFireEvent fire={fire} />;
       return (
         <article className="msg msg-user" aria-label={item.from ? `From ${item.from}` : 'You'}>
           <div className="msg-who" aria-hidden="true">
@@ -168,6 +184,7 @@ const Item = memo(function Item({ item, last }: { item: MessageItem; last: boole
           <UserTools item={item} />
         </article>
       );
+    }
     case 'assistant':
       return (
         <article className="msg msg-assistant" aria-label="Deskhand">

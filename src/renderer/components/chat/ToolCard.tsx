@@ -2,7 +2,9 @@
  * A tool call as a compact card: the tool's icon and title, its own one-line summary of the call, status, duration;
  * expands to the exact arguments and the output.
  */
-import { memo, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
+import { reasonsInWords } from '../../../shared/reason-words';
+import { replacementDiff } from '../../../shared/line-diff';
 import type { ToolItem } from '../../../shared/contract';
 import { forDisplay } from '../../../shared/untrusted-display';
 import { api, errorText } from '../../api/client';
@@ -31,6 +33,8 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const output = full ?? item.output;
   const cut = full === null && item.output !== null && item.outputChars > item.output.length;
   const shown = output === null ? null : forDisplay(output);
+  // What the call changes, as a diff: the approval's preview, else the replacement its arguments describe.
+  const change = useMemo(() => item.preview ?? replacementDiff(item.args), [item.preview, item.args]);
 
   async function showAll() {
     if (!conversationId) return;
@@ -76,13 +80,19 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
       {!open && item.status === 'running' && shown && shown.text && <LiveTail tool={item.tool} text={shown.text} />}
       {open && (
         <div className="tool-body">
+          {change && item.status !== 'denied' && (
+            <>
+              <h4 className="section-label">{item.status === 'ok' ? 'The change' : 'The change it was to make'}</h4>
+              <DiffView text={change} label={`Change of ${item.tool}`} />
+            </>
+          )}
           <h4 className="section-label">
             Arguments <code className="tool-raw-name">{item.tool}</code>
           </h4>
           <ArgsView args={item.args} label={`Arguments of ${item.tool}`} />
           {item.reasons.length > 0 && (
             <p className="muted small">
-              Decision: {item.risk ?? 'unknown risk'} — {item.reasons.join('; ')}
+              {item.status === 'denied' ? 'Why it was stopped' : item.cleared?.by === 'policy' || item.cleared?.by === 'rule' ? 'Why it ran' : 'Why it asked'} ({item.risk ?? 'risk unknown'}): {reasonsInWords(item.reasons)}
             </p>
           )}
           {item.cleared && <ClearedLine cleared={item.cleared} />}

@@ -2,12 +2,13 @@
  * The right panel's Reminders: what will ring and when (every conversation's, this one's first), with Snooze and
  * Cancel; the same list as Settings → Schedule, kept fresh while the panel is open.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ScheduleItemView } from '../../../shared/contract-schedule';
 import { api, errorText } from '../../api/client';
 import { useConversations } from '../../state/conversations';
+import { useScheduleRefresh } from '../../state/schedule-refresh';
 
-const REFRESH_MS = 5_000;
+const REFRESH_MS = 60_000;
 
 export function RemindersPanel() {
   const selectedId = useConversations((s) => s.selectedId);
@@ -15,20 +16,23 @@ export function RemindersPanel() {
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
 
+  // Loaded again at once when a call ends or a run finishes (a reminder was just set), else every REFRESH_MS.
+  const live = useRef(true);
   useEffect(() => {
-    let live = true;
-    const load = () =>
-      api()
-        .schedule({ action: 'list' })
-        .then((v) => live && setItems(v.items))
-        .catch((err: unknown) => live && setError(errorText(err)));
-    void load();
-    const t = setInterval(() => void load(), REFRESH_MS);
+    live.current = true;
     return () => {
-      live = false;
-      clearInterval(t);
+      live.current = false;
     };
-  }, [selectedId]);
+  }, []);
+  useScheduleRefresh(
+    () =>
+      void api()
+        .schedule({ action: 'list' })
+        .then((v) => live.current && setItems(v.items))
+        .catch((err: unknown) => live.current && setError(errorText(err))),
+    REFRESH_MS,
+    [selectedId],
+  );
 
   async function act(action: 'snooze' | 'cancel', id: string) {
     setError(null);

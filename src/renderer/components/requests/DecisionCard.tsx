@@ -4,13 +4,25 @@
  * itself has focus, and the card never takes focus unless the person asked for it.
  */
 import { useRef, useState, type KeyboardEvent } from 'react';
-import { describeAlways, describePattern, offeredRoot } from '../../../shared/always-allow';
+import { describeAlways, describePattern, isCommandPattern, offeredRoot } from '../../../shared/always-allow';
 import type { RuleScope } from '../../../shared/rules';
+import { reasonInWords } from '../../../shared/reason-words';
 import { peerOfRulePattern } from '../../../shared/peers';
 import { api } from '../../api/client';
 import { ArgsView } from '../common/ArgsView';
 import { DiffView } from '../common/DiffView';
 import { DenyGroup, RequestFrame, RiskBadge, deny, useSubmit, type RequestCardProps } from './shared';
+
+/**
+ * Why "Always allow" is off, in words that fit the call: only a command can have several parts (its arguments say
+ * `command`); any other call asks for a reason no saved rule may cover.
+ */
+export function noAlwaysText(args: unknown): string {
+  const command = args && typeof args === 'object' && typeof (args as { command?: unknown }).command === 'string';
+  return command
+    ? 'No “always allow” for this command: it asks for a reason no saved rule may cover (above), or more than one of its parts needs your approval. Approve it once, or deny it and ask for the parts one at a time.'
+    : 'No “always allow” for this call: it asks for a reason no saved rule may cover (above). Approve it once or deny it.';
+}
 
 export function DecisionCard({ approval, showConversation }: RequestCardProps) {
   const { busy, error, run } = useSubmit();
@@ -81,7 +93,7 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
           <span className="section-label">Why it asks</span>
           <ul>
             {approval.reasons.map((r, i) => (
-              <li key={i}>{r}</li>
+              <li key={i}>{reasonInWords(r)}</li>
             ))}
           </ul>
         </div>
@@ -110,7 +122,7 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
             <>
               <p>
                 Save a rule: from now on <code>{approval.tool}</code> runs without asking for <code className="pattern">{approval.alwaysPattern}</code> (
-                {describePattern(approval.alwaysPattern)}). Other parts of a command still need your policy to clear them.
+                {describePattern(approval.alwaysPattern)}).{isCommandPattern(approval.alwaysPattern) ? ' Other parts of a command still need your policy to clear them.' : ''}
               </p>
               <fieldset className="rule-scope">
                 <legend>Where the rule applies</legend>
@@ -163,10 +175,7 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
             Ctrl+⏎ approve · Ctrl+⌫ deny (from an empty message box) · on the card: ⏎ approve · A always · D deny
           </span>
           {!approval.alwaysPattern && (
-            <p className="muted small no-always">
-              No “always allow” for this call: it asks for a reason no rule may cover (above), or more than one part of the command needs your approval.
-              Approve it once, or run the parts separately.
-            </p>
+            <p className="muted small no-always">{noAlwaysText(approval.args)}</p>
           )}
         </div>
       )}

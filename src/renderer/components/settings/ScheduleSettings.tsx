@@ -3,11 +3,12 @@
  * OS scheduler job, or the in-app ticker), their buttons (snooze, pause/resume, run now, cancel), and the fire history
  * with the run each fire started.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { MethodResult } from '../../../shared/contract';
 import type { ScheduleItemView } from '../../../shared/contract-schedule';
 import { api, errorText } from '../../api/client';
 import { Feedback } from '../common/Feedback';
+import { useScheduleRefresh } from '../../state/schedule-refresh';
 
 type View = MethodResult<'schedule'>;
 
@@ -25,16 +26,15 @@ export function ScheduleSettings() {
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  useEffect(() => {
-    const load = () =>
-      api()
+  // At once after a call ends or a run finishes (a fire's run, a reminder set), else every minute.
+  useScheduleRefresh(
+    () =>
+      void api()
         .schedule({ action: 'list' })
         .then(setView)
-        .catch((err: unknown) => setError(errorText(err)));
-    void load();
-    const t = setInterval(() => void load(), 10_000);
-    return () => clearInterval(t);
-  }, []);
+        .catch((err: unknown) => setError(errorText(err))),
+    60_000,
+  );
 
   async function act(action: 'cancel' | 'pause' | 'resume' | 'snooze' | 'runNow', id: string) {
     setError(null);

@@ -3,7 +3,7 @@
  * in the OS keyring; the page only ever learns whether a key is set), the default policy for new conversations, and
  * (WebSettings.tsx) web_search's backend and the URL grants.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { MethodResult, Settings, SettingsView } from '../../../shared/contract';
 import { PROVIDER_NAMES, type ProviderName } from '../../../shared/contract-names';
 import { api, errorText } from '../../api/client';
@@ -29,6 +29,7 @@ export function SettingsPage() {
   const [draft, setDraft] = useState<Settings | null>(view?.settings ?? null);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const body = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (!view) void api().getSettings({}).then((v) => useSettings.getState().set(v));
@@ -60,6 +61,8 @@ export function SettingsPage() {
 
   return (
     <main className="settings" aria-label="Settings">
+      <SettingsIndex body={body} />
+      <div className="settings-body" ref={body}>
       <header className="settings-head">
         <h1>Settings</h1>
         <button type="button" className="btn" onClick={() => useUi.getState().setView('chat')}>
@@ -139,7 +142,77 @@ export function SettingsPage() {
       <AppGrantsSettings />
       <CompanionSettings />
       <PeersSettings />
+      </div>
     </main>
+  );
+}
+
+interface IndexEntry {
+  id: string;
+  title: string;
+}
+
+/** The page's sections (each `.card` with its legend or heading), read from the page as it renders. */
+function readSections(root: HTMLElement): { cards: HTMLElement[]; entries: IndexEntry[] } {
+  const cards = [...root.querySelectorAll<HTMLElement>('.card')].filter((c) => !c.parentElement?.closest('.card'));
+  const entries: IndexEntry[] = [];
+  cards.forEach((c, i) => {
+    const title = (c.querySelector(':scope > legend, :scope > h2, :scope > header h2, :scope > div > h2')?.textContent ?? '').trim();
+    if (!title) return;
+    if (!c.id) c.id = `settings-section-${i}`;
+    entries.push({ id: c.id, title });
+  });
+  return { cards, entries };
+}
+
+/**
+ * The section list and search (issue 52): every section by its title, a click brings it into view; typed words keep
+ * only the sections whose text holds them (the Save button of the provider and general settings stays).
+ */
+function SettingsIndex({ body }: { body: RefObject<HTMLDivElement | null> }) {
+  const [entries, setEntries] = useState<IndexEntry[]>([]);
+  const [query, setQuery] = useState('');
+  const [shown, setShown] = useState<Set<string> | null>(null);
+  useEffect(() => {
+    const root = body.current;
+    if (!root) return;
+    const read = () => {
+      const next = readSections(root).entries;
+      setEntries((prev) => (prev.length === next.length && prev.every((e, i) => e.id === next[i]!.id && e.title === next[i]!.title) ? prev : next));
+    };
+    read();
+    const mo = new MutationObserver(read);
+    mo.observe(root, { childList: true, subtree: true });
+    return () => mo.disconnect();
+  }, [body]);
+  useEffect(() => {
+    const root = body.current;
+    if (!root) return;
+    const words = query.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    const visible = new Set<string>();
+    for (const card of readSections(root).cards) {
+      const text = (card.textContent ?? '').toLowerCase();
+      const match = words.every((w) => text.includes(w));
+      card.hidden = !match;
+      if (match && card.id) visible.add(card.id);
+    }
+    setShown(words.length ? visible : null);
+  }, [query, entries, body]);
+  const list = shown ? entries.filter((e) => shown.has(e.id)) : entries;
+  return (
+    <nav className="settings-index" aria-label="Settings sections">
+      <input type="search" aria-label="Search settings" placeholder="Search settings" value={query} onChange={(e) => setQuery(e.target.value)} />
+      {shown && list.length === 0 && <p className="muted small">No setting matches “{query.trim()}”.</p>}
+      <ul>
+        {list.map((e) => (
+          <li key={e.id}>
+            <button type="button" className="link-button" onClick={() => document.getElementById(e.id)?.scrollIntoView({ block: 'start' })}>
+              {e.title}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
 

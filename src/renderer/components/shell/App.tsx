@@ -16,7 +16,7 @@
  *   common/        widgets used by more than one folder (Markdown, diffs, visible text, feedback, tool status).
  * A store used by one folder only lives in that folder; stores several folders (or state/sync.ts) use stay in state/.
  */
-import { useEffect, useState, type CSSProperties } from 'react';
+import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import { useApprovals } from '../../state/approvals';
 import { useSettings } from '../../state/settings';
 import { useUi } from '../../state/ui';
@@ -129,8 +129,16 @@ export function App() {
   }, [viewing]);
 
   // A narrow window starts with the drawer closed, and closes it on becoming narrow: it would cover the conversation.
+  // Wide again, the panel is as the person had it on the wide window.
+  const wideOpen = useRef<boolean | null>(null);
   useEffect(() => {
-    if (narrow) useUi.getState().togglePanel(false);
+    if (narrow) {
+      wideOpen.current ??= useUi.getState().panelOpen;
+      useUi.getState().togglePanel(false);
+    } else if (wideOpen.current !== null) {
+      useUi.getState().togglePanel(wideOpen.current);
+      wideOpen.current = null;
+    }
   }, [narrow]);
 
   useEffect(() => {

@@ -73,6 +73,13 @@ export function lastUsedFolder(list: readonly ConversationSummary[]): string | n
   return best?.folder ?? null;
 }
 
+/** Why the new-conversation dialog offers its folder, in a sentence. */
+export function folderReason(from: 'last' | 'workspace' | 'host'): string {
+  if (from === 'last') return 'The folder of your last conversation.';
+  if (from === 'workspace') return 'Your first workspace folder (Settings → General).';
+  return 'Where Deskhand was started. Choose a project folder for the work: outside it, the agent’s tools ask before every change.';
+}
+
 function NewConversationDialog() {
   const host = useUi((s) => s.host);
   const defaultPolicy = useSettings((s) => s.view?.settings.defaultPolicy ?? 'read-only');
@@ -80,7 +87,10 @@ function NewConversationDialog() {
   // The folder of the conversation used last, else the first workspace folder, else what main offers (home, or where
   // `deskhand web` was started unless that is Deskhand's own checkout).
   const lastFolder = useConversations((s) => lastUsedFolder(s.list));
-  const [folder, setFolder] = useState(lastFolder ?? workspaces[0] ?? host?.defaultFolder ?? '');
+  const initial = lastFolder ?? workspaces[0] ?? host?.defaultFolder ?? '';
+  const [folder, setFolder] = useState(initial);
+  // Why this folder is offered, said under the field while it is still the one offered.
+  const why = folder !== initial || !initial ? null : folderReason(lastFolder ? 'last' : workspaces[0] ? 'workspace' : 'host');
   const [title, setTitle] = useState('');
   const [policy, setPolicy] = useState<Policy>(defaultPolicy);
   const [error, setError] = useState<string | null>(null);
@@ -140,6 +150,7 @@ function NewConversationDialog() {
             )}
           </span>
         </label>
+        {why && <p className="muted small folder-why">{why}</p>}
         {browsing && (
           <FolderBrowser
             start={folder.trim() || host?.defaultFolder || ''}

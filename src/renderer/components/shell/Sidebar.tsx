@@ -36,9 +36,12 @@ export function Sidebar() {
         <MessageMatches />
         {groups.map((g) => (
           <section key={g.folder} className="group" aria-label={`Folder ${g.name}`}>
-            <h2 className="group-name" title={g.folder}>
-              {g.name}
-            </h2>
+            {/* A folder with one conversation needs no heading of its own: its folder is in the entry's tooltip. */}
+            {g.conversations.length > 1 && (
+              <h2 className="group-name" title={g.folder}>
+                {g.name}
+              </h2>
+            )}
             <ul>
               {g.conversations.map((c) => (
                 <ConversationEntry key={c.id} conversation={c} />

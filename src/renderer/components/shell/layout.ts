@@ -7,8 +7,11 @@ import { create } from 'zustand';
 
 export const SIDEBAR = { min: 180, max: 420, initial: 260 } as const;
 export const PANEL = { min: 240, max: 520, initial: 300 } as const;
-/** Below this window width the right panel is a drawer over the conversation instead of a column. */
-export const NARROW_PX = 1000;
+/**
+ * Below this window width the right panel is a drawer over the conversation instead of a column (its button reopens
+ * it): at 1000 px three columns left the conversation about 440 px (issue 52).
+ */
+export const NARROW_PX = 1200;
 const KEY = 'deskhand.layout';
 
 interface Saved {
