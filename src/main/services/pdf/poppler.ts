@@ -59,8 +59,8 @@ export function layoutRows(page: string): string {
 }
 
 export class PopplerReader implements PdfReader {
-  /** The last file's pdfinfo (read_pdf asks for the page count, then the text, of the same bytes). */
-  private last: { bytes: Uint8Array; info: Info } | null = null;
+  /** pdfinfo's answer per PDF's bytes (read_pdf asks for the page count, then the text, of the same buffer). */
+  private readonly infos = new WeakMap<Uint8Array, Info>();
   private available: Promise<boolean> | null = null;
 
   constructor(
@@ -76,7 +76,8 @@ export class PopplerReader implements PdfReader {
   }
 
   private async info(bytes: Uint8Array, signal?: AbortSignal): Promise<Info | null> {
-    if (this.last?.bytes === bytes) return this.last.info;
+    const known = this.infos.get(bytes);
+    if (known) return known;
     const out = await this.run('pdfinfo', ['-enc', 'UTF-8', 'fd://0'], bytes, signal);
     if (out === null) return null;
     const field = (name: string): string | null => new RegExp(`^${name}:[ \\t]*(.*)$`, 'm').exec(out)?.[1]?.trim() || null;
@@ -84,7 +85,7 @@ export class PopplerReader implements PdfReader {
     // An encrypted file goes to pdfjs, which says what it needs.
     if (!Number.isInteger(pages) || pages < 1 || field('Encrypted')?.startsWith('yes')) return null;
     const info = { pages, title: field('Title'), author: field('Author') };
-    this.last = { bytes, info };
+    this.infos.set(bytes, info);
     return info;
   }
 
