@@ -8,11 +8,13 @@
  * Chromium alone needs to fetch, parse and paint those 2 MB in such a frame.
  *
  * read_pdf_pages_per_s: the text of a 200-page PDF (printed once by create_pdf's Chromium printer) read by the
- * read_pdf reader from the file on disk (read, parsed, every page's text), as the tool does in a running Deskhand;
+ * read_pdf reader from the file on disk (page count, then every page's text), as the tool does in a running Deskhand:
+ * the poppler reader (pdfinfo + pdftotext through the launcher, PDF on stdin; services/pdf/poppler.ts);
+ * read_pdf_pdfjs_pages_per_s is the pdfjs fallback (DESKHAND_PDF_READER=pdfjs) in the same rounds;
  * pdftotext_pages_per_s: poppler's `pdftotext -layout FILE -` on the same file, its text read from its stdout, so both
  * arms start from the same file and end with the text in this process. pdftotext also pays its process start, which
  * read_pdf (in-process) does not: that part is measured on its own in the same rounds (pdftotext_process_start_ms,
- * `pdftotext -v`) and pdftotext_extract_pages_per_s is pdftotext with it taken off, round by round. The three arms
+ * `pdftotext -v`) and pdftotext_extract_pages_per_s is pdftotext with it taken off, round by round. The four arms
  * are interleaved, in an order that rotates each round.
  */
 import { execFile } from 'node:child_process';
@@ -26,6 +28,7 @@ import type { AddressInfo } from 'node:net';
 import { CompositionFiles } from '../src/main/services/compositions/composition-files';
 import { VIEWER_CSP, viewerDocument } from '../src/main/services/compositions/index';
 import { ChromiumPdfPrinter } from '../src/main/services/pdf/print';
+import { PopplerReader } from '../src/main/services/pdf/poppler';
 import { PdfJsReader } from '../src/main/services/pdf/read';
 import type { Store } from '../src/main/services/store/store';
 import { figure, interleaved, ratio, roundsOf, type BenchResult } from './lib';
@@ -117,7 +120,7 @@ async function compositionOpen(result: BenchResult): Promise<void> {
   }
 }
 
-async function readPdf(result: BenchResult): Promise<void> {
+export async function readPdf(result: BenchResult): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'deskhand-pdf-bench-'));
   try {
     const pages: string[] = [];
@@ -128,8 +131,9 @@ async function readPdf(result: BenchResult): Promise<void> {
     const pdf = await new ChromiumPdfPrinter().print(`<!doctype html><html><body>${pages.join('')}</body></html>`, { size: 'A4' });
     const file = join(dir, 'bench.pdf');
     writeFileSync(file, pdf);
-    const reader = new PdfJsReader();
-    const count = await reader.pageCount(pdf);
+    const reader = new PopplerReader(new PdfJsReader(), undefined, {});
+    const pdfjs = new PdfJsReader();
+    const count = await pdfjs.pageCount(pdf);
     if (count !== 200) throw new Error(`the bench PDF has ${count} pages, not 200`);
     const all = Array.from({ length: 200 }, (_, i) => i + 1);
     const run = (args: string[]) =>
@@ -137,7 +141,15 @@ async function readPdf(result: BenchResult): Promise<void> {
     let poppler = '';
     const t = await interleaved(PDF_ROUNDS, 1, {
       readPdf: async () => {
-        const text = await reader.read(await readFile(file), { pages: all, maxChars: 10_000_000 });
+        const bytes = await readFile(file);
+        if ((await reader.pageCount(bytes)) !== 200) throw new Error('the poppler reader counted the pages wrong');
+        const text = await reader.read(bytes, { pages: all, maxChars: 10_000_000 });
+        if (text.pages.length !== 200 || !text.pages[199]!.text.includes('Page 200')) throw new Error('not every page was read');
+      },
+      pdfjs: async () => {
+        const bytes = await readFile(file);
+        await pdfjs.pageCount(bytes);
+        const text = await pdfjs.read(bytes, { pages: all, maxChars: 10_000_000 });
         if (text.pages.length !== 200) throw new Error('not every page was read');
       },
       pdftotext: async () => {
@@ -149,6 +161,7 @@ async function readPdf(result: BenchResult): Promise<void> {
     const perS = (ms: number[]) => ms.map((m) => 200 / (m / 1000));
     result.pdf_bytes = pdf.length;
     result.read_pdf_pages_per_s = figure(perS(t.readPdf), { unit: 'pages/s', baseline: 'pdftotext_pages_per_s (poppler, same file on disk, text to memory, same rounds)', headline: true });
+    result.read_pdf_pdfjs_pages_per_s = figure(perS(t.pdfjs), { unit: 'pages/s', baseline: 'the pdfjs fallback (page count, then the text), same rounds' });
     result.pdftotext_pages_per_s = figure(perS(t.pdftotext), { unit: 'pages/s', baseline: 'pdftotext, its process start included' });
     result.pdftotext_process_start_ms = figure(t.start, { unit: 'ms', baseline: '`pdftotext -v`, same rounds' });
     result.pdftotext_extract_pages_per_s = figure(perS(t.pdftotext.map((m, i) => Math.max(0.001, m - t.start[i]!))), { unit: 'pages/s', baseline: 'pdftotext minus its process start, per round' });

@@ -540,21 +540,21 @@ async function send(
   hold?: () => Promise<void>,
 ): Promise<void> {
   res.writeHead(200, { 'content-type': payload.contentType, 'cache-control': 'no-cache' });
-  const cut = spec.cutAfterFrames !== undefined;
-  const body = cut ? payload.frames.slice(0, spec.cutAfterFrames) : spec.streamError ? payload.frames : [...payload.frames, ...payload.tail];
+  const cutShort = spec.cutAfterFrames !== undefined;
+  const body = cutShort ? payload.frames.slice(0, spec.cutAfterFrames) : spec.streamError ? payload.frames : [...payload.frames, ...payload.tail];
   const delayMs = spec.delayMs ?? 0;
   if (delayMs > 0 || hold) res.flushHeaders();
   // Without delay, one write: keeps benchmarks at zero latency and low syscall count. A hold splits the body after the
   // first content event (a non-streamed body: after its first half).
-  const cut = Math.min((payload.firstContent ?? 0) + 1, body.length - 1);
-  const writes = delayMs > 0 ? body : hold ? [body.slice(0, cut).join(''), body.slice(cut).join('')] : [body.join('')];
+  const split = Math.min((payload.firstContent ?? 0) + 1, body.length - 1);
+  const writes = delayMs > 0 ? body : hold ? [body.slice(0, split).join(''), body.slice(split).join('')] : [body.join('')];
   for (const [i, chunk] of writes.entries()) {
     if (delayMs > 0) await sleep(delayMs);
-    if (hold && i === (delayMs > 0 ? cut : 1)) await hold();
+    if (hold && i === (delayMs > 0 ? split : 1)) await hold();
     if (res.destroyed) return; // client aborted or server closed meanwhile
     if (i < writes.length - 1) res.write(chunk);
     // Destroy only once the partial data reached the socket, so the client sees it before the break.
-    else if (spec.streamError || cut) res.write(chunk, () => res.destroy());
+    else if (spec.streamError || cutShort) res.write(chunk, () => res.destroy());
     else res.end(chunk);
     onWrite?.(chunk, performance.timeOrigin + performance.now());
   }

@@ -11,6 +11,8 @@
  * enough that a secret split across chunks, or across stdout and stderr, is redacted whole.
  */
 
+import { MultiMatcher } from './multi-match';
+
 export interface Redactor {
   redact(text: string): string;
 }
@@ -250,6 +252,12 @@ export class SecretRedactor implements Redactor {
   private needles: Needle[] = [];
   /** Long secrets (and their reversal) also searched with line breaks ignored (fold, wrapped output). */
   private folded: Needle[] = [];
+  /**
+   * All needles (and all folded needles) in one automaton each, so a text is scanned once whatever the number of
+   * secrets (multi-match.ts); rebuilt on the first scan after the needles change.
+   */
+  private matcher: MultiMatcher | null = null;
+  private foldedMatcher: MultiMatcher | null = null;
   private learned = 0;
   private readonly values = new Map<string, string>();
   private readonly shapes: boolean;
@@ -284,8 +292,14 @@ export class SecretRedactor implements Redactor {
       }
       this.folded.push({ text: value, name }, { text: reversed, name });
     }
-    // Longest first, so a secret that contains another is replaced whole.
+    // Longest first (the automaton reports the longest needle ending at each position; the order is kept for names).
     this.needles = [...byText.values()].sort((a, b) => b.text.length - a.text.length);
+    this.matcher = null;
+    this.foldedMatcher = null;
+  }
+
+  private needleMatcher(): MultiMatcher {
+    return (this.matcher ??= new MultiMatcher(this.needles.map((n) => n.text)));
   }
 
   /** Changes whenever the redactor gains a secret (added or learned): what was redacted before may differ now. */
@@ -305,12 +319,11 @@ export class SecretRedactor implements Redactor {
   /** Every range to replace, sorted and non-overlapping (overlapping findings are merged, so nothing leaks at an edge). */
   matches(text: string): RedactionMatch[] {
     const found: RedactionMatch[] = [];
-    for (const n of this.needles) {
-      let i = text.indexOf(n.text);
-      while (i !== -1) {
-        found.push({ start: i, end: i + n.text.length, name: n.name });
-        i = text.indexOf(n.text, i + n.text.length);
-      }
+    if (this.needles.length) {
+      // One pass for every needle; the needles are fixed for this scan (a secret learned by a shape below rebuilds
+      // the automaton for the next text, and the shape itself covers it in this one).
+      const needles = this.needles;
+      this.needleMatcher().scan(text, (start, end, k) => found.push({ start, end, name: needles[k]!.name }));
     }
     if (this.folded.length && /[\r\n]/.test(text)) this.foldedMatches(text, found);
     if (this.shapes) {
@@ -354,26 +367,12 @@ export class SecretRedactor implements Redactor {
 
   /** Long secrets found with line breaks (and the indentation after them) ignored. */
   private foldedMatches(text: string, found: RedactionMatch[]): void {
-    const map: number[] = [];
-    let flat = '';
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i]!;
-      if (c === '\n' || c === '\r') {
-        while (i + 1 < text.length && (text[i + 1] === ' ' || text[i + 1] === '\t')) i++;
-        continue;
-      }
-      map.push(i);
-      flat += c;
-    }
-    for (const n of this.folded) {
-      let i = flat.indexOf(n.text);
-      while (i !== -1) {
-        const start = map[i]!;
-        const end = map[i + n.text.length - 1]! + 1;
-        if (end - start > n.text.length) found.push({ start, end, name: n.name });
-        i = flat.indexOf(n.text, i + n.text.length);
-      }
-    }
+    const folded = this.folded;
+    this.foldedMatcher ??= new MultiMatcher(folded.map((n) => n.text));
+    this.foldedMatcher.scanFolded(text, (start, end, k) => {
+      // Only a finding that spans a line break is new: the needle scan found the others.
+      if (end - start > folded[k]!.text.length) found.push({ start, end, name: folded[k]!.name });
+    });
   }
 
   redact(text: string): string {
@@ -394,19 +393,8 @@ export class SecretRedactor implements Redactor {
    * secret when the next chunk arrives.
    */
   pendingPrefix(text: string): number {
-    let best = 0;
-    for (const n of this.needles) {
-      const max = Math.min(n.text.length - 1, text.length);
-      if (max <= best) continue;
-      const first = n.text[0]!;
-      for (let i = text.length - max; i < text.length - best; i++) {
-        if (text[i] === first && n.text.startsWith(text.slice(i))) {
-          best = text.length - i;
-          break;
-        }
-      }
-    }
-    return best;
+    if (this.needles.length === 0 || !text) return 0;
+    return this.needleMatcher().pendingPrefix(text);
   }
 
   stream(emit: (key: string, text: string) => void, opts: { cap?: number } = {}): StreamRedactor {

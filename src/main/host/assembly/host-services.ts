@@ -27,7 +27,7 @@ import { ProfileStore, profileHides } from '../../services/profiles';
 import { CompositionFiles } from '../../services/compositions/composition-files';
 import { PublishTargets } from '../../services/compositions/publish';
 import { ChromiumPdfPrinter } from '../../services/pdf/print';
-import { PdfJsReader } from '../../services/pdf/read';
+import { PopplerReader } from '../../services/pdf/poppler';
 import { FfmpegAv } from '../../services/media/av';
 import { JimpMedia } from '../../services/media/images';
 import { StorePresence } from '../../services/presence/store-presence';
@@ -158,7 +158,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     memory: { memory, goals, quotes: quoteCheck(store), evidence: evidenceSource(store), folderOf: (id) => store.getConversation(id)?.folder ?? opts.dataDir },
     mcp,
     ...(mcpDeferAbove !== undefined ? { mcpDeferAbove } : {}),
-    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PdfJsReader(), media: new JimpMedia(opts.dataDir), av: new FfmpegAv(), presence: new StorePresence(store), companion: new CompanionModel(opts.dataDir, process.env, (p) => keyring.get(`apiKey.${p}`)) },
+    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PopplerReader(), media: new JimpMedia(opts.dataDir), av: new FfmpegAv(), presence: new StorePresence(store), companion: new CompanionModel(opts.dataDir, process.env, (p) => keyring.get(`apiKey.${p}`)) },
     browser,
     browserEndpoint: () => settings.read().browser?.endpoint ?? undefined,
     subagents,
