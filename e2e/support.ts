@@ -44,17 +44,22 @@ async function firstJsonLine(child: ChildProcess, what: string, timeoutMs = 30_0
   });
 }
 
-function stop(child: ChildProcess | null): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+/** Ends a process by its pid (SIGTERM, then SIGKILL after 8 s); resolves with its exit code (null: by a signal). */
+function stop(child: ChildProcess | null): Promise<number | null> {
+  if (!child) return Promise.resolve(null);
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((res) => {
     const kill = setTimeout(() => child.kill('SIGKILL'), 8000);
-    child.once('exit', () => {
+    child.once('exit', (code) => {
       clearTimeout(kill);
-      res();
+      res(code);
     });
     child.kill('SIGTERM');
   });
 }
+
+/** model-server-main.ts exits with this code when it refused requests the test did not expect. */
+const MODEL_REFUSED_EXIT = 3;
 
 export interface RecordedRequestLine {
   protocol: string;
@@ -81,6 +86,7 @@ export class Deskhand {
   private readonly root: string;
   private startOptions: StartOptions = {};
   private model: ChildProcess | null = null;
+  private modelStderr = '';
   private web: ChildProcess | null = null;
   private electronApp: ElectronApplication | null = null;
   modelUrl = '';
@@ -117,7 +123,8 @@ export class Deskhand {
 
   /** `models`: the server also lists these at GET /v1/models, standing in for a local model server. */
   /** `routes`: replies for requests whose first user message contains the key (subagents beside their parent). */
-  async startModel(script: ScriptedReply[], opts: { models?: string[]; routes?: Record<string, ScriptedReply[]> } = {}): Promise<void> {
+  /** `expectRefusals`: the test sends requests the provider would refuse on purpose (else a refusal fails the test). */
+  async startModel(script: ScriptedReply[], opts: { models?: string[]; routes?: Record<string, ScriptedReply[]>; expectRefusals?: string } = {}): Promise<void> {
     const file = join(this.root, 'script.json');
     writeFileSync(file, JSON.stringify(script));
     const models = opts.models ? ['--models', opts.models.join(',')] : [];
@@ -125,10 +132,12 @@ export class Deskhand {
       writeFileSync(join(this.root, 'routes.json'), JSON.stringify(opts.routes));
       models.push('--routes', join(this.root, 'routes.json'));
     }
+    if (opts.expectRefusals) models.push('--expect-refusals', opts.expectRefusals);
     this.model = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/model-server-main.ts'), '--script', file, '--requests', this.requestsFile, ...models], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    this.model.stderr?.on('data', (c: Buffer) => (this.modelStderr += c.toString()));
     this.modelUrl = (await firstJsonLine(this.model, 'the model server')).url;
   }
 
@@ -235,10 +244,15 @@ export class Deskhand {
     return this.start();
   }
 
+  /** Ends everything; fails the test when the model server refused requests the test did not expect. */
   async dispose(): Promise<void> {
     await this.stopApp();
-    await stop(this.model);
+    const code = await stop(this.model);
     rmSync(this.root, { recursive: true, force: true });
+    if (code === MODEL_REFUSED_EXIT) {
+      const lines = this.modelStderr.split('\n').filter((l) => l.startsWith('model server:') || l.startsWith('  - '));
+      throw new Error(`The scripted model server refused requests as the real provider would:\n${lines.join('\n')}`);
+    }
   }
 
   // ── Steps a person takes ──

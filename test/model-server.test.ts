@@ -343,4 +343,26 @@ describe('model-server-main', () => {
       child.kill('SIGTERM');
     }
   });
+
+  it('exits with code 3, naming each refusal, when it refused a request no test expected (0 with --expect-refusals)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'model-server-'));
+    const scriptFile = join(dir, 'script.json');
+    writeFileSync(scriptFile, JSON.stringify([{ text: ['never'] }]));
+    const stopAfterRefusal = async (extra: string[]) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/model-server-main.ts', '--script', scriptFile, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      const { url } = JSON.parse(line) as { url: string };
+      const res = await fetch(`${url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(res.status).toBe(400);
+      child.kill('SIGTERM');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      return { code, stderr };
+    };
+    const unexpected = await stopAfterRefusal([]);
+    expect(unexpected.code).toBe(3);
+    expect(unexpected.stderr).toMatch(/1 request\(s\) were refused[\s\S]*- \/v1\/messages: max_tokens: Field required/);
+    expect((await stopAfterRefusal(['--expect-refusals', 'this test sends a body without max_tokens'])).code).toBe(0);
+  });
 });

@@ -129,14 +129,15 @@ it('custom tool commands are quoted whole and classified by the shell classifier
   const work = tempDir('deskhand-work-');
   writeFileSync(join(dataDir, 'custom-tools.json'), JSON.stringify({ tools: [{ name: 'show', description: 'Show a file.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, command: ['cat', '{path}'], tier: 'read-only' }] }));
   runtime = makeRuntime(dataDir);
-  model.enqueue(reply().tool('show', { path: `${process.env.HOME}/.ssh/id_rsa` }), reply().text('done'));
+  // (A private key itself, ~/.ssh/id_rsa, is refused outright by the command denylist: test/security/command-denylist.test.ts.)
+  model.enqueue(reply().tool('show', { path: `${process.env.HOME}/.aws/credentials` }), reply().text('done'));
   const conv = runtime.createConversation({ folder: work, policy: 'high-risk' });
   runtime.setFamilies(conv.id, ['skills', 'custom', 'mcp'], true); // loaded from the first request, as a person enabling them would
   const outcome = await runtime.sendMessage(conv.id, 'show', { provider: providerFor(model), interactive: false });
   expect(outcome.status).toBe('parked');
   const approval = runtime.store.getApproval(outcome.approvalIds[0]!)!;
   expect(approval.tool).toBe('show');
-  expect(approval.reasons).toMatch(/ssh|sensitive|outside/i);
+  expect(approval.reasons).toMatch(/aws|sensitive|outside/i);
 });
 
 it('a project .deskhand/mcp.json starts its servers only after the person approved that exact file', async () => {

@@ -107,6 +107,32 @@ describe('plan mode', () => {
   });
 });
 
+describe('exit_plan_mode before a plan exists (Spec II)', () => {
+  it.each(POLICIES)('under policy %s: returns an error that there is no plan file, and asks nobody to approve an empty plan', async (policy) => {
+    const conv = runtime.createConversation({ folder: work, policy });
+    runtime.setFamilies(conv.id, ['plan'], true);
+    const plan = planFileFor(work, conv.id);
+    server.enqueue(
+      reply().tool('enter_plan_mode', {}, { id: 'p1' }),
+      reply().tool('exit_plan_mode', { plan_file: plan }, { id: 'e1' }),
+      // An empty plan file is no plan either.
+      reply().tool('write_file', { path: plan, content: '  \n' }, { id: 'w1' }),
+      reply().tool('exit_plan_mode', { plan_file: plan }, { id: 'e2' }),
+      reply().text('I will write the plan first.'),
+    );
+    const outcome = await runtime.sendMessage(conv.id, 'plan it', { provider: provider(), interactive: false });
+    expect(outcome.status).toBe('finished');
+    expect(outcome.approvalIds).toEqual([]);
+    expect(store.pendingApprovals()).toEqual([]);
+    const calls = new Map(store.toolCallsForConversation(conv.id).map((c) => [c.call_id, c]));
+    expect(calls.get('e1')!.is_error).toBe(1);
+    expect(calls.get('e1')!.output).toMatch(new RegExp(`There is no plan file yet: ${plan.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not exist\\. Write the plan there with write_file`));
+    expect(calls.get('e2')!.output).toMatch(/The plan file .* is empty\. Write the plan there/);
+    // Still in plan mode: nothing was approved.
+    expect(JSON.parse(store.getConversation(conv.id)!.state).slots.plan_mode).toBeDefined();
+  });
+});
+
 function outside(): string {
   return join(work, 'app.txt');
 }

@@ -3,19 +3,33 @@
  * each invalid shape gets the provider's status, error body and a message naming the problem; valid bodies (the
  * providers' own shapes, and whole requests the real runtime sends with Deskhand's full tool set) pass.
  */
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Jimp from 'jimp';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/main/runtime/runtime';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { Store } from '../../src/main/services/store/store';
-import { reply, startModelServer, type ModelServer } from '../support/model-server';
-import { validateAnthropicRequest, validateOpenAIRequest } from '../support/provider-validation';
+import { reply, startModelServer, takeUnexpectedRefusals, type ModelServer } from '../support/model-server';
+import { imageDimensions, validateAnthropicRequest, validateOpenAIRequest } from '../support/provider-validation';
 import { tempDir } from '../support/tool-context';
 import { builtinTools } from '../support/tools';
 
 type Body = Record<string, unknown>;
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAGUlEQVR4AQXBAQ0AAAzDIJbcv+UeRNJNwgM+/wYAjSzeDQAAAABJRU5ErkJggg==';
+/** A PDF of one page (what a document block carries). */
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n').toString('base64');
+/** Images built once (jimp): base64 PNGs and a JPEG past the providers' dimension limits. */
+const big: Record<'png8001' | 'jpeg8001' | 'png2001', string> = { png8001: '', jpeg8001: '', png2001: '' };
+beforeAll(async () => {
+  big.png8001 = (await new Jimp(8001, 1).getBufferAsync(Jimp.MIME_PNG)).toString('base64');
+  big.jpeg8001 = (await new Jimp(1, 8001).getBufferAsync(Jimp.MIME_JPEG)).toString('base64');
+  big.png2001 = (await new Jimp(2001, 1).getBufferAsync(Jimp.MIME_PNG)).toString('base64');
+});
+const image = (data: string) => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data } });
+const dataUrl = (data: string) => ({ type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } });
 
 // A request in the shape @ai-sdk/anthropic sends for Deskhand: tools with the last one marked, the system prompt
 // marked, a tool round trip, an image in a tool result, and the newest message marked.
@@ -161,7 +175,25 @@ const anthropicInvalid: Case[] = [
   { name: 'an image of type image/bmp', edit: (b) => (((blocks(b, 2)[1]!.content as Body[])[1]!.source as Body).media_type = 'image/bmp'), says: /media_type: Input should be 'image\/jpeg', 'image\/png', 'image\/gif' or 'image\/webp'.*image\/bmp/ },
   { name: 'an image with no media_type', edit: (b) => delete ((blocks(b, 2)[1]!.content as Body[])[1]!.source as Body).media_type, says: /media_type: Input should be/ },
   { name: 'an image with empty data', edit: (b) => (((blocks(b, 2)[1]!.content as Body[])[1]!.source as Body).data = ''), says: /base64\.data: image data must not be empty/ },
-  { name: 'an image of more than 5 MB', edit: (b) => (((blocks(b, 2)[1]!.content as Body[])[1]!.source as Body).data = 'A'.repeat(7_000_004)), says: /image exceeds 5 MB maximum: 5250003 bytes/ },
+  { name: 'an image of more than 5 MB', edit: (b) => (((blocks(b, 2)[1]!.content as Body[])[1]!.source as Body).data = 'A'.repeat(7_000_004)), says: /image exceeds 5 MB maximum: 7000004 bytes > 5242880 bytes/ },
+  { name: 'an image of 4 MB decoded, 5.3 MB as base64 (the limit is on the base64 text)', edit: (b) => (((blocks(b, 2)[1]!.content as Body[])[1]!.source as Body).data = 'A'.repeat(5_592_408)), says: /image exceeds 5 MB maximum: 5592408 bytes > 5242880 bytes/ },
+  { name: '101 images in one request', edit: (b) => blocks(b, 0).push(...Array.from({ length: 100 }, () => image(PNG))), says: /Too many images in the request: 101 > 100/ },
+  { name: 'a PNG 8001 px wide', edit: (b) => blocks(b, 0).push(image(big.png8001)), says: /messages\.0\.content\.1\.image\.source\.base64\.data: At least one of the image dimensions exceed max allowed size: 8000 pixels \(the image is 8001×1\)/ },
+  { name: 'a JPEG 8001 px high', edit: (b) => blocks(b, 0).push({ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: big.jpeg8001 } }), says: /exceed max allowed size: 8000 pixels \(the image is 1×8001\)/ },
+  { name: 'a PNG 2001 px wide among 21 images', edit: (b) => blocks(b, 0).push(image(big.png2001), ...Array.from({ length: 19 }, () => image(PNG))), says: /exceed max allowed size for many-image requests: 2000 pixels \(the image is 2001×1, in a request of 21 images\)/ },
+  { name: 'an unknown body parameter', edit: (b) => (b.temperature_boost = 1), says: /^temperature_boost: Extra inputs are not permitted$/ },
+  { name: 'an OpenAI body parameter', edit: (b) => (b.stream_options = { include_usage: true }), says: /^stream_options: Extra inputs are not permitted$/ },
+  { name: 'a document with no source', edit: (b) => blocks(b, 0).push({ type: 'document' }), says: /messages\.0\.content\.1\.document\.source: Field required/ },
+  { name: 'a base64 document that is HTML', edit: (b) => blocks(b, 0).push({ type: 'document', source: { type: 'base64', media_type: 'text/html', data: PDF } }), says: /document\.source\.base64\.media_type: Input should be 'application\/pdf' \(got "text\/html"\)/ },
+  { name: 'a base64 "PDF" that is not one', edit: (b) => blocks(b, 0).push({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: Buffer.from('<html></html>').toString('base64') } }), says: /The PDF specified was not valid/ },
+  { name: 'a PDF of 101 pages', edit: (b) => blocks(b, 0).push({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: Buffer.from(`%PDF-1.4\n${'<< /Type /Page >>\n'.repeat(101)}`).toString('base64') } }), says: /A maximum of 100 PDF pages may be provided \(found 101\)/ },
+  { name: 'a PDF whose data is not base64', edit: (b) => blocks(b, 0).push({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: '%PDF-1.4 raw' } }), says: /base64\.data: Invalid base64 data/ },
+  { name: 'a text document of media_type text/markdown', edit: (b) => blocks(b, 0).push({ type: 'document', source: { type: 'text', media_type: 'text/markdown', data: '# x' } }), says: /document\.source\.text\.media_type: Input should be 'text\/plain'/ },
+  { name: 'a url document naming a file path', edit: (b) => blocks(b, 0).push({ type: 'document', source: { type: 'url', url: '/tmp/a.pdf' } }), says: /document\.source\.url\.url: Input should be an http\(s\) URL/ },
+  { name: 'a document source of an unknown type', edit: (b) => blocks(b, 0).push({ type: 'document', source: { type: 'path', path: '/tmp/a.pdf' } }), says: /expected tags: 'base64', 'text', 'url', 'content', 'file'/ },
+  { name: 'a content document holding a tool_use block', edit: (b) => blocks(b, 0).push({ type: 'document', source: { type: 'content', content: [{ type: 'tool_use', id: 'x', name: 'ls', input: {} }] } }), says: /document\.source\.content\.content\.0: Input tag "tool_use"/ },
+  { name: 'a document in a tool result that is not a PDF', edit: (b) => (blocks(b, 2)[1]!.content as Body[]).push({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'AAAA' } }), says: /messages\.2\.content\.1\.content\.2: The PDF specified was not valid/ },
+  { name: 'a document title that is not a string', edit: (b) => blocks(b, 0).push({ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' }, title: 7 }), says: /document\.title: Input should be a valid string/ },
   { name: 'an image block with no source', edit: (b) => blocks(b, 0).push({ type: 'image' }), says: /messages\.0\.content\.1\.image\.source: Field required/ },
   { name: 'an image source of an unknown type', edit: (b) => blocks(b, 0).push({ type: 'image', source: { type: 'path', path: '/tmp/a.png' } }), says: /does not match any of the expected tags: 'base64', 'url', 'file'/ },
   { name: 'an OpenAI image_url part', edit: (b) => ((blocks(b, 2)[1]!.content as Body[])[1] = { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }), says: /content\.1: Input tag "image_url".*'text', 'image'/ },
@@ -203,6 +235,17 @@ const openaiInvalid: Case[] = [
   { name: 'an empty content list', edit: (b) => (msgs(b)[1]!.content = []), says: /messages\[1\]\.content': empty array/, code: 'empty_array' },
   { name: 'an unknown role', edit: (b) => msgs(b).push({ role: 'model', content: 'x' }), says: /Invalid value: 'model'\. Supported values are/ },
   { name: 'no messages', edit: (b) => (b.messages = []), says: /Invalid 'messages': empty array/, code: 'empty_array' },
+  { name: 'an unknown body parameter', edit: (b) => (b.temperature_boost = 1), says: /^Unrecognized request argument supplied: temperature_boost$/ },
+  { name: 'an Anthropic body parameter (system)', edit: (b) => (b.system = 'Be brief.'), says: /^Unrecognized request argument supplied: system$/ },
+  { name: 'an image over 20 MB', edit: (b) => (blocks(b, 5)[1] = dataUrl('A'.repeat(28_000_000))), says: /the image is 21000000 bytes; at most 20971520 bytes are allowed per image/ },
+  { name: '501 images in one request', edit: (b) => blocks(b, 5).push(...Array.from({ length: 500 }, () => dataUrl(PNG))), says: /too many images in the request \(501\); at most 500/ },
+  { name: 'images adding up to more than 50 MB', edit: (b) => blocks(b, 5).push(...Array.from({ length: 3 }, () => dataUrl('A'.repeat(24_000_000)))), says: /the images add up to 54000\d+ bytes; at most 52428800 bytes of images/ },
+  { name: 'a file part with no file', edit: (b) => blocks(b, 5).push({ type: 'file' }), says: /Missing required parameter: 'messages\[5\]\.content\[2\]\.file'/ },
+  { name: 'a file part with neither file_data nor file_id', edit: (b) => blocks(b, 5).push({ type: 'file', file: { filename: 'a.pdf' } }), says: /one of 'file_data' or 'file_id' must be provided/ },
+  { name: 'a file part whose data is a path', edit: (b) => blocks(b, 5).push({ type: 'file', file: { filename: 'a.pdf', file_data: '/tmp/a.pdf' } }), says: /file\.file_data'\. Expected a base64-encoded data URL/ },
+  { name: 'a file part of a text file', edit: (b) => blocks(b, 5).push({ type: 'file', file: { filename: 'a.txt', file_data: 'data:text/plain;base64,aGk=' } }), says: /unsupported MIME type 'text\/plain'; only PDF files are supported/ },
+  { name: 'an input_audio part of format ogg', edit: (b) => blocks(b, 5).push({ type: 'input_audio', input_audio: { data: 'AAAA', format: 'ogg' } }), says: /Invalid value: 'ogg'\. Supported values are: 'wav' and 'mp3'/ },
+  { name: 'an input_audio part with no data', edit: (b) => blocks(b, 5).push({ type: 'input_audio', input_audio: { format: 'wav' } }), says: /Missing required parameter: 'messages\[5\]\.content\[2\]\.input_audio\.data'/ },
 ];
 
 describe('provider validation: the valid shapes pass', () => {
@@ -224,6 +267,40 @@ describe('provider validation: the valid shapes pass', () => {
     expect(validateOpenAIRequest(openaiValid())).toBeUndefined();
   });
 
+  it('accepts the document sources Anthropic documents (base64 PDF, text, url, content, file) and 100 images of 2000 px', () => {
+    const body = anthropicValid();
+    blocks(body, 0).push(
+      { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF }, title: 'a.pdf', citations: { enabled: true } },
+      { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain text' } },
+      { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
+      { type: 'document', source: { type: 'content', content: [{ type: 'text', text: 'a' }, image(PNG)] } },
+      { type: 'document', source: { type: 'file', file_id: 'file_1' } },
+    );
+    expect(validateAnthropicRequest(body)).toBeUndefined();
+    // 8001 px is refused, 8000 would not be; with more than 20 images the edge is 2000 px (2001 refused, below).
+    blocks(body, 0).push(...Array.from({ length: 97 }, () => image(PNG)));
+    expect(validateAnthropicRequest(body)).toBeUndefined(); // 100 images, counting the tool result's and the content document's
+  });
+
+  it('accepts OpenAI file (a PDF) and input_audio parts', () => {
+    const body = openaiValid();
+    blocks(body, 5).push({ type: 'file', file: { filename: 'a.pdf', file_data: `data:application/pdf;base64,${PDF}` } }, { type: 'file', file: { file_id: 'file-1' } }, { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } });
+    expect(validateOpenAIRequest(body)).toBeUndefined();
+  });
+
+  it('reads image dimensions from PNG, JPEG, GIF and WebP headers', async () => {
+    const of = async (mime: string, w: number, h: number) => imageDimensions(await new Jimp(w, h).getBufferAsync(mime));
+    expect(await of(Jimp.MIME_PNG, 300, 20)).toEqual({ width: 300, height: 20 });
+    expect(await of(Jimp.MIME_JPEG, 30, 200)).toEqual({ width: 30, height: 200 });
+    expect(await of(Jimp.MIME_GIF, 17, 9)).toEqual({ width: 17, height: 9 });
+    // WebP: the three chunk kinds (lossy VP8, lossless VP8L, extended VP8X), from their documented header layouts.
+    const riff = (chunk: string, payload: number[]) => Buffer.concat([Buffer.from('RIFF\0\0\0\0WEBP'), Buffer.from(chunk), Buffer.alloc(4), Buffer.from(payload), Buffer.alloc(16)]);
+    expect(imageDimensions(riff('VP8 ', [0, 0, 0, 0x9d, 0x01, 0x2a, 0x40, 0x1f, 0xd0, 0x07]))).toEqual({ width: 8000, height: 2000 });
+    expect(imageDimensions(riff('VP8L', [0x2f, 0x3f, 0xdf, 0xf3, 0x01]))).toEqual({ width: 8000, height: 2000 });
+    expect(imageDimensions(riff('VP8X', [0, 0, 0, 0, 0x3f, 0x1f, 0x00, 0xcf, 0x07, 0x00]))).toEqual({ width: 8000, height: 2000 });
+    expect(imageDimensions(Buffer.from('not an image'))).toBeNull();
+  });
+
   it('accepts a strict OpenAI function that follows the Structured Outputs rules, and loose schemas on non-strict ones', () => {
     const body = openaiValid();
     Object.assign((body.tools as Body[])[0]!.function as Body, {
@@ -238,7 +315,7 @@ describe('provider validation: the valid shapes pass', () => {
 describe('provider validation: each invalid shape is refused with the provider error', () => {
   let server: ModelServer;
   beforeEach(async () => {
-    server = await startModelServer();
+    server = await startModelServer({ expectRefusals: 'each case sends an invalid body to see it refused' });
   });
   afterEach(() => server.close());
 
@@ -392,4 +469,121 @@ describe('provider validation: what the real runtime sends with the whole tool s
     expect(server.refused.map((r) => r.refusal.message)).toEqual([]);
     expect(server.requests.length).toBeGreaterThanOrEqual(8);
   });
+});
+
+describe('provider validation: the images and audio endpoints', () => {
+  let server: ModelServer;
+  beforeEach(async () => {
+    server = await startModelServer({ expectRefusals: 'each case sends an invalid body to see it refused' });
+  });
+  afterEach(() => server.close());
+
+  const image = (extra: Body): Body => ({ model: 'gpt-image-1', prompt: 'a red square', n: 1, size: '1024x1024', ...extra });
+  const imageCases: { name: string; body: Body; says: RegExp }[] = [
+    { name: 'no prompt', body: image({ prompt: undefined }), says: /Missing required parameter: 'prompt'/ },
+    { name: 'an unknown parameter', body: image({ seed: 3 }), says: /Unrecognized request argument supplied: seed/ },
+    { name: 'a size dall-e-3 does not make', body: image({ model: 'dall-e-3', size: '512x512' }), says: /Invalid value: '512x512'\. Supported values are: '1024x1024', '1792x1024', '1024x1792'/ },
+    { name: 'a size the GPT image models do not make', body: image({ size: '1792x1024' }), says: /Supported values are: '1024x1024', '1536x1024', '1024x1536', 'auto'/ },
+    { name: 'a size that is no size (another server\'s model)', body: image({ model: 'draw-a', size: 'big' }), says: /Invalid value: 'big'/ },
+    { name: 'a dall-e-2 prompt of 1001 characters', body: image({ model: 'dall-e-2', size: '512x512', prompt: 'x'.repeat(1001) }), says: /maximum length 1000, but got a string with length 1001/ },
+    { name: 'a dall-e-3 prompt of 4001 characters', body: image({ model: 'dall-e-3', prompt: 'x'.repeat(4001) }), says: /maximum length 4000/ },
+    { name: 'a GPT image prompt of 32001 characters', body: image({ prompt: 'x'.repeat(32001) }), says: /maximum length 32000/ },
+    { name: 'two dall-e-3 images', body: image({ model: 'dall-e-3', n: 2 }), says: /dall-e-3 takes n from 1 to 1/ },
+    { name: 'eleven images', body: image({ n: 11 }), says: /takes n from 1 to 10/ },
+    { name: 'a response_format of png', body: image({ response_format: 'png' }), says: /Supported values are: 'url' and 'b64_json'/ },
+  ];
+  it.each(imageCases)('images: $name', async (c) => {
+    const res = await fetch(`${server.baseURL}/images/generations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(c.says);
+    expect(server.refused.map((r) => r.path)).toEqual(['/v1/images/generations']);
+  });
+
+  const speech = (extra: Body): Body => ({ model: 'gpt-4o-mini-tts', input: 'Hello.', voice: 'alloy', response_format: 'mp3', ...extra });
+  const speechCases: { name: string; body: Body; says: RegExp }[] = [
+    { name: 'an input of 4097 characters', body: speech({ input: 'x'.repeat(4097) }), says: /maximum length 4096, but got a string with length 4097/ },
+    { name: 'no input', body: speech({ input: undefined }), says: /'loc': \('body', 'input'\)/ },
+    { name: 'no voice', body: speech({ voice: undefined }), says: /'loc': \('body', 'voice'\)/ },
+    { name: 'no model', body: speech({ model: undefined }), says: /'loc': \('body', 'model'\)/ },
+    { name: 'a voice OpenAI does not have', body: speech({ model: 'tts-1', voice: 'robot' }), says: /Invalid value: 'robot'/ },
+    { name: 'a response_format of ogg', body: speech({ response_format: 'ogg' }), says: /Invalid value: 'ogg'\. Supported values are: 'mp3', 'opus'/ },
+    { name: 'a speed of 5', body: speech({ speed: 5 }), says: /Expected a number from 0\.25 to 4\.0/ },
+    { name: 'an unknown parameter', body: speech({ language: 'en' }), says: /Unrecognized request argument supplied: language/ },
+  ];
+  it.each(speechCases)('speech: $name', async (c) => {
+    const res = await fetch(`${server.baseURL}/audio/speech`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(c.says);
+    expect(server.refused.map((r) => r.path)).toEqual(['/v1/audio/speech']);
+  });
+
+  const form = (fields: Record<string, string>, file: { name: string; bytes: number } | null) => {
+    const f = new FormData();
+    for (const [k, v] of Object.entries(fields)) f.append(k, v);
+    if (file) f.append('file', new File([new Uint8Array(file.bytes)], file.name, { type: 'audio/wav' }));
+    return f;
+  };
+  const transcriptionCases: { name: string; body: () => FormData; says: RegExp }[] = [
+    { name: 'a file of 25 MB and one byte', body: () => form({ model: 'whisper-1' }, { name: 'audio.wav', bytes: 25 * 1024 * 1024 + 1 }), says: /Maximum content size limit \(26214400\) exceeded \(26214401 bytes read\)/ },
+    { name: 'a file of a type OpenAI does not take', body: () => form({ model: 'whisper-1' }, { name: 'audio.aiff', bytes: 100 }), says: /Invalid file format\. Supported formats:.*audio\.aiff/ },
+    { name: 'no model', body: () => form({}, { name: 'audio.wav', bytes: 100 }), says: /you must provide a model parameter/ },
+    { name: 'no file', body: () => form({ model: 'whisper-1' }, null), says: /you must provide a file parameter/ },
+    { name: 'an unknown field', body: () => form({ model: 'whisper-1', voice: 'alloy' }, { name: 'audio.wav', bytes: 100 }), says: /Unrecognized request argument supplied: voice/ },
+    { name: 'a response_format of xml', body: () => form({ model: 'whisper-1', response_format: 'xml' }, { name: 'audio.wav', bytes: 100 }), says: /Invalid value: 'xml'/ },
+    { name: 'verbose_json from gpt-4o-transcribe', body: () => form({ model: 'gpt-4o-transcribe', response_format: 'verbose_json' }, { name: 'audio.wav', bytes: 100 }), says: /not compatible with model 'gpt-4o-transcribe'/ },
+  ];
+  it.each(transcriptionCases)('transcription: $name', async (c) => {
+    const res = await fetch(`${server.baseURL}/audio/transcriptions`, { method: 'POST', body: c.body() });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(c.says);
+    expect(server.refused.map((r) => r.path)).toEqual(['/v1/audio/transcriptions']);
+  });
+
+  it('takes the valid shapes of all three', async () => {
+    const post = (path: string, body: Body) => fetch(`${server.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await post('/images/generations', image({ response_format: 'b64_json', model: 'dall-e-2', size: '256x256' }))).status).toBe(200);
+    expect((await post('/images/generations', image({ model: 'draw-a', size: '640x480' }))).status).toBe(200);
+    expect((await post('/audio/speech', speech({ input: 'x'.repeat(4096), speed: 1.5, instructions: 'calm' }))).status).toBe(200);
+    const heard = await fetch(`${server.baseURL}/audio/transcriptions`, { method: 'POST', body: form({ model: 'whisper-1', response_format: 'verbose_json', 'timestamp_granularities[]': 'segment' }, { name: 'audio.wav', bytes: 25 * 1024 * 1024 }) });
+    expect(heard.status).toBe(200);
+    expect(server.refused).toEqual([]);
+  });
+});
+
+describe('provider validation: a refused request fails the test that caused it', () => {
+  it('records every refusal no test expected, for the check after each test (setup-env.ts)', async () => {
+    const server = await startModelServer();
+    try {
+      const res = await fetch(`${server.baseURL}/messages`, { method: 'POST', body: JSON.stringify({ ...anthropicValid(), max_tokens: undefined }) });
+      expect(res.status).toBe(400);
+      // Taken here, so this test (which caused it on purpose) passes; left, the check after the test would fail it.
+      expect(takeUnexpectedRefusals()).toEqual([`${server.url}/v1/messages: max_tokens: Field required`]);
+      expect(takeUnexpectedRefusals()).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails a vitest test whose server refused a request, and passes one that expects it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'refusal-fixture-'));
+    const support = join(process.cwd(), 'test/support');
+    const fixture = (expect: string) => `
+import { it } from 'vitest';
+import { startModelServer } from '${support}/model-server';
+it('sends a body without max_tokens', async () => {
+  const server = await startModelServer(${expect});
+  await fetch(server.baseURL + '/messages', { method: 'POST', body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+  await server.close();
+});
+`;
+    writeFileSync(join(dir, 'refused.test.ts'), fixture(''));
+    writeFileSync(join(dir, 'expected.test.ts'), fixture("{ expectRefusals: 'on purpose' }"));
+    writeFileSync(join(dir, 'vitest.config.ts'), `export default { test: { root: ${JSON.stringify(dir)}, include: ['*.test.ts'], setupFiles: [${JSON.stringify(join(support, 'setup-env.ts'))}] } };`);
+    const runFile = (file: string) => spawnSync(process.execPath, [join(process.cwd(), 'node_modules/vitest/vitest.mjs'), 'run', '--config', join(dir, 'vitest.config.ts'), file], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+    const refused = runFile('refused.test.ts');
+    expect(refused.status, refused.stdout + refused.stderr).toBe(1);
+    expect(refused.stdout + refused.stderr).toMatch(/refused 1 request\(s\) during this test[\s\S]*max_tokens: Field required/);
+    const expected = runFile('expected.test.ts');
+    expect(expected.status, expected.stdout + expected.stderr).toBe(0);
+  }, 150_000);
 });

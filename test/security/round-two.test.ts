@@ -196,7 +196,8 @@ const classifierFamilies: Record<string, Row[]> = {
     ['rsync -a ~/ backup/', H, true],
     ['zip -r home.zip ~', H, true],
     ['ls ~/projects', R, false],
-    ['cat ~/.ssh/id_rsa', R, true],
+    // (A private key itself is refused under every policy: the denylist, test/security/command-denylist.test.ts.)
+    ['cat ~/.ssh/config', R, true],
     ['cat ~/.aws/credentials', R, true],
   ],
   'the over-asking list is read-only': [

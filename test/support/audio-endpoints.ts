@@ -3,11 +3,14 @@
  * - `POST /v1/audio/transcriptions`: multipart/form-data with `model`, `file` (named `audio.<ext>`, with its type) and
  *   `response_format` (`verbose_json` for whisper-1); answered `{text, language, duration, segments}`.
  * - `POST /v1/audio/speech`: JSON `{model, input, voice, response_format}`; answered with audio bytes in that format
- *   (a real, silent WAV, or an MP3 frame). A request without `voice` or `input` is refused as OpenAI refuses it (400).
+ *   (a real, silent WAV, or an MP3 frame).
+ * Both are checked against what OpenAI documents (provider-validation.ts: the 4,096-character speech input, the 25 MB
+ * transcription file, the formats, unknown fields) and refused as OpenAI refuses them (400), unless the checks are off.
  * Each request is recorded (fields, and each file's name, type, size and sha256) so tests prove what was sent.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { validateSpeech, validateTranscription, type ProviderRefusal } from './provider-validation';
 
 export interface AudioRequest {
   path: '/v1/audio/transcriptions' | '/v1/audio/speech';
@@ -66,11 +69,25 @@ function parseMultipart(body: Buffer, contentType: string): Pick<AudioRequest, '
   return { fields, files };
 }
 
-const refuse = (res: ServerResponse, message: string) =>
-  res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: null } }));
+const refuse = (res: ServerResponse, message: string, refusal?: ProviderRefusal) =>
+  res
+    .writeHead(refusal?.status ?? 400, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: refusal?.param ?? null, code: refusal?.code ?? null } }));
+
+/** How the audio routes check requests: `refused` hears each refusal; `validate` false takes any body. */
+export interface AudioChecks {
+  validate: boolean;
+  refused(request: AudioRequest, refusal: ProviderRefusal): void;
+}
 
 /** Answers an audio route; false when `path` is not one. */
-export async function handleAudio(req: IncomingMessage, res: ServerResponse, path: string, record: (r: AudioRequest) => void, transcript: () => string): Promise<boolean> {
+export async function handleAudio(req: IncomingMessage, res: ServerResponse, path: string, record: (r: AudioRequest) => void, transcript: () => string, checks: AudioChecks): Promise<boolean> {
+  const refused = (r: AudioRequest, refusal: ProviderRefusal | undefined): boolean => {
+    if (!refusal || !checks.validate) return false;
+    checks.refused(r, refusal);
+    refuse(res, refusal.message, refusal);
+    return true;
+  };
   if (req.method !== 'POST' || (path !== '/v1/audio/transcriptions' && path !== '/v1/audio/speech')) return false;
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -79,10 +96,9 @@ export async function handleAudio(req: IncomingMessage, res: ServerResponse, pat
     const type = req.headers['content-type'] ?? '';
     if (!type.startsWith('multipart/form-data')) return refuse(res, 'Transcriptions take multipart/form-data.'), true;
     const parsed = parseMultipart(body, type);
-    record({ path, headers: req.headers, ...parsed });
-    if (!parsed.fields.model) return refuse(res, "you must provide a model parameter"), true;
-    const file = parsed.files.find((f) => f.field === 'file');
-    if (!file || file.size === 0) return refuse(res, "you must provide a file parameter"), true;
+    const request: AudioRequest = { path, headers: req.headers, ...parsed };
+    record(request);
+    if (refused(request, validateTranscription(parsed.fields, parsed.files))) return true;
     const text = transcript();
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ task: 'transcribe', language: 'english', duration: 2.0, text, segments: [{ id: 0, seek: 0, start: 0, end: 2, text, tokens: [], temperature: 0, avg_logprob: 0, compression_ratio: 1, no_speech_prob: 0 }] }));
@@ -94,9 +110,9 @@ export async function handleAudio(req: IncomingMessage, res: ServerResponse, pat
   } catch {
     return refuse(res, 'The body is not JSON.'), true;
   }
-  record({ path, headers: req.headers, fields: json, files: [] });
-  if (typeof json.input !== 'string' || !json.input) return refuse(res, "[{'type': 'missing', 'loc': ('body', 'input')}]"), true;
-  if (typeof json.voice !== 'string' || !json.voice) return refuse(res, "[{'type': 'missing', 'loc': ('body', 'voice')}]"), true;
+  const request: AudioRequest = { path, headers: req.headers, fields: json, files: [] };
+  record(request);
+  if (refused(request, validateSpeech(json))) return true;
   const format = (json.response_format as string | undefined) ?? 'mp3';
   if (format === 'wav') res.writeHead(200, { 'content-type': 'audio/wav' }).end(silentWav());
   else if (format === 'mp3') res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(SCRIPTED_MP3);

@@ -5,9 +5,13 @@
  *     [--routes routes.json]   ({"KEY": [replies…]}: a request whose first user message contains KEY takes the next reply
  *                              of that queue, every other request the script's next; subagents run beside their parent)
  *     [--accept-invalid-because REASON]   (the provider-validity checks are off: the test sends broken bodies on purpose)
+ *     [--expect-refusals REASON]   (the test sends invalid requests on purpose and expects them refused)
  * Prints `{"url": "..."}` on one stdout line once listening; appends each recorded request as a JSON line to --requests
  * (the audio routes' too: `{"protocol": "audio", path, body: the form fields or JSON body, files: [{field, filename,
  * contentType, size, sha256}]}`).
+ * A request the checks refuse is answered as the provider would, and (unless --expect-refusals) makes the process exit
+ * with code 3 when it is stopped (SIGTERM/SIGINT), after printing each refusal on stderr: the test that started it fails
+ * (e2e/support.ts).
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -15,7 +19,7 @@ import { z } from 'zod';
 import { scriptedReplySchema, startModelServer } from './model-server';
 
 const { values } = parseArgs({
-  options: { script: { type: 'string' }, requests: { type: 'string' }, 'api-key': { type: 'string' }, models: { type: 'string' }, routes: { type: 'string' }, 'accept-invalid-because': { type: 'string' } },
+  options: { script: { type: 'string' }, requests: { type: 'string' }, 'api-key': { type: 'string' }, models: { type: 'string' }, routes: { type: 'string' }, 'accept-invalid-because': { type: 'string' }, 'expect-refusals': { type: 'string' } },
 });
 if (!values.script) throw new Error('model-server-main: --script FILE is required');
 const requestsFile = values.requests;
@@ -24,6 +28,7 @@ const script = z.array(scriptedReplySchema).parse(JSON.parse(readFileSync(values
 const server = await startModelServer({
   apiKey: values['api-key'],
   acceptInvalidRequestsBecause: values['accept-invalid-because'],
+  expectRefusals: values['expect-refusals'],
   models: values.models ? values.models.split(',').filter(Boolean) : undefined,
   // Appended synchronously, so the file is complete by the time the client has its answer.
   onRequest: requestsFile ? (request) => appendFileSync(requestsFile, `${JSON.stringify(request)}\n`) : undefined,
@@ -49,6 +54,15 @@ if (values.routes) {
 } else server.enqueue(...script);
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 
+/** Exit code of a server that refused requests no test expected. */
+const REFUSED_EXIT = 3;
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void server.close().then(() => process.exit(0)));
+  process.once(signal, () =>
+    void server.close().then(() => {
+      if (server.refused.length === 0 || values['expect-refusals'] !== undefined) process.exit(0);
+      process.stderr.write(`model server: ${server.refused.length} request(s) were refused as the provider would refuse them:\n${server.refused.map((r) => `  - ${r.path}: ${r.refusal.message}\n`).join('')}`);
+      process.exit(REFUSED_EXIT);
+    }),
+  );
 }

@@ -7,7 +7,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { validateAnthropicRequest, validateOpenAIRequest, type ProviderRefusal } from './provider-validation';
+import { validateAnthropicRequest, validateImageGeneration, validateOpenAIRequest, type ProviderRefusal } from './provider-validation';
 import { handleAudio, type AudioRequest } from './audio-endpoints';
 
 // One representation for both the reply() builder and JSON scripts (model-server-main.ts).
@@ -190,6 +190,12 @@ export interface ModelServerOptions {
    * here, and the checks are off for that server only.
    */
   acceptInvalidRequestsBecause?: string | undefined;
+  /**
+   * A request the checks refuse fails the test that caused it (test/support/setup-env.ts reports every refusal after
+   * each test, and the standalone server exits non-zero). A test that sends invalid bodies on purpose, to see the
+   * refusal, says why here.
+   */
+  expectRefusals?: string | undefined;
   /** What `/v1/audio/transcriptions` hears (default "Scripted transcript."). */
   transcript?: string | undefined;
   /** Called with each request to the audio routes as it is recorded (model-server-main.ts logs them). */
@@ -198,8 +204,28 @@ export interface ModelServerOptions {
 
 /** A request the server refused as the real provider would, with the reason. */
 export interface RefusedRequest {
-  request: RecordedRequest;
+  path: string;
+  request: RecordedRequest | AudioRequest;
   refusal: ProviderRefusal;
+}
+
+/**
+ * Refusals no test said it expects, across every scripted server of this process, until a harness takes them
+ * (`takeUnexpectedRefusals`: setup-env.ts after each test). On globalThis, so the setup file needs no import of this
+ * module and every copy of it shares one list.
+ */
+const UNEXPECTED = Symbol.for('deskhand.test.unexpectedRefusals');
+type Registry = { [UNEXPECTED]?: string[] };
+
+function noteUnexpected(line: string): void {
+  ((globalThis as Registry)[UNEXPECTED] ??= []).push(line);
+}
+
+/** The refusals no test expected since the last call, as lines naming the server, route and reason (and forgets them). */
+export function takeUnexpectedRefusals(): string[] {
+  const list = (globalThis as Registry)[UNEXPECTED] ?? [];
+  (globalThis as Registry)[UNEXPECTED] = [];
+  return list;
 }
 
 export interface ModelServer {
@@ -574,6 +600,17 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   if (options.acceptInvalidRequestsBecause !== undefined && options.acceptInvalidRequestsBecause.trim() === '') {
     throw new Error('model server: acceptInvalidRequestsBecause needs the reason the test sends invalid requests');
   }
+  if (options.expectRefusals !== undefined && options.expectRefusals.trim() === '') {
+    throw new Error('model server: expectRefusals needs the reason the test expects refused requests');
+  }
+  const validate = options.acceptInvalidRequestsBecause === undefined;
+  let url = '';
+  const noteRefused = (entry: RefusedRequest) => {
+    refused.push(entry);
+    // Loud in the test's output: a refused request usually fails the test far from here.
+    process.stderr.write(`model server: refused a request to ${entry.path} as the provider would: ${entry.refusal.message}\n`);
+    if (options.expectRefusals === undefined) noteUnexpected(`${url}${entry.path}: ${entry.refusal.message}`);
+  };
   /** Prefixes in the simulated Anthropic prompt cache (hashes; never evicted while the server lives). */
   const cacheWritten = new Set<string>();
   let fallback: ((request: RecordedRequest) => ReplyInput) | undefined;
@@ -613,13 +650,21 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       audioRequests.push(r);
       options.onAudioRequest?.(r);
     };
-    if (await handleAudio(req, res, path, onAudio, () => options.transcript ?? 'Scripted transcript.')) return;
+    const audioChecks = { validate, refused: (request: AudioRequest, refusal: ProviderRefusal) => noteRefused({ path, request, refusal }) };
+    if (await handleAudio(req, res, path, onAudio, () => options.transcript ?? 'Scripted transcript.', audioChecks)) return;
     if (req.method === 'POST' && path === '/v1/images/generations') {
-      // Image generation (OpenAI wire format): recorded like chat requests, answered with a small PNG.
+      // Image generation (OpenAI wire format): recorded like chat requests, checked as OpenAI checks it, answered with a
+      // small PNG.
       const body = JSON.parse(await readBody(req)) as unknown;
       const request = { protocol: 'openai', path, headers: req.headers, body } as RecordedRequest;
       requests.push(request);
       options.onRequest?.(request);
+      const refusal = validate ? validateImageGeneration(body) : undefined;
+      if (refusal) {
+        noteRefused({ path, request, refusal });
+        sendError(res, 'openai', refusal.status, refusal);
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ created: 0, data: [{ b64_json: SCRIPTED_PNG.toString('base64') }] }));
       return;
@@ -646,12 +691,10 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       sendError(res, protocol, 401, {});
       return;
     }
-    if (options.acceptInvalidRequestsBecause === undefined) {
+    if (validate) {
       const refusal = request.protocol === 'anthropic' ? validateAnthropicRequest(request.body) : validateOpenAIRequest(request.body);
       if (refusal) {
-        refused.push({ request, refusal });
-        // Loud in the test's output: a refused request usually fails the test far from here.
-        process.stderr.write(`model server: refused a ${protocol} request as the provider would: ${refusal.message}\n`);
+        noteRefused({ path, request, refusal });
         sendError(res, protocol, refusal.status, refusal);
         return;
       }
@@ -735,7 +778,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let closing: Promise<void> | undefined;
 
   return {

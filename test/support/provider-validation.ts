@@ -14,7 +14,21 @@
  *             needs a `tool_result` in the next message, each `tool_result` a `tool_use` in the previous one), and in
  *             the user message holding tool results the `tool_result` blocks come first, any text after them.
  * - [A-VISION] Anthropic, "Vision": base64 image sources with `media_type` image/jpeg, image/png, image/gif or
- *             image/webp; at most 5 MB per image through the API.
+ *             image/webp; at most 5 MB per image through the API (measured on the base64 text the request carries: a
+ *             4 MB PNG is 5.3 MB of base64 and is refused); "up to 100 images" per API request; "If you submit an
+ *             image larger than 8000x8000 px, it will be rejected. If you submit more than 20 images in one API
+ *             request, this limit is 2000x2000 px" (the API answers "At least one of the image dimensions exceed max
+ *             allowed size for many-image requests: 2000 pixels"). Dimensions are read from the PNG, JPEG, GIF and
+ *             WebP headers.
+ * - [A-PDF]   Anthropic, "PDF support": a `document` block's source is `base64` (media_type "application/pdf"),
+ *             `text` (media_type "text/plain"), `url`, `content` (text and image blocks) or `file` (a file_id);
+ *             "Maximum pages per request: 100". A base64 PDF that is not one is answered "The PDF specified was not
+ *             valid."
+ * - [A-BODY]  Anthropic, "Messages" API reference, the body parameters: model, messages, max_tokens, system,
+ *             metadata, stop_sequences, stream, temperature, top_k, top_p, tools, tool_choice, thinking, service_tier,
+ *             container, mcp_servers, context_management, output_config, output_format, inference_geo, speed,
+ *             cache_control, fallbacks (the beta ones as @ai-sdk/anthropic sends them); anything else is answered
+ *             "<name>: Extra inputs are not permitted".
  * - [A-ERR]   Anthropic's documented error messages for empty content ("text content blocks must be non-empty";
  *             "all messages must have non-empty content except for the optional final assistant message"), for text
  *             of whitespace only ("text content blocks must contain non-whitespace text"), and for `tool_use` ids:
@@ -31,7 +45,34 @@
  *             be a response to a preceeding message with 'tool_calls'").
  * - [O-SO]    OpenAI, "Structured Outputs" → "Supported schemas" (applies to functions with `strict: true` only): the
  *             root is an object, every object sets `additionalProperties: false`, every property is `required`.
- * - [O-VISION] OpenAI, "Images and vision": a base64 data URL with an image type PNG, JPEG, WEBP or non-animated GIF.
+ * - [O-VISION] OpenAI, "Images and vision": a base64 data URL with an image type PNG, JPEG, WEBP or non-animated GIF;
+ *             "Up to 20MB per image", "Up to 500 individual images per request", "Up to 50 MB image bytes per
+ *             request".
+ * - [O-FILE]  OpenAI, "File inputs" and the Chat Completions reference: a `file` part is `{file: {file_data, filename}}`
+ *             (a base64 data URL of a PDF) or `{file: {file_id}}`; an `input_audio` part is `{input_audio: {data,
+ *             format: "wav" | "mp3"}}`.
+ * - [O-BODY]  OpenAI, "Chat Completions" API reference, the body parameters (messages, model, audio,
+ *             frequency_penalty, function_call, functions, logit_bias, logprobs, max_completion_tokens, max_tokens,
+ *             metadata, modalities, n, parallel_tool_calls, prediction, presence_penalty, prompt_cache_key,
+ *             prompt_cache_options, prompt_cache_retention, reasoning_effort, response_format, safety_identifier, seed,
+ *             service_tier, stop, store, stream, stream_options, temperature, tool_choice, tools, top_logprobs, top_p,
+ *             user, verbosity, web_search_options); anything else is answered "Unrecognized request argument supplied:
+ *             <name>".
+ * - [O-IMG]   OpenAI, "Create image" (POST /v1/images/generations): `prompt` required ("The maximum length is 32000
+ *             characters for the GPT image models, 1000 characters for dall-e-2 and 4000 characters for dall-e-3");
+ *             `n` 1–10 (dall-e-3: only 1); `size` one of 1024x1024, 1536x1024, 1024x1536, auto (GPT image models),
+ *             256x256, 512x512, 1024x1024 (dall-e-2), 1024x1024, 1792x1024, 1024x1792 (dall-e-3); `response_format`
+ *             url or b64_json; the other body parameters background, model, moderation, output_compression,
+ *             output_format, partial_images, quality, stream, style, user. A model of another server (an
+ *             OpenAI-compatible one) gets the same checks except the size table (WIDTHxHEIGHT only).
+ * - [O-TTS]   OpenAI, "Create speech" (POST /v1/audio/speech): `model`, `input` ("The maximum length is 4096
+ *             characters") and `voice` required; `response_format` mp3, opus, aac, flac, wav or pcm; `speed` 0.25–4.0;
+ *             `instructions`, `stream_format`; the voices of OpenAI's own models (alloy, ash, ballad, coral, echo,
+ *             fable, nova, onyx, sage, shimmer, verse, marin, cedar).
+ * - [O-STT]   OpenAI, "Create transcription" (POST /v1/audio/transcriptions): `file` required, "in one of these
+ *             formats: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, or webm", and "File uploads are currently limited to
+ *             25 MB"; `model` required; `response_format` json, text, srt, verbose_json, vtt (or diarized_json);
+ *             chunking_strategy, include[], language, prompt, stream, temperature, timestamp_granularities[].
  * - [O-ERR]   OpenAI's documented validation answers for empty arrays ("Invalid 'tools': empty array. Expected an array
  *             with minimum length 1", code `empty_array`), and for a function whose parameters are not an object
  *             schema ("schema must be a JSON Schema of 'type: \"object\"'").
@@ -43,8 +84,8 @@
  */
 
 export interface ProviderRefusal {
-  /** HTTP status (every rule here is a 400 invalid_request_error at the providers). */
-  status: 400;
+  /** HTTP status (every rule here is a 400 invalid_request_error at the providers, a body over 32 MB a 413). */
+  status: 400 | 413;
   type: 'invalid_request_error';
   message: string;
   /** OpenAI's `param` (the field at fault, e.g. `messages.[3].tool_call_id`); Anthropic has none. */
@@ -57,10 +98,32 @@ export interface ProviderRefusal {
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const ANTHROPIC_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
-const ANTHROPIC_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+/** [A-VISION] 5 MB per image, of base64 text. */
+export const ANTHROPIC_IMAGE_MAX_BASE64 = 5 * 1024 * 1024;
+const ANTHROPIC_MAX_IMAGES = 100;
+const ANTHROPIC_MAX_EDGE = 8000;
+const ANTHROPIC_MANY_IMAGES = 20;
+const ANTHROPIC_MANY_MAX_EDGE = 2000;
+const ANTHROPIC_MAX_PDF_PAGES = 100;
 const ANTHROPIC_MAX_BREAKPOINTS = 4;
+const ANTHROPIC_BODY = new Set([
+  'model', 'messages', 'max_tokens', 'system', 'metadata', 'stop_sequences', 'stream', 'temperature', 'top_k', 'top_p',
+  'tools', 'tool_choice', 'thinking', 'service_tier', 'container', 'mcp_servers', 'context_management', 'output_config',
+  'output_format', 'inference_geo', 'speed', 'cache_control', 'fallbacks',
+]);
 const OPENAI_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 const OPENAI_MAX_TOOLS = 128;
+const OPENAI_IMAGE_MAX_BYTES = 20 * 1024 * 1024;
+const OPENAI_MAX_IMAGES = 500;
+const OPENAI_IMAGES_MAX_BYTES = 50 * 1024 * 1024;
+const OPENAI_BODY = new Set([
+  'messages', 'model', 'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs',
+  'max_completion_tokens', 'max_tokens', 'metadata', 'modalities', 'n', 'parallel_tool_calls', 'prediction',
+  'presence_penalty', 'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'reasoning_effort',
+  'response_format', 'safety_identifier', 'seed', 'service_tier', 'stop', 'store', 'stream', 'stream_options',
+  'temperature', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'user', 'verbosity', 'web_search_options',
+]);
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 type Obj = Record<string, unknown>;
 
@@ -99,6 +162,55 @@ function base64Bytes(data: string): number {
   return Math.floor((clean.length * 3) / 4) - padding;
 }
 
+/** Width and height from a PNG, JPEG, GIF or WebP header, or null when the bytes are none of those (or cut short). */
+export function imageDimensions(b: Buffer): { width: number; height: number } | null {
+  const ascii = (from: number, to: number) => b.subarray(from, to).toString('latin1');
+  if (b.length >= 24 && b[0] === 0x89 && ascii(1, 4) === 'PNG' && ascii(12, 16) === 'IHDR') return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+  if (b.length >= 10 && ascii(0, 4) === 'GIF8') return { width: b.readUInt16LE(6), height: b.readUInt16LE(8) };
+  if (b.length >= 30 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') {
+    const chunk = ascii(12, 16);
+    if (chunk === 'VP8 ') return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
+    if (chunk === 'VP8L') {
+      const [b0, b1, b2, b3] = [b[21]!, b[22]!, b[23]!, b[24]!];
+      return { width: 1 + (((b1 & 0x3f) << 8) | b0), height: 1 + (((b3 & 0xf) << 10) | (b2 << 2) | ((b1 & 0xc0) >> 6)) };
+    }
+    if (chunk === 'VP8X') return { width: 1 + b.readUIntLE(24, 3), height: 1 + b.readUIntLE(27, 3) };
+    return null;
+  }
+  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) {
+    // JPEG: the frame header (SOF0–SOF15 but DHT, JPG and DAC) holds the size; walk the marker segments to it.
+    let i = 2;
+    while (i + 9 < b.length) {
+      if (b[i] !== 0xff) {
+        i++;
+        continue;
+      }
+      const marker = b[i + 1]!;
+      if (marker === 0xff) {
+        i++;
+        continue;
+      }
+      if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+        i += 2;
+        continue;
+      }
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+        return { width: b.readUInt16BE(i + 7), height: b.readUInt16BE(i + 5) };
+      }
+      i += 2 + b.readUInt16BE(i + 2);
+    }
+  }
+  return null;
+}
+
+/** A base64 image of a request, for the per-request limits (count, dimensions) checked once all are seen. */
+interface SeenImage {
+  where: string;
+  data: string;
+}
+/** The base64 images of the Anthropic request being checked (the checks run synchronously, one request at a time). */
+let seenImages: SeenImage[] = [];
+
 // ─── Anthropic Messages ────────────────────────────────────────────────────────────────────────────────────────────
 
 /** The refusal a real Anthropic Messages API would answer `body` with, or undefined when it is valid. */
@@ -108,6 +220,8 @@ export function validateAnthropicRequest(body: unknown): ProviderRefusal | undef
 
 function checkAnthropic(body: unknown): void {
   if (!isObj(body)) refuse('request body must be a JSON object');
+  // [A-BODY] unknown body parameters are refused.
+  for (const key of Object.keys(body)) if (!ANTHROPIC_BODY.has(key)) refuse(`${key}: Extra inputs are not permitted`);
   // [A-API] max_tokens is a required body parameter, an integer of at least 1.
   if (body.max_tokens === undefined) refuse('max_tokens: Field required');
   if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1) refuse('max_tokens: Input should be an integer greater than or equal to 1');
@@ -116,6 +230,8 @@ function checkAnthropic(body: unknown): void {
   if (body.messages.length === 0) refuse('messages: at least one message is required');
 
   let breakpoints = 0;
+  const images: SeenImage[] = [];
+  seenImages = images;
   const mark = (block: Obj) => {
     if (block.cache_control !== undefined && block.cache_control !== null) breakpoints++;
   };
@@ -175,6 +291,7 @@ function checkAnthropic(body: unknown): void {
       checkAnthropicBlock(block, `messages.${i}.content.${j}`, m.role as string, mark, toolUseIds);
     });
   });
+  checkAnthropicImageLimits(images);
 
   // [A-CACHE] at most four cache breakpoints in the whole request.
   if (breakpoints > ANTHROPIC_MAX_BREAKPOINTS) {
@@ -216,7 +333,8 @@ function checkAnthropicBlock(block: Obj, where: string, role: string, mark: (b: 
           if (inner.type === 'text') {
             if (typeof inner.text !== 'string' || inner.text === '') refuse('messages: text content blocks must be non-empty');
           } else if (inner.type === 'image') checkAnthropicImage(inner, `${where}.content.${k}`);
-          else if (inner.type !== 'document' && inner.type !== 'search_result') {
+          else if (inner.type === 'document') checkAnthropicDocument(inner, `${where}.content.${k}`);
+          else if (inner.type !== 'search_result') {
             refuse(`${where}.content.${k}: Input tag ${JSON.stringify(inner.type)} found using 'type' does not match any of the expected tags: 'text', 'image', 'document', 'search_result'`);
           }
         });
@@ -224,8 +342,73 @@ function checkAnthropicBlock(block: Obj, where: string, role: string, mark: (b: 
         refuse(`${where}.content: Input should be a valid string or list of content blocks`);
       }
       return;
+    case 'document':
+      checkAnthropicDocument(block, where);
+      return;
     default:
-      return; // document, thinking, server tool blocks…: not checked beyond their cache marks
+      return; // thinking, server tool blocks…: not checked beyond their cache marks
+  }
+}
+
+/** [A-PDF] a document block: its source, and a base64 PDF that is one, of at most 100 pages. */
+function checkAnthropicDocument(block: Obj, where: string): void {
+  const source = block.source;
+  if (!isObj(source)) refuse(`${where}.document.source: Field required`);
+  for (const key of ['title', 'context'] as const) {
+    if (block[key] !== undefined && block[key] !== null && typeof block[key] !== 'string') refuse(`${where}.document.${key}: Input should be a valid string`);
+  }
+  if (block.citations !== undefined && !(isObj(block.citations) && typeof block.citations.enabled === 'boolean')) {
+    refuse(`${where}.document.citations: Input should be an object with a boolean "enabled"`);
+  }
+  switch (source.type) {
+    case 'base64': {
+      if (source.media_type !== 'application/pdf') {
+        refuse(`${where}.document.source.base64.media_type: Input should be 'application/pdf' (got ${JSON.stringify(source.media_type)})`);
+      }
+      if (typeof source.data !== 'string' || source.data === '') refuse(`${where}.document.source.base64.data: Field required`);
+      if (!BASE64.test(source.data)) refuse(`${where}.document.source.base64.data: Invalid base64 data`);
+      const pdf = Buffer.from(source.data, 'base64').toString('latin1');
+      if (!pdf.startsWith('%PDF-')) refuse(`${where}: The PDF specified was not valid.`);
+      const pages = pdf.match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
+      if (pages > ANTHROPIC_MAX_PDF_PAGES) refuse(`${where}: A maximum of ${ANTHROPIC_MAX_PDF_PAGES} PDF pages may be provided (found ${pages}).`);
+      return;
+    }
+    case 'text':
+      if (source.media_type !== 'text/plain') refuse(`${where}.document.source.text.media_type: Input should be 'text/plain' (got ${JSON.stringify(source.media_type)})`);
+      if (typeof source.data !== 'string') refuse(`${where}.document.source.text.data: Field required`);
+      return;
+    case 'url':
+      if (typeof source.url !== 'string' || !/^https?:\/\//.test(source.url)) refuse(`${where}.document.source.url.url: Input should be an http(s) URL (got ${JSON.stringify(source.url)})`);
+      return;
+    case 'content':
+      if (typeof source.content === 'string') return;
+      if (!Array.isArray(source.content) || source.content.length === 0) refuse(`${where}.document.source.content.content: Input should be a non-empty list of text and image blocks`);
+      source.content.forEach((inner: unknown, k) => {
+        if (!isObj(inner) || (inner.type !== 'text' && inner.type !== 'image')) {
+          refuse(`${where}.document.source.content.content.${k}: Input tag ${JSON.stringify(isObj(inner) ? inner.type : inner)} found using 'type' does not match any of the expected tags: 'text', 'image'`);
+        }
+        if (inner.type === 'image') checkAnthropicImage(inner, `${where}.document.source.content.content.${k}`);
+      });
+      return;
+    case 'file':
+      if (typeof source.file_id !== 'string' || source.file_id === '') refuse(`${where}.document.source.file.file_id: Field required`);
+      return;
+    default:
+      refuse(`${where}.document.source: Input tag ${JSON.stringify(source.type)} found using 'type' does not match any of the expected tags: 'base64', 'text', 'url', 'content', 'file'`);
+  }
+}
+
+/** [A-VISION] at most 100 images, each at most 8000 px a side (2000 px when the request holds more than 20). */
+function checkAnthropicImageLimits(images: SeenImage[]): void {
+  if (images.length > ANTHROPIC_MAX_IMAGES) refuse(`messages: Too many images in the request: ${images.length} > ${ANTHROPIC_MAX_IMAGES}`);
+  const many = images.length > ANTHROPIC_MANY_IMAGES;
+  const limit = many ? ANTHROPIC_MANY_MAX_EDGE : ANTHROPIC_MAX_EDGE;
+  for (const image of images) {
+    const size = imageDimensions(Buffer.from(image.data.slice(0, 1 << 20), 'base64'));
+    if (!size || Math.max(size.width, size.height) <= limit) continue;
+    refuse(
+      `${image.where}.image.source.base64.data: At least one of the image dimensions exceed max allowed size${many ? ' for many-image requests' : ''}: ${limit} pixels (the image is ${size.width}×${size.height}${many ? `, in a request of ${images.length} images` : ''})`,
+    );
   }
 }
 
@@ -238,8 +421,10 @@ function checkAnthropicImage(block: Obj, where: string): void {
       refuse(`${where}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp' (got ${JSON.stringify(source.media_type)})`);
     }
     if (typeof source.data !== 'string' || source.data === '') refuse(`${where}.image.source.base64.data: image data must not be empty`);
-    const bytes = base64Bytes(source.data);
-    if (bytes > ANTHROPIC_IMAGE_MAX_BYTES) refuse(`${where}.image.source.base64: image exceeds 5 MB maximum: ${bytes} bytes > ${ANTHROPIC_IMAGE_MAX_BYTES} bytes`);
+    // Measured on the base64 text, as the API measures it (the decoded image is three quarters of that).
+    seenImages.push({ where, data: source.data });
+    const length = source.data.length;
+    if (length > ANTHROPIC_IMAGE_MAX_BASE64) refuse(`${where}.image.source.base64: image exceeds 5 MB maximum: ${length} bytes > ${ANTHROPIC_IMAGE_MAX_BASE64} bytes`);
   } else if (source.type === 'url') {
     if (typeof source.url !== 'string' || source.url === '') refuse(`${where}.image.source.url.url: Field required`);
   } else if (source.type !== 'file') {
@@ -296,6 +481,8 @@ const OPENAI_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'funct
 
 function checkOpenAI(body: unknown): void {
   if (!isObj(body)) refuse('request body must be a JSON object');
+  // [O-BODY] unknown body parameters are refused.
+  for (const key of Object.keys(body)) if (!OPENAI_BODY.has(key)) refuse(`Unrecognized request argument supplied: ${key}`, null, null);
   if (typeof body.model !== 'string' || body.model === '') refuse("you must provide a model parameter", 'model', null);
   if (!Array.isArray(body.messages)) refuse("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
   // [O-ERR]
@@ -313,9 +500,19 @@ function checkOpenAI(body: unknown): void {
   }
 
   const messages = body.messages as unknown[];
+  openaiImages = [];
   messages.forEach((m, i) => checkOpenAIMessage(m, i));
+  // [O-VISION] per request: at most 500 images, at most 50 MB of image bytes.
+  if (openaiImages.length > OPENAI_MAX_IMAGES) {
+    refuse(`Invalid 'messages': too many images in the request (${openaiImages.length}); at most ${OPENAI_MAX_IMAGES} are allowed.`, 'messages', 'invalid_value');
+  }
+  const total = openaiImages.reduce((sum, n) => sum + n, 0);
+  if (total > OPENAI_IMAGES_MAX_BYTES) refuse(`Invalid 'messages': the images add up to ${total} bytes; at most ${OPENAI_IMAGES_MAX_BYTES} bytes of images are allowed per request.`, 'messages', 'invalid_value');
   checkOpenAIToolPairing(messages as Obj[]);
 }
+
+/** Decoded sizes of the base64 images of the OpenAI request being checked. */
+let openaiImages: number[] = [];
 
 function checkOpenAITool(tool: unknown, i: number): void {
   const at = `tools[${i}]`;
@@ -439,14 +636,39 @@ function checkUserPart(p: unknown, at: string): void {
           );
         }
         if (match[2] === '') refuse(`Invalid '${at}.image_url.url': the data URL carries no image data.`, `${at}.image_url.url`, 'invalid_value');
+        // [O-VISION] at most 20 MB per image.
+        const bytes = base64Bytes(match[2]!);
+        if (bytes > OPENAI_IMAGE_MAX_BYTES) refuse(`Invalid '${at}.image_url.url': the image is ${bytes} bytes; at most ${OPENAI_IMAGE_MAX_BYTES} bytes are allowed per image.`, `${at}.image_url.url`, 'invalid_value');
+        openaiImages.push(bytes);
       } else if (!/^https?:\/\//.test(image.url)) {
         refuse(`Invalid '${at}.image_url.url'. Expected a valid URL or a base64-encoded data URL.`, `${at}.image_url.url`, 'invalid_value');
       }
       return;
     }
-    case 'input_audio':
-    case 'file':
+    case 'input_audio': {
+      // [O-FILE] {input_audio: {data, format}}.
+      const audio = p.input_audio;
+      if (!isObj(audio) || typeof audio.data !== 'string' || audio.data === '') refuse(`Missing required parameter: '${at}.input_audio.data'.`, `${at}.input_audio.data`, 'missing_required_parameter');
+      if (!BASE64.test(audio.data)) refuse(`Invalid '${at}.input_audio.data': expected base64-encoded audio data.`, `${at}.input_audio.data`, 'invalid_value');
+      if (audio.format !== 'wav' && audio.format !== 'mp3') refuse(`Invalid value: '${String(audio.format)}'. Supported values are: 'wav' and 'mp3'.`, `${at}.input_audio.format`, 'invalid_value');
       return;
+    }
+    case 'file': {
+      // [O-FILE] {file: {file_data (a base64 data URL of a PDF), filename}} or {file: {file_id}}.
+      const file = p.file;
+      if (!isObj(file)) refuse(`Missing required parameter: '${at}.file'.`, `${at}.file`, 'missing_required_parameter');
+      if (typeof file.file_id === 'string' && file.file_id !== '') return;
+      if (typeof file.file_data !== 'string' || file.file_data === '') {
+        refuse(`Invalid '${at}.file': one of 'file_data' or 'file_id' must be provided.`, `${at}.file`, 'missing_required_parameter');
+      }
+      const match = /^data:([^;,]+);base64,(.*)$/s.exec(file.file_data);
+      if (!match || !BASE64.test(match[2]!) || match[2] === '') {
+        refuse(`Invalid '${at}.file.file_data'. Expected a base64-encoded data URL (e.g. 'data:application/pdf;base64,JVBERi0=').`, `${at}.file.file_data`, 'invalid_value');
+      }
+      if (match[1] !== 'application/pdf') refuse(`Invalid '${at}.file.file_data': unsupported MIME type '${match[1]}'; only PDF files are supported.`, `${at}.file.file_data`, 'invalid_value');
+      if (file.filename !== undefined && typeof file.filename !== 'string') refuse(`Invalid type for '${at}.file.filename': expected a string.`, `${at}.file.filename`, 'invalid_type');
+      return;
+    }
     default:
       refuse(`Invalid value: '${String(p.type)}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', and 'file'.`, `${at}.type`, 'invalid_value');
   }
@@ -487,4 +709,98 @@ function checkOpenAIToolPairing(messages: Obj[]): void {
   // Tool messages ending the request must still answer every call; a final assistant message with tool calls (nothing
   // after it) is left alone.
   if (messages[messages.length - 1]?.role === 'tool') closeOpen();
+}
+
+// ─── OpenAI images and audio ───────────────────────────────────────────────────────────────────────────────────────
+
+const IMAGE_BODY = new Set(['prompt', 'background', 'model', 'moderation', 'n', 'output_compression', 'output_format', 'partial_images', 'quality', 'response_format', 'size', 'stream', 'style', 'user']);
+/** [O-IMG] sizes and prompt lengths of OpenAI's own image models (a GPT image model by its name's prefix). */
+function imageModelRules(model: string): { sizes: string[] | null; maxPrompt: number; maxN: number } {
+  if (model === 'dall-e-2') return { sizes: ['256x256', '512x512', '1024x1024'], maxPrompt: 1000, maxN: 10 };
+  if (model === 'dall-e-3') return { sizes: ['1024x1024', '1792x1024', '1024x1792'], maxPrompt: 4000, maxN: 1 };
+  if (model.startsWith('gpt-image-')) return { sizes: ['1024x1024', '1536x1024', '1024x1536', 'auto'], maxPrompt: 32000, maxN: 10 };
+  return { sizes: null, maxPrompt: 32000, maxN: 10 };
+}
+
+/** The refusal OpenAI's image generation endpoint would answer `body` with, or undefined. */
+export function validateImageGeneration(body: unknown): ProviderRefusal | undefined {
+  return run(() => {
+    if (!isObj(body)) refuse('request body must be a JSON object');
+    for (const key of Object.keys(body)) if (!IMAGE_BODY.has(key)) refuse(`Unrecognized request argument supplied: ${key}`);
+    if (typeof body.prompt !== 'string' || body.prompt === '') refuse("Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
+    const model = typeof body.model === 'string' ? body.model : 'dall-e-2';
+    const rules = imageModelRules(model);
+    if (body.prompt.length > rules.maxPrompt) {
+      refuse(`Invalid 'prompt': string too long. Expected a string with maximum length ${rules.maxPrompt}, but got a string with length ${body.prompt.length} instead.`, 'prompt', 'string_above_max_length');
+    }
+    if (body.n !== undefined && body.n !== null && (!Number.isInteger(body.n) || (body.n as number) < 1 || (body.n as number) > rules.maxN)) {
+      refuse(`Invalid 'n': ${String(body.n)}; ${model} takes n from 1 to ${rules.maxN}.`, 'n', 'invalid_value');
+    }
+    if (body.size !== undefined && body.size !== null) {
+      const size = String(body.size);
+      if (rules.sizes ? !rules.sizes.includes(size) : !/^[1-9]\d*x[1-9]\d*$/.test(size)) {
+        refuse(`Invalid value: '${size}'. Supported values are: ${(rules.sizes ?? ['WIDTHxHEIGHT']).map((x) => `'${x}'`).join(', ')}.`, 'size', 'invalid_value');
+      }
+    }
+    if (body.response_format !== undefined && body.response_format !== null && body.response_format !== 'url' && body.response_format !== 'b64_json') {
+      refuse(`Invalid value: '${String(body.response_format)}'. Supported values are: 'url' and 'b64_json'.`, 'response_format', 'invalid_value');
+    }
+  });
+}
+
+const SPEECH_BODY = new Set(['model', 'input', 'voice', 'instructions', 'response_format', 'speed', 'stream_format']);
+const SPEECH_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'];
+const OPENAI_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar'];
+/** [O-TTS] the most characters one speech request may carry. */
+export const SPEECH_MAX_INPUT = 4096;
+
+/** The refusal OpenAI's speech endpoint would answer `body` with, or undefined. */
+export function validateSpeech(body: unknown): ProviderRefusal | undefined {
+  return run(() => {
+    if (!isObj(body)) refuse('request body must be a JSON object');
+    for (const key of Object.keys(body)) if (!SPEECH_BODY.has(key)) refuse(`Unrecognized request argument supplied: ${key}`);
+    if (typeof body.model !== 'string' || body.model === '') refuse("[{'type': 'missing', 'loc': ('body', 'model')}]", 'model', 'missing_required_parameter');
+    if (typeof body.input !== 'string' || body.input === '') refuse("[{'type': 'missing', 'loc': ('body', 'input')}]", 'input', 'missing_required_parameter');
+    if (body.input.length > SPEECH_MAX_INPUT) {
+      refuse(`Invalid 'input': string too long. Expected a string with maximum length ${SPEECH_MAX_INPUT}, but got a string with length ${body.input.length} instead.`, 'input', 'string_above_max_length');
+    }
+    if (typeof body.voice !== 'string' || body.voice === '') refuse("[{'type': 'missing', 'loc': ('body', 'voice')}]", 'voice', 'missing_required_parameter');
+    // OpenAI's own models take OpenAI's voices; another server's model its own.
+    if (/^(tts-1|tts-1-hd|gpt-4o-mini-tts)(-|$)/.test(body.model) && !OPENAI_VOICES.includes(body.voice)) {
+      refuse(`Invalid value: '${body.voice}'. Supported values are: ${OPENAI_VOICES.map((v) => `'${v}'`).join(', ')}.`, 'voice', 'invalid_value');
+    }
+    if (body.response_format !== undefined && !SPEECH_FORMATS.includes(body.response_format as string)) {
+      refuse(`Invalid value: '${String(body.response_format)}'. Supported values are: ${SPEECH_FORMATS.map((v) => `'${v}'`).join(', ')}.`, 'response_format', 'invalid_value');
+    }
+    if (body.speed !== undefined && (typeof body.speed !== 'number' || body.speed < 0.25 || body.speed > 4)) {
+      refuse(`Invalid 'speed': ${String(body.speed)}. Expected a number from 0.25 to 4.0.`, 'speed', 'invalid_value');
+    }
+  });
+}
+
+const TRANSCRIPTION_FIELDS = new Set(['file', 'model', 'chunking_strategy', 'include[]', 'language', 'prompt', 'response_format', 'stream', 'temperature', 'timestamp_granularities[]']);
+const TRANSCRIPTION_TYPES = ['flac', 'mp3', 'mp4', 'mpeg', 'mpga', 'm4a', 'ogg', 'wav', 'webm'];
+const TRANSCRIPTION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json'];
+/** [O-STT] the largest file a transcription request may carry. */
+export const TRANSCRIPTION_MAX_BYTES = 25 * 1024 * 1024;
+
+/** The refusal OpenAI's transcription endpoint would answer a multipart request with, or undefined. */
+export function validateTranscription(fields: Record<string, unknown>, files: readonly { field: string; filename: string; size: number }[]): ProviderRefusal | undefined {
+  return run(() => {
+    for (const name of [...Object.keys(fields), ...files.map((f) => f.field)]) if (!TRANSCRIPTION_FIELDS.has(name)) refuse(`Unrecognized request argument supplied: ${name}`);
+    if (typeof fields.model !== 'string' || fields.model === '') refuse('you must provide a model parameter', 'model', 'missing_required_parameter');
+    const file = files.find((f) => f.field === 'file');
+    if (!file || file.size === 0) refuse('you must provide a file parameter', 'file', 'missing_required_parameter');
+    const ext = /\.([^.]+)$/.exec(file.filename)?.[1]?.toLowerCase() ?? '';
+    if (!TRANSCRIPTION_TYPES.includes(ext)) {
+      refuse(`Invalid file format. Supported formats: ${JSON.stringify(TRANSCRIPTION_TYPES)} (got ${JSON.stringify(file.filename)})`, 'file', 'invalid_value');
+    }
+    if (file.size > TRANSCRIPTION_MAX_BYTES) refuse(`Maximum content size limit (${TRANSCRIPTION_MAX_BYTES}) exceeded (${file.size} bytes read)`, 'file', null);
+    if (fields.response_format !== undefined && !TRANSCRIPTION_FORMATS.includes(fields.response_format as string)) {
+      refuse(`Invalid value: '${String(fields.response_format)}'. Supported values are: ${TRANSCRIPTION_FORMATS.map((v) => `'${v}'`).join(', ')}.`, 'response_format', 'invalid_value');
+    }
+    if (/^gpt-4o(-mini)?-transcribe/.test(fields.model) && fields.response_format !== undefined && fields.response_format !== 'json' && fields.response_format !== 'text') {
+      refuse(`response_format '${String(fields.response_format)}' is not compatible with model '${fields.model}'. Use 'json' or 'text'.`, 'response_format', 'unsupported_value');
+    }
+  });
 }

@@ -59,6 +59,7 @@ const classifier: Inspector = {
   name: 'classifier',
   inspect({ tool, effects }) {
     const a = effects.assessment;
+    if (a?.deny) return report('classifier', 'deny', [a.deny], { risk: 'high-risk', rulePattern: null, paths: a.paths ?? [] });
     if (a) {
       const reasons = [...a.reasons];
       if (a.alwaysAsk) reasons.push(`${a.alwaysAsk}: always asks`);

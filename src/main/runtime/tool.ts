@@ -33,6 +33,8 @@ export interface Classification {
   ruleParts?: readonly RulePart[];
   /** Set when the call must ask under every policy (e.g. it writes Deskhand's own data); the reason is shown. */
   alwaysAsk?: string | null;
+  /** Set when the call is refused under every policy, high-risk included (the shell family's denylist); the reason is shown. */
+  deny?: string | null;
   /** The call contacts other machines (a shell network client): asks under every policy once the run is tainted. */
   network?: boolean;
   /** Paths the classifier checked with the path guard (redirection targets, path arguments), for explain. */

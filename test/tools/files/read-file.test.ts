@@ -124,6 +124,29 @@ describe('read_file', () => {
     }
   });
 
+  it('tells a file without an extension by its signature, not only by a NUL byte (Spec II: points to read_media_file or read_pdf)', async () => {
+    // None of these has a NUL byte in its first bytes (a PNG cut after its signature, a JPEG whose first segment has
+    // no zero, a GIF with non-zero sizes, a WebP and a WAV whose RIFF sizes have no zero byte, a PDF).
+    const cases: [string, Buffer, RegExp][] = [
+      ['shot', Buffer.concat([Buffer.from([0x89]), Buffer.from('PNG\r\n\x1a\nIHDR then text-looking bytes\n')]), /shot is an image \(image\/png, .*Use read_media_file with path "shot"/],
+      ['photo', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe1, 0x11, 0x11]), Buffer.from('Exif-like text\n')]), /photo is an image \(image\/jpeg, .*read_media_file with path "photo"/],
+      ['anim', Buffer.from('GIF89a\x10\x10\x10\x10 then more\n', 'latin1'), /anim is an image \(image\/gif, .*read_media_file/],
+      ['pic', Buffer.from('RIFF\x11\x22\x33\x44WEBPVP8 \x11\x11\x11\x11 data\n', 'latin1'), /pic is an image \(image\/webp, .*read_media_file/],
+      ['voice', Buffer.from('RIFF\x11\x22\x33\x44WAVEfmt \x10\x10\x10\x10\n', 'latin1'), /voice is an audio file \(audio\/wav, .*read_media_file/],
+      ['report', Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n', 'latin1'), /report is a PDF \(.*\); read_file reads text only\. Use read_pdf with path "report" for its text/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      expect(bytes.includes(0), name).toBe(false);
+      writeFileSync(join(dir, name), bytes);
+      await expect(read({ path: name }), name).rejects.toThrow(message);
+    }
+    // Text that merely starts like a signature's letters is still text.
+    for (const text of ['GIFs are fun\n', 'ID3 tags, explained\n', 'RIFF notes\n', 'BMW parts list\n', 'OggS? no\n']) {
+      writeFileSync(join(dir, 'notes'), text);
+      expect(await read({ path: 'notes' }), text).toContain(text.trim());
+    }
+  });
+
   it('gives actionable errors for folders and missing files', async () => {
     mkdirSync(join(dir, 'sub'), { recursive: true });
     await expect(read({ path: 'sub' })).rejects.toThrow(/folder.*ls/);

@@ -4,7 +4,10 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Jimp from 'jimp';
 import { DeskhandError } from '../../../shared/errors';
-import { ARTIFACT_DIR, IMAGE_FULL_MAX_EDGE, IMAGE_MAX_BYTES, IMAGE_MAX_EDGE, type ArtifactExt, type MediaService, type PrepareOptions, type PreparedImage } from './index';
+import { ARTIFACT_DIR, IMAGE_FULL_MAX_EDGE, IMAGE_MAX_BASE64, IMAGE_MAX_EDGE, base64Length, type ArtifactExt, type MediaService, type PrepareOptions, type PreparedImage } from './index';
+
+/** Whether an encoded image fits the providers' per-image limit, measured as Anthropic measures it: on its base64. */
+const fits = (encoded: Buffer): boolean => base64Length(encoded.length) <= IMAGE_MAX_BASE64;
 
 export class JimpMedia implements MediaService {
   constructor(private readonly dataDir: string) {}
@@ -43,18 +46,18 @@ export class JimpMedia implements MediaService {
     const jpeg = img.getMIME() === JimpLib.MIME_JPEG;
     const encode = () => (jpeg ? img.quality(85).getBufferAsync(JimpLib.MIME_JPEG) : img.getBufferAsync(JimpLib.MIME_PNG));
     let out = await encode();
-    if (opts.fullResolution && out.length > IMAGE_MAX_BYTES) {
+    if (opts.fullResolution && !fits(out)) {
       // Shrinking would lose the detail full resolution was asked for: nothing is sent.
       throw new DeskhandError(
         'usage',
-        `At full resolution the image takes ${out.length} bytes, over the ${IMAGE_MAX_BYTES} a provider accepts per image; nothing was sent. ` +
+        `At full resolution the image takes ${out.length} bytes (${base64Length(out.length)} as base64), over the ${IMAGE_MAX_BASE64} bytes of base64 a provider accepts per image; nothing was sent. ` +
           'Look at a part of it with region (full detail), or without full_resolution (scaled to fit).',
       );
     }
     // Over the providers' per-image limit (a detailed picture as PNG): smaller until it fits. Bytes grow about with the
     // pixel count, so each round scales by the square root of the excess, with a margin.
-    while (out.length > IMAGE_MAX_BYTES && img.bitmap.width > 1 && img.bitmap.height > 1) {
-      const factor = Math.sqrt(IMAGE_MAX_BYTES / out.length) * 0.9;
+    while (!fits(out) && img.bitmap.width > 1 && img.bitmap.height > 1) {
+      const factor = Math.sqrt(IMAGE_MAX_BASE64 / base64Length(out.length)) * 0.9;
       img.resize(Math.max(1, Math.floor(img.bitmap.width * factor)), Math.max(1, Math.floor(img.bitmap.height * factor)));
       out = await encode();
     }

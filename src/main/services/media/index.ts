@@ -25,7 +25,7 @@ export interface ImageRegion {
 export interface PrepareOptions {
   /** Crop to this part first (it must lie inside the image). */
   region?: ImageRegion;
-  /** Keep every pixel (up to `IMAGE_FULL_MAX_EDGE`); an image that then takes over `IMAGE_MAX_BYTES` is refused, not shrunk. */
+  /** Keep every pixel (up to `IMAGE_FULL_MAX_EDGE`); an image that then takes over `IMAGE_MAX_BYTES` (its base64 over 5 MB) is refused, not shrunk. */
   fullResolution?: boolean;
   /** Scale to at most this long edge instead of `IMAGE_MAX_EDGE` (video frames). */
   maxEdge?: number;
@@ -34,7 +34,8 @@ export interface PrepareOptions {
 export interface MediaService {
   /**
    * Decodes, crops to `region`, downscales to at most `IMAGE_MAX_EDGE` on the long edge (and further until it takes
-   * at most `IMAGE_MAX_BYTES`; with `fullResolution` neither), re-encodes and stores the image.
+   * at most `IMAGE_MAX_BYTES`, whose base64 fits Anthropic's 5 MB; with `fullResolution` neither), re-encodes and stores
+   * the image.
    */
   prepareImage(bytes: Buffer, opts?: PrepareOptions): Promise<PreparedImage>;
   /**
@@ -113,10 +114,17 @@ export const IMAGE_FULL_MAX_EDGE = 8000;
 /** The long edge images are scaled down to (Anthropic's recommended maximum; OpenAI's high-detail tiles fit too). */
 export const IMAGE_MAX_EDGE = 1568;
 /**
- * The most bytes one prepared image may take: Anthropic refuses an image over 5 MB ("Vision": 5 MB per image through
- * the API), the smallest provider limit; a detailed picture at IMAGE_MAX_EDGE can take twice that as PNG.
+ * Anthropic refuses an image over 5 MB ("Vision": 5 MB per image through the API), the smallest provider limit, and
+ * measures it on the base64 text the request carries, not on the decoded image.
  */
-export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+export const IMAGE_MAX_BASE64 = 5 * 1024 * 1024;
+/** How many characters of base64 `bytes` bytes take (4 for every 3, padded). */
+export const base64Length = (bytes: number): number => 4 * Math.ceil(bytes / 3);
+/**
+ * The most bytes one prepared image may take: its base64 within IMAGE_MAX_BASE64, so 3.75 MB (an image between 3.75
+ * and 5 MB decoded is over 5 MB as base64, and refused). A detailed picture at IMAGE_MAX_EDGE can take ~10 MB as PNG.
+ */
+export const IMAGE_MAX_BYTES = (IMAGE_MAX_BASE64 / 4) * 3;
 /** Files larger than this are not opened (Spec II: 100 MB). */
 export const MEDIA_MAX_BYTES = 100 * 1024 * 1024;
 

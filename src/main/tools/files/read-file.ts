@@ -257,9 +257,34 @@ function bufferHandle(data: Buffer): Handle {
   return { read, close: async () => undefined } as unknown as Handle;
 }
 
-/** A binary file: named by what its first bytes say it is (media files point at read_media_file). */
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * What a file is by a signature in its first bytes that no text file starts with (Spec II: a file is told by its
+ * signature, not only by a NUL byte: a PNG without an extension, or cut short before its first NUL, is an image):
+ * PNG, JPEG, GIF87a/89a, WebP, PDF, WAV, AVI and MP3 (BMP, Ogg, FLAC and MP4 headers carry NULs).
+ */
+function signatureOf(head: Buffer): { kind: 'image' | 'audio' | 'video' | 'pdf'; mime: string } | null {
+  const ascii = (from: number, to: number) => head.subarray(from, to).toString('latin1');
+  if (head.subarray(0, 8).equals(PNG_SIGNATURE)) return { kind: 'image', mime: 'image/png' };
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return { kind: 'image', mime: 'image/jpeg' };
+  if (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a') return { kind: 'image', mime: 'image/gif' };
+  if (ascii(0, 5) === '%PDF-') return { kind: 'pdf', mime: 'application/pdf' };
+  // RIFF containers (WebP, WAV, AVI) may have no zero byte up front; so may an MP3 (frame sync 0xFF, never in UTF-8
+  // text, or an ID3 tag whose version byte is binary). Ogg, FLAC and MP4 headers carry NULs the NUL check sees.
+  const riff = ascii(0, 4) === 'RIFF';
+  const mp3 = head[0] === 0xff || (ascii(0, 3) === 'ID3' && (head[3] ?? 0x20) < 0x10);
+  const media = riff || mp3 ? sniffMedia(head) : null;
+  return media ? { kind: media.kind, mime: media.mime } : null;
+}
+
+/** A binary file: named by what its first bytes say it is (media files point at read_media_file, PDFs at read_pdf). */
 function binaryMessage(shown: string, path: string, head: Buffer, size: number): string {
-  const media = sniffMedia(head);
+  const signed = signatureOf(head);
+  if (signed?.kind === 'pdf') {
+    return `${shown} is a PDF (${formatBytes(size)}); read_file reads text only. Use read_pdf with path "${path}" for its text (pdf_page_count for its length).`;
+  }
+  const media = signed ?? sniffMedia(head);
   if (media) {
     const kind = media.kind === 'image' ? 'an image' : media.kind === 'video' ? 'a video' : 'an audio file';
     return `${shown} is ${kind} (${media.mime}, ${formatBytes(size)}); read_file reads text only. Use read_media_file with path "${path}".`;
@@ -267,8 +292,10 @@ function binaryMessage(shown: string, path: string, head: Buffer, size: number):
   return `${shown} is a binary file (${formatBytes(size)}; it contains NUL bytes). It cannot be shown as text; use stat for its metadata.`;
 }
 
+/** Not text: a NUL byte in the first bytes, or a media or PDF signature at the start. */
 function isBinary(sniff: Buffer, n: number): boolean {
-  return sniff.subarray(0, n).includes(0);
+  const head = sniff.subarray(0, n);
+  return head.includes(0) || signatureOf(head) !== null;
 }
 
 function redactOf(ctx: ToolContext): ((text: string) => string) | undefined {
@@ -408,10 +435,7 @@ export const readFileTool = defineTool({
       if (whole) snap.sha256 = contentHash(whole);
       ctx.state.recordFileSnapshot(snap);
       const snapshotLine = `${buffer ? `\n[Read from the unsaved buffer in ${ctx.editor!.name}: it differs from the file on disk.]` : ''}\n[snapshot: ${snapshotToken(snap)}]`;
-      if (isBinary(sniff, sniffed)) {
-        if (ext !== '.pdf') throw new ToolError(binaryMessage(shown, args.path, sniff.subarray(0, sniffed), size));
-        throw new ToolError(`${shown} is a PDF (${formatBytes(size)}; it contains NUL bytes). read_file reads text only; use stat for its metadata.`);
-      }
+      if (isBinary(sniff, sniffed)) throw new ToolError(binaryMessage(shown, args.path, sniff.subarray(0, sniffed), size));
       if (size === 0) return { output: `(${shown} is empty: 0 lines.)${snapshotLine}` };
 
       const offset = args.line_offset ?? 1;

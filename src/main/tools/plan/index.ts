@@ -114,14 +114,15 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
     effects: (a) => ({ paths: { read: [a.plan_file] } }),
     presentation: { title: 'Ask to confirm the plan', icon: 'todo', result: 'markdown' },
     input: (a) => {
-      let plan: string;
-      try {
-        plan = readPlan(reader, a.plan_file) ?? '';
-      } catch (err) {
-        plan = `(${(err as Error).message})`;
+      // Spec II: with no plan written there is nothing to approve: the call fails (the model hears why) and nobody is
+      // asked to approve an empty plan. A plan file that cannot be read (a link swapped in) fails the same way.
+      const plan = readPlan(reader, a.plan_file);
+      if (plan === null) {
+        throw new ToolError(`There is no plan file yet: ${a.plan_file} does not exist. Write the plan there with write_file, then call exit_plan_mode again.`, 'not_found');
       }
+      if (!plan.trim()) throw new ToolError(`The plan file ${a.plan_file} is empty. Write the plan there with write_file, then call exit_plan_mode again.`, 'invalid_args');
       const data: PlanRequestData = { planFile: a.plan_file, plan, sha256: sha(plan), options: a.options ?? [] };
-      return { kind: 'plan', description: 'Confirm the plan before the agent acts', prompt: plan || '(the plan file is missing or empty)', data };
+      return { kind: 'plan', description: 'Confirm the plan before the agent acts', prompt: plan, data };
     },
     async execute(a, ctx) {
       const mode = planModeOf(ctx.state.slots);

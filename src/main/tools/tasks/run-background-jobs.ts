@@ -48,6 +48,7 @@ export const createRunBackgroundJobs = (tasks: TaskService, commands: CommandKno
       let risk: Classification['risk'] = 'read-only';
       const reasons: string[] = [];
       let alwaysAsk: string | null = null;
+      let deny: string | null = null;
       args.jobs.forEach((j, i) => {
         let cwd = ctx.cwd;
         try {
@@ -62,6 +63,7 @@ export const createRunBackgroundJobs = (tasks: TaskService, commands: CommandKno
         risk = maxRisk(risk, c.risk);
         for (const r of c.reasons) reasons.push(`job ${i + 1} (${c.risk}): ${r}`);
         if (c.alwaysAsk) alwaysAsk ??= `job ${i + 1}: ${c.alwaysAsk}`;
+        if (c.deny) deny ??= `job ${i + 1}: ${c.deny}`;
         // A job's working folder is contained like any path: outside the workspace roots it asks.
         const where = commands.containCwd(cwd, ctx);
         if (where.ask) {
@@ -69,7 +71,7 @@ export const createRunBackgroundJobs = (tasks: TaskService, commands: CommandKno
           alwaysAsk ??= `job ${i + 1}: ${where.ask}`;
         }
       });
-      const assessment = commands.withSandbox({ risk, reasons, rulePattern: null, alwaysAsk }, args, ctx);
+      const assessment = commands.withSandbox({ risk, reasons, rulePattern: null, alwaysAsk, deny }, args, ctx);
       return { assessment, processes: true, network: !!assessment.network };
     },
     disclosure: 'private',

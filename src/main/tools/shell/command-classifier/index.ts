@@ -10,18 +10,22 @@
  * The folder: index.ts (this API), sh.ts (the parser binding), walker.ts (the walk and the dispatch to a program's
  * rules), analysis.ts (one command's findings), tables.ts, words.ts, options.ts, verdict.ts, and one module per
  * program family: git.ts, find-xargs.ts, sed-awk.ts, package-managers.ts, interpreters.ts, wrappers.ts, builtins.ts,
- * readers.ts, writers.ts; credentials.ts judges files by their content.
+ * readers.ts, writers.ts; credentials.ts judges files by their content; denylist.ts refuses, under every policy, what
+ * no policy may run (whole-disk deletions, mkfs, writes to block devices, fork bombs, shutdown, running downloaded
+ * code, reading SSH private keys).
  */
 import { maxRisk, type RiskTier } from '../../../../shared/tools';
 import type { ClassifyContext } from '../../../runtime/tool';
 import { Analysis } from './analysis';
 import { cacheGet, cachePut, classifications } from './cache';
+import { commandDenial } from './denylist';
 import { COMMAND_LIMITS } from './limits';
 import type { CommandClassification } from './types';
 import { unique } from './verdict';
 import { invisibleCharacter } from './words';
 
 export { COMMAND_LIMITS } from './limits';
+export { commandDenial } from './denylist';
 export { useParserCodeCache } from './parser-load';
 export { clearClassifierCache } from './cache';
 export type { CommandClassification, CommandSegment } from './types';
@@ -32,6 +36,20 @@ export { awkUnsafe } from './sed-awk';
 export { lessIsReadOnly, manIsReadOnly, tscIsReadOnly } from './readers';
 
 export function classifyCommand(command: string, ctx: ClassifyContext): CommandClassification {
+  // The denylist is judged on its own, before everything else: no length, character or complexity limit, and no
+  // failure of the analysis, may turn a refusal into a mere high-risk verdict.
+  const denied = typeof command === 'string' ? commandDenial(command, (ctx as { home?: string }).home) : null;
+  return denied ? withDenial(classifyOnly(command, ctx), denied) : classifyOnly(command, ctx);
+}
+
+/** The classification with the denylist's refusal on top: high-risk, no rule offered, `deny` set, the reason first. */
+function withDenial(c: CommandClassification, denied: string): CommandClassification {
+  const reason = `Deskhand's command denylist: ${denied}`;
+  const { ruleParts: _parts, ...rest } = c;
+  return { ...rest, risk: 'high-risk', reasons: [reason, ...c.reasons], rulePattern: null, deny: `${reason}: refused under every policy, high-risk included` };
+}
+
+function classifyOnly(command: string, ctx: ClassifyContext): CommandClassification {
   const key = JSON.stringify([command, ctx.cwd, ctx.workspaceRoots, ctx.dataDir, (ctx as { home?: string }).home ?? null, COMMAND_LIMITS]);
   const hit = cacheGet(classifications, key);
   // A copy: callers add reasons and paths to what they get.
