@@ -13,7 +13,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GuardedContentReader } from '../../src/main/runtime/content-reader';
-import { ProjectInstructions } from '../../src/main/runtime/project-instructions';
+import { ProjectInstructions, type InstructionPins } from '../../src/main/runtime/project-instructions';
 import { instructionPinsModule } from '../../src/main/services/store/modules/instruction-pins';
 import { Store } from '../../src/main/services/store/store';
 import { reply } from '../support/model-server';
@@ -29,7 +29,7 @@ interface World {
   dataDir: string;
   work: string;
   outside: string;
-  pins: ReturnType<Store['module']> & { pin(p: string, s: string): void };
+  pins: InstructionPins;
   instructions: ProjectInstructions;
 }
 
@@ -40,7 +40,7 @@ function world(): World {
   const store = new Store(dataDir);
   stores.push(store);
   const pins = store.module(instructionPinsModule);
-  return { dataDir, work, outside, pins: pins as World['pins'], instructions: new ProjectInstructions(new GuardedContentReader({ dataDir }), dataDir, pins) };
+  return { dataDir, work, outside, pins, instructions: new ProjectInstructions(new GuardedContentReader({ dataDir }), dataDir, pins) };
 }
 
 /** The block at `cwd` (roots: the workspace) and whether it tainted the run. */
@@ -52,7 +52,7 @@ function look(w: World, cwd = w.work): { block: string; tainted: boolean } {
 const enveloped = (block: string, marker: string) => new RegExp(`<untrusted source="instructions [^"]*" nonce="[0-9a-f]+">\\n${marker}`).test(block);
 
 describe('M1: which instruction files are trusted', () => {
-  const trust = (w: World, cwd = w.work) => w.instructions.trust(cwd, [w.work], w.pins as never);
+  const trust = (w: World, cwd = w.work) => w.instructions.trust(cwd, [w.work], w.pins);
   it.each<[string, (w: World) => { cwd?: string; marker: string }, boolean]>([
     ['a cloned AGENTS.md, never trusted', (w) => (writeFileSync(join(w.work, 'AGENTS.md'), 'Clone-A1\n'), { marker: 'Clone-A1' }), true],
     ['a cloned CLAUDE.md, never trusted', (w) => (writeFileSync(join(w.work, 'CLAUDE.md'), 'Clone-C1\n'), { marker: 'Clone-C1' }), true],
@@ -62,7 +62,7 @@ describe('M1: which instruction files are trusted', () => {
     ['CLAUDE.md trusted, then an AGENTS.md added next to it (it wins, unpinned)', (w) => (writeFileSync(join(w.work, 'CLAUDE.md'), 'Old-C5\n'), trust(w), writeFileSync(join(w.work, 'AGENTS.md'), 'New-A5\n'), { marker: 'New-A5' }), true],
     ['root trusted, a new sub/AGENTS.md added', (w) => (writeFileSync(join(w.work, 'AGENTS.md'), 'Root-6\n'), trust(w), mkdirSync(join(w.work, 'sub')), writeFileSync(join(w.work, 'sub', 'AGENTS.md'), 'Sub-6\n'), { cwd: join(w.work, 'sub'), marker: 'Sub-6' }), true],
     ['root and sub trusted from sub', (w) => (writeFileSync(join(w.work, 'AGENTS.md'), 'Root-7\n'), mkdirSync(join(w.work, 'sub')), writeFileSync(join(w.work, 'sub', 'AGENTS.md'), 'Sub-7\n'), trust(w, join(w.work, 'sub')), { cwd: join(w.work, 'sub'), marker: 'Sub-7' }), false],
-    ['trusted, then untrusted', (w) => (writeFileSync(join(w.work, 'AGENTS.md'), 'Gone-8\n'), trust(w), w.instructions.untrust(w.work, [w.work], w.pins as never), { marker: 'Gone-8' }), true],
+    ['trusted, then untrusted', (w) => (writeFileSync(join(w.work, 'AGENTS.md'), 'Gone-8\n'), trust(w), w.instructions.untrust(w.work, [w.work], w.pins), { marker: 'Gone-8' }), true],
     ['a pin of another path with the same text', (w) => (writeFileSync(join(w.work, 'AGENTS.md'), 'Same-9\n'), w.pins.pin(join(w.outside, 'AGENTS.md'), w.instructions.report(w.work, [w.work]).files[0]!.sha256), { marker: 'Same-9' }), true],
     ['the personal file (never pinned)', (w) => (writeFileSync(join(w.dataDir, 'AGENTS.md'), 'Personal-10\n'), { marker: 'Personal-10' }), false],
     ['outside the workspace, even pinned', (w) => (writeFileSync(join(w.outside, 'AGENTS.md'), 'Outside-11\n'), trust(w, w.outside), { cwd: w.outside, marker: 'Outside-11' }), true],
@@ -80,7 +80,7 @@ describe('M1: which instruction files are trusted', () => {
     writeFileSync(join(w.work, 'AGENTS.md'), 'Flip-12\n');
     expect(look(w).block).toContain(`## ${join(w.work, 'AGENTS.md')} (not yet trusted: run \`deskhand instructions trust\` or use the button)`);
     expect(w.instructions.report(w.work, [w.work]).files[0]).toMatchObject({ scope: 'workspace', untrusted: true, trusted: false });
-    w.instructions.trust(w.work, [w.work], w.pins as never);
+    w.instructions.trust(w.work, [w.work], w.pins);
     expect(look(w)).toEqual({ block: expect.stringContaining(`## ${join(w.work, 'AGENTS.md')}\nFlip-12`), tainted: false });
     expect(w.instructions.report(w.work, [w.work]).files[0]).toMatchObject({ untrusted: false, trusted: true });
     writeFileSync(join(w.work, 'AGENTS.md'), 'Flip-12 and more\n');
