@@ -36,10 +36,17 @@ test('/tools lists the tools, the Browser switch loads them into the next reques
   await expect(toolRow(page, 'view_memory').getByRole('cell').last()).toHaveText('on demand');
   // The project instructions in use, by path.
   await expect(panel.getByRole('list', { name: 'Project instruction files in use' })).toContainText(join(deskhand.work, 'AGENTS.md'));
+  // M1: not trusted yet (a cloned folder's file); the button pins it, and the first request carries it plain.
+  const instructionList = panel.getByRole('list', { name: 'Project instruction files in use' });
+  await expect(instructionList).toContainText('workspace: not yet trusted');
+  await panel.getByRole('button', { name: 'Trust these instructions' }).click();
+  await expect(panel.getByRole('button', { name: 'Trust these instructions' })).toHaveCount(0);
+  await expect(instructionList).not.toContainText('not yet trusted');
   await page.screenshot({ path: artifact(`${deskhand.kind}-tools-panel.png`) });
 
   await deskhand.send('hello');
   await expect(page.getByText('First answer.')).toBeVisible();
+  expect(JSON.stringify(deskhand.requests()[0]?.body)).toContain(JSON.stringify(`## ${join(deskhand.work, 'AGENTS.md')}\n${AGENTS}`).slice(1, -1));
   expect(toolNames(deskhand.requests()[0])).toContain('read_file');
   expect(toolNames(deskhand.requests()[0])).not.toContain('browser_navigate');
 

@@ -92,6 +92,7 @@ export const METHOD_NAMES = [
   'getConversationTools',
   'setConversationFamilies',
   'getSystemPrompt',
+  'trustInstructions',
   // the viewer's exports (contract-compositions.ts) and the web folder browser (contract-folders.ts)
   'exportComposition',
   'printComposition',

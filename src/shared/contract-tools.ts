@@ -55,6 +55,10 @@ export const instructionsViewSchema = z.strictObject({
       loadedBytes: z.number(),
       cut: z.boolean(),
       untrusted: z.boolean(),
+      /** sha256 of the file's text (what trusting pins). */
+      sha256: z.string(),
+      /** A workspace file whose text matches the person's pin (the personal file always; outside ones never). */
+      trusted: z.boolean(),
     }),
   ),
   refused: z.array(z.strictObject({ path: z.string(), reason: z.string() })),
@@ -99,6 +103,11 @@ export const toolsMethods = {
       families: z.array(toolFamilySchema),
     }),
   },
+  /**
+   * The person trusts the workspace instruction files this conversation's prompt carries: each is pinned by path and
+   * sha256; until then (and after any change) they reach the model as untrusted content and taint the run.
+   */
+  trustInstructions: { params: z.strictObject({ conversationId }), result: conversationToolsSchema },
 } as const;
 
-export const TOOLS_METHOD_NAMES = ['getConversationTools', 'setConversationFamilies', 'getSystemPrompt'] as const;
+export const TOOLS_METHOD_NAMES = ['getConversationTools', 'setConversationFamilies', 'getSystemPrompt', 'trustInstructions'] as const;

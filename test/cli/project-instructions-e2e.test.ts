@@ -15,6 +15,9 @@ const log = () => w.sentSince(0);
 it('deskhand run sends AGENTS.md (workspace and personal) to the model; prompt show prints it', async () => {
   writeFileSync(join(w.work, 'AGENTS.md'), 'Use pnpm, never npm. Marker-Lambda-5521\n');
   writeFileSync(join(w.dataDir, 'AGENTS.md'), 'Personal-Mu-7730: be brief\n');
+  // The person trusts the workspace's file (M1; until then it is untrusted: test/security/instruction-trust-m1.test.ts).
+  const t = await w.cli(['instructions', 'trust', '--cwd', w.work, '--data-dir', w.dataDir]);
+  expect(t.code, t.stderr).toBe(0);
   const r = await run('hello');
   expect(r.code, r.stderr).toBe(0);
   expect(log()).toContain('Use pnpm, never npm. Marker-Lambda-5521');

@@ -32,9 +32,9 @@ describe('project instructions in the panel', () => {
   it('names each file with its scope and says when one was cut and by how much', () => {
     const out = html({
       files: [
-        { path: '/data/AGENTS.md', scope: 'personal', size: 40, loadedBytes: 40, cut: false, untrusted: false },
-        { path: '/w/AGENTS.md', scope: 'workspace', size: 20000, loadedBytes: 16384, cut: true, untrusted: false },
-        { path: '/elsewhere/CLAUDE.md', scope: 'outside', size: 10, loadedBytes: 10, cut: false, untrusted: true },
+        { path: '/data/AGENTS.md', scope: 'personal', size: 40, loadedBytes: 40, cut: false, untrusted: false, sha256: 'a'.repeat(64), trusted: true },
+        { path: '/w/AGENTS.md', scope: 'workspace', size: 20000, loadedBytes: 16384, cut: true, untrusted: false, sha256: 'b'.repeat(64), trusted: true },
+        { path: '/elsewhere/CLAUDE.md', scope: 'outside', size: 10, loadedBytes: 10, cut: false, untrusted: true, sha256: 'c'.repeat(64), trusted: false },
       ],
       refused: [{ path: '/w/sub/AGENTS.md', reason: 'it links outside its folder' }],
       capBytes: caps,
@@ -56,5 +56,21 @@ describe('family words', () => {
     expect(familyLabel('computer')).toBe('Computer use');
     expect(familyLabel('memory')).toBe('Memory');
     expect(['default', 'enabled', 'profile', 'deferred', 'off'].map(familyOn)).toEqual([true, true, true, false, false]);
+  });
+});
+
+describe('untrusted workspace instructions (M1)', () => {
+  const file = (trusted: boolean) => ({ path: '/w/AGENTS.md', scope: 'workspace' as const, size: 5, loadedBytes: 5, cut: false, untrusted: !trusted, sha256: 'd'.repeat(64), trusted });
+  const view = (trusted: boolean): InstructionsView => ({ files: [file(trusted)], refused: [], capBytes: caps });
+  const render = (v: InstructionsView, conversationId?: string) => renderToStaticMarkup(createElement(Instructions, { instructions: v, ...(conversationId ? { conversationId } : {}) }));
+  it('a workspace file not yet trusted says so and offers the button in a conversation', () => {
+    const out = render(view(false), 'conv_1');
+    expect(out).toContain('<span class="chip">workspace: not yet trusted</span>');
+    expect(out).toContain('Trust these instructions');
+  });
+  it('a trusted file has no button; a preview without a conversation has none either', () => {
+    expect(render(view(true), 'conv_1')).not.toContain('Trust these instructions');
+    expect(render(view(true), 'conv_1')).toContain('<span class="chip">workspace</span>');
+    expect(render(view(false))).not.toContain('Trust these instructions');
   });
 });

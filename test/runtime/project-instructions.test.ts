@@ -6,7 +6,9 @@
  * bytes never reach the model; a file outside the workspace roots is wrapped as untrusted and taints the run;
  * context_info lists what was loaded.
  */
-import { linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { instructionPinsModule } from '../../src/main/services/store/modules/instruction-pins';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
@@ -32,6 +34,7 @@ afterEach(async () => {
   await model.close();
 });
 
+const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 type Msg = { role: string; content: unknown };
 /** The system messages of the model's i-th request (the stable prompt, then instructions and context), joined. */
 const systemOf = (i: number): string => {
@@ -49,8 +52,22 @@ async function turn(convId: string, text = 'hello', policy?: Policy) {
   return out;
 }
 
+/** The person trusts every instruction file now in the workspace (M1: until then they are untrusted; instruction-trust-m1.test.ts). */
+function trustAll(): void {
+  const pins = runtime!.store.module(instructionPinsModule);
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) walk(path);
+      else if (e.isFile() && (e.name === 'AGENTS.md' || e.name === 'CLAUDE.md')) pins.pin(path, createHash('sha256').update(readFileSync(path, 'utf8'), 'utf8').digest('hex'));
+    }
+  };
+  walk(work);
+}
+
 function start(): string {
   runtime = makeRuntime(dataDir);
+  trustAll();
   return runtime.createConversation({ folder: work, policy: 'read-only' }).id;
 }
 
@@ -65,6 +82,7 @@ it('AGENTS.md reaches the model with its path; a change reaches the next request
   expect(systemOf(1)).toBe(systemOf(0));
 
   writeFileSync(join(work, 'AGENTS.md'), 'Run tests with: make verify-Beta42 (changed)\n');
+  trustAll();
   await turn(id);
   expect(systemOf(2)).toContain('make verify-Beta42 (changed)');
   expect(systemOf(2)).not.toContain('check-Alpha17');
@@ -159,8 +177,8 @@ it('context_info lists the files loaded, their scope, size and whether they were
   const info = JSON.parse(toolResults(model, 1).at(-1)!) as { instructions: unknown };
   expect(info.instructions).toEqual({
     files: [
-      { path: join(dataDir, 'CLAUDE.md'), scope: 'personal', size: 5, loadedBytes: 5, cut: false, untrusted: false },
-      { path: join(work, 'AGENTS.md'), scope: 'workspace', size: 8, loadedBytes: 8, cut: false, untrusted: false },
+      { path: join(dataDir, 'CLAUDE.md'), scope: 'personal', size: 5, loadedBytes: 5, cut: false, untrusted: false, sha256: sha('mine\n'), trusted: true },
+      { path: join(work, 'AGENTS.md'), scope: 'workspace', size: 8, loadedBytes: 8, cut: false, untrusted: false, sha256: sha('project\n'), trusted: true },
     ],
     refused: [],
     capBytes: { perFile: 16384, total: 32768 },

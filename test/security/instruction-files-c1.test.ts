@@ -39,8 +39,11 @@ const MARK = 'Db-Marker-Rt55Kw';
 const allSent = () => model.requests.map((r) => JSON.stringify(r.body)).join('\n');
 const systemOf = (i: number): string => {
   const messages = (model.requests[i]?.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
-  const sys = messages.find((m) => m.role === 'system');
-  return typeof sys?.content === 'string' ? sys.content : JSON.stringify(sys?.content ?? '');
+  // The stable prompt, then the instructions and per-turn context as system messages of their own (model-call.ts).
+  return messages
+    .filter((m) => m.role === 'system')
+    .map((sys) => (typeof sys.content === 'string' ? sys.content : JSON.stringify(sys.content ?? '')))
+    .join('\n\n');
 };
 
 /** One turn with the current directory in config/ (so config/AGENTS.md applies). */

@@ -27,8 +27,11 @@ afterAll(async () => {
 const unique = (tag: string) => `${tag}${Math.random().toString(36).slice(2, 10)}${Date.now().toString(36)}`;
 const systemOf = (i: number): string => {
   const messages = (w.server.requests[i]?.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
-  const sys = messages.find((m) => m.role === 'system');
-  return typeof sys?.content === 'string' ? sys.content : JSON.stringify(sys?.content ?? '');
+  // The stable prompt, then the instructions and per-turn context as system messages of their own (model-call.ts).
+  return messages
+    .filter((m) => m.role === 'system')
+    .map((sys) => (typeof sys.content === 'string' ? sys.content : JSON.stringify(sys.content ?? '')))
+    .join('\n\n');
 };
 
 it('the real keyring answers (the vault chain needs it)', () => {

@@ -20,6 +20,7 @@ import type { RunLaterPath } from './path-guard';
 import type { ContentReader } from '../../shared/content-reader';
 import { GuardedContentReader } from './content-reader';
 import { ProjectInstructions } from './project-instructions';
+import { instructionPinsModule } from '../services/store/modules/instruction-pins';
 import type { EditorFiles } from './tool';
 
 export interface RunOptions {
@@ -138,7 +139,7 @@ export class RuntimeCore {
     readonly contextSources: readonly ContextSource[] = [],
     reader?: ContentReader,
   ) {
-    this.instructions = new ProjectInstructions(reader ?? new GuardedContentReader({ dataDir: limits.dataDir }), limits.dataDir);
+    this.instructions = new ProjectInstructions(reader ?? new GuardedContentReader({ dataDir: limits.dataDir }), limits.dataDir, store.module(instructionPinsModule));
   }
 
   readonly #models = new WeakMap<ProviderConfig, LanguageModel>();

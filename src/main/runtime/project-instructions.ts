@@ -9,11 +9,17 @@
  *   prompt says which file was not loaded and why — never its bytes.
  * - A file outside every workspace root (the current directory moved out of the workspace) is untrusted content: it
  *   is wrapped in an untrusted envelope and the run that carries it is tainted.
+ * - A workspace file is untrusted the same way until the person trusts it (`deskhand instructions trust`, the
+ *   "Trust these instructions" button): trusting pins its path and the sha256 of its text (store module
+ *   instruction-pins). A file with no pin (a cloned repository's, a new one) or whose text no longer matches its pin
+ *   (edited by the agent or anyone else after trusting) is wrapped and taints the run until trusted again. The
+ *   person's own `<data dir>/AGENTS.md` is always theirs.
  * - At most 16 KiB of one file and 32 KiB in all are loaded; a cut file gets a note saying so.
  * - Before every step the candidates are stat'ed (a few `lstat`s); only when something changed are they read again.
  *   When nothing changed the block is the same string as before (envelope nonce included), so the system prompt
  *   stays byte-stable for prompt caching.
  */
+import { createHash } from 'node:crypto';
 import { lstatSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ContentReader } from '../../shared/content-reader';
@@ -40,7 +46,21 @@ export interface InstructionFileReport {
   loadedBytes: number;
   cut: boolean;
   untrusted: boolean;
+  /** sha256 of the file's text (what a trust pin records). */
+  sha256: string;
+  /** A workspace file whose text matches the person's pin (always true for the personal file, false outside). */
+  trusted: boolean;
 }
+
+/** The person's pins of workspace instruction files (store module instruction-pins). */
+export interface InstructionPins {
+  pinned(path: string): string | null;
+  pin(path: string, sha256: string): void;
+  unpin(path: string): boolean;
+}
+
+/** Said where an untrusted workspace file is shown (prompt, CLI, UI). */
+export const NOT_YET_TRUSTED = 'not yet trusted: run `deskhand instructions trust` or use the button';
 
 export interface InstructionsReport {
   files: InstructionFileReport[];
@@ -148,6 +168,8 @@ export class ProjectInstructions {
   constructor(
     private readonly reader: ContentReader,
     private readonly dataDir: string,
+    /** Without pins (no store), every workspace file is untrusted. */
+    private readonly pins: Pick<InstructionPins, 'pinned'> | null = null,
   ) {}
 
   private candidates(cwd: string, roots: readonly string[], which: Which): Candidate[] {
@@ -174,7 +196,11 @@ export class ProjectInstructions {
   private load(cwd: string, roots: readonly string[], which: Which = ALL): Loaded {
     const candidates = this.candidates(cwd, roots, which);
     const key = candidates.map((c) => `${c.scope}:${c.folder}`).join('\0') + `\0roots:${roots.join('\0')}`;
-    const signature = candidates.map((c) => INSTRUCTION_FILES.map((n) => statSignature(join(c.folder, n))).join('|')).join('\0');
+    // The pins are part of what the block depends on: trusting (or untrusting) changes it without touching a file.
+    const pinned = (path: string) => this.pins?.pinned(path) ?? '-';
+    const signature = candidates
+      .map((c) => INSTRUCTION_FILES.map((n) => `${statSignature(join(c.folder, n))}${c.scope === 'workspace' ? `#${pinned(join(c.folder, n))}` : ''}`).join('|'))
+      .join('\0');
     const cached = this.cache.get(key);
     if (cached && cached.signature === signature) return cached;
 
@@ -188,6 +214,7 @@ export class ProjectInstructions {
       let text: string;
       let size: number;
       let outside: boolean;
+      let sha256: string;
       try {
         // The data dir holds the store and the vault: of it, only the personal file itself is a root.
         const roots = c.scope === 'personal' ? [path] : c.roots;
@@ -196,6 +223,7 @@ export class ProjectInstructions {
         text = file.text;
         size = file.size;
         outside = c.scope === 'outside' || file.outside;
+        sha256 = createHash('sha256').update(text, 'utf8').digest('hex');
       } catch (err) {
         const reason = errorMessage(err);
         report.refused.push({ path, reason });
@@ -207,14 +235,29 @@ export class ProjectInstructions {
       const loadedBytes = Buffer.byteLength(kept, 'utf8');
       const cut = loadedBytes < size;
       budget -= loadedBytes;
-      const label = c.scope === 'personal' ? ' (personal)' : outside ? ' (outside the workspace: untrusted)' : '';
+      const unpinned = c.scope === 'workspace' && !outside && pinned(path) !== sha256;
+      const label = c.scope === 'personal' ? ' (personal)' : outside ? ' (outside the workspace: untrusted)' : unpinned ? ` (${NOT_YET_TRUSTED})` : '';
       const note = cut
         ? `\n[Cut: this file is ${size} bytes and only its first ${loadedBytes} are loaded (at most ${MAX_INSTRUCTION_FILE_BYTES} bytes of one file, ${MAX_INSTRUCTIONS_BYTES} in all). Read the file itself for the rest.]`
         : '';
       const body = kept.replace(/\s+$/, '');
-      parts.push(`## ${path}${label}\n${outside ? wrapUntrusted(`instructions outside the workspace ${path}`, body) : body}${note}`);
-      if (outside) untrusted = true;
-      report.files.push({ path, scope: outside && c.scope !== 'personal' ? 'outside' : c.scope, size, loadedBytes, cut, untrusted: outside });
+      const wrapped = outside
+        ? wrapUntrusted(`instructions outside the workspace ${path}`, body)
+        : unpinned
+          ? wrapUntrusted(`instructions not yet trusted ${path}`, body)
+          : body;
+      parts.push(`## ${path}${label}\n${wrapped}${note}`);
+      if (outside || unpinned) untrusted = true;
+      report.files.push({
+        path,
+        scope: outside && c.scope !== 'personal' ? 'outside' : c.scope,
+        size,
+        loadedBytes,
+        cut,
+        untrusted: outside || unpinned,
+        sha256,
+        trusted: c.scope === 'personal' || (!outside && !unpinned),
+      });
     }
     const loaded: Loaded = { signature, block: parts.length ? `${HEADER}\n\n${parts.join('\n\n')}` : null, untrusted, report };
     this.cache.delete(key);
@@ -229,6 +272,26 @@ export class ProjectInstructions {
     const loaded = this.load(cwd, roots, which);
     if (loaded.untrusted) onUntrusted?.();
     return loaded.block;
+  }
+
+  /**
+   * Trusts the workspace instruction files that apply at `cwd` (the person's act: the CLI, the button): pins each
+   * one's path and the sha256 of its text as read now, and returns them. Files outside the workspace and refused ones
+   * are never pinned.
+   */
+  trust(cwd: string, roots: readonly string[], pins: InstructionPins): { path: string; sha256: string }[] {
+    const files = this.workspaceFiles(cwd, roots);
+    for (const f of files) pins.pin(f.path, f.sha256);
+    return files.map(({ path, sha256 }) => ({ path, sha256 }));
+  }
+
+  /** Removes the pins of the workspace instruction files that apply at `cwd`; returns the paths that had one. */
+  untrust(cwd: string, roots: readonly string[], pins: InstructionPins): string[] {
+    return this.workspaceFiles(cwd, roots).filter((f) => pins.unpin(f.path)).map((f) => f.path);
+  }
+
+  private workspaceFiles(cwd: string, roots: readonly string[]): InstructionFileReport[] {
+    return this.load(cwd, roots, { personal: false, project: true }).report.files.filter((f) => f.scope === 'workspace');
   }
 
   /** Which files are loaded (for `context_info`). */

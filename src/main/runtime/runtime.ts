@@ -3,6 +3,7 @@
  * call pipeline (call-pipeline.ts) and the answers to what runs ask (input-requests.ts) around one live tool registry.
  * A run that needs an answer nobody can give parks, and resumes from the store in any process.
  */
+import { instructionPinsModule } from '../services/store/modules/instruction-pins';
 import { shortTitle } from '../../shared/short-title';
 import type { ScopeLookup } from './scope-inspector';
 import type { PeerLookup } from './peer-ceiling';
@@ -252,6 +253,16 @@ export class Runtime {
   /** The project instruction files (AGENTS.md, CLAUDE.md) a conversation's prompt carries, as context_info reports them. */
   instructionsFor(conversation: ConversationRow): InstructionsReport {
     const state = new PersistentConversationState(conversation.folder, conversation.state);
+    return this.core.instructions.report(state.cwd, state.workspaceRoots);
+  }
+
+  /**
+   * The person trusts the workspace instruction files a conversation's prompt carries (the "Trust these instructions"
+   * button): each is pinned by path and sha256 (project-instructions.ts); returns the report after.
+   */
+  trustInstructionsFor(conversation: ConversationRow): InstructionsReport {
+    const state = new PersistentConversationState(conversation.folder, conversation.state);
+    this.core.instructions.trust(state.cwd, state.workspaceRoots, this.store.module(instructionPinsModule));
     return this.core.instructions.report(state.cwd, state.workspaceRoots);
   }
 

@@ -84,6 +84,11 @@ export const toolsGroup =
       runtime.setFamilies(p.conversationId, checkFamilies(p.families), p.enabled);
       return toolsView(runtime, conversationOf(runtime, p.conversationId));
     },
+    trustInstructions: async (p) => {
+      const conv = conversationOf(runtime, p.conversationId);
+      runtime.trustInstructionsFor(conv);
+      return toolsView(runtime, conv);
+    },
     getSystemPrompt: async (p) => {
       const settings = opts.settings();
       const provider = opts.provider();

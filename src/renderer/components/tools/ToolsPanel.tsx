@@ -54,7 +54,7 @@ export function ToolsPanel() {
       ) : (
         <>
           <Families view={view} />
-          <Instructions instructions={view.instructions} />
+          <Instructions instructions={view.instructions} conversationId={view.conversationId} />
           <ToolTable view={view} />
           <PromptView conversationId={view.conversationId} />
         </>
@@ -152,8 +152,23 @@ function ToolTable({ view }: { view: ConversationToolsView }) {
 }
 
 /** The project instruction files the prompt carries, with where they come from and what was cut or refused. */
-export function Instructions({ instructions }: { instructions: InstructionsView }) {
+export function Instructions({ instructions, conversationId }: { instructions: InstructionsView; conversationId?: string }) {
   const { files, refused, capBytes } = instructions;
+  const [trustError, setTrustError] = useState<string | null>(null);
+  // Workspace files the person has not trusted (a cloned repository's, or changed since trusting): they reach the
+  // model as untrusted content until trusted here or with `deskhand instructions trust`.
+  const untrustedHere = files.filter((f) => f.scope === 'workspace' && !f.trusted);
+  async function trust() {
+    if (!conversationId) return;
+    try {
+      setTrustError(null);
+      const view = await api().trustInstructions({ conversationId });
+      const tools = useConversationTools.getState();
+      if (tools.conversationId === conversationId) useConversationTools.setState({ view, error: null });
+    } catch (err) {
+      setTrustError(errorText(err));
+    }
+  }
   return (
     <details className="tools-section" open>
       <summary>Project instructions ({files.length})</summary>
@@ -163,7 +178,10 @@ export function Instructions({ instructions }: { instructions: InstructionsView 
         <ul className="instruction-list" aria-label="Project instruction files in use">
           {files.map((f) => (
             <li key={f.path}>
-              <code>{f.path}</code> <span className="chip">{f.scope === 'personal' ? 'personal' : f.untrusted ? 'outside the workspace: untrusted' : 'workspace'}</span>{' '}
+              <code>{f.path}</code>{' '}
+              <span className="chip">
+                {f.scope === 'personal' ? 'personal' : f.scope === 'outside' ? 'outside the workspace: untrusted' : f.trusted ? 'workspace' : 'workspace: not yet trusted'}
+              </span>{' '}
               <span className="muted small">
                 {f.cut
                   ? `Cut: only the first ${f.loadedBytes} of its ${f.size} bytes are loaded (at most ${capBytes.perFile} bytes of one file, ${capBytes.total} in all).`
@@ -177,6 +195,20 @@ export function Instructions({ instructions }: { instructions: InstructionsView 
             </li>
           ))}
         </ul>
+      )}
+      {conversationId && untrustedHere.length > 0 && (
+        <p className="small">
+          <span className="muted">Until you trust them (each is pinned by its content; a change asks again), these reach the agent as untrusted content and make its run tainted. </span>
+          <button type="button" className="btn" onClick={() => void trust()}>
+            Trust these instructions
+          </button>
+          {trustError && (
+            <span className="error-text" role="alert">
+              {' '}
+              {trustError}
+            </span>
+          )}
+        </p>
       )}
     </details>
   );
