@@ -1,6 +1,6 @@
 /**
  * One save model for Settings (issue 52 item 4): every form section has its own Save, says "Unsaved changes" until it
- * is pressed, and saves only its own part. Each section's change is made, saved and read back after a reload; an
+ * is pressed, and saves only its own part (web search and the companion, stored apart, have their own Save too). Each section's change is made, saved and read back after a reload; an
  * unsaved edit in one section is neither saved nor lost by saving another.
  */
 import type { Page } from '@playwright/test';
@@ -40,6 +40,20 @@ test('each Settings section saves itself, and its change is there after a reload
   await page.getByLabel('Add a site to keep signed in').fill('mail.example.com');
   await page.getByRole('button', { name: 'Keep signed in' }).click();
   await save(page, 'Browser');
+  // The sections with their own stores (web search, companion) say the same and save with their own button.
+  const web = page.getByRole('form', { name: 'Web search' });
+  await web.getByRole('radio', { name: /SearXNG/ }).check();
+  await web.getByLabel('SearXNG URL').fill('http://127.0.0.1:8888');
+  await expect(web.getByText('Unsaved changes')).toBeVisible();
+  await web.getByRole('button', { name: 'Save web search' }).click();
+  await expect(web.getByText('Web search saved.')).toBeVisible();
+  await expect(web.getByText('Unsaved changes')).toHaveCount(0);
+  const companion = page.getByRole('region', { name: 'Companion model' });
+  await companion.getByLabel('Companion vision model').fill('vision-saved');
+  await expect(companion.getByText('Unsaved changes')).toBeVisible();
+  await companion.getByRole('button', { name: 'Save companion' }).click();
+  await expect(companion.getByText('Companion model saved.')).toBeVisible();
+  await expect(companion.getByText('Unsaved changes')).toHaveCount(0);
   // The Anthropic edit is still in its box, still unsaved.
   await expect(section(page, 'Anthropic').getByLabel('Model for Anthropic', { exact: true })).toHaveValue('claude-unsaved-edit');
   await expect(section(page, 'Anthropic').getByText('Unsaved changes')).toBeVisible();
@@ -53,5 +67,7 @@ test('each Settings section saves itself, and its change is there after a reload
   await expect(page.getByLabel('Keep background command logs (days)')).toHaveValue('3');
   await expect(page.getByRole('group', { name: 'Families loaded in new conversations' }).getByRole('checkbox', { name: /^Computer use/ })).toBeChecked();
   await expect(page.getByRole('list', { name: 'Keep signed in on these sites' }).getByRole('listitem')).toHaveText(['mail.example.comRemove']);
+  await expect(page.getByRole('form', { name: 'Web search' }).getByLabel('SearXNG URL')).toHaveValue('http://127.0.0.1:8888');
+  await expect(page.getByRole('region', { name: 'Companion model' }).getByLabel('Companion vision model')).toHaveValue('vision-saved');
   await expect(page.getByText('Unsaved changes')).toHaveCount(0);
 });
