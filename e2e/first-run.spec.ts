@@ -126,6 +126,11 @@ test('started in the home folder, a new conversation is offered the Deskhand fol
   await expect(dialog.getByLabel('Working folder')).toHaveValue(made);
   await expect(dialog.locator('.folder-why')).toHaveText(/^A folder for Deskhand’s work, so it does not happen in your home folder, where every change would ask\. It does not exist yet: Create makes it\./);
   expect(existsSync(made), 'not made before the person says Create').toBe(false);
+  // Browse… starts in its parent while it is not made (nothing to list in it yet), and makes nothing.
+  await dialog.getByRole('button', { name: 'Browse…' }).click();
+  await expect(dialog.getByRole('region', { name: 'Choose a folder' }).getByLabel('Folder shown')).toHaveText(deskhand.work);
+  await dialog.getByRole('button', { name: 'Browse…' }).click();
+  expect(existsSync(made)).toBe(false);
   await dialog.getByLabel('Title (optional)').fill('In the Deskhand folder');
   await dialog.getByRole('button', { name: 'Create' }).click();
   await expect(dialog).toBeHidden();

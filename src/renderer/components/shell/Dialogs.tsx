@@ -97,6 +97,9 @@ function NewConversationDialog() {
   const offersDeskhand = !lastFolder && !workspaces[0] && !!deskhandFolder && initial === deskhandFolder.path;
   // The Deskhand folder is created on Create only while it is the folder offered and the dialog has said so.
   const createFolder = offersDeskhand && folder === initial && !deskhandFolder.exists;
+  // Browsing starts in the folder typed, or in the parent of a Deskhand folder not made yet (nothing to list there).
+  const typed = folder.trim() || host?.defaultFolder || '';
+  const browseFrom = deskhandFolder && !deskhandFolder.exists && typed === deskhandFolder.path ? typed.replace(/[\\/][^\\/]+[\\/]?$/, '') || '/' : typed;
   const why =
     folder !== initial || !initial
       ? null
@@ -163,7 +166,7 @@ function NewConversationDialog() {
         {why && <p className="muted small folder-why">{why}</p>}
         {browsing && (
           <FolderBrowser
-            start={folder.trim() || host?.defaultFolder || ''}
+            start={browseFrom}
             onPick={(f) => {
               setFolder(f);
               setBrowsing(false);
