@@ -21,13 +21,13 @@ test('Settings → Browser keeps a site signed in, saved to settings.json', asyn
   await input.press('Enter');
   const list = page.getByRole('list', { name: 'Keep signed in on these sites' });
   await expect(list.getByRole('listitem')).toHaveText(['mail.example.comRemove']);
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await expect(page.getByText('Settings saved.')).toBeVisible();
+  await page.getByRole('button', { name: 'Save Browser' }).click();
+  await expect(page.getByText('Saved.', { exact: true })).toBeVisible();
   expect(kept(deskhand.dataDir)).toEqual(['mail.example.com']);
 
   await page.getByRole('button', { name: 'Stop keeping mail.example.com signed in' }).click();
   await expect(list.getByRole('listitem')).toHaveText(['None: every site is signed out when a session ends.']);
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await expect(page.getByText('Settings saved.')).toBeVisible();
+  await page.getByRole('button', { name: 'Save Browser' }).click();
+  await expect(page.getByText('Saved.', { exact: true })).toBeVisible();
   expect(kept(deskhand.dataDir)).toEqual([]);
 });

@@ -5,6 +5,7 @@
  * words (no raw JSON), an unknown tool is called unknown, a middle dot is not flagged, a bad range prints no NaN.
  */
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { ROOT, expect, test } from './support';
 
 test('a new tab opens the last conversation; empty side sections collapse until they have something', async ({ deskhand, context }) => {
@@ -33,13 +34,13 @@ test('a new tab opens the last conversation; empty side sections collapse until 
   expect((await approvals.boundingBox())!.height).toBeGreaterThan(60);
 });
 
-test("the New-conversation dialog starts in the folder used last, or home, never Deskhand's own checkout", async ({ deskhand }) => {
+test("the New-conversation dialog starts in the folder used last, or the Deskhand folder, never home or Deskhand's own checkout", async ({ deskhand }) => {
   test.skip(deskhand.kind === 'electron', '`deskhand web` started from the checkout is the case here.');
   await deskhand.startModel([]);
   const page = await deskhand.start({ cwd: ROOT });
   await page.getByRole('button', { name: 'New conversation' }).first().click();
   const dialog = page.getByRole('dialog', { name: 'New conversation' });
-  await expect(dialog.getByLabel('Working folder')).toHaveValue(homedir());
+  await expect(dialog.getByLabel('Working folder')).toHaveValue(join(homedir(), 'Deskhand'));
   await dialog.getByRole('button', { name: 'Cancel' }).click();
 
   await deskhand.newConversation('Work here');

@@ -3,7 +3,10 @@
  * scripted model server, standing in for Ollama) is found by main and offered first; "Test connection" makes one real
  * model call and says what happened in plain words; saving it lets the person start working.
  */
+import { existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { artifact, expect, test } from './support';
 
@@ -112,4 +115,30 @@ test('"Look again" finds a local model server started after the panel opened', a
     later.closeAllConnections();
     await new Promise((r) => later.close(r));
   }
+});
+
+test('started in the home folder, a new conversation is offered the Deskhand folder, made on Create after the dialog said so', async ({ deskhand }) => {
+  await deskhand.startModel([]);
+  const made = join(deskhand.work, 'Deskhand');
+  const page = await deskhand.start({ cwd: homedir(), env: { DESKHAND_WORK_FOLDER: made } });
+  await page.getByRole('button', { name: 'New conversation' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'New conversation' });
+  await expect(dialog.getByLabel('Working folder')).toHaveValue(made);
+  await expect(dialog.locator('.folder-why')).toHaveText(/^A folder for Deskhand’s work, so it does not happen in your home folder, where every change would ask\. It does not exist yet: Create makes it\./);
+  expect(existsSync(made), 'not made before the person says Create').toBe(false);
+  // Browse… starts in its parent while it is not made (nothing to list in it yet), and makes nothing.
+  await dialog.getByRole('button', { name: 'Browse…' }).click();
+  await expect(dialog.getByRole('region', { name: 'Choose a folder' }).getByLabel('Folder shown')).toHaveText(deskhand.work);
+  await dialog.getByRole('button', { name: 'Browse…' }).click();
+  expect(existsSync(made)).toBe(false);
+  await dialog.getByLabel('Title (optional)').fill('In the Deskhand folder');
+  await dialog.getByRole('button', { name: 'Create' }).click();
+  await expect(dialog).toBeHidden();
+  expect(statSync(made).isDirectory()).toBe(true);
+  await expect(deskhand.sidebarEntry('In the Deskhand folder')).toBeVisible();
+
+  // The next conversation is offered the folder used last, and says so.
+  await page.getByRole('button', { name: 'New conversation' }).first().click();
+  await expect(dialog.getByLabel('Working folder')).toHaveValue(made);
+  await expect(dialog.locator('.folder-why')).toHaveText('The folder of your last conversation.');
 });

@@ -114,8 +114,8 @@ test('light and dark follow the OS; the theme in Settings wins and is kept', asy
   // The OS says dark; Settings says light: light wins, also after a reload (saved through the contract).
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   await page.getByRole('combobox', { name: /^Theme/ }).selectOption('light');
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await expect(page.getByText('Settings saved.')).toBeVisible();
+  await page.getByRole('button', { name: 'Save Appearance and storage' }).click();
+  await expect(page.getByText('Saved.', { exact: true })).toBeVisible();
   await expect.poll(() => background(page)).toBe(light);
   await page.reload();
   await expect(page.getByRole('button', { name: 'Settings', exact: true })).toBeVisible();
@@ -124,7 +124,7 @@ test('light and dark follow the OS; the theme in Settings wins and is kept', asy
   await page.emulateMedia({ colorScheme: 'light' });
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   await page.getByRole('combobox', { name: /^Theme/ }).selectOption('dark');
-  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByRole('button', { name: 'Save Appearance and storage' }).click();
   await expect.poll(() => background(page)).toBe(dark);
 });
 
@@ -136,9 +136,10 @@ test('Settings → General: default policy, sandbox and workspace folders shape 
   await page.getByLabel('Default sandbox').selectOption('read-only');
   await page.getByLabel('Add workspace folder').fill(deskhand.work);
   await page.getByRole('button', { name: 'Add folder' }).click();
+  await page.getByRole('button', { name: 'Save New conversations' }).click();
   await page.getByLabel('Keep background command logs (days)').fill('3');
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await expect(page.getByText('Settings saved.')).toBeVisible();
+  await page.getByRole('button', { name: 'Save Appearance and storage' }).click();
+  await expect(page.getByText('Saved.', { exact: true })).toHaveCount(2);
   await page.screenshot({ path: artifact(`${deskhand.kind}-settings-general.png`), fullPage: true });
 
   await page.reload();

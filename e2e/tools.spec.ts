@@ -75,8 +75,8 @@ test('/tools lists the tools, the Browser switch loads them into the next reques
   await page.screenshot({ path: artifact(`${deskhand.kind}-settings-prompt.png`) });
   // Settings → Tools for new conversations: computer use checked and saved, a new conversation starts with it on.
   await page.getByRole('group', { name: 'Families loaded in new conversations' }).getByRole('checkbox', { name: /^Computer use/ }).check();
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await expect(page.getByText('Settings saved.')).toBeVisible();
+  await page.getByRole('button', { name: 'Save Tools for new conversations' }).click();
+  await expect(page.getByText('Saved.', { exact: true })).toBeVisible();
   await page.getByRole('button', { name: 'Back to conversations' }).click();
   await deskhand.newConversation('Starts with computer use');
   await expect(page.getByRole('group', { name: 'Tool families' }).getByRole('switch', { name: 'Computer use tools' })).toBeChecked();

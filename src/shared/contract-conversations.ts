@@ -109,7 +109,10 @@ export const conversationMethods = {
       canPickFolder: z.boolean(),
       /** Electron answers file_pick requests with a native dialog (pickForRequest); web mode browses (browseForRequest). */
       canPickPaths: z.boolean(),
+      /** Where new conversations start when no conversation or workspace folder says otherwise (never the home folder). */
       defaultFolder: z.string(),
+      /** The Deskhand folder (`~/Deskhand`) offered instead of the home folder, and whether it exists yet. */
+      deskhandFolder: z.strictObject({ path: z.string(), exists: z.boolean() }),
       version: z.string(),
       /** Whether commands can run in an OS sandbox on this machine, and what it is (or why there is none). */
       sandbox: z.strictObject({ available: z.boolean(), detail: z.string() }),
@@ -117,7 +120,13 @@ export const conversationMethods = {
   },
   listConversations: { params: none, result: z.strictObject({ conversations: z.array(conversationSummarySchema) }) },
   createConversation: {
-    params: z.strictObject({ folder: text(4096).min(1), policy: policySchema, title: text(200).optional() }),
+    params: z.strictObject({
+      folder: text(4096).min(1),
+      policy: policySchema,
+      title: text(200).optional(),
+      /** Create the folder first: only for the Deskhand folder, after the dialog said it would (refused for any other). */
+      createFolder: z.boolean().optional(),
+    }),
     result: conversationSummarySchema,
   },
   renameConversation: {

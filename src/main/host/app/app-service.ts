@@ -11,7 +11,7 @@
  * parked run resumes it here.
  */
 import { answerAndResume, type ActiveRun } from '../background/answer-resume';
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
@@ -71,6 +71,7 @@ export interface AppServiceOptions {
   pickFolder?: () => Promise<string | null>;
   /** Native file dialog for file_pick requests (Electron only): the picked paths, or null when cancelled. */
   pickPaths?: (opts: PickOptions) => Promise<string[] | null>;
+  /** Where new conversations start when nothing better is known (web: where it was started; the home folder is replaced by the Deskhand folder). */
   defaultFolder?: string;
   version?: string;
   env?: NodeJS.ProcessEnv;
@@ -232,10 +233,26 @@ export class AppService implements ContractHandlers {
       kind: this.opts.kind,
       canPickFolder: !!this.opts.pickFolder,
       canPickPaths: !!this.opts.pickPaths,
-      defaultFolder: this.opts.defaultFolder ?? homedir(),
+      defaultFolder: this.offeredFolder(),
+      deskhandFolder: { path: this.deskhandFolder(), exists: existsSync(this.deskhandFolder()) },
       version: this.opts.version ?? 'dev',
       sandbox: { available: sandboxSupport().available, detail: sandboxSupport().detail },
     };
+  }
+
+  /**
+   * The Deskhand folder (issue 52): a folder of Deskhand's own offered for new conversations instead of the home
+   * folder, where every change would ask. `DESKHAND_WORK_FOLDER` moves it (tests); by default `~/Deskhand`.
+   */
+  private deskhandFolder(): string {
+    const fromEnv = this.env.DESKHAND_WORK_FOLDER?.trim();
+    return fromEnv && isAbsolute(fromEnv) ? resolve(fromEnv) : join(homedir(), 'Deskhand');
+  }
+
+  /** The host's default folder, except that the home folder itself is never offered: the Deskhand folder is. */
+  private offeredFolder(): string {
+    const folder = this.opts.defaultFolder ?? homedir();
+    return resolve(folder) === resolve(homedir()) ? this.deskhandFolder() : folder;
   }
 
   async pickFolder(): Promise<MethodResult<'pickFolder'>> {
@@ -250,6 +267,12 @@ export class AppService implements ContractHandlers {
   }
 
   async createConversation(p: ParsedParams<'createConversation'>): Promise<ConversationSummary> {
+    // The Deskhand folder is made on first use, when the person starts a conversation in it after the dialog said so;
+    // no other folder is ever created here.
+    if (p.createFolder) {
+      if (resolve(p.folder.trim()) !== this.deskhandFolder()) throw new DeskhandError('usage', `Only the Deskhand folder (${this.deskhandFolder()}) is created for you; make ${p.folder.trim()} first or choose another folder.`);
+      mkdirSync(this.deskhandFolder(), { recursive: true });
+    }
     const folder = this.checkFolder(p.folder);
     const title = p.title?.trim();
     // Settings → default sandbox applies to every new conversation (its header can change it afterwards).

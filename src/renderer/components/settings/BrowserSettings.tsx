@@ -1,9 +1,9 @@
 /**
  * Settings → Browser: the sites whose sign-in the browser keeps. Spec I's browser_close discards a session's cookies
  * and storage; a person who wants a signed-in profile kept for a site names it here (`browser.keepSignedIn`), per
- * site. Part of the Settings form: saved with "Save settings".
+ * site. Its own Save row comes in `footer` (SectionSave.tsx).
  */
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { Settings } from '../../../shared/contract';
 import { parseKeptSite } from '../../../shared/browser-sites';
 
@@ -15,7 +15,7 @@ export function addKeptSite(list: readonly string[], input: string): { ok: true;
   return { ok: true, list: [...list, parsed.site] };
 }
 
-export function BrowserSettings({ draft, setDraft }: { draft: Settings; setDraft(s: Settings): void }) {
+export function BrowserSettings({ draft, setDraft, footer }: { draft: Settings; setDraft(s: Settings): void; footer?: ReactNode }) {
   const [site, setSite] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const kept = draft.browser?.keepSignedIn ?? [];
@@ -71,6 +71,7 @@ export function BrowserSettings({ draft, setDraft }: { draft: Settings; setDraft
           </span>
         )}
       </div>
+      {footer}
     </fieldset>
   );
 }

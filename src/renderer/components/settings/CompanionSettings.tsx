@@ -28,6 +28,23 @@ const FIELDS: { key: Exclude<keyof typeof blank, 'provider'>; label: string; ari
 /** An "also" field: more vision, image or speech models a call may pick with its `model` argument, separated by commas or spaces. */
 const modelList = (text: string) => [...new Set(text.split(/[\s,]+/).map((m) => m.trim()).filter(Boolean))];
 
+/** The form's fields for a saved companion (or none). */
+function toDraft(c: CompanionConfigView | null): typeof blank {
+  return c
+    ? {
+        provider: c.provider,
+        model: c.model,
+        imageModel: c.imageModel ?? '',
+        baseURL: c.baseURL ?? '',
+        transcriptionModel: c.transcriptionModel ?? '',
+        speechModel: c.speechModel ?? '',
+        models: (c.models ?? []).join(', '),
+        imageModels: (c.imageModels ?? []).join(', '),
+        speechModels: (c.speechModels ?? []).join(', '),
+      }
+    : blank;
+}
+
 export function CompanionSettings() {
   const [draft, setDraft] = useState(blank);
   const [saved, setSaved] = useState<CompanionConfigView | null>(null);
@@ -41,24 +58,13 @@ export function CompanionSettings() {
     setDraft(next);
   };
 
+  // Unsaved changes: the form differs from the saved companion (the same one-save-per-section model as SectionSave.tsx).
+  const dirty = JSON.stringify(draft) !== JSON.stringify(toDraft(saved));
+
   const show = (r: { companion: CompanionConfigView | null; key: string }) => {
     setSaved(r.companion);
     setKey(r.key);
-    setDraft(
-      r.companion
-        ? {
-            provider: r.companion.provider,
-            model: r.companion.model,
-            imageModel: r.companion.imageModel ?? '',
-            baseURL: r.companion.baseURL ?? '',
-            transcriptionModel: r.companion.transcriptionModel ?? '',
-            speechModel: r.companion.speechModel ?? '',
-            models: (r.companion.models ?? []).join(', '),
-            imageModels: (r.companion.imageModels ?? []).join(', '),
-            speechModels: (r.companion.speechModels ?? []).join(', '),
-          }
-        : blank,
-    );
+    setDraft(toDraft(r.companion));
   };
 
   useEffect(() => {
@@ -137,6 +143,7 @@ export function CompanionSettings() {
         {key}
       </p>
       <div className="actions">
+        {dirty && <span className="muted small">Unsaved changes</span>}
         <button type="button" className="btn primary" disabled={!draft.model.trim()} onClick={() => void save(false)}>
           Save companion
         </button>

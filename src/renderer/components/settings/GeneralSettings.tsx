@@ -1,11 +1,12 @@
 /**
  * Settings → General: what new conversations start with (policy, sandbox, folders offered), the theme, and how long
- * command logs are kept. Part of the Settings form: saved with "Save settings" through saveSettings.
+ * command logs are kept. Each of its two sections has its own Save (SectionSave.tsx).
  */
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { Settings } from '../../../shared/contract';
 import { SANDBOX_MODES, type SandboxMode } from '../../../shared/sandbox';
 import { POLICIES, type Policy } from '../../../shared/tools';
+import { PARTS, type SettingsPart } from './SectionSave';
 
 const SANDBOX_LABEL: Record<SandboxMode, string> = {
   'workspace-write': 'Workspace sandbox (writes only in the folder)',
@@ -16,7 +17,7 @@ const SANDBOX_LABEL: Record<SandboxMode, string> = {
 type Theme = NonNullable<Settings['theme']>;
 const THEME_LABEL: Record<Theme, string> = { system: 'Follow the system', light: 'Light', dark: 'Dark' };
 
-export function GeneralSettings({ draft, setDraft }: { draft: Settings; setDraft(s: Settings): void }) {
+export function GeneralSettings({ draft, setDraft, saveRow }: { draft: Settings; setDraft(s: Settings): void; saveRow(part: SettingsPart): ReactNode }) {
   const [folder, setFolder] = useState('');
   const folders = draft.workspaceFolders ?? [];
   const addFolder = () => {
@@ -82,6 +83,7 @@ export function GeneralSettings({ draft, setDraft }: { draft: Settings; setDraft
             </button>
           </span>
         </div>
+        {saveRow(PARTS.newConversations)}
       </fieldset>
       <fieldset className="card">
         <legend>Appearance and storage</legend>
@@ -109,6 +111,7 @@ export function GeneralSettings({ draft, setDraft }: { draft: Settings; setDraft
           />
           <span className="muted small">Output logs of ended commands are deleted after this many days; the commands stay listed.</span>
         </label>
+        {saveRow(PARTS.appearance)}
       </fieldset>
     </>
   );

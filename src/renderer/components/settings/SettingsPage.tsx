@@ -1,7 +1,7 @@
 /**
  * Settings: the provider new runs use, each provider's model and base URL, API keys (sent once to main, which puts them
  * in the OS keyring; the page only ever learns whether a key is set), the default policy for new conversations, and
- * (WebSettings.tsx) web_search's backend and the URL grants.
+ * (WebSettings.tsx) web_search's backend and the URL grants. Each section saves itself (SectionSave.tsx).
  */
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { MethodResult, Settings, SettingsView } from '../../../shared/contract';
@@ -19,6 +19,7 @@ import { BrowserSettings } from './BrowserSettings';
 import { GeneralSettings } from './GeneralSettings';
 import { CompanionSettings } from './CompanionSettings';
 import { PeersSettings } from './PeersSettings';
+import { PARTS, providerPart, SectionSave, type SettingsPart } from './SectionSave';
 import { Feedback } from '../common/Feedback';
 import { SystemPromptSettings, ToolFamilySettings } from '../tools/ToolsSettings';
 
@@ -27,8 +28,6 @@ const LABEL: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'O
 export function SettingsPage() {
   const view = useSettings((s) => s.view);
   const [draft, setDraft] = useState<Settings | null>(view?.settings ?? null);
-  const [status, setStatus] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const body = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -43,21 +42,8 @@ export function SettingsPage() {
   const setProvider = (p: ProviderName, patch: Partial<Settings['providers'][ProviderName]>) =>
     setDraft({ ...draft, providers: { ...draft.providers, [p]: { ...draft.providers[p], ...patch } } });
 
-  async function save() {
-    setError(null);
-    setStatus(null);
-    try {
-      // The web search backend has its own form (WebSettings.tsx): leaving it out keeps what that form saved.
-      const { search: _search, ...rest } = draft!;
-      void _search;
-      const next = await api().saveSettings(rest);
-      useSettings.getState().set(next);
-      setDraft(next.settings);
-      setStatus('Settings saved.');
-    } catch (err) {
-      setError(errorText(err));
-    }
-  }
+  const update = (f: (d: Settings) => Settings) => setDraft((d) => (d ? f(d) : d));
+  const saveRow = (part: SettingsPart) => <SectionSave part={part} draft={draft} setDraft={update} />;
 
   return (
     <main className="settings" aria-label="Settings">
@@ -76,12 +62,7 @@ export function SettingsPage() {
         </p>
       )}
       {!view.keyring.available && <KeyringNotice keyring={view.keyring} />}
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
+      <div className="settings-form">
         <fieldset className="card">
           <legend>Provider for new messages</legend>
           {PROVIDER_NAMES.map((p) => (
@@ -90,6 +71,7 @@ export function SettingsPage() {
               {LABEL[p]}
             </label>
           ))}
+          {saveRow(PARTS.activeProvider)}
         </fieldset>
         {PROVIDER_NAMES.map((p) => (
           <fieldset key={p} className="card">
@@ -120,18 +102,13 @@ export function SettingsPage() {
             </label>
             <KeyField provider={p} />
             <TestConnection provider={p} model={draft.providers[p].model} baseURL={draft.providers[p].baseURL} />
+            {saveRow(providerPart(LABEL[p], p))}
           </fieldset>
         ))}
-        <GeneralSettings draft={draft} setDraft={setDraft} />
-        <ToolFamilySettings draft={draft} setDraft={setDraft} />
-        <BrowserSettings draft={draft} setDraft={setDraft} />
-        <Feedback error={error} status={status} />
-        <div className="actions">
-          <button type="submit" className="btn primary">
-            Save settings
-          </button>
-        </div>
-      </form>
+        <GeneralSettings draft={draft} setDraft={setDraft} saveRow={saveRow} />
+        <ToolFamilySettings draft={draft} setDraft={setDraft} footer={saveRow(PARTS.tools)} />
+        <BrowserSettings draft={draft} setDraft={setDraft} footer={saveRow(PARTS.browser)} />
+      </div>
       <SystemPromptSettings />
       <WebSearchSettings />
       <UrlGrantsSettings />
@@ -167,7 +144,7 @@ function readSections(root: HTMLElement): { cards: HTMLElement[]; entries: Index
 
 /**
  * The section list and search (issue 52): every section by its title, a click brings it into view; typed words keep
- * only the sections whose text holds them (the Save button of the provider and general settings stays).
+ * only the sections whose text holds them.
  */
 function SettingsIndex({ body }: { body: RefObject<HTMLDivElement | null> }) {
   const [entries, setEntries] = useState<IndexEntry[]>([]);

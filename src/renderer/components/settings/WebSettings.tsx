@@ -40,6 +40,10 @@ export function WebSearchSettings() {
       .catch((err: unknown) => setError(errorText(err)));
   }, []);
 
+  // Unsaved changes: the form differs from what is saved (the same one-save-per-section model as SectionSave.tsx).
+  const dirty =
+    !!view && (choice !== (view.search?.backend ?? 'none') || url !== (view.search?.url ?? '') || secret !== (view.search?.keySecret ?? '') || !!key.trim());
+
   async function save() {
     setError(null);
     setStatus(null);
@@ -117,6 +121,7 @@ export function WebSearchSettings() {
         )}
         <Feedback error={error} status={status} />
         <div className="actions">
+          {dirty && <span className="muted small">Unsaved changes</span>}
           <button type="submit" className="btn primary">
             Save web search
           </button>

@@ -74,9 +74,12 @@ export function lastUsedFolder(list: readonly ConversationSummary[]): string | n
 }
 
 /** Why the new-conversation dialog offers its folder, in a sentence. */
-export function folderReason(from: 'last' | 'workspace' | 'host'): string {
+export function folderReason(from: 'last' | 'workspace' | 'host' | 'deskhand' | 'deskhand-new'): string {
   if (from === 'last') return 'The folder of your last conversation.';
   if (from === 'workspace') return 'Your first workspace folder (Settings → General).';
+  const deskhand = 'A folder for Deskhand’s work, so it does not happen in your home folder, where every change would ask.';
+  if (from === 'deskhand') return `${deskhand} Choose a project folder to work on a project.`;
+  if (from === 'deskhand-new') return `${deskhand} It does not exist yet: Create makes it. Choose another folder if you would rather not.`;
   return 'Where Deskhand was started. Choose a project folder for the work: outside it, the agent’s tools ask before every change.';
 }
 
@@ -84,13 +87,23 @@ function NewConversationDialog() {
   const host = useUi((s) => s.host);
   const defaultPolicy = useSettings((s) => s.view?.settings.defaultPolicy ?? 'read-only');
   const workspaces = useSettings((s) => s.view?.settings.workspaceFolders ?? NO_FOLDERS);
-  // The folder of the conversation used last, else the first workspace folder, else what main offers (home, or where
-  // `deskhand web` was started unless that is Deskhand's own checkout).
+  // The folder of the conversation used last, else the first workspace folder, else what main offers (where
+  // `deskhand web` was started, or the Deskhand folder instead of the home folder or Deskhand's own checkout).
   const lastFolder = useConversations((s) => lastUsedFolder(s.list));
   const initial = lastFolder ?? workspaces[0] ?? host?.defaultFolder ?? '';
   const [folder, setFolder] = useState(initial);
   // Why this folder is offered, said under the field while it is still the one offered.
-  const why = folder !== initial || !initial ? null : folderReason(lastFolder ? 'last' : workspaces[0] ? 'workspace' : 'host');
+  const deskhandFolder = host?.deskhandFolder;
+  const offersDeskhand = !lastFolder && !workspaces[0] && !!deskhandFolder && initial === deskhandFolder.path;
+  // The Deskhand folder is created on Create only while it is the folder offered and the dialog has said so.
+  const createFolder = offersDeskhand && folder === initial && !deskhandFolder.exists;
+  // Browsing starts in the folder typed, or in the parent of a Deskhand folder not made yet (nothing to list there).
+  const typed = folder.trim() || host?.defaultFolder || '';
+  const browseFrom = deskhandFolder && !deskhandFolder.exists && typed === deskhandFolder.path ? typed.replace(/[\\/][^\\/]+[\\/]?$/, '') || '/' : typed;
+  const why =
+    folder !== initial || !initial
+      ? null
+      : folderReason(lastFolder ? 'last' : workspaces[0] ? 'workspace' : offersDeskhand ? (deskhandFolder.exists ? 'deskhand' : 'deskhand-new') : 'host');
   const [title, setTitle] = useState('');
   const [policy, setPolicy] = useState<Policy>(defaultPolicy);
   const [error, setError] = useState<string | null>(null);
@@ -110,7 +123,7 @@ function NewConversationDialog() {
     setBusy(true);
     setError(null);
     try {
-      const summary = await api().createConversation({ folder: folder.trim(), policy, ...(title.trim() ? { title: title.trim() } : {}) });
+      const summary = await api().createConversation({ folder: folder.trim(), policy, ...(title.trim() ? { title: title.trim() } : {}), ...(createFolder ? { createFolder } : {}) });
       useConversations.getState().upsert(summary);
       close();
       selectConversation(summary.id);
@@ -153,7 +166,7 @@ function NewConversationDialog() {
         {why && <p className="muted small folder-why">{why}</p>}
         {browsing && (
           <FolderBrowser
-            start={folder.trim() || host?.defaultFolder || ''}
+            start={browseFrom}
             onPick={(f) => {
               setFolder(f);
               setBrowsing(false);

@@ -4,7 +4,7 @@
  * conversation's first request carries under the saved settings (`deskhand prompt show`), read-only, with the
  * project instructions it loads.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { Settings } from '../../../shared/contract';
 import type { MethodResult } from '../../../shared/contract';
 import { api, errorText } from '../../api/client';
@@ -33,8 +33,8 @@ function usePromptPreview(): { view: PromptView | null; error: string | null } {
   return { view, error };
 }
 
-/** Part of the Settings form (saved with "Save settings"). */
-export function ToolFamilySettings({ draft, setDraft }: { draft: Settings; setDraft(s: Settings): void }) {
+/** Part of the Settings draft; `footer` is the section's own Save row. */
+export function ToolFamilySettings({ draft, setDraft, footer }: { draft: Settings; setDraft(s: Settings): void; footer?: ReactNode }) {
   const { view } = usePromptPreview();
   const chosen = draft.enableFamilies ?? [];
   const families = (view?.families ?? []).filter((f) => f.loads !== 'always');
@@ -59,6 +59,7 @@ export function ToolFamilySettings({ draft, setDraft }: { draft: Settings; setDr
           </label>
         ))}
       </div>
+      {footer}
     </fieldset>
   );
 }
