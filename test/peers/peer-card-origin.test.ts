@@ -9,7 +9,8 @@
  * a card at its own origin gets the message with the token as Bearer.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { A2aPeerCaller, endpointWords, sameOriginCard } from '../../src/main/services/peers/peer-client';
+import { A2aPeerCaller, sameOriginCard } from '../../src/main/services/peers/peer-client';
+import { endpointWords } from '../../src/shared/peer-endpoint';
 import { sdkSampleServer } from '../support/a2a';
 import { startServer, tableResolver, type TestServer } from '../web/servers';
 

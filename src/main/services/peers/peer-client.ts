@@ -10,8 +10,9 @@
  * no redirect followed — so neither the card nor a DNS answer can point the token and the message elsewhere.
  */
 import { randomUUID } from 'node:crypto';
-import { classifyHost, isIpLiteral, parseWebUrl, type Destination } from '../../../shared/url-guard';
-import { pinnedFetch, type Resolver } from '../http/pinned-client';
+import { isIpLiteral, type Destination } from '../../../shared/url-guard';
+import { judgeEndpoint } from '../../../shared/peer-endpoint';
+import type { Resolver } from '../http/pinned-client';
 import type { PeerBook } from './peer-book';
 
 export interface PeerAnswer {
@@ -32,26 +33,6 @@ export interface PeerCaller {
 }
 
 const STATE_WORDS: Record<number, string> = { 1: 'submitted', 2: 'working', 3: 'completed', 4: 'failed', 5: 'canceled', 6: 'input-required', 7: 'rejected', 8: 'auth-required' };
-
-/**
- * A peer's endpoint as the URL guard judges it: the destination and, for an endpoint on this machine or its network
- * (which only the person can configure), what it is. Throws with what to fix for an endpoint that is not http(s).
- */
-export function judgeEndpoint(peer: string, endpoint: string): { dest: Destination; privateKind: string | null } {
-  const parsed = parseWebUrl(endpoint);
-  if (!parsed.ok) throw new Error(`Peer ${peer}'s endpoint ${endpoint.slice(0, 200)}: ${parsed.reason} (deskhand peers add ${peer} --endpoint URL)`);
-  return { dest: parsed.dest, privateKind: classifyHost(parsed.dest.host)?.detail ?? null };
-}
-
-/** How an approval names where ask_peer sends: the endpoint's origin, and what it is when it is not a public address. */
-export function endpointWords(peer: string, endpoint: string): string {
-  try {
-    const { dest, privateKind } = judgeEndpoint(peer, endpoint);
-    return `${dest.url.origin}${privateKind ? ` (${privateKind})` : ''}`;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
-}
 
 type CardInterface = { url: string; protocolBinding: string };
 
@@ -95,6 +76,8 @@ export class A2aPeerCaller implements PeerCaller {
     const token = await this.book.outboundToken(peer.name);
     const sdk = await import('@a2a-js/sdk/client');
     const { Role } = await import('@a2a-js/sdk');
+    // Loaded here, like the SDK: what `policy explain` needs of the peer book must not bring the HTTP stack with it.
+    const { pinnedFetch } = await import('../http/pinned-client');
     // A private endpoint is reachable only because the person configured that very host and port (and, when it is a
     // literal address, only that address); a public name that resolves to a private address is refused at connect.
     const allowPrivate = new Map<string, ReadonlySet<string> | null>(privateKind ? [[dest.key, isIpLiteral(dest.host) ? new Set([dest.host]) : null]] : []);

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { PEER_NAME_RE, peerRulePattern } from '../../../shared/peers';
 import { defineTool } from '../../runtime/tool';
-import { endpointWords, type PeerCaller } from '../../services/peers/index';
+import type { PeerCaller } from '../../services/peers/index';
+import { endpointWords } from '../../../shared/peer-endpoint';
 
 const params = z
   .object({
