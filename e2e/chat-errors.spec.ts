@@ -37,7 +37,7 @@ test('settings: a refused field is named in words; first run: "Save and start" w
 
   // In Settings, testing a URL the contract refuses says which field and what to write, not "Invalid params for testProvider".
   await page.getByRole('button', { name: 'Settings' }).click();
-  await page.getByLabel('Model for OpenAI-compatible').fill('scripted');
+  await page.getByLabel(/^Model for OpenAI-compatible/).fill('scripted');
   await page.getByLabel('Base URL for OpenAI-compatible').fill('127.0.0.1:8000/v1');
   await page.getByRole('button', { name: 'Test connection to OpenAI-compatible' }).click();
   const refused = page.getByRole('alert').filter({ hasText: 'Base URL' });
