@@ -216,11 +216,12 @@ function inProcessModel(calls: number): { model: LanguageModel; reset: () => voi
     modelId: 'bench',
     supportedUrls: {},
     doGenerate: () => Promise.reject(new Error('the in-process bench model only streams')),
+    // Two spellings of the path step by step, as in the scripted runs: the same call step after step meets the repeat guard.
     doStream: () => {
       const i = step++;
       const parts =
         i < calls
-          ? [{ type: 'tool-call', toolCallId: `call_${i}`, toolName: 'stat', input: JSON.stringify({ path: 'a.txt' }) }]
+          ? [{ type: 'tool-call', toolCallId: `call_${i}`, toolName: 'stat', input: JSON.stringify({ path: i % 2 ? 'a.txt' : './a.txt' }) }]
           : [{ type: 'text-delta', id: 'text', delta: 'done' }];
       parts.push({ type: 'finish', finishReason: { unified: i < calls ? 'tool-calls' : 'stop', raw: undefined }, usage: { inputTokens: { total: 10 }, outputTokens: { total: 1 } } } as never);
       return Promise.resolve({
