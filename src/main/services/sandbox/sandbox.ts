@@ -8,6 +8,7 @@
 import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { gitConfigSettings } from '../../../shared/git-config';
 import type { SandboxMode } from '../../../shared/sandbox';
 import { runHostProgramSync } from '../processes/launcher';
 import { CREDENTIAL_DIR_NAMES, HOME_CREDENTIALS, HOST_SOCKET_DIRS, SOCKET_ENV, codeRunnerMatch, isSecretFileName } from '../../../shared/sensitive-paths';
@@ -376,19 +377,8 @@ export function plantedGitDir(dir: string): string | null {
   } catch {
     return null;
   }
-  let section = '';
-  for (const raw of text.split('\n')) {
-    let line = raw.trim();
-    const head = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$/.exec(line);
-    if (head) {
-      section = head[2] !== undefined ? `${head[1]!.toLowerCase()}.${head[2]}` : head[1]!.toLowerCase();
-      line = head[3]!.trim();
-      if (!line) continue;
-    }
-    if (!line || line.startsWith('#') || line.startsWith(';')) continue;
-    const key = /^([A-Za-z][A-Za-z0-9-]*)/.exec(line);
-    const name = `${section}.${key?.[1]?.toLowerCase() ?? line}`;
-    if (!section || !key || !PLAIN_GIT_KEYS.test(name)) return `git config setting ${name}`;
+  for (const { name, line } of gitConfigSettings(text)) {
+    if (!name || !PLAIN_GIT_KEYS.test(name)) return `git config setting ${name ?? line}`;
   }
   return null;
 }

@@ -8,13 +8,12 @@ import { homedir } from 'node:os';
 import { isAbsolute, sep } from 'node:path';
 import { PathGuard, SENSITIVE_LABEL, type PathCheck } from '../../../runtime/path-guard';
 import type { ClassifyContext } from '../../../runtime/tool';
-import { cacheGet, cachePut, parses } from './cache';
+import { parseSource } from './cache';
 import type { AnalysisSurface } from './context';
 import { credentialContent } from './credentials';
 import { DANGEROUS_GIT_KEY, findGitDir, gitConfigKeys } from './git';
 import { TooComplex } from './limits';
-import { asArray, nodeType, parseErrorText, syntax, type ShNode } from './sh';
-import { simpleParse } from './simple-parse';
+import { asArray, nodeType } from './sh';
 import type { CommandSegment } from './types';
 import { highRisk, lowRisk, type Parsed, type Verdict } from './verdict';
 import { Walker } from './walker';
@@ -48,18 +47,7 @@ export class Analysis implements AnalysisSurface {
 
   /** Parses and walks one source string (the command, or the string of a nested `sh -c`). */
   analyse(src: string, depth: number): Parsed {
-    let parsed = cacheGet(parses, src);
-    if (!parsed) {
-      try {
-        // One plain command is read without starting the bash parser (simple-parse.ts: the same tree).
-        const simple = simpleParse(src);
-        const sh = simple ? null : syntax();
-        parsed = { node: (simple as ShNode | null) ?? sh!.NewParser(sh!.Variant(sh!.LangBash)).Parse(src, 'command') };
-      } catch (err) {
-        parsed = { error: parseErrorText(err) };
-      }
-      cachePut(parses, src, parsed);
-    }
+    const parsed = parseSource(src);
     if ('error' in parsed) return { ok: false, reason: `could not parse the command (${String(parsed.error)}); treated as high-risk` };
     const file = parsed.node;
     const walker = new Walker(this, Buffer.from(src, 'utf8'), depth);

@@ -2,7 +2,8 @@
  * The parse and classification caches (least recently used first out). A parse depends on the text alone; a
  * classification is cached only when it never looked at the file system.
  */
-import type { ShNode } from './sh';
+import { parseErrorText, syntax, type ShNode } from './sh';
+import { simpleParse } from './simple-parse';
 import type { CommandClassification } from './types';
 
 /** Entries kept by the parse and classification caches (least recently used first out). */
@@ -24,6 +25,25 @@ export function cachePut<V>(cache: Map<string, V>, key: string, v: V): void {
 
 /** Parsed sources: a parse depends on the text alone (the walk only reads the tree). */
 export const parses = new Map<string, { node: ShNode } | { error: string }>();
+/**
+ * One source string parsed, through the cache: a plain command is read without starting the bash parser
+ * (simple-parse.ts gives the same tree); a parse error is kept as its text.
+ */
+export function parseSource(src: string): { node: ShNode } | { error: string } {
+  let parsed = cacheGet(parses, src);
+  if (!parsed) {
+    try {
+      const simple = simpleParse(src);
+      const sh = simple ? null : syntax();
+      parsed = { node: (simple as ShNode | null) ?? sh!.NewParser(sh!.Variant(sh!.LangBash)).Parse(src, 'command') };
+    } catch (err) {
+      parsed = { error: parseErrorText(err) };
+    }
+    cachePut(parses, src, parsed);
+  }
+  return parsed;
+}
+
 /**
  * Classifications that never looked at the file system (no path argument or redirection checked, no git repository
  * read), keyed by the command and the context the analysis reads. Those consulting the disk are recomputed every

@@ -13,10 +13,9 @@
  */
 import { homedir } from 'node:os';
 import { basename } from 'node:path';
-import { cacheGet, cachePut, parses } from './cache';
+import { parseSource } from './cache';
 import { COMMAND_LIMITS } from './limits';
-import { OP, OUTPUT_REDIRS, asArray, children, nodeType, parseErrorText, syntax, type ShNode } from './sh';
-import { simpleParse } from './simple-parse';
+import { OP, OUTPUT_REDIRS, asArray, children, nodeType, type ShNode } from './sh';
 import { unescapeDoubleQuoted, unescapeUnquoted } from './words';
 
 /** One argument: its value after quote removal (globs kept as written, `$HOME` as `~`), or null; and its node. */
@@ -78,17 +77,7 @@ class Denylist {
   /** Parses `src` (a command, or the string of a nested `sh -c`) and checks every node. */
   source(src: string, depth: number): string | null {
     if (depth > COMMAND_LIMITS.maxDepth + 1) return null;
-    let parsed = cacheGet(parses, src);
-    if (!parsed) {
-      try {
-        const simple = simpleParse(src);
-        const sh = simple ? null : syntax();
-        parsed = { node: (simple as ShNode | null) ?? sh!.NewParser(sh!.Variant(sh!.LangBash)).Parse(src, 'command') };
-      } catch (err) {
-        parsed = { error: parseErrorText(err) };
-      }
-      cachePut(parses, src, parsed);
-    }
+    const parsed = parseSource(src);
     return 'error' in parsed ? null : this.node(parsed.node, depth);
   }
 

@@ -4,6 +4,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, sep } from 'node:path';
+import { gitConfigSettings } from '../../../../shared/git-config';
 import { looksLikeGitDir } from '../../../runtime/path-guard';
 import type { ProgramContext } from './context';
 import { findLong, findShort, scanOptions } from './options';
@@ -182,21 +183,7 @@ export const DANGEROUS_GIT_KEY =
 
 /** `section.subsection.key` names set in a git config text (lower-case section and key; subsections kept). */
 export function gitConfigKeys(text: string): string[] {
-  const keys: string[] = [];
-  let section = '';
-  for (const raw of text.split('\n')) {
-    let line = raw.trim();
-    const head = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$/.exec(line);
-    if (head) {
-      section = head[2] !== undefined ? `${head[1]!.toLowerCase()}.${head[2]}` : head[1]!.toLowerCase();
-      line = head[3]!.trim();
-      if (!line) continue;
-    }
-    if (!line || line.startsWith('#') || line.startsWith(';')) continue;
-    const key = /^([A-Za-z][A-Za-z0-9-]*)\s*(=|$|\s)/.exec(line);
-    if (key && section) keys.push(`${section}.${key[1]!.toLowerCase()}`);
-  }
-  return keys;
+  return gitConfigSettings(text).flatMap((s) => (s.name ? [s.name] : []));
 }
 
 /** The git dir git would use from `start`: upwards, `.git` (folder, or file with `gitdir:`), or a bare git dir. */
