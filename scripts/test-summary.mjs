@@ -104,6 +104,8 @@ function collect() {
           file: relative(root, file.name),
           title: [...(a.ancestorTitles ?? []), a.title].join(' > '),
           skipped: ['skipped', 'pending', 'todo'].includes(a.status),
+          failed: a.status === 'failed',
+          message: String((a.failureMessages ?? [])[0] ?? '').split('\n')[0],
         });
       }
     }
@@ -122,7 +124,16 @@ function collect() {
         const file = join('e2e', spec.file);
         for (const t of spec.tests ?? []) {
           ran.playwright.add(`${t.projectName} ${file}`);
-          tests.push({ runner: 'playwright', project: t.projectName, file, title: [...titles, spec.title].join(' > '), skipped: t.status === 'skipped' });
+          const last = (t.results ?? []).at(-1);
+          tests.push({
+            runner: 'playwright',
+            project: t.projectName,
+            file,
+            title: [...titles, spec.title].join(' > '),
+            skipped: t.status === 'skipped',
+            failed: t.status === 'unexpected' || t.status === 'flaky',
+            message: String(last?.error?.message ?? '').split('\n')[0],
+          });
         }
       }
       for (const s of suite.suites ?? []) walk(s, [...titles, s.title]);
@@ -168,6 +179,15 @@ for (const t of tests) {
   }
 }
 
+// The failed tests by name, last, where a log that keeps only its tail still shows them.
+const failures = tests.filter((t) => t.failed);
+if (failures.length) {
+  console.log(`failed: ${failures.length} test${failures.length === 1 ? '' : 's'}`);
+  for (const t of failures) {
+    const msg = t.message.replace(/\x1b\[[0-9;]*m/g, '').slice(0, 200);
+    console.log(`  ${t.runner}${t.project ? ` [${t.project}]` : ''} ${t.file} › ${t.title}${msg ? ` — ${msg}` : ''}`);
+  }
+}
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 if (broken.length) {
   console.log(`runs: ${broken.length} problem${broken.length === 1 ? '' : 's'} outside any test`);
