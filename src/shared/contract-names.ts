@@ -97,6 +97,10 @@ export const METHOD_NAMES = [
   'exportComposition',
   'printComposition',
   'listFolders',
+  // the change ledger (contract-changes.ts)
+  'listChanges',
+  'getChangeDiff',
+  'rewind',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged', 'subagentsChanged'] as const;

@@ -23,6 +23,7 @@ import { computerMethods } from './contract-computer';
 import { compositionMethods } from './contract-compositions';
 import { taskMethods } from './contract-tasks';
 import { browserMethods } from './contract-browser';
+import { changeMethods } from './contract-changes';
 import { contractEvents, type Same } from './contract-events';
 import { EVENT_NAMES, MAX_PAYLOAD_BYTES, METHOD_NAMES } from './contract-names';
 
@@ -47,6 +48,7 @@ export * from './contract-compositions';
 export * from './contract-tasks';
 export * from './contract-browser';
 export * from './contract-folders';
+export * from './contract-changes';
 export { runEventSchema } from './contract-events';
 export { toolPresentationSchema } from './contract-tools';
 
@@ -75,6 +77,8 @@ export const contract = {
     ...workflowMethods,
     // Tools on demand: /tools, family toggles, the system prompt (contract-tools.ts).
     ...toolsMethods,
+    // The change ledger: each turn's changes, diffs, rewind and redo (contract-changes.ts).
+    ...changeMethods,
   },
   events: contractEvents,
 } as const;

@@ -47,6 +47,7 @@ import { peerGroup, type PeerEndpointControl } from './peers-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { subagentGroup } from './subagent-host';
 import { settingsFamilies, toolsGroup } from './tools-host';
+import { changesGroup, ledgerFor } from './changes-host';
 import { conversationFigures, exportConversation, regenerateInput, turnInput, type TurnInput } from './chat-host';
 
 // The contract's provider list and the providers module must name the same providers.
@@ -99,7 +100,8 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof workflowGroup> &
   ReturnType<ReturnType<typeof toolsGroup>> &
   ReturnType<typeof folderGroup> &
-  ReturnType<ReturnType<typeof requestGroup>>;
+  ReturnType<ReturnType<typeof requestGroup>> &
+  ReturnType<ReturnType<typeof changesGroup>>;
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- installed by the constructor
 export interface AppService extends Installed {}
@@ -176,6 +178,7 @@ export class AppService implements ContractHandlers {
         provider: () => this.opts.providerOverride?.provider ?? this.providers.current().activeProvider,
         defaultFolder: () => this.opts.defaultFolder ?? homedir(),
       }),
+      changesGroup(ledgerFor(this.runtime, opts.dataDir)),
     ]);
     // Background results continue their conversation when it is idle (unattended: approvals park and show here).
     this.wakes = new TaskWakes({

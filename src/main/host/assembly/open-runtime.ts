@@ -47,6 +47,8 @@ export class AppRuntime extends Runtime {
   tower!: TowerService;
   /** Peers (Agent2Agent): the peer book and request_clarification's channel (host/peers serves them). */
   peers!: ReturnType<typeof assembleHostServices>['peers'];
+  /** The change ledger (docs/rewind.md); null when DESKHAND_LEDGER=off. */
+  ledger: ChangeLedger | null = null;
 
   private mcpStarted: Promise<void> | null = null;
   private readonly killable = new KillableRuns();
@@ -150,6 +152,7 @@ export { closeOpenRuntimes } from './open-runtimes';
 
 import { assembleHostServices, defaultComputer, type HostRuntimeOptions } from './host-services';
 import { wireLedger } from './ledger-wiring';
+import type { ChangeLedger } from '../../services/ledger';
 
 export { defaultComputer, type HostRuntimeOptions };
 
@@ -199,7 +202,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   wireWorkflows(runtime, subagents);
   wireTower(runtime, tower, subagents);
   wirePeers(runtime, store);
-  wireLedger(runtime, store, opts.dataDir, tasks);
+  runtime.ledger = wireLedger(runtime, store, opts.dataDir, tasks);
   wireSubagents(runtime, subagents, {
     provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
     // A parked workflow's child answered: the workflow replays here and continues it.

@@ -4,51 +4,13 @@
  */
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
-import { fallbackTitle } from '../../../shared/tool-presentation';
-import { ChangeLedger, netChanges, renderDiff, type ChangeSet, type ChangedPath, type RewindResult } from '../../services/ledger';
-import type { Store } from '../../services/store/store';
-import { PersistentConversationState } from '../../runtime/conversation-state';
-import { checkReplaceable, supersedeFrom } from '../../runtime/branches';
-import { runOwnerAlive } from '../../services/processes/proc-info';
+import { ChangeLedger, renderDiff, type ChangedPath } from '../../services/ledger';
 import { conversationOrThrow } from '../app/chat-host';
-import { projectMessages } from '../app/projections';
+import { changesOfTurn, rewindConversation, turnFor, turnsOf, type RewindOutcome } from '../app/changes-host';
 import { SettingsFile } from '../assembly/settings-file';
 import { resolveDataDir } from '../assembly/data-dir';
 import { withStore } from './common';
 import { print } from './flags';
-
-/** The person's messages of the current branch, in order: turn N is the Nth. */
-interface Turn {
-  turn: number;
-  /** As the UI and `conversations export` show it: `m12`. */
-  messageId: string;
-  storedId: number;
-  runId: string | null;
-  at: number;
-}
-
-function turnsOf(store: Store, conversationId: string): Turn[] {
-  const turns: Turn[] = [];
-  for (const item of projectMessages(store, conversationId, { title: fallbackTitle, summarize: () => null })) {
-    if (item.kind !== 'user') continue;
-    turns.push({ turn: turns.length + 1, messageId: item.id, storedId: Number(item.id.slice(1)), runId: item.runId, at: item.at });
-  }
-  return turns;
-}
-
-function turnFor(turns: readonly Turn[], opts: { turn?: string; to?: string }): Turn {
-  if (opts.turn !== undefined) {
-    const n = Number(opts.turn);
-    if (!Number.isInteger(n) || n < 1) throw new DeskhandError('usage', `--turn takes a number from 1 (the person's first message), not "${opts.turn}".`);
-    const t = turns[n - 1];
-    if (!t) throw new DeskhandError('not_found', `This conversation has ${turns.length} message${turns.length === 1 ? '' : 's'} from the person; there is no turn ${n}.`);
-    return t;
-  }
-  const id = String(opts.to).replace(/^m/, '');
-  const t = turns.find((x) => String(x.storedId) === id);
-  if (!t) throw new DeskhandError('not_found', `No message ${opts.to} from the person in this conversation (ids are shown by \`deskhand conversations export\`, e.g. m12).`);
-  return t;
-}
 
 const KIND_WIDTH = 9;
 
@@ -70,7 +32,7 @@ export async function changesCommand(args: string[]): Promise<number> {
     const chosen = values.turn !== undefined ? [turnFor(turns, { turn: values.turn })] : turns;
     const sets = ledger.setsOf(conv.id);
     const out = chosen.map((t) => {
-      const changes = netChanges(sets.filter((s) => s.runId !== null && s.runId === t.runId));
+      const changes = changesOfTurn(sets, t);
       return { turn: t.turn, messageId: t.messageId, runId: t.runId, changes: changes.map((c) => ({ ...c, diff: renderDiff(c.path, c.before, c.after, ledger.blobs) })) };
     });
     const rewinds = values.turn === undefined ? sets.filter((s) => s.source === 'rewind').map((s) => ({ id: s.id, at: s.createdAt, note: s.note, changes: s.changes })) : [];
@@ -139,39 +101,18 @@ export async function rewindCommand(args: string[]): Promise<number> {
   const dataDir = resolveDataDir(values['data-dir']);
   return withStore(dataDir, async (store) => {
     const conv = conversationOrThrow(store, id);
-    const active = store.activeRunForConversation(conv.id);
-    if (active?.status === 'running' && runOwnerAlive(active)) throw new DeskhandError('conflict', `Conversation ${conv.id} has a run in progress (${active.id}); stop it first (deskhand stop).`);
+    const target = values.redo ? null : turnFor(turnsOf(store, conv.id), { ...(values.turn !== undefined ? { turn: values.turn } : {}), ...(values.to !== undefined ? { to: values.to } : {}) });
     const ledger = new ChangeLedger(store, dataDir);
-    const roots = new PersistentConversationState(conv.folder, conv.state).workspaceRoots;
-    const sets = ledger.setsOf(conv.id);
-    let target: Turn | null = null;
-    let undo: ChangeSet[];
-    let note: unknown;
-    if (values.redo) {
-      const last = sets.findLast((s) => s.source === 'rewind');
-      if (!last) throw new DeskhandError('not_found', 'This conversation has no rewind to undo.');
-      undo = [last];
-      note = { undid: last.id };
-    } else {
-      target = turnFor(turnsOf(store, conv.id), { ...(values.turn !== undefined ? { turn: values.turn } : {}), ...(values.to !== undefined ? { to: values.to } : {}) });
-      if (conversation) checkReplaceable(store, conv.id, target.storedId);
-      const at = target.at;
-      undo = sets.filter((s) => s.createdAt >= at);
-      note = { to: target.messageId, turn: target.turn };
-    }
-    let filesResult: RewindResult | null = null;
+    let outcome: RewindOutcome;
     try {
-      if (files) filesResult = await ledger.rewind(conv.id, undo, { dryRun, note, roots });
+      outcome = await rewindConversation(store, ledger, conv, { target, files, conversation, dryRun });
     } finally {
       ledger.close();
     }
-    let branch: string | null = null;
-    if (conversation && target && !dryRun) {
-      const from = target.storedId;
-      branch = store.transaction(() => supersedeFrom(store, conv.id, from));
-    }
+    const filesResult = outcome.files;
+    const branch = outcome.conversation?.branch ?? null;
     if (values.json) {
-      print({ conversationId: conv.id, dryRun, target: target ? { turn: target.turn, messageId: target.messageId } : { redo: (note as { undid: string }).undid }, files: filesResult, conversation: conversation ? { branch, from: target?.messageId ?? null } : null });
+      print({ conversationId: conv.id, ...outcome });
       return 0;
     }
     const w = (s: string) => process.stdout.write(`${s}\n`);

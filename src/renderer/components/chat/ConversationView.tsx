@@ -20,6 +20,8 @@ import { ConversationUsage, ExportButton } from './MessageTools';
 import { AttachmentFace } from './ComposerExtras';
 import { FamilyToggles, ToolsPanel } from '../tools/ToolsPanel';
 import { useConversationTools } from '../../state/conversation-tools';
+import { useChanges } from '../../state/changes';
+import { RewindPanel } from './TurnChanges';
 
 const SANDBOX_LABEL: Record<SandboxMode, string> = {
   'workspace-write': 'Workspace',
@@ -54,6 +56,11 @@ export function ConversationView() {
   useEffect(() => {
     void useConversationTools.getState().load(selectedId);
   }, [selectedId, runKey]);
+  // What each turn changed on disk (the change ledger): with the transcript and again when a run ends or it reloads.
+  const generation = useMessages((s) => s.generation);
+  useEffect(() => {
+    void useChanges.getState().load(selectedId);
+  }, [selectedId, runKey, generation]);
 
   if (!selectedId || !conversation) return <EmptyState />;
 
@@ -166,6 +173,7 @@ export function ConversationView() {
       )}
       {!offline && activeRun?.status === 'parked' && <ParkedBar conversationId={selectedId} runId={activeRun.runId} />}
       <QueuedMessages conversationId={selectedId} activity={conversation.activity} />
+      {!conversation.subagentOf && <RewindPanel />}
       {!conversation.subagentOf && <Composer />}
     </main>
   );

@@ -8,6 +8,8 @@ import { Markdown } from '../common/Markdown';
 import { ToolCard } from './ToolCard';
 import { AssistantTools, Attachments, UserTools } from './MessageTools';
 import { Transcript } from './Transcript';
+import { TurnChangeList } from './TurnChanges';
+import { useChanges } from '../../state/changes';
 import { useSearch } from '../../state/search';
 import { EmptyConversation } from './EmptyConversation';
 import { useCompositions } from '../../state/compositions';
@@ -169,7 +171,18 @@ export function ScheduledFireEvent({ fire }: { fire: ScheduledFireView }) {
   );
 }
 
-const Item = memo(function Item({ item, last }: { item: MessageItem; last: boolean }) {
+const Item = memo(function Item({ item, last, turnEnd }: { item: MessageItem; last: boolean; turnEnd: string | null }) {
+  if (!turnEnd) return <ItemBody item={item} last={last} />;
+  // The last item of a turn: what the turn changed on disk follows it.
+  return (
+    <>
+      <ItemBody item={item} last={last} />
+      <TurnChangeList messageId={turnEnd} />
+    </>
+  );
+});
+
+function ItemBody({ item, last }: { item: MessageItem; last: boolean }) {
   switch (item.kind) {
     case 'user': {
       const fire = item.from ? null : parseScheduledFire(item.text);
@@ -211,7 +224,26 @@ const Item = memo(function Item({ item, last }: { item: MessageItem; last: boole
     case 'review':
       return <ReviewEvent item={item} />;
   }
-});
+}
+
+/** Item id → the person's message whose turn it ends, for the turns that changed files. */
+function turnEnds(items: readonly MessageItem[], changed: Readonly<Record<string, unknown>>): Map<string, string> {
+  const ends = new Map<string, string>();
+  let turn: string | null = null;
+  let lastId: string | null = null;
+  const close = () => {
+    if (turn && lastId && changed[turn]) ends.set(lastId, turn);
+  };
+  for (const i of items) {
+    if (i.kind === 'user') {
+      close();
+      turn = i.id;
+    }
+    lastId = i.id;
+  }
+  close();
+  return ends;
+}
 
 export function MessageList() {
   const items = useMessages((s) => s.items);
@@ -219,7 +251,9 @@ export function MessageList() {
   // The newest reply offers "Regenerate" (only when it ends the conversation).
   // A failed run's error, when it ends the conversation, offers Retry and Open Settings.
   const lastReply = useMessages((s) => (s.items.at(-1)?.kind === 'assistant' || s.items.at(-1)?.kind === 'error' ? s.items.at(-1)!.id : null));
-  const render = useCallback((item: MessageItem) => <Item item={item} last={item.id === lastReply} />, [lastReply]);
+  const changed = useChanges((s) => s.byMessage);
+  const ends = useMemo(() => turnEnds(items, changed), [items, changed]);
+  const render = useCallback((item: MessageItem) => <Item item={item} last={item.id === lastReply} turnEnd={ends.get(item.id) ?? null} />, [lastReply, ends]);
   const conversationId = useMessages((s) => s.conversationId);
   const focus = useSearch((s) => (s.focus && s.focus.conversationId === conversationId ? s.focus : null));
   const loading = useMessages((s) => s.loading);

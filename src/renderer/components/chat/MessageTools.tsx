@@ -9,6 +9,7 @@ import { formatBytes } from '../../../shared/attachments';
 import { formatUsage } from '../../../shared/prices';
 import { api, errorText } from '../../api/client';
 import { useChat } from '../../state/chat';
+import { useChanges } from '../../state/changes';
 import { useConversations } from '../../state/conversations';
 import { useMessages } from '../../state/messages';
 import { useUi } from '../../state/ui';
@@ -69,6 +70,17 @@ export function UserTools({ item }: { item: UserItem }) {
           onClick={() => useChat.getState().startEdit(item.id, item.text)}
         >
           Edit
+        </button>
+      )}
+      {stored && (
+        <button
+          type="button"
+          className="link-button msg-action"
+          disabled={running}
+          title={running ? 'Wait for Deskhand to finish, or stop it, to rewind' : 'Rewind to before this message: its files, the conversation or both (you see what will change first)'}
+          onClick={() => useChanges.getState().startRewind(item.id)}
+        >
+          Rewind
         </button>
       )}
     </div>
