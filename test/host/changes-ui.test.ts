@@ -1,0 +1,115 @@
+/**
+ * The change ledger through the contract (host/app/changes-host.ts, docs/rewind.md), over the real app service,
+ * runtime, tools, store and scripted model server: listChanges lists a turn's paths with their kind and counts,
+ * getChangeDiff diffs one from the kept bytes, rewind's dry run changes nothing, a files rewind puts the bytes back,
+ * a conversation rewind keeps the later messages as a branch the model no longer gets, and a redo brings the turn's
+ * files back. Effects are proven by the file system's bytes and the model server's recorded requests.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ContractEvent } from '../../src/shared/contract';
+import { reply, startModelServer, type ModelServer } from '../support/model-server';
+import { tempDir } from '../support/tool-context';
+import { openHarness, type Harness } from './helpers';
+
+let server: ModelServer;
+let dataDir: string;
+let work: string;
+let h: Harness;
+
+const finished = (e: ContractEvent) => e.event === 'run' && e.payload.type === 'run.finished' && e.payload;
+
+beforeEach(async () => {
+  server = await startModelServer();
+  dataDir = tempDir('deskhand-changes-data-');
+  work = tempDir('deskhand-changes-work-');
+  h = openHarness({ dataDir, override: { provider: 'openai-compatible', model: 'scripted', baseURL: server.baseURL, apiKey: null } });
+});
+
+afterEach(async () => {
+  await h.service.shutdown();
+  h.close();
+  await server.close();
+});
+
+async function turn(conversationId: string, text: string): Promise<void> {
+  await h.service.sendMessage({ conversationId, text });
+  await h.waitFor(finished);
+}
+
+async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return { code: (err as { code: string }).code, message: (err as Error).message };
+  }
+  throw new Error('expected a failure');
+}
+
+describe('changes and rewind through the contract', () => {
+  it('lists a turn, diffs a path, dry-runs, rewinds files and conversation, and redoes', async () => {
+    const notes = join(work, 'notes.txt');
+    const made = join(work, 'new.txt');
+    writeFileSync(notes, 'one\ntwo\n');
+    const conv = (await h.service.createConversation({ folder: work, policy: 'high-risk' })).id;
+    server.enqueue(reply().tool('read_file', { path: 'notes.txt' }), reply().tool('write_file', { path: 'notes.txt', content: 'one\nTWO\nthree\n' }).tool('write_file', { path: 'new.txt', content: 'new\n' }), reply().text('Done.'));
+    await turn(conv, 'change things');
+    expect(readFileSync(notes, 'utf8')).toBe('one\nTWO\nthree\n');
+
+    const listed = await h.service.listChanges({ conversationId: conv });
+    expect(listed.turns).toHaveLength(1);
+    const t = listed.turns[0]!;
+    expect(t.turn).toBe(1);
+    expect(t.changes.map((c) => [c.path, c.kind, c.added, c.removed])).toEqual([
+      [made, 'created', 1, 0],
+      [notes, 'modified', 2, 1],
+    ]);
+    const diff = await h.service.getChangeDiff({ conversationId: conv, messageId: t.messageId, path: notes });
+    expect(diff.diff).toContain('-two');
+    expect(diff.diff).toContain('+TWO');
+    expect((await failure(h.service.getChangeDiff({ conversationId: conv, messageId: t.messageId, path: join(work, 'other.txt') }))).code).toBe('not_found');
+
+    // The dry run names each path and what would happen to it, and changes nothing.
+    const dry = await h.service.rewind({ conversationId: conv, to: t.messageId, mode: 'files', dryRun: true });
+    expect(dry.files!.items.map((i) => [i.path, i.action])).toEqual([
+      [made, 'removed'],
+      [notes, 'restored'],
+    ]);
+    expect(readFileSync(notes, 'utf8')).toBe('one\nTWO\nthree\n');
+    expect(existsSync(made)).toBe(true);
+
+    // Files only: bytes back, the created file gone, the conversation unchanged.
+    const done = await h.service.rewind({ conversationId: conv, to: t.messageId, mode: 'files' });
+    expect(done.conversation).toBeNull();
+    expect(readFileSync(notes, 'utf8')).toBe('one\ntwo\n');
+    expect(existsSync(made)).toBe(false);
+    expect((await h.service.getMessages({ conversationId: conv })).items.filter((i) => i.kind === 'user')).toHaveLength(1);
+    expect((await h.service.listChanges({ conversationId: conv })).lastRewind).toMatchObject({ redo: false, redoable: true, to: t.messageId });
+
+    // Redo: the turn's files come back.
+    await h.service.rewind({ conversationId: conv, redo: true });
+    expect(readFileSync(notes, 'utf8')).toBe('one\nTWO\nthree\n');
+    expect(readFileSync(made, 'utf8')).toBe('new\n');
+    expect((await h.service.listChanges({ conversationId: conv })).lastRewind).toMatchObject({ redo: true, redoable: false });
+
+    // Conversation only: files stay, the turn becomes a kept branch the next request no longer holds.
+    const conversationOnly = await h.service.rewind({ conversationId: conv, to: t.messageId, mode: 'conversation' });
+    expect(conversationOnly.files).toBeNull();
+    expect(conversationOnly.conversation!.branch).toMatch(/^branch_/);
+    expect(readFileSync(notes, 'utf8')).toBe('one\nTWO\nthree\n');
+    expect((await h.service.getMessages({ conversationId: conv })).items).toHaveLength(0);
+    server.enqueue(reply().text('Fresh.'));
+    await turn(conv, 'start over');
+    const sent = JSON.stringify(server.requests.at(-1));
+    expect(sent).toContain('start over');
+    expect(sent).not.toContain('change things');
+  });
+
+  it('refuses bad targets with a clear error', async () => {
+    const conv = (await h.service.createConversation({ folder: work, policy: 'high-risk' })).id;
+    expect(await failure(h.service.rewind({ conversationId: conv, redo: true }))).toMatchObject({ code: 'not_found', message: expect.stringContaining('no rewind to undo') });
+    expect(await failure(h.service.rewind({ conversationId: conv, to: 'm999' }))).toMatchObject({ code: 'not_found', message: expect.stringContaining('m999') });
+    expect(await failure(h.service.rewind({ conversationId: conv }))).toMatchObject({ code: 'usage' });
+  });
+});
