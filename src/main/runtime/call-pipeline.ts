@@ -7,6 +7,7 @@
 import { WaitingForPeople } from '../../shared/waiting';
 import { chatModule } from '../services/store/modules/chat';
 import { noteRule } from './call-notes';
+import { callReversibility } from './reversibility';
 import { randomUUID } from 'node:crypto';
 import { rootOfferPattern } from '../../shared/always-allow';
 import { fallbackTitle } from '../../shared/tool-presentation';
@@ -259,7 +260,9 @@ export class CallPipeline {
           continue;
         }
       }
-      waiting.push(this.openRequest(run, row, tool, args, decision, proposal, input?.kind ?? 'approval', input?.data, decided, options));
+      // An approval's data: whether the call can be taken back from the change list (runtime/reversibility.ts).
+      const data = input ? input.data : { reversibility: callReversibility({ tool, effects, paths: decision.paths, network: decision.network, egress: decision.egress, sandbox: conv.sandbox, workspaceRoots: state.workspaceRoots, ledger: this.core.fileWatchers.size > 0 }) };
+      waiting.push(this.openRequest(run, row, tool, args, decision, proposal, input?.kind ?? 'approval', data, decided, options));
     }
 
     // Run what may run, at most 10 at a time. A result is persisted as soon as it exists, except a quiet read's
@@ -358,7 +361,7 @@ export class CallPipeline {
         // A rule pattern, or an offer to add a workspace root (`workspace-root:<folder>`): what "always" saves.
         always_pattern: isApproval ? (decision.rulePattern ?? (decision.rootOffer ? rootOfferPattern(decision.rootOffer) : null)) : null,
         kind,
-        request: isApproval ? null : redactor.redact(JSON.stringify(data ?? null)),
+        request: redactor.redact(JSON.stringify(data ?? null)),
       });
     });
     if (isApproval) {

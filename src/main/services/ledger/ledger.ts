@@ -85,6 +85,11 @@ function restorableState(s: EntryState | null): boolean {
  */
 const TOO_BROAD = new Set([sep, resolve(homedir()), resolve(tmpdir())]);
 
+/** The ledger records this folder as a writable root (not `/`, the home folder or the temp folder themselves). */
+export function recordableRoot(root: string): boolean {
+  return !TOO_BROAD.has(resolve(root));
+}
+
 /** The roots to scan: absolute, existing folders, none inside another, none too broad. */
 function topRoots(roots: readonly string[]): string[] {
   const abs = [...new Set(roots.map((r) => resolve(r)))].filter((r) => {

@@ -11,6 +11,7 @@ import { peerOfRulePattern } from '../../../shared/peers';
 import { api } from '../../api/client';
 import { ArgsView } from '../common/ArgsView';
 import { DiffView } from '../common/DiffView';
+import { reversibilityOf } from '../../../shared/reversibility';
 import { DenyGroup, RequestFrame, RiskBadge, deny, useSubmit, type RequestCardProps } from './shared';
 
 /**
@@ -88,6 +89,7 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
           Asked by subagent <code>{approval.subagent.id}</code> ({approval.subagent.type}): {approval.subagent.description}
         </p>
       )}
+      <Reversibility data={approval.data} />
       {approval.reasons.length > 0 && (
         <div className="approval-why">
           <span className="section-label">Why it asks</span>
@@ -180,5 +182,17 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
         </div>
       )}
     </RequestFrame>
+  );
+}
+
+/** Whether the act can be taken back (the change ledger; runtime/reversibility.ts), in plain words. */
+function Reversibility({ data }: { data: unknown }) {
+  const fact = reversibilityOf(data);
+  if (!fact || fact.kind === 'no-change') return null;
+  return (
+    <p className={`approval-reversibility reversibility-${fact.kind}`} role="note" aria-label={fact.kind === 'undoable' ? 'Can be undone' : 'Cannot be taken back'}>
+      <span aria-hidden="true">{fact.kind === 'undoable' ? '↶ ' : '⚠ '}</span>
+      {fact.words}
+    </p>
   );
 }
