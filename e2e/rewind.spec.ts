@@ -78,8 +78,12 @@ test('Redo puts back the files a rewind took back', async ({ deskhand }) => {
   await deskhand.startModel([{ tools: [{ name: 'read_file', args: { path: 'notes.txt' } }] }, { tools: [{ name: 'write_file', args: { path: 'notes.txt', content: 'after\n' } }] }, { text: ['Written.'] }]);
   const page = await deskhand.start();
   await deskhand.newConversation('Redo');
-  await page.getByRole('combobox', { name: 'Policy' }).selectOption('high-risk');
+  await page.getByRole('combobox', { name: 'Policy' }).selectOption('read-only');
   await deskhand.send('Write it');
+  // The card says whether the act can be taken back (the change ledger records writes in the person's folders).
+  const card = deskhand.approvalCard();
+  await expect(card.getByRole('note', { name: 'Can be undone' })).toHaveText(/Can be undone from the change list\./);
+  await card.getByRole('button', { name: 'Approve' }).click();
   await expect(page.getByRole('article', { name: 'Deskhand' }).last()).toContainText('Written.');
   await expect(page.getByRole('region', { name: 'Changes of this turn: 1 file changed' })).toBeVisible();
 

@@ -106,6 +106,20 @@ describe('changes and rewind through the contract', () => {
     expect(sent).not.toContain('change things');
   });
 
+  it('an approval carries whether its call can be taken back: a write in the folder can, one outside cannot', async () => {
+    const outside = tempDir('deskhand-changes-outside-');
+    const conv = (await h.service.createConversation({ folder: work, policy: 'read-only' })).id;
+    server.enqueue(reply().tool('write_file', { path: 'inside.txt', content: 'a\n' }).tool('write_file', { path: join(outside, 'outside.txt'), content: 'b\n' }), reply().text('ok'));
+    await h.service.sendMessage({ conversationId: conv, text: 'write two files' });
+    const pending = await h.waitFor((e) => e.event === 'approvalsChanged' && e.payload.approvals.length === 2 && e.payload.approvals);
+    const byPath = Object.fromEntries(pending.map((a) => [(a.args as { path: string }).path, a.data as { reversibility: { kind: string; words: string } }]));
+    expect(byPath['inside.txt']!.reversibility).toMatchObject({ kind: 'undoable', words: 'Can be undone from the change list.' });
+    expect(byPath[join(outside, 'outside.txt')]!.reversibility.kind).toBe('irreversible');
+    expect(byPath[join(outside, 'outside.txt')]!.reversibility.words).toMatch(/^Cannot be taken back: it writes outside your folders/);
+    for (const a of pending) await h.service.decideApproval({ approvalId: a.approvalId, decision: 'deny' });
+    await h.waitFor(finished);
+  });
+
   it('refuses bad targets with a clear error', async () => {
     const conv = (await h.service.createConversation({ folder: work, policy: 'high-risk' })).id;
     expect(await failure(h.service.rewind({ conversationId: conv, redo: true }))).toMatchObject({ code: 'not_found', message: expect.stringContaining('no rewind to undo') });
