@@ -36,7 +36,7 @@ export const changeMethods = {
   listChanges: {
     params: z.strictObject({ conversationId: conversationIdSchema }),
     result: z.strictObject({
-      turns: z.array(z.strictObject({ turn: z.number().int(), messageId: z.string(), total: z.number().int(), changes: z.array(changedPathSchema) })),
+      turns: z.array(z.strictObject({ turn: z.number().int(), messageId: z.string(), runId: z.string().nullable(), total: z.number().int(), changes: z.array(changedPathSchema) })),
       /** The conversation's last rewind (a redo is one too): what "Redo" takes back. */
       lastRewind: z
         .strictObject({
@@ -54,8 +54,16 @@ export const changeMethods = {
   },
   /** One changed path of a turn, as a unified diff from the kept bytes (null with a note for folders, binaries…). */
   getChangeDiff: {
-    params: z.strictObject({ conversationId: conversationIdSchema, messageId: messageIdSchema, path: z.string().min(1).max(4096) }),
-    result: z.strictObject({ path: z.string(), kind: changeKindSchema, diff: z.string().nullable(), note: z.string().nullable() }),
+    params: z.strictObject({ conversationId: conversationIdSchema, messageId: messageIdSchema, path: z.string().min(1).max(4096), texts: z.boolean().default(false) }),
+    result: z.strictObject({
+      path: z.string(),
+      kind: changeKindSchema,
+      diff: z.string().nullable(),
+      note: z.string().nullable(),
+      /** With `texts`: the whole text before ('' when created) and after ('' when deleted); null when not text. */
+      oldText: z.string().nullable().optional(),
+      newText: z.string().nullable().optional(),
+    }),
   },
   /**
    * Back to before one of the person's messages (`to`): files, conversation (later messages kept as a branch) or

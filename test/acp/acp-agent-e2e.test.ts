@@ -97,6 +97,22 @@ describe('deskhand acp with the SDK client', () => {
     expect(await acp.close()).toBe(0);
   }, calls(3));
 
+  it('the turn\'s changes reach the editor as diffs, whatever made them: a sandboxed command\'s edit arrives with its whole old and new text', async () => {
+    writeFileSync(join(world.work, 'log.txt'), 'first\n');
+    writeFileSync(join(world.work, 'gone.txt'), 'bye\n');
+    world.server.enqueue(reply().tool('execute_command', { command: 'echo second >> log.txt && rm gone.txt' }), reply().text('Appended.'));
+    const acp = await startAcp(world, { onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }) });
+    const { sessionId } = await acp.agent.request('session/new', { cwd: world.work, mcpServers: [] });
+    const done = await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'append' }] });
+    expect(done.stopReason).toBe('end_turn');
+    expect(readFileSync(join(world.work, 'log.txt'), 'utf8')).toBe('first\nsecond\n');
+    const summary = updatesOf(acp, 'tool_call').find((u) => u.toolCallId.startsWith('changes:'))!;
+    expect(summary).toMatchObject({ kind: 'edit', status: 'completed', title: expect.stringMatching(/^2 files changed \(undo: deskhand rewind conv_\S+ --to m\d+\)$/) });
+    expect(summary.content).toContainEqual({ type: 'diff', path: join(world.work, 'log.txt'), oldText: 'first\n', newText: 'first\nsecond\n' });
+    expect(summary.content).toContainEqual({ type: 'diff', path: join(world.work, 'gone.txt'), oldText: 'bye\n', newText: '' });
+    expect(await acp.close()).toBe(0);
+  }, calls(2));
+
   it('the todo list arrives as the plan, a command streams its output into its tool call, and the prompt reports the turn\'s usage', async () => {
     world.server.enqueue(
       reply().tool('manage_todos', { todos: [{ title: 'Look around', status: 'in_progress', priority: 'high' }, { title: 'Report', status: 'pending' }] }),

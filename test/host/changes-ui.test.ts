@@ -65,13 +65,14 @@ describe('changes and rewind through the contract', () => {
       [made, 'created', 1, 0],
       [notes, 'modified', 2, 1],
     ]);
-    const diff = await h.service.getChangeDiff({ conversationId: conv, messageId: t.messageId, path: notes });
+    const diff = await h.service.getChangeDiff({ conversationId: conv, messageId: t.messageId, path: notes, texts: true });
     expect(diff.diff).toContain('-two');
     expect(diff.diff).toContain('+TWO');
-    expect((await failure(h.service.getChangeDiff({ conversationId: conv, messageId: t.messageId, path: join(work, 'other.txt') }))).code).toBe('not_found');
+    expect(diff).toMatchObject({ oldText: 'one\ntwo\n', newText: 'one\nTWO\nthree\n' });
+    expect((await failure(h.service.getChangeDiff({ conversationId: conv, messageId: t.messageId, path: join(work, 'other.txt'), texts: false }))).code).toBe('not_found');
 
     // The dry run names each path and what would happen to it, and changes nothing.
-    const dry = await h.service.rewind({ conversationId: conv, to: t.messageId, mode: 'files', dryRun: true });
+    const dry = await h.service.rewind({ conversationId: conv, to: t.messageId, mode: 'files', dryRun: true, redo: false });
     expect(dry.files!.items.map((i) => [i.path, i.action])).toEqual([
       [made, 'removed'],
       [notes, 'restored'],
@@ -80,7 +81,7 @@ describe('changes and rewind through the contract', () => {
     expect(existsSync(made)).toBe(true);
 
     // Files only: bytes back, the created file gone, the conversation unchanged.
-    const done = await h.service.rewind({ conversationId: conv, to: t.messageId, mode: 'files' });
+    const done = await h.service.rewind({ conversationId: conv, to: t.messageId, mode: 'files', dryRun: false, redo: false });
     expect(done.conversation).toBeNull();
     expect(readFileSync(notes, 'utf8')).toBe('one\ntwo\n');
     expect(existsSync(made)).toBe(false);
@@ -88,13 +89,13 @@ describe('changes and rewind through the contract', () => {
     expect((await h.service.listChanges({ conversationId: conv })).lastRewind).toMatchObject({ redo: false, redoable: true, to: t.messageId });
 
     // Redo: the turn's files come back.
-    await h.service.rewind({ conversationId: conv, redo: true });
+    await h.service.rewind({ conversationId: conv, redo: true, mode: 'both', dryRun: false });
     expect(readFileSync(notes, 'utf8')).toBe('one\nTWO\nthree\n');
     expect(readFileSync(made, 'utf8')).toBe('new\n');
     expect((await h.service.listChanges({ conversationId: conv })).lastRewind).toMatchObject({ redo: true, redoable: false });
 
     // Conversation only: files stay, the turn becomes a kept branch the next request no longer holds.
-    const conversationOnly = await h.service.rewind({ conversationId: conv, to: t.messageId, mode: 'conversation' });
+    const conversationOnly = await h.service.rewind({ conversationId: conv, to: t.messageId, mode: 'conversation', dryRun: false, redo: false });
     expect(conversationOnly.files).toBeNull();
     expect(conversationOnly.conversation!.branch).toMatch(/^branch_/);
     expect(readFileSync(notes, 'utf8')).toBe('one\nTWO\nthree\n');
@@ -122,8 +123,8 @@ describe('changes and rewind through the contract', () => {
 
   it('refuses bad targets with a clear error', async () => {
     const conv = (await h.service.createConversation({ folder: work, policy: 'high-risk' })).id;
-    expect(await failure(h.service.rewind({ conversationId: conv, redo: true }))).toMatchObject({ code: 'not_found', message: expect.stringContaining('no rewind to undo') });
-    expect(await failure(h.service.rewind({ conversationId: conv, to: 'm999' }))).toMatchObject({ code: 'not_found', message: expect.stringContaining('m999') });
-    expect(await failure(h.service.rewind({ conversationId: conv }))).toMatchObject({ code: 'usage' });
+    expect(await failure(h.service.rewind({ conversationId: conv, redo: true, mode: 'both', dryRun: false }))).toMatchObject({ code: 'not_found', message: expect.stringContaining('no rewind to undo') });
+    expect(await failure(h.service.rewind({ conversationId: conv, to: 'm999', redo: false, mode: 'both', dryRun: false }))).toMatchObject({ code: 'not_found', message: expect.stringContaining('m999') });
+    expect(await failure(h.service.rewind({ conversationId: conv, redo: false, mode: 'both', dryRun: false }))).toMatchObject({ code: 'usage' });
   });
 });

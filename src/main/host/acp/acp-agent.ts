@@ -43,6 +43,9 @@ type Sdk = typeof acp;
 /** How often a running command's output is sent to the editor at most (it arrives in chunks much faster). */
 const OUTPUT_FLUSH_MS = 150;
 
+/** The most changed files a turn's summary carries as diffs (the rest are named by count). */
+const TURN_DIFFS = 50;
+
 interface Session {
   id: string;
   cwd: string;
@@ -160,6 +163,7 @@ export class AcpAgent {
         if (early) session.prompt!.settle(early);
         if (session.cancelled) void this.stop(session);
         const end = await ended;
+        await this.sendTurnChanges(session, runId);
         session.prompt = null;
         const reason = session.cancelled ? 'cancelled' : stopReasonOf(end.status);
         if (!reason) throw sdk.RequestError.internalError({ status: end.status }, end.error ?? `The run ${end.status}.`);
@@ -346,6 +350,32 @@ export class AcpAgent {
       }
       default:
         return;
+    }
+  }
+
+  /**
+   * What the turn changed on disk, whichever tool or command made the change (the change ledger, docs/rewind.md): one
+   * completed `edit` tool call whose content is a `diff` (oldText/newText, whole texts) per changed text file and a
+   * line for anything else. ACP has no rewind request; the app and `deskhand rewind` take it back.
+   */
+  private async sendTurnChanges(session: Session, runId: string): Promise<void> {
+    try {
+      const turn = (await this.call('listChanges', { conversationId: session.id })).turns.find((t) => t.runId === runId);
+      if (!turn) return;
+      const content: AcpToolContent[] = [];
+      const others: string[] = [];
+      for (const c of turn.changes.slice(0, TURN_DIFFS)) {
+        const d = c.type === 'file' ? await this.call('getChangeDiff', { conversationId: session.id, messageId: turn.messageId, path: c.path, texts: true }) : null;
+        if (d && typeof d.newText === 'string') content.push({ type: 'diff', path: c.path, oldText: c.kind === 'created' ? null : d.oldText ?? null, newText: d.newText });
+        else others.push(`${c.kind} ${c.path}`);
+      }
+      const more = turn.total - Math.min(turn.total, TURN_DIFFS);
+      if (more > 0) others.push(`… and ${more} more (deskhand changes ${session.id})`);
+      if (others.length) content.push(...textContent(others.join('\n')));
+      const title = `${turn.total} file${turn.total === 1 ? '' : 's'} changed (undo: deskhand rewind ${session.id} --to ${turn.messageId})`;
+      await this.update(session, { sessionUpdate: 'tool_call', toolCallId: `changes:${runId}`, title, kind: 'edit', status: 'completed', content, locations: turn.changes.slice(0, TURN_DIFFS).map((c) => ({ path: c.path })) });
+    } catch (err) {
+      this.opts.log.warn('acp: could not list the turn\'s changes', { sessionId: session.id, error: errorMessage(err) });
     }
   }
 

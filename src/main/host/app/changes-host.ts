@@ -7,7 +7,7 @@
 import type { MethodResult, ParsedParams } from '../../../shared/contract';
 import { DeskhandError } from '../../../shared/errors';
 import { fallbackTitle } from '../../../shared/tool-presentation';
-import { ChangeLedger, netChanges, renderDiff, type ChangeSet, type ChangedPath, type RewindResult } from '../../services/ledger';
+import { ChangeLedger, netChanges, renderDiff, textOf, type ChangeSet, type ChangedPath, type RewindResult } from '../../services/ledger';
 import type { ConversationRow, Store } from '../../services/store/store';
 import { PersistentConversationState } from '../../runtime/conversation-state';
 import { checkReplaceable, supersedeFrom } from '../../runtime/branches';
@@ -144,6 +144,7 @@ export function changesGroup(ledger: () => ChangeLedger): HandlerGroup<'listChan
           return {
             turn: t.turn,
             messageId: t.messageId,
+            runId: t.runId,
             total: all.length,
             changes: all.slice(0, LISTED_PER_TURN).map((c, i) => {
               const stat = i < COUNTED_PER_TURN ? diffStat(renderDiff(c.path, c.before, c.after, l.blobs)) : null;
@@ -180,7 +181,8 @@ export function changesGroup(ledger: () => ChangeLedger): HandlerGroup<'listChan
                   : change.kind === 'mode'
                     ? `Only its permissions changed (${(change.before?.mode ?? 0).toString(8)} → ${(change.after?.mode ?? 0).toString(8)}).`
                     : 'No text diff: a binary or large file, or its bytes were not kept.';
-        return { path: change.path, kind: change.kind, diff, note: why };
+        const texts = p.texts && diff !== null ? { oldText: textOf(change.before, l.blobs), newText: textOf(change.after, l.blobs) } : {};
+        return { path: change.path, kind: change.kind, diff, note: why, ...texts };
       },
 
       async rewind(p: ParsedParams<'rewind'>): Promise<MethodResult<'rewind'>> {

@@ -6,7 +6,8 @@ import type { EntryState } from './scan';
 /** Files bigger than this are not diffed (the list names them). */
 const MAX_DIFF_BYTES = 512 * 1024;
 
-function textOf(state: EntryState | null, blobs: BlobStore): string | null {
+/** A recorded state's text: '' for absent, null for a folder, link, binary, large or unkept file. */
+export function textOf(state: EntryState | null, blobs: BlobStore): string | null {
   if (!state) return '';
   if (state.type !== 'file' || !state.hash || state.size > MAX_DIFF_BYTES) return null;
   const bytes = blobs.get(state.hash);
