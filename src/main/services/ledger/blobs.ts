@@ -5,6 +5,7 @@
  * fsynced one by one (a first scan may write thousands): a SIGKILL loses nothing, a power loss may lose the newest.
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export class BlobStore {
@@ -33,6 +34,14 @@ export class BlobStore {
       renameSync(tmp, path);
     }
     this.known.add(hash);
+  }
+
+  async read(hash: string): Promise<Buffer | null> {
+    try {
+      return await readFile(this.pathOf(hash));
+    } catch {
+      return null;
+    }
   }
 
   get(hash: string): Buffer | null {

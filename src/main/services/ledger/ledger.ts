@@ -11,7 +11,8 @@
  * transaction (retrying on a race), so several processes on one data folder never record a change twice or lose one.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, rmdirSync, unlinkSync } from 'node:fs';
+import { chmod, mkdir, rename, rmdir, symlink, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { homedir, tmpdir } from 'node:os';
 import { ledgerModule, type LedgerChangeRow, type LedgerSetRow } from '../store/modules/ledger';
@@ -25,6 +26,10 @@ export type { ChangeKind, EntryState };
 /** Files above this are named, not kept (8 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
 const MAX_ENTRIES = 50_000;
+/** Files a rewind writes at once (each through its own temporary file and rename). */
+const PARALLEL_PUTS = 8;
+/** This process's umask, read once (process.umask() with no argument only reads it). */
+const UMASK = process.umask();
 
 export interface ChangedPath {
   path: string;
@@ -169,12 +174,22 @@ export class ChangeLedger {
     for (let attempt = 0; attempt < 5; attempt++) {
       const cache = this.cacheOf(root);
       if (dirty && dirty.size === 0 && cache.version > 0 && this.q.root(root)?.last_run === scanningRun) return null;
-      let next: Map<string, Entry>;
+      // What differs from the cache: every path of the root listed again (a full scan), or only the paths the watcher
+      // named (null: gone). The cache is not copied: it is brought up to date in place once the scan is committed.
+      let delta: Map<string, Entry | null>;
+      let full: Map<string, Entry> | null = null;
       try {
-        next =
-          dirty && cache.version > 0
-            ? rescanPaths(root, cache.entries, dirty, this.blobs, this.limits, onDir!, (rel) => watch!.forget(rel), (rel, ino) => watch!.watches(rel, ino))
-            : scanRoot(root, cache.entries, this.blobs, this.limits, onDir);
+        if (dirty && cache.version > 0) {
+          delta = rescanPaths(root, cache.entries, dirty, this.blobs, this.limits, onDir!, (rel) => watch!.forget(rel), (rel, ino) => watch!.watches(rel, ino));
+        } else {
+          full = scanRoot(root, cache.entries, this.blobs, this.limits, onDir);
+          delta = new Map<string, Entry | null>();
+          for (const [rel, e] of full) {
+            const old = cache.entries.get(rel);
+            if (!old || old.type !== e.type || old.size !== e.size || old.mtime !== e.mtime || old.ctime !== e.ctime || old.ino !== e.ino || old.mode !== e.mode || old.hash !== e.hash) delta.set(rel, e);
+          }
+          for (const rel of cache.entries.keys()) if (!full.has(rel)) delta.set(rel, null);
+        }
       } catch (err) {
         if (err instanceof RootTooLarge) {
           watch?.close();
@@ -184,21 +199,19 @@ export class ChangeLedger {
         throw err;
       }
       const changes: { rel: string; kind: ChangeKind; before: EntryState | null; after: EntryState | null }[] = [];
-      const touched: string[] = [];
-      for (const [rel, e] of next) {
-        const old = cache.entries.get(rel);
-        if (old && old.type === e.type && old.size === e.size && old.mtime === e.mtime && old.ctime === e.ctime && old.ino === e.ino && old.mode === e.mode && old.hash === e.hash) continue;
-        touched.push(rel);
-        if (cache.version === 0) continue; // first sight: the baseline, not a change
-        const before = old ? stateOf(old) : null;
-        const after = stateOf(e);
-        const kind = kindOf(before, after);
-        if (kind) changes.push({ rel, kind, before, after });
-      }
-      for (const [rel, old] of cache.entries) {
-        if (next.has(rel)) continue;
-        touched.push(rel);
-        changes.push({ rel, kind: 'deleted', before: stateOf(old), after: null });
+      const touched = [...delta.keys()];
+      if (cache.version > 0) {
+        for (const [rel, e] of delta) {
+          const old = cache.entries.get(rel);
+          if (!e) {
+            if (old) changes.push({ rel, kind: 'deleted', before: stateOf(old), after: null });
+            continue;
+          }
+          const before = old ? stateOf(old) : null;
+          const after = stateOf(e);
+          const kind = kindOf(before, after);
+          if (kind) changes.push({ rel, kind, before, after });
+        }
       }
       const lastRun = this.q.root(root)?.last_run ?? null;
       if (touched.length === 0 && cache.version > 0 && lastRun === scanningRun) return null;
@@ -208,7 +221,7 @@ export class ChangeLedger {
       const committed = this.store.withoutFsync(() => this.store.transaction(() => {
         if (!this.q.claimRoot(root, cache.version, scanningRun, now)) return false;
         for (const rel of touched) {
-          const e = next.get(rel);
+          const e = delta.get(rel);
           if (e) this.q.putFile({ root, rel, ...e });
           else this.q.dropFile(root, rel);
         }
@@ -221,7 +234,15 @@ export class ChangeLedger {
         return true;
       }));
       if (committed) {
-        this.caches.set(root, { version: cache.version + 1, entries: next });
+        let entries = full;
+        if (!entries) {
+          entries = cache.entries;
+          for (const [rel, e] of delta) {
+            if (e) entries.set(rel, e);
+            else entries.delete(rel);
+          }
+        }
+        this.caches.set(root, { version: cache.version + 1, entries });
         return setId;
       }
       this.caches.delete(root); // another process scanned it in between: read its cache and scan again
@@ -267,7 +288,8 @@ export class ChangeLedger {
    */
   async rewind(conversationId: string, sets: readonly ChangeSet[], opts: { dryRun: boolean; note: unknown; roots: readonly string[] }): Promise<RewindResult> {
     const net = netChanges(sets);
-    const roots = [...new Set([...opts.roots, ...net.map((c) => this.rootOf(c.path)).filter((r): r is string => !!r)])];
+    const memo = new Map<string, string | null>();
+    const roots = [...new Set([...opts.roots, ...net.map((c) => this.rootOf(c.path, memo)).filter((r): r is string => !!r)])];
     // What changed since, by anyone, is recorded (and its bytes kept) before anything is put back.
     if (!opts.dryRun) await this.observe(roots, () => ({ conversation_id: null, run_id: null, source: 'outside', note: null }), null);
     const items: RewindItem[] = [];
@@ -277,7 +299,7 @@ export class ChangeLedger {
         items.push({ path: c.path, action: 'not-restorable', reason: 'an ignored folder (dependencies, build output): its contents are not kept' });
         continue;
       }
-      const currentEntry = entryAt(c.path, this.cachedEntry(c.path), this.blobs, this.limits.maxFileBytes);
+      const currentEntry = entryAt(c.path, this.cachedEntry(c.path, memo), this.blobs, this.limits.maxFileBytes);
       const current = currentEntry ? stateOf(currentEntry) : null;
       if (sameState(current, c.before)) {
         items.push({ path: c.path, action: 'unchanged' });
@@ -307,60 +329,87 @@ export class ChangeLedger {
         items.push({ path: p.path, action: 'kept', reason: (err as NodeJS.ErrnoException).code === 'ENOTEMPTY' ? 'the folder holds files the ledger did not create' : String((err as Error).message) });
       }
     }
-    for (const p of puts) {
-      const target = p.target!;
+    // Folders first, shallowest first (what goes in them needs them); then everything else, several at a time: each
+    // is its own temporary file and rename, so their order does not matter.
+    const putOne = async (p: (typeof puts)[number]) => {
       try {
-        if (!opts.dryRun) this.put(p.path, target, p.current);
+        if (!opts.dryRun) await this.put(p.path, p.target!, p.current, made);
         items.push({ path: p.path, action: p.current ? 'restored' : 'recreated' });
       } catch (err) {
         items.push({ path: p.path, action: 'kept', reason: String((err as Error).message) });
       }
-    }
+    };
+    const made = new Set<string>();
+    for (const p of puts.filter((x) => x.target!.type === 'dir')) await putOne(p);
+    const rest = puts.filter((x) => x.target!.type !== 'dir');
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_PUTS, rest.length) }, async () => {
+      while (next < rest.length) await putOne(rest[next++]!);
+    }));
     items.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     let setId: string | null = null;
     if (!opts.dryRun) setId = await this.observe(roots, () => ({ conversation_id: conversationId, run_id: null, source: 'rewind', note: JSON.stringify(opts.note) }), null);
     return { dryRun: opts.dryRun, items, setId };
   }
 
-  private rootOf(path: string): string | null {
+  /** The recorded root a path lies in (`memo`: folders already looked up, for one rewind's many paths). */
+  private rootOf(path: string, memo = new Map<string, string | null>()): string | null {
+    const seen: string[] = [];
     let dir = dirname(path);
+    let found: string | null = null;
     for (;;) {
-      if (this.q.root(dir)) return dir;
+      const known = memo.get(dir);
+      if (known !== undefined) {
+        found = known;
+        break;
+      }
+      seen.push(dir);
+      if (this.q.root(dir)) {
+        found = dir;
+        break;
+      }
       const up = dirname(dir);
-      if (up === dir) return null;
+      if (up === dir) break;
       dir = up;
     }
+    for (const d of seen) memo.set(d, found);
+    return found;
   }
 
-  private cachedEntry(path: string): Entry | undefined {
-    const root = this.rootOf(path);
+  private cachedEntry(path: string, memo: Map<string, string | null>): Entry | undefined {
+    const root = this.rootOf(path, memo);
     if (!root) return undefined;
     return this.caches.get(root)?.entries.get(relative(root, path).split(sep).join('/'));
   }
 
   /** Puts one path into a recorded state: its bytes through a temporary file and a rename, then its mode. */
-  private put(path: string, target: EntryState, current: EntryState | null): void {
-    mkdirSync(dirname(path), { recursive: true });
+  private async put(path: string, target: EntryState, current: EntryState | null, made: Set<string>): Promise<void> {
+    const dir = dirname(path);
+    if (!made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      made.add(dir);
+    }
     if (current && current.type !== target.type) {
-      if (current.type === 'dir') rmdirSync(path);
-      else unlinkSync(path);
+      if (current.type === 'dir') await rmdir(path);
+      else await unlink(path);
     }
     switch (target.type) {
       case 'dir':
-        if (!current || current.type !== 'dir') mkdirSync(path);
-        chmodSync(path, target.mode);
+        if (!current || current.type !== 'dir') await mkdir(path);
+        await chmod(path, target.mode);
         return;
       case 'symlink':
-        if (current?.type === 'symlink') unlinkSync(path);
-        symlinkSync(target.link ?? '', path);
+        if (current?.type === 'symlink') await unlink(path);
+        await symlink(target.link ?? '', path);
         return;
       case 'file': {
-        const bytes = this.blobs.get(target.hash!);
+        const bytes = await this.blobs.read(target.hash!);
         if (!bytes) throw new Error('its previous bytes are missing from the ledger (pruned?)');
-        const tmp = join(dirname(path), `.deskhand-rewind-${process.pid}-${randomUUID().slice(0, 8)}`);
-        writeFileSync(tmp, bytes, { mode: target.mode });
-        chmodSync(tmp, target.mode);
-        renameSync(tmp, path);
+        const tmp = join(dir, `.deskhand-rewind-${process.pid}-${randomUUID().slice(0, 8)}`);
+        await writeFile(tmp, bytes, { mode: target.mode });
+        // The mode asked for, unless the umask took no bit of it (then the write set it already).
+        if ((target.mode & UMASK) !== 0) await chmod(tmp, target.mode);
+        await rename(tmp, path);
         return;
       }
       default:

@@ -181,8 +181,10 @@ function isIgnoredDir(name: string, rel: string, matcher: Ignore | null): boolea
 }
 
 /**
- * Brings `prev` up to date from the paths a watcher saw change (relative): each is looked at again; a new folder is
- * listed whole, a gone one drops everything under it. Exact when the watcher lost no event (tree-watch.ts).
+ * What changed under `root` since `prev`, from the paths a watcher saw change (relative): each is looked at again; a
+ * new folder is listed whole, a gone one drops everything under it. Returns only the paths whose entry differs from
+ * `prev` or is gone (`null`), never a copy of `prev`: a step that changed one file of a 10,000-file root costs that
+ * file, not the root. Exact when the watcher lost no event (tree-watch.ts).
  */
 export function rescanPaths(
   root: string,
@@ -193,13 +195,25 @@ export function rescanPaths(
   onDir: (rel: string, ino: number, ignored: boolean) => void,
   onGone: (rel: string) => void,
   watched: (rel: string, ino: number) => boolean,
-): Map<string, Entry> {
-  const out = new Map(prev);
+): Map<string, Entry | null> {
+  const delta = new Map<string, Entry | null>();
+  let size = prev.size;
+  const get = (rel: string): Entry | undefined => (delta.has(rel) ? (delta.get(rel) ?? undefined) : prev.get(rel));
+  const set = (rel: string, e: Entry) => {
+    if (!get(rel)) size++;
+    delta.set(rel, e);
+  };
+  const remove = (rel: string) => {
+    if (get(rel)) size--;
+    if (prev.has(rel)) delta.set(rel, null);
+    else delta.delete(rel);
+  };
   const matcher = ignoredBy(root);
   const skip = new Set(limits.skip);
   const dropUnder = (rel: string) => {
     const prefix = `${rel}/`;
-    for (const key of out.keys()) if (key.startsWith(prefix)) out.delete(key);
+    for (const key of prev.keys()) if (key.startsWith(prefix)) remove(key);
+    for (const key of [...delta.keys()]) if (key.startsWith(prefix)) remove(key);
     onGone(rel);
   };
   for (const rel of [...new Set(dirty)].sort((a, b) => a.length - b.length)) {
@@ -207,11 +221,11 @@ export function rescanPaths(
     const abs = join(root, rel);
     if (skip.has(abs)) continue;
     const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
-    if (parent && out.get(parent)?.type !== 'dir') continue; // under an ignored folder, or its folder is gone
-    const old = out.get(rel);
+    if (parent && get(parent)?.type !== 'dir') continue; // under an ignored folder, or its folder is gone
+    const old = get(rel);
     const entry = entryAt(abs, old, blobs, limits.maxFileBytes);
     if (!entry) {
-      if (old) out.delete(rel);
+      if (old) remove(rel);
       if (old?.type === 'dir' || old?.type === 'ignored') dropUnder(rel);
       continue;
     }
@@ -224,15 +238,23 @@ export function rescanPaths(
     } else if (entry.type === 'dir' && (old?.type !== 'dir' || old.ino !== entry.ino || !watched(rel, entry.ino))) {
       // New, replaced, or made by another process before this one watched it: what is in it was never an event here.
       if (old?.type === 'dir' || old?.type === 'ignored') dropUnder(rel);
-      out.set(rel, entry);
+      set(rel, entry);
       onDir(rel, entry.ino, false);
-      walkInto(root, rel, prev, out, blobs, limits, onDir);
+      const listed = new Map<string, Entry>();
+      walkInto(root, rel, prev, listed, blobs, limits, onDir);
+      for (const [r, e] of listed) set(r, e);
+      if (size > limits.maxEntries) throw new RootTooLarge(`${root} holds more than ${limits.maxEntries} paths; its changes are not recorded.`);
       continue;
     } else if (entry.type !== 'dir' && (old?.type === 'dir' || old?.type === 'ignored')) dropUnder(rel);
-    out.set(rel, entry);
-    if (out.size > limits.maxEntries) throw new RootTooLarge(`${root} holds more than ${limits.maxEntries} paths; its changes are not recorded.`);
+    set(rel, entry);
+    if (size > limits.maxEntries) throw new RootTooLarge(`${root} holds more than ${limits.maxEntries} paths; its changes are not recorded.`);
   }
-  return out;
+  // An entry looked at again and found as it was is no change.
+  for (const [rel, e] of delta) {
+    const old = prev.get(rel);
+    if (e && old && old.type === e.type && old.size === e.size && old.mtime === e.mtime && old.ctime === e.ctime && old.ino === e.ino && old.mode === e.mode && old.hash === e.hash && old.link === e.link) delta.delete(rel);
+  }
+  return delta;
 }
 
 export function stateOf(e: Entry): EntryState {
