@@ -22,6 +22,7 @@ import { GuardedContentReader } from './content-reader';
 import { ProjectInstructions } from './project-instructions';
 import { instructionPinsModule } from '../services/store/modules/instruction-pins';
 import type { EditorFiles } from './tool';
+import type { LifecycleHooks } from '../../shared/lifecycle-hooks';
 
 export interface RunOptions {
   provider: ProviderConfig;
@@ -121,6 +122,8 @@ export class RuntimeCore {
    * or returns null to let the runtime resume it.
    */
   parkedResume: (runId: string, options: RunOptions) => Promise<RunOutcome> | null = () => null;
+  /** Lifecycle hooks (the host's HookService; hook-calls.ts fires them), or null. */
+  hooks: LifecycleHooks | null = null;
   /** AGENTS.md / CLAUDE.md files for the system prompt, read through the guarded reader (project-instructions.ts). */
   readonly instructions: ProjectInstructions;
 

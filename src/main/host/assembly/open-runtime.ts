@@ -47,6 +47,8 @@ export class AppRuntime extends Runtime {
   tower!: TowerService;
   /** Peers (Agent2Agent): the peer book and request_clarification's channel (host/peers serves them). */
   peers!: ReturnType<typeof assembleHostServices>['peers'];
+  /** Lifecycle hooks (the person's settings.json, trusted project settings; docs/hooks.md). */
+  hooks: HookService | null = null;
 
   private mcpStarted: Promise<void> | null = null;
   private readonly killable = new KillableRuns();
@@ -112,6 +114,7 @@ export class AppRuntime extends Runtime {
         ['MCP servers', () => this.mcp?.close()],
         ['the browser', () => this.browser?.shutdown()],
         ['computer use (D-Bus and AT-SPI connections)', () => this.computer.close()],
+        ['hooks still running (Notification, SessionEnd)', () => this.hooks?.idle()],
       ];
       await Promise.allSettled(
         parts.map(async ([name, close]) => {
@@ -150,6 +153,8 @@ export { closeOpenRuntimes } from './open-runtimes';
 
 import { assembleHostServices, defaultComputer, type HostRuntimeOptions } from './host-services';
 import { wireLedger } from './ledger-wiring';
+import { wireHooks } from './hooks-wiring';
+import type { HookService } from '../../services/hooks';
 
 export { defaultComputer, type HostRuntimeOptions };
 
@@ -200,6 +205,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   wireTower(runtime, tower, subagents);
   wirePeers(runtime, store);
   wireLedger(runtime, store, opts.dataDir, tasks);
+  runtime.hooks = wireHooks(runtime, store, opts.dataDir, reader);
   wireSubagents(runtime, subagents, {
     provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
     // A parked workflow's child answered: the workflow replays here and continues it.
