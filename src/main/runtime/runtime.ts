@@ -5,6 +5,8 @@
  */
 import { instructionPinsModule } from '../services/store/modules/instruction-pins';
 import { promptHooks, sessionEndHooks } from './hook-calls';
+import { expandSlashCommand } from './slash-commands';
+import type { PromptCommands } from '../../shared/prompt-commands';
 import type { LifecycleHooks } from '../../shared/lifecycle-hooks';
 import { shortTitle } from '../../shared/short-title';
 import type { ScopeLookup } from './scope-inspector';
@@ -209,6 +211,11 @@ export class Runtime {
     this.core.hooks = hooks;
   }
 
+  /** The slash commands a message may start with (the host's catalog; docs/commands.md). */
+  useCommands(commands: PromptCommands | null): void {
+    this.core.commands = commands;
+  }
+
   addCeilingLookup(lookup: CeilingLookup): () => void {
     this.core.ceilingLookups.add(lookup);
     return () => this.core.ceilingLookups.delete(lookup);
@@ -308,9 +315,13 @@ export class Runtime {
   }
 
   /** Starts a run with a new user message. A parked run of the conversation is closed first (its approvals expire). */
-  async sendMessage(conversationId: string, prompt: string, options: RunOptions & TurnInput & { policy?: Policy; untrusted?: boolean }): Promise<RunOutcome> {
+  async sendMessage(conversationId: string, typed: string, given: RunOptions & TurnInput & { policy?: Policy; untrusted?: boolean }): Promise<RunOutcome> {
     const conv = this.store.getConversation(conversationId);
     if (!conv) throw new DeskhandError('not_found', `No conversation ${conversationId}. List them with \`deskhand runs list\`.`);
+    // `/name arguments` of a slash command is sent as its template (a project's as untrusted content).
+    const command = given.content === undefined ? expandSlashCommand(this.core, conv, typed) : { prompt: typed, untrusted: false };
+    const prompt = command.prompt;
+    const options = command.untrusted ? { ...given, untrusted: true } : given;
     if (!prompt.trim() && !options.attachments?.length && options.content === undefined) throw new DeskhandError('usage', 'The message is empty.');
     // Checked before anything changes: a refused attachment or edit leaves the conversation as it was.
     const content = options.content ?? userContent(prompt, options.attachments, (t) => this.core.redactor.redact(t));
@@ -329,10 +340,10 @@ export class Runtime {
     if (options.policy && options.policy !== conv.policy) this.store.updateConversation(conv.id, { policy: options.policy });
     const runId = `run_${randomUUID()}`;
     // SessionStart and UserPromptSubmit hooks: a block refuses the message; what they add goes with it.
-    const added = await promptHooks(this.core, conv, policy, prompt, runId);
+    const added = await promptHooks(this.core, conv, policy, typed, runId);
     const sent = added && typeof content === 'string' ? `${content}\n\n${this.core.redactor.redact(added.text)}` : added && Array.isArray(content) ? [...content, { type: 'text' as const, text: this.core.redactor.redact(added.text) }] : content;
     const untrusted = options.untrusted || !!added?.untrusted;
-    if (conv.title === 'New conversation' && prompt.trim()) this.store.updateConversation(conv.id, { title: titleFrom(prompt) });
+    if (conv.title === 'New conversation' && typed.trim()) this.store.updateConversation(conv.id, { title: titleFrom(typed) });
     const run = this.store.transaction(() => {
       const r = this.store.createRun({
         id: runId,

@@ -49,6 +49,8 @@ export class AppRuntime extends Runtime {
   peers!: ReturnType<typeof assembleHostServices>['peers'];
   /** Lifecycle hooks (the person's settings.json, trusted project settings; docs/hooks.md). */
   hooks: HookService | null = null;
+  /** Slash commands (the person's and the workspace's Markdown templates; docs/commands.md). */
+  commands: CommandCatalog | null = null;
 
   private mcpStarted: Promise<void> | null = null;
   private readonly killable = new KillableRuns();
@@ -155,6 +157,7 @@ import { assembleHostServices, defaultComputer, type HostRuntimeOptions } from '
 import { wireLedger } from './ledger-wiring';
 import { wireHooks } from './hooks-wiring';
 import type { HookService } from '../../services/hooks';
+import { CommandCatalog } from '../../services/commands';
 
 export { defaultComputer, type HostRuntimeOptions };
 
@@ -206,6 +209,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   wirePeers(runtime, store);
   wireLedger(runtime, store, opts.dataDir, tasks);
   runtime.hooks = wireHooks(runtime, store, opts.dataDir, reader);
+  runtime.commands = new CommandCatalog({ dataDir: opts.dataDir, reader });
+  runtime.useCommands(runtime.commands);
   wireSubagents(runtime, subagents, {
     provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
     // A parked workflow's child answered: the workflow replays here and continues it.
