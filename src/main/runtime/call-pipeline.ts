@@ -490,7 +490,7 @@ export class CallPipeline {
       }
       if (untrusted) output = wrapUntrusted(untrusted, output);
       // PostToolUse hooks: what they say reaches the model after the output (a project hook's as untrusted text).
-      const conv = this.core.store.getConversation(run.conversation_id);
+      const conv = this.core.hooks ? this.core.store.getConversation(run.conversation_id) : undefined;
       const post = conv ? postToolText(await fireHooks(this.core, 'PostToolUse', run, conv, { tool_name: tool.name, tool_input: args, tool_response: output, tool_use_id: row.call_id }, toolTarget(tool), options.signal)) : null;
       if (post) output = `${output}\n\n${sanitizeOutput(post.text, redactor)}`;
       const taintedBy = untrusted ?? post?.untrusted;

@@ -4,13 +4,14 @@
  * into one `HookOutcome` (shared/lifecycle-hooks.ts). The runtime fires it at one place per event; the approval
  * engine takes a PreToolUse outcome as one more inspector's verdict (runtime/hook-inspector.ts).
  */
-import { resolve } from 'node:path';
+import { lstatSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { ContentReader } from '../../../shared/content-reader';
 import type { HookEventName, HookOutcome, HookScope, HookTarget, LifecycleHooks } from '../../../shared/lifecycle-hooks';
 import { planSandbox, unsandboxedPlan } from '../sandbox/sandbox';
 import type { Store } from '../store/store';
 import { projectPinsModule } from '../store/modules/project-pins';
-import { matcherTakes, personalHooks, projectHookFiles, type HookEntry, type ProjectHooksFile } from './config';
+import { matcherTakes, personalHooks, projectHookFiles, PROJECT_SETTINGS, type HookEntry, type ProjectHooksFile } from './config';
 import { readAnswer, runHook } from './run-hook';
 
 export { HOOK_EVENTS } from '../../../shared/lifecycle-hooks';
@@ -64,13 +65,31 @@ export class HookService implements LifecycleHooks {
     return this.pins.unpin(HOOKS_PIN, path);
   }
 
+  /** The person's hooks, read again only when settings.json changed (every call fires PreToolUse and PostToolUse). */
+  private personal(): ReturnType<typeof personalHooks> {
+    const file = join(this.opts.dataDir, 'settings.json');
+    let key = 'none';
+    try {
+      const st = statSync(file);
+      key = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      // no settings file: no hooks of the person's
+    }
+    if (this.personalCache?.key !== key) this.personalCache = { key, hooks: personalHooks(this.opts.dataDir) };
+    return this.personalCache.hooks;
+  }
+
+  private personalCache: { key: string; hooks: ReturnType<typeof personalHooks> } | null = null;
+
   /** Every hook that would run for a scope now (the person's and the trusted projects'), and why others would not. */
   active(roots: readonly string[]): { entries: HookEntry[]; notes: string[] } {
-    const mine = personalHooks(this.opts.dataDir);
+    const mine = this.personal();
     const notes = [...(mine.error ? [mine.error] : []), ...mine.skipped.map((s) => `${mine.file}: ${s}`)];
     const entries = [...mine.entries];
-    if (roots.length) {
-      const { files, errors } = this.projectFiles(roots);
+    // Most folders have no project settings: only a path that exists (or is a link) is read through the guard.
+    const candidates = roots.filter((root) => PROJECT_SETTINGS.some((rel) => present(join(root, rel))));
+    if (candidates.length) {
+      const { files, errors } = this.projectFiles(candidates);
       notes.push(...errors);
       for (const f of files) {
         if (f.state === 'trusted') entries.push(...f.entries);
@@ -144,5 +163,14 @@ export class HookService implements LifecycleHooks {
     if (asks.length) outcome.permission = { decision: 'ask', reasons: asks };
     else if (allows.length) outcome.permission = { decision: 'allow', reasons: allows };
     return outcome;
+  }
+}
+
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
