@@ -135,6 +135,11 @@ export const settingsSchema = z.strictObject({
     .optional(),
   /** The A2A endpoint inside this host (Settings → Peers; changed only by setPeerEndpoint, never by saveSettings). */
   peerEndpoint: peerEndpointSettingsSchema.optional(),
+  /**
+   * The person's lifecycle hooks in Claude Code's schema (docs/hooks.md), edited in the file: read by services/hooks,
+   * kept as written by every save (never changed by saveSettings).
+   */
+  hooks: z.record(z.string(), z.unknown()).optional(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 

@@ -30,6 +30,7 @@ import { planModeOf } from './plan-mode';
 import { lowerPolicyOf } from './ceilings';
 import { offloadResult } from './offload';
 import { contextFigures } from './compaction';
+import { fireHooks, postToolText, toolTarget } from './hook-calls';
 
 const MAX_PARALLEL_TOOLS = 10;
 const DEFAULT_TOOL_TIMEOUT_MS = 3 * 60_000;
@@ -195,6 +196,8 @@ export class CallPipeline {
         continue;
       }
       this.emitCall(run, row, args, options);
+      // PreToolUse hooks (processes) run before the fold; their outcome is one inspector's verdict (hook-inspector.ts).
+      const hook = await fireHooks(this.core, 'PreToolUse', run, conv, { tool_name: tool.name, tool_input: args, tool_use_id: row.call_id }, toolTarget(tool), options.signal);
 
       const decision: PolicyDecision = decide({
         tool,
@@ -214,6 +217,7 @@ export class CallPipeline {
         taintOnly: tainted && !inherited?.tainted && conv.tainted === 1 ? conv.taint_only : null,
         // Someone who can answer drives this run: interactive, and not a peer's conversation (the peer drives it).
         personPresent: !!options.interactive && !peerCeiling,
+        hook,
       });
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 
@@ -488,8 +492,13 @@ export class CallPipeline {
         output = `${output.slice(0, MAX_RESULT_CHARS)}\n[… ${output.length - MAX_RESULT_CHARS} more characters cut; narrow the request to see them]`;
       }
       if (untrusted) output = wrapUntrusted(untrusted, output);
-      const becameTainted = !!untrusted && !tainted;
-      if (untrusted) this.taint(run, untrusted);
+      // PostToolUse hooks: what they say reaches the model after the output (a project hook's as untrusted text).
+      const conv = this.core.hooks ? this.core.store.getConversation(run.conversation_id) : undefined;
+      const post = conv ? postToolText(await fireHooks(this.core, 'PostToolUse', run, conv, { tool_name: tool.name, tool_input: args, tool_response: output, tool_use_id: row.call_id }, toolTarget(tool), options.signal)) : null;
+      if (post) output = `${output}\n\n${sanitizeOutput(post.text, redactor)}`;
+      const taintedBy = untrusted ?? post?.untrusted;
+      const becameTainted = !!taintedBy && !tainted;
+      if (taintedBy) this.taint(run, taintedBy);
       await this.holdSecret(tool, args);
       const holds = tool.holdsSecret?.(args as never);
       if (holds) this.heldByRun.get(run.id)?.add(holds);

@@ -6,6 +6,7 @@
  * request anyway, the last turns stay verbatim, and a compaction record in the store says what was dropped. Nothing
  * is deleted: the transcript stays whole in the store; only the model's view is shortened.
  */
+import { preCompactHooks } from './hook-calls';
 import { errorMessage } from '../../shared/errors';
 import { contextModule, type CompactionRow } from '../services/store/modules/context';
 import { subagentsModule } from '../services/store/modules/subagents';
@@ -143,6 +144,7 @@ export async function compactConversation(
   focus?: string,
 ): Promise<CompactionResult> {
   const { store, limits } = core;
+  await preCompactHooks(core, conversationId, runId, reason === 'tool' ? 'manual' : 'auto', focus);
   const ctx = store.module(contextModule);
   const previous = ctx.latest(conversationId);
   const messages = viewed(store, conversationId, previous?.upto_message_id ?? 0);

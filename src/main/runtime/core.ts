@@ -22,6 +22,8 @@ import { GuardedContentReader } from './content-reader';
 import { ProjectInstructions } from './project-instructions';
 import { instructionPinsModule } from '../services/store/modules/instruction-pins';
 import type { EditorFiles } from './tool';
+import type { LifecycleHooks } from '../../shared/lifecycle-hooks';
+import type { PromptCommands } from '../../shared/prompt-commands';
 
 export interface RunOptions {
   provider: ProviderConfig;
@@ -121,6 +123,10 @@ export class RuntimeCore {
    * or returns null to let the runtime resume it.
    */
   parkedResume: (runId: string, options: RunOptions) => Promise<RunOutcome> | null = () => null;
+  /** Lifecycle hooks (the host's HookService; hook-calls.ts fires them), or null. */
+  hooks: LifecycleHooks | null = null;
+  /** Slash commands a message may start with (the host's services/commands catalog; slash-commands.ts), or null. */
+  commands: PromptCommands | null = null;
   /** AGENTS.md / CLAUDE.md files for the system prompt, read through the guarded reader (project-instructions.ts). */
   readonly instructions: ProjectInstructions;
 

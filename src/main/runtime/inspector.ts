@@ -7,6 +7,7 @@ import type { Policy, RiskTier } from '../../shared/tools';
 import type { RulePart, SavedRule } from '../../shared/rules';
 import type { PathCheck } from './path-guard';
 import type { AppUse, Effects, EffectsContext, ToolDefinition } from './tool';
+import type { HookOutcome } from '../../shared/lifecycle-hooks';
 
 /** A conversation held to a scope (a Tower worker: its worktree and its mission's globs; scope-inspector.ts). */
 export interface HeldScope {
@@ -60,6 +61,8 @@ export interface DecisionInput {
    * for an approval only then (Spec I: computer use with the person watching); absent counts as nobody present.
    */
   personPresent?: boolean;
+  /** What the PreToolUse hooks of this call said (hook-inspector.ts), or null when none matched. */
+  hook?: HookOutcome | null;
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';

@@ -14,6 +14,7 @@ import { mediaOutput, type MediaOutput } from './media-output';
 import { MEDIA_TOOL } from '../../shared/media-marker';
 import { maybeCompact } from './compaction';
 import { runOwnerAlive } from '../services/processes/proc-info';
+import { stopHooks } from './hook-calls';
 
 type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } | MediaOutput };
 
@@ -39,6 +40,8 @@ export class RunLoop {
     // Set when the model repeated one call until the repeat guard's bound (model-step.ts): the run ends once that
     // step's calls have their (refusal) results.
     let stopAfterSettling: string | null = null;
+    // How often this drive's Stop hooks sent the model back to work (hook-calls.ts bounds it).
+    let stopBlocks = 0;
     try {
       for (;;) {
         const run = store.getRun(runId)!;
@@ -81,7 +84,14 @@ export class RunLoop {
         const tools = this.calls.offer(run, new PersistentConversationState(c.folder, c.state), options.interactive).specs;
         const step = await runModelStep(this.core, run, c, tools, options);
         if (step === 'aborted') return this.finish(store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
-        if (step === 'done') return this.finish(store.getRun(runId)!, 'finished', options);
+        if (step === 'done') {
+          // A Stop (SubagentStop) hook may send the model back to work, with its reason as the next message.
+          const goOn = await stopHooks(this.core, store.getRun(runId)!, conv(), stopBlocks, options.signal);
+          if (goOn === null) return this.finish(store.getRun(runId)!, 'finished', options);
+          stopBlocks++;
+          store.addMessage(run.conversation_id, run.id, 'user', goOn);
+          continue;
+        }
         if (typeof step === 'object') stopAfterSettling = step.repeating;
       }
     } catch (err) {

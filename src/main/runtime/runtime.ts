@@ -4,6 +4,10 @@
  * A run that needs an answer nobody can give parks, and resumes from the store in any process.
  */
 import { instructionPinsModule } from '../services/store/modules/instruction-pins';
+import { promptHooks, sessionEndHooks } from './hook-calls';
+import { expandSlashCommand } from './slash-commands';
+import type { PromptCommands } from '../../shared/prompt-commands';
+import type { LifecycleHooks } from '../../shared/lifecycle-hooks';
 import { shortTitle } from '../../shared/short-title';
 import type { ScopeLookup } from './scope-inspector';
 import type { PeerLookup } from './peer-ceiling';
@@ -202,6 +206,16 @@ export class Runtime {
   }
 
   /** Adds where inherited ceilings come from (a subagent's parent's plan mode, policy, taint); returns its removal. */
+  /** The lifecycle hooks every run fires (the host's HookService; docs/hooks.md). */
+  useHooks(hooks: LifecycleHooks | null): void {
+    this.core.hooks = hooks;
+  }
+
+  /** The slash commands a message may start with (the host's catalog; docs/commands.md). */
+  useCommands(commands: PromptCommands | null): void {
+    this.core.commands = commands;
+  }
+
   addCeilingLookup(lookup: CeilingLookup): () => void {
     this.core.ceilingLookups.add(lookup);
     return () => this.core.ceilingLookups.delete(lookup);
@@ -301,9 +315,13 @@ export class Runtime {
   }
 
   /** Starts a run with a new user message. A parked run of the conversation is closed first (its approvals expire). */
-  async sendMessage(conversationId: string, prompt: string, options: RunOptions & TurnInput & { policy?: Policy; untrusted?: boolean }): Promise<RunOutcome> {
+  async sendMessage(conversationId: string, typed: string, given: RunOptions & TurnInput & { policy?: Policy; untrusted?: boolean }): Promise<RunOutcome> {
     const conv = this.store.getConversation(conversationId);
     if (!conv) throw new DeskhandError('not_found', `No conversation ${conversationId}. List them with \`deskhand runs list\`.`);
+    // `/name arguments` of a slash command is sent as its template (a project's as untrusted content).
+    const command = given.content === undefined ? expandSlashCommand(this.core, conv, typed) : { prompt: typed, untrusted: false };
+    const prompt = command.prompt;
+    const options = command.untrusted ? { ...given, untrusted: true } : given;
     if (!prompt.trim() && !options.attachments?.length && options.content === undefined) throw new DeskhandError('usage', 'The message is empty.');
     // Checked before anything changes: a refused attachment or edit leaves the conversation as it was.
     const content = options.content ?? userContent(prompt, options.attachments, (t) => this.core.redactor.redact(t));
@@ -320,10 +338,15 @@ export class Runtime {
     if (options.replaceFrom !== undefined) checkReplaceable(this.store, conversationId, options.replaceFrom);
     const policy = options.policy ?? conv.policy;
     if (options.policy && options.policy !== conv.policy) this.store.updateConversation(conv.id, { policy: options.policy });
-    if (conv.title === 'New conversation' && prompt.trim()) this.store.updateConversation(conv.id, { title: titleFrom(prompt) });
+    const runId = `run_${randomUUID()}`;
+    // SessionStart and UserPromptSubmit hooks: a block refuses the message; what they add goes with it.
+    const added = await promptHooks(this.core, conv, policy, typed, runId);
+    const sent = added && typeof content === 'string' ? `${content}\n\n${this.core.redactor.redact(added.text)}` : added && Array.isArray(content) ? [...content, { type: 'text' as const, text: this.core.redactor.redact(added.text) }] : content;
+    const untrusted = options.untrusted || !!added?.untrusted;
+    if (conv.title === 'New conversation' && typed.trim()) this.store.updateConversation(conv.id, { title: titleFrom(typed) });
     const run = this.store.transaction(() => {
       const r = this.store.createRun({
-        id: `run_${randomUUID()}`,
+        id: runId,
         conversation_id: conversationId,
         policy,
         provider: options.provider.provider,
@@ -332,10 +355,10 @@ export class Runtime {
       });
       // An edit or a regenerate: the turns from that message on become a superseded branch (kept, not shown or sent).
       if (options.replaceFrom !== undefined) supersedeFrom(this.store, conversationId, options.replaceFrom);
-      this.store.addMessage(conversationId, r.id, 'user', content);
+      this.store.addMessage(conversationId, r.id, 'user', sent);
       // Taint outlives the run: a conversation that read untrusted content starts every later run tainted.
-      if (options.untrusted || conv.tainted === 1) this.store.updateRun(r.id, { tainted: 1 });
-      if (options.untrusted) this.store.updateConversation(conv.id, { tainted: 1, taint_only: null });
+      if (untrusted || conv.tainted === 1) this.store.updateRun(r.id, { tainted: 1 });
+      if (untrusted) this.store.updateConversation(conv.id, { tainted: 1, taint_only: null });
       return r;
     });
     this.core.emit(options, { type: 'run.started', conversationId, runId: run.id, resumed: false });
@@ -343,6 +366,7 @@ export class Runtime {
   }
 
   private async afterTurn(outcome: RunOutcome, options: RunOptions): Promise<RunOutcome> {
+    await sessionEndHooks(this.core, outcome);
     if (outcome.status !== 'finished' || !this.opts.afterTurn) return outcome;
     try {
       await this.opts.afterTurn({ runId: outcome.runId, conversationId: outcome.conversationId, provider: options.provider });

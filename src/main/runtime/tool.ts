@@ -278,6 +278,8 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   kind?: ToolKind;
   /** Also offered to the model under these names (e.g. `find` as `glob`). */
   aliases?: string[];
+  /** What Claude Code calls the same tool (`Bash`), so hook matchers written for it match this one (docs/hooks.md). */
+  claudeCodeName?: string;
   description: string;
   /** zod input. Tools that arrive at run time may give `inputSchema` (JSON Schema) instead; the registry derives one. */
   params: P;

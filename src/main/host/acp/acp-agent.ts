@@ -79,6 +79,8 @@ export interface AcpAgentOptions {
   log: Logger;
   /** Told who answered in the editor once `initialize` names the client (decideApproval records it). */
   setAnsweredBy: (by: string) => void;
+  /** The slash commands of a folder, announced to the editor as available_commands (docs/commands.md). */
+  commands?: (cwd: string) => readonly { name: string; description: string; argumentHint: string | null }[];
 }
 
 export class AcpAgent {
@@ -133,6 +135,7 @@ export class AcpAgent {
         const summary = await this.call('createConversation', { folder: params.cwd, policy: settings.settings.defaultPolicy });
         const session = this.open(summary.id, summary.folder);
         await this.connectMcp(session, (params.mcpServers ?? []) as EditorMcpServer[]);
+        this.announceCommands(session);
         return { sessionId: summary.id };
       })
       .onRequest(sdk.methods.agent.session.load, async ({ params }) => {
@@ -140,6 +143,7 @@ export class AcpAgent {
         const session = this.open(messages.conversation.id, messages.conversation.folder);
         for (const update of replayOf(messages.items, session.cwd)) await this.update(session, update);
         await this.connectMcp(session, (params.mcpServers ?? []) as EditorMcpServer[]);
+        this.announceCommands(session);
         return {};
       })
       .onRequest(sdk.methods.agent.session.prompt, async ({ params }) => {
@@ -225,6 +229,14 @@ export class AcpAgent {
   }
 
   /** Stops the session's run, parked or running; the prompt then ends "cancelled". */
+  /** The folder's slash commands as the editor's available_commands (sent after the session exists; not awaited). */
+  private announceCommands(session: Session): void {
+    const commands = this.opts.commands?.(session.cwd) ?? [];
+    if (!commands.length) return;
+    const availableCommands = commands.map((c) => ({ name: c.name, description: c.description, ...(c.argumentHint ? { input: { hint: c.argumentHint } } : {}) }));
+    setImmediate(() => void this.update(session, { sessionUpdate: 'available_commands_update', availableCommands }).catch(() => undefined));
+  }
+
   private async stop(session: Session): Promise<void> {
     try {
       const { stopped } = await this.call('stopRun', { conversationId: session.id });

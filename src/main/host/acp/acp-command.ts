@@ -69,7 +69,7 @@ export async function acpCommand(args: string[]): Promise<number> {
     names: () => [...runtime.mcp.configured().map((c) => c.name), ...runtime.mcp.servers().map((s) => s.config.name)],
     connect: async (config: Record<string, unknown>) => (await runtime.mcp.connect(parseServerConfig(config))).health,
   };
-  const agent = new AcpAgent({ service, mcp, linkEditor: (id, files) => runtime.linkEditor(id, files), version: packageVersion(), log: stderrLogger, setAnsweredBy: (by) => (answeredBy = by) });
+  const agent = new AcpAgent({ service, mcp, linkEditor: (id, files) => runtime.linkEditor(id, files), version: packageVersion(), log: stderrLogger, setAnsweredBy: (by) => (answeredBy = by), commands: (cwd) => runtime.commands?.list([cwd]) ?? [] });
   const connection = agent.app(sdk).connect(sdk.ndJsonStream(output, input));
 
   await untilStopSignal(connection.closed);

@@ -33,7 +33,8 @@ export type AcpUpdate =
   | { sessionUpdate: 'user_message_chunk' | 'agent_message_chunk'; content: AcpContent }
   | { sessionUpdate: 'tool_call'; toolCallId: string; title: string; kind: AcpToolKind; status: AcpToolStatus; rawInput?: unknown; content?: AcpToolContent[]; locations?: AcpLocation[] }
   | { sessionUpdate: 'tool_call_update'; toolCallId: string; status?: AcpToolStatus | null; content?: AcpToolContent[] | null; title?: string | null; rawOutput?: unknown }
-  | { sessionUpdate: 'plan'; entries: AcpPlanEntry[] };
+  | { sessionUpdate: 'plan'; entries: AcpPlanEntry[] }
+  | { sessionUpdate: 'available_commands_update'; availableCommands: { name: string; description: string; input?: { hint: string } }[] };
 
 /** The options of `session/request_permission`, keyed so the answer maps back to `decideApproval` exactly. */
 export const OPTION = { once: 'allow_once', always: 'allow_always', deny: 'reject_once' } as const;

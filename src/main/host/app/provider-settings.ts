@@ -78,7 +78,9 @@ export class ProviderSettings {
     const next = settings.search === undefined ? { ...settings, search: saved.search ?? null } : settings;
     // The peer endpoint is changed only by setPeerEndpoint (Settings → Peers): a settings form of the other sections
     // never turns it on, off or moves it.
-    this.file.write({ ...next, peerEndpoint: saved.peerEndpoint });
+    // Hooks are edited in the file (docs/hooks.md): a save keeps them as written.
+    const { hooks: _notFromForms, ...rest } = next;
+    this.file.write({ ...rest, peerEndpoint: saved.peerEndpoint, ...(saved.hooks ? { hooks: saved.hooks } : {}) });
     return this.view();
   }
 

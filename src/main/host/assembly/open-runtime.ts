@@ -49,6 +49,10 @@ export class AppRuntime extends Runtime {
   peers!: ReturnType<typeof assembleHostServices>['peers'];
   /** The change ledger (docs/rewind.md); null when DESKHAND_LEDGER=off. */
   ledger: ChangeLedger | null = null;
+  /** Lifecycle hooks (the person's settings.json, trusted project settings; docs/hooks.md). */
+  hooks: HookService | null = null;
+  /** Slash commands (the person's and the workspace's Markdown templates; docs/commands.md). */
+  commands: CommandCatalog | null = null;
 
   private mcpStarted: Promise<void> | null = null;
   private readonly killable = new KillableRuns();
@@ -114,6 +118,7 @@ export class AppRuntime extends Runtime {
         ['MCP servers', () => this.mcp?.close()],
         ['the browser', () => this.browser?.shutdown()],
         ['computer use (D-Bus and AT-SPI connections)', () => this.computer.close()],
+        ['hooks still running (Notification, SessionEnd)', () => this.hooks?.idle()],
       ];
       await Promise.allSettled(
         parts.map(async ([name, close]) => {
@@ -153,6 +158,9 @@ export { closeOpenRuntimes } from './open-runtimes';
 import { assembleHostServices, defaultComputer, type HostRuntimeOptions } from './host-services';
 import { wireLedger } from './ledger-wiring';
 import type { ChangeLedger } from '../../services/ledger';
+import { wireHooks } from './hooks-wiring';
+import type { HookService } from '../../services/hooks';
+import { CommandCatalog } from '../../services/commands';
 
 export { defaultComputer, type HostRuntimeOptions };
 
@@ -203,6 +211,9 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   wireTower(runtime, tower, subagents);
   wirePeers(runtime, store);
   runtime.ledger = wireLedger(runtime, store, opts.dataDir, tasks);
+  runtime.hooks = wireHooks(runtime, store, opts.dataDir, reader);
+  runtime.commands = new CommandCatalog({ dataDir: opts.dataDir, reader });
+  runtime.useCommands(runtime.commands);
   wireSubagents(runtime, subagents, {
     provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
     // A parked workflow's child answered: the workflow replays here and continues it.

@@ -32,6 +32,10 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./peers')).peersCommand(rest);
       case 'instructions':
         return await (await import('./instructions')).instructionsCommand(rest);
+      case 'hooks':
+        return await (await import('./hooks')).hooksCommand(rest);
+      case 'commands':
+        return await (await import('./slash-commands')).commandsCommand(rest);
       case 'grants':
         return await (await import('./grants')).grantsCommand(rest);
       case 'search':

@@ -10,6 +10,7 @@
  * untrusted (an envelope, and the run is tainted); its file is a declared read of load_skill, judged by the approval
  * engine. The person's own skills (`<data dir>/skills`) are theirs, and trusted.
  */
+import { parseFrontMatter } from '../../../shared/front-matter';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { ContentReader } from '../../../shared/content-reader';
@@ -27,17 +28,8 @@ export interface Skill {
 const MAX_SKILL_BYTES = 256 * 1024;
 const MAX_LOAD_CHARS = 60_000;
 
-/** Splits `---\nkey: value\n---\nbody`; values may be quoted. */
-export function parseSkill(text: string): { meta: Record<string, string>; body: string } {
-  const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
-  if (!m) return { meta: {}, body: text };
-  const meta: Record<string, string> = {};
-  for (const line of m[1]!.split(/\r?\n/)) {
-    const kv = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(line);
-    if (kv) meta[kv[1]!.toLowerCase()] = kv[2]!.trim().replace(/^(["'])(.*)\1$/, '$2');
-  }
-  return { meta, body: text.slice(m[0].length) };
-}
+/** Splits `---\nkey: value\n---\nbody`; values may be quoted (shared/front-matter.ts, also read by slash commands). */
+export const parseSkill = parseFrontMatter;
 
 /** The sections of a Markdown body: each heading with its text up to the next heading of the same or a higher level. */
 export function sections(body: string): { title: string; level: number; text: string }[] {

@@ -167,6 +167,7 @@ function snippet(after: string, firstLine: number, newString: string): string {
 
 export const editFileTool = defineTool({
   name: 'edit_file',
+  claudeCodeName: 'Edit',
   description:
     'Replace exact text in a file: old_string must match the file exactly (whitespace and indentation included, ' +
     'without read_file\'s line-number prefix) and occur once; set replace_all to change every occurrence. The file ' +

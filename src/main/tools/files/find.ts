@@ -65,6 +65,7 @@ function findRoot(pattern: string, path: string | undefined, regex: boolean | un
 
 export const findTool = defineTool({
   name: 'find',
+  claudeCodeName: 'Glob',
   aliases: ['glob'],
   description:
     `Find files (or folders with type: "directory", empty ones included) by name, by a glob such as "**/*.{ts,tsx}", ` +

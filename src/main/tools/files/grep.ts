@@ -248,6 +248,7 @@ interface Page {
 
 export const grepTool = defineTool({
   name: 'grep',
+  claudeCodeName: 'Grep',
   description:
     'Search file contents with ripgrep (regular expressions). output_mode: files_with_matches (default, paths only), ' +
     'content (path:line:text, with -A/-B/-C context, -n line numbers on by default), count_matches (matches per ' +

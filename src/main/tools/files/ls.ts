@@ -32,6 +32,7 @@ function byName(a: Dirent, b: Dirent): number {
 
 export const lsTool = defineTool({
   name: 'ls',
+  claudeCodeName: 'LS',
   description:
     `List a folder: one entry per line, folders end with "/", files show their size, links show their target. ` +
     `Hidden entries only with all: true. recursive: true lists everything below (relative paths). At most ` +

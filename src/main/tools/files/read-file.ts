@@ -373,6 +373,7 @@ const params = z.object({
 
 export const readFileTool = defineTool({
   name: 'read_file',
+  claudeCodeName: 'Read',
   description:
     `Read a UTF-8 text file. Returns numbered lines like \`cat -n\` (number, tab, text). At most ${READ_MAX_LINES} lines or ` +
     `100 KB per call; when more follows, a notice gives the line_offset to continue from. Use line_offset/n_lines to read ` +

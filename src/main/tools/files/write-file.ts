@@ -109,6 +109,7 @@ async function readExisting(abs: string, shown: string, size: number): Promise<s
 export const createWriteFile = (secrets: SecretFinder) =>
   defineTool({
     name: 'write_file',
+    claudeCodeName: 'Write',
     description:
       'Create a file, replace its whole content, or append to it (mode: append). Parent folders are created. To change ' +
       'part of an existing file prefer edit_file. An existing file must have been read with read_file in this ' +

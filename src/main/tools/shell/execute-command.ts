@@ -256,6 +256,7 @@ async function runForeground(args: Args, ctx: ToolContext, cwd: string, plan: Sa
 export const createExecuteCommand = (deps: ShellDeps) =>
   defineTool({
     name: 'execute_command',
+    claudeCodeName: 'Bash',
     description:
       'Run a bash command when no dedicated tool fits. Each call is classified (read-only, low-risk or high-risk) ' +
       'from its parsed command: every part of pipes, &&/||/;, $(…), redirections and sh -c strings counts, and ' +

@@ -6,6 +6,7 @@ import { callContext, childResult, limitParams, limitsOf, modelOf, modelParams, 
 export const createSpawnSubagent = (subagents: Subagents) =>
   defineTool({
     name: 'spawn_subagent',
+    claudeCodeName: 'Task',
     description:
       'Delegate a self-contained task to a subagent: a fresh conversation with at most your tools and your policy (type explore: read-only tools only). ' +
       'Without background the call waits and returns the child\'s answer; with background: true it returns the child\'s id at once (a background task: wait_subagents, wait_tasks, task_output, cancel_background_jobs). ' +

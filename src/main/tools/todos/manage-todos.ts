@@ -7,6 +7,7 @@ const MAX_TODOS = 100;
 
 export const manageTodos = defineTool({
   name: 'manage_todos',
+  claudeCodeName: 'TodoWrite',
   description:
     'Create or update the todo list for a multi-step task. Send the FULL list every time: it replaces the previous list (an empty array clears it); leave out `todos` to read the current list without changing it. ' +
     'Keep exactly one item in_progress while working, and mark items done as soon as they are finished.',

@@ -68,6 +68,7 @@ async function describePdf(reader: PdfReader | undefined, bytes: Buffer, url: st
 export function createWebFetch(deps: { http: HttpService; urlGrants: () => readonly string[]; timeoutMs?: number; pdf?: PdfReader }) {
   return defineTool({
     name: 'web_fetch',
+    claudeCodeName: 'WebFetch',
     description:
       'Fetch a public web page and return its main content (navigation, ads and scripts removed) as markdown, text or HTML, ' +
       'with its title and final URL. Redirects are followed (at most 10); a redirect to this machine or its network is not followed ' +

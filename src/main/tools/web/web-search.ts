@@ -66,6 +66,7 @@ export function formatHits(hits: readonly SearchHit[]): string {
 export function createWebSearch(deps: { http: HttpService; search: () => SearchSettings | null; keys: SearchKeys | null }) {
   return defineTool({
     name: 'web_search',
+    claudeCodeName: 'WebSearch',
     description:
       'Search the web for current information: web pages (default), news, images or videos (kind), optionally only recent ones ' +
       '(recency), for a country or in a language. Returns up to max_results hits, each with title, URL, snippet and date when ' +

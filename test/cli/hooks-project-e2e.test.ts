@@ -1,0 +1,96 @@
+/**
+ * A cloned folder's hooks (issue 47, docs/hooks.md), in the files a Claude Code user already has: `.claude/settings.json`
+ * with a hooks block in the shape Claude Code documents and a script under `.claude/hooks/`. They do nothing until
+ * the person trusts them (`deskhand hooks trust`), run in the OS sandbox then, and stop again when the script or the
+ * file changes, until trusted again. What a project hook says reaches the model inside an untrusted envelope.
+ */
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { useCliWorld } from '../support/cli';
+import { reply } from '../support/model-server';
+
+const w = useCliWorld('hooks-project', { policy: 'read-only' });
+
+function claudeProject(): { script: string; log: string; settings: string } {
+  mkdirSync(join(w.work, '.claude', 'hooks'), { recursive: true });
+  const settings = join(w.work, '.claude', 'settings.json');
+  // Copied in the shape Claude Code's documentation gives (matcher, type, command with $CLAUDE_PROJECT_DIR, timeout).
+  writeFileSync(
+    settings,
+    JSON.stringify(
+      {
+        permissions: { allow: ['Bash(npm run lint)'] },
+        hooks: {
+          PostToolUse: [{ matcher: 'Write|Edit|Read', hooks: [{ type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/after-read.sh', timeout: 30 }] }],
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  const script = join(w.work, '.claude', 'hooks', 'after-read.sh');
+  writeFileSync(script, '#!/bin/sh\ncat > /dev/null\necho ran >> "$CLAUDE_PROJECT_DIR/hook-ran.log"\necho \'{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "Proj-Ctx-Ee4"}}\'\n');
+  chmodSync(script, 0o755);
+  writeFileSync(join(w.work, 'a.txt'), 'hello\n');
+  return { script, log: join(w.work, 'hook-ran.log'), settings };
+}
+
+const readOnce = () => {
+  w.server.enqueue(reply().tool('read_file', { path: 'a.txt' }));
+  return w.run('read it');
+};
+const ranLines = (log: string) => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').length : 0);
+
+it('a cloned folder\'s .claude/settings.json hook does nothing until trusted, runs sandboxed after, and stops again when changed', async () => {
+  const { script, log, settings } = claudeProject();
+
+  let r = await readOnce();
+  expect(r.code, r.stderr).toBe(0);
+  expect(ranLines(log)).toBe(0);
+  let list = await w.cli(['hooks', 'list', '--cwd', w.work, '--data-dir', w.dataDir]);
+  expect(list.stdout).toContain(`Project hooks ${settings} (not trusted: inactive)`);
+  expect(list.stdout).toContain('PostToolUse [Write|Edit|Read]: "$CLAUDE_PROJECT_DIR"/.claude/hooks/after-read.sh (timeout 30 s)');
+
+  const t = await w.cli(['hooks', 'trust', '--cwd', w.work, '--data-dir', w.dataDir]);
+  expect(t.code, t.stderr).toBe(0);
+  expect(t.stdout).toContain(`trusted ${settings}`);
+  expect(t.stdout).toContain(`runs ${script}`);
+  const before = w.server.requests.length;
+  r = await readOnce();
+  expect(r.code, r.stderr).toBe(0);
+  expect(ranLines(log)).toBe(1);
+  // Its words reach the model as untrusted content, never as the person's.
+  expect(w.sentSince(before)).toMatch(/<untrusted source=\\"project PostToolUse hook[^>]*>\\nProj-Ctx-Ee4/);
+
+  // The model (or anyone) rewrites the script: the pin no longer holds, the hook is inactive until trusted again.
+  appendFileSync(script, 'echo changed >> "$CLAUDE_PROJECT_DIR/hook-ran.log"\n');
+  r = await readOnce();
+  expect(r.code, r.stderr).toBe(0);
+  expect(ranLines(log)).toBe(1);
+  list = await w.cli(['hooks', 'list', '--cwd', w.work, '--data-dir', w.dataDir]);
+  expect(list.stdout).toContain(`Project hooks ${settings} (CHANGED since you trusted it: inactive)`);
+
+  // A change to the settings file itself asks again too.
+  await w.cli(['hooks', 'trust', '--cwd', w.work, '--data-dir', w.dataDir]);
+  writeFileSync(settings, readFileSync(settings, 'utf8').replace('"timeout": 30', '"timeout": 31'));
+  r = await readOnce();
+  expect(ranLines(log)).toBe(1);
+
+  const u = await w.cli(['hooks', 'untrust', '--cwd', w.work, '--data-dir', w.dataDir]);
+  expect(u.stdout).toContain(`untrusted ${settings}`);
+}, 180_000);
+
+it('a trusted project hook runs in the sandbox: it cannot write outside the workspace', async () => {
+  mkdirSync(join(w.work, '.deskhand'), { recursive: true });
+  const outside = join(w.home, 'escaped.txt');
+  writeFileSync(
+    join(w.work, '.deskhand', 'settings.json'),
+    JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `echo inside > "$CLAUDE_PROJECT_DIR/inside.txt"; (echo escaped > ${JSON.stringify(outside)}) 2>/dev/null; true` }] }] } }),
+  );
+  await w.cli(['hooks', 'trust', '--cwd', w.work, '--data-dir', w.dataDir]);
+  const r = await w.run('hello');
+  expect(r.code, r.stderr).toBe(0);
+  expect(readFileSync(join(w.work, 'inside.txt'), 'utf8')).toBe('inside\n');
+  expect(existsSync(outside)).toBe(false);
+}, 120_000);
