@@ -5,7 +5,7 @@
  * form), roots, annotations as a floor, structured output, resource links, progress and cancellation. Effects are
  * proven by the server's log of what it received and by the model's next request.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import type { RunOutcome } from '../../src/main/runtime/runtime';
 import type { RunEvent } from '../../src/shared/events';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
-import { addServer, makeRuntime, providerFor, toolResults, until } from './helpers';
+import { FILESYSTEM, addServer, makeRuntime, providerFor, toolResults, until } from './helpers';
 
 const SERVER = join(__dirname, 'current-mcp-server.mjs');
 let model: ModelServer;
@@ -208,4 +208,26 @@ it('shows the server\'s progress on the call and sends a cancellation when the c
   await until(() => received('notifications/cancelled').length === 1);
   const call = received('tools/call')[0]!;
   expect(received('notifications/cancelled')[0]!.received!.params!.requestId).toBe((call.received as { id?: number }).id);
+}, 60_000);
+
+it('server-filesystem from npm works in the conversation\'s folder (its root), not the folder its command line named', async () => {
+  const runtime = makeRuntime(tempDir('deskhand-data-'), { mcpDeferAbove: 100 });
+  runtimes.push(runtime);
+  const named = tempDir('deskhand-named-');
+  const work = tempDir('deskhand-work-');
+  writeFileSync(join(named, 'named.txt'), 'IN-THE-NAMED-FOLDER');
+  writeFileSync(join(work, 'work.txt'), 'IN-THE-CONVERSATION-FOLDER');
+  addServer(runtime.store, 'fs', { transport: 'stdio', command: FILESYSTEM, args: [named], tier: 'read-only' });
+  await runtime.startMcp();
+  model.enqueue(
+    reply().tool('mcp__fs__read_text_file', { path: join(work, 'work.txt') }),
+    reply().tool('mcp__fs__read_text_file', { path: join(named, 'named.txt') }),
+    reply().text('done'),
+  );
+  const conv = conversation(runtime, work, 'high-risk');
+  let outcome = await runtime.sendMessage(conv.id, 'read', { provider: providerFor(model), interactive: false });
+  while (outcome.status === 'parked') outcome = (await runtime.decideApproval(outcome.approvalIds[0]!, { approved: true }, { provider: providerFor(model), interactive: false }))!;
+  expect(toolResults(model, 1).at(-1)).toContain('IN-THE-CONVERSATION-FOLDER');
+  expect(toolResults(model, 2).at(-1)).toMatch(/denied|outside allowed|not allowed/i);
+  expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain('IN-THE-NAMED-FOLDER');
 }, 60_000);

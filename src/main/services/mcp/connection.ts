@@ -16,6 +16,8 @@ import { rootsOf } from './roots';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 20_000;
+/** After a server read changed roots, how long its call waits for the server to apply them. */
+const ROOTS_SETTLE_MS = 300;
 
 export interface ConnectionDeps {
   /** Values of the secrets a stdio server's `secretEnv` names. */
@@ -250,7 +252,7 @@ export class McpConnection {
 
   /**
    * The conversation's folders as the server's roots: a change is announced (roots/list_changed), and a server that
-   * reads roots gets to read the new ones before the call goes (at most 2 s).
+   * reads roots gets to read the new ones before the call goes (at most 2 s, then ROOTS_SETTLE_MS to apply them).
    */
   private async offerRoots(client: Client, folders: readonly string[]): Promise<void> {
     const roots = rootsOf(folders);
@@ -258,7 +260,11 @@ export class McpConnection {
     this.roots = roots;
     const reads = this.rootsReader.asked ? new Promise<void>((done) => (this.rootsReader.next = done)) : null;
     await client.sendRootsListChanged().catch(() => undefined);
-    if (reads) await Promise.race([reads, new Promise<void>((done) => setTimeout(done, 2000).unref())]);
+    if (!reads) return;
+    const read = await Promise.race([reads.then(() => true), new Promise<boolean>((done) => setTimeout(() => done(false), 2000).unref())]);
+    // The server applies what it read after our answer reaches it (server-filesystem checks each folder first): a
+    // moment for that, since the protocol has no message saying it is done.
+    if (read) await new Promise((done) => setTimeout(done, ROOTS_SETTLE_MS).unref());
   }
 
   /** What a server may ask of Deskhand: its roots, and a person's input (elicitation) during a call. */

@@ -193,13 +193,23 @@ export function formatContent(content: readonly McpContent[], structured?: unkno
         return `[${(c as { type: string }).type} content, not shown]`;
     }
   });
-  // The structured result (checked against the tool's outputSchema by the SDK), unless a text part already says it.
+  // The structured result (checked against the tool's outputSchema by the SDK), unless the text already carries it:
+  // the same JSON, or every value of it (server-filesystem's {"content": <the text>}), so no result is sent twice.
   if (structured !== undefined && structured !== null) {
-    const json = JSON.stringify(structured);
-    const said = content.some((c) => c.type === 'text' && sameJson(c.text, structured));
-    if (!said) parts.push(parts.length ? `Structured result:\n${json}` : JSON.stringify(structured, null, 2));
+    const texts = content.flatMap((c) => (c.type === 'text' ? [c.text] : []));
+    const said = texts.some((t) => sameJson(t, structured)) || (texts.length > 0 && leaves(structured).every((v) => texts.some((t) => t.includes(v))));
+    if (!said) parts.push(parts.length ? `Structured result:\n${JSON.stringify(structured)}` : JSON.stringify(structured, null, 2));
   }
   return parts.join('\n') || '(the tool returned nothing)';
+}
+
+/** Every scalar of a JSON value, as text (at most 200: a larger value is given whole). */
+function leaves(value: unknown, out: string[] = []): string[] {
+  if (out.length > 200) return [...out, '\0'];
+  if (value === null || value === undefined) return out;
+  if (typeof value !== 'object') out.push(String(value));
+  else for (const v of Array.isArray(value) ? value : Object.values(value)) leaves(v, out);
+  return out;
 }
 
 function sameJson(text: string, value: unknown): boolean {
@@ -253,7 +263,8 @@ export function createMcpTool(mcp: McpService, config: McpServerConfig, info: Mc
         : undefined;
       try {
         result = await mcp.callTool(config.name, info.name, (args ?? {}) as Record<string, unknown>, call.signal, {
-          roots: ctx.state.workspaceRoots,
+          // The conversation's folders as the server's roots, unless the person's configuration says none.
+          roots: config.roots === false ? [] : ctx.state.workspaceRoots,
           elicit: async (asked) => {
             const answer = await answerElicitation(asked, parkable, notes);
             return parked ? { action: 'cancel' } : answer;
