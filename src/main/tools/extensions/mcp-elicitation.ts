@@ -31,12 +31,24 @@ export type ElicitationData =
   | { mode: 'form'; server: string; message: string; schema: McpFormSchema }
   | { mode: 'url'; server: string; message: string; url: string; host: string; warning: string | null };
 
-/** A field a server must not get through a form: its name, title or format says it is a secret. */
-const SECRET_SHAPED = /pass(word|phrase|wd)?\b|secret|token|api[\s_-]?key|credential|private[\s_-]?key|\bpin\b|\botp\b|\bcvv\b|card[\s_-]?number|ssn/i;
+/** Words that make a field a secret (by itself, or as a pair of words: api key, private key, card number). */
+const SECRET_WORDS = new Set(['password', 'passwords', 'passwd', 'passphrase', 'pwd', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'privatekey', 'pin', 'otp', 'cvv', 'cvc', 'ssn', 'cardnumber']);
 
+/** The words of a name or title: camelCase, snake_case, kebab-case and spaces split, lower case. */
+function words(text: string): string[] {
+  const w = text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  return [...w, ...w.slice(1).map((x, i) => `${w[i]}${x}`)];
+}
+
+/** A field a server must not get through a form: its name, title or format says it is a secret. */
 export function secretShapedFields(schema: McpFormSchema): string[] {
+  const secret = (text: unknown) => typeof text === 'string' && words(text).some((x) => SECRET_WORDS.has(x));
   return Object.entries(schema.properties ?? {})
-    .filter(([name, p]) => SECRET_SHAPED.test(name) || (typeof p.title === 'string' && SECRET_SHAPED.test(p.title)) || p.format === 'password' || p.writeOnly === true)
+    .filter(([name, p]) => secret(name) || secret(p.title) || p.format === 'password' || p.writeOnly === true)
     .map(([name]) => name);
 }
 
