@@ -8,6 +8,7 @@
 //   wipe / peek  annotated destructive / read-only
 //   slow         reports progress, then waits until cancelled
 //   link         returns a resource link to fixture://doc (readable with resources/read)
+//   view_only    an MCP Apps tool only its view may call (_meta.ui.visibility ["app"]); with_view: model and app
 // Every message it receives (requests, notifications, answers to its own requests) is appended to $MCP_LOG.
 import { appendFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -37,6 +38,8 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
     { name: 'peek', description: 'Peek.', inputSchema: empty, annotations: { readOnlyHint: true, openWorldHint: false } },
     { name: 'slow', description: 'Slow.', inputSchema: empty },
     { name: 'link', description: 'Link.', inputSchema: empty },
+    { name: 'view_only', description: 'Called by its view.', inputSchema: empty, _meta: { ui: { resourceUri: 'ui://cur/view.html', visibility: ['app'] } } },
+    { name: 'with_view', description: 'Has a view.', inputSchema: empty, _meta: { ui: { resourceUri: 'ui://cur/view.html', visibility: ['model', 'app'] } } },
   ],
 }));
 

@@ -14,7 +14,7 @@ import type { RunOutcome } from '../../src/main/runtime/runtime';
 import type { RunEvent } from '../../src/shared/events';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
-import { FILESYSTEM, addServer, makeRuntime, providerFor, toolResults, until } from './helpers';
+import { FILESYSTEM, addServer, makeRuntime, offeredTools, providerFor, toolResults, until } from './helpers';
 
 const SERVER = join(__dirname, 'current-mcp-server.mjs');
 let model: ModelServer;
@@ -230,4 +230,14 @@ it('server-filesystem from npm works in the conversation\'s folder (its root), n
   expect(toolResults(model, 1).at(-1)).toContain('IN-THE-CONVERSATION-FOLDER');
   expect(toolResults(model, 2).at(-1)).toMatch(/denied|outside allowed|not allowed/i);
   expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain('IN-THE-NAMED-FOLDER');
+}, 60_000);
+
+it('an MCP Apps tool only its view may call never reaches the model; one visible to both does', async () => {
+  const runtime = await runtimeWith(tempDir('deskhand-data-'));
+  model.enqueue(reply().text('done'));
+  await runtime.sendMessage(conversation(runtime).id, 'hi', { provider: providerFor(model), interactive: false });
+  const names = offeredTools(model, 0).map((t) => t.name);
+  expect(names).toContain('mcp__cur__with_view');
+  expect(names).toContain('mcp__cur__book');
+  expect(names).not.toContain('mcp__cur__view_only');
 }, 60_000);

@@ -137,6 +137,9 @@ export class McpConnection {
       do {
         const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.timeout() });
         for (const t of page.tools) {
+          // MCP Apps: a tool only a server's view may call (`_meta.ui.visibility` without "model") never reaches the
+          // model; Deskhand hosts no views yet, so nothing calls it.
+          if (appOnly(t._meta)) continue;
           const a = t.annotations;
           const hints = a ? { readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint, idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint } : undefined;
           tools.push({
@@ -333,6 +336,12 @@ export async function httpTransport(c: HttpServerConfig, authProvider?: OAuthCli
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
   if (c.transport === 'sse') return new SSEClientTransport(url, { ...(requestInit ? { requestInit } : {}), ...(authProvider ? { authProvider } : {}) });
   return new StreamableHTTPClientTransport(url, { ...(requestInit ? { requestInit } : {}), ...(authProvider ? { authProvider } : {}) });
+}
+
+/** Whether a tool's `_meta.ui.visibility` (MCP Apps) leaves the model out: a non-empty list without "model". */
+export function appOnly(meta: unknown): boolean {
+  const visibility = (meta as { ui?: { visibility?: unknown } } | undefined)?.ui?.visibility;
+  return Array.isArray(visibility) && visibility.length > 0 && !visibility.includes('model');
 }
 
 /** The longest a Node timer may be: the SDK's own timeout is set to this, Deskhand's Deadline decides. */
