@@ -42,7 +42,9 @@ it('a scripted conversation uses tools of both real servers, over stdio and Stre
   writeFileSync(join(work, 'outside.txt'), 'OUTSIDE-CONTENT-MUST-NOT-LEAK');
   runtime = makeRuntime(dataDir, { mcpDeferAbove: 100 });
   addServer(runtime.store, 'everything', { transport: 'stdio', command: EVERYTHING, args: [], tier: 'read-only' });
-  addServer(runtime.store, 'fs', { transport: 'stdio', command: FILESYSTEM, args: [allowed], tier: 'read-only' });
+  // roots: false keeps server-filesystem in the folder its command line names (with roots it would work in the
+  // conversation's folder, `work`, which holds outside.txt).
+  addServer(runtime.store, 'fs', { transport: 'stdio', command: FILESYSTEM, args: [allowed], tier: 'read-only', roots: false });
   addServer(runtime.store, 'web', { transport: 'http', url: http.url });
   await runtime.startMcp();
   const health = runtime.mcp.servers().map((s) => [s.config.name, s.health.status]);

@@ -6,15 +6,16 @@
 import type { Store } from '../services/store/store';
 
 export class AnswerWaiters {
-  private readonly waiters = new Map<string, () => void>();
+  /** Per run, everything in this process waiting on it (its loop, and calls asking a person mid-call). */
+  private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(private readonly store: Store) {}
 
   /** Wakes the run's waiter if this process has one; returns whether it had. */
   wake(runId: string): boolean {
-    const waiter = this.waiters.get(runId);
-    if (!waiter) return false;
-    waiter();
+    const waiters = this.waiters.get(runId);
+    if (!waiters?.size) return false;
+    for (const waiter of [...waiters]) waiter();
     return true;
   }
 
@@ -24,14 +25,18 @@ export class AnswerWaiters {
       const answered = () => requestIds.some((id) => this.store.getApproval(id)?.status !== 'pending');
       const done = () => {
         off();
-        this.waiters.delete(runId);
+        const set = this.waiters.get(runId);
+        set?.delete(done);
+        if (set && !set.size) this.waiters.delete(runId);
         signal?.removeEventListener('abort', done);
         resolve();
       };
       const off = this.store.onExternalChange(() => {
         if (answered()) done();
       });
-      this.waiters.set(runId, done);
+      const set = this.waiters.get(runId) ?? new Set();
+      set.add(done);
+      this.waiters.set(runId, set);
       signal?.addEventListener('abort', done, { once: true });
       // Answered between the caller's check and this subscription: do not wait for another change.
       if (answered() || signal?.aborted) done();

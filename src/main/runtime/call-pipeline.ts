@@ -31,6 +31,7 @@ import { lowerPolicyOf } from './ceilings';
 import { offloadResult } from './offload';
 import { contextFigures } from './compaction';
 import { fireHooks, postToolText, toolTarget } from './hook-calls';
+import { askDuringCall, type Pausable } from './call-requests';
 
 const MAX_PARALLEL_TOOLS = 10;
 const DEFAULT_TOOL_TIMEOUT_MS = 3 * 60_000;
@@ -454,7 +455,7 @@ export class CallPipeline {
     if (row.status === 'approved') this.core.store.module(chatModule).noteStarted(row.id, started);
     const controller = new AbortController();
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    const timer = setTimeout(() => controller.abort(new DeskhandError('aborted', `timed out after ${timeoutMs} ms`)), timeoutMs);
+    const timer = pausableTimer(() => controller.abort(new DeskhandError('aborted', `timed out after ${timeoutMs} ms`)), timeoutMs);
     const onAbort = () => controller.abort(new DeskhandError('aborted', 'stopped by the person'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const checks = parsePathChecks(decided ? decided.paths : row.paths);
@@ -477,7 +478,9 @@ export class CallPipeline {
       const runArgs = await this.withSecrets(tool, args, effects, held);
       const answer = this.answerOf(row);
       const decision = { byPerson: row.status === 'approved', reasons: parseReasons(decided ? decided.reasons : row.reasons) };
-      const result = await tool.execute(runArgs as never, this.toolContext(run, row, state, options, controller.signal, live, checks, answer, decision));
+      const asked = new Map<string, number>();
+      const ask: ToolContext['ask'] = (spec) => askDuringCall(this.core, run, row, spec, options, controller.signal, asked, timer);
+      const result = await tool.execute(runArgs as never, this.toolContext(run, row, state, options, controller.signal, live, checks, answer, decision, ask));
       live.flush();
       let output = sanitizeOutput(result.output, redactor);
       const untrusted = result.untrustedSource ?? untrustedReadSource(checks);
@@ -515,7 +518,7 @@ export class CallPipeline {
       this.complete(run, row, message, controller.signal.aborted ? 'interrupted' : 'error', options, Date.now() - started, decided);
       return false;
     } finally {
-      clearTimeout(timer);
+      timer.clear();
       options.signal?.removeEventListener('abort', onAbort);
       this.prepared.delete(row.id);
     }
@@ -619,6 +622,7 @@ export class CallPipeline {
     checks: readonly PathCheck[] = [],
     answer?: unknown,
     decision?: { byPerson: boolean; reasons: string[] },
+    ask?: ToolContext['ask'],
   ): ToolContext {
     const { store, redactor, limits } = this.core;
     return {
@@ -644,6 +648,7 @@ export class CallPipeline {
       ...(answer !== undefined ? { answer } : {}),
       ...(decision ? { approvedByPerson: decision.byPerson, decisionReasons: decision.reasons } : {}),
       openBackgroundRequest: (spec) => this.openBackgroundRequest(run, row, spec, options),
+      ...(ask ? { ask } : {}),
       ...(this.core.editors.has(run.conversation_id) ? { editor: this.core.editors.get(run.conversation_id)! } : {}),
       usage: {
         inputTokens: run.input_tokens,
@@ -657,6 +662,33 @@ export class CallPipeline {
       },
     };
   }
+}
+
+/** A timeout that stops counting while the call waits for a person (call-requests.ts), and counts on after. */
+function pausableTimer(fire: () => void, ms: number): Pausable & { clear(): void } {
+  let left = ms;
+  let started = Date.now();
+  let handle: NodeJS.Timeout | null = setTimeout(fire, ms);
+  let paused = 0;
+  let cleared = false;
+  return {
+    pause() {
+      if (cleared || paused++ > 0 || !handle) return;
+      clearTimeout(handle);
+      handle = null;
+      left -= Date.now() - started;
+    },
+    resume() {
+      if (cleared || paused === 0 || --paused > 0) return;
+      started = Date.now();
+      handle = setTimeout(fire, Math.max(0, left));
+    },
+    clear() {
+      if (handle) clearTimeout(handle);
+      handle = null;
+      cleared = true;
+    },
+  };
 }
 
 function parseReasons(text: string | null | undefined): string[] {

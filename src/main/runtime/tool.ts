@@ -242,7 +242,16 @@ export interface ToolContext {
   openBackgroundRequest?(spec: InputSpec & { taskId: string }): string;
   /** The conversation's editor, when one serves its files (EditorFiles); absent otherwise. */
   readonly editor?: EditorFiles;
+  /**
+   * Asks a person during the call (an MCP server's elicitation): an input request bound to this call (call-requests.ts).
+   * A run a person drives waits for the answer, the call's timeout paused; otherwise the run parks and the call runs
+   * again on resume, where the same question (`key`, in order) is answered from the store at once.
+   */
+  ask?(spec: InputSpec & { key: string }): Promise<CallAnswer>;
 }
+
+/** A person's answer to a request made during a call: the value its kind accepted, or why there is none. */
+export type CallAnswer = { answered: true; value: unknown } | { answered: false; reason: string | null };
 
 export interface ToolResult {
   /** The text the model reads. */

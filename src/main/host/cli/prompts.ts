@@ -1,6 +1,7 @@
 /**
  * What the CLI asks on a terminal, one request at a time: approvals ([y]es, [A]lways, [n]o with a reason), secrets
- * (typed without echo), questions (numbered options, "Other" in the person's own words) and file picks (paths).
+ * (typed without echo), questions (numbered options, "Other" in the person's own words), file picks (paths) and
+ * MCP servers' forms and URLs (elicitation).
  */
 import { homedir } from 'node:os';
 import { createInterface } from 'node:readline/promises';
@@ -94,6 +95,7 @@ export class PromptQueue {
         try {
           if (event.kind === 'question') await this.askQuestions(rl, event);
           else if (event.kind === 'file_pick') await this.askPaths(rl, event);
+          else if (event.kind === 'mcp_elicitation') await this.askElicitation(rl, event);
           else process.stderr.write(`Answer it with: deskhand runs answer ${event.requestId} --value JSON\n`);
         } finally {
           rl.close();
@@ -132,6 +134,46 @@ export class PromptQueue {
       }
     }
     await this.runtime.answerRequest(event.requestId, { answers });
+  }
+
+  /** An MCP server's form (field by field) or URL (shown, never opened here); "-" declines. */
+  private async askElicitation(rl: ReturnType<typeof createInterface>, event: InputEvent): Promise<void> {
+    const data = event.data as { mode: 'form' | 'url'; server: string; message: string; url?: string; warning?: string | null; schema?: { properties: Record<string, Record<string, unknown>>; required?: string[] } };
+    process.stderr.write(`\nMCP server ${data.server} asks: ${data.message}\n`);
+    if (data.mode === 'url') {
+      process.stderr.write(`Open in your browser: ${data.url}\n${data.warning ? `${data.warning}\n` : ''}`);
+      const line = (await rl.question('When you are done there: [a]ccept, [d]ecline, [c]ancel: ')).trim().toLowerCase();
+      const action = line.startsWith('a') ? 'accept' : line.startsWith('c') ? 'cancel' : 'decline';
+      await this.runtime.answerRequest(event.requestId, { action, by: 'the CLI' });
+      return;
+    }
+    const props = data.schema?.properties ?? {};
+    const required = new Set(data.schema?.required ?? []);
+    for (;;) {
+      const content: Record<string, string | number | boolean | string[]> = {};
+      for (const [name, p] of Object.entries(props)) {
+        const label = String(p.title ?? name);
+        const options = Array.isArray(p.enum) ? (p.enum as unknown[]).map(String) : null;
+        const hint = options ? ` (one of ${options.join(', ')})` : p.type === 'boolean' ? ' (yes/no)' : p.type === 'number' || p.type === 'integer' ? ` (a${p.type === 'integer' ? 'n integer' : ' number'})` : '';
+        const line = (await rl.question(`${label}${hint}${required.has(name) ? '' : ' [optional]'}${p.description ? ` — ${String(p.description)}` : ''}: `)).trim();
+        if (line === '-') {
+          await this.runtime.answerRequest(event.requestId, { action: 'decline', by: 'the CLI' });
+          return;
+        }
+        if (!line) continue;
+        if (p.type === 'boolean') content[name] = /^(y|yes|true|1)$/i.test(line);
+        else if (p.type === 'number' || p.type === 'integer') content[name] = Number(line);
+        else if (p.type === 'array') content[name] = line.split(',').map((x) => x.trim()).filter(Boolean);
+        else content[name] = line;
+      }
+      try {
+        await this.runtime.answerRequest(event.requestId, { action: 'accept', content, by: 'the CLI' });
+        return;
+      } catch (err) {
+        if (!DeskhandError.isInstance(err) || err.code !== 'usage') throw err;
+        process.stderr.write(`${err.message} Try again, or type - to decline.\n`);
+      }
+    }
   }
 
   private async askPaths(rl: ReturnType<typeof createInterface>, event: InputEvent): Promise<void> {

@@ -25,6 +25,11 @@ const common = {
   enabled: z.boolean().optional(),
   /** How long one request may take (default 60 s). */
   timeoutMs: z.number().int().positive().max(3_600_000).optional(),
+  /**
+   * false: offer the server no roots. Otherwise it gets the calling conversation's folders (a server that takes roots,
+   * such as server-filesystem, then works there instead of the folders on its command line).
+   */
+  roots: z.boolean().optional(),
   /** Where the server came from: the person's configuration, or a workspace's `.deskhand/mcp.json`. */
   source: z.string().optional(),
 };

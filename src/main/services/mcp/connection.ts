@@ -11,10 +11,13 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './config';
 import { OwnedStdioTransport } from './stdio-transport';
 import { planSandbox, unsandboxedPlan, type SandboxPlan } from '../sandbox/sandbox';
-import type { McpCallResult, McpHealth, McpToolInfo } from './index';
+import type { McpCallOptions, McpCallResult, McpElicitation, McpElicitResult, McpFormSchema, McpHealth, McpToolInfo } from './index';
+import { rootsOf } from './roots';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 20_000;
+/** After a server read changed roots, how long its call waits for the server to apply them. */
+const ROOTS_SETTLE_MS = 300;
 
 export interface ConnectionDeps {
   /** Values of the secrets a stdio server's `secretEnv` names. */
@@ -55,8 +58,20 @@ export function stdioSandbox(c: StdioServerConfig, dataDir: string | undefined):
   return plan;
 }
 
+/** One tools/call in flight: where a server's elicitation during it goes, and its deadline (paused while a person answers). */
+interface InFlight {
+  elicit?: McpCallOptions['elicit'];
+  deadline: Deadline;
+}
+
 export class McpConnection {
   private client: Client | null = null;
+  /** Calls in flight, oldest first: an elicitation goes to the newest (stdio carries no link to the call that asked). */
+  private readonly inFlight: InFlight[] = [];
+  /** The folders offered as roots (the workspace of the conversation that called last), as `file://` roots. */
+  private roots: { uri: string; name: string }[] = [];
+  /** Set once the server read the roots (roots/list): it uses them, so a change is worth waiting for it to read. */
+  private rootsReader: { asked: boolean; next: (() => void) | null } = { asked: false, next: null };
   private transport: Transport | null = null;
   private connecting: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -112,7 +127,8 @@ export class McpConnection {
       return this.failed(err, null);
     }
     const { Client: SdkClient } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const client = new SdkClient({ name: 'deskhand', version: '1' }, { capabilities: {} });
+    const client = new SdkClient({ name: 'deskhand', version: '1' }, { capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } } });
+    await this.handleServerRequests(client);
     let stdio = transport instanceof OwnedStdioTransport ? transport : null;
     try {
       await client.connect(transport, { timeout: Math.min(this.config.timeoutMs ?? CONNECT_TIMEOUT_MS, CONNECT_TIMEOUT_MS) });
@@ -120,7 +136,21 @@ export class McpConnection {
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.timeout() });
-        for (const t of page.tools) tools.push({ name: t.name, title: t.title ?? t.annotations?.title, description: t.description ?? '', inputSchema: t.inputSchema as Record<string, unknown>, readOnlyHint: t.annotations?.readOnlyHint });
+        for (const t of page.tools) {
+          // MCP Apps: a tool only a server's view may call (`_meta.ui.visibility` without "model") never reaches the
+          // model; Deskhand hosts no views yet, so nothing calls it.
+          if (appOnly(t._meta)) continue;
+          const a = t.annotations;
+          const hints = a ? { readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint, idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint } : undefined;
+          tools.push({
+            name: t.name,
+            title: t.title ?? a?.title,
+            description: t.description ?? '',
+            inputSchema: t.inputSchema as Record<string, unknown>,
+            ...(hints ? { annotations: hints } : {}),
+            ...(t.outputSchema ? { outputSchema: t.outputSchema as Record<string, unknown> } : {}),
+          });
+        }
         cursor = page.nextCursor;
       } while (cursor && tools.length < 2000);
       if (this.stopped) {
@@ -201,14 +231,74 @@ export class McpConnection {
     throw new Error(`MCP server "${this.config.name}" is not connected (${this.health.lastError ?? this.health.status}).${retry} Its error and log are in Settings → MCP and \`deskhand mcp list\`.`);
   }
 
-  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal, opts: McpCallOptions = {}): Promise<McpCallResult> {
     const client = await this.ready();
+    if (opts.roots) await this.offerRoots(client, opts.roots);
+    // Deskhand's own deadline instead of the SDK's: it pauses while a person answers the server's question.
+    const deadline = new Deadline(this.timeout(), signal);
+    const flight: InFlight = { ...(opts.elicit ? { elicit: opts.elicit } : {}), deadline };
+    this.inFlight.push(flight);
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: this.timeout() });
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: deadline.signal,
+        timeout: MAX_TIMER_MS,
+        ...(opts.onProgress ? { onprogress: (p: { progress: number; total?: number | undefined; message?: string | undefined }) => opts.onProgress!(p) } : {}),
+      });
       return { content: (result.content ?? []) as McpCallResult['content'], isError: !!result.isError, structured: result.structuredContent };
     } catch (err) {
-      throw new Error(this.callError(err, tool));
+      throw new Error(this.callError(deadline.timedOut ? new Error('timed out') : err, tool));
+    } finally {
+      deadline.end();
+      this.inFlight.splice(this.inFlight.indexOf(flight), 1);
     }
+  }
+
+  /**
+   * The conversation's folders as the server's roots: a change is announced (roots/list_changed), and a server that
+   * reads roots gets to read the new ones before the call goes (at most 2 s, then ROOTS_SETTLE_MS to apply them).
+   */
+  private async offerRoots(client: Client, folders: readonly string[]): Promise<void> {
+    const roots = rootsOf(folders);
+    if (JSON.stringify(roots) === JSON.stringify(this.roots)) return;
+    this.roots = roots;
+    const reads = this.rootsReader.asked ? new Promise<void>((done) => (this.rootsReader.next = done)) : null;
+    await client.sendRootsListChanged().catch(() => undefined);
+    if (!reads) return;
+    const read = await Promise.race([reads.then(() => true), new Promise<boolean>((done) => setTimeout(() => done(false), 2000).unref())]);
+    // The server applies what it read after our answer reaches it (server-filesystem checks each folder first): a
+    // moment for that, since the protocol has no message saying it is done.
+    if (read) await new Promise((done) => setTimeout(done, ROOTS_SETTLE_MS).unref());
+  }
+
+  /** What a server may ask of Deskhand: its roots, and a person's input (elicitation) during a call. */
+  private async handleServerRequests(client: Client): Promise<void> {
+    const { ElicitRequestSchema, ListRootsRequestSchema, ElicitationCompleteNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    this.rootsReader = { asked: false, next: null };
+    client.setRequestHandler(ListRootsRequestSchema, () => {
+      this.rootsReader.asked = true;
+      const next = this.rootsReader.next;
+      this.rootsReader.next = null;
+      next?.();
+      return { roots: this.roots };
+    });
+    client.setRequestHandler(ElicitRequestSchema, async (request): Promise<McpElicitResult> => {
+      const flight = this.inFlight.at(-1);
+      // Outside a call there is no one to ask on behalf of: declined (the server hears so and may go on).
+      if (!flight?.elicit) return { action: 'decline' };
+      const p = request.params;
+      const asked: McpElicitation =
+        p.mode === 'url'
+          ? { mode: 'url', server: this.config.name, message: p.message, url: p.url, elicitationId: p.elicitationId }
+          : { mode: 'form', server: this.config.name, message: p.message, requestedSchema: p.requestedSchema as McpFormSchema };
+      flight.deadline.pause();
+      try {
+        return await flight.elicit(asked);
+      } finally {
+        flight.deadline.resume();
+      }
+    });
+    // A URL-mode elicitation finished out of band: nothing waits on it here (the person answered, or the call goes on).
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, () => undefined);
   }
 
   async request<T>(what: string, fn: (c: Client) => Promise<T>): Promise<T> {
@@ -246,6 +336,70 @@ export async function httpTransport(c: HttpServerConfig, authProvider?: OAuthCli
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
   if (c.transport === 'sse') return new SSEClientTransport(url, { ...(requestInit ? { requestInit } : {}), ...(authProvider ? { authProvider } : {}) });
   return new StreamableHTTPClientTransport(url, { ...(requestInit ? { requestInit } : {}), ...(authProvider ? { authProvider } : {}) });
+}
+
+/** Whether a tool's `_meta.ui.visibility` (MCP Apps) leaves the model out: a non-empty list without "model". */
+export function appOnly(meta: unknown): boolean {
+  const visibility = (meta as { ui?: { visibility?: unknown } } | undefined)?.ui?.visibility;
+  return Array.isArray(visibility) && visibility.length > 0 && !visibility.includes('model');
+}
+
+/** The longest a Node timer may be: the SDK's own timeout is set to this, Deskhand's Deadline decides. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * A call's deadline: aborts its signal when `ms` pass or the run's signal aborts. Paused while a person answers an
+ * elicitation (they may take minutes); the time left is kept and runs again when the answer is in.
+ */
+export class Deadline {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | null = null;
+  private left: number;
+  private startedAt = 0;
+  private paused = 0;
+  timedOut = false;
+  private readonly onAbort: () => void;
+
+  constructor(
+    ms: number,
+    private readonly outer: AbortSignal,
+  ) {
+    this.left = ms;
+    this.onAbort = () => this.controller.abort(outer.reason);
+    if (outer.aborted) this.onAbort();
+    else outer.addEventListener('abort', this.onAbort, { once: true });
+    this.arm();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  pause(): void {
+    if (this.paused++ > 0 || !this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.left -= Date.now() - this.startedAt;
+  }
+
+  resume(): void {
+    if (this.paused === 0 || --this.paused > 0) return;
+    this.arm();
+  }
+
+  end(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.outer.removeEventListener('abort', this.onAbort);
+  }
+
+  private arm(): void {
+    this.startedAt = Date.now();
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new Error('timed out'));
+    }, Math.max(0, this.left));
+  }
 }
 
 function describe(err: unknown): string {

@@ -7,12 +7,47 @@ export { MCP_TIERS, SERVER_NAME_RE, PROJECT_FILE, parseServerConfig, parseEnvPai
 export { pinServer, pinsChanged } from './pins';
 import type { McpServerConfig, ProjectFile } from './config';
 
+/** What a server says of a tool's behaviour (hints: facts to show, never a reason to ask less). */
+export interface McpToolAnnotations {
+  readOnlyHint?: boolean | undefined;
+  destructiveHint?: boolean | undefined;
+  idempotentHint?: boolean | undefined;
+  openWorldHint?: boolean | undefined;
+}
+
 export interface McpToolInfo {
   name: string;
   title?: string | undefined;
   description: string;
   inputSchema: Record<string, unknown>;
-  readOnlyHint?: boolean | undefined;
+  annotations?: McpToolAnnotations;
+  /** The JSON Schema of the tool's structured result (the SDK validates `structuredContent` against it). */
+  outputSchema?: Record<string, unknown>;
+}
+
+/** A form elicitation's schema: flat properties of primitive types (string, number, integer, boolean, enums). */
+export interface McpFormSchema {
+  type: 'object';
+  properties: Record<string, Record<string, unknown>>;
+  required?: string[] | undefined;
+}
+
+/** What a server asks a person during a call (elicitation/create). */
+export type McpElicitation =
+  | { mode: 'form'; server: string; message: string; requestedSchema: McpFormSchema }
+  | { mode: 'url'; server: string; message: string; url: string; elicitationId: string };
+
+export interface McpElicitResult {
+  [key: string]: unknown;
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+/** Per call: the conversation's folders (offered as roots), who answers the server's questions, progress. */
+export interface McpCallOptions {
+  roots?: readonly string[];
+  elicit?(asked: McpElicitation): Promise<McpElicitResult>;
+  onProgress?(progress: { progress: number; total?: number | undefined; message?: string | undefined }): void;
 }
 
 export interface McpHealth {
@@ -51,7 +86,7 @@ export interface McpService {
   server(name: string): McpServerView | undefined;
   onToolsChanged(listener: ToolsListener): () => void;
   onHealthChanged(listener: (health: McpHealth) => void): () => void;
-  callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult>;
+  callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, opts?: McpCallOptions): Promise<McpCallResult>;
   listResources(server: string): Promise<{ uri: string; name: string; description?: string | undefined; mimeType?: string | undefined }[]>;
   readResource(server: string, uri: string, signal: AbortSignal): Promise<McpContent[]>;
   listPrompts(server: string): Promise<{ name: string; description?: string | undefined; arguments?: { name: string; required?: boolean | undefined }[] | undefined }[]>;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PROJECT_FILE, readProjectFile, parseServerConfig, type McpServerConfig, type ProjectScript } from './config';
 import { pinsChanged } from './pins';
 import { McpConnection, type ConnectionDeps } from './connection';
-import type { McpContent, McpHealth, McpServerView, McpService, McpToolInfo, ToolsListener } from './index';
+import type { McpCallOptions, McpContent, McpHealth, McpServerView, McpService, McpToolInfo, ToolsListener } from './index';
 import { extensionsModule } from '../store/modules/extensions';
 import { mcpSeenModule } from '../store/modules/mcp-seen';
 import { createHash } from 'node:crypto';
@@ -140,8 +140,8 @@ export class McpManager implements McpService {
     return () => this.healthListeners.delete(listener);
   }
 
-  callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal) {
-    return this.conn(server).callTool(tool, args, signal);
+  callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, opts?: McpCallOptions) {
+    return this.conn(server).callTool(tool, args, signal, opts);
   }
 
   async listResources(server: string) {

@@ -10,6 +10,7 @@ import type { McpService } from '../../services/mcp';
 import type { TaskService } from '../../services/tasks';
 import { createCustomTool, type CommandRunner, type CustomToolConfig } from './custom-tools';
 import { createMcpExtraTools } from './mcp-extra';
+import { elicitationKind } from './mcp-elicitation';
 import { registerMcpTools, type ToolRegistrar } from './mcp-tools';
 import { createSkillTools } from './skills';
 
@@ -39,5 +40,5 @@ export function createExtensionsFamily(deps: ExtensionsDeps): { tools: ToolDefin
   const mcp = deps.mcp ? createMcpExtraTools(deps.mcp) : { tools: [], inputKinds: [] };
   const stop = deps.mcp ? registerMcpTools(deps.mcp, deps.registry, deps.deferAbove !== undefined ? { deferAbove: deps.deferAbove } : {}) : () => undefined;
   const custom = deps.customTools.map((c) => createCustomTool(c, { commands: deps.commands, tasks: deps.tasks }));
-  return { tools: [...createSkillTools(deps.userSkillsDir, deps.reader), ...mcp.tools, ...custom], inputKinds: mcp.inputKinds, stop };
+  return { tools: [...createSkillTools(deps.userSkillsDir, deps.reader), ...mcp.tools, ...custom], inputKinds: deps.mcp ? [...mcp.inputKinds, elicitationKind as InputKind] : mcp.inputKinds, stop };
 }

@@ -7,10 +7,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
+import { WaitingForPeople } from '../../../shared/waiting';
 import { TOOL_NAME_MAX, type Classification, type ToolDefinition } from '../../runtime/tool';
 import { wrapUntrusted } from '../../runtime/untrusted';
 import { neutralize, neutralizeCharacters } from '../../runtime/neutralize';
-import type { McpCallResult, McpContent, McpServerConfig, McpService, McpTier, McpToolInfo } from '../../services/mcp';
+import type { McpCallResult, McpContent, McpServerConfig, McpService, McpTier, McpToolAnnotations, McpToolInfo } from '../../services/mcp';
+import { answerElicitation } from './mcp-elicitation';
 
 /** Where MCP tools register (the live registry). */
 export interface ToolRegistrar {
@@ -60,19 +62,46 @@ export function tierOf(config: McpServerConfig, tool: string): McpTier {
   return config.toolTiers?.[tool] ?? config.tier ?? 'ask';
 }
 
-export function assessment(config: McpServerConfig, tool: string): Classification {
+/** The server's hints about a tool, in words for the card and `policy explain` (facts it states, not Deskhand's). */
+export function hintWords(a: McpToolAnnotations | undefined): string | null {
+  if (!a) return null;
+  const words = [
+    a.readOnlyHint === true ? 'read-only' : null,
+    a.destructiveHint === true && a.readOnlyHint !== true ? 'destructive' : null,
+    a.idempotentHint === true ? 'idempotent' : null,
+    a.openWorldHint === true ? 'reaches the outside world' : a.openWorldHint === false ? 'closed world' : null,
+  ].filter((w): w is string => !!w);
+  return words.length ? `the server says the tool is ${words.join(', ')}` : null;
+}
+
+/**
+ * A call's assessment: the tier the person configured, raised to high-risk when the server itself says the tool is
+ * destructive. A server's hints never lower it (readOnlyHint is shown, not believed: any server can claim it).
+ */
+export function assessment(config: McpServerConfig, tool: string, annotations?: McpToolAnnotations): Classification {
   const tier = tierOf(config, tool);
   const where = config.source ? ` (from ${config.source})` : '';
+  const hints = hintWords(annotations);
+  const said = hints ? [`${hints} (a hint from the server: it never lowers the tier)`] : [];
   if (tier === 'ask') {
     return {
       risk: 'high-risk',
-      reasons: [`MCP tool "${tool}" of server "${config.name}"${where}: no tier configured`],
+      reasons: [`MCP tool "${tool}" of server "${config.name}"${where}: no tier configured`, ...said],
       rulePattern: null,
       alwaysAsk: `MCP server "${config.name}" has no tier configured (the default asks every time)`,
       network: true,
     };
   }
-  return { risk: tier, reasons: [`MCP tool "${tool}" of server "${config.name}"${where}: tier ${tier} by configuration`], rulePattern: `mcp:${config.name}/${tool}`, network: true };
+  const destructive = annotations?.destructiveHint === true && annotations.readOnlyHint !== true;
+  if (destructive && tier !== 'high-risk') {
+    return {
+      risk: 'high-risk',
+      reasons: [`MCP tool "${tool}" of server "${config.name}"${where}: tier ${tier} by configuration, raised to high-risk because the server says the tool is destructive`, ...said],
+      rulePattern: `mcp:${config.name}/${tool}`,
+      network: true,
+    };
+  }
+  return { risk: tier, reasons: [`MCP tool "${tool}" of server "${config.name}"${where}: tier ${tier} by configuration`, ...said], rulePattern: `mcp:${config.name}/${tool}`, network: true };
 }
 
 /**
@@ -148,7 +177,7 @@ export function usableSchema(schema: Record<string, unknown>): Record<string, un
   }
 }
 
-export function formatContent(content: readonly McpContent[], structured?: unknown): string {
+export function formatContent(content: readonly McpContent[], structured?: unknown, server?: string): string {
   const parts = content.map((c) => {
     switch (c.type) {
       case 'text':
@@ -159,13 +188,36 @@ export function formatContent(content: readonly McpContent[], structured?: unkno
       case 'resource':
         return c.resource.text !== undefined ? `[resource ${c.resource.uri}]\n${c.resource.text}` : `[binary resource ${c.resource.uri} ${c.resource.mimeType ?? ''}, not shown]`;
       case 'resource_link':
-        return `[resource link ${c.uri}${c.name ? ` "${c.name}"` : ''}]`;
+        return `[resource link ${c.uri}${c.name ? ` "${c.name}"` : ''}${server ? `: read it with read_mcp_resource {"server": "${server}", "uri": ${JSON.stringify(c.uri)}}` : ''}]`;
       default:
         return `[${(c as { type: string }).type} content, not shown]`;
     }
   });
-  if (parts.length === 0 && structured !== undefined) parts.push(JSON.stringify(structured, null, 2));
+  // The structured result (checked against the tool's outputSchema by the SDK), unless the text already carries it:
+  // the same JSON, or every value of it (server-filesystem's {"content": <the text>}), so no result is sent twice.
+  if (structured !== undefined && structured !== null) {
+    const texts = content.flatMap((c) => (c.type === 'text' ? [c.text] : []));
+    const said = texts.some((t) => sameJson(t, structured)) || (texts.length > 0 && leaves(structured).every((v) => texts.some((t) => t.includes(v))));
+    if (!said) parts.push(parts.length ? `Structured result:\n${JSON.stringify(structured)}` : JSON.stringify(structured, null, 2));
+  }
   return parts.join('\n') || '(the tool returned nothing)';
+}
+
+/** Every scalar of a JSON value, as text (at most 200: a larger value is given whole). */
+function leaves(value: unknown, out: string[] = []): string[] {
+  if (out.length > 200) return [...out, '\0'];
+  if (value === null || value === undefined) return out;
+  if (typeof value !== 'object') out.push(String(value));
+  else for (const v of Array.isArray(value) ? value : Object.values(value)) leaves(v, out);
+  return out;
+}
+
+function sameJson(text: string, value: unknown): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+  } catch {
+    return false;
+  }
 }
 
 export function createMcpTool(mcp: McpService, config: McpServerConfig, info: McpToolInfo, deferred: boolean, name = mcpToolName(config.name, info.name)): ToolDefinition {
@@ -182,17 +234,51 @@ export function createMcpTool(mcp: McpService, config: McpServerConfig, info: Mc
     risk: 'unknown',
     disclosure: 'public',
     deferred,
-    effects: () => ({ egress: true, network: true, ...(hosts.length ? { hosts } : {}), processes: config.transport === 'stdio', assessment: assessment(config, info.name) }),
+    effects: () => ({ egress: true, network: true, ...(hosts.length ? { hosts } : {}), processes: config.transport === 'stdio', assessment: assessment(config, info.name, info.annotations) }),
     presentation: { title: `${(info.title ?? info.name).slice(0, 60)} (${config.name})`, icon: 'plug', summary: (args) => JSON.stringify(args).slice(0, 140) },
     timeoutMs: (config.timeoutMs ?? 60_000) + 5_000,
     async execute(args, ctx) {
       let result: McpCallResult;
+      // What Deskhand answered the server in the person's stead (a refused URL, a secret field): the model hears it.
+      const notes: string[] = [];
+      // A question no one can answer now parks the run: the call is cancelled at the server and runs again on resume,
+      // where the stored answer is given at once (call-requests.ts).
+      let parked: WaitingForPeople | null = null;
+      const call = new AbortController();
+      const stop = () => call.abort(ctx.signal.reason);
+      if (ctx.signal.aborted) stop();
+      else ctx.signal.addEventListener('abort', stop, { once: true });
+      const ask = ctx.ask;
+      const parkable: typeof ask = ask
+        ? async (spec) => {
+            try {
+              return await ask(spec);
+            } catch (err) {
+              if (!WaitingForPeople.isInstance(err)) throw err;
+              parked = err;
+              call.abort(err);
+              return { answered: false, reason: 'the run parked until the person answers' };
+            }
+          }
+        : undefined;
       try {
-        result = await mcp.callTool(config.name, info.name, (args ?? {}) as Record<string, unknown>, ctx.signal);
+        result = await mcp.callTool(config.name, info.name, (args ?? {}) as Record<string, unknown>, call.signal, {
+          // The conversation's folders as the server's roots, unless the person's configuration says none.
+          roots: config.roots === false ? [] : ctx.state.workspaceRoots,
+          elicit: async (asked) => {
+            const answer = await answerElicitation(asked, parkable, notes);
+            return parked ? { action: 'cancel' } : answer;
+          },
+          onProgress: (p) => ctx.progress('stdout', `[progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? `: ${p.message}` : ''}]\n`),
+        });
       } catch (err) {
+        if (parked) throw parked;
         throw new ToolError((err as Error).message, 'internal');
+      } finally {
+        ctx.signal.removeEventListener('abort', stop);
       }
-      const text = formatContent(result.content, result.structured);
+      if (parked) throw parked;
+      const text = formatContent(result.content, result.structured, config.name) + (notes.length ? `\n[Deskhand: ${notes.join(' ')}]` : '');
       return {
         output: result.isError ? `The MCP tool reported an error:\n${text}` : text,
         untrustedSource: `mcp ${config.name} ${info.name}`,

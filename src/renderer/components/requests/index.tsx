@@ -11,6 +11,7 @@ import { QuestionCard, questionsOf } from './QuestionCard';
 import { SecretRequestCard } from './SecretRequestCard';
 import { PlanCard } from './PlanCard';
 import { GoalCard } from './GoalCard';
+import { ElicitationCard } from './ElicitationCard';
 import type { RequestCardProps } from './shared';
 
 export { RiskBadge } from './shared';
@@ -23,6 +24,7 @@ const CARDS: Record<string, ComponentType<RequestCardProps>> = {
   plan: PlanCard,
   goal: GoalCard,
   app_grant: AppGrantCard,
+  mcp_elicitation: ElicitationCard,
 };
 
 export function RequestCard({ approval, showConversation = false }: { approval: RequestCardProps['approval']; showConversation?: boolean }) {
