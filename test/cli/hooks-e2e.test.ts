@@ -46,10 +46,14 @@ it('a PreToolUse hook that exits 2 blocks the command (it never runs) and its re
 
 it('a JSON permissionDecision "ask" parks a call the policy would have allowed; the reason is on the approval', async () => {
   const ask = script('ask.js', `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'Ask-Reason-Zt40' } }));`);
-  personalHooks({ PreToolUse: [{ matcher: 'Write|Bash', hooks: [cmd(ask)] }] });
+  const notified = join(w.home, 'notified.log');
+  const notify = script('notify.js', `require('node:fs').appendFileSync(${JSON.stringify(notified)}, input.hook_event_name + ': ' + input.message + '\\n');`);
+  personalHooks({ PreToolUse: [{ matcher: 'Write|Bash', hooks: [cmd(ask)] }], Notification: [{ matcher: 'permission_prompt', hooks: [cmd(notify)] }] });
   w.server.enqueue(reply().tool('execute_command', { command: 'touch parked-proof.txt' }));
   const r = await w.run('go');
   expect(r.code, r.stderr).toBe(3);
+  // The Notification hook heard that the run waits for a person (the CLI waited for it before exiting).
+  expect(readFileSync(notified, 'utf8')).toMatch(/^Notification: Deskhand needs your permission: /);
   expect(existsSync(join(w.work, 'parked-proof.txt'))).toBe(false);
   const asked = approvals(r);
   expect(asked).toHaveLength(1);
