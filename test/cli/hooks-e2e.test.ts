@@ -110,3 +110,12 @@ it('a hook that hangs is stopped at its timeout and noted; one that fails is not
   expect(toolResults(r)[0]).toContain('hello');
   expect(toolResults(r)[0]).toMatch(/failed \(exit 1\): Broken-Hook-Ux3; ignored/);
 }, 120_000);
+
+it('PreCompact hears a manual compaction (summarize_context) with its focus', async () => {
+  const log = join(w.home, 'compact.log');
+  personalHooks({ PreCompact: [{ matcher: 'manual', hooks: [cmd(script('compact.js', `require('node:fs').appendFileSync(${JSON.stringify(log)}, input.trigger + ' ' + input.custom_instructions + '\\n');`))] }] });
+  w.server.enqueue(reply().tool('summarize_context', { focus: 'Focus-Wq2' }));
+  const r = await w.run('go');
+  expect(r.code, r.stderr).toBe(0);
+  expect(readFileSync(log, 'utf8')).toBe('manual Focus-Wq2\n');
+}, 120_000);
