@@ -46,10 +46,14 @@ it('a PreToolUse hook that exits 2 blocks the command (it never runs) and its re
 
 it('a JSON permissionDecision "ask" parks a call the policy would have allowed; the reason is on the approval', async () => {
   const ask = script('ask.js', `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'Ask-Reason-Zt40' } }));`);
-  personalHooks({ PreToolUse: [{ matcher: 'Write|Bash', hooks: [cmd(ask)] }] });
+  const notified = join(w.home, 'notified.log');
+  const notify = script('notify.js', `require('node:fs').appendFileSync(${JSON.stringify(notified)}, input.hook_event_name + ': ' + input.message + '\\n');`);
+  personalHooks({ PreToolUse: [{ matcher: 'Write|Bash', hooks: [cmd(ask)] }], Notification: [{ matcher: 'permission_prompt', hooks: [cmd(notify)] }] });
   w.server.enqueue(reply().tool('execute_command', { command: 'touch parked-proof.txt' }));
   const r = await w.run('go');
   expect(r.code, r.stderr).toBe(3);
+  // The Notification hook heard that the run waits for a person (the CLI waited for it before exiting).
+  expect(readFileSync(notified, 'utf8')).toMatch(/^Notification: Deskhand needs your permission: /);
   expect(existsSync(join(w.work, 'parked-proof.txt'))).toBe(false);
   const asked = approvals(r);
   expect(asked).toHaveLength(1);
@@ -105,4 +109,13 @@ it('a hook that hangs is stopped at its timeout and noted; one that fails is not
   expect(JSON.stringify(decision)).toMatch(/timed out and was stopped; ignored/);
   expect(toolResults(r)[0]).toContain('hello');
   expect(toolResults(r)[0]).toMatch(/failed \(exit 1\): Broken-Hook-Ux3; ignored/);
+}, 120_000);
+
+it('PreCompact hears a manual compaction (summarize_context) with its focus', async () => {
+  const log = join(w.home, 'compact.log');
+  personalHooks({ PreCompact: [{ matcher: 'manual', hooks: [cmd(script('compact.js', `require('node:fs').appendFileSync(${JSON.stringify(log)}, input.trigger + ' ' + input.custom_instructions + '\\n');`))] }] });
+  w.server.enqueue(reply().tool('summarize_context', { focus: 'Focus-Wq2' }));
+  const r = await w.run('go');
+  expect(r.code, r.stderr).toBe(0);
+  expect(readFileSync(log, 'utf8')).toBe('manual Focus-Wq2\n');
 }, 120_000);
