@@ -84,6 +84,7 @@ export function startSync(): () => void {
     }),
     a.on('approvalsChanged', ({ approvals }) => useApprovals.getState().set(approvals)),
     a.on('openApproval', ({ approvalId, conversationId }) => openApproval(conversationId, approvalId)),
+    a.on('openConversation', ({ conversationId }) => selectConversation(conversationId)),
     a.on('newConversation', () => useUi.getState().openDialog({ kind: 'new' })),
     a.on('backgroundTasksChanged', ({ conversationId }) => {
       if (conversationId === useTasks.getState().conversationId) void useTasks.getState().load(conversationId);

@@ -18,6 +18,7 @@ import type { ProviderConfig } from '../../services/providers/providers';
 import type { FireRow, FireStatus, ScheduleRow } from '../../services/scheduler';
 import { cronNext, displayTime, jitterMs } from '../../services/scheduler';
 import { cronOf, cronPeriodMs } from '../../services/scheduler/when';
+import { REMINDER_ACTIONS } from '../../services/scheduler/actions';
 import type { ScheduleService } from '../../services/scheduler/schedules';
 import type { Notifier, NotificationSpec } from '../../services/notify';
 import { notificationLine } from '../../services/notify';
@@ -162,11 +163,7 @@ export async function executeFire(fire: FireRow, row: ScheduleRow, deps: FireDep
       body: notificationLine(redact(row.text)),
       urgency: 'normal',
       category: 'deskhand.reminder',
-      actions: [
-        { id: 'open', label: 'Open' },
-        { id: 'snooze', label: 'Snooze 10 min' },
-        { id: 'dismiss', label: 'Dismiss' },
-      ],
+      actions: [...REMINDER_ACTIONS],
       target: { kind: 'schedule', id: row.id },
       tag: row.id,
       timeoutMs: 0,

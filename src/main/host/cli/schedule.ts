@@ -4,6 +4,8 @@
  */
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { createNotifier } from '../../services/notify/create';
+import { listenForActions, WaitingNotifier } from '../../services/scheduler/actions';
+import { launchHostProgram } from '../../services/processes/launcher';
 import type { Notifier } from '../../services/notify';
 import { displayTime } from '../../services/scheduler';
 import { ScheduleService } from '../../services/scheduler/schedules';
@@ -43,6 +45,36 @@ async function close(runtime: AppRuntime, notifier: Notifier): Promise<void> {
   await runtime.close();
 }
 
+/** How long `deskhand fire` waits for the person to act on the reminder it rang. */
+export function notifyWaitMs(env: NodeJS.ProcessEnv = process.env): number {
+  const s = Number(env.DESKHAND_NOTIFY_WAIT_S);
+  return env.DESKHAND_NOTIFY_WAIT_S !== undefined && Number.isFinite(s) && s >= 0 ? Math.min(s, 3600) * 1000 : 600_000;
+}
+
+/**
+ * "Open" pressed with the app closed: starts the desktop app on the reminder's conversation, when the job knows how
+ * (`DESKHAND_APP_COMMAND`, a JSON array the desktop app sets for the jobs it arms). A running app gets it as its
+ * second instance and shows the conversation.
+ */
+function openApp(scheduleId: string, env: NodeJS.ProcessEnv = process.env): void {
+  let cmd: unknown;
+  try {
+    cmd = JSON.parse(env.DESKHAND_APP_COMMAND ?? 'null');
+  } catch {
+    cmd = null;
+  }
+  if (!Array.isArray(cmd) || cmd.length === 0 || !cmd.every((c) => typeof c === 'string')) {
+    process.stderr.write(`deskhand fire: Open was pressed for ${scheduleId}, but this job does not know how to start the desktop app (it was armed outside the app); open Deskhand yourself.\n`);
+    return;
+  }
+  const [program, ...args] = cmd as string[];
+  // Not as node: the job may carry ELECTRON_RUN_AS_NODE (a job armed by the app runs the CLI with Electron's binary).
+  const inherit = Object.keys(env).filter((k) => k !== 'ELECTRON_RUN_AS_NODE');
+  const launched = launchHostProgram({ program: program!, args: [...args, `--open-schedule=${scheduleId}`], inherit, source: env, stdio: ['ignore', 'ignore', 'ignore'] });
+  launched.child.on('error', (err) => process.stderr.write(`deskhand fire: could not start the desktop app: ${err.message}\n`));
+  launched.child.unref();
+}
+
 /**
  * What an OS job runs. A reminder rings with the store, the OS scheduler and the notifier alone; the runtime (every
  * family, MCP servers, recovery of crashed runs) is opened only when the fire must start a run: a trigger's prompt,
@@ -59,7 +91,13 @@ export async function fireCommandMain(args: string[]): Promise<number> {
   store.setRedactor((text) => redactor.redact(text));
   const schedules = new ScheduleService({ store, dataDir, os: platformScheduler(dataDir), command: (sid) => fireCommand(sid, dataDir) });
   const opened: { runtime?: Promise<AppRuntime> } = {};
-  const notifier = createNotifier();
+  // Shown through a notifier that remembers the reminder it rang: the person's Snooze or Dismiss comes back here.
+  const notifier = new WaitingNotifier(createNotifier());
+  const actions = listenForActions(notifier, schedules, {
+    open: (target) => openApp(target.scheduleId),
+    onActed: (r) => process.stderr.write(`${r.scheduleId}: ${r.action} — ${r.message}\n`),
+    onError: (err) => process.stderr.write(`deskhand fire: acting on the notification failed: ${errorMessage(err)}\n`),
+  });
   const json = !!values.json;
   try {
     const deps: FireDeps = {
@@ -75,8 +113,13 @@ export async function fireCommandMain(args: string[]): Promise<number> {
     for (const o of await recoverClaims(deps)) report(o, json);
     const outcome = await fireSchedule(id, deps);
     report(outcome, json);
+    // The app may be closed: this process answers the reminder's buttons until they are pressed, the notification
+    // is closed, or the wait is over (DESKHAND_NOTIFY_WAIT_S, default 10 minutes), then exits.
+    if (notifier.count > 0) await notifier.settled(notifyWaitMs());
+    await actions.idle();
     return exitFor(outcome);
   } finally {
+    actions.off();
     await notifier.close().catch(() => undefined);
     // The runtime closes the store it was given.
     const runtime = opened.runtime ? await opened.runtime.catch(() => null) : null;
