@@ -6,7 +6,7 @@
  * `dunstctl history` returns them.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/tool-context';
 
@@ -106,7 +106,8 @@ export async function startDesktopWorld(display = ':73'): Promise<DesktopWorld> 
   const dunstEnv = { ...process.env, ...env };
   const ctl = (...args: string[]) => execFileSync('dunstctl', args, { env: dunstEnv, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
   const startDunst = async () => {
-    dunst = spawn('dunst', ['-config', dunstConfig], { env: dunstEnv, stdio: 'ignore' });
+    dunst = spawn('dunst', ['-config', dunstConfig], { env: dunstEnv, stdio: ['ignore', 'ignore', openSync(join(dir, 'dunst.log'), 'a')] });
+    dunst.on('exit', (code, sig) => appendFileSync(join(dir, 'dunst.log'), `dunst exited: ${code} ${sig}\n`));
     started.push(dunst);
     await waitFor(() => {
       try {

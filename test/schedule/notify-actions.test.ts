@@ -26,7 +26,8 @@ let schedules: ScheduleService;
 
 beforeAll(async () => {
   requireBuild();
-  world = await startDesktopWorld();
+  // A display of its own when there is none: another file's world ends the Xvfb it started, and dunst with it.
+  world = await startDesktopWorld(':76');
 }, 60_000);
 afterAll(async () => {
   await world?.stop();
