@@ -159,7 +159,12 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
       // "Accept requests from peers" (Settings → Peers): the A2A endpoint in this process, if it is on.
       peers = new PeerEndpointHost({ runtime, service, dataDir, log });
       await peers.start();
-      const notifier = new ApprovalNotifier(() => win, (a) => openApproval(a));
+      const notifier = new ApprovalNotifier(
+        () => win,
+        (a) => openApproval(a),
+        // Approve/Deny pressed on the notification (offered only where answerableFromNotification allows).
+        (a, decision) => void service?.decideApproval({ approvalId: a.approvalId, decision }).catch((err: unknown) => log.warn('answering from the notification failed', { error: errorMessage(err) })),
+      );
       const providers = new ProviderSettings({ dataDir, secrets, env: process.env, log, override: null });
       const svc = service;
       schedule = new ScheduleShell({
