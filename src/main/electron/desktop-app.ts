@@ -16,7 +16,7 @@ import { KeytarSecretStore, type SecretStore } from '../services/vault/secret-st
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { connectWindow, sendEvent } from './ipc';
 import { ApprovalNotifier } from './notifications';
-import { ScheduleShell } from './schedule-shell';
+import { ElectronNotifier, ScheduleShell } from './schedule-shell';
 import type { NotifyTarget } from '../services/notify';
 import { ProviderSettings } from '../host/app/provider-settings';
 import { PeerEndpointHost } from '../host/peers/peer-endpoint-host';
@@ -225,7 +225,8 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     // Every store of this process, and the job worker it launches, opens with this build.
     useSqliteBinding(binding);
     try {
-      return openRuntime({ dataDir });
+      // Notifications through Electron (a click reaches this process); the runtime's one notifier.
+      return openRuntime({ dataDir, notifier: new ElectronNotifier() });
     } catch (err) {
       const dlopen = (err as { code?: unknown } | null)?.code === 'ERR_DLOPEN_FAILED';
       if (dlopen || ABI_MISMATCH.test(errorMessage(err))) return nativeFailure(errorMessage(err).split('\n')[0]!);

@@ -69,7 +69,7 @@ const short = (s: string, n = 40) => {
 };
 
 export class ScheduleShell {
-  readonly notifier: ElectronNotifier;
+  readonly notifier: Notifier;
   private ticker: ScheduleTicker;
   private readonly offAction: () => void;
   private readonly actions: ActionListener;
@@ -78,7 +78,8 @@ export class ScheduleShell {
   private fireControllers = new Set<AbortController>();
 
   constructor(private readonly opts: ScheduleShellOptions) {
-    this.notifier = new ElectronNotifier();
+    // The runtime's one notifier (the desktop app gives it an ElectronNotifier).
+    this.notifier = opts.runtime.notifier;
     this.offAction = this.notifier.onAction((action, spec) => action === 'open' && spec.target && spec.target.kind !== 'schedule' && opts.open(spec.target));
     // A reminder's buttons (and its click) act through the schedule service; Open shows the reminder's conversation.
     this.actions = listenForActions(this.notifier, opts.runtime.schedules, {

@@ -3,7 +3,7 @@
  * run ID | doctor [--dry-run]`. Fire exit codes as `run`: 0 done (or nothing to do), 3 parked, 1 failed.
  */
 import { DeskhandError, errorMessage } from '../../../shared/errors';
-import { createNotifier } from '../../services/notify/create';
+import { hostNotifier } from '../assembly/notifier';
 import { listenForActions, WaitingNotifier } from '../../services/scheduler/actions';
 import { launchHostProgram } from '../../services/processes/launcher';
 import type { Notifier } from '../../services/notify';
@@ -40,10 +40,6 @@ function report(o: FireOutcome, json: boolean): void {
 
 const exitFor = (o: FireOutcome) => (o.status === 'parked' ? 3 : o.status === 'failed' ? 1 : 0);
 
-async function close(runtime: AppRuntime, notifier: Notifier): Promise<void> {
-  await notifier.close().catch(() => undefined);
-  await runtime.close();
-}
 
 /** How long `deskhand fire` waits for the person to act on the reminder it rang. */
 export function notifyWaitMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -92,7 +88,7 @@ export async function fireCommandMain(args: string[]): Promise<number> {
   const schedules = new ScheduleService({ store, dataDir, os: platformScheduler(dataDir), command: (sid) => fireCommand(sid, dataDir) });
   const opened: { runtime?: Promise<AppRuntime> } = {};
   // Shown through a notifier that remembers the reminder it rang: the person's Snooze or Dismiss comes back here.
-  const notifier = new WaitingNotifier(createNotifier());
+  const notifier = new WaitingNotifier(hostNotifier());
   const actions = listenForActions(notifier, schedules, {
     open: (target) => openApp(target.scheduleId),
     onActed: (r) => process.stderr.write(`${r.scheduleId}: ${r.action} — ${r.message}\n`),
@@ -101,7 +97,7 @@ export async function fireCommandMain(args: string[]): Promise<number> {
   const json = !!values.json;
   try {
     const deps: FireDeps = {
-      runtime: () => (opened.runtime ??= openRuntime({ dataDir, store, redactor })),
+      runtime: () => (opened.runtime ??= openRuntime({ dataDir, store, redactor, notifier })),
       redactor,
       schedules,
       notifier,
@@ -135,7 +131,7 @@ export async function scheduleCommand(args: string[]): Promise<number> {
   // Only `schedule run` continues a conversation (and may call MCP tools); list, cancel and doctor start no server.
   const runtime = await openRuntime({ dataDir: resolveDataDir(values['data-dir']), mcpStart: 'on-demand' });
   const schedules = runtime.schedules;
-  const notifier = createNotifier();
+  const notifier = runtime.notifier;
   try {
     switch (sub) {
       case 'list': {
@@ -194,6 +190,6 @@ export async function scheduleCommand(args: string[]): Promise<number> {
     if (DeskhandError.isInstance(err)) throw err;
     throw new DeskhandError('internal', errorMessage(err));
   } finally {
-    await close(runtime, notifier);
+    await runtime.close();
   }
 }
