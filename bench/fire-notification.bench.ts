@@ -43,7 +43,8 @@ export default async function fireNotificationBench(): Promise<BenchResult> {
   const store = new Store(dataDir);
   const schedules = new ScheduleService({ store, dataDir, os: null, command: (id) => fireCommand(id, dataDir) });
   // The job's environment as the OS scheduler would give it: the carried variables of a desktop session, this bus.
-  const jobEnv: NodeJS.ProcessEnv = { ...process.env, ...world.env };
+  // The process's life to its exit, without the wait for the person's Snooze or Dismiss (DESKHAND_NOTIFY_WAIT_S).
+  const jobEnv: NodeJS.ProcessEnv = { ...process.env, ...world.env, DESKHAND_NOTIFY_WAIT_S: '0' };
   delete jobEnv.DESKHAND_HOME;
   let mark = 0;
   const fire = async (): Promise<{ notified: number; exited: number }> => {

@@ -106,6 +106,8 @@ export const contractEvents = {
   approvalsChanged: z.strictObject({ approvals: z.array(pendingApprovalSchema) }),
   /** Main asks the UI to show one approval (a notification or the tray was clicked). */
   openApproval: z.strictObject({ approvalId: approvalIdSchema, conversationId: conversationIdSchema }),
+  /** Main asks the UI to show one conversation (a reminder's notification was clicked). */
+  openConversation: z.strictObject({ conversationId: conversationIdSchema }),
   /** Main asks the UI to start a new conversation (tray, Ctrl/Cmd+N from the menu). */
   newConversation: none,
   /** A background task of this conversation started, ended or printed (coalesced): list them again. */

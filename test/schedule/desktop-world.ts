@@ -6,7 +6,7 @@
  * `dunstctl history` returns them.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/tool-context';
 
@@ -20,6 +20,15 @@ export interface Shown {
 export interface DesktopWorld {
   env: { DBUS_SESSION_BUS_ADDRESS: string; DISPLAY: string };
   notifications(): Shown[];
+  /** How many notifications dunst shows now. */
+  displayed(): number;
+  /** Clicks the newest notification shown (`dunstctl action 0`: its default action, Deskhand's "open"). */
+  click(): void;
+  /**
+   * Presses a notification's button: `dunstctl context` opens dunst's context menu, whose menu program (the `dmenu`
+   * setting, a script here) picks the first line naming `label`. Returns the menu lines dunst offered.
+   */
+  press(label: string): Promise<string[]>;
   atJobs(): string[];
   /** Ends the session bus and dunst and starts both again at the same address (a bus that went away and came back). */
   restartBus(): Promise<void>;
@@ -66,6 +75,13 @@ export async function startDesktopWorld(display = ':73'): Promise<DesktopWorld> 
       await waitFor(() => existsSync(`/tmp/.X11-unix/X${n}`), 'Xvfb');
     }
   }
+  // dunst's context menu runs its `dmenu` program with one line per action on stdin and invokes the line it prints.
+  const choice = join(dir, 'menu-choice');
+  const offered = join(dir, 'menu-offered');
+  const menu = join(dir, 'menu.sh');
+  writeFileSync(menu, `#!/bin/sh\ntee ${JSON.stringify(offered)} | grep -F -m1 -- "$(cat ${JSON.stringify(choice)})"\n`, { mode: 0o755 });
+  const dunstConfig = join(dir, 'dunstrc');
+  writeFileSync(dunstConfig, `[global]\n    dmenu = ${menu}\n`);
   const config = join(dir, 'bus.conf');
   writeFileSync(
     config,
@@ -90,7 +106,8 @@ export async function startDesktopWorld(display = ':73'): Promise<DesktopWorld> 
   const dunstEnv = { ...process.env, ...env };
   const ctl = (...args: string[]) => execFileSync('dunstctl', args, { env: dunstEnv, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
   const startDunst = async () => {
-    dunst = spawn('dunst', ['-config', '/dev/null'], { env: dunstEnv, stdio: 'ignore' });
+    dunst = spawn('dunst', ['-config', dunstConfig], { env: dunstEnv, stdio: ['ignore', 'ignore', openSync(join(dir, 'dunst.log'), 'a')] });
+    dunst.on('exit', (code, sig) => appendFileSync(join(dir, 'dunst.log'), `dunst exited: ${code} ${sig}\n`));
     started.push(dunst);
     await waitFor(() => {
       try {
@@ -117,6 +134,19 @@ export async function startDesktopWorld(display = ':73'): Promise<DesktopWorld> 
       }));
       shown.splice(0, shown.length, ...all);
       return shown;
+    },
+    displayed() {
+      return Number(ctl('count', 'displayed').trim());
+    },
+    click() {
+      ctl('action', '0');
+    },
+    async press(label: string) {
+      rmSync(offered, { force: true });
+      writeFileSync(choice, label);
+      ctl('context');
+      await waitFor(() => existsSync(offered), 'the context menu');
+      return readFileSync(offered, 'utf8').split('\n').filter(Boolean);
     },
     async restartBus() {
       for (const p of [dunst, bus]) {

@@ -34,7 +34,8 @@ beforeEach(() => {
   work = tempDir('deskhand-sched-work-');
 });
 
-const env = () => ({ ...world.env, DESKHAND_NOTIFY: 'dbus' });
+// The fires' jobs do not wait for the reminder's buttons (test/schedule/notify-actions.test.ts presses them).
+const env = () => ({ ...world.env, DESKHAND_NOTIFY: 'dbus', DESKHAND_NOTIFY_WAIT_S: '0' });
 const cli = (args: string[]) => runCli(args, { env: env() });
 const run = (prompt: string, policy = 'low-risk') =>
   cli(['run', '--provider', 'openai-compatible', '--base-url', server.baseURL, '--model', 'm', '--policy', policy, '--cwd', work, '--data-dir', dataDir, '--json', prompt]);

@@ -171,8 +171,12 @@ function makeEvent<P extends object>(params: P): E.Event<P> & { defaultPrevented
 
 // ── app ─────────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-class FakeApp extends EventEmitter implements Pick<E.App, 'requestSingleInstanceLock' | 'quit' | 'exit' | 'whenReady' | 'isReady' | 'getPath' | 'getVersion' | 'isPackaged' | 'getName'> {
+class FakeApp extends EventEmitter implements Pick<E.App, 'requestSingleInstanceLock' | 'quit' | 'exit' | 'whenReady' | 'isReady' | 'getPath' | 'getVersion' | 'isPackaged' | 'getName' | 'getAppPath'> {
   private quitting = false;
+
+  getAppPath(): string {
+    return '/opt/fake-deskhand/resources/app';
+  }
 
   get isPackaged(): boolean {
     return !!state.options.packaged;
@@ -958,6 +962,8 @@ export class FakeNotification extends EventEmitter implements Pick<E.Notificatio
   title: string;
   body: string;
   silent: boolean;
+  /** The buttons asked for (Electron shows them where the OS offers notification actions: macOS). */
+  actions: E.NotificationAction[];
   shown = false;
 
   constructor(options: E.NotificationConstructorOptions = {}) {
@@ -966,6 +972,7 @@ export class FakeNotification extends EventEmitter implements Pick<E.Notificatio
     this.title = options.title ?? '';
     this.body = options.body ?? '';
     this.silent = options.silent ?? false;
+    this.actions = options.actions ?? [];
     state.notifications.push(this);
   }
 
@@ -985,6 +992,13 @@ export class FakeNotification extends EventEmitter implements Pick<E.Notificatio
   /** The person clicks the notification. */
   clickByPerson(): void {
     this.emit('click', makeEvent({}));
+  }
+
+  /** The person presses the button with this text (Electron's 'action' event carries its index). */
+  pressByPerson(text: string): void {
+    const index = this.actions.findIndex((a) => a.text === text);
+    if (index < 0) throw new Error(`No button "${text}" on this notification (it has ${this.actions.map((a) => a.text).join(', ') || 'none'}).`);
+    this.emit('action', makeEvent({}), index);
   }
 }
 

@@ -155,6 +155,26 @@ describe('notifications', () => {
     expect(opened.payload).toEqual({ approvalId: approval.approvalId, conversationId: approval.conversationId });
   });
 
+  it('offer Approve and Deny on a low-risk approval (pressing Approve runs it), none on a high-risk one', async () => {
+    const app = await launchWithModel();
+    const win = await app.window();
+    win.blur();
+    server!.enqueue(reply().tool('execute_command', { command: 'mkdir made-from-notification' }), reply().text('Made.'));
+    const api = await app.api();
+    const c = await api.createConversation({ folder: app.work, policy: 'read-only', title: 'make a folder' });
+    await api.sendMessage({ conversationId: c.id, text: 'make it' });
+    const low = await until(() => fake.notifications.find((n) => n.body.startsWith('make a folder')), 'the low-risk notification');
+    expect(low.body).toBe('make a folder — low-risk');
+    expect(low.actions.map((a) => a.text)).toEqual(['Approve', 'Deny']);
+    low.pressByPerson('Approve');
+    await until(() => existsSync(join(app.work, 'made-from-notification')), 'the approved command to run');
+    await until(async () => (await api.listConversations({})).conversations.find((x) => x.id === c.id)?.activity === 'idle', 'the run to end');
+    const high = await waitingApproval(app, 'high.txt');
+    const h = await until(() => fake.notifications.find((n) => n.body.startsWith(high.conversationTitle)), 'the high-risk notification');
+    expect(h.body).toContain('high-risk');
+    expect(h.actions).toEqual([]);
+  });
+
   it('stay quiet while the window has focus, and for approvals already waiting at launch', async () => {
     const app = await launchWithModel();
     await app.window();

@@ -1,7 +1,8 @@
 /**
  * Scheduling in the desktop app on the fake Electron: the tray lists upcoming reminders (snooze, dismiss) and
  * scheduled prompts (run now, pause/resume), "Stop all runs" stops a running run, and the in-app ticker rings a due
- * reminder that no OS job holds as a native notification whose click opens the window. The OS scheduler is off here
+ * reminder that no OS job holds as a native notification whose click opens its conversation and whose buttons
+ * (Snooze, Dismiss) act, and a second launch with `--open-schedule` opens a reminder's conversation. The OS scheduler is off here
  * (DESKHAND_OS_SCHEDULER=none): the real atd is exercised in test/schedule/.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -99,9 +100,49 @@ describe('the schedule in the tray', () => {
     await until(() => fake.notifications.find((x) => x.title === 'Reminder' && x.body === 'Biscuits too'), 'the second reminder', 15_000);
     expect(fake.notifications.filter((x) => x.body === 'Tea is ready')).toHaveLength(1);
     const win = await app.window();
+    const opened: unknown[] = [];
+    const bridge = (await app.world()).mainWorld.deskhand as { on(e: string, l: (p: unknown) => void): () => void };
+    bridge.on('openConversation', (p) => opened.push(p));
     win.close();
     expect(win.isVisible()).toBe(false);
     n.clickByPerson();
+    // The click opens the window on the reminder's own conversation.
+    await until(() => win.isVisible(), 'the window');
+    await until(() => opened.length > 0, 'openConversation at the page');
+    expect(opened).toEqual([{ conversationId: c.id }]);
+
+    // The buttons (shown where the OS offers them) act through the schedule service: Snooze brings it back.
+    const biscuits = fake.notifications.find((x) => x.body === 'Biscuits too')!;
+    expect(biscuits.actions.map((a) => a.text)).toEqual(['Snooze 10 min', 'Snooze 1 h', 'Tomorrow 09:00', 'Dismiss']);
+    expect(labels().some((l) => l.includes('Biscuits too'))).toBe(false);
+    biscuits.pressByPerson('Snooze 10 min');
+    await until(() => labels().includes('Snooze 10 min: Biscuits too'), 'the snoozed reminder back in the tray');
+    const tea = fake.notifications.find((x) => x.body === 'Tea is ready')!;
+    tea.pressByPerson('Snooze 1 h');
+    await until(() => labels().includes('Dismiss: Tea is ready'), 'the second snoozed reminder in the tray');
+    // Dismiss from a notification ends what is left of it.
+    tea.pressByPerson('Dismiss');
+    await until(() => !labels().some((l) => l.includes('Tea is ready')), 'the dismissed reminder to leave the tray');
+  }, 30_000);
+
+  it('a second launch with --open-schedule (a click on a reminder rung with the app closed) opens its conversation', async () => {
+    const app = await launch({ modelUrl: server.baseURL });
+    const api = await app.api();
+    const c = await api.createConversation({ folder: app.work, policy: 'low-risk', title: 'later' });
+    server.enqueue(reply().tool('add_reminder', { when: '1h', text: 'Call back' }), reply().text('Set.'));
+    await api.sendMessage({ conversationId: c.id, text: 'remind me' });
+    const rem = await until(async () => (await api.schedule({ action: 'list' })).items.find((i) => i.text === 'Call back'), 'the reminder');
+    const opened: unknown[] = [];
+    const bridge = (await app.world()).mainWorld.deskhand as { on(e: string, l: (p: unknown) => void): () => void };
+    bridge.on('openConversation', (p) => opened.push(p));
+    const win = await app.window();
+    win.close();
+    fake.secondInstance(['deskhand', `--open-schedule=${rem.id}`]);
     expect(win.isVisible()).toBe(true);
+    await until(() => opened.length > 0, 'openConversation at the page');
+    expect(opened).toEqual([{ conversationId: c.id }]);
+    // An id that is not a schedule id is not followed.
+    fake.secondInstance(['deskhand', '--open-schedule=../../etc']);
+    expect(opened).toHaveLength(1);
   }, 30_000);
 });

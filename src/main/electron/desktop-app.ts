@@ -16,7 +16,8 @@ import { KeytarSecretStore, type SecretStore } from '../services/vault/secret-st
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { connectWindow, sendEvent } from './ipc';
 import { ApprovalNotifier } from './notifications';
-import { ScheduleShell } from './schedule-shell';
+import { ElectronNotifier, ScheduleShell } from './schedule-shell';
+import type { NotifyTarget } from '../services/notify';
 import { ProviderSettings } from '../host/app/provider-settings';
 import { PeerEndpointHost } from '../host/peers/peer-endpoint-host';
 import { AppTray, STOP_COMPUTER_USE_SHORTCUT } from './tray';
@@ -62,6 +63,15 @@ function closeAtExit(runtime: Runtime): void {
   closeAtExitRuntimes.add(runtime);
 }
 
+/** `--open-schedule=ID` on the command line (the click of a reminder whose `deskhand fire` started the app). */
+export function openArg(argv: readonly string[]): NotifyTarget | null {
+  for (const a of argv) {
+    const m = /^--open-schedule=([A-Za-z0-9_-]{1,64})$/.exec(a);
+    if (m) return { kind: 'schedule', id: m[1]! };
+  }
+  return null;
+}
+
 export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
   const log = opts.log ?? stderrLogger;
   let win: BrowserWindow | null = null;
@@ -79,9 +89,13 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     return { started: Promise.resolve() };
   }
   registerAppScheme();
-  app.on('second-instance', () => {
-    if (service) showWindow();
+  app.on('second-instance', (_event, argv: string[]) => {
+    if (!service) return;
+    const target = openArg(argv);
+    if (target) openTarget(target);
+    else showWindow();
   });
+
   app.on('window-all-closed', () => {
     // The tray keeps the app (and runs waiting for approval) alive; Quit from the tray ends it.
   });
@@ -113,6 +127,8 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
   async function start(): Promise<void> {
     try {
       lockDownSession();
+      // The OS jobs this app arms start it on a reminder whose notification was clicked with the app closed.
+      process.env.DESKHAND_APP_COMMAND ??= JSON.stringify(app.isPackaged ? [process.execPath] : [process.execPath, app.getAppPath()]);
       serveRenderer(opts.rendererDir, (ticket) => service?.compositionPage(ticket) ?? null);
       const dataDir = resolveDataDir();
       const secrets = opts.secrets ?? new KeytarSecretStore();
@@ -143,20 +159,18 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
       // "Accept requests from peers" (Settings → Peers): the A2A endpoint in this process, if it is on.
       peers = new PeerEndpointHost({ runtime, service, dataDir, log });
       await peers.start();
-      const notifier = new ApprovalNotifier(() => win, (a) => openApproval(a));
+      const notifier = new ApprovalNotifier(
+        () => win,
+        (a) => openApproval(a),
+        // Approve/Deny pressed on the notification (offered only where answerableFromNotification allows).
+        (a, decision) => void service?.decideApproval({ approvalId: a.approvalId, decision }).catch((err: unknown) => log.warn('answering from the notification failed', { error: errorMessage(err) })),
+      );
       const providers = new ProviderSettings({ dataDir, secrets, env: process.env, log, override: null });
       const svc = service;
       schedule = new ScheduleShell({
         runtime,
         provider: (run) => (run ? providers.forRun(run) : providers.forNewRun()),
-        open: (target) => {
-          const w = showWindow();
-          if (target.kind === 'approval') {
-            const a = runtime?.store.getApproval(target.id);
-            const run = a ? runtime?.store.getRun(a.run_id) : undefined;
-            if (a && run) whenLoaded(w, () => sendEvent(w, { event: 'openApproval', payload: { approvalId: a.id, conversationId: run.conversation_id } }));
-          }
-        },
+        open: (target) => openTarget(target),
         changed: () => tray?.refresh(),
         tickMs: Number(process.env.DESKHAND_SCHEDULE_TICK_MS) || undefined,
         onError: (err) => log.warn('scheduling failed', { error: errorMessage(err) }),
@@ -190,7 +204,9 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
       const { approvals } = await service.listPendingApprovals({});
       tray.update(approvals);
       notifier.update(approvals);
-      showWindow();
+      const target = openArg(process.argv);
+      if (target) openTarget(target);
+      else showWindow();
     } catch (err) {
       fail(err);
     }
@@ -209,7 +225,8 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     // Every store of this process, and the job worker it launches, opens with this build.
     useSqliteBinding(binding);
     try {
-      return openRuntime({ dataDir });
+      // Notifications through Electron (a click reaches this process); the runtime's one notifier.
+      return openRuntime({ dataDir, notifier: new ElectronNotifier() });
     } catch (err) {
       const dlopen = (err as { code?: unknown } | null)?.code === 'ERR_DLOPEN_FAILED';
       if (dlopen || ABI_MISMATCH.test(errorMessage(err))) return nativeFailure(errorMessage(err).split('\n')[0]!);
@@ -246,6 +263,22 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     win.show();
     win.focus();
     return win;
+  }
+
+  /** Shows what a notification announces: an approval, a conversation, a reminder's conversation. */
+  function openTarget(target: NotifyTarget): void {
+    const w = showWindow();
+    let conversationId: string | null = null;
+    if (target.kind === 'approval') {
+      const a = runtime?.store.getApproval(target.id);
+      const run = a ? runtime?.store.getRun(a.run_id) : undefined;
+      if (a && run) whenLoaded(w, () => sendEvent(w, { event: 'openApproval', payload: { approvalId: a.id, conversationId: run.conversation_id } }));
+      return;
+    }
+    if (target.kind === 'conversation') conversationId = target.id;
+    else conversationId = runtime?.schedules.get(target.id)?.conversation_id ?? null;
+    const id = conversationId;
+    if (id && runtime?.store.getConversation(id)) whenLoaded(w, () => sendEvent(w, { event: 'openConversation', payload: { conversationId: id } }));
   }
 
   function whenLoaded(w: BrowserWindow, send: () => void): void {

@@ -1,6 +1,7 @@
 /**
  * Scheduling in the desktop app: the in-app ticker (fires what no OS job holds, or what the OS missed), notifications
- * through Electron's Notification (a click opens the conversation or approval; snooze/dismiss from the tray), and the
+ * through Electron's Notification (a click opens the conversation or approval; a reminder's Snooze and Dismiss act
+ * through the schedule service, from the notification where the OS shows buttons, and from the tray), and the
  * tray's schedule items: upcoming reminders (snooze, dismiss), scheduled prompts (run now, pause/resume) and
  * "Stop all runs". The OS jobs keep firing through `deskhand fire` whether or not the app runs.
  */
@@ -11,6 +12,7 @@ import { displayTime, type ScheduleRow } from '../services/scheduler';
 import type { AppRuntime } from '../host/assembly/open-runtime';
 import { fireSchedule } from '../host/background/schedule-fire';
 import { ScheduleTicker } from '../host/background/schedule-ticker';
+import { listenForActions, type ActionListener } from '../services/scheduler/actions';
 
 /** Notifier for the shell: Electron's Notification; a click opens what it announces. */
 export class ElectronNotifier implements Notifier {
@@ -24,9 +26,15 @@ export class ElectronNotifier implements Notifier {
       throw new Error('Notifications are not supported here.');
     }
     const urgency = spec.urgency ?? 'normal';
-    const n = new Notification({ title: spec.title, body: spec.body, silent: urgency === 'low', urgency, timeoutType: spec.timeoutMs === 0 ? 'never' : 'default' });
+    // Buttons where the OS shows them (macOS); the click is `open` everywhere.
+    const buttons = (spec.actions ?? []).filter((a) => a.id !== 'open');
+    const n = new Notification({ title: spec.title, body: spec.body, silent: urgency === 'low', urgency, timeoutType: spec.timeoutMs === 0 ? 'never' : 'default', actions: buttons.map((a) => ({ type: 'button' as const, text: a.label })) });
     n.on('click', () => {
       for (const l of this.listeners) l('open', spec);
+    });
+    n.on('action', (_event, index: number) => {
+      const action = buttons[index];
+      if (action) for (const l of this.listeners) l(action.id, spec);
     });
     n.show();
     return { via: 'electron', id: null };
@@ -61,16 +69,24 @@ const short = (s: string, n = 40) => {
 };
 
 export class ScheduleShell {
-  readonly notifier: ElectronNotifier;
+  readonly notifier: Notifier;
   private ticker: ScheduleTicker;
   private readonly offAction: () => void;
+  private readonly actions: ActionListener;
   private readonly offStore: () => void;
   private readonly offRuns: () => void;
   private fireControllers = new Set<AbortController>();
 
   constructor(private readonly opts: ScheduleShellOptions) {
-    this.notifier = new ElectronNotifier();
-    this.offAction = this.notifier.onAction((_action, spec) => spec.target && opts.open(spec.target));
+    // The runtime's one notifier (the desktop app gives it an ElectronNotifier).
+    this.notifier = opts.runtime.notifier;
+    this.offAction = this.notifier.onAction((action, spec) => action === 'open' && spec.target && spec.target.kind !== 'schedule' && opts.open(spec.target));
+    // A reminder's buttons (and its click) act through the schedule service; Open shows the reminder's conversation.
+    this.actions = listenForActions(this.notifier, opts.runtime.schedules, {
+      open: (t) => opts.open({ kind: 'schedule', id: t.scheduleId }),
+      onActed: () => opts.changed(),
+      ...(opts.onError ? { onError: opts.onError } : {}),
+    });
     this.ticker = this.makeTicker();
     // Another process (a `deskhand fire`, the CLI) changed schedules: the tray shows it.
     this.offStore = opts.runtime.store.onExternalChange(() => opts.changed());
@@ -146,6 +162,7 @@ export class ScheduleShell {
 
   async stop(): Promise<void> {
     this.offAction();
+    this.actions.off();
     this.offStore();
     this.offRuns();
     for (const c of this.fireControllers) c.abort();

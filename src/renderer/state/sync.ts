@@ -2,6 +2,7 @@
  * Keeps the slices in step with main: loads the lists at start, applies pushed events, and reloads everything after a
  * reconnect. Run events are applied once per animation frame, so a fast stream costs one render per frame.
  */
+import { startPageNotifications } from './page-notify';
 import type { RunEvent } from '../../shared/events';
 import type { ConversationSummary } from '../../shared/contract';
 import { api, errorText, onConnection } from '../api/client';
@@ -84,6 +85,7 @@ export function startSync(): () => void {
     }),
     a.on('approvalsChanged', ({ approvals }) => useApprovals.getState().set(approvals)),
     a.on('openApproval', ({ approvalId, conversationId }) => openApproval(conversationId, approvalId)),
+    a.on('openConversation', ({ conversationId }) => selectConversation(conversationId)),
     a.on('newConversation', () => useUi.getState().openDialog({ kind: 'new' })),
     a.on('backgroundTasksChanged', ({ conversationId }) => {
       if (conversationId === useTasks.getState().conversationId) void useTasks.getState().load(conversationId);
@@ -105,6 +107,7 @@ export function startSync(): () => void {
       if (s.activeRun !== prev.activeRun) drainQueue();
     }),
   ];
+  offs.push(startPageNotifications(openApproval));
   let first = true;
   offs.push(
     onConnection((state) => {

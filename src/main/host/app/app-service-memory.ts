@@ -5,8 +5,6 @@ import type { MemoryRecordView } from '../../../shared/contract-memory';
 import type { MemoryRecord } from '../../services/memory';
 import type { HandlerGroup } from './handler-groups';
 import { startGoalLoop, type GoalLoopOptions } from '../background/goal-loop';
-import { createNotifier } from '../../services/notify/create';
-import type { Notifier } from '../../services/notify';
 
 type MemoryGoalMethods = 'listMemory' | 'changeMemory' | 'setMemoryExtraction' | 'listGoals';
 
@@ -20,13 +18,10 @@ export const memoryGroup =
   (provider: GoalLoopOptions['provider'], run: GoalLoopOptions['run']): HandlerGroup<MemoryGoalMethods> =>
   ({ runtime, log, onShutdown }) => {
   const { memory, goals } = runtime;
-  // Made on the first goal that stops, so a host whose goals never stop opens no D-Bus connection for it.
-  let notifier: Notifier | null = null;
-  const notify: Pick<Notifier, 'notify'> = { notify: (spec) => (notifier ??= createNotifier()).notify(spec) };
-  const loop = startGoalLoop(runtime, provider, run, log, notify);
+  // The runtime's notifier connects on its first notification, so a host whose goals never stop opens no D-Bus connection for it.
+  const loop = startGoalLoop(runtime, provider, run, log, runtime.notifier);
   onShutdown(async () => {
     await loop.stop();
-    await notifier?.close();
   });
   const view = (r: MemoryRecord): MemoryRecordView => ({
     id: r.id,

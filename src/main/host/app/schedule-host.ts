@@ -3,7 +3,6 @@ import type { MethodResult, ParsedParams } from '../../../shared/contract';
 import { DeskhandError } from '../../../shared/errors';
 import type { ProviderConfig } from '../../services/providers/providers';
 import { displayTime, type ScheduleRow } from '../../services/scheduler';
-import { createNotifier } from '../../services/notify/create';
 import type { AppRuntime } from '../assembly/open-runtime';
 import { fireSchedule } from '../background/schedule-fire';
 
@@ -33,13 +32,8 @@ export async function scheduleMethod(
     else if (p.action === 'resume') message = `Resumed ${(await s.resume(p.id)).id}.`;
     else if (p.action === 'snooze') message = `Snoozed ${(await s.snooze(p.id, p.minutes ?? 10)).id} for ${p.minutes ?? 10} min.`;
     else {
-      const notifier = createNotifier();
-      try {
-        const o = await fireSchedule(p.id, { runtime, schedules: s, notifier, provider: (run) => (run ? provider(run) : Promise.reject(new DeskhandError('usage', 'The conversation has no earlier run to take a provider from.'))), via: 'now' }, { force: true });
-        message = `${p.id}: ${o.status} — ${o.detail}`;
-      } finally {
-        await notifier.close();
-      }
+      const o = await fireSchedule(p.id, { runtime, schedules: s, notifier: runtime.notifier, provider: (run) => (run ? provider(run) : Promise.reject(new DeskhandError('usage', 'The conversation has no earlier run to take a provider from.'))), via: 'now' }, { force: true });
+      message = `${p.id}: ${o.status} — ${o.detail}`;
     }
   }
   const rows = s.list({});

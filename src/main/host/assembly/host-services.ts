@@ -4,6 +4,7 @@
  * library at import (Playwright, jimp, the AI SDK load with their first use), so judging a call costs little.
  */
 import { Store } from '../../services/store/store';
+import type { Notifier } from '../../services/notify';
 import type { Runtime, RuntimeOptions } from '../../runtime/runtime';
 import { SecretRedactor } from '../../runtime/redaction';
 import { GuardedContentReader } from '../../runtime/content-reader';
@@ -70,6 +71,8 @@ export type HostRuntimeOptions = {
   workflows?: Partial<WorkflowLimits>;
   /** Computer use (default: this desktop's operator over the store's app grants). */
   computer?: (store: Store, dataDir: string) => ComputerUse;
+  /** How this host shows notifications (default: `hostNotifier()`, D-Bus or the OS command; the desktop app: Electron's). */
+  notifier?: Notifier;
 } & Partial<
   Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
 >;

@@ -33,6 +33,8 @@ import { wireTower } from './tower-wiring';
 import { wirePeers } from './peer-wiring';
 
 import { forgetOpen, trackOpen } from './open-runtimes';
+import { hostNotifier } from './notifier';
+import type { Notifier } from '../../services/notify';
 
 export { resolveDataDir } from './data-dir';
 
@@ -53,6 +55,8 @@ export class AppRuntime extends Runtime {
   hooks: HookService | null = null;
   /** Slash commands (the person's and the workspace's Markdown templates; docs/commands.md). */
   commands: CommandCatalog | null = null;
+  /** The host's one notifier (reminders, scheduled prompts, goals, approvals in the background); closed with the runtime. */
+  notifier!: Notifier;
 
   private mcpStarted: Promise<void> | null = null;
   private readonly killable = new KillableRuns();
@@ -119,6 +123,7 @@ export class AppRuntime extends Runtime {
         ['the browser', () => this.browser?.shutdown()],
         ['computer use (D-Bus and AT-SPI connections)', () => this.computer.close()],
         ['hooks still running (Notification, SessionEnd)', () => this.hooks?.idle()],
+        ['notifications (the D-Bus connection)', () => this.notifier?.close()],
       ];
       await Promise.allSettled(
         parts.map(async ([name, close]) => {
@@ -166,7 +171,7 @@ export { defaultComputer, type HostRuntimeOptions };
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding: _sqliteBinding, store: _store, vault: _vault, http: _http, webFetchTimeoutMs: _webFetchTimeoutMs, mcpDeferAbove: _mcpDeferAbove, mcpBackoff: _mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: _workflowLimits, computer: _makeComputer, ...runtimeOpts } = opts;
+  const { sqliteBinding: _sqliteBinding, store: _store, vault: _vault, http: _http, webFetchTimeoutMs: _webFetchTimeoutMs, mcpDeferAbove: _mcpDeferAbove, mcpBackoff: _mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: _workflowLimits, computer: _makeComputer, notifier, ...runtimeOpts } = opts;
   const { store, vault, redactor, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers, registry, inputKinds, contextSources, bindRuntime } = assembleHostServices(opts);
   let runtime: AppRuntime | null = null;
   runtime = new AppRuntime(
@@ -206,6 +211,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   runtime.workflows = workflows;
   runtime.tower = tower;
   runtime.peers = peers;
+  runtime.notifier = notifier ?? hostNotifier();
   bindRuntime(runtime);
   wireWorkflows(runtime, subagents);
   wireTower(runtime, tower, subagents);

@@ -3,7 +3,9 @@
  * run ID | doctor [--dry-run]`. Fire exit codes as `run`: 0 done (or nothing to do), 3 parked, 1 failed.
  */
 import { DeskhandError, errorMessage } from '../../../shared/errors';
-import { createNotifier } from '../../services/notify/create';
+import { hostNotifier } from '../assembly/notifier';
+import { listenForActions, WaitingNotifier } from '../../services/scheduler/actions';
+import { launchHostProgram } from '../../services/processes/launcher';
 import type { Notifier } from '../../services/notify';
 import { displayTime } from '../../services/scheduler';
 import { ScheduleService } from '../../services/scheduler/schedules';
@@ -38,9 +40,35 @@ function report(o: FireOutcome, json: boolean): void {
 
 const exitFor = (o: FireOutcome) => (o.status === 'parked' ? 3 : o.status === 'failed' ? 1 : 0);
 
-async function close(runtime: AppRuntime, notifier: Notifier): Promise<void> {
-  await notifier.close().catch(() => undefined);
-  await runtime.close();
+
+/** How long `deskhand fire` waits for the person to act on the reminder it rang. */
+export function notifyWaitMs(env: NodeJS.ProcessEnv = process.env): number {
+  const s = Number(env.DESKHAND_NOTIFY_WAIT_S);
+  return env.DESKHAND_NOTIFY_WAIT_S !== undefined && Number.isFinite(s) && s >= 0 ? Math.min(s, 3600) * 1000 : 600_000;
+}
+
+/**
+ * "Open" pressed with the app closed: starts the desktop app on the reminder's conversation, when the job knows how
+ * (`DESKHAND_APP_COMMAND`, a JSON array the desktop app sets for the jobs it arms). A running app gets it as its
+ * second instance and shows the conversation.
+ */
+function openApp(scheduleId: string, env: NodeJS.ProcessEnv = process.env): void {
+  let cmd: unknown;
+  try {
+    cmd = JSON.parse(env.DESKHAND_APP_COMMAND ?? 'null');
+  } catch {
+    cmd = null;
+  }
+  if (!Array.isArray(cmd) || cmd.length === 0 || !cmd.every((c) => typeof c === 'string')) {
+    process.stderr.write(`deskhand fire: Open was pressed for ${scheduleId}, but this job does not know how to start the desktop app (it was armed outside the app); open Deskhand yourself.\n`);
+    return;
+  }
+  const [program, ...args] = cmd as string[];
+  // Not as node: the job may carry ELECTRON_RUN_AS_NODE (a job armed by the app runs the CLI with Electron's binary).
+  const inherit = Object.keys(env).filter((k) => k !== 'ELECTRON_RUN_AS_NODE');
+  const launched = launchHostProgram({ program: program!, args: [...args, `--open-schedule=${scheduleId}`], inherit, source: env, stdio: ['ignore', 'ignore', 'ignore'] });
+  launched.child.on('error', (err) => process.stderr.write(`deskhand fire: could not start the desktop app: ${err.message}\n`));
+  launched.child.unref();
 }
 
 /**
@@ -59,11 +87,17 @@ export async function fireCommandMain(args: string[]): Promise<number> {
   store.setRedactor((text) => redactor.redact(text));
   const schedules = new ScheduleService({ store, dataDir, os: platformScheduler(dataDir), command: (sid) => fireCommand(sid, dataDir) });
   const opened: { runtime?: Promise<AppRuntime> } = {};
-  const notifier = createNotifier();
+  // Shown through a notifier that remembers the reminder it rang: the person's Snooze or Dismiss comes back here.
+  const notifier = new WaitingNotifier(hostNotifier());
+  const actions = listenForActions(notifier, schedules, {
+    open: (target) => openApp(target.scheduleId),
+    onActed: (r) => process.stderr.write(`${r.scheduleId}: ${r.action} — ${r.message}\n`),
+    onError: (err) => process.stderr.write(`deskhand fire: acting on the notification failed: ${errorMessage(err)}\n`),
+  });
   const json = !!values.json;
   try {
     const deps: FireDeps = {
-      runtime: () => (opened.runtime ??= openRuntime({ dataDir, store, redactor })),
+      runtime: () => (opened.runtime ??= openRuntime({ dataDir, store, redactor, notifier })),
       redactor,
       schedules,
       notifier,
@@ -75,8 +109,13 @@ export async function fireCommandMain(args: string[]): Promise<number> {
     for (const o of await recoverClaims(deps)) report(o, json);
     const outcome = await fireSchedule(id, deps);
     report(outcome, json);
+    // The app may be closed: this process answers the reminder's buttons until they are pressed, the notification
+    // is closed, or the wait is over (DESKHAND_NOTIFY_WAIT_S, default 10 minutes), then exits.
+    if (notifier.count > 0) await notifier.settled(notifyWaitMs());
+    await actions.idle();
     return exitFor(outcome);
   } finally {
+    actions.off();
     await notifier.close().catch(() => undefined);
     // The runtime closes the store it was given.
     const runtime = opened.runtime ? await opened.runtime.catch(() => null) : null;
@@ -92,7 +131,7 @@ export async function scheduleCommand(args: string[]): Promise<number> {
   // Only `schedule run` continues a conversation (and may call MCP tools); list, cancel and doctor start no server.
   const runtime = await openRuntime({ dataDir: resolveDataDir(values['data-dir']), mcpStart: 'on-demand' });
   const schedules = runtime.schedules;
-  const notifier = createNotifier();
+  const notifier = runtime.notifier;
   try {
     switch (sub) {
       case 'list': {
@@ -151,6 +190,6 @@ export async function scheduleCommand(args: string[]): Promise<number> {
     if (DeskhandError.isInstance(err)) throw err;
     throw new DeskhandError('internal', errorMessage(err));
   } finally {
-    await close(runtime, notifier);
+    await runtime.close();
   }
 }

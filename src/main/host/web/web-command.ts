@@ -21,7 +21,7 @@ import { AppService } from '../app/app-service';
 import { fireProvider, HOST_FLAG_OPTIONS, hostProviderOverride } from '../assembly/provider-choice';
 import { plannedWebAddress, writeWebAddress } from './web-address';
 import { openRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
-import { createNotifier } from '../../services/notify/create';
+import { listenForActions } from '../../services/scheduler/actions';
 import type { FireDeps } from '../background/schedule-fire';
 import { ScheduleTicker } from '../background/schedule-ticker';
 import { startWebHost } from './web-host';
@@ -146,7 +146,8 @@ export function findRendererDir(): string | null {
 }
 
 function startScheduleTicker(runtime: AppRuntime, provider: FireDeps['provider']): { stop(): Promise<void> } {
-  const notifier = createNotifier();
-  const ticker = new ScheduleTicker({ runtime, schedules: runtime.schedules, notifier, provider }, { intervalMs: Number(process.env.DESKHAND_SCHEDULE_TICK_MS) || 15_000 }).start();
-  return { stop: () => ticker.stop().finally(() => notifier.close()) };
+  const ticker = new ScheduleTicker({ runtime, schedules: runtime.schedules, notifier: runtime.notifier, provider }, { intervalMs: Number(process.env.DESKHAND_SCHEDULE_TICK_MS) || 15_000 }).start();
+  // A reminder's buttons pressed on this machine's notification act here (Open: the page shows nothing by itself).
+  const actions = listenForActions(runtime.notifier, runtime.schedules, { onError: (err) => process.stderr.write(`deskhand web: acting on a notification failed: ${String(err)}\n`) });
+  return { stop: () => ticker.stop().finally(() => actions.off()) };
 }

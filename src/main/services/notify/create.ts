@@ -24,6 +24,11 @@ export class FallbackNotifier implements Notifier {
     return () => offs.forEach((off) => off());
   }
 
+  onClosed(listener: (spec: NotificationSpec) => void): () => void {
+    const offs = this.chain.map((n) => n.onClosed?.(listener) ?? (() => undefined));
+    return () => offs.forEach((off) => off());
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.chain.map((n) => n.close()));
   }

@@ -30,6 +30,7 @@ export class DbusNotifier implements Notifier {
   private readonly shown = new Map<number, NotificationSpec>();
   private readonly tags = new Map<string, number>();
   private readonly listeners = new Set<(action: string, spec: NotificationSpec) => void>();
+  private readonly closedListeners = new Set<(spec: NotificationSpec) => void>();
 
   constructor(private readonly appName = 'Deskhand') {}
 
@@ -61,7 +62,11 @@ export class DbusNotifier implements Notifier {
         const spec = this.shown.get(id);
         if (spec) for (const l of this.listeners) l(key, spec);
       });
-      iface.on('NotificationClosed', (id) => void this.shown.delete(id));
+      iface.on('NotificationClosed', (id) => {
+        const spec = this.shown.get(id);
+        this.shown.delete(id);
+        if (spec) for (const l of this.closedListeners) l(spec);
+      });
       return iface;
     })();
     this.iface.catch(() => (this.iface = null));
@@ -135,7 +140,7 @@ export class DbusNotifier implements Notifier {
     const id = await this.answered(() => iface.Notify(this.appName, replaces, 'dialog-information', notificationLine(spec.title, 80), notificationLine(spec.body), actions, hints, spec.timeoutMs ?? -1), () => this.bus);
     this.shown.set(id, spec);
     if (spec.tag) this.tags.set(spec.tag, id);
-    return { via: 'dbus', id: String(id) };
+    return { via: 'dbus', id: String(id), actionable: true };
   }
 
   onAction(listener: (action: string, spec: NotificationSpec) => void): () => void {
@@ -144,8 +149,14 @@ export class DbusNotifier implements Notifier {
     return () => void this.listeners.delete(wrapped);
   }
 
+  onClosed(listener: (spec: NotificationSpec) => void): () => void {
+    this.closedListeners.add(listener);
+    return () => void this.closedListeners.delete(listener);
+  }
+
   async close(): Promise<void> {
     this.listeners.clear();
+    this.closedListeners.clear();
     this.bus?.disconnect();
     this.bus = null;
     this.iface = null;

@@ -41,12 +41,16 @@ export interface NotifyResult {
   via: string;
   /** The backend's id (the D-Bus notification id), when it gives one. */
   id: string | null;
+  /** True when this backend reports the person's actions and the notification's close (D-Bus, while connected). */
+  actionable?: boolean;
 }
 
 export interface Notifier {
   notify(spec: NotificationSpec): Promise<NotifyResult>;
   /** Called with the action key and the notification's target when the person presses one (while listening). */
   onAction(listener: (action: string, spec: NotificationSpec) => void): () => void;
+  /** Called when a shown notification went away (closed by the person or the server); backends that cannot tell omit it. */
+  onClosed?(listener: (spec: NotificationSpec) => void): () => void;
   close(): Promise<void>;
 }
 

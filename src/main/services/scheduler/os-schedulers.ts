@@ -31,7 +31,7 @@ export const execCommand: Exec = async (file, args, opts = {}) => {
 };
 
 /** Variables a job carries (never a credential: keys come from the keyring when it fires). */
-const CARRIED = ['HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'DESKHAND_HOME', 'DESKHAND_KEYRING_SERVICE', 'DESKHAND_MODEL_IDLE_TIMEOUT_MS', 'DESKHAND_RETRY_BASE_MS', 'DESKHAND_NOTIFY'];
+const CARRIED = ['HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'DESKHAND_HOME', 'DESKHAND_KEYRING_SERVICE', 'DESKHAND_MODEL_IDLE_TIMEOUT_MS', 'DESKHAND_RETRY_BASE_MS', 'DESKHAND_NOTIFY', 'DESKHAND_NOTIFY_WAIT_S', 'DESKHAND_APP_COMMAND'];
 
 /** `deskhand fire ID --data-dir DIR` with this build: out/main/cli.js beside us, else the TypeScript entry via tsx. */
 export function fireCommand(scheduleId: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): FireCommand {

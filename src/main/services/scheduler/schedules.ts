@@ -19,6 +19,7 @@ import {
   type Schedules,
 } from './index';
 import { cronNext, cronOf, cronPeriodMs, displayTime, jitterMs, localZone, parseWhen, WhenError } from './when';
+import type { ActResult, ActsOnReminders, ReminderAction } from './actions';
 
 export interface ScheduleServiceOptions {
   store: Store;
@@ -29,7 +30,7 @@ export interface ScheduleServiceOptions {
   now?: () => number;
 }
 
-export class ScheduleService implements Schedules {
+export class ScheduleService implements Schedules, ActsOnReminders {
   readonly rows: ReturnType<typeof scheduleModule.queries>;
   private readonly now: () => number;
   private osNote: Promise<string | null> | null = null;
@@ -208,10 +209,42 @@ export class ScheduleService implements Schedules {
 
   async snooze(id: string, minutes: number): Promise<ScheduleRow> {
     if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 7 * 24 * 60) throw new DeskhandError('usage', 'Snooze for 1 minute to 7 days.');
+    return this.snoozeUntil(id, this.now() + Math.round(minutes * 60_000));
+  }
+
+  private async snoozeUntil(id: string, at: number): Promise<ScheduleRow> {
     const row = this.rows.get(id);
     if (!row) throw new DeskhandError('not_found', `No reminder or trigger ${id}.`);
     // A reminder that already rang comes back for one more ring.
-    return this.arm(this.rows.update(id, { status: 'active', next_at: this.now() + Math.round(minutes * 60_000) })!);
+    return this.arm(this.rows.update(id, { status: 'active', next_at: at })!);
+  }
+
+  /**
+   * Acts on a reminder's notification: Snooze arms it again (10 min, 1 h, tomorrow 09:00 in its zone), Dismiss marks
+   * the fire that rang (a reminder not rung yet is cancelled), Open asks the host to show its conversation. Each is
+   * recorded on the latest fire (`acted`, `acted_at`).
+   */
+  async act(id: string, action: ReminderAction): Promise<ActResult> {
+    const row = this.rows.get(id);
+    if (!row) throw new DeskhandError('not_found', `No reminder or trigger ${id} (cancelled and removed, or another data folder).`);
+    const now = this.now();
+    const [fire] = this.rows.fires(id, 1);
+    const mark = (acted: string) => fire && this.rows.setFire(fire.id, { acted, acted_at: now });
+    if (action === 'open') {
+      mark('opened');
+      return { scheduleId: id, action, message: `Opened ${id}.`, open: { scheduleId: id, conversationId: row.conversation_id } };
+    }
+    if (action === 'dismiss') {
+      // A reminder still pending (snoozed, or dismissed before it rang) has nothing left to ring.
+      if (row.kind === 'reminder') await this.cancel(id);
+      mark('dismissed');
+      return { scheduleId: id, action, message: `Dismissed ${id}.` };
+    }
+    const at = action === 'snooze-10' ? now + 10 * 60_000 : action === 'snooze-60' ? now + 60 * 60_000 : parseWhen('tomorrow 09:00', { now, tz: row.tz }).at;
+    const snoozed = await this.snoozeUntil(id, at);
+    const until = displayTime(snoozed.next_at!, snoozed.tz);
+    mark(`snoozed until ${until}`);
+    return { scheduleId: id, action, message: `Snoozed ${id} until ${until}.` };
   }
 
   fires(scheduleId: string | null, limit = 50) {

@@ -3,6 +3,7 @@ import { useApprovals } from '../../state/approvals';
 import { useConversations } from '../../state/conversations';
 import { openApproval } from '../../state/sync';
 import { RiskBadge } from '../requests';
+import { AllowNotifications } from './AllowNotifications';
 
 export function ApprovalsPanel() {
   const list = useApprovals((s) => s.list);
@@ -12,6 +13,7 @@ export function ApprovalsPanel() {
       <h2 className="panel-title">
         Approvals waiting <span className="count">{list.length}</span>
       </h2>
+      <AllowNotifications />
       {list.length === 0 ? (
         <p className="muted small panel-empty-note">Nothing is waiting. When the agent asks before it acts, the request appears here, from every conversation.</p>
       ) : (

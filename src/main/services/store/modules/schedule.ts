@@ -49,6 +49,9 @@ export interface FireRow {
   via: string;
   finished_at: number | null;
   detail: string | null;
+  /** What the person did from the notification (`dismissed`, `snoozed until …`, `opened`), and when. */
+  acted: string | null;
+  acted_at: number | null;
 }
 
 export const scheduleModule = defineStoreModule({
@@ -91,6 +94,12 @@ export const scheduleModule = defineStoreModule({
         UNIQUE (schedule_id, due_at)
       );
       CREATE INDEX schedule_fires_status ON schedule_fires(status);`,
+    },
+    {
+      description: "what the person did from a fire's notification (snooze, dismiss, open)",
+      sql: `
+      ALTER TABLE schedule_fires ADD COLUMN acted TEXT;
+      ALTER TABLE schedule_fires ADD COLUMN acted_at INTEGER;`,
     },
   ],
   queries: (sql: Sql) => {
@@ -152,7 +161,7 @@ export const scheduleModule = defineStoreModule({
       /** Moves a dead process's claim to `by`; false when someone else took it first. */
       takeOver: (fireId: string, from: string, by: string) =>
         sql.run("UPDATE schedule_fires SET claimed_by = ?, claimed_at = ? WHERE id = ? AND status = 'claimed' AND claimed_by = ?", by, Date.now(), fireId, from).changes > 0,
-      setFire(fireId: string, patch: Partial<Pick<FireRow, 'status' | 'run_id' | 'detail' | 'finished_at'>>): void {
+      setFire(fireId: string, patch: Partial<Pick<FireRow, 'status' | 'run_id' | 'detail' | 'finished_at' | 'acted' | 'acted_at'>>): void {
         const keys = Object.keys(patch) as (keyof typeof patch)[];
         if (keys.length) sql.run(`UPDATE schedule_fires SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`, { ...patch, id: fireId });
       },
