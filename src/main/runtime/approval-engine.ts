@@ -16,6 +16,7 @@ import { urlGuard } from './url-inspector';
 import { planModeInspector } from './plan-mode';
 import { missionScopeInspector } from './scope-inspector';
 import { peerCeilingInspector } from './peer-ceiling';
+import { confinedInspector } from './confined-inspector';
 import type { DecisionInput, Facts, Inspector, InspectorReport, Verdict } from './inspector';
 import type { Effects, EffectsContext, ToolDefinition } from './tool';
 
@@ -249,7 +250,7 @@ const savedRules: Inspector = {
 };
 
 /** The inspectors, in the order they run and are printed. */
-export const INSPECTORS: readonly Inspector[] = [classifier, containment, planModeInspector, missionScopeInspector, peerCeilingInspector, secrets, urlGuard, taint, appGrants, policy, savedRules];
+export const INSPECTORS: readonly Inspector[] = [classifier, containment, planModeInspector, missionScopeInspector, peerCeilingInspector, secrets, urlGuard, taint, appGrants, confinedInspector, policy, savedRules];
 
 function rulePatternOf(facts: Facts, p: Policy): string | null {
   // The root-offer prefix is reserved: a rule pattern never reads as an offer to add a workspace root.

@@ -159,6 +159,8 @@ export class CallPipeline {
     const missionScope = this.core.scopeOf(conv.id);
     // A peer's conversation: its ceiling (tier + allow), looked up in the host's peer book, never from the request.
     const peerCeiling = this.core.peerOf(conv.id);
+    // Whether the change ledger records this conversation's roots (the confined inspector).
+    const recordsRoots = this.core.recordsRoots;
 
     for (const row of open) {
       if (row.status === 'denied') {
@@ -213,6 +215,7 @@ export class CallPipeline {
         taintOnly: tainted && !inherited?.tainted && conv.tainted === 1 ? conv.taint_only : null,
         // Someone who can answer drives this run: interactive, and not a peer's conversation (the peer drives it).
         personPresent: !!options.interactive && !peerCeiling,
+        ...(recordsRoots ? { recorded: (writes: readonly string[]) => recordsRoots(state.workspaceRoots, writes) } : {}),
       });
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 

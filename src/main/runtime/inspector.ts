@@ -60,6 +60,11 @@ export interface DecisionInput {
    * for an approval only then (Spec I: computer use with the person watching); absent counts as nobody present.
    */
   personPresent?: boolean;
+  /**
+   * Whether the change ledger records the conversation's writable roots and keeps what writes to these paths replace
+   * (the confined inspector: a change that can be taken back needs no card). Absent: nothing is recorded.
+   */
+  recorded?: (writes: readonly string[]) => boolean;
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';
