@@ -9,13 +9,14 @@
  * roots, a run-later file, a sensitive path — is not confined; those have inspectors of their own that ask (and an
  * explicit ask always wins over this allow). Each reason says why the call was let through.
  */
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { Inspector, InspectorReport } from './inspector';
 
 const pass = (reasons: string[] = []): InspectorReport => ({ inspector: 'confined', verdict: 'pass', reasons });
 
 export const confinedInspector: Inspector = {
   name: 'confined',
-  inspect({ tool, effects: e, policy, recorded }, facts): InspectorReport {
+  inspect({ tool, effects: e, policy, recorded, ctx }, facts): InspectorReport {
     if (policy === 'none') return pass();
     if (e.urls?.length || e.hosts?.length || e.egress || e.apps?.length || e.screens?.length || e.wakesLater) return pass();
     const writes = facts.paths.filter((p) => p.access === 'write');
@@ -27,7 +28,16 @@ export const confinedInspector: Inspector = {
       if (confined.mode === 'read-only') {
         return { inspector: 'confined', verdict: 'allow', reasons: ['the sandbox confines it (network off, the workspace read-only): it can change nothing, so it needs no card'] };
       }
-      if (!recorded?.(resolved)) return pass(['it runs in the sandbox, but the change ledger does not record this workspace, so its changes could not be taken back']);
+      // The words a command names inside the roots (`rm -rf build`, `cd node_modules && …`) must be kept too.
+      const cwd = facts.paths.find((p) => p.raw && !p.error)?.resolved ?? ctx.cwd;
+      const named = (e.assessment?.ruleParts ?? [])
+        .flatMap((part) => part.words?.slice(1) ?? [])
+        .filter((w) => w !== '' && !w.startsWith('-'))
+        .map((w) => resolve(cwd, w))
+        .filter((abs) => ctx.workspaceRoots.some((r) => !relative(resolve(r), abs).startsWith('..') && !isAbsolute(relative(resolve(r), abs))));
+      if (!recorded?.([...resolved, ...named])) {
+        return pass(['it runs in the sandbox, but the change ledger does not record this workspace (or keep what it names), so its changes could not be taken back']);
+      }
       return {
         inspector: 'confined',
         verdict: 'allow',
@@ -35,7 +45,7 @@ export const confinedInspector: Inspector = {
       };
     }
     // A file tool: built in, only paths declared, at least one write, each inside the roots.
-    if ((tool.kind ?? 'builtin') !== 'builtin' || e.network || e.assessment || !writes.length) return pass();
+    if ((tool.kind ?? 'builtin') !== 'builtin' || e.network || e.assessment?.network || !writes.length) return pass();
     if (!recorded?.(resolved)) return pass(['it writes only inside the workspace, but the change ledger would not keep what it replaces, so it could not be taken back']);
     return {
       inspector: 'confined',

@@ -60,8 +60,40 @@ function keepsPath(path: string, roots: readonly string[], skip: string): boolea
   try {
     const st = lstatSync(abs);
     if (st.isFile() && st.size > DEFAULT_MAX_FILE_BYTES) return false;
+    // A folder (removed or replaced whole): everything in it must be kept, so no ignored folder or big file inside.
+    if (st.isDirectory()) return keepsFolder(root, abs, matcher);
   } catch {
     // a new file: nothing to keep, and the ledger records its creation
+  }
+  return true;
+}
+
+/** Everything under a folder is kept by the ledger: no ignored folder, no file over 8 MiB, at most 10,000 paths. */
+function keepsFolder(root: string, folder: string, matcher: ReturnType<typeof ignoredBy>): boolean {
+  let n = 0;
+  const stack = [folder];
+  while (stack.length) {
+    const dir = stack.pop()!;
+    let names;
+    try {
+      names = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const d of names) {
+      if (++n > 10_000) return false;
+      const abs = join(dir, d.name);
+      if (d.isDirectory()) {
+        if (d.name === '.git' || isIgnoredDir(d.name, relative(root, abs).split(sep).join('/'), matcher)) return false;
+        stack.push(abs);
+      } else if (d.isFile()) {
+        try {
+          if (lstatSync(abs).size > DEFAULT_MAX_FILE_BYTES) return false;
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }
   }
   return true;
 }
