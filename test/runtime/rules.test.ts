@@ -98,8 +98,6 @@ describe('rules end to end: scopes, counts, revoke', () => {
     await server.close();
   });
 
-  // Policy none: a workspace write the ledger records runs unasked under read-only (confined-inspector.ts), so these
-  // conversations ask for every call and the rules are what clears them.
   /** Sends a message whose model writes `file`; resolves with the approval it asked for, or null when it ran. */
   async function write(conversationId: string, file: string): Promise<PendingApproval | null> {
     server.enqueue(reply().tool('write_file', { path: join('notes', file), content: file }), reply().text('ok'));
@@ -121,7 +119,7 @@ describe('rules end to end: scopes, counts, revoke', () => {
   }
 
   it('a conversation rule covers only its conversation; a workspace rule every conversation in the folder; counts matches; revoke asks again', async () => {
-    const a = await h.service.createConversation({ folder: work, policy: 'none' });
+    const a = await h.service.createConversation({ folder: work, policy: 'read-only' });
     const first = await write(a.id, 'a1.txt');
     expect(first!.alwaysPattern).toBe(`${join(work, 'notes')}/*`);
     await always(first!, 'conversation');
@@ -132,11 +130,11 @@ describe('rules end to end: scopes, counts, revoke', () => {
     expect(existsSync(join(work, 'notes', 'a2.txt'))).toBe(true);
 
     // Another conversation in the same folder still asks; saved for the workspace, it no longer does anywhere there.
-    const b = await h.service.createConversation({ folder: work, policy: 'none' });
+    const b = await h.service.createConversation({ folder: work, policy: 'read-only' });
     const asked = await write(b.id, 'b1.txt');
     expect(asked).not.toBeNull();
     await always(asked!, 'workspace');
-    const c = await h.service.createConversation({ folder: work, policy: 'none' });
+    const c = await h.service.createConversation({ folder: work, policy: 'read-only' });
     expect(await write(c.id, 'c1.txt')).toBeNull();
 
     const { rules } = await h.service.listRules({});
@@ -158,7 +156,7 @@ describe('rules end to end: scopes, counts, revoke', () => {
   }, 60_000);
 
   it('deleting a conversation deletes its conversation rules', async () => {
-    const a = await h.service.createConversation({ folder: work, policy: 'none' });
+    const a = await h.service.createConversation({ folder: work, policy: 'read-only' });
     const first = await write(a.id, 'x.txt');
     await always(first!);
     expect((await h.service.listRules({})).rules).toHaveLength(1);

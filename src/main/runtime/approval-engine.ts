@@ -9,7 +9,7 @@ import type { Decision, Policy, RiskTier } from '../../shared/tools';
 import { maxRisk, policyClears } from '../../shared/tools';
 import { errorMessage } from '../../shared/errors';
 import { APP_RULE_PREFIX, ROOT_OFFER_PREFIX } from '../../shared/always-allow';
-import { commandPatternMatches, offerCommandPattern, pathPatternMatches, type SavedRule } from '../../shared/rules';
+import { ANY_CALL_PATTERN, commandPatternMatches, offerCommandPattern, pathPatternMatches, type SavedRule } from '../../shared/rules';
 import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
 import { urlGuard } from './url-inspector';
@@ -263,7 +263,8 @@ function rulePatternOf(facts: Facts, p: Policy): string | null {
   if (facts.rulePattern !== undefined) return facts.rulePattern;
   if (facts.risk === 'read-only') return null;
   const resolved = facts.paths.filter((x) => !x.error).map((x) => x.resolved);
-  if (!resolved.length) return null;
+  // A low-risk tool with nothing finer to match (a reminder, a trigger): a rule for every call of the tool.
+  if (!resolved.length) return facts.risk === 'low-risk' && !facts.network && !facts.egress ? ANY_CALL_PATTERN : null;
   // A file tool: the folder holding what it touches (`/proj/src/*`), so the rule fits how people work.
   const folder = commonFolder(resolved);
   return folder ? `${folder}${folder.endsWith('/') || folder.endsWith('\\') ? '' : '/'}*` : resolved.join(' -> ');

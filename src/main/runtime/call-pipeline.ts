@@ -151,7 +151,7 @@ export class CallPipeline {
     // What the run's earlier calls hold (calls of this step that succeed count from the next step on, as before).
     const held: ReadonlySet<string> = new Set(this.heldSecrets(run.id));
     // The always-allow rules of this conversation, its workspace folder, and everywhere (read once per step).
-    const rules = store.rules.forConversation(conv.id, conv.folder);
+    const rules = store.rules.forConversation(conv.id, conv.folder, run.id);
     // Run-later files known at run time (a trusted project MCP server's scripts), read once per step.
     const runLater = this.core.limits.runLater?.() ?? [];
     const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox, conversationId: conv.id, ...(runLater.length ? { runLater } : {}) };

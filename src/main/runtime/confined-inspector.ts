@@ -17,7 +17,8 @@ const pass = (reasons: string[] = []): InspectorReport => ({ inspector: 'confine
 export const confinedInspector: Inspector = {
   name: 'confined',
   inspect({ tool, effects: e, policy, recorded, ctx }, facts): InspectorReport {
-    if (policy === 'none') return pass();
+    // Nothing says what is recorded (no ledger in this process, or DESKHAND_CONFINED=ask): nothing is confined.
+    if (policy === 'none' || !recorded) return pass();
     if (e.urls?.length || e.hosts?.length || e.egress || e.apps?.length || e.screens?.length || e.wakesLater) return pass();
     const writes = facts.paths.filter((p) => p.access === 'write');
     if (writes.some((p) => p.error || !p.root || p.alwaysAsk)) return pass();
@@ -35,7 +36,7 @@ export const confinedInspector: Inspector = {
         .filter((w) => w !== '' && !w.startsWith('-'))
         .map((w) => resolve(cwd, w))
         .filter((abs) => ctx.workspaceRoots.some((r) => !relative(resolve(r), abs).startsWith('..') && !isAbsolute(relative(resolve(r), abs))));
-      if (!recorded?.([...resolved, ...named])) {
+      if (!recorded([...resolved, ...named])) {
         return pass(['it runs in the sandbox, but the change ledger does not record this workspace (or keep what it names), so its changes could not be taken back']);
       }
       return {
@@ -46,7 +47,7 @@ export const confinedInspector: Inspector = {
     }
     // A file tool: built in, only paths declared, at least one write, each inside the roots.
     if ((tool.kind ?? 'builtin') !== 'builtin' || e.network || e.assessment?.network || !writes.length) return pass();
-    if (!recorded?.(resolved)) return pass(['it writes only inside the workspace, but the change ledger would not keep what it replaces, so it could not be taken back']);
+    if (!recorded(resolved)) return pass(['it writes only inside the workspace, but the change ledger would not keep what it replaces, so it could not be taken back']);
     return {
       inspector: 'confined',
       verdict: 'allow',

@@ -1,7 +1,8 @@
 /**
  * The change ledger in every runtime: each step that may change files is scanned before and after, and a background
  * task that ends is scanned for then, its changes belonging to the run that started it (services/ledger,
- * docs/rewind.md). `DESKHAND_LEDGER=off` turns it off for a process (benches that measure something else).
+ * docs/rewind.md). `DESKHAND_LEDGER=off` turns it off for a process (benches that measure something else); then, and
+ * with `DESKHAND_CONFINED=ask`, the confined inspector lets nothing run unasked (nothing says the roots are recorded).
  */
 import { ChangeLedger, ledgerRecords } from '../../services/ledger';
 import type { Store } from '../../services/store/store';
@@ -16,7 +17,8 @@ export function wireLedger(runtime: Pick<Runtime, 'watchStepFiles' | 'setRecorde
   const ledger = new ChangeLedger(store, dataDir);
   runtime.watchStepFiles((scope) => ledger.beginStep(scope));
   // What the confined inspector asks before a step: are these roots recorded (so their changes can be taken back)?
-  runtime.setRecordedRoots((roots, writes) => ledgerRecords(roots, dataDir, writes));
+  // DESKHAND_CONFINED=ask: confined calls ask like any other (suites written before issue 46 use them as their asks).
+  if (env.DESKHAND_CONFINED !== 'ask') runtime.setRecordedRoots((roots, writes) => ledgerRecords(roots, dataDir, writes));
   tasks.onEvent((e) => {
     if (e.type !== 'task.changed' || e.task.status === 'running' || e.task.background !== 1 || !e.task.run_id) return;
     const conv = store.isOpen ? store.getConversation(e.task.conversation_id) : undefined;

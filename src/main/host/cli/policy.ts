@@ -82,7 +82,7 @@ export async function policyCommand(args: string[]): Promise<number> {
   try {
     const sandbox = parseSandbox(values.sandbox);
     // As a run in this data folder would judge it: the change ledger records the roots unless it is off here.
-    const recordsRoots = process.env.DESKHAND_LEDGER === 'off' ? null : (roots: readonly string[], writes?: readonly string[]) => ledgerRecords(roots, dataDir, writes);
+    const recordsRoots = process.env.DESKHAND_LEDGER === 'off' || process.env.DESKHAND_CONFINED === 'ask' ? null : (roots: readonly string[], writes?: readonly string[]) => ledgerRecords(roots, dataDir, writes);
     const result = await explainCall({ ...host.deps, recordsRoots }, {
       tool: values.tool,
       args: parsed,
