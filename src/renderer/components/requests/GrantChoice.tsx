@@ -9,7 +9,7 @@ import type { GrantLifetime, GrantScope } from '../../../shared/rules';
 export const SCOPE_CHOICES: readonly (readonly [GrantScope, string])[] = [
   ['task', 'This task (until the run ends)'],
   ['conversation', 'This conversation'],
-  ['workspace', 'This folder (every conversation in it)'],
+  ['workspace', 'Every conversation in this folder'],
   ['everywhere', 'Everywhere'],
 ];
 
@@ -36,7 +36,7 @@ export function GrantChoice(props: {
         <legend>Where the rule applies</legend>
         {SCOPE_CHOICES.map(([value, label], i) => (
           <label key={value}>
-            <input type="radio" name={`scope-${id}`} value={value} checked={scope === value} onChange={() => props.onScope(value)} /> {label.replace('This folder', `This folder (${props.folder})`).replace(' (every conversation in it)', '')}{' '}
+            <input type="radio" name={`scope-${id}`} value={value} checked={scope === value} onChange={() => props.onScope(value)} /> {value === 'workspace' ? `Every conversation in ${props.folder}` : label}{' '}
             <kbd>{i + 1}</kbd>
           </label>
         ))}
