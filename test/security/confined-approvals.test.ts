@@ -42,7 +42,8 @@ interface Row {
   expected: 'allow' | 'ask' | 'deny';
   policy?: Policy;
   tainted?: boolean;
-  recorded?: boolean;
+  /** false: no ledger in the process (the engine is told nothing); 'roots': a ledger that does not record these roots. */
+  recorded?: boolean | 'roots';
   sandbox?: SandboxMode;
   held?: string[];
 }
@@ -56,7 +57,7 @@ async function decide(row: Row) {
     tainted: !!row.tainted,
     ctx,
     ...(row.held ? { heldSecrets: new Set(row.held) } : {}),
-    ...(row.recorded === false ? {} : { recorded: (w: readonly string[]) => ledgerRecords([ws], data, w) }),
+    ...(row.recorded === false ? {} : { recorded: (w: readonly string[]) => row.recorded !== 'roots' && ledgerRecords([ws], data, w) }),
   });
 }
 
@@ -78,7 +79,9 @@ describe('confined calls run unasked at the default policy; everything else asks
     cmd('python3 compare.py old.csv new.csv', 'allow'),
     cmd('git init -q', 'allow'),
     cmd('npm test', 'allow', { policy: 'low-risk' }),
-    cmd('npm test', 'allow', { sandbox: 'read-only', recorded: false }),
+    cmd('npm test', 'allow', { sandbox: 'read-only', recorded: 'roots' }),
+    cmd('npm test', 'ask', { sandbox: 'read-only', recorded: false }),
+    cmd('npm test', 'ask', { recorded: 'roots' }),
     // The network client cannot connect in the sandbox; once tainted, it asks (taint).
     cmd('git push origin main', 'allow'),
     cmd('git push origin main', 'ask', { tainted: true, policy: 'high-risk' }),
@@ -124,7 +127,7 @@ describe('confined calls run unasked at the default policy; everything else asks
     // Egress is never confined: after untrusted content it asks under every policy.
     { tool: 'web_fetch', args: { url: 'https://example.com/' }, expected: 'ask', tainted: true, policy: 'high-risk' },
   ];
-  it.each(rows.map((r) => [`${r.tool} ${JSON.stringify(r.args)} ${r.policy ?? 'read-only'}${r.tainted ? ' tainted' : ''}${r.recorded === false ? ' unrecorded' : ''}${r.sandbox ? ` sandbox ${r.sandbox}` : ''}`, r] as const))('%s', async (_name, row) => {
+  it.each(rows.map((r) => [`${r.tool} ${JSON.stringify(r.args)} ${r.policy ?? 'read-only'}${r.tainted ? ' tainted' : ''}${r.recorded === false ? ' no ledger' : r.recorded === 'roots' ? ' roots unrecorded' : ''}${r.sandbox ? ` sandbox ${r.sandbox}` : ''}`, r] as const))('%s', async (_name, row) => {
     const d = await decide(row);
     expect(d.decision, d.reasons.join(' | ')).toBe(row.expected);
     const confined = d.inspectors.find((r) => r.inspector === 'confined')!;
