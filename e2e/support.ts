@@ -156,6 +156,9 @@ export class Deskhand {
       DESKHAND_LMSTUDIO_URL: NO_SERVER,
       // Memory extraction is one more model call after each turn; the scripted model answers only what a spec scripts.
       DESKHAND_MEMORY_EXTRACTION: 'off',
+      // Specs use workspace writes and sandboxed commands as calls that ask (issue 46 lets them run unasked): they
+      // ask here unless a spec sets DESKHAND_CONFINED (e2e/grants-lifetime.spec.ts).
+      DESKHAND_CONFINED: process.env.DESKHAND_CONFINED ?? 'ask',
     };
     for (const [k, v] of Object.entries(this.startOptions.env ?? {})) {
       if (v === null) delete env[k];

@@ -5,7 +5,7 @@
  * offer in its `always_pattern` under `ROOT_OFFER_PREFIX`, which no rule pattern may start with (the approval engine
  * refuses such rule patterns).
  */
-import { describeScope, type RuleScope } from './rules';
+import { ANY_CALL_PATTERN, describeScope, type GrantLifetime, type GrantScope } from './rules';
 import { PEER_RULE_PREFIX } from './peers';
 
 export const ROOT_OFFER_PREFIX = 'workspace-root:';
@@ -24,12 +24,14 @@ export function offeredRoot(pattern: string | null | undefined): string | null {
 
 /** Whether a rule pattern is one for commands (`npm test *`), not a path, a peer or an app: only those have parts. */
 export function isCommandPattern(pattern: string): boolean {
+  if (pattern === ANY_CALL_PATTERN) return false;
   if (pattern.startsWith(PEER_RULE_PREFIX) || pattern.startsWith(APP_RULE_PREFIX) || pattern.startsWith(ROOT_OFFER_PREFIX)) return false;
   return !(pattern.endsWith('/*') || pattern.startsWith('/') || /^[A-Za-z]:\\/.test(pattern));
 }
 
 /** What a rule pattern covers, in words: `npm test *` → "npm test, with any arguments". */
 export function describePattern(pattern: string): string {
+  if (pattern === ANY_CALL_PATTERN) return 'every call of this tool';
   if (pattern.startsWith(PEER_RULE_PREFIX)) return `messages to peer ${pattern.slice(PEER_RULE_PREFIX.length)} in this conversation (until its content mixes with other untrusted content)`;
   if (pattern.startsWith(APP_RULE_PREFIX)) return `the app ${pattern.slice(APP_RULE_PREFIX.length)}, while its grant lasts`;
   if (pattern.endsWith('/*')) return `anything in ${pattern.slice(0, -2)}/`;
@@ -38,7 +40,7 @@ export function describePattern(pattern: string): string {
 }
 
 /** One sentence: exactly what answering "always" saves, in the scope chosen (default: this conversation). */
-export function describeAlways(tool: string, pattern: string, scope: RuleScope = 'conversation', where: string | null = null): string {
+export function describeAlways(tool: string, pattern: string, scope: GrantScope = 'conversation', where: string | null = null, lifetime: GrantLifetime = 'until-revoked'): string {
   const root = offeredRoot(pattern);
   if (root !== null) return `add ${root} as a workspace root of this conversation (changes inside it no longer ask; the sandbox can write there)`;
   if (pattern.startsWith(PEER_RULE_PREFIX)) {
@@ -46,5 +48,6 @@ export function describeAlways(tool: string, pattern: string, scope: RuleScope =
     return `allow peer ${peer} for this conversation: ${tool} to ${peer} runs without asking here, while the only untrusted content the conversation read is ${peer}'s own answers`;
   }
   const parts = isCommandPattern(pattern) ? ' (other parts of a command still need the policy to clear them)' : '';
-  return `save a rule: ${tool} runs without asking ${describeScope(scope, where)}, for ${describePattern(pattern)}${parts}`;
+  const until = scope === 'task' || lifetime === 'until-revoked' ? '' : lifetime === 'hour' ? ' for an hour' : ' until the end of today';
+  return `save a rule: ${tool} runs without asking ${describeScope(scope, where)}${until}, for ${describePattern(pattern)}${parts}`;
 }

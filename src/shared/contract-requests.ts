@@ -3,7 +3,7 @@
  * Approvals panel and the cards show it, and the methods that answer them. Pure.
  */
 import { z } from 'zod';
-import { RULE_SCOPES } from './rules';
+import { GRANT_LIFETIMES, GRANT_SCOPES } from './rules';
 import { approvalIdSchema, conversationIdSchema, riskSchema } from './contract-ids';
 import { boundedText as text, noParams as none } from './contract-ids';
 
@@ -54,8 +54,10 @@ export const requestMethods = {
     params: z.strictObject({
       approvalId: approvalIdSchema,
       decision: z.enum(['approve', 'always', 'deny']),
-      /** Where an "always" rule applies; default this conversation. */
-      scope: z.enum(RULE_SCOPES).optional(),
+      /** Where an "always" rule applies (`task`: until this run ends); default this conversation. */
+      scope: z.enum(GRANT_SCOPES).optional(),
+      /** How long it lasts; default until revoked. */
+      lifetime: z.enum(GRANT_LIFETIMES).optional(),
       reason: text(2000).optional(),
     }),
     result: z.strictObject({ decision: z.enum(['approved', 'denied']), resumed: z.boolean() }),

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { parseKeptSite } from './browser-sites';
 import { peerEndpointSettingsSchema } from './peers';
-import { RULE_SCOPES } from './rules';
+import { GRANT_SCOPES } from './rules';
 import { familyNameSchema } from './contract-tools';
 import { policySchema, providerNameSchema, sandboxModeSchema } from './contract-ids';
 import { noParams as none } from './contract-ids';
@@ -82,7 +82,12 @@ export const ruleViewSchema = z.strictObject({
   pattern: z.string(),
   /** The pattern in words ("`npm test` with any further arguments"). */
   covers: z.string(),
-  scope: z.enum(RULE_SCOPES),
+  /** Where it applies; `task`: a conversation rule for one run only. */
+  scope: z.enum(GRANT_SCOPES),
+  /** When it ends (ms), or null: until revoked (a task's grant ends with its run). */
+  expiresAt: z.number().nullable(),
+  /** It has ended (its lifetime passed): it matches nothing and calls ask again. */
+  expired: z.boolean(),
   /** Where it applies, in words ("in every conversation in /home/me/proj"). */
   where: z.string(),
   /** The conversation of a conversation rule (its title), when it still exists. */

@@ -15,6 +15,40 @@ export function isRuleScope(v: unknown): v is RuleScope {
   return typeof v === 'string' && (RULE_SCOPES as readonly string[]).includes(v);
 }
 
+/**
+ * Where a person's "always" applies, as they choose it (issue 46): `task` is this conversation while the run that
+ * asked lasts (saved as a conversation rule bound to that run); the rest are the rule scopes. "Once" is a plain
+ * approval, no grant.
+ */
+export const GRANT_SCOPES = ['task', ...RULE_SCOPES] as const;
+export type GrantScope = (typeof GRANT_SCOPES)[number];
+
+export function isGrantScope(v: unknown): v is GrantScope {
+  return typeof v === 'string' && (GRANT_SCOPES as readonly string[]).includes(v);
+}
+
+/** How long a grant lasts: an hour, until the end of today (local time), or until the person revokes it. */
+export const GRANT_LIFETIMES = ['hour', 'today', 'until-revoked'] as const;
+export type GrantLifetime = (typeof GRANT_LIFETIMES)[number];
+
+export function isGrantLifetime(v: unknown): v is GrantLifetime {
+  return typeof v === 'string' && (GRANT_LIFETIMES as readonly string[]).includes(v);
+}
+
+/** When a grant of this lifetime, saved at `now`, ends (ms); null: until revoked. */
+export function lifetimeEnd(lifetime: GrantLifetime, now: number): number | null {
+  if (lifetime === 'hour') return now + 3_600_000;
+  if (lifetime === 'today') {
+    const end = new Date(now);
+    end.setHours(24, 0, 0, 0);
+    return end.getTime();
+  }
+  return null;
+}
+
+/** The pattern of a rule that covers every call of its tool (a tool with nothing finer to match: add_reminder). */
+export const ANY_CALL_PATTERN = '*';
+
 /** A rule as the approval engine sees it (already filtered to those that apply to the call's conversation). */
 export interface SavedRule {
   id: string;
@@ -123,7 +157,8 @@ export function pathPatternMatches(pattern: string, paths: readonly string[]): b
 }
 
 /** One sentence for where a rule applies. */
-export function describeScope(scope: RuleScope, where: string | null): string {
+export function describeScope(scope: GrantScope, where: string | null): string {
+  if (scope === 'task') return 'in this conversation until this run ends';
   if (scope === 'conversation') return 'in this conversation';
   if (scope === 'workspace') return where ? `in every conversation in ${where}` : 'in this workspace';
   return 'in every conversation';

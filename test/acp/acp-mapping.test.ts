@@ -1,15 +1,22 @@
 /** The contract ↔ ACP mapping on its own (host/acp/acp-mapping.ts): tables for each direction. */
 import { describe, expect, it } from 'vitest';
 import { unifiedDiff } from '../../src/main/tools/files/diff-preview';
-import { decisionOf, denialReason, diffsOf, mcpConfigOf, permissionOptions, planOf, promptText, stopReasonOf, textContent, toolKind, toolLocations, ACP_OUTPUT_CHARS } from '../../src/main/host/acp/acp-mapping';
+import { alwaysScopeOf, decisionOf, denialReason, diffsOf, mcpConfigOf, permissionOptions, planOf, promptText, stopReasonOf, textContent, toolKind, toolLocations, ACP_OUTPUT_CHARS } from '../../src/main/host/acp/acp-mapping';
 import { inputLine } from '../../src/main/host/acp/acp-agent';
 
 describe('permission options and answers', () => {
   it('offer allow once and deny always, always-allow only where a rule may be saved, naming the rule', () => {
     expect(permissionOptions({ alwaysPattern: null }).map((o) => o.kind)).toEqual(['allow_once', 'reject_once']);
     const withRule = permissionOptions({ alwaysPattern: 'write_file:src/**' });
-    expect(withRule.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
+    // Issue 46: the editor's allow-always options are Deskhand's grant scopes (conversation, task, folder).
+    expect(withRule.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'allow_always', 'allow_always', 'reject_once']);
+    expect(withRule.filter((o) => o.kind === 'allow_always').map((o) => alwaysScopeOf(o.optionId))).toEqual(['conversation', 'task', 'workspace']);
     expect(withRule[1]!.name).toContain('write_file:src/**');
+    expect(withRule[2]!.name).toMatch(/until this task ends/);
+    // A workspace root or a peer: this conversation only.
+    expect(permissionOptions({ alwaysPattern: 'workspace-root:/x' }).filter((o) => o.kind === 'allow_always')).toHaveLength(1);
+    expect(permissionOptions({ alwaysPattern: 'peer:alice' }).filter((o) => o.kind === 'allow_always')).toHaveLength(1);
+    expect(alwaysScopeOf('allow_once')).toBeUndefined();
   });
 
   it.each([
@@ -17,6 +24,10 @@ describe('permission options and answers', () => {
     ['allow_once', null, 'approve'],
     ['allow_always', 'p', 'always'],
     ['allow_always', null, null], // never offered without a rule: refused, not guessed
+    ['allow_always_task', 'p', 'always'],
+    ['allow_always_folder', 'p', 'always'],
+    ['allow_always_folder', null, null],
+    ['allow_always_folder', 'workspace-root:/x', null],
     ['reject_once', 'p', 'deny'],
     ['reject_always', 'p', null],
     ['allow', 'p', null],

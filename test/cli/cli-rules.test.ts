@@ -28,7 +28,7 @@ describe('deskhand rules', () => {
 
     const badScope = await runCli(['runs', 'approve', asked.approvalId, '--always', '--scope', 'galaxy', '--data-dir', dataDir]);
     expect(badScope.code).toBe(2);
-    expect(badScope.stderr).toMatch(/--scope must be one of conversation, workspace, everywhere/);
+    expect(badScope.stderr).toMatch(/--scope must be one of task, conversation, workspace, everywhere/);
 
     server.enqueue(reply().text('Written.'));
     const approved = await runCli(['runs', 'approve', asked.approvalId, '--always', '--scope', 'workspace', '--data-dir', dataDir, '--base-url', server.baseURL]);

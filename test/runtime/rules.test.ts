@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PendingApproval } from '../../src/shared/contract';
 import { decideCall } from '../../src/main/runtime/approval-engine';
-import { commandPatternMatches, joinPattern, offerCommandPattern, splitPattern } from '../../src/shared/rules';
+import { commandPatternMatches, joinPattern, offerCommandPattern, splitPattern, type GrantLifetime, type GrantScope } from '../../src/shared/rules';
+import { rawRun } from '../support/raw-db';
 import { builtinTool } from '../support/tools';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
@@ -113,8 +114,8 @@ describe('rules end to end: scopes, counts, revoke', () => {
   }
 
   /** Answers "always" and waits for the run to end. */
-  async function always(approval: PendingApproval, scope?: 'conversation' | 'workspace' | 'everywhere'): Promise<void> {
-    await h.service.decideApproval({ approvalId: approval.approvalId, decision: 'always', ...(scope ? { scope } : {}) });
+  async function always(approval: PendingApproval, scope?: GrantScope, lifetime?: GrantLifetime): Promise<void> {
+    await h.service.decideApproval({ approvalId: approval.approvalId, decision: 'always', ...(scope ? { scope } : {}), ...(lifetime ? { lifetime } : {}) });
     for (let i = 0; i < 200 && h.store.getRun(approval.runId)?.status === 'running'; i++) await new Promise((r) => setTimeout(r, 25));
   }
 
@@ -153,6 +154,32 @@ describe('rules end to end: scopes, counts, revoke', () => {
     expect((await h.service.listRules({})).rules).toEqual([]);
     expect(await write(a.id, 'a3.txt')).not.toBeNull();
     await expect(h.service.revokeRule({ id: 'rule_missing' })).rejects.toThrow(/No rule rule_missing/);
+  }, 60_000);
+
+  it('a grant for an hour runs until it expires, then asks again; a task grant ends with its run (issue 46)', async () => {
+    const a = await h.service.createConversation({ folder: work, policy: 'read-only' });
+    const first = await write(a.id, 'h1.txt');
+    await always(first!, 'conversation', 'hour');
+    const [saved] = (await h.service.listRules({})).rules;
+    expect(saved).toMatchObject({ scope: 'conversation', expired: false });
+    // An hour from when it was saved (a minute of slack for a loaded machine).
+    expect(saved!.expiresAt! - saved!.createdAt).toBeGreaterThan(3_600_000 - 60_000);
+    expect(saved!.expiresAt! - saved!.createdAt).toBeLessThanOrEqual(3_600_000);
+    expect(await write(a.id, 'h2.txt')).toBeNull();
+    expect(existsSync(join(work, 'notes', 'h2.txt'))).toBe(true);
+    // The hour passes (its end is moved into the past, as another process's clock would find it): it asks again.
+    rawRun(h.store.dataDir, 'UPDATE rules SET expires_at = ? WHERE id = ?', Date.now() - 1000, saved!.id);
+    expect((await h.service.listRules({})).rules[0]).toMatchObject({ id: saved!.id, expired: true });
+    const again = await write(a.id, 'h3.txt');
+    expect(again).not.toBeNull();
+    expect(existsSync(join(work, 'notes', 'h3.txt'))).toBe(false);
+
+    // This task: saved for the run that asked; the next message is a new run, which asks again.
+    await always(again!, 'task');
+    const task = (await h.service.listRules({})).rules.find((r) => r.scope === 'task')!;
+    expect(task).toMatchObject({ expiresAt: null, expired: true });
+    expect(task.where).toMatch(/while run run_/);
+    expect(await write(a.id, 'h4.txt')).not.toBeNull();
   }, 60_000);
 
   it('deleting a conversation deletes its conversation rules', async () => {

@@ -53,7 +53,7 @@ const ADDED_DEFAULTS: Record<string, Row> = {
   tool_calls: { paths: null },
   approvals: { kind: 'approval', request: null, answer: null, task_id: null },
   runs: { owner_start: null, cache_read_tokens: 0, cache_write_tokens: 0 },
-  rules: { scope: 'everywhere', scope_value: null, source: 'saved before rules had scopes', match_count: 0, last_matched_at: null },
+  rules: { scope: 'everywhere', scope_value: null, source: 'saved before rules had scopes', match_count: 0, last_matched_at: null, run_id: null, expires_at: null },
 };
 
 function columns(db: Database.Database, table: string): string[] {

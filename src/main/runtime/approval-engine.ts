@@ -9,7 +9,7 @@ import type { Decision, Policy, RiskTier } from '../../shared/tools';
 import { maxRisk, policyClears } from '../../shared/tools';
 import { errorMessage } from '../../shared/errors';
 import { APP_RULE_PREFIX, ROOT_OFFER_PREFIX } from '../../shared/always-allow';
-import { commandPatternMatches, offerCommandPattern, pathPatternMatches, type SavedRule } from '../../shared/rules';
+import { ANY_CALL_PATTERN, commandPatternMatches, offerCommandPattern, pathPatternMatches, type SavedRule } from '../../shared/rules';
 import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
 import { urlGuard } from './url-inspector';
@@ -17,6 +17,7 @@ import { planModeInspector } from './plan-mode';
 import { missionScopeInspector } from './scope-inspector';
 import { peerCeilingInspector } from './peer-ceiling';
 import { hookInspector } from './hook-inspector';
+import { confinedInspector } from './confined-inspector';
 import type { DecisionInput, Facts, Inspector, InspectorReport, Verdict } from './inspector';
 import type { Effects, EffectsContext, ToolDefinition } from './tool';
 
@@ -250,7 +251,7 @@ const savedRules: Inspector = {
 };
 
 /** The inspectors, in the order they run and are printed. */
-export const INSPECTORS: readonly Inspector[] = [classifier, containment, planModeInspector, missionScopeInspector, peerCeilingInspector, secrets, urlGuard, taint, appGrants, policy, savedRules, hookInspector];
+export const INSPECTORS: readonly Inspector[] = [classifier, containment, planModeInspector, missionScopeInspector, peerCeilingInspector, secrets, urlGuard, taint, appGrants, confinedInspector, policy, savedRules, hookInspector];
 
 function rulePatternOf(facts: Facts, p: Policy): string | null {
   // The root-offer prefix is reserved: a rule pattern never reads as an offer to add a workspace root.
@@ -263,7 +264,8 @@ function rulePatternOf(facts: Facts, p: Policy): string | null {
   if (facts.rulePattern !== undefined) return facts.rulePattern;
   if (facts.risk === 'read-only') return null;
   const resolved = facts.paths.filter((x) => !x.error).map((x) => x.resolved);
-  if (!resolved.length) return null;
+  // A low-risk tool with nothing finer to match (a reminder, a trigger): a rule for every call of the tool.
+  if (!resolved.length) return facts.risk === 'low-risk' && !facts.network && !facts.egress ? ANY_CALL_PATTERN : null;
   // A file tool: the folder holding what it touches (`/proj/src/*`), so the rule fits how people work.
   const folder = commonFolder(resolved);
   return folder ? `${folder}${folder.endsWith('/') || folder.endsWith('\\') ? '' : '/'}*` : resolved.join(' -> ');

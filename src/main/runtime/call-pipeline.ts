@@ -154,7 +154,7 @@ export class CallPipeline {
     // What the run's earlier calls hold (calls of this step that succeed count from the next step on, as before).
     const held: ReadonlySet<string> = new Set(this.heldSecrets(run.id));
     // The always-allow rules of this conversation, its workspace folder, and everywhere (read once per step).
-    const rules = store.rules.forConversation(conv.id, conv.folder);
+    const rules = store.rules.forConversation(conv.id, conv.folder, run.id);
     // Run-later files known at run time (a trusted project MCP server's scripts), read once per step.
     const runLater = this.core.limits.runLater?.() ?? [];
     const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox, conversationId: conv.id, ...(runLater.length ? { runLater } : {}) };
@@ -162,6 +162,8 @@ export class CallPipeline {
     const missionScope = this.core.scopeOf(conv.id);
     // A peer's conversation: its ceiling (tier + allow), looked up in the host's peer book, never from the request.
     const peerCeiling = this.core.peerOf(conv.id);
+    // Whether the change ledger records this conversation's roots (the confined inspector).
+    const recordsRoots = this.core.recordsRoots;
 
     for (const row of open) {
       if (row.status === 'denied') {
@@ -219,6 +221,7 @@ export class CallPipeline {
         // Someone who can answer drives this run: interactive, and not a peer's conversation (the peer drives it).
         personPresent: !!options.interactive && !peerCeiling,
         hook,
+        ...(recordsRoots ? { recorded: (writes: readonly string[]) => recordsRoots(state.workspaceRoots, writes) } : {}),
       });
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 

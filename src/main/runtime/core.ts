@@ -100,6 +100,8 @@ export class RuntimeCore {
   readonly stepHooks = new Set<StepHook>();
   /** What records the files each step changes (the change ledger; StepFilesWatcher). */
   readonly fileWatchers = new Set<StepFilesWatcher>();
+  /** Whether the change ledger records every one of these roots and keeps what the writes replace (so the change can be taken back); null: nothing records. */
+  recordsRoots: ((roots: readonly string[], writes?: readonly string[]) => boolean) | null = null;
   /**
    * Called when a parked run ends without being resumed (stopped by the person, replaced by a new message): what
    * parked with it (a subagent parked with its call) ends too. The host's subagent wiring registers one.

@@ -48,6 +48,8 @@ export interface ExplainDeps {
   scopeOf(conversationId: string): HeldScope | null;
   /** A peer conversation's ceiling (its tier and allow list), or null; absent: no peers. */
   peerOf?(conversationId: string): PeerCeiling | null;
+  /** Whether the change ledger records these roots and keeps what the writes replace (the confined inspector). */
+  recordsRoots?: ((roots: readonly string[], writes?: readonly string[]) => boolean) | null | undefined;
 }
 
 export interface ExplainRequest {
@@ -72,8 +74,9 @@ export async function explainCall(deps: ExplainDeps, opts: ExplainRequest): Prom
     const effects = await callEffects(tool, parsed, ctx);
     const rules = deps.store.rules.forConversation(opts.conversationId ?? '', opts.cwd);
     const missionScope = opts.conversationId ? deps.scopeOf(opts.conversationId) : null;
+    const recordsRoots = deps.recordsRoots;
     const peerCeiling = opts.peerCeiling ?? (opts.conversationId ? (deps.peerOf?.(opts.conversationId) ?? null) : null);
-    const d = decide({ tool, args: parsed, effects, policy: opts.policy, tainted, ctx, rules, grants: deps.grants, urlGrants: deps.store.urlGrants.patterns(), missionScope, peerCeiling });
+    const d = decide({ tool, args: parsed, effects, policy: opts.policy, tainted, ctx, rules, grants: deps.grants, urlGrants: deps.store.urlGrants.patterns(), missionScope, peerCeiling, ...(recordsRoots ? { recorded: (w: readonly string[]) => recordsRoots(ctx.workspaceRoots, w) } : {}) });
     return {
       tool: tool.name,
       risk: d.risk,

@@ -5,7 +5,7 @@
  * (`deskhand runs answer REQUEST_ID --value JSON`).
  */
 import { z } from 'zod';
-import { RULE_SCOPES } from '../../shared/rules';
+import { GRANT_LIFETIMES, GRANT_SCOPES } from '../../shared/rules';
 import { DeskhandError } from '../../shared/errors';
 
 export interface InputKind<A = unknown> {
@@ -33,7 +33,9 @@ export const approvalAnswerSchema = z.strictObject({
   approved: z.boolean(),
   always: z.boolean().optional(),
   /** Where an "always" rule applies (default: this conversation). Ignored when "always" adds a workspace root. */
-  scope: z.enum(RULE_SCOPES).optional(),
+  scope: z.enum(GRANT_SCOPES).optional(),
+  /** How long it lasts (default: until revoked; a task's grant lasts its run). */
+  lifetime: z.enum(GRANT_LIFETIMES).optional(),
   reason: z.string().max(2000).optional(),
   /** Where the person answered ("the web UI", "the CLI"…), for the tool card after a reload. */
   by: z.string().max(100).optional(),

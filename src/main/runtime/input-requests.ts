@@ -10,7 +10,7 @@ import { DeskhandError } from '../../shared/errors';
 import type { RunEvent } from '../../shared/events';
 import type { ApprovalRow } from '../services/store/store';
 import { offeredRoot } from '../../shared/always-allow';
-import type { RuleScope } from '../../shared/rules';
+import { lifetimeEnd, type GrantLifetime, type GrantScope } from '../../shared/rules';
 import { sha256 } from './approval-engine';
 import { notePerson } from './call-notes';
 import { PersistentConversationState } from './conversation-state';
@@ -53,7 +53,7 @@ export class InputRequests {
       if (answer.approved && answer.always && approval.always_pattern) {
         const root = offeredRoot(approval.always_pattern);
         if (root !== null) this.addRoot(approval.run_id, root);
-        else this.saveRule(approval, answer.scope ?? 'conversation');
+        else this.saveRule(approval, answer.scope ?? 'conversation', answer.lifetime ?? 'until-revoked');
       }
       store.updateToolCall(call.id, { status: answer.approved ? 'approved' : 'denied' });
       notePerson(store, call.id, answer.by);
@@ -64,16 +64,20 @@ export class InputRequests {
   }
 
   /** Saves the rule an "always" answer offered, in the scope the person chose (inside the caller's transaction). */
-  private saveRule(approval: ApprovalRow, scope: RuleScope): void {
+  private saveRule(approval: ApprovalRow, scope: GrantScope, lifetime: GrantLifetime): void {
     const { store } = this.core;
     const conv = store.getConversation(store.getRun(approval.run_id)!.conversation_id)!;
+    // "This task": a conversation rule that applies only within the run that asked (it ends with the run).
+    const stored = scope === 'task' ? 'conversation' : scope;
     store.rules.add({
       id: `rule_${randomUUID()}`,
       tool: approval.tool,
       pattern: approval.always_pattern!,
-      scope,
-      scope_value: scope === 'conversation' ? conv.id : scope === 'workspace' ? conv.folder : null,
+      scope: stored,
+      scope_value: stored === 'conversation' ? conv.id : stored === 'workspace' ? conv.folder : null,
       source: `approval ${approval.id} in “${conv.title}”`,
+      run_id: scope === 'task' ? approval.run_id : null,
+      expires_at: scope === 'task' ? null : lifetimeEnd(lifetime, Date.now()),
     });
   }
 

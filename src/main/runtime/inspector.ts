@@ -63,6 +63,11 @@ export interface DecisionInput {
   personPresent?: boolean;
   /** What the PreToolUse hooks of this call said (hook-inspector.ts), or null when none matched. */
   hook?: HookOutcome | null;
+  /**
+   * Whether the change ledger records the conversation's writable roots and keeps what writes to these paths replace
+   * (the confined inspector: a change that can be taken back needs no card). Absent: nothing is recorded.
+   */
+  recorded?: (writes: readonly string[]) => boolean;
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny' | 'pass';

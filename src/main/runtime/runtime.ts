@@ -179,6 +179,11 @@ export class Runtime {
     return () => this.core.fileWatchers.delete(watcher);
   }
 
+  /** Says which roots the change ledger records (the confined inspector lets reversible work run unasked there). */
+  setRecordedRoots(records: ((roots: readonly string[], writes?: readonly string[]) => boolean) | null): void {
+    this.core.recordsRoots = records;
+  }
+
   /** Runs when a parked run ends unresumed (stopped, replaced): what parked with it ends too; returns its remover. */
   addParkedEndHook(hook: (run: RunRow, reason: string) => void): () => void {
     this.core.parkedEndHooks.add(hook);
@@ -501,7 +506,7 @@ export class Runtime {
     opts: { tainted?: boolean; roots?: readonly string[]; conversationId?: string } = {},
   ): Promise<ExplainResult> {
     return explainCall(
-      { registry: this.registry, store: this.store, dataDir: this.opts.dataDir, runLaterPaths: this.opts.runLaterPaths, grants: this.opts.grants, scopeOf: (id) => this.core.scopeOf(id) },
+      { registry: this.registry, store: this.store, dataDir: this.opts.dataDir, runLaterPaths: this.opts.runLaterPaths, grants: this.opts.grants, scopeOf: (id) => this.core.scopeOf(id), recordsRoots: this.core.recordsRoots },
       { tool: toolName, args, policy, cwd, ...(sandbox ? { sandbox } : {}), ...opts },
     );
   }

@@ -39,6 +39,11 @@ export interface Classification {
   network?: boolean;
   /** Paths the classifier checked with the path guard (redirection targets, path arguments), for explain. */
   paths?: PathCheck[];
+  /**
+   * The command runs inside the OS sandbox with the network off and writes only in the workspace roots (mode
+   * `workspace-write` or `read-only`): the confined inspector may let it run unasked (confined-inspector.ts).
+   */
+  confined?: { mode: SandboxMode };
 }
 
 /** What an app-using call needs of an app (computer use); checked against the person's grants. */

@@ -78,7 +78,9 @@ describe('execute_command', () => {
 
   it('captures stdout, stderr, exit code and duration, and streams output live', async () => {
     const result = await run('echo out; echo err >&2');
-    expect(result.untrustedSource).toBe('command output');
+    // The sandboxed command named nothing outside the workspace: its output is the workspace's own (output-source.ts).
+    expect(result.untrustedSource).toBe(ctx.sandbox === 'off' ? 'command output' : undefined);
+    expect((await run('cat /etc/hostname')).untrustedSource).toBe('command output');
     expect(result.output).toMatch(/^exit code: 0$/m);
     expect(result.output).toMatch(/^duration: \d+/m);
     expect(result.output).toContain('--- stdout ---\nout\n--- stderr ---\nerr');

@@ -18,6 +18,7 @@ import { createDispatch, type Dispatch } from '../app/dispatch';
 import type { Logger } from '../assembly/logger';
 import type { EditorFiles } from '../../runtime/tool';
 import {
+  alwaysScopeOf,
   decisionOf,
   denialReason,
   diffsOf,
@@ -473,7 +474,8 @@ export class AcpAgent {
     }
     const reason = decision === 'deny' ? denialReason(response.outcome._meta) : undefined;
     try {
-      await this.call('decideApproval', { approvalId: approval.approvalId, decision, ...(reason ? { reason } : {}) });
+      const scope = decision === 'always' ? alwaysScopeOf(response.outcome.optionId) : undefined;
+      await this.call('decideApproval', { approvalId: approval.approvalId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}) });
     } catch (err) {
       // Answered in the app or the CLI first: theirs stands.
       this.opts.log.warn('acp: could not record the editor\'s answer', { approvalId: approval.approvalId, error: errorMessage(err) });

@@ -8,6 +8,9 @@ import { reviewHeadline } from '../../../shared/review-words';
 import { isAbsolute, resolve } from 'node:path';
 import type { MessageItem, PendingApproval, TodoView } from '../../../shared/contract';
 import { fallbackTitle } from '../../../shared/tool-presentation';
+import { offeredRoot } from '../../../shared/always-allow';
+import { peerOfRulePattern } from '../../../shared/peers';
+import type { GrantScope } from '../../../shared/rules';
 
 // The protocol's shapes this module builds (a structural subset of @agentclientprotocol/sdk's schema types, which the
 // agent module checks them against at compile time).
@@ -38,6 +41,17 @@ export type AcpUpdate =
 
 /** The options of `session/request_permission`, keyed so the answer maps back to `decideApproval` exactly. */
 export const OPTION = { once: 'allow_once', always: 'allow_always', deny: 'reject_once' } as const;
+
+/**
+ * The editor's "allow always" choices, each one of Deskhand's grant scopes (issue 46): `allow_always` stays this
+ * conversation (what editors that know only one such option pick), the others name the task or the folder.
+ */
+const ALWAYS_SCOPES: Record<string, GrantScope> = { [OPTION.always]: 'conversation', allow_always_task: 'task', allow_always_folder: 'workspace' };
+
+/** The grant scope an "allow always" option stands for (undefined for every other option). */
+export function alwaysScopeOf(optionId: string): GrantScope | undefined {
+  return Object.prototype.hasOwnProperty.call(ALWAYS_SCOPES, optionId) ? ALWAYS_SCOPES[optionId] : undefined;
+}
 
 /** The most of a tool's output an update carries (the editor shows it; the full output stays in Deskhand). */
 export const ACP_OUTPUT_CHARS = 20_000;
@@ -102,7 +116,14 @@ export function toolTitle(tool: string, summary: string | null | undefined, titl
 /** What the approval card offers, in ACP's option kinds: allow once, always allow (naming the rule it saves), deny. */
 export function permissionOptions(approval: Pick<PendingApproval, 'alwaysPattern'>): AcpPermissionOption[] {
   const options: AcpPermissionOption[] = [{ optionId: OPTION.once, name: 'Allow once', kind: 'allow_once' }];
-  if (approval.alwaysPattern) options.push({ optionId: OPTION.always, name: `Always allow ${approval.alwaysPattern} in this conversation`, kind: 'allow_always' });
+  if (approval.alwaysPattern) {
+    options.push({ optionId: OPTION.always, name: `Always allow ${approval.alwaysPattern} in this conversation`, kind: 'allow_always' });
+    // A rule (not a workspace root, not a peer: those are this conversation's only) may also last the task or cover the folder.
+    if (!offeredRoot(approval.alwaysPattern) && !peerOfRulePattern(approval.alwaysPattern)) {
+      options.push({ optionId: 'allow_always_task', name: `Allow ${approval.alwaysPattern} until this task ends`, kind: 'allow_always' });
+      options.push({ optionId: 'allow_always_folder', name: `Always allow ${approval.alwaysPattern} in every conversation in this folder`, kind: 'allow_always' });
+    }
+  }
   options.push({ optionId: OPTION.deny, name: 'Deny', kind: 'reject_once' });
   return options;
 }
@@ -114,6 +135,7 @@ export function permissionOptions(approval: Pick<PendingApproval, 'alwaysPattern
 export function decisionOf(optionId: string, approval: Pick<PendingApproval, 'alwaysPattern'>): 'approve' | 'always' | 'deny' | null {
   if (optionId === OPTION.once) return 'approve';
   if (optionId === OPTION.always) return approval.alwaysPattern ? 'always' : null;
+  if (alwaysScopeOf(optionId)) return approval.alwaysPattern && !offeredRoot(approval.alwaysPattern) && !peerOfRulePattern(approval.alwaysPattern) ? 'always' : null;
   if (optionId === OPTION.deny) return 'deny';
   return null;
 }

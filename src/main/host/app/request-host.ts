@@ -136,6 +136,7 @@ export const requestGroup =
           approved: p.decision !== 'deny',
           always: p.decision === 'always',
           ...(p.decision === 'always' && p.scope ? { scope: p.scope } : {}),
+          ...(p.decision === 'always' && p.lifetime ? { lifetime: p.lifetime } : {}),
           ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}),
           by: deps.answeredBy(),
         };

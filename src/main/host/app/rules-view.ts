@@ -5,16 +5,22 @@ import { DeskhandError } from '../../../shared/errors';
 import { describeScope } from '../../../shared/rules';
 import type { Store } from '../../services/store/store';
 
-export function ruleViews(store: Store): RuleView[] {
+export function ruleViews(store: Store, now = Date.now()): RuleView[] {
   return store.rules.list().map((r) => {
     const conv = r.scope === 'conversation' && r.scope_value ? store.getConversation(r.scope_value) : undefined;
+    // A task's grant ends with its run: once the run is over it is listed as expired (it matches nothing anyway).
+    const run = r.run_id ? store.getRun(r.run_id) : undefined;
+    const taskOver = !!r.run_id && (!run || (run.status !== 'running' && run.status !== 'parked'));
+    const where = r.scope === 'conversation' ? `in the conversation “${conv?.title ?? r.scope_value}”` : describeScope(r.scope, r.scope_value);
     return {
       id: r.id,
       tool: r.tool,
       pattern: r.pattern,
       covers: describePattern(r.pattern),
-      scope: r.scope,
-      where: r.scope === 'conversation' ? `in the conversation “${conv?.title ?? r.scope_value}”` : describeScope(r.scope, r.scope_value),
+      scope: r.run_id ? 'task' : r.scope,
+      expiresAt: r.expires_at,
+      expired: taskOver || (r.expires_at !== null && r.expires_at <= now),
+      where: r.run_id ? `${where}, while run ${r.run_id} lasts` : where,
       conversationTitle: conv?.title ?? null,
       source: r.source,
       matchCount: r.match_count,

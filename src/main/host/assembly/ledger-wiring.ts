@@ -1,9 +1,10 @@
 /**
  * The change ledger in every runtime: each step that may change files is scanned before and after, and a background
  * task that ends is scanned for then, its changes belonging to the run that started it (services/ledger,
- * docs/rewind.md). `DESKHAND_LEDGER=off` turns it off for a process (benches that measure something else).
+ * docs/rewind.md). `DESKHAND_LEDGER=off` turns it off for a process (benches that measure something else); then, and
+ * with `DESKHAND_CONFINED=ask`, the confined inspector lets nothing run unasked (nothing says the roots are recorded).
  */
-import { ChangeLedger } from '../../services/ledger';
+import { ChangeLedger, ledgerRecords } from '../../services/ledger';
 import type { Store } from '../../services/store/store';
 import type { Runtime } from '../../runtime/runtime';
 import type { BackgroundTasks } from '../../services/tasks/background-tasks';
@@ -11,10 +12,13 @@ import { PersistentConversationState } from '../../runtime/conversation-state';
 
 const open = new Set<ChangeLedger>();
 
-export function wireLedger(runtime: Pick<Runtime, 'watchStepFiles'>, store: Store, dataDir: string, tasks: Pick<BackgroundTasks, 'onEvent'>, env: NodeJS.ProcessEnv = process.env): ChangeLedger | null {
+export function wireLedger(runtime: Pick<Runtime, 'watchStepFiles' | 'setRecordedRoots'>, store: Store, dataDir: string, tasks: Pick<BackgroundTasks, 'onEvent'>, env: NodeJS.ProcessEnv = process.env): ChangeLedger | null {
   if (env.DESKHAND_LEDGER === 'off') return null;
   const ledger = new ChangeLedger(store, dataDir);
   runtime.watchStepFiles((scope) => ledger.beginStep(scope));
+  // What the confined inspector asks before a step: are these roots recorded (so their changes can be taken back)?
+  // DESKHAND_CONFINED=ask: confined calls ask like any other (suites written before issue 46 use them as their asks).
+  if (env.DESKHAND_CONFINED !== 'ask') runtime.setRecordedRoots((roots, writes) => ledgerRecords(roots, dataDir, writes));
   tasks.onEvent((e) => {
     if (e.type !== 'task.changed' || e.task.status === 'running' || e.task.background !== 1 || !e.task.run_id) return;
     const conv = store.isOpen ? store.getConversation(e.task.conversation_id) : undefined;

@@ -17,7 +17,7 @@ import { TaskWakes } from '../background/task-wakes';
 import { renderEvent } from './render';
 import { assertSecretName } from '../../services/vault/vault';
 import { PromptQueue, readHidden } from './prompts';
-import { RULE_SCOPES, isRuleScope, type RuleScope } from '../../../shared/rules';
+import { GRANT_LIFETIMES, GRANT_SCOPES, isGrantLifetime, isGrantScope, type GrantLifetime, type GrantScope } from '../../../shared/rules';
 import { EXIT, PROVIDER_OPTIONS, UsageError, enableFlag, parsePolicy, parseSandbox, print, providerFromFlags, type RunsFlags } from './flags';
 
 export async function runCommand(args: string[]): Promise<number> {
@@ -161,15 +161,18 @@ export async function resumeCommand(sub: 'approve' | 'deny' | 'answer', values: 
     const provider = providerFromFlags(values, run);
     const options = runOptions(runtime, provider, !!values.json);
     if (values.scope !== undefined && !(sub === 'approve' && values.always)) throw new UsageError('--scope goes with runs approve --always.');
-    if (values.scope !== undefined && !isRuleScope(values.scope)) throw new UsageError(`--scope must be one of ${RULE_SCOPES.join(', ')} (got "${values.scope}").`);
-    const scope: RuleScope = isRuleScope(values.scope) ? values.scope : 'conversation';
+    if (values.for !== undefined && !(sub === 'approve' && values.always)) throw new UsageError('--for goes with runs approve --always.');
+    if (values.scope !== undefined && !isGrantScope(values.scope)) throw new UsageError(`--scope must be one of ${GRANT_SCOPES.join(', ')} (got "${values.scope}").`);
+    if (values.for !== undefined && !isGrantLifetime(values.for)) throw new UsageError(`--for must be one of ${GRANT_LIFETIMES.join(', ')} (got "${values.for}").`);
+    const scope: GrantScope = isGrantScope(values.scope) ? values.scope : 'conversation';
+    const lifetime: GrantLifetime = isGrantLifetime(values.for) ? values.for : 'until-revoked';
     // The resumed run may call MCP tools: their servers connect (or fail) first, the trusted project servers of
     // the conversation's folder included (as `deskhand run` starts them).
     await runtime.startMcp(store.getConversation(run.conversation_id)?.folder ?? undefined);
     if (sub === 'approve' && values.always) {
       // Exactly what "always" saves, before it is saved (a rule, or a workspace root of this conversation).
       const conv = store.getConversation(run.conversation_id);
-      if (approval.always_pattern) process.stderr.write(`Always: ${describeAlways(approval.tool, approval.always_pattern, scope, conv?.folder ?? null)}.\n`);
+      if (approval.always_pattern) process.stderr.write(`Always: ${describeAlways(approval.tool, approval.always_pattern, scope, conv?.folder ?? null, lifetime)}.\n`);
       else throw new UsageError('No "always allow" can be saved for this call; approve it once instead (without --always).');
     }
     const outcome = await withInterrupt(options, async (opts) => {
@@ -178,7 +181,7 @@ export async function resumeCommand(sub: 'approve' | 'deny' | 'answer', values: 
           ? await runtime.answerRequest(id, answerValue, opts)
           : await runtime.decideApproval(
               id,
-              sub === 'approve' ? { approved: true, always: !!values.always, ...(values.always ? { scope } : {}), by: 'the CLI' } : { approved: false, ...(values.reason ? { reason: values.reason } : {}), by: 'the CLI' },
+              sub === 'approve' ? { approved: true, always: !!values.always, ...(values.always ? { scope, lifetime } : {}), by: 'the CLI' } : { approved: false, ...(values.reason ? { reason: values.reason } : {}), by: 'the CLI' },
               opts,
             );
       // A resumed run that finished here may have started background tasks: wait for them like `run` does.

@@ -33,7 +33,7 @@ export function parsePolicy(value: string | undefined): Policy | undefined {
 
 
 /** The flags of `deskhand runs …` (cli/runs.ts; approve|deny|answer in cli/agent.ts). */
-export const RUNS_OPTIONS = { ...PROVIDER_OPTIONS, always: { type: 'boolean' }, scope: { type: 'string' }, reason: { type: 'string' }, value: { type: 'string' } } as const;
+export const RUNS_OPTIONS = { ...PROVIDER_OPTIONS, always: { type: 'boolean' }, scope: { type: 'string' }, for: { type: 'string' }, reason: { type: 'string' }, value: { type: 'string' } } as const;
 
 export type RunsFlags = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof RUNS_OPTIONS }>>['values'];
 

@@ -71,7 +71,8 @@ export async function rulesCommand(args: string[]): Promise<number> {
         else {
           for (const r of rules) {
             const last = r.lastMatchedAt ? `, last ${new Date(r.lastMatchedAt).toISOString()}` : '';
-            process.stdout.write(`${r.id}  ${r.tool}  ${r.pattern}\n  covers ${r.covers}, ${r.where}; matched ${r.matchCount} time${r.matchCount === 1 ? '' : 's'}${last}\n  from ${r.source ?? 'unknown'}\n`);
+            const ends = r.expired ? 'EXPIRED (asks again)' : r.scope === 'task' ? 'until the run ends' : r.expiresAt ? `until ${new Date(r.expiresAt).toISOString()}` : 'until revoked';
+            process.stdout.write(`${r.id}  ${r.tool}  ${r.pattern}\n  covers ${r.covers}, ${r.where}, ${ends}; matched ${r.matchCount} time${r.matchCount === 1 ? '' : 's'}${last}\n  from ${r.source ?? 'unknown'}\n`);
           }
         }
         return 0;

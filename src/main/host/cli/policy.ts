@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { explainCall } from '../../runtime/explain';
+import { ledgerRecords } from '../../services/ledger/recordable';
 import { resolveDataDir } from '../assembly/data-dir';
 import { shellExplainHost, type ExplainHost } from '../assembly/explain-host';
 import { EXIT, UsageError, parsePolicy, parseSandbox, print } from './flags';
@@ -80,7 +81,9 @@ export async function policyCommand(args: string[]): Promise<number> {
   const host = (await shellExplainHost(dataDir, values.tool)) ?? (await fullExplainHost(dataDir, values.tool, cwd));
   try {
     const sandbox = parseSandbox(values.sandbox);
-    const result = await explainCall(host.deps, {
+    // As a run in this data folder would judge it: the change ledger records the roots unless it is off here.
+    const recordsRoots = process.env.DESKHAND_LEDGER === 'off' || process.env.DESKHAND_CONFINED === 'ask' ? null : (roots: readonly string[], writes?: readonly string[]) => ledgerRecords(roots, dataDir, writes);
+    const result = await explainCall({ ...host.deps, recordsRoots }, {
       tool: values.tool,
       args: parsed,
       policy: parsePolicy(values.policy) ?? 'read-only',

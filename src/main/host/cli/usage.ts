@@ -12,12 +12,12 @@ export const USAGE = `Usage:
   deskhand prompt show [--conversation ID | --cwd DIR --policy P] [--provider P]   (the system prompt, in full)
   deskhand tools [--conversation ID | --cwd DIR --policy P] [--json]   (family, tier, whether it asks, loaded/deferred/off)
   deskhand runs show RUN_ID [--json]
-  deskhand runs approve APPROVAL_ID [--always [--scope conversation|workspace|everywhere]] [--json]
+  deskhand runs approve APPROVAL_ID [--always [--scope task|conversation|workspace|everywhere] [--for hour|today|until-revoked]] [--json]
   deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
   deskhand policy explain --tool NAME --args JSON [--policy P] [--cwd DIR] [--sandbox MODE] [--root DIR]... [--tainted]
                          [--conversation ID] [--peer NAME]   (prints every inspector's verdict and the rule that matched)
   deskhand policy explain --peer NAME   (the peer's whole ceiling: every tool granted or refused, with the reason)
-  deskhand rules list [--json] | rm RULE_ID        (always-allow rules: pattern, scope, source, matches)
+  deskhand rules list [--json] | rm RULE_ID        (always-allow rules: pattern, scope, expiry, source, matches)
   deskhand secrets list [--json]
   deskhand secrets set NAME [--description TEXT]   (reads the value without echo from the terminal, or from stdin)
   deskhand secrets delete NAME

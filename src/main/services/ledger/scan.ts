@@ -58,7 +58,7 @@ export class RootTooLarge extends Error {}
 const gitignores = new Map<string, { mtime: number; matcher: Ignore | null }>();
 
 /** The root's .gitignore as a matcher for folders (re-read when it changes). */
-function ignoredBy(root: string): Ignore | null {
+export function ignoredBy(root: string): Ignore | null {
   const path = join(root, '.gitignore');
   let mtime = -1;
   try {
@@ -176,7 +176,7 @@ export function walkInto(root: string, startRel: string, prev: ReadonlyMap<strin
   }
 }
 
-function isIgnoredDir(name: string, rel: string, matcher: Ignore | null): boolean {
+export function isIgnoredDir(name: string, rel: string, matcher: Ignore | null): boolean {
   return IGNORED_NAMES.has(name) || !!matcher?.ignores(`${rel}/`);
 }
 

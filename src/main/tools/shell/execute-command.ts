@@ -16,6 +16,7 @@ import type { SandboxPlan, SandboxService } from '../../services/sandbox';
 import { formatDuration, type CommandTask, type TaskService } from '../../services/tasks';
 import { PathGuard, type PathCheck } from '../../runtime/path-guard';
 import { commandPlan, sandboxClassification, sandboxLine, type SandboxAsk } from './sandbox-policy';
+import { commandOutputSource } from './output-source';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 900_000;
@@ -313,7 +314,10 @@ export const createExecuteCommand = (deps: ShellDeps) =>
           ].join('\n'),
         };
       }
-      return { output: await runForeground(args, ctx, cwd, plan, deps), untrustedSource: 'command output' };
+      const output = await runForeground(args, ctx, cwd, plan, deps);
+      // Taint by source: the workspace's own text in a confined command's output is not untrusted content.
+      const source = commandOutputSource(args.command, cwd, plan, ctx.state.workspaceRoots, ctx.checkedPaths?.values() ?? []);
+      return source ? { output, untrustedSource: source } : { output };
     },
   });
 

@@ -35,7 +35,9 @@ export function sandboxClassification(base: Classification, ask: SandboxAsk, ctx
       alwaysAsk ??= 'the command asks for network access';
     }
   }
-  return { ...base, risk, reasons, rulePattern: alwaysAsk ? null : base.rulePattern, alwaysAsk };
+  // Confined: the OS sandbox runs it, network off, writes only in the workspace (or nowhere, read-only mode).
+  const confined = mode !== 'off' && !ask.outside_sandbox && !ask.network && support.available;
+  return { ...base, risk, reasons, rulePattern: alwaysAsk ? null : base.rulePattern, alwaysAsk, ...(confined ? { confined: { mode } } : {}) };
 }
 
 /** The plan for running one command of a tool call. */

@@ -5,7 +5,8 @@
  */
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { describeAlways, describePattern, isCommandPattern, offeredRoot } from '../../../shared/always-allow';
-import type { RuleScope } from '../../../shared/rules';
+import type { GrantLifetime, GrantScope } from '../../../shared/rules';
+import { GrantChoice, SCOPE_CHOICES } from './GrantChoice';
 import { reasonInWords } from '../../../shared/reason-words';
 import { peerOfRulePattern } from '../../../shared/peers';
 import { api } from '../../api/client';
@@ -29,7 +30,8 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
   const { busy, error, run } = useSubmit();
   const [confirmAlways, setConfirmAlways] = useState(false);
   const [reason, setReason] = useState('');
-  const [scope, setScope] = useState<RuleScope>('conversation');
+  const [scope, setScope] = useState<GrantScope>('conversation');
+  const [lifetime, setLifetime] = useState<GrantLifetime>('until-revoked');
   const card = useRef<HTMLElement>(null);
   const reasonInput = useRef<HTMLInputElement>(null);
 
@@ -40,7 +42,7 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
     void run(() =>
       decision === 'deny'
         ? deny(approval.approvalId, reason)
-        : api().decideApproval({ approvalId: approval.approvalId, decision, ...(decision === 'always' ? { scope: peer ? 'conversation' : scope } : {}) }),
+        : api().decideApproval({ approvalId: approval.approvalId, decision, ...(decision === 'always' ? (peer ? { scope: 'conversation' } : { scope, ...(scope === 'task' ? {} : { lifetime }) }) : {}) }),
     );
   }
 
@@ -48,7 +50,14 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
     if (busy || e.target !== card.current || e.altKey || e.ctrlKey || e.metaKey) return;
     if (e.key === 'Enter') {
       e.preventDefault();
-      decide('approve');
+      decide(confirmAlways && approval.alwaysPattern ? 'always' : 'approve');
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      if (confirmAlways) setConfirmAlways(false);
+      else reasonInput.current?.focus();
+    } else if (confirmAlways && !peer && /^[1-4]$/.test(e.key)) {
+      e.preventDefault();
+      setScope(SCOPE_CHOICES[Number(e.key) - 1]![0]);
     } else if (e.key === 'a' || e.key === 'A') {
       e.preventDefault();
       if (peer) decide('always');
@@ -126,20 +135,16 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
                 Save a rule: from now on <code>{approval.tool}</code> runs without asking for <code className="pattern">{approval.alwaysPattern}</code> (
                 {describePattern(approval.alwaysPattern)}).{isCommandPattern(approval.alwaysPattern) ? ' Other parts of a command still need your policy to clear them.' : ''}
               </p>
-              <fieldset className="rule-scope">
-                <legend>Where the rule applies</legend>
-                {(
-                  [
-                    ['conversation', 'This conversation'],
-                    ['workspace', `Every conversation in ${approval.folder}`],
-                    ['everywhere', 'Everywhere'],
-                  ] as const
-                ).map(([value, label]) => (
-                  <label key={value}>
-                    <input type="radio" name={`scope-${approval.approvalId}`} value={value} checked={scope === value} onChange={() => setScope(value)} /> {label}
-                  </label>
-                ))}
-              </fieldset>
+              <GrantChoice
+                id={approval.approvalId}
+                tool={approval.tool}
+                pattern={approval.alwaysPattern}
+                folder={approval.folder}
+                scope={scope}
+                lifetime={lifetime}
+                onScope={setScope}
+                onLifetime={setLifetime}
+              />
             </>
           )}
           <div className="actions">

@@ -55,7 +55,11 @@ export function RulesSettings() {
               <div>
                 <code>{r.tool}</code> <code className="pattern">{r.pattern}</code>
                 <div className="muted small">
-                  covers {r.covers}, {r.where} · matched {r.matchCount} time{r.matchCount === 1 ? '' : 's'}
+                  covers {r.covers}, {r.where} ·{' '}
+                  <span data-testid="rule-expiry">
+                    {r.expired ? 'expired: those calls ask again' : r.scope === 'task' ? 'until the run ends' : r.expiresAt ? `until ${new Date(r.expiresAt).toLocaleString()}` : 'until revoked'}
+                  </span>{' '}
+                  · matched {r.matchCount} time{r.matchCount === 1 ? '' : 's'}
                   {r.lastMatchedAt ? `, last ${new Date(r.lastMatchedAt).toLocaleString()}` : ''}
                   {r.source ? ` · from ${r.source}` : ''}
                 </div>
