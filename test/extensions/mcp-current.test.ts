@@ -148,7 +148,10 @@ it('annotations: destructiveHint raises a configured tier to asking; readOnlyHin
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
   model.enqueue(reply().tool('mcp__cur__peek', {}).tool('mcp__cur__wipe', {}), reply().text('done'));
   const conv = conversation(runtime);
-  const outcome = await runtime.sendMessage(conv.id, 'go', { provider: providerFor(model), interactive: false });
+  const summaries: string[] = [];
+  const outcome = await runtime.sendMessage(conv.id, 'go', { provider: providerFor(model), interactive: false, onEvent: (e) => void (e.type === 'tool.call' && summaries.push(`${e.tool} ${e.summary ?? ''}`)) });
+  // The cards say what the server claims.
+  expect(summaries).toEqual(['mcp__cur__peek [server: read-only] {}', 'mcp__cur__wipe [server: destructive] {}']);
   // peek (tier read-only) ran; wipe (read-only by configuration, destructive by the server's word) asks.
   expect(outcome.status).toBe('parked');
   const asked = outcome.approvalIds.map((id) => runtime.store.getApproval(id)!);

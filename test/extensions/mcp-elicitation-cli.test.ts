@@ -2,12 +2,15 @@
  * server-everything (from npm) asks for a form during a call made by `deskhand run`: nobody answers at a terminal
  * (`--json`), so the run parks with an mcp_elicitation request (exit 3); `deskhand runs answer` in another process
  * refuses an answer that does not fit the form, takes one that does, resumes the run, and the call runs again with
- * that answer: the server's echo of what it received is the tool result the model reads next.
+ * that answer: the server's echo of what it received is the tool result the model reads next. `mcp add --no-roots`
+ * keeps server-filesystem in its own folder when the conversation works elsewhere.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { reply } from '../support/model-server';
 import { useCliWorld } from '../support/cli';
-import { EVERYTHING } from './helpers';
+import { EVERYTHING, FILESYSTEM } from './helpers';
 
 const w = useCliWorld('elicit', { flags: ['--enable', 'mcp'] });
 
@@ -37,4 +40,15 @@ it('parks on server-everything\'s form and resumes when another process answers 
   expect(done.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'finished' });
   expect(lastToolResult()).toMatch(/Ada Lovelace/);
   expect(lastToolResult()).toMatch(/"integer": ?7/);
+}, 120_000);
+
+it('mcp add --no-roots keeps server-filesystem in the folder its command line names, not the conversation\'s', async () => {
+  const add = await w.cli(['mcp', 'add', 'fs', '--no-roots', '--tier', 'read-only', '--data-dir', w.dataDir, '--', FILESYSTEM, w.home]);
+  expect(add.code, add.stderr).toBe(0);
+  writeFileSync(join(w.work, 'work.txt'), 'IN-THE-CONVERSATION-FOLDER');
+  w.server.enqueue(reply().tool('mcp__fs__read_text_file', { path: join(w.work, 'work.txt') }));
+  const r = await w.run('read it');
+  expect(r.code, r.stderr).toBe(0);
+  expect(lastToolResult()).toMatch(/outside allowed/i);
+  expect(JSON.stringify(w.server.requests.map((x) => x.body))).not.toContain('IN-THE-CONVERSATION-FOLDER');
 }, 120_000);

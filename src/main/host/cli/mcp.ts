@@ -1,5 +1,5 @@
 /**
- * `deskhand mcp add NAME [--env K=V]… [--secret-env VAR=SECRET]… [--tier T] -- COMMAND [ARGS…]` (stdio),
+ * `deskhand mcp add NAME [--env K=V]… [--secret-env VAR=SECRET]… [--tier T] [--no-roots] -- COMMAND [ARGS…]` (stdio),
  * `deskhand mcp add NAME --url URL [--sse] [--header K=V]… [--oauth] [--tier T]` (Streamable HTTP / legacy SSE),
  * `deskhand mcp list [--json]`, `remove NAME`, `test NAME [--json]`; and `deskhand profiles list [--json] | add NAME
  * [--system TEXT] [--provider P] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] [--custom-tools FILE] | remove NAME`.
@@ -48,6 +48,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     oauth: { type: 'boolean' },
     tier: { type: 'string' },
     timeout: { type: 'string' },
+    'no-roots': { type: 'boolean' },
   });
   return withStore(values['data-dir'], async (store) => {
     const q = store.module(extensionsModule);
@@ -60,7 +61,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
         if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw usage('--timeout is a whole number of milliseconds.');
         let config: McpServerConfig;
-        const common = { name, ...(tier ? { tier } : {}), ...(timeoutMs ? { timeoutMs } : {}) };
+        // --no-roots: the server gets no roots (it stays in the folders its own configuration names).
+        const common = { name, ...(tier ? { tier } : {}), ...(timeoutMs ? { timeoutMs } : {}), ...(values['no-roots'] ? { roots: false } : {}) };
         try {
           if (values.url) {
             if (commandArgv.length) throw usage('Give either --url URL or -- COMMAND, not both.');

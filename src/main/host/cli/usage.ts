@@ -33,7 +33,7 @@ export const USAGE = `Usage:
   deskhand goals list | show ID | budget ID [--turns N] [--tokens N] [--minutes N]
   deskhand schedule list | cancel ID | run ID | doctor [--dry-run]   (reminders and triggers; [--data-dir DIR] [--json])
   deskhand fire ID [--data-dir DIR] [--json]   (what each OS scheduler job runs; works with the app closed)
-  deskhand mcp add NAME [--env K=V]… [--secret-env VAR=SECRET]… [--tier ask|read-only|low-risk|high-risk] -- COMMAND [ARGS…]
+  deskhand mcp add NAME [--env K=V]… [--secret-env VAR=SECRET]… [--tier ask|read-only|low-risk|high-risk] [--no-roots] -- COMMAND [ARGS…]
   deskhand mcp add NAME --url URL [--sse] [--header K=V]… [--oauth] [--tier T] | list [--json] | remove NAME | test NAME
   deskhand profiles list [--json] | add NAME [--system TEXT] [--model M] [--allow TOOL]… [--deny TOOL]… [--policy P] [--sandbox S] [--custom-tools FILE] | remove NAME
   deskhand compositions list | show ID | export ID [--version N] --out FILE.zip|FOLDER | remote add NAME REPO --branch B [--url PAGES_URL] | remote list | remote remove NAME

@@ -74,6 +74,13 @@ export function hintWords(a: McpToolAnnotations | undefined): string | null {
   return words.length ? `the server says the tool is ${words.join(', ')}` : null;
 }
 
+/** The server's main hint on the tool card's line: `[server: destructive] `, `[server: read-only] `, or nothing. */
+function hintTag(a: McpToolAnnotations | undefined): string {
+  if (a?.readOnlyHint === true) return '[server: read-only] ';
+  if (a?.destructiveHint === true) return '[server: destructive] ';
+  return '';
+}
+
 /**
  * A call's assessment: the tier the person configured, raised to high-risk when the server itself says the tool is
  * destructive. A server's hints never lower it (readOnlyHint is shown, not believed: any server can claim it).
@@ -235,7 +242,7 @@ export function createMcpTool(mcp: McpService, config: McpServerConfig, info: Mc
     disclosure: 'public',
     deferred,
     effects: () => ({ egress: true, network: true, ...(hosts.length ? { hosts } : {}), processes: config.transport === 'stdio', assessment: assessment(config, info.name, info.annotations) }),
-    presentation: { title: `${(info.title ?? info.name).slice(0, 60)} (${config.name})`, icon: 'plug', summary: (args) => JSON.stringify(args).slice(0, 140) },
+    presentation: { title: `${(info.title ?? info.name).slice(0, 60)} (${config.name})`, icon: 'plug', summary: (args) => `${hintTag(info.annotations)}${JSON.stringify(args).slice(0, 140)}` },
     timeoutMs: (config.timeoutMs ?? 60_000) + 5_000,
     async execute(args, ctx) {
       let result: McpCallResult;
