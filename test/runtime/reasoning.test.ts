@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { providerFromFlags } from '../../src/main/host/assembly/provider-choice';
 import { Runtime } from '../../src/main/runtime/runtime';
 import { parseThinking, replayReasoning } from '../../src/main/runtime/reasoning';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
@@ -188,6 +189,19 @@ describe('the replay rules and the setting', () => {
     expect(types('anthropic.messages')).toEqual(['q', ['reasoning:signed', 'reasoning:', 'tool-call'], [], ['text']]);
     expect(types('openai-compatible.chat')).toEqual(['q', ['reasoning:signed', 'tool-call'], [], ['text']]);
     expect(types('openai.chat')).toEqual(['q', ['tool-call'], [], ['text']]);
+  });
+  it('--thinking reaches the provider config, and a wrong value is a usage error naming what is taken', () => {
+    const env = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-test';
+    try {
+      expect(providerFromFlags({ provider: 'anthropic', thinking: '16000' }).thinking).toBe(16000);
+      expect(providerFromFlags({ provider: 'anthropic', thinking: 'max' }).thinking).toBe('max');
+      expect(providerFromFlags({ provider: 'anthropic' })).not.toHaveProperty('thinking');
+      expect(() => providerFromFlags({ provider: 'anthropic', thinking: 'very' })).toThrow(/--thinking: thinking is off, low, medium, high, max or a budget/);
+    } finally {
+      if (env === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = env;
+    }
   });
   it.each([['off', 'off'], ['HIGH', 'high'], ['2048', 2048]] as const)('parses %s', (text, value) => expect(parseThinking(text)).toBe(value));
   it.each(['500', 'lots', ''])('refuses %s with what it takes', (text) => expect(() => parseThinking(text)).toThrow(/off, low, medium, high, max or a budget|at least 1024/));

@@ -101,7 +101,7 @@ export function SettingsPage() {
               />
             </label>
             <label className="field">
-              <span>Thinking (reasoning models: off, low, medium, high, max, or a budget in tokens)</span>
+              <span>Thinking (off, an effort level, or a budget in tokens)</span>
               <select
                 aria-label={`Thinking for ${LABEL[p]}`}
                 value={draft.providers[p].thinking == null ? '' : String(draft.providers[p].thinking)}
