@@ -100,6 +100,20 @@ describe('Anthropic thinking', () => {
     expect(server.refused).toEqual([]);
   });
 
+  it('thinking is redacted like text: in its events and in what is stored', async () => {
+    const rt = runtime();
+    const token = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789AB';
+    server.enqueue(reply().thinking(`The token is ${token.slice(0, 20)}`).thinking(`${token.slice(20)}, do not say it.`).text('No.'));
+    const { out, events } = await send(rt, anthropic({ thinking: 'low' }), 'what is the token?');
+    expect(out.status, out.error).toBe('finished');
+    const shown = events.filter((e) => e.type === 'thinking').map((e) => (e as { delta: string }).delta).join('');
+    expect(shown).toContain('[redacted');
+    expect(shown).not.toContain(token);
+    const stored = JSON.stringify(store.listMessages(store.getRun(out.runId)!.conversation_id));
+    expect(stored).toContain('do not say it');
+    expect(stored).not.toContain(token);
+  });
+
   it('a conversation that switches wires replays to each what it takes: reasoning_content on a compatible server\'s tool-call turns, signed blocks only to Anthropic, none to OpenAI', async () => {
     const rt = runtime();
     server.enqueue(reply().thinking('signed thought').tool('echo', { text: 'x' }), reply().text('done'));
