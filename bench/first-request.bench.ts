@@ -56,8 +56,8 @@ export default async function firstRequestBench(): Promise<BenchResult> {
     const r = await firstRequest(provider);
     const suffix = provider === 'openai' ? '' : '_anthropic';
     const tools = r.body.tools ?? [];
-    out[`first_request_tokens${suffix}`] = figure([tokens(JSON.stringify(r.body))], { unit: 'tokens', target: '≤ 10000', exact: 'a token count of one request, the same every run' });
-    out[`first_request_tool_tokens${suffix}`] = figure([tokens(JSON.stringify(tools))], { unit: 'tokens', target: '≤ 7000', exact: 'a token count of one request, the same every run' });
+    out[`first_request_tokens${suffix}`] = figure([tokens(JSON.stringify(r.body))], { unit: 'tokens', target: '≤ 6000', exact: 'a token count of one request, the same every run' });
+    out[`first_request_tool_tokens${suffix}`] = figure([tokens(JSON.stringify(tools))], { unit: 'tokens', target: '≤ 4000', exact: 'a token count of one request, the same every run' });
     out[`system_prompt_tokens${suffix}`] = figure([tokens(systemText(r))], { unit: 'tokens', target: '1000–3500', exact: 'a token count of one request, the same every run' });
     out[`first_request_tools${suffix}`] = tools.length;
     out[`first_request_bytes${suffix}`] = JSON.stringify(r.body).length;

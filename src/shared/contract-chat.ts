@@ -32,6 +32,8 @@ export const turnUsageSchema = z.strictObject({
   outputTokens: z.number(),
   /** Of inputTokens: served from the provider's prompt cache. */
   cacheReadTokens: z.number(),
+  /** Of inputTokens: written to the provider's prompt cache (Anthropic charges these above the input price). */
+  cacheWriteTokens: z.number().optional(),
   /** US dollars from the price table (src/shared/prices.ts); null when a model's price is unknown. */
   costUsd: z.number().nullable(),
   /** The models the figure covers (a conversation may use several). */

@@ -18,6 +18,7 @@ const runStatusSchema = z.enum(['running', 'parked', 'finished', 'failed', 'abor
 export const runEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('run.started'), conversationId: z.string(), runId: z.string(), resumed: z.boolean() }),
   z.strictObject({ type: z.literal('text'), runId: z.string(), delta: z.string(), step: z.number().optional() }),
+  z.strictObject({ type: z.literal('thinking'), runId: z.string(), delta: z.string(), step: z.number().optional() }),
   z.strictObject({ type: z.literal('tool.call'), runId: z.string(), callId: z.string(), tool: z.string(), args: z.unknown(), summary: z.string().optional() }),
   z.strictObject({
     type: z.literal('tool.decision'),

@@ -37,6 +37,11 @@ export const providerSettingsSchema = z.strictObject({
   baseURL: baseURLSchema.nullable(),
   /** The model a run switches to when the provider answers overloaded (429, 503, 529); absent or null: none. */
   fallbackModel: z.string().trim().min(1).max(200).nullable().optional(),
+  /**
+   * How much a reasoning model thinks: off, an effort level, or a budget in tokens (Anthropic, at least 1024); absent
+   * or null: the provider's default (src/main/runtime/reasoning.ts).
+   */
+  thinking: z.union([z.enum(['off', 'low', 'medium', 'high', 'max']), z.number().int().min(1024).max(200_000)]).nullable().optional(),
 });
 
 /** web_search's backend: SearXNG (self-hosted JSON API, no key), Brave Search API or Tavily; keys are vault secrets. */

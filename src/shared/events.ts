@@ -17,6 +17,8 @@ export type RunEvent =
   | { type: 'run.started'; conversationId: string; runId: string; resumed: boolean }
   /** `step`: the step whose text this is (a UI that loaded the stored steps skips their live text). */
   | { type: 'text'; runId: string; delta: string; step?: number }
+  /** A reasoning model's thinking as it streams (redacted like text); shown collapsed, never part of the reply. */
+  | { type: 'thinking'; runId: string; delta: string; step?: number }
   /** `summary`: the tool's own one-line summary of the call (its presentation), when it declares one. */
   | { type: 'tool.call'; runId: string; callId: string; tool: string; args: unknown; summary?: string }
   | {

@@ -79,9 +79,16 @@ export function formatCost(usd: number | null): string | null {
   return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }
 
-/** "1,234 in (1,000 cached) · 56 out · $0.0123" (tokens only when the price is unknown). */
-export function formatUsage(u: { inputTokens: number; outputTokens: number; cacheReadTokens?: number | undefined; costUsd: number | null }): string {
+/**
+ * "1,234 in (1,000 cached, 200 to cache) · 56 out · $0.0123" (tokens only when the price is unknown): of the input,
+ * what the prompt cache served and what was written to it, each priced as such in the cost.
+ */
+export function formatUsage(u: { inputTokens: number; outputTokens: number; cacheReadTokens?: number | undefined; cacheWriteTokens?: number | undefined; costUsd: number | null }): string {
   const cost = formatCost(u.costUsd);
-  const cached = u.cacheReadTokens ? ` (${u.cacheReadTokens.toLocaleString('en-US')} cached)` : '';
+  const parts = [
+    ...(u.cacheReadTokens ? [`${u.cacheReadTokens.toLocaleString('en-US')} cached`] : []),
+    ...(u.cacheWriteTokens ? [`${u.cacheWriteTokens.toLocaleString('en-US')} to cache`] : []),
+  ];
+  const cached = parts.length ? ` (${parts.join(', ')})` : '';
   return `${u.inputTokens.toLocaleString('en-US')} in${cached} · ${u.outputTokens.toLocaleString('en-US')} out${cost ? ` · ${cost}` : ''}`;
 }

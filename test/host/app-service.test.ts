@@ -275,6 +275,23 @@ describe('settings and keys', () => {
     expect(server.requests.slice(2).map((r) => (r.body as { model: string }).model)).toEqual(['gpt-main', 'gpt-main']);
   });
 
+  it('sends the thinking setting saved for the provider, and a budget as Anthropic\'s budget_tokens', async () => {
+    h.close();
+    h = openHarness({ dataDir, override: null, env: { ANTHROPIC_API_KEY: 'sk-ant-env' } });
+    const view = await h.service.getSettings({});
+    await h.service.saveSettings({ ...view.settings, activeProvider: 'anthropic', providers: { ...view.settings.providers, anthropic: { model: 'claude-test', baseURL: server.baseURL, thinking: 'high' } } });
+    expect(JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')).providers.anthropic).toMatchObject({ thinking: 'high' });
+    const c = await h.service.createConversation({ folder: work, policy: 'read-only' });
+    server.enqueue(reply().text('thought hard'), reply().text('with a budget'));
+    const first = await h.service.sendMessage({ conversationId: c.id, text: 'hi' });
+    await h.waitFor(finished(first.runId));
+    expect(server.requests.at(-1)!.body).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } });
+    await h.service.saveSettings({ ...view.settings, activeProvider: 'anthropic', providers: { ...view.settings.providers, anthropic: { model: 'claude-test', baseURL: server.baseURL, thinking: 8000 } } });
+    const second = await h.service.sendMessage({ conversationId: c.id, text: 'again' });
+    await h.waitFor(finished(second.runId));
+    expect(server.requests.at(-1)!.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 8000 } });
+  });
+
   it('falls back to defaults when settings.json is damaged', async () => {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, 'settings.json'), '{ not json');

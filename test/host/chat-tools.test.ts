@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContractEvent, MessageItem, PendingApproval, ToolItem } from '../../src/shared/contract';
 import { chatModule } from '../../src/main/services/store/modules/chat';
+import { formatUsage } from '../../src/shared/prices';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { openHarness, type Harness } from './helpers';
@@ -190,6 +191,23 @@ describe('tokens and cost', () => {
     const mixed = await h.service.getMessages({ conversationId: id });
     expect(mixed.items.at(-1)).toMatchObject({ kind: 'assistant', usage: { inputTokens: 10, outputTokens: 5, costUsd: null } });
     expect(mixed.usage).toMatchObject({ inputTokens: 8010, outputTokens: 405, costUsd: null, models: ['gpt-4o-mini', 'my-local-model'] });
+  });
+
+  it('on the Anthropic wire, the usage line shows what the cache served and what was written to it, each priced as such', async () => {
+    h = openHarness({ dataDir, override: { provider: 'anthropic', model: 'claude-sonnet-4-5', baseURL: server.baseURL, apiKey: 'sk-ant-test' } });
+    const id = await conversation();
+    // The scripted server reports usage as Anthropic does: input_tokens apart from cache_read/cache_creation_input_tokens.
+    server.enqueue(reply().text('Written.').usage({ input: 5000, output: 100, cacheWrite: 4000 }), reply().text('Read.').usage({ input: 5200, output: 50, cacheRead: 4000, cacheWrite: 1000 }));
+    await turn(id, 'one');
+    await turn(id, 'two');
+    const result = await h.service.getMessages({ conversationId: id });
+    const turns = result.items.filter((i): i is Extract<MessageItem, { kind: 'assistant' }> => i.kind === 'assistant').map((i) => i.usage!);
+    expect(turns[1]).toMatchObject({ inputTokens: 5200, cacheReadTokens: 4000, cacheWriteTokens: 1000, outputTokens: 50 });
+    // claude-sonnet-4-5: $3 input, $0.30 cache read, $3.75 cache write, $15 output per million.
+    expect(turns[1]!.costUsd).toBeCloseTo((200 * 3 + 4000 * 0.3 + 1000 * 3.75 + 50 * 15) / 1e6, 10);
+    expect(formatUsage(turns[1]!)).toBe('5,200 in (4,000 cached, 1,000 to cache) · 50 out · $0.0063');
+    expect(formatUsage(turns[0]!)).toBe('5,000 in (4,000 to cache) · 100 out · $0.0195');
+    expect(result.usage).toMatchObject({ inputTokens: 10200, cacheReadTokens: 4000, cacheWriteTokens: 5000, outputTokens: 150 });
   });
 });
 

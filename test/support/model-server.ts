@@ -7,11 +7,19 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { validateAnthropicRequest, validateImageGeneration, validateOpenAIRequest, type ProviderRefusal } from './provider-validation';
+import { thinkingSignature, validateAnthropicRequest, validateImageGeneration, validateOpenAIRequest, type ProviderRefusal } from './provider-validation';
 import { handleAudio, type AudioRequest } from './audio-endpoints';
 
 // One representation for both the reply() builder and JSON scripts (model-server-main.ts).
 export const scriptedReplySchema = z.strictObject({
+  /**
+   * Reasoning deltas, streamed before the text: on the Anthropic wire a `thinking` block whose `signature_delta` is
+   * the server's signature of its text (provider-validation.ts, thinkingSignature); on the OpenAI wire
+   * `reasoning_content` deltas (as DeepSeek and Qwen servers stream them).
+   */
+  thinking: z.array(z.string()).optional(),
+  /** Anthropic: a `redacted_thinking` block with this encrypted data, after the thinking block. */
+  redactedThinking: z.string().optional(),
   /** Text deltas, streamed one event each, before any tool call. */
   text: z.array(z.string()).optional(),
   /** Tool calls of this step; `argsRaw` is sent verbatim (may be malformed JSON), else `args` is JSON-encoded. */
@@ -102,6 +110,14 @@ export class ReplyBuilder {
 
   delay(ms: number): ReplyBuilder {
     return this.with({ delayMs: ms });
+  }
+
+  thinking(delta: string): ReplyBuilder {
+    return this.with({ thinking: [...(this.spec.thinking ?? []), delta] });
+  }
+
+  redactedThinking(data: string): ReplyBuilder {
+    return this.with({ redactedThinking: data });
   }
 
   hold(name: string): ReplyBuilder {
@@ -349,6 +365,8 @@ interface Step {
   id: string;
   model: string;
   text: string[];
+  thinking: string[];
+  redactedThinking: string | null;
   tools: ResolvedTool[];
   usage: { input: number; output: number; cacheRead?: number | undefined; cacheWrite?: number | undefined };
 }
@@ -452,6 +470,7 @@ function openaiPayload(step: Step, stream: boolean, includeUsage: boolean): Payl
     const message = {
       role: 'assistant',
       content: step.text.length > 0 ? step.text.join('') : null,
+      ...(step.thinking.length > 0 ? { reasoning_content: step.thinking.join('') } : {}),
       refusal: null,
       ...(step.tools.length > 0
         ? { tool_calls: step.tools.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.args } })) }
@@ -473,6 +492,7 @@ function openaiPayload(step: Step, stream: boolean, includeUsage: boolean): Payl
     `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) })}\n\n`;
   // Like OpenAI: the role chunk has content "" when text follows, null for a tool-only reply.
   const frames = [chunk({ role: 'assistant', content: step.text.length > 0 ? '' : null, refusal: null })];
+  for (const reasoning_content of step.thinking) frames.push(chunk({ reasoning_content }));
   const firstContent = frames.length; // the first text delta, else the first tool call's start
   for (const content of step.text) frames.push(chunk({ content }));
   step.tools.forEach((t, index) => {
@@ -488,7 +508,10 @@ function openaiPayload(step: Step, stream: boolean, includeUsage: boolean): Payl
 function anthropicPayload(step: Step, stream: boolean): Payload {
   const stopReason = step.tools.length > 0 ? 'tool_use' : 'end_turn';
   if (!stream) {
-    const content: object[] = step.text.length > 0 ? [{ type: 'text', text: step.text.join('') }] : [];
+    const content: object[] = [];
+    if (step.thinking.length > 0) content.push({ type: 'thinking', thinking: step.thinking.join(''), signature: thinkingSignature(step.thinking.join('')) });
+    if (step.redactedThinking !== null) content.push({ type: 'redacted_thinking', data: step.redactedThinking });
+    if (step.text.length > 0) content.push({ type: 'text', text: step.text.join('') });
     for (const t of step.tools) content.push({ type: 'tool_use', id: t.id, name: t.name, input: parseOrRaw(t.args) });
     return splitJson({
       id: step.id,
@@ -518,6 +541,19 @@ function anthropicPayload(step: Step, stream: boolean): Payload {
     event('ping'),
   ];
   let index = 0;
+  if (step.thinking.length > 0) {
+    // As the API streams it: thinking deltas, then the signature of the whole block in a signature_delta.
+    frames.push(event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+    for (const thinking of step.thinking) frames.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } }));
+    frames.push(event('content_block_delta', { index, delta: { type: 'signature_delta', signature: thinkingSignature(step.thinking.join('')) } }));
+    frames.push(event('content_block_stop', { index }));
+    index++;
+  }
+  if (step.redactedThinking !== null) {
+    frames.push(event('content_block_start', { index, content_block: { type: 'redacted_thinking', data: step.redactedThinking } }));
+    frames.push(event('content_block_stop', { index }));
+    index++;
+  }
   // The first text delta, else the first tool call's start.
   const firstContent = frames.length + (step.text.length > 0 ? 1 : 0);
   if (step.text.length > 0) {
@@ -740,6 +776,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       id: protocol === 'openai' ? `chatcmpl-${n}` : `msg_${n}`,
       model: request.body.model,
       text,
+      thinking: next.thinking ?? [],
+      redactedThinking: next.redactedThinking ?? null,
       tools,
       // Rough 4-characters-per-token estimate, so context accounting sees plausible growth; an Anthropic request with
       // cache breakpoints reads and writes the simulated prompt cache.

@@ -83,6 +83,8 @@
  * OpenAI's strict-mode keyword list (it changes and Deskhand sends no strict tools).
  */
 
+import { createHmac } from 'node:crypto';
+
 export interface ProviderRefusal {
   /** HTTP status (every rule here is a 400 invalid_request_error at the providers, a body over 32 MB a 413). */
   status: 400 | 413;
@@ -299,6 +301,61 @@ function checkAnthropic(body: unknown): void {
   }
 
   checkAnthropicToolPairing(messages as Obj[]);
+  checkAnthropicThinking(body, messages as Obj[]);
+}
+
+/** The signature the scripted server gives a thinking block's text (the real API's is opaque and checked the same way). */
+export function thinkingSignature(thinking: string): string {
+  return createHmac('sha256', 'scripted-thinking').update(thinking).digest('base64');
+}
+
+/**
+ * [A-THINK] Anthropic, "Building with extended thinking": `thinking` is {type: "enabled", budget_tokens ≥ 1024 and
+ * < max_tokens}, {type: "adaptive"} or {type: "disabled"}; thinking blocks are passed back unmodified (their signature
+ * is verified: "Invalid `signature` in `thinking` block"); and "when using extended thinking with tool use … you must
+ * pass thinking blocks back to the API for the last assistant message": with thinking on, the assistant message
+ * whose tool_use blocks the final user message's tool_results answer must start with a thinking or redacted_thinking
+ * block.
+ */
+function checkAnthropicThinking(body: Obj, messages: Obj[]): void {
+  const thinking = body.thinking;
+  if (thinking !== undefined) {
+    if (!isObj(thinking)) refuse('thinking: Input should be an object');
+    if (thinking.type === 'enabled') {
+      const budget = thinking.budget_tokens;
+      if (!Number.isInteger(budget)) refuse('thinking.enabled.budget_tokens: Field required');
+      if ((budget as number) < 1024) refuse('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+      if ((budget as number) >= (body.max_tokens as number)) refuse('`max_tokens` must be greater than `thinking.budget_tokens`');
+    } else if (thinking.type !== 'adaptive' && thinking.type !== 'disabled') {
+      refuse(`thinking: Input tag ${JSON.stringify(thinking.type)} found using 'type' does not match any of the expected tags: 'adaptive', 'disabled', 'enabled'`);
+    }
+  }
+  messages.forEach((m, i) => {
+    if (!Array.isArray(m.content)) return;
+    (m.content as Obj[]).forEach((b, j) => {
+      if (b.type === 'thinking') {
+        if (m.role !== 'assistant') refuse(`messages.${i}.content.${j}: thinking blocks can only be in assistant messages`);
+        if (typeof b.thinking !== 'string') refuse(`messages.${i}.content.${j}.thinking.thinking: Field required`);
+        if (typeof b.signature !== 'string') refuse(`messages.${i}.content.${j}.thinking.signature: Field required`);
+        if (b.signature !== thinkingSignature(b.thinking)) refuse(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
+      } else if (b.type === 'redacted_thinking') {
+        if (m.role !== 'assistant') refuse(`messages.${i}.content.${j}: redacted_thinking blocks can only be in assistant messages`);
+        if (typeof b.data !== 'string' || b.data === '') refuse(`messages.${i}.content.${j}.redacted_thinking.data: Field required`);
+      }
+    });
+  });
+  const on = isObj(thinking) && (thinking.type === 'enabled' || thinking.type === 'adaptive');
+  const last = messages.at(-1);
+  if (!on || !last || last.role !== 'user' || !Array.isArray(last.content) || !(last.content as Obj[]).some((b) => b.type === 'tool_result')) return;
+  const i = messages.length - 2;
+  const turn = messages[i];
+  if (!turn || turn.role !== 'assistant' || !Array.isArray(turn.content)) return;
+  const first = (turn.content as Obj[])[0];
+  if (first?.type !== 'thinking' && first?.type !== 'redacted_thinking') {
+    refuse(
+      `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns.`,
+    );
+  }
 }
 
 function checkAnthropicBlock(block: Obj, where: string, role: string, mark: (b: Obj) => void, toolUseIds: Set<string>): void {
@@ -509,6 +566,24 @@ function checkOpenAI(body: unknown): void {
   const total = openaiImages.reduce((sum, n) => sum + n, 0);
   if (total > OPENAI_IMAGES_MAX_BYTES) refuse(`Invalid 'messages': the images add up to ${total} bytes; at most ${OPENAI_IMAGES_MAX_BYTES} bytes of images are allowed per request.`, 'messages', 'invalid_value');
   checkOpenAIToolPairing(messages as Obj[]);
+  checkDeepSeekReasoning(body, messages as Obj[]);
+}
+
+/**
+ * [DS-THINK] DeepSeek, "Thinking Mode" (api-docs.deepseek.com/guides/thinking_mode; on by default for its models):
+ * "for turns that do perform tool calls, the reasoning_content must be fully passed back to the API in all subsequent
+ * requests. If your code does not correctly pass back reasoning_content, the API will return a 400 error" ("The
+ * `reasoning_content` in the thinking mode must be passed back to the API."). Between two user messages without tool
+ * calls, reasoning_content is ignored (neither required nor refused). Applied to models named deepseek-*.
+ */
+function checkDeepSeekReasoning(body: Obj, messages: Obj[]): void {
+  if (typeof body.model !== 'string' || !body.model.startsWith('deepseek')) return;
+  messages.forEach((m, i) => {
+    if (m.role !== 'assistant' || !Array.isArray(m.tool_calls)) return;
+    if (typeof m.reasoning_content !== 'string' || m.reasoning_content === '') {
+      refuse('The `reasoning_content` in the thinking mode must be passed back to the API.', `messages[${i}].reasoning_content`, 'invalid_request_error');
+    }
+  });
 }
 
 /** Decoded sizes of the base64 images of the OpenAI request being checked. */

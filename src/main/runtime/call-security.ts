@@ -34,7 +34,7 @@ export function deepRedact<T>(value: T, redactor: Redactor, depth = 0): T {
  * redactors already, and pass through unchanged).
  */
 export function sanitizeEvent(event: RunEvent, redactor: Redactor): RunEvent {
-  if (event.type === 'text' || event.type === 'tool.output' || event.type === 'usage' || event.type === 'run.started') return event;
+  if (event.type === 'text' || event.type === 'thinking' || event.type === 'tool.output' || event.type === 'usage' || event.type === 'run.started') return event;
   return deepRedact(event, redactor);
 }
 

@@ -10,6 +10,7 @@ import { imageModeOf, placeToolImages } from './prompt-images';
 import type { Redactor } from './redaction';
 import { redactRequest } from './wire-redaction';
 import { callIdWireOf, wireHistory } from './call-ids';
+import { replayReasoning, thinkingOptionsOf, type ThinkingSetting } from './reasoning';
 
 type V3Model = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<V3Model['doStream']>[0];
@@ -24,6 +25,9 @@ export interface StoredMessage {
 
 export type StepPart =
   | { type: 'text'; delta: string }
+  /** Reasoning as it streams (`delta`), and each block's end with what replaying it needs (Anthropic's signature). */
+  | { type: 'reasoning'; id: string; delta: string }
+  | { type: 'reasoning-end'; id: string; providerOptions: Record<string, Record<string, unknown>> | null }
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
   | { type: 'finish'; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
 
@@ -45,6 +49,8 @@ export async function* streamModelStep(args: {
   redactor: Redactor;
   /** Names the conversation to providers that route requests to their prompt cache by a key (OpenAI's `prompt_cache_key`). */
   cacheKey?: string;
+  /** The person's thinking setting for this provider (reasoning.ts); absent: the provider's default. */
+  thinking?: ThinkingSetting | null;
 }): AsyncGenerator<StepPart> {
   const model = args.model;
   if (typeof model === 'string' || model.specificationVersion !== 'v3') {
@@ -53,7 +59,7 @@ export async function* streamModelStep(args: {
   const cache = cacheBreakpointsOf(model.provider);
   // The one redactor at the wire, before the cache marks (which are provider options, not text).
   const wire = redactRequest(args.redactor, {
-    prompt: toPrompt(args.system, placeToolImages(wireHistory(args.messages, callIdWireOf(model.provider)), imageModeOf(model.provider))),
+    prompt: toPrompt(args.system, placeToolImages(wireHistory(replayReasoning(args.messages, model.provider), callIdWireOf(model.provider)), imageModeOf(model.provider))),
     tools: args.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema })),
   });
   const tools = wire.tools as { type: 'function'; name: string; description: string; inputSchema: ModelToolSpec['inputSchema'] }[];
@@ -66,19 +72,37 @@ export async function* streamModelStep(args: {
     prompt[0] = { ...prompt[0]!, providerOptions: cache } as never;
     if (prompt.length > 1) prompt[prompt.length - 1] = { ...prompt[prompt.length - 1]!, providerOptions: cache } as never;
   }
-  const providerOptions = args.cacheKey ? cacheKeyOptionsOf(model.provider, args.cacheKey) : undefined;
+  const providerOptions = mergeOptions(args.cacheKey ? cacheKeyOptionsOf(model.provider, args.cacheKey) : null, thinkingOptionsOf(model.provider, args.thinking));
   const { stream } = await model.doStream({
     prompt,
     tools,
     toolChoice: { type: 'auto' },
     abortSignal: args.signal,
-    ...(providerOptions ? { providerOptions } : {}),
+    ...(providerOptions ? { providerOptions: providerOptions as CallOptions['providerOptions'] } : {}),
   });
+  const reasoningMeta = new Map<string, Record<string, Record<string, unknown>>>();
   for await (const part of stream as unknown as AsyncIterable<StreamPart>) {
     switch (part.type) {
       case 'text-delta':
         if (part.delta) yield { type: 'text', delta: part.delta };
         break;
+      case 'reasoning-start': {
+        // A redacted_thinking block arrives whole in its start: kept for the replay, shown as nothing.
+        const meta = part.providerMetadata as Record<string, Record<string, unknown>> | undefined;
+        if (meta?.anthropic?.redactedData !== undefined) reasoningMeta.set(part.id, meta);
+        break;
+      }
+      case 'reasoning-delta': {
+        const meta = part.providerMetadata as Record<string, Record<string, unknown>> | undefined;
+        if (meta) reasoningMeta.set(part.id, { ...reasoningMeta.get(part.id), ...meta });
+        if (part.delta) yield { type: 'reasoning', id: part.id, delta: part.delta };
+        break;
+      }
+      case 'reasoning-end': {
+        const meta = { ...reasoningMeta.get(part.id), ...(part.providerMetadata as Record<string, Record<string, unknown>> | undefined) };
+        yield { type: 'reasoning-end', id: part.id, providerOptions: Object.keys(meta).length ? meta : null };
+        break;
+      }
       case 'tool-call':
         yield { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input };
         break;
@@ -115,6 +139,14 @@ function cacheBreakpointsOf(providerId: string): { anthropic: { cacheControl: { 
  */
 function cacheKeyOptionsOf(providerId: string, key: string): { openai: { promptCacheKey: string } } | null {
   return providerId === 'openai.chat' || providerId === 'openai.responses' ? { openai: { promptCacheKey: key } } : null;
+}
+
+/** Provider options of two sources, one object per provider key. */
+function mergeOptions(a: Record<string, Record<string, unknown>> | null, b: Record<string, Record<string, unknown>> | null): Record<string, Record<string, unknown>> | undefined {
+  if (!a && !b) return undefined;
+  const out: Record<string, Record<string, unknown>> = { ...a };
+  for (const [key, value] of Object.entries(b ?? {})) out[key] = { ...out[key], ...value };
+  return out;
 }
 
 /** Stored ModelMessages → the provider prompt (user text becomes a text part; the rest maps one to one). */

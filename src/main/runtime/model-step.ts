@@ -46,6 +46,10 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       }
     };
     let text = '';
+    // Reasoning blocks by the stream's id, in the order they started: replayed as the provider requires (reasoning.ts).
+    const reasoning = new Map<string, { text: string; providerOptions: Record<string, Record<string, unknown>> | null }>();
+    // Thinking is shown as it streams, redacted like text (its own stream: a secret split across deltas is caught whole).
+    const thinking = redactor.stream((_key, delta) => core.emit(options, { type: 'thinking', runId: run.id, delta, step: run.step + 1 }));
     const calls: { toolCallId: string; toolName: string; input: unknown; invalidError?: string }[] = [];
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     // Deltas are held back just enough that a secret split across deltas is redacted whole.
@@ -76,6 +80,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         signal: stepController.signal,
         redactor,
         cacheKey: promptCacheKey(conv.id),
+        thinking: options.provider?.thinking ?? null,
       });
       for await (const part of stream) {
         arm();
@@ -86,18 +91,29 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
             deltas.push('text', sanitizeText(part.delta, NO_REDACTION));
             pendingTimer = setImmediate(pushPending);
           }
+        } else if (part.type === 'reasoning') {
+          let block = reasoning.get(part.id);
+          if (!block) reasoning.set(part.id, (block = { text: '', providerOptions: null }));
+          block.text += part.delta;
+          thinking.push('thinking', sanitizeText(part.delta, NO_REDACTION));
+        } else if (part.type === 'reasoning-end') {
+          const block = reasoning.get(part.id) ?? { text: '', providerOptions: null };
+          block.providerOptions = part.providerOptions;
+          reasoning.set(part.id, block);
         } else if (part.type === 'tool-call') {
           calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, ...parseToolInput(core, part.input) });
-        } else {
+        } else if (part.type === 'finish') {
           usage = { inputTokens: part.inputTokens, outputTokens: part.outputTokens, cacheReadTokens: part.cacheReadTokens, cacheWriteTokens: part.cacheWriteTokens };
         }
       }
       if (stepController.signal.aborted) throw new DeskhandError('aborted', 'aborted');
       pushPending();
       deltas.flush();
+      thinking.flush();
     } catch (err) {
       pushPending();
       deltas.flush();
+      thinking.flush();
       clearTimeout(idle);
       options.signal?.removeEventListener('abort', onAbort);
       if (options.signal?.aborted) return 'aborted';
@@ -134,6 +150,12 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
 
     const step = run.step + 1;
     const assistantParts: unknown[] = [];
+    // Reasoning first, as the provider sent it: Anthropic requires a tool-use turn to start with its thinking block.
+    // Its text is stored as the model wrote it (a signature covers it), redacted only when it holds a secret.
+    for (const block of reasoning.values()) {
+      if (!block.text && !block.providerOptions) continue;
+      assistantParts.push({ type: 'reasoning', text: sanitizeText(block.text, redactor), ...(block.providerOptions ? { providerOptions: block.providerOptions } : {}) });
+    }
     // Whitespace alone is no reply worth keeping (and Anthropic refuses it on every later request).
     if (text.trim()) assistantParts.push({ type: 'text', text: sanitizeText(text, redactor) });
     // A call's key is the provider's id while it is new to the conversation; one the provider used before (it numbers

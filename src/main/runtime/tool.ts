@@ -294,7 +294,13 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   aliases?: string[];
   /** What Claude Code calls the same tool (`Bash`), so hook matchers written for it match this one (docs/hooks.md). */
   claudeCodeName?: string;
+  /** What the model needs to choose and call the tool right: sent in every request, so kept short. */
   description: string;
+  /**
+   * What the description leaves out (limits, edge cases, rarely used parameters): not sent with the schema, returned
+   * by `search_tools` when it finds the tool.
+   */
+  details?: string;
   /** zod input. Tools that arrive at run time may give `inputSchema` (JSON Schema) instead; the registry derives one. */
   params: P;
   /** The JSON Schema the model sees, when the tool was defined by one (MCP, custom tools). */

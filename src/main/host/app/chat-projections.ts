@@ -80,18 +80,20 @@ export function runUsage(runs: readonly Pick<RunRow, 'model' | 'input_tokens' | 
   let inputTokens = 0;
   let outputTokens = 0;
   let cacheReadTokens = 0;
+  let cacheWriteTokens = 0;
   let costUsd: number | null = 0;
   const models: string[] = [];
   for (const r of runs) {
     inputTokens += r.input_tokens;
     outputTokens += r.output_tokens;
     cacheReadTokens += r.cache_read_tokens;
+    cacheWriteTokens += r.cache_write_tokens;
     if (r.input_tokens + r.output_tokens === 0) continue;
     if (!models.includes(r.model)) models.push(r.model);
     const c = costOf(r.model, runTokens(r));
     costUsd = c === null || costUsd === null ? null : costUsd + c;
   }
-  return { inputTokens, outputTokens, cacheReadTokens, costUsd, models };
+  return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, models };
 }
 
 /** Puts each finished turn's usage on its last assistant text (items are this projection's own, mutated in place). */

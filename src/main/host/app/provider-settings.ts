@@ -158,7 +158,7 @@ export class ProviderSettings {
     return envName ? (this.opts.env[envName] ?? null) : null;
   }
 
-  private async complete(cfg: { provider: ProviderName; model: string; baseURL: string | null; fallbackModel?: string | null | undefined }, key?: string | null): Promise<ProviderConfig> {
+  private async complete(cfg: { provider: ProviderName; model: string; baseURL: string | null; fallbackModel?: string | null | undefined; thinking?: ProviderConfig['thinking'] | undefined }, key?: string | null): Promise<ProviderConfig> {
     const apiKey = key === undefined ? await this.keyFor(cfg.provider) : key || null;
     if (KEY_ENV[cfg.provider] && !apiKey) {
       throw new DeskhandError('usage', `No API key for ${PROVIDER_LABEL[cfg.provider]}. Open Settings → Providers to add one.`);
@@ -166,7 +166,7 @@ export class ProviderSettings {
     if (cfg.provider === 'openai-compatible' && !cfg.baseURL) {
       throw new DeskhandError('usage', 'The OpenAI-compatible provider has no base URL. Open Settings → Providers.');
     }
-    return { provider: cfg.provider, model: cfg.model, baseURL: cfg.baseURL, apiKey: apiKey ?? null, ...(cfg.fallbackModel ? { fallbackModel: cfg.fallbackModel } : {}) };
+    return { provider: cfg.provider, model: cfg.model, baseURL: cfg.baseURL, apiKey: apiKey ?? null, ...(cfg.fallbackModel ? { fallbackModel: cfg.fallbackModel } : {}), ...(cfg.thinking != null ? { thinking: cfg.thinking } : {}) };
   }
 
   /** The provider a new run uses: the host's provider flags, else the saved settings. */
@@ -176,7 +176,7 @@ export class ProviderSettings {
     if (o) return this.complete({ provider: o.provider, model: o.model, baseURL: o.baseURL ?? null }, o.apiKey ?? '');
     const s = this.file.read();
     const cfg = s.providers[s.activeProvider];
-    return this.complete({ provider: s.activeProvider, model: cfg.model, baseURL: cfg.baseURL, fallbackModel: cfg.fallbackModel });
+    return this.complete({ provider: s.activeProvider, model: cfg.model, baseURL: cfg.baseURL, fallbackModel: cfg.fallbackModel, thinking: cfg.thinking });
   }
 
   /** A parked run resumes on the provider and model it started with. */
@@ -186,6 +186,7 @@ export class ProviderSettings {
     const o = this.opts.override;
     const key = o && o.provider === provider && (o.baseURL ?? null) === run.base_url ? (o.apiKey ?? '') : undefined;
     // The fallback saved for that provider still applies (a run already on it stays there: model-step.ts).
-    return this.complete({ provider, model: run.model, baseURL: run.base_url, fallbackModel: this.file.read().providers[provider]?.fallbackModel }, key);
+    const saved = this.file.read().providers[provider];
+    return this.complete({ provider, model: run.model, baseURL: run.base_url, fallbackModel: saved?.fallbackModel, thinking: saved?.thinking }, key);
   }
 }

@@ -133,13 +133,13 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   });
   const c = services.compositions;
   const families: { family: string; tools: readonly ToolDefinition[] }[] = [
-    { family: 'files', tools: createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }).tools },
+    ...split('files', createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }).tools, { fileops: ['mkdir', 'cp', 'mv', 'rm', 'stat', 'cd', 'pwd'] }),
     ...split('shell', shell.tools, { waiting: ['wait_for', 'cancel_wait_for'] }),
-    ...split('tasks', createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }).tools, { jobs: ['run_background_jobs'] }),
-    ...split('context', createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: workBudget(services) }).tools, { results: ['retrieve_tool_result', 'summarize_context'] }),
+    ...split('tasks', createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }).tools, { jobs: ['run_background_jobs', 'list_background_jobs', 'wait_tasks', 'cancel_background_jobs'] }),
+    ...split('context', createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: workBudget(services) }).tools, { results: ['retrieve_tool_result', 'summarize_context'], session: ['context_info'] }),
     ...(services.subagents ? [{ family: 'subagents', tools: createSubagentFamily({ subagents: services.subagents }).tools }] : []),
-    { family: 'todos', tools: createTodoFamily().tools },
-    { family: 'interaction', tools: interaction.tools },
+    ...split('todos', createTodoFamily().tools, { workstate: ['list_todos', 'update_work_state'] }),
+    ...split('interaction', interaction.tools, { pick: ['ask_file_picker'] }),
     { family: 'secrets', tools: secrets.tools },
     ...split('web', web.tools, { http: ['http_request'] }),
   ];

@@ -6,6 +6,7 @@
 import { DeskhandError } from '../../../shared/errors';
 import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/config';
 import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
+import { parseThinking } from '../../runtime/reasoning';
 
 /** A command line the person must correct (exit code 2 in the CLI). */
 export class UsageError extends Error {}
@@ -14,7 +15,7 @@ export class UsageError extends Error {}
 export const apiKeyName = (provider: ProviderName): string => `apiKey.${provider}`;
 
 export function providerFromFlags(
-  values: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined; 'fallback-model'?: string | undefined },
+  values: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined; 'fallback-model'?: string | undefined; thinking?: string | undefined },
   run?: { provider: string; model: string; base_url: string | null },
 ): ProviderConfig {
   let provider: ProviderName;
@@ -45,7 +46,22 @@ export function providerFromFlags(
   if (keyEnv && !apiKey) throw new UsageError(`${keyEnv} is not set.`);
   const fallback = values['fallback-model'];
   if (fallback !== undefined && !fallback.trim()) throw new UsageError('--fallback-model needs a model name (the model to use when the provider is overloaded).');
-  return { provider, model: values.model ?? run?.model ?? DEFAULT_MODELS[provider], baseURL, apiKey: apiKey ?? null, ...(fallback ? { fallbackModel: fallback.trim() } : {}) };
+  let thinking: ProviderConfig['thinking'];
+  if (values.thinking !== undefined) {
+    try {
+      thinking = parseThinking(values.thinking);
+    } catch (err) {
+      throw new UsageError(`--thinking: ${(err as Error).message}.`);
+    }
+  }
+  return {
+    provider,
+    model: values.model ?? run?.model ?? DEFAULT_MODELS[provider],
+    baseURL,
+    apiKey: apiKey ?? null,
+    ...(fallback ? { fallbackModel: fallback.trim() } : {}),
+    ...(thinking !== undefined ? { thinking } : {}),
+  };
 }
 
 /** The provider a woken run uses: the conversation's last run's provider and model; its key from the keyring, else the environment. */

@@ -15,6 +15,8 @@ export const PROVIDER_OPTIONS = {
   provider: { type: 'string' },
   'base-url': { type: 'string' },
   model: { type: 'string' },
+  /** off, low, medium, high, max or a budget in tokens (runtime/reasoning.ts). */
+  thinking: { type: 'string' },
   'data-dir': { type: 'string' },
   json: { type: 'boolean' },
 } as const;

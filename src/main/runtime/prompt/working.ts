@@ -7,4 +7,5 @@ export const WORKING = `# How to work
 - For work with three or more steps, keep a todo list with manage_todos: write the steps, mark one in_progress at a time, mark each done as soon as it is done. Skip the list for quick one-step requests.
 - Verify what you did when you can: run the tests, the build or the command that shows the change works, and read its output. Say so plainly when you could not verify.
 - Independent calls (reading several files, several searches) can be made together in one step; they run in parallel. Make calls that depend on each other one after another.
-- Long outputs are cut or stored; narrow the request (a line range, a pattern, head_limit) rather than reading everything.`;
+- Long outputs are cut or stored; narrow the request (a line range, a pattern, head_limit) rather than reading everything.
+- Paths: absolute, relative to the current directory, or starting with ~. File tools skip .gitignored files unless asked (include_ignored) and never show secret files (.env, keys, credentials). search_tools with a tool's name shows what its description leaves out.`;

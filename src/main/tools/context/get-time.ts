@@ -8,7 +8,7 @@ export const createGetTime = (budget: WorkBudget | null) =>
   defineTool({
     name: 'get_time',
     description:
-      'Get the current date and time (ISO 8601 with the local time zone and its UTC offset), and workMinutesLeft when this run has a time budget. Use it for timestamps, scheduling and relative dates such as "yesterday" or "next Monday".',
+      'The current local date and time (ISO 8601), and workMinutesLeft when this run has a time budget.',
     params: z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'internal',

@@ -32,14 +32,12 @@ export const createSearchTools = (catalog: ToolCatalog) =>
   defineTool({
     name: 'search_tools',
     description:
-      'Search the available tools by name or purpose (e.g. "pdf", "browser", "click", "mcp__github") and load the ones ' +
-      'not loaded yet. Only the common tools are loaded in a new conversation; the system prompt lists the other ' +
-      'families and their tool names. A query naming a family loads the whole family; a found tool loads its family. ' +
-      'Loaded tools are callable from your next step on, for the rest of the conversation.',
+      'Find tools by name, family or purpose (e.g. "pdf", "click") and load them from your next step on; also shows ' +
+      'what a tool\'s description leaves out.',
     params: z
       .object({
-        query: z.string().trim().min(1, { error: 'query is empty; pass words naming the tool or what it does' }).max(200).describe('Words naming the tool, its family or what it does.'),
-        max_results: z.number().int().min(1).max(25).optional().describe('At most this many matches (default 10).'),
+        query: z.string().trim().min(1, { error: 'query is empty; pass words naming the tool or what it does' }).max(200).describe('A tool or family name, or what it does.'),
+        max_results: z.number().int().min(1).max(25).optional().describe('Default 10.'),
       })
       .strict(),
     risk: 'read-only',
@@ -65,7 +63,8 @@ export const createSearchTools = (catalog: ToolCatalog) =>
       ctx.state.revealTools([...toLoad]);
       const lines = found.map((t) => {
         const note = toLoad.has(t.name) ? ' [revealed: callable from your next step]' : '';
-        return `${t.name}${note}: ${t.description.split('\n')[0]!.slice(0, 300)}`;
+        const more = t.details ? `\n  ${t.details}` : '';
+        return `${t.name}${note}: ${t.description.split('\n')[0]!.slice(0, 300)}${more}`;
       });
       const extra = [...toLoad].filter((n) => !found.some((t) => t.name === n));
       if (extra.length) lines.push(`Also loaded with their families: ${extra.join(', ')}.`);

@@ -12,16 +12,16 @@ import { fsError, plural, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
 
 const params = z.object({
-  path: z.string().describe('File to edit: absolute, relative to the working directory, or starting with ~. It must have been read with read_file in this conversation.'),
+  path: z.string().describe('The file, read with read_file first.'),
   old_string: z
     .string()
-    .describe('The exact text to replace, including whitespace and indentation, without the line-number prefix read_file shows. It must occur exactly once unless replace_all is true.'),
-  new_string: z.string().describe('The replacement text (must differ from old_string). Use an empty string to delete old_string.'),
-  replace_all: z.boolean().optional().describe('Replace every occurrence of old_string instead of requiring exactly one (default false).'),
+    .describe('Exact text to replace (indentation included, no line-number prefix); must occur once unless replace_all.'),
+  new_string: z.string().describe('Replacement text (empty deletes).'),
+  replace_all: z.boolean().optional().describe('Replace every occurrence.'),
   snapshot: z
     .string()
     .optional()
-    .describe('The snapshot read_file returned for this file, passed unchanged (even after reading only some lines). If the file changed since, the edit is refused before anything is asked or written.'),
+    .describe('The snapshot read_file returned, unchanged; a file changed since is refused.'),
 });
 type Args = z.infer<typeof params>;
 
@@ -169,13 +169,12 @@ export const editFileTool = defineTool({
   name: 'edit_file',
   claudeCodeName: 'Edit',
   description:
-    'Replace exact text in a file: old_string must match the file exactly (whitespace and indentation included, ' +
-    'without read_file\'s line-number prefix) and occur once; set replace_all to change every occurrence. The file ' +
-    'must have been read with read_file in this conversation, and the edit is refused if it changed on disk since ' +
-    '(read it again, then retry); pass the snapshot read_file returned to have that checked against the very read. ' +
-    'Consecutive edits of the same file work without re-reading. When old_string is not ' +
-    'found or matches several places, the error says where to look. The write is atomic and keeps permissions; ' +
-    'the person approves the change from a diff. To create a file use write_file.',
+    'Replace exact text in a file read with read_file (if it changed on disk since, read it again). Consecutive ' +
+    'edits need no re-read. To create a file use write_file.',
+  details:
+    'When old_string is not found or matches several places, the error says where to look. The snapshot is checked ' +
+    'against the very read it came from, even after reading only some lines. The write is atomic and keeps ' +
+    'permissions; the person approves it from a diff.',
   params,
   risk: 'high-risk',
   disclosure: 'private',

@@ -24,18 +24,18 @@ const params = z.object({
   pattern: z
     .string()
     .describe(
-      'Glob to match, e.g. "**/*.{ts,tsx}", "src/**/test_*.py", "*.md". A pattern without "/" matches names at any depth; with "/" it matches the path relative to the search folder. Braces, *, **, ? and [abc] work. With regex: true, a regular expression instead.',
+      'Glob, e.g. "*.md" (a name at any depth) or "src/**/*.{ts,tsx}" (a path under the folder).',
     ),
   regex: z
     .boolean()
     .optional()
-    .describe('Treat pattern as a regular expression (JavaScript syntax) searched in the path relative to the search folder, e.g. "(^|/)test_\\w+\\.py$" (default false: a glob).'),
-  path: z.string().optional().describe('Folder to search in (default: the working directory).'),
-  type: z.enum(['file', 'directory']).optional().describe('What to find: file (default) or directory.'),
+    .describe('pattern is a JavaScript regular expression on the relative path.'),
+  path: z.string().optional().describe('Folder (default: the working directory).'),
+  type: z.enum(['file', 'directory']).optional().describe('file (default) or directory.'),
   include_ignored: z
     .boolean()
     .optional()
-    .describe('Also search files ignored by .gitignore/.ignore/.rgignore, such as build output and node_modules (default false). Secret files stay hidden.'),
+    .describe('Include .gitignored files (build output, node_modules).'),
 });
 
 /** Leading literal segments of a glob (`src/app/**\/*.ts` → `src/app`), to narrow the listing. */
@@ -68,12 +68,11 @@ export const findTool = defineTool({
   claudeCodeName: 'Glob',
   aliases: ['glob'],
   description:
-    `Find files (or folders with type: "directory", empty ones included) by name, by a glob such as "**/*.{ts,tsx}", ` +
-    'or by a regular expression (regex: true). Searches names and paths, not contents (use grep for that). Returns at ' +
-    `most ${FIND_MAX_RESULTS} paths, most recently modified first, and says when more matched (then narrow the ` +
-    'pattern or path). Respects .gitignore, .ignore and .rgignore unless include_ignored is true. Secret-bearing ' +
-    'files (.env, keys, credentials) are never listed, even when the pattern names them (read one you know with ' +
-    'read_file). Hidden files are included; .git is not.',
+    `Find files or folders by name or path (not contents: grep). At most ${FIND_MAX_RESULTS} paths, newest first.`,
+  details:
+    'Globs take braces, *, **, ? and [abc]; a pattern without "/" matches names at any depth. type: directory finds ' +
+    'folders, empty ones included. Says when more matched (then narrow the pattern or path). Hidden files are ' +
+    'included; .git is not. Secret files are never listed, even when named (read one you know with read_file).',
   params,
   risk: 'read-only',
   disclosure: 'internal',

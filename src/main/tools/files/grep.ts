@@ -37,34 +37,34 @@ const MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
 export const grepTuning = { passAMaxLines: 20_000, passAMaxBytes: 8 * 1024 * 1024 };
 
 const params = z.object({
-  pattern: z.string().describe('Regular expression to search for (ripgrep/Rust syntax; look-around and backreferences switch to PCRE2 automatically). Escape literal ( [ { . * + ? | with a backslash.'),
-  path: z.string().optional().describe('File or folder to search (default: the working directory).'),
+  pattern: z.string().describe('Regular expression (ripgrep syntax).'),
+  path: z.string().optional().describe('File or folder (default: the working directory).'),
   glob: z
     .string()
     .optional()
-    .describe('Only search files whose name matches this glob, e.g. "*.ts", "*.{ts,tsx}", "src/**/*.py"; prefix with ! to exclude, e.g. "!*.min.js".'),
-  type: z.string().optional().describe('Only search files of this ripgrep type, e.g. ts, js, py, rust, go, java, md, json.'),
+    .describe('Only files matching this glob, e.g. "*.{ts,tsx}" ("!…" excludes).'),
+  type: z.string().optional().describe('Only files of this ripgrep type, e.g. py.'),
   output_mode: z
     .enum(['files_with_matches', 'content', 'count_matches'])
     .optional()
-    .describe('files_with_matches (default): paths of matching files. content: matching lines as path:line:text. count_matches: matches per file.'),
-  '-A': z.number().int().min(0).max(100).optional().describe('content mode: lines of context after each match.'),
-  '-B': z.number().int().min(0).max(100).optional().describe('content mode: lines of context before each match.'),
-  '-C': z.number().int().min(0).max(100).optional().describe('content mode: lines of context before and after each match.'),
-  '-i': z.boolean().optional().describe('Case-insensitive search (default false).'),
-  '-n': z.boolean().optional().describe('content mode: show line numbers (default true).'),
-  multiline: z.boolean().optional().describe('Let the pattern span lines (. also matches newlines), e.g. "struct \\w+ \\{[\\s\\S]*?field". Default false.'),
+    .describe('files_with_matches (default: paths), content (path:line:text) or count_matches.'),
+  '-A': z.number().int().min(0).max(100).optional().describe('Lines after each match.'),
+  '-B': z.number().int().min(0).max(100).optional().describe('Lines before each match.'),
+  '-C': z.number().int().min(0).max(100).optional().describe('Lines around each match.'),
+  '-i': z.boolean().optional().describe('Ignore case.'),
+  '-n': z.boolean().optional().describe('Line numbers (default true).'),
+  multiline: z.boolean().optional().describe('Let the pattern span lines.'),
   include_ignored: z
     .boolean()
     .optional()
-    .describe('Also search files ignored by .gitignore/.ignore/.rgignore (default false). Secret files (.env, keys, credentials) are never searched.'),
-  offset: z.number().int().min(0).optional().describe('Skip this many results (matching lines in content mode, files otherwise) before the page starts (default 0). Context lines do not count.'),
+    .describe('Include .gitignored files.'),
+  offset: z.number().int().min(0).optional().describe('Skip this many results (the next page).'),
   head_limit: z
     .number()
     .int()
     .min(0)
     .optional()
-    .describe(`Maximum results to return (default ${GREP_DEFAULT_HEAD_LIMIT}; 0 = no limit).`),
+    .describe(`Most results (default ${GREP_DEFAULT_HEAD_LIMIT}; 0 = all).`),
 });
 type Args = z.infer<typeof params>;
 
@@ -250,14 +250,12 @@ export const grepTool = defineTool({
   name: 'grep',
   claudeCodeName: 'Grep',
   description:
-    'Search file contents with ripgrep (regular expressions). output_mode: files_with_matches (default, paths only), ' +
-    'content (path:line:text, with -A/-B/-C context, -n line numbers on by default), count_matches (matches per ' +
-    `file). Filter with glob (e.g. "*.{ts,tsx}") or type (e.g. py). Results are ordered by path and paginated: at most ` +
-    `head_limit results (default ${GREP_DEFAULT_HEAD_LIMIT}, 0 = all) after skipping offset; in content mode results ` +
-    'are matching lines, and context lines come with their match without counting. A notice gives the next offset. ' +
-    'Respects .gitignore/.ignore/.rgignore unless include_ignored; secret files (.env, keys, credentials) are never ' +
-    `searched. Lines longer than ${GREP_MAX_COLUMNS} characters are cut. Where ripgrep cannot run, the system grep ` +
-    'answers (ignore files are then not applied, and the answer says so). To find files by name use find.',
+    'Search file contents for a regular expression (ripgrep), ordered by path; -A/-B/-C/-n apply to content mode.',
+  details:
+    'Escape literal ( [ { . * + ? | with a backslash; look-around and backreferences switch to PCRE2. Pages hold ' +
+    'head_limit results after offset (content mode: matching lines; context lines come with them uncounted); a ' +
+    `notice gives the next offset. Lines longer than ${GREP_MAX_COLUMNS} characters are cut. Where ripgrep cannot ` +
+    'run, the system grep answers and ignore files are not applied (the answer says so). To find files by name use find.',
   params,
   risk: 'read-only',
   disclosure: 'private',

@@ -13,17 +13,17 @@ export const LS_DEFAULT_LIMIT = 200;
 const LS_MAX_LIMIT = 5000;
 
 const params = z.object({
-  path: z.string().optional().describe('Folder to list (default: the working directory). Absolute, relative, or starting with ~.'),
-  recursive: z.boolean().optional().describe('Also list everything below, depth first (default false). Symbolic links to folders are not followed.'),
-  all: z.boolean().optional().describe('Include hidden entries whose names start with a dot (default false).'),
-  pattern: z.string().optional().describe('Only list entries whose name matches this glob, e.g. "*.ts" or "*.{png,jpg}". Folders are still searched when recursive.'),
+  path: z.string().optional().describe('Folder (default: the working directory).'),
+  recursive: z.boolean().optional().describe('List everything below too.'),
+  all: z.boolean().optional().describe('Include hidden (dot) entries.'),
+  pattern: z.string().optional().describe('Only names matching this glob, e.g. "*.ts".'),
   limit: z
     .number()
     .int()
     .positive()
     .max(LS_MAX_LIMIT)
     .optional()
-    .describe(`Maximum entries to list (default ${LS_DEFAULT_LIMIT}, at most ${LS_MAX_LIMIT}).`),
+    .describe(`Most entries (default ${LS_DEFAULT_LIMIT}, max ${LS_MAX_LIMIT}).`),
 });
 
 function byName(a: Dirent, b: Dirent): number {
@@ -34,10 +34,11 @@ export const lsTool = defineTool({
   name: 'ls',
   claudeCodeName: 'LS',
   description:
-    `List a folder: one entry per line, folders end with "/", files show their size, links show their target. ` +
-    `Hidden entries only with all: true. recursive: true lists everything below (relative paths). At most ` +
-    `${LS_DEFAULT_LIMIT} entries by default (limit raises it); a notice says when entries were left out, then narrow ` +
-    'with pattern or a subfolder. To find files by glob across a tree prefer find; to search contents use grep.',
+    'List a folder: one entry per line, folders end with "/", files show their size.',
+  details:
+    `Links show their target. recursive lists depth first with relative paths, not following links to folders. At ` +
+    `most ${LS_DEFAULT_LIMIT} entries unless limit; a notice says when some were left out (narrow with pattern or a ` +
+    'subfolder). To find files across a tree prefer find.',
   params,
   risk: 'read-only',
   disclosure: 'internal',

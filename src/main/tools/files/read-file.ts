@@ -346,42 +346,42 @@ async function readSince(fh: Handle, st: Stats, since: number, inode: number | u
 }
 
 const params = z.object({
-  path: z.string().describe('File to read: absolute, relative to the working directory, or starting with ~.'),
+  path: z.string().describe('The file.'),
   line_offset: z
     .number()
     .int()
     .optional()
     .describe(
-      'Line to start at (1 = first line, the default). Negative counts from the end: -20 starts at the 20th line from the end, i.e. reads the last 20 lines.',
+      'First line (default 1); negative counts from the end (-50 = the last 50 lines).',
     ),
   n_lines: z
     .number()
     .int()
     .positive()
     .optional()
-    .describe(`How many lines to read at most (default and maximum ${READ_MAX_LINES}).`),
+    .describe(`At most this many lines (default and maximum ${READ_MAX_LINES}).`),
   since_byte: z
     .number()
     .int()
     .min(0)
     .optional()
     .describe(
-      'Follow a file that is still being written: return the text appended after this byte offset (the next_byte of the previous read; 0 = from the start), up to 100 KB, with next_byte and inode for the next read. If the file was truncated or replaced (rotated), the read restarts at byte 0 and says so. A nonzero since_byte cannot be combined with line_offset or n_lines.',
+      'Follow a growing file (a log): the text after this byte (the previous next_byte), with next_byte and inode for the next read. Not with line_offset/n_lines.',
     ),
-  inode: z.number().int().min(0).optional().describe('With since_byte: the inode the previous since_byte read reported, so a rotated file (a new file under the same name) is noticed.'),
+  inode: z.number().int().min(0).optional().describe('With since_byte: the inode the previous read reported (a rotated file is noticed).'),
 });
 
 export const readFileTool = defineTool({
   name: 'read_file',
   claudeCodeName: 'Read',
   description:
-    `Read a UTF-8 text file. Returns numbered lines like \`cat -n\` (number, tab, text). At most ${READ_MAX_LINES} lines or ` +
-    `100 KB per call; when more follows, a notice gives the line_offset to continue from. Use line_offset/n_lines to read ` +
-    'a range, and a negative line_offset to read the end of a file (-50 = last 50 lines; cheap even for huge logs). ' +
-    `Lines longer than ${READ_MAX_LINE_CHARS} characters are cut. Binary files (images, videos, PDFs) are not shown. ` +
-    'A line read ends with the file\'s edit snapshot: pass it unchanged to edit_file. Reading a file is required ' +
-    'before write_file or edit_file may change it. since_byte follows a growing file (a log) by bytes, returning ' +
-    'next_byte and inode for the next read. For folders use ls; to search contents use grep.',
+    `Read a text file as numbered lines (number, tab, text), at most ${READ_MAX_LINES} lines or 100 KB; a notice gives ` +
+    'the line_offset to continue from. Ends with the edit snapshot to pass to edit_file. Required before write_file ' +
+    'or edit_file change a file.',
+  details:
+    `Lines longer than ${READ_MAX_LINE_CHARS} characters are cut. Binary files (images, videos, PDFs) are not shown: ` +
+    'read_media_file and read_pdf read those. A negative line_offset is cheap even on huge logs. since_byte reads ' +
+    'up to 100 KB after that byte; a truncated or rotated file restarts at byte 0 and says so. For folders use ls.',
   params,
   risk: 'read-only',
   disclosure: 'private',

@@ -18,12 +18,12 @@ import { displayPath, resolveToolPath } from './paths';
 const PREVIEW_READ_LIMIT = 8 * 1024 * 1024;
 
 const params = z.object({
-  path: z.string().describe('File to write: absolute, relative to the working directory, or starting with ~. Missing parent folders are created.'),
-  content: z.string().describe('The text to write. In overwrite mode this becomes the whole file; in append mode it is added at the end as is (no newline is added for you).'),
+  path: z.string().describe('The file (missing folders are created).'),
+  content: z.string().describe('The whole new content (append: added as is).'),
   mode: z
     .enum(['overwrite', 'append'])
     .optional()
-    .describe('overwrite (default) replaces the whole file; append adds content to the end of the file.'),
+    .describe('overwrite (default) or append.'),
 });
 type Args = z.infer<typeof params>;
 
@@ -111,13 +111,12 @@ export const createWriteFile = (secrets: SecretFinder) =>
     name: 'write_file',
     claudeCodeName: 'Write',
     description:
-      'Create a file, replace its whole content, or append to it (mode: append). Parent folders are created. To change ' +
-      'part of an existing file prefer edit_file. An existing file must have been read with read_file in this ' +
-      'conversation, and the write is refused if it changed on disk since that read (read it again, then retry); new ' +
-      'files need no read. An overwrite that would drop a line holding a secret is refused (use edit_file around ' +
-      'such lines). The write is atomic (the old version or the new one, never half a file) and keeps the ' +
-      "file's permissions. Symbolic links and files with several hard links are refused: write the real target path. " +
-      'The person approves the change from a diff before it happens.',
+      'Create a file, or replace or append to one read with read_file (refused if it changed since). For part of a ' +
+      'file prefer edit_file.',
+    details:
+      'New files need no read. An overwrite that would drop a line holding a secret is refused (edit around such ' +
+      'lines). The write is atomic and keeps permissions; symbolic links and files with several hard links are ' +
+      'refused (write the real path). The person approves it from a diff.',
     params,
     risk: 'high-risk',
     disclosure: 'public',

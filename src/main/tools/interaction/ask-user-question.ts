@@ -14,17 +14,17 @@ import type { TaskService } from '../../services/tasks';
 
 const option = z
   .object({
-    label: z.string().trim().min(1).max(60).describe('The choice as the person sees it (a few words).'),
-    description: z.string().trim().max(300).describe('What choosing it means.'),
+    label: z.string().trim().min(1).max(60).describe('A few words.'),
+    description: z.string().trim().max(300).describe('What it means.'),
   })
   .strict();
 
 const question = z
   .object({
-    question: z.string().trim().min(1).max(500).refine((q) => q.endsWith('?'), { error: 'each question must end with "?"' }).describe('The full question, ending with "?".'),
-    header: z.string().trim().max(12, { error: 'header may be at most 12 characters' }).optional().describe('A short label for the question (at most 12 characters), e.g. "Database".'),
-    options: z.array(option).min(2, { error: 'give at least 2 options' }).max(4, { error: 'give at most 4 options ("Other" is added automatically)' }).describe('2–4 choices; "Other" (the person\'s own words) is added automatically.'),
-    multi_select: z.boolean().optional().describe('Let the person choose several options (default false).'),
+    question: z.string().trim().min(1).max(500).refine((q) => q.endsWith('?'), { error: 'each question must end with "?"' }).describe('Ends with "?".'),
+    header: z.string().trim().max(12, { error: 'header may be at most 12 characters' }).optional().describe('Short label, e.g. "Database".'),
+    options: z.array(option).min(2, { error: 'give at least 2 options' }).max(4, { error: 'give at most 4 options ("Other" is added automatically)' }).describe('"Other" (own words) is added.'),
+    multi_select: z.boolean().optional().describe('Allow several choices.'),
   })
   .strict();
 
@@ -35,12 +35,12 @@ export const questionParams = z
       .min(1, { error: 'ask at least one question' })
       .max(4, { error: 'ask at most 4 questions per call' })
       .refine((qs) => new Set(qs.map((q) => q.question)).size === qs.length, { error: 'questions must differ' })
-      .describe('1–4 questions to ask together.'),
+      .describe('Asked together.'),
     background: z
       .boolean()
       .optional()
       .describe(
-        'Ask without waiting (default false): returns a background task id at once, and the answers are delivered to you when the person gives them (task_output, wait_tasks and cancel_background_jobs work on the task).',
+        'Do not wait: returns a task id; the answers come in a new message.',
       ),
   })
   .strict();
@@ -109,11 +109,13 @@ export const createAskUserQuestion = (tasks?: Pick<TaskService, 'startQuestion'>
   defineTool({
     name: 'ask_user_question',
     description:
-      'Ask the person 1–4 multiple-choice questions when you need a decision only they can make (which approach, which ' +
-      'environment, what to name something). Each question ends with "?", has 2–4 options (label + what it means) and ' +
-      'an optional header of at most 12 characters; set multi_select to allow several choices. An "Other" choice with ' +
-      'free text is added automatically. You receive each question with the answer (an option label, or their own ' +
-      'words marked as such). Do not use it for yes/no permission to act: tool calls are approved separately.',
+      'Ask the person multiple-choice questions for a decision only they can make. Not for permission to act: calls ' +
+      'are approved separately.',
+    details:
+      '1–4 questions, each ending with "?", with 2–4 options (label + what it means) and an optional header of at most ' +
+      '12 characters; multi_select allows several choices. You receive each question with the answer (an option ' +
+      'label, or their own words marked as such). With background, task_output, wait_tasks and ' +
+      'cancel_background_jobs work on the task.',
     params: questionParams,
     risk: 'read-only',
     disclosure: 'private',

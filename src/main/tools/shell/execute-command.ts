@@ -37,8 +37,8 @@ export interface ShellDeps {
 }
 
 const fields = z.object({
-  command: z.string().min(1, { error: 'command is empty; pass the bash command to run' }).describe('The bash command to run (pipes, &&, redirections and heredocs work).'),
-  cwd: z.string().optional().describe('Working directory for the command: absolute or relative to the current working directory. Default: the current working directory.'),
+  command: z.string().min(1, { error: 'command is empty; pass the bash command to run' }).describe('The bash command.'),
+  cwd: z.string().optional().describe('Working directory (default: the current one).'),
   timeout: z
     .number()
     .int({ error: 'timeout must be a whole number of milliseconds' })
@@ -48,17 +48,17 @@ const fields = z.object({
     })
     .optional()
     .describe(
-      `Foreground timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). When it passes, the command keeps running as a background task (unless kill_on_timeout). With run_in_background it limits the whole task (default 600000).`,
+      `Milliseconds (default ${DEFAULT_TIMEOUT_MS}); then it continues in the background unless kill_on_timeout.`,
     ),
-  run_in_background: z.boolean().optional().describe('Start the command as a background task and return its id at once (for servers, watchers, long builds). You get its result in a new message when it ends. Needs description.'),
-  description: z.string().max(200).optional().describe('A few words naming a background task in lists (e.g. "dev server"). Required with run_in_background.'),
+  run_in_background: z.boolean().optional().describe('Start it as a background task (servers, watchers, long builds); its result comes in a new message. Needs description.'),
+  description: z.string().max(200).optional().describe('A background task\'s name, e.g. "dev server".'),
   disable_timeout: z
     .boolean()
     .optional()
-    .describe('Let a background task run without a time limit (by default it is stopped after 10 minutes, also when a foreground command moved to the background).'),
-  kill_on_timeout: z.boolean().optional().describe('Stop the command and everything it started when the timeout passes, instead of letting it continue in the background.'),
-  network: z.boolean().optional().describe('Let the command use the network inside the sandbox (installs, downloads, git push, reaching a server another command started). Always asks the person.'),
-  outside_sandbox: z.boolean().optional().describe('Run without the OS sandbox (writes outside the workspace, hidden files). Always asks the person; use only after a command was blocked by the sandbox.'),
+    .describe('No 10-minute limit for a background task.'),
+  kill_on_timeout: z.boolean().optional().describe('Stop it at the timeout instead.'),
+  network: z.boolean().optional().describe('Allow the network (installs, downloads, git push, local servers). Asks the person.'),
+  outside_sandbox: z.boolean().optional().describe('Run outside the sandbox, only after it blocked the command. Asks the person.'),
 });
 const params = fields.superRefine((args, ctx) => {
   if (args.run_in_background && !args.description?.trim()) {
@@ -259,18 +259,16 @@ export const createExecuteCommand = (deps: ShellDeps) =>
     name: 'execute_command',
     claudeCodeName: 'Bash',
     description:
-      'Run a bash command when no dedicated tool fits. Each call is classified (read-only, low-risk or high-risk) ' +
-      'from its parsed command: every part of pipes, &&/||/;, $(…), redirections and sh -c strings counts, and ' +
-      'anything unrecognised is high-risk. Commands run in the OS sandbox: the workspace is writable, the rest of the ' +
-      "file system read-only, secrets' files hidden, and the network off (network: true asks for it). A command that " +
-      'fails because of the sandbox says so. Stdin is closed (interactive prompts get EOF). Credential-named environment ' +
-      `variables are not passed. stdout and stderr are captured separately, each capped at ${OUTPUT_CAP_BYTES / 1024} KB ` +
-      '(start and end kept; the whole output stays readable with task_output). A non-zero exit code is reported, not ' +
-      'raised. The timeout is 60 s by default, at most 15 min; a command still running then continues as a background ' +
-      'task (kill_on_timeout: true stops it instead). run_in_background: true (with a description) starts a ' +
-      'background task at once; its result arrives in a new message when it ends. Background tasks are stopped after ' +
-      '10 minutes unless disable_timeout is true. Processes a command leaves behind (`cmd &`) end with it inside the ' +
-      'sandbox: use run_in_background for servers. Prefer read_file/grep/find/ls for reading files.',
+      'Run a bash command in the sandbox when no dedicated tool fits. Stdin is closed; stdout and stderr come back ' +
+      `(each cut to ${OUTPUT_CAP_BYTES / 1024} KB; task_output has the rest) with the exit code. Processes left behind ` +
+      '(`cmd &`) end with the command: use run_in_background for servers.',
+    details:
+      'Each call is classified read-only, low-risk or high-risk from its parsed command (every part of pipes, ' +
+      '&&/||/;, $(…), redirections and sh -c strings; anything unrecognised is high-risk). The sandbox keeps the ' +
+      "workspace writable, the rest read-only, secrets' files hidden and the network off; a command it blocks says " +
+      'so. Credential-named environment variables are not passed. A non-zero exit code is reported, not raised. The ' +
+      'timeout is at most 15 min; with run_in_background it limits the whole task (default 10 min, none with ' +
+      'disable_timeout).',
     params,
     risk: 'unknown',
     // [redacted:NAME] placeholders of held secrets become their values (shell-quoted) just before the command runs.

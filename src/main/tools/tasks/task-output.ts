@@ -17,14 +17,14 @@ export const createTaskOutput = (tasks: TaskService) =>
     // Asked again while waiting for something to change: the repeat guard leaves it alone.
     repeats: 'expected',
     description:
-      'Show a background task\'s status and output right now (it never waits; wait_tasks waits). For a command or one ' +
-      'job of a batch ("<batch>.<n>"), without offset you get the last 32 KB of its whole output; with offset, 32 KB ' +
-      'from that byte (offset 0 reads from the start; each page names the next offset). For a batch, every job\'s ' +
-      'status and last output; for a wait_for, its recent checks. output_path names the file the whole output is ' +
-      'saved in; it lies in Deskhand\'s data folder, where read_file asks the person first, so page with offset here.',
+      'A background task\'s status and output now (it does not wait): the last 32 KB, or 32 KB from offset.',
+    details:
+      'wait_tasks waits. Ids: cmd_…, jobs_…, wait_…, or one job of a batch ("<batch>.<n>"); each page names the next ' +
+      'offset. A batch shows every job\'s status and last output; a wait_for its recent checks. output_path lies in ' +
+      'Deskhand\'s data folder, where read_file asks the person first: page with offset here.',
     params: z.object({
-      id: z.string().min(1).describe('Task id (cmd_…, jobs_…, wait_…) or a job of a batch ("jobs_1a2b3c4d.2").'),
-      offset: z.number().int().min(0).optional().describe('Byte offset to read from; omit for the end of the output.'),
+      id: z.string().min(1).describe('Task id, or a batch job ("jobs_1a2b.2").'),
+      offset: z.number().int().min(0).optional().describe('Byte to read from (0 = start).'),
     }),
     risk: 'read-only',
     disclosure: 'private',

@@ -9,24 +9,24 @@ export const manageTodos = defineTool({
   name: 'manage_todos',
   claudeCodeName: 'TodoWrite',
   description:
-    'Create or update the todo list for a multi-step task. Send the FULL list every time: it replaces the previous list (an empty array clears it); leave out `todos` to read the current list without changing it. ' +
-    'Keep exactly one item in_progress while working, and mark items done as soon as they are finished.',
+    'Set the todo list of a multi-step task: send the FULL list each time (it replaces the old one).',
+  details: `At most ${MAX_TODOS} items. Keep exactly one in_progress while working; mark each done as soon as it is.`,
   params: z
     .object({
       todos: z
         .array(
           z
             .object({
-              id: z.string().min(1).max(64).optional().describe('Stable id; omit for new items (one is assigned).'),
-              title: z.string().min(1).max(500).describe('What to do, in a few words.'),
-              status: z.enum(['pending', 'in_progress', 'done']).describe('pending, in_progress or done.'),
-              priority: z.enum(['low', 'medium', 'high']).optional().describe('Optional priority.'),
+              id: z.string().min(1).max(64).optional().describe('Omit for new items.'),
+              title: z.string().min(1).max(500).describe('A few words.'),
+              status: z.enum(['pending', 'in_progress', 'done']).describe('One item in_progress at a time.'),
+              priority: z.enum(['low', 'medium', 'high']).optional().describe('Priority.'),
             })
             .strict(),
         )
         .max(MAX_TODOS)
         .optional()
-        .describe(`The complete list (at most ${MAX_TODOS} items). Leave it out to get the current list; [] clears it.`),
+        .describe('The whole list; omit to read it, [] clears it.'),
     })
     .strict(),
   risk: 'read-only',

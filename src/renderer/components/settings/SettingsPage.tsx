@@ -100,6 +100,29 @@ export function SettingsPage() {
                 spellCheck={false}
               />
             </label>
+            <label className="field">
+              <span>Thinking (off, an effort level, or a budget in tokens)</span>
+              <select
+                aria-label={`Thinking for ${LABEL[p]}`}
+                value={draft.providers[p].thinking == null ? '' : String(draft.providers[p].thinking)}
+                onChange={(e) => {
+                  const v = e.target.value;
+                  setProvider(p, { thinking: v === '' ? null : /^\d+$/.test(v) ? Number(v) : (v as 'off' | 'low' | 'medium' | 'high' | 'max') });
+                }}
+              >
+                <option value="">the provider's default</option>
+                {['off', 'low', 'medium', 'high', 'max'].map((v) => (
+                  <option key={v} value={v}>
+                    {v}
+                  </option>
+                ))}
+                <option value="8000">budget: 8,000 tokens</option>
+                <option value="32000">budget: 32,000 tokens</option>
+                {typeof draft.providers[p].thinking === 'number' && ![8000, 32000].includes(draft.providers[p].thinking) && (
+                  <option value={String(draft.providers[p].thinking)}>budget: {draft.providers[p].thinking} tokens</option>
+                )}
+              </select>
+            </label>
             <KeyField provider={p} />
             <TestConnection provider={p} model={draft.providers[p].model} baseURL={draft.providers[p].baseURL} />
             {saveRow(providerPart(LABEL[p], p))}
