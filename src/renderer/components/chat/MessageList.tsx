@@ -252,7 +252,9 @@ export function MessageList() {
   // A failed run's error, when it ends the conversation, offers Retry and Open Settings.
   const lastReply = useMessages((s) => (s.items.at(-1)?.kind === 'assistant' || s.items.at(-1)?.kind === 'error' ? s.items.at(-1)!.id : null));
   const changed = useChanges((s) => s.byMessage);
-  const ends = useMemo(() => turnEnds(items, changed), [items, changed]);
+  // Stable while tokens stream (the items change, the turns' ends do not): rows are not all rendered again per token.
+  const endsKey = useMemo(() => JSON.stringify([...turnEnds(items, changed)]), [items, changed]);
+  const ends = useMemo(() => new Map(JSON.parse(endsKey) as [string, string][]), [endsKey]);
   const render = useCallback((item: MessageItem) => <Item item={item} last={item.id === lastReply} turnEnd={ends.get(item.id) ?? null} />, [lastReply, ends]);
   const conversationId = useMessages((s) => s.conversationId);
   const focus = useSearch((s) => (s.focus && s.focus.conversationId === conversationId ? s.focus : null));
