@@ -13,13 +13,12 @@
  * Each of those only when the peer's `allow` names it. `request_clarification` is the peer conversation's own tool
  * (its one question goes back to the peer that is already owed the answer), granted at every tier.
  *
- * Two doors hold it: a registry filter hides what is above the ceiling from the peer conversation's turns (the host
- * registers it), and the inspector below refuses a call above it even if the tool was offered somehow — also a call
- * whose declared effects reach the network, whatever the tool's name.
+ * Two doors hold it, both the peers family's hold (tools/peers/hold.ts): a registry filter hides what is above the
+ * ceiling from the peer conversation's turns, and its inspector refuses a call above it even if the tool was offered
+ * somehow — also a call whose declared effects reach the network, whatever the tool's name.
  */
 import type { Disclosure } from '../../shared/tools';
 import type { PeerTier } from '../../shared/peers';
-import type { Inspector, InspectorReport } from './inspector';
 import type { ToolDefinition } from './tool';
 
 export interface PeerCeiling {
@@ -28,7 +27,8 @@ export interface PeerCeiling {
   allow: readonly string[];
 }
 
-export type PeerLookup = (conversationId: string) => PeerCeiling | null;
+/** The peers family's hold's name (tools/peers/hold.ts): `policy explain --peer` sets its state. */
+export const PEER_CEILING_HOLD = 'peer-ceiling';
 
 /**
  * What a context block reveals, declared by its source, so a ceiling judges context the way it judges tools
@@ -107,26 +107,6 @@ export function peerCeilingCheck(tool: Pick<ToolDefinition, 'name' | 'risk' | 'd
   }
   return null;
 }
-
-/** The approval engine's door: a call above the peer's ceiling is denied, whatever the policy, a rule or a grant says. */
-export const peerCeilingInspector: Inspector = {
-  name: 'peer-ceiling',
-  inspect({ tool, effects, peerCeiling: ceiling }): InspectorReport {
-    if (!ceiling) return { inspector: 'peer-ceiling', verdict: 'pass', reasons: [] };
-    const above = peerCeilingCheck(tool, ceiling);
-    if (above) return { inspector: 'peer-ceiling', verdict: 'deny', reasons: [`In peer ${ceiling.peer}'s conversation: ${above}`] };
-    const named = [tool.name, ...(tool.aliases ?? [])].some((n) => ceiling.allow.includes(n));
-    const reaches = effects.egress || effects.network || (effects.urls?.length ?? 0) > 0 || (effects.hosts?.length ?? 0) > 0;
-    if (reaches && !named && !PEER_OWN_TOOLS.has(tool.name)) {
-      return {
-        inspector: 'peer-ceiling',
-        verdict: 'deny',
-        reasons: [`In peer ${ceiling.peer}'s conversation: this call of ${tool.name} would reach the network, which a disclosure tier never grants (deskhand peers allow ${ceiling.peer} ${tool.name}).`],
-      };
-    }
-    return { inspector: 'peer-ceiling', verdict: 'pass', reasons: [`within peer ${ceiling.peer}'s ceiling (${ceiling.tier}${ceiling.allow.length ? `, allow ${ceiling.allow.join(', ')}` : ''})`] };
-  },
-};
 
 /**
  * Context is judged like tools: a block of the system prompt (recall, the person's instructions, the environment's
