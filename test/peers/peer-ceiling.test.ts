@@ -13,10 +13,14 @@ import { decideCall } from '../../src/main/runtime/approval-engine';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { PEER_TIERS, type PeerTier } from '../../src/shared/peers';
 import { builtinTools } from '../support/tools';
+import { createSubagentFamily } from '../../src/main/tools/subagents';
+import type { Subagents } from '../../src/main/services/subagents/index';
 import { decideWithEveryRule, heldInspectors } from '../support/rules';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'dh-peer-ceiling-'));
 const tools = builtinTools({ dataDir });
+// The subagent family's definitions (the shared tool set has no subagent service); only their facts are read.
+const subagentTools = createSubagentFamily({ subagents: {} as Subagents }).tools;
 const ctx = { cwd: '/work/proj', workspaceRoots: ['/work/proj'], dataDir: '/data/deskhand' };
 
 // Spec I, "What leaves the machine" (and ask_peer, "whose whole purpose is to put your model's words in front of
@@ -75,8 +79,8 @@ describe('peer ceiling: every tool × every tier', () => {
     expect(peerCeilingCheck(tool, ceiling(tier)) === null).toBe(granted);
   });
 
-  it.each([...BOOKKEEPING, ...PERSONAL, 'ask_peer'])('%s is refused by name even as a read-only public tool', (name) => {
-    const t = { name, risk: 'read-only', disclosure: 'public', kind: 'builtin' } as const;
+  it.each([...BOOKKEEPING, ...PERSONAL, 'ask_peer'])('%s is refused for what it declares (facts), even as a read-only public tool', (name) => {
+    const t = { ...[...tools, ...subagentTools].find((x) => x.name === name)!, risk: 'read-only', disclosure: 'public' } as const;
     for (const tier of PEER_TIERS) expect(peerCeilingCheck(t, ceiling(tier))).toMatch(/never grants it/);
   });
 

@@ -8,7 +8,7 @@
  */
 import type { Hold } from '../../runtime/hold';
 import type { InspectorReport } from '../../runtime/inspector';
-import { PEER_CEILING_HOLD, PEER_OWN_TOOLS, peerCeilingCheck, type PeerCeiling } from '../../runtime/peer-ceiling';
+import { PEER_CEILING_HOLD, isPeerOwn, peerCeilingCheck, type PeerCeiling } from '../../runtime/peer-ceiling';
 import { lazy } from '../../runtime/registry';
 
 export { PEER_CEILING_HOLD };
@@ -22,7 +22,7 @@ export function peerCeilingHold(ceilingOf: (conversationId: string) => PeerCeili
       const ceiling = lazy(() => ceilingOf(turn.conversationId));
       return (tool) => {
         const c = ceiling();
-        if (!c) return PEER_OWN_TOOLS.has(tool.name) ? 'only a peer\'s conversation has this tool' : null;
+        if (!c) return isPeerOwn(tool) ? 'only a peer\'s conversation has this tool' : null;
         return peerCeilingCheck(tool, c);
       };
     },
@@ -32,7 +32,7 @@ export function peerCeilingHold(ceilingOf: (conversationId: string) => PeerCeili
       if (above) return { inspector: PEER_CEILING_HOLD, verdict: 'deny', reasons: [`In peer ${ceiling.peer}'s conversation: ${above}`] };
       const named = [tool.name, ...(tool.aliases ?? [])].some((n) => ceiling.allow.includes(n));
       const reaches = effects.egress || effects.network || (effects.urls?.length ?? 0) > 0 || (effects.hosts?.length ?? 0) > 0;
-      if (reaches && !named && !PEER_OWN_TOOLS.has(tool.name)) {
+      if (reaches && !named && !isPeerOwn(tool)) {
         return {
           inspector: PEER_CEILING_HOLD,
           verdict: 'deny',

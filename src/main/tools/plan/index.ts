@@ -80,6 +80,7 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
     params: z.strictObject({}),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     presentation: { title: 'Enter plan mode', icon: 'todo' },
     async execute(_a, ctx) {
       if (planModeOf(ctx.state.slots)) throw new ToolError('Plan mode is already on.');
@@ -112,6 +113,7 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
     }),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     effects: (a) => ({ paths: { read: [a.plan_file] } }),
     presentation: { title: 'Ask to confirm the plan', icon: 'todo', result: 'markdown' },
     input: (a) => {
