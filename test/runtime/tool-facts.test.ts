@@ -10,6 +10,8 @@ import { peerCeilingCheck } from '../../src/main/runtime/peer-ceiling';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { PEER_TIERS } from '../../src/shared/peers';
 import { builtinTools } from '../support/tools';
+import { missionScopeHold } from '../../src/main/tools/tower/hold';
+import { planModeFilter } from '../../src/main/tools/plan/hold';
 import { createSubagentFamily } from '../../src/main/tools/subagents';
 import type { Subagents } from '../../src/main/services/subagents/index';
 import { tempDir } from '../support/tool-context';
@@ -45,5 +47,25 @@ describe('tool facts', () => {
     expect(peerCeilingCheck(memory, { peer: 'alice', tier: 'private', allow: [] })).toMatch(/reaches the person's/);
     // The allow list still grants it by name.
     expect(peerCeilingCheck(undeclared, { peer: 'alice', tier: 'public', allow: ['read_diary'] })).toBeNull();
+  });
+
+  it('Tower offers its tools by the role each declares (facts.roles), not by a list of names', () => {
+    const hold = missionScopeHold({ scopeOf: () => null, roles: { isAgent: (id) => id === 'worker', isSubagent: () => false, hasSession: (id) => id !== 'plain' } });
+    const check = (id: string) => hold.offer!({ conversationId: id, policy: 'high-risk', revealed: [] } as never)!;
+    const tool = (name: string) => tools.find((t) => t.name === name)!;
+    expect(tool('tower_spawn').facts?.roles).toEqual(['tower-coordinator']);
+    expect(check('worker')(tool('tower_spawn'))).toMatch(/only the coordinating conversation/);
+    expect(check('tower')(tool('tower_spawn'))).toBeNull();
+    expect(check('worker')(tool('tower_send'))).toBeNull();
+    expect(check('plain')(tool('tower_send'))).toMatch(/no Tower session here/);
+    expect(check('plain')(tool('tower_init'))).toBeNull();
+    // Undeclared, a tool is no Tower tool: offered everywhere as before.
+    expect(check('worker')(tool('read_file'))).toBeNull();
+  });
+
+  it('plan mode keeps offering the tools that declare they edit a file (the plan file), and no other writer', () => {
+    const inPlan = planModeFilter({ conversationId: 'c', policy: 'high-risk', revealed: [], slots: { plan_mode: { planFile: '/p/plan.md', enteredAt: 1 } } } as never)!;
+    const offered = tools.filter((t) => t.risk !== 'read-only' && t.risk !== 'unknown' && inPlan(t) === null).map((t) => t.name).sort();
+    expect(offered).toEqual(['edit_file', 'exit_plan_mode', 'write_file'].filter((n) => tools.find((t) => t.name === n && t.risk !== 'read-only')).sort());
   });
 });

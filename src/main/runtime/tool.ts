@@ -289,7 +289,14 @@ export interface ToolFacts {
   sendsOut?: boolean;
   /** A peer conversation's own tool: granted there at every tier, offered nowhere else. */
   peerOwn?: boolean;
+  /** It writes or edits one file's content at a path it is given (plan mode offers it: it can write the plan file). */
+  editsFile?: boolean;
+  /** Only these roles are offered it (Tower: the coordinating conversation, or every agent of a session). */
+  roles?: readonly ToolRole[];
 }
+
+/** `tower-coordinator`: the conversation that runs a Tower session; `tower-member`: the coordinator and its workers. */
+export type ToolRole = 'tower-coordinator' | 'tower-member';
 
 export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   name: string;

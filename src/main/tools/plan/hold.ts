@@ -25,8 +25,6 @@ export const PLAN_MODE_HOLD = 'plan-mode';
 
 /** Tools that manage plan mode itself; never refused by it. */
 const PLAN_TOOLS = new Set(['enter_plan_mode', 'exit_plan_mode']);
-/** Tools with a non-read-only tier that stay offered in plan mode because they can write the plan file. */
-const PLAN_WRITERS = new Set(['write_file', 'edit_file']);
 
 /** The tier a call acts at: a command's assessed risk, else its tool's. */
 const acting = (effects: Effects, tool: ToolDefinition): string => effects.assessment?.risk ?? tool.risk;
@@ -78,7 +76,7 @@ export const planModeFilter: ToolFilter = (turn) => {
     if (tool.name === 'exit_plan_mode') return on ? null : 'plan mode is off';
     if (tool.name === 'enter_plan_mode') return on ? 'plan mode is already on' : null;
     if (!on) return null;
-    if (tool.risk === 'read-only' || tool.risk === 'unknown' || PLAN_WRITERS.has(tool.name)) return null;
+    if (tool.risk === 'read-only' || tool.risk === 'unknown' || tool.facts?.editsFile) return null; // a file editor can write the plan file
     return `plan mode is on: ${tool.risk} tools wait until the person confirms the plan`;
   };
 };

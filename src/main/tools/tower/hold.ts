@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import type { Hold } from '../../runtime/hold';
 import type { InspectorReport } from '../../runtime/inspector';
 import { lazy } from '../../runtime/registry';
-import { inScope, relativeTo, TOWER_COORDINATOR_TOOLS, TOWER_SHARED_TOOLS } from '../../services/tower/index';
+import { inScope, relativeTo } from '../../services/tower/index';
 
 /** A conversation held to a scope: its worktree, its mission's globs, the mission's id. */
 export interface HeldScope {
@@ -53,8 +53,9 @@ export function missionScopeHold(sources: TowerHoldSources): Hold<HeldScope> {
             const child = lazy(() => roles.isSubagent(turn.conversationId));
             const session = lazy(() => roles.hasSession(turn.conversationId));
             return (tool) => {
-              const coordinator = TOWER_COORDINATOR_TOOLS.includes(tool.name);
-              const shared = TOWER_SHARED_TOOLS.includes(tool.name);
+              // Which Tower role the tool is for, as the tool declares it (facts.roles).
+              const coordinator = !!tool.facts?.roles?.includes('tower-coordinator');
+              const shared = !!tool.facts?.roles?.includes('tower-member');
               if (!coordinator && !shared) return null;
               if (coordinator && (agent() || child())) return 'only the coordinating conversation (the tower) has this tool';
               if (shared && !agent() && !session()) return 'no Tower session here (the coordinator starts one with tower_init)';
