@@ -38,7 +38,7 @@ beforeAll(async () => {
   seedWorker(tower, worktree);
   seed.close();
   full = assembleHostServices({ dataDir, vault: null });
-  fullDeps = { registry: full.registry, store: full.store, dataDir, runLaterPaths: () => full.mcp.runLaterPaths(), grants: full.computer.grants, scopeOf: (id) => full.tower.scopeOf(id) };
+  fullDeps = { registry: full.registry, store: full.store, dataDir, runLaterPaths: () => full.mcp.runLaterPaths(), grants: full.computer.grants, decisions: full.decisions };
   short = (await shellExplainHost(dataDir, 'execute_command'))!;
 });
 

@@ -16,6 +16,7 @@ import type { ComputerUse } from '../../src/main/services/computer/index';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { Store } from '../../src/main/services/store/store';
 import { createComputerInput } from '../../src/main/tools/computer/act';
+import { peerCeilingHold } from '../../src/main/tools/peers/hold';
 import type { Policy } from '../../src/shared/tools';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
@@ -123,7 +124,7 @@ describe('the runtime judges presence', () => {
   it("a peer's conversation (interactive, but the peer drives it) does not type either", async () => {
     const w = await world();
     const conv = w.runtime.createConversation({ folder: w.work, policy: 'read-only' });
-    w.runtime.addPeerLookup((id) => (id === conv.id ? { peer: 'alice', tier: 'private', allow: ['computer_input'] } : null));
+    w.runtime.addHold(peerCeilingHold((id) => (id === conv.id ? { peer: 'alice', tier: 'private', allow: ['computer_input'] } : null)));
     model.enqueue(reply().tool('computer_input', { app: 'zenity', text: 'Ada' }), reply().text('Could not.'));
     const stop = new AbortController();
     const running = w.runtime.sendMessage(conv.id, 'type Ada', { provider: w.provider, interactive: true, signal: stop.signal });

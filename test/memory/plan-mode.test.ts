@@ -75,7 +75,7 @@ describe('plan mode', () => {
     expect(request.preview).toContain('1. Change app.txt');
     // The same call judged outside a run (policy explain's path) is also denied for this plan mode.
     const tool = runtime.registry.resolve('write_file');
-    const d = await decideWithEveryRule({ tool, args: { path: outside, content: 'x' }, policy: 'high-risk', tainted: false, ctx: { cwd: work, workspaceRoots: [work], dataDir: store.dataDir }, planMode: { planFile: plan } });
+    const d = await decideWithEveryRule({ tool, args: { path: outside, content: 'x' }, policy: 'high-risk', tainted: false, ctx: { cwd: work, workspaceRoots: [work], dataDir: store.dataDir }, held: { 'plan-mode': { planFile: plan } } });
     expect(d.decision).toBe('deny');
   });
 

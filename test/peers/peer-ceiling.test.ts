@@ -13,10 +13,14 @@ import { decideCall } from '../../src/main/runtime/approval-engine';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { PEER_TIERS, type PeerTier } from '../../src/shared/peers';
 import { builtinTools } from '../support/tools';
-import { decideWithEveryRule } from '../support/rules';
+import { createSubagentFamily } from '../../src/main/tools/subagents';
+import type { Subagents } from '../../src/main/services/subagents/index';
+import { decideWithEveryRule, heldInspectors } from '../support/rules';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'dh-peer-ceiling-'));
 const tools = builtinTools({ dataDir });
+// The subagent family's definitions (the shared tool set has no subagent service); only their facts are read.
+const subagentTools = createSubagentFamily({ subagents: {} as Subagents }).tools;
 const ctx = { cwd: '/work/proj', workspaceRoots: ['/work/proj'], dataDir: '/data/deskhand' };
 
 // Spec I, "What leaves the machine" (and ask_peer, "whose whole purpose is to put your model's words in front of
@@ -75,8 +79,8 @@ describe('peer ceiling: every tool × every tier', () => {
     expect(peerCeilingCheck(tool, ceiling(tier)) === null).toBe(granted);
   });
 
-  it.each([...BOOKKEEPING, ...PERSONAL, 'ask_peer'])('%s is refused by name even as a read-only public tool', (name) => {
-    const t = { name, risk: 'read-only', disclosure: 'public', kind: 'builtin' } as const;
+  it.each([...BOOKKEEPING, ...PERSONAL, 'ask_peer'])('%s is refused for what it declares (facts), even as a read-only public tool', (name) => {
+    const t = { ...[...tools, ...subagentTools].find((x) => x.name === name)!, risk: 'read-only', disclosure: 'public' } as const;
     for (const tier of PEER_TIERS) expect(peerCeilingCheck(t, ceiling(tier))).toMatch(/never grants it/);
   });
 
@@ -103,17 +107,17 @@ describe('peer ceiling: the approval engine refuses above it', () => {
 
   it('denies a write under the most permissive policy and every rule that could match, unless allow names it', async () => {
     const input = { tool: write, args: { path: 'a.txt', content: 'x' }, policy: 'high-risk' as const, tainted: false, ctx };
-    const refused = await decideWithEveryRule({ ...input, peerCeiling: ceiling('private') });
+    const refused = await decideWithEveryRule({ ...input, held: { 'peer-ceiling': ceiling('private') } });
     expect(refused.decision).toBe('deny');
     expect(refused.reasons.join(' ')).toMatch(/peer alice/);
-    const allowed = await decideWithEveryRule({ ...input, peerCeiling: ceiling('private', ['write_file']) });
+    const allowed = await decideWithEveryRule({ ...input, held: { 'peer-ceiling': ceiling('private', ['write_file']) } });
     expect(allowed.decision).not.toBe('deny');
     const own = await decideWithEveryRule(input);
     expect(own.decision).toBe('allow');
   });
 
   it.each(PEER_TIERS)('read_file at tier %s: denied below private, decided as usual at private', async (tier) => {
-    const d = await decideCall({ tool: read, args: { path: 'notes.txt' }, policy: 'high-risk', tainted: false, ctx, peerCeiling: ceiling(tier) });
+    const d = await decideCall({ tool: read, args: { path: 'notes.txt' }, policy: 'high-risk', tainted: false, ctx, held: { 'peer-ceiling': ceiling(tier) } }, heldInspectors());
     expect(d.decision).toBe(tier === 'private' ? 'allow' : 'deny');
   });
 
@@ -127,10 +131,10 @@ describe('peer ceiling: the approval engine refuses above it', () => {
       effects: (a: { url: string }) => ({ urls: [a.url], network: true }),
       execute: async () => ({ output: '' }),
     }) as ToolDefinition;
-    const d = await decideCall({ tool: sneaky, args: { url: 'https://example.com/' }, policy: 'high-risk', tainted: false, ctx, peerCeiling: ceiling('private') });
+    const d = await decideCall({ tool: sneaky, args: { url: 'https://example.com/' }, policy: 'high-risk', tainted: false, ctx, held: { 'peer-ceiling': ceiling('private') } }, heldInspectors());
     expect(d.decision).toBe('deny');
     expect(d.reasons.join(' ')).toMatch(/reach the network/);
-    const named = await decideCall({ tool: sneaky, args: { url: 'https://example.com/' }, policy: 'high-risk', tainted: false, ctx, peerCeiling: ceiling('public', ['get_weather']) });
+    const named = await decideCall({ tool: sneaky, args: { url: 'https://example.com/' }, policy: 'high-risk', tainted: false, ctx, held: { 'peer-ceiling': ceiling('public', ['get_weather']) } }, heldInspectors());
     expect(named.decision).not.toBe('deny');
   });
 });

@@ -312,7 +312,8 @@ describe('policy explain', () => {
     const registry = new ToolRegistry(createFileFamily({ dataDir, secrets: new SecretRedactor() }).tools);
     const rt = runtimeWith(registry);
     const result = await rt.explain('write_file', { path: 'a.txt', content: 'x' }, 'read-only', work);
-    expect(result.inspectors.map((i) => i.inspector)).toEqual(['classifier', 'containment', 'plan-mode', 'mission-scope', 'peer-ceiling', 'secrets', 'url-guard', 'taint', 'app-grants', 'policy', 'saved-rules', 'hooks']);
+    // A runtime with no holds registered (the app registers plan mode, mission scope and the ceilings: holds.ts).
+    expect(result.inspectors.map((i) => i.inspector)).toEqual(['classifier', 'containment', 'secrets', 'url-guard', 'taint', 'app-grants', 'confined', 'policy', 'saved-rules', 'hooks']);
     expect(result.inspectors.find((i) => i.inspector === 'classifier')).toMatchObject({ verdict: 'pass', reasons: ['write_file is high-risk'] });
     expect(result.inspectors.find((i) => i.inspector === 'policy')).toMatchObject({ verdict: 'pass', reasons: ['policy "read-only" does not clear high-risk'] });
     expect(result.decision).toBe('ask');

@@ -1,7 +1,7 @@
 /** The protocol rules that need no model: scope globs, overlap, plan checks, and the approval engine's scope inspector. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { globsOverlap, inScope, relativeTo } from '../../src/main/services/tower/scope';
-import { missionScopeInspector } from '../../src/main/runtime/scope-inspector';
+import { missionScopeHold } from '../../src/main/tools/tower/hold';
 import { TowerService } from '../../src/main/services/tower/tower-service';
 import { Store } from '../../src/main/services/store/store';
 import { tempDir } from '../support/tool-context';
@@ -61,8 +61,10 @@ describe('the mission-scope inspector', () => {
   it('denies writes outside the held scope and passes those inside, for the held conversation only', () => {
     const held = { root: '/tmp/wt', globs: ['src/a/**'], mission: 'a' };
     const facts = { paths: [] } as unknown as Facts;
+    const hold = missionScopeHold({ scopeOf: (id) => (id === 'worker-conv' ? held : null) });
+    const missionScopeInspector = { inspect: (input: DecisionInput, f: Facts) => hold.inspect!(input, f, hold.stateOf({ conversationId: input.ctx.conversationId!, slots: {} })) };
     const input = (conversationId: string, path: string) =>
-      ({ effects: { paths: { write: [path] } }, ctx: { cwd: '/tmp/wt', workspaceRoots: ['/tmp/wt'], dataDir: '/d', conversationId }, missionScope: conversationId === 'worker-conv' ? held : null }) as unknown as DecisionInput;
+      ({ effects: { paths: { write: [path] } }, ctx: { cwd: '/tmp/wt', workspaceRoots: ['/tmp/wt'], dataDir: '/d', conversationId } }) as unknown as DecisionInput;
     expect(missionScopeInspector.inspect(input('worker-conv', 'src/a/x.ts'), facts).verdict).toBe('pass');
     const denied = missionScopeInspector.inspect(input('worker-conv', 'src/b/x.ts'), facts);
     expect(denied.verdict).toBe('deny');

@@ -13,9 +13,6 @@ import { ANY_CALL_PATTERN, commandPatternMatches, offerCommandPattern, pathPatte
 import { PathGuard, type PathCheck, type PathSpec } from './path-guard';
 import { checkPlaceholders } from './secret-args';
 import { urlGuard } from './url-inspector';
-import { planModeInspector } from './plan-mode';
-import { missionScopeInspector } from './scope-inspector';
-import { peerCeilingInspector } from './peer-ceiling';
 import { hookInspector } from './hook-inspector';
 import { confinedInspector } from './confined-inspector';
 import type { DecisionInput, Facts, Inspector, InspectorReport, Verdict } from './inspector';
@@ -250,8 +247,11 @@ const savedRules: Inspector = {
   },
 };
 
-/** The inspectors, in the order they run and are printed. */
-export const INSPECTORS: readonly Inspector[] = [classifier, containment, planModeInspector, missionScopeInspector, peerCeilingInspector, secrets, urlGuard, taint, appGrants, confinedInspector, policy, savedRules, hookInspector];
+/**
+ * The general inspectors, in the order they run and are printed. The holds' inspectors (plan mode, mission scope, a
+ * peer's ceiling…) run after containment and registered ones where they ask: decision-book.ts puts the list together.
+ */
+export const GENERAL_INSPECTORS: readonly Inspector[] = [classifier, containment, secrets, urlGuard, taint, appGrants, confinedInspector, policy, savedRules, hookInspector];
 
 function rulePatternOf(facts: Facts, p: Policy): string | null {
   // The root-offer prefix is reserved: a rule pattern never reads as an offer to add a workspace root.
@@ -289,7 +289,7 @@ function commonFolder(paths: readonly string[]): string | null {
 }
 
 /** The decision for one call: every inspector in order, folded; the strictest explicit verdict wins. */
-export function decide(input: DecisionInput, inspectors: readonly Inspector[] = INSPECTORS): PolicyDecision {
+export function decide(input: DecisionInput, inspectors: readonly Inspector[] = GENERAL_INSPECTORS): PolicyDecision {
   const e = input.effects;
   const facts: Facts = {
     risk: 'read-only',
@@ -393,6 +393,6 @@ export function sha256(text: string): string {
 }
 
 /** Effects, then the decision: for callers that have only the tool and its arguments (explain, tests). */
-export async function decideCall(input: Omit<DecisionInput, 'effects'>): Promise<PolicyDecision> {
-  return decide({ ...input, effects: await callEffects(input.tool, input.args, input.ctx) });
+export async function decideCall(input: Omit<DecisionInput, 'effects'>, inspectors?: readonly Inspector[]): Promise<PolicyDecision> {
+  return decide({ ...input, effects: await callEffects(input.tool, input.args, input.ctx) }, inspectors);
 }

@@ -26,8 +26,7 @@ import { checkPlaceholders, substituteSecrets } from './secret-args';
 import type { Effects, InputSpec, ToolContext, ToolDefinition } from './tool';
 import { wrapUntrusted } from './untrusted';
 import { NO_REDACTION } from './model-step';
-import { planModeOf } from './plan-mode';
-import { lowerPolicyOf } from './ceilings';
+import { decisionBase } from './decision-input';
 import { offloadResult } from './offload';
 import { contextFigures } from './compaction';
 import { fireHooks, postToolText, toolTarget } from './hook-calls';
@@ -148,22 +147,31 @@ export class CallPipeline {
     const tools = this.stepToolSet(run, state, options.interactive);
     const toRun: Runnable[] = [];
     const waiting: string[] = [];
-    // What the conversations above this one hold it to now (a subagent's parent in plan mode, lowered, tainted).
-    const inherited = this.core.ceilingOf(conv.id);
-    let tainted = run.tainted === 1 || conv.tainted === 1 || !!inherited?.tainted;
     // What the run's earlier calls hold (calls of this step that succeed count from the next step on, as before).
     const held: ReadonlySet<string> = new Set(this.heldSecrets(run.id));
-    // The always-allow rules of this conversation, its workspace folder, and everywhere (read once per step).
-    const rules = store.rules.forConversation(conv.id, conv.folder, run.id);
-    // Run-later files known at run time (a trusted project MCP server's scripts), read once per step.
-    const runLater = this.core.limits.runLater?.() ?? [];
-    const ectx = { cwd: state.cwd, workspaceRoots: state.workspaceRoots, dataDir: this.core.limits.dataDir, sandbox: conv.sandbox, conversationId: conv.id, ...(runLater.length ? { runLater } : {}) };
-    // A Tower worker's scope (read once per step, like the rules).
-    const missionScope = this.core.scopeOf(conv.id);
-    // A peer's conversation: its ceiling (tier + allow), looked up in the host's peer book, never from the request.
-    const peerCeiling = this.core.peerOf(conv.id);
-    // Whether the change ledger records this conversation's roots (the confined inspector).
-    const recordsRoots = this.core.recordsRoots;
+    // The decision's input, read once per step with the function `policy explain` uses (decision-input.ts): the
+    // rules, the grants, run-later files, and what holds the conversation (plan mode, a scope, inherited ceilings).
+    const base = decisionBase(
+      { store, decisions: this.core.decisions, grants: this.core.grants, dataDir: this.core.limits.dataDir, runLater: this.core.limits.runLater, recordsRoots: this.core.recordsRoots },
+      {
+        conversationId: conv.id,
+        folder: conv.folder,
+        cwd: state.cwd,
+        workspaceRoots: state.workspaceRoots,
+        readableRoots: state.readableRoots,
+        slots: state.slots,
+        sandbox: conv.sandbox,
+        policy: run.policy,
+        tainted: run.tainted === 1 || conv.tainted === 1,
+        taintOnly: conv.tainted === 1 ? conv.taint_only : null,
+        heldSecrets: held,
+        interactive: !!options.interactive,
+      },
+    );
+    let tainted = base.tainted;
+    const rules = base.rules;
+    const ectx = base.ctx;
+    const inspectors = this.core.decisions.inspectors();
 
     for (const row of open) {
       if (row.status === 'denied') {
@@ -202,27 +210,7 @@ export class CallPipeline {
       // PreToolUse hooks (processes) run before the fold; their outcome is one inspector's verdict (hook-inspector.ts).
       const hook = await fireHooks(this.core, 'PreToolUse', run, conv, { tool_name: tool.name, tool_input: args, tool_use_id: row.call_id }, toolTarget(tool), options.signal);
 
-      const decision: PolicyDecision = decide({
-        tool,
-        args,
-        effects,
-        policy: lowerPolicyOf(run.policy, inherited?.policy),
-        tainted,
-        ctx: { ...ectx, readableRoots: state.readableRoots },
-        rules,
-        heldSecrets: held,
-        grants: this.core.grants,
-        urlGrants: store.urlGrants.patterns(),
-        planMode: inherited?.planMode ? { planFile: inherited.planMode.planFile, inheritedFrom: inherited.planMode.from } : planModeOf(state.slots),
-        missionScope,
-        peerCeiling,
-        // The one untrusted source of everything read (a subagent's inherited taint has none it can name).
-        taintOnly: tainted && !inherited?.tainted && conv.tainted === 1 ? conv.taint_only : null,
-        // Someone who can answer drives this run: interactive, and not a peer's conversation (the peer drives it).
-        personPresent: !!options.interactive && !peerCeiling,
-        hook,
-        ...(recordsRoots ? { recorded: (writes: readonly string[]) => recordsRoots(state.workspaceRoots, writes) } : {}),
-      });
+      const decision: PolicyDecision = decide({ ...base, tainted, tool, args, effects, hook }, inspectors);
       this.core.emit(options, { type: 'tool.decision', runId: run.id, callId: row.call_id, tool: tool.name, risk: decision.risk, decision: decision.decision, reasons: decision.reasons });
 
       // Written together with the call's next state change: one commit per call on the hot path.

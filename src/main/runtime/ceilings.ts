@@ -1,7 +1,7 @@
 /**
  * Ceilings a conversation inherits from the conversations above it (a subagent's parent, that parent's parent…).
  * A child is made under its parent's ceilings at spawn (tools, policy, taint: the subagent service), and held to the
- * parent's *current* ones at every step while it runs: a host's lookup walks up the tree and reports the strictest
+ * parent's *current* ones at every step while it runs: the subagents' hold (host/assembly/subagent-ceilings.ts) walks up the tree and reports the strictest
  * of what it finds — plan mode, the lowest policy, taint. So a parent that enters plan mode, is moved to a lower
  * policy or becomes tainted after its child started holds that child too, from the child's next step on.
  */
@@ -19,23 +19,10 @@ export interface InheritedCeiling {
   peer?: PeerCeiling | null;
 }
 
-export type CeilingLookup = (conversationId: string) => InheritedCeiling | null;
-
 const RANK = new Map<string, number>(POLICIES.map((p, i) => [p, i]));
 
 /** The stricter of two policies (an unknown name counts as the strictest, "none"). */
 export function lowerPolicyOf(a: Policy, b: Policy | null | undefined): Policy {
   if (!b) return a;
   return (RANK.get(a) ?? 0) <= (RANK.get(b) ?? 0) ? a : b;
-}
-
-/** Two lookups' findings as one: the stricter of each part. */
-export function stricterCeiling(a: InheritedCeiling | null, b: InheritedCeiling | null): InheritedCeiling | null {
-  if (!a || !b) return a ?? b;
-  return {
-    planMode: a.planMode ?? b.planMode,
-    policy: a.policy && b.policy ? lowerPolicyOf(a.policy, b.policy) : (a.policy ?? b.policy),
-    tainted: a.tainted || b.tainted,
-    peer: a.peer ?? b.peer ?? null,
-  };
 }

@@ -2,9 +2,8 @@
  * What the runtime's parts share: the store, the live registry, the redactor every sink goes through, the input
  * kinds, the vault, the waiters, and the one place events leave (redacted). Built once by `Runtime`.
  */
-import type { HeldScope, ScopeLookup } from './scope-inspector';
-import type { ContextDisclosure, PeerCeiling, PeerLookup } from './peer-ceiling';
-import { stricterCeiling, type CeilingLookup, type InheritedCeiling } from './ceilings';
+import type { ContextDisclosure, PeerCeiling } from './peer-ceiling';
+import { DecisionBook } from './decision-book';
 import type { LanguageModel } from 'ai';
 import type { RunEvent, RunStatus } from '../../shared/events';
 import type { ConversationRow, RunRow, Store } from '../services/store/store';
@@ -109,12 +108,6 @@ export class RuntimeCore {
   readonly parkedEndHooks = new Set<(run: RunRow, reason: string) => void>();
   /** Editors serving conversations' files (`deskhand acp`), by conversation id (tool.ts EditorFiles). */
   readonly editors = new Map<string, EditorFiles>();
-  /** Where mission scopes come from (a host's Tower service). */
-  readonly scopeLookups = new Set<ScopeLookup>();
-  /** Where peer conversations' ceilings come from (a host's peer book: tier and allow list; peer-ceiling.ts). */
-  readonly peerLookups = new Set<PeerLookup>();
-  /** Where a conversation's inherited ceilings come from (a host's subagent wiring: its parent's plan mode…). */
-  readonly ceilingLookups = new Set<CeilingLookup>();
   /**
    * The run to resume when a parked run's last request is answered: itself, or the top of the parked tree it belongs
    * to (a subagent parked with its parent's call; the host's subagent wiring knows the links).
@@ -146,6 +139,8 @@ export class RuntimeCore {
     /** Blocks families add to each turn's system prompt. */
     readonly contextSources: readonly ContextSource[] = [],
     reader?: ContentReader,
+    /** The inspectors and holds every call's decision goes through (decision-book.ts). */
+    readonly decisions: DecisionBook = new DecisionBook(registry),
   ) {
     this.instructions = new ProjectInstructions(reader ?? new GuardedContentReader({ dataDir: limits.dataDir }), limits.dataDir, store.module(instructionPinsModule));
   }
@@ -159,37 +154,12 @@ export class RuntimeCore {
     return model;
   }
 
-  /** The peer ceiling a conversation is held to (a peer started it), or null. */
-  peerOf(conversationId: string): PeerCeiling | null {
-    for (const lookup of this.peerLookups) {
-      const ceiling = lookup(conversationId);
-      if (ceiling) return ceiling;
-    }
-    return null;
-  }
-
   /**
-   * The peer ceiling context is judged by: the conversation's own, or one it inherits (a subagent of a peer's
-   * conversation), or null.
+   * The peer ceiling context is judged by: the conversation's own (a peer started it), or one it inherits (a subagent
+   * of a peer's conversation), or null — as the registered holds say.
    */
   contextCeilingOf(conversationId: string): PeerCeiling | null {
-    return this.peerOf(conversationId) ?? this.ceilingOf(conversationId)?.peer ?? null;
-  }
-
-  /** The mission scope a conversation is held to (a Tower worker's), or null. */
-  scopeOf(conversationId: string): HeldScope | null {
-    for (const lookup of this.scopeLookups) {
-      const scope = lookup(conversationId);
-      if (scope) return scope;
-    }
-    return null;
-  }
-
-  /** The ceilings a conversation inherits from above (a subagent's ancestors), read fresh at every step; or null. */
-  ceilingOf(conversationId: string): InheritedCeiling | null {
-    let found: InheritedCeiling | null = null;
-    for (const lookup of this.ceilingLookups) found = stricterCeiling(found, lookup(conversationId));
-    return found;
+    return this.decisions.contextCeilingOf(conversationId);
   }
 
   onEvent(listener: (e: RunEvent) => void): () => void {

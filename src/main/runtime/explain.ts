@@ -1,16 +1,22 @@
 /**
  * Decision for a call without running anything (`deskhand policy explain`): every inspector's verdict with its
  * reasons, the containment of every path (where it really lands, links followed, sensitive or not), and the taint
- * rule. A function of its own so a host can judge calls without building the runtime (host/cli/policy.ts).
+ * rule. A function of its own so a host can judge calls without building the runtime (host/cli/policy.ts). The
+ * decision's input comes from the function the run uses (decision-input.ts): in a conversation, its folder, roots,
+ * readable roots, plan mode and every other hold, taint and its one source, and the secrets its last run holds.
  */
 import type { Policy, RiskTier } from '../../shared/tools';
 import type { SandboxMode } from '../../shared/sandbox';
 import type { Store } from '../services/store/store';
+import { DeskhandError } from '../../shared/errors';
 import { callEffects, decide, type AppGrants, type Verdict } from './approval-engine';
 import type { RunLaterPath } from './path-guard';
 import type { ToolRegistry } from './registry';
-import type { PeerCeiling } from './peer-ceiling';
-import type { HeldScope } from './scope-inspector';
+import { PEER_CEILING_HOLD, type PeerCeiling } from './peer-ceiling';
+import type { DecisionBook } from './decision-book';
+import { decisionBase, type DecisionSubject } from './decision-input';
+import { PersistentConversationState } from './conversation-state';
+import { heldSecretNames } from './call-security';
 
 export interface ExplainResult {
   tool: string;
@@ -37,17 +43,15 @@ export interface ExplainResult {
   secrets?: string[];
 }
 
-/** What judging a call reads: the tools, the store's rules and grants, and the host's scopes. */
+/** What judging a call reads: the tools, the store's conversations, rules and grants, and the host's holds. */
 export interface ExplainDeps {
-  registry: Pick<ToolRegistry, 'resolve' | 'parseArgs'>;
-  store: Pick<Store, 'rules' | 'urlGrants'>;
+  registry: Pick<ToolRegistry, 'resolve' | 'parseArgs' | 'secretHolders' | 'lookup'>;
+  store: Pick<Store, 'rules' | 'urlGrants' | 'getConversation' | 'latestRunForConversation' | 'succeededCallArgs'>;
   dataDir: string;
   runLaterPaths?: (() => readonly RunLaterPath[]) | undefined;
   grants?: AppGrants | undefined;
-  /** A conversation's mission scope (Tower), or null. */
-  scopeOf(conversationId: string): HeldScope | null;
-  /** A peer conversation's ceiling (its tier and allow list), or null; absent: no peers. */
-  peerOf?(conversationId: string): PeerCeiling | null;
+  /** The inspectors and holds the host registered (the run's own). */
+  decisions: DecisionBook;
   /** Whether the change ledger records these roots and keeps what the writes replace (the confined inspector). */
   recordsRoots?: ((roots: readonly string[], writes?: readonly string[]) => boolean) | null | undefined;
 }
@@ -55,8 +59,10 @@ export interface ExplainDeps {
 export interface ExplainRequest {
   tool: string;
   args: unknown;
-  policy: Policy;
-  cwd: string;
+  /** Default: the conversation's policy, else read-only. */
+  policy?: Policy;
+  /** Default: the conversation's working folder; required without a conversation. */
+  cwd?: string;
   sandbox?: SandboxMode;
   tainted?: boolean;
   roots?: readonly string[];
@@ -65,18 +71,56 @@ export interface ExplainRequest {
   peerCeiling?: PeerCeiling | null;
 }
 
+/** The conversation a call is judged in, as the run reads it (its state, taint, held secrets), with the flags on top. */
+function subjectOf(deps: ExplainDeps, opts: ExplainRequest): DecisionSubject {
+  const id = opts.conversationId ?? null;
+  const conv = id ? deps.store.getConversation(id) : undefined;
+  const held = opts.peerCeiling ? { [PEER_CEILING_HOLD]: opts.peerCeiling } : undefined;
+  const roots = opts.roots ?? [];
+  if (!conv) {
+    if (!opts.cwd) throw new DeskhandError('invalid_args', id ? `No conversation ${id}: give the working folder (--cwd) to judge the call outside one.` : 'Give the working folder (--cwd) to judge the call in.');
+    return {
+      conversationId: id,
+      folder: opts.cwd,
+      cwd: opts.cwd,
+      workspaceRoots: [opts.cwd, ...roots],
+      readableRoots: [],
+      slots: {},
+      sandbox: opts.sandbox,
+      policy: opts.policy ?? 'read-only',
+      tainted: !!opts.tainted,
+      taintOnly: null,
+      interactive: false,
+      ...(held ? { held } : {}),
+    };
+  }
+  const state = new PersistentConversationState(conv.folder, conv.state);
+  const run = deps.store.latestRunForConversation(conv.id);
+  return {
+    conversationId: conv.id,
+    folder: conv.folder,
+    cwd: opts.cwd ?? state.cwd,
+    workspaceRoots: [...new Set([...state.workspaceRoots, ...roots])],
+    readableRoots: state.readableRoots,
+    slots: state.slots,
+    sandbox: opts.sandbox ?? conv.sandbox,
+    policy: opts.policy ?? conv.policy,
+    tainted: !!opts.tainted || conv.tainted === 1 || run?.tainted === 1,
+    taintOnly: conv.tainted === 1 ? conv.taint_only : null,
+    // What its last run holds (loaded by ask_user_secret / use_saved_secret), as the run reads it.
+    heldSecrets: run ? heldSecretNames(deps.store.succeededCallArgs(run.id, deps.registry.secretHolders()), (name) => deps.registry.lookup(name)) : new Set(),
+    interactive: false,
+    ...(held ? { held } : {}),
+  };
+}
+
 export async function explainCall(deps: ExplainDeps, opts: ExplainRequest): Promise<ExplainResult> {
     const tool = deps.registry.resolve(opts.tool);
     const parsed = deps.registry.parseArgs(tool, opts.args);
-    const tainted = !!opts.tainted;
-    const runLater = deps.runLaterPaths?.() ?? [];
-    const ctx = { cwd: opts.cwd, workspaceRoots: [opts.cwd, ...(opts.roots ?? [])], dataDir: deps.dataDir, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(runLater.length ? { runLater } : {}) };
-    const effects = await callEffects(tool, parsed, ctx);
-    const rules = deps.store.rules.forConversation(opts.conversationId ?? '', opts.cwd);
-    const missionScope = opts.conversationId ? deps.scopeOf(opts.conversationId) : null;
-    const recordsRoots = deps.recordsRoots;
-    const peerCeiling = opts.peerCeiling ?? (opts.conversationId ? (deps.peerOf?.(opts.conversationId) ?? null) : null);
-    const d = decide({ tool, args: parsed, effects, policy: opts.policy, tainted, ctx, rules, grants: deps.grants, urlGrants: deps.store.urlGrants.patterns(), missionScope, peerCeiling, ...(recordsRoots ? { recorded: (w: readonly string[]) => recordsRoots(ctx.workspaceRoots, w) } : {}) });
+    const base = decisionBase({ store: deps.store, decisions: deps.decisions, grants: deps.grants, dataDir: deps.dataDir, runLater: deps.runLaterPaths, recordsRoots: deps.recordsRoots }, subjectOf(deps, opts));
+    const { tainted, rules } = base;
+    const effects = await callEffects(tool, parsed, base.ctx);
+    const d = decide({ ...base, tool, args: parsed, effects }, deps.decisions.inspectors());
     return {
       tool: tool.name,
       risk: d.risk,

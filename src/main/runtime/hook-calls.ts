@@ -6,6 +6,7 @@
 import { DeskhandError } from '../../shared/errors';
 import type { HookContext, HookEventName, HookOutcome, HookScope, HookTarget } from '../../shared/lifecycle-hooks';
 import type { ConversationRow, RunRow } from '../services/store/store';
+import { subagentsModule } from '../services/store/modules/subagents';
 import { PersistentConversationState } from './conversation-state';
 import type { RuntimeCore } from './core';
 import type { ToolDefinition } from './tool';
@@ -81,7 +82,7 @@ export const MAX_STOP_BLOCKS = 5;
  */
 export async function stopHooks(core: RuntimeCore, run: RunRow, conv: ConversationRow, blockedBefore: number, signal?: AbortSignal): Promise<string | null> {
   if (!core.hooks) return null;
-  const event: HookEventName = core.ceilingOf(conv.id) ? 'SubagentStop' : 'Stop';
+  const event: HookEventName = core.store.module(subagentsModule).byConversation(conv.id) ? 'SubagentStop' : 'Stop';
   const outcome = await fireHooks(core, event, run, conv, { stop_hook_active: blockedBefore > 0 }, undefined, signal);
   if (!outcome?.block || outcome.stop || blockedBefore >= MAX_STOP_BLOCKS) return null;
   const { text, untrusted } = contextText([{ text: outcome.block, source: `${event} hook`, trusted: outcome.ran.every((r) => !r.startsWith('project ')) }]);

@@ -1,6 +1,6 @@
 /**
  * What an inspector of the approval engine is and what it is given: the types the engine (approval-engine.ts) and each
- * inspector (url-inspector.ts, plan-mode.ts, scope-inspector.ts) share, here so the engine imports its inspectors and
+ * inspector (url-inspector.ts, and the holds' inspectors: hold.ts) share, here so the engine imports its inspectors and
  * they import only these types, downward.
  */
 import type { Policy, RiskTier } from '../../shared/tools';
@@ -8,15 +8,6 @@ import type { RulePart, SavedRule } from '../../shared/rules';
 import type { PathCheck } from './path-guard';
 import type { AppUse, Effects, EffectsContext, ToolDefinition } from './tool';
 import type { HookOutcome } from '../../shared/lifecycle-hooks';
-
-/** A conversation held to a scope (a Tower worker: its worktree and its mission's globs; scope-inspector.ts). */
-export interface HeldScope {
-  root: string;
-  globs: readonly string[];
-  mission: string;
-}
-
-export type ScopeLookup = (conversationId: string) => HeldScope | null;
 
 /** The person's lasting grants of desktop apps (computer use); a host without one grants nothing. */
 export interface AppGrants {
@@ -42,12 +33,11 @@ export interface DecisionInput {
   grants?: AppGrants;
   /** The person's URL grant patterns (`deskhand grants add-url`): matching requests run unattended. */
   urlGrants?: readonly string[];
-  /** The conversation is in plan mode: writes only to this plan file, only read-only calls (plan-mode.ts). */
-  planMode?: { planFile: string; inheritedFrom?: string } | null;
-  /** The conversation is a Tower worker's: writes only inside its worktree, matching its globs (scope-inspector.ts). */
-  missionScope?: HeldScope | null;
-  /** The conversation is a peer's (Agent2Agent): calls above the ceiling of its tier and allow list are denied (peer-ceiling.ts). */
-  peerCeiling?: { peer: string; tier: 'public' | 'internal' | 'private'; allow: readonly string[] } | null;
+  /**
+   * What holds the conversation, by hold name (hold.ts): plan mode's plan file, a Tower worker's scope, a peer's
+   * ceiling… null where a registered hold does not hold it. Each hold's inspector reads its own.
+   */
+  held?: Readonly<Record<string, unknown>>;
   /**
    * The one untrusted source everything the conversation read came from (`peer alice`), or null (several, or one
    * that does not say). Only a call whose own answers carry that same source (`effects.answerSource`) and that an

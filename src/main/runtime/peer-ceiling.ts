@@ -3,23 +3,24 @@
  * the peer's disclosure tier and allow list — never from anything in the peer's request. A tier grants the read-only
  * tools whose declared disclosure is at or below it (public < internal < private). It never grants:
  *
- * - a tool whose request sends material off the machine (Spec I "What leaves the machine"), nor any MCP or custom tool
- *   (where their arguments go is not knowable from here);
- * - the bookkeeping tools (`manage_todos`, `update_work_state`, `manage_scratchpad`, `spawn_subagent`): read-only for
- *   the person's own runs, but they write durable state or start child runs;
- * - the tools that reach the person's secrets, memory or other conversations;
+ * - a tool whose request sends material off the machine (Spec I "What leaves the machine": `facts.sendsOut`), nor any
+ *   MCP or custom tool (where their arguments go is not knowable from here);
+ * - the bookkeeping tools (`facts.bookkeeping`: manage_todos, update_work_state, manage_scratchpad, spawn_subagent):
+ *   read-only for the person's own runs, but they write durable state or start child runs;
+ * - the tools that reach the person's secrets, memory or other conversations (`facts.reaches`), and a private tool
+ *   that does not declare what it reaches;
  * - anything that changes the machine (a tier other than read-only, or a tier classified per call).
  *
- * Each of those only when the peer's `allow` names it. `request_clarification` is the peer conversation's own tool
- * (its one question goes back to the peer that is already owed the answer), granted at every tier.
+ * Each of those only when the peer's `allow` names it. Each fact is declared on the tool (runtime/tool.ts ToolFacts),
+ * never kept in a list here. `request_clarification` is the peer conversation's own tool (`facts.peerOwn`: its one
+ * question goes back to the peer that is already owed the answer), granted at every tier.
  *
- * Two doors hold it: a registry filter hides what is above the ceiling from the peer conversation's turns (the host
- * registers it), and the inspector below refuses a call above it even if the tool was offered somehow — also a call
- * whose declared effects reach the network, whatever the tool's name.
+ * Two doors hold it, both the peers family's hold (tools/peers/hold.ts): a registry filter hides what is above the
+ * ceiling from the peer conversation's turns, and its inspector refuses a call above it even if the tool was offered
+ * somehow — also a call whose declared effects reach the network, whatever the tool's name.
  */
 import type { Disclosure } from '../../shared/tools';
 import type { PeerTier } from '../../shared/peers';
-import type { Inspector, InspectorReport } from './inspector';
 import type { ToolDefinition } from './tool';
 
 export interface PeerCeiling {
@@ -28,7 +29,8 @@ export interface PeerCeiling {
   allow: readonly string[];
 }
 
-export type PeerLookup = (conversationId: string) => PeerCeiling | null;
+/** The peers family's hold's name (tools/peers/hold.ts): `policy explain --peer` sets its state. */
+export const PEER_CEILING_HOLD = 'peer-ceiling';
 
 /**
  * What a context block reveals, declared by its source, so a ceiling judges context the way it judges tools
@@ -43,90 +45,39 @@ export interface ContextDisclosure {
 export type ContextReveal = 'memory' | 'personal' | 'home-path';
 
 
-/** Spec I "What leaves the machine", plus ask_peer. */
-export const EGRESS_TOOLS: ReadonlySet<string> = new Set([
-  'browser_act',
-  'browser_navigate',
-  'computer_foreground',
-  'computer_input',
-  'computer_pointer',
-  'http_request',
-  'publish_composition',
-  'read_pdf',
-  'web_fetch',
-  'web_search',
-  'ask_peer',
-]);
-
-/** Read-only for the person's own runs, but durable bookkeeping or child runs (Spec I). */
-export const BOOKKEEPING_TOOLS: ReadonlySet<string> = new Set(['manage_todos', 'update_work_state', 'manage_scratchpad', 'spawn_subagent']);
-
-/** The person's secrets, memory and other conversations: out of a tier's reach. */
-export const OUT_OF_REACH_TOOLS: ReadonlySet<string> = new Set([
-  'ask_user_secret',
-  'use_saved_secret',
-  'list_saved_secrets',
-  'view_memory',
-  'manage_memory',
-  'propose_lesson',
-  'view_scratchpad',
-  'read_blackboard',
-  'post_to_blackboard',
-  'list_subagents',
-  'map_subagents',
-  'steer_subagent',
-  'wait_subagents',
-  'retrieve_tool_result',
-]);
-
-/** Granted in a peer conversation at every tier. */
-export const PEER_OWN_TOOLS: ReadonlySet<string> = new Set(['request_clarification']);
-
 const RANK: Record<Disclosure, number> = { public: 0, internal: 1, private: 2 };
 
 export function disclosureRank(d: string): number {
   return (RANK as Record<string, number>)[d] ?? RANK.private;
 }
 
+/** A peer conversation's own tool (request_clarification): granted there at every tier, offered nowhere else. */
+export function isPeerOwn(tool: Pick<ToolDefinition, 'facts'>): boolean {
+  return !!tool.facts?.peerOwn;
+}
+
 /**
  * Why a tool is above a peer's ceiling (one line the model and the person can read), or null when the ceiling grants
  * it. `tool` is the definition as registered (its canonical name, risk, disclosure, kind).
  */
-export function peerCeilingCheck(tool: Pick<ToolDefinition, 'name' | 'risk' | 'disclosure' | 'kind' | 'aliases'>, ceiling: PeerCeiling): string | null {
+export function peerCeilingCheck(tool: Pick<ToolDefinition, 'name' | 'risk' | 'disclosure' | 'kind' | 'aliases' | 'facts'>, ceiling: PeerCeiling): string | null {
   const names = [tool.name, ...(tool.aliases ?? [])];
   if (names.some((n) => ceiling.allow.includes(n))) return null;
-  if (PEER_OWN_TOOLS.has(tool.name)) return null;
+  const facts = tool.facts ?? {};
+  if (facts.peerOwn) return null;
   const unless = `unless peer ${ceiling.peer}'s allow names it (deskhand peers allow ${ceiling.peer} ${tool.name})`;
   if ((tool.kind ?? 'builtin') !== 'builtin') return `${tool.name} is an ${tool.kind} tool: a disclosure tier never grants it, ${unless}.`;
-  if (EGRESS_TOOLS.has(tool.name)) return `${tool.name} sends material off this machine: a disclosure tier never grants it, ${unless}.`;
-  if (BOOKKEEPING_TOOLS.has(tool.name)) return `${tool.name} writes the agent's bookkeeping or starts runs: a disclosure tier never grants it, ${unless}.`;
-  if (OUT_OF_REACH_TOOLS.has(tool.name)) return `${tool.name} reaches the person's secrets, memory or other conversations: a disclosure tier never grants it, ${unless}.`;
+  if (facts.sendsOut) return `${tool.name} sends material off this machine: a disclosure tier never grants it, ${unless}.`;
+  if (facts.bookkeeping) return `${tool.name} writes the agent's bookkeeping or starts runs: a disclosure tier never grants it, ${unless}.`;
+  if (facts.reaches?.length) return `${tool.name} reaches the person's secrets, memory or other conversations: a disclosure tier never grants it, ${unless}.`;
   if (tool.risk !== 'read-only') return `${tool.name} can change this machine (${tool.risk}): a disclosure tier never grants it, ${unless}.`;
+  // Fail safe: a private tool that does not say what of the person's it reaches is taken to reach it.
+  if (!facts.reaches && disclosureRank(tool.disclosure) >= RANK.private) return `${tool.name} does not declare what of the person's own it reaches: a disclosure tier never grants it, ${unless}.`;
   if (disclosureRank(tool.disclosure) > disclosureRank(ceiling.tier)) {
     return `${tool.name} reveals ${tool.disclosure} material, above peer ${ceiling.peer}'s tier (${ceiling.tier}): refused ${unless}.`;
   }
   return null;
 }
-
-/** The approval engine's door: a call above the peer's ceiling is denied, whatever the policy, a rule or a grant says. */
-export const peerCeilingInspector: Inspector = {
-  name: 'peer-ceiling',
-  inspect({ tool, effects, peerCeiling: ceiling }): InspectorReport {
-    if (!ceiling) return { inspector: 'peer-ceiling', verdict: 'pass', reasons: [] };
-    const above = peerCeilingCheck(tool, ceiling);
-    if (above) return { inspector: 'peer-ceiling', verdict: 'deny', reasons: [`In peer ${ceiling.peer}'s conversation: ${above}`] };
-    const named = [tool.name, ...(tool.aliases ?? [])].some((n) => ceiling.allow.includes(n));
-    const reaches = effects.egress || effects.network || (effects.urls?.length ?? 0) > 0 || (effects.hosts?.length ?? 0) > 0;
-    if (reaches && !named && !PEER_OWN_TOOLS.has(tool.name)) {
-      return {
-        inspector: 'peer-ceiling',
-        verdict: 'deny',
-        reasons: [`In peer ${ceiling.peer}'s conversation: this call of ${tool.name} would reach the network, which a disclosure tier never grants (deskhand peers allow ${ceiling.peer} ${tool.name}).`],
-      };
-    }
-    return { inspector: 'peer-ceiling', verdict: 'pass', reasons: [`within peer ${ceiling.peer}'s ceiling (${ceiling.tier}${ceiling.allow.length ? `, allow ${ceiling.allow.join(', ')}` : ''})`] };
-  },
-};
 
 /**
  * Context is judged like tools: a block of the system prompt (recall, the person's instructions, the environment's

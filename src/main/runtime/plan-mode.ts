@@ -1,17 +1,15 @@
 /**
- * Plan mode (Spec II), enforced by the runtime rather than the prompt. While a conversation is in plan mode:
+ * Plan mode's state in a conversation's slots (Spec II). The hold that enforces it — its inspector, its filter, the
+ * stricter form a subagent inherits — is the plan family's (tools/plan/hold.ts). While a conversation is in plan mode:
  * - the approval engine's `plan-mode` inspector denies every call that writes anywhere but the plan file or acts
  *   beyond `read-only` (a command the shell classifier does not judge read-only, a low- or high-risk tool), under
  *   every policy — a deny is the strictest verdict, so not even `high-risk` ("yolo") or a saved rule clears it;
  * - writes to exactly the plan file are allowed (it is the plan being written), still after containment's checks;
- * - the per-turn tool set (`planModeFilter`) hides tools that could only be refused, so the model does not see them.
+ * - the per-turn tool set (the hold's filter) hides tools that could only be refused, so the model does not see them.
  * Leaving plan mode needs the person to confirm the plan (exit_plan_mode opens a `plan` input request).
  * A subagent whose ancestor is in plan mode is held to it too (ceilings.ts), more strictly: it writes nothing, not
  * even the plan file (the plan is its parent's to write), and is offered only read-only tools.
  */
-import { resolve } from 'node:path';
-import type { Facts, Inspector, InspectorReport } from './inspector';
-import type { ToolFilter } from './registry';
 
 export const PLAN_MODE_SLOT = 'plan_mode';
 export const PINNED_PLAN_SLOT = 'pinned_plan';
@@ -30,11 +28,6 @@ export interface PinnedPlan {
   option?: string | null;
 }
 
-/** Tools that manage plan mode itself; never refused by it. */
-const PLAN_TOOLS = new Set(['enter_plan_mode', 'exit_plan_mode']);
-/** Tools with a non-read-only tier that stay offered in plan mode because they can write the plan file. */
-const PLAN_WRITERS = new Set(['write_file', 'edit_file']);
-
 export function planModeOf(slots: Readonly<Record<string, unknown>> | undefined): PlanModeState | null {
   const v = slots?.[PLAN_MODE_SLOT] as Partial<PlanModeState> | undefined;
   return v && typeof v.planFile === 'string' && v.planFile ? { planFile: v.planFile, enteredAt: Number(v.enteredAt) || 0 } : null;
@@ -43,70 +36,4 @@ export function planModeOf(slots: Readonly<Record<string, unknown>> | undefined)
 export function pinnedPlanOf(slots: Readonly<Record<string, unknown>> | undefined): PinnedPlan | null {
   const v = slots?.[PINNED_PLAN_SLOT] as Partial<PinnedPlan> | undefined;
   return v && typeof v.text === 'string' && typeof v.planFile === 'string' ? (v as PinnedPlan) : null;
-}
-
-/** The tier a call acts at: a command's assessed risk, else its tool's. */
-const acting = (effects: Parameters<Inspector['inspect']>[0]['effects'], tool: Parameters<Inspector['inspect']>[0]['tool']): string => effects.assessment?.risk ?? tool.risk;
-
-const report = (verdict: InspectorReport['verdict'], reasons: string[]): InspectorReport => ({ inspector: 'plan-mode', verdict, reasons });
-
-export const planModeInspector: Inspector = {
-  name: 'plan-mode',
-  inspect({ tool, effects, ctx, planMode }, facts: Facts) {
-    // Entering plan mode only narrows what may run, so it needs nobody's approval (Spec II: auto-allow).
-    if (tool.name === 'enter_plan_mode') return report('allow', ['entering plan mode only narrows what may run']);
-    if (!planMode) return report('pass', []);
-    if (PLAN_TOOLS.has(tool.name)) return report('pass', ['plan mode: a plan-mode tool']);
-    const plan = planMode.planFile;
-    const inherited = planMode.inheritedFrom;
-    const writes = [
-      ...(effects.paths?.write ?? []).filter((p): p is string => typeof p === 'string' && p !== '').map((p) => resolve(ctx.cwd, p)),
-      ...facts.paths.filter((p) => p.access === 'write' && !p.error).map((p) => p.resolved),
-    ];
-    if (inherited && writes.length) {
-      return report('deny', [
-        `plan mode is on in the conversation that started this subagent (${inherited}): a subagent writes nothing, not ${writes[0]}, until the person confirms the plan. Report what should change in your answer instead`,
-      ]);
-    }
-    if (inherited && (acting(effects, tool) !== 'read-only' || effects.egress)) {
-      return report('deny', [
-        `plan mode is on in the conversation that started this subagent (${inherited}): only read-only calls run (this call is ${acting(effects, tool)}). Report what should be done in your answer instead`,
-      ]);
-    }
-    const elsewhere = writes.filter((p) => p !== plan);
-    if (elsewhere.length) {
-      return report('deny', [
-        `plan mode is on: writes and edits go only to the plan file ${plan}, not ${elsewhere[0]}. Put the change in the plan and call exit_plan_mode for the person to confirm it`,
-      ]);
-    }
-    const tier = acting(effects, tool);
-    if (writes.length && !effects.processes && !effects.network && !effects.egress && !effects.urls?.length) {
-      return report('allow', [`plan mode: ${tool.name} writes only the plan file`]);
-    }
-    if (tier !== 'read-only' || effects.egress) {
-      const what = effects.assessment ? 'only read-only commands run' : 'only read-only tools run';
-      return report('deny', [`plan mode is on: ${what} (this call is ${tier}). Finish the plan and call exit_plan_mode; the person confirms it before anything changes`]);
-    }
-    return report('pass', ['plan mode: a read-only call']);
-  },
-};
-
-/** Narrows each turn: tools plan mode would refuse are not offered; exit_plan_mode only in plan mode. */
-export const planModeFilter: ToolFilter = (turn) => {
-  const on = planModeOf(turn.slots);
-  return (tool) => {
-    if (tool.name === 'exit_plan_mode') return on ? null : 'plan mode is off';
-    if (tool.name === 'enter_plan_mode') return on ? 'plan mode is already on' : null;
-    if (!on) return null;
-    if (tool.risk === 'read-only' || tool.risk === 'unknown' || PLAN_WRITERS.has(tool.name)) return null;
-    return `plan mode is on: ${tool.risk} tools wait until the person confirms the plan`;
-  };
-};
-
-/** A subagent turn's check while an ancestor is in plan mode: only read-only tools are offered (no plan writers). */
-export function inheritedPlanModeCheck(from: string): (tool: { name: string; risk: string }) => string | null {
-  return (tool) =>
-    tool.risk === 'read-only' || tool.risk === 'unknown' || PLAN_TOOLS.has(tool.name)
-      ? null
-      : `plan mode is on in the conversation that started this subagent (${from}): ${tool.risk} tools wait until the person confirms the plan`;
 }

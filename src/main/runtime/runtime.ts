@@ -9,9 +9,10 @@ import { expandSlashCommand } from './slash-commands';
 import type { PromptCommands } from '../../shared/prompt-commands';
 import type { LifecycleHooks } from '../../shared/lifecycle-hooks';
 import { shortTitle } from '../../shared/short-title';
-import type { ScopeLookup } from './scope-inspector';
-import type { PeerLookup } from './peer-ceiling';
-import type { CeilingLookup } from './ceilings';
+import { DecisionBook, type InspectorPlace } from './decision-book';
+import type { Hold } from './hold';
+import type { Inspector } from './inspector';
+import type { PeerCeiling } from './peer-ceiling';
 import { randomUUID } from 'node:crypto';
 import type { LanguageModel } from 'ai';
 import type { RunEvent } from '../../shared/events';
@@ -51,6 +52,8 @@ export interface RuntimeOptions {
   dataDir: string;
   /** The live registry (the host assembles every family into it), or a fixed list of tools. */
   registry?: ToolRegistry;
+  /** The inspectors and holds (plan mode, mission scope, ceilings) the host registered; default: the general inspectors. */
+  decisions?: DecisionBook;
   tools?: readonly ToolDefinition[];
   /** Input request kinds the families register (question, file_pick, secret…). */
   inputKinds?: readonly InputKind[];
@@ -141,6 +144,7 @@ export class Runtime {
       opts.onBackgroundAnswer,
       opts.contextSources ?? [],
       opts.reader,
+      opts.decisions ?? new DecisionBook(this.registry),
     );
     this.loop = new RunLoop(this.core, new CallPipeline(this.core));
     this.requests = new InputRequests(this.core, (runId, options) => this.resume(runId, options));
@@ -198,19 +202,16 @@ export class Runtime {
     };
   }
 
-  /** A source of mission scopes (a host's Tower service) the approval engine holds conversations to; returns its remover. */
-  addScopeLookup(lookup: ScopeLookup): () => void {
-    this.core.scopeLookups.add(lookup);
-    return () => this.core.scopeLookups.delete(lookup);
+  /** A hold (plan mode, a scope, a ceiling: hold.ts) every call of this runtime is judged under; returns its removal. */
+  addHold<S>(hold: Hold<S>): () => void {
+    return this.core.decisions.addHold(hold);
   }
 
-  /** A source of peer ceilings (a host's peer book) the approval engine holds peer conversations to; returns its remover. */
-  addPeerLookup(lookup: PeerLookup): () => void {
-    this.core.peerLookups.add(lookup);
-    return () => this.core.peerLookups.delete(lookup);
+  /** An inspector every call goes through, at a place in the fold (decision-book.ts); returns its removal. */
+  addInspector(inspector: Inspector, place?: InspectorPlace): () => void {
+    return this.core.decisions.addInspector(inspector, place);
   }
 
-  /** Adds where inherited ceilings come from (a subagent's parent's plan mode, policy, taint); returns its removal. */
   /** The lifecycle hooks every run fires (the host's HookService; docs/hooks.md). */
   useHooks(hooks: LifecycleHooks | null): void {
     this.core.hooks = hooks;
@@ -221,9 +222,9 @@ export class Runtime {
     this.core.commands = commands;
   }
 
-  addCeilingLookup(lookup: CeilingLookup): () => void {
-    this.core.ceilingLookups.add(lookup);
-    return () => this.core.ceilingLookups.delete(lookup);
+  /** Every inspector in the order a call goes through them (the general ones, the holds', the registered ones). */
+  inspectors(): Inspector[] {
+    return this.core.decisions.inspectors();
   }
 
   /** The options of a run this process drives now (a subagent inherits its parent's provider). */
@@ -503,10 +504,10 @@ export class Runtime {
     policy: Policy,
     cwd: string,
     sandbox?: SandboxMode,
-    opts: { tainted?: boolean; roots?: readonly string[]; conversationId?: string } = {},
+    opts: { tainted?: boolean; roots?: readonly string[]; conversationId?: string; peerCeiling?: PeerCeiling | null } = {},
   ): Promise<ExplainResult> {
     return explainCall(
-      { registry: this.registry, store: this.store, dataDir: this.opts.dataDir, runLaterPaths: this.opts.runLaterPaths, grants: this.opts.grants, scopeOf: (id) => this.core.scopeOf(id), recordsRoots: this.core.recordsRoots },
+      { registry: this.registry, store: this.store, dataDir: this.opts.dataDir, runLaterPaths: this.opts.runLaterPaths, grants: this.opts.grants, decisions: this.core.decisions, recordsRoots: this.core.recordsRoots },
       { tool: toolName, args, policy, cwd, ...(sandbox ? { sandbox } : {}), ...opts },
     );
   }

@@ -286,6 +286,32 @@ export type ToolKind = 'builtin' | 'mcp' | 'custom';
  */
 export const TOOL_NAME_MAX = 64;
 
+/** What of the person's own a tool reaches beyond the conversation's folder. */
+export type Reach = 'secrets' | 'memory' | 'conversations';
+
+/**
+ * Facts about a tool other parts of Deskhand decide by (a peer's ceiling, plan mode, presence…), declared on the tool.
+ * A private read-only builtin must declare `reaches` (test/runtime/tool-facts.test.ts); what a call does per its
+ * arguments stays in `effects`.
+ */
+export interface ToolFacts {
+  /** What of the person's own it reads or changes: their secrets, memory (and the agent's notes), other conversations; `[]`: none. */
+  reaches?: readonly Reach[];
+  /** Read-only for the person's own runs, but it writes the agent's durable bookkeeping or starts child runs. */
+  bookkeeping?: boolean;
+  /** A call sends material off this machine (Spec I "What leaves the machine"). */
+  sendsOut?: boolean;
+  /** A peer conversation's own tool: granted there at every tier, offered nowhere else. */
+  peerOwn?: boolean;
+  /** It writes or edits one file's content at a path it is given (plan mode offers it: it can write the plan file). */
+  editsFile?: boolean;
+  /** Only these roles are offered it (Tower: the coordinating conversation, or every agent of a session). */
+  roles?: readonly ToolRole[];
+}
+
+/** `tower-coordinator`: the conversation that runs a Tower session; `tower-member`: the coordinator and its workers. */
+export type ToolRole = 'tower-coordinator' | 'tower-member';
+
 export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   name: string;
   /** `builtin` (default), `mcp` (named `mcp__<server>__<tool>`) or `custom` (from agent configuration). */
@@ -308,6 +334,8 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   /** Static tier, or `unknown`: then `effects` must return an `assessment` for every call. */
   risk: DeclaredRisk;
   disclosure: Disclosure;
+  /** What others must know of the tool, declared here, never kept in name lists elsewhere (ToolFacts). */
+  facts?: ToolFacts;
   /** What a call would touch. Omitted: the call touches nothing but the conversation's own state. */
   effects?(args: z.infer<P>, ctx: EffectsContext): Effects | Promise<Effects>;
   /** A person answers before `execute` runs (the answer is the approval). */

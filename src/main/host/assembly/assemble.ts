@@ -4,6 +4,7 @@
  */
 import type { InputKind } from '../../runtime/input-kinds';
 import { lazy, ToolRegistry } from '../../runtime/registry';
+import { DecisionBook } from '../../runtime/decision-book';
 import { GuardedContentReader, type ContentReader } from '../../runtime/content-reader';
 import type { ToolDefinition } from '../../runtime/tool';
 import { DEFAULT_FAMILIES, OFF_FAMILIES } from '../../runtime/tool-families';
@@ -99,6 +100,8 @@ export interface HostServices {
 
 export interface Assembly {
   registry: ToolRegistry;
+  /** The inspectors and holds every call's decision goes through (the families' holds registered: plan mode). */
+  decisions: DecisionBook;
   inputKinds: InputKind[];
   /** Blocks families add to each turn's system prompt. */
   contextSources: ContextSource[];
@@ -119,6 +122,7 @@ function split(family: string, tools: readonly ToolDefinition[], apart: Record<s
 }
 
 export function assembleTools(services: HostServices, registry = new ToolRegistry()): Assembly {
+  const decisions = new DecisionBook(registry);
   const reader = services.reader ?? new GuardedContentReader({ dataDir: services.dataDir });
   const shell = createShellFamily({ tasks: services.tasks, sandbox: services.sandbox, dataDir: services.dataDir });
   const secrets = createSecretFamily({ vault: services.vault, learn: (name, value) => services.redactor.addSecret(name, value) });
@@ -199,12 +203,12 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     registry.add(memory.tools, { family: 'memory' });
     registry.add(plan.tools, { family: 'plan' });
     registry.add(goals.tools, { family: 'goals' });
-    registry.addFilter('plan-mode', plan.filter);
+    decisions.addHold(plan.hold);
     registry.addFilter('goals', goals.filter);
     inputKinds.push(...plan.inputKinds, ...goals.inputKinds);
     contextSources.push(...plan.contextSources, ...goals.contextSources, ...memory.contextSources);
   }
-  return { registry, inputKinds, contextSources };
+  return { registry, decisions, inputKinds, contextSources };
 }
 
 /**

@@ -3,8 +3,8 @@
  * cancel_wait_for) is judged on the store, the shell family and the approval engine alone, without every family's
  * definitions and services (host-services.ts), which explaining any other tool still assembles. The answer is the
  * same on both paths: the deps below are the ones assembleHostServices gives explainCall for such a call (the shell
- * family over the same kind of background tasks and the OS sandbox, the store's app grants, Tower's mission scope,
- * and no run-later paths, which only a started project MCP server adds); the sandbox's support is the last probe
+ * family over the same kind of background tasks and the OS sandbox, the store's app grants, the same holds (plan
+ * mode, Tower's mission scope, a peer's and a subagent's ceilings), and no run-later paths, which only a started project MCP server adds); the sandbox's support is the last probe
  * remembered in the data folder while nothing it depends on changed (services/sandbox/probe-cache.ts), since
  * explaining runs no command. test/cli/policy-explain-paths.test.ts
  * compares the two paths call for call; test/cli/cli-import-cost.test.ts holds what this path loads.
@@ -18,6 +18,10 @@ import { appGrantsModule } from '../../services/store/modules/app-grants';
 import { towerModule } from '../../services/store/modules/tower';
 import { StoreGrantBook } from '../../services/computer/grant-book';
 import { missionScopeOf } from '../../services/tower/tower-service';
+import { subagentsModule } from '../../services/store/modules/subagents';
+import { DecisionBook } from '../../runtime/decision-book';
+import { planModeHold } from '../../tools/plan/hold';
+import { registerHolds } from './holds';
 import { BackgroundTasks } from '../../services/tasks/background-tasks';
 import { explainingSandbox } from '../../services/sandbox';
 import { createShellFamily } from '../../tools/shell';
@@ -49,6 +53,11 @@ export async function shellExplainHost(dataDir: string, tool: string): Promise<E
   const registry = new ToolRegistry();
   registry.add(tools, { family: 'shell' });
   const tower = store.module(towerModule);
+  const children = store.module(subagentsModule);
+  // The same holds, in the same order, as the app's services register (assemble.ts, holds.ts).
+  const decisions = new DecisionBook();
+  decisions.addHold(planModeHold);
+  registerHolds(decisions, { store, tower: { scopeOf: (id) => missionScopeOf(tower, id) }, subagents: { byConversation: (id) => children.byConversation(id) } });
   return {
     deps: {
       registry,
@@ -56,7 +65,7 @@ export async function shellExplainHost(dataDir: string, tool: string): Promise<E
       dataDir,
       runLaterPaths: () => [],
       grants: new StoreGrantBook(store.module(appGrantsModule)),
-      scopeOf: (id) => missionScopeOf(tower, id),
+      decisions,
     },
     close,
   };

@@ -12,7 +12,9 @@ import { BackgroundTasks } from '../../services/tasks/background-tasks';
 import { osSandbox } from '../../services/sandbox';
 import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
 import { Vault } from '../../services/vault/vault';
-import { A2aPeerCaller, PeerBook, PeerClarifications } from '../../services/peers/index';
+import { A2aPeerCaller, PeerBook, PeerClarifications, peerCeilingOf } from '../../services/peers/index';
+import { registerHolds } from './holds';
+import { wireWorkflows } from './workflow-wiring';
 import { assembleTools, type Assembly } from './assemble';
 import { PinnedHttpClient } from '../../services/http/pinned-client';
 import type { HttpService } from '../../services/http/index';
@@ -144,7 +146,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
   const computer = (makeComputer ?? defaultComputer)(store, opts.dataDir);
   // Screenshots kept after computer_end live as long as the logs (Settings → data folder and retention).
   computer.pruneKept?.(retentionMs(settings.read()));
-  const { registry, inputKinds, contextSources } = assembleTools({
+  const { registry, decisions, inputKinds, contextSources } = assembleTools({
     dataDir: opts.dataDir,
     reader,
     tasks,
@@ -182,6 +184,24 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     const profile = profiles.forConversation(turn.conversationId);
     return [...(profile?.enableFamilies ?? []), ...(profile?.customTools?.length ? ['custom'] : [])];
   });
+  // No subagent ever sees the workflow tool (no nesting).
+  wireWorkflows(registry, subagents);
+  // The holds (Tower's mission scope, a peer's ceiling, a subagent's inherited ceilings), after the plan family's:
+  // what the run and `policy explain` both judge a conversation's calls under (holds.ts).
+  registerHolds(decisions, {
+    store,
+    tower: {
+      scopeOf: (id) => tower.scopeOf(id),
+      roles: {
+        isAgent: (id) => tower.rows.agentByConversation(id) !== undefined,
+        isSubagent: (id) => subagents.byConversation(id) !== undefined,
+        hasSession: (id) => Boolean(tower.rows.activeFor(id)),
+      },
+    },
+    subagents,
+  });
+  // In a peer's conversation the peers family loads by itself (request_clarification); the ceiling still decides.
+  registry.addEnabler('peer-conversation', (turn) => (peerCeilingOf(store, turn.conversationId) ? ['peers'] : []));
   // Nothing Deskhand started outlives it: hosts end background work with tasks.shutdown(), MCP servers go with it.
   const shutdownTasks = tasks.shutdown.bind(tasks);
   tasks.shutdown = async () => {
@@ -194,7 +214,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
   };
   return {
     store, redactor, vault, settings, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers,
-    registry, inputKinds, contextSources,
+    registry, decisions, inputKinds, contextSources,
     bindRuntime: (r) => {
       runtime = r;
     },

@@ -27,10 +27,7 @@ import { wireSubagents } from './subagent-runner';
 import type { ComputerUse } from '../../services/computer/index';
 import { KillableRuns, wireKillSwitch } from './computer-kill';
 import { WorkflowService } from '../../services/workflows/workflow-service';
-import { wireWorkflows } from './workflow-wiring';
 import { TowerService } from '../../services/tower/tower-service';
-import { wireTower } from './tower-wiring';
-import { wirePeers } from './peer-wiring';
 
 import { forgetOpen, trackOpen } from './open-runtimes';
 import { hostNotifier } from './notifier';
@@ -172,7 +169,7 @@ export { defaultComputer, type HostRuntimeOptions };
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const { sqliteBinding: _sqliteBinding, store: _store, vault: _vault, http: _http, webFetchTimeoutMs: _webFetchTimeoutMs, mcpDeferAbove: _mcpDeferAbove, mcpBackoff: _mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: _workflowLimits, computer: _makeComputer, notifier, ...runtimeOpts } = opts;
-  const { store, vault, redactor, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers, registry, inputKinds, contextSources, bindRuntime } = assembleHostServices(opts);
+  const { store, vault, redactor, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers, registry, decisions, inputKinds, contextSources, bindRuntime } = assembleHostServices(opts);
   let runtime: AppRuntime | null = null;
   runtime = new AppRuntime(
     {
@@ -181,6 +178,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       redactor,
       store,
       registry,
+      decisions,
       grants: computer.grants,
       inputKinds,
       // A background question's answer (from any process) finishes its task; the wake-up delivers it.
@@ -213,9 +211,6 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   runtime.peers = peers;
   runtime.notifier = notifier ?? hostNotifier();
   bindRuntime(runtime);
-  wireWorkflows(runtime, subagents);
-  wireTower(runtime, tower, subagents);
-  wirePeers(runtime, store);
   runtime.ledger = wireLedger(runtime, store, opts.dataDir, tasks);
   runtime.hooks = wireHooks(runtime, store, opts.dataDir, reader);
   runtime.commands = new CommandCatalog({ dataDir: opts.dataDir, reader });

@@ -1,12 +1,17 @@
 /**
- * A subagent's inherited ceilings, read fresh at every step of its run: the host walks from the child up through its
- * parents (subagent rows link each child to the conversation that started it) and reports the strictest of what it
- * finds — an ancestor in plan mode, the lowest policy, taint. The runtime applies them (ceilings.ts, plan-mode.ts);
- * the registry filter below hides what an ancestor's plan mode would refuse.
+ * The subagents' hold (runtime/hold.ts): a child is held to its ceilings, read fresh at every step of its run. The
+ * host walks from the child up through its parents (subagent rows link each child to the conversation that started
+ * it) and reports the strictest of what it finds — an ancestor in plan mode, the lowest policy, taint, a peer's
+ * ceiling (ceilings.ts). What the model is offered: at most the parent's tools, narrowed by the child's type
+ * (`SubagentService.ceilingCheck`), and only read-only ones while an ancestor is in plan mode. What is refused: the
+ * hold shapes the decision's input — the lower policy, the inherited taint, the ancestor's plan mode (judged by the
+ * plan family's inspector in its stricter, inherited form) — and the peer ceiling judges the child's context.
  */
 import type { InheritedCeiling } from '../../runtime/ceilings';
 import { lowerPolicyOf } from '../../runtime/ceilings';
-import { inheritedPlanModeCheck, planModeOf } from '../../runtime/plan-mode';
+import type { Hold } from '../../runtime/hold';
+import { planModeOf } from '../../runtime/plan-mode';
+import { inheritedPlanModeCheck, PLAN_MODE_HOLD, type PlanModeHeld } from '../../tools/plan/hold';
 import { peerCeilingOf } from '../../services/peers/index';
 import type { Store } from '../../services/store/store';
 import type { SubagentService } from '../../services/subagents/subagent-service';
@@ -45,8 +50,31 @@ export function inheritedCeiling(store: Store, subagents: Pick<SubagentService, 
   return ceiling;
 }
 
-/** The registry filter's check for a child turn while an ancestor is in plan mode (null otherwise). */
-export function inheritedPlanFilter(store: Store, subagents: Pick<SubagentService, 'byConversation'>, conversationId: string): ((tool: { name: string; risk: string }) => string | null) | null {
-  const plan = inheritedCeiling(store, subagents, conversationId)?.planMode;
-  return plan ? inheritedPlanModeCheck(plan.from) : null;
+export const SUBAGENT_CEILING_HOLD = 'subagent-ceiling';
+
+/** The subagents' hold over the store's rows and the subagent service (a child's tool ceiling). */
+export function subagentCeilingHold(store: Store, subagents: Pick<SubagentService, 'byConversation'> & Partial<Pick<SubagentService, 'ceilingCheck'>>): Hold<InheritedCeiling> {
+  return {
+    name: SUBAGENT_CEILING_HOLD,
+    stateOf: ({ conversationId }) => inheritedCeiling(store, subagents, conversationId),
+    offer: (turn) => {
+      const tools = subagents.ceilingCheck?.(turn.conversationId) ?? null;
+      const plan = inheritedCeiling(store, subagents, turn.conversationId)?.planMode;
+      const planCheck = plan ? inheritedPlanModeCheck(plan.from) : null;
+      if (!tools && !planCheck) return null;
+      return (tool) => tools?.(tool) ?? planCheck?.(tool) ?? null;
+    },
+    shape: (input, ceiling) => {
+      // The one untrusted source of everything read: a subagent's inherited taint has none it can name.
+      const taint = ceiling.tainted ? { tainted: true, taintOnly: null } : {};
+      const held: PlanModeHeld | null = ceiling.planMode ? { planFile: ceiling.planMode.planFile, inheritedFrom: ceiling.planMode.from } : null;
+      return {
+        ...input,
+        policy: lowerPolicyOf(input.policy, ceiling.policy),
+        ...taint,
+        ...(held ? { held: { ...input.held, [PLAN_MODE_HOLD]: held } } : {}),
+      };
+    },
+    contextCeiling: (ceiling) => ceiling.peer ?? null,
+  };
 }

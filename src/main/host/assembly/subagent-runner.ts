@@ -1,6 +1,6 @@
 /**
  * Wires the subagent service into the runtime: the runner that runs a child's turns through the same loop (with its
- * parent's provider), the registry filter that holds each child to its ceiling, and the step hook that hands a child
+ * parent's provider), the families a child starts with, and the step hook that hands a child
  * its steering messages before its next model call.
  */
 import { DeskhandError } from '../../../shared/errors';
@@ -14,7 +14,6 @@ import type { ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } f
 import type { SubagentRow } from '../../services/store/modules/subagents';
 import type { RunEvent } from '../../../shared/events';
 import type { RunOutcome } from '../../runtime/runtime';
-import { inheritedCeiling, inheritedPlanFilter } from './subagent-ceilings';
 import { steeringText, type PolicyName } from '../../services/subagents/index';
 
 export interface SubagentWiring {
@@ -221,10 +220,8 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       })
       .finally(() => resumeProviders.delete(row.conversation_id));
   });
-  const offFilter = registry.addFilter('subagent-ceiling', (turn) => subagents.ceilingCheck(turn.conversationId));
-  // A child is held to its ancestors' current ceilings at every step (plan mode, policy, taint): subagent-ceilings.ts.
-  const offCeiling = runtime.addCeilingLookup((conversationId) => inheritedCeiling(store, subagents, conversationId));
-  const offPlan = registry.addFilter('subagent-plan-mode', (turn) => inheritedPlanFilter(store, subagents, turn.conversationId));
+  // The ceiling itself (the parent's tools, its plan mode, policy, taint) is the subagents' hold, registered with the
+  // services (subagent-ceilings.ts, holds.ts), so `policy explain` judges a child's call as its run does.
   // A child starts with its ceiling loaded (what its parent had loaded): the families of those tools are enabled.
   const offEnabler = registry.addEnabler('subagent-ceiling', (turn) => {
     const ceiling = subagents.ceilingOf(turn.conversationId);
@@ -236,9 +233,6 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     for (const { message, from } of subagents.takeSteering(conv.id)) store.addMessage(conv.id, run.id, 'user', steeringText(from, message));
   });
   return () => {
-    offFilter();
-    offCeiling();
-    offPlan();
     offEnabler();
     offHook();
     offRoot();

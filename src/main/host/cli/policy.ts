@@ -13,7 +13,7 @@ import { resolveDataDir } from '../assembly/data-dir';
 import { shellExplainHost, type ExplainHost } from '../assembly/explain-host';
 import { EXIT, UsageError, parsePolicy, parseSandbox, print } from './flags';
 import { peerCeilingCheck } from '../../runtime/peer-ceiling';
-import { peerCeilingByName, peerCeilingOf } from '../../services/peers/index';
+import { peerCeilingByName } from '../../services/peers/index';
 import { withStore } from './common';
 
 /** The peer's ceiling as the runtime computes it, or a usage error naming the peers there are. */
@@ -76,9 +76,10 @@ export async function policyCommand(args: string[]): Promise<number> {
     }
   }
   const dataDir = dataDirOf();
-  const cwd = resolve(values.cwd ?? process.cwd());
+  // In a conversation, its own folder unless --cwd says otherwise (as its run would judge the call).
+  const cwd = values.cwd !== undefined ? resolve(values.cwd) : values.conversation ? undefined : process.cwd();
   const peerCeiling = values.peer !== undefined ? await ceilingOf(dataDir, values.peer) : null;
-  const host = (await shellExplainHost(dataDir, values.tool)) ?? (await fullExplainHost(dataDir, values.tool, cwd));
+  const host = (await shellExplainHost(dataDir, values.tool)) ?? (await fullExplainHost(dataDir, values.tool, cwd ?? process.cwd()));
   try {
     const sandbox = parseSandbox(values.sandbox);
     // As a run in this data folder would judge it: the change ledger records the roots unless it is off here.
@@ -86,8 +87,8 @@ export async function policyCommand(args: string[]): Promise<number> {
     const result = await explainCall({ ...host.deps, recordsRoots }, {
       tool: values.tool,
       args: parsed,
-      policy: parsePolicy(values.policy) ?? 'read-only',
-      cwd,
+      ...(values.policy !== undefined ? { policy: parsePolicy(values.policy)! } : {}),
+      ...(cwd ? { cwd } : {}),
       ...(sandbox ? { sandbox } : {}),
       tainted: !!values.tainted,
       roots: (values.root ?? []).map((r) => resolve(r)),
@@ -126,7 +127,7 @@ async function fullExplainHost(dataDir: string, tool: string, cwd: string): Prom
     throw err;
   }
   return {
-    deps: { registry: host.registry, store: host.store, dataDir, runLaterPaths: () => host.mcp.runLaterPaths(), grants: host.computer.grants, scopeOf: (id) => host.tower.scopeOf(id), peerOf: (id) => peerCeilingOf(host.store, id) },
+    deps: { registry: host.registry, store: host.store, dataDir, runLaterPaths: () => host.mcp.runLaterPaths(), grants: host.computer.grants, decisions: host.decisions },
     close,
   };
 }

@@ -52,6 +52,7 @@ export function createAct(deps: PagesDeps) {
     params,
     risk: 'high-risk',
     disclosure: 'private',
+    facts: { sendsOut: true },
     async effects(args, ectx): Promise<Effects> {
       const e: Effects = { egress: true, network: true, secretArgs: ['value'] };
       if (args.action === 'upload') {

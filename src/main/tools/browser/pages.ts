@@ -69,6 +69,7 @@ export function createNavigate(deps: PagesDeps) {
     params: z.object({ url: z.string().min(1).max(8192).describe('The http(s) URL to open.'), tab: tabParam.describe('Tab name (a new name opens a new tab).') }).strict(),
     risk: 'low-risk',
     disclosure: 'private',
+    facts: { sendsOut: true },
     effects: (args, ectx) => navigationEffects(deps, args.url, ectx.conversationId),
     presentation: { title: 'Open a web page', icon: 'browser', summary: (a) => a.url },
     timeoutMs: 90_000,

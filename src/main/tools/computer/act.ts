@@ -45,6 +45,7 @@ export function createComputerPointer(computer: ComputerUse) {
       .strict(),
     risk: 'low-risk',
     disclosure: 'private',
+    facts: { sendsOut: true },
     effects: (a) => ({ apps: [{ app: a.app, capability: 'pointer' }], egress: true }),
     pair: {
       executeName: 'execute_computer_pointer',
@@ -93,6 +94,7 @@ export function createComputerInput(computer: ComputerUse) {
       .strict(),
     risk: 'high-risk',
     disclosure: 'private',
+    facts: { sendsOut: true },
     effects: (a) => ({ apps: [{ app: a.app, capability: 'input' }], egress: true, secretArgs: ['text'] }),
     pair: {
       executeName: 'execute_computer_input',
@@ -151,6 +153,7 @@ export function createComputerForeground(computer: ComputerUse) {
       .strict(),
     risk: 'high-risk',
     disclosure: 'private',
+    facts: { sendsOut: true },
     effects: (a) => {
       const then = foregroundFollowUp(a);
       return {

@@ -150,6 +150,7 @@ export function createSkillTools(userSkillsDir: string, reader: ContentReader): 
     params: z.object({ query: z.string().max(200).optional().describe('Words to match against names and descriptions; omit to list all.') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     presentation: { title: 'Find skills', icon: 'search', summary: (a) => a.query ?? 'all' },
     async execute(args, ctx) {
       const words = (args.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
@@ -167,6 +168,7 @@ export function createSkillTools(userSkillsDir: string, reader: ContentReader): 
     params: z.object({ name }).strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     effects: skillEffects,
     presentation: { title: 'Load a skill', icon: 'memory', summary: (a) => a.name },
     async execute(args, ctx) {
@@ -184,6 +186,7 @@ export function createSkillTools(userSkillsDir: string, reader: ContentReader): 
     params: z.object({ name, section: z.string().min(1).max(300).describe('The section heading, e.g. "Usage".') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     effects: skillEffects,
     presentation: { title: 'Load a skill section', icon: 'memory', summary: (a) => `${a.name}: ${a.section}` },
     async execute(args, ctx) {

@@ -259,6 +259,7 @@ export const grepTool = defineTool({
   params,
   risk: 'read-only',
   disclosure: 'private',
+  facts: { reaches: [] },
   presentation: { title: 'Search file contents', icon: 'search', summary: (args) => (args.path ? `${args.pattern} in ${args.path}` : args.pattern) },
   effects: (args) => ({ paths: { read: [args.path ?? '.'] } }),
   async execute(args, ctx) {

@@ -385,6 +385,7 @@ export const readFileTool = defineTool({
   params,
   risk: 'read-only',
   disclosure: 'private',
+  facts: { reaches: [] },
   presentation: { title: 'Read a file', icon: 'file', summary: (args) => readSummary(args) },
   effects: (args) => ({ paths: { read: [args.path] } }),
   async execute(args, ctx: ToolContext) {

@@ -119,6 +119,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
     params: z.strictObject({}),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     presentation: { title: 'Read the goal', icon: 'task' },
     async execute(_a, ctx) {
       const g = goals.current(ctx.conversationId);
@@ -139,6 +140,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
     // unattended cycle never parks on it. Spec I lists it low-risk; docs/tools.md records the difference.
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     presentation: { title: 'Set the goal budget', icon: 'task', summary: (a) => `${a.value} ${a.unit}` },
     async execute({ value, unit }, ctx) {
       const g = activeOf(ctx.conversationId);

@@ -119,6 +119,7 @@ export const createAskUserQuestion = (tasks?: Pick<TaskService, 'startQuestion'>
     params: questionParams,
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     presentation: {
       title: 'Ask you a question',
       icon: 'question',

@@ -72,6 +72,7 @@ export const createReadMediaFile = (media: MediaService, av: AvTools | null) =>
     params,
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     effects: (args) => ({ paths: { read: [args.path] } }),
     presentation: { title: 'Look at a media file', icon: 'file', summary: (args) => args.path },
     timeoutMs: 180_000,

@@ -35,6 +35,7 @@ export const createManageMemory = (memory: MemoryService, quotes: QuoteCheck, fo
       .strict(),
     risk: 'low-risk',
     disclosure: 'private',
+    facts: { reaches: ['memory'] },
     presentation: { title: 'Change memory', icon: 'memory', summary: (a) => `${a.action} ${a.id ?? a.topic ?? ''}`.trim() },
     async execute(args, ctx) {
       const fact = args.body ?? args.topic ?? '';

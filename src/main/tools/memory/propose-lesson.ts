@@ -18,6 +18,7 @@ export const createProposeLesson = (memory: MemoryService, folderOf: (conversati
       .strict(),
     risk: 'low-risk',
     disclosure: 'private',
+    facts: { reaches: ['memory'] },
     presentation: { title: 'Propose a lesson', icon: 'memory', summary: (a) => a.topic },
     async execute(args, ctx) {
       try {

@@ -23,6 +23,7 @@ export const createViewScratchpad = (memory: MemoryService, folderOf: (conversat
     params: z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: ['memory'] },
     presentation: { title: 'Read the scratchpad', icon: 'memory' },
     async execute(_args, ctx) {
       const row = memory.scratchpad(folderOf(ctx.conversationId));
@@ -46,6 +47,7 @@ export const createManageScratchpad = (memory: MemoryService, folderOf: (convers
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { bookkeeping: true },
     presentation: { title: 'Update the scratchpad', icon: 'memory', summary: (a) => a.action },
     async execute(args, ctx) {
       if (args.action !== 'clear' && args.text === undefined) throw new ToolError(`${args.action} needs \`text\`.`, 'invalid_args');

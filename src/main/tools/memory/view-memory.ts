@@ -22,6 +22,7 @@ export const createViewMemory = (memory: MemoryService, folderOf: (conversationI
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: ['memory'] },
     presentation: { title: 'Look in memory', icon: 'memory', summary: (a) => a.query ?? 'newest records' },
     async execute(args, ctx) {
       const folder = folderOf(ctx.conversationId);

@@ -40,6 +40,7 @@ export function createAskPeer(caller: PeerCaller) {
     params,
     risk: 'high-risk',
     disclosure: 'private',
+    facts: { sendsOut: true },
     // "Allow this peer for this conversation" is the always-allow rule `peer:NAME` (conversation scope only); its
     // answers carry the source `peer NAME`, which the taint inspector matches (approval-engine.ts).
     effects: (a) => {

@@ -21,6 +21,7 @@ export function createRequestClarification(clarifier: PeerClarifier) {
     params,
     risk: 'low-risk',
     disclosure: 'public',
+    facts: { peerOwn: true },
     effects: () => ({ egress: true }),
     presentation: { title: 'Ask the peer back', icon: 'question', summary: (a) => a.question.slice(0, 100) },
     timeoutMs: 30 * 60_000,

@@ -1,6 +1,6 @@
 /**
- * Plan mode: enter_plan_mode and exit_plan_mode. The limits themselves are the runtime's (runtime/plan-mode.ts: the
- * approval engine's plan-mode inspector and the per-turn tool filter); this family switches the mode, and leaving it
+ * Plan mode: enter_plan_mode and exit_plan_mode. The limits themselves are this family's hold (hold.ts: the approval
+ * engine's plan-mode inspector and the per-turn tool filter, registered by the assembly); this family switches the mode, and leaving it
  * needs the person to confirm the plan (a `plan` input request: approve, or revise with feedback). The approved plan
  * is pinned into the conversation's state and shown to the model every turn from then on.
  */
@@ -11,8 +11,9 @@ import type { ContentReader } from '../../../shared/content-reader';
 import { DeskhandError, ToolError } from '../../../shared/errors';
 import type { ContextSource } from '../../runtime/core';
 import type { InputKind } from '../../runtime/input-kinds';
-import { PINNED_PLAN_SLOT, PLAN_MODE_SLOT, planModeFilter, planModeOf, pinnedPlanOf, type PinnedPlan, type PlanModeState } from '../../runtime/plan-mode';
-import type { ToolFilter } from '../../runtime/registry';
+import { PINNED_PLAN_SLOT, PLAN_MODE_SLOT, planModeOf, pinnedPlanOf, type PinnedPlan, type PlanModeState } from '../../runtime/plan-mode';
+import type { Hold } from '../../runtime/hold';
+import { planModeHold, type PlanModeHeld } from './hold';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
 
 const MAX_PLAN_BYTES = 100_000;
@@ -70,7 +71,7 @@ export const planKind: InputKind<PlanAnswer> = {
   example: '{"decision": "approve"} or {"decision": "revise", "feedback": "also update the tests"}',
 };
 
-export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition[]; inputKinds: InputKind[]; filter: ToolFilter; contextSources: ContextSource[] } {
+export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition[]; inputKinds: InputKind[]; hold: Hold<PlanModeHeld>; contextSources: ContextSource[] } {
   const enterPlanMode = defineTool({
     name: 'enter_plan_mode',
     description:
@@ -79,6 +80,7 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
     params: z.strictObject({}),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     presentation: { title: 'Enter plan mode', icon: 'todo' },
     async execute(_a, ctx) {
       if (planModeOf(ctx.state.slots)) throw new ToolError('Plan mode is already on.');
@@ -111,6 +113,7 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
     }),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     effects: (a) => ({ paths: { read: [a.plan_file] } }),
     presentation: { title: 'Ask to confirm the plan', icon: 'todo', result: 'markdown' },
     input: (a) => {
@@ -153,5 +156,5 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
   };
   const context: ContextSource = { name: 'plan', discloses: { tier: 'internal', reveals: [] }, block: planBlock };
 
-  return { tools: [enterPlanMode, exitPlanMode] as ToolDefinition[], inputKinds: [planKind as InputKind], filter: planModeFilter, contextSources: [context] };
+  return { tools: [enterPlanMode, exitPlanMode] as ToolDefinition[], inputKinds: [planKind as InputKind], hold: planModeHold, contextSources: [context] };
 }

@@ -60,6 +60,7 @@ export const createListReminders = (schedules: Schedules) =>
     params: z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     presentation: { title: 'List reminders', icon: 'clock' },
     async execute() {
       const rows = schedules.list({ kind: 'reminder', live: true });

@@ -29,6 +29,7 @@ export const createAskUserSecret = (vault: VaultView | null) =>
     params,
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: ['secrets'] },
     presentation: { title: 'Enter a secret', icon: 'secret', summary: (args) => args.name },
     input: (args) => ({
       kind: 'secret',

@@ -14,6 +14,7 @@ export const createListSavedSecrets = (vault: VaultView | null) =>
     risk: 'read-only',
     // Spec I lists it as `private`: which secrets exist (and what they are for) is the person's own material.
     disclosure: 'private',
+    facts: { reaches: ['secrets'] },
     presentation: { title: 'List saved secrets', icon: 'secret' },
     async execute() {
       if (!vault) throw new ToolError('This host has no vault (OS keyring), so there are no saved secrets.', 'not_found');

@@ -29,6 +29,7 @@ export const createUseSavedSecret = (vault: VaultView | null) =>
       },
     }),
     disclosure: 'private',
+    facts: { reaches: ['secrets'] },
     presentation: { title: 'Use a saved secret', icon: 'secret', summary: (args) => args.name },
     holdsSecret: (args) => args.name,
     pair: {

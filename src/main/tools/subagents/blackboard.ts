@@ -15,6 +15,7 @@ export const createPostToBlackboard = (subagents: Subagents) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: ['conversations'] },
     presentation: { title: 'Post to the blackboard', icon: 'tool', summary: (a) => a.topic },
     async execute(args, ctx) {
       const post = subagents.post({ runId: ctx.runId, conversationId: ctx.conversationId }, args.topic, args.body);
@@ -35,6 +36,7 @@ export const createReadBlackboard = (subagents: Subagents) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: ['conversations'] },
     presentation: { title: 'Read the blackboard', icon: 'tool' },
     async execute(args, ctx) {
       const posts = subagents.read(ctx.conversationId, { ...(args.topic ? { topic: args.topic } : {}), ...(args.after_id !== undefined ? { afterId: args.after_id } : {}), limit: args.limit ?? 50 });

@@ -28,6 +28,7 @@ export const createTaskOutput = (tasks: TaskService) =>
     }),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [] },
     presentation: { title: "Show a background task's output", icon: 'task', summary: (args) => args.id },
     async execute({ id, offset }, ctx) {
       const { task, job } = tasks.resolve(id, ctx.conversationId);

@@ -31,6 +31,7 @@ export const manageTodos = defineTool({
     .strict(),
   risk: 'read-only',
   disclosure: 'private',
+  facts: { bookkeeping: true },
   presentation: { title: 'Update the todo list', icon: 'todo', summary: (args) => (args.todos ? `${args.todos.length} item${args.todos.length === 1 ? '' : 's'}` : 'read the list') },
   async execute({ todos }, ctx) {
     // Spec II: without `todos` the call reads the list; nothing changes and nothing is published.

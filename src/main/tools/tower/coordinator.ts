@@ -41,6 +41,7 @@ export const createTowerInit = (tower: Tower, commands: TowerCommandKnowledge) =
     // Its tier; with a tests command the call is judged by that command (effects' assessment) and always asks.
     risk: 'low-risk',
     disclosure: 'internal',
+    facts: { roles: ['tower-coordinator'] },
     presentation: { title: 'Start coordinator mode', icon: 'task', summary: (a) => (a.tests_command ? `${a.objective.slice(0, 60)} · tests: ${commands.visible(a.tests_command).slice(0, 80)}` : a.objective.slice(0, 80)) },
     effects: (args, ctx) => ({
       processes: true,
@@ -71,6 +72,7 @@ export const createTowerPlan = (tower: Tower, commands: TowerCommandKnowledge) =
     params: z.object({ missions: z.array(missionParam).min(1).max(16).describe('The missions.') }).strict(),
     risk: 'high-risk',
     disclosure: 'private',
+    facts: { roles: ['tower-coordinator'] },
     presentation: { title: 'Plan the missions', icon: 'task', summary: (a) => `${a.missions.length} missions` },
     // The plan is the person's decision under every policy.
     effects: () => ({ assessment: { risk: 'high-risk', reasons: ['a Tower plan decides what agents will change'], rulePattern: null, alwaysAsk: 'the person approves a mission plan' } }),
@@ -104,6 +106,7 @@ export const createTowerSpawn = (tower: Tower) =>
       .strict(),
     risk: 'low-risk',
     disclosure: 'private',
+    facts: { roles: ['tower-coordinator'] },
     presentation: { title: 'Spawn a Tower agent', icon: 'tool', summary: (a) => `${a.role} for ${a.mission}` },
     effects: () => ({ processes: true }),
     timeoutMs: 5 * 60_000,
@@ -122,6 +125,7 @@ export const createTowerMerge = (tower: Tower) =>
     params: z.object({ mission: missionId.describe('The mission to merge.') }).strict(),
     risk: 'high-risk',
     disclosure: 'internal',
+    facts: { roles: ['tower-coordinator'] },
     presentation: { title: 'Merge a mission', icon: 'task', summary: (a) => a.mission },
     effects: () => ({ processes: true }),
     timeoutMs: 15 * 60_000,
@@ -137,6 +141,7 @@ export const createTowerTeardown = (tower: Tower) =>
     params: z.object({ reason: z.string().trim().max(500).optional().describe('Why (recorded in the activity log).') }).strict(),
     risk: 'low-risk',
     disclosure: 'internal',
+    facts: { roles: ['tower-coordinator'] },
     presentation: { title: 'End coordinator mode', icon: 'task' },
     effects: () => ({ processes: true }),
     timeoutMs: 5 * 60_000,

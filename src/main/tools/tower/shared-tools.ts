@@ -12,6 +12,7 @@ export const createTowerSend = (tower: Tower) =>
     params: z.object({ to: z.string().trim().min(1).max(80).describe('tower, all, or an agent name from tower_status.'), message: z.string().trim().min(1).max(20_000).describe('The message.') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [], roles: ['tower-member'] },
     presentation: { title: 'Send a Tower message', icon: 'tool', summary: (a) => `to ${a.to}` },
     async execute(args, ctx) {
       return { output: tower.send(ctx.conversationId, args.to, args.message) };
@@ -25,6 +26,7 @@ export const createTowerInbox = (tower: Tower) =>
     params: z.object({ limit: z.number().int().min(1).max(100).optional().describe('At most this many (default 20).') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [], roles: ['tower-member'] },
     presentation: { title: 'Read the Tower inbox', icon: 'tool' },
     async execute(args, ctx) {
       return { output: tower.inbox(ctx.conversationId, args.limit ?? 20) };
@@ -44,6 +46,7 @@ export const createTowerFinding = (tower: Tower) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [], roles: ['tower-member'] },
     presentation: { title: 'File a Tower finding', icon: 'tool', summary: (a) => `${a.kind}: ${a.title}` },
     async execute(args, ctx) {
       return { output: tower.finding(ctx.conversationId, args.kind, args.title, args.body) };
@@ -57,6 +60,7 @@ export const createTowerReview = (tower: Tower) =>
     params: z.object({ mission: missionId.describe('The mission you review.'), verdict: z.enum(['approve', 'changes']).describe('approve or changes.'), body: z.string().trim().max(20_000).default('').describe('Your review.') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [], roles: ['tower-member'] },
     presentation: { title: 'Submit a review verdict', icon: 'tool', summary: (a) => `${a.verdict} ${a.mission}` },
     async execute(args, ctx) {
       return { output: await tower.review(ctx.conversationId, args.mission, args.verdict, args.body) };
@@ -77,6 +81,7 @@ export const createTowerMission = (tower: Tower) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [], roles: ['tower-member'] },
     presentation: { title: 'Read or update a mission', icon: 'tool', summary: (a) => a.mission ?? 'my mission' },
     async execute(args, ctx) {
       return { output: tower.mission(ctx.conversationId, args.mission, { ...(args.done ? { done: args.done } : {}), ...(args.note ? { note: args.note } : {}), ...(args.blocker ? { blocker: args.blocker } : {}) }) };
@@ -92,6 +97,7 @@ export const createTowerStatus = (tower: Tower) =>
     params: z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
+    facts: { reaches: [], roles: ['tower-member'] },
     presentation: { title: 'Tower status', icon: 'tool' },
     async execute(_args, ctx) {
       return { output: tower.status(ctx.conversationId) };

@@ -78,6 +78,7 @@ export function createWebFetch(deps: { http: HttpService; urlGrants: () => reado
     params,
     risk: 'read-only',
     disclosure: 'public',
+    facts: { sendsOut: true },
     effects: (args) => urlEffects(deps.http, [args.url]),
     pair: {
       executeName: 'execute_web_fetch',

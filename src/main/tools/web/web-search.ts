@@ -76,6 +76,7 @@ export function createWebSearch(deps: { http: HttpService; search: () => SearchS
     params,
     risk: 'read-only',
     disclosure: 'public',
+    facts: { sendsOut: true },
     effects: () => {
       const settings = deps.search();
       const endpoint = settings ? endpointOf(settings) : null;
