@@ -66,7 +66,8 @@ export type RunEvent =
   | { type: 'tool.result'; runId: string; callId: string; tool: string; status: 'ok' | 'error' | 'denied' | 'interrupted'; output: string; durationMs: number; summary?: string }
   | { type: 'usage'; runId: string; step: number; usage: Usage }
   | { type: 'run.retry'; runId: string; attempt: number; delayMs: number; reason: string }
-  | { type: 'run.parked'; runId: string; conversationId: string; approvalIds: string[] }
+  /** `budget`: parked by a budget before a model call (a hold, answered with a raise or a stop), not by a request. */
+  | { type: 'run.parked'; runId: string; conversationId: string; approvalIds: string[]; budget?: { holdId: string; message: string } }
   | { type: 'run.finished'; runId: string; conversationId: string; status: RunStatus; error?: string; usage: Usage; steps: number };
 
 export type RunEventType = RunEvent['type'];

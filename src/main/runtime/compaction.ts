@@ -14,6 +14,7 @@ import { historyView, type ViewedMessage } from './history-cache';
 import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RuntimeCore } from './core';
 import { streamModelStep, type StoredMessage } from './model-call';
+import { ledgerSink } from './usage-meter';
 
 /** Characters per token for estimates (requests are judged before they are sent, so no provider count exists). */
 const CHARS_PER_TOKEN = 4;
@@ -160,7 +161,7 @@ export async function compactConversation(
   const transcript = renderTranscript(previous?.summary ?? null, dropped, limits.contextWindow * 2, focus);
   let summary: string;
   try {
-    summary = await summarize(core, options, transcript);
+    summary = await summarize(core, options, transcript, { conversationId, runId });
     if (!summary.trim()) throw new Error('the model returned an empty summary');
   } catch (err) {
     // The compaction still happens (the context must shrink), with a mechanical summary that says why.
@@ -189,7 +190,7 @@ export async function compactConversation(
   };
 }
 
-async function summarize(core: RuntimeCore, options: Pick<RunOptions, 'provider' | 'signal'>, transcript: string): Promise<string> {
+async function summarize(core: RuntimeCore, options: Pick<RunOptions, 'provider' | 'signal'>, transcript: string, where: { conversationId: string; runId: string | null }): Promise<string> {
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -203,6 +204,7 @@ async function summarize(core: RuntimeCore, options: Pick<RunOptions, 'provider'
       tools: [],
       signal: controller.signal,
       redactor: core.redactor,
+      onUsage: ledgerSink(core.store, { cause: 'compaction', ...where }),
     });
     for await (const part of stream) if (part.type === 'text') text += part.delta;
     return text;

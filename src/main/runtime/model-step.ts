@@ -20,6 +20,7 @@ import type { Policy } from '../../shared/tools';
 import { enabledFamiliesOf } from './tool-families';
 import { compactConversation, requestView, textPartsOf } from './compaction';
 import { positionalCallId } from './call-ids';
+import { ledgerSink } from './usage-meter';
 
 /** For text whose redaction happens later (in a stream redactor). */
 export const NO_REDACTION = { redact: (text: string) => text };
@@ -76,6 +77,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         signal: stepController.signal,
         redactor,
         cacheKey: promptCacheKey(conv.id),
+        onUsage: ledgerSink(store, { cause: 'turn', conversationId: conv.id, runId: run.id }),
       });
       for await (const part of stream) {
         arm();

@@ -46,6 +46,10 @@ export function renderEvent(event: RunEvent): void {
       if (event.prompt) err(event.prompt);
       break;
     case 'run.parked':
+      if (event.budget) {
+        err(`${event.budget.message} Answer with: deskhand runs answer ${event.budget.holdId} --value '{"usd": N}' (or '{"tokens": N}'), or --value '{"stop": true}'.`);
+        break;
+      }
       err(`Run ${event.runId} is parked waiting for a person. Answer with: deskhand runs approve ${event.approvalIds[0]} (or deny), or deskhand runs answer ${event.approvalIds[0]} --value JSON for a question or file pick.`);
       break;
     case 'run.finished':

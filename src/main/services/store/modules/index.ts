@@ -16,7 +16,7 @@ import { goalsModule } from './goals';
 
 import { extensionsModule } from './extensions';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule, peersModule, mcpSeenModule, ledgerModule, instructionPinsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule, peersModule, mcpSeenModule, ledgerModule, instructionPinsModule, usageModule] as const;
 import { subagentsModule } from './subagents';
 import { contextModule } from './context';
 
@@ -29,4 +29,5 @@ import { peersModule } from './peers';
 import { mcpSeenModule } from './mcp-seen';
 import { ledgerModule } from './ledger';
 import { instructionPinsModule } from './instruction-pins';
+import { usageModule } from './usage';
 
