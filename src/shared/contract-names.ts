@@ -97,6 +97,11 @@ export const METHOD_NAMES = [
   'exportComposition',
   'printComposition',
   'listFolders',
+  // the usage ledger and budgets (contract-usage.ts)
+  'getUsage',
+  'getConversationUsage',
+  'setBudget',
+  'answerBudgetHold',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged', 'subagentsChanged'] as const;
