@@ -152,7 +152,7 @@ export function projectMessages(store: Store, conversationId: string, presenter:
     // A run whose messages were replaced by an edit or a regenerate (a superseded branch) shows nothing.
     if (item && lastIndexOfRun.has(run.id)) inserts.push({ after: lastIndexOfRun.get(run.id)!, item });
   }
-  withTurnUsage(items, runs, lastIndexOfRun);
+  withTurnUsage(items, runs, lastIndexOfRun, store);
   const rang = reminderEvents(store, conversationId);
   if (inserts.length === 0) return rang.length ? byTime(items, rang) : items;
   inserts.sort((a, b) => a.after - b.after);
