@@ -68,6 +68,11 @@ export type RunEvent =
   | { type: 'run.retry'; runId: string; attempt: number; delayMs: number; reason: string }
   /** `budget`: parked by a budget before a model call (a hold, answered with a raise or a stop), not by a request. */
   | { type: 'run.parked'; runId: string; conversationId: string; approvalIds: string[]; budget?: { holdId: string; message: string } }
-  | { type: 'run.finished'; runId: string; conversationId: string; status: RunStatus; error?: string; usage: Usage; steps: number };
+  | { type: 'run.finished'; runId: string; conversationId: string; status: RunStatus; error?: string; usage: Usage; steps: number }
+  /**
+   * Compaction of the model's view: `started` before the summary call (a notice), `done` once its record is stored
+   * (the transcript shows what was dropped).
+   */
+  | { type: 'context.compaction'; phase: 'started' | 'done'; runId: string; conversationId: string; reason: string; tokensBefore: number; droppedMessages: number; tokensAfter?: number };
 
 export type RunEventType = RunEvent['type'];

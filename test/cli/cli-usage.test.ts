@@ -4,6 +4,8 @@
  * sum of what the server reported, call by call attributed to its cause. And a conversation budget that parks a run
  * before a model call (none is made after it), raised from another process, after which the run finishes.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reply } from '../support/model-server';
 import { useCliWorld } from '../support/cli';
@@ -76,6 +78,16 @@ describe('deskhand usage', () => {
     const text = await world.cli(['usage', '--data-dir', dataDir, '--by', 'cause']);
     expect(text.stdout).toMatch(/Subagents\s+1 calls\s+320 tokens/);
     expect(text.stdout).toMatch(/Compaction\s+1 calls\s+740 tokens/);
+
+    // The compaction's record is in the transcript: what was dropped and the summary that stands for it.
+    const conversationId = String(r.events.find((e) => e.type === 'run.started')!.conversationId);
+    const file = join(world.work, 'export.md');
+    const exported = await world.cli(['conversations', 'export', conversationId, '--out', file, '--data-dir', dataDir]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const markdown = readFileSync(file, 'utf8');
+    expect(markdown).toContain('## Deskhand (context compacted)');
+    expect(markdown).toMatch(/1 earlier messages were replaced by this summary/);
+    expect(markdown).toContain('The person asked for a greeting; a child said hello.');
   }, 60_000);
 
   it('refuses a bad --since and --by with what to type instead', async () => {

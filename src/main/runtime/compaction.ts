@@ -138,7 +138,7 @@ export async function compactConversation(
   core: RuntimeCore,
   conversationId: string,
   runId: string | null,
-  options: Pick<RunOptions, 'provider' | 'signal'>,
+  options: Pick<RunOptions, 'provider' | 'signal' | 'onEvent'>,
   /** `auto`: at the threshold; `tool`: summarize_context; `refused`: the provider refused the request as too long. */
   reason: 'auto' | 'tool' | 'refused',
   focus?: string,
@@ -159,6 +159,7 @@ export async function compactConversation(
   if (cut <= 0) return { compacted: false, message: 'Nothing to compact: the history is only the last turns.' };
   const dropped = messages.slice(0, cut);
   const transcript = renderTranscript(previous?.summary ?? null, dropped, limits.contextWindow * 2, focus);
+  if (runId) core.emit(options, { type: 'context.compaction', phase: 'started', runId, conversationId, reason, tokensBefore: before, droppedMessages: dropped.length });
   let summary: string;
   try {
     summary = await summarize(core, options, transcript, { conversationId, runId });
@@ -183,6 +184,7 @@ export async function compactConversation(
   });
   const after = contextFigures(core, conversationId).contextTokens;
   const record = { ...ctx.latest(conversationId)!, tokens_after: after };
+  if (runId) core.emit(options, { type: 'context.compaction', phase: 'done', runId, conversationId, reason, tokensBefore: before, droppedMessages: dropped.length, tokensAfter: after });
   return {
     compacted: true,
     record: { ...record, id },

@@ -218,7 +218,8 @@ export class Runtime {
   compactNow(conversationId: string, runId: string | null, focus: string | undefined, signal: AbortSignal, provider?: ProviderConfig): Promise<CompactionResult> {
     const model = provider ?? (runId ? this.core.live.get(runId)?.provider : undefined);
     if (!model) throw new DeskhandError('conflict', `Run ${runId} is not running in this process; compaction needs its model.`);
-    return compactConversation(this.core, conversationId, runId, { provider: model, signal }, 'tool', focus);
+    const onEvent = runId ? this.core.live.get(runId)?.onEvent : undefined;
+    return compactConversation(this.core, conversationId, runId, { provider: model, signal, ...(onEvent ? { onEvent } : {}) }, 'tool', focus);
   }
 
   /** What the next request of a conversation carries, the threshold and the compactions so far. */

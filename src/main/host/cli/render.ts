@@ -45,6 +45,15 @@ export function renderEvent(event: RunEvent): void {
       err(`? ${event.description} (${event.requestId}, ${event.kind})`);
       if (event.prompt) err(event.prompt);
       break;
+    case 'context.compaction':
+      if (midLine) process.stdout.write('\n');
+      midLine = false;
+      err(
+        event.phase === 'started'
+          ? `… compacting the context: ${event.droppedMessages} older messages (~${event.tokensBefore} tokens in all) are being summarized; the transcript keeps them.`
+          : `… compacted: ~${event.tokensBefore} → ~${event.tokensAfter ?? '?'} tokens (deskhand conversations export shows what was dropped).`,
+      );
+      break;
     case 'run.parked':
       if (event.budget) {
         err(`${event.budget.message} Answer with: deskhand runs answer ${event.budget.holdId} --value '{"usd": N}' (or '{"tokens": N}'), or --value '{"stop": true}'.`);
