@@ -20,7 +20,7 @@ import type { Policy } from '../../shared/tools';
 import { enabledFamiliesOf } from './tool-families';
 import { compactConversation, requestView, textPartsOf } from './compaction';
 import { positionalCallId } from './call-ids';
-import { ledgerSink } from './usage-meter';
+import { ledgerSink, recordUsage, type CallUsage } from './usage-meter';
 
 /** For text whose redaction happens later (in a stream redactor). */
 export const NO_REDACTION = { redact: (text: string) => text };
@@ -28,6 +28,7 @@ export const NO_REDACTION = { redact: (text: string) => text };
 export async function runModelStep(core: RuntimeCore, run: RunRow, conv: ConversationRow, tools: ModelToolSpec[], options: RunOptions): Promise<'tools' | 'done' | 'aborted' | { repeating: string }> {
   const { store, redactor, limits } = core;
   let { messages, lastUserText } = requestView(core.store, conv.id);
+  const who = { cause: 'turn', conversationId: conv.id, runId: run.id } as const;
   // A context-length refusal compacts the conversation once per step, then the step is asked again.
   let compacted = false;
   for (let attempt = 0; ; attempt++) {
@@ -49,6 +50,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     let text = '';
     const calls: { toolCallId: string; toolName: string; input: unknown; invalidError?: string }[] = [];
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    let reported: CallUsage | null = null;
     // Deltas are held back just enough that a secret split across deltas is redacted whole.
     const deltas = redactor.stream((_key, delta) => core.emit(options, { type: 'text', runId: run.id, delta, step: run.step + 1 }));
     // The first delta of a turn of the event loop goes to the stream redactor at once, as it comes (a paced token, one
@@ -77,7 +79,8 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         signal: stepController.signal,
         redactor,
         cacheKey: promptCacheKey(conv.id),
-        onUsage: ledgerSink(store, { cause: 'turn', conversationId: conv.id, runId: run.id }),
+        // Kept until the step is written (one commit for both); an attempt that fails after its usage came records it alone.
+        onUsage: (u) => (reported = u),
       });
       for await (const part of stream) {
         arm();
@@ -98,6 +101,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       pushPending();
       deltas.flush();
     } catch (err) {
+      if (reported) ledgerSink(store, who)(reported);
       pushPending();
       deltas.flush();
       clearTimeout(idle);
@@ -183,6 +187,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     // Without an fsync (it survives a SIGKILL): the calls it records have not acted yet, and before any call acts on
     // the world the pipeline syncs the store (CallPipeline.execute); a final step is synced by the run's end.
     store.transactionWithoutFsync(() => {
+      if (reported) recordUsage(store, who, reported);
       if (assistantParts.length) store.addMessage(conv.id, run.id, 'assistant', assistantParts);
       for (const row of rows) store.insertToolCall(row);
       store.updateRun(run.id, {

@@ -31,34 +31,40 @@ export interface UsageAttribution {
   toolCallId?: string | null;
 }
 
-/** A sink that records into the store's ledger. */
+/** A sink that records into the store's ledger (a commit of its own, without an fsync: bookkeeping). */
 export function ledgerSink(store: Store, who: UsageAttribution): UsageSink {
   return (u) => {
     try {
-      const root = rootOf(store, who.conversationId ?? null, who.runId ?? null);
-      const cause = who.cause === 'turn' && root.subagent ? 'subagent' : who.cause;
-      store.withoutFsync(() =>
-        store.module(usageModule).record({
-          at: Date.now(),
-          cause,
-          conversation_id: who.conversationId ?? null,
-          run_id: who.runId ?? null,
-          root_conversation_id: root.conversationId,
-          root_run_id: root.runId,
-          tool_call_id: root.toolCallId ?? who.toolCallId ?? null,
-          provider: u.provider,
-          model: u.model,
-          input_tokens: u.inputTokens,
-          output_tokens: u.outputTokens,
-          cache_read_tokens: u.cacheReadTokens,
-          cache_write_tokens: u.cacheWriteTokens,
-          reasoning_tokens: u.reasoningTokens,
-        }),
-      );
+      store.withoutFsync(() => recordUsage(store, who, u));
     } catch {
       // the ledger is bookkeeping: a closed store (a test tearing down) must not fail the model call
     }
   };
+}
+
+/**
+ * Writes one call's row in the caller's transaction (a run's step writes it with the step's own commit, so the
+ * ledger costs no commit of its own per step).
+ */
+export function recordUsage(store: Store, who: UsageAttribution, u: CallUsage): void {
+  const root = rootOf(store, who.conversationId ?? null, who.runId ?? null);
+  const cause = who.cause === 'turn' && root.subagent ? 'subagent' : who.cause;
+  store.module(usageModule).record({
+    at: Date.now(),
+    cause,
+    conversation_id: who.conversationId ?? null,
+    run_id: who.runId ?? null,
+    root_conversation_id: root.conversationId,
+    root_run_id: root.runId,
+    tool_call_id: root.toolCallId ?? who.toolCallId ?? null,
+    provider: u.provider,
+    model: u.model,
+    input_tokens: u.inputTokens,
+    output_tokens: u.outputTokens,
+    cache_read_tokens: u.cacheReadTokens,
+    cache_write_tokens: u.cacheWriteTokens,
+    reasoning_tokens: u.reasoningTokens,
+  });
 }
 
 /** The person's conversation and turn a call counts toward: up the subagent links (at most 8 levels, as spawning allows). */
