@@ -171,7 +171,7 @@ export default async function loopOverhead(): Promise<BenchResult> {
     const redactor = new SecretRedactor();
     const viaSdk = async () => {
       server.enqueue(reply().tool('stat', { path: 'a.txt' }));
-      for await (const part of streamModelStep({ model, system, messages, tools, signal: new AbortController().signal, redactor })) void part;
+      for await (const part of streamModelStep({ model, system, messages, tools, signal: new AbortController().signal, redactor, onUsage: () => {} })) void part;
     };
     await viaSdk();
     const body = JSON.stringify(server.requests.at(-1)!.body);

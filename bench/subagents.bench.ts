@@ -63,7 +63,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
       const worker = async () => {
         while (next < children) {
           const i = next++;
-          const stream = streamModelStep({ model, system: 'You are Deskhand.', messages: [{ role: 'user', content: `ITEM ${i}: say ok` }], tools: [], signal: new AbortController().signal, redactor });
+          const stream = streamModelStep({ model, system: 'You are Deskhand.', messages: [{ role: 'user', content: `ITEM ${i}: say ok` }], tools: [], signal: new AbortController().signal, redactor, onUsage: () => {} });
           for await (const _ of stream) void _;
         }
       };
@@ -96,7 +96,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
     };
     const transcript = 'lorem ipsum dolor sit amet '.repeat(Math.floor(400_000 / 27));
     const summaryCall = async () => {
-      const stream = streamModelStep({ model, system: 'You compact an agent', messages: [{ role: 'user', content: transcript }], tools: [], signal: new AbortController().signal, redactor });
+      const stream = streamModelStep({ model, system: 'You compact an agent', messages: [{ role: 'user', content: transcript }], tools: [], signal: new AbortController().signal, redactor, onUsage: () => {} });
       for await (const _ of stream) void _;
     };
     const compaction: number[] = [];

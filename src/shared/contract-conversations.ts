@@ -63,6 +63,22 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({ kind: z.literal('error'), id: z.string(), runId: z.string().nullable(), text: z.string(), severity: z.enum(['error', 'notice']), at: z.number() }),
   /**
+   * A compaction of the model's view: what was dropped (messages with their sizes and tools), the summary that replaced
+   * them, and the sizes before and after. The transcript itself stays whole; only later requests carry the summary.
+   */
+  z.strictObject({
+    kind: z.literal('compaction'),
+    id: z.string(),
+    runId: z.string().nullable(),
+    at: z.number(),
+    /** auto (the threshold), tool (summarize_context), refused (the provider refused the request as too long). */
+    reason: z.string(),
+    tokensBefore: z.number(),
+    tokensAfter: z.number(),
+    dropped: z.array(z.strictObject({ role: z.string(), chars: z.number(), tools: z.array(z.string()) })),
+    summary: z.string(),
+  }),
+  /**
    * A turn nobody typed: Deskhand continued the conversation because background work it started ended (a command, a
    * job batch, a wait_for). Stored as a user-role message for the model; shown as what it is, never as "You".
    */

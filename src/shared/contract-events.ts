@@ -80,7 +80,17 @@ export const runEventSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({ type: z.literal('usage'), runId: z.string(), step: z.number(), usage: usageSchema }),
   z.strictObject({ type: z.literal('run.retry'), runId: z.string(), attempt: z.number(), delayMs: z.number(), reason: z.string() }),
-  z.strictObject({ type: z.literal('run.parked'), runId: z.string(), conversationId: z.string(), approvalIds: z.array(z.string()) }),
+  z.strictObject({ type: z.literal('run.parked'), runId: z.string(), conversationId: z.string(), approvalIds: z.array(z.string()), budget: z.strictObject({ holdId: z.string(), message: z.string() }).optional() }),
+  z.strictObject({
+    type: z.literal('context.compaction'),
+    phase: z.enum(['started', 'done']),
+    runId: z.string(),
+    conversationId: z.string(),
+    reason: z.string(),
+    tokensBefore: z.number(),
+    droppedMessages: z.number(),
+    tokensAfter: z.number().optional(),
+  }),
   z.strictObject({
     type: z.literal('run.finished'),
     runId: z.string(),

@@ -101,6 +101,11 @@ export const METHOD_NAMES = [
   'listChanges',
   'getChangeDiff',
   'rewind',
+  // the usage ledger and budgets (contract-usage.ts)
+  'getUsage',
+  'getConversationUsage',
+  'setBudget',
+  'answerBudgetHold',
 ] as const;
 
 export const EVENT_NAMES = ['run', 'conversationsChanged', 'approvalsChanged', 'openApproval', 'openConversation', 'newConversation', 'backgroundTasksChanged', 'todosChanged', 'toolsChanged', 'compositionsChanged', 'browserChanged', 'computerChanged', 'subagentsChanged'] as const;

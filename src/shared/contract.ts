@@ -16,6 +16,7 @@ import { peerMethods } from './contract-peers';
 import { folderMethods } from './contract-folders';
 import { workflowMethods } from './contract-workflows';
 import { toolsMethods } from './contract-tools';
+import { usageMethods } from './contract-usage';
 import { conversationMethods } from './contract-conversations';
 import { requestMethods } from './contract-requests';
 import { settingsMethods } from './contract-settings';
@@ -79,6 +80,8 @@ export const contract = {
     ...toolsMethods,
     // The change ledger: each turn's changes, diffs, rewind and redo (contract-changes.ts).
     ...changeMethods,
+    // The usage ledger, budgets and budget holds (contract-usage.ts).
+    ...usageMethods,
   },
   events: contractEvents,
 } as const;

@@ -68,7 +68,13 @@ export type RunEvent =
   | { type: 'tool.result'; runId: string; callId: string; tool: string; status: 'ok' | 'error' | 'denied' | 'interrupted'; output: string; durationMs: number; summary?: string }
   | { type: 'usage'; runId: string; step: number; usage: Usage }
   | { type: 'run.retry'; runId: string; attempt: number; delayMs: number; reason: string }
-  | { type: 'run.parked'; runId: string; conversationId: string; approvalIds: string[] }
-  | { type: 'run.finished'; runId: string; conversationId: string; status: RunStatus; error?: string; usage: Usage; steps: number };
+  /** `budget`: parked by a budget before a model call (a hold, answered with a raise or a stop), not by a request. */
+  | { type: 'run.parked'; runId: string; conversationId: string; approvalIds: string[]; budget?: { holdId: string; message: string } }
+  | { type: 'run.finished'; runId: string; conversationId: string; status: RunStatus; error?: string; usage: Usage; steps: number }
+  /**
+   * Compaction of the model's view: `started` before the summary call (a notice), `done` once its record is stored
+   * (the transcript shows what was dropped).
+   */
+  | { type: 'context.compaction'; phase: 'started' | 'done'; runId: string; conversationId: string; reason: string; tokensBefore: number; droppedMessages: number; tokensAfter?: number };
 
 export type RunEventType = RunEvent['type'];

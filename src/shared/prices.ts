@@ -37,6 +37,17 @@ export const PRICES: Readonly<Record<string, Price>> = {
   'o4-mini': openai(1.1, 0.275, 4.4),
 };
 
+/**
+ * The table in force: the maintained one with the person's overrides on top (an override names a model or a prefix,
+ * as the table does; `deskhand usage prices set`, the Usage page).
+ */
+export function priceTable(overrides: readonly { model: string; input_per_mtok: number; output_per_mtok: number; cache_read_per_mtok: number; cache_write_per_mtok: number }[]): Readonly<Record<string, Price>> {
+  if (overrides.length === 0) return PRICES;
+  const table: Record<string, Price> = { ...PRICES };
+  for (const o of overrides) table[o.model] = { inputPerMTok: o.input_per_mtok, outputPerMTok: o.output_per_mtok, cacheReadPerMTok: o.cache_read_per_mtok, cacheWritePerMTok: o.cache_write_per_mtok };
+  return table;
+}
+
 /** The price of a model, or null when the table does not know it. The longest matching entry wins. */
 export function priceOf(model: string, table: Readonly<Record<string, Price>> = PRICES): Price | null {
   let best: string | null = null;
@@ -58,8 +69,8 @@ export interface TokenCounts {
  * Dollars for these tokens on this model, or null when its price is unknown. Cached input is priced as cached: a read
  * at the cache-read price, a write at the cache-write price, the rest of the input at the input price.
  */
-export function costOf(model: string, tokens: TokenCounts): number | null {
-  const p = priceOf(model);
+export function costOf(model: string, tokens: TokenCounts, table: Readonly<Record<string, Price>> = PRICES): number | null {
+  const p = priceOf(model, table);
   if (!p) return null;
   const read = tokens.cacheReadTokens ?? 0;
   const write = tokens.cacheWriteTokens ?? 0;

@@ -31,6 +31,7 @@ import { offloadResult } from './offload';
 import { contextFigures } from './compaction';
 import { fireHooks, postToolText, toolTarget } from './hook-calls';
 import { askDuringCall, type Pausable } from './call-requests';
+import { ledgerSink } from './usage-meter';
 
 const MAX_PARALLEL_TOOLS = 10;
 const DEFAULT_TOOL_TIMEOUT_MS = 3 * 60_000;
@@ -628,6 +629,7 @@ export class CallPipeline {
       redact: (text) => redactor.redact(text),
       unchangedByRedaction: redactor.unchangedFiles,
       publish: (update) => this.core.emit(options, { type: 'state.changed', conversationId: run.conversation_id, ...update }),
+      meter: (cause, usage) => ledgerSink(store, { cause, conversationId: run.conversation_id, runId: run.id, toolCallId: row.id })(usage),
       checkedPaths: new Map(checks.filter((c) => !c.raw && !c.error).map((c) => [c.path, c])),
       writePaths: checks.filter((c) => c.access === 'write' && !c.error).map((c) => c.resolved),
       get sandbox() {

@@ -15,6 +15,7 @@ import { historyView, type ViewedMessage } from './history-cache';
 import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RuntimeCore } from './core';
 import { streamModelStep, type StoredMessage } from './model-call';
+import { ledgerSink } from './usage-meter';
 
 /** Characters per token for estimates (requests are judged before they are sent, so no provider count exists). */
 const CHARS_PER_TOKEN = 4;
@@ -138,7 +139,7 @@ export async function compactConversation(
   core: RuntimeCore,
   conversationId: string,
   runId: string | null,
-  options: Pick<RunOptions, 'provider' | 'signal'>,
+  options: Pick<RunOptions, 'provider' | 'signal' | 'onEvent'>,
   /** `auto`: at the threshold; `tool`: summarize_context; `refused`: the provider refused the request as too long. */
   reason: 'auto' | 'tool' | 'refused',
   focus?: string,
@@ -160,9 +161,10 @@ export async function compactConversation(
   if (cut <= 0) return { compacted: false, message: 'Nothing to compact: the history is only the last turns.' };
   const dropped = messages.slice(0, cut);
   const transcript = renderTranscript(previous?.summary ?? null, dropped, limits.contextWindow * 2, focus);
+  if (runId) core.emit(options, { type: 'context.compaction', phase: 'started', runId, conversationId, reason, tokensBefore: before, droppedMessages: dropped.length });
   let summary: string;
   try {
-    summary = await summarize(core, options, transcript);
+    summary = await summarize(core, options, transcript, { conversationId, runId });
     if (!summary.trim()) throw new Error('the model returned an empty summary');
   } catch (err) {
     // The compaction still happens (the context must shrink), with a mechanical summary that says why.
@@ -184,6 +186,7 @@ export async function compactConversation(
   });
   const after = contextFigures(core, conversationId).contextTokens;
   const record = { ...ctx.latest(conversationId)!, tokens_after: after };
+  if (runId) core.emit(options, { type: 'context.compaction', phase: 'done', runId, conversationId, reason, tokensBefore: before, droppedMessages: dropped.length, tokensAfter: after });
   return {
     compacted: true,
     record: { ...record, id },
@@ -191,7 +194,7 @@ export async function compactConversation(
   };
 }
 
-async function summarize(core: RuntimeCore, options: Pick<RunOptions, 'provider' | 'signal'>, transcript: string): Promise<string> {
+async function summarize(core: RuntimeCore, options: Pick<RunOptions, 'provider' | 'signal'>, transcript: string, where: { conversationId: string; runId: string | null }): Promise<string> {
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -205,6 +208,7 @@ async function summarize(core: RuntimeCore, options: Pick<RunOptions, 'provider'
       tools: [],
       signal: controller.signal,
       redactor: core.redactor,
+      onUsage: ledgerSink(core.store, { cause: 'compaction', ...where }),
     });
     for await (const part of stream) if (part.type === 'text') text += part.delta;
     return text;

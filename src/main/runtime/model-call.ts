@@ -11,6 +11,7 @@ import type { Redactor } from './redaction';
 import { redactRequest } from './wire-redaction';
 import { callIdWireOf, wireHistory } from './call-ids';
 import { replayReasoning, thinkingOptionsOf, type ThinkingSetting } from './reasoning';
+import type { UsageSink } from './usage-meter';
 
 type V3Model = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<V3Model['doStream']>[0];
@@ -29,7 +30,7 @@ export type StepPart =
   | { type: 'reasoning'; id: string; delta: string }
   | { type: 'reasoning-end'; id: string; providerOptions: Record<string, Record<string, unknown>> | null }
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
-  | { type: 'finish'; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+  | { type: 'finish'; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; reasoningTokens: number };
 
 export async function* streamModelStep(args: {
   model: LanguageModel;
@@ -51,6 +52,11 @@ export async function* streamModelStep(args: {
   cacheKey?: string;
   /** The person's thinking setting for this provider (reasoning.ts); absent: the provider's default. */
   thinking?: ThinkingSetting | null;
+  /**
+   * Where the call's usage goes when the provider reports it (the usage ledger, usage-meter.ts). Required: every model
+   * call is counted, inside runs or not (compaction, memory extraction, a connection test).
+   */
+  onUsage: UsageSink;
 }): AsyncGenerator<StepPart> {
   const model = args.model;
   if (typeof model === 'string' || model.specificationVersion !== 'v3') {
@@ -106,21 +112,31 @@ export async function* streamModelStep(args: {
       case 'tool-call':
         yield { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input };
         break;
-      case 'finish':
-        yield {
-          type: 'finish',
+      case 'finish': {
+        const finish = {
+          type: 'finish' as const,
           inputTokens: part.usage.inputTokens.total ?? 0,
           outputTokens: part.usage.outputTokens.total ?? 0,
           cacheReadTokens: part.usage.inputTokens.cacheRead ?? 0,
           cacheWriteTokens: part.usage.inputTokens.cacheWrite ?? 0,
+          reasoningTokens: part.usage.outputTokens.reasoning ?? 0,
         };
+        const { type: _type, ...tokens } = finish;
+        args.onUsage({ provider: providerNameOf(model.provider), model: model.modelId, ...tokens });
+        yield finish;
         break;
+      }
       case 'error':
         throw part.error;
       default:
         break;
     }
   }
+}
+
+/** The provider as people name it: `anthropic.messages` → `anthropic`, `openai.chat` → `openai`. */
+function providerNameOf(id: string): string {
+  return id.split('.')[0] || id;
 }
 
 /**

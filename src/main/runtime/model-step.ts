@@ -20,6 +20,7 @@ import type { Policy } from '../../shared/tools';
 import { enabledFamiliesOf } from './tool-families';
 import { compactConversation, requestView, textPartsOf } from './compaction';
 import { positionalCallId } from './call-ids';
+import { ledgerSink, recordUsage, type CallUsage } from './usage-meter';
 
 /** For text whose redaction happens later (in a stream redactor). */
 export const NO_REDACTION = { redact: (text: string) => text };
@@ -27,6 +28,7 @@ export const NO_REDACTION = { redact: (text: string) => text };
 export async function runModelStep(core: RuntimeCore, run: RunRow, conv: ConversationRow, tools: ModelToolSpec[], options: RunOptions): Promise<'tools' | 'done' | 'aborted' | { repeating: string }> {
   const { store, redactor, limits } = core;
   let { messages, lastUserText } = requestView(core.store, conv.id);
+  const who = { cause: 'turn', conversationId: conv.id, runId: run.id } as const;
   // A context-length refusal compacts the conversation once per step, then the step is asked again.
   let compacted = false;
   for (let attempt = 0; ; attempt++) {
@@ -52,6 +54,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     const thinking = redactor.stream((_key, delta) => core.emit(options, { type: 'thinking', runId: run.id, delta, step: run.step + 1 }));
     const calls: { toolCallId: string; toolName: string; input: unknown; invalidError?: string }[] = [];
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    let reported: CallUsage | null = null;
     // Deltas are held back just enough that a secret split across deltas is redacted whole.
     const deltas = redactor.stream((_key, delta) => core.emit(options, { type: 'text', runId: run.id, delta, step: run.step + 1 }));
     // The first delta of a turn of the event loop goes to the stream redactor at once, as it comes (a paced token, one
@@ -81,6 +84,8 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
         redactor,
         cacheKey: promptCacheKey(conv.id),
         thinking: options.provider?.thinking ?? null,
+        // Kept until the step is written (one commit for both); an attempt that fails after its usage came records it alone.
+        onUsage: (u) => (reported = u),
       });
       for await (const part of stream) {
         arm();
@@ -111,6 +116,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
       deltas.flush();
       thinking.flush();
     } catch (err) {
+      if (reported) ledgerSink(store, who)(reported);
       pushPending();
       deltas.flush();
       thinking.flush();
@@ -203,6 +209,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     // Without an fsync (it survives a SIGKILL): the calls it records have not acted yet, and before any call acts on
     // the world the pipeline syncs the store (CallPipeline.execute); a final step is synced by the run's end.
     store.transactionWithoutFsync(() => {
+      if (reported) recordUsage(store, who, reported);
       if (assistantParts.length) store.addMessage(conv.id, run.id, 'assistant', assistantParts);
       for (const row of rows) store.insertToolCall(row);
       store.updateRun(run.id, {

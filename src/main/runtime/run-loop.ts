@@ -15,6 +15,7 @@ import { MEDIA_TOOL } from '../../shared/media-marker';
 import { maybeCompact } from './compaction';
 import { runOwnerAlive } from '../services/processes/proc-info';
 import { stopHooks } from './hook-calls';
+import { budgetConversationOf, budgetReached, closeHolds, holdMessage, openHold, type BudgetReached } from './usage-budget';
 
 type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } | MediaOutput };
 
@@ -77,8 +78,11 @@ export class RunLoop {
         if (run.step >= this.core.limits.maxSteps) {
           return this.finish(run, 'failed', options, `Stopped after ${this.core.limits.maxSteps} steps (the step limit). Send a message to continue.`);
         }
-        // Before each model call: compaction at the threshold, then hooks (a subagent's steering messages; hooks add
+        // Before each model call: a budget it would cross parks the run (usage-budget.ts; a subagent's calls count
+        // toward its root conversation, whose next step parks), then compaction at the threshold, then hooks (a subagent's steering messages; hooks add
         // messages, never change the conversation's row).
+        const reached = c.id === budgetConversationOf(store, c.id) ? budgetReached(store, run) : null;
+        if (reached) return this.parkOnBudget(run, reached, options);
         if (await maybeCompact(this.core, run, c, options)) c = conv();
         for (const hook of this.core.stepHooks) await hook(run, c, options);
         const tools = this.calls.offer(run, new PersistentConversationState(c.folder, c.state), options.interactive).specs;
@@ -142,6 +146,16 @@ export class RunLoop {
     return true;
   }
 
+  /** Parks a run before a model call that would cross a budget: a hold a person answers (raise, or stop). */
+  private parkOnBudget(run: RunRow, reached: BudgetReached, options: RunOptions): RunOutcome {
+    const { store } = this.core;
+    const hold = openHold(store, run, reached);
+    store.updateRun(run.id, { status: 'parked', owner_pid: null });
+    this.calls.release(run.id);
+    this.core.emit(options, { type: 'run.parked', runId: run.id, conversationId: run.conversation_id, approvalIds: [hold.id], budget: { holdId: hold.id, message: holdMessage(hold) } });
+    return { runId: run.id, conversationId: run.conversation_id, status: 'parked', approvalIds: [hold.id] };
+  }
+
   /** A new message replaces a parked run: its requests are refused, its open calls end, the run is aborted. */
   supersede(run: RunRow): void {
     const { store } = this.core;
@@ -162,6 +176,7 @@ export class RunLoop {
       }
       this.closeStepIfSettled(run);
       store.updateRun(run.id, { status: 'aborted', error: 'Superseded by a new message.', owner_pid: null });
+      closeHolds(store, run.id);
     });
     this.calls.release(run.id);
     this.parkedEnded(run, 'its parent run was replaced by a new message while it waited for a person');
@@ -196,6 +211,7 @@ export class RunLoop {
       });
     }
     store.updateRun(run.id, { status, error: error ?? null, owner_pid: null });
+    closeHolds(store, run.id);
     this.calls.release(run.id);
     const final = store.getRun(run.id)!;
     this.core.emit(options, {

@@ -30,6 +30,8 @@ import { compactConversation, contextFigures, type CompactionResult, type Contex
 import { InputKinds, type ApprovalAnswer, type BackgroundAnswer, type InputKind } from './input-kinds';
 import { InputRequests } from './input-requests';
 import { streamModelStep } from './model-call';
+import { ledgerSink, type UsageAttribution } from './usage-meter';
+import { answerHold } from './usage-budget';
 import { SecretRedactor } from './redaction';
 import { ToolRegistry } from './registry';
 import { explainCall, type ExplainResult } from './explain';
@@ -236,7 +238,8 @@ export class Runtime {
   compactNow(conversationId: string, runId: string | null, focus: string | undefined, signal: AbortSignal, provider?: ProviderConfig): Promise<CompactionResult> {
     const model = provider ?? (runId ? this.core.live.get(runId)?.provider : undefined);
     if (!model) throw new DeskhandError('conflict', `Run ${runId} is not running in this process; compaction needs its model.`);
-    return compactConversation(this.core, conversationId, runId, { provider: model, signal }, 'tool', focus);
+    const onEvent = runId ? this.core.live.get(runId)?.onEvent : undefined;
+    return compactConversation(this.core, conversationId, runId, { provider: model, signal, ...(onEvent ? { onEvent } : {}) }, 'tool', focus);
   }
 
   /** What the next request of a conversation carries, the threshold and the compactions so far. */
@@ -386,9 +389,17 @@ export class Runtime {
    * One side call of the model outside any conversation (memory extraction): a system prompt and one user message,
    * no tools, the text back (redacted). Nothing is stored.
    */
-  async complete(cfg: ProviderConfig, system: string, prompt: string, signal?: AbortSignal): Promise<string> {
+  async complete(cfg: ProviderConfig, system: string, prompt: string, signal?: AbortSignal, usage: UsageAttribution = { cause: 'memory' }): Promise<string> {
     let text = '';
-    const stream = streamModelStep({ model: this.core.limits.modelFactory(cfg), system, messages: [{ role: 'user', content: prompt }], tools: [], signal: signal ?? new AbortController().signal, redactor: this.core.redactor });
+    const stream = streamModelStep({
+      model: this.core.limits.modelFactory(cfg),
+      system,
+      messages: [{ role: 'user', content: prompt }],
+      tools: [],
+      signal: signal ?? new AbortController().signal,
+      redactor: this.core.redactor,
+      onUsage: ledgerSink(this.store, usage),
+    });
     for await (const part of stream) if (part.type === 'text') text += part.delta;
     return this.core.redactor.redact(text);
   }
@@ -401,6 +412,16 @@ export class Runtime {
   /** Answers any request with a JSON value its kind accepts (`deskhand runs answer ID --value JSON`). */
   answerRequest(requestId: string, value: unknown, resume?: RunOptions): Promise<RunOutcome | null> {
     return this.requests.answer(requestId, value, resume);
+  }
+
+  /**
+   * Answers a budget hold (usage-budget.ts): a raise sets the new limit and resumes the run where it stood (when
+   * `resume` is given; else the caller resumes it), a stop ends it as a Stop on a parked run does.
+   */
+  async answerBudgetHold(holdId: string, value: unknown, resume?: RunOptions): Promise<RunOutcome | null> {
+    const { hold, answer } = answerHold(this.store, holdId, value);
+    if ('stop' in answer) return this.stopParked(hold.run_id, resume);
+    return resume ? this.resume(hold.run_id, resume) : null;
   }
 
   /** Resumes a parked (or recovered) run whose approvals are all answered. */
@@ -449,6 +470,7 @@ export class Runtime {
         tools: [],
         signal: controller.signal,
         redactor: this.core.redactor,
+        onUsage: ledgerSink(this.store, { cause: 'connection-test' }),
       });
       for await (const part of stream) {
         if (part.type === 'text') text += part.delta;

@@ -14,6 +14,8 @@ import type { RulePart } from '../../shared/rules';
 import type { ToolPresentationView, ResultHint, ToolIcon } from '../../shared/tool-presentation';
 import type { PathCheck, PathSpec, RunLaterPath } from './path-guard';
 import type { InstructionsReport } from './project-instructions';
+import type { UsageCause } from '../../shared/usage';
+import type { CallUsage } from './usage-meter';
 
 export type { PathSpec, RunLaterPath };
 
@@ -216,6 +218,11 @@ export interface ToolContext {
   readonly unchangedByRedaction?: import('./redaction').UnchangedFiles;
   /** Publishes family state the call changed (the todo list…) to every UI, as a typed event. */
   publish(update: StateUpdate): void;
+  /**
+   * Counts a model call the tool made itself (the media companion's) in the usage ledger, against this call's turn.
+   * Absent outside the runtime.
+   */
+  readonly meter?: (cause: UsageCause, usage: CallUsage) => void;
   /** Context-window figures for `context_info`. */
   readonly usage: {
     inputTokens: number;

@@ -320,6 +320,10 @@ export const useMessages = create<MessagesState>((set, get) => ({
               ...(e.summary ? { summary: e.summary } : {}),
             }));
             break;
+          case 'context.compaction':
+            // The record (what was dropped, the summary) is a projection of the store: shown once it is stored.
+            if (e.phase === 'done') needsReload = true;
+            break;
           case 'run.parked':
             activeRun = { runId: e.runId, status: 'parked' };
             closeText(e.runId);

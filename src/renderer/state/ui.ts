@@ -17,7 +17,7 @@ export interface Notice {
 export const INFO_NOTICE_MS = 6000;
 
 interface UiState {
-  view: 'chat' | 'settings';
+  view: 'chat' | 'settings' | 'usage';
   panelOpen: boolean;
   dialog: Dialog;
   notices: Notice[];
@@ -25,7 +25,7 @@ interface UiState {
   host: MethodResult<'getHostInfo'> | null;
   /** The person chose "Set up later" on the first-run panel (this window only). */
   firstRunDismissed: boolean;
-  setView(view: 'chat' | 'settings'): void;
+  setView(view: 'chat' | 'settings' | 'usage'): void;
   dismissFirstRun(): void;
   togglePanel(open?: boolean): void;
   openDialog(dialog: Dialog): void;

@@ -53,8 +53,13 @@ it('analyze_media uses the key saved for the provider in the keyring, before the
   writeFileSync(join(work, 'dot.png'), await new Jimp(8, 8, 0xff0000ff).getBufferAsync(Jimp.MIME_PNG));
   const companion = new CompanionModel(dataDir, { OPENAI_API_KEY: 'sk-from-env' }, async (p) => (p === 'openai' ? 'sk-from-keyring' : null));
   companion.save({ provider: 'openai', model: 'vision-test', imageModel: null, baseURL: server.baseURL });
-  server.enqueue(reply().text('A red square.'));
-  expect(await companion.analyze({ images: [{ bytes: Buffer.from('x'), mime: 'image/png' }], prompt: 'What is it?' })).toEqual({ text: 'A red square.', model: 'vision-test' });
+  server.enqueue(reply().text('A red square.').usage({ input: 43, output: 4 }));
+  // The answer carries the tokens the provider reported (analyze_media counts them in the usage ledger).
+  expect(await companion.analyze({ images: [{ bytes: Buffer.from('x'), mime: 'image/png' }], prompt: 'What is it?' })).toMatchObject({
+    text: 'A red square.',
+    model: 'vision-test',
+    usage: { provider: 'openai', model: 'vision-test', inputTokens: 43, outputTokens: 4 },
+  });
   expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-keyring');
 
   // No key in the keyring (or no keyring at all): the environment's.

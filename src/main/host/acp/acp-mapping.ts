@@ -278,6 +278,9 @@ export function replayOf(items: MessageItem[], cwd: string): AcpUpdate[] {
       case 'error':
         out.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n${item.severity === 'error' ? 'Error' : 'Note'}: ${item.text}\n` } });
         break;
+      case 'compaction':
+        out.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\nNote: the context was compacted: ${item.dropped.length} earlier messages were replaced by a summary in what the model sees.\n` } });
+        break;
       case 'review':
         out.push({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `(${reviewHeadline(item)})${item.text ? `\n${item.text}` : ''}` } });
         break;

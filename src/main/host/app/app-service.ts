@@ -35,6 +35,8 @@ import { ProviderSettings, providerGroup } from './provider-settings';
 import { browserGroup, rulesGroup, webGroup } from './settings-groups';
 import { extensionGroup } from './extension-settings';
 import { workflowGroup } from './app-service-workflows';
+import { usageGroup } from './usage-host';
+import { answerHoldAndResume } from '../background/hold-resume';
 import { TaskWakes } from '../background/task-wakes';
 import { memoryGroup } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
@@ -100,6 +102,7 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof workflowGroup> &
   ReturnType<ReturnType<typeof toolsGroup>> &
   ReturnType<typeof folderGroup> &
+  ReturnType<ReturnType<typeof usageGroup>> &
   ReturnType<ReturnType<typeof requestGroup>> &
   ReturnType<ReturnType<typeof changesGroup>>;
 
@@ -173,6 +176,7 @@ export class AppService implements ContractHandlers {
       mediaGroup,
       peerGroup(() => this.peerEndpoint),
       workflowGroup,
+      usageGroup({ answerHold: (holdId, value) => this.answerHold(holdId, value) }),
       toolsGroup({
         settings: () => this.providers.current(),
         provider: () => this.opts.providerOverride?.provider ?? this.providers.current().activeProvider,
@@ -454,6 +458,11 @@ export class AppService implements ContractHandlers {
   /** Answers one request through `act`; a parked run's last answer resumes it here (answer-resume.ts). */
   private answer(approval: ApprovalRow, act: (resume?: RunOptions) => Promise<unknown>): Promise<boolean> {
     return answerAndResume({ runtime: this.runtime, active: this.active, providers: this.providers, log: this.log, markChanged: (w) => this.markChanged(w) }, approval, act);
+  }
+
+  /** Answers a budget hold; a raise resumes the parked run here (hold-resume.ts). */
+  private answerHold(holdId: string, value: unknown): Promise<boolean> {
+    return answerHoldAndResume({ runtime: this.runtime, active: this.active, providers: this.providers, log: this.log, markChanged: (w) => this.markChanged(w) }, holdId, value);
   }
 
   // ── Todos ─────────────────────────────────────────────────────────────────────────────────────────────────────────

@@ -67,6 +67,11 @@ export function exportConversation(store: Store, conv: ConversationRow, presente
         out.push(`**${reviewHeadline(item)}**`, '');
         if (item.text) out.push(item.text, '');
         break;
+      case 'compaction':
+        who = null;
+        heading('Deskhand (context compacted)');
+        out.push(`${item.dropped.length} earlier messages were replaced by this summary in what the model sees (about ${item.tokensBefore} tokens became ${item.tokensAfter}):`, '', fenced(item.summary, ''), '');
+        break;
       case 'wake':
         who = null;
         heading('Deskhand (background work ended)');

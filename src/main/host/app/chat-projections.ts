@@ -9,6 +9,9 @@ import { costOf, runTokens } from '../../../shared/prices';
 import { attachmentOf } from '../../runtime/user-content';
 import { chatModule, type CallNoteRow } from '../../services/store/modules/chat';
 import type { ApprovalRow, RunRow, Store, ToolCallRow } from '../../services/store/store';
+import { usageModule } from '../../services/store/modules/usage';
+import { usageTotals, type UsageGroup } from '../../../shared/usage';
+import { pricesOf } from './usage-projection';
 
 export interface ChatExtras {
   notes: Map<string, CallNoteRow>;
@@ -96,9 +99,40 @@ export function runUsage(runs: readonly Pick<RunRow, 'model' | 'input_tokens' | 
   return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, models };
 }
 
+/**
+ * A turn's usage from the usage ledger: its own calls and what it caused (subagents, compaction, memory extraction,
+ * the media companion), priced with the table in force. Runs from before the ledger have no rows there.
+ */
+function ledgerUsage(store: Store, groups: readonly UsageGroup[]): TurnUsage | null {
+  if (groups.length === 0) return null;
+  const t = usageTotals(groups, pricesOf(store));
+  const models = [...new Set(groups.filter((g) => g.input_tokens + g.output_tokens > 0).map((g) => g.model))];
+  return { inputTokens: t.inputTokens, outputTokens: t.outputTokens, cacheReadTokens: t.cacheReadTokens, costUsd: t.costUsd, models };
+}
+
 /** Puts each finished turn's usage on its last assistant text (items are this projection's own, mutated in place). */
-export function withTurnUsage(items: MessageItem[], runs: readonly RunRow[], lastIndexOfRun: ReadonlyMap<string, number>): void {
+export function withTurnUsage(items: MessageItem[], runs: readonly RunRow[], lastIndexOfRun: ReadonlyMap<string, number>, store?: Store): void {
+  const ledger = new Map<string, UsageGroup[]>();
+  if (store) {
+    for (const g of store.module(usageModule).forRuns(runs.filter((r) => lastIndexOfRun.has(r.id)).map((r) => r.id))) {
+      const list = ledger.get(g.root_run_id) ?? [];
+      list.push(g);
+      ledger.set(g.root_run_id, list);
+    }
+  }
   for (const run of runs) {
+    const fromLedger = store ? ledgerUsage(store, ledger.get(run.id) ?? []) : null;
+    if (fromLedger && lastIndexOfRun.has(run.id)) {
+      for (let i = lastIndexOfRun.get(run.id)!; i >= 0; i--) {
+        const it = items[i]!;
+        if (it.runId !== run.id) break;
+        if (it.kind === 'assistant') {
+          items[i] = { ...it, usage: fromLedger };
+          break;
+        }
+      }
+      continue;
+    }
     if (run.input_tokens + run.output_tokens === 0 || !lastIndexOfRun.has(run.id)) continue;
     for (let i = lastIndexOfRun.get(run.id)!; i >= 0; i--) {
       const it = items[i]!;
@@ -115,5 +149,18 @@ export function withTurnUsage(items: MessageItem[], runs: readonly RunRow[], las
 export function conversationFigures(store: Store, conversationId: string): { usage: TurnUsage; storedSteps: { runId: string; step: number } | null } {
   const runs = store.runsForConversation(conversationId);
   const last = runs.at(-1);
-  return { usage: runUsage(runs), storedSteps: last ? { runId: last.id, step: last.step } : null };
+  // The ledger's rows, and the run rows of turns from before it (they have no ledger rows).
+  const groups = store.module(usageModule).groups({ rootConversationId: conversationId });
+  const counted = new Set(store.module(usageModule).forRuns(runs.map((r) => r.id)).map((g) => g.root_run_id));
+  const fromLedger = ledgerUsage(store, groups);
+  const older = runUsage(runs.filter((r) => !counted.has(r.id)));
+  if (!fromLedger) return { usage: older, storedSteps: last ? { runId: last.id, step: last.step } : null };
+  const usage: TurnUsage = {
+    inputTokens: fromLedger.inputTokens + older.inputTokens,
+    outputTokens: fromLedger.outputTokens + older.outputTokens,
+    cacheReadTokens: fromLedger.cacheReadTokens + older.cacheReadTokens,
+    costUsd: fromLedger.costUsd === null || older.costUsd === null ? null : fromLedger.costUsd + older.costUsd,
+    models: [...new Set([...fromLedger.models, ...older.models])],
+  };
+  return { usage, storedSteps: last ? { runId: last.id, step: last.step } : null };
 }

@@ -6,6 +6,7 @@
 import { OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../../shared/contract';
 import { subagentsModule, type SubagentRow } from '../../services/store/modules/subagents';
 import { scheduleModule } from '../../services/store/modules/schedule';
+import { contextModule } from '../../services/store/modules/context';
 import { displayTime } from '../../services/scheduler/when';
 import { parseSteering } from '../../services/subagents/index';
 import type { RiskTier } from '../../../shared/tools';
@@ -152,8 +153,8 @@ export function projectMessages(store: Store, conversationId: string, presenter:
     // A run whose messages were replaced by an edit or a regenerate (a superseded branch) shows nothing.
     if (item && lastIndexOfRun.has(run.id)) inserts.push({ after: lastIndexOfRun.get(run.id)!, item });
   }
-  withTurnUsage(items, runs, lastIndexOfRun);
-  const rang = reminderEvents(store, conversationId);
+  withTurnUsage(items, runs, lastIndexOfRun, store);
+  const rang = [...reminderEvents(store, conversationId), ...compactionEvents(store, conversationId)].sort((a, b) => a.at - b.at);
   if (inserts.length === 0) return rang.length ? byTime(items, rang) : items;
   inserts.sort((a, b) => a.after - b.after);
   const out: MessageItem[] = [];
@@ -182,6 +183,22 @@ function reminderEvents(store: Store, conversationId: string): MessageItem[] {
 }
 
 /** Places events among the items by time (each before the first item that came later). */
+/** Each compaction of the conversation, at the time it ran: what it dropped and the summary that stands for it. */
+function compactionEvents(store: Store, conversationId: string): MessageItem[] {
+  return store
+    .module(contextModule)
+    .list(conversationId)
+    .map((c) => {
+      let dropped: { role: string; chars: number; tools: string[] }[] = [];
+      try {
+        dropped = (JSON.parse(c.dropped) as { role: string; chars: number; tools?: string[] }[]).map((d) => ({ role: d.role, chars: d.chars, tools: d.tools ?? [] }));
+      } catch {
+        dropped = [];
+      }
+      return { kind: 'compaction' as const, id: `cmp:${c.id}`, runId: c.run_id, at: c.created_at, reason: c.reason, tokensBefore: c.tokens_before, tokensAfter: c.tokens_after, dropped, summary: c.summary };
+    });
+}
+
 function byTime(items: MessageItem[], events: MessageItem[]): MessageItem[] {
   const out: MessageItem[] = [];
   let k = 0;

@@ -190,7 +190,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       // The scripts trusted project MCP servers run: a write to one always asks (mcp/manager.ts).
       runLaterPaths: opts.runLaterPaths ?? (() => mcp.runLaterPaths()),
       // Automatic memory extraction: a side call that only proposes records (off with DESKHAND_MEMORY_EXTRACTION=off).
-      afterTurn: opts.afterTurn ?? ((turn) => extractMemories({ store, memory, complete: (cfg, system, prompt) => runtime!.complete(cfg, system, prompt) }, turn).then(() => undefined)),
+      afterTurn: opts.afterTurn ?? ((turn) => extractMemories({ store, memory, complete: (cfg, system, prompt) => runtime!.complete(cfg, system, prompt, undefined, { cause: 'memory', conversationId: turn.conversationId, runId: turn.runId }) }, turn).then(() => undefined)),
       systemAddendum: (id) => {
         const p = profiles.forConversation(id);
         return p?.systemPrompt ? `Agent profile "${p.name}":\n${p.systemPrompt}` : null;

@@ -19,6 +19,7 @@ import { assertSecretName } from '../../services/vault/vault';
 import { PromptQueue, readHidden } from './prompts';
 import { GRANT_LIFETIMES, GRANT_SCOPES, isGrantLifetime, isGrantScope, type GrantLifetime, type GrantScope } from '../../../shared/rules';
 import { EXIT, PROVIDER_OPTIONS, UsageError, enableFlag, parsePolicy, parseSandbox, print, providerFromFlags, type RunsFlags } from './flags';
+import { usageModule } from '../../services/store/modules/usage';
 
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -155,6 +156,7 @@ export async function resumeCommand(sub: 'approve' | 'deny' | 'answer', values: 
     const store = runtime.store;
     const id = positionals[0];
     if (!id) throw new UsageError(`runs ${sub} needs a REQUEST_ID (see \`deskhand runs list\`).`);
+    if (id.startsWith('hold_')) return await answerHoldCommand(runtime, id, sub, values, answerValue);
     const approval = store.getApproval(id);
     if (!approval) throw new DeskhandError('not_found', `No request ${id}. See \`deskhand runs list\`.`);
     const run = store.getRun(approval.run_id)!;
@@ -201,6 +203,21 @@ export async function resumeCommand(sub: 'approve' | 'deny' | 'answer', values: 
   } finally {
     await closeRuntime(runtime);
   }
+}
+
+/** `deskhand runs answer HOLD_ID --value '{"usd": 5}'` (or `{"stop": true}`): a budget hold; a raise resumes the run here. */
+async function answerHoldCommand(runtime: Runtime, id: string, sub: 'approve' | 'deny' | 'answer', values: RunsFlags, answerValue: unknown): Promise<number> {
+  if (sub !== 'answer') throw new UsageError(`${id} is a budget hold: answer it with deskhand runs answer ${id} --value '{"usd": N}' (or '{"tokens": N}', or '{"stop": true}').`);
+  const hold = runtime.store.module(usageModule).hold(id);
+  if (!hold) throw new DeskhandError('not_found', `No budget hold ${id}. See \`deskhand runs list\`.`);
+  const run = runtime.store.getRun(hold.run_id)!;
+  const options = runOptions(runtime, providerFromFlags(values, run), !!values.json);
+  await runtime.startMcp(runtime.store.getConversation(run.conversation_id)?.folder ?? undefined);
+  const outcome = await withInterrupt(options, async (opts) => {
+    const decided = await runtime.answerBudgetHold(id, answerValue, opts);
+    return decided && decided.status === 'finished' ? awaitBackground(runtime, run.conversation_id, values, opts, decided) : decided;
+  });
+  return outcome ? exitFor(outcome) : EXIT.finished;
 }
 
 /** Ends what commands started (nothing outlives Deskhand), then closes the store (AppRuntime.close). */

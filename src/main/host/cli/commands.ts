@@ -74,6 +74,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./prompt-tools')).toolsCommand(rest);
       case 'stop':
         return await (await import('./stop')).stopCommand(rest);
+      case 'usage':
+        return await (await import('./usage-ledger')).usageCommand(rest);
       case undefined:
       case 'help':
       case '--help':

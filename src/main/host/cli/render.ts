@@ -45,7 +45,20 @@ export function renderEvent(event: RunEvent): void {
       err(`? ${event.description} (${event.requestId}, ${event.kind})`);
       if (event.prompt) err(event.prompt);
       break;
+    case 'context.compaction':
+      if (midLine) process.stdout.write('\n');
+      midLine = false;
+      err(
+        event.phase === 'started'
+          ? `… compacting the context: ${event.droppedMessages} older messages (~${event.tokensBefore} tokens in all) are being summarized; the transcript keeps them.`
+          : `… compacted: ~${event.tokensBefore} → ~${event.tokensAfter ?? '?'} tokens (deskhand conversations export shows what was dropped).`,
+      );
+      break;
     case 'run.parked':
+      if (event.budget) {
+        err(`${event.budget.message} Answer with: deskhand runs answer ${event.budget.holdId} --value '{"usd": N}' (or '{"tokens": N}'), or --value '{"stop": true}'.`);
+        break;
+      }
       err(`Run ${event.runId} is parked waiting for a person. Answer with: deskhand runs approve ${event.approvalIds[0]} (or deny), or deskhand runs answer ${event.approvalIds[0]} --value JSON for a question or file pick.`);
       break;
     case 'run.finished':

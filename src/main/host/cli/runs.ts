@@ -10,6 +10,10 @@ import { Store } from '../../services/store/store';
 import { subagentsModule } from '../../services/store/modules/subagents';
 import { workflowsModule } from '../../services/store/modules/workflows';
 import { runOwnerAlive } from '../../services/processes/proc-info';
+import { usageModule } from '../../services/store/modules/usage';
+import { formatTotalCost } from '../../../shared/usage';
+import { holdMessage } from '../../runtime/usage-budget';
+import { turnUsageOf } from '../app/usage-projection';
 import { resolveDataDir } from '../assembly/data-dir';
 import { EXIT, RUNS_OPTIONS, UsageError, print } from './flags';
 
@@ -57,13 +61,14 @@ export async function runsCommand(args: string[]): Promise<number> {
         // A descendant's request (a subagent parked with its parent's call) names its child and the run it parks.
         const pending = store.pendingApprovals().map((a) => ({ ...a, ...subagentOf(store, a.run_id) }));
         if (values.json) {
-          print({ runs, approvals: pending });
+          print({ runs, approvals: pending, budgetHolds: store.module(usageModule).pendingHolds().map((h) => ({ ...h, message: holdMessage(h) })) });
         } else {
           if (runs.length === 0) process.stdout.write('No runs yet.\n');
           for (const r of runs) {
             const conv = store.getConversation(r.conversation_id);
             process.stdout.write(`${r.id}  ${r.status.padEnd(11)} ${new Date(r.created_at).toISOString()}  ${conv?.title ?? ''}\n`);
           }
+          for (const h of store.module(usageModule).pendingHolds()) process.stdout.write(`  waiting: ${h.id}  budget  run ${h.run_id}  ${holdMessage(h)}\n`);
           for (const a of pending) {
             const flow = a.subagent?.workflow ? ` of workflow ${a.subagent.workflow.id}${a.subagent.workflow.phase ? ` (phase "${forDisplay(a.subagent.workflow.phase).text}")` : ''},` : '';
             const child = a.subagent ? `  subagent ${a.subagent.id} "${forDisplay(a.subagent.description).text}"${flow} of run ${a.subagent.parentRunId ?? '?'}` : '';
@@ -79,13 +84,19 @@ export async function runsCommand(args: string[]): Promise<number> {
         if (!run) throw new DeskhandError('not_found', `No run ${id}. See \`deskhand runs list\`.`);
         const calls = store.toolCallsForRun(id).map((c) => ({ ...c, args: JSON.parse(c.args) as unknown, reasons: JSON.parse(c.reasons) as unknown }));
         const approvals = store.approvalsForRun(id);
+        const turn = turnUsageOf(store, id);
         if (values.json) {
-          print({ run, costUsd: costOf(run.model, runTokens(run)), toolCalls: calls, approvals });
+          print({ run, costUsd: costOf(run.model, runTokens(run)), usage: turn, toolCalls: calls, approvals });
         } else {
           const conv = store.getConversation(run.conversation_id);
           const out = (line: string) => process.stdout.write(`${line}\n`);
           out(`${run.id}  ${run.status}  ${run.provider}/${run.model}  policy ${run.policy}  steps ${run.step}  tokens ${run.input_tokens} in${run.cache_read_tokens || run.cache_write_tokens ? ` (cache: ${run.cache_read_tokens} read, ${run.cache_write_tokens} written)` : ''} / ${run.output_tokens} out  cost ${formatCost(costOf(run.model, runTokens(run))) ?? 'unknown (no price for this model)'}`);
           out(`conversation ${run.conversation_id}${conv ? `  "${conv.title}"  in ${conv.folder}` : ''}`);
+          if (turn.calls > 0) {
+            const parts = Object.entries(turn.byCause).map(([cause, t]) => `${cause} ${t.calls}`);
+            out(`turn total (${turn.calls} model calls: ${parts.join(', ')}): ${turn.inputTokens} in / ${turn.outputTokens} out, cost ${formatTotalCost(turn)}`);
+          }
+          for (const h of store.module(usageModule).pendingHolds(id)) out(`waiting: ${h.id}  ${holdMessage(h)}`);
           if (run.error) out(`error: ${run.error}`);
           const byCall = new Map(approvals.map((a) => [a.tool_call_id, a]));
           for (const c of calls) {

@@ -13,6 +13,10 @@ export const USAGE = `Usage:
   deskhand prompt show [--conversation ID | --cwd DIR --policy P] [--provider P]   (the system prompt, in full)
   deskhand tools [--conversation ID | --cwd DIR --policy P] [--json]   (family, tier, whether it asks, loaded/deferred/off)
   deskhand runs show RUN_ID [--json]
+  deskhand usage [--since YYYY-MM-DD|7d] [--by day|conversation|model|provider|cause] [--json]   (tokens and cost of every model call)
+  deskhand usage prices list | set MODEL --input N --output N [--cache-read N] [--cache-write N] | rm MODEL   ($ per million tokens)
+  deskhand usage budget list | set (--conversation ID | --day) (--usd N | --tokens N) | rm (--conversation ID | --day)
+               (a run parks before a model call that would cross it: deskhand runs answer HOLD_ID --value '{"usd": N}' or '{"stop": true}')
   deskhand runs approve APPROVAL_ID [--always [--scope task|conversation|workspace|everywhere] [--for hour|today|until-revoked]] [--json]
   deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
   deskhand policy explain --tool NAME --args JSON [--policy P] [--cwd DIR] [--sandbox MODE] [--root DIR]... [--tainted]

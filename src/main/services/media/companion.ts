@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
 import { KEY_ENV } from '../providers/config';
-import { imageChoices, speechChoices, visionModels, type AnalyzeInput, type Companion, type CompanionConfig } from './index';
+import { imageChoices, speechChoices, visionModels, type AnalyzeInput, type Companion, type CompanionUsage, type CompanionConfig } from './index';
 
 const schema = z.strictObject({
   provider: z.enum(['anthropic', 'openai', 'openai-compatible']),
@@ -76,7 +76,7 @@ export class CompanionModel implements Companion {
     return { ...c, apiKey: saved || (keyVar ? (this.env[keyVar] ?? null) : (this.env.OPENAI_COMPATIBLE_API_KEY ?? null)) };
   }
 
-  async analyze(input: AnalyzeInput, signal?: AbortSignal): Promise<{ text: string; model: string }> {
+  async analyze(input: AnalyzeInput, signal?: AbortSignal): Promise<{ text: string; model: string; usage: CompanionUsage }> {
     const c = await this.need();
     const allowed = visionModels(c);
     const chosen = input.model ?? c.model;
@@ -90,7 +90,17 @@ export class CompanionModel implements Companion {
       ...(signal ? { abortSignal: signal } : {}),
       messages: [{ role: 'user', content: [{ type: 'text', text: input.prompt }, ...input.images.map((im) => ({ type: 'image' as const, image: im.bytes, mediaType: im.mime }))] }],
     });
-    return { text: res.text, model: chosen };
+    const u = res.totalUsage;
+    const usage: CompanionUsage = {
+      provider: c.provider,
+      model: chosen,
+      inputTokens: u.inputTokens ?? 0,
+      outputTokens: u.outputTokens ?? 0,
+      cacheReadTokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
+      cacheWriteTokens: u.inputTokenDetails?.cacheWriteTokens ?? 0,
+      reasoningTokens: u.outputTokenDetails?.reasoningTokens ?? 0,
+    };
+    return { text: res.text, model: chosen, usage };
   }
 
   /** The OpenAI-style provider for the audio APIs (Anthropic has none). */

@@ -151,6 +151,17 @@ export function sniffMedia(b: Uint8Array): MediaKind {
   return null;
 }
 
+/** One companion call's tokens as the provider reported them. */
+export interface CompanionUsage {
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+}
+
 /** The companion model analyze_media and generate_media use (`deskhand media companion set …`). */
 export interface CompanionConfig {
   provider: 'anthropic' | 'openai' | 'openai-compatible';
@@ -181,7 +192,8 @@ export interface AnalyzeInput {
 
 export interface Companion {
   config(): CompanionConfig | null;
-  analyze(input: AnalyzeInput, signal?: AbortSignal): Promise<{ text: string; model: string }>;
+  /** The answer, and the tokens the provider reported for it (for the usage ledger). */
+  analyze(input: AnalyzeInput, signal?: AbortSignal): Promise<{ text: string; model: string; usage?: CompanionUsage }>;
   /** `model`: one of `imageChoices` (default: `imageModel`). */
   generateImage(prompt: string, opts: { size: string | null; model?: string }, signal?: AbortSignal): Promise<{ bytes: Buffer; mime: string; model: string }>;
   /** Speech to text through the provider's transcription API. */

@@ -25,6 +25,7 @@ import {
   type AvTools,
   type Companion,
   type CompanionConfig,
+  type CompanionUsage,
   type MediaService,
 } from '../../services/media/index';
 import { frameTimes } from './read-media-file';
@@ -103,6 +104,12 @@ export function generateProposal(
   };
 }
 
+/** Counts the companion's call in the usage ledger against this call's turn (cause: media). */
+function metered<T extends { usage?: CompanionUsage }>(ctx: ToolContext, answer: T): T {
+  if (answer.usage) ctx.meter?.('media', answer.usage);
+  return answer;
+}
+
 const asToolError = (err: unknown): never => {
   if (err instanceof ToolError) throw err;
   if (DeskhandError.isInstance(err)) throw new ToolError(err.message);
@@ -161,7 +168,7 @@ export const createAnalyzeMedia = (companion: Companion, media: MediaService, da
           if (kind.kind === 'image') {
             const img = await media.prepareImage(await readFile(fh));
             const prepared = await readFile(`${dataDir}/media/${img.sha256}.${img.ext}`);
-            const answer = await companion.analyze({ images: [{ bytes: prepared, mime: img.ext === 'png' ? 'image/png' : 'image/jpeg' }], prompt: args.question, ...model }, ctx.signal);
+            const answer = metered(ctx, await companion.analyze({ images: [{ bytes: prepared, mime: img.ext === 'png' ? 'image/png' : 'image/jpeg' }], prompt: args.question, ...model }, ctx.signal));
             return { output: `${answer.model} on ${args.path}:\n${answer.text}`, untrustedSource: untrusted };
           }
           if (!av) throw new ToolError('ffmpeg is not available here, so audio and video cannot be analysed.');
@@ -175,14 +182,14 @@ export const createAnalyzeMedia = (companion: Companion, media: MediaService, da
               images.push({ bytes: await readFile(`${dataDir}/media/${img.sha256}.${img.ext}`), mime: img.ext === 'png' ? 'image/png' : 'image/jpeg' });
             }
             const prompt = `These are ${images.length} frames of a ${duration.toFixed(1)} s video, in order, taken at ${times.map((t) => `${t.toFixed(1)} s`).join(', ')}.\n\n${args.question}`;
-            const answer = await companion.analyze({ images, prompt, ...model }, ctx.signal);
+            const answer = metered(ctx, await companion.analyze({ images, prompt, ...model }, ctx.signal));
             return { output: `${answer.model} on ${images.length} frames of ${args.path}:\n${answer.text}`, untrustedSource: untrusted };
           }
           if (!info.audio) throw new ToolError(`${args.path} has neither a picture nor sound that ffmpeg can read.`);
           const sound = await av.audioOf(fh.fd, ctx.signal);
           const heard = await companion.transcribe({ bytes: sound, mime: 'audio/wav' }, ctx.signal);
           const prompt = `Below is the transcript of a recording (${info.durationSec !== null ? `${info.durationSec.toFixed(1)} s` : 'length unknown'}${heard.language ? `, ${heard.language}` : ''}), made by ${heard.model}. Answer from it.\n\nQuestion: ${args.question}\n\nTranscript:\n${heard.text}`;
-          const answer = await companion.analyze({ images: [], prompt, ...model }, ctx.signal);
+          const answer = metered(ctx, await companion.analyze({ images: [], prompt, ...model }, ctx.signal));
           return { output: `Transcript (${heard.model}) of ${args.path}:\n${heard.text}\n\n${answer.model} on it:\n${answer.text}`, untrustedSource: untrusted };
         });
       } catch (err) {

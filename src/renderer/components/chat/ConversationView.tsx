@@ -17,6 +17,7 @@ import { MessageList } from './MessageList';
 import { ProfileSelect } from '../settings/McpSettings';
 import { SubagentsPanel } from './SubagentsPanel';
 import { ConversationUsage, ExportButton } from './MessageTools';
+import { BudgetHoldCard, useBudgetHold } from '../usage/BudgetHold';
 import { AttachmentFace } from './ComposerExtras';
 import { FamilyToggles, ToolsPanel } from '../tools/ToolsPanel';
 import { useConversationTools } from '../../state/conversation-tools';
@@ -181,6 +182,12 @@ export function ConversationView() {
 
 /** A run that waits for approvals nobody answered yet: it can be stopped instead (its calls are then not run). */
 function ParkedBar({ conversationId, runId }: { conversationId: string; runId: string }) {
+  const hold = useBudgetHold(conversationId, runId);
+  if (hold) return <BudgetHoldCard hold={hold} />;
+  return <ApprovalsParkedBar conversationId={conversationId} runId={runId} />;
+}
+
+function ApprovalsParkedBar({ conversationId, runId }: { conversationId: string; runId: string }) {
   async function stop() {
     try {
       await api().stopParkedRun({ conversationId, runId });

@@ -42,6 +42,8 @@ function guess(item: MessageItem): number {
       return 30 + item.tasks.length * 34;
     case 'review':
       return 64 + Math.ceil(item.text.length / 100) * 21;
+    case 'compaction':
+      return 72;
   }
 }
 
@@ -223,6 +225,8 @@ function ItemBody({ item, last }: { item: MessageItem; last: boolean }) {
       return <WakeMessage item={item} />;
     case 'review':
       return <ReviewEvent item={item} />;
+    case 'compaction':
+      return <CompactionRecord item={item} />;
   }
 }
 
@@ -243,6 +247,38 @@ function turnEnds(items: readonly MessageItem[], changed: Readonly<Record<string
   }
   close();
   return ends;
+}
+
+const COMPACTION_REASON: Record<string, string> = {
+  auto: 'the context reached its threshold',
+  tool: 'Deskhand asked for it (summarize_context)',
+  refused: 'the provider refused the request as too long',
+};
+
+/** A compaction: what the model no longer sees verbatim (with sizes), and the summary that stands for it. */
+function CompactionRecord({ item }: { item: Extract<MessageItem, { kind: 'compaction' }> }) {
+  const chars = item.dropped.reduce((n, d) => n + d.chars, 0);
+  return (
+    <article className="msg msg-notice msg-compaction" aria-label="Context compacted">
+      <strong>Context compacted</strong> because {COMPACTION_REASON[item.reason] ?? item.reason}: {item.dropped.length} earlier messages ({chars.toLocaleString('en-US')} characters) were replaced by a summary in
+      what the model sees; about {item.tokensBefore.toLocaleString('en-US')} tokens became {item.tokensAfter.toLocaleString('en-US')}. This transcript keeps every message, and the plan, todos and work state stay pinned.
+      <details>
+        <summary>What was dropped</summary>
+        <ul aria-label="Dropped messages">
+          {item.dropped.map((d, i) => (
+            <li key={i}>
+              {d.role === 'user' ? 'A message to Deskhand' : d.role === 'assistant' ? 'A reply' : d.role === 'tool' ? 'Tool results' : d.role}, {d.chars.toLocaleString('en-US')} characters
+              {d.tools.length ? ` (calls: ${d.tools.join(', ')})` : ''}
+            </li>
+          ))}
+        </ul>
+      </details>
+      <details>
+        <summary>The summary the model sees instead</summary>
+        <p className="compaction-summary">{item.summary}</p>
+      </details>
+    </article>
+  );
 }
 
 export function MessageList() {

@@ -33,6 +33,7 @@ import { Dialogs } from './Dialogs';
 import { Notices } from './Notices';
 import { FirstRunPanel } from '../settings/FirstRunPanel';
 import { SettingsPage } from '../settings/SettingsPage';
+import { UsagePage } from '../usage/UsagePage';
 import { Sidebar } from './Sidebar';
 import { TodosPanel } from '../panels/TodosPanel';
 import { RemindersPanel } from '../panels/RemindersPanel';
@@ -171,7 +172,7 @@ export function App() {
           onToggle={() => layout.toggleSidebar(true)}
         />
       )}
-      {view === 'settings' ? <SettingsPage /> : firstRun ? <FirstRunPanel /> : <ConversationView />}
+      {view === 'settings' ? <SettingsPage /> : view === 'usage' ? <UsagePage /> : firstRun ? <FirstRunPanel /> : <ConversationView />}
       {viewing && <CompositionViewer />}
       {panelOpen && !narrow && (
         <Splitter label="Resize side panel" side="right" width={layout.panelWidth} min={PANEL.min} max={PANEL.max} onWidth={layout.setPanelWidth} onToggle={() => useUi.getState().togglePanel(false)} />
@@ -251,6 +252,9 @@ function TopBar() {
         onClick={() => useUi.getState().togglePanel()}
       >
         ◧
+      </button>
+      <button type="button" className="topbar-button" aria-pressed={view === 'usage'} onClick={() => useUi.getState().setView(view === 'usage' ? 'chat' : 'usage')}>
+        Usage
       </button>
       <button type="button" className="topbar-button" aria-pressed={view === 'settings'} onClick={() => useUi.getState().setView(view === 'settings' ? 'chat' : 'settings')}>
         Settings

@@ -16,7 +16,7 @@ import { goalsModule } from './goals';
 
 import { extensionsModule } from './extensions';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule, peersModule, mcpSeenModule, ledgerModule, instructionPinsModule, projectPinsModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule, peersModule, mcpSeenModule, ledgerModule, instructionPinsModule, projectPinsModule, usageModule] as const;
 import { subagentsModule } from './subagents';
 import { contextModule } from './context';
 
@@ -30,4 +30,5 @@ import { mcpSeenModule } from './mcp-seen';
 import { ledgerModule } from './ledger';
 import { instructionPinsModule } from './instruction-pins';
 import { projectPinsModule } from './project-pins';
+import { usageModule } from './usage';
 
