@@ -15,6 +15,7 @@ import { callReversibility } from '../../src/main/runtime/reversibility';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import type { SandboxMode } from '../../src/shared/sandbox';
 import { tempDir } from '../support/tool-context';
+import { ledgerRecords } from '../../src/main/services/ledger';
 import { builtinTool } from '../support/tools';
 
 const dataDir = tempDir('deskhand-rev-data-');
@@ -24,13 +25,17 @@ writeFileSync(join(work, 'notes.txt'), 'x\n');
 mkdirSync(join(work, 'node_modules', 'pkg'), { recursive: true });
 mkdirSync(join(work, '.git', 'hooks'), { recursive: true });
 writeFileSync(join(work, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+// A folder the root's .gitignore names, and a file over the ledger's 8 MiB: the ledger keeps neither's old bytes.
+writeFileSync(join(work, '.gitignore'), 'build/\n');
+mkdirSync(join(work, 'build'), { recursive: true });
+writeFileSync(join(work, 'big.bin'), Buffer.alloc(9 * 1024 * 1024));
 
 async function judge(tool: ToolDefinition, args: unknown, opts: { sandbox?: SandboxMode; ledger?: boolean; roots?: string[] } = {}) {
   const roots = opts.roots ?? [work];
   const ctx = { cwd: roots[0]!, workspaceRoots: roots, dataDir, sandbox: opts.sandbox ?? 'workspace-write' };
   const effects = await callEffects(tool, tool.params.parse(args), ctx);
   const d = decide({ tool, args, effects, policy: 'none', tainted: false, ctx });
-  return callReversibility({ tool, effects, paths: d.paths, network: d.network, egress: d.egress, sandbox: ctx.sandbox, workspaceRoots: roots, ledger: opts.ledger ?? true });
+  return callReversibility({ tool, effects, paths: d.paths, network: d.network, egress: d.egress, sandbox: ctx.sandbox, workspaceRoots: roots, ledger: opts.ledger ?? true, recorded: (writes) => ledgerRecords(roots, dataDir, writes) });
 }
 
 const tool = (name: string) => builtinTool(name, { dataDir });
@@ -71,6 +76,9 @@ describe('callReversibility', () => {
     // The ledger off, a folder too broad to record.
     ['ledger off', 'write_file', { path: 'new.txt', content: 'a' }, 'irreversible', /ledger is off/, { ledger: false }],
     ['home as the folder', 'write_file', { path: join(homedir(), 'deskhand-rev.txt'), content: 'a' }, 'irreversible', /too broad/, { roots: [homedir()] }],
+    // The ledger's own answer (the one the confined inspector asks): what it would not keep is not undoable.
+    ['into a gitignored folder', 'write_file', { path: 'build/out.txt', content: 'a' }, 'irreversible', /would not keep/],
+    ['over a file above 8 MiB', 'write_file', { path: 'big.bin', content: 'a' }, 'irreversible', /would not keep/],
     ['temp as the folder', 'write_file', { path: join(tmpdir(), 'deskhand-rev.txt'), content: 'a' }, 'irreversible', /too broad/, { roots: [tmpdir()] }],
   ];
   for (const [label, name, args, kind, why, opts] of table) {

@@ -258,7 +258,7 @@ export class CallPipeline {
         }
       }
       // An approval's data: whether the call can be taken back from the change list (runtime/reversibility.ts).
-      const data = input ? input.data : { reversibility: callReversibility({ tool, effects, paths: decision.paths, network: decision.network, egress: decision.egress, sandbox: conv.sandbox, workspaceRoots: state.workspaceRoots, ledger: this.core.fileWatchers.size > 0 }) };
+      const data = input ? input.data : { reversibility: callReversibility({ tool, effects, paths: decision.paths, network: decision.network, egress: decision.egress, sandbox: conv.sandbox, workspaceRoots: state.workspaceRoots, ledger: this.core.fileWatchers.size > 0, recorded: base.recorded }) };
       waiting.push(this.openRequest(run, row, tool, args, decision, proposal, input?.kind ?? 'approval', data, decided, options));
     }
 

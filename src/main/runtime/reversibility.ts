@@ -33,6 +33,12 @@ export interface ReversibilityFacts {
   workspaceRoots: readonly string[];
   /** The change ledger records this process's steps (RuntimeCore.fileWatchers is not empty). */
   ledger: boolean;
+  /**
+   * The ledger's own answer for these roots and writes (services/ledger/recordable.ts, the one the confined inspector
+   * asks): absent where no ledger is wired. A "no" here makes the call irreversible, so the card and the rule that
+   * lets confined work run unasked never disagree.
+   */
+  recorded?: ((writes: readonly string[]) => boolean) | undefined;
 }
 
 /** Folders a write into is never kept by the ledger: `.git` (never entered) and dependency folders (not kept). */
@@ -69,6 +75,9 @@ export function callReversibility(f: ReversibilityFacts): ReversibilityFact {
   }
   if (acts && !f.workspaceRoots.some(recordableRoot)) reasons.push('the conversation works in a folder too broad to record (the home, temp or root folder)');
   if (acts && !f.ledger) reasons.push('the change ledger is off');
+  if (acts && f.ledger && !reasons.length && f.recorded && !f.recorded(writes.map((w) => w.resolved || w.path))) {
+    reasons.push('the change ledger would not keep what it replaces (a folder too big to record, an ignored folder, or a file over 8 MiB)');
+  }
   if (reasons.length) return { kind: 'irreversible', words: `Cannot be taken back: ${[...new Set(reasons)].join('; ')}.`, reasons: [...new Set(reasons)] };
   if (!acts) return { kind: 'no-change', words: 'Changes no files.', reasons: [] };
   return {
