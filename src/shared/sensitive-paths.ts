@@ -156,6 +156,33 @@ export const CODE_RUNNER_RULES: readonly { glob: string; what: string }[] = [
 ];
 
 /**
+ * Package manifests and build files whose scripts a package manager or build tool runs later (`npm install` runs
+ * package.json's lifecycle scripts, `cargo build` runs build.rs, `pip install .` runs setup.py…). Ordinary to read and,
+ * under the conversation's policy, to write; but a change to one is never counted as one that can simply be taken
+ * back (docs/rewind.md "Reversibility"): the approvals' confined rule does not let it run unasked, and the card says
+ * why. Deliberately not in CODE_RUNNER_RULES: editing a manifest is everyday work, which asking under every policy
+ * would turn into noise.
+ */
+export const PACKAGE_SCRIPT_RULES: readonly { glob: string; what: string }[] = [
+  { glob: 'package.json', what: 'package.json (npm and yarn run its scripts)' },
+  { glob: 'pyproject.toml', what: 'pyproject.toml (Python build tools run what it names)' },
+  { glob: 'setup.py', what: 'setup.py (pip runs it)' },
+  { glob: 'setup.cfg', what: 'setup.cfg (Python build tools read commands from it)' },
+  { glob: 'Cargo.toml', what: 'Cargo.toml (cargo runs the build scripts it names)' },
+  { glob: 'build.rs', what: 'build.rs (cargo runs it at every build)' },
+  { glob: 'Gemfile', what: 'a Gemfile (bundler runs it as Ruby)' },
+  { glob: 'Rakefile', what: 'a Rakefile (rake runs it)' },
+  { glob: 'composer.json', what: 'composer.json (composer runs its scripts)' },
+  { glob: 'build.gradle', what: 'a Gradle build file (gradle runs it)' },
+  { glob: 'build.gradle.kts', what: 'a Gradle build file (gradle runs it)' },
+  { glob: 'pom.xml', what: 'pom.xml (maven runs the plugins it names)' },
+  { glob: 'justfile', what: 'a justfile (just runs its recipes)' },
+  { glob: 'Taskfile.yml', what: 'a Taskfile (task runs its commands)' },
+  { glob: 'tox.ini', what: 'tox.ini (tox runs its commands)' },
+  { glob: 'noxfile.py', what: 'noxfile.py (nox runs it)' },
+];
+
+/**
  * Host paths of Unix sockets and per-user runtime folders (D-Bus session and system buses, the keyring, ssh-agent,
  * docker, X11, tmux…): hidden inside the sandbox. Host `/tmp` (X11, tmux and many agents' sockets) is a private
  * tmpfs there too; sockets named by the environment and any other socket under /run are found when a plan is made.
@@ -202,4 +229,12 @@ export function codeRunnerMatch(parts: readonly string[]): string | null {
     if (r.parts.every((re, i) => re.test(tail[i]!))) return r.what;
   }
   return null;
+}
+
+const PACKAGE_RES = PACKAGE_SCRIPT_RULES.map((r) => ({ ...r, re: nameGlob(r.glob) }));
+
+/** What package manifest or build file a path names (by its last component, `/` or `\\` separated), or null. */
+export function packageScriptMatch(path: string): string | null {
+  const name = path.split(/[\\/]/).pop() ?? '';
+  return PACKAGE_RES.find((r) => r.re.test(name))?.what ?? null;
 }

@@ -79,6 +79,8 @@ describe('callReversibility', () => {
     // The ledger's own answer (the one the confined inspector asks): what it would not keep is not undoable.
     ['into a gitignored folder', 'write_file', { path: 'build/out.txt', content: 'a' }, 'irreversible', /would not keep/],
     ['over a file above 8 MiB', 'write_file', { path: 'big.bin', content: 'a' }, 'irreversible', /would not keep/],
+    ['a package manifest', 'write_file', { path: 'package.json', content: '{}' }, 'irreversible', /scripts run later/],
+    ['a build script', 'write_file', { path: 'build.rs', content: 'fn main() {}' }, 'irreversible', /scripts run later/],
     ['temp as the folder', 'write_file', { path: join(tmpdir(), 'deskhand-rev.txt'), content: 'a' }, 'irreversible', /too broad/, { roots: [tmpdir()] }],
   ];
   for (const [label, name, args, kind, why, opts] of table) {

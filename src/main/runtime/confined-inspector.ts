@@ -6,11 +6,13 @@
  * - a built-in tool whose only declared effects are reads and writes of paths inside the workspace roots, where the
  *   ledger keeps what each write replaces (not inside `.git`, an ignored folder, or over a file above 8 MiB).
  * Anything else — URLs, hosts, network, egress, apps, screens, wake-ups, a secret placeholder, a path outside the
- * roots, a run-later file, a sensitive path — is not confined; those have inspectors of their own that ask (and an
+ * roots, a run-later file, a sensitive path, a package manifest or build file whose scripts run later (package.json,
+ * Cargo.toml…: named by the call; a command can still change one without naming it, which the ledger records) — is not confined; those have inspectors of their own that ask (and an
  * explicit ask always wins over this allow). Each reason says why the call was let through.
  */
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Inspector, InspectorReport } from './inspector';
+import { packageScriptMatch } from '../../shared/sensitive-paths';
 
 const pass = (reasons: string[] = []): InspectorReport => ({ inspector: 'confined', verdict: 'pass', reasons });
 
@@ -36,6 +38,8 @@ export const confinedInspector: Inspector = {
         .filter((w) => w !== '' && !w.startsWith('-'))
         .map((w) => resolve(cwd, w))
         .filter((abs) => ctx.workspaceRoots.some((r) => !relative(resolve(r), abs).startsWith('..') && !isAbsolute(relative(resolve(r), abs))));
+      const manifest = [...resolved, ...named].map(packageScriptMatch).find(Boolean);
+      if (manifest) return pass([`it names ${manifest}, whose scripts run later: a change to it is not one the change list simply takes back`]);
       if (!recorded([...resolved, ...named])) {
         return pass(['it runs in the sandbox, but the change ledger does not record this workspace (or keep what it names), so its changes could not be taken back']);
       }
@@ -47,6 +51,8 @@ export const confinedInspector: Inspector = {
     }
     // A file tool: built in, only paths declared, at least one write, each inside the roots.
     if ((tool.kind ?? 'builtin') !== 'builtin' || e.network || e.assessment?.network || !writes.length) return pass();
+    const manifest = resolved.map(packageScriptMatch).find(Boolean);
+    if (manifest) return pass([`it writes ${manifest}, whose scripts run later: a change to it is not one the change list simply takes back`]);
     if (!recorded(resolved)) return pass(['it writes only inside the workspace, but the change ledger would not keep what it replaces, so it could not be taken back']);
     return {
       inspector: 'confined',

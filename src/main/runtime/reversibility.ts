@@ -17,6 +17,7 @@ import type { SandboxMode } from '../../shared/sandbox';
 import type { ReversibilityFact } from '../../shared/reversibility';
 import { IGNORED_NAMES, recordableRoot } from '../services/ledger';
 import type { PathCheck } from './path-guard';
+import { packageScriptMatch } from '../../shared/sensitive-paths';
 import type { Effects, ToolDefinition } from './tool';
 
 export type { ReversibilityFact };
@@ -68,6 +69,7 @@ export function callReversibility(f: ReversibilityFacts): ReversibilityFact {
     const where = w.resolved || w.path;
     if (!w.root) reasons.push(`it writes outside your folders (${w.input})`);
     else if (w.sensitive) reasons.push(`it writes ${w.sensitive.what}, which runs later`);
+    else if (packageScriptMatch(where)) reasons.push(`it writes ${packageScriptMatch(where)}, whose scripts run later`);
     else {
       const unkept = unkeptFolder(where);
       if (unkept) reasons.push(`it writes ${basename(where)} ${unkept}`);
