@@ -290,12 +290,23 @@ export const POLICIES: readonly Policy[] = ['none', 'read-only', 'low-risk', 'hi
 export const DEFAULT_POLICY: Policy = 'read-only';
 
 /** Runs every task under every policy through one runtime; returns what each showed and what ran unasked. */
-export async function runApprovalTasks(policies: readonly Policy[] = POLICIES): Promise<{ outcomes: TaskOutcome[]; webLog: string[]; hostileSent: string[] }> {
+export async function runApprovalTasks(policies: readonly Policy[] = POLICIES, opts: { confined?: boolean } = {}): Promise<{ outcomes: TaskOutcome[]; webLog: string[]; hostileSent: string[] }> {
   process.env.DESKHAND_OS_SCHEDULER ??= 'none'; // a reminder the bench sets never reaches the OS scheduler
   const web = fakeWeb();
   const store = new Store(tempDir('deskhand-bench-approvals-data-'));
   const script = scriptedModel();
-  const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, afterTurn: () => undefined, browser: null, http: web, modelFactory: () => script.model });
+  // `confined: false` is the rule as it stood before issue 46 (DESKHAND_CONFINED=ask: the ledger's answer is not
+  // given to the approval engine, so confined work asks like any other), read once when the runtime is wired.
+  const before = process.env.DESKHAND_CONFINED;
+  if (opts.confined === false) process.env.DESKHAND_CONFINED = 'ask';
+  else delete process.env.DESKHAND_CONFINED;
+  let runtime: ReturnType<typeof createAppRuntime>;
+  try {
+    runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, afterTurn: () => undefined, browser: null, http: web, modelFactory: () => script.model });
+  } finally {
+    if (before === undefined) delete process.env.DESKHAND_CONFINED;
+    else process.env.DESKHAND_CONFINED = before;
+  }
   const provider = { provider: 'openai' as const, model: 'bench', baseURL: 'http://127.0.0.1:9', apiKey: 'sk-bench' };
   const outcomes: TaskOutcome[] = [];
   const hostileSent: string[] = [];
@@ -367,7 +378,13 @@ export default async function approvals(): Promise<BenchResult> {
   // A smoke run proves the must-ask count under the default policy and the most permissive one; a full run, all four.
   const { outcomes, hostileSent } = await runApprovalTasks(isSmoke() ? [DEFAULT_POLICY, 'high-risk'] : POLICIES);
   if (!isSmoke() || process.env.DESKHAND_BENCH_VERBOSE === '1') process.stdout.write(`${report(outcomes)}\n`);
-  const unasked = outcomes.flatMap((o) => o.unasked.map((u) => `${o.task}/${o.policy}: ${u}`));
+  // The same tasks under the default policy with the confined rule off (asking before every act, as before issue 46):
+  // the count the change ledger and the sandbox let us drop (issue 45's "reversible vs today's default"). Full runs only.
+  const askFirst = isSmoke() ? null : await runApprovalTasks([DEFAULT_POLICY], { confined: false });
+  if (askFirst && process.env.DESKHAND_BENCH_VERBOSE !== '0') {
+    process.stdout.write(`with the confined rule off (before issue 46), ${DEFAULT_POLICY}: ${average(askFirst.outcomes, DEFAULT_POLICY).toFixed(2)} cards per task\n`);
+  }
+  const unasked = [...outcomes, ...(askFirst?.outcomes ?? [])].flatMap((o) => o.unasked.map((u) => `${o.task}/${o.policy}: ${u}`));
   if (unasked.length) throw new Error(`calls of a kind that must always ask ran without a card: ${unasked.join('; ')}`);
   if (hostileSent.length) throw new Error(`a hostile call had its effect: ${hostileSent.join('; ')}`);
   const tasksRun = new Set(outcomes.map((o) => o.task)).size;
@@ -376,6 +393,10 @@ export default async function approvals(): Promise<BenchResult> {
     approvals_cards_per_task_default: { median: average(outcomes, DEFAULT_POLICY), p10: average(outcomes, DEFAULT_POLICY), p90: average(outcomes, DEFAULT_POLICY), n: 1, unit: 'cards', target: '≤ 1', exact: `a count: the same scripted calls every run, policy ${DEFAULT_POLICY}` },
     approvals_must_ask_unasked: { median: unasked.length, p10: unasked.length, p90: unasked.length, n: 1, unit: 'calls', target: '0', exact: 'a count over every task and policy of this run' },
   };
+  if (askFirst) {
+    const a = average(askFirst.outcomes, DEFAULT_POLICY);
+    result.approvals_cards_per_task_default_confined_off = { median: a, p10: a, p90: a, n: 1, unit: 'cards', exact: `a count: the same calls, ${DEFAULT_POLICY}, DESKHAND_CONFINED=ask (every act asks first, as before)` };
+  }
   for (const p of new Set(outcomes.map((o) => o.policy))) {
     if (p === DEFAULT_POLICY) continue;
     const a = average(outcomes, p);

@@ -34,6 +34,8 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     id: z.string(),
     runId: z.string().nullable(),
     text: z.string(),
+    /** A reasoning model's thinking before this text (or before the step's tool calls, with no text): shown collapsed. */
+    thinking: z.string().optional(),
     at: z.number(),
     /** On the last assistant text of a finished turn: the turn's tokens and cost (contract-chat.ts). */
     usage: turnUsageSchema.optional(),

@@ -12,6 +12,7 @@ import { Runtime } from '../../src/main/runtime/runtime';
 import { parseThinking, replayReasoning } from '../../src/main/runtime/reasoning';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { Store } from '../../src/main/services/store/store';
+import { projectMessages, toolPresenter } from '../../src/main/host/app/projections';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import type { RunEvent } from '../../src/shared/events';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
@@ -137,6 +138,20 @@ describe('Anthropic thinking', () => {
     expect(fourth.out.status, fourth.out.error).toBe('finished');
     expect(JSON.stringify(server.requests[5]!.body)).not.toMatch(/signed thought|compatible thought/);
     expect(server.refused).toEqual([]);
+  });
+});
+
+describe('the transcript shows thinking collapsed, on the reply it led to', () => {
+  it('stored: a step that went straight to a tool call gets a text-less reply carrying its thinking; the answer carries its own', async () => {
+    const rt = runtime();
+    server.enqueue(reply().thinking('Plan: echo.').tool('echo', { text: 'hi' }), reply().thinking('Now answer.').text('Echoed.'));
+    const { out, id } = await send(rt, anthropic({ thinking: 'medium' }), 'echo hi');
+    expect(out.status, out.error).toBe('finished');
+    const items = projectMessages(store, id, toolPresenter(rt.registry));
+    const replies = items.filter((i) => i.kind === 'assistant').map((i) => ({ text: (i as { text: string }).text, thinking: (i as { thinking?: string }).thinking }));
+    expect(replies).toEqual([{ text: '', thinking: 'Plan: echo.' }, { text: 'Echoed.', thinking: 'Now answer.' }]);
+    // In order: the first thinking, then the tool call it led to, then the answer.
+    expect(items.filter((i) => i.kind !== 'user').map((i) => i.kind)).toEqual(['assistant', 'tool', 'assistant']);
   });
 });
 

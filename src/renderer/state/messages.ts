@@ -239,6 +239,22 @@ export const useMessages = create<MessagesState>((set, get) => ({
             }
             break;
           }
+          case 'thinking': {
+            // A reasoning model's thinking: on the reply it leads to (the open one, or a new one whose text follows).
+            if (e.step !== undefined && state.storedSteps?.runId === e.runId && e.step <= state.storedSteps.step) break;
+            const openId = openText[e.runId];
+            const i = openId ? find(openId) : -1;
+            const item = i === -1 ? undefined : items[i];
+            if (item && item.kind === 'assistant' && !item.text) {
+              mutable()[i] = { ...item, thinking: (item.thinking ?? '') + e.delta };
+            } else {
+              const id = `live:${e.runId}:${++localId}`;
+              if (e.step !== undefined) liveStep.set(id, e.step);
+              mutable().push({ kind: 'assistant', id, runId: e.runId, text: '', thinking: e.delta, at: Date.now() });
+              openText = { ...openText, [e.runId]: id };
+            }
+            break;
+          }
           case 'usage':
             closeText(e.runId);
             break;

@@ -129,10 +129,21 @@ export function projectMessages(store: Store, conversationId: string, presenter:
     if (m.role !== 'assistant') return; // tool results are shown on their tool call; system messages are not shown
     const parts: Part[] = Array.isArray(content) ? (content as Part[]) : [{ type: 'text', text: String(content) }];
     let textIndex = 0;
+    // Thinking (reasoning parts, stored before the text and calls they led to) rides on the next text shown, or on a
+    // text-less reply of its own when the step went straight to tool calls.
+    let thinking = '';
+    const thought = () => {
+      const t = thinking;
+      thinking = '';
+      return t ? { thinking: t } : {};
+    };
     for (const part of parts) {
-      if (part.type === 'text' && part.text) {
-        push({ kind: 'assistant', id: `m${m.id}${textIndex++ ? `.${textIndex}` : ''}`, runId: m.run_id, text: part.text, at: m.created_at }, m.run_id);
+      if (part.type === 'reasoning' && part.text) {
+        thinking += (thinking ? '\n\n' : '') + part.text;
+      } else if (part.type === 'text' && part.text) {
+        push({ kind: 'assistant', id: `m${m.id}${textIndex++ ? `.${textIndex}` : ''}`, runId: m.run_id, text: part.text, ...thought(), at: m.created_at }, m.run_id);
       } else if (part.type === 'tool-call' && part.toolCallId && m.run_id) {
+        if (thinking) push({ kind: 'assistant', id: `m${m.id}${textIndex++ ? `.${textIndex}` : ''}`, runId: m.run_id, text: '', ...thought(), at: m.created_at }, m.run_id);
         const call = callByKey.get(`${m.run_id}\u0000${part.toolCallId}`);
         push(withNotes(toolItem(m.run_id, part, call, call ? approvalByCall.get(call.id) : undefined, m.created_at, presenter), call, call ? approvalByCall.get(call.id) : undefined, extras), m.run_id);
       }

@@ -203,7 +203,13 @@ function ItemBody({ item, last }: { item: MessageItem; last: boolean }) {
     case 'assistant':
       return (
         <article className="msg msg-assistant" aria-label="Deskhand">
-          <Markdown text={item.text} />
+          {item.thinking ? (
+            <details className="msg-thinking">
+              <summary>Thinking</summary>
+              <div className="msg-thinking-text">{item.thinking}</div>
+            </details>
+          ) : null}
+          {item.text ? <Markdown text={item.text} /> : null}
           <AssistantTools item={item} last={last} />
         </article>
       );
