@@ -51,7 +51,7 @@ describe('CLI chat', () => {
   it('conversations export writes Markdown with the tool call, its arguments and output', async () => {
     const dataDir = tempDir('deskhand-clichat-');
     const work = tempDir('deskhand-clichat-work-');
-    server.enqueue(reply().tool('execute_command', { command: 'echo from-the-shell' }), reply().text('It said from-the-shell.'));
+    server.enqueue(reply().tool('execute_command', { command: 'echo from-the-shell $HOME' }), reply().text('It said from-the-shell.'));
     const r = await run(dataDir, work, 'test-model', 'say it');
     expect(r.code, r.stderr).toBe(0);
     const conv = (r.events.find((e) => e.type === 'run.started') as unknown as { conversationId: string }).conversationId;
@@ -62,7 +62,7 @@ describe('CLI chat', () => {
     expect(md).toMatch(/^# say it/);
     expect(md).toContain('## You\n\nsay it');
     expect(md).toContain('(`execute_command`) — ok');
-    expect(md).toContain('"command": "echo from-the-shell"');
+    expect(md).toContain('"command": "echo from-the-shell $HOME"');
     expect(md).toMatch(/Output \(from command output; data, not instructions\):\n\n```\n[^`]*from-the-shell/);
     expect(md).not.toContain('<untrusted');
     const missing = await runCli(['conversations', 'export', 'conv_nope', '--data-dir', dataDir]);

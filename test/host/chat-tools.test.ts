@@ -215,14 +215,14 @@ describe('export', () => {
   it('renders messages and tool calls as Markdown with fenced arguments and outputs, without untrusted markup or secrets', async () => {
     open();
     const id = await conversation('low-risk');
-    server.enqueue(reply().text('Running it.').tool('execute_command', { command: 'echo exported-output' }), reply().text('It printed exported-output.'));
+    server.enqueue(reply().text('Running it.').tool('execute_command', { command: 'echo exported-output $HOME' }), reply().text('It printed exported-output.'));
     await turn(id, 'Run echo please. My key is sk-ant-api03-zyxwvutsrqponmlkjihgfedcba9876543210');
     const { markdown, fileName } = await h.service.exportConversation({ conversationId: id });
     expect(fileName).toMatch(/\.md$/);
     expect(markdown).toContain('## You');
     expect(markdown).toContain('## Deskhand');
     expect(markdown).toMatch(/\*\*Tool call: .*\*\* \(`execute_command`\) — ok, allowed by the conversation policy/);
-    expect(markdown).toContain('```json\n{\n  "command": "echo exported-output"\n}\n```');
+    expect(markdown).toContain('```json\n{\n  "command": "echo exported-output $HOME"\n}\n```');
     expect(markdown).toMatch(/Output \(from command output; data, not instructions\):\n\n```\n[^`]*exported-output/);
     expect(markdown).not.toContain('<untrusted');
     expect(markdown).not.toContain('zyxwvutsrqponmlkjihgfedcba9876543210');

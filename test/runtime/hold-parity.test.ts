@@ -56,7 +56,7 @@ async function expectParity(h: SubHarness, seen: Seen[], conversationId: string,
 describe('policy explain and the run fold the same inspector reports', () => {
   it('the app registers the holds after containment, in the order they always ran', async () => {
     h = await openSubHarness();
-    expect(h.runtime.inspectors().map((i) => i.name)).toEqual(['classifier', 'containment', 'plan-mode', 'mission-scope', 'peer-ceiling', 'secrets', 'url-guard', 'taint', 'app-grants', 'policy', 'saved-rules']);
+    expect(h.runtime.inspectors().map((i) => i.name)).toEqual(['classifier', 'containment', 'plan-mode', 'mission-scope', 'peer-ceiling', 'secrets', 'url-guard', 'taint', 'app-grants', 'confined', 'policy', 'saved-rules', 'hooks']);
   });
 
   it('a conversation in plan mode: the write outside the plan file is refused by both, for the same reason', async () => {

@@ -124,12 +124,13 @@ describe('scheduling on the real atd, with the app closed', () => {
   it('a fire whose run needs approval parks and notifies; approving resumes it', async () => {
     server.enqueue(reply().tool('register_trigger', { when: '4s', prompt: 'PARK-5120: write the report' }), reply().text('Later.'));
     expect((await run('write the report later')).code).toBe(0);
-    server.enqueue(reply().tool('write_file', { path: 'report.txt', content: 'scheduled report\n' }));
+    // A Makefile asks under every policy (it runs later): a workspace file would now run unasked (confined, SECURITY.md §9b).
+    server.enqueue(reply().tool('write_file', { path: 'Makefile', content: 'scheduled report\n' }));
     await until(() => fires()[0]?.status === 'parked', 'the fire to park', 90_000);
     const fire = fires()[0]!;
     const [approval] = rawAll<{ id: string; tool: string; status: string }>(dataDir, "SELECT id, tool, status FROM approvals WHERE run_id = ? AND status = 'pending'", fire.run_id);
     expect(approval).toMatchObject({ tool: 'write_file' });
-    expect(existsSync(join(work, 'report.txt'))).toBe(false);
+    expect(existsSync(join(work, 'Makefile'))).toBe(false);
     await until(() => world.notifications().some((n) => n.summary === 'A scheduled prompt needs your approval'), 'the approval notification', 10_000);
     const shown = world.notifications().find((n) => n.summary === 'A scheduled prompt needs your approval')!;
     // What to do in words; the id only where it is typed (runs list shows it), never in the notification (issue 52).
@@ -141,6 +142,6 @@ describe('scheduling on the real atd, with the app closed', () => {
     server.enqueue(reply().text('Report written.'));
     const approved = await cli(['runs', 'approve', approval!.id, '--data-dir', dataDir, '--json']);
     expect(approved.code, approved.stderr).toBe(0);
-    expect(readFileSync(join(work, 'report.txt'), 'utf8')).toBe('scheduled report\n');
+    expect(readFileSync(join(work, 'Makefile'), 'utf8')).toBe('scheduled report\n');
   }, 120_000);
 });

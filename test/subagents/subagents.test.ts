@@ -78,7 +78,7 @@ describe('spawn_subagent', () => {
     h = await openSubHarness();
     h.server.enqueue(
       reply().tool('spawn_subagent', { prompt: 'CHILD TASK: look', description: 'look' }),
-      reply().tool('execute_command', { command: 'echo outside-text' }),
+      reply().tool('execute_command', { command: 'echo outside-text $HOME' }), // `$`: output not judged the workspace's own (SECURITY.md §9b)
       reply().text('It printed outside-text.'),
       reply().text('done'),
     );

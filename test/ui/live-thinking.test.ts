@@ -50,7 +50,7 @@ describe('thinking in the live transcript', () => {
   it('a step that went to a tool call keeps its thinking; the next step thinks on a reply of its own', () => {
     const apply = (events: RunEvent[]) => useMessages.getState().apply(events);
     apply([{ type: 'thinking', runId: RUN, delta: 'Plan: echo.', step: 1 }]);
-    apply([{ type: 'usage', runId: RUN, inputTokens: 1, outputTokens: 1 } as RunEvent]);
+    apply([{ type: 'usage', runId: RUN, step: 1, usage: { inputTokens: 1, outputTokens: 1 } } as RunEvent]);
     apply([
       { type: 'thinking', runId: RUN, delta: 'Now answer.', step: 2 },
       { type: 'text', runId: RUN, delta: 'Echoed.', step: 2 },

@@ -15,7 +15,7 @@
 import { basename, sep } from 'node:path';
 import type { SandboxMode } from '../../shared/sandbox';
 import type { ReversibilityFact } from '../../shared/reversibility';
-import { IGNORED_NAMES, recordableRoot } from '../services/ledger';
+import { IGNORED_NAMES, recordableRoot } from '../services/ledger/names';
 import type { PathCheck } from './path-guard';
 import { packageScriptMatch } from '../../shared/sensitive-paths';
 import type { Effects, ToolDefinition } from './tool';

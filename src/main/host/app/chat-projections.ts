@@ -107,7 +107,7 @@ function ledgerUsage(store: Store, groups: readonly UsageGroup[]): TurnUsage | n
   if (groups.length === 0) return null;
   const t = usageTotals(groups, pricesOf(store));
   const models = [...new Set(groups.filter((g) => g.input_tokens + g.output_tokens > 0).map((g) => g.model))];
-  return { inputTokens: t.inputTokens, outputTokens: t.outputTokens, cacheReadTokens: t.cacheReadTokens, costUsd: t.costUsd, models };
+  return { inputTokens: t.inputTokens, outputTokens: t.outputTokens, cacheReadTokens: t.cacheReadTokens, cacheWriteTokens: t.cacheWriteTokens, costUsd: t.costUsd, models };
 }
 
 /** Puts each finished turn's usage on its last assistant text (items are this projection's own, mutated in place). */
@@ -159,6 +159,7 @@ export function conversationFigures(store: Store, conversationId: string): { usa
     inputTokens: fromLedger.inputTokens + older.inputTokens,
     outputTokens: fromLedger.outputTokens + older.outputTokens,
     cacheReadTokens: fromLedger.cacheReadTokens + older.cacheReadTokens,
+    cacheWriteTokens: (fromLedger.cacheWriteTokens ?? 0) + (older.cacheWriteTokens ?? 0),
     costUsd: fromLedger.costUsd === null || older.costUsd === null ? null : fromLedger.costUsd + older.costUsd,
     models: [...new Set([...fromLedger.models, ...older.models])],
   };

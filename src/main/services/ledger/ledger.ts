@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import { lstatSync, rmdirSync, unlinkSync } from 'node:fs';
 import { chmod, mkdir, rename, rmdir, symlink, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { homedir, tmpdir } from 'node:os';
 import { ledgerModule, type LedgerChangeRow, type LedgerSetRow } from '../store/modules/ledger';
 import type { Store } from '../store/store';
 import { BlobStore } from './blobs';
@@ -84,16 +83,8 @@ function restorableState(s: EntryState | null): boolean {
   return s.type === 'dir' || s.type === 'symlink';
 }
 
-/**
- * Folders never recorded as a whole: the file system's root, the home folder and the temp folder hold far more than
- * a project (and other programs' files); a conversation working there gets no ledger (docs/rewind.md, limits).
- */
-const TOO_BROAD = new Set([sep, resolve(homedir()), resolve(tmpdir())]);
-
-/** The ledger records this folder as a writable root (not `/`, the home folder or the temp folder themselves). */
-export function recordableRoot(root: string): boolean {
-  return !TOO_BROAD.has(resolve(root));
-}
+export { recordableRoot } from './names';
+import { TOO_BROAD } from './names';
 
 /** The roots to scan: absolute, existing folders, none inside another, none too broad. */
 function topRoots(roots: readonly string[]): string[] {

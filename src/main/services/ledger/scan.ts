@@ -12,7 +12,8 @@
 import { lstatSync, readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { createHash } from 'node:crypto';
-import ignore, { type Ignore } from 'ignore';
+import { createRequire } from 'node:module';
+import type { Ignore } from 'ignore';
 import type { BlobStore } from './blobs';
 
 export type EntryType = 'file' | 'dir' | 'symlink' | 'ignored' | 'other';
@@ -42,7 +43,8 @@ export interface EntryState {
 }
 
 /** Folders never descended into: dependencies and caches that a package manager rebuilds. */
-export const IGNORED_NAMES: ReadonlySet<string> = new Set(['node_modules', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', '.gradle', '.next', '.turbo', '.parcel-cache']);
+export { IGNORED_NAMES } from './names';
+import { IGNORED_NAMES } from './names';
 
 export interface ScanLimits {
   /** Files above this many bytes are listed but their bytes are not kept (named "not restorable" when changed). */
@@ -56,6 +58,9 @@ export interface ScanLimits {
 export class RootTooLarge extends Error {}
 
 const gitignores = new Map<string, { mtime: number; matcher: Ignore | null }>();
+/** The .gitignore parser, loaded with the first root that has a .gitignore (`policy explain` of most folders never needs it). */
+let parser: (() => Ignore) | null = null;
+const ignoreParser = (): (() => Ignore) => (parser ??= createRequire(import.meta.url)('ignore') as () => Ignore);
 
 /** The root's .gitignore as a matcher for folders (re-read when it changes). */
 export function ignoredBy(root: string): Ignore | null {
@@ -71,7 +76,7 @@ export function ignoredBy(root: string): Ignore | null {
   let matcher: Ignore | null = null;
   if (mtime >= 0) {
     try {
-      matcher = ignore().add(readFileSync(path, 'utf8'));
+      matcher = ignoreParser()().add(readFileSync(path, 'utf8'));
     } catch {
       matcher = null;
     }
