@@ -18,7 +18,8 @@ test("a parked child's request appears in Approvals with the child named; approv
     ],
     { routes: { 'CHILD-WRITE': [{ tools: [{ name: 'write_file', args: { path: 'a.txt', content: 'from the child\n' } }] }, { text: ['wrote a.txt'] }] } },
   );
-  const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: 'sk-test' };
+  // As the web host beside it (e2e/support.ts): a workspace write asks here, it is this spec's example of a request.
+  const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: 'sk-test', DESKHAND_CONFINED: process.env.DESKHAND_CONFINED ?? 'ask' };
   delete env.DESKHAND_HOME;
   const run = spawnSync(
     process.execPath,

@@ -8,12 +8,16 @@ import { pageNotificationsAvailable } from '../../state/page-notify';
 export function AllowNotifications() {
   const [permission, setPermission] = useState(() => (pageNotificationsAvailable() ? Notification.permission : 'unavailable'));
   if (permission !== 'default') return null;
+  // In the panel's title line (its corner), so an empty panel stays one line high.
   return (
-    <p className="muted small">
-      <button type="button" className="btn small" onClick={() => void Notification.requestPermission().then(setPermission)}>
-        Notify me in this browser
-      </button>{' '}
-      when a request waits while this tab is in the background.
-    </p>
+    <button
+      type="button"
+      className="btn small panel-corner"
+      aria-label="Notify me in this browser"
+      title="Notify me in this browser when a request waits while this tab is in the background"
+      onClick={() => void Notification.requestPermission().then(setPermission)}
+    >
+      Notify me
+    </button>
   );
 }
