@@ -13,14 +13,17 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Inspector, InspectorReport } from './inspector';
 import { packageScriptMatch } from '../../shared/sensitive-paths';
+import { PEER_CEILING_HOLD } from './peer-ceiling';
 
 const pass = (reasons: string[] = []): InspectorReport => ({ inspector: 'confined', verdict: 'pass', reasons });
 
 export const confinedInspector: Inspector = {
   name: 'confined',
-  inspect({ tool, effects: e, policy, recorded, ctx }, facts): InspectorReport {
+  inspect({ tool, effects: e, policy, recorded, ctx, held }, facts): InspectorReport {
     // Nothing says what is recorded (no ledger in this process, or DESKHAND_CONFINED=ask): nothing is confined.
     if (policy === 'none' || !recorded) return pass();
+    // A peer's conversation is driven by another person's agent: the card is this person's consent, not a safety net.
+    if (held?.[PEER_CEILING_HOLD]) return pass(["a peer drives this conversation: its changes are this person's to approve, reversible or not"]);
     if (e.urls?.length || e.hosts?.length || e.egress || e.apps?.length || e.screens?.length || e.wakesLater) return pass();
     const writes = facts.paths.filter((p) => p.access === 'write');
     if (writes.some((p) => p.error || !p.root || p.alwaysAsk)) return pass();
