@@ -119,6 +119,12 @@ export function entryAt(abs: string, prev: Entry | undefined, blobs: BlobStore, 
   if (entry.type === 'file' && entry.size <= maxFileBytes) {
     try {
       const bytes = readFileSync(abs);
+      // Another process may be writing it (a truncate, then the bytes): the state describes the bytes kept, with the
+      // time stamps read after them, so a later scan compares against what was really hashed.
+      if (bytes.length !== entry.size) {
+        const again = lstatSync(abs);
+        Object.assign(entry, { size: bytes.length, mtime: again.mtimeMs, ctime: again.ctimeMs });
+      }
       entry.hash = sha256(bytes);
       blobs.put(entry.hash, bytes);
     } catch {
