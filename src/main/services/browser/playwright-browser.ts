@@ -59,8 +59,6 @@ export class PlaywrightBrowser implements BrowserService {
   /** Private destinations a person approved, per conversation (another conversation's approval covers nothing). */
   /** Which conversation a page belongs to (popups join their opener's). */
   private readonly pageSessions = new WeakMap<Page, Session>();
-  /** Tabs a page opened that are being adopted (until their note is written): an action waits for them. */
-  private readonly adopting = new Set<Promise<void>>();
   private proxy: EgressProxy | null = null;
   private readonly listed = new Map<string, AdoptableTab[]>();
   private readonly listeners = new Set<(v: SessionView | { conversationId: string; closed: true }) => void>();
@@ -102,11 +100,7 @@ export class PlaywrightBrowser implements BrowserService {
       )
       .then(async (proc) => {
         await proc.context.route('**/*', (route) => this.guard(route));
-        proc.context.on('page', (page) => {
-          const adoption = this.adoptPopup(page).catch(() => undefined);
-          this.adopting.add(adoption);
-          void adoption.finally(() => this.adopting.delete(adoption));
-        });
+        proc.context.on('page', (page) => void this.adoptPopup(page));
         // The profile opens with a blank tab nobody asked for. Headless, it is closed; headed, it is the window's last
         // tab (closing it would end the browser), so the first tab a conversation opens takes it over.
         for (const p of proc.context.pages()) {
@@ -392,9 +386,6 @@ export class PlaywrightBrowser implements BrowserService {
         tab.typed.push({ ref: req.ref, action: req.action, value: req.value ?? '', at: navigations });
       }
       await settle(page, tab.watch, mark);
-      // A tab the action opened is announced once it is adopted (its first load, bounded): the answer names it,
-      // however long the machine took to start it.
-      if (this.adopting.size) await Promise.race([Promise.allSettled([...this.adopting]), new Promise((r) => setTimeout(r, 12_000).unref())]);
     } catch (err) {
       throw new Error(`${req.action} on ${req.ref} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
     } finally {
