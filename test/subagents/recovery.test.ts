@@ -51,9 +51,12 @@ async function killedMidChild(): Promise<{ dataDir: string; work: string; row: R
   const done = runCli(['run', '--provider', 'openai', '--base-url', server.baseURL, '--model', 'm', '--policy', 'read-only', '--cwd', work, '--data-dir', dataDir, '--enable', 'subagents', '--json', 'start a helper'], {
     onSpawn: (c) => (proc = c),
   });
+  // Running, and its own run recorded (the row turns running a moment before the child's run row is written).
   const row = await until('the child to run', () => {
     try {
-      return rawGet<Row>(dataDir, "SELECT * FROM subagents WHERE status = 'running'");
+      const r = rawGet<Row>(dataDir, "SELECT * FROM subagents WHERE status = 'running'");
+      const run = r && rawGet<{ id: string }>(dataDir, 'SELECT r.id FROM runs r JOIN subagents s ON s.conversation_id = r.conversation_id WHERE s.id = ?', r.id);
+      return run ? r : undefined;
     } catch {
       return undefined; // the database may not exist yet
     }
