@@ -6,7 +6,8 @@
  * first_request_tokens: the whole body (system prompt + tool set + the message, with the protocol's JSON around it);
  * first_request_tool_tokens: the `tools` array alone; system_prompt_tokens: the system message's text alone;
  * first_request_tools: how many tool schemas it carries. The same body every time (no spread): n=1 figures.
- * Both protocols are measured (OpenAI Chat Completions, which local servers speak; Anthropic Messages).
+ * Every wire is measured (OpenAI Chat Completions, which local servers speak; Anthropic Messages; OpenAI Responses,
+ * suffix `_responses`).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,11 +27,15 @@ function systemText(r: RecordedRequest): string {
     const sys = r.body.messages.filter((m) => m.role === 'system' || m.role === 'developer');
     return sys.map((m) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join(''))).join('\n');
   }
+  if (r.protocol === 'openai-responses') {
+    const items = typeof r.body.input === 'string' ? [] : r.body.input.filter((m) => m.role === 'system' || m.role === 'developer');
+    return items.map((m) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join(''))).join('\n');
+  }
   const s = r.body.system;
   return typeof s === 'string' ? s : (s ?? []).map((b) => b.text ?? '').join('');
 }
 
-export async function firstRequest(provider: 'openai' | 'anthropic'): Promise<RecordedRequest> {
+export async function firstRequest(provider: 'openai' | 'anthropic' | 'openai-responses'): Promise<RecordedRequest> {
   const server = await startModelServer();
   const work = tempDir('deskhand-bench-work-');
   writeFileSync(join(work, 'README.md'), '# a project\n');
@@ -39,7 +44,10 @@ export async function firstRequest(provider: 'openai' | 'anthropic'): Promise<Re
   try {
     server.enqueue(reply().text('Hello!'));
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
-    const outcome = await runtime.sendMessage(conv.id, 'hello', { provider: { provider, model: 'bench', baseURL: server.baseURL, apiKey: 'sk-bench' }, interactive: false });
+    const outcome = await runtime.sendMessage(conv.id, 'hello', {
+      provider: provider === 'openai-responses' ? { provider: 'openai', openaiApi: 'responses', model: 'bench', baseURL: server.baseURL, apiKey: 'sk-bench' } : { provider, model: 'bench', baseURL: server.baseURL, apiKey: 'sk-bench' },
+      interactive: false,
+    });
     if (outcome.status !== 'finished') throw new Error(`bench run ended ${outcome.status}: ${outcome.error ?? ''}`);
     if (server.requests.length !== 1) throw new Error(`expected one model request, saw ${server.requests.length}`);
     return server.requests[0]!;
@@ -52,9 +60,9 @@ export async function firstRequest(provider: 'openai' | 'anthropic'): Promise<Re
 
 export default async function firstRequestBench(): Promise<BenchResult> {
   const out: BenchResult = {};
-  for (const provider of ['openai', 'anthropic'] as const) {
+  for (const provider of ['openai', 'anthropic', 'openai-responses'] as const) {
     const r = await firstRequest(provider);
-    const suffix = provider === 'openai' ? '' : '_anthropic';
+    const suffix = provider === 'openai' ? '' : provider === 'anthropic' ? '_anthropic' : '_responses';
     const tools = r.body.tools ?? [];
     out[`first_request_tokens${suffix}`] = figure([tokens(JSON.stringify(r.body))], { unit: 'tokens', target: '≤ 6000', exact: 'a token count of one request, the same every run' });
     out[`first_request_tool_tokens${suffix}`] = figure([tokens(JSON.stringify(tools))], { unit: 'tokens', target: '≤ 4000', exact: 'a token count of one request, the same every run' });

@@ -265,7 +265,7 @@ describe('model server scripting', () => {
     let calls = 0;
     server.setFallback((request) => {
       calls++;
-      return request.body.messages.length > 2 ? reply().text('fallback') : reply().tool('ls', {});
+      return (request.body as { messages: unknown[] }).messages.length > 2 ? reply().text('fallback') : reply().tool('ls', {});
     });
     expect(server.pending).toBe(1);
     expect(ofType((await run(openai())).parts, 'text-delta')[0]?.text).toBe('scripted');

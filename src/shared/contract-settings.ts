@@ -42,6 +42,11 @@ export const providerSettingsSchema = z.strictObject({
    * or null: the provider's default (src/main/runtime/reasoning.ts).
    */
   thinking: z.union([z.enum(['off', 'low', 'medium', 'high', 'max']), z.number().int().min(1024).max(200_000)]).nullable().optional(),
+  /**
+   * OpenAI only: `chat` (Chat Completions, the default) or `responses` (the Responses API: reasoning summaries shown,
+   * reasoning items replayed encrypted); absent or null: chat. Ignored for the other providers.
+   */
+  openaiApi: z.enum(['chat', 'responses']).nullable().optional(),
 });
 
 /** web_search's backend: SearXNG (self-hosted JSON API, no key), Brave Search API or Tavily; keys are vault secrets. */

@@ -42,7 +42,10 @@ const server = await startModelServer({
 if (values.routes) {
   const routes = z.record(z.string(), z.array(scriptedReplySchema)).parse(JSON.parse(readFileSync(values.routes, 'utf8')));
   const firstUser = (body: unknown): string => {
-    const messages = (body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
+    // Chat Completions and Anthropic carry `messages`; the Responses wire `input` (a string, or items).
+    const b = body as { messages?: { role: string; content: unknown }[]; input?: string | { role?: string; content?: unknown }[] };
+    if (typeof b.input === 'string') return b.input;
+    const messages = b.messages ?? (b.input ?? []).filter((m): m is { role: string; content: unknown } => typeof m.role === 'string');
     const c = messages.find((m) => m.role === 'user')?.content;
     return typeof c === 'string' ? c : JSON.stringify(c ?? '');
   };

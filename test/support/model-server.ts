@@ -1,5 +1,5 @@
 /**
- * Scripted model server for tests: speaks the real OpenAI chat-completions and Anthropic Messages
+ * Scripted model server for tests: speaks the real OpenAI Chat Completions, OpenAI Responses and Anthropic Messages
  * wire protocols on 127.0.0.1, so the runtime's real AI SDK provider code is exercised end to end.
  */
 import { createHash } from 'node:crypto';
@@ -7,7 +7,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { thinkingSignature, validateAnthropicRequest, validateImageGeneration, validateOpenAIRequest, type ProviderRefusal } from './provider-validation';
+import { reasoningEncryptedContent, thinkingSignature, validateAnthropicRequest, validateImageGeneration, validateOpenAIRequest, validateOpenAIResponsesRequest, type ProviderRefusal } from './provider-validation';
 import { handleAudio, type AudioRequest } from './audio-endpoints';
 
 // One representation for both the reply() builder and JSON scripts (model-server-main.ts).
@@ -15,7 +15,9 @@ export const scriptedReplySchema = z.strictObject({
   /**
    * Reasoning deltas, streamed before the text: on the Anthropic wire a `thinking` block whose `signature_delta` is
    * the server's signature of its text (provider-validation.ts, thinkingSignature); on the OpenAI wire
-   * `reasoning_content` deltas (as DeepSeek and Qwen servers stream them).
+   * `reasoning_content` deltas (as DeepSeek and Qwen servers stream them); on the Responses wire a `reasoning` item
+   * whose summary streams as `response.reasoning_summary_text.delta` events, with its `encrypted_content` when the
+   * request includes `reasoning.encrypted_content` (provider-validation.ts, reasoningEncryptedContent).
    */
   thinking: z.array(z.string()).optional(),
   /** Anthropic: a `redacted_thinking` block with this encrypted data, after the thinking block. */
@@ -54,6 +56,8 @@ export const scriptedReplySchema = z.strictObject({
       output: z.number().int().nonnegative(),
       cacheRead: z.number().int().nonnegative().optional(),
       cacheWrite: z.number().int().nonnegative().optional(),
+      /** Of `output`, the reasoning tokens (reported on the OpenAI wires; estimated from `thinking` when absent). */
+      reasoning: z.number().int().nonnegative().optional(),
     })
     .optional(),
   /** Pause before each event. */
@@ -104,7 +108,7 @@ export class ReplyBuilder {
     return this.with({ hang: true });
   }
 
-  usage(usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number }): ReplyBuilder {
+  usage(usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number; reasoning?: number }): ReplyBuilder {
     return this.with({ usage });
   }
 
@@ -174,6 +178,32 @@ export interface AnthropicMessagesRequest {
   [key: string]: unknown;
 }
 
+/** An item of a Responses request's `input` (a message, function_call, function_call_output, reasoning…). */
+export interface OpenAIResponsesItem {
+  type?: string;
+  role?: string;
+  content?: string | { type: string; text?: string; [key: string]: unknown }[];
+  id?: string;
+  call_id?: string;
+  name?: string;
+  arguments?: string;
+  output?: unknown;
+  summary?: { type: string; text: string }[];
+  encrypted_content?: string;
+  [key: string]: unknown;
+}
+
+export interface OpenAIResponsesRequest {
+  model: string;
+  input: string | OpenAIResponsesItem[];
+  tools?: { type: string; name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean }[];
+  stream?: boolean;
+  store?: boolean;
+  include?: string[];
+  reasoning?: { effort?: string; summary?: string };
+  [key: string]: unknown;
+}
+
 interface RecordedBase {
   path: string;
   headers: IncomingHttpHeaders;
@@ -181,7 +211,8 @@ interface RecordedBase {
 
 export type RecordedRequest =
   | (RecordedBase & { protocol: 'openai'; body: OpenAIChatRequest })
-  | (RecordedBase & { protocol: 'anthropic'; body: AnthropicMessagesRequest });
+  | (RecordedBase & { protocol: 'anthropic'; body: AnthropicMessagesRequest })
+  | (RecordedBase & { protocol: 'openai-responses'; body: OpenAIResponsesRequest });
 
 export type Protocol = RecordedRequest['protocol'];
 
@@ -273,7 +304,7 @@ export const SCRIPTED_PNG = Buffer.from(
   'base64',
 );
 
-const ROUTES: Record<string, Protocol> = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic' };
+const ROUTES: Record<string, Protocol> = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic', '/v1/responses': 'openai-responses' };
 
 interface ErrorShape {
   openai: { type: string; code: string | null; message: string };
@@ -337,9 +368,9 @@ function sendError(
   opts: { message?: string | undefined; retryAfterSeconds?: number | undefined; retryAfterMs?: number | undefined; param?: string | null; code?: string | null },
 ): void {
   const shape = errorShape(status);
-  const message = opts.message ?? shape[protocol].message;
+  const message = opts.message ?? shape[protocol === 'anthropic' ? 'anthropic' : 'openai'].message;
   const body =
-    protocol === 'openai'
+    protocol !== 'anthropic'
       ? { error: { message, type: shape.openai.type, param: opts.param ?? null, code: opts.code !== undefined ? opts.code : shape.openai.code } }
       : { type: 'error', error: { type: shape.anthropic.type, message } };
   res.writeHead(status, {
@@ -368,7 +399,7 @@ interface Step {
   thinking: string[];
   redactedThinking: string | null;
   tools: ResolvedTool[];
-  usage: { input: number; output: number; cacheRead?: number | undefined; cacheWrite?: number | undefined };
+  usage: { input: number; output: number; cacheRead?: number | undefined; cacheWrite?: number | undefined; reasoning?: number | undefined };
 }
 
 /**
@@ -503,6 +534,94 @@ function openaiPayload(step: Step, stream: boolean, includeUsage: boolean): Payl
   if (includeUsage) tail.push(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
   tail.push('data: [DONE]\n\n');
   return { contentType: SSE, frames, tail, firstContent };
+}
+
+/**
+ * The Responses wire (POST /v1/responses), as OpenAI documents its streaming events: `response.created`,
+ * `response.in_progress`, then per output item `response.output_item.added` … `response.output_item.done` (a
+ * reasoning item's summary as `response.reasoning_summary_part.added` / `response.reasoning_summary_text.delta` /
+ * `.done` / `response.reasoning_summary_part.done`; a message's `response.content_part.added` /
+ * `response.output_text.delta` / `.done` / `response.content_part.done`; a function call's
+ * `response.function_call_arguments.delta` / `.done`), and `response.completed` with the whole response and its usage
+ * (`output_tokens_details.reasoning_tokens`). Non-streamed: the response object itself.
+ */
+function responsesPayload(step: Step, stream: boolean, includeEncrypted: boolean): Payload {
+  const created = Math.floor(Date.now() / 1000);
+  // Reasoning tokens are part of the output tokens (the estimate counts the summary's characters in both).
+  const reasoningTokens = Math.min(step.usage.output, step.usage.reasoning ?? Math.ceil(step.thinking.join('').length / 4));
+  const usage = {
+    input_tokens: step.usage.input,
+    input_tokens_details: { cached_tokens: step.usage.cacheRead ?? 0 },
+    output_tokens: step.usage.output,
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
+    total_tokens: step.usage.input + step.usage.output,
+  };
+  const n = step.id.replace(/^resp_/, '');
+  const output: Record<string, unknown>[] = [];
+  const reasoningId = `rs_${n}`;
+  const summaryText = step.thinking.join('');
+  if (step.thinking.length > 0) {
+    output.push({
+      id: reasoningId,
+      type: 'reasoning',
+      summary: summaryText ? [{ type: 'summary_text', text: summaryText }] : [],
+      ...(includeEncrypted ? { encrypted_content: reasoningEncryptedContent(reasoningId) } : {}),
+    });
+  }
+  const messageId = `msg_${n}`;
+  if (step.text.length > 0) {
+    output.push({ id: messageId, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: step.text.join(''), annotations: [], logprobs: [] }] });
+  }
+  step.tools.forEach((t, i) => output.push({ id: `fc_${n}_${i}`, type: 'function_call', status: 'completed', arguments: t.args, call_id: t.id, name: t.name }));
+  const response = (status: string, out: unknown[], withUsage: boolean) => ({
+    id: step.id,
+    object: 'response',
+    created_at: created,
+    status,
+    error: null,
+    incomplete_details: null,
+    model: step.model,
+    output: out,
+    parallel_tool_calls: true,
+    store: false,
+    usage: withUsage ? usage : null,
+  });
+  if (!stream) return splitJson(response('completed', output, true));
+  let seq = 0;
+  const event = (type: string, data: object = {}): string => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
+  const frames = [event('response.created', { response: response('in_progress', [], false) }), event('response.in_progress', { response: response('in_progress', [], false) })];
+  let firstContent: number | undefined;
+  output.forEach((item, output_index) => {
+    const item_id = item.id as string;
+    if (item.type === 'reasoning') {
+      frames.push(event('response.output_item.added', { output_index, item: { ...item, summary: [] } }));
+      if (summaryText) {
+        const part = { type: 'summary_text', text: '' };
+        frames.push(event('response.reasoning_summary_part.added', { item_id, output_index, summary_index: 0, part }));
+        for (const delta of step.thinking) frames.push(event('response.reasoning_summary_text.delta', { item_id, output_index, summary_index: 0, delta }));
+        frames.push(event('response.reasoning_summary_text.done', { item_id, output_index, summary_index: 0, text: summaryText }));
+        frames.push(event('response.reasoning_summary_part.done', { item_id, output_index, summary_index: 0, part: { ...part, text: summaryText } }));
+      }
+    } else if (item.type === 'message') {
+      frames.push(event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } }));
+      frames.push(event('response.content_part.added', { item_id, output_index, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }));
+      for (const delta of step.text) {
+        firstContent ??= frames.length;
+        frames.push(event('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] }));
+      }
+      const text = step.text.join('');
+      frames.push(event('response.output_text.done', { item_id, output_index, content_index: 0, text, logprobs: [] }));
+      frames.push(event('response.content_part.done', { item_id, output_index, content_index: 0, part: { type: 'output_text', text, annotations: [], logprobs: [] } }));
+    } else {
+      firstContent ??= frames.length;
+      frames.push(event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } }));
+      for (const delta of pieces(item.arguments as string)) frames.push(event('response.function_call_arguments.delta', { item_id, output_index, delta }));
+      frames.push(event('response.function_call_arguments.done', { item_id, output_index, arguments: item.arguments }));
+    }
+    frames.push(event('response.output_item.done', { output_index, item }));
+  });
+  const tail = [event('response.completed', { response: response('completed', output, true) })];
+  return { contentType: SSE, frames, tail, ...(firstContent !== undefined ? { firstContent } : {}) };
 }
 
 function anthropicPayload(step: Step, stream: boolean): Payload {
@@ -728,7 +847,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return;
     }
     if (validate) {
-      const refusal = request.protocol === 'anthropic' ? validateAnthropicRequest(request.body) : validateOpenAIRequest(request.body);
+      const refusal =
+        request.protocol === 'anthropic'
+          ? validateAnthropicRequest(request.body)
+          : request.protocol === 'openai-responses'
+            ? validateOpenAIResponsesRequest(request.body)
+            : validateOpenAIRequest(request.body);
       if (refusal) {
         noteRefused({ path, request, refusal });
         sendError(res, protocol, refusal.status, refusal);
@@ -746,7 +870,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       else {
         sendError(res, protocol, 400, {
           message: `This model's maximum context length is 128000 tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
-          param: 'messages',
+          param: protocol === 'openai' ? 'messages' : 'input',
           code: 'context_length_exceeded',
         });
       }
@@ -760,7 +884,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
 
     const n = ++sequence;
     const tools = (next.tools ?? []).map((t, i) => ({
-      id: t.id ?? (protocol === 'openai' ? `call_${n}_${i}` : `toolu_${n}_${i}`),
+      id: t.id ?? (protocol === 'anthropic' ? `toolu_${n}_${i}` : `call_${n}_${i}`),
       name: t.name,
       args: fillFromRequest(t.argsRaw ?? JSON.stringify(t.args ?? {}), raw),
     }));
@@ -771,9 +895,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return { ...usage, input: Math.max(usage.input, cache.read + cache.write), cacheRead: cache.read, cacheWrite: cache.write };
     };
     const text = next.text ?? [];
-    const outputChars = text.reduce((sum, t) => sum + t.length, 0) + tools.reduce((sum, t) => sum + t.name.length + t.args.length, 0);
+    const outputChars = [...text, ...(protocol === 'openai-responses' ? (next.thinking ?? []) : [])].reduce((sum, t) => sum + t.length, 0) + tools.reduce((sum, t) => sum + t.name.length + t.args.length, 0);
     const step: Step = {
-      id: protocol === 'openai' ? `chatcmpl-${n}` : `msg_${n}`,
+      id: protocol === 'openai' ? `chatcmpl-${n}` : protocol === 'openai-responses' ? `resp_${n}` : `msg_${n}`,
       model: request.body.model,
       text,
       thinking: next.thinking ?? [],
@@ -787,7 +911,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const payload =
       request.protocol === 'openai'
         ? openaiPayload(step, stream, request.body.stream_options?.include_usage === true)
-        : anthropicPayload(step, stream);
+        : request.protocol === 'openai-responses'
+          ? responsesPayload(step, stream, request.body.include?.includes('reasoning.encrypted_content') === true)
+          : anthropicPayload(step, stream);
     const hold = next.hold;
     const waitForRelease = hold
       ? async () => {

@@ -786,6 +786,142 @@ function checkOpenAIToolPairing(messages: Obj[]): void {
   if (messages[messages.length - 1]?.role === 'tool') closeOpen();
 }
 
+// ─── OpenAI Responses ──────────────────────────────────────────────────────────────────────────────────────────────
+
+const RESPONSES_BODY = new Set([
+  'model', 'input', 'background', 'conversation', 'include', 'instructions', 'max_output_tokens', 'max_tool_calls',
+  'metadata', 'parallel_tool_calls', 'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_options',
+  'prompt_cache_retention', 'reasoning', 'safety_identifier', 'service_tier', 'store', 'stream', 'stream_options',
+  'temperature', 'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user',
+]);
+const RESPONSES_ROLES = ['user', 'system', 'developer', 'assistant'];
+const RESPONSES_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
+
+/**
+ * The encrypted content the scripted server gives a reasoning item (the real one is the model's whole reasoning,
+ * encrypted by OpenAI; here an HMAC of the item id, checked the same way: a changed or foreign value is refused).
+ */
+export function reasoningEncryptedContent(itemId: string): string {
+  return `gAAAAA${createHmac('sha256', 'scripted-reasoning').update(itemId).digest('base64')}`;
+}
+
+export function validateOpenAIResponsesRequest(body: unknown): ProviderRefusal | undefined {
+  return run(() => checkResponses(body));
+}
+
+/**
+ * [OR-API]   OpenAI, "Responses" API reference (POST /v1/responses): the body parameters (model, input, background,
+ *            conversation, include, instructions, max_output_tokens, max_tool_calls, metadata, parallel_tool_calls,
+ *            previous_response_id, prompt, prompt_cache_key, prompt_cache_options, prompt_cache_retention, reasoning
+ *            {effort: none|minimal|low|medium|high|xhigh, summary: auto|concise|detailed}, safety_identifier,
+ *            service_tier, store, stream, stream_options, temperature, text, tool_choice, tools, top_logprobs, top_p,
+ *            truncation, user; anything else: "Unrecognized request argument supplied: <name>"); `input` items:
+ *            messages (role user|system|developer|assistant; input_text/input_image/input_file parts, an assistant's
+ *            output_text/refusal), `function_call` {call_id, name, arguments}, `function_call_output` {call_id,
+ *            output}, `reasoning` {id, summary (required), encrypted_content}, `item_reference` {id}; a function tool
+ *            is {type: "function", name, parameters, strict} where `strict` is "Default `true`": a tool that does not
+ *            say `strict: false` follows the Structured Outputs subset [O-SO].
+ * [OR-FC]    OpenAI, "Function calling" with the Responses API: each `function_call_output` answers a `function_call`
+ *            with its `call_id` earlier in the input ("No tool call found for function call output with call_id …"),
+ *            and each `function_call` is answered before the input goes on ("No tool output found for function call
+ *            …").
+ * [OR-REASON] OpenAI, "Reasoning models" → "Encrypted reasoning items" and "Keeping reasoning items in context": with
+ *            `store: false` nothing is kept server-side, so a reasoning item must come back with the
+ *            `encrypted_content` the API returned (`include: ["reasoning.encrypted_content"]`); an item given by id
+ *            alone (or an `item_reference`) is "not found. Items are not persisted when `store` is set to false";
+ *            encrypted content that is not the API's own for that item is refused; a reasoning item is followed by the
+ *            item it led to ("Item 'rs_…' of type 'reasoning' was provided without its required following item.").
+ */
+function checkResponses(body: unknown): void {
+  if (!isObj(body)) refuse('request body must be a JSON object');
+  for (const key of Object.keys(body)) if (!RESPONSES_BODY.has(key)) refuse(`Unrecognized request argument supplied: ${key}`, null, null);
+  if (typeof body.model !== 'string' || body.model === '') refuse('you must provide a model parameter', 'model', null);
+  if (body.reasoning !== undefined) {
+    if (!isObj(body.reasoning)) refuse("Invalid type for 'reasoning': expected an object.", 'reasoning', 'invalid_type');
+    const { effort, summary } = body.reasoning;
+    if (effort !== undefined && effort !== null && !RESPONSES_EFFORTS.includes(effort as string)) {
+      refuse(`Invalid value: '${String(effort)}'. Supported values are: ${RESPONSES_EFFORTS.map((e) => `'${e}'`).join(', ')}.`, 'reasoning.effort', 'invalid_value');
+    }
+    if (summary !== undefined && summary !== null && !['auto', 'concise', 'detailed'].includes(summary as string)) {
+      refuse(`Invalid value: '${String(summary)}'. Supported values are: 'auto', 'concise', and 'detailed'.`, 'reasoning.summary', 'invalid_value');
+    }
+  }
+  if (body.include !== undefined && !Array.isArray(body.include)) refuse("Invalid type for 'include': expected an array of strings.", 'include', 'invalid_type');
+  if (body.tools !== undefined) {
+    if (!Array.isArray(body.tools)) refuse("Invalid type for 'tools': expected an array of objects.", 'tools', 'invalid_type');
+    body.tools.forEach((tool: unknown, i) => {
+      const at = `tools[${i}]`;
+      if (!isObj(tool)) refuse(`Invalid type for '${at}': expected an object.`, at, 'invalid_type');
+      if (tool.type !== 'function') return;
+      if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) {
+        refuse(`Invalid '${at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `${at}.name`, 'invalid_value');
+      }
+      if (!isObj(tool.parameters) || tool.parameters.type !== 'object') refuse(`Invalid schema for function '${tool.name}': schema must be a JSON Schema of 'type: "object"'.`, `${at}.parameters`, 'invalid_function_parameters');
+      if (tool.strict !== false) checkStrictSchema(tool.parameters, tool.name, []);
+    });
+  }
+  if (typeof body.input === 'string') return;
+  if (!Array.isArray(body.input)) refuse("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+  const input = body.input as unknown[];
+  const store = body.store !== false;
+  const calls = new Set<string>();
+  const open = new Map<string, number>();
+  input.forEach((item, i) => {
+    const at = `input[${i}]`;
+    if (!isObj(item)) refuse(`Invalid type for '${at}': expected an object.`, at, 'invalid_type');
+    const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
+    switch (type) {
+      case 'message': {
+        if (!RESPONSES_ROLES.includes(item.role as string)) refuse(`Invalid value: '${String(item.role)}'. Supported values are: 'user', 'system', 'developer', and 'assistant'.`, `${at}.role`, 'invalid_value');
+        const parts = item.content;
+        if (typeof parts !== 'string' && !Array.isArray(parts)) refuse(`Invalid type for '${at}.content': expected one of a string or array of objects.`, `${at}.content`, 'invalid_type');
+        const allowed = item.role === 'assistant' ? ['output_text', 'refusal'] : ['input_text', 'input_image', 'input_file'];
+        if (Array.isArray(parts)) {
+          parts.forEach((p: unknown, j) => {
+            if (!isObj(p) || !allowed.includes(p.type as string)) refuse(`Invalid value: '${String(isObj(p) ? p.type : p)}'. Supported values are: ${allowed.map((t) => `'${t}'`).join(', ')}.`, `${at}.content[${j}].type`, 'invalid_value');
+            if ((p.type === 'input_text' || p.type === 'output_text') && typeof p.text !== 'string') refuse(`Missing required parameter: '${at}.content[${j}].text'.`, `${at}.content[${j}].text`, 'missing_required_parameter');
+          });
+        }
+        break;
+      }
+      case 'function_call':
+        if (typeof item.call_id !== 'string' || item.call_id === '') refuse(`Missing required parameter: '${at}.call_id'.`, `${at}.call_id`, 'missing_required_parameter');
+        if (typeof item.name !== 'string' || typeof item.arguments !== 'string') refuse(`Missing required parameter: '${at}.arguments'.`, `${at}.arguments`, 'missing_required_parameter');
+        calls.add(item.call_id);
+        open.set(item.call_id, i);
+        break;
+      case 'function_call_output':
+        if (typeof item.call_id !== 'string' || !calls.has(item.call_id)) refuse(`No tool call found for function call output with call_id ${String(item.call_id)}.`, `${at}`, null);
+        if (typeof item.output !== 'string' && !Array.isArray(item.output)) refuse(`Invalid type for '${at}.output': expected one of a string or array of objects.`, `${at}.output`, 'invalid_type');
+        open.delete(item.call_id);
+        break;
+      case 'reasoning': {
+        const id = typeof item.id === 'string' ? item.id : null;
+        if (!Array.isArray(item.summary)) refuse(`Missing required parameter: '${at}.summary'.`, `${at}.summary`, 'missing_required_parameter');
+        if (typeof item.encrypted_content !== 'string') {
+          if (!store) refuse(`Item with id '${id ?? ''}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, `${at}`, null);
+        } else if (id === null || item.encrypted_content !== reasoningEncryptedContent(id)) {
+          refuse(`The encrypted content for item ${id ?? `${at}`} could not be verified.`, `${at}.encrypted_content`, 'invalid_encrypted_content');
+        }
+        const next = input[i + 1];
+        const follows = isObj(next) && (next.type === 'function_call' || next.type === 'reasoning' || ((next.type ?? 'message') === 'message' && next.role === 'assistant'));
+        if (!follows) refuse(`Item '${id ?? `${at}`}' of type 'reasoning' was provided without its required following item.`, `${at}`, null);
+        break;
+      }
+      case 'item_reference':
+        if (!store) refuse(`Item with id '${String(item.id)}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, `${at}`, null);
+        break;
+      default:
+        refuse(`Invalid value: '${String(type)}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning', and 'item_reference'.`, `${at}.type`, 'invalid_value');
+    }
+    // [OR-FC] a call is answered before anything but another call or its output comes.
+    if (type !== 'function_call' && type !== 'function_call_output' && open.size > 0) {
+      refuse(`No tool output found for function call ${[...open.keys()][0]}.`, `input[${[...open.values()][0]}]`, null);
+    }
+  });
+  if (open.size > 0) refuse(`No tool output found for function call ${[...open.keys()][0]}.`, `input[${[...open.values()][0]}]`, null);
+}
+
 // ─── OpenAI images and audio ───────────────────────────────────────────────────────────────────────────────────────
 
 const IMAGE_BODY = new Set(['prompt', 'background', 'model', 'moderation', 'n', 'output_compression', 'output_format', 'partial_images', 'quality', 'response_format', 'size', 'stream', 'style', 'user']);

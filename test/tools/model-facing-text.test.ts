@@ -126,7 +126,7 @@ describe('the first request of a new conversation', () => {
   }
 
   it('lists the deferred tools of the default families in the system prompt, by name', () => {
-    const r = first.openai!;
+    const r = first.openai! as Extract<RecordedRequest, { protocol: 'openai' }>;
     const system = r.body.messages.filter((m) => m.role === 'system').map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
     for (const name of ['mkdir', 'cp', 'mv', 'rm', 'stat', 'cd', 'pwd', 'list_background_jobs', 'wait_tasks', 'cancel_background_jobs', 'context_info', 'list_todos', 'update_work_state', 'ask_file_picker']) {
       expect(system, name).toMatch(new RegExp(`Tools: [^\\n]*\\b${name}\\b`));
@@ -142,7 +142,7 @@ describe('what the short descriptions leave out', () => {
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
     const before = server.requests.length;
     await runtime.sendMessage(conv.id, 'how does grep page?', { provider: { provider: 'openai', model: 'scripted', baseURL: server.baseURL, apiKey: 'sk-test' }, interactive: false });
-    const result = JSON.stringify(server.requests[before + 1]!.body.messages.at(-1));
+    const result = JSON.stringify((server.requests[before + 1]!.body as { messages: unknown[] }).messages.at(-1));
     expect(result).toMatch(/grep: Search file contents/);
     expect(result).toMatch(/head_limit results after offset/);
     expect(result).toMatch(/system grep answers/);

@@ -68,7 +68,12 @@ export async function* streamModelStep(args: {
     prompt: toPrompt(args.system, placeToolImages(wireHistory(replayReasoning(args.messages, model.provider), callIdWireOf(model.provider)), imageModeOf(model.provider))),
     tools: args.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema })),
   });
-  const tools = wire.tools as { type: 'function'; name: string; description: string; inputSchema: ModelToolSpec['inputSchema'] }[];
+  const tools = (model.provider === 'openai.responses' ? wire.tools.map((t) => ({ ...t, strict: false })) : wire.tools) as {
+    type: 'function';
+    name: string;
+    description: string;
+    inputSchema: ModelToolSpec['inputSchema'];
+  }[];
   const prompt = [...wire.prompt];
   if (cache) {
     // The prefix a provider can reuse between steps: the tool set (the same every step of a run), the system prompt,
@@ -78,7 +83,10 @@ export async function* streamModelStep(args: {
     prompt[0] = { ...prompt[0]!, providerOptions: cache } as never;
     if (prompt.length > 1) prompt[prompt.length - 1] = { ...prompt[prompt.length - 1]!, providerOptions: cache } as never;
   }
-  const providerOptions = mergeOptions(args.cacheKey ? cacheKeyOptionsOf(model.provider, args.cacheKey) : null, thinkingOptionsOf(model.provider, args.thinking));
+  const providerOptions = mergeOptions(
+    mergeOptions(args.cacheKey ? cacheKeyOptionsOf(model.provider, args.cacheKey) : null, responsesOptionsOf(model.provider)) ?? null,
+    thinkingOptionsOf(model.provider, args.thinking),
+  );
   const { stream } = await model.doStream({
     prompt,
     tools,
@@ -155,6 +163,17 @@ function cacheBreakpointsOf(providerId: string): { anthropic: { cacheControl: { 
  */
 function cacheKeyOptionsOf(providerId: string, key: string): { openai: { promptCacheKey: string } } | null {
   return providerId === 'openai.chat' || providerId === 'openai.responses' ? { openai: { promptCacheKey: key } } : null;
+}
+
+/**
+ * The Responses API as Deskhand uses it: nothing stored at OpenAI (`store: false`: the conversation lives here), so a
+ * reasoning model's reasoning items come back encrypted (`@ai-sdk/openai` adds `include: ["reasoning.encrypted_content"]`
+ * for reasoning models when store is off; a non-reasoning model refuses that include) and are replayed from the stored
+ * message (reasoning.ts); reasoning summaries are asked for, to be shown as thinking. A function tool is strict unless
+ * it says otherwise on this wire, and Deskhand's schemas have optional parameters (model-call.ts sends `strict: false`).
+ */
+function responsesOptionsOf(providerId: string): Record<string, Record<string, unknown>> | null {
+  return providerId === 'openai.responses' ? { openai: { store: false, reasoningSummary: 'auto' } } : null;
 }
 
 /** Provider options of two sources, one object per provider key. */

@@ -11,6 +11,10 @@
  *   calls (DeepSeek: "for turns that do perform tool calls, the reasoning_content must be fully passed back to the
  *   API in all subsequent requests", else 400) and is dropped from the others (the API ignores it there).
  * - OpenAI Chat Completions: no reasoning is replayed (the wire has no field for it).
+ * - OpenAI Responses (`store: false`): each reasoning item OpenAI sent, by its id with its `encrypted_content` and
+ *   summary, before the output it led to ("pass back all reasoning items … between the last user message and the
+ *   function call output"; without `encrypted_content` an unstored item is "not found"). Only items of OpenAI's, with
+ *   encrypted content, go back: reasoning from another provider (or an item without it) is dropped.
  */
 
 /** off, an effort level, or a thinking budget in tokens (Anthropic's `budget_tokens`, at least 1024). */
@@ -56,16 +60,23 @@ interface Part {
 /** The stored messages with only the reasoning this provider's wire takes back (see the module comment). */
 export function replayReasoning<M extends { role: string; content: unknown }>(messages: readonly M[], providerId: string): M[] {
   const anthropic = providerId.startsWith('anthropic');
-  const openai = providerId === 'openai.chat' || providerId === 'openai.responses';
+  const responses = providerId === 'openai.responses';
+  const openai = providerId === 'openai.chat' || responses;
   return messages.map((m) => {
     if (m.role !== 'assistant' || !Array.isArray(m.content)) return m;
     const parts = m.content as Part[];
     if (!parts.some((p) => p?.type === 'reasoning')) return m;
     const hasCalls = parts.some((p) => p?.type === 'tool-call');
+    // A Responses reasoning item streams one part per summary part; the item's encrypted content rides on its last.
+    const encrypted = new Set(parts.flatMap((p) => (p?.type === 'reasoning' && typeof p.providerOptions?.openai?.reasoningEncryptedContent === 'string' ? [p.providerOptions.openai.itemId] : [])));
     const content = parts.flatMap((p): Part[] => {
       if (p?.type !== 'reasoning') return [p];
       const meta = p.providerOptions?.anthropic;
       if (anthropic) return meta && (typeof meta.signature === 'string' || typeof meta.redactedData === 'string') ? [p] : [];
+      if (responses) {
+        const itemId = p.providerOptions?.openai?.itemId;
+        return typeof itemId === 'string' && encrypted.has(itemId) ? [{ type: 'reasoning', text: p.text ?? '', providerOptions: { openai: p.providerOptions!.openai! } }] : [];
+      }
       if (openai || !hasCalls || meta?.redactedData !== undefined || !p.text) return [];
       return [{ type: 'reasoning', text: p.text }];
     });

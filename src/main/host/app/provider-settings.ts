@@ -158,7 +158,10 @@ export class ProviderSettings {
     return envName ? (this.opts.env[envName] ?? null) : null;
   }
 
-  private async complete(cfg: { provider: ProviderName; model: string; baseURL: string | null; fallbackModel?: string | null | undefined; thinking?: ProviderConfig['thinking'] | undefined }, key?: string | null): Promise<ProviderConfig> {
+  private async complete(
+    cfg: { provider: ProviderName; model: string; baseURL: string | null; fallbackModel?: string | null | undefined; thinking?: ProviderConfig['thinking'] | undefined; openaiApi?: ProviderConfig['openaiApi'] | undefined },
+    key?: string | null,
+  ): Promise<ProviderConfig> {
     const apiKey = key === undefined ? await this.keyFor(cfg.provider) : key || null;
     if (KEY_ENV[cfg.provider] && !apiKey) {
       throw new DeskhandError('usage', `No API key for ${PROVIDER_LABEL[cfg.provider]}. Open Settings → Providers to add one.`);
@@ -166,17 +169,25 @@ export class ProviderSettings {
     if (cfg.provider === 'openai-compatible' && !cfg.baseURL) {
       throw new DeskhandError('usage', 'The OpenAI-compatible provider has no base URL. Open Settings → Providers.');
     }
-    return { provider: cfg.provider, model: cfg.model, baseURL: cfg.baseURL, apiKey: apiKey ?? null, ...(cfg.fallbackModel ? { fallbackModel: cfg.fallbackModel } : {}), ...(cfg.thinking != null ? { thinking: cfg.thinking } : {}) };
+    return {
+      provider: cfg.provider,
+      model: cfg.model,
+      baseURL: cfg.baseURL,
+      apiKey: apiKey ?? null,
+      ...(cfg.fallbackModel ? { fallbackModel: cfg.fallbackModel } : {}),
+      ...(cfg.thinking != null ? { thinking: cfg.thinking } : {}),
+      ...(cfg.provider === 'openai' && cfg.openaiApi ? { openaiApi: cfg.openaiApi } : {}),
+    };
   }
 
   /** The provider a new run uses: the host's provider flags, else the saved settings. */
   async forNewRun(): Promise<ProviderConfig> {
     const o = this.opts.override;
     // Provider flags bring their key from the environment, as `deskhand run` does.
-    if (o) return this.complete({ provider: o.provider, model: o.model, baseURL: o.baseURL ?? null }, o.apiKey ?? '');
+    if (o) return this.complete({ provider: o.provider, model: o.model, baseURL: o.baseURL ?? null, openaiApi: o.openaiApi }, o.apiKey ?? '');
     const s = this.file.read();
     const cfg = s.providers[s.activeProvider];
-    return this.complete({ provider: s.activeProvider, model: cfg.model, baseURL: cfg.baseURL, fallbackModel: cfg.fallbackModel, thinking: cfg.thinking });
+    return this.complete({ provider: s.activeProvider, model: cfg.model, baseURL: cfg.baseURL, fallbackModel: cfg.fallbackModel, thinking: cfg.thinking, openaiApi: cfg.openaiApi });
   }
 
   /** A parked run resumes on the provider and model it started with. */
@@ -187,6 +198,8 @@ export class ProviderSettings {
     const key = o && o.provider === provider && (o.baseURL ?? null) === run.base_url ? (o.apiKey ?? '') : undefined;
     // The fallback saved for that provider still applies (a run already on it stays there: model-step.ts).
     const saved = this.file.read().providers[provider];
-    return this.complete({ provider, model: run.model, baseURL: run.base_url, fallbackModel: saved?.fallbackModel, thinking: saved?.thinking }, key);
+    // The wire too: a Responses conversation's reasoning items go back only on the Responses wire.
+    const openaiApi = o && o.provider === provider ? (o.openaiApi ?? saved?.openaiApi) : saved?.openaiApi;
+    return this.complete({ provider, model: run.model, baseURL: run.base_url, fallbackModel: saved?.fallbackModel, thinking: saved?.thinking, openaiApi }, key);
   }
 }

@@ -4,7 +4,7 @@
  * its key from the keyring, else the environment. Here, below the CLI and the web host, so both take it downward.
  */
 import { DeskhandError } from '../../../shared/errors';
-import { DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/config';
+import { DEFAULT_MODELS, KEY_ENV, isOpenAIApi, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/config';
 import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
 import { parseThinking } from '../../runtime/reasoning';
 
@@ -15,7 +15,7 @@ export class UsageError extends Error {}
 export const apiKeyName = (provider: ProviderName): string => `apiKey.${provider}`;
 
 export function providerFromFlags(
-  values: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined; 'fallback-model'?: string | undefined; thinking?: string | undefined },
+  values: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined; 'fallback-model'?: string | undefined; thinking?: string | undefined; 'openai-api'?: string | undefined },
   run?: { provider: string; model: string; base_url: string | null },
 ): ProviderConfig {
   let provider: ProviderName;
@@ -54,6 +54,9 @@ export function providerFromFlags(
       throw new UsageError(`--thinking: ${(err as Error).message}.`);
     }
   }
+  const api = values['openai-api'];
+  if (api !== undefined && !isOpenAIApi(api)) throw new UsageError(`--openai-api must be chat or responses (got "${api}").`);
+  if (api !== undefined && provider !== 'openai') throw new UsageError(`--openai-api applies to --provider openai only (this run uses ${provider}).`);
   return {
     provider,
     model: values.model ?? run?.model ?? DEFAULT_MODELS[provider],
@@ -61,6 +64,7 @@ export function providerFromFlags(
     apiKey: apiKey ?? null,
     ...(fallback ? { fallbackModel: fallback.trim() } : {}),
     ...(thinking !== undefined ? { thinking } : {}),
+    ...(api !== undefined ? { openaiApi: api } : {}),
   };
 }
 
@@ -85,11 +89,12 @@ export const HOST_FLAG_OPTIONS = {
   provider: { type: 'string' },
   'base-url': { type: 'string' },
   model: { type: 'string' },
+  'openai-api': { type: 'string' },
   'data-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** The provider a host was started with (its flags win over Settings), or null when no provider flag was given. */
-export function hostProviderOverride(values: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined }): ProviderConfig | null {
+export function hostProviderOverride(values: { provider?: string | undefined; 'base-url'?: string | undefined; model?: string | undefined; 'openai-api'?: string | undefined }): ProviderConfig | null {
   return values.provider !== undefined || values['base-url'] !== undefined || values.model !== undefined ? providerFromFlags(values) : null;
 }

@@ -17,6 +17,8 @@ export const PROVIDER_OPTIONS = {
   model: { type: 'string' },
   /** off, low, medium, high, max or a budget in tokens (runtime/reasoning.ts). */
   thinking: { type: 'string' },
+  /** chat (Chat Completions, the default) or responses (the Responses API); --provider openai only. */
+  'openai-api': { type: 'string' },
   'data-dir': { type: 'string' },
   json: { type: 'boolean' },
 } as const;

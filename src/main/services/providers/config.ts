@@ -17,6 +17,18 @@ export interface ProviderConfig {
    * null or absent: the provider's default.
    */
   thinking?: 'off' | 'low' | 'medium' | 'high' | 'max' | number | null;
+  /**
+   * OpenAI only: the wire. `chat` (Chat Completions, the default: what every OpenAI-compatible server also speaks) or
+   * `responses` (the Responses API: reasoning summaries shown, reasoning items replayed encrypted across tool calls).
+   */
+  openaiApi?: OpenAIApi | null;
+}
+
+export const OPENAI_APIS = ['chat', 'responses'] as const;
+export type OpenAIApi = (typeof OPENAI_APIS)[number];
+
+export function isOpenAIApi(value: unknown): value is OpenAIApi {
+  return typeof value === 'string' && (OPENAI_APIS as readonly string[]).includes(value);
 }
 
 export const DEFAULT_MODELS: Record<ProviderName, string> = {

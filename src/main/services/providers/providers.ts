@@ -16,9 +16,12 @@ export function createModel(cfg: ProviderConfig): LanguageModel {
   switch (cfg.provider) {
     case 'anthropic':
       return createAnthropic({ apiKey: cfg.apiKey ?? '', baseURL })(cfg.model);
-    case 'openai':
-      // Chat Completions: the wire protocol every OpenAI-compatible server also speaks.
-      return createOpenAI({ apiKey: cfg.apiKey ?? '', baseURL }).chat(cfg.model);
+    case 'openai': {
+      const openai = createOpenAI({ apiKey: cfg.apiKey ?? '', baseURL });
+      // Chat Completions by default: the wire protocol every OpenAI-compatible server also speaks. The Responses API
+      // on request (`openaiApi`): reasoning items, kept encrypted with the message (model-call.ts, reasoning.ts).
+      return cfg.openaiApi === 'responses' ? openai.responses(cfg.model) : openai.chat(cfg.model);
+    }
     case 'openai-compatible':
       if (!baseURL) throw new DeskhandError('usage', 'The openai-compatible provider needs a base URL (--base-url http://127.0.0.1:11434/v1).');
       return createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey: cfg.apiKey ?? undefined, includeUsage: true })(cfg.model);

@@ -123,6 +123,19 @@ export function SettingsPage() {
                 )}
               </select>
             </label>
+            {p === 'openai' && (
+              <label className="field">
+                <span>API (Responses: reasoning summaries shown, reasoning kept across tool calls)</span>
+                <select
+                  aria-label="API for OpenAI"
+                  value={draft.providers.openai.openaiApi ?? 'chat'}
+                  onChange={(e) => setProvider('openai', { openaiApi: e.target.value === 'responses' ? 'responses' : null })}
+                >
+                  <option value="chat">Chat Completions</option>
+                  <option value="responses">Responses</option>
+                </select>
+              </label>
+            )}
             <KeyField provider={p} />
             <TestConnection provider={p} model={draft.providers[p].model} baseURL={draft.providers[p].baseURL} />
             {saveRow(providerPart(LABEL[p], p))}
