@@ -76,7 +76,8 @@ let server: ModelServer;
 let store: Store;
 let runtime: ReturnType<typeof createAppRuntime>;
 let work: string;
-const first: Partial<Record<'openai' | 'anthropic', RecordedRequest>> = {};
+const WIRES = ['openai', 'anthropic', 'openai-responses'] as const;
+const first: Partial<Record<(typeof WIRES)[number], RecordedRequest>> = {};
 
 beforeAll(async () => {
   server = await startModelServer();
@@ -84,13 +85,14 @@ beforeAll(async () => {
   writeFileSync(join(work, 'README.md'), '# a project\n');
   store = new Store(tempDir('deskhand-facing-data-'));
   runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, afterTurn: () => undefined });
-  for (const provider of ['openai', 'anthropic'] as const) {
+  for (const wire of WIRES) {
     server.enqueue(reply().text('Hello!'));
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
     const before = server.requests.length;
-    const outcome = await runtime.sendMessage(conv.id, 'hello', { provider: { provider, model: 'scripted', baseURL: server.baseURL, apiKey: 'sk-test' }, interactive: false });
+    const provider = wire === 'openai-responses' ? ({ provider: 'openai', openaiApi: 'responses' } as const) : { provider: wire };
+    const outcome = await runtime.sendMessage(conv.id, 'hello', { provider: { ...provider, model: 'scripted', baseURL: server.baseURL, apiKey: 'sk-test' }, interactive: false });
     expect(outcome.status).toBe('finished');
-    first[provider] = server.requests[before]!;
+    first[wire] = server.requests[before]!;
   }
 });
 
@@ -101,7 +103,7 @@ afterAll(async () => {
 });
 
 describe('the first request of a new conversation', () => {
-  for (const wire of ['openai', 'anthropic'] as const) {
+  for (const wire of WIRES) {
     it(`${wire}: every default tool's text says what the model needs`, () => {
       const tools = offered(first[wire]!);
       const missing: string[] = [];
