@@ -57,17 +57,17 @@ afterEach(async () => {
   await server.close();
 });
 
-type Wire = 'anthropic' | 'openai';
+type Wire = 'anthropic' | 'openai' | 'openai-responses';
 const provider = (wire: Wire, extra: Partial<ProviderConfig> = {}): ProviderConfig =>
-  wire === 'openai'
-    ? { provider: 'openai', model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test', ...extra }
-    : { provider: 'anthropic', model: 'claude-test', baseURL: server.baseURL, apiKey: 'sk-ant-test', ...extra };
+  wire === 'anthropic'
+    ? { provider: 'anthropic', model: 'claude-test', baseURL: server.baseURL, apiKey: 'sk-ant-test', ...extra }
+    : { provider: 'openai', model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test', ...(wire === 'openai-responses' ? { openaiApi: 'responses' as const } : {}), ...extra };
 const runtime = (opts: { maxRetryDelayMs?: number; retryBaseMs?: number; contextWindow?: number } = {}) =>
   new Runtime({ store, dataDir, tools: [echo, waiter] as ToolDefinition[], retryBaseMs: opts.retryBaseMs ?? 2, maxRetryDelayMs: opts.maxRetryDelayMs ?? 50, idleTimeoutMs: 5000, ...(opts.contextWindow ? { contextWindow: opts.contextWindow } : {}) });
 const retries = (events: RunEvent[]) => events.filter((e): e is Extract<RunEvent, { type: 'run.retry' }> => e.type === 'run.retry');
 const modelOf = (body: unknown) => (body as { model: string }).model;
 
-describe.each(['anthropic', 'openai'] as const)('a bad day over %s', (wire) => {
+describe.each(['anthropic', 'openai', 'openai-responses'] as const)('a bad day over %s', (wire) => {
   async function send(rt: Runtime, text: string, extra: Partial<ProviderConfig> = {}, conversationId?: string) {
     const events: RunEvent[] = [];
     const id = conversationId ?? rt.createConversation({ folder: work, policy: 'read-only' }).id;
@@ -120,7 +120,8 @@ describe.each(['anthropic', 'openai'] as const)('a bad day over %s', (wire) => {
 
   it('a stream cut mid-text starts the step again: the reply is stored once, the retry says the shown text is void', async () => {
     const rt = runtime();
-    server.enqueue(reply().text('Hello, ').text('wor').text('ld.').cutAfter(4), reply().text('Hello, ').text('world.'));
+    // Cut after the first text deltas (the Responses wire sends four events before its first delta).
+    server.enqueue(reply().text('Hello, ').text('wor').text('ld.').cutAfter(wire === 'openai-responses' ? 6 : 4), reply().text('Hello, ').text('world.'));
     const { out, events, id } = await send(rt, 'greet');
     expect(out.status, out.error).toBe('finished');
     const texts = store.listMessages(id).filter((m) => m.role === 'assistant').map((m) => m.content);
