@@ -83,10 +83,7 @@ export async function* streamModelStep(args: {
     prompt[0] = { ...prompt[0]!, providerOptions: cache } as never;
     if (prompt.length > 1) prompt[prompt.length - 1] = { ...prompt[prompt.length - 1]!, providerOptions: cache } as never;
   }
-  const providerOptions = mergeOptions(
-    mergeOptions(args.cacheKey ? cacheKeyOptionsOf(model.provider, args.cacheKey) : null, responsesOptionsOf(model.provider)) ?? null,
-    thinkingOptionsOf(model.provider, args.thinking),
-  );
+  const providerOptions = mergeOptions(args.cacheKey ? cacheKeyOptionsOf(model.provider, args.cacheKey) : null, responsesOptionsOf(model.provider), thinkingOptionsOf(model.provider, args.thinking));
   const { stream } = await model.doStream({
     prompt,
     tools,
@@ -168,19 +165,19 @@ function cacheKeyOptionsOf(providerId: string, key: string): { openai: { promptC
 /**
  * The Responses API as Deskhand uses it: nothing stored at OpenAI (`store: false`: the conversation lives here), so a
  * reasoning model's reasoning items come back encrypted (`@ai-sdk/openai` adds `include: ["reasoning.encrypted_content"]`
- * for reasoning models when store is off; a non-reasoning model refuses that include) and are replayed from the stored
- * message (reasoning.ts); reasoning summaries are asked for, to be shown as thinking. A function tool is strict unless
- * it says otherwise on this wire, and Deskhand's schemas have optional parameters (model-call.ts sends `strict: false`).
+ * for the models it knows as reasoning models when store is off) and are replayed from the stored message
+ * (reasoning.ts); reasoning summaries are asked for, to be shown as thinking. A function tool is strict unless it says
+ * otherwise on this wire, and Deskhand's schemas have optional parameters: the tools go with `strict: false` (above).
  */
 function responsesOptionsOf(providerId: string): Record<string, Record<string, unknown>> | null {
   return providerId === 'openai.responses' ? { openai: { store: false, reasoningSummary: 'auto' } } : null;
 }
 
-/** Provider options of two sources, one object per provider key. */
-function mergeOptions(a: Record<string, Record<string, unknown>> | null, b: Record<string, Record<string, unknown>> | null): Record<string, Record<string, unknown>> | undefined {
-  if (!a && !b) return undefined;
-  const out: Record<string, Record<string, unknown>> = { ...a };
-  for (const [key, value] of Object.entries(b ?? {})) out[key] = { ...out[key], ...value };
+/** Provider options of several sources, one object per provider key. */
+function mergeOptions(...sources: (Record<string, Record<string, unknown>> | null)[]): Record<string, Record<string, unknown>> | undefined {
+  if (sources.every((s) => !s)) return undefined;
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const source of sources) for (const [key, value] of Object.entries(source ?? {})) out[key] = { ...out[key], ...value };
   return out;
 }
 
