@@ -13,7 +13,7 @@ import { Runtime } from '../../src/main/runtime/runtime';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { Store } from '../../src/main/services/store/store';
 import { reply, startModelServer, takeUnexpectedRefusals, type ModelServer } from '../support/model-server';
-import { imageDimensions, validateAnthropicRequest, validateOpenAIRequest } from '../support/provider-validation';
+import { imageDimensions, validateAnthropicRequest, validateOpenAIRequest, validateOpenAIResponsesRequest } from '../support/provider-validation';
 import { tempDir } from '../support/tool-context';
 import { builtinTools } from '../support/tools';
 
@@ -399,6 +399,7 @@ describe('provider validation: what the real runtime sends with the whole tool s
     anthropic: () => ({ provider: 'anthropic', model: 'claude-test', baseURL: server.baseURL, apiKey: 'sk-ant-test' }),
     openai: () => ({ provider: 'openai', model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test' }),
     'openai-compatible': () => ({ provider: 'openai-compatible', model: 'llama-test', baseURL: server.baseURL, apiKey: null }),
+    'openai-responses': () => ({ provider: 'openai', openaiApi: 'responses', model: 'gpt-5', baseURL: server.baseURL, apiKey: 'sk-test' }),
   };
 
   it.each(Object.keys(providers))('%s: tool calls, a refused argument, a denied, a stopped and an abandoned approval, an image, more turns', async (name) => {
@@ -408,7 +409,8 @@ describe('provider validation: what the real runtime sends with the whole tool s
     const conv = rt.createConversation({ folder: work, policy: 'read-only' });
     const opts = { provider: providers[name]!(), interactive: false };
     server.enqueue(
-      reply().text('Looking.').tool('read_file', { path: 'a.txt' }).tool('ls', {}),
+      // Reasoning first (an Anthropic thinking block, a compatible server's reasoning_content, a Responses reasoning item).
+      reply().thinking('Read it first.').text('Looking.').tool('read_file', { path: 'a.txt' }).tool('ls', {}),
       reply().tool('read_file', { path: 'a.txt', sinceByte: 6 }),
       reply().tool('write_file', { path: 'c.txt', content: 'x' }),
     );
@@ -432,12 +434,17 @@ describe('provider validation: what the real runtime sends with the whole tool s
     expect(server.refused.map((r) => r.refusal.message)).toEqual([]);
     expect(server.requests).toHaveLength(9);
     for (const request of server.requests) {
-      const refusal = request.protocol === 'anthropic' ? validateAnthropicRequest(request.body) : validateOpenAIRequest(request.body);
+      const refusal =
+        request.protocol === 'anthropic'
+          ? validateAnthropicRequest(request.body)
+          : request.protocol === 'openai-responses'
+            ? validateOpenAIResponsesRequest(request.body)
+            : validateOpenAIRequest(request.body);
       expect(refusal).toBeUndefined();
     }
   });
 
-  it.each(['anthropic', 'openai'])('%s: an empty model reply, a stream stopped mid-text and mid-tool-call, a broken stream, more turns', async (name) => {
+  it.each(['anthropic', 'openai', 'openai-responses'])('%s: an empty model reply, a stream stopped mid-text and mid-tool-call, a broken stream, more turns', async (name) => {
     const rt = new Runtime({ store, dataDir, tools: builtinTools({ dataDir }), retryBaseMs: 10, idleTimeoutMs: 5000 });
     const conv = rt.createConversation({ folder: work, policy: 'read-only' });
     const opts = { provider: providers[name]!(), interactive: false };
