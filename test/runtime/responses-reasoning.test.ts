@@ -70,6 +70,9 @@ describe('OpenAI Responses: reasoning items', () => {
     ]);
     // What Deskhand asks for: nothing stored, the encrypted reasoning back, the effort of the thinking setting, summaries.
     expect(bodyOf(0)).toMatchObject({ store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'high', summary: 'auto' }, stream: true });
+    // One prompt-cache key per conversation, as on Chat Completions.
+    expect(bodyOf(1).prompt_cache_key).toEqual(expect.any(String));
+    expect(bodyOf(1).prompt_cache_key).toBe(bodyOf(0).prompt_cache_key);
     // Tools are sent non-strict (the Responses API makes a function strict unless told otherwise).
     expect(bodyOf(0).tools!.every((t) => t.strict === false)).toBe(true);
     // The summary streamed as thinking, never as the reply.
