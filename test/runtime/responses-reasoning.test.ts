@@ -102,6 +102,16 @@ describe('OpenAI Responses: reasoning items', () => {
     expect(server.refused).toEqual([]);
   });
 
+  it('a reasoning item with no summary (what a low effort often sends) is still stored and replayed, with an empty summary', async () => {
+    const rt = runtime();
+    server.enqueue(reply().thinking('').tool('echo', { text: 'x' }), reply().text('ok'));
+    const { out, events } = await send(rt, responses({ thinking: 'low' }), 'go');
+    expect(out.status, out.error).toBe('finished');
+    expect(events.some((e) => e.type === 'thinking')).toBe(false);
+    expect(items(1).find((i) => i.type === 'reasoning')).toEqual({ type: 'reasoning', id: 'rs_1', encrypted_content: reasoningEncryptedContent('rs_1'), summary: [] });
+    expect(server.refused).toEqual([]);
+  });
+
   it('the wire redactor applies: a secret in a tool result and in a reasoning summary never reaches the Responses request', async () => {
     const token = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789AB';
     const rt = runtime();
