@@ -8,6 +8,7 @@
  * context: the run and its conversation are untainted, and egress is decided as in a run that never read any.
  */
 import { contextModule } from '../services/store/modules/context';
+import { subagentsModule } from '../services/store/modules/subagents';
 import type { Store } from '../services/store/store';
 import { historyView } from './history-cache';
 
@@ -44,6 +45,9 @@ export function releaseCompactedTaint(store: Store, runId: string, conversationI
   if (!run || !conv || (run.tainted !== 1 && conv.tainted !== 1)) return false;
   // Only compaction clears: without one, the model's view is the whole conversation, whatever tainted it.
   if (!store.module(contextModule).latest(conversationId)) return false;
+  // A subagent's conversation keeps its taint: it started tainted from its parent, through a prompt the parent's model
+  // wrote, which carries no envelope to look for (its parent's current taint holds it anyway: ceilings.ts).
+  if (store.module(subagentsModule).byConversation(conversationId)) return false;
   if (viewHoldsUntrusted(store, conversationId)) return false;
   store.transaction(() => {
     if (run.tainted === 1) store.updateRun(runId, { tainted: 0 });
