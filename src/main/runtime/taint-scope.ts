@@ -34,24 +34,32 @@ export function viewHoldsUntrusted(store: Store, conversationId: string): boolea
 }
 
 /**
- * Before a model step: a tainted run whose conversation was compacted and whose view holds no untrusted content any
- * more is untainted (run and conversation, and the one-source note with them). Context blocks that are untrusted
- * taint the step again while the request is built (model-step.ts), so this never clears what the next request
- * carries. Returns whether it cleared.
+ * Before a model step, in a compacted conversation: the taint follows the model's view. A tainted run whose view
+ * holds no untrusted content any more is untainted (run and conversation, and the one-source note with them); an
+ * untainted one whose view holds an envelope (a message that arrived enveloped without tainting, as a peer's words do
+ * after the taint was cleared) is tainted again. Context blocks that are untrusted taint the step again while the
+ * request is built (model-step.ts), so this never clears what the next request carries. Returns whether it changed.
  */
-export function releaseCompactedTaint(store: Store, runId: string, conversationId: string): boolean {
+export function syncCompactedTaint(store: Store, runId: string, conversationId: string): boolean {
   const run = store.getRun(runId);
   const conv = store.getConversation(conversationId);
-  if (!run || !conv || (run.tainted !== 1 && conv.tainted !== 1)) return false;
+  if (!run || !conv) return false;
   // Only compaction clears: without one, the model's view is the whole conversation, whatever tainted it.
   if (!store.module(contextModule).latest(conversationId)) return false;
   // A subagent's conversation keeps its taint: it started tainted from its parent, through a prompt the parent's model
   // wrote, which carries no envelope to look for (its parent's current taint holds it anyway: ceilings.ts).
   if (store.module(subagentsModule).byConversation(conversationId)) return false;
-  if (viewHoldsUntrusted(store, conversationId)) return false;
+  const tainted = run.tainted === 1 || conv.tainted === 1;
+  const holds = viewHoldsUntrusted(store, conversationId);
+  if (tainted === holds) return false;
   store.transaction(() => {
-    if (run.tainted === 1) store.updateRun(runId, { tainted: 0 });
-    if (conv.tainted === 1 || conv.taint_only !== null) store.updateConversation(conversationId, { tainted: 0, taint_only: null });
+    if (holds) {
+      store.updateRun(runId, { tainted: 1 });
+      store.updateConversation(conversationId, { tainted: 1, taint_only: null });
+    } else {
+      if (run.tainted === 1) store.updateRun(runId, { tainted: 0 });
+      if (conv.tainted === 1 || conv.taint_only !== null) store.updateConversation(conversationId, { tainted: 0, taint_only: null });
+    }
   });
   return true;
 }
