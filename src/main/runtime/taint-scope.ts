@@ -41,11 +41,12 @@ export function viewHoldsUntrusted(store: Store, conversationId: string): boolea
  * request is built (model-step.ts), so this never clears what the next request carries. Returns whether it changed.
  */
 export function syncCompactedTaint(store: Store, runId: string, conversationId: string): boolean {
+  // Only compaction clears: without one, the model's view is the whole conversation, whatever tainted it. (Asked
+  // first: one indexed read per step is all an uncompacted conversation pays.)
+  if (!store.module(contextModule).latest(conversationId)) return false;
   const run = store.getRun(runId);
   const conv = store.getConversation(conversationId);
   if (!run || !conv) return false;
-  // Only compaction clears: without one, the model's view is the whole conversation, whatever tainted it.
-  if (!store.module(contextModule).latest(conversationId)) return false;
   // A subagent's conversation keeps its taint: it started tainted from its parent, through a prompt the parent's model
   // wrote, which carries no envelope to look for (its parent's current taint holds it anyway: ceilings.ts).
   if (store.module(subagentsModule).byConversation(conversationId)) return false;
