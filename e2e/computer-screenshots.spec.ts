@@ -1,7 +1,7 @@
 /**
  * Screenshots of computer actions inside their tool cards, on a real desktop: a private Xvfb + openbox + AT-SPI world
  * (test/computer/world.ts) with zenity's entry dialog. The model grants zenity, observes it, clicks OK by ref (the
- * person approves: the run read an app, so pointer actions ask); zenity closes, and the computer_pointer card shows
+ * person approves: the default policy does not clear a pointer action under a grant until revoked); zenity closes, and the computer_pointer card shows
  * the window before and after the click, each labelled.
  */
 import { artifact, expect, test } from './support';
@@ -23,7 +23,7 @@ test('a computer action\'s card shows its before and after thumbnails', async ({
       { tools: [{ name: 'computer_observe', args: { app: 'zenity' } }] },
       // The ref the observation gave the OK button: the first OK after the observation's envelope in the request (tool
       // descriptions carry an example ref of their own), not a number fixed here.
-      { tools: [{ name: 'computer_pointer', args: { app: 'zenity', ref: '<<request:(?<=computer_observe zenity[^<]*.)e[0-9]+(?=. push button [^A-Za-z]+OK[^A-Za-z])>>', action: 'click' } }] },
+      { tools: [{ name: 'computer_pointer', args: { app: 'zenity', ref: '<<request:(?<=untrusted source=.{0,2}app zenity[^<]*.)e[0-9]+(?=. push button [^A-Za-z]+OK[^A-Za-z])>>', action: 'click' } }] },
       { text: ['Clicked OK.'] },
     ]);
     const page = await deskhand.start({ env: { DISPLAY: world.display, DBUS_SESSION_BUS_ADDRESS: world.env.DBUS_SESSION_BUS_ADDRESS!, XDG_SESSION_TYPE: 'x11', WAYLAND_DISPLAY: null, NO_AT_BRIDGE: null } });

@@ -117,6 +117,9 @@ describe('changes and rewind through the contract', () => {
     expect(byPath['inside.txt']!.reversibility).toMatchObject({ kind: 'undoable', words: 'Can be undone from the change list.' });
     expect(byPath[join(outside, 'outside.txt')]!.reversibility.kind).toBe('irreversible');
     expect(byPath[join(outside, 'outside.txt')]!.reversibility.words).toMatch(/^Cannot be taken back: it writes outside your folders/);
+    // And what the call will do, in one sentence from its effects (runtime/call-sentence.ts; the card shows it).
+    expect((byPath['inside.txt'] as { doing?: string }).doing).toBe('Writes inside.txt.');
+    expect((byPath[join(outside, 'outside.txt')] as { doing?: string }).doing).toBe(`Writes ${join(outside, 'outside.txt')} outside your folders.`);
     for (const a of pending) await h.service.decideApproval({ approvalId: a.approvalId, decision: 'deny' });
     await h.waitFor(finished);
   });

@@ -135,6 +135,14 @@ const taint: Inspector = {
       return report('taint', 'pass', ['the run is tainted, but this call acts only in apps the person granted for a limited time, for what it does there'], { clearsOnly: true });
     }
     if (facts.urlGranted) return report('taint', 'pass', ['the run is tainted, but every URL of this call is covered by a URL grant the person made'], { clearsOnly: true });
+    // An app's own outline is not a third party's words for a call back into that same app: a run tainted only by what
+    // "zenity" shows may type and click in "zenity" as a clean run may (its grant, rules and the policy decide). The
+    // source must be the very one the call names (exact, as the grant book names apps), the call reach nothing else,
+    // and a person be present (a scheduled or unattended run tainted by the app still asks, as before).
+    const acted = [...new Set((effects.apps ?? []).map((a) => a.app))];
+    if (input.taintOnly && effects.actsOnSource === input.taintOnly && acted.length === 1 && !facts.network && !effects.screens?.length && input.personPresent === true) {
+      return report('taint', 'pass', [`the run is tainted only by what "${acted[0]}" itself shows, and this call acts only in "${acted[0]}": the app's own content is not a third party's`], { clearsOnly: true });
+    }
     // "Allow this peer for this conversation": the grant covers the peer's own answers, nothing else. Once anything
     // else untrusted was read (a web page, a file outside the workspace, another peer, a recalled memory), taint wins.
     const only = input.taintOnly;
@@ -146,6 +154,13 @@ const taint: Inspector = {
       return report('taint', 'ask', [`this run has read untrusted content, only ${only}'s own answers: a call back to that peer asks under every policy unless the person allows the peer for this conversation`], { grantable: true });
     }
     const what = facts.egress ? 'sends data out of Deskhand' : 'contacts other machines';
+    const apps = [...new Set((effects.apps ?? []).map((a) => `"${a.app}"`))];
+    // A call that acts in apps (computer use) is cleared by app grants, not URL grants: its reason says which.
+    if (apps.length && !facts.network) {
+      return report('taint', 'ask', [
+        `this run has read untrusted content${input.taintOnly ? ` (${input.taintOnly})` : ''}, so a call that sends input into ${apps.join(', ')} asks at every tier (this one is ${facts.risk}) and under every policy, unless each app is granted for a limited time with a person present, or the app's own content is all the run read: always asks`,
+      ]);
+    }
     return report('taint', 'ask', [
       `this run has read untrusted content, so a call that ${what} asks at every tier (this one is ${facts.risk}) and under every policy, unless a URL grant covers each of its URLs: always asks`,
     ]);

@@ -7,6 +7,7 @@
 import { WaitingForPeople } from '../../shared/waiting';
 import { chatModule } from '../services/store/modules/chat';
 import { noteRule } from './call-notes';
+import { callSentence } from './call-sentence';
 import { callReversibility } from './reversibility';
 import { randomUUID } from 'node:crypto';
 import { rootOfferPattern } from '../../shared/always-allow';
@@ -258,7 +259,9 @@ export class CallPipeline {
         }
       }
       // An approval's data: whether the call can be taken back from the change list (runtime/reversibility.ts).
-      const data = input ? input.data : { reversibility: callReversibility({ tool, effects, paths: decision.paths, network: decision.network, egress: decision.egress, sandbox: conv.sandbox, workspaceRoots: state.workspaceRoots, ledger: this.core.fileWatchers.size > 0, recorded: base.recorded }) };
+      // And what it will do, in one sentence from its declared effects (call-sentence.ts).
+      const doing = input ? null : callSentence({ tool, summary: this.core.registry.summarize(tool.name, args), effects, paths: decision.paths, network: decision.network, egress: decision.egress, risk: decision.risk, secrets: decision.secrets, sandbox: conv.sandbox, workspaceRoots: state.workspaceRoots });
+      const data = input ? input.data : { reversibility: callReversibility({ tool, effects, paths: decision.paths, network: decision.network, egress: decision.egress, sandbox: conv.sandbox, workspaceRoots: state.workspaceRoots, ledger: this.core.fileWatchers.size > 0, recorded: base.recorded }), ...(doing ? { doing } : {}) };
       waiting.push(this.openRequest(run, row, tool, args, decision, proposal, input?.kind ?? 'approval', data, decided, options));
     }
 

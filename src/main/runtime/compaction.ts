@@ -16,6 +16,7 @@ import { PersistentConversationState } from './conversation-state';
 import type { RunOptions, RuntimeCore } from './core';
 import { streamModelStep, type StoredMessage } from './model-call';
 import { ledgerSink } from './usage-meter';
+import { withholdUntrusted } from './taint-scope';
 
 /** Characters per token for estimates (requests are judged before they are sent, so no provider count exists). */
 const CHARS_PER_TOKEN = 4;
@@ -240,7 +241,12 @@ function summaryMessage(store: Store, conversationId: string, record: Compaction
   return parts.join('\n\n');
 }
 
+/** A message as the summarizer reads it: untrusted content withheld (taint-scope.ts: the summary carries no source). */
 function textOf(m: StoredMessage): string {
+  return withholdUntrusted(rawTextOf(m));
+}
+
+function rawTextOf(m: StoredMessage): string {
   if (typeof m.content === 'string') return m.content;
   if (!Array.isArray(m.content)) return JSON.stringify(m.content);
   return m.content

@@ -13,6 +13,7 @@ import { runModelStep } from './model-step';
 import { mediaOutput, type MediaOutput } from './media-output';
 import { MEDIA_TOOL } from '../../shared/media-marker';
 import { maybeCompact } from './compaction';
+import { syncCompactedTaint } from './taint-scope';
 import { runOwnerAlive } from '../services/processes/proc-info';
 import { stopHooks } from './hook-calls';
 import { budgetConversationOf, budgetReached, closeHolds, holdMessage, openHold, type BudgetReached } from './usage-budget';
@@ -84,6 +85,8 @@ export class RunLoop {
         const reached = c.id === budgetConversationOf(store, c.id) ? budgetReached(store, run) : null;
         if (reached) return this.parkOnBudget(run, reached, options);
         if (await maybeCompact(this.core, run, c, options)) c = conv();
+        // Compaction may have taken the last untrusted content out of the model's view (taint-scope.ts).
+        if (syncCompactedTaint(store, run.id, c.id)) c = conv();
         for (const hook of this.core.stepHooks) await hook(run, c, options);
         const tools = this.calls.offer(run, new PersistentConversationState(c.folder, c.state), options.interactive).specs;
         const step = await runModelStep(this.core, run, c, tools, options);

@@ -95,6 +95,12 @@ export interface Effects {
    * the run is tainted (approval-engine.ts, taint).
    */
   answerSource?: string;
+  /**
+   * The untrusted source naming the one party this call acts on (computer input into "zenity": `app zenity`, the
+   * source computer_observe gives that app's outline): in a conversation tainted only by that party's own content,
+   * the taint does not make the call ask (approval-engine.ts, taint); grants, rules and the policy still decide.
+   */
+  actsOnSource?: string;
 }
 
 /** Where a call would run: what `effects` may look at. */

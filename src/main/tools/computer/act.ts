@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import type { ActResult, ComputerUse } from '../../services/computer/index';
-import { appName } from './grant';
+import { appName, appSource } from './grant';
 import { guarded } from './observe';
 
 const ref = z.string().trim().regex(/^e\d+$/, 'A ref looks like e7 (from the latest computer_observe).').describe('An element ref from the latest observation of the window, e.g. "e7".');
@@ -46,7 +46,7 @@ export function createComputerPointer(computer: ComputerUse) {
     risk: 'low-risk',
     disclosure: 'private',
     facts: { sendsOut: true },
-    effects: (a) => ({ apps: [{ app: a.app, capability: 'pointer' }], egress: true }),
+    effects: (a) => ({ apps: [{ app: a.app, capability: 'pointer' }], egress: true, actsOnSource: appSource(a.app) }),
     pair: {
       executeName: 'execute_computer_pointer',
       propose: async (a, ctx) => ({ description: `${a.action.replace('_', ' ')} ${target(computer, ctx, a.app, a.ref, a.x, a.y)} in ${a.app}`, preview: null }),
@@ -95,7 +95,7 @@ export function createComputerInput(computer: ComputerUse) {
     risk: 'high-risk',
     disclosure: 'private',
     facts: { sendsOut: true },
-    effects: (a) => ({ apps: [{ app: a.app, capability: 'input' }], egress: true, secretArgs: ['text'] }),
+    effects: (a) => ({ apps: [{ app: a.app, capability: 'input' }], egress: true, secretArgs: ['text'], actsOnSource: appSource(a.app) }),
     pair: {
       executeName: 'execute_computer_input',
       propose: async (a, ctx) => ({
@@ -164,6 +164,7 @@ export function createComputerForeground(computer: ComputerUse) {
         ],
         egress: true,
         secretArgs: ['text'],
+        actsOnSource: appSource(a.app),
       };
     },
     pair: {

@@ -16,6 +16,9 @@ export const appName = z
   .max(200)
   .describe('The app as computer_apps names it (its accessibility name, usually the executable name, e.g. "zenity").');
 
+/** The untrusted source an app's own outline carries, and the one its input and pointer calls act on (Effects.actsOnSource). */
+export const appSource = (app: string) => `app ${app}`;
+
 export interface AppGrantData {
   app: string;
   /** What the request asks for: what was asked minus what the app already holds. */

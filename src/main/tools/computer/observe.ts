@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ToolError, errorMessage } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import type { ComputerUse, ObserveResult } from '../../services/computer/index';
-import { appName } from './grant';
+import { appName, appSource } from './grant';
 
 export function observation(r: ObserveResult, extra = ''): string {
   const shot = r.screenshot ? `\nScreenshot: ${r.screenshot}` : '';
@@ -47,7 +47,7 @@ export function createComputerObserve(computer: ComputerUse) {
     presentation: { title: 'Look at an app', icon: 'desktop', summary: (a) => `${a.app}${a.window ? ` — ${a.window}` : ''}${a.screenshot ? ' (screenshot)' : ''}` },
     async execute(args, ctx) {
       const r = await guarded(ctx, () => computer.observe(ctx.runId, args.app, { ...(args.window ? { window: args.window } : {}), screenshot: !!args.screenshot, personApproved: !!ctx.approvedByPerson }, ctx.signal));
-      return { output: observation(r), untrustedSource: `computer_observe ${args.app}` };
+      return { output: observation(r), untrustedSource: appSource(args.app) };
     },
   });
 }
@@ -76,7 +76,7 @@ export function createComputerWait(computer: ComputerUse) {
     async execute(args, ctx) {
       const r = await guarded(ctx, () => computer.wait(ctx.runId, { app: args.app, until: args.until, timeoutMs: args.timeout_ms ?? 5000 }, ctx.signal));
       const note = args.until === 'change' ? (r.changed ? '\nThe window changed.' : '\nNothing changed before the time was up.') : '';
-      return { output: observation(r, note), untrustedSource: `computer_wait ${args.app}` };
+      return { output: observation(r, note), untrustedSource: appSource(args.app) };
     },
   });
 }

@@ -1,9 +1,12 @@
 /**
  * An approval: the tool in plain words, its risk, why it asks, the exact arguments (hidden characters made visible),
- * the preview (a unified diff for writes and edits), and Approve / Always allow / Deny. Keys act only when the card
- * itself has focus, and the card never takes focus unless the person asked for it.
+ * the preview (a unified diff for writes and edits), and Approve / Always allow / Deny. Above them: what the call will
+ * do in one sentence, whether it can be taken back, and which grant would cover it next time (shared/card-facts.ts).
+ * Keys (cardKeyAction) act only when the card itself has focus, and the card never takes focus unless the person
+ * asked for it.
  */
 import { useRef, useState, type KeyboardEvent } from 'react';
+import { CARD_KEY_HINT, cardKeyAction, doingOf, nextTimeWords } from '../../../shared/card-facts';
 import { describeAlways, describePattern, isCommandPattern, offeredRoot } from '../../../shared/always-allow';
 import type { GrantLifetime, GrantScope } from '../../../shared/rules';
 import { GrantChoice, SCOPE_CHOICES } from './GrantChoice';
@@ -47,26 +50,19 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLElement>) {
-    if (busy || e.target !== card.current || e.altKey || e.ctrlKey || e.metaKey) return;
-    if (e.key === 'Enter') {
-      e.preventDefault();
-      decide(confirmAlways && approval.alwaysPattern ? 'always' : 'approve');
-    } else if (e.key === 'Escape') {
-      e.preventDefault();
-      if (confirmAlways) setConfirmAlways(false);
-      else reasonInput.current?.focus();
-    } else if (confirmAlways && !peer && /^[1-4]$/.test(e.key)) {
-      e.preventDefault();
-      setScope(SCOPE_CHOICES[Number(e.key) - 1]![0]);
-    } else if (e.key === 'a' || e.key === 'A') {
-      e.preventDefault();
-      if (peer) decide('always');
-      else if (approval.alwaysPattern) setConfirmAlways(true);
-    } else if (e.key === 'd' || e.key === 'D') {
-      e.preventDefault();
-      reasonInput.current?.focus();
-    }
+    if (busy || e.target !== card.current) return;
+    const action = cardKeyAction(e.key, { ctrl: e.ctrlKey, meta: e.metaKey, alt: e.altKey }, { choosing: confirmAlways, canAlways: !!approval.alwaysPattern, peer: !!peer });
+    if (action === null) return;
+    e.preventDefault();
+    if (action === 'approve' || action === 'always') decide(action);
+    else if (action === 'open-always') setConfirmAlways(true);
+    else if (action === 'close-always') setConfirmAlways(false);
+    else if (action === 'deny-reason') reasonInput.current?.focus();
+    else setScope(SCOPE_CHOICES[action.scope]![0]);
   }
+
+  const doing = doingOf(approval.data);
+  const nextTime = nextTimeWords(approval.alwaysPattern, approval.folder);
 
   return (
     <RequestFrame
@@ -75,7 +71,16 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
       className={`risk-border-${approval.risk}`}
       chips={<RiskBadge risk={approval.risk} />}
       parked="approving resumes it"
-      description={<p className="approval-desc">{approval.description}</p>}
+      description={
+        <>
+          <p className="approval-desc">{approval.description}</p>
+          {doing && (
+            <p className="approval-doing" data-testid="approval-doing">
+              {doing}
+            </p>
+          )}
+        </>
+      }
       error={error}
       onKeyDown={onKeyDown}
       cardRef={card}
@@ -178,10 +183,14 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
             </button>
           )}
           <DenyGroup reason={reason} setReason={setReason} busy={busy} onDeny={() => decide('deny')} inputRef={reasonInput} shortcut />
-          <span className="key-hint" aria-hidden="true">
-            Ctrl+⏎ approve · Ctrl+⌫ deny (from an empty message box) · on the card: ⏎ approve · A always · D deny
+          <span className="key-hint" aria-hidden="true" data-testid="approval-keys">
+            {CARD_KEY_HINT}
           </span>
-          {!approval.alwaysPattern && (
+          {nextTime ? (
+            <p className="muted small next-time" data-testid="approval-next-time">
+              {nextTime}
+            </p>
+          ) : (
             <p className="muted small no-always">{noAlwaysText(approval.args)}</p>
           )}
         </div>
