@@ -13,6 +13,7 @@ import type { Store } from '../store/store';
 import { projectPinsModule } from '../store/modules/project-pins';
 import { matcherTakes, personalHooks, projectHookFiles, PROJECT_SETTINGS, type HookEntry, type ProjectHooksFile } from './config';
 import { readAnswer, runHook } from './run-hook';
+import { pluginHooks } from '../plugins';
 
 export { HOOK_EVENTS } from '../../../shared/lifecycle-hooks';
 export { personalHooks, projectHookFiles, type HookEntry, type ProjectHooksFile } from './config';
@@ -86,6 +87,10 @@ export class HookService implements LifecycleHooks {
     const mine = this.personal();
     const notes = [...(mine.error ? [mine.error] : []), ...mine.skipped.map((s) => `${mine.file}: ${s}`)];
     const entries = [...mine.entries];
+    // Enabled plugins' hooks: the person's own, as they accepted them at install (services/plugins).
+    const plugins = pluginHooks(this.opts.dataDir);
+    entries.push(...plugins.entries);
+    notes.push(...plugins.notes);
     // Most folders have no project settings: only a path that exists (or is a link) is read through the guard.
     const candidates = roots.filter((root) => PROJECT_SETTINGS.some((rel) => present(join(root, rel))));
     if (candidates.length) {
