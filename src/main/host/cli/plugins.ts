@@ -34,7 +34,14 @@ export async function pluginsCommand(args: string[]): Promise<number> {
   return withStore(dataDir, async (store) => {
     const plugins = new PluginService({ dataDir, store });
     const accept = async (staged: StagedPlugin, verb: string): Promise<number> => {
-      if (staged.needsConsent && !(await confirm(staged.description, values.yes === true))) {
+      let accepted = !staged.needsConsent;
+      try {
+        accepted ||= await confirm(staged.description, values.yes === true);
+      } catch (err) {
+        plugins.discard(staged);
+        throw err;
+      }
+      if (!accepted) {
         plugins.discard(staged);
         out(`Not ${verb}: nothing changed.`);
         return 1;

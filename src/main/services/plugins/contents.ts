@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { parseFrontMatter } from '../../../shared/front-matter';
 import { parseHooks, type HookEntry } from '../hooks/config';
 import { parseServerConfig, SERVER_NAME_RE, type McpServerConfig } from '../mcp/config';
 
@@ -61,6 +62,17 @@ function mdNames(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** Agent definitions by the name they give (front matter `name`, else the file's). */
+function agentNames(dir: string): string[] {
+  return mdNames(dir).map((stem) => {
+    try {
+      return parseFrontMatter(readFileSync(join(dir, `${stem}.md`), 'utf8')).meta.name || stem;
+    } catch {
+      return stem;
+    }
+  });
 }
 
 /** Every file under a folder (not following links, no `.git`), relative paths sorted. */
@@ -144,7 +156,7 @@ export function readPlugin(root: string, label: string): PluginContents {
   } catch {
     // no skills
   }
-  return { root, manifest, commands: mdNames(join(root, 'commands')), agents: mdNames(join(root, 'agents')), skills, hooks, servers, problems, runsDigest: runsDigest(root) };
+  return { root, manifest, commands: mdNames(join(root, 'commands')), agents: agentNames(join(root, 'agents')), skills, hooks, servers, problems, runsDigest: runsDigest(root) };
 }
 
 /** What installing (or updating) asks about: everything the plugin brings and what each can do. */

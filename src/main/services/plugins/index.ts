@@ -306,7 +306,11 @@ export class PluginService {
   async stageUpdate(label: string): Promise<StagedPlugin> {
     const { state, record } = this.need(label);
     const market = state.marketplaces[record.marketplace];
-    if (market?.cloned) await this.git(['pull', '--ff-only', '--depth', '1'], market.path);
+    if (market?.cloned) {
+      // Deskhand's own shallow clone: the remote's newest commit replaces it (nothing of the person's is in it).
+      await this.git(['fetch', '--depth', '1', 'origin'], market.path);
+      await this.git(['reset', '--hard', '--quiet', 'FETCH_HEAD'], market.path);
+    }
     return this.fetch(label);
   }
 

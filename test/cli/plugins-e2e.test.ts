@@ -1,0 +1,160 @@
+/**
+ * Plugins end to end through the built CLI (issue 47 item 4, docs/plugins.md): a marketplace in a local git
+ * repository (cloned through the launcher), a plugin in Claude Code's layout bringing a command, an agent, a skill,
+ * a hook and an MCP server. Each is proven by its effect — what the scripted model server receives, the hook's log
+ * file, the server's tool list — and disabling the plugin removes each.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { expect, it } from 'vitest';
+import { reply, type OpenAIChatRequest } from '../support/model-server';
+import { useCliWorld } from '../support/cli';
+import { tempDir } from '../support/tool-context';
+
+const w = useCliWorld('plugins');
+const req = (i: number) => w.server.requests[i]!.body as OpenAIChatRequest;
+const system = (i: number) => JSON.stringify(req(i).messages.filter((m) => m.role === 'system' || m.role === 'developer'));
+const users = (i: number) => JSON.stringify(req(i).messages.filter((m) => m.role === 'user'));
+const toolResults = (i: number) => JSON.stringify(req(i).messages.filter((m) => m.role === 'tool'));
+
+const SERVER = `import { createInterface } from 'node:readline';
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const r = JSON.parse(line);
+  if (r.id === undefined) return;
+  if (r.method === 'initialize') return send({ jsonrpc: '2.0', id: r.id, result: { protocolVersion: r.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'echo', version: '1' } } });
+  if (r.method === 'tools/list') return send({ jsonrpc: '2.0', id: r.id, result: { tools: [{ name: 'shout', description: 'Shouts.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }] } });
+  if (r.method === 'tools/call') return send({ jsonrpc: '2.0', id: r.id, result: { content: [{ type: 'text', text: 'SHOUT ' + r.params.arguments.text }] } });
+  send({ jsonrpc: '2.0', id: r.id, error: { code: -32601, message: 'no such method' } });
+});
+`;
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], { cwd, stdio: 'pipe' });
+
+/** A marketplace repository as Claude Code documents it, with one plugin `kit`; the hook logs tool names to `log`. */
+function marketplace(log: string): string {
+  const repo = tempDir('deskhand-market-');
+  put(repo, '.claude-plugin/marketplace.json', JSON.stringify({ name: 'acme', owner: { name: 'Acme' }, plugins: [{ name: 'kit', source: './plugins/kit', description: 'A kit of things' }] }));
+  const kit = 'plugins/kit';
+  put(repo, `${kit}/.claude-plugin/plugin.json`, JSON.stringify({ name: 'kit', version: '1.0.0', description: 'A kit of things', author: { name: 'Acme' } }));
+  put(repo, `${kit}/commands/hello.md`, '---\ndescription: Greet someone\nargument-hint: NAME\n---\nGreet $ARGUMENTS warmly. Plugin-Cmd-Marker-3\n');
+  put(repo, `${kit}/agents/helper.md`, '---\nname: kit-helper\ndescription: Helps with greetings\ntools: Read, Grep\n---\nYou help with greetings. Plugin-Agent-Marker-4\n');
+  put(repo, `${kit}/skills/greet/SKILL.md`, '---\nname: greet\ndescription: Greeting etiquette\n---\n# Greet\nBow first. Plugin-Skill-Marker-5\n');
+  put(repo, `${kit}/hooks/hooks.json`, JSON.stringify({ hooks: { PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'node "${CLAUDE_PLUGIN_ROOT}/hooks/log.mjs"', timeout: 30 }] }] } }));
+  put(repo, `${kit}/hooks/log.mjs`, `import { appendFileSync, readFileSync } from 'node:fs';\nconst input = JSON.parse(readFileSync(0, 'utf8'));\nappendFileSync(${JSON.stringify(log)}, input.tool_name + '\\n');\n`);
+  put(repo, `${kit}/.mcp.json`, JSON.stringify({ mcpServers: { echo: { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/server.mjs'] } } }));
+  put(repo, `${kit}/server.mjs`, SERVER);
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-qm', 'kit 1.0.0');
+  return repo;
+}
+
+const data = () => ['--data-dir', w.dataDir];
+
+async function installKit(log: string): Promise<string> {
+  const repo = marketplace(log);
+  const added = await w.cli(['plugins', 'marketplace', 'add', `file://${repo}`, ...data()]);
+  expect(added.code, added.stderr).toBe(0);
+  expect(added.stdout).toContain('Added marketplace acme: kit');
+  // Cloned (through git), not read in place.
+  expect(existsSync(join(w.dataDir, 'plugins', 'marketplaces', 'acme', '.claude-plugin', 'marketplace.json'))).toBe(true);
+  // No terminal and no --yes: it shows what the plugin brings and installs nothing.
+  const asked = await w.cli(['plugins', 'install', 'kit@acme', ...data()]);
+  expect(asked.code).toBe(2);
+  expect(asked.stderr).toContain('PostToolUse [*]: node "');
+  expect(asked.stderr).toMatch(/kit-echo: node \S+server\.mjs/);
+  expect(asked.stderr).toContain('Slash commands (prompt templates you run): /hello');
+  expect(asked.stderr).toContain('Agent definitions (subagent types, within the parent\'s tools): kit-helper');
+  expect(asked.stderr).toContain('Skills (instructions the model may load): greet');
+  expect(asked.stderr).toContain('run it again with --yes');
+  expect((await w.cli(['plugins', 'list', ...data()])).stdout).toContain('No plugins');
+  const ok = await w.cli(['plugins', 'install', 'kit@acme', '--yes', ...data()]);
+  expect(ok.code, ok.stderr).toBe(0);
+  expect(ok.stdout).toContain('Installed kit@acme 1.0.0.');
+  return repo;
+}
+
+/** `/hello Ann`, then the model loads the skill and delegates to the plugin's agent. */
+function script(): void {
+  w.server.enqueue(reply().tool('load_skill', { name: 'greet' }));
+  w.server.enqueue(reply().tool('spawn_subagent', { prompt: 'Help greet Ann', description: 'help greet', type: 'kit-helper' }));
+  w.server.enqueue(reply().text('helped'));
+  w.server.enqueue(reply().text('All done.'));
+}
+
+it('a plugin from a git marketplace brings a command, an agent, a skill, a hook and an MCP server; disabling removes each', async () => {
+  const log = join(tempDir('deskhand-plugin-log-'), 'tools.log');
+  await installKit(log);
+  expect((await w.cli(['plugins', 'list', ...data()])).stdout).toContain('kit@acme 1.0.0  enabled  A kit of things');
+
+  script();
+  const r = await w.run('/hello Ann');
+  expect(r.code, r.stderr).toBe(0);
+  // The command, as the person's own words.
+  expect(users(0)).toContain('Greet Ann warmly. Plugin-Cmd-Marker-3');
+  expect(users(0)).not.toContain('<untrusted');
+  // The skill.
+  expect(toolResults(1)).toContain('Plugin-Skill-Marker-5');
+  // The agent: the child's system prompt and tools.
+  expect(system(2)).toContain('You help with greetings. Plugin-Agent-Marker-4');
+  expect((req(2).tools ?? []).map((t) => t.function.name).sort()).toEqual(['grep', 'read_file']);
+  // The hook ran after each call.
+  expect(readFileSync(log, 'utf8').split('\n').filter(Boolean)).toEqual(['load_skill', 'spawn_subagent']);
+  // The MCP server, through the store like `mcp add`.
+  const tested = await w.cli(['mcp', 'test', 'kit-echo', ...data()]);
+  expect(tested.stdout, tested.stderr).toContain('kit-echo: connected, 1 tools: shout');
+
+  const off = await w.cli(['plugins', 'disable', 'kit@acme', ...data()]);
+  expect(off.code, off.stderr).toBe(0);
+  const before = w.server.requests.length;
+  w.server.enqueue(reply().tool('load_skill', { name: 'greet' }));
+  w.server.enqueue(reply().tool('spawn_subagent', { prompt: 'Help greet Ann', description: 'help greet', type: 'kit-helper' }));
+  w.server.enqueue(reply().text('All done.'));
+  const again = await w.run('/hello Ann');
+  expect(again.code, again.stderr).toBe(0);
+  expect(users(before)).toContain('/hello Ann');
+  expect(w.sentSince(before)).not.toContain('Plugin-Cmd-Marker-3');
+  expect(w.sentSince(before)).not.toContain('Plugin-Skill-Marker-5');
+  expect(toolResults(before + 2)).toContain('No subagent type \\"kit-helper\\"');
+  expect(w.server.requests).toHaveLength(before + 3);
+  expect(readFileSync(log, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+  const listed = await w.cli(['mcp', 'list', ...data()]);
+  expect(listed.stdout).not.toContain('kit-echo');
+
+  // Enabled again, everything is back; removed, its files are gone.
+  expect((await w.cli(['plugins', 'enable', 'kit@acme', ...data()])).code).toBe(0);
+  expect((await w.cli(['mcp', 'list', ...data()])).stdout).toContain('kit-echo');
+  expect((await w.cli(['commands', 'list', '--cwd', w.work, ...data()])).stdout).toContain('/hello NAME  Greet someone  (plugin)');
+  expect((await w.cli(['plugins', 'remove', 'kit@acme', ...data()])).code).toBe(0);
+  expect(existsSync(join(w.dataDir, 'plugins', 'installed', 'acme', 'kit'))).toBe(false);
+  expect((await w.cli(['mcp', 'list', ...data()])).stdout).not.toContain('kit-echo');
+}, 240_000);
+
+it('an update that changes a hook asks again; one that changes only a command does not', async () => {
+  const log = join(tempDir('deskhand-plugin-log-'), 'tools.log');
+  const repo = await installKit(log);
+  put(repo, 'plugins/kit/commands/hello.md', '---\ndescription: Greet someone\n---\nGreet $ARGUMENTS. Version-2\n');
+  git(repo, 'commit', '-qam', 'command only');
+  const quiet = await w.cli(['plugins', 'update', 'kit@acme', ...data()]);
+  expect(quiet.code, quiet.stderr).toBe(0);
+  expect(quiet.stdout).toContain('Updated kit@acme');
+  expect((await w.cli(['commands', 'list', '--cwd', w.work, ...data()])).stdout).toContain('/hello  Greet someone  (plugin)');
+
+  put(repo, 'plugins/kit/hooks/hooks.json', JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo changed' }] }] } }));
+  git(repo, 'commit', '-qam', 'new hook');
+  const asked = await w.cli(['plugins', 'update', 'kit@acme', ...data()]);
+  expect(asked.code).toBe(2);
+  expect(asked.stderr).toContain('PreToolUse [Bash]: echo changed');
+  // Declined: the accepted copy stays.
+  expect(readFileSync(join(w.dataDir, 'plugins', 'installed', 'acme', 'kit', 'hooks', 'hooks.json'), 'utf8')).toContain('PostToolUse');
+  const yes = await w.cli(['plugins', 'update', 'kit@acme', '--yes', ...data()]);
+  expect(yes.code, yes.stderr).toBe(0);
+  expect(readFileSync(join(w.dataDir, 'plugins', 'installed', 'acme', 'kit', 'hooks', 'hooks.json'), 'utf8')).toContain('echo changed');
+}, 240_000);
