@@ -20,7 +20,8 @@ export const USAGE = `Usage:
   deskhand runs approve APPROVAL_ID [--always [--scope task|conversation|workspace|everywhere] [--for hour|today|until-revoked]] [--json]
   deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
   deskhand policy explain --tool NAME --args JSON [--policy P] [--cwd DIR] [--sandbox MODE] [--root DIR]... [--tainted]
-                         [--conversation ID] [--peer NAME]   (prints every inspector's verdict and the rule that matched)
+                         [--conversation ID] [--peer NAME] [--run-hooks]   (prints every inspector's verdict and the rule that matched;
+                         the PreToolUse hooks that apply, run with --run-hooks)
   deskhand policy explain --peer NAME   (the peer's whole ceiling: every tool granted or refused, with the reason)
   deskhand rules list [--json] | rm RULE_ID        (always-allow rules: pattern, scope, expiry, source, matches)
   deskhand secrets list [--json]

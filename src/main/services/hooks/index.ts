@@ -104,6 +104,13 @@ export class HookService implements LifecycleHooks {
     return { entries, notes };
   }
 
+  /** The commands of the hooks of `event` that would run for this target now (policy explain; nothing is run). */
+  applying(event: HookEventName, roots: readonly string[], target?: HookTarget): string[] {
+    return this.active(roots)
+      .entries.filter((e) => e.event === event && matcherTakes(e.matcher, target))
+      .map((e) => `${e.plugin ? `plugin ${e.plugin}` : e.origin === 'project' ? `project ${e.file}` : 'yours'}: ${e.command}`);
+  }
+
   async fire(event: HookEventName, scope: HookScope, input: Record<string, unknown>, target?: HookTarget, signal?: AbortSignal): Promise<HookOutcome | null> {
     const work = this.fireNow(event, scope, input, target, signal);
     this.inFlight.add(work);
