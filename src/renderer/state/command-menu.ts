@@ -20,13 +20,18 @@ export function menuFor(text: string, commands: readonly CommandView[]): Command
 
 export type MenuAction = { kind: 'move'; index: number } | { kind: 'pick'; text: string } | { kind: 'close' } | null;
 
-/** What a key does while the menu shows `items` with `index` selected (null: the key is the box's, not the menu's). */
-export function menuKey(key: string, items: readonly CommandView[], index: number): MenuAction {
+/**
+ * What a key does while the menu shows `items` with `index` selected (null: the key is the box's, not the menu's).
+ * Enter on a command already typed in full (`/tools`) is the box's: it sends.
+ */
+export function menuKey(key: string, items: readonly CommandView[], index: number, typed = ''): MenuAction {
   if (key === 'Escape') return { kind: 'close' };
   if (!items.length) return null;
   if (key === 'ArrowDown') return { kind: 'move', index: (index + 1) % items.length };
   if (key === 'ArrowUp') return { kind: 'move', index: (index - 1 + items.length) % items.length };
-  if (key === 'Enter' || key === 'Tab') return { kind: 'pick', text: completion(items[Math.min(index, items.length - 1)]!) };
+  const chosen = items[Math.min(index, items.length - 1)]!;
+  if (key === 'Enter' && typed === `/${chosen.name}`) return null;
+  if (key === 'Enter' || key === 'Tab') return { kind: 'pick', text: completion(chosen) };
   return null;
 }
 

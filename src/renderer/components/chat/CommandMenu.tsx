@@ -34,7 +34,7 @@ export function useCommandMenu(conversationId: string | null, text: string, setT
   /** True when the key was the menu's (the caller then does nothing else with it). */
   const onKey = (e: { key: string; shiftKey: boolean; preventDefault(): void }): boolean => {
     if (!items.length || e.shiftKey) return false;
-    const action = menuKey(e.key, items, selected);
+    const action = menuKey(e.key, items, selected, text);
     if (!action) return false;
     e.preventDefault();
     if (action.kind === 'move') setIndex(action.index);
