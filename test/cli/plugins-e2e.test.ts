@@ -55,6 +55,8 @@ it('a plugin from a git marketplace brings a command, an agent, a skill, a hook 
   const log = join(tempDir('deskhand-plugin-log-'), 'tools.log');
   await installKit(log);
   expect((await w.cli(['plugins', 'list', ...data()])).stdout).toContain('kit@acme 1.0.0  enabled  A kit of things');
+  const hooks = await w.cli(['hooks', 'list', '--cwd', w.work, ...data()]);
+  expect(hooks.stdout).toMatch(/Plugin kit@acme hooks: run as your own[^\n]*\n {2}PostToolUse \[\*\]: node "\S+installed\/acme\/kit\/hooks\/log\.mjs"/);
 
   script();
   const r = await w.run('/hello Ann');
