@@ -47,7 +47,39 @@ export type ProfileView = z.infer<typeof profileViewSchema>;
 
 const servers = z.strictObject({ servers: z.array(mcpServerViewSchema) });
 
+/** A slash command as the composer's menu shows it: built-in (`/tools`), the person's, a plugin's or the folder's. */
+export const commandViewSchema = z.strictObject({
+  name: z.string(),
+  description: z.string(),
+  argumentHint: z.string().nullable(),
+  origin: z.enum(['builtin', 'person', 'plugin', 'project']),
+});
+export type CommandView = z.infer<typeof commandViewSchema>;
+
+const pluginLabel = z.string().regex(/^[A-Za-z0-9][\w.-]{0,63}@[A-Za-z0-9][\w.-]{0,63}$/, { error: 'a plugin is NAME@MARKETPLACE' });
+export const pluginViewSchema = z.strictObject({ label: z.string(), version: z.string().nullable(), description: z.string(), enabled: z.boolean() });
+export const marketplaceViewSchema = z.strictObject({
+  name: z.string(),
+  source: z.string(),
+  error: z.string().nullable(),
+  plugins: z.array(z.strictObject({ name: z.string(), description: z.string(), installed: z.boolean() })),
+});
+const pluginsView = z.strictObject({ plugins: z.array(pluginViewSchema), marketplaces: z.array(marketplaceViewSchema) });
+export type PluginsView = z.infer<typeof pluginsView>;
+
 export const extensionMethods = {
+  /** The slash commands a message in this conversation may start with (the composer's menu). */
+  listCommands: { params: z.strictObject({ conversationId: z.string().max(100) }), result: z.strictObject({ commands: z.array(commandViewSchema) }) },
+  /** Installed plugins and the marketplaces added (Settings → Plugins). */
+  listPlugins: { params: z.strictObject({}), result: pluginsView },
+  addMarketplace: { params: z.strictObject({ source: z.string().min(1).max(2000) }), result: pluginsView },
+  /**
+   * Installing in two steps, as the CLI does: without `accept` it only fetches the plugin and returns what it brings
+   * (hooks, servers, commands, agents, skills) for the person to read; with `accept: true` it installs that.
+   */
+  installPlugin: { params: z.strictObject({ label: pluginLabel, accept: z.boolean().optional() }), result: pluginsView.extend({ preview: z.string().nullable() }) },
+  setPluginEnabled: { params: z.strictObject({ label: pluginLabel, enabled: z.boolean() }), result: pluginsView },
+  removePlugin: { params: z.strictObject({ label: pluginLabel }), result: pluginsView },
   /** Configured MCP servers with their last known health (connected, tools, last error with stderr tail). */
   listMcpServers: { params: z.strictObject({}), result: servers },
   /** Adds (or replaces) a server and connects it; its health comes back in the list. */
@@ -66,5 +98,7 @@ export const extensionMethods = {
     result: z.strictObject({ profiles: z.array(profileViewSchema), current: z.string().nullable() }),
   },
 } as const;
+
+export const PLUGIN_METHOD_NAMES = ['listCommands', 'listPlugins', 'addMarketplace', 'installPlugin', 'setPluginEnabled', 'removePlugin'] as const;
 
 export const EXTENSION_METHOD_NAMES = ['listMcpServers', 'addMcpServer', 'removeMcpServer', 'testMcpServer', 'listProfiles', 'setConversationProfile'] as const;

@@ -53,6 +53,12 @@ export const METHOD_NAMES = [
   'listGoals',
   'schedule',
   // extensions (contract-extensions.ts)
+  'listCommands',
+  'listPlugins',
+  'addMarketplace',
+  'installPlugin',
+  'setPluginEnabled',
+  'removePlugin',
   'listMcpServers',
   'addMcpServer',
   'removeMcpServer',

@@ -10,8 +10,11 @@ export interface PromptCommandInfo {
   name: string;
   description: string;
   argumentHint: string | null;
-  /** `person` (the data folder's commands), `project` (a workspace's `.deskhand/commands`, `.claude/commands`). */
-  origin: 'person' | 'project';
+  /**
+   * `person` (the data folder's commands), `plugin` (an enabled plugin's `commands/`, accepted at install: the
+   * person's words too), `project` (a workspace's `.deskhand/commands`, `.claude/commands`).
+   */
+  origin: 'person' | 'plugin' | 'project';
   path: string;
   /** Front matter Deskhand reads but does not apply (allowed-tools never clears a call; model is not switched). */
   allowedTools: string | null;

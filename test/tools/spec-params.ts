@@ -159,7 +159,7 @@ export const SPEC_PARAMS: Record<string, SpecRow> = {
   // ── Subagents ───────────────────────────────────────────────────────────────────────────────────────────────
   spawn_subagent: {
     params: {
-      'prompt:string': 'II', 'description:string': 'II', 'type?:enum:coder|explore|general|researcher': 'D: Spec II subagent_type (coder, explore) under a shorter name; general = coder; Spec I researcher',
+      'prompt:string': 'II', 'description:string': 'II', 'type?:string': 'D: Spec II subagent_type (coder, explore) under a shorter name; general = coder; Spec I researcher; or an agent definition\'s name (issue 47)',
       'background?:boolean': 'D: Spec II run_in_background', 'resume?:string': 'II', 'result_schema?:object': SNAKE, 'model?:string': 'I+II',
       'provider?:enum:anthropic|openai|openai-compatible': 'D: the child\'s model from another configured provider', 'max_minutes?:number': SNAKE, 'max_tokens?:integer': 'D: Spec I maxOutputTokens', 'max_cost_usd?:number': SNAKE,
     },
@@ -167,7 +167,7 @@ export const SPEC_PARAMS: Record<string, SpecRow> = {
   map_subagents: {
     params: {
       'prompt_template:string': 'II', 'items?:array': 'II', 'resume_ids?:array': 'D: Spec II resume_agent_ids under a shorter name: earlier children continued in the same batch', 'resume_prompt?:string': 'D: what the resumed children are told',
-      'description:string': 'D: as spawn_subagent', 'type?:enum:coder|explore|general|researcher': 'D: as spawn_subagent', 'max_concurrency?:integer': 'D: Spec I maxLiveSubagents per call', 'result_schema?:object': SNAKE,
+      'description:string': 'D: as spawn_subagent', 'type?:string': 'D: as spawn_subagent', 'max_concurrency?:integer': 'D: Spec I maxLiveSubagents per call', 'result_schema?:object': SNAKE,
       'model?:string': 'I+II', 'provider?:enum:anthropic|openai|openai-compatible': 'D: as spawn_subagent', 'max_minutes?:number': SNAKE, 'max_tokens?:integer': 'D: as spawn_subagent', 'max_cost_usd?:number': SNAKE,
     },
   },

@@ -17,6 +17,7 @@ import type { DecisionBook } from './decision-book';
 import { decisionBase, type DecisionSubject } from './decision-input';
 import { PersistentConversationState } from './conversation-state';
 import { heldSecretNames } from './call-security';
+import type { HookOutcome, HookScope, HookTarget } from '../../shared/lifecycle-hooks';
 
 export interface ExplainResult {
   tool: string;
@@ -41,6 +42,11 @@ export interface ExplainResult {
   }[];
   taint: { tainted: boolean; egress: boolean; network: boolean; rule: string; taintsRun?: string };
   secrets?: string[];
+  /**
+   * The PreToolUse hooks that apply to the call (their commands), whether explain ran them (`--run-hooks`), and the
+   * hooks inspector's verdict in words.
+   */
+  hooks: { applying: string[]; ran: boolean; summary: string };
 }
 
 /** What judging a call reads: the tools, the store's conversations, rules and grants, and the host's holds. */
@@ -54,6 +60,11 @@ export interface ExplainDeps {
   decisions: DecisionBook;
   /** Whether the change ledger records these roots and keeps what the writes replace (the confined inspector). */
   recordsRoots?: ((roots: readonly string[], writes?: readonly string[]) => boolean) | null | undefined;
+  /** The PreToolUse hooks (the host's hooks service): which apply, and running them when asked. */
+  preToolHooks?: {
+    applying(roots: readonly string[], target: HookTarget): string[];
+    fire(scope: HookScope, input: Record<string, unknown>, target: HookTarget): Promise<HookOutcome | null>;
+  };
 }
 
 export interface ExplainRequest {
@@ -69,6 +80,8 @@ export interface ExplainRequest {
   conversationId?: string;
   /** Judge the call as in a conversation of this peer (`policy explain --peer NAME`). */
   peerCeiling?: PeerCeiling | null;
+  /** Run the PreToolUse hooks that apply (they are processes), so their verdict joins the fold as in a run. */
+  runHooks?: boolean;
 }
 
 /** The conversation a call is judged in, as the run reads it (its state, taint, held secrets), with the flags on top. */
@@ -117,10 +130,18 @@ function subjectOf(deps: ExplainDeps, opts: ExplainRequest): DecisionSubject {
 export async function explainCall(deps: ExplainDeps, opts: ExplainRequest): Promise<ExplainResult> {
     const tool = deps.registry.resolve(opts.tool);
     const parsed = deps.registry.parseArgs(tool, opts.args);
-    const base = decisionBase({ store: deps.store, decisions: deps.decisions, grants: deps.grants, dataDir: deps.dataDir, runLater: deps.runLaterPaths, recordsRoots: deps.recordsRoots }, subjectOf(deps, opts));
+    const subject = subjectOf(deps, opts);
+    const base = decisionBase({ store: deps.store, decisions: deps.decisions, grants: deps.grants, dataDir: deps.dataDir, runLater: deps.runLaterPaths, recordsRoots: deps.recordsRoots }, subject);
     const { tainted, rules } = base;
     const effects = await callEffects(tool, parsed, base.ctx);
-    const d = decide({ ...base, tool, args: parsed, effects }, deps.decisions.inspectors());
+    const target = { name: tool.name, ...(tool.claudeCodeName ? { claudeName: tool.claudeCodeName } : {}) };
+    const applying = deps.preToolHooks?.applying(subject.workspaceRoots, target) ?? [];
+    const hook =
+      opts.runHooks && applying.length && deps.preToolHooks
+        ? await deps.preToolHooks.fire({ conversationId: subject.conversationId ?? 'policy-explain', runId: 'policy-explain', cwd: subject.cwd, roots: subject.workspaceRoots, policy: subject.policy }, { tool_name: tool.name, tool_input: parsed, tool_use_id: 'policy-explain' }, target)
+        : null;
+    const d = decide({ ...base, tool, args: parsed, effects, hook }, deps.decisions.inspectors());
+    const verdict = d.inspectors.find((r) => r.inspector === 'hooks');
     return {
       tool: tool.name,
       risk: d.risk,
@@ -152,5 +173,14 @@ export async function explainCall(deps: ExplainDeps, opts: ExplainRequest): Prom
         ...(d.untrustedRead ? { taintsRun: 'the call reads outside the workspace; its output is untrusted and taints the run' } : {}),
       },
       ...(d.secrets.length ? { secrets: d.secrets } : {}),
+      hooks: {
+        applying,
+        ran: hook !== null,
+        summary: !applying.length
+          ? 'no PreToolUse hook applies to this call'
+          : hook
+            ? `the PreToolUse hooks say ${verdict?.verdict ?? 'pass'}${verdict?.reasons.length ? `: ${verdict.reasons.join('; ')}` : ''}`
+            : `${applying.length} PreToolUse hook(s) apply; not run (they are programs): add --run-hooks to run them and see their verdict`,
+      },
     };
 }

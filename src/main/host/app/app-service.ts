@@ -47,6 +47,7 @@ import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
 import { peerGroup, type PeerEndpointControl } from './peers-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
+import { pluginsGroup } from './plugins-host';
 import { subagentGroup } from './subagent-host';
 import { settingsFamilies, toolsGroup } from './tools-host';
 import { changesGroup, ledgerFor } from './changes-host';
@@ -92,6 +93,7 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<ReturnType<typeof compositionGroup>> &
   ReturnType<ReturnType<typeof memoryGroup>> &
   ReturnType<typeof extensionGroup> &
+  ReturnType<typeof pluginsGroup> &
   ReturnType<typeof webGroup> &
   ReturnType<typeof rulesGroup> &
   ReturnType<typeof browserGroup> &
@@ -168,6 +170,7 @@ export class AppService implements ContractHandlers {
       }),
       memoryGroup((run) => this.providers.forRun(run), (c, m, p, s) => this.runWake(c, m, p, s)),
       extensionGroup,
+      pluginsGroup,
       webGroup,
       rulesGroup,
       browserGroup,

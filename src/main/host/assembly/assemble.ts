@@ -2,6 +2,7 @@
  * The one place every tool family is assembled: each family's factory gets the service implementations it needs
  * (as interfaces), and its tools and input kinds go into the live registry. A new family is added here.
  */
+import { pluginFolders } from '../../services/plugins';
 import type { InputKind } from '../../runtime/input-kinds';
 import { lazy, ToolRegistry } from '../../runtime/registry';
 import { DecisionBook } from '../../runtime/decision-book';
@@ -161,6 +162,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     mcp: services.mcp ?? null,
     registry,
     userSkillsDir: join(services.dataDir, 'skills'),
+    pluginSkillDirs: () => pluginFolders(services.dataDir, 'skills').map((f) => f.dir),
     reader,
     customTools: custom.tools,
     commands: shell.commands,

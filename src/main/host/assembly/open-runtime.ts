@@ -52,6 +52,8 @@ export class AppRuntime extends Runtime {
   hooks: HookService | null = null;
   /** Slash commands (the person's and the workspace's Markdown templates; docs/commands.md). */
   commands: CommandCatalog | null = null;
+  /** Agent definitions: subagent types from Markdown files (docs/subagents-context.md). */
+  agents: AgentCatalog | null = null;
   /** The host's one notifier (reminders, scheduled prompts, goals, approvals in the background); closed with the runtime. */
   notifier!: Notifier;
 
@@ -163,6 +165,9 @@ import type { ChangeLedger } from '../../services/ledger';
 import { wireHooks } from './hooks-wiring';
 import type { HookService } from '../../services/hooks';
 import { CommandCatalog } from '../../services/commands';
+import type { AgentCatalog } from '../../services/agents';
+import { agentAddendum, wireAgents } from './agents-wiring';
+import { pluginAgentFolders, pluginCommandFolders } from './plugins-wiring';
 
 export { defaultComputer, type HostRuntimeOptions };
 
@@ -193,7 +198,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       afterTurn: opts.afterTurn ?? ((turn) => extractMemories({ store, memory, complete: (cfg, system, prompt) => runtime!.complete(cfg, system, prompt, undefined, { cause: 'memory', conversationId: turn.conversationId, runId: turn.runId }) }, turn).then(() => undefined)),
       systemAddendum: (id) => {
         const p = profiles.forConversation(id);
-        return p?.systemPrompt ? `Agent profile "${p.name}":\n${p.systemPrompt}` : null;
+        const parts = [p?.systemPrompt ? `Agent profile "${p.name}":\n${p.systemPrompt}` : null, agentAddendum(runtime?.agents ?? null, store, id)].filter(Boolean);
+        return parts.length ? parts.join('\n\n') : null;
       },
     },
     tasks,
@@ -213,8 +219,9 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   bindRuntime(runtime);
   runtime.ledger = wireLedger(runtime, store, opts.dataDir, tasks);
   runtime.hooks = wireHooks(runtime, store, opts.dataDir, reader);
-  runtime.commands = new CommandCatalog({ dataDir: opts.dataDir, reader });
+  runtime.commands = new CommandCatalog({ dataDir: opts.dataDir, reader, folders: () => pluginCommandFolders(opts.dataDir) });
   runtime.useCommands(runtime.commands);
+  runtime.agents = wireAgents(subagents, opts.dataDir, reader, () => pluginAgentFolders(opts.dataDir));
   wireSubagents(runtime, subagents, {
     provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
     // A parked workflow's child answered: the workflow replays here and continues it.

@@ -10,7 +10,7 @@ import { PersistentConversationState } from '../../runtime/conversation-state';
 import { enabledFamiliesOf } from '../../runtime/tool-families';
 import { KEY_ENV, PROVIDERS, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/config';
 import type { RunRow, Store } from '../../services/store/store';
-import type { ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } from '../../services/subagents/subagent-service';
+import type { ChildAgent, ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } from '../../services/subagents/subagent-service';
 import type { SubagentRow } from '../../services/store/modules/subagents';
 import type { RunEvent } from '../../../shared/events';
 import type { RunOutcome } from '../../runtime/runtime';
@@ -33,6 +33,18 @@ export interface SubagentWiring {
 
 /** The conversation state slot holding a child's own model (spawn_subagent `model`/`provider`). */
 export const CHILD_MODEL_SLOT = 'subagent_model';
+
+/** The conversation state slot holding the agent definition a child runs as (its system prompt; services/agents). */
+export const CHILD_AGENT_SLOT = 'subagent_agent';
+
+/** Claude Code's model aliases in agent definitions (`model: sonnet`), as Anthropic model names. */
+const CLAUDE_MODEL_ALIASES: Record<string, string> = { sonnet: 'claude-sonnet-4-5', opus: 'claude-opus-4-1', haiku: 'claude-haiku-4-5' };
+
+/** The agent definition of a child conversation, from its state slot (null: none, or not a child). */
+export function childAgentOf(slots: Readonly<Record<string, unknown>>): ChildAgent | null {
+  const v = slots[CHILD_AGENT_SLOT] as Partial<ChildAgent> | undefined;
+  return v && typeof v.name === 'string' && typeof v.prompt === 'string' && typeof v.path === 'string' && (v.origin === 'person' || v.origin === 'plugin' || v.origin === 'project') ? (v as ChildAgent) : null;
+}
 
 /**
  * A provider configured in the environment: anthropic and openai with their key variable (and ANTHROPIC_BASE_URL /
@@ -84,7 +96,10 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
         sandbox: conv.sandbox,
         policy: run.policy as PolicyName,
         tainted: run.tainted === 1 || conv.tainted === 1,
-        tools: set.specs.map((s) => ({ name: registry.lookup(s.name)?.name ?? s.name, risk: registry.lookup(s.name)?.risk ?? 'unknown' })),
+        tools: set.specs.map((s) => {
+          const tool = registry.lookup(s.name);
+          return { name: tool?.name ?? s.name, risk: tool?.risk ?? 'unknown', ...(tool?.claudeCodeName ? { claudeName: tool.claudeCodeName } : {}) };
+        }),
       };
     },
     createChild(input) {
@@ -93,6 +108,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       state.cwd = input.cwd;
       state.workspaceRoots = [...input.roots];
       if (input.model) state.slots[CHILD_MODEL_SLOT] = input.model;
+      if (input.agent) state.slots[CHILD_AGENT_SLOT] = input.agent;
       store.updateConversation(conv.id, { state: state.serialize(), ...(input.tainted ? { tainted: 1, taint_only: null } : {}) });
       return conv.id;
     },
@@ -121,6 +137,9 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
     checkModel(parentRunId, asked) {
       const parentRun = store.getRun(parentRunId);
       const own = runtime.liveRunOptions(parentRunId)?.provider.provider ?? parentRun?.provider;
+      // Claude Code's aliases in an agent definition: Anthropic's models there, the parent's own model elsewhere.
+      const alias = asked.provider === undefined ? CLAUDE_MODEL_ALIASES[asked.model] : undefined;
+      if (alias) return { model: own === 'anthropic' ? alias : (runtime.liveRunOptions(parentRunId)?.provider.model ?? parentRun?.model ?? alias) };
       if (asked.provider === undefined || asked.provider === own) return { model: asked.model };
       if (!isProviderName(asked.provider)) throw new DeskhandError('usage', `Unknown provider "${asked.provider}": use one of ${PROVIDERS.join(', ')}, or leave it out for your own.`);
       if (!otherProvider(asked.provider)) throw new DeskhandError('usage', `The child cannot use ${asked.provider}: ${notConfigured(asked.provider)}.`);

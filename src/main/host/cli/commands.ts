@@ -36,6 +36,10 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./hooks')).hooksCommand(rest);
       case 'commands':
         return await (await import('./slash-commands')).commandsCommand(rest);
+      case 'agents':
+        return await (await import('./agents')).agentsCommand(rest);
+      case 'plugins':
+        return await (await import('./plugins')).pluginsCommand(rest);
       case 'grants':
         return await (await import('./grants')).grantsCommand(rest);
       case 'search':

@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { GuardedContentReader } from '../../runtime/content-reader';
 import { HookService, personalHooks, type HookEntry } from '../../services/hooks';
+import { pluginHooks } from '../../services/plugins';
 import { resolveDataDir } from '../assembly/data-dir';
 import { out, parseSubcommand, usage, withStore } from './common';
 
@@ -23,14 +24,20 @@ export async function hooksCommand(args: string[]): Promise<number> {
     switch (sub) {
       case 'list': {
         const mine = personalHooks(dataDir);
+        const plugins = pluginHooks(dataDir);
         if (values.json) {
-          out(JSON.stringify({ personal: { file: mine.file, hooks: mine.entries, skipped: mine.skipped, error: mine.error }, project: files.map((f) => ({ path: f.path, state: f.state, sha256: f.sha256, hooks: f.entries, skipped: f.skipped })), errors }));
+          out(JSON.stringify({ personal: { file: mine.file, hooks: mine.entries, skipped: mine.skipped, error: mine.error }, plugins: { hooks: plugins.entries, notes: plugins.notes }, project: files.map((f) => ({ path: f.path, state: f.state, sha256: f.sha256, hooks: f.entries, skipped: f.skipped })), errors }));
           return 0;
         }
         out(`Your hooks (${mine.file}): ${mine.entries.length ? 'run as written, outside the sandbox' : 'none'}`);
         if (mine.error) out(`  not read: ${mine.error}`);
         for (const e of mine.entries) out(line(e));
         for (const s of mine.skipped) out(`  skipped ${s}`);
+        for (const label of new Set(plugins.entries.map((e) => e.plugin))) {
+          out(`Plugin ${label} hooks: run as your own, as you accepted them (deskhand plugins)`);
+          for (const e of plugins.entries.filter((x) => x.plugin === label)) out(line(e));
+        }
+        for (const n of plugins.notes) out(`not run: ${n}`);
         for (const f of files) {
           const state = f.state === 'trusted' ? 'trusted: runs in the OS sandbox (workspace writable, no network)' : f.state === 'changed' ? 'CHANGED since you trusted it: inactive' : 'not trusted: inactive';
           out(`Project hooks ${f.path} (${state})`);

@@ -15,6 +15,8 @@ import { EXIT, UsageError, parsePolicy, parseSandbox, print } from './flags';
 import { peerCeilingCheck } from '../../runtime/peer-ceiling';
 import { peerCeilingByName } from '../../services/peers/index';
 import { withStore } from './common';
+import type { Store } from '../../services/store/store';
+import type { HookScope, HookTarget } from '../../../shared/lifecycle-hooks';
 
 /** The peer's ceiling as the runtime computes it, or a usage error naming the peers there are. */
 async function ceilingOf(dataDir: string, name: string) {
@@ -62,6 +64,7 @@ export async function policyCommand(args: string[]): Promise<number> {
       tainted: { type: 'boolean' },
       conversation: { type: 'string' },
       peer: { type: 'string' },
+      'run-hooks': { type: 'boolean' },
     },
   });
   const dataDirOf = () => resolveDataDir(values['data-dir']);
@@ -84,7 +87,15 @@ export async function policyCommand(args: string[]): Promise<number> {
     const sandbox = parseSandbox(values.sandbox);
     // As a run in this data folder would judge it: the change ledger records the roots unless it is off here.
     const recordsRoots = process.env.DESKHAND_LEDGER === 'off' || process.env.DESKHAND_CONFINED === 'ask' ? null : (roots: readonly string[], writes?: readonly string[]) => ledgerRecords(roots, dataDir, writes);
-    const result = await explainCall({ ...host.deps, recordsRoots }, {
+    // The PreToolUse hooks that would apply (the person's, enabled plugins', trusted projects'): listed, run only when asked.
+    const { HookService } = await import('../../services/hooks');
+    const { GuardedContentReader } = await import('../../runtime/content-reader');
+    const hooks = new HookService({ dataDir, store: host.deps.store as Store, reader: new GuardedContentReader({ dataDir }) });
+    const preToolHooks = {
+      applying: (roots: readonly string[], target: HookTarget) => hooks.applying('PreToolUse', roots, target),
+      fire: (scope: HookScope, input: Record<string, unknown>, target: HookTarget) => hooks.fire('PreToolUse', scope, input, target),
+    };
+    const result = await explainCall({ ...host.deps, recordsRoots, preToolHooks }, {
       tool: values.tool,
       args: parsed,
       ...(values.policy !== undefined ? { policy: parsePolicy(values.policy)! } : {}),
@@ -94,6 +105,7 @@ export async function policyCommand(args: string[]): Promise<number> {
       roots: (values.root ?? []).map((r) => resolve(r)),
       ...(values.conversation ? { conversationId: values.conversation } : {}),
       ...(peerCeiling ? { peerCeiling } : {}),
+      ...(values['run-hooks'] ? { runHooks: true } : {}),
     });
     print(result);
     return EXIT.finished;

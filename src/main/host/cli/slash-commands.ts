@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { GuardedContentReader } from '../../runtime/content-reader';
 import { CommandCatalog } from '../../services/commands';
 import { resolveDataDir } from '../assembly/data-dir';
+import { pluginCommandFolders } from '../assembly/plugins-wiring';
 import { out, parseSubcommand, usage } from './common';
 
 export async function commandsCommand(args: string[]): Promise<number> {
@@ -15,14 +16,14 @@ export async function commandsCommand(args: string[]): Promise<number> {
   if (sub !== 'list') throw usage('commands needs list [--cwd DIR].');
   const dataDir = resolveDataDir(values['data-dir']);
   const cwd = resolve(values.cwd ?? process.cwd());
-  const commands = new CommandCatalog({ dataDir, reader: new GuardedContentReader({ dataDir }) }).list([cwd]);
+  const commands = new CommandCatalog({ dataDir, reader: new GuardedContentReader({ dataDir }), folders: () => pluginCommandFolders(dataDir) }).list([cwd]);
   if (values.json) {
     out(JSON.stringify(commands));
     return 0;
   }
   if (!commands.length) out(`No slash commands for ${cwd}. Add Markdown files to ${resolve(dataDir, 'commands')} or ${resolve(cwd, '.deskhand', 'commands')}.`);
   for (const c of commands) {
-    out(`/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}  ${c.description}${c.origin === 'project' ? '  (project: sent as untrusted content)' : ''}\n  ${c.path}`);
+    out(`/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}  ${c.description}${c.origin === 'project' ? '  (project: sent as untrusted content)' : c.origin === 'plugin' ? '  (plugin)' : ''}\n  ${c.path}`);
   }
   return 0;
 }

@@ -21,7 +21,8 @@ export const USAGE = `Usage:
   deskhand runs approve APPROVAL_ID [--always [--scope task|conversation|workspace|everywhere] [--for hour|today|until-revoked]] [--json]
   deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
   deskhand policy explain --tool NAME --args JSON [--policy P] [--cwd DIR] [--sandbox MODE] [--root DIR]... [--tainted]
-                         [--conversation ID] [--peer NAME]   (prints every inspector's verdict and the rule that matched)
+                         [--conversation ID] [--peer NAME] [--run-hooks]   (prints every inspector's verdict and the rule that matched;
+                         the PreToolUse hooks that apply, run with --run-hooks)
   deskhand policy explain --peer NAME   (the peer's whole ceiling: every tool granted or refused, with the reason)
   deskhand rules list [--json] | rm RULE_ID        (always-allow rules: pattern, scope, expiry, source, matches)
   deskhand secrets list [--json]
@@ -30,6 +31,8 @@ export const USAGE = `Usage:
   deskhand instructions trust [--cwd DIR] | list | untrust [--cwd DIR]   (trust a folder's AGENTS.md/CLAUDE.md: pinned by sha256; until then, and after a change, they reach the model as untrusted)
   deskhand hooks list [--cwd DIR] | trust [--cwd DIR] | untrust [--cwd DIR]   (lifecycle hooks in Claude Code's schema: yours in settings.json run as written; a project's run sandboxed, only once trusted, pinned by sha256)
   deskhand commands list [--cwd DIR]   (slash commands: Markdown templates in <data dir>/commands, .deskhand/commands, .claude/commands; run one with deskhand run "/name args")
+  deskhand plugins marketplace add URL|PATH | marketplace list | install NAME@MARKET [--yes] | list | enable NAME@MARKET | disable NAME@MARKET | remove NAME@MARKET | update NAME@MARKET [--yes]   (Claude Code plugins: commands, agents, skills, hooks, MCP servers)
+  deskhand agents list [--cwd DIR]   (agent definitions: Markdown files in <data dir>/agents, .deskhand/agents, .claude/agents, plugins; each a subagent type)
   deskhand grants add-url PATTERN | list [--json] | revoke ID|PATTERN|APP   (URL grants, e.g. https://api.example.com/v1/*; app grants for computer use)
   deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
   deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [provider flags as in run]   (keeps its address; --help)

@@ -43,7 +43,7 @@ export function fillTemplate(body: string, args: string): string {
 }
 
 export class CommandCatalog implements PromptCommands {
-  constructor(private readonly opts: { dataDir: string; reader: ContentReader }) {}
+  constructor(private readonly opts: { dataDir: string; reader: ContentReader; folders?: () => readonly { dir: string; plugin: string }[] }) {}
 
   /** The commands of one folder (and its subfolders, one level), first found wins a name. */
   private readFolder(dir: string, origin: PromptCommandInfo['origin'], roots: readonly string[], anchor: string, into: Map<string, CommandFile>): void {
@@ -93,6 +93,7 @@ export class CommandCatalog implements PromptCommands {
     const found = new Map<string, CommandFile>();
     const mine = join(this.opts.dataDir, 'commands');
     this.readFolder(mine, 'person', [mine], this.opts.dataDir, found);
+    for (const f of this.opts.folders?.() ?? []) this.readFolder(f.dir, 'plugin', [f.dir], f.dir, found);
     for (const root of roots) for (const rel of PROJECT_COMMAND_DIRS) this.readFolder(join(root, rel), 'project', [root], root, found);
     return found;
   }

@@ -31,6 +31,8 @@ export interface HookEntry {
   origin: 'person' | 'project';
   /** The workspace root of a project hook (its sandbox's writable folder, `$CLAUDE_PROJECT_DIR`). */
   root?: string;
+  /** The installed plugin it came with (`name@marketplace`): it runs as the person's own, as accepted at install. */
+  plugin?: string;
 }
 
 export interface ParsedHooks {

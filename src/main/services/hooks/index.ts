@@ -13,6 +13,7 @@ import type { Store } from '../store/store';
 import { projectPinsModule } from '../store/modules/project-pins';
 import { matcherTakes, personalHooks, projectHookFiles, PROJECT_SETTINGS, type HookEntry, type ProjectHooksFile } from './config';
 import { readAnswer, runHook } from './run-hook';
+import { pluginHooks } from '../plugins';
 
 export { HOOK_EVENTS } from '../../../shared/lifecycle-hooks';
 export { personalHooks, projectHookFiles, type HookEntry, type ProjectHooksFile } from './config';
@@ -86,6 +87,10 @@ export class HookService implements LifecycleHooks {
     const mine = this.personal();
     const notes = [...(mine.error ? [mine.error] : []), ...mine.skipped.map((s) => `${mine.file}: ${s}`)];
     const entries = [...mine.entries];
+    // Enabled plugins' hooks: the person's own, as they accepted them at install (services/plugins).
+    const plugins = pluginHooks(this.opts.dataDir);
+    entries.push(...plugins.entries);
+    notes.push(...plugins.notes);
     // Most folders have no project settings: only a path that exists (or is a link) is read through the guard.
     const candidates = roots.filter((root) => PROJECT_SETTINGS.some((rel) => present(join(root, rel))));
     if (candidates.length) {
@@ -97,6 +102,13 @@ export class HookService implements LifecycleHooks {
       }
     }
     return { entries, notes };
+  }
+
+  /** The commands of the hooks of `event` that would run for this target now (policy explain; nothing is run). */
+  applying(event: HookEventName, roots: readonly string[], target?: HookTarget): string[] {
+    return this.active(roots)
+      .entries.filter((e) => e.event === event && matcherTakes(e.matcher, target))
+      .map((e) => `${e.plugin ? `plugin ${e.plugin}` : e.origin === 'project' ? `project ${e.file}` : 'yours'}: ${e.command}`);
   }
 
   async fire(event: HookEventName, scope: HookScope, input: Record<string, unknown>, target?: HookTarget, signal?: AbortSignal): Promise<HookOutcome | null> {

@@ -10,8 +10,8 @@ import type { PolicyName, SubagentType } from './profiles';
 /** What the service needs of the runtime (the host implements it over the real runtime). */
 export interface SubagentRunner {
   /** The parent's turn as a child inherits it, or null for an unknown run. */
-  parent(runId: string): { conversationId: string; folder: string; cwd: string; roots: string[]; sandbox: string; policy: PolicyName; tainted: boolean; tools: { name: string; risk: string }[] } | null;
-  createChild(input: { folder: string; cwd: string; roots: string[]; policy: PolicyName; sandbox: string; title: string; tainted: boolean; model?: ChildModel }): string;
+  parent(runId: string): { conversationId: string; folder: string; cwd: string; roots: string[]; sandbox: string; policy: PolicyName; tainted: boolean; tools: { name: string; risk: string; claudeName?: string }[] } | null;
+  createChild(input: { folder: string; cwd: string; roots: string[]; policy: PolicyName; sandbox: string; title: string; tainted: boolean; model?: ChildModel; agent?: ChildAgent }): string;
   /**
    * Checks a child's own model before anything is created: another model of the parent's provider, or any configured
    * provider's. Throws a message the model can act on (the provider is not configured here, and what configures it).
@@ -36,6 +36,20 @@ export interface SubagentRunner {
   attended?(runId: string): boolean;
   /** Stops the child conversation's parked run (the child ended while parked: cancelled, its parent stopped). */
   stopParked?(conversationId: string): void;
+}
+
+/** The agent definition a child runs as: its instructions become the child's system prompt (a project's as untrusted content). */
+export interface ChildAgent {
+  name: string;
+  prompt: string;
+  origin: 'person' | 'plugin' | 'project';
+  path: string;
+}
+
+/** The agent definitions a spawn may name as its type (services/agents, injected by the host). */
+export interface AgentDefinitions {
+  (name: string, roots: readonly string[]): { name: string; tools: string[] | null; model: string | null; prompt: string; origin: ChildAgent['origin']; path: string } | null;
+  names(roots: readonly string[]): string[];
 }
 
 /** A child's own model (spawn_subagent / map_subagents `model`, optional `provider`); absent: its parent's. */
@@ -103,7 +117,8 @@ export interface SubagentCallContext {
 export interface SpawnInput {
   prompt: string;
   description: string;
-  type?: SubagentType;
+  /** A built-in type (coder, explore, researcher, general) or an agent definition's name. */
+  type?: SubagentType | (string & {});
   background?: boolean;
   resume?: string;
   resultSchema?: unknown;
@@ -121,7 +136,8 @@ export interface MapInput {
   resumeIds?: string[];
   resumePrompt?: string;
   description: string;
-  type?: SubagentType;
+  /** A built-in type (coder, explore, researcher, general) or an agent definition's name. */
+  type?: SubagentType | (string & {});
   resultSchema?: unknown;
   maxConcurrency?: number;
   limits?: Partial<SubagentLimits>;

@@ -18,13 +18,13 @@ import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentR
 import type { TaskRow } from '../store/modules/tasks';
 import { describeChild } from './describe';
 import { isSameProcess, selfIdentity } from '../processes/proc-info';
-import { MAX_MAP_CHILDREN, PARENT_ONLY_TOOLS, PROFILES, checkResult, compileResultSchema, lowerPolicy, type SubagentType } from './profiles';
+import { MAX_MAP_CHILDREN, PARENT_ONLY_TOOLS, PROFILES, SUBAGENT_TYPES, checkResult, compileResultSchema, lowerPolicy, type SubagentType } from './profiles';
 import { Slots } from './child-slots';
 import { PauseGate } from './pause-gate';
 import { childOutputPath, finishChildTask, markReported, waitingRequests } from './child-results';
-import type { ChildRunOptions, MapInput, SpawnInput, SubagentCallContext, SubagentLimits, SubagentRunner, SubagentServiceOptions, WaitResult } from './subagent-protocol';
+import type { AgentDefinitions, ChildRunOptions, MapInput, SpawnInput, SubagentCallContext, SubagentLimits, SubagentRunner, SubagentServiceOptions, WaitResult } from './subagent-protocol';
 
-export type { ChildModel, ChildOutcome, ChildRunOptions, MapInput, SpawnInput, SubagentCallContext, SubagentLimits, SubagentRunner, SubagentServiceOptions, WaitResult } from './subagent-protocol';
+export type { AgentDefinitions, ChildAgent, ChildModel, ChildOutcome, ChildRunOptions, MapInput, SpawnInput, SubagentCallContext, SubagentLimits, SubagentRunner, SubagentServiceOptions, WaitResult } from './subagent-protocol';
 
 const DEFAULT_LIMITS: SubagentLimits = { maxMinutes: 120, maxTokens: 2_000_000, maxCostUSD: 5 };
 const DEFAULT_PRICES = { input: 3, output: 15 };
@@ -62,6 +62,13 @@ export class SubagentService {
       // A background child parked on a person outlives its process: any process's answer resumes it.
       survives: (task) => this.rows.byTask(task.id)?.status === 'parked',
     });
+  }
+
+  /** Agent definitions (services/agents): subagent types beyond the built-in ones, found for the parent's roots. */
+  private definitions: AgentDefinitions | null = null;
+
+  useDefinitions(definitions: AgentDefinitions): void {
+    this.definitions = definitions;
   }
 
   /** The runtime arrives after the tools are assembled (they need this service first). */
@@ -480,16 +487,24 @@ export class SubagentService {
 
   private createRows(input: SpawnInput, ctx: SubagentCallContext, runner: SubagentRunner, parent: ReturnType<SubagentRunner['parent']>): SubagentRow {
     if (!parent) throw new DeskhandError('not_found', `No run ${ctx.runId}.`);
-    const type: SubagentType = input.type ?? 'coder';
-    const profile = PROFILES[type];
+    const type = input.type ?? 'coder';
+    const builtIn = (SUBAGENT_TYPES as readonly string[]).includes(type) ? PROFILES[type as SubagentType] : null;
+    const definition = builtIn ? null : (this.definitions?.(type, parent.roots) ?? null);
+    if (!builtIn && !definition) {
+      const known = this.definitions?.names(parent.roots) ?? [];
+      throw new DeskhandError('invalid_args', `No subagent type "${type}": use ${[...SUBAGENT_TYPES, ...known].join(', ')} (agent definitions: .deskhand/agents/*.md, <data dir>/agents/*.md).`);
+    }
+    // A definition narrows the parent's tools (by Deskhand's or Claude Code's name) and keeps its policy.
+    const profile = builtIn ?? { maxPolicy: 'high-risk' as const, keeps: (t: { name: string; claudeName?: string }) => definition!.tools === null || definition!.tools.some((n) => n === t.name || n === t.claudeName) };
     if (input.resultSchema !== undefined) compileResultSchema(input.resultSchema);
-    const model = input.model ? (runner.checkModel ? runner.checkModel(ctx.runId, input.model) : input.model) : undefined;
+    const asked = input.model ?? (definition?.model ? { model: definition.model } : undefined);
+    const model = asked ? (runner.checkModel ? runner.checkModel(ctx.runId, asked) : asked) : undefined;
     const tools = parent.tools.filter((t) => !PARENT_ONLY_TOOLS.includes(t.name) && profile.keeps(t)).map((t) => t.name);
     const policy = lowerPolicy(parent.policy, profile.maxPolicy);
     const limits = this.limitsFor(input.limits);
     const me = this.rows.byConversation(parent.conversationId);
     const where = input.workspace ?? { folder: parent.folder, cwd: parent.cwd, roots: parent.roots };
-    const conversationId = runner.createChild({ folder: where.folder, cwd: where.cwd, roots: where.roots, policy, sandbox: parent.sandbox, title: `Subagent: ${input.description}`.slice(0, 80), tainted: parent.tainted, ...(model ? { model } : {}) });
+    const conversationId = runner.createChild({ folder: where.folder, cwd: where.cwd, roots: where.roots, policy, sandbox: parent.sandbox, title: `Subagent: ${input.description}`.slice(0, 80), tainted: parent.tainted || definition?.origin === 'project', ...(model ? { model } : {}), ...(definition ? { agent: { name: definition.name, prompt: definition.prompt, origin: definition.origin, path: definition.path } } : {}) });
     return this.rows.insert({
       id: `sub_${randomBytes(4).toString('hex')}`,
       parent_conversation_id: parent.conversationId,

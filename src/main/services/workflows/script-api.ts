@@ -12,11 +12,11 @@ import type { TaskRow } from '../store/modules/tasks';
 import { WaitingForPeople } from '../../../shared/waiting';
 import type { StartQuestionInput } from '../tasks/question-tasks';
 import type { SubagentService, SubagentLimits } from '../subagents/subagent-service';
-import type { SubagentType } from '../subagents/index';
 import type { ScriptCall } from './script-host';
 import { ParkedCall, outcomeOf, type Live } from './workflow-run';
 
-const TYPES = new Set(['coder', 'explore', 'general']);
+/** A built-in type or an agent definition's name (the subagent service says when it names neither). */
+const TYPE_NAME = /^[A-Za-z0-9][\w-]{0,63}$/;
 
 export interface ScriptApiOptions {
   store: Store;
@@ -66,7 +66,7 @@ export class ScriptApi {
             promptTemplate: String(a.template ?? ''),
             items,
             description: String(a.description ?? 'workflow map').slice(0, 120),
-            ...(typeof a.type === 'string' && TYPES.has(a.type) ? { type: a.type as SubagentType } : {}),
+            ...(typeof a.type === 'string' && TYPE_NAME.test(a.type) ? { type: a.type } : {}),
             ...(a.result_schema !== undefined ? { resultSchema: a.result_schema } : {}),
             maxConcurrency: Math.min(Number(a.max_concurrency ?? live.limits.maxConcurrency) || 1, live.limits.maxConcurrency),
             limits: this.childLimits(live, a),
@@ -138,7 +138,7 @@ export class ScriptApi {
       {
         prompt,
         description: String(a.description ?? prompt.split('\n')[0]).slice(0, 120),
-        ...(typeof a.type === 'string' && TYPES.has(a.type) ? { type: a.type as SubagentType } : {}),
+        ...(typeof a.type === 'string' && TYPE_NAME.test(a.type) ? { type: a.type } : {}),
         ...(a.result_schema !== undefined ? { resultSchema: a.result_schema } : {}),
         limits: this.childLimits(live, a),
       },

@@ -27,6 +27,8 @@ export interface ExtensionsDeps {
   registry: ToolRegistrar;
   /** The person's skills folder (`<data dir>/skills`). */
   userSkillsDir: string;
+  /** The `skills/` folders of enabled plugins (read like the person's own). */
+  pluginSkillDirs?: () => readonly string[];
   /** The guarded reader every skill and project file is read through (runtime/content-reader.ts). */
   reader: ContentReader;
   customTools: readonly CustomToolConfig[];
@@ -40,5 +42,5 @@ export function createExtensionsFamily(deps: ExtensionsDeps): { tools: ToolDefin
   const mcp = deps.mcp ? createMcpExtraTools(deps.mcp) : { tools: [], inputKinds: [] };
   const stop = deps.mcp ? registerMcpTools(deps.mcp, deps.registry, deps.deferAbove !== undefined ? { deferAbove: deps.deferAbove } : {}) : () => undefined;
   const custom = deps.customTools.map((c) => createCustomTool(c, { commands: deps.commands, tasks: deps.tasks }));
-  return { tools: [...createSkillTools(deps.userSkillsDir, deps.reader), ...mcp.tools, ...custom], inputKinds: deps.mcp ? [...mcp.inputKinds, elicitationKind as InputKind] : mcp.inputKinds, stop };
+  return { tools: [...createSkillTools(deps.userSkillsDir, deps.reader, deps.pluginSkillDirs), ...mcp.tools, ...custom], inputKinds: deps.mcp ? [...mcp.inputKinds, elicitationKind as InputKind] : mcp.inputKinds, stop };
 }

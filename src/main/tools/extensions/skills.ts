@@ -103,9 +103,11 @@ export function discoverSkills(reader: ContentReader, folders: readonly SkillFol
   return { skills: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)), refused };
 }
 
-export function createSkillTools(userSkillsDir: string, reader: ContentReader): ToolDefinition[] {
+export function createSkillTools(userSkillsDir: string, reader: ContentReader, pluginSkillDirs?: () => readonly string[]): ToolDefinition[] {
   const folders = (cwd: string, roots: readonly string[]): SkillFolder[] => [
     { dir: userSkillsDir, scope: 'user', anchor: userSkillsDir, roots: [userSkillsDir] },
+    // Enabled plugins' skills: the person accepted them at install, so they count as the person's own.
+    ...(pluginSkillDirs?.() ?? []).map((dir) => ({ dir, scope: 'user' as const, anchor: dir, roots: [dir] })),
     ...[...new Set([...roots, cwd])].map((r) => ({ dir: join(r, '.deskhand', 'skills'), scope: 'workspace' as const, anchor: r, roots })),
   ];
   const find = (name: string, cwd: string, roots: readonly string[]): Skill => {

@@ -4,7 +4,11 @@ import { CHILD_PROVIDERS, SUBAGENT_TYPES, type SubagentRow, type Subagents } fro
 import type { Effects, EffectsContext, ToolContext, ToolResult } from '../../runtime/tool';
 import { ToolError } from '../../../shared/errors';
 
-export const typeParam = z.enum(SUBAGENT_TYPES).optional().describe('The persona. coder (default): the parent\'s tools and policy; explore: read-only tools only; researcher: read-only tools (web included), answers with sources; general: like coder.');
+export const typeParam = z
+  .string()
+  .regex(/^[A-Za-z0-9][\w-]{0,63}$/, { error: `type is one name: ${SUBAGENT_TYPES.join(', ')} or an agent definition's` })
+  .optional()
+  .describe('The persona. coder (default): the parent\'s tools and policy; explore: read-only tools only; researcher: read-only tools (web included), answers with sources; general: like coder; or an agent definition\'s name (listed in your instructions).');
 export const limitParams = {
   max_minutes: z.number().positive().max(240).optional().describe('Stop the child after this many minutes (default 120; capped by Deskhand\'s limit).'),
   max_tokens: z.number().int().positive().optional().describe('Stop the child after this many tokens (input + output).'),

@@ -2,7 +2,7 @@
  * The composer: multi-line; Enter sends, Shift+Enter adds a line; Stop (or Esc) while a run works. While Deskhand is
  * working (a run the person started, or a turn it started itself when background work ended), Enter queues the
  * message (with the files attached to it): it is shown as queued and sent when the conversation is idle again.
- * `/tools` alone opens the tools panel instead of being sent.
+ * `/tools` alone opens the tools panel instead of being sent. Typing `/` opens the command menu (CommandMenu.tsx).
  */
 import { useEffect, useRef, useState } from 'react';
 import { api, errorText } from '../../api/client';
@@ -14,6 +14,7 @@ import { useUi } from '../../state/ui';
 import { useChat } from '../../state/chat';
 import { isLongText } from '../../../shared/attachments';
 import { ComposerExtras } from './ComposerExtras';
+import { CommandMenu, useCommandMenu } from './CommandMenu';
 import { isToolsCommand, useConversationTools } from '../../state/conversation-tools';
 
 export function Composer() {
@@ -29,6 +30,7 @@ export function Composer() {
   const editing = useChat((s) => s.editing);
   const attachments = useChat((s) => s.attachments);
   const file = useRef<HTMLInputElement>(null);
+  const menu = useCommandMenu(conversationId, text, setText);
 
   // Edit: the message's text comes into the box; sending replaces the turn from that message on.
   useEffect(() => {
@@ -185,9 +187,16 @@ export function Composer() {
       <button type="button" className="btn attach-button" aria-label="Attach a file or image" title="Attach files or images (or drop or paste them here)" disabled={!conversationId} onClick={() => file.current?.click()}>
         Attach
       </button>
+      <CommandMenu items={menu.items} selected={menu.selected} pick={(c) => {
+        menu.pick(c);
+        box.current?.focus();
+      }} />
       <textarea
         ref={box}
         aria-label="Message"
+        aria-expanded={menu.items.length > 0}
+        aria-controls={menu.items.length ? 'command-menu' : undefined}
+        aria-activedescendant={menu.items.length ? `command-${menu.selected}` : undefined}
         placeholder={placeholder}
         rows={1}
         value={text}
@@ -203,6 +212,7 @@ export function Composer() {
           }
         }}
         onKeyDown={(e) => {
+          if (menu.onKey(e)) return;
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             void send();

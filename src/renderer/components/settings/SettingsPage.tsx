@@ -14,6 +14,7 @@ import { RulesSettings } from './RulesSettings';
 import { MemorySettings } from './MemorySettings';
 import { ScheduleSettings } from './ScheduleSettings';
 import { McpSettings } from './McpSettings';
+import { PluginsSettings } from './PluginsSettings';
 import { AppGrantsSettings } from '../computer/ComputerUse';
 import { BrowserSettings } from './BrowserSettings';
 import { GeneralSettings } from './GeneralSettings';
@@ -152,6 +153,7 @@ export function SettingsPage() {
       <MemorySettings />
       <ScheduleSettings />
       <McpSettings />
+      <PluginsSettings />
       <AppGrantsSettings />
       <CompanionSettings />
       <PeersSettings />

@@ -1,0 +1,127 @@
+/**
+ * Agent definitions (docs/subagents-context.md "Agent definitions"): Markdown files with front matter (`name`,
+ * `description`, `tools`, `model`) in Claude Code's layout, each a subagent type for spawn_subagent / map_subagents.
+ * Found in the person's `<data dir>/agents/`, in installed plugins' `agents/`, and in each workspace root's
+ * `.deskhand/agents/` and `.claude/agents/`, read through the guarded reader. A definition's `tools` only narrows
+ * what the parent has; its body is the child's system prompt (a project's reaches the child as untrusted content).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ContentReader } from '../../../shared/content-reader';
+import { parseFrontMatter } from '../../../shared/front-matter';
+
+/** Where a workspace's agent definitions may be: Deskhand's place first (it wins a name both have), then Claude Code's. */
+export const PROJECT_AGENT_DIRS = [join('.deskhand', 'agents'), join('.claude', 'agents')] as const;
+
+/** The built-in subagent types: a definition with one of these names is not used (the built-in wins). */
+const BUILT_IN = new Set(['coder', 'explore', 'general', 'researcher']);
+const MAX_AGENT_BYTES = 128 * 1024;
+export const AGENT_NAME = /^[A-Za-z0-9][\w-]{0,63}$/;
+
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  /** Tool names (Deskhand's or Claude Code's: `Read`, `Bash`…) the child keeps of its parent's; null: all of them. */
+  tools: string[] | null;
+  /** The child's model (`inherit` and absent: the parent's; Claude Code's `sonnet`/`opus`/`haiku` on Anthropic). */
+  model: string | null;
+  /** The body: the child's system prompt. */
+  prompt: string;
+  /** `person` (the data folder's), `plugin` (an installed plugin's), `project` (a workspace's: untrusted content). */
+  origin: 'person' | 'plugin' | 'project';
+  path: string;
+  /** The plugin it came with. */
+  plugin?: string;
+}
+
+/** A folder of definitions outside the data folder and the workspace (an enabled plugin's `agents/`). */
+export interface AgentFolder {
+  dir: string;
+  origin: 'plugin';
+  plugin: string;
+}
+
+/**
+ * `tools: Read, Grep, Bash(git diff:*)` or `[Read, Grep]`: the names, a rule's argument dropped (a definition narrows
+ * which tools the child has; which calls of them are allowed stays the approval engine's).
+ */
+export function parseToolList(raw: string | undefined): string[] | null {
+  if (raw === undefined || !raw.trim() || raw.trim() === '*') return null;
+  return raw
+    .replace(/^\[|\]$/g, '')
+    .split(',')
+    .map((t) => t.trim().replace(/^["']|["']$/g, '').replace(/\(.*\)$/, '').trim())
+    .filter(Boolean);
+}
+
+export class AgentCatalog {
+  constructor(private readonly opts: { dataDir: string; reader: ContentReader; folders?: () => readonly AgentFolder[] }) {}
+
+  private readFolder(dir: string, origin: AgentDefinition['origin'], roots: readonly string[], anchor: string, into: Map<string, AgentDefinition>, notes: string[], plugin?: string): void {
+    if (!existsSync(dir)) return;
+    const opts = { roots, within: dir, anchor, maxBytes: MAX_AGENT_BYTES };
+    let names: string[];
+    try {
+      names = this.opts.reader.list(dir, opts);
+    } catch (err) {
+      notes.push(`${dir}: ${(err as Error).message}`);
+      return;
+    }
+    for (const file of names) {
+      if (!file.endsWith('.md')) continue;
+      const path = join(dir, file);
+      let text: string;
+      try {
+        text = this.opts.reader.read(path, opts).text;
+      } catch (err) {
+        notes.push(`${path}: ${(err as Error).message}`);
+        continue;
+      }
+      const { meta, body } = parseFrontMatter(text);
+      const name = meta.name || file.slice(0, -3);
+      if (!AGENT_NAME.test(name)) {
+        notes.push(`${path}: name "${name}" is not a type name (letters, digits, _ and -, up to 64)`);
+        continue;
+      }
+      if (BUILT_IN.has(name)) {
+        notes.push(`${path}: "${name}" is a built-in type; the built-in is used`);
+        continue;
+      }
+      if (into.has(name)) continue;
+      if (!body.trim()) {
+        notes.push(`${path}: no instructions after the front matter`);
+        continue;
+      }
+      const model = meta.model && meta.model !== 'inherit' ? meta.model : null;
+      into.set(name, {
+        name,
+        description: (meta.description || body.split('\n').find((l) => l.trim())?.trim() || '').slice(0, 300),
+        tools: parseToolList(meta.tools),
+        model,
+        prompt: body.trim(),
+        origin,
+        path,
+        ...(plugin ? { plugin } : {}),
+      });
+    }
+  }
+
+  /** Every definition for these workspace roots (the person's first, then plugins', then each root's), and what was left out. */
+  scan(roots: readonly string[]): { agents: AgentDefinition[]; notes: string[] } {
+    const found = new Map<string, AgentDefinition>();
+    const notes: string[] = [];
+    const mine = join(this.opts.dataDir, 'agents');
+    this.readFolder(mine, 'person', [mine], this.opts.dataDir, found, notes);
+    for (const f of this.opts.folders?.() ?? []) this.readFolder(f.dir, 'plugin', [f.dir], f.dir, found, notes, f.plugin);
+    for (const root of roots) for (const rel of PROJECT_AGENT_DIRS) this.readFolder(join(root, rel), 'project', [root], root, found, notes);
+    return { agents: [...found.values()].sort((a, b) => a.name.localeCompare(b.name)), notes };
+  }
+
+  list(roots: readonly string[]): AgentDefinition[] {
+    return this.scan(roots).agents;
+  }
+
+  get(name: string, roots: readonly string[]): AgentDefinition | null {
+    return this.list(roots).find((a) => a.name === name) ?? null;
+  }
+}
