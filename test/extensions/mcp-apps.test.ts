@@ -11,6 +11,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { McpAppHost, MCP_APP_CSP, type McpAppDeps } from '../../src/main/host/app/mcp-apps';
 import { uiOf } from '../../src/main/services/mcp/connection';
+import { VIEWER_PROLOGUE } from '../../src/main/services/compositions/index';
 import { uiResourceOf } from '../../src/main/services/mcp/manager';
 import type { McpToolInfo } from '../../src/main/services/mcp';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
@@ -74,9 +75,11 @@ it("advertises the MCP Apps extension, reads the tool's ui:// view and serves it
   expect(first).toMatch(/^\d{4}-\d\d-\d\dT/);
   const page = host.page(view.url.slice('/cv/'.length))!;
   expect(page.body).toContain('id="get-time-btn"');
-  expect(page.csp).toBe(MCP_APP_CSP);
+  // The policy and the prologue come before anything of the server's document.
+  expect(String(page.body).indexOf(VIEWER_PROLOGUE)).toBeLessThan(String(page.body).indexOf('<title>Get Time App'));
+  expect(String(page.body)).toMatch(/^<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy"/);
+  expect(page.csp).toBe(`${MCP_APP_CSP}; sandbox allow-scripts`);
   expect(page.csp).toContain("connect-src 'none'");
-  expect(page.csp).toContain('sandbox allow-scripts');
   expect(host.page('A'.repeat(24))).toBeNull();
 
   // The conversation read the server's result (untrusted): a call that sends data out asks, whatever the tier.

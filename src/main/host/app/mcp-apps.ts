@@ -5,7 +5,8 @@
  * shows it in its tool card. The view is read through the server's own MCP connection (so a project server's view
  * exists only while its pin holds, like its tools) and served behind a short-lived ticket on the compositions
  * viewer's route (`/cv/<ticket>`), with a policy where nothing leaves: inline scripts and styles, data: images and
- * fonts, no network, no frames, no form posts, an opaque sandboxed origin. What the view declares it needs
+ * fonts, no network, no frames, no form posts, an opaque sandboxed origin, and the compositions viewer's prologue
+ * (no WebRTC or WebTransport). What the view declares it needs
  * (`_meta.ui.csp` domains, `permissions`) is shown on the card and not granted.
  *
  * What the view asks (the renderer's host bridge relays it here):
@@ -21,6 +22,7 @@ import type { MethodResult, ParsedParams } from '../../../shared/contract';
 import type { McpAppCallOutcome } from '../../../shared/contract-mcp-apps';
 import { DeskhandError } from '../../../shared/errors';
 import { forDisplay } from '../../../shared/untrusted-display';
+import { VIEWER_PROLOGUE } from '../../services/compositions/index';
 import { PersistentConversationState } from '../../runtime/conversation-state';
 import { neutralize } from '../../runtime/neutralize';
 import { wrapUntrusted } from '../../runtime/untrusted';
@@ -39,8 +41,8 @@ const CALL_MS = 60_000;
 /**
  * The policy of every view page: its own inline scripts and styles, data: images, fonts and media, and nothing else —
  * no fetch, WebSocket or EventSource (connect-src), no remote script, style, image or font, no frames, no form posts,
- * no <base>; sandboxed to an opaque origin (no storage, no cookies, no access to the app). The declared domains of
- * `_meta.ui.csp` are not added (docs/extensions.md).
+ * no <base>. The header adds `sandbox allow-scripts` (an opaque origin: no storage, no cookies, no access to the app)
+ * and the host adds `frame-ancestors`. The declared domains of `_meta.ui.csp` are not added (docs/extensions.md).
  */
 export const MCP_APP_CSP = [
   "default-src 'none'",
@@ -51,12 +53,25 @@ export const MCP_APP_CSP = [
   'media-src data: blob:',
   "connect-src 'none'",
   "frame-src 'none'",
+  "child-src 'none'",
   "worker-src 'none'",
+  "manifest-src 'none'",
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
-  'sandbox allow-scripts',
 ].join('; ');
+
+/**
+ * The page a view is served as: the policy (as a meta element too) and the compositions viewer's prologue (WebRTC and
+ * WebTransport removed, unforgeably, since no content policy governs them; a page found outside its frame stops)
+ * before anything of the server's document; only a leading doctype precedes them, as `injectHead` does.
+ */
+export function viewPage(html: string): string {
+  const text = html.replace(/^\uFEFF/, '');
+  const doctype = /^[\t\n\f\r ]*<!doctype[^>]*>/i.exec(text);
+  const lead = doctype ? doctype[0] : '';
+  return `${lead}<html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${MCP_APP_CSP}"><script>${VIEWER_PROLOGUE}</script></head>${text.slice(lead.length)}`;
+}
 
 /** What judging and running a view's call needs (the app runtime gives these; tests give fakes). */
 export interface McpAppDeps {
@@ -118,7 +133,7 @@ export class McpAppHost {
     const now = Date.now();
     for (const [k, t] of this.tickets) if (t.until < now) this.tickets.delete(k);
     const ticket = randomBytes(18).toString('base64url');
-    this.tickets.set(ticket, { page: { body: view.html, type: 'text/html; charset=utf-8', csp: MCP_APP_CSP }, until: now + TICKET_MS });
+    this.tickets.set(ticket, { page: { body: viewPage(view.html), type: 'text/html; charset=utf-8', csp: `${MCP_APP_CSP}; sandbox allow-scripts` }, until: now + TICKET_MS });
     const raw = this.deps.mcp.callResult(`${p.runId}/${p.callId}`);
     // The whole result while this process keeps it; after a restart, the text the transcript kept.
     const result = raw
