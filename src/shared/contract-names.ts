@@ -3,6 +3,10 @@
  * import schemas as types only). contract.ts asserts at compile time that these lists and its schemas agree.
  */
 export const METHOD_NAMES = [
+  'openMcpApp',
+  'callMcpAppTool',
+  'answerMcpAppCall',
+  'sendMcpAppMessage',
   'getHostInfo',
   'listConversations',
   'createConversation',

@@ -12,6 +12,7 @@ import { extensionMethods } from './contract-extensions';
 import { subagentMethods } from './contract-subagents';
 import { chatMethods } from './contract-chat';
 import { mediaMethods } from './contract-media';
+import { mcpAppMethods } from './contract-mcp-apps';
 import { peerMethods } from './contract-peers';
 import { folderMethods } from './contract-folders';
 import { workflowMethods } from './contract-workflows';
@@ -71,6 +72,8 @@ export const contract = {
     ...subagentMethods,
     ...chatMethods,
     ...mediaMethods,
+    // MCP Apps: a tool call's view and what it asks of Deskhand (contract-mcp-apps.ts).
+    ...mcpAppMethods,
     // Peers (A2A): Settings → Peers (contract-peers.ts).
     ...peerMethods,
     // The web New-conversation dialog's folder browser (contract-folders.ts).

@@ -534,6 +534,26 @@ export class Runtime {
     );
   }
 
+  /**
+   * The decision for a call a person makes outside a run (an MCP App view's tools/call, host/app/mcp-apps.ts): `tool`
+   * as given (a view may call its server's app-only tools, which the registry does not hold), judged in the
+   * conversation as its next run would judge it (its policy, folders, rules, taint, holds).
+   */
+  async judgeCall(tool: ToolDefinition, args: unknown, conversationId: string): Promise<ExplainResult> {
+    const conv = this.store.getConversation(conversationId);
+    if (!conv) throw new DeskhandError('not_found', `No conversation ${conversationId}.`);
+    const registry: Pick<ToolRegistry, 'resolve' | 'parseArgs' | 'secretHolders' | 'lookup'> = {
+      resolve: (name) => (name === tool.name ? tool : this.registry.resolve(name)),
+      parseArgs: ((t: ToolDefinition, a: unknown) => (t === tool ? a : this.registry.parseArgs(t, a))) as ToolRegistry['parseArgs'],
+      secretHolders: () => this.registry.secretHolders(),
+      lookup: (name) => this.registry.lookup(name),
+    };
+    return explainCall(
+      { registry, store: this.store, dataDir: this.opts.dataDir, runLaterPaths: this.opts.runLaterPaths, grants: this.opts.grants, decisions: this.core.decisions, recordsRoots: this.core.recordsRoots },
+      { tool: tool.name, args, conversationId },
+    );
+  }
+
   /** After a crash: runs owned by dead processes are closed (or parked when they wait for a person). */
   recoverInterrupted(): string[] {
     return this.loop.recoverInterrupted();

@@ -45,6 +45,7 @@ import { CompositionHost, compositionGroup, type CompositionPage } from './compo
 import { folderGroup } from './folder-browser';
 import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
+import { McpAppHost, mcpAppGroup } from './mcp-apps';
 import { peerGroup, type PeerEndpointControl } from './peers-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { pluginsGroup } from './plugins-host';
@@ -100,6 +101,7 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof subagentGroup> &
   ReturnType<ReturnType<typeof providerGroup>> &
   ReturnType<typeof mediaGroup> &
+  ReturnType<ReturnType<typeof mcpAppGroup>> &
   ReturnType<ReturnType<typeof peerGroup>> &
   ReturnType<typeof workflowGroup> &
   ReturnType<ReturnType<typeof toolsGroup>> &
@@ -116,6 +118,8 @@ export class AppService implements ContractHandlers {
   private readonly runtime: Runtime;
   /** Compositions for the viewer pages (`compositionPage`) and the compositions group. */
   private readonly compositionHost: CompositionHost;
+  /** MCP Apps: the views of MCP tool calls (their pages share the `/cv/` route) and what they ask (mcp-apps.ts). */
+  private readonly mcpApps: McpAppHost;
   /** What the handler groups registered to run at shutdown. */
   private readonly onShutdown: (() => void | Promise<void>)[] = [];
   /** The A2A endpoint of the host that runs (deskhand web, the app), once it attached one (attachPeerEndpoint). */
@@ -157,6 +161,13 @@ export class AppService implements ContractHandlers {
     };
     this.compositionHost = new CompositionHost({ runtime: this.runtime, dataDir: opts.dataDir, send: (c, text) => this.sendMessage({ conversationId: c, text }), emit: (e) => this.emit(e) });
     this.onShutdown.push(() => this.compositionHost.close());
+    this.mcpApps = new McpAppHost({
+      mcp: this.runtime.mcp,
+      store: this.runtime.store,
+      judge: (tool, args, conversationId) => this.runtime.judgeCall(tool, args, conversationId),
+      redact: (t) => this.runtime.redactor.redact(t),
+      sendUntrusted: (c, text) => this.startTurn(this.conversation(c).id, text, { untrusted: true }),
+    });
     installGroups(this, ctx, [
       computerGroup,
       compositionGroup(this.compositionHost),
@@ -177,6 +188,7 @@ export class AppService implements ContractHandlers {
       subagentGroup,
       providerGroup(this.providers),
       mediaGroup,
+      mcpAppGroup(this.mcpApps),
       peerGroup(() => this.peerEndpoint),
       workflowGroup,
       usageGroup({ answerHold: (holdId, value) => this.answerHold(holdId, value) }),
@@ -600,7 +612,7 @@ export class AppService implements ContractHandlers {
 
   /** The viewer page behind a ticket (web host route `/cv/<ticket>`, Electron's app protocol); not a contract method. */
   compositionPage(ticket: string): CompositionPage | null {
-    return this.compositionHost.page(ticket);
+    return this.mcpApps.page(ticket) ?? this.compositionHost.page(ticket);
   }
 
   private emit(event: ContractEvent): void {

@@ -78,6 +78,8 @@ export class McpConnection {
   private stopped = false;
   private attempt = 0;
   tools: McpToolInfo[] = [];
+  /** Every tool the server lists, app-only ones (MCP Apps) included: what a view of this server may call from. */
+  allTools: McpToolInfo[] = [];
   health: McpHealth;
 
   constructor(
@@ -127,29 +129,37 @@ export class McpConnection {
       return this.failed(err, null);
     }
     const { Client: SdkClient } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const client = new SdkClient({ name: 'deskhand', version: '1' }, { capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } } });
+    const client = new SdkClient(
+      { name: 'deskhand', version: '1' },
+      // MCP Apps (SEP-1865): Deskhand renders a tool's `ui://` view (mcp-apps.ts, the renderer's McpAppView).
+      { capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true }, extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME] } } } },
+    );
     await this.handleServerRequests(client);
     let stdio = transport instanceof OwnedStdioTransport ? transport : null;
     try {
       await client.connect(transport, { timeout: Math.min(this.config.timeoutMs ?? CONNECT_TIMEOUT_MS, CONNECT_TIMEOUT_MS) });
       const tools: McpToolInfo[] = [];
+      const all: McpToolInfo[] = [];
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.timeout() });
         for (const t of page.tools) {
-          // MCP Apps: a tool only a server's view may call (`_meta.ui.visibility` without "model") never reaches the
-          // model; Deskhand hosts no views yet, so nothing calls it.
-          if (appOnly(t._meta)) continue;
           const a = t.annotations;
           const hints = a ? { readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint, idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint } : undefined;
-          tools.push({
+          const ui = uiOf(t._meta);
+          const info: McpToolInfo = {
             name: t.name,
             title: t.title ?? a?.title,
             description: t.description ?? '',
             inputSchema: t.inputSchema as Record<string, unknown>,
             ...(hints ? { annotations: hints } : {}),
             ...(t.outputSchema ? { outputSchema: t.outputSchema as Record<string, unknown> } : {}),
-          });
+            ...(ui ? { ui } : {}),
+          };
+          all.push(info);
+          // MCP Apps: a tool only a server's view may call (`_meta.ui.visibility` without "model") never reaches the
+          // model; a view of this server may still call it (mcp-apps.ts).
+          if (!appOnly(t._meta)) tools.push(info);
         }
         cursor = page.nextCursor;
       } while (cursor && tools.length < 2000);
@@ -161,6 +171,7 @@ export class McpConnection {
       this.transport = transport;
       this.attempt = 0;
       this.tools = tools;
+      this.allTools = all;
       // After connecting, an unexpected end is a crash: note it and come back with backoff.
       client.onclose = () => {
         if (this.client !== client) return;
@@ -336,6 +347,24 @@ export async function httpTransport(c: HttpServerConfig, authProvider?: OAuthCli
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
   if (c.transport === 'sse') return new SSEClientTransport(url, { ...(requestInit ? { requestInit } : {}), ...(authProvider ? { authProvider } : {}) });
   return new StreamableHTTPClientTransport(url, { ...(requestInit ? { requestInit } : {}), ...(authProvider ? { authProvider } : {}) });
+}
+
+/** The MCP Apps extension's id and the one view type Deskhand renders (SEP-1865). */
+export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+export const UI_MIME = 'text/html;profile=mcp-app';
+
+/**
+ * A tool's MCP Apps facts: its `ui://` view (`_meta.ui.resourceUri`, or the older flat `_meta["ui/resourceUri"]`) and
+ * who may call it (`_meta.ui.visibility`; absent: the model and the view). Null when it has neither.
+ */
+export function uiOf(meta: unknown): McpToolInfo['ui'] | null {
+  const m = (meta ?? {}) as { ui?: { resourceUri?: unknown; visibility?: unknown }; 'ui/resourceUri'?: unknown };
+  const raw = m.ui?.resourceUri ?? m['ui/resourceUri'];
+  const resourceUri = typeof raw === 'string' && raw.startsWith('ui://') ? raw : null;
+  const v = m.ui?.visibility;
+  const visibility = Array.isArray(v) && v.length > 0 ? v.filter((x): x is 'model' | 'app' => x === 'model' || x === 'app') : null;
+  if (!resourceUri && !visibility) return null;
+  return { resourceUri, visibility: visibility ?? ['model', 'app'] };
 }
 
 /** Whether a tool's `_meta.ui.visibility` (MCP Apps) leaves the model out: a non-empty list without "model". */

@@ -23,6 +23,19 @@ export interface McpToolInfo {
   annotations?: McpToolAnnotations;
   /** The JSON Schema of the tool's structured result (the SDK validates `structuredContent` against it). */
   outputSchema?: Record<string, unknown>;
+  /** MCP Apps: the tool's `ui://` view, and who may call it (the model, a view of its server, or both). */
+  ui?: { resourceUri: string | null; visibility: ('model' | 'app')[] };
+}
+
+/** A tool's MCP Apps view as read from its server (`resources/read` of its `ui://` URI). */
+export interface McpUiResource {
+  uri: string;
+  html: string;
+  /** The origins the view declares it needs (`_meta.ui.csp`): shown to the person, never granted (docs/extensions.md). */
+  csp: { connectDomains: string[]; resourceDomains: string[]; frameDomains: string[]; baseUriDomains: string[] };
+  /** Device permissions the view asks for (`_meta.ui.permissions`): never granted. */
+  permissions: string[];
+  prefersBorder: boolean | null;
 }
 
 /** A form elicitation's schema: flat properties of primitive types (string, number, integer, boolean, enums). */
@@ -46,6 +59,8 @@ export interface McpElicitResult {
 /** Per call: the conversation's folders (offered as roots), who answers the server's questions, progress. */
 export interface McpCallOptions {
   roots?: readonly string[];
+  /** The call's id in the run: its whole result is kept a while for the call's MCP Apps view (`callResult`). */
+  callId?: string;
   elicit?(asked: McpElicitation): Promise<McpElicitResult>;
   onProgress?(progress: { progress: number; total?: number | undefined; message?: string | undefined }): void;
 }
@@ -89,6 +104,12 @@ export interface McpService {
   callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, opts?: McpCallOptions): Promise<McpCallResult>;
   listResources(server: string): Promise<{ uri: string; name: string; description?: string | undefined; mimeType?: string | undefined }[]>;
   readResource(server: string, uri: string, signal: AbortSignal): Promise<McpContent[]>;
+  /** Every tool a server lists, app-only ones included (MCP Apps). */
+  appTools(server: string): McpToolInfo[];
+  /** A tool's MCP Apps view (`text/html;profile=mcp-app`), read from its server and kept until it reconnects. */
+  readUiResource(server: string, uri: string, signal: AbortSignal): Promise<McpUiResource>;
+  /** The whole result of a recent call by its id (content and structuredContent), for its view; null once forgotten. */
+  callResult(callId: string): McpCallResult | null;
   listPrompts(server: string): Promise<{ name: string; description?: string | undefined; arguments?: { name: string; required?: boolean | undefined }[] | undefined }[]>;
   getPrompt(server: string, name: string, args: Record<string, string>, signal: AbortSignal): Promise<string>;
   /**

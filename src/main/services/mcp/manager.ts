@@ -7,8 +7,8 @@ import type { ContentReader } from '../../../shared/content-reader';
 import { join } from 'node:path';
 import { PROJECT_FILE, readProjectFile, parseServerConfig, type McpServerConfig, type ProjectScript } from './config';
 import { pinsChanged } from './pins';
-import { McpConnection, type ConnectionDeps } from './connection';
-import type { McpCallOptions, McpContent, McpHealth, McpServerView, McpService, McpToolInfo, ToolsListener } from './index';
+import { McpConnection, UI_MIME, type ConnectionDeps } from './connection';
+import type { McpCallOptions, McpCallResult, McpContent, McpHealth, McpServerView, McpService, McpToolInfo, McpUiResource, ToolsListener } from './index';
 import { extensionsModule } from '../store/modules/extensions';
 import { mcpSeenModule } from '../store/modules/mcp-seen';
 import { createHash } from 'node:crypto';
@@ -35,6 +35,10 @@ export class McpManager implements McpService {
   private readonly trustedScripts = new Map<string, ProjectScript[]>();
   private readonly q;
   private readonly seen;
+  /** MCP Apps views read, by server and URI (dropped when the server's tools change: it reconnected). */
+  private readonly views = new Map<string, McpUiResource>();
+  /** The whole results of recent calls, by call id, for their views (the model gets text; a view wants structure). */
+  private readonly results = new Map<string, McpCallResult>();
 
   constructor(private readonly opts: McpManagerOptions) {
     this.q = opts.store.module(extensionsModule);
@@ -98,6 +102,7 @@ export class McpManager implements McpService {
       onHealth: (h) => this.recordHealth(h),
       onTools: (tools) => {
         if (this.conns.get(config.name) !== conn) return;
+        for (const key of this.views.keys()) if (key.startsWith(`${config.name}\0`)) this.views.delete(key);
         // The first list a server gives after the person added it is the one they accepted by adding it.
         if (tools.length) this.seen.seeFirst(config.name, toolListHash(tools));
         for (const l of this.toolListeners) l(config, tools);
@@ -140,8 +145,32 @@ export class McpManager implements McpService {
     return () => this.healthListeners.delete(listener);
   }
 
-  callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, opts?: McpCallOptions) {
-    return this.conn(server).callTool(tool, args, signal, opts);
+  async callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, opts?: McpCallOptions): Promise<McpCallResult> {
+    const result = await this.conn(server).callTool(tool, args, signal, opts);
+    if (opts?.callId) {
+      this.results.set(opts.callId, result);
+      if (this.results.size > RESULTS_KEPT) this.results.delete(this.results.keys().next().value!);
+    }
+    return result;
+  }
+
+  callResult(callId: string): McpCallResult | null {
+    return this.results.get(callId) ?? null;
+  }
+
+  appTools(server: string): McpToolInfo[] {
+    return this.conns.get(server)?.allTools ?? [];
+  }
+
+  async readUiResource(server: string, uri: string, signal: AbortSignal): Promise<McpUiResource> {
+    if (!uri.startsWith('ui://')) throw new Error(`"${uri.slice(0, 200)}" is not a ui:// resource.`);
+    const key = `${server}\0${uri}`;
+    const kept = this.views.get(key);
+    if (kept) return kept;
+    const res = await this.conn(server).request(`resources/read ${uri}`, (c) => c.readResource({ uri }, { signal }));
+    const view = uiResourceOf(server, uri, res.contents as UiContent[]);
+    this.views.set(key, view);
+    return view;
   }
 
   async listResources(server: string) {
@@ -262,6 +291,34 @@ export class McpManager implements McpService {
     }
     for (const l of this.healthListeners) l(h);
   }
+}
+
+/** Results kept for views (the newest). */
+const RESULTS_KEPT = 200;
+/** The largest view Deskhand renders (the basic examples are ~330 KB, single-file with their scripts inlined). */
+const VIEW_MAX_BYTES = 5_000_000;
+
+type UiContent = { uri: string; mimeType?: string; text?: string; blob?: string; _meta?: Record<string, unknown> };
+
+/** Strings of a list (others dropped), at most 50. */
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').slice(0, 50) : []);
+
+/** A `resources/read` answer as a view: the `text/html;profile=mcp-app` content of that URI, with its declared needs. */
+export function uiResourceOf(server: string, uri: string, contents: readonly UiContent[]): McpUiResource {
+  const c = contents.find((x) => x.uri === uri && (x.mimeType ?? '').replace(/\s+/g, '').toLowerCase() === UI_MIME) ?? contents.find((x) => (x.mimeType ?? '').replace(/\s+/g, '').toLowerCase() === UI_MIME);
+  if (!c) throw new Error(`MCP server "${server}" answered ${uri} without a ${UI_MIME} content (${contents.map((x) => x.mimeType ?? 'no type').join(', ') || 'nothing'}); Deskhand renders only that type.`);
+  const html = c.text ?? (c.blob ? Buffer.from(c.blob, 'base64').toString('utf8') : '');
+  if (!html) throw new Error(`MCP server "${server}" sent an empty view for ${uri}.`);
+  if (Buffer.byteLength(html) > VIEW_MAX_BYTES) throw new Error(`MCP server "${server}" sent a view of ${Buffer.byteLength(html)} bytes for ${uri}; Deskhand renders at most ${VIEW_MAX_BYTES}.`);
+  const ui = ((c._meta ?? {}) as { ui?: { csp?: Record<string, unknown>; permissions?: Record<string, unknown>; prefersBorder?: unknown } }).ui ?? {};
+  const csp = ui.csp ?? {};
+  return {
+    uri,
+    html,
+    csp: { connectDomains: strs(csp.connectDomains), resourceDomains: strs(csp.resourceDomains), frameDomains: strs(csp.frameDomains), baseUriDomains: strs(csp.baseUriDomains) },
+    permissions: Object.keys(ui.permissions ?? {}).slice(0, 20),
+    prefersBorder: typeof ui.prefersBorder === 'boolean' ? ui.prefersBorder : null,
+  };
 }
 
 /** What a server tells the model through its tools (names, titles, descriptions, schemas), hashed in a stable order. */

@@ -272,6 +272,7 @@ export function createMcpTool(mcp: McpService, config: McpServerConfig, info: Mc
         result = await mcp.callTool(config.name, info.name, (args ?? {}) as Record<string, unknown>, call.signal, {
           // The conversation's folders as the server's roots, unless the person's configuration says none.
           roots: config.roots === false ? [] : ctx.state.workspaceRoots,
+          callId: `${ctx.runId}/${ctx.callId}`,
           elicit: async (asked) => {
             const answer = await answerElicitation(asked, parkable, notes);
             return parked ? { action: 'cancel' } : answer;

@@ -15,6 +15,7 @@ import { ArgsView } from '../common/ArgsView';
 import { ToolOutput } from './ToolOutput';
 import { BrowserCardShots } from './BrowserCardShots';
 import { MediaArtifact } from './MediaArtifact';
+import { McpAppView } from './McpAppView';
 import { Screenshots } from '../computer/ComputerUse';
 import { STATUS_LABEL, formatDuration } from '../common/tool-status';
 import { DiffView } from '../common/DiffView';
@@ -77,6 +78,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
       </button>
       <BrowserCardShots item={item} />
       <MediaArtifact item={item} />
+      <McpAppView item={item} />
       {!open && item.status === 'running' && shown && shown.text && <LiveTail tool={item.tool} text={shown.text} />}
       {open && (
         <div className="tool-body">

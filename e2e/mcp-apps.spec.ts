@@ -1,0 +1,43 @@
+/**
+ * MCP Apps in the transcript: the registry's example server @modelcontextprotocol/server-basic-vanillajs (added with
+ * `deskhand mcp add` as a person would, over stdio) gives its get-time tool a view. The view renders inside the tool
+ * card's sandboxed frame and shows the call's result (the host bridge sent it); its "Get Server Time" button calls the
+ * server through Deskhand: the approval engine asks (the conversation read the server's output), the card says the
+ * view asks, and once allowed the server's new answer appears in the view — the effect, at the server and back.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { artifact, expect, ROOT, test } from './support';
+
+const BASIC = join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
+
+test("an MCP App's view renders in its tool card and its button calls the server through an approval", async ({ deskhand }) => {
+  execFileSync(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'mcp', 'add', '--data-dir', deskhand.dataDir, 'basic', '--', process.execPath, BASIC, '--stdio'], {
+    env: { ...process.env, DESKHAND_HOME: deskhand.dataDir },
+    encoding: 'utf8',
+  });
+  await deskhand.startModel([{ tools: [{ name: 'search_tools', args: { query: 'mcp__basic__get-time' } }] }, { tools: [{ name: 'mcp__basic__get-time', args: {} }] }, { text: ['That is the server time.'] }]);
+  const page = await deskhand.start();
+  await deskhand.newConversation('Server time');
+  await deskhand.send('What time is it on the server?');
+  // The model's call asks first (the server has no tier): the person allows it.
+  await page.getByRole('main').getByRole('button', { name: 'Approve' }).first().click();
+  await expect(page.getByText('That is the server time.')).toBeVisible();
+
+  const view = page.frameLocator('iframe[title="View of get-time from MCP server basic"]');
+  const time = view.locator('#server-time');
+  // The tool result reached the view through the bridge (its text was "Loading..." until then).
+  await expect(time).toHaveText(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+  const first = await time.textContent();
+
+  await view.getByRole('button', { name: 'Get Server Time' }).click();
+  const ask = page.getByRole('group', { name: 'The view asks to call get-time' });
+  await expect(ask).toContainText('The view asks');
+  await page.locator('.mcp-app').screenshot({ path: artifact(`${deskhand.kind}-mcp-app.png`) });
+  await ask.getByRole('button', { name: 'Allow' }).click();
+  await expect(ask).toBeHidden();
+  await expect(time).not.toHaveText(first!);
+  await expect(time).toHaveText(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+  // The view's call went to the server, not to the model: three model requests, as scripted.
+  expect(deskhand.requests()).toHaveLength(3);
+});
