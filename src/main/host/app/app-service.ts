@@ -10,6 +10,7 @@
  * another process (or recovered after this host restarted) are listed too, and approving the last open approval of a
  * parked run resumes it here.
  */
+import { answererOf } from './device-actor';
 import { answerAndResume, type ActiveRun } from '../background/answer-resume';
 import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -161,7 +162,7 @@ export class AppService implements ContractHandlers {
       folderGroup,
       requestGroup({
         presenter: () => this.presenter,
-        answeredBy: () => this.opts.answeredBy?.() ?? (this.opts.kind === 'web' ? 'the web UI' : this.opts.kind === 'acp' ? 'the editor' : 'the app'),
+        answeredBy: () => answererOf(this.opts.answeredBy?.() ?? (this.opts.kind === 'web' ? 'the web UI' : this.opts.kind === 'acp' ? 'the editor' : 'the app')),
         answer: (approval, act) => this.answer(approval, act),
         folderOf: (conversationId) => this.conversation(conversationId).folder,
         ...(this.opts.pickPaths ? { pickPaths: this.opts.pickPaths } : {}),

@@ -11,7 +11,6 @@
  * - TLS 1.3 only (no downgrade), a self-signed certificate whose SHA-256 the pairing QR carries.
  * - Every action a device takes is audited with its name; an approval it answers records "the paired device NAME".
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { watch, type FSWatcher } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,6 +21,7 @@ import { MAX_PAYLOAD_BYTES } from '../../../shared/contract';
 import { pairingLink, type DeviceCertificate, type DeviceRecord, type DeviceRegistry } from '../../services/devices/index';
 import type { AppService } from '../app/app-service';
 import { createDispatch } from '../app/dispatch';
+import { asDevice } from '../app/device-actor';
 import { EventBatcher } from '../app/event-batcher';
 import { stderrLogger, type Logger } from '../assembly/logger';
 import { serveRendererFile, type ServerMessage } from './web-host';
@@ -48,20 +48,6 @@ export interface DeviceHost {
   /** Closes the sockets of devices that are no longer paired (called after an in-process revocation; a file watch does it for others). */
   recheck(): void;
   close(): Promise<void>;
-}
-
-/** The device a contract call comes from, while the call runs (approvals record it through `answeredBy`). */
-const actor = new AsyncLocalStorage<{ id: string; name: string }>();
-export function currentDevice(): { id: string; name: string } | undefined {
-  return actor.getStore();
-}
-
-/** What an approval answered from a device records as its answerer. */
-export function answeredByDevice(fallback: string): () => string {
-  return () => {
-    const d = currentDevice();
-    return d ? `the paired device "${d.name}"` : fallback;
-  };
 }
 
 export const DEVICE_COOKIE = 'deskhand_device';
@@ -147,7 +133,7 @@ export async function startDeviceHost(opts: DeviceHostOptions): Promise<DeviceHo
       } catch {
         return json(res, 400, { error: 'Send the code as JSON: {"code": "XXXX-XXXX", "name": "my phone"}.' });
       }
-      if (typeof given.code !== 'string' || given.code.length > 32) return json(res, 400, { error: 'The code is missing: type the code the desktop shows.' });
+      if (typeof given.code !== 'string' || !given.code.trim() || given.code.length > 32) return json(res, 400, { error: 'The code is missing: type the code the desktop shows.' });
       let outcome;
       try {
         outcome = registry.pair(given.code, typeof given.name === 'string' ? given.name : null);
@@ -249,7 +235,7 @@ export async function startDeviceHost(opts: DeviceHostOptions): Promise<DeviceHo
       const method = raw === null ? undefined : message.method;
       if (typeof method === 'string' && !QUIET.test(method)) registry.audit(still, method);
       registry.touch(still.id);
-      void actor.run({ id: still.id, name: still.name }, () => dispatch(method, message.params, { source: `device ${still.name}`, bytes })).then((reply) => send({ t: 'reply', id, ...reply }));
+      void asDevice(still, () => dispatch(method, message.params, { source: `device ${still.name}`, bytes })).then((reply) => send({ t: 'reply', id, ...reply }));
     });
     ws.on('close', () => {
       sockets.delete(ws);

@@ -31,7 +31,7 @@ import { packageVersion } from '../assembly/package-version';
 import { stderrLogger } from '../assembly/logger';
 import { PeerEndpointHost } from '../peers/peer-endpoint-host';
 import { DeviceRegistry, ensureDeviceCertificate } from '../../services/devices/index';
-import { answeredByDevice, startDeviceHost, type DeviceHost } from './device-host';
+import { startDeviceHost, type DeviceHost } from './device-host';
 
 export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [--listen ADDR[:PORT]]
                     [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
@@ -84,8 +84,6 @@ export async function webCommand(args: string[]): Promise<number> {
     providerOverride: override,
     defaultFolder: defaultWorkFolder(process.cwd(), rendererDir),
     version: packageVersion(),
-    // An approval answered from a paired device records the device's name.
-    answeredBy: answeredByDevice('the web UI'),
   });
   let host;
   try {
