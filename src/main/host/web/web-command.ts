@@ -158,7 +158,7 @@ export function parseListen(raw: string): { host: string; port: number | null } 
   const host = m?.[1];
   const port = m?.[2] === undefined ? null : Number(m[2]);
   const hostOk = !!host && (isIP(host) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/.test(host));
-  if (!hostOk || (port !== null && (!Number.isInteger(port) || port < 1 || port > 65535))) {
+  if (!hostOk || (port !== null && (!Number.isInteger(port) || port < 0 || port > 65535))) {
     throw new DeskhandError('usage', `--listen takes an address and an optional port: 192.168.1.20, 0.0.0.0:8443, [::1]:8443 or a host name (got "${raw.slice(0, 80)}").`);
   }
   return { host: host!, port };
