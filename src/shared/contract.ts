@@ -13,6 +13,7 @@ import { subagentMethods } from './contract-subagents';
 import { chatMethods } from './contract-chat';
 import { mediaMethods } from './contract-media';
 import { peerMethods } from './contract-peers';
+import { deviceMethods } from './contract-devices';
 import { folderMethods } from './contract-folders';
 import { workflowMethods } from './contract-workflows';
 import { toolsMethods } from './contract-tools';
@@ -73,6 +74,8 @@ export const contract = {
     ...mediaMethods,
     // Peers (A2A): Settings → Peers (contract-peers.ts).
     ...peerMethods,
+    // Paired devices: Settings → Devices (contract-devices.ts).
+    ...deviceMethods,
     // The web New-conversation dialog's folder browser (contract-folders.ts).
     ...folderMethods,
     ...workflowMethods,

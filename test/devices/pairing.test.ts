@@ -289,6 +289,32 @@ describe('revocation', () => {
   });
 });
 
+describe('Settings → Devices (the contract)', () => {
+  it('pairs through startDevicePairing, lists the device, refuses pairing from a device, and revokeDevice closes its socket', async () => {
+    expect((await h.service.listDevices({})).listener).toBeNull();
+    await expect(h.service.startDevicePairing({})).rejects.toThrow(/deskhand web --listen ADDR/);
+    registry.writeListener({ url: devices.url, fingerprint: devices.fingerprint, pid: process.pid });
+    const started = await h.service.startDevicePairing({ name: 'tablet' });
+    expect(started.link).toBe(devices.pairingLink(started.code));
+    expect(started.qrSvg).toMatch(/^<svg/);
+    expect(started.fingerprint).toBe(cert.fingerprint);
+    const { credential } = await pairAsProgram(started.code);
+    const listed = await h.service.listDevices({});
+    expect(listed.listener).toEqual({ url: devices.url, fingerprint: cert.fingerprint });
+    expect(listed.devices).toEqual([expect.objectContaining({ name: 'phone', lastUsedAt: null })]);
+
+    const ws = await socket(credential);
+    const c = client(ws);
+    // A paired device cannot enrol another.
+    expect(await c.call('startDevicePairing', {})).toMatchObject({ ok: false, error: { message: /cannot pair another/ } });
+    expect(registry.pairingWindow()!.paired).not.toBeNull();
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    await h.service.revokeDevice({ id: listed.devices[0]!.id });
+    expect(await closed).toBe(4401);
+    expect((await h.service.listDevices({})).devices).toEqual([]);
+  });
+});
+
 describe('transport', () => {
   it('speaks TLS 1.3 only: a TLS 1.2 client and plain HTTP get nothing', async () => {
     const tls12 = await new Promise<string>((resolve) => {

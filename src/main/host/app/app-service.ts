@@ -47,6 +47,7 @@ import { folderGroup } from './folder-browser';
 import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
 import { peerGroup, type PeerEndpointControl } from './peers-contract';
+import { deviceGroup } from './devices-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { subagentGroup } from './subagent-host';
 import { settingsFamilies, toolsGroup } from './tools-host';
@@ -100,6 +101,7 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<ReturnType<typeof providerGroup>> &
   ReturnType<typeof mediaGroup> &
   ReturnType<ReturnType<typeof peerGroup>> &
+  ReturnType<typeof deviceGroup> &
   ReturnType<typeof workflowGroup> &
   ReturnType<ReturnType<typeof toolsGroup>> &
   ReturnType<typeof folderGroup> &
@@ -176,6 +178,7 @@ export class AppService implements ContractHandlers {
       providerGroup(this.providers),
       mediaGroup,
       peerGroup(() => this.peerEndpoint),
+      deviceGroup,
       workflowGroup,
       usageGroup({ answerHold: (holdId, value) => this.answerHold(holdId, value) }),
       toolsGroup({
