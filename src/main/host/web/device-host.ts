@@ -17,7 +17,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { MAX_PAYLOAD_BYTES } from '../../../shared/contract';
+import { randomBytes } from 'node:crypto';
+import { MAX_PAYLOAD_BYTES, type ContractEvent } from '../../../shared/contract';
 import { pairingLink, type DeviceCertificate, type DeviceRecord, type DeviceRegistry } from '../../services/devices/index';
 import type { AppService } from '../app/app-service';
 import { createDispatch } from '../app/dispatch';
@@ -51,6 +52,15 @@ export interface DeviceHost {
 }
 
 export const DEVICE_COOKIE = 'deskhand_device';
+/** Events kept for a device that reconnects (`/app/ws?after=EPOCH.SEQ`) to receive what it missed. */
+const RESUME_EVENTS = 5000;
+
+/**
+ * What the device socket sends: the web host's messages, with `resume` on each event batch (the position to resume
+ * after), and `resync` when a reconnecting device asked for events no longer kept (or from an earlier launch): it
+ * loads everything again.
+ */
+export type DeviceServerMessage = Exclude<ServerMessage, { t: 'events' }> | { t: 'events'; events: ContractEvent[]; resume: string } | { t: 'resync'; resume: string };
 /** Pairing attempts one address may make per minute, whatever the codes (the window's own limit is MAX_WRONG_CODES). */
 const PAIR_ATTEMPTS_PER_MINUTE = 10;
 /** Reads that a device makes all the time are not audited; everything else is. */
@@ -61,6 +71,14 @@ export async function startDeviceHost(opts: DeviceHostOptions): Promise<DeviceHo
   const { registry } = opts;
   const dispatch = createDispatch(opts.service, log);
   const sockets = new Map<WebSocket, string>();
+  // Every event gets a number in this launch (the epoch); the last RESUME_EVENTS are kept for resuming devices.
+  const epoch = randomBytes(6).toString('hex');
+  let seq = 0;
+  const history: { seq: number; event: ContractEvent }[] = [];
+  const offHistory = opts.service.onEvent((event) => {
+    history.push({ seq: ++seq, event });
+    if (history.length > RESUME_EVENTS) history.shift();
+  });
   const attempts = new Map<string, number[]>();
   let port = 0;
   const hostPart = isIP(opts.host) === 6 ? `[${opts.host}]` : opts.host;
@@ -200,7 +218,8 @@ export async function startDeviceHost(opts: DeviceHostOptions): Promise<DeviceHo
       socket.end(`HTTP/1.1 ${refused.includes('device') ? '401 Unauthorized' : '403 Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, device, credential));
+    const after = new URL(req.url ?? '/', 'https://device.invalid').searchParams.get('after');
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req, device, credential, after));
   });
 
   const cut = (ws: WebSocket) => {
@@ -208,14 +227,27 @@ export async function startDeviceHost(opts: DeviceHostOptions): Promise<DeviceHo
     setTimeout(() => ws.terminate(), 300).unref();
   };
 
-  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, device: DeviceRecord, credential: string) => {
+  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, device: DeviceRecord, credential: string, after: string | null) => {
     sockets.set(ws, credential);
     registry.touch(device.id);
-    const send = (message: ServerMessage) => {
+    const send = (message: ServerMessage | DeviceServerMessage) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
     };
-    const batcher = new EventBatcher((events) => send({ t: 'events', events }));
-    const unsubscribe = opts.service.onEvent((e) => batcher.push(e));
+    // A reconnecting device first gets what it missed (or, when that is no longer kept, a resync), then live events.
+    if (after !== null) {
+      const m = /^([a-f0-9]{12})\.(\d{1,15})$/.exec(after);
+      const from = m && m[1] === epoch ? Number(m[2]) : null;
+      const kept = from !== null && from <= seq && (from === seq || (history[0]?.seq ?? Infinity) <= from + 1);
+      if (!kept) send({ t: 'resync', resume: `${epoch}.${seq}` });
+      else if (from < seq) send({ t: 'events', events: history.filter((h) => h.seq > from).map((h) => h.event), resume: `${epoch}.${seq}` });
+    }
+    let upTo = seq;
+    const batcher = new EventBatcher((events) => send({ t: 'events', events, resume: `${epoch}.${upTo}` }));
+    const unsubscribe = opts.service.onEvent((e) => {
+      // The history's listener came first: `seq` is this event's number.
+      upTo = seq;
+      batcher.push(e);
+    });
     ws.on('message', (data, isBinary) => {
       // Revoked since the socket opened: nothing more is answered.
       const still = registry.verify(credential);
@@ -277,6 +309,7 @@ export async function startDeviceHost(opts: DeviceHostOptions): Promise<DeviceHo
       closing ??= new Promise<void>((res) => {
         watcher?.close();
         clearInterval(poll);
+        offHistory();
         for (const client of wss.clients) client.close(1001, 'Deskhand is shutting down');
         const t = setTimeout(() => {
           for (const client of wss.clients) client.terminate();
