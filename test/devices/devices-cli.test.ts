@@ -14,6 +14,8 @@ import WebSocket from 'ws';
 import { BIN, cliEnv, requireBuild, runCli } from '../support/cli';
 import { tempDir } from '../support/tool-context';
 import { parseListen } from '../../src/main/host/web/web-command';
+import { advertisedHost } from '../../src/main/host/web/device-host';
+import { networkInterfaces } from 'node:os';
 
 const live: ReturnType<typeof spawn>[] = [];
 afterEach(() => {
@@ -111,4 +113,11 @@ it('--listen takes an address and an optional port, and refuses anything else', 
   for (const bad of ['', ':8443', '1.2.3.4:99999', '1.2.3.4:-1', 'host:port', 'a b', 'http://1.2.3.4', '[::1', '1.2.3.4:8443:1', '-bad.lan']) {
     expect(() => parseListen(bad), bad).toThrow(/--listen takes an address/);
   }
+});
+
+it('a wildcard bind is advertised as this machine\'s LAN address (the pairing link must be reachable)', () => {
+  expect(advertisedHost('127.0.0.2')).toBe('127.0.0.2');
+  expect(advertisedHost('192.168.1.20')).toBe('192.168.1.20');
+  const external = Object.values(networkInterfaces()).flatMap((l) => l ?? []).filter((a) => a.family === 'IPv4' && !a.internal).map((a) => a.address);
+  for (const bind of ['0.0.0.0', '::']) expect(advertisedHost(bind)).toBe(external[0] ?? '127.0.0.1');
 });

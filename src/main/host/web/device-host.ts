@@ -15,6 +15,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { randomBytes } from 'node:crypto';
@@ -51,6 +52,13 @@ export interface DeviceHost {
   close(): Promise<void>;
 }
 
+/** The address to put in links for a bind address: itself, or for 0.0.0.0 / :: the first external IPv4 (else 127.0.0.1). */
+export function advertisedHost(bind: string): string {
+  if (bind !== '0.0.0.0' && bind !== '::') return bind;
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  return '127.0.0.1';
+}
+
 export const DEVICE_COOKIE = 'deskhand_device';
 /** Events kept for a device that reconnects (`/app/ws?after=EPOCH.SEQ`) to receive what it missed. */
 const RESUME_EVENTS = 5000;
@@ -81,8 +89,10 @@ export async function startDeviceHost(opts: DeviceHostOptions): Promise<DeviceHo
   });
   const attempts = new Map<string, number[]>();
   let port = 0;
-  const hostPart = isIP(opts.host) === 6 ? `[${opts.host}]` : opts.host;
   const wildcard = opts.host === '0.0.0.0' || opts.host === '::';
+  // The address devices are told (the pairing link, the page's socket): for a wildcard bind, this machine's LAN address.
+  const shown = advertisedHost(opts.host);
+  const hostPart = isIP(shown) === 6 ? `[${shown}]` : shown;
 
   const hostAllowed = (h: string | undefined): boolean => {
     if (!h) return false;

@@ -31,7 +31,7 @@ import { packageVersion } from '../assembly/package-version';
 import { stderrLogger } from '../assembly/logger';
 import { PeerEndpointHost } from '../peers/peer-endpoint-host';
 import { DeviceRegistry, ensureDeviceCertificate } from '../../services/devices/index';
-import { startDeviceHost, type DeviceHost } from './device-host';
+import { advertisedHost, startDeviceHost, type DeviceHost } from './device-host';
 
 export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [--listen ADDR[:PORT]]
                     [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
@@ -107,7 +107,7 @@ export async function webCommand(args: string[]): Promise<number> {
   const registry = new DeviceRegistry(dataDir);
   if (listen) {
     try {
-      const certificate = await ensureDeviceCertificate(registry.dir, listen.host);
+      const certificate = await ensureDeviceCertificate(registry.dir, advertisedHost(listen.host));
       devices = await startDeviceHost({ service, registry, rendererDir, host: listen.host, port: listen.port ?? registry.lastPort() ?? 0, certificate, log: stderrLogger });
     } catch (err) {
       await host.close();
