@@ -183,9 +183,12 @@ export async function startDeviceHost(opts: DeviceHostOptions): Promise<DeviceHo
   }
 
   const server: Server = createServer({ cert: opts.certificate.certPem, key: opts.certificate.keyPem, minVersion: 'TLSv1.3' }, (req, res) => {
-    if (!hostAllowed(req.headers.host)) return plain(res, 403, 'Forbidden (wrong Host).');
-    if (!originAllowed(req)) return plain(res, 403, 'Forbidden (foreign Origin).');
     const path = (req.url ?? '/').split('?')[0]!;
+    // Host guards what a browser sends on its own (the cookie); a program (no Origin, a Bearer credential or the pairing
+    // exchange) may come through any name or forwarder: its credential or code is the check.
+    const program = req.headers.origin === undefined && (req.headers.authorization?.startsWith('Bearer ') === true || (path === '/pair' && req.method === 'POST'));
+    if (!program && !hostAllowed(req.headers.host)) return plain(res, 403, 'Forbidden (wrong Host).');
+    if (!originAllowed(req)) return plain(res, 403, 'Forbidden (foreign Origin).');
     const security = { 'strict-transport-security': 'max-age=31536000', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
     if (path === '/pair' && req.method === 'POST') return pair(req, res);
     if (path === '/pair' && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -214,7 +217,7 @@ export async function startDeviceHost(opts: DeviceHostOptions): Promise<DeviceHo
     const credential = credentialOf(req);
     const fromCookie = !req.headers.authorization;
     const device = registry.verify(credential);
-    const refused = !hostAllowed(req.headers.host)
+    const refused = fromCookie && !hostAllowed(req.headers.host)
       ? 'wrong Host'
       : !originAllowed(req) || (fromCookie && req.headers.origin === undefined)
         ? 'foreign or missing Origin'
