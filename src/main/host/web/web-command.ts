@@ -33,7 +33,7 @@ import { PeerEndpointHost } from '../peers/peer-endpoint-host';
 import { DeviceRegistry, ensureDeviceCertificate } from '../../services/devices/index';
 import { advertisedHost, startDeviceHost, type DeviceHost } from './device-host';
 
-export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [--listen ADDR[:PORT]]
+export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [--listen ADDR[:PORT] | --remote LINK|URL]
                     [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
 
 Serves the Deskhand UI on 127.0.0.1 and prints its address, which carries an access token. The port and token are
@@ -41,6 +41,10 @@ kept in the data folder, so a restart prints the same address and open tabs reco
   --port N         listen on port N from now on (0: any free port)
   --new-address    make a new token (and a new port unless --port is given); old addresses stop working
   --json           print {"url": …} instead of a sentence
+  --remote LINK|URL
+                   drive Deskhand on another machine (its \`deskhand web --listen\`): the first time with the pairing
+                   link its \`deskhand devices pair\` printed (code and certificate fingerprint); after that with its
+                   https:// address. The credential is kept in this machine's keyring.
   --listen ADDR[:PORT]
                    also accept paired devices (a phone, another Deskhand) over TLS on ADDR (e.g. 192.168.1.20, or
                    0.0.0.0 for every interface; 127.0.0.1 for this machine only). Off unless given. PORT defaults to
@@ -57,6 +61,7 @@ export async function webCommand(args: string[]): Promise<number> {
       port: { type: 'string' },
       'new-address': { type: 'boolean' },
       listen: { type: 'string' },
+      remote: { type: 'string' },
     },
   });
   if (values.help) {
@@ -67,6 +72,11 @@ export async function webCommand(args: string[]): Promise<number> {
   const explicitPort = values.port === undefined ? undefined : Number(values.port);
   if (explicitPort !== undefined && (!Number.isInteger(explicitPort) || explicitPort < 0 || explicitPort > 65535)) {
     throw new DeskhandError('usage', `--port must be a port number (got "${values.port}").`);
+  }
+  if (values.remote !== undefined) {
+    const rendererDir = findRendererDir();
+    if (!rendererDir) throw new DeskhandError('usage', 'The renderer is not built: run `npm run build` first.');
+    return (await import('./remote-command')).remoteCommand({ target: values.remote, dataDir: resolveDataDir(values['data-dir']), rendererDir, json: values.json === true, port: explicitPortOf(values.port) });
   }
   const listen = values.listen === undefined ? null : parseListen(values.listen);
   const override = hostProviderOverride(values);
@@ -146,6 +156,12 @@ export async function webCommand(args: string[]): Promise<number> {
   await runtime.close();
   stage = '';
   return 0;
+}
+
+function explicitPortOf(raw: string | undefined): number | undefined {
+  const n = raw === undefined ? undefined : Number(raw);
+  if (n !== undefined && (!Number.isInteger(n) || n < 0 || n > 65535)) throw new DeskhandError('usage', `--port must be a port number (got "${raw}").`);
+  return n;
 }
 
 /**

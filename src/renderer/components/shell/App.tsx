@@ -103,6 +103,9 @@ function useNarrow(px = NARROW_PX): boolean {
   return narrow;
 }
 
+/** The machine this page drives, when `deskhand web --remote` serves it (remote-host.ts adds the meta tag). */
+const REMOTE_MACHINE = document.querySelector('meta[name="deskhand-remote"]')?.getAttribute('content') ?? null;
+
 /** Below this width the page is laid out for a phone. */
 const PHONE_PX = 600;
 
@@ -247,6 +250,11 @@ function TopBar() {
         ☰
       </button>
       <span className="brand">Deskhand</span>
+      {REMOTE_MACHINE && (
+        <span className="remote-machine" role="status" aria-label={`Driving ${REMOTE_MACHINE}`} title="Everything here runs on that machine: its conversations, files and sandbox">
+          on {REMOTE_MACHINE}
+        </span>
+      )}
       {connection !== 'open' && (
         <span className="conn" role="status">
           {connection === 'connecting' ? 'Connecting…' : 'Disconnected — this page reconnects by itself when Deskhand is back (a restart keeps the address; after --new-address or another --port, open the URL it printed).'}
