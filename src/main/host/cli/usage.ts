@@ -31,7 +31,7 @@ export const USAGE = `Usage:
   deskhand commands list [--cwd DIR]   (slash commands: Markdown templates in <data dir>/commands, .deskhand/commands, .claude/commands; run one with deskhand run "/name args")
   deskhand grants add-url PATTERN | list [--json] | revoke ID|PATTERN|APP   (URL grants, e.g. https://api.example.com/v1/*; app grants for computer use)
   deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
-  deskhand web [--port N] [--new-address] [--listen ADDR[:PORT]] [--data-dir DIR] [--json] [provider flags as in run]   (keeps its address; --listen: paired devices over TLS; --help)
+  deskhand web [--port N] [--new-address] [--listen ADDR[:PORT] | --remote LINK|URL] [--data-dir DIR] [--json] [provider flags as in run]   (keeps its address; --listen: paired devices over TLS; --help)
   deskhand devices pair [--name NAME] [--minutes N] | list | revoke NAME|ID   (a phone or another Deskhand; pairing shows a QR code and a short code)
   deskhand peers add NAME [--tier T] [--endpoint URL] | list | show | rm | allow NAME TOOL... | tier NAME T | serve   (A2A peers; --help)
   deskhand acp [--data-dir DIR] [provider flags as in run]   (an Agent Client Protocol agent on stdio, for editors; --help)
