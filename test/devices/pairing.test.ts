@@ -42,7 +42,7 @@ beforeEach(async () => {
   mkdirSync(join(renderer, 'assets'));
   writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>Deskhand</title><script src="./assets/app.js"></script>');
   writeFileSync(join(renderer, 'assets', 'app.js'), 'console.log(1)');
-  h = openHarness({ dataDir, override: { provider: 'openai-compatible', model: 'scripted', baseURL: server.baseURL, apiKey: null } });
+  h = openHarness({ dataDir, override: { provider: 'openai-compatible', model: 'scripted', baseURL: server.baseURL, apiKey: null }, vault: true });
   desktop = await startWebHost({ service: h.service, rendererDir: renderer, log: h.log });
   registry = new DeviceRegistry(dataDir);
   cert = await ensureDeviceCertificate(registry.dir, PHONE);
@@ -242,6 +242,27 @@ describe('an approval answered from the phone', () => {
     // What the desktop answers the same way still records itself.
     expect(received.length).toBeGreaterThan(5);
     for (const [i, text] of received.entries()) expect(text.includes(desktop.token), `phone message ${i} carries the desktop token`).toBe(false);
+  });
+});
+
+describe('a secret typed on the phone', () => {
+  it('goes to the keyring, never back to the phone or to the model, and the run goes on', async () => {
+    const VALUE = `phone-secret-${Math.random().toString(36).slice(2)}-value`;
+    const { credential } = await pairAsProgram(await openWindow());
+    const c = client(await socket(credential));
+    server.enqueue(reply().tool('ask_user_secret', { name: 'PHONE_TOKEN', description: 'the deploy token' }), reply().text('Saved.'));
+    const created = (await c.call('createConversation', { folder: work, policy: 'read-only' })) as { ok: true; result: { id: string } };
+    await c.call('sendMessage', { conversationId: created.result.id, text: 'ask me for the token' });
+    const request = await c.until(
+      () => c.events().flatMap((e: ContractEvent) => (e.event === 'approvalsChanged' ? e.payload.approvals : [])).find((a: PendingApproval) => a.kind === 'secret'),
+      'the secret request on the phone',
+    );
+    const before = received.length;
+    expect(await c.call('provideSecret', { approvalId: request.approvalId, value: VALUE })).toMatchObject({ ok: true });
+    await c.until(() => c.events().find((e) => e.event === 'run' && e.payload.type === 'run.finished'), 'the run to finish');
+    expect(await h.secrets.get('secret.PHONE_TOKEN')).toBe(VALUE);
+    for (const text of received.slice(before)) expect(text.includes(VALUE)).toBe(false);
+    for (const r of server.requests) expect(JSON.stringify(r.body)).not.toContain(VALUE);
   });
 });
 
