@@ -73,6 +73,8 @@ export interface StartOptions {
   env?: Record<string, string | null>;
   /** The folder `deskhand web` starts in (default: the test's working folder). */
   cwd?: string;
+  /** More `deskhand web` flags (e.g. `--listen 127.0.0.2:0` for a paired device). */
+  webFlags?: string[];
 }
 
 /** Nothing listens here (port 9 is refused by fetch): local model server detection finds nothing unless a test says. */
@@ -208,7 +210,7 @@ export class Deskhand {
 
   private async spawnWeb(): Promise<void> {
     const flags = this.startOptions.providerFlags === false ? [] : ['--provider', 'openai-compatible', '--base-url', `${this.modelUrl}/v1`, '--model', 'scripted'];
-    this.web = spawn(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'web', '--json', '--data-dir', this.dataDir, ...flags], {
+    this.web = spawn(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'web', '--json', '--data-dir', this.dataDir, ...flags, ...(this.startOptions.webFlags ?? [])], {
       cwd: this.startOptions.cwd ?? this.work,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: this.appEnv(),

@@ -94,6 +94,10 @@ export const METHOD_NAMES = [
   'rotatePeerToken',
   'getPeerEndpoint',
   'setPeerEndpoint',
+  // paired devices (contract-devices.ts)
+  'listDevices',
+  'startDevicePairing',
+  'revokeDevice',
   'getTowerBoard',
   'listWorkflows',
   'getWorkflow',

@@ -14,6 +14,7 @@ import { chatMethods } from './contract-chat';
 import { mediaMethods } from './contract-media';
 import { mcpAppMethods } from './contract-mcp-apps';
 import { peerMethods } from './contract-peers';
+import { deviceMethods } from './contract-devices';
 import { folderMethods } from './contract-folders';
 import { workflowMethods } from './contract-workflows';
 import { toolsMethods } from './contract-tools';
@@ -76,6 +77,8 @@ export const contract = {
     ...mcpAppMethods,
     // Peers (A2A): Settings → Peers (contract-peers.ts).
     ...peerMethods,
+    // Paired devices: Settings → Devices (contract-devices.ts).
+    ...deviceMethods,
     // The web New-conversation dialog's folder browser (contract-folders.ts).
     ...folderMethods,
     ...workflowMethods,

@@ -26,6 +26,8 @@ export function createWsClient(url: string): WsClient {
   let state: ConnectionState = 'connecting';
   let nextId = 1;
   let retry = 0;
+  /** Where to resume after a reconnect (the paired-device listener numbers its events; the loopback host does not). */
+  let resume: string | null = null;
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   const outbox: string[] = [];
   const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
@@ -39,7 +41,7 @@ export function createWsClient(url: string): WsClient {
 
   function connect(): void {
     setState('connecting');
-    const socket = new WebSocket(url);
+    const socket = new WebSocket(resume ? `${url}?after=${encodeURIComponent(resume)}` : url);
     ws = socket;
     socket.onopen = () => {
       retry = 0;
@@ -47,12 +49,13 @@ export function createWsClient(url: string): WsClient {
       for (const m of outbox.splice(0)) socket.send(m);
     };
     socket.onmessage = (e: MessageEvent<string>) => {
-      let msg: { t?: string; id?: number; ok?: boolean; result?: unknown; error?: { code: string; message: string }; events?: ContractEvent[] };
+      let msg: { t?: string; id?: number; ok?: boolean; result?: unknown; error?: { code: string; message: string }; events?: ContractEvent[]; resume?: string };
       try {
         msg = JSON.parse(e.data) as typeof msg;
       } catch {
         return;
       }
+      if (typeof msg.resume === 'string') resume = msg.resume;
       if (msg.t === 'reply' && typeof msg.id === 'number') {
         const p = pending.get(msg.id);
         if (!p) return;

@@ -10,6 +10,7 @@
  * another process (or recovered after this host restarted) are listed too, and approving the last open approval of a
  * parked run resumes it here.
  */
+import { answererOf } from './device-actor';
 import { answerAndResume, type ActiveRun } from '../background/answer-resume';
 import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -47,6 +48,7 @@ import { computerGroup } from './computer-contract';
 import { mediaGroup } from './media-contract';
 import { McpAppHost, mcpAppGroup } from './mcp-apps';
 import { peerGroup, type PeerEndpointControl } from './peers-contract';
+import { deviceGroup } from './devices-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { pluginsGroup } from './plugins-host';
 import { subagentGroup } from './subagent-host';
@@ -103,6 +105,7 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof mediaGroup> &
   ReturnType<ReturnType<typeof mcpAppGroup>> &
   ReturnType<ReturnType<typeof peerGroup>> &
+  ReturnType<typeof deviceGroup> &
   ReturnType<typeof workflowGroup> &
   ReturnType<ReturnType<typeof toolsGroup>> &
   ReturnType<typeof folderGroup> &
@@ -174,7 +177,7 @@ export class AppService implements ContractHandlers {
       folderGroup,
       requestGroup({
         presenter: () => this.presenter,
-        answeredBy: () => this.opts.answeredBy?.() ?? (this.opts.kind === 'web' ? 'the web UI' : this.opts.kind === 'acp' ? 'the editor' : 'the app'),
+        answeredBy: () => answererOf(this.opts.answeredBy?.() ?? (this.opts.kind === 'web' ? 'the web UI' : this.opts.kind === 'acp' ? 'the editor' : 'the app')),
         answer: (approval, act) => this.answer(approval, act),
         folderOf: (conversationId) => this.conversation(conversationId).folder,
         ...(this.opts.pickPaths ? { pickPaths: this.opts.pickPaths } : {}),
@@ -190,6 +193,7 @@ export class AppService implements ContractHandlers {
       mediaGroup,
       mcpAppGroup(this.mcpApps),
       peerGroup(() => this.peerEndpoint),
+      deviceGroup,
       workflowGroup,
       usageGroup({ answerHold: (holdId, value) => this.answerHold(holdId, value) }),
       toolsGroup({

@@ -30,6 +30,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('../acp/acp-command')).acpCommand(rest);
       case 'peers':
         return await (await import('./peers')).peersCommand(rest);
+      case 'devices':
+        return await (await import('./devices')).devicesCommand(rest);
       case 'instructions':
         return await (await import('./instructions')).instructionsCommand(rest);
       case 'hooks':

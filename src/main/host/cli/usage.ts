@@ -35,7 +35,8 @@ export const USAGE = `Usage:
   deskhand agents list [--cwd DIR]   (agent definitions: Markdown files in <data dir>/agents, .deskhand/agents, .claude/agents, plugins; each a subagent type)
   deskhand grants add-url PATTERN | list [--json] | revoke ID|PATTERN|APP   (URL grants, e.g. https://api.example.com/v1/*; app grants for computer use)
   deskhand search show | set searxng|brave|tavily [--url URL] [--key-secret NAME] | clear
-  deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [provider flags as in run]   (keeps its address; --help)
+  deskhand web [--port N] [--new-address] [--listen ADDR[:PORT] | --remote LINK|URL] [--data-dir DIR] [--json] [provider flags as in run]   (keeps its address; --listen: paired devices over TLS; --help)
+  deskhand devices pair [--name NAME] [--minutes N] | list | revoke NAME|ID   (a phone or another Deskhand; pairing shows a QR code and a short code)
   deskhand peers add NAME [--tier T] [--endpoint URL] | list | show | rm | allow NAME TOOL... | tier NAME T | serve   (A2A peers; --help)
   deskhand acp [--data-dir DIR] [provider flags as in run]   (an Agent Client Protocol agent on stdio, for editors; --help)
   deskhand memory list [--status S] [--kind memory|lesson] | show ID | rm ID | accept ID | reject ID | export | extraction on|off

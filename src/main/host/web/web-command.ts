@@ -13,6 +13,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { homedir } from 'node:os';
+import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
@@ -29,8 +30,10 @@ import { deadlineMs, exitDeadline, untilStopSignal } from '../assembly/exit-dead
 import { packageVersion } from '../assembly/package-version';
 import { stderrLogger } from '../assembly/logger';
 import { PeerEndpointHost } from '../peers/peer-endpoint-host';
+import { DeviceRegistry, ensureDeviceCertificate } from '../../services/devices/index';
+import { advertisedHost, startDeviceHost, type DeviceHost } from './device-host';
 
-export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json]
+export const WEB_USAGE = `Usage: deskhand web [--port N] [--new-address] [--data-dir DIR] [--json] [--listen ADDR[:PORT] | --remote LINK|URL]
                     [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME]
 
 Serves the Deskhand UI on 127.0.0.1 and prints its address, which carries an access token. The port and token are
@@ -38,6 +41,14 @@ kept in the data folder, so a restart prints the same address and open tabs reco
   --port N         listen on port N from now on (0: any free port)
   --new-address    make a new token (and a new port unless --port is given); old addresses stop working
   --json           print {"url": …} instead of a sentence
+  --remote LINK|URL
+                   drive Deskhand on another machine (its \`deskhand web --listen\`): the first time with the pairing
+                   link its \`deskhand devices pair\` printed (code and certificate fingerprint); after that with its
+                   https:// address. The credential is kept in this machine's keyring.
+  --listen ADDR[:PORT]
+                   also accept paired devices (a phone, another Deskhand) over TLS on ADDR (e.g. 192.168.1.20, or
+                   0.0.0.0 for every interface; 127.0.0.1 for this machine only). Off unless given. PORT defaults to
+                   the last one used. Pair a device with \`deskhand devices pair\`.
 Stop it with Ctrl-C.`;
 
 export async function webCommand(args: string[]): Promise<number> {
@@ -49,6 +60,8 @@ export async function webCommand(args: string[]): Promise<number> {
       json: { type: 'boolean' },
       port: { type: 'string' },
       'new-address': { type: 'boolean' },
+      listen: { type: 'string' },
+      remote: { type: 'string' },
     },
   });
   if (values.help) {
@@ -60,6 +73,12 @@ export async function webCommand(args: string[]): Promise<number> {
   if (explicitPort !== undefined && (!Number.isInteger(explicitPort) || explicitPort < 0 || explicitPort > 65535)) {
     throw new DeskhandError('usage', `--port must be a port number (got "${values.port}").`);
   }
+  if (values.remote !== undefined) {
+    const rendererDir = findRendererDir();
+    if (!rendererDir) throw new DeskhandError('usage', 'The renderer is not built: run `npm run build` first.');
+    return (await import('./remote-command')).remoteCommand({ target: values.remote, dataDir: resolveDataDir(values['data-dir']), rendererDir, json: values.json === true, port: explicitPortOf(values.port) });
+  }
+  const listen = values.listen === undefined ? null : parseListen(values.listen);
   const override = hostProviderOverride(values);
   const rendererDir = findRendererDir();
   if (!rendererDir) throw new DeskhandError('usage', 'The renderer is not built: run `npm run build` first.');
@@ -94,15 +113,38 @@ export async function webCommand(args: string[]): Promise<number> {
   // shown on the page, never stops the web host.
   const peers = new PeerEndpointHost({ runtime, service, dataDir, log: stderrLogger });
   await peers.start();
-  process.stdout.write(values.json ? `${JSON.stringify({ url: host.url })}\n` : `Deskhand is running at ${host.url}\n`);
+  let devices: DeviceHost | null = null;
+  const registry = new DeviceRegistry(dataDir);
+  if (listen) {
+    try {
+      const certificate = await ensureDeviceCertificate(registry.dir, advertisedHost(listen.host));
+      devices = await startDeviceHost({ service, registry, rendererDir, host: listen.host, port: listen.port ?? registry.lastPort() ?? 0, certificate, log: stderrLogger });
+    } catch (err) {
+      await host.close();
+      await peers.close();
+      await runtime.close();
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'EADDRINUSE' ? 'the port is in use (choose another with --listen ADDR:PORT)' : code === 'EADDRNOTAVAIL' ? 'this machine has no such address' : (err as Error).message;
+      throw new DeskhandError('usage', `Could not listen for paired devices on ${values.listen}: ${why}.`);
+    }
+    registry.writeListener({ url: devices.url, fingerprint: devices.fingerprint, pid: process.pid });
+  }
+  if (values.json) process.stdout.write(`${JSON.stringify({ url: host.url, ...(devices ? { devices: { url: devices.url, fingerprint: devices.fingerprint } } : {}) })}\n`);
+  else {
+    process.stdout.write(`Deskhand is running at ${host.url}\n`);
+    if (devices) process.stdout.write(`Paired devices reach it at ${devices.url} (certificate SHA-256 ${devices.fingerprint}); pair one with \`deskhand devices pair\`.\n`);
+  }
   // While it runs, the in-app ticker fires what no OS job holds (claimed first, so never twice).
   const ticker = startScheduleTicker(runtime, (run) => (override ? Promise.resolve(override) : fireProvider(run)));
 
   await untilStopSignal();
   if (!values.json) process.stderr.write('Stopping Deskhand web…\n');
   // One Ctrl-C ends it within the deadline: everything closes in order, and what did not close in time is named.
-  let stage = 'the peer endpoint';
+  let stage = 'the paired-device listener';
   exitDeadline({ ms: deadlineMs(WEB_EXIT_DEADLINE_MS), what: 'Deskhand web was stopped', code: 0, pending: () => [stage, ...runtime.stillClosing()].filter(Boolean) });
+  await devices?.close();
+  registry.clearListener();
+  stage = 'the peer endpoint';
   await peers.close();
   stage = 'the schedule ticker';
   await ticker.stop();
@@ -114,6 +156,28 @@ export async function webCommand(args: string[]): Promise<number> {
   await runtime.close();
   stage = '';
   return 0;
+}
+
+function explicitPortOf(raw: string | undefined): number | undefined {
+  const n = raw === undefined ? undefined : Number(raw);
+  if (n !== undefined && (!Number.isInteger(n) || n < 0 || n > 65535)) throw new DeskhandError('usage', `--port must be a port number (got "${raw}").`);
+  return n;
+}
+
+/**
+ * `--listen ADDR[:PORT]`: an IPv4 or IPv6 address (`[::1]:8443` with a port) or a host name; the port 1–65535 when
+ * given. Binding beyond loopback is the person's explicit choice: this flag is the only way to it.
+ */
+export function parseListen(raw: string): { host: string; port: number | null } {
+  const text = raw.trim();
+  const m = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(text) ?? /^([^:\s]+)(?::(\d+))?$/.exec(text) ?? (isIP(text) === 6 ? [text, text, undefined] : null);
+  const host = m?.[1];
+  const port = m?.[2] === undefined ? null : Number(m[2]);
+  const hostOk = !!host && (isIP(host) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/.test(host));
+  if (!hostOk || (port !== null && (!Number.isInteger(port) || port < 0 || port > 65535))) {
+    throw new DeskhandError('usage', `--listen takes an address and an optional port: 192.168.1.20, 0.0.0.0:8443, [::1]:8443 or a host name (got "${raw.slice(0, 80)}").`);
+  }
+  return { host: host!, port };
 }
 
 /** How long a stopped `deskhand web` may take to close everything before it exits anyway (exit-deadline.ts). */

@@ -126,7 +126,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       res.end();
       return;
     }
-    serveFile(rest, req, res);
+    serveRendererFile(rendererDir, rest, req, res, csp());
   });
 
   function serveComposition(ticket: string, req: IncomingMessage, res: ServerResponse): void {
@@ -153,55 +153,6 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       'cache-control': 'no-store',
     });
     res.end(req.method === 'HEAD' ? undefined : page.body);
-  }
-
-  function serveFile(rest: string, req: IncomingMessage, res: ServerResponse): void {
-    let rel: string;
-    try {
-      rel = decodeURIComponent(rest === '/' ? '/index.html' : rest);
-    } catch {
-      res.writeHead(400);
-      res.end();
-      return;
-    }
-    const file = resolve(rendererDir, `.${rel}`);
-    const inside = relative(rendererDir, file);
-    if (inside.startsWith('..') || isAbsolute(inside) || rel.includes('\0')) {
-      res.writeHead(404);
-      res.end();
-      return;
-    }
-    let real: string;
-    try {
-      real = realpathSync(file);
-      if (!statSync(real).isFile() || !(real === rendererDir || real.startsWith(rendererDir + sep))) throw new Error('not a file');
-    } catch {
-      if (!existsSync(join(rendererDir, 'index.html'))) {
-        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end('The renderer is not built. Run `npm run build`, then start `deskhand web` again.\n');
-        return;
-      }
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('Not found.\n');
-      return;
-    }
-    const type = TYPES[extname(real)] ?? 'application/octet-stream';
-    res.writeHead(200, {
-      'content-type': type,
-      'content-security-policy': csp(),
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
-      'x-frame-options': 'DENY',
-      'cross-origin-opener-policy': 'same-origin',
-      'cross-origin-resource-policy': 'same-origin',
-      // Assets have content hashes; the page itself must always be fresh (a new launch has a new token).
-      'cache-control': real.includes(`${sep}assets${sep}`) ? 'private, max-age=31536000, immutable' : 'no-store',
-    });
-    if (req.method === 'HEAD') {
-      res.end();
-      return;
-    }
-    createReadStream(real).pipe(res);
   }
 
   // maxPayload is twice the contract's limit: requests between the two get a readable refusal, beyond it the
@@ -280,4 +231,58 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       return closing;
     },
   };
+}
+
+/**
+ * One file of the built renderer (`rest`: the path after the page's prefix), never anything outside `rendererDir`
+ * (the real path is checked after symlinks); `csp` is the page's Content-Security-Policy. Shared with the paired-device
+ * listener (device-host.ts).
+ */
+export function serveRendererFile(rendererDir: string, rest: string, req: IncomingMessage, res: ServerResponse, csp: string): void {
+  let rel: string;
+  try {
+    rel = decodeURIComponent(rest === '/' ? '/index.html' : rest);
+  } catch {
+    res.writeHead(400);
+    res.end();
+    return;
+  }
+  const file = resolve(rendererDir, `.${rel}`);
+  const inside = relative(rendererDir, file);
+  if (inside.startsWith('..') || isAbsolute(inside) || rel.includes('\0')) {
+    res.writeHead(404);
+    res.end();
+    return;
+  }
+  let real: string;
+  try {
+    real = realpathSync(file);
+    if (!statSync(real).isFile() || !(real === rendererDir || real.startsWith(rendererDir + sep))) throw new Error('not a file');
+  } catch {
+    if (!existsSync(join(rendererDir, 'index.html'))) {
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('The renderer is not built. Run `npm run build`, then start `deskhand web` again.\n');
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end('Not found.\n');
+    return;
+  }
+  const type = TYPES[extname(real)] ?? 'application/octet-stream';
+  res.writeHead(200, {
+    'content-type': type,
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    // Assets have content hashes; the page itself must always be fresh (a new launch has a new token).
+    'cache-control': real.includes(`${sep}assets${sep}`) ? 'private, max-age=31536000, immutable' : 'no-store',
+  });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  createReadStream(real).pipe(res);
 }

@@ -20,6 +20,7 @@ import { BrowserSettings } from './BrowserSettings';
 import { GeneralSettings } from './GeneralSettings';
 import { CompanionSettings } from './CompanionSettings';
 import { PeersSettings } from './PeersSettings';
+import { DevicesSettings } from './DevicesSettings';
 import { PARTS, providerPart, SectionSave, type SettingsPart } from './SectionSave';
 import { Feedback } from '../common/Feedback';
 import { SystemPromptSettings, ToolFamilySettings } from '../tools/ToolsSettings';
@@ -157,6 +158,7 @@ export function SettingsPage() {
       <AppGrantsSettings />
       <CompanionSettings />
       <PeersSettings />
+      <DevicesSettings />
       </div>
     </main>
   );

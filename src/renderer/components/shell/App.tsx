@@ -90,9 +90,9 @@ import { NARROW_PX, PANEL, SIDEBAR, useLayout } from './layout';
 import { Splitter } from './Splitter';
 import { useTheme } from './theme';
 
-/** Whether the window is narrower than NARROW_PX (the right panel is then a drawer). */
-function useNarrow(): boolean {
-  const query = `(max-width: ${NARROW_PX - 1}px)`;
+/** Whether the window is narrower than NARROW_PX (the right panel is then a drawer), or than `px` when given. */
+function useNarrow(px = NARROW_PX): boolean {
+  const query = `(max-width: ${px - 1}px)`;
   const [narrow, setNarrow] = useState(() => window.matchMedia(query).matches);
   useEffect(() => {
     const mq = window.matchMedia(query);
@@ -103,6 +103,12 @@ function useNarrow(): boolean {
   return narrow;
 }
 
+/** The machine this page drives, when `deskhand web --remote` serves it (remote-host.ts adds the meta tag). */
+const REMOTE_MACHINE = document.querySelector('meta[name="deskhand-remote"]')?.getAttribute('content') ?? null;
+
+/** Below this width the page is laid out for a phone. */
+const PHONE_PX = 600;
+
 export function App() {
   const view = useUi((s) => s.view);
   const panelOpen = useUi((s) => s.panelOpen);
@@ -112,6 +118,22 @@ export function App() {
   const viewing = useCompositions((s) => s.open !== null) && view === 'chat';
   const layout = useLayout();
   const narrow = useNarrow();
+  // A phone (a paired device, issue 51): one column; the sidebar is a drawer over the conversation, closed when a
+  // conversation is chosen (styles.css, "Phone").
+  const phone = useNarrow(PHONE_PX);
+  const selectedId = useConversations((s) => s.selectedId);
+  useEffect(() => {
+    if (phone) useLayout.getState().toggleSidebar(true);
+  }, [phone, selectedId, view]);
+  useEffect(() => {
+    if (!phone) return;
+    // Choosing the conversation already open closes the drawer too.
+    const onClick = (e: MouseEvent) => {
+      if ((e.target as Element | null)?.closest?.('.sidebar .conv-button')) useLayout.getState().toggleSidebar(true);
+    };
+    document.addEventListener('click', onClick);
+    return () => document.removeEventListener('click', onClick);
+  }, [phone]);
   // ConversationView shows the notices itself, over its transcript.
   const conversationOpen = useConversations((s) => s.selectedId !== null && s.list.some((c) => c.id === s.selectedId));
   useTheme();
@@ -155,7 +177,7 @@ export function App() {
 
   return (
     <div
-      className={`app ${panelOpen ? 'with-panel' : ''} ${viewing ? 'with-viewer' : ''} ${narrow ? 'narrow' : ''} ${layout.sidebarCollapsed ? 'sidebar-collapsed' : ''}`}
+      className={`app ${phone ? 'phone' : ''} ${panelOpen ? 'with-panel' : ''} ${viewing ? 'with-viewer' : ''} ${narrow ? 'narrow' : ''} ${layout.sidebarCollapsed ? 'sidebar-collapsed' : ''}`}
       style={{ '--sidebar-w': `${layout.sidebarCollapsed ? 0 : layout.sidebarWidth}px`, '--panel-w': `${layout.panelWidth}px` } as CSSProperties}
     >
       <TopBar />
@@ -228,6 +250,11 @@ function TopBar() {
         ☰
       </button>
       <span className="brand">Deskhand</span>
+      {REMOTE_MACHINE && (
+        <span className="remote-machine" role="status" aria-label={`Driving ${REMOTE_MACHINE}`} title="Everything here runs on that machine: its conversations, files and sandbox">
+          on {REMOTE_MACHINE}
+        </span>
+      )}
       {connection !== 'open' && (
         <span className="conn" role="status">
           {connection === 'connecting' ? 'Connecting…' : 'Disconnected — this page reconnects by itself when Deskhand is back (a restart keeps the address; after --new-address or another --port, open the URL it printed).'}

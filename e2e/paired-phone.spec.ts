@@ -1,0 +1,61 @@
+/**
+ * A paired phone (issue 51, item 2): `deskhand web --listen 127.0.0.2:0` next to the desktop's page on 127.0.0.1; a
+ * 390 px browser context stands for the phone. It opens the pairing link `deskhand devices pair` printed (the code in
+ * it), pairs, gets the same UI laid out in one column, and answers the desktop's waiting approval: the file is
+ * written. The desktop's token never reaches the phone's page. Screenshot: artifacts/paired-phone-390.png.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifact, expect, ROOT, test } from './support';
+
+test('a phone pairs with the code and answers an approval in a one-column layout', async ({ deskhand, browser }) => {
+  test.skip(deskhand.kind === 'electron', 'The paired-device listener is part of `deskhand web --listen`.');
+  await deskhand.startModel([{ text: ['Writing it.'], tools: [{ name: 'write_file', args: { path: 'phone.txt', content: 'approved from the phone\n' } }] }, { text: ['Done.'] }]);
+  await deskhand.start({ webFlags: ['--listen', '127.0.0.2:0'] });
+  const desktopToken = new URL(deskhand.url).pathname.split('/')[1]!;
+  await deskhand.newConversation('From the phone');
+  await deskhand.send('Write phone.txt');
+  await expect(deskhand.approvalCard()).toBeVisible();
+
+  const pair = spawnSync(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'devices', 'pair', '--json', '--no-wait', '--name', 'phone', '--data-dir', deskhand.dataDir], { encoding: 'utf8' });
+  expect(pair.status, pair.stderr).toBe(0);
+  const { link, fingerprint } = JSON.parse(pair.stdout.split('\n')[0]!) as { link: string; fingerprint: string };
+  expect(JSON.parse(readFileSync(join(deskhand.dataDir, 'devices', 'listener.json'), 'utf8')).fingerprint).toBe(fingerprint);
+
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, ignoreHTTPSErrors: true, isMobile: true, hasTouch: true });
+  const page = await phone.newPage();
+  const seen: string[] = [];
+  page.on('response', async (r) => {
+    seen.push(r.url(), JSON.stringify(r.headers()));
+    if (/\/(app\/?|pair)$/.test(new URL(r.url()).pathname)) seen.push(await r.text().catch(() => ''));
+  });
+  page.on('websocket', (ws) => ws.on('framereceived', (f) => seen.push(String(f.payload))));
+  await page.goto(link);
+  await expect(page.getByLabel('Pairing code')).not.toHaveValue('');
+  await page.getByRole('button', { name: 'Pair' }).click();
+  await page.waitForURL(/\/app\/$/);
+
+  // One column: the conversation takes the width; the sidebar is a drawer the ☰ button opens.
+  await page.getByRole('button', { name: 'Show sidebar' }).click();
+  await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /^From the phone, waiting/ }).click();
+  const card = page.getByRole('region', { name: 'Write a file' });
+  await expect(card).toBeVisible();
+  await expect(card).toContainText('approved from the phone');
+  const facts = (await page.evaluate(`({
+    sideScroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    conversation: Math.round(document.querySelector('main.conversation').getBoundingClientRect().width),
+  })`)) as { sideScroll: number; conversation: number };
+  expect(facts.sideScroll).toBeLessThanOrEqual(0);
+  expect(facts.conversation).toBeGreaterThanOrEqual(380);
+  const approve = card.getByRole('button', { name: 'Approve', exact: true });
+  expect((await approve.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+  await page.screenshot({ path: artifact('paired-phone-390.png') });
+
+  await approve.tap();
+  const written = join(deskhand.work, 'phone.txt');
+  await expect.poll(() => (existsSync(written) ? readFileSync(written, 'utf8') : null)).toBe('approved from the phone\n');
+  await expect(deskhand.page.getByRole('article', { name: 'Deskhand' }).last()).toContainText('Done.');
+  for (const text of seen) expect(text.includes(desktopToken)).toBe(false);
+  await phone.close();
+});

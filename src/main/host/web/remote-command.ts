@@ -1,0 +1,63 @@
+/**
+ * `deskhand web --remote LINK|URL` (issue 51, item 3): this machine's browser drives the Deskhand runtime of another
+ * machine. The first time, LINK is the pairing link the other machine's `deskhand devices pair` printed
+ * (`https://HOST:PORT/pair#code=…&fp=…`): the certificate is fetched and pinned by that fingerprint, the code is
+ * exchanged for this machine's own credential (kept in the OS keyring; the address and certificate in
+ * `devices/remotes.json`). Later, the remote's https:// address is enough. No runtime runs here.
+ */
+import { hostname } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DeskhandError, errorMessage } from '../../../shared/errors';
+import { KeytarSecretStore } from '../../services/vault/secret-store';
+import { untilStopSignal } from '../assembly/exit-deadline';
+import { fetchPinnedCertificate, pairWithRemote, startRemoteHost } from './remote-host';
+
+interface SavedRemote {
+  url: string;
+  fingerprint: string;
+  certPem: string;
+  deviceName: string;
+}
+
+const credentialName = (origin: string) => `deskhand-remote ${origin}`;
+
+export async function remoteCommand(o: { target: string; dataDir: string; rendererDir: string; json: boolean; port: number | undefined }): Promise<number> {
+  let link: URL;
+  try {
+    link = new URL(o.target);
+  } catch {
+    throw new DeskhandError('usage', `--remote takes the pairing link or the https:// address of the other machine (got "${o.target.slice(0, 80)}").`);
+  }
+  if (link.protocol !== 'https:') throw new DeskhandError('usage', `--remote needs an https:// address (the other machine's \`deskhand web --listen\`); got ${link.protocol}.`);
+  const origin = link.origin;
+  const file = join(o.dataDir, 'devices', 'remotes.json');
+  const saved: Record<string, SavedRemote> = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, SavedRemote>) : {};
+  const secrets = new KeytarSecretStore();
+  const fragment = new URLSearchParams(link.hash.slice(1));
+  const code = fragment.get('code');
+  const fp = fragment.get('fp');
+  if (code && fp) {
+    const fingerprint = fp.toUpperCase().match(/../g)?.join(':') ?? '';
+    const base = `${origin}/`;
+    const certPem = await fetchPinnedCertificate(base, fingerprint);
+    const paired = await pairWithRemote(base, certPem, fingerprint, code, hostname().slice(0, 40) || 'computer');
+    try {
+      await secrets.set(credentialName(origin), paired.credential);
+    } catch (err) {
+      throw new DeskhandError('usage', `Paired with ${link.host}, but this machine's keyring could not keep the credential (${errorMessage(err)}). Revoke "${paired.device.name}" there, make a keyring available, and pair again.`);
+    }
+    saved[origin] = { url: base, fingerprint, certPem, deviceName: paired.device.name };
+    mkdirSync(join(o.dataDir, 'devices'), { recursive: true, mode: 0o700 });
+    writeFileSync(file, `${JSON.stringify(saved, null, 1)}\n`, { mode: 0o600 });
+  }
+  const remote = saved[origin];
+  if (!remote) throw new DeskhandError('usage', `This machine is not paired with ${link.host}. On that machine run \`deskhand devices pair\` and pass the link it prints to --remote.`);
+  const credential = await secrets.get(credentialName(origin));
+  if (!credential) throw new DeskhandError('usage', `The credential for ${link.host} is not in this machine's keyring. Pair again with the link \`deskhand devices pair\` prints there.`);
+  const host = await startRemoteHost({ remoteUrl: remote.url, fingerprint: remote.fingerprint, certPem: remote.certPem, credential, machine: link.host, rendererDir: o.rendererDir, ...(o.port !== undefined ? { port: o.port } : {}) });
+  process.stdout.write(o.json ? `${JSON.stringify({ url: host.url, remote: link.host })}\n` : `Deskhand on ${link.host} is driven from ${host.url}\n`);
+  await untilStopSignal();
+  await host.close();
+  return 0;
+}
