@@ -37,6 +37,7 @@ import { extensionGroup } from './extension-settings';
 import { workflowGroup } from './app-service-workflows';
 import { usageGroup } from './usage-host';
 import { answerHoldAndResume } from '../background/hold-resume';
+import { startBudgetNotices } from '../background/budget-notice';
 import { TaskWakes } from '../background/task-wakes';
 import { memoryGroup } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
@@ -155,6 +156,9 @@ export class AppService implements ContractHandlers {
     };
     this.compositionHost = new CompositionHost({ runtime: this.runtime, dataDir: opts.dataDir, send: (c, text) => this.sendMessage({ conversationId: c, text }), emit: (e) => this.emit(e) });
     this.onShutdown.push(() => this.compositionHost.close());
+    // A run parked on a budget tells the person; the notification's Raise / Stop answer the hold as the card does.
+    const offBudget = startBudgetNotices(this.runtime, this.runtime.notifier, (holdId, value) => this.answerHold(holdId, value), this.log);
+    this.onShutdown.push(offBudget);
     installGroups(this, ctx, [
       computerGroup,
       compositionGroup(this.compositionHost),
