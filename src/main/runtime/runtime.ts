@@ -32,6 +32,7 @@ import { InputRequests } from './input-requests';
 import { streamModelStep } from './model-call';
 import { ledgerSink, type UsageAttribution } from './usage-meter';
 import { answerHold } from './usage-budget';
+import { contextModule } from '../services/store/modules/context';
 import { SecretRedactor } from './redaction';
 import { ToolRegistry } from './registry';
 import { explainCall, type ExplainResult } from './explain';
@@ -320,11 +321,14 @@ export class Runtime {
       active = this.store.activeRunForConversation(conversationId);
     }
     if (active) throw new DeskhandError('conflict', `Conversation ${conversationId} is busy (run ${active.id} is ${active.status}); the message waits.`);
-    return this.sendMessage(conversationId, message, options);
+    return this.sendMessage(conversationId, message, { ...options, fromDeskhand: true });
   }
 
-  /** Starts a run with a new user message. A parked run of the conversation is closed first (its approvals expire). */
-  async sendMessage(conversationId: string, typed: string, given: RunOptions & TurnInput & { policy?: Policy; untrusted?: boolean }): Promise<RunOutcome> {
+  /**
+   * Starts a run with a new user message. A parked run of the conversation is closed first (its approvals expire).
+   * The message is the person's own (pinned verbatim into every compacted context) unless `fromDeskhand` (wake).
+   */
+  async sendMessage(conversationId: string, typed: string, given: RunOptions & TurnInput & { policy?: Policy; untrusted?: boolean; fromDeskhand?: boolean }): Promise<RunOutcome> {
     const conv = this.store.getConversation(conversationId);
     if (!conv) throw new DeskhandError('not_found', `No conversation ${conversationId}. List them with \`deskhand runs list\`.`);
     // `/name arguments` of a slash command is sent as its template (a project's as untrusted content).
@@ -364,7 +368,8 @@ export class Runtime {
       });
       // An edit or a regenerate: the turns from that message on become a superseded branch (kept, not shown or sent).
       if (options.replaceFrom !== undefined) supersedeFrom(this.store, conversationId, options.replaceFrom);
-      this.store.addMessage(conversationId, r.id, 'user', sent);
+      const messageId = this.store.addMessage(conversationId, r.id, 'user', sent);
+      if (!options.fromDeskhand) this.store.module(contextModule).markPerson(conversationId, messageId);
       // Taint outlives the run: a conversation that read untrusted content starts every later run tainted.
       if (untrusted || conv.tainted === 1) this.store.updateRun(r.id, { tainted: 1 });
       if (untrusted) this.store.updateConversation(conv.id, { tainted: 1, taint_only: null });
