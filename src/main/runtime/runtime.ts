@@ -33,6 +33,7 @@ import { streamModelStep } from './model-call';
 import { ledgerSink, type UsageAttribution } from './usage-meter';
 import { answerHold } from './usage-budget';
 import { contextModule } from '../services/store/modules/context';
+import { forkConversation } from './fork';
 import { SecretRedactor } from './redaction';
 import { ToolRegistry } from './registry';
 import { explainCall, type ExplainResult } from './explain';
@@ -261,6 +262,11 @@ export class Runtime {
       policy: input.policy,
       ...(input.sandbox ? { sandbox: input.sandbox } : {}),
     });
+  }
+
+  /** A new conversation with this one's history up to a message, and nothing after (fork.ts); the source is unchanged. */
+  forkConversation(sourceId: string, atMessageId?: number): ConversationRow {
+    return forkConversation(this.store, sourceId, atMessageId);
   }
 
   /**

@@ -38,6 +38,7 @@ import { workflowGroup } from './app-service-workflows';
 import { usageGroup } from './usage-host';
 import { answerHoldAndResume } from '../background/hold-resume';
 import { startBudgetNotices } from '../background/budget-notice';
+import { parseMessageRef } from '../../runtime/fork';
 import { TaskWakes } from '../background/task-wakes';
 import { memoryGroup } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
@@ -347,6 +348,12 @@ export class AppService implements ContractHandlers {
   // ── Runs ──────────────────────────────────────────────────────────────────────────────────────────────────────────
 
   async sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>> { return this.startTurn(this.conversation(p.conversationId).id, p.text, turnInput(p)); }
+  async forkConversation(p: ParsedParams<'forkConversation'>): Promise<MethodResult<'forkConversation'>> {
+    const fork = this.runtime.forkConversation(this.conversation(p.conversationId).id, parseMessageRef(p.messageId));
+    this.markChanged('conversations');
+    return { conversationId: fork.id, title: fork.title };
+  }
+
   async regenerate(p: ParsedParams<'regenerate'>): Promise<MethodResult<'regenerate'>> { return this.startTurn(p.conversationId, '', regenerateInput(this.runtime.store, this.conversation(p.conversationId).id)); }
   async exportConversation(p: ParsedParams<'exportConversation'>): Promise<MethodResult<'exportConversation'>> { return exportConversation(this.runtime.store, this.conversation(p.conversationId), this.presenter, (t) => this.runtime.redactor.redact(t)); }
 
