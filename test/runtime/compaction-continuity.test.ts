@@ -14,6 +14,9 @@ import { contextModule } from '../../src/main/services/store/modules/context';
 import { Store } from '../../src/main/services/store/store';
 import { reply, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
+import { projectMessages } from '../../src/main/host/app/projections';
+import { SettingsFile } from '../../src/main/host/assembly/settings-file';
+import { settingsSchema } from '../../src/shared/contract';
 
 let server: ModelServer;
 let store: Store;
@@ -75,6 +78,9 @@ describe.each(Object.keys(WIRES))('compaction continuity on the %s wire', (name)
     expect(kept.instructions.some((i) => i.cut)).toBe(true);
     expect(record.tokens_after).toBeGreaterThan(0);
     expect(record.tokens_after).toBeLessThan(record.tokens_before);
+    // The transcript's record shows the same (what the person audits).
+    const shown = projectMessages(store, conv.id, { title: (t) => t, summarize: () => null }).filter((i) => i.kind === 'compaction').at(-1)!;
+    expect(shown).toMatchObject({ tokensAfter: record.tokens_after, kept: { messages: kept.messages, instructions: kept.instructions, state: kept.state } });
 
     // A cut message is paged back whole by its id; a message after the summary is not a dropped one.
     const cutId = kept.instructions.find((i) => i.cut)!.id;
@@ -87,5 +93,26 @@ describe.each(Object.keys(WIRES))('compaction continuity on the %s wire', (name)
     const whole = JSON.parse(original.content) as string;
     expect(results.get('rt1')!.output).toContain(whole);
     expect(results.get('rt2')!.output).toMatch(/msg_999999 is not a message a compaction dropped from this conversation/);
+  });
+});
+
+describe('the compaction threshold', () => {
+  it('comes from Settings (compactAtPercent), read again when settings.json changes; a host flag overrides it', async () => {
+    server = await startModelServer();
+    const dataDir = tempDir('deskhand-data-');
+    store = new Store(dataDir);
+    runtime = createAppRuntime({ store, dataDir, vault: null, contextWindow: 10_000 });
+    const conv = runtime.createConversation({ folder: tempDir('deskhand-work-'), policy: 'read-only' });
+    expect(runtime.contextFigures(conv.id).compactAtTokens).toBe(8000); // no settings: 80%
+    const file = new SettingsFile(dataDir);
+    file.write({ ...file.read(), compactAtPercent: 30 });
+    expect(runtime.contextFigures(conv.id).compactAtTokens).toBe(3000);
+    file.write({ ...file.read(), compactAtPercent: 55 });
+    expect(runtime.contextFigures(conv.id).compactAtTokens).toBe(5500);
+    await runtime.tasks.shutdown();
+    const flagged = createAppRuntime({ store, dataDir, vault: null, contextWindow: 10_000, compactAt: 0.6 });
+    expect(flagged.contextFigures(conv.id).compactAtTokens).toBe(6000);
+    await flagged.tasks.shutdown();
+    expect(settingsSchema.safeParse({ ...file.read(), compactAtPercent: 99 }).success).toBe(false);
   });
 });

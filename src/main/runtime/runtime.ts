@@ -78,8 +78,8 @@ export interface RuntimeOptions {
   maxRetryDelayMs?: number;
   maxSteps?: number;
   contextWindow?: number;
-  /** Share of the context window at which history is compacted (default 0.8). */
-  compactAt?: number;
+  /** Share of the context window at which history is compacted (default 0.8); a function is asked before each step. */
+  compactAt?: number | (() => number);
   /** Tool results longer than this many characters are offloaded (default 40 000). */
   offloadChars?: number;
   /**
@@ -140,7 +140,10 @@ export class Runtime {
         maxSteps: opts.maxSteps ?? 50,
         contextWindow: opts.contextWindow ?? 200_000,
         ...(opts.systemAddendum ? { systemAddendum: opts.systemAddendum } : {}),
-        compactAt: opts.compactAt ?? 0.8,
+        // Read when compaction asks (Settings may change it while a conversation runs).
+        get compactAt() {
+          return typeof opts.compactAt === 'function' ? opts.compactAt() : (opts.compactAt ?? 0.8);
+        },
         offloadChars: opts.offloadChars ?? 40_000,
         ...(opts.runLaterPaths ? { runLater: opts.runLaterPaths } : {}),
       },

@@ -6,6 +6,7 @@ export const USAGE = `Usage:
   deskhand run [--provider anthropic|openai|openai-compatible] [--base-url URL] [--model NAME] [--fallback-model NAME]
                [--thinking off|low|medium|high|max|TOKENS]   (how much a reasoning model thinks; TOKENS: a budget ≥ 1024)
                [--policy none|read-only|low-risk|high-risk] [--cwd DIR] [--data-dir DIR]
+               [--compact-at PERCENT]   (compact the context at this share of the window; default: Settings, 80)
                [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--profile NAME]
                [--enable browser,computer,…] [--json] PROMPT   (--enable: tool families loaded from the first request)
   deskhand runs list [--json]
