@@ -84,7 +84,13 @@ describe.each(Object.keys(WIRES))('compaction continuity on the %s wire', (name)
 
     // A cut message is paged back whole by its id; a message after the summary is not a dropped one.
     const cutId = kept.instructions.find((i) => i.cut)!.id;
-    const script = [reply().tool('retrieve_tool_result', { id: `msg_${cutId}`, length: 100_000 }, { id: 'rt1' }), reply().tool('retrieve_tool_result', { id: 'msg_999999' }, { id: 'rt2' }), reply().text('read it')];
+    const toolMessage = store.listMessages(conv.id).find((m) => m.role === 'tool' && m.id <= record.upto_message_id)!;
+    const script = [
+      reply().tool('retrieve_tool_result', { id: `msg_${cutId}`, length: 100_000 }, { id: 'rt1' }),
+      reply().tool('retrieve_tool_result', { id: 'msg_999999' }, { id: 'rt2' }),
+      reply().tool('retrieve_tool_result', { id: `msg_${toolMessage.id}` }, { id: 'rt3' }),
+      reply().text('read it'),
+    ];
     server.setFallback((req) => (isSummaryCall(req) ? reply().text('SUMMARY-TEXT again') : (script.shift() ?? reply().text('ok'))));
     runtime.setFamilies(conv.id, ['results'], true);
     await runtime.sendMessage(conv.id, 'What did I paste before?', { provider, interactive: false });
@@ -93,6 +99,9 @@ describe.each(Object.keys(WIRES))('compaction continuity on the %s wire', (name)
     const whole = JSON.parse(original.content) as string;
     expect(results.get('rt1')!.output).toContain(whole);
     expect(results.get('rt2')!.output).toMatch(/msg_999999 is not a message a compaction dropped from this conversation/);
+    // The person's message comes back as theirs; a dropped tool result comes back as untrusted content.
+    expect(results.get('rt1')!.output).not.toContain('<untrusted');
+    expect(results.get('rt3')!.output).toMatch(/<untrusted source="dropped message msg_\d+"[\s\S]*PINNED-FACT/);
   });
 });
 

@@ -38,7 +38,7 @@ export const createRetrieveToolResult = (dataDir: string, dropped: Compactor['dr
         const end = offset + text.length;
         const next = end >= m.text.length ? 'This is the end of the message.' : `Next page: retrieve_tool_result {"id":"${args.id}","offset":${end}}.`;
         const output = `[${args.id} (dropped by compaction): characters ${offset}–${end} of ${m.text.length}. ${next}]\n${text}`;
-        return m.untrusted ? { output, untrustedSource: `${args.id} (a dropped message)` } : { output };
+        return m.untrusted ? { output, untrustedSource: `dropped message ${args.id}` } : { output };
       }
       const page = readOffloaded(dataDir, ctx.conversationId, args.id, offset, args.length ?? DEFAULT_PAGE);
       const next = page.nextOffset === null ? 'This is the end of the result.' : `Next page: retrieve_tool_result {"id":"${args.id}","offset":${page.nextOffset}}.`;
