@@ -349,7 +349,7 @@ export class AppService implements ContractHandlers {
 
   async sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>> { return this.startTurn(this.conversation(p.conversationId).id, p.text, turnInput(p)); }
   async forkConversation(p: ParsedParams<'forkConversation'>): Promise<MethodResult<'forkConversation'>> {
-    const fork = this.runtime.forkConversation(this.conversation(p.conversationId).id, parseMessageRef(p.messageId));
+    const fork = this.runtime.forkConversation(this.conversation(p.conversationId).id, p.messageId === undefined ? undefined : parseMessageRef(p.messageId));
     this.markChanged('conversations');
     return { conversationId: fork.id, title: fork.title };
   }
