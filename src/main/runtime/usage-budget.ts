@@ -1,7 +1,7 @@
 /**
  * Budgets that pause instead of ending the work. Before each model call of a run (compaction's included), the
  * conversation's budget (its root conversation's, for a subagent), its active goal's token and cost budgets (spent
- * since the goal was accepted) and the daily budget are compared with what the ledger says was spent plus an estimate
+ * since the goal was accepted), the daily budget and — in a peer's conversation — that peer's daily budget are compared with what the ledger says was spent plus an estimate
  * of the next call (the conversation's last call, or nothing before the first):
  * when it would cross, the run parks with a budget hold, "budget reached: N spent of M — raise it, or stop". A person
  * answers it from the app or the CLI (`deskhand runs answer HOLD_ID --value '{"usd": 5}'`, or `{"stop": true}`), and
@@ -15,6 +15,7 @@ import { usageTotals } from '../../shared/usage';
 import type { RunRow, Store } from '../services/store/store';
 import { subagentsModule } from '../services/store/modules/subagents';
 import { goalsModule } from '../services/store/modules/goals';
+import { peersModule } from '../services/store/modules/peers';
 import { usageModule, type HoldScope, type UsageGroupRow, type UsageHoldRow } from '../services/store/modules/usage';
 
 export interface BudgetReached {
@@ -71,11 +72,26 @@ export function budgetReached(store: Store, run: RunRow, now = Date.now()): Budg
   if (goal) budgets.push({ row: goal.row, filter: { rootConversationId: root, since: goal.since } });
   const day = usage.budget('day', '');
   if (day) budgets.push({ row: day, filter: { since: localMidnight(now) } });
-  if (budgets.length === 0) return null;
+  const peer = store.module(peersModule).conversationOf(root);
+  if (budgets.length === 0 && !peer) return null;
   const table = priceTable(usage.prices());
   const last = usage.lastCall(root);
   const nextTokens = last ? last.input_tokens + last.output_tokens : 0;
   const nextCost = last ? (costOf(last.model, { inputTokens: last.input_tokens, outputTokens: last.output_tokens, cacheReadTokens: last.cache_read_tokens, cacheWriteTokens: last.cache_write_tokens }, table) ?? 0) : 0;
+  // A peer's daily budget (UTC day): what its finished turns used today, plus this turn's calls so far.
+  if (peer) {
+    const row = store.module(peersModule).get(peer.peer);
+    if (row) {
+      const today = store.module(peersModule).usage(peer.peer, new Date(now).toISOString().slice(0, 10));
+      const turn = usage.groups({ rootRunId: run.id });
+      const tokens = today.tokens + turn.reduce((n, g) => n + g.input_tokens + g.output_tokens, 0);
+      if (tokens + nextTokens > row.tokens_per_day) return { scope: 'peer', scopeId: row.name, unit: 'tokens', spent: tokens, limit: row.tokens_per_day };
+      if (row.cost_per_day !== null) {
+        const cost = today.cost_usd + knownCost(turn, table);
+        if (cost + nextCost > row.cost_per_day) return { scope: 'peer', scopeId: row.name, unit: 'usd', spent: cost, limit: row.cost_per_day };
+      }
+    }
+  }
   for (const { row, filter } of budgets) {
     const spent = usageTotals(usage.groups(filter), table);
     if (row.limit_tokens !== null) {
@@ -113,8 +129,8 @@ export function openHold(store: Store, run: RunRow, reached: BudgetReached): Usa
 const amount = (unit: 'usd' | 'tokens', n: number) => (unit === 'usd' ? `$${n.toFixed(4)}` : `${Math.round(n).toLocaleString('en-US')} tokens`);
 
 /** "Budget reached: $0.0310 spent of $0.0300 (this conversation's budget) — raise it, or stop." */
-export function holdMessage(h: Pick<UsageHoldRow, 'scope' | 'unit' | 'spent' | 'limit_value'>): string {
-  const which = h.scope === 'day' ? "today's budget" : h.scope === 'goal' ? "this goal's budget" : "this conversation's budget";
+export function holdMessage(h: Pick<UsageHoldRow, 'scope' | 'scope_id' | 'unit' | 'spent' | 'limit_value'>): string {
+  const which = h.scope === 'day' ? "today's budget" : h.scope === 'goal' ? "this goal's budget" : h.scope === 'peer' ? `peer ${h.scope_id}'s daily budget` : "this conversation's budget";
   return `Budget reached: ${amount(h.unit, h.spent)} spent of ${amount(h.unit, h.limit_value)} (${which}) — raise it, or stop.`;
 }
 
@@ -146,7 +162,11 @@ export function answerHold(store: Store, holdId: string, value: unknown): { hold
       throw new DeskhandError('usage', `${amount(hold.unit, limit)} is not above what was spent (${amount(hold.unit, hold.spent)}); give a higher limit, or {"stop": true}.`);
     }
     if (hold.scope === 'goal') raiseGoal(store, hold.scope_id, unit, limit);
-    else {
+    else if (hold.scope === 'peer') {
+      if (!store.module(peersModule).update(hold.scope_id, unit === 'usd' ? { cost_per_day: limit } : { tokens_per_day: Math.round(limit) })) {
+        throw new DeskhandError('not_found', `Peer ${hold.scope_id} of this hold no longer exists; answer {"stop": true}.`);
+      }
+    } else {
       const current = usage.budget(hold.scope, hold.scope_id);
       usage.setBudget({
         scope: hold.scope,

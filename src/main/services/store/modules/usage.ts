@@ -56,8 +56,11 @@ export interface PriceOverrideRow {
 
 /** `conversation` (scope_id: the conversation) or `day` (scope_id: '', every day). */
 export type BudgetScope = 'conversation' | 'day';
-/** What a hold was reached on: a budget of this table, or a goal's own (scope_id: the goal; kept in the goals table). */
-export type HoldScope = BudgetScope | 'goal';
+/**
+ * What a hold was reached on: a budget of this table, a goal's own (scope_id: the goal; kept in the goals table) or a
+ * peer's daily budget (scope_id: the peer's name; kept in the peers table).
+ */
+export type HoldScope = BudgetScope | 'goal' | 'peer';
 
 export interface BudgetRow {
   scope: BudgetScope;
