@@ -54,6 +54,14 @@ export type Cleared = z.infer<typeof clearedSchema>;
 export const chatMethods = {
   /** Sends the conversation's last user message again (its attachments too), replacing the reply and what followed. */
   regenerate: { params: z.strictObject({ conversationId: conversationIdSchema }), result: z.strictObject({ runId: z.string() }) },
+  /**
+   * A new conversation whose history is this one's up to a message (its id as the transcript names it: m42, m42.2;
+   * without one, all of it), and nothing after; the source is unchanged. Returns the fork (docs/chat.md, "Fork").
+   */
+  forkConversation: {
+    params: z.strictObject({ conversationId: conversationIdSchema, messageId: z.string().regex(/^m?\d{1,15}(\.\d+)?$/, 'not a message id').optional() }),
+    result: z.strictObject({ conversationId: z.string(), title: z.string() }),
+  },
   /** The conversation as Markdown: messages, tool calls with their arguments and outputs (untrusted markup removed), never secrets. */
   exportConversation: {
     params: z.strictObject({ conversationId: conversationIdSchema }),
@@ -61,4 +69,4 @@ export const chatMethods = {
   },
 };
 
-export const CHAT_METHOD_NAMES = ['regenerate', 'exportConversation'] as const;
+export const CHAT_METHOD_NAMES = ['regenerate', 'forkConversation', 'exportConversation'] as const;

@@ -79,6 +79,10 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     tokensAfter: z.number(),
     dropped: z.array(z.strictObject({ role: z.string(), chars: z.number(), tools: z.array(z.string()) })),
     summary: z.string(),
+    /** What every later request keeps word for word: the last messages, the person's own messages (pinned), the pinned state. */
+    kept: z
+      .strictObject({ messages: z.number(), chars: z.number(), instructions: z.array(z.strictObject({ id: z.number(), chars: z.number(), cut: z.boolean() })), state: z.array(z.string()) })
+      .optional(),
   }),
   /**
    * A turn nobody typed: Deskhand continued the conversation because background work it started ended (a command, a

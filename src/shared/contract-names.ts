@@ -80,6 +80,7 @@ export const METHOD_NAMES = [
   'cancelSubagent',
   // chat (contract-chat.ts)
   'regenerate',
+  'forkConversation',
   'exportConversation',
   // browser screenshots, generated media and the companion model (contract-media.ts)
   'readBrowserScreenshot',

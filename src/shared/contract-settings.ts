@@ -123,6 +123,8 @@ export const settingsSchema = z.strictObject({
   workspaceFolders: z.array(z.string().min(1).max(4096)).max(50).optional(),
   /** The window's colours: follow the OS (`system`, the default) or always light or dark. */
   theme: z.enum(['system', 'light', 'dark']).optional(),
+  /** Compact a conversation's context when it reaches this share of the model's window, in percent (default 80). */
+  compactAtPercent: z.number().int().min(10).max(95).optional(),
   /** Days the output logs of ended background commands are kept before deletion (default 7; rows stay). */
   logRetentionDays: z.number().int().min(1).max(3650).optional(),
   search: searchSettingsSchema.nullable().optional(),

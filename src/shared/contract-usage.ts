@@ -14,7 +14,8 @@ export const budgetHoldViewSchema = z.strictObject({
   id: z.string(),
   runId: z.string(),
   conversationId: z.string(),
-  scope: z.enum(['conversation', 'day']),
+  /** `goal`: the conversation's goal budget; `peer`: the daily budget of the peer whose conversation it is. */
+  scope: z.enum(['conversation', 'day', 'goal', 'peer']),
   unit: z.enum(['usd', 'tokens']),
   spent: z.number(),
   limit: z.number(),

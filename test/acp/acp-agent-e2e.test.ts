@@ -42,6 +42,22 @@ describe('deskhand acp with the SDK client', () => {
     expect(await acp.close()).toBe(0);
   }, calls(2));
 
+  it('session/fork makes a new session with the whole history; the source stays as it was', async () => {
+    world.server.enqueue(reply().text('FIRST-REPLY'), reply().text('FORK-REPLY'));
+    const acp = await startAcp(world);
+    expect(acp.initialized).toMatchObject({ agentCapabilities: { sessionCapabilities: { fork: {} } } });
+    const { sessionId } = await acp.agent.request('session/new', { cwd: world.work, mcpServers: [] });
+    await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'FIRST-QUESTION' }] });
+    const forked = (await acp.agent.request('session/fork' as never, { sessionId, cwd: world.work, mcpServers: [] } as never)) as { sessionId: string };
+    expect(forked.sessionId).toMatch(/^conv_/);
+    expect(forked.sessionId).not.toBe(sessionId);
+    await acp.agent.request('session/prompt', { sessionId: forked.sessionId, prompt: [{ type: 'text', text: 'SECOND-QUESTION' }] });
+    const sent = JSON.stringify(world.server.requests.at(-1)!.body);
+    for (const t of ['FIRST-QUESTION', 'FIRST-REPLY', 'SECOND-QUESTION']) expect(sent).toContain(t);
+    expect(rawAll<{ n: number }>(world.dataDir, 'SELECT count(*) AS n FROM messages WHERE conversation_id = ?', sessionId)).toEqual([{ n: 2 }]);
+    expect(await acp.close()).toBe(0);
+  }, calls(2));
+
   it('a write asks through session/request_permission with the diff; allowing it writes the bytes and records the editor as who approved', async () => {
     world.server.enqueue(reply().tool('write_file', { path: 'hello.txt', content: 'hi from the editor\n' }), reply().text('Wrote it.'));
     const acp = await startAcp(world, { clientName: 'zed-test', onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }) });

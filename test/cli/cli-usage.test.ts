@@ -1,7 +1,7 @@
 /**
  * The usage ledger end to end through the built CLI: a scripted run with a subagent, a compaction and memory
  * extraction, whose every reply reports known usage; `deskhand usage --json` and `runs show --json` must both equal the
- * sum of what the server reported, call by call attributed to its cause. And a conversation budget that parks a run
+ * sum of what the server reported, call by call attributed to its cause, and so must the Usage page's contract methods. And a conversation budget that parks a run
  * before a model call (none is made after it), raised from another process, after which the run finishes.
  */
 import { readFileSync } from 'node:fs';
@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reply } from '../support/model-server';
 import { useCliWorld } from '../support/cli';
+import { Store } from '../../src/main/services/store/store';
+import { usageGroup } from '../../src/main/host/app/usage-host';
 
 const world = useCliWorld('usage', { policy: 'high-risk', env: { DESKHAND_MEMORY_EXTRACTION: 'on' } });
 
@@ -69,6 +71,20 @@ describe('deskhand usage', () => {
     const shown = JSON.parse(show.stdout) as { usage: Totals & { byCause: Record<string, Totals> } };
     expect(shown.usage).toMatchObject({ calls: script.length, inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead, costUsd: null });
     expect(Object.keys(shown.usage.byCause).sort()).toEqual(['compaction', 'memory', 'subagent', 'turn']);
+
+    // The Usage page's numbers (its contract methods, getUsage and the header's getConversationUsage) are the same.
+    const pageStore = new Store(dataDir);
+    try {
+      const page = usageGroup({ answerHold: async () => false })({ runtime: { store: pageStore } } as unknown as Parameters<ReturnType<typeof usageGroup>>[0]);
+      const shownOnPage = await page.getUsage({});
+      expect(shownOnPage.report.total).toMatchObject({ calls: script.length, inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead, costUsd: null });
+      expect(shownOnPage.report.total).toEqual(report.total);
+      expect(shownOnPage.report.byCause).toEqual(report.byCause);
+      const header = await page.getConversationUsage({ conversationId: String(r.events.find((e) => e.type === 'run.started')!.conversationId) });
+      expect(header.total).toMatchObject({ inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead });
+    } finally {
+      pageStore.close();
+    }
 
     // A price the person sets makes the cost known, for the history too: (input - cached) + cached + output.
     const set = await world.cli(['usage', 'prices', 'set', 'm', '--input', '2', '--output', '10', '--cache-read', '0.5', '--data-dir', dataDir]);

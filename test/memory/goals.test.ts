@@ -6,10 +6,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GoalLoop, goalNotification, startGoalLoop } from '../../src/main/host/background/goal-loop';
+import { budgetActionAnswer, startBudgetNotices } from '../../src/main/host/background/budget-notice';
+import { usageModule } from '../../src/main/services/store/modules/usage';
 import type { NotificationSpec } from '../../src/main/services/notify';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { Store } from '../../src/main/services/store/store';
-import type { GoalView } from '../../src/main/services/goals';
+import { describeEstimate, type GoalView } from '../../src/main/services/goals';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { until } from '../support/tasks';
@@ -217,6 +219,87 @@ describe('goal loops', () => {
     expect(shown[0]!.body).toBe(`In “${title}”: Make the greeting print hello-goal`);
     expect(shown[0]!.privateBody).toBe('Which port should the greeting server use?');
     expect(shown[0]!.body).not.toContain('port');
+  });
+
+  it("a goal's token budget parks the cycle before the call that would cross it; the notification's Raise continues it where it stood", async () => {
+    const shown: NotificationSpec[] = [];
+    const actions = new Set<(action: string, spec: NotificationSpec) => void>();
+    const notifier = { notify: async (spec: NotificationSpec) => (shown.push(spec), { id: String(shown.length), via: 'test' }), onAction: (l: (a: string, s: NotificationSpec) => void) => (actions.add(l), () => void actions.delete(l)) };
+    const resumed: Promise<unknown>[] = [];
+    const off = startBudgetNotices(runtime, notifier, async (holdId, value) => void resumed.push(runtime.answerBudgetHold(holdId, value, { provider: provider(), interactive: false })), { warn: () => {} });
+    const u = { input: 100, output: 10 };
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    runtime.setFamilies(conv.id, ['goals'], true);
+    // Every call reports 110 tokens; the goal's 400 count from its acceptance: the accepting reply, then two cycle
+    // steps (330 spent), and the third step's estimate (the last call's 110) would cross it.
+    server.enqueue(reply().tool('propose_goal', { objective: 'Greet', criteria: ['echo prints hi'], budget: { tokens: 400 } }, { id: 'pg' }).usage(u));
+    const turn = runtime.sendMessage(conv.id, 'Greet until it prints hi.', { provider: provider(), interactive: true });
+    const request = await until(() => store.pendingApprovals().find((a) => store.getRun(a.run_id)?.conversation_id === conv.id), 'the goal to be proposed');
+    server.enqueue(
+      reply().text('Accepted.').usage(u),
+      reply().tool('execute_command', { command: 'echo hi', description: 'greet' }, { id: 'e1' }).usage(u),
+      reply().tool('report_goal_cycle', { status: 'continue', summary: 'printed hi' }, { id: 'r1' }).usage(u),
+    );
+    await runtime.answerRequest(request.id, { accept: true });
+    expect((await turn).status).toBe('finished');
+    await until(() => store.latestRunForConversation(conv.id)?.status === 'parked', 'the cycle to park on the goal budget', 20_000);
+    await loop!.idle();
+    expect(server.requests).toHaveLength(4); // nothing was asked past the budget
+    const goal = runtime.goals.current(conv.id)!;
+    expect(goal.status).toBe('active'); // paused, not exhausted
+    const [hold] = store.module(usageModule).pendingHolds();
+    expect(hold).toMatchObject({ scope: 'goal', scope_id: goal.id, unit: 'tokens', spent: 330, limit_value: 400 });
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatchObject({ title: 'A goal paused on its budget', category: 'deskhand.budget', target: { kind: 'conversation', id: conv.id } });
+    expect(shown[0]!.privateBody).toBe("Budget reached: 330 tokens spent of 400 tokens (this goal's budget) — raise it, or stop.");
+    expect(shown[0]!.actions?.map((a) => a.id)).toEqual(['raise', 'stop', 'open']);
+
+    // The person presses "Double it and continue": the goal's budget is 800 and the cycle goes on from its third step.
+    server.enqueue(reply().text('cycle 1 done').usage(u), reply().tool('end_loop', { reason: 'enough' }).usage(u), reply().text('bye').usage(u));
+    for (const l of actions) l('raise', shown[0]!);
+    await until(() => resumed.length === 1, 'the answer');
+    await resumed[0];
+    await until(() => runtime.goals.current(conv.id)!.status === 'ended', 'the goal to end', 20_000);
+    await loop!.idle();
+    off();
+    expect(runtime.goals.current(conv.id)!.budget.tokens).toBe(800);
+    expect(store.module(usageModule).hold(hold!.id)!.status).toBe('raised');
+    // The resumed request is the one that was not made: it carries the report's result, asked once.
+    expect(toolResultsOf(server.requests[4]!).has('r1')).toBe(true);
+    expect(server.requests).toHaveLength(7);
+    expect(runtime.goals.current(conv.id)!.endedReason).toBe('enough');
+  });
+
+  it("the acceptance card carries an estimate from the goal's plan and the recent cost per step", async () => {
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    runtime.setFamilies(conv.id, ['goals'], true);
+    // Earlier work: two turns of two steps each, 1,000 tokens a step (gpt-test has no price: the cost is unknown).
+    for (let i = 0; i < 2; i++) {
+      server.enqueue(reply().tool('get_time', {}).usage({ input: 900, output: 100 }), reply().text('ok').usage({ input: 950, output: 50 }));
+      await runtime.sendMessage(conv.id, `turn ${i}`, { provider: provider(), interactive: true });
+    }
+    server.enqueue(reply().tool('propose_goal', { objective: 'Ship the greeting', criteria: ['prints hi'], milestones: ['write it', 'test it', 'release it'], budget: { turns: 10 } }).usage({ input: 900, output: 100 }));
+    const turn = runtime.sendMessage(conv.id, 'Ship it over a few turns.', { provider: provider(), interactive: true });
+    const request = await until(() => store.pendingApprovals().find((a) => store.getRun(a.run_id)?.conversation_id === conv.id), 'the goal to be proposed');
+    // 5 calls over 3 turns (the proposing turn's first step counts): 5/3 steps a cycle, 3 cycles (one per milestone).
+    const expected = 'Estimate: about 5,000 tokens, cost unknown (a model without a price): 3 cycles (one per milestone) × 1.7 steps × 1,000 tokens per step, from the last 5 model calls.';
+    expect((JSON.parse(request.request!) as { estimate?: string }).estimate).toBe(expected);
+    expect(request.preview).toContain(expected);
+    store.module(usageModule).setPrice({ model: 'gpt-test', input_per_mtok: 100, output_per_mtok: 1000, cache_read_per_mtok: 0, cache_write_per_mtok: 0 });
+    const priced = describeEstimate(runtime.goals.estimate(conv.id, { criteria: 1, milestones: 0, turns: 10 }));
+    // 1 cycle × 5/3 steps × ($0.46 for 4,600 input + $0.40 for 400 output)/5 per step = $0.29 at $100 / $1,000 per million.
+    expect(priced).toBe('Estimate: about 1,667 tokens, ≈ $0.29: 1 cycle (one per criterion) × 1.7 steps × 1,000 tokens per step, from the last 5 model calls.');
+    expect(describeEstimate(runtime.goals.estimate('conv_nothing', { criteria: 2, milestones: 0, turns: 1 }))).toMatch(/^Estimate: about/); // everyone's recent calls
+    server.enqueue(reply().text('Not now.'));
+    await runtime.decideApproval(request.id, { approved: false, reason: 'later' });
+    expect((await turn).status).toBe('finished');
+  });
+
+  it('a notification action answers a budget hold: raise doubles the limit in its unit, stop stops; other actions do nothing', () => {
+    expect(budgetActionAnswer({ unit: 'usd', limit_value: 0.5 }, 'raise')).toEqual({ usd: 1 });
+    expect(budgetActionAnswer({ unit: 'tokens', limit_value: 1001 }, 'raise')).toEqual({ tokens: 2002 });
+    expect(budgetActionAnswer({ unit: 'tokens', limit_value: 10 }, 'stop')).toEqual({ stop: true });
+    for (const a of ['open', 'dismiss', 'default', '']) expect(budgetActionAnswer({ unit: 'usd', limit_value: 1 }, a)).toBeNull();
   });
 
   it('what a goal notification says is redacted, and the reason of a stopped goal is private detail', () => {

@@ -51,7 +51,9 @@ describe('compaction', () => {
     // The system instructions are still first, the newest turn is verbatim, the oldest filler is gone.
     expect(textOf(msgs[0]!.content)).toContain('You are Deskhand');
     expect(textOf(lastMessage(next).content)).toContain(filler('TURN-5').slice(0, 200));
-    expect(allText(next)).not.toContain('TURN-1 lorem');
+    // The person's old message keeps only its start (pinned), never the whole paste.
+    expect(allText(next)).toContain('TURN-1 lorem');
+    expect(allText(next)).not.toContain(filler('TURN-1'));
     // The record says what was dropped.
     const last = records.at(-1)!;
     expect(last.reason).toBe('auto');

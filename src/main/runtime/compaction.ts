@@ -1,10 +1,12 @@
 /**
  * Context that never silently loses the work. Before each model call the runtime estimates what the request carries;
  * at the threshold (a share of the context window) older messages are summarized by a side call to the same model
- * and replaced, in every later request, by one message: the summary, then the pinned state read fresh each time
- * (work state and plan, todos, open background tasks, live subagents). The system instructions are rebuilt for every
- * request anyway, the last turns stay verbatim, and a compaction record in the store says what was dropped. Nothing
- * is deleted: the transcript stays whole in the store; only the model's view is shortened.
+ * and replaced, in every later request, by one message: the person's own messages verbatim (their instructions are
+ * never summarized away), the summary, then the pinned state read fresh each time (work state and plan, todos, open
+ * background tasks, live subagents). The system instructions (project instructions, the plan, the goal) are rebuilt
+ * for every request anyway, the last turns stay verbatim, and a compaction record in the store says what was dropped
+ * and what was kept. Nothing is deleted: the transcript stays whole in the store; only the model's view is shortened,
+ * and `retrieve_tool_result` with a `msg_N` id pages a dropped message back.
  */
 import { preCompactHooks } from './hook-calls';
 import { errorMessage } from '../../shared/errors';
@@ -22,6 +24,12 @@ import { withholdUntrusted } from './taint-scope';
 const CHARS_PER_TOKEN = 4;
 /** Share of the threshold the verbatim tail may take. */
 const KEEP_SHARE = 0.3;
+/** The longest one pinned message of the person may be in the compacted context (the rest is paged back by id). */
+const PINNED_MESSAGE_CHARS = 1500;
+/** Share of the threshold the person's pinned messages may take together (the newest are kept whole first). */
+const PINNED_SHARE = 0.25;
+/** A pinned message keeps at least its start (where a directive usually is), however little room is left. */
+const PINNED_MIN_CHARS = 200;
 const SUMMARY_SYSTEM =
   'You compact an agent\'s conversation so it can continue its task. Write a faithful summary of the transcript you are given: the task and the person\'s instructions, decisions made, what was done (files changed, commands run, results found, with exact paths, names and numbers), what failed and why, and what remains. Do not invent anything. Plain text, at most 800 words.';
 
@@ -162,6 +170,7 @@ export async function compactConversation(
   if (cut <= 0) return { compacted: false, message: 'Nothing to compact: the history is only the last turns.' };
   const dropped = messages.slice(0, cut);
   const transcript = renderTranscript(previous?.summary ?? null, dropped, limits.contextWindow * 2, focus);
+  // The notice before the summary call (the transcript and the CLI show it while it runs).
   if (runId) core.emit(options, { type: 'context.compaction', phase: 'started', runId, conversationId, reason, tokensBefore: before, droppedMessages: dropped.length });
   let summary: string;
   try {
@@ -174,6 +183,15 @@ export async function compactConversation(
   summary = core.redactor.redact(summary);
   const droppedList = dropped.map((m) => ({ id: m.id, role: m.role, chars: m.chars, tools: toolNames(m) }));
   const upto = dropped[dropped.length - 1]!.id;
+  const tail = messages.slice(cut);
+  const pinned = pinnedInstructions(store, conversationId, upto, Math.max(2000, Math.floor(compactAtTokensOf(limits) * CHARS_PER_TOKEN * PINNED_SHARE)));
+  const keptRecord: Kept = {
+    messages: tail.length,
+    chars: tail.reduce((n, m) => n + m.chars, 0),
+    instructions: pinned.list,
+    instructionsText: pinned.text,
+    state: pinnedStateNames(store, conversationId),
+  };
   const id = ctx.insert({
     conversation_id: conversationId,
     run_id: runId,
@@ -184,14 +202,16 @@ export async function compactConversation(
     tokens_before: before,
     tokens_after: 0,
     reason,
+    kept: JSON.stringify(keptRecord),
   });
   const after = contextFigures(core, conversationId).contextTokens;
+  ctx.setTokensAfter(id, after);
   const record = { ...ctx.latest(conversationId)!, tokens_after: after };
   if (runId) core.emit(options, { type: 'context.compaction', phase: 'done', runId, conversationId, reason, tokensBefore: before, droppedMessages: dropped.length, tokensAfter: after });
   return {
     compacted: true,
     record: { ...record, id },
-    message: `Compacted: ${dropped.length} older messages (~${before - after} tokens) were summarized; ~${after} tokens remain of a ${limits.contextWindow}-token window. The plan, todos, work state and open tasks stay pinned; the last turns are verbatim.`,
+    message: `Compacted: ${dropped.length} older messages (~${before - after} tokens) were summarized; ~${after} tokens remain of a ${limits.contextWindow}-token window. The person's own messages, the plan, todos, work state and open tasks stay pinned; the last turns are verbatim; retrieve_tool_result {"id":"msg_N"} reads a dropped message back.`,
   };
 }
 
@@ -223,9 +243,11 @@ async function summarize(core: RuntimeCore, options: Pick<RunOptions, 'provider'
 function summaryMessage(store: Store, conversationId: string, record: CompactionRow): string {
   const conv = store.getConversation(conversationId);
   const parts = [
-    `[Deskhand compacted this conversation: ${record.dropped_messages} earlier messages were replaced by this summary (the full transcript stays in Deskhand's store). The pinned state below is current.]`,
-    `Summary of the earlier conversation:\n${record.summary}`,
+    `[Deskhand compacted this conversation: ${record.dropped_messages} earlier messages were replaced by this summary (the full transcript stays in Deskhand's store; retrieve_tool_result {"id":"msg_N"} reads message N back). The pinned state below is current.]`,
   ];
+  const pinned = keptOf(record)?.instructionsText;
+  if (pinned) parts.push(`The person's own messages, verbatim (pinned: their instructions still hold unless they changed them later):\n${pinned}`);
+  parts.push(`Summary of the earlier conversation:\n${record.summary}`);
   if (conv) {
     const state = new PersistentConversationState(conv.folder, conv.state);
     if (Object.keys(state.workState).length) parts.push(`Pinned work state (plan and notes, update_work_state):\n${JSON.stringify(state.workState, null, 1)}`);
@@ -239,6 +261,74 @@ function summaryMessage(store: Store, conversationId: string, record: Compaction
   const children = store.module(subagentsModule).forParent(conversationId).filter((s) => s.status === 'running' || s.status === 'queued');
   if (children.length) parts.push(`Live subagents:\n${children.map((s) => `${s.id} (${s.type}, ${s.status}) ${s.description}`).join('\n')}`);
   return parts.join('\n\n');
+}
+
+/** What a compaction kept verbatim (its record's `kept`), or null for records from before it was kept. */
+interface Kept {
+  messages: number;
+  chars: number;
+  instructions: { id: number; chars: number; cut: boolean }[];
+  instructionsText: string;
+  state: string[];
+}
+function keptOf(record: CompactionRow): Kept | null {
+  try {
+    return record.kept ? (JSON.parse(record.kept) as Kept) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The person's own messages up to a compaction, verbatim and in order: what they asked for and how. Fixed once the
+ * compaction ran (they are older than it), so the record keeps the text every later request carries. A message longer
+ * than PINNED_MESSAGE_CHARS, or past the room (a share of the threshold, counted from the newest), keeps its start and
+ * says how to read the rest (its id), so nothing the person said is lost or silently cut.
+ */
+function pinnedInstructions(store: Store, conversationId: string, upto: number, roomChars: number): { text: string; list: Kept['instructions'] } {
+  const rows = store.module(contextModule).personMessages(conversationId, upto);
+  const list: Kept['instructions'] = [];
+  const lines: string[] = [];
+  let room = roomChars;
+  for (const row of rows.slice().reverse()) {
+    const text = textPartsOf(JSON.parse(row.content) as unknown).trim();
+    if (!text) continue;
+    const limit = Math.max(PINNED_MIN_CHARS, Math.min(PINNED_MESSAGE_CHARS, room));
+    const shown = text.length > limit ? `${text.slice(0, limit)} [… ${text.length - limit} more characters: retrieve_tool_result {"id":"msg_${row.id}"}]` : text;
+    room -= Math.min(text.length, limit);
+    lines.push(`- [msg_${row.id}] ${shown}`);
+    list.push({ id: row.id, chars: text.length, cut: text.length > limit });
+  }
+  return { text: lines.reverse().join('\n'), list: list.reverse() };
+}
+
+/** The pinned state the compacted context carries now (names, for the record). */
+function pinnedStateNames(store: Store, conversationId: string): string[] {
+  const conv = store.getConversation(conversationId);
+  const names: string[] = [];
+  if (conv) {
+    const state = new PersistentConversationState(conv.folder, conv.state);
+    if (Object.keys(state.workState).length) names.push('work state');
+    if (state.todos.length) names.push('todos');
+  }
+  if (store.tasks.listTasks(conversationId, { activeOnly: true, limit: 1 }).length) names.push('open background tasks');
+  if (store.module(subagentsModule).forParent(conversationId).some((s) => s.status === 'running' || s.status === 'queued')) names.push('live subagents');
+  return names;
+}
+
+/**
+ * A dropped message, whole, for `retrieve_tool_result {"id":"msg_N"}`: only one of this conversation that a
+ * compaction replaced (the rest the model sees verbatim anyway). Tool results and messages Deskhand wrote (a task's
+ * wake-up may quote command output) come back as untrusted; the person's messages and the model's replies do not.
+ */
+export function droppedMessage(store: Store, conversationId: string, messageId: number): { text: string; untrusted: boolean } | null {
+  const ctx = store.module(contextModule);
+  const record = ctx.latest(conversationId);
+  if (!record || messageId > record.upto_message_id) return null;
+  const m = ctx.message(conversationId, messageId);
+  if (!m) return null;
+  const person = m.role === 'user' && ctx.personMessages(conversationId, messageId).some((p) => p.id === messageId);
+  return { text: `${m.role.toUpperCase()}:\n${textOf({ role: m.role, content: JSON.parse(m.content) as unknown } as StoredMessage)}`, untrusted: m.role !== 'assistant' && !person };
 }
 
 /** A message as the summarizer reads it: untrusted content withheld (taint-scope.ts: the summary carries no source). */

@@ -32,6 +32,8 @@ import { InputRequests } from './input-requests';
 import { streamModelStep } from './model-call';
 import { ledgerSink, type UsageAttribution } from './usage-meter';
 import { answerHold } from './usage-budget';
+import { contextModule } from '../services/store/modules/context';
+import { forkConversation } from './fork';
 import { SecretRedactor } from './redaction';
 import { ToolRegistry } from './registry';
 import { explainCall, type ExplainResult } from './explain';
@@ -76,8 +78,8 @@ export interface RuntimeOptions {
   maxRetryDelayMs?: number;
   maxSteps?: number;
   contextWindow?: number;
-  /** Share of the context window at which history is compacted (default 0.8). */
-  compactAt?: number;
+  /** Share of the context window at which history is compacted (default 0.8); a function is asked before each step. */
+  compactAt?: number | (() => number);
   /** Tool results longer than this many characters are offloaded (default 40 000). */
   offloadChars?: number;
   /**
@@ -138,7 +140,10 @@ export class Runtime {
         maxSteps: opts.maxSteps ?? 50,
         contextWindow: opts.contextWindow ?? 200_000,
         ...(opts.systemAddendum ? { systemAddendum: opts.systemAddendum } : {}),
-        compactAt: opts.compactAt ?? 0.8,
+        // Read when compaction asks (Settings may change it while a conversation runs).
+        get compactAt() {
+          return typeof opts.compactAt === 'function' ? opts.compactAt() : (opts.compactAt ?? 0.8);
+        },
         offloadChars: opts.offloadChars ?? 40_000,
         ...(opts.runLaterPaths ? { runLater: opts.runLaterPaths } : {}),
       },
@@ -262,6 +267,11 @@ export class Runtime {
     });
   }
 
+  /** A new conversation with this one's history up to a message, and nothing after (fork.ts); the source is unchanged. */
+  forkConversation(sourceId: string, atMessageId?: number): ConversationRow {
+    return forkConversation(this.store, sourceId, atMessageId);
+  }
+
   /**
    * The system prompt a conversation's next request carries, in full (`deskhand prompt show`): for a stored
    * conversation by id, or for a conversation row not stored (a preview of a new conversation).
@@ -320,11 +330,14 @@ export class Runtime {
       active = this.store.activeRunForConversation(conversationId);
     }
     if (active) throw new DeskhandError('conflict', `Conversation ${conversationId} is busy (run ${active.id} is ${active.status}); the message waits.`);
-    return this.sendMessage(conversationId, message, options);
+    return this.sendMessage(conversationId, message, { ...options, fromDeskhand: true });
   }
 
-  /** Starts a run with a new user message. A parked run of the conversation is closed first (its approvals expire). */
-  async sendMessage(conversationId: string, typed: string, given: RunOptions & TurnInput & { policy?: Policy; untrusted?: boolean }): Promise<RunOutcome> {
+  /**
+   * Starts a run with a new user message. A parked run of the conversation is closed first (its approvals expire).
+   * The message is the person's own (pinned verbatim into every compacted context) unless `fromDeskhand` (wake).
+   */
+  async sendMessage(conversationId: string, typed: string, given: RunOptions & TurnInput & { policy?: Policy; untrusted?: boolean; fromDeskhand?: boolean }): Promise<RunOutcome> {
     const conv = this.store.getConversation(conversationId);
     if (!conv) throw new DeskhandError('not_found', `No conversation ${conversationId}. List them with \`deskhand runs list\`.`);
     // `/name arguments` of a slash command is sent as its template (a project's as untrusted content).
@@ -364,7 +377,8 @@ export class Runtime {
       });
       // An edit or a regenerate: the turns from that message on become a superseded branch (kept, not shown or sent).
       if (options.replaceFrom !== undefined) supersedeFrom(this.store, conversationId, options.replaceFrom);
-      this.store.addMessage(conversationId, r.id, 'user', sent);
+      const messageId = this.store.addMessage(conversationId, r.id, 'user', sent);
+      if (!options.fromDeskhand) this.store.module(contextModule).markPerson(conversationId, messageId);
       // Taint outlives the run: a conversation that read untrusted content starts every later run tainted.
       if (untrusted || conv.tainted === 1) this.store.updateRun(r.id, { tainted: 1 });
       if (untrusted) this.store.updateConversation(conv.id, { tainted: 1, taint_only: null });

@@ -337,7 +337,11 @@ export const useMessages = create<MessagesState>((set, get) => ({
             }));
             break;
           case 'context.compaction':
-            // The record (what was dropped, the summary) is a projection of the store: shown once it is stored.
+            // The notice before it runs (the summary call takes a while); the record (what was dropped and kept, the
+            // summary) is a projection of the store, shown once it is stored, in the notice's place.
+            if (e.phase === 'started') {
+              mutable().push({ kind: 'error', id: `compacting:${e.runId}:${++localId}`, runId: e.runId, text: `Compacting the context: ${e.droppedMessages} earlier messages (about ${e.tokensBefore.toLocaleString('en-US')} tokens in all) are being summarized for the model. Your own messages stay word for word; this transcript keeps everything.`, severity: 'notice', at: Date.now() });
+            }
             if (e.phase === 'done') needsReload = true;
             break;
           case 'run.parked':

@@ -10,6 +10,7 @@
  * so this module's mapping stays testable in process (an SDK `client()` connected straight to it).
  */
 import type * as acp from '@agentclientprotocol/sdk';
+import { z } from 'zod';
 import { errorMessage } from '../../../shared/errors';
 import type { ContractEvent, MethodName, MethodParams, MethodResult, PendingApproval } from '../../../shared/contract';
 import type { RunEvent } from '../../../shared/events';
@@ -40,6 +41,10 @@ import {
 } from './acp-mapping';
 
 type Sdk = typeof acp;
+
+const FORK_CAPABILITY = { fork: {} } as Record<string, unknown> as acp.SessionCapabilities;
+/** `session/fork` (not in the stable SDK's method list; its unstable schema names these fields). */
+const forkParams = z.looseObject({ sessionId: z.string().max(100), cwd: z.string().max(4096), mcpServers: z.array(z.unknown()).max(50).optional() });
 
 /** How often a running command's output is sent to the editor at most (it arrives in chunks much faster). */
 const OUTPUT_FLUSH_MS = 150;
@@ -123,6 +128,8 @@ export class AcpAgent {
           protocolVersion: sdk.PROTOCOL_VERSION,
           agentCapabilities: {
             loadSession: true,
+            // session/fork, as the unstable schema advertises it (the stable type has no `fork` yet).
+            sessionCapabilities: FORK_CAPABILITY,
             promptCapabilities: { image: false, audio: false, embeddedContext: true },
             mcpCapabilities: { http: true, sse: true },
           },
@@ -138,6 +145,14 @@ export class AcpAgent {
         await this.connectMcp(session, (params.mcpServers ?? []) as EditorMcpServer[]);
         this.announceCommands(session);
         return { sessionId: summary.id };
+      })
+      // session/fork (the editor's "fork this chat"): a new conversation with this one's whole history (docs/chat.md).
+      .onRequest('session/fork', forkParams, async ({ params }) => {
+        const forked = await this.call('forkConversation', { conversationId: params.sessionId }, params.sessionId);
+        const session = this.open(forked.conversationId, params.cwd);
+        await this.connectMcp(session, (params.mcpServers ?? []) as EditorMcpServer[]);
+        this.announceCommands(session);
+        return { sessionId: forked.conversationId };
       })
       .onRequest(sdk.methods.agent.session.load, async ({ params }) => {
         const messages = await this.call('getMessages', { conversationId: params.sessionId }, params.sessionId);

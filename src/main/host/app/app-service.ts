@@ -38,6 +38,8 @@ import { extensionGroup } from './extension-settings';
 import { workflowGroup } from './app-service-workflows';
 import { usageGroup } from './usage-host';
 import { answerHoldAndResume } from '../background/hold-resume';
+import { startBudgetNotices } from '../background/budget-notice';
+import { parseMessageRef } from '../../runtime/fork';
 import { TaskWakes } from '../background/task-wakes';
 import { memoryGroup } from './app-service-memory';
 import { projectBackgroundTasks } from './task-projections';
@@ -171,6 +173,9 @@ export class AppService implements ContractHandlers {
       redact: (t) => this.runtime.redactor.redact(t),
       sendUntrusted: (c, text) => this.startTurn(this.conversation(c).id, text, { untrusted: true }),
     });
+    // A run parked on a budget tells the person; the notification's Raise / Stop answer the hold as the card does.
+    const offBudget = startBudgetNotices(this.runtime, this.runtime.notifier, (holdId, value) => this.answerHold(holdId, value), this.log);
+    this.onShutdown.push(offBudget);
     installGroups(this, ctx, [
       computerGroup,
       compositionGroup(this.compositionHost),
@@ -362,6 +367,12 @@ export class AppService implements ContractHandlers {
   // ── Runs ──────────────────────────────────────────────────────────────────────────────────────────────────────────
 
   async sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>> { return this.startTurn(this.conversation(p.conversationId).id, p.text, turnInput(p)); }
+  async forkConversation(p: ParsedParams<'forkConversation'>): Promise<MethodResult<'forkConversation'>> {
+    const fork = this.runtime.forkConversation(this.conversation(p.conversationId).id, p.messageId === undefined ? undefined : parseMessageRef(p.messageId));
+    this.markChanged('conversations');
+    return { conversationId: fork.id, title: fork.title };
+  }
+
   async regenerate(p: ParsedParams<'regenerate'>): Promise<MethodResult<'regenerate'>> { return this.startTurn(p.conversationId, '', regenerateInput(this.runtime.store, this.conversation(p.conversationId).id)); }
   async exportConversation(p: ParsedParams<'exportConversation'>): Promise<MethodResult<'exportConversation'>> { return exportConversation(this.runtime.store, this.conversation(p.conversationId), this.presenter, (t) => this.runtime.redactor.redact(t)); }
 

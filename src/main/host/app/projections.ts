@@ -206,7 +206,14 @@ function compactionEvents(store: Store, conversationId: string): MessageItem[] {
       } catch {
         dropped = [];
       }
-      return { kind: 'compaction' as const, id: `cmp:${c.id}`, runId: c.run_id, at: c.created_at, reason: c.reason, tokensBefore: c.tokens_before, tokensAfter: c.tokens_after, dropped, summary: c.summary };
+      let kept: { messages: number; chars: number; instructions: { id: number; chars: number; cut: boolean }[]; state: string[] } | undefined;
+      try {
+        const k = c.kept ? (JSON.parse(c.kept) as NonNullable<typeof kept>) : undefined;
+        kept = k ? { messages: k.messages, chars: k.chars, instructions: k.instructions.map((i) => ({ id: i.id, chars: i.chars, cut: i.cut })), state: k.state } : undefined;
+      } catch {
+        kept = undefined;
+      }
+      return { kind: 'compaction' as const, id: `cmp:${c.id}`, runId: c.run_id, at: c.created_at, reason: c.reason, tokensBefore: c.tokens_before, tokensAfter: c.tokens_after, dropped, summary: c.summary, ...(kept ? { kept } : {}) };
     });
 }
 

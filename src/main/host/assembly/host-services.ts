@@ -21,6 +21,7 @@ import type { HttpService } from '../../services/http/index';
 import { SettingsFile, retentionMs } from './settings-file';
 import { StoreMemoryService } from '../../services/memory/memory-service';
 import { StoreGoalService } from '../../services/goals/goal-service';
+import { droppedMessage } from '../../runtime/compaction';
 import { evidenceSource, quoteCheck } from './memory-host';
 import { ScheduleService } from '../../services/scheduler/schedules';
 import { fireCommand, platformScheduler } from '../../services/scheduler/os-schedulers';
@@ -142,7 +143,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
   const workflows = new WorkflowService({ store, subagents, tasks: tasks.external, questions: tasks, dataDir: opts.dataDir, ...(workflowLimits ? { limits: workflowLimits } : {}) });
   const tower = new TowerService({ store, subagents, dataDir: opts.dataDir });
   const peers = { book: new PeerBook(store, new KeytarSecretStore(keyringService())), clarifications: new PeerClarifications() };
-  const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal) };
+  const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal), dropped: (conv: string, id: number) => droppedMessage(store, conv, id) };
   const computer = (makeComputer ?? defaultComputer)(store, opts.dataDir);
   // Screenshots kept after computer_end live as long as the logs (Settings → data folder and retention).
   computer.pruneKept?.(retentionMs(settings.read()));

@@ -31,6 +31,7 @@ import { TowerService } from '../../services/tower/tower-service';
 
 import { forgetOpen, trackOpen } from './open-runtimes';
 import { hostNotifier } from './notifier';
+import { compactAtSetting } from './settings-file';
 import type { Notifier } from '../../services/notify';
 
 export { resolveDataDir } from './data-dir';
@@ -190,6 +191,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       onBackgroundAnswer: (a) => tasks.settleQuestion(a.taskId, a.declined ? { declined: a.reason } : { output: formatAnswers(a.answer) }),
       idleTimeoutMs: opts.idleTimeoutMs ?? envNumber('DESKHAND_MODEL_IDLE_TIMEOUT_MS'),
       retryBaseMs: opts.retryBaseMs ?? envNumber('DESKHAND_RETRY_BASE_MS'),
+      // The person's threshold (Settings → Context, or a host's flag), read before each step.
+      compactAt: opts.compactAt ?? (opts.dataDir ? compactAtSetting(opts.dataDir) : undefined),
       contextSources,
       reader,
       // The scripts trusted project MCP servers run: a write to one always asks (mcp/manager.ts).

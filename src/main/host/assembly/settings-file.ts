@@ -2,7 +2,7 @@
  * Non-secret settings (active provider, models, base URLs, default policy) as `settings.json` in the data dir,
  * written atomically. Keys are never here: they live in the OS keyring (SecretStore).
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { settingsSchema, type Settings } from '../../../shared/contract';
 import { DEFAULT_MODELS } from '../../services/providers/config';
@@ -26,6 +26,34 @@ export function defaultSettings(env: NodeJS.ProcessEnv = process.env): Settings 
 /** The log retention Settings asks for, in milliseconds (LOG_RETENTION_MS when not set). */
 export function retentionMs(settings: Settings): number {
   return settings.logRetentionDays ? settings.logRetentionDays * 24 * 3600_000 : LOG_RETENTION_MS;
+}
+
+/** Compaction's default threshold: 80% of the model's context window. */
+export const DEFAULT_COMPACT_AT_PERCENT = 80;
+
+/**
+ * The share of the window at which compaction runs, as Settings says now (Settings → Context): read again only when
+ * settings.json changed (a stat per model step), so a change applies to the next step of a running conversation.
+ */
+export function compactAtSetting(dataDir: string): () => number {
+  const file = new SettingsFile(dataDir);
+  const path = join(dataDir, 'settings.json');
+  let stamp = '';
+  let value = DEFAULT_COMPACT_AT_PERCENT / 100;
+  return () => {
+    let now: string;
+    try {
+      const st = statSync(path);
+      now = `${st.ino}:${st.mtimeMs}:${st.size}`;
+    } catch {
+      return DEFAULT_COMPACT_AT_PERCENT / 100;
+    }
+    if (now !== stamp) {
+      stamp = now;
+      value = (file.read().compactAtPercent ?? DEFAULT_COMPACT_AT_PERCENT) / 100;
+    }
+    return value;
+  };
 }
 
 export class SettingsFile {

@@ -35,6 +35,7 @@ export async function runCommand(args: string[]): Promise<number> {
       profile: { type: 'string' },
       enable: { type: 'string' },
       'fallback-model': { type: 'string' },
+      'compact-at': { type: 'string' },
     },
   });
   const prompt = positionals.join(' ').trim();
@@ -46,7 +47,9 @@ export async function runCommand(args: string[]): Promise<number> {
   const sandbox = parseSandbox(values.sandbox);
   const maxSteps = values['max-steps'] === undefined ? undefined : Number(values['max-steps']);
   if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) throw new UsageError('--max-steps must be a positive integer.');
-  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), maxSteps });
+  const compactAt = values['compact-at'] === undefined ? undefined : Number(values['compact-at'].replace(/%$/, ''));
+  if (compactAt !== undefined && (!Number.isInteger(compactAt) || compactAt < 10 || compactAt > 95)) throw new UsageError('--compact-at must be a whole percent of the context window from 10 to 95 (e.g. 60).');
+  const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), maxSteps, ...(compactAt !== undefined ? { compactAt: compactAt / 100 } : {}) });
   try {
     // An agent profile gives defaults (model, policy, sandbox) that flags override, and narrows the tools.
     const profile = values.profile === undefined ? null : runtime.profiles.get(values.profile);

@@ -7,6 +7,7 @@ export const USAGE = `Usage:
                [--thinking off|low|medium|high|max|TOKENS]   (how much a reasoning model thinks; TOKENS: a budget ≥ 1024)
                [--openai-api chat|responses]   (OpenAI's wire: Chat Completions, the default, or the Responses API)
                [--policy none|read-only|low-risk|high-risk] [--cwd DIR] [--data-dir DIR]
+               [--compact-at PERCENT]   (compact the context at this share of the window; default: Settings, 80)
                [--conversation ID] [--max-steps N] [--sandbox workspace-write|read-only|off] [--profile NAME]
                [--enable browser,computer,…] [--json] PROMPT   (--enable: tool families loaded from the first request)
   deskhand runs list [--json]
@@ -50,6 +51,7 @@ export const USAGE = `Usage:
   deskhand media companion set --provider P --model M [--image-model I] [--transcription-model T] [--speech-model S] [--also-model M2]… [--also-image-model I2]… [--also-speech-model S2]… [--base-url URL] | show | clear
   deskhand subagents list [--conversation ID] | show ID | steer ID MESSAGE | wait ID [--timeout S] | cancel ID [--reason TEXT]   [--data-dir DIR] [--json]
   deskhand conversations export ID [--out FILE] [--data-dir DIR]   (Markdown: messages, tool calls, outputs; no secrets)
+  deskhand conversations fork ID [--at MESSAGE] [--json]   (a new conversation with the history up to MESSAGE, e.g. 42 or m42)
   deskhand changes ID [--turn N] [--json] [--data-dir DIR]   (the files each of your turns changed, diffs for text)
   deskhand changes prune [--max-mb N] [--max-days N]   (the change ledger's retention; settings: changeRetention)
   deskhand rewind ID (--to MESSAGE_ID | --turn N | --redo) [--files | --conversation | --both] [--dry-run] [--json]

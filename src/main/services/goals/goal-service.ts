@@ -3,15 +3,50 @@ import { randomUUID } from 'node:crypto';
 import { DeskhandError } from '../../../shared/errors';
 import type { Store } from '../store/store';
 import { goalsModule, type GoalRow } from '../store/modules/goals';
-import { BLOCKED_CYCLES, exhaustedBudget, type CycleReport, type GoalBudget, type GoalService, type GoalUsed, type GoalView } from './index';
+import { costOf, priceTable } from '../../../shared/prices';
+import { usageModule } from '../store/modules/usage';
+import { BLOCKED_CYCLES, exhaustedBudget, type CycleReport, type GoalBudget, type GoalEstimate, type GoalService, type GoalUsed, type GoalView } from './index';
+
+/** How many recent model calls an estimate is judged from. */
+const ESTIMATE_CALLS = 50;
 
 type Queries = ReturnType<typeof goalsModule.queries>;
 
 export class StoreGoalService implements GoalService {
   private readonly q: Queries;
 
-  constructor(store: Store) {
+  constructor(private readonly store: Store) {
     this.q = store.module(goalsModule);
+  }
+
+  estimate(conversationId: string, plan: { criteria: number; milestones: number; turns: number }): GoalEstimate {
+    const usage = this.store.module(usageModule);
+    // This conversation's own recent calls when it has a few; else the person's recent work anywhere.
+    const own = usage.recentCalls(ESTIMATE_CALLS, conversationId);
+    const calls = own.length >= 3 ? own : usage.recentCalls(ESTIMATE_CALLS);
+    const planned = plan.milestones > 0 ? plan.milestones : Math.max(1, plan.criteria);
+    const cycles = Math.min(planned, plan.turns);
+    const cyclesFrom = planned > plan.turns ? 'turn budget' : plan.milestones > 0 ? 'milestones' : 'criteria';
+    if (calls.length === 0) return { cycles, cyclesFrom, stepsPerCycle: 0, tokensPerStep: 0, tokens: 0, costUsd: null, basedOnCalls: 0 };
+    const table = priceTable(usage.prices());
+    let tokens = 0;
+    let cost: number | null = 0;
+    for (const c of calls) {
+      tokens += c.input_tokens + c.output_tokens;
+      const usd = costOf(c.model, { inputTokens: c.input_tokens, outputTokens: c.output_tokens, cacheReadTokens: c.cache_read_tokens, cacheWriteTokens: c.cache_write_tokens }, table);
+      cost = cost === null || usd === null ? null : cost + usd;
+    }
+    const stepsPerCycle = calls.length / new Set(calls.map((c) => c.root_run_id ?? c.id)).size;
+    const steps = cycles * stepsPerCycle;
+    return {
+      cycles,
+      cyclesFrom,
+      stepsPerCycle,
+      tokensPerStep: tokens / calls.length,
+      tokens: Math.round((steps * tokens) / calls.length),
+      costUsd: cost === null ? null : (steps * cost) / calls.length,
+      basedOnCalls: calls.length,
+    };
   }
 
   create(conversationId: string, goal: { objective: string; criteria: string[]; budget: GoalBudget }, opts: { replace?: boolean } = {}): GoalView {

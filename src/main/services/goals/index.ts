@@ -11,7 +11,7 @@ export interface GoalBudget {
   tokens?: number;
   /** Wall time since the goal was accepted. */
   ms?: number;
-  /** Money, in USD, where the provider reports it (none of the built-in providers report cost; it is then never used up). */
+  /** Money, in USD, from the usage ledger and its prices. */
   cost?: number;
 }
 export interface GoalUsed {
@@ -61,7 +61,31 @@ export interface EvidenceSource {
 export const BLOCKED_CYCLES = 3;
 export const DEFAULT_TURN_BUDGET = 20;
 
+/** What a goal may cost before it starts: its plan's cycles × the recent steps per turn × the recent tokens per step. */
+export interface GoalEstimate {
+  cycles: number;
+  /** Why that many cycles: one per milestone, per criterion, or the turn budget when it is lower. */
+  cyclesFrom: 'milestones' | 'criteria' | 'turn budget';
+  stepsPerCycle: number;
+  tokensPerStep: number;
+  tokens: number;
+  /** Dollars at the recent calls' prices; null when one of their models has no price. */
+  costUsd: number | null;
+  /** How many recent model calls it was judged from (0: no estimate). */
+  basedOnCalls: number;
+}
+
+export function describeEstimate(e: GoalEstimate): string {
+  if (e.basedOnCalls === 0) return 'Estimate: none yet (no model calls recorded to judge from).';
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const cost = e.costUsd === null ? 'cost unknown (a model without a price)' : `≈ $${e.costUsd.toFixed(2)}`;
+  const per = e.cyclesFrom === 'turn budget' ? 'the turn budget' : `one per ${e.cyclesFrom === 'milestones' ? 'milestone' : 'criterion'}`;
+  return `Estimate: about ${n(e.tokens)} tokens, ${cost}: ${e.cycles} cycle${e.cycles === 1 ? '' : 's'} (${per}) × ${e.stepsPerCycle.toFixed(1)} steps × ${n(e.tokensPerStep)} tokens per step, from the last ${e.basedOnCalls} model calls.`;
+}
+
 export interface GoalService {
+  /** What a proposed goal may cost, from its plan and the recent cost per step (the conversation's, else everyone's). */
+  estimate(conversationId: string, plan: { criteria: number; milestones: number; turns: number }): GoalEstimate;
   /** Refuses while the conversation has an open goal (active or waiting) unless `replace`: that one then ends, replaced. */
   create(conversationId: string, goal: { objective: string; criteria: string[]; budget: GoalBudget }, opts?: { replace?: boolean }): GoalView;
   /** The conversation's goal that is active or waiting for the person's answer, or null. */
@@ -102,12 +126,14 @@ export function checkEvidence(conversationId: string, evidence: readonly Evidenc
   return problems;
 }
 
-/** Which budget is used up, in words, or null. */
+/**
+ * Which budget is used up, in words, or null: the turn and time budgets end the goal between cycles. Its token and
+ * cost budgets never end it: the next model call that would cross one parks the run with a budget hold the person
+ * raises or stops (runtime/usage-budget.ts).
+ */
 export function exhaustedBudget(budget: GoalBudget, used: GoalUsed): string | null {
   if (budget.turns !== undefined && used.turns >= budget.turns) return `turn budget used up (${used.turns}/${budget.turns} turns)`;
-  if (budget.tokens !== undefined && used.tokens >= budget.tokens) return `token budget used up (${used.tokens}/${budget.tokens} tokens)`;
   if (budget.ms !== undefined && used.ms >= budget.ms) return `time budget used up (${Math.round(used.ms / 1000)}/${Math.round(budget.ms / 1000)} s)`;
-  if (budget.cost !== undefined && used.cost >= budget.cost) return `cost budget used up ($${used.cost.toFixed(2)}/$${budget.cost.toFixed(2)})`;
   return null;
 }
 

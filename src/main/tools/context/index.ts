@@ -10,7 +10,7 @@ export type { ToolCatalog, Compactor, WorkBudget };
 
 export function createContextFamily(deps: { catalog: ToolCatalog; dataDir?: string; compactor?: Compactor | null; budget?: WorkBudget | null }): { tools: ToolDefinition[] } {
   const tools: ToolDefinition[] = [createGetTime(deps.budget ?? null), contextInfo, createSearchTools(deps.catalog)] as ToolDefinition[];
-  if (deps.dataDir) tools.push(createRetrieveToolResult(deps.dataDir) as unknown as ToolDefinition);
+  if (deps.dataDir) tools.push(createRetrieveToolResult(deps.dataDir, deps.compactor?.dropped?.bind(deps.compactor) ?? null) as unknown as ToolDefinition);
   if (deps.compactor) tools.push(createSummarizeContext(deps.compactor) as unknown as ToolDefinition);
   return { tools };
 }

@@ -4,6 +4,8 @@ import { defineTool } from '../../runtime/tool';
 /** What summarize_context needs of the runtime: compact this conversation now, with the run's model. */
 export interface Compactor {
   compact(conversationId: string, runId: string, focus: string | undefined, signal: AbortSignal): Promise<{ compacted: boolean; message: string }>;
+  /** A message a compaction dropped from this conversation's context, whole (retrieve_tool_result's `msg_N`), or null. */
+  dropped?(conversationId: string, messageId: number): { text: string; untrusted: boolean } | null;
 }
 
 export const createSummarizeContext = (compactor: Compactor) =>

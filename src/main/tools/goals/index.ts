@@ -9,7 +9,7 @@ import type { ContextSource } from '../../runtime/core';
 import type { InputKind } from '../../runtime/input-kinds';
 import { lazy, type ToolFilter } from '../../runtime/registry';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
-import { DEFAULT_TURN_BUDGET, OBJECTIVE_VERDICTS, checkEvidence, describeBudget, type EvidenceSource, type GoalBudget, type GoalService, type GoalView } from '../../services/goals';
+import { DEFAULT_TURN_BUDGET, OBJECTIVE_VERDICTS, checkEvidence, describeBudget, describeEstimate, type EvidenceSource, type GoalBudget, type GoalService, type GoalView } from '../../services/goals';
 
 export interface GoalDeps {
   goals: GoalService;
@@ -97,11 +97,14 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
       if (open && !a.replace) {
         throw new ToolError(`This conversation already has a goal (${open.id}, ${open.status}: ${open.objective.slice(0, 80)}). Propose with replace: true to abandon it for this one (the person accepts the replacement), or finish it first.`);
       }
+      const budget = toBudget(a.budget);
+      // Shown on the acceptance card: what it may cost, from its plan and the recent cost per step.
+      const estimate = ctx ? describeEstimate(goals.estimate(ctx.conversationId, { criteria: a.criteria.length, milestones: a.milestones?.length ?? 0, turns: budget.turns ?? DEFAULT_TURN_BUDGET })) : null;
       return {
         kind: 'goal',
         description: `Accept the goal: ${a.objective.slice(0, 120)}`,
-        prompt: [...(a.replace ? ["Replaces this conversation's current goal (it ends when you accept this one)."] : []), `Objective: ${a.objective}`, 'Criteria:', ...a.criteria.map((c) => `- ${c}`), ...(a.milestones?.length ? ['Milestones:', ...a.milestones.map((m) => `- ${m}`)] : []), `Budget: ${describeBudget(toBudget(a.budget), { turns: 0, tokens: 0, ms: 0, cost: 0 })}`].join('\n'),
-        data: { objective: a.objective, criteria: a.criteria, milestones: a.milestones ?? [], budget: toBudget(a.budget), replace: a.replace === true },
+        prompt: [...(a.replace ? ["Replaces this conversation's current goal (it ends when you accept this one)."] : []), `Objective: ${a.objective}`, 'Criteria:', ...a.criteria.map((c) => `- ${c}`), ...(a.milestones?.length ? ['Milestones:', ...a.milestones.map((m) => `- ${m}`)] : []), `Budget: ${describeBudget(budget, { turns: 0, tokens: 0, ms: 0, cost: 0 })}`, ...(estimate ? [estimate] : [])].join('\n'),
+        data: { objective: a.objective, criteria: a.criteria, milestones: a.milestones ?? [], budget, replace: a.replace === true, ...(estimate ? { estimate } : {}) },
       };
     },
     async execute(args, ctx) {

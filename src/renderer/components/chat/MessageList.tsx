@@ -267,7 +267,7 @@ function CompactionRecord({ item }: { item: Extract<MessageItem, { kind: 'compac
   return (
     <article className="msg msg-notice msg-compaction" aria-label="Context compacted">
       <strong>Context compacted</strong> because {COMPACTION_REASON[item.reason] ?? item.reason}: {item.dropped.length} earlier messages ({chars.toLocaleString('en-US')} characters) were replaced by a summary in
-      what the model sees; about {item.tokensBefore.toLocaleString('en-US')} tokens became {item.tokensAfter.toLocaleString('en-US')}. This transcript keeps every message, and the plan, todos and work state stay pinned.
+      what the model sees; about {item.tokensBefore.toLocaleString('en-US')} tokens became {item.tokensAfter.toLocaleString('en-US')}. This transcript keeps every message; your own messages, the plan, todos and work state stay pinned.
       <details>
         <summary>What was dropped</summary>
         <ul aria-label="Dropped messages">
@@ -279,6 +279,21 @@ function CompactionRecord({ item }: { item: Extract<MessageItem, { kind: 'compac
           ))}
         </ul>
       </details>
+      {item.kept && (
+        <details>
+          <summary>What was kept word for word</summary>
+          <ul aria-label="Kept messages">
+            <li>
+              The last {item.kept.messages} messages ({item.kept.chars.toLocaleString('en-US')} characters)
+            </li>
+            <li>
+              Your own messages before it, pinned: {item.kept.instructions.length}
+              {item.kept.instructions.some((i) => i.cut) ? ' (the longest keep their start; Deskhand can read the rest back by id)' : ''}
+            </li>
+            {item.kept.state.length > 0 && <li>Pinned: {item.kept.state.join(', ')}</li>}
+          </ul>
+        </details>
+      )}
       <details>
         <summary>The summary the model sees instead</summary>
         <p className="compaction-summary">{item.summary}</p>

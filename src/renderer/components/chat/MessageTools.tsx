@@ -54,6 +54,26 @@ function useChildTranscript(): boolean {
   return useConversations((s) => !!s.list.find((c) => c.id === s.selectedId)?.subagentOf);
 }
 
+/** "Fork": a new conversation with the history up to this message, and nothing after; it opens at once. */
+function ForkButton({ itemId }: { itemId: string }) {
+  async function fork() {
+    const conversationId = useConversations.getState().selectedId;
+    if (!conversationId) return;
+    try {
+      const forked = await api().forkConversation({ conversationId, messageId: itemId });
+      useConversations.getState().select(forked.conversationId);
+      useUi.getState().notify(`Forked into “${forked.title}”.`);
+    } catch (err) {
+      useUi.getState().notify(errorText(err));
+    }
+  }
+  return (
+    <button type="button" className="link-button msg-action" onClick={() => void fork()} title="Start a new conversation with the history up to this message (this one stays as it is)">
+      Fork
+    </button>
+  );
+}
+
 export function UserTools({ item }: { item: UserItem }) {
   const running = useMessages((s) => s.activeRun?.status === 'running');
   const childTranscript = useChildTranscript();
@@ -83,6 +103,7 @@ export function UserTools({ item }: { item: UserItem }) {
           Rewind
         </button>
       )}
+      {stored && <ForkButton itemId={item.id} />}
     </div>
   );
 }
@@ -113,6 +134,7 @@ export function AssistantTools({ item, last }: { item: AssistantItem; last: bool
           Regenerate
         </button>
       )}
+      {/^m\d+(\.\d+)?$/.test(item.id) && !child && <ForkButton itemId={item.id} />}
       {item.usage && <UsageNote usage={item.usage} label="This turn" />}
     </div>
   );

@@ -8,6 +8,8 @@ interface GoalData {
   criteria?: string[];
   milestones?: string[];
   budget?: { turns?: number; tokens?: number; ms?: number; cost?: number };
+  /** "Estimate: about N tokens, ≈ $X: …" from the plan and the recent cost per step (propose_goal). */
+  estimate?: string;
 }
 
 export function GoalCard({ approval, showConversation }: RequestCardProps) {
@@ -32,6 +34,7 @@ export function GoalCard({ approval, showConversation }: RequestCardProps) {
           <li key={c}>{c}</li>
         ))}
       </ul>
+      {typeof data.estimate === 'string' && <p className="goal-estimate small">{data.estimate}</p>}
       <div className="approval-actions">
         <label className="small">
           Turn budget{' '}

@@ -113,6 +113,26 @@ export function GeneralSettings({ draft, setDraft, saveRow }: { draft: Settings;
         </label>
         {saveRow(PARTS.appearance)}
       </fieldset>
+      <fieldset className="card">
+        <legend>Context</legend>
+        <label className="field">
+          <span>Compact the context at (% of the model's window)</span>
+          <input
+            type="number"
+            min={10}
+            max={95}
+            value={draft.compactAtPercent ?? 80}
+            onChange={(e) => {
+              const n = Math.round(Number(e.target.value));
+              if (Number.isFinite(n) && n >= 10 && n <= 95) setDraft({ ...draft, compactAtPercent: n });
+            }}
+          />
+          <span className="muted small">
+            Older messages are then summarized for the model; the transcript shows a notice and what was dropped, and your own messages stay in the model's view word for word.
+          </span>
+        </label>
+        {saveRow(PARTS.context)}
+      </fieldset>
     </>
   );
 }

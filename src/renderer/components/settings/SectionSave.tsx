@@ -43,6 +43,7 @@ export const PARTS = {
   activeProvider: keysPart('Provider for new messages', ['activeProvider']),
   newConversations: keysPart('New conversations', ['defaultPolicy', 'defaultSandbox', 'workspaceFolders']),
   appearance: keysPart('Appearance and storage', ['theme', 'logRetentionDays']),
+  context: keysPart('Context', ['compactAtPercent']),
   tools: keysPart('Tools for new conversations', ['enableFamilies']),
   browser: keysPart('Browser', ['browser']),
 } satisfies Record<string, SettingsPart>;

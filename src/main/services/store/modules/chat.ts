@@ -48,6 +48,15 @@ export const chatModule = defineStoreModule({
       );
       CREATE INDEX superseded_messages_conversation ON superseded_messages(conversation_id, id);`,
     },
+    {
+      description: 'conversation forks (a conversation made from another one up to a message)',
+      sql: `CREATE TABLE conversation_forks (
+        conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+        source_conversation_id TEXT NOT NULL,
+        at_message_id INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );`,
+    },
   ],
   queries: (sql: Sql) => ({
     noteStarted(toolCallId: string, at: number): void {
@@ -87,6 +96,36 @@ export const chatModule = defineStoreModule({
         conversationId,
       ),
     superseded: (conversationId: string) => sql.all<SupersededMessageRow>('SELECT * FROM superseded_messages WHERE conversation_id = ? ORDER BY id', conversationId),
+    /**
+     * Copies a conversation's history up to a message (inclusive) into another conversation (one transaction with
+     * the caller's): the messages, and the runs and tool calls they belong to under new ids (a run or call that had
+     * not ended is copied as interrupted; nothing is owned). Returns the new message id of each copied one.
+     */
+    copyHistory(sourceId: string, targetId: string, atId: number, newId: () => string): Map<number, number> {
+      const messages = sql.all<MessageRow>('SELECT * FROM messages WHERE conversation_id = ? AND id <= ? ORDER BY id', sourceId, atId);
+      const runs = new Map<string, string>();
+      const columns = (table: string) => sql.all<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).map((c) => c.name);
+      const runCols = columns('runs');
+      const callCols = columns('tool_calls');
+      const runValue: Record<string, string> = { id: '@new', conversation_id: '@conv', owner_pid: 'NULL', owner_start: 'NULL', status: "CASE WHEN status IN ('finished', 'failed', 'aborted', 'interrupted') THEN status ELSE 'interrupted' END" };
+      const callValue: Record<string, string> = { id: "'tc_' || lower(hex(randomblob(12)))", run_id: '@new', status: "CASE WHEN status IN ('done', 'error', 'interrupted') THEN status ELSE 'interrupted' END" };
+      for (const m of messages) {
+        if (!m.run_id || runs.has(m.run_id)) continue;
+        const fresh = `run_${newId()}`;
+        runs.set(m.run_id, fresh);
+        sql.run(`INSERT INTO runs (${runCols.join(', ')}) SELECT ${runCols.map((c) => runValue[c] ?? c).join(', ')} FROM runs WHERE id = @old`, { new: fresh, conv: targetId, old: m.run_id });
+        sql.run(`INSERT INTO tool_calls (${callCols.join(', ')}) SELECT ${callCols.map((c) => callValue[c] ?? c).join(', ')} FROM tool_calls WHERE run_id = @old`, { new: fresh, old: m.run_id });
+      }
+      const ids = new Map<number, number>();
+      for (const m of messages) {
+        const r = sql.run('INSERT INTO messages (conversation_id, run_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)', targetId, m.run_id ? runs.get(m.run_id)! : null, m.role, m.content, m.created_at);
+        ids.set(m.id, Number(r.lastInsertRowid));
+      }
+      sql.run('INSERT INTO conversation_forks (conversation_id, source_conversation_id, at_message_id, created_at) VALUES (?, ?, ?, ?)', targetId, sourceId, atId, Date.now());
+      return ids;
+    },
+    /** Where a forked conversation came from, or undefined. */
+    forkOf: (conversationId: string) => sql.one<{ source_conversation_id: string; at_message_id: number }>('SELECT source_conversation_id, at_message_id FROM conversation_forks WHERE conversation_id = ?', conversationId),
     getMessage: (conversationId: string, id: number) => sql.one<MessageRow>('SELECT * FROM messages WHERE conversation_id = ? AND id = ?', conversationId, id),
   }),
 });

@@ -15,6 +15,11 @@ export interface CompactionRow {
   tokens_after: number;
   /** 'auto' (the threshold) or 'tool' (summarize_context). */
   reason: string;
+  /**
+   * JSON: what every later request keeps verbatim ({messages, chars} of the kept tail, the person's `instructions`
+   * pinned [{id, chars}], and the pinned `state` names); null for records from before it was kept.
+   */
+  kept: string | null;
   created_at: number;
 }
 
@@ -41,18 +46,40 @@ export const contextModule = defineStoreModule({
       );
       CREATE INDEX compactions_conversation ON compactions(conversation_id, id);`,
     },
+    {
+      description: "the person's own messages (their instructions, pinned verbatim into every compacted context)",
+      sql: `
+      CREATE TABLE person_messages (
+        message_id INTEGER PRIMARY KEY,
+        conversation_id TEXT NOT NULL
+      );
+      CREATE INDEX person_messages_conversation ON person_messages(conversation_id, message_id);
+      ALTER TABLE compactions ADD COLUMN kept TEXT;`,
+    },
   ],
   queries: (sql: Sql) => ({
     insert(row: NewCompaction): number {
       return Number(
         sql.run(
-          'INSERT INTO compactions (conversation_id, run_id, upto_message_id, summary, dropped, dropped_messages, tokens_before, tokens_after, reason, created_at) VALUES (@conversation_id,@run_id,@upto_message_id,@summary,@dropped,@dropped_messages,@tokens_before,@tokens_after,@reason,@now)',
+          'INSERT INTO compactions (conversation_id, run_id, upto_message_id, summary, dropped, dropped_messages, tokens_before, tokens_after, reason, kept, created_at) VALUES (@conversation_id,@run_id,@upto_message_id,@summary,@dropped,@dropped_messages,@tokens_before,@tokens_after,@reason,@kept,@now)',
           { ...row, now: Date.now() },
         ).lastInsertRowid,
       );
     },
+    setTokensAfter: (id: number, tokens: number) => void sql.run('UPDATE compactions SET tokens_after = ? WHERE id = ?', tokens, id),
     latest: (conversationId: string) => sql.one<CompactionRow>('SELECT * FROM compactions WHERE conversation_id = ? ORDER BY id DESC LIMIT 1', conversationId),
     list: (conversationId: string) => sql.all<CompactionRow>('SELECT * FROM compactions WHERE conversation_id = ? ORDER BY id', conversationId),
+    /** Marks a user message as the person's own (not one Deskhand wrote: a goal cycle, a task's wake-up, a hook's). */
+    markPerson: (conversationId: string, messageId: number) => void sql.run('INSERT OR IGNORE INTO person_messages (message_id, conversation_id) VALUES (?, ?)', messageId, conversationId),
+    /** The person's messages up to a message id, oldest first. */
+    personMessages: (conversationId: string, uptoMessageId: number) =>
+      sql.all<{ id: number; content: string }>(
+        'SELECT m.id, m.content FROM person_messages p JOIN messages m ON m.id = p.message_id WHERE p.conversation_id = ? AND p.message_id <= ? ORDER BY m.id',
+        conversationId,
+        uptoMessageId,
+      ),
+    /** One stored message of a conversation (a dropped one, paged back). */
+    message: (conversationId: string, messageId: number) => sql.one<{ id: number; role: 'system' | 'user' | 'assistant' | 'tool'; content: string }>('SELECT id, role, content FROM messages WHERE conversation_id = ? AND id = ?', conversationId, messageId),
     count: (conversationId: string) => sql.one<{ n: number }>('SELECT count(*) AS n FROM compactions WHERE conversation_id = ?', conversationId)!.n,
   }),
 });

@@ -56,6 +56,11 @@ export interface PriceOverrideRow {
 
 /** `conversation` (scope_id: the conversation) or `day` (scope_id: '', every day). */
 export type BudgetScope = 'conversation' | 'day';
+/**
+ * What a hold was reached on: a budget of this table, a goal's own (scope_id: the goal; kept in the goals table) or a
+ * peer's daily budget (scope_id: the peer's name; kept in the peers table).
+ */
+export type HoldScope = BudgetScope | 'goal' | 'peer';
 
 export interface BudgetRow {
   scope: BudgetScope;
@@ -69,7 +74,7 @@ export interface UsageHoldRow {
   id: string;
   run_id: string;
   conversation_id: string;
-  scope: BudgetScope;
+  scope: HoldScope;
   scope_id: string;
   /** What was spent and the limit when the run stopped, in the budget's unit (dollars or tokens). */
   spent: number;
@@ -166,6 +171,12 @@ export const usageModule = defineStoreModule({
             JSON.stringify(runIds),
           ),
     /** The newest call counted toward a root conversation (the estimate of the next one). */
+    /** The newest calls of the person's work (turns and their subagents), a root conversation's first when given. */
+    recentCalls: (limit: number, rootConversationId: string | null = null) =>
+      sql.all<UsageCallRow>(
+        `SELECT * FROM usage_calls WHERE cause IN ('turn', 'subagent') AND (@conv IS NULL OR root_conversation_id = @conv) ORDER BY id DESC LIMIT @limit`,
+        { conv: rootConversationId, limit },
+      ),
     lastCall: (rootConversationId: string) => sql.one<UsageCallRow>('SELECT * FROM usage_calls WHERE root_conversation_id = ? ORDER BY id DESC LIMIT 1', rootConversationId),
     calls: (filter: { rootRunId: string }) => sql.all<UsageCallRow>('SELECT * FROM usage_calls WHERE root_run_id = ? ORDER BY id', filter.rootRunId),
     prices: () => sql.all<PriceOverrideRow>('SELECT * FROM usage_prices ORDER BY model'),
