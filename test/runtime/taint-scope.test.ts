@@ -54,7 +54,7 @@ describe('syncCompactedTaint', () => {
   };
   const toolResult = (text: string) => [{ type: 'tool-result', toolCallId: 'c1', toolName: 'web_fetch', output: { type: 'text', value: text } }];
   const compact = (conversationId: string, upto: number, summary = 'the person asked for notes; a page was read') =>
-    store.module(contextModule).insert({ conversation_id: conversationId, run_id: null, upto_message_id: upto, summary, dropped: '[]', dropped_messages: 1, tokens_before: 1, tokens_after: 0, reason: 'tool' });
+    store.module(contextModule).insert({ conversation_id: conversationId, run_id: null, upto_message_id: upto, summary, dropped: '[]', dropped_messages: 1, tokens_before: 1, tokens_after: 0, reason: 'tool', kept: null });
   const taint = (ids: { conv: { id: string }; run: { id: string } }) => ({ run: store.getRun(ids.run.id)!.tainted, conv: store.getConversation(ids.conv.id)!.tainted, only: store.getConversation(ids.conv.id)!.taint_only });
 
   it.each([
