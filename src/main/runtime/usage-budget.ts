@@ -14,6 +14,7 @@ import { usageTotals } from '../../shared/usage';
 import type { RunRow, Store } from '../services/store/store';
 import { subagentsModule } from '../services/store/modules/subagents';
 import { usageModule, type BudgetRow, type BudgetScope, type UsageGroupRow, type UsageHoldRow } from '../services/store/modules/usage';
+import type { Records } from './records';
 
 export interface BudgetReached {
   scope: BudgetScope;
@@ -102,8 +103,8 @@ export function holdMessage(h: Pick<UsageHoldRow, 'scope' | 'unit' | 'spent' | '
  * Applies a person's answer to a hold: a raise sets the budget to the new limit (which must let the next call through
  * in the hold's unit), a stop leaves it. Returns the hold; the caller resumes or stops the run.
  */
-export function answerHold(store: Store, holdId: string, value: unknown): { hold: UsageHoldRow; answer: BudgetAnswer } {
-  const usage = store.module(usageModule);
+export function answerHold(store: Records, holdId: string, value: unknown): { hold: UsageHoldRow; answer: BudgetAnswer } {
+  const usage = store.usage;
   const hold = usage.hold(holdId);
   if (!hold) throw new DeskhandError('not_found', `No budget hold ${holdId}. See \`deskhand runs list\`.`);
   if (hold.status !== 'pending') throw new DeskhandError('conflict', `Budget hold ${holdId} was answered already (${hold.status}).`);
