@@ -84,7 +84,10 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
         sandbox: conv.sandbox,
         policy: run.policy as PolicyName,
         tainted: run.tainted === 1 || conv.tainted === 1,
-        tools: set.specs.map((s) => ({ name: registry.lookup(s.name)?.name ?? s.name, risk: registry.lookup(s.name)?.risk ?? 'unknown' })),
+        tools: set.specs.map((s) => {
+          const tool = registry.lookup(s.name);
+          return { name: tool?.name ?? s.name, risk: tool?.risk ?? 'unknown', parentOnly: tool?.facts?.parentOnly === true };
+        }),
       };
     },
     createChild(input) {

@@ -18,7 +18,7 @@ import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentR
 import type { TaskRow } from '../store/modules/tasks';
 import { describeChild } from './describe';
 import { isSameProcess, selfIdentity } from '../processes/proc-info';
-import { MAX_MAP_CHILDREN, PARENT_ONLY_TOOLS, PROFILES, checkResult, compileResultSchema, lowerPolicy, type SubagentType } from './profiles';
+import { MAX_MAP_CHILDREN, PROFILES, checkResult, compileResultSchema, lowerPolicy, type SubagentType } from './profiles';
 import { Slots } from './child-slots';
 import { PauseGate } from './pause-gate';
 import { childOutputPath, finishChildTask, markReported, waitingRequests } from './child-results';
@@ -484,7 +484,7 @@ export class SubagentService {
     const profile = PROFILES[type];
     if (input.resultSchema !== undefined) compileResultSchema(input.resultSchema);
     const model = input.model ? (runner.checkModel ? runner.checkModel(ctx.runId, input.model) : input.model) : undefined;
-    const tools = parent.tools.filter((t) => !PARENT_ONLY_TOOLS.includes(t.name) && profile.keeps(t)).map((t) => t.name);
+    const tools = parent.tools.filter((t) => !t.parentOnly && profile.keeps(t)).map((t) => t.name);
     const policy = lowerPolicy(parent.policy, profile.maxPolicy);
     const limits = this.limitsFor(input.limits);
     const me = this.rows.byConversation(parent.conversationId);

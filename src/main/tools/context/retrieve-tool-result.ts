@@ -19,7 +19,7 @@ export const createRetrieveToolResult = (dataDir: string) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
-    facts: { reaches: ['conversations'] },
+    facts: { loadsWith: 'results', reaches: ['conversations'] },
     offload: false,
     presentation: { title: 'Read a stored tool result', icon: 'file', summary: (a) => `${a.id} @${a.offset ?? 0}` },
     async execute(args, ctx) {
