@@ -147,7 +147,7 @@ describe('the transcript shows thinking collapsed, on the reply it led to', () =
     server.enqueue(reply().thinking('Plan: echo.').tool('echo', { text: 'hi' }), reply().thinking('Now answer.').text('Echoed.'));
     const { out, id } = await send(rt, anthropic({ thinking: 'medium' }), 'echo hi');
     expect(out.status, out.error).toBe('finished');
-    const items = projectMessages(store, id, toolPresenter(rt.registry));
+    const items = projectMessages(rt.records, id, toolPresenter(rt.registry));
     const replies = items.filter((i) => i.kind === 'assistant').map((i) => ({ text: (i as { text: string }).text, thinking: (i as { thinking?: string }).thinking }));
     expect(replies).toEqual([{ text: '', thinking: 'Plan: echo.' }, { text: 'Echoed.', thinking: 'Now answer.' }]);
     // In order: the first thinking, then the tool call it led to, then the answer.

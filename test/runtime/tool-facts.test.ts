@@ -9,12 +9,15 @@ import { z } from 'zod';
 import { peerCeilingCheck } from '../../src/main/runtime/peer-ceiling';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { PEER_TIERS } from '../../src/shared/peers';
-import { builtinTools } from '../support/tools';
+import { builtinRegistry, builtinTools } from '../support/tools';
 import { missionScopeHold } from '../../src/main/tools/tower/hold';
 import { planModeFilter } from '../../src/main/tools/plan/hold';
 import { createSubagentFamily } from '../../src/main/tools/subagents';
 import type { Subagents } from '../../src/main/services/subagents/index';
 import { tempDir } from '../support/tool-context';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { FAMILY_SUMMARIES } from '../../src/main/runtime/tool-families';
 
 // Every family's definitions (the subagent family's too: the shared set is built without its service).
 const tools = [...builtinTools({ dataDir: tempDir('deskhand-facts-') }), ...createSubagentFamily({ subagents: {} as Subagents }).tools];
@@ -67,5 +70,52 @@ describe('tool facts', () => {
     const inPlan = planModeFilter({ conversationId: 'c', policy: 'high-risk', revealed: [], slots: { plan_mode: { planFile: '/p/plan.md', enteredAt: 1 } } } as never)!;
     const offered = tools.filter((t) => t.risk !== 'read-only' && t.risk !== 'unknown' && inPlan(t) === null).map((t) => t.name).sort();
     expect(offered).toEqual(['edit_file', 'exit_plan_mode', 'write_file'].filter((n) => tools.find((t) => t.name === n && t.risk !== 'read-only')).sort());
+  });
+
+  it('every loading family a tool declares (facts.loadsWith) is a family the prompt lists', () => {
+    const declared = tools.filter((t) => t.facts?.loadsWith).map((t) => [t.name, t.facts!.loadsWith!] as const);
+    expect(declared.length).toBeGreaterThan(20);
+    for (const [name, family] of declared) expect(Object.keys(FAMILY_SUMMARIES), `${name}: loadsWith '${family}' is no family in tool-families.ts`).toContain(family);
+  });
+
+  it('the assembly files a tool under the family it declares: a tool of files that forgets `loadsWith` loads with files', () => {
+    const registry = builtinRegistry({ dataDir: tempDir('deskhand-facts-asm-') });
+    for (const [name, family] of [['mkdir', 'fileops'], ['read_pdf', 'pdf'], ['list_mcp_servers', 'mcp'], ['http_request', 'http'], ['read_file', 'files'], ['find_skills', 'skills']] as const) {
+      if (registry.lookup(name)) expect(registry.familyOf(name), name).toBe(family);
+    }
+  });
+
+  it('a child is never offered what declares parentOnly; presence counts what declares writes', () => {
+    const parentOnly = tools.filter((t) => t.facts?.parentOnly).map((t) => t.name).sort();
+    expect(parentOnly).toEqual(expect.arrayContaining(['spawn_subagent', 'steer_subagent', 'wait_subagents']));
+    for (const t of tools.filter((x) => x.facts?.writes)) expect(t.risk, `${t.name} writes but says it is read-only`).not.toBe('read-only');
+  });
+
+  it('no tool name is kept in a list outside the tools (runtime/, host/, services/, electron/)', () => {
+    const names = new Set(tools.flatMap((t) => [t.name, ...(t.aliases ?? [])]));
+    // Quoted names that are not lists of tools, each with why. A new one fails: declare a fact on the tool instead.
+    const ALLOWED: Record<string, string> = {
+      'src/main/runtime/call-pipeline.ts:retrieve_tool_result': 'the offload notice reveals the tool that pages a stored result',
+      'src/main/host/app/composition-host.ts:create_composition': 'the panel refreshes when that tool made a composition',
+      'src/main/host/app/media-contract.ts:generate_media': 'the media viewer opens that tool\'s output',
+      'src/main/host/app/projections.ts:use_saved_secret': 'the approval card describes the saved secret asked for',
+      'src/main/services/goals/index.ts:report_goal_cycle': 'a goal report is not evidence of itself',
+      'src/main/services/tower/tower-service.ts:grep': 'a command word, not the tool',
+      wait_for: 'a background task kind (tasks table), not the tool',
+      workflow: 'a background task kind and the workflow service, not the tool',
+      rm: 'a CLI verb (`deskhand … rm`), not the tool',
+    };
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const f of readdirSync(dir)) {
+        const p = join(dir, f);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (p.endsWith('.ts')) files.push(p);
+      }
+    };
+    for (const dir of ['src/main/runtime', 'src/main/host', 'src/main/services', 'src/main/electron']) walk(dir);
+    const found = files.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/'([a-z][a-z0-9_]*)'/g)].map((m) => m[1]!).filter((n) => names.has(n)).map((n) => `${f.replaceAll('\\', '/')}:${n}`));
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.filter((hit) => !(hit in ALLOWED) && !(hit.split(':')[1]! in ALLOWED))).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { Store } from '../../src/main/services/store/store';
 import { ftsQuery, searchMessages } from '../../src/main/host/app/message-search';
+import { recordsOf } from '../../src/main/runtime/records';
 import { tempDir } from '../support/tool-context';
 
 function seeded() {
@@ -22,26 +23,26 @@ function seeded() {
 describe('message search', () => {
   it('finds user and assistant text by word prefix and accent-insensitively, newest first, with marked snippets', () => {
     const store = seeded();
-    const r = searchMessages(store, 'stag', 10);
+    const r = searchMessages(recordsOf(store), 'stag', 10);
     expect(r.matches.map((m) => [m.conversationId, m.role])).toEqual([
       ['c1', 'assistant'],
       ['c1', 'user'],
     ]);
     expect(r.matches[0]!.snippet).toContain('\u0002Staging\u0003');
     expect(r.matches[0]!.conversationTitle).toBe('Deploy');
-    expect(searchMessages(store, 'cafe', 10).matches).toHaveLength(1);
+    expect(searchMessages(recordsOf(store), 'cafe', 10).matches).toHaveLength(1);
     // Tool calls and tool output are not message text people read in the transcript.
-    expect(searchMessages(store, 'secretword', 10).matches).toEqual([]);
-    expect(searchMessages(store, 'kubectl', 10).matches).toEqual([]);
+    expect(searchMessages(recordsOf(store), 'secretword', 10).matches).toEqual([]);
+    expect(searchMessages(recordsOf(store), 'kubectl', 10).matches).toEqual([]);
     store.close();
   });
 
   it('treats FTS syntax in the input as words, and finds nothing for punctuation alone', () => {
     const store = seeded();
     expect(ftsQuery('"deploy" OR NEAR(a b) *')).toBe('"deploy"* "OR"* "NEAR"* "a"* "b"*');
-    expect(() => searchMessages(store, 'deploy" OR "x', 10)).not.toThrow();
-    expect(searchMessages(store, '"*()', 10).matches).toEqual([]);
-    expect(searchMessages(store, 'deploy tonight', 10).matches.map((m) => m.conversationId)).toEqual(['c1']);
+    expect(() => searchMessages(recordsOf(store), 'deploy" OR "x', 10)).not.toThrow();
+    expect(searchMessages(recordsOf(store), '"*()', 10).matches).toEqual([]);
+    expect(searchMessages(recordsOf(store), 'deploy tonight', 10).matches.map((m) => m.conversationId)).toEqual(['c1']);
     store.close();
   });
 
@@ -55,7 +56,7 @@ describe('message search', () => {
     expect((db.prepare('SELECT count(*) AS n FROM messages_fts').get() as { n: number }).n).toBe(3);
     store.addMessage('c1', 'r1', 'assistant', [{ type: 'text', text: 'Deployment verified' }, { type: 'tool-call', toolCallId: 'z', toolName: 'stat', input: {} }]);
     expect((db.prepare('SELECT count(*) AS n FROM messages_fts').get() as { n: number }).n).toBe(4);
-    expect(searchMessages(store, 'verified', 10).matches).toHaveLength(1);
+    expect(searchMessages(recordsOf(store), 'verified', 10).matches).toHaveLength(1);
     db.close();
     store.close();
   });
@@ -63,8 +64,8 @@ describe('message search', () => {
   it('forgets the messages of a deleted conversation', () => {
     const store = seeded();
     store.deleteConversation('c1');
-    expect(searchMessages(store, 'staging', 10).matches).toEqual([]);
-    expect(searchMessages(store, 'lunch', 10).matches).toHaveLength(1);
+    expect(searchMessages(recordsOf(store), 'staging', 10).matches).toEqual([]);
+    expect(searchMessages(recordsOf(store), 'lunch', 10).matches).toHaveLength(1);
     store.close();
   });
 });

@@ -192,7 +192,7 @@ describe('background children, the task table, steering and limits', () => {
     expect(textOf(lastMessage(childSecond).content)).toBe('[Message from your parent agent, sent while you work]\nUse UTC only.');
     // The child's transcript labels both its prompt and the parent's steer as its parent conversation's.
     const parentTitle = h.store.getConversation(conv.id)!.title;
-    const users = projectMessages(h.store, h.runtime.subagents.get(id)!.conversation_id, toolPresenter(h.runtime.registry)).filter((i) => i.kind === 'user');
+    const users = projectMessages(h.runtime.records, h.runtime.subagents.get(id)!.conversation_id, toolPresenter(h.runtime.registry)).filter((i) => i.kind === 'user');
     expect(users.map((i) => [i.text, i.from])).toEqual([
       ['CHILD TASK: work', parentTitle],
       ['Use UTC only.', parentTitle],

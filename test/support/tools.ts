@@ -1,4 +1,5 @@
 /** Every family assembled as a host assembles them, over real services, for tests that need the whole tool set. */
+import type { ToolRegistry } from '../../src/main/runtime/registry';
 import { assembleTools } from '../../src/main/host/assembly/assemble';
 import { SecretRedactor } from '../../src/main/runtime/redaction';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
@@ -18,7 +19,13 @@ import { Store } from '../../src/main/services/store/store';
 import { StorePresence } from '../../src/main/services/presence/store-presence';
 
 export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault?: SecretSaver | null; redactor?: SecretRedactor }): ToolDefinition[] {
-  return assembleTools({
+  return builtinRegistry(deps).all();
+}
+
+/** The registry the assembly builds over every builtin family (each tool filed under its loading family). */
+export function builtinRegistry(deps: Parameters<typeof builtinTools>[0]): ToolRegistry {
+  const writes = (name: string): boolean => registry.lookup(name)?.facts?.writes === true;
+  const registry = assembleTools({
     dataDir: deps.dataDir,
     tasks: deps.tasks ?? noTasks,
     sandbox: osSandbox,
@@ -44,9 +51,10 @@ export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault
       media: new JimpMedia(deps.dataDir),
       av: new FfmpegAv(),
       companion: new CompanionModel(deps.dataDir),
-      presence: { activeRuns: (windowMs: number) => new StorePresence(lazyStore(deps.dataDir)).activeRuns(windowMs) },
+      presence: { activeRuns: (windowMs: number) => new StorePresence(lazyStore(deps.dataDir), writes).activeRuns(windowMs) },
     },
-  }).registry.all();
+  }).registry;
+  return registry;
 }
 
 /** One tool of the assembled set, by name. */

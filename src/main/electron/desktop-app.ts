@@ -11,7 +11,7 @@ import { errorMessage } from '../../shared/errors';
 import { AppService, stderrLogger, type Logger } from '../host/app/app-service';
 import { openRuntime, resolveDataDir } from '../host/assembly/open-runtime';
 import type { AppRuntime as Runtime } from '../host/assembly/open-runtime';
-import { useSqliteBinding } from '../services/store/native-binding';
+import { useSqliteBinding } from '../host/assembly/open-store';
 import { KeytarSecretStore, type SecretStore } from '../services/vault/secret-store';
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { connectWindow, sendEvent } from './ipc';
@@ -270,15 +270,15 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     const w = showWindow();
     let conversationId: string | null = null;
     if (target.kind === 'approval') {
-      const a = runtime?.store.getApproval(target.id);
-      const run = a ? runtime?.store.getRun(a.run_id) : undefined;
+      const a = runtime?.records.getApproval(target.id);
+      const run = a ? runtime?.records.getRun(a.run_id) : undefined;
       if (a && run) whenLoaded(w, () => sendEvent(w, { event: 'openApproval', payload: { approvalId: a.id, conversationId: run.conversation_id } }));
       return;
     }
     if (target.kind === 'conversation') conversationId = target.id;
     else conversationId = runtime?.schedules.get(target.id)?.conversation_id ?? null;
     const id = conversationId;
-    if (id && runtime?.store.getConversation(id)) whenLoaded(w, () => sendEvent(w, { event: 'openConversation', payload: { conversationId: id } }));
+    if (id && runtime?.records.getConversation(id)) whenLoaded(w, () => sendEvent(w, { event: 'openConversation', payload: { conversationId: id } }));
   }
 
   function whenLoaded(w: BrowserWindow, send: () => void): void {

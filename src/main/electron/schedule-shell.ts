@@ -89,7 +89,7 @@ export class ScheduleShell {
     });
     this.ticker = this.makeTicker();
     // Another process (a `deskhand fire`, the CLI) changed schedules: the tray shows it.
-    this.offStore = opts.runtime.store.onExternalChange(() => opts.changed());
+    this.offStore = opts.runtime.records.onExternalChange(() => opts.changed());
     // A tool call here (add_reminder, cancel_trigger…) changed them.
     this.offRuns = opts.runtime.onEvent((e) => {
       if (e.type === 'tool.result' || e.type === 'run.finished') opts.changed();

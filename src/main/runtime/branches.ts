@@ -8,9 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeskhandError } from '../../shared/errors';
-import { chatModule } from '../services/store/modules/chat';
-import { contextModule } from '../services/store/modules/context';
-import type { MessageRow, Store } from '../services/store/store';
+import type { MessageRow, Records } from './records';
 import type { Attachment } from './user-content';
 
 export interface TurnInput {
@@ -23,11 +21,11 @@ export interface TurnInput {
 }
 
 /** The user message a turn may replace, or a clear refusal. */
-export function checkReplaceable(store: Store, conversationId: string, messageId: number): MessageRow {
-  const row = store.module(chatModule).getMessage(conversationId, messageId);
+export function checkReplaceable(store: Records, conversationId: string, messageId: number): MessageRow {
+  const row = store.chat.getMessage(conversationId, messageId);
   if (!row) throw new DeskhandError('not_found', `Message ${messageId} is not part of this conversation (it may have been replaced already).`);
   if (row.role !== 'user') throw new DeskhandError('usage', 'Only your own messages can be edited and sent again.');
-  const compacted = store.module(contextModule).latest(conversationId);
+  const compacted = store.compactions.latest(conversationId);
   if (compacted && messageId <= compacted.upto_message_id) {
     throw new DeskhandError('conflict', 'This message is part of the summary the conversation was compacted into; it can no longer be edited. Send a new message instead.');
   }
@@ -35,14 +33,14 @@ export function checkReplaceable(store: Store, conversationId: string, messageId
 }
 
 /** Moves the messages from `messageId` on into a new superseded branch (inside the caller's transaction). */
-export function supersedeFrom(store: Store, conversationId: string, messageId: number): string {
+export function supersedeFrom(store: Records, conversationId: string, messageId: number): string {
   const branch = `branch_${randomUUID()}`;
-  store.module(chatModule).supersedeFrom(conversationId, messageId, branch, Date.now());
+  store.chat.supersedeFrom(conversationId, messageId, branch, Date.now());
   return branch;
 }
 
 /** The last user message of the conversation: what a regenerate sends again. */
-export function lastUserMessage(store: Store, conversationId: string): MessageRow {
+export function lastUserMessage(store: Records, conversationId: string): MessageRow {
   const last = store.listMessages(conversationId).findLast((m) => m.role === 'user');
   if (!last) throw new DeskhandError('usage', 'There is no reply to regenerate yet: send a message first.');
   return last;

@@ -43,6 +43,7 @@ import type { EditorFiles, ToolDefinition } from './tool';
 import type { ContentReader } from '../../shared/content-reader';
 import type { RunLaterPath } from './path-guard';
 import { userContent } from './user-content';
+import { recordsOf, type Records } from './records';
 import { checkReplaceable, supersedeFrom, type TurnInput } from './branches';
 import { PersistentConversationState } from './conversation-state';
 import { ENABLED_SLOT, enabledFamiliesOf } from './tool-families';
@@ -110,6 +111,8 @@ export type { ExplainResult } from './explain';
 export class Runtime {
   readonly registry: ToolRegistry;
   readonly store: Store;
+  /** What the hosts read and change of the store (records.ts); hosts use this, never `store` with a module. */
+  readonly records: Records;
   readonly vault: Vault | null;
   readonly inputKinds: InputKinds;
   private readonly core: RuntimeCore;
@@ -118,6 +121,7 @@ export class Runtime {
 
   constructor(private readonly opts: RuntimeOptions) {
     this.store = opts.store;
+    this.records = recordsOf(opts.store);
     this.registry = opts.registry ?? new ToolRegistry();
     if (opts.tools) this.registry.add(opts.tools);
     this.vault = opts.vault ?? null;
@@ -347,7 +351,7 @@ export class Runtime {
     if (!prompt.trim() && !options.attachments?.length && options.content === undefined) throw new DeskhandError('usage', 'The message is empty.');
     // Checked before anything changes: a refused attachment or edit leaves the conversation as it was.
     const content = options.content ?? userContent(prompt, options.attachments, (t) => this.core.redactor.redact(t));
-    if (options.replaceFrom !== undefined) checkReplaceable(this.store, conversationId, options.replaceFrom);
+    if (options.replaceFrom !== undefined) checkReplaceable(this.records, conversationId, options.replaceFrom);
     let active = this.store.activeRunForConversation(conversationId);
     if (active?.status === 'running') {
       if (runOwnerAlive(active)) {
@@ -357,7 +361,7 @@ export class Runtime {
       active = this.store.activeRunForConversation(conversationId);
     }
     if (active) this.loop.supersede(active);
-    if (options.replaceFrom !== undefined) checkReplaceable(this.store, conversationId, options.replaceFrom);
+    if (options.replaceFrom !== undefined) checkReplaceable(this.records, conversationId, options.replaceFrom);
     const policy = options.policy ?? conv.policy;
     if (options.policy && options.policy !== conv.policy) this.store.updateConversation(conv.id, { policy: options.policy });
     const runId = `run_${randomUUID()}`;
@@ -376,7 +380,7 @@ export class Runtime {
         base_url: options.provider.baseURL ?? null,
       });
       // An edit or a regenerate: the turns from that message on become a superseded branch (kept, not shown or sent).
-      if (options.replaceFrom !== undefined) supersedeFrom(this.store, conversationId, options.replaceFrom);
+      if (options.replaceFrom !== undefined) supersedeFrom(this.records, conversationId, options.replaceFrom);
       const messageId = this.store.addMessage(conversationId, r.id, 'user', sent);
       if (!options.fromDeskhand) this.store.module(contextModule).markPerson(conversationId, messageId);
       // Taint outlives the run: a conversation that read untrusted content starts every later run tainted.
@@ -433,7 +437,7 @@ export class Runtime {
    * `resume` is given; else the caller resumes it), a stop ends it as a Stop on a parked run does.
    */
   async answerBudgetHold(holdId: string, value: unknown, resume?: RunOptions): Promise<RunOutcome | null> {
-    const { hold, answer } = answerHold(this.store, holdId, value);
+    const { hold, answer } = answerHold(this.records, holdId, value);
     if ('stop' in answer) return this.stopParked(hold.run_id, resume);
     return resume ? this.resume(hold.run_id, resume) : null;
   }

@@ -320,6 +320,16 @@ export interface ToolFacts {
   editsFile?: boolean;
   /** Only these roles are offered it (Tower: the coordinating conversation, or every agent of a session). */
   roles?: readonly ToolRole[];
+  /**
+   * The loading family it belongs to when not its factory's (runtime/tool-families.ts): a rarely needed tool of a
+   * default family waits to be loaded (`fileops`, `jobs`…), PDFs load apart from compositions, MCP's own tools apart
+   * from skills. The assembly groups a factory's tools by it (host/assembly/assemble.ts).
+   */
+  loadsWith?: string;
+  /** Offered to a parent conversation only: a subagent never gets it (it cannot start or steer children). */
+  parentOnly?: boolean;
+  /** It changes the person's files or starts their work: presence shows the agent at work while one runs (who_is_here). */
+  writes?: boolean;
 }
 
 /** `tower-coordinator`: the conversation that runs a Tower session; `tower-member`: the coordinator and its workers. */

@@ -16,7 +16,8 @@ import type { RunRow, Store } from '../services/store/store';
 import { subagentsModule } from '../services/store/modules/subagents';
 import { goalsModule } from '../services/store/modules/goals';
 import { peersModule } from '../services/store/modules/peers';
-import { usageModule, type HoldScope, type UsageGroupRow, type UsageHoldRow } from '../services/store/modules/usage';
+import { usageModule, type BudgetRow, type BudgetScope, type HoldScope, type UsageGroupRow, type UsageHoldRow } from '../services/store/modules/usage';
+import type { Records } from './records';
 
 export interface BudgetReached {
   scope: HoldScope;
@@ -147,8 +148,8 @@ function raiseGoal(store: Store, goalId: string, unit: 'usd' | 'tokens', limit: 
  * Applies a person's answer to a hold: a raise sets the budget to the new limit (which must let the next call through
  * in the hold's unit), a stop leaves it. Returns the hold; the caller resumes or stops the run.
  */
-export function answerHold(store: Store, holdId: string, value: unknown): { hold: UsageHoldRow; answer: BudgetAnswer } {
-  const usage = store.module(usageModule);
+export function answerHold(store: Records, holdId: string, value: unknown): { hold: UsageHoldRow; answer: BudgetAnswer } {
+  const usage = store.usage;
   const hold = usage.hold(holdId);
   if (!hold) throw new DeskhandError('not_found', `No budget hold ${holdId}. See \`deskhand runs list\`.`);
   if (hold.status !== 'pending') throw new DeskhandError('conflict', `Budget hold ${holdId} was answered already (${hold.status}).`);

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { StorePresence } from '../../../src/main/services/presence/store-presence';
 import { Store } from '../../../src/main/services/store/store';
 import { createWhoIsHere } from '../../../src/main/tools/media/who-is-here';
+import { createFileFamily } from '../../../src/main/tools/files';
 import { makeContext, tempDir } from '../../support/tool-context';
 
 let store: Store;
@@ -30,7 +31,9 @@ it('lists other runs in the folder, whether they are writing there, and leaves o
   run('waiting', join(work, 'sub'), 'parked');
   run('done', work, 'finished', [{ tool: 'write_file', args: { path: 'x' } }]);
   run('elsewhere', tempDir('deskhand-who-other-'), 'running');
-  const tool = createWhoIsHere(new StorePresence(store));
+  // Writing is the tools' own fact (facts.writes): write_file declares it, read_file does not.
+  const files = createFileFamily({ dataDir: tempDir('deskhand-who-files-'), secrets: { matches: () => [] } as never }).tools;
+  const tool = createWhoIsHere(new StorePresence(store, (name) => files.find((t) => t.name === name)?.facts?.writes === true));
   const ctx = { ...makeContext(work), runId: 'run_writer' };
   const asOther = { ...makeContext(work), runId: 'run_me' };
   const out = (await tool.execute({}, asOther)).output;

@@ -4,11 +4,10 @@
  */
 import type { AppGrant } from '../../services/computer/index';
 import { StoreGrantBook } from '../../services/computer/grant-book';
-import { appGrantsModule } from '../../services/store/modules/app-grants';
-import type { Store } from '../../services/store/store';
+import { type Records } from '../../runtime/records';
 
-export function appGrantBook(store: Store): StoreGrantBook {
-  return new StoreGrantBook(store.module(appGrantsModule));
+export function appGrantBook(store: Records): StoreGrantBook {
+  return new StoreGrantBook(store.appGrants);
 }
 
 export interface AppGrantView {
@@ -25,6 +24,6 @@ export function viewAppGrant(g: AppGrant): AppGrantView {
   return { app: g.app, capabilities: [...g.capabilities], createdAt: g.createdAt, expiresAt: g.expiresAt, covers: `${g.capabilities.join(', ')} — ${until}` };
 }
 
-export function listAppGrants(store: Store): AppGrantView[] {
+export function listAppGrants(store: Records): AppGrantView[] {
   return appGrantBook(store).list().map(viewAppGrant);
 }

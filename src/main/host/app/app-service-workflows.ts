@@ -2,7 +2,7 @@
 import type { HandlerGroup } from './handler-groups';
 import type { WORKFLOW_METHOD_NAMES, WorkflowView } from '../../../shared/contract-workflows';
 import { DeskhandError } from '../../../shared/errors';
-import type { WorkflowPhase, WorkflowRow } from '../../services/store/modules/workflows';
+import { type WorkflowPhase, type WorkflowRow } from '../../runtime/records';
 
 export function workflowView(r: WorkflowRow): WorkflowView {
   const phases = JSON.parse(r.phases) as WorkflowPhase[];

@@ -28,7 +28,6 @@ import type { RunEvent } from '../../../shared/events';
 import type { RunOptions, RunOutcome } from '../../runtime/runtime';
 import type { AppRuntime as Runtime } from '../assembly/open-runtime';
 import { PROVIDERS, type ProviderConfig } from '../../services/providers/providers';
-import type { ApprovalRow } from '../../services/store/store';
 import type { SecretStore } from '../../services/vault/secret-store';
 import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
 import { requestGroup, type PickOptions } from './request-host';
@@ -63,6 +62,7 @@ const _sameProviders: [(typeof PROVIDERS)[number]] extends [ProviderName] ? ([Pr
 void _sameProviders;
 
 import { stderrLogger, type Logger } from '../assembly/logger';
+import { type ApprovalRow } from '../../runtime/records';
 
 export { stderrLogger, type Logger };
 
@@ -222,8 +222,8 @@ export class AppService implements ContractHandlers {
     // Another process wrote (`deskhand run`, `runs approve`, `tower teardown`…): the lists every UI shows follow.
     // An open transcript of a conversation another process continued (a reminder's fire, `deskhand run --conversation`)
     // loads again: the event names it (`changedElsewhere`).
-    this.toldUpdatedAt = new Map(this.runtime.store.listConversations().map((c) => [c.id, c.updated_at]));
-    this.offs.push(this.runtime.store.onExternalChange(() => ((this.changed.elsewhere = true), this.markChanged('conversations'), this.markChanged('approvals'))));
+    this.toldUpdatedAt = new Map(this.runtime.records.listConversations().map((c) => [c.id, c.updated_at]));
+    this.offs.push(this.runtime.records.onExternalChange(() => ((this.changed.elsewhere = true), this.markChanged('conversations'), this.markChanged('approvals'))));
   }
 
   /** The host serves the A2A endpoint (host/peers/peer-endpoint-host.ts): Settings → Peers starts and stops it. */
@@ -246,7 +246,7 @@ export class AppService implements ContractHandlers {
     await this.wakes.stop();
     const waits: Promise<unknown>[] = [];
     for (const run of this.active.values()) {
-      const waiting = run.runId !== null && this.runtime.store.pendingApprovals(run.runId).length > 0;
+      const waiting = run.runId !== null && this.runtime.records.pendingApprovals(run.runId).length > 0;
       if (waiting) continue;
       run.controller.abort();
       waits.push(run.done);
@@ -319,7 +319,7 @@ export class AppService implements ContractHandlers {
 
   async renameConversation(p: ParsedParams<'renameConversation'>): Promise<ConversationSummary> {
     this.conversation(p.conversationId);
-    this.runtime.store.updateConversation(p.conversationId, { title: p.title });
+    this.runtime.records.updateConversation(p.conversationId, { title: p.title });
     this.markChanged('conversations');
     return this.summary(p.conversationId);
   }
@@ -332,7 +332,7 @@ export class AppService implements ContractHandlers {
       await Promise.race([run.done.catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())]);
     }
     await this.runtime.tasks.cancelForConversation(p.conversationId);
-    this.runtime.store.deleteConversation(p.conversationId);
+    this.runtime.records.deleteConversation(p.conversationId);
     this.markChanged('conversations');
     this.markChanged('approvals');
     return { ok: true };
@@ -340,24 +340,24 @@ export class AppService implements ContractHandlers {
 
   async setPolicy(p: ParsedParams<'setPolicy'>): Promise<ConversationSummary> {
     this.ownSettings(p.conversationId, 'policy');
-    this.runtime.store.updateConversation(p.conversationId, { policy: p.policy });
+    this.runtime.records.updateConversation(p.conversationId, { policy: p.policy });
     this.markChanged('conversations');
     return this.summary(p.conversationId);
   }
 
   async getMessages(p: ParsedParams<'getMessages'>): Promise<MethodResult<'getMessages'>> {
     this.conversation(p.conversationId);
-    const active = this.runtime.store.activeRunForConversation(p.conversationId);
+    const active = this.runtime.records.activeRunForConversation(p.conversationId);
     return {
       conversation: this.summary(p.conversationId),
-      items: projectMessages(this.runtime.store, p.conversationId, this.presenter),
+      items: projectMessages(this.runtime.records, p.conversationId, this.presenter),
       activeRun: active && (active.status === 'running' || active.status === 'parked') ? { runId: active.id, status: active.status } : null,
-      ...conversationFigures(this.runtime.store, p.conversationId),
+      ...conversationFigures(this.runtime.records, p.conversationId),
     };
   }
 
   async getToolOutput(p: ParsedParams<'getToolOutput'>): Promise<MethodResult<'getToolOutput'>> {
-    const row = this.runtime.store.toolCallOutput(p.conversationId, p.runId, p.callId);
+    const row = this.runtime.records.toolCallOutput(p.conversationId, p.runId, p.callId);
     if (!row) throw new DeskhandError('not_found', `No tool call ${p.callId} in this conversation.`);
     const full = row.output ?? '';
     const end = Math.min(full.length, p.offset + p.limit);
@@ -373,8 +373,8 @@ export class AppService implements ContractHandlers {
     return { conversationId: fork.id, title: fork.title };
   }
 
-  async regenerate(p: ParsedParams<'regenerate'>): Promise<MethodResult<'regenerate'>> { return this.startTurn(p.conversationId, '', regenerateInput(this.runtime.store, this.conversation(p.conversationId).id)); }
-  async exportConversation(p: ParsedParams<'exportConversation'>): Promise<MethodResult<'exportConversation'>> { return exportConversation(this.runtime.store, this.conversation(p.conversationId), this.presenter, (t) => this.runtime.redactor.redact(t)); }
+  async regenerate(p: ParsedParams<'regenerate'>): Promise<MethodResult<'regenerate'>> { return this.startTurn(p.conversationId, '', regenerateInput(this.runtime.records, this.conversation(p.conversationId).id)); }
+  async exportConversation(p: ParsedParams<'exportConversation'>): Promise<MethodResult<'exportConversation'>> { return exportConversation(this.runtime.records, this.conversation(p.conversationId), this.presenter, (t) => this.runtime.redactor.redact(t)); }
 
   /** Starts a run in this host (a new message, an edit, a regenerate); resolves with its id once it started. */
   private async startTurn(conversationId: string, text: string, input: TurnInput & { untrusted?: boolean }): Promise<MethodResult<'sendMessage'>> {
@@ -420,7 +420,7 @@ export class AppService implements ContractHandlers {
         this.markChanged('approvals');
       });
     const id = await runId;
-    const stored = this.runtime.store.lastMessageWithRole(conversationId, 'user');
+    const stored = this.runtime.records.lastMessageWithRole(conversationId, 'user');
     return { runId: id, ...(stored?.run_id === id ? { messageId: `m${stored.id}` } : {}) };
   }
 
@@ -433,7 +433,7 @@ export class AppService implements ContractHandlers {
 
   async stopParkedRun(p: ParsedParams<'stopParkedRun'>): Promise<MethodResult<'stopParkedRun'>> {
     this.conversation(p.conversationId);
-    const run = this.runtime.store.getRun(p.runId);
+    const run = this.runtime.records.getRun(p.runId);
     if (!run || run.conversation_id !== p.conversationId) throw new DeskhandError('not_found', 'That run is not part of this conversation.');
     // Resumed here a moment ago: it is running in this host now, so it stops like any running run.
     const here = this.active.get(p.conversationId);
@@ -505,7 +505,7 @@ export class AppService implements ContractHandlers {
 
   async setSandbox(p: ParsedParams<'setSandbox'>): Promise<ConversationSummary> {
     this.ownSettings(p.conversationId, 'sandbox');
-    this.runtime.store.updateConversation(p.conversationId, { sandbox: p.sandbox });
+    this.runtime.records.updateConversation(p.conversationId, { sandbox: p.sandbox });
     this.markChanged('conversations');
     return this.summary(p.conversationId);
   }
@@ -538,7 +538,7 @@ export class AppService implements ContractHandlers {
   }
 
   private conversation(id: string) {
-    const row = this.runtime.store.getConversation(id);
+    const row = this.runtime.records.getConversation(id);
     if (!row) throw new DeskhandError('not_found', 'That conversation does not exist (it may have been deleted).');
     return row;
   }
@@ -554,11 +554,11 @@ export class AppService implements ContractHandlers {
   }
 
   private summaries(): ConversationSummary[] {
-    return summarize(this.runtime.store, this.runtime.store.listConversations(), this.runningConversations());
+    return summarize(this.runtime.records, this.runtime.records.listConversations(), this.runningConversations());
   }
 
   private summary(id: string): ConversationSummary {
-    return summarize(this.runtime.store, [this.conversation(id)], this.runningConversations())[0]!;
+    return summarize(this.runtime.records, [this.conversation(id)], this.runningConversations())[0]!;
   }
 
   private onRunEvent(event: RunEvent): void {
@@ -611,7 +611,7 @@ export class AppService implements ContractHandlers {
       const { conversations, approvals, elsewhere } = this.changed;
       this.changed = { conversations: false, approvals: false, elsewhere: false, scheduled: false };
       try {
-        if (approvals) this.emit({ event: 'approvalsChanged', payload: { approvals: projectApprovals(this.runtime.store, this.presenter) } });
+        if (approvals) this.emit({ event: 'approvalsChanged', payload: { approvals: projectApprovals(this.runtime.records, this.presenter) } });
         if (conversations) {
           const list = this.summaries();
           const changedElsewhere = elsewhere ? list.filter((c) => c.activity !== 'running' && c.updatedAt > (this.toldUpdatedAt.get(c.id) ?? c.updatedAt)).map((c) => c.id) : [];

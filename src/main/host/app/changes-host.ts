@@ -7,13 +7,13 @@
 import type { MethodResult, ParsedParams } from '../../../shared/contract';
 import { DeskhandError } from '../../../shared/errors';
 import { fallbackTitle } from '../../../shared/tool-presentation';
-import { ChangeLedger, netChanges, renderDiff, textOf, type ChangeSet, type ChangedPath, type RewindResult } from '../../services/ledger';
-import type { ConversationRow, Store } from '../../services/store/store';
+import { type ChangeLedger, netChanges, renderDiff, textOf, type ChangeSet, type ChangedPath, type RewindResult } from '../../services/ledger';
 import { PersistentConversationState } from '../../runtime/conversation-state';
 import { checkReplaceable, supersedeFrom } from '../../runtime/branches';
 import { runOwnerAlive } from '../../services/processes/proc-info';
 import { projectMessages } from './projections';
 import type { HandlerGroup } from './handler-groups';
+import { type ConversationRow, type Records } from '../../runtime/records';
 
 /** One of the person's messages of the current branch: turn N is the Nth. */
 export interface Turn {
@@ -25,7 +25,7 @@ export interface Turn {
   at: number;
 }
 
-export function turnsOf(store: Store, conversationId: string): Turn[] {
+export function turnsOf(store: Records, conversationId: string): Turn[] {
   const turns: Turn[] = [];
   for (const item of projectMessages(store, conversationId, { title: fallbackTitle, summarize: () => null })) {
     if (item.kind !== 'user') continue;
@@ -86,7 +86,7 @@ export interface RewindOutcome {
  * redo) through the ledger, and/or its conversation (the target and later messages become a kept branch). Refuses
  * while a run of the conversation is in progress.
  */
-export async function rewindConversation(store: Store, ledger: ChangeLedger, conv: ConversationRow, req: RewindRequest): Promise<RewindOutcome> {
+export async function rewindConversation(store: Records, ledger: ChangeLedger, conv: ConversationRow, req: RewindRequest): Promise<RewindOutcome> {
   const active = store.activeRunForConversation(conv.id);
   if (active?.status === 'running' && runOwnerAlive(active)) throw new DeskhandError('conflict', `Conversation ${conv.id} has a run in progress (${active.id}); stop it first.`);
   const roots = new PersistentConversationState(conv.folder, conv.state).workspaceRoots;
@@ -128,7 +128,7 @@ const COUNTED_PER_TURN = 100;
  */
 export function changesGroup(ledger: () => ChangeLedger): HandlerGroup<'listChanges' | 'getChangeDiff' | 'rewind'> {
   return (ctx) => {
-    const store = () => ctx.runtime.store;
+    const store = () => ctx.runtime.records;
     const conversation = (id: string) => {
       const row = store().getConversation(id);
       if (!row) throw new DeskhandError('not_found', `No conversation ${id}.`);
@@ -207,7 +207,6 @@ export function changesGroup(ledger: () => ChangeLedger): HandlerGroup<'listChan
 }
 
 /** A ledger for the store when the runtime has none (DESKHAND_LEDGER=off): listing and rewinding still work. */
-export function ledgerFor(runtime: { ledger: ChangeLedger | null; store: Store }, dataDir: string): () => ChangeLedger {
-  let own: ChangeLedger | null = null;
-  return () => runtime.ledger ?? (own ??= new ChangeLedger(runtime.store, dataDir, { watch: false }));
+export function ledgerFor(runtime: { changeLedger(dataDir: string): ChangeLedger }, dataDir: string): () => ChangeLedger {
+  return () => runtime.changeLedger(dataDir);
 }

@@ -9,13 +9,13 @@ import { forDisplay } from '../../../shared/untrusted-display';
 import { formatBytes } from '../../../shared/attachments';
 import { formatUsage } from '../../../shared/prices';
 import { lastUserMessage, type TurnInput } from '../../runtime/branches';
-import type { ConversationRow, Store } from '../../services/store/store';
 import { projectMessages, type ToolPresenter } from './projections';
 import { conversationFigures } from './chat-projections';
 
 export { conversationFigures };
 export type { TurnInput };
 import { parseWakeMessage } from '../assembly/wake-message';
+import { type ConversationRow, type Records } from '../../runtime/records';
 
 /** sendMessage's params as a turn's input. */
 export function turnInput(p: ParsedParams<'sendMessage'>): TurnInput {
@@ -26,7 +26,7 @@ export function turnInput(p: ParsedParams<'sendMessage'>): TurnInput {
 }
 
 /** A regenerate: the last user message's own stored content, replacing it and everything after it. */
-export function regenerateInput(store: Store, conversationId: string): TurnInput & { untrusted?: boolean } {
+export function regenerateInput(store: Records, conversationId: string): TurnInput & { untrusted?: boolean } {
   const last = lastUserMessage(store, conversationId);
   const content = JSON.parse(last.content) as unknown;
   // A turn Deskhand started itself (background work ended) carries outside content: the new run starts as having read it.
@@ -39,7 +39,7 @@ export function regenerateInput(store: Store, conversationId: string): TurnInput
  * and one of its output (the untrusted-content markup removed, its source named). Everything stored is redacted
  * already; the text passes the runtime's redactor once more, so a secret it holds never reaches the file.
  */
-export function exportConversation(store: Store, conv: ConversationRow, presenter: ToolPresenter, redact: (text: string) => string): MethodResult<'exportConversation'> {
+export function exportConversation(store: Records, conv: ConversationRow, presenter: ToolPresenter, redact: (text: string) => string): MethodResult<'exportConversation'> {
   const items = projectMessages(store, conv.id, presenter);
   const { usage } = conversationFigures(store, conv.id);
   const out: string[] = [`# ${conv.title}`, '', `Folder: \`${conv.folder}\`  `, `Exported from Deskhand on ${new Date().toISOString()}  `];
@@ -130,7 +130,7 @@ function slug(title: string): string {
 }
 
 /** The conversation a CLI command names, or a clear error. */
-export function conversationOrThrow(store: Store, id: string): ConversationRow {
+export function conversationOrThrow(store: Records, id: string): ConversationRow {
   const row = store.getConversation(id);
   if (!row) throw new DeskhandError('not_found', `No conversation ${id}. List them with \`deskhand runs list\`.`);
   return row;

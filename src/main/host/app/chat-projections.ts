@@ -7,11 +7,9 @@ import type { AttachmentView, Cleared, TurnUsage } from '../../../shared/contrac
 import type { MessageItem, ToolItem } from '../../../shared/contract';
 import { costOf, runTokens } from '../../../shared/prices';
 import { attachmentOf } from '../../runtime/user-content';
-import { chatModule, type CallNoteRow } from '../../services/store/modules/chat';
-import type { ApprovalRow, RunRow, Store, ToolCallRow } from '../../services/store/store';
-import { usageModule } from '../../services/store/modules/usage';
 import { usageTotals, type UsageGroup } from '../../../shared/usage';
 import { pricesOf } from './usage-projection';
+import { type ApprovalRow, type CallNoteRow, type Records, type RunRow, type ToolCallRow } from '../../runtime/records';
 
 export interface ChatExtras {
   notes: Map<string, CallNoteRow>;
@@ -19,8 +17,8 @@ export interface ChatExtras {
   tasks: Map<string, { background: number; status: string }>;
 }
 
-export function chatExtras(store: Store, conversationId: string): ChatExtras {
-  const chat = store.module(chatModule);
+export function chatExtras(store: Records, conversationId: string): ChatExtras {
+  const chat = store.chat;
   const notes = new Map<string, CallNoteRow>();
   for (const n of chat.notesForConversation(conversationId)) notes.set(n.tool_call_id, n);
   const tasks = new Map<string, { background: number; status: string }>();
@@ -103,7 +101,7 @@ export function runUsage(runs: readonly Pick<RunRow, 'model' | 'input_tokens' | 
  * A turn's usage from the usage ledger: its own calls and what it caused (subagents, compaction, memory extraction,
  * the media companion), priced with the table in force. Runs from before the ledger have no rows there.
  */
-function ledgerUsage(store: Store, groups: readonly UsageGroup[]): TurnUsage | null {
+function ledgerUsage(store: Records, groups: readonly UsageGroup[]): TurnUsage | null {
   if (groups.length === 0) return null;
   const t = usageTotals(groups, pricesOf(store));
   const models = [...new Set(groups.filter((g) => g.input_tokens + g.output_tokens > 0).map((g) => g.model))];
@@ -111,10 +109,10 @@ function ledgerUsage(store: Store, groups: readonly UsageGroup[]): TurnUsage | n
 }
 
 /** Puts each finished turn's usage on its last assistant text (items are this projection's own, mutated in place). */
-export function withTurnUsage(items: MessageItem[], runs: readonly RunRow[], lastIndexOfRun: ReadonlyMap<string, number>, store?: Store): void {
+export function withTurnUsage(items: MessageItem[], runs: readonly RunRow[], lastIndexOfRun: ReadonlyMap<string, number>, store?: Records): void {
   const ledger = new Map<string, UsageGroup[]>();
   if (store) {
-    for (const g of store.module(usageModule).forRuns(runs.filter((r) => lastIndexOfRun.has(r.id)).map((r) => r.id))) {
+    for (const g of store.usage.forRuns(runs.filter((r) => lastIndexOfRun.has(r.id)).map((r) => r.id))) {
       const list = ledger.get(g.root_run_id) ?? [];
       list.push(g);
       ledger.set(g.root_run_id, list);
@@ -146,12 +144,12 @@ export function withTurnUsage(items: MessageItem[], runs: readonly RunRow[], las
 }
 
 /** getMessages' extra fields: the conversation's usage, and the steps of its latest run already stored. */
-export function conversationFigures(store: Store, conversationId: string): { usage: TurnUsage; storedSteps: { runId: string; step: number } | null } {
+export function conversationFigures(store: Records, conversationId: string): { usage: TurnUsage; storedSteps: { runId: string; step: number } | null } {
   const runs = store.runsForConversation(conversationId);
   const last = runs.at(-1);
   // The ledger's rows, and the run rows of turns from before it (they have no ledger rows).
-  const groups = store.module(usageModule).groups({ rootConversationId: conversationId });
-  const counted = new Set(store.module(usageModule).forRuns(runs.map((r) => r.id)).map((g) => g.root_run_id));
+  const groups = store.usage.groups({ rootConversationId: conversationId });
+  const counted = new Set(store.usage.forRuns(runs.map((r) => r.id)).map((g) => g.root_run_id));
   const fromLedger = ledgerUsage(store, groups);
   const older = runUsage(runs.filter((r) => !counted.has(r.id)));
   if (!fromLedger) return { usage: older, storedSteps: last ? { runId: last.id, step: last.step } : null };

@@ -9,7 +9,6 @@ import type { HandlerGroup } from './handler-groups';
 import { randomBytes } from 'node:crypto';
 import type { ContractEvent, MethodResult, ParsedParams } from '../../../shared/contract';
 import { DeskhandError } from '../../../shared/errors';
-import { CompositionFiles } from '../../services/compositions/composition-files';
 import { versionZip } from '../../services/compositions/export';
 import { EXTENSIONS, printableHtml, VIEWER_CSP, viewerDocument, type CompositionDetail, type CompositionService } from '../../services/compositions/index';
 import type { PdfPrinter } from '../../services/pdf/index';
@@ -57,14 +56,14 @@ export class CompositionHost {
   private readonly waiting = new Map<string, { action: 'comment' | 'approve' | 'changes'; message: string }[]>();
 
   constructor(private readonly opts: CompositionHostOptions) {
-    this.service = new CompositionFiles(opts.runtime.store, opts.dataDir);
+    this.service = opts.runtime.compositionFiles(opts.dataDir);
     this.printer = opts.printer ?? new ChromiumPdfPrinter();
     // A composition made (or revised) by a tool: the panel lists it at once.
     this.off = opts.runtime.onEvent((e) => {
       // A review given while a run worked is told once the conversation's run ends.
       if (e.type === 'run.finished' && this.waiting.has(e.conversationId)) setImmediate(() => void this.deliver(e.conversationId).catch(() => undefined));
       if (e.type === 'tool.result' && (e.tool === 'create_composition' || e.tool === 'execute_create_composition') && e.status === 'ok') {
-        const conversationId = opts.runtime.store.getRun(e.runId)?.conversation_id ?? null;
+        const conversationId = opts.runtime.records.getRun(e.runId)?.conversation_id ?? null;
         opts.emit({ event: 'compositionsChanged', payload: { conversationId } });
       }
     });
@@ -190,7 +189,7 @@ export class CompositionHost {
    */
   private async deliver(conversationId: string): Promise<string | null> {
     const queue = this.waiting.get(conversationId);
-    const store = this.opts.runtime.store;
+    const store = this.opts.runtime.records;
     while (queue?.length) {
       if (store.activeRunForConversation(conversationId)) return null;
       const next = queue[0]!;

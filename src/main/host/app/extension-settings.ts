@@ -5,7 +5,6 @@
 import { DeskhandError } from '../../../shared/errors';
 import type { ParsedParams, MethodResult } from '../../../shared/contract';
 import { parseServerConfig, pinServer, type McpServerConfig } from '../../services/mcp';
-import { extensionsModule } from '../../services/store/modules/extensions';
 import type { AgentProfile } from '../../services/profiles';
 import { mcpListing } from './mcp-listing';
 import type { AppRuntime } from '../assembly/open-runtime';
@@ -48,11 +47,11 @@ export class ExtensionSettings {
   constructor(private readonly runtime: AppRuntime) {}
 
   private get q() {
-    return this.runtime.store.module(extensionsModule);
+    return this.runtime.records.extensions;
   }
 
   list(): MethodResult<'listMcpServers'> {
-    return { servers: mcpListing(this.runtime.store) };
+    return { servers: mcpListing(this.runtime.records) };
   }
 
   async add(p: ParsedParams<'addMcpServer'>): Promise<MethodResult<'addMcpServer'>> {
@@ -93,12 +92,12 @@ export class ExtensionSettings {
   }
 
   setProfile(p: ParsedParams<'setConversationProfile'>, changed: () => void): MethodResult<'setConversationProfile'> {
-    if (!this.runtime.store.getConversation(p.conversationId)) throw new DeskhandError('not_found', `No conversation ${p.conversationId}.`);
+    if (!this.runtime.records.getConversation(p.conversationId)) throw new DeskhandError('not_found', `No conversation ${p.conversationId}.`);
     if (this.runtime.subagents.byConversation(p.conversationId)) throw new DeskhandError('usage', "This is a subagent's conversation: its tools and policy come from its parent. Choose a profile for the parent instead.");
     const profile = this.runtime.profiles.get(p.profile);
     if (!profile) throw new DeskhandError('not_found', `No agent profile "${p.profile}".`);
     this.runtime.profiles.assign(p.conversationId, profile.name);
-    this.runtime.store.updateConversation(p.conversationId, { ...(profile.policy ? { policy: profile.policy } : {}), ...(profile.sandbox ? { sandbox: profile.sandbox } : {}) });
+    this.runtime.records.updateConversation(p.conversationId, { ...(profile.policy ? { policy: profile.policy } : {}), ...(profile.sandbox ? { sandbox: profile.sandbox } : {}) });
     changed();
     return this.profiles({ conversationId: p.conversationId });
   }

@@ -1,10 +1,9 @@
 import type { McpServerConfig } from '../../services/mcp';
-import { extensionsModule } from '../../services/store/modules/extensions';
-import type { Store } from '../../services/store/store';
+import { type Records } from '../../runtime/records';
 
 /** The configured servers with their last known health, as `mcp list` and Settings show them. */
-export function mcpListing(store: Store) {
-  const q = store.module(extensionsModule);
+export function mcpListing(store: Records) {
+  const q = store.extensions;
   const health = new Map(q.health().map((h) => [h.name, h]));
   return q.servers().map((row) => {
     const config = JSON.parse(row.config) as McpServerConfig;

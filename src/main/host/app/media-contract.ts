@@ -25,7 +25,7 @@ export function browserShotDir(dataDir: string, conversationId: string): string 
 
 /** The PNG a browser_screenshot call saved, checked against the folder only the browser family writes. */
 export function readBrowserShot(runtime: AppRuntime, dataDir: string, p: ParsedParams<'readBrowserScreenshot'>): MethodResult<'readBrowserScreenshot'> {
-  const row = runtime.store.toolCallOutput(p.conversationId, p.runId, p.callId);
+  const row = runtime.records.toolCallOutput(p.conversationId, p.runId, p.callId);
   if (!row) throw new DeskhandError('not_found', `No tool call ${p.callId} in this conversation.`);
   const m = /^Screenshot: (\S+\.png) \(\d+ bytes, PNG\)$/m.exec(row.output ?? '');
   if (!m) throw new DeskhandError('not_found', 'That call saved no screenshot.');
@@ -53,7 +53,7 @@ const ARTIFACT_TOOLS = new Set(['generate_media', 'execute_generate_media']);
  * link), and only when its bytes still hash to that name and are the image or audio the result says.
  */
 export function readArtifact(runtime: AppRuntime, dataDir: string, p: ParsedParams<'readMediaArtifact'>): MethodResult<'readMediaArtifact'> {
-  const row = runtime.store.toolCallOutput(p.conversationId, p.runId, p.callId);
+  const row = runtime.records.toolCallOutput(p.conversationId, p.runId, p.callId);
   if (!row) throw new DeskhandError('not_found', `No tool call ${p.callId} in this conversation.`);
   const art = ARTIFACT_TOOLS.has(row.tool) && row.status === 'done' && !row.is_error ? artifactOf(row.output) : null;
   if (!art) throw new DeskhandError('not_found', 'That call made no image or speech.');

@@ -3,7 +3,7 @@
  * input can be FTS syntax), matched against message text (user messages and the model's replies).
  */
 import type { MethodResult } from '../../../shared/contract';
-import type { Store } from '../../services/store/store';
+import { type Records } from '../../runtime/records';
 
 const MAX_TERMS = 8;
 
@@ -18,7 +18,7 @@ export function ftsQuery(input: string): string | null {
   return words.map((w) => `"${w.replace(/"/g, '""')}"*`).join(' ');
 }
 
-export function searchMessages(store: Store, query: string, limit: number): MethodResult<'searchMessages'> {
+export function searchMessages(store: Records, query: string, limit: number): MethodResult<'searchMessages'> {
   const match = ftsQuery(query);
   if (!match) return { matches: [] };
   const titles = new Map<string, string>();

@@ -4,20 +4,17 @@
  * projects in milliseconds.
  */
 import { OUTPUT_PREVIEW_CHARS, type ConversationSummary, type MessageItem, type PendingApproval, type TodoView, type ToolItemStatus } from '../../../shared/contract';
-import { subagentsModule, type SubagentRow } from '../../services/store/modules/subagents';
-import { scheduleModule } from '../../services/store/modules/schedule';
-import { contextModule } from '../../services/store/modules/context';
 import { displayTime } from '../../services/scheduler/when';
 import { parseSteering } from '../../services/subagents/index';
 import type { RiskTier } from '../../../shared/tools';
 import { fallbackTitle, unknownToolTitle } from '../../../shared/tool-presentation';
 import type { ToolRegistry } from '../../runtime/registry';
 import { PersistentConversationState } from '../../runtime/conversation-state';
-import type { ApprovalRow, ConversationRow, MessageRow, Store, ToolCallRow } from '../../services/store/store';
 import { parseWakeMessage } from '../assembly/wake-message';
 import { parseReviewMessage } from '../assembly/review-message';
 import { attachmentOf } from '../../runtime/user-content';
 import { attachmentsOf, chatExtras, withNotes, withTurnUsage } from './chat-projections';
+import { type ApprovalRow, type ConversationRow, type MessageRow, type Records, type SubagentRow, type ToolCallRow } from '../../runtime/records';
 
 /** What the projections need of the tool registry: each tool's declared title and its one-line summary of a call. */
 export interface ToolPresenter {
@@ -36,10 +33,10 @@ export function toolPresenter(registry: Pick<ToolRegistry, 'lookup' | 'summarize
   };
 }
 
-export function summarize(store: Store, rows: ConversationRow[], running: ReadonlySet<string>): ConversationSummary[] {
+export function summarize(store: Records, rows: ConversationRow[], running: ReadonlySet<string>): ConversationSummary[] {
   const pending = new Map<string, number>();
   for (const [id, n] of store.pendingApprovalCounts()) pending.set(id, n);
-  const childOf = new Map(store.module(subagentsModule).links().map((l) => [l.conversation_id, { conversationId: l.parent_conversation_id, subagentId: l.id }]));
+  const childOf = new Map(store.subagents.links().map((l) => [l.conversation_id, { conversationId: l.parent_conversation_id, subagentId: l.id }]));
   return rows.map((row) => {
     const n = pending.get(row.id) ?? 0;
     const parent = childOf.get(row.id);
@@ -84,7 +81,7 @@ export function toolStatus(call: ToolCallRow, approval: ApprovalRow | undefined)
   }
 }
 
-export function projectMessages(store: Store, conversationId: string, presenter: ToolPresenter): MessageItem[] {
+export function projectMessages(store: Records, conversationId: string, presenter: ToolPresenter): MessageItem[] {
   const messages = store.listMessages(conversationId);
   const calls = store.toolCallsForConversation(conversationId);
   const approvals = store.approvalsForConversation(conversationId);
@@ -104,7 +101,7 @@ export function projectMessages(store: Store, conversationId: string, presenter:
   };
 
   // In a subagent's transcript the user messages are its parent's (its prompt, steering), except a steer the person sent.
-  const child = store.module(subagentsModule).byConversation(conversationId);
+  const child = store.subagents.byConversation(conversationId);
   const parentName = child ? (store.getConversation(child.parent_conversation_id)?.title ?? child.parent_conversation_id) : null;
 
   for (const m of messages) pushMessage(m);
@@ -178,9 +175,9 @@ export function projectMessages(store: Store, conversationId: string, presenter:
 }
 
 /** The conversation's reminders that rang, as events: when they really rang and how late (not when they were due). */
-function reminderEvents(store: Store, conversationId: string): MessageItem[] {
+function reminderEvents(store: Records, conversationId: string): MessageItem[] {
   return store
-    .module(scheduleModule)
+    .schedule
     .reminderFires(conversationId)
     .map((f) => {
       const late = Math.round((f.claimed_at - f.due_at) / 1000);
@@ -195,9 +192,9 @@ function reminderEvents(store: Store, conversationId: string): MessageItem[] {
 
 /** Places events among the items by time (each before the first item that came later). */
 /** Each compaction of the conversation, at the time it ran: what it dropped and the summary that stands for it. */
-function compactionEvents(store: Store, conversationId: string): MessageItem[] {
+function compactionEvents(store: Records, conversationId: string): MessageItem[] {
   return store
-    .module(contextModule)
+    .compactions
     .list(conversationId)
     .map((c) => {
       let dropped: { role: string; chars: number; tools: string[] }[] = [];
@@ -258,10 +255,10 @@ function toolItem(runId: string, part: Part, call: ToolCallRow | undefined, appr
   };
 }
 
-export function projectApprovals(store: Store, presenter: ToolPresenter): PendingApproval[] {
+export function projectApprovals(store: Records, presenter: ToolPresenter): PendingApproval[] {
   const rows = store.pendingApprovalsWithContext();
   const described = rows.some((r) => r.tool === 'use_saved_secret') ? new Map(store.secretDescriptions().map((d) => [d.name, d.description])) : new Map<string, string>();
-  const children = store.module(subagentsModule);
+  const children = store.subagents;
   return rows.map((r) => ({
     approvalId: r.id,
     runId: r.run_id,

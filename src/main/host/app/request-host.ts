@@ -10,9 +10,9 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { MethodResult, ParsedParams } from '../../../shared/contract';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import type { RunOptions } from '../../runtime/runtime';
-import type { ApprovalRow, Store } from '../../services/store/store';
 import type { HandlerGroup } from './handler-groups';
 import { projectApprovals, type ToolPresenter } from './projections';
+import { type ApprovalRow, type Records } from '../../runtime/records';
 
 export interface PickOptions {
   pick: 'file' | 'folder' | 'any';
@@ -86,7 +86,7 @@ export function folderEntries(path: string): Dirent[] {
 
 /** A pending request by id; forged and stale ids are logged and refused, and a stale one refreshes the list. */
 export function pendingRequest(
-  store: Pick<Store, 'getApproval'>,
+  store: Pick<Records, 'getApproval'>,
   approvalId: string,
   method: string,
   log: { warn(message: string, data?: Record<string, unknown>): void },
@@ -124,10 +124,10 @@ export const requestGroup =
   (deps: RequestGroupDeps): HandlerGroup<RequestMethods> =>
   ({ runtime, log, markChanged }) => {
     /** A pending request by id; forged and stale ids are logged and refused. */
-    const pending = (approvalId: string, method: string): ApprovalRow => pendingRequest(runtime.store, approvalId, method, log, () => markChanged('approvals'));
+    const pending = (approvalId: string, method: string): ApprovalRow => pendingRequest(runtime.records, approvalId, method, log, () => markChanged('approvals'));
     return {
       async listPendingApprovals(): Promise<MethodResult<'listPendingApprovals'>> {
-        return { approvals: projectApprovals(runtime.store, deps.presenter()) };
+        return { approvals: projectApprovals(runtime.records, deps.presenter()) };
       },
 
       async decideApproval(p: ParsedParams<'decideApproval'>): Promise<MethodResult<'decideApproval'>> {
@@ -174,7 +174,7 @@ export const requestGroup =
       async browseForRequest(p: ParsedParams<'browseForRequest'>): Promise<MethodResult<'browseForRequest'>> {
         const request = pending(p.requestId, 'browseForRequest');
         filePickOptions(request);
-        return listFolder(p.path ?? deps.folderOf(runtime.store.getRun(request.run_id)?.conversation_id ?? ''));
+        return listFolder(p.path ?? deps.folderOf(runtime.records.getRun(request.run_id)?.conversation_id ?? ''));
       },
 
       async pickForRequest(p: ParsedParams<'pickForRequest'>): Promise<MethodResult<'pickForRequest'>> {

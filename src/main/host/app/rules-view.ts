@@ -3,9 +3,9 @@ import type { RuleView } from '../../../shared/contract';
 import { describePattern } from '../../../shared/always-allow';
 import { DeskhandError } from '../../../shared/errors';
 import { describeScope } from '../../../shared/rules';
-import type { Store } from '../../services/store/store';
+import { type Records } from '../../runtime/records';
 
-export function ruleViews(store: Store, now = Date.now()): RuleView[] {
+export function ruleViews(store: Records, now = Date.now()): RuleView[] {
   return store.rules.list().map((r) => {
     const conv = r.scope === 'conversation' && r.scope_value ? store.getConversation(r.scope_value) : undefined;
     // A task's grant ends with its run: once the run is over it is listed as expired (it matches nothing anyway).
@@ -31,6 +31,6 @@ export function ruleViews(store: Store, now = Date.now()): RuleView[] {
 }
 
 /** Removes a rule; an id that is not saved is a 'not_found' error naming where to look. */
-export function revokeRule(store: Store, id: string): void {
+export function revokeRule(store: Records, id: string): void {
   if (!store.rules.remove(id)) throw new DeskhandError('not_found', `No rule ${id}. See Settings → Rules or \`deskhand rules list\`.`);
 }

@@ -10,7 +10,7 @@ import { scheduleMethod } from './schedule-host';
 import { WebSettings } from './web-settings';
 
 export const webGroup: HandlerGroup<'getWebSearch' | 'setWebSearch' | 'listUrlGrants' | 'addUrlGrant' | 'revokeUrlGrant'> = ({ runtime, dataDir, env }) => {
-  const web = new WebSettings({ dataDir, store: runtime.store, vault: runtime.vault, env });
+  const web = new WebSettings({ dataDir, store: runtime.records, vault: runtime.vault, env });
   return {
     getWebSearch: () => web.searchView(),
     setWebSearch: (p) => web.setSearch(p),
@@ -21,12 +21,12 @@ export const webGroup: HandlerGroup<'getWebSearch' | 'setWebSearch' | 'listUrlGr
 };
 
 export const rulesGroup: HandlerGroup<'listRules' | 'revokeRule' | 'searchMessages' | 'schedule'> = ({ runtime, providerForRun }) => ({
-  listRules: async () => ({ rules: ruleViews(runtime.store) }),
+  listRules: async () => ({ rules: ruleViews(runtime.records) }),
   async revokeRule(p) {
-    revokeRule(runtime.store, p.id);
-    return { rules: ruleViews(runtime.store) };
+    revokeRule(runtime.records, p.id);
+    return { rules: ruleViews(runtime.records) };
   },
-  searchMessages: async (p) => searchMessages(runtime.store, p.query, p.limit),
+  searchMessages: async (p) => searchMessages(runtime.records, p.query, p.limit),
   schedule: (p) => scheduleMethod(runtime, p, providerForRun),
 });
 

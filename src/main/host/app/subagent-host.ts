@@ -40,7 +40,7 @@ export function subagentView(row: SubagentRow, pending: number, depth: number, p
 
 /** The views of a tree's rows: depth and parent child from the conversation links, approvals per child conversation. */
 export function treeViews(runtime: AppRuntime, rows: readonly SubagentRow[]): SubagentView[] {
-  const pending = runtime.store.pendingApprovalCounts();
+  const pending = runtime.records.pendingApprovalCounts();
   const byConversation = new Map(rows.map((r) => [r.conversation_id, r]));
   const depthOf = (r: SubagentRow): number => {
     let d = 0;
@@ -57,15 +57,15 @@ export function subagentHandlers(runtime: AppRuntime): Pick<ContractHandlers, (t
     if (!row) throw new DeskhandError('not_found', `No subagent ${id}.`);
     return row;
   };
-  const one = (row: SubagentRow) => ({ subagent: subagentView(row, runtime.store.pendingApprovalCounts().get(row.conversation_id) ?? 0, 0, null) });
+  const one = (row: SubagentRow) => ({ subagent: subagentView(row, runtime.records.pendingApprovalCounts().get(row.conversation_id) ?? 0, 0, null) });
   return {
     async listSubagents(p: ParsedParams<'listSubagents'>): Promise<MethodResult<'listSubagents'>> {
-      if (!runtime.store.getConversation(p.conversationId)) throw new DeskhandError('not_found', `No conversation ${p.conversationId}.`);
+      if (!runtime.records.getConversation(p.conversationId)) throw new DeskhandError('not_found', `No conversation ${p.conversationId}.`);
       // A child a dead process left running is ended before it is shown (crash recovery).
       service.recoverOrphans(p.conversationId);
       const subagents = treeViews(runtime, service.tree(p.conversationId));
       const me = service.byConversation(p.conversationId);
-      const self = me ? { ...one(me).subagent, parentTitle: runtime.store.getConversation(me.parent_conversation_id)?.title ?? me.parent_conversation_id } : null;
+      const self = me ? { ...one(me).subagent, parentTitle: runtime.records.getConversation(me.parent_conversation_id)?.title ?? me.parent_conversation_id } : null;
       return { subagents, self };
     },
     async steerSubagent(p: ParsedParams<'steerSubagent'>): Promise<MethodResult<'steerSubagent'>> {

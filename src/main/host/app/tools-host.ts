@@ -8,9 +8,9 @@ import type { TOOLS_METHOD_NAMES } from '../../../shared/contract-tools';
 import { DeskhandError } from '../../../shared/errors';
 import { DEFAULT_FAMILIES, ENABLED_SLOT, parseFamilies } from '../../runtime/tool-families';
 import { toolListing } from '../../runtime/tool-listing';
-import type { ConversationRow } from '../../services/store/store';
 import type { HandlerGroup } from './handler-groups';
 import type { AppRuntime } from '../assembly/open-runtime';
+import { type ConversationRow } from '../../runtime/records';
 
 export interface ToolsHostOptions {
   /** The saved settings now (default policy, sandbox, folders, families for new conversations). */
@@ -63,7 +63,7 @@ export function previewConversation(settings: Settings, folder: string): Convers
 }
 
 function conversationOf(runtime: AppRuntime, id: string): ConversationRow {
-  const row = runtime.store.getConversation(id);
+  const row = runtime.records.getConversation(id);
   if (!row) throw new DeskhandError('not_found', 'That conversation does not exist (it may have been deleted).');
   return row;
 }

@@ -2,10 +2,9 @@
 import type { HandlerGroup } from './handler-groups';
 import type { USAGE_METHOD_NAMES, BudgetHoldView, BudgetView } from '../../../shared/contract-usage';
 import { DeskhandError } from '../../../shared/errors';
-import { usageModule, type BudgetRow, type UsageHoldRow } from '../../services/store/modules/usage';
 import { holdMessage } from '../../runtime/usage-budget';
 import { conversationUsageOf, usageReportOf } from './usage-projection';
-import type { Store } from '../../services/store/store';
+import { type BudgetRow, type Records, type UsageHoldRow } from '../../runtime/records';
 
 const budgetView = (b: BudgetRow): BudgetView => ({ scope: b.scope, conversationId: b.scope === 'conversation' ? b.scope_id : null, usd: b.limit_usd, tokens: b.limit_tokens });
 export const holdView = (h: UsageHoldRow): BudgetHoldView => ({
@@ -19,23 +18,23 @@ export const holdView = (h: UsageHoldRow): BudgetHoldView => ({
   message: holdMessage(h),
 });
 
-const budgets = (store: Store) => store.module(usageModule).budgets().map(budgetView);
+const budgets = (store: Records) => store.usage.budgets().map(budgetView);
 
 export const usageGroup =
   (deps: { answerHold(holdId: string, value: unknown): Promise<boolean> }): HandlerGroup<(typeof USAGE_METHOD_NAMES)[number]> =>
   ({ runtime }) => ({
     async getUsage(p) {
-      const store = runtime.store;
-      return { report: usageReportOf(store, { since: p.since ?? null }), budgets: budgets(store), holds: store.module(usageModule).pendingHolds().map(holdView) };
+      const store = runtime.records;
+      return { report: usageReportOf(store, { since: p.since ?? null }), budgets: budgets(store), holds: store.usage.pendingHolds().map(holdView) };
     },
     async getConversationUsage(p) {
-      const store = runtime.store;
-      const holds = store.module(usageModule).pendingHolds().filter((h) => h.conversation_id === p.conversationId);
+      const store = runtime.records;
+      const holds = store.usage.pendingHolds().filter((h) => h.conversation_id === p.conversationId);
       return { total: conversationUsageOf(store, p.conversationId), holds: holds.map(holdView) };
     },
     async setBudget(p) {
-      const store = runtime.store;
-      const q = store.module(usageModule);
+      const store = runtime.records;
+      const q = store.usage;
       if (p.scope === 'conversation' && !p.conversationId) throw new DeskhandError('usage', 'A conversation budget needs the conversation.');
       if (p.conversationId && !store.getConversation(p.conversationId)) throw new DeskhandError('not_found', 'That conversation does not exist (it may have been deleted).');
       const scopeId = p.scope === 'conversation' ? p.conversationId! : '';

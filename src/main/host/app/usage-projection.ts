@@ -4,18 +4,17 @@
  */
 import { priceTable, type Price } from '../../../shared/prices';
 import { usageReport, usageTotals, type UsageReport, type UsageTotals } from '../../../shared/usage';
-import { usageModule } from '../../services/store/modules/usage';
-import type { Store } from '../../services/store/store';
 import { DeskhandError } from '../../../shared/errors';
+import { type Records } from '../../runtime/records';
 
-export function pricesOf(store: Store): Readonly<Record<string, Price>> {
-  return priceTable(store.module(usageModule).prices());
+export function pricesOf(store: Records): Readonly<Record<string, Price>> {
+  return priceTable(store.usage.prices());
 }
 
 /** The report since a day (local midnight of `since`, YYYY-MM-DD), or over everything. */
-export function usageReportOf(store: Store, opts: { since?: string | null } = {}): UsageReport {
+export function usageReportOf(store: Records, opts: { since?: string | null } = {}): UsageReport {
   const since = opts.since ? sinceMs(opts.since) : 0;
-  const groups = store.module(usageModule).groups({ since });
+  const groups = store.usage.groups({ since });
   const labels = new Map<string, string>();
   for (const id of new Set(groups.map((g) => g.root_conversation_id))) {
     if (!id) continue;
@@ -26,8 +25,8 @@ export function usageReportOf(store: Store, opts: { since?: string | null } = {}
 }
 
 /** One turn's totals: its own calls and everything it caused (subagents at any depth, compaction, memory, media). */
-export function turnUsageOf(store: Store, runId: string): UsageTotals & { byCause: Record<string, UsageTotals> } {
-  const groups = store.module(usageModule).groups({ rootRunId: runId });
+export function turnUsageOf(store: Records, runId: string): UsageTotals & { byCause: Record<string, UsageTotals> } {
+  const groups = store.usage.groups({ rootRunId: runId });
   const table = pricesOf(store);
   const byCause: Record<string, UsageTotals> = {};
   for (const cause of new Set(groups.map((g) => g.cause))) byCause[cause] = usageTotals(groups.filter((g) => g.cause === cause), table);
@@ -35,8 +34,8 @@ export function turnUsageOf(store: Store, runId: string): UsageTotals & { byCaus
 }
 
 /** A conversation's totals (its turns and what they caused). */
-export function conversationUsageOf(store: Store, conversationId: string): UsageTotals {
-  return usageTotals(store.module(usageModule).groups({ rootConversationId: conversationId }), pricesOf(store));
+export function conversationUsageOf(store: Records, conversationId: string): UsageTotals {
+  return usageTotals(store.usage.groups({ rootConversationId: conversationId }), pricesOf(store));
 }
 
 /** "2026-12-01" → that day's local midnight in ms; "7d" → local midnight six days ago (the last 7 days with today). */

@@ -6,11 +6,10 @@
 import type { MethodResult, ParsedParams, SearchSettings, UrlGrantView, WebSearchView } from '../../../shared/contract';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { classifyHost, parseUrlPattern, type UrlPattern } from '../../../shared/url-guard';
-import type { UrlGrantRow } from '../../services/store/modules/url-grants';
-import type { Store } from '../../services/store/store';
 import type { Vault } from '../../services/vault/vault';
 import { NEEDS_KEY } from '../../tools/web/search-backends';
 import { SettingsFile } from '../assembly/settings-file';
+import { type Records, type UrlGrantRow } from '../../runtime/records';
 
 const LABEL: Record<SearchSettings['backend'], string> = { searxng: 'SearXNG', brave: 'Brave Search', tavily: 'Tavily' };
 /** The vault secret a typed key is saved under when no name is given. */
@@ -31,7 +30,7 @@ export function grantCoverage(p: UrlPattern): { private: boolean; covers: string
 
 export interface WebSettingsOptions {
   dataDir: string;
-  store: Store;
+  store: Records;
   /** The vault (OS keyring); null when this host has none. */
   vault: Vault | null;
   env: NodeJS.ProcessEnv;

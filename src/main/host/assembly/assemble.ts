@@ -108,18 +108,17 @@ export interface Assembly {
   contextSources: ContextSource[];
 }
 
-const PDF_TOOL = /pdf/;
-
 /**
- * A factory's tools as loading families: the named tools go to their own (deferred) family, the rest stay in
- * `family`. Rarely needed tools of a default family (tool-families.ts) wait to be loaded like any other family.
+ * A factory's tools as loading families: a tool that declares `facts.loadsWith` goes to that (deferred) family, the
+ * rest stay in `family`. Rarely needed tools of a default family (tool-families.ts) wait to be loaded like any other.
  */
-function split(family: string, tools: readonly ToolDefinition[], apart: Record<string, readonly string[]>): { family: string; tools: readonly ToolDefinition[] }[] {
-  const taken = new Set(Object.values(apart).flat());
-  return [
-    { family, tools: tools.filter((t) => !taken.has(t.name)) },
-    ...Object.entries(apart).map(([f, names]) => ({ family: f, tools: tools.filter((t) => names.includes(t.name)) })),
-  ];
+function split(family: string, tools: readonly ToolDefinition[]): { family: string; tools: readonly ToolDefinition[] }[] {
+  const groups = new Map<string, ToolDefinition[]>([[family, []]]);
+  for (const t of tools) {
+    const f = t.facts?.loadsWith ?? family;
+    groups.set(f, [...(groups.get(f) ?? []), t]);
+  }
+  return [...groups].map(([f, ts]) => ({ family: f, tools: ts }));
 }
 
 export function assembleTools(services: HostServices, registry = new ToolRegistry()): Assembly {
@@ -138,20 +137,20 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
   });
   const c = services.compositions;
   const families: { family: string; tools: readonly ToolDefinition[] }[] = [
-    ...split('files', createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }).tools, { fileops: ['mkdir', 'cp', 'mv', 'rm', 'stat', 'cd', 'pwd'] }),
-    ...split('shell', shell.tools, { waiting: ['wait_for', 'cancel_wait_for'] }),
-    ...split('tasks', createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }).tools, { jobs: ['run_background_jobs', 'list_background_jobs', 'wait_tasks', 'cancel_background_jobs'] }),
-    ...split('context', createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: workBudget(services) }).tools, { results: ['retrieve_tool_result', 'summarize_context'], session: ['context_info'] }),
+    ...split('files', createFileFamily({ dataDir: services.dataDir, secrets: services.redactor }).tools),
+    ...split('shell', shell.tools),
+    ...split('tasks', createTaskFamily({ tasks: services.tasks, commands: shell.commands, dataDir: services.dataDir }).tools),
+    ...split('context', createContextFamily({ catalog: registry, dataDir: services.dataDir, compactor: services.compactor ?? null, budget: workBudget(services) }).tools),
     ...(services.subagents ? [{ family: 'subagents', tools: createSubagentFamily({ subagents: services.subagents }).tools }] : []),
-    ...split('todos', createTodoFamily().tools, { workstate: ['list_todos', 'update_work_state'] }),
-    ...split('interaction', interaction.tools, { pick: ['ask_file_picker'] }),
+    ...split('todos', createTodoFamily().tools),
+    ...split('interaction', interaction.tools),
     { family: 'secrets', tools: secrets.tools },
-    ...split('web', web.tools, { http: ['http_request'] }),
+    ...split('web', web.tools),
   ];
   if (c) {
     // PDFs are their own family for loading (read_pdf, pdf_page_count, create_pdf), built with the compositions.
     const made = createCompositionFamily({ compositions: c.store, publisher: c.publisher, printer: c.printer, reader: c.reader, net: web.net }).tools;
-    families.push({ family: 'compositions', tools: made.filter((t) => !PDF_TOOL.test(t.name)) }, { family: 'pdf', tools: made.filter((t) => PDF_TOOL.test(t.name)) });
+    families.push(...split('compositions', made));
     families.push({ family: 'media', tools: createMediaFamily({ media: c.media, ...(c.av ? { av: c.av } : {}), ...(c.presence ? { presence: c.presence } : {}), ...(c.companion ? { companion: { model: c.companion, dataDir: services.dataDir, write: writeChecked } } : {}) }).tools });
   }
   if (services.schedules) families.push({ family: 'schedule', tools: createScheduleFamily({ schedules: services.schedules }).tools });
@@ -170,8 +169,7 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     ...(services.mcpDeferAbove !== undefined ? { deferAbove: services.mcpDeferAbove } : {}),
   });
   families.push(
-    { family: 'skills', tools: extensions.tools.filter((t) => t.kind !== 'custom' && !t.name.includes('mcp')) },
-    { family: 'mcp', tools: extensions.tools.filter((t) => t.kind !== 'custom' && t.name.includes('mcp')) },
+    ...split('skills', extensions.tools.filter((t) => t.kind !== 'custom')),
     { family: 'custom', tools: extensions.tools.filter((t) => t.kind === 'custom') },
   );
   // Browser family: one Chromium per app, a session per conversation.

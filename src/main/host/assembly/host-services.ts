@@ -164,7 +164,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     memory: { memory, goals, quotes: quoteCheck(store), evidence: evidenceSource(store), folderOf: (id) => store.getConversation(id)?.folder ?? opts.dataDir },
     mcp,
     ...(mcpDeferAbove !== undefined ? { mcpDeferAbove } : {}),
-    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PopplerReader(), media: new JimpMedia(opts.dataDir), av: new FfmpegAv(), presence: new StorePresence(store), companion: new CompanionModel(opts.dataDir, process.env, (p) => keyring.get(`apiKey.${p}`)) },
+    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PopplerReader(), media: new JimpMedia(opts.dataDir), av: new FfmpegAv(), presence: new StorePresence(store, (tool) => registry.lookup(tool)?.facts?.writes === true), companion: new CompanionModel(opts.dataDir, process.env, (p) => keyring.get(`apiKey.${p}`)) },
     browser,
     browserEndpoint: () => settings.read().browser?.endpoint ?? undefined,
     subagents,

@@ -59,6 +59,17 @@ export class AppRuntime extends Runtime {
   notifier!: Notifier;
 
   private mcpStarted: Promise<void> | null = null;
+  private ownLedger: ChangeLedger | null = null;
+
+  /** The change ledger, or (DESKHAND_LEDGER=off) one on the store that lists and rewinds without watching. */
+  changeLedger(dataDir: string): ChangeLedger {
+    return this.ledger ?? (this.ownLedger ??= new ChangeLedger(this.store, dataDir, { watch: false }));
+  }
+
+  /** The compositions kept under the data dir (the compositions panel and viewer). */
+  compositionFiles(dataDir: string): CompositionFiles {
+    return new CompositionFiles(this.store, dataDir);
+  }
   private readonly killable = new KillableRuns();
 
   /** Connects the configured MCP servers (once) and a trusted project file's; each connects or fails, never throws. */
@@ -162,7 +173,8 @@ export { closeOpenRuntimes } from './open-runtimes';
 
 import { assembleHostServices, defaultComputer, type HostRuntimeOptions } from './host-services';
 import { wireLedger } from './ledger-wiring';
-import type { ChangeLedger } from '../../services/ledger';
+import { ChangeLedger } from '../../services/ledger';
+import { CompositionFiles } from '../../services/compositions/composition-files';
 import { wireHooks } from './hooks-wiring';
 import type { HookService } from '../../services/hooks';
 import { CommandCatalog } from '../../services/commands';

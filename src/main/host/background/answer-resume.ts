@@ -4,11 +4,11 @@
  */
 import { errorMessage } from '../../../shared/errors';
 import type { RunOptions } from '../../runtime/runtime';
-import type { ApprovalRow } from '../../services/store/store';
 import { DeskhandError } from '../../../shared/errors';
 import type { Logger } from '../assembly/logger';
 import type { AppRuntime } from '../assembly/open-runtime';
 import type { ProviderConfig } from '../../services/providers/providers';
+import { type ApprovalRow } from '../../runtime/records';
 
 export interface ActiveRun {
   runId: string | null;
@@ -31,7 +31,7 @@ export interface AnswerHost {
  * ones are only recorded (false), as are answers to a run already waiting in this process.
  */
 export async function answerAndResume(host: AnswerHost, approval: ApprovalRow, act: (resume?: RunOptions) => Promise<unknown>): Promise<boolean> {
-  const store = host.runtime.store;
+  const store = host.runtime.records;
   const run = store.getRun(approval.run_id);
   if (!run) throw new DeskhandError('not_found', 'The run of this approval no longer exists.');
 

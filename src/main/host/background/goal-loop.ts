@@ -10,11 +10,11 @@ import { errorMessage } from '../../../shared/errors';
 import type { RunEvent } from '../../../shared/events';
 import type { RunOutcome } from '../../runtime/runtime';
 import type { ProviderConfig } from '../../services/providers/providers';
-import type { RunRow } from '../../services/store/store';
 import { describeBudget, type GoalView } from '../../services/goals';
 import { notificationLine, type NotificationSpec, type Notifier } from '../../services/notify';
 import type { AppRuntime } from '../assembly/open-runtime';
 import { GOAL_CYCLE_TRAILER } from '../assembly/memory-host';
+import { type RunRow } from '../../runtime/records';
 
 export interface GoalLoopOptions {
   runtime: AppRuntime;
@@ -152,7 +152,7 @@ export function startGoalLoop(
   // The person hears when a goal stops or asks them something (nobody watches a goal's cycles).
   const onGoalStopped = notifier
     ? (goal: GoalView) => {
-        const title = runtime.store.getConversation(goal.conversationId)?.title ?? 'a conversation';
+        const title = runtime.records.getConversation(goal.conversationId)?.title ?? 'a conversation';
         notifier.notify(goalNotification(goal, title, (t) => runtime.redactor.redact(t))).catch((err: unknown) => log.warn('could not tell the person about a goal', { goal: goal.id, error: errorMessage(err) }));
       }
     : undefined;

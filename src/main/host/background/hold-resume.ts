@@ -5,13 +5,12 @@
 import { errorMessage } from '../../../shared/errors';
 import { DeskhandError } from '../../../shared/errors';
 import type { RunOptions } from '../../runtime/runtime';
-import { usageModule } from '../../services/store/modules/usage';
 import { answerHold, type BudgetAnswer } from '../../runtime/usage-budget';
 import type { ActiveRun, AnswerHost } from './answer-resume';
 
 export async function answerHoldAndResume(host: AnswerHost, holdId: string, value: unknown): Promise<boolean> {
-  const store = host.runtime.store;
-  const hold = store.module(usageModule).hold(holdId);
+  const store = host.runtime.records;
+  const hold = store.usage.hold(holdId);
   if (!hold) throw new DeskhandError('not_found', 'That budget hold no longer exists.');
   const run = store.getRun(hold.run_id);
   if (!run) throw new DeskhandError('not_found', 'The run of this budget hold no longer exists.');

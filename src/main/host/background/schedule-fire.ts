@@ -51,8 +51,8 @@ export function runtimeWaker(runtime: FireDeps['runtime'], provider: FireDeps['p
   return {
     async wake(conversationId, message, { signal, onRunStarted }) {
       const rt = typeof runtime === 'function' ? await runtime() : runtime;
-      if (!rt.store.getConversation(conversationId)) return null;
-      const config = await provider(rt.store.latestRunForConversation(conversationId));
+      if (!rt.records.getConversation(conversationId)) return null;
+      const config = await provider(rt.records.latestRunForConversation(conversationId));
       const outcome = await rt.wake(conversationId, message, {
         provider: config,
         interactive: false,
@@ -62,7 +62,7 @@ export function runtimeWaker(runtime: FireDeps['runtime'], provider: FireDeps['p
           onEvent?.(e);
         },
       });
-      const first = outcome.status === 'parked' && outcome.approvalIds[0] ? rt.store.getApproval(outcome.approvalIds[0]) : undefined;
+      const first = outcome.status === 'parked' && outcome.approvalIds[0] ? rt.records.getApproval(outcome.approvalIds[0]) : undefined;
       return { status: outcome.status, runId: outcome.runId, error: outcome.error, approvalIds: outcome.approvalIds, waiting: first ? { id: first.id, kind: first.kind, tool: first.tool, risk: first.risk } : null };
     },
   };

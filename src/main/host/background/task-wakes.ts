@@ -9,9 +9,9 @@ import type { RunEvent } from '../../../shared/events';
 import type { RunOutcome } from '../../runtime/runtime';
 import type { AppRuntime as Runtime } from '../assembly/open-runtime';
 import type { ProviderConfig } from '../../services/providers/providers';
-import type { RunRow } from '../../services/store/store';
 import type { TaskRow } from '../../services/tasks/task-store';
 import { wakeMessage } from '../assembly/wake-message';
+import { type RunRow } from '../../runtime/records';
 
 export { parseWakeMessage, wakeMessage, type ParsedWakeTask } from '../assembly/wake-message';
 
@@ -66,7 +66,7 @@ export class TaskWakes {
   /** Delivers what can be delivered now (also called on every change). */
   schedule(): void {
     if (this.stopped) return;
-    if (!this.runtime.store.isOpen) {
+    if (!this.runtime.records.isOpen) {
       void this.stop();
       return;
     }
@@ -86,7 +86,7 @@ export class TaskWakes {
   }
 
   private async flush(): Promise<void> {
-    const store = this.runtime.store;
+    const store = this.runtime.records;
     const rows = this.runtime.tasks.rows;
     const byConversation = new Map<string, TaskRow[]>();
     for (const task of rows.tasksToNotify()) {

@@ -11,7 +11,6 @@ import { DeskhandError, errorMessage } from '../../../shared/errors';
 import type { ProviderConfig } from '../../services/providers/config';
 import type { RunOutcome, RunOptions } from '../../runtime/runtime';
 import type { AppRuntime as Runtime } from '../assembly/open-runtime';
-import type { TaskRow } from '../../services/store/modules/tasks';
 import { openRuntime, resolveDataDir } from '../assembly/open-runtime';
 import { TaskWakes } from '../background/task-wakes';
 import { renderEvent } from './render';
@@ -19,7 +18,7 @@ import { assertSecretName } from '../../services/vault/vault';
 import { PromptQueue, readHidden } from './prompts';
 import { GRANT_LIFETIMES, GRANT_SCOPES, isGrantLifetime, isGrantScope, type GrantLifetime, type GrantScope } from '../../../shared/rules';
 import { EXIT, PROVIDER_OPTIONS, UsageError, enableFlag, parsePolicy, parseSandbox, print, providerFromFlags, type RunsFlags } from './flags';
-import { usageModule } from '../../services/store/modules/usage';
+import { type TaskRow } from '../../runtime/records';
 
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -58,8 +57,8 @@ export async function runCommand(args: string[]): Promise<number> {
     const runSandbox = sandbox ?? profile?.sandbox;
     let conversationId = values.conversation;
     if (conversationId) {
-      if (!runtime.store.getConversation(conversationId)) throw new UsageError(`No conversation ${conversationId}.`);
-      if (runSandbox) runtime.store.updateConversation(conversationId, { sandbox: runSandbox });
+      if (!runtime.records.getConversation(conversationId)) throw new UsageError(`No conversation ${conversationId}.`);
+      if (runSandbox) runtime.records.updateConversation(conversationId, { sandbox: runSandbox });
     } else {
       conversationId = runtime.createConversation({ folder: cwd, policy: policy ?? profile?.policy ?? 'read-only', ...(runSandbox ? { sandbox: runSandbox } : {}) }).id;
     }
@@ -156,7 +155,7 @@ function parkedOn(runtime: Runtime, tasks: readonly TaskRow[]): string[] {
 export async function resumeCommand(sub: 'approve' | 'deny' | 'answer', values: RunsFlags, positionals: string[], answerValue: unknown): Promise<number> {
   const runtime = openRuntime({ dataDir: resolveDataDir(values['data-dir']), mcpStart: 'on-demand' });
   try {
-    const store = runtime.store;
+    const store = runtime.records;
     const id = positionals[0];
     if (!id) throw new UsageError(`runs ${sub} needs a REQUEST_ID (see \`deskhand runs list\`).`);
     if (id.startsWith('hold_')) return await answerHoldCommand(runtime, id, sub, values, answerValue);
@@ -211,11 +210,11 @@ export async function resumeCommand(sub: 'approve' | 'deny' | 'answer', values: 
 /** `deskhand runs answer HOLD_ID --value '{"usd": 5}'` (or `{"stop": true}`): a budget hold; a raise resumes the run here. */
 async function answerHoldCommand(runtime: Runtime, id: string, sub: 'approve' | 'deny' | 'answer', values: RunsFlags, answerValue: unknown): Promise<number> {
   if (sub !== 'answer') throw new UsageError(`${id} is a budget hold: answer it with deskhand runs answer ${id} --value '{"usd": N}' (or '{"tokens": N}', or '{"stop": true}').`);
-  const hold = runtime.store.module(usageModule).hold(id);
+  const hold = runtime.records.usage.hold(id);
   if (!hold) throw new DeskhandError('not_found', `No budget hold ${id}. See \`deskhand runs list\`.`);
-  const run = runtime.store.getRun(hold.run_id)!;
+  const run = runtime.records.getRun(hold.run_id)!;
   const options = runOptions(runtime, providerFromFlags(values, run), !!values.json);
-  await runtime.startMcp(runtime.store.getConversation(run.conversation_id)?.folder ?? undefined);
+  await runtime.startMcp(runtime.records.getConversation(run.conversation_id)?.folder ?? undefined);
   const outcome = await withInterrupt(options, async (opts) => {
     const decided = await runtime.answerBudgetHold(id, answerValue, opts);
     return decided && decided.status === 'finished' ? awaitBackground(runtime, run.conversation_id, values, opts, decided) : decided;
@@ -268,7 +267,7 @@ export async function secretsCommand(args: string[]): Promise<number> {
           process.stderr.write(`Saved ${name} in the OS keyring.\n`);
           return EXIT.finished;
         }
-        const run = runtime.store.getRun(requests[0]!.approval.run_id);
+        const run = runtime.records.getRun(requests[0]!.approval.run_id);
         const options = runOptions(runtime, providerFromFlags(values, run), !!values.json);
         const outcomes = await withInterrupt(options, (opts) => runtime.provideSecretByName(name, value, values.description, opts));
         process.stderr.write(`Saved ${name} in the OS keyring; ${requests.length} waiting run${requests.length === 1 ? '' : 's'} continued.\n`);

@@ -25,10 +25,10 @@ export async function changesCommand(args: string[]): Promise<number> {
   const id = positionals[0];
   if (!id) throw new DeskhandError('usage', 'changes needs a conversation ID (the CLI prints it after each run), or `changes prune`.');
   const dataDir = resolveDataDir(values['data-dir']);
-  return withStore(dataDir, (store) => {
-    const conv = conversationOrThrow(store, id);
+  return withStore(dataDir, (store, records) => {
+    const conv = conversationOrThrow(records, id);
     const ledger = new ChangeLedger(store, dataDir);
-    const turns = turnsOf(store, conv.id);
+    const turns = turnsOf(records, conv.id);
     const chosen = values.turn !== undefined ? [turnFor(turns, { turn: values.turn })] : turns;
     const sets = ledger.setsOf(conv.id);
     const out = chosen.map((t) => {
@@ -99,13 +99,13 @@ export async function rewindCommand(args: string[]): Promise<number> {
   const conversation = !values.redo && !values.files;
   const dryRun = !!values['dry-run'];
   const dataDir = resolveDataDir(values['data-dir']);
-  return withStore(dataDir, async (store) => {
-    const conv = conversationOrThrow(store, id);
-    const target = values.redo ? null : turnFor(turnsOf(store, conv.id), { ...(values.turn !== undefined ? { turn: values.turn } : {}), ...(values.to !== undefined ? { to: values.to } : {}) });
+  return withStore(dataDir, async (store, records) => {
+    const conv = conversationOrThrow(records, id);
+    const target = values.redo ? null : turnFor(turnsOf(records, conv.id), { ...(values.turn !== undefined ? { turn: values.turn } : {}), ...(values.to !== undefined ? { to: values.to } : {}) });
     const ledger = new ChangeLedger(store, dataDir);
     let outcome: RewindOutcome;
     try {
-      outcome = await rewindConversation(store, ledger, conv, { target, files, conversation, dryRun });
+      outcome = await rewindConversation(records, ledger, conv, { target, files, conversation, dryRun });
     } finally {
       ledger.close();
     }

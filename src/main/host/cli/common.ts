@@ -4,8 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
-import { Store } from '../../services/store/store';
-import { resolveDataDir } from '../assembly/data-dir';
+export { withRecords, withStore } from '../assembly/open-store';
 
 export const usage = (message: string) => new DeskhandError('usage', message);
 
@@ -20,14 +19,4 @@ type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; a
 /** A subcommand's arguments (after its verb): positionals allowed, `--data-dir` and `--json` besides its own flags. */
 export function parseSubcommand<O extends Options>(args: string[], options: O): Parsed<O> {
   return parseArgs({ args, allowPositionals: true, options: { ...COMMON, ...options } });
-}
-
-/** Runs `fn` with a store on the data dir (`--data-dir`, else DESKHAND_HOME, else the OS folder); always closes it. */
-export async function withStore<T>(dataDir: string | undefined, fn: (store: Store) => T | Promise<T>): Promise<T> {
-  const store = new Store(resolveDataDir(dataDir));
-  try {
-    return await fn(store);
-  } finally {
-    store.close();
-  }
 }

@@ -8,7 +8,7 @@ import { DeskhandError } from '../../../shared/errors';
 import { fallbackTitle } from '../../../shared/tool-presentation';
 import { SecretRedactor } from '../../runtime/redaction';
 import { conversationOrThrow, exportConversation } from '../app/chat-host';
-import { withStore } from './common';
+import { withRecords, withStore } from './common';
 import { forkConversation, parseMessageRef } from '../../runtime/fork';
 
 export async function conversationsCommand(args: string[]): Promise<number> {
@@ -18,7 +18,7 @@ export async function conversationsCommand(args: string[]): Promise<number> {
   if (sub !== 'export') throw new DeskhandError('usage', `Unknown conversations command "${sub ?? ''}"; use \`deskhand conversations export ID [--out FILE]\` or \`deskhand conversations fork ID [--at MESSAGE]\`.`);
   const id = positionals[0];
   if (!id) throw new DeskhandError('usage', 'conversations export needs a conversation ID (the CLI prints it after each run; `deskhand runs list` shows runs with theirs).');
-  return withStore(values['data-dir'], (store) => {
+  return withRecords(values['data-dir'], (store) => {
     const conv = conversationOrThrow(store, id);
     // Stored text is redacted already; credential-shaped text and credential environment values are redacted again.
     const redactor = new SecretRedactor();

@@ -10,12 +10,12 @@ import { SettingsFile } from '../assembly/settings-file';
 import { grantCoverage } from '../app/web-settings';
 import { revokeRule, ruleViews } from '../app/rules-view';
 import { appGrantBook, listAppGrants } from '../app/app-grants-view';
-import { parseSubcommand, usage, withStore } from './common';
+import { parseSubcommand, usage, withRecords } from './common';
 
 export async function grantsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseSubcommand(rest, {});
-  return withStore(values['data-dir'], (store) => {
+  return withRecords(values['data-dir'], (store) => {
     switch (sub) {
       case 'add-url': {
         const raw = positionals[0];
@@ -62,7 +62,7 @@ export async function grantsCommand(args: string[]): Promise<number> {
 export async function rulesCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseSubcommand(rest, {});
-  return withStore(values['data-dir'], (store) => {
+  return withRecords(values['data-dir'], (store) => {
     switch (sub) {
       case 'list': {
         const rules = ruleViews(store);

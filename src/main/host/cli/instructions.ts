@@ -9,9 +9,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { GuardedContentReader } from '../../runtime/content-reader';
 import { ProjectInstructions } from '../../runtime/project-instructions';
-import { instructionPinsModule } from '../../services/store/modules/instruction-pins';
 import { resolveDataDir } from '../assembly/data-dir';
-import { out, parseSubcommand, usage, withStore } from './common';
+import { out, parseSubcommand, usage, withRecords } from './common';
 
 /** Whether a pinned file still holds the text that was trusted: 'trusted', 'changed' or 'gone'. */
 function pinState(path: string, sha256: string): 'trusted' | 'changed' | 'gone' {
@@ -29,8 +28,8 @@ export async function instructionsCommand(args: string[]): Promise<number> {
   const { values } = parseSubcommand(rest, { cwd: { type: 'string' } });
   const dataDir = resolveDataDir(values['data-dir']);
   const cwd = resolve(values.cwd ?? process.cwd());
-  return withStore(dataDir, (store) => {
-    const pins = store.module(instructionPinsModule);
+  return withRecords(dataDir, (store) => {
+    const pins = store.instructionPins;
     const instructions = new ProjectInstructions(new GuardedContentReader({ dataDir }), dataDir, pins);
     switch (sub) {
       case 'trust': {

@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { MCP_TIERS, parseEnvPairs, parseServerConfig, pinServer, SERVER_NAME_RE, type McpServerConfig, type McpTier } from '../../services/mcp';
 import { McpManager } from '../../services/mcp/manager';
-import { extensionsModule } from '../../services/store/modules/extensions';
 import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
 import { Vault } from '../../services/vault/vault';
 import { ProfileStore, profileSchema } from '../../services/profiles';
@@ -16,7 +15,7 @@ import { parseSubcommand, usage, withStore } from './common';
 
 import { mcpListing } from '../app/mcp-listing';
 import { SecretRedactor } from '../../runtime/redaction';
-import type { Store } from '../../services/store/store';
+import type { OpenStore } from '../assembly/open-store';
 
 export { mcpListing };
 
@@ -50,8 +49,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     timeout: { type: 'string' },
     'no-roots': { type: 'boolean' },
   });
-  return withStore(values['data-dir'], async (store) => {
-    const q = store.module(extensionsModule);
+  return withStore(values['data-dir'], async (store, records) => {
+    const q = records.extensions;
     switch (sub) {
       case 'add': {
         const name = positionals[0];
@@ -92,7 +91,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         // What the servers printed is shown through the redactor, taught the secrets their configurations name (a
         // health row another version wrote before it redacted stays unseen here too).
         const redactor = await serverSecretsRedactor(store, q.servers().map((r) => r.config));
-        const rows = mcpListing(store).map((r) => ({ ...r, lastError: r.lastError === null ? null : redactor.redact(r.lastError), stderrTail: r.stderrTail === null ? null : redactor.redact(r.stderrTail) }));
+        const rows = mcpListing(records).map((r) => ({ ...r, lastError: r.lastError === null ? null : redactor.redact(r.lastError), stderrTail: r.stderrTail === null ? null : redactor.redact(r.stderrTail) }));
         if (values.json) {
           process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
           return 0;
@@ -154,7 +153,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
  * A redactor taught the vault secrets the servers' configurations hand them (`--secret-env`), for showing what they
  * printed. Without a keyring it knows only the shapes of credentials.
  */
-async function serverSecretsRedactor(store: Store, configs: readonly string[]): Promise<SecretRedactor> {
+async function serverSecretsRedactor(store: OpenStore, configs: readonly string[]): Promise<SecretRedactor> {
   const redactor = new SecretRedactor();
   const names = new Set<string>();
   for (const c of configs) {

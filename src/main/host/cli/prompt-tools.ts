@@ -7,9 +7,9 @@
 import { resolve } from 'node:path';
 import { POLICIES, type Policy } from '../../../shared/tools';
 import { toolListing } from '../../runtime/tool-listing';
-import type { ConversationRow } from '../../services/store/store';
 import { createAppRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
 import { parseSubcommand } from './common';
+import { type ConversationRow } from '../../runtime/records';
 
 const OPTIONS = {
   conversation: { type: 'string' },
@@ -29,7 +29,7 @@ async function withRuntime<T>(dataDir: string | undefined, fn: (rt: AppRuntime) 
 
 function conversationOf(rt: AppRuntime, values: { conversation?: string | undefined; cwd?: string | undefined; policy?: string | undefined }): ConversationRow {
   if (values.conversation) {
-    const conv = rt.store.getConversation(values.conversation);
+    const conv = rt.records.getConversation(values.conversation);
     if (!conv) throw new Error(`No conversation ${values.conversation}.`);
     return conv;
   }

@@ -48,7 +48,7 @@ export class PromptQueue {
   constructor(private readonly runtime: Runtime) {}
 
   ask(event: Extract<RunEvent, { type: 'approval.requested' }>): void {
-    if (this.runtime.store.getApproval(event.approvalId)?.kind === 'secret') {
+    if (this.runtime.records.getApproval(event.approvalId)?.kind === 'secret') {
       // An input request: the person types the secret with nothing echoed; an empty answer declines.
       this.chain = this.chain.then(async () => {
         try {

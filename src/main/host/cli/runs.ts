@@ -6,34 +6,15 @@ import { parseArgs } from 'node:util';
 import { forDisplay } from '../../../shared/untrusted-display';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { costOf, formatCost, runTokens } from '../../../shared/prices';
-import { Store } from '../../services/store/store';
-import { subagentsModule } from '../../services/store/modules/subagents';
-import { workflowsModule } from '../../services/store/modules/workflows';
-import { runOwnerAlive } from '../../services/processes/proc-info';
-import { usageModule } from '../../services/store/modules/usage';
 import { formatTotalCost } from '../../../shared/usage';
 import { holdMessage } from '../../runtime/usage-budget';
 import { turnUsageOf } from '../app/usage-projection';
 import { resolveDataDir } from '../assembly/data-dir';
+import { openListingStore } from '../assembly/open-store';
 import { EXIT, RUNS_OPTIONS, UsageError, print } from './flags';
+import { type Records } from '../../runtime/records';
 
 export type { RunsFlags } from './flags';
-
-
-/**
- * The store for listing and showing runs. A run a crashed process left "running" is recovered first, as every
- * command that opens the runtime does (open-runtime.ts): then, and only then, the runtime is opened once for it.
- */
-async function openListingStore(dataDir: string): Promise<Store> {
-  const store = new Store(dataDir);
-  const stale = store.runsWithStatus('running').some((r) => r.owner_pid !== process.pid && !runOwnerAlive(r));
-  if (!stale) return store;
-  store.close();
-  const { openRuntime } = await import('../assembly/open-runtime');
-  const runtime = openRuntime({ dataDir, mcpStart: 'on-demand' });
-  await runtime.close();
-  return new Store(dataDir);
-}
 
 export async function runsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -53,7 +34,8 @@ export async function runsCommand(args: string[]): Promise<number> {
   }
   if (sub === 'approve' || sub === 'deny' || sub === 'answer') return (await import('./agent')).resumeCommand(sub, values, positionals, answerValue);
   // Listing and showing read the store only: no runtime, no family, no MCP server.
-  const store = await openListingStore(resolveDataDir(values['data-dir']));
+  const opened = await openListingStore(resolveDataDir(values['data-dir']));
+  const store = opened.records;
   try {
     switch (sub) {
       case 'list': {
@@ -61,14 +43,14 @@ export async function runsCommand(args: string[]): Promise<number> {
         // A descendant's request (a subagent parked with its parent's call) names its child and the run it parks.
         const pending = store.pendingApprovals().map((a) => ({ ...a, ...subagentOf(store, a.run_id) }));
         if (values.json) {
-          print({ runs, approvals: pending, budgetHolds: store.module(usageModule).pendingHolds().map((h) => ({ ...h, message: holdMessage(h) })) });
+          print({ runs, approvals: pending, budgetHolds: store.usage.pendingHolds().map((h) => ({ ...h, message: holdMessage(h) })) });
         } else {
           if (runs.length === 0) process.stdout.write('No runs yet.\n');
           for (const r of runs) {
             const conv = store.getConversation(r.conversation_id);
             process.stdout.write(`${r.id}  ${r.status.padEnd(11)} ${new Date(r.created_at).toISOString()}  ${conv?.title ?? ''}\n`);
           }
-          for (const h of store.module(usageModule).pendingHolds()) process.stdout.write(`  waiting: ${h.id}  budget  run ${h.run_id}  ${holdMessage(h)}\n`);
+          for (const h of store.usage.pendingHolds()) process.stdout.write(`  waiting: ${h.id}  budget  run ${h.run_id}  ${holdMessage(h)}\n`);
           for (const a of pending) {
             const flow = a.subagent?.workflow ? ` of workflow ${a.subagent.workflow.id}${a.subagent.workflow.phase ? ` (phase "${forDisplay(a.subagent.workflow.phase).text}")` : ''},` : '';
             const child = a.subagent ? `  subagent ${a.subagent.id} "${forDisplay(a.subagent.description).text}"${flow} of run ${a.subagent.parentRunId ?? '?'}` : '';
@@ -96,7 +78,7 @@ export async function runsCommand(args: string[]): Promise<number> {
             const parts = Object.entries(turn.byCause).map(([cause, t]) => `${cause} ${t.calls}`);
             out(`turn total (${turn.calls} model calls: ${parts.join(', ')}): ${turn.inputTokens} in / ${turn.outputTokens} out, cost ${formatTotalCost(turn)}`);
           }
-          for (const h of store.module(usageModule).pendingHolds(id)) out(`waiting: ${h.id}  ${holdMessage(h)}`);
+          for (const h of store.usage.pendingHolds(id)) out(`waiting: ${h.id}  ${holdMessage(h)}`);
           if (run.error) out(`error: ${run.error}`);
           const byCall = new Map(approvals.map((a) => [a.tool_call_id, a]));
           for (const c of calls) {
@@ -123,7 +105,7 @@ export async function runsCommand(args: string[]): Promise<number> {
         throw new UsageError(`runs needs list, show, approve, deny or answer.`);
     }
   } finally {
-    store.close();
+    opened.close();
   }
 }
 
@@ -131,10 +113,10 @@ export async function runsCommand(args: string[]): Promise<number> {
  * The subagent whose run asks (its id, type, description and parent run; a workflow's child: the workflow and the
  * phase it was in), for listing its requests.
  */
-function subagentOf(store: Store, runId: string): { subagent?: { id: string; type: string; description: string; parentRunId: string | null; workflow?: { id: string; phase: string | null } } } {
+function subagentOf(store: Records, runId: string): { subagent?: { id: string; type: string; description: string; parentRunId: string | null; workflow?: { id: string; phase: string | null } } } {
   const run = store.getRun(runId);
-  const row = run && store.module(subagentsModule).byConversation(run.conversation_id);
+  const row = run && store.subagents.byConversation(run.conversation_id);
   if (!row) return {};
-  const flow = row.parent_run_id && row.parent_call_id?.includes('#') ? store.module(workflowsModule).byChildCall(row.parent_run_id, row.parent_call_id) : undefined;
+  const flow = row.parent_run_id && row.parent_call_id?.includes('#') ? store.workflows.byChildCall(row.parent_run_id, row.parent_call_id) : undefined;
   return { subagent: { id: row.id, type: row.type, description: row.description, parentRunId: row.parent_run_id, ...(flow ? { workflow: { id: flow.id, phase: flow.phase } } : {}) } };
 }

@@ -10,13 +10,13 @@ import type { Notifier } from '../../services/notify';
 import { displayTime } from '../../services/scheduler';
 import { ScheduleService } from '../../services/scheduler/schedules';
 import { fireCommand, platformScheduler } from '../../services/scheduler/os-schedulers';
-import { Store } from '../../services/store/store';
 import { SecretRedactor } from '../../runtime/redaction';
 import { fireProvider } from '../assembly/provider-choice';
 import { resolveDataDir } from '../assembly/data-dir';
 import type { AppRuntime } from '../assembly/open-runtime';
 import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from '../background/schedule-fire';
 import { parseSubcommand, usage } from './common';
+import { openStore } from '../assembly/open-store';
 
 export { fireProvider } from '../assembly/provider-choice';
 
@@ -81,7 +81,7 @@ export async function fireCommandMain(args: string[]): Promise<number> {
   const id = positionals[0];
   if (!id) throw usage('fire needs a schedule ID (the OS job passes it; see `deskhand schedule list`).');
   const dataDir = resolveDataDir(values['data-dir']);
-  const store = new Store(dataDir);
+  const store = openStore(dataDir);
   // The runtime's own redactor when it is opened (one redactor for the store, the notification and the run).
   const redactor = new SecretRedactor();
   store.setRedactor((text) => redactor.redact(text));

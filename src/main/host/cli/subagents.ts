@@ -4,17 +4,16 @@
  * process (the process that runs it reads the steering before the child's next model call, and notices a cancel).
  */
 import { DeskhandError } from '../../../shared/errors';
-import { subagentsModule, SUBAGENT_TERMINAL, type SubagentRow } from '../../services/store/modules/subagents';
-import type { Store } from '../../services/store/store';
 import { isSameProcess } from '../../services/processes/proc-info';
-import { out, parseSubcommand, usage, withStore } from './common';
+import { out, parseSubcommand, usage, withRecords } from './common';
+import { type Records, SUBAGENT_TERMINAL, type SubagentRow } from '../../runtime/records';
 
 function line(r: SubagentRow): string {
   const spend = `${r.input_tokens + r.output_tokens} tok ~$${r.cost_usd.toFixed(4)}`;
   return `${r.id}  ${r.status.padEnd(9)}  ${r.type.padEnd(7)}  ${spend}  parent ${r.parent_conversation_id}  ${r.description}`;
 }
 
-function transcript(store: Store, conversationId: string): string {
+function transcript(store: Records, conversationId: string): string {
   return store
     .listMessages(conversationId)
     .map((m) => {
@@ -31,9 +30,9 @@ function transcript(store: Store, conversationId: string): string {
 }
 
 /** Cancels a child from a process that does not run it: its row and task say so; the process running it stops its run. */
-export function cancelSubagentRow(store: Store, row: SubagentRow, reason: string): void {
+export function cancelSubagentRow(store: Records, row: SubagentRow, reason: string): void {
   store.transaction(() => {
-    store.module(subagentsModule).finish(row.id, 'cancelled', { error: reason });
+    store.subagents.finish(row.id, 'cancelled', { error: reason });
     if (row.task_id) {
       store.tasks.updateTask(row.task_id, { notify: 0 });
       store.tasks.finishTask(row.task_id, 'cancelled', { summary: reason, notified_at: Date.now() });
@@ -44,8 +43,8 @@ export function cancelSubagentRow(store: Store, row: SubagentRow, reason: string
 export async function subagentsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseSubcommand(rest, { conversation: { type: 'string' }, reason: { type: 'string' }, timeout: { type: 'string' } });
-  return withStore(values['data-dir'], async (store) => {
-    const rows = store.module(subagentsModule);
+  return withRecords(values['data-dir'], async (store) => {
+    const rows = store.subagents;
     switch (sub) {
       case 'list': {
         const list = values.conversation ? rows.forParent(values.conversation) : rows.list(200);

@@ -5,20 +5,18 @@
  * running it notices), every worktree and `tower/*` branch it made removed, merged work kept on its integration branch.
  */
 import { createInterface } from 'node:readline/promises';
-import { towerModule, type TowerSessionRow } from '../../services/store/modules/tower';
-import { SUBAGENT_TERMINAL, subagentsModule } from '../../services/store/modules/subagents';
 import { missionText, teardownSession } from '../../services/tower/tower-service';
-import type { Store } from '../../services/store/store';
-import { out, parseSubcommand, usage, withStore } from './common';
+import { out, parseSubcommand, usage, withRecords } from './common';
 import { cancelSubagentRow } from './subagents';
+import { type Records, SUBAGENT_TERMINAL, type TowerSessionRow } from '../../runtime/records';
 
 const t = (at: number) => new Date(at).toISOString().slice(11, 19);
 
 export async function towerCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseSubcommand(rest, { yes: { type: 'boolean', short: 'y' }, reason: { type: 'string' } });
-  return withStore(values['data-dir'], async (store) => {
-    const rows = store.module(towerModule);
+  return withRecords(values['data-dir'], async (store) => {
+    const rows = store.tower;
     switch (sub) {
       case 'list': {
         const list = rows.sessions(50);
@@ -34,7 +32,7 @@ export async function towerCommand(args: string[]): Promise<number> {
       case 'show': {
         const s = positionals[0] ? rows.session(positionals[0]) : undefined;
         if (!s) throw usage('tower show needs a session id (deskhand tower list shows them).');
-        const children = store.module(subagentsModule);
+        const children = store.subagents;
         const board = {
           session: s,
           missions: rows.missions(s.id),
@@ -78,7 +76,7 @@ export async function towerCommand(args: string[]): Promise<number> {
           return 1;
         }
         const reason = values.reason ?? 'torn down from the command line';
-        const children = store.module(subagentsModule);
+        const children = store.subagents;
         const message = await teardownSession(rows, s, reason, async (a) => {
           const child = children.get(a.subagent_id);
           if (child && !(SUBAGENT_TERMINAL as readonly string[]).includes(child.status)) cancelSubagentRow(store, child, `the Tower session was torn down: ${reason}`);
@@ -93,9 +91,9 @@ export async function towerCommand(args: string[]): Promise<number> {
 }
 
 /** What a teardown removes, in words: running agents, worktrees, branches, and which unmerged work is lost. */
-function teardownPreview(store: Store, s: TowerSessionRow): string {
-  const rows = store.module(towerModule);
-  const children = store.module(subagentsModule);
+function teardownPreview(store: Records, s: TowerSessionRow): string {
+  const rows = store.tower;
+  const children = store.subagents;
   const missions = rows.missions(s.id);
   const running = rows.agents(s.id).filter((a) => {
     const c = children.get(a.subagent_id);

@@ -5,12 +5,11 @@
  */
 import { formatTotalCost, CAUSE_LABELS, type UsageEntry, type UsageReport } from '../../../shared/usage';
 import { PRICES } from '../../../shared/prices';
-import { usageModule, type BudgetScope } from '../../services/store/modules/usage';
-import type { Store } from '../../services/store/store';
 import { usageReportOf } from '../app/usage-projection';
 import { holdMessage } from '../../runtime/usage-budget';
-import { out, parseSubcommand, usage, withStore } from './common';
+import { out, parseSubcommand, usage, withRecords } from './common';
 import { EXIT, print } from './flags';
+import { type BudgetScope, type Records } from '../../runtime/records';
 
 const BY = ['day', 'conversation', 'model', 'provider', 'cause'] as const;
 type By = (typeof BY)[number];
@@ -31,7 +30,7 @@ const OPTIONS = {
 export async function usageCommand(args: string[]): Promise<number> {
   const verb = args[0] && !args[0].startsWith('-') ? args[0] : 'report';
   const { values, positionals } = parseSubcommand(verb === 'report' ? args : args.slice(1), OPTIONS);
-  return withStore(values['data-dir'], (store) => {
+  return withRecords(values['data-dir'], (store) => {
     switch (verb) {
       case 'report':
         return report(store, values.since, values.by, !!values.json);
@@ -45,7 +44,7 @@ export async function usageCommand(args: string[]): Promise<number> {
   });
 }
 
-function report(store: Store, since: string | undefined, by: string | undefined, json: boolean): number {
+function report(store: Records, since: string | undefined, by: string | undefined, json: boolean): number {
   if (by !== undefined && !(BY as readonly string[]).includes(by)) throw usage(`--by must be one of ${BY.join(', ')} (got "${by}").`);
   const r = usageReportOf(store, { since: since ?? null });
   if (json) {
@@ -80,8 +79,8 @@ function money(name: string, value: string | undefined, required: boolean): numb
   return n;
 }
 
-function prices(store: Store, positionals: string[], values: Record<string, string | boolean | undefined>, json: boolean): number {
-  const q = store.module(usageModule);
+function prices(store: Records, positionals: string[], values: Record<string, string | boolean | undefined>, json: boolean): number {
+  const q = store.usage;
   const [sub = 'list', model] = positionals;
   if (sub === 'list') {
     const overrides = q.prices();
@@ -119,8 +118,8 @@ function prices(store: Store, positionals: string[], values: Record<string, stri
   throw usage(`usage prices needs list, set MODEL --input N --output N [--cache-read N] [--cache-write N], or rm MODEL.`);
 }
 
-function budget(store: Store, positionals: string[], values: Record<string, string | boolean | undefined>, json: boolean): number {
-  const q = store.module(usageModule);
+function budget(store: Records, positionals: string[], values: Record<string, string | boolean | undefined>, json: boolean): number {
+  const q = store.usage;
   const [sub = 'list'] = positionals;
   if (sub === 'list') {
     const budgets = q.budgets();

@@ -3,9 +3,9 @@
  * phase, progress and spend; one run with each phase's output and its event log; cancelling one from any process
  * (the process running it sees the row change and stops the script and every child).
  */
-import { WORKFLOW_TERMINAL, workflowsModule, type WorkflowRow } from '../../services/store/modules/workflows';
 import { describeRun } from '../../services/workflows/workflow-service';
-import { out, parseSubcommand, usage, withStore } from './common';
+import { out, parseSubcommand, usage, withRecords } from './common';
+import { WORKFLOW_TERMINAL, type WorkflowRow } from '../../runtime/records';
 
 function line(r: WorkflowRow): string {
   const spend = `${r.agents} agents ${r.input_tokens + r.output_tokens} tok ~$${r.cost_usd.toFixed(4)}`;
@@ -16,8 +16,8 @@ function line(r: WorkflowRow): string {
 export async function workflowsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseSubcommand(rest, { conversation: { type: 'string' }, reason: { type: 'string' } });
-  return withStore(values['data-dir'], (store) => {
-    const rows = store.module(workflowsModule);
+  return withRecords(values['data-dir'], (store) => {
+    const rows = store.workflows;
     switch (sub) {
       case 'list': {
         const list = values.conversation ? rows.forConversation(values.conversation) : rows.list(100);

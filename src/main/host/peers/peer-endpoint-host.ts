@@ -39,10 +39,10 @@ export function peerEndpointOptions(
       for (const token of await book.tokenValues()) runtime.redactor.addSecret('PEER_TOKEN', token);
     },
     runCost: (runId) => {
-      const run = runtime.store.getRun(runId);
+      const run = runtime.records.getRun(runId);
       return run ? costOf(run.model, runTokens(run)) : null;
     },
-    taint: (id) => runtime.store.updateConversation(id, { tainted: 1, taint_only: null }),
+    taint: (id) => runtime.records.updateConversation(id, { tainted: 1, taint_only: null }),
     folder: o.folder,
     host: o.host,
     port: o.port,

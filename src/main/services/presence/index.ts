@@ -19,5 +19,3 @@ export interface PresenceService {
   activeRuns(windowMs: number): PresenceRun[];
 }
 
-/** Tools that change files (their `path`/`destination` argument is where). */
-export const WRITING_TOOLS = new Set(['write_file', 'edit_file', 'mkdir', 'cp', 'mv', 'rm', 'execute_command', 'create_pdf', 'publish_composition', 'run_background_jobs']);

@@ -1,10 +1,14 @@
 /** Presence from the store: runs running or parked, with their recent writing calls (`runs` and `tool_calls`). */
 import type { Store } from '../store/store';
 import { runOwnerAlive } from '../processes/proc-info';
-import { WRITING_TOOLS, type PresenceRun, type PresenceService } from './index';
+import type { PresenceRun, PresenceService } from './index';
 
 export class StorePresence implements PresenceService {
-  constructor(private readonly store: Store) {}
+  /** `writes`: whether a tool changes the person's files or starts their work (its `facts.writes`, from the registry). */
+  constructor(
+    private readonly store: Store,
+    private readonly writes: (tool: string) => boolean,
+  ) {}
 
   activeRuns(windowMs: number): PresenceRun[] {
     const since = Date.now() - windowMs;
@@ -15,7 +19,7 @@ export class StorePresence implements PresenceService {
         if (!conv) continue;
         const writes = this.store
           .toolCallsForRun(run.id)
-          .filter((c) => WRITING_TOOLS.has(c.tool) && (c.finished_at === null || c.finished_at >= since) && c.decision !== 'deny')
+          .filter((c) => this.writes(c.tool) && (c.finished_at === null || c.finished_at >= since) && c.decision !== 'deny')
           .map((c) => {
             let path: string | null = null;
             try {

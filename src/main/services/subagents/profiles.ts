@@ -7,9 +7,6 @@ export type SubagentType = (typeof SUBAGENT_TYPES)[number];
 /** Spec II: one map_subagents call runs at most 128 children (new and resumed together). */
 export const MAX_MAP_CHILDREN = 128;
 
-/** Tools that manage children: never in a child's set (a child cannot start or steer children of its own). */
-export const PARENT_ONLY_TOOLS: readonly string[] = ['spawn_subagent', 'map_subagents', 'list_subagents', 'wait_subagents', 'steer_subagent'];
-
 const POLICY_RANK = { none: 0, 'read-only': 1, 'low-risk': 2, 'high-risk': 3 } as const;
 export type PolicyName = keyof typeof POLICY_RANK;
 

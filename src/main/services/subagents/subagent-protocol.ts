@@ -10,7 +10,7 @@ import type { PolicyName, SubagentType } from './profiles';
 /** What the service needs of the runtime (the host implements it over the real runtime). */
 export interface SubagentRunner {
   /** The parent's turn as a child inherits it, or null for an unknown run. */
-  parent(runId: string): { conversationId: string; folder: string; cwd: string; roots: string[]; sandbox: string; policy: PolicyName; tainted: boolean; tools: { name: string; risk: string; claudeName?: string }[] } | null;
+  parent(runId: string): { conversationId: string; folder: string; cwd: string; roots: string[]; sandbox: string; policy: PolicyName; tainted: boolean; tools: { name: string; risk: string; parentOnly?: boolean; claudeName?: string }[] } | null;
   createChild(input: { folder: string; cwd: string; roots: string[]; policy: PolicyName; sandbox: string; title: string; tainted: boolean; model?: ChildModel; agent?: ChildAgent }): string;
   /**
    * Checks a child's own model before anything is created: another model of the parent's provider, or any configured

@@ -18,7 +18,7 @@ import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentR
 import type { TaskRow } from '../store/modules/tasks';
 import { describeChild } from './describe';
 import { isSameProcess, selfIdentity } from '../processes/proc-info';
-import { MAX_MAP_CHILDREN, PARENT_ONLY_TOOLS, PROFILES, SUBAGENT_TYPES, checkResult, compileResultSchema, lowerPolicy, type SubagentType } from './profiles';
+import { MAX_MAP_CHILDREN, PROFILES, SUBAGENT_TYPES, checkResult, compileResultSchema, lowerPolicy, type SubagentType } from './profiles';
 import { Slots } from './child-slots';
 import { PauseGate } from './pause-gate';
 import { childOutputPath, finishChildTask, markReported, waitingRequests } from './child-results';
@@ -499,7 +499,7 @@ export class SubagentService {
     if (input.resultSchema !== undefined) compileResultSchema(input.resultSchema);
     const asked = input.model ?? (definition?.model ? { model: definition.model } : undefined);
     const model = asked ? (runner.checkModel ? runner.checkModel(ctx.runId, asked) : asked) : undefined;
-    const tools = parent.tools.filter((t) => !PARENT_ONLY_TOOLS.includes(t.name) && profile.keeps(t)).map((t) => t.name);
+    const tools = parent.tools.filter((t) => !t.parentOnly && profile.keeps(t)).map((t) => t.name);
     const policy = lowerPolicy(parent.policy, profile.maxPolicy);
     const limits = this.limitsFor(input.limits);
     const me = this.rows.byConversation(parent.conversationId);

@@ -32,6 +32,7 @@ const params = z
 export const createCreatePdf = (printer: PdfPrinter, compositions: CompositionService) =>
   defineTool({
     name: 'create_pdf',
+    facts: { writes: true, loadsWith: 'pdf' },
     description:
       'Print a PDF from a composition, an HTML document or markdown, through Chromium: text and numbers are exact and fonts are ' +
       'embedded. Give exactly one of composition, html or markdown, and the path to write. The page must be self-contained ' +

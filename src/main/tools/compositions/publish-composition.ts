@@ -72,7 +72,7 @@ export const createPublishComposition = (compositions: CompositionService, publi
     params,
     risk: 'unknown',
     disclosure: 'internal',
-    facts: { sendsOut: true },
+    facts: { writes: true, sendsOut: true },
     effects: (args) => {
       const base = { egress: args.target.type === 'git', assessment: { risk: 'high-risk' as const, reasons: ['publishing sends a composition out of Deskhand'], alwaysAsk: 'publish_composition is always previewed' } };
       if (args.target.type === 'git') {

@@ -92,7 +92,7 @@ export const createReadPdf = (reader: PdfReader, net: PdfFetch | null) =>
     params: z.object({ ...source, pages: z.string().max(200).optional().describe('Page ranges, e.g. "1-5" or "2,4,7-9".') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
-    facts: { sendsOut: true, reaches: [] },
+    facts: { loadsWith: 'pdf', sendsOut: true, reaches: [] },
     effects: (args) => pdfEffects(args, net),
     presentation: { title: 'Read a PDF', icon: 'file', summary: (args) => `${args.path ?? args.url}${args.pages ? ` (pages ${args.pages})` : ''}` },
     async execute(args, ctx) {
@@ -126,6 +126,7 @@ export const createReadPdf = (reader: PdfReader, net: PdfFetch | null) =>
 export const createPdfPageCount = (reader: PdfReader, net: PdfFetch | null) =>
   defineTool({
     name: 'pdf_page_count',
+    facts: { loadsWith: 'pdf' },
     description: 'Count the pages of a PDF (a file or an http(s) URL) without reading its text. Use it before read_pdf on long PDFs.',
     params: z.object(source).strict(),
     risk: 'read-only',

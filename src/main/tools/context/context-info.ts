@@ -8,6 +8,7 @@ import { defineTool } from '../../runtime/tool';
  */
 export const contextInfo = defineTool({
   name: 'context_info',
+  facts: { loadsWith: 'session' },
   description:
     'Report how much of the context window this conversation uses (estimated tokens of the next request, the window size, percent used) and compactAtTokens: the use at which older history is summarized automatically (the plan, todos, work state, open tasks and last turns are kept). Also the run\'s token totals, how many compactions ran, and the project instruction files (AGENTS.md/CLAUDE.md) in the system prompt: paths, sizes, cut, untrusted, refused.',
   params: z.object({}).strict(),

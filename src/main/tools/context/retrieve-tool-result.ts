@@ -24,7 +24,7 @@ export const createRetrieveToolResult = (dataDir: string, dropped: Compactor['dr
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
-    facts: { reaches: ['conversations'] },
+    facts: { loadsWith: 'results', reaches: ['conversations'] },
     offload: false,
     presentation: { title: 'Read a stored tool result', icon: 'file', summary: (a) => `${a.id} @${a.offset ?? 0}` },
     async execute(args, ctx) {

@@ -12,6 +12,7 @@ const params = z.object({
 
 export const cdTool = defineTool({
   name: 'cd',
+  facts: { loadsWith: 'fileops' },
   description:
     'Change the working directory for this conversation. Relative paths in later file tool calls resolve against it, ' +
     'and it persists across calls. The folder must exist. Use pwd to see the current one.',

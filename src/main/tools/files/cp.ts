@@ -7,6 +7,7 @@ import { assertReplaceable, assertSensitivityKept, classifyTransfer, copyTree, e
 export const createCpTool = (dataDir: string) =>
   defineTool({
     name: 'cp',
+    facts: { writes: true, loadsWith: 'fileops' },
     description:
       'Copy a file or a folder (recursively, keeping symbolic links inside it as links) to a new path. If destination ' +
       'is an existing folder, the copy goes inside it. An existing destination is only replaced with force: true (a ' +

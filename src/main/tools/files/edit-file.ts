@@ -178,7 +178,7 @@ export const editFileTool = defineTool({
   params,
   risk: 'high-risk',
   disclosure: 'private',
-  facts: { editsFile: true },
+  facts: { writes: true, editsFile: true },
   presentation: { title: 'Edit a file', icon: 'edit', result: 'diff', summary: (args) => args.path },
   effects: (args) => ({ paths: { write: [args.path] } }),
   pair: {

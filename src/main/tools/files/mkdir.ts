@@ -43,6 +43,7 @@ async function plan(args: Args, ctx: ToolContext): Promise<{ abs: string; shown:
 
 export const mkdirTool = defineTool({
   name: 'mkdir',
+  facts: { writes: true, loadsWith: 'fileops' },
   description:
     'Create a folder. Missing parent folders are created too unless parents is false. An existing folder is not an ' +
     'error (nothing changes). Fails when a file already has that name.',

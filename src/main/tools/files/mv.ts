@@ -32,6 +32,7 @@ async function plan(args: TransferArgs, ctx: ToolContext, dataDir: string): Prom
 export const createMvTool = (dataDir: string) =>
   defineTool({
     name: 'mv',
+    facts: { writes: true, loadsWith: 'fileops' },
     description:
       'Move or rename a file or folder. If destination is an existing folder, the source moves inside it. An existing ' +
       'destination is only replaced with force: true (a file replaces a file, a folder a folder). Works across disks ' +

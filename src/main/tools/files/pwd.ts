@@ -4,6 +4,7 @@ import { defineTool } from '../../runtime/tool';
 
 export const pwdTool = defineTool({
   name: 'pwd',
+  facts: { loadsWith: 'fileops' },
   description: 'Print the current working directory that relative paths in every file tool resolve against. Change it with cd.',
   params: z.object({}),
   risk: 'read-only',

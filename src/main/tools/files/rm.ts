@@ -77,6 +77,7 @@ async function survey(root: string, signal: AbortSignal): Promise<{ files: numbe
 export const createRmTool = (dataDir: string) =>
   defineTool({
     name: 'rm',
+    facts: { writes: true, loadsWith: 'fileops' },
     description:
       'Remove a file, a symbolic link (only the link; its target stays) or a folder. Folders need recursive: true and ' +
       'are removed with everything inside. This may be irreversible. Refuses the file-system root, the home folder, ' +

@@ -38,6 +38,7 @@ function describe(st: Stats): string[] {
 
 export const statTool = defineTool({
   name: 'stat',
+  facts: { loadsWith: 'fileops' },
   description:
     'Check whether a path exists and get its metadata: type (file, directory, symlink with its target), size, ' +
     'permissions, modification time and hard-link count. A missing path is reported as "exists: false", not as an ' +

@@ -120,7 +120,7 @@ export const createWriteFile = (secrets: SecretFinder) =>
     params,
     risk: 'high-risk',
     disclosure: 'public',
-    facts: { editsFile: true },
+    facts: { writes: true, editsFile: true },
     presentation: { title: 'Write a file', icon: 'edit', result: 'diff', summary: (args) => args.path },
     effects: (args) => ({ paths: { write: [args.path] } }),
     pair: {

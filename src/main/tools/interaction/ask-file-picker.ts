@@ -62,7 +62,7 @@ export const askFilePicker = defineTool({
   params,
   risk: 'read-only',
   disclosure: 'private',
-  facts: { reaches: [] },
+  facts: { loadsWith: 'pick', reaches: [] },
   presentation: { title: 'Ask you to pick a file', icon: 'folder', result: 'list', summary: (args) => args.prompt },
   input: (args) => {
     const data: FilePickData = { prompt: args.prompt, pick: args.pick ?? 'file', multiple: !!args.multiple };

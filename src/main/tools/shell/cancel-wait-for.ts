@@ -7,6 +7,7 @@ import type { TaskService } from '../../services/tasks';
 export const createCancelWaitFor = (tasks: TaskService) =>
   defineTool({
     name: 'cancel_wait_for',
+    facts: { loadsWith: 'waiting' },
     description: 'Cancel a pending wait_for by its id (wait_for returns it; list_background_jobs lists waits). No wake-up follows a cancelled wait.',
     params: z.object({ id: z.string().min(1).describe('The wait id, e.g. "wait_1a2b3c4d".') }),
     risk: 'low-risk',

@@ -257,6 +257,7 @@ async function runForeground(args: Args, ctx: ToolContext, cwd: string, plan: Sa
 export const createExecuteCommand = (deps: ShellDeps) =>
   defineTool({
     name: 'execute_command',
+    facts: { writes: true },
     claudeCodeName: 'Bash',
     description:
       'Run a bash command in the sandbox when no dedicated tool fits. Stdin is closed; stdout and stderr come back ' +

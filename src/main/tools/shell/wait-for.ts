@@ -42,6 +42,7 @@ const params = z.object({
 export const createWaitFor = (deps: ShellDeps) =>
   defineTool({
     name: 'wait_for',
+    facts: { loadsWith: 'waiting' },
     description:
       'Wait in the background until a check command exits 0, re-running it every interval_ms (at least 250 ms) for up ' +
       'to timeout_ms (at most 15 min). The check runs once right away: if it already exits 0 you get its output and ' +

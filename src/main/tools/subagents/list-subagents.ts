@@ -10,7 +10,7 @@ export const createListSubagents = (subagents: Subagents) =>
     params: z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
-    facts: { reaches: ['conversations'] },
+    facts: { parentOnly: true, reaches: ['conversations'] },
     presentation: { title: 'List subagents', icon: 'tool' },
     async execute(_args, ctx) {
       const rows = subagents.list(ctx.conversationId);

@@ -32,7 +32,7 @@ export const createMapSubagents = (subagents: Subagents) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
-    facts: { reaches: ['conversations'] },
+    facts: { parentOnly: true, reaches: ['conversations'] },
     effects: (a, ctx) => providerEffects(subagents, 'map_subagents', a, ctx),
     presentation: { title: 'Run subagents over a list', icon: 'tool', summary: (a) => `${a.description} (${a.items.length} items${a.resume_ids?.length ? `, ${a.resume_ids.length} resumed` : ''})` },
     timeoutMs: 4 * 3600_000,

@@ -25,7 +25,7 @@ export const createSpawnSubagent = (subagents: Subagents) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
-    facts: { bookkeeping: true },
+    facts: { parentOnly: true, bookkeeping: true },
     effects: (a, ctx) => providerEffects(subagents, 'spawn_subagent', a, ctx),
     presentation: { title: 'Delegate to a subagent', icon: 'tool', summary: (a) => (a.provider ? `${a.description} (on ${a.provider})` : a.description) },
     // A foreground child waits for its own approvals; its minutes limit stops it.

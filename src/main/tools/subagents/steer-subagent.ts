@@ -16,7 +16,7 @@ export const createSteerSubagent = (subagents: Subagents) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
-    facts: { reaches: ['conversations'] },
+    facts: { parentOnly: true, reaches: ['conversations'] },
     presentation: { title: 'Steer a subagent', icon: 'tool', summary: (a) => `${a.id} ${a.action ?? 'message'}` },
     async execute(args, ctx) {
       if (args.action === 'cancel') {

@@ -19,7 +19,7 @@ export const createWaitSubagents = (subagents: Subagents) =>
       .strict(),
     risk: 'read-only',
     disclosure: 'private',
-    facts: { reaches: ['conversations'] },
+    facts: { parentOnly: true, reaches: ['conversations'] },
     presentation: { title: 'Wait for subagents', icon: 'clock' },
     timeoutMs: 3700_000,
     async execute(args, ctx) {

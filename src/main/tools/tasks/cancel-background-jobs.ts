@@ -8,6 +8,7 @@ const DEFAULT_REASON = 'Stopped by cancel_background_jobs';
 export const createCancelBackgroundJobs = (tasks: TaskService) =>
   defineTool({
     name: 'cancel_background_jobs',
+    facts: { loadsWith: 'jobs' },
     description:
       'Cancel background tasks by id: a command or a job that is running is stopped with everything it started ' +
       '(SIGTERM, then SIGKILL 3 s later); a batch\'s pending jobs never start; a wait stops checking. Safe on tasks that ' +

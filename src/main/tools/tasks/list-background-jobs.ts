@@ -7,6 +7,7 @@ import { jobLine, taskLine, tailText } from '../../services/tasks';
 export const createListBackgroundJobs = (service: TaskService) =>
   defineTool({
     name: 'list_background_jobs',
+    facts: { loadsWith: 'jobs' },
     description:
       'List this conversation\'s background tasks, newest first: background commands, job batches (every job\'s ' +
       'status, exit code and last output line) and waits, with their ids for task_output, wait_tasks and ' +

@@ -34,6 +34,7 @@ const params = z.object({
 export const createRunBackgroundJobs = (tasks: TaskService, commands: CommandKnowledge, dataDir: string) =>
   defineTool({
     name: 'run_background_jobs',
+    facts: { writes: true, loadsWith: 'jobs' },
     description:
       'Run several independent shell commands in the background, in a worker whose batch is kept when Deskhand ' +
       'stops (its jobs are stopped then) and resumes when Deskhand starts again: at most `concurrency` at once, ' +

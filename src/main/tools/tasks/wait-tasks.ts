@@ -28,7 +28,7 @@ export const createWaitTasks = (tasks: TaskService) =>
     }),
     risk: 'read-only',
     disclosure: 'private',
-    facts: { reaches: [] },
+    facts: { loadsWith: 'jobs', reaches: [] },
     presentation: { title: 'Wait for background tasks', icon: 'task' },
     timeoutMs: (MAX_WAIT_SECONDS + 15) * 1000,
     repeats: 'expected',

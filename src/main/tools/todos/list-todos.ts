@@ -8,7 +8,7 @@ export const listTodos = defineTool({
   params: z.object({}).strict(),
   risk: 'read-only',
   disclosure: 'private',
-  facts: { reaches: [] },
+  facts: { loadsWith: 'workstate', reaches: [] },
   presentation: { title: 'Show the todo list', icon: 'todo' },
   async execute(_args, ctx) {
     return { output: formatTodos(ctx.state.todos) };

@@ -49,7 +49,7 @@ export function createHttpRequest(deps: { http: HttpService; urlGrants: () => re
     params,
     risk: 'high-risk',
     disclosure: 'private',
-    facts: { sendsOut: true },
+    facts: { loadsWith: 'http', sendsOut: true },
     effects: (args) => urlEffects(deps.http, [args.url], { secretArgs: ['headers'] }),
     pair: {
       executeName: 'execute_http_request',
