@@ -5,6 +5,7 @@
  * and the project instructions, while the old pastes are gone. The record says what was dropped and what was kept,
  * and retrieve_tool_result pages a dropped message back whole.
  */
+import { recordsOf } from '../../src/main/runtime/records';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -79,7 +80,7 @@ describe.each(Object.keys(WIRES))('compaction continuity on the %s wire', (name)
     expect(record.tokens_after).toBeGreaterThan(0);
     expect(record.tokens_after).toBeLessThan(record.tokens_before);
     // The transcript's record shows the same (what the person audits).
-    const shown = projectMessages(store, conv.id, { title: (t) => t, summarize: () => null }).filter((i) => i.kind === 'compaction').at(-1)!;
+    const shown = projectMessages(recordsOf(store), conv.id, { title: (t) => t, summarize: () => null }).filter((i) => i.kind === 'compaction').at(-1)!;
     expect(shown).toMatchObject({ tokensAfter: record.tokens_after, kept: { messages: kept.messages, instructions: kept.instructions, state: kept.state } });
 
     // A cut message is paged back whole by its id; a message after the summary is not a dropped one.

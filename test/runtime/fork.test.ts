@@ -3,6 +3,7 @@
  * that called tools keeps its results) and nothing after it; the source is unchanged; the fork's transcript shows the
  * copied tool calls as they ended; the CLI (`deskhand conversations fork ID --at MESSAGE`) does the same.
  */
+import { recordsOf } from '../../src/main/runtime/records';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { conversationsCommand } from '../../src/main/host/cli/conversations';
@@ -65,7 +66,7 @@ describe('fork a conversation', () => {
     expect(store.listMessages(conv.id)).toEqual(before);
     expect(store.runsForConversation(conv.id)).toHaveLength(3);
     // The fork's transcript shows the copied call as it ended, and its messages are the person's (pinned by compaction).
-    const items = projectMessages(store, fork.id, { title: (t) => t, summarize: () => null });
+    const items = projectMessages(recordsOf(store), fork.id, { title: (t) => t, summarize: () => null });
     expect(items.find((i) => i.kind === 'tool')).toMatchObject({ status: 'ok' });
     const person = store.module(contextModule).personMessages(fork.id, Number.MAX_SAFE_INTEGER).map((p) => JSON.parse(p.content) as string);
     expect(person).toEqual(['TURN-ONE what time is it', 'TURN-TWO thanks', 'TURN-FORK go on']);

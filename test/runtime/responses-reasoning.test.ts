@@ -4,6 +4,7 @@
  * server's validation refuses what OpenAI refuses with `store: false` (a reasoning item without its encrypted content,
  * a changed one, an output without its call…), so a wrong replay fails these tests with OpenAI's 400.
  */
+import { recordsOf } from '../../src/main/runtime/records';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { providerFromFlags } from '../../src/main/host/assembly/provider-choice';
@@ -97,7 +98,7 @@ describe('OpenAI Responses: reasoning items', () => {
     const ledger = store.module(usageModule).groups({ rootConversationId: id });
     expect(ledger.reduce((n, g) => n + g.reasoning_tokens, 0)).toBeGreaterThan(0);
     // The transcript shows each step's summary on the reply it led to.
-    const shown = projectMessages(store, id, toolPresenter(rt.registry)).filter((i) => i.kind === 'assistant').map((i) => (i as { thinking?: string }).thinking);
+    const shown = projectMessages(recordsOf(store), id, toolPresenter(rt.registry)).filter((i) => i.kind === 'assistant').map((i) => (i as { thinking?: string }).thinking);
     expect(shown).toEqual(['I should echo it.', 'Answer now.', undefined]);
     expect(server.refused).toEqual([]);
   });

@@ -7,6 +7,8 @@
  *
  * Row types the hosts show are re-exported here, so a host file names them without importing the store.
  */
+import { goalsModule } from '../services/store/modules/goals';
+import { peersModule } from '../services/store/modules/peers';
 import type { Store } from '../services/store/store';
 import { appGrantsModule } from '../services/store/modules/app-grants';
 import { chatModule } from '../services/store/modules/chat';
@@ -75,6 +77,8 @@ export type Records = Pick<Store, (typeof STORE_CALLS)[number] | 'rules' | 'task
   readonly compactions: Rows<typeof contextModule>;
   readonly chat: Rows<typeof chatModule>;
   readonly instructionPins: Rows<typeof instructionPinsModule>;
+  readonly goals: Rows<typeof goalsModule>;
+  readonly peers: Rows<typeof peersModule>;
 };
 
 const VIEWS = {
@@ -88,6 +92,8 @@ const VIEWS = {
   compactions: contextModule,
   chat: chatModule,
   instructionPins: instructionPinsModule,
+  goals: goalsModule,
+  peers: peersModule,
 } as const;
 
 const facades = new WeakMap<Store, Records>();

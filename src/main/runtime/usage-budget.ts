@@ -136,8 +136,8 @@ export function holdMessage(h: Pick<UsageHoldRow, 'scope' | 'scope_id' | 'unit' 
 }
 
 /** Raises a goal's token or cost budget (the goals table keeps it; `cost` is in dollars). */
-function raiseGoal(store: Store, goalId: string, unit: 'usd' | 'tokens', limit: number): void {
-  const goals = store.module(goalsModule);
+function raiseGoal(store: Records, goalId: string, unit: 'usd' | 'tokens', limit: number): void {
+  const goals = store.goals;
   const goal = goals.get(goalId);
   if (!goal) throw new DeskhandError('not_found', `The goal ${goalId} of this hold no longer exists; answer {"stop": true}.`);
   const budget = JSON.parse(goal.budget) as Record<string, number>;
@@ -164,7 +164,7 @@ export function answerHold(store: Records, holdId: string, value: unknown): { ho
     }
     if (hold.scope === 'goal') raiseGoal(store, hold.scope_id, unit, limit);
     else if (hold.scope === 'peer') {
-      if (!store.module(peersModule).update(hold.scope_id, unit === 'usd' ? { cost_per_day: limit } : { tokens_per_day: Math.round(limit) })) {
+      if (!store.peers.update(hold.scope_id, unit === 'usd' ? { cost_per_day: limit } : { tokens_per_day: Math.round(limit) })) {
         throw new DeskhandError('not_found', `Peer ${hold.scope_id} of this hold no longer exists; answer {"stop": true}.`);
       }
     } else {
