@@ -16,7 +16,7 @@ import type { RunRow, Store } from '../services/store/store';
 import { subagentsModule } from '../services/store/modules/subagents';
 import { goalsModule } from '../services/store/modules/goals';
 import { peersModule } from '../services/store/modules/peers';
-import { usageModule, type BudgetRow, type BudgetScope, type HoldScope, type UsageGroupRow, type UsageHoldRow } from '../services/store/modules/usage';
+import { usageModule, type HoldScope, type UsageGroupRow, type UsageHoldRow } from '../services/store/modules/usage';
 import type { Records } from './records';
 
 export interface BudgetReached {

@@ -7,7 +7,6 @@
 import { DeskhandError } from '../../../shared/errors';
 import type { CommandView, PluginsView, PLUGIN_METHOD_NAMES } from '../../../shared/contract-extensions';
 import { PluginService, readPlugin, type StagedPlugin } from '../../services/plugins';
-import { extensionsModule } from '../../services/store/modules/extensions';
 import { parseServerConfig } from '../../services/mcp/config';
 import { PersistentConversationState } from '../../runtime/conversation-state';
 import type { HandlerGroup } from './handler-groups';
@@ -31,7 +30,7 @@ export const pluginsGroup: HandlerGroup<(typeof PLUGIN_METHOD_NAMES)[number]> = 
   };
   /** The plugin's servers in this runtime now: connected when it is on, disconnected when it is off or gone. */
   const syncServers = async (names: readonly string[]) => {
-    const q = runtime.store.module(extensionsModule);
+    const q = runtime.records.extensions;
     for (const name of names) {
       const row = q.server(name);
       if (row) await runtime.mcp.connect(parseServerConfig({ ...JSON.parse(row.config), name })).catch(() => undefined);
@@ -49,7 +48,7 @@ export const pluginsGroup: HandlerGroup<(typeof PLUGIN_METHOD_NAMES)[number]> = 
   };
   return {
     async listCommands(p) {
-      const conv = runtime.store.getConversation(p.conversationId);
+      const conv = runtime.records.getConversation(p.conversationId);
       if (!conv) throw new DeskhandError('not_found', `No conversation ${p.conversationId}.`);
       const roots = new PersistentConversationState(conv.folder, conv.state).workspaceRoots;
       const custom = (runtime.commands?.list(roots) ?? []).map((c) => ({ name: c.name, description: c.description, argumentHint: c.argumentHint, origin: c.origin }));

@@ -6,7 +6,7 @@
  */
 import type { ContentReader } from '../../../shared/content-reader';
 import { AgentCatalog, type AgentFolder } from '../../services/agents';
-import type { Store } from '../../services/store/store';
+import type { Records } from '../../runtime/records';
 import type { SubagentService } from '../../services/subagents/subagent-service';
 import { PersistentConversationState } from '../../runtime/conversation-state';
 import { wrapUntrusted } from '../../runtime/untrusted';
@@ -24,7 +24,7 @@ export function wireAgents(subagents: Pick<SubagentService, 'useDefinitions'>, d
  * as instructions; a project's as untrusted content — its conversation started tainted), else the definitions a
  * spawn may name (a project's by name only: its description is the project's text).
  */
-export function agentAddendum(catalog: AgentCatalog | null, store: Store, conversationId: string): string | null {
+export function agentAddendum(catalog: AgentCatalog | null, store: Pick<Records, 'isOpen' | 'getConversation'>, conversationId: string): string | null {
   const conv = store.isOpen ? store.getConversation(conversationId) : undefined;
   if (!conv || !catalog) return null;
   const state = new PersistentConversationState(conv.folder, conv.state);

@@ -7,7 +7,7 @@
 import { errorMessage } from '../../../shared/errors';
 import type { RunEvent } from '../../../shared/events';
 import { notificationLine, type NotificationSpec, type Notifier } from '../../services/notify';
-import { usageModule, type UsageHoldRow } from '../../services/store/modules/usage';
+import type { UsageHoldRow } from '../../runtime/records';
 import { holdMessage } from '../../runtime/usage-budget';
 import type { AppRuntime } from '../assembly/open-runtime';
 
@@ -40,21 +40,21 @@ export function budgetActionAnswer(hold: Pick<UsageHoldRow, 'unit' | 'limit_valu
 
 /** Notifies on every budget park; answers the hold from the notification's actions. Returns the unsubscribe. */
 export function startBudgetNotices(
-  runtime: Pick<AppRuntime, 'onEvent' | 'store' | 'redactor'>,
+  runtime: Pick<AppRuntime, 'onEvent' | 'records' | 'redactor'>,
   notifier: Pick<Notifier, 'notify' | 'onAction'>,
   answer: (holdId: string, value: unknown) => Promise<unknown>,
   log: { warn(message: string, details?: Record<string, unknown>): void },
 ): () => void {
   const offEvents = runtime.onEvent((e: RunEvent) => {
     if (e.type !== 'run.parked' || !e.budget) return;
-    const hold = runtime.store.module(usageModule).hold(e.budget.holdId);
+    const hold = runtime.records.usage.hold(e.budget.holdId);
     if (!hold) return;
-    const title = runtime.store.getConversation(hold.conversation_id)?.title ?? 'a conversation';
+    const title = runtime.records.getConversation(hold.conversation_id)?.title ?? 'a conversation';
     notifier.notify(budgetNotification(hold, title, (t) => runtime.redactor.redact(t))).catch((err: unknown) => log.warn('could not tell the person about a budget hold', { hold: hold.id, error: errorMessage(err) }));
   });
   const offActions = notifier.onAction((action, spec) => {
     if (spec.category !== CATEGORY || !spec.tag?.startsWith(TAG)) return;
-    const hold = runtime.store.module(usageModule).hold(spec.tag.slice(TAG.length));
+    const hold = runtime.records.usage.hold(spec.tag.slice(TAG.length));
     if (!hold || hold.status !== 'pending') return;
     const value = budgetActionAnswer(hold, action);
     if (value) answer(hold.id, value).catch((err: unknown) => log.warn('answering a budget hold from a notification failed', { hold: hold.id, error: errorMessage(err) }));

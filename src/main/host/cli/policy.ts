@@ -15,7 +15,6 @@ import { EXIT, UsageError, parsePolicy, parseSandbox, print } from './flags';
 import { peerCeilingCheck } from '../../runtime/peer-ceiling';
 import { peerCeilingByName } from '../../services/peers/index';
 import { withStore } from './common';
-import type { Store } from '../../services/store/store';
 import type { HookScope, HookTarget } from '../../../shared/lifecycle-hooks';
 
 /** The peer's ceiling as the runtime computes it, or a usage error naming the peers there are. */
@@ -90,7 +89,7 @@ export async function policyCommand(args: string[]): Promise<number> {
     // The PreToolUse hooks that would apply (the person's, enabled plugins', trusted projects'): listed, run only when asked.
     const { HookService } = await import('../../services/hooks');
     const { GuardedContentReader } = await import('../../runtime/content-reader');
-    const hooks = new HookService({ dataDir, store: host.deps.store as Store, reader: new GuardedContentReader({ dataDir }) });
+    const hooks = new HookService({ dataDir, store: host.deps.store as ConstructorParameters<typeof HookService>[0]['store'], reader: new GuardedContentReader({ dataDir }) });
     const preToolHooks = {
       applying: (roots: readonly string[], target: HookTarget) => hooks.applying('PreToolUse', roots, target),
       fire: (scope: HookScope, input: Record<string, unknown>, target: HookTarget) => hooks.fire('PreToolUse', scope, input, target),
