@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getEncoding } from 'js-tiktoken';
 import { createAppRuntime } from '../src/main/host/assembly/open-runtime';
-import { DEFAULT_FAMILIES, FAMILY_SUMMARIES } from '../src/main/runtime/tool-families';
+import { DEFAULT_FAMILIES, FAMILY_SUMMARIES } from '../src/main/runtime/prompt/tool-families';
 import { Store } from '../src/main/services/store/store';
 import { reply, startModelServer, type ReplyBuilder } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';

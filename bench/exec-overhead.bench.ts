@@ -15,7 +15,7 @@
  * exec_overhead_vs_spawn_ratio: the unsandboxed call against a bare spawn of `true` (no shell), the old baseline.
  */
 import { spawn } from 'node:child_process';
-import { decideCall } from '../src/main/runtime/approval-engine';
+import { decideCall } from '../src/main/runtime/decision/approval-engine';
 import type { ToolDefinition } from '../src/main/runtime/tool';
 import { SHELL } from '../src/main/services/processes/command-process';
 import { planSandbox, sandboxSupport } from '../src/main/services/sandbox/sandbox';

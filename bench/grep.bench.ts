@@ -25,7 +25,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SecretRedactor } from '../src/main/runtime/redaction';
+import { SecretRedactor } from '../src/main/runtime/context/redaction';
 import type { ToolContext } from '../src/main/runtime/tool';
 import { grepTool } from '../src/main/tools/files/grep';
 import { ripgrepPath } from '../src/main/tools/files/rg';

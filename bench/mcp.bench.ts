@@ -8,9 +8,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { resolve } from 'node:path';
-import { callEffects, decide } from '../src/main/runtime/approval-engine';
+import { callEffects, decide } from '../src/main/runtime/decision/approval-engine';
 import { ToolRegistry } from '../src/main/runtime/registry';
-import { wrapUntrusted } from '../src/main/runtime/untrusted';
+import { wrapUntrusted } from '../src/main/runtime/context/untrusted';
 import { McpManager } from '../src/main/services/mcp/manager';
 import { Store } from '../src/main/services/store/store';
 import { registerMcpTools } from '../src/main/tools/extensions/mcp-tools';

@@ -5,7 +5,7 @@
  * sendMessageStream with the same Bearer header) in the same rounds. Calls alternate; the overhead is taken per pair
  * (ask_peer ms − plain ms) and printed as its median with p10–p90.
  */
-import { callEffects, decide } from '../src/main/runtime/approval-engine';
+import { callEffects, decide } from '../src/main/runtime/decision/approval-engine';
 import { A2aPeerCaller, PeerBook } from '../src/main/services/peers/index';
 import type { SecretStore } from '../src/main/services/vault/secret-store';
 import { Store } from '../src/main/services/store/store';

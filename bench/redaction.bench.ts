@@ -7,7 +7,7 @@
  * the two arms; redact_shapes_ms is the whole redactor with shapes and no secrets (the rest of grep's redaction cost).
  */
 import { pathToFileURL } from 'node:url';
-import { SecretRedactor } from '../src/main/runtime/redaction';
+import { SecretRedactor } from '../src/main/runtime/context/redaction';
 import { figure, paired, ratio, roundsOf, type BenchResult } from './lib';
 
 const ROUNDS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 20);

@@ -14,8 +14,8 @@
  */
 import { createAppRuntime } from '../src/main/host/assembly/open-runtime';
 import { createModel } from '../src/main/services/providers/providers';
-import { streamModelStep } from '../src/main/runtime/model-call';
-import { SecretRedactor } from '../src/main/runtime/redaction';
+import { streamModelStep } from '../src/main/runtime/loop/model-call';
+import { SecretRedactor } from '../src/main/runtime/context/redaction';
 import { Store } from '../src/main/services/store/store';
 import { reply, startModelServer } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';

@@ -11,7 +11,7 @@ import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import { Agent, request } from 'undici';
-import { callEffects, decide } from '../src/main/runtime/approval-engine';
+import { callEffects, decide } from '../src/main/runtime/decision/approval-engine';
 import { PinnedHttpClient } from '../src/main/services/http/pinned-client';
 import { createWebFamily } from '../src/main/tools/web';
 import { makeContext, tempDir } from '../test/support/tool-context';

@@ -1,5 +1,5 @@
 /**
- * What the one redactor at the wire (src/main/runtime/wire-redaction.ts) costs a model step: the whole built-in tool
+ * What the one redactor at the wire (src/main/runtime/context/wire-redaction.ts) costs a model step: the whole built-in tool
  * set, a 20 KB system prompt and a 400-message history of about 1 MB (frozen, as history-cache.ts keeps it), through a
  * redactor holding five vault secrets and this machine's credential-named environment.
  * - `wire_redaction_first_ms`: a request nothing was cached for (the first step of a conversation in this process).
@@ -7,8 +7,8 @@
  *   and system text — which is what every later step pays.
  */
 import { createAppRuntime } from '../src/main/host/assembly/open-runtime';
-import { SecretRedactor } from '../src/main/runtime/redaction';
-import { redactRequest } from '../src/main/runtime/wire-redaction';
+import { SecretRedactor } from '../src/main/runtime/context/redaction';
+import { redactRequest } from '../src/main/runtime/context/wire-redaction';
 import { tempDir } from '../test/support/tool-context';
 import { figure, timed, type BenchResult } from './lib';
 

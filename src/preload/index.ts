@@ -5,7 +5,7 @@
  * reply itself, errors included: contextBridge would strip an error's code (see src/shared/bridge.ts).
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { EVENT_NAMES, IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, METHOD_NAMES } from '../shared/contract-names';
+import { EVENT_NAMES, IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, METHOD_NAMES } from '../shared/contract/names';
 import type { ContractEvent, EventName, Reply } from '../shared/contract';
 import type { DeskhandBridge } from '../shared/bridge';
 

@@ -4,7 +4,7 @@
  * travels as data — and `apiFromBridge` turns replies back into `DeskhandApi` calls that throw coded errors.
  */
 import type { DeskhandApi, MethodName, MethodParams, MethodResult, Reply } from './contract';
-import { METHOD_NAMES } from './contract-names';
+import { METHOD_NAMES } from './contract/names';
 
 export type DeskhandBridge = { [M in MethodName]: (params: MethodParams<M>) => Promise<Reply<MethodResult<M>>> } & Pick<DeskhandApi, 'on'>;
 

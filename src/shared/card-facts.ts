@@ -1,6 +1,6 @@
 /**
  * What an approval card says so a person decides in a second (issue 46): what the call will do (the runtime's one
- * generated sentence, runtime/call-sentence.ts, carried in the request's data as `doing`), which grant would cover it
+ * generated sentence, runtime/decision/call-sentence.ts, carried in the request's data as `doing`), which grant would cover it
  * next time, and what each key does while the card has the focus. Pure (test/renderer/approval-card.test.ts).
  */
 import { describePattern, offeredRoot } from './always-allow';

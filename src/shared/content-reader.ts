@@ -1,7 +1,7 @@
 /**
  * The one guarded reader's contract: how every layer reads a file *because of workspace content* (skills, a project's
  * MCP file and the scripts it runs, plan files, instruction files such as AGENTS.md). The implementation lives in the
- * runtime (runtime/content-reader.ts, on the path guard); hosts build one and inject it into services, which cannot
+ * runtime (runtime/context/content-reader.ts, on the path guard); hosts build one and inject it into services, which cannot
  * import the runtime. Pure types: no Node here.
  */
 

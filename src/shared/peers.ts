@@ -1,7 +1,7 @@
 /**
  * Peers (Agent2Agent): other people's agents this Deskhand talks to. What a peer is, in pure TypeScript shared by main
  * and renderer: its name, disclosure tier, allow list and daily budget. The ceiling these compute is in the runtime
- * (runtime/peer-ceiling.ts); the tokens are in the OS keyring (services/peers), never here.
+ * (runtime/decision/peer-ceiling.ts); the tokens are in the OS keyring (services/peers), never here.
  */
 import { z } from 'zod';
 import { classifyAddress } from './url-guard';

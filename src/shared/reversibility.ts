@@ -1,5 +1,5 @@
 /**
- * Whether an approval's call can be taken back (runtime/reversibility.ts computes it; docs/rewind.md). An approval
+ * Whether an approval's call can be taken back (runtime/decision/reversibility.ts computes it; docs/rewind.md). An approval
  * request's `data` carries it as `{ reversibility }`; the card shows `words`. Pure.
  */
 export interface ReversibilityFact {

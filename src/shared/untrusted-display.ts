@@ -1,6 +1,6 @@
 /**
  * For people, not the model: the untrusted envelope (`<untrusted source="…" nonce="…">…</untrusted nonce="…">`, see
- * runtime/untrusted.ts) is how the model is told which text came from outside. Tool cards and the CLI show the text
+ * runtime/context/untrusted.ts) is how the model is told which text came from outside. Tool cards and the CLI show the text
  * inside it and name its source once, instead of the raw tags and nonces.
  */
 export interface DisplayText {

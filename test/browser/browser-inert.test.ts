@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
-import { sanitizeOutput } from '../../src/main/runtime/call-security';
-import type { Redactor } from '../../src/main/runtime/redaction';
+import { sanitizeOutput } from '../../src/main/runtime/decision/call-security';
+import type { Redactor } from '../../src/main/runtime/context/redaction';
 import { PlaywrightBrowser } from '../../src/main/services/browser/playwright-browser';
 import { findChromium } from '../../src/main/services/chromium/index';
 import { createBrowserFamily } from '../../src/main/tools/browser';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { PersistentConversationState } from '../../src/main/runtime/conversation-state';
+import { PersistentConversationState } from '../../src/main/runtime/context/conversation-state';
 import { Store } from '../../src/main/services/store/store';
 import { ROOT_OFFER_PREFIX } from '../../src/shared/always-allow';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';

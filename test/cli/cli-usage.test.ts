@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { reply } from '../support/model-server';
 import { useCliWorld } from '../support/cli';
 import { Store } from '../../src/main/services/store/store';
-import { usageGroup } from '../../src/main/host/app/usage-host';
+import { usageGroup } from '../../src/main/host/app/groups/usage';
 
 const world = useCliWorld('usage', { policy: 'high-risk', env: { DESKHAND_MEMORY_EXTRACTION: 'on' } });
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/shared/tools';
 import type { SandboxMode } from '../../src/shared/sandbox';
-import { explainCall, type ExplainDeps, type ExplainRequest } from '../../src/main/runtime/explain';
+import { explainCall, type ExplainDeps, type ExplainRequest } from '../../src/main/runtime/decision/explain';
 import { shellExplainHost, type ExplainHost } from '../../src/main/host/assembly/explain-host';
 import { assembleHostServices, type HostServices } from '../../src/main/host/assembly/host-services';
 import { Store } from '../../src/main/services/store/store';

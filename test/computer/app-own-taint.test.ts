@@ -5,7 +5,7 @@
  * the taint rule, and the reason then speaks of app grants, not URL grants. Many spellings, as a table.
  */
 import { describe, expect, it } from 'vitest';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import type { SavedRule } from '../../src/shared/rules';
 import type { Policy } from '../../src/shared/tools';

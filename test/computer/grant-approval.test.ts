@@ -6,7 +6,7 @@
  * Where a rule could apply, "always allow" offers one for that app alone, and a saved one clears only within a grant.
  */
 import { describe, expect, it } from 'vitest';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import type { SavedRule } from '../../src/shared/rules';
 import type { Policy } from '../../src/shared/tools';

@@ -7,8 +7,8 @@
  * person's interactive run types.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { decideCall } from '../../src/main/runtime/approval-engine';
-import type { AppGrants } from '../../src/main/runtime/inspector';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
+import type { AppGrants } from '../../src/main/runtime/decision/inspector';
 import { ToolRegistry } from '../../src/main/runtime/registry';
 import { Runtime } from '../../src/main/runtime/runtime';
 import type { ToolDefinition } from '../../src/main/runtime/tool';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { matcherTakes, parseHooks } from '../../src/main/services/hooks/config';
 import { readAnswer, type HookResult } from '../../src/main/services/hooks/run-hook';
-import { decide } from '../../src/main/runtime/approval-engine';
+import { decide } from '../../src/main/runtime/decision/approval-engine';
 import type { HookOutcome } from '../../src/shared/lifecycle-hooks';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { z } from 'zod';

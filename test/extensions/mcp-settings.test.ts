@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createDispatch, type Dispatch } from '../../src/main/host/app/dispatch';
-import { splitCommandLine } from '../../src/main/host/app/extension-settings';
+import { splitCommandLine } from '../../src/main/host/app/groups/extensions';
 import { tempDir } from '../support/tool-context';
 import { openHarness, type Harness } from '../host/helpers';
 import { EVERYTHING, FAKE } from './helpers';

@@ -1,5 +1,5 @@
 /**
- * The change ledger through the contract (host/app/changes-host.ts, docs/rewind.md), over the real app service,
+ * The change ledger through the contract (host/app/groups/changes.ts, docs/rewind.md), over the real app service,
  * runtime, tools, store and scripted model server: listChanges lists a turn's paths with their kind and counts,
  * getChangeDiff diffs one from the kept bytes, rewind's dry run changes nothing, a files rewind puts the bytes back,
  * a conversation rewind keeps the later messages as a branch the model no longer gets, and a redo brings the turn's
@@ -117,7 +117,7 @@ describe('changes and rewind through the contract', () => {
     expect(byPath['inside.txt']!.reversibility).toMatchObject({ kind: 'undoable', words: 'Can be undone from the change list.' });
     expect(byPath[join(outside, 'outside.txt')]!.reversibility.kind).toBe('irreversible');
     expect(byPath[join(outside, 'outside.txt')]!.reversibility.words).toMatch(/^Cannot be taken back: it writes outside your folders/);
-    // And what the call will do, in one sentence from its effects (runtime/call-sentence.ts; the card shows it).
+    // And what the call will do, in one sentence from its effects (runtime/decision/call-sentence.ts; the card shows it).
     expect((byPath['inside.txt'] as { doing?: string }).doing).toBe('Writes inside.txt.');
     expect((byPath[join(outside, 'outside.txt')] as { doing?: string }).doing).toBe(`Writes ${join(outside, 'outside.txt')} outside your folders.`);
     for (const a of pending) await h.service.decideApproval({ approvalId: a.approvalId, decision: 'deny' });

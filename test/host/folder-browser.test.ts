@@ -6,7 +6,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listFolders } from '../../src/main/host/app/folder-browser';
+import { listFolders } from '../../src/main/host/app/groups/folders';
 import { tempDir } from '../support/tool-context';
 
 // Made at load: the tables below name paths inside it.

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContractEvent, PendingApproval } from '../../src/shared/contract';
 import { AppService } from '../../src/main/host/app/app-service';
-import type { PickOptions } from '../../src/main/host/app/request-host';
+import type { PickOptions } from '../../src/main/host/app/groups/requests';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { openHarness, type Harness } from './helpers';

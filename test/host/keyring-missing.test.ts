@@ -4,7 +4,7 @@
  * (the model server receives it). With a keyring the same call saves to it as before.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { keyringProblem } from '../../src/main/host/app/provider-settings';
+import { keyringProblem } from '../../src/main/host/app/groups/providers';
 import { MemorySecretStoreForTests } from '../../src/main/services/vault/secret-store';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';

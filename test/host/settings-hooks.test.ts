@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { ProviderSettings } from '../../src/main/host/app/provider-settings';
+import { ProviderSettings } from '../../src/main/host/app/groups/providers';
 import { defaultSettings, SettingsFile } from '../../src/main/host/assembly/settings-file';
 import { tempDir } from '../support/tool-context';
 

@@ -1,5 +1,5 @@
 /**
- * Can a call be taken back from the change list (runtime/reversibility.ts, docs/rewind.md)? A table over the real
+ * Can a call be taken back from the change list (runtime/decision/reversibility.ts, docs/rewind.md)? A table over the real
  * built-in tools and the shell classifier: each call's effects and decision are computed as the call pipeline computes
  * them, then judged. Writes in the person's folders by a file tool or a sandboxed command are undoable; writes outside
  * them, run-later files (instruction files, .git, hooks, package scripts, CI), .git and dependency folders, commands
@@ -10,8 +10,8 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { callEffects, decide } from '../../src/main/runtime/approval-engine';
-import { callReversibility } from '../../src/main/runtime/reversibility';
+import { callEffects, decide } from '../../src/main/runtime/decision/approval-engine';
+import { callReversibility } from '../../src/main/runtime/decision/reversibility';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import type { SandboxMode } from '../../src/shared/sandbox';
 import { tempDir } from '../support/tool-context';

@@ -1,5 +1,5 @@
 /**
- * The peer ceiling (runtime/peer-ceiling.ts): every builtin tool × every disclosure tier, against the rule as Spec I
+ * The peer ceiling (runtime/decision/peer-ceiling.ts): every builtin tool × every disclosure tier, against the rule as Spec I
  * states it, spelled out here independently of the source; then the approval engine's door, which refuses a call
  * above the ceiling whatever the policy, a saved rule or the tool's being offered.
  */
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { peerCeilingCheck, type PeerCeiling } from '../../src/main/runtime/peer-ceiling';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { peerCeilingCheck, type PeerCeiling } from '../../src/main/runtime/decision/peer-ceiling';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { PEER_TIERS, type PeerTier } from '../../src/shared/peers';
 import { builtinTools } from '../support/tools';

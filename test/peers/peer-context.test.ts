@@ -12,9 +12,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { peerContextCheck, type PeerCeiling } from '../../src/main/runtime/peer-ceiling';
-import { RUNTIME_CONTEXT } from '../../src/main/runtime/model-step';
-import { withoutHome } from '../../src/main/runtime/model-step';
+import { peerContextCheck, type PeerCeiling } from '../../src/main/runtime/decision/peer-ceiling';
+import { RUNTIME_CONTEXT } from '../../src/main/runtime/loop/model-step';
+import { withoutHome } from '../../src/main/runtime/loop/model-step';
 import type { ContextDisclosure } from '../../src/main/runtime/core';
 import { StoreMemoryService } from '../../src/main/services/memory/memory-service';
 import { Store } from '../../src/main/services/store/store';

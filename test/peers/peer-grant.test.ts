@@ -7,7 +7,7 @@
  * ask; after dave's answer is in the conversation too, asking carol asks again; a peer is never allowed everywhere.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import { createAskPeer } from '../../src/main/tools/peers/ask-peer';
 import type { SavedRule } from '../../src/shared/rules';
 import { useCliWorld } from '../support/cli';

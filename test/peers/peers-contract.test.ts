@@ -1,5 +1,5 @@
 /**
- * Settings → Peers' contract methods (contract-peers.ts, host/app/peers-contract.ts) through the dispatch both
+ * Settings → Peers' contract methods (contract-peers.ts, host/app/groups/peers.ts) through the dispatch both
  * transports use: the token is in addPeer's answer once, never in a list; bad input is refused by the contract with a
  * message a person can act on; the rows are the same the CLI changes.
  */

@@ -7,7 +7,7 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import type { PendingApproval } from '../../src/shared/contract-requests';
+import type { PendingApproval } from '../../src/shared/contract/requests';
 import { CARD_KEY_HINT, cardKeyAction, doingOf, nextTimeWords, type CardKeyState } from '../../src/shared/card-facts';
 
 // The node typecheck has no JSX: the card is imported by a path it does not follow (as machine-words.test.ts does).

@@ -3,7 +3,7 @@
  * the keys do — arrows move (wrapping), Enter and Tab complete `/name `, Escape closes, other keys stay the box's.
  */
 import { describe, expect, it } from 'vitest';
-import type { CommandView } from '../../src/shared/contract-extensions';
+import type { CommandView } from '../../src/shared/contract/extensions';
 import { completion, menuFor, menuKey, rowLabel } from '../../src/renderer/state/command-menu';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';

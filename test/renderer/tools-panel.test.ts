@@ -7,7 +7,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { Instructions } from '../../src/renderer/components/tools/ToolsPanel';
 import { familyLabel, familyOn, isToolsCommand } from '../../src/renderer/state/conversation-tools';
-import type { InstructionsView } from '../../src/shared/contract-tools';
+import type { InstructionsView } from '../../src/shared/contract/tools';
 
 const caps = { perFile: 16384, total: 32768 };
 const html = (instructions: InstructionsView) => renderToStaticMarkup(createElement(Instructions, { instructions }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideWithEveryRule } from '../support/rules';
 import { z } from 'zod';
-import { decideCall, canonicalJson, sha256 } from '../../src/main/runtime/approval-engine';
+import { decideCall, canonicalJson, sha256 } from '../../src/main/runtime/decision/approval-engine';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import type { Policy, RiskTier } from '../../src/shared/tools';
 import { builtinTool } from '../support/tools';

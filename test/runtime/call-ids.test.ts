@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/main/runtime/runtime';
 import { Store } from '../../src/main/services/store/store';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
-import { ANTHROPIC_CALL_ID, wireHistory } from '../../src/main/runtime/call-ids';
+import { ANTHROPIC_CALL_ID, wireHistory } from '../../src/main/runtime/loop/call-ids';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { validateAnthropicRequest, validateOpenAIRequest } from '../support/provider-validation';
 import { tempDir } from '../support/tool-context';

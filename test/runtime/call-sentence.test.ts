@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { callEffects, decide } from '../../src/main/runtime/approval-engine';
-import { callSentence } from '../../src/main/runtime/call-sentence';
+import { callEffects, decide } from '../../src/main/runtime/decision/approval-engine';
+import { callSentence } from '../../src/main/runtime/decision/call-sentence';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { ComputerUseService } from '../../src/main/services/computer/computer-use';
 import { StoreGrantBook } from '../../src/main/services/computer/grant-book';

@@ -4,7 +4,7 @@
  * JSON Schema tools, and input requests of new kinds (questions, file picks) that park, are answered from another
  * connection and resume — with what reached the model checked in the model server's recorded requests.
  */
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { conversationsCommand } from '../../src/main/host/cli/conversations';
 import { projectMessages } from '../../src/main/host/app/projections';
-import { parseMessageRef } from '../../src/main/runtime/fork';
+import { parseMessageRef } from '../../src/main/runtime/context/fork';
 import { contextModule } from '../../src/main/services/store/modules/context';
 import { chatModule } from '../../src/main/services/store/modules/chat';
 import { Store } from '../../src/main/services/store/store';

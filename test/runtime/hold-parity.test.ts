@@ -8,7 +8,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decide, type Inspector, type InspectorReport } from '../../src/main/runtime/approval-engine';
+import { decide, type Inspector, type InspectorReport } from '../../src/main/runtime/decision/approval-engine';
 import { towerModule } from '../../src/main/services/store/modules/tower';
 import { peersModule } from '../../src/main/services/store/modules/peers';
 import { reply } from '../support/model-server';

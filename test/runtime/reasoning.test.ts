@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { providerFromFlags } from '../../src/main/host/assembly/provider-choice';
 import { Runtime } from '../../src/main/runtime/runtime';
-import { parseThinking, replayReasoning } from '../../src/main/runtime/reasoning';
+import { parseThinking, replayReasoning } from '../../src/main/runtime/loop/reasoning';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { Store } from '../../src/main/services/store/store';
 import { projectMessages, toolPresenter } from '../../src/main/host/app/projections';

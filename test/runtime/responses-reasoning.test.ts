@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { providerFromFlags } from '../../src/main/host/assembly/provider-choice';
 import { projectMessages, toolPresenter } from '../../src/main/host/app/projections';
 import { Runtime } from '../../src/main/runtime/runtime';
-import { replayReasoning } from '../../src/main/runtime/reasoning';
+import { replayReasoning } from '../../src/main/runtime/loop/reasoning';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { usageModule } from '../../src/main/services/store/modules/usage';
 import { Store } from '../../src/main/services/store/store';

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PendingApproval } from '../../src/shared/contract';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import { commandPatternMatches, joinPattern, offerCommandPattern, splitPattern, type GrantLifetime, type GrantScope } from '../../src/shared/rules';
 import { rawRun } from '../support/raw-db';
 import { builtinTool } from '../support/tools';

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { ToolRegistry } from '../../src/main/runtime/registry';
-import { closestName } from '../../src/main/runtime/strict-args';
+import { closestName } from '../../src/main/runtime/loop/strict-args';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { reply, startModelServer, type ModelServer, type OpenAIChatRequest } from '../support/model-server';
 import { tempDir } from '../support/tool-context';

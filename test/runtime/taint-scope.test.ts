@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/main/services/store/store';
 import { contextModule } from '../../src/main/services/store/modules/context';
 import { subagentsModule } from '../../src/main/services/store/modules/subagents';
-import { carriesUntrusted, syncCompactedTaint, viewHoldsUntrusted, withholdUntrusted } from '../../src/main/runtime/taint-scope';
-import { wrapUntrusted } from '../../src/main/runtime/untrusted';
+import { carriesUntrusted, syncCompactedTaint, viewHoldsUntrusted, withholdUntrusted } from '../../src/main/runtime/decision/taint-scope';
+import { wrapUntrusted } from '../../src/main/runtime/context/untrusted';
 import { tempDir } from '../support/tool-context';
 
 let store: Store;

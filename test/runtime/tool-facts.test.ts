@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { peerCeilingCheck } from '../../src/main/runtime/peer-ceiling';
+import { peerCeilingCheck } from '../../src/main/runtime/decision/peer-ceiling';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { PEER_TIERS } from '../../src/shared/peers';
 import { builtinRegistry, builtinTools } from '../support/tools';
@@ -17,7 +17,7 @@ import type { Subagents } from '../../src/main/services/subagents/index';
 import { tempDir } from '../support/tool-context';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FAMILY_SUMMARIES } from '../../src/main/runtime/tool-families';
+import { FAMILY_SUMMARIES } from '../../src/main/runtime/prompt/tool-families';
 
 // Every family's definitions (the subagent family's too: the shared set is built without its service).
 const tools = [...builtinTools({ dataDir: tempDir('deskhand-facts-') }), ...createSubagentFamily({ subagents: {} as Subagents }).tools];
@@ -95,9 +95,9 @@ describe('tool facts', () => {
     const names = new Set(tools.flatMap((t) => [t.name, ...(t.aliases ?? [])]));
     // Quoted names that are not lists of tools, each with why. A new one fails: declare a fact on the tool instead.
     const ALLOWED: Record<string, string> = {
-      'src/main/runtime/call-pipeline.ts:retrieve_tool_result': 'the offload notice reveals the tool that pages a stored result',
-      'src/main/host/app/composition-host.ts:create_composition': 'the panel refreshes when that tool made a composition',
-      'src/main/host/app/media-contract.ts:generate_media': 'the media viewer opens that tool\'s output',
+      'src/main/runtime/loop/call-pipeline.ts:retrieve_tool_result': 'the offload notice reveals the tool that pages a stored result',
+      'src/main/host/app/groups/compositions.ts:create_composition': 'the panel refreshes when that tool made a composition',
+      'src/main/host/app/groups/media.ts:generate_media': 'the media viewer opens that tool\'s output',
       'src/main/host/app/projections.ts:use_saved_secret': 'the approval card describes the saved secret asked for',
       'src/main/services/goals/index.ts:report_goal_cycle': 'a goal report is not evidence of itself',
       'src/main/services/tower/tower-service.ts:grep': 'a command word, not the tool',

@@ -1,13 +1,13 @@
 /**
- * The wire redactor (runtime/wire-redaction.ts) on its own: what it redacts in a request (every text, every string of
+ * The wire redactor (runtime/context/wire-redaction.ts) on its own: what it redacts in a request (every text, every string of
  * a tool's schema at any depth), what it passes through (binary parts, ids, provider options), what it leaves out (a
  * tool whose name or parameter name holds a secret), that it changes nothing given (frozen history), that a secret
  * learned between two requests is redacted in the second although the first was cached, and that the whole built-in
  * tool set and base prompt go through unchanged (no false positives cost the model its tools).
  */
 import { describe, expect, it } from 'vitest';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
-import { redactRequest } from '../../src/main/runtime/wire-redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
+import { redactRequest } from '../../src/main/runtime/context/wire-redaction';
 import { basePromptSections } from '../../src/main/runtime/prompt/index';
 import { makeRuntime } from '../extensions/helpers';
 import { tempDir } from '../support/tool-context';

@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decideCall } from '../../src/main/runtime/approval-engine';
-import { PersistentConversationState } from '../../src/main/runtime/conversation-state';
-import { PathGuard } from '../../src/main/runtime/path-guard';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
+import { PersistentConversationState } from '../../src/main/runtime/context/conversation-state';
+import { PathGuard } from '../../src/main/runtime/decision/path-guard';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { ToolRegistry } from '../../src/main/runtime/registry';
 import { Runtime } from '../../src/main/runtime/runtime';
 import type { ToolDefinition } from '../../src/main/runtime/tool';

@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import { commandDenial, classifyCommand } from '../../src/main/tools/shell/command-classifier';
 import type { Policy } from '../../src/shared/tools';
 import { everyRuleFor } from '../support/rules';

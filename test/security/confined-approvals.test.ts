@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync, truncateSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { ledgerRecords } from '../../src/main/services/ledger/recordable';
 import { osSandbox } from '../../src/main/services/sandbox';

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { grepTool } from '../../src/main/tools/files/grep';
 import { makeContext, tempDir } from '../support/tool-context';
 

@@ -8,7 +8,7 @@
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { grepTool } from '../../src/main/tools/files/grep';
 import { unchangedTuning } from '../../src/main/tools/files/grep-redacted';
 import { makeContext, tempDir } from '../support/tool-context';

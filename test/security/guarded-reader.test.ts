@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GuardedContentReader } from '../../src/main/runtime/content-reader';
+import { GuardedContentReader } from '../../src/main/runtime/context/content-reader';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { createSkillTools } from '../../src/main/tools/extensions/skills';
 import { createPlanFamily } from '../../src/main/tools/plan';

@@ -10,7 +10,7 @@ import { copyFileSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { makeRuntime, providerFor } from '../extensions/helpers';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';

@@ -12,8 +12,8 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GuardedContentReader } from '../../src/main/runtime/content-reader';
-import { ProjectInstructions, type InstructionPins } from '../../src/main/runtime/project-instructions';
+import { GuardedContentReader } from '../../src/main/runtime/context/content-reader';
+import { ProjectInstructions, type InstructionPins } from '../../src/main/runtime/context/project-instructions';
 import { instructionPinsModule } from '../../src/main/services/store/modules/instruction-pins';
 import { Store } from '../../src/main/services/store/store';
 import { reply } from '../support/model-server';

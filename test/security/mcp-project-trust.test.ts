@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
-import { GuardedContentReader } from '../../src/main/runtime/content-reader';
+import { GuardedContentReader } from '../../src/main/runtime/context/content-reader';
 import { parseServerConfig, projectPin, projectScripts } from '../../src/main/services/mcp/config';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';

@@ -3,7 +3,7 @@
  * visible escapes; approval look-alikes are marked inert; ordinary text (Unicode included) is untouched.
  */
 import { describe, expect, it } from 'vitest';
-import { neutralize } from '../../src/main/runtime/neutralize';
+import { neutralize } from '../../src/main/runtime/context/neutralize';
 
 type Row = readonly [what: string, input: string, expected: string];
 const rows: Row[] = [

@@ -1,14 +1,14 @@
 /**
  * One pass for all secrets (issue 54, item 2): the redactor finds every needle (each secret's forms, windows of long
- * secrets, folded secrets) in one scan of an Aho–Corasick automaton (src/main/runtime/multi-match.ts) instead of one
+ * secrets, folded secrets) in one scan of an Aho–Corasick automaton (src/main/runtime/context/multi-match.ts) instead of one
  * `indexOf` pass per needle. The automaton is checked against a naive search on random texts (overlapping needles,
  * needles inside needles, a set big enough to need several automatons), and the redactor keeps its guarantees:
  * overlapping secrets are redacted as their union, a secret learned or added mid-stream is hidden from then on, and a
  * secret split across stream chunks at any point is redacted whole.
  */
 import { describe, expect, it } from 'vitest';
-import { MultiMatcher } from '../../src/main/runtime/multi-match';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { MultiMatcher } from '../../src/main/runtime/context/multi-match';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 function rng(seed: number): () => number {

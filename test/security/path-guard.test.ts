@@ -5,12 +5,12 @@
  * swapped between the check and the use.
  */
 import { decideWithEveryRule } from '../support/rules';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { linkSync, mkdirSync, renameSync, symlinkSync, writeFileSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PathGuard, openVerified, recheckPaths, type GuardContext, type PathAccess, type SensitiveKind } from '../../src/main/runtime/path-guard';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { PathGuard, openVerified, recheckPaths, type GuardContext, type PathAccess, type SensitiveKind } from '../../src/main/runtime/decision/path-guard';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { createFileFamily } from '../../src/main/tools/files';
 import { classifyCommand } from '../../src/main/tools/shell/command-classifier';

@@ -13,7 +13,7 @@ import { childEnv } from '../../src/main/services/processes/child-env';
 import { launchEnv, launchForModel, launchHostProgram, runHostProgram, type LaunchedProcess } from '../../src/main/services/processes/launcher';
 import { planSandbox, sandboxSupport, unsandboxedPlan } from '../../src/main/services/sandbox/sandbox';
 import { McpManager } from '../../src/main/services/mcp/manager';
-import { GuardedContentReader } from '../../src/main/runtime/content-reader';
+import { GuardedContentReader } from '../../src/main/runtime/context/content-reader';
 import { extensionsModule } from '../../src/main/services/store/modules/extensions';
 import { Store } from '../../src/main/services/store/store';
 import { tempDir } from '../support/tool-context';

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { grepTool } from '../../src/main/tools/files/grep';
 import { readFileTool } from '../../src/main/tools/files/read-file';
 import { OUTPUT_CAP_BYTES } from '../../src/main/services/processes/command-process';

@@ -3,7 +3,7 @@
  * streamed text split anywhere (across chunks and across stdout/stderr). Plus the environment a child process gets.
  */
 import { describe, expect, it } from 'vitest';
-import { SecretRedactor, secretVariants } from '../../src/main/runtime/redaction';
+import { SecretRedactor, secretVariants } from '../../src/main/runtime/context/redaction';
 import { childEnv, isDroppedEnvName } from '../../src/main/services/processes/child-env';
 
 const SECRET = 'Tr0ub4dor&3-horse!battery';

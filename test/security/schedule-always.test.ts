@@ -6,7 +6,7 @@
  * keeps its rule. No asking card lists "neither sends data out" as a reason.
  */
 import { describe, expect, it } from 'vitest';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import { ANY_CALL_PATTERN, type SavedRule } from '../../src/shared/rules';
 import type { Policy } from '../../src/shared/tools';
 import { tempDir } from '../support/tool-context';

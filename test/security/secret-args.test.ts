@@ -7,7 +7,7 @@ import { decideWithEveryRule } from '../support/rules';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkPlaceholders, substituteSecrets, substituteShell } from '../../src/main/runtime/secret-args';
+import { checkPlaceholders, substituteSecrets, substituteShell } from '../../src/main/runtime/decision/secret-args';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { writeFileTool } from '../../src/main/tools/files/write-file';
 import type { Policy } from '../../src/shared/tools';

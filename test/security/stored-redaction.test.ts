@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { extensionsModule } from '../../src/main/services/store/modules/extensions';
 import { subagentsModule } from '../../src/main/services/store/modules/subagents';
 import { workflowsModule } from '../../src/main/services/store/modules/workflows';

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { createMcpTool } from '../../src/main/tools/extensions/mcp-tools';
 import { createAct } from '../../src/main/tools/browser/act';

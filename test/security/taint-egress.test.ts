@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import { Runtime } from '../../src/main/runtime/runtime';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import { Store } from '../../src/main/services/store/store';

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { readRedactedPage } from '../../src/main/tools/tasks/redacted-page';
 import { readLogPage } from '../../src/main/services/processes/task-log';
 import { taskFixture, type TaskFixture } from '../support/tasks';

@@ -4,8 +4,8 @@
  * codes survive the bridge; events arrive.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { IPC_CALL_CHANNEL } from '../../src/shared/contract-names';
-import { METHOD_NAMES } from '../../src/shared/contract-names';
+import { IPC_CALL_CHANNEL } from '../../src/shared/contract/names';
+import { METHOD_NAMES } from '../../src/shared/contract/names';
 import type { Reply } from '../../src/shared/contract';
 import { CallError } from '../../src/shared/bridge';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/main/runtime/tool';
-import { readOffloaded } from '../../src/main/runtime/offload';
+import { readOffloaded } from '../../src/main/runtime/loop/offload';
 import { contextModule } from '../../src/main/services/store/modules/context';
 import { reply, type RecordedRequest } from '../support/model-server';
 import { allText, lastMessage, messagesOf, openSubHarness, textOf, type SubHarness } from './harness';

@@ -2,8 +2,8 @@
  * For tests that prove a rule can never clear a call that must ask: every always-allow rule that could match the
  * call (an exact pattern for each command part, the path itself and its folder for each path), saved everywhere.
  */
-import { callEffects, decide, decideCall, type DecisionInput, type Inspector } from '../../src/main/runtime/approval-engine';
-import { DecisionBook } from '../../src/main/runtime/decision-book';
+import { callEffects, decide, decideCall, type DecisionInput, type Inspector } from '../../src/main/runtime/decision/approval-engine';
+import { DecisionBook } from '../../src/main/runtime/decision/decision-book';
 import { planModeHold } from '../../src/main/tools/plan/hold';
 import { missionScopeHold } from '../../src/main/tools/tower/hold';
 import { peerCeilingHold } from '../../src/main/tools/peers/hold';

@@ -2,7 +2,7 @@
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import type { ConversationState, FileSnapshot, StateUpdate, ToolContext, TodoItem } from '../../src/main/runtime/tool';
 
 export interface TestContext extends ToolContext {

@@ -1,7 +1,7 @@
 /** Every family assembled as a host assembles them, over real services, for tests that need the whole tool set. */
 import type { ToolRegistry } from '../../src/main/runtime/registry';
 import { assembleTools } from '../../src/main/host/assembly/assemble';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { osSandbox } from '../../src/main/services/sandbox';
 import type { TaskService } from '../../src/main/services/tasks';

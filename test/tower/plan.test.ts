@@ -5,7 +5,7 @@ import { missionScopeHold } from '../../src/main/tools/tower/hold';
 import { TowerService } from '../../src/main/services/tower/tower-service';
 import { Store } from '../../src/main/services/store/store';
 import { tempDir } from '../support/tool-context';
-import type { DecisionInput, Facts } from '../../src/main/runtime/approval-engine';
+import type { DecisionInput, Facts } from '../../src/main/runtime/decision/approval-engine';
 
 describe('scope globs', () => {
   it('match paths inside one mission', () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, type ReplyInput } from '../support/model-server';
 import { firstUser, lastMessage, openSubHarness, textOf, type SubHarness } from '../subagents/harness';
-import { workflowGroup } from '../../src/main/host/app/app-service-workflows';
+import { workflowGroup } from '../../src/main/host/app/groups/workflows';
 import type { HandlerContext } from '../../src/main/host/app/handler-groups';
 import { contract } from '../../src/shared/contract';
 import { towerCommand } from '../../src/main/host/cli/tower';

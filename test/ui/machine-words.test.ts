@@ -7,13 +7,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decideCall } from '../../src/main/runtime/approval-engine';
+import { decideCall } from '../../src/main/runtime/decision/approval-engine';
 import { defineTool, type ToolDefinition } from '../../src/main/runtime/tool';
 import type { RiskTier } from '../../src/shared/tools';
 import { reasonInWords, reasonsInWords } from '../../src/shared/reason-words';
 import { describeAlways, isCommandPattern } from '../../src/shared/always-allow';
 import { parkedNotice } from '../../src/main/host/background/schedule-fire';
-import { heldBy } from '../../src/main/host/app/schedule-host';
+import { heldBy } from '../../src/main/host/app/groups/schedule';
 
 const DECISION_CARD = '../../src/renderer/components/requests/DecisionCard.tsx';
 const { noAlwaysText } = (await import(/* @vite-ignore */ DECISION_CARD)) as { noAlwaysText(args: unknown): string };

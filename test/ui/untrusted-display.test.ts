@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wrapUntrusted } from '../../src/main/runtime/untrusted';
+import { wrapUntrusted } from '../../src/main/runtime/context/untrusted';
 import { forDisplay } from '../../src/shared/untrusted-display';
 
 describe('untrusted envelope for display', () => {

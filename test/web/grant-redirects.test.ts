@@ -4,7 +4,7 @@
  * by a redirect. Proven by the local server's log: the hop outside the grant is never requested, its handler never runs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { callEffects, decide } from '../../src/main/runtime/approval-engine';
+import { callEffects, decide } from '../../src/main/runtime/decision/approval-engine';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { PinnedHttpClient } from '../../src/main/services/http/pinned-client';
 import { createWebFamily } from '../../src/main/tools/web';

@@ -5,7 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { callEffects, decide } from '../../src/main/runtime/approval-engine';
+import { callEffects, decide } from '../../src/main/runtime/decision/approval-engine';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
 import { createWebFamily } from '../../src/main/tools/web';
 import type { PinnedHttpClient } from '../../src/main/services/http/pinned-client';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskWakes } from '../../src/main/host/background/task-wakes';
-import { workflowGroup } from '../../src/main/host/app/app-service-workflows';
+import { workflowGroup } from '../../src/main/host/app/groups/workflows';
 import type { HandlerContext } from '../../src/main/host/app/handler-groups';
 import { contract } from '../../src/shared/contract';
 import { workflowsModule, type WorkflowRow } from '../../src/main/services/store/modules/workflows';

@@ -18,7 +18,7 @@ import { connectWindow, sendEvent } from './ipc';
 import { ApprovalNotifier } from './notifications';
 import { ElectronNotifier, ScheduleShell } from './schedule-shell';
 import type { NotifyTarget } from '../services/notify';
-import { ProviderSettings } from '../host/app/provider-settings';
+import { ProviderSettings } from '../host/app/groups/providers';
 import { PeerEndpointHost } from '../host/peers/peer-endpoint-host';
 import { AppTray, STOP_COMPUTER_USE_SHORTCUT } from './tray';
 import { createMainWindow, lockDownSession } from './window';

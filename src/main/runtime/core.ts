@@ -2,23 +2,23 @@
  * What the runtime's parts share: the store, the live registry, the redactor every sink goes through, the input
  * kinds, the vault, the waiters, and the one place events leave (redacted). Built once by `Runtime`.
  */
-import type { ContextDisclosure, PeerCeiling } from './peer-ceiling';
-import { DecisionBook } from './decision-book';
+import type { ContextDisclosure, PeerCeiling } from './decision/peer-ceiling';
+import { DecisionBook } from './decision/decision-book';
 import type { LanguageModel } from 'ai';
 import type { RunEvent, RunStatus } from '../../shared/events';
 import type { ConversationRow, RunRow, Store } from '../services/store/store';
 import type { ProviderConfig } from '../services/providers/providers';
 import type { Vault } from '../services/vault/vault';
-import type { AppGrants } from './approval-engine';
-import type { AnswerWaiters } from './answer-waiters';
-import type { BackgroundAnswer, InputKinds } from './input-kinds';
+import type { AppGrants } from './decision/approval-engine';
+import type { AnswerWaiters } from './loop/answer-waiters';
+import type { BackgroundAnswer, InputKinds } from './loop/input-kinds';
 import type { ToolRegistry } from './registry';
-import type { SecretRedactor } from './redaction';
-import { sanitizeEvent } from './call-security';
-import type { RunLaterPath } from './path-guard';
+import type { SecretRedactor } from './context/redaction';
+import { sanitizeEvent } from './decision/call-security';
+import type { RunLaterPath } from './decision/path-guard';
 import type { ContentReader } from '../../shared/content-reader';
-import { GuardedContentReader } from './content-reader';
-import { ProjectInstructions } from './project-instructions';
+import { GuardedContentReader } from './context/content-reader';
+import { ProjectInstructions } from './context/project-instructions';
 import { instructionPinsModule } from '../services/store/modules/instruction-pins';
 import type { EditorFiles } from './tool';
 import type { LifecycleHooks } from '../../shared/lifecycle-hooks';
@@ -53,7 +53,7 @@ export interface RunOutcome {
  */
 export type ContextBlock = string | { text: string; untrustedSource: string };
 
-export type { ContextDisclosure, ContextReveal } from './peer-ceiling';
+export type { ContextDisclosure, ContextReveal } from './decision/peer-ceiling';
 
 export interface ContextSource {
   /** For messages and tests: what the block is. */

@@ -9,8 +9,8 @@ import { ToolError } from '../../shared/errors';
 import type { Policy } from '../../shared/tools';
 import { fallbackTitle, type ToolPresentationView } from '../../shared/tool-presentation';
 import { TOOL_NAME_MAX, type ToolDefinition } from './tool';
-import { FAMILY_SUMMARIES, type LoadState } from './tool-families';
-import { unknownArguments, unknownArgumentsMessage } from './strict-args';
+import { FAMILY_SUMMARIES, type LoadState } from './prompt/tool-families';
+import { unknownArguments, unknownArgumentsMessage } from './loop/strict-args';
 
 export interface ModelToolSpec {
   name: string;

@@ -4,15 +4,15 @@
  * A run that needs an answer nobody can give parks, and resumes from the store in any process.
  */
 import { instructionPinsModule } from '../services/store/modules/instruction-pins';
-import { promptHooks, sessionEndHooks } from './hook-calls';
-import { expandSlashCommand } from './slash-commands';
+import { promptHooks, sessionEndHooks } from './loop/hook-calls';
+import { expandSlashCommand } from './prompt/slash-commands';
 import type { PromptCommands } from '../../shared/prompt-commands';
 import type { LifecycleHooks } from '../../shared/lifecycle-hooks';
 import { shortTitle } from '../../shared/short-title';
-import { DecisionBook, type InspectorPlace } from './decision-book';
-import type { Hold } from './hold';
-import type { Inspector } from './inspector';
-import type { PeerCeiling } from './peer-ceiling';
+import { DecisionBook, type InspectorPlace } from './decision/decision-book';
+import type { Hold } from './decision/hold';
+import type { Inspector } from './decision/inspector';
+import type { PeerCeiling } from './decision/peer-ceiling';
 import { randomUUID } from 'node:crypto';
 import type { LanguageModel } from 'ai';
 import type { RunEvent } from '../../shared/events';
@@ -22,33 +22,33 @@ import { DeskhandError, errorMessage } from '../../shared/errors';
 import type { ApprovalRow, ConversationRow, RunRow, Store } from '../services/store/store';
 import { createModel, describeProviderError, type ProviderConfig } from '../services/providers/providers';
 import type { Vault } from '../services/vault/vault';
-import { AnswerWaiters } from './answer-waiters';
-import type { AppGrants } from './approval-engine';
-import { CallPipeline } from './call-pipeline';
+import { AnswerWaiters } from './loop/answer-waiters';
+import type { AppGrants } from './decision/approval-engine';
+import { CallPipeline } from './loop/call-pipeline';
 import { RuntimeCore, type ContextSource, type RunOptions, type RunOutcome, type StepHook, type StepFilesWatcher } from './core';
-import { compactConversation, contextFigures, type CompactionResult, type ContextFigures } from './compaction';
-import { InputKinds, type ApprovalAnswer, type BackgroundAnswer, type InputKind } from './input-kinds';
-import { InputRequests } from './input-requests';
-import { streamModelStep } from './model-call';
-import { ledgerSink, type UsageAttribution } from './usage-meter';
-import { answerHold } from './usage-budget';
+import { compactConversation, contextFigures, type CompactionResult, type ContextFigures } from './context/compaction';
+import { InputKinds, type ApprovalAnswer, type BackgroundAnswer, type InputKind } from './loop/input-kinds';
+import { InputRequests } from './loop/input-requests';
+import { streamModelStep } from './loop/model-call';
+import { ledgerSink, type UsageAttribution } from './loop/usage-meter';
+import { answerHold } from './loop/usage-budget';
 import { contextModule } from '../services/store/modules/context';
-import { forkConversation } from './fork';
-import { SecretRedactor } from './redaction';
+import { forkConversation } from './context/fork';
+import { SecretRedactor } from './context/redaction';
 import { ToolRegistry } from './registry';
-import { explainCall, type ExplainResult } from './explain';
-import { RunLoop } from './run-loop';
+import { explainCall, type ExplainResult } from './decision/explain';
+import { RunLoop } from './loop/run-loop';
 import { runOwnerAlive } from '../services/processes/proc-info';
 import type { EditorFiles, ToolDefinition } from './tool';
 import type { ContentReader } from '../../shared/content-reader';
-import type { RunLaterPath } from './path-guard';
-import { userContent } from './user-content';
+import type { RunLaterPath } from './decision/path-guard';
+import { userContent } from './context/user-content';
 import { recordsOf, type Records } from './records';
-import { checkReplaceable, supersedeFrom, type TurnInput } from './branches';
-import { PersistentConversationState } from './conversation-state';
-import { ENABLED_SLOT, enabledFamiliesOf } from './tool-families';
-import { profileAddendum, systemPrompt } from './model-step';
-import type { InstructionsReport } from './project-instructions';
+import { checkReplaceable, supersedeFrom, type TurnInput } from './loop/branches';
+import { PersistentConversationState } from './context/conversation-state';
+import { ENABLED_SLOT, enabledFamiliesOf } from './prompt/tool-families';
+import { profileAddendum, systemPrompt } from './loop/model-step';
+import type { InstructionsReport } from './context/project-instructions';
 
 export type { RunOptions, RunOutcome, ApprovalAnswer, BackgroundAnswer };
 
@@ -106,7 +106,7 @@ export interface RuntimeOptions {
   runLaterPaths?: () => readonly RunLaterPath[];
 }
 
-export type { ExplainResult } from './explain';
+export type { ExplainResult } from './decision/explain';
 
 export class Runtime {
   readonly registry: ToolRegistry;

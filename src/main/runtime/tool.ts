@@ -12,10 +12,10 @@ import type { DeclaredRisk, Disclosure, RiskTier } from '../../shared/tools';
 import type { SandboxMode } from '../../shared/sandbox';
 import type { RulePart } from '../../shared/rules';
 import type { ToolPresentationView, ResultHint, ToolIcon } from '../../shared/tool-presentation';
-import type { PathCheck, PathSpec, RunLaterPath } from './path-guard';
-import type { InstructionsReport } from './project-instructions';
+import type { PathCheck, PathSpec, RunLaterPath } from './decision/path-guard';
+import type { InstructionsReport } from './context/project-instructions';
 import type { UsageCause } from '../../shared/usage';
-import type { CallUsage } from './usage-meter';
+import type { CallUsage } from './loop/usage-meter';
 
 export type { PathSpec, RunLaterPath };
 
@@ -221,7 +221,7 @@ export interface ToolContext {
    * Files `redact` is known to leave unchanged (by path and content key), for tools that redact whole files to decide
    * what the model may see (grep). Absent outside the runtime: every file is then read and redacted.
    */
-  readonly unchangedByRedaction?: import('./redaction').UnchangedFiles;
+  readonly unchangedByRedaction?: import('./context/redaction').UnchangedFiles;
   /** Publishes family state the call changed (the todo list…) to every UI, as a typed event. */
   publish(update: StateUpdate): void;
   /**
@@ -321,7 +321,7 @@ export interface ToolFacts {
   /** Only these roles are offered it (Tower: the coordinating conversation, or every agent of a session). */
   roles?: readonly ToolRole[];
   /**
-   * The loading family it belongs to when not its factory's (runtime/tool-families.ts): a rarely needed tool of a
+   * The loading family it belongs to when not its factory's (runtime/prompt/tool-families.ts): a rarely needed tool of a
    * default family waits to be loaded (`fileops`, `jobs`…), PDFs load apart from compositions, MCP's own tools apart
    * from skills. The assembly groups a factory's tools by it (host/assembly/assemble.ts).
    */

@@ -3,7 +3,7 @@
  * `{id, method, params}`; the host answers `{t:'reply', id, ok, …}` and pushes `{t:'events', events}` batches.
  */
 import type { ContractEvent, DeskhandApi, EventName } from '../../shared/contract';
-import { EVENT_NAMES, METHOD_NAMES } from '../../shared/contract-names';
+import { EVENT_NAMES, METHOD_NAMES } from '../../shared/contract/names';
 import { CallError } from '../../shared/bridge';
 
 export type ConnectionState = 'connecting' | 'open' | 'closed';

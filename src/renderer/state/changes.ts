@@ -5,7 +5,7 @@
  */
 import { create } from 'zustand';
 import type { MethodResult } from '../../shared/contract';
-import type { ChangedPathView, RewindItemView } from '../../shared/contract-changes';
+import type { ChangedPathView, RewindItemView } from '../../shared/contract/changes';
 import { api, errorText } from '../api/client';
 import { useUi } from './ui';
 

@@ -4,7 +4,7 @@
  * follows the slash, with each one's description and argument hint. Arrow keys move, Enter or Tab puts
  * `/name ` in the box, Escape closes. Pure: the Composer draws it and feeds it keys.
  */
-import type { CommandView } from '../../shared/contract-extensions';
+import type { CommandView } from '../../shared/contract/extensions';
 
 /** The commands the menu shows for the box's text, best first; null when no menu belongs there. */
 export function menuFor(text: string, commands: readonly CommandView[]): CommandView[] | null {

@@ -4,7 +4,7 @@
  * panel opens, after a toggle and after each run (search_tools loads families as it works).
  */
 import { create } from 'zustand';
-import type { ConversationToolsView } from '../../shared/contract-tools';
+import type { ConversationToolsView } from '../../shared/contract/tools';
 import { api, errorText } from '../api/client';
 
 interface ConversationToolsState {

@@ -4,8 +4,8 @@
  */
 import { create } from 'zustand';
 import type { MessageItem, ToolItem } from '../../shared/contract';
-import type { TurnUsage } from '../../shared/contract-chat';
-import { OUTPUT_PREVIEW_CHARS } from '../../shared/contract-names';
+import type { TurnUsage } from '../../shared/contract/chat';
+import { OUTPUT_PREVIEW_CHARS } from '../../shared/contract/names';
 import type { RunEvent } from '../../shared/events';
 import { api, errorText } from '../api/client';
 

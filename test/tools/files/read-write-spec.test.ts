@@ -5,7 +5,7 @@
 import { appendFileSync, readFileSync, renameSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SecretRedactor } from '../../../src/main/runtime/redaction';
+import { SecretRedactor } from '../../../src/main/runtime/context/redaction';
 import { editFileTool } from '../../../src/main/tools/files/edit-file';
 import { readFileTool } from '../../../src/main/tools/files/read-file';
 import { createWriteFile } from '../../../src/main/tools/files/write-file';

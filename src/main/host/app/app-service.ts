@@ -30,31 +30,31 @@ import type { AppRuntime as Runtime } from '../assembly/open-runtime';
 import { PROVIDERS, type ProviderConfig } from '../../services/providers/providers';
 import type { SecretStore } from '../../services/vault/secret-store';
 import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
-import { requestGroup, type PickOptions } from './request-host';
-import { ProviderSettings, providerGroup } from './provider-settings';
-import { browserGroup, rulesGroup, webGroup } from './settings-groups';
-import { extensionGroup } from './extension-settings';
-import { workflowGroup } from './app-service-workflows';
-import { usageGroup } from './usage-host';
+import { requestGroup, type PickOptions } from './groups/requests';
+import { ProviderSettings, providerGroup } from './groups/providers';
+import { browserGroup, rulesGroup, webGroup } from './groups/settings';
+import { extensionGroup } from './groups/extensions';
+import { workflowGroup } from './groups/workflows';
+import { usageGroup } from './groups/usage';
 import { answerHoldAndResume } from '../background/hold-resume';
 import { startBudgetNotices } from '../background/budget-notice';
-import { parseMessageRef } from '../../runtime/fork';
+import { parseMessageRef } from '../../runtime/context/fork';
 import { TaskWakes } from '../background/task-wakes';
-import { memoryGroup } from './app-service-memory';
+import { memoryGroup } from './groups/memory';
 import { projectBackgroundTasks } from './task-projections';
 import { sandboxSupport } from '../../services/sandbox/sandbox';
-import { CompositionHost, compositionGroup, type CompositionPage } from './composition-host';
-import { folderGroup } from './folder-browser';
-import { computerGroup } from './computer-contract';
-import { mediaGroup } from './media-contract';
+import { CompositionHost, compositionGroup, type CompositionPage } from './groups/compositions';
+import { folderGroup } from './groups/folders';
+import { computerGroup } from './groups/computer';
+import { mediaGroup } from './groups/media';
 import { McpAppHost, mcpAppGroup } from './mcp-apps';
-import { peerGroup, type PeerEndpointControl } from './peers-contract';
+import { peerGroup, type PeerEndpointControl } from './groups/peers';
 import { deviceGroup } from './devices-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
 import { pluginsGroup } from './plugins-host';
-import { subagentGroup } from './subagent-host';
-import { settingsFamilies, toolsGroup } from './tools-host';
-import { changesGroup, ledgerFor } from './changes-host';
+import { subagentGroup } from './groups/subagents';
+import { settingsFamilies, toolsGroup } from './groups/tools';
+import { changesGroup, ledgerFor } from './groups/changes';
 import { conversationFigures, exportConversation, regenerateInput, turnInput, type TurnInput } from './chat-host';
 
 // The contract's provider list and the providers module must name the same providers.
@@ -91,7 +91,7 @@ export interface AppServiceOptions {
 /** How often the UI hears that background tasks changed: live enough for an output tail, cheap for `yes`. */
 const TASKS_EVENT_MS = 300;
 
-export { apiKeyName } from './provider-settings';
+export { apiKeyName } from './groups/providers';
 
 /** The contract methods AppService gets from its handler groups (handler-groups.ts), one file per family. */
 type Installed = ReturnType<typeof computerGroup> &

@@ -8,7 +8,7 @@ import { DeskhandError } from '../../../shared/errors';
 import { forDisplay } from '../../../shared/untrusted-display';
 import { formatBytes } from '../../../shared/attachments';
 import { formatUsage } from '../../../shared/prices';
-import { lastUserMessage, type TurnInput } from '../../runtime/branches';
+import { lastUserMessage, type TurnInput } from '../../runtime/loop/branches';
 import { projectMessages, type ToolPresenter } from './projections';
 import { conversationFigures } from './chat-projections';
 

@@ -3,10 +3,10 @@
  * background), its duration from when it began executing (not from when it was proposed), who or what cleared it and
  * when, the approval preview kept on answered cards, attachments as chips, and tokens and cost per turn.
  */
-import type { AttachmentView, Cleared, TurnUsage } from '../../../shared/contract-chat';
+import type { AttachmentView, Cleared, TurnUsage } from '../../../shared/contract/chat';
 import type { MessageItem, ToolItem } from '../../../shared/contract';
 import { costOf, runTokens } from '../../../shared/prices';
-import { attachmentOf } from '../../runtime/user-content';
+import { attachmentOf } from '../../runtime/context/user-content';
 import { usageTotals, type UsageGroup } from '../../../shared/usage';
 import { pricesOf } from './usage-projection';
 import { type ApprovalRow, type CallNoteRow, type Records, type RunRow, type ToolCallRow } from '../../runtime/records';

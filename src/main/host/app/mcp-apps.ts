@@ -19,19 +19,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { MethodResult, ParsedParams } from '../../../shared/contract';
-import type { McpAppCallOutcome } from '../../../shared/contract-mcp-apps';
+import type { McpAppCallOutcome } from '../../../shared/contract/mcp-apps';
 import { DeskhandError } from '../../../shared/errors';
 import { forDisplay } from '../../../shared/untrusted-display';
 import { VIEWER_PROLOGUE } from '../../services/compositions/index';
-import { PersistentConversationState } from '../../runtime/conversation-state';
-import { neutralize } from '../../runtime/neutralize';
-import { wrapUntrusted } from '../../runtime/untrusted';
+import { PersistentConversationState } from '../../runtime/context/conversation-state';
+import { neutralize } from '../../runtime/context/neutralize';
+import { wrapUntrusted } from '../../runtime/context/untrusted';
 import type { ToolDefinition } from '../../runtime/tool';
-import type { ExplainResult } from '../../runtime/explain';
+import type { ExplainResult } from '../../runtime/decision/explain';
 import type { McpServerConfig, McpService, McpToolInfo } from '../../services/mcp';
 import { createMcpTool, mcpToolNames } from '../../tools/extensions/mcp-tools';
 import type { HandlerGroup } from './handler-groups';
-import type { CompositionPage } from './composition-host';
+import type { CompositionPage } from './groups/compositions';
 
 const TICKET_MS = 10 * 60_000;
 const ASK_MS = 10 * 60_000;

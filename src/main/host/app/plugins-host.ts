@@ -5,10 +5,10 @@
  * connect or disconnect at once in this runtime.
  */
 import { DeskhandError } from '../../../shared/errors';
-import type { CommandView, PluginsView, PLUGIN_METHOD_NAMES } from '../../../shared/contract-extensions';
+import type { CommandView, PluginsView, PLUGIN_METHOD_NAMES } from '../../../shared/contract/extensions';
 import { PluginService, readPlugin, type StagedPlugin } from '../../services/plugins';
 import { parseServerConfig } from '../../services/mcp/config';
-import { PersistentConversationState } from '../../runtime/conversation-state';
+import { PersistentConversationState } from '../../runtime/context/conversation-state';
 import type { HandlerGroup } from './handler-groups';
 
 /** Commands the composer handles itself (not templates). */

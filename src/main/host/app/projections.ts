@@ -9,10 +9,10 @@ import { parseSteering } from '../../services/subagents/index';
 import type { RiskTier } from '../../../shared/tools';
 import { fallbackTitle, unknownToolTitle } from '../../../shared/tool-presentation';
 import type { ToolRegistry } from '../../runtime/registry';
-import { PersistentConversationState } from '../../runtime/conversation-state';
+import { PersistentConversationState } from '../../runtime/context/conversation-state';
 import { parseWakeMessage } from '../assembly/wake-message';
 import { parseReviewMessage } from '../assembly/review-message';
-import { attachmentOf } from '../../runtime/user-content';
+import { attachmentOf } from '../../runtime/context/user-content';
 import { attachmentsOf, chatExtras, withNotes, withTurnUsage } from './chat-projections';
 import { type ApprovalRow, type ConversationRow, type MessageRow, type Records, type SubagentRow, type ToolCallRow } from '../../runtime/records';
 

@@ -8,8 +8,8 @@ import type { ContentReader } from '../../../shared/content-reader';
 import { AgentCatalog, type AgentFolder } from '../../services/agents';
 import type { Records } from '../../runtime/records';
 import type { SubagentService } from '../../services/subagents/subagent-service';
-import { PersistentConversationState } from '../../runtime/conversation-state';
-import { wrapUntrusted } from '../../runtime/untrusted';
+import { PersistentConversationState } from '../../runtime/context/conversation-state';
+import { wrapUntrusted } from '../../runtime/context/untrusted';
 import { childAgentOf } from './subagent-runner';
 
 export function wireAgents(subagents: Pick<SubagentService, 'useDefinitions'>, dataDir: string, reader: ContentReader, folders?: () => readonly AgentFolder[]): AgentCatalog {

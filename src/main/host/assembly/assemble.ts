@@ -3,13 +3,13 @@
  * (as interfaces), and its tools and input kinds go into the live registry. A new family is added here.
  */
 import { pluginFolders } from '../../services/plugins';
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import { lazy, ToolRegistry } from '../../runtime/registry';
-import { DecisionBook } from '../../runtime/decision-book';
-import { GuardedContentReader, type ContentReader } from '../../runtime/content-reader';
+import { DecisionBook } from '../../runtime/decision/decision-book';
+import { GuardedContentReader, type ContentReader } from '../../runtime/context/content-reader';
 import type { ToolDefinition } from '../../runtime/tool';
-import { DEFAULT_FAMILIES, OFF_FAMILIES } from '../../runtime/tool-families';
-import type { SecretRedactor } from '../../runtime/redaction';
+import { DEFAULT_FAMILIES, OFF_FAMILIES } from '../../runtime/prompt/tool-families';
+import type { SecretRedactor } from '../../runtime/context/redaction';
 import type { SandboxService } from '../../services/sandbox';
 import type { HttpService } from '../../services/http/index';
 import type { SearchSettings } from '../../../shared/contract';

@@ -10,16 +10,16 @@
  * compares the two paths call for call; test/cli/cli-import-cost.test.ts holds what this path loads.
  */
 import { join } from 'node:path';
-import type { ExplainDeps } from '../../runtime/explain';
+import type { ExplainDeps } from '../../runtime/decision/explain';
 import { ToolRegistry } from '../../runtime/registry';
-import { SecretRedactor } from '../../runtime/redaction';
+import { SecretRedactor } from '../../runtime/context/redaction';
 import { Store } from '../../services/store/store';
 import { appGrantsModule } from '../../services/store/modules/app-grants';
 import { towerModule } from '../../services/store/modules/tower';
 import { StoreGrantBook } from '../../services/computer/grant-book';
 import { missionScopeOf } from '../../services/tower/tower-service';
 import { subagentsModule } from '../../services/store/modules/subagents';
-import { DecisionBook } from '../../runtime/decision-book';
+import { DecisionBook } from '../../runtime/decision/decision-book';
 import { planModeHold } from '../../tools/plan/hold';
 import { registerHolds } from './holds';
 import { BackgroundTasks } from '../../services/tasks/background-tasks';

@@ -1,10 +1,10 @@
 /**
- * The holds every host registers on its decision book (runtime/hold.ts), after the plan family's (assemble.ts):
+ * The holds every host registers on its decision book (runtime/decision/hold.ts), after the plan family's (assemble.ts):
  * Tower's mission scope (tools/tower/hold.ts), a peer's ceiling (tools/peers/hold.ts) and a subagent's inherited
  * ceilings (subagent-ceilings.ts), each built from the store's rows. The app's services (host-services.ts) and the
  * short path of `policy explain` (explain-host.ts) both register them here, so a call is judged the same either way.
  */
-import type { DecisionBook } from '../../runtime/decision-book';
+import type { DecisionBook } from '../../runtime/decision/decision-book';
 import type { Store } from '../../services/store/store';
 import type { SubagentService } from '../../services/subagents/subagent-service';
 import { peerCeilingOf } from '../../services/peers/index';

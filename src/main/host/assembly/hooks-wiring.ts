@@ -6,7 +6,7 @@ import type { ContentReader } from '../../../shared/content-reader';
 import { HookService } from '../../services/hooks';
 import type { Store } from '../../services/store/store';
 import type { Runtime } from '../../runtime/runtime';
-import { PersistentConversationState } from '../../runtime/conversation-state';
+import { PersistentConversationState } from '../../runtime/context/conversation-state';
 
 export function wireHooks(runtime: Pick<Runtime, 'useHooks' | 'onEvent'>, store: Store, dataDir: string, reader: ContentReader): HookService {
   const hooks = new HookService({ dataDir, store, reader });

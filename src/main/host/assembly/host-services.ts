@@ -6,8 +6,8 @@
 import { Store } from '../../services/store/store';
 import type { Notifier } from '../../services/notify';
 import type { Runtime, RuntimeOptions } from '../../runtime/runtime';
-import { SecretRedactor } from '../../runtime/redaction';
-import { GuardedContentReader } from '../../runtime/content-reader';
+import { SecretRedactor } from '../../runtime/context/redaction';
+import { GuardedContentReader } from '../../runtime/context/content-reader';
 import { BackgroundTasks } from '../../services/tasks/background-tasks';
 import { osSandbox } from '../../services/sandbox';
 import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
@@ -21,7 +21,7 @@ import type { HttpService } from '../../services/http/index';
 import { SettingsFile, retentionMs } from './settings-file';
 import { StoreMemoryService } from '../../services/memory/memory-service';
 import { StoreGoalService } from '../../services/goals/goal-service';
-import { droppedMessage } from '../../runtime/compaction';
+import { droppedMessage } from '../../runtime/context/compaction';
 import { evidenceSource, quoteCheck } from './memory-host';
 import { ScheduleService } from '../../services/scheduler/schedules';
 import { fireCommand, platformScheduler } from '../../services/scheduler/os-schedulers';
@@ -122,7 +122,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
   const schedules = new ScheduleService({ store, dataDir: opts.dataDir, os: platformScheduler(opts.dataDir), command: (id) => fireCommand(id, opts.dataDir) });
   // MCP: stdio servers get only the secrets their configuration names; OAuth tokens live in the keyring.
   const keyring = new KeytarSecretStore(keyringService());
-  // The one guarded reader: skills, project MCP files and what they run, plan files, AGENTS.md (runtime/content-reader.ts).
+  // The one guarded reader: skills, project MCP files and what they run, plan files, AGENTS.md (runtime/context/content-reader.ts).
   const reader = new GuardedContentReader({ dataDir: opts.dataDir });
   const mcp = new McpManager({
     store,

@@ -8,7 +8,7 @@ import { ChangeLedger, ledgerRecords } from '../../services/ledger';
 import type { Store } from '../../services/store/store';
 import type { Runtime } from '../../runtime/runtime';
 import type { BackgroundTasks } from '../../services/tasks/background-tasks';
-import { PersistentConversationState } from '../../runtime/conversation-state';
+import { PersistentConversationState } from '../../runtime/context/conversation-state';
 
 const open = new Set<ChangeLedger>();
 

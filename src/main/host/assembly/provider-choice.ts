@@ -6,7 +6,7 @@
 import { DeskhandError } from '../../../shared/errors';
 import { DEFAULT_MODELS, KEY_ENV, isOpenAIApi, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/config';
 import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
-import { parseThinking } from '../../runtime/reasoning';
+import { parseThinking } from '../../runtime/loop/reasoning';
 
 /** A command line the person must correct (exit code 2 in the CLI). */
 export class UsageError extends Error {}

@@ -1,5 +1,5 @@
 /**
- * The subagents' hold (runtime/hold.ts): a child is held to its ceilings, read fresh at every step of its run. The
+ * The subagents' hold (runtime/decision/hold.ts): a child is held to its ceilings, read fresh at every step of its run. The
  * host walks from the child up through its parents (subagent rows link each child to the conversation that started
  * it) and reports the strictest of what it finds — an ancestor in plan mode, the lowest policy, taint, a peer's
  * ceiling (ceilings.ts). What the model is offered: at most the parent's tools, narrowed by the child's type
@@ -7,10 +7,10 @@
  * hold shapes the decision's input — the lower policy, the inherited taint, the ancestor's plan mode (judged by the
  * plan family's inspector in its stricter, inherited form) — and the peer ceiling judges the child's context.
  */
-import type { InheritedCeiling } from '../../runtime/ceilings';
-import { lowerPolicyOf } from '../../runtime/ceilings';
-import type { Hold } from '../../runtime/hold';
-import { planModeOf } from '../../runtime/plan-mode';
+import type { InheritedCeiling } from '../../runtime/decision/ceilings';
+import { lowerPolicyOf } from '../../runtime/decision/ceilings';
+import type { Hold } from '../../runtime/decision/hold';
+import { planModeOf } from '../../runtime/decision/plan-mode';
 import { inheritedPlanModeCheck, PLAN_MODE_HOLD, type PlanModeHeld } from '../../tools/plan/hold';
 import { peerCeilingOf } from '../../services/peers/index';
 import type { Store } from '../../services/store/store';

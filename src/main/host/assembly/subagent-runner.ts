@@ -6,8 +6,8 @@
 import { DeskhandError } from '../../../shared/errors';
 import { WaitingForPeople } from '../../../shared/waiting';
 import type { Runtime } from '../../runtime/runtime';
-import { PersistentConversationState } from '../../runtime/conversation-state';
-import { enabledFamiliesOf } from '../../runtime/tool-families';
+import { PersistentConversationState } from '../../runtime/context/conversation-state';
+import { enabledFamiliesOf } from '../../runtime/prompt/tool-families';
 import { KEY_ENV, PROVIDERS, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/config';
 import type { RunRow, Store } from '../../services/store/store';
 import type { ChildAgent, ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } from '../../services/subagents/subagent-service';

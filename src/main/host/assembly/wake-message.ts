@@ -3,7 +3,7 @@
  * header per task, its details as untrusted data, then the trailer), and the parser that reads it back (memory
  * extraction skips it, the projections show it as task cards). Both halves here so they cannot drift apart.
  */
-import { wrapUntrusted } from '../../runtime/untrusted';
+import { wrapUntrusted } from '../../runtime/context/untrusted';
 import type { TaskRow } from '../../services/tasks/task-store';
 import { parseJson, type WaitProgress } from '../../services/tasks/task-text';
 

@@ -8,7 +8,7 @@ import { errorMessage } from '../../../shared/errors';
 import type { RunEvent } from '../../../shared/events';
 import { notificationLine, type NotificationSpec, type Notifier } from '../../services/notify';
 import type { UsageHoldRow } from '../../runtime/records';
-import { holdMessage } from '../../runtime/usage-budget';
+import { holdMessage } from '../../runtime/loop/usage-budget';
 import type { AppRuntime } from '../assembly/open-runtime';
 
 const CATEGORY = 'deskhand.budget';

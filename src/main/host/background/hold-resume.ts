@@ -5,7 +5,7 @@
 import { errorMessage } from '../../../shared/errors';
 import { DeskhandError } from '../../../shared/errors';
 import type { RunOptions } from '../../runtime/runtime';
-import { answerHold, type BudgetAnswer } from '../../runtime/usage-budget';
+import { answerHold, type BudgetAnswer } from '../../runtime/loop/usage-budget';
 import type { ActiveRun, AnswerHost } from './answer-resume';
 
 export async function answerHoldAndResume(host: AnswerHost, holdId: string, value: unknown): Promise<boolean> {

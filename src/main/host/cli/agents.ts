@@ -4,7 +4,7 @@
  * and the folder's (`.deskhand/agents/`, `.claude/agents/`), with what was left out and why.
  */
 import { resolve } from 'node:path';
-import { GuardedContentReader } from '../../runtime/content-reader';
+import { GuardedContentReader } from '../../runtime/context/content-reader';
 import { AgentCatalog } from '../../services/agents';
 import { resolveDataDir } from '../assembly/data-dir';
 import { pluginAgentFolders } from '../assembly/plugins-wiring';

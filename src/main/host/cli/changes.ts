@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
 import { ChangeLedger, renderDiff, type ChangedPath } from '../../services/ledger';
 import { conversationOrThrow } from '../app/chat-host';
-import { changesOfTurn, rewindConversation, turnFor, turnsOf, type RewindOutcome } from '../app/changes-host';
+import { changesOfTurn, rewindConversation, turnFor, turnsOf, type RewindOutcome } from '../app/groups/changes';
 import { SettingsFile } from '../assembly/settings-file';
 import { resolveDataDir } from '../assembly/data-dir';
 import { withStore } from './common';

@@ -6,10 +6,10 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DeskhandError } from '../../../shared/errors';
 import { fallbackTitle } from '../../../shared/tool-presentation';
-import { SecretRedactor } from '../../runtime/redaction';
+import { SecretRedactor } from '../../runtime/context/redaction';
 import { conversationOrThrow, exportConversation } from '../app/chat-host';
 import { withRecords, withStore } from './common';
-import { forkConversation, parseMessageRef } from '../../runtime/fork';
+import { forkConversation, parseMessageRef } from '../../runtime/context/fork';
 
 export async function conversationsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;

@@ -3,7 +3,7 @@ import type { parseArgs } from 'node:util';
 import { isPolicy, type Policy } from '../../../shared/tools';
 import { isSandboxMode, type SandboxMode } from '../../../shared/sandbox';
 import { errorMessage } from '../../../shared/errors';
-import { parseFamilies } from '../../runtime/tool-families';
+import { parseFamilies } from '../../runtime/prompt/tool-families';
 
 export { UsageError, providerFromFlags } from '../assembly/provider-choice';
 import { UsageError } from '../assembly/provider-choice';
@@ -15,7 +15,7 @@ export const PROVIDER_OPTIONS = {
   provider: { type: 'string' },
   'base-url': { type: 'string' },
   model: { type: 'string' },
-  /** off, low, medium, high, max or a budget in tokens (runtime/reasoning.ts). */
+  /** off, low, medium, high, max or a budget in tokens (runtime/loop/reasoning.ts). */
   thinking: { type: 'string' },
   /** chat (Chat Completions, the default) or responses (the Responses API); --provider openai only. */
   'openai-api': { type: 'string' },

@@ -5,7 +5,7 @@
  * hook and pins the file and the workspace scripts its commands name by sha256, and a change makes it inactive again.
  */
 import { resolve } from 'node:path';
-import { GuardedContentReader } from '../../runtime/content-reader';
+import { GuardedContentReader } from '../../runtime/context/content-reader';
 import { HookService, personalHooks, type HookEntry } from '../../services/hooks';
 import { pluginHooks } from '../../services/plugins';
 import { resolveDataDir } from '../assembly/data-dir';

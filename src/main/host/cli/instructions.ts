@@ -2,13 +2,13 @@
  * `deskhand instructions trust [--cwd DIR] | list | untrust [--cwd DIR]`: the person trusts a folder's instruction
  * files (AGENTS.md / CLAUDE.md, the ones that apply at DIR with DIR as the workspace root). Trusting shows each file
  * and its sha256 and pins them; a file edited after that (by the agent or anyone) reaches the model as untrusted
- * content again until trusted again (runtime/project-instructions.ts).
+ * content again until trusted again (runtime/context/project-instructions.ts).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { GuardedContentReader } from '../../runtime/content-reader';
-import { ProjectInstructions } from '../../runtime/project-instructions';
+import { GuardedContentReader } from '../../runtime/context/content-reader';
+import { ProjectInstructions } from '../../runtime/context/project-instructions';
 import { resolveDataDir } from '../assembly/data-dir';
 import { out, parseSubcommand, usage, withRecords } from './common';
 

@@ -14,7 +14,7 @@ import { ProfileStore, profileSchema } from '../../services/profiles';
 import { parseSubcommand, usage, withStore } from './common';
 
 import { mcpListing } from '../app/mcp-listing';
-import { SecretRedactor } from '../../runtime/redaction';
+import { SecretRedactor } from '../../runtime/context/redaction';
 import type { OpenStore } from '../assembly/open-store';
 
 export { mcpListing };

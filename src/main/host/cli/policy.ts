@@ -1,18 +1,18 @@
 /**
  * `deskhand policy explain`: how the approval engine would judge one call, without running it and without building
- * the runtime: the store's rules and grants, the engine (runtime/explain.ts) and the tool's definition. A shell call
+ * the runtime: the store's rules and grants, the engine (runtime/decision/explain.ts) and the tool's definition. A shell call
  * needs only the shell family (assembly/explain-host.ts); any other tool loads the services and every family's
  * definitions (host-services.ts). No model provider loads, no browser, no MCP server unless the tool is one.
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
-import { explainCall } from '../../runtime/explain';
+import { explainCall } from '../../runtime/decision/explain';
 import { ledgerRecords } from '../../services/ledger/recordable';
 import { resolveDataDir } from '../assembly/data-dir';
 import { shellExplainHost, type ExplainHost } from '../assembly/explain-host';
 import { EXIT, UsageError, parsePolicy, parseSandbox, print } from './flags';
-import { peerCeilingCheck } from '../../runtime/peer-ceiling';
+import { peerCeilingCheck } from '../../runtime/decision/peer-ceiling';
 import { peerCeilingByName } from '../../services/peers/index';
 import { withStore } from './common';
 import type { HookScope, HookTarget } from '../../../shared/lifecycle-hooks';
@@ -88,7 +88,7 @@ export async function policyCommand(args: string[]): Promise<number> {
     const recordsRoots = process.env.DESKHAND_LEDGER === 'off' || process.env.DESKHAND_CONFINED === 'ask' ? null : (roots: readonly string[], writes?: readonly string[]) => ledgerRecords(roots, dataDir, writes);
     // The PreToolUse hooks that would apply (the person's, enabled plugins', trusted projects'): listed, run only when asked.
     const { HookService } = await import('../../services/hooks');
-    const { GuardedContentReader } = await import('../../runtime/content-reader');
+    const { GuardedContentReader } = await import('../../runtime/context/content-reader');
     const hooks = new HookService({ dataDir, store: host.deps.store as ConstructorParameters<typeof HookService>[0]['store'], reader: new GuardedContentReader({ dataDir }) });
     const preToolHooks = {
       applying: (roots: readonly string[], target: HookTarget) => hooks.applying('PreToolUse', roots, target),

@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { POLICIES, type Policy } from '../../../shared/tools';
-import { toolListing } from '../../runtime/tool-listing';
+import { toolListing } from '../../runtime/prompt/tool-listing';
 import { createAppRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
 import { parseSubcommand } from './common';
 import { type ConversationRow } from '../../runtime/records';

@@ -7,7 +7,7 @@ import { forDisplay } from '../../../shared/untrusted-display';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { costOf, formatCost, runTokens } from '../../../shared/prices';
 import { formatTotalCost } from '../../../shared/usage';
-import { holdMessage } from '../../runtime/usage-budget';
+import { holdMessage } from '../../runtime/loop/usage-budget';
 import { turnUsageOf } from '../app/usage-projection';
 import { resolveDataDir } from '../assembly/data-dir';
 import { openListingStore } from '../assembly/open-store';

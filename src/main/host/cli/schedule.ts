@@ -10,7 +10,7 @@ import type { Notifier } from '../../services/notify';
 import { displayTime } from '../../services/scheduler';
 import { ScheduleService } from '../../services/scheduler/schedules';
 import { fireCommand, platformScheduler } from '../../services/scheduler/os-schedulers';
-import { SecretRedactor } from '../../runtime/redaction';
+import { SecretRedactor } from '../../runtime/context/redaction';
 import { fireProvider } from '../assembly/provider-choice';
 import { resolveDataDir } from '../assembly/data-dir';
 import type { AppRuntime } from '../assembly/open-runtime';

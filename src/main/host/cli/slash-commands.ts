@@ -4,7 +4,7 @@
  * `deskhand run "/name arguments"`.
  */
 import { resolve } from 'node:path';
-import { GuardedContentReader } from '../../runtime/content-reader';
+import { GuardedContentReader } from '../../runtime/context/content-reader';
 import { CommandCatalog } from '../../services/commands';
 import { resolveDataDir } from '../assembly/data-dir';
 import { pluginCommandFolders } from '../assembly/plugins-wiring';

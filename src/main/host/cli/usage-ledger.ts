@@ -6,7 +6,7 @@
 import { formatTotalCost, CAUSE_LABELS, type UsageEntry, type UsageReport } from '../../../shared/usage';
 import { PRICES } from '../../../shared/prices';
 import { usageReportOf } from '../app/usage-projection';
-import { holdMessage } from '../../runtime/usage-budget';
+import { holdMessage } from '../../runtime/loop/usage-budget';
 import { out, parseSubcommand, usage, withRecords } from './common';
 import { EXIT, print } from './flags';
 import { type BudgetScope, type Records } from '../../runtime/records';

@@ -14,7 +14,7 @@ import type { Logger } from '../assembly/logger';
 import { packageVersion } from '../assembly/package-version';
 import type { AppService } from '../app/app-service';
 import { createDispatch } from '../app/dispatch';
-import { savedPeerEndpoint, type PeerEndpointControl, type PeerEndpointState } from '../app/peers-contract';
+import { savedPeerEndpoint, type PeerEndpointControl, type PeerEndpointState } from '../app/groups/peers';
 import { startPeerEndpoint, type PeerEndpoint, type PeerEndpointOptions } from './peer-endpoint';
 
 /** Where peers' conversations start unless told otherwise: ~/Deskhand peers/NAME. */

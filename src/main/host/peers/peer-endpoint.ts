@@ -25,7 +25,7 @@ import type { ContractEvent, MethodName, MethodParams, MethodResult } from '../.
 import type { RunEvent } from '../../../shared/events';
 import { errorMessage } from '../../../shared/errors';
 import type { Logger } from '../assembly/logger';
-import { wrapUntrusted } from '../../runtime/untrusted';
+import { wrapUntrusted } from '../../runtime/context/untrusted';
 import type { PeerBook, PeerClarifications, PeerRecord } from '../../services/peers/index';
 import type { Dispatch } from '../app/dispatch';
 

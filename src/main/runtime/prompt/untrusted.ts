@@ -1,5 +1,5 @@
 /** Section: content from outside the person's workspace is data, never instructions. */
-import { UNTRUSTED_GUIDANCE } from '../untrusted';
+import { UNTRUSTED_GUIDANCE } from '../context/untrusted';
 
 export const UNTRUSTED = `# Untrusted content
 ${UNTRUSTED_GUIDANCE}

@@ -129,7 +129,7 @@ export function checkEvidence(conversationId: string, evidence: readonly Evidenc
 /**
  * Which budget is used up, in words, or null: the turn and time budgets end the goal between cycles. Its token and
  * cost budgets never end it: the next model call that would cross one parks the run with a budget hold the person
- * raises or stops (runtime/usage-budget.ts).
+ * raises or stops (runtime/loop/usage-budget.ts).
  */
 export function exhaustedBudget(budget: GoalBudget, used: GoalUsed): string | null {
   if (budget.turns !== undefined && used.turns >= budget.turns) return `turn budget used up (${used.turns}/${budget.turns} turns)`;

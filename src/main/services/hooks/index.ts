@@ -2,7 +2,7 @@
  * The hooks service: finds the hooks of an event (the person's settings.json, and the trusted project settings of the
  * conversation's workspace roots), runs the matching ones in parallel through the launcher, and folds their answers
  * into one `HookOutcome` (shared/lifecycle-hooks.ts). The runtime fires it at one place per event; the approval
- * engine takes a PreToolUse outcome as one more inspector's verdict (runtime/hook-inspector.ts).
+ * engine takes a PreToolUse outcome as one more inspector's verdict (runtime/decision/hook-inspector.ts).
  */
 import { lstatSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -14,7 +14,7 @@ export const LOG_CAP_BYTES = 64 * 1024 * 1024;
 const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
 /**
- * The runtime's redactor (runtime/redaction.ts), seen structurally: a log given one keeps secrets a command prints off
+ * The runtime's redactor (runtime/context/redaction.ts), seen structurally: a log given one keeps secrets a command prints off
  * the disk, redacted whole even when split across chunks.
  */
 export interface OutputRedactor {

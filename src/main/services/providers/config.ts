@@ -13,7 +13,7 @@ export interface ProviderConfig {
   /** Used for the rest of a run when the provider answers overloaded (429, 503, 529); null or absent: none. */
   fallbackModel?: string | null;
   /**
-   * How much a reasoning model thinks (runtime/reasoning.ts): off, an effort level, or a budget in tokens (Anthropic);
+   * How much a reasoning model thinks (runtime/loop/reasoning.ts): off, an effort level, or a budget in tokens (Anthropic);
    * null or absent: the provider's default.
    */
   thinking?: 'off' | 'low' | 'medium' | 'high' | 'max' | number | null;

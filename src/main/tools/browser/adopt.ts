@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
 import { ToolError } from '../../../shared/errors';
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import { defineTool } from '../../runtime/tool';
 import type { AdoptableTab, BrowserService } from '../../services/browser/index';
 import { pageLines, step } from './pages';

@@ -3,7 +3,7 @@
  * browser_act (pair execute_browser_act), browser_close and browser_adopt_tab (a `browser_tab` input request). The
  * browser itself is a service (services/browser) the host builds: one Chromium per app, a session per conversation.
  */
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import type { ToolDefinition } from '../../runtime/tool';
 import type { BrowserService } from '../../services/browser/index';
 import { createAct } from './act';

@@ -7,8 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
-import { openVerified } from '../../runtime/path-guard';
-import { resolvePath } from '../../runtime/resolve-path';
+import { openVerified } from '../../runtime/decision/path-guard';
+import { resolvePath } from '../../runtime/decision/resolve-path';
 import { defineTool } from '../../runtime/tool';
 import { COMPOSITION_KINDS, MAX_COMPOSITION_BYTES, markdownPage, type CompositionKind, type CompositionService } from '../../services/compositions/index';
 import type { PdfPrinter } from '../../services/pdf/index';

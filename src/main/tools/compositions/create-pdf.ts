@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
-import { resolvePath } from '../../runtime/resolve-path';
+import { resolvePath } from '../../runtime/decision/resolve-path';
 import { defineTool } from '../../runtime/tool';
 import { markdownPage, printableHtml, type CompositionService } from '../../services/compositions/index';
 import type { PdfPrinter } from '../../services/pdf/index';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
-import { resolvePath } from '../../runtime/resolve-path';
+import { resolvePath } from '../../runtime/decision/resolve-path';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import { publishedFileName, type CompositionService, type Publisher, type PublishFile } from '../../services/compositions/index';
 import { writeChecked } from './write-out';

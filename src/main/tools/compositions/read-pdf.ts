@@ -6,8 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
-import { openCheckedFile } from '../../runtime/path-guard';
-import { resolvePath } from '../../runtime/resolve-path';
+import { openCheckedFile } from '../../runtime/decision/path-guard';
+import { resolvePath } from '../../runtime/decision/resolve-path';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import { DestinationRefused, type HttpService } from '../../services/http/index';
 import { PDF_LIMITS, looksLikePdf, parsePageRanges, type PdfReader } from '../../services/pdf/index';

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import { CAPABILITIES, type AppGrant, type Capability, type ComputerUse } from '../../services/computer/index';
 
 export const appName = z

@@ -3,7 +3,7 @@
  * declares the app and capability it needs (`effects.apps`), which the approval engine's app-grants inspector checks;
  * the service re-checks the target window at the moment of acting.
  */
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import type { ToolDefinition } from '../../runtime/tool';
 import type { ComputerUse } from '../../services/computer/index';
 import { createComputerForeground, createComputerInput, createComputerPointer } from './act';

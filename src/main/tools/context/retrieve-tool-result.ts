@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
-import { readOffloaded } from '../../runtime/offload';
+import { readOffloaded } from '../../runtime/loop/offload';
 import type { Compactor } from './summarize-context';
 
 const DEFAULT_PAGE = 20_000;

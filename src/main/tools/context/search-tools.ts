@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
-import type { LoadState } from '../../runtime/tool-families';
-import { enabledFamiliesOf } from '../../runtime/tool-families';
+import type { LoadState } from '../../runtime/prompt/tool-families';
+import { enabledFamiliesOf } from '../../runtime/prompt/tool-families';
 
 /** What search_tools needs of the registry: search every tool, loaded or not, and know what a turn loads. */
 export interface ToolCatalog {

@@ -4,7 +4,7 @@
  * the MCP service, the shell family's command knowledge, the task service.
  */
 import type { ContentReader } from '../../../shared/content-reader';
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import type { ToolDefinition } from '../../runtime/tool';
 import type { McpService } from '../../services/mcp';
 import type { TaskService } from '../../services/tasks';
@@ -29,7 +29,7 @@ export interface ExtensionsDeps {
   userSkillsDir: string;
   /** The `skills/` folders of enabled plugins (read like the person's own). */
   pluginSkillDirs?: () => readonly string[];
-  /** The guarded reader every skill and project file is read through (runtime/content-reader.ts). */
+  /** The guarded reader every skill and project file is read through (runtime/context/content-reader.ts). */
   reader: ContentReader;
   customTools: readonly CustomToolConfig[];
   commands: CommandRunner;

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
 import { classifyHost, parseWebUrl } from '../../../shared/url-guard';
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import type { CallAnswer, InputSpec } from '../../runtime/tool';
 import type { McpElicitation, McpElicitResult, McpFormSchema } from '../../services/mcp';
 

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import type { McpService } from '../../services/mcp';
 import { assessment, formatContent, mcpToolNames } from './mcp-tools';
 

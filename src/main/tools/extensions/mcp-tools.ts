@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { WaitingForPeople } from '../../../shared/waiting';
 import { TOOL_NAME_MAX, type Classification, type ToolDefinition } from '../../runtime/tool';
-import { wrapUntrusted } from '../../runtime/untrusted';
-import { neutralize, neutralizeCharacters } from '../../runtime/neutralize';
+import { wrapUntrusted } from '../../runtime/context/untrusted';
+import { neutralize, neutralizeCharacters } from '../../runtime/context/neutralize';
 import type { McpCallResult, McpContent, McpServerConfig, McpService, McpTier, McpToolAnnotations, McpToolInfo } from '../../services/mcp';
 import { answerElicitation } from './mcp-elicitation';
 

@@ -8,7 +8,7 @@ import { constants, type Stats } from 'node:fs';
 import { copyFile, lstat, open, readFile, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ToolError } from '../../../shared/errors';
-import { resolvedDir } from '../../runtime/path-guard';
+import { resolvedDir } from '../../runtime/decision/path-guard';
 import type { ConversationState, FileSnapshot, ToolContext } from '../../runtime/tool';
 import { errno, fsError } from './fs-errors';
 

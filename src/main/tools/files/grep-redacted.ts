@@ -20,7 +20,7 @@ import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from '
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { UnchangedFiles } from '../../runtime/redaction';
+import type { UnchangedFiles } from '../../runtime/context/redaction';
 
 /** Times this close to now (ns) are not trusted to tell a later write apart. Exported so tests can shorten it. */
 export const unchangedTuning = { racyNs: 2_000_000_000n };

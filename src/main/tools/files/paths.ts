@@ -1,11 +1,11 @@
 /**
  * Path resolution for the file tools. Containment (workspace roots, links, hard links, sensitive paths) is checked by
- * the approval engine with runtime/path-guard.ts, which resolves exactly the same way. Everything a file tool touches
+ * the approval engine with runtime/decision/path-guard.ts, which resolves exactly the same way. Everything a file tool touches
  * goes through `resolveToolPath`; everything it prints goes through `displayPath`.
  */
 import { isAbsolute, relative } from 'node:path';
-import { expandHome } from '../../runtime/path-guard';
-import { resolvePath } from '../../runtime/resolve-path';
+import { expandHome } from '../../runtime/decision/path-guard';
+import { resolvePath } from '../../runtime/decision/resolve-path';
 
 export { expandHome, resolvePath };
 

@@ -11,7 +11,7 @@ import { extname } from 'node:path';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
-import { openVerified } from '../../runtime/path-guard';
+import { openVerified } from '../../runtime/decision/path-guard';
 import { sniffMedia } from '../../services/media/index';
 import { contentHash, editorSnapshot, editorText, SNAPSHOT_HASH_LIMIT, snapshotOf, snapshotToken } from './atomic-write';
 import { formatBytes, fsError, throwIfAborted } from './fs-errors';

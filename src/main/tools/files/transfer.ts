@@ -8,7 +8,7 @@ import { cp, copyFile, lstat, mkdir, open, readlink, rename, rm, stat, symlink }
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { readdirSync, realpathSync } from 'node:fs';
-import { sensitiveMatch } from '../../runtime/path-guard';
+import { sensitiveMatch } from '../../runtime/decision/path-guard';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import type { Classification, ClassifyContext } from '../../runtime/tool';

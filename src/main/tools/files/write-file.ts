@@ -7,7 +7,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
-import { SecretRedactor, type RedactionMatch } from '../../runtime/redaction';
+import { SecretRedactor, type RedactionMatch } from '../../runtime/context/redaction';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import { assertFresh, atomicAppendFile, atomicWriteFile, editorSnapshot, editorText, hashFileIfSmall, inspectWriteTarget, snapshotOf, type WriteTarget } from './atomic-write';
 import { unifiedDiff } from './diff-preview';

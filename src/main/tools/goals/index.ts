@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { DeskhandError, ToolError, errorMessage } from '../../../shared/errors';
 import type { ContextSource } from '../../runtime/core';
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import { lazy, type ToolFilter } from '../../runtime/registry';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
 import { DEFAULT_TURN_BUDGET, OBJECTIVE_VERDICTS, checkEvidence, describeBudget, describeEstimate, type EvidenceSource, type GoalBudget, type GoalService, type GoalView } from '../../services/goals';

@@ -8,7 +8,7 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 
 const params = z
   .object({

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import type { TaskService } from '../../services/tasks';
 
 const option = z

@@ -1,5 +1,5 @@
 /** The interaction family: asking the person questions and for files (secrets are the secrets family's). */
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import type { ToolDefinition } from '../../runtime/tool';
 import { askFilePicker, filePickKind } from './ask-file-picker';
 import type { TaskService } from '../../services/tasks';

@@ -10,8 +10,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
-import { openCheckedFile } from '../../runtime/path-guard';
-import { resolvePath } from '../../runtime/resolve-path';
+import { openCheckedFile } from '../../runtime/decision/path-guard';
+import { resolvePath } from '../../runtime/decision/resolve-path';
 import { defineTool, type Proposal, type ToolContext } from '../../runtime/tool';
 import {
   artifactLine,

@@ -9,8 +9,8 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DeskhandError, ToolError } from '../../../shared/errors';
 import { imageMarker } from '../../../shared/media-marker';
-import { openCheckedFile } from '../../runtime/path-guard';
-import { resolvePath } from '../../runtime/resolve-path';
+import { openCheckedFile } from '../../runtime/decision/path-guard';
+import { resolvePath } from '../../runtime/decision/resolve-path';
 import { defineTool, type ToolContext } from '../../runtime/tool';
 import {
   FRAME_MAX_EDGE,

@@ -4,7 +4,7 @@
  */
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
-import { resolvePath } from '../../runtime/resolve-path';
+import { resolvePath } from '../../runtime/decision/resolve-path';
 import { defineTool } from '../../runtime/tool';
 import type { PresenceService } from '../../services/presence/index';
 

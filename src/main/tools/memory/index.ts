@@ -4,7 +4,7 @@
  */
 import type { ContextBlock, ContextSource } from '../../runtime/core';
 import type { ToolDefinition } from '../../runtime/tool';
-import { wrapUntrusted } from '../../runtime/untrusted';
+import { wrapUntrusted } from '../../runtime/context/untrusted';
 import { personConfirmed, type MemoryService } from '../../services/memory';
 import { formatRecord } from './format';
 import { createManageMemory, type QuoteCheck } from './manage-memory';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../runtime/tool';
-import { wrapUntrusted } from '../../runtime/untrusted';
+import { wrapUntrusted } from '../../runtime/context/untrusted';
 import { MEMORY_SCOPES, personConfirmed, type MemoryService } from '../../services/memory';
 import { formatRecord } from './format';
 

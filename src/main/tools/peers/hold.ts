@@ -1,14 +1,14 @@
 /**
- * The peer ceiling as a hold (runtime/hold.ts): a conversation a peer started (Agent2Agent) is held to that peer's
+ * The peer ceiling as a hold (runtime/decision/hold.ts): a conversation a peer started (Agent2Agent) is held to that peer's
  * ceiling — its disclosure tier and allow list, read from the peer book at every step, never from the peer's request.
  * What the model is offered: only the tools under the ceiling (request_clarification only in a peer's conversation).
- * What is refused: a call above the ceiling (`peerCeilingCheck`, runtime/peer-ceiling.ts), even if it was offered
+ * What is refused: a call above the ceiling (`peerCeilingCheck`, runtime/decision/peer-ceiling.ts), even if it was offered
  * somehow, and a call whose declared effects reach the network, whatever the tool's name. Nobody present watches a
  * peer's conversation (the peer drives it), and its context is judged by the same ceiling.
  */
-import type { Hold } from '../../runtime/hold';
-import type { InspectorReport } from '../../runtime/inspector';
-import { PEER_CEILING_HOLD, isPeerOwn, peerCeilingCheck, type PeerCeiling } from '../../runtime/peer-ceiling';
+import type { Hold } from '../../runtime/decision/hold';
+import type { InspectorReport } from '../../runtime/decision/inspector';
+import { PEER_CEILING_HOLD, isPeerOwn, peerCeilingCheck, type PeerCeiling } from '../../runtime/decision/peer-ceiling';
 import { lazy } from '../../runtime/registry';
 
 export { PEER_CEILING_HOLD };

@@ -1,6 +1,6 @@
 /**
- * Plan mode as a hold (runtime/hold.ts), the plan family's one plug: the conversation's state (its plan file, from
- * the `plan_mode` slot, or the one an ancestor's plan mode puts on a subagent: runtime/ceilings.ts), what the model is
+ * Plan mode as a hold (runtime/decision/hold.ts), the plan family's one plug: the conversation's state (its plan file, from
+ * the `plan_mode` slot, or the one an ancestor's plan mode puts on a subagent: runtime/decision/ceilings.ts), what the model is
  * offered (tools plan mode would only refuse are hidden; exit_plan_mode only in plan mode), and what is refused:
  * - every call that writes anywhere but the plan file or acts beyond `read-only` (a command the shell classifier does
  *   not judge read-only, a low- or high-risk tool), under every policy — a deny is the strictest verdict, so not even
@@ -9,9 +9,9 @@
  *   and every call beyond read-only.
  */
 import { resolve } from 'node:path';
-import type { Hold } from '../../runtime/hold';
-import type { Facts, InspectorReport } from '../../runtime/inspector';
-import { planModeOf } from '../../runtime/plan-mode';
+import type { Hold } from '../../runtime/decision/hold';
+import type { Facts, InspectorReport } from '../../runtime/decision/inspector';
+import { planModeOf } from '../../runtime/decision/plan-mode';
 import type { ToolFilter } from '../../runtime/registry';
 import type { Effects, ToolDefinition } from '../../runtime/tool';
 

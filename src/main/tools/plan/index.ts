@@ -10,9 +10,9 @@ import { z } from 'zod';
 import type { ContentReader } from '../../../shared/content-reader';
 import { DeskhandError, ToolError } from '../../../shared/errors';
 import type { ContextSource } from '../../runtime/core';
-import type { InputKind } from '../../runtime/input-kinds';
-import { PINNED_PLAN_SLOT, PLAN_MODE_SLOT, planModeOf, pinnedPlanOf, type PinnedPlan, type PlanModeState } from '../../runtime/plan-mode';
-import type { Hold } from '../../runtime/hold';
+import type { InputKind } from '../../runtime/loop/input-kinds';
+import { PINNED_PLAN_SLOT, PLAN_MODE_SLOT, planModeOf, pinnedPlanOf, type PinnedPlan, type PlanModeState } from '../../runtime/decision/plan-mode';
+import type { Hold } from '../../runtime/decision/hold';
 import { planModeHold, type PlanModeHeld } from './hold';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
 

@@ -3,7 +3,7 @@
  * kind, which saves what the person typed into the keyring and teaches the redactor the value.
  */
 import { z } from 'zod';
-import type { InputKind } from '../../runtime/input-kinds';
+import type { InputKind } from '../../runtime/loop/input-kinds';
 import type { ToolDefinition } from '../../runtime/tool';
 import type { SecretSaver } from '../../services/vault';
 import { createAskUserSecret } from './ask-user-secret';

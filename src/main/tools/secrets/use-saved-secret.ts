@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
-import { SECRET_NAME_RE } from '../../runtime/secret-args';
+import { SECRET_NAME_RE } from '../../runtime/decision/secret-args';
 import type { VaultView } from '../../services/vault';
 
 const params = z.object({

@@ -10,11 +10,11 @@ import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { classifyCommand } from './command-classifier';
 import { defineTool, type Classification, type EffectsContext, type ToolContext } from '../../runtime/tool';
-import { resolvePath } from '../../runtime/resolve-path';
+import { resolvePath } from '../../runtime/decision/resolve-path';
 import { KILL_GRACE_MS, OUTPUT_CAP_BYTES, type CommandExit, type CommandProcess, type HeadTailBuffer } from '../../services/processes';
 import type { SandboxPlan, SandboxService } from '../../services/sandbox';
 import { formatDuration, type CommandTask, type TaskService } from '../../services/tasks';
-import { PathGuard, type PathCheck } from '../../runtime/path-guard';
+import { PathGuard, type PathCheck } from '../../runtime/decision/path-guard';
 import { commandPlan, sandboxClassification, sandboxLine, type SandboxAsk } from './sandbox-policy';
 import { commandOutputSource } from './output-source';
 

@@ -11,7 +11,7 @@
  */
 import { homedir } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { PathCheck } from '../../runtime/path-guard';
+import type { PathCheck } from '../../runtime/decision/path-guard';
 import type { SandboxPlan } from '../../services/sandbox';
 
 /** A folder that holds what was downloaded from the web (in any case): its files keep their source. */

@@ -1,5 +1,5 @@
 /**
- * Tower's hold (runtime/hold.ts): a worker's conversation is held to its mission's scope — writes only inside its
+ * Tower's hold (runtime/decision/hold.ts): a worker's conversation is held to its mission's scope — writes only inside its
  * worktree, matching the mission's globs; any other write is denied by the approval engine, whatever the policy or a
  * saved rule says, not by a prompt. The hold also decides what the model is offered by role: the coordinator's tools
  * only to the coordinating conversation (never to a worker or a subagent), the shared ones only where a Tower session
@@ -7,8 +7,8 @@
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Hold } from '../../runtime/hold';
-import type { InspectorReport } from '../../runtime/inspector';
+import type { Hold } from '../../runtime/decision/hold';
+import type { InspectorReport } from '../../runtime/decision/inspector';
 import { lazy } from '../../runtime/registry';
 import { inScope, relativeTo } from '../../services/tower/index';
 

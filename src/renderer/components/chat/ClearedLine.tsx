@@ -1,5 +1,5 @@
 /** On a past tool card: who or what cleared the call (the person and where, a saved rule, the policy) and when. */
-import type { Cleared } from '../../../shared/contract-chat';
+import type { Cleared } from '../../../shared/contract/chat';
 
 export function clearedText(c: Cleared): string {
   const when = c.at ? ` at ${new Date(c.at).toLocaleString()}` : '';

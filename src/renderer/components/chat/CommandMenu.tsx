@@ -4,7 +4,7 @@
  * handler; the component draws them (a click picks one).
  */
 import { useEffect, useState } from 'react';
-import type { CommandView } from '../../../shared/contract-extensions';
+import type { CommandView } from '../../../shared/contract/extensions';
 import { api } from '../../api/client';
 import { menuFor, menuKey, rowLabel, completion } from '../../state/command-menu';
 

@@ -14,7 +14,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { AppBridge, PostMessageTransport, type McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { MethodResult, ToolItem } from '../../../shared/contract';
-import type { McpAppCallOutcome } from '../../../shared/contract-mcp-apps';
+import type { McpAppCallOutcome } from '../../../shared/contract/mcp-apps';
 import { parseWebUrl } from '../../../shared/url-guard';
 import { api, errorText } from '../../api/client';
 import { useMessages } from '../../state/messages';

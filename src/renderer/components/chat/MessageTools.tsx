@@ -4,7 +4,7 @@
  */
 import { useState } from 'react';
 import type { MessageItem } from '../../../shared/contract';
-import type { AttachmentView, TurnUsage } from '../../../shared/contract-chat';
+import type { AttachmentView, TurnUsage } from '../../../shared/contract/chat';
 import { formatBytes } from '../../../shared/attachments';
 import { formatUsage } from '../../../shared/prices';
 import { api, errorText } from '../../api/client';

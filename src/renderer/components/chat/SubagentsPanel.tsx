@@ -5,7 +5,7 @@
  * transcript, a bar names its parent and links back.
  */
 import { useEffect, useState } from 'react';
-import type { SubagentView } from '../../../shared/contract-subagents';
+import type { SubagentView } from '../../../shared/contract/subagents';
 import { api } from '../../api/client';
 import { useApprovals } from '../../state/approvals';
 import { useConversations } from '../../state/conversations';

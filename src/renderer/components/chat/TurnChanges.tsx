@@ -4,7 +4,7 @@
  * its dry run, then confirm) or the last rewind with Redo.
  */
 import { useState } from 'react';
-import type { ChangedPathView, RewindItemView } from '../../../shared/contract-changes';
+import type { ChangedPathView, RewindItemView } from '../../../shared/contract/changes';
 import { api, errorText } from '../../api/client';
 import { useChanges, type RewindMode } from '../../state/changes';
 import { useConversations } from '../../state/conversations';

@@ -1,7 +1,7 @@
 /** The subagents under the open conversation (a tree, every depth) and its own place when it is a child. */
 import { create } from 'zustand';
 import type { MethodResult } from '../../../shared/contract';
-import type { SubagentView } from '../../../shared/contract-subagents';
+import type { SubagentView } from '../../../shared/contract/subagents';
 import { api, errorText } from '../../api/client';
 
 type Self = MethodResult<'listSubagents'>['self'];

@@ -1,6 +1,6 @@
 /** The right panel's goals: the open conversation's goal with its status, budgets used and the cycle log, live. */
 import { useEffect, useState } from 'react';
-import type { GoalViewModel } from '../../../shared/contract-memory';
+import type { GoalViewModel } from '../../../shared/contract/memory';
 import { api, errorText } from '../../api/client';
 import { useConversations } from '../../state/conversations';
 

@@ -5,7 +5,7 @@
  * seconds while agents work.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { TowerBoard } from '../../../shared/contract-workflows';
+import type { TowerBoard } from '../../../shared/contract/workflows';
 import { api, errorText } from '../../api/client';
 import { useConversations } from '../../state/conversations';
 

@@ -3,7 +3,7 @@
  * Cancel; the same list as Settings → Schedule, kept fresh while the panel is open.
  */
 import { useEffect, useRef, useState } from 'react';
-import type { ScheduleItemView } from '../../../shared/contract-schedule';
+import type { ScheduleItemView } from '../../../shared/contract/schedule';
 import { api, errorText } from '../../api/client';
 import { useConversations } from '../../state/conversations';
 import { useScheduleRefresh } from '../../state/schedule-refresh';

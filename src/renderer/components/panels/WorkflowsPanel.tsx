@@ -4,7 +4,7 @@
  * Reloads when the conversation's background tasks change (a workflow is one) and every few seconds while one runs.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { WorkflowView } from '../../../shared/contract-workflows';
+import type { WorkflowView } from '../../../shared/contract/workflows';
 import { api, errorText } from '../../api/client';
 import { useConversations } from '../../state/conversations';
 import { formatDuration } from '../common/tool-status';

@@ -199,7 +199,7 @@ export function DecisionCard({ approval, showConversation }: RequestCardProps) {
   );
 }
 
-/** Whether the act can be taken back (the change ledger; runtime/reversibility.ts), in plain words. */
+/** Whether the act can be taken back (the change ledger; runtime/decision/reversibility.ts), in plain words. */
 function Reversibility({ data }: { data: unknown }) {
   const fact = reversibilityOf(data);
   if (!fact || fact.kind === 'no-change') return null;

@@ -4,7 +4,7 @@
  * provider's key saved above (or its environment variable).
  */
 import { useEffect, useRef, useState } from 'react';
-import type { CompanionConfigView } from '../../../shared/contract-media';
+import type { CompanionConfigView } from '../../../shared/contract/media';
 import { api, errorText } from '../../api/client';
 import { Feedback } from '../common/Feedback';
 

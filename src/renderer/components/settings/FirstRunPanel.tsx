@@ -5,7 +5,7 @@
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import type { LocalModelServer, MethodResult } from '../../../shared/contract';
-import type { ProviderName } from '../../../shared/contract-names';
+import type { ProviderName } from '../../../shared/contract/names';
 import { api, errorText } from '../../api/client';
 import { useSettings } from '../../state/settings';
 import { useUi } from '../../state/ui';

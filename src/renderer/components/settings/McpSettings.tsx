@@ -4,7 +4,7 @@
  * URL) with its tier. The same data as `deskhand mcp list`.
  */
 import { useEffect, useState } from 'react';
-import type { McpServerViewRow } from '../../../shared/contract-extensions';
+import type { McpServerViewRow } from '../../../shared/contract/extensions';
 import { api, errorText } from '../../api/client';
 import { Feedback } from '../common/Feedback';
 

@@ -4,7 +4,7 @@
  * a receipt with a diff (shown under "Changes"). Proposed records and lessons are never recalled until accepted.
  */
 import { useEffect, useState } from 'react';
-import type { MemoryRecordView } from '../../../shared/contract-memory';
+import type { MemoryRecordView } from '../../../shared/contract/memory';
 import { api, errorText } from '../../api/client';
 import { Feedback } from '../common/Feedback';
 

@@ -4,7 +4,7 @@
  * installed only when the person accepts it. The same service as `deskhand plugins` (docs/plugins.md).
  */
 import { useEffect, useState } from 'react';
-import type { PluginsView } from '../../../shared/contract-extensions';
+import type { PluginsView } from '../../../shared/contract/extensions';
 import { api, errorText } from '../../api/client';
 import { Feedback } from '../common/Feedback';
 

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import type { MethodResult } from '../../../shared/contract';
-import type { ScheduleItemView } from '../../../shared/contract-schedule';
+import type { ScheduleItemView } from '../../../shared/contract/schedule';
 import { api, errorText } from '../../api/client';
 import { Feedback } from '../common/Feedback';
 import { useScheduleRefresh } from '../../state/schedule-refresh';

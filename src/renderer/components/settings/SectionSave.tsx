@@ -7,7 +7,7 @@
  */
 import { useState } from 'react';
 import type { Settings } from '../../../shared/contract';
-import type { ProviderName } from '../../../shared/contract-names';
+import type { ProviderName } from '../../../shared/contract/names';
 import { api, errorText } from '../../api/client';
 import { useSettings } from '../../state/settings';
 import { Feedback } from '../common/Feedback';

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { MethodResult, Settings, SettingsView } from '../../../shared/contract';
-import { PROVIDER_NAMES, type ProviderName } from '../../../shared/contract-names';
+import { PROVIDER_NAMES, type ProviderName } from '../../../shared/contract/names';
 import { api, errorText } from '../../api/client';
 import { useSettings } from '../../state/settings';
 import { useUi } from '../../state/ui';

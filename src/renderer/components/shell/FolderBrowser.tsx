@@ -4,7 +4,7 @@
  * click, goes up, shows hidden folders on request, and hands the folder back with "Use this folder".
  */
 import { useEffect, useState } from 'react';
-import type { FolderListingView } from '../../../shared/contract-folders';
+import type { FolderListingView } from '../../../shared/contract/folders';
 import { api, errorText } from '../../api/client';
 
 export function FolderBrowser({ start, onPick, onClose }: { start: string; onPick(folder: string): void; onClose(): void }) {

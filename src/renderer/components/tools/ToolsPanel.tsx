@@ -5,7 +5,7 @@
  * `/tools` in the composer. The header's family toggles (FamilyToggles) switch the families that are off by default.
  */
 import { useState } from 'react';
-import type { ConversationToolsView, InstructionsView, ToolFamilyView } from '../../../shared/contract-tools';
+import type { ConversationToolsView, InstructionsView, ToolFamilyView } from '../../../shared/contract/tools';
 import { api, errorText } from '../../api/client';
 import { familyLabel, familyOn, useConversationTools } from '../../state/conversation-tools';
 import './tools.css';

@@ -3,7 +3,7 @@
  * limit and the run continues from where it stood; Stop ends it (usage-budget.ts in main).
  */
 import { useEffect, useState } from 'react';
-import type { BudgetHoldView } from '../../../shared/contract-usage';
+import type { BudgetHoldView } from '../../../shared/contract/usage';
 import { api, errorText } from '../../api/client';
 import { useUi } from '../../state/ui';
 

@@ -1,7 +1,7 @@
 /**
  * Workspace instruction files (AGENTS.md / CLAUDE.md) the person trusted (`deskhand instructions trust`, the
  * "Trust these instructions" button): each by path and the sha256 of its bytes when it was trusted. A file whose bytes
- * no longer match its pin, or that has none, reaches the model as untrusted content (runtime/project-instructions.ts).
+ * no longer match its pin, or that has none, reaches the model as untrusted content (runtime/context/project-instructions.ts).
  */
 import { defineStoreModule, type Sql } from '../module';
 

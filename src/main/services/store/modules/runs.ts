@@ -53,7 +53,7 @@ export interface ToolCallRow {
   status: ToolCallStatus;
   output: string | null;
   is_error: number;
-  /** JSON of the path checks (runtime/path-guard.ts) the call was decided on, or null. */
+  /** JSON of the path checks (runtime/decision/path-guard.ts) the call was decided on, or null. */
   paths: string | null;
   created_at: number;
   finished_at: number | null;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, sep } from 'node:path';
-import { PathGuard, SENSITIVE_LABEL, type PathCheck } from '../../../runtime/path-guard';
+import { PathGuard, SENSITIVE_LABEL, type PathCheck } from '../../../runtime/decision/path-guard';
 import type { ClassifyContext } from '../../../runtime/tool';
 import { parseSource } from './cache';
 import type { AnalysisSurface } from './context';

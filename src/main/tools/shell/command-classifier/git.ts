@@ -5,7 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, sep } from 'node:path';
 import { gitConfigSettings } from '../../../../shared/git-config';
-import { looksLikeGitDir } from '../../../runtime/path-guard';
+import { looksLikeGitDir } from '../../../runtime/decision/path-guard';
 import type { ProgramContext } from './context';
 import { findLong, findShort, scanOptions } from './options';
 import { highRisk, readOnly, type Verdict } from './verdict';

@@ -1,6 +1,6 @@
 /** What a classification returns: the whole command's verdict and one segment per command, redirection or construct. */
 import type { RiskTier } from '../../../../shared/tools';
-import type { PathCheck } from '../../../runtime/path-guard';
+import type { PathCheck } from '../../../runtime/decision/path-guard';
 import type { Classification } from '../../../runtime/tool';
 
 export interface CommandSegment {

@@ -1,0 +1,110 @@
+/**
+ * Where the runtime fires lifecycle hooks (docs/hooks.md), each event's one call site made short: the scope a
+ * firing gets, and what its outcome becomes for the model (text appended to a result or a message, untrusted unless
+ * every hook that said it is the person's own). Hooks run through `RuntimeCore.hooks` (the host's HookService).
+ */
+import { DeskhandError } from '../../../shared/errors';
+import type { HookContext, HookEventName, HookOutcome, HookScope, HookTarget } from '../../../shared/lifecycle-hooks';
+import type { ConversationRow, RunRow } from '../../services/store/store';
+import { subagentsModule } from '../../services/store/modules/subagents';
+import { PersistentConversationState } from '../context/conversation-state';
+import type { RuntimeCore } from '../core';
+import type { ToolDefinition } from '../tool';
+import { wrapUntrusted } from '../context/untrusted';
+
+export function hookScope(run: Pick<RunRow, 'id' | 'policy'>, conv: Pick<ConversationRow, 'id' | 'folder' | 'state'>): HookScope {
+  const state = new PersistentConversationState(conv.folder, conv.state);
+  return { conversationId: conv.id, runId: run.id, cwd: state.cwd, roots: state.workspaceRoots, policy: run.policy };
+}
+
+export function toolTarget(tool: Pick<ToolDefinition, 'name' | 'claudeCodeName'>): HookTarget {
+  return { name: tool.name, ...(tool.claudeCodeName ? { claudeName: tool.claudeCodeName } : {}) };
+}
+
+/** Fires an event's hooks; null when the runtime has none or none matched. */
+export function fireHooks(core: RuntimeCore, event: HookEventName, run: Pick<RunRow, 'id' | 'policy'>, conv: ConversationRow, input: Record<string, unknown>, target?: HookTarget, signal?: AbortSignal): Promise<HookOutcome | null> {
+  if (!core.hooks) return Promise.resolve(null);
+  return core.hooks.fire(event, hookScope(run, conv), input, target, signal);
+}
+
+/** Text for the model from hooks: the person's own as it is, a project's inside an untrusted envelope. */
+export function contextText(parts: readonly HookContext[]): { text: string; untrusted: string | null } {
+  let untrusted: string | null = null;
+  const text = parts
+    .map((c) => {
+      if (c.trusted) return `[${c.source}]\n${c.text}`;
+      untrusted ??= c.source;
+      return wrapUntrusted(c.source, c.text);
+    })
+    .join('\n\n');
+  return { text, untrusted };
+}
+
+/**
+ * PostToolUse: what the hooks add to the call's output for the model (a block's reason, additionalContext, failures
+ * as one line each), or null. `untrusted` names a project hook whose words it carries (the run becomes tainted).
+ */
+export function postToolText(outcome: HookOutcome | null): { text: string; untrusted: string | null } | null {
+  if (!outcome) return null;
+  const parts: HookContext[] = [...outcome.context];
+  if (outcome.block) parts.push({ text: outcome.block, source: 'PostToolUse hook feedback', trusted: outcome.ran.every((r) => !r.startsWith('project ')) });
+  const notes = outcome.notes.map((n) => `(${n})`);
+  if (!parts.length && !notes.length) return null;
+  const { text, untrusted } = contextText(parts);
+  return { text: [text, ...notes].filter(Boolean).join('\n'), untrusted };
+}
+
+/**
+ * UserPromptSubmit and SessionStart, before a message starts a run: throws (the message is not sent) when a hook
+ * blocks it, else returns the context to add to the message.
+ */
+export async function promptHooks(core: RuntimeCore, conv: ConversationRow, policy: RunRow['policy'], prompt: string, runId: string): Promise<{ text: string; untrusted: string | null } | null> {
+  if (!core.hooks) return null;
+  const run = { id: runId, policy };
+  const first = core.store.countMessages(conv.id) === 0;
+  const outcomes = [await fireHooks(core, 'SessionStart', run, conv, { source: first ? 'startup' : 'resume' }, { name: first ? 'startup' : 'resume' }), await fireHooks(core, 'UserPromptSubmit', run, conv, { prompt })];
+  const context: HookContext[] = [];
+  for (const o of outcomes) {
+    if (!o) continue;
+    if (o.block) throw new DeskhandError('denied', `The message was not sent: ${o.block}`);
+    if (o.stop) throw new DeskhandError('denied', `The message was not sent: ${o.stop}`);
+    context.push(...o.context);
+  }
+  return context.length ? contextText(context) : null;
+}
+
+/** How many times one run's Stop hooks may send it back to work before the run ends anyway. */
+export const MAX_STOP_BLOCKS = 5;
+
+/**
+ * Stop (or SubagentStop for a subagent's run), when the model is done: the reason to keep going when a hook blocks
+ * the stop (it becomes a user message), or null to finish.
+ */
+export async function stopHooks(core: RuntimeCore, run: RunRow, conv: ConversationRow, blockedBefore: number, signal?: AbortSignal): Promise<string | null> {
+  if (!core.hooks) return null;
+  const event: HookEventName = core.store.module(subagentsModule).byConversation(conv.id) ? 'SubagentStop' : 'Stop';
+  const outcome = await fireHooks(core, event, run, conv, { stop_hook_active: blockedBefore > 0 }, undefined, signal);
+  if (!outcome?.block || outcome.stop || blockedBefore >= MAX_STOP_BLOCKS) return null;
+  const { text, untrusted } = contextText([{ text: outcome.block, source: `${event} hook`, trusted: outcome.ran.every((r) => !r.startsWith('project ')) }]);
+  // A project hook's words are untrusted content the run now reads.
+  if (untrusted) core.store.updateRun(run.id, { tainted: 1 });
+  return text;
+}
+
+/** SessionEnd, when a message's run ends (finished, parked, failed or stopped): its `reason` is the run's status. */
+export async function sessionEndHooks(core: RuntimeCore, outcome: { runId: string; conversationId: string; status: string }): Promise<void> {
+  if (!core.hooks) return;
+  const run = core.store.getRun(outcome.runId);
+  const conv = core.store.getConversation(outcome.conversationId);
+  if (!run || !conv) return;
+  await fireHooks(core, 'SessionEnd', run, conv, { reason: outcome.status });
+}
+
+/** PreCompact, before the older history is summarized (`trigger`: manual for summarize_context, else auto). */
+export async function preCompactHooks(core: RuntimeCore, conversationId: string, runId: string | null, trigger: 'manual' | 'auto', focus: string | undefined): Promise<void> {
+  if (!core.hooks || !runId) return;
+  const run = core.store.getRun(runId);
+  const conv = core.store.getConversation(conversationId);
+  if (!run || !conv) return;
+  await fireHooks(core, 'PreCompact', run, conv, { trigger, custom_instructions: focus ?? '' }, { name: trigger });
+}
