@@ -46,6 +46,7 @@ const processDoor = {
   },
 };
 
+const RUNTIME_OUT = ['electron', '**/electron/**', '**/renderer/**', '**/host/**', '**/tools/**/*', 'react'];
 const MAIN_ONLY = ['electron', '**/electron/**', '**/renderer/**', '**/preload/**', 'react', 'react-dom'];
 const NO_ELECTRON = 'Only src/main/electron may import electron; main never imports the renderer.';
 
@@ -134,7 +135,15 @@ export default tseslint.config(
   },
   {
     files: ['src/main/runtime/**'],
-    rules: restrict(['electron', '**/electron/**', '**/renderer/**', '**/host/**', '**/tools/**/*', 'react'], 'The runtime knows tools only through the contract in runtime/tool.ts.'),
+    rules: restrict(RUNTIME_OUT, 'The runtime knows tools only through the contract in runtime/tool.ts.'),
+  },
+  {
+    // runtime/ is grouped (docs/architecture.md "The runtime"): loop/ drives a run and may use every group; decision/
+    // (holds, inspectors, the approval engine) and prompt/ are what the loop consults and never import it.
+    files: ['src/main/runtime/decision/**', 'src/main/runtime/prompt/**'],
+    rules: restrict(RUNTIME_OUT, 'The runtime knows tools only through the contract in runtime/tool.ts.', [], [
+      { group: ['**/loop/*', '../loop', './loop/*'], message: 'runtime/decision/ and runtime/prompt/ never import runtime/loop/: the loop consults them, not the other way. Move what both need into the lower group.' },
+    ]),
   },
   {
     // A family gets services as interfaces from its factory (services/<name>/index.ts), never a concrete service, and
