@@ -10,7 +10,7 @@ import type { ProviderConfig } from '../services/providers/providers';
 import type { NotificationSpec, Notifier, NotifyResult, NotifyTarget } from '../services/notify';
 import { displayTime, type ScheduleRow } from '../services/scheduler';
 import type { AppRuntime } from '../host/assembly/open-runtime';
-import { fireSchedule } from '../host/background/schedule-fire';
+import { runScheduleNow } from '../host/background/schedule-fire';
 import { ScheduleTicker } from '../host/background/schedule-ticker';
 import { listenForActions, type ActionListener } from '../services/scheduler/actions';
 
@@ -141,7 +141,7 @@ export class ScheduleShell {
     this.fireControllers.add(controller);
     try {
       const { runtime } = this.opts;
-      await fireSchedule(id, { runtime, schedules: runtime.schedules, notifier: this.notifier, provider: this.opts.provider, via: 'now', signal: controller.signal }, { force: true });
+      await runScheduleNow(runtime, id, { notifier: this.notifier, provider: this.opts.provider, signal: controller.signal });
     } catch (err) {
       this.opts.onError?.(err);
     } finally {

@@ -87,6 +87,18 @@ export async function fireSchedule(scheduleId: string, deps: FireDeps, opts: { f
   return fireInService(deps.schedules, scheduleId, contextOf(deps), opts);
 }
 
+/**
+ * "Run now" (the app's Run now, the tray's, `deskhand schedule run`): the one entry point, on the runtime the host
+ * holds, with its schedules and its notifier unless the caller shows notifications its own way.
+ */
+export async function runScheduleNow(
+  runtime: AppRuntime,
+  scheduleId: string,
+  opts: Pick<FireDeps, 'provider'> & Partial<Pick<FireDeps, 'notifier' | 'onEvent' | 'signal'>>,
+): Promise<FireOutcome> {
+  return fireSchedule(scheduleId, { runtime, schedules: runtime.schedules, notifier: opts.notifier ?? runtime.notifier, provider: opts.provider, via: 'now', ...(opts.onEvent ? { onEvent: opts.onEvent } : {}), ...(opts.signal ? { signal: opts.signal } : {}) }, { force: true });
+}
+
 /** Finishes claims a crashed process left (see services/scheduler/fire.ts). */
 export async function recoverClaims(deps: FireDeps): Promise<FireOutcome[]> {
   return recoverInService(deps.schedules, contextOf(deps));

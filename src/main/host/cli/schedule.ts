@@ -14,7 +14,7 @@ import { SecretRedactor } from '../../runtime/context/redaction';
 import { fireProvider } from '../assembly/provider-choice';
 import { resolveDataDir } from '../assembly/data-dir';
 import type { AppRuntime } from '../assembly/open-runtime';
-import { fireSchedule, recoverClaims, staleClaims, type FireDeps, type FireOutcome } from '../background/schedule-fire';
+import { fireSchedule, recoverClaims, runScheduleNow, staleClaims, type FireDeps, type FireOutcome } from '../background/schedule-fire';
 import { parseSubcommand, usage } from './common';
 import { openStore } from '../assembly/open-store';
 
@@ -161,7 +161,7 @@ export async function scheduleCommand(args: string[]): Promise<number> {
         const id = positionals[0];
         if (!id) throw usage('schedule run needs an ID.');
         await runtime.startMcp();
-        const outcome = await fireSchedule(id, fireDeps(runtime, notifier, 'now', json), { force: true });
+        const outcome = await runScheduleNow(runtime, id, { notifier, provider: (run) => fireProvider(run), ...(json ? { onEvent: (e) => process.stdout.write(`${JSON.stringify(e)}\n`) } : {}) });
         report(outcome, json);
         return exitFor(outcome);
       }

@@ -4,7 +4,7 @@ import { DeskhandError } from '../../../../shared/errors';
 import type { ProviderConfig } from '../../../services/providers/providers';
 import { displayTime, type ScheduleRow } from '../../../services/scheduler';
 import type { AppRuntime } from '../../assembly/open-runtime';
-import { fireSchedule } from '../../background/schedule-fire';
+import { runScheduleNow } from '../../background/schedule-fire';
 
 /**
  * Who rings it, in words for the Reminders list: the system scheduler (with the app closed) or Deskhand itself (only
@@ -32,7 +32,7 @@ export async function scheduleMethod(
     else if (p.action === 'resume') message = `Resumed ${(await s.resume(p.id)).id}.`;
     else if (p.action === 'snooze') message = `Snoozed ${(await s.snooze(p.id, p.minutes ?? 10)).id} for ${p.minutes ?? 10} min.`;
     else {
-      const o = await fireSchedule(p.id, { runtime, schedules: s, notifier: runtime.notifier, provider: (run) => (run ? provider(run) : Promise.reject(new DeskhandError('usage', 'The conversation has no earlier run to take a provider from.'))), via: 'now' }, { force: true });
+      const o = await runScheduleNow(runtime, p.id, { provider: (run) => (run ? provider(run) : Promise.reject(new DeskhandError('usage', 'The conversation has no earlier run to take a provider from.'))) });
       message = `${p.id}: ${o.status} — ${o.detail}`;
     }
   }
