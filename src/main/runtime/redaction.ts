@@ -220,7 +220,10 @@ function triggers(): { matcher: MultiMatcher; opens: number[][] } {
   SHAPES.forEach((shape, i) => {
     for (const t of shape.triggers ?? []) {
       const w = t.toLowerCase();
-      if (!byWord.has(w)) (words.push(w), byWord.set(w, []));
+      if (!byWord.has(w)) {
+        words.push(w);
+        byWord.set(w, []);
+      }
       byWord.get(w)!.push(i);
     }
   });
@@ -256,7 +259,9 @@ function shapesIn(text: string): boolean[] {
         }
       } else run = 0;
     }
-    if (found) SHAPES.forEach((s, i) => s.base64Run && (present[i] = true));
+    if (found) SHAPES.forEach((s, i) => {
+      if (s.base64Run) present[i] = true;
+    });
   }
   return present;
 }
