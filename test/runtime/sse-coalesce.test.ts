@@ -118,6 +118,15 @@ describe('coalesceEvents', () => {
     ]);
   });
 
+  it('joins escaped text as it is, and events that differ elsewhere (another id) by their parsed text', () => {
+    const escaped = 'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"caf\\u00e9 \\"q\\" \\\\"}}]}';
+    const events = [chunk({ content: 'x' }), escaped.replace('"c1"', '"c2"'), chunk({ content: 'y' }), escaped];
+    const out = coalesceEvents(events.join('\n\n'));
+    const parsed = JSON.parse(out.slice(6)) as { choices: { delta: { content: string } }[] };
+    expect(out.split('\n\n')).toHaveLength(1);
+    expect(parsed.choices[0]!.delta.content).toBe('xcafé "q" \\ycafé "q" \\');
+  });
+
   it('joins Anthropic text and thinking deltas of one block, never across blocks or kinds', () => {
     const ev = (type: string, data: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}`;
     const d = (index: number, delta: object): string => ev('content_block_delta', { index, delta });

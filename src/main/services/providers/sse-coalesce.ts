@@ -64,14 +64,52 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** A text-only event: where its text goes (`key`), the parsed event to write back, and how to set its text. */
+/** A text-only event: where its text goes (`key`), the parsed event, and the path of its text field. */
 interface TextEvent {
   key: string;
   /** The lines before `data:` (`event: content_block_delta`), or ''. */
   head: string;
   value: Record<string, unknown>;
   text: string;
-  setText(value: Record<string, unknown>, text: string): void;
+  /** The text field's place: the object holding it and its name. */
+  holder: Record<string, unknown>;
+  field: string;
+}
+
+/**
+ * The event's raw text around its text field's JSON string (`prefix` ends with the opening quote, `suffix` starts with
+ * the closing one), when the field's place can be told from the raw text alone: an event that starts with `prefix`
+ * and whose string ends where `suffix` begins is the same event with other text, joined without a parse.
+ */
+interface Template {
+  prefix: string;
+  suffix: string;
+}
+
+/** Where the JSON string starting at `from` (after its opening quote) ends: the index of its closing quote, or -1. */
+function stringEnd(raw: string, from: number): number {
+  for (let q = raw.indexOf('"', from); q !== -1; q = raw.indexOf('"', q + 1)) {
+    let slashes = 0;
+    while (raw.charCodeAt(q - 1 - slashes) === 92) slashes++;
+    if (slashes % 2 === 0) return q;
+  }
+  return -1;
+}
+
+const PROBE = 'sse-coalesce-probe';
+
+/** The template of a text event, checked: the only `"field":"` whose string, replaced, changes the text field. */
+function templateOf(raw: string, ev: TextEvent): Template | null {
+  const key = `"${ev.field}":"`;
+  const at = raw.indexOf(key);
+  if (at < 0 || raw.indexOf(key, at + 1) !== -1) return null;
+  const open = at + key.length;
+  const close = stringEnd(raw, open);
+  if (close < 0) return null;
+  const t = { prefix: raw.slice(0, open), suffix: raw.slice(close) };
+  // The raw position is the field's only if a different string there lands in the field.
+  const probe = textEventOf(t.prefix + PROBE + t.suffix);
+  return probe && probe.key === ev.key && probe.text === PROBE ? t : null;
 }
 
 /**
@@ -82,30 +120,37 @@ export function coalesceEvents(complete: string): string {
   const events = complete.split('\n\n');
   if (events.length === 1) return complete;
   const out: string[] = [];
-  let run: TextEvent | null = null;
-  let runText: string[] = [];
-  let runRaw = '';
+  /** The open run: its first event, its template, and its pieces (raw JSON string bodies with a template, else texts). */
+  let run: { first: TextEvent; raw: string; template: Template | null; pieces: string[] } | null = null;
   const close = (): void => {
     if (!run) return;
-    if (runText.length === 1) out.push(runRaw);
+    if (run.pieces.length === 1) out.push(run.raw);
+    else if (run.template) out.push(run.template.prefix + run.pieces.join('') + run.template.suffix);
     else {
-      run.setText(run.value, runText.join(''));
-      out.push(`${run.head}data: ${JSON.stringify(run.value)}`);
+      run.first.holder[run.first.field] = run.pieces.join('');
+      out.push(`${run.first.head}data: ${JSON.stringify(run.first.value)}`);
     }
     run = null;
-    runText = [];
   };
   for (const raw of events) {
+    if (run?.template && raw.startsWith(run.template.prefix)) {
+      // The same event with other text: its string body is taken as it is (JSON escapes join as they are).
+      const { prefix, suffix } = run.template;
+      const end = stringEnd(raw, prefix.length);
+      if (end !== -1 && raw.length - end === suffix.length && raw.endsWith(suffix)) {
+        run.pieces.push(raw.slice(prefix.length, end));
+        continue;
+      }
+    }
     const ev = textEventOf(raw);
-    if (ev && run && ev.key === run.key && ev.head === run.head) {
-      runText.push(ev.text);
+    if (ev && run && ev.key === run.first.key && ev.head === run.first.head) {
+      run.pieces.push(run.template ? JSON.stringify(ev.text).slice(1, -1) : ev.text);
       continue;
     }
     close();
     if (ev) {
-      run = ev;
-      runText = [ev.text];
-      runRaw = raw;
+      const template = templateOf(raw, ev);
+      run = { first: ev, raw, template, pieces: [template ? raw.slice(template.prefix.length, raw.length - template.suffix.length) : ev.text] };
     } else out.push(raw);
   }
   close();
@@ -155,16 +200,7 @@ function openaiTextEvent(v: Record<string, unknown>): TextEvent | null {
     else return null; // tool calls, a refusal, content parts, a second text field, anything new
   }
   if (field === null) return null;
-  const f = field;
-  return {
-    key: `openai|${String(choice.index)}|${f}|${String(delta.role)}`,
-    head: '',
-    value: v,
-    text: delta[f] as string,
-    setText: (value, text) => {
-      (((value.choices as Record<string, unknown>[])[0]!.delta) as Record<string, unknown>)[f] = text;
-    },
-  };
+  return { key: `openai|${String(choice.index)}|${field}|${String(delta.role)}`, head: '', value: v, text: delta[field] as string, holder: delta, field };
 }
 
 /** Anthropic: a `content_block_delta` of text or thinking, and nothing else in it. */
@@ -175,13 +211,5 @@ function anthropicTextEvent(head: string, v: Record<string, unknown>): TextEvent
   if (!delta || typeof delta !== 'object' || Object.keys(delta).length !== 2) return null;
   const field = delta.type === 'text_delta' ? 'text' : delta.type === 'thinking_delta' ? 'thinking' : null;
   if (field === null || typeof delta[field] !== 'string') return null;
-  return {
-    key: `anthropic|${v.index}|${field}`,
-    head,
-    value: v,
-    text: delta[field] as string,
-    setText: (value, text) => {
-      (value.delta as Record<string, unknown>)[field] = text;
-    },
-  };
+  return { key: `anthropic|${v.index}|${field}`, head, value: v, text: delta[field] as string, holder: delta, field };
 }
