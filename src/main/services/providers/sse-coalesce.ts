@@ -164,13 +164,14 @@ function textEventOf(raw: string): TextEvent | null {
   let head = '';
   let data = raw;
   if (raw.startsWith('event: ')) {
-    const nl = raw.indexOf('\n');
-    if (nl < 0) return null;
-    head = raw.slice(0, nl + 1);
-    data = raw.slice(nl + 1);
+    if (!raw.startsWith(ANTHROPIC_DELTA_HEAD)) return null;
+    head = ANTHROPIC_DELTA_HEAD;
+    data = raw.slice(head.length);
   }
   // One `data:` line holding a JSON object, nothing else (no comment, id or retry line, no second data line).
   if (!data.startsWith('data: {') || data.includes('\n')) return null;
+  // Cheap refusals before a parse: no text field at all (tool calls, finish, usage, block starts and stops).
+  if (head === '' ? !OPENAI_TEXT_KEYS.some((k) => data.includes(k)) : !(data.includes('"text_delta"') || data.includes('"thinking_delta"'))) return null;
   let value: unknown;
   try {
     value = JSON.parse(data.slice(6));
@@ -181,6 +182,9 @@ function textEventOf(raw: string): TextEvent | null {
   const v = value as Record<string, unknown>;
   return head === '' ? openaiTextEvent(v) : anthropicTextEvent(head, v);
 }
+
+const ANTHROPIC_DELTA_HEAD = 'event: content_block_delta\n';
+const OPENAI_TEXT_KEYS = ['"content":"', '"reasoning_content":"', '"reasoning":"'];
 
 /** OpenAI chat / OpenAI-compatible: one choice, no finish reason, no usage, a delta of one text field only. */
 function openaiTextEvent(v: Record<string, unknown>): TextEvent | null {
