@@ -34,8 +34,17 @@ export default async function streamProvider(): Promise<BenchResult> {
         sseCoalesceTuning.enabled = coalesce;
         let text = '';
         try {
-          for await (const p of streamModelStep({ model, system: 'Bench.', messages: [{ role: 'user', content: 'go' }], tools: [], signal: new AbortController().signal, redactor: new SecretRedactor({ env: {} }), onUsage: () => undefined })) {
-            if (p.type === 'text') text += p.delta;
+          // A reused keep-alive socket the server has just closed (ECONNRESET before the request is sent) is retried:
+          // the reply is still queued, and the failed attempt costs microseconds.
+          for (let attempt = 0; ; attempt++) {
+            try {
+              for await (const p of streamModelStep({ model, system: 'Bench.', messages: [{ role: 'user', content: 'go' }], tools: [], signal: new AbortController().signal, redactor: new SecretRedactor({ env: {} }), onUsage: () => undefined })) {
+                if (p.type === 'text') text += p.delta;
+              }
+              break;
+            } catch (err) {
+              if (attempt >= 2 || text !== '' || !/ECONNRESET/.test(String((err as Error).message))) throw err;
+            }
           }
         } finally {
           sseCoalesceTuning.enabled = true;
