@@ -12,6 +12,9 @@
  * At each position where a needle ends, the longest needle ending there is reported (shorter ones ending there lie
  * inside it). Overlapping occurrences are all reported, so the union of the hits covers every occurrence of every
  * needle.
+ *
+ * With `ignoreAsciiCase`, A–Z and a–z are one character (as a RegExp's `i` flag without `u` folds them; no other
+ * character is folded).
  */
 
 /** Entries (states × character classes) one automaton's table may hold: 4 M int32 = 16 MB. */
@@ -30,7 +33,8 @@ class Automaton {
   private readonly inner: Uint8Array;
   readonly longest: number;
 
-  constructor(patterns: readonly string[], indexes: readonly number[]) {
+  constructor(patterns: readonly string[], indexes: readonly number[], ignoreAsciiCase = false) {
+    if (ignoreAsciiCase) patterns = patterns.map((p) => p.replace(/[A-Z]/g, (c) => c.toLowerCase()));
     const classOf = new Uint16Array(65536);
     let alpha = 1;
     for (const p of patterns) {
@@ -39,6 +43,7 @@ class Automaton {
         if (classOf[c] === 0) classOf[c] = alpha++;
       }
     }
+    if (ignoreAsciiCase) for (let c = 65; c <= 90; c++) classOf[c] = classOf[c + 32]!;
     // The trie, children as maps while it is built.
     const children: Map<number, number>[] = [new Map()];
     const depth: number[] = [0];
@@ -168,13 +173,16 @@ class Automaton {
 export class MultiMatcher {
   private readonly automatons: Automaton[] = [];
 
-  constructor(readonly patterns: readonly string[]) {
+  constructor(
+    readonly patterns: readonly string[],
+    opts: { ignoreAsciiCase?: boolean } = {},
+  ) {
     let group: string[] = [];
     let indexes: number[] = [];
     let total = 1;
     let chars = new Set<number>();
     const close = (): void => {
-      if (group.length) this.automatons.push(new Automaton(group, indexes));
+      if (group.length) this.automatons.push(new Automaton(group, indexes, opts.ignoreAsciiCase));
       group = [];
       indexes = [];
       total = 1;

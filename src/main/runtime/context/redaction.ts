@@ -99,11 +99,21 @@ interface Shape {
   /** Extra check on the secret part (e.g. skip `${VAR}` references). */
   accept?: (secret: string, m: RegExpExecArray) => boolean;
   /**
-   * A substring every match contains (or a list: one of them): a text without it is not scanned, a cheap indexOf
-   * instead of a regex pass.
+   * Substrings (A–Z and a–z alike) of which every match contains at least one: a text holding none of them is not
+   * scanned with this shape. All shapes' triggers are found in one pass over the text (`shapesIn`), so a text with no
+   * credential-like word costs one automaton scan instead of a RegExp pass per shape. Absent: the shape always runs.
    */
-  needs?: string | readonly string[];
+  triggers?: readonly string[];
+  /** Runs only where the text has 64 base64 characters in a row (a PEM body's line), found in the same pass. */
+  base64Run?: true;
 }
+
+/**
+ * Every word a credential-named variable contains (SECRET_NAME's alternatives each hold one, whole: the camelCase
+ * split only inserts `_` between words): a name-keyed shape, whose `accept` needs `isSecretName`, cannot match a text
+ * without one of them.
+ */
+const SECRET_NAME_WORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'credential', 'session', 'cookie', 'dsn', 'webhook', 'bearer'];
 
 /** Variable names whose values are secrets: they end in a secret word (MAX_TOKENS, auth: true and `key:` do not). */
 const SECRET_NAME = /(?:^|[_.\-\s])(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|credentials?|session[_-]?(?:id|key|token|secret)|cookie|signing[_-]?key|encryption[_-]?key|master[_-]?key|dsn|webhook[_-]?url|bearer)$|^(?:pass(?:word|wd)?|pwd|secret|token|apikey|api_key|cookie|credentials?|pgpassword|mysql_pwd)$/i;
@@ -132,41 +142,41 @@ function isRealValue(value: string): boolean {
 const unquote = (v: string): string => (/^(["'`]).*\1$/s.test(v) ? v.slice(1, -1) : v);
 
 const SHAPES: Shape[] = [
-  { name: 'private-key', re: /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|$)/g },
-  { name: 'aws-access-key', re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[A-Z0-9]{16}\b/g },
-  { name: 'aws-secret-key', re: /\baws_?(?:secret_?(?:access_?)?key|secret)\b["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi, group: 1 },
-  { name: 'github-token', re: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g },
-  { name: 'github-token', re: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
-  { name: 'gitlab-token', re: /\bgl(?:pat|dt|ptt|rt|cbt|soat|ffct)-[A-Za-z0-9_-]{20,}/g },
-  { name: 'anthropic-key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
-  { name: 'openai-key', re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g },
-  { name: 'stripe-key', re: /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g },
-  { name: 'stripe-webhook-secret', re: /\bwhsec_[A-Za-z0-9]{24,}\b/g },
-  { name: 'slack-token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
-  { name: 'slack-webhook', re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]{20,}/g },
-  { name: 'google-api-key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
-  { name: 'npm-token', re: /\bnpm_[A-Za-z0-9]{36}\b/g },
-  { name: 'pypi-token', re: /\bpypi-AgE[A-Za-z0-9_-]{50,}/g },
-  { name: 'huggingface-token', re: /\bhf_[A-Za-z0-9]{30,}\b/g },
-  { name: 'jwt', needs: 'eyJ', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/g },
+  { name: 'private-key', triggers: ['-----BEGIN'], re: /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|$)/g },
+  { name: 'aws-access-key', triggers: ['AKIA', 'ASIA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'A3T'], re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[A-Z0-9]{16}\b/g },
+  { name: 'aws-secret-key', triggers: ['aws'], re: /\baws_?(?:secret_?(?:access_?)?key|secret)\b["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi, group: 1 },
+  { name: 'github-token', triggers: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'], re: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g },
+  { name: 'github-token', triggers: ['github_pat_'], re: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
+  { name: 'gitlab-token', triggers: ['glpat-', 'gldt-', 'glptt-', 'glrt-', 'glcbt-', 'glsoat-', 'glffct-'], re: /\bgl(?:pat|dt|ptt|rt|cbt|soat|ffct)-[A-Za-z0-9_-]{20,}/g },
+  { name: 'anthropic-key', triggers: ['sk-ant-'], re: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
+  { name: 'openai-key', triggers: ['sk-'], re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g },
+  { name: 'stripe-key', triggers: ['_live_', '_test_'], re: /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g },
+  { name: 'stripe-webhook-secret', triggers: ['whsec_'], re: /\bwhsec_[A-Za-z0-9]{24,}\b/g },
+  { name: 'slack-token', triggers: ['xoxa-', 'xoxb-', 'xoxp-', 'xoxo-', 'xoxs-', 'xoxr-'], re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { name: 'slack-webhook', triggers: ['https://hooks.slack.com/services/'], re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]{20,}/g },
+  { name: 'google-api-key', triggers: ['AIza'], re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
+  { name: 'npm-token', triggers: ['npm_'], re: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { name: 'pypi-token', triggers: ['pypi-AgE'], re: /\bpypi-AgE[A-Za-z0-9_-]{50,}/g },
+  { name: 'huggingface-token', triggers: ['hf_'], re: /\bhf_[A-Za-z0-9]{30,}\b/g },
+  { name: 'jwt', triggers: ['eyJ'], re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/g },
   // A JWT folded over lines (fold, base64 -w, a wrapped log line). The signature goes on over lines of 8+ token
   // characters, and takes a last shorter line when that line is nothing but token characters (the fold's remainder;
   // a one-word line right after a folded token is redacted with it, the price of not showing the signature's end).
-  { name: 'jwt', needs: 'eyJ', re: /\beyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}\.(?:\r?\n[ \t]*)?eyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}(?:\.(?:[A-Za-z0-9_-]|\r?\n[ \t]*(?=[A-Za-z0-9_-]{8}))*(?:\r?\n[ \t]*[A-Za-z0-9_-]{1,7}(?=\r?\n|$))?)?/g },
+  { name: 'jwt', triggers: ['eyJ'], re: /\beyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}\.(?:\r?\n[ \t]*)?eyJ(?:[A-Za-z0-9_-]|\r?\n[ \t]*){8,}(?:\.(?:[A-Za-z0-9_-]|\r?\n[ \t]*(?=[A-Za-z0-9_-]{8}))*(?:\r?\n[ \t]*[A-Za-z0-9_-]{1,7}(?=\r?\n|$))?)?/g },
   // The body of a PEM block whose BEGIN line is not in this text (a read that starts mid-key): 64-column base64 lines.
-  { name: 'private-key', re: /(?:^[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{64}[ \t]*\r?\n){2,}(?:[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{1,63}={0,2}[ \t]*(?:\r?\n|$))?/gm },
+  { name: 'private-key', base64Run: true, re: /(?:^[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{64}[ \t]*\r?\n){2,}(?:[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{1,63}={0,2}[ \t]*(?:\r?\n|$))?/gm },
   // scheme://user:password@host → the password.
-  { name: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>]*:([^\s@/?#"'<>]+)@/gi, needs: '://', group: 1, accept: (s) => !/^\[redacted:/.test(s) && !/^\$\{?\w+\}?$/.test(s) },
+  { name: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>]*:([^\s@/?#"'<>]+)@/gi, triggers: ['://'], group: 1, accept: (s) => !/^\[redacted:/.test(s) && !/^\$\{?\w+\}?$/.test(s) },
   // Authorization headers.
-  { name: 'authorization', re: /\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{8,})/gi, group: 1 },
+  { name: 'authorization', triggers: ['authorization'], re: /\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{8,})/gi, group: 1 },
   // ?access_token=…&
-  { name: 'url-token', re: /[?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|password|sig|signature|client_secret|auth)=([^&\s#"'<>]{8,})/gi, needs: '=', group: 1, accept: (s) => isRealValue(s) },
+  { name: 'url-token', re: /[?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|password|sig|signature|client_secret|auth)=([^&\s#"'<>]{8,})/gi, triggers: ['token', 'key', 'secret', 'pass', 'sig', 'auth'], group: 1, accept: (s) => isRealValue(s) },
   // .env, shell and connection strings: NAME=value wherever it stands on a line (after line numbers, `path:line:`
   // prefixes, indentation, `export`, `;` of a connection string); the value is unquoted or quoted.
   {
     name: (m) => m[1]!,
     re: /(?:^|(?<=[\s:;|,(\[{]|--))(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]*)=("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s#'";]+)/gm,
-    needs: '=',
+    triggers: SECRET_NAME_WORDS,
     group: 2,
     accept: (s, m) => isSecretName(m[1]!) && isRealValue(unquote(s)),
   },
@@ -174,6 +184,7 @@ const SHAPES: Shape[] = [
   {
     name: (m) => m[1]!,
     re: /^(?:[^\s:]*?[:-]\d+[:-])?(?:[ \t]*\d+\t)?[ \t]*(?:- )?["']?([A-Za-z_][\w.-]*)["']?[ \t]*[:=][ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s#'"{[(&*!|>][^\s#]*)[ \t]*(?:#.*)?$/gm,
+    triggers: SECRET_NAME_WORDS,
     group: 2,
     // An unquoted value with brackets, parentheses or quotes is code (`request.form["password"]`), not a secret.
     accept: (s, m) => isSecretName(m[1]!) && isRealValue(unquote(s)) && (/^["']/.test(s) || !/[()[\]{}"'<>]/.test(s)),
@@ -182,7 +193,7 @@ const SHAPES: Shape[] = [
   {
     name: (m) => m[1]!,
     re: /"([^"\\\n]{1,64})"\s*:\s*"((?:[^"\\\n]|\\.)*)"/g,
-    needs: '"',
+    triggers: SECRET_NAME_WORDS,
     group: 2,
     accept: (s, m) => isSecretName(m[1]!) && isRealValue(s),
   },
@@ -190,11 +201,70 @@ const SHAPES: Shape[] = [
   {
     name: (m) => m[1]!,
     re: /(?:\b|--)([A-Za-z_][\w-]*)\s*[:=]\s*(["'`])((?:(?!\2)[^\\\n]|\\.)+)\2/g,
-    needs: ['"', "'", '`'],
+    triggers: SECRET_NAME_WORDS,
     group: 3,
     accept: (s, m) => isSecretName(m[1]!) && isRealValue(s),
   },
 ];
+
+/** Tests turn the trigger pass off to compare its answers with every shape run over every text. */
+export const shapeTriggerTuning = { enabled: true };
+
+/** Every shape's triggers in one automaton (A–Z and a–z alike), and for each trigger the shapes it opens. */
+let triggerIndex: { matcher: MultiMatcher; opens: number[][] } | null = null;
+
+function triggers(): { matcher: MultiMatcher; opens: number[][] } {
+  if (triggerIndex) return triggerIndex;
+  const words: string[] = [];
+  const byWord = new Map<string, number[]>();
+  SHAPES.forEach((shape, i) => {
+    for (const t of shape.triggers ?? []) {
+      const w = t.toLowerCase();
+      if (!byWord.has(w)) {
+        words.push(w);
+        byWord.set(w, []);
+      }
+      byWord.get(w)!.push(i);
+    }
+  });
+  // The automaton reports the longest trigger ending at a position: it opens the shapes of every trigger that ends it.
+  const opens = words.map((w) => [...new Set(words.filter((v) => w.endsWith(v)).flatMap((v) => byWord.get(v)!))]);
+  return (triggerIndex = { matcher: new MultiMatcher(words, { ignoreAsciiCase: true }), opens });
+}
+
+/** Characters of a PEM body line (base64 without padding). */
+const BASE64_CHAR = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/') BASE64_CHAR[c.charCodeAt(0)] = 1;
+
+/**
+ * Which shapes can match `text` (by index in SHAPES): those without triggers, those one of whose triggers the text
+ * holds (one automaton pass), and the PEM-body shape where 64 base64 characters stand in a row.
+ */
+function shapesIn(text: string): boolean[] {
+  if (!shapeTriggerTuning.enabled) return SHAPES.map(() => true);
+  const present = SHAPES.map((s) => s.triggers === undefined && !s.base64Run);
+  const { matcher, opens } = triggers();
+  matcher.scan(text, (_start, _end, k) => {
+    for (const i of opens[k]!) present[i] = true;
+  });
+  if (SHAPES.some((s) => s.base64Run)) {
+    let run = 0;
+    let found = false;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && BASE64_CHAR[c] === 1) {
+        if (++run >= 64) {
+          found = true;
+          break;
+        }
+      } else run = 0;
+    }
+    if (found) SHAPES.forEach((s, i) => {
+      if (s.base64Run) present[i] = true;
+    });
+  }
+  return present;
+}
 
 function nameOf(shape: Shape, m: RegExpExecArray): string {
   const raw = typeof shape.name === 'string' ? shape.name : shape.name(m);
@@ -327,8 +397,10 @@ export class SecretRedactor implements Redactor {
     }
     if (this.folded.length && /[\r\n]/.test(text)) this.foldedMatches(text, found);
     if (this.shapes) {
-      for (const shape of SHAPES) {
-        if (shape.needs !== undefined && !(typeof shape.needs === 'string' ? text.includes(shape.needs) : shape.needs.some((n) => text.includes(n)))) continue;
+      const present = shapesIn(text);
+      for (let i = 0; i < SHAPES.length; i++) {
+        if (!present[i]) continue;
+        const shape = SHAPES[i]!;
         shape.re.lastIndex = 0;
         let m: RegExpExecArray | null;
         while ((m = shape.re.exec(text)) !== null) {

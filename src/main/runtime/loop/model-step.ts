@@ -167,7 +167,7 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     // A call's key is the provider's id while it is new to the conversation; one the provider used before (it numbers
     // per reply, or restarted) gets a key from where this call stands (call-ids.ts). Within one reply a repeated id
     // stays an error: the model could not tell which result answers which of its calls.
-    const earlier = store.toolCallsForRun(run.id);
+    const earlier = store.callKeysForRun(run.id);
     const usedIds = usedCallIds(earlier, messages);
     const inThisReply = new Set<string>();
     const repeats = new RepeatGuard(earlier, core.registry);

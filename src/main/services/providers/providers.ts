@@ -10,21 +10,25 @@ import { DeskhandError, errorMessage } from '../../../shared/errors';
 
 export { PROVIDERS, DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderName, type ProviderConfig } from './config';
 import { KEY_ENV, type ProviderConfig } from './config';
+import { coalescingFetch } from './sse-coalesce';
+
+/** Every provider's requests: runs of text-only stream events joined per network read (sse-coalesce.ts). */
+const fetch = coalescingFetch();
 
 export function createModel(cfg: ProviderConfig): LanguageModel {
   const baseURL = cfg.baseURL ?? undefined;
   switch (cfg.provider) {
     case 'anthropic':
-      return createAnthropic({ apiKey: cfg.apiKey ?? '', baseURL })(cfg.model);
+      return createAnthropic({ apiKey: cfg.apiKey ?? '', baseURL, fetch })(cfg.model);
     case 'openai': {
-      const openai = createOpenAI({ apiKey: cfg.apiKey ?? '', baseURL });
+      const openai = createOpenAI({ apiKey: cfg.apiKey ?? '', baseURL, fetch });
       // Chat Completions by default: the wire protocol every OpenAI-compatible server also speaks. The Responses API
       // on request (`openaiApi`): reasoning items, kept encrypted with the message (model-call.ts, reasoning.ts).
       return cfg.openaiApi === 'responses' ? openai.responses(cfg.model) : openai.chat(cfg.model);
     }
     case 'openai-compatible':
       if (!baseURL) throw new DeskhandError('usage', 'The openai-compatible provider needs a base URL (--base-url http://127.0.0.1:11434/v1).');
-      return createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey: cfg.apiKey ?? undefined, includeUsage: true })(cfg.model);
+      return createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey: cfg.apiKey ?? undefined, includeUsage: true, fetch })(cfg.model);
   }
 }
 

@@ -294,6 +294,11 @@ export class Store {
     return this.#runs.toolCallsForRun(runId);
   }
 
+  /** A run's calls as ids, steps, tools and arguments only (no outputs): what a step checks its new calls against. */
+  callKeysForRun(runId: string): Pick<ToolCallRow, 'call_id' | 'step' | 'tool' | 'args'>[] {
+    return this.#runs.callKeysForRun(runId);
+  }
+
   /** A run's successful calls, tool and arguments only (no outputs). */
   /** The run's calls of these tools that finished without an error (what the run holds: secrets it fetched). */
   succeededCallArgs(runId: string, tools: readonly string[]): Pick<ToolCallRow, 'tool' | 'args' | 'status' | 'is_error'>[] {

@@ -278,6 +278,8 @@ export const runsModule = defineStoreModule({
     getToolCall: (id: string) => sql.one<ToolCallRow>('SELECT * FROM tool_calls WHERE id = ?', id),
     toolCallsForStep: (runId: string, step: number) => sql.all<ToolCallRow>('SELECT * FROM tool_calls WHERE run_id = ? AND step = ? ORDER BY position', runId, step),
     toolCallsForRun: (runId: string) => sql.all<ToolCallRow>('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY step, position', runId),
+    /** What each step's new calls are checked against (ids in use, repeats): no outputs, which grow every step. */
+    callKeysForRun: (runId: string) => sql.all<Pick<ToolCallRow, 'call_id' | 'step' | 'tool' | 'args'>>('SELECT call_id, step, tool, args FROM tool_calls WHERE run_id = ? ORDER BY step, position', runId),
     /** The finished, successful calls of a run without their outputs (which can be large): what held secrets are read from. */
     succeededCallArgs: (runId: string, tools: readonly string[]) =>
       tools.length === 0
