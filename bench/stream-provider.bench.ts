@@ -9,8 +9,8 @@
  * stream_provider_us_per_token: (provider − reader) / tokens, per round: what the provider layer adds per token.
  * stream_provider_uncoalesced_vs_coalesced_ratio: the SDK on every event / with joined events, same rounds.
  */
-import { streamModelStep } from '../src/main/runtime/model-call';
-import { SecretRedactor } from '../src/main/runtime/redaction';
+import { streamModelStep } from '../src/main/runtime/loop/model-call';
+import { SecretRedactor } from '../src/main/runtime/context/redaction';
 import { createModel } from '../src/main/services/providers/providers';
 import { sseCoalesceTuning } from '../src/main/services/providers/sse-coalesce';
 import { startModelServer } from '../test/support/model-server';

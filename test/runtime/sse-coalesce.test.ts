@@ -10,8 +10,8 @@
  *   boundaries of the reads (mid-event, mid-UTF-8 character).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamModelStep, type StepPart } from '../../src/main/runtime/model-call';
-import { SecretRedactor } from '../../src/main/runtime/redaction';
+import { streamModelStep, type StepPart } from '../../src/main/runtime/loop/model-call';
+import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { createModel, type ProviderName } from '../../src/main/services/providers/providers';
 import { coalesceEvents, coalesceSseStream } from '../../src/main/services/providers/sse-coalesce';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';

@@ -1,13 +1,13 @@
 /**
  * The redactor's credential shapes run only over texts holding one of their trigger words (issue 54, item 2: one
- * automaton pass, A–Z and a–z alike, decides which shapes can match; src/main/runtime/redaction.ts `shapesIn`). The
+ * automaton pass, A–Z and a–z alike, decides which shapes can match; src/main/runtime/context/redaction.ts `shapesIn`). The
  * property: the trigger pass never changes an answer. Every spelling below (and its UPPER, lower and mixed-case
  * forms, inside other text, at the start and end of a text, over several lines) is redacted exactly as when every
  * shape runs over every text, and each table row is really redacted (so the comparison can fail).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MultiMatcher } from '../../src/main/runtime/multi-match';
-import { SecretRedactor, shapeTriggerTuning } from '../../src/main/runtime/redaction';
+import { MultiMatcher } from '../../src/main/runtime/context/multi-match';
+import { SecretRedactor, shapeTriggerTuning } from '../../src/main/runtime/context/redaction';
 
 afterEach(() => {
   shapeTriggerTuning.enabled = true;
