@@ -101,6 +101,7 @@ describe('tool facts', () => {
       'src/main/host/app/projections.ts:use_saved_secret': 'the approval card describes the saved secret asked for',
       'src/main/services/goals/index.ts:report_goal_cycle': 'a goal report is not evidence of itself',
       'src/main/services/tower/tower-service.ts:grep': 'a command word, not the tool',
+      'src/main/runtime/context/redaction.ts:pwd': 'a word credential names contain, not the tool',
       wait_for: 'a background task kind (tasks table), not the tool',
       workflow: 'a background task kind and the workflow service, not the tool',
       rm: 'a CLI verb (`deskhand … rm`), not the tool',
