@@ -12,8 +12,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Store } from '../src/main/services/store/store';
-import { ScheduleService } from '../src/main/services/scheduler/schedules';
-import { fireCommand } from '../src/main/services/scheduler/os-schedulers';
+import { hostFireCommand, hostSchedules } from '../src/main/host/assembly/schedule-wiring';
 import { startDesktopWorld } from '../test/schedule/desktop-world';
 import { tempDir } from '../test/support/tool-context';
 import { figure, paired, ratio, type BenchResult } from './lib';
@@ -41,7 +40,7 @@ export default async function fireNotificationBench(): Promise<BenchResult> {
   });
   const dataDir = tempDir('deskhand-bench-notify-');
   const store = new Store(dataDir);
-  const schedules = new ScheduleService({ store, dataDir, os: null, command: (id) => fireCommand(id, dataDir) });
+  const schedules = hostSchedules(store, dataDir, { os: false });
   // The job's environment as the OS scheduler would give it: the carried variables of a desktop session, this bus.
   // The process's life to its exit, without the wait for the person's Snooze or Dismiss (DESKHAND_NOTIFY_WAIT_S).
   const jobEnv: NodeJS.ProcessEnv = { ...process.env, ...world.env, DESKHAND_NOTIFY_WAIT_S: '0' };
@@ -50,7 +49,7 @@ export default async function fireNotificationBench(): Promise<BenchResult> {
   const fire = async (): Promise<{ notified: number; exited: number }> => {
     const { row } = await schedules.addReminder({ text: `MARK-${++mark} stretch`, when: '1h', conversationId: null });
     schedules.rows.update(row.id, { next_at: Date.now() });
-    const cmd = fireCommand(row.id, dataDir, jobEnv);
+    const cmd = hostFireCommand(row.id, dataDir, jobEnv);
     const seen = notifies.length;
     const t0 = wall();
     const child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio: 'ignore' });

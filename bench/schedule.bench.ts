@@ -10,8 +10,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Store } from '../src/main/services/store/store';
-import { ScheduleService } from '../src/main/services/scheduler/schedules';
-import { fireCommand } from '../src/main/services/scheduler/os-schedulers';
+import { hostSchedules } from '../src/main/host/assembly/schedule-wiring';
 import { startModelServer } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
 import { figure, isSmoke, paired, ratio, type BenchResult } from './lib';
@@ -36,7 +35,7 @@ export default async function scheduleBench(): Promise<BenchResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, DESKHAND_OS_SCHEDULER: 'none', DESKHAND_NOTIFY: 'off', OPENAI_API_KEY: 'sk-bench' };
   delete env.DESKHAND_HOME;
   const store = new Store(dataDir);
-  const schedules = new ScheduleService({ store, dataDir, os: null, command: (id) => fireCommand(id, dataDir) });
+  const schedules = hostSchedules(store, dataDir, { os: false });
   const conv = store.createConversation({ id: 'conv_bench', title: 'bench', folder: work, policy: 'low-risk' });
   store.createRun({ id: 'run_seed', conversation_id: conv.id, policy: 'low-risk', provider: 'openai-compatible', model: 'm', base_url: server.baseURL });
   store.updateRun('run_seed', { status: 'finished' });

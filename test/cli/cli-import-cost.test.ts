@@ -11,8 +11,7 @@ import { builtinModules } from 'node:module';
 import { BIN, cliEnv, requireBuild } from '../support/cli';
 import { rawAll } from '../support/raw-db';
 import { Store } from '../../src/main/services/store/store';
-import { ScheduleService } from '../../src/main/services/scheduler/schedules';
-import { fireCommand } from '../../src/main/services/scheduler/os-schedulers';
+import { hostSchedules } from '../../src/main/host/assembly/schedule-wiring';
 import { tempDir } from '../support/tool-context';
 
 const RECORDER = resolve(__dirname, '../support/record-imports.mjs');
@@ -135,7 +134,7 @@ describe('the CLI loads only what a command uses', () => {
     requireBuild();
     const dataDir = tempDir('deskhand-imports-data-');
     const store = new Store(dataDir);
-    const schedules = new ScheduleService({ store, dataDir, os: null, command: (id) => fireCommand(id, dataDir) });
+    const schedules = hostSchedules(store, dataDir, { os: false });
     const { row } = await schedules.addReminder({ text: 'IMPORTS-1 stretch', when: '1h', conversationId: null });
     schedules.rows.update(row.id, { next_at: Date.now() });
     store.close();

@@ -4,19 +4,17 @@
  *   node --import tsx test/schedule/crash-fire-main.ts DATA_DIR SCHEDULE_ID
  */
 import { createAppRuntime } from '../../src/main/host/assembly/open-runtime';
-import { fireSchedule } from '../../src/main/host/background/schedule-fire';
+import { scheduleFire } from '../../src/main/host/background/schedule-fire';
 
 const [dataDir, id] = process.argv.slice(2);
 const runtime = createAppRuntime({ dataDir: dataDir!, vault: null });
 // The OS job runs at the due time.
 runtime.schedules.rows.update(id!, { next_at: Date.now() });
-await fireSchedule(id!, {
-  runtime,
-  schedules: runtime.schedules,
+await scheduleFire(runtime, {
   notifier: { notify: async () => ({ via: 'none', id: null }), onAction: () => () => undefined, close: async () => undefined },
   provider: () => {
     process.kill(process.pid, 'SIGKILL');
     throw new Error('unreachable');
   },
   via: 'os',
-});
+}).fire(id!);

@@ -9,8 +9,8 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/main/services/store/store';
-import { ScheduleService } from '../../src/main/services/scheduler/schedules';
-import { fireCommand } from '../../src/main/services/scheduler/os-schedulers';
+import type { ScheduleService } from '../../src/main/services/scheduler/schedules';
+import { hostFireCommand, hostSchedules } from '../../src/main/host/assembly/schedule-wiring';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { rawAll } from '../support/raw-db';
 import { tempDir } from '../support/tool-context';
@@ -37,7 +37,7 @@ beforeEach(() => {
   dataDir = tempDir('deskhand-fire-paths-');
   store = new Store(dataDir);
   // No OS job is armed here: the test itself plays the OS and runs the job's command.
-  schedules = new ScheduleService({ store, dataDir, os: null, command: (id) => fireCommand(id, dataDir) });
+  schedules = hostSchedules(store, dataDir, { os: false });
   return () => store.close();
 });
 
@@ -58,7 +58,7 @@ const firesOf = (id: string) => rawAll<FireRow>(dataDir, 'SELECT * FROM schedule
 /** Runs the OS job of `id` (its command, arguments and environment) and waits for it to exit. */
 async function runJob(id: string): Promise<{ code: number | null; started: number; exited: number; pid: number }> {
   // No waiting for the person's answer to the reminder (test/schedule/notify-actions.test.ts presses its buttons).
-  const cmd = fireCommand(id, dataDir, { ...process.env, ...world.env, DESKHAND_NOTIFY: 'dbus', DESKHAND_NOTIFY_WAIT_S: '0' });
+  const cmd = hostFireCommand(id, dataDir, { ...process.env, ...world.env, DESKHAND_NOTIFY: 'dbus', DESKHAND_NOTIFY_WAIT_S: '0' });
   const started = Date.now();
   const child = spawn(cmd.file, cmd.args, { env: { ...cmd.env, DESKHAND_NOTIFY: 'dbus' }, stdio: 'ignore' });
   const code = await new Promise<number | null>((r) => child.on('exit', r));

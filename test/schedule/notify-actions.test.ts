@@ -10,8 +10,8 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/main/services/store/store';
-import { ScheduleService } from '../../src/main/services/scheduler/schedules';
-import { fireCommand } from '../../src/main/services/scheduler/os-schedulers';
+import type { ScheduleService } from '../../src/main/services/scheduler/schedules';
+import { hostFireCommand, hostSchedules } from '../../src/main/host/assembly/schedule-wiring';
 import { parseWhen } from '../../src/main/services/scheduler/when';
 import { rawAll } from '../support/raw-db';
 import { tempDir } from '../support/tool-context';
@@ -35,7 +35,7 @@ afterAll(async () => {
 beforeEach(() => {
   dataDir = tempDir('deskhand-notify-actions-');
   store = new Store(dataDir);
-  schedules = new ScheduleService({ store, dataDir, os: null, command: (id) => fireCommand(id, dataDir) });
+  schedules = hostSchedules(store, dataDir, { os: false });
   world.notifications();
   return () => store.close();
 });
@@ -58,7 +58,7 @@ const firesOf = (id: string) => rawAll<Fire>(dataDir, 'SELECT status, acted, act
 async function ring(text: string, extraEnv: Record<string, string> = {}): Promise<{ id: string; job: ChildProcess; exited: Promise<number | null> }> {
   const { row } = await schedules.addReminder({ text, when: '1h', conversationId: null });
   schedules.rows.update(row.id, { next_at: Date.now() - 1_000 });
-  const cmd = fireCommand(row.id, dataDir, { ...process.env, ...world.env, DESKHAND_NOTIFY: 'dbus', DESKHAND_NOTIFY_WAIT_S: '60', ...extraEnv });
+  const cmd = hostFireCommand(row.id, dataDir, { ...process.env, ...world.env, DESKHAND_NOTIFY: 'dbus', DESKHAND_NOTIFY_WAIT_S: '60', ...extraEnv });
   const job = spawn(cmd.file, cmd.args, { env: cmd.env, stdio: 'ignore' });
   const exited = new Promise<number | null>((r) => job.on('exit', r));
   await until(() => firesOf(row.id)[0]?.status === 'notified' && world.displayed() > 0, 'the reminder on dunst', 20_000);

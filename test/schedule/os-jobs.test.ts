@@ -31,10 +31,11 @@ const at = Date.UTC(2026, 7, 25, 18, 30);
 
 describe('job definitions', () => {
   it('fireCommand carries the display and bus but never a credential', () => {
-    const c = fireCommand('rem_1', '/data', { PATH: '/usr/bin:.:rel', DISPLAY: ':5', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/x', OPENAI_API_KEY: 'sk-secret', GITHUB_TOKEN: 't', HOME: '/root' });
+    const c = fireCommand('rem_1', '/data', { file: '/usr/bin/node', args: ['/opt/deskhand/cli.js'] }, { PATH: '/usr/bin:.:rel', DISPLAY: ':5', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/x', OPENAI_API_KEY: 'sk-secret', GITHUB_TOKEN: 't', HOME: '/root' });
     expect(c.env).toMatchObject({ DISPLAY: ':5', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/x', PATH: '/usr/bin', HOME: '/root' });
     expect(JSON.stringify(c)).not.toMatch(/sk-secret|GITHUB_TOKEN/);
-    expect(c.args.slice(-4)).toEqual(['fire', 'rem_1', '--data-dir', '/data']);
+    // The entry is the host's (host/assembly/schedule-wiring.ts); the service only appends the fire's words.
+    expect([c.file, ...c.args]).toEqual(['/usr/bin/node', '/opt/deskhand/cli.js', 'fire', 'rem_1', '--data-dir', '/data']);
   });
 
   it('the at job script quotes every word and runs with a clean environment', () => {

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
-import { fireSchedule, recoverClaims, staleClaims, type FireDeps } from '../../src/main/host/background/schedule-fire';
+import { scheduleFire, staleClaims } from '../../src/main/host/background/schedule-fire';
 import { ScheduleTicker } from '../../src/main/host/background/schedule-ticker';
 import { Store } from '../../src/main/services/store/store';
-import { ScheduleService } from '../../src/main/services/scheduler/schedules';
-import { AtScheduler, fireCommand } from '../../src/main/services/scheduler/os-schedulers';
+import { hostFireCommand, hostSchedules } from '../../src/main/host/assembly/schedule-wiring';
+import { AtScheduler } from '../../src/main/services/scheduler/os-schedulers';
 import type { NotificationSpec, Notifier } from '../../src/main/services/notify';
 import { createScheduleFamily } from '../../src/main/tools/schedule';
 import { makeContext, tempDir } from '../support/tool-context';
@@ -64,7 +64,7 @@ function open(os: 'none' | 'at' = 'none'): AppRuntime {
 }
 
 const provider = () => ({ provider: 'openai-compatible' as const, model: 'm', baseURL: server.baseURL, apiKey: null });
-const deps = (r: AppRuntime, via = 'os'): FireDeps => ({ runtime: r, schedules: r.schedules, notifier, provider, via });
+const deps = (r: AppRuntime, via = 'os') => scheduleFire(r, { notifier, provider, via });
 const conversation = (r: AppRuntime) => r.createConversation({ folder: dataDir, policy: 'low-risk' }).id;
 const tools = (r: AppRuntime) => Object.fromEntries(createScheduleFamily({ schedules: r.schedules }).tools.map((t) => [t.name, t]));
 async function call(r: AppRuntime, conv: string, name: string, args: unknown) {
@@ -112,7 +112,7 @@ describe('firing', () => {
     runtime.schedules.rows.update(row.id, { next_at: Date.now() - 5.5 * 60_000 });
     server.enqueue(reply().text('ok'));
     const before = server.requests.length;
-    const o = await fireSchedule(row.id, deps(runtime));
+    const o = await deps(runtime).fire(row.id);
     expect(o.status).toBe('ran');
     const body = JSON.stringify(server.requests.slice(before));
     expect(body).toMatch(/coalescedCount=\\"[67]\\"/);
@@ -124,10 +124,10 @@ describe('firing', () => {
     runtime.schedules.rows.update(row.id, { next_at: Date.now() - 1000, expires_at: Date.now() - 1000 });
     server.enqueue(reply().text('ok'));
     const before2 = server.requests.length;
-    expect((await fireSchedule(row.id, deps(runtime))).status).toBe('ran');
+    expect((await deps(runtime).fire(row.id)).status).toBe('ran');
     expect(JSON.stringify(server.requests.slice(before2))).toContain('stale=\\"true\\"');
     expect(runtime.schedules.get(row.id)).toMatchObject({ status: 'expired', next_at: null });
-    expect((await fireSchedule(row.id, deps(runtime))).status).toBe('nothing');
+    expect((await deps(runtime).fire(row.id)).status).toBe('nothing');
   });
 
   it('two tickers on two connections fire a due reminder once (the claim decides)', async () => {
@@ -137,10 +137,10 @@ describe('firing', () => {
     expect(row.os_note).toMatch(/DESKHAND_OS_SCHEDULER=none/);
     await new Promise((r) => setTimeout(r, 1100));
     const other = new Store(dataDir);
-    const otherSchedules = new ScheduleService({ store: other, dataDir, os: null, command: (id) => fireCommand(id, dataDir) });
+    const otherSchedules = hostSchedules(other, dataDir, { os: false });
     try {
-      const t1 = new ScheduleTicker({ runtime, schedules: runtime.schedules, notifier, provider });
-      const t2 = new ScheduleTicker({ runtime, schedules: otherSchedules, notifier, provider });
+      const t1 = new ScheduleTicker(runtime, { notifier, provider });
+      const t2 = new ScheduleTicker({ schedules: otherSchedules, notifier, redactor: runtime.redactor, open: async () => runtime }, { notifier, provider });
       await Promise.all([t1.tick(), t2.tick(), t1.tick()]);
       expect(notifier.shown.map((n) => n.body)).toEqual(['once only']);
       expect(runtime.schedules.fires(row.id)).toHaveLength(1);
@@ -155,16 +155,16 @@ describe('firing', () => {
     const conv = conversation(runtime);
     const { row } = await runtime.schedules.addReminder({ when: '1s', text: 'tea', conversationId: conv });
     runtime.schedules.rows.update(row.id, { next_at: Date.now() - 1 });
-    expect((await fireSchedule(row.id, deps(runtime))).status).toBe('notified');
+    expect((await deps(runtime).fire(row.id)).status).toBe('notified');
     const snoozed = await runtime.schedules.snooze(row.id, 10);
     expect(snoozed.status).toBe('active');
     expect(snoozed.next_at! - Date.now()).toBeGreaterThan(9 * 60_000);
     const t = (await runtime.schedules.registerTrigger({ when: '1h', prompt: 'RUN-NOW-7', conversationId: conv })).row;
     await runtime.schedules.pause(t.id);
     runtime.schedules.rows.update(t.id, { next_at: Date.now() - 1 });
-    expect((await fireSchedule(t.id, deps(runtime))).status).toBe('nothing');
+    expect((await deps(runtime).fire(t.id)).status).toBe('nothing');
     server.enqueue(reply().text('ran now'));
-    expect((await fireSchedule(t.id, deps(runtime, 'now'), { force: true })).status).toBe('ran');
+    expect((await deps(runtime, 'now').fire(t.id, { force: true })).status).toBe('ran');
     expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('RUN-NOW-7');
   });
 });
@@ -206,7 +206,7 @@ describe('crash between claim and run, and doctor on the real atd', () => {
     expect(woke).toHaveLength(1);
     expect(runtime.schedules.fires(row.id)).toEqual([expect.objectContaining({ id: claim!.id, status: 'ran', run_id: expect.stringMatching(/^run_/) })]);
     // Nothing fires it again: not another recovery, not its (spent) OS job.
-    expect((await recoverClaims(deps(runtime))).length).toBe(0);
+    expect((await deps(runtime).recover()).length).toBe(0);
     const again = await runCli(['fire', row.id, '--data-dir', dataDir], { env: world.env });
     expect(again.stderr).toMatch(/is done; nothing to fire/);
     expect(server.requests.length).toBe(before + 1);
@@ -226,14 +226,14 @@ describe('crash between claim and run, and doctor on the real atd', () => {
     // Seven days on: the recurring trigger's last fire expires it.
     runtime.schedules.rows.update(expiring.id, { next_at: Date.now() - 1000, expires_at: Date.now() - 1000 });
     server.enqueue(reply().text('last one'));
-    expect((await fireSchedule(expiring.id, deps(runtime))).status).toBe('ran');
+    expect((await deps(runtime).fire(expiring.id)).status).toBe('ran');
     expect(runtime.schedules.get(expiring.id)!.status).toBe('expired');
     expect((await at.list()).map((j) => j.scheduleId)).toEqual([reminder.id]);
     let report = await runtime.schedules.doctor(true, staleClaims(runtime.schedules));
     expect([report.jobsWithoutRows, report.rowsWithoutJobs, report.staleClaims]).toEqual([[], [], []]);
     // A job removed behind Deskhand's back, and a job for a schedule that no longer exists.
     await at.remove(runtime.schedules.get(reminder.id)!.os_job!);
-    const stray = await at.install('rem_00000000', Date.now() + 4 * 3_600_000, fireCommand('rem_00000000', dataDir));
+    const stray = await at.install('rem_00000000', Date.now() + 4 * 3_600_000, hostFireCommand('rem_00000000', dataDir));
     report = await runtime.schedules.doctor(false);
     expect(report.rowsWithoutJobs.map((r) => r.id)).toEqual([reminder.id]);
     expect(report.jobsWithoutRows.map((j) => j.ref)).toEqual([stray]);

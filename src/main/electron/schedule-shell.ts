@@ -99,7 +99,8 @@ export class ScheduleShell {
   private makeTicker(): ScheduleTicker {
     const { runtime } = this.opts;
     return new ScheduleTicker(
-      { runtime, schedules: runtime.schedules, notifier: this.notifier, provider: this.opts.provider },
+      runtime,
+      { notifier: this.notifier, provider: this.opts.provider },
       { ...(this.opts.tickMs ? { intervalMs: this.opts.tickMs } : {}), onFire: () => this.opts.changed(), ...(this.opts.onError ? { onError: this.opts.onError } : {}) },
     );
   }

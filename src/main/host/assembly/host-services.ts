@@ -23,8 +23,8 @@ import { StoreMemoryService } from '../../services/memory/memory-service';
 import { StoreGoalService } from '../../services/goals/goal-service';
 import { droppedMessage } from '../../runtime/context/compaction';
 import { evidenceSource, quoteCheck } from './memory-host';
-import { ScheduleService } from '../../services/scheduler/schedules';
-import { fireCommand, platformScheduler } from '../../services/scheduler/os-schedulers';
+import type { ScheduleService } from '../../services/scheduler/schedules';
+import { hostSchedules } from './schedule-wiring';
 import { McpManager } from '../../services/mcp/manager';
 import { VaultOAuthProvider } from '../../services/mcp/oauth';
 import { ProfileStore, profileHides } from '../../services/profiles';
@@ -119,7 +119,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
   const memory = new StoreMemoryService(store, { looksSecret: (text) => redactor.matches(text).length > 0 });
   const goals = new StoreGoalService(store);
   let runtime: Pick<Runtime, 'compactNow'> | null = null;
-  const schedules = new ScheduleService({ store, dataDir: opts.dataDir, os: platformScheduler(opts.dataDir), command: (id) => fireCommand(id, opts.dataDir) });
+  const schedules = hostSchedules(store, opts.dataDir, { os: true });
   // MCP: stdio servers get only the secrets their configuration names; OAuth tokens live in the keyring.
   const keyring = new KeytarSecretStore(keyringService());
   // The one guarded reader: skills, project MCP files and what they run, plan files, AGENTS.md (runtime/context/content-reader.ts).

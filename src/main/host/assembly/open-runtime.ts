@@ -17,8 +17,8 @@ import { formatAnswers } from '../../tools/interaction';
 import { StoreMemoryService } from '../../services/memory/memory-service';
 import { StoreGoalService } from '../../services/goals/goal-service';
 import { extractMemories } from './memory-host';
-import { ScheduleService } from '../../services/scheduler/schedules';
-import { fireCommand } from '../../services/scheduler/os-schedulers';
+import type { ScheduleService } from '../../services/scheduler/schedules';
+import { hostSchedules } from './schedule-wiring';
 import { McpManager } from '../../services/mcp/manager';
 import { ProfileStore } from '../../services/profiles';
 import type { BrowserService } from '../../services/browser/index';
@@ -84,7 +84,7 @@ export class AppRuntime extends Runtime {
     readonly memory: StoreMemoryService = new StoreMemoryService(opts.store),
     readonly goals: StoreGoalService = new StoreGoalService(opts.store),
     /** Reminders and triggers (the scheduling family; `deskhand fire`, the ticker, the tray). Default: no OS jobs. */
-    readonly schedules: ScheduleService = new ScheduleService({ store: opts.store, dataDir: opts.dataDir ?? '', os: null, command: (id) => fireCommand(id, opts.dataDir ?? '') }),
+    readonly schedules: ScheduleService = hostSchedules(opts.store, opts.dataDir ?? '', { os: false }),
     readonly browser: BrowserService | null = null,
     readonly subagents: SubagentService = new SubagentService({ store: opts.store, tasks: tasks.external, dataDir: opts.dataDir }),
     /** Computer use (the kill switch, sessions, app grants). */

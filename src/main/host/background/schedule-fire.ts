@@ -5,11 +5,12 @@
  * Lint (HOST_GROUPS in eslint.config.js) and scripts/check-cycles.mjs hold this; docs/architecture.md, "The host".
  */
 /**
- * How the host wakes a trigger's conversation — the one part of firing that differs between hosts. The firing itself
- * (claim, advance and arm, ring or wake, record, recover) is the schedule service's (services/scheduler/fire.ts);
- * `fireSchedule` and `recoverClaims` here give it the host's waker: the runtime the host holds (or one opened on the
+ * The one fire entry point of the hosts (issue 44, "scheduling in one room"). The firing itself (claim, advance and
+ * arm, ring or wake, record, recover) is the schedule service's (services/scheduler/fire.ts); `scheduleFire` gives it
+ * what differs between hosts — how a trigger's conversation wakes: the runtime the host holds (or one opened on the
  * first fire that must start a run, as `deskhand fire` does, so a reminder rings without it) and the provider of the
- * conversation's last run.
+ * conversation's last run. The ticker, `deskhand fire`, `schedule doctor` and "Run now" (`runScheduleNow`) all fire
+ * through it; no host builds the fire's context itself (test/lint/schedule-room.test.ts).
  */
 import type { RunEvent } from '../../../shared/events';
 import type { ProviderConfig } from '../../services/providers/providers';
@@ -26,31 +27,50 @@ import type { AppRuntime } from '../assembly/open-runtime';
 
 export { EARLY_WAIT_MS, claimer, fireMessage, parkedNotice, staleClaims, type FireOutcome } from '../../services/scheduler/fire';
 
-export interface FireDeps {
-  /**
-   * The runtime a trigger's run is driven on: the one the host holds, or a function that opens it on the first fire
-   * that must start a run (`deskhand fire`: a reminder rings with the store and the notifier alone).
-   */
-  runtime: AppRuntime | (() => Promise<AppRuntime>);
-  /** What a notification and the fire's record are redacted with (default: the runtime's redactor; needed when the runtime is opened lazily). */
-  redactor?: { redact(text: string): string };
-  schedules: ScheduleService;
-  notifier: Notifier;
-  /** The provider a woken run uses: from the conversation's last run, keys from the keyring or environment. */
-  provider: (lastRun: { provider: string; model: string; base_url: string | null } | undefined) => Promise<ProviderConfig> | ProviderConfig;
+/**
+ * Where a fire runs: the runtime the host holds, or (`deskhand fire`: a reminder rings with the store and the notifier
+ * alone) the schedules, notifier and redactor it has and a function that opens the runtime on the first fire that
+ * must start a run.
+ */
+export type FireHost =
+  | AppRuntime
+  | {
+      schedules: ScheduleService;
+      notifier: Notifier;
+      /** What a notification and the fire's record are redacted with (the runtime's, once it is opened). */
+      redactor: { redact(text: string): string };
+      open: () => Promise<AppRuntime>;
+    };
+
+/** The provider a woken run uses: from the conversation's last run, keys from the keyring or environment. */
+export type FireProvider = (lastRun: { provider: string; model: string; base_url: string | null } | undefined) => Promise<ProviderConfig> | ProviderConfig;
+
+export interface FireOptions {
   /** `os` (deskhand fire), `ticker`, `now` (run now), `recover`. */
   via: string;
+  provider: FireProvider;
+  /** Default: the host's (the runtime's one notifier). */
+  notifier?: Notifier;
   onEvent?: (event: RunEvent) => void;
   signal?: AbortSignal;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** What a host fires with: the due fire of a schedule (`force`: now, whatever its next time), and claims a crashed process left. */
+export interface ScheduleFire {
+  readonly schedules: ScheduleService;
+  fire(scheduleId: string, opts?: { force?: boolean }): Promise<FireOutcome>;
+  recover(): Promise<FireOutcome[]>;
+}
+
+const isRuntime = (host: FireHost): host is AppRuntime => !('open' in host && typeof host.open === 'function');
+
 /** Wakes conversations on the host's runtime, headless, with the provider of each conversation's last run. */
-export function runtimeWaker(runtime: FireDeps['runtime'], provider: FireDeps['provider'], onEvent?: (event: RunEvent) => void): Waker {
+function runtimeWaker(runtime: () => Promise<AppRuntime>, provider: FireProvider, onEvent?: (event: RunEvent) => void): Waker {
   return {
     async wake(conversationId, message, { signal, onRunStarted }) {
-      const rt = typeof runtime === 'function' ? await runtime() : runtime;
+      const rt = await runtime();
       if (!rt.records.getConversation(conversationId)) return null;
       const config = await provider(rt.records.latestRunForConversation(conversationId));
       const outcome = await rt.wake(conversationId, message, {
@@ -68,38 +88,33 @@ export function runtimeWaker(runtime: FireDeps['runtime'], provider: FireDeps['p
   };
 }
 
-function contextOf(deps: FireDeps): FireContext {
-  const redactor = deps.redactor ?? (typeof deps.runtime !== 'function' ? deps.runtime.redactor : null);
-  if (!redactor) throw new Error('FireDeps: a runtime opened on demand needs a redactor of its own');
+/** The one fire entry point: the schedule service's fire and recovery with this host's waker. */
+export function scheduleFire(host: FireHost, opts: FireOptions): ScheduleFire {
+  const runtime = isRuntime(host) ? () => Promise.resolve(host) : host.open;
+  const ctx: FireContext = {
+    notifier: opts.notifier ?? host.notifier,
+    redactor: host.redactor,
+    waker: runtimeWaker(runtime, opts.provider, opts.onEvent),
+    via: opts.via,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.sleep ? { sleep: opts.sleep } : {}),
+  };
   return {
-    notifier: deps.notifier,
-    redactor,
-    waker: runtimeWaker(deps.runtime, deps.provider, deps.onEvent),
-    via: deps.via,
-    ...(deps.signal ? { signal: deps.signal } : {}),
-    ...(deps.now ? { now: deps.now } : {}),
-    ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    schedules: host.schedules,
+    fire: (scheduleId, o = {}) => fireInService(host.schedules, scheduleId, ctx, o),
+    recover: () => recoverInService(host.schedules, ctx),
   };
 }
 
-/** Claims and runs the due fire of `scheduleId` with this host's waker. `force`: run now, whatever its next time. */
-export async function fireSchedule(scheduleId: string, deps: FireDeps, opts: { force?: boolean } = {}): Promise<FireOutcome> {
-  return fireInService(deps.schedules, scheduleId, contextOf(deps), opts);
-}
-
 /**
- * "Run now" (the app's Run now, the tray's, `deskhand schedule run`): the one entry point, on the runtime the host
- * holds, with its schedules and its notifier unless the caller shows notifications its own way.
+ * "Run now" (the app's Run now, the tray's, `deskhand schedule run`): on the runtime the host holds, with its
+ * schedules and its notifier unless the caller shows notifications its own way.
  */
 export async function runScheduleNow(
   runtime: AppRuntime,
   scheduleId: string,
-  opts: Pick<FireDeps, 'provider'> & Partial<Pick<FireDeps, 'notifier' | 'onEvent' | 'signal'>>,
+  opts: Pick<FireOptions, 'provider'> & Partial<Pick<FireOptions, 'notifier' | 'onEvent' | 'signal'>>,
 ): Promise<FireOutcome> {
-  return fireSchedule(scheduleId, { runtime, schedules: runtime.schedules, notifier: opts.notifier ?? runtime.notifier, provider: opts.provider, via: 'now', ...(opts.onEvent ? { onEvent: opts.onEvent } : {}), ...(opts.signal ? { signal: opts.signal } : {}) }, { force: true });
-}
-
-/** Finishes claims a crashed process left (see services/scheduler/fire.ts). */
-export async function recoverClaims(deps: FireDeps): Promise<FireOutcome[]> {
-  return recoverInService(deps.schedules, contextOf(deps));
+  return scheduleFire(runtime, { ...opts, via: 'now' }).fire(scheduleId, { force: true });
 }

@@ -4,7 +4,7 @@
  * a crashed process left. Every fire is claimed in the store first, so the ticker and an OS job never both fire one.
  */
 import { errorMessage } from '../../../shared/errors';
-import { fireSchedule, recoverClaims, type FireDeps, type FireOutcome } from './schedule-fire';
+import { scheduleFire, type FireHost, type FireOptions, type FireOutcome } from './schedule-fire';
 
 /** How long an OS job gets past its time before the ticker fires the schedule itself. */
 export const OS_GRACE_MS = 90_000;
@@ -15,7 +15,9 @@ export class ScheduleTicker {
   private readonly controller = new AbortController();
 
   constructor(
-    private readonly deps: Omit<FireDeps, 'via' | 'signal'>,
+    /** Where it fires and with what (the provider; the notifier unless the host's): no `via` (`ticker`), no signal (its own). */
+    private readonly host: FireHost,
+    private readonly fireOpts: Omit<FireOptions, 'via' | 'signal'>,
     private readonly opts: { intervalMs?: number; onFire?: (o: FireOutcome) => void; onError?: (err: unknown) => void } = {},
   ) {}
 
@@ -35,14 +37,14 @@ export class ScheduleTicker {
   }
 
   private async pass(): Promise<void> {
-    const deps: FireDeps = { ...this.deps, via: 'ticker', signal: this.controller.signal };
+    const fire = scheduleFire(this.host, { ...this.fireOpts, via: 'ticker', signal: this.controller.signal });
     try {
-      for (const o of await recoverClaims(deps)) this.opts.onFire?.(o);
-      const now = (this.deps.now ?? Date.now)();
-      for (const row of this.deps.schedules.rows.due(now)) {
+      for (const o of await fire.recover()) this.opts.onFire?.(o);
+      const now = (this.fireOpts.now ?? Date.now)();
+      for (const row of fire.schedules.rows.due(now)) {
         if (this.controller.signal.aborted) return;
         if (row.os_job && now - row.next_at! < OS_GRACE_MS) continue;
-        const outcome = await fireSchedule(row.id, deps);
+        const outcome = await fire.fire(row.id);
         if (outcome.status !== 'taken' && outcome.status !== 'nothing') this.opts.onFire?.(outcome);
       }
     } catch (err) {

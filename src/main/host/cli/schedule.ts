@@ -6,32 +6,19 @@ import { DeskhandError, errorMessage } from '../../../shared/errors';
 import { hostNotifier } from '../assembly/notifier';
 import { listenForActions, WaitingNotifier } from '../../services/scheduler/actions';
 import { launchHostProgram } from '../../services/processes/launcher';
-import type { Notifier } from '../../services/notify';
 import { displayTime } from '../../services/scheduler';
-import { ScheduleService } from '../../services/scheduler/schedules';
-import { fireCommand, platformScheduler } from '../../services/scheduler/os-schedulers';
+import { hostSchedules } from '../assembly/schedule-wiring';
 import { SecretRedactor } from '../../runtime/context/redaction';
 import { fireProvider } from '../assembly/provider-choice';
 import { resolveDataDir } from '../assembly/data-dir';
 import type { AppRuntime } from '../assembly/open-runtime';
-import { fireSchedule, recoverClaims, runScheduleNow, staleClaims, type FireDeps, type FireOutcome } from '../background/schedule-fire';
+import { runScheduleNow, scheduleFire, staleClaims, type FireOutcome } from '../background/schedule-fire';
 import { parseSubcommand, usage } from './common';
 import { openStore } from '../assembly/open-store';
 
 export { fireProvider } from '../assembly/provider-choice';
 
 const openRuntime = async (...args: Parameters<typeof import('../assembly/open-runtime').openRuntime>) => (await import('../assembly/open-runtime')).openRuntime(...args);
-
-function fireDeps(runtime: AppRuntime, notifier: Notifier, via: string, json: boolean): FireDeps {
-  return {
-    runtime,
-    schedules: runtime.schedules,
-    notifier,
-    provider: (run) => fireProvider(run),
-    via,
-    ...(json ? { onEvent: (e) => process.stdout.write(`${JSON.stringify(e)}\n`) } : {}),
-  };
-}
 
 function report(o: FireOutcome, json: boolean): void {
   if (json) process.stdout.write(`${JSON.stringify({ type: 'fire', ...o })}\n`);
@@ -85,7 +72,7 @@ export async function fireCommandMain(args: string[]): Promise<number> {
   // The runtime's own redactor when it is opened (one redactor for the store, the notification and the run).
   const redactor = new SecretRedactor();
   store.setRedactor((text) => redactor.redact(text));
-  const schedules = new ScheduleService({ store, dataDir, os: platformScheduler(dataDir), command: (sid) => fireCommand(sid, dataDir) });
+  const schedules = hostSchedules(store, dataDir, { os: true });
   const opened: { runtime?: Promise<AppRuntime> } = {};
   // Shown through a notifier that remembers the reminder it rang: the person's Snooze or Dismiss comes back here.
   const notifier = new WaitingNotifier(hostNotifier());
@@ -96,18 +83,13 @@ export async function fireCommandMain(args: string[]): Promise<number> {
   });
   const json = !!values.json;
   try {
-    const deps: FireDeps = {
-      runtime: () => (opened.runtime ??= openRuntime({ dataDir, store, redactor, notifier })),
-      redactor,
-      schedules,
-      notifier,
-      provider: (run) => fireProvider(run),
-      via: 'os',
-      ...(json ? { onEvent: (e) => process.stdout.write(`${JSON.stringify(e)}\n`) } : {}),
-    };
+    const fire = scheduleFire(
+      { schedules, notifier, redactor, open: () => (opened.runtime ??= openRuntime({ dataDir, store, redactor, notifier })) },
+      { via: 'os', provider: (run) => fireProvider(run), ...(json ? { onEvent: (e) => process.stdout.write(`${JSON.stringify(e)}\n`) } : {}) },
+    );
     // Whatever a crashed fire left claimed is finished first (once), then this job's own fire.
-    for (const o of await recoverClaims(deps)) report(o, json);
-    const outcome = await fireSchedule(id, deps);
+    for (const o of await fire.recover()) report(o, json);
+    const outcome = await fire.fire(id);
     report(outcome, json);
     // The app may be closed: this process answers the reminder's buttons until they are pressed, the notification
     // is closed, or the wait is over (DESKHAND_NOTIFY_WAIT_S, default 10 minutes), then exits.
@@ -169,7 +151,7 @@ export async function scheduleCommand(args: string[]): Promise<number> {
         const repair = !values['dry-run'];
         const stale = staleClaims(schedules);
         const r = await schedules.doctor(repair, stale);
-        const recovered = repair ? await recoverClaims(fireDeps(runtime, notifier, 'recover', false)) : [];
+        const recovered = repair ? await scheduleFire(runtime, { via: 'recover', notifier, provider: (run) => fireProvider(run) }).recover() : [];
         const mismatches = r.jobsWithoutRows.length + r.rowsWithoutJobs.length + r.staleClaims.length;
         if (json) {
           process.stdout.write(`${JSON.stringify({ mismatches, ...r, recovered })}\n`);

@@ -23,7 +23,7 @@ import { fireProvider, HOST_FLAG_OPTIONS, hostProviderOverride } from '../assemb
 import { plannedWebAddress, writeWebAddress } from './web-address';
 import { openRuntime, resolveDataDir, type AppRuntime } from '../assembly/open-runtime';
 import { listenForActions } from '../../services/scheduler/actions';
-import type { FireDeps } from '../background/schedule-fire';
+import type { FireProvider } from '../background/schedule-fire';
 import { ScheduleTicker } from '../background/schedule-ticker';
 import { startWebHost } from './web-host';
 import { deadlineMs, exitDeadline, untilStopSignal } from '../assembly/exit-deadline';
@@ -209,8 +209,8 @@ export function findRendererDir(): string | null {
   return null;
 }
 
-function startScheduleTicker(runtime: AppRuntime, provider: FireDeps['provider']): { stop(): Promise<void> } {
-  const ticker = new ScheduleTicker({ runtime, schedules: runtime.schedules, notifier: runtime.notifier, provider }, { intervalMs: Number(process.env.DESKHAND_SCHEDULE_TICK_MS) || 15_000 }).start();
+function startScheduleTicker(runtime: AppRuntime, provider: FireProvider): { stop(): Promise<void> } {
+  const ticker = new ScheduleTicker(runtime, { notifier: runtime.notifier, provider }, { intervalMs: Number(process.env.DESKHAND_SCHEDULE_TICK_MS) || 15_000 }).start();
   // A reminder's buttons pressed on this machine's notification act here (Open: the page shows nothing by itself).
   const actions = listenForActions(runtime.notifier, runtime.schedules, { onError: (err) => process.stderr.write(`deskhand web: acting on a notification failed: ${String(err)}\n`) });
   return { stop: () => ticker.stop().finally(() => actions.off()) };

@@ -16,6 +16,12 @@ export const MAX_ACTIVE_TRIGGERS = 50;
 export const RECURRING_LIFETIME_MS = 7 * 86_400_000;
 
 /** What runs at fire time: `deskhand fire ID --data-dir DIR`, as a program, its arguments and the environment it needs. */
+/** How the host starts its CLI: the program and the arguments before `fire ID --data-dir DIR` (the host's, never the service's). */
+export interface FireEntry {
+  file: string;
+  args: string[];
+}
+
 export interface FireCommand {
   file: string;
   args: string[];

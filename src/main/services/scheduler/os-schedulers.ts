@@ -7,13 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { runHostProgram } from '../processes/launcher';
 import { SQLITE_BINDING_ENV, sqliteBinding } from '../store/native-binding';
-import type { FireCommand, OsJob, OsScheduler } from './index';
+import type { FireCommand, FireEntry, OsJob, OsScheduler } from './index';
 
 export type Exec = (file: string, args: string[], opts?: { input?: string; env?: NodeJS.ProcessEnv }) => Promise<{ code: number; stdout: string; stderr: string }>;
 
@@ -33,24 +31,18 @@ export const execCommand: Exec = async (file, args, opts = {}) => {
 /** Variables a job carries (never a credential: keys come from the keyring when it fires). */
 const CARRIED = ['HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'DESKHAND_HOME', 'DESKHAND_KEYRING_SERVICE', 'DESKHAND_MODEL_IDLE_TIMEOUT_MS', 'DESKHAND_RETRY_BASE_MS', 'DESKHAND_NOTIFY', 'DESKHAND_NOTIFY_WAIT_S', 'DESKHAND_APP_COMMAND'];
 
-/** `deskhand fire ID --data-dir DIR` with this build: out/main/cli.js beside us, else the TypeScript entry via tsx. */
-export function fireCommand(scheduleId: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): FireCommand {
-  const here = dirname(fileURLToPath(import.meta.url));
+/**
+ * The OS job's command: `ENTRY… fire ID --data-dir DIR` with the variables a job carries. How to start the CLI (the
+ * entry) is the host's to say (host/assembly/schedule-wiring.ts `fireEntry`); this service never knows its files.
+ */
+export function fireCommand(scheduleId: string, dataDir: string, entry: FireEntry, env: NodeJS.ProcessEnv = process.env): FireCommand {
   const vars: Record<string, string> = {};
   for (const name of CARRIED) if (env[name]) vars[name] = env[name]!;
   vars.PATH = (env.PATH ?? '/usr/bin:/bin').split(':').filter((d) => d.startsWith('/')).join(':');
   if (process.versions.electron) vars.ELECTRON_RUN_AS_NODE = '1';
   const binding = sqliteBinding();
   if (binding) vars[SQLITE_BINDING_ENV] = binding;
-  const tail = ['fire', scheduleId, '--data-dir', dataDir];
-  const override = env.DESKHAND_CLI_ENTRY;
-  if (override) return { file: process.execPath, args: [override, ...tail], env: vars };
-  for (const candidate of [join(here, 'cli.js'), join(here, '..', 'cli.js'), join(here, '..', '..', '..', '..', 'out', 'main', 'cli.js')]) {
-    if (existsSync(candidate)) return { file: process.execPath, args: [candidate, ...tail], env: vars };
-  }
-  const source = join(here, '..', '..', 'host', 'cli', 'main.ts');
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return { file: process.execPath, args: ['--import', tsx, source, ...tail], env: vars };
+  return { file: entry.file, args: [...entry.args, 'fire', scheduleId, '--data-dir', dataDir], env: vars };
 }
 
 export const hexOf = (s: string) => Buffer.from(s, 'utf8').toString('hex');
@@ -61,7 +53,7 @@ function shq(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The /bin/sh job body: a marker comment, then `exec env -i VARS… node cli.js fire ID` with output to fire.log. */
+/** The /bin/sh job body: a marker comment, then `exec env -i VARS… ENTRY… fire ID (the host's entry)` with output to fire.log. */
 export function shellJob(scheduleId: string, dataDir: string, cmd: FireCommand): string {
   const vars = Object.entries(cmd.env).map(([k, v]) => shq(`${k}=${v}`));
   const log = join(dataDir, 'schedule', 'fire.log');

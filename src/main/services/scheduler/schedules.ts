@@ -1,7 +1,7 @@
 /**
  * ScheduleService: reminders and triggers in the store, each next fire armed as a one-shot OS job. Arming is best
  * effort: when the OS scheduler is missing or refuses, the row keeps `os_note` saying why and the in-app ticker fires
- * it while Deskhand runs. Firing itself (claim, advance, run) is in the host (schedule-fire.ts).
+ * it while Deskhand runs. Firing (claim, advance, run, record) is fire.ts; the host supplies only how to wake.
  */
 import { randomUUID } from 'node:crypto';
 import { DeskhandError } from '../../../shared/errors';
@@ -12,7 +12,7 @@ import {
   RECURRING_LIFETIME_MS,
   type AddReminder,
   type DoctorReport,
-  type FireCommand,
+  type FireEntry,
   type OsScheduler,
   type RegisterTrigger,
   type Scheduled,
@@ -20,12 +20,14 @@ import {
 } from './index';
 import { cronNext, cronOf, cronPeriodMs, displayTime, jitterMs, localZone, parseWhen, WhenError } from './when';
 import type { ActResult, ActsOnReminders, ReminderAction } from './actions';
+import { fireCommand } from './os-schedulers';
 
 export interface ScheduleServiceOptions {
   store: Store;
   dataDir: string;
   os: OsScheduler | null;
-  command: (scheduleId: string) => FireCommand;
+  /** How to wake: the host's CLI entry an OS job runs `fire ID` with (host/assembly/schedule-wiring.ts); read at each arming. */
+  entry: () => FireEntry;
   zone?: () => string;
   now?: () => number;
 }
@@ -154,7 +156,7 @@ export class ScheduleService implements Schedules, ActsOnReminders {
     const note = await this.osUnavailable();
     if (note || !this.opts.os) return this.rows.update(row.id, { os_backend: null, os_job: null, os_note: note })!;
     try {
-      const ref = await this.opts.os.install(row.id, row.next_at, this.opts.command(row.id));
+      const ref = await this.opts.os.install(row.id, row.next_at, fireCommand(row.id, this.opts.dataDir, this.opts.entry()));
       return this.rows.update(row.id, { os_backend: this.opts.os.name, os_job: ref, os_note: null })!;
     } catch (err) {
       return this.rows.update(row.id, { os_backend: null, os_job: null, os_note: `${err instanceof Error ? err.message : String(err)}; the in-app ticker fires it while Deskhand runs.` })!;
