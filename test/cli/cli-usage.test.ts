@@ -4,6 +4,7 @@
  * sum of what the server reported, call by call attributed to its cause, and so must the Usage page's contract methods. And a conversation budget that parks a run
  * before a model call (none is made after it), raised from another process, after which the run finishes.
  */
+import { recordsOf } from '../../src/main/runtime/records';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,7 +76,7 @@ describe('deskhand usage', () => {
     // The Usage page's numbers (its contract methods, getUsage and the header's getConversationUsage) are the same.
     const pageStore = new Store(dataDir);
     try {
-      const page = usageGroup({ answerHold: async () => false })({ runtime: { store: pageStore } } as unknown as Parameters<ReturnType<typeof usageGroup>>[0]);
+      const page = usageGroup({ answerHold: async () => false })({ runtime: { store: pageStore, records: recordsOf(pageStore) } } as unknown as Parameters<ReturnType<typeof usageGroup>>[0]);
       const shownOnPage = await page.getUsage({});
       expect(shownOnPage.report.total).toMatchObject({ calls: script.length, inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead, costUsd: null });
       expect(shownOnPage.report.total).toEqual(report.total);
