@@ -121,14 +121,31 @@ it.skipIf(!!missing)('grants zenity, observes it, types into the entry by ref an
   expect(png.readUInt32BE(16)).toBeGreaterThan(100); // the window's width
   expect(png[25]).toBe(6); // RGBA
 
-  // The only untrusted content the run read is zenity's own outline: typing into zenity and clicking in it are not
-  // asked for because of it (issue 46); the policy (high-risk) and the grant clear them, so the run finishes.
-  expect(afterGrant?.status).toBe('finished');
-  expect(rt.store.approvalsForConversation(conv.id).map((a) => a.tool)).toEqual(['computer_grant_app']);
+  // Typing sends material into another app after an untrusted read (the observation). The run is not interactive
+  // (approved from the CLI, nobody at the screen), so the rule that an app's own outline does not taint input back
+  // into it (issue 46) does not apply: it asks, even though the policy and the grant clear it; nothing reaches the
+  // entry before they approve.
+  expect(afterGrant?.status).toBe('parked');
+  const input = rt.store.getApproval(afterGrant!.approvalIds[0]!)!;
+  expect(input.tool).toBe('computer_input');
+  expect(input.reasons).toContain('this run has read untrusted content');
+  expect(await entryText('zenity')).toBe('');
+  const afterInput = await rt.decideApproval(input.id, { approved: true }, { provider: provider(), interactive: false });
 
   // The input ran by ref through editable text.
   expect(toolResults(3).at(-1)).toContain('typed 18 characters into text "" through its editable text');
   expect(toolResults(3).at(-1)).not.toContain(typed); // the typed text is not echoed
+  expect(await entryText('zenity')).toBe(typed);
+
+  // The click sends material into another app after an untrusted read: it asks the person too, who approves.
+  expect(afterInput?.status).toBe('parked');
+  const click = rt.store.getApproval(afterInput!.approvalIds[0]!)!;
+  expect(click.reasons).toContain('this run has read untrusted content');
+  expect(click.tool).toBe('computer_pointer');
+  expect(click.description).toBe('click push button "OK" in zenity');
+  expect(zenity.proc.exitCode).toBeNull();
+  const done = await rt.decideApproval(click.id, { approved: true }, { provider: provider(), interactive: false });
+  expect(done?.status).toBe('finished');
   expect(await zenity.exited).toBe(0);
   expect(zenity.stdout()).toBe(`${typed}\n`);
   const clicked = toolResults(4).at(-1)!;
@@ -171,16 +188,20 @@ it.skipIf(!!missing)('never observes or touches an app that is not granted, even
   expect(factory).not.toBeNull();
   await world.waitForApp('gtk3-widget-factory');
 
-  // The run read only zenity's own outline, so the key press is not asked for because of it (issue 46): the policy
-  // (high-risk) and the grant clear it.
-  // Cleared or not, the key would have gone to the app in front: refused, nothing pressed (zenity is still open, printed nothing).
+  // The run read zenity's outline (untrusted), so the key press asks first; the person approves it.
+  expect(asked.status).toBe('parked');
+  const press = rt.store.getApproval(asked.approvalIds[0]!)!;
+  expect(press.tool).toBe('computer_input');
+  expect(press.reasons).toContain('this run has read untrusted content');
+  const parked = (await rt.decideApproval(press.id, { approved: true }, { provider: provider(), interactive: false }))!;
+
+  // Approved or not, the key would have gone to the app in front: refused, nothing pressed (zenity is still open, printed nothing).
   const refused = toolResults(3).at(-1)!;
   expect(refused).toMatch(/Keyboard input would go to "gtk3-widget-factory".*nothing was done/);
   expect(zenity.proc.exitCode).toBeNull();
   expect(zenity.stdout()).toBe('');
 
   // Observing the app nobody granted asks (here: parks); nothing of it reached the model.
-  const parked = asked;
   expect(parked.status).toBe('parked');
   const ask = rt.store.getApproval(parked.approvalIds[0]!)!;
   expect(ask.tool).toBe('computer_observe');
