@@ -50,6 +50,18 @@ export interface PlaywrightBrowserOptions {
   agent?: string;
 }
 
+/** Whether clicking the element follows a link into another window or tab (`target` other than this frame's own). */
+const OPENS_TAB = new Function(
+  'el',
+  `const link = el.closest('a[href], area[href]');
+  if (!link) return false;
+  const base = el.ownerDocument.querySelector('base[target]');
+  const target = link.getAttribute('target') || (base && base.getAttribute('target')) || '';
+  return target !== '' && !/^_(self|parent|top)$/i.test(target);`,
+) as (el: unknown) => boolean;
+/** How long an action waits for a tab it opened to be adopted (adoptPopup waits up to 10 s for its document). */
+const ADOPT_WAIT_MS = 11_000;
+
 export class PlaywrightBrowser implements BrowserService {
   private proc: BrowserProcess | null = null;
   /** A headed browser's first blank tab, kept for the first tab a conversation opens. */
@@ -100,7 +112,10 @@ export class PlaywrightBrowser implements BrowserService {
       )
       .then(async (proc) => {
         await proc.context.route('**/*', (route) => this.guard(route));
-        proc.context.on('page', (page) => void this.adoptPopup(page));
+        proc.context.on('page', (page) => {
+          const adoption: Promise<void> = this.adoptPopup(page).finally(() => this.adopting.delete(adoption));
+          this.adopting.add(adoption);
+        });
         // The profile opens with a blank tab nobody asked for. Headless, it is closed; headed, it is the window's last
         // tab (closing it would end the browser), so the first tab a conversation opens takes it over.
         for (const p of proc.context.pages()) {
@@ -178,6 +193,9 @@ export class PlaywrightBrowser implements BrowserService {
     session.current = name;
     return tab;
   }
+
+  /** Popups being adopted (adoptPopup): an action waits for them before it answers. */
+  private readonly adopting = new Set<Promise<void>>();
 
   private async adoptPopup(page: Page): Promise<void> {
     const opener = await page.opener().catch(() => null);
@@ -379,6 +397,10 @@ export class PlaywrightBrowser implements BrowserService {
     const navigations = tab.watch.navigations;
     const mark = tab.watch.mark();
     session.acting = { dialog: req.dialog ?? 'dismiss', ...(req.downloadDir ? { downloadDir: req.downloadDir } : {}) };
+    // A click on a link that targets another window opens a tab, which a headed browser creates a moment after the
+    // click returns: wait for it (bounded), so the new tab's note is this action's answer, not a later call's.
+    const opensTab = req.action === 'click' && (await loc.evaluate(OPENS_TAB, undefined, { timeout: 2_000 }).catch(() => false));
+    const popup = opensTab ? page.waitForEvent('popup', { timeout: ADOPT_WAIT_MS }).catch(() => null) : null;
     try {
       await performAction(loc, req, ACT_TIMEOUT_MS);
       if (req.secret && (req.action === 'fill' || req.action === 'type')) tab.secretRefs.add(req.ref);
@@ -386,6 +408,15 @@ export class PlaywrightBrowser implements BrowserService {
         tab.typed.push({ ref: req.ref, action: req.action, value: req.value ?? '', at: navigations });
       }
       await settle(page, tab.watch, mark);
+      if (popup) await popup;
+      await new Promise((r) => setImmediate(r));
+      // A tab the action opened is adopted in the background (its opener, then its first document): its note belongs
+      // to this action's answer, so wait for adoptions under way (bounded by their own load wait).
+      if (this.adopting.size) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.allSettled([...this.adopting]), new Promise((r) => (timer = setTimeout(r, ADOPT_WAIT_MS)))]);
+        clearTimeout(timer);
+      }
     } catch (err) {
       throw new Error(`${req.action} on ${req.ref} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
     } finally {
