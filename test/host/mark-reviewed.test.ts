@@ -67,6 +67,9 @@ describe('markReviewed through the contract', () => {
     const marked = await call('markReviewed', { conversationId: id, callId: 'u1' });
     expect(marked).toMatchObject({ ok: true, result: { callId: 'u1', tool: 'read_file', reviewedBy: 'app', marked: true } });
     expect(h.store.module(reviewedModule).forConversation(id).map((r) => [r.call_id, r.reviewed_by])).toEqual([['u1', 'app']]);
+    // The card shows the mark after a reload; the trusted result's card carries none.
+    const tools = (await h.service.getMessages({ conversationId: id })).items.filter((i) => i.kind === 'tool');
+    expect(tools.map((t) => [t.kind === 'tool' && t.callId, t.kind === 'tool' && t.reviewed?.by])).toEqual([['u1', 'app'], ['t1', undefined]]);
     await turn(id, 'Thanks.');
     expect(h.store.getConversation(id)!.tainted).toBe(0);
     // Marking again: the first mark stands.
