@@ -2,8 +2,9 @@
  * Issue 46, taint by source through review, end to end through the built `deskhand run`, the scripted model server
  * and a local page server: a fetched page carrying an injection taints the conversation; the person marks that result
  * as reviewed from another process (`deskhand runs review RUN_ID CALL_ID`), and the next turn's fetch of another host
- * runs unasked (the call was made: its result is recorded). Without the review the same fetch asks and is not made.
- * Proved by the page server's log, the runs' decision, approval and result events, and the store's review record.
+ * runs unasked (the call was made: its host was looked up, `.invalid` never resolves). Without the review the same
+ * fetch asks and is not made. Proved by the page server's log, the runs' decision, approval and result events. Seen
+ * failing with the review's effect off (taint-scope.ts ignoring reviews).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -62,7 +63,9 @@ describe('chain: a result the person reviewed no longer taints', { timeout: 180_
     expect(decisions(r)).toEqual(['web_fetch:allow']);
     expect(approvals(r)).toEqual([]);
     // The call was made: it reached the network (docs.invalid never resolves) and its result is recorded.
-    expect(resultOf(r, 'f2')).toBeDefined();
+    // (A second local server cannot stand in: a private address is reached only under a URL grant, which clears the
+    // taint on its own.) The lookup failing is the request being made.
+    expect(String(resultOf(r, 'f2')?.output)).toMatch(/^Could not fetch https:\/\/docs\.invalid\/spec: /);
   });
 
   it('without the review, the same fetch asks and is not made', async () => {

@@ -11,7 +11,6 @@ import { holdMessage } from '../../runtime/loop/usage-budget';
 import { turnUsageOf } from '../app/usage-projection';
 import { resolveDataDir } from '../assembly/data-dir';
 import { openListingStore, withStore } from '../assembly/open-store';
-import { markReviewed } from '../../runtime/decision/taint-scope';
 import { EXIT, RUNS_OPTIONS, UsageError, print } from './flags';
 import { type Records } from '../../runtime/records';
 
@@ -118,6 +117,8 @@ export async function runsCommand(args: string[]): Promise<number> {
 async function reviewCommand(dataDir: string | undefined, positionals: string[], json: boolean): Promise<number> {
   const [runId, callId, extra] = positionals;
   if (!runId || !callId || extra !== undefined) throw new UsageError('runs review needs a RUN_ID and a CALL_ID: deskhand runs review RUN_ID CALL_ID (the call ids are in `deskhand runs show RUN_ID --json`, toolCalls[].call_id).');
+  // Loaded here: `runs list` and `runs show` do not pay for the taint rule.
+  const { markReviewed } = await import('../../runtime/decision/taint-scope');
   return withStore(dataDir, (store, records) => {
     const run = records.getRun(runId);
     if (!run) throw new DeskhandError('not_found', `No run ${runId}. See \`deskhand runs list\`.`);
