@@ -9,6 +9,7 @@
  */
 import { goalsModule } from '../services/store/modules/goals';
 import { peersModule } from '../services/store/modules/peers';
+import { reviewedModule } from '../services/store/modules/reviewed';
 import type { Store } from '../services/store/store';
 import { appGrantsModule } from '../services/store/modules/app-grants';
 import { chatModule } from '../services/store/modules/chat';
@@ -79,6 +80,7 @@ export type Records = Pick<Store, (typeof STORE_CALLS)[number] | 'rules' | 'task
   readonly instructionPins: Rows<typeof instructionPinsModule>;
   readonly goals: Rows<typeof goalsModule>;
   readonly peers: Rows<typeof peersModule>;
+  readonly reviewed: Rows<typeof reviewedModule>;
 };
 
 const VIEWS = {
@@ -94,6 +96,7 @@ const VIEWS = {
   instructionPins: instructionPinsModule,
   goals: goalsModule,
   peers: peersModule,
+  reviewed: reviewedModule,
 } as const;
 
 const facades = new WeakMap<Store, Records>();

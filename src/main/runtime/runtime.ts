@@ -34,6 +34,7 @@ import { ledgerSink, type UsageAttribution } from './loop/usage-meter';
 import { answerHold } from './loop/usage-budget';
 import { contextModule } from '../services/store/modules/context';
 import { forkConversation } from './context/fork';
+import { markReviewed, type ReviewMark } from './decision/taint-scope';
 import { SecretRedactor } from './context/redaction';
 import { ToolRegistry } from './registry';
 import { explainCall, type ExplainResult } from './decision/explain';
@@ -274,6 +275,11 @@ export class Runtime {
   /** A new conversation with this one's history up to a message, and nothing after (fork.ts); the source is unchanged. */
   forkConversation(sourceId: string, atMessageId?: number): ConversationRow {
     return forkConversation(this.store, sourceId, atMessageId);
+  }
+
+  /** The person marks an untrusted tool result as reviewed (taint-scope.ts); `by` names the surface (app, cli). */
+  markReviewed(conversationId: string, callId: string, by: string): ReviewMark {
+    return markReviewed(this.store, conversationId, callId, by);
   }
 
   /**

@@ -67,6 +67,15 @@ export const chatMethods = {
     params: z.strictObject({ conversationId: conversationIdSchema }),
     result: z.strictObject({ markdown: z.string(), fileName: z.string() }),
   },
+  /**
+   * The person marks an untrusted tool result of the conversation as reviewed: they read it and vouch for it, so it no
+   * longer taints the conversation (SECURITY.md §9b). Refused for a result that is not untrusted, a call of another
+   * conversation, a subagent's or a peer's conversation.
+   */
+  markReviewed: {
+    params: z.strictObject({ conversationId: conversationIdSchema, callId: z.string().min(1).max(200) }),
+    result: z.strictObject({ callId: z.string(), tool: z.string(), reviewedBy: z.string(), reviewedAt: z.number(), marked: z.boolean() }),
+  },
 };
 
-export const CHAT_METHOD_NAMES = ['regenerate', 'forkConversation', 'exportConversation'] as const;
+export const CHAT_METHOD_NAMES = ['regenerate', 'forkConversation', 'exportConversation', 'markReviewed'] as const;

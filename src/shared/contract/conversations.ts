@@ -62,6 +62,8 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     cleared: clearedSchema.nullable().optional(),
     /** The approval's preview (a diff, the command) kept on the card after the answer, denied ones included. */
     preview: z.string().nullable().optional(),
+    /** Set once the person marked this untrusted result as reviewed (markReviewed): the surface they used, and when. */
+    reviewed: z.strictObject({ by: z.string(), at: z.number() }).optional(),
   }),
   z.strictObject({ kind: z.literal('error'), id: z.string(), runId: z.string().nullable(), text: z.string(), severity: z.enum(['error', 'notice']), at: z.number() }),
   /**

@@ -82,6 +82,7 @@ export const METHOD_NAMES = [
   'regenerate',
   'forkConversation',
   'exportConversation',
+  'markReviewed',
   // browser screenshots, generated media and the companion model (contract-media.ts)
   'readBrowserScreenshot',
   'readMediaArtifact',

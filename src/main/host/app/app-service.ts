@@ -373,6 +373,11 @@ export class AppService implements ContractHandlers {
     return { conversationId: fork.id, title: fork.title };
   }
 
+  async markReviewed(p: ParsedParams<'markReviewed'>): Promise<MethodResult<'markReviewed'>> {
+    const mark = this.runtime.markReviewed(this.conversation(p.conversationId).id, p.callId, 'app');
+    return { callId: mark.callId, tool: mark.tool, reviewedBy: mark.reviewedBy, reviewedAt: mark.reviewedAt, marked: mark.marked };
+  }
+
   async regenerate(p: ParsedParams<'regenerate'>): Promise<MethodResult<'regenerate'>> { return this.startTurn(p.conversationId, '', regenerateInput(this.runtime.records, this.conversation(p.conversationId).id)); }
   async exportConversation(p: ParsedParams<'exportConversation'>): Promise<MethodResult<'exportConversation'>> { return exportConversation(this.runtime.records, this.conversation(p.conversationId), this.presenter, (t) => this.runtime.redactor.redact(t)); }
 

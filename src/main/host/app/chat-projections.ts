@@ -15,6 +15,8 @@ export interface ChatExtras {
   notes: Map<string, CallNoteRow>;
   /** `runId\0callId` → the command task the call started. */
   tasks: Map<string, { background: number; status: string }>;
+  /** Transcript call id → the person's review of its untrusted result (markReviewed). */
+  reviewed: Map<string, { by: string; at: number }>;
 }
 
 export function chatExtras(store: Records, conversationId: string): ChatExtras {
@@ -23,7 +25,8 @@ export function chatExtras(store: Records, conversationId: string): ChatExtras {
   for (const n of chat.notesForConversation(conversationId)) notes.set(n.tool_call_id, n);
   const tasks = new Map<string, { background: number; status: string }>();
   for (const t of chat.callTasks(conversationId)) tasks.set(`${t.run_id}\u0000${t.call_id}`, t);
-  return { notes, tasks };
+  const reviewed = new Map(store.reviewed.forConversation(conversationId).map((r) => [r.call_id, { by: r.reviewed_by, at: r.reviewed_at }]));
+  return { notes, tasks, reviewed };
 }
 
 export function withNotes(item: MessageItem, call: ToolCallRow | undefined, approval: ApprovalRow | undefined, extras: ChatExtras): MessageItem {
@@ -40,7 +43,8 @@ export function withNotes(item: MessageItem, call: ToolCallRow | undefined, appr
   if (call.status === 'interrupted' && / was stopped: stopped by the person/.test(call.output ?? '')) status = 'stopped';
   const started = note?.started_at ?? null;
   const durationMs = call.finished_at && started ? Math.max(0, call.finished_at - started) : item.durationMs;
-  return { ...item, status, durationMs, cleared: clearedOf(call, approval, note), preview: approval?.preview ?? null };
+  const reviewed = extras.reviewed.get(call.call_id);
+  return { ...item, status, durationMs, cleared: clearedOf(call, approval, note), preview: approval?.preview ?? null, ...(reviewed ? { reviewed } : {}) };
 }
 
 function clearedOf(call: ToolCallRow, approval: ApprovalRow | undefined, note: CallNoteRow | undefined): Cleared | null {

@@ -10,7 +10,7 @@ import { formatTotalCost } from '../../../shared/usage';
 import { holdMessage } from '../../runtime/loop/usage-budget';
 import { turnUsageOf } from '../app/usage-projection';
 import { resolveDataDir } from '../assembly/data-dir';
-import { openListingStore } from '../assembly/open-store';
+import { openListingStore, withStore } from '../assembly/open-store';
 import { EXIT, RUNS_OPTIONS, UsageError, print } from './flags';
 import { type Records } from '../../runtime/records';
 
@@ -33,6 +33,7 @@ export async function runsCommand(args: string[]): Promise<number> {
     }
   }
   if (sub === 'approve' || sub === 'deny' || sub === 'answer') return (await import('./agent')).resumeCommand(sub, values, positionals, answerValue);
+  if (sub === 'review') return reviewCommand(values['data-dir'], positionals, values.json === true);
   // Listing and showing read the store only: no runtime, no family, no MCP server.
   const opened = await openListingStore(resolveDataDir(values['data-dir']));
   const store = opened.records;
@@ -102,11 +103,31 @@ export async function runsCommand(args: string[]): Promise<number> {
         return EXIT.finished;
       }
       default:
-        throw new UsageError(`runs needs list, show, approve, deny or answer.`);
+        throw new UsageError(`runs needs list, show, approve, deny, answer or review.`);
     }
   } finally {
     opened.close();
   }
+}
+
+/**
+ * `deskhand runs review RUN_ID CALL_ID`: the person marks an untrusted tool result as reviewed (they read it and vouch
+ * for it; taint-scope.ts), so it no longer taints the run's conversation from its next step on.
+ */
+async function reviewCommand(dataDir: string | undefined, positionals: string[], json: boolean): Promise<number> {
+  const [runId, callId, extra] = positionals;
+  if (!runId || !callId || extra !== undefined) throw new UsageError('runs review needs a RUN_ID and a CALL_ID: deskhand runs review RUN_ID CALL_ID (the call ids are in `deskhand runs show RUN_ID --json`, toolCalls[].call_id).');
+  // Loaded here: `runs list` and `runs show` do not pay for the taint rule.
+  const { markReviewed } = await import('../../runtime/decision/taint-scope');
+  return withStore(dataDir, (store, records) => {
+    const run = records.getRun(runId);
+    if (!run) throw new DeskhandError('not_found', `No run ${runId}. See \`deskhand runs list\`.`);
+    const mark = markReviewed(store, run.conversation_id, callId, 'cli');
+    if (json) print(mark);
+    else if (mark.marked) process.stdout.write(`Marked the result of ${callId} (${mark.tool}) as reviewed: it no longer counts as untrusted content in conversation ${run.conversation_id}.\n`);
+    else process.stdout.write(`The result of ${callId} (${mark.tool}) was already marked as reviewed (${mark.reviewedBy}, ${new Date(mark.reviewedAt).toISOString()}).\n`);
+    return EXIT.finished;
+  });
 }
 
 /**

@@ -21,6 +21,7 @@ export const USAGE = `Usage:
                (a run parks before a model call that would cross it: deskhand runs answer HOLD_ID --value '{"usd": N}' or '{"stop": true}')
   deskhand runs approve APPROVAL_ID [--always [--scope task|conversation|workspace|everywhere] [--for hour|today|until-revoked]] [--json]
   deskhand runs deny APPROVAL_ID [--reason TEXT] [--json]
+  deskhand runs review RUN_ID CALL_ID [--json]   (you read that untrusted tool result and vouch for it: it no longer taints the conversation)
   deskhand policy explain --tool NAME --args JSON [--policy P] [--cwd DIR] [--sandbox MODE] [--root DIR]... [--tainted]
                          [--conversation ID] [--peer NAME] [--run-hooks]   (prints every inspector's verdict and the rule that matched;
                          the PreToolUse hooks that apply, run with --run-hooks)

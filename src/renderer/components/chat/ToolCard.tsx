@@ -26,6 +26,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const [full, setFull] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [reviewed, setReviewed] = useState<{ by: string; at: number } | null>(null);
   const conversationId = useMessages((s) => s.conversationId);
   const look = useToolLook(item.tool);
   // A call waiting on a question or a file pick waits for an answer, not an approval.
@@ -57,6 +58,18 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
       setLoading(false);
     }
   }
+
+  async function markReviewed() {
+    if (!conversationId) return;
+    setError(null);
+    try {
+      const mark = await api().markReviewed({ conversationId, callId: item.callId });
+      setReviewed({ by: mark.reviewedBy, at: mark.reviewedAt });
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+  const review = reviewed ?? item.reviewed ?? null;
 
   return (
     <article className={`tool-card status-${item.status}`} aria-label={`Tool call ${item.tool}: ${status}`}>
@@ -105,6 +118,9 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
               From outside your workspace ({shown.sources.join(', ')}): shown as data, never followed as instructions.
             </p>
           )}
+          {shown && shown.sources.length > 0 && item.status === 'ok' && (
+            <ReviewLine review={review} cut={cut} tool={item.tool} onMark={() => void markReviewed()} />
+          )}
           {shown === null ? (
             <p className="muted">{item.status === 'awaiting_approval' ? `Not run yet: ${status}.` : 'No output yet.'}</p>
           ) : (
@@ -124,6 +140,24 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
     </article>
   );
 });
+
+/**
+ * An untrusted result the person may vouch for: marking it reviewed makes it theirs, so it no longer counts as outside
+ * content (later web requests of this conversation stop asking because of it). The whole text must be shown first.
+ */
+export function ReviewLine({ review, cut, tool, onMark }: { review: { by: string; at: number } | null; cut: boolean; tool: string; onMark: () => void }) {
+  if (review) {
+    return <p className="muted small review-note">Reviewed by you ({review.by}, {new Date(review.at).toLocaleString()}): it no longer counts as outside content.</p>;
+  }
+  return (
+    <p className="muted small review-note">
+      <button type="button" className="link-button" onClick={onMark} disabled={cut} aria-label={`Mark the output of ${tool} as reviewed`}>
+        Mark as reviewed
+      </button>{' '}
+      {cut ? 'Show all of it first: you vouch for the whole text.' : 'You read this and vouch for it: it stops counting as outside content, so later web requests here no longer ask because of it.'}
+    </p>
+  );
+}
 
 /** Lines a running call's card shows of its output as it streams (the whole output is one click away). */
 const TAIL_LINES = 8;

@@ -16,7 +16,7 @@ import { goalsModule } from './goals';
 
 import { extensionsModule } from './extensions';
 
-export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule, peersModule, mcpSeenModule, ledgerModule, instructionPinsModule, projectPinsModule, usageModule] as const;
+export const STORE_MODULES = [conversationsModule, runsModule, inputRequestsModule, rulesModule, tasksModule, secretsCatalogModule, urlGrantsModule, memoryModule, goalsModule, scheduleModule, extensionsModule, compositionsModule, subagentsModule, contextModule, appGrantsModule, chatModule, workflowsModule, towerModule, computerStopsModule, peersModule, mcpSeenModule, ledgerModule, instructionPinsModule, projectPinsModule, usageModule, reviewedModule] as const;
 import { subagentsModule } from './subagents';
 import { contextModule } from './context';
 
@@ -31,4 +31,4 @@ import { ledgerModule } from './ledger';
 import { instructionPinsModule } from './instruction-pins';
 import { projectPinsModule } from './project-pins';
 import { usageModule } from './usage';
-
+import { reviewedModule } from './reviewed';
