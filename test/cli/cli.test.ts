@@ -169,15 +169,22 @@ describe('deskhand CLI', () => {
       const args = runArgs('openai', 'read-only', 'loop', ['--max-steps', '200']).map((a) => (a === dataDir ? roundData : a));
       const child = spawn(process.execPath, [BIN, ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
+      let err = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      // The exit, not the pipes' close: a pipe a leftover still holds must not stall the test.
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      let gone = false;
+      void exited.then(() => (gone = true));
       // Kill at a different point each round: right as the run starts, then later mid-stream and between tool calls.
       await new Promise<void>((r) => {
-        const check = () => (out.includes('"run.started"') ? r() : setTimeout(check, 5));
+        const check = () => (out.includes('"run.started"') || gone ? r() : setTimeout(check, 5));
         check();
       });
+      expect(out, `the run ended before it started: ${err}`).toContain('"run.started"');
       await new Promise((r) => setTimeout(r, round * 60));
       child.kill('SIGKILL');
-      await new Promise((r) => child.on('close', r));
+      await exited;
 
       const db = new Database(join(roundData, 'deskhand.db'));
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -187,7 +194,8 @@ describe('deskhand CLI', () => {
       const conversationId = (JSON.parse(started) as { conversationId: string }).conversationId;
       server.setFallback(undefined);
       server.enqueue(reply().text('continued'));
-      const next = await cli(runArgs('openai', 'read-only', 'go on', ['--conversation', conversationId]).map((a) => (a === dataDir ? roundData : a)));
+      const next = await runCli(runArgs('openai', 'read-only', 'go on', ['--conversation', conversationId]).map((a) => (a === dataDir ? roundData : a)), { env: {}, hangMs: 120_000 });
+      expect(next.hung, `the run after the kill hung: ${next.stderr}`).toBe(false);
       expect(next.code, next.stderr).toBe(0);
       const runs = JSON.parse((await cli(['runs', 'list', '--json', '--data-dir', roundData])).stdout) as { runs: { status: string }[] };
       if (runs.runs.some((r) => r.status === 'interrupted')) interrupted++;
