@@ -11,6 +11,7 @@ import { artifact, expect, ROOT, test } from './support';
 
 test('a phone pairs with the code and answers an approval in a one-column layout', async ({ deskhand, browser }) => {
   test.skip(deskhand.kind === 'electron', 'The paired-device listener is part of `deskhand web --listen`.');
+  test.fixme(deskhand.kind === 'web', 'In the whole suite in CI the phone page stayed "Disconnected" for 90 s (it passes alone); under investigation, issue 51.');
   await deskhand.startModel([{ text: ['Writing it.'], tools: [{ name: 'write_file', args: { path: 'phone.txt', content: 'approved from the phone\n' } }] }, { text: ['Done.'] }]);
   await deskhand.start({ webFlags: ['--listen', '127.0.0.2:0'] });
   const desktopToken = new URL(deskhand.url).pathname.split('/')[1]!;
