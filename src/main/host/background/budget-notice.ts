@@ -41,10 +41,12 @@ export function budgetActionAnswer(hold: Pick<UsageHoldRow, 'unit' | 'limit_valu
 /** Notifies on every budget park; answers the hold from the notification's actions. Returns the unsubscribe. */
 export function startBudgetNotices(
   runtime: Pick<AppRuntime, 'onEvent' | 'records' | 'redactor'>,
-  notifier: Pick<Notifier, 'notify' | 'onAction'>,
+  notifier: Pick<Notifier, 'notify' | 'onAction'> | undefined,
   answer: (holdId: string, value: unknown) => Promise<unknown>,
   log: { warn(message: string, details?: Record<string, unknown>): void },
 ): () => void {
+  // A runtime opened without a notifier (a benchmark's or a test's host) has no one to tell.
+  if (!notifier) return () => undefined;
   const offEvents = runtime.onEvent((e: RunEvent) => {
     if (e.type !== 'run.parked' || !e.budget) return;
     const hold = runtime.records.usage.hold(e.budget.holdId);
