@@ -9,8 +9,10 @@ if [ $# -lt 3 ]; then
 fi
 name=$1 limit=$2
 shift 2
+started=$(date +%s)
 timeout --kill-after="${STAGE_KILL_AFTER:-30s}" "$limit" "$@"
 rc=$?
+echo "stage \"$name\" took $(( $(date +%s) - started )) s (limit $limit, exit $rc)" >&2
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
   echo "stage \"$name\" was stopped at its limit of $limit: it hung or ran far longer than it should (scripts/test.sh sets the limits)" >&2
 fi
