@@ -264,7 +264,19 @@ function TopBar() {
       )}
       {connection !== 'open' && (
         <span className="conn" role="status">
-          {connection === 'connecting' ? 'Connecting…' : 'Disconnected — this page reconnects by itself when Deskhand is back (a restart keeps the address; after --new-address or another --port, open the URL it printed).'}
+          {connection === 'connecting' ? (
+            'Connecting…'
+          ) : connection === 'revoked' ? (
+            REMOTE_MACHINE ? (
+              `This computer is no longer paired with ${REMOTE_MACHINE}: pair it again there (deskhand devices pair) and start deskhand web --remote with the new link.`
+            ) : (
+              <>
+                This device is no longer paired with Deskhand. <a href="/pair">Pair it again</a> with a new code from the desktop.
+              </>
+            )
+          ) : (
+            'Disconnected — this page reconnects by itself when Deskhand is back (a restart keeps the address; after --new-address or another --port, open the URL it printed).'
+          )}
         </span>
       )}
       <span className="spacer" />
