@@ -69,7 +69,7 @@ describe('the desktop app driving another machine', () => {
     api.on('conversationsChanged', (payload) => events.push({ event: 'conversationsChanged', payload }));
     api.on('approvalsChanged', (payload) => events.push({ event: 'approvalsChanged', payload }));
     const { id } = await api.createConversation({ folder: bigWork, policy: 'read-only', title: 'on the big machine' });
-    expect((await big.service.listConversations({})).conversations.map((c) => c.id)).toEqual([id]);
+    expect((await big.service.listConversations()).conversations.map((c) => c.id)).toEqual([id]);
     await until(() => events.find((e) => e.event === 'conversationsChanged' && e.payload.conversations.some((c) => c.id === id)), 'the remote event in the window');
 
     // An approval on the remote: this desktop's notification, answered from the window, the file written there.
