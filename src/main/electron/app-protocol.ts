@@ -59,7 +59,8 @@ export function registerAppScheme(): void {
 /** A composition's viewer page by ticket (composition-host.ts), or null. */
 export type CompositionPages = (ticket: string) => { body: string | Buffer; type: string; csp: string } | null;
 
-export function serveRenderer(rendererDir: string, compositionPage?: CompositionPages): void {
+/** `remoteMachine`: the app drives that machine's runtime (remote-app.ts); the page's banner names it (the meta tag App.tsx reads). */
+export function serveRenderer(rendererDir: string, compositionPage?: CompositionPages, remoteMachine?: string): void {
   protocol.handle(APP_SCHEME, async (request) => {
     try {
       if (!isAppUrl(request.url)) return notFound();
@@ -80,7 +81,8 @@ export function serveRenderer(rendererDir: string, compositionPage?: Composition
       const real = await realpath(file);
       const relReal = relative(await realpath(rendererDir), real);
       if (relReal.startsWith('..') || isAbsolute(relReal)) return notFound();
-      const body = await readFile(real);
+      let body: Buffer | string = await readFile(real);
+      if (remoteMachine && path === '/index.html') body = body.toString('utf8').replace('<head>', `<head><meta name="deskhand-remote" content="${remoteMachine.replace(/[<>"&]/g, '')}">`);
       return new Response(body, {
         headers: {
           'content-type': TYPES[extname(real)] ?? 'application/octet-stream',

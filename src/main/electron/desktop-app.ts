@@ -14,7 +14,9 @@ import type { AppRuntime as Runtime } from '../host/assembly/open-runtime';
 import { useSqliteBinding } from '../host/assembly/open-store';
 import { KeytarSecretStore, type SecretStore } from '../services/vault/secret-store';
 import { registerAppScheme, serveRenderer } from './app-protocol';
-import { connectWindow, sendEvent } from './ipc';
+import { connectRemoteWindow, connectWindow, sendEvent } from './ipc';
+import { attachRemote, remoteTarget } from './remote-app';
+import type { RemoteClient } from '../host/web/remote-client';
 import { ApprovalNotifier } from './notifications';
 import { ElectronNotifier, ScheduleShell } from './schedule-shell';
 import type { NotifyTarget } from '../services/notify';
@@ -33,6 +35,8 @@ export interface DesktopAppOptions {
   /** The keyring by default; tests pass an in-memory store. */
   secrets?: SecretStore;
   log?: Logger;
+  /** Drive another machine's runtime (a pairing link or its https:// address); default: `--remote` or DESKHAND_REMOTE. */
+  remote?: string | null;
 }
 
 export interface DesktopApp {
@@ -81,6 +85,9 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
   let tray: AppTray | null = null;
   let schedule: ScheduleShell | null = null;
   let peers: PeerEndpointHost | null = null;
+  /** Attached to another machine's runtime (remote-app.ts): nothing runs here, every call goes there. */
+  let remote: RemoteClient | null = null;
+  const driving = opts.remote === undefined ? remoteTarget(process.argv) : opts.remote;
   let quitting = false;
 
   if (!app.requestSingleInstanceLock()) {
@@ -90,6 +97,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
   }
   registerAppScheme();
   app.on('second-instance', (_event, argv: string[]) => {
+    if (remote) return void showWindow();
     if (!service) return;
     const target = openArg(argv);
     if (target) openTarget(target);
@@ -103,6 +111,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     quitting = true;
   });
   app.on('will-quit', (event) => {
+    remote?.close();
     if (!service) return;
     event.preventDefault();
     const s = service;
@@ -129,9 +138,10 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
       lockDownSession();
       // The OS jobs this app arms start it on a reminder whose notification was clicked with the app closed.
       process.env.DESKHAND_APP_COMMAND ??= JSON.stringify(app.isPackaged ? [process.execPath] : [process.execPath, app.getAppPath()]);
-      serveRenderer(opts.rendererDir, (ticket) => service?.compositionPage(ticket) ?? null);
       const dataDir = resolveDataDir();
       const secrets = opts.secrets ?? new KeytarSecretStore();
+      if (driving) return await startRemote(driving, dataDir, secrets);
+      serveRenderer(opts.rendererDir, (ticket) => service?.compositionPage(ticket) ?? null);
       const opened = openStore(dataDir);
       if (!opened) return;
       runtime = opened;
@@ -212,6 +222,24 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     }
   }
 
+  /** Attached to another machine: its approvals notify here, a resync reloads the page, closing the window quits. */
+  async function startRemote(target: string, dataDir: string, secrets: SecretStore): Promise<void> {
+    const client = await attachRemote({ target, dataDir, secrets, log });
+    remote = client;
+    serveRenderer(opts.rendererDir, undefined, client.machine);
+    const notifier = new ApprovalNotifier(
+      () => win,
+      (a) => openApproval(a),
+      (a, decision) => void client.call('decideApproval', { approvalId: a.approvalId, decision }),
+    );
+    client.onEvent((e) => e.event === 'approvalsChanged' && notifier.update(e.payload.approvals));
+    client.onResync(() => win?.webContents.reload());
+    client.onState((s) => s === 'revoked' && log.warn(`remote: this machine is no longer paired with ${client.machine}`));
+    showWindow();
+    const pending = await client.call('listPendingApprovals', {});
+    if (pending.ok) notifier.update((pending.result as { approvals: PendingApproval[] }).approvals);
+  }
+
   /**
    * Opens the store with the better-sqlite3 build for this Electron. A packaged app has it in node_modules (electron-
    * builder rebuilt it); from a checkout it is the one in out/native. Missing or wrong: one line and exit, no dialog.
@@ -242,13 +270,13 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
 
   function showWindow(): BrowserWindow {
     if (!win || win.isDestroyed()) {
-      if (!service) throw new Error('Deskhand is not started yet.');
+      if (!service && !remote) throw new Error('Deskhand is not started yet.');
       const w = createMainWindow(opts.preloadPath);
       win = w;
-      disconnect = connectWindow(w, service, log);
+      disconnect = remote ? connectRemoteWindow(w, remote, log) : connectWindow(w, service!, log);
       w.on('close', (event) => {
-        // Closing the window hides it; runs keep going and the tray stays.
-        if (!quitting) {
+        // Closing the window hides it; runs keep going and the tray stays (attached to a remote, nothing runs here: it quits).
+        if (!quitting && !remote) {
           event.preventDefault();
           w.hide();
         }
@@ -257,6 +285,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
         disconnect?.();
         disconnect = null;
         win = null;
+        if (remote) app.quit();
       });
     }
     if (win.isMinimized()) win.restore();

@@ -4,11 +4,15 @@
  * params. Events go out in batches on one channel.
  */
 import type { BrowserWindow, IpcMainInvokeEvent } from 'electron';
-import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, type ContractEvent, type Reply } from '../../shared/contract';
+import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, MAX_PAYLOAD_BYTES, type ContractEvent, type Reply } from '../../shared/contract';
+import { METHOD_NAMES } from '../../shared/contract/names';
+import type { RemoteClient } from '../host/web/remote-client';
 import type { AppService, Logger } from '../host/app/app-service';
 import { createDispatch } from '../host/app/dispatch';
 import { EventBatcher } from '../host/app/event-batcher';
 import { isAppUrl } from './app-protocol';
+
+const KNOWN_METHODS = new Set<string>(METHOD_NAMES);
 
 export function isTrustedSender(event: IpcMainInvokeEvent, win: BrowserWindow): boolean {
   if (win.isDestroyed() || event.sender !== win.webContents) return false;
@@ -49,4 +53,37 @@ export function connectWindow(win: BrowserWindow, service: AppService, log: Logg
 /** Sends one event to the window now (tray and notification clicks). */
 export function sendEvent(win: BrowserWindow, event: ContractEvent): void {
   if (!win.isDestroyed()) win.webContents.send(IPC_EVENT_CHANNEL, [event]);
+}
+
+/**
+ * Wires the window to a remote runtime (remote-app.ts): the same trusted-sender check, then the call goes to the
+ * remote machine, whose own dispatch checks method and params; its events reach the window in batches.
+ */
+export function connectRemoteWindow(win: BrowserWindow, client: RemoteClient, log: Logger): () => void {
+  const wc = win.webContents;
+  wc.ipc.handle(IPC_CALL_CHANNEL, async (event: IpcMainInvokeEvent, message: unknown): Promise<Reply> => {
+    if (!isTrustedSender(event, win)) {
+      log.warn('ipc: refused a call from an untrusted frame', { url: event.senderFrame?.url ?? null });
+      return { ok: false, error: { code: 'unknown_method', message: 'Refused: not the Deskhand window.' } };
+    }
+    const m = message && typeof message === 'object' ? (message as { method?: unknown; params?: unknown }) : {};
+    if (typeof m.method !== 'string' || !KNOWN_METHODS.has(m.method)) return { ok: false, error: { code: 'unknown_method', message: `Unknown method ${String(m.method).slice(0, 80)}.` } };
+    let bytes: number;
+    try {
+      bytes = Buffer.byteLength(JSON.stringify(m.params ?? {}));
+    } catch {
+      bytes = Number.POSITIVE_INFINITY;
+    }
+    if (bytes > MAX_PAYLOAD_BYTES) return { ok: false, error: { code: 'too_large', message: 'The request is too large.' } };
+    return client.call(m.method, m.params ?? {});
+  });
+  const batcher = new EventBatcher((events: ContractEvent[]) => {
+    if (!wc.isDestroyed()) wc.send(IPC_EVENT_CHANNEL, events);
+  });
+  const unsubscribe = client.onEvent((e) => batcher.push(e));
+  return () => {
+    unsubscribe();
+    batcher.close();
+    if (!wc.isDestroyed()) wc.ipc.removeHandler(IPC_CALL_CHANNEL);
+  };
 }

@@ -433,9 +433,9 @@ export class Runtime {
     return this.requests.decideApproval(approvalId, answer, resume);
   }
 
-  /** Answers any request with a JSON value its kind accepts (`deskhand runs answer ID --value JSON`). */
-  answerRequest(requestId: string, value: unknown, resume?: RunOptions): Promise<RunOutcome | null> {
-    return this.requests.answer(requestId, value, resume);
+  /** Answers any request with a JSON value its kind accepts (`deskhand runs answer ID --value JSON`); `by`: who answered. */
+  answerRequest(requestId: string, value: unknown, resume?: RunOptions, by?: string): Promise<RunOutcome | null> {
+    return this.requests.answer(requestId, value, resume, by);
   }
 
   /**
@@ -518,12 +518,12 @@ export class Runtime {
   }
 
   /** Answers a request for a secret with the value the person typed (saved in the keyring by the secret kind). */
-  provideSecret(approvalId: string, value: string, resume?: RunOptions): Promise<RunOutcome | null> {
+  provideSecret(approvalId: string, value: string, resume?: RunOptions, by?: string): Promise<RunOutcome | null> {
     const approval = this.store.getApproval(approvalId);
     if (approval && approval.kind !== 'secret') {
       throw new DeskhandError('usage', `${approvalId} is an approval, not a request for a secret; answer it with \`deskhand runs approve\` or deny.`);
     }
-    return this.requests.answer(approvalId, { value }, resume);
+    return this.requests.answer(approvalId, { value }, resume, by);
   }
 
   /** `deskhand secrets set NAME`: saves the secret and answers every open request for it. */

@@ -6,7 +6,8 @@ import type { ContractEvent, DeskhandApi, EventName } from '../../shared/contrac
 import { EVENT_NAMES, METHOD_NAMES } from '../../shared/contract/names';
 import { CallError } from '../../shared/bridge';
 
-export type ConnectionState = 'connecting' | 'open' | 'closed';
+/** 'revoked': the paired-device listener closed the socket because this device was revoked (close code 4401): no retry. */
+export type ConnectionState = 'connecting' | 'open' | 'closed' | 'revoked';
 
 export { CallError };
 
@@ -66,10 +67,12 @@ export function createWsClient(url: string): WsClient {
         for (const ev of msg.events) for (const l of listeners.get(ev.event) ?? []) l(ev.payload);
       }
     };
-    socket.onclose = () => {
+    socket.onclose = (e: CloseEvent) => {
       ws = null;
       for (const p of pending.values()) p.reject(new CallError('internal', 'The connection to Deskhand was lost.'));
       pending.clear();
+      // Revoked (device-host.ts, remote-host.ts): the credential will not work again; retrying would only be refused.
+      if (e.code === 4401) return setState('revoked');
       setState('closed');
       // The host may be restarting; try again with backoff (a new launch has a new token: then only a reload helps).
       retry++;

@@ -374,7 +374,7 @@ export class AppService implements ContractHandlers {
   }
 
   async markReviewed(p: ParsedParams<'markReviewed'>): Promise<MethodResult<'markReviewed'>> {
-    const mark = this.runtime.markReviewed(this.conversation(p.conversationId).id, p.callId, 'app');
+    const mark = this.runtime.markReviewed(this.conversation(p.conversationId).id, p.callId, answererOf('app'));
     return { callId: mark.callId, tool: mark.tool, reviewedBy: mark.reviewedBy, reviewedAt: mark.reviewedAt, marked: mark.marked };
   }
 

@@ -114,10 +114,10 @@ export class AppRuntime extends Runtime {
     const k = this.killable.wrap(resume);
     return super.decideApproval(id, answer, k.options).finally(k.release);
   }
-  override async answerRequest(...[id, value, resume]: Parameters<Runtime['answerRequest']>): ReturnType<Runtime['answerRequest']> {
-    if (!resume) return super.answerRequest(id, value);
+  override async answerRequest(...[id, value, resume, by]: Parameters<Runtime['answerRequest']>): ReturnType<Runtime['answerRequest']> {
+    if (!resume) return super.answerRequest(id, value, undefined, by);
     const k = this.killable.wrap(resume);
-    return super.answerRequest(id, value, k.options).finally(k.release);
+    return super.answerRequest(id, value, k.options, by).finally(k.release);
   }
 
   /**

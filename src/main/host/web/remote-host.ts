@@ -49,7 +49,7 @@ function pinned(certPem: string, fingerprint: string) {
 }
 
 /** Connects to the remote's socket with the credential; nothing is sent before the pinned certificate was checked. */
-function upstream(o: RemoteHostOptions, after: string | null): WebSocket {
+export function upstream(o: Pick<RemoteHostOptions, 'remoteUrl' | 'credential' | 'certPem' | 'fingerprint'>, after: string | null): WebSocket {
   const base = o.remoteUrl.replace(/^https:/, 'wss:').replace(/\/?$/, '/');
   return new WebSocket(`${base}app/ws${after ? `?after=${encodeURIComponent(after)}` : ''}`, { headers: { authorization: `Bearer ${o.credential}` }, ...pinned(o.certPem, o.fingerprint) });
 }

@@ -93,11 +93,12 @@ export class InputRequests {
   /**
    * Answers any request with a JSON value: `{"approved": true}` for an approval, or a value its kind accepts (the
    * kind validates it against what was asked, and does what answering means — a secret goes to the keyring).
+   * `by`: who answered (a UI, a paired device), noted on the call as an approval's answerer is.
    */
-  async answer(requestId: string, value: unknown, resume?: RunOptions): Promise<RunOutcome | null> {
+  async answer(requestId: string, value: unknown, resume?: RunOptions, by?: string): Promise<RunOutcome | null> {
     const request = this.pending(requestId);
     const { inputKinds, store, redactor } = this.core;
-    if (request.kind === 'approval') return this.decideApproval(requestId, inputKinds.parse('approval', value) as ApprovalAnswer, resume);
+    if (request.kind === 'approval') return this.decideApproval(requestId, { ...(inputKinds.parse('approval', value) as ApprovalAnswer), ...(by ? { by } : {}) }, resume);
     const kind = inputKinds.get(request.kind);
     if (!kind) throw new DeskhandError('usage', `Request ${requestId} is of kind "${request.kind}", which this build of Deskhand cannot answer.`);
     const parsed = inputKinds.parse(request.kind, value);
@@ -114,6 +115,7 @@ export class InputRequests {
     const ok = store.transaction(() => {
       if (!store.answerApproval(requestId, 'approved', stored, null)) return false;
       store.updateToolCall(call.id, { status: 'approved' });
+      notePerson(store, call.id, by);
       return true;
     });
     if (!ok) throw new DeskhandError('conflict', `Request ${requestId} was answered by someone else just now.`);

@@ -122,9 +122,16 @@ export function App() {
   // conversation is chosen (styles.css, "Phone").
   const phone = useNarrow(PHONE_PX);
   const selectedId = useConversations((s) => s.selectedId);
+  const loaded = useConversations((s) => s.loaded);
+  const wasLoaded = useRef(loaded);
   useEffect(() => {
-    if (phone) useLayout.getState().toggleSidebar(true);
-  }, [phone, selectedId, view]);
+    // The first load's own pick (the address's, the last opened or the newest conversation: sync.ts) is not the
+    // person's choice: a drawer they opened while the page was still connecting stays open (closing it under their
+    // finger made them miss the conversation they were reaching for, e2e/paired-phone.spec.ts).
+    const firstPick = loaded && !wasLoaded.current;
+    wasLoaded.current = loaded;
+    if (phone && !firstPick) useLayout.getState().toggleSidebar(true);
+  }, [phone, selectedId, view, loaded]);
   useEffect(() => {
     if (!phone) return;
     // Choosing the conversation already open closes the drawer too.
@@ -257,7 +264,19 @@ function TopBar() {
       )}
       {connection !== 'open' && (
         <span className="conn" role="status">
-          {connection === 'connecting' ? 'Connecting…' : 'Disconnected — this page reconnects by itself when Deskhand is back (a restart keeps the address; after --new-address or another --port, open the URL it printed).'}
+          {connection === 'connecting' ? (
+            'Connecting…'
+          ) : connection === 'revoked' ? (
+            REMOTE_MACHINE ? (
+              `This computer is no longer paired with ${REMOTE_MACHINE}: pair it again there (deskhand devices pair) and start deskhand web --remote with the new link.`
+            ) : (
+              <>
+                This device is no longer paired with Deskhand. <a href="/pair">Pair it again</a> with a new code from the desktop.
+              </>
+            )
+          ) : (
+            'Disconnected — this page reconnects by itself when Deskhand is back (a restart keeps the address; after --new-address or another --port, open the URL it printed).'
+          )}
         </span>
       )}
       <span className="spacer" />

@@ -155,7 +155,7 @@ export const requestGroup =
         if (approval.kind !== 'secret') throw new DeskhandError('usage', 'That approval does not ask for a secret; answer it with Approve or Deny.');
         if (!runtime.vault) throw new DeskhandError('usage', 'This Deskhand has no vault (OS keyring), so a secret cannot be saved here.');
         try {
-          return { resumed: await deps.answer(approval, (resume) => runtime.provideSecret(p.approvalId, p.value, resume)) };
+          return { resumed: await deps.answer(approval, (resume) => runtime.provideSecret(p.approvalId, p.value, resume, deps.answeredBy())) };
         } catch (err) {
           // Whatever failed (the keyring, most likely) says so without the value, to the UI and to the log.
           const scrub = (text: string) => text.split(p.value).join('[the secret]');
@@ -168,7 +168,7 @@ export const requestGroup =
         const request = pending(p.requestId, 'answerRequest');
         if (request.kind === 'approval') throw new DeskhandError('usage', 'That is an approval: answer it with Approve, Always allow or Deny.');
         if (request.kind === 'secret') throw new DeskhandError('usage', 'That request asks for a secret: type it in the hidden field and press "Save secret", or deny it.');
-        return { resumed: await deps.answer(request, (resume) => runtime.answerRequest(p.requestId, p.value, resume)) };
+        return { resumed: await deps.answer(request, (resume) => runtime.answerRequest(p.requestId, p.value, resume, deps.answeredBy())) };
       },
 
       async browseForRequest(p: ParsedParams<'browseForRequest'>): Promise<MethodResult<'browseForRequest'>> {
@@ -183,7 +183,7 @@ export const requestGroup =
         if (!paths || paths.length === 0) return { resumed: false, cancelled: true };
         // The dialog may have stayed open a while: the request is looked up again.
         const request = pending(p.requestId, 'pickForRequest');
-        return { resumed: await deps.answer(request, (resume) => runtime.answerRequest(p.requestId, { paths }, resume)), cancelled: false };
+        return { resumed: await deps.answer(request, (resume) => runtime.answerRequest(p.requestId, { paths }, resume, deps.answeredBy())), cancelled: false };
       },
     };
   };
