@@ -1,14 +1,16 @@
 /**
  * `deskhand commands list [--cwd DIR]`: the slash commands a message may start with in DIR (docs/commands.md): the
- * person's (`<data dir>/commands/`) and the folder's (`.deskhand/commands/`, `.claude/commands/`). Run one with
+ * person's (`<data dir>/commands/`), enabled plugins', and the folder's (`.deskhand/commands/`; `.claude/commands/` with
+ * Claude Code compatibility on, `deskhand compat`). Run one with
  * `deskhand run "/name arguments"`.
  */
 import { resolve } from 'node:path';
 import { GuardedContentReader } from '../../runtime/context/content-reader';
 import { CommandCatalog } from '../../services/commands';
+import { ClaudeCompat } from '../../services/compat';
 import { resolveDataDir } from '../assembly/data-dir';
 import { pluginCommandFolders } from '../assembly/plugins-wiring';
-import { out, parseSubcommand, usage } from './common';
+import { out, parseSubcommand, usage, withStore } from './common';
 
 export async function commandsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -16,7 +18,7 @@ export async function commandsCommand(args: string[]): Promise<number> {
   if (sub !== 'list') throw usage('commands needs list [--cwd DIR].');
   const dataDir = resolveDataDir(values['data-dir']);
   const cwd = resolve(values.cwd ?? process.cwd());
-  const commands = new CommandCatalog({ dataDir, reader: new GuardedContentReader({ dataDir }), folders: () => pluginCommandFolders(dataDir) }).list([cwd]);
+  const commands = await withStore(dataDir, (store) => new CommandCatalog({ dataDir, reader: new GuardedContentReader({ dataDir }), folders: () => pluginCommandFolders(dataDir), compat: new ClaudeCompat(store).check }).list([cwd]));
   if (values.json) {
     out(JSON.stringify(commands));
     return 0;

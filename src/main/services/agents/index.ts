@@ -2,13 +2,15 @@
  * Agent definitions (docs/subagents-context.md "Agent definitions"): Markdown files with front matter (`name`,
  * `description`, `tools`, `model`) in Claude Code's layout, each a subagent type for spawn_subagent / map_subagents.
  * Found in the person's `<data dir>/agents/`, in installed plugins' `agents/`, and in each workspace root's
- * `.deskhand/agents/` and `.claude/agents/`, read through the guarded reader. A definition's `tools` only narrows
+ * `.deskhand/agents/` (and `.claude/agents/` where Claude Code compatibility is on for the root, services/compat), read
+ * through the guarded reader. A definition's `tools` only narrows
  * what the parent has; its body is the child's system prompt (a project's reaches the child as untrusted content).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContentReader } from '../../../shared/content-reader';
 import { parseFrontMatter } from '../../../shared/front-matter';
+import { COMPAT_OFF, type CompatCheck } from '../compat';
 
 /** Where a workspace's agent definitions may be: Deskhand's place first (it wins a name both have), then Claude Code's. */
 export const PROJECT_AGENT_DIRS = [join('.deskhand', 'agents'), join('.claude', 'agents')] as const;
@@ -55,7 +57,7 @@ export function parseToolList(raw: string | undefined): string[] | null {
 }
 
 export class AgentCatalog {
-  constructor(private readonly opts: { dataDir: string; reader: ContentReader; folders?: () => readonly AgentFolder[] }) {}
+  constructor(private readonly opts: { dataDir: string; reader: ContentReader; folders?: () => readonly AgentFolder[]; compat?: CompatCheck }) {}
 
   private readFolder(dir: string, origin: AgentDefinition['origin'], roots: readonly string[], anchor: string, into: Map<string, AgentDefinition>, notes: string[], plugin?: string): void {
     if (!existsSync(dir)) return;
@@ -113,7 +115,16 @@ export class AgentCatalog {
     const mine = join(this.opts.dataDir, 'agents');
     this.readFolder(mine, 'person', [mine], this.opts.dataDir, found, notes);
     for (const f of this.opts.folders?.() ?? []) this.readFolder(f.dir, 'plugin', [f.dir], f.dir, found, notes, f.plugin);
-    for (const root of roots) for (const rel of PROJECT_AGENT_DIRS) this.readFolder(join(root, rel), 'project', [root], root, found, notes);
+    const compat = this.opts.compat ?? COMPAT_OFF;
+    for (const root of roots) {
+      for (const rel of PROJECT_AGENT_DIRS) {
+        if (rel.startsWith('.claude') && !compat(root)) {
+          if (existsSync(join(root, rel))) notes.push(`${join(root, rel)}: Claude Code compatibility is off for ${root} (deskhand compat on --cwd ${root})`);
+          continue;
+        }
+        this.readFolder(join(root, rel), 'project', [root], root, found, notes);
+      }
+    }
     return { agents: [...found.values()].sort((a, b) => a.name.localeCompare(b.name)), notes };
   }
 

@@ -1,19 +1,23 @@
 /**
  * Slash commands (docs/commands.md): Markdown prompt templates with front matter (`description`, `argument-hint`,
  * `allowed-tools`, `model`), in Claude Code's layout. Found in the person's `<data dir>/commands/` and in each
- * workspace root's `.deskhand/commands/` and `.claude/commands/` (a subfolder makes `folder:name`), read through the
- * guarded reader. `/name arguments` becomes the template with `$ARGUMENTS` and `$1`…`$9` filled in. The person's
+ * workspace root's `.deskhand/commands/` (and `.claude/commands/` where Claude Code compatibility is on for the root,
+ * services/compat) (a subfolder makes `folder:name`), read through the guarded reader. `/name arguments` becomes the template with `$ARGUMENTS` and `$1`…`$9` filled in. The person's
  * templates are their own words; a project's reach the model as untrusted content.
  */
 import { join, relative, sep } from 'node:path';
 import type { ContentReader } from '../../../shared/content-reader';
 import { parseFrontMatter } from '../../../shared/front-matter';
 import type { ExpandedCommand, PromptCommandInfo, PromptCommands } from '../../../shared/prompt-commands';
+import { COMPAT_OFF, type CompatCheck } from '../compat';
 
 export type { ExpandedCommand, PromptCommandInfo, PromptCommands } from '../../../shared/prompt-commands';
 
 /** Where a workspace's commands may be: Deskhand's place first (it wins a name both have), then Claude Code's. */
 export const PROJECT_COMMAND_DIRS = [join('.deskhand', 'commands'), join('.claude', 'commands')] as const;
+
+/** The project command folders read in a root: Claude Code's only where compatibility is on for it. */
+export const projectCommandDirs = (root: string, compat: CompatCheck): string[] => PROJECT_COMMAND_DIRS.filter((rel) => !rel.startsWith('.claude') || compat(root)).map((rel) => join(root, rel));
 
 const MAX_COMMAND_BYTES = 128 * 1024;
 /** A command name as typed: letters, digits, `_`, `-`, and `:` between a subfolder and the name. */
@@ -43,7 +47,7 @@ export function fillTemplate(body: string, args: string): string {
 }
 
 export class CommandCatalog implements PromptCommands {
-  constructor(private readonly opts: { dataDir: string; reader: ContentReader; folders?: () => readonly { dir: string; plugin: string }[] }) {}
+  constructor(private readonly opts: { dataDir: string; reader: ContentReader; folders?: () => readonly { dir: string; plugin: string }[]; compat?: CompatCheck }) {}
 
   /** The commands of one folder (and its subfolders, one level), first found wins a name. */
   private readFolder(dir: string, origin: PromptCommandInfo['origin'], roots: readonly string[], anchor: string, into: Map<string, CommandFile>): void {
@@ -94,7 +98,7 @@ export class CommandCatalog implements PromptCommands {
     const mine = join(this.opts.dataDir, 'commands');
     this.readFolder(mine, 'person', [mine], this.opts.dataDir, found);
     for (const f of this.opts.folders?.() ?? []) this.readFolder(f.dir, 'plugin', [f.dir], f.dir, found);
-    for (const root of roots) for (const rel of PROJECT_COMMAND_DIRS) this.readFolder(join(root, rel), 'project', [root], root, found);
+    for (const root of roots) for (const dir of projectCommandDirs(root, this.opts.compat ?? COMPAT_OFF)) this.readFolder(dir, 'project', [root], root, found);
     return found;
   }
 
