@@ -44,14 +44,14 @@ it('installs from a marketplace only after showing what the plugin brings; disab
   expect(installed.preview).toBeNull();
   expect(installed.plugins).toEqual([{ label: 'kit@acme', version: '1.0.0', description: 'A kit of things', enabled: true }]);
   const menu = (await h.service.listCommands({ conversationId: c.id })).commands;
-  expect(menu).toContainEqual({ name: 'hello', description: 'Greet someone', argumentHint: 'NAME', origin: 'plugin' });
+  expect(menu).toContainEqual({ name: 'kit:hello', description: 'Greet someone', argumentHint: 'NAME', origin: 'plugin' });
   expect(await servers()).toContain('kit-echo');
 
   await h.service.setPluginEnabled({ label: 'kit@acme', enabled: false });
   expect(await names()).toEqual(['builtin:tools']);
   expect(await servers()).not.toContain('kit-echo');
   await h.service.setPluginEnabled({ label: 'kit@acme', enabled: true });
-  expect(await names()).toContain('plugin:hello');
+  expect(await names()).toContain('plugin:kit:hello');
 
   const removed = await h.service.removePlugin({ label: 'kit@acme' });
   expect(removed.plugins).toEqual([]);

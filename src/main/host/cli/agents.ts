@@ -25,7 +25,7 @@ export async function agentsCommand(args: string[]): Promise<number> {
   }
   if (!agents.length) out(`No agent definitions for ${cwd}. Add Markdown files to ${resolve(dataDir, 'agents')} or ${resolve(cwd, '.deskhand', 'agents')}.`);
   for (const a of agents) {
-    const where = a.origin === 'project' ? '  (project: its instructions reach the child as untrusted content)' : a.origin === 'plugin' ? `  (plugin ${a.plugin})` : '';
+    const where = a.origin === 'project' ? '  (project: its instructions reach the child as untrusted content)' : a.origin === 'plugin' ? `  (plugin ${a.plugin}${a.alias ? `; also ${a.alias}` : ''})` : '';
     const tools = a.tools ? `  (tools: ${a.tools.join(', ')})` : '';
     out(`${a.name}  ${a.description}${tools}${a.model ? `  (model: ${a.model})` : ''}${where}\n  ${a.path}`);
   }

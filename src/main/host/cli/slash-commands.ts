@@ -18,14 +18,16 @@ export async function commandsCommand(args: string[]): Promise<number> {
   if (sub !== 'list') throw usage('commands needs list [--cwd DIR].');
   const dataDir = resolveDataDir(values['data-dir']);
   const cwd = resolve(values.cwd ?? process.cwd());
-  const commands = await withStore(dataDir, (store) => new CommandCatalog({ dataDir, reader: new GuardedContentReader({ dataDir }), folders: () => pluginCommandFolders(dataDir), compat: new ClaudeCompat(store).check }).list([cwd]));
+  const { commands, notes } = await withStore(dataDir, (store) => new CommandCatalog({ dataDir, reader: new GuardedContentReader({ dataDir }), folders: () => pluginCommandFolders(dataDir), compat: new ClaudeCompat(store).check }).scan([cwd]));
   if (values.json) {
     out(JSON.stringify(commands));
     return 0;
   }
   if (!commands.length) out(`No slash commands for ${cwd}. Add Markdown files to ${resolve(dataDir, 'commands')} or ${resolve(cwd, '.deskhand', 'commands')}.`);
   for (const c of commands) {
-    out(`/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}  ${c.description}${c.origin === 'project' ? '  (project: sent as untrusted content)' : c.origin === 'plugin' ? '  (plugin)' : ''}\n  ${c.path}`);
+    const whose = c.origin === 'project' ? '  (project: sent as untrusted content)' : c.origin === 'plugin' ? `  (plugin ${c.plugin}${c.alias ? `; also /${c.alias}` : ''})` : '';
+    out(`/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}  ${c.description}${whose}\n  ${c.path}`);
   }
+  for (const n of notes) out(`clash: ${n}`);
   return 0;
 }
