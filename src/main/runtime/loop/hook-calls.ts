@@ -56,7 +56,7 @@ export function postToolText(outcome: HookOutcome | null): { text: string; untru
 
 /**
  * UserPromptSubmit and SessionStart, before a message starts a run: throws (the message is not sent) when a hook
- * blocks it, else returns the context to add to the message.
+ * blocks it, else returns the context to add to the message (with a line for each hook that failed).
  */
 export async function promptHooks(core: RuntimeCore, conv: ConversationRow, policy: RunRow['policy'], prompt: string, runId: string): Promise<{ text: string; untrusted: string | null } | null> {
   if (!core.hooks) return null;
@@ -64,11 +64,13 @@ export async function promptHooks(core: RuntimeCore, conv: ConversationRow, poli
   const first = core.store.countMessages(conv.id) === 0;
   const outcomes = [await fireHooks(core, 'SessionStart', run, conv, { source: first ? 'startup' : 'resume' }, { name: first ? 'startup' : 'resume' }), await fireHooks(core, 'UserPromptSubmit', run, conv, { prompt })];
   const context: HookContext[] = [];
-  for (const o of outcomes) {
+  for (const [i, o] of outcomes.entries()) {
     if (!o) continue;
     if (o.block) throw new DeskhandError('denied', `The message was not sent: ${o.block}`);
     if (o.stop) throw new DeskhandError('denied', `The message was not sent: ${o.stop}`);
     context.push(...o.context);
+    // A hook that failed, timed out or could not start leaves its line with the message (a project's as untrusted).
+    if (o.notes.length) context.push({ text: o.notes.map((n) => `(${n})`).join('\n'), source: `${i === 0 ? 'SessionStart' : 'UserPromptSubmit'} hooks`, trusted: o.ran.every((r) => !r.startsWith('project ')) });
   }
   return context.length ? contextText(context) : null;
 }
