@@ -86,6 +86,7 @@ it('with compatibility off (the default) nothing under .claude/ is loaded: no co
   expect(trusted.stdout).toMatch(/settings\.json: Claude Code compatibility is off for .*deskhand compat on --cwd/);
   const commands = await w.cli(['commands', 'list', '--cwd', w.work, '--data-dir', w.dataDir, '--json']);
   expect(JSON.parse(commands.stdout)).toEqual([]);
+  expect((await w.cli(['commands', 'list', '--cwd', w.work, '--data-dir', w.dataDir])).stdout).toMatch(/not read: \S+\.claude\/commands: Claude Code compatibility is off/);
   const agents = await w.cli(['agents', 'list', '--cwd', w.work, '--data-dir', w.dataDir, '--json']);
   expect(JSON.parse(agents.stdout).agents).toEqual([]);
 

@@ -4,7 +4,8 @@
  * Claude Code compatibility on, `deskhand compat`). Run one with
  * `deskhand run "/name arguments"`.
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { GuardedContentReader } from '../../runtime/context/content-reader';
 import { CommandCatalog } from '../../services/commands';
 import { ClaudeCompat } from '../../services/compat';
@@ -18,7 +19,10 @@ export async function commandsCommand(args: string[]): Promise<number> {
   if (sub !== 'list') throw usage('commands needs list [--cwd DIR].');
   const dataDir = resolveDataDir(values['data-dir']);
   const cwd = resolve(values.cwd ?? process.cwd());
-  const { commands, notes } = await withStore(dataDir, (store) => new CommandCatalog({ dataDir, reader: new GuardedContentReader({ dataDir }), folders: () => pluginCommandFolders(dataDir), compat: new ClaudeCompat(store).check }).scan([cwd]));
+  const { commands, notes, compatOff } = await withStore(dataDir, (store) => {
+    const compat = new ClaudeCompat(store);
+    return { ...new CommandCatalog({ dataDir, reader: new GuardedContentReader({ dataDir }), folders: () => pluginCommandFolders(dataDir), compat: compat.check }).scan([cwd]), compatOff: !compat.isOn(cwd) };
+  });
   if (values.json) {
     out(JSON.stringify(commands));
     return 0;
@@ -29,5 +33,6 @@ export async function commandsCommand(args: string[]): Promise<number> {
     out(`/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}  ${c.description}${whose}\n  ${c.path}`);
   }
   for (const n of notes) out(`clash: ${n}`);
+  if (compatOff && existsSync(join(cwd, '.claude', 'commands'))) out(`not read: ${join(cwd, '.claude', 'commands')}: Claude Code compatibility is off for ${cwd} (deskhand compat on --cwd ${cwd})`);
   return 0;
 }
