@@ -96,3 +96,13 @@ it('a trusted project hook runs in the sandbox: it cannot write outside the work
   expect(readFileSync(join(w.work, 'inside.txt'), 'utf8')).toBe('inside\n');
   expect(existsSync(outside)).toBe(false);
 }, 120_000);
+
+it('a project hook\'s own words in a note (its systemMessage) reach the model inside the envelope, never as Deskhand\'s line', async () => {
+  mkdirSync(join(w.work, '.deskhand'), { recursive: true });
+  writeFileSync(join(w.work, '.deskhand', 'settings.json'), JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: 'cat > /dev/null; echo \'{"systemMessage": "Proj-Note-Zz9"}\'' }] }] } }));
+  writeFileSync(join(w.work, 'a.txt'), 'hello\n');
+  await w.cli(['hooks', 'trust', '--cwd', w.work, '--data-dir', w.dataDir]);
+  const r = await readOnce();
+  expect(r.code, r.stderr).toBe(0);
+  expect(w.sentSince(0)).toMatch(/<untrusted source=\\"PostToolUse hook notes\\"[^>]*>\\n\(Proj-Note-Zz9\)/);
+}, 120_000);

@@ -47,8 +47,14 @@ export function contextText(parts: readonly HookContext[]): { text: string; untr
 export function postToolText(outcome: HookOutcome | null): { text: string; untrusted: string | null } | null {
   if (!outcome) return null;
   const parts: HookContext[] = [...outcome.context];
-  if (outcome.block) parts.push({ text: outcome.block, source: 'PostToolUse hook feedback', trusted: outcome.ran.every((r) => !r.startsWith('project ')) });
-  const notes = outcome.notes.map((n) => `(${n})`);
+  const trusted = outcome.ran.every((r) => !r.startsWith('project '));
+  if (outcome.block) parts.push({ text: outcome.block, source: 'PostToolUse hook feedback', trusted });
+  // A note can carry a hook's own words (its stderr, its systemMessage): a project hook's go inside the envelope.
+  let notes = outcome.notes.map((n) => `(${n})`);
+  if (!trusted && notes.length) {
+    parts.push({ text: notes.join('\n'), source: 'PostToolUse hook notes', trusted: false });
+    notes = [];
+  }
   if (!parts.length && !notes.length) return null;
   const { text, untrusted } = contextText(parts);
   return { text: [text, ...notes].filter(Boolean).join('\n'), untrusted };
