@@ -37,6 +37,7 @@ it('tower_spawn type: a worker runs as the definition within the tower\'s tools,
     {
       'worker-a': [reply().tool('write_file', { path: 'src/a/impl.txt', content: 'careful a\n' }), reply().tool('tower_mission', { done: [1] }), reply().text('done a')],
       'reviewer-a': [reply().tool('tower_review', { mission: 'a', verdict: 'approve', body: 'fine' }), reply().text('approved')],
+      'reviewer-a-2': [reply().text('nothing to add')],
     },
     tower,
   );
@@ -69,6 +70,14 @@ it('tower_spawn type: a worker runs as the definition within the tower\'s tools,
   expect(reviewerTools).toContain('tower_review');
   expect(children.find((c) => c.description.startsWith('reviewer-a'))!.policy).toBe('read-only');
   expect(h.runtime.tower.rows.reviews(session.id).map((r) => r.verdict)).toEqual(['approve']);
+
+  // A built-in type is held within the role too: a reviewer spawned as coder still gets no write tool.
+  tower.push(reply().tool('tower_spawn', { role: 'reviewer', mission: 'a', type: 'coder' }), reply().text('reviewing'));
+  await kit.say(conv.id, 'review it as a coder');
+  await kit.childrenDone(conv.id, 3);
+  const coderReviewer = h.server.requests.filter((r) => firstUser(r).includes('You are reviewer-a-2,'))[0]!;
+  expect(toolNames(coderReviewer).filter((t) => !t.startsWith('tower_')).sort()).not.toContain('write_file');
+  expect(toolNames(coderReviewer)).toContain('read_file');
 
   // An unknown type is refused with the types there are.
   tower.push(reply().tool('tower_spawn', { role: 'reviewer', mission: 'a', type: 'nobody' }), reply().text('ok'));

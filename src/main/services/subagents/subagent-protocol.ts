@@ -128,9 +128,10 @@ export interface SpawnInput {
   /** Where the child works instead of its parent's folder (a Tower worker's git worktree): folder, cwd and roots. */
   workspace?: { folder: string; cwd: string; roots: string[] };
   /**
-   * A caller's role for the child (a Tower worker or reviewer), when `type` names an agent definition: the definition
-   * is held within this built-in type's profile (its tools and policy cap), and the parent's tools that declare
-   * `keepRole` (facts.roles: the role's own tools, e.g. tower_send) stay whatever the definition's `tools` says.
+   * A caller's role for the child (a Tower worker or reviewer whose `type` the model chose): the type — an agent
+   * definition or a built-in — is held within this built-in type's profile (its tools and policy cap), and the
+   * parent's tools that declare `keepRole` (facts.roles: the role's own tools, e.g. tower_send) stay whatever the
+   * type's tools say.
    */
   within?: { type: SubagentType; keepRole?: string };
 }
