@@ -6,7 +6,10 @@
 
 /** A command as listed (the composer's menu, `deskhand commands list`, ACP's available_commands). */
 export interface PromptCommandInfo {
-  /** Without the slash: `review`, or `frontend:component` for one in a subfolder. */
+  /**
+   * Without the slash: `review`, `frontend:component` for one in a subfolder, `kit:hello` for plugin kit's `hello`
+   * (Claude Code's `/plugin-name:command`).
+   */
   name: string;
   description: string;
   argumentHint: string | null;
@@ -19,6 +22,11 @@ export interface PromptCommandInfo {
   /** Front matter Deskhand reads but does not apply (allowed-tools never clears a call; model is not switched). */
   allowedTools: string | null;
   model: string | null;
+  /** A plugin's command: the plugin (`name@marketplace`) and its name without the plugin's prefix. */
+  plugin?: string;
+  bare?: string;
+  /** The bare name when it runs this command too (no one else's command has it). */
+  alias?: string;
 }
 
 /** A message that named a command, expanded. */

@@ -40,7 +40,8 @@ it('a person\'s definition: the child gets its instructions, only its tools (by 
   expect(JSON.stringify(req(2).messages)).toContain('no bugs');
 }, 120_000);
 
-it('a Claude Code project definition (.claude/agents) reaches the child as untrusted content and keeps its parent\'s model', async () => {
+it('a Claude Code project definition (.claude/agents, compatibility on) reaches the child as untrusted content and keeps its parent\'s model', async () => {
+  expect((await w.cli(['compat', 'on', '--cwd', w.work, '--data-dir', w.dataDir])).code).toBe(0);
   define(join(w.work, '.claude', 'agents'), 'test-runner.md', '---\nname: test-runner\ndescription: Use proactively to run tests\ntools: Bash(npm test:*), Glob\nmodel: inherit\n---\nRun the tests and fix failures. Proj-Agent-Marker-12\n');
   w.server.enqueue(reply().tool('spawn_subagent', { prompt: 'Run the tests', description: 'run tests', type: 'test-runner' }));
   w.server.enqueue(reply().text('tests pass'));

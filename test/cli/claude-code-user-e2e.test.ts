@@ -2,7 +2,9 @@
  * A Claude Code user's real files, unchanged (issue 47 "done when"): `.claude/commands/*.md`, `.claude/agents/*.md`
  * and a `.claude/settings.json` hooks block, in the shapes Claude Code's documentation gives (a jq-reading Bash
  * validator that exits 2, `$CLAUDE_PROJECT_DIR`, `allowed-tools`/`argument-hint` front matter, an agent with
- * `tools: Read, Grep, Glob, Bash` and `model: inherit`). One `deskhand run` uses all three; the effects prove each.
+ * `tools: Read, Grep, Glob, Bash` and `model: inherit`). With Claude Code compatibility on for the folder (`deskhand
+ * compat on`), one `deskhand run` uses all three; the effects prove each. With it off (the default), nothing under
+ * `.claude/` is read: the command is sent as typed, the agent type is unknown, the hook never runs.
  */
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,8 +49,12 @@ function claudeCodeProject(): void {
   writeFileSync(join(w.work, 'build', 'keep.txt'), 'keep\n');
 }
 
-it('a Claude Code user\'s .claude commands, agents and settings.json hooks work unchanged', async () => {
+it('a Claude Code user\'s .claude commands, agents and settings.json hooks work unchanged once compatibility is on', async () => {
   claudeCodeProject();
+  const on = await w.cli(['compat', 'on', '--cwd', w.work, '--data-dir', w.dataDir]);
+  expect(on.code, on.stderr).toBe(0);
+  expect(on.stdout).toContain('Claude Code compatibility is on for');
+  expect(on.stdout).toContain('.claude/commands, .claude/agents, .claude/settings.json');
   const trusted = await w.cli(['hooks', 'trust', '--cwd', w.work, '--data-dir', w.dataDir]);
   expect(trusted.code, trusted.stderr).toBe(0);
 
@@ -68,4 +74,43 @@ it('a Claude Code user\'s .claude commands, agents and settings.json hooks work 
   expect(system(2)).toMatch(/<untrusted source=\\"project agent definition [^>]*code-reviewer\.md[^>]*>\\nYou are a senior code reviewer/);
   expect((req(2).tools ?? []).map((t) => t.function.name).sort()).toEqual(['execute_command', 'find', 'grep', 'read_file']);
   expect(req(2).model).toBe('m');
+}, 180_000);
+
+it('with compatibility off (the default) nothing under .claude/ is loaded: no command, no agent, no hook', async () => {
+  claudeCodeProject();
+  const status = await w.cli(['compat', 'status', '--cwd', w.work, '--data-dir', w.dataDir, '--json']);
+  expect(JSON.parse(status.stdout)).toMatchObject({ on: false, claude: ['.claude/commands', '.claude/agents', '.claude/settings.json'] });
+  // Trusting finds no project hooks, and the listings say why the folder's .claude/ is not read.
+  const trusted = await w.cli(['hooks', 'trust', '--cwd', w.work, '--data-dir', w.dataDir]);
+  expect(trusted.stdout).toContain('No project hooks');
+  expect(trusted.stdout).toMatch(/settings\.json: Claude Code compatibility is off for .*deskhand compat on --cwd/);
+  const commands = await w.cli(['commands', 'list', '--cwd', w.work, '--data-dir', w.dataDir, '--json']);
+  expect(JSON.parse(commands.stdout)).toEqual([]);
+  expect((await w.cli(['commands', 'list', '--cwd', w.work, '--data-dir', w.dataDir])).stdout).toMatch(/not read: \S+\.claude\/commands: Claude Code compatibility is off/);
+  const agents = await w.cli(['agents', 'list', '--cwd', w.work, '--data-dir', w.dataDir, '--json']);
+  expect(JSON.parse(agents.stdout).agents).toEqual([]);
+
+  w.server.enqueue(reply().tool('execute_command', { command: 'rm -rf build' }));
+  w.server.enqueue(reply().tool('spawn_subagent', { prompt: 'Review the fix', description: 'review the fix', type: 'code-reviewer' }));
+  w.server.enqueue(reply().text('Done.'));
+  const r = await w.run('/fix-issue 123 high');
+  expect(r.code, r.stderr).toBe(0);
+  // The command: sent as typed, no template.
+  const users = JSON.stringify(req(0).messages.filter((m) => m.role === 'user'));
+  expect(users).toContain('/fix-issue 123 high');
+  expect(users).not.toContain('Follow our coding standards');
+  // The hook did not run: the command went through (the folder is gone), with no hook's reason.
+  expect(existsSync(join(w.work, 'build'))).toBe(false);
+  expect(JSON.stringify(req(1).messages)).not.toContain('Blocked: rm -rf');
+  // The agent type is unknown, and the parent was never told of it.
+  expect(JSON.stringify(req(2).messages.filter((m) => m.role === 'tool'))).toContain('No subagent type \\"code-reviewer\\"');
+  expect(system(0)).not.toContain('code-reviewer');
+  expect(w.server.requests).toHaveLength(3);
+
+  // Turned on and off again: off is persisted as off.
+  await w.cli(['compat', 'on', '--cwd', w.work, '--data-dir', w.dataDir]);
+  const off = await w.cli(['compat', 'off', '--cwd', w.work, '--data-dir', w.dataDir, '--json']);
+  expect(JSON.parse(off.stdout)).toMatchObject({ on: false });
+  const list = await w.cli(['compat', 'list', '--data-dir', w.dataDir, '--json']);
+  expect(JSON.parse(list.stdout)).toEqual({ folders: [] });
 }, 180_000);

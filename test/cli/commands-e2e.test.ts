@@ -1,6 +1,6 @@
 /**
  * Slash commands end to end through the built CLI (issue 47, docs/commands.md): a person's command and a Claude Code
- * user's `.claude/commands/` file, run as `deskhand run "/name …"` against the scripted model server. What the model
+ * user's `.claude/commands/` file (Claude Code compatibility on for the folder), run as `deskhand run "/name …"` against the scripted model server. What the model
  * receives proves the expansion: `$1`, `$ARGUMENTS`, the person's words as they are, a project's inside an untrusted
  * envelope.
  */
@@ -19,7 +19,9 @@ function personalCommand(): void {
   writeFileSync(join(w.dataDir, 'commands', 'review.md'), '---\ndescription: Review a file\nargument-hint: FILE [FOCUS]\nallowed-tools: Bash(git diff:*)\n---\nReview $1 carefully. All: $ARGUMENTS. Marker-Cmd-81\n');
 }
 
-function claudeCommand(): void {
+async function claudeCommand(): Promise<void> {
+  // Claude Code compatibility on for the folder: its .claude/commands are read (off by default).
+  expect((await w.cli(['compat', 'on', '--cwd', w.work, '--data-dir', w.dataDir])).code).toBe(0);
   // A Claude Code user's file, in the shape its documentation gives (a subfolder namespaces it).
   mkdirSync(join(w.work, '.claude', 'commands', 'frontend'), { recursive: true });
   writeFileSync(join(w.work, '.claude', 'commands', 'frontend', 'component.md'), '---\ndescription: Create a React component\nargument-hint: [name]\nmodel: claude-3-5-haiku-20241022\n---\n# Component\nCreate the component $ARGUMENTS following our conventions. Proj-Cmd-Marker-29\n');
@@ -34,7 +36,7 @@ it('a person\'s /review fills $1 and $ARGUMENTS and reaches the model as the per
 }, 120_000);
 
 it('a .claude/commands file of a cloned folder runs as /frontend:component, inside an untrusted envelope', async () => {
-  claudeCommand();
+  await claudeCommand();
   const r = await w.run('/frontend:component Button');
   expect(r.code, r.stderr).toBe(0);
   expect(firstRequest()).toMatch(/<untrusted source=\\"project command \/frontend:component[^>]*>\\n# Component\\nCreate the component Button following our conventions\. Proj-Cmd-Marker-29/);
@@ -50,7 +52,7 @@ it('an unknown /name and a path are sent as typed', async () => {
 
 it('deskhand commands list shows the person\'s and the folder\'s commands', async () => {
   personalCommand();
-  claudeCommand();
+  await claudeCommand();
   const r = await w.cli(['commands', 'list', '--cwd', w.work, '--data-dir', w.dataDir]);
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toContain('/review FILE [FOCUS]  Review a file');

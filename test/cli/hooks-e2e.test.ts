@@ -100,7 +100,7 @@ it('PostToolUse logs each tool name; UserPromptSubmit context reaches the reques
 it('a hook that hangs is stopped at its timeout and noted; one that fails is noted; the run goes on', async () => {
   const hang = script('hang.js', 'setTimeout(() => {}, 600_000);');
   const fail = script('fail.js', `process.stderr.write('Broken-Hook-Ux3'); process.exit(1);`);
-  personalHooks({ PreToolUse: [{ matcher: 'Read', hooks: [cmd(hang, 1)] }], PostToolUse: [{ matcher: 'Read', hooks: [cmd(fail)] }] });
+  personalHooks({ PreToolUse: [{ matcher: 'Read', hooks: [cmd(hang, 1)] }], PostToolUse: [{ matcher: 'Read', hooks: [cmd(fail)] }], UserPromptSubmit: [{ hooks: [cmd(fail)] }] });
   writeFileSync(join(w.work, 'a.txt'), 'hello\n');
   w.server.enqueue(reply().tool('read_file', { path: 'a.txt' }));
   const r = await w.run('go');
@@ -109,6 +109,10 @@ it('a hook that hangs is stopped at its timeout and noted; one that fails is not
   expect(JSON.stringify(decision)).toMatch(/timed out and was stopped; ignored/);
   expect(toolResults(r)[0]).toContain('hello');
   expect(toolResults(r)[0]).toMatch(/failed \(exit 1\): Broken-Hook-Ux3; ignored/);
+  // The failing UserPromptSubmit hook left its line with the message; the message was sent.
+  const sent = JSON.stringify((w.server.requests[0]!.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'user'));
+  expect(sent).toContain('go\\n\\n[UserPromptSubmit hooks]\\n(hook `');
+  expect(sent).toMatch(/fail\.js[^\n]*` failed \(exit 1\): Broken-Hook-Ux3; ignored\)/);
 }, 120_000);
 
 it('PreCompact hears a manual compaction (summarize_context) with its focus', async () => {

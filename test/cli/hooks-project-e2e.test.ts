@@ -1,5 +1,6 @@
 /**
- * A cloned folder's hooks (issue 47, docs/hooks.md), in the files a Claude Code user already has: `.claude/settings.json`
+ * A cloned folder's hooks (issue 47, docs/hooks.md): Deskhand's `.deskhand/settings.json`, and the files a Claude Code
+ * user already has — `.claude/settings.json` (read with Claude Code compatibility on for the folder, `deskhand compat`)
  * with a hooks block in the shape Claude Code documents and a script under `.claude/hooks/`. They do nothing until
  * the person trusts them (`deskhand hooks trust`), run in the OS sandbox then, and stop again when the script or the
  * file changes, until trusted again. What a project hook says reaches the model inside an untrusted envelope.
@@ -12,9 +13,9 @@ import { reply } from '../support/model-server';
 
 const w = useCliWorld('hooks-project', { policy: 'read-only' });
 
-function claudeProject(): { script: string; log: string; settings: string } {
-  mkdirSync(join(w.work, '.claude', 'hooks'), { recursive: true });
-  const settings = join(w.work, '.claude', 'settings.json');
+function project(dir: '.deskhand' | '.claude'): { script: string; log: string; settings: string } {
+  mkdirSync(join(w.work, dir, 'hooks'), { recursive: true });
+  const settings = join(w.work, dir, 'settings.json');
   // Copied in the shape Claude Code's documentation gives (matcher, type, command with $CLAUDE_PROJECT_DIR, timeout).
   writeFileSync(
     settings,
@@ -22,14 +23,14 @@ function claudeProject(): { script: string; log: string; settings: string } {
       {
         permissions: { allow: ['Bash(npm run lint)'] },
         hooks: {
-          PostToolUse: [{ matcher: 'Write|Edit|Read', hooks: [{ type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/after-read.sh', timeout: 30 }] }],
+          PostToolUse: [{ matcher: 'Write|Edit|Read', hooks: [{ type: 'command', command: `"$CLAUDE_PROJECT_DIR"/${dir}/hooks/after-read.sh`, timeout: 30 }] }],
         },
       },
       null,
       2,
     ),
   );
-  const script = join(w.work, '.claude', 'hooks', 'after-read.sh');
+  const script = join(w.work, dir, 'hooks', 'after-read.sh');
   writeFileSync(script, '#!/bin/sh\ncat > /dev/null\necho ran >> "$CLAUDE_PROJECT_DIR/hook-ran.log"\necho \'{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "Proj-Ctx-Ee4"}}\'\n');
   chmodSync(script, 0o755);
   writeFileSync(join(w.work, 'a.txt'), 'hello\n');
@@ -42,15 +43,16 @@ const readOnce = () => {
 };
 const ranLines = (log: string) => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').length : 0);
 
-it('a cloned folder\'s .claude/settings.json hook does nothing until trusted, runs sandboxed after, and stops again when changed', async () => {
-  const { script, log, settings } = claudeProject();
+it.each(['.deskhand', '.claude'] as const)('a cloned folder\'s %s/settings.json hook does nothing until trusted, runs sandboxed after, and stops again when changed', async (dir) => {
+  const { script, log, settings } = project(dir);
+  if (dir === '.claude') expect((await w.cli(['compat', 'on', '--cwd', w.work, '--data-dir', w.dataDir])).code).toBe(0);
 
   let r = await readOnce();
   expect(r.code, r.stderr).toBe(0);
   expect(ranLines(log)).toBe(0);
   let list = await w.cli(['hooks', 'list', '--cwd', w.work, '--data-dir', w.dataDir]);
   expect(list.stdout).toContain(`Project hooks ${settings} (not trusted: inactive)`);
-  expect(list.stdout).toContain('PostToolUse [Write|Edit|Read]: "$CLAUDE_PROJECT_DIR"/.claude/hooks/after-read.sh (timeout 30 s)');
+  expect(list.stdout).toContain(`PostToolUse [Write|Edit|Read]: "$CLAUDE_PROJECT_DIR"/${dir}/hooks/after-read.sh (timeout 30 s)`);
 
   const t = await w.cli(['hooks', 'trust', '--cwd', w.work, '--data-dir', w.dataDir]);
   expect(t.code, t.stderr).toBe(0);
@@ -93,4 +95,14 @@ it('a trusted project hook runs in the sandbox: it cannot write outside the work
   expect(r.code, r.stderr).toBe(0);
   expect(readFileSync(join(w.work, 'inside.txt'), 'utf8')).toBe('inside\n');
   expect(existsSync(outside)).toBe(false);
+}, 120_000);
+
+it('a project hook\'s own words in a note (its systemMessage) reach the model inside the envelope, never as Deskhand\'s line', async () => {
+  mkdirSync(join(w.work, '.deskhand'), { recursive: true });
+  writeFileSync(join(w.work, '.deskhand', 'settings.json'), JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: 'cat > /dev/null; echo \'{"systemMessage": "Proj-Note-Zz9"}\'' }] }] } }));
+  writeFileSync(join(w.work, 'a.txt'), 'hello\n');
+  await w.cli(['hooks', 'trust', '--cwd', w.work, '--data-dir', w.dataDir]);
+  const r = await readOnce();
+  expect(r.code, r.stderr).toBe(0);
+  expect(w.sentSince(0)).toMatch(/<untrusted source=\\"PostToolUse hook notes\\"[^>]*>\\n\(Proj-Note-Zz9\)/);
 }, 120_000);

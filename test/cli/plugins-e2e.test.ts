@@ -32,8 +32,8 @@ async function installKit(log: string): Promise<string> {
   expect(asked.code).toBe(2);
   expect(asked.stderr).toContain('PostToolUse [*]: node "');
   expect(asked.stderr).toMatch(/kit-echo: node \S+server\.mjs/);
-  expect(asked.stderr).toContain('Slash commands (prompt templates you run): /hello');
-  expect(asked.stderr).toContain('Agent definitions (subagent types, within the parent\'s tools): kit-helper');
+  expect(asked.stderr).toContain('Slash commands (prompt templates you run): /kit:hello');
+  expect(asked.stderr).toContain('Agent definitions (subagent types, within the parent\'s tools): kit:kit-helper');
   expect(asked.stderr).toContain('Skills (instructions the model may load): greet');
   expect(asked.stderr).toContain('run it again with --yes');
   expect((await w.cli(['plugins', 'list', ...data()])).stdout).toContain('No plugins');
@@ -43,10 +43,10 @@ async function installKit(log: string): Promise<string> {
   return repo;
 }
 
-/** `/hello Ann`, then the model loads the skill and delegates to the plugin's agent. */
+/** `/kit:hello Ann`, then the model loads the skill and delegates to the plugin's agent (by its namespaced name). */
 function script(): void {
   w.server.enqueue(reply().tool('load_skill', { name: 'greet' }));
-  w.server.enqueue(reply().tool('spawn_subagent', { prompt: 'Help greet Ann', description: 'help greet', type: 'kit-helper' }));
+  w.server.enqueue(reply().tool('spawn_subagent', { prompt: 'Help greet Ann', description: 'help greet', type: 'kit:kit-helper' }));
   w.server.enqueue(reply().text('helped'));
   w.server.enqueue(reply().text('All done.'));
 }
@@ -59,7 +59,7 @@ it('a plugin from a git marketplace brings a command, an agent, a skill, a hook 
   expect(hooks.stdout).toMatch(/Plugin kit@acme hooks: run as your own[^\n]*\n {2}PostToolUse \[\*\]: node "\S+installed\/acme\/kit\/hooks\/log\.mjs"/);
 
   script();
-  const r = await w.run('/hello Ann');
+  const r = await w.run('/kit:hello Ann');
   expect(r.code, r.stderr).toBe(0);
   // The command, as the person's own words.
   expect(users(0)).toContain('Greet Ann warmly. Plugin-Cmd-Marker-3');
@@ -95,7 +95,7 @@ it('a plugin from a git marketplace brings a command, an agent, a skill, a hook 
   // Enabled again, everything is back; removed, its files are gone.
   expect((await w.cli(['plugins', 'enable', 'kit@acme', ...data()])).code).toBe(0);
   expect((await w.cli(['mcp', 'list', ...data()])).stdout).toContain('kit-echo');
-  expect((await w.cli(['commands', 'list', '--cwd', w.work, ...data()])).stdout).toContain('/hello NAME  Greet someone  (plugin)');
+  expect((await w.cli(['commands', 'list', '--cwd', w.work, ...data()])).stdout).toContain('/kit:hello NAME  Greet someone  (plugin kit@acme; also /hello)');
   expect((await w.cli(['plugins', 'remove', 'kit@acme', ...data()])).code).toBe(0);
   expect(existsSync(join(w.dataDir, 'plugins', 'installed', 'acme', 'kit'))).toBe(false);
   expect((await w.cli(['mcp', 'list', ...data()])).stdout).not.toContain('kit-echo');
@@ -109,7 +109,7 @@ it('an update that changes a hook asks again; one that changes only a command do
   const quiet = await w.cli(['plugins', 'update', 'kit@acme', ...data()]);
   expect(quiet.code, quiet.stderr).toBe(0);
   expect(quiet.stdout).toContain('Updated kit@acme');
-  expect((await w.cli(['commands', 'list', '--cwd', w.work, ...data()])).stdout).toContain('/hello  Greet someone  (plugin)');
+  expect((await w.cli(['commands', 'list', '--cwd', w.work, ...data()])).stdout).toContain('/kit:hello  Greet someone  (plugin kit@acme; also /hello)');
 
   put(repo, 'plugins/kit/hooks/hooks.json', JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo changed' }] }] } }));
   git(repo, 'commit', '-qam', 'new hook');

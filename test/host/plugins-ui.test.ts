@@ -4,12 +4,13 @@
  * accept), enable/disable/remove, each proved by its effect: the command in `listCommands`, the MCP server in the
  * store's list, the installed folder.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { tempDir } from '../support/tool-context';
 import { marketplace } from '../support/plugin-market';
 import { openHarness, type Harness } from './helpers';
+import { parseRequest } from '../../src/shared/contract';
 
 let h: Harness;
 let dataDir: string;
@@ -43,18 +44,35 @@ it('installs from a marketplace only after showing what the plugin brings; disab
   expect(installed.preview).toBeNull();
   expect(installed.plugins).toEqual([{ label: 'kit@acme', version: '1.0.0', description: 'A kit of things', enabled: true }]);
   const menu = (await h.service.listCommands({ conversationId: c.id })).commands;
-  expect(menu).toContainEqual({ name: 'hello', description: 'Greet someone', argumentHint: 'NAME', origin: 'plugin' });
+  expect(menu).toContainEqual({ name: 'kit:hello', description: 'Greet someone', argumentHint: 'NAME', origin: 'plugin' });
   expect(await servers()).toContain('kit-echo');
 
   await h.service.setPluginEnabled({ label: 'kit@acme', enabled: false });
   expect(await names()).toEqual(['builtin:tools']);
   expect(await servers()).not.toContain('kit-echo');
   await h.service.setPluginEnabled({ label: 'kit@acme', enabled: true });
-  expect(await names()).toContain('plugin:hello');
+  expect(await names()).toContain('plugin:kit:hello');
 
   const removed = await h.service.removePlugin({ label: 'kit@acme' });
   expect(removed.plugins).toEqual([]);
   expect(await servers()).not.toContain('kit-echo');
   expect(existsSync(join(dataDir, 'plugins', 'installed', 'acme', 'kit'))).toBe(false);
   await expect(h.service.setPluginEnabled({ label: 'kit@acme', enabled: true })).rejects.toThrow(/No plugin kit@acme is installed/);
+}, 60_000);
+
+it('Claude Code compatibility for the conversation\'s folder: off by default, on reads its .claude/commands in the menu, off again hides them', async () => {
+  mkdirSync(join(work, '.claude', 'commands'), { recursive: true });
+  writeFileSync(join(work, '.claude', 'commands', 'fix-issue.md'), '---\ndescription: Fix an issue\n---\nFix #$1.\n');
+  mkdirSync(join(work, '.deskhand', 'commands'), { recursive: true });
+  writeFileSync(join(work, '.deskhand', 'commands', 'ship.md'), 'Ship it.\n');
+  const c = await h.service.createConversation({ folder: work, policy: 'read-only' });
+  const names = async () => (await h.service.listCommands({ conversationId: c.id })).commands.map((x) => `${x.origin}:${x.name}`);
+  const folder = realpathSync(work);
+  expect(await h.service.getClaudeCompat({ folder: work })).toEqual({ folder, on: false, claude: ['.claude/commands'] });
+  expect(await names()).toEqual(['builtin:tools', 'project:ship']);
+  expect(await h.service.setClaudeCompat({ folder: work, on: true })).toEqual({ folder, on: true, claude: ['.claude/commands'] });
+  expect(await names()).toEqual(['builtin:tools', 'project:fix-issue', 'project:ship']);
+  await h.service.setClaudeCompat({ folder: work, on: false });
+  expect(await names()).toEqual(['builtin:tools', 'project:ship']);
+  expect(parseRequest('setClaudeCompat', { folder: 'relative/dir', on: true }, 50)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/folder: an absolute folder path/) } });
 }, 60_000);

@@ -67,6 +67,11 @@ export const marketplaceViewSchema = z.strictObject({
 const pluginsView = z.strictObject({ plugins: z.array(pluginViewSchema), marketplaces: z.array(marketplaceViewSchema) });
 export type PluginsView = z.infer<typeof pluginsView>;
 
+const compatFolder = z.string().min(1).max(4096).refine((f) => /^([A-Za-z]:)?[\\/]/.test(f), { error: 'an absolute folder path' });
+/** A folder's Claude Code compatibility, and which of `.claude/commands`, `.claude/agents`, `.claude/settings.json` it has. */
+export const claudeCompatView = z.strictObject({ folder: z.string(), on: z.boolean(), claude: z.array(z.string()) });
+export type ClaudeCompatView = z.infer<typeof claudeCompatView>;
+
 export const extensionMethods = {
   /** The slash commands a message in this conversation may start with (the composer's menu). */
   listCommands: { params: z.strictObject({ conversationId: z.string().max(100) }), result: z.strictObject({ commands: z.array(commandViewSchema) }) },
@@ -80,6 +85,9 @@ export const extensionMethods = {
   installPlugin: { params: z.strictObject({ label: pluginLabel, accept: z.boolean().optional() }), result: pluginsView.extend({ preview: z.string().nullable() }) },
   setPluginEnabled: { params: z.strictObject({ label: pluginLabel, enabled: z.boolean() }), result: pluginsView },
   removePlugin: { params: z.strictObject({ label: pluginLabel }), result: pluginsView },
+  /** Claude Code compatibility for a folder: whether its `.claude/commands`, `.claude/agents` and `.claude/settings.json` hooks are read. */
+  getClaudeCompat: { params: z.strictObject({ folder: compatFolder }), result: claudeCompatView },
+  setClaudeCompat: { params: z.strictObject({ folder: compatFolder, on: z.boolean() }), result: claudeCompatView },
   /** Configured MCP servers with their last known health (connected, tools, last error with stderr tail). */
   listMcpServers: { params: z.strictObject({}), result: servers },
   /** Adds (or replaces) a server and connects it; its health comes back in the list. */
@@ -99,6 +107,6 @@ export const extensionMethods = {
   },
 } as const;
 
-export const PLUGIN_METHOD_NAMES = ['listCommands', 'listPlugins', 'addMarketplace', 'installPlugin', 'setPluginEnabled', 'removePlugin'] as const;
+export const PLUGIN_METHOD_NAMES = ['listCommands', 'listPlugins', 'addMarketplace', 'installPlugin', 'setPluginEnabled', 'removePlugin', 'getClaudeCompat', 'setClaudeCompat'] as const;
 
 export const EXTENSION_METHOD_NAMES = ['listMcpServers', 'addMcpServer', 'removeMcpServer', 'testMcpServer', 'listProfiles', 'setConversationProfile'] as const;

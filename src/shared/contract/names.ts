@@ -63,6 +63,8 @@ export const METHOD_NAMES = [
   'installPlugin',
   'setPluginEnabled',
   'removePlugin',
+  'getClaudeCompat',
+  'setClaudeCompat',
   'listMcpServers',
   'addMcpServer',
   'removeMcpServer',

@@ -1,12 +1,14 @@
 /**
  * Plugins and slash commands through the contract (docs/plugins.md, docs/commands.md): Settings → Plugins (list,
  * add a marketplace, install in two steps — see what it brings, then accept — enable, disable, remove) and the
- * composer's command menu (`listCommands`). The same PluginService as `deskhand plugins`; a plugin's MCP servers
+ * composer's command menu (`listCommands`), and Claude Code compatibility for a folder (`getClaudeCompat`,
+ * `setClaudeCompat`, services/compat). The same PluginService as `deskhand plugins`; a plugin's MCP servers
  * connect or disconnect at once in this runtime.
  */
 import { DeskhandError } from '../../../shared/errors';
-import type { CommandView, PluginsView, PLUGIN_METHOD_NAMES } from '../../../shared/contract/extensions';
+import type { ClaudeCompatView, CommandView, PluginsView, PLUGIN_METHOD_NAMES } from '../../../shared/contract/extensions';
 import { PluginService, readPlugin, type StagedPlugin } from '../../services/plugins';
+import { ClaudeCompat, claudeParts, compatKey } from '../../services/compat';
 import { parseServerConfig } from '../../services/mcp/config';
 import { PersistentConversationState } from '../../runtime/context/conversation-state';
 import type { HandlerGroup } from './handler-groups';
@@ -16,6 +18,11 @@ const BUILT_IN: CommandView[] = [{ name: 'tools', description: 'Show this conver
 
 export const pluginsGroup: HandlerGroup<(typeof PLUGIN_METHOD_NAMES)[number]> = ({ runtime, dataDir }) => {
   const plugins = new PluginService({ dataDir, store: runtime.store });
+  const compat = new ClaudeCompat(runtime.store);
+  const compatView = (folder: string): ClaudeCompatView => {
+    const key = compatKey(folder);
+    return { folder: key, on: compat.isOn(key), claude: claudeParts(key) };
+  };
   const staged = new Map<string, StagedPlugin>();
   const view = (): PluginsView => ({
     plugins: plugins.list().map((p) => ({ label: p.label, version: p.version, description: p.description, enabled: p.enabled })),
@@ -55,6 +62,11 @@ export const pluginsGroup: HandlerGroup<(typeof PLUGIN_METHOD_NAMES)[number]> = 
       return { commands: [...BUILT_IN, ...custom.filter((c) => !BUILT_IN.some((b) => b.name === c.name))] };
     },
     listPlugins: async () => view(),
+    getClaudeCompat: async (p) => compatView(p.folder),
+    async setClaudeCompat(p) {
+      compat.set(p.folder, p.on);
+      return compatView(p.folder);
+    },
     async addMarketplace(p) {
       try {
         await plugins.addMarketplace(p.source);

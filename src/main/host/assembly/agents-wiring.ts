@@ -6,14 +6,15 @@
  */
 import type { ContentReader } from '../../../shared/content-reader';
 import { AgentCatalog, type AgentFolder } from '../../services/agents';
+import type { CompatCheck } from '../../services/compat';
 import type { Records } from '../../runtime/records';
 import type { SubagentService } from '../../services/subagents/subagent-service';
 import { PersistentConversationState } from '../../runtime/context/conversation-state';
 import { wrapUntrusted } from '../../runtime/context/untrusted';
 import { childAgentOf } from './subagent-runner';
 
-export function wireAgents(subagents: Pick<SubagentService, 'useDefinitions'>, dataDir: string, reader: ContentReader, folders?: () => readonly AgentFolder[]): AgentCatalog {
-  const catalog = new AgentCatalog({ dataDir, reader, ...(folders ? { folders } : {}) });
+export function wireAgents(subagents: Pick<SubagentService, 'useDefinitions'>, dataDir: string, reader: ContentReader, folders?: () => readonly AgentFolder[], compat?: CompatCheck): AgentCatalog {
+  const catalog = new AgentCatalog({ dataDir, reader, ...(folders ? { folders } : {}), ...(compat ? { compat } : {}) });
   const lookup = Object.assign((name: string, roots: readonly string[]) => catalog.get(name, roots), { names: (roots: readonly string[]) => catalog.list(roots).map((a) => a.name) });
   subagents.useDefinitions(lookup);
   return catalog;

@@ -178,6 +178,7 @@ import { CompositionFiles } from '../../services/compositions/composition-files'
 import { wireHooks } from './hooks-wiring';
 import type { HookService } from '../../services/hooks';
 import { CommandCatalog } from '../../services/commands';
+import { ClaudeCompat } from '../../services/compat';
 import type { AgentCatalog } from '../../services/agents';
 import { agentAddendum, wireAgents } from './agents-wiring';
 import { pluginAgentFolders, pluginCommandFolders } from './plugins-wiring';
@@ -234,9 +235,10 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   bindRuntime(runtime);
   runtime.ledger = wireLedger(runtime, store, opts.dataDir, tasks);
   runtime.hooks = wireHooks(runtime, store, opts.dataDir, reader);
-  runtime.commands = new CommandCatalog({ dataDir: opts.dataDir, reader, folders: () => pluginCommandFolders(opts.dataDir) });
+  const compat = new ClaudeCompat(store).check;
+  runtime.commands = new CommandCatalog({ dataDir: opts.dataDir, reader, folders: () => pluginCommandFolders(opts.dataDir), compat });
   runtime.useCommands(runtime.commands);
-  runtime.agents = wireAgents(subagents, opts.dataDir, reader, () => pluginAgentFolders(opts.dataDir));
+  runtime.agents = wireAgents(subagents, opts.dataDir, reader, () => pluginAgentFolders(opts.dataDir), compat);
   wireSubagents(runtime, subagents, {
     provider: opts.subagentProvider ?? ((run) => ({ provider: run.provider as never, model: run.model, ...(run.base_url ? { baseURL: run.base_url } : {}) })),
     // A parked workflow's child answered: the workflow replays here and continues it.

@@ -98,7 +98,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
         tainted: run.tainted === 1 || conv.tainted === 1,
         tools: set.specs.map((s) => {
           const tool = registry.lookup(s.name);
-          return { name: tool?.name ?? s.name, risk: tool?.risk ?? 'unknown', parentOnly: tool?.facts?.parentOnly === true, ...(tool?.claudeCodeName ? { claudeName: tool.claudeCodeName } : {}) };
+          return { name: tool?.name ?? s.name, risk: tool?.risk ?? 'unknown', parentOnly: tool?.facts?.parentOnly === true, ...(tool?.claudeCodeName ? { claudeName: tool.claudeCodeName } : {}), ...(tool?.facts?.roles ? { roles: tool.facts.roles } : {}) };
         }),
       };
     },

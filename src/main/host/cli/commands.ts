@@ -38,6 +38,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./hooks')).hooksCommand(rest);
       case 'commands':
         return await (await import('./slash-commands')).commandsCommand(rest);
+      case 'compat':
+        return await (await import('./compat')).compatCommand(rest);
       case 'agents':
         return await (await import('./agents')).agentsCommand(rest);
       case 'plugins':

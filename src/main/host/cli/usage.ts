@@ -32,7 +32,8 @@ export const USAGE = `Usage:
   deskhand secrets delete NAME
   deskhand instructions trust [--cwd DIR] | list | untrust [--cwd DIR]   (trust a folder's AGENTS.md/CLAUDE.md: pinned by sha256; until then, and after a change, they reach the model as untrusted)
   deskhand hooks list [--cwd DIR] | trust [--cwd DIR] | untrust [--cwd DIR]   (lifecycle hooks in Claude Code's schema: yours in settings.json run as written; a project's run sandboxed, only once trusted, pinned by sha256)
-  deskhand commands list [--cwd DIR]   (slash commands: Markdown templates in <data dir>/commands, .deskhand/commands, .claude/commands; run one with deskhand run "/name args")
+  deskhand commands list [--cwd DIR]   (slash commands: Markdown templates in <data dir>/commands, plugins, .deskhand/commands, .claude/commands; run one with deskhand run "/name args")
+  deskhand compat on|off|status [--cwd DIR] | list   (Claude Code compatibility for a folder, off by default: read its .claude/commands, .claude/agents and .claude/settings.json hooks)
   deskhand plugins marketplace add URL|PATH | marketplace list | install NAME@MARKET [--yes] | list | enable NAME@MARKET | disable NAME@MARKET | remove NAME@MARKET | update NAME@MARKET [--yes]   (Claude Code plugins: commands, agents, skills, hooks, MCP servers)
   deskhand agents list [--cwd DIR]   (agent definitions: Markdown files in <data dir>/agents, .deskhand/agents, .claude/agents, plugins; each a subagent type)
   deskhand grants add-url PATTERN | list [--json] | revoke ID|PATTERN|APP   (URL grants, e.g. https://api.example.com/v1/*; app grants for computer use)

@@ -47,8 +47,14 @@ export function contextText(parts: readonly HookContext[]): { text: string; untr
 export function postToolText(outcome: HookOutcome | null): { text: string; untrusted: string | null } | null {
   if (!outcome) return null;
   const parts: HookContext[] = [...outcome.context];
-  if (outcome.block) parts.push({ text: outcome.block, source: 'PostToolUse hook feedback', trusted: outcome.ran.every((r) => !r.startsWith('project ')) });
-  const notes = outcome.notes.map((n) => `(${n})`);
+  const trusted = outcome.ran.every((r) => !r.startsWith('project '));
+  if (outcome.block) parts.push({ text: outcome.block, source: 'PostToolUse hook feedback', trusted });
+  // A note can carry a hook's own words (its stderr, its systemMessage): a project hook's go inside the envelope.
+  let notes = outcome.notes.map((n) => `(${n})`);
+  if (!trusted && notes.length) {
+    parts.push({ text: notes.join('\n'), source: 'PostToolUse hook notes', trusted: false });
+    notes = [];
+  }
   if (!parts.length && !notes.length) return null;
   const { text, untrusted } = contextText(parts);
   return { text: [text, ...notes].filter(Boolean).join('\n'), untrusted };
@@ -56,7 +62,7 @@ export function postToolText(outcome: HookOutcome | null): { text: string; untru
 
 /**
  * UserPromptSubmit and SessionStart, before a message starts a run: throws (the message is not sent) when a hook
- * blocks it, else returns the context to add to the message.
+ * blocks it, else returns the context to add to the message (with a line for each hook that failed).
  */
 export async function promptHooks(core: RuntimeCore, conv: ConversationRow, policy: RunRow['policy'], prompt: string, runId: string): Promise<{ text: string; untrusted: string | null } | null> {
   if (!core.hooks) return null;
@@ -64,11 +70,13 @@ export async function promptHooks(core: RuntimeCore, conv: ConversationRow, poli
   const first = core.store.countMessages(conv.id) === 0;
   const outcomes = [await fireHooks(core, 'SessionStart', run, conv, { source: first ? 'startup' : 'resume' }, { name: first ? 'startup' : 'resume' }), await fireHooks(core, 'UserPromptSubmit', run, conv, { prompt })];
   const context: HookContext[] = [];
-  for (const o of outcomes) {
+  for (const [i, o] of outcomes.entries()) {
     if (!o) continue;
     if (o.block) throw new DeskhandError('denied', `The message was not sent: ${o.block}`);
     if (o.stop) throw new DeskhandError('denied', `The message was not sent: ${o.stop}`);
     context.push(...o.context);
+    // A hook that failed, timed out or could not start leaves its line with the message (a project's as untrusted).
+    if (o.notes.length) context.push({ text: o.notes.map((n) => `(${n})`).join('\n'), source: `${i === 0 ? 'SessionStart' : 'UserPromptSubmit'} hooks`, trusted: o.ran.every((r) => !r.startsWith('project ')) });
   }
   return context.length ? contextText(context) : null;
 }

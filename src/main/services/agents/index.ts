@@ -2,13 +2,15 @@
  * Agent definitions (docs/subagents-context.md "Agent definitions"): Markdown files with front matter (`name`,
  * `description`, `tools`, `model`) in Claude Code's layout, each a subagent type for spawn_subagent / map_subagents.
  * Found in the person's `<data dir>/agents/`, in installed plugins' `agents/`, and in each workspace root's
- * `.deskhand/agents/` and `.claude/agents/`, read through the guarded reader. A definition's `tools` only narrows
+ * `.deskhand/agents/` (and `.claude/agents/` where Claude Code compatibility is on for the root, services/compat), read
+ * through the guarded reader. A definition's `tools` only narrows
  * what the parent has; its body is the child's system prompt (a project's reaches the child as untrusted content).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContentReader } from '../../../shared/content-reader';
 import { parseFrontMatter } from '../../../shared/front-matter';
+import { COMPAT_OFF, type CompatCheck } from '../compat';
 
 /** Where a workspace's agent definitions may be: Deskhand's place first (it wins a name both have), then Claude Code's. */
 export const PROJECT_AGENT_DIRS = [join('.deskhand', 'agents'), join('.claude', 'agents')] as const;
@@ -30,8 +32,11 @@ export interface AgentDefinition {
   /** `person` (the data folder's), `plugin` (an installed plugin's), `project` (a workspace's: untrusted content). */
   origin: 'person' | 'plugin' | 'project';
   path: string;
-  /** The plugin it came with. */
+  /** The plugin it came with (`name@marketplace`); its name is then `plugin:name`, as Claude Code namespaces it. */
   plugin?: string;
+  /** A plugin's definition: its name without the plugin's prefix, and whether a spawn may give just that (`alias`). */
+  bare?: string;
+  alias?: string;
 }
 
 /** A folder of definitions outside the data folder and the workspace (an enabled plugin's `agents/`). */
@@ -55,7 +60,7 @@ export function parseToolList(raw: string | undefined): string[] | null {
 }
 
 export class AgentCatalog {
-  constructor(private readonly opts: { dataDir: string; reader: ContentReader; folders?: () => readonly AgentFolder[] }) {}
+  constructor(private readonly opts: { dataDir: string; reader: ContentReader; folders?: () => readonly AgentFolder[]; compat?: CompatCheck }) {}
 
   private readFolder(dir: string, origin: AgentDefinition['origin'], roots: readonly string[], anchor: string, into: Map<string, AgentDefinition>, notes: string[], plugin?: string): void {
     if (!existsSync(dir)) return;
@@ -83,25 +88,30 @@ export class AgentCatalog {
         notes.push(`${path}: name "${name}" is not a type name (letters, digits, _ and -, up to 64)`);
         continue;
       }
-      if (BUILT_IN.has(name)) {
+      if (BUILT_IN.has(name) && !plugin) {
         notes.push(`${path}: "${name}" is a built-in type; the built-in is used`);
         continue;
       }
-      if (into.has(name)) continue;
+      const full = plugin ? `${plugin.split('@')[0]}:${name}` : name;
+      const taken = into.get(full);
+      if (taken) {
+        notes.push(`${path}: "${full}" is ${taken.plugin ? `plugin ${taken.plugin}'s` : taken.origin === 'person' ? 'yours' : `the project's (${taken.path})`}, used instead`);
+        continue;
+      }
       if (!body.trim()) {
         notes.push(`${path}: no instructions after the front matter`);
         continue;
       }
       const model = meta.model && meta.model !== 'inherit' ? meta.model : null;
-      into.set(name, {
-        name,
+      into.set(full, {
+        name: full,
         description: (meta.description || body.split('\n').find((l) => l.trim())?.trim() || '').slice(0, 300),
         tools: parseToolList(meta.tools),
         model,
         prompt: body.trim(),
         origin,
         path,
-        ...(plugin ? { plugin } : {}),
+        ...(plugin ? { plugin, bare: name } : {}),
       });
     }
   }
@@ -112,8 +122,30 @@ export class AgentCatalog {
     const notes: string[] = [];
     const mine = join(this.opts.dataDir, 'agents');
     this.readFolder(mine, 'person', [mine], this.opts.dataDir, found, notes);
-    for (const f of this.opts.folders?.() ?? []) this.readFolder(f.dir, 'plugin', [f.dir], f.dir, found, notes, f.plugin);
-    for (const root of roots) for (const rel of PROJECT_AGENT_DIRS) this.readFolder(join(root, rel), 'project', [root], root, found, notes);
+    const plugins = [...(this.opts.folders?.() ?? [])].sort((a, b) => a.plugin.localeCompare(b.plugin));
+    for (const f of plugins) this.readFolder(f.dir, 'plugin', [f.dir], f.dir, found, notes, f.plugin);
+    const compat = this.opts.compat ?? COMPAT_OFF;
+    for (const root of roots) {
+      for (const rel of PROJECT_AGENT_DIRS) {
+        if (rel.startsWith('.claude') && !compat(root)) {
+          if (existsSync(join(root, rel))) notes.push(`${join(root, rel)}: Claude Code compatibility is off for ${root} (deskhand compat on --cwd ${root})`);
+          continue;
+        }
+        this.readFolder(join(root, rel), 'project', [root], root, found, notes);
+      }
+    }
+    // A plugin's definition also answers to its bare name, when no built-in type, definition of the person's or the
+    // project's, or plugin before it in label order has that name.
+    const bare = new Set<string>();
+    for (const a of found.values()) {
+      if (a.bare === undefined) continue;
+      const owner = BUILT_IN.has(a.bare) ? 'the built-in type' : found.has(a.bare) ? `${found.get(a.bare)!.origin === 'person' ? 'yours' : `the project's`}` : bare.has(a.bare) ? `plugin ${[...found.values()].find((x) => x.alias === a.bare)!.plugin}'s` : null;
+      if (owner) notes.push(`${a.path}: "${a.bare}" is ${owner}; give "${a.name}" for plugin ${a.plugin}'s`);
+      else {
+        bare.add(a.bare);
+        a.alias = a.bare;
+      }
+    }
     return { agents: [...found.values()].sort((a, b) => a.name.localeCompare(b.name)), notes };
   }
 
@@ -121,7 +153,9 @@ export class AgentCatalog {
     return this.scan(roots).agents;
   }
 
+  /** A definition by its name, or a plugin's by its bare name when that is unambiguous (`alias`). */
   get(name: string, roots: readonly string[]): AgentDefinition | null {
-    return this.list(roots).find((a) => a.name === name) ?? null;
+    const agents = this.list(roots);
+    return agents.find((a) => a.name === name) ?? agents.find((a) => a.alias === name) ?? null;
   }
 }

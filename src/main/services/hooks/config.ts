@@ -1,7 +1,7 @@
 /**
  * Hook configuration in Claude Code's schema: a `hooks` object, event name → `[{matcher, hooks: [{type: "command",
  * command, timeout}]}]`, in the person's `settings.json` (data folder) and in a project's `.deskhand/settings.json`
- * (or `.claude/settings.json`, Claude Code's own place). A project file counts only while the person's pin of it
+ * (or `.claude/settings.json`, Claude Code's own place, where Claude Code compatibility is on for the root: services/compat). A project file counts only while the person's pin of it
  * (its bytes and the workspace scripts its commands name) holds (store module project-pins; `deskhand hooks trust`).
  */
 import { readFileSync } from 'node:fs';
@@ -107,6 +107,9 @@ export function personalHooks(dataDir: string): ParsedHooks & { file: string; er
 /** Where a workspace's hooks may be: Deskhand's place first, then Claude Code's. */
 export const PROJECT_SETTINGS = [join('.deskhand', 'settings.json'), join('.claude', 'settings.json')] as const;
 
+/** The project settings files read in a root: Claude Code's only where compatibility is on for it. */
+export const projectSettings = (claudeCompat: boolean): string[] => PROJECT_SETTINGS.filter((rel) => claudeCompat || !rel.startsWith('.claude'));
+
 /** A project settings file with hooks, as the person approves it. */
 export interface ProjectHooksFile extends ParsedHooks {
   path: string;
@@ -117,13 +120,13 @@ export interface ProjectHooksFile extends ParsedHooks {
 }
 
 /**
- * The project settings files with hooks in a workspace root, read through the guarded reader (a link leaving the
+ * The project settings files with hooks in a workspace root (`.claude/settings.json` only with `claudeCompat`), read through the guarded reader (a link leaving the
  * workspace, a sensitive target: refused, reported in `errors`). A file without a `hooks` object is not listed.
  */
-export function projectHookFiles(root: string, reader: ContentReader): { files: ProjectHooksFile[]; errors: string[] } {
+export function projectHookFiles(root: string, reader: ContentReader, claudeCompat = false): { files: ProjectHooksFile[]; errors: string[] } {
   const files: ProjectHooksFile[] = [];
   const errors: string[] = [];
-  for (const rel of PROJECT_SETTINGS) {
+  for (const rel of projectSettings(claudeCompat)) {
     const path = join(root, rel);
     let file;
     try {

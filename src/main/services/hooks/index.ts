@@ -12,6 +12,7 @@ import { planSandbox, unsandboxedPlan } from '../sandbox/sandbox';
 import type { Store } from '../store/store';
 import { projectPinsModule } from '../store/modules/project-pins';
 import { matcherTakes, personalHooks, projectHookFiles, PROJECT_SETTINGS, type HookEntry, type ProjectHooksFile } from './config';
+import { ClaudeCompat, type CompatCheck } from '../compat';
 import { readAnswer, runHook } from './run-hook';
 import { pluginHooks } from '../plugins';
 
@@ -33,8 +34,14 @@ export class HookService implements LifecycleHooks {
       reader: ContentReader;
       /** Test seam: the sandbox plan for a project hook (default: bubblewrap or sandbox-exec, none → not run). */
       projectPlan?: typeof planSandbox;
+      /** Whether a root's `.claude/settings.json` is read (default: the store's per-folder setting, services/compat). */
+      compat?: CompatCheck;
     },
-  ) {}
+  ) {
+    this.compat = opts.compat ?? new ClaudeCompat(opts.store).check;
+  }
+
+  private readonly compat: CompatCheck;
 
   private get pins() {
     return this.opts.store.module(projectPinsModule);
@@ -51,8 +58,11 @@ export class HookService implements LifecycleHooks {
     const files: (ProjectHooksFile & { state: ProjectFileState })[] = [];
     const errors: string[] = [];
     for (const root of new Set(roots.map((r) => resolve(r)))) {
-      const found = projectHookFiles(root, this.opts.reader);
+      const compat = this.compat(root);
+      const found = projectHookFiles(root, this.opts.reader, compat);
       errors.push(...found.errors);
+      const claude = join(root, PROJECT_SETTINGS[1]);
+      if (!compat && present(claude)) errors.push(`${claude}: Claude Code compatibility is off for ${root} (deskhand compat on --cwd ${root})`);
       for (const f of found.files) files.push({ ...f, state: this.stateOf(f) });
     }
     return { files, errors };

@@ -166,8 +166,10 @@ export function describePlugin(c: PluginContents, label: string): string {
   const servers = c.servers.map((s) => `    ${s.name}: ${s.transport === 'stdio' ? [s.command, ...(s.args ?? [])].join(' ') : s.url}`);
   if (hooks.length) lines.push(`  Hooks (run as your own hooks, outside the sandbox, on every matching event; a PreToolUse hook can refuse or ask, never clear past your rules):`, ...hooks);
   if (servers.length) lines.push(`  MCP servers (start as programs on this machine; every tool call asks until you set a tier):`, ...servers);
-  if (c.commands.length) lines.push(`  Slash commands (prompt templates you run): ${c.commands.map((n) => `/${n}`).join(', ')}`);
-  if (c.agents.length) lines.push(`  Agent definitions (subagent types, within the parent's tools): ${c.agents.join(', ')}`);
+  // Namespaced as Claude Code does: plugin kit's hello is /kit:hello (the bare /hello too while no one else has it).
+  const ns = label.split('@')[0]!;
+  if (c.commands.length) lines.push(`  Slash commands (prompt templates you run): ${c.commands.map((n) => `/${ns}:${n}`).join(', ')}`);
+  if (c.agents.length) lines.push(`  Agent definitions (subagent types, within the parent's tools): ${c.agents.map((n) => `${ns}:${n}`).join(', ')}`);
   if (c.skills.length) lines.push(`  Skills (instructions the model may load): ${c.skills.join(', ')}`);
   if (c.problems.length) lines.push(`  Not used: ${c.problems.join('; ')}`);
   if (lines.length === 1) lines.push('  (nothing Deskhand uses)');

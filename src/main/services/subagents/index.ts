@@ -12,7 +12,7 @@ export type { SpawnInput, MapInput, SubagentCallContext, WaitResult } from './su
 /** What tools may do with subagents: for their own conversation. */
 export type Subagents = Pick<SubagentService, 'spawn' | 'map' | 'list' | 'wait' | 'steer' | 'cancel' | 'post' | 'read' | 'workMinutesLeft' | 'byConversation' | 'pause' | 'resume' | 'isPaused' | 'otherProvider'>;
 
-export { SUBAGENT_TYPES, PROFILES, MAX_MAP_CHILDREN, lowerPolicy, compileResultSchema, checkResult } from './profiles';
+export { SUBAGENT_TYPES, SUBAGENT_TYPE_NAME, PROFILES, MAX_MAP_CHILDREN, lowerPolicy, compileResultSchema, checkResult } from './profiles';
 export type { SubagentType, PolicyName, Profile } from './profiles';
 /** The providers a child's own `provider` may name (it must also be configured where it runs). */
 export { PROVIDERS as CHILD_PROVIDERS } from '../providers/config';

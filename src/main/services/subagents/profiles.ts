@@ -1,6 +1,9 @@
 /** The profiles that narrow a child's tools and policy, and the pure helpers over a child's result (schemas, checks). */
 import { z } from 'zod';
 
+/** A subagent type as a spawn names it: a built-in, an agent definition's name, or a plugin's `plugin:name`. */
+export const SUBAGENT_TYPE_NAME = /^[A-Za-z0-9][\w-]{0,63}(?::[A-Za-z0-9][\w-]{0,63})?$/;
+
 export const SUBAGENT_TYPES = ['coder', 'explore', 'general', 'researcher'] as const;
 export type SubagentType = (typeof SUBAGENT_TYPES)[number];
 

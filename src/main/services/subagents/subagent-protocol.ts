@@ -10,7 +10,7 @@ import type { PolicyName, SubagentType } from './profiles';
 /** What the service needs of the runtime (the host implements it over the real runtime). */
 export interface SubagentRunner {
   /** The parent's turn as a child inherits it, or null for an unknown run. */
-  parent(runId: string): { conversationId: string; folder: string; cwd: string; roots: string[]; sandbox: string; policy: PolicyName; tainted: boolean; tools: { name: string; risk: string; parentOnly?: boolean; claudeName?: string }[] } | null;
+  parent(runId: string): { conversationId: string; folder: string; cwd: string; roots: string[]; sandbox: string; policy: PolicyName; tainted: boolean; tools: { name: string; risk: string; parentOnly?: boolean; claudeName?: string; roles?: readonly string[] }[] } | null;
   createChild(input: { folder: string; cwd: string; roots: string[]; policy: PolicyName; sandbox: string; title: string; tainted: boolean; model?: ChildModel; agent?: ChildAgent }): string;
   /**
    * Checks a child's own model before anything is created: another model of the parent's provider, or any configured
@@ -127,6 +127,13 @@ export interface SpawnInput {
   model?: ChildModel;
   /** Where the child works instead of its parent's folder (a Tower worker's git worktree): folder, cwd and roots. */
   workspace?: { folder: string; cwd: string; roots: string[] };
+  /**
+   * A caller's role for the child (a Tower worker or reviewer whose `type` the model chose): the type — an agent
+   * definition or a built-in — is held within this built-in type's profile (its tools and policy cap), and the
+   * parent's tools that declare `keepRole` (facts.roles: the role's own tools, e.g. tower_send) stay whatever the
+   * type's tools say.
+   */
+  within?: { type: SubagentType; keepRole?: string };
 }
 
 export interface MapInput {

@@ -499,8 +499,12 @@ export class SubagentService {
     if (input.resultSchema !== undefined) compileResultSchema(input.resultSchema);
     const asked = input.model ?? (definition?.model ? { model: definition.model } : undefined);
     const model = asked ? (runner.checkModel ? runner.checkModel(ctx.runId, asked) : asked) : undefined;
-    const tools = parent.tools.filter((t) => !t.parentOnly && profile.keeps(t)).map((t) => t.name);
-    const policy = lowerPolicy(parent.policy, profile.maxPolicy);
+    // A caller's role (Tower) holds a definition within a built-in profile and keeps the role's own tools.
+    const cap = input.within ? PROFILES[input.within.type] : null;
+    const role = input.within?.keepRole;
+    const keeps = (t: (typeof parent.tools)[number]) => (profile.keeps(t) && (!cap || cap.keeps(t))) || (role !== undefined && (t.roles ?? []).includes(role));
+    const tools = parent.tools.filter((t) => !t.parentOnly && keeps(t)).map((t) => t.name);
+    const policy = lowerPolicy(parent.policy, cap ? lowerPolicy(profile.maxPolicy, cap.maxPolicy) : profile.maxPolicy);
     const limits = this.limitsFor(input.limits);
     const me = this.rows.byConversation(parent.conversationId);
     const where = input.workspace ?? { folder: parent.folder, cwd: parent.cwd, roots: parent.roots };

@@ -155,7 +155,11 @@ export class TowerService {
     return this.rows.missions(s.id);
   }
 
-  async spawn(input: { role: 'worker' | 'reviewer'; mission: string; instructions?: string }, ctx: TowerCallContext): Promise<TowerAgentRow> {
+  /**
+   * Spawns a worker (type coder) or a reviewer (explore) for a mission; `type` names an agent definition instead
+   * (services/agents), held within the role's built-in type and keeping the Tower tools (facts.roles tower-member).
+   */
+  async spawn(input: { role: 'worker' | 'reviewer'; mission: string; instructions?: string; type?: string }, ctx: TowerCallContext): Promise<TowerAgentRow> {
     const s = this.tower(ctx.conversationId);
     if (s.plan_status !== 'approved') throw new DeskhandError('conflict', 'No approved plan yet: call tower_plan first (the person approves it).');
     const m = this.rows.mission(s.id, input.mission);
@@ -192,14 +196,22 @@ export class TowerService {
     // The mission as it is now: a first worker's branch and worktree were made just above.
     const now = { ...m, branch, worktree };
     const prompt = input.role === 'worker' ? this.workerPrompt(s, now, name, input.instructions, conflicted) : this.reviewerPrompt(s, now, name, input.instructions);
+    const builtIn = input.role === 'worker' ? 'coder' : 'explore';
     const child = await this.opts.subagents.spawn(
-      { prompt, description: `${name}: ${m.title}`.slice(0, 120), type: input.role === 'worker' ? 'coder' : 'explore', background: true, workspace: { folder: worktree, cwd: worktree, roots: [worktree] } },
+      {
+        prompt,
+        description: `${name}: ${m.title}`.slice(0, 120),
+        type: input.type ?? builtIn,
+        ...(input.type ? { within: { type: builtIn, keepRole: 'tower-member' } } : {}),
+        background: true,
+        workspace: { folder: worktree, cwd: worktree, roots: [worktree] },
+      },
       { runId: ctx.runId, conversationId: ctx.conversationId, callId: ctx.callId, signal: ctx.signal },
     );
     const agent = { id: name, session_id: s.id, role: input.role, mission_id: m.id, subagent_id: child.id, conversation_id: child.conversation_id };
     this.rows.addAgent(agent);
     if (input.role === 'worker') this.rows.updateMission(s.id, m.id, { status: 'working' });
-    this.rows.log(s.id, `${name} spawned for ${m.id} (${child.id}, task ${child.task_id})`);
+    this.rows.log(s.id, `${name} spawned for ${m.id} (${child.id}, task ${child.task_id})${input.type ? ` as ${input.type}` : ''}`);
     return { ...agent, created_at: Date.now() };
   }
 

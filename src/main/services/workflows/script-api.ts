@@ -12,11 +12,12 @@ import type { TaskRow } from '../store/modules/tasks';
 import { WaitingForPeople } from '../../../shared/waiting';
 import type { StartQuestionInput } from '../tasks/question-tasks';
 import type { SubagentService, SubagentLimits } from '../subagents/subagent-service';
+import { SUBAGENT_TYPE_NAME } from '../subagents/profiles';
 import type { ScriptCall } from './script-host';
 import { ParkedCall, outcomeOf, type Live } from './workflow-run';
 
 /** A built-in type or an agent definition's name (the subagent service says when it names neither). */
-const TYPE_NAME = /^[A-Za-z0-9][\w-]{0,63}$/;
+const TYPE_NAME = SUBAGENT_TYPE_NAME;
 
 export interface ScriptApiOptions {
   store: Store;

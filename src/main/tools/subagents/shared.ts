@@ -1,12 +1,12 @@
 /** Parameters and result text shared by the subagent tools. */
 import { z } from 'zod';
-import { CHILD_PROVIDERS, SUBAGENT_TYPES, type SubagentRow, type Subagents } from '../../services/subagents/index';
+import { CHILD_PROVIDERS, SUBAGENT_TYPES, SUBAGENT_TYPE_NAME, type SubagentRow, type Subagents } from '../../services/subagents/index';
 import type { Effects, EffectsContext, ToolContext, ToolResult } from '../../runtime/tool';
 import { ToolError } from '../../../shared/errors';
 
 export const typeParam = z
   .string()
-  .regex(/^[A-Za-z0-9][\w-]{0,63}$/, { error: `type is one name: ${SUBAGENT_TYPES.join(', ')} or an agent definition's` })
+  .regex(SUBAGENT_TYPE_NAME, { error: `type is one name: ${SUBAGENT_TYPES.join(', ')} or an agent definition's` })
   .optional()
   .describe('The persona. coder (default): the parent\'s tools and policy; explore: read-only tools only; researcher: read-only tools (web included), answers with sources; general: like coder; or an agent definition\'s name (listed in your instructions).');
 export const limitParams = {

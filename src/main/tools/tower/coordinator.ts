@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { maxRisk } from '../../../shared/tools';
 import { defineTool, type Classification, type EffectsContext } from '../../runtime/tool';
 import type { MissionPlan, Tower } from '../../services/tower/index';
+import { SUBAGENT_TYPE_NAME } from '../../services/subagents/index';
 import type { TowerCommandKnowledge } from './command-knowledge';
 
 const missionId = z.string().regex(/^[a-z][a-z0-9-]{0,30}$/, { error: 'a mission id is lowercase letters, digits and dashes, e.g. api' });
@@ -102,16 +103,17 @@ export const createTowerSpawn = (tower: Tower) =>
         role: z.enum(['worker', 'reviewer']).describe('worker builds the mission; reviewer reviews its branch and submits tower_review.'),
         mission: missionId.describe('The mission id.'),
         instructions: z.string().trim().max(20_000).optional().describe('Extra instructions for the agent.'),
+        type: z.string().regex(SUBAGENT_TYPE_NAME, { error: 'type is an agent definition\'s name' }).optional().describe('Run it as this agent definition (the types spawn_subagent takes), held within the role: a reviewer stays read-only.'),
       })
       .strict(),
     risk: 'low-risk',
     disclosure: 'private',
     facts: { roles: ['tower-coordinator'] },
-    presentation: { title: 'Spawn a Tower agent', icon: 'tool', summary: (a) => `${a.role} for ${a.mission}` },
+    presentation: { title: 'Spawn a Tower agent', icon: 'tool', summary: (a) => `${a.role}${a.type ? ` (${a.type})` : ''} for ${a.mission}` },
     effects: () => ({ processes: true }),
     timeoutMs: 5 * 60_000,
     async execute(args, ctx) {
-      const a = await tower.spawn({ role: args.role, mission: args.mission, ...(args.instructions ? { instructions: args.instructions } : {}) }, ctxOf(ctx));
+      const a = await tower.spawn({ role: args.role, mission: args.mission, ...(args.instructions ? { instructions: args.instructions } : {}), ...(args.type ? { type: args.type } : {}) }, ctxOf(ctx));
       return { output: `Spawned ${a.id} (subagent ${a.subagent_id}) for mission ${a.mission_id} in the background. tower_status shows the roster; its end arrives as a background-task message.` };
     },
   });

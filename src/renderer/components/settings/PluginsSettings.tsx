@@ -4,9 +4,46 @@
  * installed only when the person accepts it. The same service as `deskhand plugins` (docs/plugins.md).
  */
 import { useEffect, useState } from 'react';
-import type { PluginsView } from '../../../shared/contract/extensions';
+import type { ClaudeCompatView, PluginsView } from '../../../shared/contract/extensions';
 import { api, errorText } from '../../api/client';
+import { useConversations } from '../../state/conversations';
 import { Feedback } from '../common/Feedback';
+
+/**
+ * Claude Code compatibility for the selected conversation's folder (services/compat): off by default; on, its
+ * `.claude/commands`, `.claude/agents` and `.claude/settings.json` hooks are read (hooks still wait for trust).
+ */
+export function ClaudeCompatToggle() {
+  const folder = useConversations((s) => s.list.find((c) => c.id === s.selectedId)?.folder ?? null);
+  const [view, setView] = useState<ClaudeCompatView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setView(null);
+    if (!folder) return;
+    void api()
+      .getClaudeCompat({ folder })
+      .then(setView)
+      .catch((err: unknown) => setError(errorText(err)));
+  }, [folder]);
+  if (!folder) return <p className="muted small">Claude Code compatibility is set per folder: open a conversation, then come back here.</p>;
+  const set = (on: boolean) =>
+    void api()
+      .setClaudeCompat({ folder, on })
+      .then(setView)
+      .catch((err: unknown) => setError(errorText(err)));
+  return (
+    <div className="field">
+      <label className="field-row">
+        <input type="checkbox" aria-label="Claude Code compatibility for this folder" checked={view?.on ?? false} disabled={!view} onChange={(e) => set(e.target.checked)} />
+        <span>
+          Claude Code compatibility for <code className="small">{view?.folder ?? folder}</code>: read its .claude/commands, .claude/agents and .claude/settings.json hooks
+          {view?.claude.length ? ` (it has ${view.claude.join(', ')})` : ''}. Its hooks still run only once you trust them (deskhand hooks trust). Also: deskhand compat.
+        </span>
+      </label>
+      <Feedback error={error} />
+    </div>
+  );
+}
 
 export function PluginsSettings() {
   const [view, setView] = useState<PluginsView | null>(null);
@@ -47,6 +84,7 @@ export function PluginsSettings() {
         Plugins in Claude Code&apos;s layout bring slash commands, agent definitions, skills, hooks and MCP servers. Each goes through the same checks as one
         you add by hand. Also: deskhand plugins.
       </p>
+      <ClaudeCompatToggle />
       {view === null && !error && <p className="muted">Loading plugins…</p>}
       {view?.plugins.length === 0 && <p className="muted">No plugins installed.</p>}
       {!!view?.plugins.length && (
