@@ -9,7 +9,7 @@ import { closeStore, openStore as openDataStore, storeRecords, type OpenedStore 
 import { runOwnerAlive } from '../../services/processes/proc-info';
 import { resolveDataDir } from './data-dir';
 
-export { useSqliteBinding } from '../../runtime/store-door';
+export { closeStore, useSqliteBinding } from '../../runtime/store-door';
 
 /** An open store for a command that builds services on it. */
 export type OpenStore = OpenedStore;
