@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { personMessages } from '../../src/main/host/assembly/memory-host';
+import { recordsOf } from '../../src/main/runtime/records';
 import { parseReviewMessage, reviewMessage, type Review } from '../../src/main/host/assembly/review-message';
 import { Store } from '../../src/main/services/store/store';
 import { tempDir } from '../support/tool-context';
@@ -46,7 +47,7 @@ describe('review messages', () => {
       store.addMessage(c.id, null, 'user', 'Make a figures page');
       store.addMessage(c.id, null, 'user', reviewMessage(base));
       store.addMessage(c.id, null, 'user', reviewMessage({ ...base, action: 'approve', text: '' }));
-      expect(personMessages(store, c.id)).toEqual(['Make a figures page', 'Bigger title.\n\nAnd a legend.']);
+      expect(personMessages(recordsOf(store), c.id)).toEqual(['Make a figures page', 'Bigger title.\n\nAnd a legend.']);
     } finally {
       store.close();
     }

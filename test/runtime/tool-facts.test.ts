@@ -95,7 +95,7 @@ describe('tool facts', () => {
     const names = new Set(tools.flatMap((t) => [t.name, ...(t.aliases ?? [])]));
     // Quoted names that are not lists of tools, each with why. A new one fails: declare a fact on the tool instead.
     const ALLOWED: Record<string, string> = {
-      'src/main/runtime/loop/call-pipeline.ts:retrieve_tool_result': 'the offload notice reveals the tool that pages a stored result',
+      'src/main/runtime/loop/call-execution.ts:retrieve_tool_result': 'the offload notice reveals the tool that pages a stored result',
       'src/main/host/app/groups/compositions.ts:create_composition': 'the panel refreshes when that tool made a composition',
       'src/main/host/app/groups/media.ts:generate_media': 'the media viewer opens that tool\'s output',
       'src/main/host/app/projections.ts:use_saved_secret': 'the approval card describes the saved secret asked for',

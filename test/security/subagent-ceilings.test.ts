@@ -174,7 +174,7 @@ describe('the inherited ceiling is the strictest of the ancestors, read fresh', 
     );
     await h.runtime.sendMessage(root.id, 'go', { provider: h.provider(), interactive: false });
     const [child] = h.runtime.subagents.tree(root.id);
-    const lookup = (id: string) => inheritedCeiling(h.store, h.runtime.subagents, id);
+    const lookup = (id: string) => inheritedCeiling(h.runtime.records, h.runtime.subagents, id);
     expect(lookup(root.id)).toBeNull();
     expect(lookup(child!.conversation_id)).toEqual({ planMode: null, policy: 'high-risk', tainted: false, peer: null });
     // The person lowers the root's policy and the root reads something untrusted after the children were made.

@@ -61,7 +61,7 @@ const closeAtExitRuntimes = new Set<Runtime>();
 function closeAtExit(runtime: Runtime): void {
   if (closeAtExitRuntimes.size === 0) {
     process.once('exit', () => {
-      for (const r of closeAtExitRuntimes) r.store.close();
+      for (const r of closeAtExitRuntimes) r.closeStore();
     });
   }
   closeAtExitRuntimes.add(runtime);

@@ -162,6 +162,14 @@ export class Runtime {
     this.requests = new InputRequests(this.core, (runId, options) => this.resume(runId, options));
   }
 
+  /**
+   * Closes the store now, once: the last step of a host's `close()`, and what a process's exit does for the runtimes
+   * it left open (nothing runs after it, so nothing is awaited). Hosts close the store only through this.
+   */
+  closeStore(): void {
+    if (this.store.isOpen) this.store.close();
+  }
+
   /** The redactor every sink goes through (families that persist text themselves use it). */
   get redactor(): SecretRedactor {
     return this.core.redactor;

@@ -29,7 +29,8 @@ import type { RunOptions, RunOutcome } from '../../runtime/runtime';
 import type { AppRuntime as Runtime } from '../assembly/open-runtime';
 import { PROVIDERS, type ProviderConfig } from '../../services/providers/providers';
 import type { SecretStore } from '../../services/vault/secret-store';
-import { projectApprovals, projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
+import { ApprovalList } from './approval-list';
+import { projectMessages, projectTodos, summarize, toolPresenter, type ToolPresenter } from './projections';
 import { requestGroup, type PickOptions } from './groups/requests';
 import { ProviderSettings, providerGroup } from './groups/providers';
 import { browserGroup, rulesGroup, webGroup } from './groups/settings';
@@ -144,6 +145,8 @@ export class AppService implements ContractHandlers {
   private readonly tasksChanged = new Set<string>();
   private tasksTimer: NodeJS.Timeout | null = null;
   private changed = { conversations: false, approvals: false, elsewhere: false, scheduled: false };
+  /** The pending requests every UI shows, kept from the runtime's events (approval-list.ts). */
+  private readonly approvals: ApprovalList;
   /** Each conversation's `updatedAt` as the UIs were last told it: what moved since, with no run here, moved elsewhere. */
   private toldUpdatedAt = new Map<string, number>();
 
@@ -152,6 +155,7 @@ export class AppService implements ContractHandlers {
     this.env = opts.env ?? process.env;
     this.log = opts.log ?? stderrLogger;
     this.providers = new ProviderSettings({ dataDir: opts.dataDir, secrets: opts.secrets, env: this.env, log: this.log, override: opts.providerOverride ?? null });
+    this.approvals = new ApprovalList(this.runtime.records, () => this.presenter);
     this.unsubscribe = this.runtime.onEvent((e) => this.onRunEvent(e));
     const ctx: HandlerContext = {
       runtime: this.runtime,
@@ -161,6 +165,7 @@ export class AppService implements ContractHandlers {
       providerForRun: (run) => this.providers.forRun(run),
       emit: (e) => this.emit(e),
       markChanged: (what) => this.markChanged(what),
+      pendingApprovals: () => this.approvals.list(),
       sendMessage: (p) => this.sendMessage(p),
       onShutdown: (fn) => void this.onShutdown.push(fn),
     };
@@ -181,7 +186,6 @@ export class AppService implements ContractHandlers {
       compositionGroup(this.compositionHost),
       folderGroup,
       requestGroup({
-        presenter: () => this.presenter,
         answeredBy: () => answererOf(this.opts.answeredBy?.() ?? (this.opts.kind === 'web' ? 'the web UI' : this.opts.kind === 'acp' ? 'the editor' : 'the app')),
         answer: (approval, act) => this.answer(approval, act),
         folderOf: (conversationId) => this.conversation(conversationId).folder,
@@ -421,8 +425,8 @@ export class AppService implements ContractHandlers {
       })
       .finally(() => {
         if (this.active.get(p.conversationId) === entry) this.active.delete(p.conversationId);
+        // The approval list followed the run's events (approval-list.ts).
         this.markChanged('conversations');
-        this.markChanged('approvals');
       });
     const id = await runId;
     const stored = this.runtime.records.lastMessageWithRole(conversationId, 'user');
@@ -481,7 +485,6 @@ export class AppService implements ContractHandlers {
         signal.removeEventListener('abort', forward);
         release();
         this.markChanged('conversations');
-        this.markChanged('approvals');
       });
     return outcome;
   }
@@ -579,13 +582,11 @@ export class AppService implements ContractHandlers {
       case 'run.started':
       case 'run.finished':
       case 'run.parked':
-        this.markChanged('conversations');
-        this.markChanged('approvals');
-        break;
       case 'approval.requested':
       case 'approval.decided':
-        this.markChanged('approvals');
         this.markChanged('conversations');
+        // The list follows the event itself; it is read again only when something no event says moved (approval-list.ts).
+        if (this.approvals.apply(event)) this.publishApprovals();
         break;
       default:
         break;
@@ -607,16 +608,31 @@ export class AppService implements ContractHandlers {
     this.tasksTimer.unref();
   }
 
-  /** List changes are coalesced: many changes in one tick make one event each. */
+  /**
+   * List changes are coalesced: many changes in one tick make one event each. 'approvals' says the pending requests
+   * changed in a way no run event describes (another process, a deleted conversation, a stale answer): the list is
+   * read again before it is published. A change an event describes goes through `publishApprovals`.
+   */
   private markChanged(what: 'conversations' | 'approvals'): void {
+    if (what === 'approvals') this.approvals.stale();
     this.changed[what] = true;
+    this.schedulePublish();
+  }
+
+  /** The kept approval list changed: published with the tick's other list changes. */
+  private publishApprovals(): void {
+    this.changed.approvals = true;
+    this.schedulePublish();
+  }
+
+  private schedulePublish(): void {
     if (this.changed.scheduled) return;
     this.changed.scheduled = true;
     setImmediate(() => {
       const { conversations, approvals, elsewhere } = this.changed;
       this.changed = { conversations: false, approvals: false, elsewhere: false, scheduled: false };
       try {
-        if (approvals) this.emit({ event: 'approvalsChanged', payload: { approvals: projectApprovals(this.runtime.records, this.presenter) } });
+        if (approvals) this.emit({ event: 'approvalsChanged', payload: { approvals: this.approvals.list() } });
         if (conversations) {
           const list = this.summaries();
           const changedElsewhere = elsewhere ? list.filter((c) => c.activity !== 'running' && c.updatedAt > (this.toldUpdatedAt.get(c.id) ?? c.updatedAt)).map((c) => c.id) : [];

@@ -8,7 +8,7 @@
  * {…} })` in the family's host file, then add it to the `installGroups` call and to the `Installed` type in
  * app-service.ts. A method implemented twice throws when the service is built.
  */
-import type { ContractEvent, ContractHandlers, MethodName, MethodResult, ParsedParams } from '../../../shared/contract';
+import type { ContractEvent, ContractHandlers, MethodName, MethodResult, ParsedParams, PendingApproval } from '../../../shared/contract';
 import type { AppRuntime } from '../assembly/open-runtime';
 import type { ProviderConfig } from '../../services/providers/providers';
 
@@ -21,6 +21,8 @@ export interface HandlerContext {
   emit(event: ContractEvent): void;
   /** Marks a list changed; UIs hear of it once per tick. */
   markChanged(what: 'conversations' | 'approvals'): void;
+  /** The pending requests as every UI is shown them (kept from the runtime's events: approval-list.ts). */
+  pendingApprovals(): PendingApproval[];
   /** Sends a message as the person (starts a run); throws 'conflict' while the conversation is working. */
   sendMessage(p: ParsedParams<'sendMessage'>): Promise<MethodResult<'sendMessage'>>;
   /** The provider a parked or woken run continues with. */

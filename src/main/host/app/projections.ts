@@ -256,7 +256,25 @@ function toolItem(runId: string, part: Part, call: ToolCallRow | undefined, appr
 }
 
 export function projectApprovals(store: Records, presenter: ToolPresenter): PendingApproval[] {
-  const rows = store.pendingApprovalsWithContext();
+  return projectApprovalRows(store, presenter, store.pendingApprovalsWithContext());
+}
+
+/** A request with what the UI shows beside it: its run, conversation and tool call. */
+export type ApprovalContextRow = ApprovalRow & { conv_id: string; run_status: string; conv_title: string; conv_folder: string; call_id: string; call_args: string };
+
+/** One pending request as the UI shows it, read by its id (its own rows only); null when it is not pending. */
+export function projectApproval(store: Records, presenter: ToolPresenter, approvalId: string): PendingApproval | null {
+  const row = store.getApproval(approvalId);
+  if (!row || row.status !== 'pending') return null;
+  const run = store.getRun(row.run_id);
+  const conv = run && store.getConversation(run.conversation_id);
+  const call = run && store.toolCallsForRun(run.id).find((c) => c.id === row.tool_call_id);
+  if (!run || !conv || !call) return null;
+  const context: ApprovalContextRow = { ...row, conv_id: conv.id, run_status: run.status, conv_title: conv.title, conv_folder: conv.folder, call_id: call.call_id, call_args: call.args };
+  return projectApprovalRows(store, presenter, [context])[0] ?? null;
+}
+
+export function projectApprovalRows(store: Records, presenter: ToolPresenter, rows: readonly ApprovalContextRow[]): PendingApproval[] {
   const described = rows.some((r) => r.tool === 'use_saved_secret') ? new Map(store.secretDescriptions().map((d) => [d.name, d.description])) : new Map<string, string>();
   const children = store.subagents;
   return rows.map((r) => ({

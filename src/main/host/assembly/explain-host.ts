@@ -13,60 +13,46 @@ import { join } from 'node:path';
 import type { ExplainDeps } from '../../runtime/decision/explain';
 import { ToolRegistry } from '../../runtime/registry';
 import { SecretRedactor } from '../../runtime/context/redaction';
-import { Store } from '../../services/store/store';
-import { appGrantsModule } from '../../services/store/modules/app-grants';
-import { towerModule } from '../../services/store/modules/tower';
-import { StoreGrantBook } from '../../services/computer/grant-book';
-import { missionScopeOf } from '../../services/tower/tower-service';
-import { subagentsModule } from '../../services/store/modules/subagents';
+import { openExplainStore } from '../../runtime/store-door';
 import { DecisionBook } from '../../runtime/decision/decision-book';
+import type { ContentReader } from '../../../shared/content-reader';
+import type { HookService } from '../../services/hooks';
 import { planModeHold } from '../../tools/plan/hold';
 import { registerHolds } from './holds';
-import { BackgroundTasks } from '../../services/tasks/background-tasks';
 import { explainingSandbox } from '../../services/sandbox';
 import { createShellFamily } from '../../tools/shell';
 
 export interface ExplainHost {
   deps: ExplainDeps;
+  /** The PreToolUse hooks that would apply, on the same store (built when asked). */
+  hooks(reader: ContentReader): Promise<HookService>;
   close(): Promise<void>;
 }
 
 /** The explain deps of a shell-family call, or null when `tool` is not one of that family's names (aliases included). */
 export async function shellExplainHost(dataDir: string, tool: string): Promise<ExplainHost | null> {
-  const store = new Store(dataDir);
-  const redactor = new SecretRedactor();
-  store.setRedactor((text) => redactor.redact(text));
-  // Explaining starts no task and prunes no log (a host's recovery does), so the retention setting is not read here.
-  const tasks = new BackgroundTasks({ store, dataDir, redactor });
-  const close = async () => {
-    try {
-      await tasks.shutdown();
-    } finally {
-      store.close();
-    }
-  };
-  const { tools } = createShellFamily({ tasks, sandbox: explainingSandbox(join(dataDir, 'cache')), dataDir });
+  const opened = openExplainStore(dataDir, new SecretRedactor());
+  const { tools } = createShellFamily({ tasks: opened.tasks, sandbox: explainingSandbox(join(dataDir, 'cache')), dataDir });
   if (!tools.some((t) => t.name === tool || (t.aliases ?? []).includes(tool))) {
-    await close();
+    await opened.close();
     return null;
   }
   const registry = new ToolRegistry();
   registry.add(tools, { family: 'shell' });
-  const tower = store.module(towerModule);
-  const children = store.module(subagentsModule);
   // The same holds, in the same order, as the app's services register (assemble.ts, holds.ts).
   const decisions = new DecisionBook();
   decisions.addHold(planModeHold);
-  registerHolds(decisions, { store, tower: { scopeOf: (id) => missionScopeOf(tower, id) }, subagents: { byConversation: (id) => children.byConversation(id) } });
+  registerHolds(decisions, { records: opened.records, tower: opened.tower, subagents: opened.subagents });
   return {
     deps: {
       registry,
-      store,
+      store: opened.store,
       dataDir,
       runLaterPaths: () => [],
-      grants: new StoreGrantBook(store.module(appGrantsModule)),
+      grants: opened.grants,
       decisions,
     },
-    close,
+    hooks: opened.hooks,
+    close: opened.close,
   };
 }

@@ -1,20 +1,19 @@
 /**
  * Lifecycle hooks in every runtime (docs/hooks.md): the hooks service the runtime fires at its call sites, and the
- * one event it fires from here, Notification, when a run asks a person something (an approval, a question).
+ * one event it fires from here, Notification, when a run asks a person something (an approval, a question). The
+ * service is built on the store with the others (runtime/store-services.ts); the conversation is read from the records.
  */
-import type { ContentReader } from '../../../shared/content-reader';
-import { HookService } from '../../services/hooks';
-import type { Store } from '../../services/store/store';
+import type { HookService } from '../../services/hooks';
 import type { Runtime } from '../../runtime/runtime';
 import { PersistentConversationState } from '../../runtime/context/conversation-state';
 
-export function wireHooks(runtime: Pick<Runtime, 'useHooks' | 'onEvent'>, store: Store, dataDir: string, reader: ContentReader): HookService {
-  const hooks = new HookService({ dataDir, store, reader });
+export function wireHooks(runtime: Pick<Runtime, 'useHooks' | 'onEvent' | 'records'>, hooks: HookService): HookService {
+  const records = runtime.records;
   runtime.useHooks(hooks);
   runtime.onEvent((e) => {
     if (e.type !== 'approval.requested' && e.type !== 'input.requested') return;
-    const conv = store.isOpen ? store.getConversation(e.conversationId) : undefined;
-    const run = store.isOpen ? store.getRun(e.runId) : undefined;
+    const conv = records.isOpen ? records.getConversation(e.conversationId) : undefined;
+    const run = records.isOpen ? records.getRun(e.runId) : undefined;
     if (!conv || !run) return;
     const state = new PersistentConversationState(conv.folder, conv.state);
     const message = e.type === 'approval.requested' ? `Deskhand needs your permission: ${e.description}` : `Deskhand is waiting for your input: ${e.description}`;

@@ -3,56 +3,53 @@
  * `policy explain` needs to judge a call, and what open-runtime.ts builds the runtime on. Nothing here loads a heavy
  * library at import (Playwright, jimp, the AI SDK load with their first use), so judging a call costs little.
  */
-import { Store } from '../../services/store/store';
 import type { Notifier } from '../../services/notify';
 import type { Runtime, RuntimeOptions } from '../../runtime/runtime';
 import { SecretRedactor } from '../../runtime/context/redaction';
 import { GuardedContentReader } from '../../runtime/context/content-reader';
-import { BackgroundTasks } from '../../services/tasks/background-tasks';
+import type { BackgroundTasks } from '../../services/tasks/background-tasks';
 import { osSandbox } from '../../services/sandbox';
 import { KeytarSecretStore, keyringService } from '../../services/vault/secret-store';
-import { Vault } from '../../services/vault/vault';
-import { A2aPeerCaller, PeerBook, PeerClarifications, peerCeilingOf } from '../../services/peers/index';
+import type { Vault } from '../../services/vault/vault';
+import { A2aPeerCaller, type PeerBook, type PeerClarifications, peerCeilingOf } from '../../services/peers/index';
 import { registerHolds } from './holds';
 import { wireWorkflows } from './workflow-wiring';
 import { assembleTools, type Assembly } from './assemble';
 import { PinnedHttpClient } from '../../services/http/pinned-client';
 import type { HttpService } from '../../services/http/index';
 import { SettingsFile, retentionMs } from './settings-file';
-import { StoreMemoryService } from '../../services/memory/memory-service';
-import { StoreGoalService } from '../../services/goals/goal-service';
-import { droppedMessage } from '../../runtime/context/compaction';
+import type { StoreMemoryService } from '../../services/memory/memory-service';
+import type { StoreGoalService } from '../../services/goals/goal-service';
 import { evidenceSource, quoteCheck } from './memory-host';
 import type { ScheduleService } from '../../services/scheduler/schedules';
 import { hostSchedules } from './schedule-wiring';
 import { McpManager } from '../../services/mcp/manager';
 import { VaultOAuthProvider } from '../../services/mcp/oauth';
-import { ProfileStore, profileHides } from '../../services/profiles';
-import { CompositionFiles } from '../../services/compositions/composition-files';
+import { type ProfileStore, profileHides } from '../../services/profiles';
 import { PublishTargets } from '../../services/compositions/publish';
 import { ChromiumPdfPrinter } from '../../services/pdf/print';
 import { PopplerReader } from '../../services/pdf/poppler';
 import { FfmpegAv } from '../../services/media/av';
 import { JimpMedia } from '../../services/media/images';
-import { StorePresence } from '../../services/presence/store-presence';
 import { CompanionModel } from '../../services/media/companion';
 import type { BrowserService } from '../../services/browser/index';
 import { PlaywrightBrowser } from '../../services/browser/playwright-browser';
 import { selfIdentity } from '../../services/processes/proc-info';
-import { SubagentService, type SubagentServiceOptions } from '../../services/subagents/subagent-service';
+import type { SubagentService, SubagentServiceOptions } from '../../services/subagents/subagent-service';
 import type { SubagentWiring } from './subagent-runner';
 import type { ComputerUse } from '../../services/computer/index';
-import { ComputerUseService } from '../../services/computer/computer-use';
-import { createOperator } from '../../services/computer/operators';
-import { StoreStopFlag } from '../../services/computer/stop-flag';
-import { StoreGrantBook } from '../../services/computer/grant-book';
-import { appGrantsModule } from '../../services/store/modules/app-grants';
-import { WorkflowService, type WorkflowLimits } from '../../services/workflows/workflow-service';
-import { TowerService } from '../../services/tower/tower-service';
+import type { WorkflowLimits, WorkflowService } from '../../services/workflows/workflow-service';
+import type { TowerService } from '../../services/tower/tower-service';
+import type { HookService } from '../../services/hooks';
+import type { ChangeLedger } from '../../services/ledger';
+import type { ContentReader } from '../../../shared/content-reader';
+import type { Records } from '../../runtime/records';
+import type { OpenedStore } from '../../runtime/store-door';
+import { defaultComputer, openStoreServices } from '../../runtime/store-services';
 
 export type HostRuntimeOptions = {
   dataDir: string;
-  store?: Store;
+  store?: OpenedStore;
   sqliteBinding?: string;
   vault?: Vault | null;
   http?: HttpService;
@@ -73,7 +70,7 @@ export type HostRuntimeOptions = {
   /** Workflow ceilings (minutes, tokens, cost, agents, concurrency). */
   workflows?: Partial<WorkflowLimits>;
   /** Computer use (default: this desktop's operator over the store's app grants). */
-  computer?: (store: Store, dataDir: string) => ComputerUse;
+  computer?: (store: OpenedStore, dataDir: string) => ComputerUse;
   /** How this host shows notifications (default: `hostNotifier()`, D-Bus or the OS command; the desktop app: Electron's). */
   notifier?: Notifier;
 } & Partial<
@@ -82,7 +79,9 @@ export type HostRuntimeOptions = {
 
 /** What assembleHostServices made: the services, the registry over every family, and the runtime's place (bound later). */
 export interface HostServices extends Assembly {
-  store: Store;
+  /** What the runtime is built on (runtime/store-services.ts); handed on, never into a service here. */
+  store: OpenedStore;
+  records: Records;
   redactor: SecretRedactor;
   vault: Vault | null;
   settings: SettingsFile;
@@ -102,22 +101,34 @@ export interface HostServices extends Assembly {
   computer: ComputerUse;
   /** The runtime the compactor (summarize_context) calls, once one is built on these services. */
   bindRuntime(runtime: Pick<Runtime, 'compactNow'>): void;
+  /** The lifecycle hooks' service on this store (runtime/store-services.ts). */
+  hookService(reader: ContentReader): HookService;
+  /** The change ledger on this store (`watch: false`: lists and rewinds without watching). */
+  changeLedger(opts?: { watch?: boolean }): ChangeLedger;
+  /** Closes the store, once (a host that built no runtime on it: `policy explain`). */
+  closeStore(): void;
 }
 
 /** Every service and family of a host, without the runtime and without recovery. */
 export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
   const { sqliteBinding, store: given, vault: givenVault, http, webFetchTimeoutMs, mcpDeferAbove, mcpBackoff, workflows: workflowLimits, computer: makeComputer } = opts;
-  const store = given ?? new Store(opts.dataDir, sqliteBinding ? { nativeBinding: sqliteBinding } : {});
   const redactor = opts.redactor ?? new SecretRedactor();
-  // Every column that holds text from outside (MCP health, task summaries, job tails, children's answers…) is
-  // stored through the same redactor as everything else.
-  store.setRedactor((text) => redactor.redact(text));
-  // Saved secrets: values in the OS keyring (DESKHAND_KEYRING_SERVICE lets tests use a throwaway service name).
-  const vault = givenVault === undefined ? new Vault(new KeytarSecretStore(keyringService()), store) : givenVault;
   const settings = new SettingsFile(opts.dataDir);
-  const tasks = new BackgroundTasks({ store, dataDir: opts.dataDir, redactor, logRetentionMs: () => retentionMs(settings.read()) });
-  const memory = new StoreMemoryService(store, { looksSecret: (text) => redactor.matches(text).length > 0 });
-  const goals = new StoreGoalService(store);
+  // The store and the services that keep their rows in it (runtime/store-services.ts): options in, services out.
+  const built = openStoreServices({
+    dataDir: opts.dataDir,
+    ...(given ? { store: given } : {}),
+    ...(sqliteBinding ? { sqliteBinding } : {}),
+    redactor,
+    ...(givenVault !== undefined ? { vault: givenVault } : {}),
+    logRetentionMs: () => retentionMs(settings.read()),
+    ...(opts.subagents ? { subagents: opts.subagents } : {}),
+    ...(workflowLimits ? { workflows: workflowLimits } : {}),
+    ...(makeComputer ? { computer: makeComputer } : {}),
+    // Presence counts the calls of tools that declare they write (their facts, in the registry built below).
+    writes: (tool) => registry.lookup(tool)?.facts?.writes === true,
+  });
+  const { store, records, vault, tasks, memory, goals, profiles, subagents, workflows, tower, peers, computer } = built;
   let runtime: Pick<Runtime, 'compactNow'> | null = null;
   const schedules = hostSchedules(store, opts.dataDir, { os: true });
   // MCP: stdio servers get only the secrets their configuration names; OAuth tokens live in the keyring.
@@ -136,15 +147,9 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     oauth: (name) => new VaultOAuthProvider(name, keyring, (url) => void process.stderr.write(`deskhand: MCP server ${name} needs a sign-in: open ${url.href}\n`)),
     ...(mcpBackoff ? { backoff: mcpBackoff } : {}),
   });
-  const profiles = new ProfileStore(store);
-  const browser = opts.browser === undefined ? createBrowser(opts.dataDir, store, settings) : opts.browser;
-  // Subagents and summarize_context need the runtime, which needs the tools: bound once it exists.
-  const subagents = new SubagentService({ store, tasks: tasks.external, dataDir: opts.dataDir, ...(opts.subagents ?? {}) });
-  const workflows = new WorkflowService({ store, subagents, tasks: tasks.external, questions: tasks, dataDir: opts.dataDir, ...(workflowLimits ? { limits: workflowLimits } : {}) });
-  const tower = new TowerService({ store, subagents, dataDir: opts.dataDir });
-  const peers = { book: new PeerBook(store, new KeytarSecretStore(keyringService())), clarifications: new PeerClarifications() };
-  const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal), dropped: (conv: string, id: number) => droppedMessage(store, conv, id) };
-  const computer = (makeComputer ?? defaultComputer)(store, opts.dataDir);
+  const browser = opts.browser === undefined ? createBrowser(opts.dataDir, records, settings) : opts.browser;
+  // summarize_context needs the runtime, which needs the tools: bound once it exists.
+  const compactor = { compact: (conv: string, run: string, focus: string | undefined, signal: AbortSignal) => runtime!.compactNow(conv, run, focus, signal), dropped: (conv: string, id: number) => built.dropped(conv, id) };
   // Screenshots kept after computer_end live as long as the logs (Settings → data folder and retention).
   computer.pruneKept?.(retentionMs(settings.read()));
   const { registry, decisions, inputKinds, contextSources } = assembleTools({
@@ -155,16 +160,16 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     vault,
     redactor,
     http: http ?? new PinnedHttpClient(),
-    urlGrants: () => store.urlGrants.patterns(),
+    urlGrants: () => records.urlGrants.patterns(),
     searchSettings: () => settings.read().search ?? null,
     secretValues: vault,
     schedules,
     profileCustomTools: { tools: profiles.list().flatMap((p) => (p.customTools?.length ? [{ profile: p.name, tools: p.customTools }] : [])), profileOf: (id) => profiles.forConversation(id)?.name ?? null },
     ...(webFetchTimeoutMs ? { webFetchTimeoutMs } : {}),
-    memory: { memory, goals, quotes: quoteCheck(store), evidence: evidenceSource(store), folderOf: (id) => store.getConversation(id)?.folder ?? opts.dataDir },
+    memory: { memory, goals, quotes: quoteCheck(records), evidence: evidenceSource(records), folderOf: (id) => records.getConversation(id)?.folder ?? opts.dataDir },
     mcp,
     ...(mcpDeferAbove !== undefined ? { mcpDeferAbove } : {}),
-    compositions: { store: new CompositionFiles(store, opts.dataDir), publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PopplerReader(), media: new JimpMedia(opts.dataDir), av: new FfmpegAv(), presence: new StorePresence(store, (tool) => registry.lookup(tool)?.facts?.writes === true), companion: new CompanionModel(opts.dataDir, process.env, (p) => keyring.get(`apiKey.${p}`)) },
+    compositions: { store: built.compositions, publisher: new PublishTargets(opts.dataDir), printer: new ChromiumPdfPrinter(), reader: new PopplerReader(), media: new JimpMedia(opts.dataDir), av: new FfmpegAv(), presence: built.presence, companion: new CompanionModel(opts.dataDir, process.env, (p) => keyring.get(`apiKey.${p}`)) },
     browser,
     browserEndpoint: () => settings.read().browser?.endpoint ?? undefined,
     subagents,
@@ -190,7 +195,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
   // The holds (Tower's mission scope, a peer's ceiling, a subagent's inherited ceilings), after the plan family's:
   // what the run and `policy explain` both judge a conversation's calls under (holds.ts).
   registerHolds(decisions, {
-    store,
+    records,
     tower: {
       scopeOf: (id) => tower.scopeOf(id),
       roles: {
@@ -202,7 +207,7 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     subagents,
   });
   // In a peer's conversation the peers family loads by itself (request_clarification); the ceiling still decides.
-  registry.addEnabler('peer-conversation', (turn) => (peerCeilingOf(store, turn.conversationId) ? ['peers'] : []));
+  registry.addEnabler('peer-conversation', (turn) => (peerCeilingOf(records, turn.conversationId) ? ['peers'] : []));
   // Nothing Deskhand started outlives it: hosts end background work with tasks.shutdown(), MCP servers go with it.
   const shutdownTasks = tasks.shutdown.bind(tasks);
   tasks.shutdown = async () => {
@@ -214,16 +219,19 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
     }
   };
   return {
-    store, redactor, vault, settings, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers,
+    store, records, redactor, vault, settings, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers,
     registry, decisions, inputKinds, contextSources,
     bindRuntime: (r) => {
       runtime = r;
     },
+    hookService: built.hooks,
+    changeLedger: built.changeLedger,
+    closeStore: built.close,
   };
 }
 
 /** The app's one browser: settings read at launch, its process group recorded with the commands' (ended by `recover()`). */
-function createBrowser(dataDir: string, store: Store, settings: SettingsFile): BrowserService {
+function createBrowser(dataDir: string, records: Records, settings: SettingsFile): BrowserService {
   const owner = selfIdentity();
   return new PlaywrightBrowser({
     dataDir,
@@ -233,13 +241,10 @@ function createBrowser(dataDir: string, store: Store, settings: SettingsFile): B
       return { headless: !headed, ...(b?.executable ? { executable: b.executable } : {}), ...(b?.endpoint ? { endpoint: b.endpoint } : {}), keepSignedIn: b?.keepSignedIn ?? [] };
     },
     owned: {
-      record: (g) => store.tasks.insertGroup({ ...g, task_id: 'browser', owner_pid: owner.pid, owner_start: owner.start }),
-      forget: (tag) => store.tasks.deleteGroup(tag),
+      record: (g) => records.tasks.insertGroup({ ...g, task_id: 'browser', owner_pid: owner.pid, owner_start: owner.start }),
+      forget: (tag) => records.tasks.deleteGroup(tag),
     },
   });
 }
 
-/** This desktop's operator over the store's app grants. */
-export function defaultComputer(store: Store, dataDir: string): ComputerUse {
-  return new ComputerUseService({ operator: createOperator(process.env), grants: new StoreGrantBook(store.module(appGrantsModule)), dataDir, thumbnails: true, stops: new StoreStopFlag(store) });
-}
+export { defaultComputer };

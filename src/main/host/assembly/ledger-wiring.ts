@@ -4,24 +4,25 @@
  * docs/rewind.md). `DESKHAND_LEDGER=off` turns it off for a process (benches that measure something else); then, and
  * with `DESKHAND_CONFINED=ask`, the confined inspector lets nothing run unasked (nothing says the roots are recorded).
  */
-import { ChangeLedger, ledgerRecords } from '../../services/ledger';
-import type { Store } from '../../services/store/store';
+import { ledgerRecords, type ChangeLedger } from '../../services/ledger';
 import type { Runtime } from '../../runtime/runtime';
 import type { BackgroundTasks } from '../../services/tasks/background-tasks';
 import { PersistentConversationState } from '../../runtime/context/conversation-state';
 
 const open = new Set<ChangeLedger>();
 
-export function wireLedger(runtime: Pick<Runtime, 'watchStepFiles' | 'setRecordedRoots'>, store: Store, dataDir: string, tasks: Pick<BackgroundTasks, 'onEvent'>, env: NodeJS.ProcessEnv = process.env): ChangeLedger | null {
+/** `makeLedger`: the ledger on the store (runtime/store-services.ts), made only when the ledger is on. */
+export function wireLedger(runtime: Pick<Runtime, 'watchStepFiles' | 'setRecordedRoots' | 'records'>, makeLedger: () => ChangeLedger, dataDir: string, tasks: Pick<BackgroundTasks, 'onEvent'>, env: NodeJS.ProcessEnv = process.env): ChangeLedger | null {
   if (env.DESKHAND_LEDGER === 'off') return null;
-  const ledger = new ChangeLedger(store, dataDir);
+  const ledger = makeLedger();
+  const records = runtime.records;
   runtime.watchStepFiles((scope) => ledger.beginStep(scope));
   // What the confined inspector asks before a step: are these roots recorded (so their changes can be taken back)?
   // DESKHAND_CONFINED=ask: confined calls ask like any other (suites written before issue 46 use them as their asks).
   if (env.DESKHAND_CONFINED !== 'ask') runtime.setRecordedRoots((roots, writes) => ledgerRecords(roots, dataDir, writes));
   tasks.onEvent((e) => {
     if (e.type !== 'task.changed' || e.task.status === 'running' || e.task.background !== 1 || !e.task.run_id) return;
-    const conv = store.isOpen ? store.getConversation(e.task.conversation_id) : undefined;
+    const conv = records.isOpen ? records.getConversation(e.task.conversation_id) : undefined;
     if (!conv) return;
     const roots = new PersistentConversationState(conv.folder, conv.state).workspaceRoots;
     const attribution = { conversation_id: conv.id, run_id: e.task.run_id, source: 'between', note: JSON.stringify({ task: e.task.id }) };

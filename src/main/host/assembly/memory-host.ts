@@ -4,10 +4,9 @@
  * automatic extraction — a side call of the model after a finished turn that only *proposes* records.
  */
 import { z } from 'zod';
-import type { Store } from '../../services/store/store';
+import type { Records } from '../../runtime/records';
 import { judgeQuote, type MemoryService } from '../../services/memory';
 import type { QuoteCheck } from '../../tools/memory';
-import { subagentsModule } from '../../services/store/modules/subagents';
 import type { EvidenceSource } from '../../services/goals';
 import type { ProviderConfig } from '../../services/providers/providers';
 import { parseReviewMessage } from './review-message';
@@ -25,8 +24,8 @@ function textOf(content: unknown): string {
 }
 
 /** The person's own messages in a conversation (newest last), optionally only those of one run. */
-export function personMessages(store: Store, conversationId: string, runId?: string): string[] {
-  return store
+export function personMessages(records: Records, conversationId: string, runId?: string): string[] {
+  return records
     .listMessages(conversationId)
     .filter((m) => m.role === 'user' && (!runId || m.run_id === runId))
     .map((m) => textOf(JSON.parse(m.content) as unknown))
@@ -40,23 +39,22 @@ export function personMessages(store: Store, conversationId: string, runId?: str
  * The quote rule over the messages the person typed: for a subagent, those of the conversation its tree started from
  * (its own user messages are briefs and steering its parent agent wrote, never the person's words).
  */
-export function quoteCheck(store: Store): QuoteCheck {
-  const rows = store.module(subagentsModule);
+export function quoteCheck(records: Records): QuoteCheck {
   return {
     judge(conversationId, quote, fact) {
-      const root = rows.byConversation(conversationId)?.root_conversation_id ?? conversationId;
-      return judgeQuote(quote, fact, personMessages(store, root));
+      const root = records.subagents.byConversation(conversationId)?.root_conversation_id ?? conversationId;
+      return judgeQuote(quote, fact, personMessages(records, root));
     },
     isSubagent(conversationId) {
-      return rows.byConversation(conversationId) !== undefined;
+      return records.subagents.byConversation(conversationId) !== undefined;
     },
   };
 }
 
-export function evidenceSource(store: Store): EvidenceSource {
+export function evidenceSource(records: Records): EvidenceSource {
   return {
     resultOf(conversationId, callId) {
-      const call = store.toolCallsForConversation(conversationId).find((c) => c.call_id === callId);
+      const call = records.toolCallsForConversation(conversationId).find((c) => c.call_id === callId);
       if (!call || call.output === null || (call.status !== 'done' && call.status !== 'error')) return null;
       return { tool: call.tool, output: call.output, ok: call.status === 'done' && call.is_error === 0 };
     },
@@ -77,7 +75,7 @@ const extracted = z.object({
 });
 
 export interface ExtractionDeps {
-  store: Store;
+  records: Records;
   memory: MemoryService;
   complete(cfg: ProviderConfig, system: string, prompt: string): Promise<string>;
 }
@@ -88,11 +86,11 @@ export interface ExtractionDeps {
  */
 export async function extractMemories(deps: ExtractionDeps, turn: { runId: string; conversationId: string; provider: ProviderConfig }): Promise<string[]> {
   if (!deps.memory.extractionEnabled()) return [];
-  const said = personMessages(deps.store, turn.conversationId, turn.runId);
+  const said = personMessages(deps.records, turn.conversationId, turn.runId);
   if (!said.length) return [];
-  const conv = deps.store.getConversation(turn.conversationId);
+  const conv = deps.records.getConversation(turn.conversationId);
   if (!conv) return [];
-  const replies = deps.store
+  const replies = deps.records
     .listMessages(turn.conversationId)
     .filter((m) => m.role === 'assistant' && m.run_id === turn.runId)
     .map((m) => textOf(JSON.parse(m.content) as unknown))
@@ -110,7 +108,7 @@ export async function extractMemories(deps: ExtractionDeps, turn: { runId: strin
     return [];
   }
   const known = new Set(deps.memory.list({ folder: conv.folder }).map((r) => norm(`${r.topic} ${r.body}`)));
-  const quotes = quoteCheck(deps.store);
+  const quotes = quoteCheck(deps.records);
   const ids: string[] = [];
   for (const r of parsed.records) {
     // Only the person's own words, never the user scope (that is written only through the explicit tool), no duplicates.

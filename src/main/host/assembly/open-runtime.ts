@@ -159,7 +159,7 @@ export class AppRuntime extends Runtime {
   close(): Promise<void> {
     this.closed ??= this.shutdownServices().finally(() => {
       forgetOpen(this);
-      if (this.store.isOpen) this.store.close();
+      this.closeStore();
     });
     return this.closed;
   }
@@ -188,7 +188,7 @@ export { defaultComputer, type HostRuntimeOptions };
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   const { sqliteBinding: _sqliteBinding, store: _store, vault: _vault, http: _http, webFetchTimeoutMs: _webFetchTimeoutMs, mcpDeferAbove: _mcpDeferAbove, mcpBackoff: _mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: _workflowLimits, computer: _makeComputer, notifier, ...runtimeOpts } = opts;
-  const { store, vault, redactor, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers, registry, decisions, inputKinds, contextSources, bindRuntime } = assembleHostServices(opts);
+  const { store, records, vault, redactor, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers, registry, decisions, inputKinds, contextSources, bindRuntime, hookService, changeLedger } = assembleHostServices(opts);
   let runtime: AppRuntime | null = null;
   runtime = new AppRuntime(
     {
@@ -211,7 +211,7 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
       // The scripts trusted project MCP servers run: a write to one always asks (mcp/manager.ts).
       runLaterPaths: opts.runLaterPaths ?? (() => mcp.runLaterPaths()),
       // Automatic memory extraction: a side call that only proposes records (off with DESKHAND_MEMORY_EXTRACTION=off).
-      afterTurn: opts.afterTurn ?? ((turn) => extractMemories({ store, memory, complete: (cfg, system, prompt) => runtime!.complete(cfg, system, prompt, undefined, { cause: 'memory', conversationId: turn.conversationId, runId: turn.runId }) }, turn).then(() => undefined)),
+      afterTurn: opts.afterTurn ?? ((turn) => extractMemories({ records, memory, complete: (cfg, system, prompt) => runtime!.complete(cfg, system, prompt, undefined, { cause: 'memory', conversationId: turn.conversationId, runId: turn.runId }) }, turn).then(() => undefined)),
       systemAddendum: (id) => {
         const p = profiles.forConversation(id);
         const parts = [p?.systemPrompt ? `Agent profile "${p.name}":\n${p.systemPrompt}` : null, agentAddendum(runtime?.agents ?? null, store, id)].filter(Boolean);
@@ -233,8 +233,8 @@ export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
   runtime.peers = peers;
   runtime.notifier = notifier ?? hostNotifier();
   bindRuntime(runtime);
-  runtime.ledger = wireLedger(runtime, store, opts.dataDir, tasks);
-  runtime.hooks = wireHooks(runtime, store, opts.dataDir, reader);
+  runtime.ledger = wireLedger(runtime, () => changeLedger(), opts.dataDir, tasks);
+  runtime.hooks = wireHooks(runtime, hookService(reader));
   const compat = new ClaudeCompat(store).check;
   runtime.commands = new CommandCatalog({ dataDir: opts.dataDir, reader, folders: () => pluginCommandFolders(opts.dataDir), compat });
   runtime.useCommands(runtime.commands);

@@ -13,7 +13,7 @@ import type { Hold } from '../../runtime/decision/hold';
 import { planModeOf } from '../../runtime/decision/plan-mode';
 import { inheritedPlanModeCheck, PLAN_MODE_HOLD, type PlanModeHeld } from '../../tools/plan/hold';
 import { peerCeilingOf } from '../../services/peers/index';
-import type { Store } from '../../services/store/store';
+import type { Records } from '../../runtime/records';
 import type { SubagentService } from '../../services/subagents/subagent-service';
 
 /** Deeper trees than this are not made (children of children of …); the walk stops here whatever the rows say. */
@@ -29,7 +29,7 @@ function slotsOf(state: string): Record<string, unknown> | undefined {
 }
 
 /** What the ancestors of a conversation hold it to now; null for a conversation that is nobody's child. */
-export function inheritedCeiling(store: Store, subagents: Pick<SubagentService, 'byConversation'>, conversationId: string): InheritedCeiling | null {
+export function inheritedCeiling(records: Records, subagents: Pick<SubagentService, 'byConversation'>, conversationId: string): InheritedCeiling | null {
   let row = subagents.byConversation(conversationId);
   if (!row) return null;
   const ceiling: InheritedCeiling = { planMode: null, policy: null, tainted: false, peer: null };
@@ -38,13 +38,13 @@ export function inheritedCeiling(store: Store, subagents: Pick<SubagentService, 
     const parentId = row.parent_conversation_id;
     if (seen.has(parentId)) break;
     seen.add(parentId);
-    const parent = store.getConversation(parentId);
+    const parent = records.getConversation(parentId);
     if (!parent) break;
     ceiling.policy = ceiling.policy ? lowerPolicyOf(ceiling.policy, parent.policy) : parent.policy;
     if (parent.tainted === 1) ceiling.tainted = true;
     const plan = planModeOf(slotsOf(parent.state));
     if (plan && !ceiling.planMode) ceiling.planMode = { from: parentId, planFile: plan.planFile };
-    if (!ceiling.peer) ceiling.peer = peerCeilingOf(store, parentId);
+    if (!ceiling.peer) ceiling.peer = peerCeilingOf(records, parentId);
     row = subagents.byConversation(parentId);
   }
   return ceiling;
@@ -52,14 +52,14 @@ export function inheritedCeiling(store: Store, subagents: Pick<SubagentService, 
 
 export const SUBAGENT_CEILING_HOLD = 'subagent-ceiling';
 
-/** The subagents' hold over the store's rows and the subagent service (a child's tool ceiling). */
-export function subagentCeilingHold(store: Store, subagents: Pick<SubagentService, 'byConversation'> & Partial<Pick<SubagentService, 'ceilingCheck'>>): Hold<InheritedCeiling> {
+/** The subagents' hold over the runtime's records and the subagent service (a child's tool ceiling). */
+export function subagentCeilingHold(records: Records, subagents: Pick<SubagentService, 'byConversation'> & Partial<Pick<SubagentService, 'ceilingCheck'>>): Hold<InheritedCeiling> {
   return {
     name: SUBAGENT_CEILING_HOLD,
-    stateOf: ({ conversationId }) => inheritedCeiling(store, subagents, conversationId),
+    stateOf: ({ conversationId }) => inheritedCeiling(records, subagents, conversationId),
     offer: (turn) => {
       const tools = subagents.ceilingCheck?.(turn.conversationId) ?? null;
-      const plan = inheritedCeiling(store, subagents, turn.conversationId)?.planMode;
+      const plan = inheritedCeiling(records, subagents, turn.conversationId)?.planMode;
       const planCheck = plan ? inheritedPlanModeCheck(plan.from) : null;
       if (!tools && !planCheck) return null;
       return (tool) => tools?.(tool) ?? planCheck?.(tool) ?? null;

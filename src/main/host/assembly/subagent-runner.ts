@@ -9,9 +9,8 @@ import type { Runtime } from '../../runtime/runtime';
 import { PersistentConversationState } from '../../runtime/context/conversation-state';
 import { enabledFamiliesOf } from '../../runtime/prompt/tool-families';
 import { KEY_ENV, PROVIDERS, isProviderName, type ProviderConfig, type ProviderName } from '../../services/providers/config';
-import type { RunRow, Store } from '../../services/store/store';
+import type { Records, RunRow, SubagentRow } from '../../runtime/records';
 import type { ChildAgent, ChildOutcome, ChildRunOptions, SubagentRunner, SubagentService } from '../../services/subagents/subagent-service';
-import type { SubagentRow } from '../../services/store/modules/subagents';
 import type { RunEvent } from '../../../shared/events';
 import type { RunOutcome } from '../../runtime/runtime';
 import { steeringText, type PolicyName } from '../../services/subagents/index';
@@ -80,11 +79,11 @@ function notConfigured(name: ProviderName): string {
 }
 
 export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiring: SubagentWiring = {}): () => void {
-  const { store, registry } = runtime;
+  const { records, registry } = runtime;
   const runner: SubagentRunner = {
     parent(runId) {
-      const run = store.getRun(runId);
-      const conv = run && store.getConversation(run.conversation_id);
+      const run = records.getRun(runId);
+      const conv = run && records.getConversation(run.conversation_id);
       if (!run || !conv) return null;
       const state = new PersistentConversationState(conv.folder, conv.state);
       const set = registry.toolSet({ conversationId: conv.id, policy: run.policy, revealed: state.revealedTools, slots: state.slots, enabled: enabledFamiliesOf(state.slots) });
@@ -109,7 +108,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       state.workspaceRoots = [...input.roots];
       if (input.model) state.slots[CHILD_MODEL_SLOT] = input.model;
       if (input.agent) state.slots[CHILD_AGENT_SLOT] = input.agent;
-      store.updateConversation(conv.id, { state: state.serialize(), ...(input.tainted ? { tainted: 1, taint_only: null } : {}) });
+      records.updateConversation(conv.id, { state: state.serialize(), ...(input.tainted ? { tainted: 1, taint_only: null } : {}) });
       return conv.id;
     },
     async run(conversationId, message, opts) {
@@ -118,24 +117,24 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       return outcomeOf(outcome);
     },
     async resume(conversationId, opts) {
-      const last = store.latestRunForConversation(conversationId);
+      const last = records.latestRunForConversation(conversationId);
       if (!last) throw new DeskhandError('not_found', 'The child has no turn to continue.');
       if (last.status !== 'parked') return { status: last.status, ...(last.error ? { error: last.error } : {}) };
       const { provider, interactive } = await childTurn(opts, conversationId);
       return outcomeOf(await runtime.resume(last.id, childOptions(provider, interactive, opts)));
     },
     lastText(conversationId) {
-      const last = store.listMessages(conversationId).filter((m) => m.role === 'assistant').at(-1);
+      const last = records.listMessages(conversationId).filter((m) => m.role === 'assistant').at(-1);
       if (!last) return '';
       const content = JSON.parse(last.content) as unknown;
       if (typeof content === 'string') return content;
       return (content as { type?: string; text?: string }[]).filter((p) => p.type === 'text').map((p) => p.text ?? '').join('');
     },
     tainted(conversationId) {
-      return store.getConversation(conversationId)?.tainted === 1;
+      return records.getConversation(conversationId)?.tainted === 1;
     },
     checkModel(parentRunId, asked) {
-      const parentRun = store.getRun(parentRunId);
+      const parentRun = records.getRun(parentRunId);
       const own = runtime.liveRunOptions(parentRunId)?.provider.provider ?? parentRun?.provider;
       // Claude Code's aliases in an agent definition: Anthropic's models there, the parent's own model elsewhere.
       const alias = asked.provider === undefined ? CLAUDE_MODEL_ALIASES[asked.model] : undefined;
@@ -146,7 +145,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       return { provider: asked.provider, model: asked.model };
     },
     childProvider(conversationId, asked) {
-      const run = store.latestRunForConversation(conversationId);
+      const run = records.latestRunForConversation(conversationId);
       const own = (run ? runtime.liveRunOptions(run.id)?.provider.provider : undefined) ?? run?.provider;
       if (asked === own) return null;
       const other = isProviderName(asked) ? otherProvider(asked) : null;
@@ -156,13 +155,13 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       return runtime.liveRunOptions(runId)?.interactive ?? true;
     },
     stopParked(conversationId) {
-      const last = store.latestRunForConversation(conversationId);
+      const last = records.latestRunForConversation(conversationId);
       if (last?.status === 'parked') runtime.stopParked(last.id);
     },
   };
   const otherProvider = (name: ProviderName) => (wiring.otherProvider ?? envProvider)(name);
   const childModelOf = (conversationId: string): { provider?: string; model: string } | null => {
-    const conv = store.getConversation(conversationId);
+    const conv = records.getConversation(conversationId);
     const v = conv ? new PersistentConversationState(conv.folder, conv.state).slots[CHILD_MODEL_SLOT] : undefined;
     return v && typeof v === 'object' && typeof (v as { model?: unknown }).model === 'string' ? (v as { provider?: string; model: string }) : null;
   };
@@ -170,7 +169,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
   const resumeProviders = new Map<string, ProviderConfig>();
   /** The parent's model, and whether the child waits for its approvals (its parent waits) or parks (its parent would). */
   const childTurn = async (opts: ChildRunOptions, conversationId: string): Promise<{ provider: ProviderConfig; interactive: boolean }> => {
-    const parentRun = opts.parentRunId ? store.getRun(opts.parentRunId) : undefined;
+    const parentRun = opts.parentRunId ? records.getRun(opts.parentRunId) : undefined;
     const live = opts.parentRunId ? runtime.liveRunOptions(opts.parentRunId) : undefined;
     let provider = live?.provider ?? resumeProviders.get(conversationId) ?? (parentRun && wiring.provider ? await wiring.provider(parentRun) : undefined);
     if (!provider) throw new DeskhandError('conflict', 'The parent run is not running in this process, so its model is unknown.');
@@ -207,12 +206,12 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
   });
   subagents.attach(runner);
   // An answer to a parked child's request resumes the top of its parked tree, which runs down to the child again.
-  const offRoot = runtime.setParkedRoot((runId) => parkedRoot(store, subagents, runId));
+  const offRoot = runtime.setParkedRoot((runId) => parkedRoot(records, subagents, runId));
   // A parked parent that is stopped or replaced takes its parked children with it: rows cancelled, runs stopped.
   const offParkedEnd = runtime.addParkedEndHook((run, reason) => void subagents.endParked(run.id, reason));
   // An answer to a parked background child (its parent's run is not parked with it): the service continues it here.
   const offOwn = runtime.setParkedResume((runId, options) => {
-    const run = store.getRun(runId);
+    const run = records.getRun(runId);
     const row = run && subagents.byConversation(run.conversation_id);
     if (!row || row.status !== 'parked') return null;
     if (row.background !== 1) {
@@ -222,7 +221,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       // Settled when the workflow ended or parked again: what it is now is its task's (ended: a wake-up for the top
       // conversation; parked: the CLI parks on it), so the answer's own part is done ('finished').
       return caller.then(() => {
-        const last = store.latestRunForConversation(row.conversation_id)!;
+        const last = records.latestRunForConversation(row.conversation_id)!;
         return { runId: last.id, conversationId: last.conversation_id, status: 'finished' as const, approvalIds: [] };
       });
     }
@@ -233,7 +232,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
         if (!WaitingForPeople.isInstance(err)) throw err;
       })
       .then(() => {
-        const last = store.latestRunForConversation(row.conversation_id)!;
+        const last = records.latestRunForConversation(row.conversation_id)!;
         const open = last.status === 'parked' ? subagents.waitingRequests(subagents.get(row.id)!) : [];
         return { runId: last.id, conversationId: last.conversation_id, status: last.status, ...(last.error ? { error: last.error } : {}), approvalIds: open };
       })
@@ -249,7 +248,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
   const offHook = runtime.addStepHook(async (run, conv, options) => {
     // A paused child (steer_subagent pause) makes no model request until it is resumed or stopped.
     await subagents.untilResumed(conv.id, options.signal);
-    for (const { message, from } of subagents.takeSteering(conv.id)) store.addMessage(conv.id, run.id, 'user', steeringText(from, message));
+    for (const { message, from } of subagents.takeSteering(conv.id)) records.addMessage(conv.id, run.id, 'user', steeringText(from, message));
   });
   return () => {
     offEnabler();
@@ -269,13 +268,13 @@ function outcomeOf(outcome: RunOutcome): ChildOutcome {
  * foreground child parked with its parent's call), else the run itself. Resuming the top runs the parent's call again,
  * which rejoins the child and continues it: the whole tree resumes in the answering process.
  */
-export function parkedRoot(store: Store, subagents: Pick<SubagentService, 'byConversation'>, runId: string): string {
+export function parkedRoot(records: Records, subagents: Pick<SubagentService, 'byConversation'>, runId: string): string {
   let current = runId;
   for (let depth = 0; depth < 16; depth++) {
-    const run = store.getRun(current);
+    const run = records.getRun(current);
     const row = run && subagents.byConversation(run.conversation_id);
     if (!row || row.status !== 'parked' || !row.parent_run_id) return current;
-    const parent = store.getRun(row.parent_run_id);
+    const parent = records.getRun(row.parent_run_id);
     if (!parent || parent.status !== 'parked') return current;
     current = parent.id;
   }

@@ -64,11 +64,15 @@ export async function answerAndResume(host: AnswerHost, approval: ApprovalRow, a
   };
   const outcome = act(options);
   entry.done = outcome
-    .catch((err: unknown) => host.log.warn(`resuming run ${run.id} failed`, { error: errorMessage(err) }))
+    .catch((err: unknown) => {
+      host.log.warn(`resuming run ${run.id} failed`, { error: errorMessage(err) });
+      // A failed answer (refused as changed, answered elsewhere) may move requests no event names: read them again.
+      host.markChanged('approvals');
+    })
     .finally(() => {
       if (host.active.get(run.conversation_id) === entry) host.active.delete(run.conversation_id);
+      // Otherwise the approval list followed the run's events (host/app/approval-list.ts).
       host.markChanged('conversations');
-      host.markChanged('approvals');
     });
   await Promise.race([recorded, outcome]);
   return true;

@@ -47,11 +47,13 @@ export async function answerHoldAndResume(host: AnswerHost, holdId: string, valu
   }
   entry.done = host.runtime
     .resume(run.id, options)
-    .catch((err: unknown) => host.log.warn(`resuming run ${run.id} after a budget raise failed`, { error: errorMessage(err) }))
+    .catch((err: unknown) => {
+      host.log.warn(`resuming run ${run.id} after a budget raise failed`, { error: errorMessage(err) });
+      host.markChanged('approvals');
+    })
     .finally(() => {
       if (host.active.get(run.conversation_id) === entry) host.active.delete(run.conversation_id);
       host.markChanged('conversations');
-      host.markChanged('approvals');
     });
   return true;
 }

@@ -14,13 +14,13 @@ import { shellExplainHost, type ExplainHost } from '../assembly/explain-host';
 import { EXIT, UsageError, parsePolicy, parseSandbox, print } from './flags';
 import { peerCeilingCheck } from '../../runtime/decision/peer-ceiling';
 import { peerCeilingByName } from '../../services/peers/index';
-import { withStore } from './common';
+import { withRecords } from './common';
 import type { HookScope, HookTarget } from '../../../shared/lifecycle-hooks';
 
 /** The peer's ceiling as the runtime computes it, or a usage error naming the peers there are. */
 async function ceilingOf(dataDir: string, name: string) {
-  return withStore(dataDir, (store) => {
-    const c = peerCeilingByName(store, name);
+  return withRecords(dataDir, (records) => {
+    const c = peerCeilingByName(records, name);
     if (!c) throw new UsageError(`No peer "${name.slice(0, 40)}" (see deskhand peers list).`);
     return c;
   });
@@ -43,7 +43,7 @@ async function explainPeerCeiling(dataDir: string, name: string): Promise<number
     return EXIT.finished;
   } finally {
     await Promise.allSettled([host.tasks.shutdown(), host.browser?.shutdown()]);
-    host.store.close();
+    host.closeStore();
   }
 }
 
@@ -87,9 +87,8 @@ export async function policyCommand(args: string[]): Promise<number> {
     // As a run in this data folder would judge it: the change ledger records the roots unless it is off here.
     const recordsRoots = process.env.DESKHAND_LEDGER === 'off' || process.env.DESKHAND_CONFINED === 'ask' ? null : (roots: readonly string[], writes?: readonly string[]) => ledgerRecords(roots, dataDir, writes);
     // The PreToolUse hooks that would apply (the person's, enabled plugins', trusted projects'): listed, run only when asked.
-    const { HookService } = await import('../../services/hooks');
     const { GuardedContentReader } = await import('../../runtime/context/content-reader');
-    const hooks = new HookService({ dataDir, store: host.deps.store as ConstructorParameters<typeof HookService>[0]['store'], reader: new GuardedContentReader({ dataDir }) });
+    const hooks = await host.hooks(new GuardedContentReader({ dataDir }));
     const preToolHooks = {
       applying: (roots: readonly string[], target: HookTarget) => hooks.applying('PreToolUse', roots, target),
       fire: (scope: HookScope, input: Record<string, unknown>, target: HookTarget) => hooks.fire('PreToolUse', scope, input, target),
@@ -124,7 +123,7 @@ async function fullExplainHost(dataDir: string, tool: string, cwd: string): Prom
     try {
       await Promise.allSettled([host.tasks.shutdown(), host.browser?.shutdown()]);
     } finally {
-      host.store.close();
+      host.closeStore();
     }
   };
   try {
@@ -139,6 +138,7 @@ async function fullExplainHost(dataDir: string, tool: string, cwd: string): Prom
   }
   return {
     deps: { registry: host.registry, store: host.store, dataDir, runLaterPaths: () => host.mcp.runLaterPaths(), grants: host.computer.grants, decisions: host.decisions },
+    hooks: async (reader) => host.hookService(reader),
     close,
   };
 }

@@ -14,7 +14,7 @@ import { resolveDataDir } from '../assembly/data-dir';
 import type { AppRuntime } from '../assembly/open-runtime';
 import { runScheduleNow, scheduleFire, staleClaims, type FireOutcome } from '../background/schedule-fire';
 import { parseSubcommand, usage } from './common';
-import { openStore } from '../assembly/open-store';
+import { closeStore, openStore } from '../assembly/open-store';
 
 export { fireProvider } from '../assembly/provider-choice';
 
@@ -102,7 +102,7 @@ export async function fireCommandMain(args: string[]): Promise<number> {
     // The runtime closes the store it was given.
     const runtime = opened.runtime ? await opened.runtime.catch(() => null) : null;
     if (runtime) await runtime.close();
-    else if (store.isOpen) store.close();
+    else closeStore(store);
   }
 }
 

@@ -291,12 +291,19 @@ export class PeerBook {
   }
 }
 
+/** The peers' rows: the store's module, or a view that names them (the runtime's records facade, `records.peers`). */
+export type PeerRowsSource = Pick<Store, 'module'> | { readonly peers: ReturnType<typeof peersModule.queries> };
+
+function peerRows(src: PeerRowsSource): ReturnType<typeof peersModule.queries> {
+  return 'peers' in src ? src.peers : src.module(peersModule);
+}
+
 /**
  * The ceiling a conversation is held to because a peer started it (its tier and allow list as they are now), or null
  * for the person's own conversations. Reads the store only (no keyring), once per step.
  */
-export function peerCeilingOf(store: Store, conversationId: string): { peer: string; tier: PeerTier; allow: string[] } | null {
-  const rows = store.module(peersModule);
+export function peerCeilingOf(store: PeerRowsSource, conversationId: string): { peer: string; tier: PeerTier; allow: string[] } | null {
+  const rows = peerRows(store);
   const link = rows.conversationOf(conversationId);
   if (!link) return null;
   const row = rows.get(link.peer);
@@ -307,8 +314,8 @@ export function peerCeilingOf(store: Store, conversationId: string): { peer: str
 }
 
 /** A peer's ceiling by name (`policy explain --peer NAME`), or null when there is no such peer. */
-export function peerCeilingByName(store: Store, name: string): { peer: string; tier: PeerTier; allow: string[] } | null {
-  const row = store.module(peersModule).get(name);
+export function peerCeilingByName(store: PeerRowsSource, name: string): { peer: string; tier: PeerTier; allow: string[] } | null {
+  const row = peerRows(store).get(name);
   if (!row) return null;
   const rec = recordOf(row);
   return { peer: rec.name, tier: rec.tier, allow: rec.allow };

@@ -11,7 +11,6 @@ import type { MethodResult, ParsedParams } from '../../../../shared/contract';
 import { DeskhandError, errorMessage } from '../../../../shared/errors';
 import type { RunOptions } from '../../../runtime/runtime';
 import type { HandlerGroup } from '../handler-groups';
-import { projectApprovals, type ToolPresenter } from '../projections';
 import { type ApprovalRow, type Records } from '../../../runtime/records';
 
 export interface PickOptions {
@@ -108,7 +107,6 @@ export function pendingRequest(
 type RequestMethods = 'listPendingApprovals' | 'decideApproval' | 'provideSecret' | 'answerRequest' | 'browseForRequest' | 'pickForRequest';
 
 export interface RequestGroupDeps {
-  presenter(): ToolPresenter;
   /** Who answers here, as approvals record it ("the web UI", "the editor (Zed)"). */
   answeredBy(): string;
   /** Answers one request through `act`; a parked run's last answer resumes it (answer-resume.ts). */
@@ -122,12 +120,12 @@ export interface RequestGroupDeps {
 /** The requests area: what waits for the person and every way of answering it. */
 export const requestGroup =
   (deps: RequestGroupDeps): HandlerGroup<RequestMethods> =>
-  ({ runtime, log, markChanged }) => {
+  ({ runtime, log, markChanged, pendingApprovals }) => {
     /** A pending request by id; forged and stale ids are logged and refused. */
     const pending = (approvalId: string, method: string): ApprovalRow => pendingRequest(runtime.records, approvalId, method, log, () => markChanged('approvals'));
     return {
       async listPendingApprovals(): Promise<MethodResult<'listPendingApprovals'>> {
-        return { approvals: projectApprovals(runtime.records, deps.presenter()) };
+        return { approvals: pendingApprovals() };
       },
 
       async decideApproval(p: ParsedParams<'decideApproval'>): Promise<MethodResult<'decideApproval'>> {
