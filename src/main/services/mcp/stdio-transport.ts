@@ -6,8 +6,7 @@
  * error naming the limit, so a 20 MB result never reaches memory whole.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { launchForModel, type ChildProcess, type LaunchedProcess } from '../processes/launcher';
 import type { SandboxPlan } from '../sandbox/sandbox';
 
@@ -57,13 +56,22 @@ export class OwnedStdioTransport implements Transport {
     return this.child?.pid;
   }
 
+  /**
+   * The server's stderr stream. Also how the SDK knows this is a stdio transport (it looks for `stderr` and `pid`):
+   * over stdio a server that does not answer the version probe is an older one, not an outage.
+   */
+  get stderr(): Readable | null {
+    return this.child?.stderr ?? null;
+  }
+
   /** The last few KB the server wrote to stderr. */
   stderrTail(): string {
     return this.stderr;
   }
 
   async start(): Promise<void> {
-    this.schema = (await import('@modelcontextprotocol/sdk/types.js')).JSONRPCMessageSchema;
+    const { parseJSONRPCMessage } = await import('@modelcontextprotocol/client');
+    this.schema = { parse: parseJSONRPCMessage };
     return new Promise((resolve, reject) => {
       // Through the launcher: its own process group (stopping it stops whatever it started), the sandbox plan, and
       // Deskhand's environment filtered down to SERVER_INHERITED plus what the configuration names.
