@@ -15,6 +15,8 @@ import { rootsOf } from './roots';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 20_000;
+/** The first revision of the stateless protocol (requests carry their capabilities; no server-initiated requests). */
+export const MODERN_REVISION = '2026-07-28';
 /** How long the version probe (`server/discover`) waits: over stdio, silence means an older server (`initialize`). */
 const PROBE_TIMEOUT_MS = 10_000;
 /** After a server read changed roots, how long its call waits for the server to apply them. */
@@ -294,6 +296,8 @@ export class McpConnection {
     const roots = rootsOf(folders);
     if (JSON.stringify(roots) === JSON.stringify(this.roots)) return;
     this.roots = roots;
+    // On 2026-07-28 a server asks for the roots inside each call (an `input_required` round): nothing to announce.
+    if ((client.getNegotiatedProtocolVersion() ?? '') >= MODERN_REVISION) return;
     const reads = this.rootsReader.asked ? new Promise<void>((done) => (this.rootsReader.next = done)) : null;
     await client.sendRootsListChanged().catch(() => undefined);
     if (!reads) return;
