@@ -42,7 +42,7 @@ export class OwnedStdioTransport implements Transport {
   private pending = 0;
   /** Past the size limit: the start of the oversized message (for its id) while the rest is skipped. */
   private skipping: { head: string; bytes: number } | null = null;
-  private stderr = '';
+  private stderrText = '';
   private closed = false;
   private readonly max: number;
   /** The SDK's message schema, loaded at start (the SDK is large; hosts without MCP servers never load it). */
@@ -66,7 +66,7 @@ export class OwnedStdioTransport implements Transport {
 
   /** The last few KB the server wrote to stderr. */
   stderrTail(): string {
-    return this.stderr;
+    return this.stderrText;
   }
 
   async start(): Promise<void> {
@@ -107,7 +107,7 @@ export class OwnedStdioTransport implements Transport {
       child.stdin.on('error', () => undefined);
       child.stdout.on('data', (chunk: Buffer) => this.feed(chunk));
       child.stderr.on('data', (chunk: Buffer) => {
-        this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+        this.stderrText = (this.stderrText + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
       });
     });
   }
