@@ -6,10 +6,13 @@
  * view asks, and once allowed the server's new answer appears in the view — the effect, at the server and back.
  */
 import { execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { artifact, expect, ROOT, test } from './support';
 
 const BASIC = join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
+const VIEW_FETCH = join(ROOT, 'test/extensions/view-fetch-server.mjs');
 
 test("an MCP App's view renders in its tool card and its button calls the server through an approval", async ({ deskhand }) => {
   execFileSync(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'mcp', 'add', '--data-dir', deskhand.dataDir, 'basic', '--', process.execPath, BASIC, '--stdio'], {
@@ -40,4 +43,50 @@ test("an MCP App's view renders in its tool card and its button calls the server
   await expect(time).toHaveText(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
   // The view's call went to the server, not to the model: three model requests, as scripted.
   expect(deskhand.requests()).toHaveLength(3);
+});
+
+test("a view reaches only the origins it declared: a fetch to another origin is blocked and never arrives", async ({ deskhand }) => {
+  // Two listeners on this machine; the view's resource declares only the first (`_meta.ui.csp.connectDomains`).
+  const hits: Record<'declared' | 'undeclared', string[]> = { declared: [], undeclared: [] };
+  const listeners = await Promise.all(
+    (['declared', 'undeclared'] as const).map(
+      (which) =>
+        new Promise<Server>((ready) => {
+          const s = createServer((req, res) => {
+            hits[which].push(req.url ?? '');
+            res.writeHead(200, { 'access-control-allow-origin': '*', 'content-type': 'text/plain' });
+            res.end(`hello from ${which}`);
+          });
+          s.listen(0, '127.0.0.1', () => ready(s));
+        }),
+    ),
+  );
+  const origin = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  try {
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'bin/deskhand.js'), 'mcp', 'add', '--data-dir', deskhand.dataDir, 'viewfetch', '--env', `DECLARED=${origin(listeners[0]!)}`, '--env', `UNDECLARED=${origin(listeners[1]!)}`, '--', process.execPath, VIEW_FETCH],
+      { env: { ...process.env, DESKHAND_HOME: deskhand.dataDir }, encoding: 'utf8' },
+    );
+    await deskhand.startModel([{ tools: [{ name: 'search_tools', args: { query: 'mcp__viewfetch__show' } }] }, { tools: [{ name: 'mcp__viewfetch__show', args: {} }] }, { text: ['Shown.'] }]);
+    const page = await deskhand.start();
+    await deskhand.newConversation('View fetch');
+    await deskhand.send('Show the view.');
+    await page.getByRole('main').getByRole('button', { name: 'Approve' }).first().click();
+    await expect(page.getByText('Shown.')).toBeVisible();
+    const view = page.frameLocator('iframe[title="View of show from MCP server viewfetch"]');
+    await expect(view.locator('#undeclared')).toHaveText('blocked');
+    if (deskhand.kind === 'web') {
+      // The web UI grants the declared origin (its page policy's connect-src) and nothing else.
+      await expect(view.locator('#declared')).toHaveText('ok hello from declared');
+      expect(hits.declared).toEqual(['/from-view']);
+    } else {
+      // The desktop app lets no view request leave (its session refuses every request outside the app).
+      await expect(view.locator('#declared')).toHaveText('blocked');
+      expect(hits.declared).toEqual([]);
+    }
+    expect(hits.undeclared).toEqual([]);
+  } finally {
+    for (const s of listeners) s.close();
+  }
 });
