@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { artifact, expect, ROOT, test } from './support';
 
 const BASIC = join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
+const BUDGET = join(ROOT, 'node_modules/@modelcontextprotocol/server-budget-allocator/dist/index.js');
 const VIEW_FETCH = join(ROOT, 'test/extensions/view-fetch-server.mjs');
 
 test("an MCP App's view renders in its tool card and its button calls the server through an approval", async ({ deskhand }) => {
@@ -89,4 +90,22 @@ test("a view reaches only the origins it declared: a fetch to another origin is 
   } finally {
     for (const s of listeners) s.close();
   }
+});
+
+test('server-budget-allocator: its view renders the tool\'s result (categories, budget) in the tool card', async ({ deskhand }) => {
+  execFileSync(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'mcp', 'add', '--data-dir', deskhand.dataDir, 'budget', '--', process.execPath, BUDGET, '--stdio'], {
+    env: { ...process.env, DESKHAND_HOME: deskhand.dataDir },
+    encoding: 'utf8',
+  });
+  await deskhand.startModel([{ tools: [{ name: 'search_tools', args: { query: 'mcp__budget__get-budget-data' } }] }, { tools: [{ name: 'mcp__budget__get-budget-data', args: {} }] }, { text: ['Here is the budget.'] }]);
+  const page = await deskhand.start();
+  await deskhand.newConversation('Budget');
+  await deskhand.send('Show the budget allocator.');
+  await page.getByRole('main').getByRole('button', { name: 'Approve' }).first().click();
+  await expect(page.getByText('Here is the budget.')).toBeVisible();
+  const view = page.frameLocator('iframe[title="View of get-budget-data from MCP server budget"]');
+  // The result's categories and default budget, drawn by the view from the structuredContent the bridge sent.
+  await expect(view.locator('#sliders-container')).toContainText('Marketing');
+  await expect(view.locator('#budget-selector')).toHaveValue('100000');
+  await page.locator('.mcp-app').screenshot({ path: artifact(`${deskhand.kind}-mcp-app-budget.png`) });
 });
