@@ -201,7 +201,7 @@ it('the declared domains go into that view\'s own policy (connect-src only for c
   expect(view.input).toEqual({ q: 1 });
   const csp = host.page(view.url.slice(4))!.csp;
   expect(csp).toContain('connect-src https://api.example.com;');
-  expect(csp).toContain("script-src 'unsafe-inline';");
+  expect(csp).toContain("script-src 'unsafe-inline' data:;");
   expect(csp).toContain("frame-src 'none'");
   expect(csp).toMatch(/; sandbox allow-scripts$/);
   expect((await host.open({ ...ref, callId: 'plain', args: {} })).view).toBeNull();

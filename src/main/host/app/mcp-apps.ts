@@ -40,7 +40,7 @@ const CALL_MS = 60_000;
 
 /**
  * A view page's policy, built from what the view declared (`_meta.ui.csp`, SEP-1865) and never wider: its own inline
- * scripts and styles, data:/blob: images, fonts and media, plus exactly the declared origins that are well-formed
+ * scripts and styles (and data: scripts), data:/blob: images, fonts and media, plus exactly the declared origins that are well-formed
  * (`viewSource`) — `connectDomains` in connect-src, `resourceDomains` in script-, style-, img-, font- and media-src,
  * `frameDomains` in frame-src, `baseUriDomains` in base-uri. Nothing declared: the restrictive default (no network,
  * no frames, no <base>). Always: no workers, plugins, manifests or form posts. The header adds `sandbox allow-scripts`
@@ -51,7 +51,8 @@ export function viewCsp(g: Pick<ViewGrants, 'connect' | 'resource' | 'frame' | '
   const orNone = (list: readonly string[]) => (list.length ? list.join(' ') : "'none'");
   return [
     "default-src 'none'",
-    plus("script-src 'unsafe-inline'", g.resource),
+    // data: scripts add nothing to what inline scripts can do (PDF.js, with no workers, loads its "fake worker" so).
+    plus("script-src 'unsafe-inline' data:", g.resource),
     plus("style-src 'unsafe-inline'", g.resource),
     plus('img-src data: blob:', g.resource),
     plus('font-src data:', g.resource),

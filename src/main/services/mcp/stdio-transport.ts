@@ -10,7 +10,8 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { launchForModel, type ChildProcess, type LaunchedProcess } from '../processes/launcher';
 import type { SandboxPlan } from '../sandbox/sandbox';
 
-export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+// 8 MB: an MCP App's view travels as one resources/read answer (server-pdf's is 4.4 MB of single-file HTML).
+export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 const STDERR_TAIL_BYTES = 4096;
 
 /**
