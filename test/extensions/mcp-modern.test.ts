@@ -15,7 +15,7 @@ import type { RunOutcome } from '../../src/main/runtime/runtime';
 import type { RunEvent } from '../../src/shared/events';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
-import { addServer, fake, makeRuntime, providerFor, toolResults } from './helpers';
+import { addServer, fake, makeRuntime, providerFor, toolResults, until } from './helpers';
 
 const SERVER = join(__dirname, 'modern-mcp-server.mjs');
 let model: ModelServer;
@@ -118,6 +118,27 @@ it('roots are the conversation\'s folder, asked for inside the call', async () =
   await runtime.sendMessage(conversation(runtime, b).id, 'where', { provider: providerFor(model), interactive: false });
   expect(toolResults(model, 3).at(-1)).toContain(`roots: ${pathToFileURL(b).href}`);
   expect(toolResults(model, 3).at(-1)).not.toContain(pathToFileURL(a).href);
+}, 60_000);
+
+it('progress reaches the tool card and stopping the call cancels it at the server', async () => {
+  const runtime = await runtimeWith(tempDir('deskhand-data-'));
+  model.enqueue(reply().tool('mcp__modern__slow', {}), reply().text('done'));
+  const stop = new AbortController();
+  const output: string[] = [];
+  const outcome = await runtime.sendMessage(conversation(runtime).id, 'slow', {
+    provider: providerFor(model),
+    interactive: false,
+    signal: stop.signal,
+    onEvent: (e) => {
+      if (e.type !== 'tool.output') return;
+      output.push(e.chunk);
+      if (output.join('').includes('step 2')) stop.abort();
+    },
+  });
+  expect(outcome.status).not.toBe('finished');
+  expect(output.join('')).toContain('[progress 1/3: step 1]');
+  await until(() => entries().some((e) => e.method === 'cancelled'));
+  expect(entries()[0]).toMatchObject({ tool: 'slow', protocolVersion: '2026-07-28' });
 }, 60_000);
 
 it('an older server that exits on the version probe is started again with initialize only, and works', async () => {

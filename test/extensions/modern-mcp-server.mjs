@@ -5,6 +5,7 @@
 //   echo   returns its text
 //   book   asks the person for a form (elicitation as an `input_required` result, retried with the answer)
 //   where  reads the client's roots (an embedded `roots/list` request)
+//   slow   reports progress twice, then waits until the call is cancelled (logged as `cancelled`)
 // Every request it handles is appended to $MCP_LOG with the revision its `_meta` envelope names (`protocolVersion`;
 // null on an older-revision request, which carries none) and, for a retried call, the answers it carried.
 import { appendFileSync } from 'node:fs';
@@ -49,6 +50,16 @@ serveStdio(
       seen(ctx, 'where', { roots: roots.kind === 'roots' ? roots.roots : null });
       if (roots.kind !== 'roots') return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
       return { content: [{ type: 'text', text: `roots: ${roots.roots.map((r) => r.uri).join(', ')}` }] };
+    });
+    server.registerTool('slow', { description: 'Takes its time.', inputSchema: object({}) }, async (_args, ctx) => {
+      seen(ctx, 'slow');
+      const token = ctx.mcpReq._meta?.progressToken;
+      for (const n of [1, 2]) {
+        if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: n, total: 3, message: `step ${n}` } });
+      }
+      await new Promise((done) => ctx.mcpReq.signal.addEventListener('abort', done, { once: true }));
+      record({ tool: 'slow', method: 'cancelled', protocolVersion: null });
+      return { content: [{ type: 'text', text: 'stopped' }] };
     });
     return server;
   },

@@ -155,25 +155,23 @@ export class McpConnection {
       const all: McpToolInfo[] = [];
       // Every page at once (the SDK walks them, at most 64): the list it keeps is what it validates results against.
       const listed = await client.listTools(undefined, { timeout: this.timeout() });
-      {
-        for (const t of listed.tools.slice(0, 2000)) {
-          const a = t.annotations;
-          const hints = a ? { readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint, idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint } : undefined;
-          const ui = uiOf(t._meta);
-          const info: McpToolInfo = {
-            name: t.name,
-            title: t.title ?? a?.title,
-            description: t.description ?? '',
-            inputSchema: t.inputSchema as Record<string, unknown>,
-            ...(hints ? { annotations: hints } : {}),
-            ...(t.outputSchema ? { outputSchema: t.outputSchema as Record<string, unknown> } : {}),
-            ...(ui ? { ui } : {}),
-          };
-          all.push(info);
-          // MCP Apps: a tool only a server's view may call (`_meta.ui.visibility` without "model") never reaches the
-          // model; a view of this server may still call it (mcp-apps.ts).
-          if (!appOnly(t._meta)) tools.push(info);
-        }
+      for (const t of listed.tools.slice(0, 2000)) {
+        const a = t.annotations;
+        const hints = a ? { readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint, idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint } : undefined;
+        const ui = uiOf(t._meta);
+        const info: McpToolInfo = {
+          name: t.name,
+          title: t.title ?? a?.title,
+          description: t.description ?? '',
+          inputSchema: t.inputSchema as Record<string, unknown>,
+          ...(hints ? { annotations: hints } : {}),
+          ...(t.outputSchema ? { outputSchema: t.outputSchema as Record<string, unknown> } : {}),
+          ...(ui ? { ui } : {}),
+        };
+        all.push(info);
+        // MCP Apps: a tool only a server's view may call (`_meta.ui.visibility` without "model") never reaches the
+        // model; a view of this server may still call it (mcp-apps.ts).
+        if (!appOnly(t._meta)) tools.push(info);
       }
       if (this.stopped) {
         await client.close().catch(() => undefined);
