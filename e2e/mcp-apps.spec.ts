@@ -6,10 +6,36 @@
  * view asks, and once allowed the server's new answer appears in the view — the effect, at the server and back.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { artifact, expect, ROOT, test } from './support';
 
 const BASIC = join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
+const BUDGET = join(ROOT, 'node_modules/@modelcontextprotocol/server-budget-allocator/dist/index.js');
+const PDF = join(ROOT, 'node_modules/@modelcontextprotocol/server-pdf/dist/index.js');
+const VIEW_FETCH = join(ROOT, 'test/extensions/view-fetch-server.mjs');
+/** A one-page PDF saying "Deskhand PDF test" (Helvetica, uncompressed), built with its cross-reference offsets. */
+const SAMPLE_PDF = (() => {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    '<< /Length 44 >>\nstream\nBT /F1 18 Tf 20 70 Td (Deskhand PDF test) Tj ET\nendstream',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((n) => `${String(n).padStart(10, '0')} 00000 n \n`).join('')}`;
+  return `${out}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+})();
 
 test("an MCP App's view renders in its tool card and its button calls the server through an approval", async ({ deskhand }) => {
   execFileSync(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'mcp', 'add', '--data-dir', deskhand.dataDir, 'basic', '--', process.execPath, BASIC, '--stdio'], {
@@ -40,4 +66,100 @@ test("an MCP App's view renders in its tool card and its button calls the server
   await expect(time).toHaveText(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
   // The view's call went to the server, not to the model: three model requests, as scripted.
   expect(deskhand.requests()).toHaveLength(3);
+});
+
+test("a view reaches only the origins it declared: a fetch to another origin is blocked and never arrives", async ({ deskhand }) => {
+  // Two listeners on this machine; the view's resource declares only the first (`_meta.ui.csp.connectDomains`).
+  const hits: Record<'declared' | 'undeclared', string[]> = { declared: [], undeclared: [] };
+  const listeners = await Promise.all(
+    (['declared', 'undeclared'] as const).map(
+      (which) =>
+        new Promise<Server>((ready) => {
+          const s = createServer((req, res) => {
+            hits[which].push(req.url ?? '');
+            res.writeHead(200, { 'access-control-allow-origin': '*', 'content-type': 'text/plain' });
+            res.end(`hello from ${which}`);
+          });
+          s.listen(0, '127.0.0.1', () => ready(s));
+        }),
+    ),
+  );
+  const origin = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  try {
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'bin/deskhand.js'), 'mcp', 'add', '--data-dir', deskhand.dataDir, 'viewfetch', '--env', `DECLARED=${origin(listeners[0]!)}`, '--env', `UNDECLARED=${origin(listeners[1]!)}`, '--', process.execPath, VIEW_FETCH],
+      { env: { ...process.env, DESKHAND_HOME: deskhand.dataDir }, encoding: 'utf8' },
+    );
+    await deskhand.startModel([{ tools: [{ name: 'search_tools', args: { query: 'mcp__viewfetch__show' } }] }, { tools: [{ name: 'mcp__viewfetch__show', args: {} }] }, { text: ['Shown.'] }]);
+    const page = await deskhand.start();
+    await deskhand.newConversation('View fetch');
+    await deskhand.send('Show the view.');
+    await page.getByRole('main').getByRole('button', { name: 'Approve' }).first().click();
+    await expect(page.getByText('Shown.')).toBeVisible();
+    const view = page.frameLocator('iframe[title="View of show from MCP server viewfetch"]');
+    await expect(view.locator('#undeclared')).toHaveText('blocked');
+    if (deskhand.kind === 'web') {
+      // The web UI grants the declared origin (its page policy's connect-src) and nothing else.
+      await expect(view.locator('#declared')).toHaveText('ok hello from declared');
+      expect(hits.declared).toEqual(['/from-view']);
+    } else {
+      // The desktop app lets no view request leave (its session refuses every request outside the app).
+      await expect(view.locator('#declared')).toHaveText('blocked');
+      expect(hits.declared).toEqual([]);
+    }
+    expect(hits.undeclared).toEqual([]);
+  } finally {
+    for (const s of listeners) s.close();
+  }
+});
+
+test('server-budget-allocator: its view renders the tool\'s result (categories, budget) in the tool card', async ({ deskhand }) => {
+  execFileSync(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'mcp', 'add', '--data-dir', deskhand.dataDir, 'budget', '--', process.execPath, BUDGET, '--stdio'], {
+    env: { ...process.env, DESKHAND_HOME: deskhand.dataDir },
+    encoding: 'utf8',
+  });
+  await deskhand.startModel([{ tools: [{ name: 'search_tools', args: { query: 'mcp__budget__get-budget-data' } }] }, { tools: [{ name: 'mcp__budget__get-budget-data', args: {} }] }, { text: ['Here is the budget.'] }]);
+  const page = await deskhand.start();
+  await deskhand.newConversation('Budget');
+  await deskhand.send('Show the budget allocator.');
+  await page.getByRole('main').getByRole('button', { name: 'Approve' }).first().click();
+  await expect(page.getByText('Here is the budget.')).toBeVisible();
+  const view = page.frameLocator('iframe[title="View of get-budget-data from MCP server budget"]');
+  // The result's categories and default budget, drawn by the view from the structuredContent the bridge sent.
+  await expect(view.locator('#sliders-container')).toContainText('Marketing');
+  await expect(view.locator('#budget-selector')).toHaveValue('100000');
+  await page.locator('.mcp-app').screenshot({ path: artifact(`${deskhand.kind}-mcp-app-budget.png`) });
+});
+
+test('server-pdf: its view loads a local PDF through its server, the read allowed on the card', async ({ deskhand }) => {
+  // No network here: a one-page PDF on disk, named on the server's command line (which lets the server read it).
+  const file = join(mkdtempSync(join(tmpdir(), 'deskhand-pdf-')), 'sample.pdf');
+  writeFileSync(file, SAMPLE_PDF);
+  execFileSync(process.execPath, [join(ROOT, 'bin/deskhand.js'), 'mcp', 'add', '--data-dir', deskhand.dataDir, 'pdf', '--', process.execPath, PDF, '--stdio', file], {
+    env: { ...process.env, DESKHAND_HOME: deskhand.dataDir },
+    encoding: 'utf8',
+  });
+  await deskhand.startModel([{ tools: [{ name: 'search_tools', args: { query: 'mcp__pdf__display_pdf' } }] }, { tools: [{ name: 'mcp__pdf__display_pdf', args: { url: file } }] }, { text: ['Opened the PDF.'] }]);
+  const page = await deskhand.start();
+  await deskhand.newConversation('PDF');
+  await deskhand.send('Open the sample PDF.');
+  await page.getByRole('main').getByRole('button', { name: 'Approve' }).first().click();
+  await expect(page.getByText('Opened the PDF.')).toBeVisible();
+  // The view reads the file's bytes with the server's app-only read_pdf_bytes (its size, then the bytes): each read
+  // asks on the card (the conversation read the server's output), and the person allows it.
+  const ask = page.getByRole('group', { name: 'The view asks to call read_pdf_bytes' });
+  await expect(ask.first()).toContainText(file, { timeout: 30_000 });
+  const view = page.frameLocator('iframe[title="View of display_pdf from MCP server pdf"]');
+  let allowed = 0;
+  await expect(async () => {
+    if (await ask.first().isVisible()) {
+      await ask.first().getByRole('button', { name: 'Allow' }).click();
+      allowed++;
+    }
+    // PDF.js drew the page, and its text layer holds the PDF's words.
+    await expect(view.getByText('Deskhand PDF test')).toBeAttached({ timeout: 2000 });
+  }).toPass({ timeout: 60_000 });
+  expect(allowed).toBeGreaterThan(0);
+  await page.locator('.mcp-app').screenshot({ path: artifact(`${deskhand.kind}-mcp-app-pdf.png`) });
 });

@@ -15,7 +15,7 @@ import { hostSchedules } from '../../src/main/host/assembly/schedule-wiring';
 import { tempDir } from '../support/tool-context';
 
 const RECORDER = resolve(__dirname, '../support/record-imports.mjs');
-const HEAVY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', 'node_modules/react/', 'node_modules/react-dom/', 'dbus-next', 'better-sqlite3', 'linkedom'];
+const HEAVY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', '@modelcontextprotocol/client', '@modelcontextprotocol/core', 'node_modules/react/', 'node_modules/react-dom/', 'dbus-next', 'better-sqlite3', 'linkedom'];
 
 function loaded(args: string[], env: NodeJS.ProcessEnv = {}): { lines: string[]; status: number | null } {
   const out = join(tempDir('deskhand-imports-'), 'record.txt');
@@ -49,7 +49,7 @@ const buildFiles = (lines: string[]) => [...new Set(lines.filter((l) => l.includ
 const RUNTIME_CHUNKS = /out\/main\/chunks\/(host-services|open-runtime)-/;
 
 /** What no command that leaves the agent alone may load: Playwright, the AI SDK and its providers, pdf.js, the MCP SDK, React, and the web page extractor (linkedom: loaded on the first page web_fetch extracts). */
-const AGENT_ONLY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom'];
+const AGENT_ONLY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', '@modelcontextprotocol/client', '@modelcontextprotocol/core', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom'];
 const agentOnlyIn = (lines: string[]) => AGENT_ONLY.filter((h) => lines.some((l) => l.includes(h)));
 
 describe('the CLI loads only what a command uses', () => {

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
-import { McpAppHost, MCP_APP_CSP, type McpAppDeps } from '../../src/main/host/app/mcp-apps';
+import { McpAppHost, MCP_APP_CSP, viewCsp, viewGrants, viewSource, type McpAppDeps } from '../../src/main/host/app/mcp-apps';
 import { uiOf } from '../../src/main/services/mcp/connection';
 import { VIEWER_PROLOGUE } from '../../src/main/services/compositions/index';
 import { uiResourceOf } from '../../src/main/services/mcp/manager';
@@ -194,13 +194,62 @@ it("a view's message reaches the conversation only inside an untrusted envelope,
   await expect(host.message({ ...ref, callId: 'plain', text: 'hi' })).rejects.toThrow(/has no view/);
 });
 
-it('the declared domains and permissions are reported, never put in the page policy', async () => {
+it('the declared domains go into that view\'s own policy (connect-src only for connectDomains), permissions into allow', async () => {
   const { host } = fakeHost([]);
   const view = (await host.open({ ...ref, args: { q: 1 } })).view!;
-  expect(view.declared).toEqual({ domains: ['https://api.example.com'], permissions: ['camera'] });
+  expect(view.granted).toEqual({ domains: ['https://api.example.com'], allow: ['camera'], refused: [] });
   expect(view.input).toEqual({ q: 1 });
-  expect(host.page(view.url.slice(4))!.csp).not.toContain('api.example.com');
+  const csp = host.page(view.url.slice(4))!.csp;
+  expect(csp).toContain('connect-src https://api.example.com;');
+  expect(csp).toContain("script-src 'unsafe-inline' data:;");
+  expect(csp).toContain("frame-src 'none'");
+  expect(csp).toMatch(/; sandbox allow-scripts$/);
   expect((await host.open({ ...ref, callId: 'plain', args: {} })).view).toBeNull();
+});
+
+it('builds the policy from declared origins and never wider: nothing declared is the restrictive default; every spelling that would widen it is refused', () => {
+  expect(MCP_APP_CSP).toContain("connect-src 'none'");
+  expect(MCP_APP_CSP).toContain("frame-src 'none'");
+  expect(MCP_APP_CSP).toContain("base-uri 'none'");
+  expect(MCP_APP_CSP).not.toMatch(/https?:|\*/);
+  const taken: [string, string][] = [
+    ['https://api.example.com', 'https://api.example.com'],
+    ['HTTPS://API.Example.COM', 'https://api.example.com'],
+    ['https://api.example.com/', 'https://api.example.com'],
+    ['https://cdn.jsdelivr.net/npm/', 'https://cdn.jsdelivr.net/npm/'],
+    ['wss://live.example.com:8443', 'wss://live.example.com:8443'],
+    ['https://*.cloudflare.com', 'https://*.cloudflare.com'],
+    ['http://127.0.0.1:4000', 'http://127.0.0.1:4000'],
+    ['http://localhost:*', 'http://localhost:*'],
+  ];
+  for (const [entry, source] of taken) expect(viewSource(entry), entry).toEqual({ ok: true, source });
+  const refused = [
+    '*', 'https:', 'https://', 'https://*', 'https://*.com', "'unsafe-eval'", "'self'", 'data:', 'blob:', 'javascript:alert(1)',
+    'https://a.example.com; script-src *', 'https://a.example.com *', 'https://a.example.com,https://b.example.com',
+    'https://a.example.com/x;y', "https://a.example.com/'unsafe-inline'", 'ftp://files.example.com', 'file:///etc/passwd',
+    '//a.example.com', 'a.example.com', 'https://user:pw@a.example.com', 'https://a.example.com:99999', 'https://a..example.com',
+    'https://a.example.com\nscript-src *', ' https://a.example.com', 'https://-a.example.com', 'https://[::1]',
+  ];
+  for (const entry of refused) expect(viewSource(entry).ok, entry).toBe(false);
+  const g = viewGrants(
+    { connectDomains: ['https://api.example.com', '*', 'https://api.example.com'], resourceDomains: ['https://cdn.example.com'], frameDomains: [], baseUriDomains: ["'self'"] },
+    ['camera', 'clipboardWrite', 'usb'],
+  );
+  expect(g).toEqual({
+    connect: ['https://api.example.com'],
+    resource: ['https://cdn.example.com'],
+    frame: [],
+    baseUri: [],
+    allow: ['camera', 'clipboard-write'],
+    refused: ['* (not an origin (scheme://host[:port]))', "'self' (not an origin (scheme://host[:port]))", 'permission usb (not one a view may ask for)'],
+  });
+  const csp = viewCsp(g);
+  expect(csp).toContain('connect-src https://api.example.com;');
+  for (const d of ['script-src', 'style-src', 'img-src', 'font-src', 'media-src']) expect(csp, d).toMatch(new RegExp(`${d} [^;]*https://cdn\\.example\\.com`));
+  expect(csp).not.toMatch(/connect-src[^;]*cdn/);
+  expect(csp).toContain("frame-src 'none'");
+  expect(csp).toContain("base-uri 'none'");
+  expect(csp.split('; ').map((d) => d.split(' ')[0])).toEqual(MCP_APP_CSP.split('; ').map((d) => d.split(' ')[0]));
 });
 
 it('reads MCP Apps facts from a tool and a view from a resources/read answer in their spellings', () => {

@@ -57,7 +57,7 @@ it('crash, hang, malformed JSON and a 20 MB result each give the model a clear e
   expect(results[0]).toMatch(/MCP server "crash" stopped while handling probe \(the server exited \(code 3\)\)/);
   expect(results[1]).toMatch(/MCP server "hang" did not answer probe within 1\.5 s/);
   expect(results[2]).toMatch(/MCP server "malformed" stopped while handling probe \(the server wrote a line that is not JSON-RPC/);
-  expect(results[3]).toMatch(/message of at least \d+\.\d MB, over Deskhand's limit of 4\.0 MB/);
+  expect(results[3]).toMatch(/message of at least \d+\.\d MB, over Deskhand's limit of 8\.0 MB/);
   expect(results.join('').length).toBeLessThan(10_000);
   // The failing server never had tools to offer; the others' tools were offered.
   expect(offeredTools(model, 0).map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__crash__probe', 'mcp__hang__probe']));

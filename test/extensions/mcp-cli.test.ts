@@ -99,8 +99,10 @@ it('read-only commands start no MCP server; run starts the configured ones', asy
   const dataDir = tempDir('deskhand-data-');
   const d = ['--data-dir', dataDir];
   const marker = join(tempDir('deskhand-marker-'), 'started');
-  // A "server" whose only effect is a file saying it was started.
-  const server = [process.execPath, '-e', `require('fs').appendFileSync(${JSON.stringify(marker)}, 'started\\n'); setTimeout(() => {}, 2000)`];
+  // A "server" whose only effect is a file saying it was started; it answers every request with an error (so it
+  // never connects, and is not taken for a server that exits on the version probe and started again).
+  const answer = `process.stdin.on('data', (b) => { for (const l of String(b).split('\\n')) { try { const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no' } }) + '\\n'); } catch {} } })`;
+  const server = [process.execPath, '-e', `require('fs').appendFileSync(${JSON.stringify(marker)}, 'started\\n'); setTimeout(() => process.exit(0), 2000); ${answer}`];
   expect((await cli(['mcp', 'add', 'witness', ...d, '--', ...server])).code).toBe(0);
   expect((await cli(['runs', 'list', ...d])).code).toBe(0);
   expect((await cli(['policy', 'explain', ...d, '--tool', 'read_file', '--args', '{"path":"x"}'])).code).toBe(0);

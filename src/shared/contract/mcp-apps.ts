@@ -26,8 +26,8 @@ export type McpAppCallOutcome = z.output<typeof viewCallOutcome>;
 export const mcpAppMethods = {
   /**
    * The view of an MCP tool call (its tool's `_meta.ui.resourceUri`), or null when the tool has none: a ticketed page
-   * for the sandboxed frame, the call's input and result for the bridge, and what the view declared it wants (shown,
-   * never granted).
+   * for the sandboxed frame, the call's input and result for the bridge, and what of its declared origins and
+   * permissions it was granted.
    */
   openMcpApp: {
     params: z.strictObject({ ...callRef, args: z.record(z.string(), z.unknown()).default({}) }),
@@ -40,8 +40,11 @@ export const mcpAppMethods = {
           uri: z.string(),
           input: z.record(z.string(), z.unknown()),
           result: callResult.nullable(),
-          /** Origins and device permissions the view declared (`_meta.ui.csp`, `permissions`): not granted. */
-          declared: z.strictObject({ domains: z.array(z.string()), permissions: z.array(z.string()) }),
+          /**
+           * What the view declared and got (`_meta.ui.csp`, `permissions`): the origins its page's policy allows, the
+           * Permission Policy features for the frame's `allow`, and the declared entries refused (each with why).
+           */
+          granted: z.strictObject({ domains: z.array(z.string()), allow: z.array(z.string()), refused: z.array(z.string()) }),
           prefersBorder: z.boolean().nullable(),
         })
         .nullable(),

@@ -4,10 +4,10 @@
  * A tool whose server names a view (`_meta.ui.resourceUri`, a `ui://` resource of type `text/html;profile=mcp-app`)
  * shows it in its tool card. The view is read through the server's own MCP connection (so a project server's view
  * exists only while its pin holds, like its tools) and served behind a short-lived ticket on the compositions
- * viewer's route (`/cv/<ticket>`), with a policy where nothing leaves: inline scripts and styles, data: images and
- * fonts, no network, no frames, no form posts, an opaque sandboxed origin, and the compositions viewer's prologue
- * (no WebRTC or WebTransport). What the view declares it needs
- * (`_meta.ui.csp` domains, `permissions`) is shown on the card and not granted.
+ * viewer's route (`/cv/<ticket>`), with a policy built from what the view declares and never wider (`viewCsp`): inline
+ * scripts and styles, data: images and fonts, the well-formed declared origins (`_meta.ui.csp`) in their directives
+ * and no others (none declared: no network, no frames), no form posts, an opaque sandboxed origin, and the
+ * compositions viewer's prologue (no WebRTC or WebTransport). Declared `permissions` become the frame's `allow`.
  *
  * What the view asks (the renderer's host bridge relays it here):
  * - tools/call: only a tool of the view's own server that the server lets views call (`_meta.ui.visibility` includes
@@ -39,38 +39,100 @@ const ASK_MS = 10 * 60_000;
 const CALL_MS = 60_000;
 
 /**
- * The policy of every view page: its own inline scripts and styles, data: images, fonts and media, and nothing else —
- * no fetch, WebSocket or EventSource (connect-src), no remote script, style, image or font, no frames, no form posts,
- * no <base>. The header adds `sandbox allow-scripts` (an opaque origin: no storage, no cookies, no access to the app)
- * and the host adds `frame-ancestors`. The declared domains of `_meta.ui.csp` are not added (docs/extensions.md).
+ * A view page's policy, built from what the view declared (`_meta.ui.csp`, SEP-1865) and never wider: its own inline
+ * scripts and styles (and data: scripts), data:/blob: images, fonts and media, plus exactly the declared origins that are well-formed
+ * (`viewSource`) — `connectDomains` in connect-src, `resourceDomains` in script-, style-, img-, font- and media-src,
+ * `frameDomains` in frame-src, `baseUriDomains` in base-uri. Nothing declared: the restrictive default (no network,
+ * no frames, no <base>). Always: no workers, plugins, manifests or form posts. The header adds `sandbox allow-scripts`
+ * (an opaque origin: no storage, no cookies, no access to the app) and the host adds `frame-ancestors`.
  */
-export const MCP_APP_CSP = [
-  "default-src 'none'",
-  "script-src 'unsafe-inline'",
-  "style-src 'unsafe-inline'",
-  'img-src data: blob:',
-  'font-src data:',
-  'media-src data: blob:',
-  "connect-src 'none'",
-  "frame-src 'none'",
-  "child-src 'none'",
-  "worker-src 'none'",
-  "manifest-src 'none'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
+export function viewCsp(g: Pick<ViewGrants, 'connect' | 'resource' | 'frame' | 'baseUri'> = { connect: [], resource: [], frame: [], baseUri: [] }): string {
+  const plus = (base: string, extra: readonly string[]) => [base, ...extra].join(' ');
+  const orNone = (list: readonly string[]) => (list.length ? list.join(' ') : "'none'");
+  return [
+    "default-src 'none'",
+    // data: scripts add nothing to what inline scripts can do (PDF.js, with no workers, loads its "fake worker" so).
+    plus("script-src 'unsafe-inline' data:", g.resource),
+    plus("style-src 'unsafe-inline'", g.resource),
+    plus('img-src data: blob:', g.resource),
+    plus('font-src data:', g.resource),
+    plus('media-src data: blob:', g.resource),
+    `connect-src ${orNone(g.connect)}`,
+    `frame-src ${orNone(g.frame)}`,
+    "child-src 'none'",
+    "worker-src 'none'",
+    "manifest-src 'none'",
+    "object-src 'none'",
+    `base-uri ${orNone(g.baseUri)}`,
+    "form-action 'none'",
+  ].join('; ');
+}
+
+/** The policy of a view that declared nothing (the spec's restrictive default, without even 'self'). */
+export const MCP_APP_CSP = viewCsp();
+
+/** What a view gets of what it declared: CSP sources per directive, the frame's `allow` features, and what was refused. */
+export interface ViewGrants {
+  connect: string[];
+  resource: string[];
+  frame: string[];
+  baseUri: string[];
+  /** Permission Policy features for the frame's `allow` attribute (`permissions`: camera, microphone, geolocation, clipboardWrite). */
+  allow: string[];
+  /** Declared entries not granted, each with why. */
+  refused: string[];
+}
+
+/** The permissions a view may declare, as Permission Policy features (SEP-1865 `McpUiResourcePermissions`). */
+const PERMISSION_FEATURES: Record<string, string> = { camera: 'camera', microphone: 'microphone', geolocation: 'geolocation', clipboardWrite: 'clipboard-write' };
 
 /**
- * The page a view is served as: the policy (as a meta element too) and the compositions viewer's prologue (WebRTC and
+ * One declared origin as a CSP source, or why not: `http(s)://` or `ws(s)://`, a host name (a leading `*.` for
+ * subdomains of a name with at least two labels), an optional port and path of plain characters. Anything else — a
+ * bare scheme (`https:`), `*`, a keyword (`'unsafe-eval'`), `data:`, a `;` or space that would add a directive — is
+ * refused, so a declaration can never widen the policy beyond the origins it names.
+ */
+export function viewSource(entry: string): { ok: true; source: string } | { ok: false; reason: string } {
+  const m = /^(https?|wss?):\/\/(\*\.)?([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)(:(?:\d{1,5}|\*))?(\/[A-Za-z0-9._~%/-]*)?$/i.exec(entry);
+  if (!m) return { ok: false, reason: 'not an origin (scheme://host[:port])' };
+  const [, scheme, wild, host, port, path] = m;
+  if (wild && !host!.includes('.')) return { ok: false, reason: 'a wildcard over a top-level domain' };
+  if (port && port !== ':*' && Number(port.slice(1)) > 65535) return { ok: false, reason: 'not a port' };
+  return { ok: true, source: `${scheme!.toLowerCase()}://${wild ?? ''}${host!.toLowerCase()}${port ?? ''}${path && path !== '/' ? path : ''}` };
+}
+
+/** What a view's declarations (`_meta.ui.csp`, `permissions`) grant it. */
+export function viewGrants(csp: { connectDomains: string[]; resourceDomains: string[]; frameDomains: string[]; baseUriDomains: string[] }, permissions: readonly string[]): ViewGrants {
+  const refused: string[] = [];
+  const take = (list: readonly string[]) => {
+    const out: string[] = [];
+    for (const entry of list) {
+      const r = viewSource(entry);
+      if (!r.ok) refused.push(`${entry.slice(0, 100)} (${r.reason})`);
+      else if (!out.includes(r.source)) out.push(r.source);
+    }
+    return out;
+  };
+  const sources = { connect: take(csp.connectDomains), resource: take(csp.resourceDomains), frame: take(csp.frameDomains), baseUri: take(csp.baseUriDomains) };
+  const allow: string[] = [];
+  for (const p of permissions) {
+    const feature = Object.hasOwn(PERMISSION_FEATURES, p) ? PERMISSION_FEATURES[p]! : null;
+    if (feature) allow.push(feature);
+    else refused.push(`permission ${p.slice(0, 100)} (not one a view may ask for)`);
+  }
+  return { ...sources, allow, refused };
+}
+
+/**
+ * The page a view is served as: its policy (as a meta element too) and the compositions viewer's prologue (WebRTC and
  * WebTransport removed, unforgeably, since no content policy governs them; a page found outside its frame stops)
  * before anything of the server's document; only a leading doctype precedes them, as `injectHead` does.
  */
-export function viewPage(html: string): string {
+export function viewPage(html: string, csp = MCP_APP_CSP): string {
   const text = html.replace(/^\uFEFF/, '');
   const doctype = /^[\t\n\f\r ]*<!doctype[^>]*>/i.exec(text);
   const lead = doctype ? doctype[0] : '';
-  return `${lead}<html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${MCP_APP_CSP}"><script>${VIEWER_PROLOGUE}</script></head>${text.slice(lead.length)}`;
+  return `${lead}<html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${csp}"><script>${VIEWER_PROLOGUE}</script></head>${text.slice(lead.length)}`;
 }
 
 /** What judging and running a view's call needs (the app runtime gives these; tests give fakes). */
@@ -133,7 +195,10 @@ export class McpAppHost {
     const now = Date.now();
     for (const [k, t] of this.tickets) if (t.until < now) this.tickets.delete(k);
     const ticket = randomBytes(18).toString('base64url');
-    this.tickets.set(ticket, { page: { body: viewPage(view.html), type: 'text/html; charset=utf-8', csp: `${MCP_APP_CSP}; sandbox allow-scripts` }, until: now + TICKET_MS });
+    // The declared origins, checked one by one, go into this view's own policy; nothing else does.
+    const grants = viewGrants(view.csp, view.permissions);
+    const csp = viewCsp(grants);
+    this.tickets.set(ticket, { page: { body: viewPage(view.html, csp), type: 'text/html; charset=utf-8', csp: `${csp}; sandbox allow-scripts` }, until: now + TICKET_MS });
     const raw = this.deps.mcp.callResult(`${p.runId}/${p.callId}`);
     // The whole result while this process keeps it; after a restart, the text the transcript kept.
     const result = raw
@@ -141,7 +206,6 @@ export class McpAppHost {
       : row.output !== null && (row.status === 'ok' || row.status === 'error')
         ? { content: [{ type: 'text', text: forDisplay(row.output).text }], isError: row.is_error === 1 }
         : null;
-    const d = view.csp;
     return {
       view: {
         url: `/cv/${ticket}`,
@@ -150,7 +214,7 @@ export class McpAppHost {
         uri,
         input: p.args,
         result,
-        declared: { domains: [...new Set([...d.connectDomains, ...d.resourceDomains, ...d.frameDomains, ...d.baseUriDomains])], permissions: view.permissions },
+        granted: { domains: [...new Set([...grants.connect, ...grants.resource, ...grants.frame, ...grants.baseUri])], allow: grants.allow, refused: grants.refused },
         prefersBorder: view.prefersBorder,
       },
     };

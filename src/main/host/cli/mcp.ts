@@ -136,7 +136,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
           // The person sees the list now: runs that carry it are no longer tainted for a change they have not seen.
           if (ok) manager.markToolsSeen(name);
           if (values.json) out(`${JSON.stringify({ ...view.health, tools: view.tools.map((t) => t.name) }, null, 2)}\n`);
-          else if (ok) out(`${name}: connected, ${view.tools.length} tools: ${view.tools.map((t) => t.name).join(', ')}\n`);
+          else if (ok) out(`${name}: connected, ${view.tools.length} tools: ${view.tools.map((t) => t.name).join(', ')}\n  protocol revision ${view.health.protocolVersion ?? 'unknown'}\n`);
           else out(`${name}: ${view.health.status}: ${view.health.lastError}\n${view.health.stderrTail ? `stderr (last lines):\n${view.health.stderrTail.trimEnd().split('\n').slice(-8).map((l) => `  ${l}`).join('\n')}\n` : ''}`);
           return ok ? 0 : 1;
         } finally {

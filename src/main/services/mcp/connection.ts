@@ -4,10 +4,9 @@
  * exponential backoff. Every failure is kept as the server's health (status, last error, stderr tail) — nothing
  * fails silently — and a call to a broken server is refused with a sentence the model can act on.
  */
-// The SDK is loaded when a server first connects (it is large): hosts without MCP servers never pay for it.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+// The SDK (v2, `@modelcontextprotocol/client`) is loaded when a server first connects (it is large): hosts without
+// MCP servers never pay for it.
+import type { Client, OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './config';
 import { OwnedStdioTransport } from './stdio-transport';
 import { planSandbox, unsandboxedPlan, type SandboxPlan } from '../sandbox/sandbox';
@@ -16,6 +15,10 @@ import { rootsOf } from './roots';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 20_000;
+/** The first revision of the stateless protocol (requests carry their capabilities; no server-initiated requests). */
+export const MODERN_REVISION = '2026-07-28';
+/** How long the version probe (`server/discover`) waits: over stdio, silence means an older server (`initialize`). */
+const PROBE_TIMEOUT_MS = 10_000;
 /** After a server read changed roots, how long its call waits for the server to apply them. */
 const ROOTS_SETTLE_MS = 300;
 
@@ -74,6 +77,8 @@ export class McpConnection {
   private rootsReader: { asked: boolean; next: (() => void) | null } = { asked: false, next: null };
   private transport: Transport | null = null;
   private connecting: Promise<void> | null = null;
+  /** Set when the server ended the connection on the version probe: it is started with `initialize` only. */
+  private legacyOnly = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private attempt = 0;
@@ -128,41 +133,46 @@ export class McpConnection {
     } catch (err) {
       return this.failed(err, null);
     }
-    const { Client: SdkClient } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { Client: SdkClient } = await import('@modelcontextprotocol/client');
     const client = new SdkClient(
       { name: 'deskhand', version: '1' },
-      // MCP Apps (SEP-1865): Deskhand renders a tool's `ui://` view (mcp-apps.ts, the renderer's McpAppView).
-      { capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true }, extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME] } } } },
+      {
+        // MCP Apps (SEP-1865): Deskhand renders a tool's `ui://` view (mcp-apps.ts, the renderer's McpAppView).
+        capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true }, extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME] } } },
+        // The revision: `server/discover` first; a server that speaks 2026-07-28 gets it (stateless requests with the
+        // capabilities in each request's `_meta`, elicitation and roots as retried `input_required` rounds that the SDK
+        // answers through the same handlers), any other answer (an error, "no such method") falls back to the
+        // `initialize` handshake of the older revisions. A server that ended the connection on the probe is started
+        // again with `initialize` only (`legacyOnly`).
+        versionNegotiation: this.legacyOnly ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: PROBE_TIMEOUT_MS } },
+      },
     );
-    await this.handleServerRequests(client);
+    this.handleServerRequests(client);
     let stdio = transport instanceof OwnedStdioTransport ? transport : null;
     try {
       await client.connect(transport, { timeout: Math.min(this.config.timeoutMs ?? CONNECT_TIMEOUT_MS, CONNECT_TIMEOUT_MS) });
       const tools: McpToolInfo[] = [];
       const all: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.timeout() });
-        for (const t of page.tools) {
-          const a = t.annotations;
-          const hints = a ? { readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint, idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint } : undefined;
-          const ui = uiOf(t._meta);
-          const info: McpToolInfo = {
-            name: t.name,
-            title: t.title ?? a?.title,
-            description: t.description ?? '',
-            inputSchema: t.inputSchema as Record<string, unknown>,
-            ...(hints ? { annotations: hints } : {}),
-            ...(t.outputSchema ? { outputSchema: t.outputSchema as Record<string, unknown> } : {}),
-            ...(ui ? { ui } : {}),
-          };
-          all.push(info);
-          // MCP Apps: a tool only a server's view may call (`_meta.ui.visibility` without "model") never reaches the
-          // model; a view of this server may still call it (mcp-apps.ts).
-          if (!appOnly(t._meta)) tools.push(info);
-        }
-        cursor = page.nextCursor;
-      } while (cursor && tools.length < 2000);
+      // Every page at once (the SDK walks them, at most 64): the list it keeps is what it validates results against.
+      const listed = await client.listTools(undefined, { timeout: this.timeout() });
+      for (const t of listed.tools.slice(0, 2000)) {
+        const a = t.annotations;
+        const hints = a ? { readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint, idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint } : undefined;
+        const ui = uiOf(t._meta);
+        const info: McpToolInfo = {
+          name: t.name,
+          title: t.title ?? a?.title,
+          description: t.description ?? '',
+          inputSchema: t.inputSchema as Record<string, unknown>,
+          ...(hints ? { annotations: hints } : {}),
+          ...(t.outputSchema ? { outputSchema: t.outputSchema as Record<string, unknown> } : {}),
+          ...(ui ? { ui } : {}),
+        };
+        all.push(info);
+        // MCP Apps: a tool only a server's view may call (`_meta.ui.visibility` without "model") never reaches the
+        // model; a view of this server may still call it (mcp-apps.ts).
+        if (!appOnly(t._meta)) tools.push(info);
+      }
       if (this.stopped) {
         await client.close().catch(() => undefined);
         return;
@@ -179,11 +189,23 @@ export class McpConnection {
         this.failed(new Error(stdio?.endReason ?? 'the connection closed'), stdio);
       };
       client.onerror = (err) => this.setHealth({ lastError: err.message });
-      this.setHealth({ status: 'connected', toolCount: tools.length, lastError: this.health.lastError, stderrTail: stdio?.stderrTail() || this.health.stderrTail });
+      this.setHealth({
+        status: 'connected',
+        toolCount: tools.length,
+        lastError: this.health.lastError,
+        stderrTail: stdio?.stderrTail() || this.health.stderrTail,
+        protocolVersion: client.getNegotiatedProtocolVersion() ?? null,
+      });
       this.deps.onTools(tools);
     } catch (err) {
       await client.close().catch(() => undefined);
       stdio ??= null;
+      // The server ended the connection while `server/discover` was its first message (an SDK that stops on any
+      // request before `initialize`): the next start goes straight to `initialize`, at once.
+      if (!this.legacyOnly && stdio && client.getNegotiatedProtocolVersion() === undefined && /exited/.test(stdio.endReason ?? '') && !this.stopped) {
+        this.legacyOnly = true;
+        return this.connect();
+      }
       this.failed(stdio?.endReason && !/closed by Deskhand/.test(stdio.endReason) ? new Error(`${describe(err)} (${stdio.endReason})`) : err, stdio);
     }
   }
@@ -250,7 +272,7 @@ export class McpConnection {
     const flight: InFlight = { ...(opts.elicit ? { elicit: opts.elicit } : {}), deadline };
     this.inFlight.push(flight);
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+      const result = await client.callTool({ name: tool, arguments: args }, {
         signal: deadline.signal,
         timeout: MAX_TIMER_MS,
         ...(opts.onProgress ? { onprogress: (p: { progress: number; total?: number | undefined; message?: string | undefined }) => opts.onProgress!(p) } : {}),
@@ -272,6 +294,8 @@ export class McpConnection {
     const roots = rootsOf(folders);
     if (JSON.stringify(roots) === JSON.stringify(this.roots)) return;
     this.roots = roots;
+    // On 2026-07-28 a server asks for the roots inside each call (an `input_required` round): nothing to announce.
+    if ((client.getNegotiatedProtocolVersion() ?? '') >= MODERN_REVISION) return;
     const reads = this.rootsReader.asked ? new Promise<void>((done) => (this.rootsReader.next = done)) : null;
     await client.sendRootsListChanged().catch(() => undefined);
     if (!reads) return;
@@ -282,17 +306,16 @@ export class McpConnection {
   }
 
   /** What a server may ask of Deskhand: its roots, and a person's input (elicitation) during a call. */
-  private async handleServerRequests(client: Client): Promise<void> {
-    const { ElicitRequestSchema, ListRootsRequestSchema, ElicitationCompleteNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  private handleServerRequests(client: Client): void {
     this.rootsReader = { asked: false, next: null };
-    client.setRequestHandler(ListRootsRequestSchema, () => {
+    client.setRequestHandler('roots/list', () => {
       this.rootsReader.asked = true;
       const next = this.rootsReader.next;
       this.rootsReader.next = null;
       next?.();
       return { roots: this.roots };
     });
-    client.setRequestHandler(ElicitRequestSchema, async (request): Promise<McpElicitResult> => {
+    client.setRequestHandler('elicitation/create', async (request): Promise<McpElicitResult> => {
       const flight = this.inFlight.at(-1);
       // Outside a call there is no one to ask on behalf of: declined (the server hears so and may go on).
       if (!flight?.elicit) return { action: 'decline' };
@@ -309,7 +332,7 @@ export class McpConnection {
       }
     });
     // A URL-mode elicitation finished out of band: nothing waits on it here (the person answered, or the call goes on).
-    client.setNotificationHandler(ElicitationCompleteNotificationSchema, () => undefined);
+    client.setNotificationHandler('notifications/elicitation/complete', () => undefined);
   }
 
   async request<T>(what: string, fn: (c: Client) => Promise<T>): Promise<T> {
@@ -343,8 +366,7 @@ export class McpConnection {
 export async function httpTransport(c: HttpServerConfig, authProvider?: OAuthClientProvider): Promise<Transport> {
   const url = new URL(c.url);
   const requestInit = c.headers ? { headers: c.headers } : undefined;
-  const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { SSEClientTransport, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   if (c.transport === 'sse') return new SSEClientTransport(url, { ...(requestInit ? { requestInit } : {}), ...(authProvider ? { authProvider } : {}) });
   return new StreamableHTTPClientTransport(url, { ...(requestInit ? { requestInit } : {}), ...(authProvider ? { authProvider } : {}) });
 }

@@ -73,6 +73,8 @@ export interface McpHealth {
   stderrTail: string | null;
   restarts: number;
   nextRetryAt: number | null;
+  /** The protocol revision agreed with the server (`2026-07-28`, `2025-11-25`…), while connected; not stored. */
+  protocolVersion?: string | null;
 }
 
 export type McpContent =

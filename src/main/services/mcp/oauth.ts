@@ -4,8 +4,7 @@
  * drives discovery, registration, refresh and the code exchange; a sign-in that needs a browser is handed to
  * `openBrowser` (the desktop app opens it; the CLI prints it).
  */
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthTokens } from '@modelcontextprotocol/client';
 import type { SecretStore } from '../vault/secret-store';
 
 export const oauthAccount = (server: string, what: 'tokens' | 'client' | 'verifier'): string => `mcp-oauth.${server}.${what}`;

@@ -6,12 +6,12 @@
  * error naming the limit, so a 20 MB result never reaches memory whole.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { launchForModel, type ChildProcess, type LaunchedProcess } from '../processes/launcher';
 import type { SandboxPlan } from '../sandbox/sandbox';
 
-export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+// 8 MB: an MCP App's view travels as one resources/read answer (server-pdf's is 4.4 MB of single-file HTML).
+export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 const STDERR_TAIL_BYTES = 4096;
 
 /**
@@ -43,7 +43,7 @@ export class OwnedStdioTransport implements Transport {
   private pending = 0;
   /** Past the size limit: the start of the oversized message (for its id) while the rest is skipped. */
   private skipping: { head: string; bytes: number } | null = null;
-  private stderr = '';
+  private stderrText = '';
   private closed = false;
   private readonly max: number;
   /** The SDK's message schema, loaded at start (the SDK is large; hosts without MCP servers never load it). */
@@ -57,13 +57,22 @@ export class OwnedStdioTransport implements Transport {
     return this.child?.pid;
   }
 
+  /**
+   * The server's stderr stream. Also how the SDK knows this is a stdio transport (it looks for `stderr` and `pid`):
+   * over stdio a server that does not answer the version probe is an older one, not an outage.
+   */
+  get stderr(): Readable | null {
+    return this.child?.stderr ?? null;
+  }
+
   /** The last few KB the server wrote to stderr. */
   stderrTail(): string {
-    return this.stderr;
+    return this.stderrText;
   }
 
   async start(): Promise<void> {
-    this.schema = (await import('@modelcontextprotocol/sdk/types.js')).JSONRPCMessageSchema;
+    const { parseJSONRPCMessage } = await import('@modelcontextprotocol/client');
+    this.schema = { parse: parseJSONRPCMessage };
     return new Promise((resolve, reject) => {
       // Through the launcher: its own process group (stopping it stops whatever it started), the sandbox plan, and
       // Deskhand's environment filtered down to SERVER_INHERITED plus what the configuration names.
@@ -99,7 +108,7 @@ export class OwnedStdioTransport implements Transport {
       child.stdin.on('error', () => undefined);
       child.stdout.on('data', (chunk: Buffer) => this.feed(chunk));
       child.stderr.on('data', (chunk: Buffer) => {
-        this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+        this.stderrText = (this.stderrText + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
       });
     });
   }

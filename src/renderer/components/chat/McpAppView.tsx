@@ -1,7 +1,8 @@
 /**
  * MCP Apps (SEP-1865): the view an MCP server gives a tool, inside that tool call's card. The page renders in an
  * iframe with `sandbox="allow-scripts"` (an opaque origin: no access to the app, no storage) from a ticketed page main
- * serves with a policy where nothing leaves (no network, no frames, no form posts; host/app/mcp-apps.ts). The host
+ * serves with a policy built from the origins the view declared and no others (none: no network; no form posts;
+ * host/app/mcp-apps.ts); declared permissions become the frame's `allow`. The host
  * side of the bridge is the SDK's AppBridge over postMessage with this frame only:
  * - ui/initialize gets Deskhand's host context (theme, inline display); then the call's input and result are sent.
  * - tools/call: main checks the tool is the view's own server's and one views may call, and the approval engine judges
@@ -130,15 +131,21 @@ function AppFrame({ item }: { item: ToolItem }) {
         ref={ref}
         src={view.url}
         sandbox="allow-scripts"
+        {...(view.granted.allow.length > 0 ? { allow: view.granted.allow.join('; ') } : {})}
         referrerPolicy="no-referrer"
         title={`View of ${view.tool} from MCP server ${view.server}`}
         style={{ height }}
         className={view.prefersBorder === false ? 'mcp-app-frame borderless' : 'mcp-app-frame'}
       />
       <p className="muted small mcp-app-note">
-        View from MCP server {view.server}: it runs sandboxed and reaches nothing outside this card.
-        {view.declared.domains.length > 0 && ` It declares it would load from ${view.declared.domains.join(', ')}: not allowed.`}
-        {view.declared.permissions.length > 0 && ` It asks for ${view.declared.permissions.join(', ')}: not granted.`}
+        View from MCP server {view.server}: it runs sandboxed
+        {view.granted.domains.length === 0
+          ? ' and reaches nothing outside this card.'
+          : window.deskhand
+            ? `; it declares ${view.granted.domains.join(', ')}, which the desktop app does not let views reach (the web UI does).`
+            : `; it may reach only what it declared: ${view.granted.domains.join(', ')}.`}
+        {view.granted.allow.length > 0 && ` It asks for ${view.granted.allow.join(', ')} (the browser asks you before any is used).`}
+        {view.granted.refused.length > 0 && ` Not allowed: ${view.granted.refused.join('; ')}.`}
       </p>
       {asks.map((a) => (
         <div key={a.requestId} className="mcp-app-ask" role="group" aria-label={`The view asks to call ${a.tool}`}>
