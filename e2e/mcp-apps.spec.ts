@@ -133,6 +133,8 @@ test('server-budget-allocator: its view renders the tool\'s result (categories, 
 });
 
 test('server-pdf: its view loads a local PDF through its server, the read allowed on the card', async ({ deskhand }) => {
+  // A 4.4 MB view and PDF.js starting in it: 46–90 s under CI-like load, past the default 90 s budget at the high end.
+  test.slow();
   // No network here: a one-page PDF on disk, named on the server's command line (which lets the server read it).
   const file = join(mkdtempSync(join(tmpdir(), 'deskhand-pdf-')), 'sample.pdf');
   writeFileSync(file, SAMPLE_PDF);
