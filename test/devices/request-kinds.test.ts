@@ -96,10 +96,11 @@ async function pairedDevice() {
       return r.result as T;
     },
     /** The first waiting request of this kind the device was told of (and not answered since). */
-    request: (kind: string) =>
+    /** The newest list's request of a kind; `after` skips one already answered (its list change may still be on the way). */
+    request: (kind: string, after?: string) =>
       until(() => {
         const latest = events().filter((e): e is Extract<ContractEvent, { event: 'approvalsChanged' }> => e.event === 'approvalsChanged').at(-1);
-        return latest?.payload.approvals.find((a: PendingApproval) => a.kind === kind);
+        return latest?.payload.approvals.find((a: PendingApproval) => a.kind === kind && a.approvalId !== after);
       }, `a ${kind} request on the device`),
     finished: (n: number) => until(() => (events().filter((e) => e.event === 'run' && e.payload.type === 'run.finished').length >= n ? true : undefined), `run ${n} to finish`),
     close: () => ws.close(),
@@ -187,7 +188,7 @@ describe('from a paired device', () => {
     await expect(d.call('answerRequest', { requestId: first.approvalId, value: { decision: 'revise' } })).rejects.toThrow(/Say what to revise/);
     await d.call('answerRequest', { requestId: first.approvalId, value: { decision: 'revise', feedback: 'back up first' } });
 
-    const second = await d.request('plan');
+    const second = await d.request('plan', first.approvalId);
     expect(second.approvalId).not.toBe(first.approvalId);
     expect(lastRequest()).toContain('The person asked for revisions: back up first');
     await d.call('answerRequest', { requestId: second.approvalId, value: { decision: 'approve' } });
