@@ -164,8 +164,8 @@ describe('the CLI loads only what a command uses', () => {
     requireBuild();
     const out = join(tempDir('deskhand-imports-'), 'record.txt');
     // What the process had resolved when its request reached the server (the recorder appends synchronously).
-    let atRequest: string[] | null = null;
-    const server = await startModelServer({ onRequest: () => (atRequest ??= readFileSync(out, 'utf8').split('\n').filter(Boolean)) });
+    const seen: { atRequest: string[] | null } = { atRequest: null };
+    const server = await startModelServer({ onRequest: () => (seen.atRequest ??= readFileSync(out, 'utf8').split('\n').filter(Boolean)) });
     server.setFallback(() => ({ text: ['ok'] }));
     try {
       const dataDir = tempDir('deskhand-imports-data-');
@@ -180,7 +180,7 @@ describe('the CLI loads only what a command uses', () => {
       const code = await new Promise<number | null>((done) => child.on('exit', done));
       expect(code, stderr).toBe(0);
       expect(server.requests).toHaveLength(1);
-      const lines = atRequest ?? [];
+      const lines = seen.atRequest ?? [];
       // Control: by then it had loaded the agent (the AI SDK's chunk, the runtime) and the store.
       expect(lines.some((l) => l.includes('out/main/chunks/ai-sdk-'))).toBe(true);
       expect(buildFiles(lines).some((f) => RUNTIME_CHUNKS.test(f))).toBe(true);
