@@ -6,12 +6,23 @@ import react from '@vitejs/plugin-react';
 // The preload runs sandboxed, where `import` is impossible: it must be ONE CommonJS file (electron is its only require).
 // The renderer uses relative asset URLs, so the same build loads from app://deskhand/ and from the web host's
 // /TOKEN/ path.
+/** The AI SDK and what it imports (bundled into the main build, in the `ai-sdk` chunk). */
+const AI_SDK = ['ai', '@ai-sdk/anthropic', '@ai-sdk/openai', '@ai-sdk/openai-compatible', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@ai-sdk/gateway', '@opentelemetry/api', 'eventsource-parser', '@vercel/oidc'];
+
 export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      externalizeDeps: { exclude: ['zod'] },
+      // Bundled rather than loaded from node_modules: zod, the AI SDK with its providers (which then share the bundled
+      // zod instead of loading a second copy file by file) and diff. Node 20 resolves, reads and compiles every ESM
+      // file of a package one by one: the AI SDK alone was some 360 files before a run's first model request.
+      externalizeDeps: { exclude: [...AI_SDK, 'zod', 'diff'] },
       rollupOptions: {
+        output: {
+          // The AI SDK in a chunk of its own name, so the import-cost tests can tell which commands load it.
+          // Its own modules only: what it imports from the rest (zod) stays in the chunks it was in.
+          codeSplitting: { groups: [{ name: 'ai-sdk', test: (id: string) => AI_SDK.some((p) => id.includes(`/node_modules/${p}/`)), includeDependenciesRecursively: false }] },
+        },
         input: {
           cli: resolve(__dirname, 'src/main/host/cli/main.ts'),
           index: resolve(__dirname, 'src/main/electron/main.ts'),

@@ -3,7 +3,7 @@
  * what the process resolved (an `--import` recorder: ESM resolve hook + CommonJS require), not by timing; the figures
  * are bench/cli-start.bench.ts's. The recorder is proven to see a heavy import by a control process that imports one.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +13,12 @@ import { rawAll } from '../support/raw-db';
 import { Store } from '../../src/main/services/store/store';
 import { hostSchedules } from '../../src/main/host/assembly/schedule-wiring';
 import { tempDir } from '../support/tool-context';
+import { startModelServer } from '../support/model-server';
 
 const RECORDER = resolve(__dirname, '../support/record-imports.mjs');
-const HEAVY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', '@modelcontextprotocol/client', '@modelcontextprotocol/core', 'node_modules/react/', 'node_modules/react-dom/', 'dbus-next', 'better-sqlite3', 'linkedom'];
+/** The AI SDK is bundled into the build (electron.vite.config.ts), in a chunk of its own name: that chunk, or the packages should they ever load from node_modules again. */
+const AI_SDK = ['out/main/chunks/ai-sdk-', '@ai-sdk/', 'node_modules/ai/'];
+const HEAVY = ['playwright-core', ...AI_SDK, 'pdfjs-dist', '@modelcontextprotocol/sdk', '@modelcontextprotocol/client', '@modelcontextprotocol/core', 'node_modules/react/', 'node_modules/react-dom/', 'dbus-next', 'better-sqlite3', 'linkedom'];
 
 function loaded(args: string[], env: NodeJS.ProcessEnv = {}): { lines: string[]; status: number | null } {
   const out = join(tempDir('deskhand-imports-'), 'record.txt');
@@ -49,7 +52,7 @@ const buildFiles = (lines: string[]) => [...new Set(lines.filter((l) => l.includ
 const RUNTIME_CHUNKS = /out\/main\/chunks\/(host-services|open-runtime)-/;
 
 /** What no command that leaves the agent alone may load: Playwright, the AI SDK and its providers, pdf.js, the MCP SDK, React, and the web page extractor (linkedom: loaded on the first page web_fetch extracts). */
-const AGENT_ONLY = ['playwright-core', '@ai-sdk/', 'node_modules/ai/', 'pdfjs-dist', '@modelcontextprotocol/sdk', '@modelcontextprotocol/client', '@modelcontextprotocol/core', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom'];
+const AGENT_ONLY = ['playwright-core', ...AI_SDK, 'pdfjs-dist', '@modelcontextprotocol/sdk', '@modelcontextprotocol/client', '@modelcontextprotocol/core', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom'];
 const agentOnlyIn = (lines: string[]) => AGENT_ONLY.filter((h) => lines.some((l) => l.includes(h)));
 
 describe('the CLI loads only what a command uses', () => {
@@ -154,6 +157,37 @@ describe('the CLI loads only what a command uses', () => {
     const dataDir = tempDir('deskhand-imports-data-');
     // No key and no provider: the run stops with a usage error after loading the agent's module.
     const { lines } = loaded([BIN, 'run', '--data-dir', dataDir, '--provider', 'openai-compatible', '--base-url', 'http://127.0.0.1:9/v1', '--max-steps', 'x', 'hi']);
-    expect(agentOnlyIn(lines)).toContain('node_modules/ai/');
+    expect(agentOnlyIn(lines)).toContain('out/main/chunks/ai-sdk-');
+  });
+
+  it('`deskhand run --conversation` makes its first model request before loading what the request does not need (HTTP client of the web tools, D-Bus, Playwright, pdf.js, MCP SDK, React, page extractor, image and desktop libraries, ripgrep)', async () => {
+    requireBuild();
+    const out = join(tempDir('deskhand-imports-'), 'record.txt');
+    // What the process had resolved when its request reached the server (the recorder appends synchronously).
+    const seen: { atRequest: string[] | null } = { atRequest: null };
+    const server = await startModelServer({ onRequest: () => (seen.atRequest ??= readFileSync(out, 'utf8').split('\n').filter(Boolean)) });
+    server.setFallback(() => ({ text: ['ok'] }));
+    try {
+      const dataDir = tempDir('deskhand-imports-data-');
+      const work = tempDir('deskhand-imports-work-');
+      const store = new Store(dataDir);
+      store.createConversation({ id: 'conv_imports', title: 'imports', folder: work, policy: 'low-risk' });
+      store.close();
+      const args = ['--import', RECORDER, BIN, 'run', '--conversation', 'conv_imports', '--provider', 'openai-compatible', '--base-url', server.baseURL, '--model', 'm', '--data-dir', dataDir, '--cwd', work, 'hi'];
+      const child = spawn(process.execPath, args, { env: cliEnv({ DESKHAND_RECORD_IMPORTS: out, DESKHAND_OS_SCHEDULER: 'none', DESKHAND_NOTIFY: 'off' }), stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((done) => child.on('exit', done));
+      expect(code, stderr).toBe(0);
+      expect(server.requests).toHaveLength(1);
+      const lines = seen.atRequest ?? [];
+      // Control: by then it had loaded the agent (the AI SDK's chunk, the runtime) and the store.
+      expect(lines.some((l) => l.includes('out/main/chunks/ai-sdk-'))).toBe(true);
+      expect(buildFiles(lines).some((f) => RUNTIME_CHUNKS.test(f))).toBe(true);
+      const DEFERRED = ['node_modules/undici/', 'node_modules/dbus-next/', 'playwright-core', 'pdfjs-dist', '@modelcontextprotocol/', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom', 'jimp', '@nut-tree-fork/', '@vscode/ripgrep', '@a2a-js/', 'keytar', 'node_modules/zod/', 'node_modules/diff/', ...AI_SDK.slice(1)];
+      expect(DEFERRED.filter((h) => lines.some((l) => l.includes(h)))).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -5,8 +5,8 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { CodeBlock, Markdown, ParsedChunk } from '../../src/renderer/components/common/Markdown';
-import { openFence, plainParagraph } from '../../src/shared/markdown/plain';
+import { CodeBlock, InlineParagraph, Markdown, ParsedChunk } from '../../src/renderer/components/common/Markdown';
+import { inlineParagraph, openFence, plainParagraph } from '../../src/shared/markdown/plain';
 import { DiffView } from '../../src/renderer/components/common/DiffView';
 import { ToolOutput } from '../../src/renderer/components/chat/ToolOutput';
 import { parseUnifiedDiff } from '../../src/shared/unified-diff';
@@ -81,6 +81,42 @@ describe('plain prose skips the parser (streaming cost)', () => {
     }
     // The generator reaches the fast path often enough for the comparison to mean something.
     expect(checked).toBeGreaterThan(200);
+  });
+});
+
+describe('prose with simple `code` and **strong** skips the parser (streaming cost)', () => {
+  const parsed = (source: string) => renderToStaticMarkup(createElement(ParsedChunk, { source }));
+  const fast = (source: string) => renderToStaticMarkup(createElement(InlineParagraph, { pieces: inlineParagraph(source)! }));
+
+  it('takes code spans and strong text in their simplest spellings, and leaves every other spelling to react-markdown', () => {
+    expect(inlineParagraph('the agent reads `code` and **bold** text.')).toEqual([
+      { t: 'text', v: 'the agent reads ' },
+      { t: 'code', v: 'code' },
+      { t: 'text', v: ' and ' },
+      { t: 'strong', v: 'bold' },
+      { t: 'text', v: ' text.' },
+    ]);
+    for (const s of ['a ``b`` c', 'a ` b` c', 'a `b ` c', 'a `b|c` d', 'a*b*', '*em*', 'a **b**c', 'a**b** c', '** b**', '**b **', '**a *b* c**', '`a`**b**', 'a ~~b~~', '[a](b) `c`', '- `a`', '# **a**', '> `a`', '    `a`', 'a  \n`b`', 'a `b` <c>', 'a `b` &amp;', '`a` \\ b', 'a\n\n`b`', '```', '```js', '`a`\n===', '']) {
+      expect(inlineParagraph(s), s).toBeNull();
+    }
+  });
+
+  it('gives exactly what react-markdown gives, on generated text full of the characters that matter', () => {
+    const pieces = ['word', 'Plain', 'é', '42', ' ', ' ', '\n', '.', ',', ')', '(', '-', ':', '!', "'", '"', '*', '**', '**', '`', '`', '`', '`x`', '`a b`', '**bold**', '**two words**', '_', '[', '<', '&', '|', '~', '\\', '#', '1.', '``', '***', '\t', '  '];
+    let seed = 54;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    let checked = 0;
+    for (let i = 0; i < 6000; i++) {
+      let s = '';
+      for (let k = 1 + rand(14); k > 0; k--) s += pieces[rand(pieces.length)];
+      if (!inlineParagraph(s)) continue;
+      checked++;
+      expect(fast(s), JSON.stringify(s)).toBe(parsed(s));
+    }
+    expect(checked).toBeGreaterThan(300);
   });
 });
 

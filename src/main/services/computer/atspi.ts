@@ -3,7 +3,7 @@
  * is found with `org.a11y.Bus.GetAddress` on the session bus; the registry's root lists one accessible per
  * application. Everything here is a read or one accessibility action; it never synthesizes input.
  */
-import dbus from 'dbus-next';
+import type dbus from 'dbus-next';
 import type { ElementHandle, Rect } from './index';
 
 const ACC = 'org.a11y.atspi.Accessible';
@@ -51,10 +51,13 @@ export class AtspiClient {
   private constructor(
     private readonly bus: dbus.MessageBus,
     private readonly session: dbus.MessageBus,
+    /** dbus-next, loaded by the first connect (not by whoever imports this module: a run that never observes the screen never loads it). */
+    private readonly dbusNext: typeof dbus,
   ) {}
 
   /** Connects to the accessibility bus of the session bus at `sessionAddress` (default: the environment's). */
   static async connect(sessionAddress?: string): Promise<AtspiClient> {
+    const dbus = (await import('dbus-next')).default;
     const session = dbus.sessionBus(sessionAddress ? { busAddress: sessionAddress } : {});
     // A bus that fails (the launcher went away) emits 'error': without a listener that would end the process.
     session.on('error', () => undefined);
@@ -68,7 +71,7 @@ export class AtspiClient {
       if (!address) throw new Error('org.a11y.Bus returned no address');
       const bus = dbus.sessionBus({ busAddress: address });
       bus.on('error', () => undefined);
-      return new AtspiClient(bus, session);
+      return new AtspiClient(bus, session, dbus);
     } catch (err) {
       session.disconnect();
       throw err;
@@ -81,7 +84,7 @@ export class AtspiClient {
   }
 
   async call(h: ElementHandle, iface: string, member: string, signature = '', body: unknown[] = []): Promise<unknown[]> {
-    const reply = await this.bus.call(new dbus.Message({ destination: h.bus, path: h.path, interface: iface, member, signature, body }));
+    const reply = await this.bus.call(new this.dbusNext.Message({ destination: h.bus, path: h.path, interface: iface, member, signature, body }));
     return (reply?.body ?? []) as unknown[];
   }
 
@@ -99,7 +102,7 @@ export class AtspiClient {
   /** The process behind a bus name on the accessibility bus. */
   async pidOf(busName: string): Promise<number> {
     const reply = await this.bus.call(
-      new dbus.Message({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'GetConnectionUnixProcessID', signature: 's', body: [busName] }),
+      new this.dbusNext.Message({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'GetConnectionUnixProcessID', signature: 's', body: [busName] }),
     );
     return Number(reply?.body[0] ?? 0);
   }

@@ -8,7 +8,9 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, fetch as undiciFetch, request as undiciRequest } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
+/** undici loads with the first request (web_fetch, web_search, http_request, a peer), not with the runtime. */
+const loadUndici = () => import('undici');
 import { classifyAddress, classifyHost, isIpLiteral, parseWebUrl, type Destination } from '../../../shared/url-guard';
 import { DestinationRefused, type HttpRequestSpec, type HttpResponseData, type HttpService, type RedirectHop } from './index';
 
@@ -78,7 +80,8 @@ export class PinnedHttpClient implements HttpService {
         throw new DestinationRefused(url, refusal);
       }
       const pinned: { address: string | null } = { address: isIpLiteral(dest.host) ? dest.host : null };
-      const agent = new Agent({
+      const undici = await loadUndici();
+      const agent = new undici.Agent({
         connect: { lookup: this.guardedLookup(dest, allowed, pinned) as never },
         headersTimeout: spec.timeoutMs,
         bodyTimeout: spec.timeoutMs,
@@ -86,7 +89,7 @@ export class PinnedHttpClient implements HttpService {
       try {
         let res: Awaited<ReturnType<typeof undiciRequest>>;
         try {
-          res = await undiciRequest(dest.url, { method: method as never, headers, body: body ?? null, dispatcher: agent, signal });
+          res = await undici.request(dest.url, { method: method as never, headers, body: body ?? null, dispatcher: agent, signal });
         } catch (err) {
           const refused = refusedIn(err);
           if (refused && previous) return stopAt(url, refused.reason);
@@ -154,10 +157,11 @@ export function pinnedFetch(opts: { resolver?: Resolver; allowPrivate?: Readonly
     const allowed = opts.allowPrivate?.get(parsed.dest.key);
     const refusal = judgeBeforeConnect(parsed.dest, allowed);
     if (refusal) throw new DestinationRefused(url, refusal);
-    const agent = new Agent({ connect: { lookup: guardedLookup(resolver, parsed.dest, allowed, { address: null }) as never } });
+    const undici = await loadUndici();
+    const agent = new undici.Agent({ connect: { lookup: guardedLookup(resolver, parsed.dest, allowed, { address: null }) as never } });
     agents.push(agent);
     try {
-      return (await undiciFetch(parsed.dest.url, { ...(init as Record<string, unknown>), dispatcher: agent, redirect: 'error' })) as unknown as Response;
+      return (await undici.fetch(parsed.dest.url, { ...(init as Record<string, unknown>), dispatcher: agent, redirect: 'error' })) as unknown as Response;
     } catch (err) {
       throw refusedIn(err) ?? err;
     }

@@ -4,7 +4,9 @@
  * detail is left out unless the server says it hides bodies on the lock screen — no freedesktop server says so
  * reliably, so the body here is the public text only.
  */
-import dbus from 'dbus-next';
+import type dbus from 'dbus-next';
+/** dbus-next loads with the first notification, not with whoever imports the notifier (a run that never notifies never loads it). */
+const loadDbus = async (): Promise<typeof dbus> => (await import('dbus-next')).default;
 import type { NotificationSpec, Notifier, NotifyResult } from './index';
 import { notificationLine } from './index';
 
@@ -51,6 +53,7 @@ export class DbusNotifier implements Notifier {
   private connect(): Promise<NotificationsIface> {
     this.iface ??= (async () => {
       if (!process.env.DBUS_SESSION_BUS_ADDRESS) throw new Error('No D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set).');
+      const dbus = await loadDbus();
       const bus = dbus.sessionBus();
       this.bus = bus;
       // An unreachable or closed bus reports through 'error' (a write to a closed stream never answers the call):
@@ -129,6 +132,7 @@ export class DbusNotifier implements Notifier {
     const iface = await this.answered(() => this.connect(), () => this.bus);
     const actions: string[] = [];
     for (const a of spec.actions ?? []) actions.push(a.id === 'open' ? 'default' : a.id, a.label);
+    const dbus = await loadDbus();
     const hints: Record<string, dbus.Variant> = {
       urgency: new dbus.Variant('y', URGENCY[spec.urgency ?? 'normal']),
       'desktop-entry': new dbus.Variant('s', 'deskhand'),

@@ -3,15 +3,15 @@
  * strikethrough, autolinks) and rehype-sanitize (GitHub's schema: no raw HTML, no script, no `javascript:` links).
  * Images are never fetched: each becomes a placeholder that names it and links to it (opened outside the app).
  * Text is split into chunks at blank lines (outside code fences); each chunk renders once, so while a message streams
- * only its last chunk does work — and a chunk of plain prose, or a code block whose fence is still open, skips the
- * parser (shared/markdown/plain.ts).
+ * only its last chunk does work — and a chunk of plain prose, of prose with only simple `code` and **strong**, or a
+ * code block whose fence is still open, skips the parser (shared/markdown/plain.ts).
  */
 import { memo, useMemo, useState, type ComponentPropsWithoutRef, type ReactNode } from 'react';
 import ReactMarkdown, { defaultUrlTransform, type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import rehypeSanitize from 'rehype-sanitize';
 import { splitChunks } from '../../../shared/markdown/parse';
-import { openFence, plainParagraph } from '../../../shared/markdown/plain';
+import { inlineParagraph, openFence, plainParagraph, type InlinePiece } from '../../../shared/markdown/plain';
 import { highlightCode } from '../../lib/code-highlight';
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
@@ -115,11 +115,19 @@ const Chunk = memo(function Chunk({ source }: { source: string }) {
   // Plain prose (most of a streaming reply's last chunk) is the paragraph react-markdown would make, without parsing.
   const plain = plainParagraph(source);
   if (plain !== null) return <p>{plain}</p>;
+  // So is prose whose only Markdown is `code` and **strong** in their simplest spellings.
+  const pieces = inlineParagraph(source);
+  if (pieces) return <InlineParagraph pieces={pieces} />;
   // So is a code block still streaming (its fence not closed yet): the block, without the parser.
   const fence = openFence(source);
   if (fence) return <CodeBlock lang={fence.lang} code={fence.code} streaming />;
   return <ParsedChunk source={source} />;
 });
+
+/** The paragraph react-markdown makes of `inlineParagraph`'s pieces. */
+export function InlineParagraph({ pieces }: { pieces: InlinePiece[] }) {
+  return <p>{pieces.map((p, i) => (p.t === 'text' ? p.v : p.t === 'code' ? <code key={i}>{p.v}</code> : <strong key={i}>{p.v}</strong>))}</p>;
+}
 
 /** A chunk through react-markdown (GFM, raw HTML as text, sanitized). */
 export function ParsedChunk({ source }: { source: string }) {
