@@ -7,6 +7,10 @@
  * services (host-services.ts) and the short path of `policy explain` (explain-host.ts) both register them here, over
  * the same context, so a call is judged the same either way.
  */
+import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ImportGlobFunction } from 'vite/types/importGlob.d.ts';
 import type { DecisionBook } from '../../runtime/decision/decision-book';
 import type { HoldContext, HoldDeclaration, HoldModule } from '../../runtime/decision/hold';
@@ -18,7 +22,29 @@ declare global {
 }
 
 /** Every family's hold module, by path (collected at build time; a new `tools/<family>/hold.ts` is picked up). */
-export const HOLD_MODULES: readonly HoldModule[] = Object.values(import.meta.glob<HoldModule>('../../tools/*/hold.ts', { eager: true }));
+export const HOLD_MODULES: readonly HoldModule[] = Object.values(globbed() ?? sourceHoldModules());
+
+/** The build's (and vitest's) collection: Vite replaces this call with the modules themselves. */
+function globbed(): Record<string, HoldModule> | null {
+  try {
+    return import.meta.glob<HoldModule>('../../tools/*/hold.ts', { eager: true });
+  } catch {
+    // Not under Vite (the benches run the sources with tsx, where `import.meta.glob` does not exist).
+    return null;
+  }
+}
+
+/** The same collection from the source tree, for code run from source without Vite (tsx): Deskhand's own files. */
+function sourceHoldModules(): Record<string, HoldModule> {
+  const tools = fileURLToPath(new URL('../../tools/', import.meta.url));
+  const load = createRequire(import.meta.url);
+  const out: Record<string, HoldModule> = {};
+  for (const family of readdirSync(tools).sort()) {
+    const file = join(tools, family, 'hold.ts');
+    if (existsSync(file)) out[file] = load(file) as HoldModule;
+  }
+  return out;
+}
 
 /** Every declaration of the modules, lowest `order` first (ties: the modules' order, then the module's own). */
 export function declaredHolds(modules: readonly HoldModule[]): HoldDeclaration[] {
