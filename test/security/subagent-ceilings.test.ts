@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/main/runtime/tool';
 import { planFileFor } from '../../src/main/tools/plan';
-import { inheritedCeiling } from '../../src/main/host/assembly/subagent-ceilings';
+import { inheritedCeiling } from '../../src/main/tools/subagents/hold';
 import { peersModule } from '../../src/main/services/store/modules/peers';
 import { reply, type RecordedRequest, type ReplyInput } from '../support/model-server';
 import { firstUser, lastMessage, messagesOf, openSubHarness, route, textOf, toolNames, type SubHarness } from '../subagents/harness';

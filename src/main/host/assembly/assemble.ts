@@ -203,7 +203,6 @@ export function assembleTools(services: HostServices, registry = new ToolRegistr
     registry.add(memory.tools, { family: 'memory' });
     registry.add(plan.tools, { family: 'plan' });
     registry.add(goals.tools, { family: 'goals' });
-    decisions.addHold(plan.hold);
     registry.addFilter('goals', goals.filter);
     inputKinds.push(...plan.inputKinds, ...goals.inputKinds);
     contextSources.push(...plan.contextSources, ...goals.contextSources, ...memory.contextSources);

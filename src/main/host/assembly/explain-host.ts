@@ -17,7 +17,6 @@ import { openExplainStore } from '../../runtime/store-door';
 import { DecisionBook } from '../../runtime/decision/decision-book';
 import type { ContentReader } from '../../../shared/content-reader';
 import type { HookService } from '../../services/hooks';
-import { planModeHold } from '../../tools/plan/hold';
 import { registerHolds } from './holds';
 import { explainingSandbox } from '../../services/sandbox';
 import { createShellFamily } from '../../tools/shell';
@@ -39,9 +38,8 @@ export async function shellExplainHost(dataDir: string, tool: string): Promise<E
   }
   const registry = new ToolRegistry();
   registry.add(tools, { family: 'shell' });
-  // The same holds, in the same order, as the app's services register (assemble.ts, holds.ts).
+  // The same holds, in the same order, as the app's services register (holds.ts).
   const decisions = new DecisionBook();
-  decisions.addHold(planModeHold);
   registerHolds(decisions, { records: opened.records, tower: opened.tower, subagents: opened.subagents });
   return {
     deps: {

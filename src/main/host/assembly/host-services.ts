@@ -13,6 +13,7 @@ import { KeytarSecretStore, keyringService } from '../../services/vault/secret-s
 import type { Vault } from '../../services/vault/vault';
 import { A2aPeerCaller, type PeerBook, type PeerClarifications, peerCeilingOf } from '../../services/peers/index';
 import { registerHolds } from './holds';
+import type { HoldModule } from '../../runtime/decision/hold';
 import { wireWorkflows } from './workflow-wiring';
 import { assembleTools, type Assembly } from './assemble';
 import { PinnedHttpClient } from '../../services/http/pinned-client';
@@ -73,6 +74,8 @@ export type HostRuntimeOptions = {
   computer?: (store: OpenedStore, dataDir: string) => ComputerUse;
   /** How this host shows notifications (default: `hostNotifier()`, D-Bus or the OS command; the desktop app: Electron's). */
   notifier?: Notifier;
+  /** Hold modules besides the families' `tools/<family>/hold.ts` (a test's family), registered with theirs (holds.ts). */
+  holdModules?: readonly HoldModule[];
 } & Partial<
   Omit<RuntimeOptions, 'store' | 'dataDir' | 'tools' | 'registry' | 'inputKinds' | 'vault'>
 >;
@@ -192,20 +195,24 @@ export function assembleHostServices(opts: HostRuntimeOptions): HostServices {
   });
   // No subagent ever sees the workflow tool (no nesting).
   wireWorkflows(registry, subagents);
-  // The holds (Tower's mission scope, a peer's ceiling, a subagent's inherited ceilings), after the plan family's:
-  // what the run and `policy explain` both judge a conversation's calls under (holds.ts).
-  registerHolds(decisions, {
-    records,
-    tower: {
-      scopeOf: (id) => tower.scopeOf(id),
-      roles: {
-        isAgent: (id) => tower.rows.agentByConversation(id) !== undefined,
-        isSubagent: (id) => subagents.byConversation(id) !== undefined,
-        hasSession: (id) => Boolean(tower.rows.activeFor(id)),
+  // Every hold the families declare (plan mode, Tower's mission scope, a peer's ceiling, a subagent's inherited
+  // ceilings…): what the run and `policy explain` both judge a conversation's calls under (holds.ts).
+  registerHolds(
+    decisions,
+    {
+      records,
+      tower: {
+        scopeOf: (id) => tower.scopeOf(id),
+        roles: {
+          isAgent: (id) => tower.rows.agentByConversation(id) !== undefined,
+          isSubagent: (id) => subagents.byConversation(id) !== undefined,
+          hasSession: (id) => Boolean(tower.rows.activeFor(id)),
+        },
       },
+      subagents,
     },
-    subagents,
-  });
+    opts.holdModules,
+  );
   // In a peer's conversation the peers family loads by itself (request_clarification); the ceiling still decides.
   registry.addEnabler('peer-conversation', (turn) => (peerCeilingOf(records, turn.conversationId) ? ['peers'] : []));
   // Nothing Deskhand started outlives it: hosts end background work with tasks.shutdown(), MCP servers go with it.

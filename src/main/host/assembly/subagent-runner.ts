@@ -239,7 +239,7 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       .finally(() => resumeProviders.delete(row.conversation_id));
   });
   // The ceiling itself (the parent's tools, its plan mode, policy, taint) is the subagents' hold, registered with the
-  // services (subagent-ceilings.ts, holds.ts), so `policy explain` judges a child's call as its run does.
+  // services (tools/subagents/hold.ts, declared there; host/assembly/holds.ts), so `policy explain` judges a child's call as its run does.
   // A child starts with its ceiling loaded (what its parent had loaded): the families of those tools are enabled.
   const offEnabler = registry.addEnabler('subagent-ceiling', (turn) => {
     const ceiling = subagents.ceilingOf(turn.conversationId);

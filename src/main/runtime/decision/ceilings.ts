@@ -1,7 +1,7 @@
 /**
  * Ceilings a conversation inherits from the conversations above it (a subagent's parent, that parent's parent…).
  * A child is made under its parent's ceilings at spawn (tools, policy, taint: the subagent service), and held to the
- * parent's *current* ones at every step while it runs: the subagents' hold (host/assembly/subagent-ceilings.ts) walks up the tree and reports the strictest
+ * parent's *current* ones at every step while it runs: the subagents' hold (tools/subagents/hold.ts) walks up the tree and reports the strictest
  * of what it finds — plan mode, the lowest policy, taint. So a parent that enters plan mode, is moved to a lower
  * policy or becomes tainted after its child started holds that child too, from the child's next step on.
  */

@@ -10,6 +10,9 @@
 import type { DecisionInput, Facts, InspectorReport } from './inspector';
 import type { PeerCeiling } from './peer-ceiling';
 import type { ToolFilter } from '../registry';
+import type { Records } from '../records';
+import type { TowerHoldSources } from '../../services/tower/index';
+import type { SubagentLookups } from '../../services/subagents/index';
 
 /** What a hold reads a conversation's state from. */
 export interface HoldSubject {
@@ -40,4 +43,29 @@ export interface Hold<S = unknown> {
   shape?(input: DecisionBase, state: S): DecisionBase;
   /** The peer ceiling the conversation's context is judged by, when this hold imposes one (peer-ceiling.ts). */
   contextCeiling?(state: S): PeerCeiling | null;
+}
+
+/**
+ * What a declared hold is built over: the runtime's records and the services a hold reads (Tower's scope and roles,
+ * the subagents' rows). The app's services and the short path of `policy explain` give the same context.
+ */
+export interface HoldContext {
+  records: Records;
+  tower: TowerHoldSources;
+  subagents: SubagentLookups;
+}
+
+/**
+ * A hold as its feature declares it, in the feature's own folder (`tools/<family>/hold.ts` exports `holds`): a factory
+ * over the context, and its place among the holds (`order`, lowest first: the order their inspectors run, their
+ * states are read and they shape the input). The assembly registers every declared hold (host/assembly/holds.ts).
+ */
+export interface HoldDeclaration {
+  readonly order: number;
+  make(ctx: HoldContext): Hold;
+}
+
+/** A module that declares holds: what `tools/<family>/hold.ts` exports. */
+export interface HoldModule {
+  readonly holds?: readonly HoldDeclaration[];
 }

@@ -12,6 +12,26 @@
  */
 
 export const PLAN_MODE_SLOT = 'plan_mode';
+
+/** The plan family's hold's name (tools/plan/hold.ts), which the subagents' hold also puts a state under. */
+export const PLAN_MODE_HOLD = 'plan-mode';
+
+/** What plan mode holds a conversation to: its plan file, and the conversation whose plan mode it inherits. */
+export interface PlanModeHeld {
+  planFile: string;
+  inheritedFrom?: string;
+}
+
+/**
+ * A subagent turn's check while an ancestor is in plan mode: only read-only tools are offered (no plan writers; the
+ * plan family's own tools are read-only).
+ */
+export function inheritedPlanModeCheck(from: string): (tool: { name: string; risk: string }) => string | null {
+  return (tool) =>
+    tool.risk === 'read-only' || tool.risk === 'unknown'
+      ? null
+      : `plan mode is on in the conversation that started this subagent (${from}): ${tool.risk} tools wait until the person confirms the plan`;
+}
 export const PINNED_PLAN_SLOT = 'pinned_plan';
 
 export interface PlanModeState {

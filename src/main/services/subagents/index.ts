@@ -12,6 +12,9 @@ export type { SpawnInput, MapInput, SubagentCallContext, WaitResult } from './su
 /** What tools may do with subagents: for their own conversation. */
 export type Subagents = Pick<SubagentService, 'spawn' | 'map' | 'list' | 'wait' | 'steer' | 'cancel' | 'post' | 'read' | 'workMinutesLeft' | 'byConversation' | 'pause' | 'resume' | 'isPaused' | 'otherProvider'>;
 
+/** What the subagents' hold reads: a conversation's subagent row (its parent), and a child's tool ceiling when known. */
+export type SubagentLookups = Pick<SubagentService, 'byConversation'> & Partial<Pick<SubagentService, 'ceilingCheck'>>;
+
 export { SUBAGENT_TYPES, SUBAGENT_TYPE_NAME, PROFILES, MAX_MAP_CHILDREN, lowerPolicy, compileResultSchema, checkResult } from './profiles';
 export type { SubagentType, PolicyName, Profile } from './profiles';
 /** The providers a child's own `provider` may name (it must also be configured where it runs). */

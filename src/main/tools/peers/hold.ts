@@ -6,10 +6,11 @@
  * somehow, and a call whose declared effects reach the network, whatever the tool's name. Nobody present watches a
  * peer's conversation (the peer drives it), and its context is judged by the same ceiling.
  */
-import type { Hold } from '../../runtime/decision/hold';
+import type { Hold, HoldDeclaration } from '../../runtime/decision/hold';
 import type { InspectorReport } from '../../runtime/decision/inspector';
 import { PEER_CEILING_HOLD, isPeerOwn, peerCeilingCheck, type PeerCeiling } from '../../runtime/decision/peer-ceiling';
 import { lazy } from '../../runtime/registry';
+import { peerCeilingOf } from '../../services/peers/index';
 
 export { PEER_CEILING_HOLD };
 
@@ -46,3 +47,6 @@ export function peerCeilingHold(ceilingOf: (conversationId: string) => PeerCeili
     contextCeiling: (ceiling) => ceiling,
   };
 }
+
+/** The peers family's declared holds (registered by the assembly: host/assembly/holds.ts): after Tower's. */
+export const holds: readonly HoldDeclaration[] = [{ order: 30, make: ({ records }) => peerCeilingHold((id) => peerCeilingOf(records, id)) }];

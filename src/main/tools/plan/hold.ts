@@ -9,19 +9,13 @@
  *   and every call beyond read-only.
  */
 import { resolve } from 'node:path';
-import type { Hold } from '../../runtime/decision/hold';
+import type { Hold, HoldDeclaration } from '../../runtime/decision/hold';
 import type { Facts, InspectorReport } from '../../runtime/decision/inspector';
-import { planModeOf } from '../../runtime/decision/plan-mode';
+import { inheritedPlanModeCheck, PLAN_MODE_HOLD, planModeOf, type PlanModeHeld } from '../../runtime/decision/plan-mode';
 import type { ToolFilter } from '../../runtime/registry';
 import type { Effects, ToolDefinition } from '../../runtime/tool';
 
-/** What plan mode holds a conversation to: its plan file, and the conversation whose plan mode it inherits. */
-export interface PlanModeHeld {
-  planFile: string;
-  inheritedFrom?: string;
-}
-
-export const PLAN_MODE_HOLD = 'plan-mode';
+export { inheritedPlanModeCheck, PLAN_MODE_HOLD, type PlanModeHeld };
 
 /** Tools that manage plan mode itself; never refused by it. */
 const PLAN_TOOLS = new Set(['enter_plan_mode', 'exit_plan_mode']);
@@ -81,14 +75,6 @@ export const planModeFilter: ToolFilter = (turn) => {
   };
 };
 
-/** A subagent turn's check while an ancestor is in plan mode: only read-only tools are offered (no plan writers). */
-export function inheritedPlanModeCheck(from: string): (tool: { name: string; risk: string }) => string | null {
-  return (tool) =>
-    tool.risk === 'read-only' || tool.risk === 'unknown' || PLAN_TOOLS.has(tool.name)
-      ? null
-      : `plan mode is on in the conversation that started this subagent (${from}): ${tool.risk} tools wait until the person confirms the plan`;
-}
-
 /** The plan family's hold. */
 export const planModeHold: Hold<PlanModeHeld> = {
   name: PLAN_MODE_HOLD,
@@ -99,3 +85,6 @@ export const planModeHold: Hold<PlanModeHeld> = {
   offer: planModeFilter,
   inspect: inspectPlanMode,
 };
+
+/** The plan family's declared holds (registered by the assembly: host/assembly/holds.ts); plan mode's runs first. */
+export const holds: readonly HoldDeclaration[] = [{ order: 10, make: () => planModeHold }];

@@ -1,6 +1,6 @@
 /**
  * Plan mode: enter_plan_mode and exit_plan_mode. The limits themselves are this family's hold (hold.ts: the approval
- * engine's plan-mode inspector and the per-turn tool filter, registered by the assembly); this family switches the mode, and leaving it
+ * engine's plan-mode inspector and the per-turn tool filter, declared there and registered by the assembly); this family switches the mode, and leaving it
  * needs the person to confirm the plan (a `plan` input request: approve, or revise with feedback). The approved plan
  * is pinned into the conversation's state and shown to the model every turn from then on.
  */
@@ -12,8 +12,6 @@ import { DeskhandError, ToolError } from '../../../shared/errors';
 import type { ContextSource } from '../../runtime/core';
 import type { InputKind } from '../../runtime/loop/input-kinds';
 import { PINNED_PLAN_SLOT, PLAN_MODE_SLOT, planModeOf, pinnedPlanOf, type PinnedPlan, type PlanModeState } from '../../runtime/decision/plan-mode';
-import type { Hold } from '../../runtime/decision/hold';
-import { planModeHold, type PlanModeHeld } from './hold';
 import { defineTool, type ToolDefinition } from '../../runtime/tool';
 
 const MAX_PLAN_BYTES = 100_000;
@@ -71,7 +69,7 @@ export const planKind: InputKind<PlanAnswer> = {
   example: '{"decision": "approve"} or {"decision": "revise", "feedback": "also update the tests"}',
 };
 
-export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition[]; inputKinds: InputKind[]; hold: Hold<PlanModeHeld>; contextSources: ContextSource[] } {
+export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition[]; inputKinds: InputKind[]; contextSources: ContextSource[] } {
   const enterPlanMode = defineTool({
     name: 'enter_plan_mode',
     description:
@@ -156,5 +154,5 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
   };
   const context: ContextSource = { name: 'plan', discloses: { tier: 'internal', reveals: [] }, block: planBlock };
 
-  return { tools: [enterPlanMode, exitPlanMode] as ToolDefinition[], inputKinds: [planKind as InputKind], hold: planModeHold, contextSources: [context] };
+  return { tools: [enterPlanMode, exitPlanMode] as ToolDefinition[], inputKinds: [planKind as InputKind], contextSources: [context] };
 }

@@ -7,28 +7,12 @@
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Hold } from '../../runtime/decision/hold';
+import type { Hold, HoldDeclaration } from '../../runtime/decision/hold';
 import type { InspectorReport } from '../../runtime/decision/inspector';
 import { lazy } from '../../runtime/registry';
-import { inScope, relativeTo } from '../../services/tower/index';
+import { inScope, relativeTo, type HeldScope, type TowerHoldSources } from '../../services/tower/index';
 
-/** A conversation held to a scope: its worktree, its mission's globs, the mission's id. */
-export interface HeldScope {
-  root: string;
-  globs: readonly string[];
-  mission: string;
-}
-
-/** What the hold reads, from the tower's store rows (and the subagents', for who is a child). */
-export interface TowerHoldSources {
-  scopeOf(conversationId: string): HeldScope | null;
-  /** For the role filter; absent: a host that only judges calls (`policy explain`) offers nothing. */
-  roles?: {
-    isAgent(conversationId: string): boolean;
-    isSubagent(conversationId: string): boolean;
-    hasSession(conversationId: string): boolean;
-  };
-}
+export type { HeldScope, TowerHoldSources };
 
 export const MISSION_SCOPE_HOLD = 'mission-scope';
 
@@ -85,3 +69,6 @@ export function missionScopeHold(sources: TowerHoldSources): Hold<HeldScope> {
     },
   };
 }
+
+/** Tower's declared holds (registered by the assembly: host/assembly/holds.ts): after plan mode's. */
+export const holds: readonly HoldDeclaration[] = [{ order: 20, make: ({ tower }) => missionScopeHold(tower) }];

@@ -6,15 +6,15 @@
  * (`SubagentService.ceilingCheck`), and only read-only ones while an ancestor is in plan mode. What is refused: the
  * hold shapes the decision's input — the lower policy, the inherited taint, the ancestor's plan mode (judged by the
  * plan family's inspector in its stricter, inherited form) — and the peer ceiling judges the child's context.
+ * Declared here (`holds`), beside the feature; the assembly registers it (host/assembly/holds.ts).
  */
 import type { InheritedCeiling } from '../../runtime/decision/ceilings';
 import { lowerPolicyOf } from '../../runtime/decision/ceilings';
-import type { Hold } from '../../runtime/decision/hold';
-import { planModeOf } from '../../runtime/decision/plan-mode';
-import { inheritedPlanModeCheck, PLAN_MODE_HOLD, type PlanModeHeld } from '../../tools/plan/hold';
+import type { Hold, HoldDeclaration } from '../../runtime/decision/hold';
+import { inheritedPlanModeCheck, PLAN_MODE_HOLD, planModeOf, type PlanModeHeld } from '../../runtime/decision/plan-mode';
 import { peerCeilingOf } from '../../services/peers/index';
 import type { Records } from '../../runtime/records';
-import type { SubagentService } from '../../services/subagents/subagent-service';
+import type { SubagentLookups } from '../../services/subagents/index';
 
 /** Deeper trees than this are not made (children of children of …); the walk stops here whatever the rows say. */
 const MAX_DEPTH = 32;
@@ -29,7 +29,7 @@ function slotsOf(state: string): Record<string, unknown> | undefined {
 }
 
 /** What the ancestors of a conversation hold it to now; null for a conversation that is nobody's child. */
-export function inheritedCeiling(records: Records, subagents: Pick<SubagentService, 'byConversation'>, conversationId: string): InheritedCeiling | null {
+export function inheritedCeiling(records: Records, subagents: Pick<SubagentLookups, 'byConversation'>, conversationId: string): InheritedCeiling | null {
   let row = subagents.byConversation(conversationId);
   if (!row) return null;
   const ceiling: InheritedCeiling = { planMode: null, policy: null, tainted: false, peer: null };
@@ -53,7 +53,7 @@ export function inheritedCeiling(records: Records, subagents: Pick<SubagentServi
 export const SUBAGENT_CEILING_HOLD = 'subagent-ceiling';
 
 /** The subagents' hold over the runtime's records and the subagent service (a child's tool ceiling). */
-export function subagentCeilingHold(records: Records, subagents: Pick<SubagentService, 'byConversation'> & Partial<Pick<SubagentService, 'ceilingCheck'>>): Hold<InheritedCeiling> {
+export function subagentCeilingHold(records: Records, subagents: SubagentLookups): Hold<InheritedCeiling> {
   return {
     name: SUBAGENT_CEILING_HOLD,
     stateOf: ({ conversationId }) => inheritedCeiling(records, subagents, conversationId),
@@ -78,3 +78,6 @@ export function subagentCeilingHold(records: Records, subagents: Pick<SubagentSe
     contextCeiling: (ceiling) => ceiling.peer ?? null,
   };
 }
+
+/** The subagents' declared holds: after plan mode, Tower's and the peer ceiling (their inspectors run first). */
+export const holds: readonly HoldDeclaration[] = [{ order: 40, make: ({ records, subagents }) => subagentCeilingHold(records, subagents) }];
