@@ -13,6 +13,10 @@
  * two seconds (a write in the same clock tick as the read could keep them), and the redactor forgets every entry when
  * it gains a secret.
  *
+ * Before reading them, ripgrep sifts the candidates the memo does not know (`mayChange`): the redactor's prefilter
+ * patterns (`SecretRedactor.prefilter`) name everything redaction could change, and a candidate none of them matches
+ * is not read (redaction would leave it unchanged); it is remembered like a file read and found unchanged.
+ *
  * Not caught: a file the raw pattern does not match but whose redacted text would (a pattern that matches the
  * placeholder `[redacted:NAME]` itself) is not reported; that reveals nothing about the secret.
  */
