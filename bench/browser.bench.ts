@@ -3,7 +3,8 @@
  * turned into the outline, capped, redacted) against Playwright's own `page.ariaSnapshot()` of the same page in a
  * same tab of the same browser, in the same run; calls alternate and the ratio is taken per pair. Target ≤ 1.1.
  * browser_act_ms: browser_act click on a counter button until the page has settled and the outline diff is made
- * (median), against a bare Playwright `click()` on the same kind of page in the same run.
+ * (median), against a bare Playwright `click()` on the same kind of page in the same run; browser_act_vs_click_ratio is
+ * the same pair as a ratio per round (target ≤ 2: nothing navigates here, so the settle is one frame).
  */
 import { chromium as playwright } from 'playwright-core';
 import { PlaywrightBrowser } from '../src/main/services/browser/playwright-browser';
@@ -58,6 +59,7 @@ export default async function browserBench(): Promise<BenchResult> {
       browser_snapshot_ms: figure([...snap.a, ...plain.a], { unit: 'ms' }),
       playwright_aria_snapshot_ai_ms: figure(snap.b, { unit: 'ms' }),
       playwright_aria_snapshot_ms: figure(plain.b, { unit: 'ms' }),
+      browser_act_vs_click_ratio: ratio(act.a, act.b, { baseline: 'Playwright click() on the same page (no settle, no outline), paired per round', target: '≤ 2' }),
       browser_act_ms: figure(act.a, { unit: 'ms', baseline: 'playwright_click_ms (click without settling or diff)' }),
       playwright_click_ms: figure(act.b, { unit: 'ms' }),
     };

@@ -29,7 +29,14 @@ export class UnchangedFiles {
   constructor(
     private readonly currentGeneration: () => number,
     private readonly max = 200_000,
+    /** What a text must contain for this redactor to change it, as ripgrep patterns (`SecretRedactor.prefilter`). */
+    readonly prefilter: () => RedactionPrefilter | null = () => null,
   ) {}
+
+  /** The redactor's generation: it changes whenever the redactor gains a secret. */
+  get version(): number {
+    return this.currentGeneration();
+  }
 
   private fresh(): Map<string, string> {
     const g = this.currentGeneration();
@@ -49,6 +56,51 @@ export class UnchangedFiles {
     if (keys.size >= this.max && !keys.has(path)) keys.clear();
     keys.set(path, key);
   }
+}
+
+/**
+ * ripgrep patterns (one a line, for `rg --file=-`; never on a command line: they hold the secrets' forms) of which a
+ * text redaction changes matches at least one, so a file none of them matches need not be read to know redaction
+ * leaves it unchanged (grep-redacted.ts). A superset: a match does not mean redaction changes the file.
+ */
+export interface RedactionPrefilter {
+  patterns: string;
+  /** Some pattern spans lines (a secret folded over lines): rg needs `--multiline`. */
+  multiline: boolean;
+  /** The redactor's generation the patterns were built for. */
+  version: number;
+}
+
+/** Between the characters of a folded secret: what `scanFolded` skips (a line break and the indentation after it). */
+const FOLD_GAP = '(?:[\\r\\n][\\r\\n\\t ]*)?';
+
+/**
+ * `value` as a ripgrep literal: every character but A–Z, a–z and 0–9 as `\x{…}` (so nothing is a metacharacter and the
+ * pattern file stays one line per pattern), `gap` between characters. Lone surrogates and U+FFFD (what an invalid
+ * UTF-8 byte decodes to, which the file's bytes do not hold) cannot be matched in bytes: the longest piece between
+ * them is used (an occurrence of the value holds it). Null when no piece is left.
+ */
+function rgLiteral(value: string, gap = ''): string | null {
+  const pieces: string[][] = [[]];
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    let cp = code;
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < value.length) {
+      const low = value.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        cp = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        i++;
+      }
+    }
+    if ((cp >= 0xd800 && cp <= 0xdfff) || cp === 0xfffd) {
+      pieces.push([]);
+      continue;
+    }
+    const c = String.fromCodePoint(cp);
+    pieces[pieces.length - 1]!.push(/^[A-Za-z0-9]$/.test(c) ? c : `\\x{${cp.toString(16)}}`);
+  }
+  const best = pieces.reduce((a, b) => (b.length > a.length ? b : a));
+  return best.length ? best.join(gap) : null;
 }
 
 /** A range of text to replace. */
@@ -334,7 +386,12 @@ export class SecretRedactor implements Redactor {
   /** Bumped whenever the needles change (a secret added or learned). */
   private generation = 0;
   /** Files this redactor left unchanged, valid until it gains a secret. */
-  readonly unchangedFiles = new UnchangedFiles(() => this.generation);
+  readonly unchangedFiles = new UnchangedFiles(
+    () => this.generation,
+    undefined,
+    () => this.prefilter(),
+  );
+  private prefilterCache: RedactionPrefilter | null = null;
 
   constructor(opts: SecretRedactorOptions = {}) {
     this.shapes = opts.shapes ?? true;
@@ -445,6 +502,39 @@ export class SecretRedactor implements Redactor {
       // Only a finding that spans a line break is new: the needle scan found the others.
       if (end - start > folded[k]!.text.length) found.push({ start, end, name: folded[k]!.name });
     });
+  }
+
+  /**
+   * ripgrep patterns a text must match for `redact` to change it (RedactionPrefilter): every exact needle, every
+   * folded needle with line breaks and indentation allowed between its characters, every shape's triggers (case
+   * ignored) and the PEM body's 64 base64 characters in a row. Null when that cannot be said (the trigger pass is
+   * off, or a needle has no piece ripgrep can match).
+   */
+  prefilter(): RedactionPrefilter | null {
+    if (this.prefilterCache?.version === this.generation) return this.prefilterCache;
+    const lines: string[] = [];
+    let multiline = false;
+    for (const n of this.needles) {
+      const lit = rgLiteral(n.text);
+      if (lit === null) return null;
+      if (n.text.includes('\n')) multiline = true;
+      lines.push(lit);
+    }
+    for (const n of this.folded) {
+      const lit = rgLiteral(n.text, FOLD_GAP);
+      if (lit === null) return null;
+      multiline = true;
+      lines.push(lit);
+    }
+    if (this.shapes) {
+      if (!shapeTriggerTuning.enabled) return null;
+      for (const shape of SHAPES) {
+        if (shape.base64Run) lines.push('[A-Za-z0-9+/]{64}');
+        else if (!shape.triggers?.length) return null;
+        for (const t of shape.triggers ?? []) lines.push(`(?i:${rgLiteral(t)!})`);
+      }
+    }
+    return (this.prefilterCache = { patterns: [...new Set(lines)].join('\n'), multiline, version: this.generation });
   }
 
   redact(text: string): string {

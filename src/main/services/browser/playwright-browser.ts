@@ -50,17 +50,36 @@ export interface PlaywrightBrowserOptions {
   agent?: string;
 }
 
-/** Whether clicking the element follows a link into another window or tab (`target` other than this frame's own). */
+/**
+ * Whether clicking the element follows a link into another window or tab (`target` other than this frame's own). When
+ * it does, the link's click event is kept on its window, so after the click the action can tell whether the page
+ * cancelled it (no tab will open, nothing to wait for).
+ */
 const OPENS_TAB = new Function(
   'el',
   `const link = el.closest('a[href], area[href]');
   if (!link) return false;
   const base = el.ownerDocument.querySelector('base[target]');
   const target = link.getAttribute('target') || (base && base.getAttribute('target')) || '';
-  return target !== '' && !/^_(self|parent|top)$/i.test(target);`,
+  const opens = target !== '' && !/^_(self|parent|top)$/i.test(target);
+  if (opens) {
+    const win = el.ownerDocument.defaultView;
+    win.__deskhandTabClick = null;
+    link.addEventListener('click', (e) => { win.__deskhandTabClick = e; }, { once: true, capture: true });
+  }
+  return opens;`,
 ) as (el: unknown) => boolean;
-/** How long an action waits for a tab it opened to be adopted (adoptPopup waits up to 10 s for its document). */
-const ADOPT_WAIT_MS = 11_000;
+/** After the click: true when no tab can come of it (the click never reached the link, or the page cancelled it). */
+const TAB_CLICK_CANCELLED = new Function(
+  'el',
+  `const e = el.ownerDocument.defaultView.__deskhandTabClick;
+  return !e || e.defaultPrevented;`,
+) as (el: unknown) => boolean;
+/**
+ * How long an action waits for a tab it opened to be created and adopted, and how long an adoption waits for the new
+ * tab's first document. Exported so tests can make them long enough to tell a wait from none.
+ */
+export const actTuning = { adoptWaitMs: 11_000, popupLoadMs: 10_000 };
 
 export class PlaywrightBrowser implements BrowserService {
   private proc: BrowserProcess | null = null;
@@ -113,8 +132,13 @@ export class PlaywrightBrowser implements BrowserService {
       .then(async (proc) => {
         await proc.context.route('**/*', (route) => this.guard(route));
         proc.context.on('page', (page) => {
-          const adoption: Promise<void> = this.adoptPopup(page).finally(() => this.adopting.delete(adoption));
-          this.adopting.add(adoption);
+          let owner!: (s: Session | null) => void;
+          const known = new Promise<Session | null>((r) => (owner = r));
+          const adoption: Promise<void> = this.adoptPopup(page, owner).finally(() => {
+            owner(null);
+            this.adopting.delete(adoption);
+          });
+          this.adopting.set(adoption, known);
         });
         // The profile opens with a blank tab nobody asked for. Headless, it is closed; headed, it is the window's last
         // tab (closing it would end the browser), so the first tab a conversation opens takes it over.
@@ -194,16 +218,20 @@ export class PlaywrightBrowser implements BrowserService {
     return tab;
   }
 
-  /** Popups being adopted (adoptPopup): an action waits for them before it answers. */
-  private readonly adopting = new Set<Promise<void>>();
+  /**
+   * Popups being adopted (adoptPopup), each with the session it joins once its opener is known: an action waits for
+   * its own session's before it answers, never for another conversation's.
+   */
+  private readonly adopting = new Map<Promise<void>, Promise<Session | null>>();
 
-  private async adoptPopup(page: Page): Promise<void> {
+  private async adoptPopup(page: Page, owner: (s: Session | null) => void = () => undefined): Promise<void> {
     const opener = await page.opener().catch(() => null);
     const session = this.sessionOfPage(opener);
+    owner(session ?? null);
     if (!session) return;
     const name = `tab${++session.counter + 1}`;
     this.watchTab(session, name, page);
-    await page.waitForLoadState('domcontentloaded', { timeout: 10_000 }).catch(() => undefined);
+    await page.waitForLoadState('domcontentloaded', { timeout: actTuning.popupLoadMs }).catch(() => undefined);
     session.notes.push(`The page opened a new tab "${name}" (${page.url()}); it is now the current tab.`);
     this.changed(session);
   }
@@ -246,8 +274,8 @@ export class PlaywrightBrowser implements BrowserService {
     return { tab: tab.name, url: tab.page.url(), title };
   }
 
-  private async notes(session: Session, tab: Tab): Promise<PageNotes> {
-    const title = await tab.page.title().catch(() => '');
+  private async notes(session: Session, tab: Tab, known?: Promise<string>): Promise<PageNotes> {
+    const title = await (known ?? tab.page.title()).catch(() => '');
     const notes = session.notes.splice(0);
     this.changed(session);
     return { ...this.info(tab, title), notes };
@@ -400,7 +428,10 @@ export class PlaywrightBrowser implements BrowserService {
     // A click on a link that targets another window opens a tab, which a headed browser creates a moment after the
     // click returns: wait for it (bounded), so the new tab's note is this action's answer, not a later call's.
     const opensTab = req.action === 'click' && (await loc.evaluate(OPENS_TAB, undefined, { timeout: 2_000 }).catch(() => false));
-    const popup = opensTab ? page.waitForEvent('popup', { timeout: ADOPT_WAIT_MS }).catch(() => null) : null;
+    let popupTimer: NodeJS.Timeout | undefined;
+    const popup = opensTab
+      ? Promise.race([page.waitForEvent('popup', { timeout: actTuning.adoptWaitMs }).catch(() => null), new Promise<null>((r) => (popupTimer = setTimeout(() => r(null), actTuning.adoptWaitMs)))])
+      : null;
     try {
       await performAction(loc, req, ACT_TIMEOUT_MS);
       if (req.secret && (req.action === 'fill' || req.action === 'type')) tab.secretRefs.add(req.ref);
@@ -408,13 +439,20 @@ export class PlaywrightBrowser implements BrowserService {
         tab.typed.push({ ref: req.ref, action: req.action, value: req.value ?? '', at: navigations });
       }
       await settle(page, tab.watch, mark);
-      if (popup) await popup;
+      if (popup) {
+        // The tab comes a moment after the click, unless the page cancelled the click (then none will).
+        const cancelled = Promise.race([popup.then(() => false), loc.evaluate(TAB_CLICK_CANCELLED, undefined, { timeout: 2_000 }).catch(() => false)]);
+        if (!(await cancelled)) await popup;
+        clearTimeout(popupTimer);
+      }
       await new Promise((r) => setImmediate(r));
       // A tab the action opened is adopted in the background (its opener, then its first document): its note belongs
-      // to this action's answer, so wait for adoptions under way (bounded by their own load wait).
-      if (this.adopting.size) {
+      // to this action's answer, so wait for this session's adoptions under way (bounded by their own load wait).
+      // Another conversation's are not waited for; one whose opener is not known yet is waited for until it is.
+      const mine = [...this.adopting].map(async ([adoption, known]) => ((await known) === session ? adoption : undefined));
+      if (mine.length) {
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([Promise.allSettled([...this.adopting]), new Promise((r) => (timer = setTimeout(r, ADOPT_WAIT_MS)))]);
+        await Promise.race([Promise.allSettled(mine.map(async (m) => await (await m))), new Promise((r) => (timer = setTimeout(r, actTuning.adoptWaitMs)))]);
         clearTimeout(timer);
       }
     } catch (err) {
@@ -426,9 +464,12 @@ export class PlaywrightBrowser implements BrowserService {
       return { tab: tab.name, url: startUrl, title: '', navigated: true, diff: null, notes: [...session.notes.splice(0), `Tab "${tab.name}" closed itself.`] };
     }
     const navigated = tab.watch.navigations !== navigations;
-    const after = await this.outline(tab).catch(() => null);
     const current = session.tabs.get(session.current ?? '') ?? tab;
-    const out = await this.notes(session, current === tab ? tab : current);
+    // The title is asked for while the outline is made (one round trip less to wait for).
+    const title = current.page.title();
+    title.catch(() => undefined);
+    const after = await this.outline(tab).catch(() => null);
+    const out = await this.notes(session, current, title);
     const diff = after ? diffOutlines(before, after.text) : null;
     return { ...out, tab: tab.name, url: page.url(), navigated, diff: diff?.text ?? null };
   }

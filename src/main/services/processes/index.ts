@@ -5,5 +5,5 @@
 export { OUTPUT_CAP_BYTES, KILL_GRACE_MS } from './command-process';
 export type { CommandExit, CommandProcess } from './command-process';
 export type { HeadTailBuffer } from './output-buffer';
-export { launchHostProgram } from './launcher';
+export { launchHostProgram, runHostProgram } from './launcher';
 export type { LaunchedProcess, HostProgramSpec } from './launcher';

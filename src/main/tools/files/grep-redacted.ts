@@ -13,14 +13,20 @@
  * two seconds (a write in the same clock tick as the read could keep them), and the redactor forgets every entry when
  * it gains a secret.
  *
+ * Before reading them, ripgrep sifts the candidates the memo does not know (`mayChange`): the redactor's prefilter
+ * patterns (`SecretRedactor.prefilter`) name everything redaction could change, and a candidate none of them matches
+ * is not read (redaction would leave it unchanged); it is remembered like a file read and found unchanged.
+ *
  * Not caught: a file the raw pattern does not match but whose redacted text would (a pattern that matches the
  * placeholder `[redacted:NAME]` itself) is not reported; that reveals nothing about the secret.
  */
-import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { UnchangedFiles } from '../../runtime/context/redaction';
+import type { RedactionPrefilter, UnchangedFiles } from '../../runtime/context/redaction';
+import { runHostProgram } from '../../services/processes';
+import { RG_BASE_ARGS, ripgrepPath } from './rg';
 
 /** Times this close to now (ns) are not trusted to tell a later write apart. Exported so tests can shorten it. */
 export const unchangedTuning = { racyNs: 2_000_000_000n };
@@ -63,6 +69,44 @@ function redactedText(abs: string, redact: (text: string) => string, memo: Uncha
 /** Files judged between two turns of the event loop. */
 const BATCH = 256;
 
+/**
+ * Fewer candidates than this are read in JavaScript directly; more are first sifted by ripgrep (`mayChange`).
+ * Exported so tests can force either path.
+ */
+export const prefilterTuning = { minFiles: 16, argBytes: 96 * 1024 };
+
+/**
+ * Of `paths` (as rg printed them, relative to `cwd` or absolute), those in which the redactor's prefilter patterns
+ * match: the only ones redaction can change. ripgrep reads the files (patterns on stdin, never on the command line;
+ * every file searched as raw bytes, as the redactor reads them: `--text`, no transcoding), a batch of paths per run.
+ * Null when ripgrep fails on any batch (a file gone, an error): then every file is read and redacted here.
+ */
+async function mayChange(paths: readonly string[], cwd: string, filter: RedactionPrefilter): Promise<Set<string> | null> {
+  if (filter.patterns === '') return new Set();
+  const program = await ripgrepPath();
+  const batches: string[][] = [[]];
+  let bytes = 0;
+  for (const p of paths) {
+    if (bytes > prefilterTuning.argBytes) {
+      batches.push([]);
+      bytes = 0;
+    }
+    batches[batches.length - 1]!.push(p);
+    bytes += Buffer.byteLength(p) + 1;
+  }
+  const args = [...RG_BASE_ARGS, '--files-with-matches', '--null', '--text', '--encoding=none', '--case-sensitive', '--no-ignore', '--hidden', ...(filter.multiline ? ['--multiline'] : []), '--file=-', '--'];
+  const found = new Set<string>();
+  // Two at a time: rg is multithreaded already, and each batch is small.
+  for (let i = 0; i < batches.length; i += 2) {
+    const runs = await Promise.all(batches.slice(i, i + 2).map((batch) => runHostProgram({ program, args: [...args, ...batch], cwd, input: filter.patterns, maxBuffer: 64 * 1024 * 1024, timeoutMs: 120_000 })));
+    for (const r of runs) {
+      if (r.error || (r.code !== 0 && r.code !== 1) || r.stoppedBy) return null;
+      for (const line of r.stdout.split('\u0000')) if (line !== '') found.add(resolve(cwd, line));
+    }
+  }
+  return found;
+}
+
 export interface Mirror {
   /** The private folder (0700) holding the copies: `abs/<absolute path>` and `<nested…>/rel/<relative path>`. */
   root: string;
@@ -96,11 +140,49 @@ export async function redactedMirror(
   memo?: UnchangedFiles,
 ): Promise<Mirror | null> {
   const changed = new Map<string, string>();
-  for (let i = 0; i < candidates.length; i++) {
+  // With a prefilter, ripgrep first sifts the candidates the memo does not know: a file none of its patterns matches
+  // is one redaction leaves unchanged, and is not read here (it is remembered, as a file read and found unchanged
+  // is). The others are read and redacted whole, as without it.
+  let toRead: readonly string[] = candidates;
+  const filter = memo && candidates.length >= prefilterTuning.minFiles ? memo.prefilter() : null;
+  const clean: { path: string; abs: string; key: string; settled: boolean }[] = [];
+  if (filter && memo) {
+    const unknown: { path: string; abs: string; key: string; settled: boolean }[] = [];
+    const now = BigInt(Date.now()) * 1_000_000n;
+    for (const p of candidates) {
+      const abs = resolve(cwd, p);
+      const st = statSync(abs, { bigint: true, throwIfNoEntry: false });
+      if (!st) continue; // gone since rg saw it
+      const key = contentKey(st);
+      if (memo.has(abs, key)) continue;
+      unknown.push({ path: p, abs, key, settled: now - st.mtimeNs > unchangedTuning.racyNs && now - st.ctimeNs > unchangedTuning.racyNs });
+    }
+    const sifted = unknown.length ? await mayChange(unknown.map((u) => u.path), cwd, filter) : new Set<string>();
+    if (sifted === null) toRead = unknown.map((u) => u.path);
+    else {
+      toRead = unknown.filter((u) => sifted.has(u.abs)).map((u) => u.path);
+      for (const u of unknown) if (!sifted.has(u.abs)) clean.push(u);
+    }
+  }
+  for (let i = 0; i < toRead.length; i++) {
     if (i > 0 && i % BATCH === 0) await new Promise<void>((r) => setImmediate(r));
-    const p = candidates[i]!;
+    const p = toRead[i]!;
     const red = redactedText(resolve(cwd, p), redact, memo);
     if (red !== null) changed.set(p, red);
+  }
+  if (filter && memo) {
+    if (memo.version !== filter.version) {
+      // A file read above taught the redactor a secret the sifted files were not searched for: read them too.
+      for (let i = 0; i < clean.length; i++) {
+        if (i > 0 && i % BATCH === 0) await new Promise<void>((r) => setImmediate(r));
+        const red = redactedText(clean[i]!.abs, redact, memo);
+        if (red !== null) changed.set(clean[i]!.path, red);
+      }
+    } else {
+      // The key was read before ripgrep read the file: a write since then changed the key, so the entry never
+      // vouches for bytes ripgrep did not see (and a key within the racy window is not kept).
+      for (const u of clean) if (u.settled) memo.add(u.abs, u.key);
+    }
   }
   if (changed.size === 0) return null;
   const root = await mkdtemp(join(tmpdir(), 'deskhand-grep-'));
