@@ -8,7 +8,7 @@
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { useCliWorld } from '../support/cli';
+import { toolResults, useCliWorld } from '../support/cli';
 import { reply } from '../support/model-server';
 
 const w = useCliWorld('hooks-project', { policy: 'read-only' });
@@ -105,4 +105,32 @@ it('a project hook\'s own words in a note (its systemMessage) reach the model in
   const r = await readOnce();
   expect(r.code, r.stderr).toBe(0);
   expect(w.sentSince(0)).toMatch(/<untrusted source=\\"PostToolUse hook notes\\"[^>]*>\\n\(Proj-Note-Zz9\)/);
+}, 120_000);
+
+it('a project PreToolUse hook\'s block reason and systemMessage reach the model inside the envelope; the person\'s own hook\'s reason stays plain', async () => {
+  mkdirSync(join(w.work, '.deskhand'), { recursive: true });
+  const projectAnswer = JSON.stringify({ systemMessage: 'Proj-Sys-Ww2', hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Proj-Block-Qq7' } });
+  writeFileSync(join(w.work, '.deskhand', 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: `cat > /dev/null; echo '${projectAnswer}'` }] }] } }));
+  writeFileSync(join(w.dataDir, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Grep', hooks: [{ type: 'command', command: 'cat > /dev/null; echo Own-Block-Kk3 >&2; exit 2' }] }] } }));
+  writeFileSync(join(w.work, 'a.txt'), 'hello\n');
+  await w.cli(['hooks', 'trust', '--cwd', w.work, '--data-dir', w.dataDir]);
+  w.server.enqueue(reply().tool('read_file', { path: 'a.txt' }, { id: 'c1' }).tool('grep', { pattern: 'hello' }, { id: 'c2' }));
+  w.server.enqueue(reply().text('ok'));
+  const r = await w.run('go');
+  expect(r.code, r.stderr).toBe(0);
+  const [proj, own] = toolResults(r);
+  // The project hook's words: inside the envelope, never before it.
+  expect(proj).toMatch(/^Denied by policy: [^<]*\(what the PreToolUse hooks said follows\):\n<untrusted source="PreToolUse hook reason" nonce="[0-9a-f]+">\n[^]*Proj-Sys-Ww2[^]*Proj-Block-Qq7[^]*\n<\/untrusted nonce="[0-9a-f]+">$/);
+  expect(proj!.split('<untrusted')[0]).not.toMatch(/Proj-/);
+  // The person's own hook's reason: plain.
+  expect(own).toContain('Own-Block-Kk3');
+  expect(own).not.toContain('<untrusted');
+  // The model's next request carries both as the calls' results.
+  const sent = (w.server.requests[1]!.body as { messages: { role: string; tool_call_id?: string; content: unknown }[] }).messages;
+  const resultOf = (id: string) => String(sent.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content);
+  expect(resultOf('c1')).toMatch(/<untrusted source="PreToolUse hook reason"[^>]*>\n[^<]*Proj-Block-Qq7/);
+  expect(resultOf('c2')).toMatch(/^Denied by policy: [^<]*Own-Block-Kk3$/);
+  // The card (the decision's reasons) still shows the project hook's reason as it is.
+  const decided = r.events.filter((e) => e.type === 'tool.decision' && e.decision === 'deny');
+  expect(JSON.stringify(decided)).toContain('Proj-Block-Qq7');
 }, 120_000);

@@ -14,7 +14,7 @@ import { PersistentConversationState } from '../context/conversation-state';
 import type { RunOptions, RuntimeCore } from '../core';
 import type { TurnToolSet } from '../registry';
 import { decisionBase } from '../decision/decision-input';
-import { fireHooks, toolTarget } from './hook-calls';
+import { deniedText, fireHooks, toolTarget } from './hook-calls';
 import { CallRunner, isQuiet, mayChangeFiles, safeJson, swallow, type Prepared, type Runnable } from './call-execution';
 import { openRequest, proposalOf, requestData, type CallInput, type DecisionFields, type Proposal } from './open-request';
 
@@ -155,7 +155,13 @@ export class CallPipeline {
         paths: decision.paths.length ? JSON.stringify(decision.paths) : null,
       };
       if (decision.decision === 'deny') {
-        this.runner.complete(run, row, `Denied by policy: ${decision.reasons.join('; ')}`, 'denied', options, 0, decided);
+        // A project hook's words reach the model inside the untrusted envelope (hook-calls.ts), and taint the run.
+        const denied = deniedText(decision, hook);
+        if (denied.untrusted) {
+          store.updateRun(run.id, { tainted: 1 });
+          tainted = true;
+        }
+        this.runner.complete(run, row, denied.text, 'denied', options, 0, decided);
         continue;
       }
       if (decision.ruleIds.length) {

@@ -10,6 +10,7 @@ import { subagentsModule } from '../../services/store/modules/subagents';
 import { PersistentConversationState } from '../context/conversation-state';
 import type { RuntimeCore } from '../core';
 import type { ToolDefinition } from '../tool';
+import type { PolicyDecision } from '../decision/approval-engine';
 import { wrapUntrusted } from '../context/untrusted';
 
 export function hookScope(run: Pick<RunRow, 'id' | 'policy'>, conv: Pick<ConversationRow, 'id' | 'folder' | 'state'>): HookScope {
@@ -58,6 +59,22 @@ export function postToolText(outcome: HookOutcome | null): { text: string; untru
   if (!parts.length && !notes.length) return null;
   const { text, untrusted } = contextText(parts);
   return { text: [text, ...notes].filter(Boolean).join('\n'), untrusted };
+}
+
+/**
+ * PreToolUse, for a call the engine refused: the result the model reads. The hooks' words (a block's reason, a
+ * permissionDecisionReason, a systemMessage or a failing hook's stderr) are the person's own text when every hook that
+ * fired is theirs, and go inside the untrusted envelope when a project's fired (`untrusted` names it: the run becomes
+ * tainted). The decision's reasons (the card, `policy explain`) stay as they are.
+ */
+export function deniedText(decision: Pick<PolicyDecision, 'reasons' | 'inspectors'>, hook: HookOutcome | null): { text: string; untrusted: string | null } {
+  const plain = { text: `Denied by policy: ${decision.reasons.join('; ')}`, untrusted: null };
+  const said = new Set(decision.inspectors.find((r) => r.inspector === 'hooks')?.reasons ?? []);
+  const fromHooks = decision.reasons.filter((r) => said.has(r));
+  if (!hook || !fromHooks.length || hook.ran.every((r) => !r.startsWith('project '))) return plain;
+  const others = decision.reasons.filter((r) => !said.has(r));
+  const { text, untrusted } = contextText([{ text: fromHooks.join('\n'), source: 'PreToolUse hook reason', trusted: false }]);
+  return { text: `Denied by policy${others.length ? `: ${others.join('; ')}` : ''} (what the PreToolUse hooks said follows):\n${text}`, untrusted };
 }
 
 /**
