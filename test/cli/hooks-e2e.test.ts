@@ -123,3 +123,32 @@ it('PreCompact hears a manual compaction (summarize_context) with its focus', as
   expect(r.code, r.stderr).toBe(0);
   expect(readFileSync(log, 'utf8')).toBe('manual Focus-Wq2\n');
 }, 120_000);
+
+it('a failing Stop hook leaves its line in the transcript: the model reads it with the next message; the run finishes; a failing SessionEnd hook\'s line is on stderr', async () => {
+  const fail = script('stop-fail.js', `process.stderr.write('Stop-Broken-Yy5'); process.exit(1);`);
+  const endFail = script('end-fail.js', `process.stderr.write('End-Broken-Hh6'); process.exit(1);`);
+  personalHooks({ Stop: [{ hooks: [cmd(fail)] }], SessionEnd: [{ hooks: [cmd(endFail)] }] });
+  const r = await w.run('go');
+  expect(r.code, r.stderr).toBe(0);
+  // SessionEnd comes when the session is over: its failing hook's line is on Deskhand's stderr.
+  expect(r.stderr).toMatch(/deskhand: SessionEnd hooks: hook `[^`]*end-fail\.js[^`]*` failed \(exit 1\): End-Broken-Hh6; ignored/);
+  const finished = r.events.find((e) => e.type === 'run.finished');
+  expect(finished?.status).toBe('finished');
+  const again = await w.run('and now?', { flags: ['--conversation', String(finished!.conversationId)] });
+  expect(again.code, again.stderr).toBe(0);
+  const sent = (w.server.requests[1]!.body as { messages: { role: string; content: unknown }[] }).messages.map((m) => `${m.role}: ${JSON.stringify(m.content)}`);
+  const line = sent.findIndex((m) => /^user: "\[Stop hooks\]\\n\(hook `[^`]*stop-fail\.js[^`]*` failed \(exit 1\): Stop-Broken-Yy5; ignored\)"$/.test(m));
+  expect(line, sent.join('\n')).toBeGreaterThan(0);
+  // After the answer it followed, before the next message.
+  expect(sent[line - 1]).toMatch(/^assistant: /);
+  expect(sent[line + 1]).toMatch(/^user: "and now\?/);
+}, 120_000);
+
+it('a failing PreCompact hook leaves its line in summarize_context\'s result; the compaction goes on', async () => {
+  const fail = script('compact-fail.js', `process.stderr.write('Compact-Broken-Pp8'); process.exit(1);`);
+  personalHooks({ PreCompact: [{ hooks: [cmd(fail)] }] });
+  w.server.enqueue(reply().tool('summarize_context', {}));
+  const r = await w.run('go');
+  expect(r.code, r.stderr).toBe(0);
+  expect(toolResults(r)[0]).toMatch(/^Nothing to compact[^\n]*\n\n\[PreCompact hooks\]\n\(hook `[^`]*compact-fail\.js[^`]*` failed \(exit 1\): Compact-Broken-Pp8; ignored\)$/);
+}, 120_000);

@@ -6,6 +6,7 @@
 import type { HookService } from '../../services/hooks';
 import type { Runtime } from '../../runtime/runtime';
 import { PersistentConversationState } from '../../runtime/context/conversation-state';
+import { logHookNotes } from '../../runtime/loop/hook-calls';
 
 export function wireHooks(runtime: Pick<Runtime, 'useHooks' | 'onEvent' | 'records'>, hooks: HookService): HookService {
   const records = runtime.records;
@@ -18,7 +19,11 @@ export function wireHooks(runtime: Pick<Runtime, 'useHooks' | 'onEvent' | 'recor
     const state = new PersistentConversationState(conv.folder, conv.state);
     const message = e.type === 'approval.requested' ? `Deskhand needs your permission: ${e.description}` : `Deskhand is waiting for your input: ${e.description}`;
     const scope = { conversationId: conv.id, runId: run.id, cwd: state.cwd, roots: state.workspaceRoots, policy: run.policy };
-    void hooks.fire('Notification', scope, { message }, { name: e.type === 'approval.requested' ? 'permission_prompt' : 'elicitation_dialog' }).catch(() => undefined);
+    // The run is parked or waiting with its calls open: a failing hook's line goes to Deskhand's stderr.
+    void hooks
+      .fire('Notification', scope, { message }, { name: e.type === 'approval.requested' ? 'permission_prompt' : 'elicitation_dialog' })
+      .then((outcome) => logHookNotes('Notification', outcome))
+      .catch(() => undefined);
   });
   return hooks;
 }

@@ -154,7 +154,9 @@ export async function compactConversation(
   focus?: string,
 ): Promise<CompactionResult> {
   const { store, limits } = core;
-  await preCompactHooks(core, conversationId, runId, reason === 'tool' ? 'manual' : 'auto', focus);
+  // A failing PreCompact hook's line: in summarize_context's result, or a message of its own (hook-calls.ts).
+  const hookLine = await preCompactHooks(core, conversationId, runId, reason === 'tool' ? 'manual' : 'auto', focus);
+  const said = (message: string) => (hookLine ? `${message}\n\n${hookLine}` : message);
   const ctx = store.module(contextModule);
   const previous = ctx.latest(conversationId);
   const messages = viewed(store, conversationId, previous?.upto_message_id ?? 0);
@@ -167,7 +169,7 @@ export async function compactConversation(
   let kept = estimateTokens(messages[cut]?.chars ?? 0);
   while (cut > 0 && kept + estimateTokens(messages[cut - 1]!.chars) <= keepTokens) kept += estimateTokens(messages[--cut]!.chars);
   while (cut > 0 && messages[cut]!.role === 'tool') cut--;
-  if (cut <= 0) return { compacted: false, message: 'Nothing to compact: the history is only the last turns.' };
+  if (cut <= 0) return { compacted: false, message: said('Nothing to compact: the history is only the last turns.') };
   const dropped = messages.slice(0, cut);
   const transcript = renderTranscript(previous?.summary ?? null, dropped, limits.contextWindow * 2, focus);
   // The notice before the summary call (the transcript and the CLI show it while it runs).
@@ -211,7 +213,7 @@ export async function compactConversation(
   return {
     compacted: true,
     record: { ...record, id },
-    message: `Compacted: ${dropped.length} older messages (~${before - after} tokens) were summarized; ~${after} tokens remain of a ${limits.contextWindow}-token window. The person's own messages, the plan, todos, work state and open tasks stay pinned; the last turns are verbatim; retrieve_tool_result {"id":"msg_N"} reads a dropped message back.`,
+    message: said(`Compacted: ${dropped.length} older messages (~${before - after} tokens) were summarized; ~${after} tokens remain of a ${limits.contextWindow}-token window. The person's own messages, the plan, todos, work state and open tasks stay pinned; the last turns are verbatim; retrieve_tool_result {"id":"msg_N"} reads a dropped message back.`),
   };
 }
 

@@ -98,38 +98,81 @@ export async function promptHooks(core: RuntimeCore, conv: ConversationRow, poli
   return context.length ? contextText(context) : null;
 }
 
+/**
+ * A firing's notes (a hook that failed, timed out or could not start; a `systemMessage`) as one text for the
+ * transcript, a project's inside the envelope; null when there are none.
+ */
+export function notesText(outcome: HookOutcome | null, source: string): { text: string; untrusted: string | null } | null {
+  if (!outcome?.notes.length) return null;
+  return contextText([{ text: outcome.notes.map((n) => `(${n})`).join('\n'), source, trusted: outcome.ran.every((r) => !r.startsWith('project ')) }]);
+}
+
+/**
+ * A firing's notes as a message of its own in the transcript (the model reads it with the next request): for a moment
+ * when no call is open, so the message cannot come between a step's calls and their results. A project hook's words
+ * taint the run.
+ */
+function noteMessage(core: RuntimeCore, run: Pick<RunRow, 'id'>, conversationId: string, notes: { text: string; untrusted: string | null } | null): void {
+  if (!notes) return;
+  if (notes.untrusted) core.store.updateRun(run.id, { tainted: 1 });
+  core.store.addMessage(conversationId, run.id, 'user', notes.text);
+}
+
+/** Where a hook's line goes when there is no transcript to hold it (SessionEnd, Notification): Deskhand's stderr. */
+export function logHookNotes(event: HookEventName, outcome: HookOutcome | null): void {
+  if (outcome?.notes.length) process.stderr.write(`deskhand: ${event} hooks: ${outcome.notes.join('; ')}\n`);
+}
+
 /** How many times one run's Stop hooks may send it back to work before the run ends anyway. */
 export const MAX_STOP_BLOCKS = 5;
 
 /**
  * Stop (or SubagentStop for a subagent's run), when the model is done: the reason to keep going when a hook blocks
- * the stop (it becomes a user message), or null to finish.
+ * the stop (it becomes a user message, with the firing's notes), or null to finish (the notes, if any, are then a
+ * message of their own after the answer).
  */
 export async function stopHooks(core: RuntimeCore, run: RunRow, conv: ConversationRow, blockedBefore: number, signal?: AbortSignal): Promise<string | null> {
   if (!core.hooks) return null;
   const event: HookEventName = core.store.module(subagentsModule).byConversation(conv.id) ? 'SubagentStop' : 'Stop';
   const outcome = await fireHooks(core, event, run, conv, { stop_hook_active: blockedBefore > 0 }, undefined, signal);
-  if (!outcome?.block || outcome.stop || blockedBefore >= MAX_STOP_BLOCKS) return null;
+  const notes = notesText(outcome, `${event} hooks`);
+  if (!outcome?.block || outcome.stop || blockedBefore >= MAX_STOP_BLOCKS) {
+    noteMessage(core, run, conv.id, notes);
+    return null;
+  }
   const { text, untrusted } = contextText([{ text: outcome.block, source: `${event} hook`, trusted: outcome.ran.every((r) => !r.startsWith('project ')) }]);
   // A project hook's words are untrusted content the run now reads.
-  if (untrusted) core.store.updateRun(run.id, { tainted: 1 });
-  return text;
+  if (untrusted || notes?.untrusted) core.store.updateRun(run.id, { tainted: 1 });
+  return notes ? `${text}\n\n${notes.text}` : text;
 }
 
-/** SessionEnd, when a message's run ends (finished, parked, failed or stopped): its `reason` is the run's status. */
+/**
+ * SessionEnd, when a message's run ends (finished, parked, failed or stopped): its `reason` is the run's status. The
+ * session is over (a parked run's calls are open): a failing hook's line goes to Deskhand's stderr.
+ */
 export async function sessionEndHooks(core: RuntimeCore, outcome: { runId: string; conversationId: string; status: string }): Promise<void> {
   if (!core.hooks) return;
   const run = core.store.getRun(outcome.runId);
   const conv = core.store.getConversation(outcome.conversationId);
   if (!run || !conv) return;
-  await fireHooks(core, 'SessionEnd', run, conv, { reason: outcome.status });
+  logHookNotes('SessionEnd', await fireHooks(core, 'SessionEnd', run, conv, { reason: outcome.status }));
 }
 
-/** PreCompact, before the older history is summarized (`trigger`: manual for summarize_context, else auto). */
-export async function preCompactHooks(core: RuntimeCore, conversationId: string, runId: string | null, trigger: 'manual' | 'auto', focus: string | undefined): Promise<void> {
-  if (!core.hooks || !runId) return;
+/**
+ * PreCompact, before the older history is summarized (`trigger`: manual for summarize_context, else auto). Returns the
+ * line of a firing with notes for a manual compaction, whose call is open (it goes into summarize_context's result);
+ * an automatic one's is a message of its own (the step's results are written).
+ */
+export async function preCompactHooks(core: RuntimeCore, conversationId: string, runId: string | null, trigger: 'manual' | 'auto', focus: string | undefined): Promise<string | null> {
+  if (!core.hooks || !runId) return null;
   const run = core.store.getRun(runId);
   const conv = core.store.getConversation(conversationId);
-  if (!run || !conv) return;
-  await fireHooks(core, 'PreCompact', run, conv, { trigger, custom_instructions: focus ?? '' }, { name: trigger });
+  if (!run || !conv) return null;
+  const notes = notesText(await fireHooks(core, 'PreCompact', run, conv, { trigger, custom_instructions: focus ?? '' }, { name: trigger }), 'PreCompact hooks');
+  if (trigger === 'auto') {
+    noteMessage(core, run, conversationId, notes);
+    return null;
+  }
+  if (notes?.untrusted) core.store.updateRun(run.id, { tainted: 1 });
+  return notes?.text ?? null;
 }
