@@ -184,12 +184,27 @@ export class ToolRegistry {
 
   /** The canonical names of a family's tools, registration order. */
   familyTools(family: string): string[] {
-    return this.all().filter((t) => this.callable.get(t.name)!.family === family).map((t) => t.name);
+    return [...(this.familyIndex().get(family) ?? [])];
   }
 
   /** Families that have tools, registration order. */
   families(): string[] {
-    return [...new Set([...this.callable.values()].map((e) => e.family))];
+    return [...this.familyIndex().keys()];
+  }
+
+  /**
+   * Family → its tools' canonical names, registration order; rebuilt when the registry changes (`#version`). The
+   * system prompt's catalog asks for every family's tools on every step: rebuilding the whole tool list once per
+   * family and step cost more than the rest of the prompt (docs/performance.md, issue 54 third round).
+   */
+  private familyIndex(): ReadonlyMap<string, readonly string[]> {
+    if (this.#families?.version !== this.#version) {
+      const byFamily = new Map<string, string[]>();
+      for (const entry of this.callable.values()) if (!byFamily.has(entry.family)) byFamily.set(entry.family, []);
+      for (const tool of this.all()) byFamily.get(this.callable.get(tool.name)!.family)!.push(tool.name);
+      this.#families = { version: this.#version, byFamily };
+    }
+    return this.#families.byFamily;
   }
 
   /** The families a turn enables: the conversation's own and every enabler's. */
@@ -312,6 +327,7 @@ export class ToolRegistry {
     return this.#version;
   }
   #version = 0;
+  #families: { version: number; byFamily: Map<string, string[]> } | null = null;
 
   /** Every model-callable tool with its schema, deferred ones included (the schema snapshot, `search_tools`). */
   modelTools(): ModelToolSpec[] {

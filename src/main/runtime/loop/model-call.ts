@@ -189,8 +189,23 @@ function toPrompt(system: string | readonly string[], messages: StoredMessage[])
     if (m.role === 'user') {
       prompt.push({ role: 'user', content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as never) });
     } else if (m.role === 'assistant' || m.role === 'tool') {
-      prompt.push({ role: m.role, content: m.content as never });
+      prompt.push(promptMessageOf(m.role, m.content));
     }
   }
   return prompt;
+}
+
+/**
+ * The prompt message for a stored message's content: the same frozen object for the same (shared, frozen) content
+ * from step to step (history-cache.ts), so the wire redactor, which keeps its results per frozen object, finds each
+ * earlier message whole instead of walking into it again on every step.
+ */
+const promptMessages = new WeakMap<object, Prompt[number]>();
+function promptMessageOf(role: 'assistant' | 'tool', content: unknown): Prompt[number] {
+  if (content === null || typeof content !== 'object' || !Object.isFrozen(content)) return { role, content: content as never };
+  const kept = promptMessages.get(content);
+  if (kept?.role === role) return kept;
+  const message = Object.freeze({ role, content: content as never }) as Prompt[number];
+  promptMessages.set(content, message);
+  return message;
 }

@@ -376,8 +376,11 @@ function withAddendum(parts: [string, string], extra: string | null | undefined)
 
 /** OpenAI's prompt-cache routing key: one per conversation (a hash, so the provider learns no Deskhand id). */
 export function promptCacheKey(conversationId: string): string {
-  return `deskhand-${sha256(conversationId).slice(0, 32)}`;
+  // Asked on every step of a run: the last conversation's key is kept (a hash per step was a measurable share of it).
+  if (lastCacheKey?.conversationId !== conversationId) lastCacheKey = { conversationId, key: `deskhand-${sha256(conversationId).slice(0, 32)}` };
+  return lastCacheKey.key;
 }
+let lastCacheKey: { conversationId: string; key: string } | null = null;
 
 /**
  * What the runtime's own blocks disclose (families declare theirs on their ContextSource): ceilings judge them all
