@@ -31,10 +31,12 @@ const MAX_HEIGHT = 1600;
 /**
  * Where the frame loads the view. The desktop app: the view's page itself (its own protocol). The web UI: the view's
  * sandbox proxy on the other loopback name (a different origin than this page's, as MCP Apps asks of web hosts; the
- * web host serves it, web-host.ts), which frames the view; elsewhere (a paired device) there is none: null.
+ * web host serves it, web-host.ts), which frames the view; elsewhere (a paired device, `--remote`) there is none: null.
  */
 function frameSource(url: string): string | null {
   if (window.deskhand) return url;
+  // `deskhand web --remote` serves this page from a local relay that has no view route.
+  if (document.querySelector('meta[name="deskhand-remote"]')) return null;
   const { hostname, port, protocol } = window.location;
   const other = hostname === '127.0.0.1' ? 'localhost' : hostname === 'localhost' ? '127.0.0.1' : null;
   if (!other || protocol !== 'http:') return null;
