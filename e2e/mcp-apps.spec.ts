@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FrameLocator, Page } from '@playwright/test';
 import { artifact, expect, ROOT, test } from './support';
 
 const BASIC = join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
@@ -18,6 +19,15 @@ const BUDGET = join(ROOT, 'node_modules/@modelcontextprotocol/server-budget-allo
 const PDF = join(ROOT, 'node_modules/@modelcontextprotocol/server-pdf/dist/index.js');
 const VIEW_FETCH = join(ROOT, 'test/extensions/view-fetch-server.mjs');
 /** A one-page PDF saying "Deskhand PDF test" (Helvetica, uncompressed), built with its cross-reference offsets. */
+/**
+ * A tool call's view. In the web UI the card's frame is the sandbox proxy (another origin) and the view is its inner
+ * frame; in the desktop app the card's frame is the view.
+ */
+function viewFrame(page: Page, kind: string, title: string): FrameLocator {
+  const outer = page.frameLocator(`iframe[title="${title}"]`);
+  return kind === 'web' ? outer.frameLocator('iframe#view') : outer;
+}
+
 const SAMPLE_PDF = (() => {
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
@@ -50,7 +60,7 @@ test("an MCP App's view renders in its tool card and its button calls the server
   await page.getByRole('main').getByRole('button', { name: 'Approve' }).first().click();
   await expect(page.getByText('That is the server time.')).toBeVisible();
 
-  const view = page.frameLocator('iframe[title="View of get-time from MCP server basic"]');
+  const view = viewFrame(page, deskhand.kind, 'View of get-time from MCP server basic');
   const time = view.locator('#server-time');
   // The tool result reached the view through the bridge (its text was "Loading..." until then).
   await expect(time).toHaveText(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
@@ -97,9 +107,23 @@ test("a view reaches only the origins it declared: a fetch to another origin is 
     await deskhand.send('Show the view.');
     await page.getByRole('main').getByRole('button', { name: 'Approve' }).first().click();
     await expect(page.getByText('Shown.')).toBeVisible();
-    const view = page.frameLocator('iframe[title="View of show from MCP server viewfetch"]');
+    const view = viewFrame(page, deskhand.kind, 'View of show from MCP server viewfetch');
     await expect(view.locator('#undeclared')).toHaveText('blocked');
+    // The view cannot reach the page that shows it: a fetch to the page's origin is blocked, its parent unreadable.
+    await expect(view.locator('#ui')).toHaveText('blocked');
+    await expect(view.locator('#parent')).toHaveText('no access');
     if (deskhand.kind === 'web') {
+      // The double frame: the card's frame (the sandbox proxy) is on another origin than the page, and the view inside
+      // it on that origin's server but sandboxed; the origin the view tried is the page's own.
+      const pageOrigin = new URL(page.url()).origin;
+      await expect(view.locator('#ui-origin')).toHaveText(pageOrigin);
+      const outer = page.frames().find((f) => f.url().includes('/sp/'));
+      const inner = page.frames().find((f) => f.url().includes('/cv/'));
+      expect(outer && inner, 'the proxy and view frames').toBeTruthy();
+      expect(new URL(outer!.url()).origin).not.toBe(pageOrigin);
+      expect(inner!.parentFrame()).toBe(outer);
+      expect(await inner!.evaluate(() => (globalThis as unknown as { origin: string }).origin)).toBe('null');
+      expect(await outer!.evaluate(() => (globalThis as unknown as { origin: string }).origin)).toBe(new URL(outer!.url()).origin);
       // The web UI grants the declared origin (its page policy's connect-src) and nothing else.
       await expect(view.locator('#declared')).toHaveText('ok hello from declared');
       expect(hits.declared).toEqual(['/from-view']);
@@ -125,7 +149,7 @@ test('server-budget-allocator: its view renders the tool\'s result (categories, 
   await deskhand.send('Show the budget allocator.');
   await page.getByRole('main').getByRole('button', { name: 'Approve' }).first().click();
   await expect(page.getByText('Here is the budget.')).toBeVisible();
-  const view = page.frameLocator('iframe[title="View of get-budget-data from MCP server budget"]');
+  const view = viewFrame(page, deskhand.kind, 'View of get-budget-data from MCP server budget');
   // The result's categories and default budget, drawn by the view from the structuredContent the bridge sent.
   await expect(view.locator('#sliders-container')).toContainText('Marketing');
   await expect(view.locator('#budget-selector')).toHaveValue('100000');
@@ -152,7 +176,7 @@ test('server-pdf: its view loads a local PDF through its server, the read allowe
   // asks on the card (the conversation read the server's output), and the person allows it.
   const ask = page.getByRole('group', { name: 'The view asks to call read_pdf_bytes' });
   await expect(ask.first()).toContainText(file, { timeout: 30_000 });
-  const view = page.frameLocator('iframe[title="View of display_pdf from MCP server pdf"]');
+  const view = viewFrame(page, deskhand.kind, 'View of display_pdf from MCP server pdf');
   let allowed = 0;
   await expect(async () => {
     if (await ask.first().isVisible()) {

@@ -198,7 +198,7 @@ export class McpAppHost {
     // The declared origins, checked one by one, go into this view's own policy; nothing else does.
     const grants = viewGrants(view.csp, view.permissions);
     const csp = viewCsp(grants);
-    this.tickets.set(ticket, { page: { body: viewPage(view.html, csp), type: 'text/html; charset=utf-8', csp: `${csp}; sandbox allow-scripts` }, until: now + TICKET_MS });
+    this.tickets.set(ticket, { page: { body: viewPage(view.html, csp), type: 'text/html; charset=utf-8', csp: `${csp}; sandbox allow-scripts`, view: { allow: grants.allow } }, until: now + TICKET_MS });
     const raw = this.deps.mcp.callResult(`${p.runId}/${p.callId}`);
     // The whole result while this process keeps it; after a restart, the text the transcript kept.
     const result = raw

@@ -3,6 +3,11 @@
  * the per-launch token as the first path segment (`http://127.0.0.1:PORT/TOKEN/`), else 403 — the WebSocket upgrade
  * included. Host and Origin are checked too, so another site in the person's browser (or a DNS-rebound name) cannot
  * drive the agent.
+ *
+ * An MCP App's view (mcp-apps.ts) is shown through a sandbox proxy on a different origin, as the MCP Apps spec asks of
+ * web hosts: the same listener under the other loopback name (a page on `127.0.0.1:PORT` frames
+ * `http://localhost:PORT/sp/<ticket>`, and the other way round), which frames the view (`/cv/<ticket>`, opaque origin)
+ * and relays the bridge's messages between it and the page (`sandboxProxyPage`).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, realpathSync, statSync } from 'node:fs';
@@ -95,6 +100,8 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       "media-src 'self' data:",
       "font-src 'self'",
       `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
+      // MCP App views: their sandbox proxy, on the other loopback name (only its /sp/ pages frame into this page).
+      `frame-src 'self' http://127.0.0.1:${port} http://localhost:${port}`,
       "object-src 'none'",
       "base-uri 'none'",
       "form-action 'none'",
@@ -113,6 +120,8 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     // A composition's viewer page: its own short-lived ticket instead of the token (see composition-host.ts).
     const viewer = /^\/cv\/([A-Za-z0-9_-]{24})$/.exec((req.url ?? '').split('?')[0]!);
     if (viewer && (req.method === 'GET' || req.method === 'HEAD')) return serveComposition(viewer[1]!, req, res);
+    const proxy = /^\/sp\/([A-Za-z0-9_-]{24})$/.exec((req.url ?? '').split('?')[0]!);
+    if (proxy && (req.method === 'GET' || req.method === 'HEAD')) return serveSandboxProxy(proxy[1]!, req, res);
     const rest = afterToken(req.url);
     if (rest === null) return forbid(res, 'missing or wrong token', req);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -143,6 +152,9 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       res.end('This composition view has expired. Open it again from the Compositions panel.\n');
       return;
     }
+    // An MCP App's view is framed only by its sandbox proxy, which is on this same origin (the page's is the other
+    // loopback name): a frame of the page itself is refused.
+    if (page.view && req.headers['sec-fetch-site'] !== 'same-origin') return forbid(res, 'an MCP App view outside its sandbox proxy', req);
     res.writeHead(200, {
       'content-type': page.type,
       // Sandboxed (an opaque origin, scripts only), nothing fetched, framed only by this app.
@@ -153,6 +165,29 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       'cache-control': 'no-store',
     });
     res.end(req.method === 'HEAD' ? undefined : page.body);
+  }
+
+  function serveSandboxProxy(ticket: string, req: IncomingMessage, res: ServerResponse): void {
+    const page = opts.service.compositionPage(ticket);
+    const host = req.headers.host ?? '';
+    // The page that frames the proxy is on the other loopback name: the proxy's origin is never the page's.
+    const ui = host.startsWith('localhost:') ? `http://127.0.0.1:${port}` : `http://localhost:${port}`;
+    if (req.headers['sec-fetch-dest'] !== 'iframe' || !page?.view) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; sandbox" });
+      res.end('This view has expired or is shown only inside Deskhand. Open it again from its tool call.\n');
+      return;
+    }
+    const nonce = randomBytes(16).toString('base64');
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      // Its own script only; it frames the view from this origin and reaches nothing; framed only by the page.
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; frame-src http://${host}; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors ${ui}`,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cross-origin-resource-policy': 'same-origin',
+      'cache-control': 'no-store',
+    });
+    res.end(req.method === 'HEAD' ? undefined : sandboxProxyPage(ticket, ui, page.view.allow, nonce));
   }
 
   // maxPayload is twice the contract's limit: requests between the two get a readable refusal, beyond it the
@@ -231,6 +266,29 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       return closing;
     },
   };
+}
+
+const escapeAttr = (s: string) => s.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * The MCP Apps sandbox proxy (the outer frame of a view in the web UI): it frames the view's ticketed page from its
+ * own origin with `sandbox="allow-scripts"` (an opaque origin, the view's policy in the response header) and relays
+ * messages: from the page (`ui`, checked by origin and window) to the view, and from the view's window to the page
+ * only. Deskhand loads the view by URL instead of receiving its HTML over `ui/notifications/sandbox-resource-ready`,
+ * so the view's policy stays a response header built in main.
+ */
+export function sandboxProxyPage(ticket: string, ui: string, allow: readonly string[], nonce: string): string {
+  const allowAttr = allow.length ? ` allow="${escapeAttr(allow.join('; '))}"` : '';
+  return `<!doctype html><html><head><meta charset="utf-8"><style nonce="${nonce}">html,body{margin:0;height:100%;overflow:hidden}iframe{border:0;width:100%;height:100%;display:block}</style></head><body>
+<iframe id="view" sandbox="allow-scripts"${allowAttr} referrerpolicy="no-referrer" src="/cv/${ticket}"></iframe>
+<script nonce="${nonce}">
+const UI = ${JSON.stringify(ui)};
+const view = document.getElementById('view');
+addEventListener('message', (e) => {
+  if (e.source === window.parent && e.origin === UI) view.contentWindow?.postMessage(e.data, '*');
+  else if (e.source === view.contentWindow && e.source !== null) window.parent.postMessage(e.data, UI);
+});
+</script></body></html>`;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * MCP Apps (SEP-1865): the view an MCP server gives a tool, inside that tool call's card. The page renders in an
- * iframe with `sandbox="allow-scripts"` (an opaque origin: no access to the app, no storage) from a ticketed page main
+ * iframe with `sandbox="allow-scripts"` (an opaque origin: no access to the app, no storage; in the web UI inside a
+ * sandbox proxy on another origin that relays the bridge, `frameSource`) from a ticketed page main
  * serves with a policy built from the origins the view declared and no others (none: no network; no form posts;
  * host/app/mcp-apps.ts); declared permissions become the frame's `allow`. The host
  * side of the bridge is the SDK's AppBridge over postMessage with this frame only:
@@ -26,6 +27,21 @@ type Ask = Extract<McpAppCallOutcome, { status: 'ask' }> & { settle(outcome: Mcp
 
 const MIN_HEIGHT = 60;
 const MAX_HEIGHT = 1600;
+
+/**
+ * Where the frame loads the view. The desktop app: the view's page itself (its own protocol). The web UI: the view's
+ * sandbox proxy on the other loopback name (a different origin than this page's, as MCP Apps asks of web hosts; the
+ * web host serves it, web-host.ts), which frames the view; elsewhere (a paired device, `--remote`) there is none: null.
+ */
+function frameSource(url: string): string | null {
+  if (window.deskhand) return url;
+  // `deskhand web --remote` serves this page from a local relay that has no view route.
+  if (document.querySelector('meta[name="deskhand-remote"]')) return null;
+  const { hostname, port, protocol } = window.location;
+  const other = hostname === '127.0.0.1' ? 'localhost' : hostname === 'localhost' ? '127.0.0.1' : null;
+  if (!other || protocol !== 'http:') return null;
+  return `http://${other}:${port}${url.replace(/^\/cv\//, '/sp/')}`;
+}
 
 export function McpAppView({ item }: { item: ToolItem }) {
   if (!item.tool.startsWith('mcp__') || (item.status !== 'ok' && item.status !== 'error')) return null;
@@ -125,12 +141,15 @@ function AppFrame({ item }: { item: ToolItem }) {
 
   if (error) return <p className="muted small tool-shot-note">The view of this call could not be shown: {error}</p>;
   if (!view) return null;
+  const src = frameSource(view.url);
+  if (src === null) return <p className="muted small tool-shot-note">This call has a view from MCP server {view.server}; views are shown in the desktop app and in `deskhand web` on its own machine.</p>;
   return (
     <section className="mcp-app" aria-label={`View of ${view.tool} (MCP server ${view.server})`}>
       <iframe
         ref={ref}
-        src={view.url}
-        sandbox="allow-scripts"
+        src={src}
+        // The web UI: the outer frame is the sandbox proxy on another origin (it frames the view, sandboxed, itself).
+        sandbox={window.deskhand ? 'allow-scripts' : 'allow-scripts allow-same-origin'}
         {...(view.granted.allow.length > 0 ? { allow: view.granted.allow.join('; ') } : {})}
         referrerPolicy="no-referrer"
         title={`View of ${view.tool} from MCP server ${view.server}`}

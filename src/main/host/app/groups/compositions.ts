@@ -42,6 +42,8 @@ export interface CompositionPage {
   type: string;
   /** The Content-Security-Policy header (the host adds frame-ancestors). */
   csp: string;
+  /** An MCP App's view (mcp-apps.ts), with the frame's `allow` list: the web host serves it on the view origin only, inside its sandbox proxy. */
+  view?: { allow: readonly string[] };
 }
 
 export class CompositionHost {
