@@ -162,7 +162,8 @@ export class ChangeLedger {
     const taken = watch?.take() ?? null;
     const dirty = flushed ? taken : null;
     const onDir = watch ? (rel: string, ino: number, ignored: boolean) => watch.watchDir(rel, ino, ignored) : undefined;
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      if (attempt > 0) backOff(attempt);
       const cache = this.cacheOf(root);
       if (dirty && dirty.size === 0 && cache.version > 0 && this.q.root(root)?.last_run === scanningRun) return null;
       // What differs from the cache: every path of the root listed again (a full scan), or only the paths the watcher
@@ -462,4 +463,16 @@ export function netChanges(sets: readonly ChangeSet[]): ChangedPath[] {
     if (kind) out.push({ path, kind, before, after, restorable: restorableState(before) && before?.type !== 'ignored' });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Two processes stepping in one root at once each scan, then claim the root's next version; the one that lost scans
+ * again. Under load the same one could keep losing (each scan takes longer than the other's step), so a lost claim
+ * waits a random while, growing with each loss, before it scans again: the two fall out of step (at most about 2 s
+ * over every attempt). The wait blocks this process; it happens only when another process claimed the root meanwhile.
+ */
+const CLAIM_ATTEMPTS = 12;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+function backOff(attempt: number): void {
+  Atomics.wait(sleeper, 0, 0, Math.random() * Math.min(5 * 2 ** attempt, 250));
 }
