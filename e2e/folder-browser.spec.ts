@@ -15,6 +15,16 @@ test('Browse… picks a folder in web mode, through the path guard', async ({ de
   writeFileSync(join(projects, 'readme.txt'), 'not a folder\n');
   symlinkSync(join(projects, '.ssh'), join(projects, 'keys'));
   await deskhand.startModel([]);
+  // Every folder listing answers late (a loaded host): a move made from the listing still shown, before the asked one
+  // arrives, would start from the wrong folder. Three quick clicks on Up once went up one folder, not three.
+  const slow = deskhand.pageForListeners()!;
+  await slow.routeWebSocket(/\/ws(\?|$)/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => {
+      if (String(m).includes('"method":"listFolders"')) setTimeout(() => server.send(m), 400);
+      else server.send(m);
+    });
+  });
   const page = await deskhand.start();
   await page.getByRole('button', { name: 'New conversation' }).first().click();
   const dialog = page.getByRole('dialog', { name: 'New conversation' });

@@ -4,7 +4,7 @@
  * message (with the files attached to it): it is shown as queued and sent when the conversation is idle again.
  * `/tools` alone opens the tools panel instead of being sent. Typing `/` opens the command menu (CommandMenu.tsx).
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { api, errorText } from '../../api/client';
 import { useConversations } from '../../state/conversations';
 import { useMessages } from '../../state/messages';
@@ -54,8 +54,8 @@ export function Composer() {
         : 'Ask Deskhand to do something in this folder';
 
   // Grow with the text (or the placeholder, on a narrow window) up to a limit, then scroll: never a one-line box with
-  // scroll arrows around a wrapped placeholder.
-  useEffect(() => {
+  // scroll arrows around a wrapped placeholder. Before paint, so no frame shows the old height.
+  useLayoutEffect(() => {
     const el = box.current;
     if (el) fitBox(el);
   }, [text, placeholder]);

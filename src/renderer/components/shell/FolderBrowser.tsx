@@ -12,14 +12,27 @@ export function FolderBrowser({ start, onPick, onClose }: { start: string; onPic
   const [hidden, setHidden] = useState(false);
   const [listing, setListing] = useState<FolderListingView | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // What the shown listing answers: until the requested folder's listing arrives, the shown one is stale, and a move
+  // from it (Up, a folder, "Use this folder") would start from where the person no longer is. Quick clicks on Up
+  // went up once, not three times.
+  const [shownFor, setShownFor] = useState<string | null>(null);
+  const settled = shownFor === `${hidden}:${path}`;
 
   useEffect(() => {
     let live = true;
     setError(null);
     api()
       .listFolders({ path, hidden })
-      .then((l) => live && setListing(l))
-      .catch((err: unknown) => live && setError(errorText(err)));
+      .then((l) => {
+        if (!live) return;
+        setListing(l);
+        setShownFor(`${hidden}:${path}`);
+      })
+      .catch((err: unknown) => {
+        if (!live) return;
+        setError(errorText(err));
+        setShownFor(`${hidden}:${path}`);
+      });
     return () => {
       live = false;
     };
@@ -28,7 +41,7 @@ export function FolderBrowser({ start, onPick, onClose }: { start: string; onPic
   return (
     <section className="folder-browser" aria-label="Choose a folder">
       <div className="folder-browser-head">
-        <button type="button" className="btn small" disabled={!listing?.parent} onClick={() => listing?.parent && setPath(listing.parent)} aria-label="Up one folder">
+        <button type="button" className="btn small" disabled={!settled || !listing?.parent} onClick={() => listing?.parent && setPath(listing.parent)} aria-label="Up one folder">
           ↑ Up
         </button>
         <span className="mono small folder-browser-path" aria-label="Folder shown">
@@ -48,7 +61,7 @@ export function FolderBrowser({ start, onPick, onClose }: { start: string; onPic
           {listing.folders.length === 0 && <li className="muted small">No folders here.</li>}
           {listing.folders.map((f) => (
             <li key={f.path}>
-              <button type="button" className="link-button" onClick={() => setPath(f.path)}>
+              <button type="button" className="link-button" disabled={!settled} onClick={() => setPath(f.path)}>
                 📁 {f.name}
               </button>
             </li>
@@ -57,7 +70,7 @@ export function FolderBrowser({ start, onPick, onClose }: { start: string; onPic
         </ul>
       )}
       <div className="folder-browser-actions">
-        <button type="button" className="btn primary small" disabled={!listing} onClick={() => listing && onPick(listing.path)}>
+        <button type="button" className="btn primary small" disabled={!settled || !listing} onClick={() => listing && onPick(listing.path)}>
           Use this folder
         </button>
         <button type="button" className="btn small" onClick={onClose}>
