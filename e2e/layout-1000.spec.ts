@@ -116,6 +116,6 @@ test('1000 px with a composition open: the header is not clipped and nothing scr
     const f = await facts(page);
     expect(f.sideScroll, `at ${width} px`).toEqual([0, 0, 0]);
     expect(f.clipped, `at ${width} px`).toEqual([]);
-    expect(await composerScrolls(page), `at ${width} px`).toBe(false);
+    await expect.poll(() => composerScrolls(page), { message: `at ${width} px` }).toBe(false);
   }
 });
