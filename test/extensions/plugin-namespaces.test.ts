@@ -89,6 +89,30 @@ describe('commands', () => {
   });
 });
 
+describe('a plugin whose name holds a dot (plugin names allow letters, digits, ., _ and -)', () => {
+  const catalog = () =>
+    new CommandCatalog({ dataDir, reader: new GuardedContentReader({ dataDir }), folders: () => [{ dir: join(kit, 'commands'), plugin: 'acme.kit@acme' }] });
+
+  it.each([
+    ['acme.kit:hello', 'DOT-HELLO', 'its full name, dot and all'],
+    ['acme.kit:deploy:prod', 'DOT-DEPLOY', 'a subfolder command by its full name'],
+    ['hello', 'DOT-HELLO', 'the bare name'],
+    ['acme.kit', null, 'the plugin\'s name alone is no command'],
+    ['acme:hello', null, 'half its name is another namespace'],
+    ['.kit:hello', null, 'a name cannot start with a dot'],
+  ] as [string, string | null, string][])('/%s runs %s (%s)', (typed, marker) => {
+    put(join(kit, 'commands', 'hello.md'), 'DOT-HELLO\n');
+    put(join(kit, 'commands', 'deploy', 'prod.md'), 'DOT-DEPLOY\n');
+    expect(catalog().expand(`/${typed} x`, [work])?.text.split('\n')[0] ?? null).toBe(marker);
+    expect(catalog().scan([work]).commands.map((c) => c.name)).toEqual(['acme.kit:deploy:prod', 'acme.kit:hello']);
+  });
+
+  it('a path typed as a message is not taken for a command', () => {
+    put(join(kit, 'commands', 'hello.md'), 'DOT-HELLO\n');
+    for (const typed of ['/etc/hosts has a typo', '/hello.md', '/acme.kit:hello.md x']) expect(catalog().expand(typed, [work])).toBeNull();
+  });
+});
+
 describe('agents', () => {
   const catalog = () =>
     new AgentCatalog({

@@ -22,6 +22,12 @@ describe('the composer\'s command menu', () => {
     expect(names(menuFor('/zzz', commands))).toEqual([]);
   });
 
+  it('keeps filtering while a dotted plugin name is typed (plugin acme.kit\'s /acme.kit:hello)', () => {
+    const dotted: CommandView[] = [...commands, { ...commands[0]!, name: 'acme.kit:hello', description: 'Say hello' }];
+    expect(names(menuFor('/acme.', dotted))).toEqual(['acme.kit:hello']);
+    expect(names(menuFor('/acme.kit:h', dotted))).toEqual(['acme.kit:hello']);
+  });
+
   it.each(['', 'hello', ' /re', '/review src/a.ts', '/review ', 'a /re', '/etc/hosts', '//'])('shows no menu for %j', (text) => {
     expect(menuFor(text, commands)).toBeNull();
   });

@@ -8,7 +8,7 @@ import type { CommandView } from '../../shared/contract/extensions';
 
 /** The commands the menu shows for the box's text, best first; null when no menu belongs there. */
 export function menuFor(text: string, commands: readonly CommandView[]): CommandView[] | null {
-  const m = /^\/([\w:-]*)$/.exec(text);
+  const m = /^\/([\w.:-]*)$/.exec(text);
   if (!m) return null;
   const typed = m[1]!.toLowerCase();
   const starts = commands.filter((c) => c.name.toLowerCase().startsWith(typed));

@@ -20,8 +20,11 @@ export const PROJECT_COMMAND_DIRS = [join('.deskhand', 'commands'), join('.claud
 export const projectCommandDirs = (root: string, compat: CompatCheck): string[] => PROJECT_COMMAND_DIRS.filter((rel) => !rel.startsWith('.claude') || compat(root)).map((rel) => join(root, rel));
 
 const MAX_COMMAND_BYTES = 128 * 1024;
-/** A command name as typed: letters, digits, `_`, `-`, and `:` between a subfolder and the name. */
-const INVOCATION = /^\/([A-Za-z0-9_][\w-]*(?::[\w-]+)*)(?:[ \t]+([\s\S]*))?$/;
+/**
+ * A command name as typed: letters, digits, `_`, `-`, and `:` between a subfolder and the name; the first part may
+ * hold dots, as a plugin's namespace does (`/acme.kit:hello`).
+ */
+const INVOCATION = /^\/([A-Za-z0-9_][\w.-]*(?::[\w-]+)*)(?:[ \t]+([\s\S]*))?$/;
 
 interface CommandFile extends PromptCommandInfo {
   body: string;
