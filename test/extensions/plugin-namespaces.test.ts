@@ -10,6 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { GuardedContentReader } from '../../src/main/runtime/context/content-reader';
 import { CommandCatalog } from '../../src/main/services/commands';
 import { AgentCatalog } from '../../src/main/services/agents';
+import { SUBAGENT_TYPE_NAME } from '../../src/main/services/subagents/profiles';
 import { tempDir } from '../support/tool-context';
 
 let dataDir: string;
@@ -105,6 +106,14 @@ describe('a plugin whose name holds a dot (plugin names allow letters, digits, .
     put(join(kit, 'commands', 'deploy', 'prod.md'), 'DOT-DEPLOY\n');
     expect(catalog().expand(`/${typed} x`, [work])?.text.split('\n')[0] ?? null).toBe(marker);
     expect(catalog().scan([work]).commands.map((c) => c.name)).toEqual(['acme.kit:deploy:prod', 'acme.kit:hello']);
+  });
+
+  it('its agent definitions are types the spawn tools take: acme.kit:helper', () => {
+    put(join(kit, 'agents', 'helper.md'), '---\nname: helper\ndescription: DOT-HELPER\n---\nDOT-HELPER\n');
+    const agents = new AgentCatalog({ dataDir, reader: new GuardedContentReader({ dataDir }), folders: () => [{ dir: join(kit, 'agents'), origin: 'plugin', plugin: 'acme.kit@acme' }] });
+    expect(agents.get('acme.kit:helper', [work])?.prompt).toBe('DOT-HELPER');
+    for (const ok of ['acme.kit:helper', 'helper', 'kit:helper']) expect(SUBAGENT_TYPE_NAME.test(ok), ok).toBe(true);
+    for (const bad of ['.kit:helper', 'acme.kit:hel.per', 'acme kit:helper', 'a:b:c']) expect(SUBAGENT_TYPE_NAME.test(bad), bad).toBe(false);
   });
 
   it('a path typed as a message is not taken for a command', () => {

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 
 /** A subagent type as a spawn names it: a built-in, an agent definition's name, or a plugin's `plugin:name`. */
-export const SUBAGENT_TYPE_NAME = /^[A-Za-z0-9][\w-]{0,63}(?::[A-Za-z0-9][\w-]{0,63})?$/;
+export const SUBAGENT_TYPE_NAME = /^[A-Za-z0-9][\w.-]{0,63}(?::[A-Za-z0-9][\w-]{0,63})?$/;
 
 export const SUBAGENT_TYPES = ['coder', 'explore', 'general', 'researcher'] as const;
 export type SubagentType = (typeof SUBAGENT_TYPES)[number];
