@@ -6,8 +6,15 @@ import react from '@vitejs/plugin-react';
 // The preload runs sandboxed, where `import` is impossible: it must be ONE CommonJS file (electron is its only require).
 // The renderer uses relative asset URLs, so the same build loads from app://deskhand/ and from the web host's
 // /TOKEN/ path.
-/** The AI SDK and what it imports (bundled into the main build, in the `ai-sdk` chunk). */
-const AI_SDK = ['ai', '@ai-sdk/anthropic', '@ai-sdk/openai', '@ai-sdk/openai-compatible', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@ai-sdk/gateway', '@opentelemetry/api', 'eventsource-parser', '@vercel/oidc'];
+/**
+ * The AI SDK and what it imports (bundled into the main build): the providers with what they import in the `ai-sdk`
+ * chunk (what a run's model request needs), the SDK's core (`ai`, which only the media companion's generateText
+ * uses, with its gateway provider) in the `ai-core` chunk, so a run does not load it.
+ */
+const AI_PROVIDERS = ['@ai-sdk/anthropic', '@ai-sdk/openai', '@ai-sdk/openai-compatible', '@ai-sdk/provider', '@ai-sdk/provider-utils', 'eventsource-parser'];
+const AI_CORE = ['ai', '@ai-sdk/gateway', '@opentelemetry/api', '@vercel/oidc'];
+const AI_SDK = [...AI_PROVIDERS, ...AI_CORE];
+const inPackages = (packages: string[]) => (id: string) => packages.some((p) => id.includes(`/node_modules/${p}/`));
 
 export default defineConfig({
   main: {
@@ -21,7 +28,13 @@ export default defineConfig({
         output: {
           // The AI SDK in a chunk of its own name, so the import-cost tests can tell which commands load it.
           // Its own modules only: what it imports from the rest (zod) stays in the chunks it was in.
-          codeSplitting: { groups: [{ name: 'ai-sdk', test: (id: string) => AI_SDK.some((p) => id.includes(`/node_modules/${p}/`)), includeDependenciesRecursively: false }] },
+          codeSplitting: {
+            groups: [
+              { name: 'ai-sdk', test: inPackages(AI_PROVIDERS) },
+              { name: 'ai-core', test: inPackages(AI_CORE) },
+            ],
+            includeDependenciesRecursively: false,
+          },
         },
         input: {
           cli: resolve(__dirname, 'src/main/host/cli/main.ts'),

@@ -5,7 +5,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, RetryError, type LanguageModel } from 'ai';
+import type { APICallError, LanguageModel, RetryError } from 'ai';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 
 export { PROVIDERS, DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderName, type ProviderConfig } from './config';
@@ -55,11 +55,20 @@ export function isContextLengthRefusal(status: number, body: string | undefined,
   return (status === 400 || status === 413) && CONTEXT_LENGTH.test(`${body ?? ''} ${message}`);
 }
 
+/**
+ * The SDK's own instance check (what `APICallError.isInstance` does: a marker symbol on the error, so it holds across
+ * copies of the SDK), without importing `ai` for it: the providers do not need `ai`, and importing it put the SDK's
+ * whole core (`ai` with the gateway provider, ≈ 0.5 MB of the build) before every run's first request.
+ */
+function isSdkError<T>(err: unknown, name: string): err is T {
+  return err != null && typeof err === 'object' && (err as Record<symbol, unknown>)[Symbol.for(`vercel.ai.error.${name}`)] === true;
+}
+
 /** Turns whatever the SDK threw into a message for a person and a retry verdict. */
 export function describeProviderError(err: unknown, cfg: Pick<ProviderConfig, 'provider'>): ProviderFailure {
-  const inner = RetryError.isInstance(err) ? err.lastError : err;
+  const inner = isSdkError<RetryError>(err, 'AI_RetryError') ? err.lastError : err;
   const where = KEY_ENV[cfg.provider] ? `${KEY_ENV[cfg.provider]} (or Settings → Providers)` : 'Settings → Providers';
-  if (APICallError.isInstance(inner)) {
+  if (isSdkError<APICallError>(inner, 'AI_APICallError')) {
     const status = inner.statusCode ?? 0;
     const retryAfterMs = parseRetryAfter(inner.responseHeaders);
     const detail = providerMessage(inner.responseBody) ?? inner.message;
