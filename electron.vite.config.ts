@@ -6,8 +6,16 @@ import react from '@vitejs/plugin-react';
 // The preload runs sandboxed, where `import` is impossible: it must be ONE CommonJS file (electron is its only require).
 // The renderer uses relative asset URLs, so the same build loads from app://deskhand/ and from the web host's
 // /TOKEN/ path.
-/** The AI SDK and what it imports (bundled into the main build, in the `ai-sdk` chunk). */
-const AI_SDK = ['ai', '@ai-sdk/anthropic', '@ai-sdk/openai', '@ai-sdk/openai-compatible', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@ai-sdk/gateway', '@opentelemetry/api', 'eventsource-parser', '@vercel/oidc'];
+/**
+ * The AI SDK and what it imports (bundled into the main build): the OpenAI-compatible provider with what every
+ * provider imports in the `ai-sdk` chunk, Anthropic's and OpenAI's providers in chunks of their own (each loaded by
+ * the first call of one of its models), the SDK's core (`ai`, which only the media companion's generateText
+ * uses, with its gateway provider) in the `ai-core` chunk, so a run does not load it.
+ */
+const AI_PROVIDERS = ['@ai-sdk/openai-compatible', '@ai-sdk/provider', '@ai-sdk/provider-utils', 'eventsource-parser'];
+const AI_CORE = ['ai', '@ai-sdk/gateway', '@opentelemetry/api', '@vercel/oidc'];
+const AI_SDK = [...AI_PROVIDERS, ...AI_CORE, '@ai-sdk/anthropic', '@ai-sdk/openai'];
+const inPackages = (packages: string[]) => (id: string) => packages.some((p) => id.includes(`/node_modules/${p}/`));
 
 export default defineConfig({
   main: {
@@ -21,7 +29,16 @@ export default defineConfig({
         output: {
           // The AI SDK in a chunk of its own name, so the import-cost tests can tell which commands load it.
           // Its own modules only: what it imports from the rest (zod) stays in the chunks it was in.
-          codeSplitting: { groups: [{ name: 'ai-sdk', test: (id: string) => AI_SDK.some((p) => id.includes(`/node_modules/${p}/`)), includeDependenciesRecursively: false }] },
+          codeSplitting: {
+            groups: [
+              { name: 'ai-sdk', test: inPackages(AI_PROVIDERS) },
+              { name: 'ai-core', test: inPackages(AI_CORE) },
+              // Each loaded when a model of that provider is first called (providers.ts).
+              { name: 'ai-anthropic', test: inPackages(['@ai-sdk/anthropic']) },
+              { name: 'ai-openai', test: inPackages(['@ai-sdk/openai']) },
+            ],
+            includeDependenciesRecursively: false,
+          },
         },
         input: {
           cli: resolve(__dirname, 'src/main/host/cli/main.ts'),

@@ -16,8 +16,13 @@ import { tempDir } from '../support/tool-context';
 import { startModelServer } from '../support/model-server';
 
 const RECORDER = resolve(__dirname, '../support/record-imports.mjs');
-/** The AI SDK is bundled into the build (electron.vite.config.ts), in a chunk of its own name: that chunk, or the packages should they ever load from node_modules again. */
-const AI_SDK = ['out/main/chunks/ai-sdk-', '@ai-sdk/', 'node_modules/ai/'];
+/**
+ * The AI SDK is bundled into the build (electron.vite.config.ts), in chunks of their own names: `ai-sdk` (the
+ * OpenAI-compatible provider and what every provider imports), `ai-anthropic` and `ai-openai` (loaded by the first call
+ * of one of their models), `ai-core` (the SDK's core, `ai`, which only the media companion uses), or the packages
+ * should they ever load from node_modules again.
+ */
+const AI_SDK = ['out/main/chunks/ai-sdk-', 'out/main/chunks/ai-core-', 'out/main/chunks/ai-anthropic-', 'out/main/chunks/ai-openai-', '@ai-sdk/', 'node_modules/ai/'];
 const HEAVY = ['playwright-core', ...AI_SDK, 'pdfjs-dist', '@modelcontextprotocol/sdk', '@modelcontextprotocol/client', '@modelcontextprotocol/core', 'node_modules/react/', 'node_modules/react-dom/', 'dbus-next', 'better-sqlite3', 'linkedom'];
 
 function loaded(args: string[], env: NodeJS.ProcessEnv = {}): { lines: string[]; status: number | null } {
@@ -160,7 +165,7 @@ describe('the CLI loads only what a command uses', () => {
     expect(agentOnlyIn(lines)).toContain('out/main/chunks/ai-sdk-');
   });
 
-  it('`deskhand run --conversation` makes its first model request before loading what the request does not need (HTTP client of the web tools, D-Bus, Playwright, pdf.js, MCP SDK, React, page extractor, image and desktop libraries, ripgrep)', async () => {
+  it('`deskhand run --conversation` makes its first model request before loading what the request does not need (HTTP client of the web tools, D-Bus, Playwright, pdf.js, MCP SDK, React, page extractor, image and desktop libraries, ripgrep, the AI SDK\'s core, the providers it does not use, the app\'s whole contract)', async () => {
     requireBuild();
     const out = join(tempDir('deskhand-imports-'), 'record.txt');
     // What the process had resolved when its request reached the server (the recorder appends synchronously).
@@ -184,7 +189,10 @@ describe('the CLI loads only what a command uses', () => {
       // Control: by then it had loaded the agent (the AI SDK's chunk, the runtime) and the store.
       expect(lines.some((l) => l.includes('out/main/chunks/ai-sdk-'))).toBe(true);
       expect(buildFiles(lines).some((f) => RUNTIME_CHUNKS.test(f))).toBe(true);
-      const DEFERRED = ['node_modules/undici/', 'node_modules/dbus-next/', 'playwright-core', 'pdfjs-dist', '@modelcontextprotocol/', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom', 'jimp', '@nut-tree-fork/', '@vscode/ripgrep', '@a2a-js/', 'keytar', 'node_modules/zod/', 'node_modules/diff/', ...AI_SDK.slice(1)];
+      // The AI SDK's core (`ai` with its gateway provider: the providers do not need it), the providers this run does
+      // not use (Anthropic's, OpenAI's) and the contract's index (every area's schemas: a run reads its settings through
+      // the settings part alone) are not loaded either.
+      const DEFERRED = ['node_modules/undici/', 'node_modules/dbus-next/', 'playwright-core', 'pdfjs-dist', '@modelcontextprotocol/', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom', 'jimp', '@nut-tree-fork/', '@vscode/ripgrep', '@a2a-js/', 'keytar', 'node_modules/zod/', 'node_modules/diff/', 'out/main/chunks/contract-', ...AI_SDK.slice(1)];
       expect(DEFERRED.filter((h) => lines.some((l) => l.includes(h)))).toEqual([]);
     } finally {
       await server.close();

@@ -2,10 +2,8 @@
  * Model providers on the AI SDK. The runtime owns the loop; this module only builds language models and turns
  * provider failures into errors a person can act on.
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, RetryError, type LanguageModel } from 'ai';
+import type { APICallError, LanguageModel, RetryError } from 'ai';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
 
 export { PROVIDERS, DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderName, type ProviderConfig } from './config';
@@ -15,21 +13,68 @@ import { coalescingFetch } from './sse-coalesce';
 /** Every provider's requests: runs of text-only stream events joined per network read (sse-coalesce.ts). */
 const fetch = coalescingFetch();
 
-export function createModel(cfg: ProviderConfig): LanguageModel {
-  const baseURL = cfg.baseURL ?? undefined;
+/** A language model as the runtime calls it (the SDK's current specification). */
+type ModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;
+
+/**
+ * The SDK's provider id of the model a configuration makes (`model.provider`, which the runtime reads before the first
+ * call: cache breakpoints, reasoning replay, the wire's tool-call ids). test/runtime/lazy-provider.test.ts holds it to
+ * what the SDK's own models say.
+ */
+export function providerIdOf(cfg: Pick<ProviderConfig, 'provider' | 'openaiApi'>): string {
   switch (cfg.provider) {
     case 'anthropic':
+      return 'anthropic.messages';
+    case 'openai':
+      return cfg.openaiApi === 'responses' ? 'openai.responses' : 'openai.chat';
+    case 'openai-compatible':
+      return 'openai-compatible.chat';
+  }
+}
+
+/** The SDK's model for a configuration, its provider package loaded on first use (Anthropic's and OpenAI's are 0.2–0.25 MB of the build each). */
+export async function loadModel(cfg: ProviderConfig): Promise<ModelV3> {
+  const baseURL = cfg.baseURL ?? undefined;
+  switch (cfg.provider) {
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return createAnthropic({ apiKey: cfg.apiKey ?? '', baseURL, fetch })(cfg.model);
+    }
     case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
       const openai = createOpenAI({ apiKey: cfg.apiKey ?? '', baseURL, fetch });
       // Chat Completions by default: the wire protocol every OpenAI-compatible server also speaks. The Responses API
       // on request (`openaiApi`): reasoning items, kept encrypted with the message (model-call.ts, reasoning.ts).
       return cfg.openaiApi === 'responses' ? openai.responses(cfg.model) : openai.chat(cfg.model);
     }
     case 'openai-compatible':
-      if (!baseURL) throw new DeskhandError('usage', 'The openai-compatible provider needs a base URL (--base-url http://127.0.0.1:11434/v1).');
+      if (!baseURL) throw usageNoBaseURL();
       return createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey: cfg.apiKey ?? undefined, includeUsage: true, fetch })(cfg.model);
   }
+}
+
+const usageNoBaseURL = () => new DeskhandError('usage', 'The openai-compatible provider needs a base URL (--base-url http://127.0.0.1:11434/v1).');
+
+/**
+ * The model for a configuration, made at once; the provider's package (and the SDK's model) is loaded by its first
+ * call, so a run does not compile the providers it does not use before its first request. Same provider id, model id
+ * and calls as the SDK's model (`doStream`, `doGenerate`, `supportedUrls` are the SDK's, once loaded).
+ */
+export function createModel(cfg: ProviderConfig): LanguageModel {
+  if (cfg.provider === 'openai-compatible' && !cfg.baseURL) throw usageNoBaseURL();
+  let loaded: Promise<ModelV3> | undefined;
+  const model = () => (loaded ??= loadModel(cfg));
+  const lazy: ModelV3 = {
+    specificationVersion: 'v3',
+    provider: providerIdOf(cfg),
+    modelId: cfg.model,
+    get supportedUrls() {
+      return model().then((m) => m.supportedUrls);
+    },
+    doGenerate: async (options) => (await model()).doGenerate(options),
+    doStream: async (options) => (await model()).doStream(options),
+  };
+  return lazy;
 }
 
 export interface ProviderFailure {
@@ -55,11 +100,20 @@ export function isContextLengthRefusal(status: number, body: string | undefined,
   return (status === 400 || status === 413) && CONTEXT_LENGTH.test(`${body ?? ''} ${message}`);
 }
 
+/**
+ * The SDK's own instance check (what `APICallError.isInstance` does: a marker symbol on the error, so it holds across
+ * copies of the SDK), without importing `ai` for it: the providers do not need `ai`, and importing it put the SDK's
+ * whole core (`ai` with the gateway provider, ≈ 0.5 MB of the build) before every run's first request.
+ */
+function isSdkError<T>(err: unknown, name: string): err is T {
+  return err != null && typeof err === 'object' && (err as Record<symbol, unknown>)[Symbol.for(`vercel.ai.error.${name}`)] === true;
+}
+
 /** Turns whatever the SDK threw into a message for a person and a retry verdict. */
 export function describeProviderError(err: unknown, cfg: Pick<ProviderConfig, 'provider'>): ProviderFailure {
-  const inner = RetryError.isInstance(err) ? err.lastError : err;
+  const inner = isSdkError<RetryError>(err, 'AI_RetryError') ? err.lastError : err;
   const where = KEY_ENV[cfg.provider] ? `${KEY_ENV[cfg.provider]} (or Settings → Providers)` : 'Settings → Providers';
-  if (APICallError.isInstance(inner)) {
+  if (isSdkError<APICallError>(inner, 'AI_APICallError')) {
     const status = inner.statusCode ?? 0;
     const retryAfterMs = parseRetryAfter(inner.responseHeaders);
     const detail = providerMessage(inner.responseBody) ?? inner.message;
