@@ -2,9 +2,10 @@
  * map_overhead_ms_per_child: what a subagent costs beyond its model call. Each round runs map_subagents over 10
  * trivial children one at a time (max_concurrency 1; one scripted model step each) through the real loop, and —
  * paired, in the same run — the same 10 model calls made directly on the provider, one at a time. The figure is
- * (map − direct) / 10 per round, 20 rounds (the parent's own two steps are in it, shared by the 10 children). Each
- * round runs on a fresh store and runtime opened before the time measured and closed after it (map_open_runtime_ms);
- * until the fourth round of issue 54 that opening was inside the map's time, ≈ 5–16 ms per child of it.
+ * (map − direct) / 10 per round, 20 rounds (the parent's own two steps are in it, shared by the 10 children). The
+ * rounds of a figure share one store and runtime, opened before them (map_open_runtime_ms) as a host has them, each
+ * round mapping in a new conversation; until issue 54's fourth round every round opened a fresh store and assembled
+ * a runtime inside the map's time (≈ 5–16 ms per child of it, and the runtime's first use of every tool schema).
  *
  * map_100_parallel_share_ms_per_child: map_subagents over 100 children, 8 at once, against the same 100 calls made
  * directly 8 at once: (map − direct) / 100 is each child's share of the wall time when 8 run together — not what one
@@ -43,17 +44,18 @@ export default async function subagentsBench(): Promise<BenchResult> {
       if (first.includes('ITEM')) return reply().text('ok');
       return parentReplies.shift() ?? reply().text('done');
     });
-    // A fresh store and runtime per round, opened before and closed after the time measured: opening a store and
-    // assembling a runtime is what a host pays once, not what a child costs (map_open_runtime_ms reports it apart).
+    // One store and runtime per figure, as a host has them: opened before the rounds and closed after them. Opening a
+    // store and assembling a runtime (and a runtime's first use of each tool schema and statement) is what a host pays
+    // once, not what a child costs; map_open_runtime_ms reports the opening apart. Each round maps in a new conversation.
     const open = (cap: number) => {
       const t0 = performance.now();
       const store = new Store(tempDir('deskhand-bench-data-'));
       const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, subagents: { maxLive: cap } });
-      const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
-      return { store, runtime, conv, ms: performance.now() - t0 };
+      return { store, runtime, ms: performance.now() - t0 };
     };
     type Opened = ReturnType<typeof open>;
-    const viaMap = async ({ runtime, conv }: Opened, children: number, cap: number) => {
+    const viaMap = async ({ runtime }: Opened, children: number, cap: number) => {
+      const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
       parentReplies.push(
         reply().tool('map_subagents', { prompt_template: 'ITEM {{input}}: say ok', items: Array.from({ length: children }, (_, i) => String(i)), description: 'bench', max_concurrency: cap }),
         reply().text('done'),
@@ -81,12 +83,13 @@ export default async function subagentsBench(): Promise<BenchResult> {
       await Promise.all(Array.from({ length: cap }, worker));
     };
     const openMs: number[] = [];
-    /** The map and the direct calls, order alternating per round, each round on a store opened before it. */
+    /** The map and the direct calls, order alternating per round, on one store and runtime opened before the rounds. */
     const pairedMap = async (rounds: number, children: number, cap: number) => {
       const out = { a: [] as number[], b: [] as number[] };
       const warmup = isSmoke() ? 0 : 1;
+      const opened = open(cap);
+      openMs.push(opened.ms);
       for (let i = 0; i < warmup + roundsOf(rounds); i++) {
-        const opened = open(cap);
         const timedMap = async () => {
           const t0 = performance.now();
           await viaMap(opened, children, cap);
@@ -106,12 +109,11 @@ export default async function subagentsBench(): Promise<BenchResult> {
           b = await timedDirect();
           a = await timedMap();
         }
-        await close(opened);
         if (i < warmup) continue;
         out.a.push(a);
         out.b.push(b);
-        openMs.push(opened.ms);
       }
+      await close(opened);
       return out;
     };
     const seq = await pairedMap(SEQ_ROUNDS, SEQ_CHILDREN, 1);
@@ -162,7 +164,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
       map_100_parallel_share_ms_per_child: figure(parallelShare, { unit: 'ms/child', baseline: `the same ${CHILDREN} model calls made directly, ${CAP} at once: wall share per child, ${CAP} overlapping`, headline: true }),
       map_100_total_ms: figure(map.a, { unit: 'ms', baseline: 'map_100_direct_ms' }),
       map_100_direct_ms: figure(map.b, { unit: 'ms' }),
-      map_open_runtime_ms: figure(openMs, { unit: 'ms', baseline: 'opening a fresh store and assembling a runtime, once per round before the time measured (not in the per-child figures)' }),
+      map_open_runtime_ms: figure(openMs, { unit: 'ms', baseline: 'opening a fresh store and assembling a runtime, once per figure before its rounds (not in the per-child figures)' }),
       compaction_ms: figure(compaction, { unit: 'ms', baseline: 'compaction_model_call_ms (the summary call alone)' }),
       compaction_model_call_ms: figure(call, { unit: 'ms' }),
       compaction_conversation_tokens: tokens,
