@@ -50,6 +50,28 @@ describe('write barriers per commit kind, counted with strace', () => {
   }, 150_000);
 });
 
+describe('a map of foreground subagents, counted with strace', () => {
+  it('syncs per map, not per child: a child\'s run start and end and its row\'s end are synced by the parent\'s call result', () => {
+    const n = 8;
+    const dataDir = tempDir('deskhand-fsync-map-');
+    const work = tempDir('deskhand-fsync-map-work-');
+    const log = join(tempDir('deskhand-strace-'), 'trace.txt');
+    const r = spawnSync('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,write', '-e', 'signal=none', '-o', log, process.execPath, '--import', 'tsx', resolve(__dirname, '../support/fsync-map-main.ts'), dataDir, work, String(n)], { encoding: 'utf8', timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { status: string; children: string[]; result: string | null };
+    // Every child ran and ended, and the parent's call result reports each one.
+    expect(out.status).toBe('finished');
+    expect(out.children).toEqual(Array.from({ length: n }, () => 'finished'));
+    for (let i = 0; i < n; i++) expect(out.result).toContain(`ok ${i}`);
+    const counts = barriersPerPhase(readFileSync(log, 'utf8'));
+    expect(r.stderr).toMatch(/PHASE map[\s\S]*PHASE end/);
+    // Three full commits per child before (its run's start, its run's end, its row's end): at least 3n. Now the
+    // parent's own commits (its message, the sync before the map acts, the children's rows, the result, its end).
+    expect(counts.map ?? 0).toBeGreaterThan(0);
+    expect(counts.map ?? 0).toBeLessThan(n);
+  }, 150_000);
+});
+
 describe('the run loop', () => {
   let server: ModelServer;
   let store: Store;

@@ -35,6 +35,12 @@ export interface RunOptions {
    * answers the run's own (the CLI's terminal); the app shows them from the store instead.
    */
   onChildRequest?: (event: Extract<RunEvent, { type: 'approval.requested' | 'input.requested' }>) => void;
+  /**
+   * A foreground subagent's run: its start and its end are committed without an fsync, since its answer becomes its
+   * parent's call result, a full commit that syncs them (docs/performance.md, Durability). Its calls that act on the
+   * world still sync the store first.
+   */
+  syncedByParent?: boolean;
 }
 
 export interface RunOutcome {

@@ -383,8 +383,10 @@ export class Runtime {
     const added = await promptHooks(this.core, conv, policy, typed, runId);
     const sent = added && typeof content === 'string' ? `${content}\n\n${this.core.redactor.redact(added.text)}` : added && Array.isArray(content) ? [...content, { type: 'text' as const, text: this.core.redactor.redact(added.text) }] : content;
     const untrusted = options.untrusted || !!added?.untrusted;
-    if (conv.title === 'New conversation' && typed.trim()) this.store.updateConversation(conv.id, { title: titleFrom(typed) });
-    const run = this.store.transaction(() => {
+    // A foreground subagent's start skips the fsync: its parent's call result syncs it (RunOptions.syncedByParent).
+    const run = (options.syncedByParent ? this.store.transactionWithoutFsync.bind(this.store) : this.store.transaction.bind(this.store))(() => {
+      // A first message names the conversation, in the commit that starts its run (one fsync, not two).
+      if (conv.title === 'New conversation' && typed.trim()) this.store.updateConversation(conv.id, { title: titleFrom(typed) });
       const r = this.store.createRun({
         id: runId,
         conversation_id: conversationId,

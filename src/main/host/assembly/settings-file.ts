@@ -42,13 +42,15 @@ export function compactAtSetting(dataDir: string): () => number {
   let stamp = '';
   let value = DEFAULT_COMPACT_AT_PERCENT / 100;
   return () => {
-    let now: string;
+    let st;
     try {
-      const st = statSync(path);
-      now = `${st.ino}:${st.mtimeMs}:${st.size}`;
+      // No settings file is the common answer: asked without an exception.
+      st = statSync(path, { throwIfNoEntry: false });
     } catch {
-      return DEFAULT_COMPACT_AT_PERCENT / 100;
+      st = undefined;
     }
+    if (!st) return DEFAULT_COMPACT_AT_PERCENT / 100;
+    const now = `${st.ino}:${st.mtimeMs}:${st.ctimeMs}:${st.size}`;
     if (now !== stamp) {
       stamp = now;
       value = (file.read().compactAtPercent ?? DEFAULT_COMPACT_AT_PERCENT) / 100;

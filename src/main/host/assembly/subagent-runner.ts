@@ -203,6 +203,8 @@ export function wireSubagents(runtime: Runtime, subagents: SubagentService, wiri
       if (interactive && (e.type === 'approval.requested' || e.type === 'input.requested')) forward(opts)(e);
     },
     onChildRequest: forward(opts),
+    // A foreground child's run start and end are synced by its parent's call result (RunOptions.syncedByParent).
+    ...(opts.background ? {} : { syncedByParent: true }),
   });
   subagents.attach(runner);
   // An answer to a parked child's request resumes the top of its parked tree, which runs down to the child again.

@@ -114,12 +114,14 @@ const stamp = (st: Stats) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.
 
 /** What a path looks like now, without reading it: its own stat and, for a link, its target's. */
 function statSignature(path: string): string {
-  let own: Stats;
+  let own: Stats | undefined;
   try {
-    own = lstatSync(path);
+    // Most candidates do not exist: that answer comes without an exception (a few per step, every step).
+    own = lstatSync(path, { throwIfNoEntry: false });
   } catch {
-    return '-';
+    own = undefined;
   }
+  if (!own) return '-';
   if (!own.isSymbolicLink()) return stamp(own);
   try {
     return `${stamp(own)}>${stamp(statSync(path))}`;
@@ -198,8 +200,15 @@ export class ProjectInstructions {
     const key = candidates.map((c) => `${c.scope}:${c.folder}`).join('\0') + `\0roots:${roots.join('\0')}`;
     // The pins are part of what the block depends on: trusting (or untrusting) changes it without touching a file.
     const pinned = (path: string) => this.pins?.pinned(path) ?? '-';
+    // A file that is not there has no pin worth asking the store for (its absence alone decides the block).
     const signature = candidates
-      .map((c) => INSTRUCTION_FILES.map((n) => `${statSignature(join(c.folder, n))}${c.scope === 'workspace' ? `#${pinned(join(c.folder, n))}` : ''}`).join('|'))
+      .map((c) =>
+        INSTRUCTION_FILES.map((n) => {
+          const path = join(c.folder, n);
+          const seen = statSignature(path);
+          return seen !== '-' && c.scope === 'workspace' ? `${seen}#${pinned(path)}` : seen;
+        }).join('|'),
+      )
       .join('\0');
     const cached = this.cache.get(key);
     if (cached && cached.signature === signature) return cached;

@@ -196,7 +196,7 @@ export class RunLoop {
     }
   }
 
-  finish(run: RunRow, status: RunStatus, options: Pick<RunOptions, 'onEvent'> | undefined, error?: string): RunOutcome {
+  finish(run: RunRow, status: RunStatus, options: Pick<RunOptions, 'onEvent' | 'syncedByParent'> | undefined, error?: string): RunOutcome {
     const { store } = this.core;
     if (status === 'aborted') {
       store.transaction(() => {
@@ -213,7 +213,10 @@ export class RunLoop {
         this.closeStepIfSettled(run);
       });
     }
-    store.updateRun(run.id, { status, error: error ?? null, owner_pid: null });
+    const end = () => store.updateRun(run.id, { status, error: error ?? null, owner_pid: null });
+    // A foreground subagent's end is synced by its parent's call result (RunOptions.syncedByParent).
+    if (options?.syncedByParent) store.withoutFsync(end);
+    else end();
     closeHolds(store, run.id);
     this.calls.release(run.id);
     const final = store.getRun(run.id)!;

@@ -6,7 +6,7 @@
  * through the guarded reader. A definition's `tools` only narrows
  * what the parent has; its body is the child's system prompt (a project's reaches the child as untrusted content).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { ContentReader } from '../../../shared/content-reader';
 import { parseFrontMatter } from '../../../shared/front-matter';
@@ -59,8 +59,50 @@ export function parseToolList(raw: string | undefined): string[] | null {
     .filter(Boolean);
 }
 
+/** Scans kept (one per set of workspace roots, typically one per conversation folder). */
+const MAX_CACHED = 32;
+
+const stamp = (st: Stats) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+
+/** A path as it is now, without reading it: its own stat and, for a link, its target's ('-' when it is not there). */
+function pathStamp(path: string): string {
+  try {
+    const own = lstatSync(path, { throwIfNoEntry: false });
+    if (!own) return '-';
+    if (!own.isSymbolicLink()) return stamp(own);
+    const target = statSync(path, { throwIfNoEntry: false });
+    return `${stamp(own)}>${target ? stamp(target) : '-'}`;
+  } catch (err) {
+    return `!${(err as NodeJS.ErrnoException).code ?? 'error'}`;
+  }
+}
+
+/**
+ * A definitions folder as it is now: the folder's stamp and every entry's (a file added, removed, rewritten, renamed or
+ * relinked changes it). Nothing is read; '-' when the folder is not there.
+ */
+function folderStamp(dir: string): string {
+  const own = pathStamp(dir);
+  if (own === '-' || own.startsWith('!')) return own;
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch (err) {
+    return `${own}!${(err as NodeJS.ErrnoException).code ?? 'error'}`;
+  }
+  return `${own}[${names.map((n) => `${n}=${pathStamp(join(dir, n))}`).join('|')}]`;
+}
+
 export class AgentCatalog {
   constructor(private readonly opts: { dataDir: string; reader: ContentReader; folders?: () => readonly AgentFolder[]; compat?: CompatCheck }) {}
+
+  /**
+   * The last scan per set of roots, with what its folders looked like then. Asked on every model step (the system
+   * prompt lists the definitions a conversation can name), a scan is made again only when a folder's stamp changed —
+   * a definition added, edited, removed or relinked, a plugin enabled, compatibility turned on — so a change is seen
+   * on the next step; otherwise a step costs a stat per folder that could hold definitions.
+   */
+  private readonly cache = new Map<string, { signature: string; result: { agents: AgentDefinition[]; notes: string[] } }>();
 
   private readFolder(dir: string, origin: AgentDefinition['origin'], roots: readonly string[], anchor: string, into: Map<string, AgentDefinition>, notes: string[], plugin?: string): void {
     if (!existsSync(dir)) return;
@@ -118,13 +160,35 @@ export class AgentCatalog {
 
   /** Every definition for these workspace roots (the person's first, then plugins', then each root's), and what was left out. */
   scan(roots: readonly string[]): { agents: AgentDefinition[]; notes: string[] } {
+    const plugins = [...(this.opts.folders?.() ?? [])].sort((a, b) => a.plugin.localeCompare(b.plugin));
+    const compat = this.opts.compat ?? COMPAT_OFF;
+    const key = roots.join('\0');
+    // Claude Code's folder is asked about compatibility (a store read) only where it exists.
+    const signature = [
+      folderStamp(join(this.opts.dataDir, 'agents')),
+      ...plugins.map((f) => `${f.plugin}:${f.dir}:${folderStamp(f.dir)}`),
+      ...roots.flatMap((root) =>
+        PROJECT_AGENT_DIRS.map((rel) => {
+          const seen = folderStamp(join(root, rel));
+          return rel.startsWith('.claude') && seen !== '-' ? `${seen}#${compat(root) ? 'on' : 'off'}` : seen;
+        }),
+      ),
+    ].join('\0');
+    const cached = this.cache.get(key);
+    if (cached && cached.signature === signature) return copyOf(cached.result);
+    const result = this.read(roots, plugins, compat);
+    this.cache.delete(key);
+    this.cache.set(key, { signature, result });
+    if (this.cache.size > MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
+    return copyOf(result);
+  }
+
+  private read(roots: readonly string[], plugins: readonly AgentFolder[], compat: CompatCheck): { agents: AgentDefinition[]; notes: string[] } {
     const found = new Map<string, AgentDefinition>();
     const notes: string[] = [];
     const mine = join(this.opts.dataDir, 'agents');
     this.readFolder(mine, 'person', [mine], this.opts.dataDir, found, notes);
-    const plugins = [...(this.opts.folders?.() ?? [])].sort((a, b) => a.plugin.localeCompare(b.plugin));
     for (const f of plugins) this.readFolder(f.dir, 'plugin', [f.dir], f.dir, found, notes, f.plugin);
-    const compat = this.opts.compat ?? COMPAT_OFF;
     for (const root of roots) {
       for (const rel of PROJECT_AGENT_DIRS) {
         if (rel.startsWith('.claude') && !compat(root)) {
@@ -158,4 +222,9 @@ export class AgentCatalog {
     const agents = this.list(roots);
     return agents.find((a) => a.name === name) ?? agents.find((a) => a.alias === name) ?? null;
   }
+}
+
+/** A kept scan handed out: the caller may change what it gets (the definitions are plain records). */
+function copyOf(result: { agents: AgentDefinition[]; notes: string[] }): { agents: AgentDefinition[]; notes: string[] } {
+  return { agents: result.agents.map((a) => ({ ...a, ...(a.tools ? { tools: [...a.tools] } : {}) })), notes: [...result.notes] };
 }

@@ -80,13 +80,15 @@ const activeCache = new Map<string, { key: string; active: ActivePlugin[]; notes
 
 /** The enabled plugins, read again only when plugins.json changed (hooks ask for them on every call). */
 export function activePlugins(dataDir: string): { active: ActivePlugin[]; notes: string[] } {
-  let key = 'none';
+  let st;
   try {
-    const st = statSync(stateFile(dataDir));
-    key = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    // Asked on every event and step: no state file (no plugin installed) is answered without an exception.
+    st = statSync(stateFile(dataDir), { throwIfNoEntry: false });
   } catch {
-    return { active: [], notes: [] };
+    st = undefined;
   }
+  if (!st) return { active: [], notes: [] };
+  const key = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
   const cached = activeCache.get(dataDir);
   if (cached?.key === key) return cached;
   const active: ActivePlugin[] = [];

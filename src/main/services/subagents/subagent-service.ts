@@ -654,8 +654,13 @@ export class SubagentService {
     if (!row) return;
     const tainted = this.runner?.tainted(row.conversation_id) ? 1 : 0;
     // A foreground child's answer goes to its waiting parent call: reported in the same commit that ends it.
-    const reported = !row.background || !row.task_id ? { reported: 1 } : {};
-    if (!this.rows.finish(id, status, { ...patch, tainted, ...reported })) return;
+    const foreground = !row.background || !row.task_id;
+    const reported = foreground ? { reported: 1 } : {};
+    // A foreground child's end skips the fsync: its answer is its parent's call result, a full commit that syncs it
+    // (a power loss before that loses the parent's call too, which recovery closes as interrupted). A background
+    // child's end is the only record of its answer until its parent reads it: a full commit.
+    const finish = () => this.rows.finish(id, status, { ...patch, tainted, ...reported });
+    if (!(foreground ? this.opts.store.withoutFsync(finish) : finish())) return;
     this.attended.delete(id);
     this.unpause(id);
     // Ended while parked (cancelled, its parent stopped): its parked run stops too, and its requests expire.
