@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { RedactionPrefilter, UnchangedFiles } from '../../runtime/context/redaction';
 import { runHostProgram } from '../../services/processes';
-import { RG_BASE_ARGS, ripgrepPath } from './rg';
+import { RG_BASE_ARGS, RG_OWN_GROUP, ripgrepPath } from './rg';
 
 /** Times this close to now (ns) are not trusted to tell a later write apart. Exported so tests can shorten it. */
 export const unchangedTuning = { racyNs: 2_000_000_000n };
@@ -70,10 +70,15 @@ function redactedText(abs: string, redact: (text: string) => string, memo: Uncha
 const BATCH = 256;
 
 /**
- * Fewer candidates than this are read in JavaScript directly; more are first sifted by ripgrep (`mayChange`).
- * Exported so tests can force either path.
+ * Fewer candidates than this are read in JavaScript directly; more are first sifted by ripgrep (`mayChange`), a batch
+ * of paths per run of at most `argBytes` of arguments (each path's bytes, its NUL and its pointer): a single run for
+ * most searches where the system allows long command lines (Linux about 2 MB, macOS 1 MB; Windows 32 K characters),
+ * since each run costs a process start and a pattern compile. Exported so tests can force either path and batching.
  */
-export const prefilterTuning = { minFiles: 16, argBytes: 96 * 1024 };
+export const prefilterTuning = {
+  minFiles: 16,
+  argBytes: process.platform === 'win32' ? 24 * 1024 : process.platform === 'darwin' ? 384 * 1024 : 768 * 1024,
+};
 
 /**
  * Of `paths` (as rg printed them, relative to `cwd` or absolute), those in which the redactor's prefilter patterns
@@ -92,13 +97,13 @@ async function mayChange(paths: readonly string[], cwd: string, filter: Redactio
       bytes = 0;
     }
     batches[batches.length - 1]!.push(p);
-    bytes += Buffer.byteLength(p) + 1;
+    bytes += Buffer.byteLength(p) + 1 + 8;
   }
   const args = [...RG_BASE_ARGS, '--files-with-matches', '--null', '--text', '--encoding=none', '--case-sensitive', '--no-ignore', '--hidden', ...(filter.multiline ? ['--multiline'] : []), '--file=-', '--'];
   const found = new Set<string>();
   // Two at a time: rg is multithreaded already, and each batch is small.
   for (let i = 0; i < batches.length; i += 2) {
-    const runs = await Promise.all(batches.slice(i, i + 2).map((batch) => runHostProgram({ program, args: [...args, ...batch], cwd, input: filter.patterns, maxBuffer: 64 * 1024 * 1024, timeoutMs: 120_000 })));
+    const runs = await Promise.all(batches.slice(i, i + 2).map((batch) => runHostProgram({ program, args: [...args, ...batch], cwd, input: filter.patterns, maxBuffer: 64 * 1024 * 1024, timeoutMs: 120_000, ownGroup: RG_OWN_GROUP })));
     for (const r of runs) {
       if (r.error || (r.code !== 0 && r.code !== 1) || r.stoppedBy) return null;
       for (const line of r.stdout.split('\u0000')) if (line !== '') found.add(resolve(cwd, line));
