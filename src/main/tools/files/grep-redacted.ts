@@ -15,7 +15,8 @@
  *
  * Before reading them, ripgrep sifts the candidates the memo does not know (`mayChange`): the redactor's prefilter
  * patterns (`SecretRedactor.prefilter`) name everything redaction could change, and a candidate none of them matches
- * is not read (redaction would leave it unchanged); it is remembered like a file read and found unchanged.
+ * is not read (redaction would leave it unchanged); it is remembered like a file read and found unchanged. grep can
+ * hand each file with matches to the sifting as rg prints it (`CandidateSifter`, off by default: `pipelineTuning`).
  *
  * Not caught: a file the raw pattern does not match but whose redacted text would (a pattern that matches the
  * placeholder `[redacted:NAME]` itself) is not reported; that reveals nothing about the secret.
@@ -120,11 +121,12 @@ interface Unknown {
 }
 
 /**
- * The prefilter's sifting, started while the search that finds the candidates is still running (grep feeds it each
- * file with matches as rg prints it): each candidate is looked up in the memo under a key read now, and the unknown
- * ones are sifted by ripgrep a batch at a time (`pipelineTuning.batchFiles`, doubling), one rg at a time, beside the search. A
- * key is read before the sifting rg reads the file, as without the pipeline. `redactedMirror` takes what it found
- * and sifts the rest; it uses none of it when the redactor gained a secret since the sifting began.
+ * The prefilter's sifting, which may start while the search that finds the candidates is still running (grep feeds
+ * it each file with matches as rg prints it when `pipelineTuning.batchFiles` is finite): each candidate is looked up
+ * in the memo under a key read now, and the unknown ones are sifted by ripgrep a batch at a time (doubling), one rg at
+ * a time, beside the search. A key is read before the sifting rg reads the file, as without the pipeline.
+ * `redactedMirror` takes what it found and sifts the rest; it uses none of it when the redactor gained a secret since
+ * the sifting began.
  */
 export class CandidateSifter {
   private readonly seen = new Map<string, Unknown | 'known' | 'gone'>();
@@ -206,8 +208,14 @@ export class CandidateSifter {
   }
 }
 
-/** Candidates queued before a sifting rg starts while the search runs. Exported so tests can force small batches. */
-export const pipelineTuning = { batchFiles: 2048 };
+/**
+ * Candidates queued before a sifting rg starts while the search runs (then twice as many, and so on). Off (Infinity)
+ * by default: on the 2-core machine the bench runs on, each extra rg (a start and a pattern compile) and the `stat`s
+ * taken while rg's output waited cost more than running beside the search saved (docs/performance.md, issue 54's
+ * fourth round); no batch starts early and grep hands nothing over during the search. Exported so tests can run it
+ * with batches of one, and a machine with cores to spare can turn it on.
+ */
+export const pipelineTuning = { batchFiles: Number.POSITIVE_INFINITY };
 
 export interface Mirror {
   /** The private folder (0700) holding the copies: `abs/<absolute path>` and `<nested…>/rel/<relative path>`. */

@@ -10,7 +10,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { CandidateSifter, redactedMirror, type Mirror } from './grep-redacted';
+import { CandidateSifter, pipelineTuning, redactedMirror, type Mirror } from './grep-redacted';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
@@ -321,11 +321,11 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   // separate files-with-matches pass) are the candidates, and when redaction changes any of them the answer is
   // computed again over their redacted copies, so every mode's answer (lines, file lists, counts) is the answer for
   // the redacted text. A file the redactor already knows to be unchanged is not read again.
-  // The redactor's prefilter sifts the candidates while the first answer is still being computed: each file with
-  // matches is handed over as rg prints it (`CandidateSifter`), so the sifting rg runs beside the search.
+  // The redactor's prefilter can sift the candidates while the first answer is still being computed: each file with
+  // matches is then handed over as rg prints it (`CandidateSifter`; off by default, `pipelineTuning`).
   let mirror: Mirror | null = null;
   const sifter = CandidateSifter.for(cwd, ctx.unchangedByRedaction, ctx.signal);
-  let feed: CandidateSifter | null = sifter;
+  let feed: CandidateSifter | null = Number.isFinite(pipelineTuning.batchFiles) ? sifter : null;
   try {
     let answer = await computePage();
     feed = null;
