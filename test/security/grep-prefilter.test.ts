@@ -175,19 +175,26 @@ describe('grep prefilter: what it clears is not read, what it could not know is'
     expect(lines).not.toContain(rev(learned));
   });
 
-  it('a value learned in a search is hidden in the files the memo vouched for before it was known', async () => {
-    prefilterTuning.minFiles = 0;
-    pipelineTuning.batchFiles = 1;
+  it.each([
+    // [case, minFiles, batchFiles, files the first search reads]
+    ['sifted, the sifting begun during the search', 0, 1, 0],
+    ['too few to sift, read one by one', 1000, Number.POSITIVE_INFINITY, 12],
+  ])('a value learned in a search is hidden in the files the memo vouched for before it was known (%s)', async (_, minFiles, batchFiles, firstReads) => {
+    prefilterTuning.minFiles = minFiles;
+    pipelineTuning.batchFiles = batchFiles;
     unchangedTuning.racyNs = 0n; // the files were just written: remember them all the same
     const learned = 'Jq8Wz3Xc6Vb1Nm5Lk7';
     const files: Record<string, string> = {};
     for (let i = 0; i < 12; i++) files[`later-${i}.txt`] = `reshaped ${rev(learned)} ${i}\n`;
     const root = tree(files);
     const redactor = newRedactor();
-    // First search: every file is cleared (no trigger, no known secret) and remembered as unchanged.
+    // First search: every file is cleared (by rg, or read and found unchanged) and remembered as unchanged.
     const first = await grep(root, { pattern: 'reshaped', output_mode: 'files_with_matches', head_limit: 0 }, true, redactor);
     expect(first.out.split('\n')).toHaveLength(12);
-    expect(first.texts.filter((t) => t.includes('reshaped'))).toHaveLength(0);
+    expect(first.texts.filter((t) => t.includes('reshaped'))).toHaveLength(firstReads);
+    // Remembered: the same search again reads none of them.
+    const again = await grep(root, { pattern: 'reshaped', output_mode: 'files_with_matches', head_limit: 0 }, true, redactor);
+    expect(again.texts.filter((t) => t.startsWith('reshaped'))).toHaveLength(0);
     // The assignment arrives; the next search reads it (a trigger), learns the value, and must not list the
     // remembered files, whose only match is inside the reversed value.
     writeFileSync(join(root, 'sub', 'assign.txt'), `probe\nAPI_TOKEN=${learned}\n`);

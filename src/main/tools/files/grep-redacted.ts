@@ -257,6 +257,7 @@ export async function redactedMirror(
   // is). The others are read and redacted whole, as without it. The sifting may have begun during the search; what
   // it found counts only for the redactor's secrets as they were when it began.
   let toRead: readonly string[] = candidates;
+  const since = memo?.version;
   const sifter = memo && candidates.length >= prefilterTuning.minFiles ? (begun && begun.filter.version === memo.version ? begun : CandidateSifter.for(cwd, memo)) : null;
   const filter = sifter?.filter ?? null;
   const clean: Unknown[] = [];
@@ -277,6 +278,15 @@ export async function redactedMirror(
     const p = toRead[i]!;
     const red = redactedText(resolve(cwd, p), redact, memo);
     if (red !== null) changed.set(p, red);
+  }
+  if (!filter && memo && memo.version !== since) {
+    // Read one by one (too few to sift): a file read above taught the redactor a secret the memo's files were not
+    // checked for; read every candidate not yet changed again.
+    for (const p of candidates) {
+      if (changed.has(p)) continue;
+      const red = redactedText(resolve(cwd, p), redact, memo);
+      if (red !== null) changed.set(p, red);
+    }
   }
   if (filter && memo) {
     if (memo.version !== filter.version) {
