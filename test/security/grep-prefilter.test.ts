@@ -11,13 +11,17 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SecretRedactor, shapeTriggerTuning } from '../../src/main/runtime/context/redaction';
 import { grepTool } from '../../src/main/tools/files/grep';
-import { prefilterTuning } from '../../src/main/tools/files/grep-redacted';
+import { pipelineTuning, prefilterTuning, unchangedTuning } from '../../src/main/tools/files/grep-redacted';
 import { makeContext, tempDir } from '../support/tool-context';
 
 type GrepArgs = Parameters<typeof grepTool.execute>[0];
 const DEFAULT_MIN = prefilterTuning.minFiles;
+const DEFAULT_BATCH = pipelineTuning.batchFiles;
+const DEFAULT_RACY = unchangedTuning.racyNs;
 afterEach(() => {
   prefilterTuning.minFiles = DEFAULT_MIN;
+  pipelineTuning.batchFiles = DEFAULT_BATCH;
+  unchangedTuning.racyNs = DEFAULT_RACY;
 });
 
 const LONG = 'Vq7-longvault-9xKpLmN2-hiddenTail';
@@ -116,6 +120,25 @@ describe('grep prefilter: the same answers as reading every candidate', () => {
   }
 });
 
+// The sifting begun while rg still prints the first answer (`CandidateSifter`): batches of one, two, four… candidates,
+// each rg started as the files come, must give the same answers as reading every candidate.
+describe('grep prefilter begun during the search: the same answers', () => {
+  const root = tree(FILES);
+  for (const mode of MODES) {
+    for (const p of PROBES.filter((q) => ['every line', 'a prefix of the long secret', 'a folded piece', 'assignment values', 'across lines'].includes(q.name))) {
+      it(`${mode.name}: ${p.name}`, async () => {
+        prefilterTuning.minFiles = 0;
+        pipelineTuning.batchFiles = 1;
+        const a: GrepArgs = { pattern: p.pattern, head_limit: 0, ...(p.i ? { '-i': true } : {}), ...(p.multiline ? { multiline: true } : {}), ...mode.extra };
+        const withFilter = (await grep(root, a, true)).out;
+        const without = (await grep(root, a, false)).out;
+        expect(withFilter).toBe(without);
+        for (const form of SECRET_FORMS) if (!p.pattern.includes(form)) expect(withFilter).not.toContain(form);
+      });
+    }
+  }
+});
+
 describe('grep prefilter: what it clears is not read, what it could not know is', () => {
   it('a candidate none of the patterns matches never reaches the redactor; every other one does', async () => {
     prefilterTuning.minFiles = 0;
@@ -147,6 +170,36 @@ describe('grep prefilter: what it clears is not read, what it could not know is'
     const { out } = await grep(root, { pattern: `probe|${rev(learned).slice(0, 10)}`, output_mode: 'count_matches', head_limit: 0 }, true, redactor);
     for (let i = 0; i < 12; i++) expect(out).toContain(`sub/later-${i}.txt:1`);
     expect(out).toContain('13 matches in 13 files');
+    const lines = (await grep(root, { pattern: 'reshaped', output_mode: 'content', head_limit: 0 }, true, redactor)).out;
+    expect(lines).toContain('[redacted:API_TOKEN]');
+    expect(lines).not.toContain(rev(learned));
+  });
+
+  it.each([
+    // [case, minFiles, batchFiles, files the first search reads]
+    ['sifted, the sifting begun during the search', 0, 1, 0],
+    ['too few to sift, read one by one', 1000, Number.POSITIVE_INFINITY, 12],
+  ])('a value learned in a search is hidden in the files the memo vouched for before it was known (%s)', async (_, minFiles, batchFiles, firstReads) => {
+    prefilterTuning.minFiles = minFiles;
+    pipelineTuning.batchFiles = batchFiles;
+    unchangedTuning.racyNs = 0n; // the files were just written: remember them all the same
+    const learned = 'Jq8Wz3Xc6Vb1Nm5Lk7';
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) files[`later-${i}.txt`] = `reshaped ${rev(learned)} ${i}\n`;
+    const root = tree(files);
+    const redactor = newRedactor();
+    // First search: every file is cleared (by rg, or read and found unchanged) and remembered as unchanged.
+    const first = await grep(root, { pattern: 'reshaped', output_mode: 'files_with_matches', head_limit: 0 }, true, redactor);
+    expect(first.out.split('\n')).toHaveLength(12);
+    expect(first.texts.filter((t) => t.includes('reshaped'))).toHaveLength(firstReads);
+    // Remembered: the same search again reads none of them.
+    const again = await grep(root, { pattern: 'reshaped', output_mode: 'files_with_matches', head_limit: 0 }, true, redactor);
+    expect(again.texts.filter((t) => t.startsWith('reshaped'))).toHaveLength(0);
+    // The assignment arrives; the next search reads it (a trigger), learns the value, and must not list the
+    // remembered files, whose only match is inside the reversed value.
+    writeFileSync(join(root, 'sub', 'assign.txt'), `probe\nAPI_TOKEN=${learned}\n`);
+    const second = await grep(root, { pattern: `probe|${rev(learned).slice(0, 10)}`, output_mode: 'files_with_matches', head_limit: 0 }, true, redactor);
+    expect(second.out).toBe('sub/assign.txt');
     const lines = (await grep(root, { pattern: 'reshaped', output_mode: 'content', head_limit: 0 }, true, redactor)).out;
     expect(lines).toContain('[redacted:API_TOKEN]');
     expect(lines).not.toContain(rev(learned));

@@ -15,7 +15,8 @@
  *
  * Before reading them, ripgrep sifts the candidates the memo does not know (`mayChange`): the redactor's prefilter
  * patterns (`SecretRedactor.prefilter`) name everything redaction could change, and a candidate none of them matches
- * is not read (redaction would leave it unchanged); it is remembered like a file read and found unchanged.
+ * is not read (redaction would leave it unchanged); it is remembered like a file read and found unchanged. grep can
+ * hand each file with matches to the sifting as rg prints it (`CandidateSifter`, off by default: `pipelineTuning`).
  *
  * Not caught: a file the raw pattern does not match but whose redacted text would (a pattern that matches the
  * placeholder `[redacted:NAME]` itself) is not reported; that reveals nothing about the secret.
@@ -26,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { RedactionPrefilter, UnchangedFiles } from '../../runtime/context/redaction';
 import { runHostProgram } from '../../services/processes';
-import { RG_BASE_ARGS, ripgrepPath } from './rg';
+import { RG_BASE_ARGS, RG_OWN_GROUP, ripgrepPath } from './rg';
 
 /** Times this close to now (ns) are not trusted to tell a later write apart. Exported so tests can shorten it. */
 export const unchangedTuning = { racyNs: 2_000_000_000n };
@@ -70,10 +71,15 @@ function redactedText(abs: string, redact: (text: string) => string, memo: Uncha
 const BATCH = 256;
 
 /**
- * Fewer candidates than this are read in JavaScript directly; more are first sifted by ripgrep (`mayChange`).
- * Exported so tests can force either path.
+ * Fewer candidates than this are read in JavaScript directly; more are first sifted by ripgrep (`mayChange`), a batch
+ * of paths per run of at most `argBytes` of arguments (each path's bytes, its NUL and its pointer): a single run for
+ * most searches where the system allows long command lines (Linux about 2 MB, macOS 1 MB; Windows 32 K characters),
+ * since each run costs a process start and a pattern compile. Exported so tests can force either path and batching.
  */
-export const prefilterTuning = { minFiles: 16, argBytes: 96 * 1024 };
+export const prefilterTuning = {
+  minFiles: 16,
+  argBytes: process.platform === 'win32' ? 24 * 1024 : process.platform === 'darwin' ? 384 * 1024 : 768 * 1024,
+};
 
 /**
  * Of `paths` (as rg printed them, relative to `cwd` or absolute), those in which the redactor's prefilter patterns
@@ -81,7 +87,7 @@ export const prefilterTuning = { minFiles: 16, argBytes: 96 * 1024 };
  * every file searched as raw bytes, as the redactor reads them: `--text`, no transcoding), a batch of paths per run.
  * Null when ripgrep fails on any batch (a file gone, an error): then every file is read and redacted here.
  */
-async function mayChange(paths: readonly string[], cwd: string, filter: RedactionPrefilter): Promise<Set<string> | null> {
+async function mayChange(paths: readonly string[], cwd: string, filter: RedactionPrefilter, signal?: AbortSignal): Promise<Set<string> | null> {
   if (filter.patterns === '') return new Set();
   const program = await ripgrepPath();
   const batches: string[][] = [[]];
@@ -92,13 +98,13 @@ async function mayChange(paths: readonly string[], cwd: string, filter: Redactio
       bytes = 0;
     }
     batches[batches.length - 1]!.push(p);
-    bytes += Buffer.byteLength(p) + 1;
+    bytes += Buffer.byteLength(p) + 1 + 8;
   }
   const args = [...RG_BASE_ARGS, '--files-with-matches', '--null', '--text', '--encoding=none', '--case-sensitive', '--no-ignore', '--hidden', ...(filter.multiline ? ['--multiline'] : []), '--file=-', '--'];
   const found = new Set<string>();
   // Two at a time: rg is multithreaded already, and each batch is small.
   for (let i = 0; i < batches.length; i += 2) {
-    const runs = await Promise.all(batches.slice(i, i + 2).map((batch) => runHostProgram({ program, args: [...args, ...batch], cwd, input: filter.patterns, maxBuffer: 64 * 1024 * 1024, timeoutMs: 120_000 })));
+    const runs = await Promise.all(batches.slice(i, i + 2).map((batch) => runHostProgram({ program, args: [...args, ...batch], cwd, input: filter.patterns, maxBuffer: 64 * 1024 * 1024, timeoutMs: 120_000, ownGroup: RG_OWN_GROUP, signal })));
     for (const r of runs) {
       if (r.error || (r.code !== 0 && r.code !== 1) || r.stoppedBy) return null;
       for (const line of r.stdout.split('\u0000')) if (line !== '') found.add(resolve(cwd, line));
@@ -106,6 +112,110 @@ async function mayChange(paths: readonly string[], cwd: string, filter: Redactio
   }
   return found;
 }
+
+interface Unknown {
+  path: string;
+  abs: string;
+  key: string;
+  settled: boolean;
+}
+
+/**
+ * The prefilter's sifting, which may start while the search that finds the candidates is still running (grep feeds
+ * it each file with matches as rg prints it when `pipelineTuning.batchFiles` is finite): each candidate is looked up
+ * in the memo under a key read now, and the unknown ones are sifted by ripgrep a batch at a time (doubling), one rg at
+ * a time, beside the search. A key is read before the sifting rg reads the file, as without the pipeline.
+ * `redactedMirror` takes what it found and sifts the rest; it uses none of it when the redactor gained a secret since
+ * the sifting began.
+ */
+export class CandidateSifter {
+  private readonly seen = new Map<string, Unknown | 'known' | 'gone'>();
+  private queue: Unknown[] = [];
+  private running: Promise<void> = Promise.resolve();
+  private launched = 0;
+  private batches = 0;
+  private failed = false;
+  private readonly found = new Set<string>();
+
+  private constructor(
+    private readonly cwd: string,
+    private readonly memo: UnchangedFiles,
+    readonly filter: RedactionPrefilter,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  /** A sifter for this redactor's memo, or null when it has no prefilter (then candidates are read as they are). */
+  static for(cwd: string, memo: UnchangedFiles | undefined, signal?: AbortSignal): CandidateSifter | null {
+    const filter = memo?.prefilter() ?? null;
+    return memo && filter ? new CandidateSifter(cwd, memo, filter, signal) : null;
+  }
+
+  /** A candidate (a path as rg printed it): its key is read now; a full batch of unknown ones starts a sifting rg. */
+  add(path: string): void {
+    if (this.seen.has(path)) return;
+    const abs = resolve(this.cwd, path);
+    const st = statSync(abs, { bigint: true, throwIfNoEntry: false });
+    if (!st) {
+      this.seen.set(path, 'gone');
+      return;
+    }
+    const key = contentKey(st);
+    if (this.memo.has(abs, key)) {
+      this.seen.set(path, 'known');
+      return;
+    }
+    const now = BigInt(Date.now()) * 1_000_000n;
+    const u = { path, abs, key, settled: now - st.mtimeNs > unchangedTuning.racyNs && now - st.ctimeNs > unchangedTuning.racyNs };
+    this.seen.set(path, u);
+    this.queue.push(u);
+    // Batches double (each rg costs a start and a pattern compile): a first one early, few in all.
+    if (this.queue.length >= pipelineTuning.batchFiles * 2 ** this.batches) this.launch();
+  }
+
+  /** Sifts what is queued, after the batches before it (one rg at a time). */
+  private launch(): void {
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    this.launched += batch.length;
+    this.batches++;
+    this.running = this.running.then(async () => {
+      if (this.failed) return;
+      const r = await mayChange(batch.map((u) => u.path), this.cwd, this.filter, this.signal);
+      if (r === null) this.failed = true;
+      else for (const abs of r) this.found.add(abs);
+    });
+  }
+
+  /**
+   * What became of each of `candidates` (every one is added first): known to the memo or gone (left out), or unknown,
+   * with `sifted` the unknown ones ripgrep lists (null when sifting failed or was not worth it: then all are read).
+   */
+  async settle(candidates: readonly string[]): Promise<{ unknown: Unknown[]; sifted: Set<string> | null; known: string[] }> {
+    for (const p of candidates) this.add(p);
+    const unknown: Unknown[] = [];
+    const known: string[] = [];
+    for (const p of candidates) {
+      const s = this.seen.get(p);
+      if (s === 'known') known.push(p);
+      else if (s !== undefined && s !== 'gone') unknown.push(s);
+    }
+    // Too few to be worth an rg of their own (and none sifted yet): read them all.
+    if (this.launched === 0 && this.queue.length < prefilterTuning.minFiles) return { unknown, sifted: null, known };
+    this.launch();
+    await this.running;
+    return { unknown, sifted: this.failed ? null : this.found, known };
+  }
+}
+
+/**
+ * Candidates queued before a sifting rg starts while the search runs (then twice as many, and so on). Off (Infinity)
+ * by default: on the 2-core machine the bench runs on, each extra rg (a start and a pattern compile) and the `stat`s
+ * taken while rg's output waited cost more than running beside the search saved (docs/performance.md, issue 54's
+ * fourth round); no batch starts early and grep hands nothing over during the search. Exported so tests can run it
+ * with batches of one, and a machine with cores to spare can turn it on.
+ */
+export const pipelineTuning = { batchFiles: Number.POSITIVE_INFINITY };
 
 export interface Mirror {
   /** The private folder (0700) holding the copies: `abs/<absolute path>` and `<nested…>/rel/<relative path>`. */
@@ -138,26 +248,25 @@ export async function redactedMirror(
   redact: (text: string) => string,
   extraPaths: readonly string[] = [],
   memo?: UnchangedFiles,
+  /** The sifting begun while the candidates were found (grep's first pass), if any. */
+  begun?: CandidateSifter | null,
 ): Promise<Mirror | null> {
   const changed = new Map<string, string>();
   // With a prefilter, ripgrep first sifts the candidates the memo does not know: a file none of its patterns matches
   // is one redaction leaves unchanged, and is not read here (it is remembered, as a file read and found unchanged
-  // is). The others are read and redacted whole, as without it.
+  // is). The others are read and redacted whole, as without it. The sifting may have begun during the search; what
+  // it found counts only for the redactor's secrets as they were when it began.
   let toRead: readonly string[] = candidates;
-  const filter = memo && candidates.length >= prefilterTuning.minFiles ? memo.prefilter() : null;
-  const clean: { path: string; abs: string; key: string; settled: boolean }[] = [];
-  if (filter && memo) {
-    const unknown: { path: string; abs: string; key: string; settled: boolean }[] = [];
-    const now = BigInt(Date.now()) * 1_000_000n;
-    for (const p of candidates) {
-      const abs = resolve(cwd, p);
-      const st = statSync(abs, { bigint: true, throwIfNoEntry: false });
-      if (!st) continue; // gone since rg saw it
-      const key = contentKey(st);
-      if (memo.has(abs, key)) continue;
-      unknown.push({ path: p, abs, key, settled: now - st.mtimeNs > unchangedTuning.racyNs && now - st.ctimeNs > unchangedTuning.racyNs });
-    }
-    const sifted = unknown.length ? await mayChange(unknown.map((u) => u.path), cwd, filter) : new Set<string>();
+  const since = memo?.version;
+  const sifter = memo && candidates.length >= prefilterTuning.minFiles ? (begun && begun.filter.version === memo.version ? begun : CandidateSifter.for(cwd, memo)) : null;
+  const filter = sifter?.filter ?? null;
+  const clean: Unknown[] = [];
+  /** Candidates the memo vouched for: read too if this search teaches the redactor a secret. */
+  let known: string[] = [];
+  if (sifter && memo) {
+    const settled = await sifter.settle(candidates);
+    known = settled.known;
+    const { unknown, sifted } = settled;
     if (sifted === null) toRead = unknown.map((u) => u.path);
     else {
       toRead = unknown.filter((u) => sifted.has(u.abs)).map((u) => u.path);
@@ -170,13 +279,24 @@ export async function redactedMirror(
     const red = redactedText(resolve(cwd, p), redact, memo);
     if (red !== null) changed.set(p, red);
   }
+  if (!filter && memo && memo.version !== since) {
+    // Read one by one (too few to sift): a file read above taught the redactor a secret the memo's files were not
+    // checked for; read every candidate not yet changed again.
+    for (const p of candidates) {
+      if (changed.has(p)) continue;
+      const red = redactedText(resolve(cwd, p), redact, memo);
+      if (red !== null) changed.set(p, red);
+    }
+  }
   if (filter && memo) {
     if (memo.version !== filter.version) {
-      // A file read above taught the redactor a secret the sifted files were not searched for: read them too.
-      for (let i = 0; i < clean.length; i++) {
+      // The redactor gained a secret (a file read above taught it one) the sifted files were not searched for, nor
+      // the memo's files vouched for: read them too.
+      const again = [...clean.map((u) => u.path), ...known];
+      for (let i = 0; i < again.length; i++) {
         if (i > 0 && i % BATCH === 0) await new Promise<void>((r) => setImmediate(r));
-        const red = redactedText(clean[i]!.abs, redact, memo);
-        if (red !== null) changed.set(clean[i]!.path, red);
+        const red = redactedText(resolve(cwd, again[i]!), redact, memo);
+        if (red !== null) changed.set(again[i]!, red);
       }
     } else {
       // The key was read before ripgrep read the file: a write since then changed the key, so the entry never

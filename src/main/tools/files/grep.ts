@@ -10,7 +10,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { redactedMirror, type Mirror } from './grep-redacted';
+import { CandidateSifter, pipelineTuning, redactedMirror, type Mirror } from './grep-redacted';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
@@ -321,12 +321,17 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   // separate files-with-matches pass) are the candidates, and when redaction changes any of them the answer is
   // computed again over their redacted copies, so every mode's answer (lines, file lists, counts) is the answer for
   // the redacted text. A file the redactor already knows to be unchanged is not read again.
+  // The redactor's prefilter can sift the candidates while the first answer is still being computed: each file with
+  // matches is then handed over as rg prints it (`CandidateSifter`; off by default, `pipelineTuning`).
   let mirror: Mirror | null = null;
+  const sifter = CandidateSifter.for(cwd, ctx.unchangedByRedaction, ctx.signal);
+  let feed: CandidateSifter | null = Number.isFinite(pipelineTuning.batchFiles) ? sifter : null;
   try {
     let answer = await computePage();
+    feed = null;
     const candidates = answer.seen ? [...answer.seen] : await listCandidates();
     if (candidates.length) {
-      mirror = await redactedMirror(candidates, cwd, (text) => ctx.redact(text), searchArg === null ? [] : [searchArg], ctx.unchangedByRedaction);
+      mirror = await redactedMirror(candidates, cwd, (text) => ctx.redact(text), searchArg === null ? [] : [searchArg], ctx.unchangedByRedaction, sifter);
       if (mirror) {
         const m = mirror;
         const mappedArg = searchArg === null ? null : isAbsolute(searchArg) ? join(m.root, 'abs', searchArg) : searchArg;
@@ -359,16 +364,20 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
     // files / counts: small outputs; collect everything, sort, slice.
     const all: string[] = [];
     let overflow = false;
+    const pathOf = mode === 'count_matches' ? (l: string) => l.slice(0, l.lastIndexOf(':')) : (l: string) => l;
     await run([], (lines) => {
       sawOutput = true;
-      for (const l of lines) if (l !== '') all.push(l);
+      for (const l of lines) {
+        if (l === '') continue;
+        all.push(l);
+        feed?.add(pathOf(l));
+      }
       if (all.length > 5_000_000) {
         overflow = true;
         return false;
       }
       return true;
     });
-    const pathOf = mode === 'count_matches' ? (l: string) => l.slice(0, l.lastIndexOf(':')) : (l: string) => l;
     const sorted = sortByPath(all, pathOf);
     seen = overflow ? null : new Set(all.map(pathOf));
     const end = Math.min(sorted.length, offset + limit);
@@ -404,6 +413,7 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
           if (!current) {
             current = [];
             blocks.set(e.path, current);
+            feed?.add(e.path);
           }
         }
         current.push(e);
