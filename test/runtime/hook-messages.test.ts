@@ -115,3 +115,35 @@ it("a PreCompact hook's stdout is instructions for the summary; a failing one's 
   expect(notes[0]).toMatchObject({ event: 'PreCompact', toModel: false });
   expect(notes[0]!.text).toMatch(/PreCompact-1\.js[^\n]*` failed \(exit 1\): Compact-Broken-Pp8; ignored/);
 }, 60_000);
+
+it("a project's PreCompact instructions are withheld from the summary (a note says so), as every untrusted word is", async () => {
+  server = await startModelServer();
+  const { provider } = world({}, 4000);
+  // A project's hook beside the person's (fired through the runtime's hooks interface, as the host's service answers).
+  runtime.useHooks({
+    fire: async (event) =>
+      event === 'PreCompact'
+        ? {
+            block: null,
+            permission: null,
+            context: [
+              { text: 'Person-Instr-Vv2', source: 'hook ~/compact.sh', trusted: true },
+              { text: 'Project-Instr-Tt4', source: 'project hook ./compact.sh', trusted: false },
+            ],
+            stop: null,
+            notes: [],
+            ran: ['hook ~/compact.sh', 'project hook ./compact.sh'],
+          }
+        : null,
+  });
+  const conv = runtime.createConversation({ folder: tempDir('deskhand-work-'), policy: 'read-only' });
+  server.setFallback((req) => (isSummaryCall(req) ? reply().text('SUMMARY-TEXT') : reply().text('ok')));
+  for (let i = 0; i < 6; i++) await runtime.sendMessage(conv.id, `paste ${i} ${'lorem ipsum dolor sit amet '.repeat(120)}`, { provider, interactive: false });
+  const summaries = server.requests.filter(isSummaryCall).map(wire);
+  expect(summaries.length).toBeGreaterThanOrEqual(1);
+  for (const summary of summaries) {
+    expect(summary).toContain('[hook ~/compact.sh]\\nPerson-Instr-Vv2');
+    expect(summary).not.toContain('Project-Instr-Tt4');
+    expect(summary).toMatch(/\[untrusted content from project hook .\/compact.sh withheld from this summary \(\d+ characters\)/);
+  }
+}, 60_000);

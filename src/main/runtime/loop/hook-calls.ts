@@ -13,6 +13,7 @@ import type { RuntimeCore } from '../core';
 import type { ToolDefinition } from '../tool';
 import type { PolicyDecision } from '../decision/approval-engine';
 import { wrapUntrusted } from '../context/untrusted';
+import { withholdUntrusted } from '../decision/taint-scope';
 
 export function hookScope(run: Pick<RunRow, 'id' | 'policy'>, conv: Pick<ConversationRow, 'id' | 'folder' | 'state'>): HookScope {
   const state = new PersistentConversationState(conv.folder, conv.state);
@@ -155,8 +156,8 @@ export async function sessionEndHooks(core: RuntimeCore, outcome: { runId: strin
 /**
  * PreCompact, before the older history is summarized (`trigger`: manual for summarize_context, else auto). What the
  * hooks print (plain stdout) are custom instructions for the summary, as in Claude Code: returned for the summary
- * request (`[source]` first; a project's inside the envelope, which taints the run: the summary becomes the model's
- * view). The firing's notes are the person's only.
+ * request (`[source]` first). A project hook's are withheld (a note says so), as every untrusted word is from the
+ * summarizer: the summary becomes the model's trusted view. The firing's notes are the person's only.
  */
 export async function preCompactHooks(core: RuntimeCore, conversationId: string, runId: string | null, trigger: 'manual' | 'auto', focus: string | undefined): Promise<string | null> {
   if (!core.hooks || !runId) return null;
@@ -166,7 +167,6 @@ export async function preCompactHooks(core: RuntimeCore, conversationId: string,
   const outcome = await fireHooks(core, 'PreCompact', run, conv, { trigger, custom_instructions: focus ?? '' }, { name: trigger });
   hookNote(core, run, conversationId, 'PreCompact', outcome);
   if (!outcome?.context.length) return null;
-  const { text, untrusted } = contextText(outcome.context);
-  if (untrusted) core.store.updateRun(run.id, { tainted: 1 });
-  return text;
+  // The summary holds no untrusted words (taint-scope.ts): a project hook's instructions are withheld, with a note.
+  return withholdUntrusted(contextText(outcome.context).text);
 }
