@@ -11,6 +11,7 @@ import { afterEach, expect, it } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { projectMessages } from '../../src/main/host/app/projections';
 import { recordsOf } from '../../src/main/runtime/records';
+import { lastUserMessage } from '../../src/main/runtime/loop/branches';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { contextModule } from '../../src/main/services/store/modules/context';
 import { Store } from '../../src/main/services/store/store';
@@ -66,6 +67,8 @@ it("a Stop hook's reason is the model's next message, shown as the hook's; its s
   server.enqueue(reply().text('first done'), reply().text('really done'), reply().text('here'));
   const first = await runtime.sendMessage(conv.id, 'go', { provider, interactive: false });
   expect(first.status, JSON.stringify(first)).toBe('finished');
+  // A regenerate sends the person's message again, not the hook's reason that came after it.
+  expect(JSON.parse(lastUserMessage(recordsOf(store), conv.id).content)).toBe('go');
   const again = await runtime.sendMessage(conv.id, 'and now?', { provider, interactive: false });
   expect(again.status, JSON.stringify(again)).toBe('finished');
   expect(server.requests).toHaveLength(3);
