@@ -12,6 +12,7 @@ import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/
 import { projectMessages } from '../../src/main/host/app/projections';
 import { recordsOf } from '../../src/main/runtime/records';
 import { lastUserMessage } from '../../src/main/runtime/loop/branches';
+import { personMessages } from '../../src/main/host/assembly/memory-host';
 import type { ProviderConfig } from '../../src/main/services/providers/providers';
 import { contextModule } from '../../src/main/services/store/modules/context';
 import { Store } from '../../src/main/services/store/store';
@@ -85,6 +86,8 @@ it("a Stop hook's reason is the model's next message, shown as the hook's; its s
   // The stored conversation: the person's messages are theirs only; the reason and the notes are the hook's.
   const shown = items(conv.id);
   expect(shown.filter((i) => i.kind === 'user').map((i) => (i as { text: string }).text)).toEqual(['go', 'and now?']);
+  // Memory's quote rule reads the person's messages: the hook's reason is not one.
+  expect(personMessages(recordsOf(store), conv.id)).toEqual(['go', 'and now?']);
   const hooks = shown.filter((i): i is Extract<MessageItem, { kind: 'hook' }> => i.kind === 'hook');
   expect(hooks.map((h) => [h.event, h.toModel, h.text.includes('Keep-Going-Rr7') ? 'reason' : h.text])).toEqual([
     ['Stop', false, 'Note-For-You-Mm3'],

@@ -41,7 +41,7 @@ export function supersedeFrom(store: Records, conversationId: string, messageId:
 
 /** The last user message of the conversation: what a regenerate sends again (never a Stop hook's reason). */
 export function lastUserMessage(store: Records, conversationId: string): MessageRow {
-  const hooks = new Set(store.compactions.hookMessages(conversationId).flatMap((h) => (h.message_id === null ? [] : [h.message_id])));
+  const hooks = store.compactions.hookMessageIds(conversationId);
   const last = store.listMessages(conversationId).findLast((m) => m.role === 'user' && !hooks.has(m.id));
   if (!last) throw new DeskhandError('usage', 'There is no reply to regenerate yet: send a message first.');
   return last;

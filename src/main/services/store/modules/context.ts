@@ -107,6 +107,9 @@ export const contextModule = defineStoreModule({
      */
     addHookMessage: (row: { conversationId: string; runId: string | null; event: string; messageId: number | null; text: string }) =>
       void sql.run('INSERT INTO hook_messages (conversation_id, run_id, event, message_id, text, created_at) VALUES (?, ?, ?, ?, ?, ?)', row.conversationId, row.runId, row.event, row.messageId, row.text, Date.now()),
+    /** The user-role messages that are a hook's (a Stop hook's reason), not the person's. */
+    hookMessageIds: (conversationId: string) =>
+      new Set(sql.all<{ message_id: number }>('SELECT message_id FROM hook_messages WHERE conversation_id = ? AND message_id IS NOT NULL', conversationId).map((r) => r.message_id)),
     hookMessages: (conversationId: string) => sql.all<HookMessageRow>('SELECT * FROM hook_messages WHERE conversation_id = ? ORDER BY id', conversationId),
     /** The person's messages up to a message id, oldest first. */
     personMessages: (conversationId: string, uptoMessageId: number) =>
