@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { projectMessages } from '../../src/main/host/app/projections';
 import { recordsOf } from '../../src/main/runtime/records';
@@ -20,21 +20,25 @@ import type { MessageItem } from '../../src/shared/contract';
 import { reply, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 
-let server: ModelServer;
-let store: Store;
-let runtime: AppRuntime;
-afterEach(async () => {
-  await runtime?.tasks.shutdown();
-  store?.close();
-  await server?.close();
-});
-
 const NODE = JSON.stringify(process.execPath);
 const wire = (req: RecordedRequest) => JSON.stringify(req.body);
 const isSummaryCall = (req: RecordedRequest) => wire(req).includes('You compact an agent');
 
-/** The person's hooks (settings.json in the data folder, Claude Code's schema): each event's node scripts. */
-function world(hooks: Record<string, string[]>, contextWindow?: number): { provider: ProviderConfig; items: (conversationId: string) => MessageItem[] } {
+interface World {
+  server: ModelServer;
+  store: Store;
+  runtime: AppRuntime;
+  provider: ProviderConfig;
+  /** The conversation as the UI gets it. */
+  items: (conversationId: string) => MessageItem[];
+}
+
+/**
+ * A runtime over a fresh data folder with the person's hooks (settings.json, Claude Code's schema: each event's node
+ * scripts) and a model server; all of it closed when the test ends.
+ */
+async function world(hooks: Record<string, string[]>, contextWindow?: number): Promise<World> {
+  const server = await startModelServer();
   const dataDir = tempDir('deskhand-data-');
   const scripts = tempDir('deskhand-hooks-');
   const settings: Record<string, unknown[]> = {};
@@ -47,17 +51,24 @@ function world(hooks: Record<string, string[]>, contextWindow?: number): { provi
     settings[event] = [{ hooks: commands }];
   }
   writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ hooks: settings }));
-  store = new Store(dataDir);
-  runtime = createAppRuntime({ store, dataDir, vault: null, retryBaseMs: 10, idleTimeoutMs: 10_000, ...(contextWindow ? { contextWindow } : {}) });
+  const store = new Store(dataDir);
+  const runtime = createAppRuntime({ store, dataDir, vault: null, retryBaseMs: 10, idleTimeoutMs: 10_000, ...(contextWindow ? { contextWindow } : {}) });
+  onTestFinished(async () => {
+    await runtime.tasks.shutdown();
+    store.close();
+    await server.close();
+  });
   return {
+    server,
+    store,
+    runtime,
     provider: { provider: 'openai', model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test' },
     items: (conversationId) => projectMessages(recordsOf(store), conversationId, { title: (t) => t, summarize: () => null }),
   };
 }
 
 it("a Stop hook's reason is the model's next message, shown as the hook's; its systemMessage is the person's only", async () => {
-  server = await startModelServer();
-  const { provider, items } = world({
+  const { server, store, runtime, provider, items } = await world({
     // Blocks the first stop only (a file marks it), with a note each time.
     Stop: [
       `const fs = require('node:fs'); const once = __filename + '.blocked'; const block = !input.stop_hook_active && !fs.existsSync(once); fs.writeFileSync(once, '');
@@ -102,9 +113,8 @@ it("a Stop hook's reason is the model's next message, shown as the hook's; its s
 }, 60_000);
 
 it("a PreCompact hook's stdout is instructions for the summary; a failing one's line is the person's only", async () => {
-  server = await startModelServer();
   // The first prints instructions; the second fails (its line is a note).
-  const { provider, items } = world({ PreCompact: [`process.stdout.write('Keep-The-Port-Kk9 in the summary');`, `process.stderr.write('Compact-Broken-Pp8'); process.exit(1);`] }, 4000);
+  const { server, store, runtime, provider, items } = await world({ PreCompact: [`process.stdout.write('Keep-The-Port-Kk9 in the summary');`, `process.stderr.write('Compact-Broken-Pp8'); process.exit(1);`] }, 4000);
   const conv = runtime.createConversation({ folder: tempDir('deskhand-work-'), policy: 'read-only' });
   server.setFallback((req) => (isSummaryCall(req) ? reply().text('SUMMARY-TEXT') : reply().text('ok')));
   for (let i = 0; i < 6; i++) await runtime.sendMessage(conv.id, `paste ${i} ${'lorem ipsum dolor sit amet '.repeat(120)}`, { provider, interactive: false });
@@ -123,8 +133,7 @@ it("a PreCompact hook's stdout is instructions for the summary; a failing one's 
 }, 60_000);
 
 it("a project's PreCompact instructions are withheld from the summary (a note says so), as every untrusted word is", async () => {
-  server = await startModelServer();
-  const { provider } = world({}, 4000);
+  const { server, runtime, provider } = await world({}, 4000);
   // A project's hook beside the person's (fired through the runtime's hooks interface, as the host's service answers).
   runtime.useHooks({
     fire: async (event) =>
