@@ -27,7 +27,7 @@ export interface HookTarget {
   claudeName?: string;
 }
 
-/** Text a hook adds for the model (additionalContext, stdout of UserPromptSubmit and SessionStart). */
+/** Text a hook adds for the model (additionalContext, stdout of UserPromptSubmit and SessionStart; PreCompact's stdout: the summary's instructions). */
 export interface HookContext {
   text: string;
   /** Where it came from, as the model is told (`hook PreToolUse: ./check.sh`). */

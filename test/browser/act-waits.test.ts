@@ -8,7 +8,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/main/runtime/tool';
-import { actTuning, PlaywrightBrowser } from '../../src/main/services/browser/playwright-browser';
+import { PlaywrightBrowser } from '../../src/main/services/browser/playwright-browser';
+import { actTuning } from '../../src/main/services/browser/tab-book';
 import { findChromium } from '../../src/main/services/chromium/index';
 import { createBrowserFamily } from '../../src/main/tools/browser';
 import { makeContext, tempDir, type TestContext } from '../support/tool-context';

@@ -9,6 +9,10 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { approvals, toolResults, useCliWorld } from '../support/cli';
 import { reply } from '../support/model-server';
+import { projectMessages } from '../../src/main/host/app/projections';
+import { recordsOf } from '../../src/main/runtime/records';
+import { Store } from '../../src/main/services/store/store';
+import type { MessageItem } from '../../src/shared/contract';
 
 const w = useCliWorld('hooks', { policy: 'high-risk' });
 const NODE = JSON.stringify(process.execPath);
@@ -26,6 +30,16 @@ function script(name: string, body: string): string {
 }
 
 const cmd = (command: string, timeout?: number) => ({ type: 'command', command, ...(timeout ? { timeout } : {}) });
+
+/** The conversation as the UI gets it, from the data folder the CLI wrote. */
+function storedItems(conversationId: string): MessageItem[] {
+  const store = new Store(w.dataDir);
+  try {
+    return projectMessages(recordsOf(store), conversationId, { title: (t) => t, summarize: () => null });
+  } finally {
+    store.close();
+  }
+}
 
 it('a PreToolUse hook that exits 2 blocks the command (it never runs) and its reason reaches the model', async () => {
   const block = script('block.js', `if (JSON.stringify(input.tool_input).includes('BANNED')) { process.stderr.write('Reason-Kq71: commands with BANNED are not allowed here'); process.exit(2); }`);
@@ -124,7 +138,7 @@ it('PreCompact hears a manual compaction (summarize_context) with its focus', as
   expect(readFileSync(log, 'utf8')).toBe('manual Focus-Wq2\n');
 }, 120_000);
 
-it('a failing Stop hook leaves its line in the transcript: the model reads it with the next message; the run finishes; a failing SessionEnd hook\'s line is on stderr', async () => {
+it('a failing Stop hook\'s line is a note for the person (stored as the Stop hooks\', never sent to the model); the run finishes; a failing SessionEnd hook\'s line is on stderr', async () => {
   const fail = script('stop-fail.js', `process.stderr.write('Stop-Broken-Yy5'); process.exit(1);`);
   const endFail = script('end-fail.js', `process.stderr.write('End-Broken-Hh6'); process.exit(1);`);
   personalHooks({ Stop: [{ hooks: [cmd(fail)] }], SessionEnd: [{ hooks: [cmd(endFail)] }] });
@@ -136,19 +150,25 @@ it('a failing Stop hook leaves its line in the transcript: the model reads it wi
   expect(finished?.status).toBe('finished');
   const again = await w.run('and now?', { flags: ['--conversation', String(finished!.conversationId)] });
   expect(again.code, again.stderr).toBe(0);
-  const sent = (w.server.requests[1]!.body as { messages: { role: string; content: unknown }[] }).messages.map((m) => `${m.role}: ${JSON.stringify(m.content)}`);
-  const line = sent.findIndex((m) => /^user: "\[Stop hooks\]\\n\(hook `[^`]*stop-fail\.js[^`]*` failed \(exit 1\): Stop-Broken-Yy5; ignored\)"$/.test(m));
-  expect(line, sent.join('\n')).toBeGreaterThan(0);
-  // After the answer it followed, before the next message.
-  expect(sent[line - 1]).toMatch(/^assistant: /);
-  expect(sent[line + 1]).toMatch(/^user: "and now\?/);
+  // The model never reads it (Claude Code shows such a line to the user only); the person's messages stay theirs.
+  expect(JSON.stringify(w.server.requests[1]!.body)).not.toContain('Stop-Broken-Yy5');
+  const items = storedItems(String(finished!.conversationId));
+  expect(items.filter((i) => i.kind === 'user').map((i) => (i as { text: string }).text)).toEqual(['go', 'and now?']);
+  const notes = items.filter((i) => i.kind === 'hook');
+  expect(notes.map((n) => [n.event, n.toModel])).toEqual([['Stop', false], ['Stop', false]]);
+  expect(notes[0]!.text).toMatch(/^hook `[^`]*stop-fail\.js[^`]*` failed \(exit 1\): Stop-Broken-Yy5; ignored$/);
 }, 120_000);
 
-it('a failing PreCompact hook leaves its line in summarize_context\'s result; the compaction goes on', async () => {
+it('a failing PreCompact hook\'s line is a note for the person, not in summarize_context\'s result; the compaction goes on', async () => {
   const fail = script('compact-fail.js', `process.stderr.write('Compact-Broken-Pp8'); process.exit(1);`);
   personalHooks({ PreCompact: [{ hooks: [cmd(fail)] }] });
   w.server.enqueue(reply().tool('summarize_context', {}));
   const r = await w.run('go');
   expect(r.code, r.stderr).toBe(0);
-  expect(toolResults(r)[0]).toMatch(/^Nothing to compact[^\n]*\n\n\[PreCompact hooks\]\n\(hook `[^`]*compact-fail\.js[^`]*` failed \(exit 1\): Compact-Broken-Pp8; ignored\)$/);
+  expect(toolResults(r)[0]).toMatch(/^Nothing to compact: the history is only the last turns\.$/);
+  for (const q of w.server.requests) expect(JSON.stringify(q.body)).not.toContain('Compact-Broken-Pp8');
+  const notes = storedItems(String(r.events.find((e) => e.type === 'run.finished')!.conversationId)).filter((i) => i.kind === 'hook');
+  expect(notes).toHaveLength(1);
+  expect(notes[0]).toMatchObject({ event: 'PreCompact', toModel: false });
+  expect(notes[0]!.text).toMatch(/^hook `[^`]*compact-fail\.js[^`]*` failed \(exit 1\): Compact-Broken-Pp8; ignored$/);
 }, 120_000);

@@ -5,62 +5,34 @@
  * form), roots, annotations as a floor, structured output, resource links, progress and cancellation. Effects are
  * proven by the server's log of what it received and by the model's next request.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
+import { expect, it } from 'vitest';
 import type { RunOutcome } from '../../src/main/runtime/runtime';
 import type { RunEvent } from '../../src/shared/events';
-import { reply, startModelServer, type ModelServer } from '../support/model-server';
+import { reply } from '../support/model-server';
+import { mcpStdioWorld } from '../support/mcp-stdio-world';
 import { tempDir } from '../support/tool-context';
-import { FILESYSTEM, addServer, makeRuntime, offeredTools, providerFor, toolResults, until } from './helpers';
+import { FILESYSTEM, addServer, offeredTools, providerFor, toolResults, until } from './helpers';
 
 const SERVER = join(__dirname, 'current-mcp-server.mjs');
-let model: ModelServer;
-const runtimes: AppRuntime[] = [];
-let log = '';
-
-beforeEach(async () => {
-  model = await startModelServer();
-  log = join(tempDir('deskhand-mcplog-'), 'log.jsonl');
-});
-afterEach(async () => {
-  for (const r of runtimes.splice(0)) {
-    await r.mcp.close();
-    r.store.close();
-  }
-  await model.close();
-});
+const world = mcpStdioWorld('cur', SERVER);
 
 type Entry = { received?: { method?: string; params?: Record<string, unknown>; result?: Record<string, unknown> }; elicitResult?: { action: string; content?: Record<string, unknown> } };
-const entries = (): Entry[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Entry) : []);
+const entries = () => world.entries<Entry>();
 const received = (method: string) => entries().filter((e) => e.received?.method === method);
 const elicitResults = () => entries().flatMap((e) => (e.elicitResult ? [e.elicitResult] : []));
-
-async function runtimeWith(dataDir: string, config: Record<string, unknown> = { tier: 'read-only' }): Promise<AppRuntime> {
-  const runtime = makeRuntime(dataDir, { mcpDeferAbove: 100 });
-  runtimes.push(runtime);
-  addServer(runtime.store, 'cur', { transport: 'stdio', command: process.execPath, args: [SERVER], env: { MCP_LOG: log }, ...config });
-  await runtime.startMcp();
-  expect(runtime.mcp.server('cur')?.health.status).toBe('connected');
-  return runtime;
-}
-
-function conversation(runtime: AppRuntime, folder = tempDir('deskhand-work-'), policy: 'read-only' | 'high-risk' = 'read-only') {
-  const conv = runtime.createConversation({ folder, policy });
-  runtime.setFamilies(conv.id, ['mcp'], true);
-  return conv;
-}
+const runtimeWith = (dataDir: string, config?: Record<string, unknown>) => world.connect(dataDir, config);
 
 it('a form elicitation waits for the person in an interactive run: a wrong answer is refused with the reason, the right one reaches the server, not the model', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
-  model.enqueue(reply().tool('mcp__cur__book', {}), reply().text('done'));
-  const conv = conversation(runtime);
+  world.model.enqueue(reply().tool('mcp__cur__book', {}), reply().text('done'));
+  const conv = world.conversation(runtime);
   const refused: string[] = [];
   const asked: Extract<RunEvent, { type: 'input.requested' }>[] = [];
   const outcome = await runtime.sendMessage(conv.id, 'book', {
-    provider: providerFor(model),
+    provider: providerFor(world.model),
     interactive: true,
     onEvent: (e) => {
       if (e.type !== 'input.requested') return;
@@ -78,7 +50,7 @@ it('a form elicitation waits for the person in an interactive run: a wrong answe
   expect(asked[0]!.data).toMatchObject({ mode: 'form', server: 'cur', schema: { required: ['name', 'seats'] } });
   expect(refused[0]).toMatch(/does not fit the form \(seats: at most 10\)/);
   expect(elicitResults()).toEqual([{ action: 'accept', content: { name: 'Ada Lovelace', seats: 2, meal: 'veg' } }]);
-  expect(toolResults(model, 1).at(-1)).toContain('booked 2 seats for Ada Lovelace');
+  expect(toolResults(world.model, 1).at(-1)).toContain('booked 2 seats for Ada Lovelace');
   // One tools/call: the answer went back within the call, nothing was repeated.
   expect(received('tools/call')).toHaveLength(1);
 }, 60_000);
@@ -86,9 +58,9 @@ it('a form elicitation waits for the person in an interactive run: a wrong answe
 it('an unattended run parks on the elicitation; another runtime over the same data answers it and the call runs again with the stored answer', async () => {
   const dataDir = tempDir('deskhand-data-');
   const first = await runtimeWith(dataDir);
-  model.enqueue(reply().tool('mcp__cur__book', {}), reply().text('done'));
-  const conv = conversation(first);
-  const parked = await first.sendMessage(conv.id, 'book', { provider: providerFor(model), interactive: false });
+  world.model.enqueue(reply().tool('mcp__cur__book', {}), reply().text('done'));
+  const conv = world.conversation(first);
+  const parked = await first.sendMessage(conv.id, 'book', { provider: providerFor(world.model), interactive: false });
   expect(parked.status).toBe('parked');
   const request = first.store.getApproval(parked.approvalIds[0]!)!;
   expect(request.kind).toBe('mcp_elicitation');
@@ -97,59 +69,59 @@ it('an unattended run parks on the elicitation; another runtime over the same da
   await first.mcp.close();
 
   const second = await runtimeWith(dataDir);
-  const outcome = (await second.answerRequest(request.id, { action: 'accept', content: { name: 'Grace', seats: 3 } }, { provider: providerFor(model), interactive: false })) as RunOutcome;
+  const outcome = (await second.answerRequest(request.id, { action: 'accept', content: { name: 'Grace', seats: 3 } }, { provider: providerFor(world.model), interactive: false })) as RunOutcome;
   expect(outcome.status).toBe('finished');
   // The second tools/call asked again, and the stored answer was given at once.
   expect(received('tools/call')).toHaveLength(2);
   expect(elicitResults().at(-1)).toEqual({ action: 'accept', content: { name: 'Grace', seats: 3 } });
-  expect(toolResults(model, 1).at(-1)).toContain('booked 3 seats for Grace');
+  expect(toolResults(world.model, 1).at(-1)).toContain('booked 3 seats for Grace');
 }, 60_000);
 
 it('a URL elicitation is shown to the person (the URL guard took it) and approving it accepts; the URL never reaches the model', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
-  model.enqueue(reply().tool('mcp__cur__sign_in', {}), reply().text('done'));
-  const conv = conversation(runtime);
-  let outcome = await runtime.sendMessage(conv.id, 'sign in', { provider: providerFor(model), interactive: false });
+  world.model.enqueue(reply().tool('mcp__cur__sign_in', {}), reply().text('done'));
+  const conv = world.conversation(runtime);
+  let outcome = await runtime.sendMessage(conv.id, 'sign in', { provider: providerFor(world.model), interactive: false });
   expect(outcome.status).toBe('parked');
   const request = runtime.store.getApproval(outcome.approvalIds[0]!)!;
   expect(JSON.parse(request.request!)).toMatchObject({ mode: 'url', url: 'https://auth.example.com/start?session=abc', host: 'auth.example.com', warning: null });
-  outcome = (await runtime.decideApproval(request.id, { approved: true }, { provider: providerFor(model), interactive: false }))!;
+  outcome = (await runtime.decideApproval(request.id, { approved: true }, { provider: providerFor(world.model), interactive: false }))!;
   expect(outcome.status).toBe('finished');
   expect(elicitResults().at(-1)).toEqual({ action: 'accept' });
-  expect(toolResults(model, 1).at(-1)).toContain('sign-in accept');
-  expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain('session=abc');
+  expect(toolResults(world.model, 1).at(-1)).toContain('sign-in accept');
+  expect(JSON.stringify(world.model.requests.map((r) => r.body))).not.toContain('session=abc');
 }, 60_000);
 
 it('a form asking for a password is declined without asking the person, and the model is told to use the vault', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
-  model.enqueue(reply().tool('mcp__cur__ask_password', {}), reply().text('done'));
-  const conv = conversation(runtime);
-  const outcome = await runtime.sendMessage(conv.id, 'pw', { provider: providerFor(model), interactive: false });
+  world.model.enqueue(reply().tool('mcp__cur__ask_password', {}), reply().text('done'));
+  const conv = world.conversation(runtime);
+  const outcome = await runtime.sendMessage(conv.id, 'pw', { provider: providerFor(world.model), interactive: false });
   expect(outcome.status).toBe('finished');
   expect(runtime.store.approvalsForRun(outcome.runId)).toHaveLength(0);
   expect(elicitResults()).toEqual([{ action: 'decline' }]);
-  expect(toolResults(model, 1).at(-1)).toMatch(/password decline[\s\S]*does not take secrets through forms[\s\S]*deskhand secrets set/);
+  expect(toolResults(world.model, 1).at(-1)).toMatch(/password decline[\s\S]*does not take secrets through forms[\s\S]*deskhand secrets set/);
 }, 60_000);
 
 it('offers the conversation folder as the root, and announces a change of roots', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
   const a = tempDir('deskhand-work-a-');
   const b = tempDir('deskhand-work-b-');
-  model.enqueue(reply().tool('mcp__cur__where', {}), reply().text('done'), reply().tool('mcp__cur__where', {}), reply().text('done'));
-  await runtime.sendMessage(conversation(runtime, a).id, 'where', { provider: providerFor(model), interactive: false });
-  expect(toolResults(model, 1).at(-1)).toContain(`roots: ${pathToFileURL(a).href}`);
-  await runtime.sendMessage(conversation(runtime, b).id, 'where', { provider: providerFor(model), interactive: false });
-  expect(toolResults(model, 3).at(-1)).toContain(`roots: ${pathToFileURL(b).href}`);
-  expect(toolResults(model, 3).at(-1)).not.toContain(pathToFileURL(a).href);
+  world.model.enqueue(reply().tool('mcp__cur__where', {}), reply().text('done'), reply().tool('mcp__cur__where', {}), reply().text('done'));
+  await runtime.sendMessage(world.conversation(runtime, a).id, 'where', { provider: providerFor(world.model), interactive: false });
+  expect(toolResults(world.model, 1).at(-1)).toContain(`roots: ${pathToFileURL(a).href}`);
+  await runtime.sendMessage(world.conversation(runtime, b).id, 'where', { provider: providerFor(world.model), interactive: false });
+  expect(toolResults(world.model, 3).at(-1)).toContain(`roots: ${pathToFileURL(b).href}`);
+  expect(toolResults(world.model, 3).at(-1)).not.toContain(pathToFileURL(a).href);
   expect(received('notifications/roots/list_changed').length).toBe(2);
 }, 60_000);
 
 it('annotations: destructiveHint raises a configured tier to asking; readOnlyHint never lowers the default (ask)', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
-  model.enqueue(reply().tool('mcp__cur__peek', {}).tool('mcp__cur__wipe', {}), reply().text('done'));
-  const conv = conversation(runtime);
+  world.model.enqueue(reply().tool('mcp__cur__peek', {}).tool('mcp__cur__wipe', {}), reply().text('done'));
+  const conv = world.conversation(runtime);
   const summaries: string[] = [];
-  const outcome = await runtime.sendMessage(conv.id, 'go', { provider: providerFor(model), interactive: false, onEvent: (e) => void (e.type === 'tool.call' && summaries.push(`${e.tool} ${e.summary ?? ''}`)) });
+  const outcome = await runtime.sendMessage(conv.id, 'go', { provider: providerFor(world.model), interactive: false, onEvent: (e) => void (e.type === 'tool.call' && summaries.push(`${e.tool} ${e.summary ?? ''}`)) });
   // The cards say what the server claims.
   expect(summaries).toEqual(['mcp__cur__peek [server: read-only] {}', 'mcp__cur__wipe [server: destructive] {}']);
   // peek (tier read-only) ran; wipe (read-only by configuration, destructive by the server's word) asks.
@@ -162,9 +134,9 @@ it('annotations: destructiveHint raises a configured tier to asking; readOnlyHin
 
 it('readOnlyHint from a server without a tier still asks, and says what the server claimed', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'), {});
-  model.enqueue(reply().tool('mcp__cur__peek', {}), reply().text('done'));
-  const conv = conversation(runtime, undefined, 'high-risk');
-  const outcome = await runtime.sendMessage(conv.id, 'go', { provider: providerFor(model), interactive: false });
+  world.model.enqueue(reply().tool('mcp__cur__peek', {}), reply().text('done'));
+  const conv = world.conversation(runtime, undefined, 'high-risk');
+  const outcome = await runtime.sendMessage(conv.id, 'go', { provider: providerFor(world.model), interactive: false });
   expect(outcome.status).toBe('parked');
   const reasons = (JSON.parse(runtime.store.getApproval(outcome.approvalIds[0]!)!.reasons) as string[]).join(' ');
   expect(reasons).toMatch(/no tier configured/);
@@ -173,31 +145,31 @@ it('readOnlyHint from a server without a tier still asks, and says what the serv
 
 it('structured output reaches the model; one that does not fit the outputSchema is an error; a resource link is readable', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
-  model.enqueue(
+  world.model.enqueue(
     reply().tool('mcp__cur__weather', {}),
     reply().tool('mcp__cur__bad_weather', {}),
     reply().tool('mcp__cur__link', {}),
     reply().tool('read_mcp_resource', { server: 'cur', uri: 'fixture://doc' }),
     reply().text('done'),
   );
-  const conv = conversation(runtime, undefined, 'high-risk');
-  let outcome = await runtime.sendMessage(conv.id, 'go', { provider: providerFor(model), interactive: false });
-  while (outcome.status === 'parked') outcome = (await runtime.decideApproval(outcome.approvalIds[0]!, { approved: true }, { provider: providerFor(model), interactive: false }))!;
+  const conv = world.conversation(runtime, undefined, 'high-risk');
+  let outcome = await runtime.sendMessage(conv.id, 'go', { provider: providerFor(world.model), interactive: false });
+  while (outcome.status === 'parked') outcome = (await runtime.decideApproval(outcome.approvalIds[0]!, { approved: true }, { provider: providerFor(world.model), interactive: false }))!;
   expect(outcome.status).toBe('finished');
-  expect(toolResults(model, 1).at(-1)).toMatch(/Sunny in Oslo\nStructured result:\n\{"city":"Oslo","celsius":21\}/);
-  expect(toolResults(model, 2).at(-1)).toMatch(/structured content does not match|Structured content does not match/i);
-  expect(toolResults(model, 3).at(-1)).toContain('[resource link fixture://doc "doc": read it with read_mcp_resource {"server": "cur", "uri": "fixture://doc"}]');
-  expect(toolResults(model, 4).at(-1)).toContain('THE-LINKED-DOCUMENT');
+  expect(toolResults(world.model, 1).at(-1)).toMatch(/Sunny in Oslo\nStructured result:\n\{"city":"Oslo","celsius":21\}/);
+  expect(toolResults(world.model, 2).at(-1)).toMatch(/structured content does not match|Structured content does not match/i);
+  expect(toolResults(world.model, 3).at(-1)).toContain('[resource link fixture://doc "doc": read it with read_mcp_resource {"server": "cur", "uri": "fixture://doc"}]');
+  expect(toolResults(world.model, 4).at(-1)).toContain('THE-LINKED-DOCUMENT');
 }, 60_000);
 
 it('shows the server\'s progress on the call and sends a cancellation when the call is stopped', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
-  model.enqueue(reply().tool('mcp__cur__slow', {}), reply().text('done'));
-  const conv = conversation(runtime);
+  world.model.enqueue(reply().tool('mcp__cur__slow', {}), reply().text('done'));
+  const conv = world.conversation(runtime);
   const stop = new AbortController();
   const output: string[] = [];
   const outcome = await runtime.sendMessage(conv.id, 'slow', {
-    provider: providerFor(model),
+    provider: providerFor(world.model),
     interactive: false,
     signal: stop.signal,
     onEvent: (e) => {
@@ -214,32 +186,31 @@ it('shows the server\'s progress on the call and sends a cancellation when the c
 }, 60_000);
 
 it('server-filesystem from npm works in the conversation\'s folder (its root), not the folder its command line named', async () => {
-  const runtime = makeRuntime(tempDir('deskhand-data-'), { mcpDeferAbove: 100 });
-  runtimes.push(runtime);
+  const runtime = world.runtime(tempDir('deskhand-data-'));
   const named = tempDir('deskhand-named-');
   const work = tempDir('deskhand-work-');
   writeFileSync(join(named, 'named.txt'), 'IN-THE-NAMED-FOLDER');
   writeFileSync(join(work, 'work.txt'), 'IN-THE-CONVERSATION-FOLDER');
   addServer(runtime.store, 'fs', { transport: 'stdio', command: FILESYSTEM, args: [named], tier: 'read-only' });
   await runtime.startMcp();
-  model.enqueue(
+  world.model.enqueue(
     reply().tool('mcp__fs__read_text_file', { path: join(work, 'work.txt') }),
     reply().tool('mcp__fs__read_text_file', { path: join(named, 'named.txt') }),
     reply().text('done'),
   );
-  const conv = conversation(runtime, work, 'high-risk');
-  let outcome = await runtime.sendMessage(conv.id, 'read', { provider: providerFor(model), interactive: false });
-  while (outcome.status === 'parked') outcome = (await runtime.decideApproval(outcome.approvalIds[0]!, { approved: true }, { provider: providerFor(model), interactive: false }))!;
-  expect(toolResults(model, 1).at(-1)).toContain('IN-THE-CONVERSATION-FOLDER');
-  expect(toolResults(model, 2).at(-1)).toMatch(/denied|outside allowed|not allowed/i);
-  expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain('IN-THE-NAMED-FOLDER');
+  const conv = world.conversation(runtime, work, 'high-risk');
+  let outcome = await runtime.sendMessage(conv.id, 'read', { provider: providerFor(world.model), interactive: false });
+  while (outcome.status === 'parked') outcome = (await runtime.decideApproval(outcome.approvalIds[0]!, { approved: true }, { provider: providerFor(world.model), interactive: false }))!;
+  expect(toolResults(world.model, 1).at(-1)).toContain('IN-THE-CONVERSATION-FOLDER');
+  expect(toolResults(world.model, 2).at(-1)).toMatch(/denied|outside allowed|not allowed/i);
+  expect(JSON.stringify(world.model.requests.map((r) => r.body))).not.toContain('IN-THE-NAMED-FOLDER');
 }, 60_000);
 
 it('an MCP Apps tool only its view may call never reaches the model; one visible to both does', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
-  model.enqueue(reply().text('done'));
-  await runtime.sendMessage(conversation(runtime).id, 'hi', { provider: providerFor(model), interactive: false });
-  const names = offeredTools(model, 0).map((t) => t.name);
+  world.model.enqueue(reply().text('done'));
+  await runtime.sendMessage(world.conversation(runtime).id, 'hi', { provider: providerFor(world.model), interactive: false });
+  const names = offeredTools(world.model, 0).map((t) => t.name);
   expect(names).toContain('mcp__cur__with_view');
   expect(names).toContain('mcp__cur__book');
   expect(names).not.toContain('mcp__cur__view_only');

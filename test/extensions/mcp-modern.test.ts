@@ -6,60 +6,31 @@
  * folders as they do over the older revisions. The older servers (server-everything, server-filesystem, the SDK v1
  * server of mcp-current.test.ts) keep working through the fallback to `initialize`: their tests prove it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
+import { expect, it } from 'vitest';
 import type { RunOutcome } from '../../src/main/runtime/runtime';
 import type { RunEvent } from '../../src/shared/events';
-import { reply, startModelServer, type ModelServer } from '../support/model-server';
+import { reply } from '../support/model-server';
+import { mcpStdioWorld } from '../support/mcp-stdio-world';
 import { tempDir } from '../support/tool-context';
-import { addServer, fake, makeRuntime, providerFor, toolResults, until } from './helpers';
+import { addServer, fake, providerFor, toolResults, until } from './helpers';
 
 const SERVER = join(__dirname, 'modern-mcp-server.mjs');
-let model: ModelServer;
-const runtimes: AppRuntime[] = [];
-let log = '';
-
-beforeEach(async () => {
-  model = await startModelServer();
-  log = join(tempDir('deskhand-mcplog-'), 'log.jsonl');
-});
-afterEach(async () => {
-  for (const r of runtimes.splice(0)) {
-    await r.mcp.close();
-    r.store.close();
-  }
-  await model.close();
-});
+const world = mcpStdioWorld('modern', SERVER);
 
 type Entry = { tool: string; method: string; protocolVersion: string | null; answer?: Record<string, unknown> | null; roots?: { uri: string }[] | null };
-const entries = (): Entry[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Entry) : []);
-
-async function runtimeWith(dataDir: string, args: string[] = ['--modern-only']): Promise<AppRuntime> {
-  const runtime = makeRuntime(dataDir, { mcpDeferAbove: 100 });
-  runtimes.push(runtime);
-  addServer(runtime.store, 'modern', { transport: 'stdio', command: process.execPath, args: [SERVER, ...args], env: { MCP_LOG: log }, tier: 'read-only' });
-  await runtime.startMcp();
-  const health = runtime.mcp.server('modern')?.health;
-  expect(health?.status, health?.lastError ?? '').toBe('connected');
-  return runtime;
-}
-
-function conversation(runtime: AppRuntime, folder = tempDir('deskhand-work-')) {
-  const conv = runtime.createConversation({ folder, policy: 'read-only' });
-  runtime.setFamilies(conv.id, ['mcp'], true);
-  return conv;
-}
+const entries = () => world.entries<Entry>();
+const runtimeWith = (dataDir: string, args = ['--modern-only']) => world.connect(dataDir, { args, tier: 'read-only' });
 
 it('connects to a server that speaks only 2026-07-28: every request it sees names that revision, and the call works', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
   expect(runtime.mcp.server('modern')?.health.protocolVersion).toBe('2026-07-28');
-  model.enqueue(reply().tool('mcp__modern__echo', { text: 'hello' }), reply().text('done'));
-  const outcome = await runtime.sendMessage(conversation(runtime).id, 'echo', { provider: providerFor(model), interactive: false });
+  world.model.enqueue(reply().tool('mcp__modern__echo', { text: 'hello' }), reply().text('done'));
+  const outcome = await runtime.sendMessage(world.conversation(runtime).id, 'echo', { provider: providerFor(world.model), interactive: false });
   expect(outcome.status).toBe('finished');
-  expect(toolResults(model, 1).at(-1)).toContain('echo: hello');
+  expect(toolResults(world.model, 1).at(-1)).toContain('echo: hello');
   expect(entries()).toEqual([{ tool: 'echo', method: 'tools/call', protocolVersion: '2026-07-28' }]);
 }, 60_000);
 
@@ -70,10 +41,10 @@ it('the same server, when it also serves the older handshake, is still spoken to
 
 it('an elicitation (an input_required round) waits for the person in an interactive run; the answer reaches the server on the retried call', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
-  model.enqueue(reply().tool('mcp__modern__book', {}), reply().text('done'));
+  world.model.enqueue(reply().tool('mcp__modern__book', {}), reply().text('done'));
   const asked: Extract<RunEvent, { type: 'input.requested' }>[] = [];
-  const outcome = await runtime.sendMessage(conversation(runtime).id, 'book', {
-    provider: providerFor(model),
+  const outcome = await runtime.sendMessage(world.conversation(runtime).id, 'book', {
+    provider: providerFor(world.model),
     interactive: true,
     onEvent: (e) => {
       if (e.type !== 'input.requested') return;
@@ -83,7 +54,7 @@ it('an elicitation (an input_required round) waits for the person in an interact
   });
   expect(outcome.status).toBe('finished');
   expect(asked.map((a) => [a.kind, a.prompt.includes('How many seats, and for whom?')])).toEqual([['mcp_elicitation', true]]);
-  expect(toolResults(model, 1).at(-1)).toContain('booked 2 for Ada');
+  expect(toolResults(world.model, 1).at(-1)).toContain('booked 2 for Ada');
   expect(entries().map((e) => [e.tool, e.protocolVersion, e.answer])).toEqual([
     ['book', '2026-07-28', null],
     ['book', '2026-07-28', { name: 'Ada', seats: 2 }],
@@ -93,18 +64,18 @@ it('an elicitation (an input_required round) waits for the person in an interact
 it('an unattended run parks on the elicitation; another runtime answers it and the call runs again with the stored answer', async () => {
   const dataDir = tempDir('deskhand-data-');
   const first = await runtimeWith(dataDir);
-  model.enqueue(reply().tool('mcp__modern__book', {}), reply().text('done'));
-  const conv = conversation(first);
-  const parked = await first.sendMessage(conv.id, 'book', { provider: providerFor(model), interactive: false });
+  world.model.enqueue(reply().tool('mcp__modern__book', {}), reply().text('done'));
+  const conv = world.conversation(first);
+  const parked = await first.sendMessage(conv.id, 'book', { provider: providerFor(world.model), interactive: false });
   expect(parked.status).toBe('parked');
   const request = first.store.getApproval(parked.approvalIds[0]!)!;
   expect(request.kind).toBe('mcp_elicitation');
   await first.mcp.close();
 
   const second = await runtimeWith(dataDir);
-  const outcome = (await second.answerRequest(request.id, { action: 'accept', content: { name: 'Grace', seats: 3 } }, { provider: providerFor(model), interactive: false })) as RunOutcome;
+  const outcome = (await second.answerRequest(request.id, { action: 'accept', content: { name: 'Grace', seats: 3 } }, { provider: providerFor(world.model), interactive: false })) as RunOutcome;
   expect(outcome.status).toBe('finished');
-  expect(toolResults(model, 1).at(-1)).toContain('booked 3 for Grace');
+  expect(toolResults(world.model, 1).at(-1)).toContain('booked 3 for Grace');
   expect(entries().at(-1)).toMatchObject({ tool: 'book', protocolVersion: '2026-07-28', answer: { name: 'Grace', seats: 3 } });
 }, 60_000);
 
@@ -112,21 +83,21 @@ it('roots are the conversation\'s folder, asked for inside the call', async () =
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
   const a = tempDir('deskhand-work-a-');
   const b = tempDir('deskhand-work-b-');
-  model.enqueue(reply().tool('mcp__modern__where', {}), reply().text('done'), reply().tool('mcp__modern__where', {}), reply().text('done'));
-  await runtime.sendMessage(conversation(runtime, a).id, 'where', { provider: providerFor(model), interactive: false });
-  expect(toolResults(model, 1).at(-1)).toContain(`roots: ${pathToFileURL(a).href}`);
-  await runtime.sendMessage(conversation(runtime, b).id, 'where', { provider: providerFor(model), interactive: false });
-  expect(toolResults(model, 3).at(-1)).toContain(`roots: ${pathToFileURL(b).href}`);
-  expect(toolResults(model, 3).at(-1)).not.toContain(pathToFileURL(a).href);
+  world.model.enqueue(reply().tool('mcp__modern__where', {}), reply().text('done'), reply().tool('mcp__modern__where', {}), reply().text('done'));
+  await runtime.sendMessage(world.conversation(runtime, a).id, 'where', { provider: providerFor(world.model), interactive: false });
+  expect(toolResults(world.model, 1).at(-1)).toContain(`roots: ${pathToFileURL(a).href}`);
+  await runtime.sendMessage(world.conversation(runtime, b).id, 'where', { provider: providerFor(world.model), interactive: false });
+  expect(toolResults(world.model, 3).at(-1)).toContain(`roots: ${pathToFileURL(b).href}`);
+  expect(toolResults(world.model, 3).at(-1)).not.toContain(pathToFileURL(a).href);
 }, 60_000);
 
 it('progress reaches the tool card and stopping the call cancels it at the server', async () => {
   const runtime = await runtimeWith(tempDir('deskhand-data-'));
-  model.enqueue(reply().tool('mcp__modern__slow', {}), reply().text('done'));
+  world.model.enqueue(reply().tool('mcp__modern__slow', {}), reply().text('done'));
   const stop = new AbortController();
   const output: string[] = [];
-  const outcome = await runtime.sendMessage(conversation(runtime).id, 'slow', {
-    provider: providerFor(model),
+  const outcome = await runtime.sendMessage(world.conversation(runtime).id, 'slow', {
+    provider: providerFor(world.model),
     interactive: false,
     signal: stop.signal,
     onEvent: (e) => {
@@ -142,14 +113,13 @@ it('progress reaches the tool card and stopping the call cancels it at the serve
 }, 60_000);
 
 it('an older server that exits on the version probe is started again with initialize only, and works', async () => {
-  const runtime = makeRuntime(tempDir('deskhand-data-'), { mcpDeferAbove: 100 });
-  runtimes.push(runtime);
-  addServer(runtime.store, 'strict', { ...fake('strict', { env: { FAKE_LOG: log } }), tier: 'read-only' });
+  const runtime = world.runtime(tempDir('deskhand-data-'));
+  addServer(runtime.store, 'strict', { ...fake('strict', { env: { FAKE_LOG: world.log } }), tier: 'read-only' });
   await runtime.startMcp();
   const health = runtime.mcp.server('strict')!.health;
   expect(health.status, health.lastError ?? '').toBe('connected');
   expect(health.protocolVersion).toBe('2025-11-25');
-  const methods = readFileSync(log, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { method: string }).method);
+  const methods = readFileSync(world.log, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { method: string }).method);
   // The probe ended the first process; the second one was sent initialize first.
   expect(methods.slice(0, 3)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
 }, 60_000);

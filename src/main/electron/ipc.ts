@@ -24,30 +24,8 @@ export function isTrustedSender(event: IpcMainInvokeEvent, win: BrowserWindow): 
 /** Wires the window to the service; returns a function that unwires it (window closed). */
 export function connectWindow(win: BrowserWindow, service: AppService, log: Logger): () => void {
   const dispatch = createDispatch(service, log);
-  const wc = win.webContents;
-  wc.ipc.handle(IPC_CALL_CHANNEL, async (event: IpcMainInvokeEvent, message: unknown): Promise<Reply> => {
-    if (!isTrustedSender(event, win)) {
-      log.warn('ipc: refused a call from an untrusted frame', { url: event.senderFrame?.url ?? null });
-      return { ok: false, error: { code: 'unknown_method', message: 'Refused: not the Deskhand window.' } };
-    }
-    const m = message && typeof message === 'object' ? (message as { method?: unknown; params?: unknown }) : {};
-    let bytes: number;
-    try {
-      bytes = Buffer.byteLength(JSON.stringify(message) ?? '');
-    } catch {
-      bytes = Number.POSITIVE_INFINITY;
-    }
-    return dispatch(m.method, m.params, { source: 'ipc', bytes });
-  });
-  const batcher = new EventBatcher((events: ContractEvent[]) => {
-    if (!wc.isDestroyed()) wc.send(IPC_EVENT_CHANNEL, events);
-  });
-  const unsubscribe = service.onEvent((e) => batcher.push(e));
-  return () => {
-    unsubscribe();
-    batcher.close();
-    if (!wc.isDestroyed()) wc.ipc.removeHandler(IPC_CALL_CHANNEL);
-  };
+  // The shared dispatch checks the method and the size (of the whole message).
+  return wireWindow(win, log, (m, message) => dispatch(m.method, m.params, { source: 'ipc', bytes: byteSize(message) }), (listener) => service.onEvent(listener));
 }
 
 /** Sends one event to the window now (tray and notification clicks). */
@@ -60,6 +38,29 @@ export function sendEvent(win: BrowserWindow, event: ContractEvent): void {
  * remote machine, whose own dispatch checks method and params; its events reach the window in batches.
  */
 export function connectRemoteWindow(win: BrowserWindow, client: RemoteClient, log: Logger): () => void {
+  return wireWindow(
+    win,
+    log,
+    (m) => {
+      if (typeof m.method !== 'string' || !KNOWN_METHODS.has(m.method)) return Promise.resolve({ ok: false, error: { code: 'unknown_method', message: `Unknown method ${String(m.method).slice(0, 80)}.` } });
+      if (byteSize(m.params ?? {}) > MAX_PAYLOAD_BYTES) return Promise.resolve({ ok: false, error: { code: 'too_large', message: 'The request is too large.' } });
+      return client.call(m.method, m.params ?? {});
+    },
+    (listener) => client.onEvent(listener),
+  );
+}
+
+/**
+ * The window's one invoke channel and its event channel: a call from anything but the window's own top frame on the
+ * app origin is refused, any other goes to `call` as `{method, params}` (with the message as it came); the events
+ * `subscribe` gives reach the window in batches. Returns the unwiring.
+ */
+function wireWindow(
+  win: BrowserWindow,
+  log: Logger,
+  call: (m: { method?: unknown; params?: unknown }, message: unknown) => Promise<Reply>,
+  subscribe: (listener: (e: ContractEvent) => void) => () => void,
+): () => void {
   const wc = win.webContents;
   wc.ipc.handle(IPC_CALL_CHANNEL, async (event: IpcMainInvokeEvent, message: unknown): Promise<Reply> => {
     if (!isTrustedSender(event, win)) {
@@ -67,23 +68,24 @@ export function connectRemoteWindow(win: BrowserWindow, client: RemoteClient, lo
       return { ok: false, error: { code: 'unknown_method', message: 'Refused: not the Deskhand window.' } };
     }
     const m = message && typeof message === 'object' ? (message as { method?: unknown; params?: unknown }) : {};
-    if (typeof m.method !== 'string' || !KNOWN_METHODS.has(m.method)) return { ok: false, error: { code: 'unknown_method', message: `Unknown method ${String(m.method).slice(0, 80)}.` } };
-    let bytes: number;
-    try {
-      bytes = Buffer.byteLength(JSON.stringify(m.params ?? {}));
-    } catch {
-      bytes = Number.POSITIVE_INFINITY;
-    }
-    if (bytes > MAX_PAYLOAD_BYTES) return { ok: false, error: { code: 'too_large', message: 'The request is too large.' } };
-    return client.call(m.method, m.params ?? {});
+    return call(m, message);
   });
   const batcher = new EventBatcher((events: ContractEvent[]) => {
     if (!wc.isDestroyed()) wc.send(IPC_EVENT_CHANNEL, events);
   });
-  const unsubscribe = client.onEvent((e) => batcher.push(e));
+  const unsubscribe = subscribe((e) => batcher.push(e));
   return () => {
     unsubscribe();
     batcher.close();
     if (!wc.isDestroyed()) wc.ipc.removeHandler(IPC_CALL_CHANNEL);
   };
+}
+
+/** A value's size as JSON, in bytes; one that cannot be written as JSON is too large for anything. */
+function byteSize(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? '');
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }

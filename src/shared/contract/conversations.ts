@@ -108,6 +108,12 @@ export const messageItemSchema = z.discriminatedUnion('kind', [
     ),
     at: z.number(),
   }),
+  /**
+   * What a lifecycle hook said (docs/hooks.md): a Stop (SubagentStop) hook's reason that sent the model back to work,
+   * stored as a user-role message the model read (`toModel`), or a firing's notes (a `systemMessage`, a hook that
+   * failed) that only the person sees. Shown as the hook's, never as "You".
+   */
+  z.strictObject({ kind: z.literal('hook'), id: z.string(), runId: z.string().nullable(), event: z.string(), text: z.string(), toModel: z.boolean(), at: z.number() }),
   // A composition review from the viewer (contract-compositions.ts).
   reviewItemSchema,
 ]);

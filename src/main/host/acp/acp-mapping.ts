@@ -284,6 +284,9 @@ export function replayOf(items: MessageItem[], cwd: string): AcpUpdate[] {
       case 'review':
         out.push({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `(${reviewHeadline(item)})${item.text ? `\n${item.text}` : ''}` } });
         break;
+      case 'hook':
+        out.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n(From the ${item.event} hook${item.toModel ? '' : 's'}: ${item.text})\n` } });
+        break;
       case 'wake':
         out.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n(${item.tasks.map((t) => `${t.headline}: ${t.title}`).join('; ')})\n` } });
         break;

@@ -72,6 +72,11 @@ export function exportConversation(store: Records, conv: ConversationRow, presen
         heading('Deskhand (context compacted)');
         out.push(`${item.dropped.length} earlier messages were replaced by this summary in what the model sees (about ${item.tokensBefore} tokens became ${item.tokensAfter}):`, '', fenced(item.summary, ''), '');
         break;
+      case 'hook':
+        who = null;
+        heading(item.toModel ? `${item.event} hook (sent the agent back to work)` : `${item.event} hooks (a note; the agent did not read it)`);
+        out.push(fenced(item.text, ''), '');
+        break;
       case 'wake':
         who = null;
         heading('Deskhand (background work ended)');

@@ -104,6 +104,10 @@ export function projectMessages(store: Records, conversationId: string, presente
   const child = store.subagents.byConversation(conversationId);
   const parentName = child ? (store.getConversation(child.parent_conversation_id)?.title ?? child.parent_conversation_id) : null;
 
+  // What hooks said: their messages the model read (a Stop hook's reason) by message id, and notes for the person.
+  const hookSaid = store.compactions.hookMessages(conversationId);
+  const hookOf = new Map(hookSaid.flatMap((h) => (h.message_id === null ? [] : [[h.message_id, h.event] as const])));
+
   for (const m of messages) pushMessage(m);
 
   function pushMessage(m: MessageRow): void {
@@ -118,7 +122,10 @@ export function projectMessages(store: Records, conversationId: string, presente
       const from = parentName !== null && steer?.from !== 'person' ? { from: parentName } : {};
       // A review from the composition viewer is shown as the review it is, not as text the person typed.
       const review = wake || parentName !== null ? null : parseReviewMessage(text);
-      if (wake) push({ kind: 'wake', id: `m${m.id}`, runId: m.run_id, tasks: wake, at: m.created_at }, m.run_id);
+      const hook = hookOf.get(m.id);
+      // Its `[Stop hook]` line is for the model; the item says whose it is.
+      if (hook) push({ kind: 'hook', id: `m${m.id}`, runId: m.run_id, event: hook, text: text.startsWith(`[${hook} hook]\n`) ? text.slice(hook.length + 8) : text, toModel: true, at: m.created_at }, m.run_id);
+      else if (wake) push({ kind: 'wake', id: `m${m.id}`, runId: m.run_id, tasks: wake, at: m.created_at }, m.run_id);
       else if (review) push({ kind: 'review', id: `m${m.id}`, runId: m.run_id, ...review, at: m.created_at }, m.run_id);
       else push({ kind: 'user', id: `m${m.id}`, runId: m.run_id, text, at: m.created_at, ...(attachments.length ? { attachments } : {}), ...from }, m.run_id);
       return;
@@ -162,7 +169,8 @@ export function projectMessages(store: Records, conversationId: string, presente
     if (item && lastIndexOfRun.has(run.id)) inserts.push({ after: lastIndexOfRun.get(run.id)!, item });
   }
   withTurnUsage(items, runs, lastIndexOfRun, store);
-  const rang = [...reminderEvents(store, conversationId), ...compactionEvents(store, conversationId)].sort((a, b) => a.at - b.at);
+  const notes = hookSaid.flatMap((h): MessageItem[] => (h.message_id === null ? [{ kind: 'hook', id: `hook:${h.id}`, runId: h.run_id, event: h.event, text: h.text, toModel: false, at: h.created_at }] : []));
+  const rang = [...reminderEvents(store, conversationId), ...compactionEvents(store, conversationId), ...notes].sort((a, b) => a.at - b.at);
   if (inserts.length === 0) return rang.length ? byTime(items, rang) : items;
   inserts.sort((a, b) => a.after - b.after);
   const out: MessageItem[] = [];

@@ -25,9 +25,11 @@ function textOf(content: unknown): string {
 
 /** The person's own messages in a conversation (newest last), optionally only those of one run. */
 export function personMessages(records: Records, conversationId: string, runId?: string): string[] {
+  // A Stop hook's reason is a user-role message the model read, never the person's words.
+  const hooks = records.compactions.hookMessageIds(conversationId);
   return records
     .listMessages(conversationId)
-    .filter((m) => m.role === 'user' && (!runId || m.run_id === runId))
+    .filter((m) => m.role === 'user' && !hooks.has(m.id) && (!runId || m.run_id === runId))
     .map((m) => textOf(JSON.parse(m.content) as unknown))
     .filter((t) => !t.endsWith(GOAL_CYCLE_TRAILER) && parseWakeMessage(t) === null)
     // A composition review: the person's words are theirs; the header and Deskhand's instructions are not.

@@ -154,9 +154,8 @@ export async function compactConversation(
   focus?: string,
 ): Promise<CompactionResult> {
   const { store, limits } = core;
-  // A failing PreCompact hook's line: in summarize_context's result, or a message of its own (hook-calls.ts).
-  const hookLine = await preCompactHooks(core, conversationId, runId, reason === 'tool' ? 'manual' : 'auto', focus);
-  const said = (message: string) => (hookLine ? `${message}\n\n${hookLine}` : message);
+  // What the PreCompact hooks print: instructions for the summary, beside the asked focus (hook-calls.ts).
+  const hookInstructions = await preCompactHooks(core, conversationId, runId, reason === 'tool' ? 'manual' : 'auto', focus);
   const ctx = store.module(contextModule);
   const previous = ctx.latest(conversationId);
   const messages = viewed(store, conversationId, previous?.upto_message_id ?? 0);
@@ -169,9 +168,9 @@ export async function compactConversation(
   let kept = estimateTokens(messages[cut]?.chars ?? 0);
   while (cut > 0 && kept + estimateTokens(messages[cut - 1]!.chars) <= keepTokens) kept += estimateTokens(messages[--cut]!.chars);
   while (cut > 0 && messages[cut]!.role === 'tool') cut--;
-  if (cut <= 0) return { compacted: false, message: said('Nothing to compact: the history is only the last turns.') };
+  if (cut <= 0) return { compacted: false, message: 'Nothing to compact: the history is only the last turns.' };
   const dropped = messages.slice(0, cut);
-  const transcript = renderTranscript(previous?.summary ?? null, dropped, limits.contextWindow * 2, focus);
+  const transcript = renderTranscript(previous?.summary ?? null, dropped, limits.contextWindow * 2, focus, hookInstructions);
   // The notice before the summary call (the transcript and the CLI show it while it runs).
   if (runId) core.emit(options, { type: 'context.compaction', phase: 'started', runId, conversationId, reason, tokensBefore: before, droppedMessages: dropped.length });
   let summary: string;
@@ -213,7 +212,7 @@ export async function compactConversation(
   return {
     compacted: true,
     record: { ...record, id },
-    message: said(`Compacted: ${dropped.length} older messages (~${before - after} tokens) were summarized; ~${after} tokens remain of a ${limits.contextWindow}-token window. The person's own messages, the plan, todos, work state and open tasks stay pinned; the last turns are verbatim; retrieve_tool_result {"id":"msg_N"} reads a dropped message back.`),
+    message: `Compacted: ${dropped.length} older messages (~${before - after} tokens) were summarized; ~${after} tokens remain of a ${limits.contextWindow}-token window. The person's own messages, the plan, todos, work state and open tasks stay pinned; the last turns are verbatim; retrieve_tool_result {"id":"msg_N"} reads a dropped message back.`,
   };
 }
 
@@ -356,7 +355,7 @@ function toolNames(m: StoredMessage): string[] {
   return (m.content as { type?: string; toolName?: string }[]).filter((p) => p.type === 'tool-call').map((p) => p.toolName ?? '');
 }
 
-function renderTranscript(previous: string | null, dropped: readonly Viewed[], maxChars: number, focus?: string): string {
+function renderTranscript(previous: string | null, dropped: readonly Viewed[], maxChars: number, focus?: string, hookInstructions?: string | null): string {
   const perMessage = Math.max(400, Math.floor(maxChars / Math.max(1, dropped.length)));
   const lines = dropped.map((m) => {
     const text = textOf(m);
@@ -366,6 +365,7 @@ function renderTranscript(previous: string | null, dropped: readonly Viewed[], m
   if (body.length > maxChars) body = body.slice(body.length - maxChars);
   return [
     focus ? `Keep in particular: ${focus}` : '',
+    hookInstructions ? `Instructions for this summary from the PreCompact hooks:\n${hookInstructions}` : '',
     previous ? `Summary of what came before:\n${previous}` : '',
     `Transcript to summarize:\n${body}`,
   ]

@@ -43,6 +43,11 @@ export function forkConversation(store: Store, sourceId: string, at?: number): C
       const copied = ids.get(p.id);
       if (copied !== undefined) ctx.markPerson(id, copied);
     }
+    // A Stop hook's reason stays the hook's in the fork (never shown as the person's).
+    for (const h of ctx.hookMessages(sourceId)) {
+      const copied = h.message_id === null ? undefined : ids.get(h.message_id);
+      if (copied !== undefined) ctx.addHookMessage({ conversationId: id, runId: h.run_id, event: h.event, messageId: copied, text: h.text });
+    }
     return store.getConversation(conv.id)!;
   });
 }

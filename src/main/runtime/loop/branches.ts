@@ -39,9 +39,10 @@ export function supersedeFrom(store: Records, conversationId: string, messageId:
   return branch;
 }
 
-/** The last user message of the conversation: what a regenerate sends again. */
+/** The last user message of the conversation: what a regenerate sends again (never a Stop hook's reason). */
 export function lastUserMessage(store: Records, conversationId: string): MessageRow {
-  const last = store.listMessages(conversationId).findLast((m) => m.role === 'user');
+  const hooks = store.compactions.hookMessageIds(conversationId);
+  const last = store.listMessages(conversationId).findLast((m) => m.role === 'user' && !hooks.has(m.id));
   if (!last) throw new DeskhandError('usage', 'There is no reply to regenerate yet: send a message first.');
   return last;
 }

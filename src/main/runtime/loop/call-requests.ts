@@ -5,12 +5,12 @@
  * (`deskhand runs answer`), and the call runs again when the run resumes: there the same question (the same `key`,
  * the n-th time in this call) finds its stored answer at once. The request's data carries the key; never a secret.
  */
-import { randomUUID } from 'node:crypto';
 import { WaitingForPeople } from '../../../shared/waiting';
 import { DeskhandError } from '../../../shared/errors';
 import type { ApprovalRow, RunRow, ToolCallRow } from '../../services/store/store';
 import type { RunOptions, RuntimeCore } from '../core';
 import type { CallAnswer, InputSpec } from '../tool';
+import { openAskedRequest } from './open-request';
 
 export interface Pausable {
   pause(): void;
@@ -30,43 +30,13 @@ export async function askDuringCall(
   asked: AskedCount,
   deadline: Pausable,
 ): Promise<CallAnswer> {
-  const { store, redactor, inputKinds } = core;
+  const { store, inputKinds } = core;
   if (!inputKinds.get(spec.kind)) throw new DeskhandError('internal', `No input kind "${spec.kind}".`);
   const n = asked.get(spec.key) ?? 0;
   asked.set(spec.key, n + 1);
   const earlier = store.approvalsForRun(run.id).filter((a) => a.tool_call_id === row.id && a.kind === spec.kind && keyOf(a) === spec.key)[n];
   if (earlier && earlier.status !== 'pending') return outcome(earlier);
-  const request =
-    earlier ??
-    store.insertApproval({
-      id: `apr_${randomUUID()}`,
-      run_id: run.id,
-      tool_call_id: row.id,
-      tool: row.tool,
-      args_sha256: row.args_sha256,
-      risk: 'read-only',
-      reasons: JSON.stringify(['asked during the call']),
-      description: redactor.redact(spec.description),
-      preview: redactor.redact(spec.prompt),
-      always_pattern: null,
-      kind: spec.kind,
-      request: redactor.redact(JSON.stringify({ ...(spec.data as object), key: spec.key })),
-    });
-  if (!earlier) {
-    core.emit(options, {
-      type: 'input.requested',
-      runId: run.id,
-      conversationId: run.conversation_id,
-      requestId: request.id,
-      kind: spec.kind,
-      callId: row.call_id,
-      tool: row.tool,
-      description: request.description,
-      prompt: request.preview ?? '',
-      data: JSON.parse(request.request ?? 'null') as unknown,
-      schema: inputKinds.schemaOf(spec.kind),
-    });
-  }
+  const request = earlier ?? openAskedRequest(core, run, row, { ...spec, data: { ...(spec.data as object), key: spec.key } }, 'asked during the call', options);
   // Nobody to answer here: the run parks on it, and the call runs again once it is answered.
   if (!options.interactive) throw new WaitingForPeople([request.id], `the call waits for ${request.id}`);
   deadline.pause();

@@ -7,11 +7,13 @@ import { DeskhandError } from '../../../shared/errors';
 import type { HookContext, HookEventName, HookOutcome, HookScope, HookTarget } from '../../../shared/lifecycle-hooks';
 import type { ConversationRow, RunRow } from '../../services/store/store';
 import { subagentsModule } from '../../services/store/modules/subagents';
+import { contextModule } from '../../services/store/modules/context';
 import { PersistentConversationState } from '../context/conversation-state';
 import type { RuntimeCore } from '../core';
 import type { ToolDefinition } from '../tool';
 import type { PolicyDecision } from '../decision/approval-engine';
 import { wrapUntrusted } from '../context/untrusted';
+import { withholdUntrusted } from '../decision/taint-scope';
 
 export function hookScope(run: Pick<RunRow, 'id' | 'policy'>, conv: Pick<ConversationRow, 'id' | 'folder' | 'state'>): HookScope {
   const state = new PersistentConversationState(conv.folder, conv.state);
@@ -99,23 +101,14 @@ export async function promptHooks(core: RuntimeCore, conv: ConversationRow, poli
 }
 
 /**
- * A firing's notes (a hook that failed, timed out or could not start; a `systemMessage`) as one text for the
- * transcript, a project's inside the envelope; null when there are none.
+ * A firing's notes (a `systemMessage`, a hook that failed, timed out or could not start) for the person: kept in the
+ * transcript labelled as the event's hooks', never sent to the model (Claude Code shows such lines to the user only),
+ * so they neither look like the person's words nor reach the model.
  */
-export function notesText(outcome: HookOutcome | null, source: string): { text: string; untrusted: string | null } | null {
-  if (!outcome?.notes.length) return null;
-  return contextText([{ text: outcome.notes.map((n) => `(${n})`).join('\n'), source, trusted: outcome.ran.every((r) => !r.startsWith('project ')) }]);
-}
-
-/**
- * A firing's notes as a message of its own in the transcript (the model reads it with the next request): for a moment
- * when no call is open, so the message cannot come between a step's calls and their results. A project hook's words
- * taint the run.
- */
-function noteMessage(core: RuntimeCore, run: Pick<RunRow, 'id'>, conversationId: string, notes: { text: string; untrusted: string | null } | null): void {
-  if (!notes) return;
-  if (notes.untrusted) core.store.updateRun(run.id, { tainted: 1 });
-  core.store.addMessage(conversationId, run.id, 'user', notes.text);
+function hookNote(core: RuntimeCore, run: Pick<RunRow, 'id'>, conversationId: string, event: HookEventName, outcome: HookOutcome | null): void {
+  if (!outcome?.notes.length) return;
+  const text = core.redactor.redact(outcome.notes.join('\n'));
+  core.store.module(contextModule).addHookMessage({ conversationId, runId: run.id, event, messageId: null, text });
 }
 
 /** Where a hook's line goes when there is no transcript to hold it (SessionEnd, Notification): Deskhand's stderr. */
@@ -127,23 +120,25 @@ export function logHookNotes(event: HookEventName, outcome: HookOutcome | null):
 export const MAX_STOP_BLOCKS = 5;
 
 /**
- * Stop (or SubagentStop for a subagent's run), when the model is done: the reason to keep going when a hook blocks
- * the stop (it becomes a user message, with the firing's notes), or null to finish (the notes, if any, are then a
- * message of their own after the answer).
+ * Stop (or SubagentStop for a subagent's run), when the model is done. A hook that blocks the stop (`decision:
+ * "block"` with its reason, or exit 2 with stderr) sends the model back to work: its reason is the next user-role
+ * message the model reads (`[Stop hook]`, a project's inside the envelope), recorded as the hook's so the transcript
+ * never shows it as the person's. Returns whether the run goes on. The firing's notes are the person's only.
  */
-export async function stopHooks(core: RuntimeCore, run: RunRow, conv: ConversationRow, blockedBefore: number, signal?: AbortSignal): Promise<string | null> {
-  if (!core.hooks) return null;
+export async function stopHooks(core: RuntimeCore, run: RunRow, conv: ConversationRow, blockedBefore: number, signal?: AbortSignal): Promise<boolean> {
+  if (!core.hooks) return false;
   const event: HookEventName = core.store.module(subagentsModule).byConversation(conv.id) ? 'SubagentStop' : 'Stop';
   const outcome = await fireHooks(core, event, run, conv, { stop_hook_active: blockedBefore > 0 }, undefined, signal);
-  const notes = notesText(outcome, `${event} hooks`);
-  if (!outcome?.block || outcome.stop || blockedBefore >= MAX_STOP_BLOCKS) {
-    noteMessage(core, run, conv.id, notes);
-    return null;
-  }
+  hookNote(core, run, conv.id, event, outcome);
+  if (!outcome?.block || outcome.stop || blockedBefore >= MAX_STOP_BLOCKS) return false;
   const { text, untrusted } = contextText([{ text: outcome.block, source: `${event} hook`, trusted: outcome.ran.every((r) => !r.startsWith('project ')) }]);
   // A project hook's words are untrusted content the run now reads.
-  if (untrusted || notes?.untrusted) core.store.updateRun(run.id, { tainted: 1 });
-  return notes ? `${text}\n\n${notes.text}` : text;
+  if (untrusted) core.store.updateRun(run.id, { tainted: 1 });
+  core.store.transaction(() => {
+    const messageId = core.store.addMessage(conv.id, run.id, 'user', text);
+    core.store.module(contextModule).addHookMessage({ conversationId: conv.id, runId: run.id, event, messageId, text: '' });
+  });
+  return true;
 }
 
 /**
@@ -159,20 +154,19 @@ export async function sessionEndHooks(core: RuntimeCore, outcome: { runId: strin
 }
 
 /**
- * PreCompact, before the older history is summarized (`trigger`: manual for summarize_context, else auto). Returns the
- * line of a firing with notes for a manual compaction, whose call is open (it goes into summarize_context's result);
- * an automatic one's is a message of its own (the step's results are written).
+ * PreCompact, before the older history is summarized (`trigger`: manual for summarize_context, else auto). What the
+ * hooks print (plain stdout) are custom instructions for the summary, as in Claude Code: returned for the summary
+ * request (`[source]` first). A project hook's are withheld (a note says so), as every untrusted word is from the
+ * summarizer: the summary becomes the model's trusted view. The firing's notes are the person's only.
  */
 export async function preCompactHooks(core: RuntimeCore, conversationId: string, runId: string | null, trigger: 'manual' | 'auto', focus: string | undefined): Promise<string | null> {
   if (!core.hooks || !runId) return null;
   const run = core.store.getRun(runId);
   const conv = core.store.getConversation(conversationId);
   if (!run || !conv) return null;
-  const notes = notesText(await fireHooks(core, 'PreCompact', run, conv, { trigger, custom_instructions: focus ?? '' }, { name: trigger }), 'PreCompact hooks');
-  if (trigger === 'auto') {
-    noteMessage(core, run, conversationId, notes);
-    return null;
-  }
-  if (notes?.untrusted) core.store.updateRun(run.id, { tainted: 1 });
-  return notes?.text ?? null;
+  const outcome = await fireHooks(core, 'PreCompact', run, conv, { trigger, custom_instructions: focus ?? '' }, { name: trigger });
+  hookNote(core, run, conversationId, 'PreCompact', outcome);
+  if (!outcome?.context.length) return null;
+  // The summary holds no untrusted words (taint-scope.ts): a project hook's instructions are withheld, with a note.
+  return withholdUntrusted(contextText(outcome.context).text);
 }

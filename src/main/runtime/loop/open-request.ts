@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { rootOfferPattern } from '../../../shared/always-allow';
 import { fallbackTitle } from '../../../shared/tool-presentation';
 import { DeskhandError } from '../../../shared/errors';
-import type { ConversationRow, RunRow, ToolCallRow } from '../../services/store/store';
+import type { ApprovalRow, ConversationRow, RunRow, ToolCallRow } from '../../services/store/store';
+import type { RunEvent } from '../../../shared/events';
 import type { PolicyDecision } from '../decision/approval-engine';
 import type { DecisionBase } from '../decision/hold';
 import { callSentence } from '../decision/call-sentence';
@@ -112,56 +113,60 @@ export function openRequest(
       alwaysPattern: request.always_pattern,
     });
   } else {
-    core.emit(options, {
-      type: 'input.requested',
-      runId: run.id,
-      conversationId: run.conversation_id,
-      requestId: request.id,
-      kind,
-      callId: row.call_id,
-      tool: tool.name,
-      description: request.description,
-      prompt: request.preview ?? '',
-      data: JSON.parse(request.request ?? 'null') as unknown,
-      schema: core.inputKinds.schemaOf(kind),
-    });
+    core.emit(options, inputRequested(core, run, row, request));
   }
   return request.id;
 }
 
 /** A request that belongs to a background task: bound to the call (for the UI) but no call or run waits for it. */
 export function openBackgroundRequest(core: RuntimeCore, run: RunRow, row: ToolCallRow, spec: InputSpec & { taskId: string }, options: RunOptions): string {
-  const { store, redactor, inputKinds } = core;
-  if (!inputKinds.get(spec.kind)) throw new DeskhandError('internal', `No input kind "${spec.kind}".`);
-  const request = store.insertApproval({
+  if (!core.inputKinds.get(spec.kind)) throw new DeskhandError('internal', `No input kind "${spec.kind}".`);
+  return openAskedRequest(core, run, row, spec, 'asked in the background', options, spec.taskId).id;
+}
+
+/**
+ * Stores a question a tool puts to a person for its call (a background task's, or one asked during the call: not the
+ * call's own approval) with its words and data redacted, and announces it (`input.requested`). The caller checks the kind.
+ */
+export function openAskedRequest(core: RuntimeCore, run: RunRow, row: ToolCallRow, spec: InputSpec, why: string, options: RunOptions, taskId: string | null = null): ApprovalRow {
+  const { redactor } = core;
+  const request = core.store.insertApproval({
     id: `apr_${randomUUID()}`,
     run_id: run.id,
     tool_call_id: row.id,
     tool: row.tool,
     args_sha256: row.args_sha256,
     risk: 'read-only',
-    reasons: JSON.stringify(['asked in the background']),
+    reasons: JSON.stringify([why]),
     description: redactor.redact(spec.description),
     preview: redactor.redact(spec.prompt),
     always_pattern: null,
     kind: spec.kind,
     request: redactor.redact(JSON.stringify(spec.data ?? null)),
-    task_id: spec.taskId,
+    task_id: taskId,
   });
-  core.emit(options, {
+  core.emit(options, inputRequested(core, run, row, request));
+  return request;
+}
+
+/**
+ * The `input.requested` event of a stored input request (its kind and tool as stored; its words and data as stored,
+ * so already redacted): one shape for a call's request, a background task's and a question asked during a call.
+ */
+export function inputRequested(core: RuntimeCore, run: RunRow, row: Pick<ToolCallRow, 'call_id'>, request: ApprovalRow): Extract<RunEvent, { type: 'input.requested' }> {
+  return {
     type: 'input.requested',
     runId: run.id,
     conversationId: run.conversation_id,
     requestId: request.id,
-    kind: spec.kind,
+    kind: request.kind,
     callId: row.call_id,
-    tool: row.tool,
+    tool: request.tool,
     description: request.description,
     prompt: request.preview ?? '',
     data: JSON.parse(request.request ?? 'null') as unknown,
-    schema: inputKinds.schemaOf(spec.kind),
-  });
-  return request.id;
+    schema: core.inputKinds.schemaOf(request.kind),
+  };
 }
 
 

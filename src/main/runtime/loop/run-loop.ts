@@ -93,10 +93,8 @@ export class RunLoop {
         if (step === 'aborted') return this.finish(store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
         if (step === 'done') {
           // A Stop (SubagentStop) hook may send the model back to work, with its reason as the next message.
-          const goOn = await stopHooks(this.core, store.getRun(runId)!, conv(), stopBlocks, options.signal);
-          if (goOn === null) return this.finish(store.getRun(runId)!, 'finished', options);
+          if (!(await stopHooks(this.core, store.getRun(runId)!, conv(), stopBlocks, options.signal))) return this.finish(store.getRun(runId)!, 'finished', options);
           stopBlocks++;
-          store.addMessage(run.conversation_id, run.id, 'user', goOn);
           continue;
         }
         if (typeof step === 'object') stopAfterSettling = step.repeating;

@@ -9,12 +9,13 @@
  * resumes it.
  *
  * Beside this file: the session and tab records (browser-session.ts), the page route's judgement and the approved
- * destinations (route-guard.ts), downloads (downloads.ts), the process (browser-process.ts), the proxy, snapshots,
- * actions, settling and parking.
+ * destinations (route-guard.ts), which session each page belongs to, popups and an action's wait for the tab it
+ * opened (tab-book.ts), downloads (downloads.ts), the process (browser-process.ts), the proxy, snapshots, actions,
+ * settling and parking.
  */
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Browser, Dialog, Page, Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { isKeptHost, parseKeptSite } from '../../../shared/browser-sites';
 import { findChromium, NO_CHROMIUM_MESSAGE } from '../chromium/index';
 import { BrowserProcess } from './browser-process';
@@ -23,10 +24,10 @@ import { diffOutlines, formatOutline } from './snapshot';
 import type { ActRequest, ActResult, AdoptableTab, BrowserService, BrowserSettings, OwnedGroups, PageInfo, PageNotes, RefInfo, SessionView, SnapshotResult } from './index';
 import { DESCRIBE_ELEMENT, fetchAdoptable, findTarget, hash, performAction } from './actions';
 import { anyParked, clearParked, parkedPath, readParked, type Parked } from './parked';
-import { settle, TabWatch } from './settle';
+import { settle } from './settle';
 import type { Session, Tab } from './browser-session';
-import { saveDownload } from './downloads';
 import { RouteGuard } from './route-guard';
+import { TabBook, tabOpening } from './tab-book';
 
 const NAV_TIMEOUT_MS = 30_000;
 
@@ -50,46 +51,13 @@ export interface PlaywrightBrowserOptions {
   agent?: string;
 }
 
-/**
- * Whether clicking the element follows a link into another window or tab (`target` other than this frame's own). When
- * it does, the link's click event is kept on its window, so after the click the action can tell whether the page
- * cancelled it (no tab will open, nothing to wait for).
- */
-const OPENS_TAB = new Function(
-  'el',
-  `const link = el.closest('a[href], area[href]');
-  if (!link) return false;
-  const base = el.ownerDocument.querySelector('base[target]');
-  const target = link.getAttribute('target') || (base && base.getAttribute('target')) || '';
-  const opens = target !== '' && !/^_(self|parent|top)$/i.test(target);
-  if (opens) {
-    const win = el.ownerDocument.defaultView;
-    win.__deskhandTabClick = null;
-    link.addEventListener('click', (e) => { win.__deskhandTabClick = e; }, { once: true, capture: true });
-  }
-  return opens;`,
-) as (el: unknown) => boolean;
-/** After the click: true when no tab can come of it (the click never reached the link, or the page cancelled it). */
-const TAB_CLICK_CANCELLED = new Function(
-  'el',
-  `const e = el.ownerDocument.defaultView.__deskhandTabClick;
-  return !e || e.defaultPrevented;`,
-) as (el: unknown) => boolean;
-/**
- * How long an action waits for a tab it opened to be created and adopted, and how long an adoption waits for the new
- * tab's first document. Exported so tests can make them long enough to tell a wait from none.
- */
-export const actTuning = { adoptWaitMs: 11_000, popupLoadMs: 10_000 };
-
 export class PlaywrightBrowser implements BrowserService {
   private proc: BrowserProcess | null = null;
   /** A headed browser's first blank tab, kept for the first tab a conversation opens. */
   private spare: Page | null = null;
   private starting: Promise<BrowserProcess> | null = null;
-  private readonly sessionsById = new Map<string, Session>();
-  /** Private destinations a person approved, per conversation (another conversation's approval covers nothing). */
-  /** Which conversation a page belongs to (popups join their opener's). */
-  private readonly pageSessions = new WeakMap<Page, Session>();
+  /** The sessions, their tabs and the popups being adopted (tab-book.ts). */
+  private readonly book = new TabBook((session) => this.changed(session));
   private proxy: EgressProxy | null = null;
   private readonly listed = new Map<string, AdoptableTab[]>();
   private readonly listeners = new Set<(v: SessionView | { conversationId: string; closed: true }) => void>();
@@ -131,15 +99,7 @@ export class PlaywrightBrowser implements BrowserService {
       )
       .then(async (proc) => {
         await proc.context.route('**/*', (route) => this.guard(route));
-        proc.context.on('page', (page) => {
-          let owner!: (s: Session | null) => void;
-          const known = new Promise<Session | null>((r) => (owner = r));
-          const adoption: Promise<void> = this.adoptPopup(page, owner).finally(() => {
-            owner(null);
-            this.adopting.delete(adoption);
-          });
-          this.adopting.set(adoption, known);
-        });
+        proc.context.on('page', (page) => this.book.pageOpened(page));
         // The profile opens with a blank tab nobody asked for. Headless, it is closed; headed, it is the window's last
         // tab (closing it would end the browser), so the first tab a conversation opens takes it over.
         for (const p of proc.context.pages()) {
@@ -165,86 +125,14 @@ export class PlaywrightBrowser implements BrowserService {
 
   /** Every request of Deskhand's pages: judged for the conversation the page belongs to (route-guard.ts). */
   private async guard(route: Route): Promise<void> {
-    return this.destinations.judge(route, await this.sessionOfRequest(route));
+    return this.destinations.judge(route, await this.book.sessionOfRequest(route));
   }
 
   // ── Sessions and tabs ──────────────────────────────────────────────────────────────────────────────────────────
 
-  private session(conversationId: string): Session {
-    let s = this.sessionsById.get(conversationId);
-    if (!s) {
-      s = { conversationId, tabs: new Map(), current: null, notes: [], counter: 0, acting: null, origins: new Set() };
-      this.sessionsById.set(conversationId, s);
-    }
-    return s;
-  }
-
-  private sessionOfPage(page: Page | null): Session | undefined {
-    if (!page) return undefined;
-    const s = this.pageSessions.get(page);
-    return s && this.sessionsById.get(s.conversationId) === s ? s : undefined;
-  }
-
-  /**
-   * The conversation whose page made a request: its tab's, or (a popup not yet joined) its opener's. A request with no
-   * frame yet (a popup's first load, a service worker's fetch) can only be a conversation's when just one has a
-   * session open; with several, no approval covers it.
-   */
-  private async sessionOfRequest(route: Route): Promise<Session | undefined> {
-    let page: Page | null;
-    try {
-      page = route.request().frame().page();
-    } catch {
-      return this.sessionsById.size === 1 ? this.sessionsById.values().next().value : undefined;
-    }
-    const own = this.sessionOfPage(page);
-    if (own) return own;
-    return this.sessionOfPage(await page.opener().catch(() => null));
-  }
-
-  private watchTab(session: Session, name: string, page: Page, adopted?: { browser: Browser }): Tab {
-    const tab: Tab = { name, page, refs: new Set(), outline: '', secretRefs: new Set(), watch: new TabWatch(page), typed: [], ...(adopted ? { adopted } : {}) };
-    this.pageSessions.set(page, session);
-    page.on('dialog', (d) => void this.answerDialog(session, d));
-    page.on('download', (d) => void saveDownload(session, d));
-    page.on('close', () => {
-      if (session.tabs.get(name)?.page !== page) return;
-      session.tabs.delete(name);
-      if (session.current === name) session.current = session.tabs.keys().next().value ?? null;
-      this.changed(session);
-    });
-    session.tabs.set(name, tab);
-    session.current = name;
-    return tab;
-  }
-
-  /**
-   * Popups being adopted (adoptPopup), each with the session it joins once its opener is known: an action waits for
-   * its own session's before it answers, never for another conversation's.
-   */
-  private readonly adopting = new Map<Promise<void>, Promise<Session | null>>();
-
-  private async adoptPopup(page: Page, owner: (s: Session | null) => void = () => undefined): Promise<void> {
-    const opener = await page.opener().catch(() => null);
-    const session = this.sessionOfPage(opener);
-    owner(session ?? null);
-    if (!session) return;
-    const name = `tab${++session.counter + 1}`;
-    this.watchTab(session, name, page);
-    await page.waitForLoadState('domcontentloaded', { timeout: actTuning.popupLoadMs }).catch(() => undefined);
-    session.notes.push(`The page opened a new tab "${name}" (${page.url()}); it is now the current tab.`);
-    this.changed(session);
-  }
-
-  private async answerDialog(session: Session, dialog: Dialog): Promise<void> {
-    const how = dialog.type() === 'alert' || dialog.type() === 'beforeunload' ? 'accept' : (session.acting?.dialog ?? 'dismiss');
-    session.notes.push(`A ${dialog.type()} dialog said ${JSON.stringify(dialog.message().slice(0, 500))}; it was ${how === 'accept' ? 'accepted' : 'dismissed'}.`);
-    await (how === 'accept' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
-  }
-
   /** The tab a call names (or the current one), reopening a parked session first. */
   private async tab(conversationId: string, name?: string, create = false): Promise<{ session: Session; tab: Tab }> {
-    const session = this.session(conversationId);
+    const session = this.book.session(conversationId);
     await this.unpark(session);
     const wanted = name ?? session.current ?? 'main';
     let tab = session.tabs.get(wanted);
@@ -264,7 +152,7 @@ export class PlaywrightBrowser implements BrowserService {
       const proc = await this.browser();
       const spare = this.spare && !this.spare.isClosed() ? this.spare : null;
       this.spare = null;
-      tab = this.watchTab(session, wanted, spare ?? (await proc.context.newPage()));
+      tab = this.book.watchTab(session, wanted, spare ?? (await proc.context.newPage()));
     }
     if (name) session.current = name;
     return { session, tab };
@@ -345,7 +233,7 @@ export class PlaywrightBrowser implements BrowserService {
   }
 
   async tabs(conversationId: string, action: 'list' | 'new' | 'select' | 'close', name?: string): Promise<{ current: string | null; tabs: PageInfo[]; notes: string[] }> {
-    const session = this.session(conversationId);
+    const session = this.book.session(conversationId);
     await this.unpark(session);
     if (action === 'new') {
       const wanted = name ?? `tab${++session.counter + 1}`;
@@ -378,7 +266,7 @@ export class PlaywrightBrowser implements BrowserService {
   }
 
   async refInfo(conversationId: string, ref: string, tabName?: string): Promise<RefInfo | null> {
-    const session = this.sessionsById.get(conversationId);
+    const session = this.book.sessions.get(conversationId);
     const tab = session?.tabs.get(tabName ?? session.current ?? '');
     if (!tab || !tab.refs.has(ref)) return null;
     return tab.page
@@ -394,7 +282,7 @@ export class PlaywrightBrowser implements BrowserService {
   }
 
   currentUrl(conversationId: string, tabName?: string): string | null {
-    const session = this.sessionsById.get(conversationId);
+    const session = this.book.sessions.get(conversationId);
     if (session) {
       const tab = session.tabs.get(tabName ?? session.current ?? '');
       return tab ? tab.page.url() : null;
@@ -425,13 +313,8 @@ export class PlaywrightBrowser implements BrowserService {
     const navigations = tab.watch.navigations;
     const mark = tab.watch.mark();
     session.acting = { dialog: req.dialog ?? 'dismiss', ...(req.downloadDir ? { downloadDir: req.downloadDir } : {}) };
-    // A click on a link that targets another window opens a tab, which a headed browser creates a moment after the
-    // click returns: wait for it (bounded), so the new tab's note is this action's answer, not a later call's.
-    const opensTab = req.action === 'click' && (await loc.evaluate(OPENS_TAB, undefined, { timeout: 2_000 }).catch(() => false));
-    let popupTimer: NodeJS.Timeout | undefined;
-    const popup = opensTab
-      ? Promise.race([page.waitForEvent('popup', { timeout: actTuning.adoptWaitMs }).catch(() => null), new Promise<null>((r) => (popupTimer = setTimeout(() => r(null), actTuning.adoptWaitMs)))])
-      : null;
+    // A click on a link that targets another window opens a tab: its note is this action's answer (tab-book.ts).
+    const opening = await tabOpening(page, loc, req.action);
     try {
       await performAction(loc, req, ACT_TIMEOUT_MS);
       if (req.secret && (req.action === 'fill' || req.action === 'type')) tab.secretRefs.add(req.ref);
@@ -439,25 +322,12 @@ export class PlaywrightBrowser implements BrowserService {
         tab.typed.push({ ref: req.ref, action: req.action, value: req.value ?? '', at: navigations });
       }
       await settle(page, tab.watch, mark);
-      if (popup) {
-        // The tab comes a moment after the click, unless the page cancelled the click (then none will).
-        const cancelled = Promise.race([popup.then(() => false), loc.evaluate(TAB_CLICK_CANCELLED, undefined, { timeout: 2_000 }).catch(() => false)]);
-        if (!(await cancelled)) await popup;
-        clearTimeout(popupTimer);
-      }
-      await new Promise((r) => setImmediate(r));
-      // A tab the action opened is adopted in the background (its opener, then its first document): its note belongs
-      // to this action's answer, so wait for this session's adoptions under way (bounded by their own load wait).
-      // Another conversation's are not waited for; one whose opener is not known yet is waited for until it is.
-      const mine = [...this.adopting].map(async ([adoption, known]) => ((await known) === session ? adoption : undefined));
-      if (mine.length) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([Promise.allSettled(mine.map(async (m) => await (await m))), new Promise((r) => (timer = setTimeout(r, actTuning.adoptWaitMs)))]);
-        clearTimeout(timer);
-      }
+      await opening?.arrived();
+      await this.book.adoptionsOf(session);
     } catch (err) {
       throw new Error(`${req.action} on ${req.ref} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
     } finally {
+      opening?.drop();
       session.acting = null;
     }
     if (page.isClosed()) {
@@ -477,15 +347,15 @@ export class PlaywrightBrowser implements BrowserService {
   async close(conversationId: string): Promise<{ closed: boolean; tabs: number; discarded: { sites: string[]; kept: string[] } }> {
     clearParked(this.root, conversationId);
     this.destinations.forget(conversationId);
-    const session = this.sessionsById.get(conversationId);
+    const session = this.book.sessions.get(conversationId);
     if (!session) return { closed: false, tabs: 0, discarded: { sites: [], kept: [] } };
-    this.sessionsById.delete(conversationId);
+    this.book.sessions.delete(conversationId);
     const n = session.tabs.size;
     // The last session clears every cookie of a site not kept, unless a parked conversation still needs its sign-ins.
-    const discarded = await this.discard(session, this.sessionsById.size === 0 && !anyParked(this.root));
+    const discarded = await this.discard(session, this.book.sessions.size === 0 && !anyParked(this.root));
     await Promise.all([...session.tabs.values()].map((t) => this.release(t)));
     for (const l of this.listeners) l({ conversationId, closed: true });
-    if (this.sessionsById.size === 0) await this.stopProcess();
+    if (this.book.sessions.size === 0) await this.stopProcess();
     return { closed: true, tabs: n, discarded };
   }
 
@@ -560,7 +430,7 @@ export class PlaywrightBrowser implements BrowserService {
 
   /** @internal The Playwright page of a tab (benches compare against Playwright on the very same page). */
   pageOf(conversationId: string, tab?: string): Page | null {
-    const session = this.sessionsById.get(conversationId);
+    const session = this.book.sessions.get(conversationId);
     return session?.tabs.get(tab ?? session.current ?? '')?.page ?? null;
   }
 
@@ -586,7 +456,7 @@ export class PlaywrightBrowser implements BrowserService {
   }
 
   async adopt(conversationId: string, endpoint: string, target: AdoptableTab): Promise<PageNotes> {
-    const session = this.session(conversationId);
+    const session = this.book.session(conversationId);
     const browser = await (await import('playwright-core')).chromium.connectOverCDP(endpoint.replace(/\/+$/, ''), { timeout: 10_000 });
     const found = await findTarget(browser, target.id);
     if (!found) {
@@ -594,7 +464,7 @@ export class PlaywrightBrowser implements BrowserService {
       throw new Error(`The tab "${target.title}" (${target.url}) is no longer open in that browser.`);
     }
     const name = session.tabs.has('adopted') ? `adopted${++session.counter + 1}` : 'adopted';
-    this.watchTab(session, name, found, { browser });
+    this.book.watchTab(session, name, found, { browser });
     await found.route('**/*', (route) => this.guard(route));
     return this.notes(session, session.tabs.get(name)!);
   }
@@ -602,7 +472,7 @@ export class PlaywrightBrowser implements BrowserService {
   // ── Parking ────────────────────────────────────────────────────────────────────────────────────────────────────
 
   async park(conversationId: string): Promise<void> {
-    const session = this.sessionsById.get(conversationId);
+    const session = this.book.sessions.get(conversationId);
     if (!session || session.tabs.size === 0) return;
     const own = [...session.tabs.values()].filter((t) => !t.adopted);
     const parked: Parked = {
@@ -617,11 +487,11 @@ export class PlaywrightBrowser implements BrowserService {
       current: session.current, approved: this.destinations.list(conversationId) };
     mkdirSync(dirname(parkedPath(this.root, conversationId)), { recursive: true, mode: 0o700 });
     writeFileSync(parkedPath(this.root, conversationId), JSON.stringify(parked), { mode: 0o600 });
-    this.sessionsById.delete(conversationId);
+    this.book.sessions.delete(conversationId);
     this.destinations.forget(conversationId);
     await Promise.all([...session.tabs.values()].map((t) => this.release(t)));
     for (const l of this.listeners) l({ conversationId, closed: true });
-    if (this.sessionsById.size === 0) await this.stopProcess();
+    if (this.book.sessions.size === 0) await this.stopProcess();
   }
 
   private async unpark(session: Session): Promise<void> {
@@ -633,7 +503,7 @@ export class PlaywrightBrowser implements BrowserService {
     const proc = await this.browser();
     const same: string[] = [];
     for (const t of parked.tabs) {
-      const tab = this.watchTab(session, t.name, await proc.context.newPage());
+      const tab = this.book.watchTab(session, t.name, await proc.context.newPage());
       // The answer to a form post is not asked for again: that would send the form a second time.
       if (t.posted) {
         session.notes.push(`Tab "${t.name}" showed the answer to a form post (${t.url}); it was not loaded again, so as not to send the form twice.`);
@@ -669,7 +539,7 @@ export class PlaywrightBrowser implements BrowserService {
   // ── UI and lifetime ────────────────────────────────────────────────────────────────────────────────────────────
 
   sessions(): SessionView[] {
-    return [...this.sessionsById.values()].flatMap((s) => {
+    return [...this.book.sessions.values()].flatMap((s) => {
       const tab = s.tabs.get(s.current ?? '');
       return tab ? [{ conversationId: s.conversationId, tab: tab.name, url: tab.page.url(), title: this.shots.get(s.conversationId)?.title ?? '', tabs: s.tabs.size, shot: this.shots.get(s.conversationId)?.shot ?? null }] : [];
     });
@@ -693,17 +563,17 @@ export class PlaywrightBrowser implements BrowserService {
       const jpeg = await tab.page.screenshot({ type: 'jpeg', quality: 40, scale: 'css', mask, timeout: 5_000 }).catch(() => null);
       const shot = jpeg ? `data:image/jpeg;base64,${jpeg.toString('base64')}` : null;
       this.shots.set(session.conversationId, { title, shot });
-      if (this.sessionsById.get(session.conversationId) !== session) return;
+      if (this.book.sessions.get(session.conversationId) !== session) return;
       for (const l of this.listeners) l({ conversationId: session.conversationId, tab: tab.name, url: tab.page.url(), title, tabs: session.tabs.size, shot });
     })();
   }
 
   async shutdown(): Promise<void> {
-    for (const s of [...this.sessionsById.values()]) for (const t of s.tabs.values()) if (t.adopted) await t.adopted.browser.close().catch(() => undefined);
+    for (const s of [...this.book.sessions.values()]) for (const t of s.tabs.values()) if (t.adopted) await t.adopted.browser.close().catch(() => undefined);
     if (this.starting) await this.starting.catch(() => undefined);
     // Quitting ends the open sessions as browser_close would (a parked one was closed already, its sign-ins kept for the resume).
-    for (const s of [...this.sessionsById.values()]) await this.discard(s, false).catch(() => undefined);
-    this.sessionsById.clear();
+    for (const s of [...this.book.sessions.values()]) await this.discard(s, false).catch(() => undefined);
+    this.book.sessions.clear();
     await this.stopProcess();
   }
 }

@@ -61,7 +61,8 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? 
 /**
  * Exit 2: blocking, stderr is the reason. Exit 0: stdout as JSON when it is an object (`decision`, `reason`,
  * `continue`, `stopReason`, `systemMessage`, `hookSpecificOutput.{permissionDecision, permissionDecisionReason,
- * additionalContext}`), else plain text (context for UserPromptSubmit and SessionStart, as in Claude Code). Any other
+ * additionalContext}`), else plain text (context for UserPromptSubmit and SessionStart, the summary's custom
+ * instructions for PreCompact, as in Claude Code). Any other
  * exit: a non-blocking error, noted.
  */
 export function readAnswer(result: HookResult, event: HookEntry['event'], name: string): HookAnswer {
@@ -84,7 +85,8 @@ export function readAnswer(result: HookResult, event: HookEntry['event'], name: 
     }
   }
   if (!json) {
-    if (out && (event === 'UserPromptSubmit' || event === 'SessionStart')) answer.context = out;
+    // Context for the model (UserPromptSubmit, SessionStart), or instructions for the summary (PreCompact).
+    if (out && (event === 'UserPromptSubmit' || event === 'SessionStart' || event === 'PreCompact')) answer.context = out;
     return answer;
   }
   if (json.continue === false) answer.stop = str(json.stopReason) ?? `hook ${name} stopped the run`;

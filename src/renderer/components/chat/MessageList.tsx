@@ -44,10 +44,27 @@ function guess(item: MessageItem): number {
       return 64 + Math.ceil(item.text.length / 100) * 21;
     case 'compaction':
       return 72;
+    case 'hook':
+      return 56 + Math.ceil(item.text.length / 100) * 21;
   }
 }
 
 type WakeItem = Extract<MessageItem, { kind: 'wake' }>;
+type HookItem = Extract<MessageItem, { kind: 'hook' }>;
+
+/**
+ * What a lifecycle hook said: a Stop hook's reason that sent the agent back to work (the agent read it), or a hook's
+ * note (a message, a hook that failed) that only the person sees. Never shown as the person's words.
+ */
+export function HookMessage({ item }: { item: HookItem }) {
+  const who = item.toModel ? `From the ${item.event} hook · sent the agent back to work` : `From the ${item.event} hooks · a note for you (the agent did not read it)`;
+  return (
+    <article className={`msg msg-hook${item.toModel ? ' hook-to-model' : ''}`} aria-label={`From the ${item.event} hook`}>
+      <div className="msg-who">{who}</div>
+      <div className="hook-text">{item.text}</div>
+    </article>
+  );
+}
 type ReviewItem = Extract<MessageItem, { kind: 'review' }>;
 
 /** A review the person gave in the composition viewer: what they did and their words (never the model's instructions). */
@@ -233,6 +250,8 @@ function ItemBody({ item, last }: { item: MessageItem; last: boolean }) {
       return <ReviewEvent item={item} />;
     case 'compaction':
       return <CompactionRecord item={item} />;
+    case 'hook':
+      return <HookMessage item={item} />;
   }
 }
 

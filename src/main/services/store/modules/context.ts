@@ -1,4 +1,7 @@
-/** Context compactions: what each compaction dropped from the model's view of a conversation, and its summary. */
+/**
+ * Context compactions: what each compaction dropped from the model's view of a conversation, and its summary; which
+ * messages are the person's own and which are what a lifecycle hook said.
+ */
 import { defineStoreModule, type Sql } from '../module';
 
 export interface CompactionRow {
@@ -20,6 +23,19 @@ export interface CompactionRow {
    * pinned [{id, chars}], and the pinned `state` names); null for records from before it was kept.
    */
   kept: string | null;
+  created_at: number;
+}
+
+/** What hooks said in a conversation (store/modules/context.ts `addHookMessage`). */
+export interface HookMessageRow {
+  id: number;
+  conversation_id: string;
+  run_id: string | null;
+  /** The event whose hooks said it: Stop, SubagentStop, PreCompact. */
+  event: string;
+  /** The user-role message the model read (a Stop hook's reason); null for a note shown to the person only. */
+  message_id: number | null;
+  text: string;
   created_at: number;
 }
 
@@ -56,6 +72,20 @@ export const contextModule = defineStoreModule({
       CREATE INDEX person_messages_conversation ON person_messages(conversation_id, message_id);
       ALTER TABLE compactions ADD COLUMN kept TEXT;`,
     },
+    {
+      description: "what lifecycle hooks said in the transcript: a Stop hook's reason the model read (its message), a firing's notes for the person",
+      sql: `
+      CREATE TABLE hook_messages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        run_id TEXT,
+        event TEXT NOT NULL,
+        message_id INTEGER,
+        text TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX hook_messages_conversation ON hook_messages(conversation_id, id);`,
+    },
   ],
   queries: (sql: Sql) => ({
     insert(row: NewCompaction): number {
@@ -71,6 +101,16 @@ export const contextModule = defineStoreModule({
     list: (conversationId: string) => sql.all<CompactionRow>('SELECT * FROM compactions WHERE conversation_id = ? ORDER BY id', conversationId),
     /** Marks a user message as the person's own (not one Deskhand wrote: a goal cycle, a task's wake-up, a hook's). */
     markPerson: (conversationId: string, messageId: number) => void sql.run('INSERT OR IGNORE INTO person_messages (message_id, conversation_id) VALUES (?, ?)', messageId, conversationId),
+    /**
+     * Records what hooks of `event` said: with `messageId`, that user-role message is theirs (the model read it; shown as
+     * the hook's, never as the person's); without, a note for the person only (the model never reads it).
+     */
+    addHookMessage: (row: { conversationId: string; runId: string | null; event: string; messageId: number | null; text: string }) =>
+      void sql.run('INSERT INTO hook_messages (conversation_id, run_id, event, message_id, text, created_at) VALUES (?, ?, ?, ?, ?, ?)', row.conversationId, row.runId, row.event, row.messageId, row.text, Date.now()),
+    /** The user-role messages that are a hook's (a Stop hook's reason), not the person's. */
+    hookMessageIds: (conversationId: string) =>
+      new Set(sql.all<{ message_id: number }>('SELECT message_id FROM hook_messages WHERE conversation_id = ? AND message_id IS NOT NULL', conversationId).map((r) => r.message_id)),
+    hookMessages: (conversationId: string) => sql.all<HookMessageRow>('SELECT * FROM hook_messages WHERE conversation_id = ? ORDER BY id', conversationId),
     /** The person's messages up to a message id, oldest first. */
     personMessages: (conversationId: string, uptoMessageId: number) =>
       sql.all<{ id: number; content: string }>(
