@@ -195,6 +195,36 @@ describe('coalesceSseStream', () => {
     }
   });
 
+  it('joins a read of many deltas into one event per run, the string bodies byte for byte (escapes, multi-byte text, another id)', async () => {
+    const words = Array.from({ length: 500 }, (_, i) => (i % 7 === 0 ? `"q${i}"\\ ` : i % 5 === 0 ? `ü€😀${i}\n\n` : `w${i} `));
+    const events = words.map((w, i) => (i === 250 ? chunk({ content: w }).replace('"id":"c1"', '"id":"c2"') : chunk({ content: w })));
+    const out = await through(enc.encode(`${events.join('\n\n')}\n\ndata: [DONE]\n\n`), []);
+    expect(contentOf(out)).toBe(words.join(''));
+    // One event for the run (the event with another id is joined by its text), then [DONE].
+    expect(out.split('\n\n').filter((e) => e.startsWith('data: {'))).toHaveLength(1);
+  });
+
+  it('passes the bytes of an event it does not join as they came, even bytes that are not UTF-8', async () => {
+    const head = enc.encode(`${chunk({ content: 'a' })}\n\n: `);
+    const tail = enc.encode(`\n\n${chunk({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] })}\n\ndata: [DONE]\n\n`);
+    const bytes = new Uint8Array([...head, 0xff, 0xfe, 0xc3, ...tail]);
+    for (const cuts of [[], [head.length + 1], [head.length + 2, head.length + 5]]) {
+      const pieces: Uint8Array[] = [];
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          let at = 0;
+          for (const c of [...cuts, bytes.length]) {
+            controller.enqueue(bytes.slice(at, c));
+            at = c;
+          }
+          controller.close();
+        },
+      }).pipeThrough(coalesceSseStream());
+      for await (const c of stream as unknown as AsyncIterable<Uint8Array>) pieces.push(c);
+      expect(Buffer.concat(pieces).equals(Buffer.from(bytes))).toBe(true);
+    }
+  });
+
   it('passes a stream with \\r line ends through untouched', async () => {
     const body = `${chunk({ content: 'a' })}\r\n\r\n${chunk({ content: 'b' })}\r\n\r\ndata: [DONE]\r\n\r\n`;
     expect(await through(enc.encode(body), [10, 40])).toBe(body);

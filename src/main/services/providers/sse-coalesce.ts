@@ -25,11 +25,15 @@ export function coalescingFetch(inner?: typeof fetch): typeof fetch {
   };
 }
 
-/** The byte stream of an SSE response → the same stream with runs of text-only events joined per read. */
+/**
+ * The byte stream of an SSE response → the same stream with runs of text-only events joined per read. The read is
+ * scanned as bytes (every delimiter is ASCII, so a UTF-8 character is never cut): the events of a run are recognised
+ * and their string bodies copied without decoding the read into a string; only an event that starts a run or is
+ * passed on as it came is decoded, to be parsed.
+ */
 export function coalesceSseStream(): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  let buffer = '';
+  /** The bytes after the last complete event of the reads so far. */
+  let held: Buffer | null = null;
   let passThrough = false;
   return new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
@@ -37,35 +41,34 @@ export function coalesceSseStream(): TransformStream<Uint8Array, Uint8Array> {
         controller.enqueue(chunk);
         return;
       }
-      const text = decoder.decode(chunk, { stream: true });
-      if (text.includes('\r')) {
+      const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      if (bytes.indexOf(CR) !== -1) {
         // Other line ends: not worth the care; from here on the stream goes through untouched.
         passThrough = true;
-        const held = buffer;
-        buffer = '';
-        controller.enqueue(held ? concat(encoder.encode(held), chunk) : chunk);
+        controller.enqueue(held ? Buffer.concat([held, bytes]) : chunk);
+        held = null;
         return;
       }
-      buffer += text;
-      const end = buffer.lastIndexOf('\n\n');
-      if (end < 0) return;
-      const complete = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      controller.enqueue(encoder.encode(coalesceEvents(complete) + '\n\n'));
+      const buf = held ? Buffer.concat([held, bytes]) : bytes;
+      const end = buf.lastIndexOf(SEP);
+      if (end < 0) {
+        held = held ? buf : Buffer.from(buf); // a copy: the chunk's memory is the stream's
+        return;
+      }
+      held = end + 2 < buf.length ? Buffer.from(buf.subarray(end + 2)) : null;
+      controller.enqueue(coalesceBytes(buf, end, true));
     },
     flush(controller) {
-      const rest = buffer + decoder.decode();
-      if (rest) controller.enqueue(encoder.encode(rest));
+      if (held) controller.enqueue(held);
+      held = null;
     },
   });
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
+const CR = 13;
+const QUOTE = 34;
+const BACKSLASH = 92;
+const SEP = Buffer.from('\n\n');
 
 /** A text-only event: where its text goes (`key`), the parsed event, and the path of its text field. */
 interface TextEvent {
@@ -120,31 +123,71 @@ function templateOf(raw: string, ev: TextEvent): Template | null {
  * consecutive text-only events of one key replaced by one event.
  */
 export function coalesceEvents(complete: string): string {
-  const events = complete.split('\n\n');
-  if (events.length === 1) return complete;
-  const out: string[] = [];
-  /** The open run: its first event, its template, and its pieces (raw JSON string bodies with a template, else texts). */
-  let run: { first: TextEvent; raw: string; template: Template | null; pieces: string[] } | null = null;
+  const buf = Buffer.from(complete);
+  return coalesceBytes(buf, buf.length, false).toString();
+}
+
+/** The template's two sides as bytes, for comparing in place. */
+interface ByteTemplate extends Template {
+  prefixBytes: Buffer;
+  suffixBytes: Buffer;
+}
+
+/** Where the JSON string starting at byte `from` (after its opening quote) ends: its closing quote's index, or -1. */
+function byteStringEnd(buf: Buffer, from: number, limit: number): number {
+  for (let q = buf.indexOf(QUOTE, from); q !== -1 && q < limit; q = buf.indexOf(QUOTE, q + 1)) {
+    let slashes = 0;
+    while (buf[q - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q;
+  }
+  return -1;
+}
+
+/**
+ * `coalesceEvents` of `buf[0, end)` (events separated by blank lines), as bytes; `terminate` adds the blank line after
+ * the last event. An event of an open run with a template is compared in place and its string body kept as a view of
+ * `buf`: a burst of 50,000 deltas is one walk over the read, with no string made per event.
+ */
+function coalesceBytes(buf: Buffer, end: number, terminate: boolean): Buffer {
+  const out: Uint8Array[] = [];
+  let events = 0;
+  const emit = (b: Uint8Array): void => {
+    if (events++ > 0) out.push(SEP);
+    out.push(b);
+  };
+  /** The open run: its first event (parsed, and its bytes), its template, and its pieces. */
+  let run: { first: TextEvent; raw: Uint8Array; template: ByteTemplate | null; pieces: (Uint8Array | string)[] } | null = null;
   const close = (): void => {
     if (!run) return;
-    if (run.pieces.length === 1) out.push(run.raw);
-    else if (run.template) out.push(run.template.prefix + run.pieces.join('') + run.template.suffix);
-    else {
+    if (run.pieces.length === 1) emit(run.raw);
+    else if (run.template) {
+      emit(run.template.prefixBytes);
+      for (const p of run.pieces) out.push(typeof p === 'string' ? Buffer.from(p) : p);
+      out.push(run.template.suffixBytes);
+    } else {
       run.first.holder[run.first.field] = run.pieces.join('');
-      out.push(`${run.first.head}data: ${JSON.stringify(run.first.value)}`);
+      emit(Buffer.from(`${run.first.head}data: ${JSON.stringify(run.first.value)}`));
     }
     run = null;
   };
-  for (const raw of events) {
-    if (run?.template && raw.startsWith(run.template.prefix)) {
+  for (let at = 0; at <= end; ) {
+    let next = buf.indexOf(SEP, at);
+    // A separator at `end` (or running past it) is not inside the range.
+    if (next === -1 || next > end - 2) next = end;
+    const t = run?.template;
+    if (t && next - at >= t.prefixBytes.length + t.suffixBytes.length && t.prefixBytes.compare(buf, at, at + t.prefixBytes.length) === 0) {
       // The same event with other text: its string body is taken as it is (JSON escapes join as they are).
-      const { prefix, suffix } = run.template;
-      const end = stringEnd(raw, prefix.length);
-      if (end !== -1 && raw.length - end === suffix.length && raw.endsWith(suffix)) {
-        run.pieces.push(raw.slice(prefix.length, end));
+      const body = at + t.prefixBytes.length;
+      const closing = byteStringEnd(buf, body, next);
+      if (closing !== -1 && next - closing === t.suffixBytes.length && t.suffixBytes.compare(buf, closing, next) === 0) {
+        run!.pieces.push(buf.subarray(body, closing));
+        at = next + 2;
         continue;
       }
     }
+    const rawBytes = buf.subarray(at, next);
+    at = next + 2;
+    const raw = rawBytes.toString();
     const ev = textEventOf(raw);
     if (ev && run && ev.key === run.first.key && ev.head === run.first.head) {
       run.pieces.push(run.template ? JSON.stringify(ev.text).slice(1, -1) : ev.text);
@@ -152,12 +195,17 @@ export function coalesceEvents(complete: string): string {
     }
     close();
     if (ev) {
-      const template = templateOf(raw, ev);
-      run = { first: ev, raw, template, pieces: [template ? raw.slice(template.prefix.length, raw.length - template.suffix.length) : ev.text] };
-    } else out.push(raw);
+      const found = templateOf(raw, ev);
+      let template: ByteTemplate | null = found ? { ...found, prefixBytes: Buffer.from(found.prefix), suffixBytes: Buffer.from(found.suffix) } : null;
+      // The template's bytes must be the event's own (they are not where the event holds bytes that are not UTF-8).
+      if (template && (template.prefixBytes.compare(rawBytes, 0, template.prefixBytes.length) !== 0 || template.suffixBytes.compare(rawBytes, rawBytes.length - template.suffixBytes.length) !== 0)) template = null;
+      const piece = template ? rawBytes.subarray(template.prefixBytes.length, rawBytes.length - template.suffixBytes.length) : ev.text;
+      run = { first: ev, raw: rawBytes, template, pieces: [piece] };
+    } else emit(rawBytes);
   }
   close();
-  return out.join('\n\n');
+  if (terminate) out.push(SEP);
+  return Buffer.concat(out);
 }
 
 const OPENAI_TEXT_FIELDS = ['content', 'reasoning_content', 'reasoning'] as const;
