@@ -28,6 +28,11 @@ test('the Claude Code switch turns a folder\'s .claude/commands into commands th
   await toggle.check();
   await expect(toggle).toBeChecked();
   await expect(page.getByText(/it has .*commands/)).toBeVisible();
+  // The host kept it: Settings opened again reads it back from the host.
+  await deskhand.sidebarEntry(/^Release/).click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await expect(toggle).toBeEnabled();
+  await expect(toggle).toBeChecked();
 
   await deskhand.sidebarEntry(/^Release/).click();
   await box.fill('/sh');

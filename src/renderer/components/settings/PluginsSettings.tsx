@@ -26,11 +26,20 @@ export function ClaudeCompatToggle() {
       .catch((err: unknown) => setError(errorText(err)));
   }, [folder]);
   if (!folder) return <p className="muted small">Claude Code compatibility is set per folder: open a conversation, then come back here.</p>;
-  const set = (on: boolean) =>
+  // The box follows the click at once (a checkbox that flips only when the host answers looks dead on a slow link);
+  // the host's answer then stands, and a refusal puts it back with the reason.
+  const set = (on: boolean) => {
+    const before = view;
+    setError(null);
+    setView((v) => (v ? { ...v, on } : v));
     void api()
       .setClaudeCompat({ folder, on })
       .then(setView)
-      .catch((err: unknown) => setError(errorText(err)));
+      .catch((err: unknown) => {
+        setView(before);
+        setError(errorText(err));
+      });
+  };
   return (
     <div className="field">
       <label className="field-row">
