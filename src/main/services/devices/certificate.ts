@@ -67,7 +67,7 @@ export async function ensureDeviceCertificate(dir: string, host: string): Promis
 }
 
 /** A new P-256 key and a self-signed certificate for `names` (IP addresses and DNS names), valid ten years. */
-export async function makeCertificate(names: string[]): Promise<DeviceCertificate> {
+export async function makeCertificate(names: string[], random: Uint8Array = webcrypto.getRandomValues(new Uint8Array(16))): Promise<DeviceCertificate> {
   const crypto = webcrypto;
   pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: crypto as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'] }));
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
@@ -75,7 +75,7 @@ export async function makeCertificate(names: string[]): Promise<DeviceCertificat
 
   const cert = new pkijs.Certificate();
   cert.version = 2;
-  cert.serialNumber = new asn1js.Integer({ valueHex: webcrypto.getRandomValues(new Uint8Array(16)).map((b, i) => (i === 0 ? b & 0x7f : b)).buffer });
+  cert.serialNumber = new asn1js.Integer({ valueHex: serialBytes(random).buffer });
   const cn = new pkijs.AttributeTypeAndValue({ type: '2.5.4.3', value: new asn1js.Utf8String({ value: 'Deskhand paired-device listener' }) });
   cert.issuer.typesAndValues.push(cn);
   cert.subject.typesAndValues.push(new pkijs.AttributeTypeAndValue({ type: '2.5.4.3', value: new asn1js.Utf8String({ value: 'Deskhand paired-device listener' }) }));
@@ -99,6 +99,14 @@ export async function makeCertificate(names: string[]): Promise<DeviceCertificat
   const der = cert.toSchema(true).toBER(false);
   const pkcs8 = await crypto.subtle.exportKey('pkcs8', keys.privateKey);
   return { certPem: pem('CERTIFICATE', der), keyPem: pem('PRIVATE KEY', pkcs8), fingerprint: fingerprintOf(Buffer.from(der)) };
+}
+
+/**
+ * A certificate serial from random bytes, as DER wants it: positive (top bit clear) and minimal (a first byte of zero
+ * followed by a byte under 0x80 is padding OpenSSL refuses: "illegal padding", about one certificate in 256 before).
+ */
+export function serialBytes(random: Uint8Array): Uint8Array {
+  return random.map((b, i) => (i === 0 ? (b & 0x7f) | 0x01 : b));
 }
 
 function ipBytes(ip: string): ArrayBuffer {
