@@ -105,8 +105,8 @@ export async function makeCertificate(names: string[], random: Uint8Array = webc
  * A certificate serial from random bytes, as DER wants it: positive (top bit clear) and minimal (a first byte of zero
  * followed by a byte under 0x80 is padding OpenSSL refuses: "illegal padding", about one certificate in 256 before).
  */
-export function serialBytes(random: Uint8Array): Uint8Array {
-  return random.map((b, i) => (i === 0 ? (b & 0x7f) | 0x01 : b));
+export function serialBytes(random: Uint8Array): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from(random, (b, i) => (i === 0 ? (b & 0x7f) | 0x01 : b));
 }
 
 function ipBytes(ip: string): ArrayBuffer {
