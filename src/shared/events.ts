@@ -75,6 +75,13 @@ export type RunEvent =
    * Compaction of the model's view: `started` before the summary call (a notice), `done` once its record is stored
    * (the transcript shows what was dropped).
    */
-  | { type: 'context.compaction'; phase: 'started' | 'done'; runId: string; conversationId: string; reason: string; tokensBefore: number; droppedMessages: number; tokensAfter?: number };
+  | { type: 'context.compaction'; phase: 'started' | 'done'; runId: string; conversationId: string; reason: string; tokensBefore: number; droppedMessages: number; tokensAfter?: number }
+  /**
+   * What a lifecycle hook said, for the person (docs/hooks.md), as it is stored (the transcript's `hook` item): a Stop
+   * or SubagentStop hook's reason that sent the model back to work (`toModel`: the model reads it as its next message;
+   * a project's inside the untrusted envelope), or a firing's notes (a `systemMessage`, a failing hook's line) that
+   * the model never reads. Neither is the model's text nor the person's.
+   */
+  | { type: 'hook.note'; runId: string; conversationId: string; event: string; text: string; toModel: boolean };
 
 export type RunEventType = RunEvent['type'];

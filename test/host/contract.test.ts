@@ -73,6 +73,7 @@ describe('the contract', () => {
       { type: 'usage', runId: 'r', step: 1, usage: { inputTokens: 1, outputTokens: 2 } },
       { type: 'run.retry', runId: 'r', attempt: 1, delayMs: 10, reason: 'x' },
       { type: 'run.parked', runId: 'r', conversationId: 'c', approvalIds: [APR] },
+      { type: 'hook.note', runId: 'r', conversationId: 'c', event: 'Stop', text: 'run the tests too', toModel: true },
       { type: 'run.finished', runId: 'r', conversationId: 'c', status: 'failed', error: 'e', usage: { inputTokens: 0, outputTokens: 0 }, steps: 0 },
     ];
     for (const e of samples) expect(runEventSchema.parse(e)).toEqual(e);

@@ -91,6 +91,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     droppedMessages: z.number(),
     tokensAfter: z.number().optional(),
   }),
+  z.strictObject({ type: z.literal('hook.note'), runId: z.string(), conversationId: z.string(), event: z.string(), text: z.string(), toModel: z.boolean() }),
   z.strictObject({
     type: z.literal('run.finished'),
     runId: z.string(),

@@ -23,6 +23,7 @@ import {
   decisionOf,
   denialReason,
   diffsOf,
+  hookUpdate,
   permissionOptions,
   planOf,
   promptText,
@@ -371,6 +372,9 @@ export class AcpAgent {
         await this.update(session, { sessionUpdate: 'tool_call_update', toolCallId: event.callId, status: resultStatus(event.status), content: [...diffs, ...textContent(event.output)], rawOutput: { status: event.status, durationMs: event.durationMs } });
         return;
       }
+      case 'hook.note':
+        await this.update(session, hookUpdate(event));
+        return;
       case 'run.finished': {
         session.ended.set(event.runId, event);
         if (session.prompt?.runId === event.runId) session.prompt.settle(event);

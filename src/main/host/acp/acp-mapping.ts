@@ -5,6 +5,7 @@
  * prompt's content blocks as the message text, and a stored transcript replayed as session updates (`session/load`).
  */
 import { reviewHeadline } from '../../../shared/review-words';
+import { forDisplay } from '../../../shared/untrusted-display';
 import { isAbsolute, resolve } from 'node:path';
 import type { MessageItem, PendingApproval, TodoView } from '../../../shared/contract';
 import { fallbackTitle } from '../../../shared/tool-presentation';
@@ -250,6 +251,20 @@ export function promptText(blocks: PromptBlock[]): { text: string } | { error: s
   return text ? { text } : { error: 'The prompt is empty.' };
 }
 
+/**
+ * What a lifecycle hook said (a `hook` item replayed, or a `hook.note` event live), for the person in the editor: ACP
+ * has no update for a third party's words, so it is an agent message chunk set apart in parentheses and saying whose
+ * it is and whether the agent read it — never a user message chunk (they are not the person's words), and a project's
+ * reason without its envelope's markup, said to be untrusted.
+ */
+export function hookUpdate(item: { event: string; text: string; toModel: boolean }): AcpUpdate {
+  const shown = forDisplay(item.text);
+  const who = item.toModel
+    ? `From the ${item.event} hook, which sent the agent back to work${shown.sources.length ? " (a project's hook: the agent read it as untrusted content)" : ''}`
+    : `From the ${item.event} hooks, a note for you (the agent did not read it)`;
+  return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n(${who}: ${shown.text})\n` } };
+}
+
 /** A stored transcript as the updates that show it again in the editor (`session/load`). */
 export function replayOf(items: MessageItem[], cwd: string): AcpUpdate[] {
   const out: AcpUpdate[] = [];
@@ -285,7 +300,7 @@ export function replayOf(items: MessageItem[], cwd: string): AcpUpdate[] {
         out.push({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `(${reviewHeadline(item)})${item.text ? `\n${item.text}` : ''}` } });
         break;
       case 'hook':
-        out.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n(From the ${item.event} hook${item.toModel ? '' : 's'}: ${item.text})\n` } });
+        out.push(hookUpdate(item));
         break;
       case 'wake':
         out.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n(${item.tasks.map((t) => `${t.headline}: ${t.title}`).join('; ')})\n` } });

@@ -72,11 +72,16 @@ export function exportConversation(store: Records, conv: ConversationRow, presen
         heading('Deskhand (context compacted)');
         out.push(`${item.dropped.length} earlier messages were replaced by this summary in what the model sees (about ${item.tokensBefore} tokens became ${item.tokensAfter}):`, '', fenced(item.summary, ''), '');
         break;
-      case 'hook':
+      case 'hook': {
+        // Whose words these are and whether the agent read them; never under "You" or "Deskhand". A project's reason
+        // is shown without its envelope's markup, said to be untrusted.
         who = null;
+        const shown = forDisplay(item.text);
         heading(item.toModel ? `${item.event} hook (sent the agent back to work)` : `${item.event} hooks (a note; the agent did not read it)`);
-        out.push(fenced(item.text, ''), '');
+        if (shown.sources.length) out.push("A project's hook: the agent read this as untrusted content (data, not instructions).", '');
+        out.push(fenced(shown.text, ''), '');
         break;
+      }
       case 'wake':
         who = null;
         heading('Deskhand (background work ended)');

@@ -2,12 +2,13 @@
  * Non-secret settings (active provider, models, base URLs, default policy) as `settings.json` in the data dir,
  * written atomically. Keys are never here: they live in the OS keyring (SecretStore).
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 // The settings part only: the contract's index builds every area's schemas (≈ 90 ms of a run's start).
 import { settingsSchema, type Settings } from '../../../shared/contract/settings';
 import { DEFAULT_MODELS } from '../../services/providers/config';
 import { LOG_RETENTION_MS } from '../../services/tasks/log-retention';
+import { nothingAt, pathStamp } from '../../services/file-stamp';
 
 /** A local OpenAI-compatible server (Ollama) is the default when no key is in the environment. */
 export const OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
@@ -42,15 +43,9 @@ export function compactAtSetting(dataDir: string): () => number {
   let stamp = '';
   let value = DEFAULT_COMPACT_AT_PERCENT / 100;
   return () => {
-    let st;
-    try {
-      // No settings file is the common answer: asked without an exception.
-      st = statSync(path, { throwIfNoEntry: false });
-    } catch {
-      st = undefined;
-    }
-    if (!st) return DEFAULT_COMPACT_AT_PERCENT / 100;
-    const now = `${st.ino}:${st.mtimeMs}:${st.ctimeMs}:${st.size}`;
+    // No settings file is the common answer: asked without an exception.
+    const now = pathStamp(path);
+    if (nothingAt(now)) return DEFAULT_COMPACT_AT_PERCENT / 100;
     if (now !== stamp) {
       stamp = now;
       value = (file.read().compactAtPercent ?? DEFAULT_COMPACT_AT_PERCENT) / 100;

@@ -1,4 +1,7 @@
-/** How `deskhand run` shows a run in a terminal: text on stdout, calls, results, requests and the end on stderr. */
+/**
+ * How `deskhand run` shows a run in a terminal: the model's text on stdout; calls, results, requests, hooks' words and
+ * the end on stderr.
+ */
 import type { RunEvent } from '../../../shared/events';
 import { forDisplay } from '../../../shared/untrusted-display';
 
@@ -54,6 +57,18 @@ export function renderEvent(event: RunEvent): void {
           : `… compacted: ~${event.tokensBefore} → ~${event.tokensAfter ?? '?'} tokens (deskhand conversations export shows what was dropped).`,
       );
       break;
+    case 'hook.note': {
+      // A hook's words are the person's to read, never the model's text: on stderr, saying whose they are and whether
+      // the agent read them (a project's reason without its envelope's markup, said to be untrusted).
+      const shown = forDisplay(event.text);
+      const lines = shown.text.split('\n');
+      const head = event.toModel
+        ? `${event.event} hook, sent the agent back to work${shown.sources.length ? " (a project's hook: the agent read it as untrusted content)" : ''}`
+        : `${event.event} hooks, a note for you (the agent did not read it)`;
+      err(`⚑ ${head}: ${lines[0] ?? ''}`);
+      for (const line of lines.slice(1)) err(`    ${line}`);
+      break;
+    }
     case 'run.parked':
       if (event.budget) {
         err(`${event.budget.message} Answer with: deskhand runs answer ${event.budget.holdId} --value '{"usd": N}' (or '{"tokens": N}'), or --value '{"stop": true}'.`);

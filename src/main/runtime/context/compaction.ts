@@ -155,7 +155,7 @@ export async function compactConversation(
 ): Promise<CompactionResult> {
   const { store, limits } = core;
   // What the PreCompact hooks print: instructions for the summary, beside the asked focus (hook-calls.ts).
-  const hookInstructions = await preCompactHooks(core, conversationId, runId, reason === 'tool' ? 'manual' : 'auto', focus);
+  const hookInstructions = await preCompactHooks(core, conversationId, runId, reason === 'tool' ? 'manual' : 'auto', focus, options);
   const ctx = store.module(contextModule);
   const previous = ctx.latest(conversationId);
   const messages = viewed(store, conversationId, previous?.upto_message_id ?? 0);

@@ -20,10 +20,10 @@
  *   stays byte-stable for prompt caching.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ContentReader } from '../../../shared/content-reader';
 import { DeskhandError, errorMessage } from '../../../shared/errors';
+import { nothingAt, pathStamp } from '../../services/file-stamp';
 import { isInside } from '../decision/path-guard';
 import { wrapUntrusted } from './untrusted';
 
@@ -110,27 +110,7 @@ export function instructionFolders(cwd: string, roots: readonly string[]): { fol
   return out;
 }
 
-const stamp = (st: Stats) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-
-/** What a path looks like now, without reading it: its own stat and, for a link, its target's. */
-function statSignature(path: string): string {
-  let own: Stats | undefined;
-  try {
-    // Most candidates do not exist: that answer comes without an exception (a few per step, every step).
-    own = lstatSync(path, { throwIfNoEntry: false });
-  } catch {
-    own = undefined;
-  }
-  if (!own) return '-';
-  if (!own.isSymbolicLink()) return stamp(own);
-  try {
-    return `${stamp(own)}>${stamp(statSync(path))}`;
-  } catch {
-    return `${stamp(own)}>-`;
-  }
-}
-
-const exists = (path: string) => statSignature(path) !== '-';
+const exists = (path: string) => !nothingAt(pathStamp(path));
 
 /** Cuts text to at most `max` UTF-8 bytes, on a character boundary. */
 function cutBytes(text: string, max: number): string {
@@ -205,8 +185,8 @@ export class ProjectInstructions {
       .map((c) =>
         INSTRUCTION_FILES.map((n) => {
           const path = join(c.folder, n);
-          const seen = statSignature(path);
-          return seen !== '-' && c.scope === 'workspace' ? `${seen}#${pinned(path)}` : seen;
+          const seen = pathStamp(path);
+          return !nothingAt(seen) && c.scope === 'workspace' ? `${seen}#${pinned(path)}` : seen;
         }).join('|'),
       )
       .join('\0');

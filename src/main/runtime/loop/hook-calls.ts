@@ -9,7 +9,7 @@ import type { ConversationRow, RunRow } from '../../services/store/store';
 import { subagentsModule } from '../../services/store/modules/subagents';
 import { contextModule } from '../../services/store/modules/context';
 import { PersistentConversationState } from '../context/conversation-state';
-import type { RuntimeCore } from '../core';
+import type { RunOptions, RuntimeCore } from '../core';
 import type { ToolDefinition } from '../tool';
 import type { PolicyDecision } from '../decision/approval-engine';
 import { wrapUntrusted } from '../context/untrusted';
@@ -105,10 +105,12 @@ export async function promptHooks(core: RuntimeCore, conv: ConversationRow, poli
  * transcript labelled as the event's hooks', never sent to the model (Claude Code shows such lines to the user only),
  * so they neither look like the person's words nor reach the model.
  */
-function hookNote(core: RuntimeCore, run: Pick<RunRow, 'id'>, conversationId: string, event: HookEventName, outcome: HookOutcome | null): void {
+function hookNote(core: RuntimeCore, run: Pick<RunRow, 'id'>, conversationId: string, event: HookEventName, outcome: HookOutcome | null, options: Pick<RunOptions, 'onEvent'> | undefined): void {
   if (!outcome?.notes.length) return;
   const text = core.redactor.redact(outcome.notes.join('\n'));
   core.store.module(contextModule).addHookMessage({ conversationId, runId: run.id, event, messageId: null, text });
+  // Live, for the hosts: the CLI prints it on stderr, ACP sends it marked as the hooks' (never as the model's text).
+  core.emit(options, { type: 'hook.note', runId: run.id, conversationId, event, text, toModel: false });
 }
 
 /** Where a hook's line goes when there is no transcript to hold it (SessionEnd, Notification): Deskhand's stderr. */
@@ -125,11 +127,11 @@ export const MAX_STOP_BLOCKS = 5;
  * message the model reads (`[Stop hook]`, a project's inside the envelope), recorded as the hook's so the transcript
  * never shows it as the person's. Returns whether the run goes on. The firing's notes are the person's only.
  */
-export async function stopHooks(core: RuntimeCore, run: RunRow, conv: ConversationRow, blockedBefore: number, signal?: AbortSignal): Promise<boolean> {
+export async function stopHooks(core: RuntimeCore, run: RunRow, conv: ConversationRow, blockedBefore: number, options?: Pick<RunOptions, 'signal' | 'onEvent'>): Promise<boolean> {
   if (!core.hooks) return false;
   const event: HookEventName = core.store.module(subagentsModule).byConversation(conv.id) ? 'SubagentStop' : 'Stop';
-  const outcome = await fireHooks(core, event, run, conv, { stop_hook_active: blockedBefore > 0 }, undefined, signal);
-  hookNote(core, run, conv.id, event, outcome);
+  const outcome = await fireHooks(core, event, run, conv, { stop_hook_active: blockedBefore > 0 }, undefined, options?.signal);
+  hookNote(core, run, conv.id, event, outcome, options);
   if (!outcome?.block || outcome.stop || blockedBefore >= MAX_STOP_BLOCKS) return false;
   const { text, untrusted } = contextText([{ text: outcome.block, source: `${event} hook`, trusted: outcome.ran.every((r) => !r.startsWith('project ')) }]);
   // A project hook's words are untrusted content the run now reads.
@@ -138,6 +140,8 @@ export async function stopHooks(core: RuntimeCore, run: RunRow, conv: Conversati
     const messageId = core.store.addMessage(conv.id, run.id, 'user', text);
     core.store.module(contextModule).addHookMessage({ conversationId: conv.id, runId: run.id, event, messageId, text: '' });
   });
+  // As the transcript shows it: the reason without the `[Stop hook]` line the model reads it under.
+  core.emit(options, { type: 'hook.note', runId: run.id, conversationId: conv.id, event, text: text.startsWith(`[${event} hook]\n`) ? text.slice(event.length + 8) : text, toModel: true });
   return true;
 }
 
@@ -159,13 +163,13 @@ export async function sessionEndHooks(core: RuntimeCore, outcome: { runId: strin
  * request (`[source]` first). A project hook's are withheld (a note says so), as every untrusted word is from the
  * summarizer: the summary becomes the model's trusted view. The firing's notes are the person's only.
  */
-export async function preCompactHooks(core: RuntimeCore, conversationId: string, runId: string | null, trigger: 'manual' | 'auto', focus: string | undefined): Promise<string | null> {
+export async function preCompactHooks(core: RuntimeCore, conversationId: string, runId: string | null, trigger: 'manual' | 'auto', focus: string | undefined, options?: Pick<RunOptions, 'onEvent'>): Promise<string | null> {
   if (!core.hooks || !runId) return null;
   const run = core.store.getRun(runId);
   const conv = core.store.getConversation(conversationId);
   if (!run || !conv) return null;
   const outcome = await fireHooks(core, 'PreCompact', run, conv, { trigger, custom_instructions: focus ?? '' }, { name: trigger });
-  hookNote(core, run, conversationId, 'PreCompact', outcome);
+  hookNote(core, run, conversationId, 'PreCompact', outcome, options);
   if (!outcome?.context.length) return null;
   // The summary holds no untrusted words (taint-scope.ts): a project hook's instructions are withheld, with a note.
   return withholdUntrusted(contextText(outcome.context).text);

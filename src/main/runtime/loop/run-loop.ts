@@ -93,7 +93,7 @@ export class RunLoop {
         if (step === 'aborted') return this.finish(store.getRun(runId)!, 'aborted', options, 'Stopped by the person.');
         if (step === 'done') {
           // A Stop (SubagentStop) hook may send the model back to work, with its reason as the next message.
-          if (!(await stopHooks(this.core, store.getRun(runId)!, conv(), stopBlocks, options.signal))) return this.finish(store.getRun(runId)!, 'finished', options);
+          if (!(await stopHooks(this.core, store.getRun(runId)!, conv(), stopBlocks, options))) return this.finish(store.getRun(runId)!, 'finished', options);
           stopBlocks++;
           continue;
         }

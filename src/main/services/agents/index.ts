@@ -6,11 +6,12 @@
  * through the guarded reader. A definition's `tools` only narrows
  * what the parent has; its body is the child's system prompt (a project's reaches the child as untrusted content).
  */
-import { existsSync, lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContentReader } from '../../../shared/content-reader';
 import { parseFrontMatter } from '../../../shared/front-matter';
 import { COMPAT_OFF, type CompatCheck } from '../compat';
+import { folderStamp } from '../file-stamp';
 
 /** Where a workspace's agent definitions may be: Deskhand's place first (it wins a name both have), then Claude Code's. */
 export const PROJECT_AGENT_DIRS = [join('.deskhand', 'agents'), join('.claude', 'agents')] as const;
@@ -61,37 +62,6 @@ export function parseToolList(raw: string | undefined): string[] | null {
 
 /** Scans kept (one per set of workspace roots, typically one per conversation folder). */
 const MAX_CACHED = 32;
-
-const stamp = (st: Stats) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-
-/** A path as it is now, without reading it: its own stat and, for a link, its target's ('-' when it is not there). */
-function pathStamp(path: string): string {
-  try {
-    const own = lstatSync(path, { throwIfNoEntry: false });
-    if (!own) return '-';
-    if (!own.isSymbolicLink()) return stamp(own);
-    const target = statSync(path, { throwIfNoEntry: false });
-    return `${stamp(own)}>${target ? stamp(target) : '-'}`;
-  } catch (err) {
-    return `!${(err as NodeJS.ErrnoException).code ?? 'error'}`;
-  }
-}
-
-/**
- * A definitions folder as it is now: the folder's stamp and every entry's (a file added, removed, rewritten, renamed or
- * relinked changes it). Nothing is read; '-' when the folder is not there.
- */
-function folderStamp(dir: string): string {
-  const own = pathStamp(dir);
-  if (own === '-' || own.startsWith('!')) return own;
-  let names: string[];
-  try {
-    names = readdirSync(dir).sort();
-  } catch (err) {
-    return `${own}!${(err as NodeJS.ErrnoException).code ?? 'error'}`;
-  }
-  return `${own}[${names.map((n) => `${n}=${pathStamp(join(dir, n))}`).join('|')}]`;
-}
 
 export class AgentCatalog {
   constructor(private readonly opts: { dataDir: string; reader: ContentReader; folders?: () => readonly AgentFolder[]; compat?: CompatCheck }) {}

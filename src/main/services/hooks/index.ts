@@ -4,7 +4,7 @@
  * into one `HookOutcome` (shared/lifecycle-hooks.ts). The runtime fires it at one place per event; the approval
  * engine takes a PreToolUse outcome as one more inspector's verdict (runtime/decision/hook-inspector.ts).
  */
-import { lstatSync, statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ContentReader } from '../../../shared/content-reader';
 import type { HookEventName, HookOutcome, HookScope, HookTarget, LifecycleHooks } from '../../../shared/lifecycle-hooks';
@@ -15,6 +15,7 @@ import { matcherTakes, personalHooks, projectHookFiles, PROJECT_SETTINGS, type H
 import { ClaudeCompat, type CompatCheck } from '../compat';
 import { readAnswer, runHook } from './run-hook';
 import { pluginHooks } from '../plugins';
+import { pathStamp } from '../file-stamp';
 
 export { HOOK_EVENTS } from '../../../shared/lifecycle-hooks';
 export { personalHooks, projectHookFiles, type HookEntry, type ProjectHooksFile } from './config';
@@ -81,8 +82,7 @@ export class HookService implements LifecycleHooks {
     const file = join(this.opts.dataDir, 'settings.json');
     // No settings file: no hooks of the person's. (Asked without an exception: a thrown ENOENT per event was most of
     // what finding no hooks cost a step.)
-    const st = statSync(file, { throwIfNoEntry: false });
-    const key = st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'none';
+    const key = pathStamp(file);
     if (this.personalCache?.key !== key) this.personalCache = { key, hooks: personalHooks(this.opts.dataDir) };
     return this.personalCache.hooks;
   }

@@ -7,11 +7,12 @@
  * does: its hooks are the person's hooks, its servers are MCP servers in the store (pinned like `mcp add`), its
  * commands, agents and skills are read from its folder like the person's own. git runs through the launcher.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Store } from '../store/store';
 import { extensionsModule } from '../store/modules/extensions';
 import { pinServer } from '../mcp/pins';
+import { nothingAt, pathStamp } from '../file-stamp';
 import { runHostProgram } from '../processes/launcher';
 import type { HookEntry } from '../hooks/config';
 import { describePlugin, PLUGIN_NAME, readPlugin, runsDigest, type PluginContents } from './contents';
@@ -80,15 +81,9 @@ const activeCache = new Map<string, { key: string; active: ActivePlugin[]; notes
 
 /** The enabled plugins, read again only when plugins.json changed (hooks ask for them on every call). */
 export function activePlugins(dataDir: string): { active: ActivePlugin[]; notes: string[] } {
-  let st;
-  try {
-    // Asked on every event and step: no state file (no plugin installed) is answered without an exception.
-    st = statSync(stateFile(dataDir), { throwIfNoEntry: false });
-  } catch {
-    st = undefined;
-  }
-  if (!st) return { active: [], notes: [] };
-  const key = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  // Asked on every event and step: no state file (no plugin installed) is answered without an exception.
+  const key = pathStamp(stateFile(dataDir));
+  if (nothingAt(key)) return { active: [], notes: [] };
   const cached = activeCache.get(dataDir);
   if (cached?.key === key) return cached;
   const active: ActivePlugin[] = [];

@@ -5,36 +5,31 @@
  * minutes, tokens, cost and live children (a queue beyond the cap) are enforced here; a background child is a task in
  * the one task table. A result schema is checked and the child asked once more with the validation error.
  *
- * This file is the children's lifecycle: spawn, map, launch and run, limits, steer and pause, cancel, crash recovery
- * and waiting. Beside it: the protocol with the runner and the tools (subagent-protocol.ts), what an ended child
- * leaves (child-results.ts: the result file, its task, the reported mark), the per-parent cap (child-slots.ts) and
- * the pause gate (pause-gate.ts).
+ * This file makes and runs children: spawn, map, create, launch and run, limits and spend, the end of a child, crash
+ * recovery. Beside it: controlling live children — wait, steer, pause and resume, cancel, the blackboard
+ * (subagent-control.ts, whose methods SubagentService offers under the same names) — the protocol with the runner
+ * and the tools (subagent-protocol.ts), what an ended child leaves (child-results.ts: the result file, its task, the
+ * reported mark), the per-parent cap (child-slots.ts) and the pause gate (pause-gate.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DeskhandError } from '../../../shared/errors';
 import { WaitingForPeople } from '../../../shared/waiting';
-import { SUBAGENT_TERMINAL, subagentsModule, type BlackboardPost, type SubagentRow, type SteeringSender, type SubagentStatus } from '../store/modules/subagents';
+import { SUBAGENT_TERMINAL, subagentsModule, type SubagentRow, type SteeringSender, type SubagentStatus } from '../store/modules/subagents';
 import type { TaskRow } from '../store/modules/tasks';
 import { describeChild } from './describe';
 import { isSameProcess, selfIdentity } from '../processes/proc-info';
 import { MAX_MAP_CHILDREN, PROFILES, SUBAGENT_TYPES, checkResult, compileResultSchema, lowerPolicy, type SubagentType } from './profiles';
 import { Slots } from './child-slots';
-import { PauseGate } from './pause-gate';
+import { ChildControl, type Live } from './subagent-control';
 import { childOutputPath, finishChildTask, markReported, waitingRequests } from './child-results';
-import type { AgentDefinitions, ChildRunOptions, MapInput, SpawnInput, SubagentCallContext, SubagentLimits, SubagentRunner, SubagentServiceOptions, WaitResult } from './subagent-protocol';
+import type { AgentDefinitions, ChildRunOptions, MapInput, SpawnInput, SubagentCallContext, SubagentLimits, SubagentRunner, SubagentServiceOptions } from './subagent-protocol';
 
 export type { AgentDefinitions, ChildAgent, ChildModel, ChildOutcome, ChildRunOptions, MapInput, SpawnInput, SubagentCallContext, SubagentLimits, SubagentRunner, SubagentServiceOptions, WaitResult } from './subagent-protocol';
 
 const DEFAULT_LIMITS: SubagentLimits = { maxMinutes: 120, maxTokens: 2_000_000, maxCostUSD: 5 };
 const DEFAULT_PRICES = { input: 3, output: 15 };
 const TERMINAL = new Set<string>(SUBAGENT_TERMINAL);
-
-interface Live {
-  controller: AbortController;
-  /** Why it was stopped: a limit, the parent, cancel. */
-  stop?: { status: SubagentStatus; reason: string };
-}
 
 export class SubagentService {
   private runner: SubagentRunner | null = null;
@@ -48,8 +43,8 @@ export class SubagentService {
   private readonly ceilingCache = new Map<string, ReadonlySet<string> | null>();
   /** Background children started or resumed here, and whether a person can answer them (else they park). */
   private readonly attended = new Map<string, boolean>();
-  /** Children paused by steer_subagent (in this process): their next model call waits until they are resumed. */
-  private readonly paused = new PauseGate();
+  /** Waiting for, steering, pausing and cancelling the children made here (subagent-control.ts). */
+  private readonly control: ChildControl;
 
   constructor(private readonly opts: SubagentServiceOptions) {
     this.rows = opts.store.module(subagentsModule);
@@ -61,6 +56,19 @@ export class SubagentService {
       describe: (task) => this.describeTask(task),
       // A background child parked on a person outlives its process: any process's answer resumes it.
       survives: (task) => this.rows.byTask(task.id)?.status === 'parked',
+    });
+    this.control = new ChildControl({
+      rows: this.rows,
+      live: this.live,
+      need: () => this.need(),
+      attendedRun: (runId) => this.attendedRun(runId),
+      onChange: (listener) => this.onChange(listener),
+      changed: (id) => this.changed(id),
+      recoverOrphans: (parent) => this.recoverOrphans(parent),
+      resumeParked: (id, attended) => this.resumeParked(id, attended),
+      waitingRequests: (row) => this.waitingRequests(row),
+      markReported: (rows) => this.markReported(rows),
+      end: (id, status, patch, notify) => this.end(id, status, patch, notify),
     });
   }
 
@@ -328,154 +336,50 @@ export class SubagentService {
     return ended;
   }
 
-  /**
-   * Waits until any (or all) of the children end; returns each ended child's result once (marks it reported).
-   * `parks` (wait_subagents): when every child still waited for is parked on a person, the call parks on their
-   * requests (WaitingForPeople) instead of waiting; parked children whose requests were answered are resumed here.
-   */
-  async wait(parentConversationId: string, ids: readonly string[] | null, mode: 'any' | 'all', timeoutMs: number, signal: AbortSignal, opts: { parks?: boolean; runId?: string } = {}): Promise<WaitResult> {
-    // Children a dead process left "running" are ended first, so the wait returns them instead of waiting forever.
-    this.recoverOrphans(parentConversationId);
-    const mine = this.rows.forParent(parentConversationId);
-    for (const id of ids ?? []) if (!mine.some((r) => r.id === id)) throw new DeskhandError('not_found', `No subagent ${id} of this conversation; list_subagents shows them.`);
-    const targets = ids ? [...new Set(ids)] : mine.filter((r) => r.reported === 0).map((r) => r.id);
-    const snapshot = () => targets.map((id) => this.rows.get(id)!);
-    const ready = () => {
-      const rows = snapshot();
-      const ended = rows.filter((r) => TERMINAL.has(r.status));
-      return mode === 'all' ? ended.length === rows.length : ended.length > 0 || rows.length === 0;
-    };
-    // A parked child whose requests were answered (the call runs again after its run resumed) continues here.
-    if (opts.parks) for (const row of snapshot()) if (row.status === 'parked') void this.resumeParked(row.id, opts.runId ? (this.runner?.attended?.(opts.runId) ?? true) : true).catch(() => undefined);
-    // Every child still waited for is parked on a person, none live here: nothing will end while this call waits.
-    const blocked = (): string[] => {
-      if (!opts.parks) return [];
-      const open = snapshot().filter((r) => !TERMINAL.has(r.status));
-      if (open.length === 0 || open.some((r) => r.status !== 'parked' || this.live.has(r.id))) return [];
-      const requests = open.flatMap((r) => this.waitingRequests(r));
-      return open.every((r) => this.waitingRequests(r).length > 0) ? requests : [];
-    };
-    let timedOut = false;
-    if (!ready() && blocked().length === 0) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          clearInterval(poll);
-          off();
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const check = () => {
-          this.recoverOrphans(parentConversationId);
-          if (ready() || blocked().length > 0) done();
-        };
-        const timer = setTimeout(() => {
-          timedOut = true;
-          done();
-        }, timeoutMs);
-        const off = this.onChange((r) => targets.includes(r.id) && check());
-        // Children another process runs are noticed by polling the store.
-        const poll = setInterval(check, 500);
-        signal.addEventListener('abort', done, { once: true });
-      });
-    }
-    if (signal.aborted) throw new DeskhandError('aborted', 'The wait was stopped.');
-    const waiting = ready() ? [] : blocked();
-    if (waiting.length) throw new WaitingForPeople(waiting, `the subagents waited for are parked on ${waiting.join(', ')}`);
-    const rows = snapshot();
-    const finished = rows.filter((r) => TERMINAL.has(r.status));
-    this.markReported(finished);
-    return { finished: finished.map((r) => this.rows.get(r.id)!), running: rows.filter((r) => !TERMINAL.has(r.status)), timedOut };
+  // ── Controlling live children (subagent-control.ts) ──────────────────────────────────────────────────────────
+
+  wait(...args: Parameters<ChildControl['wait']>): ReturnType<ChildControl['wait']> {
+    return this.control.wait(...args);
   }
 
-  /** Queues a message for a child's next model call; `from` says who sent it (the child is told). */
-  steer(parentConversationId: string, id: string, message: string, from: SteeringSender = 'parent'): SubagentRow {
-    const row = this.rows.get(id);
-    if (!row || row.parent_conversation_id !== parentConversationId) throw new DeskhandError('not_found', `No subagent ${id} of this conversation; list_subagents shows them.`);
-    if (TERMINAL.has(row.status)) throw new DeskhandError('conflict', `Subagent ${id} already ${row.status}; start it again with spawn_subagent {resume: "${id}"}.`);
-    this.rows.steer(id, message, from);
-    return row;
+  steer(...args: Parameters<ChildControl['steer']>): ReturnType<ChildControl['steer']> {
+    return this.control.steer(...args);
   }
 
-  /**
-   * Pauses a live child: it finishes the model call or tool calls in flight, then makes no model request until it is
-   * resumed (or stopped: cancel, its limit, its parent). Its minutes limit keeps counting.
-   */
-  pause(parentConversationId: string, id: string): SubagentRow {
-    const row = this.ownChild(parentConversationId, id);
-    this.paused.hold(id);
-    this.changed(id);
-    return row;
+  pause(...args: Parameters<ChildControl['pause']>): ReturnType<ChildControl['pause']> {
+    return this.control.pause(...args);
   }
 
-  /** Resumes a paused child: its next model call goes ahead. */
-  resume(parentConversationId: string, id: string): SubagentRow {
-    const row = this.ownChild(parentConversationId, id);
-    if (!this.paused.has(id)) throw new DeskhandError('conflict', `Subagent ${id} is not paused.`);
-    this.unpause(id);
-    return row;
+  resume(...args: Parameters<ChildControl['resume']>): ReturnType<ChildControl['resume']> {
+    return this.control.resume(...args);
   }
 
   isPaused(id: string): boolean {
-    return this.paused.has(id);
+    return this.control.isPaused(id);
   }
 
-  /** Before each model call of a child: waits while it is paused; a stop (its signal) ends the wait at once. */
-  async untilResumed(conversationId: string, signal?: AbortSignal): Promise<void> {
-    const row = this.rows.byConversation(conversationId);
-    if (row) await this.paused.wait(row.id, signal);
+  untilResumed(...args: Parameters<ChildControl['untilResumed']>): ReturnType<ChildControl['untilResumed']> {
+    return this.control.untilResumed(...args);
+  }
+
+  cancel(...args: Parameters<ChildControl['cancel']>): ReturnType<ChildControl['cancel']> {
+    return this.control.cancel(...args);
+  }
+
+  endParked(...args: Parameters<ChildControl['endParked']>): ReturnType<ChildControl['endParked']> {
+    return this.control.endParked(...args);
+  }
+
+  post(...args: Parameters<ChildControl['post']>): ReturnType<ChildControl['post']> {
+    return this.control.post(...args);
+  }
+
+  read(...args: Parameters<ChildControl['read']>): ReturnType<ChildControl['read']> {
+    return this.control.read(...args);
   }
 
   private unpause(id: string): void {
-    if (this.paused.release(id)) this.changed(id);
-  }
-
-  private ownChild(parentConversationId: string, id: string): SubagentRow {
-    const row = this.rows.get(id);
-    if (!row || row.parent_conversation_id !== parentConversationId) throw new DeskhandError('not_found', `No subagent ${id} of this conversation; list_subagents shows them.`);
-    if (TERMINAL.has(row.status)) throw new DeskhandError('conflict', `Subagent ${id} already ${row.status}; start it again with spawn_subagent {resume: "${id}"}.`);
-    return row;
-  }
-
-  /** Cancels a child (and its run); from the parent's tools, the task table, the CLI or the UI. */
-  async cancel(id: string, reason = 'cancelled by its parent', parentConversationId: string | null = null): Promise<SubagentRow> {
-    const row = this.rows.get(id);
-    if (!row || (parentConversationId !== null && row.parent_conversation_id !== parentConversationId)) throw new DeskhandError('not_found', `No subagent ${id}.`);
-    if (TERMINAL.has(row.status)) return row;
-    const live = this.live.get(id);
-    if (live) {
-      live.stop = { status: 'cancelled', reason };
-      live.controller.abort();
-    }
-    this.end(id, 'cancelled', { error: reason }, false);
-    return this.rows.get(id)!;
-  }
-
-  /**
-   * A parked parent run ended without being resumed (stopped, replaced): the foreground children parked with its calls
-   * end as cancelled with the reason, and their parked runs stop (and so their own parked children). Returns them.
-   */
-  endParked(parentRunId: string, reason: string): SubagentRow[] {
-    const ended: SubagentRow[] = [];
-    for (const row of this.rows.withStatus(['parked'])) {
-      if (row.parent_run_id !== parentRunId || row.background === 1 || this.live.has(row.id)) continue;
-      this.end(row.id, 'cancelled', { error: reason }, false);
-      ended.push(this.rows.get(row.id)!);
-    }
-    return ended;
-  }
-
-  post(ctx: { runId: string; conversationId: string }, topic: string, body: string): { id: number; untrusted: boolean } {
-    const runner = this.need();
-    const me = this.rows.byConversation(ctx.conversationId);
-    const board = me?.root_conversation_id ?? ctx.conversationId;
-    const untrusted = runner.parent(ctx.runId)?.tainted ?? true;
-    return { id: this.rows.post(board, me ? me.id : 'parent', topic, body, untrusted), untrusted };
-  }
-
-  read(conversationId: string, opts: { topic?: string; afterId?: number; limit: number }): BlackboardPost[] {
-    const me = this.rows.byConversation(conversationId);
-    return this.rows.read(me?.root_conversation_id ?? conversationId, opts);
+    this.control.unpause(id);
   }
 
   // ── Running a child ───────────────────────────────────────────────────────────────────────────────────────────
