@@ -17,4 +17,12 @@ describe('a hook message', () => {
     expect(html).toContain(text);
     expect(html).not.toMatch(/>You<|Edit/);
   });
+
+  it("shows a project hook's reason without the untrusted envelope's markup, and says so", () => {
+    const text = '<untrusted source="project Stop hook" nonce="0123456789abcdef">\nStop hook `./check.sh`: lint first\n</untrusted nonce="0123456789abcdef">';
+    const html = renderToStaticMarkup(createElement(HookMessage, { item: { kind: 'hook', id: 'h2', runId: 'run_1', event: 'Stop', text, toModel: true, at: 0 } }));
+    expect(html).toContain('Stop hook `./check.sh`: lint first');
+    expect(html).not.toMatch(/untrusted source|nonce=/);
+    expect(html).toContain("a project&#x27;s hook: the agent read it as untrusted content");
+  });
 });

@@ -344,6 +344,10 @@ export const useMessages = create<MessagesState>((set, get) => ({
             }
             if (e.phase === 'done') needsReload = true;
             break;
+          case 'hook.note':
+            // A Stop hook's reason or a hook's note is stored as a transcript item; it shows in its place on reload.
+            needsReload = true;
+            break;
           case 'run.parked':
             activeRun = { runId: e.runId, status: 'parked' };
             closeText(e.runId);

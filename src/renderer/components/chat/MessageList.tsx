@@ -1,6 +1,7 @@
 /** The conversation's messages in a virtualized list: user and assistant text, tool cards, errors. */
 import { memo, useCallback, useMemo, useState } from 'react';
 import type { MessageItem } from '../../../shared/contract';
+import { forDisplay } from '../../../shared/untrusted-display';
 import { useMessages } from '../../state/messages';
 import { useUi } from '../../state/ui';
 import { api, errorText } from '../../api/client';
@@ -57,11 +58,14 @@ type HookItem = Extract<MessageItem, { kind: 'hook' }>;
  * note (a message, a hook that failed) that only the person sees. Never shown as the person's words.
  */
 export function HookMessage({ item }: { item: HookItem }) {
-  const who = item.toModel ? `From the ${item.event} hook · sent the agent back to work` : `From the ${item.event} hooks · a note for you (the agent did not read it)`;
+  // A project's hook's reason reached the agent inside the untrusted envelope: shown without its markup, said so.
+  const shown = forDisplay(item.text);
+  const project = shown.sources.length ? " · a project's hook: the agent read it as untrusted content" : '';
+  const who = item.toModel ? `From the ${item.event} hook · sent the agent back to work${project}` : `From the ${item.event} hooks · a note for you (the agent did not read it)`;
   return (
     <article className={`msg msg-hook${item.toModel ? ' hook-to-model' : ''}`} aria-label={`From the ${item.event} hook`}>
       <div className="msg-who">{who}</div>
-      <div className="hook-text">{item.text}</div>
+      <div className="hook-text">{shown.text}</div>
     </article>
   );
 }
