@@ -15,10 +15,10 @@ import { makeContext, tempDir } from '../support/tool-context';
 
 type GrepArgs = Parameters<typeof grepTool.execute>[0];
 const UNSEEN = 'UNSEEN-MARKER-LINE';
-const DEFAULT_RACY = unchangedTuning.racyNs;
+const DEFAULT_RACY = unchangedTuning.racyMs;
 
 afterEach(() => {
-  unchangedTuning.racyNs = DEFAULT_RACY;
+  unchangedTuning.racyMs = DEFAULT_RACY;
 });
 
 /** A grep whose redactor records every text it is given. */
@@ -48,7 +48,7 @@ function put(root: string, name: string, text: string): string {
 
 describe('grep remembers files redaction left unchanged', () => {
   it('a remembered file is not read again; the answer is the same', async () => {
-    unchangedTuning.racyNs = 0n;
+    unchangedTuning.racyMs = 0;
     const root = tempDir('deskhand-grep-memo-');
     put(root, 'a.txt', `needle one\n${UNSEEN}\n`);
     put(root, 'b.txt', `needle two\n${UNSEEN}\n`);
@@ -63,7 +63,7 @@ describe('grep remembers files redaction left unchanged', () => {
   });
 
   it('a secret the redactor gains after a clean search is hidden from the next one, in every mode', async () => {
-    unchangedTuning.racyNs = 0n;
+    unchangedTuning.racyMs = 0;
     const root = tempDir('deskhand-grep-memo-');
     const token = 'tok-Q7x2-late-secret-value';
     put(root, 'conf.txt', `value = ${token}\n${UNSEEN}\n`);
@@ -79,7 +79,7 @@ describe('grep remembers files redaction left unchanged', () => {
   });
 
   it('a file rewritten since is read again, and what it holds now is redacted', async () => {
-    unchangedTuning.racyNs = 0n;
+    unchangedTuning.racyMs = 0;
     const root = tempDir('deskhand-grep-memo-');
     const abs = put(root, 'c.txt', `needle here\n${UNSEEN}\n`);
     const s = searcher(root);
