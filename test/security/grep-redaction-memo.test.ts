@@ -92,6 +92,25 @@ describe('grep remembers files redaction left unchanged', () => {
     expect(again).toMatch(/^c\.txt:1:needle \[redacted:[^\]]+\]$/);
   });
 
+  it('a rewrite of the same size whose modification time differs by a millisecond is read again', async () => {
+    // The key holds the times as whole microseconds (issue 54, fifth round), not nanoseconds: a millisecond apart is
+    // far above its step. The change time moves too (to now): with the window at 0 only the key tells them apart.
+    unchangedTuning.racyMs = 0;
+    const root = tempDir('deskhand-grep-memo-');
+    const abs = put(root, 'e.txt', `needle aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n${UNSEEN}\n`);
+    const s = searcher(root);
+    expect(await s.grep({ pattern: 'needle', output_mode: 'content' })).toContain('aaaa');
+    expect(s.fileReads()).toBe(1);
+    const gh = 'ghp_' + 'Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2';
+    writeFileSync(abs, `needle ${gh}\n${UNSEEN}\n`);
+    const old = new Date(Date.now() - 3_600_000 + 1);
+    utimesSync(abs, old, old);
+    const again = await s.grep({ pattern: 'needle', output_mode: 'content' });
+    expect(s.fileReads()).toBe(2);
+    expect(again).not.toContain(gh);
+    expect(again).toMatch(/^e\.txt:1:needle \[redacted:[^\]]+\]$/);
+  });
+
   it('a file whose times are within the last two seconds is read at every search', async () => {
     const root = tempDir('deskhand-grep-memo-');
     writeFileSync(join(root, 'd.txt'), `needle now\n${UNSEEN}\n`);

@@ -33,11 +33,11 @@ export const unchangedTuning = { racyMs: 2_000 };
 
 /**
  * What a file holds, as far as its metadata tells: device, inode, size, modification and change times. The times are
- * milliseconds as doubles (sub-microsecond steps today), not BigInt nanoseconds: a key is remembered only when both
+ * whole microseconds (from the millisecond doubles), not BigInt nanoseconds: a key is remembered only when both
  * times are more than `racyMs` old, and any later write sets the change time to now (programs cannot set it), which
  * moves it by more than that; the BigInt form cost a third more per `stat` and its garbage (issue 54, fifth round).
  */
-const contentKey = (st: Stats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+const contentKey = (st: Stats): string => `${st.dev}:${st.ino}:${st.size}:${Math.round(st.mtimeMs * 1000)}:${Math.round(st.ctimeMs * 1000)}`;
 
 /** Both times are old enough (`unchangedTuning`) for the key to tell a later write apart. */
 const settledAt = (st: Stats, now: number): boolean => now - st.mtimeMs > unchangedTuning.racyMs && now - st.ctimeMs > unchangedTuning.racyMs;

@@ -131,7 +131,10 @@ function formatEntry(e: Entry): string {
  */
 class EntryParser {
   private rest: Buffer | null = null;
-  private pathBytes = Buffer.alloc(0);
+  /** The current path's bytes: where they are in the chunk they came in (chunks are not reused, so no copy). */
+  private pathData: Buffer = Buffer.alloc(0);
+  private pathStart = 0;
+  private pathLen = -1;
   private path = '';
 
   constructor(
@@ -170,8 +173,10 @@ class EntryParser {
     while (q < end && data[q]! >= 48 && data[q]! <= 57) no = no * 10 + (data[q++]! - 48);
     if (q === p + 1) return true;
     const len = p - start;
-    if (len !== this.pathBytes.length || data.compare(this.pathBytes, 0, len, start, p) !== 0) {
-      this.pathBytes = Buffer.from(data.subarray(start, p));
+    if (len !== this.pathLen || data.compare(this.pathData, this.pathStart, this.pathStart + len, start, p) !== 0) {
+      this.pathData = data;
+      this.pathStart = start;
+      this.pathLen = len;
       this.path = this.unmap(data.toString('utf8', start, p));
     }
     const text = data.toString('utf8', this.numbered ? p + 1 : q + 1, end);
