@@ -8,7 +8,7 @@
  * pagination — is then exactly the answer for the redacted text, and paths are mapped back to the real ones.
  *
  * A file redaction left unchanged is remembered by the redactor (`UnchangedFiles`) under its path and a key of what it
- * holds (device, inode, size, modification and change times in nanoseconds, read before and after the read, equal),
+ * holds (device, inode, size, modification and change times in microseconds, read before and after the read, equal),
  * so the next search does not read it again; the key is not remembered while the file's times are within the last
  * two seconds (a write in the same clock tick as the read could keep them), and the redactor forgets every entry when
  * it gains a secret.
@@ -42,9 +42,15 @@ const contentKey = (st: Stats): string => `${st.dev}:${st.ino}:${st.size}:${Math
 /** Both times are old enough (`unchangedTuning`) for the key to tell a later write apart. */
 const settledAt = (st: Stats, now: number): boolean => now - st.mtimeMs > unchangedTuning.racyMs && now - st.ctimeMs > unchangedTuning.racyMs;
 
-/** `path` (as rg printed it) from `cwd`: a plain relative path is joined without `resolve`'s normalising. */
+/**
+ * `path` (as rg printed it) from `cwd`, as `resolve` gives it: a plain relative path (no `.` or `..` segment, no empty
+ * one) from a normalised absolute `cwd` is joined directly (`resolve` cost 6 ms per 11,000 candidates).
+ */
 function absolute(cwd: string, path: string): string {
-  if (sep === '/' && path.charCodeAt(0) !== 47 && !path.includes('/.') && !path.startsWith('.') && !path.includes('//') && !path.endsWith('/')) return cwd === '/' ? `/${path}` : `${cwd}/${path}`;
+  const plain = (p: string) => !p.includes('/.') && !p.includes('//') && !p.endsWith('/');
+  if (sep === '/' && cwd.charCodeAt(0) === 47 && (cwd === '/' || plain(cwd)) && path !== '' && path.charCodeAt(0) !== 47 && !path.startsWith('.') && plain(path)) {
+    return cwd === '/' ? `/${path}` : `${cwd}/${path}`;
+  }
   return resolve(cwd, path);
 }
 
