@@ -11,17 +11,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SecretRedactor, shapeTriggerTuning } from '../../src/main/runtime/context/redaction';
 import { grepTool } from '../../src/main/tools/files/grep';
-import { pipelineTuning, prefilterTuning, unchangedTuning } from '../../src/main/tools/files/grep-redacted';
+import { prefilterTuning, unchangedTuning } from '../../src/main/tools/files/grep-redacted';
 import { makeContext, tempDir } from '../support/tool-context';
 
 type GrepArgs = Parameters<typeof grepTool.execute>[0];
 const DEFAULT_MIN = prefilterTuning.minFiles;
-const DEFAULT_BATCH = pipelineTuning.batchFiles;
-const DEFAULT_RACY = unchangedTuning.racyNs;
+const DEFAULT_RACY = unchangedTuning.racyMs;
 afterEach(() => {
   prefilterTuning.minFiles = DEFAULT_MIN;
-  pipelineTuning.batchFiles = DEFAULT_BATCH;
-  unchangedTuning.racyNs = DEFAULT_RACY;
+  unchangedTuning.racyMs = DEFAULT_RACY;
 });
 
 const LONG = 'Vq7-longvault-9xKpLmN2-hiddenTail';
@@ -120,25 +118,6 @@ describe('grep prefilter: the same answers as reading every candidate', () => {
   }
 });
 
-// The sifting begun while rg still prints the first answer (`CandidateSifter`): batches of one, two, four… candidates,
-// each rg started as the files come, must give the same answers as reading every candidate.
-describe('grep prefilter begun during the search: the same answers', () => {
-  const root = tree(FILES);
-  for (const mode of MODES) {
-    for (const p of PROBES.filter((q) => ['every line', 'a prefix of the long secret', 'a folded piece', 'assignment values', 'across lines'].includes(q.name))) {
-      it(`${mode.name}: ${p.name}`, async () => {
-        prefilterTuning.minFiles = 0;
-        pipelineTuning.batchFiles = 1;
-        const a: GrepArgs = { pattern: p.pattern, head_limit: 0, ...(p.i ? { '-i': true } : {}), ...(p.multiline ? { multiline: true } : {}), ...mode.extra };
-        const withFilter = (await grep(root, a, true)).out;
-        const without = (await grep(root, a, false)).out;
-        expect(withFilter).toBe(without);
-        for (const form of SECRET_FORMS) if (!p.pattern.includes(form)) expect(withFilter).not.toContain(form);
-      });
-    }
-  }
-});
-
 describe('grep prefilter: what it clears is not read, what it could not know is', () => {
   it('a candidate none of the patterns matches never reaches the redactor; every other one does', async () => {
     prefilterTuning.minFiles = 0;
@@ -176,13 +155,12 @@ describe('grep prefilter: what it clears is not read, what it could not know is'
   });
 
   it.each([
-    // [case, minFiles, batchFiles, files the first search reads]
-    ['sifted, the sifting begun during the search', 0, 1, 0],
-    ['too few to sift, read one by one', 1000, Number.POSITIVE_INFINITY, 12],
-  ])('a value learned in a search is hidden in the files the memo vouched for before it was known (%s)', async (_, minFiles, batchFiles, firstReads) => {
+    // [case, minFiles, files the first search reads]
+    ['sifted', 0, 0],
+    ['too few to sift, read one by one', 1000, 12],
+  ])('a value learned in a search is hidden in the files the memo vouched for before it was known (%s)', async (_, minFiles, firstReads) => {
     prefilterTuning.minFiles = minFiles;
-    pipelineTuning.batchFiles = batchFiles;
-    unchangedTuning.racyNs = 0n; // the files were just written: remember them all the same
+    unchangedTuning.racyMs = 0; // the files were just written: remember them all the same
     const learned = 'Jq8Wz3Xc6Vb1Nm5Lk7';
     const files: Record<string, string> = {};
     for (let i = 0; i < 12; i++) files[`later-${i}.txt`] = `reshaped ${rev(learned)} ${i}\n`;

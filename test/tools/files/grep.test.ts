@@ -151,6 +151,26 @@ describe('grep', () => {
     expect(out).toMatch(/omitted/);
   });
 
+  it('content output of many chunks, non-ASCII paths and text, CRLF: every line as the files hold it, in path order', async () => {
+    // About 300 kB of rg output: lines and paths fall across the pipe's chunks (the bytes are parsed as they come).
+    const lines: string[] = [];
+    for (let f = 0; f < 120; f++) {
+      const rel = `wide-chunks/${f % 2 ? 'é' : 'e'}-dir/ファイル-${String(f).padStart(3, '0')}.txt`;
+      const text = Array.from({ length: 40 }, (_, i) => `${i % 3 ? 'chunkneedle' : 'other'} ${i} ü漢字🔑 ${'x'.repeat(f + i)}${i % 5 ? '' : '\r'}`);
+      put(dir, rel, `${text.join('\n')}\n`);
+      text.forEach((t, i) => t.startsWith('chunkneedle') && lines.push(`${rel}:${i + 1}:${t}`));
+    }
+    const expected = lines.sort((a, b) => {
+      const ka = a.slice(0, a.indexOf(':')).replaceAll('/', '\u0000');
+      const kb = b.slice(0, b.indexOf(':')).replaceAll('/', '\u0000');
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+    const out = await grep({ pattern: 'chunkneedle', path: 'wide-chunks', output_mode: 'content', head_limit: 0 });
+    expect(out.split('\n')).toEqual(expected);
+    const bare = await grep({ pattern: 'chunkneedle', path: 'wide-chunks', output_mode: 'content', head_limit: 0, '-n': false });
+    expect(bare.split('\n')).toEqual(expected.map((l) => l.replace(/^([^:]*):\d+:/, '$1:')));
+  });
+
   it('reports no matches plainly, and errors the model can act on', async () => {
     expect(await grep({ pattern: 'zzzz-not-there' })).toMatch(/No matches/);
     await expect(grep({ pattern: 'foo(' })).rejects.toThrow(/Invalid regular expression/);

@@ -8,20 +8,19 @@
  * pagination — is then exactly the answer for the redacted text, and paths are mapped back to the real ones.
  *
  * A file redaction left unchanged is remembered by the redactor (`UnchangedFiles`) under its path and a key of what it
- * holds (device, inode, size, modification and change times in nanoseconds, read before and after the read, equal),
+ * holds (device, inode, size, modification and change times in microseconds, read before and after the read, equal),
  * so the next search does not read it again; the key is not remembered while the file's times are within the last
  * two seconds (a write in the same clock tick as the read could keep them), and the redactor forgets every entry when
  * it gains a secret.
  *
  * Before reading them, ripgrep sifts the candidates the memo does not know (`mayChange`): the redactor's prefilter
  * patterns (`SecretRedactor.prefilter`) name everything redaction could change, and a candidate none of them matches
- * is not read (redaction would leave it unchanged); it is remembered like a file read and found unchanged. grep can
- * hand each file with matches to the sifting as rg prints it (`CandidateSifter`, off by default: `pipelineTuning`).
+ * is not read (redaction would leave it unchanged); it is remembered like a file read and found unchanged.
  *
  * Not caught: a file the raw pattern does not match but whose redacted text would (a pattern that matches the
  * placeholder `[redacted:NAME]` itself) is not reported; that reveals nothing about the secret.
  */
-import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
@@ -29,10 +28,31 @@ import type { RedactionPrefilter, UnchangedFiles } from '../../runtime/context/r
 import { runHostProgram } from '../../services/processes';
 import { RG_BASE_ARGS, RG_OWN_GROUP, ripgrepPath } from './rg';
 
-/** Times this close to now (ns) are not trusted to tell a later write apart. Exported so tests can shorten it. */
-export const unchangedTuning = { racyNs: 2_000_000_000n };
+/** Times this close to now (ms) are not trusted to tell a later write apart. Exported so tests can shorten it. */
+export const unchangedTuning = { racyMs: 2_000 };
 
-const contentKey = (st: BigIntStats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+/**
+ * What a file holds, as far as its metadata tells: device, inode, size, modification and change times. The times are
+ * whole microseconds (from the millisecond doubles), not BigInt nanoseconds: a key is remembered only when both
+ * times are more than `racyMs` old, and any later write sets the change time to now (programs cannot set it), which
+ * moves it by more than that; the BigInt form cost a third more per `stat` and its garbage (issue 54, fifth round).
+ */
+const contentKey = (st: Stats): string => `${st.dev}:${st.ino}:${st.size}:${Math.round(st.mtimeMs * 1000)}:${Math.round(st.ctimeMs * 1000)}`;
+
+/** Both times are old enough (`unchangedTuning`) for the key to tell a later write apart. */
+const settledAt = (st: Stats, now: number): boolean => now - st.mtimeMs > unchangedTuning.racyMs && now - st.ctimeMs > unchangedTuning.racyMs;
+
+/**
+ * `path` (as rg printed it) from `cwd`, as `resolve` gives it: a plain relative path (no `.` or `..` segment, no empty
+ * one) from a normalised absolute `cwd` is joined directly (`resolve` cost 6 ms per 11,000 candidates).
+ */
+function absolute(cwd: string, path: string): string {
+  const plain = (p: string) => !p.includes('/.') && !p.includes('//') && !p.endsWith('/');
+  if (sep === '/' && cwd.charCodeAt(0) === 47 && (cwd === '/' || plain(cwd)) && path !== '' && path.charCodeAt(0) !== 47 && !path.startsWith('.') && plain(path)) {
+    return cwd === '/' ? `/${path}` : `${cwd}/${path}`;
+  }
+  return resolve(cwd, path);
+}
 
 /**
  * The file's text when redaction changes it, or null when it does not (or it is gone). A file remembered as unchanged
@@ -47,17 +67,15 @@ function redactedText(abs: string, redact: (text: string) => string, memo: Uncha
     return null; // gone since rg saw it: the second search will not find it either
   }
   try {
-    const before = fstatSync(fd, { bigint: true });
+    const before = fstatSync(fd);
     const key = contentKey(before);
     if (memo?.has(abs, key)) return null;
     const text = readFileSync(fd).toString('utf8');
     const red = redact(text);
     if (red !== text) return red;
     if (memo) {
-      const after = fstatSync(fd, { bigint: true });
-      const now = BigInt(Date.now()) * 1_000_000n;
-      const settled = now - after.mtimeNs > unchangedTuning.racyNs && now - after.ctimeNs > unchangedTuning.racyNs;
-      if (settled && contentKey(after) === key) memo.add(abs, key);
+      const after = fstatSync(fd);
+      if (settledAt(after, Date.now()) && contentKey(after) === key) memo.add(abs, key);
     }
     return null;
   } catch {
@@ -107,7 +125,7 @@ async function mayChange(paths: readonly string[], cwd: string, filter: Redactio
     const runs = await Promise.all(batches.slice(i, i + 2).map((batch) => runHostProgram({ program, args: [...args, ...batch], cwd, input: filter.patterns, maxBuffer: 64 * 1024 * 1024, timeoutMs: 120_000, ownGroup: RG_OWN_GROUP, signal })));
     for (const r of runs) {
       if (r.error || (r.code !== 0 && r.code !== 1) || r.stoppedBy) return null;
-      for (const line of r.stdout.split('\u0000')) if (line !== '') found.add(resolve(cwd, line));
+      for (const line of r.stdout.split('\u0000')) if (line !== '') found.add(absolute(cwd, line));
     }
   }
   return found;
@@ -121,101 +139,29 @@ interface Unknown {
 }
 
 /**
- * The prefilter's sifting, which may start while the search that finds the candidates is still running (grep feeds
- * it each file with matches as rg prints it when `pipelineTuning.batchFiles` is finite): each candidate is looked up
- * in the memo under a key read now, and the unknown ones are sifted by ripgrep a batch at a time (doubling), one rg at
- * a time, beside the search. A key is read before the sifting rg reads the file, as without the pipeline.
- * `redactedMirror` takes what it found and sifts the rest; it uses none of it when the redactor gained a secret since
- * the sifting began.
+ * What became of each of `candidates` (paths as rg printed them): known to the memo under the key read now (`known`)
+ * or gone (left out), or unknown, with `sifted` the unknown ones the redactor's prefilter patterns match (null when
+ * there are too few to be worth an rg of their own, or sifting failed: then all are read). The key is read before
+ * the sifting rg reads the file, so a write since changes it.
  */
-export class CandidateSifter {
-  private readonly seen = new Map<string, Unknown | 'known' | 'gone'>();
-  private queue: Unknown[] = [];
-  private running: Promise<void> = Promise.resolve();
-  private launched = 0;
-  private batches = 0;
-  private failed = false;
-  private readonly found = new Set<string>();
-
-  private constructor(
-    private readonly cwd: string,
-    private readonly memo: UnchangedFiles,
-    readonly filter: RedactionPrefilter,
-    private readonly signal: AbortSignal | undefined,
-  ) {}
-
-  /** A sifter for this redactor's memo, or null when it has no prefilter (then candidates are read as they are). */
-  static for(cwd: string, memo: UnchangedFiles | undefined, signal?: AbortSignal): CandidateSifter | null {
-    const filter = memo?.prefilter() ?? null;
-    return memo && filter ? new CandidateSifter(cwd, memo, filter, signal) : null;
-  }
-
-  /** A candidate (a path as rg printed it): its key is read now; a full batch of unknown ones starts a sifting rg. */
-  add(path: string): void {
-    if (this.seen.has(path)) return;
-    const abs = resolve(this.cwd, path);
-    const st = statSync(abs, { bigint: true, throwIfNoEntry: false });
-    if (!st) {
-      this.seen.set(path, 'gone');
-      return;
-    }
+async function sift(candidates: readonly string[], cwd: string, memo: UnchangedFiles, filter: RedactionPrefilter, signal?: AbortSignal): Promise<{ unknown: Unknown[]; sifted: Set<string> | null; known: string[] }> {
+  const unknown: Unknown[] = [];
+  const known: string[] = [];
+  const now = Date.now();
+  const seen = new Set<string>();
+  for (const path of candidates) {
+    if (seen.has(path)) continue;
+    seen.add(path);
+    const abs = absolute(cwd, path);
+    const st = statSync(abs, { throwIfNoEntry: false });
+    if (!st) continue; // gone since rg saw it: the second search will not find it either
     const key = contentKey(st);
-    if (this.memo.has(abs, key)) {
-      this.seen.set(path, 'known');
-      return;
-    }
-    const now = BigInt(Date.now()) * 1_000_000n;
-    const u = { path, abs, key, settled: now - st.mtimeNs > unchangedTuning.racyNs && now - st.ctimeNs > unchangedTuning.racyNs };
-    this.seen.set(path, u);
-    this.queue.push(u);
-    // Batches double (each rg costs a start and a pattern compile): a first one early, few in all.
-    if (this.queue.length >= pipelineTuning.batchFiles * 2 ** this.batches) this.launch();
+    if (memo.has(abs, key)) known.push(path);
+    else unknown.push({ path, abs, key, settled: settledAt(st, now) });
   }
-
-  /** Sifts what is queued, after the batches before it (one rg at a time). */
-  private launch(): void {
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
-    this.launched += batch.length;
-    this.batches++;
-    this.running = this.running.then(async () => {
-      if (this.failed) return;
-      const r = await mayChange(batch.map((u) => u.path), this.cwd, this.filter, this.signal);
-      if (r === null) this.failed = true;
-      else for (const abs of r) this.found.add(abs);
-    });
-  }
-
-  /**
-   * What became of each of `candidates` (every one is added first): known to the memo or gone (left out), or unknown,
-   * with `sifted` the unknown ones ripgrep lists (null when sifting failed or was not worth it: then all are read).
-   */
-  async settle(candidates: readonly string[]): Promise<{ unknown: Unknown[]; sifted: Set<string> | null; known: string[] }> {
-    for (const p of candidates) this.add(p);
-    const unknown: Unknown[] = [];
-    const known: string[] = [];
-    for (const p of candidates) {
-      const s = this.seen.get(p);
-      if (s === 'known') known.push(p);
-      else if (s !== undefined && s !== 'gone') unknown.push(s);
-    }
-    // Too few to be worth an rg of their own (and none sifted yet): read them all.
-    if (this.launched === 0 && this.queue.length < prefilterTuning.minFiles) return { unknown, sifted: null, known };
-    this.launch();
-    await this.running;
-    return { unknown, sifted: this.failed ? null : this.found, known };
-  }
+  if (unknown.length < prefilterTuning.minFiles) return { unknown, sifted: null, known };
+  return { unknown, sifted: await mayChange(unknown.map((u) => u.path), cwd, filter, signal), known };
 }
-
-/**
- * Candidates queued before a sifting rg starts while the search runs (then twice as many, and so on). Off (Infinity)
- * by default: on the 2-core machine the bench runs on, each extra rg (a start and a pattern compile) and the `stat`s
- * taken while rg's output waited cost more than running beside the search saved (docs/performance.md, issue 54's
- * fourth round); no batch starts early and grep hands nothing over during the search. Exported so tests can run it
- * with batches of one, and a machine with cores to spare can turn it on.
- */
-export const pipelineTuning = { batchFiles: Number.POSITIVE_INFINITY };
 
 export interface Mirror {
   /** The private folder (0700) holding the copies: `abs/<absolute path>` and `<nested…>/rel/<relative path>`. */
@@ -248,23 +194,20 @@ export async function redactedMirror(
   redact: (text: string) => string,
   extraPaths: readonly string[] = [],
   memo?: UnchangedFiles,
-  /** The sifting begun while the candidates were found (grep's first pass), if any. */
-  begun?: CandidateSifter | null,
+  signal?: AbortSignal,
 ): Promise<Mirror | null> {
   const changed = new Map<string, string>();
   // With a prefilter, ripgrep first sifts the candidates the memo does not know: a file none of its patterns matches
   // is one redaction leaves unchanged, and is not read here (it is remembered, as a file read and found unchanged
-  // is). The others are read and redacted whole, as without it. The sifting may have begun during the search; what
-  // it found counts only for the redactor's secrets as they were when it began.
+  // is). The others are read and redacted whole, as without it.
   let toRead: readonly string[] = candidates;
   const since = memo?.version;
-  const sifter = memo && candidates.length >= prefilterTuning.minFiles ? (begun && begun.filter.version === memo.version ? begun : CandidateSifter.for(cwd, memo)) : null;
-  const filter = sifter?.filter ?? null;
+  const filter = memo && candidates.length >= prefilterTuning.minFiles ? memo.prefilter() : null;
   const clean: Unknown[] = [];
   /** Candidates the memo vouched for: read too if this search teaches the redactor a secret. */
   let known: string[] = [];
-  if (sifter && memo) {
-    const settled = await sifter.settle(candidates);
+  if (filter && memo) {
+    const settled = await sift(candidates, cwd, memo, filter, signal);
     known = settled.known;
     const { unknown, sifted } = settled;
     if (sifted === null) toRead = unknown.map((u) => u.path);
@@ -276,7 +219,7 @@ export async function redactedMirror(
   for (let i = 0; i < toRead.length; i++) {
     if (i > 0 && i % BATCH === 0) await new Promise<void>((r) => setImmediate(r));
     const p = toRead[i]!;
-    const red = redactedText(resolve(cwd, p), redact, memo);
+    const red = redactedText(absolute(cwd, p), redact, memo);
     if (red !== null) changed.set(p, red);
   }
   if (!filter && memo && memo.version !== since) {
@@ -284,7 +227,7 @@ export async function redactedMirror(
     // checked for; read every candidate not yet changed again.
     for (const p of candidates) {
       if (changed.has(p)) continue;
-      const red = redactedText(resolve(cwd, p), redact, memo);
+      const red = redactedText(absolute(cwd, p), redact, memo);
       if (red !== null) changed.set(p, red);
     }
   }
@@ -295,7 +238,7 @@ export async function redactedMirror(
       const again = [...clean.map((u) => u.path), ...known];
       for (let i = 0; i < again.length; i++) {
         if (i > 0 && i % BATCH === 0) await new Promise<void>((r) => setImmediate(r));
-        const red = redactedText(resolve(cwd, again[i]!), redact, memo);
+        const red = redactedText(absolute(cwd, again[i]!), redact, memo);
         if (red !== null) changed.set(again[i]!, red);
       }
     } else {

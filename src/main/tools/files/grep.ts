@@ -10,7 +10,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { CandidateSifter, pipelineTuning, redactedMirror, type Mirror } from './grep-redacted';
+import { redactedMirror, type Mirror } from './grep-redacted';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
@@ -86,31 +86,102 @@ function cutLine(line: string): string {
   return `${line.slice(0, end)} [… omitted end of long line]`;
 }
 
+/** The length of the longest line of `text` (lines split at `\n`, as `cutLine` is applied). */
+function longestLine(text: string): number {
+  if (text.length <= GREP_MAX_COLUMNS) return text.length;
+  let most = 0;
+  let at = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', at);
+    const end = nl === -1 ? text.length : nl;
+    if (end - at > most) most = end - at;
+    if (nl === -1) return most;
+    at = nl + 1;
+  }
+}
+
 /** One line of `--null --line-number` output: a match (`path\0 12:text`) or a context line (`path\0 13-text`). */
 interface Entry {
   path: string;
   no: number;
   match: boolean;
-  /** The raw line, as rg printed it. */
-  raw: string;
+  /** What follows the path and its separator when shown: `12:text` with line numbers, `text` without. */
+  text: string;
 }
 
-function parseEntry(line: string): Entry | null {
+function parseEntry(line: string, numbered: boolean): Entry | null {
   const p = line.indexOf('\u0000');
   if (p === -1) return null; // `--` separators: recomputed for the page
   let q = p + 1;
   while (q < line.length && line.charCodeAt(q) >= 48 && line.charCodeAt(q) <= 57) q++;
   if (q === p + 1) return null;
-  return { path: line.slice(0, p), no: Number(line.slice(p + 1, q)), match: line[q] === ':', raw: line };
+  return { path: line.slice(0, p), no: Number(line.slice(p + 1, q)), match: line[q] === ':', text: line.slice(numbered ? p + 1 : q + 1) };
 }
 
 /** `path\0 12:text` → `path:12:text`, context `path-13-text`; without line numbers `path:text` / `path-text`. */
-function formatEntry(e: Entry, numbered: boolean): string {
-  const p = e.raw.indexOf('\u0000');
-  const sep = e.match ? ':' : '-';
-  let q = p + 1;
-  while (q < e.raw.length && e.raw.charCodeAt(q) >= 48 && e.raw.charCodeAt(q) <= 57) q++;
-  return numbered ? `${e.path}${sep}${e.raw.slice(p + 1)}` : `${e.path}${sep}${e.raw.slice(q + 1)}`;
+function formatEntry(e: Entry): string {
+  return `${e.path}${e.match ? ':' : '-'}${e.text}`;
+}
+
+/**
+ * rg's `--null --line-number` output parsed as bytes, chunk by chunk: lines found with `indexOf` on the buffer, the
+ * line number read from its digits, the path decoded once per run of lines from the same file (rg prints a file's
+ * lines together), and only each line's text decoded. The same entries as `parseEntry` over the decoded lines, with
+ * no decoded chunk, split array or per-line slices in between (issue 54, fifth round: the warm search's garbage).
+ */
+class EntryParser {
+  private rest: Buffer | null = null;
+  /** The current path's bytes: where they are in the chunk they came in (chunks are not reused, so no copy). */
+  private pathData: Buffer = Buffer.alloc(0);
+  private pathStart = 0;
+  private pathLen = -1;
+  private path = '';
+
+  constructor(
+    private readonly numbered: boolean,
+    private readonly unmap: (path: string) => string,
+    private readonly onEntry: (e: Entry) => boolean,
+  ) {}
+
+  /** Parses the complete lines of `chunk` (with what was left of the one before); false once `onEntry` said stop. */
+  push(chunk: Buffer): boolean {
+    const data = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
+    this.rest = null;
+    let at = 0;
+    for (;;) {
+      const nl = data.indexOf(10, at);
+      if (nl === -1) break;
+      if (!this.line(data, at, nl)) return false;
+      at = nl + 1;
+    }
+    if (at < data.length) this.rest = Buffer.from(data.subarray(at));
+    return true;
+  }
+
+  /** The last line when rg's output did not end with a line break. */
+  end(): boolean {
+    const rest = this.rest;
+    this.rest = null;
+    return rest ? this.line(rest, 0, rest.length) : true;
+  }
+
+  private line(data: Buffer, start: number, end: number): boolean {
+    const p = data.indexOf(0, start);
+    if (p === -1 || p >= end) return true; // `--` separators: recomputed for the page
+    let q = p + 1;
+    let no = 0;
+    while (q < end && data[q]! >= 48 && data[q]! <= 57) no = no * 10 + (data[q++]! - 48);
+    if (q === p + 1) return true;
+    const len = p - start;
+    if (len !== this.pathLen || data.compare(this.pathData, this.pathStart, this.pathStart + len, start, p) !== 0) {
+      this.pathData = data;
+      this.pathStart = start;
+      this.pathLen = len;
+      this.path = this.unmap(data.toString('utf8', start, p));
+    }
+    const text = data.toString('utf8', this.numbered ? p + 1 : q + 1, end);
+    return this.onEntry({ path: this.path, no, match: data[q] === 58, text });
+  }
 }
 
 /**
@@ -135,7 +206,6 @@ class ContentPager {
     private readonly limit: number,
     private readonly before: number,
     private readonly after: number,
-    private readonly numbered: boolean,
   ) {}
 
   feed(e: Entry): boolean {
@@ -170,7 +240,7 @@ class ContentPager {
   private emit(e: Entry): boolean {
     const contextOn = this.before > 0 || this.after > 0;
     if (contextOn && this.last && (this.last.path !== e.path || this.last.no + 1 !== e.no)) this.lines.push('--');
-    const line = formatEntry(e, this.numbered);
+    const line = formatEntry(e);
     this.lines.push(line);
     this.last = e;
     this.bytes += line.length + 1;
@@ -297,15 +367,37 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   // Where the search runs: the real files, or (when a candidate holds something the model may not see) the redacted
   // copies of the candidates, whose paths are mapped back to the real ones.
   let where: { cwd: string; searchArg: string | null; unmap: (line: string) => string } = { cwd, searchArg, unmap: (l) => l };
-  const run = async (extra: string[], onLines: (l: string[]) => boolean | void, as: NonNullable<Args['output_mode']> = mode): Promise<{ stopped: boolean }> => {
+  /**
+   * Runs the search with `extra` flags. Its output comes as lines (`onLines`), or, given `onEntry`, as parsed
+   * `--null --line-number` entries: from rg's bytes (`EntryParser`), from the system grep's lines otherwise.
+   */
+  const run = async (
+    extra: string[],
+    onLines: (l: string[]) => boolean | void,
+    as: NonNullable<Args['output_mode']> = mode,
+    onEntry?: (e: Entry) => boolean,
+  ): Promise<{ stopped: boolean }> => {
     const baseArgs = buildArgs(args, where.searchArg, as, pcre2);
     const argv = extra.length ? [...baseArgs.slice(0, RG_BASE_ARGS.length), ...extra, ...baseArgs.slice(RG_BASE_ARGS.length)] : baseArgs;
     const mapped = where.unmap;
-    const feed = (lines: string[]) => onLines(lines.map(mapped));
+    const feed = onEntry
+      ? (lines: string[]) => {
+          for (const line of lines) {
+            const e = parseEntry(mapped(line), numbered);
+            if (e && !onEntry(e)) return false;
+          }
+          return true;
+        }
+      : (lines: string[]) => onLines(lines.map(mapped));
     let res: RgResult;
     const opts = { cwd: where.cwd, signal: ctx.signal, onLines: feed };
     try {
-      res = fallback === null ? await runRg(argv, opts) : await runSystemGrep(args, where.searchArg, as, opts);
+      if (fallback !== null) res = await runSystemGrep(args, where.searchArg, as, opts);
+      else if (onEntry) {
+        const parser = new EntryParser(numbered, mapped, onEntry);
+        res = await runRg(argv, { cwd: where.cwd, signal: ctx.signal, onChunk: (chunk) => parser.push(chunk) });
+        if (!res.stopped && !parser.end()) res = { ...res, stopped: true };
+      } else res = await runRg(argv, opts);
     } catch (err) {
       if (!(err instanceof ToolError && err.details?.rgUnusable) || fallback !== null) throw err;
       // No usable ripgrep (missing, not executable): the system grep answers instead (Spec I).
@@ -321,17 +413,12 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   // separate files-with-matches pass) are the candidates, and when redaction changes any of them the answer is
   // computed again over their redacted copies, so every mode's answer (lines, file lists, counts) is the answer for
   // the redacted text. A file the redactor already knows to be unchanged is not read again.
-  // The redactor's prefilter can sift the candidates while the first answer is still being computed: each file with
-  // matches is then handed over as rg prints it (`CandidateSifter`; off by default, `pipelineTuning`).
   let mirror: Mirror | null = null;
-  const sifter = CandidateSifter.for(cwd, ctx.unchangedByRedaction, ctx.signal);
-  let feed: CandidateSifter | null = Number.isFinite(pipelineTuning.batchFiles) ? sifter : null;
   try {
     let answer = await computePage();
-    feed = null;
     const candidates = answer.seen ? [...answer.seen] : await listCandidates();
     if (candidates.length) {
-      mirror = await redactedMirror(candidates, cwd, (text) => ctx.redact(text), searchArg === null ? [] : [searchArg], ctx.unchangedByRedaction, sifter);
+      mirror = await redactedMirror(candidates, cwd, (text) => ctx.redact(text), searchArg === null ? [] : [searchArg], ctx.unchangedByRedaction, ctx.signal);
       if (mirror) {
         const m = mirror;
         const mappedArg = searchArg === null ? null : isAbsolute(searchArg) ? join(m.root, 'abs', searchArg) : searchArg;
@@ -370,7 +457,6 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
       for (const l of lines) {
         if (l === '') continue;
         all.push(l);
-        feed?.add(pathOf(l));
       }
       if (all.length > 5_000_000) {
         overflow = true;
@@ -394,34 +480,29 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   async function pagedContent(): Promise<{ page: Page; seen: Set<string> | null }> {
     const after = args['-A'] ?? args['-C'] ?? 0;
     const before = args['-B'] ?? args['-C'] ?? 0;
-    const pager = new ContentPager(offset, limit, before, after, numbered);
+    const pager = new ContentPager(offset, limit, before, after);
     // Pass A: parallel rg, entries grouped by file, stop if the result set is too large to sort here.
     const blocks = new Map<string, Entry[]>();
     let current: Entry[] | null = null;
     let currentPath = '';
     let lineCount = 0;
-    let byteCount = 0;
+    let charCount = 0;
     let tooBig = false;
-    await run(['--null'], (lines) => {
+    await run(['--null'], () => undefined, mode, (e) => {
       sawOutput = true;
-      for (const line of lines) {
-        const e = parseEntry(line);
-        if (!e) continue;
-        if (e.path !== currentPath || current === null) {
-          currentPath = e.path;
-          current = blocks.get(e.path) ?? null;
-          if (!current) {
-            current = [];
-            blocks.set(e.path, current);
-            feed?.add(e.path);
-          }
+      if (e.path !== currentPath || current === null) {
+        currentPath = e.path;
+        current = blocks.get(e.path) ?? null;
+        if (!current) {
+          current = [];
+          blocks.set(e.path, current);
         }
-        current.push(e);
-        lineCount++;
-        byteCount += line.length;
       }
+      current.push(e);
+      lineCount++;
+      charCount += e.path.length + e.text.length + 2;
       // The system grep fallback has no sorted mode: it is always sorted here.
-      if (fallback === null && (lineCount > grepTuning.passAMaxLines || byteCount > grepTuning.passAMaxBytes)) {
+      if (fallback === null && (lineCount > grepTuning.passAMaxLines || charCount > grepTuning.passAMaxBytes)) {
         tooBig = true;
         return false;
       }
@@ -436,13 +517,7 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
       return { page: { lines: pager.lines, count: pager.selected, total: pager.overflow ? null : total, more: pager.more, overflow: pager.overflow }, seen: new Set(blocks.keys()) };
     }
     // Pass B: rg in path order, streamed, killed once the match after the page is seen.
-    const res = await run(['--null', '--sort=path'], (lines) => {
-      for (const line of lines) {
-        const e = parseEntry(line);
-        if (e && !pager.feed(e)) return false;
-      }
-      return true;
-    });
+    const res = await run(['--null', '--sort=path'], () => undefined, mode, (e) => pager.feed(e));
     return { page: { lines: pager.lines, count: pager.selected, total: res.stopped ? null : pager.matches, more: pager.more, overflow: pager.overflow }, seen: null };
   }
 
@@ -473,11 +548,9 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   // Redact before cutting (the runtime redacts the result again; by then a cut credential would not be recognised).
   // The page is redacted as one text: the patterns are line-aware (a key spread over lines is caught too), and one
   // pass over the text costs a fraction of a pass per line.
-  const body = ctx
-    .redact(page.lines.join('\n'))
-    .split('\n')
-    .map(cutLine)
-    .join('\n');
+  const redacted = ctx.redact(page.lines.join('\n'));
+  // Split and joined again only when a line is to be cut (most pages have none: 16,000 lines cost 10 ms to split).
+  const body = longestLine(redacted) > GREP_MAX_COLUMNS ? redacted.split('\n').map(cutLine).join('\n') : redacted;
   return notes.length ? `${body}\n[${notes.join(' ')}]` : body;
   }
 }
