@@ -131,6 +131,28 @@ describe('pinned files are run-later paths', () => {
     expect(runLater).toEqual([expect.objectContaining({ path: join(work, 'server.mjs'), what: expect.stringContaining('MCP server mine') })]);
   });
 
+  it('what it lists follows the stored servers from one call to the next (kept only while their rows read the same)', () => {
+    // Another process (`deskhand mcp add` in a terminal) changes the servers: its own connection to the store.
+    const cli = new Store(dataDir);
+    try {
+      writeFileSync(join(work, 'other.mjs'), 'console.log(2)\n');
+      const { name: _o, ...other } = pinServer(stdio(process.execPath, ['other.mjs']), work);
+      cli.module(extensionsModule).putServer('mine', JSON.stringify(other));
+      expect(manager.runLaterPaths().map((p) => p.path)).toEqual([join(work, 'other.mjs')]);
+      cli.module(extensionsModule).putServer('second', JSON.stringify(stored));
+      expect(manager.runLaterPaths().map((p) => p.path).sort()).toEqual([join(work, 'other.mjs'), join(work, 'server.mjs')].sort());
+      cli.module(extensionsModule).removeServer('mine');
+      cli.module(extensionsModule).removeServer('second');
+      expect(manager.runLaterPaths()).toEqual([]);
+      cli.module(extensionsModule).putServer('mine', JSON.stringify(stored));
+      // A caller changing what it got changes nothing kept.
+      manager.runLaterPaths()[0]!.path = '/elsewhere';
+      expect(manager.runLaterPaths().map((p) => p.path)).toEqual([join(work, 'server.mjs')]);
+    } finally {
+      cli.close();
+    }
+  });
+
   it.each([
     ['write_file', { path: 'server.mjs', content: 'evil' }, 'ask'],
     ['write_file', { path: join(work, 'server.mjs'), content: 'evil' }, 'ask'],

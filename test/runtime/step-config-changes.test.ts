@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAppRuntime } from '../../src/main/host/assembly/open-runtime';
 import { defaultSettings } from '../../src/main/host/assembly/settings-file';
+import { ProfileStore } from '../../src/main/services/profiles/index';
 import { Store } from '../../src/main/services/store/store';
 import { reply, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
@@ -150,4 +151,36 @@ it('a lower compaction threshold saved in Settings while a run goes on compacts 
   expect(summaries).toBe(1);
   const order = server.requests.map((r) => (isSummary(r) ? 'summary' : 'step'));
   expect(order.slice(0, 3)).toEqual(['step', 'step', 'summary']);
+});
+
+it('an agent profile assigned from another connection while a run goes on narrows its next step (fifth round: reads shared within a step)', async () => {
+  // What the CLI (`deskhand profiles …`) does: another connection to the same data folder.
+  const cli = new Store(store.dataDir);
+  try {
+    new ProfileStore(cli).put({ name: 'narrow', systemPrompt: 'Marker-profile-instructions.', deniedTools: ['read_file'] });
+    const steps: RecordedRequest[] = [];
+    let conversationId = '';
+    server.setFallback((req) => {
+      steps.push(req);
+      if (steps.length === 2) new ProfileStore(cli).assign(conversationId, 'narrow');
+      return steps.length <= 2 ? reply().tool('stat', { path: steps.length % 2 ? 'a.txt' : './a.txt' }) : reply().text('done');
+    });
+    const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, browser: null, afterTurn: () => undefined });
+    const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+    conversationId = conv.id;
+    const outcome = await runtime.sendMessage(conv.id, 'look at a.txt', { provider: provider(), interactive: false });
+    expect(outcome.status, outcome.error).toBe('finished');
+    expect(steps).toHaveLength(3);
+    const tools = steps.map((req) => (req.protocol === 'openai' ? (req.body.tools ?? []).map((t) => (t as { function: { name: string } }).function.name) : []));
+    expect(tools[0]).toContain('read_file');
+    expect(tools[1]).toContain('read_file');
+    expect(tools[2]).not.toContain('read_file');
+    expect(tools[2]).toContain('stat');
+    const [one, two, three] = steps.map(systemOf);
+    expect(one).not.toContain('Marker-profile-instructions.');
+    expect(two).not.toContain('Marker-profile-instructions.');
+    expect(three).toContain('Marker-profile-instructions.');
+  } finally {
+    cli.close();
+  }
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ExternalChangeWatcher } from '../../src/main/services/store/external-change';
 import { Store } from '../../src/main/services/store/store';
 import { storeChild } from '../support/store-child';
 import { tempDir } from '../support/tool-context';
@@ -68,5 +69,33 @@ describe('onExternalChange', () => {
     a.close();
     expect(a.onExternalChange(() => undefined)).toBeTypeOf('function');
     b.close();
+  });
+
+  it('a listener that comes just after the last one left hears only what is committed from then on (the watch is kept a moment between them)', () => {
+    let version = 1;
+    const watcher = new ExternalChangeWatcher(tempDir(), 'deskhand.db', () => version, 3_600_000);
+    const heard: string[] = [];
+    for (const child of ['one', 'two', 'three']) {
+      // Another connection commits while nobody listens (a map between two children).
+      version++;
+      const off = watcher.add(() => heard.push(child));
+      watcher.check();
+      expect(heard).toEqual(heard.filter((h) => h !== child));
+      // Its own commit, while it listens: heard once.
+      version++;
+      watcher.check();
+      watcher.check();
+      off();
+      off();
+      // Gone: never called again.
+      version++;
+      watcher.check();
+    }
+    expect(heard).toEqual(['one', 'two', 'three']);
+    watcher.close();
+    expect(watcher.add(() => heard.push('after close'))).toBeTypeOf('function');
+    version++;
+    watcher.check();
+    expect(heard).toEqual(['one', 'two', 'three']);
   });
 });

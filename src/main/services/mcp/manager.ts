@@ -59,14 +59,29 @@ export class McpManager implements McpService {
 
   /** The person's configured servers, as stored (a row that no longer parses is reported, not dropped silently). */
   configured(): { config: McpServerConfig | null; name: string; error: string | null }[] {
-    return this.q.servers().map((row) => {
-      try {
-        return { name: row.name, config: parseServerConfig({ ...JSON.parse(row.config), name: row.name }), error: null };
-      } catch (err) {
-        return { name: row.name, config: null, error: (err as Error).message };
-      }
-    });
+    return this.q.servers().map(configuredRow);
   }
+
+  /**
+   * The files the person's own stdio servers run (pinned when they added them), kept for the stored rows' text: the
+   * approval engine asks for them at every call, and parsing every server's configuration each time is all they cost.
+   * A row added, removed or changed (here or by another process) is another text, so it is parsed again.
+   */
+  private pinnedRunLater(): readonly { path: string; what: string }[] {
+    const rows = this.q.servers();
+    const key = rows.map((r) => `${r.name}\0${r.config}`).join('\0\0');
+    if (this.#pinned?.key !== key) {
+      const paths: { path: string; what: string }[] = [];
+      for (const entry of rows.map(configuredRow)) {
+        const c = entry.config;
+        if (c?.transport !== 'stdio') continue;
+        for (const pin of c.pins ?? []) paths.push({ path: pin.path, what: `a file the MCP server ${c.name} runs (pinned when it was added; a change stops it until the person adds it again)` });
+      }
+      this.#pinned = { key, paths };
+    }
+    return this.#pinned.paths;
+  }
+  #pinned: { key: string; paths: readonly { path: string; what: string }[] } | null = null;
 
   /** Connects every enabled configured server; resolves once each has connected or failed once. */
   async startConfigured(): Promise<void> {
@@ -216,13 +231,8 @@ export class McpManager implements McpService {
    * (its change still matters: it runs again once the person approves).
    */
   runLaterPaths(): { path: string; what: string }[] {
-    const out: { path: string; what: string }[] = [];
     // The person's own servers: the files pinned when they added them (a change stops the server until added again).
-    for (const entry of this.configured()) {
-      const c = entry.config;
-      if (c?.transport !== 'stdio') continue;
-      for (const pin of c.pins ?? []) out.push({ path: pin.path, what: `a file the MCP server ${c.name} runs (pinned when it was added; a change stops it until the person adds it again)` });
-    }
+    const out = this.pinnedRunLater().map((p) => ({ ...p }));
     for (const [folder, scripts] of this.trustedScripts) {
       for (const s of scripts) out.push({ path: s.resolved, what: `a file the project MCP server ${s.server} runs (approved with ${join(folder, PROJECT_FILE)}; a change stops it until approved again)` });
     }
@@ -304,6 +314,15 @@ type UiContent = { uri: string; mimeType?: string; text?: string; blob?: string;
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').slice(0, 50) : []);
 
 /** A `resources/read` answer as a view: the `text/html;profile=mcp-app` content of that URI, with its declared needs. */
+/** A stored server row as `configured()` reports it (a row that no longer parses is reported, not dropped). */
+function configuredRow(row: { name: string; config: string }): { config: McpServerConfig | null; name: string; error: string | null } {
+  try {
+    return { name: row.name, config: parseServerConfig({ ...JSON.parse(row.config), name: row.name }), error: null };
+  } catch (err) {
+    return { name: row.name, config: null, error: (err as Error).message };
+  }
+}
+
 export function uiResourceOf(server: string, uri: string, contents: readonly UiContent[]): McpUiResource {
   const c = contents.find((x) => x.uri === uri && (x.mimeType ?? '').replace(/\s+/g, '').toLowerCase() === UI_MIME) ?? contents.find((x) => (x.mimeType ?? '').replace(/\s+/g, '').toLowerCase() === UI_MIME);
   if (!c) throw new Error(`MCP server "${server}" answered ${uri} without a ${UI_MIME} content (${contents.map((x) => x.mimeType ?? 'no type').join(', ') || 'nothing'}); Deskhand renders only that type.`);

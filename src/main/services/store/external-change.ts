@@ -14,6 +14,8 @@ export const SAFETY_CHECK_MS = 5_000;
  * these, so an idle database costs nothing.
  */
 const FOLLOW_UP_MS = [20, 100, 500];
+/** How long the watch outlives its last listener (unreferenced: it never keeps the process alive). */
+const LINGER_MS = 2_000;
 
 export class ExternalChangeWatcher {
   readonly #listeners = new Set<() => void>();
@@ -39,13 +41,29 @@ export class ExternalChangeWatcher {
 
   add(listener: () => void): () => void {
     if (this.#closed) return () => {};
-    if (this.#listeners.size === 0) this.#start();
+    if (this.#listeners.size === 0) {
+      if (this.#linger) {
+        // Still watching (the last listener left a moment ago): only what is committed from now on is news.
+        clearTimeout(this.#linger);
+        this.#linger = null;
+        this.#last = this.#dataVersion();
+      } else this.#start();
+    }
     this.#listeners.add(listener);
     return () => {
-      this.#listeners.delete(listener);
-      if (this.#listeners.size === 0) this.#stop();
+      if (!this.#listeners.delete(listener) || this.#listeners.size > 0 || this.#closed) return;
+      // The watch is kept a moment for the next listener (a map's children come and go one after another: starting
+      // and closing a file watch for each cost more than the rest of its bookkeeping); with nobody listening, a
+      // check calls no one.
+      this.#linger = setTimeout(() => {
+        this.#linger = null;
+        if (this.#listeners.size === 0) this.#stop();
+      }, LINGER_MS);
+      this.#linger.unref();
     };
   }
+
+  #linger: NodeJS.Timeout | null = null;
 
   /** Checks now (also what the watch and the timer call): listeners fire when another connection committed. */
   check(): void {
@@ -89,6 +107,8 @@ export class ExternalChangeWatcher {
   }
 
   #stop(): void {
+    if (this.#linger) clearTimeout(this.#linger);
+    this.#linger = null;
     this.#watcher?.close();
     this.#watcher = null;
     if (this.#timer) clearInterval(this.#timer);

@@ -57,11 +57,41 @@ export class Sql {
       stmt = this.#db.prepare(sql);
       this.#cache.set(sql, stmt);
     }
+    // A statement that writes (run here, or by a module holding it): what `oneShared` kept may be stale after it.
+    if (!stmt.reader) this.#forget();
     return stmt;
   }
 
   one<T>(sql: string, ...params: unknown[]): T | undefined {
     return this.statement(sql).get(...params) as T | undefined;
+  }
+
+  /**
+   * `one`, for a point read that several parts of a step make in a row (a conversation's subagent row, peer row,
+   * profile, goal: each hold and filter asks for itself): asked again with the same SQL and parameters in the same
+   * synchronous stretch of code, with no write of this connection in between, it answers from the first read (a copy,
+   * so no caller sees another's changes). What it keeps is dropped at any write, at the end of any transaction
+   * (committed or rolled back) and before the next microtask runs, so a change made by anyone between two steps
+   * — another connection, another process, this one — is read fresh by the next step.
+   */
+  oneShared<T extends object>(sql: string, ...params: unknown[]): T | undefined {
+    const key = params.length === 1 && typeof params[0] === 'string' ? `${sql}\0${params[0]}` : null;
+    if (key === null) return this.one<T>(sql, ...params);
+    if (this.#shared.has(key)) {
+      const kept = this.#shared.get(key) as T | undefined;
+      return kept === undefined ? undefined : { ...kept };
+    }
+    const row = this.one<T>(sql, ...params);
+    if (this.#shared.size === 0) queueMicrotask(this.#forgetSoon);
+    this.#shared.set(key, row);
+    return row === undefined ? undefined : { ...row };
+  }
+
+  /** What `oneShared` answers from: rows read in this synchronous stretch, by SQL and parameter. */
+  readonly #shared = new Map<string, unknown>();
+  readonly #forgetSoon = (): void => this.#forget();
+  #forget(): void {
+    if (this.#shared.size) this.#shared.clear();
   }
 
   all<T>(sql: string, ...params: unknown[]): T[] {
@@ -73,13 +103,23 @@ export class Sql {
     return this.statement(sql).run(...params);
   }
 
+  /** Whether a transaction is open on this connection (what is read now may yet be rolled back). */
+  get inTransaction(): boolean {
+    return this.#db.inTransaction;
+  }
+
   /**
    * Runs `fn` in a transaction. Inside another transaction it joins that one (no savepoint: a throw rolls back the
    * outer transaction when it reaches it, and a savepoint would make FTS5 flush its pending index data early).
    */
   transaction<T>(fn: () => T): T {
     if (this.#db.inTransaction) return fn();
-    return this.#db.transaction(fn)();
+    try {
+      return this.#db.transaction(fn)();
+    } finally {
+      // Read inside it (a rolled-back write's rows, perhaps): not kept past its end.
+      this.#forget();
+    }
   }
 
   /**

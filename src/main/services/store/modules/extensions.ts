@@ -106,7 +106,7 @@ export const extensionsModule = defineStoreModule({
     putProfile: (name: string, config: string) =>
       void sql.run('INSERT INTO agent_profiles (name, config, updated_at) VALUES (?,?,?) ON CONFLICT(name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at', name, config, Date.now()),
     removeProfile: (name: string) => sql.run('DELETE FROM agent_profiles WHERE name = ?', name).changes > 0,
-    conversationProfile: (conversationId: string) => sql.one<{ profile: string }>('SELECT profile FROM conversation_profiles WHERE conversation_id = ?', conversationId)?.profile ?? null,
+    conversationProfile: (conversationId: string) => sql.oneShared<{ profile: string }>('SELECT profile FROM conversation_profiles WHERE conversation_id = ?', conversationId)?.profile ?? null,
     setConversationProfile: (conversationId: string, profile: string) =>
       void sql.run('INSERT INTO conversation_profiles (conversation_id, profile) VALUES (?,?) ON CONFLICT(conversation_id) DO UPDATE SET profile = excluded.profile', conversationId, profile),
   }),

@@ -86,7 +86,7 @@ export const goalsModule = defineStoreModule({
     },
     get: (id: string) => sql.one<GoalRow>('SELECT * FROM goals WHERE id = ?', id),
     /** The conversation's newest goal (active or stopped), or undefined. */
-    latestFor: (conversationId: string) => sql.one<GoalRow>('SELECT * FROM goals WHERE conversation_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1', conversationId),
+    latestFor: (conversationId: string) => sql.oneShared<GoalRow>('SELECT * FROM goals WHERE conversation_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1', conversationId),
     active: () => sql.all<GoalRow>("SELECT * FROM goals WHERE status = 'active' ORDER BY created_at"),
     list: () => sql.all<GoalRow>('SELECT * FROM goals ORDER BY created_at DESC, rowid DESC'),
     addCycle: (r: GoalCycleRow) =>

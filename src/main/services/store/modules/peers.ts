@@ -109,7 +109,7 @@ export const peersModule = defineStoreModule({
         costUsd,
       );
     },
-    conversationOf: (conversationId: string) => sql.one<PeerConversationRow>('SELECT * FROM peer_conversations WHERE conversation_id = ?', conversationId) ?? null,
+    conversationOf: (conversationId: string) => sql.oneShared<PeerConversationRow>('SELECT * FROM peer_conversations WHERE conversation_id = ?', conversationId) ?? null,
     conversationByContext: (peer: string, contextId: string) => sql.one<PeerConversationRow>('SELECT * FROM peer_conversations WHERE peer = ? AND context_id = ?', peer, contextId) ?? null,
     linkConversation(conversationId: string, peer: string, contextId: string): void {
       sql.run('INSERT OR IGNORE INTO peer_conversations (conversation_id, peer, context_id, created_at) VALUES (?, ?, ?, ?)', conversationId, peer, contextId, Date.now());

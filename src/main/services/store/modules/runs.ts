@@ -79,6 +79,31 @@ export interface MessageMatchRow {
   created_at: number;
 }
 
+type CallKey = Readonly<Pick<ToolCallRow, 'call_id' | 'step' | 'tool' | 'args'>>;
+
+/** Per connection, the call keys of the runs asked about lately (a run's steps ask again and again). */
+const callKeys = new WeakMap<Sql, Map<string, CallKey[]>>();
+const CALL_KEY_RUNS = 32;
+
+/**
+ * A run's call keys, in step and position order: the ones read before for this run and those of the steps after
+ * the last of them (a run goes on a step at a time, so each step reads only the step before it). Inside a
+ * transaction (rows that may yet be rolled back) the whole list is read and nothing is kept.
+ */
+function callKeysSince(sql: Sql, runId: string): CallKey[] {
+  const query = 'SELECT call_id, step, tool, args FROM tool_calls WHERE run_id = ? AND step > ? ORDER BY step, position';
+  if (sql.inTransaction) return sql.all<CallKey>(query, runId, -1);
+  let perRun = callKeys.get(sql);
+  if (!perRun) callKeys.set(sql, (perRun = new Map()));
+  const kept = perRun.get(runId) ?? [];
+  const after = kept.length ? kept[kept.length - 1]!.step : -1;
+  const rows = [...kept, ...sql.all<CallKey>(query, runId, after).map((r) => Object.freeze(r))];
+  perRun.delete(runId);
+  perRun.set(runId, rows);
+  if (perRun.size > CALL_KEY_RUNS) perRun.delete(perRun.keys().next().value!);
+  return rows.slice();
+}
+
 export const runsModule = defineStoreModule({
   name: 'runs',
   migrations: [
@@ -278,8 +303,12 @@ export const runsModule = defineStoreModule({
     getToolCall: (id: string) => sql.one<ToolCallRow>('SELECT * FROM tool_calls WHERE id = ?', id),
     toolCallsForStep: (runId: string, step: number) => sql.all<ToolCallRow>('SELECT * FROM tool_calls WHERE run_id = ? AND step = ? ORDER BY position', runId, step),
     toolCallsForRun: (runId: string) => sql.all<ToolCallRow>('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY step, position', runId),
-    /** What each step's new calls are checked against (ids in use, repeats): no outputs, which grow every step. */
-    callKeysForRun: (runId: string) => sql.all<Pick<ToolCallRow, 'call_id' | 'step' | 'tool' | 'args'>>('SELECT call_id, step, tool, args FROM tool_calls WHERE run_id = ? ORDER BY step, position', runId),
+    /**
+     * What each step's new calls are checked against (ids in use, repeats): no outputs, which grow every step. Read
+     * from where the last answer for this run ended (`callKeysSince`): these four columns never change once a step's
+     * calls are written, and a step's calls are written together, in the step after every earlier one.
+     */
+    callKeysForRun: (runId: string) => callKeysSince(sql, runId),
     /** The finished, successful calls of a run without their outputs (which can be large): what held secrets are read from. */
     succeededCallArgs: (runId: string, tools: readonly string[]) =>
       tools.length === 0

@@ -170,7 +170,7 @@ export const subagentsModule = defineStoreModule({
     },
     get: (id: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE id = ?', id),
     byTask: (taskId: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE task_id = ?', taskId),
-    byConversation: (conversationId: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE conversation_id = ?', conversationId),
+    byConversation: (conversationId: string) => sql.oneShared<SubagentRow>('SELECT * FROM subagents WHERE conversation_id = ?', conversationId),
     /** The children one parent call started (a map's in item order): found again when that call runs again. */
     forCall: (parentRunId: string, parentCallId: string) => sql.all<SubagentRow>('SELECT * FROM subagents WHERE parent_run_id = ? AND parent_call_id = ? ORDER BY rowid', parentRunId, parentCallId),
     forParent: (parentConversationId: string) => sql.all<SubagentRow>('SELECT * FROM subagents WHERE parent_conversation_id = ? ORDER BY created_at, id', parentConversationId),
