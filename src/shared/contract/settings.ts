@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { GRANT_SCOPES } from '../rules';
-import { policySchema, providerNameSchema } from './ids';
+import { providerNameSchema } from './ids';
 import { baseURLSchema, searchBackendSchema, searchSettingsSchema, settingsSchema } from './settings-schema';
 import { noParams as none } from './ids';
 
