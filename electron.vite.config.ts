@@ -15,10 +15,28 @@ import react from '@vitejs/plugin-react';
 const AI_PROVIDERS = ['@ai-sdk/openai-compatible', '@ai-sdk/provider', '@ai-sdk/provider-utils', 'eventsource-parser'];
 const AI_CORE = ['ai', '@ai-sdk/gateway', '@opentelemetry/api', '@vercel/oidc'];
 const AI_SDK = [...AI_PROVIDERS, ...AI_CORE, '@ai-sdk/anthropic', '@ai-sdk/openai'];
-const inPackages = (packages: string[]) => (id: string) => packages.some((p) => id.includes(`/node_modules/${p}/`));
+/**
+ * The package a module belongs to: the outermost one in its path, so a copy nested under a package goes with it
+ * (`@ai-sdk/openai` carries its own `provider-utils`, which belongs in OpenAI's chunk, not in the one every run loads).
+ */
+const packageOf = (id: string) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(id)?.[1] ?? '';
+const inPackages = (packages: string[]) => (id: string) => packages.includes(packageOf(id));
+/**
+ * `@ai-sdk/provider-utils` imports from `zod/v3` only the names of zod 3's schema kinds; bundled as it is, that
+ * loaded all of zod 3 (≈ 100 kB) into every run. It gets src/main/services/providers/zod-v3-kinds.ts instead.
+ */
+const zodV3Kinds = {
+  name: 'deskhand-zod-v3-kinds',
+  enforce: 'pre' as const,
+  resolveId(source: string, importer: string | undefined) {
+    if (source === 'zod/v3' && importer?.includes('/node_modules/@ai-sdk/provider-utils/')) return resolve(__dirname, 'src/main/services/providers/zod-v3-kinds.ts');
+    return null;
+  },
+};
 
 export default defineConfig({
   main: {
+    plugins: [zodV3Kinds],
     build: {
       outDir: 'out/main',
       // Bundled rather than loaded from node_modules: zod, the AI SDK with its providers (which then share the bundled
@@ -31,7 +49,9 @@ export default defineConfig({
           // Its own modules only: what it imports from the rest (zod) stays in the chunks it was in.
           codeSplitting: {
             groups: [
-              { name: 'ai-sdk', test: inPackages(AI_PROVIDERS) },
+              { name: 'ai-sdk', test: (id) => inPackages(AI_PROVIDERS)(id) || id.endsWith('/providers/zod-v3-kinds.ts') },
+              // zod 3, should anything bundled ever import more of it than zodV3Kinds gives (a run must not load it).
+              { name: 'zod-v3', test: (id) => id.includes('/node_modules/zod/v3/') },
               { name: 'ai-core', test: inPackages(AI_CORE) },
               // Each loaded when a model of that provider is first called (providers.ts).
               { name: 'ai-anthropic', test: inPackages(['@ai-sdk/anthropic']) },

@@ -165,7 +165,7 @@ describe('the CLI loads only what a command uses', () => {
     expect(agentOnlyIn(lines)).toContain('out/main/chunks/ai-sdk-');
   });
 
-  it('`deskhand run --conversation` makes its first model request before loading what the request does not need (HTTP client of the web tools, D-Bus, Playwright, pdf.js, MCP SDK, React, page extractor, image and desktop libraries, ripgrep, the AI SDK\'s core, the providers it does not use, the app\'s whole contract)', async () => {
+  it('`deskhand run --conversation` makes its first model request before loading what the request does not need (HTTP client of the web tools, D-Bus, Playwright, pdf.js, MCP SDK, React, page extractor, image and desktop libraries, ripgrep, the AI SDK\'s core, the providers it does not use, the app\'s whole contract, zod 3, zip, ignore-file and cron libraries)', async () => {
     requireBuild();
     const out = join(tempDir('deskhand-imports-'), 'record.txt');
     // What the process had resolved when its request reached the server (the recorder appends synchronously).
@@ -192,8 +192,17 @@ describe('the CLI loads only what a command uses', () => {
       // The AI SDK's core (`ai` with its gateway provider: the providers do not need it), the providers this run does
       // not use (Anthropic's, OpenAI's) and the contract's index (every area's schemas: a run reads its settings through
       // the settings part alone) are not loaded either.
-      const DEFERRED = ['node_modules/undici/', 'node_modules/dbus-next/', 'playwright-core', 'pdfjs-dist', '@modelcontextprotocol/', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom', 'jimp', '@nut-tree-fork/', '@vscode/ripgrep', '@a2a-js/', 'keytar', 'node_modules/zod/', 'node_modules/diff/', 'out/main/chunks/contract-', ...AI_SDK.slice(1)];
+      const DEFERRED = ['node_modules/undici/', 'node_modules/dbus-next/', 'playwright-core', 'pdfjs-dist', '@modelcontextprotocol/', 'node_modules/react/', 'node_modules/react-dom/', 'linkedom', 'jimp', '@nut-tree-fork/', '@vscode/ripgrep', '@a2a-js/', 'keytar', 'node_modules/zod/', 'node_modules/diff/', 'out/main/chunks/contract-', 'out/main/chunks/zod-v3-', ...AI_SDK.slice(1)];
       expect(DEFERRED.filter((h) => lines.some((l) => l.includes(h)))).toEqual([]);
+      // Nor the libraries of a first zip, folder walk or cron expression (each loaded by its first use), imported or required.
+      expect(packagesIn(lines).filter((p) => ['fflate', 'ignore', 'croner'].includes(p))).toEqual([]);
+      // Nor, inside the build's chunks it loaded (the build names each bundled module in a comment), zod 3 (the AI SDK
+      // gets only the names of its kinds), OpenAI's own copy of provider-utils, the contract's tools area or the settings
+      // area's views and methods (a run reads settings.json through contract/settings-schema.ts).
+      const sources = buildFiles(lines).flatMap((f) => [...readFileSync(resolve(__dirname, '../..', f), 'utf8').matchAll(/^\/\/ (\S+)$/gm)].map((m) => m[1]!));
+      expect(sources).toContain('src/shared/contract/settings-schema.ts');
+      const NOT_BUNDLED_IN = ['node_modules/zod/v3/', 'node_modules/@ai-sdk/openai/', 'src/shared/contract/tools.ts', 'src/shared/contract/settings.ts'];
+      expect(NOT_BUNDLED_IN.filter((n) => sources.some((s) => s.includes(n)))).toEqual([]);
     } finally {
       await server.close();
     }

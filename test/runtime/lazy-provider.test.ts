@@ -11,6 +11,8 @@ import { createModel, loadModel, providerIdOf, type ProviderConfig } from '../..
 import { streamModelStep, type StepPart } from '../../src/main/runtime/loop/model-call';
 import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { DeskhandError } from '../../src/shared/errors';
+import { ZodFirstPartyTypeKind as kinds } from '../../src/main/services/providers/zod-v3-kinds';
+import { ZodFirstPartyTypeKind as zod3Kinds } from 'zod/v3';
 import { startModelServer, type ModelServer } from '../support/model-server';
 
 let server: ModelServer;
@@ -63,5 +65,9 @@ describe('a model made before its provider is loaded', () => {
   it('the openai-compatible provider without a base URL is still refused when the model is made, with the flag to give', () => {
     expect(() => createModel({ provider: 'openai-compatible', model: 'm', baseURL: null, apiKey: null })).toThrow(DeskhandError);
     expect(() => createModel({ provider: 'openai-compatible', model: 'm', baseURL: null, apiKey: null })).toThrow('--base-url');
+  });
+
+  it('the build gives the SDK the names of zod 3\'s schema kinds it imports (instead of all of zod 3): the same names and strings as zod 3\'s own', () => {
+    expect({ ...kinds }).toEqual({ ...zod3Kinds });
   });
 });

@@ -16,6 +16,8 @@ export const policySchema = z.enum(POLICIES);
 export const riskSchema = z.enum(RISK_TIERS);
 export const providerNameSchema = z.enum(PROVIDER_NAMES);
 export const sandboxModeSchema = z.enum(SANDBOX_MODES);
+/** A tool family's name as tool-families.ts spells them (main refuses names it does not know, listing the families). */
+export const familyNameSchema = z.string().regex(/^[a-z][a-z-]{0,39}$/, 'not a tool family name');
 /** Background task ids as minted by main (`cmd_…`, `jobs_…`, `wait_…`), or one job of a batch (`jobs_….2`). */
 export const taskIdSchema = z.string().regex(/^(cmd|jobs|wait|sub)_[0-9a-f]{8}(\.\d{1,3})?$/, 'not a background task id');
 

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { RESULT_HINTS, TOOL_ICONS, type ToolPresentationView } from '../tool-presentation';
+import { familyNameSchema } from './ids';
 
 /** How the UI shows a tool (declared by the tool; see shared/tool-presentation.ts). */
 export const toolPresentationSchema = z.strictObject({
@@ -18,8 +19,6 @@ export const toolPresentationSchema = z.strictObject({
 const _presentationsMatch: [z.infer<typeof toolPresentationSchema>] extends [ToolPresentationView] ? ([ToolPresentationView] extends [z.infer<typeof toolPresentationSchema>] ? true : false) : false = true;
 void _presentationsMatch;
 
-/** A tool family's name as tool-families.ts spells them (main refuses names it does not know, listing the families). */
-export const familyNameSchema = z.string().regex(/^[a-z][a-z-]{0,39}$/, 'not a tool family name');
 
 /** One tool as `deskhand tools` lists it. */
 export const conversationToolSchema = z.strictObject({

@@ -4,8 +4,9 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-// The settings part only: the contract's index builds every area's schemas (≈ 90 ms of a run's start).
-import { settingsSchema, type Settings } from '../../../shared/contract/settings';
+// The settings file's schema only: the contract's index builds every area's schemas (≈ 90 ms of a run's start), the
+// settings area its views and methods and the tools area's schemas besides.
+import { settingsSchema, type Settings } from '../../../shared/contract/settings-schema';
 import { DEFAULT_MODELS } from '../../services/providers/config';
 import { LOG_RETENTION_MS } from '../../services/tasks/log-retention';
 import { nothingAt, pathStamp } from '../../services/file-stamp';

@@ -7,7 +7,8 @@
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { zipSync } from 'fflate';
+import { createRequire } from 'node:module';
+import type { zipSync as ZipSync } from 'fflate';
 import { z } from 'zod';
 import { DeskhandError } from '../../../shared/errors';
 import type { GitTargetView, PublishFile, Publisher } from './index';
@@ -82,10 +83,17 @@ export function pagesUrl(target: GitTargetView, folder: string, file: string): s
   return `${base.replace(/\/+$/, '')}/${path}${file === 'index.html' ? '/' : ''}`;
 }
 
+/**
+ * fflate, loaded by the first zip (its start builds Huffman tables: a run's start, which assembles the compositions
+ * family, does not load it).
+ */
+let zipSync: typeof ZipSync | null = null;
+
 /** A zip of the page's files (stored with fixed times, so the same version always zips to the same bytes). */
 export function zipFiles(files: PublishFile[]): Uint8Array {
   const entries: Record<string, [Uint8Array, { mtime: Date; level: 6 }]> = {};
   for (const f of files) entries[f.name] = [f.bytes, { mtime: new Date('2000-01-01T00:00:00Z'), level: 6 }];
+  zipSync ??= (createRequire(import.meta.url)('fflate') as { zipSync: typeof ZipSync }).zipSync;
   return zipSync(entries);
 }
 

@@ -5,7 +5,12 @@
  * time that does not exist (the hour skipped when clocks go forward) moves to the first valid minute after it, and an
  * ambiguous one (the hour repeated when clocks go back) takes the first of the two, each with a note.
  */
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+import type { Cron } from 'croner';
+
+/** croner, loaded by the first cron expression (a run's start, which assembles the schedule family, does not load it). */
+let cron: typeof Cron | null = null;
+const Croner = (): typeof Cron => (cron ??= (createRequire(import.meta.url)('croner') as { Cron: typeof Cron }).Cron);
 
 export class WhenError extends Error {
   override readonly name = 'WhenError';
@@ -240,7 +245,7 @@ export function cronOf(expr: string, tz: string): Cron {
   const fields = expr.trim().split(/\s+/);
   if (fields.length !== 5) throw new WhenError(`"${expr}" is not a 5-field cron expression (minute hour day-of-month month day-of-week), e.g. \`0 9 * * 1-5\`.`);
   try {
-    return new Cron(expr.trim(), { timezone: tz, paused: true });
+    return new (Croner())(expr.trim(), { timezone: tz, paused: true });
   } catch (err) {
     throw new WhenError(`"${expr}" is not a valid cron expression: ${err instanceof Error ? err.message : String(err)}.`);
   }

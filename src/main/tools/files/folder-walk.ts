@@ -8,8 +8,13 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import { createRequire } from 'node:module';
+import type { Ignore } from 'ignore';
 import { throwIfAborted } from './fs-errors';
+
+/** The ignore-file parser, loaded by the first folder that has an ignore file (a run's start does not load it). */
+let parser: ((options: { allowRelativePaths: boolean }) => Ignore) | null = null;
+const ignore = (options: { allowRelativePaths: boolean }): Ignore => (parser ??= createRequire(import.meta.url)('ignore') as NonNullable<typeof parser>)(options);
 
 /** Ignore files of one folder, highest precedence first (ripgrep's order). */
 const IGNORE_FILES = ['.rgignore', '.ignore', '.gitignore'];
