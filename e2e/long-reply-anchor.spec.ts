@@ -25,50 +25,64 @@ interface Snapshot {
   laidOut: boolean;
 }
 
-/** Where the reader's place is, read twice one frame apart: `null` while the page still moves. */
-async function settled(page: Page): Promise<Snapshot | null> {
-  return page.evaluate(async () => {
-    const read = () => {
-      const scroller = document.querySelector<HTMLElement>('[role="log"]')!;
-      const box = scroller.getBoundingClientRect();
-      const blocks = Array.from(document.querySelectorAll<HTMLElement>('.msg-assistant .md > p'));
-      const inView = blocks.filter((b) => {
-        const r = b.getBoundingClientRect();
-        return r.bottom > box.top && r.top < box.bottom;
-      });
-      const first = inView.find((b) => b.getBoundingClientRect().top >= box.top) ?? inView[0];
-      return {
-        marker: first ? /^P\d+/.exec(first.textContent ?? '')?.[0] ?? '' : '',
-        top: first ? first.getBoundingClientRect().top - box.top : 0,
-        scrollTop: scroller.scrollTop,
-        laidOut: inView.every((b) => b.checkVisibility({ contentVisibilityAuto: true })),
-      };
+/** The page side of `settled` (a string: this project's e2e code has no DOM types). */
+const SETTLED = `(async () => {
+  const read = () => {
+    const scroller = document.querySelector('[role="log"]');
+    const box = scroller.getBoundingClientRect();
+    const blocks = [...document.querySelectorAll('.msg-assistant .md > p')];
+    const inView = blocks.filter((b) => {
+      const r = b.getBoundingClientRect();
+      return r.bottom > box.top && r.top < box.bottom;
+    });
+    const first = inView.find((b) => b.getBoundingClientRect().top >= box.top) ?? inView[0];
+    return {
+      marker: first ? (/^P\\d+/.exec(first.textContent ?? '')?.[0] ?? '') : '',
+      top: first ? first.getBoundingClientRect().top - box.top : 0,
+      scrollTop: scroller.scrollTop,
+      laidOut: inView.every((b) => b.checkVisibility({ contentVisibilityAuto: true })),
     };
-    const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
-    const a = read();
-    await frame();
-    await frame();
-    const b = read();
-    return a.laidOut && JSON.stringify(a) === JSON.stringify(b) ? b : null;
-  });
-}
+  };
+  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  const a = read();
+  await frame();
+  await frame();
+  const b = read();
+  return a.laidOut && JSON.stringify(a) === JSON.stringify(b) ? b : null;
+})()`;
+
+/** Where the reader's place is, read twice two frames apart: `null` while the page still moves. */
+const settled = (page: Page) => page.evaluate(SETTLED) as Promise<Snapshot | null>;
 
 /** Each block's height as laid out now, and as it is when laid out for real (a copy of the reply outside the list). */
-async function heights(page: Page): Promise<{ now: number[]; real: number[] }> {
-  return page.evaluate(() => {
-    const md = document.querySelector<HTMLElement>('.msg-assistant .md')!;
+const heights = (page: Page) =>
+  page.evaluate(`(() => {
+    const md = document.querySelector('.msg-assistant .md');
     const host = document.createElement('div');
     host.className = 'msg msg-assistant';
-    host.style.cssText = `position:absolute;left:-20000px;top:0;width:${md.parentElement!.getBoundingClientRect().width}px`;
+    host.style.cssText = 'position:absolute;left:-20000px;top:0;width:' + md.parentElement.getBoundingClientRect().width + 'px';
     host.append(md.cloneNode(true));
     document.body.append(host);
-    const copy = host.querySelectorAll<HTMLElement>('.md > p');
-    const real = Array.from(copy, (p) => p.getBoundingClientRect().height);
+    const real = [...host.querySelectorAll('.md > p')].map((p) => p.getBoundingClientRect().height);
     host.remove();
-    const now = Array.from(md.querySelectorAll<HTMLElement>(':scope > p'), (p) => p.getBoundingClientRect().height);
+    const now = [...md.querySelectorAll(':scope > p')].map((p) => p.getBoundingClientRect().height);
     return { now, real };
-  });
-}
+  })()`) as Promise<{ now: number[]; real: number[] }>;
+
+/** Scrolls the transcript up by `step` px, as far as its top. */
+const scrollUp = (page: Page, step: number) =>
+  page.evaluate(`(() => {
+    const scroller = document.querySelector('[role="log"]');
+    scroller.scrollTop = Math.max(0, scroller.scrollTop - ${step});
+  })()`);
+
+/** Where the block numbered `marker` is now, relative to the scroller's top. */
+const placeOf = (page: Page, marker: string) =>
+  page.evaluate(`(() => {
+    const scroller = document.querySelector('[role="log"]');
+    const p = [...document.querySelectorAll('.msg-assistant .md > p')].find((b) => b.textContent.startsWith(${JSON.stringify(marker + ':')}));
+    return p ? p.getBoundingClientRect().top - scroller.getBoundingClientRect().top : null;
+  })()`) as Promise<number | null>;
 
 test('scrolling up through a long streamed reply keeps the reader’s place while its blocks get their real height', async ({ deskhand }) => {
   test.skip(deskhand.kind === 'electron', 'The renderer is the same in both shells; the web one covers it.');
@@ -94,10 +108,7 @@ test('scrolling up through a long streamed reply keeps the reader’s place whil
   let steps = 0;
   while (at.scrollTop > 0) {
     const from = at;
-    await page.evaluate((step) => {
-      const scroller = document.querySelector<HTMLElement>('[role="log"]')!;
-      scroller.scrollTop = Math.max(0, scroller.scrollTop - step);
-    }, STEP);
+    await scrollUp(page, STEP);
     let next: Snapshot | null = null;
     await expect.poll(async () => (next = await settled(page)) !== null && next.scrollTop !== from.scrollTop).toBe(true);
     at = next!;
@@ -105,11 +116,7 @@ test('scrolling up through a long streamed reply keeps the reader’s place whil
     // The reader asked for STEP (less at the very top); the scroller may have moved less, by what was laid out above.
     const asked = Math.min(STEP, from.scrollTop);
     // The block that was first in view is now `asked` further down: found by its number, wherever it went.
-    const place = await page.evaluate((marker) => {
-      const scroller = document.querySelector<HTMLElement>('[role="log"]')!;
-      const p = Array.from(document.querySelectorAll<HTMLElement>('.msg-assistant .md > p')).find((b) => b.textContent?.startsWith(`${marker}:`));
-      return p ? p.getBoundingClientRect().top - scroller.getBoundingClientRect().top : null;
-    }, from.marker);
+    const place = await placeOf(page, from.marker);
     expect(place, `step ${steps}: ${from.marker} (the scroller moved ${moved}px for ${asked}px asked)`).not.toBeNull();
     expect(Math.abs(place! - (from.top + asked)), `step ${steps}: ${from.marker} moved by ${place! - from.top}px for ${asked}px scrolled`).toBeLessThanOrEqual(1);
     steps++;
