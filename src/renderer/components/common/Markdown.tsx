@@ -22,8 +22,20 @@ export const Markdown = memo(function Markdown({ text }: { text: string }) {
   const ref = useRef<HTMLDivElement>(null);
   /** How many of the blocks have their guess: the last of them may have grown since, the rest are as they were. */
   const guessed = useRef(0);
+  /** Only a transcript's reply skips the layout of blocks out of view (styles.css): only there do they need a guess. */
+  const inTranscript = useRef(false);
   useLayoutEffect(() => {
-    if (ref.current) guessed.current = guessBlockSizes(ref.current, guessed.current);
+    const md = ref.current;
+    if (!md || !md.closest('.vlist-row') || typeof ResizeObserver === 'undefined') return;
+    inTranscript.current = true;
+    widthObserver ??= new ResizeObserver((entries) => {
+      for (const e of entries) if (e.contentRect.width > 0) columnWidth = e.contentRect.width;
+    });
+    widthObserver.observe(md);
+    return () => widthObserver?.unobserve(md);
+  }, []);
+  useLayoutEffect(() => {
+    if (ref.current && inTranscript.current) guessed.current = guessBlockSizes(ref.current, guessed.current);
   }, [chunks]);
   return (
     <div className="md" ref={ref}>
@@ -34,7 +46,7 @@ export const Markdown = memo(function Markdown({ text }: { text: string }) {
   );
 });
 
-/** The column's width (px) the last laid-out Markdown had: the guess for blocks of one not yet laid out. */
+/** The column's width (px) the last laid-out transcript reply had (a ResizeObserver on each mounted one). */
 let columnWidth = 0;
 /** Width of an average character and the height of a line, from the page's font (read once). */
 let metrics: { char: number; line: number } | null = null;
@@ -48,13 +60,6 @@ let widthObserver: ResizeObserver | null = null;
  */
 export function guessBlockSizes(md: HTMLElement, from: number): number {
   const blocks = md.children;
-  if (typeof ResizeObserver !== 'undefined' && !md.dataset.measured) {
-    md.dataset.measured = '1';
-    widthObserver ??= new ResizeObserver((entries) => {
-      for (const e of entries) if (e.contentRect.width > 0) columnWidth = e.contentRect.width;
-    });
-    widthObserver.observe(md);
-  }
   if (!metrics) {
     const style = getComputedStyle(md);
     const size = parseFloat(style.fontSize) || 13.5;
