@@ -9,7 +9,14 @@
  *   so the first paint already shows the last messages);
  * - a search match scrolls to its row (measured into place by the virtualizer) and marks it;
  * - the person's own message brings them to the end (`sent` changes), wherever they were reading;
- * - a reader who scrolled up sees "Jump to latest", with how many items arrived since they left the end.
+ * - a reader who scrolled up sees "Jump to latest", with how many items arrived since they left the end;
+ * - a reader who scrolled up keeps their place when a block above it inside the row they are reading changes height
+ *   (a reply's paragraph laid out for the first time as it comes near the viewport — until then its height was a guess,
+ *   see Markdown.tsx — or one re-rendered above): the scroller's own anchoring is off (`overflow-anchor: none`) and the
+ *   virtualizer compensates rows that change wholly above the viewport, not a change inside the row that spans its top.
+ *   The block at the viewport's top is the anchor (recorded at each of the reader's scrolls); when its offset inside
+ *   its row moved (after a layout: a ResizeObserver on the rows; after a render: a layout effect), the scroller moves
+ *   by as much.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
@@ -36,6 +43,36 @@ let appliedFocusToken: number | null = null;
 /** A reader this close to the end is at the end. */
 const END_SLACK = 8;
 
+/** The element at the top of the viewport while the reader is away from the end, and its offset inside its row. */
+interface Anchor {
+  el: Element;
+  row: Element;
+  offset: number;
+}
+
+/** The anchor: the first block of the row spanning the scroller's top (or the row) whose bottom is below that top. */
+export function findAnchor(scroller: HTMLElement): Anchor | null {
+  const top = scroller.getBoundingClientRect().top;
+  const inner = scroller.firstElementChild;
+  if (!inner) return null;
+  for (const row of Array.from(inner.children)) {
+    const r = row.getBoundingClientRect();
+    if (!(r.top <= top && r.bottom > top)) continue;
+    // The blocks of a reply, in document order (which is their vertical order): the first one reaching below the top.
+    const blocks = row.querySelectorAll('.md > *');
+    let lo = 0;
+    let hi = blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (blocks[mid]!.getBoundingClientRect().bottom > top) hi = mid;
+      else lo = mid + 1;
+    }
+    const el = lo < blocks.length ? blocks[lo]! : row;
+    return { el, row, offset: el.getBoundingClientRect().top - r.top };
+  }
+  return null;
+}
+
 export function Transcript<T extends { id: string }>({ items, estimate, render, generation, label, focus = null, sent = 0 }: Props<T>) {
   const scroller = useRef<HTMLDivElement>(null);
   /** Whether the reader is at the end, as of their last scroll (not changed by resizes). */
@@ -45,6 +82,8 @@ export function Transcript<T extends { id: string }>({ items, estimate, render, 
   const seen = useRef(items.length);
   /** The height the last resize left; a scroll event at another height comes from a resize, not from the reader. */
   const knownHeight = useRef(-1);
+  /** What the reader looks at, while away from the end (see the header). */
+  const anchor = useRef<Anchor | null>(null);
 
   const itemsRef = useRef(items);
   itemsRef.current = items;
@@ -100,6 +139,41 @@ export function Transcript<T extends { id: string }>({ items, estimate, render, 
     v.scrollToIndex(focusIndex, { align: 'start' });
   }, [focus, focusIndex, generation, v]);
 
+  // A block above the reader's place changed height inside its row: move by as much, before the frame is painted.
+  const keepAnchor = useCallback(() => {
+    const a = anchor.current;
+    const el = scroller.current;
+    if (!a || !el || stick.current) return;
+    if (!a.el.isConnected || !a.row.isConnected) {
+      anchor.current = findAnchor(el);
+      return;
+    }
+    const offset = a.el.getBoundingClientRect().top - a.row.getBoundingClientRect().top;
+    const moved = offset - a.offset;
+    a.offset = offset;
+    if (Math.abs(moved) >= 0.5) el.scrollTop += moved;
+  }, []);
+  useLayoutEffect(keepAnchor);
+  const rowObserver = useMemo(() => (typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(keepAnchor)), [keepAnchor]);
+  useLayoutEffect(() => () => rowObserver?.disconnect(), [rowObserver]);
+  const observed = useRef(new Set<Element>());
+  useLayoutEffect(() => {
+    const inner = scroller.current?.firstElementChild;
+    if (!rowObserver || !inner) return;
+    for (const el of observed.current) {
+      if (el.parentElement !== inner) {
+        rowObserver.unobserve(el);
+        observed.current.delete(el);
+      }
+    }
+    for (const el of Array.from(inner.children)) {
+      if (!observed.current.has(el)) {
+        rowObserver.observe(el);
+        observed.current.add(el);
+      }
+    }
+  });
+
   // The scroller got shorter or taller (an approval card opened or closed below it): a reader at the end stays there.
   useLayoutEffect(() => {
     const el = scroller.current;
@@ -120,6 +194,7 @@ export function Transcript<T extends { id: string }>({ items, estimate, render, 
     if (!el || el.clientHeight !== knownHeight.current) return;
     stick.current = el.scrollTop + el.clientHeight >= el.scrollHeight - END_SLACK;
     if (stick.current) seen.current = itemsRef.current.length;
+    anchor.current = stick.current ? null : findAnchor(el);
     setAway(!stick.current);
   }, []);
 

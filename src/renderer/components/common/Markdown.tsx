@@ -5,8 +5,11 @@
  * Text is split into chunks at blank lines (outside code fences); each chunk renders once, so while a message streams
  * only its last chunk does work — and a chunk of plain prose, of prose with only simple `code` and **strong**, or a
  * code block whose fence is still open, skips the parser (shared/markdown/plain.ts).
+ * In the transcript, the top-level blocks are laid out only near the viewport (`content-visibility: auto`, styles.css):
+ * each one gets a size guess from its text and the column's width (`guessBlockSizes`) until it is laid out, and the
+ * transcript keeps what the reader is looking at in place when a block above it gets its real height (Transcript.tsx).
  */
-import { memo, useMemo, useState, type ComponentPropsWithoutRef, type ReactNode } from 'react';
+import { memo, useLayoutEffect, useMemo, useRef, useState, type ComponentPropsWithoutRef, type ReactNode } from 'react';
 import ReactMarkdown, { defaultUrlTransform, type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import rehypeSanitize from 'rehype-sanitize';
@@ -16,14 +19,66 @@ import { highlightCode } from '../../lib/code-highlight';
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   const chunks = useMemo(() => splitChunks(text), [text]);
+  const ref = useRef<HTMLDivElement>(null);
+  /** How many of the blocks have their guess: the last of them may have grown since, the rest are as they were. */
+  const guessed = useRef(0);
+  /** Only a transcript's reply skips the layout of blocks out of view (styles.css): only there do they need a guess. */
+  const inTranscript = useRef(false);
+  useLayoutEffect(() => {
+    const md = ref.current;
+    if (!md || !md.closest('.vlist-row') || typeof ResizeObserver === 'undefined') return;
+    inTranscript.current = true;
+    widthObserver ??= new ResizeObserver((entries) => {
+      for (const e of entries) if (e.contentRect.width > 0) columnWidth = e.contentRect.width;
+    });
+    widthObserver.observe(md);
+    return () => widthObserver?.unobserve(md);
+  }, []);
+  useLayoutEffect(() => {
+    if (ref.current && inTranscript.current) guessed.current = guessBlockSizes(ref.current, guessed.current);
+  }, [chunks]);
   return (
-    <div className="md">
+    <div className="md" ref={ref}>
       {chunks.map((c, i) => (
         <Chunk key={i} source={c} />
       ))}
     </div>
   );
 });
+
+/** The column's width (px) the last laid-out transcript reply had (a ResizeObserver on each mounted one). */
+let columnWidth = 0;
+/** Width of an average character and the height of a line, from the page's font (read once). */
+let metrics: { char: number; line: number } | null = null;
+let widthObserver: ResizeObserver | null = null;
+
+/**
+ * Sets each top-level block's size guess (`contain-intrinsic-block-size`), used while the browser skips its layout
+ * (out of view): its text's lines at the column's width, so the scrollbar and a jump to the end are about right before
+ * the block is ever laid out. Starts at block `from` (the blocks before it keep theirs); returns how many have one.
+ * Once laid out, a block keeps its real height (`auto`), whatever the guess was.
+ */
+export function guessBlockSizes(md: HTMLElement, from: number): number {
+  const blocks = md.children;
+  if (!metrics) {
+    const style = getComputedStyle(md);
+    const size = parseFloat(style.fontSize) || 13.5;
+    const line = parseFloat(style.lineHeight);
+    // An average character of a proportional sans font is about half its size.
+    metrics = { char: size * 0.5, line: Number.isFinite(line) ? line : size * 1.5 };
+  }
+  const perLine = Math.max(20, Math.floor((columnWidth || 680) / metrics.char));
+  for (let i = Math.max(0, from - 1); i < blocks.length; i++) {
+    const block = blocks[i] as HTMLElement;
+    const text = block.textContent ?? '';
+    let lines = 0;
+    for (const l of text.split('\n')) lines += Math.max(1, Math.ceil(l.length / perLine));
+    // A code block has its bar and padding above its lines.
+    const extra = block.classList.contains('md-code') ? 42 : 0;
+    block.style.containIntrinsicBlockSize = `auto ${Math.round(lines * metrics.line + extra)}px`;
+  }
+  return blocks.length;
+}
 
 const REMARK = [remarkGfm];
 /** Raw HTML in a message is shown as the text it is (never parsed), before the sanitizer sees the tree. */
