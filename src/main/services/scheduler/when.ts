@@ -5,12 +5,12 @@
  * time that does not exist (the hour skipped when clocks go forward) moves to the first valid minute after it, and an
  * ambiguous one (the hour repeated when clocks go back) takes the first of the two, each with a note.
  */
-import { createRequire } from 'node:module';
 import type { Cron } from 'croner';
+import { lazyPackage } from '../lazy-package';
 
 /** croner, loaded by the first cron expression (a run's start, which assembles the schedule family, does not load it). */
-let cron: typeof Cron | null = null;
-const Croner = (): typeof Cron => (cron ??= (createRequire(import.meta.url)('croner') as { Cron: typeof Cron }).Cron);
+const croner = lazyPackage<{ Cron: typeof Cron }>('croner');
+const Croner = (): typeof Cron => croner().Cron;
 
 export class WhenError extends Error {
   override readonly name = 'WhenError';
