@@ -111,11 +111,14 @@ export class Sql {
   /**
    * Runs `fn` in a transaction. Inside another transaction it joins that one (no savepoint: a throw rolls back the
    * outer transaction when it reaches it, and a savepoint would make FTS5 flush its pending index data early).
+   * BEGIN IMMEDIATE: the write lock is taken (waiting out busy_timeout) before `fn` reads. A deferred BEGIN would read
+   * a snapshot first and then fail its first write at once with "database is locked" (SQLITE_BUSY_SNAPSHOT, which no
+   * busy timeout waits out) whenever another process (the job worker, a second CLI) committed in between.
    */
   transaction<T>(fn: () => T): T {
     if (this.#db.inTransaction) return fn();
     try {
-      return this.#db.transaction(fn)();
+      return this.#db.transaction(fn).immediate();
     } finally {
       // Read inside it (a rolled-back write's rows, perhaps): not kept past its end.
       this.#forget();
