@@ -67,3 +67,20 @@ it('every change to a file, a link or a folder changes the stamp; asking again w
   }
   expect(before[2]).toBe('-');
 });
+
+it('a credential file rewritten in place at the same size, its modification time put back, is scanned again', async () => {
+  // The credential scan keeps a file's values by its stamp; the change time (which no `touch` sets back) tells.
+  const { credentialFileValues } = await import('../../src/main/runtime/decision/credential-files');
+  const dir = tempDir('deskhand-stamp-');
+  const file = join(dir, 'deploy.conf');
+  const first = 'password=Zq8vLw2hunterX9rTk4mB\n';
+  const second = 'password=Pw7nHc3kingsY6uJd1qAb\n';
+  expect(second.length).toBe(first.length);
+  writeFileSync(file, first);
+  utimesSync(file, 1_000_000, 1_000_000);
+  expect(credentialFileValues(file).map((v) => v.value)).toEqual(['Zq8vLw2hunterX9rTk4mB']);
+  await new Promise((r) => setTimeout(r, 20)); // the clock moves on, so the rewrite's change time differs
+  writeFileSync(file, second);
+  utimesSync(file, 1_000_000, 1_000_000);
+  expect(credentialFileValues(file).map((v) => v.value)).toEqual(['Pw7nHc3kingsY6uJd1qAb']);
+});

@@ -5,6 +5,7 @@
  * `awk '{print $2}'` — is redacted exactly, not only where a credential name stands next to the value.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { statStamp } from '../../services/file-stamp/index';
 import { CREDENTIAL_ENV_NAME, SecretRedactor } from '../context/redaction';
 
 /** Larger files are not scanned (logs, data): their names and the redaction of output are what protect them. */
@@ -33,7 +34,7 @@ export function credentialFileValues(path: string): CredentialValue[] {
     return [];
   }
   if (!st || !st.isFile() || st.size === 0 || st.size > CREDENTIAL_SCAN_MAX_BYTES) return [];
-  const key = `${st.mtimeMs}:${st.size}:${st.ino}`;
+  const key = statStamp(st);
   const cached = scans.get(path);
   if (cached?.key === key) return cached.values;
   let text: string;

@@ -13,6 +13,7 @@ import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeskhandError } from '../../../shared/errors';
+import { statStamp } from '../file-stamp/index';
 
 export interface DeviceRecord {
   id: string;
@@ -77,7 +78,7 @@ export function checkDeviceName(raw: string): string {
 
 export class DeviceRegistry {
   readonly dir: string;
-  private cache: { mtimeMs: number; size: number; devices: DeviceRecord[] } | null = null;
+  private cache: { stamp: string; devices: DeviceRecord[] } | null = null;
 
   constructor(dataDir: string) {
     this.dir = join(dataDir, 'devices');
@@ -114,9 +115,10 @@ export class DeviceRegistry {
       this.cache = null;
       return [];
     }
-    if (!this.cache || this.cache.mtimeMs !== st.mtimeMs || this.cache.size !== st.size) {
+    const stamp = statStamp(st);
+    if (this.cache?.stamp !== stamp) {
       const parsed = this.read<{ devices?: DeviceRecord[] }>('devices.json', {});
-      this.cache = { mtimeMs: st.mtimeMs, size: st.size, devices: Array.isArray(parsed.devices) ? parsed.devices : [] };
+      this.cache = { stamp, devices: Array.isArray(parsed.devices) ? parsed.devices : [] };
     }
     return this.cache.devices;
   }

@@ -12,7 +12,13 @@ import { join } from 'node:path';
 /** The stamp of a path with nothing at it. */
 export const NOTHING = '-';
 
-const of = (st: Stats) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+/**
+ * The stamp of a `stat` the caller already took (it needed the size or the kind too): device, inode, size,
+ * modification and change times. The change time is the kernel's (no `touch` sets it back), so a same-size rewrite
+ * that restores the modification time still changes the stamp.
+ */
+export const statStamp = (st: Stats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+const of = statStamp;
 const code = (err: unknown) => (err as NodeJS.ErrnoException).code ?? 'error';
 
 /**
