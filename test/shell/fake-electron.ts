@@ -44,6 +44,8 @@ interface FakeState {
   notifications: FakeNotification[];
   errorBoxes: { title: string; content: string }[];
   openedExternal: string[];
+  /** What `app.relaunch` was asked (Electron starts that process as this one ends). */
+  relaunches: E.RelaunchOptions[];
   openDialogResults: E.OpenDialogReturnValue[];
   openDialogCalls: E.OpenDialogOptions[];
   shortcuts: Map<string, () => void>;
@@ -65,6 +67,7 @@ function freshState(options: FakeOptions): FakeState {
     notifications: [],
     errorBoxes: [],
     openedExternal: [],
+    relaunches: [],
     openDialogResults: [],
     openDialogCalls: [],
     shortcuts: new Map(),
@@ -126,6 +129,9 @@ export const fake = {
   get openedExternal(): string[] {
     return state.openedExternal;
   },
+  get relaunches(): E.RelaunchOptions[] {
+    return state.relaunches;
+  },
   get openDialogCalls(): E.OpenDialogOptions[] {
     return state.openDialogCalls;
   },
@@ -171,7 +177,7 @@ function makeEvent<P extends object>(params: P): E.Event<P> & { defaultPrevented
 
 // ── app ─────────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-class FakeApp extends EventEmitter implements Pick<E.App, 'requestSingleInstanceLock' | 'quit' | 'exit' | 'whenReady' | 'isReady' | 'getPath' | 'getVersion' | 'isPackaged' | 'getName' | 'getAppPath'> {
+class FakeApp extends EventEmitter implements Pick<E.App, 'requestSingleInstanceLock' | 'quit' | 'exit' | 'relaunch' | 'whenReady' | 'isReady' | 'getPath' | 'getVersion' | 'isPackaged' | 'getName' | 'getAppPath'> {
   private quitting = false;
 
   getAppPath(): string {
@@ -228,6 +234,10 @@ class FakeApp extends EventEmitter implements Pick<E.App, 'requestSingleInstance
       this.emit('quit', makeEvent({}), 0);
       this.exit(0);
     });
+  }
+
+  relaunch(options?: E.RelaunchOptions): void {
+    state.relaunches.push(options ?? {});
   }
 
   exit(code = 0): void {

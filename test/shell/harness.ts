@@ -9,7 +9,7 @@ import { inject } from 'vitest';
 import { apiFromBridge, type DeskhandBridge } from '../../src/shared/bridge';
 import type { DeskhandApi } from '../../src/shared/contract';
 import { electronSqliteBindingPath, launchDesktopApp } from '../../src/main/electron/desktop-app';
-import { MemorySecretStoreForTests } from '../../src/main/services/vault/secret-store';
+import { MemorySecretStoreForTests, type SecretStore } from '../../src/main/services/vault/secret-store';
 import { RecordingLogger } from '../host/helpers';
 import { tempDir } from '../support/tool-context';
 import { until } from '../support/tasks';
@@ -33,6 +33,10 @@ export interface LaunchOptions extends FakeOptions {
   nativeBuild?: boolean;
   /** Reuse a data dir (a second launch over the same data). */
   dataDir?: string;
+  /** This computer's keyring (kept across launches to stand for the same machine); default: a new, empty one. */
+  secrets?: SecretStore;
+  /** The machine to drive, as `--remote` would name it (default: DESKHAND_REMOTE, as the app reads it). */
+  remote?: string | null;
 }
 
 export interface Launched {
@@ -81,7 +85,7 @@ export async function launch(opts: LaunchOptions = {}): Promise<Launched> {
   const { preload, renderer } = build();
   let started!: Promise<void>;
   const { text } = await captured(process.stderr, async () => {
-    started = launchDesktopApp({ preloadPath: preload, rendererDir: renderer, nativeDir, secrets: new MemorySecretStoreForTests(), log }).started;
+    started = launchDesktopApp({ preloadPath: preload, rendererDir: renderer, nativeDir, secrets: opts.secrets ?? new MemorySecretStoreForTests(), log, ...(opts.remote !== undefined ? { remote: opts.remote } : {}) }).started;
     await fake.ready();
     await started;
   });

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import type { ContractEvent, PendingApproval } from '../../src/shared/contract';
 import { startDeviceHost, type DeviceHost } from '../../src/main/host/web/device-host';
 import { DeviceRegistry, ensureDeviceCertificate } from '../../src/main/services/devices/index';
-import { remoteTarget } from '../../src/main/electron/remote-app';
+import { relaunchArgs, remoteTarget } from '../../src/main/electron/remote-app';
+import { MemorySecretStoreForTests } from '../../src/main/services/vault/secret-store';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 import { until } from '../support/tasks';
@@ -107,7 +108,57 @@ describe('the desktop app driving another machine', () => {
   });
 });
 
+describe('Settings → Devices → Drive another machine', () => {
+  it('pairs with the pasted link and restarts attached; the restarted app drives it without pairing again; Disconnect restarts local', async () => {
+    const link = process.env.DESKHAND_REMOTE!;
+    delete process.env.DESKHAND_REMOTE;
+    const keyring = new MemorySecretStoreForTests(); // this computer's, across its restarts
+    const local = await launch({ secrets: keyring });
+    const api = await local.api();
+    expect((await api.getHostInfo({})).kind).toBe('electron');
+
+    // A person's mistake: a clear error, nothing paired, no restart.
+    await expect(api.driveMachine({ target: 'big-machine:8443' })).rejects.toThrow(/named by its pairing link or its https:\/\/ address/);
+    await expect(api.driveMachine({ target: `https://${BIG}:${listener.port}/` })).rejects.toThrow(/not paired with/);
+    expect(registry.list()).toEqual([]);
+    expect(fake.relaunches).toEqual([]);
+
+    const machine = `${BIG}:${listener.port}`;
+    expect(await api.driveMachine({ target: link })).toEqual({ machine });
+    expect(registry.list()).toEqual([expect.objectContaining({ name: hostname().slice(0, 40) })]);
+    const restart = fake.relaunches.at(-1)!.args!;
+    expect(restart.at(-1)).toBe(`--remote=https://${machine}/`); // the address: the one-time code is spent
+    expect(await fake.exited()).toBe(0); // this process ends (its runtime shut down as on any quit)
+
+    // The new process, as Electron starts it with those arguments.
+    const target = remoteTarget(['electron', ...restart], {});
+    const driving = await launch({ dataDir: local.dataDir, secrets: keyring, remote: target });
+    const remoteApi = await driving.api();
+    expect((await remoteApi.getHostInfo({})).kind).toBe('web'); // the big machine's host answers
+    const { id } = await remoteApi.createConversation({ folder: bigWork, policy: 'read-only', title: 'driven from settings' });
+    expect((await big.service.listConversations()).conversations.map((c) => c.id)).toEqual([id]);
+    expect(registry.list()).toHaveLength(1); // found the pairing made before
+
+    // Disconnect (the banner's button): answered here, not by the big machine; the restart runs on this computer.
+    await remoteApi.stopDriving({});
+    expect(fake.relaunches.at(-1)!.args!.at(-1)).toBe('--remote=');
+    expect(remoteTarget(['electron', ...fake.relaunches.at(-1)!.args!], { DESKHAND_REMOTE: link })).toBeNull();
+    expect(await fake.exited()).toBe(0);
+  });
+
+  it('only the desktop app drives another machine: the web host refuses, and stopping there says nothing is driven', async () => {
+    await expect(big.service.driveMachine({ target: process.env.DESKHAND_REMOTE! })).rejects.toThrow(/Only the desktop app drives another machine/);
+    await expect(big.service.stopDriving({})).rejects.toThrow(/not driving another machine/);
+    expect(registry.list()).toEqual([]);
+  });
+});
+
 describe('remoteTarget', () => {
+  it('relaunchArgs drops an earlier --remote and names the next one', () => {
+    expect(relaunchArgs(['/opt/Deskhand/deskhand', '--remote', 'https://a:1/', '--no-sandbox'], 'https://b:2/')).toEqual(['--no-sandbox', '--remote=https://b:2/']);
+    expect(relaunchArgs(['/usr/bin/electron', 'out/main/index.js', '--remote=https://a:1/'], null)).toEqual(['out/main/index.js', '--remote=']);
+  });
+
   it('reads --remote=X, --remote X, then DESKHAND_REMOTE', () => {
     expect(remoteTarget(['electron', 'main.js', '--remote=https://a:1/'], {})).toBe('https://a:1/');
     expect(remoteTarget(['electron', 'main.js', '--remote', 'https://b:2/'], {})).toBe('https://b:2/');

@@ -15,7 +15,7 @@ import { useSqliteBinding } from '../host/assembly/open-store';
 import { KeytarSecretStore, type SecretStore } from '../services/vault/secret-store';
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { connectRemoteWindow, connectWindow, sendEvent } from './ipc';
-import { attachRemote, remoteTarget } from './remote-app';
+import { attachRemote, relaunchArgs, remoteTarget, resolveRemote } from './remote-app';
 import type { RemoteClient } from '../host/web/remote-client';
 import { ApprovalNotifier } from './notifications';
 import { ElectronNotifier, ScheduleShell } from './schedule-shell';
@@ -89,6 +89,8 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
   let remote: RemoteClient | null = null;
   const driving = opts.remote === undefined ? remoteTarget(process.argv) : opts.remote;
   let quitting = false;
+  /** Settings → Devices → Drive another machine (set once the data folder and keyring are known). */
+  let drive: ((target: string) => Promise<{ machine: string }>) | null = null;
 
   if (!app.requestSingleInstanceLock()) {
     // Another Deskhand runs: it got our launch as 'second-instance' and shows its window.
@@ -140,6 +142,11 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
       process.env.DESKHAND_APP_COMMAND ??= JSON.stringify(app.isPackaged ? [process.execPath] : [process.execPath, app.getAppPath()]);
       const dataDir = resolveDataDir();
       const secrets = opts.secrets ?? new KeytarSecretStore();
+      drive = async (target) => {
+        const to = await resolveRemote(target, dataDir, secrets); // pairs with a link, or finds the pairing made before
+        restart(to.url);
+        return { machine: to.machine };
+      };
       if (driving) return await startRemote(driving, dataDir, secrets);
       serveRenderer(opts.rendererDir, (ticket) => service?.compositionPage(ticket) ?? null);
       const opened = openStore(dataDir);
@@ -153,6 +160,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
         defaultFolder: app.getPath('home'),
         version: app.getVersion(),
         log,
+        driveMachine: (target) => drive!(target),
         pickFolder: async () => {
           const options = { title: 'Choose the working folder', properties: ['openDirectory' as const, 'createDirectory' as const] };
           const result = win && !win.isDestroyed() ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
@@ -262,6 +270,15 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
     }
   }
 
+  /**
+   * Restarts the app driving `url`, or on this computer's own runtime (null): Electron starts the new process as this
+   * one ends. The quit waits a moment so the window gets its answer first; a local runtime shuts down as on any quit.
+   */
+  function restart(url: string | null): void {
+    app.relaunch({ args: relaunchArgs(process.argv, url) });
+    setTimeout(() => app.quit(), 200);
+  }
+
   function nativeFailure(detail: string): null {
     process.stderr.write(`${missingNativeBuildMessage(detail)}\n`);
     app.exit(1);
@@ -273,7 +290,7 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
       if (!service && !remote) throw new Error('Deskhand is not started yet.');
       const w = createMainWindow(opts.preloadPath);
       win = w;
-      disconnect = remote ? connectRemoteWindow(w, remote, log) : connectWindow(w, service!, log);
+      disconnect = remote ? connectRemoteWindow(w, remote, log, { driveMachine: (target) => drive!(target), stopDriving: () => restart(null) }) : connectWindow(w, service!, log);
       w.on('close', (event) => {
         // Closing the window hides it; runs keep going and the tray stays (attached to a remote, nothing runs here: it quits).
         if (!quitting && !remote) {

@@ -4,11 +4,11 @@
  * params. Events go out in batches on one channel.
  */
 import type { BrowserWindow, IpcMainInvokeEvent } from 'electron';
-import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, MAX_PAYLOAD_BYTES, type ContractEvent, type Reply } from '../../shared/contract';
+import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, MAX_PAYLOAD_BYTES, parseRequest, type ContractEvent, type Reply } from '../../shared/contract';
 import { METHOD_NAMES } from '../../shared/contract/names';
 import type { RemoteClient } from '../host/web/remote-client';
 import type { AppService, Logger } from '../host/app/app-service';
-import { createDispatch } from '../host/app/dispatch';
+import { createDispatch, toContractError } from '../host/app/dispatch';
 import { EventBatcher } from '../host/app/event-batcher';
 import { isAppUrl } from './app-protocol';
 
@@ -37,17 +37,41 @@ export function sendEvent(win: BrowserWindow, event: ContractEvent): void {
  * Wires the window to a remote runtime (remote-app.ts): the same trusted-sender check, then the call goes to the
  * remote machine, whose own dispatch checks method and params; its events reach the window in batches.
  */
-export function connectRemoteWindow(win: BrowserWindow, client: RemoteClient, log: Logger): () => void {
+export function connectRemoteWindow(win: BrowserWindow, client: RemoteClient, log: Logger, local: RemoteWindowLocal): () => void {
   return wireWindow(
     win,
     log,
     (m) => {
       if (typeof m.method !== 'string' || !KNOWN_METHODS.has(m.method)) return Promise.resolve({ ok: false, error: { code: 'unknown_method', message: `Unknown method ${String(m.method).slice(0, 80)}.` } });
+      // Where this computer drives: answered here, never by the machine being driven.
+      if (m.method === 'driveMachine' || m.method === 'stopDriving') return answerLocally(m.method, m.params, local, log);
       if (byteSize(m.params ?? {}) > MAX_PAYLOAD_BYTES) return Promise.resolve({ ok: false, error: { code: 'too_large', message: 'The request is too large.' } });
       return client.call(m.method, m.params ?? {});
     },
     (listener) => client.onEvent(listener),
   );
+}
+
+/** What the window of an app driving another machine asks this computer, not that machine. */
+export interface RemoteWindowLocal {
+  /** Pair with (or find the pairing of) another machine and restart driving it. */
+  driveMachine(target: string): Promise<{ machine: string }>;
+  /** Restart on this computer's own runtime. */
+  stopDriving(): void;
+}
+
+async function answerLocally(method: 'driveMachine' | 'stopDriving', params: unknown, local: RemoteWindowLocal, log: Logger): Promise<Reply> {
+  const request = parseRequest(method, params, byteSize(params ?? {}));
+  if (!request.ok) return request;
+  try {
+    if (method === 'stopDriving') {
+      local.stopDriving();
+      return { ok: true, result: {} };
+    }
+    return { ok: true, result: await local.driveMachine((request.params as { target: string }).target) };
+  } catch (err) {
+    return { ok: false, error: toContractError(method, err, log) };
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import type { SecretStore } from '../services/vault/secret-store';
 import type { Logger } from '../host/app/app-service';
 import { connectRemote, type RemoteClient } from '../host/web/remote-client';
 import { resolveRemote } from '../host/web/remote-command';
+export { resolveRemote };
 
 /** The remote to drive: `--remote=X` or `--remote X` on the command line, else DESKHAND_REMOTE, else null. */
 export function remoteTarget(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string | null {
@@ -25,4 +26,23 @@ export function remoteTarget(argv: readonly string[], env: NodeJS.ProcessEnv = p
 export async function attachRemote(o: { target: string; dataDir: string; secrets: SecretStore; log: Logger }): Promise<RemoteClient> {
   const remote = await resolveRemote(o.target, o.dataDir, o.secrets);
   return connectRemote({ remoteUrl: remote.url, fingerprint: remote.fingerprint, certPem: remote.certPem, credential: remote.credential, machine: remote.machine, log: o.log });
+}
+
+/**
+ * The app's own arguments for a restart (argv without the executable) that drives `url`, or that runs on this
+ * computer's own runtime (null: an empty `--remote=`, which also outweighs DESKHAND_REMOTE). An earlier `--remote`
+ * is dropped.
+ */
+export function relaunchArgs(argv: readonly string[], url: string | null): string[] {
+  const args: string[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith('--remote=')) continue;
+    if (a === '--remote') {
+      i++;
+      continue;
+    }
+    args.push(a);
+  }
+  return [...args, `--remote=${url ?? ''}`];
 }

@@ -27,6 +27,14 @@ export const deviceMethods = {
     result: z.strictObject({ code: z.string(), link: z.string(), qrSvg: z.string(), fingerprint: z.string(), expiresAt: z.number() }),
   },
   revokeDevice: { params: z.strictObject({ id: z.string().min(1).max(80) }), result: z.strictObject({ revoked: deviceViewSchema }) },
+  /**
+   * The desktop app only: pair this computer with another machine's `deskhand web --listen` (`target`: its pairing
+   * link, shown by Settings → Devices or `deskhand devices pair` there) or find the pairing made before (its https://
+   * address), then restart attached to it. Refused elsewhere (the web page, a paired device, an editor).
+   */
+  driveMachine: { params: z.strictObject({ target: z.string().trim().min(1).max(2000) }), result: z.strictObject({ machine: z.string() }) },
+  /** The desktop app driving another machine: restart on this computer's own runtime. */
+  stopDriving: { params: z.strictObject({}), result: z.strictObject({}) },
 };
 
-export const DEVICE_METHOD_NAMES = ['listDevices', 'startDevicePairing', 'revokeDevice'] as const;
+export const DEVICE_METHOD_NAMES = ['listDevices', 'startDevicePairing', 'revokeDevice', 'driveMachine', 'stopDriving'] as const;

@@ -102,6 +102,8 @@ export const METHOD_NAMES = [
   'listDevices',
   'startDevicePairing',
   'revokeDevice',
+  'driveMachine',
+  'stopDriving',
   'getTowerBoard',
   'listWorkflows',
   'getWorkflow',

@@ -79,6 +79,8 @@ export interface AppServiceOptions {
   providerOverride?: ProviderConfig | null;
   /** Native folder picker (Electron only). */
   pickFolder?: () => Promise<string | null>;
+  /** Pair with (or find the pairing of) another machine and restart attached to it (Electron only; devices-contract.ts). */
+  driveMachine?: (target: string) => Promise<{ machine: string }>;
   /** Native file dialog for file_pick requests (Electron only): the picked paths, or null when cancelled. */
   pickPaths?: (opts: PickOptions) => Promise<string[] | null>;
   /** Where new conversations start when nothing better is known (web: where it was started; the home folder is replaced by the Deskhand folder). */
@@ -108,7 +110,7 @@ type Installed = ReturnType<typeof computerGroup> &
   ReturnType<typeof mediaGroup> &
   ReturnType<ReturnType<typeof mcpAppGroup>> &
   ReturnType<ReturnType<typeof peerGroup>> &
-  ReturnType<typeof deviceGroup> &
+  ReturnType<ReturnType<typeof deviceGroup>> &
   ReturnType<typeof workflowGroup> &
   ReturnType<ReturnType<typeof toolsGroup>> &
   ReturnType<typeof folderGroup> &
@@ -202,7 +204,7 @@ export class AppService implements ContractHandlers {
       mediaGroup,
       mcpAppGroup(this.mcpApps),
       peerGroup(() => this.peerEndpoint),
-      deviceGroup,
+      deviceGroup(this.opts.driveMachine),
       workflowGroup,
       usageGroup({ answerHold: (holdId, value) => this.answerHold(holdId, value) }),
       toolsGroup({

@@ -41,7 +41,8 @@ export function createDispatch(handlers: ContractHandlers, log: Logger): Dispatc
   };
 }
 
-function toContractError(method: MethodName, err: unknown, log: Logger): ContractError {
+/** A handler's throw as the reply's error: a DeskhandError keeps its code, anything else is `internal` (and logged). */
+export function toContractError(method: MethodName, err: unknown, log: Logger): ContractError {
   if (DeskhandError.isInstance(err)) {
     const code = CODES[err.code];
     if (code) return { code, message: err.message };

@@ -42,9 +42,9 @@ export async function resolveRemote(target: string, dataDir: string, secrets: Se
   try {
     link = new URL(target);
   } catch {
-    throw new DeskhandError('usage', `--remote takes the pairing link or the https:// address of the other machine (got "${target.slice(0, 80)}").`);
+    throw new DeskhandError('usage', `The other machine is named by its pairing link or its https:// address (got "${target.slice(0, 80)}").`);
   }
-  if (link.protocol !== 'https:') throw new DeskhandError('usage', `--remote needs an https:// address (the other machine's \`deskhand web --listen\`); got ${link.protocol}.`);
+  if (link.protocol !== 'https:') throw new DeskhandError('usage', `The other machine is named by its pairing link or its https:// address (its \`deskhand web --listen\`); got ${link.protocol}.`);
   const origin = link.origin;
   const file = join(dataDir, 'devices', 'remotes.json');
   const saved: Record<string, SavedRemote> = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, SavedRemote>) : {};
@@ -66,7 +66,7 @@ export async function resolveRemote(target: string, dataDir: string, secrets: Se
     writeFileSync(file, `${JSON.stringify(saved, null, 1)}\n`, { mode: 0o600 });
   }
   const remote = saved[origin];
-  if (!remote) throw new DeskhandError('usage', `This machine is not paired with ${link.host}. On that machine run \`deskhand devices pair\` and pass the link it prints to --remote.`);
+  if (!remote) throw new DeskhandError('usage', `This machine is not paired with ${link.host}. On that machine run \`deskhand devices pair\` (or Pair a device in its Settings → Devices) and use the link it shows.`);
   const credential = await secrets.get(credentialName(origin));
   if (!credential) throw new DeskhandError('usage', `The credential for ${link.host} is not in this machine's keyring. Pair again with the link \`deskhand devices pair\` prints there.`);
   return { url: remote.url, fingerprint: remote.fingerprint, certPem: remote.certPem, credential, machine: link.host };

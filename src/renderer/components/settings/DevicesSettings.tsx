@@ -2,7 +2,8 @@
  * Settings → Devices (issue 51): the devices paired with this Deskhand (a phone, another Deskhand), with when each was
  * paired and last used, and Revoke (its credential stops working at once). "Pair a device" opens a pairing window on
  * the listener `deskhand web --listen ADDR` runs: a QR code (the pairing page, the code and the certificate's SHA-256)
- * and the short code to type on the device.
+ * and the short code to type on the device. In the desktop app, "Drive another machine" takes the pairing link of a
+ * bigger machine's `deskhand web --listen` (or its https:// address once paired) and restarts attached to it.
  */
 import { useEffect, useState } from 'react';
 import type { MethodResult } from '../../../shared/contract';
@@ -19,6 +20,10 @@ export function DevicesSettings() {
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
+  const [target, setTarget] = useState('');
+  const [driving, setDriving] = useState(false);
+  /** Only the desktop app (its bridge) restarts attached to another machine. */
+  const desktop = typeof window !== 'undefined' && !!window.deskhand;
 
   const load = () =>
     api()
@@ -54,6 +59,19 @@ export function DevicesSettings() {
       setPairing(await api().startDevicePairing({ ...(name.trim() ? { name: name.trim() } : {}) }));
     } catch (err) {
       setError(errorText(err));
+    }
+  }
+
+  async function drive() {
+    setError(null);
+    setStatus(null);
+    setDriving(true);
+    try {
+      const { machine } = await api().driveMachine({ target: target.trim() });
+      setStatus(`Paired with ${machine}: Deskhand restarts driving it.`);
+    } catch (err) {
+      setError(errorText(err));
+      setDriving(false);
     }
   }
 
@@ -101,6 +119,28 @@ export function DevicesSettings() {
             {new Date(pairing.expiresAt).toLocaleTimeString()}; five wrong codes close it.
           </p>
         </div>
+      )}
+      {desktop && (
+        <form
+          className="drive-machine"
+          aria-label="Drive another machine"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (target.trim() && !driving) void drive();
+          }}
+        >
+          <h3 className="small">Drive another machine</h3>
+          <p className="muted small">
+            Work on a bigger machine from this window: on it, run <code>deskhand web --listen ADDR</code> and <code>deskhand devices pair</code> (or Pair a device in its Settings), then paste the link here. Its conversations, files, sandbox and
+            schedules are used; nothing runs here until you disconnect.
+          </p>
+          <div className="row">
+            <input value={target} onChange={(e) => setTarget(e.target.value)} placeholder="https://192.168.1.20:8443/pair#code=…" aria-label="Pairing link or address" maxLength={2000} />
+            <button type="submit" className="btn" disabled={!target.trim() || driving}>
+              Connect
+            </button>
+          </div>
+        </form>
       )}
       {error && <p role="alert">{error}</p>}
       {status && <p role="status">{status}</p>}

@@ -260,6 +260,11 @@ function TopBar() {
       {REMOTE_MACHINE && (
         <span className="remote-machine" role="status" aria-label={`Driving ${REMOTE_MACHINE}`} title="Everything here runs on that machine: its conversations, files and sandbox">
           on {REMOTE_MACHINE}
+          {window.deskhand && (
+            <button type="button" className="btn" onClick={() => void api().stopDriving({}).catch(() => undefined)} aria-label={`Disconnect from ${REMOTE_MACHINE}`}>
+              Disconnect
+            </button>
+          )}
         </span>
       )}
       {connection !== 'open' && (
