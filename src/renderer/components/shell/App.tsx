@@ -273,7 +273,9 @@ function TopBar() {
             'Connecting…'
           ) : connection === 'revoked' ? (
             REMOTE_MACHINE ? (
-              `This computer is no longer paired with ${REMOTE_MACHINE}: pair it again there (deskhand devices pair) and start deskhand web --remote with the new link.`
+              window.deskhand
+                ? `This computer is no longer paired with ${REMOTE_MACHINE}: pair it again there (deskhand devices pair), then Disconnect and paste the new link in Settings → Devices → Drive another machine.`
+                : `This computer is no longer paired with ${REMOTE_MACHINE}: pair it again there (deskhand devices pair) and start deskhand web --remote with the new link.`
             ) : (
               <>
                 This device is no longer paired with Deskhand. <a href="/pair">Pair it again</a> with a new code from the desktop.
