@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { AppRuntime } from '../../src/main/host/assembly/open-runtime';
-import { McpAppHost, MCP_APP_CSP, viewCsp, viewGrants, viewSource, type McpAppDeps } from '../../src/main/host/app/mcp-apps';
+import { McpAppHost, MCP_APP_CSP, sourceAllows, viewCsp, viewGrants, viewSource, type McpAppDeps } from '../../src/main/host/app/mcp-apps';
 import { uiOf } from '../../src/main/services/mcp/connection';
 import { VIEWER_PROLOGUE } from '../../src/main/services/compositions/index';
 import { uiResourceOf } from '../../src/main/services/mcp/manager';
@@ -205,6 +205,50 @@ it('the declared domains go into that view\'s own policy (connect-src only for c
   expect(csp).toContain("frame-src 'none'");
   expect(csp).toMatch(/; sandbox allow-scripts$/);
   expect((await host.open({ ...ref, callId: 'plain', args: {} })).view).toBeNull();
+  // What the desktop app's session lets this view reach (window.ts): its connect origin, for connecting only.
+  const ticket = view.url.slice('/cv/'.length);
+  expect(host.reaches(ticket, 'https://api.example.com/v1/items?x=1', 'connect')).toBe(true);
+  expect(host.reaches(ticket, 'https://api.example.com/logo.png', 'resource')).toBe(false);
+  expect(host.reaches(ticket, 'https://api.example.com/', 'frame')).toBe(false);
+  expect(host.reaches(ticket, 'https://evil.example/', 'connect')).toBe(false);
+  expect(host.reaches('someone-elses-ticket', 'https://api.example.com/', 'connect')).toBe(false);
+});
+
+it('a request URL matches a declared source as the browser would match it, never wider', () => {
+  const table: [string, string, boolean][] = [
+    ['https://api.example.com', 'https://api.example.com/', true],
+    ['https://api.example.com', 'https://API.example.com/a/b?c#d', true],
+    ['https://api.example.com', 'wss://api.example.com/socket', true],
+    ['https://api.example.com', 'http://api.example.com/', false],
+    ['https://api.example.com', 'https://api.example.com:8443/', false],
+    ['https://api.example.com', 'https://api.example.com:443/', true],
+    ['https://api.example.com', 'https://api.example.com.evil.net/', false],
+    ['https://api.example.com', 'https://evil.net/api.example.com', false],
+    ['https://api.example.com', 'https://api.example.com@evil.net/', false],
+    ['https://api.example.com', 'https://user:pw@api.example.com/', false],
+    ['https://api.example.com', 'https://xapi.example.com/', false],
+    ['https://*.example.com', 'https://tiles.example.com/1/2.png', true],
+    ['https://*.example.com', 'https://a.b.example.com/', true],
+    ['https://*.example.com', 'https://example.com/', false],
+    ['https://*.example.com', 'https://badexample.com/', false],
+    ['http://127.0.0.1:8080', 'http://127.0.0.1:8080/x', true],
+    ['http://127.0.0.1:8080', 'http://127.0.0.1:8081/x', false],
+    ['http://127.0.0.1:8080', 'https://127.0.0.1:8080/x', true],
+    ['http://127.0.0.1:*', 'http://127.0.0.1:9/x', true],
+    ['wss://live.example.com', 'wss://live.example.com/feed', true],
+    ['wss://live.example.com', 'ws://live.example.com/feed', false],
+    ['https://cdn.example.com/lib/', 'https://cdn.example.com/lib/a.js', true],
+    ['https://cdn.example.com/lib/', 'https://cdn.example.com/other.js', false],
+    ['https://cdn.example.com/lib/a.js', 'https://cdn.example.com/lib/a.js', true],
+    ['https://cdn.example.com/lib/a.js', 'https://cdn.example.com/lib/a.jsx', false],
+    ['https://api.example.com', 'file:///etc/passwd', false],
+    ['https://api.example.com', 'not a url', false],
+  ];
+  for (const [declared, url, want] of table) {
+    const source = viewSource(declared);
+    expect(source.ok, declared).toBe(true);
+    expect(sourceAllows((source as { source: string }).source, url), `${declared} ⟵ ${url}`).toBe(want);
+  }
 });
 
 it('builds the policy from declared origins and never wider: nothing declared is the restrictive default; every spelling that would widen it is refused', () => {

@@ -81,6 +81,12 @@ function requireReady(what: string): void {
 
 let nextId = 1;
 
+/** A frame as onBeforeRequest's `details.frame` shows it (WebFrameMain's url and parent). */
+export interface FakeFrame {
+  url: string;
+  parent: FakeFrame | null;
+}
+
 export const fake = {
   /** A new process: forget everything (call before each launch of the app under test). */
   reset(options: FakeOptions = {}): void {
@@ -819,11 +825,14 @@ export class FakeSession implements Pick<E.Session, 'setPermissionRequestHandler
     return handler(contents as unknown as E.WebContents, permission, origin, { requestingUrl: origin, isMainFrame: true } as E.PermissionCheckHandlerHandlerDetails);
   }
 
-  /** Whether onBeforeRequest cancels a request for `url` (true: blocked). */
-  beforeRequest(url: string, resourceType: E.OnBeforeRequestListenerDetails['resourceType'] = 'xhr'): Promise<boolean> {
+  /**
+   * Whether onBeforeRequest cancels a request for `url` (true: blocked). `frame`: the requesting frame, as Electron's
+   * WebFrameMain shows it (its URL and its parent, null at the top).
+   */
+  beforeRequest(url: string, resourceType: E.OnBeforeRequestListenerDetails['resourceType'] = 'xhr', frame: FakeFrame | null = null): Promise<boolean> {
     const listener = this.webRequest.beforeRequest;
     if (!listener) return Promise.resolve(false);
-    return new Promise((resolve) => listener({ id: nextId++, url, method: 'GET', resourceType, referrer: '', timestamp: 0, uploadData: [] } as unknown as E.OnBeforeRequestListenerDetails, (r) => resolve(!!r.cancel || !!r.redirectURL)));
+    return new Promise((resolve) => listener({ id: nextId++, url, method: 'GET', resourceType, frame, referrer: '', timestamp: 0, uploadData: [] } as unknown as E.OnBeforeRequestListenerDetails, (r) => resolve(!!r.cancel || !!r.redirectURL)));
   }
 
   /** The response the page gets for `url`: the protocol handler's, then onHeadersReceived's changes to its headers. */

@@ -137,7 +137,8 @@ export function launchDesktopApp(opts: DesktopAppOptions): DesktopApp {
 
   async function start(): Promise<void> {
     try {
-      lockDownSession();
+      // An MCP App view may reach what it declared (answered by this app's service; nothing while driving another machine).
+      lockDownSession((ticket, url, kind) => service?.viewReaches(ticket, url, kind) ?? false);
       // The OS jobs this app arms start it on a reminder whose notification was clicked with the app closed.
       process.env.DESKHAND_APP_COMMAND ??= JSON.stringify(app.isPackaged ? [process.execPath] : [process.execPath, app.getAppPath()]);
       const dataDir = resolveDataDir();

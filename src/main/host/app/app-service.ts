@@ -48,7 +48,7 @@ import { CompositionHost, compositionGroup, type CompositionPage } from './group
 import { folderGroup } from './groups/folders';
 import { computerGroup } from './groups/computer';
 import { mediaGroup } from './groups/media';
-import { McpAppHost, mcpAppGroup } from './mcp-apps';
+import { McpAppHost, mcpAppGroup, type ViewReachKind } from './mcp-apps';
 import { peerGroup, type PeerEndpointControl } from './groups/peers';
 import { deviceGroup } from './devices-contract';
 import { installGroups, type HandlerContext } from './handler-groups';
@@ -651,6 +651,11 @@ export class AppService implements ContractHandlers {
   /** The viewer page behind a ticket (web host route `/cv/<ticket>`, Electron's app protocol); not a contract method. */
   compositionPage(ticket: string): CompositionPage | null {
     return this.mcpApps.page(ticket) ?? this.compositionHost.page(ticket);
+  }
+
+  /** Whether the MCP App view served under `ticket` declared `url` for this kind of request (mcp-apps.ts `reaches`). */
+  viewReaches(ticket: string, url: string, kind: ViewReachKind): boolean {
+    return this.mcpApps.reaches(ticket, url, kind);
   }
 
   private emit(event: ContractEvent): void {

@@ -101,6 +101,36 @@ export function viewSource(entry: string): { ok: true; source: string } | { ok: 
   return { ok: true, source: `${scheme!.toLowerCase()}://${wild ?? ''}${host!.toLowerCase()}${port ?? ''}${path && path !== '/' ? path : ''}` };
 }
 
+/** What a request a view makes is for, as a view's grants name it: its connect-, resource- or frame-src. */
+export type ViewReachKind = 'connect' | 'resource' | 'frame';
+
+/**
+ * Whether `url` is one a CSP source from `viewSource` allows: the same scheme (or its secure form: http → https,
+ * ws → wss; an https/http source also covers wss/ws, as CSP treats them), the host exactly (a `*.` source: any
+ * subdomain, never the name itself), the port given (`:*` any) or else the scheme's default, and the path given (a
+ * trailing `/`: everything under it). Never wider than the browser's own CSP check of the same source.
+ */
+export function sourceAllows(source: string, url: string): boolean {
+  const m = /^([a-z]+):\/\/(\*\.)?([^/:]+)(?::(\d+|\*))?(\/.*)?$/.exec(source);
+  if (!m) return false;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (u.username || u.password) return false;
+  const [, scheme, wild, host, port, path] = m;
+  const to = u.protocol.slice(0, -1);
+  const schemes: Record<string, readonly string[]> = { http: ['http', 'https', 'ws', 'wss'], https: ['https', 'wss'], ws: ['ws', 'wss'], wss: ['wss'] };
+  if (!schemes[scheme!]?.includes(to)) return false;
+  const name = u.hostname.toLowerCase();
+  if (wild ? !name.endsWith(`.${host}`) : name !== host) return false;
+  if (port === undefined ? u.port !== '' : port !== '*' && u.port !== port && !(u.port === '' && port === String({ http: 80, ws: 80, https: 443, wss: 443 }[to]))) return false;
+  if (path && (path.endsWith('/') ? !u.pathname.startsWith(path) : u.pathname !== path)) return false;
+  return true;
+}
+
 /** What a view's declarations (`_meta.ui.csp`, `permissions`) grant it. */
 export function viewGrants(csp: { connectDomains: string[]; resourceDomains: string[]; frameDomains: string[]; baseUriDomains: string[] }, permissions: readonly string[]): ViewGrants {
   const refused: string[] = [];
@@ -162,8 +192,13 @@ interface PendingCall {
   until: number;
 }
 
+/** How many views' grants are kept for the desktop session's request check (the newest; an older view reaches nothing). */
+const REACH_KEPT = 500;
+
 export class McpAppHost {
   private readonly tickets = new Map<string, { page: CompositionPage; until: number }>();
+  /** Each view's declared origins by its ticket, for as long as the view may live in a page (not only its load). */
+  private readonly reach = new Map<string, Pick<ViewGrants, ViewReachKind>>();
   private readonly pending = new Map<string, PendingCall>();
 
   constructor(private readonly deps: McpAppDeps) {}
@@ -199,6 +234,8 @@ export class McpAppHost {
     const grants = viewGrants(view.csp, view.permissions);
     const csp = viewCsp(grants);
     this.tickets.set(ticket, { page: { body: viewPage(view.html, csp), type: 'text/html; charset=utf-8', csp: `${csp}; sandbox allow-scripts`, view: { allow: grants.allow } }, until: now + TICKET_MS });
+    this.reach.set(ticket, { connect: grants.connect, resource: grants.resource, frame: grants.frame });
+    if (this.reach.size > REACH_KEPT) this.reach.delete(this.reach.keys().next().value!);
     const raw = this.deps.mcp.callResult(`${p.runId}/${p.callId}`);
     // The whole result while this process keeps it; after a restart, the text the transcript kept.
     const result = raw
@@ -218,6 +255,15 @@ export class McpAppHost {
         prefersBorder: view.prefersBorder,
       },
     };
+  }
+
+  /**
+   * Whether the view served under `ticket` declared `url` for this kind of request: the desktop app's session, which
+   * cancels every request that leaves the app, lets a view's own declared origins through (window.ts). False for any
+   * other ticket (a composition's, an unknown one).
+   */
+  reaches(ticket: string, url: string, kind: ViewReachKind): boolean {
+    return this.reach.get(ticket)?.[kind].some((source) => sourceAllows(source, url)) ?? false;
   }
 
   /** A view page by ticket (the `/cv/` route of both hosts), or null. */

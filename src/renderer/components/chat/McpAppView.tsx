@@ -158,12 +158,11 @@ function AppFrame({ item }: { item: ToolItem }) {
       />
       <p className="muted small mcp-app-note">
         View from MCP server {view.server}: it runs sandboxed
-        {view.granted.domains.length === 0
-          ? ' and reaches nothing outside this card.'
-          : window.deskhand
-            ? `; it declares ${view.granted.domains.join(', ')}, which the desktop app does not let views reach (the web UI does).`
-            : `; it may reach only what it declared: ${view.granted.domains.join(', ')}.`}
-        {view.granted.allow.length > 0 && ` It asks for ${view.granted.allow.join(', ')} (the browser asks you before any is used).`}
+        {view.granted.domains.length === 0 ? ' and reaches nothing outside this card.' : `; it may reach only what it declared: ${view.granted.domains.join(', ')}.`}
+        {view.granted.allow.length > 0 &&
+          (window.deskhand
+            ? ` It asks for ${view.granted.allow.join(', ')}, which the desktop app grants no view.`
+            : ` It asks for ${view.granted.allow.join(', ')} (the browser asks you before any is used).`)}
         {view.granted.refused.length > 0 && ` Not allowed: ${view.granted.refused.join('; ')}.`}
       </p>
       {asks.map((a) => (
