@@ -399,13 +399,22 @@ export type ToolSpec<P extends z.ZodType = z.ZodType> = Omit<ToolDefinition<P>, 
 
 /**
  * Keeps the generic parameter so `execute` gets typed args, and makes `params` given as a function a property built
- * on first read (the definition's shape is unchanged: `params` is the schema to whoever reads it).
+ * on first read (the definition's shape is unchanged: `params` is the schema to whoever reads it). Until then it is an
+ * accessor, after it a plain value (test/runtime/lazy-params.test.ts tells built from not yet built by that).
  */
 export function defineTool<P extends z.ZodType>(def: ToolSpec<P>): ToolDefinition<P> {
   const build = def.params;
   if (typeof build !== 'function') return def as ToolDefinition<P>;
-  let built: P | undefined;
-  Object.defineProperty(def, 'params', { get: () => (built ??= build()), enumerable: true, configurable: true });
+  // The first read replaces the accessor with the built schema: later reads are a plain property's.
+  Object.defineProperty(def, 'params', {
+    get() {
+      const params = build();
+      Object.defineProperty(def, 'params', { value: params, enumerable: true, configurable: true, writable: true });
+      return params;
+    },
+    enumerable: true,
+    configurable: true,
+  });
   return def as ToolDefinition<P>;
 }
 
