@@ -18,7 +18,7 @@ import { PdfJsReader } from '../../src/main/services/pdf/read';
 import { Store } from '../../src/main/services/store/store';
 import { StorePresence } from '../../src/main/services/presence/store-presence';
 
-export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault?: SecretSaver | null; redactor?: SecretRedactor }): ToolDefinition[] {
+export function builtinTools(deps: { dataDir: string; tasks?: TaskService; vault?: SecretSaver | null; redactor?: SecretRedactor; goals?: object }): ToolDefinition[] {
   return builtinRegistry(deps).all();
 }
 
@@ -36,7 +36,7 @@ export function builtinRegistry(deps: Parameters<typeof builtinTools>[0]): ToolR
     searchSettings: () => null,
     secretValues: null,
     // Memory, plan mode and goals: listed with their schemas; any use of their services fails loudly here.
-    memory: { memory: noService('memory'), goals: noService('goals'), quotes: noService('quotes'), evidence: noService('evidence'), folderOf: () => deps.dataDir },
+    memory: { memory: noService('memory'), goals: (deps.goals as never) ?? noService('goals'), quotes: noService('quotes'), evidence: noService('evidence'), folderOf: () => deps.dataDir },
     schedules: noSchedules,
     // Workflows: the tool with its schema; any use of the service fails loudly here.
     workflows: noService<import('../../src/main/services/workflows/index').Workflows>('workflows'),

@@ -91,7 +91,8 @@ interface Entry {
   tool: ToolDefinition;
   /** The model's JSON schema, computed on first use (a command that only judges one call never builds the others'). */
   readonly schema: Record<string, unknown>;
-  parser: z.ZodType;
+  /** The arguments' parser: a zod tool's own `params`, read on first use (defineTool builds them then). */
+  readonly parser: z.ZodType;
   family: string;
 }
 
@@ -457,7 +458,8 @@ function checkKind(tool: ToolDefinition): void {
  * The tool's JSON schema as the model gets it, and its parser. The top-level `$schema` is dropped from what is sent:
  * providers ignore it, and across ~90 tools it is ~4 KB (~1k tokens) of every request. A tool given as JSON schema
  * (MCP, custom) is converted at once, so a schema zod cannot read fails when the tool is added; a zod tool's JSON
- * schema is built on first use and kept (converting every family's schemas cost ~100 ms of each CLI start).
+ * schema is built on first use and kept (converting every family's schemas cost ~100 ms of each CLI start), as are
+ * its `params` when the tool gave them as a function (defineTool): adding a tool builds neither.
  */
 function entryOf(tool: ToolDefinition, family: string): Entry {
   if (tool.inputSchema) return { tool, schema: modelSchema(tool.inputSchema), parser: z.fromJSONSchema(tool.inputSchema as never), family };
@@ -467,7 +469,9 @@ function entryOf(tool: ToolDefinition, family: string): Entry {
     get schema() {
       return schema();
     },
-    parser: tool.params,
+    get parser() {
+      return tool.params;
+    },
     family,
   };
 }

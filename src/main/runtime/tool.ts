@@ -390,9 +390,32 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   execute(args: z.infer<P>, ctx: ToolContext): Promise<ToolResult>;
 }
 
-/** Helper that keeps the generic parameter so `execute` gets typed args. */
-export function defineTool<P extends z.ZodType>(def: ToolDefinition<P>): ToolDefinition<P> {
-  return def;
+/**
+ * A tool as its module writes it: `params` may be a function that builds the schema, called on the first read of the
+ * definition's `params` (a call's arguments parsed, the tool offered to the model) and kept. A run assembles every
+ * family's ≈ 100 tools and offers ≈ 15; building each schema at import or assembly cost the start of every run.
+ */
+export type ToolSpec<P extends z.ZodType = z.ZodType> = Omit<ToolDefinition<P>, 'params'> & { params: P | (() => P) };
+
+/**
+ * Keeps the generic parameter so `execute` gets typed args, and makes `params` given as a function a property built
+ * on first read (the definition's shape is unchanged: `params` is the schema to whoever reads it). Until then it is an
+ * accessor, after it a plain value (test/runtime/lazy-params.test.ts tells built from not yet built by that).
+ */
+export function defineTool<P extends z.ZodType>(def: ToolSpec<P>): ToolDefinition<P> {
+  const build = def.params;
+  if (typeof build !== 'function') return def as ToolDefinition<P>;
+  // The first read replaces the accessor with the built schema: later reads are a plain property's.
+  Object.defineProperty(def, 'params', {
+    get() {
+      const params = build();
+      Object.defineProperty(def, 'params', { value: params, enumerable: true, configurable: true, writable: true });
+      return params;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+  return def as ToolDefinition<P>;
 }
 
 export type { ToolPresentationView };

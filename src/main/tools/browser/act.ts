@@ -15,7 +15,7 @@ import { pageLines, step, type PagesDeps } from './pages';
 
 const PLACEHOLDER = /\[redacted:[A-Za-z0-9_.:-]{1,64}\]/;
 
-const params = z
+const params = () => z
   .object({
     ref: z.string().regex(/^(f\d+)?e\d+$/, 'a ref such as e12 or f1e3, from browser_snapshot').describe('The element: a ref from the latest browser_snapshot.'),
     action: z.enum(ACT_ACTIONS as [ActAction, ...ActAction[]]),
@@ -31,7 +31,7 @@ const params = z
     tab: z.string().min(1).max(40).regex(/^[\w.-]+$/).optional().describe('Tab name (default: the current tab).'),
   })
   .strict();
-type Args = z.infer<typeof params>;
+type Args = z.infer<ReturnType<typeof params>>;
 
 const uploads = (args: Args, cwd: string): string[] =>
   (args.value ?? '')

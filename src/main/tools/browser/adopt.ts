@@ -32,7 +32,7 @@ export const browserTabKind: InputKind<{ tab: number }> = {
   example: '{"tab": 1}',
 };
 
-const params = z
+const params = () => z
   .object({
     endpoint: z
       .string()

@@ -66,7 +66,7 @@ export function createNavigate(deps: PagesDeps) {
       'Open an http(s) URL in your browser tab and return its URL and title (then read it with browser_snapshot). `tab` names the tab ' +
       '(default: the current one; a new name opens a new tab). A page on this machine or its network asks a person first; once approved, ' +
       'that host:port is covered for the rest of the browser session.',
-    params: z.object({ url: z.string().min(1).max(8192).describe('The http(s) URL to open.'), tab: tabParam.describe('Tab name (a new name opens a new tab).') }).strict(),
+    params: () => z.object({ url: z.string().min(1).max(8192).describe('The http(s) URL to open.'), tab: tabParam.describe('Tab name (a new name opens a new tab).') }).strict(),
     risk: 'low-risk',
     disclosure: 'private',
     facts: { sendsOut: true },
@@ -87,7 +87,7 @@ export function createBack(deps: PagesDeps) {
   return defineTool({
     name: 'browser_back',
     description: "Go back one page in a tab's history (default: the current tab). Refs of the earlier snapshot are no longer valid.",
-    params: z.object({ tab: tabParam.describe('Tab name (default: the current tab).') }).strict(),
+    params: () => z.object({ tab: tabParam.describe('Tab name (default: the current tab).') }).strict(),
     risk: 'low-risk',
     disclosure: 'private',
     effects: () => ({ egress: true, network: true }),
@@ -106,7 +106,7 @@ export function createSnapshot(deps: PagesDeps) {
     description:
       'Read the page of a tab as a text outline (its accessibility tree, iframes included). Every element you can act on carries a ref in ' +
       'brackets, as `[e12] button "Sign in"`; pass it to browser_act. Refs are valid until the next snapshot or navigation. Long text is cut.',
-    params: z.object({ tab: tabParam.describe('Tab name (default: the current tab).') }).strict(),
+    params: () => z.object({ tab: tabParam.describe('Tab name (default: the current tab).') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
     presentation: { title: 'Read the page', icon: 'browser', summary: (a) => a.tab ?? '' },
@@ -126,7 +126,7 @@ export function createScreenshot(deps: PagesDeps) {
     description:
       'Save a PNG of a tab (the visible part, the full page with full_page, or one element by ref) and return its path. Fields filled with ' +
       'a secret are masked.',
-    params: z
+    params: () => z
       .object({
         tab: tabParam.describe('Tab name (default: the current tab).'),
         ref: z.string().regex(/^(f\d+)?e\d+$/).optional().describe('Only this element (a ref of the latest snapshot).'),
@@ -152,7 +152,7 @@ export function createTabs(deps: PagesDeps) {
     name: 'browser_tabs',
     description:
       "List, open, switch between, or close your browser tabs. `new` opens a blank tab (optionally named); `select` makes a tab current; `close` closes one (default: the current). `list` only reads.",
-    params: z.object({ action: z.enum(['list', 'new', 'select', 'close']), name: tabParam.describe('The tab to open, select or close.') }).strict(),
+    params: () => z.object({ action: z.enum(['list', 'new', 'select', 'close']), name: tabParam.describe('The tab to open, select or close.') }).strict(),
     risk: 'low-risk',
     disclosure: 'private',
     effects: (args) => (args.action === 'list' ? { assessment: { risk: 'read-only', reasons: ['listing tabs only reads'] } } : {}),
@@ -173,7 +173,7 @@ export function createClose(deps: PagesDeps) {
       'Close your browser session and discard its cookies and storage: its tabs close (an adopted tab is handed back to the person, not closed), ' +
       'every site it visited is signed out (except sites the person keeps signed in, in Settings → Browser), and the browser stops when no ' +
       'conversation uses it. Call it when the web task is done.',
-    params: z.object({}).strict(),
+    params: () => z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
     presentation: { title: 'Close the browser', icon: 'browser' },

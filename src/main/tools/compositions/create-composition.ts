@@ -23,7 +23,7 @@ function renderable(kind: CompositionKind, source: string, title: string): strin
 /** Width and height of a PNG from its header. */
 const pngSize = (b: Buffer) => ({ width: b.readUInt32BE(16), height: b.readUInt32BE(20) });
 
-const params = z
+const params = () => z
   .object({
     title: z.string().trim().min(1).max(200).describe('A short title the person sees in the compositions panel.'),
     kind: z.enum(COMPOSITION_KINDS).describe('html (a whole page; scripts run but nothing can load from the network), svg, image (PNG/JPEG/GIF/WebP, from path), or markdown.'),

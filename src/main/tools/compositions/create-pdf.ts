@@ -10,7 +10,7 @@ import { markdownPage, printableHtml, type CompositionService } from '../../serv
 import type { PdfPrinter } from '../../services/pdf/index';
 import { writeChecked } from './write-out';
 
-const params = z
+const params = () => z
   .object({
     composition: z.string().regex(/^cmp_[0-9a-f]{10}$/).optional().describe('A composition id to print (its latest version, or `version`).'),
     version: z.number().int().positive().optional().describe('The composition version to print (default: the latest).'),

@@ -19,13 +19,13 @@ const target = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('git'), name: z.string().min(1).max(64).describe('A git target the person configured (`deskhand compositions remote list`).') }),
 ]);
 
-const params = z
+const params = () => z
   .object({
     id: z.string().regex(/^cmp_[0-9a-f]{10}$/).describe('The composition id.'),
     target: target.describe('Where to publish: {type:"zip",path}, {type:"folder",path} or {type:"git",name}.'),
   })
   .strict();
-type Args = z.infer<typeof params>;
+type Args = z.infer<ReturnType<typeof params>>;
 
 interface Plan {
   id: string;

@@ -89,7 +89,7 @@ export const createReadPdf = (reader: PdfReader, net: PdfFetch | null) =>
       `and a table's cells are separated by tabs. pages: "3", "2-5" or "1-3,8" (default: the first ${PDF_LIMITS.maxPages} pages). ` +
       `At most ${PDF_LIMITS.maxChars} characters per call: read long PDFs in page ranges (pdf_page_count gives the length). ` +
       'Scanned pages without a text layer come back empty. An encrypted PDF needs password: the placeholder from ask_user_secret.',
-    params: z.object({ ...source, pages: z.string().max(200).optional().describe('Page ranges, e.g. "1-5" or "2,4,7-9".') }).strict(),
+    params: () => z.object({ ...source, pages: z.string().max(200).optional().describe('Page ranges, e.g. "1-5" or "2,4,7-9".') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { loadsWith: 'pdf', sendsOut: true, reaches: [] },
@@ -128,7 +128,7 @@ export const createPdfPageCount = (reader: PdfReader, net: PdfFetch | null) =>
     name: 'pdf_page_count',
     facts: { loadsWith: 'pdf' },
     description: 'Count the pages of a PDF (a file or an http(s) URL) without reading its text. Use it before read_pdf on long PDFs.',
-    params: z.object(source).strict(),
+    params: () => z.object(source).strict(),
     risk: 'read-only',
     disclosure: 'internal',
     effects: (args) => pdfEffects(args, net),

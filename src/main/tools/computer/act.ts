@@ -32,7 +32,7 @@ export function createComputerPointer(computer: ComputerUse) {
       'action is used when it offers one, otherwise a synthesized click at its centre) or at screen coordinates x,y. ' +
       'Refused when the target no longer belongs to the app (another window in front): observe again or use ' +
       'computer_foreground. Needs the pointer grant.',
-    params: z
+    params: () => z
       .object({
         app: appName,
         ref: ref.optional(),
@@ -83,7 +83,7 @@ export function createComputerInput(computer: ComputerUse) {
       'press a key or shortcut (`Return`, `Tab`, `ctrl+s`). Without a ref, keys go to the app\'s focused window, which ' +
       'must be in front. A saved secret may be typed as [redacted:NAME]: it is entered only after the person approves ' +
       'and never echoed. Needs the input grant.',
-    params: z
+    params: () => z
       .object({
         app: appName,
         ref: ref.optional(),
@@ -137,7 +137,7 @@ export function createComputerForeground(computer: ComputerUse) {
       'scroll (`action` with a ref or x,y) and/or type `text` and press `key` in it, exactly as computer_pointer and ' +
       'computer_input do. Needs the foreground grant, plus the pointer grant for an action and the input grant for text ' +
       'or keys. A pointer action runs before the typing.',
-    params: z
+    params: () => z
       .object({
         app: appName,
         action: z.enum(['click', 'double_click', 'right_click', 'scroll']).optional().describe('A pointer action once the window is in front.'),

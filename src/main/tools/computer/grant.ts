@@ -71,7 +71,7 @@ export function createComputerApps(computer: ComputerUse) {
       'List the desktop apps that are running, with their windows, and which are granted to you and for what ' +
       '(observe, pointer, input, foreground). Every other computer_* tool takes an app by the name listed here. Call ' +
       'it first; an app that is not granted must be asked for with computer_grant_app.',
-    params: z.object({}).strict(),
+    params: () => z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
     presentation: { title: 'List desktop apps', icon: 'desktop', result: 'list' },
@@ -102,7 +102,7 @@ export function createComputerGrantApp(computer: ComputerUse) {
       'Ask the person for a lasting grant to use one desktop app: observe (read its windows), pointer (click, scroll), ' +
       'input (type, keys), foreground (bring it to the front). All four when none are named; ask only for what the ' +
       'task needs. The person may grant less or refuse. `minutes` limits the grant; without it, it lasts until revoked.',
-    params: z
+    params: () => z
       .object({
         app: appName,
         capabilities: z.array(z.enum(CAPABILITIES)).min(1).optional().describe('What to ask for (default all four).'),

@@ -9,7 +9,7 @@ export function createComputerHandoff(computer: ComputerUse) {
     description:
       'Pause and ask the person to do a step themselves (sign in, solve a captcha, anything you must not do). Always ' +
       'asks; continues when they approve (done) and clears every earlier observation, so observe again afterwards.',
-    params: z.object({ instructions: z.string().trim().min(1).max(2000).describe('What the person should do, in plain words.') }).strict(),
+    params: () => z.object({ instructions: z.string().trim().min(1).max(2000).describe('What the person should do, in plain words.') }).strict(),
     risk: 'low-risk',
     disclosure: 'private',
     effects: () => ({ assessment: { risk: 'low-risk', reasons: ['hands a step of computer use to the person'], alwaysAsk: 'a handoff', rulePattern: null } }),
@@ -26,7 +26,7 @@ export function createComputerEnd(computer: ComputerUse) {
   return defineTool({
     name: 'computer_end',
     description: 'Stop using the computer: release the session and forget observations (refs). Grants stay; the screenshots stay in the person\'s tool cards until the log retention deletes them.',
-    params: z.object({}).strict(),
+    params: () => z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
     presentation: { title: 'Stop using the computer', icon: 'desktop' },

@@ -11,7 +11,7 @@ export const contextInfo = defineTool({
   facts: { loadsWith: 'session' },
   description:
     'Report how much of the context window this conversation uses (estimated tokens of the next request, the window size, percent used) and compactAtTokens: the use at which older history is summarized automatically (the plan, todos, work state, open tasks and last turns are kept). Also the run\'s token totals, how many compactions ran, and the project instruction files (AGENTS.md/CLAUDE.md) in the system prompt: paths, sizes, cut, untrusted, refused.',
-  params: z.object({}).strict(),
+  params: () => z.object({}).strict(),
   risk: 'read-only',
   disclosure: 'internal',
   presentation: { title: 'Check the context window', icon: 'info' },

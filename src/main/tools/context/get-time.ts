@@ -9,7 +9,7 @@ export const createGetTime = (budget: WorkBudget | null) =>
     name: 'get_time',
     description:
       'The current local date and time (ISO 8601), and workMinutesLeft when this run has a time budget.',
-    params: z.object({}).strict(),
+    params: () => z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'internal',
     presentation: { title: 'Check the time', icon: 'clock' },

@@ -15,7 +15,7 @@ export const createRetrieveToolResult = (dataDir: string, dropped: Compactor['dr
     name: 'retrieve_tool_result',
     description:
       'Read a tool result that was too long for the context (it was stored in full and you got its head, its tail and an id res_…), or a message compaction dropped (msg_N). Returns a page from offset (characters, default 0) of length characters (default 20000, at most 100000) and the offset of the next page.',
-    params: z
+    params: () => z
       .object({
         id: z.string().trim().min(1).max(40).describe('The id named in the cut result (res_…) or the compacted context (msg_N).'),
         offset: z.number().int().min(0).optional().describe('Character offset to start from (default 0).'),

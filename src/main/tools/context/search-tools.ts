@@ -34,7 +34,7 @@ export const createSearchTools = (catalog: ToolCatalog) =>
     description:
       'Find tools by name, family or purpose (e.g. "pdf", "click") and load them from your next step on; also shows ' +
       'what a tool\'s description leaves out.',
-    params: z
+    params: () => z
       .object({
         query: z.string().trim().min(1, { error: 'query is empty; pass words naming the tool or what it does' }).max(200).describe('A tool or family name, or what it does.'),
         max_results: z.number().int().min(1).max(25).optional().describe('Default 10.'),

@@ -14,7 +14,7 @@ export const createSummarizeContext = (compactor: Compactor) =>
     facts: { loadsWith: 'results' },
     description:
       'Compact this conversation now: older messages are summarized by the model and replaced by the summary in your later requests (the plan, todos, work state, open tasks and the last turns are kept verbatim; the full transcript stays stored). focus names what the summary must keep. Deskhand also does this automatically at compactAtTokens (context_info).',
-    params: z.object({ focus: z.string().trim().max(2000).optional().describe('What the summary must keep in particular.') }).strict(),
+    params: () => z.object({ focus: z.string().trim().max(2000).optional().describe('What the summary must keep in particular.') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
     presentation: { title: 'Summarize the context', icon: 'info' },

@@ -149,7 +149,7 @@ export function createSkillTools(userSkillsDir: string, reader: ContentReader, p
     description:
       'Find skills: instructions for particular tasks that the person or the workspace keeps as SKILL.md files. Returns ' +
       'each skill\'s name and description; load_skill loads one when it fits the task, load_skill_section one part.',
-    params: z.object({ query: z.string().max(200).optional().describe('Words to match against names and descriptions; omit to list all.') }).strict(),
+    params: () => z.object({ query: z.string().max(200).optional().describe('Words to match against names and descriptions; omit to list all.') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: [] },
@@ -167,7 +167,7 @@ export function createSkillTools(userSkillsDir: string, reader: ContentReader, p
   const loadSkill = defineTool({
     name: 'load_skill',
     description: 'Load a skill\'s instructions (its whole SKILL.md without the front matter) and the list of its sections.',
-    params: z.object({ name }).strict(),
+    params: () => z.object({ name }).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: [] },
@@ -185,7 +185,7 @@ export function createSkillTools(userSkillsDir: string, reader: ContentReader, p
   const loadSection = defineTool({
     name: 'load_skill_section',
     description: 'Load one section of a skill by its heading (as load_skill or find_skills shows it), with its sub-sections.',
-    params: z.object({ name, section: z.string().min(1).max(300).describe('The section heading, e.g. "Usage".') }).strict(),
+    params: () => z.object({ name, section: z.string().min(1).max(300).describe('The section heading, e.g. "Usage".') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: [] },

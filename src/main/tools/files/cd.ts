@@ -6,7 +6,7 @@ import { defineTool } from '../../runtime/tool';
 import { fsError } from './fs-errors';
 import { resolveToolPath } from './paths';
 
-const params = z.object({
+const params = () => z.object({
   path: z.string().describe('Folder to change to: absolute, relative to the current working directory, "..", or starting with ~.'),
 });
 

@@ -11,7 +11,7 @@ import { unifiedDiff } from './diff-preview';
 import { fsError, plural, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
 
-const params = z.object({
+const params = () => z.object({
   path: z.string().describe('The file, read with read_file first.'),
   old_string: z
     .string()
@@ -23,7 +23,7 @@ const params = z.object({
     .optional()
     .describe('The snapshot read_file returned, unchanged; a file changed since is refused.'),
 });
-type Args = z.infer<typeof params>;
+type Args = z.infer<ReturnType<typeof params>>;
 
 /** Non-overlapping occurrences of `needle`, as start indexes (stops counting at `limit`). */
 function occurrences(text: string, needle: string, limit = Number.POSITIVE_INFINITY): number[] {

@@ -20,7 +20,7 @@ export const FIND_MAX_RESULTS = 100;
 /** Hard stop for enormous trees (the listing is kept in memory). */
 const MAX_LISTED = 2_000_000;
 
-const params = z.object({
+const params = () => z.object({
   pattern: z
     .string()
     .describe(

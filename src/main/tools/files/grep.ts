@@ -36,7 +36,7 @@ const MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
  */
 export const grepTuning = { passAMaxLines: 20_000, passAMaxBytes: 8 * 1024 * 1024 };
 
-const params = z.object({
+const params = () => z.object({
   pattern: z.string().describe('Regular expression (ripgrep syntax).'),
   path: z.string().optional().describe('File or folder (default: the working directory).'),
   glob: z
@@ -66,7 +66,7 @@ const params = z.object({
     .optional()
     .describe(`Most results (default ${GREP_DEFAULT_HEAD_LIMIT}; 0 = all).`),
 });
-type Args = z.infer<typeof params>;
+type Args = z.infer<ReturnType<typeof params>>;
 
 /**
  * Sorts in the order `rg --sort=path` walks: component by component, byte-wise (a "/" sorts before any character).

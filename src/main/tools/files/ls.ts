@@ -12,7 +12,7 @@ import { displayPath, resolveToolPath } from './paths';
 export const LS_DEFAULT_LIMIT = 200;
 const LS_MAX_LIMIT = 5000;
 
-const params = z.object({
+const params = () => z.object({
   path: z.string().optional().describe('Folder (default: the working directory).'),
   recursive: z.boolean().optional().describe('List everything below too.'),
   all: z.boolean().optional().describe('Include hidden (dot) entries.'),

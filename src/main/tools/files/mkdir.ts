@@ -7,11 +7,11 @@ import { defineTool, type ToolContext } from '../../runtime/tool';
 import { errno, fsError } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
 
-const params = z.object({
+const params = () => z.object({
   path: z.string().describe('Folder to create: absolute, relative to the working directory, or starting with ~.'),
   parents: z.boolean().optional().describe('Create missing parent folders too (default true). With false, the parent must already exist.'),
 });
-type Args = z.infer<typeof params>;
+type Args = z.infer<ReturnType<typeof params>>;
 
 async function existing(abs: string): Promise<'dir' | 'other' | null> {
   try {

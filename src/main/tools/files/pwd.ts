@@ -6,7 +6,7 @@ export const pwdTool = defineTool({
   name: 'pwd',
   facts: { loadsWith: 'fileops' },
   description: 'Print the current working directory that relative paths in every file tool resolve against. Change it with cd.',
-  params: z.object({}),
+  params: () => z.object({}),
   risk: 'read-only',
   disclosure: 'internal',
   presentation: { title: 'Current folder', icon: 'folder' },

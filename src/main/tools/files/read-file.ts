@@ -345,7 +345,7 @@ async function readSince(fh: Handle, st: Stats, since: number, inode: number | u
   return `${text}${text.endsWith('\n') ? '' : '\n'}${status}`;
 }
 
-const params = z.object({
+const params = () => z.object({
   path: z.string().describe('The file.'),
   line_offset: z
     .number()

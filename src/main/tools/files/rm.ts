@@ -9,11 +9,11 @@ import { formatBytes, fsError, plural, throwIfAborted } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
 import { protectedReason } from './protected-paths';
 
-const params = z.object({
+const params = () => z.object({
   path: z.string().describe('File, link or folder to remove: absolute, relative to the working directory, or starting with ~.'),
   recursive: z.boolean().optional().describe('Required to remove a folder: removes it and everything inside (default false).'),
 });
-type Args = z.infer<typeof params>;
+type Args = z.infer<ReturnType<typeof params>>;
 
 interface RmPlan {
   abs: string;

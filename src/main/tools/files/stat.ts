@@ -6,7 +6,7 @@ import { defineTool } from '../../runtime/tool';
 import { errno, formatBytes, fsError } from './fs-errors';
 import { displayPath, resolveToolPath } from './paths';
 
-const params = z.object({
+const params = () => z.object({
   path: z.string().describe('File, folder or link to inspect: absolute, relative to the working directory, or starting with ~.'),
 });
 

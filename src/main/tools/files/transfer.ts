@@ -15,7 +15,8 @@ import type { Classification, ClassifyContext } from '../../runtime/tool';
 import { errno, fsError } from './fs-errors';
 import { displayPath, isWithin, resolveToolPath } from './paths';
 
-export const transferParams = z.object({
+export const transferParams = () =>
+  z.object({
   source: z.string().describe('The file or folder to take: absolute, relative to the working directory, or starting with ~.'),
   destination: z
     .string()
@@ -25,7 +26,7 @@ export const transferParams = z.object({
     .optional()
     .describe('Replace the destination if it already exists (default false: refuse instead). A file only replaces a file and a folder only a folder.'),
 });
-export type TransferArgs = z.infer<typeof transferParams>;
+export type TransferArgs = z.infer<ReturnType<typeof transferParams>>;
 
 export interface TransferPlan {
   src: string;

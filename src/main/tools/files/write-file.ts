@@ -17,7 +17,7 @@ import { displayPath, resolveToolPath } from './paths';
 /** Existing content up to this size is loaded for the diff preview; bigger files get a summary. */
 const PREVIEW_READ_LIMIT = 8 * 1024 * 1024;
 
-const params = z.object({
+const params = () => z.object({
   path: z.string().describe('The file (missing folders are created).'),
   content: z.string().describe('The whole new content (append: added as is).'),
   mode: z
@@ -25,7 +25,7 @@ const params = z.object({
     .optional()
     .describe('overwrite (default) or append.'),
 });
-type Args = z.infer<typeof params>;
+type Args = z.infer<ReturnType<typeof params>>;
 
 interface Plan {
   abs: string;

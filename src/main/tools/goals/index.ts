@@ -80,7 +80,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
       'Propose a goal for work that must continue over several turns: an objective, observable completion criteria, and any budget the person stated. ' +
       'Nothing runs until the person accepts it; then Deskhand runs it as a loop of turns (cycles) within its budgets. Not for questions or one-step requests. ' +
       'Offered only in a turn the person is present for (never to subagents or goal cycles); `replace: true` swaps the current goal for this one.',
-    params: z
+    params: () => z
       .strictObject({
         objective: z.string().min(3).max(2000).describe('What must be true when the goal is done.'),
         criteria: z.array(z.string().min(1).max(500)).min(1).max(10).describe('Observable checks that prove completion.'),
@@ -119,7 +119,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
   const getGoal = defineTool({
     name: 'get_goal',
     description: 'Read the current goal: objective, criteria, status, budgets with what is used, and the cycle log. Returns "no goal" when there is none.',
-    params: z.strictObject({}),
+    params: () => z.strictObject({}),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: [] },
@@ -135,7 +135,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
     description:
       'Set a hard budget of the active goal, only when the person stated an explicit limit ("stop after 20 turns"): a positive value and a unit. ' +
       'Time budgets must be between 1 second and 24 hours. You may lower a budget or set one that is unset; only the person can raise one.',
-    params: z.strictObject({
+    params: () => z.strictObject({
       value: z.number().positive().describe('The limit.'),
       unit: z.enum(['turns', 'tokens', 'milliseconds', 'seconds', 'minutes', 'hours', 'usd']).describe('The unit of the limit.'),
     }),
@@ -168,7 +168,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
       'the goal is blocked only after 3 consecutive blocked cycles, unless you give a `verdict` that the objective itself is impossible, unsafe or contradictory: then it blocks now), ' +
       'or question (you need the person: the loop stops, they are asked the question in `summary`, and it resumes once they answer). Evidence cites tool results of this conversation by their call id with a quote from each ' +
       'result\'s output; Deskhand checks every citation and rejects a claim with no matching result.',
-    params: z.strictObject({
+    params: () => z.strictObject({
       status: z.enum(['continue', 'complete', 'blocked', 'question']).describe('continue, complete (needs evidence), blocked, or question (ask the person).'),
       summary: z.string().min(1).max(2000).describe('What this cycle did, what completes the goal, what blocks it, or the question for the person.'),
       verdict: z.enum(OBJECTIVE_VERDICTS).optional().describe('Only with blocked: the objective itself is impossible, unsafe or contradictory, so the goal blocks in this cycle.'),
@@ -202,7 +202,7 @@ export function createGoalFamily(deps: GoalDeps): { tools: ToolDefinition[]; inp
   const endLoop = defineTool({
     name: 'end_loop',
     description: 'End the goal loop this turn belongs to, with the reason shown to the person (the goal stops as ended). Only in goal cycles.',
-    params: z.strictObject({ reason: z.string().min(1).max(1000).describe('Why the loop ends, shown to the person.') }),
+    params: () => z.strictObject({ reason: z.string().min(1).max(1000).describe('Why the loop ends, shown to the person.') }),
     // Deskhand's own bookkeeping of a goal the person accepted (it can only lower budgets or stop): read-only, so an
     // unattended cycle never parks on it. Spec I lists it low-risk; docs/tools.md records the difference.
     risk: 'read-only',

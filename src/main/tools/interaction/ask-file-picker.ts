@@ -10,7 +10,7 @@ import { DeskhandError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import type { InputKind } from '../../runtime/loop/input-kinds';
 
-const params = z
+const params = () => z
   .object({
     prompt: z.string().trim().min(1).max(300).describe('What to pick and why, shown to the person (e.g. "Choose the CSV export to analyse").'),
     pick: z.enum(['file', 'folder', 'any']).optional().describe('What may be picked: file (default), folder, or any.'),

@@ -28,7 +28,8 @@ const question = z
   })
   .strict();
 
-export const questionParams = z
+export const questionParams = () =>
+  z
   .object({
     questions: z
       .array(question)
@@ -45,7 +46,7 @@ export const questionParams = z
   })
   .strict();
 
-type QuestionArgs = z.infer<typeof questionParams>;
+type QuestionArgs = z.infer<ReturnType<typeof questionParams>>;
 export type QuestionData = { questions: { question: string; header: string | null; options: { label: string; description: string }[]; multiSelect: boolean }[] };
 type Answers = Record<string, string | string[]>;
 type Answered = { question: string; answers: { label: string; other: boolean }[] }[];

@@ -136,7 +136,7 @@ export const createAnalyzeMedia = (companion: Companion, media: MediaService, da
       'says, text in it, a chart\'s values. An image goes scaled to at most 1568 px; a video as frames sampled evenly; a ' +
       'recording\'s sound is transcribed by the transcription model and the transcript goes with the question. model picks one ' +
       'of the configured vision models for this call. Everything is sent to that model\'s provider.',
-    params: z
+    params: () => z
       .object({
         path: z.string().describe('The image, video or audio file.'),
         question: z.string().min(1).max(4000).describe('What to find out about it.'),
@@ -217,7 +217,7 @@ export const createGenerateMedia = (companion: Companion, media: MediaService, w
       'saved as .mp3 or .wav) with the companion speech model, and save it to path. The prompt or text is sent to that model\'s ' +
       'provider. model picks one of the configured image or speech models for this call. The result is shown in the conversation. ' +
       'For charts and diagrams with exact numbers prefer an SVG or HTML composition.',
-    params: z
+    params: () => z
       .object({
         prompt: z.string().min(1).max(4000).describe('image: what the image should show; audio: the text to speak.'),
         kind: z.enum(['image', 'audio']).describe('image (a picture) or audio (speech).'),

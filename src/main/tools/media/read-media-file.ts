@@ -26,7 +26,7 @@ import {
 } from '../../services/media/index';
 
 const px = z.number().int().min(0).max(100_000);
-const params = z
+const params = () => z
   .object({
     path: z.string().describe('The media file (relative to the working directory, absolute, or ~).'),
     region: z

@@ -21,7 +21,7 @@ export const createWhoIsHere = (presence: PresenceService) =>
       'Check whether other Deskhand conversations are working in a folder (default: the working directory): runs that are ' +
       'running or waiting for approval whose folder overlaps it, and whether they are writing (their file-changing tool ' +
       'calls in the last 15 minutes, with paths). Use it before large edits in a folder others may be changing.',
-    params: z.object({ path: z.string().optional().describe('The folder to check (default: the working directory).') }).strict(),
+    params: () => z.object({ path: z.string().optional().describe('The folder to check (default: the working directory).') }).strict(),
     risk: 'read-only',
     disclosure: 'internal',
     presentation: { title: 'Check who works here', icon: 'file', summary: (args) => args.path ?? '.' },

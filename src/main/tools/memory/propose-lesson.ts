@@ -9,7 +9,7 @@ export const createProposeLesson = (memory: MemoryService, folderOf: (conversati
     description:
       'Queue a rule you drew from your own mistake for the person to review. Writes nothing that takes effect: the lesson is used only after ' +
       'the person accepts it (Memory › Lessons in the app, or `deskhand memory accept ID`).',
-    params: z
+    params: () => z
       .object({
         topic: z.string().min(1).max(MEMORY_LIMITS.topicChars).describe('What the lesson is about.'),
         lesson: z.string().min(1).describe(`The rule, in plain words (at most ${MEMORY_LIMITS.bodyBytes} bytes).`),

@@ -20,7 +20,7 @@ export const createViewScratchpad = (memory: MemoryService, folderOf: (conversat
     name: 'view_scratchpad',
     description:
       "Read this workspace's scratchpad: drafts, research notes and intermediate results saved with manage_scratchpad, by this conversation or an earlier one in the same folder. It survives summarization and new conversations.",
-    params: z.object({}).strict(),
+    params: () => z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: ['memory'] },
@@ -39,7 +39,7 @@ export const createManageScratchpad = (memory: MemoryService, folderOf: (convers
     description:
       `Save durable working drafts, research dumps and intermediate results for this workspace: \`write\` replaces the scratchpad, \`append\` adds to its end, \`clear\` empties it. At most ${SCRATCHPAD_MAX_BYTES} bytes. ` +
       'It is kept outside the messages, per workspace (the conversation\'s folder): it survives summarization, and later conversations in the same folder see it. It is not memory (nothing is recalled from it into other folders).',
-    params: z
+    params: () => z
       .object({
         action: z.enum(['write', 'append', 'clear']).describe('write (replace), append, or clear.'),
         text: z.string().optional().describe('The text to write or append.'),

@@ -11,7 +11,7 @@ import { defineTool } from '../../runtime/tool';
 import type { PeerCaller } from '../../services/peers/index';
 import { endpointWords } from '../../../shared/peer-endpoint';
 
-const params = z
+const params = () => z
   .object({
     peer: z.string().min(1).max(40).describe('The peer\'s name, as in the person\'s peer list (deskhand peers list).'),
     message: z.string().min(1).max(20_000).describe('What to ask or tell them, in full: they see only this text, nothing else of this conversation.'),

@@ -8,7 +8,7 @@ import { ToolError } from '../../../shared/errors';
 import { defineTool } from '../../runtime/tool';
 import type { PeerClarifier } from '../../services/peers/index';
 
-const params = z
+const params = () => z
   .object({
     question: z.string().min(1).max(4000).describe('The one question to put back to the peer who asked; they see only this text.'),
   })

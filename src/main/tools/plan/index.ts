@@ -75,7 +75,7 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
     description:
       'Enter plan mode before a change that deserves a plan. While it is on, writes and edits reach only the plan file (returned) and only read-only tools and commands run; ' +
       'the runtime enforces this under every approval policy. Write the plan to the plan file, then call exit_plan_mode: the person confirms it before you act.',
-    params: z.strictObject({}),
+    params: () => z.strictObject({}),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: [] },
@@ -99,7 +99,7 @@ export function createPlanFamily(reader: ContentReader): { tools: ToolDefinition
     description:
       'Present the plan file to the person for approval and leave plan mode when they approve it (they may ask for revisions instead). ' +
       'Optionally offer 1–3 alternative approaches (label ≤ 80 characters, unique, not Approve/Reject/Revise).',
-    params: z.strictObject({
+    params: () => z.strictObject({
       plan_file: z.string().regex(/[/\\]\.deskhand[/\\]plans[/\\]plan-[^/\\]+\.md$/, 'must be the plan file enter_plan_mode returned').describe('The plan file enter_plan_mode returned.'),
       options: z
         .array(z.strictObject({ label: z.string().min(1).max(80).refine((l) => !RESERVED.test(l.trim()), 'reserved label').describe('Short name of the approach.'), description: z.string().max(1000).describe('What this approach does differently.') }))

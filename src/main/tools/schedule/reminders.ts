@@ -23,7 +23,7 @@ export const createAddReminder = (schedules: Schedules) =>
   defineTool({
     name: 'add_reminder',
     description: `Remind the person of something at a time: a native desktop notification rings then, even when Deskhand is closed (the OS scheduler holds it). A reminder only notifies the person; it never runs you again (use register_trigger for that). \`when\`: ${WHEN_HELP} The answer echoes the resolved time with its time zone: check it is what was meant.`,
-    params: z
+    params: () => z
       .object({
         when: z.string().min(1).describe('When to ring, e.g. `30m`, `18:00`, `tomorrow 09:30`, `tue 20:00`, `2026-08-25 20:00`.'),
         text: z.string().min(1).max(1000).describe('What to remind of, as the notification shows it.'),
@@ -57,7 +57,7 @@ export const createListReminders = (schedules: Schedules) =>
   defineTool({
     name: 'list_reminders',
     description: "List the person's pending reminders: id, when it rings (with time zone) and text.",
-    params: z.object({}).strict(),
+    params: () => z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: [] },
@@ -72,7 +72,7 @@ export const createCancelReminder = (schedules: Schedules) =>
   defineTool({
     name: 'cancel_reminder',
     description: 'Cancel a pending reminder by id (get the id from list_reminders first). Its OS job is removed.',
-    params: z.object({ id: z.string().min(1).describe('The reminder id, e.g. rem_1a2b3c4d.') }).strict(),
+    params: () => z.object({ id: z.string().min(1).describe('The reminder id, e.g. rem_1a2b3c4d.') }).strict(),
     risk: 'low-risk',
     disclosure: 'private',
     presentation: { title: 'Cancel a reminder', icon: 'clock', summary: (a) => a.id },

@@ -38,7 +38,7 @@ export const createRegisterTrigger = (schedules: Schedules) =>
   defineTool({
     name: 'register_trigger',
     description: `Schedule yourself to wake up later and continue this exact conversation with \`prompt\` (a scheduled prompt), even when Deskhand is closed. Give \`when\` for one wake-up (${WHEN_HELP}) or \`cron\` for a recurring one (5 fields in the person's time zone: minute hour day-of-month month day-of-week, e.g. \`0 9 * * 1-5\`). Recurring triggers expire after 7 days unless registered again with the same cron and prompt (that renews them); fires missed while the machine slept run once, with a note. Times get a small deterministic shift so schedules do not all fire on the hour. At most ${MAX_ACTIVE_TRIGGERS} active per conversation. The woken run has no person watching: anything that needs approval parks and notifies them.`,
-    params: z
+    params: () => z
       .object({
         when: z.string().min(1).optional().describe('One-shot: when to wake, e.g. `30m`, `tomorrow 09:00`.'),
         cron: z.string().min(1).optional().describe('Recurring: a 5-field cron expression, e.g. `*/30 * * * *`.'),
@@ -75,7 +75,7 @@ export const createListTriggers = (schedules: Schedules) =>
     name: 'list_triggers',
     description:
       "List this conversation's pending wake triggers and scheduled prompts, soonest first: id, the schedule in words, cron, next wake-up, whether it recurs, age and expiry, whether it is stale (a recurring one past its 7 days: its next fire is its last), prompt.",
-    params: z.object({}).strict(),
+    params: () => z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'internal',
     presentation: { title: 'List scheduled wake-ups', icon: 'clock' },
@@ -92,7 +92,7 @@ export const createCancelTrigger = (schedules: Schedules) =>
   defineTool({
     name: 'cancel_trigger',
     description: 'Cancel a pending wake trigger or scheduled prompt by id (get the id from list_triggers first). Recurring ones stop for good.',
-    params: z.object({ id: z.string().min(1).describe('The trigger id, e.g. trg_1a2b3c4d.') }).strict(),
+    params: () => z.object({ id: z.string().min(1).describe('The trigger id, e.g. trg_1a2b3c4d.') }).strict(),
     risk: 'low-risk',
     disclosure: 'internal',
     presentation: { title: 'Cancel a wake-up', icon: 'clock', summary: (a) => a.id },

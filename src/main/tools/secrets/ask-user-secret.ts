@@ -9,7 +9,7 @@ import { defineTool } from '../../runtime/tool';
 import { SECRET_NAME_RE } from '../../runtime/decision/secret-args';
 import type { VaultView } from '../../services/vault';
 
-const params = z.object({
+const params = () => z.object({
   name: z
     .string()
     .regex(SECRET_NAME_RE, { error: 'name must be 1–64 letters, digits, "_", "-" or ".", starting with a letter (e.g. GITHUB_TOKEN)' })

@@ -10,7 +10,7 @@ export const createListSavedSecrets = (vault: VaultView | null) =>
     description:
       'List the secrets saved in the OS keyring for Deskhand: names and descriptions, never values. Load one into this ' +
       'run with use_saved_secret (the person approves), then use [redacted:NAME] in execute_command.',
-    params: z.object({}),
+    params: () => z.object({}),
     risk: 'read-only',
     // Spec I lists it as `private`: which secrets exist (and what they are for) is the person's own material.
     disclosure: 'private',

@@ -8,7 +8,7 @@ import { defineTool } from '../../runtime/tool';
 import { SECRET_NAME_RE } from '../../runtime/decision/secret-args';
 import type { VaultView } from '../../services/vault';
 
-const params = z.object({
+const params = () => z.object({
   name: z.string().regex(SECRET_NAME_RE, { error: 'name must be the name of a saved secret (see list_saved_secrets)' }).describe('Name of the saved secret (see list_saved_secrets).'),
 });
 

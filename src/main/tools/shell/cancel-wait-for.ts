@@ -9,7 +9,7 @@ export const createCancelWaitFor = (tasks: TaskService) =>
     name: 'cancel_wait_for',
     facts: { loadsWith: 'waiting' },
     description: 'Cancel a pending wait_for by its id (wait_for returns it; list_background_jobs lists waits). No wake-up follows a cancelled wait.',
-    params: z.object({ id: z.string().min(1).describe('The wait id, e.g. "wait_1a2b3c4d".') }),
+    params: () => z.object({ id: z.string().min(1).describe('The wait id, e.g. "wait_1a2b3c4d".') }),
     risk: 'low-risk',
     disclosure: 'internal',
     presentation: { title: 'Cancel a wait', icon: 'task', summary: (args) => args.id },

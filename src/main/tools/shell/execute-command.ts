@@ -36,7 +36,8 @@ export interface ShellDeps {
   dataDir: string;
 }
 
-const fields = z.object({
+const fields = () =>
+  z.object({
   command: z.string().min(1, { error: 'command is empty; pass the bash command to run' }).describe('The bash command.'),
   cwd: z.string().optional().describe('Working directory (default: the current one).'),
   timeout: z
@@ -60,7 +61,8 @@ const fields = z.object({
   network: z.boolean().optional().describe('Allow the network (installs, downloads, git push, local servers). Asks the person.'),
   outside_sandbox: z.boolean().optional().describe('Run outside the sandbox, only after it blocked the command. Asks the person.'),
 });
-const params = fields.superRefine((args, ctx) => {
+const params = () =>
+  fields().superRefine((args, ctx) => {
   if (args.run_in_background && !args.description?.trim()) {
     ctx.addIssue({ code: 'custom', path: ['description'], message: 'description is required with run_in_background: a few words naming the task (e.g. "dev server")' });
   }
@@ -68,7 +70,7 @@ const params = fields.superRefine((args, ctx) => {
     ctx.addIssue({ code: 'custom', path: ['disable_timeout'], message: 'disable_timeout and timeout contradict each other; pass one of them' });
   }
 });
-type Args = z.infer<typeof params>;
+type Args = z.infer<ReturnType<typeof params>>;
 
 /** Shows control characters and non-ASCII as escapes, so an approval prompt cannot be spoofed with \r, ANSI or bidi tricks. */
 export function visibleCommand(command: string): string {

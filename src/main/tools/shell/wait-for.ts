@@ -17,7 +17,7 @@ const DEFAULT_WAIT_MS = 300_000;
 /** One check may take this long before it counts as failed. */
 const CHECK_TIMEOUT_MS = 60_000;
 
-const params = z.object({
+const params = () => z.object({
   command: z.string().min(1, { error: 'command is empty; pass the check command' }).describe('The check: a bash command that exits 0 once the condition holds (e.g. `test -f build/done`, `grep -q ready server.log`).'),
   cwd: z.string().optional().describe('Working directory of the check. Default: the current working directory.'),
   interval_ms: z

@@ -7,7 +7,7 @@ export const createPostToBlackboard = (subagents: Subagents) =>
     name: 'post_to_blackboard',
     description:
       'Post a finding (topic + up to 4000 characters) to the board a parent and its subagents share. A post from a run that read untrusted content is marked untrusted.',
-    params: z
+    params: () => z
       .object({
         topic: z.string().trim().min(1).max(100).describe('A short label readers filter by.'),
         body: z.string().min(1).max(4000, { error: 'a post holds at most 4000 characters; summarize' }).describe('The finding, at most 4000 characters.'),
@@ -27,7 +27,7 @@ export const createReadBlackboard = (subagents: Subagents) =>
   defineTool({
     name: 'read_blackboard',
     description: 'Read the board a parent and its subagents share, oldest first; topic filters, after_id returns only newer posts.',
-    params: z
+    params: () => z
       .object({
         topic: z.string().trim().min(1).max(100).optional().describe('Only posts with this topic.'),
         after_id: z.number().int().min(0).optional().describe('Only posts newer than this post id.'),

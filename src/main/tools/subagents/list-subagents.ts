@@ -7,7 +7,7 @@ export const createListSubagents = (subagents: Subagents) =>
   defineTool({
     name: 'list_subagents',
     description: 'List the subagents this conversation started: id, status (queued, running, finished, failed, cancelled, timed_out), type, spend so far and task id.',
-    params: z.object({}).strict(),
+    params: () => z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { parentOnly: true, reaches: ['conversations'] },

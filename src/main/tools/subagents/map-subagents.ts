@@ -12,7 +12,7 @@ export const createMapSubagents = (subagents: Subagents) =>
       `Run one brief over a list of inputs: one subagent per item, {{input}} in prompt_template marks where each item goes; resume_ids continues earlier (ended) children in the same batch, each with resume_prompt. At most ${MAX_MAP_CHILDREN} children per call. ` +
       'At most max_concurrency run at once (the rest queue); the call waits for all and returns each child\'s status and answer in order (resumed first, then the items). ' +
       'Children share type, limits and result_schema (resumed ones keep their own type).',
-    params: z
+    params: () => z
       .object({
         prompt_template: z.string().trim().min(1).max(50_000).describe('The brief, with {{input}} where each item goes.'),
         items: z.array(z.string().max(20_000)).max(MAX_MAP_CHILDREN, { error: `at most ${MAX_MAP_CHILDREN} items; split the list` }).default([]).describe('One new child per item.'),

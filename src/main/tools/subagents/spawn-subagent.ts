@@ -11,7 +11,7 @@ export const createSpawnSubagent = (subagents: Subagents) =>
       'Delegate a self-contained task to a subagent: a fresh conversation with at most your tools and your policy (type explore: read-only tools only). ' +
       'Without background the call waits and returns the child\'s answer; with background: true it returns the child\'s id at once (a background task: wait_subagents, wait_tasks, task_output, cancel_background_jobs). ' +
       'resume: the id of a finished child to continue it with a new prompt. result_schema: the JSON Schema its answer must match. Give the child everything it needs in prompt: it does not see this conversation.',
-    params: z
+    params: () => z
       .object({
         prompt: z.string().trim().min(1, { error: 'prompt is empty; describe the whole task for the child' }).max(100_000).describe('The complete task: the child sees nothing else of this conversation.'),
         description: z.string().trim().min(1).max(120).describe('3–5 words naming the task (shown in lists and approvals).'),

@@ -7,7 +7,7 @@ export const createSteerSubagent = (subagents: Subagents) =>
     name: 'steer_subagent',
     description:
       'Send a running subagent a message (it reads it before its next model call), pause it (it finishes what is in flight, then makes no model call until resumed; its time limit keeps counting), resume it, or cancel it. A finished child is continued with spawn_subagent {resume}.',
-    params: z
+    params: () => z
       .object({
         id: z.string().regex(/^sub_[0-9a-f]{8}$/, { error: 'id is a subagent id such as sub_0123abcd' }).describe('The child (list_subagents shows the ids).'),
         message: z.string().trim().max(20_000).optional().describe('What the child should know or do differently.'),

@@ -10,7 +10,7 @@ export const createWaitSubagents = (subagents: Subagents) =>
     repeats: 'expected',
     description:
       'Wait for subagents to end (until any, or all) and return each ended child\'s answer once. Without ids: the children whose answers you have not received yet. Returns early at timeout_seconds with the ones still running.',
-    params: z
+    params: () => z
       .object({
         ids: z.array(z.string().regex(/^sub_[0-9a-f]{8}$/, { error: 'ids are subagent ids such as sub_0123abcd' })).max(100).optional().describe('The children to wait for (default: every child whose answer you have not received).'),
         until: z.enum(['any', 'all']).optional().describe('any (default): return when one ends; all: when every one has.'),

@@ -13,7 +13,7 @@ export const createCancelBackgroundJobs = (tasks: TaskService) =>
       'Cancel background tasks by id: a command or a job that is running is stopped with everything it started ' +
       '(SIGTERM, then SIGKILL 3 s later); a batch\'s pending jobs never start; a wait stops checking. Safe on tasks that ' +
       'already ended. The reason you give is kept with the task. No wake-up message follows a cancelled task.',
-    params: z.object({
+    params: () => z.object({
       ids: z.array(z.string().min(1)).min(1).max(20).describe('Task ids (cmd_…, jobs_…, wait_…) or jobs of a batch ("jobs_1a2b3c4d.2").'),
       reason: z.string().trim().min(1).max(300).optional().describe(`Why the tasks are stopped, kept with them and shown in their status (default "${DEFAULT_REASON}").`),
     }),

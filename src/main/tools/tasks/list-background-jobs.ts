@@ -12,7 +12,7 @@ export const createListBackgroundJobs = (service: TaskService) =>
       'List this conversation\'s background tasks, newest first: background commands, job batches (every job\'s ' +
       'status, exit code and last output line) and waits, with their ids for task_output, wait_tasks and ' +
       'cancel_background_jobs. Only running tasks unless active_only is false.',
-    params: z.object({
+    params: () => z.object({
       active_only: z.boolean().optional().describe('Only tasks still running (default true); false lists ended ones too.'),
       limit: z.number().int().min(1).max(100).optional().describe('At most this many tasks (default 20).'),
     }),

@@ -22,7 +22,7 @@ const job = z.object({
   timeout_ms: z.number().int().positive().max(MAX_JOB_TIMEOUT_MS).optional().describe(`Stop one attempt after this many milliseconds (default ${DEFAULT_JOB_TIMEOUT_MS}, at most ${MAX_JOB_TIMEOUT_MS}).`),
 });
 
-const params = z.object({
+const params = () => z.object({
   jobs: z.array(job).min(1, { error: 'jobs is empty; pass at least one {command}' }).max(50).describe('The commands to run, each independent of the others (1 to 50).'),
   concurrency: z.number().int().min(1).max(8).optional().describe('How many jobs run at once (default 2, at most 8).'),
   backoff_ms: z.number().int().min(100).max(60_000).optional().describe('Wait before the first retry of a failed job, doubled for each further retry (default 1000).'),

@@ -22,7 +22,7 @@ export const createTaskOutput = (tasks: TaskService) =>
       'wait_tasks waits. Ids: cmd_…, jobs_…, wait_…, or one job of a batch ("<batch>.<n>"); each page names the next ' +
       'offset. A batch shows every job\'s status and last output; a wait_for its recent checks. output_path lies in ' +
       'Deskhand\'s data folder, where read_file asks the person first: page with offset here.',
-    params: z.object({
+    params: () => z.object({
       id: z.string().min(1).describe('Task id, or a batch job ("jobs_1a2b.2").'),
       offset: z.number().int().min(0).optional().describe('Byte to read from (0 = start).'),
     }),

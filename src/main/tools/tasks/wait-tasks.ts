@@ -17,7 +17,7 @@ export const createWaitTasks = (tasks: TaskService) =>
       'to end; without, for the first of this conversation\'s tasks running now (returns at once when none runs). ' +
       'Reaching the timeout is not an error: the answer lists what still runs, and you can wait again or do other work. ' +
       'A task reported here sends no separate message when it ends.',
-    params: z.object({
+    params: () => z.object({
       ids: z.array(z.string().min(1)).max(20).optional().describe('Task ids to wait for (one or several; the first to end is reported); omit for any running task of this conversation.'),
       timeout: z
         .number({ error: `timeout is required: how many seconds to wait at most (1 to ${MAX_WAIT_SECONDS})` })

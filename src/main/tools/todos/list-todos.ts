@@ -5,7 +5,7 @@ import { formatTodos } from './format';
 export const listTodos = defineTool({
   name: 'list_todos',
   description: 'Read the current todo list of this conversation: every item with its id, status (pending, in_progress, done) and priority.',
-  params: z.object({}).strict(),
+  params: () => z.object({}).strict(),
   risk: 'read-only',
   disclosure: 'private',
   facts: { loadsWith: 'workstate', reaches: [] },

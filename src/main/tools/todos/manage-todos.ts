@@ -11,7 +11,7 @@ export const manageTodos = defineTool({
   description:
     'Set the todo list of a multi-step task: send the FULL list each time (it replaces the old one).',
   details: `At most ${MAX_TODOS} items. Keep exactly one in_progress while working; mark each done as soon as it is.`,
-  params: z
+  params: () => z
     .object({
       todos: z
         .array(

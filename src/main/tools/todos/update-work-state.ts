@@ -10,7 +10,7 @@ export const updateWorkState = defineTool({
   description:
     'Record where you are in the current task (goal, findings, decisions, next steps) so it survives summarization and resuming later. ' +
     'Patches the stored state: keys you send replace old values, a null value deletes a key. Returns the whole state.',
-  params: z
+  params: () => z
     .object({
       patch: z.record(z.string().min(1).max(100), z.unknown()).describe('Keys to set (null deletes the key).'),
     })

@@ -33,7 +33,7 @@ export const createTowerInit = (tower: Tower, commands: TowerCommandKnowledge) =
     description:
       'Start coordinator mode (Tower) for the git repository of your working folder: records the base branch and commit and creates an integration branch in a worktree of Deskhand\'s own (your checkout is never touched). ' +
       'Then tower_plan the missions, tower_spawn workers, and tower_merge what passes review.',
-    params: z
+    params: () => z
       .object({
         objective: z.string().trim().min(1).max(4000).describe('What the whole team is to achieve.'),
         tests_command: z.string().trim().max(2000).optional().describe('A shell command that must exit 0 in a mission\'s worktree before it merges (e.g. npm test). It runs in the OS sandbox (the worktree writable, no network); the person approves it.'),
@@ -70,7 +70,7 @@ export const createTowerPlan = (tower: Tower, commands: TowerCommandKnowledge) =
   defineTool({
     name: 'tower_plan',
     description: 'Split the objective into missions with disjoint scope globs, tasks and dependencies. The person approves the plan before it takes effect; overlapping scopes, unknown or cyclic dependencies are refused.',
-    params: z.object({ missions: z.array(missionParam).min(1).max(16).describe('The missions.') }).strict(),
+    params: () => z.object({ missions: z.array(missionParam).min(1).max(16).describe('The missions.') }).strict(),
     risk: 'high-risk',
     disclosure: 'private',
     facts: { roles: ['tower-coordinator'] },
@@ -98,7 +98,7 @@ export const createTowerSpawn = (tower: Tower) =>
     description:
       'Spawn a worker for a mission (in a new git worktree on its own branch, edits held to the mission\'s scope) or a reviewer for a mission\'s branch, as a background subagent. ' +
       'Spawning a worker again for the same mission continues in its worktree (e.g. after failing tests or a conflict).',
-    params: z
+    params: () => z
       .object({
         role: z.enum(['worker', 'reviewer']).describe('worker builds the mission; reviewer reviews its branch and submits tower_review.'),
         mission: missionId.describe('The mission id.'),
@@ -124,7 +124,7 @@ export const createTowerMerge = (tower: Tower) =>
     description:
       'Merge a mission\'s branch into the integration branch behind the review gate: its dependencies merged, every changed file inside its scope, its latest review approving and written against the branch tip, and the tests command passing in its worktree. ' +
       'A failing gate says why (failing tests send the worker back; a conflict aborts the merge and is escalated).',
-    params: z.object({ mission: missionId.describe('The mission to merge.') }).strict(),
+    params: () => z.object({ mission: missionId.describe('The mission to merge.') }).strict(),
     risk: 'high-risk',
     disclosure: 'internal',
     facts: { roles: ['tower-coordinator'] },
@@ -140,7 +140,7 @@ export const createTowerTeardown = (tower: Tower) =>
   defineTool({
     name: 'tower_teardown',
     description: 'End coordinator mode: stop every Tower agent and remove every worktree and mission branch Deskhand created; merged work stays on the integration branch.',
-    params: z.object({ reason: z.string().trim().max(500).optional().describe('Why (recorded in the activity log).') }).strict(),
+    params: () => z.object({ reason: z.string().trim().max(500).optional().describe('Why (recorded in the activity log).') }).strict(),
     risk: 'low-risk',
     disclosure: 'internal',
     facts: { roles: ['tower-coordinator'] },

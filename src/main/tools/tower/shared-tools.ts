@@ -9,7 +9,7 @@ export const createTowerSend = (tower: Tower) =>
   defineTool({
     name: 'tower_send',
     description: 'Send an inbox message to a roster agent (e.g. worker-api), to tower, or to all. A running agent reads a message from the tower before its next step.',
-    params: z.object({ to: z.string().trim().min(1).max(80).describe('tower, all, or an agent name from tower_status.'), message: z.string().trim().min(1).max(20_000).describe('The message.') }).strict(),
+    params: () => z.object({ to: z.string().trim().min(1).max(80).describe('tower, all, or an agent name from tower_status.'), message: z.string().trim().min(1).max(20_000).describe('The message.') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: [], roles: ['tower-member'] },
@@ -23,7 +23,7 @@ export const createTowerInbox = (tower: Tower) =>
   defineTool({
     name: 'tower_inbox',
     description: 'Read your inbox: messages addressed to you plus broadcasts, newest first.',
-    params: z.object({ limit: z.number().int().min(1).max(100).optional().describe('At most this many (default 20).') }).strict(),
+    params: () => z.object({ limit: z.number().int().min(1).max(100).optional().describe('At most this many (default 20).') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: [], roles: ['tower-member'] },
@@ -37,7 +37,7 @@ export const createTowerFinding = (tower: Tower) =>
   defineTool({
     name: 'tower_finding',
     description: 'File a structured finding (bug, improve, vuln, idea) about something outside your mission\'s scope, for the tower.',
-    params: z
+    params: () => z
       .object({
         kind: z.enum(['bug', 'improve', 'vuln', 'idea']).describe('What sort of finding.'),
         title: z.string().trim().min(1).max(200).describe('One line.'),
@@ -57,7 +57,7 @@ export const createTowerReview = (tower: Tower) =>
   defineTool({
     name: 'tower_review',
     description: 'Submit your verdict on the mission branch you were assigned to review: approve, or changes (say what must change). Recorded against the branch\'s current tip.',
-    params: z.object({ mission: missionId.describe('The mission you review.'), verdict: z.enum(['approve', 'changes']).describe('approve or changes.'), body: z.string().trim().max(20_000).default('').describe('Your review.') }).strict(),
+    params: () => z.object({ mission: missionId.describe('The mission you review.'), verdict: z.enum(['approve', 'changes']).describe('approve or changes.'), body: z.string().trim().max(20_000).default('').describe('Your review.') }).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: [], roles: ['tower-member'] },
@@ -71,7 +71,7 @@ export const createTowerMission = (tower: Tower) =>
   defineTool({
     name: 'tower_mission',
     description: 'Read a mission, or patch the one you own: tick tasks (numbers from 1), log a note, raise a blocker (it also goes to the tower\'s inbox).',
-    params: z
+    params: () => z
       .object({
         mission: missionId.optional().describe('The mission (default: yours).'),
         done: z.array(z.number().int().min(1)).max(30).optional().describe('Task numbers to tick.'),
@@ -94,7 +94,7 @@ export const createTowerStatus = (tower: Tower) =>
     // Asked again while waiting for something to change: the repeat guard leaves it alone.
     repeats: 'expected',
     description: 'Show the Tower dashboard: missions, roster, review gate, inbox count and recent activity.',
-    params: z.object({}).strict(),
+    params: () => z.object({}).strict(),
     risk: 'read-only',
     disclosure: 'private',
     facts: { reaches: [], roles: ['tower-member'] },

@@ -15,7 +15,7 @@ const MAX_TIMEOUT_MS = 120_000;
 export const HTTP_MAX_BYTES = 2 * 1024 * 1024;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 
-const params = z
+const params = () => z
   .object({
     method: z.enum(METHODS).describe('The HTTP method.'),
     url: z.string().min(1).max(8192).describe('The full http(s) URL, query string included.'),
@@ -29,7 +29,7 @@ const params = z
   })
   .strict();
 
-type Args = z.infer<typeof params>;
+type Args = z.infer<ReturnType<typeof params>>;
 
 function bodyOf(args: Args): { body?: string; headers: Record<string, string> } {
   const headers = { ...(args.headers ?? {}) };

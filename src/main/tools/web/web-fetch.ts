@@ -20,7 +20,7 @@ const ACCEPT = 'text/html,application/xhtml+xml,text/plain;q=0.9,application/jso
 export const FETCH_PDF_PAGES = 3;
 const FETCH_PDF_CHARS = 30_000;
 
-const params = z
+const params = () => z
   .object({
     url: z.string().min(1).max(8192).describe('http(s) URL.'),
     format: z.enum(['markdown', 'text', 'html']).optional().describe('Default markdown.'),

@@ -23,7 +23,7 @@ export const NO_BACKEND =
   '`deskhand secrets set BRAVE_API_KEY` then `deskhand search set brave --key-secret BRAVE_API_KEY` (Brave Search API), or ' +
   '`deskhand secrets set TAVILY_API_KEY` then `deskhand search set tavily --key-secret TAVILY_API_KEY` (Tavily).';
 
-const params = z
+const params = () => z
   .object({
     query: z.string().min(1).max(400).describe('What to search for.'),
     max_results: z.number().int().min(1).max(20).optional().describe('Default 5.'),

@@ -9,7 +9,7 @@ import { defineTool } from '../../runtime/tool';
 import { CATALOG, catalogEntry, phasesOf, type Workflows } from '../../services/workflows/index';
 import type { WorkflowLimits } from '../../services/workflows/index';
 
-const params = z
+const params = () => z
   .object({
     name: z
       .string()
@@ -38,7 +38,7 @@ const params = z
   })
   .strict();
 
-type Args = z.infer<typeof params>;
+type Args = z.infer<ReturnType<typeof params>>;
 
 function limitsOf(a: Args): Partial<WorkflowLimits> {
   return {
