@@ -40,6 +40,8 @@ export interface Routes {
 export interface BenchModelServer {
   /** `'child process'` or `'in process'`, for the figures' descriptions. */
   readonly where: string;
+  /** The child's process id; null in process. */
+  readonly pid: number | null;
   /** `url + '/v1'`, the provider's baseURL. */
   readonly baseURL: string;
   enqueue(...replies: ReplyInput[]): Promise<void>;
@@ -81,6 +83,7 @@ export async function startModelServerInProcess(opts: Pick<ModelServerOptions, '
   const routing = routedFallback();
   return {
     where: 'in process',
+    pid: null,
     baseURL: server.baseURL,
     enqueue: (...replies) => Promise.resolve(server.enqueue(...replies)),
     setRoutes(routes) {
@@ -154,6 +157,7 @@ export async function startModelServerProcess(): Promise<BenchModelServer> {
   let closing: Promise<void> | undefined;
   return {
     where: 'child process',
+    pid: child.pid ?? null,
     baseURL: `${url}/v1`,
     enqueue: async (...replies) => void (await call('enqueue', { replies: replies.map(specOf) })),
     setRoutes: async (routes) => void (await call('routes', { routes })),
