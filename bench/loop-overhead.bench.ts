@@ -210,6 +210,7 @@ export default async function loopOverhead(): Promise<BenchResult> {
   return {
     loop_overhead_ms_per_tool_call: figure(perCall.sequential, { unit: 'ms', baseline: `(run − bare model round trips, same run) / ${CALLS} sequential calls`, target: '≤ 3' }),
     loop_overhead_inproc_ms_per_tool_call: figure(perCall.inproc, { unit: 'ms', baseline: 'as loop_overhead_ms_per_tool_call with the scripted server in this process (the figure until issue 54\'s sixth round), same repeats' }),
+    loop_overhead_inproc_minus_child_ms_per_tool_call: figure(perCall.inproc.map((ms, i) => ms - perCall.sequential[i]!), { unit: 'ms', baseline: 'per repeat: loop_overhead_inproc_ms_per_tool_call − loop_overhead_ms_per_tool_call (how much the server in this process moved the figure)' }),
     loop_cpu_inproc_ms_per_tool_call: figure(perCall.inprocCpu, { unit: 'ms', baseline: 'as loop_cpu_ms_per_tool_call with the scripted server in this process (its CPU in both arms, subtracted), same repeats' }),
     loop_overhead_parallel_ms_per_step: figure(perStep.parallel, { unit: 'ms/step', baseline: `(run − bare model round trips, same run) / ${CALLS / PER_STEP} steps of ${PER_STEP} calls` }),
     loop_overhead_parallel_share_ms_per_call: figure(perCall.parallel, { unit: 'ms', baseline: `the same run / ${CALLS} calls: each call's share when ${PER_STEP} run in one step, not one call's cost` }),

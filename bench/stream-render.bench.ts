@@ -239,6 +239,10 @@ export default async function streamRender(): Promise<BenchResult> {
     stream_sse_consumed_ms: figure(burst.child.consumed, { unit: 'ms', baseline: 'request to stream read to its end, server in a child process' }),
     stream_render_vs_reader_inproc_ratio: ratio(burst.inproc.rendered, burst.inproc.reader, { baseline: 'as stream_render_vs_reader_ratio with the scripted server in this process (the figure until issue 54\'s sixth round), same rounds' }),
     stream_render_vs_runtime_inproc_ratio: ratio(burst.inproc.rendered, burst.inproc.consumed, { baseline: 'as stream_render_vs_runtime_ratio, server in this process, same rounds' }),
+    stream_render_vs_reader_inproc_over_child: figure(
+      burst.inproc.rendered.map((r, i) => r / burst.inproc.reader[i]! / (burst.child.rendered[i]! / burst.child.reader[i]!)),
+      { unit: 'x', baseline: 'per round: stream_render_vs_reader_inproc_ratio / stream_render_vs_reader_ratio (how much the server in this process moved the ratio)' },
+    ),
     stream_reader_inproc_ms: figure(burst.inproc.reader, { unit: 'ms', baseline: 'as stream_reader_ms, server in this process' }),
     stream_rendered_inproc_ms: figure(burst.inproc.rendered, { unit: 'ms', baseline: 'as stream_rendered_ms, server in this process' }),
     stream_sse_consumed_inproc_ms: figure(burst.inproc.consumed, { unit: 'ms', baseline: 'as stream_sse_consumed_ms, server in this process' }),

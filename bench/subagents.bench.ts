@@ -190,6 +190,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
     return {
       map_overhead_ms_per_child: figure(perChild, { unit: 'ms/child', baseline: `the same ${SEQ_CHILDREN} model calls made directly, one at a time, paired rounds`, target: '≤ 5' }),
       map_overhead_inproc_ms_per_child: figure(perChildInproc, { unit: 'ms/child', baseline: 'as map_overhead_ms_per_child with the scripted server in this process (the figure until issue 54\'s sixth round), same rounds' }),
+      map_overhead_inproc_minus_child_ms_per_child: figure(perChildInproc.map((ms, i) => ms - perChild[i]!), { unit: 'ms/child', baseline: 'per round: map_overhead_inproc_ms_per_child − map_overhead_ms_per_child (how much the server in this process moved the figure)' }),
       map_100_parallel_share_ms_per_child: figure(parallelShare, { unit: 'ms/child', baseline: `the same ${CHILDREN} model calls made directly, ${CAP} at once: wall share per child, ${CAP} overlapping`, headline: true }),
       map_100_total_ms: figure(map.a, { unit: 'ms', baseline: 'map_100_direct_ms' }),
       map_100_direct_ms: figure(map.b, { unit: 'ms' }),
