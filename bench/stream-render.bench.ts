@@ -21,8 +21,16 @@
  * baseline shares the event loop with the web host's sends, so it contains part of the work measured and flatters the
  * ratio; it is printed beside the headline, not as one.
  *
- * A full run (20 paced replies of 4 s, each beside its plain reader, and 20 bursts) took 4 min 17 s on the shared
- * 2-core machine at a load average of 7–9; a smoke run (one of each, a 5,000-token burst) about 15 s.
+ * The bursts' scripted server runs in a child process of its own (bench/model-server-process.ts), for both arms: a
+ * real provider is never in the agent's process, and in this one the server's build and write of the 11 MB burst and
+ * the collector's work for it landed in whichever arm was running. For one release every round also reads the burst,
+ * both arms, from the server in this process as before (`stream_render_vs_reader_inproc_ratio` and the other
+ * `…_inproc_…` figures; which server goes first alternates by round), and
+ * `stream_render_vs_reader_inproc_over_child` is the two ratios' quotient per round. The paced replies stay on the
+ * in-process server (one small event each 16 ms, timed by its own write callback).
+ *
+ * A full run (20 paced replies of 4 s, each beside its plain reader, and 20 rounds of two bursts) took 5–6 min on the
+ * shared 2-core machine at a load average of 5–12; a smoke run (one of each, a 5,000-token burst) about 27 s.
  */
 import { reply } from '../test/support/model-server';
 import { figure, isSmoke, percentile, pooledPercentile, ratio, roundsOf, type BenchResult } from './lib';
