@@ -117,7 +117,7 @@ export default async function streamRender(): Promise<BenchResult> {
   };
 
   const paced = { screenP95: [] as number[], readerP95: [] as number[], screenAll: [] as number[], screenByReply: [] as number[][], emitP95: [] as number[], emitToScreenP95: [] as number[] };
-  const newBurst = () => ({ consumed: [] as number[], rendered: [] as number[], reader: [] as number[] });
+  const newBurst = () => ({ consumed: [] as number[], rendered: [] as number[], reader: [] as number[], readerFromArrival: [] as number[] });
   const burst = { child: newBurst(), inproc: newBurst() };
   const delayMs = 1000 / TOKENS_PER_SECOND;
   try {
@@ -194,8 +194,11 @@ export default async function streamRender(): Promise<BenchResult> {
       });
       const rawText = await raw.text();
       if (!rawText.includes(MARK)) throw new Error('the plain reader did not see the end of the burst');
-      into.reader.push(now() - t0);
-      if ((await from.take()).length !== 1) throw new Error(`the plain reader's request did not reach the server ${from.where}`);
+      const readAt = now();
+      into.reader.push(readAt - t0);
+      const readerRequests = await from.take();
+      if (readerRequests.length !== 1) throw new Error(`the plain reader's request did not reach the server ${from.where}`);
+      into.readerFromArrival.push(readAt - readerRequests[0]!.at);
 
       await from.enqueue({ text: script });
       provider.baseURL = from.baseURL;
@@ -251,6 +254,8 @@ export default async function streamRender(): Promise<BenchResult> {
       burst.inproc.rendered.map((r, i) => r / burst.inproc.reader[i]! / (burst.child.rendered[i]! / burst.child.reader[i]!)),
       { unit: 'x', baseline: 'per round: stream_render_vs_reader_inproc_ratio / stream_render_vs_reader_ratio (how much the server in this process moved the ratio)' },
     ),
+    stream_render_vs_reader_from_arrival_ratio: ratio(burst.child.rendered, burst.child.readerFromArrival, { baseline: 'as stream_render_vs_reader_ratio, the reader\'s clock too from its request reaching the server (child process), as the runtime arm\'s' }),
+    stream_render_vs_reader_from_arrival_inproc_ratio: ratio(burst.inproc.rendered, burst.inproc.readerFromArrival, { baseline: 'the same, server in this process' }),
     stream_reader_inproc_ms: figure(burst.inproc.reader, { unit: 'ms', baseline: 'as stream_reader_ms, server in this process' }),
     stream_rendered_inproc_ms: figure(burst.inproc.rendered, { unit: 'ms', baseline: 'as stream_rendered_ms, server in this process' }),
     stream_sse_consumed_inproc_ms: figure(burst.inproc.consumed, { unit: 'ms', baseline: 'as stream_sse_consumed_ms, server in this process' }),
