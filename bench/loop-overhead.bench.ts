@@ -6,8 +6,8 @@
  * this shape sent, fetched and read to the end by a plain HTTP client in the same process, right before each run),
  * and the rest divided by the number of calls. Each run is one sample; runs are repeated.
  *
- * loop_cpu_ms_per_tool_call: the same subtraction in process CPU time (the model server runs in this process too, and
- * is subtracted with the baseline). On a loaded machine the wall figure also counts every wait for a core at each of
+ * loop_cpu_ms_per_tool_call: the same subtraction in this process's CPU time (the model server's is in its own
+ * process, counted in neither arm). On a loaded machine the wall figure also counts every wait for a core at each of
  * a step's many event-loop hops; the CPU figure does not.
  *
  * loop_overhead_parallel_ms_per_step: the same with ten `stat` calls per model step (CALLS / 10 steps), per step —
@@ -25,8 +25,13 @@
  * loop_provider_share_ms_per_tool_call is the rest, per round: loop_overhead − loop_runtime (building each request
  * and reading its stream through the provider SDK and HTTP, beyond the bare round trip).
  *
- * The scripted server keeps every request it answers (tests read them); here they are dropped after each run, so the
- * server's growing heap does not tax the garbage collector of the runs measured after it.
+ * The scripted server runs in a child process of its own (bench/model-server-process.ts), as a real provider is never
+ * in the agent's process: its parse of each request and build of each reply, and its garbage, are in neither arm.
+ * For one release the sequential figures are also taken with the server in this process, as until issue 54's sixth
+ * round, in the same repeats (loop_overhead_inproc_ms_per_tool_call, loop_cpu_inproc_ms_per_tool_call): there the
+ * server's work is in both arms and is subtracted, but its garbage and its turns on the event loop land where they fall.
+ * The server forgets the requests after each run (it keeps every request it answers, for tests), so its growing heap
+ * does not tax the runs measured after it.
  */
 import type { LanguageModel } from 'ai';
 import { writeFileSync } from 'node:fs';
@@ -37,9 +42,10 @@ import { streamModelStep } from '../src/main/runtime/loop/model-call';
 import { SecretRedactor } from '../src/main/runtime/context/redaction';
 import { createModel } from '../src/main/services/providers/providers';
 import { Store } from '../src/main/services/store/store';
-import { reply, startModelServer, type ReplyBuilder } from '../test/support/model-server';
+import { reply, type ReplyBuilder } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
 import { figure, paired, type BenchResult } from './lib';
+import { startModelServerInProcess, startModelServerProcess, type BenchModelServer } from './model-server-process';
 
 const CALLS = 100;
 const PER_STEP = 10;
@@ -47,10 +53,12 @@ const PER_STEP = 10;
 const REPEATS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 20);
 
 export default async function loopOverhead(): Promise<BenchResult> {
-  const server = await startModelServer();
+  const server = await startModelServerProcess();
+  const inproc = await startModelServerInProcess();
   const work = tempDir('deskhand-bench-work-');
   writeFileSync(join(work, 'a.txt'), 'hello\n');
-  const provider = { provider: 'openai' as const, model: 'bench', baseURL: server.baseURL, apiKey: 'sk-bench' };
+  const providerOf = (srv: BenchModelServer) => ({ provider: 'openai' as const, model: 'bench', baseURL: srv.baseURL, apiKey: 'sk-bench' });
+  const provider = providerOf(server);
   const store = new Store(tempDir('deskhand-bench-data-'));
   const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, maxSteps: CALLS + 1, afterTurn: () => undefined, browser: null }); // no memory-extraction side call, no browser in the measured turns
 
@@ -67,21 +75,22 @@ export default async function loopOverhead(): Promise<BenchResult> {
     return steps;
   };
 
-  /** The request bodies of the last agent run of each shape: the bare model replays them. */
-  const bodies = new Map<number, string[]>();
+  /** The request bodies of the last agent run of each shape and server: the bare model replays them. */
+  const bodies = new Map<string, string[]>();
+  const shape = (srv: BenchModelServer, perStep: number) => `${srv.where}:${perStep}`;
 
   /**
    * The model alone: the very requests the last agent run of this shape sent (same bodies, so the server parses the
    * same growing history), each fetched and read to its end by a plain HTTP client, one after the other.
    */
-  const bareModel = async (perStep: number): Promise<{ ms: number; cpuMs: number }> => {
-    const sent = bodies.get(perStep);
+  const bareModel = async (perStep: number, srv = server): Promise<{ ms: number; cpuMs: number }> => {
+    const sent = bodies.get(shape(srv, perStep));
     if (!sent) throw new Error('no agent run to replay yet');
-    server.enqueue(...script(perStep));
+    await srv.enqueue(...script(perStep));
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     for (const body of sent) {
-      const res = await fetch(`${server.baseURL}/chat/completions`, {
+      const res = await fetch(`${srv.baseURL}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
         body,
@@ -90,28 +99,27 @@ export default async function loopOverhead(): Promise<BenchResult> {
     }
     const ms = performance.now() - t0;
     const c = process.cpuUsage(c0);
-    server.requests.length = 0;
+    if ((await srv.take()).length !== sent.length) throw new Error(`the bare round trips did not all reach the server ${srv.where}`);
     return { ms, cpuMs: (c.user + c.system) / 1000 };
   };
 
-  const agentRun = async (perStep: number): Promise<{ ms: number; cpuMs: number }> => {
-    server.enqueue(...script(perStep));
-    const before = server.requests.length;
+  const agentRun = async (perStep: number, srv = server): Promise<{ ms: number; cpuMs: number }> => {
+    await srv.enqueue(...script(perStep));
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
-    if (perStep === 1) lastSequential = conv.id;
+    if (perStep === 1 && srv === server) lastSequential = conv.id;
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    const outcome = await runtime.sendMessage(conv.id, 'bench', { provider, interactive: false });
+    const outcome = await runtime.sendMessage(conv.id, 'bench', { provider: providerOf(srv), interactive: false });
     const ms = performance.now() - t0;
     const c = process.cpuUsage(c0);
-    bodies.set(perStep, server.requests.slice(before).map((r) => JSON.stringify(r.body)));
+    const sent = (await srv.take({ bodies: true })).map((r) => r.body!);
+    bodies.set(shape(srv, perStep), sent);
     if (outcome.status !== 'finished') throw new Error(`bench run ended ${outcome.status}: ${outcome.error ?? ''}`);
-    if (server.requests.length - before !== CALLS / perStep + 1) throw new Error(`expected ${CALLS / perStep + 1} model requests, saw ${server.requests.length - before}`);
+    if (sent.length !== CALLS / perStep + 1) throw new Error(`expected ${CALLS / perStep + 1} model requests at the server ${srv.where}, saw ${sent.length}`);
     const calls = store.toolCallsForConversation(conv.id);
     if (calls.length !== CALLS || calls.some((c) => c.tool !== 'stat' || c.status !== 'done')) {
       throw new Error(`expected ${CALLS} finished stat calls, found ${calls.length} (${[...new Set(calls.map((c) => `${c.tool}:${c.status}`))].join(', ')})`);
     }
-    server.requests.length = 0;
     return { ms, cpuMs: (c.user + c.system) / 1000 };
   };
 
@@ -133,7 +141,7 @@ export default async function loopOverhead(): Promise<BenchResult> {
   let lastSequential: string | null = null;
   const sdkExtra: number[] = [];
   let sdkBodyBytes = 0;
-  const perCall = { sequential: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[], runtime: [] as number[] };
+  const perCall = { sequential: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[], runtime: [] as number[], inproc: [] as number[], inprocCpu: [] as number[] };
   const perStep = { parallel: [] as number[], parallelCpu: [] as number[] };
   const totals = { sequential: [] as number[], bareSequential: [] as number[] };
   try {
@@ -141,9 +149,19 @@ export default async function loopOverhead(): Promise<BenchResult> {
     await agentRun(1);
     await agentRun(PER_STEP);
     await bareModel(1);
+    await agentRun(1, inproc);
+    await bareModel(1, inproc);
     await runtimeRun();
     for (let r = 0; r < REPEATS; r++) {
       perCall.runtime.push(await runtimeRun());
+      // The old figure (server in this process), first in every other repeat.
+      const inprocRun = async () => {
+        const bare = await bareModel(1, inproc);
+        const run = await agentRun(1, inproc);
+        perCall.inproc.push((run.ms - bare.ms) / CALLS);
+        perCall.inprocCpu.push((run.cpuMs - bare.cpuMs) / CALLS);
+      };
+      if (r % 2 === 1) await inprocRun();
       for (const [name, callsPerStep] of [['sequential', 1], ['parallel', PER_STEP]] as const) {
         const bare = await bareModel(callsPerStep);
         const run = await agentRun(callsPerStep);
@@ -158,25 +176,26 @@ export default async function loopOverhead(): Promise<BenchResult> {
           totals.bareSequential.push(bare.ms);
         }
       }
+      if (r % 2 === 0) await inprocRun();
     }
     // The SDK's share: the final request of the last sequential run, through doStream and as a bare fetch.
     const convId = lastSequential!;
     const { messages } = requestView(store, convId);
     const tools = runtime.registry.toolSet({ conversationId: convId, policy: 'read-only', revealed: [] }).specs;
     // The system prompt the run itself sent last.
-    const sent = bodies.get(1)!.at(-1)!;
+    const sent = bodies.get(shape(server, 1))!.at(-1)!;
     const system = (JSON.parse(sent) as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'system').map((m) => String(m.content));
     const model = createModel(provider);
     // The wire redactor every runtime request goes through (a redactor like a run's: this environment's credentials).
     const redactor = new SecretRedactor();
     const viaSdk = async () => {
-      server.enqueue(reply().tool('stat', { path: 'a.txt' }));
+      await server.enqueue(reply().tool('stat', { path: 'a.txt' }));
       for await (const part of streamModelStep({ model, system, messages, tools, signal: new AbortController().signal, redactor, onUsage: () => {} })) void part;
     };
     await viaSdk();
-    const body = JSON.stringify(server.requests.at(-1)!.body);
+    const body = (await server.take({ bodies: true })).at(-1)!.body!;
     const bare = async () => {
-      server.enqueue(reply().tool('stat', { path: 'a.txt' }));
+      await server.enqueue(reply().tool('stat', { path: 'a.txt' }));
       const res = await fetch(`${server.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body });
       await res.text();
     };
@@ -186,9 +205,13 @@ export default async function loopOverhead(): Promise<BenchResult> {
   } finally {
     store.close();
     await server.close();
+    await inproc.close();
   }
   return {
     loop_overhead_ms_per_tool_call: figure(perCall.sequential, { unit: 'ms', baseline: `(run − bare model round trips, same run) / ${CALLS} sequential calls`, target: '≤ 3' }),
+    loop_overhead_inproc_ms_per_tool_call: figure(perCall.inproc, { unit: 'ms', baseline: 'as loop_overhead_ms_per_tool_call with the scripted server in this process (the figure until issue 54\'s sixth round), same repeats' }),
+    loop_overhead_inproc_minus_child_ms_per_tool_call: figure(perCall.inproc.map((ms, i) => ms - perCall.sequential[i]!), { unit: 'ms', baseline: 'per repeat: loop_overhead_inproc_ms_per_tool_call − loop_overhead_ms_per_tool_call (how much the server in this process moved the figure)' }),
+    loop_cpu_inproc_ms_per_tool_call: figure(perCall.inprocCpu, { unit: 'ms', baseline: 'as loop_cpu_ms_per_tool_call with the scripted server in this process (its CPU in both arms, subtracted), same repeats' }),
     loop_overhead_parallel_ms_per_step: figure(perStep.parallel, { unit: 'ms/step', baseline: `(run − bare model round trips, same run) / ${CALLS / PER_STEP} steps of ${PER_STEP} calls` }),
     loop_overhead_parallel_share_ms_per_call: figure(perCall.parallel, { unit: 'ms', baseline: `the same run / ${CALLS} calls: each call's share when ${PER_STEP} run in one step, not one call's cost` }),
     loop_cpu_ms_per_tool_call: figure(perCall.sequentialCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, sequential; less sensitive to a loaded machine' }),
@@ -199,7 +222,7 @@ export default async function loopOverhead(): Promise<BenchResult> {
       { unit: 'ms', baseline: 'per round: loop_overhead_ms_per_tool_call − loop_runtime_ms_per_tool_call (the provider SDK and HTTP beyond the bare round trip)' },
     ),
     loop_run_ms_100_sequential_calls: figure(totals.sequential, { unit: 'ms' }),
-    loop_bare_model_ms_100_round_trips: figure(totals.bareSequential, { unit: 'ms', baseline: 'the scripted server alone, plain HTTP client' }),
+    loop_bare_model_ms_100_round_trips: figure(totals.bareSequential, { unit: 'ms', baseline: 'the scripted server alone (in a child process), plain HTTP client' }),
     loop_sdk_request_extra_ms: figure(sdkExtra, { unit: 'ms', baseline: `the same request (${Math.round(sdkBodyBytes / 1024)} KB: ${CALLS * 2 + 1} messages, the tool set) as a plain fetch, alternating` }),
   };
 }

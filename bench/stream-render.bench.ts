@@ -21,11 +21,20 @@
  * baseline shares the event loop with the web host's sends, so it contains part of the work measured and flatters the
  * ratio; it is printed beside the headline, not as one.
  *
- * A full run (20 paced replies of 4 s, each beside its plain reader, and 20 bursts) took 4 min 17 s on the shared
- * 2-core machine at a load average of 7–9; a smoke run (one of each, a 5,000-token burst) about 15 s.
+ * The bursts' scripted server runs in a child process of its own (bench/model-server-process.ts), for both arms: a
+ * real provider is never in the agent's process, and in this one the server's build and write of the 11 MB burst and
+ * the collector's work for it landed in whichever arm was running. For one release every round also reads the burst,
+ * both arms, from the server in this process as before (`stream_render_vs_reader_inproc_ratio` and the other
+ * `…_inproc_…` figures; which server goes first alternates by round), and
+ * `stream_render_vs_reader_inproc_over_child` is the two ratios' quotient per round. The paced replies stay on the
+ * in-process server (one small event each 16 ms, timed by its own write callback).
+ *
+ * A full run (20 paced replies of 4 s, each beside its plain reader, and 20 rounds of two bursts) took 5–6 min on the
+ * shared 2-core machine at a load average of 5–12; a smoke run (one of each, a 5,000-token burst) about 27 s.
  */
-import { reply, startModelServer } from '../test/support/model-server';
+import { reply } from '../test/support/model-server';
 import { figure, isSmoke, percentile, pooledPercentile, ratio, roundsOf, type BenchResult } from './lib';
+import { startModelServerInProcess, startModelServerProcess, type BenchModelServer } from './model-server-process';
 import { openUiHost } from './ui-support';
 
 /** A smoke run (CI) streams 5,000: every path, not the load. */
@@ -61,14 +70,20 @@ const now = (): number => performance.timeOrigin + performance.now();
 export default async function streamRender(): Promise<BenchResult> {
   /** When the server wrote each paced token (by index), for the reply being timed. */
   let written = new Map<number, number>();
-  const timing = { request: 0, consumed: 0 };
-  const server = await startModelServer({
-    onRequest: () => (timing.request = now()),
+  const timing = { consumed: 0 };
+  // The paced replies' server, and the burst's as it was until issue 54's sixth round: in this process. The burst's
+  // headline server is in a child process of its own; the in-process one is kept beside it, in the same rounds, for
+  // one release (the `…_inproc…` figures).
+  const server = await startModelServerInProcess({
     onWrite: (chunk, at) => {
       for (const m of chunk.matchAll(TOKEN_RE)) if (!written.has(Number(m[1]))) written.set(Number(m[1]), at);
     },
   });
-  const ui = await openUiHost({ provider: { provider: 'openai-compatible', model: 'bench', baseURL: server.baseURL, apiKey: null } });
+  const child = await startModelServerProcess();
+  // The host reads this object for every new run (ProviderSettings' override), so its baseURL chooses the server the
+  // next run talks to; each arm checks that its request reached the server it meant.
+  const provider = { provider: 'openai-compatible' as const, model: 'bench', baseURL: server.baseURL, apiKey: null };
+  const ui = await openUiHost({ provider });
   /** When the runtime emitted each paced token (a `text` event: after the SDK, the stream redactor, sanitizing). */
   let emitted = new Map<number, number>();
   let emittedText = '';
@@ -93,7 +108,6 @@ export default async function streamRender(): Promise<BenchResult> {
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.waitFor();
     await page.evaluate(`window.__done = false; ${observer}`);
-    timing.request = 0;
     timing.consumed = 0;
     await box.fill('Write an answer');
     await box.press('Enter');
@@ -103,11 +117,12 @@ export default async function streamRender(): Promise<BenchResult> {
   };
 
   const paced = { screenP95: [] as number[], readerP95: [] as number[], screenAll: [] as number[], screenByReply: [] as number[][], emitP95: [] as number[], emitToScreenP95: [] as number[] };
-  const burst = { consumed: [] as number[], rendered: [] as number[], reader: [] as number[] };
+  const newBurst = () => ({ consumed: [] as number[], rendered: [] as number[], reader: [] as number[], readerFromArrival: [] as number[] });
+  const burst = { child: newBurst(), inproc: newBurst() };
   const delayMs = 1000 / TOKENS_PER_SECOND;
   try {
     // Warm-up: one short paced reply through the UI (renderer code paths, JIT).
-    server.enqueue(reply().text('warm up ').text('w0x').delay(1).spec);
+    await server.enqueue(reply().text('warm up ').text('w0x').delay(1).spec);
     await sendInNewConversation(`(() => {
       const observer = new MutationObserver(() => {
         if (document.body.textContent.includes('w0x')) (window.__done = true), observer.disconnect();
@@ -118,7 +133,7 @@ export default async function streamRender(): Promise<BenchResult> {
     for (let r = 0; r < PACED_REPEATS; r++) {
       // Baseline: the same paced stream read by a plain reader in Node.
       written = new Map();
-      server.enqueue({ text: pacedTokens(), delayMs });
+      await server.enqueue({ text: pacedTokens(), delayMs });
       const arrived = new Map<number, number>();
       const res = await fetch(`${server.baseURL}/chat/completions`, {
         method: 'POST',
@@ -140,7 +155,7 @@ export default async function streamRender(): Promise<BenchResult> {
       written = new Map();
       emitted = new Map();
       emittedText = '';
-      server.enqueue({ text: pacedTokens(), delayMs });
+      await server.enqueue({ text: pacedTokens(), delayMs });
       await sendInNewConversation(
         `(() => {
           window.__seen = [];
@@ -165,23 +180,28 @@ export default async function streamRender(): Promise<BenchResult> {
       paced.screenByReply.push(lags);
     }
 
-    // The burst: 50,000 tokens in one write.
+    // The burst: 50,000 tokens in one write, from each server in turn (which goes first alternates by round).
     const script = burstTokens();
-    for (let r = 0; r < BURST_REPEATS; r++) {
-      // Baseline: the same burst read to its end by a plain reader, this round.
-      server.enqueue({ text: script });
+    await server.take(); // the paced replies' requests
+    const burstFrom = async (from: BenchModelServer, into: ReturnType<typeof newBurst>) => {
+      // Baseline: the same burst read to its end by a plain reader, this round, from the same server.
+      await from.enqueue({ text: script });
       const t0 = now();
-      const raw = await fetch(`${server.baseURL}/chat/completions`, {
+      const raw = await fetch(`${from.baseURL}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'raw' }] }),
       });
       const rawText = await raw.text();
       if (!rawText.includes(MARK)) throw new Error('the plain reader did not see the end of the burst');
-      burst.reader.push(now() - t0);
+      const readAt = now();
+      into.reader.push(readAt - t0);
+      const readerRequests = await from.take();
+      if (readerRequests.length !== 1) throw new Error(`the plain reader's request did not reach the server ${from.where}`);
+      into.readerFromArrival.push(readAt - readerRequests[0]!.at);
 
-      server.enqueue({ text: script });
-      let renderedAt = 0;
+      await from.enqueue({ text: script });
+      provider.baseURL = from.baseURL;
       await sendInNewConversation(
         `(() => {
           window.__renderedAt = 0;
@@ -196,13 +216,23 @@ export default async function streamRender(): Promise<BenchResult> {
           });
           observer.observe(document.body, { subtree: true, childList: true, characterData: true });
         })()`);
-      renderedAt = (await page.evaluate('window.__renderedAt')) as number;
-      burst.consumed.push(timing.consumed - timing.request);
-      burst.rendered.push(renderedAt - timing.request);
+      const renderedAt = (await page.evaluate('window.__renderedAt')) as number;
+      // When the runtime's request reached the server (the server's clock: the same wall clock as this process's and
+      // the page's).
+      const requests = await from.take();
+      if (requests.length !== 1) throw new Error(`the runtime's request did not reach the server ${from.where} (${requests.length} requests there)`);
+      const requestAt = requests[0]!.at;
+      into.consumed.push(timing.consumed - requestAt);
+      into.rendered.push(renderedAt - requestAt);
+    };
+    for (let r = 0; r < BURST_REPEATS; r++) {
+      const order = r % 2 === 0 ? (['child', 'inproc'] as const) : (['inproc', 'child'] as const);
+      for (const where of order) await burstFrom(where === 'child' ? child : server, burst[where]);
     }
   } finally {
     await ui.close();
     await server.close();
+    await child.close();
   }
   const pace = `${TOKENS_PER_SECOND} tokens/s, ${PACED_TOKENS} per reply`;
   return {
@@ -213,10 +243,21 @@ export default async function streamRender(): Promise<BenchResult> {
     token_to_runtime_event_p95_ms: figure(paced.emitP95, { unit: 'ms', baseline: 'server write → the runtime emitting the token (SDK, stream redactor), same replies' }),
     runtime_event_to_screen_p95_ms: figure(paced.emitToScreenP95, { unit: 'ms', baseline: 'runtime event → DOM (web host, WebSocket, renderer), same replies' }),
     token_to_screen_ms: figure(paced.screenAll, { unit: 'ms', baseline: `every token of every reply, ${pace}` }),
-    stream_render_vs_reader_ratio: ratio(burst.rendered, burst.reader, { baseline: `the same ${BURST_TOKENS}-token burst read to its end by a plain HTTP reader, same round`, target: '≤ 1.2' }),
-    stream_render_vs_runtime_ratio: ratio(burst.rendered, burst.consumed, { baseline: `runtime consumed the stream, same reply (${BURST_TOKENS} tokens in one burst); shares the event loop with the work measured, so it flatters: not the headline` }),
-    stream_reader_ms: figure(burst.reader, { unit: 'ms', baseline: 'request to burst read to its end, plain reader' }),
-    stream_rendered_ms: figure(burst.rendered, { unit: 'ms', baseline: 'request to last token on screen' }),
-    stream_sse_consumed_ms: figure(burst.consumed, { unit: 'ms', baseline: 'request to stream read to its end' }),
+    stream_render_vs_reader_ratio: ratio(burst.child.rendered, burst.child.reader, { baseline: `the same ${BURST_TOKENS}-token burst read to its end by a plain HTTP reader, same round; the scripted server in a child process`, target: '≤ 1.2' }),
+    stream_render_vs_runtime_ratio: ratio(burst.child.rendered, burst.child.consumed, { baseline: `runtime consumed the stream, same reply (${BURST_TOKENS} tokens in one burst, server in a child process); shares the event loop with the work measured, so it flatters: not the headline` }),
+    stream_reader_ms: figure(burst.child.reader, { unit: 'ms', baseline: 'request to burst read to its end, plain reader, server in a child process' }),
+    stream_rendered_ms: figure(burst.child.rendered, { unit: 'ms', baseline: 'request to last token on screen, server in a child process' }),
+    stream_sse_consumed_ms: figure(burst.child.consumed, { unit: 'ms', baseline: 'request to stream read to its end, server in a child process' }),
+    stream_render_vs_reader_inproc_ratio: ratio(burst.inproc.rendered, burst.inproc.reader, { baseline: 'as stream_render_vs_reader_ratio with the scripted server in this process (the figure until issue 54\'s sixth round), same rounds' }),
+    stream_render_vs_runtime_inproc_ratio: ratio(burst.inproc.rendered, burst.inproc.consumed, { baseline: 'as stream_render_vs_runtime_ratio, server in this process, same rounds' }),
+    stream_render_vs_reader_inproc_over_child: figure(
+      burst.inproc.rendered.map((r, i) => r / burst.inproc.reader[i]! / (burst.child.rendered[i]! / burst.child.reader[i]!)),
+      { unit: 'x', baseline: 'per round: stream_render_vs_reader_inproc_ratio / stream_render_vs_reader_ratio (how much the server in this process moved the ratio)' },
+    ),
+    stream_render_vs_reader_from_arrival_ratio: ratio(burst.child.rendered, burst.child.readerFromArrival, { baseline: 'as stream_render_vs_reader_ratio, the reader\'s clock too from its request reaching the server (child process), as the runtime arm\'s' }),
+    stream_render_vs_reader_from_arrival_inproc_ratio: ratio(burst.inproc.rendered, burst.inproc.readerFromArrival, { baseline: 'the same, server in this process' }),
+    stream_reader_inproc_ms: figure(burst.inproc.reader, { unit: 'ms', baseline: 'as stream_reader_ms, server in this process' }),
+    stream_rendered_inproc_ms: figure(burst.inproc.rendered, { unit: 'ms', baseline: 'as stream_rendered_ms, server in this process' }),
+    stream_sse_consumed_inproc_ms: figure(burst.inproc.consumed, { unit: 'ms', baseline: 'as stream_sse_consumed_ms, server in this process' }),
   };
 }

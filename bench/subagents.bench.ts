@@ -11,6 +11,12 @@
  * directly 8 at once: (map − direct) / 100 is each child's share of the wall time when 8 run together — not what one
  * child costs (8 overlap), so it is named apart from the per-child figure. 20 rounds (each is 200 model calls, ≈ 1 s).
  *
+ * The scripted model server runs in a child process of its own (bench/model-server-process.ts), as a real provider is
+ * never in the agent's process: its parse of each request and build of each reply, and its garbage, are in neither
+ * arm. For one release map_overhead_inproc_ms_per_child is the per-child figure with the server in this process, as
+ * until issue 54's sixth round, in the same rounds (each round maps and calls directly against both servers, which
+ * goes first alternating).
+ *
  * compaction_ms: compacting a 150k-token conversation (≈600 000 characters over 300 messages) through
  * summarize_context's path, the scripted summary call included; compaction_model_call_ms is that summary call alone
  * with the same transcript size, measured in the same rounds.
@@ -20,9 +26,10 @@ import { createModel } from '../src/main/services/providers/providers';
 import { streamModelStep } from '../src/main/runtime/loop/model-call';
 import { SecretRedactor } from '../src/main/runtime/context/redaction';
 import { Store } from '../src/main/services/store/store';
-import { reply, startModelServer } from '../test/support/model-server';
+import { reply } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
 import { figure, isSmoke, roundsOf, type BenchResult } from './lib';
+import { startModelServerInProcess, startModelServerProcess, type BenchModelServer } from './model-server-process';
 
 /** A smoke run (CI) maps 16: every path, not the load. */
 const CHILDREN = isSmoke() ? 16 : 100;
@@ -33,17 +40,16 @@ const SEQ_ROUNDS = 20;
 const MAP_ROUNDS = 20;
 
 export default async function subagentsBench(): Promise<BenchResult> {
-  const server = await startModelServer();
-  const provider = { provider: 'openai' as const, model: 'bench', baseURL: server.baseURL, apiKey: 'sk-bench' };
+  const server = await startModelServerProcess();
+  const inproc = await startModelServerInProcess();
+  const providerOf = (srv: BenchModelServer) => ({ provider: 'openai' as const, model: 'bench', baseURL: srv.baseURL, apiKey: 'sk-bench' });
+  const provider = providerOf(server);
   const work = tempDir('deskhand-bench-work-');
   try {
     // ── map_100 ───────────────────────────────────────────────────────────────────────────────────────────────────
-    const parentReplies: ReturnType<typeof reply>[] = [];
-    server.setFallback((req) => {
-      const first = req.protocol === 'openai' ? JSON.stringify(req.body.messages.find((m) => m.role === 'user')?.content ?? '') : '';
-      if (first.includes('ITEM')) return reply().text('ok');
-      return parentReplies.shift() ?? reply().text('done');
-    });
+    // A child's request (its first user message is the mapped item) is answered `ok`; the parent's take the replies
+    // queued for its run (enqueueUnrouted, before the run's clock starts), then `done`.
+    for (const srv of [server, inproc]) await srv.setRoutes({ routes: [{ contains: 'ITEM', reply: { text: ['ok'] } }], otherwise: { text: ['done'] } });
     // One store and runtime per figure, as a host has them: opened before the rounds and closed after them. Opening a
     // store and assembling a runtime (and a runtime's first use of each tool schema and statement) is what a host pays
     // once, not what a child costs; map_open_runtime_ms reports the opening apart. Each round maps in a new conversation.
@@ -54,13 +60,14 @@ export default async function subagentsBench(): Promise<BenchResult> {
       return { store, runtime, ms: performance.now() - t0 };
     };
     type Opened = ReturnType<typeof open>;
-    const viaMap = async ({ runtime }: Opened, children: number, cap: number) => {
-      const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
-      parentReplies.push(
+    const parentReplies = (srv: BenchModelServer, children: number, cap: number) =>
+      srv.enqueueUnrouted(
         reply().tool('map_subagents', { prompt_template: 'ITEM {{input}}: say ok', items: Array.from({ length: children }, (_, i) => String(i)), description: 'bench', max_concurrency: cap }),
         reply().text('done'),
       );
-      const out = await runtime.sendMessage(conv.id, 'map', { provider, interactive: false });
+    const viaMap = async ({ runtime }: Opened, children: number, cap: number, srv: BenchModelServer) => {
+      const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
+      const out = await runtime.sendMessage(conv.id, 'map', { provider: providerOf(srv), interactive: false });
       const kids = runtime.subagents.list(conv.id);
       if (out.status !== 'finished' || kids.length !== children || kids.some((r) => r.status !== 'finished')) throw new Error(`map run ended ${out.status} with ${kids.length} children`);
     };
@@ -68,10 +75,12 @@ export default async function subagentsBench(): Promise<BenchResult> {
       await runtime.tasks.shutdown();
       store.close();
     };
-    const model = createModel(provider);
+    const models = new Map([server, inproc].map((srv) => [srv, createModel(providerOf(srv))]));
+    const model = models.get(server)!;
     // The wire redactor every runtime request goes through (a redactor like a run's: this environment's credentials).
     const redactor = new SecretRedactor();
-    const direct = async (children = CHILDREN, cap = CAP) => {
+    const direct = async (children: number, cap: number, srv: BenchModelServer) => {
+      const model = models.get(srv)!;
       let next = 0;
       const worker = async () => {
         while (next < children) {
@@ -83,46 +92,64 @@ export default async function subagentsBench(): Promise<BenchResult> {
       await Promise.all(Array.from({ length: cap }, worker));
     };
     const openMs: number[] = [];
-    /** The map and the direct calls, order alternating per round, on one store and runtime opened before the rounds. */
-    const pairedMap = async (rounds: number, children: number, cap: number) => {
-      const out = { a: [] as number[], b: [] as number[] };
+    /**
+     * The map and the direct calls against each server, order alternating per round (which server first, and map or
+     * direct first), on one store and runtime opened before the rounds; per server, the paired map and direct times.
+     */
+    const pairedMap = async (rounds: number, children: number, cap: number, servers: BenchModelServer[]) => {
+      const out = new Map(servers.map((srv) => [srv, { a: [] as number[], b: [] as number[] }]));
       const warmup = isSmoke() ? 0 : 1;
       const opened = open(cap);
       openMs.push(opened.ms);
       for (let i = 0; i < warmup + roundsOf(rounds); i++) {
-        const timedMap = async () => {
+        const timedMap = async (srv: BenchModelServer) => {
+          await parentReplies(srv, children, cap);
           const t0 = performance.now();
-          await viaMap(opened, children, cap);
-          return performance.now() - t0;
+          await viaMap(opened, children, cap, srv);
+          const ms = performance.now() - t0;
+          const requests = (await srv.take()).length;
+          if (requests !== children + 2) throw new Error(`the map's ${children + 2} model requests did not all reach the server ${srv.where} (${requests})`);
+          return ms;
         };
-        const timedDirect = async () => {
+        const timedDirect = async (srv: BenchModelServer) => {
           const t0 = performance.now();
-          await direct(children, cap);
-          return performance.now() - t0;
+          await direct(children, cap, srv);
+          const ms = performance.now() - t0;
+          const requests = (await srv.take()).length;
+          if (requests !== children) throw new Error(`the ${children} direct model requests did not all reach the server ${srv.where} (${requests})`);
+          return ms;
         };
-        let a: number;
-        let b: number;
-        if (i % 2 === 0) {
-          a = await timedMap();
-          b = await timedDirect();
-        } else {
-          b = await timedDirect();
-          a = await timedMap();
+        const order = i % 2 === 0 ? servers : [...servers].reverse();
+        for (const srv of order) {
+          let a: number;
+          let b: number;
+          if (i % 2 === 0) {
+            a = await timedMap(srv);
+            b = await timedDirect(srv);
+          } else {
+            b = await timedDirect(srv);
+            a = await timedMap(srv);
+          }
+          if (i < warmup) continue;
+          out.get(srv)!.a.push(a);
+          out.get(srv)!.b.push(b);
         }
-        if (i < warmup) continue;
-        out.a.push(a);
-        out.b.push(b);
       }
       await close(opened);
       return out;
     };
-    const seq = await pairedMap(SEQ_ROUNDS, SEQ_CHILDREN, 1);
-    const perChild = seq.a.map((a, i) => (a - seq.b[i]!) / SEQ_CHILDREN);
-    const map = await pairedMap(MAP_ROUNDS, CHILDREN, CAP);
+    const seqBoth = await pairedMap(SEQ_ROUNDS, SEQ_CHILDREN, 1, [server, inproc]);
+    const perChildOf = (srv: BenchModelServer) => {
+      const seq = seqBoth.get(srv)!;
+      return seq.a.map((a, i) => (a - seq.b[i]!) / SEQ_CHILDREN);
+    };
+    const perChild = perChildOf(server);
+    const perChildInproc = perChildOf(inproc);
+    const map = (await pairedMap(MAP_ROUNDS, CHILDREN, CAP, [server])).get(server)!;
     const parallelShare = map.a.map((a, i) => (a - map.b[i]!) / CHILDREN);
 
     // ── compaction of a 150k-token conversation ──────────────────────────────────────────────────────────────────
-    server.setFallback(() => reply().text('SUMMARY: the earlier work, in brief.'));
+    await server.setRoutes({ routes: [], otherwise: { text: ['SUMMARY: the earlier work, in brief.'] } });
     const compactOnce = async () => {
       const store = new Store(tempDir('deskhand-bench-data-'));
       const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null });
@@ -154,6 +181,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
       const t0 = performance.now();
       await summaryCall();
       const c = performance.now() - t0;
+      await server.take(); // forgotten: the server keeps every request, and these are 600 KB each
       if (round === 0) continue; // warm-up
       compaction.push(r.ms);
       call.push(c);
@@ -161,6 +189,8 @@ export default async function subagentsBench(): Promise<BenchResult> {
     }
     return {
       map_overhead_ms_per_child: figure(perChild, { unit: 'ms/child', baseline: `the same ${SEQ_CHILDREN} model calls made directly, one at a time, paired rounds`, target: '≤ 5' }),
+      map_overhead_inproc_ms_per_child: figure(perChildInproc, { unit: 'ms/child', baseline: 'as map_overhead_ms_per_child with the scripted server in this process (the figure until issue 54\'s sixth round), same rounds' }),
+      map_overhead_inproc_minus_child_ms_per_child: figure(perChildInproc.map((ms, i) => ms - perChild[i]!), { unit: 'ms/child', baseline: 'per round: map_overhead_inproc_ms_per_child − map_overhead_ms_per_child (how much the server in this process moved the figure)' }),
       map_100_parallel_share_ms_per_child: figure(parallelShare, { unit: 'ms/child', baseline: `the same ${CHILDREN} model calls made directly, ${CAP} at once: wall share per child, ${CAP} overlapping`, headline: true }),
       map_100_total_ms: figure(map.a, { unit: 'ms', baseline: 'map_100_direct_ms' }),
       map_100_direct_ms: figure(map.b, { unit: 'ms' }),
@@ -171,5 +201,6 @@ export default async function subagentsBench(): Promise<BenchResult> {
     };
   } finally {
     await server.close();
+    await inproc.close();
   }
 }

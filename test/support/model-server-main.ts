@@ -16,7 +16,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { scriptedReplySchema, startModelServer } from './model-server';
+import { firstUserText, scriptedReplySchema, startModelServer } from './model-server';
 
 const { values } = parseArgs({
   options: { script: { type: 'string' }, requests: { type: 'string' }, 'api-key': { type: 'string' }, models: { type: 'string' }, routes: { type: 'string' }, 'accept-invalid-because': { type: 'string' }, 'expect-refusals': { type: 'string' } },
@@ -41,16 +41,8 @@ const server = await startModelServer({
 });
 if (values.routes) {
   const routes = z.record(z.string(), z.array(scriptedReplySchema)).parse(JSON.parse(readFileSync(values.routes, 'utf8')));
-  const firstUser = (body: unknown): string => {
-    // Chat Completions and Anthropic carry `messages`; the Responses wire `input` (a string, or items).
-    const b = body as { messages?: { role: string; content: unknown }[]; input?: string | { role?: string; content?: unknown }[] };
-    if (typeof b.input === 'string') return b.input;
-    const messages = b.messages ?? (b.input ?? []).filter((m): m is { role: string; content: unknown } => typeof m.role === 'string');
-    const c = messages.find((m) => m.role === 'user')?.content;
-    return typeof c === 'string' ? c : JSON.stringify(c ?? '');
-  };
   server.setFallback((req) => {
-    const first = firstUser(req.body);
+    const first = firstUserText(req.body);
     for (const [key, queue] of Object.entries(routes)) if (first.includes(key)) return queue.shift() ?? { status: 500, message: `no reply left for ${key}` };
     return script.shift() ?? { status: 500, message: 'no scripted reply left' };
   });

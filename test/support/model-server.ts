@@ -72,6 +72,19 @@ export const scriptedReplySchema = z.strictObject({
 });
 export type ScriptedReply = z.infer<typeof scriptedReplySchema>;
 
+/**
+ * The text of a request's first user message, on every wire (Chat Completions and Anthropic carry `messages`; the
+ * Responses wire `input`, a string or items): what a routed reply is chosen by (model-server-main.ts `--routes`,
+ * bench/model-server-process.ts).
+ */
+export function firstUserText(body: unknown): string {
+  const b = body as { messages?: { role: string; content: unknown }[]; input?: string | { role?: string; content?: unknown }[] };
+  if (typeof b.input === 'string') return b.input;
+  const messages = b.messages ?? (b.input ?? []).filter((m): m is { role: string; content: unknown } => typeof m.role === 'string');
+  const c = messages.find((m) => m.role === 'user')?.content;
+  return typeof c === 'string' ? c : JSON.stringify(c ?? '');
+}
+
 /** Immutable fluent builder over a ScriptedReply: `reply().text('Hi').tool('ls', {})`. */
 export class ReplyBuilder {
   constructor(readonly spec: ScriptedReply = {}) {}
