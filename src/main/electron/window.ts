@@ -63,9 +63,13 @@ const VIEW_FRAME = /^app:\/\/deskhand\/cv\/([A-Za-z0-9_-]{16,64})(?:[?#]|$)/;
 
 /** The ticket of the view frame a request comes from: its own frame or the nearest ancestor that is a view. */
 function viewTicketOf(frame: WebFrameMain | null | undefined): string | null {
-  for (let f = frame, depth = 0; f && depth < 8; f = f.parent, depth++) {
-    const m = VIEW_FRAME.exec(f.url);
-    if (m) return m[1]!;
+  try {
+    for (let f = frame, depth = 0; f && depth < 8; f = f.parent, depth++) {
+      const m = VIEW_FRAME.exec(f.url);
+      if (m) return m[1]!;
+    }
+  } catch {
+    // A frame disposed while its request was on the way throws when read: nothing to let through.
   }
   return null;
 }
