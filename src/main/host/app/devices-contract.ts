@@ -8,8 +8,9 @@ import { DeskhandError } from '../../../shared/errors';
 import { DeviceRegistry, pairingLink } from '../../services/devices/index';
 import { currentDevice } from './device-actor';
 import type { HandlerGroup } from './handler-groups';
+import type { DEVICE_METHOD_NAMES } from '../../../shared/contract/devices';
 
-type Methods = 'listDevices' | 'startDevicePairing' | 'revokeDevice' | 'driveMachine' | 'stopDriving';
+type Methods = (typeof DEVICE_METHOD_NAMES)[number];
 
 /**
  * `drive`: the desktop app's way to another machine (desktop-app.ts: pair or find the pairing, then restart attached
