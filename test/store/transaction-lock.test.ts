@@ -4,6 +4,8 @@
  * commit between a run's read and its write failed the run (`deskhand runs approve` ended "Internal error: database
  * is locked" on a loaded machine). The store's transactions take the write lock first, so the other process waits.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/main/services/store/store';
 import { rawGet } from '../support/raw-db';
@@ -24,10 +26,16 @@ describe('a store transaction and another process writing', () => {
     await child.printed('ready');
 
     let slippedIn = false;
+    let attempted = false;
     const count = store.transaction(() => {
       const before = store.listConversations().length; // the read
       child!.send('from_child');
-      // Long enough for the child to commit if nothing holds it back (it is loaded and waiting on stdin).
+      // The child says (by a file: this thread is blocked, it cannot read the child's output) that it is about to
+      // write; from then on, long enough for its commit to land if nothing holds it back.
+      for (let waited = 0; waited < 30_000 && !attempted; waited += 20) {
+        pause(20);
+        attempted = existsSync(join(dataDir, 'writing-from_child'));
+      }
       for (let waited = 0; waited < 1500 && !slippedIn; waited += 50) {
         pause(50);
         slippedIn = committed(dataDir, 'from_child');
@@ -36,7 +44,8 @@ describe('a store transaction and another process writing', () => {
       return before;
     });
 
-    expect(slippedIn).toBe(false); // the child waited for the write lock
+    expect(attempted).toBe(true); // the child did try to write while the transaction was open
+    expect(slippedIn).toBe(false); // and waited for the write lock
     expect(count).toBe(0);
     await child.printed('wrote from_child'); // and then committed
     expect(committed(dataDir, 'from_parent')).toBe(true);

@@ -4,8 +4,11 @@
  * open:    prints "ready", waits for a line on stdin, then opens the store, adds conversation ID and exits 0.
  * own-run: opens the store, adds conversation ID and a run ID it owns, prints "ready" and stays until killed.
  * write:   opens the store, prints "ready", then adds one conversation per stdin line (named by the line) and
- *          prints "wrote NAME"; exits when stdin ends.
+ *          prints "wrote NAME"; exits when stdin ends. Right before each write it creates DATA_DIR/writing-NAME, which
+ *          a parent blocked in a synchronous transaction can see without reading this process's output.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Store } from '../../src/main/services/store/store';
 
@@ -40,6 +43,7 @@ if (mode === 'open') {
   const store = new Store(dataDir);
   say('ready');
   lines.on('line', (name) => {
+    writeFileSync(join(dataDir, `writing-${name}`), '');
     store.createConversation({ id: name, title: name, folder: '/tmp', policy: 'read-only' });
     say(`wrote ${name}`);
   });

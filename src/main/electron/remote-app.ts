@@ -10,7 +10,6 @@ import type { SecretStore } from '../services/vault/secret-store';
 import type { Logger } from '../host/app/app-service';
 import { connectRemote, type RemoteClient } from '../host/web/remote-client';
 import { resolveRemote } from '../host/web/remote-command';
-export { resolveRemote };
 
 /** The remote to drive: `--remote=X` or `--remote X` on the command line, else DESKHAND_REMOTE, else null. */
 export function remoteTarget(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string | null {

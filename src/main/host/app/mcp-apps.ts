@@ -104,6 +104,18 @@ export function viewSource(entry: string): { ok: true; source: string } | { ok: 
 /** What a request a view makes is for, as a view's grants name it: its connect-, resource- or frame-src. */
 export type ViewReachKind = 'connect' | 'resource' | 'frame';
 
+const DEFAULT_PORTS: Record<string, string> = { http: '80', ws: '80', https: '443', wss: '443' };
+
+/**
+ * A source's port against a URL's (`urlPort` as `URL.port` gives it: '' for the scheme's default). No port in the
+ * source: the URL's default port only; `*`: any; a number: that port, written or the URL scheme's default.
+ */
+function portAllows(port: string | undefined, urlPort: string, urlScheme: string): boolean {
+  if (port === undefined) return urlPort === '';
+  if (port === '*') return true;
+  return urlPort === port || (urlPort === '' && DEFAULT_PORTS[urlScheme] === port);
+}
+
 /**
  * Whether `url` is one a CSP source from `viewSource` allows: the same scheme (or its secure form: http → https,
  * ws → wss; an https/http source also covers wss/ws, as CSP treats them), the host exactly (a `*.` source: any
@@ -126,7 +138,7 @@ export function sourceAllows(source: string, url: string): boolean {
   if (!schemes[scheme!]?.includes(to)) return false;
   const name = u.hostname.toLowerCase();
   if (wild ? !name.endsWith(`.${host}`) : name !== host) return false;
-  if (port === undefined ? u.port !== '' : port !== '*' && u.port !== port && !(u.port === '' && port === String({ http: 80, ws: 80, https: 443, wss: 443 }[to]))) return false;
+  if (!portAllows(port, u.port, to)) return false;
   if (path && (path.endsWith('/') ? !u.pathname.startsWith(path) : u.pathname !== path)) return false;
   return true;
 }

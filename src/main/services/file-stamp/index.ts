@@ -18,7 +18,6 @@ export const NOTHING = '-';
  * that restores the modification time still changes the stamp.
  */
 export const statStamp = (st: Stats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-const of = statStamp;
 const code = (err: unknown) => (err as NodeJS.ErrnoException).code ?? 'error';
 
 /**
@@ -35,12 +34,12 @@ export function pathStamp(path: string): string {
     return `!${code(err)}`;
   }
   if (!own) return NOTHING;
-  if (!own.isSymbolicLink()) return of(own);
+  if (!own.isSymbolicLink()) return statStamp(own);
   try {
     const target = statSync(path, { throwIfNoEntry: false });
-    return `${of(own)}>${target ? of(target) : NOTHING}`;
+    return `${statStamp(own)}>${target ? statStamp(target) : NOTHING}`;
   } catch (err) {
-    return `${of(own)}>!${code(err)}`;
+    return `${statStamp(own)}>!${code(err)}`;
   }
 }
 
