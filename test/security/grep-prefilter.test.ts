@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SecretRedactor, shapeTriggerTuning } from '../../src/main/runtime/context/redaction';
 import { grepTool } from '../../src/main/tools/files/grep';
 import { prefilterTuning, unchangedTuning } from '../../src/main/tools/files/grep-redacted';
+import { CREDENTIALS, PEM_LINE as FULL_PEM_LINE, spellings } from '../support/credential-spellings';
 import { makeContext, tempDir } from '../support/tool-context';
 
 type GrepArgs = Parameters<typeof grepTool.execute>[0];
@@ -194,3 +195,60 @@ describe('grep prefilter: what it clears is not read, what it could not know is'
     expect(new SecretRedactor({ env: {}, secrets: { S: '\ufffd\ufffd\ufffd\ufffd' } }).prefilter()).toBeNull();
   });
 });
+
+/** PEM bodies without their BEGIN line (the `private-key` shape's base64 run, which has no literal to trigger on). */
+const BASE64_RUNS = [
+  `${'A'.repeat(64)}\n${'A'.repeat(64)}\n`,
+  `${'+/'.repeat(32)}\n${'9'.repeat(64)}\n`,
+  `\t${FULL_PEM_LINE}\n  ${FULL_PEM_LINE}  \nAB==\n`,
+  `12\t${FULL_PEM_LINE}\n13\t${FULL_PEM_LINE}\n14\tAB==\n`,
+  `${FULL_PEM_LINE}\r\n${FULL_PEM_LINE}\r\n`,
+];
+
+/** Credentials holding one trigger word and no other (a row of the shared table may hold several). */
+const ONE_TRIGGER = [
+  'DB_PASS=Zm9vYmFyYmF6cXV4',
+  'MYSQL_PWD=Zm9vYmFyYmF6cXV4',
+  'APP_SECRET=Zm9vYmFyYmF6cXV4',
+  'GH_TOKEN=Zm9vYmFyYmF6cXV4',
+  'API_KEY=Zm9vYmFyYmF6cXV4',
+  'CREDENTIALS=Zm9vYmFyYmF6cXV4',
+  'SESSION_ID=Zm9vYmFyYmF6cXV4',
+  'COOKIE=Zm9vYmFyYmF6cXV4',
+  'SENTRY_DSN=Zm9vYmFyYmF6cXV4',
+  'WEBHOOK_URL=Zm9vYmFyYmF6cXV4',
+  'BEARER=Zm9vYmFyYmF6cXV4',
+  '/cb?auth=Zm9vYmFyYmF6cXV4',
+  '/cb?sig=Zm9vYmFyYmF6cXV4',
+  'redis://u:Zq8wX2cVb7Nm@host',
+];
+
+describe('grep prefilter: a necessary condition of redaction changing a file', () => {
+  // Every credential spelling the shapes redact (test/support/credential-spellings.ts, each row in six spellings), one
+  // credential per trigger word holding no other, and PEM-body spellings, searched by a redactor with no secrets (its prefilter is the shapes' triggers and the
+  // base64 run alone): each file redaction changes must reach the redactor. A narrower prefilter (a trigger dropped or
+  // cut to something a spelling lacks, the base64 run left out) fails here. Clean files beside them are not read
+  // unless a value learned from a file sends every cleared file to be read (so the prefilter is seen at work).
+  const rows = [
+    ...CREDENTIALS.map((row, i) => [`credential ${i}: ${JSON.stringify(row).slice(0, 48)}`, row] as const),
+    ...ONE_TRIGGER.map((row) => [`one trigger: ${row}`, row] as const),
+    ...BASE64_RUNS.map((row, i) => [`base64 run ${i}`, row] as const),
+  ];
+  it.each(rows)('%s', async (_, row) => {
+    prefilterTuning.minFiles = 0;
+    const files: Record<string, string> = { 'clean-1.txt': 'probe\nconst value = 1;\n', 'clean-2.txt': 'probe\nordinary words only\n' };
+    const changed: string[] = [];
+    spellings(row).forEach((text, j) => {
+      const body = `probe\n${text}\n`;
+      files[`s${j}.txt`] = body;
+      if (new SecretRedactor({ env: {} }).redact(body) !== body) changed.push(body);
+    });
+    expect(changed.length).toBeGreaterThan(0);
+    const root = tree(files);
+    const redactor = new SecretRedactor({ env: {} });
+    const { texts } = await grep(root, { pattern: 'probe', output_mode: 'files_with_matches', head_limit: 0 }, true, redactor);
+    for (const body of changed) expect(texts, JSON.stringify(body)).toContain(body);
+    if (redactor.version === 0) for (const name of ['clean-1.txt', 'clean-2.txt']) expect(texts, name).not.toContain(files[name]);
+  });
+});
+
