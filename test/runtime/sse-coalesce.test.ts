@@ -127,6 +127,19 @@ describe('coalesceEvents', () => {
     expect(parsed.choices[0]!.delta.content).toBe('xcafé "q" \\ycafé "q" \\');
   });
 
+  it('finds each event of a run from the one before (its closing quote, then the joint), never inside a string', () => {
+    // Text that spells the joint itself (an event's end, the blank line, the next event's start), escaped quotes and a
+    // backslash before the closing quote: all text. A run event that differs after its string (a finish reason) ends the
+    // run and is passed as it came.
+    const [before, after] = chunk({ content: 'SPLIT' }).split('SPLIT') as [string, string];
+    const spelled = `${after}\n\n${before}`;
+    const texts = ['a', spelled, 'end\\', 'q"uo"te', '\\"', 'b'];
+    const finished = `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'z' }, logprobs: null, finish_reason: 'stop' }], usage: null })}`;
+    const events = [...texts.map((t) => chunk({ content: t })), finished, chunk({ content: 'c' }), chunk({ content: 'd' })];
+    const out = coalesceEvents(events.join('\n\n')).split('\n\n');
+    expect(out).toEqual([chunk({ content: texts.join('') }), finished, chunk({ content: 'cd' })]);
+  });
+
   it('joins Anthropic text and thinking deltas of one block, never across blocks or kinds', () => {
     const ev = (type: string, data: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}`;
     const d = (index: number, delta: object): string => ev('content_block_delta', { index, delta });

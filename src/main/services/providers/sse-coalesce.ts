@@ -66,6 +66,7 @@ export function coalesceSseStream(): TransformStream<Uint8Array, Uint8Array> {
 }
 
 const CR = 13;
+const NEWLINE = 10;
 const QUOTE = 34;
 const BACKSLASH = 92;
 const SEP = Buffer.from('\n\n');
@@ -127,10 +128,14 @@ export function coalesceEvents(complete: string): string {
   return coalesceBytes(buf, buf.length, false).toString();
 }
 
-/** The template's two sides as bytes, for comparing in place. */
+/**
+ * The template's two sides as bytes, for comparing in place, and the joint between two events of its run: the
+ * suffix, the blank line and the prefix, which stand between one event's string body and the next one's.
+ */
 interface ByteTemplate extends Template {
   prefixBytes: Buffer;
   suffixBytes: Buffer;
+  jointBytes: Buffer;
 }
 
 /** Where the JSON string starting at byte `from` (after its opening quote) ends: its closing quote's index, or -1. */
@@ -143,10 +148,49 @@ function byteStringEnd(buf: Buffer, from: number, limit: number): number {
   return -1;
 }
 
+/** The pieces of a run (strings, and string bodies in `buf` as start and end) copied into one buffer. */
+function joinPieces(buf: Buffer, pieces: readonly (number | string)[]): Buffer {
+  let length = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    const p = pieces[i]!;
+    if (typeof p === 'string') length += Buffer.byteLength(p);
+    else length += (pieces[++i] as number) - p;
+  }
+  const out = Buffer.allocUnsafe(length);
+  let o = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    const p = pieces[i]!;
+    if (typeof p === 'string') {
+      o += out.write(p, o);
+      continue;
+    }
+    const e = pieces[++i] as number;
+    // A token's few bytes are copied here; a native call per piece would cost more than the copy.
+    if (e - p > 64) o += buf.copy(out, o, p, e);
+    else for (let k = p; k < e; k++) out[o++] = buf[k]!;
+  }
+  return out;
+}
+
+/**
+ * Where the JSON string body starting at `from` ends, read in place: the index of its closing quote, or -1 when a line
+ * end comes first (the event would end inside it) or `limit` is reached. A body is a few bytes (a token), so a plain
+ * loop costs less than a native call.
+ */
+function plainStringEnd(buf: Buffer, from: number, limit: number): number {
+  for (let i = from; i < limit; i++) {
+    const c = buf[i]!;
+    if (c === QUOTE) return i;
+    if (c === BACKSLASH) i++;
+    else if (c === NEWLINE) return -1;
+  }
+  return -1;
+}
+
 /**
  * `coalesceEvents` of `buf[0, end)` (events separated by blank lines), as bytes; `terminate` adds the blank line after
- * the last event. An event of an open run with a template is compared in place and its string body kept as a view of
- * `buf`: a burst of 50,000 deltas is one walk over the read, with no string made per event.
+ * the last event. An event of an open run with a template is compared in place and its string body kept as its place
+ * in `buf`: a burst of 50,000 deltas is one walk over the read, with no string or object made per event.
  */
 function coalesceBytes(buf: Buffer, end: number, terminate: boolean): Buffer {
   const out: Uint8Array[] = [];
@@ -155,14 +199,17 @@ function coalesceBytes(buf: Buffer, end: number, terminate: boolean): Buffer {
     if (events++ > 0) out.push(SEP);
     out.push(b);
   };
-  /** The open run: its first event (parsed, and its bytes), its template, and its pieces. */
-  let run: { first: TextEvent; raw: Uint8Array; template: ByteTemplate | null; pieces: (Uint8Array | string)[] } | null = null;
+  /**
+   * The open run: its first event (parsed, and its bytes), its template, and its pieces: a string, or a string body
+   * in `buf` given by its start and end (two numbers, so a run of 50,000 deltas makes no object per delta).
+   */
+  let run: { first: TextEvent; raw: Uint8Array; template: ByteTemplate | null; pieces: (number | string)[] } | null = null;
   const close = (): void => {
     if (!run) return;
-    if (run.pieces.length === 1) emit(run.raw);
+    if (run.pieces.length === (run.template ? 2 : 1)) emit(run.raw);
     else if (run.template) {
       emit(run.template.prefixBytes);
-      for (const p of run.pieces) out.push(typeof p === 'string' ? Buffer.from(p) : p);
+      out.push(joinPieces(buf, run.pieces));
       out.push(run.template.suffixBytes);
     } else {
       run.first.holder[run.first.field] = run.pieces.join('');
@@ -176,15 +223,32 @@ function coalesceBytes(buf: Buffer, end: number, terminate: boolean): Buffer {
     if (next === -1 || next > end - 2) next = end;
     const t = run?.template;
     if (t && next - at >= t.prefixBytes.length + t.suffixBytes.length && t.prefixBytes.compare(buf, at, at + t.prefixBytes.length) === 0) {
-      // The same event with other text: its string body is taken as it is (JSON escapes join as they are).
-      const body = at + t.prefixBytes.length;
+      // The same event with other text: its string body is taken as it is (JSON escapes join as they are). The events
+      // after it in the run are found from the one before: a body's closing quote followed by the joint (this event's
+      // suffix, the blank line, the next event's prefix) ends this event and begins the next, so one comparison per
+      // event checks both, and no separator is searched for (a body holds no line end: its scan stops at one, so no
+      // event can end inside it).
+      let body = at + t.prefixBytes.length;
+      for (;;) {
+        const closing = plainStringEnd(buf, body, end);
+        if (closing === -1 || closing + t.jointBytes.length > end || t.jointBytes.compare(buf, closing, closing + t.jointBytes.length) !== 0) break;
+        run!.pieces.push(body, closing);
+        body = closing + t.jointBytes.length;
+      }
+      if (body !== at + t.prefixBytes.length) {
+        // The event the joints ended at (its prefix checked): the last of the run in this read, or one that differs.
+        at = body - t.prefixBytes.length;
+        next = buf.indexOf(SEP, at);
+        if (next === -1 || next > end - 2) next = end;
+      }
       const closing = byteStringEnd(buf, body, next);
       if (closing !== -1 && next - closing === t.suffixBytes.length && t.suffixBytes.compare(buf, closing, next) === 0) {
-        run!.pieces.push(buf.subarray(body, closing));
+        run!.pieces.push(body, closing);
         at = next + 2;
         continue;
       }
     }
+    const start = at;
     const rawBytes = buf.subarray(at, next);
     at = next + 2;
     const raw = rawBytes.toString();
@@ -196,11 +260,15 @@ function coalesceBytes(buf: Buffer, end: number, terminate: boolean): Buffer {
     close();
     if (ev) {
       const found = templateOf(raw, ev);
-      let template: ByteTemplate | null = found ? { ...found, prefixBytes: Buffer.from(found.prefix), suffixBytes: Buffer.from(found.suffix) } : null;
+      let template: ByteTemplate | null = null;
+      if (found) {
+        const prefixBytes = Buffer.from(found.prefix);
+        const suffixBytes = Buffer.from(found.suffix);
+        template = { ...found, prefixBytes, suffixBytes, jointBytes: Buffer.concat([suffixBytes, SEP, prefixBytes]) };
+      }
       // The template's bytes must be the event's own (they are not where the event holds bytes that are not UTF-8).
       if (template && (template.prefixBytes.compare(rawBytes, 0, template.prefixBytes.length) !== 0 || template.suffixBytes.compare(rawBytes, rawBytes.length - template.suffixBytes.length) !== 0)) template = null;
-      const piece = template ? rawBytes.subarray(template.prefixBytes.length, rawBytes.length - template.suffixBytes.length) : ev.text;
-      run = { first: ev, raw: rawBytes, template, pieces: [piece] };
+      run = { first: ev, raw: rawBytes, template, pieces: template ? [start + template.prefixBytes.length, start + rawBytes.length - template.suffixBytes.length] : [ev.text] };
     } else emit(rawBytes);
   }
   close();
