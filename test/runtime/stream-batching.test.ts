@@ -97,6 +97,39 @@ describe('streamed model text in batches', () => {
     expect(events.flatMap((e) => (e.type === 'text' ? [e.delta] : [])).join('')).toBe('First words. The rest of the reply.');
   });
 
+  it('the last text is handed on before the step is written: a batch per turn of the event loop goes out first', async () => {
+    // The web host sends events in one batch per turn (EventBatcher, a setImmediate). Writing the step (redacting and
+    // storing the whole reply) before that turn came kept the last words off the screen for as long as the write took.
+    server.enqueue({ text: Array.from({ length: 400 }, (_, i) => `word${i} `).concat('last') });
+    const rt = new Runtime({ store, dataDir: store.dataDir, tools: [], idleTimeoutMs: 10_000 });
+    const conv = rt.createConversation({ folder: tempDir('deskhand-work-'), policy: 'read-only' });
+    const order: string[] = [];
+    let batchPending = false;
+    let text = '';
+    const outcome = await rt.sendMessage(conv.id, 'go', {
+      provider: provider(),
+      interactive: false,
+      onEvent: (e) => {
+        if (e.type === 'text') {
+          text += e.delta;
+          if (!batchPending) {
+            batchPending = true;
+            setImmediate(() => {
+              batchPending = false;
+              order.push(`batch:${text.length}`);
+            });
+          }
+        } else if (e.type === 'usage') order.push(`usage:${batchPending ? 'a batch pending' : 'nothing pending'}`);
+      },
+    });
+    expect(outcome.status).toBe('finished');
+    expect(text.endsWith('word399 last')).toBe(true);
+    // The batch holding the last word went out before the step's usage (emitted once the step is written).
+    expect(order.slice(-2)).toEqual([`batch:${text.length}`, 'usage:nothing pending']);
+    const assistant = store.listMessages(conv.id).find((m) => m.role === 'assistant')!;
+    expect((JSON.parse(assistant.content) as { text: string }[])[0]!.text).toBe(text);
+  });
+
   it('paced: the secret split across deltas of separate reads never reaches an event', async () => {
     const pieces = tokensWithSplitSecret().slice(148, 170);
     const { deltas, stored } = await run(pieces, 5);

@@ -153,6 +153,10 @@ export async function runModelStep(core: RuntimeCore, run: RunRow, conv: Convers
     }
     clearTimeout(idle);
     options.signal?.removeEventListener('abort', onAbort);
+    // The reply's last text went out as events just now; whoever sends them on in a batch per turn of the event loop
+    // (the web host's EventBatcher, a setImmediate) does so before the step is written, not after: the write redacts
+    // and stores the whole reply (tens of ms for a long one), which the last words on screen need not wait for.
+    if (text || reasoning.size) await new Promise<void>((resolve) => setImmediate(resolve));
 
     const step = run.step + 1;
     const assistantParts: unknown[] = [];
