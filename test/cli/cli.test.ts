@@ -161,11 +161,14 @@ describe('deskhand CLI', () => {
 
   it('survives SIGKILL at any point: the store stays consistent and the conversation continues', async () => {
     writeFileSync(join(work, 'f.txt'), 'x\n');
+    for (const n of [0, 1]) writeFileSync(join(work, `f${n}.txt`), `${n}\n`);
     let interrupted = 0;
     for (let round = 0; round < 6; round++) {
       const roundData = tempDir('deskhand-kill-');
       let steps = 0;
-      server.setFallback(() => (++steps % 150 === 0 ? reply().text('done') : reply().tool('stat', { path: 'f.txt' }).tool('read_file', { path: 'f.txt' }).tool('get_time', {})));
+      // Each step's calls differ from the step before (the files alternate): the same call five times in a row stops
+      // the run (REPEAT_STOP_AT), which on a fast machine ended it before the later rounds' kills landed.
+      server.setFallback(() => (++steps % 150 === 0 ? reply().text('done') : reply().tool('stat', { path: `f${steps % 2}.txt` }).tool('read_file', { path: `f${steps % 2}.txt` })));
       const args = runArgs('openai', 'read-only', 'loop', ['--max-steps', '200']).map((a) => (a === dataDir ? roundData : a));
       const child = spawn(process.execPath, [BIN, ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -199,6 +202,7 @@ describe('deskhand CLI', () => {
       expect(next.code, next.stderr).toBe(0);
       const runs = JSON.parse((await cli(['runs', 'list', '--json', '--data-dir', roundData])).stdout) as { runs: { status: string }[] };
       if (runs.runs.some((r) => r.status === 'interrupted')) interrupted++;
+      else expect(runs.runs.map((r) => r.status), 'a run that was not interrupted ended by itself, not by the kill').not.toContain('failed');
       // Every tool call the model made has a result in what it was sent next.
       const body = server.requests.at(-1)!.body as { messages: { role: string; tool_calls?: { id: string }[]; tool_call_id?: string }[] };
       const callIds = body.messages.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
