@@ -22,9 +22,8 @@ const MAX_ROUNDS = 6;
 /**
  * Page code (main has no DOM types, so it is text): keeps the tab's navigations to another document as they start, and
  * the clicks (by an input device, as Playwright's are; not a script's) on links that target another window or tab
- * (`target`, or the document's `<base target>`, other than `_self`, `_parent` or `_top`) as they are dispatched.
- * Same-document navigations (a hash, history.pushState) and downloads are not kept; a navigation or click the page
- * cancels (preventDefault) is not counted when looked at.
+ * (`target`, or the document's `<base target>`, other than `_self`, `_parent` or `_top`) as they are dispatched. Same-document navigations (a hash, history.pushState) and
+ * downloads are not kept; a navigation or click the page cancels (preventDefault) is not counted when looked at.
  */
 const NAV_COUNTER = `(() => {
   if (window.__deskhandNavigations) return;
