@@ -2,9 +2,7 @@
  * settle() after an action, on a real page in Chromium: a navigation the action started is waited for until the new
  * page has loaded, however long the server takes (here longer than the bound for the action's requests); one started
  * by a task the click queued counts too; a navigation that ends without a page (a 204, a download) and a click that
- * changes nothing return without waiting for the navigation bound (each test's timeout is below it). It also says
- * whether the action's click went to a link into another tab that the page did not cancel (browser_act then waits
- * for that tab), from what the page recorded as the click was dispatched: no question to the page before the click.
+ * changes nothing return without waiting for the navigation bound (each test's timeout is below it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -32,15 +30,6 @@ beforeAll(async () => {
         <a id="cancelled" href="/slow">cancelled</a>
         <script>navigation.addEventListener('navigate', function (e) { if (e.destination.url.endsWith('/slow') && document.activeElement && document.activeElement.id === 'cancelled') e.preventDefault(); });</script>`);
     }
-    if (path === '/tabs') {
-      return html(`<a id="blank" href="/other" target="_blank">blank</a> <a id="named" href="/other" target="side">named</a>
-        <a id="self" href="#here" target="_self">self</a> <a id="stopped" href="/other" target="_blank" onclick="event.preventDefault()">stopped</a>
-        <a id="deep" href="/other" target="_blank"><span id="inner">inner</span></a>
-        <button id="scripted" onclick="document.getElementById('hidden').click()">scripted</button>
-        <a id="hidden" href="/other" target="_blank" style="display:none">hidden</a> <button id="plain">plain</button>`);
-    }
-    if (path === '/based') return html(`<base target="_blank"><a id="link" href="/other">link</a>`);
-    if (path === '/other') return html('<h1>other</h1>');
     if (path === '/slow') return void setTimeout(() => html('<h1>arrived</h1>'), SLOW_MS);
     if (path === '/empty') return void res.writeHead(204).end();
     if (path === '/file') return void res.writeHead(200, { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="a.csv"' }).end('a,b\n');
@@ -58,18 +47,6 @@ async function open(): Promise<{ page: Page; watch: TabWatch }> {
   const watch = new TabWatch(page);
   await page.goto(`${server.origin}/before`);
   return { page, watch };
-}
-
-/** Clicks `#id` on `path` (Playwright's click, as browser_act's) and returns what the settle saw. */
-async function tabClicks(path: string, id: string): Promise<number> {
-  const page = await (await browser.newContext()).newPage();
-  const watch = new TabWatch(page);
-  await page.goto(`${server.origin}${path}`);
-  const mark = watch.mark();
-  await page.click(`#${id}`);
-  const seen = await settle(page, watch, mark, { maxMs: REQUESTS_MS });
-  await page.context().close();
-  return seen.tabClicks;
 }
 
 async function clickAndSettle(id: string): Promise<Page> {
@@ -99,30 +76,5 @@ describe.skipIf(!chromium)('settle after an action', () => {
     const page = await clickAndSettle(id);
     expect(page.url()).toBe(`${server.origin}/before`);
     if (id === 'count') expect(await page.textContent('#count')).toBe('1');
-  }, 20_000);
-
-  it.each([
-    ['a target="_blank" link', '/tabs', 'blank', 1],
-    ['a link to a named window', '/tabs', 'named', 1],
-    ['an element inside a new-tab link', '/tabs', 'deep', 1],
-    ['a link under <base target="_blank">', '/based', 'link', 1],
-    ['a target="_self" link', '/tabs', 'self', 0],
-    ['a new-tab link whose click the page cancels', '/tabs', 'stopped', 0],
-    ['a button whose script clicks a new-tab link (only clicks by an input device are kept)', '/tabs', 'scripted', 0],
-    ['a plain button', '/tabs', 'plain', 0],
-  ])('says whether the click went to a link into another tab: %s', async (_what, path, id, expected) => {
-    expect(await tabClicks(path, id)).toBe(expected);
-  }, 20_000);
-
-  it('does not count a new-tab click from before the action (a person clicking between two actions)', async () => {
-    const page = await (await browser.newContext()).newPage();
-    const watch = new TabWatch(page);
-    await page.goto(`${server.origin}/tabs`);
-    await page.click('#blank');
-    await page.waitForTimeout(50);
-    const mark = watch.mark();
-    await page.click('#plain');
-    expect((await settle(page, watch, mark, { maxMs: REQUESTS_MS })).tabClicks).toBe(0);
-    await page.context().close();
   }, 20_000);
 });

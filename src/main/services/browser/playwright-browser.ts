@@ -314,15 +314,15 @@ export class PlaywrightBrowser implements BrowserService {
     const mark = tab.watch.mark();
     session.acting = { dialog: req.dialog ?? 'dismiss', ...(req.downloadDir ? { downloadDir: req.downloadDir } : {}) };
     // A click on a link that targets another window opens a tab: its note is this action's answer (tab-book.ts).
-    const opening = await tabOpening(page, loc, req.action, req.ref);
+    const opening = await tabOpening(page, loc, req.action);
     try {
       await performAction(loc, req, ACT_TIMEOUT_MS);
       if (req.secret && (req.action === 'fill' || req.action === 'type')) tab.secretRefs.add(req.ref);
       else if (req.action === 'fill' || req.action === 'type' || req.action === 'select' || req.action === 'check') {
         tab.typed.push({ ref: req.ref, action: req.action, value: req.value ?? '', at: navigations });
       }
-      const settled = await settle(page, tab.watch, mark);
-      await opening?.arrived(settled);
+      await settle(page, tab.watch, mark);
+      await opening?.arrived();
       await this.book.adoptionsOf(session);
     } catch (err) {
       throw new Error(`${req.action} on ${req.ref} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);

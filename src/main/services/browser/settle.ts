@@ -5,10 +5,6 @@
  * the navigation ends without one: blocked, aborted, a download, a 204), however slow the server, up to the bound of
  * browser_navigate; requests the action started are waited for until none is in flight (bounded), then one more
  * frame lets their handlers change the page. Nothing started: the call returns after that one frame.
- *
- * The same look tells whether the action clicked a link into another window or tab (the page keeps such clicks as
- * they are dispatched, and the look leaves out those it cancelled): the action then waits for that tab (tab-book.ts),
- * with no round trip to the page before the click.
  */
 import type { Page, Request } from 'playwright-core';
 
@@ -20,52 +16,36 @@ const NAVIGATION_MS = 30_000;
 const MAX_ROUNDS = 6;
 
 /**
- * Page code (main has no DOM types, so it is text): keeps the tab's navigations to another document as they start, and
- * the clicks (by an input device, as Playwright's are; not a script's) on links that target another window or tab
- * (`target`, or the document's `<base target>`, other than `_self`, `_parent` or `_top`) as they are dispatched. Same-document navigations (a hash, history.pushState) and
- * downloads are not kept; a navigation or click the page cancels (preventDefault) is not counted when looked at.
+ * Page code (main has no DOM types, so it is text): keeps the tab's navigations to another document as they start.
+ * Same-document ones (a hash, history.pushState) and downloads are not kept; one the page cancels (preventDefault) is
+ * not counted when looked at.
  */
 const NAV_COUNTER = `(() => {
-  if (window.__deskhandNavigations) return;
-  const started = { events: [], tabClicks: [] };
+  if (window.__deskhandNavigations || !window.navigation) return;
+  const started = { events: [] };
   Object.defineProperty(window, '__deskhandNavigations', { value: started });
-  if (window.navigation) window.navigation.addEventListener('navigate', (e) => {
+  window.navigation.addEventListener('navigate', (e) => {
     if (!e.destination.sameDocument && e.downloadRequest === null) started.events.push(e);
   });
-  window.addEventListener('click', (e) => {
-    if (!e.isTrusted) return;
-    const node = e.composedPath()[0];
-    const el = node && node.nodeType === 1 ? node : node && node.parentElement;
-    const link = el && el.closest ? el.closest('a[href], area[href]') : null;
-    if (!link) return;
-    const base = link.ownerDocument.querySelector('base[target]');
-    const target = link.getAttribute('target') || (base && base.getAttribute('target')) || '';
-    if (target !== '' && !/^_(self|parent|top)$/i.test(target)) started.tabClicks.push(e);
-  }, true);
 })()`;
 
 /**
  * Page code: resolves after the next animation frame and one task (what a click queued runs first), with the number
- * of navigations and of new-tab link clicks started since the last look (or, for the clicks, since the action's
- * mark), those the page cancelled left out (and resets both). A hidden page gets no frames: a short timer stands in.
+ * of navigations started since the last look (and resets it). A hidden page gets no frames: a short timer stands in.
  */
 const FRAME_PROBE = new Function(
   `return new Promise((resolve) => {
     let done = false;
     const go = () => { if (done) return; done = true; setTimeout(() => {
       const s = window.__deskhandNavigations;
-      const live = (list) => list.filter((e) => !e.defaultPrevented).length;
-      const seen = s ? { navigations: live(s.events), tabClicks: live(s.tabClicks) } : { navigations: 0, tabClicks: 0 };
-      if (s) { s.events = []; s.tabClicks = []; }
-      resolve(seen);
+      const n = s ? s.events.filter((e) => !e.defaultPrevented).length : 0;
+      if (s) s.events = [];
+      resolve(n);
     }, 0); };
     requestAnimationFrame(go);
     setTimeout(go, 100);
   });`,
-) as () => Promise<{ navigations: number; tabClicks: number }>;
-
-/** Page code: forgets the new-tab clicks kept so far (a person's, between two actions in a headed browser). */
-const FORGET_TAB_CLICKS = `(() => { const s = window.__deskhandNavigations; if (s) s.tabClicks = []; })()`;
+) as () => Promise<number>;
 
 /** Requests in flight and main-frame navigations of one page, with a way to wait for them. */
 export class TabWatch {
@@ -138,14 +118,8 @@ export class TabWatch {
     });
   }
 
-  /**
-   * What has happened so far, taken before an action: settle() waits for what the action starts after it. The page is
-   * told to forget the new-tab clicks it kept until now, without waiting for its answer: the message goes out before
-   * any of the action's, and the page handles one connection's messages in order, so it forgets before the action's
-   * click is dispatched.
-   */
+  /** What has happened so far, taken before an action: settle() waits for what the action starts after it. */
   mark(): SettleMark {
-    void this.page.evaluate(FORGET_TAB_CLICKS).catch(() => undefined);
     return { navigations: this.navigations, ended: this.navigationsEnded };
   }
 
@@ -179,25 +153,18 @@ export interface SettleMark {
   ended: number;
 }
 
-/** What the settle saw the action start in its page: new-tab link clicks the page did not cancel (main frame). */
-export interface Settled {
-  tabClicks: number;
-}
-
-export async function settle(page: Page, watch: TabWatch, before: SettleMark, opts: { maxMs?: number; navigationMs?: number } = {}): Promise<Settled> {
+export async function settle(page: Page, watch: TabWatch, before: SettleMark, opts: { maxMs?: number; navigationMs?: number } = {}): Promise<void> {
   const start = Date.now();
   const requestsDeadline = start + (opts.maxMs ?? MAX_SETTLE_MS);
   const navigationDeadline = start + (opts.navigationMs ?? NAVIGATION_MS);
   let committed = before.navigations;
   let endedBefore = before.ended;
-  const seen: Settled = { tabClicks: 0 };
   for (let round = 0; round < MAX_ROUNDS && !page.isClosed(); round++) {
-    // After the page's next frame: did the action (or what it queued) start a navigation, or click a link into
-    // another tab? A probe that dies with its document means the navigation already committed.
-    const probe = await page.evaluate(FRAME_PROBE).catch(() => ({ navigations: 1, tabClicks: 0 }));
-    seen.tabClicks += probe.tabClicks;
-    if (page.isClosed()) return seen;
-    const navigating = probe.navigations > 0 || watch.navigations !== committed;
+    // After the page's next frame: did the action (or what it queued) start a navigation? A probe that dies with its
+    // document means the navigation already committed.
+    const started = await page.evaluate(FRAME_PROBE).catch(() => 1);
+    if (page.isClosed()) return;
+    const navigating = started > 0 || watch.navigations !== committed;
     if (navigating) {
       // Until the new document commits (or the navigation ends without one), then until it has loaded.
       await watch.until(() => watch.navigations !== committed || watch.navigationsEnded !== endedBefore, navigationDeadline);
@@ -205,11 +172,10 @@ export async function settle(page: Page, watch: TabWatch, before: SettleMark, op
       endedBefore = watch.navigationsEnded;
       await page.waitForLoadState('load', { timeout: Math.max(1, navigationDeadline - Date.now()) }).catch(() => undefined);
     } else if (watch.inflight === 0) {
-      return seen;
+      return;
     }
     // Requests in flight (a fetch the action made, the new page's late resources); then look again after a frame.
     const deadline = navigating ? Math.max(requestsDeadline, Date.now() + (opts.maxMs ?? MAX_SETTLE_MS)) : requestsDeadline;
-    if (!(await watch.until(() => watch.inflight === 0, deadline)) && !navigating) return seen;
+    if (!(await watch.until(() => watch.inflight === 0, deadline)) && !navigating) return;
   }
-  return seen;
 }

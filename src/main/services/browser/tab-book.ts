@@ -8,7 +8,7 @@
 import type { Browser, Dialog, Locator, Page, Route } from 'playwright-core';
 import type { Session, Tab } from './browser-session';
 import { saveDownload } from './downloads';
-import { TabWatch, type Settled } from './settle';
+import { TabWatch } from './settle';
 
 /**
  * How long an action waits for a tab it opened to be created and adopted, and how long an adoption waits for the new
@@ -42,58 +42,31 @@ const TAB_CLICK_CANCELLED = new Function(
   return !e || e.defaultPrevented;`,
 ) as (el: unknown) => boolean;
 
-/** The tab an action's click may open: `arrived` waits for it when one is coming (`settled`: what the settle saw). */
+/** The tab an action's click is about to open: `arrived` waits for it, unless the page cancelled the click. */
 export interface TabOpening {
-  arrived(settled: Settled): Promise<void>;
+  arrived(): Promise<void>;
   /** Stops waiting (the action failed). */
   drop(): void;
 }
 
 /**
- * Before an action: when it is a click, a bounded wait for the tab it may open, which a headed browser creates a
- * moment after the click returns (so the new tab's note is this action's answer, not a later call's). Whether a tab
- * is coming is known after the click: for an element of the page's own document (ref `eN`), by the settle's look
- * (`Settled.tabClicks`: the page kept the click on a link into another window, and did not cancel it), with nothing
- * asked before the click; for an element inside a frame (ref `fNeM`, whose clicks that look does not see), by asking
- * the element before the click (`OPENS_TAB`) and after it (`TAB_CLICK_CANCELLED`). Null for any other action.
+ * Before an action: when it is a click on a link that targets another window, a bounded wait for the tab it opens,
+ * which a headed browser creates a moment after the click returns (so the new tab's note is this action's answer, not
+ * a later call's). Null for any other action.
  */
-export async function tabOpening(page: Page, loc: Locator, action: string, ref: string): Promise<TabOpening | null> {
-  if (action !== 'click') return null;
-  if (/^e\d+$/.test(ref)) return popupWait(page, (settled) => settled.tabClicks > 0);
-  const opensTab = await loc.evaluate(OPENS_TAB, undefined, { timeout: 2_000 }).catch(() => false);
+export async function tabOpening(page: Page, loc: Locator, action: string): Promise<TabOpening | null> {
+  const opensTab = action === 'click' && (await loc.evaluate(OPENS_TAB, undefined, { timeout: 2_000 }).catch(() => false));
   if (!opensTab) return null;
-  // The tab comes a moment after the click, unless the page cancelled the click (then none will).
-  return popupWait(page, async (_settled, popup) => !(await Promise.race([popup.then(() => false), loc.evaluate(TAB_CLICK_CANCELLED, undefined, { timeout: 2_000 }).catch(() => false)])));
-}
-
-/**
- * Listens for the page's next popup from now on (before the click), for at most `actTuning.adoptWaitMs`; `arrived`
- * waits for it when `expected` says one is coming. The listeners go when it came, the page closed, the time ran out,
- * or the action ended (`arrived`, `drop`).
- */
-function popupWait(page: Page, expected: (settled: Settled, popup: Promise<void>) => boolean | Promise<boolean>): TabOpening {
-  let stop: () => void = () => undefined;
-  const popup = new Promise<void>((resolve) => {
-    const done = () => {
-      page.off('popup', done);
-      page.off('close', done);
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(done, actTuning.adoptWaitMs);
-    page.on('popup', done);
-    page.on('close', done);
-    stop = done;
-  });
+  let timer: NodeJS.Timeout | undefined;
+  const popup = Promise.race([page.waitForEvent('popup', { timeout: actTuning.adoptWaitMs }).catch(() => null), new Promise<null>((r) => (timer = setTimeout(() => r(null), actTuning.adoptWaitMs)))]);
   return {
-    async arrived(settled) {
-      try {
-        if (await expected(settled, popup)) await popup;
-      } finally {
-        stop();
-      }
+    async arrived() {
+      // The tab comes a moment after the click, unless the page cancelled the click (then none will).
+      const cancelled = Promise.race([popup.then(() => false), loc.evaluate(TAB_CLICK_CANCELLED, undefined, { timeout: 2_000 }).catch(() => false)]);
+      if (!(await cancelled)) await popup;
+      clearTimeout(timer);
     },
-    drop: () => stop(),
+    drop: () => clearTimeout(timer),
   };
 }
 
