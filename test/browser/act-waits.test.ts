@@ -32,6 +32,8 @@ beforeAll(async () => {
       return html('Cancelled', `<a href="/other" target="_blank" onclick="event.preventDefault(); document.getElementById('n').textContent = 'clicked'">Open elsewhere</a><p id="n">not yet</p>`);
     }
     if (path === '/opens') return html('Opens', `<a href="/hold" target="_blank">Open the held page</a>`);
+    if (path === '/framed') return html('Framed', `<iframe title="inner" src="/inner"></iframe>`);
+    if (path === '/inner') return html('Inner', `<a href="/other" target="_blank">Open from the frame</a>`);
     if (path === '/counter') return html('Counter', `<button onclick="document.getElementById('n').textContent = 'one'">Add one</button><p id="n">none</p>`);
     if (path === '/hold') {
       holdSeen();
@@ -64,7 +66,7 @@ async function call(ctx: TestContext, name: string, args: Record<string, unknown
   return (await tool.execute(tool.params.parse(args), ctx)).output;
 }
 
-const refOf = (outline: string, re: RegExp): string => /\[(e\d+)\]/.exec(outline.split('\n').find((l) => re.test(l)) ?? '')![1]!;
+const refOf = (outline: string, re: RegExp): string => /\[((?:f\d+)?e\d+)\]/.exec(outline.split('\n').find((l) => re.test(l)) ?? '')![1]!;
 
 describe.skipIf(!chromium)('browser_act waits for its own new tab only', () => {
   it('a new-tab link whose click the page cancels answers without waiting for a tab', async () => {
@@ -108,5 +110,15 @@ describe.skipIf(!chromium)('browser_act waits for its own new tab only', () => {
     // A answered while B's new tab was still loading; B waited for its own tab and reports it.
     expect(order).toEqual(['held page asked for', 'a answered', 'b answered']);
     expect(bOut).toMatch(/opened a new tab "tab\d+"/);
+  }, 30_000);
+
+  it('a new-tab link inside a frame has its tab reported (its ref is the frame\'s, fNeM)', async () => {
+    const c = conversation('conv_framed');
+    await call(c, 'browser_navigate', { url: `${server.origin}/framed` });
+    const ref = refOf(await call(c, 'browser_snapshot', {}), /link "Open from the frame"/);
+    expect(ref).toMatch(/^f\d+e\d+$/);
+    const out = await call(c, 'browser_act', { ref, action: 'click' });
+    expect(out).toMatch(/opened a new tab "tab\d+"/);
+    await browser.close(c.conversationId);
   }, 30_000);
 });
