@@ -160,7 +160,6 @@ describe('deskhand CLI', () => {
   }, calls(4));
 
   it('survives SIGKILL at any point: the store stays consistent and the conversation continues', async () => {
-    writeFileSync(join(work, 'f.txt'), 'x\n');
     for (const n of [0, 1]) writeFileSync(join(work, `f${n}.txt`), `${n}\n`);
     let interrupted = 0;
     for (let round = 0; round < 6; round++) {
@@ -168,7 +167,11 @@ describe('deskhand CLI', () => {
       let steps = 0;
       // Each step's calls differ from the step before (the files alternate): the same call five times in a row stops
       // the run (REPEAT_STOP_AT), which on a fast machine ended it before the later rounds' kills landed.
-      server.setFallback(() => (++steps % 150 === 0 ? reply().text('done') : reply().tool('stat', { path: `f${steps % 2}.txt` }).tool('read_file', { path: `f${steps % 2}.txt` })));
+      server.setFallback(() => {
+        if (++steps % 150 === 0) return reply().text('done');
+        const path = `f${steps % 2}.txt`;
+        return reply().tool('stat', { path }).tool('read_file', { path });
+      });
       const args = runArgs('openai', 'read-only', 'loop', ['--max-steps', '200']).map((a) => (a === dataDir ? roundData : a));
       const child = spawn(process.execPath, [BIN, ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';

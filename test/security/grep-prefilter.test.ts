@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SecretRedactor, shapeTriggerTuning } from '../../src/main/runtime/context/redaction';
 import { grepTool } from '../../src/main/tools/files/grep';
 import { prefilterTuning, unchangedTuning } from '../../src/main/tools/files/grep-redacted';
-import { CREDENTIALS, PEM_LINE as FULL_PEM_LINE, spellings } from '../support/credential-spellings';
+import { CREDENTIALS, spellings } from '../support/credential-spellings';
 import { makeContext, tempDir } from '../support/tool-context';
 
 type GrepArgs = Parameters<typeof grepTool.execute>[0];
@@ -200,9 +200,9 @@ describe('grep prefilter: what it clears is not read, what it could not know is'
 const BASE64_RUNS = [
   `${'A'.repeat(64)}\n${'A'.repeat(64)}\n`,
   `${'+/'.repeat(32)}\n${'9'.repeat(64)}\n`,
-  `\t${FULL_PEM_LINE}\n  ${FULL_PEM_LINE}  \nAB==\n`,
-  `12\t${FULL_PEM_LINE}\n13\t${FULL_PEM_LINE}\n14\tAB==\n`,
-  `${FULL_PEM_LINE}\r\n${FULL_PEM_LINE}\r\n`,
+  `\t${PEM_LINE}\n  ${PEM_LINE}  \nAB==\n`,
+  `12\t${PEM_LINE}\n13\t${PEM_LINE}\n14\tAB==\n`,
+  `${PEM_LINE}\r\n${PEM_LINE}\r\n`,
 ];
 
 /** Credentials holding one trigger word and no other (a row of the shared table may hold several). */
@@ -225,10 +225,11 @@ const ONE_TRIGGER = [
 
 describe('grep prefilter: a necessary condition of redaction changing a file', () => {
   // Every credential spelling the shapes redact (test/support/credential-spellings.ts, each row in six spellings), one
-  // credential per trigger word holding no other, and PEM-body spellings, searched by a redactor with no secrets (its prefilter is the shapes' triggers and the
-  // base64 run alone): each file redaction changes must reach the redactor. A narrower prefilter (a trigger dropped or
-  // cut to something a spelling lacks, the base64 run left out) fails here. Clean files beside them are not read
-  // unless a value learned from a file sends every cleared file to be read (so the prefilter is seen at work).
+  // credential per trigger word holding no other, and PEM-body spellings, searched by a redactor with no secrets (its
+  // prefilter is the shapes' triggers and the base64 run alone): each file redaction changes must reach the redactor.
+  // A narrower prefilter (a trigger dropped or cut to something a spelling lacks, the base64 run left out) fails here.
+  // Clean files beside them are not read unless a value learned from a file sends every cleared file to be read (so
+  // the prefilter is seen at work).
   const rows = [
     ...CREDENTIALS.map((row, i) => [`credential ${i}: ${JSON.stringify(row).slice(0, 48)}`, row] as const),
     ...ONE_TRIGGER.map((row) => [`one trigger: ${row}`, row] as const),
@@ -251,4 +252,3 @@ describe('grep prefilter: a necessary condition of redaction changing a file', (
     if (redactor.version === 0) for (const name of ['clean-1.txt', 'clean-2.txt']) expect(texts, name).not.toContain(files[name]);
   });
 });
-

@@ -268,7 +268,8 @@ function coalesceBytes(buf: Buffer, end: number, terminate: boolean): Buffer {
       }
       // The template's bytes must be the event's own (they are not where the event holds bytes that are not UTF-8).
       if (template && (template.prefixBytes.compare(rawBytes, 0, template.prefixBytes.length) !== 0 || template.suffixBytes.compare(rawBytes, rawBytes.length - template.suffixBytes.length) !== 0)) template = null;
-      run = { first: ev, raw: rawBytes, template, pieces: template ? [start + template.prefixBytes.length, start + rawBytes.length - template.suffixBytes.length] : [ev.text] };
+      const pieces = template ? [start + template.prefixBytes.length, start + rawBytes.length - template.suffixBytes.length] : [ev.text];
+      run = { first: ev, raw: rawBytes, template, pieces };
     } else emit(rawBytes);
   }
   close();
