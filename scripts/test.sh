@@ -5,7 +5,7 @@
 # and one round of every benchmark; the closing summary fails the run on any skip test/expected-skips.json does not
 # expect, and on a run that tested less than the tree holds (a missing result file, a suite that did not run, an error
 # outside any test such as a focused test). Each stage has a wall-clock limit (scripts/stage.sh): a hang fails the run
-# instead of hanging CI (the whole suite takes about 35 minutes on 2 cores; CI allows 90). Each stage prints what it took.
+# instead of hanging CI (the whole suite takes 15–40 minutes on 2 cores, by machine; CI allows 90). Each stage prints what it took.
 # Used as-is by `npm test` and by CI (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
