@@ -139,12 +139,44 @@ interface Unknown {
 }
 
 /**
+ * Candidates' keys read while the search still runs (issue 54, eighth round): the main thread mostly waits for rg's
+ * output then, so the `stat` per candidate (the largest cost of a repeated search) is paid beside rg instead of after
+ * it. A key must be read after ripgrep has read the file (a write after that changes it; one before it could be
+ * missed): the caller reads a file's key once rg's output has moved past the file (rg's parallel search prints each
+ * file's lines together, after searching it) or rg has exited. Paths as rg printed them.
+ */
+export class SearchedKeys {
+  private readonly keys = new Map<string, Omit<Unknown, 'path'> | null>();
+
+  constructor(private readonly cwd: string) {}
+
+  /** Reads the key of `path` now: the file is gone (null) or its key, and whether its times were settled then. */
+  read(path: string): void {
+    const abs = absolute(this.cwd, path);
+    const st = statSync(abs, { throwIfNoEntry: false });
+    this.keys.set(path, st ? { abs, key: contentKey(st), settled: settledAt(st, Date.now()) } : null);
+  }
+
+  /** The key read for `path` (null: gone), or undefined when none was. */
+  get(path: string): Omit<Unknown, 'path'> | null | undefined {
+    return this.keys.get(path);
+  }
+}
+
+/**
  * What became of each of `candidates` (paths as rg printed them): known to the memo under the key read now (`known`)
  * or gone (left out), or unknown, with `sifted` the unknown ones the redactor's prefilter patterns match (null when
  * there are too few to be worth an rg of their own, or sifting failed: then all are read). The key is read before
  * the sifting rg reads the file, so a write since changes it.
  */
-async function sift(candidates: readonly string[], cwd: string, memo: UnchangedFiles, filter: RedactionPrefilter, signal?: AbortSignal): Promise<{ unknown: Unknown[]; sifted: Set<string> | null; known: string[] }> {
+async function sift(
+  candidates: readonly string[],
+  cwd: string,
+  memo: UnchangedFiles,
+  filter: RedactionPrefilter,
+  searched?: SearchedKeys,
+  signal?: AbortSignal,
+): Promise<{ unknown: Unknown[]; sifted: Set<string> | null; known: string[] }> {
   const unknown: Unknown[] = [];
   const known: string[] = [];
   const now = Date.now();
@@ -152,12 +184,18 @@ async function sift(candidates: readonly string[], cwd: string, memo: UnchangedF
   for (const path of candidates) {
     if (seen.has(path)) continue;
     seen.add(path);
-    const abs = absolute(cwd, path);
-    const st = statSync(abs, { throwIfNoEntry: false });
-    if (!st) continue; // gone since rg saw it: the second search will not find it either
-    const key = contentKey(st);
-    if (memo.has(abs, key)) known.push(path);
-    else unknown.push({ path, abs, key, settled: settledAt(st, now) });
+    const read = searched?.get(path);
+    if (read === null) continue; // gone since rg saw it: the second search will not find it either
+    let entry: Unknown;
+    if (read) entry = { path, ...read };
+    else {
+      const abs = absolute(cwd, path);
+      const st = statSync(abs, { throwIfNoEntry: false });
+      if (!st) continue; // gone since rg saw it: the second search will not find it either
+      entry = { path, abs, key: contentKey(st), settled: settledAt(st, now) };
+    }
+    if (memo.has(entry.abs, entry.key)) known.push(path);
+    else unknown.push(entry);
   }
   if (unknown.length < prefilterTuning.minFiles) return { unknown, sifted: null, known };
   return { unknown, sifted: await mayChange(unknown.map((u) => u.path), cwd, filter, signal), known };
@@ -195,6 +233,7 @@ export async function redactedMirror(
   extraPaths: readonly string[] = [],
   memo?: UnchangedFiles,
   signal?: AbortSignal,
+  searched?: SearchedKeys,
 ): Promise<Mirror | null> {
   const changed = new Map<string, string>();
   // With a prefilter, ripgrep first sifts the candidates the memo does not know: a file none of its patterns matches
@@ -207,7 +246,7 @@ export async function redactedMirror(
   /** Candidates the memo vouched for: read too if this search teaches the redactor a secret. */
   let known: string[] = [];
   if (filter && memo) {
-    const settled = await sift(candidates, cwd, memo, filter, signal);
+    const settled = await sift(candidates, cwd, memo, filter, searched, signal);
     known = settled.known;
     const { unknown, sifted } = settled;
     if (sifted === null) toRead = unknown.map((u) => u.path);

@@ -10,7 +10,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { redactedMirror, type Mirror } from './grep-redacted';
+import { redactedMirror, SearchedKeys, type Mirror } from './grep-redacted';
 import { z } from 'zod';
 import { ToolError } from '../../../shared/errors';
 import { defineTool, type ToolContext } from '../../runtime/tool';
@@ -415,10 +415,15 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   // the redacted text. A file the redactor already knows to be unchanged is not read again.
   let mirror: Mirror | null = null;
   try {
-    let answer = await computePage();
+    // The candidates' keys are read while this first search runs (grep-redacted.ts, `SearchedKeys`), each once rg is
+    // done with the file; they are used only when this run's answer is the one kept (every candidate seen), since
+    // a rerun (the sorted pass, the files pass) reads the files again after them.
+    const searched = ctx.unchangedByRedaction ? new SearchedKeys(cwd) : undefined;
+    let answer = await computePage(searched);
     const candidates = answer.seen ? [...answer.seen] : await listCandidates();
     if (candidates.length) {
-      mirror = await redactedMirror(candidates, cwd, (text) => ctx.redact(text), searchArg === null ? [] : [searchArg], ctx.unchangedByRedaction, ctx.signal);
+      const keys = answer.seen && fallback === null ? searched : undefined;
+      mirror = await redactedMirror(candidates, cwd, (text) => ctx.redact(text), searchArg === null ? [] : [searchArg], ctx.unchangedByRedaction, ctx.signal, keys);
       if (mirror) {
         const m = mirror;
         const mappedArg = searchArg === null ? null : isAbsolute(searchArg) ? join(m.root, 'abs', searchArg) : searchArg;
@@ -442,11 +447,16 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   }
 
   /** The page, and the files with matches seen on the way: all of them, or null when rg was stopped before its end. */
-  async function computePage(): Promise<{ page: Page; seen: Set<string> | null }> {
+  /**
+   * The page, and the files with matches seen on the way: all of them, or null when rg was stopped before its end.
+   * With `searched`, each file's key is read as soon as rg is done with it (a file's block of lines ended, or its
+   * path or count printed).
+   */
+  async function computePage(searched?: SearchedKeys): Promise<{ page: Page; seen: Set<string> | null }> {
   let page: Page;
   let seen: Set<string> | null;
   if (mode === 'content') {
-    ({ page, seen } = await pagedContent());
+    ({ page, seen } = await pagedContent(searched));
   } else {
     // files / counts: small outputs; collect everything, sort, slice.
     const all: string[] = [];
@@ -457,6 +467,8 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
       for (const l of lines) {
         if (l === '') continue;
         all.push(l);
+        // rg prints a path (or its count) once it is done with the file.
+        searched?.read(pathOf(l));
       }
       if (all.length > 5_000_000) {
         overflow = true;
@@ -477,7 +489,7 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
   return { page, seen };
   }
 
-  async function pagedContent(): Promise<{ page: Page; seen: Set<string> | null }> {
+  async function pagedContent(searched?: SearchedKeys): Promise<{ page: Page; seen: Set<string> | null }> {
     const after = args['-A'] ?? args['-C'] ?? 0;
     const before = args['-B'] ?? args['-C'] ?? 0;
     const pager = new ContentPager(offset, limit, before, after);
@@ -491,6 +503,8 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
     await run(['--null'], () => undefined, mode, (e) => {
       sawOutput = true;
       if (e.path !== currentPath || current === null) {
+        // rg's parallel search prints a file's lines together once it has searched the file: the block before is done.
+        if (current !== null) searched?.read(currentPath);
         currentPath = e.path;
         current = blocks.get(e.path) ?? null;
         if (!current) {
@@ -509,6 +523,7 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
       return true;
     });
     if (!tooBig) {
+      if (current !== null) searched?.read(currentPath);
       let total = 0;
       for (const block of blocks.values()) for (const e of block) if (e.match) total++;
       outer: for (const path of sortByPath([...blocks.keys()], (p) => p)) {
