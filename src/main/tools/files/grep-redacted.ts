@@ -13,6 +13,9 @@
  * two seconds (a write in the same clock tick as the read could keep them), and the redactor forgets every entry when
  * it gains a secret.
  *
+ * The keys of the first search's candidates are read while that search runs (`SearchedKeys`), each once rg is done
+ * with the file, so the `stat` per candidate is paid beside rg instead of after it.
+ *
  * Before reading them, ripgrep sifts the candidates the memo does not know (`mayChange`): the redactor's prefilter
  * patterns (`SecretRedactor.prefilter`) name everything redaction could change, and a candidate none of them matches
  * is not read (redaction would leave it unchanged); it is remembered like a file read and found unchanged.
