@@ -40,7 +40,7 @@ vi.mock('../../src/main/tools/files/rg', async (importOriginal) => {
 
 const { SecretRedactor } = await import('../../src/main/runtime/context/redaction');
 const { grepTool } = await import('../../src/main/tools/files/grep');
-const { unchangedTuning } = await import('../../src/main/tools/files/grep-redacted');
+const { SearchedKeys, unchangedTuning } = await import('../../src/main/tools/files/grep-redacted');
 const { makeContext, tempDir } = await import('../support/tool-context');
 
 const DEFAULT_RACY = unchangedTuning.racyMs;
@@ -123,5 +123,18 @@ describe('grep reads candidates\' keys during the search, each after rg is done 
     }
     expect(stats.map((x) => x.text).sort()).toEqual(files.map((f) => join(root, f)).sort());
     expect(stats.filter((x) => x.i < exitAt).length).toBe(files.length);
+  });
+
+  it('a key that cannot be read in rg\'s output handler is left to the sifting, not thrown there', () => {
+    const root = tempDir('deskhand-searched-keys-');
+    writeFileSync(join(root, 'file.txt'), 'x\n');
+    const keys = new SearchedKeys(root);
+    // A path through a file: ENOTDIR, which `throwIfNoEntry: false` does not cover.
+    expect(() => keys.read('file.txt/inside')).not.toThrow();
+    expect(keys.get('file.txt/inside')).toBeUndefined();
+    keys.read('gone.txt');
+    expect(keys.get('gone.txt')).toBeNull();
+    keys.read('file.txt');
+    expect(keys.get('file.txt')).toMatchObject({ abs: join(root, 'file.txt') });
   });
 });

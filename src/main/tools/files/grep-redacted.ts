@@ -153,11 +153,19 @@ export class SearchedKeys {
 
   constructor(private readonly cwd: string) {}
 
-  /** Reads the key of `path` now: the file is gone (null) or its key, and whether its times were settled then. */
+  /**
+   * Reads the key of `path` now: the file is gone (null) or its key, and whether its times were settled then. Called
+   * from rg's output handler, so it never throws: a path that cannot be asked (no permission, a loop) gets no key
+   * here, and `sift` asks it again where its error is a tool error.
+   */
   read(path: string): void {
     const abs = absolute(this.cwd, path);
-    const st = statSync(abs, { throwIfNoEntry: false });
-    this.keys.set(path, st ? { abs, key: contentKey(st), settled: settledAt(st, Date.now()) } : null);
+    try {
+      const st = statSync(abs, { throwIfNoEntry: false });
+      this.keys.set(path, st ? { abs, key: contentKey(st), settled: settledAt(st, Date.now()) } : null);
+    } catch {
+      this.keys.delete(path);
+    }
   }
 
   /** The key read for `path` (null: gone), or undefined when none was. */
@@ -167,8 +175,8 @@ export class SearchedKeys {
 }
 
 /**
- * What became of each of `candidates` (paths as rg printed them): known to the memo under the key read now (`known`)
- * or gone (left out), or unknown, with `sifted` the unknown ones the redactor's prefilter patterns match (null when
+ * What became of each of `candidates` (paths as rg printed them): known to the memo under the key read during the
+ * search (`searched`) or now (`known`), or gone (left out), or unknown, with `sifted` the unknown ones the redactor's prefilter patterns match (null when
  * there are too few to be worth an rg of their own, or sifting failed: then all are read). The key is read before
  * the sifting rg reads the file, so a write since changes it.
  */

@@ -446,7 +446,6 @@ async function search(args: Args, ctx: ToolContext, pcre2: boolean): Promise<str
     return found;
   }
 
-  /** The page, and the files with matches seen on the way: all of them, or null when rg was stopped before its end. */
   /**
    * The page, and the files with matches seen on the way: all of them, or null when rg was stopped before its end.
    * With `searched`, each file's key is read as soon as rg is done with it (a file's block of lines ended, or its
