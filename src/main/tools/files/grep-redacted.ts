@@ -141,6 +141,12 @@ interface Unknown {
   settled: boolean;
 }
 
+/** The key of the file at `abs` now (null: nothing there), and whether its times are settled at `now`. */
+function keyNow(abs: string, now: number): Omit<Unknown, 'path'> | null {
+  const st = statSync(abs, { throwIfNoEntry: false });
+  return st ? { abs, key: contentKey(st), settled: settledAt(st, now) } : null;
+}
+
 /**
  * Candidates' keys read while the search still runs (issue 54, eighth round): the main thread mostly waits for rg's
  * output then, so the `stat` per candidate (the largest cost of a repeated search) is paid beside rg instead of after
@@ -159,10 +165,8 @@ export class SearchedKeys {
    * here, and `sift` asks it again where its error is a tool error.
    */
   read(path: string): void {
-    const abs = absolute(this.cwd, path);
     try {
-      const st = statSync(abs, { throwIfNoEntry: false });
-      this.keys.set(path, st ? { abs, key: contentKey(st), settled: settledAt(st, Date.now()) } : null);
+      this.keys.set(path, keyNow(absolute(this.cwd, path), Date.now()));
     } catch {
       this.keys.delete(path);
     }
@@ -176,8 +180,9 @@ export class SearchedKeys {
 
 /**
  * What became of each of `candidates` (paths as rg printed them): known to the memo under the key read during the
- * search (`searched`) or now (`known`), or gone (left out), or unknown, with `sifted` the unknown ones the redactor's prefilter patterns match (null when
- * there are too few to be worth an rg of their own, or sifting failed: then all are read). The key is read before
+ * search (`searched`) or now (`known`), or gone (left out), or unknown, with `sifted` the unknown ones the redactor's
+ * prefilter patterns match (null when there are too few to be worth an rg of their own, or sifting failed: then all
+ * are read). The key is read before
  * the sifting rg reads the file, so a write since changes it.
  */
 async function sift(
@@ -196,17 +201,10 @@ async function sift(
     if (seen.has(path)) continue;
     seen.add(path);
     const read = searched?.get(path);
-    if (read === null) continue; // gone since rg saw it: the second search will not find it either
-    let entry: Unknown;
-    if (read) entry = { path, ...read };
-    else {
-      const abs = absolute(cwd, path);
-      const st = statSync(abs, { throwIfNoEntry: false });
-      if (!st) continue; // gone since rg saw it: the second search will not find it either
-      entry = { path, abs, key: contentKey(st), settled: settledAt(st, now) };
-    }
-    if (memo.has(entry.abs, entry.key)) known.push(path);
-    else unknown.push(entry);
+    const key = read === undefined ? keyNow(absolute(cwd, path), now) : read;
+    if (!key) continue; // gone since rg saw it: the second search will not find it either
+    if (memo.has(key.abs, key.key)) known.push(path);
+    else unknown.push({ path, ...key });
   }
   if (unknown.length < prefilterTuning.minFiles) return { unknown, sifted: null, known };
   return { unknown, sifted: await mayChange(unknown.map((u) => u.path), cwd, filter, signal), known };
