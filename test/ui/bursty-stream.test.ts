@@ -104,3 +104,60 @@ describe('a fast stream before a tool call', () => {
     expect(replies()).toEqual([SENTENCE, 'Next step.']);
   });
 });
+
+/**
+ * The flake of e2e/stream-burst (a real race): a conversation opened and a message sent at once. The open's load was
+ * asked before the send and answered after it; it replaced the items and dropped the person's message, and the run's
+ * start then found no message of its own and asked for the whole transcript again.
+ */
+describe('a message sent while the conversation is still loading', () => {
+  const open = () => (useMessages.getState() as unknown as { open(id: string | null): Promise<void> }).open(CONV);
+  const users = () => useMessages.getState().items.filter((i) => i.kind === 'user').map((i) => `${i.id} ${(i as { text: string }).text}`);
+
+  it('keeps the message when the load answers before it was stored, and the run start asks for nothing', async () => {
+    useMessages.setState({ conversationId: null, items: [] });
+    const opened = open();
+    const local = useMessages.getState().addLocalUser('Go');
+    await answerLoad({ items: [], activeRun: null, storedSteps: null });
+    await opened;
+    expect(users()).toEqual([`${local} Go`]);
+    useMessages.getState().apply([{ type: 'run.started', conversationId: CONV, runId: RUN, resumed: false }]);
+    expect(loads).toHaveLength(0);
+    useMessages.getState().settleLocalUser(local, 'm1', RUN);
+    for (const b of bursts) useMessages.getState().apply([text(b)]);
+    expect(users()).toEqual(['m1 Go']);
+    expect(replies()).toEqual([SENTENCE]);
+  });
+
+  it('shows the message once when the load answers after it was stored', async () => {
+    useMessages.setState({ conversationId: null, items: [] });
+    const opened = open();
+    const local = useMessages.getState().addLocalUser('Go');
+    await answerLoad({ items: [{ ...user, at: Date.now() }], activeRun: { runId: RUN, status: 'running' }, storedSteps: { runId: RUN, step: 0 } });
+    await opened;
+    expect(users()).toEqual(['m1 Go']);
+    useMessages.getState().settleLocalUser(local, 'm1', RUN);
+    useMessages.getState().apply([{ type: 'run.started', conversationId: CONV, runId: RUN, resumed: false }]);
+    expect(users()).toEqual(['m1 Go']);
+    expect(loads).toHaveLength(0);
+  });
+
+  it('an older message of the same words is not taken for the one on its way; the settle then removes no stored one', async () => {
+    useMessages.setState({ conversationId: null, items: [] });
+    const opened = open();
+    const local = useMessages.getState().addLocalUser('Go');
+    await answerLoad({ items: [{ kind: 'user', id: 'm0', runId: 'run_old', text: 'Go', at: Date.now() - 60_000 }], activeRun: null, storedSteps: null });
+    await opened;
+    expect(users()).toEqual(['m0 Go', `${local} Go`]);
+    useMessages.getState().settleLocalUser(local, 'm1', RUN);
+    expect(users()).toEqual(['m0 Go', 'm1 Go']);
+  });
+
+  it('a settle whose stored message a load already brought drops the local copy', () => {
+    useMessages.setState({ items: [user] });
+    const local = useMessages.getState().addLocalUser('Go again');
+    useMessages.setState({ items: [...useMessages.getState().items, { kind: 'user', id: 'm3', runId: 'run_c', text: 'Go again', at: Date.now() }] });
+    useMessages.getState().settleLocalUser(local, 'm3', 'run_c');
+    expect(users()).toEqual(['m1 Go', 'm3 Go again']);
+  });
+});

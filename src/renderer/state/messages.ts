@@ -76,18 +76,40 @@ const liveStep = new Map<string, number>();
 type Loaded = Pick<MessagesState, 'items' | 'activeRun' | 'storedSteps'>;
 
 /**
- * A load's items, plus the live text the load could not have: the text of the active run's step that was still
- * streaming when the store was read (a step is stored when it ends). Without this, a load landing in the middle of a
- * fast stream dropped the text shown so far and the rest of the step started a new reply with only its end.
+ * A load's items, plus what the load could not have:
+ * - the text of the active run's step that was still streaming when the store was read (a step is stored when it
+ *   ends). Without this, a load landing in the middle of a fast stream dropped the text shown so far and the rest of the
+ *   step started a new reply with only its end;
+ * - the person's own messages still on their way (`local:` items, not yet answered by the send). A load asked before
+ *   the send (opening a conversation, then typing at once) answered after it and dropped the message; the run's start
+ *   then found no message of its own and asked for the whole transcript again. A local message the load already holds
+ *   (a user item of the same text, stored since, the page did not have) is not kept twice.
  */
 export function keepLiveText(current: Pick<MessagesState, 'items' | 'openText'>, loaded: Loaded): { items: MessageItem[]; openText: Record<string, string> } {
+  const local = pendingLocal(current.items, loaded.items);
   const run = loaded.activeRun?.runId;
   const stored = run && loaded.storedSteps?.runId === run ? loaded.storedSteps.step : null;
-  if (!run || stored === null) return { items: loaded.items, openText: {} };
+  if (!run || stored === null) return { items: local.length ? [...loaded.items, ...local] : loaded.items, openText: {} };
   const live = current.items.filter((i) => i.kind === 'assistant' && i.runId === run && (liveStep.get(i.id) ?? 0) > stored && !loaded.items.some((l) => l.id === i.id));
-  if (!live.length) return { items: loaded.items, openText: {} };
+  if (!live.length && !local.length) return { items: loaded.items, openText: {} };
   const open = current.openText[run];
-  return { items: [...loaded.items, ...live], openText: open && live.some((i) => i.id === open) ? { [run]: open } : {} };
+  return { items: [...loaded.items, ...local, ...live], openText: open && live.some((i) => i.id === open) ? { [run]: open } : {} };
+}
+
+/** The page's unanswered `local:` messages a load lacks (see keepLiveText). */
+function pendingLocal(current: MessageItem[], loaded: MessageItem[]): MessageItem[] {
+  const local = current.filter((i) => i.kind === 'user' && i.id.startsWith('local:'));
+  if (!local.length) return local;
+  const known = new Set(current.map((i) => i.id));
+  const fresh = loaded.filter((l): l is Extract<MessageItem, { kind: 'user' }> => l.kind === 'user' && !known.has(l.id));
+  return local.filter((i) => {
+    const mine = i as Extract<MessageItem, { kind: 'user' }>;
+    // Stored after the page added it (a second's grace for the two clocks' rounding), never an older message of the same words.
+    const at = fresh.findIndex((l) => l.text === mine.text && l.at >= mine.at - 1000);
+    if (at === -1) return true;
+    fresh.splice(at, 1);
+    return false;
+  });
 }
 let localId = 0;
 let loadSeq = 0;
@@ -155,11 +177,12 @@ export const useMessages = create<MessagesState>((set, get) => ({
   },
 
   settleLocalUser(localId, messageId, runId) {
-    set((s) =>
-      s.items.some((i) => i.id === localId) && !s.items.some((i) => i.id === messageId)
-        ? { items: s.items.map((i) => (i.id === localId && i.kind === 'user' ? { ...i, id: messageId, runId: i.runId ?? runId ?? null } : i)) }
-        : {},
-    );
+    set((s) => {
+      if (!s.items.some((i) => i.id === localId)) return {};
+      // A load that answered after the message was stored already shows it under its own id: the local copy goes.
+      if (s.items.some((i) => i.id === messageId)) return { items: s.items.filter((i) => i.id !== localId) };
+      return { items: s.items.map((i) => (i.id === localId && i.kind === 'user' ? { ...i, id: messageId, runId: i.runId ?? runId ?? null } : i)) };
+    });
   },
 
   removeItem(id) {
