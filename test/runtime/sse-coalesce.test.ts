@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamModelStep, type StepPart } from '../../src/main/runtime/loop/model-call';
 import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { createModel, type ProviderName } from '../../src/main/services/providers/providers';
-import { coalesceEvents, coalesceSseStream } from '../../src/main/services/providers/sse-coalesce';
+import { coalesceEvents, coalesceSseBody } from '../../src/main/services/providers/sse-coalesce';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 
 let server: ModelServer;
@@ -173,12 +173,14 @@ async function through(bytes: Uint8Array, cuts: number[]): Promise<string> {
     pieces.push(bytes.slice(at, c));
     at = c;
   }
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const p of pieces) controller.enqueue(p);
-      controller.close();
-    },
-  }).pipeThrough(coalesceSseStream());
+  const stream = coalesceSseBody(
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const p of pieces) controller.enqueue(p);
+        controller.close();
+      },
+    }),
+  );
   let out = '';
   const dec = new TextDecoder();
   for await (const c of stream as unknown as AsyncIterable<Uint8Array>) out += dec.decode(c, { stream: true });
@@ -193,7 +195,7 @@ const contentOf = (body: string): string =>
     .map((e) => (JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '')
     .join('');
 
-describe('coalesceSseStream', () => {
+describe('coalesceSseBody', () => {
   it('keeps the text whatever the read boundaries (mid-event, mid-character), holding only an incomplete event', async () => {
     const words = Array.from({ length: 60 }, (_, i) => `wört${i}✓ `);
     const body = `${words.map((w) => chunk({ content: w })).join('\n\n')}\n\ndata: [DONE]\n\n`;
@@ -223,16 +225,18 @@ describe('coalesceSseStream', () => {
     const bytes = new Uint8Array([...head, 0xff, 0xfe, 0xc3, ...tail]);
     for (const cuts of [[], [head.length + 1], [head.length + 2, head.length + 5]]) {
       const pieces: Uint8Array[] = [];
-      const stream = new ReadableStream<Uint8Array>({
-        start(controller) {
-          let at = 0;
-          for (const c of [...cuts, bytes.length]) {
-            controller.enqueue(bytes.slice(at, c));
-            at = c;
-          }
-          controller.close();
-        },
-      }).pipeThrough(coalesceSseStream());
+      const stream = coalesceSseBody(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            let at = 0;
+            for (const c of [...cuts, bytes.length]) {
+              controller.enqueue(bytes.slice(at, c));
+              at = c;
+            }
+            controller.close();
+          },
+        }),
+      );
       for await (const c of stream as unknown as AsyncIterable<Uint8Array>) pieces.push(c);
       expect(Buffer.concat(pieces).equals(Buffer.from(bytes))).toBe(true);
     }
@@ -241,5 +245,43 @@ describe('coalesceSseStream', () => {
   it('passes a stream with \\r line ends through untouched', async () => {
     const body = `${chunk({ content: 'a' })}\r\n\r\n${chunk({ content: 'b' })}\r\n\r\ndata: [DONE]\r\n\r\n`;
     expect(await through(enc.encode(body), [10, 40])).toBe(body);
+  });
+
+  it('hands on each read\'s events before the next read arrives (a paced token is not held)', async () => {
+    let push: ((b: Uint8Array) => void) | null = null;
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (b) => controller.enqueue(b);
+      },
+    });
+    const reader = coalesceSseBody(source).getReader();
+    push!(enc.encode(`${chunk({ content: 'Hel' })}\n\n`));
+    const first = await reader.read();
+    expect(contentOf(new TextDecoder().decode(first.value))).toBe('Hel');
+    push!(enc.encode(`${chunk({ content: 'lo' })}\n\n`));
+    expect(contentOf(new TextDecoder().decode((await reader.read()).value))).toBe('lo');
+  });
+
+  it('cancelling it cancels the body, and the body\'s error (an abort, a broken connection) is its error', async () => {
+    let cancelled: unknown = null;
+    const source = new ReadableStream<Uint8Array>({
+      pull() {
+        return new Promise<void>(() => undefined);
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    await coalesceSseBody(source).cancel('stopped by the person');
+    expect(cancelled).toBe('stopped by the person');
+
+    const broken = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(enc.encode(`${chunk({ content: 'a' })}\n\n`));
+        controller.error(new Error('terminated'));
+      },
+    });
+    const reader = coalesceSseBody(broken).getReader();
+    await expect(reader.read()).rejects.toThrow('terminated');
   });
 });

@@ -21,7 +21,7 @@ export function coalescingFetch(inner?: typeof fetch): typeof fetch {
     // The global looked up per request, so a test's stand-in for it is used.
     const res = await (inner ?? globalThis.fetch)(input, init);
     if (!sseCoalesceTuning.enabled || !res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) return res;
-    return new Response(res.body.pipeThrough(coalesceSseStream()), { status: res.status, statusText: res.statusText, headers: res.headers });
+    return new Response(coalesceSseBody(res.body), { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
 
@@ -30,39 +30,69 @@ export function coalescingFetch(inner?: typeof fetch): typeof fetch {
  * scanned as bytes (every delimiter is ASCII, so a UTF-8 character is never cut): the events of a run are recognised
  * and their string bodies copied without decoding the read into a string; only an event that starts a run or is
  * passed on as it came is decoded, to be parsed.
+ *
+ * A stream that pulls from the body's reader, not a `TransformStream` piped to: on Node 20 each web stream built
+ * costs a `makeTransferable`, and a transform is three of them plus a pipe's promises per read, on every request.
+ * Cancelling it cancels the body; an error of the body (an abort, a broken connection) is this stream's error.
  */
-export function coalesceSseStream(): TransformStream<Uint8Array, Uint8Array> {
+export function coalesceSseBody(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const join = sseJoiner();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      // Until there is something to hand on: a read that only completes no event is held, and the next one read.
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          const rest = join.end();
+          if (rest) controller.enqueue(rest);
+          controller.close();
+          return;
+        }
+        const out = join.push(value);
+        if (out) {
+          controller.enqueue(out);
+          return;
+        }
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** The joining state of one stream: each read in, what to hand on now (null: nothing yet); at the end, what is held. */
+function sseJoiner(): { push(chunk: Uint8Array): Uint8Array | null; end(): Uint8Array | null } {
   /** The bytes after the last complete event of the reads so far. */
   let held: Buffer | null = null;
   let passThrough = false;
-  return new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      if (passThrough) {
-        controller.enqueue(chunk);
-        return;
-      }
+  return {
+    push(chunk) {
+      if (passThrough) return chunk;
       const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       if (bytes.indexOf(CR) !== -1) {
         // Other line ends: not worth the care; from here on the stream goes through untouched.
         passThrough = true;
-        controller.enqueue(held ? Buffer.concat([held, bytes]) : chunk);
+        const out = held ? Buffer.concat([held, bytes]) : chunk;
         held = null;
-        return;
+        return out;
       }
       const buf = held ? Buffer.concat([held, bytes]) : bytes;
       const end = buf.lastIndexOf(SEP);
       if (end < 0) {
         held = held ? buf : Buffer.from(buf); // a copy: the chunk's memory is the stream's
-        return;
+        return null;
       }
       held = end + 2 < buf.length ? Buffer.from(buf.subarray(end + 2)) : null;
-      controller.enqueue(coalesceBytes(buf, end, true));
+      return coalesceBytes(buf, end, true);
     },
-    flush(controller) {
-      if (held) controller.enqueue(held);
+    end() {
+      const rest = held;
       held = null;
+      return rest;
     },
-  });
+  };
 }
 
 const CR = 13;
