@@ -34,24 +34,46 @@ const zodV3Kinds = {
   },
 };
 
-export default defineConfig({
-  main: {
-    plugins: [zodV3Kinds],
+/**
+ * The CommonJS build's dynamic imports of packages (the ES-only ones among them: ripgrep, the ACP SDK, pdf.js) go
+ * through a function the entry sets (src/main/host/cli/main-cjs.ts): code V8 gives back from the compile cache loses
+ * its module's `import()` on Node 20 ("A dynamic import callback was not specified"), the entry's own does not.
+ */
+const externalImports = {
+  name: 'deskhand-cjs-external-imports',
+  renderChunk(code: string) {
+    const out = code.replace(/\bimport\((["'])((?![./])[^"'\s]+)\1\)/g, (_m, q: string, spec: string) => `globalThis[Symbol.for("deskhand.importExternal")](${q}${spec}${q})`);
+    return out === code ? null : { code: out, map: null };
+  },
+};
+
+/**
+ * The main process's build. `cjs`: the `deskhand` CLI alone as CommonJS (`electron-vite build --mode cli-cjs`, after the
+ * ESM build, into the same folder: out/main/cli.cjs and out/main/chunks/*.cjs beside the ESM files, so every path a
+ * module finds from its own place — the job worker, package.json, the renderer — is the same). Node 20 keeps no
+ * compile cache for ES modules; for CommonJS it can be given one (src/main/host/cli/compile-cache.ts, used by
+ * bin/deskhand.js), and compiling the runtime's modules was the largest part of a CLI run's start.
+ */
+function mainConfig(cjs: boolean) {
+  return {
+    plugins: cjs ? [zodV3Kinds, externalImports] : [zodV3Kinds],
     build: {
       outDir: 'out/main',
+      emptyOutDir: !cjs,
       // Bundled rather than loaded from node_modules: zod, the AI SDK with its providers (which then share the bundled
       // zod instead of loading a second copy file by file) and diff. Node 20 resolves, reads and compiles every ESM
       // file of a package one by one: the AI SDK alone was some 360 files before a run's first model request.
       externalizeDeps: { exclude: [...AI_SDK, 'zod', 'diff'] },
       rollupOptions: {
         output: {
+          ...(cjs ? { format: 'cjs' as const, entryFileNames: '[name].cjs', chunkFileNames: 'chunks/[name]-[hash].cjs' } : {}),
           // The AI SDK in a chunk of its own name, so the import-cost tests can tell which commands load it.
           // Its own modules only: what it imports from the rest (zod) stays in the chunks it was in.
           codeSplitting: {
             groups: [
-              { name: 'ai-sdk', test: (id) => inPackages(AI_PROVIDERS)(id) || id.endsWith('/providers/zod-v3-kinds.ts') },
+              { name: 'ai-sdk', test: (id: string) => inPackages(AI_PROVIDERS)(id) || id.endsWith('/providers/zod-v3-kinds.ts') },
               // zod 3, should anything bundled ever import more of it than zodV3Kinds gives (a run must not load it).
-              { name: 'zod-v3', test: (id) => id.includes('/node_modules/zod/v3/') },
+              { name: 'zod-v3', test: (id: string) => id.includes('/node_modules/zod/v3/') },
               { name: 'ai-core', test: inPackages(AI_CORE) },
               // Each loaded when a model of that provider is first called (providers.ts).
               { name: 'ai-anthropic', test: inPackages(['@ai-sdk/anthropic']) },
@@ -60,35 +82,45 @@ export default defineConfig({
             includeDependenciesRecursively: false,
           },
         },
-        input: {
-          cli: resolve(__dirname, 'src/main/host/cli/main.ts'),
-          index: resolve(__dirname, 'src/main/electron/main.ts'),
-          // The detached worker of run_background_jobs (spawned with `node out/main/job-worker.js`).
-          'job-worker': resolve(__dirname, 'src/main/services/tasks/job-worker-main.ts'),
+        input: (cjs
+          ? { cli: resolve(__dirname, 'src/main/host/cli/main-cjs.ts') }
+          : {
+              cli: resolve(__dirname, 'src/main/host/cli/main.ts'),
+              index: resolve(__dirname, 'src/main/electron/main.ts'),
+              // The detached worker of run_background_jobs (spawned with `node out/main/job-worker.js`).
+              'job-worker': resolve(__dirname, 'src/main/services/tasks/job-worker-main.ts'),
+            }) as Record<string, string>,
+      },
+    },
+  };
+}
+
+export default defineConfig(({ mode }) =>
+  mode === 'cli-cjs'
+    ? { main: mainConfig(true) }
+    : {
+        main: mainConfig(false),
+        preload: {
+          build: {
+            outDir: 'out/preload',
+            rollupOptions: {
+              input: { index: resolve(__dirname, 'src/preload/index.ts') },
+              output: { format: 'cjs', entryFileNames: '[name].cjs' },
+            },
+          },
+        },
+        renderer: {
+          root: resolve(__dirname, 'src/renderer'),
+          base: './',
+          plugins: [react()],
+          build: {
+            outDir: resolve(__dirname, 'out/renderer'),
+            emptyOutDir: true,
+            target: 'chrome120',
+            minify: true,
+            modulePreload: { polyfill: false },
+            rollupOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
+          },
         },
       },
-    },
-  },
-  preload: {
-    build: {
-      outDir: 'out/preload',
-      rollupOptions: {
-        input: { index: resolve(__dirname, 'src/preload/index.ts') },
-        output: { format: 'cjs', entryFileNames: '[name].cjs' },
-      },
-    },
-  },
-  renderer: {
-    root: resolve(__dirname, 'src/renderer'),
-    base: './',
-    plugins: [react()],
-    build: {
-      outDir: resolve(__dirname, 'out/renderer'),
-      emptyOutDir: true,
-      target: 'chrome120',
-      minify: true,
-      modulePreload: { polyfill: false },
-      rollupOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
-    },
-  },
-});
+);

@@ -6,7 +6,7 @@
  *   the classifier reads without starting the bash parser; cli_explain_compound_ms the same for a pipeline with a
  *   redirection (`git diff | grep x > out.txt`), for which the parser starts (from its code cache in the data folder);
  * - cli_runs_list_ms: `deskhand runs list` on a store with 1,000 runs (target ≤ 400 ms).
- * Needs `npm run build` (out/main/cli.js). fire_to_notification_ms is measured by bench/fire-notification.bench.ts.
+ * Needs `npm run build` (out/main/cli.cjs, which bin/deskhand.js runs). fire_to_notification_ms is measured by bench/fire-notification.bench.ts.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -28,7 +28,7 @@ function exec(args: string[]): Promise<void> {
 }
 
 export default async function cliStartBench(): Promise<BenchResult> {
-  if (!existsSync(resolve(import.meta.dirname, '../out/main/cli.js'))) throw new Error('Run `npm run build` first (out/main/cli.js is missing).');
+  if (!existsSync(resolve(import.meta.dirname, '../out/main/cli.cjs'))) throw new Error('Run `npm run build` first (out/main/cli.cjs is missing).');
   const dataDir = tempDir('deskhand-bench-cli-');
   const store = new Store(dataDir);
   store.createConversation({ id: 'conv_bench', title: 'bench', folder: dataDir, policy: 'read-only' });

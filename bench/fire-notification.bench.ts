@@ -5,7 +5,7 @@
  * notification daemon, on it; `dbus-monitor --profile` stamps each Notify as it passes (the monitor's wall clock,
  * compared with the wall clock at spawn). Side by side, paired and alternating in the same rounds: `node -e 0` (process
  * start alone) and the fire process's whole life (spawn to exit: what it holds the machine for).
- * Needs `npm run build` (out/main/cli.js), dunst and dbus-monitor.
+ * Needs `npm run build` (out/main/cli.cjs, which bin/deskhand.js runs), dunst and dbus-monitor.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -22,7 +22,7 @@ const WARMUP = 2;
 const wall = () => performance.timeOrigin + performance.now();
 
 export default async function fireNotificationBench(): Promise<BenchResult> {
-  if (!existsSync(resolve(import.meta.dirname, '../out/main/cli.js'))) throw new Error('Run `npm run build` first (out/main/cli.js is missing).');
+  if (!existsSync(resolve(import.meta.dirname, '../out/main/cli.cjs'))) throw new Error('Run `npm run build` first (out/main/cli.cjs is missing).');
   for (const tool of ['dunst', 'dbus-monitor']) execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
   const world = await startDesktopWorld();
   // Every Notify on the bus, stamped by the monitor as it sees it (`mc <epoch seconds.micro> … Notify`).

@@ -15,7 +15,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ELECTRON_SKIP_ENV = 'DESKHAND_E2E_ELECTRON_SKIP';
 
 export default function globalSetup(): void {
-  const needed = ['out/main/cli.js', 'out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
+  const needed = ['out/main/cli.js', 'out/main/cli.cjs', 'out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
   if (!needed.every((f) => existsSync(join(ROOT, f)))) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
   const electron = electronBinary(ROOT);
   let skip = electron.path ? '' : electron.reason;

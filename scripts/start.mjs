@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { electronBinary, ensureElectronNative } from './electron-native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outputs = ['out/main/index.js', 'out/main/cli.js', 'out/preload/index.cjs', 'out/renderer/index.html'].map((f) => join(root, f));
+const outputs = ['out/main/index.js', 'out/main/cli.js', 'out/main/cli.cjs', 'out/preload/index.cjs', 'out/renderer/index.html'].map((f) => join(root, f));
 
 function newest(dir) {
   let latest = 0;

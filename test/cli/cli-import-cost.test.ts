@@ -51,7 +51,7 @@ function packagesIn(lines: string[]): string[] {
   return [...out].sort();
 }
 const BUILTINS = new Set(builtinModules);
-/** The files of the build a process loaded (out/main/cli.js and its chunks). */
+/** The files of the build a process loaded (out/main/cli.cjs and its chunks). */
 const buildFiles = (lines: string[]) => [...new Set(lines.filter((l) => l.includes('/out/main/')).map((l) => l.slice(l.indexOf('/out/main/') + 1)))];
 /** The chunks that hold every family and the runtime: no shell explanation and no reminder fire loads them. */
 const RUNTIME_CHUNKS = /out\/main\/chunks\/(host-services|open-runtime)-/;
@@ -71,7 +71,8 @@ describe('the CLI loads only what a command uses', () => {
     requireBuild();
     const { lines, status } = loaded([BIN, ...argv]);
     expect(status).toBe(argv.length === 0 ? 2 : 0);
-    expect(lines.some((l) => l.includes('out/main/cli.js'))).toBe(true);
+    // The CommonJS build is what `deskhand` runs (bin/deskhand.js prefers it: compile-cache.ts).
+    expect(lines.some((l) => l.includes('out/main/cli.cjs'))).toBe(true);
     expect(heavyIn(lines)).toEqual([]);
     // Nothing of node_modules at all: help is the usage text and nothing else.
     expect(lines.filter((l) => l.includes('node_modules/'))).toEqual([]);

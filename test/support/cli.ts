@@ -7,7 +7,8 @@ import { reply, startModelServer, type ModelServer } from './model-server';
 import { tempDir } from './tool-context';
 
 export const BIN = resolve(__dirname, '../../bin/deskhand.js');
-const CLI = resolve(__dirname, '../../out/main/cli.js');
+/** What `deskhand` runs (bin/deskhand.js prefers the CommonJS build) and the ES build beside it. */
+const BUILT = [resolve(__dirname, '../../out/main/cli.cjs'), resolve(__dirname, '../../out/main/cli.js')];
 
 export interface CliResult {
   code: number | null;
@@ -17,7 +18,7 @@ export interface CliResult {
 }
 
 export function requireBuild(): void {
-  if (!existsSync(CLI)) throw new Error('out/main/cli.js is missing: run `npm run build` before these tests (npm test does).');
+  if (!BUILT.every((f) => existsSync(f))) throw new Error('out/main/cli.cjs or cli.js is missing: run `npm run build` before these tests (npm test does).');
 }
 
 /** Test keys for both providers, fast retries, and no DESKHAND_HOME leaking in from the machine. */

@@ -13,15 +13,18 @@ import { ScheduleService, type ScheduleServiceOptions } from '../../services/sch
 import { fireCommand, platformScheduler } from '../../services/scheduler/os-schedulers';
 
 /**
- * The CLI an OS job starts, with this build: `DESKHAND_CLI_ENTRY` when set, else out/main/cli.js beside us (the built
+ * The CLI an OS job starts, with this build: `DESKHAND_CLI_ENTRY` when set, else out/main/cli.cjs (or cli.js) beside us (the built
  * app and CLI), else the TypeScript entry via tsx (a source checkout). Always on this process's node (or Electron as node).
  */
 export function fireEntry(env: NodeJS.ProcessEnv = process.env): FireEntry {
   const here = dirname(fileURLToPath(import.meta.url));
   const override = env.DESKHAND_CLI_ENTRY;
   if (override) return { file: process.execPath, args: [override] };
-  for (const candidate of [join(here, 'cli.js'), join(here, '..', 'cli.js'), join(here, '..', '..', '..', '..', 'out', 'main', 'cli.js')]) {
-    if (existsSync(candidate)) return { file: process.execPath, args: [candidate] };
+  // The CommonJS build first (its modules compile from V8's cache: a woken run's start), else the ES one.
+  for (const name of ['cli.cjs', 'cli.js']) {
+    for (const candidate of [join(here, name), join(here, '..', name), join(here, '..', '..', '..', '..', 'out', 'main', name)]) {
+      if (existsSync(candidate)) return { file: process.execPath, args: [candidate] };
+    }
   }
   const source = join(here, '..', 'cli', 'main.ts');
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
