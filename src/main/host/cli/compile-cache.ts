@@ -105,7 +105,8 @@ export function installCompileCache(buildDir: string, buildId: string): void {
     const script = new vm.Script(Module.wrap(content), {
       filename,
       cachedData,
-      // The build's dynamic imports of ES-only packages resolve as the module's own would.
+      // Lets a freshly compiled module `import()` (an import the build did not route through the entry); code given
+      // back from the cache loses it on Node 20, which is why the build routes them (electron.vite.config.ts).
       importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
     if (cachedData && !script.cachedDataRejected) taken++;
@@ -114,7 +115,7 @@ export function installCompileCache(buildDir: string, buildId: string): void {
       resolve: Object.assign((request: string, options?: { paths?: string[] }) => (Module as unknown as ModuleInternals)._resolveFilename(request, this, false, options), {
         paths: (request: string) => (Module as unknown as ModuleInternals)._resolveLookupPaths(request, this),
       }),
-      main: require_main(),
+      main: mainModule(),
       extensions: (Module as unknown as ModuleInternals)._extensions,
       cache: (Module as unknown as ModuleInternals)._cache,
     });
@@ -165,7 +166,8 @@ interface ModuleInternals {
   _cache: Record<string, unknown>;
 }
 
-function require_main(): unknown {
+/** `require.main` as Node gives it to a module. */
+function mainModule(): unknown {
   return (process as unknown as { mainModule?: unknown }).mainModule;
 }
 
