@@ -27,9 +27,8 @@
  *
  * The scripted server runs in a child process of its own (bench/model-server-process.ts), as a real provider is never
  * in the agent's process: its parse of each request and build of each reply, and its garbage, are in neither arm.
- * For one release the sequential figures are also taken with the server in this process, as until issue 54's sixth
- * round, in the same repeats (loop_overhead_inproc_ms_per_tool_call, loop_cpu_inproc_ms_per_tool_call): there the
- * server's work is in both arms and is subtracted, but its garbage and its turns on the event loop land where they fall.
+ * (Issue 54's sixth to ninth rounds also took the sequential figures with the server in this process, beside these:
+ * the `…_inproc_…` figures, within their spread of these; dropped after that release.)
  * The server forgets the requests after each run (it keeps every request it answers, for tests), so its growing heap
  * does not tax the runs measured after it.
  */
@@ -45,7 +44,7 @@ import { Store } from '../src/main/services/store/store';
 import { reply, type ReplyBuilder } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
 import { figure, paired, type BenchResult } from './lib';
-import { startModelServerInProcess, startModelServerProcess, type BenchModelServer } from './model-server-process';
+import { startModelServerProcess, type BenchModelServer } from './model-server-process';
 
 const CALLS = 100;
 const PER_STEP = 10;
@@ -54,7 +53,6 @@ const REPEATS = Number(process.env.DESKHAND_BENCH_ROUNDS ?? 20);
 
 export default async function loopOverhead(): Promise<BenchResult> {
   const server = await startModelServerProcess();
-  const inproc = await startModelServerInProcess();
   const work = tempDir('deskhand-bench-work-');
   writeFileSync(join(work, 'a.txt'), 'hello\n');
   const providerOf = (srv: BenchModelServer) => ({ provider: 'openai' as const, model: 'bench', baseURL: srv.baseURL, apiKey: 'sk-bench' });
@@ -141,7 +139,7 @@ export default async function loopOverhead(): Promise<BenchResult> {
   let lastSequential: string | null = null;
   const sdkExtra: number[] = [];
   let sdkBodyBytes = 0;
-  const perCall = { sequential: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[], runtime: [] as number[], inproc: [] as number[], inprocCpu: [] as number[] };
+  const perCall = { sequential: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[], runtime: [] as number[] };
   const perStep = { parallel: [] as number[], parallelCpu: [] as number[] };
   const totals = { sequential: [] as number[], bareSequential: [] as number[] };
   try {
@@ -149,19 +147,9 @@ export default async function loopOverhead(): Promise<BenchResult> {
     await agentRun(1);
     await agentRun(PER_STEP);
     await bareModel(1);
-    await agentRun(1, inproc);
-    await bareModel(1, inproc);
     await runtimeRun();
     for (let r = 0; r < REPEATS; r++) {
       perCall.runtime.push(await runtimeRun());
-      // The old figure (server in this process), first in every other repeat.
-      const inprocRun = async () => {
-        const bare = await bareModel(1, inproc);
-        const run = await agentRun(1, inproc);
-        perCall.inproc.push((run.ms - bare.ms) / CALLS);
-        perCall.inprocCpu.push((run.cpuMs - bare.cpuMs) / CALLS);
-      };
-      if (r % 2 === 1) await inprocRun();
       for (const [name, callsPerStep] of [['sequential', 1], ['parallel', PER_STEP]] as const) {
         const bare = await bareModel(callsPerStep);
         const run = await agentRun(callsPerStep);
@@ -176,7 +164,6 @@ export default async function loopOverhead(): Promise<BenchResult> {
           totals.bareSequential.push(bare.ms);
         }
       }
-      if (r % 2 === 0) await inprocRun();
     }
     // The SDK's share: the final request of the last sequential run, through doStream and as a bare fetch.
     const convId = lastSequential!;
@@ -205,13 +192,9 @@ export default async function loopOverhead(): Promise<BenchResult> {
   } finally {
     store.close();
     await server.close();
-    await inproc.close();
   }
   return {
     loop_overhead_ms_per_tool_call: figure(perCall.sequential, { unit: 'ms', baseline: `(run − bare model round trips, same run) / ${CALLS} sequential calls`, target: '≤ 3' }),
-    loop_overhead_inproc_ms_per_tool_call: figure(perCall.inproc, { unit: 'ms', baseline: 'as loop_overhead_ms_per_tool_call with the scripted server in this process (the figure until issue 54\'s sixth round), same repeats' }),
-    loop_overhead_inproc_minus_child_ms_per_tool_call: figure(perCall.inproc.map((ms, i) => ms - perCall.sequential[i]!), { unit: 'ms', baseline: 'per repeat: loop_overhead_inproc_ms_per_tool_call − loop_overhead_ms_per_tool_call (how much the server in this process moved the figure)' }),
-    loop_cpu_inproc_ms_per_tool_call: figure(perCall.inprocCpu, { unit: 'ms', baseline: 'as loop_cpu_ms_per_tool_call with the scripted server in this process (its CPU in both arms, subtracted), same repeats' }),
     loop_overhead_parallel_ms_per_step: figure(perStep.parallel, { unit: 'ms/step', baseline: `(run − bare model round trips, same run) / ${CALLS / PER_STEP} steps of ${PER_STEP} calls` }),
     loop_overhead_parallel_share_ms_per_call: figure(perCall.parallel, { unit: 'ms', baseline: `the same run / ${CALLS} calls: each call's share when ${PER_STEP} run in one step, not one call's cost` }),
     loop_cpu_ms_per_tool_call: figure(perCall.sequentialCpu, { unit: 'ms', baseline: 'process CPU time, (run − bare model) / calls, sequential; less sensitive to a loaded machine' }),

@@ -6,8 +6,9 @@
  *   driven over the child's stdin/stdout, one JSON line per command and one per answer. A real provider is never in
  *   the agent's process; here neither is the server's synchronous build and write of a reply, nor the garbage its
  *   heap makes, so each arm of a ratio pays only for its own work.
- * - `startModelServerInProcess()`: in this process, as the benches ran until issue 54's sixth round: kept beside the
- *   other for one release, so each bench prints the old figure (`…_inproc…`) next to the new in the same run.
+ * - `startModelServerInProcess()`: in this process, as the benches ran until issue 54's sixth round. Now only for
+ *   stream-render's paced replies (one small event each 16 ms, timed by the server's own write callback); the
+ *   `…_inproc…` figures it gave beside the others for a release were dropped after issue 54's ninth round.
  *
  * Every command is answered before its promise resolves (a reply enqueued is in the queue before the request that
  * takes it is sent). The child ends when `close()` is called, when this process exits (a synchronous SIGKILL in an

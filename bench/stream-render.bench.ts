@@ -23,13 +23,12 @@
  *
  * The bursts' scripted server runs in a child process of its own (bench/model-server-process.ts), for both arms: a
  * real provider is never in the agent's process, and in this one the server's build and write of the 11 MB burst and
- * the collector's work for it landed in whichever arm was running. For one release every round also reads the burst,
- * both arms, from the server in this process as before (`stream_render_vs_reader_inproc_ratio` and the other
- * `…_inproc_…` figures; which server goes first alternates by round), and
- * `stream_render_vs_reader_inproc_over_child` is the two ratios' quotient per round. The paced replies stay on the
- * in-process server (one small event each 16 ms, timed by its own write callback).
+ * the collector's work for it landed in whichever arm was running. (Issue 54's sixth to ninth rounds also read the
+ * burst from a server in this process, beside it in the same rounds: the `…_inproc_…` figures, whose quotient against
+ * these stayed ≈ 1; dropped after that release.) The paced replies stay on an in-process server (one small event each
+ * 16 ms, timed by its own write callback).
  *
- * A full run (20 paced replies of 4 s, each beside its plain reader, and 20 rounds of two bursts) took 5–6 min on the
+ * A full run (20 paced replies of 4 s, each beside its plain reader, and 20 bursts, each beside its reader) took 5–6 min on the
  * shared 2-core machine at a load average of 5–12; a smoke run (one of each, a 5,000-token burst) about 27 s.
  */
 import { reply } from '../test/support/model-server';
@@ -71,9 +70,7 @@ export default async function streamRender(): Promise<BenchResult> {
   /** When the server wrote each paced token (by index), for the reply being timed. */
   let written = new Map<number, number>();
   const timing = { consumed: 0 };
-  // The paced replies' server, and the burst's as it was until issue 54's sixth round: in this process. The burst's
-  // headline server is in a child process of its own; the in-process one is kept beside it, in the same rounds, for
-  // one release (the `…_inproc…` figures).
+  // The paced replies' server, in this process (timed by its own write callback); the burst's is in a child process.
   const server = await startModelServerInProcess({
     onWrite: (chunk, at) => {
       for (const m of chunk.matchAll(TOKEN_RE)) if (!written.has(Number(m[1]))) written.set(Number(m[1]), at);
@@ -118,7 +115,7 @@ export default async function streamRender(): Promise<BenchResult> {
 
   const paced = { screenP95: [] as number[], readerP95: [] as number[], screenAll: [] as number[], screenByReply: [] as number[][], emitP95: [] as number[], emitToScreenP95: [] as number[] };
   const newBurst = () => ({ consumed: [] as number[], rendered: [] as number[], reader: [] as number[], readerFromArrival: [] as number[] });
-  const burst = { child: newBurst(), inproc: newBurst() };
+  const burst = { child: newBurst() };
   const delayMs = 1000 / TOKENS_PER_SECOND;
   try {
     // Warm-up: one short paced reply through the UI (renderer code paths, JIT).
@@ -180,7 +177,7 @@ export default async function streamRender(): Promise<BenchResult> {
       paced.screenByReply.push(lags);
     }
 
-    // The burst: 50,000 tokens in one write, from each server in turn (which goes first alternates by round).
+    // The burst: 50,000 tokens in one write, from the server in a child process.
     const script = burstTokens();
     await server.take(); // the paced replies' requests
     const burstFrom = async (from: BenchModelServer, into: ReturnType<typeof newBurst>) => {
@@ -228,10 +225,7 @@ export default async function streamRender(): Promise<BenchResult> {
       into.consumed.push(timing.consumed - requestAt);
       into.rendered.push(renderedAt - requestAt);
     };
-    for (let r = 0; r < BURST_REPEATS; r++) {
-      const order = r % 2 === 0 ? (['child', 'inproc'] as const) : (['inproc', 'child'] as const);
-      for (const where of order) await burstFrom(where === 'child' ? child : server, burst[where]);
-    }
+    for (let r = 0; r < BURST_REPEATS; r++) await burstFrom(child, burst.child);
   } finally {
     await ui.close();
     await server.close();
@@ -251,16 +245,6 @@ export default async function streamRender(): Promise<BenchResult> {
     stream_reader_ms: figure(burst.child.reader, { unit: 'ms', baseline: 'request to burst read to its end, plain reader, server in a child process' }),
     stream_rendered_ms: figure(burst.child.rendered, { unit: 'ms', baseline: 'request to last token on screen, server in a child process' }),
     stream_sse_consumed_ms: figure(burst.child.consumed, { unit: 'ms', baseline: 'request to stream read to its end, server in a child process' }),
-    stream_render_vs_reader_inproc_ratio: ratio(burst.inproc.rendered, burst.inproc.reader, { baseline: 'as stream_render_vs_reader_ratio with the scripted server in this process (the figure until issue 54\'s sixth round), same rounds' }),
-    stream_render_vs_runtime_inproc_ratio: ratio(burst.inproc.rendered, burst.inproc.consumed, { baseline: 'as stream_render_vs_runtime_ratio, server in this process, same rounds' }),
-    stream_render_vs_reader_inproc_over_child: figure(
-      burst.inproc.rendered.map((r, i) => r / burst.inproc.reader[i]! / (burst.child.rendered[i]! / burst.child.reader[i]!)),
-      { unit: 'x', baseline: 'per round: stream_render_vs_reader_inproc_ratio / stream_render_vs_reader_ratio (how much the server in this process moved the ratio)' },
-    ),
     stream_render_vs_reader_from_arrival_ratio: ratio(burst.child.rendered, burst.child.readerFromArrival, { baseline: 'as stream_render_vs_reader_ratio, the reader\'s clock too from its request reaching the server (child process), as the runtime arm\'s' }),
-    stream_render_vs_reader_from_arrival_inproc_ratio: ratio(burst.inproc.rendered, burst.inproc.readerFromArrival, { baseline: 'the same, server in this process' }),
-    stream_reader_inproc_ms: figure(burst.inproc.reader, { unit: 'ms', baseline: 'as stream_reader_ms, server in this process' }),
-    stream_rendered_inproc_ms: figure(burst.inproc.rendered, { unit: 'ms', baseline: 'as stream_rendered_ms, server in this process' }),
-    stream_sse_consumed_inproc_ms: figure(burst.inproc.consumed, { unit: 'ms', baseline: 'as stream_sse_consumed_ms, server in this process' }),
   };
 }

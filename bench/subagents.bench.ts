@@ -13,9 +13,8 @@
  *
  * The scripted model server runs in a child process of its own (bench/model-server-process.ts), as a real provider is
  * never in the agent's process: its parse of each request and build of each reply, and its garbage, are in neither
- * arm. For one release map_overhead_inproc_ms_per_child is the per-child figure with the server in this process, as
- * until issue 54's sixth round, in the same rounds (each round maps and calls directly against both servers, which
- * goes first alternating).
+ * arm. (Issue 54's sixth to ninth rounds also took the per-child figure with the server in this process, in the same
+ * rounds: map_overhead_inproc_ms_per_child, within its spread of this one; dropped after that release.)
  *
  * compaction_ms: compacting a 150k-token conversation (≈600 000 characters over 300 messages) through
  * summarize_context's path, the scripted summary call included; compaction_model_call_ms is that summary call alone
@@ -29,7 +28,7 @@ import { Store } from '../src/main/services/store/store';
 import { reply } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
 import { figure, isSmoke, roundsOf, type BenchResult } from './lib';
-import { startModelServerInProcess, startModelServerProcess, type BenchModelServer } from './model-server-process';
+import { startModelServerProcess, type BenchModelServer } from './model-server-process';
 
 /** A smoke run (CI) maps 16: every path, not the load. */
 const CHILDREN = isSmoke() ? 16 : 100;
@@ -41,7 +40,6 @@ const MAP_ROUNDS = 20;
 
 export default async function subagentsBench(): Promise<BenchResult> {
   const server = await startModelServerProcess();
-  const inproc = await startModelServerInProcess();
   const providerOf = (srv: BenchModelServer) => ({ provider: 'openai' as const, model: 'bench', baseURL: srv.baseURL, apiKey: 'sk-bench' });
   const provider = providerOf(server);
   const work = tempDir('deskhand-bench-work-');
@@ -49,7 +47,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
     // ── map_100 ───────────────────────────────────────────────────────────────────────────────────────────────────
     // A child's request (its first user message is the mapped item) is answered `ok`; the parent's take the replies
     // queued for its run (enqueueUnrouted, before the run's clock starts), then `done`.
-    for (const srv of [server, inproc]) await srv.setRoutes({ routes: [{ contains: 'ITEM', reply: { text: ['ok'] } }], otherwise: { text: ['done'] } });
+    await server.setRoutes({ routes: [{ contains: 'ITEM', reply: { text: ['ok'] } }], otherwise: { text: ['done'] } });
     // One store and runtime per figure, as a host has them: opened before the rounds and closed after them. Opening a
     // store and assembling a runtime (and a runtime's first use of each tool schema and statement) is what a host pays
     // once, not what a child costs; map_open_runtime_ms reports the opening apart. Each round maps in a new conversation.
@@ -75,7 +73,7 @@ export default async function subagentsBench(): Promise<BenchResult> {
       await runtime.tasks.shutdown();
       store.close();
     };
-    const models = new Map([server, inproc].map((srv) => [srv, createModel(providerOf(srv))]));
+    const models = new Map([server].map((srv) => [srv, createModel(providerOf(srv))]));
     const model = models.get(server)!;
     // The wire redactor every runtime request goes through (a redactor like a run's: this environment's credentials).
     const redactor = new SecretRedactor();
@@ -138,13 +136,12 @@ export default async function subagentsBench(): Promise<BenchResult> {
       await close(opened);
       return out;
     };
-    const seqBoth = await pairedMap(SEQ_ROUNDS, SEQ_CHILDREN, 1, [server, inproc]);
+    const seqBoth = await pairedMap(SEQ_ROUNDS, SEQ_CHILDREN, 1, [server]);
     const perChildOf = (srv: BenchModelServer) => {
       const seq = seqBoth.get(srv)!;
       return seq.a.map((a, i) => (a - seq.b[i]!) / SEQ_CHILDREN);
     };
     const perChild = perChildOf(server);
-    const perChildInproc = perChildOf(inproc);
     const map = (await pairedMap(MAP_ROUNDS, CHILDREN, CAP, [server])).get(server)!;
     const parallelShare = map.a.map((a, i) => (a - map.b[i]!) / CHILDREN);
 
@@ -189,8 +186,6 @@ export default async function subagentsBench(): Promise<BenchResult> {
     }
     return {
       map_overhead_ms_per_child: figure(perChild, { unit: 'ms/child', baseline: `the same ${SEQ_CHILDREN} model calls made directly, one at a time, paired rounds`, target: '≤ 5' }),
-      map_overhead_inproc_ms_per_child: figure(perChildInproc, { unit: 'ms/child', baseline: 'as map_overhead_ms_per_child with the scripted server in this process (the figure until issue 54\'s sixth round), same rounds' }),
-      map_overhead_inproc_minus_child_ms_per_child: figure(perChildInproc.map((ms, i) => ms - perChild[i]!), { unit: 'ms/child', baseline: 'per round: map_overhead_inproc_ms_per_child − map_overhead_ms_per_child (how much the server in this process moved the figure)' }),
       map_100_parallel_share_ms_per_child: figure(parallelShare, { unit: 'ms/child', baseline: `the same ${CHILDREN} model calls made directly, ${CAP} at once: wall share per child, ${CAP} overlapping`, headline: true }),
       map_100_total_ms: figure(map.a, { unit: 'ms', baseline: 'map_100_direct_ms' }),
       map_100_direct_ms: figure(map.b, { unit: 'ms' }),
@@ -201,6 +196,5 @@ export default async function subagentsBench(): Promise<BenchResult> {
     };
   } finally {
     await server.close();
-    await inproc.close();
   }
 }
