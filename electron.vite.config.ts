@@ -37,7 +37,9 @@ const zodV3Kinds = {
 /**
  * The CommonJS build's dynamic imports of packages (the ES-only ones among them: ripgrep, the ACP SDK, pdf.js) go
  * through a function the entry sets (src/main/host/cli/main-cjs.ts): code V8 gives back from the compile cache loses
- * its module's `import()` on Node 20 ("A dynamic import callback was not specified"), the entry's own does not.
+ * its module's `import()` on Node 20 ("A dynamic import callback was not specified"), the entry's own does not. Only
+ * string specifiers are rewritten; any other `import()` in a chunk fails on every run (compile-cache.ts gives the
+ * modules it compiles none), so a test meets it at once.
  */
 const externalImports = {
   name: 'deskhand-cjs-external-imports',

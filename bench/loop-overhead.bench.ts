@@ -44,7 +44,7 @@ import { Store } from '../src/main/services/store/store';
 import { reply, type ReplyBuilder } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
 import { figure, paired, type BenchResult } from './lib';
-import { startModelServerProcess, type BenchModelServer } from './model-server-process';
+import { startModelServerProcess } from './model-server-process';
 
 const CALLS = 100;
 const PER_STEP = 10;
@@ -55,8 +55,7 @@ export default async function loopOverhead(): Promise<BenchResult> {
   const server = await startModelServerProcess();
   const work = tempDir('deskhand-bench-work-');
   writeFileSync(join(work, 'a.txt'), 'hello\n');
-  const providerOf = (srv: BenchModelServer) => ({ provider: 'openai' as const, model: 'bench', baseURL: srv.baseURL, apiKey: 'sk-bench' });
-  const provider = providerOf(server);
+  const provider = { provider: 'openai' as const, model: 'bench', baseURL: server.baseURL, apiKey: 'sk-bench' };
   const store = new Store(tempDir('deskhand-bench-data-'));
   const runtime = createAppRuntime({ store, dataDir: store.dataDir, vault: null, maxSteps: CALLS + 1, afterTurn: () => undefined, browser: null }); // no memory-extraction side call, no browser in the measured turns
 
@@ -73,22 +72,21 @@ export default async function loopOverhead(): Promise<BenchResult> {
     return steps;
   };
 
-  /** The request bodies of the last agent run of each shape and server: the bare model replays them. */
-  const bodies = new Map<string, string[]>();
-  const shape = (srv: BenchModelServer, perStep: number) => `${srv.where}:${perStep}`;
+  /** The request bodies of the last agent run of each shape (calls per step): the bare model replays them. */
+  const bodies = new Map<number, string[]>();
 
   /**
    * The model alone: the very requests the last agent run of this shape sent (same bodies, so the server parses the
    * same growing history), each fetched and read to its end by a plain HTTP client, one after the other.
    */
-  const bareModel = async (perStep: number, srv = server): Promise<{ ms: number; cpuMs: number }> => {
-    const sent = bodies.get(shape(srv, perStep));
+  const bareModel = async (perStep: number): Promise<{ ms: number; cpuMs: number }> => {
+    const sent = bodies.get(perStep);
     if (!sent) throw new Error('no agent run to replay yet');
-    await srv.enqueue(...script(perStep));
+    await server.enqueue(...script(perStep));
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     for (const body of sent) {
-      const res = await fetch(`${srv.baseURL}/chat/completions`, {
+      const res = await fetch(`${server.baseURL}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
         body,
@@ -97,23 +95,23 @@ export default async function loopOverhead(): Promise<BenchResult> {
     }
     const ms = performance.now() - t0;
     const c = process.cpuUsage(c0);
-    if ((await srv.take()).length !== sent.length) throw new Error(`the bare round trips did not all reach the server ${srv.where}`);
+    if ((await server.take()).length !== sent.length) throw new Error(`the bare round trips did not all reach the server ${server.where}`);
     return { ms, cpuMs: (c.user + c.system) / 1000 };
   };
 
-  const agentRun = async (perStep: number, srv = server): Promise<{ ms: number; cpuMs: number }> => {
-    await srv.enqueue(...script(perStep));
+  const agentRun = async (perStep: number): Promise<{ ms: number; cpuMs: number }> => {
+    await server.enqueue(...script(perStep));
     const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
-    if (perStep === 1 && srv === server) lastSequential = conv.id;
+    if (perStep === 1) lastSequential = conv.id;
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    const outcome = await runtime.sendMessage(conv.id, 'bench', { provider: providerOf(srv), interactive: false });
+    const outcome = await runtime.sendMessage(conv.id, 'bench', { provider, interactive: false });
     const ms = performance.now() - t0;
     const c = process.cpuUsage(c0);
-    const sent = (await srv.take({ bodies: true })).map((r) => r.body!);
-    bodies.set(shape(srv, perStep), sent);
+    const sent = (await server.take({ bodies: true })).map((r) => r.body!);
+    bodies.set(perStep, sent);
     if (outcome.status !== 'finished') throw new Error(`bench run ended ${outcome.status}: ${outcome.error ?? ''}`);
-    if (sent.length !== CALLS / perStep + 1) throw new Error(`expected ${CALLS / perStep + 1} model requests at the server ${srv.where}, saw ${sent.length}`);
+    if (sent.length !== CALLS / perStep + 1) throw new Error(`expected ${CALLS / perStep + 1} model requests at the server ${server.where}, saw ${sent.length}`);
     const calls = store.toolCallsForConversation(conv.id);
     if (calls.length !== CALLS || calls.some((c) => c.tool !== 'stat' || c.status !== 'done')) {
       throw new Error(`expected ${CALLS} finished stat calls, found ${calls.length} (${[...new Set(calls.map((c) => `${c.tool}:${c.status}`))].join(', ')})`);
@@ -170,7 +168,7 @@ export default async function loopOverhead(): Promise<BenchResult> {
     const { messages } = requestView(store, convId);
     const tools = runtime.registry.toolSet({ conversationId: convId, policy: 'read-only', revealed: [] }).specs;
     // The system prompt the run itself sent last.
-    const sent = bodies.get(shape(server, 1))!.at(-1)!;
+    const sent = bodies.get(1)!.at(-1)!;
     const system = (JSON.parse(sent) as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'system').map((m) => String(m.content));
     const model = createModel(provider);
     // The wire redactor every runtime request goes through (a redactor like a run's: this environment's credentials).

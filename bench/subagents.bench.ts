@@ -28,7 +28,7 @@ import { Store } from '../src/main/services/store/store';
 import { reply } from '../test/support/model-server';
 import { tempDir } from '../test/support/tool-context';
 import { figure, isSmoke, roundsOf, type BenchResult } from './lib';
-import { startModelServerProcess, type BenchModelServer } from './model-server-process';
+import { startModelServerProcess } from './model-server-process';
 
 /** A smoke run (CI) maps 16: every path, not the load. */
 const CHILDREN = isSmoke() ? 16 : 100;
@@ -40,8 +40,7 @@ const MAP_ROUNDS = 20;
 
 export default async function subagentsBench(): Promise<BenchResult> {
   const server = await startModelServerProcess();
-  const providerOf = (srv: BenchModelServer) => ({ provider: 'openai' as const, model: 'bench', baseURL: srv.baseURL, apiKey: 'sk-bench' });
-  const provider = providerOf(server);
+  const provider = { provider: 'openai' as const, model: 'bench', baseURL: server.baseURL, apiKey: 'sk-bench' };
   const work = tempDir('deskhand-bench-work-');
   try {
     // ── map_100 ───────────────────────────────────────────────────────────────────────────────────────────────────
@@ -58,14 +57,14 @@ export default async function subagentsBench(): Promise<BenchResult> {
       return { store, runtime, ms: performance.now() - t0 };
     };
     type Opened = ReturnType<typeof open>;
-    const parentReplies = (srv: BenchModelServer, children: number, cap: number) =>
-      srv.enqueueUnrouted(
+    const parentReplies = (children: number, cap: number) =>
+      server.enqueueUnrouted(
         reply().tool('map_subagents', { prompt_template: 'ITEM {{input}}: say ok', items: Array.from({ length: children }, (_, i) => String(i)), description: 'bench', max_concurrency: cap }),
         reply().text('done'),
       );
-    const viaMap = async ({ runtime }: Opened, children: number, cap: number, srv: BenchModelServer) => {
+    const viaMap = async ({ runtime }: Opened, children: number) => {
       const conv = runtime.createConversation({ folder: work, policy: 'read-only' });
-      const out = await runtime.sendMessage(conv.id, 'map', { provider: providerOf(srv), interactive: false });
+      const out = await runtime.sendMessage(conv.id, 'map', { provider, interactive: false });
       const kids = runtime.subagents.list(conv.id);
       if (out.status !== 'finished' || kids.length !== children || kids.some((r) => r.status !== 'finished')) throw new Error(`map run ended ${out.status} with ${kids.length} children`);
     };
@@ -73,12 +72,10 @@ export default async function subagentsBench(): Promise<BenchResult> {
       await runtime.tasks.shutdown();
       store.close();
     };
-    const models = new Map([server].map((srv) => [srv, createModel(providerOf(srv))]));
-    const model = models.get(server)!;
+    const model = createModel(provider);
     // The wire redactor every runtime request goes through (a redactor like a run's: this environment's credentials).
     const redactor = new SecretRedactor();
-    const direct = async (children: number, cap: number, srv: BenchModelServer) => {
-      const model = models.get(srv)!;
+    const direct = async (children: number, cap: number) => {
       let next = 0;
       const worker = async () => {
         while (next < children) {
@@ -91,58 +88,51 @@ export default async function subagentsBench(): Promise<BenchResult> {
     };
     const openMs: number[] = [];
     /**
-     * The map and the direct calls against each server, order alternating per round (which server first, and map or
-     * direct first), on one store and runtime opened before the rounds; per server, the paired map and direct times.
+     * The map and the direct calls, which goes first alternating per round, on one store and runtime opened before the
+     * rounds: the paired map (a) and direct (b) times.
      */
-    const pairedMap = async (rounds: number, children: number, cap: number, servers: BenchModelServer[]) => {
-      const out = new Map(servers.map((srv) => [srv, { a: [] as number[], b: [] as number[] }]));
+    const pairedMap = async (rounds: number, children: number, cap: number) => {
+      const out = { a: [] as number[], b: [] as number[] };
       const warmup = isSmoke() ? 0 : 1;
       const opened = open(cap);
       openMs.push(opened.ms);
       for (let i = 0; i < warmup + roundsOf(rounds); i++) {
-        const timedMap = async (srv: BenchModelServer) => {
-          await parentReplies(srv, children, cap);
+        const timedMap = async () => {
+          await parentReplies(children, cap);
           const t0 = performance.now();
-          await viaMap(opened, children, cap, srv);
+          await viaMap(opened, children);
           const ms = performance.now() - t0;
-          const requests = (await srv.take()).length;
-          if (requests !== children + 2) throw new Error(`the map's ${children + 2} model requests did not all reach the server ${srv.where} (${requests})`);
+          const requests = (await server.take()).length;
+          if (requests !== children + 2) throw new Error(`the map's ${children + 2} model requests did not all reach the server (${requests})`);
           return ms;
         };
-        const timedDirect = async (srv: BenchModelServer) => {
+        const timedDirect = async () => {
           const t0 = performance.now();
-          await direct(children, cap, srv);
+          await direct(children, cap);
           const ms = performance.now() - t0;
-          const requests = (await srv.take()).length;
-          if (requests !== children) throw new Error(`the ${children} direct model requests did not all reach the server ${srv.where} (${requests})`);
+          const requests = (await server.take()).length;
+          if (requests !== children) throw new Error(`the ${children} direct model requests did not all reach the server (${requests})`);
           return ms;
         };
-        const order = i % 2 === 0 ? servers : [...servers].reverse();
-        for (const srv of order) {
-          let a: number;
-          let b: number;
-          if (i % 2 === 0) {
-            a = await timedMap(srv);
-            b = await timedDirect(srv);
-          } else {
-            b = await timedDirect(srv);
-            a = await timedMap(srv);
-          }
-          if (i < warmup) continue;
-          out.get(srv)!.a.push(a);
-          out.get(srv)!.b.push(b);
+        let a: number;
+        let b: number;
+        if (i % 2 === 0) {
+          a = await timedMap();
+          b = await timedDirect();
+        } else {
+          b = await timedDirect();
+          a = await timedMap();
         }
+        if (i < warmup) continue;
+        out.a.push(a);
+        out.b.push(b);
       }
       await close(opened);
       return out;
     };
-    const seqBoth = await pairedMap(SEQ_ROUNDS, SEQ_CHILDREN, 1, [server]);
-    const perChildOf = (srv: BenchModelServer) => {
-      const seq = seqBoth.get(srv)!;
-      return seq.a.map((a, i) => (a - seq.b[i]!) / SEQ_CHILDREN);
-    };
-    const perChild = perChildOf(server);
-    const map = (await pairedMap(MAP_ROUNDS, CHILDREN, CAP, [server])).get(server)!;
+    const seq = await pairedMap(SEQ_ROUNDS, SEQ_CHILDREN, 1);
+    const perChild = seq.a.map((a, i) => (a - seq.b[i]!) / SEQ_CHILDREN);
+    const map = await pairedMap(MAP_ROUNDS, CHILDREN, CAP);
     const parallelShare = map.a.map((a, i) => (a - map.b[i]!) / CHILDREN);
 
     // ── compaction of a 150k-token conversation ──────────────────────────────────────────────────────────────────

@@ -25,16 +25,21 @@ function buildFolder(cache: string): { dir: string; files: string[] } {
   return { dir, files: readdirSync(dir).filter((f) => f.endsWith('.bin')) };
 }
 
+/** A cache folder and data folder of the test's own, after one run of `runs list` made the cache. */
+async function warmed() {
+  requireBuild();
+  const cache = join(tempDir('deskhand-cc-'), 'cache');
+  const dataDir = tempDir('deskhand-cc-data-');
+  const first = await list(cache, dataDir);
+  return { cache, dataDir, first, ...buildFolder(cache) };
+}
+
 describe('the CLI compile cache', () => {
   it('a first run writes the code of every module it compiled (private files); the next compiles none from source and prints the same', async () => {
-    requireBuild();
-    const cache = join(tempDir('deskhand-cc-'), 'cache');
-    const dataDir = tempDir('deskhand-cc-data-');
-    const first = await list(cache, dataDir);
+    const { cache, dataDir, first, dir, files } = await warmed();
     expect(first.code).toBe(0);
     expect(first.taken).toBe(0);
     expect(first.compiled).toBeGreaterThan(3);
-    const { dir, files } = buildFolder(cache);
     expect(dir).toContain(`-${process.version}-${process.arch}`);
     expect(files).toHaveLength(first.compiled!);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -64,11 +69,7 @@ describe('the CLI compile cache', () => {
   });
 
   it('code V8 refuses (a damaged file) costs only that module its cache: the run works, and the file is written again', async () => {
-    requireBuild();
-    const cache = join(tempDir('deskhand-cc-'), 'cache');
-    const dataDir = tempDir('deskhand-cc-data-');
-    const first = await list(cache, dataDir);
-    const { dir, files } = buildFolder(cache);
+    const { cache, dataDir, first, dir, files } = await warmed();
     const damaged = join(dir, files[0]!);
     const junk = Buffer.alloc(4096, 7);
     writeFileSync(damaged, junk);
@@ -81,11 +82,7 @@ describe('the CLI compile cache', () => {
   });
 
   it('a folder others can write to is neither read nor written (compiled code from it would run as ours)', async () => {
-    requireBuild();
-    const cache = join(tempDir('deskhand-cc-'), 'cache');
-    const dataDir = tempDir('deskhand-cc-data-');
-    const first = await list(cache, dataDir);
-    const { dir, files } = buildFolder(cache);
+    const { cache, dataDir, first, dir, files } = await warmed();
     chmodSync(dir, 0o777);
     const open = await list(cache, dataDir);
     expect(open.code).toBe(0);

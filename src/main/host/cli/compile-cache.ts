@@ -18,17 +18,19 @@
  * `NODE_DEBUG=deskhand_compile_cache` prints what was taken from the cache and what was written.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { debuglog } from 'node:util';
 import vm from 'node:vm';
 
 const debug = debuglog('deskhand_compile_cache');
 
 /** The cache folder's parent for this user, or null when the cache is off. */
-export function compileCacheRoot(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | null {
+function compileCacheRoot(): string | null {
+  const env = process.env;
+  const platform = process.platform;
   const given = env.DESKHAND_COMPILE_CACHE;
   if (given === 'off' || given === '0') return null;
   if (given) return given;
@@ -78,11 +80,10 @@ export function installCompileCache(buildDir: string, buildId: string): void {
   const fresh: Compiled[] = [];
   let taken = 0;
 
-  quietLoaderWarning();
   type CompileFn = (this: Module & { filename: string; paths: string[] }, content: string, filename: string) => unknown;
   const proto = Module.prototype as unknown as { _compile: CompileFn };
   const original = proto._compile;
-  const prefix = buildDir.endsWith('/') || buildDir.endsWith('\\') ? buildDir : `${buildDir}${process.platform === 'win32' ? '\\' : '/'}`;
+  const prefix = `${buildDir.replace(/[\\/]+$/, '')}${sep}`;
   proto._compile = function compileWithCache(content, filename) {
     if (!filename.startsWith(prefix) || !filename.endsWith('.cjs')) return original.call(this, content, filename);
     // Named by the file's path, length and change time (not a digest of its 2.5 MB: ≈ 6 ms a start); the build's chunk
@@ -102,25 +103,13 @@ export function installCompileCache(buildDir: string, buildId: string): void {
         cachedData = undefined;
       }
     }
-    const script = new vm.Script(Module.wrap(content), {
-      filename,
-      cachedData,
-      // Lets a freshly compiled module `import()` (an import the build did not route through the entry); code given
-      // back from the cache loses it on Node 20, which is why the build routes them (electron.vite.config.ts).
-      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-    });
+    // No `import()` from here, fresh or cached alike: code given back from the cache loses it on Node 20, so the
+    // build routes its imports of packages through the entry (electron.vite.config.ts, externalImports).
+    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
     if (cachedData && !script.cachedDataRejected) taken++;
     else fresh.push({ script, file });
-    const require = Object.assign((id: string) => this.require(id), {
-      resolve: Object.assign((request: string, options?: { paths?: string[] }) => (Module as unknown as ModuleInternals)._resolveFilename(request, this, false, options), {
-        paths: (request: string) => (Module as unknown as ModuleInternals)._resolveLookupPaths(request, this),
-      }),
-      main: mainModule(),
-      extensions: (Module as unknown as ModuleInternals)._extensions,
-      cache: (Module as unknown as ModuleInternals)._cache,
-    });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
-    return wrapper.call(this.exports, this.exports, require, this, filename, dirname(filename));
+    return wrapper.call(this.exports, this.exports, Module.createRequire(filename), this, filename, dirname(filename));
   };
 
   process.once('exit', () => {
@@ -136,7 +125,6 @@ export function installCompileCache(buildDir: string, buildId: string): void {
         // file or the new one, never half of one.
         const part = `${file}.${process.pid}.part`;
         writeFileSync(part, script.createCachedData(), { mode: 0o600 });
-        chmodSync(part, 0o600);
         renameSync(part, file);
       } catch (err) {
         debug('not written: %s (%s)', file, String(err));
@@ -157,30 +145,4 @@ export function installCompileCache(buildDir: string, buildId: string): void {
       // best effort
     }
   });
-}
-
-interface ModuleInternals {
-  _resolveFilename(request: string, parent: unknown, isMain: boolean, options?: { paths?: string[] }): string;
-  _resolveLookupPaths(request: string, parent: unknown): string[] | null;
-  _extensions: Record<string, unknown>;
-  _cache: Record<string, unknown>;
-}
-
-/** `require.main` as Node gives it to a module. */
-function mainModule(): unknown {
-  return (process as unknown as { mainModule?: unknown }).mainModule;
-}
-
-/**
- * The build's dynamic imports of ES-only packages need V8 compiled code to use Node's own loader
- * (`vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER`: the only way on Node 20 without a flag at start), which Node marks
- * experimental with a warning on stderr at its first use. That one warning is not the person's business; every other
- * warning is printed as before.
- */
-function quietLoaderWarning(): void {
-  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    if (String(typeof warning === 'string' ? warning : warning.message).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
-    emit(warning, ...rest);
-  }) as typeof process.emitWarning;
 }

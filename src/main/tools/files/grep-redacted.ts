@@ -182,8 +182,7 @@ export class SearchedKeys {
  * What became of each of `candidates` (paths as rg printed them): known to the memo under the key read during the
  * search (`searched`) or now (`known`), or gone (left out), or unknown, with `sifted` the unknown ones the redactor's
  * prefilter patterns match (null when there are too few to be worth an rg of their own, or sifting failed: then all
- * are read). The key is read before
- * the sifting rg reads the file, so a write since changes it.
+ * are read). The key is read before the sifting rg reads the file, so a write since changes it.
  */
 async function sift(
   candidates: readonly string[],
