@@ -79,7 +79,14 @@ export async function startDesktopWorld(display = ':73'): Promise<DesktopWorld> 
   const choice = join(dir, 'menu-choice');
   const offered = join(dir, 'menu-offered');
   const menu = join(dir, 'menu.sh');
-  writeFileSync(menu, `#!/bin/sh\ntee ${JSON.stringify(offered)} | grep -F -m1 -- "$(cat ${JSON.stringify(choice)})"\n`, { mode: 0o755 });
+  // The whole menu is read first, written to a file of its own and renamed into place, then the choice picked: with
+  // `tee offered | grep -m1` the test could read the file before tee had written every line (or tee died of SIGPIPE
+  // once grep had its line), and saw a button missing.
+  writeFileSync(
+    menu,
+    `#!/bin/sh\nlines=$(cat)\nprintf '%s\\n' "$lines" > ${JSON.stringify(`${offered}.part`)} && mv ${JSON.stringify(`${offered}.part`)} ${JSON.stringify(offered)}\nprintf '%s\\n' "$lines" | grep -F -m1 -- "$(cat ${JSON.stringify(choice)})"\n`,
+    { mode: 0o755 },
+  );
   const dunstConfig = join(dir, 'dunstrc');
   writeFileSync(dunstConfig, `[global]\n    dmenu = ${menu}\n`);
   const config = join(dir, 'bus.conf');
