@@ -177,7 +177,9 @@ test('server-pdf: its view loads a local PDF through its server, the read allowe
   let allowed = 0;
   await expect(async () => {
     if (await ask.first().isVisible()) {
-      await ask.first().getByRole('button', { name: 'Allow' }).click();
+      // Bounded: a card answered or closed between the look and the click would otherwise hold the click (no action
+      // timeout) past toPass's own, to the test's timeout; a bounded miss is one more round.
+      await ask.first().getByRole('button', { name: 'Allow' }).click({ timeout: 5_000 });
       allowed++;
     }
     // PDF.js drew the page, and its text layer holds the PDF's words.
