@@ -92,6 +92,12 @@ export default tseslint.config(
     },
   },
   {
+    // bin/ is CommonJS (bin/package.json): the `deskhand` entry loads without starting Node's ES module loader.
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Every file of the app: processes start only in the launcher. scripts/*.mjs are build scripts run by npm (not
     // part of the app) and are outside this scope on purpose.
     files: ['src/**'],

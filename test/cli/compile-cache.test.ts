@@ -4,8 +4,9 @@
  * reports under NODE_DEBUG (the count of modules V8 accepted from the cache), and that what a run prints is the same
  * with and without it. The timing is bench/schedule.bench.ts's (`run_to_request_ms`), not this test's.
  */
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { requireBuild, runCli } from '../support/cli';
 import { tempDir } from '../support/tool-context';
@@ -104,5 +105,39 @@ describe('the CLI compile cache', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).not.toMatch(/DESKHAND_COMPILE_CACHE/);
     expect(existsSync(join(root, 'deskhand'))).toBe(false);
+  });
+
+  it("a module compiled through the cache gets a require of its own, as Node's: resolved from its folder, the parent of what it loads", () => {
+    const build = tempDir('deskhand-cc-build-');
+    mkdirSync(join(build, 'sub'));
+    writeFileSync(join(build, 'sub', 'b.cjs'), 'module.exports = { name: "b" };\n');
+    writeFileSync(
+      join(build, 'a.cjs'),
+      [
+        "const b = require('./sub/b.cjs');",
+        "const at = require.resolve('./sub/b.cjs');",
+        'module.exports = { b: b.name, at, parentIsA: require.cache[at].parent === module, children: module.children.map((c) => c.id),',
+        "  lookup: require.resolve.paths('some-package')[0], dirname: __dirname, filename: __filename };",
+      ].join('\n'),
+    );
+    const script = [
+      `import { installCompileCache } from ${JSON.stringify(resolve(__dirname, '../../src/main/host/cli/compile-cache.ts'))};`,
+      "import { createRequire } from 'node:module';",
+      `installCompileCache(${JSON.stringify(build)}, 'test-build');`,
+      `console.log(JSON.stringify(createRequire(import.meta.url)(${JSON.stringify(join(build, 'a.cjs'))})));`,
+    ].join('\n');
+    const cache = join(tempDir('deskhand-cc-'), 'cache');
+    const run = () => {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, DESKHAND_COMPILE_CACHE: cache, NODE_DEBUG: 'deskhand_compile_cache' } });
+      expect(r.status, r.stderr).toBe(0);
+      return { seen: JSON.parse(r.stdout.trim().split('\n').at(-1)!), stderr: r.stderr };
+    };
+    const first = run();
+    expect(first.stderr).toMatch(/0 modules from the cache, 2 compiled from source/);
+    const b = join(build, 'sub', 'b.cjs');
+    expect(first.seen).toEqual({ b: 'b', at: b, parentIsA: true, children: [b], lookup: join(build, 'node_modules'), dirname: build, filename: join(build, 'a.cjs') });
+    const second = run();
+    expect(second.stderr).toMatch(/2 modules from the cache, 0 compiled from source/);
+    expect(second.seen).toEqual(first.seen);
   });
 });

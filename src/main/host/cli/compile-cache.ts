@@ -62,6 +62,30 @@ function ensurePrivate(dir: string): boolean {
   return privateFolder(dir);
 }
 
+/** Node's internals a module's own `require` is made of (what `Module.prototype._compile` gives a module). */
+const internals = Module as unknown as {
+  _resolveFilename(request: string, parent: Module, isMain: boolean, options?: { paths?: string[] }): string;
+  _resolveLookupPaths(request: string, parent: Module): string[] | null;
+  _extensions: NodeJS.RequireExtensions;
+  _cache: NodeJS.Dict<NodeModule>;
+};
+
+/**
+ * The `require` of one module, bound to it as Node's own is: resolved from the module's own folder and `paths`, and the
+ * module the parent of what it loads. (`Module.createRequire(filename)` made a stand-in module for each file and
+ * computed its `node_modules` paths again: ≈ 3 ms of a start across the build's chunks.)
+ */
+function requireOf(mod: Module): NodeJS.Require {
+  const req = ((id: string) => mod.require(id)) as NodeJS.Require;
+  const resolve = ((request: string, options?: { paths?: string[] }) => internals._resolveFilename(request, mod, false, options)) as NodeJS.RequireResolve;
+  resolve.paths = (request: string) => internals._resolveLookupPaths(request, mod);
+  req.resolve = resolve;
+  req.main = typeof require === 'undefined' ? undefined : require.main;
+  req.extensions = internals._extensions;
+  req.cache = internals._cache;
+  return req;
+}
+
 interface Compiled {
   script: vm.Script;
   file: string;
@@ -109,7 +133,7 @@ export function installCompileCache(buildDir: string, buildId: string): void {
     if (cachedData && !script.cachedDataRejected) taken++;
     else fresh.push({ script, file });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
-    return wrapper.call(this.exports, this.exports, Module.createRequire(filename), this, filename, dirname(filename));
+    return wrapper.call(this.exports, this.exports, requireOf(this), this, filename, dirname(filename));
   };
 
   process.once('exit', () => {
