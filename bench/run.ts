@@ -10,14 +10,56 @@
  * outside --smoke (lib.ts, checkSamples): a figure quoted as a result has at least 20 samples behind it.
  * `--smoke` (run by scripts/test.sh in CI): one round of every bench and no warm-up (bench/lib.ts's helpers and
  * DESKHAND_BENCH_ROUNDS=1 for benches that read it), so a bench that rots fails CI; nothing is written to results.
+ *
+ * Each bench runs in a process of its own (this file again, `--child FILE OUT`, which writes the bench's figures or its
+ * error to OUT): a bench run after others in one process met their heap and compiled code (after grep's, the loop's
+ * per-call figures were twice what they are alone), so a figure depended on which benches ran before it.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { checkSamples, formatFigure, isFigure, type BenchResult, type Figure } from './lib';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
+
+/** What a bench's process reports to the runner. */
+type ChildReport = { figures: BenchResult } | { error: string };
+
+if (argv[0] === '--child') {
+  // One bench, in this process alone: its figures (or its error) to the file the runner named, then exit at once.
+  const [, path, out] = argv;
+  let report: ChildReport;
+  try {
+    const mod = (await import(pathToFileURL(path!).href)) as { default: () => Promise<BenchResult> };
+    report = { figures: await mod.default() };
+  } catch (err) {
+    report = { error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+  }
+  writeFileSync(out!, JSON.stringify(report));
+  process.exit(0);
+}
+
+/** Runs one bench file in a process of its own (this file, `--child`), its output shown as it comes. */
+async function runInChild(path: string): Promise<BenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'deskhand-bench-run-'));
+  const out = join(dir, 'report.json');
+  try {
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', path, out], { stdio: 'inherit' });
+    const exit = await new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? String(code))));
+    if (!existsSync(out)) throw new Error(`its process ended (${exit}) without a report`);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as ChildReport;
+    if ('error' in report) throw new BenchError(report.error);
+    return report.figures;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A bench's own error, as its process reported it (its stack, printed as it is). */
+class BenchError extends Error {}
 let compareWith: string | undefined;
 const only: string[] = [];
 for (let i = 0; i < argv.length; i++) {
@@ -50,8 +92,7 @@ let failed = false;
 for (const file of files) {
   const started = performance.now();
   try {
-    const mod = (await import(pathToFileURL(join(benchDir, file)).href)) as { default: () => Promise<BenchResult> };
-    const figures = await mod.default();
+    const figures = await runInChild(join(benchDir, file));
     if (Object.keys(figures).length === 0) throw new Error('it reported no figure');
     const missing = Object.entries(figures).filter(([, v]) => typeof v === 'string');
     if (missing.length) throw new Error(`its real part is missing: ${missing.map(([k, v]) => `${k}: ${String(v)}`).join('; ')}`);
@@ -71,7 +112,7 @@ for (const file of files) {
     if (smoke) process.stdout.write(`${file}: ok in ${((performance.now() - started) / 1000).toFixed(1)} s (smoke: one round)\n`);
   } catch (err) {
     failed = true;
-    process.stderr.write(`${file} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(`${file} failed: ${err instanceof BenchError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   }
 }
 if (smoke) {

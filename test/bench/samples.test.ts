@@ -62,6 +62,22 @@ describe('bench/run.ts refuses a headline figure with fewer than 20 samples', ()
   });
 });
 
+describe('bench/run.ts runs each bench in a process of its own', () => {
+  it('a bench does not meet what an earlier one left in its process, and one that kills its process fails by name', () => {
+    const dir = tempDir('deskhand-bench-isolated-');
+    // Each bench counts the benches that ran in its process before it (itself included).
+    const counting = `const g = globalThis as { benchesHere?: number };\nexport default async () => ({ benches_here: (g.benchesHere = (g.benchesHere ?? 0) + 1) });\n`;
+    writeFileSync(join(dir, 'a.bench.ts'), counting);
+    writeFileSync(join(dir, 'b.bench.ts'), counting.replace('benches_here', 'benches_here_b'));
+    writeFileSync(join(dir, 'c.bench.ts'), 'export default async () => { process.exit(3); };\n');
+    const r = run(dir);
+    expect(r.stdout).toContain('benches_here: 1.0');
+    expect(r.stdout).toContain('benches_here_b: 1.0');
+    expect(r.stderr).toContain('c.bench.ts failed: Error: its process ended (3) without a report');
+    expect(r.status).toBe(1);
+  });
+});
+
 describe('checkSamples', () => {
   it('throws for a headline figure under 20 samples and not otherwise', () => {
     const under = figure([1, 2, 3], { target: '≤ 3' });
