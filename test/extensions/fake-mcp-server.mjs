@@ -10,6 +10,7 @@
 //   leak      prints $LEAKED_TOKEN to stderr (plain, base64, hex, in an assignment) at start, then behaves as ok
 //   strict    exits (code 1) on any request before initialize (an SDK that stops on the version probe), then as ok
 //   leak-crash prints $LEAKED_TOKEN to stderr the same ways and exits (code 2) before answering anything
+//   slow      reads nothing for $FAKE_DELAY_MS (default 1500) after it starts, then behaves as ok (a server slow to load)
 // Every request it receives is appended to $FAKE_LOG (when set), one JSON line each. $FAKE_DESCRIPTION and
 // $FAKE_PARAM_DESCRIPTION, when set, are the tool's description and its parameter's (a list that changes between starts).
 import { appendFileSync } from 'node:fs';
@@ -36,7 +37,8 @@ const description = process.env.FAKE_DESCRIPTION ??
     : 'A test tool.');
 const param = process.env.FAKE_PARAM_DESCRIPTION ? { type: 'string', description: process.env.FAKE_PARAM_DESCRIPTION } : { type: 'string' };
 let initialized = false;
-createInterface({ input: process.stdin }).on('line', (line) => {
+const listen = (handle) => (mode === 'slow' ? setTimeout(() => createInterface({ input: process.stdin }).on('line', handle), Number(process.env.FAKE_DELAY_MS ?? 1500)) : createInterface({ input: process.stdin }).on('line', handle));
+listen((line) => {
   const req = JSON.parse(line);
   if (log) appendFileSync(log, `${JSON.stringify({ method: req.method, params: req.params, env: mode === 'ok' ? Object.keys(process.env) : undefined })}\n`);
   if (req.id === undefined) return;

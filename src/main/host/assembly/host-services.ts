@@ -62,6 +62,12 @@ export type HostRuntimeOptions = {
    * 'on-demand' when something calls `startMcp` (read-only commands such as `runs list` never start a server).
    */
   mcpStart?: 'background' | 'on-demand';
+  /**
+   * With 'background': how long after the start a model call still waits for the servers' first connections to settle
+   * (default 20 s, an MCP connection's own timeout). A message sent as the app starts then reaches the model with the
+   * servers' tools; a server that failed holds nothing, and after this no step waits at all.
+   */
+  mcpFirstWaitMs?: number;
   /** The app's browser (default: Chromium through Playwright; null: no browser tools). */
   browser?: BrowserService | null;
   /** Subagent limits (live children, minutes, tokens, cost) and prices. */

@@ -187,7 +187,7 @@ export { defaultComputer, type HostRuntimeOptions };
 
 /** Builds an AppRuntime with every family, without recovery (tests and benches that drive it directly). */
 export function createAppRuntime(opts: HostRuntimeOptions): AppRuntime {
-  const { sqliteBinding: _sqliteBinding, store: _store, vault: _vault, http: _http, webFetchTimeoutMs: _webFetchTimeoutMs, mcpDeferAbove: _mcpDeferAbove, mcpBackoff: _mcpBackoff, mcpStart: _mcpStart, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: _workflowLimits, computer: _makeComputer, notifier, ...runtimeOpts } = opts;
+  const { sqliteBinding: _sqliteBinding, store: _store, vault: _vault, http: _http, webFetchTimeoutMs: _webFetchTimeoutMs, mcpDeferAbove: _mcpDeferAbove, mcpBackoff: _mcpBackoff, mcpStart: _mcpStart, mcpFirstWaitMs: _mcpFirstWaitMs, browser: _browser, subagents: _subagentOpts, subagentProvider: _subagentProvider, workflows: _workflowLimits, computer: _makeComputer, notifier, ...runtimeOpts } = opts;
   const { store, records, vault, redactor, tasks, memory, goals, schedules, reader, mcp, profiles, browser, subagents, workflows, tower, computer, peers, registry, decisions, inputKinds, contextSources, bindRuntime, hookService, changeLedger } = assembleHostServices(opts);
   let runtime: AppRuntime | null = null;
   runtime = new AppRuntime(
@@ -263,8 +263,32 @@ export function openRuntime(opts: HostRuntimeOptions): AppRuntime {
   // What a crashed Deskhand left running is ended now; its job batches get a new worker.
   void runtime.tasks.recover().catch(() => undefined);
   // MCP servers connect in the background (the CLI awaits them before its first step); each failure is in its health.
-  if (opts.mcpStart !== 'on-demand') void runtime.startMcp().catch(() => undefined);
+  if (opts.mcpStart !== 'on-demand') waitForFirstMcp(runtime, runtime.startMcp(), opts.mcpFirstWaitMs ?? MCP_FIRST_WAIT_MS);
   return runtime;
+}
+
+/** How long after the start a model call still waits for the configured MCP servers' first connections. */
+const MCP_FIRST_WAIT_MS = 20_000;
+
+/**
+ * Each model call waits, until `waitMs` after the start at most, for the configured MCP servers' first connections to
+ * settle (connected or failed): the app starts them in the background, and a message sent as it opens would otherwise
+ * reach the model without their tools (its search_tools finding nothing, its call an unknown tool). Once settled, or
+ * past the deadline, a step waits for nothing.
+ */
+function waitForFirstMcp(runtime: AppRuntime, started: Promise<void>, waitMs: number): void {
+  const deadline = Date.now() + waitMs;
+  let settled = false;
+  const first = started.catch(() => undefined).then(() => {
+    settled = true;
+  });
+  runtime.addStepHook(async () => {
+    const left = deadline - Date.now();
+    if (settled || left <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([first, new Promise<void>((resolve) => (timer = setTimeout(resolve, left).unref()))]);
+    clearTimeout(timer);
+  });
 }
 
 function envNumber(name: string): number | undefined {
