@@ -37,7 +37,8 @@ const description = process.env.FAKE_DESCRIPTION ??
     : 'A test tool.');
 const param = process.env.FAKE_PARAM_DESCRIPTION ? { type: 'string', description: process.env.FAKE_PARAM_DESCRIPTION } : { type: 'string' };
 let initialized = false;
-const listen = (handle) => (mode === 'slow' ? setTimeout(() => createInterface({ input: process.stdin }).on('line', handle), Number(process.env.FAKE_DELAY_MS ?? 1500)) : createInterface({ input: process.stdin }).on('line', handle));
+const onLines = (handle) => createInterface({ input: process.stdin }).on('line', handle);
+const listen = mode === 'slow' ? (handle) => setTimeout(() => onLines(handle), Number(process.env.FAKE_DELAY_MS ?? 1500)) : onLines;
 listen((line) => {
   const req = JSON.parse(line);
   if (log) appendFileSync(log, `${JSON.stringify({ method: req.method, params: req.params, env: mode === 'ok' ? Object.keys(process.env) : undefined })}\n`);

@@ -50,6 +50,13 @@ export function makeRuntime(dataDir: string, opts: Parameters<typeof createAppRu
   return createAppRuntime({ dataDir, vault: null, retryBaseMs: 10, idleTimeoutMs: 10_000, mcpBackoff: { firstMs: 200, maxMs: 1000 }, ...opts });
 }
 
+/** What a test opened, closed after it: the runtime's MCP servers and store, then the scripted model server. */
+export async function closeTestWorld(runtime: AppRuntime | null, model: ModelServer): Promise<void> {
+  await runtime?.mcp.close();
+  runtime?.store.close();
+  await model.close();
+}
+
 export const providerFor = (model: ModelServer): ProviderConfig => ({ provider: 'openai', model: 'gpt-test', baseURL: model.baseURL, apiKey: 'sk-test' });
 
 type Msg = { role: string; content: unknown };

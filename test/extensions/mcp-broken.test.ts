@@ -14,7 +14,7 @@ import { extensionsModule } from '../../src/main/services/store/modules/extensio
 import { Store } from '../../src/main/services/store/store';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
-import { EVERYTHING, addServer, fake, makeRuntime, offeredTools, providerFor, toolResults, until } from './helpers';
+import { EVERYTHING, addServer, closeTestWorld, fake, makeRuntime, offeredTools, providerFor, toolResults, until } from './helpers';
 
 let model: ModelServer;
 let runtime: AppRuntime | null = null;
@@ -23,10 +23,8 @@ beforeEach(async () => {
   model = await startModelServer();
 });
 afterEach(async () => {
-  await runtime?.mcp.close();
-  runtime?.store.close();
+  await closeTestWorld(runtime, model);
   runtime = null;
-  await model.close();
 });
 
 it('crash, hang, malformed JSON and a 20 MB result each give the model a clear error; the conversation finishes', async () => {

@@ -2,7 +2,7 @@
  * The app starts the configured MCP servers in the background (openRuntime, 'background'): a message sent as it opens
  * must still reach the model with their tools. A model call waits for the servers' first connections to settle, until
  * a deadline after the start (open-runtime.ts, waitForFirstMcp). Proven by the model's first request (the tools it was
- * was told of) against a server that is slow to answer its first message; and that a server slower than the deadline does
+ * told of) against a server that is slow to answer its first message; and that a server slower than the deadline does
  * not hold the run.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { openRuntime, type AppRuntime } from '../../src/main/host/assembly/open-
 import { Store } from '../../src/main/services/store/store';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
-import { addServer, fake, offeredTools, providerFor } from './helpers';
+import { addServer, closeTestWorld, fake, offeredTools, providerFor } from './helpers';
 
 let model: ModelServer;
 let runtime: AppRuntime | null = null;
@@ -19,10 +19,8 @@ beforeEach(async () => {
   model = await startModelServer();
 });
 afterEach(async () => {
-  await runtime?.mcp.close();
-  runtime?.store.close();
+  await closeTestWorld(runtime, model);
   runtime = null;
-  await model.close();
 });
 
 /** A data folder whose settings name one server that reads nothing for `delayMs` after it starts. */
@@ -37,11 +35,10 @@ function dataWithSlowServer(delayMs: number): string {
 async function sendAtOnce(rt: AppRuntime) {
   model.enqueue(reply().text('done'));
   const conv = rt.createConversation({ folder: tempDir('deskhand-work-'), policy: 'read-only' });
-  const t0 = Date.now();
   const outcome = await rt.sendMessage(conv.id, 'hello', { provider: providerFor(model), interactive: false });
   // What the model was told of the server's tool: its family's line in the system prompt's catalog (MCP tools load
   // through search_tools), or its schema when loaded.
-  return { outcome, ms: Date.now() - t0, request: JSON.stringify(model.requests[0]?.body ?? null), offered: offeredTools(model, 0).map((t) => t.name) };
+  return { outcome, request: JSON.stringify(model.requests[0]?.body ?? null), offered: offeredTools(model, 0).map((t) => t.name) };
 }
 
 it("a message sent while a configured server is still connecting reaches the model with that server's tools", async () => {
@@ -54,11 +51,11 @@ it("a message sent while a configured server is still connecting reaches the mod
 
 it('a server slower than the wait does not hold the run: past the deadline the step goes on without its tools', async () => {
   runtime = openRuntime({ dataDir: dataWithSlowServer(8000), vault: null, mcpFirstWaitMs: 300 });
-  const { outcome, ms, request, offered } = await sendAtOnce(runtime);
+  const { outcome, request, offered } = await sendAtOnce(runtime);
   expect(outcome.status).toBe('finished');
   expect(offered.length).toBeGreaterThan(0);
+  // The run ended before the server answered (it still connects, and the model was not told of its tool): the wait,
+  // not the server (8 s) or its connect timeout (20 s), bounded the step.
   expect(request).not.toContain('mcp__slow__probe');
-  // Bounded by the wait, not by the server (8 s) or its connect timeout (20 s).
-  expect(ms).toBeLessThan(5000);
   expect(runtime.mcp.servers().map((s) => s.health.status)).toEqual(['connecting']);
 });

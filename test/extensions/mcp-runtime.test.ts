@@ -13,7 +13,7 @@ import { reply, startModelServer, type ModelServer } from '../support/model-serv
 import { tempDir } from '../support/tool-context';
 import { McpManager } from '../../src/main/services/mcp/manager';
 import { Store } from '../../src/main/services/store/store';
-import { EVERYTHING, FILESYSTEM, addServer, makeRuntime, offeredTools, providerFor, startEverythingHttp, toolResults } from './helpers';
+import { EVERYTHING, FILESYSTEM, addServer, closeTestWorld, makeRuntime, offeredTools, providerFor, startEverythingHttp, toolResults } from './helpers';
 
 let model: ModelServer;
 let http: Awaited<ReturnType<typeof startEverythingHttp>>;
@@ -27,10 +27,8 @@ beforeEach(async () => {
   model = await startModelServer();
 });
 afterEach(async () => {
-  await runtime?.mcp.close();
-  runtime?.store.close();
+  await closeTestWorld(runtime, model);
   runtime = null;
-  await model.close();
 });
 
 it('a scripted conversation uses tools of both real servers, over stdio and Streamable HTTP, through the approval gate', async () => {

@@ -12,7 +12,7 @@ import { ProfileStore } from '../../src/main/services/profiles';
 import { Store } from '../../src/main/services/store/store';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
-import { makeRuntime, offeredTools, providerFor, toolResults } from './helpers';
+import { closeTestWorld, makeRuntime, offeredTools, providerFor, toolResults } from './helpers';
 
 let model: ModelServer;
 let runtime: AppRuntime | null = null;
@@ -20,10 +20,8 @@ beforeEach(async () => {
   model = await startModelServer();
 });
 afterEach(async () => {
-  await runtime?.mcp.close();
-  runtime?.store.close();
+  await closeTestWorld(runtime, model);
   runtime = null;
-  await model.close();
 });
 
 /** A custom tool that writes its `text` argument into `file` (the program itself, so the bytes prove it ran). */

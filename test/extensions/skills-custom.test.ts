@@ -12,7 +12,7 @@ import { parseSkill, sections } from '../../src/main/tools/extensions/skills';
 import { buildArgv, commandLine } from '../../src/main/tools/extensions/custom-tools';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
-import { FAKE, makeRuntime, offeredTools, providerFor, toolResults } from './helpers';
+import { FAKE, closeTestWorld, makeRuntime, offeredTools, providerFor, toolResults } from './helpers';
 
 let model: ModelServer;
 let runtime: AppRuntime | null = null;
@@ -20,10 +20,8 @@ beforeEach(async () => {
   model = await startModelServer();
 });
 afterEach(async () => {
-  await runtime?.mcp.close();
-  runtime?.store.close();
+  await closeTestWorld(runtime, model);
   runtime = null;
-  await model.close();
 });
 
 const SKILL = `---

@@ -273,22 +273,21 @@ const MCP_FIRST_WAIT_MS = 20_000;
 /**
  * Each model call waits, until `waitMs` after the start at most, for the configured MCP servers' first connections to
  * settle (connected or failed): the app starts them in the background, and a message sent as it opens would otherwise
- * reach the model without their tools (its search_tools finding nothing, its call an unknown tool). Once settled, or
- * past the deadline, a step waits for nothing.
+ * reach the model without their tools (its search_tools finding nothing, its call an unknown tool). Once settled the
+ * hook is removed; past the deadline it waits for nothing.
  */
 function waitForFirstMcp(runtime: AppRuntime, started: Promise<void>, waitMs: number): void {
   const deadline = Date.now() + waitMs;
-  let settled = false;
-  const first = started.catch(() => undefined).then(() => {
-    settled = true;
-  });
-  runtime.addStepHook(async () => {
+  const first = started.catch(() => undefined);
+  const remove = runtime.addStepHook(async () => {
     const left = deadline - Date.now();
-    if (settled || left <= 0) return;
+    if (left <= 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([first, new Promise<void>((resolve) => (timer = setTimeout(resolve, left).unref()))]);
     clearTimeout(timer);
   });
+  // Settled: no step waits again, and the hook goes.
+  void first.then(remove);
 }
 
 function envNumber(name: string): number | undefined {
