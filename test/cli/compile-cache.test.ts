@@ -3,12 +3,17 @@
  * second run compiles from the code V8 made in the first. Proven by the cache's own files and by what the process
  * reports under NODE_DEBUG (the count of modules V8 accepted from the cache), and that what a run prints is the same
  * with and without it. The timing is bench/schedule.bench.ts's (`run_to_request_ms`), not this test's.
+ *
+ * The built-in tools' JSON schemas are kept in the same folder (src/main/host/cli/schema-cache.ts): proven by the
+ * file a run leaves, by the next run's request carrying a mark put into that file, and by the request being the same
+ * as without the file when the folder is not private or the file is damaged.
  */
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { requireBuild, runCli } from '../support/cli';
+import { startModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
 
 /** `deskhand runs list` (the store, the CLI's commands: a few chunks) with the cache in `cache`. */
@@ -139,5 +144,58 @@ describe('the CLI compile cache', () => {
     const second = run();
     expect(second.stderr).toMatch(/2 modules from the cache, 0 compiled from source/);
     expect(second.seen).toEqual(first.seen);
+  });
+});
+
+describe("the CLI's tool schema memo", () => {
+  it('a run keeps its request\'s tool schemas (a private file); the next takes them from it; a folder others can write to or a damaged file is not used', async () => {
+    requireBuild();
+    const model = await startModelServer();
+    model.setFallback(() => ({ text: ['ok'] }));
+    try {
+      const cache = join(tempDir('deskhand-cc-'), 'cache');
+      const dataDir = tempDir('deskhand-cc-data-');
+      const work = tempDir('deskhand-cc-work-');
+      const run = async () => {
+        const before = model.requests.length;
+        const r = await runCli(['run', '--cwd', work, '--provider', 'openai', '--base-url', model.baseURL, '--model', 'm', '--data-dir', dataDir, 'hello'], { env: { DESKHAND_COMPILE_CACHE: cache } });
+        expect(r.code, r.stderr).toBe(0);
+        const sent = model.requests.slice(before);
+        expect(sent).toHaveLength(1);
+        const body = sent[0]!.body as { tools?: { function: { name: string; parameters: Record<string, unknown> } }[] };
+        return Object.fromEntries((body.tools ?? []).map((t) => [t.function.name, t.function.parameters]));
+      };
+      const kept = () => JSON.parse(readFileSync(file, 'utf8')) as { version: number; tools: Record<string, Record<string, unknown>> };
+
+      const first = await run();
+      expect(Object.keys(first)).toEqual(expect.arrayContaining(['read_file', 'execute_command', 'get_time']));
+      const [folder] = readdirSync(cache);
+      const dir = join(cache, folder!);
+      const file = join(dir, 'tool-schemas.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const byName = Object.fromEntries(Object.entries(kept().tools).map(([key, schema]) => [key.split('\n')[0], schema]));
+      expect(byName).toEqual(first);
+
+      // A mark no conversion makes, put into the file, is what the next run sends.
+      const marked = kept();
+      const readKey = Object.keys(marked.tools).find((k) => k.startsWith('read_file\n'))!;
+      marked.tools[readKey]!.description = 'FROM-THE-MEMO';
+      writeFileSync(file, JSON.stringify(marked), { mode: 0o600 });
+      const second = await run();
+      expect(second.read_file).toEqual({ ...first.read_file, description: 'FROM-THE-MEMO' });
+      expect({ ...second, read_file: first.read_file }).toEqual(first);
+
+      // Others could have written it: not read (the schema is converted again, as the first run's).
+      chmodSync(dir, 0o777);
+      expect(await run()).toEqual(first);
+      chmodSync(dir, 0o700);
+
+      // Damaged: not used, and written whole again.
+      writeFileSync(file, '{"version": 1, "tools": ');
+      expect(await run()).toEqual(first);
+      expect(Object.keys(kept().tools).map((k) => k.split('\n')[0]).sort()).toEqual(Object.keys(first).sort());
+    } finally {
+      await model.close();
+    }
   });
 });

@@ -11,6 +11,7 @@ import { fallbackTitle, type ToolPresentationView } from '../../shared/tool-pres
 import { TOOL_NAME_MAX, type ToolDefinition } from './tool';
 import { FAMILY_SUMMARIES, type LoadState } from './prompt/tool-families';
 import { unknownArguments, unknownArgumentsMessage } from './loop/strict-args';
+import { toolSchemaMemo } from './tool-schema-memo';
 
 export interface ModelToolSpec {
   name: string;
@@ -459,11 +460,20 @@ function checkKind(tool: ToolDefinition): void {
  * providers ignore it, and across ~90 tools it is ~4 KB (~1k tokens) of every request. A tool given as JSON schema
  * (MCP, custom) is converted at once, so a schema zod cannot read fails when the tool is added; a zod tool's JSON
  * schema is built on first use and kept (converting every family's schemas cost ~100 ms of each CLI start), as are
- * its `params` when the tool gave them as a function (defineTool): adding a tool builds neither.
+ * its `params` when the tool gave them as a function (defineTool): adding a tool builds neither. A built-in tool's
+ * schema may come from the process's memo instead (tool-schema-memo.ts: the CLI keeps them per build).
  */
 function entryOf(tool: ToolDefinition, family: string): Entry {
   if (tool.inputSchema) return { tool, schema: modelSchema(tool.inputSchema), parser: z.fromJSONSchema(tool.inputSchema as never), family };
-  const schema = lazy(() => modelSchema(z.toJSONSchema(tool.params, { target: 'draft-7', io: 'input' }) as Record<string, unknown>));
+  const schema = lazy(() => {
+    // A built-in tool's schema may come from an earlier run of the same build (tool-schema-memo.ts).
+    const memo = (tool.kind ?? 'builtin') === 'builtin' ? toolSchemaMemo() : null;
+    const kept = memo?.get(tool);
+    if (kept) return kept;
+    const made = modelSchema(z.toJSONSchema(tool.params, { target: 'draft-7', io: 'input' }) as Record<string, unknown>);
+    memo?.put(tool, made);
+    return made;
+  });
   return {
     tool,
     get schema() {

@@ -41,7 +41,7 @@ function compileCacheRoot(): string | null {
 }
 
 /** A folder the cache may use: this user's, not writable by anyone else (on Windows, the per-user folder as it is). */
-function privateFolder(dir: string): boolean {
+export function privateFolder(dir: string): boolean {
   try {
     const st = lstatSync(dir);
     if (!st.isDirectory()) return false;
@@ -53,7 +53,7 @@ function privateFolder(dir: string): boolean {
 }
 
 /** Makes `dir` and its parents (0700 where made here); whether the result is a private folder. */
-function ensurePrivate(dir: string): boolean {
+export function ensurePrivate(dir: string): boolean {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch {
@@ -91,14 +91,20 @@ interface Compiled {
   file: string;
 }
 
+/** This build's folder of the cache (also the tool schemas', host/cli/schema-cache.ts), or null when the cache is off. */
+export function compileCacheFolder(buildId: string): string | null {
+  const root = compileCacheRoot();
+  return root ? join(root, `${buildId}-${process.version}-${process.arch}`) : null;
+}
+
 /**
  * Compiles the `.cjs` files under `buildDir` (the build this entry belongs to) with the cache from here on. The build's
  * identity (`buildId`: a digest of the entry) names the folder, so a rebuilt CLI never meets an older build's code.
  */
 export function installCompileCache(buildDir: string, buildId: string): void {
   const root = compileCacheRoot();
-  if (!root) return;
-  const folder = join(root, `${buildId}-${process.version}-${process.arch}`);
+  const folder = compileCacheFolder(buildId);
+  if (!root || !folder) return;
   let usable: boolean | null = null;
   const usableFolder = (): boolean => (usable ??= privateFolder(folder));
   const fresh: Compiled[] = [];

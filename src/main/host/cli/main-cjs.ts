@@ -1,10 +1,13 @@
 /**
  * Entry of the CLI's CommonJS build (out/main/cli.cjs, which bin/deskhand.js and the OS jobs run when it is built):
- * the compile cache (compile-cache.ts) first, then the CLI itself (main.ts), whose modules then compile from it.
+ * the compile cache (compile-cache.ts) first, then the CLI itself (main.ts), whose modules then compile from it. The
+ * built-in tools' JSON schemas are kept in the same folder (schema-cache.ts).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { installCompileCache } from './compile-cache';
+import { useToolSchemaMemo } from '../../runtime/tool-schema-memo';
+import { compileCacheFolder, installCompileCache } from './compile-cache';
+import { fileSchemaMemo } from './schema-cache';
 
 const here = import.meta.dirname;
 const self = import.meta.filename;
@@ -19,4 +22,6 @@ try {
 // found from here as from the chunks (out/main and out/main/chunks share node_modules).
 Object.defineProperty(globalThis, Symbol.for('deskhand.importExternal'), { value: (specifier: string) => import(specifier) });
 installCompileCache(here, buildId);
+const folder = compileCacheFolder(buildId);
+if (folder) useToolSchemaMemo(fileSchemaMemo(folder));
 void import('./main');
