@@ -7,6 +7,12 @@
  * round mapping in a new conversation; until issue 54's fourth round every round opened a fresh store and assembled
  * a runtime inside the map's time (≈ 5–16 ms per child of it, and the runtime's first use of every tool schema).
  *
+ * map_overhead_same_request_ms_per_child: the same sequential rounds against a third arm, the children's very requests
+ * (their system prompt, tool set and item, taken from the server after the round's map) made directly through the same
+ * provider SDK: what a child costs beyond a model call of the size it makes. map_child_request_extra_ms is the rest,
+ * per child (same request − the bare arm's one line): what the child's request itself costs the provider and the
+ * server. Not the headline: the headline's baseline stays the bare call.
+ *
  * map_100_parallel_share_ms_per_child: map_subagents over 100 children, 8 at once, against the same 100 calls made
  * directly 8 at once: (map − direct) / 100 is each child's share of the wall time when 8 run together — not what one
  * child costs (8 overlap), so it is named apart from the per-child figure. 20 rounds (each is 200 model calls, ≈ 1 s).
@@ -86,13 +92,31 @@ export default async function subagentsBench(): Promise<BenchResult> {
       };
       await Promise.all(Array.from({ length: cap }, worker));
     };
+    /** The children's request bodies of the last sequential map (for the same-request arm). */
+    let childBodies: { system: string[]; messages: { role: 'user'; content: string }[]; tools: { name: string; description: string; inputSchema: Record<string, unknown> }[] }[] = [];
+    const sameRequests = async () => {
+      if (!childBodies.length) throw new Error('no map round to replay yet');
+      for (const b of childBodies) {
+        const stream = streamModelStep({ model, system: b.system, messages: b.messages, tools: b.tools, signal: new AbortController().signal, redactor, onUsage: () => {} });
+        for await (const _ of stream) void _;
+      }
+    };
+    type ChatBody = { messages: { role: string; content: unknown }[]; tools?: { function: { name: string; description?: string; parameters: Record<string, unknown> } }[] };
+    const keepChildBodies = (taken: { body?: string }[]) => {
+      const children = taken.map((r) => JSON.parse(r.body!) as ChatBody).filter((b) => b.messages.some((m) => m.role === 'user' && String(m.content).includes('ITEM')));
+      childBodies = children.map((b) => ({
+        system: b.messages.filter((m) => m.role === 'system').map((m) => String(m.content)),
+        messages: b.messages.filter((m) => m.role === 'user').map((m) => ({ role: 'user' as const, content: String(m.content) })),
+        tools: (b.tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description ?? '', inputSchema: t.function.parameters })),
+      }));
+    };
     const openMs: number[] = [];
     /**
      * The map and the direct calls, which goes first alternating per round, on one store and runtime opened before the
      * rounds: the paired map (a) and direct (b) times.
      */
-    const pairedMap = async (rounds: number, children: number, cap: number) => {
-      const out = { a: [] as number[], b: [] as number[] };
+    const pairedMap = async (rounds: number, children: number, cap: number, same = false) => {
+      const out = { a: [] as number[], b: [] as number[], same: [] as number[] };
       const warmup = isSmoke() ? 0 : 1;
       const opened = open(cap);
       openMs.push(opened.ms);
@@ -102,8 +126,17 @@ export default async function subagentsBench(): Promise<BenchResult> {
           const t0 = performance.now();
           await viaMap(opened, children);
           const ms = performance.now() - t0;
+          const taken = await server.take({ bodies: same });
+          if (taken.length !== children + 2) throw new Error(`the map's ${children + 2} model requests did not all reach the server (${taken.length})`);
+          if (same) keepChildBodies(taken);
+          return ms;
+        };
+        const timedSame = async () => {
+          const t0 = performance.now();
+          await sameRequests();
+          const ms = performance.now() - t0;
           const requests = (await server.take()).length;
-          if (requests !== children + 2) throw new Error(`the map's ${children + 2} model requests did not all reach the server (${requests})`);
+          if (requests !== children) throw new Error(`the ${children} same-request model calls did not all reach the server (${requests})`);
           return ms;
         };
         const timedDirect = async () => {
@@ -116,7 +149,19 @@ export default async function subagentsBench(): Promise<BenchResult> {
         };
         let a: number;
         let b: number;
-        if (i % 2 === 0) {
+        let c = 0;
+        // The same-request arm replays the map's children, so it follows a map in every round (map, then the other two
+        // in turn; without it, the two alternate who goes first).
+        if (same) {
+          a = await timedMap();
+          if (i % 2 === 0) {
+            b = await timedDirect();
+            c = await timedSame();
+          } else {
+            c = await timedSame();
+            b = await timedDirect();
+          }
+        } else if (i % 2 === 0) {
           a = await timedMap();
           b = await timedDirect();
         } else {
@@ -126,12 +171,15 @@ export default async function subagentsBench(): Promise<BenchResult> {
         if (i < warmup) continue;
         out.a.push(a);
         out.b.push(b);
+        if (same) out.same.push(c);
       }
       await close(opened);
       return out;
     };
-    const seq = await pairedMap(SEQ_ROUNDS, SEQ_CHILDREN, 1);
+    const seq = await pairedMap(SEQ_ROUNDS, SEQ_CHILDREN, 1, true);
     const perChild = seq.a.map((a, i) => (a - seq.b[i]!) / SEQ_CHILDREN);
+    const perChildSame = seq.a.map((a, i) => (a - seq.same[i]!) / SEQ_CHILDREN);
+    const requestExtra = seq.same.map((c, i) => (c - seq.b[i]!) / SEQ_CHILDREN);
     const map = await pairedMap(MAP_ROUNDS, CHILDREN, CAP);
     const parallelShare = map.a.map((a, i) => (a - map.b[i]!) / CHILDREN);
 
@@ -176,6 +224,8 @@ export default async function subagentsBench(): Promise<BenchResult> {
     }
     return {
       map_overhead_ms_per_child: figure(perChild, { unit: 'ms/child', baseline: `the same ${SEQ_CHILDREN} model calls made directly, one at a time, paired rounds`, target: '≤ 5' }),
+      map_overhead_same_request_ms_per_child: figure(perChildSame, { unit: 'ms/child', baseline: `the children's very requests (system prompt, tool set, item) made directly through the same SDK, same rounds` }),
+      map_child_request_extra_ms: figure(requestExtra, { unit: 'ms/child', baseline: 'a child\'s request made directly − the bare one-line call, same rounds (the request\'s own cost)' }),
       map_100_parallel_share_ms_per_child: figure(parallelShare, { unit: 'ms/child', baseline: `the same ${CHILDREN} model calls made directly, ${CAP} at once: wall share per child, ${CAP} overlapping`, headline: true }),
       map_100_total_ms: figure(map.a, { unit: 'ms', baseline: 'map_100_direct_ms' }),
       map_100_direct_ms: figure(map.b, { unit: 'ms' }),

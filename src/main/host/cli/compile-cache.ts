@@ -102,9 +102,9 @@ export function compileCacheFolder(buildId: string): string | null {
  * identity (`buildId`: a digest of the entry) names the folder, so a rebuilt CLI never meets an older build's code.
  */
 export function installCompileCache(buildDir: string, buildId: string): void {
-  const root = compileCacheRoot();
   const folder = compileCacheFolder(buildId);
-  if (!root || !folder) return;
+  if (!folder) return;
+  const root = dirname(folder);
   let usable: boolean | null = null;
   const usableFolder = (): boolean => (usable ??= privateFolder(folder));
   const fresh: Compiled[] = [];

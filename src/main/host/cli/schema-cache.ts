@@ -17,7 +17,7 @@ import { ensurePrivate, privateFolder } from './compile-cache';
 
 const debug = debuglog('deskhand_compile_cache');
 
-export const SCHEMA_FILE = 'tool-schemas.json';
+const SCHEMA_FILE = 'tool-schemas.json';
 const VERSION = 1;
 /** More entries than any build has tools (≈ 110): a file past it is started again from what this process made. */
 const MAX_ENTRIES = 1000;
