@@ -8,7 +8,7 @@
  * a runtime inside the map's time (≈ 5–16 ms per child of it, and the runtime's first use of every tool schema).
  *
  * map_overhead_same_request_ms_per_child: the same sequential rounds against a third arm, the children's very requests
- * (their system prompt, tool set and item, taken from the server after the round's map) made directly through the same
+ * (their system prompt, tool set and item, taken from the server after the latest map) made directly through the same
  * provider SDK: what a child costs beyond a model call of the size it makes. map_child_request_extra_ms is the rest,
  * per child (same request − the bare arm's one line): what the child's request itself costs the provider and the
  * server. Not the headline: the headline's baseline stays the bare call.
@@ -147,20 +147,14 @@ export default async function subagentsBench(): Promise<BenchResult> {
           if (requests !== children) throw new Error(`the ${children} direct model requests did not all reach the server (${requests})`);
           return ms;
         };
-        let a: number;
-        let b: number;
+        let a = 0;
+        let b = 0;
         let c = 0;
-        // The same-request arm replays the map's children, so it follows a map in every round (map, then the other two
-        // in turn; without it, the two alternate who goes first).
+        // With the same-request arm the three take turns going first (map, direct, same; then direct, same, map; …): it
+        // replays the children of the latest map, which is this round's or the one before (the same prompts and items).
         if (same) {
-          a = await timedMap();
-          if (i % 2 === 0) {
-            b = await timedDirect();
-            c = await timedSame();
-          } else {
-            c = await timedSame();
-            b = await timedDirect();
-          }
+          const arms = [async () => (a = await timedMap()), async () => (b = await timedDirect()), async () => (c = await timedSame())];
+          for (let k = 0; k < 3; k++) await arms[(i + k) % 3]!();
         } else if (i % 2 === 0) {
           a = await timedMap();
           b = await timedDirect();
