@@ -91,8 +91,8 @@ interface Compiled {
   file: string;
 }
 
-/** This build's folder of the cache (also the tool schemas', host/cli/schema-cache.ts), or null when the cache is off. */
-export function compileCacheFolder(buildId: string): string | null {
+/** This build's folder of the cache, or null when the cache is off. */
+function compileCacheFolder(buildId: string): string | null {
   const root = compileCacheRoot();
   return root ? join(root, `${buildId}-${process.version}-${process.arch}`) : null;
 }
@@ -100,10 +100,11 @@ export function compileCacheFolder(buildId: string): string | null {
 /**
  * Compiles the `.cjs` files under `buildDir` (the build this entry belongs to) with the cache from here on. The build's
  * identity (`buildId`: a digest of the entry) names the folder, so a rebuilt CLI never meets an older build's code.
+ * Returns that folder (the tool schemas are kept there too, host/cli/schema-cache.ts), or null when the cache is off.
  */
-export function installCompileCache(buildDir: string, buildId: string): void {
+export function installCompileCache(buildDir: string, buildId: string): string | null {
   const folder = compileCacheFolder(buildId);
-  if (!folder) return;
+  if (!folder) return null;
   const root = dirname(folder);
   let usable: boolean | null = null;
   const usableFolder = (): boolean => (usable ??= privateFolder(folder));
@@ -175,4 +176,5 @@ export function installCompileCache(buildDir: string, buildId: string): void {
       // best effort
     }
   });
+  return folder;
 }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { useToolSchemaMemo } from '../../runtime/tool-schema-memo';
-import { compileCacheFolder, installCompileCache } from './compile-cache';
+import { installCompileCache } from './compile-cache';
 import { fileSchemaMemo } from './schema-cache';
 
 const here = import.meta.dirname;
@@ -21,7 +21,6 @@ try {
 // compiled from the cache would fail on Node 20, one from this entry (compiled by Node itself) does not. A package is
 // found from here as from the chunks (out/main and out/main/chunks share node_modules).
 Object.defineProperty(globalThis, Symbol.for('deskhand.importExternal'), { value: (specifier: string) => import(specifier) });
-installCompileCache(here, buildId);
-const folder = compileCacheFolder(buildId);
+const folder = installCompileCache(here, buildId);
 if (folder) useToolSchemaMemo(fileSchemaMemo(folder));
 void import('./main');
