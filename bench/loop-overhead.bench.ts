@@ -25,6 +25,12 @@
  * loop_provider_share_ms_per_tool_call is the rest, per round: loop_overhead − loop_runtime (building each request
  * and reading its stream through the provider SDK and HTTP, beyond the bare round trip).
  *
+ * loop_overhead_fetch_ms_per_tool_call: the sequential figure with the provider's requests carried by Node's `fetch`
+ * (as before issue 54's twelfth round) instead of model-transport.ts's Node `http` client, in the same rounds (before
+ * the sequential arm in odd rounds, after it in even ones), each beside bare round trips of its own; the bare arm is
+ * `fetch` in both. loop_transport_saving_ms_per_tool_call is the difference per round: how much of the headline's
+ * drop is the transport, so the headline is read knowing its baseline client is the slower one.
+ *
  * The scripted server runs in a child process of its own (bench/model-server-process.ts), as a real provider is never
  * in the agent's process: its parse of each request and build of each reply, and its garbage, are in neither arm.
  * (Issue 54's sixth to ninth rounds also took the sequential figures with the server in this process, beside these:
@@ -39,6 +45,7 @@ import { createAppRuntime } from '../src/main/host/assembly/open-runtime';
 import { requestView } from '../src/main/runtime/context/compaction';
 import { streamModelStep } from '../src/main/runtime/loop/model-call';
 import { SecretRedactor } from '../src/main/runtime/context/redaction';
+import { modelTransportTuning } from '../src/main/services/providers/model-transport';
 import { createModel } from '../src/main/services/providers/providers';
 import { Store } from '../src/main/services/store/store';
 import { reply, type ReplyBuilder } from '../test/support/model-server';
@@ -137,7 +144,18 @@ export default async function loopOverhead(): Promise<BenchResult> {
   let lastSequential: string | null = null;
   const sdkExtra: number[] = [];
   let sdkBodyBytes = 0;
-  const perCall = { sequential: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[], runtime: [] as number[] };
+  const perCall = { sequential: [] as number[], sequentialFetch: [] as number[], parallel: [] as number[], sequentialCpu: [] as number[], parallelCpu: [] as number[], runtime: [] as number[] };
+  /** The sequential run with the provider's requests on Node's `fetch` instead of model-transport.ts, beside its own bare arm. */
+  const viaFetch = async (): Promise<void> => {
+    const bare = await bareModel(1);
+    modelTransportTuning.enabled = false;
+    try {
+      const run = await agentRun(1);
+      perCall.sequentialFetch.push((run.ms - bare.ms) / CALLS);
+    } finally {
+      modelTransportTuning.enabled = true;
+    }
+  };
   const perStep = { parallel: [] as number[], parallelCpu: [] as number[] };
   const totals = { sequential: [] as number[], bareSequential: [] as number[] };
   try {
@@ -148,6 +166,8 @@ export default async function loopOverhead(): Promise<BenchResult> {
     await runtimeRun();
     for (let r = 0; r < REPEATS; r++) {
       perCall.runtime.push(await runtimeRun());
+      // The fetch arm goes before the sequential one in odd rounds, after it in even ones.
+      if (r % 2 === 1) await viaFetch();
       for (const [name, callsPerStep] of [['sequential', 1], ['parallel', PER_STEP]] as const) {
         const bare = await bareModel(callsPerStep);
         const run = await agentRun(callsPerStep);
@@ -162,6 +182,7 @@ export default async function loopOverhead(): Promise<BenchResult> {
           totals.bareSequential.push(bare.ms);
         }
       }
+      if (r % 2 === 0) await viaFetch();
     }
     // The SDK's share: the final request of the last sequential run, through doStream and as a bare fetch.
     const convId = lastSequential!;
@@ -201,6 +222,11 @@ export default async function loopOverhead(): Promise<BenchResult> {
     loop_provider_share_ms_per_tool_call: figure(
       perCall.sequential.map((ms, i) => ms - perCall.runtime[i]!),
       { unit: 'ms', baseline: 'per round: loop_overhead_ms_per_tool_call − loop_runtime_ms_per_tool_call (the provider SDK and HTTP beyond the bare round trip)' },
+    ),
+    loop_overhead_fetch_ms_per_tool_call: figure(perCall.sequentialFetch, { unit: 'ms', baseline: 'the same sequential runs with the provider\'s requests on Node\'s fetch (model-transport.ts off), same rounds, each beside its own bare round trips' }),
+    loop_transport_saving_ms_per_tool_call: figure(
+      perCall.sequentialFetch.map((ms, i) => ms - perCall.sequential[i]!),
+      { unit: 'ms', baseline: 'per round: loop_overhead_fetch − loop_overhead (what carrying the requests on Node\'s http instead of fetch saves a call)' },
     ),
     loop_run_ms_100_sequential_calls: figure(totals.sequential, { unit: 'ms' }),
     loop_bare_model_ms_100_round_trips: figure(totals.bareSequential, { unit: 'ms', baseline: 'the scripted server alone (in a child process), plain HTTP client' }),

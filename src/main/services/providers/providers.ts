@@ -8,10 +8,14 @@ import { DeskhandError, errorMessage } from '../../../shared/errors';
 
 export { PROVIDERS, DEFAULT_MODELS, KEY_ENV, isProviderName, type ProviderName, type ProviderConfig } from './config';
 import { KEY_ENV, type ProviderConfig } from './config';
+import { modelTransport } from './model-transport';
 import { coalescingFetch } from './sse-coalesce';
 
-/** Every provider's requests: runs of text-only stream events joined per network read (sse-coalesce.ts). */
-const fetch = coalescingFetch();
+/**
+ * Every provider's requests: carried by Node's HTTP clients (model-transport.ts), runs of text-only stream events
+ * joined per network read (sse-coalesce.ts).
+ */
+const fetch = coalescingFetch(modelTransport());
 
 /** A language model as the runtime calls it (the SDK's current specification). */
 type ModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;

@@ -1,0 +1,192 @@
+/**
+ * The model providers' HTTP transport: a `fetch` for the AI SDK's providers (`createOpenAI({ fetch })` and the like)
+ * on Node's own `http`/`https` clients with keep-alive agents. The SDK stays the provider layer (it builds every
+ * request, reads every stream, classifies every failure); this only carries its requests. Node's built-in `fetch`
+ * (undici's web-standard layer: a `Request`, header guards, a web-stream body per side) costs ≈ 0.3–0.5 ms more per
+ * round trip, which an agent pays on every step of every run (issue 54: docs/performance.md, twelfth round).
+ *
+ * It answers as `fetch` would for what the providers send (a POST or GET with a string body or none, http or https):
+ * - a network failure before the response rejects with `TypeError('fetch failed')` and the error as its `cause`, as
+ *   undici's does, so the SDK reports it as a retryable "Cannot connect to API" and providers.ts classifies it the same;
+ *   a failure after it errors the body with `TypeError('terminated')`;
+ * - an abort (the request's signal) rejects, or errors the body, with the signal's reason;
+ * - a redirect is followed by `fetch` itself (the request sent again there), as is anything else this does not carry
+ *   (another method, a body that is not a string, another scheme);
+ * - a compressed body (a server that compresses though none was asked for) is decompressed;
+ * - a request on a kept-alive connection the server had closed (reset before any answer) is sent once more on a new one.
+ * No proxy is used, as Node's `fetch` uses none.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+
+/** Connections kept open between steps (a step's request follows the last one's answer within milliseconds). */
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, timeout: 60_000 }),
+  'https:': new https.Agent({ keepAlive: true, timeout: 60_000 }),
+};
+
+/** Statuses whose response has no body (the `Response` constructor refuses one). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+
+/** Where a request goes, or null when this transport does not carry it (then `fetch` does). */
+function plan(input: Parameters<typeof fetch>[0], init: RequestInit | undefined): { url: URL; method: string; body: string | undefined } | null {
+  if (typeof input !== 'string' && !(input instanceof URL)) return null; // a Request: its own body and options
+  const url = new URL(String(input));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  const method = (init?.method ?? 'GET').toUpperCase();
+  if (method !== 'GET' && method !== 'POST') return null;
+  const body = init?.body ?? undefined;
+  if (body !== undefined && body !== null && typeof body !== 'string') return null;
+  if (method === 'GET' && typeof body === 'string') return null;
+  if (init?.redirect && init.redirect !== 'follow') return null;
+  return { url, method, body: body ?? undefined };
+}
+
+function headerObject(init: RequestInit | undefined, body: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(init?.headers).forEach((value, name) => {
+    out[name] = value;
+  });
+  if (body !== undefined) {
+    out['content-length'] = String(Buffer.byteLength(body));
+    out['content-type'] ??= 'text/plain;charset=UTF-8';
+  }
+  return out;
+}
+
+/** The reason an aborted signal rejects with, as `fetch` gives it. */
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** The bench turns it off to time the same runs on Node's `fetch`, in the same rounds (bench/loop-overhead.bench.ts). */
+export const modelTransportTuning = { enabled: true };
+
+/**
+ * A `fetch` on Node's HTTP clients for the model providers (see the module comment). `inner` answers what this does
+ * not carry (a redirect, another method…): the global `fetch`, looked up per request.
+ */
+export function modelTransport(inner: () => typeof fetch = () => globalThis.fetch): typeof fetch {
+  return async (input, init) => {
+    const p = modelTransportTuning.enabled ? plan(input, init) : null;
+    if (!p) return inner()(input, init);
+    const res = await send(p.url, p.method, p.body, init, true);
+    if (REDIRECT.has(res.statusCode ?? 0) && res.headers.location) {
+      res.resume();
+      return inner()(input, init);
+    }
+    return toResponse(res, init?.signal ?? undefined);
+  };
+}
+
+function send(url: URL, method: string, body: string | undefined, init: RequestInit | undefined, mayRetry: boolean): Promise<http.IncomingMessage> {
+  const signal = init?.signal ?? undefined;
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<http.IncomingMessage>((resolve, reject) => {
+    let settled = false;
+    const req = client.request(url, { method, headers: headerObject(init, body), agent: agents[url.protocol as 'http:' | 'https:'] });
+    const onAbort = (): void => {
+      if (settled) return;
+      settled = true;
+      reject(abortReason(signal!));
+      req.destroy();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('response', (res) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (settled) {
+        res.destroy();
+        return;
+      }
+      settled = true;
+      resolve(res);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (settled) return;
+      settled = true;
+      // A kept-alive connection the server closed while it was idle: the request never reached it; once more, anew.
+      if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+        send(url, method, body, init, false).then(resolve, reject);
+        return;
+      }
+      reject(new TypeError('fetch failed', { cause: err }));
+    });
+    req.end(body);
+  });
+}
+
+/** The response as `fetch` gives it; its body a web stream pulled from the socket (one chunk read ahead). */
+function toResponse(res: http.IncomingMessage, signal: AbortSignal | undefined): Response {
+  const headers = new Headers();
+  const raw = res.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const status = res.statusCode ?? 0;
+  const init = { status, statusText: res.statusMessage ?? '', headers };
+  if (NULL_BODY.has(status)) {
+    res.resume();
+    return new Response(null, init);
+  }
+  return new Response(bodyOf(res, signal), init);
+}
+
+function decoded(res: http.IncomingMessage): Readable {
+  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const unzip = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : null;
+  if (!unzip) return res;
+  res.on('error', (err) => unzip.destroy(err));
+  return res.pipe(unzip);
+}
+
+function bodyOf(res: http.IncomingMessage, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  const source = decoded(res);
+  let onAbort: (() => void) | null = null;
+  const done = (): void => {
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    onAbort = null;
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let finished = false;
+      const fail = (err: unknown): void => {
+        if (finished) return;
+        finished = true;
+        done();
+        controller.error(err);
+        res.destroy();
+      };
+      source.on('data', (chunk: Buffer) => {
+        if (finished) return;
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 0) <= 0) source.pause();
+      });
+      source.on('end', () => {
+        if (finished) return;
+        finished = true;
+        done();
+        controller.close();
+      });
+      source.on('error', (err) => fail(new TypeError('terminated', { cause: err })));
+      // A connection closed before the body's end (no error event from the parser in every Node version).
+      res.on('aborted', () => fail(new TypeError('terminated', { cause: new Error('the connection closed before the response ended') })));
+      if (signal) {
+        if (signal.aborted) fail(abortReason(signal));
+        else {
+          onAbort = () => fail(abortReason(signal));
+          signal.addEventListener('abort', onAbort, { once: true });
+        }
+      }
+    },
+    pull() {
+      source.resume();
+    },
+    cancel() {
+      done();
+      res.destroy();
+    },
+  });
+}
