@@ -8,10 +8,16 @@
  *   a connection lost mid-body errors the body (`terminated`);
  * - a kept-alive connection the server dropped as the next request went out is retried once on a new connection;
  * - a compressed body is decompressed; a redirect, a Request object or a body that is not a string go to `fetch`;
+ * - https verifies the server's certificate: a self-signed one is refused as `fetch` refuses it, and trusted
+ *   (NODE_EXTRA_CA_CERTS, in a process of its own) it carries the request;
  * - the real providers stream through it (a tool call and its text, as the SDK parses them).
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import { join, resolve } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,6 +27,7 @@ import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { modelTransport } from '../../src/main/services/providers/model-transport';
 import { createModel } from '../../src/main/services/providers/providers';
 import { reply, startModelServer } from '../support/model-server';
+import { tempDir } from '../support/tool-context';
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -228,6 +235,50 @@ describe('model transport', () => {
     await (await transport(`${srv.url}/u`, { method: 'POST', body: new Uint8Array([1, 2]) })).text();
     await (await transport(`${srv.url}/p`, { method: 'PUT', body: 'p' })).text();
     expect(calls.slice(1)).toEqual([`GET ${srv.url}/r`, `POST ${srv.url}/u`, `PUT ${srv.url}/p`]);
+  });
+
+  it('verifies https certificates: a self-signed one is refused as fetch refuses it, a trusted one carries the request', async () => {
+    const dir = tempDir('deskhand-transport-tls-');
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const bodies: string[] = [];
+    const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+      let b = '';
+      req.on('data', (c: Buffer) => (b += c.toString()));
+      req.on('end', () => {
+        bodies.push(b);
+        res.end(`over tls: ${b}`);
+      });
+    });
+    servers.push(server as unknown as http.Server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v1/messages`;
+    const refused = await modelTransport(refuse)(url, { method: 'POST', body: 'secret prompt' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const byFetch = await fetch(url, { method: 'POST', body: 'secret prompt' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((refused as TypeError).message).toBe('fetch failed');
+    expect(((refused as TypeError).cause as NodeJS.ErrnoException).code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+    expect(((refused as TypeError).cause as NodeJS.ErrnoException).code).toBe(((byFetch as TypeError).cause as NodeJS.ErrnoException).code);
+    expect(bodies).toEqual([]); // nothing was sent to the untrusted server
+
+    const script = join(dir, 'trusted.mts');
+    writeFileSync(script, `import { modelTransport } from ${JSON.stringify(resolve('src/main/services/providers/model-transport.ts'))};\nconst res = await modelTransport(() => { throw new Error('not fetch'); })(${JSON.stringify(url)}, { method: 'POST', body: 'hello' });\nprocess.stdout.write(await res.text());\n`);
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, NODE_EXTRA_CA_CERTS: cert }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const [code] = (await once(child, 'close')) as [number];
+    expect([code, out], err).toEqual([0, 'over tls: hello']);
+    expect(bodies).toEqual(['hello']);
   });
 
   it('carries the real providers: a step with text and a tool call parses as before', async () => {

@@ -17,15 +17,17 @@
  * No proxy is used, as Node's `fetch` uses none.
  */
 import http from 'node:http';
-import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
-/** Connections kept open between steps (a step's request follows the last one's answer within milliseconds). */
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, timeout: 60_000 }),
-  'https:': new https.Agent({ keepAlive: true, timeout: 60_000 }),
-};
+/**
+ * The client and the connections kept open between steps (a step's request follows the last one's answer within
+ * milliseconds), per scheme. `https` (with TLS) loads with the first https request, not with a run's start.
+ */
+const KEEP = { keepAlive: true, timeout: 60_000 };
+const plainClient = { request: http.request, agent: new http.Agent(KEEP) };
+let tlsClient: Promise<typeof plainClient> | null = null;
+const clientFor = (url: URL): typeof plainClient | Promise<typeof plainClient> =>
+  url.protocol === 'https:' ? (tlsClient ??= import('node:https').then((https) => ({ request: https.request, agent: new https.Agent(KEEP) }))) : plainClient;
 
 /** Statuses whose response has no body (the `Response` constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -73,22 +75,21 @@ export function modelTransport(inner: () => typeof fetch = () => globalThis.fetc
   return async (input, init) => {
     const p = modelTransportTuning.enabled ? plan(input, init) : null;
     if (!p) return inner()(input, init);
-    const res = await send(p.url, p.method, p.body, init, true);
+    const res = await send(await clientFor(p.url), p.url, p.method, p.body, init, true);
     if (REDIRECT.has(res.statusCode ?? 0) && res.headers.location) {
       res.resume();
       return inner()(input, init);
     }
-    return toResponse(res, init?.signal ?? undefined);
+    return toResponse(res, init?.signal ?? undefined, res.headers['content-encoding'] ? await import('node:zlib') : null);
   };
 }
 
-function send(url: URL, method: string, body: string | undefined, init: RequestInit | undefined, mayRetry: boolean): Promise<http.IncomingMessage> {
+function send(client: typeof plainClient, url: URL, method: string, body: string | undefined, init: RequestInit | undefined, mayRetry: boolean): Promise<http.IncomingMessage> {
   const signal = init?.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(abortReason(signal));
-  const client = url.protocol === 'https:' ? https : http;
   return new Promise<http.IncomingMessage>((resolve, reject) => {
     let settled = false;
-    const req = client.request(url, { method, headers: headerObject(init, body), agent: agents[url.protocol as 'http:' | 'https:'] });
+    const req = client.request(url, { method, headers: headerObject(init, body), agent: client.agent });
     const onAbort = (): void => {
       if (settled) return;
       settled = true;
@@ -111,7 +112,7 @@ function send(url: URL, method: string, body: string | undefined, init: RequestI
       settled = true;
       // A kept-alive connection the server closed while it was idle: the request never reached it; once more, anew.
       if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
-        send(url, method, body, init, false).then(resolve, reject);
+        send(client, url, method, body, init, false).then(resolve, reject);
         return;
       }
       reject(new TypeError('fetch failed', { cause: err }));
@@ -121,7 +122,7 @@ function send(url: URL, method: string, body: string | undefined, init: RequestI
 }
 
 /** The response as `fetch` gives it; its body a web stream pulled from the socket (one chunk read ahead). */
-function toResponse(res: http.IncomingMessage, signal: AbortSignal | undefined): Response {
+function toResponse(res: http.IncomingMessage, signal: AbortSignal | undefined, zlib: typeof import('node:zlib') | null): Response {
   const headers = new Headers();
   const raw = res.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
@@ -131,19 +132,20 @@ function toResponse(res: http.IncomingMessage, signal: AbortSignal | undefined):
     res.resume();
     return new Response(null, init);
   }
-  return new Response(bodyOf(res, signal), init);
+  return new Response(bodyOf(res, signal, zlib), init);
 }
 
-function decoded(res: http.IncomingMessage): Readable {
+/** The body as sent, decompressed when the server compressed it (`zlib` is loaded only then). */
+function decoded(res: http.IncomingMessage, zlib: typeof import('node:zlib') | null): Readable {
   const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
-  const unzip = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : null;
+  const unzip = !zlib ? null : encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : encoding === 'br' ? zlib.createBrotliDecompress() : null;
   if (!unzip) return res;
   res.on('error', (err) => unzip.destroy(err));
   return res.pipe(unzip);
 }
 
-function bodyOf(res: http.IncomingMessage, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
-  const source = decoded(res);
+function bodyOf(res: http.IncomingMessage, signal: AbortSignal | undefined, zlib: typeof import('node:zlib') | null): ReadableStream<Uint8Array> {
+  const source = decoded(res, zlib);
   let onAbort: (() => void) | null = null;
   const done = (): void => {
     if (onAbort) signal?.removeEventListener('abort', onAbort);
