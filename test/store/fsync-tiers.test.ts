@@ -2,7 +2,8 @@
  * The fsync tiers (docs/performance.md), by the write barriers themselves: a child process opens the store under
  * `strace -f -e trace=fsync,fdatasync,write` and runs each commit kind N times, and the barriers are counted per kind —
  * an ordinary commit syncs (at least one barrier each), a commit inside `withoutFsync` makes none, `store.sync()` after
- * one makes exactly one, and with nothing unsynced makes none. Then the run loop: the store is synced before a call
+ * one makes exactly one, and with nothing unsynced makes none; an ordinary commit or transaction right after one
+ * without an fsync still syncs (the connection's setting is put back lazily, by the next write that needs it). Then the run loop: the store is synced before a call
  * that writes runs, not before reads. strace is provisioned by scripts/provision-debian.sh; without it this fails.
  */
 import { spawnSync } from 'node:child_process';
@@ -42,11 +43,13 @@ describe('write barriers per commit kind, counted with strace', () => {
     expect(r.status, r.stderr).toBe(0);
     const counts = barriersPerPhase(readFileSync(log, 'utf8'));
     // Every phase was seen (the log was split as the child announced it).
-    expect(r.stderr).toMatch(/PHASE full[\s\S]*PHASE without[\s\S]*PHASE sync[\s\S]*PHASE idle[\s\S]*PHASE end/);
+    expect(r.stderr).toMatch(/PHASE full[\s\S]*PHASE without[\s\S]*PHASE sync[\s\S]*PHASE idle[\s\S]*PHASE after[\s\S]*PHASE aftertx[\s\S]*PHASE end/);
     expect(counts.full ?? 0).toBeGreaterThanOrEqual(N);
     expect(counts.without ?? 0).toBe(0);
     expect(counts.sync ?? 0).toBe(N);
     expect(counts.idle ?? 0).toBe(0);
+    expect(counts.after ?? 0).toBeGreaterThanOrEqual(N);
+    expect(counts.aftertx ?? 0).toBeGreaterThanOrEqual(N);
   }, 150_000);
 });
 

@@ -6,6 +6,8 @@
  *   without — N commits inside Store.withoutFsync
  *   sync    — N times: one commit inside withoutFsync, then Store.sync()
  *   idle    — N calls of Store.sync() with nothing unsynced
+ *   after   — N times: one commit inside withoutFsync, then an ordinary commit (which must still sync)
+ *   aftertx — N times: one commit inside withoutFsync, then an ordinary transaction (which must still sync)
  * Usage: node --import tsx test/support/fsync-count-main.ts DATA_DIR N
  */
 import { writeSync } from 'node:fs';
@@ -34,5 +36,15 @@ for (let k = 0; k < n; k++) {
 }
 phase('idle');
 for (let k = 0; k < n; k++) store.sync();
+phase('after');
+for (let k = 0; k < n; k++) {
+  store.withoutFsync(add);
+  add();
+}
+phase('aftertx');
+for (let k = 0; k < n; k++) {
+  store.withoutFsync(add);
+  store.transaction(add);
+}
 phase('end');
 store.close();

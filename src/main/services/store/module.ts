@@ -57,8 +57,12 @@ export class Sql {
       stmt = this.#db.prepare(sql);
       this.#cache.set(sql, stmt);
     }
-    // A statement that writes (run here, or by a module holding it): what `oneShared` kept may be stale after it.
-    if (!stmt.reader) this.#forget();
+    // A statement that writes (run here, or by a module holding it): what `oneShared` kept may be stale after it, and
+    // outside `withoutFsync` its commit is a full one.
+    if (!stmt.reader) {
+      this.#forget();
+      this.#durable();
+    }
     return stmt;
   }
 
@@ -117,6 +121,7 @@ export class Sql {
    */
   transaction<T>(fn: () => T): T {
     if (this.#db.inTransaction) return fn();
+    this.#durable();
     try {
       return this.#db.transaction(fn).immediate();
     } finally {
@@ -142,16 +147,40 @@ export class Sql {
    */
   withoutFsync<T>(fn: () => T): T {
     if (this.#db.inTransaction) return fn();
-    this.statement('PRAGMA synchronous = NORMAL').run();
+    if (this.#synchronous !== 'NORMAL') this.#setSynchronous('NORMAL');
     this.#unsynced = true;
+    this.#relaxed++;
     try {
       return fn();
     } finally {
-      this.statement('PRAGMA synchronous = FULL').run();
+      this.#relaxed--;
     }
   }
 
   #unsynced = false;
+
+  /**
+   * The connection's `synchronous` setting, changed only when a commit needs the other one: `withoutFsync` leaves it
+   * NORMAL, and the next write outside it (a statement that writes, or a transaction) sets FULL again first. Steps of
+   * a run commit without an fsync one after another, and each paid two pragma statements for it (issue 54).
+   */
+  #synchronous: 'FULL' | 'NORMAL' = 'FULL';
+  /** How deep in `withoutFsync` calls the code now running is. */
+  #relaxed = 0;
+  readonly #pragmas = new Map<string, Database.Statement>();
+
+  #setSynchronous(mode: 'FULL' | 'NORMAL'): void {
+    const sql = `PRAGMA synchronous = ${mode}`;
+    let stmt = this.#pragmas.get(sql);
+    if (!stmt) this.#pragmas.set(sql, (stmt = this.#db.prepare(sql)));
+    stmt.run();
+    this.#synchronous = mode;
+  }
+
+  /** Before a write outside `withoutFsync` (and not inside a transaction, whose start decided): FULL, as it should commit. */
+  #durable(): void {
+    if (this.#synchronous === 'NORMAL' && this.#relaxed === 0 && !this.#db.inTransaction) this.#setSynchronous('FULL');
+  }
 
   /**
    * Makes every commit so far durable against power loss: fsyncs the WAL when a commit without an fsync may be in
