@@ -144,6 +144,18 @@ export const subagentsModule = defineStoreModule({
       description: 'who sent a steering message: the parent agent or the person',
       sql: `ALTER TABLE subagent_steering ADD COLUMN sender TEXT NOT NULL DEFAULT 'parent';`,
     },
+    {
+      // Every step of a child asks whether a message waits for it: without this it read the whole table (every
+      // message ever sent); the index holds only the undelivered ones.
+      description: 'steering messages waiting for delivery, by child',
+      sql: `CREATE INDEX subagent_steering_waiting ON subagent_steering(subagent_id, id) WHERE delivered_at IS NULL;`,
+    },
+    {
+      // A map call finds its children (and a rejoined one its earlier children) by the call that made them: without
+      // this it read every subagent row ever made.
+      description: 'subagents by the call that made them',
+      sql: `CREATE INDEX subagents_call ON subagents(parent_run_id, parent_call_id);`,
+    },
   ],
   queries: (sql: Sql) => ({
     insert(row: NewSubagent): SubagentRow {
@@ -207,6 +219,9 @@ export const subagentsModule = defineStoreModule({
       Number(sql.run('INSERT INTO subagent_steering (subagent_id, message, sender, created_at) VALUES (?,?,?,?)', subagentId, sql.text(message), sender, Date.now()).lastInsertRowid),
     /** Takes the undelivered steering messages of a child (marks them delivered). */
     takeSteering(subagentId: string): SteeringRow[] {
+      // Most steps have none waiting: a plain read says so without taking the write lock (a message sent just after
+      // it is taken by the next step, as one sent a moment later would be).
+      if (!sql.one('SELECT 1 AS n FROM subagent_steering WHERE subagent_id = ? AND delivered_at IS NULL LIMIT 1', subagentId)) return [];
       return sql.transaction(() => {
         const rows = sql.all<SteeringRow>('SELECT * FROM subagent_steering WHERE subagent_id = ? AND delivered_at IS NULL ORDER BY id', subagentId);
         if (rows.length) sql.run('UPDATE subagent_steering SET delivered_at = ? WHERE subagent_id = ? AND delivered_at IS NULL', Date.now(), subagentId);

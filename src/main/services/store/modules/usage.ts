@@ -205,8 +205,11 @@ export const usageModule = defineStoreModule({
         { ...row, now: Date.now() },
       ),
     hold: (id: string) => sql.one<UsageHoldRow>('SELECT * FROM usage_holds WHERE id = ?', id),
+    // A run's own holds by its index (every run's end asks); all pending ones for the lists.
     pendingHolds: (runId?: string) =>
-      sql.all<UsageHoldRow>("SELECT * FROM usage_holds WHERE status = 'pending' AND (@run IS NULL OR run_id = @run) ORDER BY created_at", { run: runId ?? null }),
+      runId === undefined
+        ? sql.all<UsageHoldRow>("SELECT * FROM usage_holds WHERE status = 'pending' ORDER BY created_at")
+        : sql.all<UsageHoldRow>("SELECT * FROM usage_holds WHERE run_id = ? AND status = 'pending' ORDER BY created_at", runId),
     /** Answers a pending hold; false when it was answered already (by another process). */
     answerHold: (id: string, status: 'raised' | 'stopped') => sql.run("UPDATE usage_holds SET status = ?, answered_at = ? WHERE id = ? AND status = 'pending'", status, Date.now(), id).changes > 0,
   }),
