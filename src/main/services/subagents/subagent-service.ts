@@ -590,6 +590,8 @@ export class SubagentService {
   }
 
   private changed(id: string): void {
+    // Headless (a CLI run, a job) nobody listens: the row is not read for nobody.
+    if (this.listeners.size === 0) return;
     const row = this.rows.get(id);
     if (!row) return;
     for (const l of this.listeners) {

@@ -68,7 +68,7 @@ export const conversationsModule = defineStoreModule({
       );
       return full;
     },
-    get: (id: string) => sql.one<ConversationRow>('SELECT * FROM conversations WHERE id = ?', id),
+    get: (id: string) => sql.oneShared<ConversationRow>('SELECT * FROM conversations WHERE id = ?', id),
     list: () => sql.all<ConversationRow>('SELECT * FROM conversations ORDER BY updated_at DESC'),
     update(id: string, patch: ConversationPatch): void {
       if (Object.keys(patch).length === 0) return;

@@ -180,7 +180,7 @@ export const subagentsModule = defineStoreModule({
       sql.run(`INSERT INTO subagents (${cols.join(',')}) VALUES (${cols.map((c) => `@${c}`).join(',')})`, sql.fields(full, OUTSIDE_TEXT));
       return full;
     },
-    get: (id: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE id = ?', id),
+    get: (id: string) => sql.oneShared<SubagentRow>('SELECT * FROM subagents WHERE id = ?', id),
     byTask: (taskId: string) => sql.one<SubagentRow>('SELECT * FROM subagents WHERE task_id = ?', taskId),
     byConversation: (conversationId: string) => sql.oneShared<SubagentRow>('SELECT * FROM subagents WHERE conversation_id = ?', conversationId),
     /** The children one parent call started (a map's in item order): found again when that call runs again. */
