@@ -7,6 +7,8 @@
  *   AI SDK calls it a retryable "Cannot connect to API"), an abort rejects or ends the body with the signal's reason,
  *   a connection lost mid-body errors the body (`terminated`);
  * - a kept-alive connection the server dropped as the next request went out is retried once on a new connection;
+ * - the body hands over in one chunk what arrived while its reader was busy, and each read as it comes to a reader
+ *   that keeps up (nothing held for a later read);
  * - a compressed body is decompressed; a redirect, a Request object or a body that is not a string go to `fetch`;
  * - https verifies the server's certificate: a self-signed one is refused as `fetch` refuses it, and trusted
  *   (NODE_EXTRA_CA_CERTS, in a process of its own) it carries the request;
@@ -164,6 +166,42 @@ describe('model transport', () => {
     gone.abort(new Error('before it began'));
     await expect(transport(`${srv.url}/stream`, { method: 'POST', body: 'x', signal: gone.signal })).rejects.toThrow('before it began');
     expect(srv.seen.length).toBe(sent);
+  });
+
+  it('hands a busy reader what queued up in one chunk, and a waiting reader each read as it comes', async () => {
+    let writeNext: (() => void) | null = null;
+    const srv = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (req.url === '/burst') {
+        // Three writes, apart in time, while the reader is busy elsewhere.
+        res.write('data: 1\n\n');
+        setTimeout(() => res.write('data: 2\n\n'), 20);
+        setTimeout(() => res.end('data: 3\n\n'), 40);
+        return;
+      }
+      // Paced: the next write only once the reader has had the one before.
+      let n = 0;
+      writeNext = () => (++n < 3 ? res.write(`data: ${n}\n\n`) : res.end(`data: ${n}\n\n`));
+      writeNext();
+    });
+    const transport = modelTransport(refuse);
+    const busy = await transport(`${srv.url}/burst`, { method: 'POST', body: 'x' });
+    await new Promise((r) => setTimeout(r, 150));
+    const reader = busy.body!.getReader();
+    const first = await reader.read();
+    expect(Buffer.from(first.value!).toString()).toBe('data: 1\n\ndata: 2\n\ndata: 3\n\n');
+    expect((await reader.read()).done).toBe(true);
+
+    const paced = await transport(`${srv.url}/paced`, { method: 'POST', body: 'x' });
+    const r2 = paced.body!.getReader();
+    const got: string[] = [];
+    for (;;) {
+      const { done, value } = await r2.read();
+      if (done) break;
+      got.push(Buffer.from(value).toString());
+      writeNext!();
+    }
+    expect(got).toEqual(['data: 1\n\n', 'data: 2\n\n', 'data: 3\n\n']);
   });
 
   it('errors the body when the connection is lost mid-answer', async () => {

@@ -144,33 +144,44 @@ function decoded(res: http.IncomingMessage, zlib: typeof import('node:zlib') | n
   return res.pipe(unzip);
 }
 
+/**
+ * The body as a web stream pulled from the response: each pull takes everything the response has buffered by then in
+ * one chunk (`read()`), so reads that queued up while the reader was busy (a long reply's burst behind a busy event
+ * loop) reach the SDK's stream stages once, and a reader that keeps up gets each read as it arrives (nothing is held
+ * back for a later one).
+ */
 function bodyOf(res: http.IncomingMessage, signal: AbortSignal | undefined, zlib: typeof import('node:zlib') | null): ReadableStream<Uint8Array> {
   const source = decoded(res, zlib);
   let onAbort: (() => void) | null = null;
+  let finished = false;
+  /** The pull waiting for data, resolved by the next data, the end or a failure. */
+  let waiting: (() => void) | null = null;
+  const wake = (): void => {
+    const w = waiting;
+    waiting = null;
+    w?.();
+  };
   const done = (): void => {
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     onAbort = null;
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      let finished = false;
       const fail = (err: unknown): void => {
         if (finished) return;
         finished = true;
         done();
         controller.error(err);
         res.destroy();
+        wake();
       };
-      source.on('data', (chunk: Buffer) => {
-        if (finished) return;
-        controller.enqueue(chunk);
-        if ((controller.desiredSize ?? 0) <= 0) source.pause();
-      });
+      source.on('readable', wake);
       source.on('end', () => {
         if (finished) return;
         finished = true;
         done();
         controller.close();
+        wake();
       });
       source.on('error', (err) => fail(new TypeError('terminated', { cause: err })));
       // A connection closed before the body's end (no error event from the parser in every Node version).
@@ -183,12 +194,23 @@ function bodyOf(res: http.IncomingMessage, signal: AbortSignal | undefined, zlib
         }
       }
     },
-    pull() {
-      source.resume();
+    async pull(controller) {
+      for (;;) {
+        if (finished) return;
+        const chunk = source.read() as Buffer | null;
+        if (chunk !== null) {
+          controller.enqueue(chunk);
+          return;
+        }
+        await new Promise<void>((resolve) => (waiting = resolve));
+      }
     },
     cancel() {
+      finished = true;
       done();
       res.destroy();
+      wake();
     },
-  });
+    // Pulled only when read: what arrives before is left in the response's buffer, to be taken in one piece.
+  }, { highWaterMark: 0 });
 }
