@@ -7,6 +7,7 @@
  *   AI SDK calls it a retryable "Cannot connect to API"), an abort rejects or ends the body with the signal's reason,
  *   a connection lost mid-body errors the body (`terminated`);
  * - a kept-alive connection the server dropped as the next request went out is retried once on a new connection;
+ * - a connection silent too long is given up (before the answer: `fetch failed`; within it: `terminated`);
  * - the body hands over in one chunk what arrived while its reader was busy, and each read as it comes to a reader
  *   that keeps up (nothing held for a later read);
  * - a compressed body is decompressed; a redirect, a Request object or a body that is not a string go to `fetch`;
@@ -26,7 +27,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { APICallError } from 'ai';
 import { streamModelStep, type StepPart } from '../../src/main/runtime/loop/model-call';
 import { SecretRedactor } from '../../src/main/runtime/context/redaction';
-import { modelTransport } from '../../src/main/services/providers/model-transport';
+import { modelTransport, modelTransportTuning } from '../../src/main/services/providers/model-transport';
 import { createModel } from '../../src/main/services/providers/providers';
 import { reply, startModelServer } from '../support/model-server';
 import { tempDir } from '../support/tool-context';
@@ -202,6 +203,33 @@ describe('model transport', () => {
       writeNext!();
     }
     expect(got).toEqual(['data: 1\n\n', 'data: 2\n\n', 'data: 3\n\n']);
+  });
+
+  it('gives up a connection that stays silent, before the answer and within it', async () => {
+    const srv = await serve((req, res) => {
+      if (req.url === '/silent') return;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n'); // then nothing
+    });
+    const was = modelTransportTuning.idleMs;
+    modelTransportTuning.idleMs = 150;
+    try {
+      const transport = modelTransport(refuse);
+      const before = await transport(`${srv.url}/silent`, { method: 'POST', body: 'x' }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect((before as TypeError).message).toBe('fetch failed');
+      expect(((before as TypeError).cause as NodeJS.ErrnoException).code).toBe('ETIMEDOUT');
+      const res = await transport(`${srv.url}/stalls`, { method: 'POST', body: 'x' });
+      const within = await res.text().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect((within as TypeError).message).toBe('terminated');
+    } finally {
+      modelTransportTuning.idleMs = was;
+    }
   });
 
   it('errors the body when the connection is lost mid-answer', async () => {

@@ -13,7 +13,8 @@
  * - a redirect is followed by `fetch` itself (the request sent again there), as is anything else this does not carry
  *   (another method, a body that is not a string, another scheme);
  * - a compressed body (a server that compresses though none was asked for) is decompressed;
- * - a request on a kept-alive connection the server had closed (reset before any answer) is sent once more on a new one.
+ * - a request on a kept-alive connection the server had closed (reset before any answer) is sent once more on a new one;
+ * - a connection silent for 300 s (before the answer or within it) is given up, as `fetch`'s timeouts give up.
  * No proxy is used, as Node's `fetch` uses none.
  */
 import http from 'node:http';
@@ -64,8 +65,13 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
-/** The bench turns it off to time the same runs on Node's `fetch`, in the same rounds (bench/loop-overhead.bench.ts). */
-export const modelTransportTuning = { enabled: true };
+/**
+ * `enabled`: the bench turns it off to time the same runs on Node's `fetch`, in the same rounds
+ * (bench/loop-overhead.bench.ts). `idleMs`: a connection silent this long (no answer, or no more of it) is given up,
+ * as `fetch`'s headers and body timeouts give up (300 s); the runtime's own idle limit on a model stream is shorter.
+ * Tests shorten it.
+ */
+export const modelTransportTuning = { enabled: true, idleMs: 300_000 };
 
 /**
  * A `fetch` on Node's HTTP clients for the model providers (see the module comment). `inner` answers what this does
@@ -117,6 +123,8 @@ function send(client: typeof plainClient, url: URL, method: string, body: string
       }
       reject(new TypeError('fetch failed', { cause: err }));
     });
+    const idle = modelTransportTuning.idleMs;
+    req.setTimeout(idle, () => req.destroy(Object.assign(new Error(`the server sent nothing for ${Math.round(idle / 1000)} s`), { code: 'ETIMEDOUT' })));
     req.end(body);
   });
 }
