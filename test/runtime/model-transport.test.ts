@@ -301,6 +301,10 @@ describe('model transport', () => {
     await (await transport(`${srv.url}/u`, { method: 'POST', body: new Uint8Array([1, 2]) })).text();
     await (await transport(`${srv.url}/p`, { method: 'PUT', body: 'p' })).text();
     expect(calls.slice(1)).toEqual([`GET ${srv.url}/r`, `POST ${srv.url}/u`, `PUT ${srv.url}/p`]);
+    // Credentials in the URL: fetch refuses them, and so the call fails as it did.
+    const withCredentials = srv.url.replace('http://', 'http://user:pw@');
+    await expect(transport(`${withCredentials}/c`, { method: 'POST', body: 'c' })).rejects.toThrow(/credentials/);
+    expect(srv.seen.some((s) => s.url === '/c')).toBe(false);
   });
 
   it('verifies https certificates: a self-signed one is refused as fetch refuses it, a trusted one carries the request', async () => {

@@ -11,7 +11,7 @@
  *   a failure after it errors the body with `TypeError('terminated')`;
  * - an abort (the request's signal) rejects, or errors the body, with the signal's reason;
  * - a redirect is followed by `fetch` itself (the request sent again there), as is anything else this does not carry
- *   (another method, a body that is not a string, another scheme);
+ *   (another method, a body that is not a string, another scheme, credentials in the URL);
  * - a compressed body (a server that compresses though none was asked for) is decompressed;
  * - a request on a kept-alive connection the server had closed (reset before any answer) is sent once more on a new one;
  * - a connection silent for 300 s (before the answer or within it) is given up, as `fetch`'s timeouts give up.
@@ -39,6 +39,7 @@ function plan(input: Parameters<typeof fetch>[0], init: RequestInit | undefined)
   if (typeof input !== 'string' && !(input instanceof URL)) return null; // a Request: its own body and options
   const url = new URL(String(input));
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username || url.password) return null; // `fetch` refuses credentials in a URL; it says so
   const method = (init?.method ?? 'GET').toUpperCase();
   if (method !== 'GET' && method !== 'POST') return null;
   const body = init?.body ?? undefined;
