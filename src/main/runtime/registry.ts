@@ -243,12 +243,28 @@ export class ToolRegistry {
   catalogText(turn: TurnContext): string | null {
     if (!this.plan) return null;
     const enabled = this.enabledIn(turn);
+    // The same for every step of a conversation until its families or the registry change: kept per both.
+    const key = `${this.#version}\0${[...enabled].sort().join('\0')}`;
+    const kept = this.#catalogs.get(key);
+    if (kept !== undefined) return kept;
+    const text = this.#catalogOf(turn, enabled);
+    if (this.#catalogs.size >= 64) this.#catalogs.clear();
+    this.#catalogs.set(key, text);
+    return text;
+  }
+
+  readonly #catalogs = new Map<string, string | null>();
+
+  #catalogOf(turn: TurnContext, enabled: ReadonlySet<string>): string | null {
+    const plan = this.plan!;
     const lines: string[] = [];
+    const none = new Set<string>();
+    const unrevealed = { ...turn, revealed: [] };
     for (const family of this.families()) {
       if (enabled.has(family)) continue;
-      const names = this.familyTools(family).filter((n) => this.loadState(n, { ...turn, revealed: [] }, enabled, new Set()) !== 'loaded');
+      const names = this.familyTools(family).filter((n) => this.loadState(n, unrevealed, enabled, none) !== 'loaded');
       if (names.length === 0) continue;
-      const off = this.plan.off.has(family) && !this.callable.get(names[0]!)!.tool.deferred;
+      const off = plan.off.has(family) && !this.callable.get(names[0]!)!.tool.deferred;
       const shown = names.length > 40 ? `${names.slice(0, 40).join(', ')} and ${names.length - 40} more` : names.join(', ');
       lines.push(`- ${family}${off ? ' (off until loaded)' : ''}: ${FAMILY_SUMMARIES[family] ?? 'more tools'}. Tools: ${shown}.`);
     }
