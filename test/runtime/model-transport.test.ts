@@ -25,11 +25,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APICallError } from 'ai';
-import { streamModelStep, type StepPart } from '../../src/main/runtime/loop/model-call';
+import { streamModelStep } from '../../src/main/runtime/loop/model-call';
 import { SecretRedactor } from '../../src/main/runtime/context/redaction';
 import { modelTransport, modelTransportTuning } from '../../src/main/services/providers/model-transport';
 import { createModel } from '../../src/main/services/providers/providers';
 import { reply, startModelServer } from '../support/model-server';
+import { providerStep } from '../support/provider-step';
 import { tempDir } from '../support/tool-context';
 
 const servers: http.Server[] = [];
@@ -171,13 +172,15 @@ describe('model transport', () => {
 
   it('hands a busy reader what queued up in one chunk, and a waiting reader each read as it comes', async () => {
     let writeNext: (() => void) | null = null;
+    let allWritten: () => void = () => undefined;
+    const written = new Promise<void>((r) => (allWritten = r));
     const srv = await serve((req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       if (req.url === '/burst') {
         // Three writes, apart in time, while the reader is busy elsewhere.
         res.write('data: 1\n\n');
         setTimeout(() => res.write('data: 2\n\n'), 20);
-        setTimeout(() => res.end('data: 3\n\n'), 40);
+        setTimeout(() => res.end('data: 3\n\n', allWritten), 40);
         return;
       }
       // Paced: the next write only once the reader has had the one before.
@@ -187,7 +190,11 @@ describe('model transport', () => {
     });
     const transport = modelTransport(refuse);
     const busy = await transport(`${srv.url}/burst`, { method: 'POST', body: 'x' });
-    await new Promise((r) => setTimeout(r, 150));
+    // Busy until the server has written all three, and some turns of the event loop more (each reads what the
+    // socket holds), however late the timers ran.
+    await written;
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 20));
     const reader = busy.body!.getReader();
     const first = await reader.read();
     expect(Buffer.from(first.value!).toString()).toBe('data: 1\n\ndata: 2\n\ndata: 3\n\n');
@@ -212,7 +219,7 @@ describe('model transport', () => {
       res.write('data: first\n\n'); // then nothing
     });
     const was = modelTransportTuning.idleMs;
-    modelTransportTuning.idleMs = 150;
+    modelTransportTuning.idleMs = 500; // long enough for a loaded machine to answer the request that streams
     try {
       const transport = modelTransport(refuse);
       const before = await transport(`${srv.url}/silent`, { method: 'POST', body: 'x' }).then(
@@ -356,17 +363,7 @@ describe('model transport', () => {
     try {
       for (const provider of ['openai-compatible', 'anthropic'] as const) {
         server.enqueue(reply().text('Looking it up.').tool('lookup', { q: 'deskhand' }));
-        const model = createModel({ provider, model: provider === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-4o', baseURL: server.baseURL, apiKey: 'test-key' } as never);
-        const parts: StepPart[] = [];
-        for await (const p of streamModelStep({
-          model,
-          system: 'You are a test.',
-          messages: [{ role: 'user', content: 'go' }],
-          tools: [{ name: 'lookup', description: 'Look up.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } } as never],
-          signal: new AbortController().signal,
-          redactor: new SecretRedactor({ env: {} }),
-          onUsage: () => undefined,
-        })) parts.push(p);
+        const parts = await providerStep(provider, server.baseURL);
         expect(parts.filter((p) => p.type === 'text').map((p) => (p as { delta: string }).delta).join('')).toBe('Looking it up.');
         const call = parts.find((p) => p.type === 'tool-call') as { toolName: string; input: string } | undefined;
         expect([call?.toolName, JSON.parse(call?.input ?? 'null')]).toEqual(['lookup', { q: 'deskhand' }]);

@@ -10,11 +10,11 @@
  *   boundaries of the reads (mid-event, mid-UTF-8 character).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamModelStep, type StepPart } from '../../src/main/runtime/loop/model-call';
-import { SecretRedactor } from '../../src/main/runtime/context/redaction';
-import { createModel, type ProviderName } from '../../src/main/services/providers/providers';
+import type { StepPart } from '../../src/main/runtime/loop/model-call';
+import type { ProviderName } from '../../src/main/services/providers/providers';
 import { coalesceEvents, coalesceSseBody } from '../../src/main/services/providers/sse-coalesce';
 import { reply, startModelServer, type ModelServer } from '../support/model-server';
+import { providerStep } from '../support/provider-step';
 
 let server: ModelServer;
 beforeAll(async () => {
@@ -24,20 +24,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function step(provider: ProviderName): Promise<StepPart[]> {
-  const model = createModel({ provider, model: provider === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-4o', baseURL: server.baseURL, apiKey: 'test-key' } as never);
-  const parts: StepPart[] = [];
-  for await (const p of streamModelStep({
-    model,
-    system: 'You are a test.',
-    messages: [{ role: 'user', content: 'go' }],
-    tools: [{ name: 'lookup', description: 'Look up.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } } as never],
-    signal: new AbortController().signal,
-    redactor: new SecretRedactor({ env: {} }),
-    onUsage: () => undefined,
-  })) parts.push(p);
-  return parts;
-}
+const step = (provider: ProviderName): Promise<StepPart[]> => providerStep(provider, server.baseURL);
 
 const TEXT = Array.from({ length: 300 }, (_, i) => (i % 17 === 16 ? `wörd${i} ✓\n\n` : `w${i} "q" \\ `));
 const THINKING = Array.from({ length: 120 }, (_, i) => `think${i} `);

@@ -244,25 +244,22 @@ export class ToolRegistry {
     if (!this.plan) return null;
     const enabled = this.enabledIn(turn);
     // The same for every step of a conversation until its families or the registry change: kept per both.
-    const key = `${this.#version}\0${[...enabled].sort().join('\0')}`;
-    const kept = this.#catalogs.get(key);
-    if (kept !== undefined) return kept;
-    const text = this.#catalogOf(turn, enabled);
-    if (this.#catalogs.size >= 64) this.#catalogs.clear();
-    this.#catalogs.set(key, text);
+    if (this.#catalogs?.version !== this.#version) this.#catalogs = { version: this.#version, byEnabled: new Map() };
+    const key = [...enabled].sort().join('\0');
+    let text = this.#catalogs.byEnabled.get(key);
+    if (text === undefined) this.#catalogs.byEnabled.set(key, (text = this.#catalogOf(this.plan, turn, enabled)));
     return text;
   }
 
-  readonly #catalogs = new Map<string, string | null>();
+  #catalogs: { version: number; byEnabled: Map<string, string | null> } | null = null;
 
-  #catalogOf(turn: TurnContext, enabled: ReadonlySet<string>): string | null {
-    const plan = this.plan!;
+  #catalogOf(plan: LoadPlan, turn: TurnContext, enabled: ReadonlySet<string>): string | null {
     const lines: string[] = [];
     const none = new Set<string>();
-    const unrevealed = { ...turn, revealed: [] };
     for (const family of this.families()) {
       if (enabled.has(family)) continue;
-      const names = this.familyTools(family).filter((n) => this.loadState(n, unrevealed, enabled, none) !== 'loaded');
+      // Both sets given, loadState reads nothing else of the turn (so the text is the same for every turn kept under it).
+      const names = this.familyTools(family).filter((n) => this.loadState(n, turn, enabled, none) !== 'loaded');
       if (names.length === 0) continue;
       const off = plan.off.has(family) && !this.callable.get(names[0]!)!.tool.deferred;
       const shown = names.length > 40 ? `${names.slice(0, 40).join(', ')} and ${names.length - 40} more` : names.join(', ');
