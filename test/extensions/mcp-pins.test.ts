@@ -131,20 +131,26 @@ describe('pinned files are run-later paths', () => {
     expect(runLater).toEqual([expect.objectContaining({ path: join(work, 'server.mjs'), what: expect.stringContaining('MCP server mine') })]);
   });
 
-  it('what it lists follows the stored servers from one call to the next (kept only while their rows read the same)', () => {
-    // Another process (`deskhand mcp add` in a terminal) changes the servers: its own connection to the store.
+  it('what it lists follows the stored servers from one call to the next (kept only while their rows read the same)', async () => {
+    // Another process (`deskhand mcp add` in a terminal) changes the servers: its own connection to the store. Its
+    // commits are read from the next stretch of code on (the store's read snapshot): each call below is in one.
     const cli = new Store(dataDir);
+    const next = () => Promise.resolve();
     try {
       writeFileSync(join(work, 'other.mjs'), 'console.log(2)\n');
       const { name: _o, ...other } = pinServer(stdio(process.execPath, ['other.mjs']), work);
       cli.module(extensionsModule).putServer('mine', JSON.stringify(other));
+      await next();
       expect(manager.runLaterPaths().map((p) => p.path)).toEqual([join(work, 'other.mjs')]);
       cli.module(extensionsModule).putServer('second', JSON.stringify(stored));
+      await next();
       expect(manager.runLaterPaths().map((p) => p.path).sort()).toEqual([join(work, 'other.mjs'), join(work, 'server.mjs')].sort());
       cli.module(extensionsModule).removeServer('mine');
       cli.module(extensionsModule).removeServer('second');
+      await next();
       expect(manager.runLaterPaths()).toEqual([]);
       cli.module(extensionsModule).putServer('mine', JSON.stringify(stored));
+      await next();
       // A caller changing what it got changes nothing kept.
       manager.runLaterPaths()[0]!.path = '/elsewhere';
       expect(manager.runLaterPaths().map((p) => p.path)).toEqual([join(work, 'server.mjs')]);

@@ -95,6 +95,8 @@ it("a run's call keys: each step's new calls are read, after the ones read befor
   got.length = 0;
   // Written by another connection (a run resumed elsewhere): read all the same.
   other.insertToolCall({ id: 'tc_3_0', run_id: run.id, step: 3, position: 0, call_id: 'd', tool: 'stat', args: '{}', args_sha256: 'x', risk: null, decision: null, reasons: '[]', status: 'pending' });
+  // Read from the next stretch of code on (the stretch's read snapshot): its end, here at once.
+  store.settle();
   expect(store.callKeysForRun(run.id).map((r) => `${r.step}:${r.call_id}`)).toEqual(['1:a', '1:b', '2:c', '3:d']);
   // Outputs and statuses change; the keys do not.
   store.updateToolCall('tc_1_0', { status: 'done', output: 'x', is_error: 0 });

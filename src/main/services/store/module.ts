@@ -57,13 +57,65 @@ export class Sql {
       stmt = this.#db.prepare(sql);
       this.#cache.set(sql, stmt);
     }
-    // A statement that writes (run here, or by a module holding it): what `oneShared` kept may be stale after it, and
-    // outside `withoutFsync` its commit is a full one.
-    if (!stmt.reader) {
+    // A statement that writes (run here, or by a module holding it; `INSERT … RETURNING` too, which also reads): the
+    // stretch's read snapshot ends first, what `oneShared` kept may be stale after it, and outside `withoutFsync` its
+    // commit is a full one. A statement that only reads joins the stretch's snapshot.
+    if (!stmt.readonly) {
+      this.#endRead();
       this.#forget();
       this.#durable();
-    }
+    } else this.#beginRead();
     return stmt;
+  }
+
+  /**
+   * The read snapshot of the synchronous stretch now running (issue 54, thirteenth round). In WAL mode every statement
+   * outside a transaction is a read transaction of its own: SQLite takes a read lock on the WAL index (a `fcntl`
+   * system call) and gives it back (another), and a step makes dozens of point reads. So the first read of a stretch
+   * opens a deferred transaction, the stretch's other reads share it, and it ends before the next microtask runs (as
+   * `oneShared` forgets), before this connection writes (a write inside it would fail with SQLITE_BUSY_SNAPSHOT
+   * whenever another connection committed since it began) and before a transaction. What a stretch reads is one
+   * consistent moment of the database; a commit another connection makes during the stretch is read by the next one,
+   * as `oneShared` already did. It takes no lock writers wait for (WAL readers never block writers).
+   */
+  #reading = false;
+  #beginStmt: Database.Statement | null = null;
+  #commitStmt: Database.Statement | null = null;
+  #rollbackStmt: Database.Statement | null = null;
+  readonly #endReadSoon = (): void => this.#endRead();
+
+  #beginRead(): void {
+    if (this.#reading || this.#db.inTransaction) return;
+    (this.#beginStmt ??= this.#db.prepare('BEGIN DEFERRED')).run();
+    this.#reading = true;
+    queueMicrotask(this.#endReadSoon);
+  }
+
+  /** Ends the stretch's read snapshot, if one is open; never throws (it also runs as a microtask of its own). */
+  #endRead(): void {
+    if (!this.#reading) return;
+    this.#reading = false;
+    if (!this.#db.open || !this.#db.inTransaction) return;
+    try {
+      (this.#commitStmt ??= this.#db.prepare('COMMIT')).run();
+    } catch {
+      // A read-only transaction has nothing to commit; should its end still fail, it is given up instead.
+      try {
+        (this.#rollbackStmt ??= this.#db.prepare('ROLLBACK')).run();
+      } catch {
+        // nothing open any more
+      }
+    }
+  }
+
+  /**
+   * Ends the stretch's read snapshot now, so the next read sees every commit made so far (by any connection). For code
+   * that reads what another connection of its own just wrote in the same stretch (tests, a second `Store`), and before
+   * the connection closes.
+   */
+  settle(): void {
+    this.#endRead();
+    this.#forget();
   }
 
   one<T>(sql: string, ...params: unknown[]): T | undefined {
@@ -109,7 +161,7 @@ export class Sql {
 
   /** Whether a transaction is open on this connection (what is read now may yet be rolled back). */
   get inTransaction(): boolean {
-    return this.#db.inTransaction;
+    return this.#db.inTransaction && !this.#reading;
   }
 
   /**
@@ -120,6 +172,7 @@ export class Sql {
    * busy timeout waits out) whenever another process (the job worker, a second CLI) committed in between.
    */
   transaction<T>(fn: () => T): T {
+    this.#endRead();
     if (this.#db.inTransaction) return fn();
     this.#durable();
     try {
@@ -146,6 +199,7 @@ export class Sql {
    * transactionWithoutFsync. Inside a transaction it changes nothing (that transaction's commit decides).
    */
   withoutFsync<T>(fn: () => T): T {
+    this.#endRead();
     if (this.#db.inTransaction) return fn();
     if (this.#synchronous !== 'NORMAL') this.#setSynchronous('NORMAL');
     this.#unsynced = true;

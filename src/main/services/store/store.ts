@@ -98,7 +98,16 @@ export class Store {
     this.#secrets = this.module(secretsCatalogModule);
     this.tasks = this.module(tasksModule);
     this.urlGrants = this.module(urlGrantsModule);
-    this.#watcher = new ExternalChangeWatcher(dataDir, DB_FILE, () => this.#db.pragma('data_version', { simple: true }) as number, opts.externalChangeSafetyMs);
+    this.#watcher = new ExternalChangeWatcher(
+      dataDir,
+      DB_FILE,
+      () => {
+        // Not a stretch's read snapshot (Sql's): the version of every commit made so far.
+        this.#sql.settle();
+        return this.#db.pragma('data_version', { simple: true }) as number;
+      },
+      opts.externalChangeSafetyMs,
+    );
   }
 
   /**
@@ -129,8 +138,18 @@ export class Store {
     return this.#db.open;
   }
 
+  /**
+   * Ends the read snapshot of the synchronous stretch now running (Sql.settle): the next read sees every commit made so
+   * far, by any connection. Only code that writes through a connection of its own and reads back here in the same
+   * stretch needs it (tests); reads in later stretches always start fresh.
+   */
+  settle(): void {
+    this.#sql.settle();
+  }
+
   close(): void {
     this.#watcher.close();
+    this.#sql.settle();
     this.#db.close();
   }
 
