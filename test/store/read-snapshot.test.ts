@@ -63,16 +63,11 @@ describe('a stretch of code reads one snapshot (Store)', () => {
     expect([run.step, run.output_tokens]).toEqual([6, 8]);
   });
 
-  it('settle ends the snapshot at once; closing in the middle of a stretch leaves nothing to fail later', async () => {
+  it('settle ends the snapshot at once', () => {
     expect(store.getRun('r')!.step).toBe(0);
     other.updateRun('r', { step: 2 });
     store.settle();
     expect(store.getRun('r')!.step).toBe(2);
-    const third = new Store(store.dataDir);
-    expect(third.getRun('r')!.step).toBe(2);
-    third.close();
-    // The snapshot's end was queued as a microtask: it must not throw on the closed connection.
-    await new Promise<void>((resolve) => setImmediate(resolve));
   });
 });
 

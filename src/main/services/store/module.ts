@@ -95,7 +95,8 @@ export class Sql {
   #endRead(): void {
     if (!this.#reading) return;
     this.#reading = false;
-    if (!this.#db.open || !this.#db.inTransaction) return;
+    // Nothing open (a closed connection has no transaction either).
+    if (!this.#db.inTransaction) return;
     try {
       (this.#commitStmt ??= this.#db.prepare('COMMIT')).run();
     } catch {
@@ -110,8 +111,8 @@ export class Sql {
 
   /**
    * Ends the stretch's read snapshot now, so the next read sees every commit made so far (by any connection). For code
-   * that reads what another connection of its own just wrote in the same stretch (tests, a second `Store`), and before
-   * the connection closes.
+   * that reads what another connection of its own just wrote in the same stretch (tests, a second `Store`), and for a
+   * version check that must not be the stretch's (the external-change watcher's `data_version`).
    */
   settle(): void {
     this.#endRead();

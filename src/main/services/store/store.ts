@@ -149,7 +149,6 @@ export class Store {
 
   close(): void {
     this.#watcher.close();
-    this.#sql.settle();
     this.#db.close();
   }
 
